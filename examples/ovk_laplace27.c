@@ -1,0 +1,215 @@
+/* ovk_laplace27: the 27-point (or 7-point) Laplace driver, with flags in the
+ * style of hypre's ij driver.  Prints, on rank 0,
+ *   Iterations = N
+ *   Final Relative Residual Norm = R
+ *   Solve Time = T s
+ * and exits 0 when the solve converged, 1 when it did not or failed, 2 on
+ * bad usage. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ovkrylov/ovkrylov.h>
+
+typedef struct args {
+    int n[3], P[3], stencil, timing, print_level, random_rhs, list_backends, help, progress;
+    const char *solver, *backend, *precond;
+    double tol;
+    int maxit;
+} args;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: ovk_laplace27 [flags]\n"
+            "  -n nx ny nz          grid points per process (default 40 40 40)\n"
+            "  -P px py pz          process grid (default: balanced, MPI_Dims_create)\n"
+            "  -stencil 27|7        stencil (default 27)\n"
+            "  -solver NAME         PCG variant (default alg1):");
+    for (int i = 0; i < ovk_solver_count(); i++) fprintf(f, " %s", ovk_solver_name(i));
+    fprintf(f,
+            "\n"
+            "  -backend SPEC        reduction backend name[:key=value,...] (default: $OVK_REDUCE_BACKEND\n"
+            "                       or blocking); -backend list shows them\n"
+            "  -precond diag|none   preconditioner (default diag)\n"
+            "  -tol T               relative residual tolerance (default 1e-8)\n"
+            "  -maxit N             iteration limit (default 1000)\n"
+            "  -rhs ones|random     right-hand side (default ones); x0 = 0\n"
+            "  -progress K          drive reductions every K rows in long kernels (0 default, -1 off)\n"
+            "  -timing              print the time breakdown\n"
+            "  -print_level 0|1|2   2: residual every iteration\n"
+            "  -help                this text\n");
+}
+
+static int parse_ints(int argc, char **argv, int *i, int count, int *out)
+{
+    for (int k = 0; k < count; k++) {
+        char *end = NULL;
+        if (*i + 1 >= argc) return -1;
+        long v = strtol(argv[++*i], &end, 10);
+        if (*end || v < -1000000000L || v > 1000000000L) return -1;
+        out[k] = (int)v;
+    }
+    return 0;
+}
+
+static int parse_double(int argc, char **argv, int *i, double *out)
+{
+    char *end = NULL;
+    if (*i + 1 >= argc) return -1;
+    *out = strtod(argv[++*i], &end);
+    return *end ? -1 : 0;
+}
+
+static int parse_word(int argc, char **argv, int *i, const char **out)
+{
+    if (*i + 1 >= argc) return -1;
+    *out = argv[++*i];
+    return 0;
+}
+
+/* Returns 0, or -1 with the offending flag in *bad. */
+static int parse_args(int argc, char **argv, args *a, const char **bad)
+{
+    const char *rhs = "ones";
+    for (int i = 1; i < argc; i++) {
+        const char *f = argv[i];
+        int rc = 0;
+        *bad = f;
+        if (!strcmp(f, "-n")) rc = parse_ints(argc, argv, &i, 3, a->n);
+        else if (!strcmp(f, "-P")) rc = parse_ints(argc, argv, &i, 3, a->P);
+        else if (!strcmp(f, "-stencil")) rc = parse_ints(argc, argv, &i, 1, &a->stencil);
+        else if (!strcmp(f, "-solver")) rc = parse_word(argc, argv, &i, &a->solver);
+        else if (!strcmp(f, "-backend")) rc = parse_word(argc, argv, &i, &a->backend);
+        else if (!strcmp(f, "-precond")) rc = parse_word(argc, argv, &i, &a->precond);
+        else if (!strcmp(f, "-tol")) rc = parse_double(argc, argv, &i, &a->tol);
+        else if (!strcmp(f, "-maxit")) rc = parse_ints(argc, argv, &i, 1, &a->maxit);
+        else if (!strcmp(f, "-rhs")) rc = parse_word(argc, argv, &i, &rhs);
+        else if (!strcmp(f, "-progress")) rc = parse_ints(argc, argv, &i, 1, &a->progress);
+        else if (!strcmp(f, "-print_level")) rc = parse_ints(argc, argv, &i, 1, &a->print_level);
+        else if (!strcmp(f, "-timing")) a->timing = 1;
+        else if (!strcmp(f, "-help") || !strcmp(f, "--help")) a->help = 1;
+        else rc = -1;
+        if (rc) return -1;
+    }
+    if (strcmp(rhs, "ones") && strcmp(rhs, "random")) {
+        *bad = "-rhs (want ones or random)";
+        return -1;
+    }
+    a->random_rhs = !strcmp(rhs, "random");
+    a->list_backends = a->backend && !strcmp(a->backend, "list");
+    if (a->precond && strcmp(a->precond, "diag") && strcmp(a->precond, "none")) {
+        *bad = "-precond (want diag or none)";
+        return -1;
+    }
+    return 0;
+}
+
+/* A deterministic pseudo-random value in [0, 1) per global row, so that the
+ * right-hand side does not depend on the number of ranks. */
+static double hash_unit(uint64_t g)
+{
+    g += 0x9E3779B97F4A7C15ull;
+    g = (g ^ (g >> 30)) * 0xBF58476D1CE4E5B9ull;
+    g = (g ^ (g >> 27)) * 0x94D049BB133111EBull;
+    g ^= g >> 31;
+    return (double)(g >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static int check_grid(const args *a, int size, int rank)
+{
+    long long prod = (long long)a->P[0] * a->P[1] * a->P[2];
+    if (a->n[0] < 1 || a->n[1] < 1 || a->n[2] < 1) {
+        if (rank == 0) fprintf(stderr, "ovk_laplace27: -n values must be >= 1\n");
+        return -1;
+    }
+    if (a->P[0] < 1 || a->P[1] < 1 || a->P[2] < 1 || prod != size) {
+        if (rank == 0)
+            fprintf(stderr, "ovk_laplace27: -P %d %d %d needs %lld ranks, but %d are running\n", a->P[0],
+                    a->P[1], a->P[2], prod, size);
+        return -1;
+    }
+    if (a->stencil != 27 && a->stencil != 7) {
+        if (rank == 0) fprintf(stderr, "ovk_laplace27: -stencil must be 27 or 7\n");
+        return -1;
+    }
+    return 0;
+}
+
+static void report_error(int rank, int rc)
+{
+    if (rank == 0) fprintf(stderr, "ovkrylov error: %s: %s\n", ovk_strerror(rc), ovk_error_detail());
+}
+
+static int run(const args *a, int rank, int size)
+{
+    ovk_matrix *A = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_options opts;
+    ovk_pcg_result res;
+    int rc = ovk_laplace_create(MPI_COMM_WORLD, (ovk_stencil)a->stencil, a->n[0], a->n[1], a->n[2], a->P[0],
+                                a->P[1], a->P[2], &A);
+    if (!rc) rc = ovk_vector_create(A, &b);
+    if (!rc) rc = ovk_vector_create(A, &x);
+    if (rc) goto cleanup;
+    double *bd = ovk_vector_data(b);
+    for (int i = 0; i < ovk_vector_nlocal(b); i++)
+        bd[i] = a->random_rhs ? hash_unit((uint64_t)(ovk_matrix_row_start(A) + i)) : 1.0;
+    ovk_pcg_options_init(&opts);
+    opts.solver = a->solver;
+    opts.backend = a->backend;
+    opts.tol = a->tol;
+    opts.max_iter = a->maxit;
+    opts.print_level = a->print_level;
+    opts.progress_every = a->progress;
+    opts.precond = (a->precond && !strcmp(a->precond, "none")) ? OVK_PRECOND_NONE : OVK_PRECOND_DIAG;
+    if (rank == 0 && a->print_level >= 1)
+        printf("ovk_laplace27: %d-point Laplacian, global grid %lld x %lld x %lld (%lld rows), %d ranks "
+               "(%d x %d x %d), solver %s\n",
+               a->stencil, (long long)a->n[0] * a->P[0], (long long)a->n[1] * a->P[1],
+               (long long)a->n[2] * a->P[2], (long long)ovk_matrix_nglobal(A), size, a->P[0], a->P[1],
+               a->P[2], a->solver);
+    rc = ovk_pcg_solve(A, b, x, &opts, &res);
+    if (rank == 0 && res.reason != OVK_REASON_NONE) {
+        printf("Iterations = %d\n", res.iterations);
+        printf("Final Relative Residual Norm = %e\n", res.rel_residual);
+        printf("Solve Time = %.6f s\n", res.time_max[OVK_TIMER_SOLVE]);
+        if (a->timing) ovk_pcg_print_timing(stdout, &res);
+    }
+cleanup:
+    if (rc) report_error(rank, rc);
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_matrix_destroy(A);
+    return rc ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    int rank = 0, size = 1, status = 0;
+    const char *bad = NULL;
+    args a = {.n = {40, 40, 40}, .stencil = 27, .solver = "alg1", .tol = 1e-8, .maxit = 1000};
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Dims_create(size, 3, a.P);
+    if (parse_args(argc, argv, &a, &bad)) {
+        if (rank == 0) {
+            fprintf(stderr, "ovk_laplace27: bad or unknown flag: %s\n", bad);
+            usage(stderr);
+        }
+        status = 2;
+    } else if (a.help) {
+        if (rank == 0) usage(stdout);
+    } else if (a.list_backends) {
+        if (rank == 0) ovk_backend_print(stdout);
+    } else if (check_grid(&a, size, rank)) {
+        status = 2;
+    } else {
+        status = run(&a, rank, size);
+    }
+    MPI_Finalize();
+    return status;
+}

@@ -1,0 +1,90 @@
+/* ovkrylov: distributed CSR matrices and vectors.
+ *
+ * A matrix or vector is split by rows over the ranks of an MPI communicator:
+ * rank r owns the contiguous global rows [row_start(r), row_start(r) + nlocal(r)),
+ * and the ranks' ranges tile [0, nglobal) in rank order.  Global indices are
+ * 64-bit (ovk_gidx); local sizes are int.  A rank may own zero rows.
+ *
+ * Lifetimes: objects are created by ovk_*_create* and destroyed by the matching
+ * ovk_*_destroy.  A matrix keeps a duplicate of the communicator it was built
+ * on; destroy it before MPI_Finalize.  Vectors borrow the layout of the matrix
+ * or vector they were created from, which must outlive them.
+ */
+#ifndef OVKRYLOV_MATRIX_H
+#define OVKRYLOV_MATRIX_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int64_t ovk_gidx;
+
+typedef struct ovk_matrix ovk_matrix;
+typedef struct ovk_vector ovk_vector;
+
+/* How ovk_matrix_create_csr treats repeated (row, column) pairs. */
+typedef enum ovk_dup_policy {
+    OVK_DUP_SUM = 0,   /* add duplicate entries (finite-element assembly) */
+    OVK_DUP_REJECT = 1 /* fail with OVK_EINVAL */
+} ovk_dup_policy;
+
+/* Build a matrix from this rank's rows, given as CSR with global column ids,
+ * the way hypre's IJ interface is fed.  Collective over comm.
+ *
+ *   row_start  first global row owned by this rank
+ *   nlocal     number of rows owned by this rank (may be 0)
+ *   rowptr     nlocal+1 offsets into cols/vals (rowptr[0] need not be 0)
+ *   cols       global column ids, any order within a row
+ *   vals       values
+ *
+ * The matrix is square; its size is the sum of nlocal over the ranks.  The
+ * input is validated on every rank and the outcome agreed: row ranges must
+ * tile the global range in rank order (OVK_EPARTITION), column ids must lie in
+ * [0, nglobal) (OVK_ECOLUMN), values must be finite (OVK_ENONFINITE).  The input
+ * arrays are copied; the caller keeps ownership. */
+int ovk_matrix_create_csr(MPI_Comm comm, ovk_gidx row_start, int nlocal, const int *rowptr,
+                          const ovk_gidx *cols, const double *vals, ovk_dup_policy dups,
+                          ovk_matrix **A);
+
+/* Free a matrix (NULL is allowed).  Not collective. */
+void ovk_matrix_destroy(ovk_matrix *A);
+
+/* Layout queries (local, no communication). */
+ovk_gidx ovk_matrix_nglobal(const ovk_matrix *A);
+ovk_gidx ovk_matrix_row_start(const ovk_matrix *A);
+int ovk_matrix_nlocal(const ovk_matrix *A);
+int64_t ovk_matrix_nnz_local(const ovk_matrix *A);
+MPI_Comm ovk_matrix_comm(const ovk_matrix *A);
+
+/* y = A x.  Collective (halo exchange).  x and y must have A's layout and be
+ * distinct. */
+int ovk_matvec(const ovk_matrix *A, const ovk_vector *x, ovk_vector *y);
+
+/* Create a zero vector with A's row layout.  Not collective. */
+int ovk_vector_create(const ovk_matrix *A, ovk_vector **v);
+/* Create a zero vector with the same layout as v.  Not collective. */
+int ovk_vector_duplicate(const ovk_vector *v, ovk_vector **w);
+void ovk_vector_destroy(ovk_vector *v);
+
+/* The local part: nlocal doubles, writable, in global-row order. */
+double *ovk_vector_data(ovk_vector *v);
+const double *ovk_vector_data_const(const ovk_vector *v);
+int ovk_vector_nlocal(const ovk_vector *v);
+
+/* Local vector kernels (no communication). */
+int ovk_vector_set(ovk_vector *v, double alpha);                   /* v = alpha */
+int ovk_vector_copy(const ovk_vector *x, ovk_vector *y);           /* y = x */
+int ovk_vector_axpy(double alpha, const ovk_vector *x, ovk_vector *y); /* y += alpha x */
+int ovk_vector_scale(double alpha, ovk_vector *x);                 /* x *= alpha */
+
+/* Global reductions over the blocking path (collective). */
+int ovk_vector_dot(const ovk_vector *x, const ovk_vector *y, double *result);
+int ovk_vector_norm2(const ovk_vector *x, double *result);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,23 @@
+/* ovkrylov: MPI Krylov solvers that hide the latency of global reductions.
+ *
+ * Include this header to get the whole public API:
+ *   error.h     status codes, ovk_strerror
+ *   matrix.h    distributed CSR matrices and vectors
+ *   reduce.h    split-phase reductions and the backend registry
+ *   pcg.h       ovk_pcg_solve and its variants
+ *   problems.h  Laplacian generators, Matrix Market input
+ */
+#ifndef OVKRYLOV_H
+#define OVKRYLOV_H
+
+#define OVK_VERSION_MAJOR 0
+#define OVK_VERSION_MINOR 1
+#define OVK_VERSION_PATCH 0
+
+#include "error.h"
+#include "matrix.h"
+#include "pcg.h"
+#include "problems.h"
+#include "reduce.h"
+
+#endif

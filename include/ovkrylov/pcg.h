@@ -1,0 +1,110 @@
+/* ovkrylov: preconditioned conjugate gradients.
+ *
+ * ovk_pcg_solve() solves A x = b for a symmetric positive definite A with
+ * diagonal (Jacobi) preconditioning.  The solver variant is chosen by name:
+ *
+ *   "alg1"     hypre's PCG (PCG-Algorithm1): three blocking inner products
+ *   "alg2"     PCG-Algorithm2: split preconditioner L = sqrt(diag A), L^-1
+ *              applied as a multiplication (DiagInvScale)
+ *   "overlap"  PCG-Overlap: Algorithm2 with every inner product started early
+ *              and completed late
+ *
+ * Every variant stops when ||r||_2 / ||b||_2 < tol (hypre's two-norm test) or
+ * after max_iter iterations, and runs on any reduction backend.
+ */
+#ifndef OVKRYLOV_PCG_H
+#define OVKRYLOV_PCG_H
+
+#include <stdio.h>
+
+#include "matrix.h"
+#include "reduce.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ovk_precond {
+    OVK_PRECOND_DIAG = 0, /* Jacobi: DiagScale (alg1) / DiagInvScale (alg2, overlap) */
+    OVK_PRECOND_NONE = 1
+} ovk_precond;
+
+/* Why the solve stopped. */
+typedef enum ovk_reason {
+    OVK_REASON_NONE = 0,      /* the solve did not run (argument error) */
+    OVK_REASON_CONVERGED = 1, /* ||r|| / ||b|| < tol */
+    OVK_REASON_MAXIT = 2,     /* max_iter reached */
+    OVK_REASON_BREAKDOWN = 3, /* <p, A p> <= 0 or <r, C r> < 0: not SPD */
+    OVK_REASON_NONFINITE = 4  /* NaN or Inf in the iteration */
+} ovk_reason;
+
+/* The time breakdown (Table I of the PCG-Overlap paper).  An inner product's
+ * time is split into init (start), test (polls) and wait (completion); for a
+ * blocking backend it all lands in init. */
+typedef enum ovk_timer {
+    OVK_TIMER_MATVEC = 0,
+    OVK_TIMER_PRECOND,
+    OVK_TIMER_AXPY,
+    OVK_TIMER_SCALE,
+    OVK_TIMER_SDOTP_INIT,
+    OVK_TIMER_SDOTP_TEST,
+    OVK_TIMER_SDOTP_WAIT,
+    OVK_TIMER_GAMMA_INIT,
+    OVK_TIMER_GAMMA_TEST,
+    OVK_TIMER_GAMMA_WAIT,
+    OVK_TIMER_IPROD_INIT,
+    OVK_TIMER_IPROD_TEST,
+    OVK_TIMER_IPROD_WAIT,
+    OVK_TIMER_SOLVE, /* the whole solve */
+    OVK_TIMER_COUNT
+} ovk_timer;
+
+typedef struct ovk_pcg_options {
+    const char *solver;   /* variant name; NULL means "alg1" */
+    ovk_reducer *reducer; /* reduction backend to use; NULL: create one from `backend` */
+    const char *backend;  /* backend spec used when reducer is NULL; NULL: $OVK_REDUCE_BACKEND,
+                             else "blocking" */
+    double tol;           /* relative two-norm tolerance (default 1e-8) */
+    int max_iter;         /* iteration limit (default 1000) */
+    ovk_precond precond;  /* default OVK_PRECOND_DIAG */
+    int print_level;      /* 0 quiet; 2 prints the residual every iteration on rank 0 */
+    int progress_every;   /* long kernels drive reductions in flight every this many rows;
+                             0: library default, -1: never */
+    FILE *out;            /* where print_level output goes (default stdout) */
+} ovk_pcg_options;
+
+typedef struct ovk_pcg_result {
+    int iterations;              /* iterations done */
+    double rel_residual;         /* final ||r||/||b|| of the recursive residual */
+    ovk_reason reason;           /* why it stopped */
+    long long reductions;        /* global reductions started by the solve */
+    double time_max[OVK_TIMER_COUNT];  /* seconds, max over ranks */
+    double time_mean[OVK_TIMER_COUNT]; /* seconds, mean over ranks */
+} ovk_pcg_result;
+
+/* Fill *opts with the defaults above. */
+void ovk_pcg_options_init(ovk_pcg_options *opts);
+
+/* Solve A x = b; x holds the initial guess on entry and the solution on
+ * return.  Collective over A's communicator.  Returns OVK_OK when converged,
+ * OVK_EMAXIT, OVK_EBREAKDOWN or OVK_ENONFINITE when the iteration stopped
+ * without converging (x then holds the last iterate), or an argument error.
+ * *res is filled in every case (res may be NULL). */
+int ovk_pcg_solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
+                  const ovk_pcg_options *opts, ovk_pcg_result *res);
+
+/* Registered solver variants. */
+int ovk_solver_count(void);
+const char *ovk_solver_name(int index);
+const char *ovk_solver_description(int index);
+
+const char *ovk_reason_name(ovk_reason reason);
+const char *ovk_timer_name(ovk_timer timer);
+
+/* Print the time breakdown of *res as a table (rank 0 should call it). */
+void ovk_pcg_print_timing(FILE *f, const ovk_pcg_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,44 @@
+/* ovkrylov: built-in test problems and Matrix Market input. */
+#ifndef OVKRYLOV_PROBLEMS_H
+#define OVKRYLOV_PROBLEMS_H
+
+#include <mpi.h>
+
+#include "matrix.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ovk_stencil { OVK_STENCIL_7 = 7, OVK_STENCIL_27 = 27 } ovk_stencil;
+
+/* The 3-D Laplacian of hypre's GenerateLaplacian27pt / GenerateLaplacian
+ * (as its ij driver calls them): diagonal 26 (27-point) or 6 (7-point),
+ * off-diagonals -1, Dirichlet boundaries.  The ranks form a px x py x pz grid
+ * (px*py*pz must equal the communicator size); each owns an nx x ny x nz box
+ * numbered contiguously, x fastest.  Rank r sits at grid coordinates
+ * (r % px, (r / px) % py, r / (px*py)).  Collective. */
+int ovk_laplace_create(MPI_Comm comm, ovk_stencil stencil, int nx, int ny, int nz, int px, int py,
+                       int pz, ovk_matrix **A);
+
+/* Read a Matrix Market file (coordinate; real, integer or pattern; general or
+ * symmetric) and distribute it by contiguous blocks of rows, balanced
+ * (rank r owns rows [r*N/P, (r+1)*N/P)).  Every rank reads the file.  The matrix
+ * must be square; a `general` file must be numerically symmetric
+ * (OVK_ENOTSYM) because the solvers need SPD input.  Malformed or truncated
+ * files give OVK_EFORMAT with the line number in ovk_error_detail().
+ * Collective; all ranks agree on the outcome. */
+int ovk_mm_read(MPI_Comm comm, const char *path, ovk_matrix **A);
+
+/* The serial core of ovk_mm_read: parse the file and return the rows
+ * [row_start, row_start + nlocal) as CSR with 0-based global column ids
+ * (symmetric files mirrored).  *nglobal receives the matrix size.  When
+ * nlocal < 0 the rows from row_start to the end are returned and *nlocal_out
+ * says how many.  Arrays are malloc'ed; free them with free().  Not collective. */
+int ovk_mm_read_rows(const char *path, ovk_gidx row_start, int nlocal, ovk_gidx *nglobal,
+                     int *nlocal_out, int **rowptr, ovk_gidx **cols, double **vals);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,78 @@
+/* The reduction backend interface.  One backend per file, each exporting one
+ * `const ovk__backend ovk__backend_NAME` and listed in registry.c.
+ *
+ * The generic layer (reduce.c) owns requests, their states and the error
+ * checks (wait twice, free in flight); a backend only moves data.  Per
+ * request it gets OVK__REQ_IMPL_BYTES of aligned scratch (`impl`) that lives
+ * from start until the request completes.
+ */
+#ifndef OVK_BACKEND_H
+#define OVK_BACKEND_H
+
+#include <mpi.h>
+
+#include "../internal.h"
+
+#define OVK__REQ_IMPL_BYTES 128
+#define OVK__MAX_OPTS 16
+
+/* Parsed "key=value" options of a backend spec. */
+typedef struct ovk__opts {
+    int n;
+    struct {
+        char key[32];
+        char val[96];
+        int used; /* set when the backend read it */
+    } kv[OVK__MAX_OPTS];
+} ovk__opts;
+
+/* Read an integer option in [lo, hi]; *val keeps its default when absent.
+ * OVK_EOPTION with a detail when the value is not an integer in range. */
+int ovk__opt_int(ovk__opts *o, const char *backend, const char *key, long lo, long hi, long *val);
+/* Read a string option that must be one of choices (NULL-terminated);
+ * *index keeps its default when absent. */
+int ovk__opt_choice(ovk__opts *o, const char *backend, const char *key,
+                    const char *const *choices, int *index);
+
+/* One reduction as described to a backend. */
+typedef struct ovk__reduction {
+    const void *sendbuf; /* == recvbuf: in place */
+    void *recvbuf;
+    int count;
+    ovk_datatype type;
+    ovk_op op;
+} ovk__reduction;
+
+typedef struct ovk__backend {
+    const char *name;
+    const char *description; /* one line */
+    const char *options;     /* "key=values: meaning; ..." */
+    unsigned caps;           /* OVK_CAP_* */
+    /* 1 when usable in this process (may be NULL: always). */
+    int (*available)(void);
+    /* Collective.  comm is a private duplicate owned by the generic layer.
+     * Read options with ovk__opt_*; unread options are reported as unknown. */
+    int (*create)(MPI_Comm comm, ovk__opts *opts, void **state);
+    /* Collective. */
+    void (*destroy)(void *state);
+    /* Start r; keep whatever is needed in impl. */
+    int (*start)(void *state, const ovk__reduction *r, void *impl);
+    /* Poll; set *done when recvbuf holds the result. */
+    int (*test)(void *state, void *impl, int *done);
+    /* Complete. */
+    int (*wait)(void *state, void *impl);
+    /* Drive every outstanding reduction (may be NULL). */
+    int (*progress)(void *state);
+} ovk__backend;
+
+/* MPI datatype and op for a reduction (used by MPI-collective backends). */
+MPI_Datatype ovk__mpi_type(ovk_datatype t);
+MPI_Op ovk__mpi_op(ovk_op op);
+size_t ovk__type_size(ovk_datatype t);
+
+/* The registry (registry.c). */
+const ovk__backend *ovk__backend_find(const char *name);
+int ovk__backend_registry_count(void);
+const ovk__backend *ovk__backend_at(int index);
+
+#endif

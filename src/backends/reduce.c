@@ -1,0 +1,416 @@
+/* The generic reduction layer: backend selection from a spec string, the
+ * request pool and request states, split-phase inner products.  Backends
+ * only move data; every state check lives here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+enum req_state { REQ_FREE = 0, REQ_ACTIVE, REQ_DONE };
+
+#define POOL_CHUNK 16
+
+struct ovk_request {
+    ovk_reducer *red;
+    enum req_state state;
+    int waited;
+    struct ovk_request *next_free;
+    double dot_local[OVK_DOT_MAX];
+    _Alignas(16) unsigned char impl[OVK__REQ_IMPL_BYTES];
+};
+
+typedef struct pool_chunk {
+    struct pool_chunk *next;
+    struct ovk_request req[POOL_CHUNK];
+} pool_chunk;
+
+struct ovk_reducer {
+    const ovk__backend *be;
+    void *state;
+    MPI_Comm comm;
+    char spec[256];
+    int outstanding;
+    long long started;
+    ovk_request *free_list;
+    pool_chunk *chunks;
+};
+
+/* ---- types ------------------------------------------------------------ */
+
+MPI_Datatype ovk__mpi_type(ovk_datatype t) { return t == OVK_INT64 ? MPI_INT64_T : MPI_DOUBLE; }
+
+MPI_Op ovk__mpi_op(ovk_op op)
+{
+    switch (op) {
+    case OVK_MAX: return MPI_MAX;
+    case OVK_MIN: return MPI_MIN;
+    default: return MPI_SUM;
+    }
+}
+
+size_t ovk__type_size(ovk_datatype t) { return t == OVK_INT64 ? sizeof(int64_t) : sizeof(double); }
+
+/* ---- options ---------------------------------------------------------- */
+
+static const char *opt_find(ovk__opts *o, const char *key)
+{
+    for (int i = 0; i < o->n; i++) {
+        if (strcmp(o->kv[i].key, key) == 0) {
+            o->kv[i].used = 1;
+            return o->kv[i].val;
+        }
+    }
+    return NULL;
+}
+
+int ovk__opt_int(ovk__opts *o, const char *backend, const char *key, long lo, long hi, long *val)
+{
+    const char *s = opt_find(o, key);
+    if (!s) return OVK_OK;
+    char *end = NULL;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v < lo || v > hi)
+        return ovk__fail(OVK_EOPTION, "backend %s: option %s=%s must be an integer in [%ld, %ld]",
+                         backend, key, s, lo, hi);
+    *val = v;
+    return OVK_OK;
+}
+
+int ovk__opt_choice(ovk__opts *o, const char *backend, const char *key,
+                    const char *const *choices, int *index)
+{
+    const char *s = opt_find(o, key);
+    if (!s) return OVK_OK;
+    char list[256] = "";
+    for (int i = 0; choices[i]; i++) {
+        if (strcmp(s, choices[i]) == 0) {
+            *index = i;
+            return OVK_OK;
+        }
+        strncat(list, i ? "|" : "", sizeof list - strlen(list) - 1);
+        strncat(list, choices[i], sizeof list - strlen(list) - 1);
+    }
+    return ovk__fail(OVK_EOPTION, "backend %s: option %s=%s is not one of %s", backend, key, s, list);
+}
+
+/* Split "name:key=value,key=value" into name and options. */
+static int parse_spec(const char *spec, char *name, size_t name_len, ovk__opts *o)
+{
+    memset(o, 0, sizeof *o);
+    const char *colon = strchr(spec, ':');
+    size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (n == 0 || n >= name_len)
+        return ovk__fail(OVK_EBACKEND, "bad backend spec '%s' (want name[:key=value,...])", spec);
+    memcpy(name, spec, n);
+    name[n] = '\0';
+    const char *p = colon ? colon + 1 : NULL;
+    while (p && *p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        if (!eq || eq == p)
+            return ovk__fail(OVK_EOPTION, "backend %s: option '%.*s' is not key=value", name, (int)len, p);
+        size_t klen = (size_t)(eq - p), vlen = len - klen - 1;
+        if (o->n == OVK__MAX_OPTS || klen >= sizeof o->kv[0].key || vlen >= sizeof o->kv[0].val)
+            return ovk__fail(OVK_EOPTION, "backend %s: too many or too long options", name);
+        memcpy(o->kv[o->n].key, p, klen);
+        memcpy(o->kv[o->n].val, eq + 1, vlen);
+        o->n++;
+        p = comma ? comma + 1 : NULL;
+    }
+    return OVK_OK;
+}
+
+static void backend_names(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < ovk__backend_registry_count(); i++) {
+        strncat(buf, i ? ", " : "", len - strlen(buf) - 1);
+        strncat(buf, ovk__backend_at(i)->name, len - strlen(buf) - 1);
+    }
+}
+
+static int check_unused(const ovk__opts *o, const ovk__backend *be)
+{
+    for (int i = 0; i < o->n; i++)
+        if (!o->kv[i].used)
+            return ovk__fail(OVK_EOPTION, "backend %s has no option '%s'; its options: %s", be->name,
+                             o->kv[i].key, be->options[0] ? be->options : "none");
+    return OVK_OK;
+}
+
+/* ---- reducers --------------------------------------------------------- */
+
+static const char *resolve_spec(const char *spec)
+{
+    if (spec && *spec) return spec;
+    const char *env = getenv(OVK_BACKEND_ENV);
+    return (env && *env) ? env : OVK_BACKEND_DEFAULT;
+}
+
+static int lookup_backend(const char *name, const ovk__backend **be)
+{
+    char names[256];
+    *be = ovk__backend_find(name);
+    if (!*be) {
+        backend_names(names, sizeof names);
+        return ovk__fail(OVK_EBACKEND, "unknown backend '%s'; available: %s", name, names);
+    }
+    if ((*be)->available && !(*be)->available())
+        return ovk__fail(OVK_EUNSUPPORTED, "backend %s is compiled in but cannot run here", name);
+    return OVK_OK;
+}
+
+int ovk_reducer_create(MPI_Comm comm, const char *spec, ovk_reducer **out)
+{
+    int rc = OVK_OK;
+    ovk__opts opts;
+    char name[64];
+    const ovk__backend *be = NULL;
+    ovk_reducer *red = NULL;
+    if (!out || comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_reducer_create: NULL argument");
+    *out = NULL;
+    spec = resolve_spec(spec);
+    rc = parse_spec(spec, name, sizeof name, &opts);
+    if (!rc) rc = lookup_backend(name, &be);
+    if (!rc && !(red = calloc(1, sizeof *red))) rc = ovk__fail(OVK_ENOMEM, "reducer");
+    rc = ovk__agree(comm, rc);
+    if (rc) goto cleanup;
+    red->be = be;
+    snprintf(red->spec, sizeof red->spec, "%s", spec);
+    OVK__MPI(MPI_Comm_dup(comm, &red->comm));
+    rc = be->create(red->comm, &opts, &red->state);
+    if (!rc) rc = check_unused(&opts, be);
+    rc = ovk__agree(red->comm, rc);
+    if (rc) goto cleanup;
+    *out = red;
+    return OVK_OK;
+cleanup:
+    if (red) {
+        if (red->state) be->destroy(red->state);
+        if (red->comm != MPI_COMM_NULL && red->comm != 0) MPI_Comm_free(&red->comm);
+        free(red);
+    }
+    return rc;
+}
+
+int ovk_reducer_destroy(ovk_reducer *red)
+{
+    if (!red) return OVK_OK;
+    if (red->outstanding)
+        return ovk__fail(OVK_EBUSY, "ovk_reducer_destroy: %d requests still outstanding", red->outstanding);
+    red->be->destroy(red->state);
+    while (red->chunks) {
+        pool_chunk *next = red->chunks->next;
+        free(red->chunks);
+        red->chunks = next;
+    }
+    MPI_Comm_free(&red->comm);
+    free(red);
+    return OVK_OK;
+}
+
+const char *ovk_reducer_name(const ovk_reducer *red) { return red ? red->be->name : ""; }
+unsigned ovk_reducer_caps(const ovk_reducer *red) { return red ? red->be->caps : 0u; }
+const char *ovk_reducer_spec(const ovk_reducer *red) { return red ? red->spec : ""; }
+MPI_Comm ovk__reducer_comm(const ovk_reducer *red) { return red->comm; }
+long long ovk__reducer_started(const ovk_reducer *red) { return red->started; }
+
+/* ---- requests --------------------------------------------------------- */
+
+static int request_alloc(ovk_reducer *red, ovk_request **out)
+{
+    if (!red->free_list) {
+        pool_chunk *c = calloc(1, sizeof *c);
+        if (!c) return ovk__fail(OVK_ENOMEM, "request pool");
+        c->next = red->chunks;
+        red->chunks = c;
+        for (int i = POOL_CHUNK - 1; i >= 0; i--) {
+            c->req[i].red = red;
+            c->req[i].next_free = red->free_list;
+            red->free_list = &c->req[i];
+        }
+    }
+    ovk_request *r = red->free_list;
+    red->free_list = r->next_free;
+    r->state = REQ_ACTIVE;
+    r->waited = 0;
+    *out = r;
+    return OVK_OK;
+}
+
+static void request_release(ovk_request *r)
+{
+    r->state = REQ_FREE;
+    r->next_free = r->red->free_list;
+    r->red->free_list = r;
+}
+
+static int check_reduction(const ovk__reduction *x)
+{
+    if (x->count < 0) return ovk__fail(OVK_EINVAL, "reduction count %d < 0", x->count);
+    if (x->count > 0 && (!x->sendbuf || !x->recvbuf))
+        return ovk__fail(OVK_EINVAL, "reduction buffer is NULL");
+    if (x->type != OVK_DOUBLE && x->type != OVK_INT64)
+        return ovk__fail(OVK_EINVAL, "unknown datatype %d", (int)x->type);
+    if (x->op != OVK_SUM && x->op != OVK_MAX && x->op != OVK_MIN)
+        return ovk__fail(OVK_EINVAL, "unknown reduction op %d", (int)x->op);
+    return OVK_OK;
+}
+
+static int start_on(ovk_request *r, const ovk__reduction *x)
+{
+    ovk_reducer *red = r->red;
+    int rc = red->be->start(red->state, x, r->impl);
+    if (rc) {
+        request_release(r);
+        return rc;
+    }
+    red->outstanding++;
+    red->started++;
+    return OVK_OK;
+}
+
+int ovk_reduce_start(ovk_reducer *red, const void *sendbuf, void *recvbuf, int count,
+                     ovk_datatype type, ovk_op op, ovk_request **req)
+{
+    ovk__reduction x = {sendbuf, recvbuf, count, type, op};
+    ovk_request *r = NULL;
+    if (!red || !req) return ovk__fail(OVK_EINVAL, "ovk_reduce_start: NULL reducer or request");
+    int rc = check_reduction(&x);
+    if (!rc) rc = request_alloc(red, &r);
+    if (!rc) rc = start_on(r, &x);
+    *req = rc ? NULL : r;
+    return rc;
+}
+
+static void mark_done(ovk_request *r)
+{
+    r->state = REQ_DONE;
+    r->red->outstanding--;
+}
+
+static int state_error(const ovk_request *r, const char *call)
+{
+    if (!r) return ovk__fail(OVK_EINVAL, "%s: NULL request", call);
+    if (r->state == REQ_FREE) return ovk__fail(OVK_ESTATE, "%s: request was already freed", call);
+    return OVK_OK;
+}
+
+int ovk_reduce_test(ovk_request *r, int *done)
+{
+    int rc = state_error(r, "ovk_reduce_test");
+    if (rc) return rc;
+    if (!done) return ovk__fail(OVK_EINVAL, "ovk_reduce_test: NULL flag");
+    *done = 0;
+    if (r->state == REQ_ACTIVE) {
+        rc = r->red->be->test(r->red->state, r->impl, done);
+        if (rc) return rc;
+        if (*done) mark_done(r);
+    }
+    *done = r->state == REQ_DONE;
+    return OVK_OK;
+}
+
+int ovk_reduce_wait(ovk_request *r)
+{
+    int rc = state_error(r, "ovk_reduce_wait");
+    if (rc) return rc;
+    if (r->waited) return ovk__fail(OVK_ESTATE, "ovk_reduce_wait: request was already waited on");
+    if (r->state == REQ_ACTIVE) {
+        rc = r->red->be->wait(r->red->state, r->impl);
+        if (rc) return rc;
+        mark_done(r);
+    }
+    r->waited = 1;
+    return OVK_OK;
+}
+
+int ovk_request_free(ovk_request *r)
+{
+    int rc = state_error(r, "ovk_request_free");
+    if (rc) return rc;
+    if (r->state == REQ_ACTIVE)
+        return ovk__fail(OVK_EBUSY, "ovk_request_free: request still in flight; wait on it first");
+    request_release(r);
+    return OVK_OK;
+}
+
+int ovk_reducer_progress(ovk_reducer *red)
+{
+    if (!red) return ovk__fail(OVK_EINVAL, "ovk_reducer_progress: NULL reducer");
+    if (red->outstanding == 0) return OVK_OK;
+    if (red->be->progress) return red->be->progress(red->state);
+    /* no progress entry: poll every request in flight */
+    for (pool_chunk *c = red->chunks; c; c = c->next)
+        for (int i = 0; i < POOL_CHUNK; i++) {
+            ovk_request *r = &c->req[i];
+            int done = 0;
+            if (r->state != REQ_ACTIVE) continue;
+            int rc = red->be->test(red->state, r->impl, &done);
+            if (rc) return rc;
+            if (done) mark_done(r);
+        }
+    return OVK_OK;
+}
+
+/* ---- split-phase inner products --------------------------------------- */
+
+static double local_dot(const ovk_vector *x, const ovk_vector *y)
+{
+    const double *a = x->data, *b = y->data;
+    double s = 0.0;
+    for (int i = 0; i < x->n; i++) s += a[i] * b[i];
+    return s;
+}
+
+int ovk_dot_init(ovk_reducer *red, int k, const ovk_vector *const *x, const ovk_vector *const *y,
+                 double *result, ovk_request **req)
+{
+    int rc = OVK_OK;
+    ovk_request *r = NULL;
+    if (!red || !x || !y || !result || !req) return ovk__fail(OVK_EINVAL, "ovk_dot_init: NULL argument");
+    if (k < 1 || k > OVK_DOT_MAX) return ovk__fail(OVK_EINVAL, "ovk_dot_init: k=%d not in [1, %d]", k, OVK_DOT_MAX);
+    for (int i = 0; i < k && !rc; i++) rc = ovk__vector_check_pair(x[i], y[i]);
+    if (rc) return rc;
+    rc = request_alloc(red, &r);
+    if (rc) return rc;
+    for (int i = 0; i < k; i++) r->dot_local[i] = local_dot(x[i], y[i]);
+    ovk__reduction xr = {r->dot_local, result, k, OVK_DOUBLE, OVK_SUM};
+    rc = start_on(r, &xr);
+    *req = rc ? NULL : r;
+    return rc;
+}
+
+int ovk_dot_wait(ovk_request *req)
+{
+    int rc = ovk_reduce_wait(req);
+    if (rc) return rc;
+    return ovk_request_free(req);
+}
+
+/* ---- listing ---------------------------------------------------------- */
+
+int ovk_backend_count(void) { return ovk__backend_registry_count(); }
+
+int ovk_backend_get_info(int index, ovk_backend_info *info)
+{
+    if (!info || index < 0 || index >= ovk__backend_registry_count())
+        return ovk__fail(OVK_EINVAL, "ovk_backend_get_info: bad index %d", index);
+    const ovk__backend *be = ovk__backend_at(index);
+    info->name = be->name;
+    info->description = be->description;
+    info->options = be->options;
+    info->available = be->available ? be->available() : 1;
+    return OVK_OK;
+}
+
+void ovk_backend_print(FILE *f)
+{
+    for (int i = 0; i < ovk__backend_registry_count(); i++) {
+        const ovk__backend *be = ovk__backend_at(i);
+        int avail = be->available ? be->available() : 1;
+        fprintf(f, "  %-10s %s%s\n", be->name, be->description, avail ? "" : " [not available here]");
+        if (be->options[0]) fprintf(f, "  %-10s options: %s\n", "", be->options);
+    }
+}

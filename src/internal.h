@@ -1,0 +1,127 @@
+/* ovkrylov internals shared by the library's layers.  Not installed. */
+#ifndef OVK_INTERNAL_H
+#define OVK_INTERNAL_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ovkrylov/ovkrylov.h"
+
+/* ---- errors (src/util/error.c) ---------------------------------------- */
+
+/* Record a detail message for the calling thread and return code. */
+int ovk__fail(int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Collective: every rank of comm gets the same status.  When any rank failed
+ * the result is the smallest (most negative) code; ranks that did not fail
+ * record a detail naming the failing rank.  Returns OVK_EMPI if MPI fails. */
+int ovk__agree(MPI_Comm comm, int rc);
+
+/* Map an MPI error to OVK_EMPI with a detail naming the call. */
+int ovk__mpi_fail(int mpi_rc, const char *call);
+
+#define OVK__MPI(call)                                                                            \
+    do {                                                                                          \
+        int ovk__mrc = (call);                                                                    \
+        if (ovk__mrc != MPI_SUCCESS) {                                                            \
+            rc = ovk__mpi_fail(ovk__mrc, #call);                                                  \
+            goto cleanup;                                                                         \
+        }                                                                                         \
+    } while (0)
+
+/* ---- progress hook ---------------------------------------------------- */
+
+/* Long local kernels call fn(arg) every `every` rows so that reductions in
+ * flight progress while they run.  A NULL hook (or fn) means no calls. */
+typedef struct ovk__hook {
+    void (*fn)(void *arg);
+    void *arg;
+    int every;
+} ovk__hook;
+
+/* ---- reducers (src/backends/reduce.c) -------------------------------- */
+
+MPI_Comm ovk__reducer_comm(const ovk_reducer *red);
+long long ovk__reducer_started(const ovk_reducer *red);
+
+/* ---- local kernels (src/matrix/kernels.c); h may be NULL ------------- */
+
+double ovk__dot(int n, const double *x, const double *y);
+void ovk__axpy(int n, double a, const double *x, double *y, const ovk__hook *h);
+void ovk__xpay(int n, const double *x, double b, double *y, const ovk__hook *h);
+void ovk__axpy2(int n, double a, const double *p, double *x, const double *s, double *r,
+                const ovk__hook *h);
+void ovk__mul(int n, const double *d, const double *x, double *y, const ovk__hook *h);
+void ovk__mul_dot(int n, const double *d, const double *x, double *y, double *yy,
+                  const ovk__hook *h);
+void ovk__axpy_dot(int n, double a, const double *x, double *y, double *yy, const ovk__hook *h);
+
+/* ---- layout, vectors, matrices (src/matrix) -------------------------- */
+
+typedef struct ovk__layout {
+    MPI_Comm comm; /* the matrix's private duplicate */
+    int rank, size;
+    ovk_gidx nglobal;
+    ovk_gidx row_start;
+    int nlocal;
+    ovk_gidx *starts; /* size+1 entries: rank r owns [starts[r], starts[r+1]) */
+} ovk__layout;
+
+struct ovk_vector {
+    const ovk__layout *lay;
+    int n;
+    double *data;
+};
+
+typedef struct ovk__csr {
+    int nrows;
+    int *rowptr; /* nrows+1, rowptr[0] == 0 */
+    int *col;
+    double *val;
+} ovk__csr;
+
+/* The communication package of y = A x, built once at setup. */
+typedef struct ovk__halo {
+    int nsend;       /* ranks we send to */
+    int *send_rank;  /* [nsend] */
+    int *send_ptr;   /* [nsend+1] into send_idx */
+    int *send_idx;   /* local row ids to pack */
+    double *send_buf;
+    int nrecv;       /* ranks we receive from */
+    int *recv_rank;  /* [nrecv] */
+    int *recv_ptr;   /* [nrecv+1] into the external vector */
+    double *ext;     /* x values of the offd columns, [ncols_offd] */
+    MPI_Request *reqs; /* [nsend + nrecv] */
+} ovk__halo;
+
+struct ovk_matrix {
+    ovk__layout lay;
+    ovk__csr diag;       /* local columns; the diagonal entry first in its row */
+    ovk__csr offd;       /* columns compressed into col_map */
+    int ncols_offd;
+    ovk_gidx *col_map;   /* [ncols_offd] sorted global ids of offd columns */
+    double *diagonal;    /* a_ii, 0 when absent */
+    int has_diag_first;  /* every row's first diag-block entry is a_ii */
+    ovk__halo halo;
+};
+
+/* Halo exchange split so that work can run while messages fly. */
+int ovk__halo_begin(const ovk_matrix *A, const double *x);
+int ovk__halo_end(const ovk_matrix *A);
+
+/* y = A x with an optional progress hook. */
+int ovk__matvec(const ovk_matrix *A, const double *x, double *y, const ovk__hook *hook);
+
+/* 1 when two layouts describe the same rows on the same ranks. */
+int ovk__layout_same(const ovk__layout *a, const ovk__layout *b);
+
+/* OVK_OK when x and y are non-NULL and share a layout, else OVK_EINVAL or
+ * OVK_EMISMATCH with a detail. */
+int ovk__vector_check_pair(const ovk_vector *x, const ovk_vector *y);
+
+#endif

@@ -1,0 +1,110 @@
+/* The 7- and 27-point 3-D Laplacians, built as hypre's GenerateLaplacian and
+ * GenerateLaplacian27pt build them for its ij driver: every rank owns an
+ * nx x ny x nz box of a (px*nx) x (py*ny) x (pz*nz) grid, numbered
+ * contiguously box by box, x fastest; Dirichlet boundaries. */
+#include <limits.h>
+#include <stdlib.h>
+
+#include "../internal.h"
+
+typedef struct grid {
+    int nx, ny, nz;           /* box per rank */
+    int px, py, pz;           /* rank grid */
+    int64_t gx, gy, gz;       /* global grid */
+} grid;
+
+/* Global row of global grid point (x, y, z). */
+static ovk_gidx global_id(const grid *g, int64_t x, int64_t y, int64_t z)
+{
+    int64_t p = x / g->nx, q = y / g->ny, s = z / g->nz;
+    int64_t rank = p + g->px * (q + g->py * s);
+    int64_t local = (x - p * g->nx) + g->nx * ((y - q * g->ny) + g->ny * (z - s * g->nz));
+    return rank * ((int64_t)g->nx * g->ny * g->nz) + local;
+}
+
+/* hypre's ij: the 27-point diagonal is 26, or 8 (2 for a line) when the
+ * global grid is flat; the 7-point diagonal counts the non-trivial axes. */
+static double diagonal_value(const grid *g, ovk_stencil st)
+{
+    int flat = (g->gx == 1) + (g->gy == 1) + (g->gz == 1);
+    if (st == OVK_STENCIL_7) return 2.0 * (3 - flat);
+    if (flat >= 2) return 2.0;
+    return flat == 1 ? 8.0 : 26.0;
+}
+
+static int in_stencil(ovk_stencil st, int dx, int dy, int dz)
+{
+    if (st == OVK_STENCIL_27) return 1;
+    return abs(dx) + abs(dy) + abs(dz) <= 1;
+}
+
+/* Append the row of point (x, y, z) to cols/vals; returns its length. */
+static int stencil_row(const grid *g, ovk_stencil st, double diag, int64_t x, int64_t y, int64_t z,
+                       ovk_gidx *cols, double *vals)
+{
+    int len = 0;
+    for (int dz = -1; dz <= 1; dz++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                int64_t a = x + dx, b = y + dy, c = z + dz;
+                if (a < 0 || b < 0 || c < 0 || a >= g->gx || b >= g->gy || c >= g->gz) continue;
+                if (!in_stencil(st, dx, dy, dz)) continue;
+                cols[len] = global_id(g, a, b, c);
+                vals[len++] = (dx | dy | dz) ? -1.0 : diag;
+            }
+    return len;
+}
+
+static int check_args(MPI_Comm comm, ovk_stencil st, const grid *g)
+{
+    int size = 0;
+    MPI_Comm_size(comm, &size);
+    if (st != OVK_STENCIL_7 && st != OVK_STENCIL_27)
+        return ovk__fail(OVK_EINVAL, "stencil must be 7 or 27, not %d", (int)st);
+    if (g->nx < 1 || g->ny < 1 || g->nz < 1 || g->px < 1 || g->py < 1 || g->pz < 1)
+        return ovk__fail(OVK_EINVAL, "grid sizes must be positive (n = %d %d %d, P = %d %d %d)", g->nx,
+                         g->ny, g->nz, g->px, g->py, g->pz);
+    if ((int64_t)g->px * g->py * g->pz != size)
+        return ovk__fail(OVK_EPARTITION, "process grid %d x %d x %d does not match %d ranks", g->px,
+                         g->py, g->pz, size);
+    if ((int64_t)g->nx * g->ny * g->nz * 27 > INT_MAX)
+        return ovk__fail(OVK_EINVAL, "box %d x %d x %d is too large for one rank", g->nx, g->ny, g->nz);
+    return OVK_OK;
+}
+
+int ovk_laplace_create(MPI_Comm comm, ovk_stencil stencil, int nx, int ny, int nz, int px, int py,
+                       int pz, ovk_matrix **A)
+{
+    grid g = {nx, ny, nz, px, py, pz, (int64_t)px * nx, (int64_t)py * ny, (int64_t)pz * nz};
+    int rank = 0, rc;
+    ovk_gidx *cols = NULL;
+    double *vals = NULL;
+    int *rowptr = NULL;
+    if (!A || comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_laplace_create: NULL argument");
+    *A = NULL;
+    rc = ovk__agree(comm, check_args(comm, stencil, &g));
+    if (rc) return rc;
+    MPI_Comm_rank(comm, &rank);
+    int n = nx * ny * nz, width = stencil == OVK_STENCIL_27 ? 27 : 7;
+    rowptr = malloc(sizeof(int) * ((size_t)n + 1));
+    cols = malloc(sizeof(ovk_gidx) * (size_t)n * width);
+    vals = malloc(sizeof(double) * (size_t)n * width);
+    rc = (rowptr && cols && vals) ? OVK_OK : ovk__fail(OVK_ENOMEM, "Laplacian rows");
+    rc = ovk__agree(comm, rc);
+    if (rc) goto cleanup;
+    int64_t x0 = (int64_t)(rank % px) * nx, y0 = (int64_t)((rank / px) % py) * ny,
+            z0 = (int64_t)(rank / (px * py)) * nz;
+    double diag = diagonal_value(&g, stencil);
+    rowptr[0] = 0;
+    for (int k = 0, row = 0; k < nz; k++)
+        for (int j = 0; j < ny; j++)
+            for (int i = 0; i < nx; i++, row++)
+                rowptr[row + 1] = rowptr[row] + stencil_row(&g, stencil, diag, x0 + i, y0 + j, z0 + k,
+                                                            cols + rowptr[row], vals + rowptr[row]);
+    rc = ovk_matrix_create_csr(comm, (ovk_gidx)rank * n, n, rowptr, cols, vals, OVK_DUP_REJECT, A);
+cleanup:
+    free(rowptr);
+    free(cols);
+    free(vals);
+    return rc;
+}

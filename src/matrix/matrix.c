@@ -1,0 +1,299 @@
+/* Distributed CSR matrices in the ParCSR shape: validation of the rows a rank
+ * contributes, the split into a local "diag" block and a compressed "offd"
+ * block, and the queries. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../internal.h"
+#include "matrix_impl.h"
+
+/* ---- layout ----------------------------------------------------------- */
+
+int ovk__layout_init(MPI_Comm comm, ovk_gidx row_start, int nlocal, ovk__layout *lay)
+{
+    int rc = OVK_OK;
+    int64_t mine[2] = {row_start, nlocal};
+    int64_t *all = NULL;
+    memset(lay, 0, sizeof *lay);
+    lay->comm = MPI_COMM_NULL;
+    OVK__MPI(MPI_Comm_dup(comm, &lay->comm));
+    MPI_Comm_rank(comm, &lay->rank);
+    MPI_Comm_size(comm, &lay->size);
+    all = malloc(2 * sizeof(int64_t) * (size_t)lay->size);
+    lay->starts = malloc(sizeof(ovk_gidx) * ((size_t)lay->size + 1));
+    if (!all || !lay->starts) {
+        rc = ovk__fail(OVK_ENOMEM, "layout of %d ranks", lay->size);
+        goto cleanup;
+    }
+    OVK__MPI(MPI_Allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, comm));
+    /* every rank checks the same gathered ranges: the decision is global */
+    lay->starts[0] = 0;
+    for (int r = 0; r < lay->size; r++) {
+        if (all[2 * r + 1] < 0 || all[2 * r] != lay->starts[r]) {
+            rc = ovk__fail(OVK_EPARTITION,
+                           "rank %d owns rows [%lld, %lld) but the rows before it end at %lld "
+                           "(ranges must tile [0, N) in rank order)",
+                           r, (long long)all[2 * r], (long long)(all[2 * r] + all[2 * r + 1]),
+                           (long long)lay->starts[r]);
+            goto cleanup;
+        }
+        lay->starts[r + 1] = lay->starts[r] + all[2 * r + 1];
+    }
+    lay->nglobal = lay->starts[lay->size];
+    lay->row_start = row_start;
+    lay->nlocal = nlocal;
+cleanup:
+    free(all);
+    if (rc) ovk__layout_free(lay);
+    return rc;
+}
+
+void ovk__layout_free(ovk__layout *lay)
+{
+    if (lay->comm != MPI_COMM_NULL) MPI_Comm_free(&lay->comm);
+    free(lay->starts);
+    lay->starts = NULL;
+}
+
+/* ---- input validation ------------------------------------------------- */
+
+static int check_rows(const ovk__layout *lay, const int *rowptr, const ovk_gidx *cols,
+                      const double *vals)
+{
+    int n = lay->nlocal;
+    if (n > 0 && !rowptr) return ovk__fail(OVK_EINVAL, "rowptr is NULL");
+    for (int i = 0; i < n; i++) {
+        if (rowptr[i + 1] < rowptr[i])
+            return ovk__fail(OVK_EINVAL, "rowptr decreases at local row %d", i);
+        for (int k = rowptr[i]; k < rowptr[i + 1]; k++) {
+            if (cols[k] < 0 || cols[k] >= lay->nglobal)
+                return ovk__fail(OVK_ECOLUMN, "row %lld: column %lld outside [0, %lld)",
+                                 (long long)(lay->row_start + i), (long long)cols[k],
+                                 (long long)lay->nglobal);
+            if (!isfinite(vals[k]))
+                return ovk__fail(OVK_ENONFINITE, "row %lld, column %lld: value is %g",
+                                 (long long)(lay->row_start + i), (long long)cols[k], vals[k]);
+        }
+    }
+    if (n > 0 && rowptr[n] > rowptr[0] && (!cols || !vals))
+        return ovk__fail(OVK_EINVAL, "cols or vals is NULL");
+    return OVK_OK;
+}
+
+/* ---- assembly of one row --------------------------------------------- */
+
+typedef struct entry {
+    ovk_gidx col;
+    double val;
+} entry;
+
+static int cmp_entry(const void *a, const void *b)
+{
+    ovk_gidx x = ((const entry *)a)->col, y = ((const entry *)b)->col;
+    return (x > y) - (x < y);
+}
+
+/* Sort one row by column and merge duplicates; returns the new length. */
+static int merge_row(entry *e, int len, ovk_dup_policy dups, ovk_gidx row, int *rc)
+{
+    qsort(e, (size_t)len, sizeof *e, cmp_entry);
+    int out = 0;
+    for (int k = 0; k < len; k++) {
+        if (out > 0 && e[out - 1].col == e[k].col) {
+            if (dups == OVK_DUP_REJECT) {
+                *rc = ovk__fail(OVK_EINVAL, "row %lld: column %lld given twice (duplicates rejected)",
+                                (long long)row, (long long)e[k].col);
+                return out;
+            }
+            e[out - 1].val += e[k].val; /* duplicates are summed */
+        } else {
+            e[out++] = e[k];
+        }
+    }
+    return out;
+}
+
+static int cmp_gidx(const void *a, const void *b)
+{
+    ovk_gidx x = *(const ovk_gidx *)a, y = *(const ovk_gidx *)b;
+    return (x > y) - (x < y);
+}
+
+static int find_gidx(const ovk_gidx *v, int n, ovk_gidx key)
+{
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (v[mid] < key) lo = mid + 1;
+        else if (v[mid] > key) hi = mid - 1;
+        else return mid;
+    }
+    return -1;
+}
+
+static int csr_alloc(ovk__csr *m, int nrows, int64_t nnz)
+{
+    m->nrows = nrows;
+    m->rowptr = calloc((size_t)nrows + 1, sizeof(int));
+    m->col = malloc(sizeof(int) * (size_t)(nnz > 0 ? nnz : 1));
+    m->val = malloc(sizeof(double) * (size_t)(nnz > 0 ? nnz : 1));
+    if (!m->rowptr || !m->col || !m->val) return ovk__fail(OVK_ENOMEM, "CSR block of %lld entries", (long long)nnz);
+    return OVK_OK;
+}
+
+static void csr_free(ovk__csr *m)
+{
+    free(m->rowptr);
+    free(m->col);
+    free(m->val);
+    memset(m, 0, sizeof *m);
+}
+
+/* Collect the sorted, unique global ids of the off-rank columns. */
+static int build_col_map(ovk_matrix *A, const entry *e, const int *ptr)
+{
+    const ovk__layout *lay = &A->lay;
+    ovk_gidx lo = lay->row_start, hi = lay->row_start + lay->nlocal;
+    int64_t n = 0;
+    for (int k = 0; k < ptr[lay->nlocal]; k++) n += (e[k].col < lo || e[k].col >= hi);
+    A->col_map = malloc(sizeof(ovk_gidx) * (size_t)(n > 0 ? n : 1));
+    if (!A->col_map) return ovk__fail(OVK_ENOMEM, "offd column map");
+    n = 0;
+    for (int k = 0; k < ptr[lay->nlocal]; k++)
+        if (e[k].col < lo || e[k].col >= hi) A->col_map[n++] = e[k].col;
+    qsort(A->col_map, (size_t)n, sizeof(ovk_gidx), cmp_gidx);
+    int u = 0;
+    for (int64_t k = 0; k < n; k++)
+        if (u == 0 || A->col_map[u - 1] != A->col_map[k]) A->col_map[u++] = A->col_map[k];
+    A->ncols_offd = u;
+    return OVK_OK;
+}
+
+/* Split merged rows into the diag block (diagonal first) and the offd block. */
+static int split_blocks(ovk_matrix *A, const entry *e, const int *ptr)
+{
+    const ovk__layout *lay = &A->lay;
+    int n = lay->nlocal, rc;
+    ovk_gidx lo = lay->row_start, hi = lo + n;
+    int64_t nd = 0, no = 0;
+    for (int k = 0; k < ptr[n]; k++) {
+        if (e[k].col >= lo && e[k].col < hi) nd++;
+        else no++;
+    }
+    rc = csr_alloc(&A->diag, n, nd);
+    if (!rc) rc = csr_alloc(&A->offd, n, no);
+    if (!rc) rc = build_col_map(A, e, ptr);
+    A->diagonal = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
+    if (!rc && !A->diagonal) rc = ovk__fail(OVK_ENOMEM, "diagonal");
+    if (rc) return rc;
+    int pd = 0, po = 0;
+    A->has_diag_first = 1;
+    for (int i = 0; i < n; i++) {
+        int first = pd;
+        for (int k = ptr[i]; k < ptr[i + 1]; k++) {
+            if (e[k].col == lo + i) { /* the diagonal goes first, as in hypre */
+                memmove(&A->diag.col[first + 1], &A->diag.col[first], sizeof(int) * (size_t)(pd - first));
+                memmove(&A->diag.val[first + 1], &A->diag.val[first], sizeof(double) * (size_t)(pd - first));
+                A->diag.col[first] = i;
+                A->diag.val[first] = e[k].val;
+                A->diagonal[i] = e[k].val;
+                pd++;
+            } else if (e[k].col >= lo && e[k].col < hi) {
+                A->diag.col[pd] = (int)(e[k].col - lo);
+                A->diag.val[pd++] = e[k].val;
+            } else {
+                A->offd.col[po] = find_gidx(A->col_map, A->ncols_offd, e[k].col);
+                A->offd.val[po++] = e[k].val;
+            }
+        }
+        if (pd == first || A->diag.col[first] != i) A->has_diag_first = 0;
+        A->diag.rowptr[i + 1] = pd;
+        A->offd.rowptr[i + 1] = po;
+    }
+    return OVK_OK;
+}
+
+/* Copy the caller's rows, sorted and with duplicates merged. */
+static int gather_rows(const ovk__layout *lay, const int *rowptr, const ovk_gidx *cols,
+                       const double *vals, ovk_dup_policy dups, entry **out, int **out_ptr)
+{
+    int n = lay->nlocal, rc = OVK_OK;
+    int64_t nnz = n > 0 ? (int64_t)rowptr[n] - rowptr[0] : 0;
+    entry *e = malloc(sizeof(entry) * (size_t)(nnz > 0 ? nnz : 1));
+    int *ptr = calloc((size_t)n + 1, sizeof(int));
+    if (!e || !ptr) {
+        free(e);
+        free(ptr);
+        return ovk__fail(OVK_ENOMEM, "copy of %lld entries", (long long)nnz);
+    }
+    int pos = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        int len = rowptr[i + 1] - rowptr[i];
+        for (int k = 0; k < len; k++) {
+            e[pos + k].col = cols[rowptr[i] + k];
+            e[pos + k].val = vals[rowptr[i] + k];
+        }
+        pos += merge_row(&e[pos], len, dups, lay->row_start + i, &rc);
+        ptr[i + 1] = pos;
+    }
+    *out = e;
+    *out_ptr = ptr;
+    return rc;
+}
+
+int ovk_matrix_create_csr(MPI_Comm comm, ovk_gidx row_start, int nlocal, const int *rowptr,
+                          const ovk_gidx *cols, const double *vals, ovk_dup_policy dups,
+                          ovk_matrix **out)
+{
+    int rc = OVK_OK;
+    entry *e = NULL;
+    int *ptr = NULL;
+    ovk_matrix *A = NULL;
+    if (!out || comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_matrix_create_csr: NULL argument");
+    *out = NULL;
+    if (nlocal < 0) rc = ovk__fail(OVK_EINVAL, "nlocal = %d < 0", nlocal);
+    if (!rc && !(A = calloc(1, sizeof *A))) rc = ovk__fail(OVK_ENOMEM, "matrix");
+    if (A) A->lay.comm = MPI_COMM_NULL;
+    rc = ovk__agree(comm, rc);
+    if (rc) goto cleanup;
+    rc = ovk__layout_init(comm, row_start, nlocal, &A->lay);
+    if (rc) goto cleanup; /* layout errors are decided identically on every rank */
+    rc = check_rows(&A->lay, rowptr, cols, vals);
+    if (!rc) rc = gather_rows(&A->lay, rowptr, cols, vals, dups, &e, &ptr);
+    if (!rc) rc = split_blocks(A, e, ptr);
+    rc = ovk__agree(comm, rc);
+    if (rc) goto cleanup;
+    rc = ovk__halo_setup(A);
+    if (rc) goto cleanup;
+    *out = A;
+    A = NULL;
+cleanup:
+    free(e);
+    free(ptr);
+    ovk_matrix_destroy(A);
+    return rc;
+}
+
+void ovk_matrix_destroy(ovk_matrix *A)
+{
+    if (!A) return;
+    ovk__halo_free(&A->halo);
+    csr_free(&A->diag);
+    csr_free(&A->offd);
+    free(A->col_map);
+    free(A->diagonal);
+    if (A->lay.starts || A->lay.comm != MPI_COMM_NULL) ovk__layout_free(&A->lay);
+    free(A);
+}
+
+ovk_gidx ovk_matrix_nglobal(const ovk_matrix *A) { return A ? A->lay.nglobal : 0; }
+ovk_gidx ovk_matrix_row_start(const ovk_matrix *A) { return A ? A->lay.row_start : 0; }
+int ovk_matrix_nlocal(const ovk_matrix *A) { return A ? A->lay.nlocal : 0; }
+MPI_Comm ovk_matrix_comm(const ovk_matrix *A) { return A ? A->lay.comm : MPI_COMM_NULL; }
+
+int64_t ovk_matrix_nnz_local(const ovk_matrix *A)
+{
+    if (!A) return 0;
+    return (int64_t)A->diag.rowptr[A->lay.nlocal] + A->offd.rowptr[A->lay.nlocal];
+}

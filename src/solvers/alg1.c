@@ -1,0 +1,106 @@
+/* PCG-Algorithm1 (Fig. 3 of the PCG-Overlap paper): hypre's PCG loop with
+ * three blocking inner products per iteration, <s,p>, <r,s> and <r,r>, and
+ * the DiagScale preconditioner. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "solver.h"
+
+typedef struct alg1_work {
+    double *r, *s, *p;
+} alg1_work;
+
+static int work_alloc(int n, alg1_work *w)
+{
+    size_t len = (size_t)(n > 0 ? n : 1);
+    w->r = malloc(sizeof(double) * len);
+    w->s = malloc(sizeof(double) * len);
+    w->p = malloc(sizeof(double) * len);
+    return (w->r && w->s && w->p) ? OVK_OK : ovk__fail(OVK_ENOMEM, "alg1 work vectors");
+}
+
+static void work_free(alg1_work *w)
+{
+    free(w->r);
+    free(w->s);
+    free(w->p);
+}
+
+/* s = C r with local <r,s> and <r,r> in the same pass */
+static void precond(ovk__ctx *c, const double *r, double *s, double *rs, double *rr)
+{
+    double t0 = ovk__now();
+    if (c->opts->precond == OVK_PRECOND_NONE) ovk__identity_dots(c->n, r, s, rs, rr, &c->hook);
+    else ovk__diagscale_dots(c->A, r, s, rs, rr, &c->hook);
+    c->t[OVK_TIMER_PRECOND] += ovk__now() - t0;
+}
+
+static int matvec(ovk__ctx *c, const double *x, double *y)
+{
+    double t0 = ovk__now();
+    int rc = ovk__matvec(c->A, x, y, &c->hook);
+    c->t[OVK_TIMER_MATVEC] += ovk__now() - t0;
+    return rc;
+}
+
+static int iterate(ovk__ctx *c, alg1_work *w, double gamma, double bb)
+{
+    int n = c->n, rc = OVK_OK, stop = 0;
+    double *r = w->r, *s = w->s, *p = w->p, *x = c->x;
+    for (int iter = 1; iter <= c->opts->max_iter; iter++) {
+        rc = matvec(c, p, s); /* s = A p */
+        if (rc) return rc;
+        double sdotp = ovk__dot(n, s, p); /* sdotp = <s,p> */
+        if ((rc = ovk__sum(c, OVK__SDOTP, &sdotp, 1))) return rc;
+        if (!isfinite(sdotp) || sdotp <= 0.0) {
+            ovk__stop(c, iter, isfinite(sdotp) ? OVK_REASON_BREAKDOWN : OVK_REASON_NONFINITE, "<s,p>", sdotp);
+            return OVK_OK;
+        }
+        double alpha = gamma / sdotp, gamma_old = gamma, t0 = ovk__now();
+        ovk__axpy2(n, alpha, p, x, s, r, &c->hook); /* x += alpha p; r -= alpha s */
+        c->t[OVK_TIMER_AXPY] += ovk__now() - t0;
+        double iprod;
+        precond(c, r, s, &gamma, &iprod); /* s = C r, gamma = <r,s>, iprod = <r,r> */
+        if ((rc = ovk__sum(c, OVK__GAMMA, &gamma, 1))) return rc;
+        if ((rc = ovk__sum(c, OVK__IPROD, &iprod, 1))) return rc;
+        ovk__iterate_check(c, iter, iprod, bb, &stop);
+        if (stop) return OVK_OK;
+        if (!isfinite(gamma) || gamma < 0.0) {
+            ovk__stop(c, iter, isfinite(gamma) ? OVK_REASON_BREAKDOWN : OVK_REASON_NONFINITE, "<r,Cr>", gamma);
+            return OVK_OK;
+        }
+        t0 = ovk__now();
+        ovk__xpay(n, s, gamma / gamma_old, p, &c->hook); /* p = s + beta p */
+        c->t[OVK_TIMER_AXPY] += ovk__now() - t0;
+    }
+    c->res->reason = OVK_REASON_MAXIT;
+    return OVK_OK;
+}
+
+static int alg1_solve(ovk__ctx *c)
+{
+    alg1_work w = {0};
+    int rc = ovk__agree(c->A->lay.comm, work_alloc(c->n, &w)), decided = 0;
+    double bb = 0.0, gamma = 0.0, rr = 0.0;
+    if (rc) goto cleanup;
+    double t0 = ovk__now();
+    rc = matvec(c, c->x, w.r); /* r = b - A x */
+    if (rc) goto cleanup;
+    for (int i = 0; i < c->n; i++) w.r[i] = c->b[i] - w.r[i];
+    rc = ovk__initial_check(c, w.r, &bb, &decided);
+    if (rc || decided) goto done;
+    precond(c, w.r, w.p, &gamma, &rr); /* p = C r, gamma = <r,p> */
+    rc = ovk__sum(c, OVK__GAMMA, &gamma, 1);
+    if (!rc) rc = iterate(c, &w, gamma, bb);
+done:
+    c->t[OVK_TIMER_SOLVE] = ovk__now() - t0;
+cleanup:
+    work_free(&w);
+    return rc;
+}
+
+const ovk__solver ovk__solver_alg1 = {
+    .name = "alg1",
+    .description = "PCG-Algorithm1: hypre's PCG, three blocking inner products, DiagScale",
+    .solve = alg1_solve,
+};

@@ -1,0 +1,69 @@
+/* The solver interface: one variant per file, each exporting one
+ * `const ovk__solver ovk__solver_NAME`, listed in pcg.c.  ovk_pcg_solve does
+ * the argument checks, the reducer and the result; a variant only iterates. */
+#ifndef OVK_SOLVER_H
+#define OVK_SOLVER_H
+
+#include <stdio.h>
+
+#include "../internal.h"
+
+/* Which inner product a reduction belongs to (selects its timers). */
+typedef enum ovk__dot_id { OVK__SDOTP = 0, OVK__GAMMA = 1, OVK__IPROD = 2 } ovk__dot_id;
+
+typedef struct ovk__ctx {
+    const ovk_matrix *A;
+    const double *b;
+    double *x;
+    int n;                    /* local rows */
+    ovk_reducer *red;
+    const ovk_pcg_options *opts;
+    ovk_pcg_result *res;      /* iterations, reason, rel_residual are set by the variant */
+    double t[OVK_TIMER_COUNT]; /* this rank's seconds */
+    ovk__hook hook;           /* progress hook for long kernels (fn NULL: none) */
+    int rank;
+} ovk__ctx;
+
+typedef struct ovk__solver {
+    const char *name;
+    const char *description;
+    int (*solve)(ovk__ctx *c);
+} ovk__solver;
+
+/* ---- helpers shared by the variants (solver_common.c) ---------------- */
+
+/* Start an in-place global sum of k values; times the start under dot's init
+ * timer. */
+int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_request **req);
+/* Complete it; times the wait under dot's wait timer. */
+int ovk__sum_end(ovk__ctx *c, ovk__dot_id dot, ovk_request *req);
+/* Both at once. */
+int ovk__sum(ovk__ctx *c, ovk__dot_id dot, double *vals, int k);
+
+/* bb = <b,b>, rr = <r,r> for the initial residual; returns a reason when
+ * the solve is already decided (b == 0, converged at x0, non-finite). */
+int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided);
+
+/* Per-iteration decision: records iterations and residual; sets *stop when
+ * converged or non-finite.  Prints at print_level 2. */
+void ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop);
+
+/* Mark a breakdown or non-finite value found at iteration iter. */
+void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double value);
+
+/* Seconds since an arbitrary origin. */
+static inline double ovk__now(void) { return MPI_Wtime(); }
+
+/* ---- preconditioners (src/precond) ---------------------------------- */
+
+/* Collective: OVK_EZERODIAG unless every diagonal entry is > 0. */
+int ovk__diag_check(const ovk_matrix *A);
+/* DiagScale with hypre's indirect addressing: s = r ./ a_ii; local <r,s> and <r,r>. */
+void ovk__diagscale_dots(const ovk_matrix *A, const double *r, double *s, double *rs, double *rr,
+                         const ovk__hook *h);
+/* s = r (no preconditioner); local <r,s> and <r,r>. */
+void ovk__identity_dots(int n, const double *r, double *s, double *rs, double *rr, const ovk__hook *h);
+/* DiagInvScale setup: linv[i] = 1 / sqrt(a_ii) (all ones for OVK_PRECOND_NONE). */
+int ovk__diaginv_setup(const ovk_matrix *A, ovk_precond pc, double **linv);
+
+#endif

@@ -1,0 +1,85 @@
+/* Helpers shared by the PCG variants: timed split-phase sums, the initial
+ * and per-iteration decisions.  All decisions use reduced values, which are
+ * bitwise identical on every rank, so every rank decides the same. */
+#include <math.h>
+
+#include "solver.h"
+
+static const ovk_timer init_timer[] = {OVK_TIMER_SDOTP_INIT, OVK_TIMER_GAMMA_INIT, OVK_TIMER_IPROD_INIT};
+static const ovk_timer wait_timer[] = {OVK_TIMER_SDOTP_WAIT, OVK_TIMER_GAMMA_WAIT, OVK_TIMER_IPROD_WAIT};
+
+int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_request **req)
+{
+    double t0 = ovk__now();
+    int rc = ovk_reduce_start(c->red, vals, vals, k, OVK_DOUBLE, OVK_SUM, req);
+    c->t[init_timer[dot]] += ovk__now() - t0;
+    return rc;
+}
+
+int ovk__sum_end(ovk__ctx *c, ovk__dot_id dot, ovk_request *req)
+{
+    double t0 = ovk__now();
+    int rc = ovk_reduce_wait(req);
+    if (!rc) rc = ovk_request_free(req);
+    c->t[wait_timer[dot]] += ovk__now() - t0;
+    return rc;
+}
+
+int ovk__sum(ovk__ctx *c, ovk__dot_id dot, double *vals, int k)
+{
+    ovk_request *req = NULL;
+    int rc = ovk__sum_begin(c, dot, vals, k, &req);
+    return rc ? rc : ovk__sum_end(c, dot, req);
+}
+
+void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double value)
+{
+    c->res->iterations = iter;
+    c->res->reason = why;
+    if (why == OVK_REASON_BREAKDOWN)
+        ovk__fail(OVK_EBREAKDOWN, "iteration %d: %s = %g (matrix or preconditioner not SPD?)", iter, what, value);
+    else
+        ovk__fail(OVK_ENONFINITE, "iteration %d: %s = %g", iter, what, value);
+}
+
+int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided)
+{
+    double v[2] = {ovk__dot(c->n, c->b, c->b), ovk__dot(c->n, r, r)};
+    int rc = ovk__sum(c, OVK__IPROD, v, 2);
+    if (rc) return rc;
+    *bb = v[0];
+    *decided = 1;
+    c->res->iterations = 0;
+    if (!isfinite(v[0]) || !isfinite(v[1])) {
+        ovk__stop(c, 0, OVK_REASON_NONFINITE, "<b,b> or <r0,r0>", isfinite(v[0]) ? v[1] : v[0]);
+    } else if (v[0] == 0.0) { /* b = 0: the solution is x = 0, as hypre returns */
+        for (int i = 0; i < c->n; i++) c->x[i] = 0.0;
+        c->res->rel_residual = 0.0;
+        c->res->reason = OVK_REASON_CONVERGED;
+    } else if (v[1] / v[0] < c->opts->tol * c->opts->tol) {
+        c->res->rel_residual = sqrt(v[1] / v[0]);
+        c->res->reason = OVK_REASON_CONVERGED;
+    } else {
+        c->res->rel_residual = sqrt(v[1] / v[0]);
+        *decided = 0;
+    }
+    return OVK_OK;
+}
+
+void ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop)
+{
+    c->res->iterations = iter;
+    *stop = 0;
+    if (!isfinite(iprod)) {
+        ovk__stop(c, iter, OVK_REASON_NONFINITE, "<r,r>", iprod);
+        *stop = 1;
+        return;
+    }
+    c->res->rel_residual = sqrt(iprod / bb);
+    if (c->opts->print_level >= 2 && c->rank == 0)
+        fprintf(c->opts->out ? c->opts->out : stdout, "Iter %5d  ||r||/||b|| = %e\n", iter, c->res->rel_residual);
+    if (iprod / bb < c->opts->tol * c->opts->tol) {
+        c->res->reason = OVK_REASON_CONVERGED;
+        *stop = 1;
+    }
+}
