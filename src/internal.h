@@ -54,6 +54,7 @@ long long ovk__reducer_started(const ovk_reducer *red);
 double ovk__dot(int n, const double *x, const double *y);
 void ovk__axpy(int n, double a, const double *x, double *y, const ovk__hook *h);
 void ovk__xpay(int n, const double *x, double b, double *y, const ovk__hook *h);
+void ovk__zxpby(int n, const double *x, double b, const double *y, double *z, const ovk__hook *h);
 void ovk__axpy2(int n, double a, const double *p, double *x, const double *s, double *r,
                 const ovk__hook *h);
 void ovk__mul(int n, const double *d, const double *x, double *y, const ovk__hook *h);

@@ -46,6 +46,18 @@ void ovk__xpay(int n, const double *restrict x, double b, double *restrict y, co
     }
 }
 
+/* z = x + b y */
+void ovk__zxpby(int n, const double *restrict x, double b, const double *restrict y, double *restrict z,
+                const ovk__hook *h)
+{
+    int step = chunk_of(n, h);
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = end_of(lo, step, n);
+        for (int i = lo; i < hi; i++) z[i] = x[i] + b * y[i];
+        poke(h);
+    }
+}
+
 /* x += a p; r -= a s (one pass) */
 void ovk__axpy2(int n, double a, const double *restrict p, double *restrict x,
                 const double *restrict s, double *restrict r, const ovk__hook *h)

@@ -10,22 +10,6 @@ typedef struct alg1_work {
     double *r, *s, *p;
 } alg1_work;
 
-static int work_alloc(int n, alg1_work *w)
-{
-    size_t len = (size_t)(n > 0 ? n : 1);
-    w->r = malloc(sizeof(double) * len);
-    w->s = malloc(sizeof(double) * len);
-    w->p = malloc(sizeof(double) * len);
-    return (w->r && w->s && w->p) ? OVK_OK : ovk__fail(OVK_ENOMEM, "alg1 work vectors");
-}
-
-static void work_free(alg1_work *w)
-{
-    free(w->r);
-    free(w->s);
-    free(w->p);
-}
-
 /* s = C r with local <r,s> and <r,r> in the same pass */
 static void precond(ovk__ctx *c, const double *r, double *s, double *rs, double *rr)
 {
@@ -35,20 +19,12 @@ static void precond(ovk__ctx *c, const double *r, double *s, double *rs, double 
     c->t[OVK_TIMER_PRECOND] += ovk__now() - t0;
 }
 
-static int matvec(ovk__ctx *c, const double *x, double *y)
-{
-    double t0 = ovk__now();
-    int rc = ovk__matvec(c->A, x, y, &c->hook);
-    c->t[OVK_TIMER_MATVEC] += ovk__now() - t0;
-    return rc;
-}
-
 static int iterate(ovk__ctx *c, alg1_work *w, double gamma, double bb)
 {
     int n = c->n, rc = OVK_OK, stop = 0;
     double *r = w->r, *s = w->s, *p = w->p, *x = c->x;
     for (int iter = 1; iter <= c->opts->max_iter; iter++) {
-        rc = matvec(c, p, s); /* s = A p */
+        rc = ovk__ctx_matvec(c, p, s); /* s = A p */
         if (rc) return rc;
         double sdotp = ovk__dot(n, s, p); /* sdotp = <s,p> */
         if ((rc = ovk__sum(c, OVK__SDOTP, &sdotp, 1))) return rc;
@@ -80,13 +56,13 @@ static int iterate(ovk__ctx *c, alg1_work *w, double gamma, double bb)
 static int alg1_solve(ovk__ctx *c)
 {
     alg1_work w = {0};
-    int rc = ovk__agree(c->A->lay.comm, work_alloc(c->n, &w)), decided = 0;
+    double **vecs[] = {&w.r, &w.s, &w.p};
+    int rc = ovk__ctx_alloc(c, 3, vecs), decided = 0;
     double bb = 0.0, gamma = 0.0, rr = 0.0;
     if (rc) goto cleanup;
     double t0 = ovk__now();
-    rc = matvec(c, c->x, w.r); /* r = b - A x */
+    rc = ovk__ctx_residual(c, w.r); /* r = b - A x */
     if (rc) goto cleanup;
-    for (int i = 0; i < c->n; i++) w.r[i] = c->b[i] - w.r[i];
     rc = ovk__initial_check(c, w.r, &bb, &decided);
     if (rc || decided) goto done;
     precond(c, w.r, w.p, &gamma, &rr); /* p = C r, gamma = <r,p> */
@@ -95,7 +71,9 @@ static int alg1_solve(ovk__ctx *c)
 done:
     c->t[OVK_TIMER_SOLVE] = ovk__now() - t0;
 cleanup:
-    work_free(&w);
+    free(w.r);
+    free(w.s);
+    free(w.p);
     return rc;
 }
 

@@ -7,10 +7,14 @@
 #include "solver.h"
 
 extern const ovk__solver ovk__solver_alg1;
+extern const ovk__solver ovk__solver_alg2;
+extern const ovk__solver ovk__solver_overlap;
 /* SOLVERS: declarations of further variants go here. */
 
 static const ovk__solver *const solvers[] = {
     &ovk__solver_alg1,
+    &ovk__solver_alg2,
+    &ovk__solver_overlap,
     /* SOLVERS: further variants go here. */
 };
 

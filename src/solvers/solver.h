@@ -51,6 +51,13 @@ void ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *sto
 /* Mark a breakdown or non-finite value found at iteration iter. */
 void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double value);
 
+/* s = A p, timed as matvec, progress hook active. */
+int ovk__ctx_matvec(ovk__ctx *c, const double *p, double *s);
+/* r = b - A x (timed as matvec). */
+int ovk__ctx_residual(ovk__ctx *c, double *r);
+/* n doubles each, freed with free(); OVK_ENOMEM agreed on all ranks. */
+int ovk__ctx_alloc(ovk__ctx *c, int count, double **v[]);
+
 /* Seconds since an arbitrary origin. */
 static inline double ovk__now(void) { return MPI_Wtime(); }
 

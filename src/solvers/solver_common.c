@@ -2,6 +2,7 @@
  * and per-iteration decisions.  All decisions use reduced values, which are
  * bitwise identical on every rank, so every rank decides the same. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "solver.h"
 
@@ -82,4 +83,30 @@ void ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *sto
         c->res->reason = OVK_REASON_CONVERGED;
         *stop = 1;
     }
+}
+
+int ovk__ctx_matvec(ovk__ctx *c, const double *p, double *s)
+{
+    double t0 = ovk__now();
+    int rc = ovk__matvec(c->A, p, s, &c->hook);
+    c->t[OVK_TIMER_MATVEC] += ovk__now() - t0;
+    return rc;
+}
+
+int ovk__ctx_residual(ovk__ctx *c, double *r)
+{
+    int rc = ovk__ctx_matvec(c, c->x, r);
+    for (int i = 0; !rc && i < c->n; i++) r[i] = c->b[i] - r[i];
+    return rc;
+}
+
+int ovk__ctx_alloc(ovk__ctx *c, int count, double **v[])
+{
+    int rc = OVK_OK;
+    size_t len = (size_t)(c->n > 0 ? c->n : 1);
+    for (int i = 0; i < count; i++) {
+        *v[i] = calloc(len, sizeof(double));
+        if (!*v[i]) rc = ovk__fail(OVK_ENOMEM, "%d work vectors of %d rows", count, c->n);
+    }
+    return ovk__agree(c->A->lay.comm, rc);
 }

@@ -1,0 +1,108 @@
+/* PCG-Algorithm2 (Fig. 6 of the PCG-Overlap paper): the split-preconditioned
+ * loop with C = L L^T, L = sqrt(diag A), L^-1 stored once at setup and
+ * applied as a multiplication (DiagInvScale, Fig. 5).  The x update lags one
+ * iteration (x += alpha p_prev), so <s,p> is not needed until after it; the
+ * iterates equal Algorithm1's in exact arithmetic. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "solver.h"
+
+typedef struct alg2_work {
+    double *linv, *r, *t, *w, *s, *p, *p_prev;
+} alg2_work;
+
+static void work_free(alg2_work *w)
+{
+    free(w->linv);
+    free(w->r);
+    free(w->t);
+    free(w->w);
+    free(w->s);
+    free(w->p);
+    free(w->p_prev);
+}
+
+/* y = L^-1 x, optionally with the local <y,y> */
+static void diaginv(ovk__ctx *c, const double *linv, const double *x, double *y, double *yy)
+{
+    double t0 = ovk__now();
+    if (yy) ovk__mul_dot(c->n, linv, x, y, yy, &c->hook);
+    else ovk__mul(c->n, linv, x, y, &c->hook);
+    c->t[OVK_TIMER_PRECOND] += ovk__now() - t0;
+}
+
+static void axpy_timed(ovk__ctx *c, double a, const double *x, double *y)
+{
+    double t0 = ovk__now();
+    ovk__axpy(c->n, a, x, y, &c->hook);
+    c->t[OVK_TIMER_AXPY] += ovk__now() - t0;
+}
+
+static int iterate(ovk__ctx *c, alg2_work *w, double gamma, double bb)
+{
+    int rc = OVK_OK, stop = 0;
+    double alpha = 0.0, beta = 0.0;
+    for (int iter = 1; iter <= c->opts->max_iter; iter++) {
+        diaginv(c, w->linv, w->t, w->w, NULL); /* w = L^-T t */
+        double t0 = ovk__now();
+        ovk__zxpby(c->n, w->w, beta, w->p_prev, w->p, &c->hook); /* p = w + beta p_prev */
+        c->t[OVK_TIMER_AXPY] += ovk__now() - t0;
+        if ((rc = ovk__ctx_matvec(c, w->p, w->s))) return rc; /* s = A p */
+        double sdotp = ovk__dot(c->n, w->s, w->p);
+        if ((rc = ovk__sum(c, OVK__SDOTP, &sdotp, 1))) return rc; /* sdotp = <s,p> */
+        axpy_timed(c, alpha, w->p_prev, c->x); /* x += alpha p_prev */
+        if (!isfinite(sdotp) || sdotp <= 0.0) {
+            ovk__stop(c, iter, isfinite(sdotp) ? OVK_REASON_BREAKDOWN : OVK_REASON_NONFINITE, "<s,p>", sdotp);
+            return OVK_OK;
+        }
+        alpha = gamma / sdotp;
+        double iprod, gamma_old = gamma;
+        t0 = ovk__now();
+        ovk__axpy_dot(c->n, -alpha, w->s, w->r, &iprod, &c->hook); /* r -= alpha s */
+        c->t[OVK_TIMER_AXPY] += ovk__now() - t0;
+        if ((rc = ovk__sum(c, OVK__IPROD, &iprod, 1))) return rc; /* iprod = <r,r> */
+        diaginv(c, w->linv, w->r, w->t, &gamma); /* t = L^-1 r */
+        if ((rc = ovk__sum(c, OVK__GAMMA, &gamma, 1))) return rc; /* gamma = <t,t> */
+        beta = gamma / gamma_old;
+        double *swap = w->p_prev;
+        w->p_prev = w->p;
+        w->p = swap;
+        ovk__iterate_check(c, iter, iprod, bb, &stop);
+        if (stop || iter == c->opts->max_iter) {
+            axpy_timed(c, alpha, w->p_prev, c->x); /* the lagging x update */
+            if (!stop) c->res->reason = OVK_REASON_MAXIT;
+            return OVK_OK;
+        }
+    }
+    c->res->reason = OVK_REASON_MAXIT;
+    return OVK_OK;
+}
+
+static int alg2_solve(ovk__ctx *c)
+{
+    alg2_work w = {0};
+    double **vecs[] = {&w.r, &w.t, &w.w, &w.s, &w.p, &w.p_prev};
+    int rc = ovk__ctx_alloc(c, 6, vecs), decided = 0;
+    double bb = 0.0, gamma = 0.0;
+    if (!rc) rc = ovk__agree(c->A->lay.comm, ovk__diaginv_setup(c->A, c->opts->precond, &w.linv));
+    if (rc) goto cleanup;
+    double t0 = ovk__now();
+    rc = ovk__ctx_residual(c, w.r); /* r = b - A x */
+    if (!rc) rc = ovk__initial_check(c, w.r, &bb, &decided);
+    if (rc || decided) goto done;
+    diaginv(c, w.linv, w.r, w.t, &gamma); /* t = L^-1 r */
+    rc = ovk__sum(c, OVK__GAMMA, &gamma, 1); /* gamma = <t,t> */
+    if (!rc) rc = iterate(c, &w, gamma, bb);
+done:
+    c->t[OVK_TIMER_SOLVE] = ovk__now() - t0;
+cleanup:
+    work_free(&w);
+    return rc;
+}
+
+const ovk__solver ovk__solver_alg2 = {
+    .name = "alg2",
+    .description = "PCG-Algorithm2: split preconditioner, DiagInvScale, x update one step late",
+    .solve = alg2_solve,
+};

@@ -1,0 +1,128 @@
+/* PCG-Overlap (Fig. 7 of the PCG-Overlap paper): PCG-Algorithm2 with each of
+ * its three inner products started early and completed late:
+ *   gamma = <t,t>  overlaps  w = L^-1 t        (DiagInvScale)
+ *   sdotp = <s,p>  overlaps  x += alpha p_prev (X axpy)
+ *   iprod = <r,r>  overlaps  t = L^-1 r        (DiagInvScale)
+ * The kernels drive the backend's progress through the hook while they run. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "solver.h"
+
+typedef struct ovl_work {
+    double *linv, *r, *t, *w, *s, *p, *p_prev;
+    double gamma, sdotp, iprod; /* reduced in place */
+    ovk_request *gamma_req;     /* in flight between iterations */
+} ovl_work;
+
+static void work_free(ovl_work *w)
+{
+    free(w->linv);
+    free(w->r);
+    free(w->t);
+    free(w->w);
+    free(w->s);
+    free(w->p);
+    free(w->p_prev);
+}
+
+static void diaginv(ovk__ctx *c, const double *linv, const double *x, double *y, double *yy)
+{
+    double t0 = ovk__now();
+    if (yy) ovk__mul_dot(c->n, linv, x, y, yy, &c->hook);
+    else ovk__mul(c->n, linv, x, y, &c->hook);
+    c->t[OVK_TIMER_PRECOND] += ovk__now() - t0;
+}
+
+static void axpy_timed(ovk__ctx *c, double a, const double *x, double *y)
+{
+    double t0 = ovk__now();
+    ovk__axpy(c->n, a, x, y, &c->hook);
+    c->t[OVK_TIMER_AXPY] += ovk__now() - t0;
+}
+
+/* One iteration up to and including the start of the next gamma reduction. */
+static int step(ovk__ctx *c, ovl_work *w, int iter, double *alpha, double *gamma_old)
+{
+    ovk_request *req = NULL;
+    int rc;
+    diaginv(c, w->linv, w->t, w->w, NULL); /* w = L^-1 t */
+    if ((rc = ovk__sum_end(c, OVK__GAMMA, w->gamma_req))) return rc; /* gamma = wait <t,t> */
+    w->gamma_req = NULL;
+    double beta = iter == 1 ? 0.0 : w->gamma / *gamma_old, t0 = ovk__now();
+    ovk__zxpby(c->n, w->w, beta, w->p_prev, w->p, &c->hook); /* p = w + beta p_prev */
+    c->t[OVK_TIMER_AXPY] += ovk__now() - t0;
+    if ((rc = ovk__ctx_matvec(c, w->p, w->s))) return rc; /* s = A p */
+    w->sdotp = ovk__dot(c->n, w->s, w->p);
+    if ((rc = ovk__sum_begin(c, OVK__SDOTP, &w->sdotp, 1, &req))) return rc; /* init <s,p> */
+    axpy_timed(c, *alpha, w->p_prev, c->x); /* x += alpha p_prev */
+    if ((rc = ovk__sum_end(c, OVK__SDOTP, req))) return rc; /* sdotp = wait <s,p> */
+    if (!isfinite(w->sdotp) || w->sdotp <= 0.0) {
+        ovk__stop(c, iter, isfinite(w->sdotp) ? OVK_REASON_BREAKDOWN : OVK_REASON_NONFINITE, "<s,p>", w->sdotp);
+        return OVK_OK;
+    }
+    *alpha = w->gamma / w->sdotp;
+    t0 = ovk__now();
+    ovk__axpy_dot(c->n, -*alpha, w->s, w->r, &w->iprod, &c->hook); /* r -= alpha s */
+    c->t[OVK_TIMER_AXPY] += ovk__now() - t0;
+    if ((rc = ovk__sum_begin(c, OVK__IPROD, &w->iprod, 1, &req))) return rc; /* init <r,r> */
+    double tt;
+    diaginv(c, w->linv, w->r, w->t, &tt); /* t = L^-1 r */
+    if ((rc = ovk__sum_end(c, OVK__IPROD, req))) return rc; /* iprod = wait <r,r> */
+    *gamma_old = w->gamma;
+    w->gamma = tt;
+    return ovk__sum_begin(c, OVK__GAMMA, &w->gamma, 1, &w->gamma_req); /* init <t,t> */
+}
+
+static int iterate(ovk__ctx *c, ovl_work *w, double bb)
+{
+    int rc = OVK_OK, stop = 0;
+    double alpha = 0.0, gamma_old = 1.0;
+    for (int iter = 1; iter <= c->opts->max_iter; iter++) {
+        rc = step(c, w, iter, &alpha, &gamma_old);
+        if (rc || c->res->reason != OVK_REASON_NONE) return rc; /* error or breakdown */
+        double *swap = w->p_prev;
+        w->p_prev = w->p;
+        w->p = swap;
+        ovk__iterate_check(c, iter, w->iprod, bb, &stop);
+        if (stop || iter == c->opts->max_iter) {
+            axpy_timed(c, alpha, w->p_prev, c->x); /* the lagging x update */
+            if (!stop) c->res->reason = OVK_REASON_MAXIT;
+            return OVK_OK;
+        }
+    }
+    c->res->reason = OVK_REASON_MAXIT;
+    return OVK_OK;
+}
+
+static int overlap_solve(ovk__ctx *c)
+{
+    ovl_work w = {0};
+    double **vecs[] = {&w.r, &w.t, &w.w, &w.s, &w.p, &w.p_prev};
+    int rc = ovk__ctx_alloc(c, 6, vecs), decided = 0;
+    double bb = 0.0;
+    if (!rc) rc = ovk__agree(c->A->lay.comm, ovk__diaginv_setup(c->A, c->opts->precond, &w.linv));
+    if (rc) goto cleanup;
+    double t0 = ovk__now();
+    rc = ovk__ctx_residual(c, w.r); /* r = b - A x */
+    if (!rc) rc = ovk__initial_check(c, w.r, &bb, &decided);
+    if (rc || decided) goto done;
+    diaginv(c, w.linv, w.r, w.t, &w.gamma); /* t = L^-1 r */
+    rc = ovk__sum_begin(c, OVK__GAMMA, &w.gamma, 1, &w.gamma_req); /* init <t,t> */
+    if (!rc) rc = iterate(c, &w, bb);
+done:
+    if (w.gamma_req) { /* the last gamma is not needed, but must complete */
+        int rc2 = ovk__sum_end(c, OVK__GAMMA, w.gamma_req);
+        if (!rc) rc = rc2;
+    }
+    c->t[OVK_TIMER_SOLVE] = ovk__now() - t0;
+cleanup:
+    work_free(&w);
+    return rc;
+}
+
+const ovk__solver ovk__solver_overlap = {
+    .name = "overlap",
+    .description = "PCG-Overlap: Algorithm2 with inner products started early, completed late",
+    .solve = overlap_solve,
+};
