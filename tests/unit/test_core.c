@@ -1,0 +1,255 @@
+/* Unit tests (one rank, MPI_COMM_SELF): status codes, CSR validation, the
+ * local SpMV against a dense product, the vector kernels and their progress
+ * hook, the Laplace generators against closed forms, solver bad input. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "internal.h"
+
+static void test_status_codes(void **state)
+{
+    (void)state;
+    for (int code = OVK_OK; code >= OVK_EMAXIT; code--) {
+        assert_string_not_equal(ovk_strerror(code), "unknown status code");
+        assert_string_not_equal(ovk_status_name(code), "OVK_UNKNOWN");
+    }
+    assert_string_equal(ovk_strerror(12345), "unknown status code");
+    assert_int_equal(ovk__fail(OVK_EINVAL, "detail %d", 7), OVK_EINVAL);
+    assert_string_equal(ovk_error_detail(), "detail 7");
+}
+
+/* A 3x3 matrix given row by row with global columns. */
+static int make3(const int *rowptr, const ovk_gidx *cols, const double *vals, ovk_dup_policy d, ovk_matrix **A)
+{
+    return ovk_matrix_create_csr(MPI_COMM_SELF, 0, 3, rowptr, cols, vals, d, A);
+}
+
+static void test_csr_validation(void **state)
+{
+    (void)state;
+    ovk_matrix *A = NULL;
+    int rowptr[] = {0, 2, 3, 5};
+    ovk_gidx cols[] = {0, 1, 1, 2, 2};
+    double vals[] = {4, -1, 4, -1, 4};
+    assert_int_equal(make3(rowptr, cols, vals, OVK_DUP_REJECT, &A), OVK_EINVAL); /* (2,2) twice */
+    assert_null(A);
+    assert_int_equal(make3(rowptr, cols, vals, OVK_DUP_SUM, &A), OVK_OK);
+    assert_int_equal(ovk_matrix_nnz_local(A), 4);
+    assert_true(A->diagonal[2] == 3.0); /* -1 + 4 summed */
+    ovk_matrix_destroy(A);
+    ovk_gidx bad_cols[] = {0, 3, 1, 2, 2};
+    assert_int_equal(make3(rowptr, bad_cols, vals, OVK_DUP_SUM, &A), OVK_ECOLUMN);
+    ovk_gidx neg_cols[] = {0, -1, 1, 2, 2};
+    assert_int_equal(make3(rowptr, neg_cols, vals, OVK_DUP_SUM, &A), OVK_ECOLUMN);
+    double nan_vals[] = {4, NAN, 4, -1, 4};
+    assert_int_equal(make3(rowptr, cols, nan_vals, OVK_DUP_SUM, &A), OVK_ENONFINITE);
+    int bad_ptr[] = {0, 2, 1, 5};
+    assert_int_equal(make3(bad_ptr, cols, vals, OVK_DUP_SUM, &A), OVK_EINVAL);
+    assert_int_equal(ovk_matrix_create_csr(MPI_COMM_SELF, 1, 3, rowptr, cols, vals, OVK_DUP_SUM, &A),
+                     OVK_EPARTITION); /* one rank must start at row 0 */
+    assert_int_equal(ovk_matrix_create_csr(MPI_COMM_SELF, 0, -1, rowptr, cols, vals, OVK_DUP_SUM, &A),
+                     OVK_EINVAL);
+    assert_int_equal(ovk_matrix_create_csr(MPI_COMM_SELF, 0, 3, NULL, cols, vals, OVK_DUP_SUM, &A), OVK_EINVAL);
+    assert_null(A);
+}
+
+static double urand(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*s >> 11) / 9007199254740992.0;
+}
+
+static void test_spmv_dense(void **state)
+{
+    (void)state;
+    enum { N = 57 };
+    static double dense[N][N];
+    int rowptr[N + 1] = {0};
+    ovk_gidx cols[N * N];
+    double vals[N * N];
+    uint64_t seed = 42;
+    int nnz = 0;
+    for (int i = 0; i < N; i++) {
+        for (int j = 0; j < N; j++) {
+            dense[i][j] = (urand(&seed) < 0.15 || i == j) ? urand(&seed) - 0.5 : 0.0;
+            if (dense[i][j] != 0.0) {
+                cols[nnz] = N - 1 - j; /* columns given out of order */
+                vals[nnz++] = dense[i][N - 1 - j] = dense[i][N - 1 - j] == 0.0 ? 0.25 : dense[i][N - 1 - j];
+            }
+        }
+        rowptr[i + 1] = nnz;
+    }
+    /* rebuild dense from what was passed, so the two agree exactly */
+    memset(dense, 0, sizeof dense);
+    for (int i = 0; i < N; i++)
+        for (int k = rowptr[i]; k < rowptr[i + 1]; k++) dense[i][cols[k]] += vals[k];
+    ovk_matrix *A = NULL;
+    ovk_vector *x = NULL, *y = NULL;
+    assert_int_equal(ovk_matrix_create_csr(MPI_COMM_SELF, 0, N, rowptr, cols, vals, OVK_DUP_SUM, &A), OVK_OK);
+    assert_int_equal(ovk_vector_create(A, &x), OVK_OK);
+    assert_int_equal(ovk_vector_create(A, &y), OVK_OK);
+    for (int i = 0; i < N; i++) ovk_vector_data(x)[i] = urand(&seed);
+    assert_int_equal(ovk_matvec(A, x, y), OVK_OK);
+    for (int i = 0; i < N; i++) {
+        double ref = 0.0;
+        for (int j = 0; j < N; j++) ref += dense[i][j] * ovk_vector_data(x)[j];
+        assert_true(fabs(ref - ovk_vector_data(y)[i]) <= 1e-13 * (1.0 + fabs(ref)));
+    }
+    assert_int_equal(ovk_matvec(A, x, x), OVK_EINVAL);
+    assert_int_equal(ovk_matvec(A, NULL, y), OVK_EINVAL);
+    ovk_vector_destroy(x);
+    ovk_vector_destroy(y);
+    ovk_matrix_destroy(A);
+}
+
+static int hook_calls;
+static void count_hook(void *arg)
+{
+    (void)arg;
+    hook_calls++;
+}
+
+static void test_kernels(void **state)
+{
+    (void)state;
+    enum { N = 100 };
+    double x[N], y[N], z[N], d[N], r[N], yy;
+    ovk__hook h = {count_hook, NULL, 7};
+    for (int i = 0; i < N; i++) {
+        x[i] = i + 1;
+        y[i] = 2.0 * i;
+        d[i] = 0.5;
+        r[i] = 1.0;
+    }
+    assert_true(ovk__dot(N, x, x) == N * (N + 1.0) * (2.0 * N + 1.0) / 6.0);
+    hook_calls = 0;
+    ovk__axpy(N, 2.0, x, y, &h); /* y = 2i + 2(i+1) */
+    assert_int_equal(hook_calls, (N + 6) / 7);
+    for (int i = 0; i < N; i++) assert_true(y[i] == 4.0 * i + 2.0);
+    ovk__zxpby(N, x, -1.0, x, z, NULL);
+    for (int i = 0; i < N; i++) assert_true(z[i] == 0.0);
+    ovk__xpay(N, x, 0.5, y, NULL); /* y = x + 0.5 y = 3i + 2 */
+    for (int i = 0; i < N; i++) assert_true(y[i] == 3.0 * i + 2.0);
+    ovk__mul_dot(N, d, x, z, &yy, &h);
+    double ref = 0.0;
+    for (int i = 0; i < N; i++) ref += 0.25 * x[i] * x[i];
+    assert_true(fabs(yy - ref) <= 1e-12 * ref);
+    ovk__axpy2(N, 2.0, x, z, x, r, NULL); /* z += 2x, r -= 2x */
+    for (int i = 0; i < N; i++) assert_true(z[i] == 2.5 * (i + 1) && r[i] == 1.0 - 2.0 * (i + 1));
+    ovk__axpy_dot(N, 1.0, x, r, &yy, NULL); /* r = 1 - (i+1) = -i */
+    assert_true(yy == (N - 1.0) * N * (2.0 * N - 1.0) / 6.0);
+}
+
+/* 27-point: each axis contributes (3g-2) (i,j) pairs with |i-j| <= 1. */
+static void check_laplace(ovk_stencil st, int gx, int gy, int gz)
+{
+    ovk_matrix *A = NULL;
+    assert_int_equal(ovk_laplace_create(MPI_COMM_SELF, st, gx, gy, gz, 1, 1, 1, &A), OVK_OK);
+    int64_t n = (int64_t)gx * gy * gz, nnz;
+    if (st == OVK_STENCIL_27)
+        nnz = (int64_t)(3 * gx - 2) * (3 * gy - 2) * (3 * gz - 2);
+    else
+        nnz = n + 2 * ((int64_t)(gx - 1) * gy * gz + (int64_t)gx * (gy - 1) * gz + (int64_t)gx * gy * (gz - 1));
+    assert_int_equal(ovk_matrix_nglobal(A), n);
+    assert_int_equal(ovk_matrix_nnz_local(A), nnz);
+    /* row sums: diagonal minus the number of neighbours inside the grid */
+    ovk_vector *one = NULL, *y = NULL;
+    assert_int_equal(ovk_vector_create(A, &one), OVK_OK);
+    assert_int_equal(ovk_vector_create(A, &y), OVK_OK);
+    ovk_vector_set(one, 1.0);
+    assert_int_equal(ovk_matvec(A, one, y), OVK_OK);
+    double diag = st == OVK_STENCIL_27 ? 26.0 : 6.0;
+    for (int k = 0, row = 0; k < gz; k++)
+        for (int j = 0; j < gy; j++)
+            for (int i = 0; i < gx; i++, row++) {
+                int ax = 1 + (i > 0) + (i < gx - 1), ay = 1 + (j > 0) + (j < gy - 1), az = 1 + (k > 0) + (k < gz - 1);
+                int nb = st == OVK_STENCIL_27 ? ax * ay * az - 1 : (ax - 1) + (ay - 1) + (az - 1);
+                assert_true(ovk_vector_data(y)[row] == diag - nb);
+            }
+    ovk_vector_destroy(one);
+    ovk_vector_destroy(y);
+    ovk_matrix_destroy(A);
+}
+
+static void test_laplace(void **state)
+{
+    (void)state;
+    check_laplace(OVK_STENCIL_27, 5, 4, 3);
+    check_laplace(OVK_STENCIL_7, 5, 4, 3);
+    check_laplace(OVK_STENCIL_27, 2, 2, 2);
+    ovk_matrix *A = NULL;
+    assert_int_equal(ovk_laplace_create(MPI_COMM_SELF, OVK_STENCIL_27, 4, 4, 4, 2, 1, 1, &A), OVK_EPARTITION);
+    assert_int_equal(ovk_laplace_create(MPI_COMM_SELF, OVK_STENCIL_27, 0, 4, 4, 1, 1, 1, &A), OVK_EINVAL);
+    assert_int_equal(ovk_laplace_create(MPI_COMM_SELF, (ovk_stencil)5, 4, 4, 4, 1, 1, 1, &A), OVK_EINVAL);
+    assert_null(A);
+}
+
+/* Solve a 2x2 system; returns the status. */
+static int solve2(const double a[4], const double bv[2], ovk_precond pc, int maxit, ovk_pcg_result *res)
+{
+    int rowptr[] = {0, 2, 4};
+    ovk_gidx cols[] = {0, 1, 0, 1};
+    ovk_matrix *A = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    int rc = ovk_matrix_create_csr(MPI_COMM_SELF, 0, 2, rowptr, cols, a, OVK_DUP_REJECT, &A);
+    assert_int_equal(rc, OVK_OK);
+    ovk_vector_create(A, &b);
+    ovk_vector_create(A, &x);
+    memcpy(ovk_vector_data(b), bv, 2 * sizeof(double));
+    ovk_pcg_options o;
+    ovk_pcg_options_init(&o);
+    o.precond = pc;
+    o.max_iter = maxit;
+    o.backend = "blocking";
+    rc = ovk_pcg_solve(A, b, x, &o, res);
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_matrix_destroy(A);
+    return rc;
+}
+
+static void test_solver_bad_input(void **state)
+{
+    (void)state;
+    ovk_pcg_result res;
+    double spd[4] = {2, -1, -1, 2}, b[2] = {1, 1};
+    assert_int_equal(solve2(spd, b, OVK_PRECOND_DIAG, 10, &res), OVK_OK);
+    assert_int_equal(res.reason, OVK_REASON_CONVERGED);
+    assert_true(res.iterations <= 2);
+    double zero_diag[4] = {0, 1, 1, 2};
+    assert_int_equal(solve2(zero_diag, b, OVK_PRECOND_DIAG, 10, &res), OVK_EZERODIAG);
+    double neg_diag[4] = {-2, 1, 1, 2};
+    assert_int_equal(solve2(neg_diag, b, OVK_PRECOND_DIAG, 10, &res), OVK_EZERODIAG);
+    double indefinite[4] = {1, 0, 0, -1};
+    assert_int_equal(solve2(indefinite, b, OVK_PRECOND_NONE, 10, &res), OVK_EBREAKDOWN);
+    assert_int_equal(res.reason, OVK_REASON_BREAKDOWN);
+    double nan_b[2] = {NAN, 1};
+    assert_int_equal(solve2(spd, nan_b, OVK_PRECOND_DIAG, 10, &res), OVK_ENONFINITE);
+    double zero_b[2] = {0, 0};
+    assert_int_equal(solve2(spd, zero_b, OVK_PRECOND_DIAG, 10, &res), OVK_OK);
+    assert_int_equal(res.iterations, 0);
+    double aniso[4] = {1, 0.9, 0.9, 1}, b2[2] = {1, 0};
+    assert_int_equal(solve2(aniso, b2, OVK_PRECOND_DIAG, 1, &res), OVK_EMAXIT);
+    assert_int_equal(res.reason, OVK_REASON_MAXIT);
+    assert_int_equal(res.iterations, 1);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_status_codes), cmocka_unit_test(test_csr_validation),
+        cmocka_unit_test(test_spmv_dense),   cmocka_unit_test(test_kernels),
+        cmocka_unit_test(test_laplace),      cmocka_unit_test(test_solver_bad_input),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    MPI_Finalize();
+    return failed ? 1 : 0;
+}
