@@ -1,0 +1,87 @@
+/* Which MPI collectives a solve calls, counted through the PMPI profiling
+ * interface: with the blocking backend no MPI_Iallreduce; with native the
+ * MPI_Iallreduce count grows with the iterations and MPI_Allreduce does not;
+ * with a point-to-point backend (nbc) no collective grows. */
+#include <string.h>
+
+#include "mpitest.h"
+#include "problem.h"
+
+static long n_allreduce, n_iallreduce;
+
+int MPI_Allreduce(const void *s, void *r, int c, MPI_Datatype t, MPI_Op o, MPI_Comm comm)
+{
+    n_allreduce++;
+    return PMPI_Allreduce(s, r, c, t, o, comm);
+}
+
+int MPI_Iallreduce(const void *s, void *r, int c, MPI_Datatype t, MPI_Op o, MPI_Comm comm, MPI_Request *q)
+{
+    n_iallreduce++;
+    return PMPI_Iallreduce(s, r, c, t, o, comm, q);
+}
+
+typedef struct counts {
+    long allreduce, iallreduce;
+    int iterations;
+} counts;
+
+static counts run(ovk_matrix *A, const char *solver, const char *backend, int maxit)
+{
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_options o;
+    ovk_pcg_result res;
+    ovk_reducer *red = NULL;
+    ovk_vector_create(A, &b);
+    ovk_vector_create(A, &x);
+    ovk_vector_set(b, 1.0);
+    MT_RC(OVK_OK, ovk_reducer_create(ovk_matrix_comm(A), backend, &red));
+    ovk_pcg_options_init(&o);
+    o.solver = solver;
+    o.reducer = red;
+    o.max_iter = maxit;
+    o.tol = 1e-30; /* run exactly maxit iterations */
+    long a0 = n_allreduce, i0 = n_iallreduce;
+    int rc = ovk_pcg_solve(A, b, x, &o, &res);
+    MT_CHECK(rc == OVK_EMAXIT, "%s/%s: status %d", solver, backend, rc);
+    counts c = {n_allreduce - a0, n_iallreduce - i0, res.iterations};
+    ovk_reducer_destroy(red);
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    return c;
+}
+
+int main(int argc, char **argv)
+{
+    int rank;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 10, 0.0, &A));
+    for (int s = 0; s < ovk_solver_count(); s++) {
+        const char *solver = ovk_solver_name(s);
+        for (int k = 0; k < ovk_backend_count(); k++) {
+            ovk_backend_info info;
+            ovk_backend_get_info(k, &info);
+            if (!info.available) continue;
+            counts few = run(A, solver, info.name, 5), many = run(A, solver, info.name, 25);
+            long grow_a = many.allreduce - few.allreduce, grow_i = many.iallreduce - few.iallreduce;
+            if (rank == 0)
+                printf("%-8s %-10s 5 its: Allreduce %3ld Iallreduce %3ld | 25 its: Allreduce %3ld Iallreduce %3ld\n",
+                       solver, info.name, few.allreduce, few.iallreduce, many.allreduce, many.iallreduce);
+            if (!strcmp(info.name, "blocking")) {
+                MT_CHECK(many.iallreduce == 0, "blocking called MPI_Iallreduce %ld times", many.iallreduce);
+                MT_CHECK(grow_a >= 20 * 3, "blocking: Allreduce grew by %ld", grow_a);
+            } else if (!strcmp(info.name, "native")) {
+                MT_CHECK(grow_a == 0, "native: MPI_Allreduce grew by %ld", grow_a);
+                MT_CHECK(grow_i >= 20 * 3, "native: MPI_Iallreduce grew by %ld", grow_i);
+            } else {
+                MT_CHECK(grow_a == 0 && grow_i == 0, "%s: collectives grew (%ld, %ld)", info.name, grow_a, grow_i);
+            }
+        }
+    }
+    ovk_matrix_destroy(A);
+    int rc = mt_finish("test_call_counts");
+    MPI_Finalize();
+    return rc;
+}
