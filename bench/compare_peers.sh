@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# compare_peers.sh -- ovkrylov alg1 vs hypre DS-PCG vs PETSc KSPCG, side by side.
+#
+# Usage: bench/compare_peers.sh [options]
+#   -b DIR      build dir of ovkrylov (default /work/main/build); the driver is
+#               DIR/examples/ovk_laplace27
+#   -p DIR      dir of the peer binaries hypre_pcg, petsc_cg, stream_triad
+#               (default /tmp/ovk-peers; built with `make -C bench/peers O=DIR`
+#               when missing)
+#   -np N       MPI ranks (default 2)
+#   -n "S1 S2"  per-process box edges to run (default "40 60": -n 40 40 40, -n 60 60 60)
+#   -r R        repeats of every run (default 5); medians are reported
+#   -k "KSPS"   PETSc KSP types to run (default "cg"; e.g. "cg pipecg groppcg")
+#   -stencil S  27 (default) or 7
+#   -l DIR      keep the raw outputs in DIR (default: a fresh mktemp dir)
+#
+# Every repeat is a separate mpiexec of each program, interleaved (STREAM, ours,
+# hypre, PETSc, STREAM, ours, ...) so that slow phases of a noisy machine hit
+# all solvers alike.  Time per iteration = Solve Time / Iterations of that run;
+# the table shows the median over the R runs.  Ratios are ours / peer (> 1:
+# ours slower).  A peer whose binary is missing is skipped with a message.
+#
+# Matvec bandwidth of ours: bytes per matvec (CSR, 32-bit local indices)
+#   = 12 * nnz + 20 * nrows   (8 value + 4 column index per nonzero;
+#                              8 x read once + 8 y written + 4 rowptr per row)
+# summed over ranks, divided by (matvec seconds, max over ranks) / matvec calls
+# from the -timing table of ovk_laplace27; calls = iterations + 1 unless the
+# driver prints a count.  Compared with the STREAM triad of the same rank count.
+set -u
+
+BUILD=/work/main/build
+PEERS=/tmp/ovk-peers
+NP=2
+SIZES="40 60"
+R=5
+KSPS="cg"
+STENCIL=27
+LOGDIR=""
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -b) BUILD="$2"; shift 2 ;;
+        -p) PEERS="$2"; shift 2 ;;
+        -np) NP="$2"; shift 2 ;;
+        -n) SIZES="$2"; shift 2 ;;
+        -r) R="$2"; shift 2 ;;
+        -k) KSPS="$2"; shift 2 ;;
+        -stencil) STENCIL="$2"; shift 2 ;;
+        -l) LOGDIR="$2"; shift 2 ;;
+        -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) echo "compare_peers.sh: unknown option $1 (try -h)" >&2; exit 2 ;;
+    esac
+done
+
+NCPU=$(nproc --all 2>/dev/null || nproc) # before OMP_NUM_THREADS=1, which GNU nproc honours
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+MPIEXEC=(mpiexec -n "$NP")
+[ "$NP" -gt "$NCPU" ] && MPIEXEC=(mpiexec --oversubscribe -n "$NP")
+
+[ -n "$LOGDIR" ] || LOGDIR="$(mktemp -d /tmp/compare_peers.XXXXXX)"
+mkdir -p "$LOGDIR"
+
+OURS="$BUILD/examples/ovk_laplace27"
+HYPRE="$PEERS/hypre_pcg"
+PETSC="$PEERS/petsc_cg"
+STREAM="$PEERS/stream_triad"
+
+if [ ! -x "$HYPRE" ] || [ ! -x "$PETSC" ] || [ ! -x "$STREAM" ]; then
+    echo "# building peers: make -C $HERE/peers O=$PEERS" >&2
+    make -s -C "$HERE/peers" O="$PEERS" >&2 || true
+fi
+have() { [ -x "$1" ]; }
+have "$OURS" || echo "# ovkrylov driver missing ($OURS): skipped" >&2
+have "$HYPRE" || echo "# hypre peer missing ($HYPRE): skipped (apt-get install libhypre-dev; make -C bench/peers)" >&2
+have "$PETSC" || echo "# PETSc peer missing ($PETSC): skipped (apt-get install petsc-dev; make -C bench/peers)" >&2
+have "$STREAM" || echo "# stream_triad missing ($STREAM): skipped" >&2
+
+# value after "key =" in a file (first match); strips a trailing unit
+getval() {
+    awk -v k="$2" 'index($0, "=") {
+        key = substr($0, 1, index($0, "=") - 1); gsub(/^[ \t]+|[ \t]+$/, "", key)
+        if (key == k) { v = substr($0, index($0, "=") + 1); split(v, w, " "); print w[1]; exit } }' "$1"
+}
+median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print ""; exit}
+    if (NR%2) print v[(NR+1)/2]; else printf "%.9g\n", (v[NR/2]+v[NR/2+1])/2}'; }
+fmt_ms() { [ -n "$1" ] && awk -v t="$1" 'BEGIN{printf "%.4f", t*1e3}' || printf -- "-"; }
+ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}' || printf -- "-"; }
+
+# Parse one run: prints "iterations relres solve_time time_per_iter"
+parse_run() {
+    local f="$1" it rr ts
+    it=$(getval "$f" "Iterations")
+    rr=$(getval "$f" "Final Relative Residual Norm")
+    ts=$(getval "$f" "Solve Time")
+    if [ -z "$it" ] || [ -z "$ts" ] || [ "$it" -eq 0 ] 2>/dev/null; then echo "- - - -"; return; fi
+    echo "$it $rr $ts $(awk -v t="$ts" -v i="$it" 'BEGIN{printf "%.9g", t/i}')"
+}
+# Matvec seconds (max over ranks) from the -timing table: row "matvec  max  mean  %"
+parse_matvec() {
+    awk 'tolower($1)=="matvec" && $2 ~ /^[0-9.eE+-]+$/ {print $2; exit}' "$1"
+}
+# Matvec call count if the driver prints one ("matvec calls = N" / "matvecs N" ...)
+parse_matvec_calls() {
+    sed -n 's/.*matvec[a-z ]*calls[^0-9]*\([0-9][0-9]*\).*/\1/Ip' "$1" | head -n 1
+}
+
+echo "# machine: $(lscpu | sed -n 's/^Model name:[[:space:]]*//p'), $NCPU cores; load: $(uptime | sed 's/.*load average: //')"
+echo "# ranks: $NP, repeats: $R, stencil: $STENCIL, logs: $LOGDIR"
+
+# ---------------------------------------------------------------- runs
+for rep in $(seq 1 "$R"); do
+    if have "$STREAM"; then
+        "${MPIEXEC[@]}" "$STREAM" -repeat 10 >"$LOGDIR/stream.$rep.out" 2>&1
+    fi
+    for s in $SIZES; do
+        nargs=(-n "$s" "$s" "$s")
+        if have "$OURS"; then
+            sarg=(); [ "$STENCIL" = 27 ] || sarg=(-stencil "$STENCIL")
+            "${MPIEXEC[@]}" "$OURS" "${nargs[@]}" "${sarg[@]}" -solver alg1 -backend blocking -timing \
+                >"$LOGDIR/ours.$s.$rep.out" 2>&1
+        fi
+        if have "$HYPRE"; then
+            "${MPIEXEC[@]}" "$HYPRE" "${nargs[@]}" -stencil "$STENCIL" >"$LOGDIR/hypre.$s.$rep.out" 2>&1
+        fi
+        if have "$PETSC"; then
+            for k in $KSPS; do
+                "${MPIEXEC[@]}" "$PETSC" "${nargs[@]}" -stencil "$STENCIL" -ksp_type "$k" \
+                    >"$LOGDIR/petsc_$k.$s.$rep.out" 2>&1
+            done
+        fi
+    done
+done
+
+# ---------------------------------------------------------------- STREAM
+TRIAD=""
+DIMS=""
+if have "$STREAM"; then
+    TRIAD=$(for f in "$LOGDIR"/stream.*.out; do getval "$f" "Triad GB/s"; done | median)
+    DIMS=$(sed -n 's/^MPI_Dims_create(3) = //p' "$LOGDIR/stream.1.out" | head -n 1)
+    echo
+    echo "STREAM triad, $NP ranks: $TRIAD GB/s aggregate (median of $R runs x 10 repeats; 24 B/element, write-allocate not counted)"
+    echo "  per run: $(for f in "$LOGDIR"/stream.*.out; do getval "$f" "Triad GB/s"; done | tr '\n' ' ')"
+fi
+
+# stats of one solver at one size: "iters relres tpi_median ts_median niters_distinct"
+stats() {
+    local pre="$1" s="$2" f its tpis tss rrs
+    its=""; tpis=""; tss=""; rrs=""
+    for f in "$LOGDIR/$pre.$s".*.out; do
+        [ -e "$f" ] || continue
+        read -r it rr ts tpi < <(parse_run "$f")
+        [ "$it" = "-" ] && continue
+        its="$its $it"; rrs="$rrs $rr"; tss="$tss $ts"; tpis="$tpis $tpi"
+    done
+    [ -n "$its" ] || { echo "- - - - 0"; return; }
+    echo "$(echo $its | tr ' ' '\n' | median) $(echo $rrs | awk '{print $1}') \
+$(echo $tpis | tr ' ' '\n' | median) $(printf '%.4g' "$(echo $tss | tr ' ' '\n' | median)") \
+$(echo $its | tr ' ' '\n' | sort -u | wc -l)"
+}
+
+# ---------------------------------------------------------------- table
+echo
+echo "| n per rank (global) | solver | iterations | final rel. residual | time/iteration (ms) | solve (s) | ours / hypre | ours / PETSc |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|"
+MVROWS=()
+for s in $SIZES; do
+    glob="$s^3"
+    if [ -n "$DIMS" ]; then
+        read -r dx dy dz <<<"$DIMS"
+        glob="$((s * dx))x$((s * dy))x$((s * dz))"
+    fi
+    read -r o_it o_rr o_tpi o_ts o_nd < <(stats ours "$s")
+    read -r h_it h_rr h_tpi h_ts h_nd < <(stats hypre "$s")
+    read -r p_it p_rr p_tpi p_ts p_nd < <(stats petsc_cg "$s")
+    [ "$h_tpi" = "-" ] && h_tpi=""
+    [ "$p_tpi" = "-" ] && p_tpi=""
+    row() { # name it rr tpi ts nd
+        local tpi="$4"; [ "$tpi" = "-" ] && tpi=""
+        local rh="-" rp="-"
+        if [ "$1" = "ovkrylov alg1 (blocking)" ]; then
+            rh=$(ratio "$tpi" "$h_tpi"); rp=$(ratio "$tpi" "$p_tpi")
+        fi
+        local note=""; [ "$6" -gt 1 ] 2>/dev/null && note=" (varies!)"
+        echo "| $s ($glob) | $1 | $2$note | $3 | $(fmt_ms "$tpi") | $5 | $rh | $rp |"
+    }
+    have "$OURS" && row "ovkrylov alg1 (blocking)" $o_it $o_rr "$o_tpi" $o_ts $o_nd
+    have "$HYPRE" && row "hypre DS-PCG" $h_it $h_rr "$h_tpi" $h_ts $h_nd
+    if have "$PETSC"; then
+        for k in $KSPS; do
+            read -r k_it k_rr k_tpi k_ts k_nd < <(stats "petsc_$k" "$s")
+            row "PETSc KSP$k + Jacobi" $k_it $k_rr "$k_tpi" $k_ts $k_nd
+        done
+    fi
+    if [ "$o_it" != "-" ] && have "$OURS"; then
+        # global matrix: G = s * dims; nnz independent of the processor grid
+        read -r dx dy dz <<<"${DIMS:-}"
+        if [ -z "${dx:-}" ]; then
+            echo "# cannot size the matrix (no MPI_Dims_create from stream_triad): matvec GB/s skipped" >&2
+            continue
+        fi
+        mvs=""; for f in "$LOGDIR/ours.$s".*.out; do
+            mt=$(parse_matvec "$f"); it=$(getval "$f" "Iterations"); nc=$(parse_matvec_calls "$f")
+            [ -n "$nc" ] || nc=$(( ${it:-0} + 1 ))
+            [ -n "$mt" ] && mvs="$mvs $(awk -v t="$mt" -v c="$nc" 'BEGIN{printf "%.9g", t/c}')"
+        done
+        if [ -z "$mvs" ]; then
+            echo "# no matvec row in the -timing output of ours at n=$s: matvec GB/s skipped" >&2
+            continue
+        fi
+        mvt=$(echo $mvs | tr ' ' '\n' | median)
+        MVROWS+=("$(awk -v s="$s" -v dx="$dx" -v dy="$dy" -v dz="$dz" -v st="$STENCIL" -v t="$mvt" -v tr="$TRIAD" '
+            BEGIN {
+                gx = s*dx; gy = s*dy; gz = s*dz; rows = gx*gy*gz
+                if (st == 27) nnz = (3*gx-2)*(3*gy-2)*(3*gz-2)
+                else nnz = rows + 2*((gx-1)*gy*gz + gx*(gy-1)*gz + gx*gy*(gz-1))
+                bytes = 12*nnz + 20*rows
+                gbs = bytes / t * 1e-9
+                pct = (tr != "") ? sprintf("%.0f%%", 100*gbs/tr) : "-"
+                printf "| %s (%dx%dx%d) | %d | %d | %.2f | %.4f | %.1f | %s |", s, gx, gy, gz, rows, nnz, bytes/1e6, t*1e3, gbs, pct
+            }')")
+    fi
+done
+
+if [ ${#MVROWS[@]} -gt 0 ]; then
+    echo
+    echo "Matvec bandwidth of ours (bytes/matvec = 12*nnz + 20*rows, aggregate over ranks; time/matvec = median over runs of matvec max-seconds / calls):"
+    echo
+    echo "| n per rank (global) | rows | nnz | MB/matvec | ms/matvec | matvec GB/s | % of triad |"
+    echo "|---|---:|---:|---:|---:|---:|---:|"
+    printf '%s\n' "${MVROWS[@]}"
+fi
+echo
+echo "# load after: $(uptime | sed 's/.*load average: //')"
