@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The drivers' interface: output lines, exit codes, bad flags and bad input.
+# usage: run.sh BINDIR MPIEXEC "MPIEXEC_PREFLAGS"
+set -u
+bin=$1 mpiexec=$2 pre=$3
+fail=0
+run() { "$mpiexec" -n "$1" $pre "${@:2}"; }
+check() { # description, condition result
+  if [ "$2" -eq 0 ]; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi
+}
+
+out=$(run 2 "$bin/ovk_laplace27" -n 12 12 12 2>&1); rc=$?
+check "default solve exits 0" $rc
+echo "$out" | grep -Eq '^Iterations = [0-9]+$'; check "Iterations line" $?
+echo "$out" | grep -Eq '^Final Relative Residual Norm = [0-9.e+-]+$'; check "residual line" $?
+echo "$out" | grep -Eq '^Solve Time = [0-9.e+-]+ s$'; check "solve time line" $?
+res=$(echo "$out" | sed -n 's/^Final Relative Residual Norm = //p')
+awk -v r="$res" 'BEGIN { exit !(r < 1e-8) }'; check "residual below 1e-8 ($res)" $?
+
+its=""
+for s in alg1 alg2 overlap; do
+  for b in blocking native; do
+    o=$(run 2 "$bin/ovk_laplace27" -n 10 10 10 -solver $s -backend $b 2>&1); rc=$?
+    check "$s/$b exits 0" $rc
+    its="$its $(echo "$o" | sed -n 's/^Iterations = //p')"
+  done
+done
+[ "$(echo $its | tr ' ' '\n' | sort -u | wc -l)" -eq 1 ]; check "same iteration count for every solver/backend:$its" $?
+
+o=$(run 1 "$bin/ovk_laplace27" -n 10 10 10 -timing 2>&1); echo "$o" | grep -q '^matvec'; check "-timing prints the breakdown" $?
+o=$(run 1 "$bin/ovk_laplace27" -backend list 2>&1); echo "$o" | grep -q native && echo "$o" | grep -q blocking
+check "-backend list shows blocking and native" $?
+run 1 "$bin/ovk_laplace27" -help >/dev/null 2>&1; check "-help exits 0" $?
+
+run 2 "$bin/ovk_laplace27" -n 10 10 10 -P 3 1 1 >/dev/null 2>&1; [ $? -eq 2 ]; check "-P not matching the ranks exits 2" $?
+run 1 "$bin/ovk_laplace27" -bogus >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown flag exits 2" $?
+run 1 "$bin/ovk_laplace27" -n 10 10 >/dev/null 2>&1; [ $? -eq 2 ]; check "-n with two values exits 2" $?
+o=$(run 2 "$bin/ovk_laplace27" -n 8 8 8 -backend nosuch 2>&1); rc=$?
+[ $rc -eq 1 ] && echo "$o" | grep -q "unknown backend"; check "unknown backend: clear error, exit 1" $?
+o=$(run 2 "$bin/ovk_laplace27" -n 8 8 8 -backend native:bogus=1 2>&1); rc=$?
+[ $rc -eq 1 ] && echo "$o" | grep -q "has no option"; check "unknown backend option: clear error" $?
+o=$(run 2 "$bin/ovk_laplace27" -n 8 8 8 -solver nosuch 2>&1); [ $? -eq 1 ]; check "unknown solver exits 1" $?
+o=$(run 1 "$bin/ovk_laplace27" -n 10 10 10 -maxit 3 2>&1); rc=$?
+[ $rc -eq 1 ] && echo "$o" | grep -q '^Iterations = 3$'; check "iteration limit: exit 1 after 3 iterations" $?
+o=$(OVK_REDUCE_BACKEND=native run 1 "$bin/ovk_laplace27" -n 6 6 6 -print_level 1 2>&1); check "environment backend" $?
+
+if [ -x "$bin/ovk_mtx_solve" ]; then
+  tmp=$(mktemp -d)
+  printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 2\n2 2 2\n3 3 2\n2 1 -1\n' > "$tmp/ok.mtx"
+  o=$(run 2 "$bin/ovk_mtx_solve" -f "$tmp/ok.mtx" 2>&1); rc=$?
+  [ $rc -eq 0 ] && echo "$o" | grep -q '^Iterations = '; check "ovk_mtx_solve on a small file" $?
+  printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 2\n2 2 2\n' > "$tmp/short.mtx"
+  o=$(run 2 "$bin/ovk_mtx_solve" -f "$tmp/short.mtx" 2>&1); [ $? -ne 0 ]; check "truncated file: error, no hang" $?
+  printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 0\n2 2 1\n' > "$tmp/zd.mtx"
+  o=$(run 2 "$bin/ovk_mtx_solve" -f "$tmp/zd.mtx" 2>&1); rc=$?
+  [ $rc -ne 0 ] && echo "$o" | grep -qi "diagonal"; check "zero diagonal: clear error" $?
+  rm -rf "$tmp"
+fi
+exit $fail

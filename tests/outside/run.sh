@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Install the build into a scratch prefix, then build the application example
+# against it twice: with find_package(ovkrylov) and with pkg-config.
+# usage: run.sh BUILD_DIR SOURCE_DIR MPIEXEC "MPIEXEC_PREFLAGS"
+set -eu
+build=$1 src=$2 mpiexec=$3 pre=$4
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+cmake --install "$build" --prefix "$prefix" >/dev/null
+cmake -S "$src/tests/outside" -B "$prefix/outside" -DCMAKE_PREFIX_PATH="$prefix" \
+      -DOVK_APP_SOURCE="$src/examples/ovk_app.c" >/dev/null
+cmake --build "$prefix/outside" >/dev/null
+"$mpiexec" -n 2 $pre "$prefix/outside/outside_app" native
+libdir=$(dirname "$(find "$prefix" -name ovkrylov.pc | head -n 1)")/..
+PKG_CONFIG_PATH="$libdir/pkgconfig" mpicc -std=c11 "$src/examples/ovk_app.c" -o "$prefix/app_pc" \
+  $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs ovkrylov) -Wl,-rpath,"$(cd "$libdir" && pwd)"
+"$mpiexec" -n 2 $pre "$prefix/app_pc" blocking
+test -x "$prefix/bin/ovk_laplace27"
+echo "outside project: PASS"
