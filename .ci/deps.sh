@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Install the Debian packages ovkrylov needs to build and test.
+set -euo pipefail
+pkgs="cmake make gcc libc6-dev pkg-config libopenmpi-dev openmpi-bin libopenblas-dev liblapack-dev libcmocka-dev"
+missing=""
+for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+if [ -n "$missing" ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+fi
