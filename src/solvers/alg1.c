@@ -13,10 +13,10 @@ typedef struct alg1_work {
 /* s = C r with local <r,s> and <r,r> in the same pass */
 static void precond(ovk__ctx *c, const double *r, double *s, double *rs, double *rr)
 {
-    double t0 = ovk__now();
+    ovk__tic t0 = ovk__tic_start(c);
     if (c->opts->precond == OVK_PRECOND_NONE) ovk__identity_dots(c->n, r, s, rs, rr, &c->hook);
     else ovk__diagscale_dots(c->A, r, s, rs, rr, &c->hook);
-    c->t[OVK_TIMER_PRECOND] += ovk__now() - t0;
+    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
 }
 
 static int iterate(ovk__ctx *c, alg1_work *w, double gamma, double bb)
@@ -32,9 +32,10 @@ static int iterate(ovk__ctx *c, alg1_work *w, double gamma, double bb)
             ovk__stop(c, iter, isfinite(sdotp) ? OVK_REASON_BREAKDOWN : OVK_REASON_NONFINITE, "<s,p>", sdotp);
             return OVK_OK;
         }
-        double alpha = gamma / sdotp, gamma_old = gamma, t0 = ovk__now();
+        double alpha = gamma / sdotp, gamma_old = gamma;
+        ovk__tic t0 = ovk__tic_start(c);
         ovk__axpy2(n, alpha, p, x, s, r, &c->hook); /* x += alpha p; r -= alpha s */
-        c->t[OVK_TIMER_AXPY] += ovk__now() - t0;
+        ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
         double iprod;
         precond(c, r, s, &gamma, &iprod); /* s = C r, gamma = <r,s>, iprod = <r,r> */
         if ((rc = ovk__sum(c, OVK__GAMMA, &gamma, 1))) return rc;
@@ -45,9 +46,9 @@ static int iterate(ovk__ctx *c, alg1_work *w, double gamma, double bb)
             ovk__stop(c, iter, isfinite(gamma) ? OVK_REASON_BREAKDOWN : OVK_REASON_NONFINITE, "<r,Cr>", gamma);
             return OVK_OK;
         }
-        t0 = ovk__now();
+        t0 = ovk__tic_start(c);
         ovk__xpay(n, s, gamma / gamma_old, p, &c->hook); /* p = s + beta p */
-        c->t[OVK_TIMER_AXPY] += ovk__now() - t0;
+        ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     }
     c->res->reason = OVK_REASON_MAXIT;
     return OVK_OK;
@@ -60,7 +61,7 @@ static int alg1_solve(ovk__ctx *c)
     int rc = ovk__ctx_alloc(c, 3, vecs), decided = 0;
     double bb = 0.0, gamma = 0.0, rr = 0.0;
     if (rc) goto cleanup;
-    double t0 = ovk__now();
+    double t_solve = ovk__now();
     rc = ovk__ctx_residual(c, w.r); /* r = b - A x */
     if (rc) goto cleanup;
     rc = ovk__initial_check(c, w.r, &bb, &decided);
@@ -69,7 +70,7 @@ static int alg1_solve(ovk__ctx *c)
     rc = ovk__sum(c, OVK__GAMMA, &gamma, 1);
     if (!rc) rc = iterate(c, &w, gamma, bb);
 done:
-    c->t[OVK_TIMER_SOLVE] = ovk__now() - t0;
+    c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
 cleanup:
     free(w.r);
     free(w.s);

@@ -26,17 +26,17 @@ static void work_free(alg2_work *w)
 /* y = L^-1 x, optionally with the local <y,y> */
 static void diaginv(ovk__ctx *c, const double *linv, const double *x, double *y, double *yy)
 {
-    double t0 = ovk__now();
+    ovk__tic t0 = ovk__tic_start(c);
     if (yy) ovk__mul_dot(c->n, linv, x, y, yy, &c->hook);
     else ovk__mul(c->n, linv, x, y, &c->hook);
-    c->t[OVK_TIMER_PRECOND] += ovk__now() - t0;
+    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
 }
 
 static void axpy_timed(ovk__ctx *c, double a, const double *x, double *y)
 {
-    double t0 = ovk__now();
+    ovk__tic t0 = ovk__tic_start(c);
     ovk__axpy(c->n, a, x, y, &c->hook);
-    c->t[OVK_TIMER_AXPY] += ovk__now() - t0;
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
 static int iterate(ovk__ctx *c, alg2_work *w, double gamma, double bb)
@@ -45,9 +45,9 @@ static int iterate(ovk__ctx *c, alg2_work *w, double gamma, double bb)
     double alpha = 0.0, beta = 0.0;
     for (int iter = 1; iter <= c->opts->max_iter; iter++) {
         diaginv(c, w->linv, w->t, w->w, NULL); /* w = L^-T t */
-        double t0 = ovk__now();
+        ovk__tic t0 = ovk__tic_start(c);
         ovk__zxpby(c->n, w->w, beta, w->p_prev, w->p, &c->hook); /* p = w + beta p_prev */
-        c->t[OVK_TIMER_AXPY] += ovk__now() - t0;
+        ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
         if ((rc = ovk__ctx_matvec(c, w->p, w->s))) return rc; /* s = A p */
         double sdotp = ovk__dot(c->n, w->s, w->p);
         if ((rc = ovk__sum(c, OVK__SDOTP, &sdotp, 1))) return rc; /* sdotp = <s,p> */
@@ -58,9 +58,9 @@ static int iterate(ovk__ctx *c, alg2_work *w, double gamma, double bb)
         }
         alpha = gamma / sdotp;
         double iprod, gamma_old = gamma;
-        t0 = ovk__now();
+        t0 = ovk__tic_start(c);
         ovk__axpy_dot(c->n, -alpha, w->s, w->r, &iprod, &c->hook); /* r -= alpha s */
-        c->t[OVK_TIMER_AXPY] += ovk__now() - t0;
+        ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
         if ((rc = ovk__sum(c, OVK__IPROD, &iprod, 1))) return rc; /* iprod = <r,r> */
         diaginv(c, w->linv, w->r, w->t, &gamma); /* t = L^-1 r */
         if ((rc = ovk__sum(c, OVK__GAMMA, &gamma, 1))) return rc; /* gamma = <t,t> */
@@ -87,7 +87,7 @@ static int alg2_solve(ovk__ctx *c)
     double bb = 0.0, gamma = 0.0;
     if (!rc) rc = ovk__agree(c->A->lay.comm, ovk__diaginv_setup(c->A, c->opts->precond, &w.linv));
     if (rc) goto cleanup;
-    double t0 = ovk__now();
+    double t_solve = ovk__now();
     rc = ovk__ctx_residual(c, w.r); /* r = b - A x */
     if (!rc) rc = ovk__initial_check(c, w.r, &bb, &decided);
     if (rc || decided) goto done;
@@ -95,7 +95,7 @@ static int alg2_solve(ovk__ctx *c)
     rc = ovk__sum(c, OVK__GAMMA, &gamma, 1); /* gamma = <t,t> */
     if (!rc) rc = iterate(c, &w, gamma, bb);
 done:
-    c->t[OVK_TIMER_SOLVE] = ovk__now() - t0;
+    c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
 cleanup:
     work_free(&w);
     return rc;

@@ -28,17 +28,17 @@ static void work_free(ovl_work *w)
 
 static void diaginv(ovk__ctx *c, const double *linv, const double *x, double *y, double *yy)
 {
-    double t0 = ovk__now();
+    ovk__tic t0 = ovk__tic_start(c);
     if (yy) ovk__mul_dot(c->n, linv, x, y, yy, &c->hook);
     else ovk__mul(c->n, linv, x, y, &c->hook);
-    c->t[OVK_TIMER_PRECOND] += ovk__now() - t0;
+    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
 }
 
 static void axpy_timed(ovk__ctx *c, double a, const double *x, double *y)
 {
-    double t0 = ovk__now();
+    ovk__tic t0 = ovk__tic_start(c);
     ovk__axpy(c->n, a, x, y, &c->hook);
-    c->t[OVK_TIMER_AXPY] += ovk__now() - t0;
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
 /* One iteration up to and including the start of the next gamma reduction. */
@@ -49,9 +49,10 @@ static int step(ovk__ctx *c, ovl_work *w, int iter, double *alpha, double *gamma
     diaginv(c, w->linv, w->t, w->w, NULL); /* w = L^-1 t */
     if ((rc = ovk__sum_end(c, OVK__GAMMA, w->gamma_req))) return rc; /* gamma = wait <t,t> */
     w->gamma_req = NULL;
-    double beta = iter == 1 ? 0.0 : w->gamma / *gamma_old, t0 = ovk__now();
+    double beta = iter == 1 ? 0.0 : w->gamma / *gamma_old;
+    ovk__tic t0 = ovk__tic_start(c);
     ovk__zxpby(c->n, w->w, beta, w->p_prev, w->p, &c->hook); /* p = w + beta p_prev */
-    c->t[OVK_TIMER_AXPY] += ovk__now() - t0;
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     if ((rc = ovk__ctx_matvec(c, w->p, w->s))) return rc; /* s = A p */
     w->sdotp = ovk__dot(c->n, w->s, w->p);
     if ((rc = ovk__sum_begin(c, OVK__SDOTP, &w->sdotp, 1, &req))) return rc; /* init <s,p> */
@@ -62,9 +63,9 @@ static int step(ovk__ctx *c, ovl_work *w, int iter, double *alpha, double *gamma
         return OVK_OK;
     }
     *alpha = w->gamma / w->sdotp;
-    t0 = ovk__now();
+    t0 = ovk__tic_start(c);
     ovk__axpy_dot(c->n, -*alpha, w->s, w->r, &w->iprod, &c->hook); /* r -= alpha s */
-    c->t[OVK_TIMER_AXPY] += ovk__now() - t0;
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     if ((rc = ovk__sum_begin(c, OVK__IPROD, &w->iprod, 1, &req))) return rc; /* init <r,r> */
     double tt;
     diaginv(c, w->linv, w->r, w->t, &tt); /* t = L^-1 r */
@@ -103,7 +104,7 @@ static int overlap_solve(ovk__ctx *c)
     double bb = 0.0;
     if (!rc) rc = ovk__agree(c->A->lay.comm, ovk__diaginv_setup(c->A, c->opts->precond, &w.linv));
     if (rc) goto cleanup;
-    double t0 = ovk__now();
+    double t_solve = ovk__now();
     rc = ovk__ctx_residual(c, w.r); /* r = b - A x */
     if (!rc) rc = ovk__initial_check(c, w.r, &bb, &decided);
     if (rc || decided) goto done;
@@ -115,7 +116,7 @@ done:
         int rc2 = ovk__sum_end(c, OVK__GAMMA, w.gamma_req);
         if (!rc) rc = rc2;
     }
-    c->t[OVK_TIMER_SOLVE] = ovk__now() - t0;
+    c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
 cleanup:
     work_free(&w);
     return rc;

@@ -106,15 +106,13 @@ static int get_reducer(const ovk_matrix *A, const ovk_pcg_options *o, ovk_reduce
     return ovk_reducer_create(A->lay.comm, o->backend, red);
 }
 
-static void progress_hook(void *arg) { ovk_reducer_progress((ovk_reducer *)arg); }
-
 static void setup_hook(ovk__ctx *c)
 {
     int every = c->opts->progress_every;
     c->hook.fn = NULL;
     if (every < 0 || !(ovk_reducer_caps(c->red) & OVK_CAP_NEEDS_TEST)) return;
-    c->hook.fn = progress_hook;
-    c->hook.arg = c->red;
+    c->hook.fn = ovk__ctx_progress;
+    c->hook.arg = c;
     c->hook.every = every > 0 ? every : DEFAULT_PROGRESS_ROWS;
 }
 
@@ -169,6 +167,7 @@ int ovk_pcg_solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, const
     c.opts = opts;
     c.res = res;
     c.rank = A->lay.rank;
+    c.inflight = -1;
     setup_hook(&c);
     long long started = ovk__reducer_started(c.red);
     rc = sv->solve(&c);

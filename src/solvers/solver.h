@@ -22,7 +22,16 @@ typedef struct ovk__ctx {
     double t[OVK_TIMER_COUNT]; /* this rank's seconds */
     ovk__hook hook;           /* progress hook for long kernels (fn NULL: none) */
     int rank;
+    int inflight;             /* ovk__dot_id of the reduction in flight, or -1 */
+    double progress_time;     /* seconds spent in the progress hook so far */
 } ovk__ctx;
+
+/* Kernel timing that leaves out the time the progress hook spent inside the
+ * kernel (that time is booked as the in-flight inner product's test time). */
+typedef struct ovk__tic {
+    double t0, p0;
+} ovk__tic;
+
 
 typedef struct ovk__solver {
     const char *name;
@@ -60,6 +69,21 @@ int ovk__ctx_alloc(ovk__ctx *c, int count, double **v[]);
 
 /* Seconds since an arbitrary origin. */
 static inline double ovk__now(void) { return MPI_Wtime(); }
+
+static inline ovk__tic ovk__tic_start(const ovk__ctx *c)
+{
+    ovk__tic k = {ovk__now(), c->progress_time};
+    return k;
+}
+
+static inline void ovk__tic_stop(ovk__ctx *c, ovk_timer t, ovk__tic k)
+{
+    c->t[t] += (ovk__now() - k.t0) - (c->progress_time - k.p0);
+}
+
+/* The progress hook installed by ovk_pcg_solve: drives the reducer and books
+ * the time as the in-flight inner product's test time. */
+void ovk__ctx_progress(void *ctx);
 
 /* ---- preconditioners (src/precond) ---------------------------------- */
 

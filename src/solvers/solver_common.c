@@ -7,6 +7,7 @@
 #include "solver.h"
 
 static const ovk_timer init_timer[] = {OVK_TIMER_SDOTP_INIT, OVK_TIMER_GAMMA_INIT, OVK_TIMER_IPROD_INIT};
+static const ovk_timer test_timer[] = {OVK_TIMER_SDOTP_TEST, OVK_TIMER_GAMMA_TEST, OVK_TIMER_IPROD_TEST};
 static const ovk_timer wait_timer[] = {OVK_TIMER_SDOTP_WAIT, OVK_TIMER_GAMMA_WAIT, OVK_TIMER_IPROD_WAIT};
 
 int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_request **req)
@@ -14,6 +15,7 @@ int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_reques
     double t0 = ovk__now();
     int rc = ovk_reduce_start(c->red, vals, vals, k, OVK_DOUBLE, OVK_SUM, req);
     c->t[init_timer[dot]] += ovk__now() - t0;
+    c->inflight = (int)dot;
     return rc;
 }
 
@@ -23,6 +25,7 @@ int ovk__sum_end(ovk__ctx *c, ovk__dot_id dot, ovk_request *req)
     int rc = ovk_reduce_wait(req);
     if (!rc) rc = ovk_request_free(req);
     c->t[wait_timer[dot]] += ovk__now() - t0;
+    c->inflight = -1;
     return rc;
 }
 
@@ -87,9 +90,9 @@ void ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *sto
 
 int ovk__ctx_matvec(ovk__ctx *c, const double *p, double *s)
 {
-    double t0 = ovk__now();
+    ovk__tic t0 = ovk__tic_start(c);
     int rc = ovk__matvec(c->A, p, s, &c->hook);
-    c->t[OVK_TIMER_MATVEC] += ovk__now() - t0;
+    ovk__tic_stop(c, OVK_TIMER_MATVEC, t0);
     return rc;
 }
 
@@ -109,4 +112,14 @@ int ovk__ctx_alloc(ovk__ctx *c, int count, double **v[])
         if (!*v[i]) rc = ovk__fail(OVK_ENOMEM, "%d work vectors of %d rows", count, c->n);
     }
     return ovk__agree(c->A->lay.comm, rc);
+}
+
+void ovk__ctx_progress(void *ctx)
+{
+    ovk__ctx *c = ctx;
+    double t0 = ovk__now();
+    ovk_reducer_progress(c->red); /* errors surface at the wait */
+    double dt = ovk__now() - t0;
+    c->progress_time += dt;
+    if (c->inflight >= 0) c->t[test_timer[c->inflight]] += dt;
 }
