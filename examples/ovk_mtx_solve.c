@@ -1,0 +1,236 @@
+/* ovk_mtx_solve: solve A x = b for a Matrix Market matrix with ovkrylov's PCG.
+ *
+ *   mpirun -n 4 ovk_mtx_solve -f A.mtx [-solver alg1] [-backend blocking] [-tol 1e-8]
+ *
+ * The right-hand side is b = A*1 by default, so the exact solution is x = 1 and
+ * the driver also reports the error against it.  x0 = 0.  Exit status: 0 when
+ * the solve converged, 1 on any error or non-convergence, 2 on bad flags. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "ovkrylov/ovkrylov.h"
+
+typedef enum rhs_kind { RHS_AONES, RHS_ONES, RHS_RANDOM } rhs_kind;
+
+typedef struct args {
+    const char *file;
+    const char *solver;
+    const char *backend;
+    double tol;
+    int maxit;
+    int timing;
+    int print_level;
+    rhs_kind rhs;
+    int help;
+} args;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: ovk_mtx_solve -f FILE.mtx [options]\n"
+            "  -f FILE          Matrix Market file (coordinate; real, integer or pattern;\n"
+            "                   general or symmetric), must be SPD\n"
+            "  -solver NAME     PCG variant:");
+    for (int i = 0; i < ovk_solver_count(); i++) fprintf(f, " %s", ovk_solver_name(i));
+    fprintf(f, " (default alg1)\n"
+               "  -backend SPEC    reduction backend \"name[:key=value,...]\" (default $%s or %s)\n"
+               "  -tol T           relative residual tolerance (default 1e-8)\n"
+               "  -maxit N         iteration limit (default 1000)\n"
+               "  -timing          print the time breakdown\n"
+               "  -print_level L   0 quiet, 1 summary, 2 residual every iteration (default 0)\n"
+               "  -rhs KIND        ones | Aones (b = A*1, default) | random\n"
+               "  -help            this message\n"
+               "backends:\n",
+            OVK_BACKEND_ENV, OVK_BACKEND_DEFAULT);
+    ovk_backend_print(f);
+}
+
+static int parse_double(const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    return end != s && *end == '\0' && errno == 0;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *v)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno || x < lo || x > hi) return 0;
+    *v = (int)x;
+    return 1;
+}
+
+static int parse_rhs(const char *s, rhs_kind *k)
+{
+    if (!strcmp(s, "Aones")) *k = RHS_AONES;
+    else if (!strcmp(s, "ones")) *k = RHS_ONES;
+    else if (!strcmp(s, "random")) *k = RHS_RANDOM;
+    else return 0;
+    return 1;
+}
+
+/* One flag with its value (if any) at argv[*i]; returns 0 on a bad flag. */
+static int parse_flag(int argc, char **argv, int *i, args *a, const char **bad)
+{
+    const char *flag = argv[*i];
+    const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+    int ok = 1;
+    *bad = flag;
+    if (!strcmp(flag, "-help") || !strcmp(flag, "--help") || !strcmp(flag, "-h")) a->help = 1;
+    else if (!strcmp(flag, "-timing")) a->timing = 1;
+    else if (!val) return 0; /* every other flag takes a value */
+    else if (!strcmp(flag, "-f")) a->file = val;
+    else if (!strcmp(flag, "-solver")) a->solver = val;
+    else if (!strcmp(flag, "-backend")) a->backend = val;
+    else if (!strcmp(flag, "-tol")) ok = parse_double(val, &a->tol) && a->tol > 0;
+    else if (!strcmp(flag, "-maxit")) ok = parse_int(val, 0, 1000000000, &a->maxit);
+    else if (!strcmp(flag, "-print_level")) ok = parse_int(val, 0, 2, &a->print_level);
+    else if (!strcmp(flag, "-rhs")) ok = parse_rhs(val, &a->rhs);
+    else return 0;
+    if (a->help || !strcmp(flag, "-timing")) return 1;
+    *i += 1;
+    return ok;
+}
+
+/* 0 ok, 2 bad flags (message printed on rank 0). */
+static int parse_args(int argc, char **argv, int rank, args *a)
+{
+    const char *bad = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (parse_flag(argc, argv, &i, a, &bad)) continue;
+        if (rank == 0) {
+            fprintf(stderr, "ovk_mtx_solve: unknown flag or bad/missing value: '%s'\n", bad);
+            usage(stderr);
+        }
+        return 2;
+    }
+    if (!a->help && !a->file) {
+        if (rank == 0) {
+            fprintf(stderr, "ovk_mtx_solve: -f FILE is required\n");
+            usage(stderr);
+        }
+        return 2;
+    }
+    return 0;
+}
+
+/* A reproducible value in [-1, 1) for global row i, independent of the rank count. */
+static double random_entry(ovk_gidx i)
+{
+    uint64_t z = (uint64_t)i + 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (double)(z >> 11) / 4503599627370496.0 - 1.0; /* 2^52 */
+}
+
+static int make_rhs(const ovk_matrix *A, rhs_kind kind, ovk_vector *ones, ovk_vector *b)
+{
+    int rc = ovk_vector_set(ones, 1.0);
+    if (rc) return rc;
+    if (kind == RHS_AONES) return ovk_matvec(A, ones, b);
+    if (kind == RHS_ONES) return ovk_vector_set(b, 1.0);
+    double *v = ovk_vector_data(b);
+    ovk_gidx r0 = ovk_matrix_row_start(A);
+    for (int i = 0; i < ovk_vector_nlocal(b); i++) v[i] = random_entry(r0 + i);
+    return OVK_OK;
+}
+
+/* max |x_i - 1| over all ranks. */
+static double error_vs_ones(const ovk_vector *x, MPI_Comm comm)
+{
+    const double *v = ovk_vector_data_const(x);
+    double e = 0.0, g = 0.0;
+    for (int i = 0; i < ovk_vector_nlocal(x); i++)
+        if (!(fabs(v[i] - 1.0) <= e)) e = fabs(v[i] - 1.0); /* NaN propagates */
+    MPI_Allreduce(&e, &g, 1, MPI_DOUBLE, MPI_MAX, comm);
+    return g;
+}
+
+/* Vector setup is local: make every rank see the worst status before the
+ * collective solve (the detail text stays with the rank that failed). */
+static int agree(int rc)
+{
+    int worst = rc;
+    if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return OVK_EMPI;
+    return worst;
+}
+
+static void print_matrix_info(const args *a, const ovk_matrix *A, int rank, int nranks)
+{
+    long long nnz = ovk_matrix_nnz_local(A), total = 0;
+    MPI_Reduce(&nnz, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank != 0 || a->print_level < 1) return;
+    printf("Matrix: %s, %lld rows, %lld nonzeros, %d ranks\n", a->file,
+           (long long)ovk_matrix_nglobal(A), total, nranks);
+}
+
+static void print_result(const args *a, const ovk_pcg_result *res, double err)
+{
+    printf("Iterations = %d\n", res->iterations);
+    printf("Final Relative Residual Norm = %e\n", res->rel_residual);
+    printf("Solve Time = %f s\n", res->time_max[OVK_TIMER_SOLVE]);
+    if (a->rhs == RHS_AONES) printf("Error vs x=1 (max abs) = %e\n", err);
+    if (a->print_level >= 1) printf("Stop reason = %s\n", ovk_reason_name(res->reason));
+    if (a->timing) ovk_pcg_print_timing(stdout, res);
+    fflush(stdout);
+}
+
+static int run(const args *a, int rank, int nranks)
+{
+    ovk_matrix *A = NULL;
+    ovk_vector *b = NULL, *x = NULL, *ones = NULL;
+    ovk_pcg_options opts;
+    ovk_pcg_result res;
+    int rc = ovk_mm_read(MPI_COMM_WORLD, a->file, &A);
+    if (rc) goto cleanup;
+    print_matrix_info(a, A, rank, nranks);
+    rc = ovk_vector_create(A, &b);
+    if (!rc) rc = ovk_vector_create(A, &x);
+    if (!rc) rc = ovk_vector_create(A, &ones);
+    if (!rc) rc = make_rhs(A, a->rhs, ones, b);
+    /* vector creation is local: agree before the collective solve */
+    rc = agree(rc);
+    if (rc) goto cleanup;
+    ovk_pcg_options_init(&opts);
+    opts.solver = a->solver;
+    opts.backend = a->backend;
+    opts.tol = a->tol;
+    opts.max_iter = a->maxit;
+    opts.print_level = a->print_level;
+    rc = ovk_pcg_solve(A, b, x, &opts, &res);
+    double err = a->rhs == RHS_AONES ? error_vs_ones(x, MPI_COMM_WORLD) : 0.0;
+    if (rank == 0 && res.reason != OVK_REASON_NONE) print_result(a, &res, err);
+cleanup:
+    if (rc && rank == 0)
+        fprintf(stderr, "ovkrylov error: %s: %s\n", ovk_strerror(rc), ovk_error_detail());
+    ovk_vector_destroy(ones);
+    ovk_vector_destroy(x);
+    ovk_vector_destroy(b);
+    ovk_matrix_destroy(A);
+    return rc ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    args a = {NULL, NULL, NULL, 1e-8, 1000, 0, 0, RHS_AONES, 0};
+    int rank, nranks, status;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    status = parse_args(argc, argv, rank, &a);
+    if (!status && a.help && rank == 0) usage(stdout);
+    if (!status && !a.help) status = run(&a, rank, nranks);
+    MPI_Finalize();
+    return status;
+}
