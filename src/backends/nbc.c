@@ -22,8 +22,8 @@
 #define NAME "nbc"
 /* Default radix/degree, rsa segment and auto-selection threshold (bytes). */
 #define DEFAULT_K 4
-#define DEFAULT_SEG_BYTES (256L * 1024)
-#define DEFAULT_RSA_BYTES (64L * 1024)
+#define DEFAULT_SEG_BYTES (1024L * 1024)
+#define DEFAULT_RSA_BYTES (128L * 1024)
 #define MIN_SEG_BYTES 1024L
 #define MAX_BYTES_OPT (1L << 30)
 /* Progress thread back-off while operations are outstanding (ns). */
@@ -45,7 +45,7 @@ typedef struct nbc_op {
 } nbc_op;
 
 typedef struct nbc_state {
-    MPI_Comm comm; /* our duplicate of the generic layer's communicator */
+    MPI_Comm comm; /* the generic layer's private communicator (not ours to free) */
     ovk__nbc_params prm;
     ovk__nbc_topo topo;
     ovk__nbc_cache cache;
@@ -189,13 +189,16 @@ static int read_options(ovk__opts *o, ovk__nbc_params *prm, long *ppn, long *thr
 }
 
 /* node_of[r] = lowest rank on r's node: from ppn (pretend nodes of ppn
- * consecutive ranks) or, for ppn = 0, from MPI_COMM_TYPE_SHARED. */
+ * consecutive ranks) or, for ppn = 0, from MPI_COMM_TYPE_SHARED.  Only
+ * twolevel looks at nodes; the others get one node per rank, no
+ * collective. */
 static int find_nodes(nbc_state *s, long ppn)
 {
     int rc = OVK_OK, leader = s->topo.rank;
     MPI_Comm node = MPI_COMM_NULL;
     s->topo.node_of = malloc((size_t)s->topo.size * sizeof *s->topo.node_of);
     if (!s->topo.node_of) return ovk__fail(OVK_ENOMEM, "nbc: node map");
+    if (s->prm.alg != OVK__NBC_TWOLEVEL) ppn = 1;
     if (ppn > 0) {
         for (int r = 0; r < s->topo.size; r++) s->topo.node_of[r] = (int)(r / ppn * ppn);
         return OVK_OK;
@@ -297,7 +300,6 @@ static void nbc_destroy(void *state)
         pthread_cond_destroy(&s->work);
     }
     free(s->topo.node_of);
-    if (s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
     free(s);
 }
 
@@ -309,9 +311,8 @@ static int nbc_create(MPI_Comm comm, ovk__opts *opts, void **state)
     int rc = read_options(opts, &prm, &ppn, &thread);
     if (rc) return rc;
     if (!(s = calloc(1, sizeof *s))) return ovk__fail(OVK_ENOMEM, "nbc backend state");
-    s->comm = MPI_COMM_NULL;
+    s->comm = comm;
     s->prm = prm;
-    OVK__MPI(MPI_Comm_dup(comm, &s->comm));
     OVK__MPI(MPI_Comm_rank(s->comm, &s->topo.rank));
     OVK__MPI(MPI_Comm_size(s->comm, &s->topo.size));
     rc = find_nodes(s, ppn);
@@ -458,8 +459,8 @@ const ovk__backend ovk__backend_nbc = {
                "rsa from there); k=2..8: radix of kring, degree of knomial and of twolevel's node trees "
                "(default 4); inter=rd|kring|knomial|rsa: leader algorithm of twolevel (default rd); "
                "ppn=N: twolevel pretends nodes of N consecutive ranks (0: real nodes); "
-               "seg=bytes: rsa segment size (default 262144); thresh=bytes: auto switch to rsa "
-               "(default 65536); thread=0|1: progress thread (needs MPI_THREAD_MULTIPLE)",
+               "seg=bytes: rsa segment size (default 1048576); thresh=bytes: auto switch to rsa "
+               "(default 131072); thread=0|1: progress thread (needs MPI_THREAD_MULTIPLE)",
     .caps = OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST,
     .available = NULL,
     .create = nbc_create,
