@@ -1,5 +1,6 @@
 /* MPI test: read every matrix of the shared set with ovk_mm_read, solve
- * A x = A*1 with Jacobi-PCG ("alg1", tol 1e-8) on all ranks, and compare with
+ * A x = A*1 with every PCG variant (alg1, alg2, overlap; tol 1e-8) on all ranks,
+ * and compare with
  * a 1-rank solve of the same file done by rank 0 alone (MPI_COMM_SELF) in the
  * same program.  Also checks that malformed files give the same error on every
  * rank without hanging.
@@ -118,7 +119,7 @@ static int true_residual(const ovk_matrix *A, const ovk_vector *b, const ovk_vec
     return rc;
 }
 
-static int solve_system(const ovk_matrix *A, ovk_vector *const v[4], outcome *o)
+static int solve_system(const ovk_matrix *A, ovk_vector *const v[4], const char *solver, outcome *o)
 {
     ovk_vector *b = v[0], *x = v[1], *ones = v[2], *t = v[3];
     ovk_pcg_options opts;
@@ -127,7 +128,7 @@ static int solve_system(const ovk_matrix *A, ovk_vector *const v[4], outcome *o)
     if (!rc) rc = ovk_vector_set(x, 0.0);
     if (rc) return rc;
     ovk_pcg_options_init(&opts);
-    opts.solver = "alg1";
+    opts.solver = solver;
     opts.tol = TOL;
     opts.max_iter = MAX_ITER;
     int src = ovk_pcg_solve(A, b, x, &opts, &o->res);
@@ -137,7 +138,7 @@ static int solve_system(const ovk_matrix *A, ovk_vector *const v[4], outcome *o)
     return rc ? rc : src;
 }
 
-static void solve_file(MPI_Comm comm, const char *path, outcome *o)
+static void solve_file(MPI_Comm comm, const char *path, const char *solver, outcome *o)
 {
     ovk_matrix *A = NULL;
     ovk_vector *v[4] = {NULL, NULL, NULL, NULL};
@@ -152,7 +153,7 @@ static void solve_file(MPI_Comm comm, const char *path, outcome *o)
     int worst = rc; /* vector creation is local: agree before collectives */
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, comm);
     rc = worst;
-    if (!rc) rc = solve_system(A, v, o);
+    if (!rc) rc = solve_system(A, v, solver, o);
 cleanup:
     o->rc = rc;
     if (rc && rc != OVK_EMAXIT && g_rank == 0)
@@ -173,7 +174,8 @@ static int iterations_close(const matrix_case *c, int itp, int it1)
 }
 
 /* Returns the number of failed checks for one matrix and prints its row. */
-static int check_case(const matrix_case *c, const outcome *par, const outcome *ser, double secs)
+static int check_case(const matrix_case *c, const char *solver, const outcome *par, const outcome *ser,
+                      double secs)
 {
     const char *why = NULL;
     if (par->rc != OVK_OK) why = "P-rank solve failed";
@@ -184,7 +186,7 @@ static int check_case(const matrix_case *c, const outcome *par, const outcome *s
     else if (!(par->true_res < TRUE_RES_LIMIT)) why = "true residual too large";
     else if (!iterations_close(c, par->res.iterations, ser->res.iterations))
         why = "iterations differ from 1 rank";
-    printf("%-19s %6lld %7lld %7.1e %6d %6d %8.2e %8.2e %8.2e %-9s %5.2f %s\n", c->name,
+    printf("%-19s %-8s %6lld %7lld %7.1e %6d %6d %8.2e %8.2e %8.2e %-9s %5.2f %s\n", c->name, solver,
            par->nglobal, par->nnz, c->cond, par->res.iterations, ser->res.iterations,
            par->res.rel_residual, par->true_res, par->err, ovk_reason_name(par->res.reason), secs,
            why ? why : "ok");
@@ -195,17 +197,17 @@ static int run_matrices(MPI_Comm self)
 {
     int failures = 0;
     if (g_rank == 0)
-        printf("%-19s %6s %7s %7s %6s %6s %8s %8s %8s %-9s %5s %s\n", "matrix", "rows", "nnz",
+        printf("%-19s %-8s %6s %7s %7s %6s %6s %8s %8s %8s %-9s %5s %s\n", "matrix", "solver", "rows", "nnz",
                "cond2", "it(P)", "it(1)", "relres", "true_res", "err_x=1", "reason", "sec", "check");
     for (int k = 0; k < NCASES; k++) {
         char path[4096];
         outcome par, ser;
         snprintf(path, sizeof path, "%s/%s", OVK_MATRIX_DIR, cases[k].name);
-        double t0 = MPI_Wtime();
-        solve_file(MPI_COMM_WORLD, path, &par);
-        if (g_rank == 0) {
-            solve_file(self, path, &ser);
-            failures += check_case(&cases[k], &par, &ser, MPI_Wtime() - t0);
+        if (g_rank == 0) solve_file(self, path, "alg1", &ser); /* the 1-rank reference */
+        for (int s = 0; s < ovk_solver_count(); s++) {
+            double t0 = MPI_Wtime();
+            solve_file(MPI_COMM_WORLD, path, ovk_solver_name(s), &par);
+            if (g_rank == 0) failures += check_case(&cases[k], ovk_solver_name(s), &par, &ser, MPI_Wtime() - t0);
         }
     }
     return failures;
