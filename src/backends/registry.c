@@ -6,11 +6,13 @@
 
 extern const ovk__backend ovk__backend_blocking;
 extern const ovk__backend ovk__backend_native;
+extern const ovk__backend ovk__backend_nbc;
 /* REGISTRY: declarations of further backends go here. */
 
 static const ovk__backend *const backends[] = {
     &ovk__backend_blocking,
     &ovk__backend_native,
+    &ovk__backend_nbc,
     /* REGISTRY: further backends go here. */
 };
 
