@@ -63,6 +63,9 @@ typedef struct ovk__backend {
     int (*wait)(void *state, void *impl);
     /* Drive every outstanding reduction (may be NULL). */
     int (*progress)(void *state);
+    /* Capabilities of this instance when they depend on its options (may be
+     * NULL: `caps` above). */
+    unsigned (*caps_of)(const void *state);
 } ovk__backend;
 
 /* MPI datatype and op for a reduction (used by MPI-collective backends). */

@@ -451,6 +451,13 @@ void ovk__nbc_cache_stats(void *state, long *hits, long *misses)
     unlock(s);
 }
 
+/* With the progress thread, reductions advance without test calls. */
+static unsigned nbc_caps_of(const void *state)
+{
+    const nbc_state *s = state;
+    return s->threaded ? (OVK_CAP_NONBLOCKING | OVK_CAP_ASYNC) : (OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST);
+}
+
 const ovk__backend ovk__backend_nbc = {
     .name = NAME,
     .description = "LibNBC-style schedules of point-to-point rounds, progressed by test/progress "
@@ -462,6 +469,7 @@ const ovk__backend ovk__backend_nbc = {
                "seg=bytes: rsa segment size (default 1048576); thresh=bytes: auto switch to rsa "
                "(default 131072); thread=0|1: progress thread (needs MPI_THREAD_MULTIPLE)",
     .caps = OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST,
+    .caps_of = nbc_caps_of,
     .available = NULL,
     .create = nbc_create,
     .destroy = nbc_destroy,

@@ -211,7 +211,11 @@ int ovk_reducer_destroy(ovk_reducer *red)
 }
 
 const char *ovk_reducer_name(const ovk_reducer *red) { return red ? red->be->name : ""; }
-unsigned ovk_reducer_caps(const ovk_reducer *red) { return red ? red->be->caps : 0u; }
+unsigned ovk_reducer_caps(const ovk_reducer *red)
+{
+    if (!red) return 0u;
+    return red->be->caps_of ? red->be->caps_of(red->state) : red->be->caps;
+}
 const char *ovk_reducer_spec(const ovk_reducer *red) { return red ? red->spec : ""; }
 MPI_Comm ovk__reducer_comm(const ovk_reducer *red) { return red->comm; }
 long long ovk__reducer_started(const ovk_reducer *red) { return red->started; }
