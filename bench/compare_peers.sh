@@ -144,7 +144,8 @@ if have "$STREAM"; then
     echo "  per run: $(for f in "$LOGDIR"/stream.*.out; do getval "$f" "Triad GB/s"; done | tr '\n' ' ')"
 fi
 
-# stats of one solver at one size: "iters relres tpi_median ts_median niters_distinct"
+# stats of one solver at one size:
+#   "iters relres tpi_median ts_median niters_distinct tpi_min-tpi_max(ms)"
 stats() {
     local pre="$1" s="$2" f its tpis tss rrs
     its=""; tpis=""; tss=""; rrs=""
@@ -154,16 +155,17 @@ stats() {
         [ "$it" = "-" ] && continue
         its="$its $it"; rrs="$rrs $rr"; tss="$tss $ts"; tpis="$tpis $tpi"
     done
-    [ -n "$its" ] || { echo "- - - - 0"; return; }
+    [ -n "$its" ] || { echo "- - - - 0 -"; return; }
     echo "$(echo $its | tr ' ' '\n' | median) $(echo $rrs | awk '{print $1}') \
 $(echo $tpis | tr ' ' '\n' | median) $(printf '%.4g' "$(echo $tss | tr ' ' '\n' | median)") \
-$(echo $its | tr ' ' '\n' | sort -u | wc -l)"
+$(echo $its | tr ' ' '\n' | sort -u | wc -l) \
+$(echo $tpis | tr ' ' '\n' | sort -g | awk 'NR==1{lo=$1} {hi=$1} END{printf "%.3g-%.3g", lo*1e3, hi*1e3}')"
 }
 
 # ---------------------------------------------------------------- table
 echo
-echo "| n per rank (global) | solver | iterations | final rel. residual | time/iteration (ms) | solve (s) | ours / hypre | ours / PETSc |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|"
+echo "| n per rank (global) | solver | iterations | final rel. residual | time/iteration (ms) | min-max (ms) | solve (s) | ours / hypre | ours / PETSc |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 MVROWS=()
 for s in $SIZES; do
     glob="$s^3"
@@ -171,26 +173,26 @@ for s in $SIZES; do
         read -r dx dy dz <<<"$DIMS"
         glob="$((s * dx))x$((s * dy))x$((s * dz))"
     fi
-    read -r o_it o_rr o_tpi o_ts o_nd < <(stats ours "$s")
-    read -r h_it h_rr h_tpi h_ts h_nd < <(stats hypre "$s")
-    read -r p_it p_rr p_tpi p_ts p_nd < <(stats petsc_cg "$s")
+    read -r o_it o_rr o_tpi o_ts o_nd o_mm < <(stats ours "$s")
+    read -r h_it h_rr h_tpi h_ts h_nd h_mm < <(stats hypre "$s")
+    read -r p_it p_rr p_tpi p_ts p_nd p_mm < <(stats petsc_cg "$s")
     [ "$h_tpi" = "-" ] && h_tpi=""
     [ "$p_tpi" = "-" ] && p_tpi=""
-    row() { # name it rr tpi ts nd
+    row() { # name it rr tpi ts nd minmax
         local tpi="$4"; [ "$tpi" = "-" ] && tpi=""
         local rh="-" rp="-"
         if [ "$1" = "ovkrylov alg1 (blocking)" ]; then
             rh=$(ratio "$tpi" "$h_tpi"); rp=$(ratio "$tpi" "$p_tpi")
         fi
         local note=""; [ "$6" -gt 1 ] 2>/dev/null && note=" (varies!)"
-        echo "| $s ($glob) | $1 | $2$note | $3 | $(fmt_ms "$tpi") | $5 | $rh | $rp |"
+        echo "| $s ($glob) | $1 | $2$note | $3 | $(fmt_ms "$tpi") | $7 | $5 | $rh | $rp |"
     }
-    have "$OURS" && row "ovkrylov alg1 (blocking)" $o_it $o_rr "$o_tpi" $o_ts $o_nd
-    have "$HYPRE" && row "hypre DS-PCG" $h_it $h_rr "$h_tpi" $h_ts $h_nd
+    have "$OURS" && row "ovkrylov alg1 (blocking)" $o_it $o_rr "$o_tpi" $o_ts $o_nd $o_mm
+    have "$HYPRE" && row "hypre DS-PCG" $h_it $h_rr "$h_tpi" $h_ts $h_nd $h_mm
     if have "$PETSC"; then
         for k in $KSPS; do
-            read -r k_it k_rr k_tpi k_ts k_nd < <(stats "petsc_$k" "$s")
-            row "PETSc KSP$k + Jacobi" $k_it $k_rr "$k_tpi" $k_ts $k_nd
+            read -r k_it k_rr k_tpi k_ts k_nd k_mm < <(stats "petsc_$k" "$s")
+            row "PETSc KSP$k + Jacobi" $k_it $k_rr "$k_tpi" $k_ts $k_nd $k_mm
         done
     fi
     if [ "$o_it" != "-" ] && have "$OURS"; then
