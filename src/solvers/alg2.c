@@ -23,35 +23,19 @@ static void work_free(alg2_work *w)
     free(w->p_prev);
 }
 
-/* y = L^-1 x, optionally with the local <y,y> */
-static void diaginv(ovk__ctx *c, const double *linv, const double *x, double *y, double *yy)
-{
-    ovk__tic t0 = ovk__tic_start(c);
-    if (yy) ovk__mul_dot(c->n, linv, x, y, yy, &c->hook);
-    else ovk__mul(c->n, linv, x, y, &c->hook);
-    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
-}
-
-static void axpy_timed(ovk__ctx *c, double a, const double *x, double *y)
-{
-    ovk__tic t0 = ovk__tic_start(c);
-    ovk__axpy(c->n, a, x, y, &c->hook);
-    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-}
-
 static int iterate(ovk__ctx *c, alg2_work *w, double gamma, double bb)
 {
     int rc = OVK_OK, stop = 0;
     double alpha = 0.0, beta = 0.0;
     for (int iter = 1; iter <= c->opts->max_iter; iter++) {
-        diaginv(c, w->linv, w->t, w->w, NULL); /* w = L^-T t */
+        ovk__ctx_diaginv(c, w->linv, w->t, w->w, NULL); /* w = L^-T t */
         ovk__tic t0 = ovk__tic_start(c);
         ovk__zxpby(c->n, w->w, beta, w->p_prev, w->p, &c->hook); /* p = w + beta p_prev */
         ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
         if ((rc = ovk__ctx_matvec(c, w->p, w->s))) return rc; /* s = A p */
         double sdotp = ovk__dot(c->n, w->s, w->p);
         if ((rc = ovk__sum(c, OVK__SDOTP, &sdotp, 1))) return rc; /* sdotp = <s,p> */
-        axpy_timed(c, alpha, w->p_prev, c->x); /* x += alpha p_prev */
+        ovk__ctx_axpy(c, alpha, w->p_prev, c->x); /* x += alpha p_prev */
         if (!isfinite(sdotp) || sdotp <= 0.0) {
             ovk__stop(c, iter, isfinite(sdotp) ? OVK_REASON_BREAKDOWN : OVK_REASON_NONFINITE, "<s,p>", sdotp);
             return OVK_OK;
@@ -62,7 +46,7 @@ static int iterate(ovk__ctx *c, alg2_work *w, double gamma, double bb)
         ovk__axpy_dot(c->n, -alpha, w->s, w->r, &iprod, &c->hook); /* r -= alpha s */
         ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
         if ((rc = ovk__sum(c, OVK__IPROD, &iprod, 1))) return rc; /* iprod = <r,r> */
-        diaginv(c, w->linv, w->r, w->t, &gamma); /* t = L^-1 r */
+        ovk__ctx_diaginv(c, w->linv, w->r, w->t, &gamma); /* t = L^-1 r */
         if ((rc = ovk__sum(c, OVK__GAMMA, &gamma, 1))) return rc; /* gamma = <t,t> */
         beta = gamma / gamma_old;
         double *swap = w->p_prev;
@@ -70,7 +54,7 @@ static int iterate(ovk__ctx *c, alg2_work *w, double gamma, double bb)
         w->p = swap;
         ovk__iterate_check(c, iter, iprod, bb, &stop);
         if (stop || iter == c->opts->max_iter) {
-            axpy_timed(c, alpha, w->p_prev, c->x); /* the lagging x update */
+            ovk__ctx_axpy(c, alpha, w->p_prev, c->x); /* the lagging x update */
             if (!stop) c->res->reason = OVK_REASON_MAXIT;
             return OVK_OK;
         }
@@ -91,7 +75,7 @@ static int alg2_solve(ovk__ctx *c)
     rc = ovk__ctx_residual(c, w.r); /* r = b - A x */
     if (!rc) rc = ovk__initial_check(c, w.r, &bb, &decided);
     if (rc || decided) goto done;
-    diaginv(c, w.linv, w.r, w.t, &gamma); /* t = L^-1 r */
+    ovk__ctx_diaginv(c, w.linv, w.r, w.t, &gamma); /* t = L^-1 r */
     rc = ovk__sum(c, OVK__GAMMA, &gamma, 1); /* gamma = <t,t> */
     if (!rc) rc = iterate(c, &w, gamma, bb);
 done:

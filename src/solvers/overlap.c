@@ -26,27 +26,12 @@ static void work_free(ovl_work *w)
     free(w->p_prev);
 }
 
-static void diaginv(ovk__ctx *c, const double *linv, const double *x, double *y, double *yy)
-{
-    ovk__tic t0 = ovk__tic_start(c);
-    if (yy) ovk__mul_dot(c->n, linv, x, y, yy, &c->hook);
-    else ovk__mul(c->n, linv, x, y, &c->hook);
-    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
-}
-
-static void axpy_timed(ovk__ctx *c, double a, const double *x, double *y)
-{
-    ovk__tic t0 = ovk__tic_start(c);
-    ovk__axpy(c->n, a, x, y, &c->hook);
-    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-}
-
 /* One iteration up to and including the start of the next gamma reduction. */
 static int step(ovk__ctx *c, ovl_work *w, int iter, double *alpha, double *gamma_old)
 {
     ovk_request *req = NULL;
     int rc;
-    diaginv(c, w->linv, w->t, w->w, NULL); /* w = L^-1 t */
+    ovk__ctx_diaginv(c, w->linv, w->t, w->w, NULL); /* w = L^-1 t */
     if ((rc = ovk__sum_end(c, OVK__GAMMA, w->gamma_req))) return rc; /* gamma = wait <t,t> */
     w->gamma_req = NULL;
     double beta = iter == 1 ? 0.0 : w->gamma / *gamma_old;
@@ -56,7 +41,7 @@ static int step(ovk__ctx *c, ovl_work *w, int iter, double *alpha, double *gamma
     if ((rc = ovk__ctx_matvec(c, w->p, w->s))) return rc; /* s = A p */
     w->sdotp = ovk__dot(c->n, w->s, w->p);
     if ((rc = ovk__sum_begin(c, OVK__SDOTP, &w->sdotp, 1, &req))) return rc; /* init <s,p> */
-    axpy_timed(c, *alpha, w->p_prev, c->x); /* x += alpha p_prev */
+    ovk__ctx_axpy(c, *alpha, w->p_prev, c->x); /* x += alpha p_prev */
     if ((rc = ovk__sum_end(c, OVK__SDOTP, req))) return rc; /* sdotp = wait <s,p> */
     if (!isfinite(w->sdotp) || w->sdotp <= 0.0) {
         ovk__stop(c, iter, isfinite(w->sdotp) ? OVK_REASON_BREAKDOWN : OVK_REASON_NONFINITE, "<s,p>", w->sdotp);
@@ -68,7 +53,7 @@ static int step(ovk__ctx *c, ovl_work *w, int iter, double *alpha, double *gamma
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     if ((rc = ovk__sum_begin(c, OVK__IPROD, &w->iprod, 1, &req))) return rc; /* init <r,r> */
     double tt;
-    diaginv(c, w->linv, w->r, w->t, &tt); /* t = L^-1 r */
+    ovk__ctx_diaginv(c, w->linv, w->r, w->t, &tt); /* t = L^-1 r */
     if ((rc = ovk__sum_end(c, OVK__IPROD, req))) return rc; /* iprod = wait <r,r> */
     *gamma_old = w->gamma;
     w->gamma = tt;
@@ -87,7 +72,7 @@ static int iterate(ovk__ctx *c, ovl_work *w, double bb)
         w->p = swap;
         ovk__iterate_check(c, iter, w->iprod, bb, &stop);
         if (stop || iter == c->opts->max_iter) {
-            axpy_timed(c, alpha, w->p_prev, c->x); /* the lagging x update */
+            ovk__ctx_axpy(c, alpha, w->p_prev, c->x); /* the lagging x update */
             if (!stop) c->res->reason = OVK_REASON_MAXIT;
             return OVK_OK;
         }
@@ -108,7 +93,7 @@ static int overlap_solve(ovk__ctx *c)
     rc = ovk__ctx_residual(c, w.r); /* r = b - A x */
     if (!rc) rc = ovk__initial_check(c, w.r, &bb, &decided);
     if (rc || decided) goto done;
-    diaginv(c, w.linv, w.r, w.t, &w.gamma); /* t = L^-1 r */
+    ovk__ctx_diaginv(c, w.linv, w.r, w.t, &w.gamma); /* t = L^-1 r */
     rc = ovk__sum_begin(c, OVK__GAMMA, &w.gamma, 1, &w.gamma_req); /* init <t,t> */
     if (!rc) rc = iterate(c, &w, bb);
 done:

@@ -64,6 +64,11 @@ void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double v
 int ovk__ctx_matvec(ovk__ctx *c, const double *p, double *s);
 /* r = b - A x (timed as matvec). */
 int ovk__ctx_residual(ovk__ctx *c, double *r);
+/* y = L^-1 x (DiagInvScale), with the local <y,y> when yy is not NULL;
+ * timed as precond. */
+void ovk__ctx_diaginv(ovk__ctx *c, const double *linv, const double *x, double *y, double *yy);
+/* y += a x, timed as axpy. */
+void ovk__ctx_axpy(ovk__ctx *c, double a, const double *x, double *y);
 /* n doubles each, freed with free(); OVK_ENOMEM agreed on all ranks. */
 int ovk__ctx_alloc(ovk__ctx *c, int count, double **v[]);
 

@@ -123,3 +123,18 @@ void ovk__ctx_progress(void *ctx)
     c->progress_time += dt;
     if (c->inflight >= 0) c->t[test_timer[c->inflight]] += dt;
 }
+
+void ovk__ctx_diaginv(ovk__ctx *c, const double *linv, const double *x, double *y, double *yy)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    if (yy) ovk__mul_dot(c->n, linv, x, y, yy, &c->hook);
+    else ovk__mul(c->n, linv, x, y, &c->hook);
+    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+}
+
+void ovk__ctx_axpy(ovk__ctx *c, double a, const double *x, double *y)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    ovk__axpy(c->n, a, x, y, &c->hook);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
