@@ -25,7 +25,7 @@ static void work_free(alg2_work *w)
 
 static int iterate(ovk__ctx *c, alg2_work *w, double gamma, double bb)
 {
-    int rc = OVK_OK, stop = 0;
+    int rc = OVK_OK;
     double alpha = 0.0, beta = 0.0;
     for (int iter = 1; iter <= c->opts->max_iter; iter++) {
         ovk__ctx_diaginv(c, w->linv, w->t, w->w, NULL); /* w = L^-T t */
@@ -49,15 +49,7 @@ static int iterate(ovk__ctx *c, alg2_work *w, double gamma, double bb)
         ovk__ctx_diaginv(c, w->linv, w->r, w->t, &gamma); /* t = L^-1 r */
         if ((rc = ovk__sum(c, OVK__GAMMA, &gamma, 1))) return rc; /* gamma = <t,t> */
         beta = gamma / gamma_old;
-        double *swap = w->p_prev;
-        w->p_prev = w->p;
-        w->p = swap;
-        ovk__iterate_check(c, iter, iprod, bb, &stop);
-        if (stop || iter == c->opts->max_iter) {
-            ovk__ctx_axpy(c, alpha, w->p_prev, c->x); /* the lagging x update */
-            if (!stop) c->res->reason = OVK_REASON_MAXIT;
-            return OVK_OK;
-        }
+        if (ovk__lagged_iter_end(c, iter, iprod, bb, alpha, &w->p, &w->p_prev)) return OVK_OK;
     }
     c->res->reason = OVK_REASON_MAXIT;
     return OVK_OK;

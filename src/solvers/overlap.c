@@ -62,20 +62,12 @@ static int step(ovk__ctx *c, ovl_work *w, int iter, double *alpha, double *gamma
 
 static int iterate(ovk__ctx *c, ovl_work *w, double bb)
 {
-    int rc = OVK_OK, stop = 0;
+    int rc = OVK_OK;
     double alpha = 0.0, gamma_old = 1.0;
     for (int iter = 1; iter <= c->opts->max_iter; iter++) {
         rc = step(c, w, iter, &alpha, &gamma_old);
         if (rc || c->res->reason != OVK_REASON_NONE) return rc; /* error or breakdown */
-        double *swap = w->p_prev;
-        w->p_prev = w->p;
-        w->p = swap;
-        ovk__iterate_check(c, iter, w->iprod, bb, &stop);
-        if (stop || iter == c->opts->max_iter) {
-            ovk__ctx_axpy(c, alpha, w->p_prev, c->x); /* the lagging x update */
-            if (!stop) c->res->reason = OVK_REASON_MAXIT;
-            return OVK_OK;
-        }
+        if (ovk__lagged_iter_end(c, iter, w->iprod, bb, alpha, &w->p, &w->p_prev)) return OVK_OK;
     }
     c->res->reason = OVK_REASON_MAXIT;
     return OVK_OK;

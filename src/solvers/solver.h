@@ -69,6 +69,11 @@ int ovk__ctx_residual(ovk__ctx *c, double *r);
 void ovk__ctx_diaginv(ovk__ctx *c, const double *linv, const double *x, double *y, double *yy);
 /* y += a x, timed as axpy. */
 void ovk__ctx_axpy(ovk__ctx *c, double a, const double *x, double *y);
+/* End of an iteration of the loops whose x update lags one step (alg2,
+ * overlap): p_prev <- p, the convergence check, and on stopping (converged
+ * or max_iter) the last x += alpha p.  Returns 1 when the loop must stop. */
+int ovk__lagged_iter_end(ovk__ctx *c, int iter, double iprod, double bb, double alpha, double **p,
+                         double **p_prev);
 /* n doubles each, freed with free(); OVK_ENOMEM agreed on all ranks. */
 int ovk__ctx_alloc(ovk__ctx *c, int count, double **v[]);
 

@@ -138,3 +138,17 @@ void ovk__ctx_axpy(ovk__ctx *c, double a, const double *x, double *y)
     ovk__axpy(c->n, a, x, y, &c->hook);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
+
+int ovk__lagged_iter_end(ovk__ctx *c, int iter, double iprod, double bb, double alpha, double **p,
+                         double **p_prev)
+{
+    int stop = 0;
+    double *swap = *p_prev;
+    *p_prev = *p;
+    *p = swap;
+    ovk__iterate_check(c, iter, iprod, bb, &stop);
+    if (!stop && iter < c->opts->max_iter) return 0;
+    ovk__ctx_axpy(c, alpha, *p_prev, c->x); /* the lagging x update */
+    if (!stop) c->res->reason = OVK_REASON_MAXIT;
+    return 1;
+}
