@@ -49,7 +49,9 @@ enum {
 #define OVK_BACKEND_DEFAULT "blocking"
 
 /* Create a reducer on comm.  spec is "name[:key=value,...]"; NULL or "" means
- * the value of $OVK_REDUCE_BACKEND, or "blocking" when that is unset.
+ * the value of $OVK_REDUCE_BACKEND, or "blocking" when that is unset.  When
+ * $OVK_LATENCY_MODEL is set, the reducer starts with that latency model
+ * (see below; a bad value is OVK_EOPTION).
  * Collective over comm.  Unknown names give OVK_EBACKEND, unknown options or
  * bad values OVK_EOPTION; ovk_error_detail() then lists what is available. */
 int ovk_reducer_create(MPI_Comm comm, const char *spec, ovk_reducer **red);
@@ -86,6 +88,47 @@ int ovk_dot_init(ovk_reducer *red, int k, const ovk_vector *const *x, const ovk_
                  double *result, ovk_request **req);
 /* Wait for and free a request from ovk_dot_init. */
 int ovk_dot_wait(ovk_request *req);
+
+/* ---- the network-latency model ------------------------------------------
+ *
+ * A model of a bigger machine on a small one: with a model set, a reduction
+ * of `bytes` bytes started at time t completes no earlier than t + L,
+ *
+ *     L = alpha + beta * ceil(log2 P) + gamma * bytes     (microseconds),
+ *
+ * and not before the real reduction has completed.  Backends that cannot
+ * overlap (no OVK_CAP_NONBLOCKING) wait out L inside ovk_reduce_start; for
+ * the others, test reports "not yet" until L has passed, and wait spins until
+ * then.  The model changes only timing: results are those of the backend.
+ *
+ * Text syntax (OVK_LATENCY_ENV, drivers' -latency_model):
+ *   "none" | PRESET | "alpha=A,beta=B,gamma=G,P=N" (any subset; others 0,
+ *   P 0 = the communicator's size) | "PRESET,key=value,..." (overrides).
+ * Presets (ovk_latency_preset_print lists them) come from the seed papers. */
+typedef struct ovk_latency_model {
+    double alpha_us;  /* per reduction */
+    double beta_us;   /* per level of a binary tree: times ceil(log2 P) */
+    double gamma_us;  /* per byte of the reduced vector */
+    int P;            /* modelled rank count; 0: the real communicator size */
+} ovk_latency_model;
+
+/* Environment variable read by ovk_reducer_create (same text syntax). */
+#define OVK_LATENCY_ENV "OVK_LATENCY_MODEL"
+
+/* Parse text into *m.  OVK_EOPTION (with a detail naming the bad part) for
+ * unknown keys or presets, negative or non-finite values, P < 0.  Local. */
+int ovk_latency_model_parse(const char *text, ovk_latency_model *m);
+/* The modelled latency in microseconds of a reduction of `bytes` bytes on a
+ * communicator of comm_size ranks (used when m->P is 0). */
+double ovk_latency_model_us(const ovk_latency_model *m, int comm_size, double bytes);
+/* Set (m != NULL) or clear (m == NULL) the model of a reducer.  Call it on
+ * every rank with the same model while no request is outstanding
+ * (OVK_EBUSY otherwise).  Local; no communication. */
+int ovk_reducer_set_latency(ovk_reducer *red, const ovk_latency_model *m);
+/* The reducer's model; 0 when none is set (then *m is all zeros). */
+int ovk_reducer_get_latency(const ovk_reducer *red, ovk_latency_model *m);
+/* Print the presets with their parameters, one per line. */
+void ovk_latency_preset_print(FILE *f);
 
 /* Registered backends. */
 typedef struct ovk_backend_info {

@@ -73,6 +73,9 @@ MPI_Datatype ovk__mpi_type(ovk_datatype t);
 MPI_Op ovk__mpi_op(ovk_op op);
 size_t ovk__type_size(ovk_datatype t);
 
+/* 1 when the model adds no latency (latency.c). */
+int ovk__latency_is_zero(const ovk_latency_model *m);
+
 /* The registry (registry.c). */
 const ovk__backend *ovk__backend_find(const char *name);
 int ovk__backend_registry_count(void);

@@ -1,6 +1,7 @@
 /* The generic reduction layer: backend selection from a spec string, the
  * request pool and request states, split-phase inner products.  Backends
  * only move data; every state check lives here. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,8 @@ struct ovk_request {
     ovk_reducer *red;
     enum req_state state;
     int waited;
+    int impl_done; /* the backend has completed it (the model may still hold it) */
+    double due;    /* MPI_Wtime() before which the latency model holds it */
     struct ovk_request *next_free;
     double dot_local[OVK_DOT_MAX];
     _Alignas(16) unsigned char impl[OVK__REQ_IMPL_BYTES];
@@ -31,6 +34,9 @@ struct ovk_reducer {
     char spec[256];
     int outstanding;
     long long started;
+    int size;                /* ranks of comm */
+    int has_model;           /* a latency model is set */
+    ovk_latency_model model;
     ovk_request *free_list;
     pool_chunk *chunks;
 };
@@ -161,6 +167,21 @@ static int lookup_backend(const char *name, const ovk__backend **be)
     return OVK_OK;
 }
 
+/* The model in $OVK_LATENCY_MODEL, if any. */
+static int latency_from_env(ovk_reducer *red)
+{
+    const char *env = getenv(OVK_LATENCY_ENV);
+    ovk_latency_model m;
+    if (!env || !*env) return OVK_OK;
+    int rc = ovk_latency_model_parse(env, &m);
+    if (rc) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", ovk_error_detail());
+        return ovk__fail(rc, "$%s: %s", OVK_LATENCY_ENV, why);
+    }
+    return ovk_reducer_set_latency(red, &m);
+}
+
 int ovk_reducer_create(MPI_Comm comm, const char *spec, ovk_reducer **out)
 {
     int rc = OVK_OK;
@@ -179,8 +200,10 @@ int ovk_reducer_create(MPI_Comm comm, const char *spec, ovk_reducer **out)
     red->be = be;
     snprintf(red->spec, sizeof red->spec, "%s", spec);
     OVK__MPI(MPI_Comm_dup(comm, &red->comm));
+    MPI_Comm_size(red->comm, &red->size);
     rc = be->create(red->comm, &opts, &red->state);
     if (!rc) rc = check_unused(&opts, be);
+    if (!rc) rc = latency_from_env(red);
     rc = ovk__agree(red->comm, rc);
     if (rc) goto cleanup;
     *out = red;
@@ -220,6 +243,33 @@ const char *ovk_reducer_spec(const ovk_reducer *red) { return red ? red->spec : 
 MPI_Comm ovk__reducer_comm(const ovk_reducer *red) { return red->comm; }
 long long ovk__reducer_started(const ovk_reducer *red) { return red->started; }
 
+int ovk_reducer_set_latency(ovk_reducer *red, const ovk_latency_model *m)
+{
+    if (!red) return ovk__fail(OVK_EINVAL, "ovk_reducer_set_latency: NULL reducer");
+    if (red->outstanding)
+        return ovk__fail(OVK_EBUSY, "ovk_reducer_set_latency: %d requests outstanding", red->outstanding);
+    if (m && (!(m->alpha_us >= 0.0) || !(m->beta_us >= 0.0) || !(m->gamma_us >= 0.0) || m->P < 0 ||
+              !isfinite(m->alpha_us + m->beta_us + m->gamma_us)))
+        return ovk__fail(OVK_EOPTION, "latency model: parameters must be finite and >= 0");
+    red->has_model = m && !ovk__latency_is_zero(m);
+    memset(&red->model, 0, sizeof red->model);
+    if (red->has_model) red->model = *m;
+    return OVK_OK;
+}
+
+int ovk_reducer_get_latency(const ovk_reducer *red, ovk_latency_model *m)
+{
+    if (!red || !m) return 0;
+    *m = red->model;
+    return red->has_model;
+}
+
+static void spin_until(double t)
+{
+    while (MPI_Wtime() < t) {
+    }
+}
+
 /* ---- requests --------------------------------------------------------- */
 
 static int request_alloc(ovk_reducer *red, ovk_request **out)
@@ -239,6 +289,8 @@ static int request_alloc(ovk_reducer *red, ovk_request **out)
     red->free_list = r->next_free;
     r->state = REQ_ACTIVE;
     r->waited = 0;
+    r->impl_done = 0;
+    r->due = 0.0;
     *out = r;
     return OVK_OK;
 }
@@ -265,11 +317,17 @@ static int check_reduction(const ovk__reduction *x)
 static int start_on(ovk_request *r, const ovk__reduction *x)
 {
     ovk_reducer *red = r->red;
+    if (red->has_model) {
+        double bytes = (double)x->count * (double)ovk__type_size(x->type);
+        r->due = MPI_Wtime() + 1e-6 * ovk_latency_model_us(&red->model, red->size, bytes);
+    }
     int rc = red->be->start(red->state, x, r->impl);
     if (rc) {
         request_release(r);
         return rc;
     }
+    /* a backend that cannot overlap waits out the modelled latency here */
+    if (red->has_model && !(ovk_reducer_caps(red) & OVK_CAP_NONBLOCKING)) spin_until(r->due);
     red->outstanding++;
     red->started++;
     return OVK_OK;
@@ -294,6 +352,18 @@ static void mark_done(ovk_request *r)
     r->red->outstanding--;
 }
 
+/* Test the backend once; done when it has completed and the modelled
+ * latency (if any) has passed. */
+static int poll(ovk_request *r)
+{
+    if (!r->impl_done) {
+        int rc = r->red->be->test(r->red->state, r->impl, &r->impl_done);
+        if (rc) return rc;
+    }
+    if (r->impl_done && (!r->red->has_model || MPI_Wtime() >= r->due)) mark_done(r);
+    return OVK_OK;
+}
+
 static int state_error(const ovk_request *r, const char *call)
 {
     if (!r) return ovk__fail(OVK_EINVAL, "%s: NULL request", call);
@@ -308,9 +378,8 @@ int ovk_reduce_test(ovk_request *r, int *done)
     if (!done) return ovk__fail(OVK_EINVAL, "ovk_reduce_test: NULL flag");
     *done = 0;
     if (r->state == REQ_ACTIVE) {
-        rc = r->red->be->test(r->red->state, r->impl, done);
+        rc = poll(r);
         if (rc) return rc;
-        if (*done) mark_done(r);
     }
     *done = r->state == REQ_DONE;
     return OVK_OK;
@@ -322,8 +391,10 @@ int ovk_reduce_wait(ovk_request *r)
     if (rc) return rc;
     if (r->waited) return ovk__fail(OVK_ESTATE, "ovk_reduce_wait: request was already waited on");
     if (r->state == REQ_ACTIVE) {
-        rc = r->red->be->wait(r->red->state, r->impl);
+        if (!r->impl_done) rc = r->red->be->wait(r->red->state, r->impl);
         if (rc) return rc;
+        r->impl_done = 1;
+        if (r->red->has_model) spin_until(r->due);
         mark_done(r);
     }
     r->waited = 1;
@@ -349,11 +420,9 @@ int ovk_reducer_progress(ovk_reducer *red)
     for (pool_chunk *c = red->chunks; c; c = c->next)
         for (int i = 0; i < POOL_CHUNK; i++) {
             ovk_request *r = &c->req[i];
-            int done = 0;
             if (r->state != REQ_ACTIVE) continue;
-            int rc = red->be->test(red->state, r->impl, &done);
+            int rc = poll(r);
             if (rc) return rc;
-            if (done) mark_done(r);
         }
     return OVK_OK;
 }
