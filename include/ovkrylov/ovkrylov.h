@@ -3,7 +3,8 @@
  * Include this header to get the whole public API:
  *   error.h     status codes, ovk_strerror
  *   matrix.h    distributed CSR matrices and vectors
- *   reduce.h    split-phase reductions and the backend registry
+ *   reduce.h    split-phase reductions, the backend registry, the latency model
+ *   noise.h     noise injection for benchmarks
  *   pcg.h       ovk_pcg_solve and its variants
  *   problems.h  Laplacian generators, Matrix Market input
  */
@@ -16,6 +17,7 @@
 
 #include "error.h"
 #include "matrix.h"
+#include "noise.h"
 #include "pcg.h"
 #include "problems.h"
 #include "reduce.h"

@@ -1,0 +1,35 @@
+/* ovkrylov: noise injection for benchmarks (the PCG-Overlap paper, Sec. VII-D).
+ *
+ * While noise is on, the calling process is interrupted hz times a second
+ * and each interruption busy-waits duration_us microseconds, the way an OS
+ * daemon steals a core.  The phase of the first interruption is drawn from
+ * seed, so ranks given different seeds are interrupted independently.
+ *
+ * Local (no communication).  One noise source per process; it uses a POSIX
+ * timer delivering a real-time signal (SIGRTMIN+2) to the process -- on Linux
+ * to the thread that called ovk_noise_start, so that helper threads of the
+ * MPI library do not absorb it.  Handlers of other signals are untouched;
+ * system calls interrupted by it restart.  Call ovk_noise_stop from the
+ * thread that started the noise.
+ */
+#ifndef OVKRYLOV_NOISE_H
+#define OVKRYLOV_NOISE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Start the noise: hz in (0, 100000], duration_us in (0, 1e6) and
+ * duration_us * hz < 1e6 (the noise must leave time to run).  OVK_EINVAL
+ * for values out of range, OVK_ESTATE when noise is already on, OVK_EUNSUPPORTED
+ * when the timer cannot be created. */
+int ovk_noise_start(double hz, double duration_us, unsigned seed);
+
+/* Stop it (no-op when off).  Returns the number of interruptions delivered
+ * since the start, or a negative status. */
+long ovk_noise_stop(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
