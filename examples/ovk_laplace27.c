@@ -13,11 +13,14 @@
 
 #include <ovkrylov/ovkrylov.h>
 
+#include "common/experiment.h"
+
 typedef struct args {
     int n[3], P[3], stencil, timing, print_level, random_rhs, list_backends, help, progress;
     const char *solver, *backend, *precond;
     double tol;
     int maxit;
+    ovk_drv_experiment ex;
 } args;
 
 static void usage(FILE *f)
@@ -38,7 +41,9 @@ static void usage(FILE *f)
             "  -maxit N             iteration limit (default 1000)\n"
             "  -rhs ones|random     right-hand side (default ones); x0 = 0\n"
             "  -progress K          drive reductions every K rows in long kernels (0 default, -1 off)\n"
-            "  -timing              print the time breakdown\n"
+            "  -timing              print the time breakdown\n");
+    ovk_drv_usage(f);
+    fprintf(f,
             "  -print_level 0|1|2   2: residual every iteration\n"
             "  -help                this text\n");
 }
@@ -78,7 +83,9 @@ static int parse_args(int argc, char **argv, args *a, const char **bad)
         const char *f = argv[i];
         int rc = 0;
         *bad = f;
-        if (!strcmp(f, "-n")) rc = parse_ints(argc, argv, &i, 3, a->n);
+        int shared = ovk_drv_parse_flag(argc, argv, &i, &a->ex);
+        if (shared) rc = shared < 0 ? -1 : 0;
+        else if (!strcmp(f, "-n")) rc = parse_ints(argc, argv, &i, 3, a->n);
         else if (!strcmp(f, "-P")) rc = parse_ints(argc, argv, &i, 3, a->P);
         else if (!strcmp(f, "-stencil")) rc = parse_ints(argc, argv, &i, 1, &a->stencil);
         else if (!strcmp(f, "-solver")) rc = parse_word(argc, argv, &i, &a->solver);
@@ -143,23 +150,49 @@ static void report_error(int rank, int rc)
     if (rank == 0) fprintf(stderr, "ovkrylov error: %s: %s\n", ovk_strerror(rc), ovk_error_detail());
 }
 
+/* The solve itself, between the noise start and stop; the CSV row. */
+static int solve(const args *a, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
+                 const ovk_pcg_options *opts, ovk_pcg_result *res)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int rc = ovk_drv_agree(ovk_drv_noise_start(&a->ex, rank));
+    if (rc) {
+        ovk_drv_noise_stop(&a->ex);
+        memset(res, 0, sizeof *res);
+        return rc;
+    }
+    rc = ovk_pcg_solve(A, b, x, opts, res);
+    long hits = ovk_drv_noise_stop(&a->ex);
+    if (rank == 0 && a->print_level >= 1 && a->ex.noise_hz > 0) printf("Noise interruptions (rank 0) = %ld\n", hits);
+    ovk_drv_run r = {a->stencil == 7 ? "laplace7" : "laplace27", opts->solver, ovk_reducer_spec(opts->reducer), size,
+                     (long long)a->n[0] * a->P[0], (long long)a->n[1] * a->P[1], (long long)a->n[2] * a->P[2]};
+    if (rank == 0 && res->reason != OVK_REASON_NONE && ovk_drv_csv_row(&a->ex, &r, res)) rc = rc ? rc : OVK_EFILE;
+    return rc;
+}
+
 static int run(const args *a, int rank, int size)
 {
     ovk_matrix *A = NULL;
+    ovk_reducer *red = NULL;
     ovk_vector *b = NULL, *x = NULL;
     ovk_pcg_options opts;
     ovk_pcg_result res;
     int rc = ovk_laplace_create(MPI_COMM_WORLD, (ovk_stencil)a->stencil, a->n[0], a->n[1], a->n[2], a->P[0],
                                 a->P[1], a->P[2], &A);
-    if (!rc) rc = ovk_vector_create(A, &b);
+    if (!rc) rc = ovk_drv_reducer(MPI_COMM_WORLD, a->backend, &a->ex, &red);
+    if (rc) goto cleanup;
+    rc = ovk_vector_create(A, &b);
     if (!rc) rc = ovk_vector_create(A, &x);
+    rc = ovk_drv_agree(rc); /* vector creation is local */
     if (rc) goto cleanup;
     double *bd = ovk_vector_data(b);
     for (int i = 0; i < ovk_vector_nlocal(b); i++)
         bd[i] = a->random_rhs ? hash_unit((uint64_t)(ovk_matrix_row_start(A) + i)) : 1.0;
     ovk_pcg_options_init(&opts);
     opts.solver = a->solver;
-    opts.backend = a->backend;
+    opts.reducer = red;
     opts.tol = a->tol;
     opts.max_iter = a->maxit;
     opts.print_level = a->print_level;
@@ -171,7 +204,7 @@ static int run(const args *a, int rank, int size)
                a->stencil, (long long)a->n[0] * a->P[0], (long long)a->n[1] * a->P[1],
                (long long)a->n[2] * a->P[2], (long long)ovk_matrix_nglobal(A), size, a->P[0], a->P[1],
                a->P[2], a->solver);
-    rc = ovk_pcg_solve(A, b, x, &opts, &res);
+    rc = solve(a, A, b, x, &opts, &res);
     if (rank == 0 && res.reason != OVK_REASON_NONE) {
         printf("Iterations = %d\n", res.iterations);
         printf("Final Relative Residual Norm = %e\n", res.rel_residual);
@@ -180,6 +213,7 @@ static int run(const args *a, int rank, int size)
     }
 cleanup:
     if (rc) report_error(rank, rc);
+    ovk_reducer_destroy(red);
     ovk_vector_destroy(b);
     ovk_vector_destroy(x);
     ovk_matrix_destroy(A);

@@ -16,6 +16,8 @@
 
 #include "ovkrylov/ovkrylov.h"
 
+#include "common/experiment.h"
+
 typedef enum rhs_kind { RHS_AONES, RHS_ONES, RHS_RANDOM } rhs_kind;
 
 typedef struct args {
@@ -28,6 +30,7 @@ typedef struct args {
     int print_level;
     rhs_kind rhs;
     int help;
+    ovk_drv_experiment ex;
 } args;
 
 static void usage(FILE *f)
@@ -45,9 +48,10 @@ static void usage(FILE *f)
                "  -timing          print the time breakdown\n"
                "  -print_level L   0 quiet, 1 summary, 2 residual every iteration (default 0)\n"
                "  -rhs KIND        ones | Aones (b = A*1, default) | random\n"
-               "  -help            this message\n"
-               "backends:\n",
+               "  -help            this message\n",
             OVK_BACKEND_ENV, OVK_BACKEND_DEFAULT);
+    ovk_drv_usage(f);
+    fprintf(f, "backends:\n");
     ovk_backend_print(f);
 }
 
@@ -85,6 +89,8 @@ static int parse_flag(int argc, char **argv, int *i, args *a, const char **bad)
     const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
     int ok = 1;
     *bad = flag;
+    int shared = ovk_drv_parse_flag(argc, argv, i, &a->ex);
+    if (shared) return shared > 0;
     if (!strcmp(flag, "-help") || !strcmp(flag, "--help") || !strcmp(flag, "-h")) a->help = 1;
     else if (!strcmp(flag, "-timing")) a->timing = 1;
     else if (!val) return 0; /* every other flag takes a value */
@@ -156,16 +162,6 @@ static double error_vs_ones(const ovk_vector *x, MPI_Comm comm)
     return g;
 }
 
-/* Vector setup is local: make every rank see the worst status before the
- * collective solve (the detail text stays with the rank that failed). */
-static int agree(int rc)
-{
-    int worst = rc;
-    if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
-        return OVK_EMPI;
-    return worst;
-}
-
 static void print_matrix_info(const args *a, const ovk_matrix *A, int rank, int nranks)
 {
     long long nnz = ovk_matrix_nnz_local(A), total = 0;
@@ -186,10 +182,32 @@ static void print_result(const args *a, const ovk_pcg_result *res, double err)
     fflush(stdout);
 }
 
+/* The solve between the noise start and stop; the CSV row. */
+static int solve(const args *a, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
+                 const ovk_pcg_options *opts, ovk_pcg_result *res)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int rc = ovk_drv_agree(ovk_drv_noise_start(&a->ex, rank));
+    if (rc) {
+        ovk_drv_noise_stop(&a->ex);
+        memset(res, 0, sizeof *res);
+        return rc;
+    }
+    rc = ovk_pcg_solve(A, b, x, opts, res);
+    ovk_drv_noise_stop(&a->ex);
+    ovk_drv_run r = {a->file, opts->solver, ovk_reducer_spec(opts->reducer), size,
+                     (long long)ovk_matrix_nglobal(A), 1, 1};
+    if (rank == 0 && res->reason != OVK_REASON_NONE && ovk_drv_csv_row(&a->ex, &r, res)) rc = rc ? rc : OVK_EFILE;
+    return rc;
+}
+
 static int run(const args *a, int rank, int nranks)
 {
     ovk_matrix *A = NULL;
     ovk_vector *b = NULL, *x = NULL, *ones = NULL;
+    ovk_reducer *red = NULL;
     ovk_pcg_options opts;
     ovk_pcg_result res;
     int rc = ovk_mm_read(MPI_COMM_WORLD, a->file, &A);
@@ -200,20 +218,22 @@ static int run(const args *a, int rank, int nranks)
     if (!rc) rc = ovk_vector_create(A, &ones);
     if (!rc) rc = make_rhs(A, a->rhs, ones, b);
     /* vector creation is local: agree before the collective solve */
-    rc = agree(rc);
+    rc = ovk_drv_agree(rc);
+    if (!rc) rc = ovk_drv_reducer(MPI_COMM_WORLD, a->backend, &a->ex, &red);
     if (rc) goto cleanup;
     ovk_pcg_options_init(&opts);
-    opts.solver = a->solver;
-    opts.backend = a->backend;
+    if (a->solver) opts.solver = a->solver;
+    opts.reducer = red;
     opts.tol = a->tol;
     opts.max_iter = a->maxit;
     opts.print_level = a->print_level;
-    rc = ovk_pcg_solve(A, b, x, &opts, &res);
+    rc = solve(a, A, b, x, &opts, &res);
     double err = a->rhs == RHS_AONES ? error_vs_ones(x, MPI_COMM_WORLD) : 0.0;
     if (rank == 0 && res.reason != OVK_REASON_NONE) print_result(a, &res, err);
 cleanup:
     if (rc && rank == 0)
         fprintf(stderr, "ovkrylov error: %s: %s\n", ovk_strerror(rc), ovk_error_detail());
+    ovk_reducer_destroy(red);
     ovk_vector_destroy(ones);
     ovk_vector_destroy(x);
     ovk_vector_destroy(b);
@@ -223,7 +243,7 @@ cleanup:
 
 int main(int argc, char **argv)
 {
-    args a = {NULL, NULL, NULL, 1e-8, 1000, 0, 0, RHS_AONES, 0};
+    args a = {.tol = 1e-8, .maxit = 1000, .rhs = RHS_AONES};
     int rank, nranks, status;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

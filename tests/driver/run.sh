@@ -44,6 +44,24 @@ o=$(run 1 "$bin/ovk_laplace27" -n 10 10 10 -maxit 3 2>&1); rc=$?
 [ $rc -eq 1 ] && echo "$o" | grep -q '^Iterations = 3$'; check "iteration limit: exit 1 after 3 iterations" $?
 o=$(OVK_REDUCE_BACKEND=native run 1 "$bin/ovk_laplace27" -n 6 6 6 -print_level 1 2>&1); check "environment backend" $?
 
+# experiments: latency model, noise, CSV rows
+tmpd=$(mktemp -d)
+o=$(run 2 "$bin/ovk_laplace27" -n 10 10 10 -solver overlap -backend native -latency_us 50 -noise 200 50 \
+    -csv "$tmpd/r.csv" 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$o" | grep -q "^Iterations = $(echo $its | cut -d' ' -f1)\$"
+check "latency model + noise: same iterations" $?
+run 2 "$bin/ovk_laplace27" -n 10 10 10 -latency_model pcg-overlap-256,P=4 -csv "$tmpd/r.csv" >/dev/null 2>&1
+check "latency preset with override" $?
+[ "$(head -n 1 "$tmpd/r.csv" | cut -d, -f1-3)" = "solver,backend,latency_model" ] && [ "$(wc -l < "$tmpd/r.csv")" -eq 3 ] &&
+  awk -F, 'NR > 1 && $10 > 0 { n++ } END { exit n != 2 }' "$tmpd/r.csv"
+check "-csv writes a header and one row per solve" $?
+run 1 "$bin/ovk_laplace27" -n 6 6 6 -latency_us -5 >/dev/null 2>&1; [ $? -eq 2 ]; check "negative latency exits 2" $?
+run 1 "$bin/ovk_laplace27" -n 6 6 6 -latency_model alpha=1,zeta=2 >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown model key exits 2" $?
+run 1 "$bin/ovk_laplace27" -n 6 6 6 -noise 1000 2000 >/dev/null 2>&1; [ $? -ne 0 ]; check "noise longer than its period is refused" $?
+o=$(OVK_LATENCY_MODEL=bogus run 2 "$bin/ovk_laplace27" -n 6 6 6 2>&1); rc=$?
+[ $rc -eq 1 ] && echo "$o" | grep -q "OVK_LATENCY_MODEL"; check "bad \$OVK_LATENCY_MODEL: clear error, exit 1" $?
+rm -rf "$tmpd"
+
 if [ -x "$bin/ovk_mtx_solve" ]; then
   tmp=$(mktemp -d)
   printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 2\n2 2 2\n3 3 2\n2 1 -1\n' > "$tmp/ok.mtx"

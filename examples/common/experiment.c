@@ -1,0 +1,136 @@
+/* Flags shared by the drivers: -latency_us, -latency_model, -noise, -csv. */
+#include "experiment.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int ovk_drv_agree(int rc)
+{
+    int worst = rc;
+    if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) return OVK_EMPI;
+    return worst;
+}
+
+void ovk_drv_usage(FILE *f)
+{
+    fprintf(f,
+            "  -latency_us A        model a network: every reduction takes at least A us\n"
+            "  -latency_model TEXT  alpha=..,beta=..,gamma=..,P=.. (us, us/level, us/byte) or a preset\n"
+            "                       (default $%s); presets:\n",
+            OVK_LATENCY_ENV);
+    ovk_latency_preset_print(f);
+    fprintf(f,
+            "  -noise F D           interrupt each rank F times a second for D us of busy work\n"
+            "  -csv FILE            append one CSV row per solve to FILE\n");
+}
+
+static int set_latency(ovk_drv_experiment *e, const char *text)
+{
+    if (ovk_latency_model_parse(text, &e->lat)) {
+        fprintf(stderr, "%s\n", ovk_error_detail());
+        return -1;
+    }
+    e->have_latency = 1;
+    snprintf(e->lat_text, sizeof e->lat_text, "%s", text);
+    return 1;
+}
+
+static int parse_pos(const char *s, double *v)
+{
+    char *end = NULL;
+    *v = strtod(s, &end);
+    return (*s && !*end && *v >= 0.0) ? 0 : -1;
+}
+
+int ovk_drv_parse_flag(int argc, char **argv, int *i, ovk_drv_experiment *e)
+{
+    const char *f = argv[*i];
+    char text[96];
+    double a = 0.0;
+    int nargs = !strcmp(f, "-noise") ? 2 : 1;
+    if (strcmp(f, "-latency_us") && strcmp(f, "-latency_model") && strcmp(f, "-noise") && strcmp(f, "-csv"))
+        return 0;
+    if (*i + nargs >= argc) return -1;
+    const char *v = argv[*i + 1];
+    *i += nargs;
+    if (!strcmp(f, "-csv")) {
+        e->csv = v;
+        return 1;
+    }
+    if (!strcmp(f, "-latency_model")) return set_latency(e, v);
+    if (!strcmp(f, "-latency_us")) {
+        if (parse_pos(v, &a)) return -1;
+        snprintf(text, sizeof text, "alpha=%s", v);
+        return set_latency(e, text);
+    }
+    if (parse_pos(v, &e->noise_hz) || parse_pos(argv[*i], &e->noise_us)) return -1;
+    return (e->noise_hz > 0.0 && e->noise_us > 0.0) ? 1 : -1;
+}
+
+int ovk_drv_reducer(MPI_Comm comm, const char *spec, const ovk_drv_experiment *e, ovk_reducer **red)
+{
+    int rc = ovk_reducer_create(comm, spec, red);
+    if (rc || !e->have_latency) return rc;
+    rc = ovk_reducer_set_latency(*red, &e->lat);
+    if (rc) {
+        ovk_reducer_destroy(*red);
+        *red = NULL;
+    }
+    return rc;
+}
+
+int ovk_drv_noise_start(const ovk_drv_experiment *e, int rank)
+{
+    if (e->noise_hz <= 0.0) return OVK_OK;
+    return ovk_noise_start(e->noise_hz, e->noise_us, 0x9e3779b9u * (unsigned)(rank + 1));
+}
+
+long ovk_drv_noise_stop(const ovk_drv_experiment *e)
+{
+    return e->noise_hz > 0.0 ? ovk_noise_stop() : 0;
+}
+
+static void csv_header(FILE *f)
+{
+    fprintf(f, "solver,backend,latency_model,noise_hz,noise_us,nranks,nx,ny,nz,iterations,rel_residual,"
+               "solve_s,us_per_iter,reductions");
+    for (int t = 0; t < OVK_TIMER_COUNT; t++) {
+        if (t == OVK_TIMER_SOLVE) continue;
+        fputc(',', f);
+        for (const char *c = ovk_timer_name((ovk_timer)t); *c; c++) fputc(*c == ' ' ? '_' : *c, f);
+        fputs("_s", f);
+    }
+    fprintf(f, ",latency_us,problem,reason\n");
+}
+
+/* text with its commas (they separate CSV fields) turned into ';' */
+static void csv_text(const char *text, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", text ? text : "");
+    for (char *c = buf; *c; c++)
+        if (*c == ',') *c = ';';
+}
+
+int ovk_drv_csv_row(const ovk_drv_experiment *e, const ovk_drv_run *run, const ovk_pcg_result *res)
+{
+    char model[128], backend[256];
+    if (!e->csv) return 0;
+    FILE *f = fopen(e->csv, "a");
+    if (!f) {
+        fprintf(stderr, "cannot append to %s\n", e->csv);
+        return -1;
+    }
+    if (fseek(f, 0, SEEK_END) == 0 && ftell(f) == 0) csv_header(f);
+    csv_text(e->have_latency ? e->lat_text : "none", model, sizeof model);
+    csv_text(run->backend, backend, sizeof backend);
+    double solve = res->time_max[OVK_TIMER_SOLVE];
+    double lat = e->have_latency ? ovk_latency_model_us(&e->lat, run->nranks, 8.0) : 0.0;
+    fprintf(f, "%s,%s,%s,%g,%g,%d,%lld,%lld,%lld,%d,%.6e,%.6f,%.3f,%lld", run->solver, backend, model,
+            e->noise_hz, e->noise_us, run->nranks, run->nx, run->ny, run->nz, res->iterations,
+            res->rel_residual, solve, res->iterations > 0 ? 1e6 * solve / res->iterations : 0.0,
+            res->reductions);
+    for (int t = 0; t < OVK_TIMER_COUNT; t++)
+        if (t != OVK_TIMER_SOLVE) fprintf(f, ",%.6f", res->time_max[t]);
+    fprintf(f, ",%g,%s,%s\n", lat, run->problem, ovk_reason_name(res->reason));
+    return fclose(f) == 0 ? 0 : -1;
+}

@@ -1,0 +1,49 @@
+/* Flags shared by the drivers for experiments: the network-latency model,
+ * noise injection, the Lanczos condition estimate and a CSV record of each
+ * solve.  Not part of the library: the drivers compile this file in. */
+#ifndef OVK_DRV_EXPERIMENT_H
+#define OVK_DRV_EXPERIMENT_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+#include <ovkrylov/ovkrylov.h>
+
+typedef struct ovk_drv_experiment {
+    int have_latency;       /* -latency_us or -latency_model given */
+    ovk_latency_model lat;
+    char lat_text[128];     /* as given, for the CSV */
+    double noise_hz, noise_us; /* -noise F D; 0: off */
+    const char *csv;        /* -csv FILE; NULL: none */
+} ovk_drv_experiment;
+
+/* Collective over MPI_COMM_WORLD: the worst (most negative) of every
+ * rank's status, so that all ranks take the same branch after local work. */
+int ovk_drv_agree(int rc);
+
+/* Print the shared flags for a usage message. */
+void ovk_drv_usage(FILE *f);
+
+/* When argv[*i] is a shared flag, consume it and its values: returns 1 (ok)
+ * or -1 (bad value); 0 when it is not a shared flag. */
+int ovk_drv_parse_flag(int argc, char **argv, int *i, ovk_drv_experiment *e);
+
+/* Collective over comm: the reducer for spec with the latency model applied
+ * (the caller destroys it). */
+int ovk_drv_reducer(MPI_Comm comm, const char *spec, const ovk_drv_experiment *e, ovk_reducer **red);
+
+/* Start and stop the noise of -noise on this rank (no-ops when off).
+ * Stop returns the interruptions this rank had. */
+int ovk_drv_noise_start(const ovk_drv_experiment *e, int rank);
+long ovk_drv_noise_stop(const ovk_drv_experiment *e);
+
+/* One CSV row describing a solve, appended to e->csv (with a header row
+ * when the file is empty).  Rank 0 only; returns 0 or -1 (message printed). */
+typedef struct ovk_drv_run {
+    const char *problem, *solver, *backend;
+    int nranks;
+    long long nx, ny, nz;   /* global grid, or rows 1 1 for a matrix file */
+} ovk_drv_run;
+int ovk_drv_csv_row(const ovk_drv_experiment *e, const ovk_drv_run *run, const ovk_pcg_result *res);
+
+#endif
