@@ -99,7 +99,12 @@ int ovk_dot_wait(ovk_request *req);
  * and not before the real reduction has completed.  Backends that cannot
  * overlap (no OVK_CAP_NONBLOCKING) wait out L inside ovk_reduce_start; for
  * the others, test reports "not yet" until L has passed, and wait spins until
- * then.  The model changes only timing: results are those of the backend.
+ * then.  A backend that progresses only inside test calls
+ * (OVK_CAP_NEEDS_TEST) runs L as ceil(log2 P) levels of L/levels each, and a
+ * level starts only at the test (or ovk_reducer_progress) call that finds the
+ * previous one finished, as the rounds of a schedule would on a big machine:
+ * without test calls during the compute, only the first level overlaps.  The
+ * model changes only timing: results are those of the backend.
  *
  * Text syntax (OVK_LATENCY_ENV, drivers' -latency_model):
  *   "none" | PRESET | "alpha=A,beta=B,gamma=G,P=N" (any subset; others 0,

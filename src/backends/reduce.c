@@ -15,8 +15,10 @@ struct ovk_request {
     ovk_reducer *red;
     enum req_state state;
     int waited;
-    int impl_done; /* the backend has completed it (the model may still hold it) */
-    double due;    /* MPI_Wtime() before which the latency model holds it */
+    int impl_done;   /* the backend has completed it (the model may still hold it) */
+    double due;      /* MPI_Wtime() before which the latency model holds it ... */
+    int levels_left; /* ... and, for test-driven backends, levels still to run */
+    double level_s;  /* seconds per level */
     struct ovk_request *next_free;
     double dot_local[OVK_DOT_MAX];
     _Alignas(16) unsigned char impl[OVK__REQ_IMPL_BYTES];
@@ -264,9 +266,40 @@ int ovk_reducer_get_latency(const ovk_reducer *red, ovk_latency_model *m)
     return red->has_model;
 }
 
-static void spin_until(double t)
+/* The modelled latency L of a reduction starting now.  A backend that
+ * progresses only inside test calls (OVK_CAP_NEEDS_TEST) runs L as
+ * ceil(log2 P) levels of L / levels each, and a level starts only at the
+ * test call that sees the previous one finished, as a round of a schedule
+ * on a big machine would; the others complete L after the start. */
+static void model_start(ovk_request *r, const ovk__reduction *x)
 {
-    while (MPI_Wtime() < t) {
+    ovk_reducer *red = r->red;
+    double bytes = (double)x->count * (double)ovk__type_size(x->type);
+    double L = 1e-6 * ovk_latency_model_us(&red->model, red->size, bytes);
+    int P = red->model.P > 0 ? red->model.P : red->size, levels = 1;
+    while ((1LL << levels) < P) levels++;
+    if (!(ovk_reducer_caps(red) & OVK_CAP_NEEDS_TEST)) levels = 1;
+    r->level_s = L / levels;
+    r->levels_left = levels;
+    r->due = MPI_Wtime() + r->level_s;
+}
+
+/* Called at every test: move the model on by the levels finished by now. */
+static int model_done(ovk_request *r)
+{
+    if (!r->red->has_model) return 1;
+    double now = MPI_Wtime();
+    if (r->levels_left > 0 && now >= r->due) {
+        r->levels_left--;
+        r->due = now + r->level_s; /* the next level starts at this call */
+    }
+    return r->levels_left == 0;
+}
+
+/* Spin through the remaining levels, as a blocking wait polls. */
+static void model_wait(ovk_request *r)
+{
+    while (!model_done(r)) {
     }
 }
 
@@ -317,17 +350,14 @@ static int check_reduction(const ovk__reduction *x)
 static int start_on(ovk_request *r, const ovk__reduction *x)
 {
     ovk_reducer *red = r->red;
-    if (red->has_model) {
-        double bytes = (double)x->count * (double)ovk__type_size(x->type);
-        r->due = MPI_Wtime() + 1e-6 * ovk_latency_model_us(&red->model, red->size, bytes);
-    }
+    if (red->has_model) model_start(r, x);
     int rc = red->be->start(red->state, x, r->impl);
     if (rc) {
         request_release(r);
         return rc;
     }
     /* a backend that cannot overlap waits out the modelled latency here */
-    if (red->has_model && !(ovk_reducer_caps(red) & OVK_CAP_NONBLOCKING)) spin_until(r->due);
+    if (red->has_model && !(ovk_reducer_caps(red) & OVK_CAP_NONBLOCKING)) model_wait(r);
     red->outstanding++;
     red->started++;
     return OVK_OK;
@@ -360,7 +390,7 @@ static int poll(ovk_request *r)
         int rc = r->red->be->test(r->red->state, r->impl, &r->impl_done);
         if (rc) return rc;
     }
-    if (r->impl_done && (!r->red->has_model || MPI_Wtime() >= r->due)) mark_done(r);
+    if (model_done(r) && r->impl_done) mark_done(r);
     return OVK_OK;
 }
 
@@ -394,7 +424,7 @@ int ovk_reduce_wait(ovk_request *r)
         if (!r->impl_done) rc = r->red->be->wait(r->red->state, r->impl);
         if (rc) return rc;
         r->impl_done = 1;
-        if (r->red->has_model) spin_until(r->due);
+        model_wait(r);
         mark_done(r);
     }
     r->waited = 1;
@@ -415,7 +445,14 @@ int ovk_reducer_progress(ovk_reducer *red)
 {
     if (!red) return ovk__fail(OVK_EINVAL, "ovk_reducer_progress: NULL reducer");
     if (red->outstanding == 0) return OVK_OK;
-    if (red->be->progress) return red->be->progress(red->state);
+    if (red->be->progress) {
+        int rc = red->be->progress(red->state);
+        if (rc || !red->has_model) return rc;
+        for (pool_chunk *c = red->chunks; c; c = c->next) /* a progress call is a test to the model */
+            for (int i = 0; i < POOL_CHUNK; i++)
+                if (c->req[i].state == REQ_ACTIVE) model_done(&c->req[i]);
+        return OVK_OK;
+    }
     /* no progress entry: poll every request in flight */
     for (pool_chunk *c = red->chunks; c; c = c->next)
         for (int i = 0; i < POOL_CHUNK; i++) {

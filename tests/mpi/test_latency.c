@@ -51,6 +51,33 @@ static void check_backend(const char *spec, int rank, int size)
     MT_RC(OVK_OK, ovk_reducer_destroy(red));
 }
 
+/* A test-driven backend runs the model level by level, each level started
+ * by a test call: after a compute phase without tests only one level has
+ * passed, and the wait still takes the other levels. */
+static void check_levels(void)
+{
+    ovk_reducer *red = NULL;
+    ovk_request *req = NULL;
+    ovk_latency_model m = {0.0, 2500.0, 0.0, 256}; /* 8 levels of 2.5 ms */
+    double v = 1.0, sum = 0.0;
+    int done = 1;
+    MT_RC(OVK_OK, ovk_reducer_create(MPI_COMM_WORLD, "native", &red));
+    if (!red) return;
+    MT_CHECK(ovk_reducer_caps(red) & OVK_CAP_NEEDS_TEST, "native is test-driven");
+    MT_RC(OVK_OK, ovk_reducer_set_latency(red, &m));
+    MT_RC(OVK_OK, ovk_reduce_start(red, &v, &sum, 1, OVK_DOUBLE, OVK_SUM, &req));
+    double t0 = MPI_Wtime();
+    while (MPI_Wtime() - t0 < 0.02) { /* "compute" for the whole modelled latency, no test */
+    }
+    MT_RC(OVK_OK, ovk_reduce_test(req, &done));
+    MT_CHECK(!done, "complete without the test calls that drive its levels");
+    double t1 = MPI_Wtime();
+    MT_RC(OVK_OK, ovk_reduce_wait(req));
+    MT_CHECK(MPI_Wtime() - t1 >= 6 * 0.0025, "wait took %g s, less than the 6 levels left", MPI_Wtime() - t1);
+    MT_RC(OVK_OK, ovk_request_free(req));
+    MT_RC(OVK_OK, ovk_reducer_destroy(red));
+}
+
 static void check_formula(void)
 {
     ovk_latency_model m;
@@ -105,6 +132,7 @@ int main(int argc, char **argv)
         ovk_backend_get_info(k, &info);
         if (info.available) check_backend(info.name, rank, size);
     }
+    check_levels();
     check_formula();
     check_env();
     int rc = mt_finish("test_latency");
