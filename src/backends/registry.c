@@ -7,12 +7,14 @@
 extern const ovk__backend ovk__backend_blocking;
 extern const ovk__backend ovk__backend_native;
 extern const ovk__backend ovk__backend_nbc;
+extern const ovk__backend ovk__backend_offload;
 /* REGISTRY: declarations of further backends go here. */
 
 static const ovk__backend *const backends[] = {
     &ovk__backend_blocking,
     &ovk__backend_native,
     &ovk__backend_nbc,
+    &ovk__backend_offload,
     /* REGISTRY: further backends go here. */
 };
 
