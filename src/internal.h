@@ -62,6 +62,41 @@ void ovk__mul_dot(int n, const double *d, const double *x, double *y, double *yy
                   const ovk__hook *h);
 void ovk__axpy_dot(int n, double a, const double *x, double *y, double *yy, const ovk__hook *h);
 
+/* Local dot products in one pass: out[j] = <x[j], y[j]> for j < k (k <= 16). */
+void ovk__dots(int n, int k, const double *const *x, const double *const *y, double *out,
+               const ovk__hook *h);
+
+/* Slots of the local sums produced by the single-reduction kernels (cg1,
+ * pipecg): <r,u>, <w,u>, <r,r>; <u,s>, <p,w>, <p,s> (new u, w with the p, s
+ * of the step, for <p,Ap> of the next step); then the squared norms of the
+ * vectors that the residual-gap estimate needs. */
+enum {
+    OVK__V_GAMMA, OVK__V_DELTA, OVK__V_RR, OVK__V_US, OVK__V_PW, OVK__V_PS,
+    OVK__V_XX, OVK__V_PP, OVK__V_SS, OVK__V_UU, OVK__V_WW, OVK__V_QQ, OVK__V_ZZ, OVK__V_MM,
+    OVK__V_COUNT
+};
+
+/* cg1, one pass: p = u + b p; s = w + b s; x += a p; r -= a s; u = d .* r.
+ * v[GAMMA] = <r,u>, v[RR] = <r,r>, v[US] = <u,s>, v[PS] = <p,s> (new vectors);
+ * v[XX], v[UU] of x and u before, v[PP], v[SS] after, v[WW] of w.  Other
+ * slots are left alone. */
+void ovk__cg1_update(int n, double a, double b, const double *d, const double *w, double *u,
+                     double *p, double *s, double *x, double *r, double *v, const ovk__hook *h);
+
+/* The vectors of the pipelined CG (Ghysels-Vanroose). */
+typedef struct ovk__pipe_vecs {
+    double *x, *r, *u, *w, *p, *s, *q, *z; /* updated by ovk__pipecg_update */
+    double *m, *n;                         /* m = C w, n = A m: read */
+} ovk__pipe_vecs;
+
+/* pipecg, one pass: z = n + b z; q = m + b q; s = w + b s; p = u + b p;
+ * x += a p; r -= a s; u -= a q; w -= a z.  v[GAMMA] = <r,u>, v[DELTA] = <w,u>,
+ * v[RR] = <r,r>, v[US] = <u,s>, v[PW] = <p,w>, v[PS] = <p,s> of the new
+ * vectors; v[XX], v[UU], v[WW], v[MM] of x, u, w, m
+ * before, v[PP], v[SS], v[QQ], v[ZZ] after. */
+void ovk__pipecg_update(int n, double a, double b, const ovk__pipe_vecs *vv, double *v,
+                        const ovk__hook *h);
+
 /* ---- layout, vectors, matrices (src/matrix) -------------------------- */
 
 typedef struct ovk__layout {

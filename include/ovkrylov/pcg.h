@@ -8,9 +8,25 @@
  *              applied as a multiplication (DiagInvScale)
  *   "overlap"  PCG-Overlap: Algorithm2 with every inner product started early
  *              and completed late
+ *   "cg1"      single-reduction PCG (Chronopoulos-Gear): <r,u>, <w,u> and
+ *              <r,r> in one blocking reduction per iteration
+ *   "pipecg"   pipelined PCG (Ghysels-Vanroose, PETSc's KSPPIPECG): the one
+ *              reduction per iteration is started before, and completed
+ *              after, the preconditioner and the matvec, which drive its
+ *              progress
  *
  * Every variant stops when ||r||_2 / ||b||_2 < tol (hypre's two-norm test) or
- * after max_iter iterations, and runs on any reduction backend.
+ * after max_iter iterations, and runs on any reduction backend.  cg1 and
+ * pipecg confirm convergence with the true residual b - A x (so
+ * rel_residual is then the true one), replace the recursive residual when
+ * rounding makes it drift from the true one (replace_every), and restart
+ * from the current x after a breakdown of their recurrences; a breakdown
+ * that persists after the restart is reported.
+ *
+ * Time breakdown of cg1 and pipecg: their batched reduction is booked as
+ * "iprod" (init/test/wait), their fused vector updates and local dot
+ * products as "axpy", the Jacobi step of cg1 (fused into its update pass)
+ * as "axpy" too, pipecg's m = B w as "precond".
  */
 #ifndef OVKRYLOV_PCG_H
 #define OVKRYLOV_PCG_H
@@ -71,6 +87,16 @@ typedef struct ovk_pcg_options {
     int progress_every;   /* long kernels drive reductions in flight every this many rows;
                              0: library default, -1: never */
     FILE *out;            /* where print_level output goes (default stdout) */
+    int condest;          /* 1: estimate the extreme eigenvalues of the preconditioned operator
+                             from the CG coefficients (Lanczos); see lambda_min in the result.
+                             Default 0 */
+    int replace_every;    /* cg1, pipecg residual replacement (r = b - A x and the auxiliary
+                             vectors recomputed): 0 (default) automatic: when a bound on the gap
+                             between the recursive and the true residual crosses sqrt(eps)||r||
+                             (Cools et al., SIMAX 2018) and exceeds tol||b||/10, or when ||r||
+                             has not halved in 100 iterations; k > 0: every k iterations; < 0:
+                             never (the exit test still uses the true residual and replaces
+                             when it fails) */
 } ovk_pcg_options;
 
 typedef struct ovk_pcg_result {
@@ -80,6 +106,16 @@ typedef struct ovk_pcg_result {
     long long reductions;        /* global reductions started by the solve */
     double time_max[OVK_TIMER_COUNT];  /* seconds, max over ranks */
     double time_mean[OVK_TIMER_COUNT]; /* seconds, mean over ranks */
+    /* opts->condest: extreme eigenvalues of the Lanczos tridiagonal matrix built from
+     * the CG coefficients, estimates of those of the preconditioned operator (C A with
+     * C = diag(A)^-1, or A for OVK_PRECOND_NONE), and cond_est = lambda_max / lambda_min.
+     * lambda_max converges fast, lambda_min as CG converges (both from inside the
+     * spectrum).  All 0 when not requested or no iteration was done. */
+    double lambda_min;
+    double lambda_max;
+    double cond_est;
+    int replacements; /* cg1, pipecg: residual replacements done (0 for the others) */
+    int restarts;     /* cg1, pipecg: restarts after a breakdown of the recurrences */
 } ovk_pcg_result;
 
 /* Fill *opts with the defaults above. */

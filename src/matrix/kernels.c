@@ -118,3 +118,128 @@ void ovk__axpy_dot(int n, double a, const double *restrict x, double *restrict y
     }
     *yy = s;
 }
+
+/* out[j] = <x[j], y[j]> (local), j < k: the rows are taken in chunks that
+ * stay in cache while every pair is summed over them, so memory is read
+ * once. */
+void ovk__dots(int n, int k, const double *const *x, const double *const *y, double *out,
+               const ovk__hook *h)
+{
+    enum { CACHE_ROWS = 2048 };
+    int every = chunk_of(n, h), step = every < CACHE_ROWS ? every : CACHE_ROWS;
+    for (int j = 0; j < k; j++) out[j] = 0.0;
+    for (int lo = 0, since = 0; lo < n; lo += step) {
+        int hi = end_of(lo, step, n);
+        for (int j = 0; j < k; j++) out[j] += ovk__dot(hi - lo, x[j] + lo, y[j] + lo);
+        since += hi - lo;
+        if (since >= every || hi == n) {
+            poke(h);
+            since = 0;
+        }
+    }
+}
+
+/* cg1: p = u + b p; s = w + b s; x += a p; r -= a s; u = d .* r, with
+ * <r,u>, <r,r> of the new vectors and the squared norms for the gap
+ * estimate, in one pass. */
+void ovk__cg1_update(int n, double a, double b, const double *restrict d, const double *restrict w,
+                     double *restrict u, double *restrict p, double *restrict s, double *restrict x,
+                     double *restrict r, double *v, const ovk__hook *h)
+{
+    int step = chunk_of(n, h);
+    double ru = 0.0, rr = 0.0, us = 0.0, ps = 0.0, xx = 0.0, pp = 0.0, ss = 0.0, uu = 0.0, ww = 0.0;
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = end_of(lo, step, n);
+        for (int i = lo; i < hi; i++) {
+            double pi = u[i] + b * p[i], si = w[i] + b * s[i];
+            double ri = r[i] - a * si, ui = d[i] * ri;
+            xx += x[i] * x[i];
+            uu += u[i] * u[i];
+            ww += w[i] * w[i];
+            x[i] += a * pi;
+            p[i] = pi;
+            s[i] = si;
+            r[i] = ri;
+            u[i] = ui;
+            ru += ri * ui;
+            rr += ri * ri;
+            us += ui * si;
+            ps += pi * si;
+            pp += pi * pi;
+            ss += si * si;
+        }
+        poke(h);
+    }
+    v[OVK__V_GAMMA] = ru;
+    v[OVK__V_RR] = rr;
+    v[OVK__V_US] = us;
+    v[OVK__V_PS] = ps;
+    v[OVK__V_XX] = xx;
+    v[OVK__V_PP] = pp;
+    v[OVK__V_SS] = ss;
+    v[OVK__V_UU] = uu;
+    v[OVK__V_WW] = ww;
+}
+
+/* rows [lo, hi) of ovk__pipecg_update; sums added to v */
+static void pipecg_rows(int lo, int hi, double a, double b, const ovk__pipe_vecs *vv, double *v)
+{
+    double *restrict x = vv->x, *restrict r = vv->r, *restrict u = vv->u, *restrict w = vv->w;
+    double *restrict p = vv->p, *restrict s = vv->s, *restrict q = vv->q, *restrict z = vv->z;
+    const double *restrict m = vv->m, *restrict nv = vv->n;
+    double ru = 0.0, wu = 0.0, rr = 0.0, us = 0.0, pw = 0.0, ps = 0.0, xx = 0.0, pp = 0.0, ss = 0.0, uu = 0.0, ww = 0.0, qq = 0.0,
+           zz = 0.0, mm = 0.0;
+    for (int i = lo; i < hi; i++) {
+        double zi = nv[i] + b * z[i], qi = m[i] + b * q[i];
+        double si = w[i] + b * s[i], pi = u[i] + b * p[i];
+        double ui = u[i] - a * qi, wi = w[i] - a * zi, ri = r[i] - a * si;
+        xx += x[i] * x[i];
+        uu += u[i] * u[i];
+        ww += w[i] * w[i];
+        mm += m[i] * m[i];
+        x[i] += a * pi;
+        z[i] = zi;
+        q[i] = qi;
+        s[i] = si;
+        p[i] = pi;
+        u[i] = ui;
+        w[i] = wi;
+        r[i] = ri;
+        ru += ri * ui;
+        wu += wi * ui;
+        rr += ri * ri;
+        us += ui * si;
+        pw += pi * wi;
+        ps += pi * si;
+        pp += pi * pi;
+        ss += si * si;
+        qq += qi * qi;
+        zz += zi * zi;
+    }
+    v[OVK__V_GAMMA] += ru;
+    v[OVK__V_DELTA] += wu;
+    v[OVK__V_RR] += rr;
+    v[OVK__V_US] += us;
+    v[OVK__V_PW] += pw;
+    v[OVK__V_PS] += ps;
+    v[OVK__V_XX] += xx;
+    v[OVK__V_PP] += pp;
+    v[OVK__V_SS] += ss;
+    v[OVK__V_UU] += uu;
+    v[OVK__V_WW] += ww;
+    v[OVK__V_QQ] += qq;
+    v[OVK__V_ZZ] += zz;
+    v[OVK__V_MM] += mm;
+}
+
+/* pipecg: the eight recurrences and the three inner products in one pass */
+void ovk__pipecg_update(int n, double a, double b, const ovk__pipe_vecs *vv, double *v,
+                        const ovk__hook *h)
+{
+    int step = chunk_of(n, h);
+    for (int j = 0; j < OVK__V_COUNT; j++) v[j] = 0.0;
+    for (int lo = 0; lo < n; lo += step) {
+        pipecg_rows(lo, end_of(lo, step, n), a, b, vv, v);
+        poke(h);
+    }
+}

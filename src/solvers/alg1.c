@@ -22,7 +22,7 @@ static void precond(ovk__ctx *c, const double *r, double *s, double *rs, double 
 static int iterate(ovk__ctx *c, alg1_work *w, double gamma, double bb)
 {
     int n = c->n, rc = OVK_OK, stop = 0;
-    double *r = w->r, *s = w->s, *p = w->p, *x = c->x;
+    double *r = w->r, *s = w->s, *p = w->p, *x = c->x, beta = 0.0;
     for (int iter = 1; iter <= c->opts->max_iter; iter++) {
         rc = ovk__ctx_matvec(c, p, s); /* s = A p */
         if (rc) return rc;
@@ -33,6 +33,7 @@ static int iterate(ovk__ctx *c, alg1_work *w, double gamma, double bb)
             return OVK_OK;
         }
         double alpha = gamma / sdotp, gamma_old = gamma;
+        ovk__lanczos_add(c, alpha, beta);
         ovk__tic t0 = ovk__tic_start(c);
         ovk__axpy2(n, alpha, p, x, s, r, &c->hook); /* x += alpha p; r -= alpha s */
         ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
@@ -47,7 +48,8 @@ static int iterate(ovk__ctx *c, alg1_work *w, double gamma, double bb)
             return OVK_OK;
         }
         t0 = ovk__tic_start(c);
-        ovk__xpay(n, s, gamma / gamma_old, p, &c->hook); /* p = s + beta p */
+        beta = gamma / gamma_old;
+        ovk__xpay(n, s, beta, p, &c->hook); /* p = s + beta p */
         ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     }
     c->res->reason = OVK_REASON_MAXIT;

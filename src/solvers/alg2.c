@@ -41,6 +41,7 @@ static int iterate(ovk__ctx *c, alg2_work *w, double gamma, double bb)
             return OVK_OK;
         }
         alpha = gamma / sdotp;
+        ovk__lanczos_add(c, alpha, beta);
         double iprod, gamma_old = gamma;
         t0 = ovk__tic_start(c);
         ovk__axpy_dot(c->n, -alpha, w->s, w->r, &iprod, &c->hook); /* r -= alpha s */

@@ -48,6 +48,7 @@ static int step(ovk__ctx *c, ovl_work *w, int iter, double *alpha, double *gamma
         return OVK_OK;
     }
     *alpha = w->gamma / w->sdotp;
+    ovk__lanczos_add(c, *alpha, beta);
     t0 = ovk__tic_start(c);
     ovk__axpy_dot(c->n, -*alpha, w->s, w->r, &w->iprod, &c->hook); /* r -= alpha s */
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);

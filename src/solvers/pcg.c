@@ -9,12 +9,16 @@
 extern const ovk__solver ovk__solver_alg1;
 extern const ovk__solver ovk__solver_alg2;
 extern const ovk__solver ovk__solver_overlap;
+extern const ovk__solver ovk__solver_cg1;
+extern const ovk__solver ovk__solver_pipecg;
 /* SOLVERS: declarations of further variants go here. */
 
 static const ovk__solver *const solvers[] = {
     &ovk__solver_alg1,
     &ovk__solver_alg2,
     &ovk__solver_overlap,
+    &ovk__solver_cg1,
+    &ovk__solver_pipecg,
     /* SOLVERS: further variants go here. */
 };
 
@@ -170,8 +174,10 @@ int ovk_pcg_solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, const
     c.inflight = -1;
     setup_hook(&c);
     long long started = ovk__reducer_started(c.red);
-    rc = sv->solve(&c);
+    rc = ovk__condest_begin(&c);
+    if (!rc) rc = sv->solve(&c);
     rc = ovk__agree(A->lay.comm, rc);
+    ovk__condest_end(&c);
     res->reductions = ovk__reducer_started(c.red) - started;
     if (!rc) rc = gather_times(&c);
     if (owned) ovk_reducer_destroy(c.red);

@@ -24,6 +24,8 @@ typedef struct ovk__ctx {
     int rank;
     int inflight;             /* ovk__dot_id of the reduction in flight, or -1 */
     double progress_time;     /* seconds spent in the progress hook so far */
+    double *lz_alpha, *lz_beta; /* CG coefficients for the condition estimate (condest.c) */
+    int lz_count, lz_cap;
 } ovk__ctx;
 
 /* Kernel timing that leaves out the time the progress hook spent inside the
@@ -76,6 +78,74 @@ int ovk__lagged_iter_end(ovk__ctx *c, int iter, double iprod, double bb, double 
                          double **p_prev);
 /* n doubles each, freed with free(); OVK_ENOMEM agreed on all ranks. */
 int ovk__ctx_alloc(ovk__ctx *c, int count, double **v[]);
+
+/* x = diag(A)^-1 (all ones for OVK_PRECOND_NONE): Jacobi as a
+ * multiplication (cg1, pipecg); n doubles, freed with free(). */
+int ovk__ctx_jacobi(ovk__ctx *c, double **dinv);
+/* out[j] = global <x[j], y[j]>, j < k, one pass (timed as axpy) and one
+ * blocking reduction of k values (timed as iprod). */
+int ovk__ctx_dots(ovk__ctx *c, int k, const double *const *x, const double *const *y, double *out);
+
+/* ---- the Lanczos condition estimate (condest.c) ----------------------- */
+
+/* Record the coefficients of one CG step: alpha_j, and the beta_j that built
+ * p_j = z_j + beta_j p_{j-1} (0 for the first step and after a restart).
+ * A no-op unless opts->condest. */
+static inline void ovk__lanczos_add(ovk__ctx *c, double alpha, double beta)
+{
+    if (c->lz_count < c->lz_cap) {
+        c->lz_alpha[c->lz_count] = alpha;
+        c->lz_beta[c->lz_count++] = beta;
+    }
+}
+/* Collective: room for max_iter steps when opts->condest (OVK_ENOMEM agreed). */
+int ovk__condest_begin(ovk__ctx *c);
+/* lambda_min, lambda_max and cond_est of res from the recorded steps (the
+ * same on every rank: the coefficients are reduced values); frees them. */
+void ovk__condest_end(ovk__ctx *c);
+
+/* ---- one reduction per iteration: cg1, pipecg (sr_common.c) ------------ */
+
+/* What a single-reduction variant does after its reduction completes. */
+typedef enum ovk__sr_action {
+    OVK__SR_STEP,    /* alpha and beta are set: do one CG step */
+    OVK__SR_STOP,    /* res->reason is set */
+    OVK__SR_REPLACE, /* residual replacement: r = b - A x and the auxiliary
+                        vectors recomputed, the directions kept */
+    OVK__SR_RESTART  /* the same with the directions reset (p = 0, beta = 0) */
+} ovk__sr_action;
+
+typedef struct ovk__sr {
+    double bb;          /* <b,b> */
+    double alpha, beta; /* the step to do (then: the step just done) */
+    double gamma_old;   /* <r,u> of the previous step */
+    int pipelined;      /* the w and z gaps accumulate too (pipecg) */
+    int restarted;      /* vectors fresh from a restart, no step done since */
+    int since_replace;  /* steps since the last replacement */
+    /* bounds on the gaps b - A x - r, A p - s, A u - w, A q - z (Cools et al.) */
+    double eps, anorm, mv; /* unit roundoff, ||A||_inf, max row length * sqrt(N) */
+    double f, f_old, g, h, j, rnorm, rnorm_old;
+    double pp_old, ss_old, qq_old, zz_old; /* squared norms from the step before */
+    double tol;
+    double r_ref;       /* stagnation: ||r|| to halve, and the steps spent trying */
+    int stalled;
+} ovk__sr;
+
+/* Collective: ||A||_inf and the longest row for the gap bounds. */
+int ovk__sr_init(ovk__ctx *c, ovk__sr *st, double bb, int pipelined);
+/* After the reduction of the values v (OVK__V_* slots) of iteration iter:
+ * fresh = 1 when they come from a replacement or restart rather than a
+ * step.  Checks convergence (confirmed with the true residual, computed
+ * into r), the iteration limit, breakdowns, the replacement schedule, and
+ * sets alpha and beta.  Every decision uses reduced values only. */
+int ovk__sr_decide(ovk__ctx *c, ovk__sr *st, int iter, const double *v, int fresh, double *r,
+                   ovk__sr_action *act);
+/* A variant's replacement (restart = 0) or restart (1): recompute r = b - A x
+ * and the auxiliary vectors, and reduce the values v of ovk__sr_decide. */
+typedef int (*ovk__sr_refresh)(ovk__ctx *c, void *work, int restart);
+/* ovk__sr_decide, refreshing as it asks, until it decides a step or a stop. */
+int ovk__sr_settle(ovk__ctx *c, ovk__sr *st, int iter, const double *v, int fresh, double *r,
+                   ovk__sr_refresh refresh, void *work, ovk__sr_action *act);
 
 /* Seconds since an arbitrary origin. */
 static inline double ovk__now(void) { return MPI_Wtime(); }

@@ -152,3 +152,20 @@ int ovk__lagged_iter_end(ovk__ctx *c, int iter, double iprod, double bb, double 
     if (!stop) c->res->reason = OVK_REASON_MAXIT;
     return 1;
 }
+
+int ovk__ctx_jacobi(ovk__ctx *c, double **dinv)
+{
+    int rc = ovk__ctx_alloc(c, 1, (double **[]){dinv});
+    if (rc) return rc;
+    for (int i = 0; i < c->n; i++)
+        (*dinv)[i] = c->opts->precond == OVK_PRECOND_NONE ? 1.0 : 1.0 / c->A->diagonal[i];
+    return OVK_OK;
+}
+
+int ovk__ctx_dots(ovk__ctx *c, int k, const double *const *x, const double *const *y, double *out)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    ovk__dots(c->n, k, x, y, out, &c->hook);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    return ovk__sum(c, OVK__IPROD, out, k);
+}

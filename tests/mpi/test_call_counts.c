@@ -1,7 +1,8 @@
 /* Which MPI collectives a solve calls, counted through the PMPI profiling
  * interface: with the blocking backend no MPI_Iallreduce; with native the
- * MPI_Iallreduce count grows with the iterations and MPI_Allreduce does not;
- * with a point-to-point backend (nbc) no collective grows. */
+ * MPI_Iallreduce count grows with the iterations (3 per iteration, 1 for the
+ * single-reduction cg1 and pipecg) and MPI_Allreduce does not; with a
+ * point-to-point backend (nbc) no collective grows. */
 #include <string.h>
 
 #include "mpitest.h"
@@ -60,6 +61,7 @@ int main(int argc, char **argv)
     MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 10, 0.0, &A));
     for (int s = 0; s < ovk_solver_count(); s++) {
         const char *solver = ovk_solver_name(s);
+        long per_it = (!strcmp(solver, "cg1") || !strcmp(solver, "pipecg")) ? 1 : 3; /* reductions */
         for (int k = 0; k < ovk_backend_count(); k++) {
             ovk_backend_info info;
             ovk_backend_get_info(k, &info);
@@ -71,10 +73,10 @@ int main(int argc, char **argv)
                        solver, info.name, few.allreduce, few.iallreduce, many.allreduce, many.iallreduce);
             if (!strcmp(info.name, "blocking")) {
                 MT_CHECK(many.iallreduce == 0, "blocking called MPI_Iallreduce %ld times", many.iallreduce);
-                MT_CHECK(grow_a >= 20 * 3, "blocking: Allreduce grew by %ld", grow_a);
+                MT_CHECK(grow_a >= 20 * per_it, "blocking: Allreduce grew by %ld", grow_a);
             } else if (!strcmp(info.name, "native")) {
                 MT_CHECK(grow_a == 0, "native: MPI_Allreduce grew by %ld", grow_a);
-                MT_CHECK(grow_i >= 20 * 3, "native: MPI_Iallreduce grew by %ld", grow_i);
+                MT_CHECK(grow_i >= 20 * per_it, "native: MPI_Iallreduce grew by %ld", grow_i);
             } else {
                 MT_CHECK(grow_a == 0 && grow_i == 0, "%s: collectives grew (%ld, %ld)", info.name, grow_a, grow_i);
             }

@@ -1,6 +1,5 @@
 /* MPI test: read every matrix of the shared set with ovk_mm_read, solve
- * A x = A*1 with every PCG variant (alg1, alg2, overlap; tol 1e-8) on all ranks,
- * and compare with
+ * A x = A*1 with every PCG variant (tol 1e-8) on all ranks, and compare with
  * a 1-rank solve of the same file done by rank 0 alone (MPI_COMM_SELF) in the
  * same program.  Also checks that malformed files give the same error on every
  * rank without hanging.
@@ -31,8 +30,38 @@
  *     orthogonality and the count is set by rounding: within a factor 2.
  *     Only plat362 (n = 362, ~3500-4600 iterations, +33% at 2 ranks) is in
  *     this regime.
- * MAX_ITER = 20000 leaves 4x headroom over the slowest solve.  The whole test
- * takes about 2 s at 4 ranks oversubscribed on 2 cores. */
+ * MAX_ITER = 20000 leaves 4x headroom over the slowest solve.
+ *
+ * cg1 and pipecg (one reduction per iteration) run with every available
+ * backend (the two longest solves, plat362 and bcsstk25, with more than
+ * 2000 alg1 iterations, on blocking only: with sanitizers at 3-4 ranks
+ * oversubscribed on 2 cores their ~40000 polled reductions per backend took
+ * most of the 300 s limit) and are compared with alg1 on the same ranks (the
+ * issue's requirement): the true residual ||b - A x||/||b|| must meet the tolerance
+ * itself (their exit test uses it), and the iteration count must be within
+ * +-2 of alg1's when cond2 < 1e5 and within 15 % from 1e6.  Between the two
+ * the issue asks for +-2 as well, but that is below the rounding noise of
+ * alg1 itself on 685_bus (cond2 4.2e5: 214/214/211/217 at 1-4 ranks; cg1 and
+ * pipecg measured 211-217), so there it is +-max(2, 3 %).  plat362 is again
+ * the exception: in its rounding-dominated regime alg2, the same recurrence
+ * as alg1, already takes +31 %, and the extra recurrences of cg1 and pipecg
+ * delay it more (measured at 1-4 ranks: cg1 1.1-1.4x, pipecg 1.7-2.2x
+ * alg1's count); there the count must be within a factor 2.5.
+ *
+ * The Lanczos condition estimate (opts.condest) of cg1 and pipecg without a
+ * preconditioner is checked against the spectrum in SOURCES.md (lambda_min,
+ * lambda_max of A; cond2) on the matrices with cond2 <= 1e7, where
+ * unpreconditioned CG converges within 5000 iterations (the others need far
+ * more).  Those solves use b = A x* for a random x*: b = A*1 is symmetric on
+ * the grid matrices and has no component on their antisymmetric eigenvectors
+ * (lap3D's lambda_max among them), which the Krylov space then never sees.
+ * Ritz values lie inside the spectrum (up to rounding), so lambda_max is
+ * approached from below and lambda_min from above: lambda_max must be within
+ * 1 %, lambda_min within [1, 1.25] x the true value, and the estimated cond
+ * within [0.75, 1.001] x cond2 (measured: 0.84 on LFAT5, whose 14 rows
+ * converge in 22 steps; 0.98-1.0002 on the others).
+ *
+ * The whole test takes about 10 s at 4 ranks oversubscribed on 2 cores. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -58,29 +87,41 @@
 
 typedef struct matrix_case {
     const char *name;
-    long long n, nnz; /* rows and full nnz, from SOURCES.md */
-    double cond;      /* cond2, from SOURCES.md */
+    long long n, nnz;   /* rows and full nnz, from SOURCES.md */
+    double cond;        /* cond2, from SOURCES.md */
+    double lmin, lmax;  /* computed extreme eigenvalues, from SOURCES.md */
 } matrix_case;
 
 static const matrix_case cases[] = {
-    {"LFAT5.mtx", 14, 46, 1.43e8},
-    {"bcsstk02.mtx", 66, 4356, 4.32e3},
-    {"pts5ldd03.mtx", 161, 745, 51.8},
-    {"494_bus.mtx", 494, 1666, 2.42e6},
-    {"gr_30_30.mtx", 900, 7744, 1.95e2},
-    {"nos3.mtx", 960, 15844, 3.77e4},
-    {"bcsstk09.mtx", 1083, 18437, 9.52e3},
-    {"1138_bus.mtx", 1138, 4054, 8.57e6},
-    {"lap2D_5pt_n100.mtx", 10000, 49600, 4.13e3},
-    {"bcsstk03.mtx", 112, 640, 6.79e6},
-    {"plat362.mtx", 362, 5786, 2.18e11},
-    {"685_bus.mtx", 685, 3249, 4.23e5},
-    {"bcsstk08.mtx", 1074, 12960, 2.60e7},
-    {"bcsstk14.mtx", 1806, 63454, 1.19e10},
-    {"bcsstk13.mtx", 2003, 83883, 1.10e10},
-    {"bcsstk25.mtx", 15439, 252241, 4.41e12},
-    {"lap3D_7pt_n20.mtx", 8000, 53600, 1.78e2},
+    {"LFAT5.mtx", 14, 46, 1.43e8, 1.499189e-01, 2.145219e+07},
+    {"bcsstk02.mtx", 66, 4356, 4.32e3, 4.214074e+00, 1.822575e+04},
+    {"pts5ldd03.mtx", 161, 745, 51.8, 9.693162e+00, 5.023068e+02},
+    {"494_bus.mtx", 494, 1666, 2.42e6, 1.242238e-02, 3.000514e+04},
+    {"gr_30_30.mtx", 900, 7744, 1.95e2, 6.146282e-02, 1.195906e+01},
+    {"nos3.mtx", 960, 15844, 3.77e4, 1.828839e-02, 6.899040e+02},
+    {"bcsstk09.mtx", 1083, 18437, 9.52e3, 7.102229e+03, 6.760304e+07},
+    {"1138_bus.mtx", 1138, 4054, 8.57e6, 3.516860e-03, 3.014879e+04},
+    {"lap2D_5pt_n100.mtx", 10000, 49600, 4.13e3, 1.934871e-03, 7.99807},
+    {"bcsstk03.mtx", 112, 640, 6.79e6, 2.941020e+04, 1.997345e+11},
+    {"plat362.mtx", 362, 5786, 2.18e11, 3.554407e-12, 7.742794e-01},
+    {"685_bus.mtx", 685, 3249, 4.23e5, 6.188821e-02, 2.618649e+04},
+    {"bcsstk08.mtx", 1074, 12960, 2.60e7, 2.946411e+03, 7.657034e+10},
+    {"bcsstk14.mtx", 1806, 63454, 1.19e10, 9.999978e-01, 1.192322e+10},
+    {"bcsstk13.mtx", 2003, 83883, 1.10e10, 2.843328e+02, 3.114812e+12},
+    {"bcsstk25.mtx", 15439, 252241, 4.41e12, 2.401570e+02, 1.060021e+15},
+    {"lap3D_7pt_n20.mtx", 8000, 53600, 1.78e2, 6.701504e-02, 1.193298e+01},
 };
+
+/* How to solve: the variant, the backend, the preconditioner. */
+typedef struct spec {
+    const char *solver, *backend;
+    ovk_precond precond;
+    int max_iter, condest;
+} spec;
+
+#define CONDEST_MAX_COND 1e7
+#define LONG_SOLVE 2000 /* alg1 iterations beyond which cg1, pipecg run on blocking only */
+#define CONDEST_MAX_ITER 5000
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
 /* What one solve produced. */
@@ -106,6 +147,21 @@ static double max_err_vs_ones(const ovk_vector *x, MPI_Comm comm)
     return g;
 }
 
+/* v[i] in [-0.5, 0.5), a hash of the global row: the same on any rank count. */
+static int random_vector(const ovk_matrix *A, ovk_vector *v)
+{
+    double *d = ovk_vector_data(v);
+    for (int i = 0; i < ovk_vector_nlocal(v); i++) {
+        uint64_t g = (uint64_t)(ovk_matrix_row_start(A) + i);
+        g = (g + 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull;
+        g ^= g >> 29;
+        g *= 0x94D049BB133111EBull;
+        g ^= g >> 32;
+        d[i] = (double)(g >> 11) / 9007199254740992.0 - 0.5;
+    }
+    return OVK_OK;
+}
+
 /* ||b - A x|| / ||b||, using t as scratch. */
 static int true_residual(const ovk_matrix *A, const ovk_vector *b, const ovk_vector *x,
                          ovk_vector *t, double *out)
@@ -119,18 +175,22 @@ static int true_residual(const ovk_matrix *A, const ovk_vector *b, const ovk_vec
     return rc;
 }
 
-static int solve_system(const ovk_matrix *A, ovk_vector *const v[4], const char *solver, outcome *o)
+static int solve_system(const ovk_matrix *A, ovk_vector *const v[4], const spec *sp, outcome *o)
 {
     ovk_vector *b = v[0], *x = v[1], *ones = v[2], *t = v[3];
     ovk_pcg_options opts;
     int rc = ovk_vector_set(ones, 1.0);
+    if (!rc && sp->condest) rc = random_vector(A, ones); /* every eigenvector in b (see the top) */
     if (!rc) rc = ovk_matvec(A, ones, b);
     if (!rc) rc = ovk_vector_set(x, 0.0);
     if (rc) return rc;
     ovk_pcg_options_init(&opts);
-    opts.solver = solver;
+    opts.solver = sp->solver;
+    opts.backend = sp->backend;
+    opts.precond = sp->precond;
+    opts.condest = sp->condest;
     opts.tol = TOL;
-    opts.max_iter = MAX_ITER;
+    opts.max_iter = sp->max_iter;
     int src = ovk_pcg_solve(A, b, x, &opts, &o->res);
     if (src && src != OVK_EMAXIT) return src;
     rc = true_residual(A, b, x, t, &o->true_res);
@@ -138,7 +198,7 @@ static int solve_system(const ovk_matrix *A, ovk_vector *const v[4], const char 
     return rc ? rc : src;
 }
 
-static void solve_file(MPI_Comm comm, const char *path, const char *solver, outcome *o)
+static void solve_file(MPI_Comm comm, const char *path, const spec *sp, outcome *o)
 {
     ovk_matrix *A = NULL;
     ovk_vector *v[4] = {NULL, NULL, NULL, NULL};
@@ -153,7 +213,7 @@ static void solve_file(MPI_Comm comm, const char *path, const char *solver, outc
     int worst = rc; /* vector creation is local: agree before collectives */
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, comm);
     rc = worst;
-    if (!rc) rc = solve_system(A, v, solver, o);
+    if (!rc) rc = solve_system(A, v, sp, o);
 cleanup:
     o->rc = rc;
     if (rc && rc != OVK_EMAXIT && g_rank == 0)
@@ -186,29 +246,113 @@ static int check_case(const matrix_case *c, const char *solver, const outcome *p
     else if (!(par->true_res < TRUE_RES_LIMIT)) why = "true residual too large";
     else if (!iterations_close(c, par->res.iterations, ser->res.iterations))
         why = "iterations differ from 1 rank";
-    printf("%-19s %-8s %6lld %7lld %7.1e %6d %6d %8.2e %8.2e %8.2e %-9s %5.2f %s\n", c->name, solver,
+    printf("%-19s %-8s %-8s %6lld %7lld %7.1e %6d %6d %8.2e %8.2e %8.2e %-9s %5.2f %s\n", c->name, solver, "blocking",
            par->nglobal, par->nnz, c->cond, par->res.iterations, ser->res.iterations,
            par->res.rel_residual, par->true_res, par->err, ovk_reason_name(par->res.reason), secs,
            why ? why : "ok");
     return why != NULL;
 }
 
+/* cg1, pipecg against alg1 on the same ranks (see the top). */
+static int single_close(const matrix_case *c, int it, int it_alg1)
+{
+    int diff = abs(it - it_alg1);
+    if (it_alg1 > 5 * c->n) return it <= 2.5 * it_alg1;
+    if (c->cond < 1e5) return diff <= 2;
+    if (c->cond < 1e6) return diff <= 2 || diff <= 0.03 * it_alg1;
+    return diff <= 0.15 * it_alg1;
+}
+
+static int check_single(const matrix_case *c, const spec *sp, const outcome *o, const outcome *alg1, double secs)
+{
+    const char *why = NULL;
+    if (o->rc != OVK_OK || alg1->rc != OVK_OK) why = "solve failed";
+    else if (o->res.reason != OVK_REASON_CONVERGED) why = "not converged";
+    else if (!(o->true_res < TOL)) why = "true residual above tol";
+    else if (!(fabs(o->res.rel_residual / o->true_res - 1.0) < 1e-6)) why = "reported residual is not the true one";
+    else if (!single_close(c, o->res.iterations, alg1->res.iterations)) why = "iterations differ from alg1";
+    printf("%-19s %-8s %-8s %6lld %7lld %7.1e %6d %6d %8.2e %8.2e %8.2e %-9s %5.2f %s (%d repl, %d restarts)\n",
+           c->name, sp->solver, sp->backend, o->nglobal, o->nnz, c->cond, o->res.iterations, alg1->res.iterations,
+           o->res.rel_residual, o->true_res, o->err, ovk_reason_name(o->res.reason), secs, why ? why : "ok",
+           o->res.replacements, o->res.restarts);
+    return why != NULL;
+}
+
+/* The estimate of the spectrum of A (no preconditioner) against SOURCES.md. */
+static int check_condest(const matrix_case *c, const spec *sp, const outcome *o)
+{
+    const ovk_pcg_result *r = &o->res;
+    double cond = c->lmax / c->lmin;
+    const char *why = NULL;
+    if (o->rc != OVK_OK || r->reason != OVK_REASON_CONVERGED) why = "solve failed";
+    else if (!(fabs(r->lambda_max / c->lmax - 1.0) < 0.01)) why = "lambda_max off";
+    else if (!(r->lambda_min >= c->lmin * (1 - 1e-5) && r->lambda_min <= 1.25 * c->lmin)) why = "lambda_min off";
+    else if (!(r->cond_est >= 0.75 * cond && r->cond_est <= cond * 1.001)) why = "cond off";
+    printf("condest %-19s %-8s %6d it  lambda_min %.6e (%.6e)  lambda_max %.6e (%.6e)  cond %.4e (%.4e)  %s\n",
+           c->name, sp->solver, r->iterations, r->lambda_min, c->lmin, r->lambda_max, c->lmax, r->cond_est, cond,
+           why ? why : "ok");
+    return why != NULL;
+}
+
+static int is_single_reduction(const char *solver) { return !strcmp(solver, "cg1") || !strcmp(solver, "pipecg"); }
+
+/* cg1 and pipecg with every available backend (blocking only after a long
+ * alg1 solve, see the top). */
+static int run_single(const matrix_case *c, const char *path, const char *solver, const outcome *alg1)
+{
+    int failures = 0, all = alg1->res.iterations <= LONG_SOLVE;
+    for (int k = 0; k < ovk_backend_count(); k++) {
+        ovk_backend_info info;
+        outcome o;
+        ovk_backend_get_info(k, &info);
+        if (!info.available || (!all && strcmp(info.name, "blocking"))) continue;
+        spec sp = {solver, info.name, OVK_PRECOND_DIAG, MAX_ITER, 0};
+        double t0 = MPI_Wtime();
+        solve_file(MPI_COMM_WORLD, path, &sp, &o);
+        if (g_rank == 0) failures += check_single(c, &sp, &o, alg1, MPI_Wtime() - t0);
+    }
+    return failures;
+}
+
+static int run_condest(const matrix_case *c, const char *path)
+{
+    int failures = 0;
+    const char *solvers[] = {"cg1", "pipecg"};
+    for (int s = 0; s < 2 && c->cond <= CONDEST_MAX_COND; s++) {
+        spec sp = {solvers[s], "blocking", OVK_PRECOND_NONE, CONDEST_MAX_ITER, 1};
+        outcome o;
+        solve_file(MPI_COMM_WORLD, path, &sp, &o);
+        if (g_rank == 0) failures += check_condest(c, &sp, &o);
+    }
+    return failures;
+}
+
 static int run_matrices(MPI_Comm self)
 {
     int failures = 0;
     if (g_rank == 0)
-        printf("%-19s %-8s %6s %7s %7s %6s %6s %8s %8s %8s %-9s %5s %s\n", "matrix", "solver", "rows", "nnz",
-               "cond2", "it(P)", "it(1)", "relres", "true_res", "err_x=1", "reason", "sec", "check");
+        printf("%-19s %-8s %-8s %6s %7s %7s %6s %6s %8s %8s %8s %-9s %5s %s\n", "matrix", "solver", "backend", "rows",
+               "nnz", "cond2", "it(P)", "ref", "relres", "true_res", "err_x=1", "reason", "sec",
+               "check (ref: 1-rank alg1; alg1 on P ranks for cg1, pipecg)");
     for (int k = 0; k < NCASES; k++) {
         char path[4096];
-        outcome par, ser;
+        outcome par, ser, alg1 = {.rc = OVK_EINVAL};
+        spec ref = {"alg1", "blocking", OVK_PRECOND_DIAG, MAX_ITER, 0};
         snprintf(path, sizeof path, "%s/%s", OVK_MATRIX_DIR, cases[k].name);
-        if (g_rank == 0) solve_file(self, path, "alg1", &ser); /* the 1-rank reference */
+        if (g_rank == 0) solve_file(self, path, &ref, &ser); /* the 1-rank reference */
         for (int s = 0; s < ovk_solver_count(); s++) {
+            const char *solver = ovk_solver_name(s);
+            spec sp = {solver, "blocking", OVK_PRECOND_DIAG, MAX_ITER, 0};
             double t0 = MPI_Wtime();
-            solve_file(MPI_COMM_WORLD, path, ovk_solver_name(s), &par);
-            if (g_rank == 0) failures += check_case(&cases[k], ovk_solver_name(s), &par, &ser, MPI_Wtime() - t0);
+            if (is_single_reduction(solver)) {
+                failures += run_single(&cases[k], path, solver, &alg1);
+                continue;
+            }
+            solve_file(MPI_COMM_WORLD, path, &sp, &par);
+            if (s == 0) alg1 = par;
+            if (g_rank == 0) failures += check_case(&cases[k], solver, &par, &ser, MPI_Wtime() - t0);
         }
+        failures += run_condest(&cases[k], path);
     }
     return failures;
 }

@@ -1,0 +1,111 @@
+/* Single-reduction PCG (Chronopoulos and Gear, J. Comput. Appl. Math. 25,
+ * 1989).  s = A p is carried by the recurrence s = w + beta s with w = A u,
+ * u = C r, so the three inner products of a step, <r,u>, <w,u> and <r,r>,
+ * are known together and summed in one blocking reduction:
+ *
+ *   beta  = gamma / gamma_old
+ *   alpha = gamma / (delta - beta gamma / alpha_old)     (= gamma / <p,Ap>)
+ *   p = u + beta p;  s = w + beta s;  x += alpha p;  r -= alpha s;  u = C r
+ *   w = A u;  gamma = <r,u>, delta = <w,u>, <r,r>  -> one reduction
+ *
+ * The first line of updates is one fused pass, which also computes the
+ * local <r,u>, <r,r> and the norms the residual-gap estimate needs.  The
+ * decisions (convergence, replacement, breakdown) are in sr_common.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver.h"
+
+typedef struct cg1_work {
+    double *dinv, *r, *u, *w, *p, *s;
+    double v[OVK__V_COUNT]; /* reduced values, OVK__V_* slots */
+} cg1_work;
+
+/* the sums of the refreshed vectors, in OVK__V_* order up to WW */
+static int reduce_all(ovk__ctx *c, cg1_work *w)
+{
+    const double *x[] = {w->r, w->w, w->r, w->u, w->p, w->p, c->x, w->p, w->s, w->u, w->w};
+    const double *y[] = {w->u, w->u, w->r, w->s, w->w, w->s, c->x, w->p, w->s, w->u, w->w};
+    return ovk__ctx_dots(c, OVK__V_WW + 1, x, y, w->v);
+}
+
+/* r = b - A x (unless r_ready), u = C r, w = A u, s = A p (p = s = 0 on a
+ * restart), and their sums */
+static int refresh_from(ovk__ctx *c, cg1_work *w, int restart, int r_ready)
+{
+    int rc = r_ready ? OVK_OK : ovk__ctx_residual(c, w->r); /* r = b - A x */
+    if (rc) return rc;
+    ovk__ctx_diaginv(c, w->dinv, w->r, w->u, NULL); /* u = C r */
+    if ((rc = ovk__ctx_matvec(c, w->u, w->w))) return rc; /* w = A u */
+    if (restart) {
+        memset(w->p, 0, sizeof(double) * (size_t)c->n);
+        memset(w->s, 0, sizeof(double) * (size_t)c->n);
+    } else if ((rc = ovk__ctx_matvec(c, w->p, w->s))) { /* s = A p */
+        return rc;
+    }
+    return reduce_all(c, w);
+}
+
+static int refresh(ovk__ctx *c, void *work, int restart) { return refresh_from(c, work, restart, 0); }
+
+/* One step: the fused updates, w = A u, <w,u>, and the one reduction. */
+static int step(ovk__ctx *c, cg1_work *w, const ovk__sr *st)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    /* p = u + beta p; s = w + beta s; x += alpha p; r -= alpha s; u = C r */
+    ovk__cg1_update(c->n, st->alpha, st->beta, w->dinv, w->w, w->u, w->p, w->s, c->x, w->r, w->v, &c->hook);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    int rc = ovk__ctx_matvec(c, w->u, w->w); /* w = A u */
+    if (rc) return rc;
+    t0 = ovk__tic_start(c);
+    ovk__dots(c->n, 1, (const double *[]){w->w}, (const double *[]){w->u}, &w->v[OVK__V_DELTA], &c->hook);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    return ovk__sum(c, OVK__IPROD, w->v, OVK__V_WW + 1); /* gamma, delta, <r,r>, norms */
+}
+
+static int iterate(ovk__ctx *c, cg1_work *w, ovk__sr *st)
+{
+    int fresh = 1;
+    for (int iter = 0;; iter++) {
+        ovk__sr_action act;
+        int rc = ovk__sr_settle(c, st, iter, w->v, fresh, w->r, refresh, w, &act);
+        if (rc || act == OVK__SR_STOP) return rc;
+        ovk__lanczos_add(c, st->alpha, st->beta);
+        if ((rc = step(c, w, st))) return rc;
+        fresh = 0;
+    }
+}
+
+static int cg1_solve(ovk__ctx *c)
+{
+    cg1_work w = {0};
+    double **vecs[] = {&w.r, &w.u, &w.w, &w.p, &w.s};
+    int rc = ovk__ctx_alloc(c, 5, vecs), decided = 0;
+    double bb = 0.0;
+    ovk__sr st;
+    if (!rc) rc = ovk__ctx_jacobi(c, &w.dinv);
+    if (rc) goto cleanup;
+    double t_solve = ovk__now();
+    rc = ovk__ctx_residual(c, w.r); /* r = b - A x */
+    if (!rc) rc = ovk__initial_check(c, w.r, &bb, &decided);
+    if (rc || decided) goto done;
+    rc = ovk__sr_init(c, &st, bb, 0);
+    if (!rc) rc = refresh_from(c, &w, 1, 1);
+    if (!rc) rc = iterate(c, &w, &st);
+done:
+    c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
+cleanup:
+    free(w.dinv);
+    free(w.r);
+    free(w.u);
+    free(w.w);
+    free(w.p);
+    free(w.s);
+    return rc;
+}
+
+const ovk__solver ovk__solver_cg1 = {
+    .name = "cg1",
+    .description = "single-reduction PCG (Chronopoulos-Gear): one batched reduction per iteration",
+    .solve = cg1_solve,
+};

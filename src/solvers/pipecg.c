@@ -1,0 +1,139 @@
+/* Pipelined PCG (Ghysels and Vanroose, Parallel Computing 40, 2014; PETSc's
+ * KSPPIPECG).  Besides cg1's s = A p and w = A u it carries q = C s,
+ * z = A q, m = C w and n = A m by recurrences, so the one reduction of a
+ * step (<r,u>, <w,u>, <r,r>) is started right after the updates and
+ * completed after the preconditioner and the matvec of the next step, which
+ * drive the backend's progress through the hook while they run:
+ *
+ *   beta = gamma / gamma_old;  alpha = gamma / (delta - beta gamma / alpha_old)
+ *   z = n + beta z;  q = m + beta q;  s = w + beta s;  p = u + beta p
+ *   x += alpha p;  r -= alpha s;  u -= alpha q;  w -= alpha z      (one pass,
+ *   gamma = <r,u>, delta = <w,u>, <r,r>  -> start the reduction     with the dots)
+ *   m = C w;  n = A m                                              (overlap)
+ *   wait for the reduction
+ *
+ * The recurrences drift from their definitions faster than CG's; the
+ * residual replacement, the true-residual exit test and the restart after
+ * a loss of positivity are in sr_common.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver.h"
+
+typedef struct pipe_work {
+    double *dinv;
+    ovk__pipe_vecs v;       /* v.x is the solution vector */
+    double s[OVK__V_COUNT]; /* reduced values, OVK__V_* slots */
+} pipe_work;
+
+/* m = C w; n = A m */
+static int precond_matvec(ovk__ctx *c, pipe_work *w)
+{
+    ovk__ctx_diaginv(c, w->dinv, w->v.w, w->v.m, NULL); /* m = C w */
+    return ovk__ctx_matvec(c, w->v.m, w->v.n);          /* n = A m */
+}
+
+/* s = A p; q = C s; z = A q */
+static int directions(ovk__ctx *c, pipe_work *w)
+{
+    int rc = ovk__ctx_matvec(c, w->v.p, w->v.s); /* s = A p */
+    if (rc) return rc;
+    ovk__ctx_diaginv(c, w->dinv, w->v.s, w->v.q, NULL); /* q = C s */
+    return ovk__ctx_matvec(c, w->v.q, w->v.z);          /* z = A q */
+}
+
+/* the sums of the refreshed vectors, in OVK__V_* order */
+static int reduce_all(ovk__ctx *c, pipe_work *w)
+{
+    const ovk__pipe_vecs *v = &w->v;
+    const double *x[] = {v->r, v->w, v->r, v->u, v->p, v->p, v->x, v->p, v->s, v->u, v->w, v->q, v->z, v->m};
+    const double *y[] = {v->u, v->u, v->r, v->s, v->w, v->s, v->x, v->p, v->s, v->u, v->w, v->q, v->z, v->m};
+    return ovk__ctx_dots(c, OVK__V_COUNT, x, y, w->s);
+}
+
+/* r = b - A x (unless r_ready), u = C r, w = A u, the directions (zero on a
+ * restart), m = C w, n = A m, and their sums */
+static int refresh_from(ovk__ctx *c, pipe_work *w, int restart, int r_ready)
+{
+    ovk__pipe_vecs *v = &w->v;
+    int rc = r_ready ? OVK_OK : ovk__ctx_residual(c, v->r); /* r = b - A x */
+    if (rc) return rc;
+    ovk__ctx_diaginv(c, w->dinv, v->r, v->u, NULL); /* u = C r */
+    if ((rc = ovk__ctx_matvec(c, v->u, v->w))) return rc; /* w = A u */
+    if (restart) {
+        double *zero[] = {v->p, v->s, v->q, v->z};
+        for (int i = 0; i < 4; i++) memset(zero[i], 0, sizeof(double) * (size_t)c->n);
+    } else if ((rc = directions(c, w))) {
+        return rc;
+    }
+    if ((rc = precond_matvec(c, w))) return rc;
+    return reduce_all(c, w);
+}
+
+static int refresh(ovk__ctx *c, void *work, int restart) { return refresh_from(c, work, restart, 0); }
+
+/* One step: the fused updates, then the reduction in flight while the next
+ * m = C w, n = A m run (skipped when no further step can follow). */
+static int step(ovk__ctx *c, pipe_work *w, const ovk__sr *st, int more)
+{
+    ovk_request *req = NULL;
+    ovk__tic t0 = ovk__tic_start(c);
+    ovk__pipecg_update(c->n, st->alpha, st->beta, &w->v, w->s, &c->hook); /* z q s p x r u w, dots */
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    int rc = ovk__sum_begin(c, OVK__IPROD, w->s, OVK__V_COUNT, &req); /* init the reduction */
+    if (rc) return rc;
+    if (more) rc = precond_matvec(c, w); /* m = C w; n = A m */
+    int rc2 = ovk__sum_end(c, OVK__IPROD, req); /* wait */
+    return rc ? rc : rc2;
+}
+
+static int iterate(ovk__ctx *c, pipe_work *w, ovk__sr *st)
+{
+    int fresh = 1;
+    for (int iter = 0;; iter++) {
+        ovk__sr_action act;
+        int rc = ovk__sr_settle(c, st, iter, w->s, fresh, w->v.r, refresh, w, &act);
+        if (rc || act == OVK__SR_STOP) return rc;
+        ovk__lanczos_add(c, st->alpha, st->beta);
+        if ((rc = step(c, w, st, iter + 1 < c->opts->max_iter))) return rc;
+        fresh = 0;
+    }
+}
+
+static void work_free(pipe_work *w)
+{
+    ovk__pipe_vecs *v = &w->v;
+    double *all[] = {w->dinv, v->r, v->u, v->w, v->p, v->s, v->q, v->z, v->m, v->n};
+    for (int i = 0; i < 10; i++) free(all[i]);
+}
+
+static int pipecg_solve(ovk__ctx *c)
+{
+    pipe_work w = {0};
+    ovk__pipe_vecs *v = &w.v;
+    double **vecs[] = {&v->r, &v->u, &v->w, &v->p, &v->s, &v->q, &v->z, &v->m, &v->n};
+    int rc = ovk__ctx_alloc(c, 9, vecs), decided = 0;
+    double bb = 0.0;
+    ovk__sr st;
+    v->x = c->x;
+    if (!rc) rc = ovk__ctx_jacobi(c, &w.dinv);
+    if (rc) goto cleanup;
+    double t_solve = ovk__now();
+    rc = ovk__ctx_residual(c, v->r); /* r = b - A x */
+    if (!rc) rc = ovk__initial_check(c, v->r, &bb, &decided);
+    if (rc || decided) goto done;
+    rc = ovk__sr_init(c, &st, bb, 1);
+    if (!rc) rc = refresh_from(c, &w, 1, 1);
+    if (!rc) rc = iterate(c, &w, &st);
+done:
+    c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
+cleanup:
+    work_free(&w);
+    return rc;
+}
+
+const ovk__solver ovk__solver_pipecg = {
+    .name = "pipecg",
+    .description = "pipelined PCG (Ghysels-Vanroose): one reduction overlapping the preconditioner and matvec",
+    .solve = pipecg_solve,
+};

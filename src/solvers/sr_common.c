@@ -1,0 +1,251 @@
+/* The decisions of the single-reduction variants (cg1, pipecg), taken after
+ * each reduction from reduced values only, so that every rank decides the
+ * same:
+ *   - convergence: when the recursive residual meets the tolerance, the true
+ *     residual b - A x is computed and must meet it too (else: replacement);
+ *   - the step: beta = gamma / gamma_old and alpha = gamma / <p,Ap>, with
+ *     <p,Ap> = <u,w> + beta (<u,s_old> + <p_old,w>) + beta^2 <p_old,s_old>,
+ *     which is <p,s> of the new p = u + beta p_old, s = w + beta s_old
+ *     expanded, from sums of the previous pass (cg1 uses 2 <u,s_old>, as its
+ *     w = A u).  The usual delta - beta gamma / alpha_old (Chronopoulos-Gear,
+ *     Ghysels-Vanroose) assumes <u, r_old> = 0, which rounding destroys on
+ *     ill-conditioned matrices (plat362: cg1 4666 -> 4023 steps; pipecg lost
+ *     positivity and stagnated with it);
+ *   - breakdown: <r,Cr> < 0, <p,Ap> <= 0 or a non-finite value restarts the
+ *     iteration from the current x (directions reset); if it happens again
+ *     before a step is done, the solve stops with OVK_REASON_BREAKDOWN
+ *     (NONFINITE);
+ *   - residual replacement (opts->replace_every): every k steps, or, in the
+ *     automatic mode, when the estimated gap between the recursive and the
+ *     true residual crosses sqrt(eps) ||r|| (Cools, Yetkin, Agullo, Giraud,
+ *     Vanroose, SIMAX 39(1) 2018, after van der Vorst and Ye) and matters for
+ *     the tolerance, or when ||r|| has not halved in STALL steps.
+ *
+ * The gap bounds, with a = |alpha_k|, b = |beta_k|, ||A|| = ||A||_inf,
+ * mv = (longest row) sqrt(N) the matvec rounding factor, and the local
+ * rounding of each recurrence e_* = eps (norms of its terms):
+ *   F_{k+1} = F_k + a G_k + e_f      gap of r:  b - A x - r
+ *   G_k     = H_k + b G_{k-1} + e_g  gap of s:  A p - s
+ *   H_{k+1} = H_k + a J_k + e_h      gap of w:  A u - w    (pipecg)
+ *   J_k     = b J_{k-1} + e_j        gap of z:  A q - z    (pipecg)
+ * In cg1, w = A u is computed, so H_k is the rounding of that product. */
+#include <math.h>
+#include <float.h>
+
+#include "solver.h"
+
+enum { STALL = 100 }; /* steps without halving ||r|| that force a replacement */
+static const double THETA = 0.1; /* the gap bound matters above THETA tol ||b|| */
+
+int ovk__sr_init(ovk__ctx *c, ovk__sr *st, double bb, int pipelined)
+{
+    const ovk_matrix *A = c->A;
+    double v[2] = {0.0, 0.0}; /* ||A||_inf, longest row */
+    ovk_request *req = NULL;
+    for (int i = 0; i < c->n; i++) {
+        double sum = 0.0;
+        for (int k = A->diag.rowptr[i]; k < A->diag.rowptr[i + 1]; k++) sum += fabs(A->diag.val[k]);
+        for (int k = A->offd.rowptr[i]; k < A->offd.rowptr[i + 1]; k++) sum += fabs(A->offd.val[k]);
+        int len = A->diag.rowptr[i + 1] - A->diag.rowptr[i] + A->offd.rowptr[i + 1] - A->offd.rowptr[i];
+        v[0] = fmax(v[0], sum);
+        v[1] = fmax(v[1], (double)len);
+    }
+    int rc = ovk_reduce_start(c->red, v, v, 2, OVK_DOUBLE, OVK_MAX, &req);
+    if (!rc) rc = ovk_reduce_wait(req);
+    if (!rc) rc = ovk_request_free(req);
+    *st = (ovk__sr){.bb = bb, .pipelined = pipelined, .restarted = 1, .eps = DBL_EPSILON / 2, .tol = c->opts->tol};
+    st->anorm = v[0];
+    st->mv = v[1] * sqrt((double)A->lay.nglobal);
+    return rc;
+}
+
+/* Bounds after a replacement or restart: only the rounding of the products
+ * that recomputed r = b - A x, s = A p, w = A u, z = A q. */
+static void gap_reset(ovk__sr *st, const double *v)
+{
+    double e = st->eps, an = st->anorm;
+    st->f = e * ((st->mv + 1.0) * an * sqrt(v[OVK__V_XX]) + sqrt(st->bb));
+    st->g = e * st->mv * an * sqrt(v[OVK__V_PP]);
+    st->h = e * st->mv * an * sqrt(v[OVK__V_UU]);
+    st->j = e * st->mv * an * sqrt(v[OVK__V_QQ]);
+    st->f_old = st->f;
+    st->rnorm = st->rnorm_old = sqrt(v[OVK__V_RR]);
+    st->r_ref = st->rnorm;
+    st->stalled = 0;
+    st->pp_old = v[OVK__V_PP];
+    st->ss_old = v[OVK__V_SS];
+    st->qq_old = v[OVK__V_QQ];
+    st->zz_old = v[OVK__V_ZZ];
+}
+
+/* The criterion of Cools et al.: the bound on the gap of r crosses
+ * sqrt(eps) ||r||, and (ours) exceeds THETA tol ||b||: a smaller gap cannot
+ * keep the true residual from meeting the tolerance, and the bound is a
+ * worst case (measured: 1e3-1e5 times the real gap), so without that
+ * condition every solve would pay one or two replacements for nothing. */
+static int crossed(const ovk__sr *st)
+{
+    double tau = sqrt(st->eps);
+    return st->f_old <= tau * st->rnorm_old && st->f > tau * st->rnorm && st->f > THETA * st->tol * sqrt(st->bb);
+}
+
+/* No halving of ||r|| in STALL steps: the auxiliary recurrences have drifted
+ * enough to delay convergence (pipecg on plat362 stalls near 1e-7 for
+ * thousands of steps without it). */
+static int stalled(ovk__sr *st)
+{
+    if (st->rnorm < 0.5 * st->r_ref) {
+        st->r_ref = st->rnorm;
+        st->stalled = 0;
+    }
+    return ++st->stalled > STALL;
+}
+
+/* Bounds after step k (alpha, beta) from the norms of its vectors in v;
+ * returns 1 when the automatic mode wants a replacement. */
+static int gap_update(ovk__sr *st, const double *v)
+{
+    double e = st->eps, an = st->anorm, a = fabs(st->alpha), b = fabs(st->beta);
+    double nx = sqrt(v[OVK__V_XX]), np = sqrt(v[OVK__V_PP]), ns = sqrt(v[OVK__V_SS]);
+    double nu = sqrt(v[OVK__V_UU]), nw = sqrt(v[OVK__V_WW]);
+    double e_f = e * (an * nx + 2.0 * an * a * np + st->rnorm + 2.0 * a * ns);
+    double e_g = e * (an * nu + 2.0 * b * an * sqrt(st->pp_old) + nw + 2.0 * b * sqrt(st->ss_old));
+    if (st->pipelined) {
+        double nq = sqrt(v[OVK__V_QQ]), nz = sqrt(v[OVK__V_ZZ]), nm = sqrt(v[OVK__V_MM]);
+        double e_j = e * ((st->mv + 2.0) * an * nm + 2.0 * b * an * sqrt(st->qq_old) + 2.0 * b * sqrt(st->zz_old));
+        double e_h = e * (an * nu + 2.0 * a * an * nq + nw + 2.0 * a * nz);
+        st->j = b * st->j + e_j;                  /* J_k */
+        st->g = st->h + b * st->g + e_g;          /* G_k */
+        st->h = st->h + a * st->j + e_h;          /* H_{k+1} */
+    } else {
+        st->g = e * st->mv * an * nu + b * st->g + e_g; /* G_k, H_k = rounding of w = A u */
+    }
+    st->f_old = st->f;
+    st->f = st->f + a * st->g + e_f;              /* F_{k+1} */
+    st->rnorm_old = st->rnorm;
+    st->rnorm = sqrt(v[OVK__V_RR]);
+    st->pp_old = v[OVK__V_PP];
+    st->ss_old = v[OVK__V_SS];
+    st->qq_old = v[OVK__V_QQ];
+    st->zz_old = v[OVK__V_ZZ];
+    return stalled(st) || crossed(st);
+}
+
+/* A breakdown or a non-finite value: restart once, report if it persists. */
+static void trouble(ovk__ctx *c, ovk__sr *st, int iter, ovk_reason why, const char *what, double value,
+                    int fatal, ovk__sr_action *act)
+{
+    if (st->restarted || fatal) {
+        ovk__stop(c, iter, why, what, value);
+        *act = OVK__SR_STOP;
+        return;
+    }
+    c->res->restarts++;
+    st->restarted = 1; /* the next step starts with beta = 0 */
+    *act = OVK__SR_RESTART;
+}
+
+/* The recursive residual met the tolerance: so must the true one.  r is
+ * overwritten with b - A x; *ok = 0 when it does not meet the tolerance. */
+static int confirm(ovk__ctx *c, ovk__sr *st, double *r, int *ok)
+{
+    int rc = ovk__ctx_residual(c, r); /* r = b - A x */
+    double rr = 0.0;
+    if (!rc) rc = ovk__ctx_dots(c, 1, (const double *[]){r}, (const double *[]){r}, &rr);
+    if (rc) return rc;
+    c->res->rel_residual = sqrt(rr / st->bb);
+    *ok = isfinite(rr) && rr / st->bb < c->opts->tol * c->opts->tol;
+    if (!*ok) c->res->reason = OVK_REASON_NONE;
+    return OVK_OK;
+}
+
+static int all_finite(const double *v)
+{
+    for (int i = 0; i < OVK__V_COUNT; i++)
+        if (!isfinite(v[i])) return 0;
+    return 1;
+}
+
+/* Convergence (confirmed) and the iteration limit; *act = STOP or REPLACE
+ * when decided, else left alone. */
+static int check_stop(ovk__ctx *c, ovk__sr *st, int iter, const double *v, int fresh, double *r,
+                      ovk__sr_action *act)
+{
+    int stop = 0, ok = 1, rc = OVK_OK;
+    if (iter > 0) ovk__iterate_check(c, iter, v[OVK__V_RR], st->bb, &stop);
+    if (stop && c->res->reason == OVK_REASON_CONVERGED) {
+        if (!fresh) rc = confirm(c, st, r, &ok); /* after a replacement r is the true residual */
+        if (rc || ok) {
+            *act = OVK__SR_STOP;
+            return rc;
+        }
+        c->res->replacements++;
+        *act = OVK__SR_REPLACE;
+        return OVK_OK;
+    }
+    if (iter >= c->opts->max_iter) {
+        c->res->reason = OVK_REASON_MAXIT;
+        *act = OVK__SR_STOP;
+    }
+    return OVK_OK;
+}
+
+/* beta, alpha of the next step, or a breakdown */
+static void coefficients(ovk__ctx *c, ovk__sr *st, int iter, const double *v, ovk__sr_action *act)
+{
+    double gamma = v[OVK__V_GAMMA], delta = v[OVK__V_DELTA];
+    if (gamma < 0.0) {
+        trouble(c, st, iter, OVK_REASON_BREAKDOWN, "<r,Cr>", gamma, 0, act);
+        return;
+    }
+    double beta = st->restarted ? 0.0 : gamma / st->gamma_old;
+    double cross = v[OVK__V_US] + (st->pipelined ? v[OVK__V_PW] : v[OVK__V_US]);
+    double denom = st->restarted ? delta : delta + beta * cross + beta * beta * v[OVK__V_PS]; /* <p,Ap> */
+    if (!(denom > 0.0) || !isfinite(gamma / denom) || !isfinite(beta)) {
+        trouble(c, st, iter, isfinite(denom) ? OVK_REASON_BREAKDOWN : OVK_REASON_NONFINITE, "<p,Ap>", denom, 0,
+                act);
+        return;
+    }
+    st->beta = beta;
+    st->alpha = gamma / denom;
+    st->gamma_old = gamma;
+    st->restarted = 0;
+    st->since_replace++;
+    *act = OVK__SR_STEP;
+}
+
+int ovk__sr_decide(ovk__ctx *c, ovk__sr *st, int iter, const double *v, int fresh, double *r,
+                   ovk__sr_action *act)
+{
+    int every = c->opts->replace_every, due = 0;
+    if (fresh) gap_reset(st, v);
+    else due = gap_update(st, v);
+    *act = OVK__SR_STEP;
+    if (!all_finite(v)) {
+        int fatal = !isfinite(v[OVK__V_XX]); /* x itself is lost: nothing to restart from */
+        trouble(c, st, iter, OVK_REASON_NONFINITE, "a reduced value", v[OVK__V_RR], fatal, act);
+        return OVK_OK;
+    }
+    int rc = check_stop(c, st, iter, v, fresh, r, act);
+    if (rc || *act != OVK__SR_STEP) return rc;
+    if (fresh) st->since_replace = 0;
+    else if ((every > 0 && st->since_replace >= every) || (every == 0 && due)) {
+        c->res->replacements++;
+        *act = OVK__SR_REPLACE;
+        return OVK_OK;
+    }
+    coefficients(c, st, iter, v, act);
+    return OVK_OK;
+}
+
+int ovk__sr_settle(ovk__ctx *c, ovk__sr *st, int iter, const double *v, int fresh, double *r,
+                   ovk__sr_refresh refresh, void *work, ovk__sr_action *act)
+{
+    for (;;) {
+        int rc = ovk__sr_decide(c, st, iter, v, fresh, r, act);
+        if (rc || *act == OVK__SR_STEP || *act == OVK__SR_STOP) return rc;
+        rc = refresh(c, work, *act == OVK__SR_RESTART);
+        if (rc) return rc;
+        fresh = 1;
+    }
+}
