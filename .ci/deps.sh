@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Install the Debian packages ovkrylov needs to build and test.
 set -euo pipefail
-pkgs="cmake make gcc libc6-dev pkg-config libopenmpi-dev openmpi-bin libopenblas-dev liblapack-dev libcmocka-dev"
+# libfabric-dev: the offload backend's fabric engine (its libfabric1 carries the sockets
+# provider, the one with triggered operations); libfabric-bin: fi_info, to check it.
+pkgs="cmake make gcc libc6-dev pkg-config libopenmpi-dev openmpi-bin libopenblas-dev liblapack-dev libcmocka-dev
+      libfabric-dev libfabric-bin"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
