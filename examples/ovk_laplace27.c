@@ -193,6 +193,7 @@ static int run(const args *a, int rank, int size)
     ovk_pcg_options_init(&opts);
     opts.solver = a->solver;
     opts.reducer = red;
+    ovk_drv_apply(&a->ex, &opts);
     opts.tol = a->tol;
     opts.max_iter = a->maxit;
     opts.print_level = a->print_level;
@@ -209,6 +210,7 @@ static int run(const args *a, int rank, int size)
         printf("Iterations = %d\n", res.iterations);
         printf("Final Relative Residual Norm = %e\n", res.rel_residual);
         printf("Solve Time = %.6f s\n", res.time_max[OVK_TIMER_SOLVE]);
+        ovk_drv_print(&a->ex, &res);
         if (a->timing) ovk_pcg_print_timing(stdout, &res);
     }
 cleanup:

@@ -177,6 +177,7 @@ static void print_result(const args *a, const ovk_pcg_result *res, double err)
     printf("Final Relative Residual Norm = %e\n", res->rel_residual);
     printf("Solve Time = %f s\n", res->time_max[OVK_TIMER_SOLVE]);
     if (a->rhs == RHS_AONES) printf("Error vs x=1 (max abs) = %e\n", err);
+    ovk_drv_print(&a->ex, res);
     if (a->print_level >= 1) printf("Stop reason = %s\n", ovk_reason_name(res->reason));
     if (a->timing) ovk_pcg_print_timing(stdout, res);
     fflush(stdout);
@@ -224,6 +225,7 @@ static int run(const args *a, int rank, int nranks)
     ovk_pcg_options_init(&opts);
     if (a->solver) opts.solver = a->solver;
     opts.reducer = red;
+    ovk_drv_apply(&a->ex, &opts);
     opts.tol = a->tol;
     opts.max_iter = a->maxit;
     opts.print_level = a->print_level;

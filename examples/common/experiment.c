@@ -1,4 +1,5 @@
-/* Flags shared by the drivers: -latency_us, -latency_model, -noise, -csv. */
+/* Flags shared by the drivers: -latency_us, -latency_model, -noise, -csv,
+ * -condest, -replace_every. */
 #include "experiment.h"
 
 #include <stdlib.h>
@@ -21,7 +22,10 @@ void ovk_drv_usage(FILE *f)
     ovk_latency_preset_print(f);
     fprintf(f,
             "  -noise F D           interrupt each rank F times a second for D us of busy work\n"
-            "  -csv FILE            append one CSV row per solve to FILE\n");
+            "  -csv FILE            append one CSV row per solve to FILE\n"
+            "  -condest             estimate the condition number (Lanczos, from the CG coefficients)\n"
+            "  -replace_every K     cg1/pipecg residual replacement every K iterations (0 automatic,\n"
+            "                       -1 never)\n");
 }
 
 static int set_latency(ovk_drv_experiment *e, const char *text)
@@ -48,7 +52,12 @@ int ovk_drv_parse_flag(int argc, char **argv, int *i, ovk_drv_experiment *e)
     char text[96];
     double a = 0.0;
     int nargs = !strcmp(f, "-noise") ? 2 : 1;
-    if (strcmp(f, "-latency_us") && strcmp(f, "-latency_model") && strcmp(f, "-noise") && strcmp(f, "-csv"))
+    if (!strcmp(f, "-condest")) {
+        e->condest = 1;
+        return 1;
+    }
+    if (strcmp(f, "-latency_us") && strcmp(f, "-latency_model") && strcmp(f, "-noise") && strcmp(f, "-csv") &&
+        strcmp(f, "-replace_every"))
         return 0;
     if (*i + nargs >= argc) return -1;
     const char *v = argv[*i + 1];
@@ -58,6 +67,13 @@ int ovk_drv_parse_flag(int argc, char **argv, int *i, ovk_drv_experiment *e)
         return 1;
     }
     if (!strcmp(f, "-latency_model")) return set_latency(e, v);
+    if (!strcmp(f, "-replace_every")) {
+        char *end = NULL;
+        long k = strtol(v, &end, 10);
+        if (!*v || *end || k < -1 || k > 1000000000L) return -1;
+        e->replace_every = (int)k;
+        return 1;
+    }
     if (!strcmp(f, "-latency_us")) {
         if (parse_pos(v, &a)) return -1;
         snprintf(text, sizeof text, "alpha=%s", v);
@@ -65,6 +81,21 @@ int ovk_drv_parse_flag(int argc, char **argv, int *i, ovk_drv_experiment *e)
     }
     if (parse_pos(v, &e->noise_hz) || parse_pos(argv[*i], &e->noise_us)) return -1;
     return (e->noise_hz > 0.0 && e->noise_us > 0.0) ? 1 : -1;
+}
+
+void ovk_drv_apply(const ovk_drv_experiment *e, ovk_pcg_options *opts)
+{
+    opts->condest = e->condest;
+    opts->replace_every = e->replace_every;
+}
+
+void ovk_drv_print(const ovk_drv_experiment *e, const ovk_pcg_result *res)
+{
+    if (e->condest)
+        printf("Condition Estimate = %e (lambda_min = %e, lambda_max = %e)\n", res->cond_est, res->lambda_min,
+               res->lambda_max);
+    if (res->replacements || res->restarts)
+        printf("Residual Replacements = %d, Restarts = %d\n", res->replacements, res->restarts);
 }
 
 int ovk_drv_reducer(MPI_Comm comm, const char *spec, const ovk_drv_experiment *e, ovk_reducer **red)
@@ -100,7 +131,7 @@ static void csv_header(FILE *f)
         for (const char *c = ovk_timer_name((ovk_timer)t); *c; c++) fputc(*c == ' ' ? '_' : *c, f);
         fputs("_s", f);
     }
-    fprintf(f, ",latency_us,problem,reason\n");
+    fprintf(f, ",latency_us,problem,reason,cond_est,replacements,restarts\n");
 }
 
 /* text with its commas (they separate CSV fields) turned into ';' */
@@ -131,6 +162,7 @@ int ovk_drv_csv_row(const ovk_drv_experiment *e, const ovk_drv_run *run, const o
             res->reductions);
     for (int t = 0; t < OVK_TIMER_COUNT; t++)
         if (t != OVK_TIMER_SOLVE) fprintf(f, ",%.6f", res->time_max[t]);
-    fprintf(f, ",%g,%s,%s\n", lat, run->problem, ovk_reason_name(res->reason));
+    fprintf(f, ",%g,%s,%s,%g,%d,%d\n", lat, run->problem, ovk_reason_name(res->reason), res->cond_est,
+            res->replacements, res->restarts);
     return fclose(f) == 0 ? 0 : -1;
 }

@@ -1,6 +1,6 @@
 /* Flags shared by the drivers for experiments: the network-latency model,
- * noise injection, the Lanczos condition estimate and a CSV record of each
- * solve.  Not part of the library: the drivers compile this file in. */
+ * noise injection, the Lanczos condition estimate, residual replacement and
+ * a CSV record of each solve.  Not part of the library: the drivers compile this file in. */
 #ifndef OVK_DRV_EXPERIMENT_H
 #define OVK_DRV_EXPERIMENT_H
 
@@ -15,7 +15,16 @@ typedef struct ovk_drv_experiment {
     char lat_text[128];     /* as given, for the CSV */
     double noise_hz, noise_us; /* -noise F D; 0: off */
     const char *csv;        /* -csv FILE; NULL: none */
+    int condest;            /* -condest */
+    int replace_every;      /* -replace_every K (0: automatic) */
 } ovk_drv_experiment;
+
+/* Copy the solver settings of the flags into *opts. */
+void ovk_drv_apply(const ovk_drv_experiment *e, ovk_pcg_options *opts);
+
+/* Rank 0: print the lines the flags ask for after a solve (condition
+ * estimate, replacements). */
+void ovk_drv_print(const ovk_drv_experiment *e, const ovk_pcg_result *res);
 
 /* Collective over MPI_COMM_WORLD: the worst (most negative) of every
  * rank's status, so that all ranks take the same branch after local work. */

@@ -60,6 +60,9 @@ run 1 "$bin/ovk_laplace27" -n 6 6 6 -latency_model alpha=1,zeta=2 >/dev/null 2>&
 run 1 "$bin/ovk_laplace27" -n 6 6 6 -noise 1000 2000 >/dev/null 2>&1; [ $? -ne 0 ]; check "noise longer than its period is refused" $?
 o=$(OVK_LATENCY_MODEL=bogus run 2 "$bin/ovk_laplace27" -n 6 6 6 2>&1); rc=$?
 [ $rc -eq 1 ] && echo "$o" | grep -q "OVK_LATENCY_MODEL"; check "bad \$OVK_LATENCY_MODEL: clear error, exit 1" $?
+o=$(run 2 "$bin/ovk_laplace27" -n 10 10 10 -solver pipecg -backend nbc -condest 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$o" | grep -Eq '^Condition Estimate = [0-9.e+-]+ \(lambda_min'; check "-condest prints the estimate" $?
+run 1 "$bin/ovk_laplace27" -n 6 6 6 -replace_every x >/dev/null 2>&1; [ $? -eq 2 ]; check "bad -replace_every exits 2" $?
 rm -rf "$tmpd"
 
 if [ -x "$bin/ovk_mtx_solve" ]; then
