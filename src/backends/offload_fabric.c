@@ -241,6 +241,7 @@ typedef struct fabric {
     fslot *slot; /* [depth] */
     char warm[NTX + 1]; /* warm-up payloads: one per TX endpoint, R's receive buffer */
     struct fid_mr *warm_mr;
+    char broken[256]; /* a post failed half-way: its slot holds stale work; refuse further posts */
 } fabric;
 
 static int fi_fail(int ret, const char *call)
@@ -558,12 +559,19 @@ cleanup:
     return rc;
 }
 
+/* Elements one atomic of this key carries. */
+static int chunk_elems(const fabric *f, const prog_key *key)
+{
+    size_t max = f->maxat[key->type][key->op];
+    return max < (size_t)key->count ? (int)max : key->count;
+}
+
 /* Split the list into virtual tasks (calcs into groups of at most
  * f->group atomics, chained), with predecessors among them. */
 static int make_vtasks(const fabric *f, const prog_key *key, vtask **out, int *nout)
 {
     const ovk__off_list *tl = f->tl;
-    int per = (int)(f->maxat[key->type][key->op] < (size_t)key->count ? f->maxat[key->type][key->op] : (size_t)key->count);
+    int per = chunk_elems(f, key);
     int nchunk = (key->count + per - 1) / per, ngroup = (nchunk + f->group - 1) / f->group, n = 0;
     int *last = malloc((size_t)(tl->ntasks ? tl->ntasks : 1) * sizeof *last);
     vtask *v = calloc((size_t)tl->ntasks * (size_t)ngroup + 1, sizeof *v);
@@ -598,7 +606,8 @@ static int colour(const ovk__off_list *tl, vtask *v, int n)
     for (int i = 0; i < n; i++) {
         const ovk__off_task *t = &tl->task[v[i].task];
         if (t->kind == OVK__OFF_RECV) {
-            if (v[i].npred) return ovk__fail(OVK_EINVAL, "offload fabric: task %d receives after a trigger", v[i].task);
+            if (v[i].npred)
+                return ovk__fail(OVK_EINVAL, "offload fabric: task %d receives after a trigger", v[i].task);
             v[i].color = R_EP;
             continue;
         }
@@ -693,10 +702,10 @@ static void add_message(fabric *f, fslot *sl, const ovk__off_task *t, const vtas
 static void add_calc(fabric *f, fslot *sl, const ovk__off_task *t, const vtask *vi, struct fid_cntr *trig,
                      uint64_t thr)
 {
-    size_t per = f->maxat[sl->key.type][sl->key.op];
+    int per = chunk_elems(f, &sl->key);
     int virt = (f->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
     for (int c = 0; c < vi->chunks; c++) {
-        int first = vi->first + c * (int)per, n = sl->key.count - first < (int)per ? sl->key.count - first : (int)per;
+        int first = vi->first + c * per, n = sl->key.count - first < per ? sl->key.count - first : per;
         unsigned char *dst = slot_ptr(sl, t->slot, first);
         fop *o = next_op(sl);
         o->ioc = (struct fi_ioc){slot_ptr(sl, t->src, first), (size_t)n};
@@ -782,22 +791,33 @@ static int queue_pass(const fop *o)
     return o->work.op_type == FI_OP_TRECV ? 1 : 2;
 }
 
+/* Zero the slot's counters, then queue its items: triggered ones first
+ * (their counters are still zero), then the roots, which run at once,
+ * receives before sends. */
+static int queue_all(fabric *f, fslot *sl, unsigned long long seq)
+{
+    int rc = OVK_OK;
+    for (int c = 0; c < sl->ncntr; c++) FI_CALL(fi_cntr_set(sl->cntr[c], 0));
+    for (int pass = 0; pass < 3 && !rc; pass++)
+        for (int i = 0; i < sl->nops && !rc; i++)
+            if (queue_pass(&sl->ops[i]) == pass) rc = queue(f, &sl->ops[i], seq);
+cleanup:
+    return rc;
+}
+
 static int fabric_post(void *eng, const ovk__off_post *p)
 {
     fabric *f = eng;
     fslot *sl = &f->slot[p->slot];
     prog_key key = {p->r->count, p->r->type, p->r->op};
     int rc = OVK_OK;
+    if (f->broken[0]) return ovk__fail(OVK_EMPI, "%s", f->broken);
     if (!sl->built || memcmp(&key, &sl->key, sizeof key) != 0) rc = build_program(f, sl, &key);
     if (rc) return rc;
     memcpy(slot_ptr(sl, 0, 0), p->r->sendbuf, (size_t)key.count * elem_size(sl));
     sl->recvbuf = p->r->recvbuf;
-    for (int c = 0; c < sl->ncntr; c++) fi_cntr_set(sl->cntr[c], 0);
-    /* triggered items first (their counters are still zero), then the roots,
-     * which run at once: receives before sends */
-    for (int pass = 0; pass < 3 && !rc; pass++)
-        for (int i = 0; i < sl->nops && !rc; i++)
-            if (queue_pass(&sl->ops[i]) == pass) rc = queue(f, &sl->ops[i], p->seq);
+    rc = queue_all(f, sl, p->seq);
+    if (rc) snprintf(f->broken, sizeof f->broken, "offload fabric: unusable since a post failed: %s", ovk_error_detail());
     return rc;
 }
 

@@ -47,7 +47,7 @@ static int push(builder *b, ovk__off_task t, val a, val c)
     if (b->rc) return -1;
     if (l->ntasks == l->cap) {
         int ncap = l->cap ? 2 * l->cap : 16;
-        ovk__off_task *p = ncap > l->cap ? realloc(l->task, (size_t)ncap * sizeof *p) : NULL;
+        ovk__off_task *p = realloc(l->task, (size_t)ncap * sizeof *p);
         if (!p) {
             b->rc = ovk__fail(OVK_ENOMEM, "offload: task list of %d tasks", ncap);
             return -1;
