@@ -222,23 +222,12 @@ cleanup:
     return rc ? 1 : 0;
 }
 
-/* A backend with a progress thread needs MPI_THREAD_MULTIPLE; ask for it
- * only then, since it can slow the MPI library down. */
-static int wants_threads(int argc, char **argv)
-{
-    const char *env = getenv(OVK_BACKEND_ENV);
-    for (int i = 1; i < argc; i++)
-        if (strstr(argv[i], "thread=1")) return 1;
-    return env && strstr(env, "thread=1");
-}
-
 int main(int argc, char **argv)
 {
-    int rank = 0, size = 1, status = 0, provided = 0;
+    int rank = 0, size = 1, status = 0;
     const char *bad = NULL;
     args a = {.n = {40, 40, 40}, .stencil = 27, .solver = "alg1", .tol = 1e-8, .maxit = 1000};
-    if (wants_threads(argc, argv)) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    else MPI_Init(&argc, &argv);
+    ovk_drv_mpi_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Dims_create(size, 3, a.P);

@@ -247,7 +247,7 @@ int main(int argc, char **argv)
 {
     args a = {.tol = 1e-8, .maxit = 1000, .rhs = RHS_AONES};
     int rank, nranks, status;
-    MPI_Init(&argc, &argv);
+    ovk_drv_mpi_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     status = parse_args(argc, argv, rank, &a);

@@ -5,6 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int needs_threads(const char *spec)
+{
+    return spec && (strstr(spec, "thread=1") || strstr(spec, "engine=agent"));
+}
+
+void ovk_drv_mpi_init(int *argc, char ***argv)
+{
+    int provided = 0, threads = needs_threads(getenv(OVK_BACKEND_ENV));
+    for (int i = 1; i < *argc; i++) threads |= needs_threads((*argv)[i]);
+    if (threads) MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    else MPI_Init(argc, argv);
+}
+
 int ovk_drv_agree(int rc)
 {
     int worst = rc;
