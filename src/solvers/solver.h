@@ -123,7 +123,7 @@ typedef struct ovk__sr {
     int restarted;      /* vectors fresh from a restart, no step done since */
     int since_replace;  /* steps since the last replacement */
     /* bounds on the gaps b - A x - r, A p - s, A u - w, A q - z (Cools et al.) */
-    double eps, anorm, mv; /* unit roundoff, ||A||_inf, max row length * sqrt(N) */
+    double eps, anorm, mv; /* unit roundoff, ||A||_inf, longest row */
     double f, f_old, g, h, j, rnorm, rnorm_old;
     double pp_old, ss_old, qq_old, zz_old; /* squared norms from the step before */
     double tol;
