@@ -44,7 +44,7 @@
  * progress on their own.
  *
  * Compute (-compute): `dummy` = a busy loop of multiply-adds on 16 registers
- * (OSU's dummy compute), calibrated to time on each rank; `dgemm` =
+ * (OSU's dummy compute), calibrated to time on each rank (thread CPU time); `dgemm` =
  * cblas_dgemm calls of one size N (the same N and call count on every rank)
  * chosen so that one call takes about t_pure / (T + 1); poll calls then fall
  * between calls (bunched when T exceeds the call count).  For dgemm the
@@ -67,6 +67,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cblas.h>
 #include <ovkrylov/ovkrylov.h>
@@ -533,40 +534,51 @@ static double measure_clock_read(void)
     return 0.5 * median(t, ROUNDS);
 }
 
-/* Dummy units per second on this rank: the best of CALIBRATE_WINDOWS short
- * windows (a short window is rarely hit by preemption on a busy machine, so
- * the best one is the undisturbed rate). */
+/* CPU time of the calling thread: unlike the wall clock it does not run
+ * while the thread is preempted, so calibrations on a busy machine see the
+ * undisturbed rate. */
+static double thread_cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Dummy units per CPU second on this rank: the best of CALIBRATE_WINDOWS
+ * windows of about CALIBRATE_WINDOW_S. */
 static double calibrate_dummy(void)
 {
     long n = 1000;
     double best = 0.0;
     for (;;) { /* grow n to one window */
-        double t0 = MPI_Wtime();
+        double t0 = thread_cpu_s();
         dummy_units(n);
-        if (MPI_Wtime() - t0 >= CALIBRATE_WINDOW_S) break;
+        if (thread_cpu_s() - t0 >= CALIBRATE_WINDOW_S) break;
         n *= 2;
     }
     for (int r = 0; r < CALIBRATE_WINDOWS; r++) {
-        double t0 = MPI_Wtime();
+        double t0 = thread_cpu_s();
         dummy_units(n);
-        double rate = (double)n / (MPI_Wtime() - t0);
-        if (rate > best) best = rate;
+        double dt = thread_cpu_s() - t0;
+        if (dt > 0.0 && (double)n / dt > best) best = (double)n / dt;
     }
     return best;
 }
 
-/* Median time of one DGEMM call of size n (after a warm-up call). */
+/* Time of one DGEMM call of size n: the fastest of a few (after a warm-up
+ * call), i.e. the undisturbed time.  Wall clock: BLAS may use threads. */
 static double time_dgemm(const context *cx, int n)
 {
     enum { CALLS = 5 };
-    double t[CALLS];
+    double best = 0.0;
     dgemm_calls(cx, n, 1);
     for (int i = 0; i < CALLS; i++) {
         double t0 = MPI_Wtime();
         dgemm_calls(cx, n, 1);
-        t[i] = MPI_Wtime() - t0;
+        double t = MPI_Wtime() - t0;
+        if (i == 0 || t < best) best = t;
     }
-    return median(t, CALLS);
+    return best;
 }
 
 /* Seconds per DGEMM call of each candidate size (or of -dgemm_n), max over

@@ -78,6 +78,7 @@ if (words(pcgfiles) > 0) {
     set multiplot layout words(grids), 3 title "PCG time per iteration vs modelled reduction latency (-latency_us, 2 ranks, median of repeats)"
     set xlabel "modelled latency per reduction (us)"
     set ylabel "time per iteration (us)"
+    set yrange [0:*]
     do for [g in grids] {
         do for [b in backends] {
             f = pd . "pcg_" . g . "_" . b . ".dat"
@@ -89,6 +90,7 @@ if (words(pcgfiles) > 0) {
         }
     }
     unset multiplot
+    set yrange [*:*]
 }
 
 # ---------------------------------------------------------------- noise

@@ -458,7 +458,7 @@ summary() {
             echo
         fi
         if [ -s "$OUT/plotdata/pcg_medians.txt" ]; then
-            echo "## PCG time per iteration (us, median of $(awk '{print $10}' "$OUT/plotdata/pcg_medians.txt" | sort -u | tr '\n' ' ')runs) vs modelled latency (-latency_us)"
+            echo "## PCG time per iteration (us; median of the runs of each case, runs per case: $(awk '{print $10}' "$OUT/plotdata/pcg_medians.txt" | sort -u | tr '\n' ' '| sed 's/ $//')) vs modelled latency (-latency_us)"
             echo
             echo "hidden = share of the modelled latency the solver hides: 1 - (t(L) - t(0)) / (reductions per iteration x L)."
             echo
@@ -473,7 +473,7 @@ summary() {
             echo
         fi
         if [ -s "$OUT/plotdata/noise_medians.txt" ]; then
-            echo "## Noise: time per iteration (us, median of $(awk '{print $10}' "$OUT/plotdata/noise_medians.txt" | sort -u | tr '\n' ' ')runs) and degradation vs no noise"
+            echo "## Noise: time per iteration (us; median of the runs of each case, runs per case: $(awk '{print $10}' "$OUT/plotdata/noise_medians.txt" | sort -u | tr '\n' ' ' | sed 's/ $//')) and degradation vs no noise"
             echo
             echo "| latency_us | solver/backend | noise | us/iter | degradation |"
             echo "|---:|---|---|---:|---:|"
@@ -513,7 +513,7 @@ part_f() {
 main() {
     machine_facts
     log "output: $OUT; parts: $PARTS$([ "$QUICK" = 1 ] && echo ' (quick)')"
-    build
+    if part_on a || part_on b || part_on c || part_on d || part_on e; then build; fi
     part_on a && part_a
     part_on b && part_b
     part_on c && part_c
