@@ -105,6 +105,14 @@ part_on() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 # over_budget FRACTION: has FRACTION of the time budget passed?
 over_budget() { [ "$(( $(date +%s) - T_START ))" -ge "$(awk -v b="$BUDGET" -v f="$1" 'BEGIN {printf "%d", b * f}')" ]; }
 trimmed() { log "trimmed: $*"; echo "$*" >> "$OUT/trimmed.txt"; }
+# check_load WHEN: warn when other jobs compete for the cores (1-minute load > half the cores)
+check_load() {
+    local l; l=$(cut -d' ' -f1 /proc/loadavg)
+    if awk -v l="$l" -v n="$NCPU" 'BEGIN {exit !(l > 0.5 * n)}'; then
+        log "warning: load average $l on $NCPU cores $1: other jobs compete, timings will be noisy"
+        echo "load average $l on $NCPU cores $1: other jobs competed, timings are noisy" >> "$OUT/warnings.txt"
+    fi
+}
 part_time() { echo "$1 $(( $(date +%s) - $2 )) s" >> "$OUT/timing.txt"; }
 
 # ---------------------------------------------------------------- machine facts
@@ -162,6 +170,7 @@ offload_specs() {
 # ---------------------------------------------------------------- (a) overlap
 part_a() {
     local t0 offl multi model margs; t0=$(date +%s)
+    rm -f "$OUT/overlap.csv" "$OUT/overlap_dgemm.csv"   # a rerun into the same directory starts afresh
     offl=$(offload_specs)
     if [ -z "$offl" ]; then skip "(a,b) offload backend: not built or not available here (-backend list)"; fi
     multi="nbc:thread=1 $offl"   # these need MPI_THREAD_MULTIPLE: own runs, so the others keep SINGLE
@@ -189,6 +198,7 @@ part_a() {
 # ---------------------------------------------------------------- (b) latency
 part_b() {
     local t0 np offl; t0=$(date +%s)
+    rm -f "$OUT/latency.csv"
     offl=$(offload_specs)
     for np in 2 4; do
         log "(b) latency, $np ranks: $R_LATENCY repeats x sizes $LAT_SIZES"
@@ -220,6 +230,7 @@ pcg_run() {
 # ---------------------------------------------------------------- (c) PCG vs latency
 part_c() {
     local t0 rep lat s b sl; t0=$(date +%s)
+    rm -f "$OUT/pcg.csv"
     driver_ok || return
     sl=$(solvers)
     log "(c) PCG: solvers [$sl] x [$PCG_BACKENDS] x latency [$PCG_LAT40] at n=40, [$PCG_LAT60] at n=60, $R_PCG repeats"
@@ -241,6 +252,7 @@ part_c() {
 # ---------------------------------------------------------------- (d) noise
 part_d() {
     local t0 rep lat run s b cfg f d sl runs; t0=$(date +%s)
+    rm -f "$OUT/noise.csv"
     driver_ok || return
     sl=" $(solvers) "
     runs="alg1:blocking overlap:nbc"
@@ -263,6 +275,7 @@ part_d() {
 # ---------------------------------------------------------------- (e) peers
 part_e() {
     local t0 r="$R_PEERS"; t0=$(date +%s)
+    rm -f "$OUT/peers.md" "$OUT/peers.csv"
     if [ ! -e /usr/include/hypre/HYPRE_parcsr_ls.h ] && ! pkg-config --exists petsc 2>/dev/null; then
         skip "(e) peers: install libhypre-dev petsc-dev (then make -C bench/peers)"; return
     fi
@@ -420,6 +433,7 @@ summary() {
     {
         echo "# Evaluation summary ($(date -Iseconds))"
         echo
+        if [ -s "$OUT/warnings.txt" ]; then sed 's/^/**Warning:** /; s/$/\n/' "$OUT/warnings.txt"; fi
         echo '```'; cat "$OUT/machine.txt"; echo '```'
         echo
         if [ -s "$OUT/overlap.csv" ]; then
@@ -494,6 +508,7 @@ summary() {
 
 part_f() {
     local t0; t0=$(date +%s)
+    rm -f "$OUT"/plotdata/*.dat "$OUT"/plotdata/*.txt "$OUT"/plotdata/*.md "$OUT"/*.png
     [ -s "$OUT/overlap.csv" ] && overlap_data
     pcg_data
     noise_data
@@ -511,16 +526,25 @@ part_f() {
 
 # ---------------------------------------------------------------- main
 main() {
-    machine_facts
+    local measure=0
+    for p in a b c d e; do part_on "$p" && measure=1; done
     log "output: $OUT; parts: $PARTS$([ "$QUICK" = 1 ] && echo ' (quick)')"
-    if part_on a || part_on b || part_on c || part_on d || part_on e; then build; fi
+    if [ "$measure" = 1 ]; then   # a plots-only run (-p f) keeps the facts of the measuring run
+        rm -f "$OUT/warnings.txt" "$OUT/trimmed.txt" "$OUT/skipped.txt" "$OUT/timing.txt"
+        machine_facts
+        check_load "at the start"
+        build
+    fi
     part_on a && part_a
     part_on b && part_b
     part_on c && part_c
     part_on d && part_d
     part_on e && part_e
-    echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/machine.txt"
-    echo "total $(( $(date +%s) - T_START )) s" >> "$OUT/timing.txt"
+    if [ "$measure" = 1 ]; then
+        echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/machine.txt"
+        check_load "at the end"
+        echo "total $(( $(date +%s) - T_START )) s" >> "$OUT/timing.txt"
+    fi
     part_on f && part_f
     log "done in $(( $(date +%s) - T_START )) s: $OUT (summary.md, *.csv, *.png)"
     ls "$OUT"/*.png 2>/dev/null | sed 's/^/  /'
