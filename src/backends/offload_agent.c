@@ -173,7 +173,7 @@ static void fail(agent *a, int mrc)
     int len = 0;
     if (MPI_Error_string(mrc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "code %d", mrc);
     pthread_mutex_lock(&a->mutex);
-    snprintf(a->failure, sizeof a->failure, "offload agent: point-to-point message failed: %s", msg);
+    snprintf(a->failure, sizeof a->failure, "offload agent: point-to-point message failed: %.200s", msg);
     atomic_store(&a->failed, 1);
     pthread_cond_broadcast(&a->finished);
     pthread_mutex_unlock(&a->mutex);
