@@ -150,26 +150,15 @@ static void report_error(int rank, int rc)
     if (rank == 0) fprintf(stderr, "ovkrylov error: %s: %s\n", ovk_strerror(rc), ovk_error_detail());
 }
 
-/* The solve itself, between the noise start and stop; the CSV row. */
+/* The solve, with the experiment flags (noise, CSV row). */
 static int solve(const args *a, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
                  const ovk_pcg_options *opts, ovk_pcg_result *res)
 {
-    int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int rc = ovk_drv_agree(ovk_drv_noise_start(&a->ex, rank));
-    if (rc) {
-        ovk_drv_noise_stop(&a->ex);
-        memset(res, 0, sizeof *res);
-        return rc;
-    }
-    rc = ovk_pcg_solve(A, b, x, opts, res);
-    long hits = ovk_drv_noise_stop(&a->ex);
-    if (rank == 0 && a->print_level >= 1 && a->ex.noise_hz > 0) printf("Noise interruptions (rank 0) = %ld\n", hits);
-    ovk_drv_run r = {a->stencil == 7 ? "laplace7" : "laplace27", opts->solver, ovk_reducer_spec(opts->reducer), size,
-                     (long long)a->n[0] * a->P[0], (long long)a->n[1] * a->P[1], (long long)a->n[2] * a->P[2]};
-    if (rank == 0 && res->reason != OVK_REASON_NONE && ovk_drv_csv_row(&a->ex, &r, res)) rc = rc ? rc : OVK_EFILE;
-    return rc;
+    ovk_drv_run r = {.problem = a->stencil == 7 ? "laplace7" : "laplace27",
+                     .nx = (long long)a->n[0] * a->P[0],
+                     .ny = (long long)a->n[1] * a->P[1],
+                     .nz = (long long)a->n[2] * a->P[2]};
+    return ovk_drv_solve(&a->ex, &r, a->print_level >= 1, A, b, x, opts, res);
 }
 
 static int run(const args *a, int rank, int size)

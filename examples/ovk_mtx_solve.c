@@ -183,25 +183,12 @@ static void print_result(const args *a, const ovk_pcg_result *res, double err)
     fflush(stdout);
 }
 
-/* The solve between the noise start and stop; the CSV row. */
+/* The solve, with the experiment flags (noise, CSV row). */
 static int solve(const args *a, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
                  const ovk_pcg_options *opts, ovk_pcg_result *res)
 {
-    int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int rc = ovk_drv_agree(ovk_drv_noise_start(&a->ex, rank));
-    if (rc) {
-        ovk_drv_noise_stop(&a->ex);
-        memset(res, 0, sizeof *res);
-        return rc;
-    }
-    rc = ovk_pcg_solve(A, b, x, opts, res);
-    ovk_drv_noise_stop(&a->ex);
-    ovk_drv_run r = {a->file, opts->solver, ovk_reducer_spec(opts->reducer), size,
-                     (long long)ovk_matrix_nglobal(A), 1, 1};
-    if (rank == 0 && res->reason != OVK_REASON_NONE && ovk_drv_csv_row(&a->ex, &r, res)) rc = rc ? rc : OVK_EFILE;
-    return rc;
+    ovk_drv_run r = {.problem = a->file, .nx = (long long)ovk_matrix_nglobal(A), .ny = 1, .nz = 1};
+    return ovk_drv_solve(&a->ex, &r, a->print_level >= 1, A, b, x, opts, res);
 }
 
 static int run(const args *a, int rank, int nranks)

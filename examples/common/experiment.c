@@ -179,3 +179,24 @@ int ovk_drv_csv_row(const ovk_drv_experiment *e, const ovk_drv_run *run, const o
             res->replacements, res->restarts);
     return fclose(f) == 0 ? 0 : -1;
 }
+
+int ovk_drv_solve(const ovk_drv_experiment *e, ovk_drv_run *run, int print_noise, const ovk_matrix *A,
+                  const ovk_vector *b, ovk_vector *x, const ovk_pcg_options *opts, ovk_pcg_result *res)
+{
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &run->nranks);
+    int rc = ovk_drv_agree(ovk_drv_noise_start(e, rank));
+    if (rc) {
+        ovk_drv_noise_stop(e);
+        memset(res, 0, sizeof *res);
+        return rc;
+    }
+    rc = ovk_pcg_solve(A, b, x, opts, res);
+    long hits = ovk_drv_noise_stop(e);
+    if (rank == 0 && print_noise && e->noise_hz > 0) printf("Noise interruptions (rank 0) = %ld\n", hits);
+    run->solver = opts->solver;
+    run->backend = ovk_reducer_spec(opts->reducer);
+    if (rank == 0 && res->reason != OVK_REASON_NONE && ovk_drv_csv_row(e, run, res)) rc = rc ? rc : OVK_EFILE;
+    return rc;
+}

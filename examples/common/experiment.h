@@ -61,4 +61,10 @@ typedef struct ovk_drv_run {
 } ovk_drv_run;
 int ovk_drv_csv_row(const ovk_drv_experiment *e, const ovk_drv_run *run, const ovk_pcg_result *res);
 
+/* Collective: ovk_pcg_solve between the start and stop of the noise, then
+ * the CSV row (run->backend and run->solver are filled in here).  With
+ * print_noise, rank 0 prints how often it was interrupted. */
+int ovk_drv_solve(const ovk_drv_experiment *e, ovk_drv_run *run, int print_noise, const ovk_matrix *A,
+                  const ovk_vector *b, ovk_vector *x, const ovk_pcg_options *opts, ovk_pcg_result *res);
+
 #endif
