@@ -17,8 +17,8 @@
 #include "solver.h"
 
 typedef struct cg1_work {
-    double *dinv, *r, *u, *w, *p, *s;
-    double v[OVK__V_COUNT]; /* reduced values, OVK__V_* slots */
+    double *block, *dinv, *r, *u, *w, *p, *s;
+    double sums[OVK__V_COUNT]; /* reduced values, OVK__V_* slots */
 } cg1_work;
 
 /* the sums of the refreshed vectors, in OVK__V_* order up to WW */
@@ -26,7 +26,7 @@ static int reduce_all(ovk__ctx *c, cg1_work *w)
 {
     const double *x[] = {w->r, w->w, w->r, w->u, w->p, w->p, c->x, w->p, w->s, w->u, w->w};
     const double *y[] = {w->u, w->u, w->r, w->s, w->w, w->s, c->x, w->p, w->s, w->u, w->w};
-    return ovk__ctx_dots(c, OVK__V_WW + 1, x, y, w->v);
+    return ovk__ctx_dots(c, OVK__V_WW + 1, x, y, w->sums);
 }
 
 /* r = b - A x (unless r_ready), u = C r, w = A u, s = A p (p = s = 0 on a
@@ -53,14 +53,14 @@ static int step(ovk__ctx *c, cg1_work *w, const ovk__sr *st)
 {
     ovk__tic t0 = ovk__tic_start(c);
     /* p = u + beta p; s = w + beta s; x += alpha p; r -= alpha s; u = C r */
-    ovk__cg1_update(c->n, st->alpha, st->beta, w->dinv, w->w, w->u, w->p, w->s, c->x, w->r, w->v, &c->hook);
+    ovk__cg1_update(c->n, st->alpha, st->beta, w->dinv, w->w, w->u, w->p, w->s, c->x, w->r, w->sums, &c->hook);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     int rc = ovk__ctx_matvec(c, w->u, w->w); /* w = A u */
     if (rc) return rc;
     t0 = ovk__tic_start(c);
-    ovk__dots(c->n, 1, (const double *[]){w->w}, (const double *[]){w->u}, &w->v[OVK__V_DELTA], &c->hook);
+    ovk__dots(c->n, 1, (const double *[]){w->w}, (const double *[]){w->u}, &w->sums[OVK__V_DELTA], &c->hook);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-    return ovk__sum(c, OVK__IPROD, w->v, OVK__V_WW + 1); /* gamma, delta, <r,r>, norms */
+    return ovk__sum(c, OVK__IPROD, w->sums, OVK__V_WW + 1); /* gamma, delta, <r,r>, norms */
 }
 
 static int iterate(ovk__ctx *c, cg1_work *w, ovk__sr *st)
@@ -68,7 +68,7 @@ static int iterate(ovk__ctx *c, cg1_work *w, ovk__sr *st)
     int fresh = 1;
     for (int iter = 0;; iter++) {
         ovk__sr_action act;
-        int rc = ovk__sr_settle(c, st, iter, w->v, fresh, w->r, refresh, w, &act);
+        int rc = ovk__sr_settle(c, st, iter, w->sums, fresh, w->r, refresh, w, &act);
         if (rc || act == OVK__SR_STOP) return rc;
         ovk__lanczos_add(c, st->alpha, st->beta);
         if ((rc = step(c, w, st))) return rc;
@@ -79,12 +79,12 @@ static int iterate(ovk__ctx *c, cg1_work *w, ovk__sr *st)
 static int cg1_solve(ovk__ctx *c)
 {
     cg1_work w = {0};
-    double **vecs[] = {&w.r, &w.u, &w.w, &w.p, &w.s};
-    int rc = ovk__ctx_alloc(c, 5, vecs), decided = 0;
+    double **vecs[] = {&w.dinv, &w.r, &w.u, &w.w, &w.p, &w.s};
+    int rc = ovk__ctx_alloc_block(c, 6, vecs, &w.block), decided = 0;
     double bb = 0.0;
     ovk__sr st;
-    if (!rc) rc = ovk__ctx_jacobi(c, &w.dinv);
     if (rc) goto cleanup;
+    ovk__ctx_jacobi(c, w.dinv);
     double t_solve = ovk__now();
     rc = ovk__ctx_residual(c, w.r); /* r = b - A x */
     if (!rc) rc = ovk__initial_check(c, w.r, &bb, &decided);
@@ -95,12 +95,7 @@ static int cg1_solve(ovk__ctx *c)
 done:
     c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
 cleanup:
-    free(w.dinv);
-    free(w.r);
-    free(w.u);
-    free(w.w);
-    free(w.p);
-    free(w.s);
+    free(w.block);
     return rc;
 }
 

@@ -21,9 +21,9 @@
 #include "solver.h"
 
 typedef struct pipe_work {
-    double *dinv;
+    double *block, *dinv;
     ovk__pipe_vecs v;       /* v.x is the solution vector */
-    double s[OVK__V_COUNT]; /* reduced values, OVK__V_* slots */
+    double sums[OVK__V_COUNT]; /* reduced values, OVK__V_* slots */
 } pipe_work;
 
 /* m = C w; n = A m */
@@ -48,7 +48,7 @@ static int reduce_all(ovk__ctx *c, pipe_work *w)
     const ovk__pipe_vecs *v = &w->v;
     const double *x[] = {v->r, v->w, v->r, v->u, v->p, v->p, v->x, v->p, v->s, v->u, v->w, v->q, v->z, v->m};
     const double *y[] = {v->u, v->u, v->r, v->s, v->w, v->s, v->x, v->p, v->s, v->u, v->w, v->q, v->z, v->m};
-    return ovk__ctx_dots(c, OVK__V_COUNT, x, y, w->s);
+    return ovk__ctx_dots(c, OVK__V_COUNT, x, y, w->sums);
 }
 
 /* r = b - A x (unless r_ready), u = C r, w = A u, the directions (zero on a
@@ -78,9 +78,9 @@ static int step(ovk__ctx *c, pipe_work *w, const ovk__sr *st, int more)
 {
     ovk_request *req = NULL;
     ovk__tic t0 = ovk__tic_start(c);
-    ovk__pipecg_update(c->n, st->alpha, st->beta, &w->v, w->s, &c->hook); /* z q s p x r u w, dots */
+    ovk__pipecg_update(c->n, st->alpha, st->beta, &w->v, w->sums, &c->hook); /* z q s p x r u w, dots */
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-    int rc = ovk__sum_begin(c, OVK__IPROD, w->s, OVK__V_COUNT, &req); /* init the reduction */
+    int rc = ovk__sum_begin(c, OVK__IPROD, w->sums, OVK__V_COUNT, &req); /* init the reduction */
     if (rc) return rc;
     if (more) rc = precond_matvec(c, w); /* m = C w; n = A m */
     int rc2 = ovk__sum_end(c, OVK__IPROD, req); /* wait */
@@ -92,7 +92,7 @@ static int iterate(ovk__ctx *c, pipe_work *w, ovk__sr *st)
     int fresh = 1;
     for (int iter = 0;; iter++) {
         ovk__sr_action act;
-        int rc = ovk__sr_settle(c, st, iter, w->s, fresh, w->v.r, refresh, w, &act);
+        int rc = ovk__sr_settle(c, st, iter, w->sums, fresh, w->v.r, refresh, w, &act);
         if (rc || act == OVK__SR_STOP) return rc;
         ovk__lanczos_add(c, st->alpha, st->beta);
         if ((rc = step(c, w, st, iter + 1 < c->opts->max_iter))) return rc;
@@ -100,24 +100,17 @@ static int iterate(ovk__ctx *c, pipe_work *w, ovk__sr *st)
     }
 }
 
-static void work_free(pipe_work *w)
-{
-    ovk__pipe_vecs *v = &w->v;
-    double *all[] = {w->dinv, v->r, v->u, v->w, v->p, v->s, v->q, v->z, v->m, v->n};
-    for (int i = 0; i < 10; i++) free(all[i]);
-}
-
 static int pipecg_solve(ovk__ctx *c)
 {
     pipe_work w = {0};
     ovk__pipe_vecs *v = &w.v;
-    double **vecs[] = {&v->r, &v->u, &v->w, &v->p, &v->s, &v->q, &v->z, &v->m, &v->n};
-    int rc = ovk__ctx_alloc(c, 9, vecs), decided = 0;
+    double **vecs[] = {&w.dinv, &v->r, &v->u, &v->w, &v->p, &v->s, &v->q, &v->z, &v->m, &v->n};
+    int rc = ovk__ctx_alloc_block(c, 10, vecs, &w.block), decided = 0;
     double bb = 0.0;
     ovk__sr st;
     v->x = c->x;
-    if (!rc) rc = ovk__ctx_jacobi(c, &w.dinv);
     if (rc) goto cleanup;
+    ovk__ctx_jacobi(c, w.dinv);
     double t_solve = ovk__now();
     rc = ovk__ctx_residual(c, v->r); /* r = b - A x */
     if (!rc) rc = ovk__initial_check(c, v->r, &bb, &decided);
@@ -128,7 +121,7 @@ static int pipecg_solve(ovk__ctx *c)
 done:
     c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
 cleanup:
-    work_free(&w);
+    free(w.block);
     return rc;
 }
 

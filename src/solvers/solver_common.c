@@ -153,13 +153,20 @@ int ovk__lagged_iter_end(ovk__ctx *c, int iter, double iprod, double bb, double 
     return 1;
 }
 
-int ovk__ctx_jacobi(ovk__ctx *c, double **dinv)
+int ovk__ctx_alloc_block(ovk__ctx *c, int count, double **v[], double **block)
 {
-    int rc = ovk__ctx_alloc(c, 1, (double **[]){dinv});
-    if (rc) return rc;
-    for (int i = 0; i < c->n; i++)
-        (*dinv)[i] = c->opts->precond == OVK_PRECOND_NONE ? 1.0 : 1.0 / c->A->diagonal[i];
-    return OVK_OK;
+    enum { PAGE = 512, STAGGER = 72 }; /* doubles: 4 KiB; 576 B = 9 cache lines */
+    size_t stride = ((size_t)(c->n > 0 ? c->n : 1) + PAGE - 1) / PAGE * PAGE + STAGGER;
+    int rc = OVK_OK;
+    *block = calloc(stride * (size_t)count, sizeof(double));
+    if (!*block) rc = ovk__fail(OVK_ENOMEM, "%d work vectors of %d rows", count, c->n);
+    for (int i = 0; i < count; i++) *v[i] = *block ? *block + stride * (size_t)i : NULL;
+    return ovk__agree(c->A->lay.comm, rc);
+}
+
+void ovk__ctx_jacobi(ovk__ctx *c, double *dinv)
+{
+    for (int i = 0; i < c->n; i++) dinv[i] = c->opts->precond == OVK_PRECOND_NONE ? 1.0 : 1.0 / c->A->diagonal[i];
 }
 
 int ovk__ctx_dots(ovk__ctx *c, int k, const double *const *x, const double *const *y, double *out)
