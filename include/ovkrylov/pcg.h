@@ -93,8 +93,8 @@ typedef struct ovk_pcg_options {
     int replace_every;    /* cg1, pipecg residual replacement (r = b - A x and the auxiliary
                              vectors recomputed): 0 (default) automatic: when a bound on the gap
                              between the recursive and the true residual crosses sqrt(eps)||r||
-                             (Cools et al., SIMAX 2018) and exceeds tol||b||, or when ||r||
-                             has not halved in 100 iterations; k > 0: every k iterations; < 0:
+                             (Cools et al., SIMAX 2018) and exceeds tol||b||, or (pipecg) when
+                             ||r|| has not halved in 100 iterations; k > 0: every k iterations; < 0:
                              never (the exit test still uses the true residual and replaces
                              when it fails) */
 } ovk_pcg_options;

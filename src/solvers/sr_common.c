@@ -19,7 +19,7 @@
  *     automatic mode, when the estimated gap between the recursive and the
  *     true residual crosses sqrt(eps) ||r|| (Cools, Yetkin, Agullo, Giraud,
  *     Vanroose, SIMAX 39(1) 2018, after van der Vorst and Ye) and matters for
- *     the tolerance, or when ||r|| has not halved in STALL steps.
+ *     the tolerance, or (pipecg) when ||r|| has not halved in STALL steps.
  *
  * The gap bounds, with a = |alpha_k|, b = |beta_k|, ||A|| = ||A||_inf,
  * mv = the longest row, and the local rounding of each recurrence
@@ -98,7 +98,9 @@ static int crossed(const ovk__sr *st)
 
 /* No halving of ||r|| in STALL steps: the auxiliary recurrences have drifted
  * enough to delay convergence (pipecg on plat362 stalls near 1e-7 for
- * thousands of steps without it). */
+ * thousands of steps without it).  pipecg only: cg1 computes w = A u every
+ * step, and replacing did not help it but delayed it (plat362: 4023 steps
+ * without, 5000-5500 with; 1138_bus at 4 ranks: 933 without, 1026 with). */
 static int stalled(ovk__sr *st)
 {
     if (st->rnorm < 0.5 * st->r_ref) {
@@ -135,7 +137,7 @@ static int gap_update(ovk__sr *st, const double *v)
     st->ss_old = v[OVK__V_SS];
     st->qq_old = v[OVK__V_QQ];
     st->zz_old = v[OVK__V_ZZ];
-    return stalled(st) || crossed(st);
+    return (st->pipelined && stalled(st)) || crossed(st);
 }
 
 /* A breakdown or a non-finite value: restart once, report if it persists. */

@@ -44,9 +44,9 @@
  * alg1 itself on 685_bus (cond2 4.2e5: 214/214/211/217 at 1-4 ranks; cg1 and
  * pipecg measured 211-217), so there it is +-max(2, 3 %).  plat362 is again
  * the exception: in its rounding-dominated regime alg2, the same recurrence
- * as alg1, already takes +31 %, and the extra recurrences of cg1 and pipecg
- * delay it more (measured at 1-4 ranks: cg1 1.1-1.4x, pipecg 1.7-2.2x
- * alg1's count); there the count must be within a factor 2.5.
+ * as alg1, already takes +31 %, and the extra recurrences of pipecg
+ * delay pipecg more (measured at 1 and 4 ranks: cg1 0.94-1.16x, pipecg
+ * 1.8-2.2x alg1's count); there the count must be within a factor 2.5.
  *
  * The Lanczos condition estimate (opts.condest) of cg1 and pipecg without a
  * preconditioner is checked against the spectrum in SOURCES.md (lambda_min,
