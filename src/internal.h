@@ -79,7 +79,7 @@ enum {
 /* cg1, one pass: p = u + b p; s = w + b s; x += a p; r -= a s; u = d .* r.
  * v[GAMMA] = <r,u>, v[RR] = <r,r>, v[US] = <u,s>, v[PS] = <p,s> (new vectors);
  * v[XX], v[UU] of x and u before, v[PP], v[SS] after, v[WW] of w.  Other
- * slots are left alone. */
+ * slots (DELTA, PW, QQ, ZZ, MM) are left alone. */
 void ovk__cg1_update(int n, double a, double b, const double *d, const double *w, double *u,
                      double *p, double *s, double *x, double *r, double *v, const ovk__hook *h);
 

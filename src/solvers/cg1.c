@@ -60,6 +60,7 @@ static int step(ovk__ctx *c, cg1_work *w, const ovk__sr *st)
     t0 = ovk__tic_start(c);
     ovk__dots(c->n, 1, (const double *[]){w->w}, (const double *[]){w->u}, &w->sums[OVK__V_DELTA], &c->hook);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    w->sums[OVK__V_PW] = w->sums[OVK__V_US]; /* <p,w> = <p,Au> = <Ap,u> ~ <s,u>: w = A u here */
     return ovk__sum(c, OVK__IPROD, w->sums, OVK__V_WW + 1); /* gamma, delta, <r,r>, norms */
 }
 

@@ -6,8 +6,8 @@
  *   - the step: beta = gamma / gamma_old and alpha = gamma / <p,Ap>, with
  *     <p,Ap> = <u,w> + beta (<u,s_old> + <p_old,w>) + beta^2 <p_old,s_old>,
  *     which is <p,s> of the new p = u + beta p_old, s = w + beta s_old
- *     expanded, from sums of the previous pass (cg1 uses 2 <u,s_old>, as its
- *     w = A u).  The usual delta - beta gamma / alpha_old (Chronopoulos-Gear,
+ *     expanded, from sums of the previous pass (cg1 takes <p_old,w> as
+ *     <u,s_old>, as its w = A u).  The usual delta - beta gamma / alpha_old (Chronopoulos-Gear,
  *     Ghysels-Vanroose) assumes <u, r_old> = 0, which rounding destroys on
  *     ill-conditioned matrices (plat362: cg1 4666 -> 4023 steps; pipecg lost
  *     positivity and stagnated with it);
@@ -99,8 +99,8 @@ static int crossed(const ovk__sr *st)
 /* No halving of ||r|| in STALL steps: the auxiliary recurrences have drifted
  * enough to delay convergence (pipecg on plat362 stalls near 1e-7 for
  * thousands of steps without it).  pipecg only: cg1 computes w = A u every
- * step, and replacing did not help it but delayed it (plat362: 4023 steps
- * without, 5000-5500 with; 1138_bus at 4 ranks: 933 without, 1026 with). */
+ * step, and replacing did not help it but delayed it (plat362 at 1 rank:
+ * 4016 steps without, 5000-5500 with). */
 static int stalled(ovk__sr *st)
 {
     if (st->rnorm < 0.5 * st->r_ref) {
@@ -208,7 +208,7 @@ static void coefficients(ovk__ctx *c, ovk__sr *st, int iter, const double *v, ov
         return;
     }
     double beta = st->restarted ? 0.0 : gamma / st->gamma_old;
-    double cross = v[OVK__V_US] + (st->pipelined ? v[OVK__V_PW] : v[OVK__V_US]);
+    double cross = v[OVK__V_US] + v[OVK__V_PW];
     double denom = st->restarted ? delta : delta + beta * cross + beta * beta * v[OVK__V_PS]; /* <p,Ap> */
     if (!(denom > 0.0) || !isfinite(gamma / denom) || !isfinite(beta)) {
         trouble(c, st, iter, isfinite(denom) ? OVK_REASON_BREAKDOWN : OVK_REASON_NONFINITE, "<p,Ap>", denom, 0,

@@ -126,6 +126,7 @@ static void check_laplacian(int stencil, int g, int rank)
             MT_CHECK(abs(r.res.iterations - ref.res.iterations) <= 2, "%s: %d iterations, alg1 %d", what,
                      r.res.iterations, ref.res.iterations);
             MT_CHECK(r.true_res <= TOL || !multi, "%s: true residual %g", what, r.true_res);
+            MT_CHECK(r.res.restarts == 0, "%s: %d restarts on an SPD matrix", what, r.res.restarts);
             check_condest(what, &r, lmin / d, lmax / d);
             if (rank == 0)
                 printf("%-28s it %3d (alg1 %3d) true %.2e repl %d cond %.4e (analytic %.4e) lmin %.4e lmax %.4e\n",

@@ -38,7 +38,8 @@
  * oversubscribed on 2 cores their ~40000 polled reductions per backend took
  * most of the 300 s limit) and are compared with alg1 on the same ranks (the
  * issue's requirement): the true residual ||b - A x||/||b|| must meet the tolerance
- * itself (their exit test uses it), and the iteration count must be within
+ * itself (their exit test uses it), no restart may happen (the matrices are
+ * SPD; measured: none), and the iteration count must be within
  * +-2 of alg1's when cond2 < 1e5 and within 15 % from 1e6.  Between the two
  * the issue asks for +-2 as well, but that is below the rounding noise of
  * alg1 itself on 685_bus (cond2 4.2e5: 214/214/211/217 at 1-4 ranks; cg1 and
@@ -269,6 +270,7 @@ static int check_single(const matrix_case *c, const spec *sp, const outcome *o, 
     if (o->rc != OVK_OK || alg1->rc != OVK_OK) why = "solve failed";
     else if (o->res.reason != OVK_REASON_CONVERGED) why = "not converged";
     else if (!(o->true_res < TOL)) why = "true residual above tol";
+    else if (o->res.restarts) why = "restarted (a breakdown on an SPD matrix)";
     else if (!(fabs(o->res.rel_residual / o->true_res - 1.0) < 1e-6)) why = "reported residual is not the true one";
     else if (!single_close(c, o->res.iterations, alg1->res.iterations)) why = "iterations differ from alg1";
     printf("%-19s %-8s %-8s %6lld %7lld %7.1e %6d %6d %8.2e %8.2e %8.2e %-9s %5.2f %s (%d repl, %d restarts)\n",
