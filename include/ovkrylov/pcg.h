@@ -101,7 +101,8 @@ typedef struct ovk_pcg_options {
 
 typedef struct ovk_pcg_result {
     int iterations;              /* iterations done */
-    double rel_residual;         /* final ||r||/||b|| of the recursive residual */
+    double rel_residual;         /* final ||r||/||b|| of the recursive residual (cg1, pipecg:
+                                    of the true residual b - A x when converged) */
     ovk_reason reason;           /* why it stopped */
     long long reductions;        /* global reductions started by the solve */
     double time_max[OVK_TIMER_COUNT];  /* seconds, max over ranks */
