@@ -73,6 +73,12 @@ MPI_Datatype ovk__mpi_type(ovk_datatype t);
 MPI_Op ovk__mpi_op(ovk_op op);
 size_t ovk__type_size(ovk_datatype t);
 
+/* The k-nomial tree over members 0..n-1 rooted at member 0 (tree.c): the
+ * children of member me in ascending order (level 1, k, k^2, ..., then
+ * digit; at most (k-1) ceil(log_k n) of them) and its parent (-1 at the
+ * root).  Returns the number of children. */
+int ovk__knomial_family(int me, int n, int k, int *child, int *parent);
+
 /* 1 when the model adds no latency (latency.c). */
 int ovk__latency_is_zero(const ovk_latency_model *m);
 

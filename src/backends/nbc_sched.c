@@ -294,30 +294,13 @@ static void kring_allreduce(builder *b, const group *g, int k, span a, size_t tm
 
 /* ---- k-nomial trees ----------------------------------------------------- */
 
-/* Children of member me in the k-nomial tree rooted at member 0, in
- * ascending order (level d = 1, k, k^2, ..., then digit), and its parent
- * (-1 for the root). */
-static int knomial_family(const group *g, int k, int *child, int *parent)
-{
-    int me = g->me, nchild = 0;
-    *parent = -1;
-    for (long d = 1; d < g->n; d *= k) {
-        if (me % (d * k) != 0) {
-            *parent = me - (int)(me % (d * k));
-            break;
-        }
-        for (int m = 1; m < k && me + m * d < g->n; m++) child[nchild++] = me + m * (int)d;
-    }
-    return nchild;
-}
-
 /* Reduce to member 0: receive all children's subtree values at once, fold
  * them into ours in ascending member order (x_me op S_c1 op S_c2 ...), send
  * the result to the parent.  Three rounds. */
 static void knomial_reduce(builder *b, const group *g, int k, span a, size_t tmp)
 {
     int child[KNOMIAL_MAX_CHILDREN], parent;
-    int nchild = knomial_family(g, k, child, &parent);
+    int nchild = ovk__knomial_family(g->me, g->n, k, child, &parent);
     b_need_tmp(b, tmp + (size_t)nchild * a.cnt);
     b_round(b);
     for (int i = 0; i < nchild; i++)
@@ -334,7 +317,7 @@ static void knomial_reduce(builder *b, const group *g, int k, span a, size_t tmp
 static void knomial_bcast(builder *b, const group *g, int k, span a)
 {
     int child[KNOMIAL_MAX_CHILDREN], parent;
-    int nchild = knomial_family(g, k, child, &parent);
+    int nchild = ovk__knomial_family(g->me, g->n, k, child, &parent);
     b_round(b);
     if (parent >= 0) b_recv(b, g_rank(g, parent), recv_at(a.off), a.cnt);
     b_round(b);

@@ -126,29 +126,13 @@ static val rd_phase(builder *b, const group *g, int phase, val in)
 
 /* ---- k-nomial trees (Fig. 2) ------------------------------------------------ */
 
-/* Children of member me in the k-nomial tree rooted at member 0, ascending
- * (level 1, k, k^2, ..., then digit), and its parent (-1 at the root). */
-static int knomial_family(const group *g, int k, int *child, int *parent)
-{
-    int me = g->me, nchild = 0;
-    *parent = -1;
-    for (long d = 1; d < g->n; d *= k) {
-        if (me % (d * k) != 0) {
-            *parent = me - (int)(me % (d * k));
-            break;
-        }
-        for (int m = 1; m < k && me + m * d < g->n; m++) child[nchild++] = me + m * (int)d;
-    }
-    return nchild;
-}
-
 /* Reduce to member 0: x_me op S_c1 op S_c2 ... in ascending child order
  * (each S_c the value of a contiguous range of members), then to the
  * parent.  The value is meaningful at member 0 only. */
 static val knomial_reduce(builder *b, const group *g, int k, int phase, val in)
 {
     int child[MAX_CHILDREN], parent;
-    int nchild = knomial_family(g, k, child, &parent);
+    int nchild = ovk__knomial_family(g->me, g->n, k, child, &parent);
     val cur = in;
     for (int i = 0; i < nchild; i++)
         cur = t_calc(b, cur, t_recv(b, g_rank(g, child[i]), tag_of(phase, STEP_KN_REDUCE)), -1);
@@ -160,7 +144,7 @@ static val knomial_reduce(builder *b, const group *g, int k, int phase, val in)
 static val knomial_bcast(builder *b, const group *g, int k, int phase, val in)
 {
     int child[MAX_CHILDREN], parent;
-    int nchild = knomial_family(g, k, child, &parent);
+    int nchild = ovk__knomial_family(g->me, g->n, k, child, &parent);
     val cur = parent >= 0 ? t_recv(b, g_rank(g, parent), tag_of(phase, STEP_KN_BCAST)) : in;
     for (int i = nchild - 1; i >= 0; i--) t_send(b, g_rank(g, child[i]), tag_of(phase, STEP_KN_BCAST), cur);
     return cur;
