@@ -116,10 +116,18 @@ struct ovk_vector {
 
 typedef struct ovk__csr {
     int nrows;
-    int *rowptr; /* nrows+1, rowptr[0] == 0 */
-    int *col;
+    int *rowptr;     /* nrows+1, rowptr[0] == 0 */
+    int *col;        /* column of each entry; NULL once compacted to off16 */
+    int16_t *off16;  /* diag block only: col - row of each entry, when every
+                        one fits (banded matrices: 2 B instead of 4 B per
+                        entry the matvec streams); else NULL */
     double *val;
 } ovk__csr;
+
+/* Replace m->col by 16-bit offsets from the row when every |col - row| fits
+ * (m must be a square diag block); otherwise leave m unchanged.  Returns
+ * OVK_OK or OVK_ENOMEM. */
+int ovk__csr_compact(ovk__csr *m);
 
 /* The communication package of y = A x, built once at setup. */
 typedef struct ovk__halo {

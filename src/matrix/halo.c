@@ -141,11 +141,22 @@ cleanup:
     return rc;
 }
 
-/* y[lo:hi) = D x for rows [lo, hi) of the diag block */
+/* y[lo:hi) = D x for rows [lo, hi) of the diag block; the same sums in the
+ * same order whichever way the columns are stored */
 static void diag_rows(const ovk__csr *m, const double *restrict x, double *restrict y, int lo, int hi)
 {
     const int *restrict ptr = m->rowptr, *restrict col = m->col;
+    const int16_t *restrict off = m->off16;
     const double *restrict val = m->val;
+    if (off) {
+        for (int i = lo; i < hi; i++) {
+            const double *restrict xi = x + i; /* column = i + off[k] */
+            double s = 0.0;
+            for (int k = ptr[i]; k < ptr[i + 1]; k++) s += val[k] * xi[off[k]];
+            y[i] = s;
+        }
+        return;
+    }
     for (int i = lo; i < hi; i++) {
         double s = 0.0;
         for (int k = ptr[i]; k < ptr[i + 1]; k++) s += val[k] * x[col[k]];

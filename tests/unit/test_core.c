@@ -109,6 +109,60 @@ static void test_spmv_dense(void **state)
     ovk_matrix_destroy(A);
 }
 
+/* y = A x on a banded matrix with one pair of far entries: the diag block
+ * keeps 16-bit column offsets only while every offset fits, and both forms
+ * give bitwise the sum in the order the entries are stored. */
+static void spmv_band(int n, int far, int expect_compact)
+{
+    int *rowptr = calloc((size_t)n + 1, sizeof(int));
+    ovk_gidx *cols = malloc(sizeof(ovk_gidx) * 4 * (size_t)n);
+    double *vals = malloc(sizeof(double) * 4 * (size_t)n);
+    assert_non_null(rowptr);
+    assert_non_null(cols);
+    assert_non_null(vals);
+    int nnz = 0;
+    for (int i = 0; i < n; i++) {
+        cols[nnz] = i, vals[nnz++] = 4.0 + i % 3;
+        if (i > 0) cols[nnz] = i - 1, vals[nnz++] = -1.0 / (1 + i % 5);
+        if (i + 1 < n) cols[nnz] = i + 1, vals[nnz++] = -1.0 / (2 + i % 5);
+        if (i == 0) cols[nnz] = far, vals[nnz++] = 0.125;
+        if (i == far) cols[nnz] = 0, vals[nnz++] = 0.125;
+        rowptr[i + 1] = nnz;
+    }
+    ovk_matrix *A = NULL;
+    ovk_vector *x = NULL, *y = NULL;
+    assert_int_equal(ovk_matrix_create_csr(MPI_COMM_SELF, 0, n, rowptr, cols, vals, OVK_DUP_SUM, &A), OVK_OK);
+    assert_int_equal(A->diag.off16 != NULL, expect_compact);
+    assert_int_equal(A->diag.col == NULL, expect_compact);
+    assert_int_equal(ovk_vector_create(A, &x), OVK_OK);
+    assert_int_equal(ovk_vector_create(A, &y), OVK_OK);
+    double *xd = ovk_vector_data(x), *yd = ovk_vector_data(y);
+    for (int i = 0; i < n; i++) xd[i] = 1.0 / (1.0 + i % 11);
+    assert_int_equal(ovk_matvec(A, x, y), OVK_OK);
+    for (int i = 0; i < n; i++) {
+        double ref = 0.0; /* diagonal first, then the columns in ascending order */
+        ref += (4.0 + i % 3) * xd[i];
+        if (i == far) ref += 0.125 * xd[0];
+        if (i > 0) ref += -1.0 / (1 + i % 5) * xd[i - 1];
+        if (i + 1 < n) ref += -1.0 / (2 + i % 5) * xd[i + 1];
+        if (i == 0) ref += 0.125 * xd[far];
+        assert_true(ref == yd[i]);
+    }
+    ovk_vector_destroy(x);
+    ovk_vector_destroy(y);
+    ovk_matrix_destroy(A);
+    free(rowptr);
+    free(cols);
+    free(vals);
+}
+
+static void test_spmv_offsets(void **state)
+{
+    (void)state;
+    spmv_band(40000, INT16_MAX, 1);     /* widest offset that fits */
+    spmv_band(40000, INT16_MAX + 1, 0); /* one too wide: 32-bit columns */
+}
+
 static int hook_calls;
 static void count_hook(void *arg)
 {
@@ -246,7 +300,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_codes), cmocka_unit_test(test_csr_validation),
-        cmocka_unit_test(test_spmv_dense),   cmocka_unit_test(test_kernels),
+        cmocka_unit_test(test_spmv_dense),   cmocka_unit_test(test_spmv_offsets),
+        cmocka_unit_test(test_kernels),
         cmocka_unit_test(test_laplace),      cmocka_unit_test(test_solver_bad_input),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
