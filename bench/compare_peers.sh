@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# compare_peers.sh -- ovkrylov alg1 vs hypre DS-PCG vs PETSc KSPCG, side by side.
+# compare_peers.sh -- ovkrylov's solvers vs hypre DS-PCG vs PETSc KSPCG, side by side.
 #
 # Usage: bench/compare_peers.sh [options]
 #   -b DIR      build dir of ovkrylov (default /work/main/build); the driver is
@@ -11,6 +11,10 @@
 #   -n "S1 S2"  per-process box edges to run (default "40 60": -n 40 40 40, -n 60 60 60)
 #   -r R        repeats of every run (default 5); medians are reported
 #   -k "KSPS"   PETSc KSP types to run (default "cg"; e.g. "cg pipecg groppcg")
+#   -s "SOLVERS" our solvers to run, blocking backend (default "alg1"; e.g.
+#               "alg1 cg1 pipecg"); each gets ratios against hypre and PETSc
+#               KSPCG, and the fastest of them (median time per iteration)
+#               is named under the table
 #   -stencil S  27 (default) or 7
 #   -l DIR      keep the raw outputs in DIR (default: a fresh mktemp dir)
 #
@@ -20,8 +24,11 @@
 # the table shows the median over the R runs.  Ratios are ours / peer (> 1:
 # ours slower).  A peer whose binary is missing is skipped with a message.
 #
-# Matvec bandwidth of ours: bytes per matvec (CSR, 32-bit local indices)
-#   = 12 * nnz + 20 * nrows   (8 value + 4 column index per nonzero;
+# Matvec bandwidth of ours: bytes per matvec
+#   = 10 * nnz + 20 * nrows   (8 value + 2 column offset per nonzero of the
+#                              diag block -- 16-bit offsets from the row, as
+#                              ovkrylov stores a banded local block; the few
+#                              off-rank entries take 4, not counted;
 #                              8 x read once + 8 y written + 4 rowptr per row)
 # summed over ranks, divided by (matvec seconds, max over ranks) / matvec calls
 # from the -timing table of ovk_laplace27; calls = iterations + 1 unless the
@@ -34,6 +41,7 @@ NP=2
 SIZES="40 60"
 R=5
 KSPS="cg"
+OSOLVERS="alg1"
 STENCIL=27
 LOGDIR=""
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -46,6 +54,7 @@ while [ $# -gt 0 ]; do
         -n) SIZES="$2"; shift 2 ;;
         -r) R="$2"; shift 2 ;;
         -k) KSPS="$2"; shift 2 ;;
+        -s) OSOLVERS="$2"; shift 2 ;;
         -stencil) STENCIL="$2"; shift 2 ;;
         -l) LOGDIR="$2"; shift 2 ;;
         -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -118,8 +127,10 @@ for rep in $(seq 1 "$R"); do
         nargs=(-n "$s" "$s" "$s")
         if have "$OURS"; then
             sarg=(); [ "$STENCIL" = 27 ] || sarg=(-stencil "$STENCIL")
-            "${MPIEXEC[@]}" "$OURS" "${nargs[@]}" "${sarg[@]}" -solver alg1 -backend blocking -timing \
-                >"$LOGDIR/ours.$s.$rep.out" 2>&1
+            for o in $OSOLVERS; do
+                "${MPIEXEC[@]}" "$OURS" "${nargs[@]}" "${sarg[@]}" -solver "$o" -backend blocking -timing \
+                    >"$LOGDIR/ours_$o.$s.$rep.out" 2>&1
+            done
         fi
         if have "$HYPRE"; then
             "${MPIEXEC[@]}" "$HYPRE" "${nargs[@]}" -stencil "$STENCIL" >"$LOGDIR/hypre.$s.$rep.out" 2>&1
@@ -167,13 +178,15 @@ echo
 echo "| n per rank (global) | solver | iterations | final rel. residual | time/iteration (ms) | min-max (ms) | solve (s) | ours / hypre | ours / PETSc |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 MVROWS=()
+BEST=()
 for s in $SIZES; do
     glob="$s^3"
     if [ -n "$DIMS" ]; then
         read -r dx dy dz <<<"$DIMS"
         glob="$((s * dx))x$((s * dy))x$((s * dz))"
     fi
-    read -r o_it o_rr o_tpi o_ts o_nd o_mm < <(stats ours "$s")
+    O1=${OSOLVERS%% *}   # the matvec bandwidth is taken from the first solver's runs
+    read -r o_it o_rr o_tpi o_ts o_nd o_mm < <(stats "ours_$O1" "$s")
     read -r h_it h_rr h_tpi h_ts h_nd h_mm < <(stats hypre "$s")
     read -r p_it p_rr p_tpi p_ts p_nd p_mm < <(stats petsc_cg "$s")
     [ "$h_tpi" = "-" ] && h_tpi=""
@@ -181,13 +194,23 @@ for s in $SIZES; do
     row() { # name it rr tpi ts nd minmax
         local tpi="$4"; [ "$tpi" = "-" ] && tpi=""
         local rh="-" rp="-"
-        if [ "$1" = "ovkrylov alg1 (blocking)" ]; then
+        if [ "${1#ovkrylov }" != "$1" ]; then
             rh=$(ratio "$tpi" "$h_tpi"); rp=$(ratio "$tpi" "$p_tpi")
         fi
         local note=""; [ "$6" -gt 1 ] 2>/dev/null && note=" (varies!)"
         echo "| $s ($glob) | $1 | $2$note | $3 | $(fmt_ms "$tpi") | $7 | $5 | $rh | $rp |"
     }
-    have "$OURS" && row "ovkrylov alg1 (blocking)" $o_it $o_rr "$o_tpi" $o_ts $o_nd $o_mm
+    best=""; best_tpi=""
+    if have "$OURS"; then
+        for o in $OSOLVERS; do
+            read -r a_it a_rr a_tpi a_ts a_nd a_mm < <(stats "ours_$o" "$s")
+            row "ovkrylov $o (blocking)" $a_it $a_rr "$a_tpi" $a_ts $a_nd $a_mm
+            if [ "$a_tpi" != "-" ] && { [ -z "$best_tpi" ] || awk -v a="$a_tpi" -v b="$best_tpi" 'BEGIN{exit !(a < b)}'; }; then
+                best=$o; best_tpi=$a_tpi
+            fi
+        done
+        [ -n "$best" ] && BEST+=("n = $s: fastest of ours: $best, $(fmt_ms "$best_tpi") ms/iteration; ours/hypre $(ratio "$best_tpi" "$h_tpi"), ours/PETSc KSPCG $(ratio "$best_tpi" "$p_tpi")")
+    fi
     have "$HYPRE" && row "hypre DS-PCG" $h_it $h_rr "$h_tpi" $h_ts $h_nd $h_mm
     if have "$PETSC"; then
         for k in $KSPS; do
@@ -202,7 +225,7 @@ for s in $SIZES; do
             echo "# cannot size the matrix (no MPI_Dims_create from stream_triad): matvec GB/s skipped" >&2
             continue
         fi
-        mvs=""; for f in "$LOGDIR/ours.$s".*.out; do
+        mvs=""; for f in "$LOGDIR/ours_$O1.$s".*.out; do
             mt=$(parse_matvec "$f"); it=$(getval "$f" "Iterations"); nc=$(parse_matvec_calls "$f")
             [ -n "$nc" ] || nc=$(( ${it:-0} + 1 ))
             [ -n "$mt" ] && mvs="$mvs $(awk -v t="$mt" -v c="$nc" 'BEGIN{printf "%.9g", t/c}')"
@@ -217,7 +240,7 @@ for s in $SIZES; do
                 gx = s*dx; gy = s*dy; gz = s*dz; rows = gx*gy*gz
                 if (st == 27) nnz = (3*gx-2)*(3*gy-2)*(3*gz-2)
                 else nnz = rows + 2*((gx-1)*gy*gz + gx*(gy-1)*gz + gx*gy*(gz-1))
-                bytes = 12*nnz + 20*rows
+                bytes = 10*nnz + 20*rows
                 gbs = bytes / t * 1e-9
                 pct = (tr != "") ? sprintf("%.0f%%", 100*gbs/tr) : "-"
                 printf "| %s (%dx%dx%d) | %d | %d | %.2f | %.4f | %.1f | %s |", s, gx, gy, gz, rows, nnz, bytes/1e6, t*1e3, gbs, pct
@@ -225,9 +248,13 @@ for s in $SIZES; do
     fi
 done
 
+if [ ${#BEST[@]} -gt 0 ]; then
+    echo
+    printf '%s\n' "${BEST[@]}"
+fi
 if [ ${#MVROWS[@]} -gt 0 ]; then
     echo
-    echo "Matvec bandwidth of ours (bytes/matvec = 12*nnz + 20*rows, aggregate over ranks; time/matvec = median over runs of matvec max-seconds / calls):"
+    echo "Matvec bandwidth of ours ($O1; bytes/matvec = 10*nnz + 20*rows, aggregate over ranks; time/matvec = median over runs of matvec max-seconds / calls):"
     echo
     echo "| n per rank (global) | rows | nnz | MB/matvec | ms/matvec | matvec GB/s | % of triad |"
     echo "|---|---:|---:|---:|---:|---:|---:|"

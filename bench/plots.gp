@@ -8,7 +8,7 @@
 #   overlap_vs_tests.png  overlap % vs number of poll calls, 8 B and 1 MiB, both settings
 #   pcg_vs_latency.png    PCG time per iteration vs modelled latency, per solver, per backend
 #   noise.png             slow-down (%) of the time per iteration under noise, per solver
-#   peers.png             time per iteration: ours (alg1) vs hypre DS-PCG vs PETSc CG/PIPECG
+#   peers.png             time per iteration: ours (alg1, alg2, cg1, pipecg) vs hypre DS-PCG vs PETSc CG/PIPECG/GROPPCG
 if (!exists("dir")) dir = "."
 pd = dir . "/plotdata/"
 set datafile missing "?"

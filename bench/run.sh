@@ -13,7 +13,8 @@
 #                 latency 0/25/100/250 us at -n 40 40 40, and 0/250 us at -n 60 60 60
 #              d  noise injection: F in {20,100,1000} Hz x D in {50,200} us (+ none) on
 #                 alg1 (blocking) and overlap, pipecg, cg1 (nbc), at 0 and 250 us
-#              e  peers: bench/compare_peers.sh (hypre DS-PCG, PETSc CG/PIPECG) if installed
+#              e  peers: bench/compare_peers.sh (hypre DS-PCG, PETSc CG/PIPECG/GROPPCG vs
+#                 alg1, alg2, cg1, pipecg) if installed
 #              f  plots (gnuplot; installs gnuplot-nox when missing) and summary.md
 #   -quick   a smoke test of the script (few repeats and sizes; about 2 minutes)
 #   -budget S  time budget in seconds (default 840).  Parts c and d stop starting new repeats
@@ -76,6 +77,8 @@ NOISE_LATS="0 250"
 NOISE_N=40
 R_NOISE=3
 R_PEERS=3
+PEER_KSPS="cg pipecg groppcg"        # PETSc KSP types (+ Jacobi)
+PEER_OURS="alg1 alg2 cg1 pipecg"     # our solvers in the peer table (blocking backend)
 if [ "$QUICK" = 1 ]; then
     OV_SIZES="8,1M"; OV_TESTS="0,10,1000"; R_OVERLAP=5; DG_TESTS="0,10"
     R_LATENCY=100; LAT_SPECS="blocking native nbc nbc:alg=rsa"
@@ -282,12 +285,12 @@ part_e() {
     if [ "$r" -gt 1 ] && over_budget 0.88; then
         r=1; trimmed "(e) peers: 1 of $R_PEERS repeats (88 % of the ${BUDGET} s budget passed)"
     fi
-    log "(e) peers: make -C bench/peers; compare_peers.sh -r $r -k \"cg pipecg\""
+    log "(e) peers: make -C bench/peers; compare_peers.sh -r $r -k \"$PEER_KSPS\" -s \"$PEER_OURS\""
     make -C "$REPO/bench/peers" O="$OUT/peers_bin" > "$OUT/logs/peers_build.log" 2>&1 ||
         log "(e) peers build had errors (see logs/peers_build.log)"
     [ -x "$OUT/peers_bin/hypre_pcg" ] || skip "(e) hypre peer: not built (install libhypre-dev)"
     [ -x "$OUT/peers_bin/petsc_cg" ] || skip "(e) PETSc peer: not built (install petsc-dev)"
-    bash "$REPO/bench/compare_peers.sh" -b "$BUILD" -p "$OUT/peers_bin" -r "$r" -k "cg pipecg" \
+    bash "$REPO/bench/compare_peers.sh" -b "$BUILD" -p "$OUT/peers_bin" -r "$r" -k "$PEER_KSPS" -s "$PEER_OURS" \
         -l "$OUT/logs/peers" > "$OUT/peers.md" 2> "$OUT/logs/peers.log" || log "(e) compare_peers.sh FAILED"
     # the markdown rows -> peers.csv
     awk -F'|' 'BEGIN {print "n,solver,iterations,rel_residual,ms_per_iter,solve_s"}
