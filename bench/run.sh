@@ -10,16 +10,17 @@
 #                 pcg-overlap-256 latency model)
 #              b  latency of every nbc algorithm, blocking, native, raw MPI (2 and 4 ranks)
 #              c  PCG time per iteration: every solver x blocking/native/nbc x modelled
-#                 latency 0/25/100/250 us at -n 40 40 40, and 0/250 us at -n 60 60 60
+#                 latency 0/25/100/250 us at -n 40 40 40, and every solver x nbc (+ alg1
+#                 blocking) x 0/250 us at -n 60 60 60 (bench/ovk_pcg_bench: all cases in one process, interleaved, paired)
 #              d  noise injection: F in {20,100,1000} Hz x D in {50,200} us (+ none) on
 #                 alg1 (blocking) and overlap, pipecg, cg1 (nbc), at 0 and 250 us
+#                 (ovk_pcg_bench again)
 #              e  peers: bench/compare_peers.sh (hypre DS-PCG, PETSc CG/PIPECG/GROPPCG vs
 #                 alg1, alg2, cg1, pipecg) if installed
 #              f  plots (gnuplot; installs gnuplot-nox when missing) and summary.md
 #   -quick   a smoke test of the script (few repeats and sizes; about 2 minutes)
-#   -budget S  time budget in seconds (default 840).  Parts c and d stop starting new repeats
-#            (each repeat covers every case, so all cases keep equal counts) once 60 % / 85 % of
-#            it has passed, and the peers run once after 88 %; summary.md says what was trimmed.
+#   -budget S  time budget in seconds (default 840): the peers run once instead of R_PEERS
+#            times when 88 % of it has passed; summary.md says what was trimmed.
 #
 # Writes into OUT_DIR: machine.txt, run.log, timing.txt, overlap.csv, overlap_dgemm.csv,
 # latency.csv, pcg.csv, noise.csv, peers.md + peers.csv (when the peers ran),
@@ -71,18 +72,19 @@ LAT_SPECS="$LAT_SPECS nbc:alg=knomial,k=2 nbc:alg=knomial,k=4 nbc:alg=twolevel n
 PCG_BACKENDS="blocking native nbc"
 PCG_LAT40="0 25 100 250"
 PCG_LAT60="0 250"
-R_PCG=3
+R_PCG40=7                            # rounds of ovk_pcg_bench (every case once per round)
+R_PCG60=9
 NOISE_CONFIGS="0:0 20:50 20:200 100:50 100:200 1000:50 1000:200"   # F:D, 0:0 = no noise
 NOISE_LATS="0 250"
 NOISE_N=40
-R_NOISE=3
+R_NOISE=5
 R_PEERS=3
 PEER_KSPS="cg pipecg groppcg"        # PETSc KSP types (+ Jacobi)
 PEER_OURS="alg1 alg2 cg1 pipecg"     # our solvers in the peer table (blocking backend)
 if [ "$QUICK" = 1 ]; then
     OV_SIZES="8,1M"; OV_TESTS="0,10,1000"; R_OVERLAP=5; DG_TESTS="0,10"
     R_LATENCY=100; LAT_SPECS="blocking native nbc nbc:alg=rsa"
-    PCG_LAT40="0 250"; PCG_LAT60="250"; R_PCG=1
+    PCG_LAT40="0 250"; PCG_LAT60="0 250"; R_PCG40=1; R_PCG60=1
     NOISE_CONFIGS="0:0 1000:200"; NOISE_LATS="250"; NOISE_N=20; R_NOISE=1; R_PEERS=1
 fi
 
@@ -93,6 +95,7 @@ NCPU=$(nproc --all 2>/dev/null || nproc)
 T_START=$(date +%s)
 BENCH="$BUILD/bench/ovk_overlap_bench"
 DRIVER="$BUILD/examples/ovk_laplace27"
+PCG_BENCH="$BUILD/bench/ovk_pcg_bench"
 CMD_TIMEOUT=600                                 # no single run may hang the evaluation
 
 log() { printf '[%4ds] %s\n' "$(( $(date +%s) - T_START ))" "$*" | tee -a "$OUT/run.log"; }
@@ -144,7 +147,7 @@ build() {
     log "build: cmake Release in $BUILD"
     if ! cmake -S "$REPO" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DOVK_BUILD_TESTS=OFF \
             > "$OUT/logs/cmake.log" 2>&1 ||
-       ! cmake --build "$BUILD" -j "$NCPU" --target ovk_overlap_bench ovk_laplace27 \
+       ! cmake --build "$BUILD" -j "$NCPU" --target ovk_overlap_bench ovk_pcg_bench ovk_laplace27 \
             > "$OUT/logs/build.log" 2>&1; then
         log "build FAILED, see $OUT/logs/build.log"; tail -n 20 "$OUT/logs/build.log"; exit 1
     fi
@@ -220,58 +223,51 @@ driver_ok() {
     fi
 }
 solvers() { mpirun 1 "$DRIVER" -help 2>/dev/null | sed -n 's/.*-solver NAME.*): *//p'; }
-# pcg_run CSV LOG n latency_us solver backend [noise F D]
-pcg_run() {
-    local csv="$1" lg="$2" n="$3" lat="$4" s="$5" b="$6"; shift 6
-    local largs=()
-    [ "$lat" = 0 ] || largs=(-latency_us "$lat")
-    echo "== -n $n -solver $s -backend $b ${largs[*]} $*" >> "$lg"
-    mpirun 2 "$DRIVER" -n "$n" "$n" "$n" -solver "$s" -backend "$b" "${largs[@]}" "$@" -csv "$csv" >> "$lg" 2>&1 ||
-        echo "   (exit $?)" >> "$lg"
-}
-
 # ---------------------------------------------------------------- (c) PCG vs latency
+# pcg_bench OUTBASE CSV n cases latencies noises rounds: one ovk_pcg_bench
+# process (all cases interleaved, paired figures) -> OUTBASE.md (its table)
+pcg_bench() {
+    local out="$1" csv="$2" n="$3" cases="$4" lats="$5" noises="$6" rounds="$7"
+    echo "== -n $n -cases \"$cases\" -latency \"$lats\" -noise \"$noises\" -repeat $rounds" >> "$OUT/logs/pcg_bench.log"
+    mpirun 2 "$PCG_BENCH" -n "$n" "$n" "$n" -cases "$cases" -latency "$lats" -noise "$noises" \
+        -repeat "$rounds" -csv "$csv" > "$out.txt" 2>> "$OUT/logs/pcg_bench.log" ||
+        log "ovk_pcg_bench -n $n FAILED (exit $?; see logs/pcg_bench.log)"
+    grep '^|' "$out.txt" > "$out.md" || true
+}
+pcg_cases() { # every solver x every backend of PCG_BACKENDS, alg1:blocking first (the reference)
+    local s b c="alg1:blocking"
+    for s in $(solvers); do for b in $PCG_BACKENDS; do
+        [ "$s:$b" = alg1:blocking ] || c="$c $s:$b"
+    done; done
+    echo "$c"
+}
 part_c() {
-    local t0 rep lat s b sl; t0=$(date +%s)
+    local t0 cases s; t0=$(date +%s)
     rm -f "$OUT/pcg.csv"
     driver_ok || return
-    sl=$(solvers)
-    log "(c) PCG: solvers [$sl] x [$PCG_BACKENDS] x latency [$PCG_LAT40] at n=40, [$PCG_LAT60] at n=60, $R_PCG repeats"
-    for rep in $(seq "$R_PCG"); do       # repeats outermost: drifts hit every case alike
-        if [ "$rep" -gt 1 ] && over_budget 0.60; then
-            trimmed "(c) PCG: $((rep - 1)) of $R_PCG repeats (60 % of the ${BUDGET} s budget passed)"; break
-        fi
-        for lat in $PCG_LAT40; do for s in $sl; do for b in $PCG_BACKENDS; do
-            pcg_run "$OUT/pcg.csv" "$OUT/logs/pcg.log" 40 "$lat" "$s" "$b"
-        done; done; done
-        for lat in $PCG_LAT60; do for s in $sl; do for b in $PCG_BACKENDS; do
-            pcg_run "$OUT/pcg.csv" "$OUT/logs/pcg.log" 60 "$lat" "$s" "$b"
-        done; done; done
-        log "(c) repeat $rep done"
-    done
+    [ -x "$PCG_BENCH" ] || { skip "(c) $PCG_BENCH not built"; return; }
+    cases=$(pcg_cases)
+    log "(c) PCG (ovk_pcg_bench): [$cases] x latency [$PCG_LAT40] at n=40, $R_PCG40 rounds"
+    pcg_bench "$OUT/pcg_n40" "$OUT/pcg.csv" 40 "$cases" "$PCG_LAT40" "0:0" "$R_PCG40"
+    # n=60: a solve takes ~1 s, so fewer cases (every solver on nbc, alg1 also blocking) keep a
+    # round short (~12 s) and the pairs close in time
+    cases="alg1:blocking"; for s in $(solvers); do cases="$cases $s:nbc"; done
+    log "(c) PCG (ovk_pcg_bench): [$cases] x latency [$PCG_LAT60] at n=60, $R_PCG60 rounds"
+    pcg_bench "$OUT/pcg_n60" "$OUT/pcg.csv" 60 "$cases" "$PCG_LAT60" "0:0" "$R_PCG60"
     part_time c "$t0"
 }
 
 # ---------------------------------------------------------------- (d) noise
 part_d() {
-    local t0 rep lat run s b cfg f d sl runs; t0=$(date +%s)
+    local t0 s sl cases; t0=$(date +%s)
     rm -f "$OUT/noise.csv"
     driver_ok || return
+    [ -x "$PCG_BENCH" ] || { skip "(d) $PCG_BENCH not built"; return; }
     sl=" $(solvers) "
-    runs="alg1:blocking overlap:nbc"
-    for s in pipecg cg1; do case "$sl" in *" $s "*) runs="$runs $s:nbc" ;; esac; done
-    log "(d) noise: [$runs] x [$NOISE_CONFIGS] (Hz:us) x latency [$NOISE_LATS], n=$NOISE_N, $R_NOISE repeats"
-    for rep in $(seq "$R_NOISE"); do
-        if [ "$rep" -gt 1 ] && over_budget 0.85; then
-            trimmed "(d) noise: $((rep - 1)) of $R_NOISE repeats (85 % of the ${BUDGET} s budget passed)"; break
-        fi
-        for lat in $NOISE_LATS; do for run in $runs; do for cfg in $NOISE_CONFIGS; do
-            s=${run%%:*}; b=${run#*:}; f=${cfg%%:*}; d=${cfg#*:}
-            if [ "$f" = 0 ]; then pcg_run "$OUT/noise.csv" "$OUT/logs/noise.log" "$NOISE_N" "$lat" "$s" "$b"
-            else pcg_run "$OUT/noise.csv" "$OUT/logs/noise.log" "$NOISE_N" "$lat" "$s" "$b" -noise "$f" "$d"; fi
-        done; done; done
-        log "(d) repeat $rep done"
-    done
+    cases="alg1:blocking overlap:nbc"
+    for s in pipecg cg1; do case "$sl" in *" $s "*) cases="$cases $s:nbc" ;; esac; done
+    log "(d) noise (ovk_pcg_bench): [$cases] x [$NOISE_CONFIGS] (Hz:us) x latency [$NOISE_LATS], n=$NOISE_N, $R_NOISE rounds"
+    pcg_bench "$OUT/noise" "$OUT/noise.csv" "$NOISE_N" "$cases" "$NOISE_LATS" "$NOISE_CONFIGS" "$R_NOISE"
     part_time d "$t0"
 }
 
@@ -474,8 +470,22 @@ summary() {
                         printf "\n" } }' "$OUT/latency.csv"
             echo
         fi
+        local t
+        for t in pcg_n40:"-n 40 40 40" pcg_n60:"-n 60 60 60" noise:"noise, -n $NOISE_N $NOISE_N $NOISE_N"; do
+            [ -s "$OUT/${t%%:*}.md" ] || continue
+            echo "## PCG, paired (ovk_pcg_bench, ${t#*:}, 2 ranks; all cases in one process, rounds interleaved)"
+            echo
+            grep '^# ovk_pcg_bench' "$OUT/${t%%:*}.txt" | sed 's/^# //'
+            echo
+            echo "median/min over rounds; hidden = 100 (1 - (t(L) - t(0)) / (reductions/iter x L)) and noise cost ="
+            echo "100 (t / t(no noise) - 1) and the ratio to the first case: each per round against the case run in"
+            echo "the same round, then the median over rounds."
+            echo
+            cat "$OUT/${t%%:*}.md"
+            echo
+        done
         if [ -s "$OUT/plotdata/pcg_medians.txt" ]; then
-            echo "## PCG time per iteration (us; median of the runs of each case, runs per case: $(awk '{print $10}' "$OUT/plotdata/pcg_medians.txt" | sort -u | tr '\n' ' '| sed 's/ $//')) vs modelled latency (-latency_us)"
+            echo "## PCG time per iteration, unpaired (us; median of the runs of each case, runs per case: $(awk '{print $10}' "$OUT/plotdata/pcg_medians.txt" | sort -u | tr '\n' ' '| sed 's/ $//')) vs modelled latency (-latency_us)"
             echo
             echo "hidden = share of the modelled latency the solver hides: 1 - (t(L) - t(0)) / (reductions per iteration x L)."
             echo
@@ -490,7 +500,7 @@ summary() {
             echo
         fi
         if [ -s "$OUT/plotdata/noise_medians.txt" ]; then
-            echo "## Noise: time per iteration (us; median of the runs of each case, runs per case: $(awk '{print $10}' "$OUT/plotdata/noise_medians.txt" | sort -u | tr '\n' ' ' | sed 's/ $//')) and degradation vs no noise"
+            echo "## Noise, unpaired: time per iteration (us; median of the runs of each case, runs per case: $(awk '{print $10}' "$OUT/plotdata/noise_medians.txt" | sort -u | tr '\n' ' ' | sed 's/ $//')) and degradation vs no noise"
             echo
             echo "| latency_us | solver/backend | noise | us/iter | degradation |"
             echo "|---:|---|---|---:|---:|"

@@ -1,0 +1,314 @@
+/* ovk_pcg_bench: PCG time per iteration of several solver/backend cases
+ * under modelled latencies and noise, measured in ONE process so that the
+ * comparisons are paired.
+ *
+ * On a shared machine the time of a whole solve drifts by up to 2x from
+ * one minute to the next (other guests on the host share the memory
+ * bandwidth), so separate `mpiexec` runs per case, minutes apart, cannot
+ * resolve a 10 % difference.  Here the matrix is built once and every case
+ * (solver:backend x latency x noise) is solved once per round, the rounds
+ * repeated R times, the order rotated by one case each round.  Cases that
+ * run next to each other see the same machine, so the program reports,
+ * besides the median and minimum time per iteration of each case, two
+ * paired figures, each the median over rounds of a per-round value:
+ *
+ *   hidden %  = 100 (1 - (t(L) - t(0)) / (reductions per iteration x L)),
+ *               against the same case at L = 0 (the share of the modelled
+ *               latency the solver hides; 100 %: all, 0 %: none);
+ *   noise %   = 100 (t / t_quiet - 1), against the same case without
+ *               noise (when the first -noise item is 0:0);
+ *   vs ref    = t / t_ref, against the first case of -cases at the same
+ *               latency and noise.
+ *
+ * Usage: mpiexec -n P ovk_pcg_bench [-n nx ny nz] [-stencil 27|7]
+ *          [-cases "solver:backend ..."] [-latency "0 250"] [-noise "0:0 1000:200"]
+ *          [-repeat R] [-tol T] [-csv FILE]
+ *   -cases    solver:backend[:key=value,...] items (default "alg1:blocking")
+ *   -latency  modelled latencies alpha in us (-latency_us of the driver), default "0"
+ *   -noise    F:D items, F Hz x D us per rank (0:0 = none), default "0:0"
+ *   -csv      one row per solve, the columns of ovk_laplace27 -csv
+ * Prints a markdown table on rank 0.  Exits 0, 1 on a failed solve, 2 on
+ * bad usage (1 for a bad -cases, -latency or -noise item). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ovkrylov/ovkrylov.h>
+
+#include "../examples/common/experiment.h"
+
+enum { MAX_ITEMS = 64 };
+
+typedef struct item_list {
+    int count;
+    char *text[MAX_ITEMS];
+    char *buf;
+} item_list;
+
+typedef struct bench_case {
+    const char *solver, *backend; /* backend spec */
+    int red;                      /* index into the reducers */
+    double lat_us, noise_hz, noise_us;
+    double *tpi;                  /* [R] seconds per iteration */
+    double rpi;                   /* reductions per iteration */
+    int iterations, zero_case, quiet_case, ref_case;
+} bench_case;
+
+typedef struct bench {
+    int n[3], P[3], stencil, repeat;
+    double tol;
+    const char *csv;
+    item_list cases, lats, noises;
+    int ncase;
+    bench_case *c;
+    int nred;
+    const char *red_spec[MAX_ITEMS];
+    ovk_reducer *red[MAX_ITEMS];
+} bench;
+
+static int split_items(const char *text, item_list *l)
+{
+    l->buf = strdup(text);
+    if (!l->buf) return -1;
+    for (char *tok = strtok(l->buf, " \t"); tok; tok = strtok(NULL, " \t")) {
+        if (l->count == MAX_ITEMS) return -1;
+        l->text[l->count++] = tok;
+    }
+    return l->count > 0 ? 0 : -1;
+}
+
+static int parse_args(int argc, char **argv, bench *b, const char **bad)
+{
+    const char *cases = "alg1:blocking", *lats = "0", *noises = "0:0";
+    for (int i = 1; i < argc; i++) {
+        const char *f = argv[i];
+        int more = i + 1 < argc;
+        *bad = f;
+        if (!strcmp(f, "-n") && i + 3 < argc) {
+            for (int k = 0; k < 3; k++) b->n[k] = atoi(argv[++i]);
+        } else if (!strcmp(f, "-stencil") && more) b->stencil = atoi(argv[++i]);
+        else if (!strcmp(f, "-cases") && more) cases = argv[++i];
+        else if (!strcmp(f, "-latency") && more) lats = argv[++i];
+        else if (!strcmp(f, "-noise") && more) noises = argv[++i];
+        else if (!strcmp(f, "-repeat") && more) b->repeat = atoi(argv[++i]);
+        else if (!strcmp(f, "-tol") && more) b->tol = atof(argv[++i]);
+        else if (!strcmp(f, "-csv") && more) b->csv = argv[++i];
+        else return -1;
+    }
+    *bad = "-n (each >= 1), -stencil (27 or 7), -repeat (1..1000) or -tol (> 0)";
+    if (b->n[0] < 1 || b->n[1] < 1 || b->n[2] < 1 || (b->stencil != 27 && b->stencil != 7) || b->repeat < 1 ||
+        b->repeat > 1000 || !(b->tol > 0.0))
+        return -1;
+    *bad = "-cases, -latency or -noise: empty, or more than 64 items";
+    if (split_items(cases, &b->cases) || split_items(lats, &b->lats) || split_items(noises, &b->noises)) return -1;
+    return 0;
+}
+
+/* The reducer index of spec, added when new (collective). */
+static int reducer_of(bench *b, const char *spec, int *idx)
+{
+    for (int i = 0; i < b->nred; i++)
+        if (!strcmp(b->red_spec[i], spec)) return *idx = i, OVK_OK;
+    int rc = ovk_reducer_create(MPI_COMM_WORLD, spec, &b->red[b->nred]);
+    if (rc) return rc;
+    b->red_spec[b->nred] = spec;
+    *idx = b->nred++;
+    return OVK_OK;
+}
+
+static int parse_number(const char *s, double *v)
+{
+    char *end = NULL;
+    *v = strtod(s, &end);
+    return (end == s || *end || *v < 0.0) ? -1 : 0;
+}
+
+/* One case per (solver:backend, latency, noise); each names its L = 0 twin
+ * and its reference (the first solver:backend at the same L and noise). */
+static int build_cases(bench *b, const char **bad)
+{
+    int nc = b->cases.count, nl = b->lats.count, nn = b->noises.count, rc;
+    b->ncase = nc * nl * nn;
+    b->c = calloc((size_t)b->ncase, sizeof *b->c);
+    if (!b->c) return OVK_ENOMEM;
+    for (int s = 0; s < nc; s++) {
+        char *colon = strchr(b->cases.text[s], ':');
+        *bad = "-cases item (want solver:backend)";
+        if (!colon || colon == b->cases.text[s] || !colon[1]) return OVK_EOPTION;
+        *colon = '\0';
+    }
+    for (int s = 0, k = 0; s < nc; s++)
+        for (int l = 0; l < nl; l++)
+            for (int q = 0; q < nn; q++, k++) {
+                bench_case *c = &b->c[k];
+                char *colon;
+                c->solver = b->cases.text[s];
+                c->backend = c->solver + strlen(c->solver) + 1;
+                *bad = "-latency item (want a number >= 0)";
+                if (parse_number(b->lats.text[l], &c->lat_us)) return OVK_EOPTION;
+                *bad = "-noise item (want F:D, numbers >= 0)";
+                colon = strchr(b->noises.text[q], ':');
+                if (!colon) return OVK_EOPTION;
+                *colon = '\0';
+                rc = parse_number(b->noises.text[q], &c->noise_hz) || parse_number(colon + 1, &c->noise_us);
+                *colon = ':';
+                if (rc) return OVK_EOPTION;
+                c->zero_case = (s * nl + 0) * nn + q; /* parsed before this one */
+                if (b->c[c->zero_case].lat_us != 0.0) c->zero_case = -1;
+                c->quiet_case = (s * nl + l) * nn + 0; /* parsed before this one */
+                if (b->c[c->quiet_case].noise_hz != 0.0) c->quiet_case = -1;
+                c->ref_case = (0 * nl + l) * nn + q;
+                c->tpi = calloc((size_t)b->repeat, sizeof(double));
+                if (!c->tpi) return OVK_ENOMEM;
+            }
+    *bad = NULL;
+    for (int k = 0; k < b->ncase; k++)
+        if ((rc = reducer_of(b, b->c[k].backend, &b->c[k].red))) return rc;
+    return OVK_OK;
+}
+
+/* One solve of case c from x = 0: the noise around it, the model on its
+ * reducer, the CSV row. */
+static int solve_case(bench *b, bench_case *c, int round, const ovk_matrix *A, const ovk_vector *bv,
+                      ovk_vector *x)
+{
+    ovk_drv_experiment e = {.noise_hz = c->noise_hz, .noise_us = c->noise_us, .csv = b->csv};
+    ovk_drv_run run = {.problem = b->stencil == 7 ? "laplace7" : "laplace27",
+                       .nx = (long long)b->n[0] * b->P[0],
+                       .ny = (long long)b->n[1] * b->P[1],
+                       .nz = (long long)b->n[2] * b->P[2]};
+    ovk_pcg_options opts;
+    ovk_pcg_result res;
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    e.lat.alpha_us = c->lat_us;
+    e.have_latency = c->lat_us > 0.0;
+    snprintf(e.lat_text, sizeof e.lat_text, "alpha=%g", c->lat_us);
+    int rc = ovk_reducer_set_latency(b->red[c->red], &e.lat);
+    if (rc) return rc;
+    memset(ovk_vector_data(x), 0, sizeof(double) * (size_t)ovk_vector_nlocal(x));
+    ovk_pcg_options_init(&opts);
+    opts.solver = c->solver;
+    opts.reducer = b->red[c->red];
+    opts.tol = b->tol;
+    rc = ovk_drv_solve(&e, &run, 0, A, bv, x, &opts, &res);
+    if (!rc && res.reason != OVK_REASON_CONVERGED) rc = OVK_EMAXIT;
+    if (rc) return rc;
+    c->tpi[round] = res.time_max[OVK_TIMER_SOLVE] / (res.iterations > 0 ? res.iterations : 1);
+    c->rpi = (double)res.reductions / (res.iterations > 0 ? res.iterations : 1);
+    c->iterations = res.iterations;
+    return OVK_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void print_table(const bench *b)
+{
+    int R = b->repeat;
+    double *v = malloc(sizeof(double) * (size_t)R);
+    if (!v) return;
+    printf("| solver | backend | latency us | noise | iterations | reductions/iter | median us/iter | min us/iter "
+           "| hidden %% (paired) | noise cost %% (paired) | vs %s:%s (paired) |\n",
+           b->c[0].solver, b->c[0].backend);
+    printf("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int k = 0; k < b->ncase; k++) {
+        const bench_case *c = &b->c[k], *z = c->zero_case >= 0 ? &b->c[c->zero_case] : NULL;
+        const bench_case *ref = &b->c[c->ref_case], *quiet = c->quiet_case >= 0 ? &b->c[c->quiet_case] : NULL;
+        char noise[48], hidden[24] = "-", cost[24] = "-", vsref[24] = "-";
+        double lo = c->tpi[0];
+        for (int r = 0; r < R; r++) lo = c->tpi[r] < lo ? c->tpi[r] : lo;
+        if (c->noise_hz > 0) snprintf(noise, sizeof noise, "%g Hz x %g us", c->noise_hz, c->noise_us);
+        else snprintf(noise, sizeof noise, "none");
+        if (z && c->lat_us > 0 && c->rpi > 0) {
+            for (int r = 0; r < R; r++) v[r] = 100.0 * (1.0 - (c->tpi[r] - z->tpi[r]) / (c->rpi * c->lat_us * 1e-6));
+            snprintf(hidden, sizeof hidden, "%.0f %%", median(v, R));
+        }
+        if (quiet && quiet != c) {
+            for (int r = 0; r < R; r++) v[r] = 100.0 * (c->tpi[r] / quiet->tpi[r] - 1.0);
+            snprintf(cost, sizeof cost, "%+.1f %%", median(v, R));
+        }
+        if (ref != c) {
+            for (int r = 0; r < R; r++) v[r] = c->tpi[r] / ref->tpi[r];
+            snprintf(vsref, sizeof vsref, "%.3f", median(v, R));
+        }
+        for (int r = 0; r < R; r++) v[r] = c->tpi[r];
+        printf("| %s | %s | %g | %s | %d | %.2f | %.1f | %.1f | %s | %s | %s |\n", c->solver, c->backend, c->lat_us,
+               noise, c->iterations, c->rpi, 1e6 * median(v, R), 1e6 * lo, hidden, cost, vsref);
+    }
+    free(v);
+}
+
+static int run(bench *b, int rank, int size, const char **bad)
+{
+    ovk_matrix *A = NULL;
+    ovk_vector *bv = NULL, *x = NULL;
+    int rc = ovk_laplace_create(MPI_COMM_WORLD, (ovk_stencil)b->stencil, b->n[0], b->n[1], b->n[2], b->P[0],
+                                b->P[1], b->P[2], &A);
+    if (!rc) rc = ovk_drv_agree(build_cases(b, bad));
+    if (rc) goto cleanup;
+    rc = ovk_vector_create(A, &bv);
+    if (!rc) rc = ovk_vector_create(A, &x);
+    if ((rc = ovk_drv_agree(rc))) goto cleanup;
+    for (int i = 0; i < ovk_vector_nlocal(bv); i++) ovk_vector_data(bv)[i] = 1.0;
+    if (rank == 0)
+        printf("# ovk_pcg_bench: %d-point Laplacian, %d x %d x %d per rank, %d ranks, %d cases x %d rounds\n",
+               b->stencil, b->n[0], b->n[1], b->n[2], size, b->ncase, b->repeat);
+    for (int r = 0; r < b->repeat && !rc; r++) {
+        for (int j = 0; j < b->ncase && !rc; j++) /* rotated: case (r + j) mod ncase */
+            rc = solve_case(b, &b->c[(r + j) % b->ncase], r, A, bv, x);
+        if (rank == 0 && !rc) {
+            printf("# round %d of %d done\n", r + 1, b->repeat);
+            fflush(stdout);
+        }
+    }
+    if (!rc && rank == 0) print_table(b);
+cleanup:
+    if (rc && rank == 0) fprintf(stderr, "ovk_pcg_bench: %s: %s\n", ovk_strerror(rc), *bad ? *bad : ovk_error_detail());
+    for (int i = 0; i < b->nred; i++) ovk_reducer_destroy(b->red[i]);
+    for (int k = 0; b->c && k < b->ncase; k++) free(b->c[k].tpi);
+    free(b->c);
+    ovk_vector_destroy(bv);
+    ovk_vector_destroy(x);
+    ovk_matrix_destroy(A);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    bench b = {.n = {40, 40, 40}, .stencil = 27, .repeat = 5, .tol = 1e-8};
+    const char *bad = NULL;
+    int rank, size, status = 0, thread = 0;
+    for (int i = 1; i < argc; i++) thread |= strstr(argv[i], "thread=1") || strstr(argv[i], "engine=agent");
+    if (thread) {
+        int provided;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    } else {
+        MPI_Init(&argc, &argv);
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Dims_create(size, 3, b.P);
+    if (parse_args(argc, argv, &b, &bad)) {
+        if (rank == 0) fprintf(stderr, "ovk_pcg_bench: bad or unknown flag: %s (see the header of bench/ovk_pcg_bench.c)\n", bad);
+        status = 2;
+    } else {
+        bad = NULL;
+        status = run(&b, rank, size, &bad) ? 1 : 0;
+    }
+    free(b.cases.buf);
+    free(b.lats.buf);
+    free(b.noises.buf);
+    MPI_Finalize();
+    return status;
+}
