@@ -72,12 +72,12 @@ LAT_SPECS="$LAT_SPECS nbc:alg=knomial,k=2 nbc:alg=knomial,k=4 nbc:alg=twolevel n
 PCG_BACKENDS="blocking native nbc"
 PCG_LAT40="0 25 100 250"
 PCG_LAT60="0 250"
-R_PCG40=7                            # rounds of ovk_pcg_bench (every case once per round)
-R_PCG60=9
+R_PCG40=11                           # rounds of ovk_pcg_bench (every case once per round)
+R_PCG60=15
 NOISE_CONFIGS="0:0 20:50 20:200 100:50 100:200 1000:50 1000:200"   # F:D, 0:0 = no noise
 NOISE_LATS="0 250"
 NOISE_N=40
-R_NOISE=5
+R_NOISE=9
 R_PEERS=3
 PEER_KSPS="cg pipecg groppcg"        # PETSc KSP types (+ Jacobi)
 PEER_OURS="alg1 alg2 cg1 pipecg"     # our solvers in the peer table (blocking backend)
@@ -477,7 +477,8 @@ summary() {
             echo
             grep '^# ovk_pcg_bench' "$OUT/${t%%:*}.txt" | sed 's/^# //'
             echo
-            echo "median/min over rounds; hidden = 100 (1 - (t(L) - t(0)) / (reductions/iter x L)) and noise cost ="
+            echo "median/min over rounds; hidden = 100 (1 - (t(L) - t(0)) / (reductions/iter x L)) with t the time per"
+            echo "iteration (paired) or the time in reduction calls per iteration (timers); noise cost ="
             echo "100 (t / t(no noise) - 1) and the ratio to the first case: each per round against the case run in"
             echo "the same round, then the median over rounds."
             echo
