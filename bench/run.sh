@@ -380,6 +380,8 @@ pcg_data() {
                   for (r = 1; r <= NROW; r++) { printf "%s", ROWNAME[r]
                     for (i = 1; i <= NCOL; i++) printf " %s", ((ROWNAME[r], COLNAME[i]) in v) ? v[ROWNAME[r], COLNAME[i]] : "?"
                     printf "\n" } }' "$OUT/plotdata/pcg_medians.txt" > "$OUT/plotdata/pcg_${grid}_${b}.dat"
+            # a grid/backend pair that was not run: no file, so that gnuplot skips its panel
+            [ "$(wc -l < "$OUT/plotdata/pcg_${grid}_${b}.dat")" -gt 1 ] || rm -f "$OUT/plotdata/pcg_${grid}_${b}.dat"
         done
     done
 }
