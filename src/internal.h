@@ -85,15 +85,21 @@ void ovk__cg1_update(int n, double a, double b, const double *d, const double *w
 
 /* The vectors of the pipelined CG (Ghysels-Vanroose). */
 typedef struct ovk__pipe_vecs {
-    double *x, *r, *u, *w, *p, *s, *q, *z; /* updated by ovk__pipecg_update */
-    double *m, *n;                         /* m = C w, n = A m: read */
+    double *x, *r, *w, *p, *s, *z; /* updated by ovk__pipecg_update */
+    double *u, *q;                 /* u = C r, q = C s: not stored by the update (see below) */
+    double *m, *n;                 /* m = C w, n = A m: written by the solver, not the update */
+    const double *d;               /* the diagonal of C: read */
 } ovk__pipe_vecs;
 
-/* pipecg, one pass: z = n + b z; q = m + b q; s = w + b s; p = u + b p;
- * x += a p; r -= a s; u -= a q; w -= a z.  v[GAMMA] = <r,u>, v[DELTA] = <w,u>,
- * v[RR] = <r,r>, v[US] = <u,s>, v[PW] = <p,w>, v[PS] = <p,s> of the new
- * vectors; v[XX], v[UU], v[WW], v[MM] of x, u, w, m
- * before, v[PP], v[SS], v[QQ], v[ZZ] after. */
+/* pipecg, one pass: z = n + b z; s = w + b s; p = u + b p; x += a p;
+ * r -= a s; w -= a z.  With a diagonal preconditioner u = C r and q = C s
+ * are not carried by recurrences (u -= a q; q = m + b q, as in the paper)
+ * but formed from d in the loop: the same vectors in exact arithmetic, 24
+ * fewer bytes per row, and u, q are left unwritten.  v[GAMMA] = <r,u>,
+ * v[DELTA] = <w,u>, v[RR] = <r,r>, v[US] = <u,s>, v[PW] = <p,w>, v[PS] =
+ * <p,s> of the new vectors; v[XX], v[UU], v[WW] of x, u, w before, v[PP],
+ * v[SS], v[QQ], v[ZZ] after; v[MM] is left 0 (m is not read: the caller
+ * takes <m,m> from the pass that made m). */
 void ovk__pipecg_update(int n, double a, double b, const ovk__pipe_vecs *vv, double *v,
                         const ovk__hook *h);
 

@@ -198,25 +198,24 @@ void ovk__cg1_update(int n, double a, double b, const double *restrict d, const 
 /* rows [lo, hi) of ovk__pipecg_update; sums added to v */
 static void pipecg_rows(int lo, int hi, double a, double b, const ovk__pipe_vecs *vv, double *v)
 {
-    double *restrict x = vv->x, *restrict r = vv->r, *restrict u = vv->u, *restrict w = vv->w;
-    double *restrict p = vv->p, *restrict s = vv->s, *restrict q = vv->q, *restrict z = vv->z;
-    const double *restrict m = vv->m, *restrict nv = vv->n;
-    double ru = 0.0, wu = 0.0, rr = 0.0, us = 0.0, pw = 0.0, ps = 0.0, xx = 0.0, pp = 0.0, ss = 0.0, uu = 0.0, ww = 0.0, qq = 0.0,
-           zz = 0.0, mm = 0.0;
+    double *restrict x = vv->x, *restrict r = vv->r, *restrict w = vv->w;
+    double *restrict p = vv->p, *restrict s = vv->s, *restrict z = vv->z;
+    const double *restrict nv = vv->n, *restrict d = vv->d;
+    double ru = 0.0, wu = 0.0, rr = 0.0, us = 0.0, pw = 0.0, ps = 0.0, xx = 0.0, pp = 0.0, ss = 0.0, uu = 0.0,
+           ww = 0.0, qq = 0.0, zz = 0.0;
     for (int i = lo; i < hi; i++) {
-        double zi = nv[i] + b * z[i], qi = m[i] + b * q[i];
-        double si = w[i] + b * s[i], pi = u[i] + b * p[i];
-        double ui = u[i] - a * qi, wi = w[i] - a * zi, ri = r[i] - a * si;
+        double u0 = d[i] * r[i]; /* u = C r, before */
+        double zi = nv[i] + b * z[i], si = w[i] + b * s[i], pi = u0 + b * p[i];
+        double qi = d[i] * si; /* q = C s */
+        double wi = w[i] - a * zi, ri = r[i] - a * si;
+        double ui = d[i] * ri; /* u = C r, after */
         xx += x[i] * x[i];
-        uu += u[i] * u[i];
+        uu += u0 * u0;
         ww += w[i] * w[i];
-        mm += m[i] * m[i];
         x[i] += a * pi;
         z[i] = zi;
-        q[i] = qi;
         s[i] = si;
         p[i] = pi;
-        u[i] = ui;
         w[i] = wi;
         r[i] = ri;
         ru += ri * ui;
@@ -243,10 +242,9 @@ static void pipecg_rows(int lo, int hi, double a, double b, const ovk__pipe_vecs
     v[OVK__V_WW] += ww;
     v[OVK__V_QQ] += qq;
     v[OVK__V_ZZ] += zz;
-    v[OVK__V_MM] += mm;
 }
 
-/* pipecg: the eight recurrences and the three inner products in one pass */
+/* pipecg: the six recurrences, u and q from d, and the sums in one pass */
 void ovk__pipecg_update(int n, double a, double b, const ovk__pipe_vecs *vv, double *v,
                         const ovk__hook *h)
 {

@@ -6,11 +6,16 @@
  * drive the backend's progress through the hook while they run:
  *
  *   beta = gamma / gamma_old;  alpha = gamma / (delta - beta gamma / alpha_old)
- *   z = n + beta z;  q = m + beta q;  s = w + beta s;  p = u + beta p
- *   x += alpha p;  r -= alpha s;  u -= alpha q;  w -= alpha z      (one pass,
- *   gamma = <r,u>, delta = <w,u>, <r,r>  -> start the reduction     with the dots)
+ *   z = n + beta z;  s = w + beta s;  p = u + beta p                (one pass,
+ *   x += alpha p;  r -= alpha s;  w -= alpha z                      with the dots)
+ *   gamma = <r,u>, delta = <w,u>, <r,r>  -> start the reduction
  *   m = C w;  n = A m                                              (overlap)
  *   wait for the reduction
+ *
+ * The paper also carries q = C s and u = C r by recurrences (q = m + beta q,
+ * u -= alpha q); with the diagonal (Jacobi or no) preconditioner used here
+ * the pass forms them from C's diagonal instead, exactly the same vectors in
+ * exact arithmetic and 24 bytes less per row (docs/solvers.md).
  *
  * The recurrences drift from their definitions faster than CG's; the
  * residual replacement, the true-residual exit test and the restart after
@@ -24,13 +29,14 @@ typedef struct pipe_work {
     double *block, *dinv;
     ovk__pipe_vecs v;       /* v.x is the solution vector */
     double sums[OVK__V_COUNT]; /* reduced values, OVK__V_* slots */
+    double mm;              /* <m,m> of the latest m = C w */
 } pipe_work;
 
 /* m = C w; n = A m */
 static int precond_matvec(ovk__ctx *c, pipe_work *w)
 {
-    ovk__ctx_diaginv(c, w->dinv, w->v.w, w->v.m, NULL); /* m = C w */
-    return ovk__ctx_matvec(c, w->v.m, w->v.n);          /* n = A m */
+    ovk__ctx_diaginv(c, w->dinv, w->v.w, w->v.m, &w->mm); /* m = C w, <m,m> */
+    return ovk__ctx_matvec(c, w->v.m, w->v.n);                      /* n = A m */
 }
 
 /* s = A p; q = C s; z = A q */
@@ -78,8 +84,9 @@ static int step(ovk__ctx *c, pipe_work *w, const ovk__sr *st, int more)
 {
     ovk_request *req = NULL;
     ovk__tic t0 = ovk__tic_start(c);
-    ovk__pipecg_update(c->n, st->alpha, st->beta, &w->v, w->sums, &c->hook); /* z q s p x r u w, dots */
+    ovk__pipecg_update(c->n, st->alpha, st->beta, &w->v, w->sums, &c->hook); /* z s p x r w, dots */
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    w->sums[OVK__V_MM] = w->mm; /* of the m this update read through n = A m */
     int rc = ovk__sum_begin(c, OVK__IPROD, w->sums, OVK__V_COUNT, &req); /* init the reduction */
     if (rc) return rc;
     if (more) rc = precond_matvec(c, w); /* m = C w; n = A m */
@@ -110,6 +117,7 @@ static int pipecg_solve(ovk__ctx *c)
     ovk__sr st;
     v->x = c->x;
     if (rc) goto cleanup;
+    v->d = w.dinv;
     ovk__ctx_jacobi(c, w.dinv);
     double t_solve = ovk__now();
     rc = ovk__ctx_residual(c, v->r); /* r = b - A x */
