@@ -1,21 +1,62 @@
 #include "mpitest.h"
 
+#include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 int mt_failures = 0;
 
-int mt_same_everywhere(MPI_Comm comm, const double *value, int count)
+int mt_same_everywhere(MPI_Comm comm, const void *value, int count)
 {
-    int same = 1;
-    for (int i = 0; i < count; i++) {
-        int64_t bits, lo, hi;
-        memcpy(&bits, &value[i], sizeof bits);
-        MPI_Allreduce(&bits, &lo, 1, MPI_INT64_T, MPI_MIN, comm);
-        MPI_Allreduce(&bits, &hi, 1, MPI_INT64_T, MPI_MAX, comm);
-        same &= lo == hi;
-    }
+    int64_t *lo = malloc((size_t)(count > 0 ? count : 1) * sizeof *lo);
+    int64_t *hi = malloc((size_t)(count > 0 ? count : 1) * sizeof *hi);
+    MPI_Allreduce(value, lo, count, MPI_INT64_T, MPI_MIN, comm);
+    MPI_Allreduce(value, hi, count, MPI_INT64_T, MPI_MAX, comm);
+    int same = memcmp(lo, hi, (size_t)count * sizeof *lo) == 0;
+    free(lo);
+    free(hi);
     return same;
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+void mt_fill(void *buf, ovk_datatype t, int n, int who, int salt)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t h = mix(((uint64_t)who << 40) ^ ((uint64_t)salt << 32) ^ (uint64_t)i);
+        if (t == OVK_INT64) ((int64_t *)buf)[i] = (int64_t)(h >> 14) - ((int64_t)1 << 49);
+        else ((double *)buf)[i] = ldexp((double)(h >> 11) / 9007199254740992.0 - 0.5, (int)(h % 24) - 12);
+    }
+}
+
+int mt_check_against_mpi(const void *in, const void *got, int n, ovk_datatype t, ovk_op op, double sum_rtol)
+{
+    MPI_Datatype dt = t == OVK_INT64 ? MPI_INT64_T : MPI_DOUBLE;
+    MPI_Op mop = op == OVK_SUM ? MPI_SUM : op == OVK_MAX ? MPI_MAX : MPI_MIN;
+    double *ref = malloc((size_t)n * 8), *mag = malloc((size_t)n * 8);
+    int bad = -1, nranks = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    MPI_Allreduce(in, ref, n, dt, mop, MPI_COMM_WORLD);
+    if (t == OVK_DOUBLE && op == OVK_SUM) {
+        for (int i = 0; i < n; i++) mag[i] = fabs(((const double *)in)[i]);
+        MPI_Allreduce(MPI_IN_PLACE, mag, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        for (int i = 0; i < n && bad < 0; i++)
+            if (!(fabs(((const double *)got)[i] - ref[i]) <= sum_rtol * nranks * mag[i])) bad = i;
+    } else if (memcmp(ref, got, (size_t)n * 8) != 0) {
+        for (int i = 0; i < n && bad < 0; i++)
+            if (memcmp((const char *)ref + 8 * i, (const char *)got + 8 * i, 8) != 0) bad = i;
+    }
+    free(ref);
+    free(mag);
+    return bad;
 }
 
 int mt_finish(const char *name)

@@ -6,6 +6,8 @@
 #include <mpi.h>
 #include <stdio.h>
 
+#include "ovkrylov/ovkrylov.h"
+
 extern int mt_failures;
 
 #define MT_CHECK(cond, ...)                                                                       \
@@ -24,8 +26,19 @@ extern int mt_failures;
 /* Checks an ovkrylov status: expected == got. */
 #define MT_RC(expected, got) MT_CHECK((expected) == (got), "status %d (%s), expected %d", (got), ovk_status_name(got), (expected))
 
-/* Collective: 1 when `value` is bitwise identical on every rank of comm. */
-int mt_same_everywhere(MPI_Comm comm, const double *value, int count);
+/* Collective: 1 when the `count` 8-byte words at `value` (doubles or
+ * int64) are bitwise identical on every rank of comm. */
+int mt_same_everywhere(MPI_Comm comm, const void *value, int count);
+
+/* Reduction inputs: mixed signs and magnitudes (summation order shows),
+ * integers small enough that no sum overflows; a function of (who, salt,
+ * index) only. */
+void mt_fill(void *buf, ovk_datatype t, int n, int who, int salt);
+
+/* Collective over MPI_COMM_WORLD: compare got with MPI_Allreduce of in.
+ * Double sums may differ by sum_rtol * ranks * sum |in|; everything else
+ * must match bitwise.  Returns the first bad index or -1. */
+int mt_check_against_mpi(const void *in, const void *got, int n, ovk_datatype t, ovk_op op, double sum_rtol);
 
 /* Collective: prints PASS or FAIL on rank 0 and returns the exit status. */
 int mt_finish(const char *name);

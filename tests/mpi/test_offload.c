@@ -56,28 +56,6 @@ static const char *const configs[] = {
 
 static int rank, nranks;
 
-/* ---- inputs ----------------------------------------------------------- */
-
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    return x ^ (x >> 33);
-}
-
-/* Mixed signs and magnitudes (summation order shows); integers small enough
- * that no sum overflows. */
-static void fill(void *buf, ovk_datatype t, int n, int who, int salt)
-{
-    for (int i = 0; i < n; i++) {
-        uint64_t h = mix(((uint64_t)who << 40) ^ ((uint64_t)salt << 32) ^ (uint64_t)i);
-        if (t == OVK_INT64) ((int64_t *)buf)[i] = (int64_t)(h >> 14) - ((int64_t)1 << 49);
-        else ((double *)buf)[i] = ldexp((double)(h >> 11) / 9007199254740992.0 - 0.5, (int)(h % 24) - 12);
-    }
-}
-
 /* ---- the task lists, simulated ------------------------------------------ */
 
 enum { S_WAIT = 0, S_POSTED, S_DONE };
@@ -164,7 +142,7 @@ static int sim_run(int P, ovk__off_alg alg, ovk__off_scheme scheme, int k, int p
         if (ovk__off_build(alg, scheme, k, &topo, &R[r].tl)) return 1;
         R[r].slot = calloc((size_t)R[r].tl.nslots * N, sizeof(double));
         R[r].state = calloc((size_t)R[r].tl.ntasks + 1, 1);
-        fill(R[r].slot, OVK_DOUBLE, N, r, 7);
+        mt_fill(R[r].slot, OVK_DOUBLE, N, r, 7);
     }
     sim_rng = seed;
     while (sim_step(R, P, N, op, &ambiguous)) {
@@ -176,7 +154,7 @@ static int sim_run(int P, ovk__off_alg alg, ovk__off_scheme scheme, int k, int p
     }
     double in[N], ref[N] = {0}, mag[N] = {0};
     for (int r = 0; r < P; r++) {
-        fill(in, OVK_DOUBLE, N, r, 7);
+        mt_fill(in, OVK_DOUBLE, N, r, 7);
         for (int e = 0; e < N; e++) {
             ref[e] = op == OVK_SUM ? ref[e] + in[e] : (r == 0 || in[e] > ref[e] ? in[e] : ref[e]);
             mag[e] += fabs(in[e]);
@@ -209,42 +187,6 @@ static void test_simulated_lists(void)
                         }
 }
 
-/* ---- checks against MPI ----------------------------------------------------- */
-
-/* 1 when buf (n 8-byte words) is bitwise identical on every rank. */
-static int same_everywhere(const void *buf, int n)
-{
-    int64_t *lo = malloc((size_t)n * sizeof *lo), *hi = malloc((size_t)n * sizeof *hi);
-    MPI_Allreduce(buf, lo, n, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(buf, hi, n, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-    int same = memcmp(lo, hi, (size_t)n * sizeof *lo) == 0;
-    free(lo);
-    free(hi);
-    return same;
-}
-
-/* Compare got with MPI_Allreduce of in; returns the first bad index or -1. */
-static int check_against_mpi(const void *in, const void *got, int n, ovk_datatype t, ovk_op op)
-{
-    MPI_Datatype dt = t == OVK_INT64 ? MPI_INT64_T : MPI_DOUBLE;
-    MPI_Op mop = op == OVK_SUM ? MPI_SUM : op == OVK_MAX ? MPI_MAX : MPI_MIN;
-    double *ref = malloc((size_t)n * 8), *mag = malloc((size_t)n * 8);
-    int bad = -1;
-    MPI_Allreduce(in, ref, n, dt, mop, MPI_COMM_WORLD);
-    if (t == OVK_DOUBLE && op == OVK_SUM) {
-        for (int i = 0; i < n; i++) mag[i] = fabs(((const double *)in)[i]);
-        MPI_Allreduce(MPI_IN_PLACE, mag, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        for (int i = 0; i < n && bad < 0; i++)
-            if (!(fabs(((const double *)got)[i] - ref[i]) <= SUM_RTOL * nranks * mag[i])) bad = i;
-    } else {
-        for (int i = 0; i < n && bad < 0; i++)
-            if (memcmp((const char *)ref + 8 * i, (const char *)got + 8 * i, 8) != 0) bad = i;
-    }
-    free(ref);
-    free(mag);
-    return bad;
-}
-
 /* ---- reductions ------------------------------------------------------------ */
 
 typedef struct job {
@@ -262,7 +204,7 @@ static void run_group(ovk_reducer *red, const char *spec, int count, ovk_datatyp
         j[k].in = malloc(bytes);
         j[k].orig = malloc(bytes);
         j[k].out = ops[k] == OVK_MAX ? j[k].in : malloc(bytes);
-        fill(j[k].in, t, count, rank, salt + k);
+        mt_fill(j[k].in, t, count, rank, salt + k);
         memcpy(j[k].orig, j[k].in, bytes);
         MT_RC(OVK_OK, ovk_reduce_start(red, j[k].in, j[k].out, count, t, ops[k], &j[k].req));
     }
@@ -275,9 +217,9 @@ static void run_group(ovk_reducer *red, const char *spec, int count, ovk_datatyp
         MT_RC(OVK_OK, ovk_request_free(j[k].req));
     }
     for (int k = 0; k < NOPS; k++) {
-        int bad = check_against_mpi(j[k].orig, j[k].out, count, t, ops[k]);
+        int bad = mt_check_against_mpi(j[k].orig, j[k].out, count, t, ops[k], SUM_RTOL);
         MT_CHECK(bad < 0, "%s count=%d type=%d op=%d: wrong at %d", spec, count, (int)t, (int)ops[k], bad);
-        MT_CHECK(same_everywhere(j[k].out, count), "%s count=%d type=%d op=%d: ranks differ", spec, count, (int)t,
+        MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, j[k].out, count), "%s count=%d type=%d op=%d: ranks differ", spec, count, (int)t,
                  (int)ops[k]);
         if (j[k].out != j[k].in) free(j[k].out);
         free(j[k].in);
