@@ -48,9 +48,12 @@ static int refresh_from(ovk__ctx *c, cg1_work *w, int restart, int r_ready)
 
 static int refresh(ovk__ctx *c, void *work, int restart) { return refresh_from(c, work, restart, 0); }
 
-/* One step: the fused updates, w = A u, <w,u>, and the one reduction. */
-static int step(ovk__ctx *c, cg1_work *w, const ovk__sr *st)
+/* One step: the fused updates, w = A u, <w,u>, and the one reduction
+ * (which ends the step: `more` changes nothing). */
+static int step(ovk__ctx *c, void *work, const ovk__sr *st, int more)
 {
+    cg1_work *w = work;
+    (void)more;
     ovk__tic t0 = ovk__tic_start(c);
     /* p = u + beta p; s = w + beta s; x += alpha p; r -= alpha s; u = C r */
     ovk__cg1_update(c->n, st->alpha, st->beta, w->dinv, w->w, w->u, w->p, w->s, c->x, w->r, w->sums, &c->hook);
@@ -64,38 +67,18 @@ static int step(ovk__ctx *c, cg1_work *w, const ovk__sr *st)
     return ovk__sum(c, OVK__IPROD, w->sums, OVK__V_WW + 1); /* gamma, delta, <r,r>, norms */
 }
 
-static int iterate(ovk__ctx *c, cg1_work *w, ovk__sr *st)
-{
-    int fresh = 1;
-    for (int iter = 0;; iter++) {
-        ovk__sr_action act;
-        int rc = ovk__sr_settle(c, st, iter, w->sums, fresh, w->r, refresh, w, &act);
-        if (rc || act == OVK__SR_STOP) return rc;
-        ovk__lanczos_add(c, st->alpha, st->beta);
-        if ((rc = step(c, w, st))) return rc;
-        fresh = 0;
-    }
-}
+static int start(ovk__ctx *c, void *work) { return refresh_from(c, work, 1, 1); }
 
 static int cg1_solve(ovk__ctx *c)
 {
+    static const ovk__sr_ops ops = {.pipelined = 0, .refresh = refresh, .start = start, .step = step};
     cg1_work w = {0};
     double **vecs[] = {&w.dinv, &w.r, &w.u, &w.w, &w.p, &w.s};
-    int rc = ovk__ctx_alloc_block(c, 6, vecs, &w.block), decided = 0;
-    double bb = 0.0;
-    ovk__sr st;
-    if (rc) goto cleanup;
-    ovk__ctx_jacobi(c, w.dinv);
-    double t_solve = ovk__now();
-    rc = ovk__ctx_residual(c, w.r); /* r = b - A x */
-    if (!rc) rc = ovk__initial_check(c, w.r, &bb, &decided);
-    if (rc || decided) goto done;
-    rc = ovk__sr_init(c, &st, bb, 0);
-    if (!rc) rc = refresh_from(c, &w, 1, 1);
-    if (!rc) rc = iterate(c, &w, &st);
-done:
-    c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
-cleanup:
+    int rc = ovk__ctx_alloc_block(c, 6, vecs, &w.block);
+    if (!rc) {
+        ovk__ctx_jacobi(c, w.dinv);
+        rc = ovk__sr_run(c, &ops, &w, w.r, w.sums);
+    }
     free(w.block);
     return rc;
 }

@@ -80,8 +80,9 @@ static int refresh(ovk__ctx *c, void *work, int restart) { return refresh_from(c
 
 /* One step: the fused updates, then the reduction in flight while the next
  * m = C w, n = A m run (skipped when no further step can follow). */
-static int step(ovk__ctx *c, pipe_work *w, const ovk__sr *st, int more)
+static int step(ovk__ctx *c, void *work, const ovk__sr *st, int more)
 {
+    pipe_work *w = work;
     ovk_request *req = NULL;
     ovk__tic t0 = ovk__tic_start(c);
     ovk__pipecg_update(c->n, st->alpha, st->beta, &w->v, w->sums, &c->hook); /* z s p x r w, dots */
@@ -94,41 +95,21 @@ static int step(ovk__ctx *c, pipe_work *w, const ovk__sr *st, int more)
     return rc ? rc : rc2;
 }
 
-static int iterate(ovk__ctx *c, pipe_work *w, ovk__sr *st)
-{
-    int fresh = 1;
-    for (int iter = 0;; iter++) {
-        ovk__sr_action act;
-        int rc = ovk__sr_settle(c, st, iter, w->sums, fresh, w->v.r, refresh, w, &act);
-        if (rc || act == OVK__SR_STOP) return rc;
-        ovk__lanczos_add(c, st->alpha, st->beta);
-        if ((rc = step(c, w, st, iter + 1 < c->opts->max_iter))) return rc;
-        fresh = 0;
-    }
-}
+static int start(ovk__ctx *c, void *work) { return refresh_from(c, work, 1, 1); }
 
 static int pipecg_solve(ovk__ctx *c)
 {
+    static const ovk__sr_ops ops = {.pipelined = 1, .refresh = refresh, .start = start, .step = step};
     pipe_work w = {0};
     ovk__pipe_vecs *v = &w.v;
     double **vecs[] = {&w.dinv, &v->r, &v->u, &v->w, &v->p, &v->s, &v->q, &v->z, &v->m, &v->n};
-    int rc = ovk__ctx_alloc_block(c, 10, vecs, &w.block), decided = 0;
-    double bb = 0.0;
-    ovk__sr st;
-    v->x = c->x;
-    if (rc) goto cleanup;
-    v->d = w.dinv;
-    ovk__ctx_jacobi(c, w.dinv);
-    double t_solve = ovk__now();
-    rc = ovk__ctx_residual(c, v->r); /* r = b - A x */
-    if (!rc) rc = ovk__initial_check(c, v->r, &bb, &decided);
-    if (rc || decided) goto done;
-    rc = ovk__sr_init(c, &st, bb, 1);
-    if (!rc) rc = refresh_from(c, &w, 1, 1);
-    if (!rc) rc = iterate(c, &w, &st);
-done:
-    c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
-cleanup:
+    int rc = ovk__ctx_alloc_block(c, 10, vecs, &w.block);
+    if (!rc) {
+        v->x = c->x;
+        v->d = w.dinv;
+        ovk__ctx_jacobi(c, w.dinv);
+        rc = ovk__sr_run(c, &ops, &w, v->r, w.sums);
+    }
     free(w.block);
     return rc;
 }

@@ -153,6 +153,22 @@ typedef int (*ovk__sr_refresh)(ovk__ctx *c, void *work, int restart);
 int ovk__sr_settle(ovk__ctx *c, ovk__sr *st, int iter, const double *v, int fresh, double *r,
                    ovk__sr_refresh refresh, void *work, ovk__sr_action *act);
 
+/* The parts of a single-reduction variant that ovk__sr_run drives. */
+typedef struct ovk__sr_ops {
+    int pipelined;           /* as in ovk__sr_init */
+    ovk__sr_refresh refresh; /* replacement or restart */
+    /* the first refresh: r = b - A x is already there, the directions are zero */
+    int (*start)(ovk__ctx *c, void *work);
+    /* one step with alpha and beta of st, ending with the reduction of the
+     * values v; more = 0 when no further step can follow */
+    int (*step)(ovk__ctx *c, void *work, const ovk__sr *st, int more);
+} ovk__sr_ops;
+
+/* Collective: the whole timed solve of a variant whose vectors are set up:
+ * r = b - A x into r, the initial check, start, then decide (ovk__sr_settle
+ * on the values v) and step until a stop. */
+int ovk__sr_run(ovk__ctx *c, const ovk__sr_ops *ops, void *work, double *r, const double *v);
+
 /* Seconds since an arbitrary origin. */
 static inline double ovk__now(void) { return MPI_Wtime(); }
 

@@ -258,3 +258,30 @@ int ovk__sr_settle(ovk__ctx *c, ovk__sr *st, int iter, const double *v, int fres
         fresh = 1;
     }
 }
+
+static int sr_iterate(ovk__ctx *c, const ovk__sr_ops *ops, void *work, ovk__sr *st, double *r, const double *v)
+{
+    for (int iter = 0, fresh = 1;; iter++, fresh = 0) {
+        ovk__sr_action act;
+        int rc = ovk__sr_settle(c, st, iter, v, fresh, r, ops->refresh, work, &act);
+        if (rc || act == OVK__SR_STOP) return rc;
+        ovk__lanczos_add(c, st->alpha, st->beta);
+        if ((rc = ops->step(c, work, st, iter + 1 < c->opts->max_iter))) return rc;
+    }
+}
+
+int ovk__sr_run(ovk__ctx *c, const ovk__sr_ops *ops, void *work, double *r, const double *v)
+{
+    double bb = 0.0, t_solve = ovk__now();
+    int decided = 0;
+    ovk__sr st;
+    int rc = ovk__ctx_residual(c, r); /* r = b - A x */
+    if (!rc) rc = ovk__initial_check(c, r, &bb, &decided);
+    if (!rc && !decided) {
+        rc = ovk__sr_init(c, &st, bb, ops->pipelined);
+        if (!rc) rc = ops->start(c, work);
+        if (!rc) rc = sr_iterate(c, ops, work, &st, r, v);
+    }
+    c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
+    return rc;
+}
