@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int mt_failures = 0;
 
@@ -57,6 +58,19 @@ int mt_check_against_mpi(const void *in, const void *got, int n, ovk_datatype t,
     free(ref);
     free(mag);
     return bad;
+}
+
+double mt_cpu_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void mt_nap(double s)
+{
+    struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&t, NULL);
 }
 
 int mt_finish(const char *name)

@@ -40,6 +40,11 @@ void mt_fill(void *buf, ovk_datatype t, int n, int who, int salt);
  * must match bitwise.  Returns the first bad index or -1. */
 int mt_check_against_mpi(const void *in, const void *got, int n, ovk_datatype t, ovk_op op, double sum_rtol);
 
+/* CPU seconds used by this process (all threads), and a sleep of s seconds:
+ * for checks that an idle helper thread does not spin. */
+double mt_cpu_seconds(void);
+void mt_nap(double s);
+
 /* Collective: prints PASS or FAIL on rank 0 and returns the exit status. */
 int mt_finish(const char *name);
 

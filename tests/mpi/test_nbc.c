@@ -186,19 +186,6 @@ static void test_bad_options(void)
 
 /* ---- the progress thread ------------------------------------------------ */
 
-static double cpu_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void nap(double s)
-{
-    struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    nanosleep(&t, NULL);
-}
-
 static void test_thread(int provided)
 {
     ovk_reducer *red = NULL;
@@ -210,9 +197,9 @@ static void test_thread(int provided)
     MT_CHECK(rc == OVK_OK, "thread=1: %s (%s)", ovk_status_name(rc), ovk_error_detail());
     if (rc) return;
     /* idle: the thread sleeps */
-    double c0 = cpu_seconds();
-    nap(THREAD_GRACE_S);
-    double idle = cpu_seconds() - c0;
+    double c0 = mt_cpu_seconds();
+    mt_nap(THREAD_GRACE_S);
+    double idle = mt_cpu_seconds() - c0;
     MT_CHECK(idle < IDLE_CPU_MAX_S, "idle progress thread used %.3f s of CPU in %.1f s", idle, THREAD_GRACE_S);
     /* busy: the thread completes the reduction without test calls */
     double x[7], y[7];
@@ -221,7 +208,7 @@ static void test_thread(int provided)
     int done = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     MT_RC(OVK_OK, ovk_reduce_start(red, x, y, 7, OVK_DOUBLE, OVK_MAX, &req));
-    nap(THREAD_GRACE_S);
+    mt_nap(THREAD_GRACE_S);
     MT_RC(OVK_OK, ovk_reduce_test(req, &done));
     MT_CHECK(done, "the progress thread did not complete the reduction in %.1f s", THREAD_GRACE_S);
     MT_RC(OVK_OK, ovk_reduce_wait(req));

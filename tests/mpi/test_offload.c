@@ -338,19 +338,6 @@ static void test_bad_options(void)
     }
 }
 
-static double cpu_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void nap(double s)
-{
-    struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    nanosleep(&t, NULL);
-}
-
 /* Without MPI_THREAD_MULTIPLE the agent is refused with a reason; with it,
  * an idle agent sleeps. */
 static void test_agent_thread(int provided)
@@ -368,14 +355,14 @@ static void test_agent_thread(int provided)
     MT_RC(OVK_OK, ovk_reduce_start(red, &x, &y, 1, OVK_DOUBLE, OVK_SUM, &req));
     MT_RC(OVK_OK, ovk_reduce_wait(req));
     MT_RC(OVK_OK, ovk_request_free(req));
-    double c0 = cpu_seconds();
-    nap(IDLE_S);
-    double idle = cpu_seconds() - c0;
+    double c0 = mt_cpu_seconds();
+    mt_nap(IDLE_S);
+    double idle = mt_cpu_seconds() - c0;
     MT_CHECK(idle < IDLE_CPU_MAX_S, "idle agent used %.3f s of CPU in %.1f s", idle, IDLE_S);
     /* busy: the agent completes the reduction while the host only sleeps */
     MPI_Barrier(MPI_COMM_WORLD);
     MT_RC(OVK_OK, ovk_reduce_start(red, &x, &y, 1, OVK_DOUBLE, OVK_SUM, &req));
-    nap(IDLE_S);
+    mt_nap(IDLE_S);
     int done = 0;
     MT_RC(OVK_OK, ovk_reduce_test(req, &done));
     MT_CHECK(done, "the agent did not complete the reduction in %.1f s", IDLE_S);
