@@ -201,6 +201,98 @@ static void test_kernels(void **state)
     assert_true(yy == (N - 1.0) * N * (2.0 * N - 1.0) / 6.0);
 }
 
+/* |got - want| within a few roundings of the sum of |terms| (the fused
+ * kernels sum in vector lanes, in another order than the reference) */
+static void assert_sum_close(double got, double want, double scale)
+{
+    assert_true(fabs(got - want) <= 1e-13 * scale);
+}
+
+enum { FUSED_N = 101, FUSED_V = 9 };
+
+static void assert_vectors_close(double got[FUSED_V][FUSED_N], double want[FUSED_V][FUSED_N])
+{
+    for (int j = 0; j < FUSED_V; j++)
+        for (int i = 0; i < FUSED_N; i++) assert_true(fabs(got[j][i] - want[j][i]) <= 1e-14 * fabs(want[j][i]));
+}
+
+/* The fused single-reduction updates against the same steps written out one
+ * by one: the vectors and the sums to rounding (a compiler may contract
+ * a + b c into one fused operation, and the kernels sum in vector lanes).
+ * Odd N and a hook every 7 rows cover the lane tails. */
+static void test_fused_updates(void **state)
+{
+    (void)state;
+    enum { N = FUSED_N, V = FUSED_V };
+    enum { X, R, W, P, S, Z, NV, D, U };
+    const double a = 0.375, b = -0.625;
+    double vec[V][N], ref[V][N], v[OVK__V_COUNT], want[OVK__V_COUNT], scale[OVK__V_COUNT];
+    for (int j = 0; j < V; j++)
+        for (int i = 0; i < N; i++) vec[j][i] = ref[j][i] = (j == D ? 0.5 : 1.0) + 0.01 * ((i * (j + 3)) % 17) - 0.05 * j;
+    ovk__hook h = {count_hook, NULL, 7};
+    ovk__pipe_vecs pv = {.x = vec[X], .r = vec[R], .w = vec[W], .p = vec[P], .s = vec[S], .z = vec[Z],
+                         .n = vec[NV], .d = vec[D]};
+    hook_calls = 0;
+    ovk__pipecg_update(N, a, b, &pv, v, &h);
+    assert_int_equal(hook_calls, (N + 6) / 7);
+    memset(want, 0, sizeof want);
+    memset(scale, 0, sizeof scale);
+#define ACC(slot, t) (want[slot] += (t), scale[slot] += fabs(t))
+    for (int i = 0; i < N; i++) {
+        double u0 = ref[D][i] * ref[R][i];
+        ACC(OVK__V_XX, ref[X][i] * ref[X][i]);
+        ACC(OVK__V_UU, u0 * u0);
+        ACC(OVK__V_WW, ref[W][i] * ref[W][i]);
+        ref[Z][i] = ref[NV][i] + b * ref[Z][i];
+        ref[S][i] = ref[W][i] + b * ref[S][i];
+        ref[P][i] = u0 + b * ref[P][i];
+        ref[X][i] += a * ref[P][i];
+        ref[W][i] = ref[W][i] - a * ref[Z][i];
+        ref[R][i] = ref[R][i] - a * ref[S][i];
+        double u = ref[D][i] * ref[R][i], q = ref[D][i] * ref[S][i];
+        ACC(OVK__V_GAMMA, ref[R][i] * u);
+        ACC(OVK__V_DELTA, ref[W][i] * u);
+        ACC(OVK__V_RR, ref[R][i] * ref[R][i]);
+        ACC(OVK__V_US, u * ref[S][i]);
+        ACC(OVK__V_PW, ref[P][i] * ref[W][i]);
+        ACC(OVK__V_PS, ref[P][i] * ref[S][i]);
+        ACC(OVK__V_PP, ref[P][i] * ref[P][i]);
+        ACC(OVK__V_SS, ref[S][i] * ref[S][i]);
+        ACC(OVK__V_QQ, q * q);
+        ACC(OVK__V_ZZ, ref[Z][i] * ref[Z][i]);
+    }
+    assert_vectors_close(vec, ref);
+    for (int k = 0; k < OVK__V_COUNT; k++) assert_sum_close(v[k], want[k], scale[k]);
+
+    /* cg1: p = u + b p; s = w + b s; x += a p; r -= a s; u = d .* r */
+    memset(want, 0, sizeof want);
+    memset(scale, 0, sizeof scale);
+    for (int i = 0; i < N; i++) {
+        ACC(OVK__V_XX, ref[X][i] * ref[X][i]);
+        ACC(OVK__V_UU, ref[U][i] * ref[U][i]);
+        ACC(OVK__V_WW, ref[W][i] * ref[W][i]);
+        ref[P][i] = ref[U][i] + b * ref[P][i];
+        ref[S][i] = ref[W][i] + b * ref[S][i];
+        ref[X][i] += a * ref[P][i];
+        ref[R][i] = ref[R][i] - a * ref[S][i];
+        ref[U][i] = ref[D][i] * ref[R][i];
+        ACC(OVK__V_GAMMA, ref[R][i] * ref[U][i]);
+        ACC(OVK__V_RR, ref[R][i] * ref[R][i]);
+        ACC(OVK__V_US, ref[U][i] * ref[S][i]);
+        ACC(OVK__V_PS, ref[P][i] * ref[S][i]);
+        ACC(OVK__V_PP, ref[P][i] * ref[P][i]);
+        ACC(OVK__V_SS, ref[S][i] * ref[S][i]);
+    }
+#undef ACC
+    for (int k = 0; k < OVK__V_COUNT; k++) v[k] = -1.0; /* slots the kernel does not own stay */
+    ovk__cg1_update(N, a, b, vec[D], vec[W], vec[U], vec[P], vec[S], vec[X], vec[R], v, &h);
+    assert_vectors_close(vec, ref);
+    const int owned[] = {OVK__V_GAMMA, OVK__V_RR, OVK__V_US, OVK__V_PS, OVK__V_XX,
+                         OVK__V_PP,    OVK__V_SS, OVK__V_UU, OVK__V_WW};
+    for (size_t k = 0; k < sizeof owned / sizeof owned[0]; k++) assert_sum_close(v[owned[k]], want[owned[k]], scale[owned[k]]);
+    assert_true(v[OVK__V_DELTA] == -1.0 && v[OVK__V_PW] == -1.0 && v[OVK__V_QQ] == -1.0);
+}
+
 /* 27-point: each axis contributes (3g-2) (i,j) pairs with |i-j| <= 1. */
 static void check_laplace(ovk_stencil st, int gx, int gy, int gz)
 {
@@ -301,7 +393,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_codes), cmocka_unit_test(test_csr_validation),
         cmocka_unit_test(test_spmv_dense),   cmocka_unit_test(test_spmv_offsets),
-        cmocka_unit_test(test_kernels),
+        cmocka_unit_test(test_kernels),      cmocka_unit_test(test_fused_updates),
         cmocka_unit_test(test_laplace),      cmocka_unit_test(test_solver_bad_input),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
