@@ -128,12 +128,26 @@ typedef struct ovk__csr {
                         one fits (banded matrices: 2 B instead of 4 B per
                         entry the matvec streams); else NULL */
     double *val;
+    int upper;       /* diag block only: 1 when the block is symmetric and
+                        each row keeps a_ii (first) and its entries right of
+                        the diagonal only, a_ji = a_ij standing for the rest */
+    int64_t nnz;     /* entries the block stands for (both triangles when upper) */
 } ovk__csr;
 
 /* Replace m->col by 16-bit offsets from the row when every |col - row| fits
  * (m must be a square diag block); otherwise leave m unchanged.  Returns
  * OVK_OK or OVK_ENOMEM. */
 int ovk__csr_compact(ovk__csr *m);
+
+/* Keep only the diagonal and upper triangle of a compacted (off16) square
+ * block whose rows all start with a_ii, when the block is symmetric bit for
+ * bit; otherwise leave m unchanged.  The matvec then streams each
+ * off-diagonal pair once.  Returns OVK_OK or OVK_ENOMEM. */
+int ovk__csr_keep_upper(ovk__csr *m);
+
+/* Local ||A||_inf over the owned rows and the longest owned row (entries of
+ * both blocks). */
+int ovk__matrix_row_stats(const ovk_matrix *A, double *norm_inf, int *longest);
 
 /* The communication package of y = A x, built once at setup. */
 typedef struct ovk__halo {

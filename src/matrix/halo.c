@@ -164,6 +164,29 @@ static void diag_rows(const ovk__csr *m, const double *restrict x, double *restr
     }
 }
 
+/* rows [lo, hi) of y = D x when D keeps its upper triangle: row i adds
+ * a_ii x_i and its a_ij x_j (j > i) to what the rows above left in y_i, and
+ * leaves a_ij x_i in y_j for row j (a_ji = a_ij).  y must start at 0 and
+ * the rows run in ascending order; x and y must not overlap. */
+static void upper_rows(const ovk__csr *m, const double *restrict x, double *restrict y, int lo, int hi)
+{
+    const int *restrict ptr = m->rowptr;
+    const int16_t *restrict off = m->off16;
+    const double *restrict val = m->val;
+    for (int i = lo; i < hi; i++) {
+        const double *restrict xr = x + i; /* column = i + off[k] */
+        double *restrict yr = y + i;
+        double xi = x[i];
+        int k = ptr[i];
+        double s = y[i] + val[k] * xi; /* a_ii first */
+        for (k++; k < ptr[i + 1]; k++) {
+            s += val[k] * xr[off[k]];
+            yr[off[k]] += val[k] * xi;
+        }
+        y[i] = s;
+    }
+}
+
 /* y += O ext for every row that has offd entries */
 static void offd_rows(const ovk__csr *m, const double *restrict ext, double *restrict y)
 {
@@ -182,13 +205,12 @@ int ovk__matvec(const ovk_matrix *A, const double *x, double *y, const ovk__hook
     int rc = ovk__halo_begin(A, x);
     if (rc) return rc;
     int n = A->lay.nlocal;
-    if (hook && hook->fn && hook->every > 0) {
-        for (int lo = 0; lo < n; lo += hook->every) {
-            diag_rows(&A->diag, x, y, lo, lo + hook->every < n ? lo + hook->every : n);
-            hook->fn(hook->arg);
-        }
-    } else {
-        diag_rows(&A->diag, x, y, 0, n);
+    int hooked = hook && hook->fn && hook->every > 0, step = hooked ? hook->every : (n > 0 ? n : 1);
+    void (*rows)(const ovk__csr *, const double *, double *, int, int) = A->diag.upper ? upper_rows : diag_rows;
+    if (A->diag.upper) memset(y, 0, sizeof(double) * (size_t)n);
+    for (int lo = 0; lo < n; lo += step) {
+        rows(&A->diag, x, y, lo, lo + step < n ? lo + step : n);
+        if (hooked) hook->fn(hook->arg);
     }
     rc = ovk__halo_end(A);
     if (rc) return rc;

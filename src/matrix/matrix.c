@@ -167,6 +167,108 @@ int ovk__csr_compact(ovk__csr *m)
     return OVK_OK;
 }
 
+/* Position of offset o in row j's entries right of its diagonal, which
+ * ascend; -1 when absent. */
+static int find_upper(const ovk__csr *m, int j, int o)
+{
+    int lo = m->rowptr[j] + 1, hi = m->rowptr[j + 1] - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (m->off16[mid] < o) lo = mid + 1;
+        else if (m->off16[mid] > o) hi = mid - 1;
+        else return mid;
+    }
+    return -1;
+}
+
+/* 1 when every entry left of a diagonal has its mirror, of equal value,
+ * right of the diagonal in the mirrored row, and the two counts agree */
+static int block_symmetric(const ovk__csr *m)
+{
+    int64_t lower = 0, upper = 0;
+    for (int i = 0; i < m->nrows; i++)
+        for (int k = m->rowptr[i] + 1; k < m->rowptr[i + 1]; k++) {
+            int o = m->off16[k];
+            if (o > 0) {
+                upper++;
+                continue;
+            }
+            int at = find_upper(m, i + o, -o);
+            if (o == 0 || at < 0 || !(m->val[at] == m->val[k])) return 0;
+            lower++;
+        }
+    return lower == upper;
+}
+
+int ovk__csr_keep_upper(ovk__csr *m)
+{
+    if (!m->off16) return OVK_OK;
+    for (int i = 0; i < m->nrows; i++)
+        if (m->rowptr[i] == m->rowptr[i + 1] || m->off16[m->rowptr[i]] != 0) return OVK_OK; /* no a_ii first */
+    if (!block_symmetric(m)) return OVK_OK;
+    int64_t keep = (m->nnz + m->nrows) / 2;
+    int16_t *off = malloc(sizeof(int16_t) * (size_t)(keep > 0 ? keep : 1));
+    double *val = malloc(sizeof(double) * (size_t)(keep > 0 ? keep : 1));
+    if (!off || !val) {
+        free(off);
+        free(val);
+        return ovk__fail(OVK_ENOMEM, "upper triangle of %lld entries", (long long)keep);
+    }
+    int pos = 0, start = 0;
+    for (int i = 0; i < m->nrows; i++) {
+        int end = m->rowptr[i + 1];
+        m->rowptr[i] = pos;
+        for (int k = start; k < end; k++)
+            if (m->off16[k] >= 0) { /* a_ii, then right of the diagonal */
+                off[pos] = m->off16[k];
+                val[pos++] = m->val[k];
+            }
+        start = end;
+    }
+    m->rowptr[m->nrows] = pos;
+    free(m->off16);
+    free(m->val);
+    m->off16 = off;
+    m->val = val;
+    m->upper = 1;
+    return OVK_OK;
+}
+
+int ovk__matrix_row_stats(const ovk_matrix *A, double *norm_inf, int *longest)
+{
+    const ovk__csr *d = &A->diag, *o = &A->offd;
+    int n = A->lay.nlocal;
+    double *sum = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
+    int *len = calloc((size_t)(n > 0 ? n : 1), sizeof(int));
+    if (!sum || !len) {
+        free(sum);
+        free(len);
+        return ovk__fail(OVK_ENOMEM, "row norms of %d rows", n);
+    }
+    for (int i = 0; i < n; i++) {
+        for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
+            int j = d->off16 ? i + d->off16[k] : d->col[k];
+            sum[i] += fabs(d->val[k]);
+            len[i]++;
+            if (d->upper && j != i) { /* a_ji, not stored */
+                sum[j] += fabs(d->val[k]);
+                len[j]++;
+            }
+        }
+        for (int k = o->rowptr[i]; k < o->rowptr[i + 1]; k++) sum[i] += fabs(o->val[k]);
+        len[i] += o->rowptr[i + 1] - o->rowptr[i];
+    }
+    *norm_inf = 0.0;
+    *longest = 0;
+    for (int i = 0; i < n; i++) {
+        *norm_inf = fmax(*norm_inf, sum[i]);
+        if (len[i] > *longest) *longest = len[i];
+    }
+    free(sum);
+    free(len);
+    return OVK_OK;
+}
+
 /* Collect the sorted, unique global ids of the off-rank columns. */
 static int build_col_map(ovk_matrix *A, const entry *e, const int *ptr)
 {
@@ -228,6 +330,8 @@ static int split_blocks(ovk_matrix *A, const entry *e, const int *ptr)
         A->diag.rowptr[i + 1] = pd;
         A->offd.rowptr[i + 1] = po;
     }
+    A->diag.nnz = pd;
+    A->offd.nnz = po;
     return OVK_OK;
 }
 
@@ -280,6 +384,7 @@ int ovk_matrix_create_csr(MPI_Comm comm, ovk_gidx row_start, int nlocal, const i
     if (!rc) rc = gather_rows(&A->lay, rowptr, cols, vals, dups, &e, &ptr);
     if (!rc) rc = split_blocks(A, e, ptr);
     if (!rc) rc = ovk__csr_compact(&A->diag); /* the matvec streams 2 B less per entry */
+    if (!rc) rc = ovk__csr_keep_upper(&A->diag); /* and each symmetric pair once */
     rc = ovk__agree(comm, rc);
     if (rc) goto cleanup;
     rc = ovk__halo_setup(A);
@@ -313,5 +418,5 @@ MPI_Comm ovk_matrix_comm(const ovk_matrix *A) { return A ? A->lay.comm : MPI_COM
 int64_t ovk_matrix_nnz_local(const ovk_matrix *A)
 {
     if (!A) return 0;
-    return (int64_t)A->diag.rowptr[A->lay.nlocal] + A->offd.rowptr[A->lay.nlocal];
+    return A->diag.nnz + A->offd.nnz;
 }

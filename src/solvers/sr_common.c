@@ -47,16 +47,13 @@ int ovk__sr_init(ovk__ctx *c, ovk__sr *st, double bb, int pipelined)
 {
     const ovk_matrix *A = c->A;
     double v[2] = {0.0, 0.0}; /* ||A||_inf, longest row */
+    int longest = 0;
     ovk_request *req = NULL;
-    for (int i = 0; i < c->n; i++) {
-        double sum = 0.0;
-        for (int k = A->diag.rowptr[i]; k < A->diag.rowptr[i + 1]; k++) sum += fabs(A->diag.val[k]);
-        for (int k = A->offd.rowptr[i]; k < A->offd.rowptr[i + 1]; k++) sum += fabs(A->offd.val[k]);
-        int len = A->diag.rowptr[i + 1] - A->diag.rowptr[i] + A->offd.rowptr[i + 1] - A->offd.rowptr[i];
-        v[0] = fmax(v[0], sum);
-        v[1] = fmax(v[1], (double)len);
-    }
-    int rc = ovk_reduce_start(c->red, v, v, 2, OVK_DOUBLE, OVK_MAX, &req);
+    int rc = ovk__matrix_row_stats(A, &v[0], &longest);
+    v[1] = longest;
+    rc = ovk__agree(A->lay.comm, rc);
+    if (rc) return rc;
+    rc = ovk_reduce_start(c->red, v, v, 2, OVK_DOUBLE, OVK_MAX, &req);
     if (!rc) rc = ovk_reduce_wait(req);
     if (!rc) rc = ovk_request_free(req);
     *st = (ovk__sr){.bb = bb, .pipelined = pipelined, .restarted = 1, .eps = DBL_EPSILON / 2, .tol = c->opts->tol};

@@ -58,7 +58,10 @@
  * (lap3D's lambda_max among them), which the Krylov space then never sees.
  * Ritz values lie inside the spectrum (up to rounding), so lambda_max is
  * approached from below and lambda_min from above: lambda_max must be within
- * 1 %, lambda_min within [1, 1.25] x the true value, and the estimated cond
+ * 1 %, lambda_min within [1 - 1e-4, 1.25] x the true value (pipecg's
+ * coefficients carry the rounding of its extra recurrences: on 685_bus
+ * measured 6.18872e-2 to 6.18897e-2 against 6.188821e-2 over 1-3 ranks and
+ * release/debug builds, -1.7e-5 to +1.2e-5), and the estimated cond
  * within [0.75, 1.001] x cond2 (measured: 0.84 on LFAT5, whose 14 rows
  * converge in 22 steps; 0.98-1.0002 on the others).
  *
@@ -288,7 +291,7 @@ static int check_condest(const matrix_case *c, const spec *sp, const outcome *o)
     const char *why = NULL;
     if (o->rc != OVK_OK || r->reason != OVK_REASON_CONVERGED) why = "solve failed";
     else if (!(fabs(r->lambda_max / c->lmax - 1.0) < 0.01)) why = "lambda_max off";
-    else if (!(r->lambda_min >= c->lmin * (1 - 1e-5) && r->lambda_min <= 1.25 * c->lmin)) why = "lambda_min off";
+    else if (!(r->lambda_min >= c->lmin * (1 - 1e-4) && r->lambda_min <= 1.25 * c->lmin)) why = "lambda_min off";
     else if (!(r->cond_est >= 0.75 * cond && r->cond_est <= cond * 1.001)) why = "cond off";
     printf("condest %-19s %-8s %6d it  lambda_min %.6e (%.6e)  lambda_max %.6e (%.6e)  cond %.4e (%.4e)  %s\n",
            c->name, sp->solver, r->iterations, r->lambda_min, c->lmin, r->lambda_max, c->lmax, r->cond_est, cond,

@@ -170,6 +170,74 @@ static void count_hook(void *arg)
     hook_calls++;
 }
 
+/* A symmetric band (offsets 1 and 7, one far pair) keeps only its upper
+ * triangle; the same band with one mirrored value changed keeps both.
+ * Either way y = A x matches the rows summed out, with or without a
+ * progress hook, and the block counts the entries of both triangles. */
+static double band_value(int i, int j) /* the value of (i, j), symmetric */
+{
+    int lo = i < j ? i : j, d = abs(i - j);
+    if (d == 0) return 8.0 + lo % 3;
+    return d == 1 ? -1.0 / (2 + lo % 5) : 0.25 + 0.001 * (lo % 13);
+}
+
+static void spmv_upper(int n, int skew, int expect_upper)
+{
+    int *rowptr = calloc((size_t)n + 1, sizeof(int));
+    ovk_gidx *cols = malloc(sizeof(ovk_gidx) * 6 * (size_t)n);
+    double *vals = malloc(sizeof(double) * 6 * (size_t)n);
+    assert_true(rowptr && cols && vals);
+    const int reach[] = {-7, -1, 0, 1, 7};
+    int nnz = 0, far = n - 1;
+    for (int i = 0; i < n; i++) {
+        for (int t = 0; t < 5; t++) {
+            int j = i + reach[t];
+            if (j < 0 || j >= n) continue;
+            cols[nnz] = j;
+            vals[nnz++] = band_value(i, j) + (skew && i == 6 && j == 5 ? 1e-3 : 0.0);
+        }
+        if (i == 0 || i == far) cols[nnz] = i == 0 ? far : 0, vals[nnz++] = 0.125;
+        rowptr[i + 1] = nnz;
+    }
+    ovk_matrix *A = NULL;
+    ovk_vector *x = NULL, *y = NULL, *y2 = NULL;
+    assert_int_equal(ovk_matrix_create_csr(MPI_COMM_SELF, 0, n, rowptr, cols, vals, OVK_DUP_REJECT, &A), OVK_OK);
+    assert_int_equal(A->diag.upper, expect_upper);
+    assert_int_equal(ovk_matrix_nnz_local(A), nnz);
+    assert_int_equal(ovk_vector_create(A, &x), OVK_OK);
+    assert_int_equal(ovk_vector_create(A, &y), OVK_OK);
+    assert_int_equal(ovk_vector_create(A, &y2), OVK_OK);
+    double *xd = ovk_vector_data(x), *yd = ovk_vector_data(y);
+    for (int i = 0; i < n; i++) xd[i] = 1.0 / (1.0 + i % 11);
+    assert_int_equal(ovk_matvec(A, x, y), OVK_OK);
+    for (int i = 0; i < n; i++) {
+        double ref = 0.0, scale = 0.0;
+        for (int k = rowptr[i]; k < rowptr[i + 1]; k++) {
+            ref += vals[k] * xd[cols[k]];
+            scale += fabs(vals[k] * xd[cols[k]]);
+        }
+        assert_true(fabs(ref - yd[i]) <= 1e-14 * scale);
+    }
+    ovk__hook h = {count_hook, NULL, 7};
+    ovk_vector_set(y2, 99.0);
+    assert_int_equal(ovk__matvec(A, xd, ovk_vector_data(y2), &h), OVK_OK);
+    assert_memory_equal(ovk_vector_data(y2), yd, sizeof(double) * (size_t)n);
+    ovk_vector_destroy(x);
+    ovk_vector_destroy(y);
+    ovk_vector_destroy(y2);
+    ovk_matrix_destroy(A);
+    free(rowptr);
+    free(cols);
+    free(vals);
+}
+
+static void test_spmv_upper(void **state)
+{
+    (void)state;
+    spmv_upper(1000, 0, 1);
+    spmv_upper(1000, 1, 0);           /* a_65 != a_56 */
+    spmv_upper(INT16_MAX + 2, 0, 0);  /* the far pair does not fit 16 bits */
+}
 static void test_kernels(void **state)
 {
     (void)state;
@@ -393,6 +461,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_codes), cmocka_unit_test(test_csr_validation),
         cmocka_unit_test(test_spmv_dense),   cmocka_unit_test(test_spmv_offsets),
+        cmocka_unit_test(test_spmv_upper),
         cmocka_unit_test(test_kernels),      cmocka_unit_test(test_fused_updates),
         cmocka_unit_test(test_laplace),      cmocka_unit_test(test_solver_bad_input),
     };
