@@ -10,7 +10,10 @@
 #   -np N       MPI ranks (default 2)
 #   -n "S1 S2"  per-process box edges to run (default "40 60": -n 40 40 40, -n 60 60 60)
 #   -r R        repeats of every run (default 5); medians are reported
-#   -k "KSPS"   PETSc KSP types to run (default "cg"; e.g. "cg pipecg groppcg")
+#   -k "KSPS"   PETSc KSP types to run (default "cg"; e.g. "cg pipecg groppcg");
+#               TYPE:MAT also sets -mat_type MAT (e.g. "cg cg:sbaij": KSPCG on
+#               PETSc's symmetric upper-triangle storage as well); the
+#               "ours / PETSc" column is always against plain KSPCG
 #   -s "SOLVERS" our solvers to run, blocking backend (default "alg1"; e.g.
 #               "alg1 cg1 pipecg"); each gets ratios against hypre and PETSc
 #               KSPCG, and the fastest of them (median time per iteration)
@@ -25,11 +28,12 @@
 # ours slower).  A peer whose binary is missing is skipped with a message.
 #
 # Matvec bandwidth of ours: bytes per matvec
-#   = 10 * nnz + 20 * nrows   (8 value + 2 column offset per nonzero of the
-#                              diag block -- 16-bit offsets from the row, as
-#                              ovkrylov stores a banded local block; the few
-#                              off-rank entries take 4, not counted;
-#                              8 x read once + 8 y written + 4 rowptr per row)
+#   = 10 * (nnz + nrows) / 2 + 28 * nrows
+#     The diag block of the (symmetric) Laplacian keeps its diagonal and
+#     upper triangle only, (nnz + nrows) / 2 stored entries of 8 value +
+#     2 column offset (16-bit offsets from the row); the few off-rank
+#     entries take 4, not counted; per row 8 x read once, 8 y zeroed,
+#     8 y written, 4 rowptr (the mirrored y_j updates hit cache).
 # summed over ranks, divided by (matvec seconds, max over ranks) / matvec calls
 # from the -timing table of ovk_laplace27; calls = iterations + 1 unless the
 # driver prints a count.  Compared with the STREAM triad of the same rank count.
@@ -137,8 +141,9 @@ for rep in $(seq 1 "$R"); do
         fi
         if have "$PETSC"; then
             for k in $KSPS; do
-                "${MPIEXEC[@]}" "$PETSC" "${nargs[@]}" -stencil "$STENCIL" -ksp_type "$k" \
-                    >"$LOGDIR/petsc_$k.$s.$rep.out" 2>&1
+                margs=(); [ "${k#*:}" != "$k" ] && margs=(-mat_type "${k#*:}")
+                "${MPIEXEC[@]}" "$PETSC" "${nargs[@]}" -stencil "$STENCIL" -ksp_type "${k%%:*}" "${margs[@]}" \
+                    >"$LOGDIR/petsc_${k/:/_}.$s.$rep.out" 2>&1
             done
         fi
     done
@@ -214,8 +219,12 @@ for s in $SIZES; do
     have "$HYPRE" && row "hypre DS-PCG" $h_it $h_rr "$h_tpi" $h_ts $h_nd $h_mm
     if have "$PETSC"; then
         for k in $KSPS; do
-            read -r k_it k_rr k_tpi k_ts k_nd k_mm < <(stats "petsc_$k" "$s")
-            row "PETSc KSP$k + Jacobi" $k_it $k_rr "$k_tpi" $k_ts $k_nd $k_mm
+            read -r k_it k_rr k_tpi k_ts k_nd k_mm < <(stats "petsc_${k/:/_}" "$s")
+            mt=""; [ "${k#*:}" != "$k" ] && mt=", ${k#*:}"
+            row "PETSc KSP${k%%:*} + Jacobi${mt}" $k_it $k_rr "$k_tpi" $k_ts $k_nd $k_mm
+            if [ -n "$mt" ] && [ -n "$best_tpi" ] && [ "$k_tpi" != "-" ]; then
+                BEST+=("n = $s: fastest of ours / PETSc KSP${k%%:*}${mt}: $(ratio "$best_tpi" "$k_tpi")")
+            fi
         done
     fi
     if [ "$o_it" != "-" ] && have "$OURS"; then
@@ -240,7 +249,7 @@ for s in $SIZES; do
                 gx = s*dx; gy = s*dy; gz = s*dz; rows = gx*gy*gz
                 if (st == 27) nnz = (3*gx-2)*(3*gy-2)*(3*gz-2)
                 else nnz = rows + 2*((gx-1)*gy*gz + gx*(gy-1)*gz + gx*gy*(gz-1))
-                bytes = 10*nnz + 20*rows
+                bytes = 10*(nnz + rows)/2 + 28*rows
                 gbs = bytes / t * 1e-9
                 pct = (tr != "") ? sprintf("%.0f%%", 100*gbs/tr) : "-"
                 printf "| %s (%dx%dx%d) | %d | %d | %.2f | %.4f | %.1f | %s |", s, gx, gy, gz, rows, nnz, bytes/1e6, t*1e3, gbs, pct
@@ -254,7 +263,7 @@ if [ ${#BEST[@]} -gt 0 ]; then
 fi
 if [ ${#MVROWS[@]} -gt 0 ]; then
     echo
-    echo "Matvec bandwidth of ours ($O1; bytes/matvec = 10*nnz + 20*rows, aggregate over ranks; time/matvec = median over runs of matvec max-seconds / calls):"
+    echo "Matvec bandwidth of ours ($O1; bytes/matvec = 10*(nnz+rows)/2 + 28*rows, aggregate over ranks; time/matvec = median over runs of matvec max-seconds / calls):"
     echo
     echo "| n per rank (global) | rows | nnz | MB/matvec | ms/matvec | matvec GB/s | % of triad |"
     echo "|---|---:|---:|---:|---:|---:|---:|"

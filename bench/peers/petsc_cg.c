@@ -11,7 +11,9 @@
  * Every other option goes to PETSc (KSPSetFromOptions / MatSetFromOptions),
  * e.g. -ksp_type pipecg, -ksp_type groppcg, -ksp_monitor, -log_view.
  *
- * The matrix: MATAIJ (MATMPIAIJ on more than one rank, -mat_type overrides).
+ * The matrix: MATAIJ (MATMPIAIJ on more than one rank, -mat_type overrides;
+ * -mat_type sbaij stores the upper triangle, as ovkrylov does for a
+ * symmetric local block).
  * Rank r sits at grid coordinates (r % px, (r/px) % py, r/(px*py)) and owns
  * the rows of its nx*ny*nz box, numbered contiguously, x fastest, rank by
  * rank -- exactly the numbering of hypre's GenerateLaplacian27pt with
@@ -134,8 +136,12 @@ int main(int argc, char **argv)
             PetscCall(MatSetSizes(A, nloc, nloc, PETSC_DETERMINE, PETSC_DETERMINE));
             PetscCall(MatSetType(A, MATAIJ));
             PetscCall(MatSetFromOptions(A));
-            PetscCall(MatSeqAIJSetPreallocation(A, 0, dnnz));
-            PetscCall(MatMPIAIJSetPreallocation(A, 0, dnnz, 0, onnz));
+            /* -mat_type sbaij: PETSc's symmetric storage (upper triangle);
+               the counts of whole rows bound those of the upper parts */
+            PetscBool sym;
+            PetscCall(MatXAIJSetPreallocation(A, 1, dnnz, onnz, dnnz, onnz));
+            PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &sym, MATSBAIJ, MATSEQSBAIJ, MATMPISBAIJ, ""));
+            if (sym) PetscCall(MatSetOption(A, MAT_IGNORE_LOWER_TRIANGULAR, PETSC_TRUE));
         }
         for (int k = 0; k < n[2]; ++k)
             for (int j = 0; j < n[1]; ++j)
