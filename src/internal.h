@@ -140,8 +140,9 @@ typedef struct ovk__csr {
 int ovk__csr_compact(ovk__csr *m);
 
 /* Keep only the diagonal and upper triangle of a compacted (off16) square
- * block whose rows all start with a_ii, when the block is symmetric bit for
- * bit; otherwise leave m unchanged.  The matvec then streams each
+ * block, when the block is symmetric bit for bit; otherwise leave m
+ * unchanged.  Every row must start with a_ii (the caller checks: the
+ * matrix's has_diag_first).  The matvec then streams each
  * off-diagonal pair once.  Returns OVK_OK or OVK_ENOMEM. */
 int ovk__csr_keep_upper(ovk__csr *m);
 

@@ -202,10 +202,7 @@ static int block_symmetric(const ovk__csr *m)
 
 int ovk__csr_keep_upper(ovk__csr *m)
 {
-    if (!m->off16) return OVK_OK;
-    for (int i = 0; i < m->nrows; i++)
-        if (m->rowptr[i] == m->rowptr[i + 1] || m->off16[m->rowptr[i]] != 0) return OVK_OK; /* no a_ii first */
-    if (!block_symmetric(m)) return OVK_OK;
+    if (!m->off16 || !block_symmetric(m)) return OVK_OK;
     int64_t keep = (m->nnz + m->nrows) / 2;
     int16_t *off = malloc(sizeof(int16_t) * (size_t)(keep > 0 ? keep : 1));
     double *val = malloc(sizeof(double) * (size_t)(keep > 0 ? keep : 1));
@@ -384,7 +381,7 @@ int ovk_matrix_create_csr(MPI_Comm comm, ovk_gidx row_start, int nlocal, const i
     if (!rc) rc = gather_rows(&A->lay, rowptr, cols, vals, dups, &e, &ptr);
     if (!rc) rc = split_blocks(A, e, ptr);
     if (!rc) rc = ovk__csr_compact(&A->diag); /* the matvec streams 2 B less per entry */
-    if (!rc) rc = ovk__csr_keep_upper(&A->diag); /* and each symmetric pair once */
+    if (!rc && A->has_diag_first) rc = ovk__csr_keep_upper(&A->diag); /* and each symmetric pair once */
     rc = ovk__agree(comm, rc);
     if (rc) goto cleanup;
     rc = ovk__halo_setup(A);
