@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "solvers/solver.h" /* the kernels (src/internal.h) and the preconditioners */
+#include "../examples/common/experiment.h"
 
 enum { V_A, V_B, V_C, V_D, V_P, V_S, V_X, V_R, V_U, V_W, V_Q, V_Z, V_M, V_N, V_T, V_PP, V_COUNT };
 
@@ -186,18 +187,6 @@ static const item items[] = {
 };
 enum { NITEMS = (int)(sizeof items / sizeof items[0]) };
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* The vectors: page-aligned each, or staggered in one block as
  * ovk__ctx_alloc_block places them (stride: n rounded up to 4 KiB, plus
  * 576 B). */
@@ -258,7 +247,7 @@ static void report(const bench *b, int size, int repeat, double *t)
     double triad = 0.0;
     printf("%-18s %9s %11s %8s %10s\n", "kernels", "bytes/row", "median ms", "GB/s", "% of triad");
     for (int k = 0; k < NITEMS; k++) {
-        double tmed = median(t + k * (repeat + 1) + 1, repeat);
+        double tmed = ovk_drv_median(t + k * (repeat + 1) + 1, repeat);
         double gbs = (double)size * b->n * items[k].bytes / tmed * 1e-9;
         if (k == 0) triad = gbs;
         printf("%-18s %9.0f %11.3f %8.2f %9.1f%%\n", items[k].name, items[k].bytes, tmed * 1e3, gbs,

@@ -72,6 +72,8 @@
 #include <cblas.h>
 #include <ovkrylov/ovkrylov.h>
 
+#include "../examples/common/experiment.h"
+
 enum { EXIT_USAGE = 2, EXIT_RUNTIME = 1 };
 enum bench_mode { MODE_OVERLAP, MODE_LATENCY };
 enum compute_kind { COMPUTE_DUMMY, COMPUTE_DGEMM };
@@ -136,31 +138,6 @@ typedef struct context {
 } context;
 
 /* ---- small helpers -------------------------------------------------------- */
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-/* The q-quantile (0.5: median) of v[0..n-1]; sorts v. */
-static double quantile(double *v, int n, double q)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    if (q == 0.5 && n % 2 == 0) return 0.5 * (v[n / 2 - 1] + v[n / 2]);
-    int i = (int)ceil(q * n) - 1;
-    return v[i < 0 ? 0 : (i >= n ? n - 1 : i)];
-}
-
-static double median(double *v, int n) { return quantile(v, n, 0.5); }
-
-/* Every rank gets the worst (smallest) status. */
-static int agree(int rc)
-{
-    int worst = rc;
-    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return worst;
-}
 
 static void max_over_ranks(double *v, int n)
 {
@@ -531,7 +508,7 @@ static double measure_clock_read(void)
         t[r] = (MPI_Wtime() - t0) / PAIRS;
     }
     if (sink > 1.0) fprintf(stderr, "clock went backwards\n");
-    return 0.5 * median(t, ROUNDS);
+    return 0.5 * ovk_drv_median(t, ROUNDS);
 }
 
 /* CPU time of the calling thread: unlike the wall clock it does not run
@@ -716,7 +693,7 @@ static double estimate_base(const context *cx, const bench_case *bc)
     double *t = malloc((size_t)n * sizeof *t);
     if (!t) check(OVK_ENOMEM, "allocating samples");
     for (int i = 0; i < n; i++) t[i] = start_wait_once(bc);
-    double base = median(t, n);
+    double base = ovk_drv_median(t, n);
     free(t);
     max_over_ranks(&base, 1);
     return base;
@@ -742,7 +719,7 @@ static void measure_row(const context *cx, const bench_case *bc, const plan *p, 
         v[T_INIT * R + i] = s.init, v[T_TEST * R + i] = s.test, v[T_COMPUTE * R + i] = s.compute;
         v[T_WAIT * R + i] = s.wait, v[T_OVERALL * R + i] = s.overall;
     }
-    for (int k = 0; k < TERMS; k++) m[k] = median(v + (size_t)k * R, R);
+    for (int k = 0; k < TERMS; k++) m[k] = ovk_drv_median(v + (size_t)k * R, R);
     free(v);
     max_over_ranks(m, TERMS);
     st->base = m[T_BASE], st->alone = m[T_ALONE], st->init = m[T_INIT], st->test = m[T_TEST];
@@ -878,9 +855,9 @@ static void free_buffers(bench_case *bc)
 static void latency_row(const context *cx, const char *spec, const bench_case *bc, long bytes, double *t, int R)
 {
     double v[3];
-    v[0] = quantile(t, R, 0.5);
+    v[0] = ovk_drv_quantile(t, R, 0.5);
     v[1] = t[0]; /* sorted by quantile */
-    v[2] = quantile(t, R, 0.9);
+    v[2] = ovk_drv_quantile(t, R, 0.9);
     max_over_ranks(v, 3);
     if (cx->rank) return;
     char sp[TEXT_LEN], model[TEXT_LEN];
@@ -951,7 +928,7 @@ static int make_reducer(const options *o, const char *spec, ovk_reducer **red)
 {
     int rc = ovk_reducer_create(MPI_COMM_WORLD, spec, red);
     if (rc) return rc;
-    if (o->have_latency) rc = agree(ovk_reducer_set_latency(*red, &o->lat));
+    if (o->have_latency) rc = ovk_drv_agree(ovk_reducer_set_latency(*red, &o->lat));
     if (rc) {
         ovk_reducer_destroy(*red);
         *red = NULL;
@@ -1015,7 +992,7 @@ static int validate(const options *o, int rank, int *usable)
         if (rc) return rc;
     }
     if (o->noise_hz == 0.0 && o->noise_us == 0.0) return OVK_OK;
-    int rc = agree(ovk_noise_start(o->noise_hz, o->noise_us, o->seed));
+    int rc = ovk_drv_agree(ovk_noise_start(o->noise_hz, o->noise_us, o->seed));
     ovk_noise_stop();
     if (rc && rank == 0)
         fprintf(stderr, "ovk_overlap_bench: -noise %g %g: %s\n", o->noise_hz, o->noise_us, ovk_error_detail());
@@ -1096,7 +1073,7 @@ int main(int argc, char **argv)
     char err[TEXT_LEN] = "";
     MPI_Init_thread(&argc, &argv, requested_level(argc, argv), &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    int prc = agree(parse_args(argc, argv, &o, err));
+    int prc = ovk_drv_agree(parse_args(argc, argv, &o, err));
     if (prc || o.help || o.list) {
         if (rank == 0 && prc) fprintf(stderr, "ovk_overlap_bench: %s\n", err);
         if (rank == 0 && o.help) usage(stdout);
@@ -1106,7 +1083,7 @@ int main(int argc, char **argv)
     int usable[MAX_SPECS];
     if (validate(&o, rank, usable)) return finish(&o, EXIT_USAGE);
     context cx;
-    int rc = agree(setup_context(&cx, &o));
+    int rc = ovk_drv_agree(setup_context(&cx, &o));
     if (rc) {
         if (rank == 0 && rc == OVK_EFILE) fprintf(stderr, "ovk_overlap_bench: cannot append to -csv %s\n", o.csv);
         else if (rank == 0) fprintf(stderr, "ovk_overlap_bench: cannot set up: %s\n", ovk_strerror(rc));

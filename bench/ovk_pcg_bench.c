@@ -212,18 +212,6 @@ static int solve_case(bench *b, bench_case *c, int round, const ovk_matrix *A, c
     return OVK_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static void print_table(const bench *b)
 {
     int R = b->repeat;
@@ -243,21 +231,21 @@ static void print_table(const bench *b)
         else snprintf(noise, sizeof noise, "none");
         if (z && c->lat_us > 0 && c->rpi > 0) {
             for (int r = 0; r < R; r++) v[r] = 100.0 * (1.0 - (c->tpi[r] - z->tpi[r]) / (c->rpi * c->lat_us * 1e-6));
-            snprintf(hidden, sizeof hidden, "%.0f %%", median(v, R));
+            snprintf(hidden, sizeof hidden, "%.0f %%", ovk_drv_median(v, R));
             for (int r = 0; r < R; r++) v[r] = 100.0 * (1.0 - (c->rdpi[r] - z->rdpi[r]) / (c->rpi * c->lat_us * 1e-6));
-            snprintf(hidden_t, sizeof hidden_t, "%.0f %%", median(v, R));
+            snprintf(hidden_t, sizeof hidden_t, "%.0f %%", ovk_drv_median(v, R));
         }
         if (quiet && quiet != c) {
             for (int r = 0; r < R; r++) v[r] = 100.0 * (c->tpi[r] / quiet->tpi[r] - 1.0);
-            snprintf(cost, sizeof cost, "%+.1f %%", median(v, R));
+            snprintf(cost, sizeof cost, "%+.1f %%", ovk_drv_median(v, R));
         }
         if (ref != c) {
             for (int r = 0; r < R; r++) v[r] = c->tpi[r] / ref->tpi[r];
-            snprintf(vsref, sizeof vsref, "%.3f", median(v, R));
+            snprintf(vsref, sizeof vsref, "%.3f", ovk_drv_median(v, R));
         }
         for (int r = 0; r < R; r++) v[r] = c->tpi[r];
         printf("| %s | %s | %g | %s | %d | %.2f | %.1f | %.1f | %s | %s | %s | %s |\n", c->solver, c->backend,
-               c->lat_us, noise, c->iterations, c->rpi, 1e6 * median(v, R), 1e6 * lo, hidden, hidden_t, cost, vsref);
+               c->lat_us, noise, c->iterations, c->rpi, 1e6 * ovk_drv_median(v, R), 1e6 * lo, hidden, hidden_t, cost, vsref);
     }
     free(v);
 }

@@ -25,6 +25,25 @@ int ovk_drv_agree(int rc)
     return worst;
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+double ovk_drv_quantile(double *v, int n, double q)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    if (q == 0.5 && n % 2 == 0) return 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    double t = q * n;
+    int i = (int)t; /* ceil(q n) - 1, without libm */
+    if (i < t) i++;
+    i--;
+    return v[i < 0 ? 0 : (i >= n ? n - 1 : i)];
+}
+
+double ovk_drv_median(double *v, int n) { return ovk_drv_quantile(v, n, 0.5); }
+
 void ovk_drv_usage(FILE *f)
 {
     fprintf(f,

@@ -1,6 +1,7 @@
 /* Flags shared by the drivers for experiments: the network-latency model,
  * noise injection, the Lanczos condition estimate, residual replacement and
- * a CSV record of each solve.  Not part of the library: the drivers compile this file in. */
+ * a CSV record of each solve; the quantiles the benchmarks report.  Not
+ * part of the library: the drivers and benchmarks compile this file in. */
 #ifndef OVK_DRV_EXPERIMENT_H
 #define OVK_DRV_EXPERIMENT_H
 
@@ -35,6 +36,11 @@ void ovk_drv_mpi_init(int *argc, char ***argv);
 /* Collective over MPI_COMM_WORLD: the worst (most negative) of every
  * rank's status, so that all ranks take the same branch after local work. */
 int ovk_drv_agree(int rc);
+
+/* The q-quantile of v[0..n-1], n > 0 (q = 0.5: the median, the mean of
+ * the middle two when n is even); sorts v.  For the benchmarks' tables. */
+double ovk_drv_quantile(double *v, int n, double q);
+double ovk_drv_median(double *v, int n);
 
 /* Print the shared flags for a usage message. */
 void ovk_drv_usage(FILE *f);
