@@ -42,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/solver.h" /* the kernels (src/internal.h) and the preconditioners */
+#include "solvers/sr_kernels.h" /* the kernels (src/internal.h, the solvers' fused ones) and the preconditioners */
 #include "../examples/common/experiment.h"
 
 enum { V_A, V_B, V_C, V_D, V_P, V_S, V_X, V_R, V_U, V_W, V_Q, V_Z, V_M, V_N, V_T, V_PP, V_COUNT };
@@ -52,6 +52,7 @@ typedef struct bench {
     double *v[V_COUNT];
     double *block[V_COUNT]; /* what to free */
     ovk_matrix *D; /* diagonal matrix: alg1's DiagScale reads its diagonal */
+    ovk__pc jacobi; /* DiagScale on D */
     ovk__hook hook;
     double sink;
 } bench;
@@ -80,7 +81,7 @@ static void k_axpy2(bench *b) { ovk__axpy2(b->n, 1e-3, b->v[V_P], b->v[V_X], b->
 static void k_diagscale(bench *b)
 {
     double rs, rr;
-    ovk__diagscale_dots(b->D, b->v[V_R], b->v[V_S], &rs, &rr, &b->hook);
+    b->jacobi.type->apply_dots(b->jacobi.state, b->v[V_R], b->v[V_S], &rs, &rr, &b->hook);
     b->sink += rs + rr;
 }
 static void k_xpay(bench *b) { ovk__xpay(b->n, b->v[V_S], 0.5, b->v[V_P], &b->hook); }
@@ -226,6 +227,8 @@ static int setup(bench *b, int n, int every, int aligned)
     rc = ovk_matrix_create_csr(MPI_COMM_SELF, 0, n, ptr, col, b->v[V_A], OVK_DUP_REJECT, &b->D);
     free(ptr);
     free(col);
+    if (!rc) rc = ovk__pc_create("jacobi", &b->jacobi);
+    if (!rc) rc = b->jacobi.type->setup(b->jacobi.state, &(ovk__pc_env){b->D, n, MPI_COMM_SELF});
     return rc;
 }
 
@@ -297,6 +300,7 @@ int main(int argc, char **argv)
     }
     if (b.sink == 12345.678) printf("sink\n"); /* keep the sums alive */
     free(t);
+    ovk__pc_destroy(&b.jacobi);
     ovk_matrix_destroy(b.D);
     for (int k = 0; k < V_COUNT; k++) free(b.block[k]);
     MPI_Finalize();

@@ -17,7 +17,7 @@
 
 typedef struct args {
     int n[3], P[3], stencil, timing, print_level, random_rhs, list_backends, help, progress;
-    const char *solver, *backend, *precond;
+    const char *solver, *backend;
     double tol;
     int maxit;
     ovk_drv_experiment ex;
@@ -36,7 +36,7 @@ static void usage(FILE *f)
             "\n"
             "  -backend SPEC        reduction backend name[:key=value,...] (default: $OVK_REDUCE_BACKEND\n"
             "                       or blocking); -backend list shows them\n"
-            "  -precond diag|none   preconditioner (default diag)\n"
+
             "  -tol T               relative residual tolerance (default 1e-8)\n"
             "  -maxit N             iteration limit (default 1000)\n"
             "  -rhs ones|random     right-hand side (default ones); x0 = 0\n"
@@ -90,7 +90,6 @@ static int parse_args(int argc, char **argv, args *a, const char **bad)
         else if (!strcmp(f, "-stencil")) rc = parse_ints(argc, argv, &i, 1, &a->stencil);
         else if (!strcmp(f, "-solver")) rc = parse_word(argc, argv, &i, &a->solver);
         else if (!strcmp(f, "-backend")) rc = parse_word(argc, argv, &i, &a->backend);
-        else if (!strcmp(f, "-precond")) rc = parse_word(argc, argv, &i, &a->precond);
         else if (!strcmp(f, "-tol")) rc = parse_double(argc, argv, &i, &a->tol);
         else if (!strcmp(f, "-maxit")) rc = parse_ints(argc, argv, &i, 1, &a->maxit);
         else if (!strcmp(f, "-rhs")) rc = parse_word(argc, argv, &i, &rhs);
@@ -107,10 +106,6 @@ static int parse_args(int argc, char **argv, args *a, const char **bad)
     }
     a->random_rhs = !strcmp(rhs, "random");
     a->list_backends = a->backend && !strcmp(a->backend, "list");
-    if (a->precond && strcmp(a->precond, "diag") && strcmp(a->precond, "none")) {
-        *bad = "-precond (want diag or none)";
-        return -1;
-    }
     return 0;
 }
 
@@ -187,7 +182,6 @@ static int run(const args *a, int rank, int size)
     opts.max_iter = a->maxit;
     opts.print_level = a->print_level;
     opts.progress_every = a->progress;
-    opts.precond = (a->precond && !strcmp(a->precond, "none")) ? OVK_PRECOND_NONE : OVK_PRECOND_DIAG;
     if (rank == 0 && a->print_level >= 1)
         printf("ovk_laplace27: %d-point Laplacian, global grid %lld x %lld x %lld (%lld rows), %d ranks "
                "(%d x %d x %d), solver %s\n",

@@ -34,6 +34,43 @@ int ovk__mpi_fail(int mpi_rc, const char *call);
         }                                                                                         \
     } while (0)
 
+/* ---- spec strings "name[:key=value,...]" (src/util/spec.c) ---------- */
+
+#define OVK__MAX_OPTS 16
+
+/* Parsed "key=value" options of a spec. */
+typedef struct ovk__opts {
+    char kind[16]; /* "backend", "solver", "preconditioner": for messages */
+    int n;
+    struct {
+        char key[32];
+        char val[96];
+        int used; /* set when the owner read it */
+    } kv[OVK__MAX_OPTS];
+} ovk__opts;
+
+/* Split spec into name and options; a missing or too long name is
+ * bad_name_code, a malformed option OVK_EOPTION.  Local. */
+int ovk__spec_parse(const char *kind, int bad_name_code, const char *spec, char *name, size_t name_len,
+                    ovk__opts *o);
+/* Typed reads: *val keeps its default when absent; OVK_EOPTION with a
+ * detail naming owner when the value is malformed or out of [lo, hi]. */
+int ovk__opt_int(ovk__opts *o, const char *owner, const char *key, long lo, long hi, long *val);
+int ovk__opt_double(ovk__opts *o, const char *owner, const char *key, double lo, double hi, double *val);
+/* A value that must be one of choices (NULL-terminated): its index. */
+int ovk__opt_choice(ovk__opts *o, const char *owner, const char *key, const char *const *choices, int *index);
+/* OVK_EOPTION naming the first option nobody read, with help (the owner's
+ * option list). */
+int ovk__opts_check_unused(const ovk__opts *o, const char *owner, const char *help);
+
+/* ---- the Lanczos eigenvalue estimate (src/util/lanczos.c) ------------- */
+
+/* Extreme eigenvalues of the Lanczos matrix of k CG steps (alpha_j, and the
+ * beta_j that built p_j; beta_0 ignored): 0, or -1 when LAPACK fails.  work
+ * holds 2k doubles. */
+int ovk__lanczos_extremes(int k, const double *alpha, const double *beta, double *work, double *lmin,
+                          double *lmax);
+
 /* ---- progress hook ---------------------------------------------------- */
 
 /* Long local kernels call fn(arg) every `every` rows so that reductions in
@@ -43,6 +80,18 @@ typedef struct ovk__hook {
     void *arg;
     int every;
 } ovk__hook;
+
+/* Chunked kernels: rows per chunk (all of them without a hook), the end of
+ * the chunk that starts at lo, and the call after each chunk. */
+static inline int ovk__chunk_rows(int n, const ovk__hook *h)
+{
+    return (h && h->fn && h->every > 0) ? h->every : (n > 0 ? n : 1);
+}
+static inline int ovk__chunk_end(int lo, int step, int n) { return n - lo > step ? lo + step : n; }
+static inline void ovk__poke(const ovk__hook *h)
+{
+    if (h && h->fn) h->fn(h->arg);
+}
 
 /* ---- reducers (src/backends/reduce.c) -------------------------------- */
 
@@ -66,43 +115,6 @@ void ovk__axpy_dot(int n, double a, const double *x, double *y, double *yy, cons
 void ovk__dots(int n, int k, const double *const *x, const double *const *y, double *out,
                const ovk__hook *h);
 
-/* Slots of the local sums produced by the single-reduction kernels (cg1,
- * pipecg): <r,u>, <w,u>, <r,r>; <u,s>, <p,w>, <p,s> (new u, w with the p, s
- * of the step, for <p,Ap> of the next step); then the squared norms of the
- * vectors that the residual-gap estimate needs. */
-enum {
-    OVK__V_GAMMA, OVK__V_DELTA, OVK__V_RR, OVK__V_US, OVK__V_PW, OVK__V_PS,
-    OVK__V_XX, OVK__V_PP, OVK__V_SS, OVK__V_UU, OVK__V_WW, OVK__V_QQ, OVK__V_ZZ, OVK__V_MM,
-    OVK__V_COUNT
-};
-
-/* cg1, one pass: p = u + b p; s = w + b s; x += a p; r -= a s; u = d .* r.
- * v[GAMMA] = <r,u>, v[RR] = <r,r>, v[US] = <u,s>, v[PS] = <p,s> (new vectors);
- * v[XX], v[UU] of x and u before, v[PP], v[SS] after, v[WW] of w.  Other
- * slots (DELTA, PW, QQ, ZZ, MM) are left alone. */
-void ovk__cg1_update(int n, double a, double b, const double *d, const double *w, double *u,
-                     double *p, double *s, double *x, double *r, double *v, const ovk__hook *h);
-
-/* The vectors of the pipelined CG (Ghysels-Vanroose). */
-typedef struct ovk__pipe_vecs {
-    double *x, *r, *w, *p, *s, *z; /* updated by ovk__pipecg_update */
-    double *u, *q;                 /* u = C r, q = C s: not stored by the update (see below) */
-    double *m, *n;                 /* m = C w, n = A m: written by the solver, not the update */
-    const double *d;               /* the diagonal of C: read */
-} ovk__pipe_vecs;
-
-/* pipecg, one pass: z = n + b z; s = w + b s; p = u + b p; x += a p;
- * r -= a s; w -= a z.  With a diagonal preconditioner u = C r and q = C s
- * are not carried by recurrences (u -= a q; q = m + b q, as in the paper)
- * but formed from d in the loop: the same vectors in exact arithmetic, 24
- * fewer bytes per row, and u, q are left unwritten.  v[GAMMA] = <r,u>,
- * v[DELTA] = <w,u>, v[RR] = <r,r>, v[US] = <u,s>, v[PW] = <p,w>, v[PS] =
- * <p,s> of the new vectors; v[XX], v[UU], v[WW] of x, u, w before, v[PP],
- * v[SS], v[QQ], v[ZZ] after; v[MM] is left 0 (m is not read: the caller
- * takes <m,m> from the pass that made m). */
-void ovk__pipecg_update(int n, double a, double b, const ovk__pipe_vecs *vv, double *v,
-                        const ovk__hook *h);
-
 /* ---- layout, vectors, matrices (src/matrix) -------------------------- */
 
 typedef struct ovk__layout {
@@ -118,7 +130,16 @@ struct ovk_vector {
     const ovk__layout *lay;
     int n;
     double *data;
+    int owns; /* data is freed with the vector (0: the caller's array) */
 };
+
+/* A zero vector with layout lay, or (wrap != NULL) one over the caller's
+ * lay->nlocal doubles.  Local. */
+int ovk__vector_new(const ovk__layout *lay, double *wrap, ovk_vector **out);
+/* Collective: duplicate comm and gather the row ranges; OVK_EPARTITION
+ * (identically on every rank) when they do not tile [0, N) in rank order. */
+int ovk__layout_init(MPI_Comm comm, ovk_gidx row_start, int nlocal, ovk__layout *lay);
+void ovk__layout_free(ovk__layout *lay);
 
 typedef struct ovk__csr {
     int nrows;
@@ -173,6 +194,7 @@ struct ovk_matrix {
     double *diagonal;    /* a_ii, 0 when absent */
     int has_diag_first;  /* every row's first diag-block entry is a_ii */
     ovk__halo halo;
+    unsigned long values_version; /* bumped by ovk_matrix_update_values */
 };
 
 /* Halo exchange split so that work can run while messages fly. */

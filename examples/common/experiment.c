@@ -1,5 +1,5 @@
-/* Flags shared by the drivers: -latency_us, -latency_model, -noise, -csv,
- * -condest, -replace_every. */
+/* Flags shared by the drivers: -precond, -atol, -latency_us,
+ * -latency_model, -noise, -csv, -condest, -replace_every. */
 #include "experiment.h"
 
 #include <stdlib.h>
@@ -47,6 +47,9 @@ double ovk_drv_median(double *v, int n) { return ovk_drv_quantile(v, n, 0.5); }
 void ovk_drv_usage(FILE *f)
 {
     fprintf(f,
+            "  -precond SPEC        preconditioner: jacobi (or diag), none, ic0, ssor[:omega=W],\n"
+            "                       cheby[:degree=K] (default jacobi)\n"
+            "  -atol A              absolute tolerance: converged when ||r|| < max(tol ||b||, A) (0)\n"
             "  -latency_us A        model a network: every reduction takes at least A us\n"
             "  -latency_model TEXT  alpha=..,beta=..,gamma=..,P=.. (us, us/level, us/byte) or a preset\n"
             "                       (default $%s); presets:\n",
@@ -89,7 +92,7 @@ int ovk_drv_parse_flag(int argc, char **argv, int *i, ovk_drv_experiment *e)
         return 1;
     }
     if (strcmp(f, "-latency_us") && strcmp(f, "-latency_model") && strcmp(f, "-noise") && strcmp(f, "-csv") &&
-        strcmp(f, "-replace_every"))
+        strcmp(f, "-replace_every") && strcmp(f, "-precond") && strcmp(f, "-atol"))
         return 0;
     if (*i + nargs >= argc) return -1;
     const char *v = argv[*i + 1];
@@ -98,6 +101,11 @@ int ovk_drv_parse_flag(int argc, char **argv, int *i, ovk_drv_experiment *e)
         e->csv = v;
         return 1;
     }
+    if (!strcmp(f, "-precond")) {
+        e->precond = v;
+        return 1;
+    }
+    if (!strcmp(f, "-atol")) return parse_pos(v, &e->atol) ? -1 : 1;
     if (!strcmp(f, "-latency_model")) return set_latency(e, v);
     if (!strcmp(f, "-replace_every")) {
         char *end = NULL;
@@ -119,6 +127,8 @@ void ovk_drv_apply(const ovk_drv_experiment *e, ovk_pcg_options *opts)
 {
     opts->condest = e->condest;
     opts->replace_every = e->replace_every;
+    opts->precond_spec = e->precond;
+    opts->atol = e->atol;
 }
 
 void ovk_drv_print(const ovk_drv_experiment *e, const ovk_pcg_result *res)
@@ -199,6 +209,36 @@ int ovk_drv_csv_row(const ovk_drv_experiment *e, const ovk_drv_run *run, const o
     return fclose(f) == 0 ? 0 : -1;
 }
 
+static int print_residual(ovk_solver *s, int iteration, double rnorm, double rel, void *ctx)
+{
+    (void)rnorm;
+    FILE *out = ctx;
+    int rank = 0;
+    MPI_Comm_rank(ovk_solver_comm(s), &rank);
+    if (rank == 0) fprintf(out, "Iter %5d  ||r||/||b|| = %e\n", iteration, rel);
+    return 0;
+}
+
+/* create, set up, solve, destroy; the residual lines through the monitor */
+static int solve_once(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, const ovk_pcg_options *opts,
+                      ovk_pcg_result *res)
+{
+    ovk_solver *s = NULL;
+    memset(res, 0, sizeof *res);
+    int rc = ovk_drv_agree(ovk_solver_create(A, &s));
+    if (rc) return rc;
+    rc = ovk_solver_set_options(s, opts);
+    if (!rc && opts->print_level >= 2) {
+        rc = ovk_solver_set_option(s, "print_level", "1");
+        if (!rc) rc = ovk_solver_set_monitor(s, print_residual, opts->out ? opts->out : stdout);
+    }
+    rc = ovk_drv_agree(rc);
+    if (!rc) rc = ovk_solver_setup(s);
+    if (!rc) rc = ovk_solver_solve(s, b, x, res);
+    int rc2 = ovk_solver_destroy(&s);
+    return rc ? rc : rc2;
+}
+
 int ovk_drv_solve(const ovk_drv_experiment *e, ovk_drv_run *run, int print_noise, const ovk_matrix *A,
                   const ovk_vector *b, ovk_vector *x, const ovk_pcg_options *opts, ovk_pcg_result *res)
 {
@@ -211,7 +251,7 @@ int ovk_drv_solve(const ovk_drv_experiment *e, ovk_drv_run *run, int print_noise
         memset(res, 0, sizeof *res);
         return rc;
     }
-    rc = ovk_pcg_solve(A, b, x, opts, res);
+    rc = solve_once(A, b, x, opts, res);
     long hits = ovk_drv_noise_stop(e);
     if (rank == 0 && print_noise && e->noise_hz > 0) printf("Noise interruptions (rank 0) = %ld\n", hits);
     run->solver = opts->solver;

@@ -18,6 +18,8 @@ typedef struct ovk_drv_experiment {
     const char *csv;        /* -csv FILE; NULL: none */
     int condest;            /* -condest */
     int replace_every;      /* -replace_every K (0: automatic) */
+    const char *precond;    /* -precond SPEC; NULL: the library's default (jacobi) */
+    double atol;            /* -atol A: absolute tolerance (0) */
 } ovk_drv_experiment;
 
 /* Copy the solver settings of the flags into *opts. */
@@ -67,9 +69,11 @@ typedef struct ovk_drv_run {
 } ovk_drv_run;
 int ovk_drv_csv_row(const ovk_drv_experiment *e, const ovk_drv_run *run, const ovk_pcg_result *res);
 
-/* Collective: ovk_pcg_solve between the start and stop of the noise, then
- * the CSV row (run->backend and run->solver are filled in here).  With
- * print_noise, rank 0 prints how often it was interrupted. */
+/* Collective: a solver object (solver.h) made, set up and run between the
+ * start and stop of the noise, then the CSV row (run->backend and
+ * run->solver are filled in here).  At print_level 2 a monitor callback
+ * prints the residual of every iteration on rank 0.  With print_noise,
+ * rank 0 prints how often it was interrupted. */
 int ovk_drv_solve(const ovk_drv_experiment *e, ovk_drv_run *run, int print_noise, const ovk_matrix *A,
                   const ovk_vector *b, ovk_vector *x, const ovk_pcg_options *opts, ovk_pcg_result *res);
 

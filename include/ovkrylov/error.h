@@ -35,7 +35,10 @@ typedef enum ovk_status {
     OVK_EBUSY = -15,        /* request still in flight */
     OVK_EBREAKDOWN = -16,   /* Krylov breakdown: <p,Ap> <= 0 (matrix not SPD?) */
     OVK_ENONFINITE = -17,   /* NaN or Inf appeared in the input or iteration */
-    OVK_EMAXIT = -18        /* iteration limit reached before convergence */
+    OVK_EMAXIT = -18,       /* iteration limit reached before convergence */
+    OVK_ECALLBACK = -19,    /* a user callback (operator, preconditioner, monitor) failed */
+    OVK_ESTOPPED = -20,     /* the monitor callback stopped the solve */
+    OVK_EPRECOND = -21      /* preconditioner setup failed (e.g. a non-positive IC(0) pivot) */
 } ovk_status;
 
 /* Short, static, English description of a status code.  Never NULL. */

@@ -49,7 +49,18 @@ int ovk_matrix_create_csr(MPI_Comm comm, ovk_gidx row_start, int nlocal, const i
                           const ovk_gidx *cols, const double *vals, ovk_dup_policy dups,
                           ovk_matrix **A);
 
-/* Free a matrix (NULL is allowed).  Not collective. */
+/* New values on the same pattern (time stepping, Newton): the same rows, in
+ * the same form as ovk_matrix_create_csr's, with the same (row, column)
+ * pairs after duplicates are merged.  The halo plan and the storage are
+ * kept; solvers on A redo only their numeric setup at their next solve.
+ * Collective over A's communicator; OVK_EMISMATCH (nothing changed) when
+ * the pattern differs, or when a matrix stored as symmetric (one triangle)
+ * gets values that are not.  The arrays are copied. */
+int ovk_matrix_update_values(ovk_matrix *A, const int *rowptr, const ovk_gidx *cols, const double *vals,
+                             ovk_dup_policy dups);
+
+/* Free a matrix (NULL is allowed).  Collective: frees the matrix's
+ * duplicate of the communicator. */
 void ovk_matrix_destroy(ovk_matrix *A);
 
 /* Layout queries (local, no communication). */

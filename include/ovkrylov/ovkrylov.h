@@ -6,6 +6,7 @@
  *   reduce.h    split-phase reductions, the backend registry, the latency model
  *   noise.h     noise injection for benchmarks
  *   pcg.h       ovk_pcg_solve and its variants
+ *   solver.h    the solver object: set up once, solve many times
  *   problems.h  Laplacian generators, Matrix Market input
  */
 #ifndef OVKRYLOV_H
@@ -21,5 +22,6 @@
 #include "pcg.h"
 #include "problems.h"
 #include "reduce.h"
+#include "solver.h"
 
 #endif

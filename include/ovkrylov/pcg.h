@@ -1,7 +1,9 @@
 /* ovkrylov: preconditioned conjugate gradients.
  *
- * ovk_pcg_solve() solves A x = b for a symmetric positive definite A with
- * diagonal (Jacobi) preconditioning.  The solver variant is chosen by name:
+ * ovk_pcg_solve() solves A x = b for a symmetric positive definite A in one
+ * call: it creates a solver object (solver.h) from the options, sets it
+ * up, solves and destroys it.  Applications that solve more than once keep
+ * the object instead.  The solver variant is chosen by name:
  *
  *   "alg1"     hypre's PCG (PCG-Algorithm1): three blocking inner products
  *   "alg2"     PCG-Algorithm2: split preconditioner L = sqrt(diag A), L^-1
@@ -43,7 +45,7 @@ extern "C" {
 typedef enum ovk_precond {
     OVK_PRECOND_DIAG = 0, /* Jacobi: DiagScale (alg1) / DiagInvScale (alg2, overlap) */
     OVK_PRECOND_NONE = 1
-} ovk_precond;
+} ovk_precond; /* the struct form's choice; precond_spec names every preconditioner */
 
 /* Why the solve stopped. */
 typedef enum ovk_reason {
@@ -51,7 +53,8 @@ typedef enum ovk_reason {
     OVK_REASON_CONVERGED = 1, /* ||r|| / ||b|| < tol */
     OVK_REASON_MAXIT = 2,     /* max_iter reached */
     OVK_REASON_BREAKDOWN = 3, /* <p, A p> <= 0 or <r, C r> < 0: not SPD */
-    OVK_REASON_NONFINITE = 4  /* NaN or Inf in the iteration */
+    OVK_REASON_NONFINITE = 4, /* NaN or Inf in the iteration */
+    OVK_REASON_MONITOR = 5    /* the monitor callback asked to stop */
 } ovk_reason;
 
 /* The time breakdown (Table I of the PCG-Overlap paper).  An inner product's
@@ -97,6 +100,9 @@ typedef struct ovk_pcg_options {
                              ||r|| has not halved in 100 iterations; k > 0: every k iterations; < 0:
                              never (the exit test still uses the true residual and replaces
                              when it fails) */
+    const char *precond_spec; /* preconditioner spec "name[:key=value,...]" (jacobi, diag, none, ic0,
+                             ssor, cheby; see solver.h); NULL: from `precond` */
+    double atol;          /* absolute tolerance: converged when ||r|| < max(tol ||b||, atol); 0 */
 } ovk_pcg_options;
 
 typedef struct ovk_pcg_result {
@@ -117,16 +123,19 @@ typedef struct ovk_pcg_result {
     double cond_est;
     int replacements; /* cg1, pipecg: residual replacements done (0 for the others) */
     int restarts;     /* cg1, pipecg: restarts after a breakdown of the recurrences */
+    int history_len;  /* residual norms written to the solver's history buffer */
 } ovk_pcg_result;
 
 /* Fill *opts with the defaults above. */
 void ovk_pcg_options_init(ovk_pcg_options *opts);
 
 /* Solve A x = b; x holds the initial guess on entry and the solution on
- * return.  Collective over A's communicator.  Returns OVK_OK when converged,
- * OVK_EMAXIT, OVK_EBREAKDOWN or OVK_ENONFINITE when the iteration stopped
- * without converging (x then holds the last iterate), or an argument error.
- * *res is filled in every case (res may be NULL). */
+ * return.  Collective over A's communicator: every argument check is agreed,
+ * so every rank returns the same code (A itself must be valid everywhere).
+ * Returns OVK_OK when converged, OVK_EMAXIT, OVK_EBREAKDOWN or
+ * OVK_ENONFINITE when the iteration stopped without converging (x then
+ * holds the last iterate), or an argument error.  *res is filled in every
+ * case (res may be NULL). */
 int ovk_pcg_solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
                   const ovk_pcg_options *opts, ovk_pcg_result *res);
 

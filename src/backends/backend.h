@@ -14,26 +14,6 @@
 #include "../internal.h"
 
 #define OVK__REQ_IMPL_BYTES 128
-#define OVK__MAX_OPTS 16
-
-/* Parsed "key=value" options of a backend spec. */
-typedef struct ovk__opts {
-    int n;
-    struct {
-        char key[32];
-        char val[96];
-        int used; /* set when the backend read it */
-    } kv[OVK__MAX_OPTS];
-} ovk__opts;
-
-/* Read an integer option in [lo, hi]; *val keeps its default when absent.
- * OVK_EOPTION with a detail when the value is not an integer in range. */
-int ovk__opt_int(ovk__opts *o, const char *backend, const char *key, long lo, long hi, long *val);
-/* Read a string option that must be one of choices (NULL-terminated);
- * *index keeps its default when absent. */
-int ovk__opt_choice(ovk__opts *o, const char *backend, const char *key,
-                    const char *const *choices, int *index);
-
 /* One reduction as described to a backend. */
 typedef struct ovk__reduction {
     const void *sendbuf; /* == recvbuf: in place */

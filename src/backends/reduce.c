@@ -58,77 +58,6 @@ MPI_Op ovk__mpi_op(ovk_op op)
 
 size_t ovk__type_size(ovk_datatype t) { return t == OVK_INT64 ? sizeof(int64_t) : sizeof(double); }
 
-/* ---- options ---------------------------------------------------------- */
-
-static const char *opt_find(ovk__opts *o, const char *key)
-{
-    for (int i = 0; i < o->n; i++) {
-        if (strcmp(o->kv[i].key, key) == 0) {
-            o->kv[i].used = 1;
-            return o->kv[i].val;
-        }
-    }
-    return NULL;
-}
-
-int ovk__opt_int(ovk__opts *o, const char *backend, const char *key, long lo, long hi, long *val)
-{
-    const char *s = opt_find(o, key);
-    if (!s) return OVK_OK;
-    char *end = NULL;
-    long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || v < lo || v > hi)
-        return ovk__fail(OVK_EOPTION, "backend %s: option %s=%s must be an integer in [%ld, %ld]",
-                         backend, key, s, lo, hi);
-    *val = v;
-    return OVK_OK;
-}
-
-int ovk__opt_choice(ovk__opts *o, const char *backend, const char *key,
-                    const char *const *choices, int *index)
-{
-    const char *s = opt_find(o, key);
-    if (!s) return OVK_OK;
-    char list[256] = "";
-    for (int i = 0; choices[i]; i++) {
-        if (strcmp(s, choices[i]) == 0) {
-            *index = i;
-            return OVK_OK;
-        }
-        strncat(list, i ? "|" : "", sizeof list - strlen(list) - 1);
-        strncat(list, choices[i], sizeof list - strlen(list) - 1);
-    }
-    return ovk__fail(OVK_EOPTION, "backend %s: option %s=%s is not one of %s", backend, key, s, list);
-}
-
-/* Split "name:key=value,key=value" into name and options. */
-static int parse_spec(const char *spec, char *name, size_t name_len, ovk__opts *o)
-{
-    memset(o, 0, sizeof *o);
-    const char *colon = strchr(spec, ':');
-    size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
-    if (n == 0 || n >= name_len)
-        return ovk__fail(OVK_EBACKEND, "bad backend spec '%s' (want name[:key=value,...])", spec);
-    memcpy(name, spec, n);
-    name[n] = '\0';
-    const char *p = colon ? colon + 1 : NULL;
-    while (p && *p) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        const char *eq = memchr(p, '=', len);
-        if (!eq || eq == p)
-            return ovk__fail(OVK_EOPTION, "backend %s: option '%.*s' is not key=value", name, (int)len, p);
-        size_t klen = (size_t)(eq - p), vlen = len - klen - 1;
-        if (o->n == OVK__MAX_OPTS || klen >= sizeof o->kv[0].key || vlen >= sizeof o->kv[0].val)
-            return ovk__fail(OVK_EOPTION, "backend %s: too many or too long options", name);
-        memcpy(o->kv[o->n].key, p, klen);
-        memcpy(o->kv[o->n].val, eq + 1, vlen);
-        o->n++;
-        p = comma ? comma + 1 : NULL;
-    }
-    return OVK_OK;
-}
-
 static void backend_names(char *buf, size_t len)
 {
     buf[0] = '\0';
@@ -136,15 +65,6 @@ static void backend_names(char *buf, size_t len)
         strncat(buf, i ? ", " : "", len - strlen(buf) - 1);
         strncat(buf, ovk__backend_at(i)->name, len - strlen(buf) - 1);
     }
-}
-
-static int check_unused(const ovk__opts *o, const ovk__backend *be)
-{
-    for (int i = 0; i < o->n; i++)
-        if (!o->kv[i].used)
-            return ovk__fail(OVK_EOPTION, "backend %s has no option '%s'; its options: %s", be->name,
-                             o->kv[i].key, be->options[0] ? be->options : "none");
-    return OVK_OK;
 }
 
 /* ---- reducers --------------------------------------------------------- */
@@ -194,7 +114,7 @@ int ovk_reducer_create(MPI_Comm comm, const char *spec, ovk_reducer **out)
     if (!out || comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_reducer_create: NULL argument");
     *out = NULL;
     spec = resolve_spec(spec);
-    rc = parse_spec(spec, name, sizeof name, &opts);
+    rc = ovk__spec_parse("backend", OVK_EBACKEND, spec, name, sizeof name, &opts);
     if (!rc) rc = lookup_backend(name, &be);
     if (!rc && !(red = calloc(1, sizeof *red))) rc = ovk__fail(OVK_ENOMEM, "reducer");
     rc = ovk__agree(comm, rc);
@@ -204,7 +124,7 @@ int ovk_reducer_create(MPI_Comm comm, const char *spec, ovk_reducer **out)
     OVK__MPI(MPI_Comm_dup(comm, &red->comm));
     MPI_Comm_size(red->comm, &red->size);
     rc = be->create(red->comm, &opts, &red->state);
-    if (!rc) rc = check_unused(&opts, be);
+    if (!rc) rc = ovk__opts_check_unused(&opts, be->name, be->options);
     if (!rc) rc = latency_from_env(red);
     rc = ovk__agree(red->comm, rc);
     if (rc) goto cleanup;

@@ -395,6 +395,63 @@ cleanup:
     return rc;
 }
 
+/* 1 when two blocks have the same rows, columns and storage form */
+static int same_pattern(const ovk__csr *a, const ovk__csr *b)
+{
+    if (a->nrows != b->nrows || a->upper != b->upper || !a->off16 != !b->off16) return 0;
+    int64_t nnz = a->rowptr[a->nrows];
+    if (b->rowptr[b->nrows] != nnz || memcmp(a->rowptr, b->rowptr, sizeof(int) * ((size_t)a->nrows + 1)))
+        return 0;
+    if (a->off16) return !memcmp(a->off16, b->off16, sizeof(int16_t) * (size_t)nnz);
+    return !memcmp(a->col, b->col, sizeof(int) * (size_t)nnz);
+}
+
+static void swap_values(ovk__csr *a, ovk__csr *b)
+{
+    double *v = a->val;
+    a->val = b->val;
+    b->val = v;
+}
+
+int ovk_matrix_update_values(ovk_matrix *A, const int *rowptr, const ovk_gidx *cols, const double *vals,
+                             ovk_dup_policy dups)
+{
+    entry *e = NULL;
+    int *ptr = NULL;
+    if (!A) return ovk__fail(OVK_EINVAL, "ovk_matrix_update_values: NULL matrix");
+    ovk_matrix T = {0};
+    T.lay = A->lay; /* borrowed: not freed below */
+    int rc = check_rows(&T.lay, rowptr, cols, vals);
+    if (!rc) rc = gather_rows(&T.lay, rowptr, cols, vals, dups, &e, &ptr);
+    if (!rc) rc = split_blocks(&T, e, ptr);
+    if (!rc) rc = ovk__csr_compact(&T.diag);
+    if (!rc && T.has_diag_first && A->diag.upper) rc = ovk__csr_keep_upper(&T.diag);
+    if (!rc && (T.ncols_offd != A->ncols_offd || !same_pattern(&T.diag, &A->diag) ||
+                !same_pattern(&T.offd, &A->offd) ||
+                memcmp(T.col_map, A->col_map, sizeof(ovk_gidx) * (size_t)A->ncols_offd)))
+        rc = ovk__fail(OVK_EMISMATCH,
+                       "ovk_matrix_update_values: the new entries are not on the matrix's pattern%s (create a new "
+                       "matrix instead)",
+                       A->diag.upper && !T.diag.upper ? " (or no longer symmetric: the matrix keeps one triangle)"
+                                                      : "");
+    rc = ovk__agree(A->lay.comm, rc);
+    if (!rc) {
+        swap_values(&A->diag, &T.diag);
+        swap_values(&A->offd, &T.offd);
+        double *d = A->diagonal;
+        A->diagonal = T.diagonal;
+        T.diagonal = d;
+        A->values_version++;
+    }
+    free(e);
+    free(ptr);
+    csr_free(&T.diag);
+    csr_free(&T.offd);
+    free(T.col_map);
+    free(T.diagonal);
+    return rc;
+}
+
 void ovk_matrix_destroy(ovk_matrix *A)
 {
     if (!A) return;

@@ -22,18 +22,19 @@ int ovk__vector_check_pair(const ovk_vector *x, const ovk_vector *y)
     return OVK_OK;
 }
 
-static int vector_new(const ovk__layout *lay, ovk_vector **out)
+int ovk__vector_new(const ovk__layout *lay, double *wrap, ovk_vector **out)
 {
     ovk_vector *v = malloc(sizeof *v);
-    double *d = calloc((size_t)(lay->nlocal > 0 ? lay->nlocal : 1), sizeof(double));
+    double *d = wrap ? wrap : calloc((size_t)(lay->nlocal > 0 ? lay->nlocal : 1), sizeof(double));
     if (!v || !d) {
         free(v);
-        free(d);
+        if (!wrap) free(d);
         return ovk__fail(OVK_ENOMEM, "vector of %d entries", lay->nlocal);
     }
     v->lay = lay;
     v->n = lay->nlocal;
     v->data = d;
+    v->owns = !wrap;
     *out = v;
     return OVK_OK;
 }
@@ -41,19 +42,19 @@ static int vector_new(const ovk__layout *lay, ovk_vector **out)
 int ovk_vector_create(const ovk_matrix *A, ovk_vector **v)
 {
     if (!A || !v) return ovk__fail(OVK_EINVAL, "ovk_vector_create: NULL argument");
-    return vector_new(&A->lay, v);
+    return ovk__vector_new(&A->lay, NULL, v);
 }
 
 int ovk_vector_duplicate(const ovk_vector *x, ovk_vector **v)
 {
     if (!x || !v) return ovk__fail(OVK_EINVAL, "ovk_vector_duplicate: NULL argument");
-    return vector_new(x->lay, v);
+    return ovk__vector_new(x->lay, NULL, v);
 }
 
 void ovk_vector_destroy(ovk_vector *v)
 {
     if (!v) return;
-    free(v->data);
+    if (v->owns) free(v->data);
     free(v);
 }
 

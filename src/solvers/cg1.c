@@ -1,23 +1,24 @@
 /* Single-reduction PCG (Chronopoulos and Gear, J. Comput. Appl. Math. 25,
  * 1989).  s = A p is carried by the recurrence s = w + beta s with w = A u,
- * u = C r, so the three inner products of a step, <r,u>, <w,u> and <r,r>,
- * are known together and summed in one blocking reduction:
+ * u = C r, so the inner products of a step, <r,u>, <w,u> and <r,r>, are
+ * known together and summed in one blocking reduction:
  *
- *   beta  = gamma / gamma_old
- *   alpha = gamma / (delta - beta gamma / alpha_old)     (= gamma / <p,Ap>)
+ *   beta  = gamma / gamma_old;  alpha = gamma / <p,Ap>   (sr_common.c)
  *   p = u + beta p;  s = w + beta s;  x += alpha p;  r -= alpha s;  u = C r
  *   w = A u;  gamma = <r,u>, delta = <w,u>, <r,r>  -> one reduction
  *
- * The first line of updates is one fused pass, which also computes the
- * local <r,u>, <r,r> and the norms the residual-gap estimate needs.  The
- * decisions (convergence, replacement, breakdown) are in sr_common.c. */
+ * With a diagonal C the first line is one fused pass (sr_kernels.c), which
+ * also computes the local <r,u>, <r,r> and the norms the residual-gap
+ * estimate needs.  With any other C the updates are one pass, u = C r and
+ * w = A u follow, and the sums take one more pass.  The decisions
+ * (convergence, replacement, breakdown) are in sr_common.c. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver.h"
+#include "sr_kernels.h"
 
 typedef struct cg1_work {
-    double *block, *dinv, *r, *u, *w, *p, *s;
+    double *block, *r, *u, *w, *p, *s;
     double sums[OVK__V_COUNT]; /* reduced values, OVK__V_* slots */
 } cg1_work;
 
@@ -34,9 +35,9 @@ static int reduce_all(ovk__ctx *c, cg1_work *w)
 static int refresh_from(ovk__ctx *c, cg1_work *w, int restart, int r_ready)
 {
     int rc = r_ready ? OVK_OK : ovk__ctx_residual(c, w->r); /* r = b - A x */
+    if (!rc) rc = ovk__ctx_pc(c, w->r, w->u);               /* u = C r */
+    if (!rc) rc = ovk__ctx_matvec(c, w->u, w->w);           /* w = A u */
     if (rc) return rc;
-    ovk__ctx_diaginv(c, w->dinv, w->r, w->u, NULL); /* u = C r */
-    if ((rc = ovk__ctx_matvec(c, w->u, w->w))) return rc; /* w = A u */
     if (restart) {
         memset(w->p, 0, sizeof(double) * (size_t)c->n);
         memset(w->s, 0, sizeof(double) * (size_t)c->n);
@@ -48,15 +49,40 @@ static int refresh_from(ovk__ctx *c, cg1_work *w, int restart, int r_ready)
 
 static int refresh(ovk__ctx *c, void *work, int restart) { return refresh_from(c, work, restart, 0); }
 
+/* p = u + b p; s = w + b s; x += a p; r -= a s (any C: u is formed after) */
+static void update(int n, double a, double b, const double *restrict u, const double *restrict w,
+                   double *restrict p, double *restrict s, double *restrict x, double *restrict r)
+{
+    for (int i = 0; i < n; i++) {
+        p[i] = u[i] + b * p[i];
+        s[i] = w[i] + b * s[i];
+        x[i] += a * p[i];
+        r[i] -= a * s[i];
+    }
+}
+
+/* One step with any C: the updates, u = C r, w = A u, all sums, one reduction. */
+static int step_any(ovk__ctx *c, cg1_work *w, const ovk__sr *st)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    update(c->n, st->alpha, st->beta, w->u, w->w, w->p, w->s, c->x, w->r);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    int rc = ovk__ctx_pc(c, w->r, w->u);          /* u = C r */
+    if (!rc) rc = ovk__ctx_matvec(c, w->u, w->w); /* w = A u */
+    return rc ? rc : reduce_all(c, w);
+}
+
 /* One step: the fused updates, w = A u, <w,u>, and the one reduction
  * (which ends the step: `more` changes nothing). */
 static int step(ovk__ctx *c, void *work, const ovk__sr *st, int more)
 {
     cg1_work *w = work;
+    const double *d = ovk__ctx_pc_diagonal(c);
     (void)more;
+    if (!d) return step_any(c, w, st);
     ovk__tic t0 = ovk__tic_start(c);
     /* p = u + beta p; s = w + beta s; x += alpha p; r -= alpha s; u = C r */
-    ovk__cg1_update(c->n, st->alpha, st->beta, w->dinv, w->w, w->u, w->p, w->s, c->x, w->r, w->sums, &c->hook);
+    ovk__cg1_update(c->n, st->alpha, st->beta, d, w->w, w->u, w->p, w->s, c->x, w->r, w->sums, &c->hook);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     int rc = ovk__ctx_matvec(c, w->u, w->w); /* w = A u */
     if (rc) return rc;
@@ -69,22 +95,35 @@ static int step(ovk__ctx *c, void *work, const ovk__sr *st, int more)
 
 static int start(ovk__ctx *c, void *work) { return refresh_from(c, work, 1, 1); }
 
-static int cg1_solve(ovk__ctx *c)
+static int cg1_setup(ovk__ctx *c, void **work)
+{
+    cg1_work *w = calloc(1, sizeof *w);
+    *work = w;
+    if (!w) return ovk__agree(c->comm, ovk__fail(OVK_ENOMEM, "cg1")); /* meets the others' agree below */
+    double **vecs[] = {&w->r, &w->u, &w->w, &w->p, &w->s};
+    return ovk__ctx_alloc_block(c, 5, vecs, &w->block);
+}
+
+static void cg1_destroy(void *work)
+{
+    cg1_work *w = work;
+    free(w->block);
+    free(w);
+}
+
+static int cg1_solve(ovk__ctx *c, void *work)
 {
     static const ovk__sr_ops ops = {.pipelined = 0, .refresh = refresh, .start = start, .step = step};
-    cg1_work w = {0};
-    double **vecs[] = {&w.dinv, &w.r, &w.u, &w.w, &w.p, &w.s};
-    int rc = ovk__ctx_alloc_block(c, 6, vecs, &w.block);
-    if (!rc) {
-        ovk__ctx_jacobi(c, w.dinv);
-        rc = ovk__sr_run(c, &ops, &w, w.r, w.sums);
-    }
-    free(w.block);
-    return rc;
+    cg1_work *w = work;
+    return ovk__sr_run(c, &ops, w, w->r, w->sums);
 }
 
 const ovk__solver ovk__solver_cg1 = {
     .name = "cg1",
     .description = "single-reduction PCG (Chronopoulos-Gear): one batched reduction per iteration",
+    .options = "",
+    .needs_norm = 1,
+    .setup = cg1_setup,
     .solve = cg1_solve,
+    .destroy = cg1_destroy,
 };

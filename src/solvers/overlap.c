@@ -1,8 +1,8 @@
 /* PCG-Overlap (Fig. 7 of the PCG-Overlap paper): PCG-Algorithm2 with each of
  * its three inner products started early and completed late:
- *   gamma = <t,t>  overlaps  w = L^-1 t        (DiagInvScale)
+ *   gamma = <t,t>  overlaps  w = L^-T t        (DiagInvScale for Jacobi)
  *   sdotp = <s,p>  overlaps  x += alpha p_prev (X axpy)
- *   iprod = <r,r>  overlaps  t = L^-1 r        (DiagInvScale)
+ *   iprod = <r,r>  overlaps  t = L^-1 r        (DiagInvScale for Jacobi)
  * The kernels drive the backend's progress through the hook while they run. */
 #include <math.h>
 #include <stdlib.h>
@@ -10,28 +10,17 @@
 #include "solver.h"
 
 typedef struct ovl_work {
-    double *linv, *r, *t, *w, *s, *p, *p_prev;
+    double *block, *r, *t, *w, *s, *p, *p_prev;
     double gamma, sdotp, iprod; /* reduced in place */
     ovk_request *gamma_req;     /* in flight between iterations */
 } ovl_work;
-
-static void work_free(ovl_work *w)
-{
-    free(w->linv);
-    free(w->r);
-    free(w->t);
-    free(w->w);
-    free(w->s);
-    free(w->p);
-    free(w->p_prev);
-}
 
 /* One iteration up to and including the start of the next gamma reduction. */
 static int step(ovk__ctx *c, ovl_work *w, int iter, double *alpha, double *gamma_old)
 {
     ovk_request *req = NULL;
     int rc;
-    ovk__ctx_diaginv(c, w->linv, w->t, w->w, NULL); /* w = L^-1 t */
+    if ((rc = ovk__ctx_pc_right(c, w->t, w->w))) return rc; /* w = L^-T t */
     if ((rc = ovk__sum_end(c, OVK__GAMMA, w->gamma_req))) return rc; /* gamma = wait <t,t> */
     w->gamma_req = NULL;
     double beta = iter == 1 ? 0.0 : w->gamma / *gamma_old;
@@ -53,9 +42,10 @@ static int step(ovk__ctx *c, ovl_work *w, int iter, double *alpha, double *gamma
     ovk__axpy_dot(c->n, -*alpha, w->s, w->r, &w->iprod, &c->hook); /* r -= alpha s */
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     if ((rc = ovk__sum_begin(c, OVK__IPROD, &w->iprod, 1, &req))) return rc; /* init <r,r> */
-    double tt;
-    ovk__ctx_diaginv(c, w->linv, w->r, w->t, &tt); /* t = L^-1 r */
-    if ((rc = ovk__sum_end(c, OVK__IPROD, req))) return rc; /* iprod = wait <r,r> */
+    double tt = 0.0;
+    rc = ovk__ctx_pc_left(c, w->r, w->t, &tt); /* t = L^-1 r */
+    int rc2 = ovk__sum_end(c, OVK__IPROD, req); /* iprod = wait <r,r> */
+    if (rc || (rc = rc2)) return rc;
     *gamma_old = w->gamma;
     w->gamma = tt;
     return ovk__sum_begin(c, OVK__GAMMA, &w->gamma, 1, &w->gamma_req); /* init <t,t> */
@@ -63,45 +53,64 @@ static int step(ovk__ctx *c, ovl_work *w, int iter, double *alpha, double *gamma
 
 static int iterate(ovk__ctx *c, ovl_work *w, double bb)
 {
-    int rc = OVK_OK;
+    int rc = OVK_OK, done = 0;
     double alpha = 0.0, gamma_old = 1.0;
     for (int iter = 1; iter <= c->opts->max_iter; iter++) {
         rc = step(c, w, iter, &alpha, &gamma_old);
         if (rc || c->res->reason != OVK_REASON_NONE) return rc; /* error or breakdown */
-        if (ovk__lagged_iter_end(c, iter, w->iprod, bb, alpha, &w->p, &w->p_prev)) return OVK_OK;
+        rc = ovk__lagged_iter_end(c, iter, w->iprod, bb, alpha, &w->p, &w->p_prev, &done);
+        if (rc || done) return rc;
     }
     c->res->reason = OVK_REASON_MAXIT;
     return OVK_OK;
 }
 
-static int overlap_solve(ovk__ctx *c)
+static int overlap_setup(ovk__ctx *c, void **work)
 {
-    ovl_work w = {0};
-    double **vecs[] = {&w.r, &w.t, &w.w, &w.s, &w.p, &w.p_prev};
-    int rc = ovk__ctx_alloc(c, 6, vecs), decided = 0;
+    ovl_work *w = calloc(1, sizeof *w);
+    *work = w;
+    if (!w) return ovk__agree(c->comm, ovk__fail(OVK_ENOMEM, "overlap")); /* meets the others' agree below */
+    double **vecs[] = {&w->r, &w->t, &w->w, &w->s, &w->p, &w->p_prev};
+    return ovk__ctx_alloc_block(c, 6, vecs, &w->block);
+}
+
+static void overlap_destroy(void *work)
+{
+    ovl_work *w = work;
+    free(w->block);
+    free(w);
+}
+
+static int overlap_solve(ovk__ctx *c, void *work)
+{
+    ovl_work *w = work;
+    int rc, decided = 0;
     double bb = 0.0;
-    if (!rc) rc = ovk__agree(c->A->lay.comm, ovk__diaginv_setup(c->A, c->opts->precond, &w.linv));
-    if (rc) goto cleanup;
     double t_solve = ovk__now();
-    rc = ovk__ctx_residual(c, w.r); /* r = b - A x */
-    if (!rc) rc = ovk__initial_check(c, w.r, &bb, &decided);
+    for (int i = 0; i < c->n; i++) w->p_prev[i] = 0.0;
+    w->gamma_req = NULL;
+    rc = ovk__ctx_residual(c, w->r); /* r = b - A x */
+    if (!rc) rc = ovk__initial_check(c, w->r, &bb, &decided);
     if (rc || decided) goto done;
-    ovk__ctx_diaginv(c, w.linv, w.r, w.t, &w.gamma); /* t = L^-1 r */
-    rc = ovk__sum_begin(c, OVK__GAMMA, &w.gamma, 1, &w.gamma_req); /* init <t,t> */
-    if (!rc) rc = iterate(c, &w, bb);
+    rc = ovk__ctx_pc_left(c, w->r, w->t, &w->gamma); /* t = L^-1 r */
+    if (!rc) rc = ovk__sum_begin(c, OVK__GAMMA, &w->gamma, 1, &w->gamma_req); /* init <t,t> */
+    if (!rc) rc = iterate(c, w, bb);
 done:
-    if (w.gamma_req) { /* the last gamma is not needed, but must complete */
-        int rc2 = ovk__sum_end(c, OVK__GAMMA, w.gamma_req);
+    if (w->gamma_req) { /* the last gamma is not needed, but must complete */
+        int rc2 = ovk__sum_end(c, OVK__GAMMA, w->gamma_req);
         if (!rc) rc = rc2;
+        w->gamma_req = NULL;
     }
     c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
-cleanup:
-    work_free(&w);
     return rc;
 }
 
 const ovk__solver ovk__solver_overlap = {
     .name = "overlap",
     .description = "PCG-Overlap: Algorithm2 with inner products started early, completed late",
+    .options = "",
+    .split = 1,
+    .setup = overlap_setup,
     .solve = overlap_solve,
+    .destroy = overlap_destroy,
 };

@@ -13,9 +13,11 @@
  *   wait for the reduction
  *
  * The paper also carries q = C s and u = C r by recurrences (q = m + beta q,
- * u -= alpha q); with the diagonal (Jacobi or no) preconditioner used here
- * the pass forms them from C's diagonal instead, exactly the same vectors in
- * exact arithmetic and 24 bytes less per row (docs/solvers.md).
+ * u -= alpha q); with a diagonal (Jacobi or no) preconditioner the pass
+ * forms them from C's diagonal instead, exactly the same vectors in exact
+ * arithmetic and 24 bytes less per row (docs/solvers.md).  With any other C
+ * (IC(0), SSOR, Chebyshev, the application's) the paper's recurrences run,
+ * and the sums take a second pass.
  *
  * The recurrences drift from their definitions faster than CG's; the
  * residual replacement, the true-residual exit test and the restart after
@@ -23,10 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver.h"
+#include "sr_kernels.h"
 
 typedef struct pipe_work {
-    double *block, *dinv;
+    double *block;
     ovk__pipe_vecs v;       /* v.x is the solution vector */
     double sums[OVK__V_COUNT]; /* reduced values, OVK__V_* slots */
     double mm;              /* <m,m> of the latest m = C w */
@@ -35,8 +37,12 @@ typedef struct pipe_work {
 /* m = C w; n = A m */
 static int precond_matvec(ovk__ctx *c, pipe_work *w)
 {
-    ovk__ctx_diaginv(c, w->dinv, w->v.w, w->v.m, &w->mm); /* m = C w, <m,m> */
-    return ovk__ctx_matvec(c, w->v.m, w->v.n);                      /* n = A m */
+    int rc = ovk__ctx_pc(c, w->v.w, w->v.m); /* m = C w */
+    if (rc) return rc;
+    ovk__tic t0 = ovk__tic_start(c);
+    w->mm = ovk__dot(c->n, w->v.m, w->v.m); /* <m,m> */
+    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+    return ovk__ctx_matvec(c, w->v.m, w->v.n); /* n = A m */
 }
 
 /* s = A p; q = C s; z = A q */
@@ -44,8 +50,8 @@ static int directions(ovk__ctx *c, pipe_work *w)
 {
     int rc = ovk__ctx_matvec(c, w->v.p, w->v.s); /* s = A p */
     if (rc) return rc;
-    ovk__ctx_diaginv(c, w->dinv, w->v.s, w->v.q, NULL); /* q = C s */
-    return ovk__ctx_matvec(c, w->v.q, w->v.z);          /* z = A q */
+    rc = ovk__ctx_pc(c, w->v.s, w->v.q);        /* q = C s */
+    return rc ? rc : ovk__ctx_matvec(c, w->v.q, w->v.z); /* z = A q */
 }
 
 /* the sums of the refreshed vectors, in OVK__V_* order */
@@ -64,7 +70,7 @@ static int refresh_from(ovk__ctx *c, pipe_work *w, int restart, int r_ready)
     ovk__pipe_vecs *v = &w->v;
     int rc = r_ready ? OVK_OK : ovk__ctx_residual(c, v->r); /* r = b - A x */
     if (rc) return rc;
-    ovk__ctx_diaginv(c, w->dinv, v->r, v->u, NULL); /* u = C r */
+    if ((rc = ovk__ctx_pc(c, v->r, v->u))) return rc;     /* u = C r */
     if ((rc = ovk__ctx_matvec(c, v->u, v->w))) return rc; /* w = A u */
     if (restart) {
         double *zero[] = {v->p, v->s, v->q, v->z};
@@ -78,15 +84,48 @@ static int refresh_from(ovk__ctx *c, pipe_work *w, int restart, int r_ready)
 
 static int refresh(ovk__ctx *c, void *work, int restart) { return refresh_from(c, work, restart, 0); }
 
-/* One step: the fused updates, then the reduction in flight while the next
+/* The paper's updates for any C: z = n + b z; q = m + b q; s = w + b s;
+ * p = u + b p; x += a p; r -= a s; u -= a q; w -= a z */
+static void update_any(int n, double a, double b, const ovk__pipe_vecs *v)
+{
+    double *restrict z = v->z, *restrict q = v->q, *restrict s = v->s, *restrict p = v->p;
+    double *restrict x = v->x, *restrict r = v->r, *restrict u = v->u, *restrict w = v->w;
+    const double *restrict nv = v->n, *restrict m = v->m;
+    for (int i = 0; i < n; i++) {
+        z[i] = nv[i] + b * z[i];
+        q[i] = m[i] + b * q[i];
+        s[i] = w[i] + b * s[i];
+        p[i] = u[i] + b * p[i];
+        x[i] += a * p[i];
+        r[i] -= a * s[i];
+        u[i] -= a * q[i];
+        w[i] -= a * z[i];
+    }
+}
+
+/* the updates and their local sums: fused with a diagonal C, else two passes */
+static void update(ovk__ctx *c, pipe_work *w, const ovk__sr *st)
+{
+    const ovk__pipe_vecs *v = &w->v;
+    ovk__tic t0 = ovk__tic_start(c);
+    if (v->d) {
+        ovk__pipecg_update(c->n, st->alpha, st->beta, v, w->sums, &c->hook); /* z s p x r w, dots */
+    } else {
+        update_any(c->n, st->alpha, st->beta, v);
+        const double *x[] = {v->r, v->w, v->r, v->u, v->p, v->p, v->x, v->p, v->s, v->u, v->w, v->q, v->z};
+        const double *y[] = {v->u, v->u, v->r, v->s, v->w, v->s, v->x, v->p, v->s, v->u, v->w, v->q, v->z};
+        ovk__dots(c->n, OVK__V_MM, x, y, w->sums, &c->hook);
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+/* One step: the updates, then the reduction in flight while the next
  * m = C w, n = A m run (skipped when no further step can follow). */
 static int step(ovk__ctx *c, void *work, const ovk__sr *st, int more)
 {
     pipe_work *w = work;
     ovk_request *req = NULL;
-    ovk__tic t0 = ovk__tic_start(c);
-    ovk__pipecg_update(c->n, st->alpha, st->beta, &w->v, w->sums, &c->hook); /* z s p x r w, dots */
-    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    update(c, w, st);
     w->sums[OVK__V_MM] = w->mm; /* of the m this update read through n = A m */
     int rc = ovk__sum_begin(c, OVK__IPROD, w->sums, OVK__V_COUNT, &req); /* init the reduction */
     if (rc) return rc;
@@ -97,25 +136,38 @@ static int step(ovk__ctx *c, void *work, const ovk__sr *st, int more)
 
 static int start(ovk__ctx *c, void *work) { return refresh_from(c, work, 1, 1); }
 
-static int pipecg_solve(ovk__ctx *c)
+static int pipecg_setup(ovk__ctx *c, void **work)
+{
+    pipe_work *w = calloc(1, sizeof *w);
+    *work = w;
+    if (!w) return ovk__agree(c->comm, ovk__fail(OVK_ENOMEM, "pipecg")); /* meets the others' agree below */
+    ovk__pipe_vecs *v = &w->v;
+    double **vecs[] = {&v->r, &v->u, &v->w, &v->p, &v->s, &v->q, &v->z, &v->m, &v->n};
+    return ovk__ctx_alloc_block(c, 9, vecs, &w->block);
+}
+
+static void pipecg_destroy(void *work)
+{
+    pipe_work *w = work;
+    free(w->block);
+    free(w);
+}
+
+static int pipecg_solve(ovk__ctx *c, void *work)
 {
     static const ovk__sr_ops ops = {.pipelined = 1, .refresh = refresh, .start = start, .step = step};
-    pipe_work w = {0};
-    ovk__pipe_vecs *v = &w.v;
-    double **vecs[] = {&w.dinv, &v->r, &v->u, &v->w, &v->p, &v->s, &v->q, &v->z, &v->m, &v->n};
-    int rc = ovk__ctx_alloc_block(c, 10, vecs, &w.block);
-    if (!rc) {
-        v->x = c->x;
-        v->d = w.dinv;
-        ovk__ctx_jacobi(c, w.dinv);
-        rc = ovk__sr_run(c, &ops, &w, v->r, w.sums);
-    }
-    free(w.block);
-    return rc;
+    pipe_work *w = work;
+    w->v.x = c->x;
+    w->v.d = ovk__ctx_pc_diagonal(c);
+    return ovk__sr_run(c, &ops, w, w->v.r, w->sums);
 }
 
 const ovk__solver ovk__solver_pipecg = {
     .name = "pipecg",
     .description = "pipelined PCG (Ghysels-Vanroose): one reduction overlapping the preconditioner and matvec",
+    .options = "",
+    .needs_norm = 1,
+    .setup = pipecg_setup,
     .solve = pipecg_solve,
+    .destroy = pipecg_destroy,
 };

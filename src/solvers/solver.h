@@ -1,30 +1,48 @@
 /* The solver interface: one variant per file, each exporting one
- * `const ovk__solver ovk__solver_NAME`, listed in pcg.c.  ovk_pcg_solve does
- * the argument checks, the reducer and the result; a variant only iterates. */
+ * `const ovk__solver ovk__solver_NAME`, listed in pcg.c.  The solver object
+ * (object.c) does the argument checks, the reducer, the preconditioner and
+ * the result; a variant allocates its work vectors at setup and iterates. */
 #ifndef OVK_SOLVER_H
 #define OVK_SOLVER_H
 
 #include <stdio.h>
 
 #include "../internal.h"
+#include "../precond/precond.h"
 
 /* Which inner product a reduction belongs to (selects its timers). */
 typedef enum ovk__dot_id { OVK__SDOTP = 0, OVK__GAMMA = 1, OVK__IPROD = 2 } ovk__dot_id;
 
+/* What a solve runs on: the object's set-up state plus this solve's
+ * vectors.  Lives in the solver object; reset at each solve. */
 typedef struct ovk__ctx {
-    const ovk_matrix *A;
+    const ovk_matrix *A;        /* NULL for a user operator */
+    ovk_solver *owner;
+    ovk_apply_fn op;            /* the user operator (A == NULL) */
+    void *op_ctx;
+    ovk__pc *pc;
     const double *b;
     double *x;
-    int n;                    /* local rows */
+    int n;                      /* local rows */
+    MPI_Comm comm;
     ovk_reducer *red;
     const ovk_pcg_options *opts;
-    ovk_pcg_result *res;      /* iterations, reason, rel_residual are set by the variant */
-    double t[OVK_TIMER_COUNT]; /* this rank's seconds */
-    ovk__hook hook;           /* progress hook for long kernels (fn NULL: none) */
+    void *params;               /* the variant's parsed spec options */
+    ovk_pcg_result *res;        /* iterations, reason, rel_residual are set by the variant */
+    double t[OVK_TIMER_COUNT];  /* this rank's seconds */
+    ovk__hook hook;             /* progress hook for long kernels (fn NULL: none) */
     int rank;
-    int inflight;             /* ovk__dot_id of the reduction in flight, or -1 */
-    double progress_time;     /* seconds spent in the progress hook so far */
-    double *lz_alpha, *lz_beta; /* CG coefficients for the condition estimate (condest.c) */
+    int inflight;               /* ovk__dot_id of the reduction in flight, or -1 */
+    double progress_time;       /* seconds spent in the progress hook so far */
+    double rr_stop;             /* converged when <r,r> < rr_stop: max(tol^2 <b,b>, atol^2) */
+    double anorm, mv;           /* ||A||_inf (estimate for an operator) and the longest row */
+    int cb_failed;              /* a callback failed on this rank: status, poisons the sums */
+    char cb_detail[160];        /* what the failed callback said */
+    ovk_monitor_fn monitor;
+    void *monitor_ctx;
+    double *history;
+    int history_cap;
+    double *lz_alpha, *lz_beta, *lz_work; /* CG coefficients for the condition estimate */
     int lz_count, lz_cap;
 } ovk__ctx;
 
@@ -34,17 +52,31 @@ typedef struct ovk__tic {
     double t0, p0;
 } ovk__tic;
 
-
 typedef struct ovk__solver {
     const char *name;
     const char *description;
-    int (*solve)(ovk__ctx *c);
+    const char *options;  /* "key=values: meaning; ..." or "" */
+    int split;            /* needs the split form C = L^-T L^-1 */
+    int needs_norm;       /* uses ||A||_inf and the longest row (c->anorm, c->mv) */
+    /* Optional: read the spec's options (local); *params freed with free(). */
+    int (*parse)(ovk__opts *o, void **params);
+    /* Collective: the work vectors (OVK_ENOMEM agreed). */
+    int (*setup)(ovk__ctx *c, void **work);
+    /* Collective: the timed solve. */
+    int (*solve)(ovk__ctx *c, void *work);
+    void (*destroy)(void *work);
 } ovk__solver;
+
+/* The registered variants (pcg.c). */
+const ovk__solver *ovk__solver_find(const char *name);
+/* "alg1, alg2, ..." into buf. */
+void ovk__solver_names(char *buf, size_t len);
 
 /* ---- helpers shared by the variants (solver_common.c) ---------------- */
 
 /* Start an in-place global sum of k values; times the start under dot's init
- * timer. */
+ * timer.  After a failed callback on this rank the values are NaN, so that
+ * every rank stops at the same iteration. */
 int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_request **req);
 /* Complete it; times the wait under dot's wait timer. */
 int ovk__sum_end(ovk__ctx *c, ovk__dot_id dot, ovk_request *req);
@@ -52,12 +84,14 @@ int ovk__sum_end(ovk__ctx *c, ovk__dot_id dot, ovk_request *req);
 int ovk__sum(ovk__ctx *c, ovk__dot_id dot, double *vals, int k);
 
 /* bb = <b,b>, rr = <r,r> for the initial residual; returns a reason when
- * the solve is already decided (b == 0, converged at x0, non-finite). */
+ * the solve is already decided (b == 0, converged at x0, non-finite, the
+ * monitor). */
 int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided);
 
 /* Per-iteration decision: records iterations and residual; sets *stop when
- * converged or non-finite.  Prints at print_level 2. */
-void ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop);
+ * converged, non-finite or stopped by the monitor.  Prints at print_level 2.
+ * Collective when a monitor is set. */
+int ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop);
 
 /* Mark a breakdown or non-finite value found at iteration iter. */
 void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double value);
@@ -66,31 +100,34 @@ void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double v
 int ovk__ctx_matvec(ovk__ctx *c, const double *p, double *s);
 /* r = b - A x (timed as matvec). */
 int ovk__ctx_residual(ovk__ctx *c, double *r);
-/* y = L^-1 x (DiagInvScale), with the local <y,y> when yy is not NULL;
- * timed as precond. */
-void ovk__ctx_diaginv(ovk__ctx *c, const double *linv, const double *x, double *y, double *yy);
+/* z = C r, timed as precond. */
+int ovk__ctx_pc(ovk__ctx *c, const double *r, double *z);
+/* z = C r with the local <r,z> and <r,r>, timed as precond. */
+int ovk__ctx_pc_dots(ovk__ctx *c, const double *r, double *z, double *rz, double *rr);
+/* t = L^-1 r (with the local <t,t> when tt is not NULL) and w = L^-T t of
+ * the split form C = L^-T L^-1; timed as precond. */
+int ovk__ctx_pc_left(ovk__ctx *c, const double *r, double *t, double *tt);
+int ovk__ctx_pc_right(ovk__ctx *c, const double *t, double *w);
+/* C's diagonal when C is diagonal (the fused kernels), else NULL. */
+const double *ovk__ctx_pc_diagonal(const ovk__ctx *c);
 /* y += a x, timed as axpy. */
 void ovk__ctx_axpy(ovk__ctx *c, double a, const double *x, double *y);
 /* End of an iteration of the loops whose x update lags one step (alg2,
  * overlap): p_prev <- p, the convergence check, and on stopping (converged
- * or max_iter) the last x += alpha p.  Returns 1 when the loop must stop. */
+ * or max_iter) the last x += alpha p.  *done = 1 when the loop must stop. */
 int ovk__lagged_iter_end(ovk__ctx *c, int iter, double iprod, double bb, double alpha, double **p,
-                         double **p_prev);
-/* n doubles each, freed with free(); OVK_ENOMEM agreed on all ranks. */
-int ovk__ctx_alloc(ovk__ctx *c, int count, double **v[]);
-
+                         double **p_prev, int *done);
 /* count work vectors of n doubles (zeroed) in one block, freed with
  * free(*block): the starts are staggered by 9 cache lines modulo 4 KiB, so
  * that the 10-18 streams of a fused kernel do not all map to the same cache
  * sets (measured on pipecg's update: up to 20 % faster than page-aligned
- * vectors).  OVK_ENOMEM agreed on all ranks. */
+ * vectors).  Collective: OVK_ENOMEM agreed on all ranks. */
 int ovk__ctx_alloc_block(ovk__ctx *c, int count, double **v[], double **block);
-/* dinv = diag(A)^-1 (all ones for OVK_PRECOND_NONE): Jacobi as a
- * multiplication (cg1, pipecg). */
-void ovk__ctx_jacobi(ovk__ctx *c, double *dinv);
 /* out[j] = global <x[j], y[j]>, j < k, one pass (timed as axpy) and one
  * blocking reduction of k values (timed as iprod). */
 int ovk__ctx_dots(ovk__ctx *c, int k, const double *const *x, const double *const *y, double *out);
+/* 1 when <r,r> = rr meets the tolerance. */
+static inline int ovk__converged(const ovk__ctx *c, double rr) { return rr < c->rr_stop; }
 
 /* ---- the Lanczos condition estimate (condest.c) ----------------------- */
 
@@ -104,13 +141,21 @@ static inline void ovk__lanczos_add(ovk__ctx *c, double alpha, double beta)
         c->lz_beta[c->lz_count++] = beta;
     }
 }
-/* Collective: room for max_iter steps when opts->condest (OVK_ENOMEM agreed). */
-int ovk__condest_begin(ovk__ctx *c);
 /* lambda_min, lambda_max and cond_est of res from the recorded steps (the
- * same on every rank: the coefficients are reduced values); frees them. */
+ * same on every rank: the coefficients are reduced values). */
 void ovk__condest_end(ovk__ctx *c);
 
 /* ---- one reduction per iteration: cg1, pipecg (sr_common.c) ------------ */
+
+/* Slots of the local sums of the single-reduction variants: <r,u>, <w,u>,
+ * <r,r>; <u,s>, <p,w>, <p,s> (new u, w with the p, s of the step, for <p,Ap>
+ * of the next step); then the squared norms of the vectors that the
+ * residual-gap estimate needs. */
+enum {
+    OVK__V_GAMMA, OVK__V_DELTA, OVK__V_RR, OVK__V_US, OVK__V_PW, OVK__V_PS,
+    OVK__V_XX, OVK__V_PP, OVK__V_SS, OVK__V_UU, OVK__V_WW, OVK__V_QQ, OVK__V_ZZ, OVK__V_MM,
+    OVK__V_COUNT
+};
 
 /* What a single-reduction variant does after its reduction completes. */
 typedef enum ovk__sr_action {
@@ -132,13 +177,13 @@ typedef struct ovk__sr {
     double eps, anorm, mv; /* unit roundoff, ||A||_inf, longest row */
     double f, f_old, g, h, j, rnorm, rnorm_old;
     double pp_old, ss_old, qq_old, zz_old; /* squared norms from the step before */
-    double tol;
+    double rstop;       /* sqrt(rr_stop): the residual norm that converges */
     double r_ref;       /* stagnation: ||r|| to halve, and the steps spent trying */
     int stalled;
 } ovk__sr;
 
-/* Collective: ||A||_inf and the longest row for the gap bounds. */
-int ovk__sr_init(ovk__ctx *c, ovk__sr *st, double bb, int pipelined);
+/* ||A||_inf and the longest row for the gap bounds come from c. */
+void ovk__sr_init(ovk__ctx *c, ovk__sr *st, double bb, int pipelined);
 /* After the reduction of the values v (OVK__V_* slots) of iteration iter:
  * fresh = 1 when they come from a replacement or restart rather than a
  * step.  Checks convergence (confirmed with the true residual, computed
@@ -183,20 +228,8 @@ static inline void ovk__tic_stop(ovk__ctx *c, ovk_timer t, ovk__tic k)
     c->t[t] += (ovk__now() - k.t0) - (c->progress_time - k.p0);
 }
 
-/* The progress hook installed by ovk_pcg_solve: drives the reducer and books
- * the time as the in-flight inner product's test time. */
+/* The progress hook: drives the reducer and books the time as the in-flight
+ * inner product's test time. */
 void ovk__ctx_progress(void *ctx);
-
-/* ---- preconditioners (src/precond) ---------------------------------- */
-
-/* Collective: OVK_EZERODIAG unless every diagonal entry is > 0. */
-int ovk__diag_check(const ovk_matrix *A);
-/* DiagScale with hypre's indirect addressing: s = r ./ a_ii; local <r,s> and <r,r>. */
-void ovk__diagscale_dots(const ovk_matrix *A, const double *r, double *s, double *rs, double *rr,
-                         const ovk__hook *h);
-/* s = r (no preconditioner); local <r,s> and <r,r>. */
-void ovk__identity_dots(int n, const double *r, double *s, double *rs, double *rr, const ovk__hook *h);
-/* DiagInvScale setup: linv[i] = 1 / sqrt(a_ii) (all ones for OVK_PRECOND_NONE). */
-int ovk__diaginv_setup(const ovk_matrix *A, ovk_precond pc, double **linv);
 
 #endif

@@ -1,8 +1,10 @@
-/* Helpers shared by the PCG variants: timed split-phase sums, the initial
- * and per-iteration decisions.  All decisions use reduced values, which are
- * bitwise identical on every rank, so every rank decides the same. */
+/* Helpers shared by the PCG variants: timed split-phase sums, the operator
+ * and the preconditioner behind their timers, the initial and per-iteration
+ * decisions.  All decisions use reduced values, which are bitwise identical
+ * on every rank, so every rank decides the same. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "solver.h"
 
@@ -12,6 +14,8 @@ static const ovk_timer wait_timer[] = {OVK_TIMER_SDOTP_WAIT, OVK_TIMER_GAMMA_WAI
 
 int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_request **req)
 {
+    if (c->cb_failed)
+        for (int i = 0; i < k; i++) vals[i] = NAN; /* every rank sees the failure in this sum */
     double t0 = ovk__now();
     int rc = ovk_reduce_start(c->red, vals, vals, k, OVK_DOUBLE, OVK_SUM, req);
     c->t[init_timer[dot]] += ovk__now() - t0;
@@ -46,52 +50,100 @@ void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double v
         ovk__fail(OVK_ENONFINITE, "iteration %d: %s = %g", iter, what, value);
 }
 
-int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided)
+/* The history, the monitor (its answer agreed over the ranks) and the
+ * print_level 2 line for the residual of iteration iter; *stop = 1 when the
+ * monitor asks to stop. */
+static int observe(ovk__ctx *c, int iter, double rr, double bb, int *stop)
 {
-    double v[2] = {ovk__dot(c->n, c->b, c->b), ovk__dot(c->n, r, r)};
-    int rc = ovk__sum(c, OVK__IPROD, v, 2);
-    if (rc) return rc;
-    *bb = v[0];
-    *decided = 1;
-    c->res->iterations = 0;
-    if (!isfinite(v[0]) || !isfinite(v[1])) {
-        ovk__stop(c, 0, OVK_REASON_NONFINITE, "<b,b> or <r0,r0>", isfinite(v[0]) ? v[1] : v[0]);
-    } else if (v[0] == 0.0) { /* b = 0: the solution is x = 0, as hypre returns */
-        for (int i = 0; i < c->n; i++) c->x[i] = 0.0;
-        c->res->rel_residual = 0.0;
-        c->res->reason = OVK_REASON_CONVERGED;
-    } else if (v[1] / v[0] < c->opts->tol * c->opts->tol) {
-        c->res->rel_residual = sqrt(v[1] / v[0]);
-        c->res->reason = OVK_REASON_CONVERGED;
-    } else {
-        c->res->rel_residual = sqrt(v[1] / v[0]);
-        *decided = 0;
+    double rnorm = sqrt(rr), rel = bb > 0.0 ? sqrt(rr / bb) : 0.0;
+    *stop = 0;
+    if (c->history && iter < c->history_cap) {
+        c->history[iter] = rnorm;
+        c->res->history_len = iter + 1;
+    }
+    if (c->opts->print_level >= 2 && c->rank == 0)
+        fprintf(c->opts->out ? c->opts->out : stdout, "Iter %5d  ||r||/||b|| = %e\n", iter, rel);
+    if (!c->monitor) return OVK_OK;
+    int mine = c->monitor(c->owner, iter, rnorm, rel, c->monitor_ctx) != 0, any = 0;
+    int mrc = MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, c->comm);
+    if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, "MPI_Allreduce (monitor)");
+    if (any) {
+        c->res->iterations = iter;
+        c->res->reason = OVK_REASON_MONITOR;
+        *stop = 1;
     }
     return OVK_OK;
 }
 
-void ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop)
+int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided)
+{
+    double v[2] = {ovk__dot(c->n, c->b, c->b), ovk__dot(c->n, r, r)};
+    int rc = ovk__sum(c, OVK__IPROD, v, 2), stop = 0;
+    if (rc) return rc;
+    *bb = v[0];
+    *decided = 1;
+    c->res->iterations = 0;
+    double atol = c->opts->atol, tol = c->opts->tol;
+    c->rr_stop = fmax(tol * tol * v[0], atol * atol);
+    if (!isfinite(v[0]) || !isfinite(v[1])) {
+        ovk__stop(c, 0, OVK_REASON_NONFINITE, "<b,b> or <r0,r0>", isfinite(v[0]) ? v[1] : v[0]);
+        return OVK_OK;
+    }
+    if (v[0] == 0.0) { /* b = 0: the solution is x = 0, as hypre returns */
+        for (int i = 0; i < c->n; i++) c->x[i] = 0.0;
+        c->res->rel_residual = 0.0;
+        c->res->reason = OVK_REASON_CONVERGED;
+        return OVK_OK;
+    }
+    c->res->rel_residual = sqrt(v[1] / v[0]);
+    if ((rc = observe(c, 0, v[1], v[0], &stop)) || stop) return rc;
+    if (ovk__converged(c, v[1])) c->res->reason = OVK_REASON_CONVERGED;
+    else *decided = 0;
+    return OVK_OK;
+}
+
+int ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop)
 {
     c->res->iterations = iter;
     *stop = 0;
     if (!isfinite(iprod)) {
         ovk__stop(c, iter, OVK_REASON_NONFINITE, "<r,r>", iprod);
         *stop = 1;
-        return;
+        return OVK_OK;
     }
     c->res->rel_residual = sqrt(iprod / bb);
-    if (c->opts->print_level >= 2 && c->rank == 0)
-        fprintf(c->opts->out ? c->opts->out : stdout, "Iter %5d  ||r||/||b|| = %e\n", iter, c->res->rel_residual);
-    if (iprod / bb < c->opts->tol * c->opts->tol) {
+    int rc = observe(c, iter, iprod, bb, stop);
+    if (rc || *stop) return rc;
+    if (ovk__converged(c, iprod)) {
         c->res->reason = OVK_REASON_CONVERGED;
         *stop = 1;
     }
+    return OVK_OK;
+}
+
+/* A callback failed on this rank: NaN out, and the sums poisoned from now
+ * on, so that every rank stops (the status is agreed after the solve). */
+static int callback_failed(ovk__ctx *c, int rc, double *out)
+{
+    if (rc != OVK_ECALLBACK) return rc;
+    for (int i = 0; i < c->n; i++) out[i] = NAN;
+    if (!c->cb_failed) /* keep the first detail: later failures overwrite the thread's */
+        snprintf(c->cb_detail, sizeof c->cb_detail, "%s", ovk_error_detail());
+    c->cb_failed = rc;
+    return OVK_OK;
 }
 
 int ovk__ctx_matvec(ovk__ctx *c, const double *p, double *s)
 {
     ovk__tic t0 = ovk__tic_start(c);
-    int rc = ovk__matvec(c->A, p, s, &c->hook);
+    int rc;
+    if (c->A) {
+        rc = ovk__matvec(c->A, p, s, &c->hook);
+    } else {
+        int urc = c->op(c->owner, p, s, c->op_ctx);
+        rc = urc ? ovk__fail(OVK_ECALLBACK, "the operator callback returned %d", urc) : OVK_OK;
+        rc = callback_failed(c, rc, s);
+    }
     ovk__tic_stop(c, OVK_TIMER_MATVEC, t0);
     return rc;
 }
@@ -103,15 +155,63 @@ int ovk__ctx_residual(ovk__ctx *c, double *r)
     return rc;
 }
 
-int ovk__ctx_alloc(ovk__ctx *c, int count, double **v[])
+int ovk__ctx_pc(ovk__ctx *c, const double *r, double *z)
 {
-    int rc = OVK_OK;
-    size_t len = (size_t)(c->n > 0 ? c->n : 1);
-    for (int i = 0; i < count; i++) {
-        *v[i] = calloc(len, sizeof(double));
-        if (!*v[i]) rc = ovk__fail(OVK_ENOMEM, "%d work vectors of %d rows", count, c->n);
+    ovk__tic t0 = ovk__tic_start(c);
+    int rc = callback_failed(c, c->pc->type->apply(c->pc->state, r, z, &c->hook), z);
+    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+    return rc;
+}
+
+int ovk__ctx_pc_dots(ovk__ctx *c, const double *r, double *z, double *rz, double *rr)
+{
+    const ovk__pc_type *t = c->pc->type;
+    if (t->apply_dots) {
+        ovk__tic t0 = ovk__tic_start(c);
+        int rc = t->apply_dots(c->pc->state, r, z, rz, rr, &c->hook);
+        ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+        return rc;
     }
-    return ovk__agree(c->A->lay.comm, rc);
+    int rc = ovk__ctx_pc(c, r, z);
+    if (rc) return rc;
+    double v[2];
+    ovk__tic t0 = ovk__tic_start(c);
+    ovk__dots(c->n, 2, (const double *[]){r, r}, (const double *[]){z, r}, v, &c->hook);
+    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+    *rz = v[0];
+    *rr = v[1];
+    return OVK_OK;
+}
+
+int ovk__ctx_pc_left(ovk__ctx *c, const double *r, double *t, double *tt)
+{
+    const ovk__pc_type *type = c->pc->type;
+    const double *l = type->split_diagonal ? type->split_diagonal(c->pc->state) : NULL;
+    ovk__tic t0 = ovk__tic_start(c);
+    int rc = OVK_OK;
+    if (l && tt) ovk__mul_dot(c->n, l, r, t, tt, &c->hook); /* t = L^-1 r, <t,t> in the pass */
+    else if (l) ovk__mul(c->n, l, r, t, &c->hook);
+    else rc = callback_failed(c, type->apply_left(c->pc->state, r, t, &c->hook), t);
+    if (!rc && !l && tt) *tt = ovk__dot(c->n, t, t);
+    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+    return rc;
+}
+
+int ovk__ctx_pc_right(ovk__ctx *c, const double *t, double *w)
+{
+    const ovk__pc_type *type = c->pc->type;
+    const double *l = type->split_diagonal ? type->split_diagonal(c->pc->state) : NULL;
+    ovk__tic t0 = ovk__tic_start(c);
+    int rc = OVK_OK;
+    if (l) ovk__mul(c->n, l, t, w, &c->hook); /* w = L^-T t */
+    else rc = callback_failed(c, type->apply_right(c->pc->state, t, w, &c->hook), w);
+    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+    return rc;
+}
+
+const double *ovk__ctx_pc_diagonal(const ovk__ctx *c)
+{
+    return c->pc->type->diagonal ? c->pc->type->diagonal(c->pc->state) : NULL;
 }
 
 void ovk__ctx_progress(void *ctx)
@@ -124,14 +224,6 @@ void ovk__ctx_progress(void *ctx)
     if (c->inflight >= 0) c->t[test_timer[c->inflight]] += dt;
 }
 
-void ovk__ctx_diaginv(ovk__ctx *c, const double *linv, const double *x, double *y, double *yy)
-{
-    ovk__tic t0 = ovk__tic_start(c);
-    if (yy) ovk__mul_dot(c->n, linv, x, y, yy, &c->hook);
-    else ovk__mul(c->n, linv, x, y, &c->hook);
-    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
-}
-
 void ovk__ctx_axpy(ovk__ctx *c, double a, const double *x, double *y)
 {
     ovk__tic t0 = ovk__tic_start(c);
@@ -140,17 +232,18 @@ void ovk__ctx_axpy(ovk__ctx *c, double a, const double *x, double *y)
 }
 
 int ovk__lagged_iter_end(ovk__ctx *c, int iter, double iprod, double bb, double alpha, double **p,
-                         double **p_prev)
+                         double **p_prev, int *done)
 {
     int stop = 0;
     double *swap = *p_prev;
     *p_prev = *p;
     *p = swap;
-    ovk__iterate_check(c, iter, iprod, bb, &stop);
-    if (!stop && iter < c->opts->max_iter) return 0;
+    int rc = ovk__iterate_check(c, iter, iprod, bb, &stop);
+    *done = rc || stop || iter >= c->opts->max_iter;
+    if (!*done) return rc;
     ovk__ctx_axpy(c, alpha, *p_prev, c->x); /* the lagging x update */
-    if (!stop) c->res->reason = OVK_REASON_MAXIT;
-    return 1;
+    if (!stop && !rc) c->res->reason = OVK_REASON_MAXIT;
+    return rc;
 }
 
 int ovk__ctx_alloc_block(ovk__ctx *c, int count, double **v[], double **block)
@@ -161,12 +254,7 @@ int ovk__ctx_alloc_block(ovk__ctx *c, int count, double **v[], double **block)
     *block = calloc(stride * (size_t)count, sizeof(double));
     if (!*block) rc = ovk__fail(OVK_ENOMEM, "%d work vectors of %d rows", count, c->n);
     for (int i = 0; i < count; i++) *v[i] = *block ? *block + stride * (size_t)i : NULL;
-    return ovk__agree(c->A->lay.comm, rc);
-}
-
-void ovk__ctx_jacobi(ovk__ctx *c, double *dinv)
-{
-    for (int i = 0; i < c->n; i++) dinv[i] = c->opts->precond == OVK_PRECOND_NONE ? 1.0 : 1.0 / c->A->diagonal[i];
+    return ovk__agree(c->comm, rc);
 }
 
 int ovk__ctx_dots(ovk__ctx *c, int k, const double *const *x, const double *const *y, double *out)

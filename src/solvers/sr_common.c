@@ -43,23 +43,12 @@
 
 enum { STALL = 100 }; /* steps without halving ||r|| that force a replacement */
 
-int ovk__sr_init(ovk__ctx *c, ovk__sr *st, double bb, int pipelined)
+void ovk__sr_init(ovk__ctx *c, ovk__sr *st, double bb, int pipelined)
 {
-    const ovk_matrix *A = c->A;
-    double v[2] = {0.0, 0.0}; /* ||A||_inf, longest row */
-    int longest = 0;
-    ovk_request *req = NULL;
-    int rc = ovk__matrix_row_stats(A, &v[0], &longest);
-    v[1] = longest;
-    rc = ovk__agree(A->lay.comm, rc);
-    if (rc) return rc;
-    rc = ovk_reduce_start(c->red, v, v, 2, OVK_DOUBLE, OVK_MAX, &req);
-    if (!rc) rc = ovk_reduce_wait(req);
-    if (!rc) rc = ovk_request_free(req);
-    *st = (ovk__sr){.bb = bb, .pipelined = pipelined, .restarted = 1, .eps = DBL_EPSILON / 2, .tol = c->opts->tol};
-    st->anorm = v[0];
-    st->mv = v[1];
-    return rc;
+    *st = (ovk__sr){.bb = bb, .pipelined = pipelined, .restarted = 1, .eps = DBL_EPSILON / 2};
+    st->rstop = sqrt(c->rr_stop);
+    st->anorm = c->anorm; /* ||A||_inf and the longest row, from the setup */
+    st->mv = c->mv;
 }
 
 /* Bounds after a replacement or restart: only the rounding of the products
@@ -82,7 +71,8 @@ static void gap_reset(ovk__sr *st, const double *v)
 }
 
 /* The criterion of Cools et al.: the bound on the gap of r crosses
- * sqrt(eps) ||r||, and (ours) exceeds tol ||b||.  Below that the gap cannot
+ * sqrt(eps) ||r||, and (ours) exceeds the converged residual norm
+ * max(tol ||b||, atol).  Below that the gap cannot
  * keep the true residual from meeting the tolerance by more than a factor
  * 2, which the exit test catches anyway, and the bound is a worst case
  * (measured on plat362: 1e3-1e5 times the real gap); without the condition
@@ -90,7 +80,7 @@ static void gap_reset(ovk__sr *st, const double *v)
 static int crossed(const ovk__sr *st)
 {
     double tau = sqrt(st->eps);
-    return st->f_old <= tau * st->rnorm_old && st->f > tau * st->rnorm && st->f > st->tol * sqrt(st->bb);
+    return st->f_old <= tau * st->rnorm_old && st->f > tau * st->rnorm && st->f > st->rstop;
 }
 
 /* No halving of ||r|| in STALL steps: the auxiliary recurrences have drifted
@@ -160,7 +150,7 @@ static int confirm(ovk__ctx *c, ovk__sr *st, double *r, int *ok)
     if (!rc) rc = ovk__ctx_dots(c, 1, (const double *[]){r}, (const double *[]){r}, &rr);
     if (rc) return rc;
     c->res->rel_residual = sqrt(rr / st->bb);
-    *ok = isfinite(rr) && rr / st->bb < c->opts->tol * c->opts->tol;
+    *ok = isfinite(rr) && ovk__converged(c, rr);
     if (!*ok) c->res->reason = OVK_REASON_NONE;
     return OVK_OK;
 }
@@ -178,8 +168,12 @@ static int check_stop(ovk__ctx *c, ovk__sr *st, int iter, const double *v, int f
                       ovk__sr_action *act)
 {
     int stop = 0, ok = 1, rc = OVK_OK;
-    if (iter > 0) ovk__iterate_check(c, iter, v[OVK__V_RR], st->bb, &stop);
-    if (stop && c->res->reason == OVK_REASON_CONVERGED) {
+    if (iter > 0 && (rc = ovk__iterate_check(c, iter, v[OVK__V_RR], st->bb, &stop))) return rc;
+    if (stop && c->res->reason != OVK_REASON_CONVERGED) { /* the monitor */
+        *act = OVK__SR_STOP;
+        return OVK_OK;
+    }
+    if (stop) {
         if (!fresh) rc = confirm(c, st, r, &ok); /* after a replacement r is the true residual */
         if (rc || ok) {
             *act = OVK__SR_STOP;
@@ -275,8 +269,8 @@ int ovk__sr_run(ovk__ctx *c, const ovk__sr_ops *ops, void *work, double *r, cons
     int rc = ovk__ctx_residual(c, r); /* r = b - A x */
     if (!rc) rc = ovk__initial_check(c, r, &bb, &decided);
     if (!rc && !decided) {
-        rc = ovk__sr_init(c, &st, bb, ops->pipelined);
-        if (!rc) rc = ops->start(c, work);
+        ovk__sr_init(c, &st, bb, ops->pipelined);
+        rc = ops->start(c, work);
         if (!rc) rc = sr_iterate(c, ops, work, &st, r, v);
     }
     c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;

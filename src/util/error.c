@@ -33,6 +33,9 @@ static const status_entry statuses[] = {
     {OVK_EBREAKDOWN, "OVK_EBREAKDOWN", "Krylov breakdown (matrix not SPD?)"},
     {OVK_ENONFINITE, "OVK_ENONFINITE", "NaN or Inf encountered"},
     {OVK_EMAXIT, "OVK_EMAXIT", "iteration limit reached without convergence"},
+    {OVK_ECALLBACK, "OVK_ECALLBACK", "a user callback failed"},
+    {OVK_ESTOPPED, "OVK_ESTOPPED", "stopped by the monitor callback"},
+    {OVK_EPRECOND, "OVK_EPRECOND", "preconditioner setup failed"},
 };
 
 static const status_entry *find_status(int code)

@@ -12,11 +12,12 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "solvers/sr_kernels.h"
 
 static void test_status_codes(void **state)
 {
     (void)state;
-    for (int code = OVK_OK; code >= OVK_EMAXIT; code--) {
+    for (int code = OVK_OK; code >= OVK_EPRECOND; code--) {
         assert_string_not_equal(ovk_strerror(code), "unknown status code");
         assert_string_not_equal(ovk_status_name(code), "OVK_UNKNOWN");
     }

@@ -1,0 +1,111 @@
+/* Jacobi: C = diag(A)^-1.  Applied as hypre's DiagScale (a division through
+ * a_ii, Fig. 4 of the PCG-Overlap paper) where the solver wants <r,z> in the
+ * same pass (alg1: bitwise hypre's iterates), as a multiplication by 1/a_ii
+ * in the solvers' fused kernels, and split as L^-1 = diag(A)^-1/2 stored at
+ * setup (DiagInvScale, Fig. 5). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "precond.h"
+
+typedef struct jacobi {
+    const double *a; /* the matrix's diagonal, read at apply */
+    double *dinv;    /* 1 / a_ii */
+    double *linv;    /* 1 / sqrt(a_ii) */
+    int n;
+} jacobi;
+
+static int jacobi_create(ovk__opts *opts, void **state)
+{
+    (void)opts;
+    *state = calloc(1, sizeof(jacobi));
+    return *state ? OVK_OK : ovk__fail(OVK_ENOMEM, "jacobi");
+}
+
+static void jacobi_destroy(void *state)
+{
+    jacobi *j = state;
+    free(j->dinv);
+    free(j->linv);
+    free(j);
+}
+
+static int jacobi_setup(void *state, const ovk__pc_env *env)
+{
+    jacobi *j = state;
+    int rc = ovk__pc_diag_check(env->A, "jacobi");
+    if (rc) return rc;
+    if (!j->dinv || j->n != env->n) { /* a value update keeps the sizes */
+        free(j->dinv);
+        free(j->linv);
+        j->linv = NULL;
+        j->n = env->n;
+        rc = ovk__pc_alloc(env->n, "jacobi", &j->dinv);
+        if (!rc) rc = ovk__pc_alloc(env->n, "jacobi", &j->linv);
+        if (rc) return rc;
+    }
+    j->a = env->A->diagonal;
+    for (int i = 0; i < j->n; i++) {
+        j->dinv[i] = 1.0 / j->a[i];
+        j->linv[i] = 1.0 / sqrt(j->a[i]);
+    }
+    return OVK_OK;
+}
+
+static int jacobi_apply(void *state, const double *r, double *z, const ovk__hook *h)
+{
+    jacobi *j = state;
+    ovk__mul(j->n, j->dinv, r, z, h); /* z = D^-1 r */
+    return OVK_OK;
+}
+
+/* z = r ./ a_ii; *rz = <r,z>; *rr = <r,r>.  The same division as hypre's
+ * DiagScale, but the diagonal is read from a contiguous copy instead of
+ * through A_data[A_i[i]] (a cache line of the matrix per row: 8x slower). */
+static int jacobi_apply_dots(void *state, const double *restrict r, double *restrict z, double *rz, double *rr,
+                             const ovk__hook *h)
+{
+    jacobi *j = state;
+    const double *restrict d = j->a;
+    int n = j->n, step = (h && h->fn && h->every > 0) ? h->every : (n > 0 ? n : 1);
+    double a = 0.0, b = 0.0;
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = n - lo > step ? lo + step : n;
+        for (int i = lo; i < hi; i++) {
+            z[i] = r[i] / d[i];
+            a += r[i] * z[i];
+            b += r[i] * r[i];
+        }
+        if (h && h->fn) h->fn(h->arg);
+    }
+    *rz = a;
+    *rr = b;
+    return OVK_OK;
+}
+
+static int jacobi_split(void *state, const double *x, double *y, const ovk__hook *h)
+{
+    jacobi *j = state;
+    ovk__mul(j->n, j->linv, x, y, h); /* y = L^-1 x = L^-T x */
+    return OVK_OK;
+}
+
+static const double *jacobi_diagonal(void *state) { return ((jacobi *)state)->dinv; }
+static const double *jacobi_split_diagonal(void *state) { return ((jacobi *)state)->linv; }
+
+const ovk__pc_type ovk__pc_jacobi = {
+    .name = "jacobi",
+    .alias = "diag",
+    .description = "Jacobi: C = diag(A)^-1 (hypre's DiagScale; split as diag(A)^-1/2)",
+    .options = "",
+    .needs_matrix = 1,
+    .create = jacobi_create,
+    .setup = jacobi_setup,
+    .apply = jacobi_apply,
+    .apply_dots = jacobi_apply_dots,
+    .apply_left = jacobi_split,
+    .apply_right = jacobi_split,
+    .diagonal = jacobi_diagonal,
+    .split_diagonal = jacobi_split_diagonal,
+    .destroy = jacobi_destroy,
+};

@@ -1,0 +1,99 @@
+/* The preconditioner interface: one preconditioner per file, each exporting
+ * one `const ovk__pc_type ovk__pc_NAME`, listed in registry.c and chosen by
+ * a spec "name[:key=value,...]" like the backends.
+ *
+ * A preconditioner applies C ~ A^-1 to the rank's rows.  It sits beside the
+ * solvers, above matrices and vectors: it may read the matrix and run its
+ * kernels, never a reduction of the solve (its setup may reduce, on the
+ * matrix's communicator, and must make every rank decide the same).
+ *
+ * Lifetimes: create parses the options (local); setup does the numeric work
+ * on the matrix's current values and may be called again after a value
+ * update (collective: its status is agreed by the caller); apply runs in
+ * every iteration and must not allocate; destroy frees everything. */
+#ifndef OVK_PRECOND_H
+#define OVK_PRECOND_H
+
+#include "../internal.h"
+
+/* What setup sees. */
+typedef struct ovk__pc_env {
+    const ovk_matrix *A; /* NULL when the solver runs a user operator */
+    int n;               /* local rows */
+    MPI_Comm comm;       /* the solver's communicator */
+} ovk__pc_env;
+
+typedef struct ovk__pc_type {
+    const char *name;
+    const char *alias;       /* another accepted name, or NULL */
+    const char *description; /* one line */
+    const char *options;     /* "key=values: meaning; ..." or "" */
+    int needs_matrix;        /* 1: refuses a user operator (reads A) */
+    /* Parse options (ovk__opt_*; unread ones are refused by the caller). */
+    int (*create)(ovk__opts *opts, void **state);
+    /* Numeric setup on A's current values. */
+    int (*setup)(void *state, const ovk__pc_env *env);
+    /* z = C r (r and z distinct); the hook keeps reductions in flight moving. */
+    int (*apply)(void *state, const double *r, double *z, const ovk__hook *h);
+    /* Optional: z = C r with the local <r,z> and <r,r> in the same pass. */
+    int (*apply_dots)(void *state, const double *r, double *z, double *rz, double *rr, const ovk__hook *h);
+    /* Optional split form C = L^-T L^-1 (PCG-Algorithm2/Overlap): t = L^-1 r
+     * and w = L^-T t.  Both or neither. */
+    int (*apply_left)(void *state, const double *r, double *t, const ovk__hook *h);
+    int (*apply_right)(void *state, const double *t, double *w, const ovk__hook *h);
+    /* Optional: C = diag(d): d, for the solvers' fused kernels; and the split
+     * L^-1 = diag(l) (l = sqrt(d)).  NULL when C is not diagonal. */
+    const double *(*diagonal)(void *state);
+    const double *(*split_diagonal)(void *state);
+    void (*destroy)(void *state);
+} ovk__pc_type;
+
+/* A preconditioner instance. */
+typedef struct ovk__pc {
+    const ovk__pc_type *type;
+    void *state;
+} ovk__pc;
+
+/* Parse spec and create the instance (local).  Unknown names are
+ * OVK_EINVAL, unknown or bad options OVK_EOPTION, each with the list of what
+ * exists.  NULL or "" means "jacobi". */
+int ovk__pc_create(const char *spec, ovk__pc *pc);
+/* The user's preconditioner callback as an instance (user.c). */
+int ovk__pc_create_user(ovk_apply_fn fn, void *ctx, ovk_solver *owner, ovk__pc *pc);
+void ovk__pc_destroy(ovk__pc *pc);
+
+/* The registered preconditioners (not the user callback). */
+int ovk__pc_registry_count(void);
+const ovk__pc_type *ovk__pc_at(int index);
+
+/* ---- helpers shared by the preconditioners ------------------------------ */
+
+/* Collective over A's communicator: OVK_EZERODIAG unless every a_ii > 0. */
+int ovk__pc_diag_check(const ovk_matrix *A, const char *who);
+
+/* n doubles (at least one), OVK_ENOMEM with a detail naming who. */
+int ovk__pc_alloc(int n, const char *who, double **v);
+
+/* The rank's diagonal block as an upper triangle in CSR (tri.c): row i holds
+ * a_ii first, then a_ij for j > i in increasing j.  From the matrix's
+ * symmetric or full storage (for a full block the upper triangle is used as
+ * is, which is the block's own when the block is symmetric). */
+typedef struct ovk__upper {
+    int n;
+    int *ptr;    /* n+1 */
+    int *col;    /* ptr[n] */
+    double *val; /* ptr[n] */
+} ovk__upper;
+
+int ovk__upper_from(const ovk_matrix *A, ovk__upper *u);
+void ovk__upper_free(ovk__upper *u);
+/* Triangular solves with U, its off-diagonal entries scaled by w (w = 1:
+ * U itself; SSOR: D + w U).  y may alias r.  The hook is called every
+ * h->every rows.
+ *   forward:  (D_U + w L)^T-shaped solve U_w^T y = r:
+ *             y_i = (r_i - w sum_{k<i} u_ki y_k) / u_ii
+ *   backward: U_w y = r:  y_i = (r_i - w sum_{j>i} u_ij y_j) / u_ii */
+void ovk__upper_solve_t(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h);
+void ovk__upper_solve(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h);
+
+#endif

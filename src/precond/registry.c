@@ -1,0 +1,89 @@
+/* The preconditioners compiled into the library, by name, and the helpers
+ * they share.  Adding one is one new file exporting its ovk__pc_type and one
+ * line in `types` below. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "precond.h"
+
+extern const ovk__pc_type ovk__pc_jacobi;
+extern const ovk__pc_type ovk__pc_none;
+extern const ovk__pc_type ovk__pc_ic0;
+extern const ovk__pc_type ovk__pc_ssor;
+extern const ovk__pc_type ovk__pc_cheby;
+/* REGISTRY: declarations of further preconditioners go here. */
+
+static const ovk__pc_type *const types[] = {
+    &ovk__pc_jacobi, &ovk__pc_none, &ovk__pc_ic0, &ovk__pc_ssor, &ovk__pc_cheby,
+    /* REGISTRY: further preconditioners go here. */
+};
+
+enum { TYPE_COUNT = (int)(sizeof types / sizeof types[0]) };
+
+int ovk__pc_registry_count(void) { return TYPE_COUNT; }
+const ovk__pc_type *ovk__pc_at(int i) { return (i >= 0 && i < TYPE_COUNT) ? types[i] : NULL; }
+
+static const ovk__pc_type *find(const char *name)
+{
+    for (int i = 0; i < TYPE_COUNT; i++)
+        if (!strcmp(types[i]->name, name) || (types[i]->alias && !strcmp(types[i]->alias, name))) return types[i];
+    return NULL;
+}
+
+static void names(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < TYPE_COUNT; i++) {
+        strncat(buf, i ? ", " : "", len - strlen(buf) - 1);
+        strncat(buf, types[i]->name, len - strlen(buf) - 1);
+    }
+}
+
+int ovk__pc_create(const char *spec, ovk__pc *pc)
+{
+    char name[64], list[256];
+    ovk__opts opts;
+    memset(pc, 0, sizeof *pc);
+    int rc = ovk__spec_parse("preconditioner", OVK_EINVAL, spec && *spec ? spec : "jacobi", name, sizeof name,
+                             &opts);
+    if (rc) return rc;
+    const ovk__pc_type *t = find(name);
+    if (!t) {
+        names(list, sizeof list);
+        return ovk__fail(OVK_EINVAL, "unknown preconditioner '%s'; available: %s", name, list);
+    }
+    rc = t->create(&opts, &pc->state);
+    if (!rc) rc = ovk__opts_check_unused(&opts, t->name, t->options);
+    if (rc) {
+        if (pc->state) t->destroy(pc->state);
+        pc->state = NULL;
+        return rc;
+    }
+    pc->type = t;
+    return OVK_OK;
+}
+
+void ovk__pc_destroy(ovk__pc *pc)
+{
+    if (pc->type && pc->state) pc->type->destroy(pc->state);
+    memset(pc, 0, sizeof *pc);
+}
+
+int ovk__pc_diag_check(const ovk_matrix *A, const char *who)
+{
+    int rc = OVK_OK;
+    for (int i = 0; i < A->lay.nlocal; i++) {
+        if (!(A->diagonal[i] > 0.0)) {
+            rc = ovk__fail(OVK_EZERODIAG, "row %lld: diagonal entry is %g (%s needs a_ii > 0)",
+                           (long long)(A->lay.row_start + i), A->diagonal[i], who);
+            break;
+        }
+    }
+    return ovk__agree(A->lay.comm, rc);
+}
+
+int ovk__pc_alloc(int n, const char *who, double **v)
+{
+    *v = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    return *v ? OVK_OK : ovk__fail(OVK_ENOMEM, "%s: %d rows", who, n);
+}

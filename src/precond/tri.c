@@ -1,0 +1,93 @@
+/* The rank's diagonal block as an upper triangle, and the triangular solves
+ * of IC(0) and SSOR on it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "precond.h"
+
+/* entries of row i of the diag block right of the diagonal, as (j, a_ij) */
+static int upper_len(const ovk__csr *d, int i)
+{
+    if (d->upper) return d->rowptr[i + 1] - d->rowptr[i] - 1; /* a_ii first, then j > i */
+    int len = 0;
+    for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) len += (d->off16 ? i + d->off16[k] : d->col[k]) > i;
+    return len;
+}
+
+static int upper_alloc(ovk__upper *u, int n, int nnz)
+{
+    memset(u, 0, sizeof *u);
+    u->n = n;
+    u->ptr = malloc(sizeof(int) * ((size_t)n + 1));
+    u->col = malloc(sizeof(int) * (size_t)(nnz > 0 ? nnz : 1));
+    u->val = malloc(sizeof(double) * (size_t)(nnz > 0 ? nnz : 1));
+    if (u->ptr && u->col && u->val) return OVK_OK;
+    ovk__upper_free(u);
+    return ovk__fail(OVK_ENOMEM, "upper triangle of %d rows, %d entries", n, nnz);
+}
+
+int ovk__upper_from(const ovk_matrix *A, ovk__upper *u)
+{
+    const ovk__csr *d = &A->diag;
+    int n = A->lay.nlocal, nnz = 0;
+    for (int i = 0; i < n; i++) nnz += 1 + upper_len(d, i);
+    int rc = upper_alloc(u, n, nnz);
+    if (rc) return rc;
+    int pos = 0;
+    for (int i = 0; i < n; i++) {
+        u->ptr[i] = pos;
+        u->col[pos] = i;
+        u->val[pos++] = A->diagonal[i]; /* 0 when absent: the setup refuses it */
+        for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
+            int j = d->off16 ? i + d->off16[k] : d->col[k];
+            if (j <= i) continue;
+            u->col[pos] = j; /* rows are sorted by column after a_ii */
+            u->val[pos++] = d->val[k];
+        }
+    }
+    u->ptr[n] = pos;
+    return OVK_OK;
+}
+
+void ovk__upper_free(ovk__upper *u)
+{
+    free(u->ptr);
+    free(u->col);
+    free(u->val);
+    memset(u, 0, sizeof *u);
+}
+
+static int chunk_rows(int n, const ovk__hook *h) { return (h && h->fn && h->every > 0) ? h->every : (n > 0 ? n : 1); }
+
+void ovk__upper_solve_t(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h)
+{
+    const int *restrict ptr = u->ptr, *restrict col = u->col;
+    const double *restrict val = u->val;
+    int n = u->n, step = chunk_rows(n, h);
+    if (y != r) memcpy(y, r, sizeof(double) * (size_t)n);
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = n - lo > step ? lo + step : n;
+        for (int i = lo; i < hi; i++) {
+            double yi = y[i] / val[ptr[i]]; /* y_i = (r_i - w sum_k u_ki y_k) / u_ii */
+            y[i] = yi;
+            for (int k = ptr[i] + 1; k < ptr[i + 1]; k++) y[col[k]] -= w * val[k] * yi;
+        }
+        if (h && h->fn) h->fn(h->arg);
+    }
+}
+
+void ovk__upper_solve(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h)
+{
+    const int *restrict ptr = u->ptr, *restrict col = u->col;
+    const double *restrict val = u->val;
+    int n = u->n, step = chunk_rows(n, h);
+    for (int hi = n; hi > 0; hi -= step) {
+        int lo = hi > step ? hi - step : 0;
+        for (int i = hi - 1; i >= lo; i--) {
+            double s = r[i]; /* y_i = (r_i - w sum_j u_ij y_j) / u_ii */
+            for (int k = ptr[i] + 1; k < ptr[i + 1]; k++) s -= w * val[k] * y[col[k]];
+            y[i] = s / val[ptr[i]];
+        }
+        if (h && h->fn) h->fn(h->arg);
+    }
+}

@@ -1,0 +1,638 @@
+/* The solver object: options by name, setup (agreed checks, the reducer,
+ * the work vectors, the preconditioner, the row statistics), many solves,
+ * value updates picked up by a numeric setup, destroy. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver.h"
+
+#define SOLVER_MAGIC 0x6f766b73u /* "ovks" */
+enum { DEFAULT_PROGRESS_ROWS = 8192, NORM_STEPS = 12 };
+
+struct ovk_solver {
+    unsigned magic;
+    const ovk_matrix *A;     /* borrowed; NULL for an operator */
+    ovk__layout own_lay;     /* the operator's rows */
+    const ovk__layout *lay;
+    ovk_apply_fn op, pc_fn;
+    void *op_ctx, *pc_ctx;
+    ovk_pcg_options o;       /* its strings point into the buffers below */
+    char solver_spec[128], backend_spec[256], precond_spec[128];
+    ovk_reducer *user_red;   /* borrowed */
+    ovk_monitor_fn monitor;
+    void *monitor_ctx;
+    double *history;
+    int history_cap;
+    /* set up */
+    int ready;
+    const ovk__solver *sv;
+    void *params, *work;
+    ovk__pc pc;
+    ovk_reducer *red;
+    int red_owned;
+    char red_spec[256];      /* the backend option the owned reducer was made from */
+    unsigned long version;   /* A's values the numeric setup saw */
+    double setup_time;
+    ovk__ctx c;
+};
+
+static int valid(const ovk_solver *s) { return s && s->magic == SOLVER_MAGIC; }
+
+static int not_solver(const char *fn)
+{
+    return ovk__fail(OVK_EINVAL, "%s: not a solver (NULL, destroyed or never created)", fn);
+}
+
+/* ---- creation ----------------------------------------------------------- */
+
+static int solver_new(ovk_solver **out)
+{
+    ovk_solver *s = calloc(1, sizeof *s);
+    if (!s) return ovk__fail(OVK_ENOMEM, "solver object");
+    s->magic = SOLVER_MAGIC;
+    s->own_lay.comm = MPI_COMM_NULL;
+    ovk_pcg_options_init(&s->o);
+    snprintf(s->solver_spec, sizeof s->solver_spec, "alg1");
+    snprintf(s->precond_spec, sizeof s->precond_spec, "jacobi");
+    s->o.solver = s->solver_spec;
+    s->o.precond_spec = s->precond_spec;
+    s->o.backend = NULL;
+    *out = s;
+    return OVK_OK;
+}
+
+int ovk_solver_create(const ovk_matrix *A, ovk_solver **out)
+{
+    if (!out) return ovk__fail(OVK_EINVAL, "ovk_solver_create: NULL output");
+    *out = NULL;
+    if (!A) return ovk__fail(OVK_EINVAL, "ovk_solver_create: NULL matrix");
+    int rc = solver_new(out);
+    if (rc) return rc;
+    (*out)->A = A;
+    (*out)->lay = &A->lay;
+    return OVK_OK;
+}
+
+int ovk_solver_create_operator(MPI_Comm comm, int nlocal, ovk_apply_fn matvec, void *ctx, ovk_solver **out)
+{
+    ovk_solver *s = NULL;
+    int64_t mine = nlocal, start = 0;
+    int rc = OVK_OK, rank = 0;
+    if (!out || comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_solver_create_operator: NULL argument");
+    *out = NULL;
+    if (nlocal < 0) rc = ovk__fail(OVK_EINVAL, "ovk_solver_create_operator: nlocal = %d < 0", nlocal);
+    else if (!matvec) rc = ovk__fail(OVK_EINVAL, "ovk_solver_create_operator: NULL operator callback");
+    if (!rc) rc = solver_new(&s);
+    rc = ovk__agree(comm, rc);
+    if (rc) goto cleanup;
+    OVK__MPI(MPI_Exscan(&mine, &start, 1, MPI_INT64_T, MPI_SUM, comm));
+    MPI_Comm_rank(comm, &rank);
+    rc = ovk__layout_init(comm, rank == 0 ? 0 : start, nlocal, &s->own_lay);
+    if (rc) goto cleanup;
+    s->lay = &s->own_lay;
+    s->op = matvec;
+    s->op_ctx = ctx;
+    *out = s;
+    return OVK_OK;
+cleanup:
+    if (s) free(s);
+    return rc;
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+typedef enum opt_kind { OPT_TEXT, OPT_DOUBLE, OPT_INT } opt_kind;
+
+typedef struct opt_def {
+    const char *key;
+    opt_kind kind;
+    long lo, hi; /* OPT_INT */
+} opt_def;
+
+static const opt_def opt_defs[] = {
+    {"solver", OPT_TEXT, 0, 0},          {"backend", OPT_TEXT, 0, 0},
+    {"precond", OPT_TEXT, 0, 0},         {"tol", OPT_DOUBLE, 0, 0},
+    {"atol", OPT_DOUBLE, 0, 0},          {"max_iter", OPT_INT, 0, INT32_MAX},
+    {"print_level", OPT_INT, 0, 2},      {"progress_every", OPT_INT, -1, INT32_MAX},
+    {"condest", OPT_INT, 0, 1},          {"replace_every", OPT_INT, -1, INT32_MAX},
+};
+enum { OPT_COUNT = (int)(sizeof opt_defs / sizeof opt_defs[0]) };
+
+static const opt_def *find_opt(const char *key)
+{
+    for (int i = 0; i < OPT_COUNT; i++)
+        if (!strcmp(opt_defs[i].key, key)) return &opt_defs[i];
+    return NULL;
+}
+
+static int unknown_opt(const char *key)
+{
+    char list[256] = "";
+    for (int i = 0; i < OPT_COUNT; i++) {
+        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+        strncat(list, opt_defs[i].key, sizeof list - strlen(list) - 1);
+    }
+    return ovk__fail(OVK_EOPTION, "unknown solver option '%s'; options: %s", key ? key : "(null)", list);
+}
+
+static int set_text(char *dst, size_t len, const char *key, const char *value)
+{
+    if (strlen(value) >= len) return ovk__fail(OVK_EOPTION, "option %s: value '%s' is too long", key, value);
+    snprintf(dst, len, "%s", value);
+    return OVK_OK;
+}
+
+static int set_number(ovk_solver *s, const opt_def *d, const char *value)
+{
+    char *end = NULL;
+    if (d->kind == OPT_DOUBLE) {
+        double v = strtod(value, &end);
+        if (!*value || *end || !isfinite(v) || v < 0.0)
+            return ovk__fail(OVK_EOPTION, "option %s=%s must be a finite number >= 0", d->key, value);
+        *(!strcmp(d->key, "tol") ? &s->o.tol : &s->o.atol) = v;
+        return OVK_OK;
+    }
+    long v = strtol(value, &end, 10);
+    if (!*value || *end || v < d->lo || v > d->hi)
+        return ovk__fail(OVK_EOPTION, "option %s=%s must be an integer in [%ld, %ld]", d->key, value, d->lo, d->hi);
+    int *field = !strcmp(d->key, "max_iter")         ? &s->o.max_iter
+                 : !strcmp(d->key, "print_level")    ? &s->o.print_level
+                 : !strcmp(d->key, "progress_every") ? &s->o.progress_every
+                 : !strcmp(d->key, "condest")        ? &s->o.condest
+                                                     : &s->o.replace_every;
+    *field = (int)v;
+    return OVK_OK;
+}
+
+int ovk_solver_set_option(ovk_solver *s, const char *key, const char *value)
+{
+    if (!valid(s)) return not_solver("ovk_solver_set_option");
+    const opt_def *d = key ? find_opt(key) : NULL;
+    if (!d) return unknown_opt(key);
+    if (!value) return ovk__fail(OVK_EOPTION, "option %s: NULL value", key);
+    s->ready = 0;
+    if (d->kind != OPT_TEXT) return set_number(s, d, value);
+    if (!strcmp(key, "solver")) return set_text(s->solver_spec, sizeof s->solver_spec, key, value);
+    if (!strcmp(key, "precond")) return set_text(s->precond_spec, sizeof s->precond_spec, key, value);
+    int rc = set_text(s->backend_spec, sizeof s->backend_spec, key, value);
+    s->o.backend = s->backend_spec[0] ? s->backend_spec : NULL;
+    return rc;
+}
+
+int ovk_solver_get_option(const ovk_solver *s, const char *key, char *buf, size_t len)
+{
+    if (!valid(s)) return not_solver("ovk_solver_get_option");
+    const opt_def *d = key ? find_opt(key) : NULL;
+    if (!d) return unknown_opt(key);
+    if (!buf || len == 0) return ovk__fail(OVK_EINVAL, "ovk_solver_get_option: no buffer");
+    const ovk_pcg_options *o = &s->o;
+    int n = !strcmp(key, "solver")           ? snprintf(buf, len, "%s", s->solver_spec)
+            : !strcmp(key, "backend")        ? snprintf(buf, len, "%s", s->backend_spec)
+            : !strcmp(key, "precond")        ? snprintf(buf, len, "%s", s->precond_spec)
+            : !strcmp(key, "tol")            ? snprintf(buf, len, "%.17g", o->tol)
+            : !strcmp(key, "atol")           ? snprintf(buf, len, "%.17g", o->atol)
+            : !strcmp(key, "max_iter")       ? snprintf(buf, len, "%d", o->max_iter)
+            : !strcmp(key, "print_level")    ? snprintf(buf, len, "%d", o->print_level)
+            : !strcmp(key, "progress_every") ? snprintf(buf, len, "%d", o->progress_every)
+            : !strcmp(key, "condest")        ? snprintf(buf, len, "%d", o->condest)
+                                             : snprintf(buf, len, "%d", o->replace_every);
+    return (n >= 0 && (size_t)n < len) ? OVK_OK : ovk__fail(OVK_EINVAL, "option %s: buffer too short", key);
+}
+
+int ovk_solver_set_options(ovk_solver *s, const ovk_pcg_options *o)
+{
+    if (!valid(s)) return not_solver("ovk_solver_set_options");
+    if (!o) return ovk__fail(OVK_EINVAL, "ovk_solver_set_options: NULL options");
+    const char *pc = o->precond_spec;
+    if (!pc && o->precond != OVK_PRECOND_DIAG && o->precond != OVK_PRECOND_NONE)
+        return ovk__fail(OVK_EINVAL, "unknown preconditioner %d", (int)o->precond);
+    if (!pc) pc = o->precond == OVK_PRECOND_NONE ? "none" : "jacobi";
+    int rc = set_text(s->solver_spec, sizeof s->solver_spec, "solver", o->solver ? o->solver : "alg1");
+    if (!rc) rc = set_text(s->precond_spec, sizeof s->precond_spec, "precond", pc);
+    if (!rc) rc = set_text(s->backend_spec, sizeof s->backend_spec, "backend", o->backend ? o->backend : "");
+    if (rc) return rc;
+    s->o = *o;
+    s->o.solver = s->solver_spec;
+    s->o.precond_spec = s->precond_spec;
+    s->o.backend = s->backend_spec[0] ? s->backend_spec : NULL;
+    s->o.reducer = NULL;
+    s->user_red = o->reducer;
+    s->ready = 0;
+    return OVK_OK;
+}
+
+int ovk_solver_set_tolerances(ovk_solver *s, double tol, double atol, int max_iter)
+{
+    if (!valid(s)) return not_solver("ovk_solver_set_tolerances");
+    if (!(tol > 0.0) || !isfinite(tol) || !(atol >= 0.0) || !isfinite(atol) || max_iter < 0)
+        return ovk__fail(OVK_EOPTION, "tolerances tol = %g (> 0), atol = %g (>= 0), max_iter = %d (>= 0)", tol,
+                         atol, max_iter);
+    s->o.tol = tol;
+    s->o.atol = atol;
+    s->o.max_iter = max_iter;
+    s->ready = 0;
+    return OVK_OK;
+}
+
+int ovk_solver_set_reducer(ovk_solver *s, ovk_reducer *red)
+{
+    if (!valid(s)) return not_solver("ovk_solver_set_reducer");
+    s->user_red = red;
+    s->ready = 0;
+    return OVK_OK;
+}
+
+int ovk_solver_set_precond_fn(ovk_solver *s, ovk_apply_fn fn, void *ctx)
+{
+    if (!valid(s)) return not_solver("ovk_solver_set_precond_fn");
+    s->pc_fn = fn;
+    s->pc_ctx = ctx;
+    s->ready = 0;
+    return OVK_OK;
+}
+
+int ovk_solver_set_monitor(ovk_solver *s, ovk_monitor_fn fn, void *ctx)
+{
+    if (!valid(s)) return not_solver("ovk_solver_set_monitor");
+    s->monitor = fn;
+    s->monitor_ctx = ctx;
+    s->ready = 0; /* collective per iteration: agreed at setup */
+    return OVK_OK;
+}
+
+int ovk_solver_set_history(ovk_solver *s, double *buf, int len)
+{
+    if (!valid(s)) return not_solver("ovk_solver_set_history");
+    if (buf && len < 0) return ovk__fail(OVK_EINVAL, "ovk_solver_set_history: len = %d < 0", len);
+    s->history = buf;
+    s->history_cap = buf ? len : 0;
+    s->c.history = s->history;
+    s->c.history_cap = s->history_cap;
+    return OVK_OK;
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+static void teardown(ovk_solver *s)
+{
+    if (s->sv && s->work) s->sv->destroy(s->work);
+    s->work = NULL;
+    free(s->params);
+    s->params = NULL;
+    ovk__pc_destroy(&s->pc);
+    free(s->c.lz_alpha);
+    s->c.lz_alpha = s->c.lz_beta = s->c.lz_work = NULL;
+    s->c.lz_cap = 0;
+    s->sv = NULL;
+    s->ready = 0;
+}
+
+/* the variant and its spec options */
+static int pick_solver(ovk_solver *s)
+{
+    char name[64], list[256];
+    ovk__opts opts;
+    int rc = ovk__spec_parse("solver", OVK_EINVAL, s->solver_spec, name, sizeof name, &opts);
+    if (rc) return rc;
+    const ovk__solver *sv = ovk__solver_find(name);
+    if (!sv) {
+        ovk__solver_names(list, sizeof list);
+        return ovk__fail(OVK_EINVAL, "unknown solver '%s'; available: %s", name, list);
+    }
+    if (sv->parse) rc = sv->parse(&opts, &s->params);
+    if (!rc) rc = ovk__opts_check_unused(&opts, sv->name, sv->options);
+    if (!rc) s->sv = sv;
+    return rc;
+}
+
+/* the preconditioner, and whether the variant can use it */
+static int pick_precond(ovk_solver *s)
+{
+    int rc = s->pc_fn ? ovk__pc_create_user(s->pc_fn, s->pc_ctx, s, &s->pc) : ovk__pc_create(s->precond_spec, &s->pc);
+    if (rc) return rc;
+    if (!s->A && s->pc.type->needs_matrix)
+        return ovk__fail(OVK_EUNSUPPORTED,
+                         "preconditioner %s reads the matrix; a user operator has none (use 'none' or "
+                         "ovk_solver_set_precond_fn)",
+                         s->pc.type->name);
+    if (s->sv->split && !s->pc.type->apply_left)
+        return ovk__fail(OVK_EUNSUPPORTED,
+                         "solver %s needs a split preconditioner C = L L^T, which %s does not have; use alg1, "
+                         "cg1 or pipecg with it",
+                         s->sv->name, s->pc.type->name);
+    return OVK_OK;
+}
+
+/* every local check of the options; the caller agrees the status */
+static int check_local(ovk_solver *s)
+{
+    const ovk_pcg_options *o = &s->o;
+    if (!(o->tol > 0.0) || !isfinite(o->tol)) return ovk__fail(OVK_EINVAL, "tolerance %g must be > 0", o->tol);
+    if (!(o->atol >= 0.0) || !isfinite(o->atol)) return ovk__fail(OVK_EINVAL, "atol %g must be >= 0", o->atol);
+    if (o->max_iter < 0) return ovk__fail(OVK_EINVAL, "max_iter %d must be >= 0", o->max_iter);
+    int rc = pick_solver(s);
+    return rc ? rc : pick_precond(s);
+}
+
+static uint64_t fnv(const void *p, size_t len, uint64_t h)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < len; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* Collective: OVK_EOPTION naming the first option whose value differs
+ * across the ranks (one reduction of a hash per option). */
+static int check_same(ovk_solver *s)
+{
+    enum { FLAGS = OPT_COUNT, N = OPT_COUNT + 1 };
+    uint64_t h[2 * N];
+    char buf[256];
+    for (int i = 0; i < OPT_COUNT; i++) {
+        ovk_solver_get_option(s, opt_defs[i].key, buf, sizeof buf);
+        h[i] = fnv(buf, strlen(buf), 0xcbf29ce484222325ull);
+    }
+    int flags[3] = {s->monitor != NULL, s->pc_fn != NULL, s->user_red != NULL};
+    h[FLAGS] = fnv(flags, sizeof flags, 0xcbf29ce484222325ull);
+    for (int i = 0; i < N; i++) h[N + i] = ~h[i]; /* min of ~h = ~max of h */
+    if (MPI_Allreduce(MPI_IN_PLACE, h, 2 * N, MPI_UINT64_T, MPI_MIN, s->lay->comm) != MPI_SUCCESS)
+        return ovk__fail(OVK_EMPI, "MPI_Allreduce (option fingerprint)");
+    for (int i = 0; i < N; i++)
+        if (h[i] != ~h[N + i])
+            return ovk__fail(OVK_EOPTION, "option %s differs across the ranks (it must be the same everywhere)",
+                             i < OPT_COUNT ? opt_defs[i].key : "monitor/precond callback/reducer");
+    return OVK_OK;
+}
+
+/* Collective: the caller's reducer, or one made from the backend option
+ * (kept across setups while that option does not change). */
+static int make_reducer(ovk_solver *s)
+{
+    int cmp = MPI_UNEQUAL, rc = OVK_OK;
+    if (s->red_owned && (s->user_red || strcmp(s->red_spec, s->backend_spec))) {
+        rc = ovk__agree(s->lay->comm, ovk_reducer_destroy(s->red));
+        if (rc) return rc;
+        s->red = NULL;
+        s->red_owned = 0;
+    }
+    if (s->user_red) {
+        MPI_Comm_compare(ovk__reducer_comm(s->user_red), s->lay->comm, &cmp);
+        if (cmp != MPI_IDENT && cmp != MPI_CONGRUENT)
+            rc = ovk__fail(OVK_EMISMATCH, "the reducer was made on a communicator other than the solver's");
+        rc = ovk__agree(s->lay->comm, rc);
+        if (!rc) s->red = s->user_red;
+        return rc;
+    }
+    if (s->red_owned) return OVK_OK;
+    rc = ovk_reducer_create(s->lay->comm, s->backend_spec[0] ? s->backend_spec : NULL, &s->red);
+    if (rc) return rc;
+    s->red_owned = 1;
+    snprintf(s->red_spec, sizeof s->red_spec, "%s", s->backend_spec);
+    return OVK_OK;
+}
+
+static void init_ctx(ovk_solver *s)
+{
+    ovk__ctx *c = &s->c;
+    memset(c, 0, sizeof *c);
+    c->A = s->A;
+    c->owner = s;
+    c->op = s->op;
+    c->op_ctx = s->op_ctx;
+    c->pc = &s->pc;
+    c->n = s->lay->nlocal;
+    c->comm = s->lay->comm;
+    c->rank = s->lay->rank;
+    c->red = s->red;
+    c->opts = &s->o;
+    c->params = s->params;
+    c->inflight = -1;
+    c->monitor = s->monitor;
+    c->monitor_ctx = s->monitor_ctx;
+    c->history = s->history;
+    c->history_cap = s->history_cap;
+    int every = s->o.progress_every;
+    if (every >= 0 && (ovk_reducer_caps(s->red) & OVK_CAP_NEEDS_TEST)) {
+        c->hook.fn = ovk__ctx_progress;
+        c->hook.arg = c;
+        c->hook.every = every > 0 ? every : DEFAULT_PROGRESS_ROWS;
+    }
+}
+
+/* Collective: ||A|| of an operator by a few power steps (||A||_2 <=
+ * ||A||_inf for the gap bounds; the longest row is not known: 1). */
+static int operator_norm(ovk_solver *s)
+{
+    ovk__ctx *c = &s->c;
+    double *x = NULL, *y = NULL, v[2] = {0.0, 0.0};
+    int rc = ovk__pc_alloc(c->n, "operator norm", &x);
+    if (!rc) rc = ovk__pc_alloc(c->n, "operator norm", &y);
+    rc = ovk__agree(c->comm, rc);
+    for (int i = 0; !rc && i < c->n; i++) x[i] = 1.0 + (double)((s->lay->row_start + i) % 7) / 7.0;
+    for (int k = 0; !rc && k < NORM_STEPS; k++) {
+        rc = ovk__ctx_matvec(c, x, y); /* y = A x */
+        v[0] = ovk__dot(c->n, y, y);
+        v[1] = ovk__dot(c->n, x, x);
+        if (!rc && MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, c->comm) != MPI_SUCCESS)
+            rc = ovk__fail(OVK_EMPI, "MPI_Allreduce (operator norm)");
+        double scale = v[0] > 0.0 ? 1.0 / sqrt(v[0]) : 0.0;
+        for (int i = 0; i < c->n; i++) x[i] = y[i] * scale;
+    }
+    c->anorm = 1.1 * (v[1] > 0.0 ? sqrt(v[0] / v[1]) : 0.0);
+    c->mv = 1.0;
+    if (!rc && c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "%s (estimating ||A|| at setup)", c->cb_detail);
+    c->cb_failed = 0;
+    free(x);
+    free(y);
+    rc = ovk__agree(c->comm, rc);
+    if (!rc && !isfinite(c->anorm))
+        rc = ovk__fail(OVK_ENONFINITE, "the operator gives non-finite values (||A x|| = %g)", c->anorm);
+    return rc;
+}
+
+/* Collective: ||A||_inf and the longest row of an assembled matrix. */
+static int matrix_norm(ovk_solver *s)
+{
+    double v[2] = {0.0, 0.0};
+    int longest = 0;
+    int rc = ovk__agree(s->lay->comm, ovk__matrix_row_stats(s->A, &v[0], &longest));
+    v[1] = longest;
+    if (!rc && MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, s->lay->comm) != MPI_SUCCESS)
+        rc = ovk__fail(OVK_EMPI, "MPI_Allreduce (row statistics)");
+    s->c.anorm = v[0];
+    s->c.mv = v[1];
+    return rc;
+}
+
+/* Collective: everything that depends on A's values. */
+static int numeric_setup(ovk_solver *s)
+{
+    ovk__pc_env env = {s->A, s->lay->nlocal, s->lay->comm};
+    int rc = ovk__agree(s->lay->comm, s->pc.type->setup(s->pc.state, &env));
+    if (!rc && s->sv->needs_norm) rc = s->A ? matrix_norm(s) : operator_norm(s);
+    if (!rc && s->A) s->version = s->A->values_version;
+    return rc;
+}
+
+/* Collective: room for the condition estimate's coefficients. */
+static int condest_setup(ovk_solver *s)
+{
+    ovk__ctx *c = &s->c;
+    int rc = OVK_OK;
+    if (!s->o.condest || s->o.max_iter < 1) return OVK_OK;
+    size_t cap = (size_t)s->o.max_iter;
+    c->lz_alpha = malloc(sizeof(double) * 4 * cap);
+    if (!c->lz_alpha) rc = ovk__fail(OVK_ENOMEM, "condition estimate of %d steps", s->o.max_iter);
+    rc = ovk__agree(c->comm, rc);
+    if (rc) return rc;
+    c->lz_beta = c->lz_alpha + cap;
+    c->lz_work = c->lz_beta + cap;
+    c->lz_cap = s->o.max_iter;
+    return OVK_OK;
+}
+
+int ovk_solver_setup(ovk_solver *s)
+{
+    if (!valid(s)) return not_solver("ovk_solver_setup");
+    double t0 = MPI_Wtime();
+    teardown(s);
+    int rc = ovk__agree(s->lay->comm, check_local(s));
+    if (!rc) rc = check_same(s);
+    if (!rc) rc = make_reducer(s);
+    if (rc) goto fail;
+    init_ctx(s);
+    rc = s->sv->setup(&s->c, &s->work);
+    if (!rc) rc = numeric_setup(s);
+    if (!rc) rc = condest_setup(s);
+    if (rc) goto fail;
+    double dt = MPI_Wtime() - t0;
+    if (MPI_Allreduce(&dt, &s->setup_time, 1, MPI_DOUBLE, MPI_MAX, s->lay->comm) != MPI_SUCCESS) {
+        rc = ovk__fail(OVK_EMPI, "MPI_Allreduce (setup time)");
+        goto fail;
+    }
+    s->ready = 1;
+    return OVK_OK;
+fail:
+    teardown(s);
+    return rc;
+}
+
+/* ---- solve -------------------------------------------------------------- */
+
+static int check_finite(const ovk_vector *v, const char *what)
+{
+    for (int i = 0; i < v->n; i++)
+        if (!isfinite(v->data[i]))
+            return ovk__fail(OVK_ENONFINITE, "%s[%d] (local) is %g", what, i, v->data[i]);
+    return OVK_OK;
+}
+
+static int check_vectors(const ovk_solver *s, const ovk_vector *b, const ovk_vector *x)
+{
+    if (!s->ready)
+        return ovk__fail(OVK_ESTATE, "ovk_solver_solve: the solver is not set up (call ovk_solver_setup, also "
+                                     "after changing an option)");
+    if (!b || !x) return ovk__fail(OVK_EINVAL, "ovk_solver_solve: NULL vector");
+    if (b == x || b->data == x->data) return ovk__fail(OVK_EINVAL, "ovk_solver_solve: b and x must be distinct vectors");
+    if (!ovk__layout_same(b->lay, s->lay) || !ovk__layout_same(x->lay, s->lay))
+        return ovk__fail(OVK_EMISMATCH, "ovk_solver_solve: vectors do not have the solver's row layout");
+    int rc = check_finite(b, "b");
+    return rc ? rc : check_finite(x, "x0");
+}
+
+/* max and mean over ranks of the per-rank timers */
+static int gather_times(ovk__ctx *c)
+{
+    int size = 1, rc = OVK_OK;
+    MPI_Comm_size(c->comm, &size);
+    OVK__MPI(MPI_Allreduce(c->t, c->res->time_max, OVK_TIMER_COUNT, MPI_DOUBLE, MPI_MAX, c->comm));
+    OVK__MPI(MPI_Allreduce(c->t, c->res->time_mean, OVK_TIMER_COUNT, MPI_DOUBLE, MPI_SUM, c->comm));
+    for (int i = 0; i < OVK_TIMER_COUNT; i++) c->res->time_mean[i] /= size;
+cleanup:
+    return rc;
+}
+
+static int status_of(const ovk_pcg_result *r)
+{
+    switch (r->reason) {
+    case OVK_REASON_CONVERGED: return OVK_OK;
+    case OVK_REASON_MAXIT:
+        return ovk__fail(OVK_EMAXIT, "no convergence in %d iterations (||r||/||b|| = %g)", r->iterations,
+                         r->rel_residual);
+    case OVK_REASON_BREAKDOWN: return OVK_EBREAKDOWN; /* detail set where detected */
+    case OVK_REASON_NONFINITE: return OVK_ENONFINITE;
+    case OVK_REASON_MONITOR:
+        return ovk__fail(OVK_ESTOPPED, "the monitor stopped the solve at iteration %d", r->iterations);
+    default: return OVK_EINVAL;
+    }
+}
+
+static void begin_solve(ovk__ctx *c, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
+{
+    c->b = b->data;
+    c->x = x->data;
+    c->res = res;
+    memset(c->t, 0, sizeof c->t);
+    c->inflight = -1;
+    c->progress_time = 0.0;
+    c->cb_failed = 0;
+    c->lz_count = 0;
+}
+
+int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
+{
+    ovk_pcg_result local_res;
+    if (!res) res = &local_res;
+    memset(res, 0, sizeof *res);
+    if (!valid(s)) return not_solver("ovk_solver_solve");
+    ovk__ctx *c = &s->c;
+    int rc = ovk__agree(s->lay->comm, check_vectors(s, b, x));
+    if (!rc && s->A && s->A->values_version != s->version) rc = numeric_setup(s);
+    if (rc) return rc;
+    begin_solve(c, b, x, res);
+    long long started = ovk__reducer_started(c->red);
+    rc = s->sv->solve(c, s->work);
+    if (!rc && c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "%s", c->cb_detail);
+    rc = ovk__agree(c->comm, rc);
+    ovk__condest_end(c);
+    res->reductions = ovk__reducer_started(c->red) - started;
+    if (!rc) rc = gather_times(c);
+    return rc ? rc : status_of(res);
+}
+
+/* ---- the rest ----------------------------------------------------------- */
+
+int ovk_solver_destroy(ovk_solver **sp)
+{
+    if (!sp || !*sp) return OVK_OK;
+    ovk_solver *s = *sp;
+    if (!valid(s)) return not_solver("ovk_solver_destroy");
+    int rc = OVK_OK;
+    teardown(s);
+    if (s->red_owned) rc = ovk_reducer_destroy(s->red);
+    if (s->lay == &s->own_lay) ovk__layout_free(&s->own_lay);
+    s->magic = 0;
+    free(s);
+    *sp = NULL;
+    return rc;
+}
+
+int ovk_solver_progress(ovk_solver *s)
+{
+    if (!valid(s)) return not_solver("ovk_solver_progress");
+    if (s->c.red && s->c.hook.fn) ovk__ctx_progress(&s->c);
+    return OVK_OK;
+}
+
+int ovk_solver_vector_create(const ovk_solver *s, double *data, ovk_vector **v)
+{
+    if (!valid(s)) return not_solver("ovk_solver_vector_create");
+    if (!v) return ovk__fail(OVK_EINVAL, "ovk_solver_vector_create: NULL output");
+    return ovk__vector_new(s->lay, data, v);
+}
+
+int ovk_solver_nlocal(const ovk_solver *s) { return valid(s) ? s->lay->nlocal : 0; }
+MPI_Comm ovk_solver_comm(const ovk_solver *s) { return valid(s) ? s->lay->comm : MPI_COMM_NULL; }
+double ovk_solver_setup_time(const ovk_solver *s) { return valid(s) ? s->setup_time : 0.0; }

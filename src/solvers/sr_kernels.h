@@ -1,0 +1,36 @@
+/* The fused kernels of cg1 and pipecg (sr_kernels.c).  Sums go to the
+ * OVK__V_* slots of solver.h. */
+#ifndef OVK_SR_KERNELS_H
+#define OVK_SR_KERNELS_H
+
+#include "solver.h"
+
+
+/* cg1, one pass: p = u + b p; s = w + b s; x += a p; r -= a s; u = d .* r.
+ * v[GAMMA] = <r,u>, v[RR] = <r,r>, v[US] = <u,s>, v[PS] = <p,s> (new vectors);
+ * v[XX], v[UU] of x and u before, v[PP], v[SS] after, v[WW] of w.  Other
+ * slots (DELTA, PW, QQ, ZZ, MM) are left alone. */
+void ovk__cg1_update(int n, double a, double b, const double *d, const double *w, double *u,
+                     double *p, double *s, double *x, double *r, double *v, const ovk__hook *h);
+
+/* The vectors of the pipelined CG (Ghysels-Vanroose). */
+typedef struct ovk__pipe_vecs {
+    double *x, *r, *w, *p, *s, *z; /* updated by ovk__pipecg_update */
+    double *u, *q;                 /* u = C r, q = C s: not stored by the update (see below) */
+    double *m, *n;                 /* m = C w, n = A m: written by the solver, not the update */
+    const double *d;               /* the diagonal of C: read */
+} ovk__pipe_vecs;
+
+/* pipecg, one pass: z = n + b z; s = w + b s; p = u + b p; x += a p;
+ * r -= a s; w -= a z.  With a diagonal preconditioner u = C r and q = C s
+ * are not carried by recurrences (u -= a q; q = m + b q, as in the paper)
+ * but formed from d in the loop: the same vectors in exact arithmetic, 24
+ * fewer bytes per row, and u, q are left unwritten.  v[GAMMA] = <r,u>,
+ * v[DELTA] = <w,u>, v[RR] = <r,r>, v[US] = <u,s>, v[PW] = <p,w>, v[PS] =
+ * <p,s> of the new vectors; v[XX], v[UU], v[WW] of x, u, w before, v[PP],
+ * v[SS], v[QQ], v[ZZ] after; v[MM] is left 0 (m is not read: the caller
+ * takes <m,m> from the pass that made m). */
+void ovk__pipecg_update(int n, double a, double b, const ovk__pipe_vecs *vv, double *v,
+                        const ovk__hook *h);
+
+#endif
