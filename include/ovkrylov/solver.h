@@ -25,7 +25,9 @@
  * that reductions in flight keep moving.  A callback that returns nonzero
  * fails the solve with OVK_ECALLBACK on every rank: its output is replaced
  * by NaN, which every rank sees at the next reduction, so no rank waits
- * for one that stopped.
+ * for one that stopped.  (A failing callback must still do whatever
+ * communication its peers' calls do, e.g. its halo exchange: the library
+ * cannot stand in for it.)
  *
  * Ownership: the object borrows the matrix (it must outlive the object and
  * keep its pattern), the callbacks' contexts, the history buffer and a

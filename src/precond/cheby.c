@@ -85,7 +85,8 @@ static int lanczos_run(cheby *c, MPI_Comm comm, double *alpha, double *beta, int
         double v[2] = {ovk__dot(n, s, p), 0.0};
         OVK__MPI(MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_SUM, comm));
         double a = gamma / v[0];
-        ok = ok && isfinite(a) && a > 0.0 && gamma > 1e-28 * g0;
+        if (ok && gamma > 1e-28 * g0 && !(a > 0.0)) *good = -1; /* <p,Ap> <= 0: not SPD */
+        ok = ok && *good >= 0 && isfinite(a) && a > 0.0 && gamma > 1e-28 * g0;
         if (!ok) a = 0.0; /* the remaining steps only keep the reductions matched */
         for (int i = 0; i < n; i++) {
             r[i] -= a * s[i];
