@@ -498,6 +498,27 @@ static void test_bad_input(void)
     ovk_pcg_options_init(&o);
     if (g_rank == g_size - 1) o.precond_spec = "nosuch";
     MT_RC(OVK_EINVAL, ovk_pcg_solve(A, b, x, &o, NULL));
+    ovk_pcg_options_init(&o);
+    if (g_rank == g_size - 1) o.solver = "bogus";
+    MT_RC(OVK_EINVAL, ovk_pcg_solve(A, b, x, &o, NULL));
+    if (g_size > 1) { /* valid everywhere, but not the same: named */
+        static const struct {
+            const char *what;
+            int field;
+        } diff[] = {{"max_iter", 0}, {"tol", 1}, {"solver", 2}, {"backend", 3}, {"precond", 4}};
+        for (int k = 0; k < 5; k++) {
+            ovk_pcg_options_init(&o);
+            int me = g_rank == 1;
+            if (diff[k].field == 0) o.max_iter = me ? 50 : 60;
+            if (diff[k].field == 1) o.tol = me ? 1e-6 : 1e-8;
+            if (diff[k].field == 2) o.solver = me ? "pipecg" : "alg1";
+            if (diff[k].field == 3) o.backend = me ? "nbc" : "blocking";
+            if (diff[k].field == 4) o.precond_spec = me ? "ssor" : "jacobi";
+            int rc = ovk_pcg_solve(A, b, x, &o, NULL);
+            MT_CHECK(rc == OVK_EOPTION && strstr(ovk_error_detail(), diff[k].what), "%s differs: %d %s",
+                     diff[k].what, rc, ovk_error_detail());
+        }
+    }
     ovk_vector_destroy(b);
     ovk_vector_destroy(x);
     ovk_matrix_destroy(A);
