@@ -1,4 +1,4 @@
-/* Peer benchmark: PETSc KSPCG + PCJACOBI on the 27-point (or 7-point)
+/* Peer benchmark: PETSc KSPCG + PCJACOBI (or -pc_type ...) on the 27-point (or 7-point)
  * Laplacian of hypre's GenerateLaplacian27pt / GenerateLaplacian.
  *
  * Flags as our driver ovk_laplace27 and hypre_pcg.c:
@@ -229,7 +229,9 @@ int main(int argc, char **argv)
             KSPNormType nt;
             PetscCall(KSPGetType(ksp, &kt));
             PetscCall(KSPGetNormType(ksp, &nt));
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Solver = PETSc %s + PCJACOBI (norm %s)\n", kt,
+            PCType pt;
+            PetscCall(PCGetType(pc, &pt));
+            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Solver = PETSc %s + %s (norm %s)\n", kt, pt,
                                   KSPNormTypes[nt]));
             PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Stencil = %d\n", stencil));
             PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Ranks = %d (P = %d %d %d)\n", (int)size, P[0],

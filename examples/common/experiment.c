@@ -221,7 +221,7 @@ static int print_residual(ovk_solver *s, int iteration, double rnorm, double rel
 
 /* create, set up, solve, destroy; the residual lines through the monitor */
 static int solve_once(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, const ovk_pcg_options *opts,
-                      ovk_pcg_result *res)
+                      ovk_pcg_result *res, double *setup_s)
 {
     ovk_solver *s = NULL;
     memset(res, 0, sizeof *res);
@@ -234,6 +234,7 @@ static int solve_once(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, c
     }
     rc = ovk_drv_agree(rc);
     if (!rc) rc = ovk_solver_setup(s);
+    *setup_s = ovk_solver_setup_time(s);
     if (!rc) rc = ovk_solver_solve(s, b, x, res);
     int rc2 = ovk_solver_destroy(&s);
     return rc ? rc : rc2;
@@ -251,7 +252,8 @@ int ovk_drv_solve(const ovk_drv_experiment *e, ovk_drv_run *run, int print_noise
         memset(res, 0, sizeof *res);
         return rc;
     }
-    rc = solve_once(A, b, x, opts, res);
+    rc = solve_once(A, b, x, opts, res, &run->setup_s);
+    if (rank == 0 && print_noise) printf("Setup Time = %.6f s\n", run->setup_s);
     long hits = ovk_drv_noise_stop(e);
     if (rank == 0 && print_noise && e->noise_hz > 0) printf("Noise interruptions (rank 0) = %ld\n", hits);
     run->solver = opts->solver;

@@ -66,14 +66,16 @@ typedef struct ovk_drv_run {
     const char *problem, *solver, *backend;
     int nranks;
     long long nx, ny, nz;   /* global grid, or rows 1 1 for a matrix file */
+    double setup_s;         /* set by ovk_drv_solve: ovk_solver_setup's seconds (max over ranks) */
 } ovk_drv_run;
 int ovk_drv_csv_row(const ovk_drv_experiment *e, const ovk_drv_run *run, const ovk_pcg_result *res);
 
 /* Collective: a solver object (solver.h) made, set up and run between the
  * start and stop of the noise, then the CSV row (run->backend and
  * run->solver are filled in here).  At print_level 2 a monitor callback
- * prints the residual of every iteration on rank 0.  With print_noise,
- * rank 0 prints how often it was interrupted. */
+ * prints the residual of every iteration on rank 0.  With print_noise (the
+ * drivers pass print_level >= 1), rank 0 prints `Setup Time = T s` and how
+ * often it was interrupted. */
 int ovk_drv_solve(const ovk_drv_experiment *e, ovk_drv_run *run, int print_noise, const ovk_matrix *A,
                   const ovk_vector *b, ovk_vector *x, const ovk_pcg_options *opts, ovk_pcg_result *res);
 
