@@ -228,15 +228,21 @@ typedef struct totals {
     int failed;
 } totals;
 
+/* the options of the flags */
+static void options(const args *a, ovk_pcg_options *o)
+{
+    ovk_pcg_options_init(o);
+    ovk_drv_apply(&a->ex, o);
+    o->solver = a->solver;
+    o->backend = a->backend;
+    o->reducer = a->red;
+    o->tol = a->tol;
+}
+
 static int make_solver(const args *a, box *b, ovk_matrix *A, ovk_solver **s)
 {
     ovk_pcg_options o;
-    ovk_pcg_options_init(&o);
-    ovk_drv_apply(&a->ex, &o);
-    o.solver = a->solver;
-    o.backend = a->backend;
-    o.reducer = a->red;
-    o.tol = a->tol;
+    options(a, &o);
     const char *pc = a->ex.precond ? a->ex.precond : "jacobi";
     int own_jacobi = a->matfree && (!strcmp(pc, "jacobi") || !strcmp(pc, "diag"));
     if (own_jacobi) o.precond_spec = "none"; /* replaced by the callback below */
@@ -276,12 +282,7 @@ static int step(const args *a, ovk_solver *s, const ovk_matrix *A, ovk_vector *b
     double t0 = MPI_Wtime();
     if (a->oneshot) {
         ovk_pcg_options o;
-        ovk_pcg_options_init(&o);
-        ovk_drv_apply(&a->ex, &o);
-        o.solver = a->solver;
-        o.backend = a->backend;
-        o.reducer = a->red;
-        o.tol = a->tol;
+        options(a, &o);
         rc = ovk_pcg_solve(A, b, u, &o, &res);
     } else {
         rc = ovk_solver_solve(s, b, u, &res); /* u: the previous solution as initial guess */

@@ -49,7 +49,7 @@ int MPI_Comm_create(MPI_Comm c, MPI_Group g, MPI_Comm *n)
 static const char *const solvers[] = {"alg1", "alg2", "overlap", "cg1", "pipecg"};
 static const char *const preconds[] = {"jacobi", "diag", "none", "ic0", "ssor", "ssor:omega=1.4", "cheby",
                                        "cheby:degree=4"};
-static const char *backends[] = {"blocking", "native", "nbc", "offload:engine=agent"};
+static const char *const backends[] = {"blocking", "native", "nbc", "offload:engine=agent"};
 enum { NSOLVERS = 5, NPRECONDS = 8, NBACKENDS = 4 };
 
 static int g_rank, g_size;
@@ -530,7 +530,7 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-    if (provided < MPI_THREAD_MULTIPLE) backends[3] = "nbc:thread=0"; /* offload needs threads */
+    MT_CHECK(provided == MPI_THREAD_MULTIPLE, "offload needs MPI_THREAD_MULTIPLE; this MPI gives %d", provided);
     test_matrix_of_combinations();
     test_user_callbacks();
     test_reuse_and_update();
