@@ -5,7 +5,7 @@
  * completed after the preconditioner and the matvec of the next step, which
  * drive the backend's progress through the hook while they run:
  *
- *   beta = gamma / gamma_old;  alpha = gamma / (delta - beta gamma / alpha_old)
+ *   beta = gamma / gamma_old;  alpha = gamma / <p,Ap>          (sr_common.c)
  *   z = n + beta z;  s = w + beta s;  p = u + beta p                (one pass,
  *   x += alpha p;  r -= alpha s;  w -= alpha z                      with the dots)
  *   gamma = <r,u>, delta = <w,u>, <r,r>  -> start the reduction
