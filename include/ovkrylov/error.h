@@ -16,29 +16,36 @@
 extern "C" {
 #endif
 
+/* The status codes, written once: X(name, value, text).  The enum below,
+ * ovk_strerror and ovk_status_name are generated from it. */
+#define OVK_STATUS_LIST(X) \
+    X(OVK_OK, 0, "success") \
+    X(OVK_EINVAL, -1, "invalid argument") \
+    X(OVK_ENOMEM, -2, "out of memory") \
+    X(OVK_EMPI, -3, "MPI call failed") \
+    X(OVK_EPARTITION, -4, "row ranges do not tile the global range") \
+    X(OVK_ECOLUMN, -5, "column index out of range") \
+    X(OVK_EMISMATCH, -6, "layouts or communicators do not match") \
+    X(OVK_EZERODIAG, -7, "zero, negative or missing diagonal entry") \
+    X(OVK_EFILE, -8, "cannot open or read file") \
+    X(OVK_EFORMAT, -9, "malformed input file") \
+    X(OVK_ENOTSYM, -10, "matrix is not symmetric") \
+    X(OVK_EBACKEND, -11, "unknown reduction backend") \
+    X(OVK_EOPTION, -12, "unknown option or bad option value") \
+    X(OVK_EUNSUPPORTED, -13, "not supported by this build, this MPI or this combination of options") \
+    X(OVK_ESTATE, -14, "request or solver object used in the wrong state") \
+    X(OVK_EBUSY, -15, "request still in flight") \
+    X(OVK_EBREAKDOWN, -16, "Krylov breakdown (matrix not SPD?)") \
+    X(OVK_ENONFINITE, -17, "NaN or Inf encountered") \
+    X(OVK_EMAXIT, -18, "iteration limit reached without convergence") \
+    X(OVK_ECALLBACK, -19, "a user callback failed") \
+    X(OVK_ESTOPPED, -20, "stopped by the monitor callback") \
+    X(OVK_EPRECOND, -21, "preconditioner setup failed")
+
 typedef enum ovk_status {
-    OVK_OK = 0,
-    OVK_EINVAL = -1,        /* invalid argument (NULL, negative size, ...) */
-    OVK_ENOMEM = -2,        /* allocation failed */
-    OVK_EMPI = -3,          /* an MPI call failed */
-    OVK_EPARTITION = -4,    /* row ranges do not tile the global range */
-    OVK_ECOLUMN = -5,       /* a column id is outside [0, nglobal) */
-    OVK_EMISMATCH = -6,     /* vector/matrix layouts or communicators differ */
-    OVK_EZERODIAG = -7,     /* zero, negative or missing diagonal entry */
-    OVK_EFILE = -8,         /* a file cannot be opened or read */
-    OVK_EFORMAT = -9,       /* malformed or truncated input file */
-    OVK_ENOTSYM = -10,      /* a matrix that must be symmetric is not */
-    OVK_EBACKEND = -11,     /* unknown reduction backend name */
-    OVK_EOPTION = -12,      /* unknown backend option or bad option value */
-    OVK_EUNSUPPORTED = -13, /* feature not available in this build or MPI */
-    OVK_ESTATE = -14,       /* request used in the wrong state (waited twice, freed) */
-    OVK_EBUSY = -15,        /* request still in flight */
-    OVK_EBREAKDOWN = -16,   /* Krylov breakdown: <p,Ap> <= 0 (matrix not SPD?) */
-    OVK_ENONFINITE = -17,   /* NaN or Inf appeared in the input or iteration */
-    OVK_EMAXIT = -18,       /* iteration limit reached before convergence */
-    OVK_ECALLBACK = -19,    /* a user callback (operator, preconditioner, monitor) failed */
-    OVK_ESTOPPED = -20,     /* the monitor callback stopped the solve */
-    OVK_EPRECOND = -21      /* preconditioner setup failed (e.g. a non-positive IC(0) pivot) */
+#define OVK_STATUS_ENUM_(name, value, text) name = value,
+    OVK_STATUS_LIST(OVK_STATUS_ENUM_)
+#undef OVK_STATUS_ENUM_
 } ovk_status;
 
 /* Short, static, English description of a status code.  Never NULL. */

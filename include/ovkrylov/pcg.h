@@ -47,34 +47,45 @@ typedef enum ovk_precond {
     OVK_PRECOND_NONE = 1
 } ovk_precond; /* the struct form's choice; precond_spec names every preconditioner */
 
-/* Why the solve stopped. */
+/* Why the solve stopped: X(name, value, text), written once (the enum and
+ * ovk_reason_name come from it). */
+#define OVK_REASON_LIST(X)                                                                       \
+    X(OVK_REASON_NONE, 0, "none")                  /* the solve did not run (argument error) */ \
+    X(OVK_REASON_CONVERGED, 1, "converged")        /* ||r|| < max(tol ||b||, atol) */           \
+    X(OVK_REASON_MAXIT, 2, "iteration limit")      /* max_iter reached */                      \
+    X(OVK_REASON_BREAKDOWN, 3, "breakdown")        /* <p,Ap> <= 0 or <r,Cr> < 0: not SPD */    \
+    X(OVK_REASON_NONFINITE, 4, "non-finite")       /* NaN or Inf in the iteration */           \
+    X(OVK_REASON_MONITOR, 5, "stopped by the monitor") /* the monitor callback asked to stop */
+
 typedef enum ovk_reason {
-    OVK_REASON_NONE = 0,      /* the solve did not run (argument error) */
-    OVK_REASON_CONVERGED = 1, /* ||r|| / ||b|| < tol */
-    OVK_REASON_MAXIT = 2,     /* max_iter reached */
-    OVK_REASON_BREAKDOWN = 3, /* <p, A p> <= 0 or <r, C r> < 0: not SPD */
-    OVK_REASON_NONFINITE = 4, /* NaN or Inf in the iteration */
-    OVK_REASON_MONITOR = 5    /* the monitor callback asked to stop */
+#define OVK_REASON_ENUM_(name, value, text) name = value,
+    OVK_REASON_LIST(OVK_REASON_ENUM_)
+#undef OVK_REASON_ENUM_
 } ovk_reason;
 
 /* The time breakdown (Table I of the PCG-Overlap paper).  An inner product's
  * time is split into init (start), test (polls) and wait (completion); for a
  * blocking backend it all lands in init. */
+#define OVK_TIMER_LIST(X)                   \
+    X(OVK_TIMER_MATVEC, "matvec")           \
+    X(OVK_TIMER_PRECOND, "precond")         \
+    X(OVK_TIMER_AXPY, "axpy")               \
+    X(OVK_TIMER_SCALE, "scale")             \
+    X(OVK_TIMER_SDOTP_INIT, "sdotp init")   \
+    X(OVK_TIMER_SDOTP_TEST, "sdotp test")   \
+    X(OVK_TIMER_SDOTP_WAIT, "sdotp wait")   \
+    X(OVK_TIMER_GAMMA_INIT, "gamma init")   \
+    X(OVK_TIMER_GAMMA_TEST, "gamma test")   \
+    X(OVK_TIMER_GAMMA_WAIT, "gamma wait")   \
+    X(OVK_TIMER_IPROD_INIT, "iprod init")   \
+    X(OVK_TIMER_IPROD_TEST, "iprod test")   \
+    X(OVK_TIMER_IPROD_WAIT, "iprod wait")   \
+    X(OVK_TIMER_SOLVE, "solve") /* the whole solve */
+
 typedef enum ovk_timer {
-    OVK_TIMER_MATVEC = 0,
-    OVK_TIMER_PRECOND,
-    OVK_TIMER_AXPY,
-    OVK_TIMER_SCALE,
-    OVK_TIMER_SDOTP_INIT,
-    OVK_TIMER_SDOTP_TEST,
-    OVK_TIMER_SDOTP_WAIT,
-    OVK_TIMER_GAMMA_INIT,
-    OVK_TIMER_GAMMA_TEST,
-    OVK_TIMER_GAMMA_WAIT,
-    OVK_TIMER_IPROD_INIT,
-    OVK_TIMER_IPROD_TEST,
-    OVK_TIMER_IPROD_WAIT,
-    OVK_TIMER_SOLVE, /* the whole solve */
+#define OVK_TIMER_ENUM_(name, text) name,
+    OVK_TIMER_LIST(OVK_TIMER_ENUM_)
+#undef OVK_TIMER_ENUM_
     OVK_TIMER_COUNT
 } ovk_timer;
 

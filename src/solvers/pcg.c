@@ -54,8 +54,11 @@ void ovk_pcg_options_init(ovk_pcg_options *o)
     o->precond = OVK_PRECOND_DIAG;
 }
 
-static const char *const reason_names[] = {"none",      "converged", "iteration limit",
-                                           "breakdown", "non-finite", "stopped by the monitor"};
+static const char *const reason_names[] = {
+#define OVK_REASON_NAME_(name, value, text) [value] = text,
+    OVK_REASON_LIST(OVK_REASON_NAME_)
+#undef OVK_REASON_NAME_
+};
 
 const char *ovk_reason_name(ovk_reason r)
 {
@@ -63,8 +66,10 @@ const char *ovk_reason_name(ovk_reason r)
 }
 
 static const char *const timer_names[OVK_TIMER_COUNT] = {
-    "matvec", "precond", "axpy", "scale", "sdotp init", "sdotp test", "sdotp wait", "gamma init",
-    "gamma test", "gamma wait", "iprod init", "iprod test", "iprod wait", "solve"};
+#define OVK_TIMER_NAME_(name, text) [name] = text,
+    OVK_TIMER_LIST(OVK_TIMER_NAME_)
+#undef OVK_TIMER_NAME_
+};
 
 const char *ovk_timer_name(ovk_timer t) { return ((unsigned)t < OVK_TIMER_COUNT) ? timer_names[t] : "unknown"; }
 

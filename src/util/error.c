@@ -14,28 +14,9 @@ typedef struct status_entry {
 } status_entry;
 
 static const status_entry statuses[] = {
-    {OVK_OK, "OVK_OK", "success"},
-    {OVK_EINVAL, "OVK_EINVAL", "invalid argument"},
-    {OVK_ENOMEM, "OVK_ENOMEM", "out of memory"},
-    {OVK_EMPI, "OVK_EMPI", "MPI call failed"},
-    {OVK_EPARTITION, "OVK_EPARTITION", "row ranges do not tile the global range"},
-    {OVK_ECOLUMN, "OVK_ECOLUMN", "column index out of range"},
-    {OVK_EMISMATCH, "OVK_EMISMATCH", "layouts or communicators do not match"},
-    {OVK_EZERODIAG, "OVK_EZERODIAG", "zero, negative or missing diagonal entry"},
-    {OVK_EFILE, "OVK_EFILE", "cannot open or read file"},
-    {OVK_EFORMAT, "OVK_EFORMAT", "malformed input file"},
-    {OVK_ENOTSYM, "OVK_ENOTSYM", "matrix is not symmetric"},
-    {OVK_EBACKEND, "OVK_EBACKEND", "unknown reduction backend"},
-    {OVK_EOPTION, "OVK_EOPTION", "unknown option or bad option value"},
-    {OVK_EUNSUPPORTED, "OVK_EUNSUPPORTED", "not supported by this build or MPI library"},
-    {OVK_ESTATE, "OVK_ESTATE", "request used in the wrong state"},
-    {OVK_EBUSY, "OVK_EBUSY", "request still in flight"},
-    {OVK_EBREAKDOWN, "OVK_EBREAKDOWN", "Krylov breakdown (matrix not SPD?)"},
-    {OVK_ENONFINITE, "OVK_ENONFINITE", "NaN or Inf encountered"},
-    {OVK_EMAXIT, "OVK_EMAXIT", "iteration limit reached without convergence"},
-    {OVK_ECALLBACK, "OVK_ECALLBACK", "a user callback failed"},
-    {OVK_ESTOPPED, "OVK_ESTOPPED", "stopped by the monitor callback"},
-    {OVK_EPRECOND, "OVK_EPRECOND", "preconditioner setup failed"},
+#define OVK_STATUS_ENTRY_(name, value, text) {name, #name, text},
+    OVK_STATUS_LIST(OVK_STATUS_ENTRY_)
+#undef OVK_STATUS_ENTRY_
 };
 
 static const status_entry *find_status(int code)
