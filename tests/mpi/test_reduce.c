@@ -251,8 +251,12 @@ int main(int argc, char **argv)
         if (info.available) check_buffer_games(info.name, rank, size);
     }
     check_buffer_games("native:persistent=1", rank, size);
+    check_buffer_games("native:persistent=1,verify=1", rank, size);
     alarm(0);
     check_reverse_order("native:persistent=1", rank, size);
+    check_reverse_order("blocking:verify=1", rank, size);
+    check_reverse_order("native:verify=1", rank, size);
+    check_reverse_order("native:persistent=1,verify=1", rank, size);
     check_specs();
     check_precedence();
     int rc = mt_finish("test_reduce");
