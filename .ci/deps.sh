@@ -3,8 +3,9 @@
 set -euo pipefail
 # libfabric-dev: the offload backend's fabric engine (its libfabric1 carries the sockets
 # provider, the one with triggered operations); libfabric-bin: fi_info, to check it.
+# clang + its compiler-rt (libclang-rt-N-dev, N the clang version): libFuzzer, for tests/fuzz.
 pkgs="cmake make gcc libc6-dev pkg-config libopenmpi-dev openmpi-bin libopenblas-dev liblapack-dev libcmocka-dev
-      libfabric-dev libfabric-bin"
+      libfabric-dev libfabric-bin clang"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
@@ -12,4 +13,13 @@ if [ -n "$missing" ]; then
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+fi
+# libFuzzer ships in the compiler-rt package of the installed clang's version
+clang_major=$(clang -dumpversion | cut -d. -f1)
+rt="libclang-rt-${clang_major}-dev"
+if ! dpkg -s "$rt" >/dev/null 2>&1; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$rt"
 fi

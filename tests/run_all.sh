@@ -13,3 +13,6 @@ cmake --build build-test -j"$jobs"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DOVK_SANITIZE=ON -DOVK_BUILD_BENCH=OFF
 cmake --build build-asan -j"$jobs"
 (cd build-asan && ctest -j"$jobs" --output-on-failure)
+
+# The Matrix Market reader under libFuzzer (clang) for a bounded time (60 s).
+bash tests/fuzz/run.sh

@@ -10,8 +10,23 @@
  *   ovk_request_free()  returns a completed request to the reducer
  *
  * Several requests may be outstanding at once and may be completed in any
- * order.  Every rank must start the same reductions in the same order.  The
- * result is bitwise identical on all ranks.
+ * order.  Every rank must start the same reductions in the same order.
+ *
+ * What is guaranteed about the result, per backend:
+ *   nbc, offload  bitwise identical on every rank, by construction: one
+ *                 combination order, fixed by the schedule, computed once
+ *                 and sent (docs/nbc.md, docs/offload.md);
+ *   blocking, native (and native:persistent=1)
+ *                 whatever the MPI library's MPI_Allreduce / MPI_Iallreduce
+ *                 returns.  The MPI standard does not promise identical
+ *                 bits on every rank (common implementations give them);
+ *                 with the option verify=1 (e.g. "native:verify=1") every
+ *                 result is checked bitwise across ranks, at the cost of a
+ *                 second reduction of twice the size, and a difference is
+ *                 OVK_EMPI on every rank, naming the element.
+ * Integer (OVK_INT64) sums, and MAX and MIN, are exact on every backend;
+ * double sums are exact up to the rounding of the backend's combination
+ * order.  A failed request (e.g. a verify=1 mismatch) is complete: free it.
  *
  * Lifetimes: a reducer owns a private duplicate of the communicator and its
  * requests; free every request before ovk_reducer_destroy().  sendbuf and

@@ -1,32 +1,68 @@
-/* Backend "blocking": MPI_Allreduce at start; test and wait find it done. */
+/* Backend "blocking": MPI_Allreduce at start; test and wait find it done.
+ *
+ * verify=1 checks that the result is bitwise identical on every rank, which
+ * the MPI standard does not promise: the result words x and their complements
+ * ~x are reduced with MPI_BAND (equal everywhere iff AND x == ~AND ~x, i.e.
+ * AND == OR); a mismatch is OVK_EMPI on every rank. */
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
 
 typedef struct blocking_state {
     MPI_Comm comm; /* the private communicator, owned by the generic layer */
+    int verify;
+    unsigned long long seq; /* reductions so far */
 } blocking_state;
 
 static int blocking_create(MPI_Comm comm, ovk__opts *opts, void **state)
 {
-    (void)opts;
-    blocking_state *s = malloc(sizeof *s);
+    long verify = 0;
+    int rc = ovk__opt_int(opts, "blocking", "verify", 0, 1, &verify);
+    if (rc) return rc;
+    blocking_state *s = calloc(1, sizeof *s);
     if (!s) return ovk__fail(OVK_ENOMEM, "blocking backend state");
     s->comm = comm;
+    s->verify = (int)verify;
     *state = s;
     return OVK_OK;
 }
 
 static void blocking_destroy(void *state) { free(state); }
 
+/* The result in buf is the same bytes on every rank: AND x == ~AND ~x. */
+static int verify_same(blocking_state *s, const void *buf, int count)
+{
+    int rc = OVK_OK;
+    size_t n = (size_t)count;
+    uint64_t *w = malloc(2 * n * sizeof *w);
+    if (!w) return ovk__fail(OVK_ENOMEM, "blocking:verify: check buffer of %zu words", 2 * n);
+    memcpy(w, buf, n * sizeof *w); /* both types are 8 bytes */
+    for (size_t i = 0; i < n; i++) w[n + i] = ~w[i];
+    OVK__MPI(MPI_Allreduce(MPI_IN_PLACE, w, 2 * count, MPI_UINT64_T, MPI_BAND, s->comm));
+    for (size_t i = 0; i < n && !rc; i++)
+        if (w[i] != ~w[n + i])
+            rc = ovk__fail(OVK_EMPI, "blocking:verify=1: the MPI_Allreduce result of reduction #%llu (%d values) "
+                           "differs between ranks at element %zu; the MPI library's reduction is not bitwise "
+                           "reproducible", s->seq, count, i);
+cleanup:
+    free(w);
+    return rc;
+}
+
 static int blocking_start(void *state, const ovk__reduction *r, void *impl)
 {
     (void)impl;
-    MPI_Comm comm = ((blocking_state *)state)->comm;
+    blocking_state *s = state;
+    int rc = OVK_OK;
     if (r->count == 0) return OVK_OK;
     const void *send = r->sendbuf == r->recvbuf ? MPI_IN_PLACE : r->sendbuf;
-    int mrc = MPI_Allreduce(send, r->recvbuf, r->count, ovk__mpi_type(r->type), ovk__mpi_op(r->op), comm);
-    return mrc == MPI_SUCCESS ? OVK_OK : ovk__mpi_fail(mrc, "MPI_Allreduce");
+    OVK__MPI(MPI_Allreduce(send, r->recvbuf, r->count, ovk__mpi_type(r->type), ovk__mpi_op(r->op), s->comm));
+    if (s->verify) rc = verify_same(s, r->recvbuf, r->count);
+    s->seq++;
+cleanup:
+    return rc;
 }
 
 static int blocking_test(void *state, void *impl, int *done)
@@ -47,7 +83,7 @@ static int blocking_wait(void *state, void *impl)
 const ovk__backend ovk__backend_blocking = {
     .name = "blocking",
     .description = "MPI_Allreduce, complete when started (no overlap)",
-    .options = "",
+    .options = "verify=0|1: check every result is bitwise identical on all ranks (OVK_EMPI if not)",
     .caps = 0,
     .available = NULL,
     .create = blocking_create,

@@ -1,8 +1,28 @@
 /* Backend "native": the MPI library's own MPI_Iallreduce on the backend's
- * private communicator.  With persistent=1 it uses persistent collectives
- * (MPI-4 MPI_Allreduce_init, or Open MPI's MPIX_Allreduce_init extension),
- * initialised once per distinct (buffers, count, type, op) and then only
- * started and completed. */
+ * private communicator.
+ *
+ * persistent=1 uses persistent collectives (MPI-4 MPI_Allreduce_init, or Open
+ * MPI's MPIX_Allreduce_init extension).  A persistent request binds its
+ * buffers at init, and initialising one is collective, so the choice of
+ * request must be the same on every rank whatever the callers' buffer
+ * addresses: requests are kept per class (count, type, op), each class a ring
+ * of RING requests used in turn by the class's starts, all reducing through
+ * buffers owned by the ring entry (sendbuf is copied in at the start, the
+ * result out at the completion).  The k-th start of a class takes entry
+ * k mod RING; when that entry still runs the reduction started RING starts
+ * earlier, that one is completed first.  Classes beyond NCLASS evict the one
+ * started least recently.  Every decision depends only on the sequence of
+ * starts, which is the same on every rank.
+ *
+ * verify=1 checks that each result is bitwise identical on every rank, which
+ * the MPI standard does not promise: the result words x and their complements
+ * ~x are reduced with MPI_BAND on a second private communicator (equal
+ * everywhere iff AND x == ~AND ~x, i.e. AND == OR).  The checks are started
+ * in the order of the reductions' starts, so ranks that complete requests in
+ * different orders still match them; a request is complete once its check is.
+ * A mismatch is OVK_EMPI on every rank.
+ */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,33 +44,58 @@
 #define HAVE_PERSISTENT 0
 #endif
 
-/* Persistent requests are kept per distinct reduction; the request pool of
- * the generic layer reuses a handful of buffers, so a small cache suffices. */
-#define PCACHE_SIZE 64
+#define NCLASS 16 /* reduction classes (count, type, op) kept */
+#define RING 4    /* persistent requests per class */
 
+typedef struct native_req native_req;
+
+/* One persistent request and the buffers it is bound to. */
 typedef struct pentry {
-    ovk__reduction key;
     MPI_Request req;
-    int busy;
-    unsigned long last_use;
+    void *send, *recv;  /* count elements each */
+    native_req *owner;  /* the request running on it, or NULL */
 } pentry;
+
+typedef struct pclass {
+    int count;
+    ovk_datatype type;
+    ovk_op op;
+    int used;                  /* 1 when this slot holds a class */
+    unsigned long long starts; /* starts of this class so far */
+    unsigned long long last;   /* reducer start number of its latest start */
+    pentry ring[RING];
+} pclass;
 
 typedef struct native_state {
     MPI_Comm comm;
-    int persistent;
-    unsigned long clock;
-    pentry cache[PCACHE_SIZE];
+    MPI_Comm vcomm; /* verify=1: the checks' communicator, else MPI_COMM_NULL */
+    int persistent, verify;
+    unsigned long long seq; /* starts so far */
+    native_req *queue;      /* verify=1: requests not yet checked, in start order */
+    pclass cls[NCLASS];
 } native_state;
 
-typedef struct native_req {
-    MPI_Request req;  /* non-persistent request */
-    pentry *entry;    /* persistent entry, or NULL */
-} native_req;
+struct native_req {
+    MPI_Request req;      /* non-persistent request */
+    pentry *entry;        /* persistent entry while it runs there, else NULL */
+    void *recvbuf;        /* the caller's result buffer */
+    int count;
+    ovk_datatype type;
+    int reduced;          /* the result is in recvbuf */
+    unsigned long long seq;
+    uint64_t *vbuf;       /* verify: x, ~x, reduced with MPI_BAND */
+    MPI_Request vreq;     /* verify: the check in flight, once started */
+    int vstarted;
+    native_req *next;     /* verify queue */
+};
+
+_Static_assert(sizeof(native_req) <= OVK__REQ_IMPL_BYTES, "native_req must fit the request scratch");
 
 static int native_create(MPI_Comm comm, ovk__opts *opts, void **state)
 {
-    long persistent = 0;
+    long persistent = 0, verify = 0;
     int rc = ovk__opt_int(opts, "native", "persistent", 0, 1, &persistent);
+    if (!rc) rc = ovk__opt_int(opts, "native", "verify", 0, 1, &verify);
     if (rc) return rc;
     if (persistent && !HAVE_PERSISTENT)
         return ovk__fail(OVK_EUNSUPPORTED, "native:persistent=1 needs MPI_Allreduce_init (MPI-4) or "
@@ -58,104 +103,249 @@ static int native_create(MPI_Comm comm, ovk__opts *opts, void **state)
     native_state *s = calloc(1, sizeof *s);
     if (!s) return ovk__fail(OVK_ENOMEM, "native backend state");
     s->comm = comm;
+    s->vcomm = MPI_COMM_NULL;
     s->persistent = (int)persistent;
-    for (int i = 0; i < PCACHE_SIZE; i++) s->cache[i].req = MPI_REQUEST_NULL;
+    s->verify = (int)verify;
+    for (int c = 0; c < NCLASS; c++)
+        for (int i = 0; i < RING; i++) s->cls[c].ring[i].req = MPI_REQUEST_NULL;
+    if (verify) {
+        int mrc = MPI_Comm_dup(comm, &s->vcomm);
+        if (mrc != MPI_SUCCESS) {
+            free(s);
+            return ovk__mpi_fail(mrc, "MPI_Comm_dup");
+        }
+    }
     *state = s;
     return OVK_OK;
+}
+
+static void entry_free(pentry *e)
+{
+    if (e->req != MPI_REQUEST_NULL) MPI_Request_free(&e->req);
+    free(e->send);
+    free(e->recv);
+    e->send = e->recv = NULL;
 }
 
 static void native_destroy(void *state)
 {
     native_state *s = state;
-    for (int i = 0; i < PCACHE_SIZE; i++)
-        if (s->cache[i].req != MPI_REQUEST_NULL) MPI_Request_free(&s->cache[i].req);
+    for (int c = 0; c < NCLASS; c++)
+        for (int i = 0; i < RING; i++) entry_free(&s->cls[c].ring[i]);
+    if (s->vcomm != MPI_COMM_NULL) MPI_Comm_free(&s->vcomm);
     free(s);
 }
+
+static size_t bytes_of(int count, ovk_datatype type) { return (size_t)count * ovk__type_size(type); }
+
+/* ---- completion of the reduction itself ------------------------------- */
+
+/* Complete nr's reduction (block when `block`); *done = 1 once recvbuf holds
+ * the result.  A persistent entry is released here. */
+static int reduce_poll(native_req *nr, int block, int *done)
+{
+    int mrc;
+    *done = nr->reduced;
+    if (nr->reduced) return OVK_OK;
+    MPI_Request *q = nr->entry ? &nr->entry->req : &nr->req;
+    if (block) {
+        mrc = MPI_Wait(q, MPI_STATUS_IGNORE);
+        *done = 1;
+    } else {
+        mrc = MPI_Test(q, done, MPI_STATUS_IGNORE);
+    }
+    if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, block ? "MPI_Wait" : "MPI_Test");
+    if (!*done) return OVK_OK;
+    if (nr->entry) { /* copy the result out of the entry's buffer */
+        if (nr->count) memcpy(nr->recvbuf, nr->entry->recv, bytes_of(nr->count, nr->type));
+        nr->entry->owner = NULL;
+        nr->entry = NULL;
+    }
+    nr->reduced = 1;
+    return OVK_OK;
+}
+
+/* ---- persistent requests ------------------------------------------------ */
+
+#if HAVE_PERSISTENT
+/* The class of r: found, or a free slot, or the least recently started
+ * class, evicted (its running reductions completed first). */
+static int class_of(native_state *s, const ovk__reduction *r, pclass **out)
+{
+    pclass *victim = NULL;
+    int rc = OVK_OK, done = 0;
+    for (int c = 0; c < NCLASS; c++) {
+        pclass *k = &s->cls[c];
+        if (k->used && k->count == r->count && k->type == r->type && k->op == r->op) {
+            *out = k;
+            return OVK_OK;
+        }
+        if (!victim || !k->used || (victim->used && k->last < victim->last)) victim = k;
+    }
+    for (int i = 0; i < RING && !rc; i++) {
+        pentry *e = &victim->ring[i];
+        if (e->owner) rc = reduce_poll(e->owner, 1, &done);
+        entry_free(e);
+    }
+    if (rc) return rc;
+    memset(victim, 0, sizeof *victim);
+    for (int i = 0; i < RING; i++) victim->ring[i].req = MPI_REQUEST_NULL;
+    victim->used = 1;
+    victim->count = r->count;
+    victim->type = r->type;
+    victim->op = r->op;
+    *out = victim;
+    return OVK_OK;
+}
+
+/* Bind entry e to buffers of the class and initialise its request. */
+static int entry_init(native_state *s, const pclass *k, pentry *e)
+{
+    size_t bytes = bytes_of(k->count, k->type);
+    e->send = malloc(bytes ? bytes : 1);
+    e->recv = malloc(bytes ? bytes : 1);
+    if (!e->send || !e->recv) return ovk__fail(OVK_ENOMEM, "native: persistent buffers of %zu bytes", bytes);
+    int mrc = ALLREDUCE_INIT(e->send, e->recv, k->count, ovk__mpi_type(k->type), ovk__mpi_op(k->op), s->comm,
+                             MPI_INFO_NULL, &e->req);
+    if (mrc != MPI_SUCCESS) {
+        e->req = MPI_REQUEST_NULL;
+        return ovk__mpi_fail(mrc, PERSISTENT_SOURCE);
+    }
+    return OVK_OK;
+}
+
+static int start_persistent(native_state *s, const ovk__reduction *r, native_req *nr)
+{
+    pclass *k = NULL;
+    int done = 0;
+    int rc = class_of(s, r, &k);
+    if (rc) return rc;
+    pentry *e = &k->ring[k->starts % RING];
+    k->starts++;
+    k->last = s->seq;
+    /* the reduction started RING starts of this class ago still runs here */
+    if (e->owner) rc = reduce_poll(e->owner, 1, &done);
+    if (!rc && e->req == MPI_REQUEST_NULL) rc = entry_init(s, k, e);
+    if (rc) return rc;
+    if (r->count) memcpy(e->send, r->sendbuf, bytes_of(r->count, r->type)); /* in place: recvbuf holds the input */
+    int mrc = MPI_Start(&e->req);
+    if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, "MPI_Start");
+    e->owner = nr;
+    nr->entry = e;
+    return OVK_OK;
+}
+#endif
+
+/* ---- the verification ------------------------------------------------- */
+
+/* Start the checks, in start order, of every queued reduction complete here
+ * (or, with `upto`, complete the reductions up to it first). */
+static int verify_advance(native_state *s, const native_req *upto)
+{
+    int rc = OVK_OK, done = 0;
+    for (native_req *q = s->queue; q; q = q->next) {
+        if (q->vstarted) continue;
+        rc = reduce_poll(q, upto != NULL, &done);
+        if (rc || !done) return rc;
+        size_t n = (size_t)q->count;
+        q->vbuf = malloc(2 * (n ? n : 1) * sizeof(uint64_t));
+        if (!q->vbuf) return ovk__fail(OVK_ENOMEM, "native:verify: check buffer of %zu words", 2 * n);
+        if (n) memcpy(q->vbuf, q->recvbuf, n * sizeof(uint64_t)); /* both types are 8 bytes */
+        for (size_t i = 0; i < n; i++) q->vbuf[n + i] = ~q->vbuf[i];
+        int mrc = MPI_Iallreduce(MPI_IN_PLACE, q->vbuf, 2 * q->count, MPI_UINT64_T, MPI_BAND, s->vcomm, &q->vreq);
+        if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, "MPI_Iallreduce (verify)");
+        q->vstarted = 1;
+        if (q == upto) break;
+    }
+    return OVK_OK;
+}
+
+static void verify_unqueue(native_state *s, native_req *nr)
+{
+    for (native_req **p = &s->queue; *p; p = &(*p)->next)
+        if (*p == nr) {
+            *p = nr->next;
+            break;
+        }
+}
+
+/* The check of nr, once its MPI_BAND is complete: AND x == ~AND ~x. */
+static int verify_finish(native_state *s, native_req *nr)
+{
+    int rc = OVK_OK;
+    size_t n = (size_t)nr->count;
+    for (size_t i = 0; i < n && !rc; i++)
+        if (nr->vbuf[i] != ~nr->vbuf[n + i])
+            rc = ovk__fail(OVK_EMPI, "native:verify=1: the MPI_Iallreduce result of reduction #%llu (%d %s) differs "
+                           "between ranks at element %zu; the MPI library's reduction is not bitwise reproducible",
+                           nr->seq, nr->count, nr->type == OVK_INT64 ? "int64" : "doubles", i);
+    verify_unqueue(s, nr);
+    free(nr->vbuf);
+    nr->vbuf = NULL;
+    return rc;
+}
+
+/* ---- the backend entries ---------------------------------------------- */
 
 static const void *send_arg(const ovk__reduction *r)
 {
     return r->sendbuf == r->recvbuf ? MPI_IN_PLACE : r->sendbuf;
 }
 
-#if HAVE_PERSISTENT
-static int same_key(const ovk__reduction *a, const ovk__reduction *b)
-{
-    return a->sendbuf == b->sendbuf && a->recvbuf == b->recvbuf && a->count == b->count &&
-           a->type == b->type && a->op == b->op;
-}
-
-/* Find the persistent request of r, or initialise one in the least recently
- * used idle slot.  Every rank makes the same calls in the same order, so the
- * collective initialisations match. */
-static int persistent_entry(native_state *s, const ovk__reduction *r, pentry **out)
-{
-    pentry *victim = NULL;
-    for (int i = 0; i < PCACHE_SIZE; i++) {
-        pentry *e = &s->cache[i];
-        if (e->req != MPI_REQUEST_NULL && same_key(&e->key, r) && !e->busy) {
-            *out = e;
-            return OVK_OK;
-        }
-        if (!e->busy && (!victim || e->last_use < victim->last_use)) victim = e;
-    }
-    if (!victim) return ovk__fail(OVK_EBUSY, "native: more than %d persistent reductions in flight", PCACHE_SIZE);
-    if (victim->req != MPI_REQUEST_NULL) MPI_Request_free(&victim->req);
-    int mrc = ALLREDUCE_INIT(send_arg(r), r->recvbuf, r->count, ovk__mpi_type(r->type),
-                             ovk__mpi_op(r->op), s->comm, MPI_INFO_NULL, &victim->req);
-    if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, PERSISTENT_SOURCE);
-    victim->key = *r;
-    *out = victim;
-    return OVK_OK;
-}
-
-static int start_persistent(native_state *s, const ovk__reduction *r, native_req *nr)
-{
-    pentry *e = NULL;
-    int rc = persistent_entry(s, r, &e);
-    if (rc) return rc;
-    int mrc = MPI_Start(&e->req);
-    if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, "MPI_Start");
-    e->busy = 1;
-    e->last_use = ++s->clock;
-    nr->entry = e;
-    return OVK_OK;
-}
-#endif
-
 static int native_start(void *state, const ovk__reduction *r, void *impl)
 {
     native_state *s = state;
     native_req *nr = impl;
-    nr->req = MPI_REQUEST_NULL;
-    nr->entry = NULL;
+    int rc = OVK_OK;
+    memset(nr, 0, sizeof *nr);
+    nr->req = nr->vreq = MPI_REQUEST_NULL;
+    nr->recvbuf = r->recvbuf;
+    nr->count = r->count;
+    nr->type = r->type;
+    nr->seq = s->seq;
 #if HAVE_PERSISTENT
-    if (s->persistent) return start_persistent(s, r, nr);
+    if (s->persistent) rc = start_persistent(s, r, nr);
+    else
 #endif
-    int mrc = MPI_Iallreduce(send_arg(r), r->recvbuf, r->count, ovk__mpi_type(r->type),
-                             ovk__mpi_op(r->op), s->comm, &nr->req);
-    return mrc == MPI_SUCCESS ? OVK_OK : ovk__mpi_fail(mrc, "MPI_Iallreduce");
+    {
+        int mrc = MPI_Iallreduce(send_arg(r), r->recvbuf, r->count, ovk__mpi_type(r->type), ovk__mpi_op(r->op),
+                                 s->comm, &nr->req);
+        if (mrc != MPI_SUCCESS) rc = ovk__mpi_fail(mrc, "MPI_Iallreduce");
+    }
+    if (rc) return rc;
+    s->seq++;
+    if (s->verify) { /* append: the queue is in start order */
+        native_req **p = &s->queue;
+        while (*p) p = &(*p)->next;
+        *p = nr;
+    }
+    return OVK_OK;
 }
-
-static MPI_Request *request_of(native_req *nr) { return nr->entry ? &nr->entry->req : &nr->req; }
 
 static int native_test(void *state, void *impl, int *done)
 {
-    (void)state;
+    native_state *s = state;
     native_req *nr = impl;
-    int mrc = MPI_Test(request_of(nr), done, MPI_STATUS_IGNORE);
-    if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, "MPI_Test");
-    if (*done && nr->entry) nr->entry->busy = 0;
-    return OVK_OK;
+    if (!s->verify) return reduce_poll(nr, 0, done);
+    *done = 0;
+    int rc = verify_advance(s, NULL);
+    if (rc || !nr->vstarted) return rc;
+    int mrc = MPI_Test(&nr->vreq, done, MPI_STATUS_IGNORE);
+    if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, "MPI_Test (verify)");
+    return *done ? verify_finish(s, nr) : OVK_OK;
 }
 
 static int native_wait(void *state, void *impl)
 {
-    (void)state;
+    native_state *s = state;
     native_req *nr = impl;
-    int mrc = MPI_Wait(request_of(nr), MPI_STATUS_IGNORE);
-    if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, "MPI_Wait");
-    if (nr->entry) nr->entry->busy = 0;
-    return OVK_OK;
+    int done = 0;
+    if (!s->verify) return reduce_poll(nr, 1, &done);
+    int rc = verify_advance(s, nr);
+    if (rc) return rc;
+    int mrc = MPI_Wait(&nr->vreq, MPI_STATUS_IGNORE);
+    if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, "MPI_Wait (verify)");
+    return verify_finish(s, nr);
 }
 
 static int native_available(void) { return 1; }
@@ -164,9 +354,11 @@ const ovk__backend ovk__backend_native = {
     .name = "native",
     .description = "the MPI library's MPI_Iallreduce (progress as the MPI provides it)",
 #if HAVE_PERSISTENT
-    .options = "persistent=0|1: use " PERSISTENT_SOURCE " persistent requests",
+    .options = "persistent=0|1: use " PERSISTENT_SOURCE " persistent requests; "
+               "verify=0|1: check every result is bitwise identical on all ranks (OVK_EMPI if not)",
 #else
-    .options = "persistent=0|1: persistent collectives (not available with this MPI)",
+    .options = "persistent=0|1: persistent collectives (not available with this MPI); "
+               "verify=0|1: check every result is bitwise identical on all ranks (OVK_EMPI if not)",
 #endif
     .caps = OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST,
     .available = native_available,
@@ -177,5 +369,3 @@ const ovk__backend ovk__backend_native = {
     .wait = native_wait,
     .progress = NULL,
 };
-
-_Static_assert(sizeof(native_req) <= OVK__REQ_IMPL_BYTES, "native_req must fit the request scratch");

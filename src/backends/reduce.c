@@ -308,7 +308,11 @@ static int poll(ovk_request *r)
 {
     if (!r->impl_done) {
         int rc = r->red->be->test(r->red->state, r->impl, &r->impl_done);
-        if (rc) return rc;
+        if (rc) { /* failed: complete, so that it can be freed */
+            r->impl_done = 1;
+            mark_done(r);
+            return rc;
+        }
     }
     if (model_done(r) && r->impl_done) mark_done(r);
     return OVK_OK;
@@ -342,8 +346,12 @@ int ovk_reduce_wait(ovk_request *r)
     if (r->waited) return ovk__fail(OVK_ESTATE, "ovk_reduce_wait: request was already waited on");
     if (r->state == REQ_ACTIVE) {
         if (!r->impl_done) rc = r->red->be->wait(r->red->state, r->impl);
-        if (rc) return rc;
         r->impl_done = 1;
+        if (rc) { /* failed: complete, so that it can be freed */
+            mark_done(r);
+            r->waited = 1;
+            return rc;
+        }
         model_wait(r);
         mark_done(r);
     }

@@ -62,10 +62,18 @@ static int check_rows(const ovk__layout *lay, const int *rowptr, const ovk_gidx 
                       const double *vals)
 {
     int n = lay->nlocal;
-    if (n > 0 && !rowptr) return ovk__fail(OVK_EINVAL, "rowptr is NULL");
-    for (int i = 0; i < n; i++) {
+    if (n == 0) return OVK_OK;
+    /* the offsets first: no entry is read before they are known to be sane */
+    if (!rowptr) return ovk__fail(OVK_EINVAL, "rowptr is NULL");
+    if (rowptr[0] < 0) return ovk__fail(OVK_EINVAL, "rowptr[0] = %d < 0", rowptr[0]);
+    for (int i = 0; i < n; i++)
         if (rowptr[i + 1] < rowptr[i])
-            return ovk__fail(OVK_EINVAL, "rowptr decreases at local row %d", i);
+            return ovk__fail(OVK_EINVAL, "rowptr decreases at local row %d (%d, then %d)", i, rowptr[i],
+                             rowptr[i + 1]);
+    if (rowptr[n] > rowptr[0] && (!cols || !vals))
+        return ovk__fail(OVK_EINVAL, "%s is NULL but the rows hold %d entries", !cols ? "cols" : "vals",
+                         rowptr[n] - rowptr[0]);
+    for (int i = 0; i < n; i++) {
         for (int k = rowptr[i]; k < rowptr[i + 1]; k++) {
             if (cols[k] < 0 || cols[k] >= lay->nglobal)
                 return ovk__fail(OVK_ECOLUMN, "row %lld: column %lld outside [0, %lld)",
@@ -76,8 +84,6 @@ static int check_rows(const ovk__layout *lay, const int *rowptr, const ovk_gidx 
                                  (long long)(lay->row_start + i), (long long)cols[k], vals[k]);
         }
     }
-    if (n > 0 && rowptr[n] > rowptr[0] && (!cols || !vals))
-        return ovk__fail(OVK_EINVAL, "cols or vals is NULL");
     return OVK_OK;
 }
 

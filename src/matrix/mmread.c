@@ -17,6 +17,12 @@
  * In a symmetric file this includes an entry written once in each triangle,
  * which then counts twice.  The returned rows are sorted by column and hold
  * each column once.
+ *
+ * Memory follows the file, not its header: the file is read as it grows,
+ * entries are kept in arrays that grow as they are read, and the only
+ * allocations sized by the header (per-row arrays of the rows a rank owns)
+ * are first checked against the memory the rank can have (mem_budget): a
+ * share that cannot be met is OVK_ENOMEM before anything is allocated.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -25,8 +31,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "../internal.h"
+#include "matrix_impl.h"
 
 typedef enum mm_field { MM_REAL, MM_INTEGER, MM_PATTERN } mm_field;
 
@@ -424,6 +433,44 @@ static int build_rows(const char *path, mm_trips *t, ovk_gidx lo, int nrows, mm_
     return OVK_OK;
 }
 
+/* ---- the memory budget ---------------------------------------------------- */
+
+/* Bytes of per-row arrays per owned row: the reader's rowptr (4) and, when
+ * building the matrix, the transposed slab's rowptr of a general file (4)
+ * and ovk_matrix_create_csr's row offsets and diagonal (4 + 4 + 4 + 8). */
+#define ROW_BYTES_READ 4.0
+#define ROW_BYTES_BUILD 28.0
+
+size_t ovk__mem_cap = 0;
+
+/* Bytes this process may allocate: the node's physical memory shared by
+ * `local` ranks, or less under RLIMIT_AS / RLIMIT_DATA or ovk__mem_cap. */
+static double mem_budget(int local)
+{
+    struct rlimit rl;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double b = pages > 0 && page > 0 ? (double)pages * (double)page / (local > 0 ? local : 1) : 1e300;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (double)rl.rlim_cur < b)
+        b = (double)rl.rlim_cur;
+    if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (double)rl.rlim_cur < b)
+        b = (double)rl.rlim_cur;
+    if (ovk__mem_cap && (double)ovk__mem_cap < b) b = (double)ovk__mem_cap;
+    return b;
+}
+
+/* OVK_ENOMEM when nrows rows at row_bytes each, next to the file already in
+ * memory, exceed the budget of a rank sharing its node with `local` ranks. */
+static int check_budget(const mm_file *f, ovk_gidx nrows, double row_bytes, int local)
+{
+    double need = ((double)nrows + 1.0) * row_bytes + (double)f->size;
+    double have = mem_budget(local);
+    if (need <= have) return OVK_OK;
+    return ovk__fail(OVK_ENOMEM, "%s: the size line declares %lld rows; this rank's %lld rows need %.3g GB "
+                                 "of row arrays but the rank can have %.3g GB (file of %zu bytes with %lld "
+                                 "declared entries)", f->path, (long long)f->n, (long long)nrows, need / 1e9,
+                     have / 1e9, f->size, (long long)f->nnz);
+}
+
 /* ---- the serial reader --------------------------------------------------- */
 
 /* Check the requested rows against the size and turn them into [lo, lo+n). */
@@ -476,6 +523,7 @@ int ovk_mm_read_rows(const char *path, ovk_gidx row_start, int nlocal, ovk_gidx 
     rc = parse_header(path, &f);
     if (rc) goto cleanup;
     rc = resolve_range(&f, row_start, nlocal, &n);
+    if (!rc) rc = check_budget(&f, n, ROW_BYTES_READ, 1);
     if (rc) goto cleanup;
     rc = read_block(&f, row_start, n, &r, NULL);
     if (rc) goto cleanup;
@@ -519,9 +567,13 @@ static int read_local(MPI_Comm comm, const char *path, ovk_gidx *lo, mm_rows *ow
     mm_file f = {0};
     mm_rows trans = {0};
     ovk_gidx hi = 0;
-    int rank, size, rc;
+    MPI_Comm node = MPI_COMM_NULL;
+    int rank, size, local = 1, rc;
     OVK__MPI(MPI_Comm_rank(comm, &rank));
     OVK__MPI(MPI_Comm_size(comm, &size));
+    /* the ranks sharing this node's memory */
+    OVK__MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
+    OVK__MPI(MPI_Comm_size(node, &local));
     rc = parse_header(path, &f);
     if (rc) goto cleanup;
     if (f.n > INT64_MAX / size) {
@@ -536,11 +588,14 @@ static int read_local(MPI_Comm comm, const char *path, ovk_gidx *lo, mm_rows *ow
                        (long long)(hi - *lo));
         goto cleanup;
     }
+    rc = check_budget(&f, hi - *lo, ROW_BYTES_BUILD, local);
+    if (rc) goto cleanup;
     rc = read_block(&f, *lo, (int)(hi - *lo), own, f.symmetric ? NULL : &trans);
     if (rc || f.symmetric) goto cleanup;
     rc = check_symmetric(path, own, &trans, *lo);
     if (rc) rows_free(own);
 cleanup:
+    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
     rows_free(&trans);
     free(f.buf);
     return rc;

@@ -55,16 +55,19 @@ static counts run(ovk_matrix *A, const char *solver, const char *backend, int ma
 int main(int argc, char **argv)
 {
     int rank;
-    MPI_Init(&argc, &argv);
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided); /* offload's agent needs it */
+    MT_CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     ovk_matrix *A = NULL;
     MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 10, 0.0, &A));
     for (int s = 0; s < ovk_solver_count(); s++) {
         const char *solver = ovk_solver_name(s);
         long per_it = (!strcmp(solver, "cg1") || !strcmp(solver, "pipecg")) ? 1 : 3; /* reductions */
-        for (int k = 0; k < ovk_backend_count(); k++) {
-            ovk_backend_info info;
-            ovk_backend_get_info(k, &info);
+        for (int k = 0; k <= ovk_backend_count(); k++) { /* the registry, then offload's agent engine */
+            ovk_backend_info info = {.name = "offload:engine=agent", .available = 1};
+            if (k < ovk_backend_count()) ovk_backend_get_info(k, &info);
+            MT_CHECK(info.available, "backend %s is not available", info.name); /* none may be skipped */
             if (!info.available) continue;
             counts few = run(A, solver, info.name, 5), many = run(A, solver, info.name, 25);
             long grow_a = many.allreduce - few.allreduce, grow_i = many.iallreduce - few.iallreduce;

@@ -12,7 +12,8 @@
  *   - a symmetric matrix with <u,Au> = 0 for the first direction stops with
  *     OVK_EBREAKDOWN and reason "breakdown" (not a NaN, not "converged").
  * The shared matrices are checked by test_matrices.  Backends are used with
- * their default options, which need no MPI_THREAD_MULTIPLE. */
+ * their default options (MPI is initialised with MPI_THREAD_MULTIPLE, which
+ * offload's agent engine needs; a backend that is not available fails). */
 #include <math.h>
 #include <string.h>
 
@@ -114,9 +115,10 @@ static void check_laplacian(int stencil, int g, int rank)
     for (int s = 0; s < ovk_solver_count(); s++) {
         const char *solver = ovk_solver_name(s);
         int multi = !strcmp(solver, "cg1") || !strcmp(solver, "pipecg");
-        for (int k = 0; k < ovk_backend_count(); k++) {
-            ovk_backend_info info;
-            ovk_backend_get_info(k, &info);
+        for (int k = 0; k <= ovk_backend_count(); k++) { /* the registry, then offload's agent engine */
+            ovk_backend_info info = {.name = "offload:engine=agent", .available = 1};
+            if (k < ovk_backend_count()) ovk_backend_get_info(k, &info);
+            MT_CHECK(info.available, "backend %s is not available", info.name); /* none may be skipped */
             if (!info.available || (!multi && strcmp(info.name, "blocking"))) continue;
             o = options(solver, info.name);
             run r = solve(A, &o);
@@ -212,7 +214,9 @@ static void check_breakdown(int rank)
 int main(int argc, char **argv)
 {
     int rank;
-    MPI_Init(&argc, &argv);
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided); /* offload's agent needs it */
+    MT_CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     double t0 = MPI_Wtime();
     check_laplacian(27, 14, rank);

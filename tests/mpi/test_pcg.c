@@ -90,9 +90,10 @@ static void check_problem(int stencil, int g, int rank)
     outcome ref = solve(MPI_COMM_SELF, stencil, g, "alg1", "blocking");
     MT_RC(OVK_OK, ref.rc);
     for (int s = 0; s < ovk_solver_count(); s++) {
-        for (int k = 0; k < ovk_backend_count(); k++) {
-            ovk_backend_info info;
-            ovk_backend_get_info(k, &info);
+        for (int k = 0; k <= ovk_backend_count(); k++) { /* the registry, then offload's agent engine */
+            ovk_backend_info info = {.name = "offload:engine=agent", .available = 1};
+            if (k < ovk_backend_count()) ovk_backend_get_info(k, &info);
+            MT_CHECK(info.available, "backend %s is not available", info.name); /* none may be skipped */
             if (!info.available) continue;
             const char *solver = ovk_solver_name(s);
             outcome o = solve(MPI_COMM_WORLD, stencil, g, solver, info.name);
@@ -111,7 +112,9 @@ static void check_problem(int stencil, int g, int rank)
 int main(int argc, char **argv)
 {
     int rank;
-    MPI_Init(&argc, &argv);
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided); /* offload's agent needs it */
+    MT_CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     check_spmv(27, 9);
     check_spmv(7, 10);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpitest.h"
 #include "problem.h"
@@ -55,6 +56,91 @@ static void check_reverse_order(const char *spec, int rank, int size)
     MT_RC(OVK_OK, ovk_reduce_wait(ireq));
     MT_RC(OVK_OK, ovk_request_free(ireq));
     MT_RC(OVK_EINVAL, ovk_reduce_start(red, send[0], recv[0], -1, OVK_DOUBLE, OVK_SUM, &ireq));
+    MT_RC(OVK_OK, ovk_reducer_destroy(red));
+}
+
+/* Buffers swapped, reused, interleaved and at rank-dependent addresses
+ * (issue 16, item 1): x_{k+1} = sum over ranks of x_k, with x_0 = rank + 1,
+ * in integers and in integer-valued doubles, so every result is exact.  A
+ * backend that keys state by buffer address gives wrong sums or hangs. */
+enum { NPOOL = 6 };
+
+static void check_buffer_games(const char *spec, int rank, int size)
+{
+    ovk_reducer *red = NULL;
+    ovk_request *req[4];
+    int64_t ipool[NPOOL][3];
+    double dpool[NPOOL][3];
+    int64_t a[3], b[3];
+    MT_RC(OVK_OK, ovk_reducer_create(MPI_COMM_WORLD, spec, &red));
+    if (!red) return;
+    int64_t sum0 = (int64_t)size * (size + 1) / 2; /* sum of rank + 1 */
+    /* ping-pong: a -> b, then b -> a, then a -> b again */
+    for (int i = 0; i < 3; i++) a[i] = (rank + 1) * (i + 1);
+    for (int round = 0; round < 4; round++) {
+        int64_t *src = round % 2 ? b : a, *dst = round % 2 ? a : b;
+        MT_RC(OVK_OK, ovk_reduce_start(red, src, dst, 3, OVK_INT64, OVK_SUM, &req[0]));
+        MT_RC(OVK_OK, ovk_reduce_wait(req[0]));
+        MT_RC(OVK_OK, ovk_request_free(req[0]));
+        int64_t want = sum0;
+        for (int k = 0; k < round; k++) want *= size;
+        for (int i = 0; i < 3; i++)
+            MT_CHECK(dst[i] == want * (i + 1), "%s: swapped buffers round %d: %lld, expected %lld", spec, round,
+                     (long long)dst[i], (long long)(want * (i + 1)));
+    }
+    /* rank-dependent buffer addresses, two reductions interleaved, one in place */
+    for (int step = 0; step < 12; step++) {
+        int s0 = (step + rank) % NPOOL, s1 = (step + 2 * rank + 1) % NPOOL;
+        if (s1 == s0) s1 = (s1 + 1) % NPOOL;
+        for (int i = 0; i < 3; i++) {
+            ipool[s0][i] = (int64_t)(rank + 1) * (step + i + 1);
+            dpool[s1][i] = (double)((rank + 1) * (step - i));
+        }
+        ovk_op op = step % 3 == 2 ? OVK_MAX : OVK_SUM;
+        MT_RC(OVK_OK, ovk_reduce_start(red, ipool[s0], ipool[s0], 3, OVK_INT64, OVK_SUM, &req[0]));
+        MT_RC(OVK_OK, ovk_reduce_start(red, dpool[s1], dpool[(s1 + 1) % NPOOL], 3, OVK_DOUBLE, op, &req[1]));
+        MT_RC(OVK_OK, ovk_reduce_wait(req[step % 2]));
+        MT_RC(OVK_OK, ovk_reduce_wait(req[1 - step % 2]));
+        MT_RC(OVK_OK, ovk_request_free(req[0]));
+        MT_RC(OVK_OK, ovk_request_free(req[1]));
+        double *dres = dpool[(s1 + 1) % NPOOL];
+        for (int i = 0; i < 3; i++) {
+            int64_t iwant = sum0 * (step + i + 1);
+            double dwant = op == OVK_SUM ? (double)sum0 * (step - i) : (double)(step - i) * (step - i >= 0 ? size : 1);
+            MT_CHECK(ipool[s0][i] == iwant, "%s: step %d in place: %lld, expected %lld", spec, step,
+                     (long long)ipool[s0][i], (long long)iwant);
+            MT_CHECK(dres[i] == dwant, "%s: step %d: %g, expected %g", spec, step, dres[i], dwant);
+        }
+        MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, ipool[s0], 3), "%s: step %d: results differ between ranks", spec,
+                 step);
+        MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, dres, 3), "%s: step %d: results differ between ranks", spec, step);
+    }
+    /* rank 0 reuses one pair of buffers, the others take fresh ones each time
+     * (more than any cache of buffer addresses holds) */
+    double *walk = calloc(2 * 80, sizeof *walk);
+    for (int it = 0; it < 80 && walk; it++) {
+        double *in = rank == 0 ? walk : walk + 2 * it, *out = in + 1;
+        *in = (double)(rank + 1 + it);
+        MT_RC(OVK_OK, ovk_reduce_start(red, in, out, 1, OVK_DOUBLE, OVK_SUM, &req[0]));
+        MT_RC(OVK_OK, ovk_reduce_wait(req[0]));
+        MT_RC(OVK_OK, ovk_request_free(req[0]));
+        MT_CHECK(*out == (double)(sum0 + (int64_t)size * it), "%s: fresh buffers %d: %g, expected %g", spec, it, *out,
+                 (double)(sum0 + (int64_t)size * it));
+    }
+    free(walk);
+    /* more reductions of one shape in flight than a backend may keep requests
+     * for, completed in reverse order */
+    double many_in[9], many_out[9];
+    ovk_request *many[9];
+    for (int k = 0; k < 9; k++) {
+        many_in[k] = (double)((rank + 1) * (k + 1));
+        MT_RC(OVK_OK, ovk_reduce_start(red, &many_in[k], &many_out[k], 1, OVK_DOUBLE, OVK_SUM, &many[k]));
+    }
+    for (int k = 8; k >= 0; k--) {
+        MT_RC(OVK_OK, ovk_reduce_wait(many[k]));
+        MT_RC(OVK_OK, ovk_request_free(many[k]));
+        MT_CHECK(many_out[k] == (double)(sum0 * (k + 1)), "%s: in flight %d: %g", spec, k, many_out[k]);
+    }
     MT_RC(OVK_OK, ovk_reducer_destroy(red));
 }
 
@@ -158,7 +244,19 @@ int main(int argc, char **argv)
         check_reverse_order(info.name, rank, size);
         check_busy(info.name);
     }
+    alarm(120); /* a backend whose ranks disagree hangs: fail instead */
+    for (int k = 0; k < ovk_backend_count(); k++) {
+        ovk_backend_info info;
+        ovk_backend_get_info(k, &info);
+        if (info.available) check_buffer_games(info.name, rank, size);
+    }
+    check_buffer_games("native:persistent=1", rank, size);
+    check_buffer_games("native:persistent=1,verify=1", rank, size);
+    alarm(0);
     check_reverse_order("native:persistent=1", rank, size);
+    check_reverse_order("blocking:verify=1", rank, size);
+    check_reverse_order("native:verify=1", rank, size);
+    check_reverse_order("native:persistent=1,verify=1", rank, size);
     check_specs();
     check_precedence();
     int rc = mt_finish("test_reduce");

@@ -1,0 +1,242 @@
+/* verify=1 of the backends that delegate to MPI (blocking, native, native
+ * with persistent requests): the result is checked bitwise across ranks.
+ * An MPI library that returns different bits on different ranks is
+ * simulated through the PMPI interface: while `corrupt` is set, rank 1's
+ * result of every MPI_DOUBLE MPI_SUM reduction has its last bit flipped.
+ *   - without corruption, verify=1 changes nothing: exact results, several
+ *     in flight completed in rank-dependent orders, by test and by wait;
+ *   - with it, verify=0 returns the differing results (the simulation
+ *     works) and verify=1 fails with OVK_EMPI on every rank, by wait and by
+ *     test, the request can be freed and the reducer reused and destroyed;
+ *   - a solve with verify=1 converges as without. */
+#include <string.h>
+
+#include "mpitest.h"
+#include "problem.h"
+
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
+
+static int corrupt;
+
+/* Requests whose completion delivers a double sum, and where. */
+enum { NTRACK = 256 };
+static struct {
+    MPI_Request req;
+    double *buf;
+} track[NTRACK];
+
+static int comm_rank(MPI_Comm comm)
+{
+    int r = 0;
+    PMPI_Comm_rank(comm, &r);
+    return r;
+}
+
+static void remember(MPI_Request req, void *buf, MPI_Datatype t, MPI_Op o, MPI_Comm comm)
+{
+    if (t != MPI_DOUBLE || o != MPI_SUM || comm_rank(comm) != 1) return;
+    for (int i = 0; i < NTRACK; i++)
+        if (track[i].req == req || !track[i].buf) {
+            track[i].req = req;
+            track[i].buf = buf;
+            return;
+        }
+}
+
+static void spoil(double *x)
+{
+    uint64_t w;
+    memcpy(&w, x, 8);
+    w ^= 1u;
+    memcpy(x, &w, 8);
+}
+
+/* After a completion: flip the result if it is a tracked one. */
+static void completed(MPI_Request before, MPI_Request after, int done)
+{
+    if (!done) return;
+    for (int i = 0; i < NTRACK; i++)
+        if (track[i].buf && track[i].req == before) {
+            if (corrupt) spoil(track[i].buf);
+            if (after == MPI_REQUEST_NULL) track[i].buf = NULL; /* not persistent: gone */
+            return;
+        }
+}
+
+int MPI_Allreduce(const void *s, void *r, int c, MPI_Datatype t, MPI_Op o, MPI_Comm comm)
+{
+    int rc = PMPI_Allreduce(s, r, c, t, o, comm);
+    if (corrupt && c > 0 && t == MPI_DOUBLE && o == MPI_SUM && comm_rank(comm) == 1) spoil(r);
+    return rc;
+}
+
+int MPI_Iallreduce(const void *s, void *r, int c, MPI_Datatype t, MPI_Op o, MPI_Comm comm, MPI_Request *q)
+{
+    int rc = PMPI_Iallreduce(s, r, c, t, o, comm, q);
+    if (c > 0) remember(*q, r, t, o, comm);
+    return rc;
+}
+
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ && MPI_VERSION < 4
+int MPIX_Allreduce_init(const void *s, void *r, int c, MPI_Datatype t, MPI_Op o, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *q)
+{
+    int rc = PMPIX_Allreduce_init(s, r, c, t, o, comm, info, q);
+    if (c > 0) remember(*q, r, t, o, comm);
+    return rc;
+}
+#elif MPI_VERSION >= 4
+int MPI_Allreduce_init(const void *s, void *r, int c, MPI_Datatype t, MPI_Op o, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *q)
+{
+    int rc = PMPI_Allreduce_init(s, r, c, t, o, comm, info, q);
+    if (c > 0) remember(*q, r, t, o, comm);
+    return rc;
+}
+#endif
+
+int MPI_Wait(MPI_Request *q, MPI_Status *st)
+{
+    MPI_Request before = *q;
+    int rc = PMPI_Wait(q, st);
+    completed(before, *q, 1);
+    return rc;
+}
+
+int MPI_Test(MPI_Request *q, int *flag, MPI_Status *st)
+{
+    MPI_Request before = *q;
+    int rc = PMPI_Test(q, flag, st);
+    completed(before, *q, *flag);
+    return rc;
+}
+
+static int rank, nranks;
+
+static const char *const verified[] = {"blocking:verify=1", "native:verify=1", "native:persistent=1,verify=1"};
+#define NVERIFIED 3
+
+/* No corruption: exact sums, NIN in flight completed in an order that
+ * depends on the rank, half by test loops and half by wait. */
+static void check_clean(const char *spec)
+{
+    enum { NIN = 6 };
+    ovk_reducer *red = NULL;
+    ovk_request *req[NIN];
+    double in[NIN], out[NIN];
+    MT_RC(OVK_OK, ovk_reducer_create(MPI_COMM_WORLD, spec, &red));
+    if (!red) return;
+    for (int round = 0; round < 3; round++) {
+        for (int k = 0; k < NIN; k++) {
+            in[k] = (double)((rank + 1) * (k + round + 1));
+            MT_RC(OVK_OK, ovk_reduce_start(red, &in[k], &out[k], 1, OVK_DOUBLE, OVK_SUM, &req[k]));
+        }
+        for (int j = 0; j < NIN; j++) {
+            int k = (j + rank * (round + 1)) % NIN; /* rank-dependent order */
+            if (j % 2) {
+                int done = 0;
+                while (!done) MT_RC(OVK_OK, ovk_reduce_test(req[k], &done));
+            }
+            MT_RC(OVK_OK, ovk_reduce_wait(req[k]));
+            MT_RC(OVK_OK, ovk_request_free(req[k]));
+        }
+        for (int k = 0; k < NIN; k++)
+            MT_CHECK(out[k] == (double)nranks * (nranks + 1) / 2 * (k + round + 1), "%s: %g", spec, out[k]);
+        MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, out, NIN), "%s: results differ between ranks", spec);
+    }
+    MT_RC(OVK_OK, ovk_reducer_destroy(red));
+}
+
+/* Rank 1's results are spoiled: verify=1 must say so on every rank. */
+static void check_spoiled(const char *spec, int verify, int by_test)
+{
+    ovk_reducer *red = NULL;
+    ovk_request *req = NULL;
+    double in[3] = {0.1 * (rank + 1), 0.2, 0.3}, out[3] = {0.0, 0.0, 0.0};
+    int64_t iin = rank + 1, iout = 0;
+    MT_RC(OVK_OK, ovk_reducer_create(MPI_COMM_WORLD, spec, &red));
+    if (!red) return;
+    corrupt = 1;
+    int rc = ovk_reduce_start(red, in, out, 3, OVK_DOUBLE, OVK_SUM, &req);
+    if (!rc) {
+        if (by_test) {
+            int done = 0;
+            while (!done && !rc) rc = ovk_reduce_test(req, &done);
+            if (!rc) rc = ovk_reduce_wait(req);
+        } else {
+            rc = ovk_reduce_wait(req);
+        }
+        MT_RC(OVK_OK, ovk_request_free(req)); /* complete, even when it failed */
+    }
+    corrupt = 0;
+    char what[96];
+    snprintf(what, sizeof what, "%s (%s)", spec, by_test ? "test" : "wait");
+    if (verify) {
+        MT_CHECK(rc == OVK_EMPI, "%s: %s, expected OVK_EMPI", what, ovk_status_name(rc));
+        MT_CHECK(strstr(ovk_error_detail(), "differs between ranks") != NULL, "%s: detail '%s'", what,
+                 ovk_error_detail());
+        if (rank == 0) printf("%-42s %s: %s\n", what, ovk_status_name(rc), ovk_error_detail());
+    } else {
+        MT_RC(OVK_OK, rc);
+        MT_CHECK(!mt_same_everywhere(MPI_COMM_WORLD, out, 3), "%s: the spoiled result is the same everywhere", what);
+    }
+    /* the reducer still works: an integer sum, not spoiled */
+    MT_RC(OVK_OK, ovk_reduce_start(red, &iin, &iout, 1, OVK_INT64, OVK_SUM, &req));
+    MT_RC(OVK_OK, ovk_reduce_wait(req));
+    MT_RC(OVK_OK, ovk_request_free(req));
+    MT_CHECK(iout == (int64_t)nranks * (nranks + 1) / 2, "%s: reducer after the failure: %lld", what, (long long)iout);
+    MT_RC(OVK_OK, ovk_reducer_destroy(red));
+}
+
+static void check_solve(const char *spec)
+{
+    ovk_matrix *A = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_options o;
+    ovk_pcg_result res;
+    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 8, 0.0, &A));
+    ovk_vector_create(A, &b);
+    ovk_vector_create(A, &x);
+    ovk_vector_set(b, 1.0);
+    ovk_pcg_options_init(&o);
+    o.backend = spec;
+    const char *solvers[] = {"alg1", "overlap", "pipecg"};
+    int its[3];
+    for (int s = 0; s < 3; s++) {
+        o.solver = solvers[s];
+        ovk_vector_set(x, 0.0);
+        MT_RC(OVK_OK, ovk_pcg_solve(A, b, x, &o, &res));
+        its[s] = res.iterations;
+        MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, &res.rel_residual, 1), "%s/%s: residual differs", spec,
+                 solvers[s]);
+    }
+    if (rank == 0) printf("%-32s alg1 %d overlap %d pipecg %d iterations\n", spec, its[0], its[1], its[2]);
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_matrix_destroy(A);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    for (int v = 0; v < NVERIFIED; v++) {
+        check_clean(verified[v]);
+        check_solve(verified[v]);
+    }
+    if (nranks > 1) { /* rank 1 exists: its results are spoiled */
+        check_spoiled("blocking", 0, 0);
+        check_spoiled("native", 0, 0);
+        for (int v = 0; v < NVERIFIED; v++) {
+            check_spoiled(verified[v], 1, 0);
+            check_spoiled(verified[v], 1, 1);
+        }
+    }
+    MT_RC(OVK_EOPTION, ovk_reducer_create(MPI_COMM_WORLD, "native:verify=2", &(ovk_reducer *){NULL}));
+    int rc = mt_finish("test_verify");
+    MPI_Finalize();
+    return rc;
+}
