@@ -4,8 +4,12 @@ set -euo pipefail
 # libfabric-dev: the offload backend's fabric engine (its libfabric1 carries the sockets
 # provider, the one with triggered operations); libfabric-bin: fi_info, to check it.
 # clang + its compiler-rt (libclang-rt-N-dev, N the clang version): libFuzzer, for tests/fuzz.
+# gfortran: the Fortran binding (CMake's check_language(Fortran)).
+# libmpich-dev, mpich: tests/run_all.sh also builds and tests against MPICH (mpicc.mpich,
+# mpiexec.mpich). Debian registers MPICH's mpicc/mpiexec alternatives at priority 40, below Open
+# MPI's 50, so the default mpicc, mpiexec and CMake FindMPI stay Open MPI (checked at the end).
 pkgs="cmake make gcc libc6-dev pkg-config libopenmpi-dev openmpi-bin libopenblas-dev liblapack-dev libcmocka-dev
-      libfabric-dev libfabric-bin clang"
+      libfabric-dev libfabric-bin clang gfortran libmpich-dev mpich"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
@@ -23,3 +27,11 @@ if ! dpkg -s "$rt" >/dev/null 2>&1; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$rt"
 fi
+# README's quick start and the default build expect Open MPI behind mpicc and mpiexec.
+for tool in mpicc mpiexec; do
+  case "$(readlink -f "$(command -v $tool)")" in
+    */opal_wrapper|*/orterun|*.openmpi) ;;
+    *) echo "deps.sh: warning: $tool is not Open MPI ($(readlink -f "$(command -v $tool)"));" \
+            "'update-alternatives --auto mpi' and '--auto mpirun' restore the default" >&2 ;;
+  esac
+done

@@ -28,15 +28,14 @@
 
 #include "backend.h"
 
-#if defined(OPEN_MPI) && OPEN_MPI
-#include <mpi-ext.h>
-#endif
-
-#if MPI_VERSION >= 4
+/* OVK_HAVE_MPI_ALLREDUCE_INIT, OVK_HAVE_MPIX_ALLREDUCE_INIT: found by CMake
+ * (check_symbol_exists) in the MPI the library is built with. */
+#if defined(OVK_HAVE_MPI_ALLREDUCE_INIT)
 #define HAVE_PERSISTENT 1
 #define ALLREDUCE_INIT MPI_Allreduce_init
 #define PERSISTENT_SOURCE "MPI-4 MPI_Allreduce_init"
-#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#elif defined(OVK_HAVE_MPIX_ALLREDUCE_INIT)
+#include <mpi-ext.h>
 #define HAVE_PERSISTENT 1
 #define ALLREDUCE_INIT MPIX_Allreduce_init
 #define PERSISTENT_SOURCE "Open MPI MPIX_Allreduce_init"
