@@ -44,16 +44,19 @@ o=$(run 1 "$bin/ovk_laplace27" -n 10 10 10 -maxit 3 2>&1); rc=$?
 [ $rc -eq 1 ] && echo "$o" | grep -q '^Iterations = 3$'; check "iteration limit: exit 1 after 3 iterations" $?
 o=$(OVK_REDUCE_BACKEND=native run 1 "$bin/ovk_laplace27" -n 6 6 6 -print_level 1 2>&1); check "environment backend" $?
 
-# error exits are as quick as a solve: nothing waits on the way out (best of 2
-# runs each; under Open MPI this needs OMPI_MCA_odls_base_sigkill_timeout=0,
-# see docs/robustness.md)
+# error exits are as quick as a solve: nothing waits on the way out (under
+# Open MPI this needs OMPI_MCA_odls_base_sigkill_timeout=0, see
+# docs/robustness.md; its wait is >= 1 s).  Margin: 500 ms or half a solve,
+# for loaded and sanitizer runs; a slow error exit is retried once.
 ms() { local s e; s=$(date +%s%N); "$@" >/dev/null 2>&1; e=$(date +%s%N); echo $(( (e - s) / 1000000 )); }
-best() { local a b; a=$(ms "$@"); b=$(ms "$@"); echo $(( a < b ? a : b )); }
-ok_ms=$(best run 2 "$bin/ovk_laplace27" -n 6 6 6)
+ok_ms=$(ms run 2 "$bin/ovk_laplace27" -n 6 6 6); t=$(ms run 2 "$bin/ovk_laplace27" -n 6 6 6)
+[ "$t" -lt "$ok_ms" ] && ok_ms=$t
+limit=$(( ok_ms + (ok_ms / 2 > 500 ? ok_ms / 2 : 500) ))
 for bad in "ovk_laplace27 -n 6 6 6 -backend nosuch" "ovk_laplace27 -bogus" "ovk_mtx_solve -f /nonexistent.mtx"; do
   set -- $bad
-  bad_ms=$(best run 2 "$bin/$1" "${@:2}")
-  [ "$bad_ms" -le $((ok_ms + 500)) ]; check "error exit of '$bad' in $bad_ms ms (a solve: $ok_ms ms)" $?
+  bad_ms=$(ms run 2 "$bin/$1" "${@:2}")
+  [ "$bad_ms" -le "$limit" ] || bad_ms=$(ms run 2 "$bin/$1" "${@:2}")
+  [ "$bad_ms" -le "$limit" ]; check "error exit of '$bad' in $bad_ms ms (a solve: $ok_ms ms, limit $limit ms)" $?
 done
 
 # experiments: latency model, noise, CSV rows
