@@ -36,7 +36,7 @@ expect_mpi build-test/tests/mpi_test_pcg libmpi.so \
 grep -q "Open MPI\|OpenRTE" <<<"$(mpiexec --version 2>&1)" ||
   { echo "the default mpiexec is not Open MPI; update-alternatives --auto mpirun restores it" >&2; exit 1; }
 
-cmake -S . -B build-mpich -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cmake -S . -B build-mpich -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOVK_BUILD_FORTRAN=OFF \
   -DMPI_C_COMPILER="$(command -v mpicc.mpich)" -DMPIEXEC_EXECUTABLE="$(command -v mpiexec.mpich)"
 cmake --build build-mpich -j"$jobs"
 expect_mpi build-mpich/tests/mpi_test_pcg libmpich.so "the MPICH build"

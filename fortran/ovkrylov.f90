@@ -1,0 +1,1000 @@
+!> ovkrylov: the Fortran 2008 interface of the ovkrylov library (MPI PCG
+!> solvers that hide the latency of global reductions).
+!>
+!>     use mpi_f08
+!>     use ovkrylov
+!>     type(ovk_matrix) :: A
+!>     type(ovk_solver) :: s
+!>     type(ovk_pcg_result) :: res
+!>     call ovk_matrix_create_csr(MPI_COMM_WORLD, first_row, rowptr, cols, vals, A, ierr)
+!>     call ovk_solver_create(A, s, ierr, solver='pipecg', precond='ic0', backend='nbc', tol=1d-8)
+!>     call ovk_solver_setup(s, ierr)                      ! collective
+!>     call ovk_solver_solve(s, b, x, res, ierr)           ! b, x: this rank's rows
+!>     if (ierr /= OVK_OK) print *, ovk_strerror(ierr), ': ', ovk_error_detail()
+!>     call ovk_solver_destroy(s);  call ovk_matrix_destroy(A)
+!>
+!> Conventions of the module:
+!>
+!> * Communicators are mpi_f08's type(MPI_Comm); the module hands their
+!>   MPI_VAL to the library, which converts it with MPI_Comm_f2c.  With
+!>   `use mpi` (integer handles) set `comm%MPI_VAL = icomm`.
+!> * Handles: type(ovk_matrix), type(ovk_vector) and type(ovk_solver) hold
+!>   the library's objects.  Make them with the *_create routines and free
+!>   them with the *_destroy routines (collective for matrices and solvers);
+!>   an assignment copies the handle, not the object, so destroy one copy
+!>   only.  The library keeps a duplicate of the communicator: destroy
+!>   matrices and solvers before MPI_Finalize.
+!> * Status: every routine that can fail has `integer, intent(out),
+!>   optional :: ierr`, its first optional argument (so that it can be given
+!>   by position, as in MPI: `call ovk_solver_setup(s, ierr)`); further
+!>   optional arguments go by keyword.  ierr receives OVK_OK (0) or a
+!>   negative OVK_E* code; ovk_strerror(ierr) names it and
+!>   ovk_error_detail() says which row, option or argument was wrong.
+!>   Collective routines give the same ierr on every rank.  When ierr is
+!>   absent and the status is not OVK_OK, the routine prints
+!>   "ovkrylov: rank R: ROUTINE: message: detail" on error_unit and calls
+!>   MPI_Abort(MPI_COMM_WORLD, 1), as MPI's default handler
+!>   MPI_ERRORS_ARE_FATAL does.  A solve that stops without converging
+!>   (OVK_EMAXIT, OVK_EBREAKDOWN, OVK_ENONFINITE, OVK_ESTOPPED) is such a
+!>   status too: pass ierr to go on after one.
+!> * Indices are 1-based by default: the first row of the rank, the column
+!>   ids (global) and rowptr, the usual Fortran CSR (row i's entries are
+!>   cols(rowptr(i):rowptr(i+1)-1), rowptr(1) = 1 typically).  `base=0`
+!>   takes the C library's 0-based ids and offsets (rowptr(1) = 0, row i's
+!>   entries at positions rowptr(i)+1 .. rowptr(i+1) of cols).  The row and
+!>   column ids are integer(int32) or integer(int64) (both the same kind);
+!>   rowptr is a default integer array of nlocal+1 entries.
+!> * Reals are real(c_double) (real(real64) on every compiler we know).
+module ovkrylov
+    use, intrinsic :: iso_c_binding, only: c_associated, c_char, c_double, c_f_pointer, c_funloc, &
+        c_funptr, c_int, c_int64_t, c_loc, c_long_long, c_null_char, c_null_funptr, c_null_ptr, &
+        c_ptr, c_size_t, c_sizeof
+    use, intrinsic :: iso_fortran_env, only: error_unit, int32, int64
+    use mpi_f08, only: MPI_Abort, MPI_Comm, MPI_COMM_WORLD, MPI_Comm_rank, MPI_Initialized, &
+        MPI_Finalized
+    implicit none
+    private
+
+    ! ---- status codes (error.h) ------------------------------------------
+    integer, parameter, public :: OVK_OK = 0
+    integer, parameter, public :: OVK_EINVAL = -1        !< invalid argument
+    integer, parameter, public :: OVK_ENOMEM = -2        !< allocation failed
+    integer, parameter, public :: OVK_EMPI = -3          !< an MPI call failed
+    integer, parameter, public :: OVK_EPARTITION = -4    !< row ranges do not tile the global range
+    integer, parameter, public :: OVK_ECOLUMN = -5       !< a column id is out of range
+    integer, parameter, public :: OVK_EMISMATCH = -6     !< layouts or communicators differ
+    integer, parameter, public :: OVK_EZERODIAG = -7     !< zero, negative or missing diagonal
+    integer, parameter, public :: OVK_EFILE = -8         !< a file cannot be opened or read
+    integer, parameter, public :: OVK_EFORMAT = -9       !< malformed input file
+    integer, parameter, public :: OVK_ENOTSYM = -10      !< a matrix that must be symmetric is not
+    integer, parameter, public :: OVK_EBACKEND = -11     !< unknown reduction backend
+    integer, parameter, public :: OVK_EOPTION = -12      !< unknown option or bad option value
+    integer, parameter, public :: OVK_EUNSUPPORTED = -13 !< not available in this build or MPI
+    integer, parameter, public :: OVK_ESTATE = -14       !< used in the wrong state (e.g. not set up)
+    integer, parameter, public :: OVK_EBUSY = -15        !< request still in flight
+    integer, parameter, public :: OVK_EBREAKDOWN = -16   !< Krylov breakdown (matrix not SPD?)
+    integer, parameter, public :: OVK_ENONFINITE = -17   !< NaN or Inf in the input or iteration
+    integer, parameter, public :: OVK_EMAXIT = -18       !< iteration limit reached
+    integer, parameter, public :: OVK_ECALLBACK = -19    !< a user callback failed
+    integer, parameter, public :: OVK_ESTOPPED = -20     !< the monitor stopped the solve
+    integer, parameter, public :: OVK_EPRECOND = -21     !< preconditioner setup failed
+
+    ! ---- why a solve stopped (ovk_pcg_result%reason) ----------------------
+    integer, parameter, public :: OVK_REASON_NONE = 0       !< the solve did not run
+    integer, parameter, public :: OVK_REASON_CONVERGED = 1
+    integer, parameter, public :: OVK_REASON_MAXIT = 2
+    integer, parameter, public :: OVK_REASON_BREAKDOWN = 3
+    integer, parameter, public :: OVK_REASON_NONFINITE = 4
+    integer, parameter, public :: OVK_REASON_MONITOR = 5    !< the monitor asked to stop
+
+    ! ---- repeated (row, column) pairs in ovk_matrix_create_csr -----------
+    integer, parameter, public :: OVK_DUP_SUM = 0     !< add them (the default)
+    integer, parameter, public :: OVK_DUP_REJECT = 1  !< fail with OVK_EINVAL
+
+    ! ---- the time breakdown: indices of ovk_pcg_result%time_max(0:) ------
+    integer, parameter, public :: OVK_TIMER_MATVEC = 0, OVK_TIMER_PRECOND = 1, OVK_TIMER_AXPY = 2, &
+        OVK_TIMER_SCALE = 3, OVK_TIMER_SDOTP_INIT = 4, OVK_TIMER_SDOTP_TEST = 5, &
+        OVK_TIMER_SDOTP_WAIT = 6, OVK_TIMER_GAMMA_INIT = 7, OVK_TIMER_GAMMA_TEST = 8, &
+        OVK_TIMER_GAMMA_WAIT = 9, OVK_TIMER_IPROD_INIT = 10, OVK_TIMER_IPROD_TEST = 11, &
+        OVK_TIMER_IPROD_WAIT = 12, OVK_TIMER_SOLVE = 13, OVK_TIMER_COUNT = 14
+
+    !> The outcome of a solve (the C struct ovk_pcg_result, field for field).
+    type, bind(C), public :: ovk_pcg_result
+        integer(c_int) :: iterations = 0          !< iterations done
+        real(c_double) :: rel_residual = 0        !< final ||r|| / ||b||
+        integer(c_int) :: reason = 0              !< OVK_REASON_*
+        integer(c_long_long) :: reductions = 0    !< global reductions started
+        real(c_double) :: time_max(0:OVK_TIMER_COUNT - 1) = 0  !< seconds, max over ranks
+        real(c_double) :: time_mean(0:OVK_TIMER_COUNT - 1) = 0 !< seconds, mean over ranks
+        real(c_double) :: lambda_min = 0, lambda_max = 0, cond_est = 0 !< option condest = 1
+        integer(c_int) :: replacements = 0        !< cg1, pipecg residual replacements
+        integer(c_int) :: restarts = 0            !< cg1, pipecg restarts
+        integer(c_int) :: history_len = 0
+    end type ovk_pcg_result
+
+    abstract interface
+        !> A monitor: called on every rank after the initial residual
+        !> (iteration 0) and after every iteration, with the same values on
+        !> every rank: rnorm = ||r||_2, rel = rnorm / ||b||_2.  Return
+        !> .true. to stop the solve (it then ends with OVK_ESTOPPED, reason
+        !> OVK_REASON_MONITOR).  Keep state in module variables; an internal
+        !> procedure works only while its host is active.
+        logical function ovk_monitor_fn(iteration, rnorm, rel)
+            import :: c_double
+            integer, intent(in) :: iteration
+            real(c_double), intent(in) :: rnorm, rel
+        end function ovk_monitor_fn
+    end interface
+    public :: ovk_monitor_fn
+
+    !> A distributed CSR matrix (rows split over the ranks).
+    type, public :: ovk_matrix
+        private
+        type(c_ptr) :: ptr = c_null_ptr
+    end type ovk_matrix
+
+    !> This rank's part of a distributed vector: owned by the library, or
+    !> wrapping an array of the caller (ovk_vector_wrap).
+    type, public :: ovk_vector
+        private
+        type(c_ptr) :: ptr = c_null_ptr
+    end type ovk_vector
+
+    ! The Fortran monitor of a solver; the library's context pointer points here.
+    type :: monitor_box
+        procedure(ovk_monitor_fn), pointer, nopass :: fn => null()
+    end type monitor_box
+
+    !> The solver object: set up once, solve many times.
+    type, public :: ovk_solver
+        private
+        type(c_ptr) :: ptr = c_null_ptr
+        type(monitor_box), pointer :: mon => null()
+    end type ovk_solver
+
+    ! ---- the procedures ----------------------------------------------------
+    !> Build a matrix from this rank's rows (collective over comm).
+    interface ovk_matrix_create_csr
+        module procedure matrix_create_csr_i4, matrix_create_csr_i8
+    end interface
+    !> New values on the same pattern (collective).
+    interface ovk_matrix_update_values
+        module procedure matrix_update_values_i4, matrix_update_values_i8
+    end interface
+    !> A zero vector with the row layout of a matrix or a solver (local).
+    interface ovk_vector_create
+        module procedure vector_create_matrix, vector_create_solver
+    end interface
+    !> Set one option by name; the value as text, integer or real.
+    interface ovk_solver_set_option
+        module procedure solver_set_option_text, solver_set_option_int, solver_set_option_real
+    end interface
+    !> Solve A x = b with vectors or with this rank's arrays (collective).
+    interface ovk_solver_solve
+        module procedure solver_solve_vectors, solver_solve_arrays
+    end interface
+
+    public :: ovk_matrix_create_csr, ovk_matrix_update_values, ovk_matrix_destroy, ovk_matrix_nlocal, &
+        ovk_matrix_nglobal, ovk_matrix_row_start, ovk_matrix_comm, ovk_matvec
+    public :: ovk_vector_create, ovk_vector_wrap, ovk_vector_destroy, ovk_vector_data, ovk_vector_nlocal
+    public :: ovk_solver_create, ovk_solver_destroy, ovk_solver_set_option, ovk_solver_get_option, &
+        ovk_solver_set_options, ovk_solver_set_tolerances, ovk_solver_set_monitor, ovk_solver_setup, &
+        ovk_solver_solve, ovk_solver_nlocal, ovk_solver_setup_time, ovk_solver_comm
+    public :: ovk_strerror, ovk_status_name, ovk_error_detail, ovk_reason_name
+
+    ! ---- the C library -------------------------------------------------------
+    interface
+        pure function c_strlen(s) bind(C, name='strlen')
+            import :: c_ptr, c_size_t
+            type(c_ptr), value :: s
+            integer(c_size_t) :: c_strlen
+        end function
+        pure function c_strerror(status) bind(C, name='ovk_strerror')
+            import :: c_int, c_ptr
+            integer(c_int), value :: status
+            type(c_ptr) :: c_strerror
+        end function
+        pure function c_status_name(status) bind(C, name='ovk_status_name')
+            import :: c_int, c_ptr
+            integer(c_int), value :: status
+            type(c_ptr) :: c_status_name
+        end function
+        function c_error_detail() bind(C, name='ovk_error_detail')
+            import :: c_ptr
+            type(c_ptr) :: c_error_detail
+        end function
+        pure function c_reason_name(reason) bind(C, name='ovk_reason_name')
+            import :: c_int, c_ptr
+            integer(c_int), value :: reason
+            type(c_ptr) :: c_reason_name
+        end function
+
+        ! src/bind/fortran.c
+        function f_fail(code, msg) bind(C, name='ovk__f_fail')
+            import :: c_char, c_int
+            integer(c_int), value :: code
+            character(kind=c_char), intent(in) :: msg(*)
+            integer(c_int) :: f_fail
+        end function
+        function f_agree(fcomm, rc) bind(C, name='ovk__f_agree')
+            import :: c_int
+            integer(c_int), value :: fcomm, rc
+            integer(c_int) :: f_agree
+        end function
+        function f_matrix_create_csr(fcomm, row_start, nlocal, rowptr, cols, vals, dups, A) &
+            bind(C, name='ovk__f_matrix_create_csr')
+            import :: c_double, c_int, c_int64_t, c_ptr
+            integer(c_int), value :: fcomm
+            integer(c_int64_t), value :: row_start
+            integer(c_int), value :: nlocal
+            integer(c_int), intent(in) :: rowptr(*)
+            integer(c_int64_t), intent(in) :: cols(*)
+            real(c_double), intent(in) :: vals(*)
+            integer(c_int), value :: dups
+            type(c_ptr), intent(out) :: A
+            integer(c_int) :: f_matrix_create_csr
+        end function
+        function f_matrix_comm(A) bind(C, name='ovk__f_matrix_comm')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: A
+            integer(c_int) :: f_matrix_comm
+        end function
+        function f_solver_comm(s) bind(C, name='ovk__f_solver_comm')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: s
+            integer(c_int) :: f_solver_comm
+        end function
+        function f_result_size() bind(C, name='ovk__f_result_size')
+            import :: c_size_t
+            integer(c_size_t) :: f_result_size
+        end function
+
+        ! matrix.h
+        function c_matrix_update_values(A, rowptr, cols, vals, dups) bind(C, name='ovk_matrix_update_values')
+            import :: c_double, c_int, c_int64_t, c_ptr
+            type(c_ptr), value :: A
+            integer(c_int), intent(in) :: rowptr(*)
+            integer(c_int64_t), intent(in) :: cols(*)
+            real(c_double), intent(in) :: vals(*)
+            integer(c_int), value :: dups
+            integer(c_int) :: c_matrix_update_values
+        end function
+        subroutine c_matrix_destroy(A) bind(C, name='ovk_matrix_destroy')
+            import :: c_ptr
+            type(c_ptr), value :: A
+        end subroutine
+        pure function c_matrix_nglobal(A) bind(C, name='ovk_matrix_nglobal')
+            import :: c_int64_t, c_ptr
+            type(c_ptr), value :: A
+            integer(c_int64_t) :: c_matrix_nglobal
+        end function
+        pure function c_matrix_row_start(A) bind(C, name='ovk_matrix_row_start')
+            import :: c_int64_t, c_ptr
+            type(c_ptr), value :: A
+            integer(c_int64_t) :: c_matrix_row_start
+        end function
+        pure function c_matrix_nlocal(A) bind(C, name='ovk_matrix_nlocal')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: A
+            integer(c_int) :: c_matrix_nlocal
+        end function
+        function c_matvec(A, x, y) bind(C, name='ovk_matvec')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: A, x, y
+            integer(c_int) :: c_matvec
+        end function
+        function c_vector_create(A, v) bind(C, name='ovk_vector_create')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: A
+            type(c_ptr), intent(out) :: v
+            integer(c_int) :: c_vector_create
+        end function
+        subroutine c_vector_destroy(v) bind(C, name='ovk_vector_destroy')
+            import :: c_ptr
+            type(c_ptr), value :: v
+        end subroutine
+        function c_vector_data(v) bind(C, name='ovk_vector_data')
+            import :: c_ptr
+            type(c_ptr), value :: v
+            type(c_ptr) :: c_vector_data
+        end function
+        pure function c_vector_nlocal(v) bind(C, name='ovk_vector_nlocal')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: v
+            integer(c_int) :: c_vector_nlocal
+        end function
+
+        ! solver.h
+        function c_solver_create(A, s) bind(C, name='ovk_solver_create')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: A
+            type(c_ptr), intent(out) :: s
+            integer(c_int) :: c_solver_create
+        end function
+        function c_solver_destroy(s) bind(C, name='ovk_solver_destroy')
+            import :: c_int, c_ptr
+            type(c_ptr), intent(inout) :: s
+            integer(c_int) :: c_solver_destroy
+        end function
+        function c_solver_set_option(s, key, value) bind(C, name='ovk_solver_set_option')
+            import :: c_char, c_int, c_ptr
+            type(c_ptr), value :: s
+            character(kind=c_char), intent(in) :: key(*), value(*)
+            integer(c_int) :: c_solver_set_option
+        end function
+        function c_solver_get_option(s, key, buf, len) bind(C, name='ovk_solver_get_option')
+            import :: c_char, c_int, c_ptr, c_size_t
+            type(c_ptr), value :: s
+            character(kind=c_char), intent(in) :: key(*)
+            character(kind=c_char), intent(out) :: buf(*)
+            integer(c_size_t), value :: len
+            integer(c_int) :: c_solver_get_option
+        end function
+        function c_solver_set_tolerances(s, tol, atol, max_iter) bind(C, name='ovk_solver_set_tolerances')
+            import :: c_double, c_int, c_ptr
+            type(c_ptr), value :: s
+            real(c_double), value :: tol, atol
+            integer(c_int), value :: max_iter
+            integer(c_int) :: c_solver_set_tolerances
+        end function
+        function c_solver_set_monitor(s, fn, ctx) bind(C, name='ovk_solver_set_monitor')
+            import :: c_funptr, c_int, c_ptr
+            type(c_ptr), value :: s
+            type(c_funptr), value :: fn
+            type(c_ptr), value :: ctx
+            integer(c_int) :: c_solver_set_monitor
+        end function
+        function c_solver_setup(s) bind(C, name='ovk_solver_setup')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: s
+            integer(c_int) :: c_solver_setup
+        end function
+        function c_solver_solve(s, b, x, res) bind(C, name='ovk_solver_solve')
+            import :: c_int, c_ptr, ovk_pcg_result
+            type(c_ptr), value :: s, b, x
+            type(ovk_pcg_result), intent(out) :: res
+            integer(c_int) :: c_solver_solve
+        end function
+        function c_solver_vector_create(s, data, v) bind(C, name='ovk_solver_vector_create')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: s, data
+            type(c_ptr), intent(out) :: v
+            integer(c_int) :: c_solver_vector_create
+        end function
+        pure function c_solver_nlocal(s) bind(C, name='ovk_solver_nlocal')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: s
+            integer(c_int) :: c_solver_nlocal
+        end function
+        function c_solver_setup_time(s) bind(C, name='ovk_solver_setup_time')
+            import :: c_double, c_ptr
+            type(c_ptr), value :: s
+            real(c_double) :: c_solver_setup_time
+        end function
+    end interface
+
+contains
+
+    ! ======================================================================
+    ! status and messages
+    ! ======================================================================
+
+    !> Short English description of a status code (ovk_strerror).
+    function ovk_strerror(status) result(text)
+        integer, intent(in) :: status
+        character(len=:), allocatable :: text
+        text = from_c(c_strerror(int(status, c_int)))
+    end function ovk_strerror
+
+    !> Symbolic name of a status code, e.g. "OVK_EMAXIT".
+    function ovk_status_name(status) result(text)
+        integer, intent(in) :: status
+        character(len=:), allocatable :: text
+        text = from_c(c_status_name(int(status, c_int)))
+    end function ovk_status_name
+
+    !> The detail of the most recent failure on the calling thread (which
+    !> row, option or argument), or "" when none was recorded.
+    function ovk_error_detail() result(text)
+        character(len=:), allocatable :: text
+        text = from_c(c_error_detail())
+    end function ovk_error_detail
+
+    !> Name of a reason code (ovk_pcg_result%reason), e.g. "converged".
+    function ovk_reason_name(reason) result(text)
+        integer, intent(in) :: reason
+        character(len=:), allocatable :: text
+        text = from_c(c_reason_name(int(reason, c_int)))
+    end function ovk_reason_name
+
+    ! A NUL-terminated C string as a Fortran string ("" for NULL).
+    function from_c(p) result(text)
+        type(c_ptr), intent(in) :: p
+        character(len=:), allocatable :: text
+        character(kind=c_char), pointer :: chars(:)
+        integer :: i, n
+        if (.not. c_associated(p)) then
+            text = ''
+            return
+        end if
+        n = int(c_strlen(p))
+        call c_f_pointer(p, chars, [n])
+        allocate (character(len=n) :: text)
+        do i = 1, n
+            text(i:i) = chars(i)
+        end do
+    end function from_c
+
+    ! A Fortran string for C: trailing blanks removed, NUL appended.
+    pure function to_c(text) result(s)
+        character(len=*), intent(in) :: text
+        character(kind=c_char, len=:), allocatable :: s
+        s = trim(text)//c_null_char
+    end function to_c
+
+    ! Record msg as the failure detail; returns code.
+    function fail(code, msg) result(rc)
+        integer, intent(in) :: code
+        character(len=*), intent(in) :: msg
+        integer(c_int) :: rc
+        rc = f_fail(int(code, c_int), to_c(msg))
+    end function fail
+
+    ! Hand rc to the caller through ierr, or, when ierr is absent, report a
+    ! failure and abort (MPI_ERRORS_ARE_FATAL).
+    subroutine finish(rc, routine, ierr)
+        integer(c_int), intent(in) :: rc
+        character(len=*), intent(in) :: routine
+        integer, intent(out), optional :: ierr
+        logical :: up, down
+        integer :: rank
+        character(len=16) :: who
+        if (present(ierr)) then
+            ierr = int(rc)
+            return
+        end if
+        if (rc == OVK_OK) return
+        rank = -1
+        call MPI_Initialized(up)
+        call MPI_Finalized(down)
+        if (up .and. .not. down) call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+        write (who, '(i0)') rank
+        write (error_unit, '(a)') 'ovkrylov: rank '//trim(who)//': '//routine//': '//ovk_strerror(int(rc)) &
+            //': '//ovk_error_detail()
+        flush (error_unit)
+        if (up .and. .not. down) call MPI_Abort(MPI_COMM_WORLD, 1)
+        error stop 1
+    end subroutine finish
+
+    ! The index base of an optional argument (1 when absent).
+    pure integer function base_of(base)
+        integer, intent(in), optional :: base
+        base_of = 1
+        if (present(base)) base_of = base
+    end function base_of
+
+    ! ======================================================================
+    ! matrices
+    ! ======================================================================
+
+    ! Local checks of CSR rows that the C library cannot do (it does not
+    ! know the lengths of the arrays): rowptr within cols and vals,
+    ! nondecreasing; base and dups.  OVK_OK, or OVK_EINVAL with the detail.
+    function check_csr(routine, base, dups, rowptr, ncols, nvals) result(rc)
+        character(len=*), intent(in) :: routine
+        integer, intent(in) :: base, dups
+        integer, intent(in) :: rowptr(:)
+        integer(int64), intent(in) :: ncols, nvals
+        integer(c_int) :: rc
+        character(len=320) :: msg
+        integer :: i, n
+        rc = OVK_OK
+        msg = ''
+        n = size(rowptr) - 1
+        if (base /= 0 .and. base /= 1) then
+            write (msg, '(a,i0,a)') routine//': base = ', base, ' (want 0 or 1)'
+        else if (dups /= OVK_DUP_SUM .and. dups /= OVK_DUP_REJECT) then
+            write (msg, '(a,i0,a)') routine//': dups = ', dups, ' (want OVK_DUP_SUM or OVK_DUP_REJECT)'
+        else if (n < 0) then
+            msg = routine//': rowptr is empty (it has nlocal+1 entries)'
+        else if (rowptr(1) < base) then
+            write (msg, '(a,i0,a,i0)') routine//': rowptr(1) = ', rowptr(1), ' is below the index base ', base
+        else
+            do i = 1, n
+                if (rowptr(i + 1) < rowptr(i)) then
+                    write (msg, '(a,2(i0,a),i0)') routine//': rowptr decreases: rowptr(', i + 1, ') = ', &
+                        rowptr(i + 1), ' < rowptr(i) = ', rowptr(i)
+                    exit
+                end if
+            end do
+            if (len_trim(msg) == 0 .and. rowptr(n + 1) - base > ncols) then
+                write (msg, '(a,2(i0,a),i0,a)') routine//': rowptr(', n + 1, ') = ', rowptr(n + 1), &
+                    ' points past the end of cols (', ncols, ' entries)'
+            else if (len_trim(msg) == 0 .and. rowptr(n + 1) - base > nvals) then
+                write (msg, '(a,2(i0,a),i0,a)') routine//': rowptr(', n + 1, ') = ', rowptr(n + 1), &
+                    ' points past the end of vals (', nvals, ' entries)'
+            end if
+        end if
+        if (len_trim(msg) > 0) rc = fail(OVK_EINVAL, trim(msg))
+    end function check_csr
+
+    !> Build a matrix from this rank's rows, as hypre's IJ interface is fed.
+    !> Collective over comm; the rank's rows are row_start ..
+    !> row_start+nlocal-1 with nlocal = size(rowptr)-1 (0 allowed: rowptr = [1]),
+    !> the ranks' rows tile the global range in rank order.  Row i's global
+    !> column ids are cols(rowptr(i):rowptr(i+1)-1) with values vals(...)
+    !> (1-based; base=0 for 0-based ids and offsets).  dups: OVK_DUP_SUM
+    !> (default) adds repeated entries, OVK_DUP_REJECT refuses them.  The
+    !> arrays are copied.  Same status on every rank.
+    subroutine matrix_create_csr_i4(comm, row_start, rowptr, cols, vals, A, ierr, base, dups)
+        type(MPI_Comm), intent(in) :: comm
+        integer(int32), intent(in) :: row_start
+        integer, intent(in) :: rowptr(:)
+        integer(int32), intent(in) :: cols(:)
+        real(c_double), intent(in) :: vals(:)
+        type(ovk_matrix), intent(out) :: A
+        integer, intent(out), optional :: ierr
+        integer, intent(in), optional :: base, dups
+        call create_csr(comm, int(row_start, int64), rowptr, int(cols, int64) - base_of(base), vals, A, &
+            ierr, base, dups)
+    end subroutine matrix_create_csr_i4
+
+    subroutine matrix_create_csr_i8(comm, row_start, rowptr, cols, vals, A, ierr, base, dups)
+        type(MPI_Comm), intent(in) :: comm
+        integer(int64), intent(in) :: row_start
+        integer, intent(in) :: rowptr(:)
+        integer(int64), intent(in) :: cols(:)
+        real(c_double), intent(in) :: vals(:)
+        type(ovk_matrix), intent(out) :: A
+        integer, intent(out), optional :: ierr
+        integer, intent(in), optional :: base, dups
+        if (base_of(base) == 0) then
+            call create_csr(comm, row_start, rowptr, cols, vals, A, ierr, base, dups)
+        else
+            call create_csr(comm, row_start, rowptr, cols - base_of(base), vals, A, ierr, base, dups)
+        end if
+    end subroutine matrix_create_csr_i8
+
+    ! cols0: the column ids already 0-based.
+    subroutine create_csr(comm, row_start, rowptr, cols0, vals, A, ierr, base, dups)
+        type(MPI_Comm), intent(in) :: comm
+        integer(int64), intent(in) :: row_start
+        integer, intent(in) :: rowptr(:)
+        integer(int64), intent(in) :: cols0(:)
+        real(c_double), intent(in) :: vals(:)
+        type(ovk_matrix), intent(out) :: A
+        integer, intent(out), optional :: ierr
+        integer, intent(in), optional :: base, dups
+        integer :: b, d
+        integer(c_int) :: rc
+        b = base_of(base)
+        d = OVK_DUP_SUM
+        if (present(dups)) d = dups
+        rc = check_csr('ovk_matrix_create_csr', b, d, rowptr, size(cols0, kind=int64), size(vals, kind=int64))
+        rc = f_agree(int(comm%MPI_VAL, c_int), rc)
+        if (rc == OVK_OK) rc = f_matrix_create_csr(int(comm%MPI_VAL, c_int), int(row_start - b, c_int64_t), &
+            int(size(rowptr) - 1, c_int), int(rowptr - b, c_int), cols0, vals, int(d, c_int), A%ptr)
+        call finish(rc, 'ovk_matrix_create_csr', ierr)
+    end subroutine create_csr
+
+    !> New values on the matrix's pattern, the rows given as to
+    !> ovk_matrix_create_csr (same base convention).  Solvers on A redo their
+    !> numeric setup at their next solve.  Collective; OVK_EMISMATCH when the
+    !> pattern differs (nothing changed).
+    subroutine matrix_update_values_i4(A, rowptr, cols, vals, ierr, base, dups)
+        type(ovk_matrix), intent(inout) :: A
+        integer, intent(in) :: rowptr(:)
+        integer(int32), intent(in) :: cols(:)
+        real(c_double), intent(in) :: vals(:)
+        integer, intent(out), optional :: ierr
+        integer, intent(in), optional :: base, dups
+        call update_values(A, rowptr, int(cols, int64) - base_of(base), vals, ierr, base, dups)
+    end subroutine matrix_update_values_i4
+
+    subroutine matrix_update_values_i8(A, rowptr, cols, vals, ierr, base, dups)
+        type(ovk_matrix), intent(inout) :: A
+        integer, intent(in) :: rowptr(:)
+        integer(int64), intent(in) :: cols(:)
+        real(c_double), intent(in) :: vals(:)
+        integer, intent(out), optional :: ierr
+        integer, intent(in), optional :: base, dups
+        if (base_of(base) == 0) then
+            call update_values(A, rowptr, cols, vals, ierr, base, dups)
+        else
+            call update_values(A, rowptr, cols - base_of(base), vals, ierr, base, dups)
+        end if
+    end subroutine matrix_update_values_i8
+
+    subroutine update_values(A, rowptr, cols0, vals, ierr, base, dups)
+        type(ovk_matrix), intent(inout) :: A
+        integer, intent(in) :: rowptr(:)
+        integer(int64), intent(in) :: cols0(:)
+        real(c_double), intent(in) :: vals(:)
+        integer, intent(out), optional :: ierr
+        integer, intent(in), optional :: base, dups
+        character(len=*), parameter :: routine = 'ovk_matrix_update_values'
+        character(len=160) :: msg
+        integer :: b, d, nlocal
+        integer(c_int) :: rc
+        b = base_of(base)
+        d = OVK_DUP_SUM
+        if (present(dups)) d = dups
+        if (.not. c_associated(A%ptr)) then
+            call finish(fail(OVK_EINVAL, routine//': the matrix is not created'), routine, ierr)
+            return
+        end if
+        nlocal = int(c_matrix_nlocal(A%ptr))
+        rc = check_csr(routine, b, d, rowptr, size(cols0, kind=int64), size(vals, kind=int64))
+        if (rc == OVK_OK .and. size(rowptr) /= nlocal + 1) then
+            write (msg, '(a,i0,a,i0,a)') routine//': rowptr has ', size(rowptr), ' entries, the matrix has ', &
+                nlocal, ' rows on this rank'
+            rc = fail(OVK_EINVAL, trim(msg))
+        end if
+        rc = f_agree(f_matrix_comm(A%ptr), rc)
+        if (rc == OVK_OK) rc = c_matrix_update_values(A%ptr, int(rowptr - b, c_int), cols0, vals, int(d, c_int))
+        call finish(rc, routine, ierr)
+    end subroutine update_values
+
+    !> Free a matrix (collective; a matrix never created is allowed).
+    subroutine ovk_matrix_destroy(A, ierr)
+        type(ovk_matrix), intent(inout) :: A
+        integer, intent(out), optional :: ierr
+        call c_matrix_destroy(A%ptr)
+        A%ptr = c_null_ptr
+        if (present(ierr)) ierr = OVK_OK
+    end subroutine ovk_matrix_destroy
+
+    !> Rows of the matrix on this rank.
+    pure integer function ovk_matrix_nlocal(A)
+        type(ovk_matrix), intent(in) :: A
+        ovk_matrix_nlocal = int(c_matrix_nlocal(A%ptr))
+    end function ovk_matrix_nlocal
+
+    !> Rows of the whole matrix.
+    pure integer(int64) function ovk_matrix_nglobal(A)
+        type(ovk_matrix), intent(in) :: A
+        ovk_matrix_nglobal = int(c_matrix_nglobal(A%ptr), int64)
+    end function ovk_matrix_nglobal
+
+    !> Global index of this rank's first row: 1-based, or 0-based with base=0.
+    pure integer(int64) function ovk_matrix_row_start(A, base)
+        type(ovk_matrix), intent(in) :: A
+        integer, intent(in), optional :: base
+        ovk_matrix_row_start = int(c_matrix_row_start(A%ptr), int64) + base_of(base)
+    end function ovk_matrix_row_start
+
+    !> The matrix's communicator (the library's duplicate of the one given).
+    function ovk_matrix_comm(A) result(comm)
+        type(ovk_matrix), intent(in) :: A
+        type(MPI_Comm) :: comm
+        comm%MPI_VAL = f_matrix_comm(A%ptr)
+    end function ovk_matrix_comm
+
+    !> y = A x (collective: halo exchange).
+    subroutine ovk_matvec(A, x, y, ierr)
+        type(ovk_matrix), intent(in) :: A
+        type(ovk_vector), intent(in) :: x
+        type(ovk_vector), intent(inout) :: y
+        integer, intent(out), optional :: ierr
+        call finish(c_matvec(A%ptr, x%ptr, y%ptr), 'ovk_matvec', ierr)
+    end subroutine ovk_matvec
+
+    ! ======================================================================
+    ! vectors
+    ! ======================================================================
+
+    !> A zero vector with A's row layout (local).
+    subroutine vector_create_matrix(A, v, ierr)
+        type(ovk_matrix), intent(in) :: A
+        type(ovk_vector), intent(out) :: v
+        integer, intent(out), optional :: ierr
+        call finish(c_vector_create(A%ptr, v%ptr), 'ovk_vector_create', ierr)
+    end subroutine vector_create_matrix
+
+    !> A zero vector with the solver's row layout (local).
+    subroutine vector_create_solver(s, v, ierr)
+        type(ovk_solver), intent(in) :: s
+        type(ovk_vector), intent(out) :: v
+        integer, intent(out), optional :: ierr
+        call finish(c_solver_vector_create(s%ptr, c_null_ptr, v%ptr), 'ovk_vector_create', ierr)
+    end subroutine vector_create_solver
+
+    !> A vector on the caller's array (no copy): array holds this rank's
+    !> ovk_solver_nlocal(s) values and must be contiguous, have the TARGET
+    !> (or POINTER) attribute and outlive v.  Local.
+    subroutine ovk_vector_wrap(s, array, v, ierr)
+        type(ovk_solver), intent(in) :: s
+        real(c_double), intent(inout), target, contiguous :: array(:)
+        type(ovk_vector), intent(out) :: v
+        integer, intent(out), optional :: ierr
+        character(len=160) :: msg
+        integer(c_int) :: rc, n
+        n = c_solver_nlocal(s%ptr) ! 0 for a solver never created
+        if (c_associated(s%ptr) .and. size(array) /= n) then
+            write (msg, '(a,i0,a,i0,a)') 'ovk_vector_wrap: the array has ', size(array), &
+                ' values, the solver has ', n, ' rows on this rank'
+            rc = fail(OVK_EINVAL, trim(msg))
+        else if (size(array) == 0) then
+            rc = c_solver_vector_create(s%ptr, c_null_ptr, v%ptr)
+        else
+            rc = c_solver_vector_create(s%ptr, c_loc(array), v%ptr)
+        end if
+        call finish(rc, 'ovk_vector_wrap', ierr)
+    end subroutine ovk_vector_wrap
+
+    !> Free a vector (a wrapped array stays the caller's).  Local.
+    subroutine ovk_vector_destroy(v)
+        type(ovk_vector), intent(inout) :: v
+        call c_vector_destroy(v%ptr)
+        v%ptr = c_null_ptr
+    end subroutine ovk_vector_destroy
+
+    !> This rank's values of v, writable, in global row order:
+    !> `x => ovk_vector_data(v)`.  Valid while v exists.
+    function ovk_vector_data(v) result(p)
+        type(ovk_vector), intent(in) :: v
+        real(c_double), pointer :: p(:)
+        p => null()
+        if (c_associated(v%ptr)) call c_f_pointer(c_vector_data(v%ptr), p, [c_vector_nlocal(v%ptr)])
+    end function ovk_vector_data
+
+    !> Number of this rank's values of v.
+    pure integer function ovk_vector_nlocal(v)
+        type(ovk_vector), intent(in) :: v
+        ovk_vector_nlocal = int(c_vector_nlocal(v%ptr))
+    end function ovk_vector_nlocal
+
+    ! ======================================================================
+    ! the solver object
+    ! ======================================================================
+
+    !> A solver on the assembled matrix A (borrowed: A must outlive s).
+    !> Local.  The optional options are set as ovk_solver_set_options does;
+    !> when one is refused, s is not created.
+    subroutine ovk_solver_create(A, s, ierr, solver, backend, precond, tol, atol, max_iter, print_level)
+        type(ovk_matrix), intent(in) :: A
+        type(ovk_solver), intent(out) :: s
+        integer, intent(out), optional :: ierr
+        character(len=*), intent(in), optional :: solver, backend, precond
+        real(c_double), intent(in), optional :: tol, atol
+        integer, intent(in), optional :: max_iter, print_level
+        integer(c_int) :: rc, ignored
+        type(ovk_pcg_result) :: probe
+        if (c_sizeof(probe) /= f_result_size()) then
+            rc = fail(OVK_EINVAL, 'ovk_solver_create: the module''s ovk_pcg_result does not match the '// &
+                'library''s (module and library from different versions?)')
+        else
+            rc = c_solver_create(A%ptr, s%ptr)
+        end if
+        if (rc == OVK_OK) then
+            call set_options(s, rc, solver, backend, precond, tol, atol, max_iter, print_level)
+            if (rc /= OVK_OK) ignored = c_solver_destroy(s%ptr) ! not set up: nothing collective to undo
+        end if
+        call finish(rc, 'ovk_solver_create', ierr)
+    end subroutine ovk_solver_create
+
+    !> Destroy s (collective: the reducer it owns).  A solver never created
+    !> is allowed.
+    subroutine ovk_solver_destroy(s, ierr)
+        type(ovk_solver), intent(inout) :: s
+        integer, intent(out), optional :: ierr
+        integer(c_int) :: rc
+        rc = c_solver_destroy(s%ptr)
+        if (rc == OVK_OK .and. associated(s%mon)) deallocate (s%mon)
+        call finish(rc, 'ovk_solver_destroy', ierr)
+    end subroutine ovk_solver_destroy
+
+    !> One option by name (see solver.h): solver, backend, precond, tol,
+    !> atol, max_iter, print_level, progress_every, condest, replace_every.
+    !> Local; OVK_EOPTION for an unknown key or a malformed value.  Names of
+    !> solvers, backends and preconditioners are checked by ovk_solver_setup.
+    subroutine solver_set_option_text(s, key, value, ierr)
+        type(ovk_solver), intent(inout) :: s
+        character(len=*), intent(in) :: key, value
+        integer, intent(out), optional :: ierr
+        call finish(c_solver_set_option(s%ptr, to_c(key), to_c(value)), 'ovk_solver_set_option', ierr)
+    end subroutine solver_set_option_text
+
+    subroutine solver_set_option_int(s, key, value, ierr)
+        type(ovk_solver), intent(inout) :: s
+        character(len=*), intent(in) :: key
+        integer, intent(in) :: value
+        integer, intent(out), optional :: ierr
+        character(len=24) :: text
+        write (text, '(i0)') value
+        call solver_set_option_text(s, key, text, ierr)
+    end subroutine solver_set_option_int
+
+    subroutine solver_set_option_real(s, key, value, ierr)
+        type(ovk_solver), intent(inout) :: s
+        character(len=*), intent(in) :: key
+        real(c_double), intent(in) :: value
+        integer, intent(out), optional :: ierr
+        character(len=40) :: text
+        write (text, '(es26.17e3)') value ! 18 digits: the value exactly
+        call solver_set_option_text(s, key, adjustl(text), ierr)
+    end subroutine solver_set_option_real
+
+    !> The current value of an option, as text.  Local.
+    subroutine ovk_solver_get_option(s, key, value, ierr)
+        type(ovk_solver), intent(in) :: s
+        character(len=*), intent(in) :: key
+        character(len=:), allocatable, intent(out) :: value
+        integer, intent(out), optional :: ierr
+        character(kind=c_char) :: buf(1024)
+        character(len=1024) :: text
+        integer(c_int) :: rc
+        integer :: i
+        value = ''
+        rc = c_solver_get_option(s%ptr, to_c(key), buf, int(size(buf), c_size_t))
+        if (rc == OVK_OK) then
+            text = ''
+            do i = 1, size(buf)
+                if (buf(i) == c_null_char) exit
+                text(i:i) = buf(i)
+            end do
+            value = text(1:i - 1)
+        end if
+        call finish(rc, 'ovk_solver_get_option', ierr)
+    end subroutine ovk_solver_get_option
+
+    !> The options that are present, in the order of the arguments; stops at
+    !> the first refused one.  Local.
+    subroutine ovk_solver_set_options(s, ierr, solver, backend, precond, tol, atol, max_iter, print_level)
+        type(ovk_solver), intent(inout) :: s
+        integer, intent(out), optional :: ierr
+        character(len=*), intent(in), optional :: solver, backend, precond
+        real(c_double), intent(in), optional :: tol, atol
+        integer, intent(in), optional :: max_iter, print_level
+        integer(c_int) :: rc
+        call set_options(s, rc, solver, backend, precond, tol, atol, max_iter, print_level)
+        call finish(rc, 'ovk_solver_set_options', ierr)
+    end subroutine ovk_solver_set_options
+
+    subroutine set_options(s, rc, solver, backend, precond, tol, atol, max_iter, print_level)
+        type(ovk_solver), intent(inout) :: s
+        integer(c_int), intent(out) :: rc
+        character(len=*), intent(in), optional :: solver, backend, precond
+        real(c_double), intent(in), optional :: tol, atol
+        integer, intent(in), optional :: max_iter, print_level
+        integer :: st
+        st = OVK_OK
+        if (present(solver)) call solver_set_option_text(s, 'solver', solver, st)
+        if (st == OVK_OK .and. present(backend)) call solver_set_option_text(s, 'backend', backend, st)
+        if (st == OVK_OK .and. present(precond)) call solver_set_option_text(s, 'precond', precond, st)
+        if (st == OVK_OK .and. present(tol)) call solver_set_option_real(s, 'tol', tol, st)
+        if (st == OVK_OK .and. present(atol)) call solver_set_option_real(s, 'atol', atol, st)
+        if (st == OVK_OK .and. present(max_iter)) call solver_set_option_int(s, 'max_iter', max_iter, st)
+        if (st == OVK_OK .and. present(print_level)) call solver_set_option_int(s, 'print_level', print_level, st)
+        rc = int(st, c_int)
+    end subroutine set_options
+
+    !> Converged when ||r|| < max(tol ||b||, atol); at most max_iter
+    !> iterations.  Local.
+    subroutine ovk_solver_set_tolerances(s, tol, atol, max_iter, ierr)
+        type(ovk_solver), intent(inout) :: s
+        real(c_double), intent(in) :: tol, atol
+        integer, intent(in) :: max_iter
+        integer, intent(out), optional :: ierr
+        call finish(c_solver_set_tolerances(s%ptr, tol, atol, int(max_iter, c_int)), &
+            'ovk_solver_set_tolerances', ierr)
+    end subroutine ovk_solver_set_tolerances
+
+    !> Call monitor at every iteration of the following solves (see
+    !> ovk_monitor_fn); without monitor, remove it.  Local, but it must be
+    !> the same on every rank (checked by ovk_solver_setup, which it
+    !> requires again).
+    subroutine ovk_solver_set_monitor(s, monitor, ierr)
+        type(ovk_solver), intent(inout) :: s
+        procedure(ovk_monitor_fn), optional :: monitor
+        integer, intent(out), optional :: ierr
+        integer(c_int) :: rc
+        if (present(monitor)) then
+            if (.not. associated(s%mon)) allocate (s%mon)
+            s%mon%fn => monitor
+            rc = c_solver_set_monitor(s%ptr, c_funloc(monitor_trampoline), c_loc(s%mon))
+        else
+            rc = c_solver_set_monitor(s%ptr, c_null_funptr, c_null_ptr)
+        end if
+        if ((rc /= OVK_OK .or. .not. present(monitor)) .and. associated(s%mon)) deallocate (s%mon)
+        call finish(rc, 'ovk_solver_set_monitor', ierr)
+    end subroutine ovk_solver_set_monitor
+
+    ! The C monitor of every Fortran monitor: ctx is the solver's monitor_box.
+    function monitor_trampoline(s, iteration, rnorm, rel, ctx) result(stop) &
+        bind(C, name='ovk__f_monitor_trampoline')
+        type(c_ptr), value :: s, ctx
+        integer(c_int), value :: iteration
+        real(c_double), value :: rnorm, rel
+        integer(c_int) :: stop
+        type(monitor_box), pointer :: box
+        call c_f_pointer(ctx, box)
+        stop = 0
+        if (box%fn(int(iteration), rnorm, rel)) stop = 1
+    end function monitor_trampoline
+
+    !> Check and agree the options, make the reducer, the work vectors and
+    !> the preconditioner.  Collective; needed again after any option changes.
+    subroutine ovk_solver_setup(s, ierr)
+        type(ovk_solver), intent(inout) :: s
+        integer, intent(out), optional :: ierr
+        call finish(c_solver_setup(s%ptr), 'ovk_solver_setup', ierr)
+    end subroutine ovk_solver_setup
+
+    !> Solve A x = b; x is the initial guess on entry.  Collective.  ierr:
+    !> OVK_OK when converged, else why not (OVK_EMAXIT, OVK_ESTOPPED, ...);
+    !> result is filled in every case.
+    subroutine solver_solve_vectors(s, b, x, result, ierr)
+        type(ovk_solver), intent(inout) :: s
+        type(ovk_vector), intent(in) :: b
+        type(ovk_vector), intent(inout) :: x
+        type(ovk_pcg_result), intent(out) :: result
+        integer, intent(out), optional :: ierr
+        call finish(c_solver_solve(s%ptr, b%ptr, x%ptr, result), 'ovk_solver_solve', ierr)
+    end subroutine solver_solve_vectors
+
+    !> The same on this rank's arrays b and x (ovk_solver_nlocal(s) values
+    !> each, contiguous), used in place for the call.
+    subroutine solver_solve_arrays(s, b, x, result, ierr)
+        type(ovk_solver), intent(inout) :: s
+        real(c_double), intent(in), target, contiguous :: b(:)
+        real(c_double), intent(inout), target, contiguous :: x(:)
+        type(ovk_pcg_result), intent(out) :: result
+        integer, intent(out), optional :: ierr
+        character(len=:), allocatable :: detail
+        character(len=160) :: msg
+        type(c_ptr) :: vb, vx
+        integer(c_int) :: rc, n
+        vb = c_null_ptr
+        vx = c_null_ptr
+        rc = OVK_OK
+        n = c_solver_nlocal(s%ptr)
+        if (c_associated(s%ptr) .and. (size(b) /= n .or. size(x) /= n)) then
+            write (msg, '(a,2(i0,a),i0,a)') 'ovk_solver_solve: b has ', size(b), ' values and x ', size(x), &
+                ', the solver has ', n, ' rows on this rank'
+            rc = fail(OVK_EINVAL, trim(msg))
+        else if (c_associated(s%ptr)) then
+            if (n == 0) then
+                rc = c_solver_vector_create(s%ptr, c_null_ptr, vb)
+                if (rc == OVK_OK) rc = c_solver_vector_create(s%ptr, c_null_ptr, vx)
+            else
+                rc = c_solver_vector_create(s%ptr, c_loc(b), vb)
+                if (rc == OVK_OK) rc = c_solver_vector_create(s%ptr, c_loc(x), vx)
+            end if
+        end if
+        if (rc /= OVK_OK) then
+            ! Take part in the solve's agreement with no vectors, so that every
+            ! rank returns the same status, then restore this rank's detail.
+            detail = ovk_error_detail()
+            call c_vector_destroy(vb)
+            vb = c_null_ptr
+            rc = c_solver_solve(s%ptr, c_null_ptr, c_null_ptr, result)
+            rc = fail(int(rc), detail)
+        else
+            rc = c_solver_solve(s%ptr, vb, vx, result)
+        end if
+        call c_vector_destroy(vb)
+        call c_vector_destroy(vx)
+        call finish(rc, 'ovk_solver_solve', ierr)
+    end subroutine solver_solve_arrays
+
+    !> Rows of the solver on this rank.
+    pure integer function ovk_solver_nlocal(s)
+        type(ovk_solver), intent(in) :: s
+        ovk_solver_nlocal = int(c_solver_nlocal(s%ptr))
+    end function ovk_solver_nlocal
+
+    !> Seconds of the last ovk_solver_setup, max over ranks.
+    real(c_double) function ovk_solver_setup_time(s)
+        type(ovk_solver), intent(in) :: s
+        ovk_solver_setup_time = c_solver_setup_time(s%ptr)
+    end function ovk_solver_setup_time
+
+    !> The solver's communicator.
+    function ovk_solver_comm(s) result(comm)
+        type(ovk_solver), intent(in) :: s
+        type(MPI_Comm) :: comm
+        comm%MPI_VAL = f_solver_comm(s%ptr)
+    end function ovk_solver_comm
+
+end module ovkrylov

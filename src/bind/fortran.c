@@ -1,0 +1,53 @@
+/* The C side of the Fortran module (fortran/ovkrylov.f90): what Fortran
+ * cannot reach through ISO_C_BINDING alone.  A Fortran communicator is an
+ * integer handle (MPI_Fint, the MPI_VAL of mpi_f08's type(MPI_Comm)); these
+ * functions convert it with MPI_Comm_f2c / MPI_Comm_c2f, and let the module
+ * record a failure detail and agree a status the way the library does.
+ * Part of the C library (always built, Fortran compiler or not) so that the
+ * module's library needs only the public API and these entry points; not
+ * declared in the installed headers. */
+#include "../internal.h"
+
+int ovk__f_fail(int code, const char *msg);
+int ovk__f_agree(MPI_Fint fcomm, int rc);
+int ovk__f_matrix_create_csr(MPI_Fint fcomm, ovk_gidx row_start, int nlocal, const int *rowptr,
+                             const ovk_gidx *cols, const double *vals, int dups, ovk_matrix **A);
+MPI_Fint ovk__f_matrix_comm(const ovk_matrix *A);
+MPI_Fint ovk__f_solver_comm(const ovk_solver *s);
+size_t ovk__f_result_size(void);
+
+/* Record msg as the calling thread's failure detail; returns code. */
+int ovk__f_fail(int code, const char *msg)
+{
+    return ovk__fail(code, "%s", msg ? msg : "");
+}
+
+/* Collective over the communicator: the worst status of the ranks, with the
+ * failing rank's detail on every rank (ovk__agree). */
+int ovk__f_agree(MPI_Fint fcomm, int rc)
+{
+    MPI_Comm comm = MPI_Comm_f2c(fcomm);
+    if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "the communicator is MPI_COMM_NULL");
+    return ovk__agree(comm, rc);
+}
+
+int ovk__f_matrix_create_csr(MPI_Fint fcomm, ovk_gidx row_start, int nlocal, const int *rowptr,
+                             const ovk_gidx *cols, const double *vals, int dups, ovk_matrix **A)
+{
+    /* the module checked dups (and the array lengths) and agreed the outcome */
+    return ovk_matrix_create_csr(MPI_Comm_f2c(fcomm), row_start, nlocal, rowptr, cols, vals, (ovk_dup_policy)dups,
+                                 A);
+}
+
+MPI_Fint ovk__f_matrix_comm(const ovk_matrix *A)
+{
+    return MPI_Comm_c2f(A ? ovk_matrix_comm(A) : MPI_COMM_NULL);
+}
+
+MPI_Fint ovk__f_solver_comm(const ovk_solver *s)
+{
+    return MPI_Comm_c2f(s ? ovk_solver_comm(s) : MPI_COMM_NULL);
+}
+
+/* The module's bind(C) copy of ovk_pcg_result must have this size. */
+size_t ovk__f_result_size(void) { return sizeof(ovk_pcg_result); }
