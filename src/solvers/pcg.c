@@ -9,9 +9,6 @@ extern const ovk__solver ovk__solver_alg2;
 extern const ovk__solver ovk__solver_overlap;
 extern const ovk__solver ovk__solver_cg1;
 extern const ovk__solver ovk__solver_pipecg;
-extern const ovk__solver ovk__solver_groppcg;
-extern const ovk__solver ovk__solver_pipeprcg;
-extern const ovk__solver ovk__solver_plcg;
 /* SOLVERS: declarations of further variants go here. */
 
 static const ovk__solver *const solvers[] = {
@@ -20,9 +17,6 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_overlap,
     &ovk__solver_cg1,
     &ovk__solver_pipecg,
-    &ovk__solver_groppcg,
-    &ovk__solver_pipeprcg,
-    &ovk__solver_plcg,
     /* SOLVERS: further variants go here. */
 };
 
