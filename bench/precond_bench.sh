@@ -98,7 +98,7 @@ if [[ " $PARTS " == *" b "* ]]; then
         for be in blocking native nbc offload:engine=agent offload:engine=fabric; do
             for mode in object oneshot; do
                 flag=""; [ $mode = oneshot ] && flag=-oneshot
-                o=$($MPI "$EX/ovk_heat" -n 30 -steps 100 -update 10 -backend "$be" $flag 2>&1)
+                o=$($MPI "$EX/ovk_heat" -n 20 -steps 100 -update 10 -backend "$be" $flag 2>&1)
                 echo "$be $mode $(echo "$o" | field 'Setup Time') $(echo "$o" | field 'Solve Time') $(echo "$o" | grep -c '^step')" >> "$OUT/b.raw"
             done
         done
