@@ -97,6 +97,15 @@ int MPI_Allreduce_init(const void *s, void *r, int c, MPI_Datatype t, MPI_Op o, 
 }
 #endif
 
+/* A freed (persistent) request is forgotten: its handle value may come back
+ * for another request whose buffers are elsewhere. */
+int MPI_Request_free(MPI_Request *q)
+{
+    for (int i = 0; i < NTRACK; i++)
+        if (track[i].buf && track[i].req == *q) track[i].buf = NULL;
+    return PMPI_Request_free(q);
+}
+
 int MPI_Wait(MPI_Request *q, MPI_Status *st)
 {
     MPI_Request before = *q;
