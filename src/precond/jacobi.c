@@ -67,16 +67,16 @@ static int jacobi_apply_dots(void *state, const double *restrict r, double *rest
 {
     jacobi *j = state;
     const double *restrict d = j->a;
-    int n = j->n, step = (h && h->fn && h->every > 0) ? h->every : (n > 0 ? n : 1);
+    int n = j->n, step = ovk__chunk_rows(n, h);
     double a = 0.0, b = 0.0;
     for (int lo = 0; lo < n; lo += step) {
-        int hi = n - lo > step ? lo + step : n;
+        int hi = ovk__chunk_end(lo, step, n);
         for (int i = lo; i < hi; i++) {
             z[i] = r[i] / d[i];
             a += r[i] * z[i];
             b += r[i] * r[i];
         }
-        if (h && h->fn) h->fn(h->arg);
+        ovk__poke(h);
     }
     *rz = a;
     *rr = b;

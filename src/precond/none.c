@@ -44,15 +44,15 @@ static int none_apply_dots(void *state, const double *restrict r, double *restri
                            const ovk__hook *h)
 {
     none *p = state;
-    int n = p->n, step = (h && h->fn && h->every > 0) ? h->every : (n > 0 ? n : 1);
+    int n = p->n, step = ovk__chunk_rows(n, h);
     double a = 0.0;
     for (int lo = 0; lo < n; lo += step) {
-        int hi = n - lo > step ? lo + step : n;
+        int hi = ovk__chunk_end(lo, step, n);
         for (int i = lo; i < hi; i++) {
             z[i] = r[i];
             a += r[i] * r[i];
         }
-        if (h && h->fn) h->fn(h->arg);
+        ovk__poke(h);
     }
     *rz = a;
     *rr = a;

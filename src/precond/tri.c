@@ -57,22 +57,20 @@ void ovk__upper_free(ovk__upper *u)
     memset(u, 0, sizeof *u);
 }
 
-static int chunk_rows(int n, const ovk__hook *h) { return (h && h->fn && h->every > 0) ? h->every : (n > 0 ? n : 1); }
-
 void ovk__upper_solve_t(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h)
 {
     const int *restrict ptr = u->ptr, *restrict col = u->col;
     const double *restrict val = u->val;
-    int n = u->n, step = chunk_rows(n, h);
+    int n = u->n, step = ovk__chunk_rows(n, h);
     if (y != r) memcpy(y, r, sizeof(double) * (size_t)n);
     for (int lo = 0; lo < n; lo += step) {
-        int hi = n - lo > step ? lo + step : n;
+        int hi = ovk__chunk_end(lo, step, n);
         for (int i = lo; i < hi; i++) {
             double yi = y[i] / val[ptr[i]]; /* y_i = (r_i - w sum_k u_ki y_k) / u_ii */
             y[i] = yi;
             for (int k = ptr[i] + 1; k < ptr[i + 1]; k++) y[col[k]] -= w * val[k] * yi;
         }
-        if (h && h->fn) h->fn(h->arg);
+        ovk__poke(h);
     }
 }
 
@@ -80,7 +78,7 @@ void ovk__upper_solve(const ovk__upper *u, double w, const double *r, double *y,
 {
     const int *restrict ptr = u->ptr, *restrict col = u->col;
     const double *restrict val = u->val;
-    int n = u->n, step = chunk_rows(n, h);
+    int n = u->n, step = ovk__chunk_rows(n, h);
     for (int hi = n; hi > 0; hi -= step) {
         int lo = hi > step ? hi - step : 0;
         for (int i = hi - 1; i >= lo; i--) {
@@ -88,6 +86,6 @@ void ovk__upper_solve(const ovk__upper *u, double w, const double *r, double *y,
             for (int k = ptr[i] + 1; k < ptr[i + 1]; k++) s -= w * val[k] * y[col[k]];
             y[i] = s / val[ptr[i]];
         }
-        if (h && h->fn) h->fn(h->arg);
+        ovk__poke(h);
     }
 }

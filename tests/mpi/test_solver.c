@@ -171,15 +171,12 @@ static void test_user_callbacks(void)
     MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 10, 0.0, &A));
     int n = ovk_matrix_nlocal(A);
     double *diag = malloc(sizeof(double) * (size_t)(n + 1));
-    ovk_vector *e = NULL, *ad = NULL;
     ovk_vector_create(A, &b);
     ovk_vector_create(A, &x);
     make_rhs(A, b);
     user_op u = {.A = A, .d = diag, .fail_rank = -1};
     ovk_vector_create(A, &u.in);
     ovk_vector_create(A, &u.out);
-    ovk_vector_create(A, &e);
-    ovk_vector_create(A, &ad);
     for (int i = 0; i < n; i++) diag[i] = 26.0; /* the Laplacian's a_ii */
     for (int v = 0; v < NSOLVERS; v++)
         for (int k = 0; k < NBACKENDS; k++) {
@@ -242,8 +239,6 @@ static void test_user_callbacks(void)
         ovk_solver_destroy(&su);
         u.fail_rank = -1;
     }
-    ovk_vector_destroy(e);
-    ovk_vector_destroy(ad);
     ovk_vector_destroy(u.in);
     ovk_vector_destroy(u.out);
     ovk_vector_destroy(b);
