@@ -477,9 +477,8 @@ static int check_budget(const mm_file *f, ovk_gidx nrows, double row_bytes, int 
 static int resolve_range(const mm_file *f, ovk_gidx row_start, int nlocal, int *n)
 {
     if (row_start > f->n || (nlocal >= 0 && nlocal > f->n - row_start))
-        return ovk__fail(OVK_EINVAL, "%s: rows [%lld, %lld) requested from a %lld-row matrix",
-                         f->path, (long long)row_start,
-                         (long long)row_start + (nlocal >= 0 ? nlocal : 0), (long long)f->n);
+        return ovk__fail(OVK_EINVAL, "%s: %d rows from row %lld requested from a %lld-row matrix",
+                         f->path, nlocal >= 0 ? nlocal : 0, (long long)row_start, (long long)f->n);
     if (nlocal >= 0) {
         *n = nlocal;
         return OVK_OK;
