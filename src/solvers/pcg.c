@@ -9,6 +9,7 @@ extern const ovk__solver ovk__solver_alg2;
 extern const ovk__solver ovk__solver_overlap;
 extern const ovk__solver ovk__solver_cg1;
 extern const ovk__solver ovk__solver_pipecg;
+extern const ovk__solver ovk__solver_groppcg;
 /* SOLVERS: declarations of further variants go here. */
 
 static const ovk__solver *const solvers[] = {
@@ -17,6 +18,7 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_overlap,
     &ovk__solver_cg1,
     &ovk__solver_pipecg,
+    &ovk__solver_groppcg,
     /* SOLVERS: further variants go here. */
 };
 

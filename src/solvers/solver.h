@@ -93,6 +93,11 @@ int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided);
  * Collective when a monitor is set. */
 int ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop);
 
+/* The recursive residual met the tolerance: so must the true one.  r is
+ * overwritten with b - A x (one blocking reduction), rel_residual set from
+ * it; *ok = 0 (and the reason reset) when it does not meet the tolerance. */
+int ovk__confirm(ovk__ctx *c, double bb, double *r, int *ok);
+
 /* Mark a breakdown or non-finite value found at iteration iter. */
 void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double value);
 

@@ -121,6 +121,18 @@ int ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop
     return OVK_OK;
 }
 
+int ovk__confirm(ovk__ctx *c, double bb, double *r, int *ok)
+{
+    int rc = ovk__ctx_residual(c, r); /* r = b - A x */
+    double rr = 0.0;
+    if (!rc) rc = ovk__ctx_dots(c, 1, (const double *[]){r}, (const double *[]){r}, &rr);
+    if (rc) return rc;
+    c->res->rel_residual = sqrt(rr / bb);
+    *ok = isfinite(rr) && ovk__converged(c, rr);
+    if (!*ok) c->res->reason = OVK_REASON_NONE;
+    return OVK_OK;
+}
+
 /* A callback failed on this rank: NaN out, and the sums poisoned from now
  * on, so that every rank stops (the status is agreed after the solve). */
 static int callback_failed(ovk__ctx *c, int rc, double *out)

@@ -141,20 +141,6 @@ static void trouble(ovk__ctx *c, ovk__sr *st, int iter, ovk_reason why, const ch
     *act = OVK__SR_RESTART;
 }
 
-/* The recursive residual met the tolerance: so must the true one.  r is
- * overwritten with b - A x; *ok = 0 when it does not meet the tolerance. */
-static int confirm(ovk__ctx *c, ovk__sr *st, double *r, int *ok)
-{
-    int rc = ovk__ctx_residual(c, r); /* r = b - A x */
-    double rr = 0.0;
-    if (!rc) rc = ovk__ctx_dots(c, 1, (const double *[]){r}, (const double *[]){r}, &rr);
-    if (rc) return rc;
-    c->res->rel_residual = sqrt(rr / st->bb);
-    *ok = isfinite(rr) && ovk__converged(c, rr);
-    if (!*ok) c->res->reason = OVK_REASON_NONE;
-    return OVK_OK;
-}
-
 static int all_finite(const double *v)
 {
     for (int i = 0; i < OVK__V_COUNT; i++)
@@ -174,7 +160,7 @@ static int check_stop(ovk__ctx *c, ovk__sr *st, int iter, const double *v, int f
         return OVK_OK;
     }
     if (stop) {
-        if (!fresh) rc = confirm(c, st, r, &ok); /* after a replacement r is the true residual */
+        if (!fresh) rc = ovk__confirm(c, st->bb, r, &ok); /* after a replacement r is the true residual */
         if (rc || ok) {
             *act = OVK__SR_STOP;
             return rc;

@@ -1,0 +1,193 @@
+/* Gropp's PCG (W. Gropp, "Update on libraries for blue waters", ICERM
+ * 2012; PETSc's KSPGROPPCG): two non-blocking reductions per iteration,
+ * <p,s> behind the preconditioner and <r,z>, <r,r> behind the matvec.
+ * z = C r and s = A p are carried by recurrences (S = C s, Z = A z):
+ *
+ *   <p,s> -> start;  S = C s;  wait              (overlap: preconditioner)
+ *   alpha = gamma / <p,s>
+ *   x += alpha p;  r -= alpha s;  z -= alpha S   (one pass, with the sums)
+ *   <r,z>, <r,r> -> start;  Z = A z;  wait       (overlap: matvec)
+ *   beta = gamma_new / gamma;  p = z + beta p;  s = Z + beta s
+ *
+ * When the recursive residual meets the tolerance the true one must too
+ * (ovk__confirm); if it does not, r = b - A x, z = C r and s = A p are
+ * recomputed (a residual replacement, the direction kept) and the
+ * iteration goes on.  A non-positive <p,s> or negative <r,z> is a breakdown,
+ * as in alg1. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "solver.h"
+
+typedef struct gropp_work {
+    double *block, *r, *z, *p, *s, *S, *Z;
+} gropp_work;
+
+/* x += a p; r -= a s; z -= a S, with the local <r,z>, <r,r> */
+static void update(int n, double a, const double *restrict p, const double *restrict s,
+                   const double *restrict S, double *restrict x, double *restrict r, double *restrict z,
+                   double v[2], const ovk__hook *h)
+{
+    int step = ovk__chunk_rows(n, h);
+    double rz = 0.0, rr = 0.0;
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+#pragma omp simd reduction(+ : rz, rr)
+        for (int i = lo; i < hi; i++) {
+            x[i] += a * p[i];
+            r[i] -= a * s[i];
+            z[i] -= a * S[i];
+            rz += r[i] * z[i];
+            rr += r[i] * r[i];
+        }
+        ovk__poke(h);
+    }
+    v[0] = rz;
+    v[1] = rr;
+}
+
+/* p = z + b p; s = Z + b s */
+static void directions(int n, double b, const double *restrict z, const double *restrict Z, double *restrict p,
+                       double *restrict s, const ovk__hook *h)
+{
+    int step = ovk__chunk_rows(n, h);
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int i = lo; i < hi; i++) {
+            p[i] = z[i] + b * p[i];
+            s[i] = Z[i] + b * s[i];
+        }
+        ovk__poke(h);
+    }
+}
+
+/* A breakdown (or non-finite value) of a quantity that must be positive. */
+static int bad(ovk__ctx *c, int iter, double v, int zero_ok, const char *what)
+{
+    if (isfinite(v) && (v > 0.0 || (zero_ok && v == 0.0))) return 0;
+    ovk__stop(c, iter, isfinite(v) ? OVK_REASON_BREAKDOWN : OVK_REASON_NONFINITE, what, v);
+    return 1;
+}
+
+/* alpha = gamma / <p,s>, with <p,s> reduced behind S = C s */
+static int step_length(ovk__ctx *c, gropp_work *w, int iter, double gamma, double *alpha, int *stop)
+{
+    ovk_request *req = NULL;
+    double ps = ovk__dot(c->n, w->p, w->s); /* <p,s> */
+    int rc = ovk__sum_begin(c, OVK__SDOTP, &ps, 1, &req);
+    if (rc) return rc;
+    rc = ovk__ctx_pc(c, w->s, w->S); /* S = C s */
+    int rc2 = ovk__sum_end(c, OVK__SDOTP, req);
+    if (rc || rc2) return rc ? rc : rc2;
+    *stop = bad(c, iter, ps, 0, "<p,Ap>");
+    *alpha = gamma / ps;
+    return OVK_OK;
+}
+
+/* the step's updates, then <r,z>, <r,r> reduced behind Z = A z */
+static int advance(ovk__ctx *c, gropp_work *w, double alpha, double v[2])
+{
+    ovk_request *req = NULL;
+    ovk__tic t0 = ovk__tic_start(c);
+    update(c->n, alpha, w->p, w->s, w->S, c->x, w->r, w->z, v, &c->hook);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    int rc = ovk__sum_begin(c, OVK__GAMMA, v, 2, &req);
+    if (rc) return rc;
+    rc = ovk__ctx_matvec(c, w->z, w->Z); /* Z = A z */
+    int rc2 = ovk__sum_end(c, OVK__GAMMA, req);
+    return rc ? rc : rc2;
+}
+
+/* The recursive residual converged: confirm with the true one, else replace
+ * r = b - A x, z = C r and recompute gamma = <r,z> (*fresh = 1). */
+static int settle(ovk__ctx *c, gropp_work *w, double bb, double *gamma, int *stop, int *fresh)
+{
+    int ok = 0, rc = ovk__confirm(c, bb, w->r, &ok);
+    if (rc || ok) {
+        *stop = 1;
+        return rc;
+    }
+    c->res->replacements++;
+    *stop = 0;
+    *fresh = 1;
+    if ((rc = ovk__ctx_pc(c, w->r, w->z))) return rc; /* z = C r */
+    return ovk__ctx_dots(c, 1, (const double *[]){w->r}, (const double *[]){w->z}, gamma);
+}
+
+static int iterate(ovk__ctx *c, gropp_work *w, double gamma, double bb)
+{
+    double beta = 0.0, alpha = 0.0, v[2];
+    for (int iter = 1; iter <= c->opts->max_iter; iter++) {
+        int stop = 0, fresh = 0;
+        int rc = step_length(c, w, iter, gamma, &alpha, &stop);
+        if (rc || stop) return rc;
+        ovk__lanczos_add(c, alpha, beta);
+        if ((rc = advance(c, w, alpha, v))) return rc;
+        if ((rc = ovk__iterate_check(c, iter, v[1], bb, &stop))) return rc;
+        if (stop && c->res->reason == OVK_REASON_CONVERGED) rc = settle(c, w, bb, &v[0], &stop, &fresh);
+        if (rc || stop || bad(c, iter, v[0], 1, "<r,Cr>")) return rc;
+        ovk__tic t0 = ovk__tic_start(c);
+        beta = v[0] / gamma;
+        gamma = v[0];
+        directions(c->n, beta, w->z, w->Z, w->p, w->s, &c->hook); /* p = z + beta p; s = Z + beta s */
+        ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+        if (fresh && (rc = ovk__ctx_matvec(c, w->p, w->s))) return rc; /* s = A p after a replacement */
+    }
+    c->res->reason = OVK_REASON_MAXIT;
+    return OVK_OK;
+}
+
+static int gropp_setup(ovk__ctx *c, void **work)
+{
+    gropp_work *w = calloc(1, sizeof *w);
+    *work = w;
+    if (!w) return ovk__agree(c->comm, ovk__fail(OVK_ENOMEM, "groppcg")); /* meets the others' agree below */
+    double **vecs[] = {&w->r, &w->z, &w->p, &w->s, &w->S, &w->Z};
+    return ovk__ctx_alloc_block(c, 6, vecs, &w->block);
+}
+
+static void gropp_destroy(void *work)
+{
+    gropp_work *w = work;
+    free(w->block);
+    free(w);
+}
+
+/* r = b - A x; z = C r; p = z; gamma = <r,z> reduced behind s = A p */
+static int gropp_start(ovk__ctx *c, gropp_work *w, double *gamma)
+{
+    ovk_request *req = NULL;
+    double rr = 0.0;
+    int rc = ovk__ctx_pc_dots(c, w->r, w->z, gamma, &rr); /* z = C r, <r,z> */
+    if (rc) return rc;
+    for (int i = 0; i < c->n; i++) w->p[i] = w->z[i]; /* p = z */
+    if ((rc = ovk__sum_begin(c, OVK__GAMMA, gamma, 1, &req))) return rc;
+    rc = ovk__ctx_matvec(c, w->p, w->s); /* s = A p */
+    int rc2 = ovk__sum_end(c, OVK__GAMMA, req);
+    return rc ? rc : rc2;
+}
+
+static int gropp_solve(ovk__ctx *c, void *work)
+{
+    gropp_work *w = work;
+    int rc, decided = 0;
+    double bb = 0.0, gamma = 0.0;
+    double t_solve = ovk__now();
+    rc = ovk__ctx_residual(c, w->r); /* r = b - A x */
+    if (!rc) rc = ovk__initial_check(c, w->r, &bb, &decided);
+    if (rc || decided) goto done;
+    rc = gropp_start(c, w, &gamma);
+    if (!rc && !bad(c, 0, gamma, 0, "<r,Cr>")) rc = iterate(c, w, gamma, bb);
+done:
+    c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
+    return rc;
+}
+
+const ovk__solver ovk__solver_groppcg = {
+    .name = "groppcg",
+    .description = "Gropp's PCG: two non-blocking reductions, one behind the preconditioner, one behind the matvec",
+    .options = "",
+    .setup = gropp_setup,
+    .solve = gropp_solve,
+    .destroy = gropp_destroy,
+};
