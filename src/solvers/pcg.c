@@ -10,6 +10,7 @@ extern const ovk__solver ovk__solver_overlap;
 extern const ovk__solver ovk__solver_cg1;
 extern const ovk__solver ovk__solver_pipecg;
 extern const ovk__solver ovk__solver_groppcg;
+extern const ovk__solver ovk__solver_pipeprcg;
 /* SOLVERS: declarations of further variants go here. */
 
 static const ovk__solver *const solvers[] = {
@@ -19,6 +20,7 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_cg1,
     &ovk__solver_pipecg,
     &ovk__solver_groppcg,
+    &ovk__solver_pipeprcg,
     /* SOLVERS: further variants go here. */
 };
 

@@ -1,0 +1,237 @@
+/* Pipelined predict-and-recompute PCG (Chen and Carson, "Predict-and-
+ * recompute conjugate gradient variants", SISC 42(5), 2020, pipe-PR-CG;
+ * PETSc's KSPPIPEPRCG).  With rt = C r, w = A rt, wt = C w, s = A p,
+ * st = C s, u = A st, ut = C u, the one reduction of a step (nu = <rt,r>,
+ * mu = <p,s>, delta = <rt,s>, gamma = <st,s>, and <r,r> for the exit test)
+ * is started right after the updates and completed after two matvecs and
+ * two preconditioner applications, which drive the backend's progress:
+ *
+ *   alpha = nu / mu
+ *   nu' = nu - 2 alpha delta + alpha^2 gamma;  beta = nu' / nu   (predict)
+ *   x += alpha p;  r -= alpha s;  rt -= alpha st;  w -= alpha u;
+ *   wt -= alpha ut;  p = rt + beta p;  s = w + beta s;
+ *   st = wt + beta st                              (one pass, with the sums)
+ *   nu, mu, delta, gamma, <r,r>  -> start the reduction
+ *   u = A st;  ut = C u;  w = A rt;  wt = C w      (overlap; w, wt recomputed)
+ *   wait for the reduction                         (nu recomputed)
+ *
+ * The predicted nu' only sets beta; the next alpha uses nu = <rt,r>
+ * recomputed by the reduction, and w = A rt is recomputed rather than
+ * carried, which is what keeps the attainable accuracy near classical CG's
+ * (docs/solvers.md) where pipecg's recurrences lose digits.
+ *
+ * As in cg1/pipecg the exit is confirmed with the true residual (else a
+ * residual replacement: every vector recomputed from x and p), and a
+ * negative nu or non-positive mu restarts from x once (p = rt). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver.h"
+
+enum { NU, MU, DELTA, GAMMA, RR, NSUMS }; /* the reduced values */
+
+typedef struct prcg_work {
+    double *block, *r, *rt, *w, *wt, *p, *s, *st, *u, *ut;
+    double sums[NSUMS];
+} prcg_work;
+
+/* the local sums of a step or refresh */
+static void sums_of(const prcg_work *w, int n, double *v)
+{
+    const double *x[] = {w->rt, w->p, w->rt, w->st, w->r};
+    const double *y[] = {w->r, w->s, w->s, w->s, w->r};
+    ovk__dots(n, NSUMS, x, y, v, NULL);
+}
+
+/* m = A v; mt = C m */
+static int matvec_pc(ovk__ctx *c, const double *v, double *m, double *mt)
+{
+    int rc = ovk__ctx_matvec(c, v, m);
+    return rc ? rc : ovk__ctx_pc(c, m, mt);
+}
+
+/* r = b - A x (unless r_ready), rt = C r, w = A rt, wt = C w; then p = rt,
+ * s = w, st = wt (restart) or s = A p, st = C s (replacement, p kept);
+ * u = A st, ut = C u; the sums, reduced at once. */
+static int refresh_from(ovk__ctx *c, prcg_work *w, int restart, int r_ready)
+{
+    size_t bytes = sizeof(double) * (size_t)c->n;
+    int rc = r_ready ? OVK_OK : ovk__ctx_residual(c, w->r); /* r = b - A x */
+    if (!rc) rc = ovk__ctx_pc(c, w->r, w->rt);              /* rt = C r */
+    if (!rc) rc = matvec_pc(c, w->rt, w->w, w->wt);         /* w = A rt; wt = C w */
+    if (rc) return rc;
+    if (restart) {
+        memcpy(w->p, w->rt, bytes);
+        memcpy(w->s, w->w, bytes);
+        memcpy(w->st, w->wt, bytes);
+    } else if ((rc = matvec_pc(c, w->p, w->s, w->st))) { /* s = A p; st = C s */
+        return rc;
+    }
+    if ((rc = matvec_pc(c, w->st, w->u, w->ut))) return rc; /* u = A st; ut = C u */
+    ovk__tic t0 = ovk__tic_start(c);
+    sums_of(w, c->n, w->sums);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    return ovk__sum(c, OVK__IPROD, w->sums, NSUMS);
+}
+
+/* The fused pass of a step (see the top), with the local sums in v. */
+static void update(int n, double a, double b, prcg_work *w, double *x, double *v, const ovk__hook *h)
+{
+    double *restrict r = w->r, *restrict rt = w->rt, *restrict ww = w->w, *restrict wt = w->wt;
+    double *restrict p = w->p, *restrict s = w->s, *restrict st = w->st;
+    const double *restrict u = w->u, *restrict ut = w->ut;
+    int step = ovk__chunk_rows(n, h);
+    double nu = 0.0, mu = 0.0, de = 0.0, ga = 0.0, rr = 0.0;
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+#pragma omp simd reduction(+ : nu, mu, de, ga, rr)
+        for (int i = lo; i < hi; i++) {
+            x[i] += a * p[i];
+            double ri = r[i] - a * s[i], rti = rt[i] - a * st[i];
+            double wi = ww[i] - a * u[i], wti = wt[i] - a * ut[i];
+            double pi = rti + b * p[i], si = wi + b * s[i], sti = wti + b * st[i];
+            r[i] = ri;
+            rt[i] = rti;
+            ww[i] = wi;
+            wt[i] = wti;
+            p[i] = pi;
+            s[i] = si;
+            st[i] = sti;
+            nu += rti * ri;
+            mu += pi * si;
+            de += rti * si;
+            ga += sti * si;
+            rr += ri * ri;
+        }
+        ovk__poke(h);
+    }
+    v[NU] = nu;
+    v[MU] = mu;
+    v[DELTA] = de;
+    v[GAMMA] = ga;
+    v[RR] = rr;
+}
+
+/* One step: the pass, then the reduction in flight while u = A st,
+ * ut = C u, w = A rt, wt = C w run. */
+static int step(ovk__ctx *c, prcg_work *w, double alpha, double beta)
+{
+    ovk_request *req = NULL;
+    ovk__tic t0 = ovk__tic_start(c);
+    update(c->n, alpha, beta, w, c->x, w->sums, &c->hook);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    int rc = ovk__sum_begin(c, OVK__IPROD, w->sums, NSUMS, &req);
+    if (rc) return rc;
+    rc = matvec_pc(c, w->st, w->u, w->ut);            /* u = A st; ut = C u */
+    if (!rc) rc = matvec_pc(c, w->rt, w->w, w->wt);   /* w = A rt; wt = C w (recompute) */
+    int rc2 = ovk__sum_end(c, OVK__IPROD, req);
+    return rc ? rc : rc2;
+}
+
+typedef enum { GO, STOP, REFRESH } verdict;
+
+/* After the reduction of iteration iter: the exit test (confirmed with the
+ * true residual unless the vectors are fresh), the iteration limit, and the
+ * positivity of nu and mu.  *restart is set for REFRESH. */
+static int decide(ovk__ctx *c, prcg_work *w, int iter, int fresh, int restarted, double bb, verdict *vd,
+                  int *restart)
+{
+    const double *v = w->sums;
+    int stop = 0, ok = 1, rc = OVK_OK;
+    *vd = GO;
+    *restart = 0;
+    if (iter > 0 && (rc = ovk__iterate_check(c, iter, v[RR], bb, &stop))) return rc;
+    if (stop && c->res->reason == OVK_REASON_CONVERGED && !fresh) rc = ovk__confirm(c, bb, w->r, &ok);
+    if (rc || (stop && ok)) {
+        *vd = STOP;
+        return rc;
+    }
+    if (stop) { /* the true residual misses the tolerance: replace */
+        c->res->replacements++;
+        *vd = REFRESH;
+        return OVK_OK;
+    }
+    if (iter >= c->opts->max_iter) {
+        c->res->reason = OVK_REASON_MAXIT;
+        *vd = STOP;
+        return OVK_OK;
+    }
+    int finite = isfinite(v[NU]) && isfinite(v[MU]) && isfinite(v[DELTA]) && isfinite(v[GAMMA]);
+    if (finite && v[NU] >= 0.0 && v[MU] > 0.0) return OVK_OK;
+    if (restarted) { /* fresh vectors from a restart and still no SPD step */
+        ovk__stop(c, iter, finite ? OVK_REASON_BREAKDOWN : OVK_REASON_NONFINITE, v[NU] < 0.0 ? "<r,Cr>" : "<p,Ap>",
+                  v[NU] < 0.0 ? v[NU] : v[MU]);
+        *vd = STOP;
+        return OVK_OK;
+    }
+    c->res->restarts++;
+    *restart = 1;
+    *vd = REFRESH;
+    return OVK_OK;
+}
+
+static int iterate(ovk__ctx *c, prcg_work *w, double bb)
+{
+    int fresh = 1, restarted = 1;
+    double beta = 0.0;
+    for (int iter = 0;;) {
+        verdict vd;
+        int restart, rc = decide(c, w, iter, fresh, restarted, bb, &vd, &restart);
+        if (rc || vd == STOP) return rc;
+        if (vd == REFRESH) {
+            if ((rc = refresh_from(c, w, restart, 0))) return rc;
+            fresh = 1;
+            restarted = restart;
+            if (restart) beta = 0.0;
+            continue;
+        }
+        const double *v = w->sums;
+        double alpha = v[NU] / v[MU];
+        double nu_next = v[NU] - 2.0 * alpha * v[DELTA] + alpha * alpha * v[GAMMA]; /* predicted <rt,r> */
+        ovk__lanczos_add(c, alpha, beta);
+        beta = nu_next / v[NU];
+        if ((rc = step(c, w, alpha, beta))) return rc;
+        iter++;
+        fresh = restarted = 0;
+    }
+}
+
+static int prcg_setup(ovk__ctx *c, void **work)
+{
+    prcg_work *w = calloc(1, sizeof *w);
+    *work = w;
+    if (!w) return ovk__agree(c->comm, ovk__fail(OVK_ENOMEM, "pipeprcg")); /* meets the others' agree below */
+    double **vecs[] = {&w->r, &w->rt, &w->w, &w->wt, &w->p, &w->s, &w->st, &w->u, &w->ut};
+    return ovk__ctx_alloc_block(c, 9, vecs, &w->block);
+}
+
+static void prcg_destroy(void *work)
+{
+    prcg_work *w = work;
+    free(w->block);
+    free(w);
+}
+
+static int prcg_solve(ovk__ctx *c, void *work)
+{
+    prcg_work *w = work;
+    int rc, decided = 0;
+    double bb = 0.0, t_solve = ovk__now();
+    rc = ovk__ctx_residual(c, w->r); /* r = b - A x */
+    if (!rc) rc = ovk__initial_check(c, w->r, &bb, &decided);
+    if (!rc && !decided) rc = refresh_from(c, w, 1, 1);
+    if (!rc && !decided) rc = iterate(c, w, bb);
+    c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
+    return rc;
+}
+
+const ovk__solver ovk__solver_pipeprcg = {
+    .name = "pipeprcg",
+    .description = "pipelined predict-and-recompute PCG (Chen-Carson): one reduction behind two matvecs and "
+                   "two preconditioner applications, classical attainable accuracy",
+    .options = "",
+    .setup = prcg_setup,
+    .solve = prcg_solve,
+    .destroy = prcg_destroy,
+};
