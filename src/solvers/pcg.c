@@ -11,6 +11,7 @@ extern const ovk__solver ovk__solver_cg1;
 extern const ovk__solver ovk__solver_pipecg;
 extern const ovk__solver ovk__solver_groppcg;
 extern const ovk__solver ovk__solver_pipeprcg;
+extern const ovk__solver ovk__solver_plcg;
 /* SOLVERS: declarations of further variants go here. */
 
 static const ovk__solver *const solvers[] = {
@@ -21,6 +22,7 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_pipecg,
     &ovk__solver_groppcg,
     &ovk__solver_pipeprcg,
+    &ovk__solver_plcg,
     /* SOLVERS: further variants go here. */
 };
 

@@ -1,0 +1,518 @@
+/* p(l)-CG: deep-pipelined PCG (Cornelis, Cools and Vanroose, "The
+ * communication-hiding conjugate gradient method with deep pipelines", SISC
+ * 40(4), 2018; PETSc's KSPPIPELCG, whose loop this follows).  The
+ * preconditioned Lanczos basis v_k is computed l steps behind an auxiliary
+ * basis z_k = P_k(CA) v_0 with P_k(t) = prod_{i<min(k,l)} (t - sigma_i)
+ * (Newton shifts), from the band matrix G with Z = V G whose column k+1 is
+ * one reduction of l+1 sums started at step k and completed at step k+l:
+ * l reductions are in flight at once, behind l matvecs and preconditioner
+ * applications that drive the backend's progress.  Per step:
+ *
+ *   u = A z_k;  z_{k+1} = C u  (the first l steps: u -= sigma_k u_prev)
+ *   wait for the sums of step k-l+1; G's column k-l+1 by a Cholesky-like
+ *   step, g_jj = sqrt(g_jj - sum_k g_kj^2)  (a negative argument is the
+ *   square-root breakdown: restart from x); the Lanczos gamma, delta;
+ *   v_{k-l+1}, the auxiliary q's, z_{k+1} and u by their three-term
+ *   recurrences;  <u, v>, <u, z_j> (l+1 sums) -> start
+ *   x by the Lanczos-CG (LDL^T) update of step k-l
+ *
+ * The shifts are Chebyshev nodes of [lmin, lmax] (the spectrum of CA),
+ * given by the spec (plcg:l=2,lmin=0,lmax=2) or estimated once per set-up
+ * solver by a startup phase: STARTUP_STEPS classical PCG steps on A e = r
+ * for a random r (blocking reductions; x is not touched), lmin = 0 and
+ * lmax = the largest Ritz value.  (Measured on the shared matrices: a margin
+ * above the Ritz value, 1.02-2x, or lmin = the smallest Ritz value, gave as
+ * many or more breakdowns; on lap2D without a preconditioner the estimate
+ * 7.974 against lambda_max = 7.998 runs l = 1..4 without one.)  A breakdown
+ * with the spec's bounds runs the startup phase, whose estimate replaces
+ * them for the rest of the solver's life; a breakdown with an estimate just
+ * restarts.  Deep pipelines break down more often on ill-conditioned
+ * matrices (docs/solvers.md: restarts of l = 1..4 on the shared set).
+ *
+ * The recurrences give ||r_k||_C = |zeta_k| (the natural norm), not
+ * ||r_k||_2 of the exit test: that is estimated as |zeta_k| rho, with rho =
+ * ||r||_2 / ||r||_C measured at the start of a cycle and at every true
+ * residual check.  When the estimate meets the tolerance the true residual
+ * b - A x is computed and must meet it too; if it does not, rho is updated
+ * and the iteration goes on, and if the true residual has not dropped by 2
+ * while |zeta| dropped by 10 (the recurrences lost the true residual) the
+ * cycle restarts from x.  Every decision uses reduced values only. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver.h"
+
+enum { MAX_L = 8, STARTUP_STEPS = 24, WIDTH = 2 * MAX_L + 4 };
+
+typedef struct plcg_params {
+    long l;
+    double lmin, lmax; /* lmax = 0: estimate */
+} plcg_params;
+
+typedef struct plcg_work {
+    int l, nz, nq, width;       /* depth, count of Z and Q vectors, ring width */
+    size_t bytes;               /* of the vector block */
+    double *block;
+    double *Z[MAX_L + 1], *U[3], *V[3], *Q[3 * (MAX_L - 1) + 1];
+    double *p, *r;              /* the CG direction; b - A x of a check */
+    double G[WIDTH * (2 * MAX_L + 1)]; /* columns k mod width, rows k-2l..k */
+    double gam[WIDTH], del[WIDTH];     /* the Lanczos coefficients, k mod width */
+    ovk_request *req[WIDTH];           /* the sums of column k, k mod width */
+    ovk_request *req0;
+    double g0[2];               /* <r0,Cr0>, <r0,r0> */
+    double sigma[MAX_L];
+    int user_bounds, estimated; /* the spec gave the bounds; an estimate is in use */
+    double lmin, lmax;
+} plcg_work;
+
+/* The state across the cycles of a solve. */
+typedef struct plcg_state {
+    double bb;
+    int iter;                   /* x updates so far */
+    double beta, eta, zeta;     /* ||r0||_C; the LDL^T pivot; the residual's coordinate */
+    double rho;                 /* ||r||_2 / ||r||_C */
+    double rr_check, z_check;   /* the last check's ||r||_2^2 and |zeta| */
+} plcg_state;
+
+typedef enum { STOP, BROKE, STAGNATED, GO } outcome;
+
+static double *g(plcg_work *w, int i, int j)
+{
+    return w->G + (size_t)(j % w->width) * (size_t)(2 * w->l + 1) + (size_t)(i - j + 2 * w->l);
+}
+#define GAM(w, k) ((w)->gam[(k) % (w)->width])
+#define DEL(w, k) ((w)->del[(k) % (w)->width])
+
+/* ---- vector kernels ------------------------------------------------------- */
+
+/* y = s (x1 + a x2 + b x3); y may be x1 */
+static void comb(ovk__ctx *c, double *y, const double *x1, double a, const double *x2, double b,
+                 const double *x3, double s)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    int n = c->n, step = ovk__chunk_rows(n, &c->hook);
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int i = lo; i < hi; i++) y[i] = s * (x1[i] + a * x2[i] + b * x3[i]);
+        ovk__poke(&c->hook);
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+static void scale(ovk__ctx *c, double *y, double s)
+{
+    for (int i = 0; i < c->n; i++) y[i] *= s;
+}
+
+static void rotate(double **v, int top)
+{
+    double *t = v[top];
+    for (int i = top; i > 0; i--) v[i] = v[i - 1];
+    v[0] = t;
+}
+
+/* ---- the reductions in flight -------------------------------------------- */
+
+static int wait_col(ovk__ctx *c, plcg_work *w, int k)
+{
+    ovk_request **q = &w->req[k % w->width];
+    int rc = *q ? ovk__sum_end(c, OVK__IPROD, *q) : OVK_OK;
+    *q = NULL;
+    for (int i = 0; i < w->width; i++)
+        if (w->req[i]) c->inflight = OVK__IPROD; /* others still in flight */
+    return rc;
+}
+
+/* complete everything in flight (before a stop or a restart) */
+static int drain(ovk__ctx *c, plcg_work *w)
+{
+    int rc = OVK_OK;
+    if (w->req0) rc = ovk__sum_end(c, OVK__IPROD, w->req0);
+    w->req0 = NULL;
+    for (int k = 0; k < w->width; k++) {
+        int rc2 = wait_col(c, w, k);
+        if (!rc) rc = rc2;
+    }
+    return rc;
+}
+
+/* ---- the shifts ------------------------------------------------------------ */
+
+static void shifts(plcg_work *w)
+{
+    double pi = acos(-1.0), mid = 0.5 * (w->lmin + w->lmax), rad = 0.5 * (w->lmax - w->lmin);
+    for (int i = 0; i < w->l; i++) w->sigma[i] = mid + rad * cos(pi * (2.0 * i + 1.0) / (2.0 * w->l));
+}
+
+/* A non-positive or non-finite value that must be positive: a breakdown. */
+static int bad(ovk__ctx *c, int iter, double v, const char *what)
+{
+    if (isfinite(v) && v > 0.0) return 0;
+    ovk__stop(c, iter, isfinite(v) ? OVK_REASON_BREAKDOWN : OVK_REASON_NONFINITE, what, v);
+    return 1;
+}
+
+/* The convergence test of iteration st->iter on <r,r> = rr; a converged
+ * estimate is confirmed with the true residual.  *stop = 1 when done. */
+static int check(ovk__ctx *c, plcg_work *w, plcg_state *st, double rr, double zeta, int *stop)
+{
+    int ok = 0, rc = ovk__iterate_check(c, st->iter, rr, st->bb, stop);
+    if (rc || !*stop || c->res->reason != OVK_REASON_CONVERGED) return rc;
+    if ((rc = ovk__confirm(c, st->bb, w->r, &ok)) || ok) return rc;
+    *stop = 0;
+    double rr_true = c->res->rel_residual * c->res->rel_residual * st->bb;
+    if (zeta > 0.0) st->rho = sqrt(rr_true) / zeta;
+    if (rr_true > 0.25 * st->rr_check && zeta < 0.1 * st->z_check) *stop = -1; /* lost: restart */
+    st->rr_check = rr_true;
+    st->z_check = zeta;
+    return OVK_OK;
+}
+
+/* ---- the startup phase: the Ritz values of a few PCG steps --------------- */
+
+/* r = a hash of the global row in [-0.5, 0.5): every eigenvector present
+ * (b - A x may miss some: b = A*1 is symmetric on a grid and misses the
+ * antisymmetric ones, lambda_max among them), and the same on any rank count */
+static int random_rhs(ovk__ctx *c, double *r)
+{
+    long long n = c->n, start = 0;
+    int mrc = MPI_Exscan(&n, &start, 1, MPI_LONG_LONG, MPI_SUM, c->comm);
+    if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, "MPI_Exscan");
+    if (c->rank == 0) start = 0;
+    for (int i = 0; i < c->n; i++) {
+        uint64_t h = ((uint64_t)(start + i) + 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 29;
+        h *= 0x94D049BB133111EBull;
+        h ^= h >> 32;
+        r[i] = (double)(h >> 11) / 9007199254740992.0 - 0.5;
+    }
+    return OVK_OK;
+}
+
+/* Up to STARTUP_STEPS steps of alg1's loop on A e = r for a random r, from
+ * e = 0 (x is not touched: restarting CG after them would lose more than
+ * they gain), recording alpha_j and the beta_j that built p_j.  *stop = 1
+ * on a breakdown (A or C not SPD). */
+static int startup_steps(ovk__ctx *c, plcg_work *w, const plcg_state *st, double *alpha, double *beta, int *k,
+                         int *stop)
+{
+    double *r = w->r, *z = w->U[0], *p = w->Z[0], *s = w->U[1], v[2], gamma = 0.0, gamma0 = 0.0, b = 0.0;
+    int rc = random_rhs(c, r);
+    if (!rc) rc = ovk__ctx_pc_dots(c, r, z, &gamma, &v[1]); /* z = C r */
+    if (!rc) rc = ovk__sum(c, OVK__GAMMA, &gamma, 1);
+    if (rc || (*stop = bad(c, st->iter, gamma, "<r,Cr>"))) return rc;
+    memcpy(p, z, sizeof(double) * (size_t)c->n);
+    gamma0 = gamma;
+    for (*k = 0; *k < STARTUP_STEPS && gamma > 1e-28 * gamma0;) {
+        if ((rc = ovk__ctx_matvec(c, p, s))) return rc; /* s = A p */
+        double sp = ovk__dot(c->n, s, p);
+        if ((rc = ovk__sum(c, OVK__SDOTP, &sp, 1))) return rc;
+        if ((*stop = bad(c, st->iter, sp, "<p,Ap>"))) return OVK_OK;
+        alpha[*k] = gamma / sp;
+        beta[*k] = b;
+        ovk__ctx_axpy(c, -alpha[(*k)++], s, r); /* r -= alpha s */
+        if ((rc = ovk__ctx_pc_dots(c, r, z, &v[0], &v[1]))) return rc; /* z = C r */
+        if ((rc = ovk__sum(c, OVK__GAMMA, v, 1))) return rc;
+        if (!(v[0] >= 0.0)) return *stop = bad(c, st->iter, v[0], "<r,Cr>"), OVK_OK;
+        b = v[0] / gamma;
+        gamma = v[0];
+        ovk__xpay(c->n, z, b, p, &c->hook); /* p = z + beta p */
+    }
+    return OVK_OK;
+}
+
+/* The startup phase, then the shifts from its Ritz values. */
+static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
+{
+    double alpha[STARTUP_STEPS], beta[STARTUP_STEPS], work[2 * STARTUP_STEPS], lmin = 0.0, lmax = 0.0;
+    int k = 0, rc = startup_steps(c, w, st, alpha, beta, &k, stop);
+    if (rc || *stop) return rc;
+    if (k == 0 || ovk__lanczos_extremes(k, alpha, beta, work, &lmin, &lmax) || !(lmax > 0.0)) {
+        ovk__stop(c, st->iter, OVK_REASON_BREAKDOWN, "the Ritz value estimate", lmax);
+        *stop = 1;
+        return OVK_OK;
+    }
+    w->lmin = 0.0;
+    w->lmax = lmax;
+    w->estimated = 1;
+    shifts(w);
+    return OVK_OK;
+}
+
+/* ---- one cycle: the pipeline from x until a stop or a restart ------------- */
+
+/* Every vector zero, r0 = b - A x in U[0], p = C r0 (also in Z[l]), and
+ * <r0,Cr0>, <r0,r0> started. */
+static int cycle_start(ovk__ctx *c, plcg_work *w)
+{
+    memset(w->block, 0, w->bytes);
+    memset(w->G, 0, sizeof w->G);
+    int rc = ovk__ctx_residual(c, w->U[0]); /* r0 = b - A x */
+    if (!rc) rc = ovk__ctx_pc(c, w->U[0], w->p); /* p = C r0 */
+    if (rc) return rc;
+    const double *x[] = {w->U[0], w->U[0]}, *y[] = {w->p, w->U[0]};
+    ovk__dots(c->n, 2, x, y, w->g0, NULL);
+    memcpy(w->Z[w->l], w->p, sizeof(double) * (size_t)c->n);
+    return ovk__sum_begin(c, OVK__IPROD, w->g0, 2, &w->req0);
+}
+
+/* u = A z (minus sigma_it u_prev in the first l steps); the next z = C u */
+static int basis(ovk__ctx *c, plcg_work *w, int it)
+{
+    int l = w->l, rc;
+    rotate(w->U, 2);
+    if (it < l) {
+        if ((rc = ovk__ctx_matvec(c, w->Z[l - it], w->U[0]))) return rc; /* u = A z */
+        ovk__ctx_axpy(c, -w->sigma[it], w->U[1], w->U[0]);               /* u -= sigma u_prev */
+        if ((rc = ovk__ctx_pc(c, w->U[0], w->Z[l - it - 1]))) return rc; /* z = C u */
+        if (it < l - 1) memcpy(w->Q[3 * it], w->Z[l - it - 1], sizeof(double) * (size_t)c->n);
+        return OVK_OK;
+    }
+    rotate(w->Z, w->nz - 1);
+    if ((rc = ovk__ctx_matvec(c, w->Z[1], w->U[0]))) return rc; /* u = A z */
+    return ovk__ctx_pc(c, w->U[0], w->Z[0]);                     /* z = C u */
+}
+
+/* At step l: ||r0||_C = beta from the first sums; v0 = p / beta, and the
+ * vectors so far scaled by 1/beta.  *ok = 0 unless <r0,Cr0> > 0. */
+static int normalize(ovk__ctx *c, plcg_work *w, plcg_state *st, int *ok)
+{
+    int rc = ovk__sum_end(c, OVK__IPROD, w->req0);
+    w->req0 = NULL;
+    c->inflight = OVK__IPROD; /* the sums of steps 1..l are still in flight */
+    *ok = rc == OVK_OK && isfinite(w->g0[0]) && w->g0[0] > 0.0 && isfinite(w->g0[1]);
+    if (!*ok) return rc;
+    st->beta = sqrt(w->g0[0]);
+    *g(w, 0, 0) = 1.0;
+    double s = 1.0 / st->beta;
+    for (int j = 0; j < w->nz; j++) scale(c, w->Z[j], s);
+    for (int j = 0; j < 3; j++) scale(c, w->U[j], s);
+    for (int j = 0; j < w->l - 1; j++) scale(c, w->Q[3 * j], s);
+    comb(c, w->V[0], w->p, 0.0, w->p, 0.0, w->p, s); /* v0 = p / beta */
+    st->rho = sqrt(w->g0[1]) / st->beta;
+    st->rr_check = w->g0[1];
+    st->z_check = st->beta;
+    return OVK_OK;
+}
+
+static int imax(int a, int b) { return a > b ? a : b; }
+
+/* Column col = it-l+1 of G from its reduced sums, and gamma, delta of step
+ * k = it-l; 0 on the square-root breakdown. */
+static int column(plcg_work *w, const plcg_state *st, int it)
+{
+    int l = w->l, col = it - l + 1, k = it - l, lo = imax(it - 3 * l + 1, 0);
+    if (it >= 2 * l)
+        for (int j = lo; j <= it - 2 * l; j++) *g(w, j, col) = *g(w, it - 2 * l + 1, j + l); /* symmetry */
+    if (it <= 2 * l - 1)
+        for (int j = lo; j <= col; j++) *g(w, j, col) /= st->beta * st->beta; /* summed before v0 scaled */
+    for (int j = imax(it - 2 * l + 2, 0); j <= k; j++) {
+        double sum = 0.0;
+        for (int i = lo; i < j; i++) sum += *g(w, i, j) * *g(w, i, col);
+        *g(w, j, col) = (*g(w, j, col) - sum) / *g(w, j, j);
+    }
+    double sum = 0.0;
+    for (int i = lo; i <= k; i++) sum += *g(w, i, col) * *g(w, i, col);
+    double t = *g(w, col, col) - sum;
+    if (!(t > 0.0) || !isfinite(t)) return 0; /* the square-root breakdown */
+    *g(w, col, col) = sqrt(t);
+    double dm = k > 0 ? DEL(w, k - 1) * *g(w, k - 1, k) : 0.0;
+    if (it < 2 * l) {
+        GAM(w, k) = (*g(w, k, col) + w->sigma[k] * *g(w, k, k) - dm) / *g(w, k, k);
+        DEL(w, k) = *g(w, col, col) / *g(w, k, k);
+    } else {
+        GAM(w, k) = (*g(w, k, k) * GAM(w, k - l) + *g(w, k, col) * DEL(w, k - l) - dm) / *g(w, k, k);
+        DEL(w, k) = *g(w, col, col) * DEL(w, k - l) / *g(w, k, k);
+    }
+    return isfinite(GAM(w, k)) && isfinite(DEL(w, k)) && DEL(w, k) > 0.0;
+}
+
+/* v_{k+1}, the auxiliary q's, z and u by their three-term recurrences */
+static void recur(ovk__ctx *c, plcg_work *w, int it)
+{
+    int l = w->l, k = it - l;
+    double gk = GAM(w, k), dm = k > 0 ? DEL(w, k - 1) : 0.0, s = 1.0 / DEL(w, k);
+    rotate(w->V, 2);
+    comb(c, w->V[0], l == 1 ? w->Z[1] : w->Q[0], w->sigma[0] - gk, w->V[1], -dm, w->V[2], s);
+    for (int j = 0; j < l - 1; j++) {
+        double **q = &w->Q[3 * j];
+        rotate(q, 2);
+        comb(c, q[0], j < l - 2 ? w->Q[3 * (j + 1)] : w->Z[1], w->sigma[j + 1] - gk, q[1], -dm, q[2], s);
+    }
+    comb(c, w->Z[0], w->Z[0], -gk, w->Z[1], -dm, w->Z[2], s);
+    comb(c, w->U[0], w->U[0], -gk, w->U[1], -dm, w->U[2], s);
+}
+
+/* the sums of column it+1: <u,z_j> (and <u,v>), started */
+static int start_sums(ovk__ctx *c, plcg_work *w, int it)
+{
+    int l = w->l, col = it + 1, first = it < l ? 0 : it - l + 1, count = col - first + 1;
+    const double *x[MAX_L + 1], *y[MAX_L + 1];
+    memset(g(w, col - 2 * l, col), 0, sizeof(double) * (size_t)(2 * l + 1));
+    for (int j = first; j <= col; j++) {
+        x[j - first] = w->U[0];
+        y[j - first] = it >= l && j == first ? w->V[0] : w->Z[it < l ? l - j : it + 1 - j];
+    }
+    double *dst = g(w, first, col);
+    ovk__tic t0 = ovk__tic_start(c);
+    ovk__dots(c->n, count, x, y, dst, &c->hook);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    return ovk__sum_begin(c, OVK__IPROD, dst, count, &w->req[col % w->width]);
+}
+
+/* x_{k+1} = x_k + zeta_k p_k (the LDL^T form of Lanczos-CG, k = it-l);
+ * *zeta_next = the coordinate of r_{k+1}.  0 when the pivot eta is not
+ * positive (a breakdown). */
+static int solution(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, double *zeta_next)
+{
+    int k = it - w->l;
+    double lambda = k > 0 ? DEL(w, k - 1) / st->eta : 0.0;
+    st->eta = k > 0 ? GAM(w, k) - lambda * DEL(w, k - 1) : GAM(w, 0);
+    st->zeta = k > 0 ? -lambda * st->zeta : st->beta;
+    if (!(st->eta > 0.0) || !isfinite(st->eta)) return 0;
+    double a = k > 0 ? -DEL(w, k - 1) : 0.0, s = 1.0 / st->eta, z = st->zeta;
+    double *restrict p = w->p, *restrict x = c->x;
+    const double *restrict v = w->V[1];
+    ovk__tic t0 = ovk__tic_start(c);
+    for (int i = 0; i < c->n; i++) {
+        p[i] = s * (v[i] + a * p[i]); /* p = (v_k - delta p) / eta */
+        x[i] += z * p[i];             /* x += zeta p */
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    ovk__lanczos_add(c, s, lambda * lambda);
+    *zeta_next = -DEL(w, k) / st->eta * st->zeta;
+    return 1;
+}
+
+/* Step it of a cycle; *out says whether to go on. */
+static int cycle_step(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, outcome *out)
+{
+    int rc = basis(c, w, it), ok = 1, stop = 0, l = w->l;
+    if (rc) return rc;
+    if (it >= l) {
+        if (it == l && ((rc = normalize(c, w, st, &ok)) || !ok)) return *out = BROKE, rc;
+        if ((rc = wait_col(c, w, it - l + 1))) return rc;
+        if (!column(w, st, it)) return *out = BROKE, OVK_OK;
+        recur(c, w, it);
+    }
+    if ((rc = start_sums(c, w, it)) || it < l) return rc;
+    double zn = 0.0;
+    if (!solution(c, w, st, it, &zn)) return *out = BROKE, OVK_OK;
+    st->iter++;
+    if ((rc = check(c, w, st, zn * zn * st->rho * st->rho, fabs(zn), &stop))) return rc;
+    if (stop) *out = stop > 0 ? STOP : STAGNATED;
+    else if (st->iter >= c->opts->max_iter) {
+        c->res->reason = OVK_REASON_MAXIT;
+        *out = STOP;
+    }
+    return OVK_OK;
+}
+
+static int cycle(ovk__ctx *c, plcg_work *w, plcg_state *st, outcome *out)
+{
+    int rc = cycle_start(c, w);
+    *out = GO;
+    for (int it = 0; !rc && *out == GO; it++) rc = cycle_step(c, w, st, it, out);
+    int rc2 = drain(c, w);
+    return rc ? rc : rc2;
+}
+
+/* Cycles until a stop; the startup phase first (unless the spec gave the
+ * bounds) and after every breakdown. */
+static int run(ovk__ctx *c, plcg_work *w, double bb)
+{
+    plcg_state st = {.bb = bb};
+    int estimate = !w->user_bounds && !w->estimated;
+    for (;;) {
+        int stop = 0, rc = estimate ? startup(c, w, &st, &stop) : OVK_OK;
+        if (rc || stop) return rc;
+        if (st.iter >= c->opts->max_iter) {
+            c->res->reason = OVK_REASON_MAXIT;
+            return OVK_OK;
+        }
+        outcome out = GO;
+        if ((rc = cycle(c, w, &st, &out)) || out == STOP) return rc;
+        c->res->restarts++;
+        estimate = out == BROKE && !w->estimated; /* a breakdown with the spec's bounds: estimate */
+    }
+}
+
+/* ---- the variant's interface ---------------------------------------------- */
+
+static int plcg_parse(ovk__opts *o, void **params)
+{
+    plcg_params *p = calloc(1, sizeof *p);
+    *params = p;
+    if (!p) return ovk__fail(OVK_ENOMEM, "plcg");
+    p->l = 1;
+    int rc = ovk__opt_int(o, "plcg", "l", 1, MAX_L, &p->l);
+    if (!rc) rc = ovk__opt_double(o, "plcg", "lmin", 0.0, 1e300, &p->lmin);
+    if (!rc) rc = ovk__opt_double(o, "plcg", "lmax", 0.0, 1e300, &p->lmax);
+    if (!rc && (p->lmax > 0.0 || p->lmin > 0.0) && !(p->lmin < p->lmax))
+        rc = ovk__fail(OVK_EOPTION, "solver plcg: lmax (%g) must be given and exceed lmin (%g)", p->lmax, p->lmin);
+    return rc;
+}
+
+static int plcg_setup(ovk__ctx *c, void **work)
+{
+    const plcg_params *pp = c->params;
+    plcg_work *w = calloc(1, sizeof *w);
+    *work = w;
+    if (!w) return ovk__agree(c->comm, ovk__fail(OVK_ENOMEM, "plcg")); /* meets the others' agree below */
+    w->l = (int)pp->l;
+    w->nz = imax(3, w->l + 1);
+    w->nq = 3 * (w->l - 1) + 1;
+    w->width = 2 * w->l + 4;
+    int count = w->nz + 3 + 3 + w->nq + 2;
+    double **vecs[2 * MAX_L + 3 * MAX_L + 8], *first = NULL;
+    int k = 0;
+    for (int i = 0; i < w->nz; i++) vecs[k++] = &w->Z[i];
+    for (int i = 0; i < 3; i++) vecs[k++] = &w->U[i];
+    for (int i = 0; i < 3; i++) vecs[k++] = &w->V[i];
+    for (int i = 0; i < w->nq; i++) vecs[k++] = &w->Q[i];
+    vecs[k++] = &w->p;
+    vecs[k++] = &w->r;
+    int rc = ovk__ctx_alloc_block(c, count, vecs, &w->block);
+    first = w->block;
+    if (!rc) w->bytes = (size_t)(w->r - first + (c->n > 0 ? c->n : 1)) * sizeof(double);
+    return rc;
+}
+
+static void plcg_destroy(void *work)
+{
+    plcg_work *w = work;
+    free(w->block);
+    free(w);
+}
+
+static int plcg_solve(ovk__ctx *c, void *work)
+{
+    const plcg_params *pp = c->params;
+    plcg_work *w = work;
+    int rc, decided = 0;
+    double bb = 0.0, t_solve = ovk__now();
+    w->user_bounds = pp->lmax > 0.0;
+    if (w->user_bounds && !w->estimated) { /* an estimate after a breakdown replaces them for good */
+        w->lmin = pp->lmin;
+        w->lmax = pp->lmax;
+        shifts(w);
+    }
+    rc = ovk__ctx_residual(c, w->r); /* r = b - A x */
+    if (!rc) rc = ovk__initial_check(c, w->r, &bb, &decided);
+    if (!rc && !decided) rc = run(c, w, bb);
+    c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
+    return rc;
+}
+
+const ovk__solver ovk__solver_plcg = {
+    .name = "plcg",
+    .description = "p(l)-CG (Cornelis-Cools-Vanroose): deep pipeline, l reductions in flight behind l matvecs",
+    .options = "l=1..8: pipeline depth (1); lmin, lmax: bounds of the spectrum of CA for the shifts "
+               "(default: estimated by 10 PCG steps, lmin = 0)",
+    .parse = plcg_parse,
+    .setup = plcg_setup,
+    .solve = plcg_solve,
+    .destroy = plcg_destroy,
+};
