@@ -29,7 +29,9 @@
  * Usage: mpiexec -n P ovk_pcg_bench [-n nx ny nz] [-stencil 27|7]
  *          [-cases "solver:backend ..."] [-latency "0 250"] [-noise "0:0 1000:200"]
  *          [-repeat R] [-tol T] [-csv FILE]
- *   -cases    solver:backend[:key=value,...] items (default "alg1:blocking")
+ *   -cases    solver[:key=value,...]:backend[:key=value,...] items (default
+ *             "alg1:blocking"; e.g. "plcg:l=3:nbc": the backend starts at the
+ *             first field that is a name, not key=value pairs)
  *   -latency  modelled latencies alpha in us (-latency_us of the driver), default "0"
  *   -noise    F:D items, F Hz x D us per rank (0:0 = none), default "0:0"
  *   -csv      one row per solve, the columns of ovk_laplace27 -csv
@@ -131,6 +133,19 @@ static int parse_number(const char *s, double *v)
     return (end == s || *end || *v < 0.0) ? -1 : 0;
 }
 
+/* The colon that starts the backend in "solver[:opts]:backend[:opts]": the
+ * first one whose next field (up to ':' or the end) is a name, not a
+ * key=value list, so that "plcg:l=3,lmax=2:nbc:radix=4" splits into
+ * "plcg:l=3,lmax=2" and "nbc:radix=4".  NULL when there is none. */
+static char *backend_colon(char *item)
+{
+    for (char *c = strchr(item, ':'); c; c = strchr(c + 1, ':')) {
+        size_t len = strcspn(c + 1, ":");
+        if (len > 0 && !memchr(c + 1, '=', len)) return c;
+    }
+    return NULL;
+}
+
 /* One case per (solver:backend, latency, noise); each names its L = 0 twin
  * and its reference (the first solver:backend at the same L and noise). */
 static int build_cases(bench *b, const char **bad)
@@ -140,7 +155,7 @@ static int build_cases(bench *b, const char **bad)
     b->c = calloc((size_t)b->ncase, sizeof *b->c);
     if (!b->c) return OVK_ENOMEM;
     for (int s = 0; s < nc; s++) {
-        char *colon = strchr(b->cases.text[s], ':');
+        char *colon = backend_colon(b->cases.text[s]);
         *bad = "-cases item (want solver:backend)";
         if (!colon || colon == b->cases.text[s] || !colon[1]) return OVK_EOPTION;
         *colon = '\0';
