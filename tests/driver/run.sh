@@ -78,6 +78,14 @@ o=$(OVK_LATENCY_MODEL=bogus run 2 "$bin/ovk_laplace27" -n 6 6 6 2>&1); rc=$?
 o=$(run 2 "$bin/ovk_laplace27" -n 10 10 10 -solver pipecg -backend nbc -condest 2>&1); rc=$?
 [ $rc -eq 0 ] && echo "$o" | grep -Eq '^Condition Estimate = [0-9.e+-]+ \(lambda_min'; check "-condest prints the estimate" $?
 run 1 "$bin/ovk_laplace27" -n 6 6 6 -replace_every x >/dev/null 2>&1; [ $? -eq 2 ]; check "bad -replace_every exits 2" $?
+# the issue-14 solvers, a solver spec with options, and a refused option
+its=""
+for s in alg1 groppcg pipeprcg plcg:l=3; do
+  o=$(run 2 "$bin/ovk_laplace27" -n 10 10 10 -solver $s -backend nbc 2>&1); check "-solver $s exits 0" $?
+  its="$its $(echo "$o" | sed -n 's/^Iterations = //p')"
+done
+[ "$(echo $its | tr ' ' '\n' | sort -u | wc -l)" -eq 1 ]; check "same iteration count for alg1 and the new solvers:$its" $?
+run 1 "$bin/ovk_laplace27" -n 6 6 6 -solver plcg:l=99 >/dev/null 2>&1; [ $? -eq 1 ]; check "plcg:l=99 refused, exit 1" $?
 rm -rf "$tmpd"
 
 if [ -x "$bin/ovk_mtx_solve" ]; then
