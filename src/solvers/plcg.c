@@ -510,7 +510,7 @@ const ovk__solver ovk__solver_plcg = {
     .name = "plcg",
     .description = "p(l)-CG (Cornelis-Cools-Vanroose): deep pipeline, l reductions in flight behind l matvecs",
     .options = "l=1..8: pipeline depth (1); lmin, lmax: bounds of the spectrum of CA for the shifts "
-               "(default: estimated by 10 PCG steps, lmin = 0)",
+               "(default: lmin = 0, lmax = the largest Ritz value of 24 PCG steps)",
     .parse = plcg_parse,
     .setup = plcg_setup,
     .solve = plcg_solve,
