@@ -32,6 +32,13 @@
  *     this regime.
  * MAX_ITER = 20000 leaves 4x headroom over the slowest solve.
  *
+ * plcg (p(l)-CG, l = 1 here) is held to +-2 of the 1-rank alg1 count only
+ * when cond2 < 1e5; above, it must converge (same residual checks) but its
+ * count is not compared: its D-Lanczos recurrences and square-root
+ * breakdown restarts cost it 1.6x on bcsstk03 (203 against 129) and 3.1x on
+ * bcsstk25 (9810 against 3164) at 2 ranks (docs/solvers.md, "groppcg,
+ * pipeprcg, plcg"; test_pipelines).
+ *
  * cg1 and pipecg (one reduction per iteration) run with every available
  * backend (the two longest solves, plat362 and bcsstk25, with more than
  * 2000 alg1 iterations, on blocking only: with sanitizers at 3-4 ranks
@@ -228,9 +235,10 @@ cleanup:
 
 /* ---- checks (rank 0) ------------------------------------------------------ */
 
-static int iterations_close(const matrix_case *c, int itp, int it1)
+static int iterations_close(const matrix_case *c, const char *solver, int itp, int it1)
 {
     int diff = abs(itp - it1);
+    if (!strncmp(solver, "plcg", 4)) return c->cond >= 1e5 || diff <= 2; /* see the top */
     if (it1 > 5 * c->n) return diff <= it1; /* rounding-dominated, see the top */
     if (c->cond < 1e5) return diff <= 1;
     int allowed = (int)ceil(0.1 * it1);
@@ -248,7 +256,7 @@ static int check_case(const matrix_case *c, const char *solver, const outcome *p
     else if (par->res.reason != OVK_REASON_CONVERGED) why = "not converged";
     else if (!isfinite(par->res.rel_residual) || par->res.rel_residual >= TOL) why = "residual";
     else if (!(par->true_res < TRUE_RES_LIMIT)) why = "true residual too large";
-    else if (!iterations_close(c, par->res.iterations, ser->res.iterations))
+    else if (!iterations_close(c, solver, par->res.iterations, ser->res.iterations))
         why = "iterations differ from 1 rank";
     printf("%-19s %-8s %-8s %6lld %7lld %7.1e %6d %6d %8.2e %8.2e %8.2e %-9s %5.2f %s\n", c->name, solver, "blocking",
            par->nglobal, par->nnz, c->cond, par->res.iterations, ser->res.iterations,
