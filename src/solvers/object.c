@@ -473,6 +473,7 @@ static int numeric_setup(ovk_solver *s)
     int rc = ovk__agree(s->lay->comm, s->pc.type->setup(s->pc.state, &env));
     if (!rc && s->sv->needs_norm) rc = s->A ? matrix_norm(s) : operator_norm(s);
     if (!rc && s->A) s->version = s->A->values_version;
+    s->c.numeric_epoch++;
     return rc;
 }
 

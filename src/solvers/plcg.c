@@ -17,15 +17,16 @@
  *   x by the Lanczos-CG (LDL^T) update of step k-l
  *
  * The shifts are Chebyshev nodes of [lmin, lmax] (the spectrum of CA),
- * given by the spec (plcg:l=2,lmin=0,lmax=2) or estimated once per set-up
- * solver by a startup phase: STARTUP_STEPS classical PCG steps on A e = r
+ * given by the spec (plcg:l=2,lmin=0,lmax=2) or estimated in the first
+ * solve of a set-up solver, and again after new matrix values, by a startup
+ * phase: STARTUP_STEPS classical PCG steps on A e = r
  * for a random r (blocking reductions; x is not touched), lmin = 0 and
  * lmax = the largest Ritz value.  (Measured on the shared matrices: a margin
  * above the Ritz value, 1.02-2x, or lmin = the smallest Ritz value, gave as
  * many or more breakdowns; on lap2D without a preconditioner the estimate
  * 7.974 against lambda_max = 7.998 runs l = 1..4 without one.)  A breakdown
  * with the spec's bounds runs the startup phase, whose estimate replaces
- * them for the rest of the solver's life; a breakdown with an estimate just
+ * them until the matrix values change; a breakdown with an estimate just
  * restarts.  Deep pipelines break down more often on ill-conditioned
  * matrices (docs/solvers.md: restarts of l = 1..4 on the shared set).
  *
@@ -64,6 +65,7 @@ typedef struct plcg_work {
     double g0[2];               /* <r0,Cr0>, <r0,r0> */
     double sigma[MAX_L];
     int user_bounds, estimated; /* the spec gave the bounds; an estimate is in use */
+    unsigned epoch;             /* c->numeric_epoch of the estimate */
     double lmin, lmax;
 } plcg_work;
 
@@ -237,6 +239,7 @@ static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
     w->lmin = 0.0;
     w->lmax = lmax;
     w->estimated = 1;
+    w->epoch = c->numeric_epoch;
     shifts(w);
     return OVK_OK;
 }
@@ -494,6 +497,7 @@ static int plcg_solve(ovk__ctx *c, void *work)
     int rc, decided = 0;
     double bb = 0.0, t_solve = ovk__now();
     w->user_bounds = pp->lmax > 0.0;
+    if (w->estimated && w->epoch != c->numeric_epoch) w->estimated = 0; /* new values: estimate again */
     if (w->user_bounds && !w->estimated) { /* an estimate after a breakdown replaces them for good */
         w->lmin = pp->lmin;
         w->lmax = pp->lmax;

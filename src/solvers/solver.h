@@ -44,6 +44,8 @@ typedef struct ovk__ctx {
     int history_cap;
     double *lz_alpha, *lz_beta, *lz_work; /* CG coefficients for the condition estimate */
     int lz_count, lz_cap;
+    unsigned numeric_epoch;     /* counts numeric setups: what a variant derived from A's
+                                   values (plcg's spectrum estimate) is stale when it changed */
 } ovk__ctx;
 
 /* Kernel timing that leaves out the time the progress hook spent inside the
