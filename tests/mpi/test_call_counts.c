@@ -44,12 +44,21 @@ static counts run(ovk_matrix *A, const char *solver, const char *backend, int ma
     o.tol = 1e-30; /* run exactly maxit iterations */
     long a0 = n_allreduce, i0 = n_iallreduce;
     int rc = ovk_pcg_solve(A, b, x, &o, &res);
-    MT_CHECK(rc == OVK_EMAXIT, "%s/%s: status %d", solver, backend, rc);
+    MT_CHECK(rc == OVK_EMAXIT, "%s/%s: status %d (%s)", solver, backend, rc, rc ? ovk_error_detail() : "");
     counts c = {n_allreduce - a0, n_iallreduce - i0, res.iterations};
     ovk_reducer_destroy(red);
     ovk_vector_destroy(b);
     ovk_vector_destroy(x);
     return c;
+}
+
+/* reductions per iteration of each variant (docs/solvers.md) */
+static long reductions_per_iteration(const char *solver)
+{
+    static const char *const one[] = {"cg1", "pipecg", "pipeprcg", "plcg"};
+    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
+        if (!strcmp(solver, one[i])) return 1;
+    return strcmp(solver, "groppcg") ? 3 : 2;
 }
 
 int main(int argc, char **argv)
@@ -63,7 +72,7 @@ int main(int argc, char **argv)
     MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 10, 0.0, &A));
     for (int s = 0; s < ovk_solver_count(); s++) {
         const char *solver = ovk_solver_name(s);
-        long per_it = (!strcmp(solver, "cg1") || !strcmp(solver, "pipecg")) ? 1 : 3; /* reductions */
+        long per_it = reductions_per_iteration(solver);
         for (int k = 0; k <= ovk_backend_count(); k++) { /* the registry, then offload's agent engine */
             ovk_backend_info info = {.name = "offload:engine=agent", .available = 1};
             if (k < ovk_backend_count()) ovk_backend_get_info(k, &info);
