@@ -95,9 +95,13 @@ int ovk_request_free(ovk_request *req);
 /* Drive progress of every outstanding request of the reducer. */
 int ovk_reducer_progress(ovk_reducer *red);
 
-/* Split-phase inner products: start the global sums of k local dot products
- * <x[i], y[i]> as one reduction of k values; result[0..k-1] holds them once
- * the request is complete.  k <= OVK_DOT_MAX. */
+/* Split-phase inner products for applications: compute the k local dot
+ * products <x[i], y[i]> into result[0..k-1] and start their global sums as
+ * one in-place reduction of k values; result holds the sums once the
+ * request is complete (the local values until then).  k <= OVK_DOT_MAX.
+ * Like ovk_reduce_start: every rank calls it in the same order; no
+ * synchronisation is implied.  The request belongs to red.  (The solvers
+ * compute their dot products in fused kernels and call ovk_reduce_start.) */
 #define OVK_DOT_MAX 16
 int ovk_dot_init(ovk_reducer *red, int k, const ovk_vector *const *x, const ovk_vector *const *y,
                  double *result, ovk_request **req);
