@@ -55,12 +55,20 @@ typedef struct ovk__backend {
     /* Capabilities of this instance when they depend on its options (may be
      * NULL: `caps` above). */
     unsigned (*caps_of)(const void *state);
+    /* What an instance made from opts will offer and need, OVK_CAP_* with
+     * OVK_CAP_NEEDS_THREADS, without creating it; local, callable before
+     * MPI_Init (may be NULL: `caps` above). */
+    int (*caps_of_spec)(ovk__opts *opts, unsigned *caps);
 } ovk__backend;
 
-/* MPI datatype and op for a reduction (used by MPI-collective backends). */
+/* Datatypes and operators (ops.c): the MPI datatype and op for a reduction
+ * (MPI-collective backends), the element size, and dst[i] = a[i] op b[i]
+ * with the operand order kept (dst may alias a or b) for the backends that
+ * combine values themselves. */
 MPI_Datatype ovk__mpi_type(ovk_datatype t);
 MPI_Op ovk__mpi_op(ovk_op op);
 size_t ovk__type_size(ovk_datatype t);
+void ovk__reduce_local(ovk_datatype type, ovk_op op, void *dst, const void *a, const void *b, int n);
 
 /* The k-nomial tree over members 0..n-1 rooted at member 0 (tree.c): the
  * children of member me in ascending order (level 1, k, k^2, ..., then

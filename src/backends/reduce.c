@@ -35,21 +35,6 @@ struct ovk_reducer {
     pool_chunk *chunks;
 };
 
-/* ---- types ------------------------------------------------------------ */
-
-MPI_Datatype ovk__mpi_type(ovk_datatype t) { return t == OVK_INT64 ? MPI_INT64_T : MPI_DOUBLE; }
-
-MPI_Op ovk__mpi_op(ovk_op op)
-{
-    switch (op) {
-    case OVK_MAX: return MPI_MAX;
-    case OVK_MIN: return MPI_MIN;
-    default: return MPI_SUM;
-    }
-}
-
-size_t ovk__type_size(ovk_datatype t) { return t == OVK_INT64 ? sizeof(int64_t) : sizeof(double); }
-
 static void backend_names(char *buf, size_t len)
 {
     buf[0] = '\0';
@@ -299,6 +284,23 @@ int ovk_reducer_progress(ovk_reducer *red)
 }
 
 /* ---- listing ---------------------------------------------------------- */
+
+int ovk_backend_caps(const char *spec, unsigned *caps)
+{
+    ovk__opts opts;
+    char name[64];
+    const ovk__backend *be = NULL;
+    if (!caps) return ovk__fail(OVK_EINVAL, "ovk_backend_caps: NULL argument");
+    *caps = 0u;
+    int rc = ovk__spec_parse("backend", OVK_EBACKEND, resolve_spec(spec), name, sizeof name, &opts);
+    if (!rc && !(be = ovk__backend_find(name))) rc = ovk__fail(OVK_EBACKEND, "unknown backend '%s'", name);
+    if (rc) return rc;
+    if (!be->caps_of_spec) {
+        *caps = be->caps;
+        return OVK_OK;
+    }
+    return be->caps_of_spec(&opts, caps);
+}
 
 int ovk_backend_count(void) { return ovk__backend_registry_count(); }
 
