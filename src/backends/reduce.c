@@ -1,6 +1,7 @@
 /* The generic reduction layer: backend selection from a spec string, the
- * request pool and request states, split-phase inner products.  Backends
- * only move data; every state check lives here. */
+ * request pool and request states, the slot a decorator takes
+ * (ovk__reducer_set_backend), the capability query and the listing.
+ * Backends only move data; every state check lives here. */
 #include <stdlib.h>
 #include <string.h>
 
