@@ -5,7 +5,7 @@
 #   -b DIR      build dir of ovkrylov (default /work/main/build); the driver is
 #               DIR/examples/ovk_laplace27
 #   -p DIR      dir of the peer binaries hypre_pcg, petsc_cg, stream_triad
-#               (default /tmp/ovk-peers; built with `make -C bench/peers O=DIR`
+#               (default /tmp/ovk-peers; built with `bench/peers/build.sh DIR`
 #               when missing)
 #   -np N       MPI ranks (default 2)
 #   -n "S1 S2"  per-process box edges to run (default "40 60": -n 40 40 40, -n 60 60 60)
@@ -81,13 +81,13 @@ PETSC="$PEERS/petsc_cg"
 STREAM="$PEERS/stream_triad"
 
 if [ ! -x "$HYPRE" ] || [ ! -x "$PETSC" ] || [ ! -x "$STREAM" ]; then
-    echo "# building peers: make -C $HERE/peers O=$PEERS" >&2
-    make -s -C "$HERE/peers" O="$PEERS" >&2 || true
+    echo "# building peers: $HERE/peers/build.sh $PEERS" >&2
+    bash "$HERE/peers/build.sh" "$PEERS" >&2 || true
 fi
 have() { [ -x "$1" ]; }
 have "$OURS" || echo "# ovkrylov driver missing ($OURS): skipped" >&2
-have "$HYPRE" || echo "# hypre peer missing ($HYPRE): skipped (apt-get install libhypre-dev; make -C bench/peers)" >&2
-have "$PETSC" || echo "# PETSc peer missing ($PETSC): skipped (apt-get install petsc-dev; make -C bench/peers)" >&2
+have "$HYPRE" || echo "# hypre peer missing ($HYPRE): skipped (apt-get install libhypre-dev; bench/peers/build.sh)" >&2
+have "$PETSC" || echo "# PETSc peer missing ($PETSC): skipped (apt-get install petsc-dev; bench/peers/build.sh)" >&2
 have "$STREAM" || echo "# stream_triad missing ($STREAM): skipped" >&2
 
 # value after "key =" in a file (first match); strips a trailing unit

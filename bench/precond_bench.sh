@@ -7,7 +7,8 @@
 #   a  iterations, setup and solve time of every preconditioner x {alg1, pipecg}
 #      on the 27-point Laplacian -n 40 and on every shared matrix, next to
 #      PETSc CG with -pc_type jacobi, bjacobi/icc and sor (bench/peers:
-#      petsc_cg, petsc_mtx); R interleaved repeats, medians
+#      petsc_cg, petsc_mtx, built into PEERS by bench/peers/build.sh when
+#      missing); R interleaved repeats, medians
 #   b  ovk_heat, 100 steps: the solver object (setup once) vs -oneshot
 #      (ovk_pcg_solve every step) per backend
 #   c  -n 40 under the 250 us latency model, nbc: time to solution of every
@@ -36,6 +37,10 @@ mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 MPI="mpiexec -n $NP --oversubscribe"
 EX="$BUILD/examples"
+if [ ! -x "$PEERS/petsc_cg" ] || [ ! -x "$PEERS/petsc_mtx" ]; then
+    echo "# building peers: bench/peers/build.sh $PEERS" >&2
+    bash "$(dirname "${BASH_SOURCE[0]}")/peers/build.sh" "$PEERS" >&2 || true
+fi
 OURS_PC="jacobi none ic0 ssor cheby cheby:degree=4"
 PETSC_PC=("jacobi" "bjacobi -sub_pc_type icc" "sor")
 field() { sed -n "s/^$1 = \([0-9.e+-]*\).*/\1/p" | head -1; }

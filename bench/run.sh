@@ -276,13 +276,13 @@ part_e() {
     local t0 r="$R_PEERS"; t0=$(date +%s)
     rm -f "$OUT/peers.md" "$OUT/peers.csv"
     if [ ! -e /usr/include/hypre/HYPRE_parcsr_ls.h ] && ! pkg-config --exists petsc 2>/dev/null; then
-        skip "(e) peers: install libhypre-dev petsc-dev (then make -C bench/peers)"; return
+        skip "(e) peers: install libhypre-dev petsc-dev (then bench/peers/build.sh)"; return
     fi
     if [ "$r" -gt 1 ] && over_budget 0.88; then
         r=1; trimmed "(e) peers: 1 of $R_PEERS repeats (88 % of the ${BUDGET} s budget passed)"
     fi
-    log "(e) peers: make -C bench/peers; compare_peers.sh -r $r -k \"$PEER_KSPS\" -s \"$PEER_OURS\""
-    make -C "$REPO/bench/peers" O="$OUT/peers_bin" > "$OUT/logs/peers_build.log" 2>&1 ||
+    log "(e) peers: bench/peers/build.sh; compare_peers.sh -r $r -k \"$PEER_KSPS\" -s \"$PEER_OURS\""
+    bash "$REPO/bench/peers/build.sh" "$OUT/peers_bin" > "$OUT/logs/peers_build.log" 2>&1 ||
         log "(e) peers build had errors (see logs/peers_build.log)"
     [ -x "$OUT/peers_bin/hypre_pcg" ] || skip "(e) hypre peer: not built (install libhypre-dev)"
     [ -x "$OUT/peers_bin/petsc_cg" ] || skip "(e) PETSc peer: not built (install petsc-dev)"

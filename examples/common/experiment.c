@@ -5,9 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int needs_threads(const char *spec)
+/* 1 when a word of text is a backend spec that needs MPI_THREAD_MULTIPLE
+ * (asked of the library: ovk_backend_caps). */
+static int needs_threads(const char *text)
 {
-    return spec && (strstr(spec, "thread=1") || strstr(spec, "engine=agent"));
+    char word[256];
+    unsigned caps = 0u;
+    for (const char *p = text; p && *p;) {
+        size_t n = strcspn(p, " ");
+        snprintf(word, sizeof word, "%.*s", (int)n, p);
+        if (n && n < sizeof word && !ovk_backend_caps(word, &caps) && (caps & OVK_CAP_NEEDS_THREADS)) return 1;
+        p += n + (p[n] == ' ');
+    }
+    return 0;
 }
 
 void ovk_drv_mpi_init(int *argc, char ***argv)

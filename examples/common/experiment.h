@@ -29,10 +29,11 @@ void ovk_drv_apply(const ovk_drv_experiment *e, ovk_pcg_options *opts);
  * estimate, replacements). */
 void ovk_drv_print(const ovk_drv_experiment *e, const ovk_pcg_result *res);
 
-/* MPI_Init, or MPI_Init_thread(MPI_THREAD_MULTIPLE) when a -backend
- * argument or $OVK_REDUCE_BACKEND asks for a backend with a thread of its own
- * (nbc:thread=1, offload:engine=agent); only then, since it can slow the MPI
- * library down. */
+/* MPI_Init, or MPI_Init_thread(MPI_THREAD_MULTIPLE) when an argument or
+ * $OVK_REDUCE_BACKEND names a backend with a thread of its own
+ * (ovk_backend_caps: nbc:thread=1, offload on the agent engine, which
+ * engine=auto falls back to without a usable fabric); only then, since it
+ * can slow the MPI library down. */
 void ovk_drv_mpi_init(int *argc, char ***argv);
 
 /* Collective over MPI_COMM_WORLD: the worst (most negative) of every

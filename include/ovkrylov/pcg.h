@@ -65,7 +65,9 @@ typedef enum ovk_reason {
 
 /* The time breakdown (Table I of the PCG-Overlap paper).  An inner product's
  * time is split into init (start), test (polls) and wait (completion); for a
- * blocking backend it all lands in init. */
+ * blocking backend it all lands in init.  "scale" is DiagInvScale: the
+ * split solvers (alg2, overlap) multiplying by the stored L^-1 of Jacobi;
+ * other preconditioner work is "precond". */
 #define OVK_TIMER_LIST(X)                   \
     X(OVK_TIMER_MATVEC, "matvec")           \
     X(OVK_TIMER_PRECOND, "precond")         \

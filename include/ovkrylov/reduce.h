@@ -55,7 +55,9 @@ typedef enum ovk_op { OVK_SUM = 0, OVK_MAX = 1, OVK_MIN = 2 } ovk_op;
 enum {
     OVK_CAP_NONBLOCKING = 1u << 0, /* start returns before the reduction is done */
     OVK_CAP_NEEDS_TEST = 1u << 1,  /* progress happens only inside test/wait calls */
-    OVK_CAP_ASYNC = 1u << 2        /* progresses on its own (thread or hardware) */
+    OVK_CAP_ASYNC = 1u << 2,       /* progresses on its own (thread or hardware) */
+    OVK_CAP_NEEDS_THREADS = 1u << 3 /* needs MPI initialised with MPI_THREAD_MULTIPLE
+                                       (reported by ovk_backend_caps only) */
 };
 
 /* Name of the environment variable read when no backend is chosen in code. */
@@ -95,9 +97,13 @@ int ovk_request_free(ovk_request *req);
 /* Drive progress of every outstanding request of the reducer. */
 int ovk_reducer_progress(ovk_reducer *red);
 
-/* Split-phase inner products: start the global sums of k local dot products
- * <x[i], y[i]> as one reduction of k values; result[0..k-1] holds them once
- * the request is complete.  k <= OVK_DOT_MAX. */
+/* Split-phase inner products for applications: compute the k local dot
+ * products <x[i], y[i]> into result[0..k-1] and start their global sums as
+ * one in-place reduction of k values; result holds the sums once the
+ * request is complete (the local values until then).  k <= OVK_DOT_MAX.
+ * Like ovk_reduce_start: every rank calls it in the same order; no
+ * synchronisation is implied.  The request belongs to red.  (The solvers
+ * compute their dot products in fused kernels and call ovk_reduce_start.) */
 #define OVK_DOT_MAX 16
 int ovk_dot_init(ovk_reducer *red, int k, const ovk_vector *const *x, const ovk_vector *const *y,
                  double *result, ovk_request **req);
@@ -119,7 +125,9 @@ int ovk_dot_wait(ovk_request *req);
  * level starts only at the test (or ovk_reducer_progress) call that finds the
  * previous one finished, as the rounds of a schedule would on a big machine:
  * without test calls during the compute, only the first level overlaps.  The
- * model changes only timing: results are those of the backend.
+ * model changes only timing: results are those of the backend.  The model
+ * is a backend of its own that wraps the reducer's (src/backends/latency.c);
+ * ovk_reducer_name and ovk_reducer_caps still describe the wrapped one.
  *
  * Text syntax (OVK_LATENCY_ENV, drivers' -latency_model):
  *   "none" | PRESET | "alpha=A,beta=B,gamma=G,P=N" (any subset; others 0,
@@ -157,6 +165,17 @@ typedef struct ovk_backend_info {
     const char *options;     /* "key=values: meaning; ..." or "" */
     int available;           /* 0 when compiled in but unusable here */
 } ovk_backend_info;
+
+/* What a reducer made from spec would offer and need (OVK_CAP_* flags, with
+ * OVK_CAP_NEEDS_THREADS when it runs a thread that calls MPI: then MPI must
+ * be initialised with MPI_THREAD_MULTIPLE), without creating it.  spec as in
+ * ovk_reducer_create (NULL or "": $OVK_REDUCE_BACKEND, else blocking).
+ * offload with engine=auto answers for the engine this process can run
+ * (fabric when usable, else the agent thread).  Local; may be called before
+ * MPI_Init.  OVK_EBACKEND for an unknown name, OVK_EOPTION for a malformed
+ * spec or a bad value of an option the answer depends on; other options are
+ * checked only by ovk_reducer_create. */
+int ovk_backend_caps(const char *spec, unsigned *caps);
 
 int ovk_backend_count(void);
 int ovk_backend_get_info(int index, ovk_backend_info *info);

@@ -5,6 +5,13 @@
  * checks (wait twice, free in flight); a backend only moves data.  Per
  * request it gets OVK__REQ_IMPL_BYTES of aligned scratch (`impl`) that lives
  * from start until the request completes.
+ *
+ * A decorator (latency.c) is a backend that wraps the reducer's backend:
+ * it is not in the registry (create is NULL), replaces the reducer's
+ * backend with ovk__reducer_set_backend while no request is outstanding,
+ * owns the wrapped state (its destroy destroys it) and gets
+ * OVK__REQ_DECOR_BYTES more scratch per request, the first
+ * OVK__REQ_IMPL_BYTES of which it passes on.
  */
 #ifndef OVK_BACKEND_H
 #define OVK_BACKEND_H
@@ -14,6 +21,7 @@
 #include "../internal.h"
 
 #define OVK__REQ_IMPL_BYTES 128
+#define OVK__REQ_DECOR_BYTES 64
 /* One reduction as described to a backend. */
 typedef struct ovk__reduction {
     const void *sendbuf; /* == recvbuf: in place */
@@ -31,7 +39,8 @@ typedef struct ovk__backend {
     /* 1 when usable in this process (may be NULL: always). */
     int (*available)(void);
     /* Collective.  comm is a private duplicate owned by the generic layer.
-     * Read options with ovk__opt_*; unread options are reported as unknown. */
+     * Read options with ovk__opt_*; unread options are reported as unknown.
+     * NULL for a decorator. */
     int (*create)(MPI_Comm comm, ovk__opts *opts, void **state);
     /* Collective. */
     void (*destroy)(void *state);
@@ -46,12 +55,20 @@ typedef struct ovk__backend {
     /* Capabilities of this instance when they depend on its options (may be
      * NULL: `caps` above). */
     unsigned (*caps_of)(const void *state);
+    /* What an instance made from opts will offer and need, OVK_CAP_* with
+     * OVK_CAP_NEEDS_THREADS, without creating it; local, callable before
+     * MPI_Init (may be NULL: `caps` above). */
+    int (*caps_of_spec)(ovk__opts *opts, unsigned *caps);
 } ovk__backend;
 
-/* MPI datatype and op for a reduction (used by MPI-collective backends). */
+/* Datatypes and operators (ops.c): the MPI datatype and op for a reduction
+ * (MPI-collective backends), the element size, and dst[i] = a[i] op b[i]
+ * with the operand order kept (dst may alias a or b) for the backends that
+ * combine values themselves. */
 MPI_Datatype ovk__mpi_type(ovk_datatype t);
 MPI_Op ovk__mpi_op(ovk_op op);
 size_t ovk__type_size(ovk_datatype t);
+void ovk__reduce_local(ovk_datatype type, ovk_op op, void *dst, const void *a, const void *b, int n);
 
 /* The k-nomial tree over members 0..n-1 rooted at member 0 (tree.c): the
  * children of member me in ascending order (level 1, k, k^2, ..., then
@@ -59,8 +76,20 @@ size_t ovk__type_size(ovk_datatype t);
  * root).  Returns the number of children. */
 int ovk__knomial_family(int me, int n, int k, int *child, int *parent);
 
-/* 1 when the model adds no latency (latency.c). */
+/* 1 when the model adds no latency (latency_model.c). */
 int ovk__latency_is_zero(const ovk_latency_model *m);
+/* Wrap red's backend in the latency backend when $OVK_LATENCY_MODEL is set
+ * (latency.c).  Local. */
+int ovk__latency_from_env(ovk_reducer *red);
+
+/* Decorators (reduce.c): the backend in use and its state; put another in
+ * place (no request may be outstanding); the requests in flight.  Local. */
+const ovk__backend *ovk__reducer_backend(const ovk_reducer *red, void **state);
+void ovk__reducer_set_backend(ovk_reducer *red, const ovk__backend *be, void *state);
+int ovk__reducer_outstanding(const ovk_reducer *red);
+/* Apply the decorators the environment asks for to a new reducer
+ * (registry.c).  Local; the caller agrees on the status. */
+int ovk__backend_decorate(ovk_reducer *red);
 
 /* The registry (registry.c). */
 const ovk__backend *ovk__backend_find(const char *name);

@@ -458,6 +458,16 @@ static unsigned nbc_caps_of(const void *state)
     return s->threaded ? (OVK_CAP_NONBLOCKING | OVK_CAP_ASYNC) : (OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST);
 }
 
+/* thread=1 starts a progress thread that calls MPI. */
+static int nbc_caps_of_spec(ovk__opts *o, unsigned *caps)
+{
+    long thread = 0;
+    int rc = ovk__opt_int(o, NAME, "thread", 0, 1, &thread);
+    *caps = thread ? (OVK_CAP_NONBLOCKING | OVK_CAP_ASYNC | OVK_CAP_NEEDS_THREADS)
+                   : (OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST);
+    return rc;
+}
+
 const ovk__backend ovk__backend_nbc = {
     .name = NAME,
     .description = "LibNBC-style schedules of point-to-point rounds, progressed by test/progress "
@@ -470,6 +480,7 @@ const ovk__backend ovk__backend_nbc = {
                "(default 131072); thread=0|1: progress thread (needs MPI_THREAD_MULTIPLE)",
     .caps = OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST,
     .caps_of = nbc_caps_of,
+    .caps_of_spec = nbc_caps_of_spec,
     .available = NULL,
     .create = nbc_create,
     .destroy = nbc_destroy,

@@ -22,53 +22,6 @@ const char *const ovk__nbc_alg_names[] = {"auto", "rd", "kring", "knomial", "two
  * 31 levels (int ranks). */
 #define KNOMIAL_MAX_CHILDREN ((OVK__NBC_K_MAX - 1) * 31)
 
-/* ---- local reduction ---------------------------------------------------- */
-
-static void sum_f64(double *d, const double *a, const double *b, int n)
-{
-    for (int i = 0; i < n; i++) d[i] = a[i] + b[i];
-}
-
-static void max_f64(double *d, const double *a, const double *b, int n)
-{
-    for (int i = 0; i < n; i++) d[i] = a[i] < b[i] ? b[i] : a[i];
-}
-
-static void min_f64(double *d, const double *a, const double *b, int n)
-{
-    for (int i = 0; i < n; i++) d[i] = b[i] < a[i] ? b[i] : a[i];
-}
-
-/* Two's complement wrap-around, as MPI implementations do (no signed
- * overflow in C). */
-static void sum_i64(int64_t *d, const int64_t *a, const int64_t *b, int n)
-{
-    for (int i = 0; i < n; i++) d[i] = (int64_t)((uint64_t)a[i] + (uint64_t)b[i]);
-}
-
-static void max_i64(int64_t *d, const int64_t *a, const int64_t *b, int n)
-{
-    for (int i = 0; i < n; i++) d[i] = a[i] < b[i] ? b[i] : a[i];
-}
-
-static void min_i64(int64_t *d, const int64_t *a, const int64_t *b, int n)
-{
-    for (int i = 0; i < n; i++) d[i] = b[i] < a[i] ? b[i] : a[i];
-}
-
-void ovk__nbc_reduce_local(ovk_datatype type, ovk_op op, void *dst, const void *a, const void *b, int n)
-{
-    if (type == OVK_INT64) {
-        if (op == OVK_MAX) max_i64(dst, a, b, n);
-        else if (op == OVK_MIN) min_i64(dst, a, b, n);
-        else sum_i64(dst, a, b, n);
-        return;
-    }
-    if (op == OVK_MAX) max_f64(dst, a, b, n);
-    else if (op == OVK_MIN) min_f64(dst, a, b, n);
-    else sum_f64(dst, a, b, n);
-}
-
 /* ---- the builder -------------------------------------------------------- */
 
 /* Actions are appended to the current round.  An allocation failure is
@@ -672,7 +625,7 @@ static void run_local(ovk__nbc_exec *ex, const ovk__nbc_action *a)
         if (dst != src) memcpy(dst, src, (size_t)a->count * elem); /* in place: nothing to copy */
         return;
     }
-    ovk__nbc_reduce_local(ex->s->type, ex->s->op, dst, src, ref_ptr(ex, a->src2), a->count);
+    ovk__reduce_local(ex->s->type, ex->s->op, dst, src, ref_ptr(ex, a->src2), a->count);
 }
 
 /* Start the current round: post its messages, then run its local actions

@@ -105,10 +105,6 @@ void ovk__nbc_sched_free(ovk__nbc_sched *s);
 /* The algorithm auto selection resolves to for this message. */
 ovk__nbc_alg ovk__nbc_choose(const ovk__nbc_params *prm, int nranks, int count, ovk_datatype type);
 
-/* dst[i] = a[i] op b[i]; dst may alias a or b. */
-void ovk__nbc_reduce_local(ovk_datatype type, ovk_op op, void *dst, const void *a, const void *b,
-                           int n);
-
 /* ---- the schedule cache ----------------------------------------------- */
 
 #define OVK__NBC_CACHE_SIZE 64

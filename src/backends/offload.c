@@ -85,6 +85,20 @@ static int off_available(void)
     return usable_bits(w1, w2, sizeof w1) != 0;
 }
 
+/* What the engine of an offload spec needs: engine=auto takes fabric when
+ * it is usable in this process, else the agent thread.  Local. */
+static int off_caps_of_spec(ovk__opts *o, unsigned *caps)
+{
+    char why[256];
+    int engine = ENGINE_AUTO;
+    int rc = ovk__opt_choice(o, NAME, "engine", engine_names, &engine);
+    const ovk__off_engine *fab = fabric_engine();
+    int fabric = engine == ENGINE_FABRIC || (engine == ENGINE_AUTO && fab && fab->usable(why, sizeof why));
+    *caps = OVK_CAP_NONBLOCKING | OVK_CAP_ASYNC;
+    if (!fabric || (fab && fab->needs_threads)) *caps |= OVK_CAP_NEEDS_THREADS;
+    return rc;
+}
+
 /* The engine every rank can run: the requested one, or for auto fabric
  * before agent.  Collective. */
 static int choose_engine(off_state *s, const ovk__off_engine **out)
@@ -302,4 +316,5 @@ const ovk__backend ovk__backend_offload = {
     .wait = off_wait,
     .progress = NULL,
     .caps_of = NULL,
+    .caps_of_spec = off_caps_of_spec,
 };

@@ -22,7 +22,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "nbc_sched.h" /* ovk__nbc_reduce_local: dst = a op b, operand order kept */
 #include "offload.h"
 
 #define BACKOFF_MIN_NS 1000L
@@ -91,7 +90,7 @@ static int start_task(agent *a, agent_op *o, int i)
     MPI_Datatype dt = ovk__mpi_type(o->type);
     int mrc = MPI_SUCCESS, tag = o->tagbase + t->tag;
     if (t->kind == OVK__OFF_CALC) {
-        ovk__nbc_reduce_local(o->type, o->op, slot_ptr(o, t->slot), slot_ptr(o, t->slot),
+        ovk__reduce_local(o->type, o->op, slot_ptr(o, t->slot), slot_ptr(o, t->slot),
                               slot_ptr(o, t->src), o->count);
         o->state[i] = T_DONE;
         o->ndone++;
@@ -407,6 +406,7 @@ static int agent_wait(void *eng, int slot)
 
 const ovk__off_engine ovk__off_agent = {
     .name = "agent",
+    .needs_threads = 1,
     .usable = agent_usable,
     .create = agent_create,
     .destroy = agent_destroy,

@@ -882,6 +882,7 @@ static int fabric_wait(void *eng, int slot)
 
 const ovk__off_engine ovk__off_fabric = {
     .name = "fabric",
+    .needs_threads = 0,
     .usable = fabric_usable,
     .create = fabric_create,
     .destroy = fabric_destroy,

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "offload.h"
+#include "offload_tasks.h"
 
 /* Message ids: phase (two-level step) times 64 plus the step in the phase. */
 enum { PHASE_INTRA_REDUCE = 0, PHASE_INTER = 1, PHASE_INTRA_BCAST = 2, PHASE_STRIDE = 64 };

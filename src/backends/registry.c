@@ -22,6 +22,9 @@ int ovk__backend_registry_count(void) { return (int)(sizeof backends / sizeof ba
 
 const ovk__backend *ovk__backend_at(int index) { return backends[index]; }
 
+/* Decorators applied to every new reducer when the environment asks. */
+int ovk__backend_decorate(ovk_reducer *red) { return ovk__latency_from_env(red); }
+
 const ovk__backend *ovk__backend_find(const char *name)
 {
     for (int i = 0; i < ovk__backend_registry_count(); i++)

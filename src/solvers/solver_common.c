@@ -205,7 +205,7 @@ int ovk__ctx_pc_left(ovk__ctx *c, const double *r, double *t, double *tt)
     else if (l) ovk__mul(c->n, l, r, t, &c->hook);
     else rc = callback_failed(c, type->apply_left(c->pc->state, r, t, &c->hook), t);
     if (!rc && !l && tt) *tt = ovk__dot(c->n, t, t);
-    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+    ovk__tic_stop(c, l ? OVK_TIMER_SCALE : OVK_TIMER_PRECOND, t0); /* l: DiagInvScale */
     return rc;
 }
 
@@ -217,7 +217,7 @@ int ovk__ctx_pc_right(ovk__ctx *c, const double *t, double *w)
     int rc = OVK_OK;
     if (l) ovk__mul(c->n, l, t, w, &c->hook); /* w = L^-T t */
     else rc = callback_failed(c, type->apply_right(c->pc->state, t, w, &c->hook), w);
-    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+    ovk__tic_stop(c, l ? OVK_TIMER_SCALE : OVK_TIMER_PRECOND, t0); /* l: DiagInvScale */
     return rc;
 }
 

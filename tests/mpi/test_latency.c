@@ -51,6 +51,42 @@ static void check_backend(const char *spec, int rank, int size)
     MT_RC(OVK_OK, ovk_reducer_destroy(red));
 }
 
+/* The latency backend keeps every request in flight: 8 at once (plcg's
+ * most), driven by the progress call, completed out of order by test and
+ * wait; each is complete no earlier than the model after its own start,
+ * with the right sum. */
+static void check_many_in_flight(const char *spec, int size)
+{
+    enum { N = 8 };
+    static const double US = 2000.0;
+    ovk_reducer *red = NULL;
+    ovk_request *req[N];
+    ovk_latency_model m = {US, 0.0, 0.0, 0};
+    double val[N], t_start[N];
+    MT_RC(OVK_OK, ovk_reducer_create(MPI_COMM_WORLD, spec, &red));
+    if (!red) return;
+    MT_RC(OVK_OK, ovk_reducer_set_latency(red, &m));
+    for (int i = 0; i < N; i++) {
+        val[i] = (double)(i + 1);
+        t_start[i] = MPI_Wtime();
+        MT_RC(OVK_OK, ovk_reduce_start(red, &val[i], &val[i], 1, OVK_DOUBLE, OVK_SUM, &req[i]));
+        MT_RC(OVK_OK, ovk_reducer_progress(red));
+    }
+    for (int k = 0; k < N; k++) { /* odd ones by test, from the last; then even ones by wait */
+        int i = k < N / 2 ? N - 1 - 2 * k : 2 * (k - N / 2), done = 0, rc = OVK_OK;
+        if (i % 2)
+            while (!rc && !done) rc = ovk_reduce_test(req[i], &done);
+        else
+            rc = ovk_reduce_wait(req[i]);
+        MT_RC(OVK_OK, rc);
+        double t = MPI_Wtime() - t_start[i];
+        MT_CHECK(t >= US * 1e-6, "%s: request %d complete after %g s < model", spec, i, t);
+        MT_CHECK(val[i] == (double)((i + 1) * size), "%s: request %d sum %g", spec, i, val[i]);
+        MT_RC(OVK_OK, ovk_request_free(req[i]));
+    }
+    MT_RC(OVK_OK, ovk_reducer_destroy(red));
+}
+
 /* A test-driven backend runs the model level by level, each level started
  * by a test call: after a compute phase without tests only one level has
  * passed, and the wait still takes the other levels. */
@@ -131,6 +167,7 @@ int main(int argc, char **argv)
         ovk_backend_info info;
         ovk_backend_get_info(k, &info);
         if (info.available) check_backend(info.name, rank, size);
+        if (info.available) check_many_in_flight(info.name, size);
     }
     check_levels();
     check_formula();

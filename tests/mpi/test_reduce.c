@@ -177,6 +177,42 @@ static void check_specs(void)
     MT_CHECK(ovk_backend_count() >= 2, "at least blocking and native");
 }
 
+/* ovk_backend_caps answers without creating: fixed answers, errors, and for
+ * the specs this process can create (MPI_Init: no thread) the caps of the
+ * reducer. */
+static void check_caps_query(void)
+{
+    static const char *const specs[] = {"blocking", "native", "native:persistent=1", "nbc", "nbc:alg=rsa",
+                                        "offload", "offload:engine=fabric", "blocking:verify=1"};
+    unsigned caps = 0u;
+    MT_RC(OVK_OK, ovk_backend_caps("nbc:thread=1", &caps));
+    MT_CHECK(caps == (OVK_CAP_NONBLOCKING | OVK_CAP_ASYNC | OVK_CAP_NEEDS_THREADS), "nbc:thread=1 caps %#x", caps);
+    MT_RC(OVK_OK, ovk_backend_caps("nbc", &caps));
+    MT_CHECK(caps == (OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST), "nbc caps %#x", caps);
+    MT_RC(OVK_OK, ovk_backend_caps("offload:engine=agent", &caps));
+    MT_CHECK(caps == (OVK_CAP_NONBLOCKING | OVK_CAP_ASYNC | OVK_CAP_NEEDS_THREADS), "agent caps %#x", caps);
+    MT_RC(OVK_OK, ovk_backend_caps("offload:engine=fabric", &caps));
+    MT_CHECK(caps == (OVK_CAP_NONBLOCKING | OVK_CAP_ASYNC), "fabric caps %#x", caps);
+    unsetenv(OVK_BACKEND_ENV);
+    MT_RC(OVK_OK, ovk_backend_caps(NULL, &caps));
+    MT_CHECK(caps == 0u, "default (blocking) caps %#x", caps);
+    MT_RC(OVK_EBACKEND, ovk_backend_caps("nosuch", &caps));
+    MT_RC(OVK_EOPTION, ovk_backend_caps("nbc:thread=2", &caps));
+    MT_RC(OVK_EOPTION, ovk_backend_caps("offload:engine=gpu", &caps));
+    MT_RC(OVK_EINVAL, ovk_backend_caps("nbc", NULL));
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        ovk_reducer *red = NULL;
+        MT_RC(OVK_OK, ovk_backend_caps(specs[i], &caps));
+        if (caps & OVK_CAP_NEEDS_THREADS) { /* offload falling back to the agent thread */
+            MT_RC(OVK_EUNSUPPORTED, ovk_reducer_create(MPI_COMM_WORLD, specs[i], &red));
+            continue;
+        }
+        if (ovk_reducer_create(MPI_COMM_WORLD, specs[i], &red)) continue; /* e.g. no fabric provider */
+        MT_CHECK(ovk_reducer_caps(red) == caps, "%s: caps %#x, query %#x", specs[i], ovk_reducer_caps(red), caps);
+        ovk_reducer_destroy(red);
+    }
+}
+
 /* API handle > API name > $OVK_REDUCE_BACKEND > "blocking". */
 static void check_precedence(void)
 {
@@ -258,6 +294,7 @@ int main(int argc, char **argv)
     check_reverse_order("native:verify=1", rank, size);
     check_reverse_order("native:persistent=1,verify=1", rank, size);
     check_specs();
+    check_caps_query();
     check_precedence();
     int rc = mt_finish("test_reduce");
     MPI_Finalize();

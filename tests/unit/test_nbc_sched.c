@@ -83,7 +83,7 @@ static void sim_post(sim *S, int i)
         char *dst = ref_ptr(S, R, x->dst), *src = ref_ptr(S, R, x->src);
         if (x->kind == OVK__NBC_COPY && dst != src) memcpy(dst, src, (size_t)x->count * S->elem);
         if (x->kind == OVK__NBC_REDUCE)
-            ovk__nbc_reduce_local(s->type, s->op, dst, src, ref_ptr(S, R, x->src2), x->count);
+            ovk__reduce_local(s->type, s->op, dst, src, ref_ptr(S, R, x->src2), x->count);
     }
     R->posted = 1;
 }
