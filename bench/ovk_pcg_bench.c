@@ -328,12 +328,29 @@ cleanup:
     return rc;
 }
 
+/* 1 when a backend of the -cases items needs MPI_THREAD_MULTIPLE (asked of
+ * the library: ovk_backend_caps; before MPI_Init). */
+static int cases_need_threads(const char *text)
+{
+    item_list l = {0};
+    int need = 0;
+    if (!split_items(text, &l))
+        for (int k = 0; k < l.count; k++) {
+            char *colon = backend_colon(l.text[k]);
+            unsigned caps = 0u;
+            if (colon && !ovk_backend_caps(colon + 1, &caps) && (caps & OVK_CAP_NEEDS_THREADS)) need = 1;
+        }
+    free(l.buf);
+    return need;
+}
+
 int main(int argc, char **argv)
 {
     bench b = {.n = {40, 40, 40}, .stencil = 27, .repeat = 5, .tol = 1e-8};
     const char *bad = NULL;
     int rank, size, status = 0, thread = 0;
-    for (int i = 1; i < argc; i++) thread |= strstr(argv[i], "thread=1") || strstr(argv[i], "engine=agent");
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "-cases")) thread = cases_need_threads(argv[i + 1]);
     if (thread) {
         int provided;
         MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
