@@ -34,7 +34,7 @@ LATS="0 100 250 1000"
 cases=""
 for s in $SOLVERS; do cases="$cases $s:$BACKEND"; done
 
-echo "# $(date -u +%FT%TZ) $(uname -n) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $(date -u +%FT%TZ) $(uname -n) $(env -u OMP_NUM_THREADS nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for n in $SIZES; do
     echo "## -n $n $n $n, $NP ranks, backend $BACKEND, $R rounds"
     mpiexec -n "$NP" "$BUILD/bench/ovk_pcg_bench" -n "$n" "$n" "$n" -cases "${cases# }" -latency "$LATS" \
