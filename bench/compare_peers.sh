@@ -28,6 +28,9 @@
 #   -maxit N    iteration cap of the matrix runs (default 2000): time per
 #               iteration is compared, so a capped run still counts
 #   -stencil S  27 (default) or 7
+#   -base DIR   also run our solvers from the build DIR (e.g. of an earlier
+#               commit), interleaved with the others, as rows "(base)" and a
+#               line "now / base" per solver: before/after in one run
 #   -l DIR      keep the raw outputs in DIR (default: a fresh mktemp dir)
 #
 # Every repeat is a separate mpiexec of each program, interleaved (STREAM, ours,
@@ -61,6 +64,7 @@ OSOLVERS="alg1 cg1 pipecg"
 MATS="bcsstk25 lap3D_7pt_n20 lap2D_5pt_n100"
 MDIR=""
 MAXIT=2000
+BASE=""
 STENCIL=27
 LOGDIR=""
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -79,6 +83,7 @@ while [ $# -gt 0 ]; do
         -m) MATS="$2"; shift 2 ;;
         -mdir) MDIR="$2"; shift 2 ;;
         -maxit) MAXIT="$2"; shift 2 ;;
+        -base) BASE="$2"; shift 2 ;;
         -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "compare_peers.sh: unknown option $1 (try -h)" >&2; exit 2 ;;
     esac
@@ -180,6 +185,10 @@ for rep in $(seq 1 "$R"); do
             for o in $OSOLVERS; do
                 "${MPIEXEC[@]}" "$OURS" "${nargs[@]}" "${sarg[@]}" -solver "$o" -backend blocking -timing \
                     >"$LOGDIR/ours_$o.$s.$rep.out" 2>&1
+                if [ -n "$BASE" ]; then
+                    "${MPIEXEC[@]}" "$BASE/examples/ovk_laplace27" "${nargs[@]}" "${sarg[@]}" -solver "$o" \
+                        -backend blocking -timing >"$LOGDIR/base_$o.$s.$rep.out" 2>&1
+                fi
             done
         fi
         if have "$HYPRE"; then
@@ -258,6 +267,11 @@ for s in $SIZES; do
             read -r a_it a_rr a_tpi a_ts a_nd a_mm < <(stats "ours_$o" "$s")
             row "ovkrylov $o (blocking)" $a_it $a_rr "$a_tpi" $a_ts $a_nd $a_mm
             [ "$o" = pipecg ] && [ "$a_tpi" != "-" ] && pipe_tpi=$a_tpi
+            if [ -n "$BASE" ]; then
+                read -r b_it b_rr b_tpi b_ts b_nd b_mm < <(stats "base_$o" "$s")
+                row "ovkrylov $o (base)" $b_it $b_rr "$b_tpi" $b_ts $b_nd $b_mm
+                [ "$b_tpi" != "-" ] && [ "$a_tpi" != "-" ] && BEST+=("n = $s: $o now / base: $(ratio "$a_tpi" "$b_tpi") (iterations $a_it / $b_it)")
+            fi
             if [ "$a_tpi" != "-" ] && { [ -z "$best_tpi" ] || awk -v a="$a_tpi" -v b="$best_tpi" 'BEGIN{exit !(a < b)}'; }; then
                 best=$o; best_tpi=$a_tpi
             fi
