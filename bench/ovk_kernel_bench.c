@@ -13,7 +13,8 @@
  * The matrix is the 27-point Laplacian on a per-rank box of -n^3 rows (the
  * ranks side by side in x, as `ovk_laplace27 -n N N N -P P 1 1`), so the
  * vectors have that rank's nlocal rows.  -n 0: no matrix, vectors of -N rows
- * (the vector kernels only, as the earlier version of this program).
+ * (the vector kernels only, as the earlier version of this program); -N
+ * without -n implies -n 0.
  *
  * Bytes are exact per call: 8 per double read plus 8 per double written
  * (write-allocate traffic not counted, as STREAM counts), and for the
@@ -36,7 +37,10 @@
  * install it (a call every -every rows to a function that does nothing).
  *
  * Usage: mpiexec -n P ovk_kernel_bench [-n edge] [-N rows] [-repeat R] [-every K] [-dram MiB] [-min_ms T]
- *                                      [-clock wall|cpu] [-only PREFIX]
+ *                                      [-clock wall|cpu] [-only PREFIX] [-aligned]
+ *
+ * -aligned: every vector starts on a page (as calloc places them) instead
+ * of the staggered block of ovk__ctx_alloc_block.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -277,7 +281,7 @@ static int setup_diagonal(bench *b, int n)
 }
 
 /* the vectors, staggered in one block as ovk__ctx_alloc_block places them */
-static int setup(bench *b, int edge, int n, int every)
+static int setup(bench *b, int edge, int n, int every, int aligned)
 {
     int rc = OVK_OK;
     if (edge > 0) {
@@ -287,7 +291,8 @@ static int setup(bench *b, int edge, int n, int every)
     }
     b->n = n;
     b->hook = (ovk__hook){every > 0 ? nothing : NULL, NULL, every};
-    size_t stride = ((size_t)n + 511) / 512 * 512 + 72;
+    /* -aligned: every vector on its own page boundary (as calloc places large vectors) */
+    size_t stride = aligned ? ((size_t)n + 511) / 512 * 512 : ((size_t)n + 511) / 512 * 512 + 72;
     if (posix_memalign((void **)&b->block, 4096, sizeof(double) * stride * V_COUNT)) return OVK_ENOMEM;
     for (int k = 0; k < V_COUNT; k++) b->v[k] = b->block + stride * (size_t)k;
     for (int k = 0; k < V_COUNT; k++)
@@ -337,17 +342,22 @@ static long calibrate(bench *b, int k, const triad *t, double min_s)
 }
 
 typedef struct opts {
-    int edge, n, repeat, every;
+    int edge, n, repeat, every, aligned;
     double dram_mib, min_ms;
     const char *only; /* run the items whose name starts with this (NULL: all) */
 } opts;
 
 static int parse(int argc, char **argv, opts *o)
 {
+    int edge_given = 0; /* -N alone: the vector kernels alone (-n 0), as before session 6 */
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-aligned")) {
+            o->aligned = 1;
+            continue;
+        }
         if (i + 1 >= argc) return 1;
-        if (!strcmp(argv[i], "-n")) o->edge = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-N")) o->n = atoi(argv[++i]);
+        if (!strcmp(argv[i], "-n")) o->edge = atoi(argv[++i]), edge_given = 1;
+        else if (!strcmp(argv[i], "-N")) o->n = atoi(argv[++i]), o->edge = edge_given ? o->edge : 0;
         else if (!strcmp(argv[i], "-repeat")) o->repeat = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-every")) o->every = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-dram")) o->dram_mib = atof(argv[++i]);
@@ -434,7 +444,7 @@ static void measure_all(bench *b, const opts *o, const int *run, double *twsbuf,
 int main(int argc, char **argv)
 {
     int rank, size;
-    opts o = {40, 1 << 20, 10, 8192, 64.0, 2.0, NULL};
+    opts o = {40, 1 << 20, 10, 8192, 0, 64.0, 2.0, NULL};
     bench b;
     memset(&b, 0, sizeof b);
     MPI_Init(&argc, &argv);
@@ -442,11 +452,11 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (parse(argc, argv, &o)) {
         if (rank == 0)
-            fprintf(stderr, "usage: %s [-n edge] [-N rows] [-repeat R] [-every K] [-dram MiB] [-min_ms T] [-clock wall|cpu] [-only PREFIX]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-n edge] [-N rows] [-repeat R] [-every K] [-dram MiB] [-min_ms T] [-clock wall|cpu] [-only PREFIX] [-aligned]\n", argv[0]);
         MPI_Finalize();
         return 2;
     }
-    int rc = setup(&b, o.edge, o.n, o.every), worst = rc;
+    int rc = setup(&b, o.edge, o.n, o.every, o.aligned), worst = rc;
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     int run[NITEMS];
     double maxws = 0.0;
