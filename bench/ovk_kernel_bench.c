@@ -198,13 +198,7 @@ static void it_cg1_before(bench *b, int m)
     ovk__matvec(b->A[m], b->v[V_U], b->v[V_W], &b->hook);
     k_dots1(b, m);
 }
-static void it_cg1(bench *b, int m)
-{
-    double wu;
-    k_cg1_update(b, m);
-    ovk__matvec_dot(b->A[m], b->v[V_U], b->v[V_W], &wu, &b->hook);
-    b->sink += wu;
-}
+static void it_cg1(bench *b, int m) { it_cg1_before(b, m); } /* the same passes, packed values */
 static void it_pipecg_before(bench *b, int m)
 {
     k_pipecg_update(b, m);
@@ -238,7 +232,7 @@ static const item items[] = {
     {"alg1 iteration, before", 1, M_DOUBLE, 112, 6, 1, it_alg1_before},
     {"alg1 iteration", 1, M_AUTO, 88, 6, 1, it_alg1},
     {"cg1 iteration, before", 1, M_DOUBLE, 112, 7, 1, it_cg1_before},
-    {"cg1 iteration", 1, M_AUTO, 96, 7, 1, it_cg1},
+    {"cg1 iteration", 1, M_AUTO, 112, 7, 1, it_cg1},
     {"pipecg iteration, before", 1, M_DOUBLE, 144, 10, 1, it_pipecg_before},
     {"pipecg iteration", 1, M_AUTO, 136, 10, 1, it_pipecg},
 };

@@ -72,7 +72,7 @@ static int step_any(ovk__ctx *c, cg1_work *w, const ovk__sr *st)
     return rc ? rc : reduce_all(c, w);
 }
 
-/* One step: the fused updates, w = A u with <w,u>, and the one reduction
+/* One step: the fused updates, w = A u, <w,u>, and the one reduction
  * (which ends the step: `more` changes nothing). */
 static int step(ovk__ctx *c, void *work, const ovk__sr *st, int more)
 {
@@ -84,8 +84,15 @@ static int step(ovk__ctx *c, void *work, const ovk__sr *st, int more)
     /* p = u + beta p; s = w + beta s; x += alpha p; r -= alpha s; u = C r */
     ovk__cg1_update(c->n, st->alpha, st->beta, d, w->w, w->u, w->p, w->s, c->x, w->r, w->sums, &c->hook);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-    int rc = ovk__ctx_matvec_dot(c, w->u, w->w, &w->sums[OVK__V_DELTA]); /* w = A u, <w,u> in its pass */
+    /* <w,u> stays a pass of its own (ovk__dots, 4 lanes): summed in the
+     * matvec's pass it saved 1.4 % of an iteration but changed the sums'
+     * order, and with it cg1's iteration counts on the ill-conditioned
+     * shared matrices by up to 2 % (docs/benchmarks.md, session 6) */
+    int rc = ovk__ctx_matvec(c, w->u, w->w); /* w = A u */
     if (rc) return rc;
+    t0 = ovk__tic_start(c);
+    ovk__dots(c->n, 1, (const double *[]){w->w}, (const double *[]){w->u}, &w->sums[OVK__V_DELTA], &c->hook);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     w->sums[OVK__V_PW] = w->sums[OVK__V_US]; /* <p,w> = <p,Au> = <Ap,u> ~ <s,u>: w = A u here */
     return ovk__sum(c, OVK__IPROD, w->sums, OVK__V_WW + 1); /* gamma, delta, <r,r>, norms */
 }
