@@ -10,15 +10,27 @@
 #   -np N       MPI ranks (default 2)
 #   -n "S1 S2"  per-process box edges to run (default "40 60": -n 40 40 40, -n 60 60 60)
 #   -r R        repeats of every run (default 5); medians are reported
-#   -k "KSPS"   PETSc KSP types to run (default "cg"; e.g. "cg pipecg groppcg");
+#   -k "KSPS"   PETSc KSP types to run (default "cg cg:sbaij pipecg"; e.g. "cg pipecg groppcg");
 #               TYPE:MAT also sets -mat_type MAT (e.g. "cg cg:sbaij": KSPCG on
 #               PETSc's symmetric upper-triangle storage as well); the
 #               "ours / PETSc" column is always against plain KSPCG
-#   -s "SOLVERS" our solvers to run, blocking backend (default "alg1"; e.g.
-#               "alg1 cg1 pipecg"); each gets ratios against hypre and PETSc
-#               KSPCG, and the fastest of them (median time per iteration)
-#               is named under the table
+#   -s "SOLVERS" our solvers to run, blocking backend (default "alg1 cg1 pipecg");
+#               each gets ratios against hypre and PETSc KSPCG, and the
+#               fastest of them (median time per iteration) is named under
+#               the table with its ratio to every PETSc storage; our pipecg
+#               is also set against PETSc's PIPECG
+#   -m "MTX"    shared Matrix Market matrices to run as well (default
+#               "bcsstk25 lap3D_7pt_n20 lap2D_5pt_n100"; "" for none): ours
+#               through ovk_mtx_solve, PETSc through peers/petsc_mtx (the
+#               same KSPS; :sbaij adds -mat_ignore_lower_triangular), Jacobi,
+#               b = A 1, tol 1e-8, at most -maxit iterations
+#   -mdir DIR   where they are (default: the repository's ../shared/data/matrices)
+#   -maxit N    iteration cap of the matrix runs (default 2000): time per
+#               iteration is compared, so a capped run still counts
 #   -stencil S  27 (default) or 7
+#   -base DIR   also run our solvers from the build DIR (e.g. of an earlier
+#               commit), interleaved with the others, as rows "(base)" and a
+#               line "now / base" per solver: before/after in one run
 #   -l DIR      keep the raw outputs in DIR (default: a fresh mktemp dir)
 #
 # Every repeat is a separate mpiexec of each program, interleaved (STREAM, ours,
@@ -28,12 +40,15 @@
 # ours slower).  A peer whose binary is missing is skipped with a message.
 #
 # Matvec bandwidth of ours: bytes per matvec
-#   = 10 * (nnz + nrows) / 2 + 28 * nrows
+#   = 3 * (nnz + nrows) / 2 + 28 * nrows
 #     The diag block of the (symmetric) Laplacian keeps its diagonal and
-#     upper triangle only, (nnz + nrows) / 2 stored entries of 8 value +
-#     2 column offset (16-bit offsets from the row); the few off-rank
-#     entries take 4, not counted; per row 8 x read once, 8 y zeroed,
-#     8 y written, 4 rowptr (the mirrored y_j updates hit cache).
+#     upper triangle only, (nnz + nrows) / 2 stored entries of a one-byte
+#     value index (the Laplacian has two distinct values: the matvec reads
+#     them through a dictionary, src/matrix/matrix.c) + 2 column offset
+#     (16-bit offsets from the row); the few off-rank entries take 12, not
+#     counted; per row 8 x read once, 8 y zeroed, 8 y written, 4 rowptr (the
+#     mirrored y_j updates hit cache).  Before session 6 the values were
+#     8 B: 10 * (nnz + nrows) / 2 + 28 * nrows.
 # summed over ranks, divided by (matvec seconds, max over ranks) / matvec calls
 # from the -timing table of ovk_laplace27; calls = iterations + 1 unless the
 # driver prints a count.  Compared with the STREAM triad of the same rank count.
@@ -44,8 +59,12 @@ PEERS=/tmp/ovk-peers
 NP=2
 SIZES="40 60"
 R=5
-KSPS="cg"
-OSOLVERS="alg1"
+KSPS="cg cg:sbaij pipecg"
+OSOLVERS="alg1 cg1 pipecg"
+MATS="bcsstk25 lap3D_7pt_n20 lap2D_5pt_n100"
+MDIR=""
+MAXIT=2000
+BASE=""
 STENCIL=27
 LOGDIR=""
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -61,6 +80,10 @@ while [ $# -gt 0 ]; do
         -s) OSOLVERS="$2"; shift 2 ;;
         -stencil) STENCIL="$2"; shift 2 ;;
         -l) LOGDIR="$2"; shift 2 ;;
+        -m) MATS="$2"; shift 2 ;;
+        -mdir) MDIR="$2"; shift 2 ;;
+        -maxit) MAXIT="$2"; shift 2 ;;
+        -base) BASE="$2"; shift 2 ;;
         -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "compare_peers.sh: unknown option $1 (try -h)" >&2; exit 2 ;;
     esac
@@ -76,6 +99,9 @@ MPIEXEC=(mpiexec -n "$NP")
 mkdir -p "$LOGDIR"
 
 OURS="$BUILD/examples/ovk_laplace27"
+OURS_MTX="$BUILD/examples/ovk_mtx_solve"
+PETSC_MTX="$PEERS/petsc_mtx"
+[ -n "$MDIR" ] || MDIR="$(cd "$HERE/.." && pwd)/../shared/data/matrices"
 HYPRE="$PEERS/hypre_pcg"
 PETSC="$PEERS/petsc_cg"
 STREAM="$PEERS/stream_triad"
@@ -89,6 +115,8 @@ have "$OURS" || echo "# ovkrylov driver missing ($OURS): skipped" >&2
 have "$HYPRE" || echo "# hypre peer missing ($HYPRE): skipped (apt-get install libhypre-dev; bench/peers/build.sh)" >&2
 have "$PETSC" || echo "# PETSc peer missing ($PETSC): skipped (apt-get install petsc-dev; bench/peers/build.sh)" >&2
 have "$STREAM" || echo "# stream_triad missing ($STREAM): skipped" >&2
+[ -z "$MATS" ] || have "$OURS_MTX" || echo "# ovk_mtx_solve missing ($OURS_MTX): matrices skipped for ours" >&2
+[ -z "$MATS" ] || have "$PETSC_MTX" || echo "# petsc_mtx missing ($PETSC_MTX): matrices skipped for PETSc" >&2
 
 # value after "key =" in a file (first match); strips a trailing unit
 getval() {
@@ -119,6 +147,29 @@ parse_matvec_calls() {
     sed -n 's/.*matvec[a-z ]*calls[^0-9]*\([0-9][0-9]*\).*/\1/Ip' "$1" | head -n 1
 }
 
+# The shared matrices of -m, one repeat: ours (every solver), then PETSc (every KSP).
+run_matrices() {
+    local rep="$1" m f o k margs
+    for m in $MATS; do
+        f="$MDIR/$m.mtx"
+        [ -r "$f" ] || { [ "$rep" = 1 ] && echo "# $f missing: skipped" >&2; continue; }
+        if have "$OURS_MTX"; then
+            for o in $OSOLVERS; do
+                "${MPIEXEC[@]}" "$OURS_MTX" -f "$f" -solver "$o" -backend blocking -maxit "$MAXIT" -timing \
+                    >"$LOGDIR/mtx_ours_$o.$m.$rep.out" 2>&1
+            done
+        fi
+        if have "$PETSC_MTX"; then
+            for k in $KSPS; do
+                margs=(); [ "${k#*:}" != "$k" ] && margs=(-mat_type "${k#*:}")
+                [ "${k#*:}" = sbaij ] && margs+=(-mat_ignore_lower_triangular)
+                "${MPIEXEC[@]}" "$PETSC_MTX" -f "$f" -ksp_type "${k%%:*}" "${margs[@]}" -maxit "$MAXIT" \
+                    >"$LOGDIR/mtx_petsc_${k/:/_}.$m.$rep.out" 2>&1
+            done
+        fi
+    done
+}
+
 echo "# machine: $(lscpu | sed -n 's/^Model name:[[:space:]]*//p'), $NCPU cores; load: $(uptime | sed 's/.*load average: //')"
 echo "# ranks: $NP, repeats: $R, stencil: $STENCIL, logs: $LOGDIR"
 
@@ -134,6 +185,10 @@ for rep in $(seq 1 "$R"); do
             for o in $OSOLVERS; do
                 "${MPIEXEC[@]}" "$OURS" "${nargs[@]}" "${sarg[@]}" -solver "$o" -backend blocking -timing \
                     >"$LOGDIR/ours_$o.$s.$rep.out" 2>&1
+                if [ -n "$BASE" ]; then
+                    "${MPIEXEC[@]}" "$BASE/examples/ovk_laplace27" "${nargs[@]}" "${sarg[@]}" -solver "$o" \
+                        -backend blocking -timing >"$LOGDIR/base_$o.$s.$rep.out" 2>&1
+                fi
             done
         fi
         if have "$HYPRE"; then
@@ -147,6 +202,7 @@ for rep in $(seq 1 "$R"); do
             done
         fi
     done
+    run_matrices "$rep"
 done
 
 # ---------------------------------------------------------------- STREAM
@@ -205,11 +261,17 @@ for s in $SIZES; do
         local note=""; [ "$6" -gt 1 ] 2>/dev/null && note=" (varies!)"
         echo "| $s ($glob) | $1 | $2$note | $3 | $(fmt_ms "$tpi") | $7 | $5 | $rh | $rp |"
     }
-    best=""; best_tpi=""
+    best=""; best_tpi=""; pipe_tpi=""
     if have "$OURS"; then
         for o in $OSOLVERS; do
             read -r a_it a_rr a_tpi a_ts a_nd a_mm < <(stats "ours_$o" "$s")
             row "ovkrylov $o (blocking)" $a_it $a_rr "$a_tpi" $a_ts $a_nd $a_mm
+            [ "$o" = pipecg ] && [ "$a_tpi" != "-" ] && pipe_tpi=$a_tpi
+            if [ -n "$BASE" ]; then
+                read -r b_it b_rr b_tpi b_ts b_nd b_mm < <(stats "base_$o" "$s")
+                row "ovkrylov $o (base)" $b_it $b_rr "$b_tpi" $b_ts $b_nd $b_mm
+                [ "$b_tpi" != "-" ] && [ "$a_tpi" != "-" ] && BEST+=("n = $s: $o now / base: $(ratio "$a_tpi" "$b_tpi") (iterations $a_it / $b_it)")
+            fi
             if [ "$a_tpi" != "-" ] && { [ -z "$best_tpi" ] || awk -v a="$a_tpi" -v b="$best_tpi" 'BEGIN{exit !(a < b)}'; }; then
                 best=$o; best_tpi=$a_tpi
             fi
@@ -224,6 +286,9 @@ for s in $SIZES; do
             row "PETSc KSP${k%%:*} + Jacobi${mt}" $k_it $k_rr "$k_tpi" $k_ts $k_nd $k_mm
             if [ -n "$mt" ] && [ -n "$best_tpi" ] && [ "$k_tpi" != "-" ]; then
                 BEST+=("n = $s: fastest of ours / PETSc KSP${k%%:*}${mt}: $(ratio "$best_tpi" "$k_tpi")")
+            fi
+            if [ "$k" = pipecg ] && [ "$k_tpi" != "-" ] && [ -n "${pipe_tpi:-}" ]; then
+                BEST+=("n = $s: ours pipecg / PETSc KSPPIPECG: $(ratio "$pipe_tpi" "$k_tpi")")
             fi
         done
     fi
@@ -249,7 +314,7 @@ for s in $SIZES; do
                 gx = s*dx; gy = s*dy; gz = s*dz; rows = gx*gy*gz
                 if (st == 27) nnz = (3*gx-2)*(3*gy-2)*(3*gz-2)
                 else nnz = rows + 2*((gx-1)*gy*gz + gx*(gy-1)*gz + gx*gy*(gz-1))
-                bytes = 10*(nnz + rows)/2 + 28*rows
+                bytes = 3*(nnz + rows)/2 + 28*rows
                 gbs = bytes / t * 1e-9
                 pct = (tr != "") ? sprintf("%.0f%%", 100*gbs/tr) : "-"
                 printf "| %s (%dx%dx%d) | %d | %d | %.2f | %.4f | %.1f | %s |", s, gx, gy, gz, rows, nnz, bytes/1e6, t*1e3, gbs, pct
@@ -263,11 +328,36 @@ if [ ${#BEST[@]} -gt 0 ]; then
 fi
 if [ ${#MVROWS[@]} -gt 0 ]; then
     echo
-    echo "Matvec bandwidth of ours ($O1; bytes/matvec = 10*(nnz+rows)/2 + 28*rows, aggregate over ranks; time/matvec = median over runs of matvec max-seconds / calls):"
+    echo "Matvec bandwidth of ours ($O1; bytes/matvec = 3*(nnz+rows)/2 + 28*rows, aggregate over ranks; time/matvec = median over runs of matvec max-seconds / calls):"
     echo
     echo "| n per rank (global) | rows | nnz | MB/matvec | ms/matvec | matvec GB/s | % of triad |"
     echo "|---|---:|---:|---:|---:|---:|---:|"
     printf '%s\n' "${MVROWS[@]}"
 fi
+# ---------------------------------------------------------------- matrices
+if [ -n "$MATS" ]; then
+    echo
+    echo "Shared matrices ($NP ranks, Jacobi, b = A 1, tol 1e-8, at most $MAXIT iterations; ours: ovk_mtx_solve, blocking; PETSc: petsc_mtx):"
+    echo
+    echo "| matrix | solver | iterations | final rel. residual | time/iteration (ms) | min-max (ms) | solve (s) | ours / PETSc KSPCG |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|"
+    for m in $MATS; do
+        [ -r "$MDIR/$m.mtx" ] || continue
+        read -r c_it c_rr c_tpi c_ts c_nd c_mm < <(stats "mtx_petsc_cg" "$m")
+        [ "$c_tpi" = "-" ] && c_tpi=""
+        for o in $OSOLVERS; do
+            read -r a_it a_rr a_tpi a_ts a_nd a_mm < <(stats "mtx_ours_$o" "$m")
+            [ "$a_tpi" = "-" ] && a_tpi=""
+            echo "| $m | ovkrylov $o (blocking) | $a_it | $a_rr | $(fmt_ms "$a_tpi") | $a_mm | $a_ts | $(ratio "$a_tpi" "$c_tpi") |"
+        done
+        for k in $KSPS; do
+            read -r k_it k_rr k_tpi k_ts k_nd k_mm < <(stats "mtx_petsc_${k/:/_}" "$m")
+            [ "$k_tpi" = "-" ] && k_tpi=""
+            mt=""; [ "${k#*:}" != "$k" ] && mt=", ${k#*:}"
+            echo "| $m | PETSc KSP${k%%:*} + Jacobi${mt} | $k_it | $k_rr | $(fmt_ms "$k_tpi") | $k_mm | $k_ts | - |"
+        done
+    done
+fi
+
 echo
 echo "# load after: $(uptime | sed 's/.*load average: //')"

@@ -153,7 +153,27 @@ typedef struct ovk__csr {
                         each row keeps a_ii (first) and its entries right of
                         the diagonal only, a_ji = a_ij standing for the rest */
     int64_t nnz;     /* entries the block stands for (both triangles when upper) */
+    /* diag block only: the values as the matvec streams them, chosen from
+     * the values by ovk__csr_pack_values (val is kept for the other
+     * readers); the products are bitwise those of val */
+    int vform;       /* OVK__VAL_* */
+    uint8_t *vidx;   /* OVK__VAL_DICT8: val[k] == vdict[vidx[k]] */
+    double *vdict;   /* [ndict] distinct values */
+    int ndict;
+    float *valf;     /* OVK__VAL_FLOAT: val[k] == (double)valf[k] */
 } ovk__csr;
+
+/* How the matvec reads a diag block's values. */
+enum { OVK__VAL_DOUBLE = 0, OVK__VAL_FLOAT = 1, OVK__VAL_DICT8 = 2 };
+/* Which value forms ovk__csr_pack_values may pick (bit 1 << OVK__VAL_*). */
+enum { OVK__VAL_ALLOW_ALL = 7 };
+
+/* Choose the value form of m from its values: a one-byte index into a
+ * dictionary when at most 256 distinct values (bitwise) occur, else float
+ * when every value converts to float and back unchanged, else double;
+ * only the forms in allow (a mask of 1 << OVK__VAL_*) are considered.
+ * Replaces any earlier packing.  OVK_OK or OVK_ENOMEM. */
+int ovk__csr_pack_values(ovk__csr *m, int allow);
 
 /* Replace m->col by 16-bit offsets from the row when every |col - row| fits
  * (m must be a square diag block); otherwise leave m unchanged.  Returns
@@ -183,6 +203,11 @@ typedef struct ovk__halo {
     int *recv_ptr;   /* [nrecv+1] into the external vector */
     double *ext;     /* x values of the offd columns, [ncols_offd] */
     MPI_Request *reqs; /* [nsend + nrecv] */
+    int mode;          /* ovk_halo_mode */
+    MPI_Request *preqs; /* OVK_HALO_PERSISTENT: [nrecv + nsend], built once */
+    int has_nbr;       /* OVK_HALO_NEIGHBOR: nbr is a distributed-graph comm */
+    MPI_Comm nbr;      /* sources = recv_rank, destinations = send_rank */
+    int *nbr_cnt;      /* [nrecv + nsend] counts (recv, then send) */
 } ovk__halo;
 
 struct ovk_matrix {
@@ -203,6 +228,14 @@ int ovk__halo_end(const ovk_matrix *A);
 
 /* y = A x with an optional progress hook. */
 int ovk__matvec(const ovk_matrix *A, const double *x, double *y, const ovk__hook *hook);
+/* y = A x and *xy = <x, y> (local) in the same pass over the matrix: y is
+ * bitwise ovk__matvec's; *xy sums the diag-block part of each row, then
+ * the offd part, so it may differ from ovk__dot(x, y) in the last bits. */
+int ovk__matvec_dot(const ovk_matrix *A, const double *x, double *y, double *xy, const ovk__hook *hook);
+/* Bytes one y = A x streams on this rank: the matrix arrays it reads (the
+ * packed values), x read, y written, the offd rows' y updates, the halo's
+ * packing and the external vector. */
+double ovk__matvec_bytes(const ovk_matrix *A);
 
 /* 1 when two layouts describe the same rows on the same ranks. */
 int ovk__layout_same(const ovk__layout *a, const ovk__layout *b);

@@ -60,6 +60,7 @@ void ovk_drv_usage(FILE *f)
             "  -precond SPEC        preconditioner: jacobi (or diag), none, ic0, ssor[:omega=W],\n"
             "                       cheby[:degree=K] (default jacobi)\n"
             "  -atol A              absolute tolerance: converged when ||r|| < max(tol ||b||, A) (0)\n"
+            "  -halo MODE           halo exchange of the matvec: isend (default), persistent, neighbor\n"
             "  -latency_us A        model a network: every reduction takes at least A us\n"
             "  -latency_model TEXT  alpha=..,beta=..,gamma=..,P=.. (us, us/level, us/byte) or a preset\n"
             "                       (default $%s); presets:\n",
@@ -102,7 +103,7 @@ int ovk_drv_parse_flag(int argc, char **argv, int *i, ovk_drv_experiment *e)
         return 1;
     }
     if (strcmp(f, "-latency_us") && strcmp(f, "-latency_model") && strcmp(f, "-noise") && strcmp(f, "-csv") &&
-        strcmp(f, "-replace_every") && strcmp(f, "-precond") && strcmp(f, "-atol"))
+        strcmp(f, "-replace_every") && strcmp(f, "-precond") && strcmp(f, "-atol") && strcmp(f, "-halo"))
         return 0;
     if (*i + nargs >= argc) return -1;
     const char *v = argv[*i + 1];
@@ -116,6 +117,12 @@ int ovk_drv_parse_flag(int argc, char **argv, int *i, ovk_drv_experiment *e)
         return 1;
     }
     if (!strcmp(f, "-atol")) return parse_pos(v, &e->atol) ? -1 : 1;
+    if (!strcmp(f, "-halo")) {
+        static const char *modes[] = {"isend", "persistent", "neighbor"};
+        for (int k = 0; k < 3; k++)
+            if (!strcmp(v, modes[k])) e->halo = k;
+        return strcmp(v, modes[e->halo]) ? -1 : 1;
+    }
     if (!strcmp(f, "-latency_model")) return set_latency(e, v);
     if (!strcmp(f, "-replace_every")) {
         char *end = NULL;
@@ -262,7 +269,8 @@ int ovk_drv_solve(const ovk_drv_experiment *e, ovk_drv_run *run, int print_noise
         memset(res, 0, sizeof *res);
         return rc;
     }
-    rc = solve_once(A, b, x, opts, res, &run->setup_s);
+    if (e->halo) rc = ovk_matrix_set_halo((ovk_matrix *)A, (ovk_halo_mode)e->halo); /* the driver's own matrix */
+    if (!rc) rc = solve_once(A, b, x, opts, res, &run->setup_s);
     if (rank == 0 && print_noise) printf("Setup Time = %.6f s\n", run->setup_s);
     long hits = ovk_drv_noise_stop(e);
     if (rank == 0 && print_noise && e->noise_hz > 0) printf("Noise interruptions (rank 0) = %ld\n", hits);

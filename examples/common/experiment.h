@@ -20,6 +20,7 @@ typedef struct ovk_drv_experiment {
     int replace_every;      /* -replace_every K (0: automatic) */
     const char *precond;    /* -precond SPEC; NULL: the library's default (jacobi) */
     double atol;            /* -atol A: absolute tolerance (0) */
+    int halo;               /* -halo isend|persistent|neighbor: ovk_halo_mode (0: isend) */
 } ovk_drv_experiment;
 
 /* Copy the solver settings of the flags into *opts. */

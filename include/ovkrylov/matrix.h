@@ -74,6 +74,20 @@ MPI_Comm ovk_matrix_comm(const ovk_matrix *A);
  * distinct. */
 int ovk_matvec(const ovk_matrix *A, const ovk_vector *x, ovk_vector *y);
 
+/* How y = A x exchanges the halo (the x values of other ranks' rows). */
+typedef enum ovk_halo_mode {
+    OVK_HALO_ISEND = 0,      /* MPI_Irecv/MPI_Isend per neighbour and product (default) */
+    OVK_HALO_PERSISTENT = 1, /* persistent requests built once, MPI_Startall per product */
+    OVK_HALO_NEIGHBOR = 2    /* MPI_Ineighbor_alltoallv on a distributed-graph communicator */
+} ovk_halo_mode;
+
+/* Select the halo exchange of A.  Collective over A's communicator (every
+ * rank must pass the same mode; the neighbour mode creates a communicator).
+ * The products are bitwise the same in every mode.  OVK_EINVAL for an
+ * unknown mode. */
+int ovk_matrix_set_halo(ovk_matrix *A, ovk_halo_mode mode);
+ovk_halo_mode ovk_matrix_get_halo(const ovk_matrix *A);
+
 /* Create a zero vector with A's row layout.  Not collective. */
 int ovk_vector_create(const ovk_matrix *A, ovk_vector **v);
 /* Create a zero vector with the same layout as v.  Not collective. */

@@ -154,7 +154,112 @@ static void csr_free(ovk__csr *m)
     free(m->col);
     free(m->off16);
     free(m->val);
+    free(m->vidx);
+    free(m->vdict);
+    free(m->valf);
     memset(m, 0, sizeof *m);
+}
+
+/* ---- packed values ---------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static uint64_t bits_of(double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+/* The distinct bit patterns of val, sorted, into *dict (at most 257 kept:
+ * one more than a byte indexes tells "too many"); their count. */
+static int distinct_values(const double *val, int64_t nnz, uint64_t **dict, int *rc)
+{
+    uint64_t *u = malloc(sizeof(uint64_t) * (size_t)(nnz > 0 ? nnz : 1));
+    if (!u) {
+        *rc = ovk__fail(OVK_ENOMEM, "value dictionary of %lld entries", (long long)nnz);
+        return 0;
+    }
+    for (int64_t k = 0; k < nnz; k++) u[k] = bits_of(val[k]);
+    qsort(u, (size_t)nnz, sizeof *u, cmp_u64);
+    int d = 0;
+    for (int64_t k = 0; k < nnz && d <= 256; k++)
+        if (d == 0 || u[d - 1] != u[k]) u[d++] = u[k];
+    *dict = u;
+    return d;
+}
+
+/* index of bit pattern b in the sorted dict of d entries */
+static int dict_index(const uint64_t *dict, int d, uint64_t b)
+{
+    int lo = 0, hi = d - 1;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (dict[mid] < b) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* vidx/vdict of m from its values and the sorted distinct patterns */
+static int pack_dict8(ovk__csr *m, int64_t nnz, const uint64_t *dict, int d)
+{
+    m->vidx = malloc((size_t)(nnz > 0 ? nnz : 1));
+    m->vdict = malloc(sizeof(double) * (size_t)d);
+    if (!m->vidx || !m->vdict) return ovk__fail(OVK_ENOMEM, "value indices of %lld entries", (long long)nnz);
+    for (int j = 0; j < d; j++) memcpy(&m->vdict[j], &dict[j], sizeof(double));
+    for (int64_t k = 0; k < nnz; k++) m->vidx[k] = (uint8_t)dict_index(dict, d, bits_of(m->val[k]));
+    m->ndict = d;
+    m->vform = OVK__VAL_DICT8;
+    return OVK_OK;
+}
+
+/* valf of m when every value survives the round trip through float */
+static int pack_float(ovk__csr *m, int64_t nnz)
+{
+    for (int64_t k = 0; k < nnz; k++)
+        if (bits_of((double)(float)m->val[k]) != bits_of(m->val[k])) return OVK_OK;
+    m->valf = malloc(sizeof(float) * (size_t)(nnz > 0 ? nnz : 1));
+    if (!m->valf) return ovk__fail(OVK_ENOMEM, "float values of %lld entries", (long long)nnz);
+    for (int64_t k = 0; k < nnz; k++) m->valf[k] = (float)m->val[k];
+    m->vform = OVK__VAL_FLOAT;
+    return OVK_OK;
+}
+
+int ovk__csr_pack_values(ovk__csr *m, int allow)
+{
+    int rc = OVK_OK;
+    int64_t nnz = m->rowptr[m->nrows];
+    uint64_t *dict = NULL;
+    free(m->vidx);
+    free(m->vdict);
+    free(m->valf);
+    m->vidx = NULL;
+    m->vdict = NULL;
+    m->valf = NULL;
+    m->ndict = 0;
+    m->vform = OVK__VAL_DOUBLE;
+    if (nnz == 0) return OVK_OK;
+    if (allow & (1 << OVK__VAL_DICT8)) {
+        int d = distinct_values(m->val, nnz, &dict, &rc);
+        if (!rc && d <= 256) rc = pack_dict8(m, nnz, dict, d);
+    }
+    if (!rc && m->vform == OVK__VAL_DOUBLE && (allow & (1 << OVK__VAL_FLOAT))) rc = pack_float(m, nnz);
+    free(dict);
+    if (rc) { /* back to the plain values */
+        free(m->vidx);
+        free(m->vdict);
+        free(m->valf);
+        m->vidx = NULL;
+        m->vdict = NULL;
+        m->valf = NULL;
+        m->vform = OVK__VAL_DOUBLE;
+    }
+    return rc;
 }
 
 int ovk__csr_compact(ovk__csr *m)
@@ -388,6 +493,7 @@ int ovk_matrix_create_csr(MPI_Comm comm, ovk_gidx row_start, int nlocal, const i
     if (!rc) rc = split_blocks(A, e, ptr);
     if (!rc) rc = ovk__csr_compact(&A->diag); /* the matvec streams 2 B less per entry */
     if (!rc && A->has_diag_first) rc = ovk__csr_keep_upper(&A->diag); /* and each symmetric pair once */
+    if (!rc) rc = ovk__csr_pack_values(&A->diag, OVK__VAL_ALLOW_ALL); /* and its values in fewer bytes */
     rc = ovk__agree(comm, rc);
     if (rc) goto cleanup;
     rc = ovk__halo_setup(A);
@@ -412,11 +518,22 @@ static int same_pattern(const ovk__csr *a, const ovk__csr *b)
     return !memcmp(a->col, b->col, sizeof(int) * (size_t)nnz);
 }
 
+/* the values and their packed form (the pattern is the same) */
 static void swap_values(ovk__csr *a, ovk__csr *b)
 {
-    double *v = a->val;
+    ovk__csr t = *a;
     a->val = b->val;
-    b->val = v;
+    a->vform = b->vform;
+    a->vidx = b->vidx;
+    a->vdict = b->vdict;
+    a->ndict = b->ndict;
+    a->valf = b->valf;
+    b->val = t.val;
+    b->vform = t.vform;
+    b->vidx = t.vidx;
+    b->vdict = t.vdict;
+    b->ndict = t.ndict;
+    b->valf = t.valf;
 }
 
 int ovk_matrix_update_values(ovk_matrix *A, const int *rowptr, const ovk_gidx *cols, const double *vals,
@@ -432,6 +549,7 @@ int ovk_matrix_update_values(ovk_matrix *A, const int *rowptr, const ovk_gidx *c
     if (!rc) rc = split_blocks(&T, e, ptr);
     if (!rc) rc = ovk__csr_compact(&T.diag);
     if (!rc && T.has_diag_first && A->diag.upper) rc = ovk__csr_keep_upper(&T.diag);
+    if (!rc) rc = ovk__csr_pack_values(&T.diag, OVK__VAL_ALLOW_ALL);
     if (!rc && (T.ncols_offd != A->ncols_offd || !same_pattern(&T.diag, &A->diag) ||
                 !same_pattern(&T.offd, &A->offd) ||
                 memcmp(T.col_map, A->col_map, sizeof(ovk_gidx) * (size_t)A->ncols_offd)))

@@ -1,24 +1,47 @@
 /* PCG-Algorithm1 (Fig. 3 of the PCG-Overlap paper): hypre's PCG loop with
  * three blocking inner products per iteration, <s,p>, <r,s> and <r,r>, and
  * any preconditioner (Jacobi as hypre's DiagScale, with <r,s> and <r,r> in
- * the pass that makes s). */
+ * the pass that makes s).  Three passes per iteration: s = A p with <s,p>
+ * (ovk__matvec_dot), then (Jacobi) x += alpha p, r -= alpha s, s = r ./ a_ii
+ * with <r,s>, <r,r>, then p = s + beta p: 88 B per row besides the matvec
+ * instead of 112 (docs/solvers.md).  On one rank the iterates are bitwise
+ * those of the four-pass loop; on more, <s,p> sums each row's diag-block
+ * and offd parts separately (the last bits may differ). */
 #include <math.h>
 #include <stdlib.h>
 
-#include "solver.h"
+#include "sr_kernels.h"
+
+extern const ovk__pc_type ovk__pc_jacobi;
 
 typedef struct alg1_work {
     double *block, *r, *s, *p;
 } alg1_work;
 
+/* x += alpha p; r -= alpha s; s = C r with the local <r,s>, <r,r>: one
+ * pass with Jacobi on a matrix (DiagScale's division, bitwise the two-pass
+ * result), else the update, then the preconditioner */
+static int update(ovk__ctx *c, double alpha, alg1_work *w, double *rs, double *rr)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    if (c->A && c->pc->type == &ovk__pc_jacobi) {
+        ovk__alg1_update(c->n, alpha, w->p, c->x, w->s, w->r, c->A->diagonal, rs, rr, &c->hook);
+        ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+        return OVK_OK;
+    }
+    ovk__axpy2(c->n, alpha, w->p, c->x, w->s, w->r, &c->hook); /* x += alpha p; r -= alpha s */
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    return ovk__ctx_pc_dots(c, w->r, w->s, rs, rr); /* s = C r, <r,s>, <r,r> */
+}
+
 static int iterate(ovk__ctx *c, alg1_work *w, double gamma, double bb)
 {
     int n = c->n, rc = OVK_OK, stop = 0;
-    double *r = w->r, *s = w->s, *p = w->p, *x = c->x, beta = 0.0;
+    double *s = w->s, *p = w->p, beta = 0.0;
     for (int iter = 1; iter <= c->opts->max_iter; iter++) {
-        rc = ovk__ctx_matvec(c, p, s); /* s = A p */
+        double sdotp;
+        rc = ovk__ctx_matvec_dot(c, p, s, &sdotp); /* s = A p, sdotp = <s,p> in the same pass */
         if (rc) return rc;
-        double sdotp = ovk__dot(n, s, p); /* sdotp = <s,p> */
         if ((rc = ovk__sum(c, OVK__SDOTP, &sdotp, 1))) return rc;
         if (!isfinite(sdotp) || sdotp <= 0.0) {
             ovk__stop(c, iter, isfinite(sdotp) ? OVK_REASON_BREAKDOWN : OVK_REASON_NONFINITE, "<s,p>", sdotp);
@@ -26,11 +49,8 @@ static int iterate(ovk__ctx *c, alg1_work *w, double gamma, double bb)
         }
         double alpha = gamma / sdotp, gamma_old = gamma;
         ovk__lanczos_add(c, alpha, beta);
-        ovk__tic t0 = ovk__tic_start(c);
-        ovk__axpy2(n, alpha, p, x, s, r, &c->hook); /* x += alpha p; r -= alpha s */
-        ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
         double iprod;
-        if ((rc = ovk__ctx_pc_dots(c, r, s, &gamma, &iprod))) return rc; /* s = C r, <r,s>, <r,r> */
+        if ((rc = update(c, alpha, w, &gamma, &iprod))) return rc; /* x += alpha p; r -= alpha s; s = C r */
         if ((rc = ovk__sum(c, OVK__GAMMA, &gamma, 1))) return rc;
         if ((rc = ovk__sum(c, OVK__IPROD, &iprod, 1))) return rc;
         if ((rc = ovk__iterate_check(c, iter, iprod, bb, &stop)) || stop) return rc;
@@ -38,7 +58,7 @@ static int iterate(ovk__ctx *c, alg1_work *w, double gamma, double bb)
             ovk__stop(c, iter, isfinite(gamma) ? OVK_REASON_BREAKDOWN : OVK_REASON_NONFINITE, "<r,Cr>", gamma);
             return OVK_OK;
         }
-        t0 = ovk__tic_start(c);
+        ovk__tic t0 = ovk__tic_start(c);
         beta = gamma / gamma_old;
         ovk__xpay(n, s, beta, p, &c->hook); /* p = s + beta p */
         ovk__tic_stop(c, OVK_TIMER_AXPY, t0);

@@ -84,6 +84,10 @@ static int step(ovk__ctx *c, void *work, const ovk__sr *st, int more)
     /* p = u + beta p; s = w + beta s; x += alpha p; r -= alpha s; u = C r */
     ovk__cg1_update(c->n, st->alpha, st->beta, d, w->w, w->u, w->p, w->s, c->x, w->r, w->sums, &c->hook);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    /* <w,u> stays a pass of its own (ovk__dots, 4 lanes): summed in the
+     * matvec's pass it saved 1.4 % of an iteration but changed the sums'
+     * order, and with it cg1's iteration counts on the ill-conditioned
+     * shared matrices by up to 2 % (docs/benchmarks.md, session 6) */
     int rc = ovk__ctx_matvec(c, w->u, w->w); /* w = A u */
     if (rc) return rc;
     t0 = ovk__tic_start(c);

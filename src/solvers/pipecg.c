@@ -37,11 +37,19 @@ typedef struct pipe_work {
 /* m = C w; n = A m */
 static int precond_matvec(ovk__ctx *c, pipe_work *w)
 {
-    int rc = ovk__ctx_pc(c, w->v.w, w->v.m); /* m = C w */
-    if (rc) return rc;
-    ovk__tic t0 = ovk__tic_start(c);
-    w->mm = ovk__dot(c->n, w->v.m, w->v.m); /* <m,m> */
-    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+    const double *d = ovk__ctx_pc_diagonal(c);
+    ovk__tic t0;
+    if (d) { /* m = d .* w and <m,m> in one pass: bitwise C's apply, then ovk__dot */
+        t0 = ovk__tic_start(c);
+        ovk__mul_dot(c->n, d, w->v.w, w->v.m, &w->mm, &c->hook);
+        ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+    } else {
+        int rc = ovk__ctx_pc(c, w->v.w, w->v.m); /* m = C w */
+        if (rc) return rc;
+        t0 = ovk__tic_start(c);
+        w->mm = ovk__dot(c->n, w->v.m, w->v.m); /* <m,m> */
+        ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+    }
     return ovk__ctx_matvec(c, w->v.m, w->v.n); /* n = A m */
 }
 

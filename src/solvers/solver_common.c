@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "solver.h"
+#include "sr_kernels.h"
 
 static const ovk_timer init_timer[] = {OVK_TIMER_SDOTP_INIT, OVK_TIMER_GAMMA_INIT, OVK_TIMER_IPROD_INIT};
 static const ovk_timer test_timer[] = {OVK_TIMER_SDOTP_TEST, OVK_TIMER_GAMMA_TEST, OVK_TIMER_IPROD_TEST};
@@ -156,6 +157,19 @@ int ovk__ctx_matvec(ovk__ctx *c, const double *p, double *s)
         rc = urc ? ovk__fail(OVK_ECALLBACK, "the operator callback returned %d", urc) : OVK_OK;
         rc = callback_failed(c, rc, s);
     }
+    ovk__tic_stop(c, OVK_TIMER_MATVEC, t0);
+    return rc;
+}
+
+int ovk__ctx_matvec_dot(ovk__ctx *c, const double *p, double *s, double *ps)
+{
+    if (!c->A) {
+        int rc = ovk__ctx_matvec(c, p, s);
+        *ps = rc ? 0.0 : ovk__dot(c->n, p, s);
+        return rc;
+    }
+    ovk__tic t0 = ovk__tic_start(c);
+    int rc = ovk__matvec_dot(c->A, p, s, ps, &c->hook); /* s = A p, <p,s> */
     ovk__tic_stop(c, OVK_TIMER_MATVEC, t0);
     return rc;
 }

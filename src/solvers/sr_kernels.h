@@ -33,4 +33,14 @@ typedef struct ovk__pipe_vecs {
 void ovk__pipecg_update(int n, double a, double b, const ovk__pipe_vecs *vv, double *v,
                         const ovk__hook *h);
 
+/* s = A p and the local <p, s> in the matvec's pass (ovk__matvec_dot),
+ * timed as matvec; with a user operator the product, then ovk__dot. */
+int ovk__ctx_matvec_dot(ovk__ctx *c, const double *p, double *s, double *ps);
+
+/* alg1 with hypre's DiagScale, one pass: x += a p; r -= a s; s = r ./ diag;
+ * *rs = <r,s>, *rr = <r,r> (local; the same operations in the same order as
+ * ovk__axpy2 followed by Jacobi's apply_dots, so bitwise their results). */
+void ovk__alg1_update(int n, double a, const double *p, double *x, double *s, double *r, const double *diag,
+                      double *rs, double *rr, const ovk__hook *h);
+
 #endif

@@ -1,0 +1,269 @@
+/* The storage forms and halo modes of y = A x (issue 15):
+ *   - every value form the packing can pick (double, float, one-byte
+ *     dictionary) gives bitwise the product of the plain double values, on
+ *     the 7- and 27-point Laplacians, every shared matrix, blocks with a
+ *     non-symmetric pattern (16-bit offsets and int columns), empty rows
+ *     and, at 3 ranks or more, a rank that owns no rows;
+ *   - the products agree with a plain CSR loop over the input rows (to
+ *     rounding: the summation order differs);
+ *   - the packing picks the smallest exact form (dictionary for few
+ *     distinct values, float when all are floats, else double);
+ *   - the halo modes isend, persistent and neighbor give bitwise the same
+ *     product, also after switching back and forth;
+ *   - ovk__matvec_dot gives bitwise ovk__matvec's y and <x, y> to rounding
+ *     (bitwise ovk__dot's on one rank, where there is no offd block). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "mpitest.h"
+#include "problem.h"
+
+#ifndef OVK_MATRIX_DIR
+#define OVK_MATRIX_DIR "../shared/data/matrices"
+#endif
+
+/* This rank's input rows, as given to ovk_matrix_create_csr. */
+typedef struct rows {
+    ovk_gidx n, start;
+    int count;
+    int *ptr;
+    ovk_gidx *col;
+    double *val;
+} rows;
+
+static void rows_free(rows *r)
+{
+    free(r->ptr);
+    free(r->col);
+    free(r->val);
+    memset(r, 0, sizeof *r);
+}
+
+static void rows_alloc(rows *r, ovk_gidx n, int width)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    r->n = n;
+    tp_split(n, rank, size, &r->start, &r->count);
+    r->ptr = calloc((size_t)r->count + 1, sizeof(int));
+    r->col = malloc(sizeof(ovk_gidx) * ((size_t)r->count * width + 1));
+    r->val = malloc(sizeof(double) * ((size_t)r->count * width + 1));
+}
+
+/* the 7- or 27-point Laplacian on a g^3 grid */
+static void make_laplace(rows *r, int stencil, int g)
+{
+    rows_alloc(r, (ovk_gidx)g * g * g, 27);
+    for (int i = 0; i < r->count; i++) {
+        int64_t row = r->start + i, x = row % g, y = (row / g) % g, z = row / ((int64_t)g * g);
+        int len = r->ptr[i];
+        for (int dz = -1; dz <= 1; dz++)
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int64_t a = x + dx, b = y + dy, c = z + dz;
+                    if (a < 0 || b < 0 || c < 0 || a >= g || b >= g || c >= g) continue;
+                    if (stencil == 7 && abs(dx) + abs(dy) + abs(dz) > 1) continue;
+                    r->col[len] = a + g * (b + (int64_t)g * c);
+                    r->val[len++] = (dx | dy | dz) ? -1.0 : (stencil == 7 ? 6.0 : 26.0);
+                }
+        r->ptr[i + 1] = len;
+    }
+}
+
+/* A value of entry (i, j) of kind: 0 few distinct (with -0.0 and +0.0),
+ * 1 floats (more than 256 distinct), 2 doubles. */
+static double value_of(int kind, ovk_gidx i, ovk_gidx j)
+{
+    static const double few[] = {1.5, -0.0, 0.0, -2.25, 3.0, 1e-300};
+    uint64_t h = (uint64_t)i * 1000003u + (uint64_t)j;
+    if (kind == 0) return few[h % 6];
+    if (kind == 1) return (double)(int)(h % 5003) / 64.0 - 30.0;
+    return tp_value(h);
+}
+
+/* A non-symmetric pattern: a band of random width, every 7th row empty,
+ * and (wide = 1) a far column in every 50th row, which rules out the
+ * 16-bit offsets.  The diagonal is present in most rows only. */
+static void make_nonsym(rows *r, ovk_gidx n, int kind, int wide)
+{
+    rows_alloc(r, n, 8);
+    for (int i = 0; i < r->count; i++) {
+        ovk_gidx row = r->start + i;
+        int len = r->ptr[i];
+        if (row % 7 != 3) {
+            for (int d = -3; d <= 3; d++) {
+                ovk_gidx c = row + d;
+                uint64_t h = (uint64_t)row * 31u + (uint64_t)(d + 3);
+                if (c < 0 || c >= n || (d != 0 && h % 3 == 0) || (d == 0 && row % 11 == 5)) continue;
+                r->col[len] = c;
+                r->val[len++] = value_of(kind, row, c);
+            }
+            if (wide && row % 50 == 0) {
+                ovk_gidx c = (row + n / 2 + 1) % n;
+                r->col[len] = c;
+                r->val[len++] = value_of(kind, row, c);
+            }
+        }
+        r->ptr[i + 1] = len;
+    }
+}
+
+/* this rank's rows of a shared matrix (1 when it is missing) */
+static int make_shared(rows *r, const char *name)
+{
+    char path[512];
+    int rank, size, got;
+    ovk_gidx n;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    snprintf(path, sizeof path, "%s/%s", OVK_MATRIX_DIR, name);
+    memset(r, 0, sizeof *r);
+    int *p0 = NULL;
+    ovk_gidx *c0 = NULL;
+    double *v0 = NULL;
+    if (ovk_mm_read_rows(path, 0, 0, &n, &got, &p0, &c0, &v0)) return 1;
+    free(p0);
+    free(c0);
+    free(v0);
+    r->n = n;
+    tp_split(n, rank, size, &r->start, &r->count);
+    MT_RC(OVK_OK, ovk_mm_read_rows(path, r->start, r->count, &n, &got, &r->ptr, &r->col, &r->val));
+    return 0;
+}
+
+/* y = A x by the plain CSR loop over the input rows, x gathered */
+static void reference(const rows *r, const double *x, double *y, double *scale)
+{
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int *cnt = malloc(sizeof(int) * (size_t)size), *dsp = malloc(sizeof(int) * (size_t)size);
+    double *xg = malloc(sizeof(double) * (size_t)(r->n + 1));
+    MPI_Allgather(&r->count, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD);
+    dsp[0] = 0;
+    for (int k = 1; k < size; k++) dsp[k] = dsp[k - 1] + cnt[k - 1];
+    MPI_Allgatherv(x, r->count, MPI_DOUBLE, xg, cnt, dsp, MPI_DOUBLE, MPI_COMM_WORLD);
+    for (int i = 0; i < r->count; i++) {
+        double s = 0.0, a = 0.0;
+        for (int k = r->ptr[i]; k < r->ptr[i + 1]; k++) {
+            s += r->val[k] * xg[r->col[k]];
+            a += fabs(r->val[k] * xg[r->col[k]]);
+        }
+        y[i] = s;
+        scale[i] = a;
+    }
+    free(cnt);
+    free(dsp);
+    free(xg);
+}
+
+static const char *form_name(int f) { return f == OVK__VAL_DICT8 ? "dict8" : f == OVK__VAL_FLOAT ? "float" : "double"; }
+
+static int same_bits(const double *a, const double *b, int n)
+{
+    return n == 0 || !memcmp(a, b, sizeof(double) * (size_t)n);
+}
+
+/* every value form, every halo mode, the fused dot on one matrix; want is
+ * the form the packing must pick on every rank with entries (-1: any) */
+static void check_matrix(const char *name, rows *r, int want)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    ovk_matrix *A = NULL;
+    int rc = ovk_matrix_create_csr(MPI_COMM_WORLD, r->start, r->count, r->ptr, r->col, r->val, OVK_DUP_SUM, &A);
+    MT_RC(OVK_OK, rc);
+    if (rc) return;
+    int n = r->count, m = n > 0 ? n : 1;
+    double *x = malloc(sizeof(double) * m), *y0 = malloc(sizeof(double) * m), *y = malloc(sizeof(double) * m);
+    double *yr = malloc(sizeof(double) * m), *sc = malloc(sizeof(double) * m);
+    for (int i = 0; i < n; i++) x[i] = 1.0 + tp_value((uint64_t)(r->start + i));
+    int picked = A->diag.vform;
+    if (want >= 0 && A->diag.rowptr[n] > 0)
+        MT_CHECK(picked == want, "%s: packed as %s, expected %s", name, form_name(picked), form_name(want));
+    /* the plain double values: the reference of every form */
+    MT_RC(OVK_OK, ovk__csr_pack_values(&A->diag, 1 << OVK__VAL_DOUBLE));
+    MT_RC(OVK_OK, ovk__matvec(A, x, y0, NULL));
+    reference(r, x, yr, sc);
+    for (int i = 0; i < n; i++)
+        if (!(fabs(y0[i] - yr[i]) <= 1e-14 * sc[i])) {
+            MT_CHECK(0, "%s: row %d: %.17g vs the CSR loop's %.17g", name, i, y0[i], yr[i]);
+            break;
+        }
+    static const int allow[] = {1 << OVK__VAL_DOUBLE | 1 << OVK__VAL_FLOAT, 1 << OVK__VAL_DICT8 | 1,
+                                OVK__VAL_ALLOW_ALL};
+    for (int a = 0; a < 3; a++) {
+        MT_RC(OVK_OK, ovk__csr_pack_values(&A->diag, allow[a]));
+        ovk__hook none = {NULL, NULL, 0};
+        MT_RC(OVK_OK, ovk__matvec(A, x, y, a == 1 ? &none : NULL));
+        MT_CHECK(same_bits(y, y0, n), "%s: %s values give another product", name, form_name(A->diag.vform));
+    }
+    static const ovk_halo_mode modes[] = {OVK_HALO_PERSISTENT, OVK_HALO_NEIGHBOR, OVK_HALO_ISEND,
+                                          OVK_HALO_NEIGHBOR, OVK_HALO_PERSISTENT};
+    for (int k = 0; k < 5; k++) {
+        MT_RC(OVK_OK, ovk_matrix_set_halo(A, modes[k]));
+        MT_CHECK(ovk_matrix_get_halo(A) == modes[k], "%s: halo mode %d not kept", name, (int)modes[k]);
+        for (int rep = 0; rep < 2; rep++) { /* persistent requests are reused */
+            memset(y, 0, sizeof(double) * m);
+            MT_RC(OVK_OK, ovk__matvec(A, x, y, NULL));
+            MT_CHECK(same_bits(y, y0, n), "%s: halo mode %d gives another product", name, (int)modes[k]);
+        }
+    }
+    double xy = -1.0, ref = ovk__dot(n, x, y0), mag = 0.0;
+    for (int i = 0; i < n; i++) mag += fabs(x[i] * y0[i]);
+    MT_RC(OVK_OK, ovk__matvec_dot(A, x, y, &xy, &(ovk__hook){NULL, NULL, 0}));
+    MT_CHECK(same_bits(y, y0, n), "%s: ovk__matvec_dot gives another product", name);
+    MT_CHECK(fabs(xy - ref) <= 1e-14 * mag, "%s: <x,Ax> %.17g vs %.17g", name, xy, ref);
+    if (A->ncols_offd == 0) MT_CHECK(xy == ref, "%s: without offd <x,Ax> %.17g != ovk__dot's %.17g", name, xy, ref);
+    MT_RC(OVK_OK, ovk_matrix_set_halo(A, OVK_HALO_ISEND));
+    MT_CHECK(ovk_matrix_set_halo(A, (ovk_halo_mode)7) == OVK_EINVAL, "%s: mode 7 accepted", name);
+    if (rank == 0) printf("%-22s packed %-6s: forms, halo modes and <x,Ax> agree\n", name, form_name(picked));
+    free(x);
+    free(y0);
+    free(y);
+    free(yr);
+    free(sc);
+    ovk_matrix_destroy(A);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    static const char *shared[] = {"LFAT5.mtx",   "bcsstk02.mtx", "pts5ldd03.mtx", "494_bus.mtx",  "gr_30_30.mtx",
+                                   "nos3.mtx",    "bcsstk09.mtx", "1138_bus.mtx",  "lap2D_5pt_n100.mtx",
+                                   "bcsstk03.mtx", "plat362.mtx", "685_bus.mtx",   "bcsstk08.mtx", "bcsstk14.mtx",
+                                   "bcsstk13.mtx", "bcsstk25.mtx", "lap3D_7pt_n20.mtx"};
+    rows r;
+    make_laplace(&r, 27, 12);
+    check_matrix("laplace27 g=12", &r, OVK__VAL_DICT8);
+    rows_free(&r);
+    make_laplace(&r, 7, 15);
+    check_matrix("laplace7 g=15", &r, OVK__VAL_DICT8);
+    rows_free(&r);
+    static const char *kinds[] = {"few", "float", "double"};
+    for (int kind = 0; kind < 3; kind++)
+        for (int wide = 0; wide < 2; wide++) {
+            char name[64];
+            snprintf(name, sizeof name, "nonsym %s%s", kinds[kind], wide ? " wide" : "");
+            make_nonsym(&r, wide ? 70001 : 5003, kind, wide);
+            check_matrix(name, &r, kind == 0 ? OVK__VAL_DICT8 : kind == 1 ? OVK__VAL_FLOAT : OVK__VAL_DOUBLE);
+            rows_free(&r);
+        }
+    int missing = 0;
+    for (size_t k = 0; k < sizeof shared / sizeof *shared; k++) {
+        if (make_shared(&r, shared[k])) {
+            missing++;
+            continue;
+        }
+        check_matrix(shared[k], &r, -1);
+        rows_free(&r);
+    }
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (missing && rank == 0) printf("%d shared matrices not found under %s\n", missing, OVK_MATRIX_DIR);
+    int rc = mt_finish("test_matvec_forms");
+    MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,169 @@
+/* Unit tests (one rank, MPI_COMM_SELF) of the kernels that merge passes
+ * (issue 15): each against the plain loops it replaces, bitwise.
+ *   - ovk__alg1_update = ovk__axpy2, then DiagScale with its two sums;
+ *   - ovk__mul_dot = ovk__mul, then ovk__dot(m, m);
+ *   - ovk__matvec_dot = ovk__matvec, then ovk__dot (one rank: no offd), on
+ *     the 27- and 7-point Laplacians and a block with empty rows, in every
+ *     value form;
+ *   - every value form of a block gives bitwise the product of the double
+ *     values, and a dictionary of more than 256 values is refused;
+ * with and without the progress hook (chunks of 7 rows). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "internal.h"
+#include "solvers/sr_kernels.h"
+
+static int pokes;
+static void poke(void *arg)
+{
+    (void)arg;
+    pokes++;
+}
+
+static double val_of(int i, int salt) { return 0.5 + (double)((i * 7919 + salt * 104729) % 1000) / 997.0; }
+
+static void fill(double *v, int n, int salt)
+{
+    for (int i = 0; i < n; i++) v[i] = val_of(i, salt) - 0.9;
+}
+
+static int same(const double *a, const double *b, int n) { return !memcmp(a, b, sizeof(double) * (size_t)n); }
+
+static void test_alg1_update(void **state)
+{
+    (void)state;
+    enum { N = 1001 };
+    static double p[N], x[N], s[N], r[N], d[N], x2[N], s2[N], r2[N];
+    fill(p, N, 1);
+    fill(x, N, 2);
+    fill(s, N, 3);
+    fill(r, N, 4);
+    for (int i = 0; i < N; i++) d[i] = 1.0 + val_of(i, 5);
+    memcpy(x2, x, sizeof x);
+    memcpy(s2, s, sizeof s);
+    memcpy(r2, r, sizeof r);
+    for (int hooked = 0; hooked < 2; hooked++) {
+        ovk__hook h = {hooked ? poke : NULL, NULL, 7};
+        double rs, rr, rs2 = 0.0, rr2 = 0.0;
+        pokes = 0;
+        ovk__alg1_update(N, 0.37, p, x, s, r, d, &rs, &rr, &h);
+        assert_true(!hooked || pokes == (N + 6) / 7);
+        ovk__axpy2(N, 0.37, p, x2, s2, r2, NULL); /* x += a p; r -= a s */
+        for (int i = 0; i < N; i++) {             /* s = r ./ d, as Jacobi's apply_dots */
+            s2[i] = r2[i] / d[i];
+            rs2 += r2[i] * s2[i];
+            rr2 += r2[i] * r2[i];
+        }
+        assert_true(same(x, x2, N) && same(s, s2, N) && same(r, r2, N));
+        assert_true(rs == rs2 && rr == rr2);
+    }
+}
+
+static void test_mul_dot(void **state)
+{
+    (void)state;
+    enum { N = 999 };
+    static double d[N], w[N], m[N], m2[N];
+    fill(d, N, 6);
+    fill(w, N, 7);
+    double mm;
+    ovk__mul_dot(N, d, w, m, &mm, &(ovk__hook){poke, NULL, 7});
+    ovk__mul(N, d, w, m2, NULL);
+    assert_true(same(m, m2, N));
+    assert_true(mm == ovk__dot(N, m2, m2));
+}
+
+/* rows of a g^3 Laplacian (stencil 7 or 27), or (g < 0) a -g-row block with
+ * a non-symmetric pattern, empty rows and more than 256 distinct values */
+static int make(int stencil, int g, ovk_matrix **A)
+{
+    int n = g > 0 ? g * g * g : -g, len = 0;
+    int *ptr = calloc((size_t)n + 1, sizeof(int));
+    ovk_gidx *col = malloc(sizeof(ovk_gidx) * 27 * (size_t)n);
+    double *val = malloc(sizeof(double) * 27 * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        if (g < 0) {
+            for (int d = -2; d <= 3 && i % 5 != 2; d++)
+                if (i + d >= 0 && i + d < n && (d == 0 || (i + d) % 3 != 0)) {
+                    col[len] = i + d;
+                    val[len++] = val_of(i, d + 3);
+                }
+        } else {
+            int x = i % g, y = (i / g) % g, z = i / (g * g);
+            for (int dz = -1; dz <= 1; dz++)
+                for (int dy = -1; dy <= 1; dy++)
+                    for (int dx = -1; dx <= 1; dx++) {
+                        if (x + dx < 0 || y + dy < 0 || z + dz < 0 || x + dx >= g || y + dy >= g || z + dz >= g) continue;
+                        if (stencil == 7 && abs(dx) + abs(dy) + abs(dz) > 1) continue;
+                        col[len] = i + dx + g * (dy + g * dz);
+                        val[len++] = (dx | dy | dz) ? -1.0 : stencil - 1.0;
+                    }
+        }
+        ptr[i + 1] = len;
+    }
+    int rc = ovk_matrix_create_csr(MPI_COMM_SELF, 0, n, ptr, col, val, OVK_DUP_REJECT, A);
+    free(ptr);
+    free(col);
+    free(val);
+    return rc;
+}
+
+static void check_forms(ovk_matrix *A, int want)
+{
+    int n = ovk_matrix_nlocal(A);
+    double *x = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), *y0 = malloc(sizeof(double) * n);
+    fill(x, n, 9);
+    assert_int_equal(A->diag.vform, want);
+    assert_int_equal(ovk__csr_pack_values(&A->diag, 1 << OVK__VAL_DOUBLE), OVK_OK);
+    assert_int_equal(ovk__matvec(A, x, y0, NULL), OVK_OK);
+    for (int allow = 1; allow <= OVK__VAL_ALLOW_ALL; allow += 2) { /* double in every mask */
+        ovk__hook h = {poke, NULL, 7};
+        double xy;
+        assert_int_equal(ovk__csr_pack_values(&A->diag, allow), OVK_OK);
+        assert_true(A->diag.vform == OVK__VAL_DOUBLE || (allow >> A->diag.vform) & 1);
+        assert_int_equal(ovk__matvec_dot(A, x, y, &xy, allow & 2 ? &h : NULL), OVK_OK);
+        assert_true(same(y, y0, n));
+        assert_true(xy == ovk__dot(n, x, y0)); /* one rank: the same sum in the same order */
+    }
+    free(x);
+    free(y);
+    free(y0);
+}
+
+static void test_matvec_dot(void **state)
+{
+    (void)state;
+    ovk_matrix *A = NULL;
+    assert_int_equal(make(27, 9, &A), OVK_OK);
+    assert_true(A->diag.upper);
+    check_forms(A, OVK__VAL_DICT8);
+    ovk_matrix_destroy(A);
+    assert_int_equal(make(7, 11, &A), OVK_OK);
+    check_forms(A, OVK__VAL_DICT8);
+    ovk_matrix_destroy(A);
+    assert_int_equal(make(0, -2000, &A), OVK_OK); /* non-symmetric, empty rows, > 256 values */
+    assert_false(A->diag.upper);
+    check_forms(A, OVK__VAL_DOUBLE);
+    ovk_matrix_destroy(A);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_alg1_update),
+        cmocka_unit_test(test_mul_dot),
+        cmocka_unit_test(test_matvec_dot),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    MPI_Finalize();
+    return failed ? 1 : 0;
+}
