@@ -230,11 +230,9 @@ static int pack_float(ovk__csr *m, int64_t nnz)
     return OVK_OK;
 }
 
-int ovk__csr_pack_values(ovk__csr *m, int allow)
+/* Back to the plain double values only. */
+static void unpack_values(ovk__csr *m)
 {
-    int rc = OVK_OK;
-    int64_t nnz = m->rowptr[m->nrows];
-    uint64_t *dict = NULL;
     free(m->vidx);
     free(m->vdict);
     free(m->valf);
@@ -243,6 +241,14 @@ int ovk__csr_pack_values(ovk__csr *m, int allow)
     m->valf = NULL;
     m->ndict = 0;
     m->vform = OVK__VAL_DOUBLE;
+}
+
+int ovk__csr_pack_values(ovk__csr *m, int allow)
+{
+    int rc = OVK_OK;
+    int64_t nnz = m->rowptr[m->nrows];
+    uint64_t *dict = NULL;
+    unpack_values(m);
     if (nnz == 0) return OVK_OK;
     if (allow & (1 << OVK__VAL_DICT8)) {
         int d = distinct_values(m->val, nnz, &dict, &rc);
@@ -250,15 +256,7 @@ int ovk__csr_pack_values(ovk__csr *m, int allow)
     }
     if (!rc && m->vform == OVK__VAL_DOUBLE && (allow & (1 << OVK__VAL_FLOAT))) rc = pack_float(m, nnz);
     free(dict);
-    if (rc) { /* back to the plain values */
-        free(m->vidx);
-        free(m->vdict);
-        free(m->valf);
-        m->vidx = NULL;
-        m->vdict = NULL;
-        m->valf = NULL;
-        m->vform = OVK__VAL_DOUBLE;
-    }
+    if (rc) unpack_values(m);
     return rc;
 }
 
