@@ -6,9 +6,11 @@
  *     iteration count within 2 of alg1's (same preconditioner, same ranks);
  *   - every shared matrix (skipped when absent), tol 1e-8: groppcg and
  *     pipeprcg as above, the iteration count within the limits of
- *     test_matrices: +-2 when cond2 < 1e5 (pipeprcg without a preconditioner
- *     +-(2 + 1 %): bcsstk09, cond2 9.5e3, took 277 against alg1's 274 at 2
- *     and 3 ranks, its recurrences for s and C r costing 3 steps), 15 % from
+ *     test_matrices: +-2 when cond2 < 1e5 (without a preconditioner
+ *     +-(2 + 1 %): on bcsstk09, cond2 9.5e3, the count of CG moves by 3 with
+ *     the order of the sums - pipeprcg took 277 against alg1's 274 at 2 and
+ *     3 ranks, and after alg1 summed <s,p> inside the matvec, alg1 took 277
+ *     and groppcg 274 at 3 ranks), 15 % from
  *     there (pipeprcg without a preconditioner 25 %: bcsstk03, cond2 6.8e6,
  *     took 435 against 391 at 2 ranks, 450 at 4 ranks in the sanitizer
  *     build), a factor 2.5 in
@@ -139,13 +141,13 @@ static void make_rhs(const ovk_matrix *A, ovk_vector *b)
 }
 
 /* The iteration count against alg1's (see the top). */
-static int close_to_alg1(const mcase *c, int it, int ref, double slack)
+static int close_to_alg1(const mcase *c, int it, int ref, double slack, double ill)
 {
     int diff = abs(it - ref);
     if (!c) return diff <= 2;
     if (ref > 5 * c->n) return it <= 2.5 * ref;
     if (c->cond < 1e5) return diff <= 2 + slack * ref;
-    return diff <= (0.15 + 10.0 * slack) * ref;
+    return diff <= ill * ref;
 }
 
 /* counted = 0: no iteration limit (plcg on an ill-conditioned matrix) */
@@ -154,8 +156,9 @@ static void check(const mcase *c, const char *what, int counted, const outcome *
     MT_RC(OVK_OK, o->rc);
     MT_CHECK(o->res.reason == OVK_REASON_CONVERGED, "%s: %s", what, ovk_reason_name(o->res.reason));
     MT_CHECK(o->true_res < tol, "%s: true residual %g", what, o->true_res);
-    double slack = strstr(what, "none pipeprcg") ? 0.01 : 0.0; /* see the top */
-    MT_CHECK(!counted || close_to_alg1(c, o->res.iterations, ref->res.iterations, slack),
+    double slack = strstr(what, " none ") ? 0.01 : 0.0;       /* see the top */
+    double ill = strstr(what, " none pipeprcg") ? 0.25 : 0.15;
+    MT_CHECK(!counted || close_to_alg1(c, o->res.iterations, ref->res.iterations, slack, ill),
              "%s: %d iterations, alg1 %d", what, o->res.iterations, ref->res.iterations);
     if (g_rank == 0)
         printf("%-40s it %5d (alg1 %5d) true %.2e restarts %d repl %d\n", what, o->res.iterations,
