@@ -101,6 +101,17 @@ static int advance(ovk__ctx *c, gropp_work *w, double alpha, double v[2])
     return rc ? rc : rc2;
 }
 
+/* z = C r and gamma = <r,z> recomputed, counted as a replacement
+ * (*fresh = 1: s = A p follows); after a residual replacement, or when the
+ * recurrence z made <r,z> non-positive. */
+static int recompute_z(ovk__ctx *c, gropp_work *w, double *gamma, int *fresh)
+{
+    c->res->replacements++;
+    *fresh = 1;
+    int rc = ovk__ctx_pc(c, w->r, w->z); /* z = C r */
+    return rc ? rc : ovk__ctx_dots(c, 1, (const double *[]){w->r}, (const double *[]){w->z}, gamma);
+}
+
 /* The recursive residual converged: confirm with the true one, else replace
  * r = b - A x, z = C r and recompute gamma = <r,z> (*fresh = 1). */
 static int settle(ovk__ctx *c, gropp_work *w, double bb, double *gamma, int *stop, int *fresh)
@@ -110,21 +121,8 @@ static int settle(ovk__ctx *c, gropp_work *w, double bb, double *gamma, int *sto
         *stop = 1;
         return rc;
     }
-    c->res->replacements++;
     *stop = 0;
-    *fresh = 1;
-    if ((rc = ovk__ctx_pc(c, w->r, w->z))) return rc; /* z = C r */
-    return ovk__ctx_dots(c, 1, (const double *[]){w->r}, (const double *[]){w->z}, gamma);
-}
-
-/* <r,z> of the recurrence z is not positive: z = C r and gamma = <r,z>
- * recomputed (*fresh = 1: s = A p follows). */
-static int recompute_z(ovk__ctx *c, gropp_work *w, double *gamma, int *fresh)
-{
-    c->res->replacements++;
-    *fresh = 1;
-    int rc = ovk__ctx_pc(c, w->r, w->z); /* z = C r */
-    return rc ? rc : ovk__ctx_dots(c, 1, (const double *[]){w->r}, (const double *[]){w->z}, gamma);
+    return recompute_z(c, w, gamma, fresh);
 }
 
 static int iterate(ovk__ctx *c, gropp_work *w, double gamma, double bb)
