@@ -141,6 +141,23 @@ int ovk__vector_new(const ovk__layout *lay, double *wrap, ovk_vector **out);
 int ovk__layout_init(MPI_Comm comm, ovk_gidx row_start, int nlocal, ovk__layout *lay);
 void ovk__layout_free(ovk__layout *lay);
 
+/* Runs of consecutive rows of a diag block that are one row repeated: the
+ * same entries at the same offsets from the row, the same values bit for
+ * bit (a stencil, as structured grids give).  The matvec applies the shared
+ * row to a whole run with contiguous loads of x and no per-entry index or
+ * value; the other rows keep their entries.  Each row is summed in its own
+ * entry order, so the product is bitwise that of the plain rows. */
+typedef struct ovk__runs {
+    int nseg;       /* segments tiling the rows [0, nrows) in order */
+    int *seg_start; /* [nseg + 1] first row of each segment */
+    int *seg_pat;   /* [nseg] the shared row of a run, or -1: rows with their own entries */
+    int npat;       /* distinct shared rows */
+    int *pat_ptr;   /* [npat + 1] into pat_off and pat_val */
+    int *pat_off;   /* column - row of each entry, in the rows' entry order */
+    double *pat_val;
+    int run_rows;   /* rows in runs */
+} ovk__runs;
+
 typedef struct ovk__csr {
     int nrows;
     int *rowptr;     /* nrows+1, rowptr[0] == 0 */
@@ -161,6 +178,8 @@ typedef struct ovk__csr {
     double *vdict;   /* [ndict] distinct values */
     int ndict;
     float *valf;     /* OVK__VAL_FLOAT: val[k] == (double)valf[k] */
+    ovk__runs *runs; /* diag block only, both triangles kept: its runs of one
+                        repeated row (ovk__csr_find_runs), or NULL */
 } ovk__csr;
 
 /* How the matvec reads a diag block's values. */
@@ -179,6 +198,15 @@ int ovk__csr_pack_values(ovk__csr *m, int allow);
  * (m must be a square diag block); otherwise leave m unchanged.  Returns
  * OVK_OK or OVK_ENOMEM. */
 int ovk__csr_compact(ovk__csr *m);
+
+/* Find the runs of m (a diag block with both triangles, compacted or not):
+ * maximal runs of at least OVK__RUN_MIN rows that repeat one row.  Keeps
+ * them in m->runs when they cover at least OVK__RUN_SHARE percent of the
+ * rows (a matrix from a structured grid), else leaves m->runs NULL.
+ * Replaces earlier runs.  OVK_OK or OVK_ENOMEM. */
+enum { OVK__RUN_MIN = 8, OVK__RUN_SHARE = 50 };
+int ovk__csr_find_runs(ovk__csr *m);
+void ovk__csr_drop_runs(ovk__csr *m);
 
 /* Keep only the diagonal and upper triangle of a compacted (off16) square
  * block, when the block is symmetric bit for bit; otherwise leave m

@@ -336,6 +336,89 @@ static rows_fn pick_rows(const ovk__csr *m)
     return m->upper ? upper[m->vform] : m->off16 ? off[m->vform] : col[m->vform];
 }
 
+/* s[r] = sum_k c_k x_{i + r + off_k}, r < RUN_BLOCK, summed in k order from
+ * 0 as the row kernels do: eight named partial sums, which the compiler
+ * keeps in SIMD registers, with contiguous loads of x (a clone per vector
+ * width, chosen at run time where the compiler can; built with
+ * -ffp-contract=off, every clone gives the same bits) */
+enum { RUN_BLOCK = 8 };
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+static void run_block(const int *restrict off, const double *restrict c, int K, const double *restrict x, int i,
+                      double *restrict s)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0;
+    for (int k = 0; k < K; k++) {
+        const double *restrict xs = x + i + off[k];
+        double ck = c[k];
+        s0 += ck * xs[0];
+        s1 += ck * xs[1];
+        s2 += ck * xs[2];
+        s3 += ck * xs[3];
+        s4 += ck * xs[4];
+        s5 += ck * xs[5];
+        s6 += ck * xs[6];
+        s7 += ck * xs[7];
+    }
+    s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3, s[4] = s4, s[5] = s5, s[6] = s6, s[7] = s7;
+}
+
+/* rows [lo, hi) of a run of one shared row (K entries at offsets off, values
+ * c): y_i = sum_k c_k x_{i + off_k}, eight rows at a time; a tail of fewer
+ * rows is the last eight of the piece, of which the rows not yet done are
+ * kept (a scalar sum per row would wait on each addition) */
+static double run_rows(const int *restrict off, const double *restrict c, int K, const double *restrict x,
+                       double *restrict y, int lo, int hi, double dot)
+{
+    double s[RUN_BLOCK];
+    int i = lo;
+    for (; i + RUN_BLOCK <= hi; i += RUN_BLOCK) {
+        run_block(off, c, K, x, i, s);
+        for (int r = 0; r < RUN_BLOCK; r++) {
+            y[i + r] = s[r];
+            dot += x[i + r] * s[r];
+        }
+    }
+    if (i < hi && hi - lo >= RUN_BLOCK) {
+        run_block(off, c, K, x, hi - RUN_BLOCK, s);
+        for (; i < hi; i++) {
+            y[i] = s[i - (hi - RUN_BLOCK)];
+            dot += x[i] * y[i];
+        }
+    }
+    for (; i < hi; i++) { /* a piece shorter than a block (a chunk's edge) */
+        double t = 0.0;
+        for (int k = 0; k < K; k++) t += c[k] * x[i + off[k]];
+        y[i] = t;
+        dot += x[i] * t;
+    }
+    return dot;
+}
+
+/* rows [lo, hi) of a block with runs: each run by its shared row, the rows
+ * between runs by their entries (plain, the kernel of the block's form) */
+static double runs_rows(const ovk__csr *m, rows_fn plain, const double *x, double *y, int lo, int hi, double dot)
+{
+    const ovk__runs *r = m->runs;
+    int a = 0, b = r->nseg; /* the segment holding lo: seg_start[a] <= lo < seg_start[a + 1] */
+    while (b - a > 1) {
+        int mid = (a + b) / 2;
+        if (r->seg_start[mid] <= lo) a = mid;
+        else b = mid;
+    }
+    for (int s = a; s < r->nseg && r->seg_start[s] < hi; s++) {
+        int from = r->seg_start[s] > lo ? r->seg_start[s] : lo;
+        int to = r->seg_start[s + 1] < hi ? r->seg_start[s + 1] : hi;
+        int p = r->seg_pat[s];
+        if (p < 0) dot = plain(m, x, y, from, to, dot);
+        else
+            dot = run_rows(r->pat_off + r->pat_ptr[p], r->pat_val + r->pat_ptr[p], r->pat_ptr[p + 1] - r->pat_ptr[p],
+                           x, y, from, to, dot);
+    }
+    return dot;
+}
+
 /* y += O ext for every row that has offd entries; returns dot plus
  * x_i (O ext)_i */
 static double offd_rows(const ovk__csr *m, const double *restrict ext, const double *restrict x,
@@ -364,7 +447,9 @@ static int matvec_pass(const ovk_matrix *A, const double *x, double *y, double *
     double dot = 0.0;
     if (A->diag.upper) memset(y, 0, sizeof(double) * (size_t)n);
     for (int lo = 0; lo < n; lo += step) {
-        dot = rows(&A->diag, x, y, lo, ovk__chunk_end(lo, step, n), dot);
+        int hi = ovk__chunk_end(lo, step, n);
+        if (A->diag.runs) dot = runs_rows(&A->diag, rows, x, y, lo, hi, dot);
+        else dot = rows(&A->diag, x, y, lo, hi, dot);
         ovk__poke(hook);
     }
     rc = ovk__halo_end(A);
@@ -385,12 +470,28 @@ int ovk__matvec_dot(const ovk_matrix *A, const double *x, double *y, double *xy,
     return matvec_pass(A, x, y, xy, hook);
 }
 
-/* bytes of the values of m as the matvec reads them */
-static double value_bytes(const ovk__csr *m)
+/* bytes of nnz values of m as the matvec reads them */
+static double value_bytes(const ovk__csr *m, double nnz)
 {
-    double nnz = m->rowptr[m->nrows];
     if (m->vform == OVK__VAL_DICT8) return nnz + 8.0 * m->ndict;
     return nnz * (m->vform == OVK__VAL_FLOAT ? 4.0 : 8.0);
+}
+
+/* bytes of the diag block the matvec reads: rowptr, columns and values of
+ * the rows it reads entry by entry, and with runs the segments and the
+ * shared rows (each read once: a run's row stays in cache) */
+static double diag_bytes(const ovk__csr *d)
+{
+    const ovk__runs *r = d->runs;
+    double rows = d->nrows, nnz = d->rowptr[d->nrows], b = 0.0;
+    if (r) {
+        for (int s = 0; s < r->nseg; s++)
+            if (r->seg_pat[s] >= 0) nnz -= (double)(r->seg_start[s + 1] - r->seg_start[s]) *
+                                           (d->rowptr[r->seg_start[s] + 1] - d->rowptr[r->seg_start[s]]);
+        rows -= r->run_rows;
+        b += 8.0 * r->nseg + 12.0 * r->pat_ptr[r->npat];
+    }
+    return b + 4.0 * (rows + 1) + value_bytes(d, nnz) + (d->off16 ? 2.0 : 4.0) * nnz;
 }
 
 double ovk__matvec_bytes(const ovk_matrix *A)
@@ -398,8 +499,8 @@ double ovk__matvec_bytes(const ovk_matrix *A)
     const ovk__csr *d = &A->diag, *o = &A->offd;
     const ovk__halo *h = &A->halo;
     double n = A->lay.nlocal, b = 0.0;
-    b += 4.0 * (n + 1) + value_bytes(d) + (d->off16 ? 2.0 : 4.0) * d->rowptr[d->nrows]; /* diag block */
-    b += 8.0 * n + 8.0 * n;                                                               /* x, y */
+    b += diag_bytes(d);      /* diag block */
+    b += 8.0 * n + 8.0 * n; /* x, y */
     if (A->ncols_offd > 0) {
         int rows = 0;
         for (int i = 0; i < o->nrows; i++) rows += o->rowptr[i + 1] > o->rowptr[i];

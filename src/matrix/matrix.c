@@ -157,6 +157,7 @@ static void csr_free(ovk__csr *m)
     free(m->vidx);
     free(m->vdict);
     free(m->valf);
+    ovk__csr_drop_runs(m);
     memset(m, 0, sizeof *m);
 }
 
@@ -490,7 +491,8 @@ int ovk_matrix_create_csr(MPI_Comm comm, ovk_gidx row_start, int nlocal, const i
     if (!rc) rc = gather_rows(&A->lay, rowptr, cols, vals, dups, &e, &ptr);
     if (!rc) rc = split_blocks(A, e, ptr);
     if (!rc) rc = ovk__csr_compact(&A->diag); /* the matvec streams 2 B less per entry */
-    if (!rc && A->has_diag_first) rc = ovk__csr_keep_upper(&A->diag); /* and each symmetric pair once */
+    if (!rc) rc = ovk__csr_find_runs(&A->diag); /* a row repeated in runs: a stencil, no entries streamed */
+    if (!rc && !A->diag.runs && A->has_diag_first) rc = ovk__csr_keep_upper(&A->diag); /* else each symmetric pair once */
     if (!rc) rc = ovk__csr_pack_values(&A->diag, OVK__VAL_ALLOW_ALL); /* and its values in fewer bytes */
     rc = ovk__agree(comm, rc);
     if (rc) goto cleanup;
@@ -516,7 +518,7 @@ static int same_pattern(const ovk__csr *a, const ovk__csr *b)
     return !memcmp(a->col, b->col, sizeof(int) * (size_t)nnz);
 }
 
-/* the values and their packed form (the pattern is the same) */
+/* the values, their packed form and the runs they make (the pattern is the same) */
 static void swap_values(ovk__csr *a, ovk__csr *b)
 {
     ovk__csr t = *a;
@@ -526,12 +528,14 @@ static void swap_values(ovk__csr *a, ovk__csr *b)
     a->vdict = b->vdict;
     a->ndict = b->ndict;
     a->valf = b->valf;
+    a->runs = b->runs;
     b->val = t.val;
     b->vform = t.vform;
     b->vidx = t.vidx;
     b->vdict = t.vdict;
     b->ndict = t.ndict;
     b->valf = t.valf;
+    b->runs = t.runs;
 }
 
 int ovk_matrix_update_values(ovk_matrix *A, const int *rowptr, const ovk_gidx *cols, const double *vals,
@@ -546,6 +550,7 @@ int ovk_matrix_update_values(ovk_matrix *A, const int *rowptr, const ovk_gidx *c
     if (!rc) rc = gather_rows(&T.lay, rowptr, cols, vals, dups, &e, &ptr);
     if (!rc) rc = split_blocks(&T, e, ptr);
     if (!rc) rc = ovk__csr_compact(&T.diag);
+    if (!rc && !A->diag.upper) rc = ovk__csr_find_runs(&T.diag); /* runs follow the values */
     if (!rc && T.has_diag_first && A->diag.upper) rc = ovk__csr_keep_upper(&T.diag);
     if (!rc) rc = ovk__csr_pack_values(&T.diag, OVK__VAL_ALLOW_ALL);
     if (!rc && (T.ncols_offd != A->ncols_offd || !same_pattern(&T.diag, &A->diag) ||
