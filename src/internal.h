@@ -202,8 +202,9 @@ int ovk__csr_compact(ovk__csr *m);
 /* Find the runs of m (a diag block with both triangles, compacted or not):
  * maximal runs of at least OVK__RUN_MIN rows that repeat one row.  Keeps
  * them in m->runs when they cover at least OVK__RUN_SHARE percent of the
- * rows (a matrix from a structured grid), else leaves m->runs NULL.
- * Replaces earlier runs.  OVK_OK or OVK_ENOMEM. */
+ * rows (a matrix from a structured grid), else leaves m->runs NULL (and
+ * always for a block that keeps one triangle).  Replaces earlier runs.
+ * OVK_OK or OVK_ENOMEM. */
 enum { OVK__RUN_MIN = 8, OVK__RUN_SHARE = 50 };
 int ovk__csr_find_runs(ovk__csr *m);
 void ovk__csr_drop_runs(ovk__csr *m);

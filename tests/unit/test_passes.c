@@ -3,8 +3,8 @@
  *   - ovk__alg1_update = ovk__axpy2, then DiagScale with its two sums;
  *   - ovk__mul_dot = ovk__mul, then ovk__dot(m, m);
  *   - ovk__matvec_dot = ovk__matvec, then ovk__dot (one rank: no offd), on
- *     the 27- and 7-point Laplacians and a block with empty rows, in every
- *     value form;
+ *     the 27- and 7-point Laplacians (with runs of one repeated row and
+ *     without) and a block with empty rows, in every value form;
  *   - every value form of a block gives bitwise the product of the double
  *     values, and a dictionary of more than 256 values is refused;
  * with and without the progress hook (chunks of 7 rows). */
@@ -142,8 +142,14 @@ static void test_matvec_dot(void **state)
 {
     (void)state;
     ovk_matrix *A = NULL;
-    assert_int_equal(make(27, 9, &A), OVK_OK);
+    assert_int_equal(make(27, 9, &A), OVK_OK); /* grid lines of 7 inner rows: too short for runs */
     assert_true(A->diag.upper);
+    assert_null(A->diag.runs);
+    check_forms(A, OVK__VAL_DICT8);
+    ovk_matrix_destroy(A);
+    assert_int_equal(make(27, 12, &A), OVK_OK); /* lines of 10: runs, both triangles */
+    assert_non_null(A->diag.runs);
+    assert_false(A->diag.upper);
     check_forms(A, OVK__VAL_DICT8);
     ovk_matrix_destroy(A);
     assert_int_equal(make(7, 11, &A), OVK_OK);
