@@ -46,6 +46,11 @@
 #include "solver.h"
 
 enum { MAX_L = 8, STARTUP_STEPS = 24, WIDTH = 2 * MAX_L + 4 };
+/* A true residual check is due when the estimate of ||r||_2 has dropped
+ * CHECK_DROP below the last checked ||b - A x||; the recurrences have lost
+ * the true residual when it dropped less than LOST_DROP meanwhile. */
+#define CHECK_DROP 1e-4
+#define LOST_DROP 1e-2
 
 typedef struct plcg_params {
     long l;
@@ -62,6 +67,7 @@ typedef struct plcg_work {
     double gam[WIDTH], del[WIDTH];     /* the Lanczos coefficients, k mod width */
     ovk_request *req[WIDTH];           /* the sums of column k, k mod width */
     ovk_request *req0;
+    void *fallback;             /* pipeprcg's vectors, once it was needed */
     double g0[2];               /* <r0,Cr0>, <r0,r0> */
     double sigma[MAX_L];
     int user_bounds, estimated; /* the spec gave the bounds; an estimate is in use */
@@ -156,17 +162,31 @@ static int bad(ovk__ctx *c, int iter, double v, const char *what)
     return 1;
 }
 
-/* The convergence test of iteration st->iter on <r,r> = rr; a converged
- * estimate is confirmed with the true residual.  *stop = 1 when done. */
+/* The convergence test of iteration st->iter on the estimate <r,r> = rr.
+ * b - A x is computed (one matvec, one blocking reduction) when the
+ * estimate meets the tolerance or has dropped CHECK_DROP below the last
+ * checked ||b - A x||; then rho is recalibrated, the solve stops if the
+ * true residual meets the tolerance, and *stop = -1 (lost) if it dropped
+ * less than LOST_DROP (by CHECK_DROP) or 2 (by 10 in |zeta|) while the
+ * estimate dropped that much.  *stop = 1 when done. */
 static int check(ovk__ctx *c, plcg_work *w, plcg_state *st, double rr, double zeta, int *stop)
 {
     int ok = 0, rc = ovk__iterate_check(c, st->iter, rr, st->bb, stop);
-    if (rc || !*stop || c->res->reason != OVK_REASON_CONVERGED) return rc;
-    if ((rc = ovk__confirm(c, st->bb, w->r, &ok)) || ok) return rc;
+    if (rc || (*stop && c->res->reason != OVK_REASON_CONVERGED)) return rc;
+    int due = rr < CHECK_DROP * CHECK_DROP * st->rr_check; /* the estimate dropped by CHECK_DROP */
+    if (!*stop && !due) return OVK_OK;
+    if ((rc = ovk__confirm(c, st->bb, w->r, &ok))) return rc;
+    if (ok) {
+        c->res->reason = OVK_REASON_CONVERGED;
+        *stop = 1;
+        return OVK_OK;
+    }
     *stop = 0;
     double rr_true = c->res->rel_residual * c->res->rel_residual * st->bb;
     if (zeta > 0.0) st->rho = sqrt(rr_true) / zeta;
-    if (rr_true > 0.25 * st->rr_check && zeta < 0.1 * st->z_check) *stop = -1; /* lost: restart */
+    if ((due && rr_true > LOST_DROP * LOST_DROP * st->rr_check) ||
+        (rr_true > 0.25 * st->rr_check && zeta < 0.1 * st->z_check))
+        *stop = -1; /* the recurrences lost the true residual */
     st->rr_check = rr_true;
     st->z_check = zeta;
     return OVK_OK;
@@ -423,7 +443,10 @@ static int cycle(ovk__ctx *c, plcg_work *w, plcg_state *st, outcome *out)
 }
 
 /* Cycles until a stop; the startup phase first (unless the spec gave the
- * bounds) and after every breakdown. */
+ * bounds).  A breakdown with the spec's bounds estimates them and restarts;
+ * any other breakdown, or a cycle that lost the true residual, continues
+ * from x with pipeprcg's recurrences (one reduction in flight, classical
+ * accuracy) for the rest of the solve. */
 static int run(ovk__ctx *c, plcg_work *w, double bb)
 {
     plcg_state st = {.bb = bb};
@@ -438,7 +461,11 @@ static int run(ovk__ctx *c, plcg_work *w, double bb)
         outcome out = GO;
         if ((rc = cycle(c, w, &st, &out)) || out == STOP) return rc;
         c->res->restarts++;
-        estimate = out == BROKE && !w->estimated; /* a breakdown with the spec's bounds: estimate */
+        if (out == BROKE && !w->estimated) { /* a breakdown with the spec's bounds: estimate */
+            estimate = 1;
+            continue;
+        }
+        return ovk__pipeprcg_resume(c, &w->fallback, bb, st.iter); /* the fallback */
     }
 }
 
@@ -486,6 +513,7 @@ static int plcg_setup(ovk__ctx *c, void **work)
 static void plcg_destroy(void *work)
 {
     plcg_work *w = work;
+    ovk__pipeprcg_free(w->fallback);
     free(w->block);
     free(w);
 }
