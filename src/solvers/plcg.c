@@ -26,18 +26,28 @@
  * many or more breakdowns; on lap2D without a preconditioner the estimate
  * 7.974 against lambda_max = 7.998 runs l = 1..4 without one.)  A breakdown
  * with the spec's bounds runs the startup phase, whose estimate replaces
- * them until the matrix values change; a breakdown with an estimate just
- * restarts.  Deep pipelines break down more often on ill-conditioned
- * matrices (docs/solvers.md: restarts of l = 1..4 on the shared set).
+ * them until the matrix values change, and restarts.
  *
  * The recurrences give ||r_k||_C = |zeta_k| (the natural norm), not
  * ||r_k||_2 of the exit test: that is estimated as |zeta_k| rho, with rho =
  * ||r||_2 / ||r||_C measured at the start of a cycle and at every true
- * residual check.  When the estimate meets the tolerance the true residual
- * b - A x is computed and must meet it too; if it does not, rho is updated
- * and the iteration goes on, and if the true residual has not dropped by 2
- * while |zeta| dropped by 10 (the recurrences lost the true residual) the
- * cycle restarts from x.  Every decision uses reduced values only. */
+ * residual check.  b - A x is checked (one matvec, one blocking reduction)
+ * when the estimate meets the tolerance, and whenever it has dropped
+ * CHECK_DROP below the last checked ||b - A x||: rho is updated, the solve
+ * stops if the true residual meets the tolerance, and the recurrences have
+ * lost the true residual if it dropped less than LOST_DROP meanwhile (or
+ * less than 2 while |zeta| dropped by 10).
+ *
+ * Fallback: on ill-conditioned matrices the deep pipelines break down (the
+ * computed V loses the orthogonality G's Cholesky-like step assumes; the
+ * shifts do not matter: on bcsstk03 with Jacobi any lmax in 1.5..6 gave
+ * 7-14 breakdowns) and lose accuracy.  Restarting p(l)-CG at each one
+ * cost up to 4.9x alg1's iterations and 4-11 orders of attainable accuracy,
+ * so a breakdown with estimated shifts, or a lost true residual, ends
+ * p(l)-CG for the rest of the solve: it goes on from x with pipeprcg's
+ * recurrences (ovk__pipeprcg_resume; one reduction in flight behind two
+ * matvecs, classical accuracy), counted as a restart.  Every decision uses
+ * reduced values only. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
