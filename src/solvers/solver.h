@@ -194,6 +194,7 @@ typedef struct ovk__sr {
     double rstop;       /* sqrt(rr_stop): the residual norm that converges */
     double r_ref;       /* stagnation: ||r|| to halve, and the steps spent trying */
     int stalled;
+    double r_fresh;     /* ||r|| at the last replacement or restart */
 } ovk__sr;
 
 /* ||A||_inf and the longest row for the gap bounds come from c. */
