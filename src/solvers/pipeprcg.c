@@ -171,11 +171,13 @@ static int decide(ovk__ctx *c, prcg_work *w, int iter, int fresh, int restarted,
     return OVK_OK;
 }
 
-static int iterate(ovk__ctx *c, prcg_work *w, double bb)
+/* From fresh vectors at iteration iter0 (0, or plcg's count when it falls
+ * back here) until a stop. */
+static int iterate(ovk__ctx *c, prcg_work *w, double bb, int iter0)
 {
     int fresh = 1, restarted = 1;
     double beta = 0.0;
-    for (int iter = 0;;) {
+    for (int iter = iter0;;) {
         verdict vd;
         int restart, rc = decide(c, w, iter, fresh, restarted, bb, &vd, &restart);
         if (rc || vd == STOP) return rc;
@@ -221,9 +223,26 @@ static int prcg_solve(ovk__ctx *c, void *work)
     rc = ovk__ctx_residual(c, w->r); /* r = b - A x */
     if (!rc) rc = ovk__initial_check(c, w->r, &bb, &decided);
     if (!rc && !decided) rc = refresh_from(c, w, 1, 1);
-    if (!rc && !decided) rc = iterate(c, w, bb);
+    if (!rc && !decided) rc = iterate(c, w, bb, 0);
     c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
     return rc;
+}
+
+int ovk__pipeprcg_resume(ovk__ctx *c, void **work, double bb, int iter0)
+{
+    int rc = *work ? OVK_OK : prcg_setup(c, work);
+    if (rc) { /* agreed: every rank fails here */
+        if (*work) prcg_destroy(*work);
+        *work = NULL;
+        return rc;
+    }
+    rc = refresh_from(c, *work, 1, 0); /* r = b - A x, p = C r */
+    return rc ? rc : iterate(c, *work, bb, iter0);
+}
+
+void ovk__pipeprcg_free(void *work)
+{
+    if (work) prcg_destroy(work);
 }
 
 const ovk__solver ovk__solver_pipeprcg = {

@@ -26,18 +26,28 @@
  * many or more breakdowns; on lap2D without a preconditioner the estimate
  * 7.974 against lambda_max = 7.998 runs l = 1..4 without one.)  A breakdown
  * with the spec's bounds runs the startup phase, whose estimate replaces
- * them until the matrix values change; a breakdown with an estimate just
- * restarts.  Deep pipelines break down more often on ill-conditioned
- * matrices (docs/solvers.md: restarts of l = 1..4 on the shared set).
+ * them until the matrix values change, and restarts.
  *
  * The recurrences give ||r_k||_C = |zeta_k| (the natural norm), not
  * ||r_k||_2 of the exit test: that is estimated as |zeta_k| rho, with rho =
  * ||r||_2 / ||r||_C measured at the start of a cycle and at every true
- * residual check.  When the estimate meets the tolerance the true residual
- * b - A x is computed and must meet it too; if it does not, rho is updated
- * and the iteration goes on, and if the true residual has not dropped by 2
- * while |zeta| dropped by 10 (the recurrences lost the true residual) the
- * cycle restarts from x.  Every decision uses reduced values only. */
+ * residual check.  b - A x is checked (one matvec, one blocking reduction)
+ * when the estimate meets the tolerance, and whenever it has dropped
+ * CHECK_DROP below the last checked ||b - A x||: rho is updated, the solve
+ * stops if the true residual meets the tolerance, and the recurrences have
+ * lost the true residual if it dropped less than LOST_DROP meanwhile (or
+ * less than 2 while |zeta| dropped by 10).
+ *
+ * Fallback: on ill-conditioned matrices the deep pipelines break down (the
+ * computed V loses the orthogonality G's Cholesky-like step assumes; the
+ * shifts do not matter: on bcsstk03 with Jacobi any lmax in 1.5..6 gave
+ * 7-14 breakdowns) and lose accuracy.  Restarting p(l)-CG at each one
+ * cost up to 4.9x alg1's iterations and 4-11 orders of attainable accuracy,
+ * so a breakdown with estimated shifts, or a lost true residual, ends
+ * p(l)-CG for the rest of the solve: it goes on from x with pipeprcg's
+ * recurrences (ovk__pipeprcg_resume; one reduction in flight behind two
+ * matvecs, classical accuracy), counted as a restart.  Every decision uses
+ * reduced values only. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -46,6 +56,11 @@
 #include "solver.h"
 
 enum { MAX_L = 8, STARTUP_STEPS = 24, WIDTH = 2 * MAX_L + 4 };
+/* A true residual check is due when the estimate of ||r||_2 has dropped
+ * CHECK_DROP below the last checked ||b - A x||; the recurrences have lost
+ * the true residual when it dropped less than LOST_DROP meanwhile. */
+#define CHECK_DROP 1e-4
+#define LOST_DROP 1e-2
 
 typedef struct plcg_params {
     long l;
@@ -62,6 +77,7 @@ typedef struct plcg_work {
     double gam[WIDTH], del[WIDTH];     /* the Lanczos coefficients, k mod width */
     ovk_request *req[WIDTH];           /* the sums of column k, k mod width */
     ovk_request *req0;
+    void *fallback;             /* pipeprcg's vectors, once it was needed */
     double g0[2];               /* <r0,Cr0>, <r0,r0> */
     double sigma[MAX_L];
     int user_bounds, estimated; /* the spec gave the bounds; an estimate is in use */
@@ -156,17 +172,31 @@ static int bad(ovk__ctx *c, int iter, double v, const char *what)
     return 1;
 }
 
-/* The convergence test of iteration st->iter on <r,r> = rr; a converged
- * estimate is confirmed with the true residual.  *stop = 1 when done. */
+/* The convergence test of iteration st->iter on the estimate <r,r> = rr.
+ * b - A x is computed (one matvec, one blocking reduction) when the
+ * estimate meets the tolerance or has dropped CHECK_DROP below the last
+ * checked ||b - A x||; then rho is recalibrated, the solve stops if the
+ * true residual meets the tolerance, and *stop = -1 (lost) if it dropped
+ * less than LOST_DROP (by CHECK_DROP) or 2 (by 10 in |zeta|) while the
+ * estimate dropped that much.  *stop = 1 when done. */
 static int check(ovk__ctx *c, plcg_work *w, plcg_state *st, double rr, double zeta, int *stop)
 {
     int ok = 0, rc = ovk__iterate_check(c, st->iter, rr, st->bb, stop);
-    if (rc || !*stop || c->res->reason != OVK_REASON_CONVERGED) return rc;
-    if ((rc = ovk__confirm(c, st->bb, w->r, &ok)) || ok) return rc;
+    if (rc || (*stop && c->res->reason != OVK_REASON_CONVERGED)) return rc;
+    int due = rr < CHECK_DROP * CHECK_DROP * st->rr_check; /* the estimate dropped by CHECK_DROP */
+    if (!*stop && !due) return OVK_OK;
+    if ((rc = ovk__confirm(c, st->bb, w->r, &ok))) return rc;
+    if (ok) {
+        c->res->reason = OVK_REASON_CONVERGED;
+        *stop = 1;
+        return OVK_OK;
+    }
     *stop = 0;
     double rr_true = c->res->rel_residual * c->res->rel_residual * st->bb;
     if (zeta > 0.0) st->rho = sqrt(rr_true) / zeta;
-    if (rr_true > 0.25 * st->rr_check && zeta < 0.1 * st->z_check) *stop = -1; /* lost: restart */
+    if ((due && rr_true > LOST_DROP * LOST_DROP * st->rr_check) ||
+        (rr_true > 0.25 * st->rr_check && zeta < 0.1 * st->z_check))
+        *stop = -1; /* the recurrences lost the true residual */
     st->rr_check = rr_true;
     st->z_check = zeta;
     return OVK_OK;
@@ -423,7 +453,10 @@ static int cycle(ovk__ctx *c, plcg_work *w, plcg_state *st, outcome *out)
 }
 
 /* Cycles until a stop; the startup phase first (unless the spec gave the
- * bounds) and after every breakdown. */
+ * bounds).  A breakdown with the spec's bounds estimates them and restarts;
+ * any other breakdown, or a cycle that lost the true residual, continues
+ * from x with pipeprcg's recurrences (one reduction in flight, classical
+ * accuracy) for the rest of the solve. */
 static int run(ovk__ctx *c, plcg_work *w, double bb)
 {
     plcg_state st = {.bb = bb};
@@ -438,7 +471,11 @@ static int run(ovk__ctx *c, plcg_work *w, double bb)
         outcome out = GO;
         if ((rc = cycle(c, w, &st, &out)) || out == STOP) return rc;
         c->res->restarts++;
-        estimate = out == BROKE && !w->estimated; /* a breakdown with the spec's bounds: estimate */
+        if (out == BROKE && !w->estimated) { /* a breakdown with the spec's bounds: estimate */
+            estimate = 1;
+            continue;
+        }
+        return ovk__pipeprcg_resume(c, &w->fallback, bb, st.iter); /* the fallback */
     }
 }
 
@@ -486,6 +523,7 @@ static int plcg_setup(ovk__ctx *c, void **work)
 static void plcg_destroy(void *work)
 {
     plcg_work *w = work;
+    ovk__pipeprcg_free(w->fallback);
     free(w->block);
     free(w);
 }

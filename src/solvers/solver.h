@@ -74,6 +74,13 @@ const ovk__solver *ovk__solver_find(const char *name);
 /* "alg1, alg2, ..." into buf. */
 void ovk__solver_names(char *buf, size_t len);
 
+/* pipeprcg's iteration from the current x, counting from iteration iter0,
+ * until a stop: plcg's fallback when its recurrences break down or lose the
+ * true residual.  *work: pipeprcg's vectors, allocated at the first call
+ * (collective, OVK_ENOMEM agreed) and freed by ovk__pipeprcg_free. */
+int ovk__pipeprcg_resume(ovk__ctx *c, void **work, double bb, int iter0);
+void ovk__pipeprcg_free(void *work);
+
 /* ---- helpers shared by the variants (solver_common.c) ---------------- */
 
 /* Start an in-place global sum of k values; times the start under dot's init
@@ -187,6 +194,7 @@ typedef struct ovk__sr {
     double rstop;       /* sqrt(rr_stop): the residual norm that converges */
     double r_ref;       /* stagnation: ||r|| to halve, and the steps spent trying */
     int stalled;
+    double r_fresh;     /* ||r|| at the last replacement or restart */
 } ovk__sr;
 
 /* ||A||_inf and the longest row for the gap bounds come from c. */

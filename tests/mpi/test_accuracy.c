@@ -16,14 +16,23 @@
  *     ones it loses more (measured at 2 ranks, log10 err against alg1's:
  *     LFAT5 -9.2/-13.3, bcsstk03 -11.5/-14.0, 494_bus -12.9/-14.3, 685_bus
  *     -13.5/-14.9): checked there is only err <= 10 err_pipecg;
- *   - pipecg: its default does not reach alg1's accuracy (bcsstk09, 1138_bus,
- *     bcsstk08, bcsstk14, bcsstk13 with Jacobi: 1.4-2.2 orders short;
- *     without a preconditioner up to 6.7 orders on LFAT5), which is why
- *     pipeprcg is the recommended pipelined solver (README.md,
+ *   - pipecg (its default, automatic residual replacement): err <= 10
+ *     err_alg1 with Jacobi on every matrix (measured at 1 rank: within 0.2
+ *     orders on the checked ones; bcsstk13, not checked, 1.1 short);
+ *     without a preconditioner it is up to 9 orders short (LFAT5), which is
+ *     why pipeprcg is the recommended pipelined solver (README.md,
  *     docs/solvers.md): printed, and err_pipeprcg <= 10 err_pipecg checked;
- *   - plcg, l = 1..3, on the matrices with cond2 < PLCG_COND (the
- *     well-conditioned ones; see test_pipelines and docs/solvers.md for the
- *     others, where its recurrences lose more): err <= 10 err_alg1.
+ *   - plcg, l = 1..3: err <= 10 err_alg1 with Jacobi on every matrix but
+ *     those of plcg_short, and without a preconditioner on the matrices
+ *     with cond2 < PRCG_NONE_COND; without one on the others, where
+ *     pipeprcg itself is short, err <= 10 err_pipeprcg.  plcg_short (with
+ *     Jacobi: bcsstk03, 1138_bus, 494_bus; without: LFAT5, 494_bus) is where the
+ *     recurrences lose accuracy before plcg falls back to pipeprcg's, too
+ *     late to regain it within N (measured at 1-4 ranks, orders short of
+ *     alg1: bcsstk03 l = 1 2.2-3.3, l = 2 up to 2.7; 1138_bus l = 2 2.2,
+ *     l = 3 1.5; 494_bus l = 3 1.1; LFAT5 none 2 orders short of
+ *     pipeprcg, 494_bus none 1.05 in the sanitizer build at 2 ranks):
+ *     checked there within SHORT_ORDERS of the same reference.
  * The checks take errors as at least FLOOR = 1e-14: below that they are
  * rounding noise that changes order with the rank count (the table prints
  * them as they are).
@@ -49,7 +58,7 @@
 #define MAX_N 20000
 #define NONE_MAX_ALG1 3000
 #define WORK_MAX 3e7 /* N x nnz beyond which CI skips a case */
-#define PLCG_COND 1e3
+#define SHORT_ORDERS 4.0 /* plcg_short's bound, orders of magnitude above the reference */
 #define PRCG_NONE_COND 1e5
 #define FLOOR 1e-14 /* errors below are rounding noise (LFAT5: 1e-16 to 1e-17 by rank count) */
 
@@ -132,6 +141,19 @@ static void report(const mcase *c, const char *pc, const char *solver, int n_fix
 /* a <= 10 b, both taken as at least FLOOR */
 static int within_order(double a, double b) { return fmax(a, FLOOR) <= 10.0 * fmax(b, FLOOR); }
 
+/* where plcg (some l = 1..3, some rank count) ends more than one order short */
+static const struct {
+    const char *name, *pc;
+} plcg_short[] = {{"bcsstk03.mtx", "jacobi"}, {"1138_bus.mtx", "jacobi"}, {"494_bus.mtx", "jacobi"},
+                  {"LFAT5.mtx", "none"}, {"494_bus.mtx", "none"}};
+
+static int is_short(const mcase *c, const char *pc)
+{
+    for (size_t i = 0; i < sizeof plcg_short / sizeof plcg_short[0]; i++)
+        if (!strcmp(plcg_short[i].pc, pc) && !strcmp(plcg_short[i].name, c->name)) return 1;
+    return 0;
+}
+
 /* CI: pipeprcg, pipecg, plcg (l = 1..3) against alg1 (see the top) */
 static void check_case(sys *s, const mcase *c, const char *pc, int n_fixed)
 {
@@ -147,11 +169,16 @@ static void check_case(sys *s, const mcase *c, const char *pc, int n_fixed)
                  log10(ref));
     MT_CHECK(within_order(prcg, pipe), "%s %s pipeprcg: log10 A-norm error %.2f, pipecg %.2f", c->name, pc, log10(prcg),
              log10(pipe));
-    for (int v = 0; v < 3 && c->cond < PLCG_COND; v++) {
+    if (!strcmp(pc, "jacobi"))
+        MT_CHECK(within_order(pipe, ref), "%s %s pipecg: log10 A-norm error %.2f, alg1 %.2f", c->name, pc, log10(pipe),
+                 log10(ref));
+    for (int v = 0; v < 3; v++) {
         run(s, plcg[v], pc, 1e-300, n_fixed, &err);
         report(c, pc, plcg[v], n_fixed, err, ref);
-        MT_CHECK(within_order(err, ref), "%s %s %s: log10 A-norm error %.2f, alg1 %.2f", c->name, pc, plcg[v], log10(err),
-                 log10(ref));
+        int vs_alg1 = !strcmp(pc, "jacobi") || c->cond < PRCG_NONE_COND;
+        double against = vs_alg1 ? ref : prcg, orders = is_short(c, pc) ? SHORT_ORDERS : 1.0;
+        MT_CHECK(fmax(err, FLOOR) <= pow(10.0, orders) * fmax(against, FLOOR), "%s %s %s: log10 A-norm error %.2f, %s %.2f",
+                 c->name, pc, plcg[v], log10(err), vs_alg1 ? "alg1" : "pipeprcg", log10(against));
     }
 }
 

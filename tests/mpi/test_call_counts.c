@@ -2,7 +2,8 @@
  * interface: with the blocking backend no MPI_Iallreduce; with native the
  * MPI_Iallreduce count grows with the iterations (3 per iteration, 1 for the
  * single-reduction cg1 and pipecg) and MPI_Allreduce does not; with a
- * point-to-point backend (nbc) no collective grows. */
+ * point-to-point backend (nbc) no collective grows (but for plcg's one
+ * MPI_Allreduce when it falls back to pipeprcg's recurrences). */
 #include <string.h>
 
 #include "mpitest.h"
@@ -80,6 +81,9 @@ int main(int argc, char **argv)
             if (!info.available) continue;
             counts few = run(A, solver, info.name, 5), many = run(A, solver, info.name, 25);
             long grow_a = many.allreduce - few.allreduce, grow_i = many.iallreduce - few.iallreduce;
+            /* plcg: at the rounding floor (tol 1e-30) it falls back to pipeprcg's
+             * recurrences once, whose vectors' allocation is agreed by one MPI_Allreduce */
+            long once = !strcmp(solver, "plcg");
             if (rank == 0)
                 printf("%-8s %-10s 5 its: Allreduce %3ld Iallreduce %3ld | 25 its: Allreduce %3ld Iallreduce %3ld\n",
                        solver, info.name, few.allreduce, few.iallreduce, many.allreduce, many.iallreduce);
@@ -87,10 +91,10 @@ int main(int argc, char **argv)
                 MT_CHECK(many.iallreduce == 0, "blocking called MPI_Iallreduce %ld times", many.iallreduce);
                 MT_CHECK(grow_a >= 20 * per_it, "blocking: Allreduce grew by %ld", grow_a);
             } else if (!strcmp(info.name, "native")) {
-                MT_CHECK(grow_a == 0, "native: MPI_Allreduce grew by %ld", grow_a);
+                MT_CHECK(grow_a <= once, "native: MPI_Allreduce grew by %ld", grow_a);
                 MT_CHECK(grow_i >= 20 * per_it, "native: MPI_Iallreduce grew by %ld", grow_i);
             } else {
-                MT_CHECK(grow_a == 0 && grow_i == 0, "%s: collectives grew (%ld, %ld)", info.name, grow_a, grow_i);
+                MT_CHECK(grow_a <= once && grow_i == 0, "%s: collectives grew (%ld, %ld)", info.name, grow_a, grow_i);
             }
         }
     }

@@ -24,16 +24,17 @@
  *     every backend on the Laplacians (time, likewise); solves with alg1 >
  *     VERY_LONG iterations on blocking only;
  *   - plcg, l = 1..4, on the shared matrices with cond2 < PLCG_COND (the
- *     well-conditioned ones) as above with +-2.  On the ill-conditioned ones
- *     deep pipelines break down (the square-root breakdown) and restart
- *     often, and the D-Lanczos recurrences converge more slowly: measured
- *     with Jacobi at 2 ranks, l = 2 took 0.94-4.9x alg1's count (bcsstk03
- *     632/129, plat362 11151/3277), l = 4 did not converge on plat362 in
- *     20000; without a preconditioner l >= 2 did not converge on 494_bus,
- *     1138_bus, bcsstk03.  So there plcg (l = 1) with Jacobi, on blocking,
- *     must converge with the true residual below tol, and no
- *     iteration limit is asserted (docs/solvers.md has the counts); l = 2
- *     is left to the attainable-accuracy table there (time);
+ *     well-conditioned ones) as above with +-2.  On the others (blocking
+ *     only, time), Jacobi and none: converged with the true residual below
+ *     tol within (1 + PLCG_ILL) alg1's count (2.5x in the rounding-dominated
+ *     regime, plat362).  There the deep pipelines break down (the
+ *     square-root breakdown) or lose the true residual, and plcg goes on
+ *     with pipeprcg's recurrences from x (docs/solvers.md): measured at 1
+ *     rank, 0.96-1.47x alg1's count (worst: LFAT5 none 25/17, bcsstk02
+ *     Jacobi l = 3 115/72, nos3 Jacobi l = 3 331/213; bcsstk03 Jacobi
+ *     l = 2..4 1.33-1.36x); before the fallback, l = 2 took up to 4.9x
+ *     with Jacobi and l >= 2 did not converge on 494_bus, 1138_bus,
+ *     bcsstk03 without a preconditioner;
  *   - plcg:l=3 with several reductions in flight (native, nbc, offload):
  *     the residual history, iteration count and final residual are bitwise
  *     identical on every rank (every decision uses reduced values only);
@@ -63,10 +64,11 @@
 #define NONE_MAX_ALG1 600  /* no preconditioner: matrices where alg1 needs at most this */
 #define WORK_MAX 3e7       /* alg1 iterations x nnz beyond which a matrix is skipped */
 #define VERY_LONG 2000     /* alg1 iterations beyond which only blocking runs (plat362) */
-#define PLCG_COND 1e3      /* plcg's iteration counts are checked below this cond2 */
+#define PLCG_COND 1e3      /* plcg: alg1's count +-2 below this cond2, on every backend */
+#define PLCG_ILL 1.0       /* plcg above it (blocking only): at most (1 + PLCG_ILL) alg1's count */
 
 static const char *const solvers[] = {"groppcg", "pipeprcg", "plcg", "plcg:l=2", "plcg:l=3", "plcg:l=4"};
-enum { NSOLVERS = 6, NPLAIN = 2, NPLCG_ILL = 3 }; /* the first two; plcg */
+enum { NSOLVERS = 6, NPLAIN = 2 }; /* the first two */
 static const char *const pcs[] = {"jacobi", "none"};
 
 typedef struct mcase {
@@ -140,17 +142,19 @@ static void make_rhs(const ovk_matrix *A, ovk_vector *b)
     ovk_vector_destroy(t);
 }
 
-/* The iteration count against alg1's (see the top). */
-static int close_to_alg1(const mcase *c, int it, int ref, double slack, double ill)
+/* The iteration count against alg1's (see the top); plcg_ill: plcg on a
+ * matrix with cond2 >= PLCG_COND. */
+static int close_to_alg1(const mcase *c, int it, int ref, double slack, double ill, int plcg_ill)
 {
     int diff = abs(it - ref);
     if (!c) return diff <= 2;
     if (ref > 5 * c->n) return it <= 2.5 * ref;
+    if (plcg_ill) return it <= (1.0 + PLCG_ILL) * ref;
     if (c->cond < 1e5) return diff <= 2 + slack * ref;
     return diff <= ill * ref;
 }
 
-/* counted = 0: no iteration limit (plcg on an ill-conditioned matrix) */
+/* counted = 0: no iteration limit */
 static void check(const mcase *c, const char *what, int counted, const outcome *o, const outcome *ref, double tol)
 {
     MT_RC(OVK_OK, o->rc);
@@ -158,7 +162,8 @@ static void check(const mcase *c, const char *what, int counted, const outcome *
     MT_CHECK(o->true_res < tol, "%s: true residual %g", what, o->true_res);
     double slack = strstr(what, " none ") ? 0.01 : 0.0;       /* see the top */
     double ill = strstr(what, " none pipeprcg") ? 0.25 : 0.15;
-    MT_CHECK(!counted || close_to_alg1(c, o->res.iterations, ref->res.iterations, slack, ill),
+    int plcg_ill = c && c->cond >= PLCG_COND && strstr(what, " plcg");
+    MT_CHECK(!counted || close_to_alg1(c, o->res.iterations, ref->res.iterations, slack, ill, plcg_ill),
              "%s: %d iterations, alg1 %d", what, o->res.iterations, ref->res.iterations);
     if (g_rank == 0)
         printf("%-40s it %5d (alg1 %5d) true %.2e restarts %d repl %d\n", what, o->res.iterations,
@@ -170,8 +175,9 @@ static void check(const mcase *c, const char *what, int counted, const outcome *
 static int plan(const mcase *c, int v, const char *pc, const char *backend, int alg1_its, int *counted)
 {
     int plain = v < NPLAIN, well = !c || c->cond < PLCG_COND;
-    *counted = plain || well;
-    if (!plain && !well && (v >= NPLCG_ILL || strcmp(pc, "jacobi") || strcmp(backend, "blocking"))) return 0;
+    (void)pc;
+    *counted = 1;
+    if (!plain && !well && strcmp(backend, "blocking")) return 0; /* plcg on the others: blocking (time) */
     if (c && alg1_its > VERY_LONG) return !strcmp(backend, "blocking");
     return !c || !strcmp(backend, "blocking") || !strcmp(backend, "nbc");
 }
