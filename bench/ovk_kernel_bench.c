@@ -52,7 +52,10 @@
 #include "../examples/common/experiment.h"
 
 enum { V_B, V_C, V_D, V_P, V_S, V_X, V_R, V_U, V_W, V_Z, V_M, V_N, V_COUNT };
-enum { M_AUTO, M_FLOAT, M_DOUBLE, M_COUNT }; /* the matrix with packed, float, double values */
+/* the matrix with packed, float, double values; packed without its runs
+ * (both triangles, every row read entry by entry); packed, one triangle
+ * (the form before the runs, session 6) */
+enum { M_AUTO, M_FLOAT, M_DOUBLE, M_NORUNS, M_UPPER, M_COUNT };
 
 typedef struct bench {
     int n;
@@ -217,6 +220,8 @@ static const item items[] = {
     {"matvec (double values)", 1, M_DOUBLE, 0, 2, 1, k_matvec},
     {"matvec (float values)", 1, M_FLOAT, 0, 2, 1, k_matvec},
     {"matvec (packed: auto)", 1, M_AUTO, 0, 2, 1, k_matvec},
+    {"matvec, no runs", 1, M_NORUNS, 0, 2, 1, k_matvec},
+    {"matvec, one triangle", 1, M_UPPER, 0, 2, 1, k_matvec},
     {"matvec, then <p,s>", 1, M_AUTO, 16, 2, 1, k_matvec_then_dot},
     {"matvec with <p,s>", 1, M_AUTO, 0, 2, 1, k_matvec_dot},
     {"dot", 0, 0, 16, 2, 0, k_dot},
@@ -240,14 +245,18 @@ enum { NITEMS = (int)(sizeof items / sizeof items[0]) };
 
 /* ---- set-up ------------------------------------------------------------ */
 
-/* the Laplacian three times: values packed as the library picks, as float, as double */
+/* the Laplacian in each form of M_*: values packed as the library picks, as
+ * float, as double; without runs; one triangle */
 static int setup_matrix(bench *b, int edge)
 {
     int size, rc = OVK_OK;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    static const int allow[M_COUNT] = {OVK__VAL_ALLOW_ALL, 1 << OVK__VAL_FLOAT | 1, 1 << OVK__VAL_DOUBLE};
+    static const int allow[M_COUNT] = {OVK__VAL_ALLOW_ALL, 1 << OVK__VAL_FLOAT | 1, 1 << OVK__VAL_DOUBLE,
+                                       OVK__VAL_ALLOW_ALL, OVK__VAL_ALLOW_ALL};
     for (int m = 0; m < M_COUNT && !rc; m++) {
         rc = ovk_laplace_create(MPI_COMM_WORLD, OVK_STENCIL_27, edge, edge, edge, size, 1, 1, &b->A[m]);
+        if (!rc && m >= M_NORUNS) ovk__csr_drop_runs(&b->A[m]->diag);
+        if (!rc && m == M_UPPER) rc = ovk__csr_keep_upper(&b->A[m]->diag);
         if (!rc) rc = ovk__csr_pack_values(&b->A[m]->diag, allow[m]);
     }
     if (!rc) b->n = ovk_matrix_nlocal(b->A[M_AUTO]);
