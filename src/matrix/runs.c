@@ -33,10 +33,12 @@ void ovk__csr_drop_runs(ovk__csr *m)
 }
 
 /* The shared rows are kept once each: a hash table of pattern indices,
- * keyed by the offsets and value bits. */
+ * keyed by the offsets and value bits, and the row each pattern was copied
+ * from (compared with same_row). */
 typedef struct pat_table {
     int *slot; /* [size] pattern index + 1, 0 empty */
     int size;  /* a power of two */
+    int *from; /* [runs] the row of each pattern */
 } pat_table;
 
 static uint64_t row_hash(const ovk__csr *m, int i)
@@ -51,23 +53,13 @@ static uint64_t row_hash(const ovk__csr *m, int i)
     return h;
 }
 
-/* 1 when pattern p holds row i */
-static int pat_is_row(const ovk__runs *r, int p, const ovk__csr *m, int i)
-{
-    int a = r->pat_ptr[p], len = r->pat_ptr[p + 1] - a, b = m->rowptr[i];
-    if (m->rowptr[i + 1] - b != len) return 0;
-    for (int k = 0; k < len; k++)
-        if (r->pat_off[a + k] != offset_of(m, i, b + k)) return 0;
-    return !memcmp(r->pat_val + a, m->val + b, sizeof(double) * (size_t)len);
-}
-
 /* the pattern index of row i, appended when new (the arrays are sized for
  * every run having its own) */
 static int pattern_of(ovk__runs *r, pat_table *t, const ovk__csr *m, int i)
 {
     int at = (int)(row_hash(m, i) & (uint64_t)(t->size - 1));
     for (; t->slot[at]; at = (at + 1) & (t->size - 1))
-        if (pat_is_row(r, t->slot[at] - 1, m, i)) return t->slot[at] - 1;
+        if (same_row(m, t->from[t->slot[at] - 1], i)) return t->slot[at] - 1;
     int p = r->npat++, a = r->pat_ptr[p];
     for (int k = m->rowptr[i]; k < m->rowptr[i + 1]; k++, a++) {
         r->pat_off[a] = offset_of(m, i, k);
@@ -75,6 +67,7 @@ static int pattern_of(ovk__runs *r, pat_table *t, const ovk__csr *m, int i)
     }
     r->pat_ptr[p + 1] = a;
     t->slot[at] = p + 1;
+    t->from[p] = i;
     return p;
 }
 
@@ -104,7 +97,8 @@ static int runs_alloc(ovk__runs *r, int runs, int64_t entries, pat_table *t)
     r->pat_val = malloc(sizeof(double) * (size_t)(entries > 0 ? entries : 1));
     for (t->size = 16; t->size < 2 * runs; t->size *= 2) continue;
     t->slot = calloc((size_t)t->size, sizeof(int));
-    if (r->seg_start && r->seg_pat && r->pat_ptr && r->pat_off && r->pat_val && t->slot) return OVK_OK;
+    t->from = malloc(sizeof(int) * ((size_t)runs + 1));
+    if (r->seg_start && r->seg_pat && r->pat_ptr && r->pat_off && r->pat_val && t->slot && t->from) return OVK_OK;
     return ovk__fail(OVK_ENOMEM, "row runs of a block (%d runs)", runs);
 }
 
@@ -130,7 +124,7 @@ int ovk__csr_find_runs(ovk__csr *m)
     int runs = count_runs(m, &run_rows, &entries);
     if (m->nrows == 0 || (int64_t)run_rows * 100 < (int64_t)OVK__RUN_SHARE * m->nrows) return OVK_OK;
     ovk__runs *r = calloc(1, sizeof *r);
-    pat_table t = {NULL, 0};
+    pat_table t = {NULL, 0, NULL};
     int rc = r ? runs_alloc(r, runs, entries, &t) : ovk__fail(OVK_ENOMEM, "row runs");
     if (rc) goto cleanup;
     r->seg_start[0] = 0;
@@ -143,6 +137,7 @@ int ovk__csr_find_runs(ovk__csr *m)
     r = NULL;
 cleanup:
     free(t.slot);
+    free(t.from);
     if (r) {
         m->runs = r;
         ovk__csr_drop_runs(m);
