@@ -101,6 +101,13 @@ __attribute__((noinline)) static void triad_kernel(double *restrict a, const dou
 /* ---- the kernels ------------------------------------------------------- */
 
 static void k_matvec(bench *b, int m) { ovk__matvec(b->A[m], b->v[V_P], b->v[V_S], &b->hook); }
+/* the runs in the 8-row blocks of session 7 (the widest blocks otherwise) */
+static void k_matvec_narrow(bench *b, int m)
+{
+    ovk__run_set_width(8);
+    k_matvec(b, m);
+    ovk__run_set_width(0);
+}
 static void k_dot(bench *b, int m)
 {
     (void)m;
@@ -220,6 +227,7 @@ static const item items[] = {
     {"matvec (double values)", 1, M_DOUBLE, 0, 2, 1, k_matvec},
     {"matvec (float values)", 1, M_FLOAT, 0, 2, 1, k_matvec},
     {"matvec (packed: auto)", 1, M_AUTO, 0, 2, 1, k_matvec},
+    {"matvec, 8-row run blocks", 1, M_AUTO, 0, 2, 1, k_matvec_narrow},
     {"matvec, no runs", 1, M_NORUNS, 0, 2, 1, k_matvec},
     {"matvec, one triangle", 1, M_UPPER, 0, 2, 1, k_matvec},
     {"matvec, then <p,s>", 1, M_AUTO, 16, 2, 1, k_matvec_then_dot},

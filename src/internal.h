@@ -209,6 +209,13 @@ enum { OVK__RUN_MIN = 8, OVK__RUN_SHARE = 50 };
 int ovk__csr_find_runs(ovk__csr *m);
 void ovk__csr_drop_runs(ovk__csr *m);
 
+/* The rows per block the matvec applies a run in: the widest this CPU supports
+ * (32 with AVX-512, 16 with AVX2, else 8) when rows <= 0, else the widest
+ * supported one not above rows.  Returns the width now in use.  For tests
+ * and benchmarks that compare the paths (every width gives the same bits);
+ * process-wide, not for use while another thread multiplies. */
+int ovk__run_set_width(int rows);
+
 /* Keep only the diagonal and upper triangle of a compacted (off16) square
  * block, when the block is symmetric bit for bit; otherwise leave m
  * unchanged.  Every row must start with a_ii (the caller checks: the

@@ -336,66 +336,6 @@ static rows_fn pick_rows(const ovk__csr *m)
     return m->upper ? upper[m->vform] : m->off16 ? off[m->vform] : col[m->vform];
 }
 
-/* s[r] = sum_k c_k x_{i + r + off_k}, r < RUN_BLOCK, summed in k order from
- * 0 as the row kernels do: eight named partial sums, which the compiler
- * keeps in SIMD registers, with contiguous loads of x (a clone per vector
- * width, chosen at run time where the compiler can; built with
- * -ffp-contract=off, every clone gives the same bits) */
-enum { RUN_BLOCK = 8 };
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-static void run_block(const int *restrict off, const double *restrict c, int K, const double *restrict x, int i,
-                      double *restrict s)
-{
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0;
-    for (int k = 0; k < K; k++) {
-        const double *restrict xs = x + i + off[k];
-        double ck = c[k];
-        s0 += ck * xs[0];
-        s1 += ck * xs[1];
-        s2 += ck * xs[2];
-        s3 += ck * xs[3];
-        s4 += ck * xs[4];
-        s5 += ck * xs[5];
-        s6 += ck * xs[6];
-        s7 += ck * xs[7];
-    }
-    s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3, s[4] = s4, s[5] = s5, s[6] = s6, s[7] = s7;
-}
-
-/* rows [lo, hi) of a run of one shared row (K entries at offsets off, values
- * c): y_i = sum_k c_k x_{i + off_k}, eight rows at a time; a tail of fewer
- * rows is the last eight of the piece, of which the rows not yet done are
- * kept (a scalar sum per row would wait on each addition) */
-static double run_rows(const int *restrict off, const double *restrict c, int K, const double *restrict x,
-                       double *restrict y, int lo, int hi, double dot)
-{
-    double s[RUN_BLOCK];
-    int i = lo;
-    for (; i + RUN_BLOCK <= hi; i += RUN_BLOCK) {
-        run_block(off, c, K, x, i, s);
-        for (int r = 0; r < RUN_BLOCK; r++) {
-            y[i + r] = s[r];
-            dot += x[i + r] * s[r];
-        }
-    }
-    if (i < hi && hi - lo >= RUN_BLOCK) {
-        run_block(off, c, K, x, hi - RUN_BLOCK, s);
-        for (; i < hi; i++) {
-            y[i] = s[i - (hi - RUN_BLOCK)];
-            dot += x[i] * y[i];
-        }
-    }
-    for (; i < hi; i++) { /* a piece shorter than a block (a chunk's edge) */
-        double t = 0.0;
-        for (int k = 0; k < K; k++) t += c[k] * x[i + off[k]];
-        y[i] = t;
-        dot += x[i] * t;
-    }
-    return dot;
-}
-
 /* rows [lo, hi) of a block with runs: each run by its shared row, the rows
  * between runs by their entries (plain, the kernel of the block's form) */
 static double runs_rows(const ovk__csr *m, rows_fn plain, const double *x, double *y, int lo, int hi, double dot)
@@ -413,8 +353,8 @@ static double runs_rows(const ovk__csr *m, rows_fn plain, const double *x, doubl
         int p = r->seg_pat[s];
         if (p < 0) dot = plain(m, x, y, from, to, dot);
         else
-            dot = run_rows(r->pat_off + r->pat_ptr[p], r->pat_val + r->pat_ptr[p], r->pat_ptr[p + 1] - r->pat_ptr[p],
-                           x, y, from, to, dot);
+            dot = ovk__run_rows(r->pat_off + r->pat_ptr[p], r->pat_val + r->pat_ptr[p],
+                                r->pat_ptr[p + 1] - r->pat_ptr[p], x, y, from, to, dot);
     }
     return dot;
 }

@@ -212,11 +212,16 @@ static void no_op(void *arg) { (void)arg; }
 static void check_runs(const char *name, ovk_matrix *A, const double *x, const double *y0, double *y)
 {
     int n = ovk_matrix_nlocal(A);
-    static const int every[] = {0, 7, 13};
-    for (int e = 0; e < 3; e++) {
-        ovk__hook h = {no_op, NULL, every[e]};
-        MT_RC(OVK_OK, ovk__matvec(A, x, y, e ? &h : NULL));
-        MT_CHECK(same_bits(y, y0, n), "%s: the runs give another product (hook every %d rows)", name, every[e]);
+    static const int every[] = {0, 7, 13, 40};
+    static const int widths[] = {8, 16, 32}; /* every block width this CPU has, then the widest again */
+    for (int w = 0; w <= 3; w++) {
+        int width = ovk__run_set_width(w < 3 ? widths[w] : 0);
+        for (int e = 0; e < 4; e++) {
+            ovk__hook h = {no_op, NULL, every[e]};
+            MT_RC(OVK_OK, ovk__matvec(A, x, y, e ? &h : NULL));
+            MT_CHECK(same_bits(y, y0, n), "%s: the runs give another product (%d-row blocks, hook every %d rows)",
+                     name, width, every[e]);
+        }
     }
     ovk__csr_drop_runs(&A->diag);
     MT_RC(OVK_OK, ovk__matvec(A, x, y, NULL));
