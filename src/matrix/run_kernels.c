@@ -12,11 +12,11 @@
  * -ffp-contract=off, so every path multiplies, then adds, with the same
  * bits. */
 #include <stdatomic.h>
+#include <string.h>
 
 #include "matrix_impl.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
 #define OVK_RUN_X86 1
 #endif
 
@@ -46,43 +46,35 @@ static void block_narrow(const int *restrict off, const double *restrict c, int 
 }
 
 #ifdef OVK_RUN_X86
-/* s[r] = sum_k c_k x_{i + r + off_k}, r < 16: four chains of four rows */
-__attribute__((target("avx2"))) static void block_avx2(const int *restrict off, const double *restrict c, int K,
-                                                       const double *restrict x, int i, double *restrict s)
-{
-    __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
-    for (int k = 0; k < K; k++) {
-        const double *xs = x + i + off[k];
-        __m256d ck = _mm256_set1_pd(c[k]);
-        s0 = _mm256_add_pd(s0, _mm256_mul_pd(ck, _mm256_loadu_pd(xs)));
-        s1 = _mm256_add_pd(s1, _mm256_mul_pd(ck, _mm256_loadu_pd(xs + 4)));
-        s2 = _mm256_add_pd(s2, _mm256_mul_pd(ck, _mm256_loadu_pd(xs + 8)));
-        s3 = _mm256_add_pd(s3, _mm256_mul_pd(ck, _mm256_loadu_pd(xs + 12)));
-    }
-    _mm256_storeu_pd(s, s0);
-    _mm256_storeu_pd(s + 4, s1);
-    _mm256_storeu_pd(s + 8, s2);
-    _mm256_storeu_pd(s + 12, s3);
-}
+typedef double v4d __attribute__((vector_size(32)));
+typedef double v8d __attribute__((vector_size(64)));
 
-/* s[r] = sum_k c_k x_{i + r + off_k}, r < 32: four chains of eight rows */
-__attribute__((target("avx512f"))) static void block_avx512(const int *restrict off, const double *restrict c, int K,
-                                                            const double *restrict x, int i, double *restrict s)
-{
-    __m512d s0 = _mm512_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
-    for (int k = 0; k < K; k++) {
-        const double *xs = x + i + off[k];
-        __m512d ck = _mm512_set1_pd(c[k]);
-        s0 = _mm512_add_pd(s0, _mm512_mul_pd(ck, _mm512_loadu_pd(xs)));
-        s1 = _mm512_add_pd(s1, _mm512_mul_pd(ck, _mm512_loadu_pd(xs + 8)));
-        s2 = _mm512_add_pd(s2, _mm512_mul_pd(ck, _mm512_loadu_pd(xs + 16)));
-        s3 = _mm512_add_pd(s3, _mm512_mul_pd(ck, _mm512_loadu_pd(xs + 24)));
+/* s[r] = sum_k c_k x_{i + r + off_k}, r < 4 L: four chains of L rows, each
+ * in one register of the instruction set ISA (vectors of type V) */
+#define SIMD_BLOCK(name, isa, V, L)                                                                          \
+    __attribute__((target(isa))) static void name(const int *restrict off, const double *restrict c, int K,  \
+                                                  const double *restrict x, int i, double *restrict s)       \
+    {                                                                                                        \
+        V zero = {0}, s0 = zero, s1 = zero, s2 = zero, s3 = zero, x0, x1, x2, x3, ck;                         \
+        for (int k = 0; k < K; k++) {                                                                        \
+            const double *xs = x + i + off[k];                                                               \
+            ck = c[k] - zero; /* c_k in every lane (x - 0 is x, -0 included) */                             \
+            memcpy(&x0, xs, sizeof x0);                                                                      \
+            memcpy(&x1, xs + (L), sizeof x1);                                                                \
+            memcpy(&x2, xs + 2 * (L), sizeof x2);                                                            \
+            memcpy(&x3, xs + 3 * (L), sizeof x3);                                                            \
+            s0 += ck * x0;                                                                                   \
+            s1 += ck * x1;                                                                                   \
+            s2 += ck * x2;                                                                                   \
+            s3 += ck * x3;                                                                                   \
+        }                                                                                                    \
+        memcpy(s, &s0, sizeof s0);                                                                           \
+        memcpy(s + (L), &s1, sizeof s1);                                                                     \
+        memcpy(s + 2 * (L), &s2, sizeof s2);                                                                 \
+        memcpy(s + 3 * (L), &s3, sizeof s3);                                                                 \
     }
-    _mm512_storeu_pd(s, s0);
-    _mm512_storeu_pd(s + 8, s1);
-    _mm512_storeu_pd(s + 16, s2);
-    _mm512_storeu_pd(s + 24, s3);
-}
+SIMD_BLOCK(block_avx2, "avx2", v4d, 4)
+SIMD_BLOCK(block_avx512, "avx512f", v8d, 8)
 #endif
 
 /* the block width in use: 0 until first asked, then RUN_* rows */
