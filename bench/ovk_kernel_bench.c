@@ -10,6 +10,12 @@
  *     triad, a kernel that spills to DRAM with a triad that spills as much;
  *   - the DRAM triad (three arrays of -dram MiB each per rank).
  *
+ * A third limit for the matvec, the compute one: "runs, x in L1" applies
+ * the Laplacian's shared row (the run kernel, the matvec's additions) to as
+ * many rows as the matvec has, all from one L1-resident window of x; its
+ * WS triad is the smallest one (24 KiB).  When the matvec takes about its
+ * time, the additions bound it, not the memory.
+ *
  * The matrix is the 27-point Laplacian on a per-rank box of -n^3 rows (the
  * ranks side by side in x, as `ovk_laplace27 -n N N N -P P 1 1`), so the
  * vectors have that rank's nlocal rows.  -n 0: no matrix, vectors of -N rows
@@ -101,6 +107,32 @@ __attribute__((noinline)) static void triad_kernel(double *restrict a, const dou
 /* ---- the kernels ------------------------------------------------------- */
 
 static void k_matvec(bench *b, int m) { ovk__matvec(b->A[m], b->v[V_P], b->v[V_S], &b->hook); }
+/* The run kernel's compute ceiling: the Laplacian's widest shared row over
+ * n rows in runs of the block's mean run length, all reading one window of
+ * x small enough for L1 (the same additions as the matvec's runs, without
+ * its memory traffic) */
+static void k_run_l1(bench *b, int m)
+{
+    static double win[8192], out[8192];
+    const ovk__runs *r = b->A[m]->diag.runs;
+    if (!r) return;
+    int p = 0, lo = 0, hi = 0, nruns = 0;
+    for (int q = 1; q < r->npat; q++)
+        if (r->pat_ptr[q + 1] - r->pat_ptr[q] > r->pat_ptr[p + 1] - r->pat_ptr[p]) p = q;
+    const int *off = r->pat_off + r->pat_ptr[p];
+    int K = r->pat_ptr[p + 1] - r->pat_ptr[p];
+    for (int k = 0; k < K; k++) lo = off[k] < lo ? off[k] : lo, hi = off[k] > hi ? off[k] : hi;
+    for (int s = 0; s < r->nseg; s++) nruns += r->seg_pat[s] >= 0;
+    int len = r->run_rows / (nruns ? nruns : 1), first = -lo;
+    if (first + len + hi > 8192 || len < 1) return; /* the window does not fit: no ceiling for this grid */
+    if (win[0] == 0.0)
+        for (int i = 0; i < 8192; i++) win[i] = 1.0 + 1e-3 * (i % 7);
+    double dot = 0.0;
+    for (int done = 0; done < b->n; done += len)
+        dot = ovk__run_rows(off, r->pat_val + r->pat_ptr[p], K, win, out, first, first + len, dot);
+    b->sink += dot;
+}
+
 /* the runs in the 8-row blocks of session 7 (the widest blocks otherwise) */
 static void k_matvec_narrow(bench *b, int m)
 {
@@ -228,6 +260,7 @@ static const item items[] = {
     {"matvec (float values)", 1, M_FLOAT, 0, 2, 1, k_matvec},
     {"matvec (packed: auto)", 1, M_AUTO, 0, 2, 1, k_matvec},
     {"matvec, 8-row run blocks", 1, M_AUTO, 0, 2, 1, k_matvec_narrow},
+    {"runs, x in L1 (compute)", 1, M_AUTO, 16, 0, 0, k_run_l1},
     {"matvec, no runs", 1, M_NORUNS, 0, 2, 1, k_matvec},
     {"matvec, one triangle", 1, M_UPPER, 0, 2, 1, k_matvec},
     {"matvec, then <p,s>", 1, M_AUTO, 16, 2, 1, k_matvec_then_dot},
@@ -317,8 +350,10 @@ static void item_bytes(const bench *b, int k, double *bytes, double *ws)
     const item *it = &items[k];
     double mv = it->mat ? ovk__matvec_bytes(b->A[it->amat]) : 0.0;
     *bytes = mv * it->matvecs + (double)it->vbytes * b->n;
-    /* the matrix (its streamed bytes less x and y) plus the distinct vectors */
-    *ws = (it->mat ? mv - 16.0 * b->n : 0.0) + 8.0 * b->n * it->nvec;
+    /* the matrix (its streamed bytes less x and y) plus the distinct vectors
+     * (none for the compute ceiling: its window sits in L1, as the smallest
+     * twin triad does) */
+    *ws = (it->mat && it->matvecs ? mv - 16.0 * b->n : 0.0) + 8.0 * b->n * it->nvec;
 }
 
 /* ---- timing -------------------------------------------------------------- */

@@ -209,6 +209,12 @@ enum { OVK__RUN_MIN = 8, OVK__RUN_SHARE = 50 };
 int ovk__csr_find_runs(ovk__csr *m);
 void ovk__csr_drop_runs(ovk__csr *m);
 
+/* y_i = sum_k c_k x_{i + off_k} and dot += x_i y_i for the rows [lo, hi)
+ * of a run of one shared row (K entries at offsets off, values c), each row
+ * summed in entry order; returns dot.  x must hold every x_{i + off_k}. */
+double ovk__run_rows(const int *off, const double *c, int K, const double *x, double *y, int lo, int hi,
+                     double dot);
+
 /* The rows per block the matvec applies a run in: the widest this CPU supports
  * (32 with AVX-512, 16 with AVX2, else 8) when rows <= 0, else the widest
  * supported one not above rows.  Returns the width now in use.  For tests
