@@ -215,12 +215,15 @@ void ovk__csr_drop_runs(ovk__csr *m);
 double ovk__run_rows(const int *off, const double *c, int K, const double *x, double *y, int lo, int hi,
                      double dot);
 
-/* The rows per block the matvec applies a run in: the widest this CPU supports
- * (32 with AVX-512, 16 with AVX2, else 8) when rows <= 0, else the widest
- * supported one not above rows.  Returns the width now in use.  For tests
- * and benchmarks that compare the paths (every width gives the same bits);
- * process-wide, not for use while another thread multiplies. */
-int ovk__run_set_width(int rows);
+/* The kernels the matvec applies runs with: those of instruction set isa
+ * (OVK__RUN_*; the best this CPU supports when isa < 0 or above it), with
+ * wide blocks of several chains first when wide, else 8-row blocks only.
+ * Returns the instruction set now in use.  The default is the best one,
+ * wide.  For tests and benchmarks that compare the paths (every choice
+ * gives the same bits); process-wide, not for use while another thread
+ * multiplies. */
+enum { OVK__RUN_GENERIC, OVK__RUN_AVX2, OVK__RUN_AVX512, OVK__RUN_ISAS };
+int ovk__run_set_kernels(int isa, int wide);
 
 /* Keep only the diagonal and upper triangle of a compacted (off16) square
  * block, when the block is symmetric bit for bit; otherwise leave m

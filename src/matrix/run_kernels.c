@@ -6,8 +6,10 @@
  * SIMD registers and loads x contiguously.  Each row is a chain of K
  * dependent additions; a block must hold enough rows that several chains
  * are in flight at once, or the additions' latency bounds the product.
- * The widest block this CPU supports is picked at run time: 32 rows in four
- * AVX-512 registers, 16 rows in four AVX2 registers, else 8 rows in named
+ * The widest instruction set this CPU supports is picked at run time: a run
+ * goes in blocks of 32 rows in four AVX-512 registers (16 rows in four AVX2
+ * registers), then what is left in 8-row blocks of the same instruction set
+ * (one AVX-512 register, two AVX2 ones); without either, 8 rows in named
  * sums the compiler vectorises as it can.  The library is built with
  * -ffp-contract=off, so every path multiplies, then adds, with the same
  * bits. */
@@ -49,66 +51,80 @@ static void block_narrow(const int *restrict off, const double *restrict c, int 
 typedef double v4d __attribute__((vector_size(32)));
 typedef double v8d __attribute__((vector_size(64)));
 
-/* s[r] = sum_k c_k x_{i + r + off_k}, r < 4 L: four chains of L rows, each
- * in one register of the instruction set ISA (vectors of type V) */
-#define SIMD_BLOCK(name, isa, V, L)                                                                          \
+/* s[r] = sum_k c_k x_{i + r + off_k}, r < R L: R chains of L rows, each in
+ * one register of the instruction set ISA (vectors of type V) */
+#define SIMD_BLOCK(name, isa, V, L, R)                                                                       \
     __attribute__((target(isa))) static void name(const int *restrict off, const double *restrict c, int K,  \
                                                   const double *restrict x, int i, double *restrict s)       \
     {                                                                                                        \
-        V zero = {0}, s0 = zero, s1 = zero, s2 = zero, s3 = zero, x0, x1, x2, x3, ck;                         \
+        V zero = {0}, acc[R], xr, ck;                                                                        \
+        for (int r = 0; r < (R); r++) acc[r] = zero;                                                         \
         for (int k = 0; k < K; k++) {                                                                        \
             const double *xs = x + i + off[k];                                                               \
             ck = c[k] - zero; /* c_k in every lane (x - 0 is x, -0 included) */                             \
-            memcpy(&x0, xs, sizeof x0);                                                                      \
-            memcpy(&x1, xs + (L), sizeof x1);                                                                \
-            memcpy(&x2, xs + 2 * (L), sizeof x2);                                                            \
-            memcpy(&x3, xs + 3 * (L), sizeof x3);                                                            \
-            s0 += ck * x0;                                                                                   \
-            s1 += ck * x1;                                                                                   \
-            s2 += ck * x2;                                                                                   \
-            s3 += ck * x3;                                                                                   \
+            for (int r = 0; r < (R); r++) {                                                                  \
+                memcpy(&xr, xs + r * (L), sizeof xr);                                                        \
+                acc[r] += ck * xr;                                                                           \
+            }                                                                                                \
         }                                                                                                    \
-        memcpy(s, &s0, sizeof s0);                                                                           \
-        memcpy(s + (L), &s1, sizeof s1);                                                                     \
-        memcpy(s + 2 * (L), &s2, sizeof s2);                                                                 \
-        memcpy(s + 3 * (L), &s3, sizeof s3);                                                                 \
+        memcpy(s, acc, sizeof acc);                                                                          \
     }
-SIMD_BLOCK(block_avx2, "avx2", v4d, 4)
-SIMD_BLOCK(block_avx512, "avx512f", v8d, 8)
+SIMD_BLOCK(avx2_16, "avx2", v4d, 4, 4)
+SIMD_BLOCK(avx2_8, "avx2", v4d, 4, 2)
+SIMD_BLOCK(avx512_32, "avx512f", v8d, 8, 4)
+SIMD_BLOCK(avx512_8, "avx512f", v8d, 8, 1)
 #endif
 
-/* the block width in use: 0 until first asked, then RUN_* rows */
-static _Atomic int run_width;
+/* the kernels of one instruction set: a wide block of several chains, then
+ * 8-row blocks for what is left of a run */
+typedef struct run_kernels {
+    int wide_rows;
+    block_fn wide, eight;
+} run_kernels;
 
-static int widest_supported(void)
+static const run_kernels kernels[OVK__RUN_ISAS] = {
+    [OVK__RUN_GENERIC] = {RUN_NARROW, block_narrow, block_narrow},
+#ifdef OVK_RUN_X86
+    [OVK__RUN_AVX2] = {RUN_AVX2, avx2_16, avx2_8},
+    [OVK__RUN_AVX512] = {RUN_AVX512, avx512_32, avx512_8},
+#endif
+};
+
+/* the kernels in use: 0 until first asked, else 1 + 2 isa + wide */
+static _Atomic int run_choice;
+
+static int best_isa(void)
 {
 #ifdef OVK_RUN_X86
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return RUN_AVX512;
-    if (__builtin_cpu_supports("avx2")) return RUN_AVX2;
+    if (__builtin_cpu_supports("avx512f")) return OVK__RUN_AVX512;
+    if (__builtin_cpu_supports("avx2")) return OVK__RUN_AVX2;
 #endif
-    return RUN_NARROW;
+    return OVK__RUN_GENERIC;
 }
 
-int ovk__run_set_width(int rows)
+int ovk__run_set_kernels(int isa, int wide)
 {
-    int widest = widest_supported();
-    int w = rows <= 0 || rows > widest ? widest : rows >= RUN_AVX512 ? RUN_AVX512 : rows >= RUN_AVX2 ? RUN_AVX2 : RUN_NARROW;
-    atomic_store_explicit(&run_width, w, memory_order_relaxed);
-    return w;
+    int best = best_isa();
+    if (isa < 0 || isa > best) isa = best;
+    atomic_store_explicit(&run_choice, 1 + 2 * isa + (wide != 0), memory_order_relaxed);
+    return isa;
 }
 
-/* the block kernel of the width in use, and its rows */
-static block_fn pick_wide(int *rows)
+/* the kernels in use: *wide_rows and *wide, the block for whole wide
+ * blocks (the 8-row one when wide blocks are off), and the 8-row block */
+static block_fn pick(int *wide_rows, block_fn *wide)
 {
-    int w = atomic_load_explicit(&run_width, memory_order_relaxed);
-    if (w == 0) w = ovk__run_set_width(0);
-    *rows = w;
-#ifdef OVK_RUN_X86
-    if (w == RUN_AVX512) return block_avx512;
-    if (w == RUN_AVX2) return block_avx2;
-#endif
-    return block_narrow;
+    int choice = atomic_load_explicit(&run_choice, memory_order_relaxed);
+    if (choice == 0) {
+        ovk__run_set_kernels(-1, 1);
+        choice = atomic_load_explicit(&run_choice, memory_order_relaxed);
+    }
+    const run_kernels *k = &kernels[(choice - 1) / 2];
+    int use_wide = (choice - 1) % 2;
+    *wide_rows = use_wide ? k->wide_rows : RUN_NARROW;
+    *wide = use_wide ? k->wide : k->eight;
+    return k->eight;
 }
 
 /* y_i = s_{i - i0}, dot += x_i y_i for rows [from, to) of a block at i0 */
@@ -126,7 +142,7 @@ double ovk__run_rows(const int *restrict off, const double *restrict c, int K, c
                      double *restrict y, int lo, int hi, double dot)
 {
     int wide_rows;
-    block_fn wide = pick_wide(&wide_rows);
+    block_fn wide, eight = pick(&wide_rows, &wide);
     double s[RUN_WIDEST];
     int i = lo;
     for (; i + wide_rows <= hi; i += wide_rows) { /* wide blocks */
@@ -134,11 +150,11 @@ double ovk__run_rows(const int *restrict off, const double *restrict c, int K, c
         dot = keep_rows(s, x, y, i, i, i + wide_rows, dot);
     }
     for (; i + RUN_NARROW <= hi; i += RUN_NARROW) { /* then narrow ones */
-        block_narrow(off, c, K, x, i, s);
+        eight(off, c, K, x, i, s);
         dot = keep_rows(s, x, y, i, i, i + RUN_NARROW, dot);
     }
     if (i < hi && hi - lo >= RUN_NARROW) { /* a tail: the piece's last eight rows, of which the new ones are kept */
-        block_narrow(off, c, K, x, hi - RUN_NARROW, s);
+        eight(off, c, K, x, hi - RUN_NARROW, s);
         return keep_rows(s, x, y, hi - RUN_NARROW, i, hi, dot);
     }
     for (; i < hi; i++) { /* a piece shorter than a block (a chunk's edge) */

@@ -213,14 +213,15 @@ static void check_runs(const char *name, ovk_matrix *A, const double *x, const d
 {
     int n = ovk_matrix_nlocal(A);
     static const int every[] = {0, 7, 13, 40};
-    static const int widths[] = {8, 16, 32}; /* every block width this CPU has, then the widest again */
-    for (int w = 0; w <= 3; w++) {
-        int width = ovk__run_set_width(w < 3 ? widths[w] : 0);
+    /* every instruction set this CPU has, 8-row blocks only and wide ones first; then the default */
+    for (int c = 0; c <= 2 * OVK__RUN_ISAS; c++) {
+        int last = c == 2 * OVK__RUN_ISAS, wide = last || c % 2;
+        int isa = ovk__run_set_kernels(last ? -1 : c / 2, wide);
         for (int e = 0; e < 4; e++) {
             ovk__hook h = {no_op, NULL, every[e]};
             MT_RC(OVK_OK, ovk__matvec(A, x, y, e ? &h : NULL));
-            MT_CHECK(same_bits(y, y0, n), "%s: the runs give another product (%d-row blocks, hook every %d rows)",
-                     name, width, every[e]);
+            MT_CHECK(same_bits(y, y0, n), "%s: the runs give another product (kernels %d%s, hook every %d rows)",
+                     name, isa, wide ? " wide" : "", every[e]);
         }
     }
     ovk__csr_drop_runs(&A->diag);
