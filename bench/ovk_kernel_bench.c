@@ -36,10 +36,10 @@
  * shared machine hit them alike; figures are medians over the repeats (one
  * warm-up repeat discarded).  After the DRAM triad every item runs once
  * more, untimed: without it the first items of the next repeat ran up to
- * 1.5x slower than the same kernel later in the repeat (session 8).  -clock cpu times with the thread's CPU clock
- * instead of the wall clock: on a machine loaded by other work it leaves
- * out the time the rank was descheduled (the halo's waits spin in Open MPI
- * and still count).  The percentages are the medians of the
+ * 1.5x slower than the same kernel later in the repeat (session 8).
+ * -clock cpu times with the thread's CPU clock instead of the wall clock:
+ * on a machine loaded by other work it leaves out the time the rank was
+ * descheduled (the halo's waits spin in Open MPI and still count).  The percentages are the medians of the
  * per-repeat ratios of an item's bandwidth to that of the triad measured
  * right after it (paired: a slow phase of the machine cancels out).  The progress hook is installed as the solvers
  * install it (a call every -every rows to a function that does nothing).
@@ -75,6 +75,12 @@ typedef struct bench {
     const double *dinv;     /* 1 / a_ii (cg1, pipecg) */
     ovk__hook hook;
     double sink;
+    /* the compute ceiling (k_run_l1): the widest shared row of A[M_AUTO],
+     * its rows per run, and where the first row sits in the window; K = 0
+     * without one */
+    const int *roff;
+    const double *rval;
+    int rK, rlen, rfirst;
 } bench;
 
 typedef struct item {
@@ -112,26 +118,15 @@ static void k_matvec(bench *b, int m) { ovk__matvec(b->A[m], b->v[V_P], b->v[V_S
 /* The run kernel's compute ceiling: the Laplacian's widest shared row over
  * n rows in runs of the block's mean run length, all reading one window of
  * x small enough for L1 (the same additions as the matvec's runs, without
- * its memory traffic) */
+ * its memory traffic); set up by setup_ceiling */
+enum { CEIL_WINDOW = 8192 };
+static double ceil_x[CEIL_WINDOW], ceil_y[CEIL_WINDOW];
 static void k_run_l1(bench *b, int m)
 {
-    static double win[8192], out[8192];
-    const ovk__runs *r = b->A[m]->diag.runs;
-    if (!r) return;
-    int p = 0, lo = 0, hi = 0, nruns = 0;
-    for (int q = 1; q < r->npat; q++)
-        if (r->pat_ptr[q + 1] - r->pat_ptr[q] > r->pat_ptr[p + 1] - r->pat_ptr[p]) p = q;
-    const int *off = r->pat_off + r->pat_ptr[p];
-    int K = r->pat_ptr[p + 1] - r->pat_ptr[p];
-    for (int k = 0; k < K; k++) lo = off[k] < lo ? off[k] : lo, hi = off[k] > hi ? off[k] : hi;
-    for (int s = 0; s < r->nseg; s++) nruns += r->seg_pat[s] >= 0;
-    int len = r->run_rows / (nruns ? nruns : 1), first = -lo;
-    if (first + len + hi > 8192 || len < 1) return; /* the window does not fit: no ceiling for this grid */
-    if (win[0] == 0.0)
-        for (int i = 0; i < 8192; i++) win[i] = 1.0 + 1e-3 * (i % 7);
+    (void)m;
     double dot = 0.0;
-    for (int done = 0; done < b->n; done += len)
-        dot = ovk__run_rows(off, r->pat_val + r->pat_ptr[p], K, win, out, first, first + len, dot);
+    for (int done = 0; b->rK > 0 && done < b->n; done += b->rlen)
+        dot = ovk__run_rows(b->roff, b->rval, b->rK, ceil_x, ceil_y, b->rfirst, b->rfirst + b->rlen, dot);
     b->sink += dot;
 }
 
@@ -288,6 +283,26 @@ enum { NITEMS = (int)(sizeof items / sizeof items[0]) };
 
 /* ---- set-up ------------------------------------------------------------ */
 
+/* the compute ceiling's shared row (the widest), run length (the mean)
+ * and window; none (rK = 0) without runs or when the window is too small */
+static void setup_ceiling(bench *b, const ovk__runs *r)
+{
+    b->rK = 0;
+    if (!r) return;
+    int p = 0, lo = 0, hi = 0, nruns = 0;
+    for (int q = 1; q < r->npat; q++)
+        if (r->pat_ptr[q + 1] - r->pat_ptr[q] > r->pat_ptr[p + 1] - r->pat_ptr[p]) p = q;
+    const int *off = r->pat_off + r->pat_ptr[p];
+    int K = r->pat_ptr[p + 1] - r->pat_ptr[p];
+    for (int k = 0; k < K; k++) lo = off[k] < lo ? off[k] : lo, hi = off[k] > hi ? off[k] : hi;
+    for (int s = 0; s < r->nseg; s++) nruns += r->seg_pat[s] >= 0;
+    int len = r->run_rows / (nruns ? nruns : 1);
+    if (-lo + len + hi > CEIL_WINDOW || len < 1) return;
+    for (int i = 0; i < CEIL_WINDOW; i++) ceil_x[i] = 1.0 + 1e-3 * (i % 7);
+    b->roff = off, b->rval = r->pat_val + r->pat_ptr[p];
+    b->rK = K, b->rlen = len, b->rfirst = -lo;
+}
+
 /* the Laplacian in each form of M_*: values packed as the library picks, as
  * float, as double; without runs; one triangle */
 static int setup_matrix(bench *b, int edge)
@@ -303,6 +318,7 @@ static int setup_matrix(bench *b, int edge)
         if (!rc) rc = ovk__csr_pack_values(&b->A[m]->diag, allow[m]);
     }
     if (!rc) b->n = ovk_matrix_nlocal(b->A[M_AUTO]);
+    if (!rc) setup_ceiling(b, b->A[M_AUTO]->diag.runs);
     if (!rc) rc = ovk__pc_create("jacobi", &b->jacobi);
     if (!rc) rc = b->jacobi.type->setup(b->jacobi.state, &(ovk__pc_env){b->A[M_AUTO], b->n, MPI_COMM_WORLD});
     if (!rc) b->dinv = b->jacobi.type->diagonal(b->jacobi.state);
