@@ -1,6 +1,9 @@
 /* p(l)-CG: deep-pipelined PCG (Cornelis, Cools and Vanroose, "The
  * communication-hiding conjugate gradient method with deep pipelines", SISC
- * 40(4), 2018; PETSc's KSPPIPELCG, whose loop this follows).  The
+ * 40(4), 2018; PETSc's KSPPIPELCG, whose loop and storage of G this
+ * follows), with the two-term recurrences of Cools, Cornelis and Vanroose
+ * ("Numerically stable recurrence relations for the communication hiding
+ * pipelined conjugate gradient method", IEEE TPDS 30(11), 2019).  The
  * preconditioned Lanczos basis v_k is computed l steps behind an auxiliary
  * basis z_k = P_k(CA) v_0 with P_k(t) = prod_{i<min(k,l)} (t - sigma_i)
  * (Newton shifts), from the band matrix G with Z = V G whose column k+1 is
@@ -11,10 +14,11 @@
  *   u = A z_k;  z_{k+1} = C u  (the first l steps: u -= sigma_k u_prev)
  *   wait for the sums of step k-l+1; G's column k-l+1 by a Cholesky-like
  *   step, g_jj = sqrt(g_jj - sum_k g_kj^2)  (a negative argument is the
- *   square-root breakdown: restart from x); the Lanczos gamma, delta;
- *   v_{k-l+1}, the auxiliary q's, z_{k+1} and u by their three-term
- *   recurrences;  <u, v>, <u, z_j> (l+1 sums) -> start
- *   x by the Lanczos-CG (LDL^T) update of step k-l
+ *   square-root breakdown: see Fallback); the Lanczos gamma, delta; the
+ *   LDL^T pivot eta
+ *   every level j = 0..l (z^(j) = P_j(CA) v, p^(j) = P_j(CA) p) and x, by
+ *   two-term recurrences in one pass (advance);  <u, v>, <u, z_j> (l+1
+ *   sums) -> start
  *
  * The shifts are Chebyshev nodes of [lmin, lmax] (the spectrum of CA),
  * given by the spec (plcg:l=2,lmin=0,lmax=2) or estimated in the first
@@ -68,11 +72,15 @@ typedef struct plcg_params {
 } plcg_params;
 
 typedef struct plcg_work {
-    int l, nz, nq, width;       /* depth, count of Z and Q vectors, ring width */
+    int l, nz, width;           /* depth, count of Z vectors, ring width */
     size_t bytes;               /* of the vector block */
     double *block;
-    double *Z[MAX_L + 1], *U[3], *V[3], *Q[3 * (MAX_L - 1) + 1];
-    double *p, *r;              /* the CG direction; b - A x of a check */
+    double *Z[MAX_L + 1];       /* the top level z_{it+1-j}, Z[0] the newest */
+    double *U[2];               /* u = C^-1 z of Z[0], Z[1] */
+    double *LZ[MAX_L];          /* level j < l: z^(j)_k = P_j(CA) v_k (LZ[0] = v_k) */
+    double *LP[MAX_L + 1];      /* level j <= l: p^(j)_k = P_j(CA) p_k (LP[0] = p_k) */
+    double *W, *WU;             /* CA p^(l)_k and A p^(l)_k */
+    double *r;                  /* b - A x of a check */
     double G[WIDTH * (2 * MAX_L + 1)]; /* columns k mod width, rows k-2l..k */
     double gam[WIDTH], del[WIDTH];     /* the Lanczos coefficients, k mod width */
     ovk_request *req[WIDTH];           /* the sums of column k, k mod width */
@@ -104,20 +112,6 @@ static double *g(plcg_work *w, int i, int j)
 #define DEL(w, k) ((w)->del[(k) % (w)->width])
 
 /* ---- vector kernels ------------------------------------------------------- */
-
-/* y = s (x1 + a x2 + b x3); y may be x1 */
-static void comb(ovk__ctx *c, double *y, const double *x1, double a, const double *x2, double b,
-                 const double *x3, double s)
-{
-    ovk__tic t0 = ovk__tic_start(c);
-    int n = c->n, step = ovk__chunk_rows(n, &c->hook);
-    for (int lo = 0; lo < n; lo += step) {
-        int hi = ovk__chunk_end(lo, step, n);
-        for (int i = lo; i < hi; i++) y[i] = s * (x1[i] + a * x2[i] + b * x3[i]);
-        ovk__poke(&c->hook);
-    }
-    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-}
 
 static void scale(ovk__ctx *c, double *y, double s)
 {
@@ -276,31 +270,32 @@ static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 
 /* ---- one cycle: the pipeline from x until a stop or a restart ------------- */
 
-/* Every vector zero, r0 = b - A x in U[0], p = C r0 (also in Z[l]), and
- * <r0,Cr0>, <r0,r0> started. */
+/* Every vector zero, r0 = b - A x in U[0], C r0 in LZ[0] (v0 before its
+ * scaling) and Z[l] (z0), and <r0,Cr0>, <r0,r0> started. */
 static int cycle_start(ovk__ctx *c, plcg_work *w)
 {
     memset(w->block, 0, w->bytes);
     memset(w->G, 0, sizeof w->G);
     int rc = ovk__ctx_residual(c, w->U[0]); /* r0 = b - A x */
-    if (!rc) rc = ovk__ctx_pc(c, w->U[0], w->p); /* p = C r0 */
+    if (!rc) rc = ovk__ctx_pc(c, w->U[0], w->LZ[0]); /* C r0 */
     if (rc) return rc;
-    const double *x[] = {w->U[0], w->U[0]}, *y[] = {w->p, w->U[0]};
+    const double *x[] = {w->U[0], w->U[0]}, *y[] = {w->LZ[0], w->U[0]};
     ovk__dots(c->n, 2, x, y, w->g0, NULL);
-    memcpy(w->Z[w->l], w->p, sizeof(double) * (size_t)c->n);
+    memcpy(w->Z[w->l], w->LZ[0], sizeof(double) * (size_t)c->n);
     return ovk__sum_begin(c, OVK__IPROD, w->g0, 2, &w->req0);
 }
 
-/* u = A z (minus sigma_it u_prev in the first l steps); the next z = C u */
+/* u = A z (minus sigma_it u_prev in the first l steps, whose z_{it+1} is
+ * also level it+1's first vector); the next z = C u */
 static int basis(ovk__ctx *c, plcg_work *w, int it)
 {
     int l = w->l, rc;
-    rotate(w->U, 2);
+    rotate(w->U, 1);
     if (it < l) {
         if ((rc = ovk__ctx_matvec(c, w->Z[l - it], w->U[0]))) return rc; /* u = A z */
         ovk__ctx_axpy(c, -w->sigma[it], w->U[1], w->U[0]);               /* u -= sigma u_prev */
         if ((rc = ovk__ctx_pc(c, w->U[0], w->Z[l - it - 1]))) return rc; /* z = C u */
-        if (it < l - 1) memcpy(w->Q[3 * it], w->Z[l - it - 1], sizeof(double) * (size_t)c->n);
+        if (it < l - 1) memcpy(w->LZ[it + 1], w->Z[l - it - 1], sizeof(double) * (size_t)c->n);
         return OVK_OK;
     }
     rotate(w->Z, w->nz - 1);
@@ -308,8 +303,8 @@ static int basis(ovk__ctx *c, plcg_work *w, int it)
     return ovk__ctx_pc(c, w->U[0], w->Z[0]);                     /* z = C u */
 }
 
-/* At step l: ||r0||_C = beta from the first sums; v0 = p / beta, and the
- * vectors so far scaled by 1/beta.  *ok = 0 unless <r0,Cr0> > 0. */
+/* At step l: ||r0||_C = beta from the first sums; the vectors so far (v0
+ * among them) scaled by 1/beta.  *ok = 0 unless <r0,Cr0> > 0. */
 static int normalize(ovk__ctx *c, plcg_work *w, plcg_state *st, int *ok)
 {
     int rc = ovk__sum_end(c, OVK__IPROD, w->req0);
@@ -321,9 +316,8 @@ static int normalize(ovk__ctx *c, plcg_work *w, plcg_state *st, int *ok)
     *g(w, 0, 0) = 1.0;
     double s = 1.0 / st->beta;
     for (int j = 0; j < w->nz; j++) scale(c, w->Z[j], s);
-    for (int j = 0; j < 3; j++) scale(c, w->U[j], s);
-    for (int j = 0; j < w->l - 1; j++) scale(c, w->Q[3 * j], s);
-    comb(c, w->V[0], w->p, 0.0, w->p, 0.0, w->p, s); /* v0 = p / beta */
+    for (int j = 0; j < 2; j++) scale(c, w->U[j], s);
+    for (int j = 0; j < w->l; j++) scale(c, w->LZ[j], s);
     st->rho = sqrt(w->g0[1]) / st->beta;
     st->rr_check = w->g0[1];
     st->z_check = st->beta;
@@ -362,20 +356,70 @@ static int column(plcg_work *w, const plcg_state *st, int it)
     return isfinite(GAM(w, k)) && isfinite(DEL(w, k)) && DEL(w, k) > 0.0;
 }
 
-/* v_{k+1}, the auxiliary q's, z and u by their three-term recurrences */
-static void recur(ovk__ctx *c, plcg_work *w, int it)
+/* ---- the two-term recurrences ------------------------------------------- */
+
+enum { BLOCK = 64 }; /* rows per pass of each recurrence: the block of every vector in L1 */
+
+/* p = s (z + a p) */
+static void dir_step(int m, double *restrict p, const double *restrict z, double s, double a)
 {
-    int l = w->l, k = it - l;
-    double gk = GAM(w, k), dm = k > 0 ? DEL(w, k - 1) : 0.0, s = 1.0 / DEL(w, k);
-    rotate(w->V, 2);
-    comb(c, w->V[0], l == 1 ? w->Z[1] : w->Q[0], w->sigma[0] - gk, w->V[1], -dm, w->V[2], s);
-    for (int j = 0; j < l - 1; j++) {
-        double **q = &w->Q[3 * j];
-        rotate(q, 2);
-        comb(c, q[0], j < l - 2 ? w->Q[3 * (j + 1)] : w->Z[1], w->sigma[j + 1] - gk, q[1], -dm, q[2], s);
+    for (int i = 0; i < m; i++) p[i] = s * (z[i] + a * p[i]);
+}
+
+/* z = d (q + sigma p - z) */
+static void basis_step(int m, double *restrict z, const double *restrict q, const double *restrict p, double sigma,
+                       double d)
+{
+    for (int i = 0; i < m; i++) z[i] = d * (q[i] + sigma * p[i] - z[i]);
+}
+
+/* w = s (y + a w);  y = d (w - z)  (y = CA z_it in, z_{it+1} out) */
+static void top_step(int m, double *restrict w, double *restrict y, const double *restrict z, double s, double a,
+                     double d)
+{
+    for (int i = 0; i < m; i++) {
+        w[i] = s * (y[i] + a * w[i]);
+        y[i] = d * (w[i] - z[i]);
     }
-    comb(c, w->Z[0], w->Z[0], -gk, w->Z[1], -dm, w->Z[2], s);
-    comb(c, w->U[0], w->U[0], -gk, w->U[1], -dm, w->U[2], s);
+}
+
+static void x_step(int m, double *restrict x, const double *restrict p, double zeta)
+{
+    for (int i = 0; i < m; i++) x[i] += zeta * p[i];
+}
+
+/* Step k = it-l of every level by two-term recurrences, rows [lo, lo+m):
+ * the coupled form of the Lanczos relation, v_k = eta_k p_k +
+ * delta_{k-1} p_{k-1} and CA p_k = v_k + (delta_k / eta_k) v_{k+1} (T =
+ * L D L^T), multiplied by P_j(CA); they replace the three-term (Lanczos)
+ * recurrences of v and of each auxiliary basis in the 2018 p(l)-CG:
+ *   p^(j) = (z^(j) - delta_{k-1} p^(j)) / eta_k       j = 0..l (z^(l)_k = z_it)
+ *   x += zeta_k p^(0)
+ *   z^(j) = eta_k / delta_k (p^(j+1) + sigma_j p^(j) - z^(j))      j < l
+ *   w = (CA z_it - delta_{k-1} w) / eta_k;  z_{it+1} = eta_k / delta_k (w - z_it)
+ *   and the same for A p^(l) and u = C^-1 z. */
+static void advance_rows(plcg_work *w, const plcg_state *st, int k, double *x, int lo, int m)
+{
+    int l = w->l;
+    double a = k > 0 ? -DEL(w, k - 1) : 0.0, s = 1.0 / st->eta, d = st->eta / DEL(w, k);
+    for (int j = 0; j <= l; j++) dir_step(m, w->LP[j] + lo, (j < l ? w->LZ[j] : w->Z[1]) + lo, s, a);
+    x_step(m, x + lo, w->LP[0] + lo, st->zeta);
+    for (int j = 0; j < l; j++) basis_step(m, w->LZ[j] + lo, w->LP[j + 1] + lo, w->LP[j] + lo, w->sigma[j], d);
+    top_step(m, w->W + lo, w->Z[0] + lo, w->Z[1] + lo, s, a, d);
+    top_step(m, w->WU + lo, w->U[0] + lo, w->U[1] + lo, s, a, d);
+}
+
+/* advance_rows over every row, in blocks, the hook called per chunk */
+static void advance(ovk__ctx *c, plcg_work *w, const plcg_state *st, int it)
+{
+    int n = c->n, step = ovk__chunk_rows(n, &c->hook);
+    ovk__tic t0 = ovk__tic_start(c);
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int b = lo; b < hi; b += BLOCK) advance_rows(w, st, it - w->l, c->x, b, hi - b < BLOCK ? hi - b : BLOCK);
+        ovk__poke(&c->hook);
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
 /* the sums of column it+1: <u,z_j> (and <u,v>), started */
@@ -386,7 +430,7 @@ static int start_sums(ovk__ctx *c, plcg_work *w, int it)
     memset(g(w, col - 2 * l, col), 0, sizeof(double) * (size_t)(2 * l + 1));
     for (int j = first; j <= col; j++) {
         x[j - first] = w->U[0];
-        y[j - first] = it >= l && j == first ? w->V[0] : w->Z[it < l ? l - j : it + 1 - j];
+        y[j - first] = it >= l && j == first ? w->LZ[0] : w->Z[it < l ? l - j : it + 1 - j];
     }
     double *dst = g(w, first, col);
     ovk__tic t0 = ovk__tic_start(c);
@@ -395,26 +439,17 @@ static int start_sums(ovk__ctx *c, plcg_work *w, int it)
     return ovk__sum_begin(c, OVK__IPROD, dst, count, &w->req[col % w->width]);
 }
 
-/* x_{k+1} = x_k + zeta_k p_k (the LDL^T form of Lanczos-CG, k = it-l);
- * *zeta_next = the coordinate of r_{k+1}.  0 when the pivot eta is not
- * positive (a breakdown). */
-static int solution(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, double *zeta_next)
+/* The LDL^T (D-Lanczos) pivot eta_k and coordinate zeta_k of r_k for
+ * step k = it-l (x_{k+1} = x_k + zeta_k p_k in advance); *zeta_next = the
+ * coordinate of r_{k+1}.  0 when eta is not positive (a breakdown). */
+static int pivot(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, double *zeta_next)
 {
     int k = it - w->l;
     double lambda = k > 0 ? DEL(w, k - 1) / st->eta : 0.0;
     st->eta = k > 0 ? GAM(w, k) - lambda * DEL(w, k - 1) : GAM(w, 0);
     st->zeta = k > 0 ? -lambda * st->zeta : st->beta;
     if (!(st->eta > 0.0) || !isfinite(st->eta)) return 0;
-    double a = k > 0 ? -DEL(w, k - 1) : 0.0, s = 1.0 / st->eta, z = st->zeta;
-    double *restrict p = w->p, *restrict x = c->x;
-    const double *restrict v = w->V[1];
-    ovk__tic t0 = ovk__tic_start(c);
-    for (int i = 0; i < c->n; i++) {
-        p[i] = s * (v[i] + a * p[i]); /* p = (v_k - delta p) / eta */
-        x[i] += z * p[i];             /* x += zeta p */
-    }
-    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-    ovk__lanczos_add(c, s, lambda * lambda);
+    ovk__lanczos_add(c, 1.0 / st->eta, lambda * lambda);
     *zeta_next = -DEL(w, k) / st->eta * st->zeta;
     return 1;
 }
@@ -423,16 +458,15 @@ static int solution(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, double *z
 static int cycle_step(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, outcome *out)
 {
     int rc = basis(c, w, it), ok = 1, stop = 0, l = w->l;
+    double zn = 0.0;
     if (rc) return rc;
     if (it >= l) {
         if (it == l && ((rc = normalize(c, w, st, &ok)) || !ok)) return *out = BROKE, rc;
         if ((rc = wait_col(c, w, it - l + 1))) return rc;
-        if (!column(w, st, it)) return *out = BROKE, OVK_OK;
-        recur(c, w, it);
+        if (!column(w, st, it) || !pivot(c, w, st, it, &zn)) return *out = BROKE, OVK_OK;
+        advance(c, w, st, it);
     }
     if ((rc = start_sums(c, w, it)) || it < l) return rc;
-    double zn = 0.0;
-    if (!solution(c, w, st, it, &zn)) return *out = BROKE, OVK_OK;
     st->iter++;
     if ((rc = check(c, w, st, zn * zn * st->rho * st->rho, fabs(zn), &stop))) return rc;
     if (stop) *out = stop > 0 ? STOP : STAGNATED;
@@ -502,18 +536,18 @@ static int plcg_setup(ovk__ctx *c, void **work)
     *work = w;
     if (!w) return ovk__agree(c->comm, ovk__fail(OVK_ENOMEM, "plcg")); /* meets the others' agree below */
     w->l = (int)pp->l;
-    w->nz = imax(3, w->l + 1);
-    w->nq = 3 * (w->l - 1) + 1;
+    w->nz = w->l + 1;
     w->width = 2 * w->l + 4;
-    int count = w->nz + 3 + 3 + w->nq + 2;
-    double **vecs[2 * MAX_L + 3 * MAX_L + 8], *first = NULL;
+    int count = w->nz + 2 + w->l + (w->l + 1) + 3;
+    double **vecs[3 * MAX_L + 7], *first = NULL;
     int k = 0;
     for (int i = 0; i < w->nz; i++) vecs[k++] = &w->Z[i];
-    for (int i = 0; i < 3; i++) vecs[k++] = &w->U[i];
-    for (int i = 0; i < 3; i++) vecs[k++] = &w->V[i];
-    for (int i = 0; i < w->nq; i++) vecs[k++] = &w->Q[i];
-    vecs[k++] = &w->p;
-    vecs[k++] = &w->r;
+    for (int i = 0; i < 2; i++) vecs[k++] = &w->U[i];
+    for (int i = 0; i < w->l; i++) vecs[k++] = &w->LZ[i];
+    for (int i = 0; i <= w->l; i++) vecs[k++] = &w->LP[i];
+    vecs[k++] = &w->W;
+    vecs[k++] = &w->WU;
+    vecs[k++] = &w->r; /* last: bytes below */
     int rc = ovk__ctx_alloc_block(c, count, vecs, &w->block);
     first = w->block;
     if (!rc) w->bytes = (size_t)(w->r - first + (c->n > 0 ? c->n : 1)) * sizeof(double);
