@@ -26,13 +26,16 @@
  *     those of plcg_short, and without a preconditioner on the matrices
  *     with cond2 < PRCG_NONE_COND; without one on the others, where
  *     pipeprcg itself is short, err <= 10 err_pipeprcg.  plcg_short (with
- *     Jacobi: bcsstk03, 1138_bus, 494_bus; without: LFAT5, 494_bus) is where the
- *     recurrences lose accuracy before plcg falls back to pipeprcg's, too
- *     late to regain it within N (measured at 1-4 ranks, orders short of
- *     alg1: bcsstk03 l = 1 2.2-3.3, l = 2 up to 2.7; 1138_bus l = 2 2.2,
- *     l = 3 1.5; 494_bus l = 3 1.1; LFAT5 none 2 orders short of
- *     pipeprcg, 494_bus none 1.05 in the sanitizer build at 2 ranks):
- *     checked there within SHORT_ORDERS of the same reference.
+ *     Jacobi: bcsstk03, 1138_bus, 494_bus; without: LFAT5, 494_bus) is where
+ *     plcg breaks down late and falls back to pipeprcg's recurrences too
+ *     late to regain the accuracy within N (measured at 1-4 ranks with the
+ *     two-term recurrences, orders short of alg1: bcsstk03 l = 1 2.7-3.4,
+ *     l = 2 up to 1.4, l = 3 up to 1.5; 1138_bus l = 2 0.8-1.3, l = 3 up
+ *     to 1.8; 494_bus l = 3 up to 1.2; with the three-term ones before:
+ *     bcsstk03 l = 1 2.2-3.3, l = 2 up to 2.7, 1138_bus l = 2 2.2; LFAT5
+ *     none 2 orders short of pipeprcg, 494_bus none 1.05 in the sanitizer
+ *     build at 2 ranks): checked there within SHORT_ORDERS of the same
+ *     reference.
  * The checks take errors as at least FLOOR = 1e-14: below that they are
  * rounding noise that changes order with the rank count (the table prints
  * them as they are).

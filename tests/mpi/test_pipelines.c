@@ -30,9 +30,10 @@
  *     regime, plat362).  There the deep pipelines break down (the
  *     square-root breakdown) or lose the true residual, and plcg goes on
  *     with pipeprcg's recurrences from x (docs/solvers.md): measured at 1
- *     rank, 0.96-1.47x alg1's count (worst: LFAT5 none 25/17, bcsstk02
- *     Jacobi l = 3 115/72, nos3 Jacobi l = 3 331/213; bcsstk03 Jacobi
- *     l = 2..4 1.33-1.36x); before the fallback, l = 2 took up to 4.9x
+ *     rank (two-term recurrences, session 9), at most 1.82x alg1's count
+ *     (worst: LFAT5 Jacobi l = 3, 4 20/11, nos3 Jacobi l = 3 329/213,
+ *     bcsstk02 Jacobi l = 3 111/72, LFAT5 none 25/17; bcsstk03 Jacobi
+ *     l = 2..4 1.29-1.38x); before the fallback, l = 2 took up to 4.9x
  *     with Jacobi and l >= 2 did not converge on 494_bus, 1138_bus,
  *     bcsstk03 without a preconditioner;
  *   - plcg:l=3 with several reductions in flight (native, nbc, offload):
