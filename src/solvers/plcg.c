@@ -388,6 +388,11 @@ static void x_step(int m, double *restrict x, const double *restrict p, double z
     for (int i = 0; i < m; i++) x[i] += zeta * p[i];
 }
 
+/* the coefficients of step k = it-l, computed once per step */
+typedef struct step_coef {
+    double a, s, d, zeta; /* -delta_{k-1}, 1 / eta_k, eta_k / delta_k, zeta_k */
+} step_coef;
+
 /* Step k = it-l of every level by two-term recurrences, rows [lo, lo+m):
  * the coupled form of the Lanczos relation, v_k = eta_k p_k +
  * delta_{k-1} p_{k-1} and CA p_k = v_k + (delta_k / eta_k) v_{k+1} (T =
@@ -398,12 +403,12 @@ static void x_step(int m, double *restrict x, const double *restrict p, double z
  *   z^(j) = eta_k / delta_k (p^(j+1) + sigma_j p^(j) - z^(j))      j < l
  *   w = (CA z_it - delta_{k-1} w) / eta_k;  z_{it+1} = eta_k / delta_k (w - z_it)
  *   and the same for A p^(l) and u = C^-1 z. */
-static void advance_rows(plcg_work *w, const plcg_state *st, int k, double *x, int lo, int m)
+static void advance_rows(plcg_work *w, const step_coef *q, double *x, int lo, int m)
 {
     int l = w->l;
-    double a = k > 0 ? -DEL(w, k - 1) : 0.0, s = 1.0 / st->eta, d = st->eta / DEL(w, k);
+    double a = q->a, s = q->s, d = q->d;
     for (int j = 0; j <= l; j++) dir_step(m, w->LP[j] + lo, (j < l ? w->LZ[j] : w->Z[1]) + lo, s, a);
-    x_step(m, x + lo, w->LP[0] + lo, st->zeta);
+    x_step(m, x + lo, w->LP[0] + lo, q->zeta);
     for (int j = 0; j < l; j++) basis_step(m, w->LZ[j] + lo, w->LP[j + 1] + lo, w->LP[j] + lo, w->sigma[j], d);
     top_step(m, w->W + lo, w->Z[0] + lo, w->Z[1] + lo, s, a, d);
     top_step(m, w->WU + lo, w->U[0] + lo, w->U[1] + lo, s, a, d);
@@ -412,11 +417,12 @@ static void advance_rows(plcg_work *w, const plcg_state *st, int k, double *x, i
 /* advance_rows over every row, in blocks, the hook called per chunk */
 static void advance(ovk__ctx *c, plcg_work *w, const plcg_state *st, int it)
 {
-    int n = c->n, step = ovk__chunk_rows(n, &c->hook);
+    int n = c->n, step = ovk__chunk_rows(n, &c->hook), k = it - w->l;
+    step_coef q = {k > 0 ? -DEL(w, k - 1) : 0.0, 1.0 / st->eta, st->eta / DEL(w, k), st->zeta};
     ovk__tic t0 = ovk__tic_start(c);
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
-        for (int b = lo; b < hi; b += BLOCK) advance_rows(w, st, it - w->l, c->x, b, hi - b < BLOCK ? hi - b : BLOCK);
+        for (int b = lo; b < hi; b += BLOCK) advance_rows(w, &q, c->x, b, hi - b < BLOCK ? hi - b : BLOCK);
         ovk__poke(&c->hook);
     }
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
