@@ -42,6 +42,8 @@ typedef struct ovk__ctx {
     void *monitor_ctx;
     double *history;
     int history_cap;
+    int observed;               /* the last iteration the history, the monitor and the
+                                   print saw in this solve (a replacement re-checks one) */
     double *lz_alpha, *lz_beta, *lz_work; /* CG coefficients for the condition estimate */
     int lz_count, lz_cap;
     unsigned numeric_epoch;     /* counts numeric setups: what a variant derived from A's

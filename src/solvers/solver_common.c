@@ -52,12 +52,16 @@ void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double v
 }
 
 /* The history, the monitor (its answer agreed over the ranks) and the
- * print_level 2 line for the residual of iteration iter; *stop = 1 when the
- * monitor asks to stop. */
+ * print_level 2 line for the residual of iteration iter, once per iteration
+ * (a residual replacement or a restart decides the same iteration again on
+ * refreshed values: not observed twice); *stop = 1 when the monitor asks to
+ * stop. */
 static int observe(ovk__ctx *c, int iter, double rr, double bb, int *stop)
 {
     double rnorm = sqrt(rr), rel = bb > 0.0 ? sqrt(rr / bb) : 0.0;
     *stop = 0;
+    if (iter <= c->observed) return OVK_OK;
+    c->observed = iter;
     if (c->history && iter < c->history_cap) {
         c->history[iter] = rnorm;
         c->res->history_len = iter + 1;
@@ -84,6 +88,7 @@ int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided)
     *bb = v[0];
     *decided = 1;
     c->res->iterations = 0;
+    c->observed = -1;
     double atol = c->opts->atol, tol = c->opts->tol;
     c->rr_stop = fmax(tol * tol * v[0], atol * atol);
     if (!isfinite(v[0]) || !isfinite(v[1])) {

@@ -350,6 +350,51 @@ static int stop_at_5(ovk_solver *s, int it, double rnorm, double rel, void *ctx)
     return it >= 5 && g_rank == 0; /* one rank asks: every rank stops */
 }
 
+static int count_calls(ovk_solver *s, int it, double rnorm, double rel, void *ctx)
+{
+    (void)s, (void)rnorm, (void)rel;
+    int *seen = ctx; /* seen[0] calls, seen[1] the last iteration, seen[2] repeats or skips */
+    if (it != seen[1] + 1) seen[2]++;
+    seen[0]++;
+    seen[1] = it;
+    return 0;
+}
+
+/* The monitor sees each iteration once, in order, also where a residual
+ * replacement (replace_every = 1) decides an iteration again on refreshed
+ * values, and across plcg's restart after a breakdown with the spec's
+ * bounds (lmin=50,lmax=100 on a Jacobi Laplacian, spectrum in (0, 2)).
+ * Measured before the fix: cg1 and pipecg 54 calls for 27 iterations. */
+static void test_monitor_once(void)
+{
+    ovk_matrix *A = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 12, 0.0, &A));
+    ovk_vector_create(A, &b);
+    ovk_vector_create(A, &x);
+    make_rhs(A, b);
+    const char *specs[NSOLVERS + 1];
+    for (int v = 0; v < NSOLVERS; v++) specs[v] = solvers[v];
+    specs[NSOLVERS] = "plcg:l=2,lmin=50,lmax=100";
+    for (int v = 0; v <= NSOLVERS; v++) {
+        int rc = 0, seen[3] = {0, -1, 0};
+        ovk_pcg_result res;
+        ovk_solver *s = setup_solver(A, specs[v], "jacobi", "nbc", &rc);
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "replace_every", "1"));
+        MT_RC(OVK_OK, ovk_solver_set_monitor(s, count_calls, seen));
+        MT_RC(OVK_OK, ovk_solver_setup(s));
+        ovk_vector_set(x, 0.0);
+        MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
+        MT_CHECK(seen[0] == res.iterations + 1 && seen[2] == 0,
+                 "%s: %d monitor calls for %d iterations, %d out of order (replacements %d, restarts %d)", specs[v],
+                 seen[0], res.iterations, seen[2], res.replacements, res.restarts);
+        MT_RC(OVK_OK, ovk_solver_destroy(&s));
+    }
+    ovk_vector_destroy(x);
+    ovk_vector_destroy(b);
+    ovk_matrix_destroy(A);
+}
+
 static void test_monitor_tolerances(void)
 {
     ovk_matrix *A = NULL;
@@ -532,6 +577,7 @@ int main(int argc, char **argv)
     test_user_callbacks();
     test_reuse_and_update();
     test_monitor_tolerances();
+    test_monitor_once();
     test_bad_input();
     int rc = mt_finish("test_solver");
     MPI_Finalize();
