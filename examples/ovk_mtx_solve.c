@@ -204,9 +204,9 @@ static int run(const args *a, int rank, int nranks)
     rc = ovk_vector_create(A, &b);
     if (!rc) rc = ovk_vector_create(A, &x);
     if (!rc) rc = ovk_vector_create(A, &ones);
-    if (!rc) rc = make_rhs(A, a->rhs, ones, b);
-    /* vector creation is local: agree before the collective solve */
+    /* vector creation is local: agree before the collective b = A 1 and solve */
     rc = ovk_drv_agree(rc);
+    if (!rc) rc = ovk_drv_agree(make_rhs(A, a->rhs, ones, b));
     if (!rc) rc = ovk_drv_reducer(MPI_COMM_WORLD, a->backend, &a->ex, &red);
     if (rc) goto cleanup;
     ovk_pcg_options_init(&opts);

@@ -780,7 +780,8 @@ contains
         integer, intent(out), optional :: ierr
         integer(c_int) :: rc
         rc = c_solver_destroy(s%ptr)
-        if (rc == OVK_OK .and. associated(s%mon)) deallocate (s%mon)
+        ! gone unless s was not a solver (its reducer's failure still frees it)
+        if (.not. c_associated(s%ptr) .and. associated(s%mon)) deallocate (s%mon)
         call finish(rc, 'ovk_solver_destroy', ierr)
     end subroutine ovk_solver_destroy
 

@@ -134,8 +134,11 @@ typedef struct ovk_pcg_result {
     double lambda_min;
     double lambda_max;
     double cond_est;
-    int replacements; /* cg1, pipecg: residual replacements done (0 for the others) */
-    int restarts;     /* cg1, pipecg: restarts after a breakdown of the recurrences */
+    int replacements; /* cg1, pipecg, groppcg, pipeprcg: residual replacements (recomputed
+                         b - A x) done (0 for the others) */
+    int restarts;     /* cg1, pipecg, pipeprcg: restarts after a breakdown of the recurrences;
+                         plcg: restarts after a breakdown or a lost true residual (0 for the
+                         others) */
     int history_len;  /* residual norms written to the solver's history buffer */
 } ovk_pcg_result;
 

@@ -12,7 +12,9 @@
  * reduction names an option that differs), creates the reducer, the work
  * vectors, the preconditioner and the row statistics.  A solve on a set-up
  * object creates no communicator and allocates nothing proportional to the
- * rows.  Changing an option after setup needs another ovk_solver_setup
+ * rows, with one exception: plcg's first fallback to pipeprcg's recurrences
+ * allocates their 9 vectors (agreed: OVK_ENOMEM on every rank), which the
+ * object keeps for later solves.  Changing an option after setup needs another ovk_solver_setup
  * (ovk_solver_solve says OVK_ESTATE until then).  New values of the matrix
  * on the same pattern (ovk_matrix_update_values) are picked up by the next
  * solve, which redoes only the numeric setup (the preconditioner's factor,
@@ -36,7 +38,8 @@
  *
  * Options (ovk_solver_set_option, values as text; ovk_solver_get_option
  * reads them back):
- *   solver          alg1 | alg2 | overlap | cg1 | pipecg     (alg1)
+ *   solver          alg1 | alg2 | overlap | cg1 | pipecg | groppcg | pipeprcg |
+ *                   plcg[:l=L,lmin=A,lmax=B]  (docs/solvers.md)   (alg1)
  *   backend         reduction backend spec                  ($OVK_REDUCE_BACKEND, else blocking)
  *   precond         jacobi (diag) | none | ic0 | ssor[:omega=W] | cheby[:degree=K]   (jacobi)
  *   tol             relative tolerance > 0                  (1e-8)

@@ -149,9 +149,10 @@ static int set_number(ovk_solver *s, const opt_def *d, const char *value)
     char *end = NULL;
     if (d->kind == OPT_DOUBLE) {
         double v = strtod(value, &end);
-        if (!*value || *end || !isfinite(v) || v < 0.0)
-            return ovk__fail(OVK_EOPTION, "option %s=%s must be a finite number >= 0", d->key, value);
-        *(!strcmp(d->key, "tol") ? &s->o.tol : &s->o.atol) = v;
+        int tol = !strcmp(d->key, "tol");
+        if (!*value || *end || !isfinite(v) || v < 0.0 || (tol && v == 0.0))
+            return ovk__fail(OVK_EOPTION, "option %s=%s must be a finite number %s 0", d->key, value, tol ? ">" : ">=");
+        *(tol ? &s->o.tol : &s->o.atol) = v;
         return OVK_OK;
     }
     long v = strtol(value, &end, 10);
@@ -376,6 +377,8 @@ static int make_reducer(ovk_solver *s)
         if (rc) return rc;
         s->red = NULL;
         s->red_owned = 0;
+        s->c.red = NULL; /* ovk_solver_progress after a failed setup must not reach it */
+        memset(&s->c.hook, 0, sizeof s->c.hook);
     }
     if (s->user_red) {
         MPI_Comm_compare(ovk__reducer_comm(s->user_red), s->lay->comm, &cmp);
@@ -530,13 +533,22 @@ static int check_finite(const ovk_vector *v, const char *what)
     return OVK_OK;
 }
 
+/* b's and x's local entries share memory (wrapped pointers can: zero-row
+ * ranks may hold the same pointer without sharing anything) */
+static int overlap(const ovk_vector *b, const ovk_vector *x)
+{
+    uintptr_t b0 = (uintptr_t)b->data, x0 = (uintptr_t)x->data;
+    return b->n > 0 && x->n > 0 && b0 < x0 + sizeof(double) * (size_t)x->n &&
+           x0 < b0 + sizeof(double) * (size_t)b->n;
+}
+
 static int check_vectors(const ovk_solver *s, const ovk_vector *b, const ovk_vector *x)
 {
     if (!s->ready)
         return ovk__fail(OVK_ESTATE, "ovk_solver_solve: the solver is not set up (call ovk_solver_setup, also "
                                      "after changing an option)");
     if (!b || !x) return ovk__fail(OVK_EINVAL, "ovk_solver_solve: NULL vector");
-    if (b == x || b->data == x->data) return ovk__fail(OVK_EINVAL, "ovk_solver_solve: b and x must be distinct vectors");
+    if (b == x || overlap(b, x)) return ovk__fail(OVK_EINVAL, "ovk_solver_solve: b and x must not overlap");
     if (!ovk__layout_same(b->lay, s->lay) || !ovk__layout_same(x->lay, s->lay))
         return ovk__fail(OVK_EMISMATCH, "ovk_solver_solve: vectors do not have the solver's row layout");
     int rc = check_finite(b, "b");

@@ -502,12 +502,12 @@ static int run(ovk__ctx *c, plcg_work *w, double bb)
     plcg_state st = {.bb = bb};
     int estimate = !w->user_bounds && !w->estimated;
     for (;;) {
-        int stop = 0, rc = estimate ? startup(c, w, &st, &stop) : OVK_OK;
-        if (rc || stop) return rc;
-        if (st.iter >= c->opts->max_iter) {
+        if (st.iter >= c->opts->max_iter) { /* before the startup phase: max_iter 0 costs nothing */
             c->res->reason = OVK_REASON_MAXIT;
             return OVK_OK;
         }
+        int stop = 0, rc = estimate ? startup(c, w, &st, &stop) : OVK_OK;
+        if (rc || stop) return rc;
         outcome out = GO;
         if ((rc = cycle(c, w, &st, &out)) || out == STOP) return rc;
         c->res->restarts++;

@@ -395,6 +395,81 @@ static void test_monitor_once(void)
     ovk_matrix_destroy(A);
 }
 
+/* out = f in, f = *ctx (2 when ctx is NULL) */
+static int twice(ovk_solver *s, const double *in, double *out, void *ctx)
+{
+    double f = ctx ? *(const double *)ctx : 2.0;
+    for (int i = 0; i < ovk_solver_nlocal(s); i++) out[i] = f * in[i];
+    return 0;
+}
+
+/* Wrapped b and x: rank 0 has no rows, so its b and x hold the same pointer
+ * without sharing memory (solved); x one entry into b on the other ranks
+ * overlaps (OVK_EINVAL on every rank).  And a setup that fails after the
+ * backend changed leaves nothing for ovk_solver_progress to reach (it read
+ * the destroyed reducer before: valgrind, ASan). */
+static void test_wrapped_vectors(void)
+{
+    int n = g_rank == 0 && g_size > 1 ? 0 : 8;
+    double pool[17];
+    ovk_solver *s = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res;
+    MT_RC(OVK_OK, ovk_solver_create_operator(MPI_COMM_WORLD, n, twice, NULL, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
+    MT_RC(OVK_OK, ovk_solver_setup(s));
+    for (int i = 0; i < 17; i++) pool[i] = 1.0;
+    MT_RC(OVK_OK, ovk_solver_vector_create(s, pool, &b));
+    MT_RC(OVK_OK, ovk_solver_vector_create(s, pool + n, &x));
+    for (int i = 0; i < n; i++) pool[n + i] = 0.0;
+    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
+    for (int i = 0; i < n; i++) MT_CHECK(fabs(pool[n + i] - 0.5) < 1e-12, "x[%d] = %g, want 0.5", i, pool[n + i]);
+    ovk_vector_destroy(x);
+    MT_RC(OVK_OK, ovk_solver_vector_create(s, pool + (n > 0), &x));
+    MT_RC(OVK_EINVAL, ovk_solver_solve(s, b, x, &res));
+    ovk_vector_destroy(x);
+    ovk_vector_destroy(b);
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", "native"));
+    MT_RC(OVK_OK, ovk_solver_setup(s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", "bogus"));
+    MT_RC(OVK_EBACKEND, ovk_solver_setup(s));
+    MT_RC(OVK_OK, ovk_solver_progress(s));
+    MT_RC(OVK_OK, ovk_solver_destroy(&s));
+}
+
+/* max_iter = 0: no iteration and no other work, even for a negative
+ * definite operator (plcg ran its startup phase first and reported the
+ * breakdown there) */
+static void test_max_iter_zero(void)
+{
+    double minus = -2.0;
+    for (int v = 0; v < NSOLVERS; v++) {
+        ovk_solver *s = NULL;
+        ovk_vector *b = NULL, *x = NULL;
+        ovk_pcg_result res;
+        MT_RC(OVK_OK, ovk_solver_create_operator(MPI_COMM_WORLD, 8, twice, &minus, &s));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", solvers[v]));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "max_iter", "0"));
+        int rc = ovk_solver_setup(s);
+        if (is_split(solvers[v])) {
+            ovk_solver_destroy(&s);
+            continue;
+        }
+        MT_RC(OVK_OK, rc);
+        ovk_solver_vector_create(s, NULL, &b);
+        ovk_solver_vector_create(s, NULL, &x);
+        ovk_vector_set(b, 1.0);
+        ovk_vector_set(x, 0.0);
+        rc = ovk_solver_solve(s, b, x, &res);
+        MT_CHECK(rc == OVK_EMAXIT && res.iterations == 0, "%s: max_iter 0 gives %d after %d iterations (%s)",
+                 solvers[v], rc, res.iterations, ovk_error_detail());
+        ovk_vector_destroy(x);
+        ovk_vector_destroy(b);
+        ovk_solver_destroy(&s);
+    }
+}
+
 static void test_monitor_tolerances(void)
 {
     ovk_matrix *A = NULL;
@@ -503,6 +578,7 @@ static void test_bad_input(void)
     ovk_solver_create(A, &s);
     MT_RC(OVK_EOPTION, ovk_solver_set_option(s, "nokey", "1"));
     MT_RC(OVK_EOPTION, ovk_solver_set_option(s, "tol", "x"));
+    MT_RC(OVK_EOPTION, ovk_solver_set_option(s, "tol", "0")); /* as ovk_solver_set_tolerances says */
     if (g_size > 1 && g_rank == 1) ovk_solver_set_option(s, "max_iter", "7");
     if (g_size > 1) {
         int rc = ovk_solver_setup(s);
@@ -578,6 +654,8 @@ int main(int argc, char **argv)
     test_reuse_and_update();
     test_monitor_tolerances();
     test_monitor_once();
+    test_wrapped_vectors();
+    test_max_iter_zero();
     test_bad_input();
     int rc = mt_finish("test_solver");
     MPI_Finalize();
