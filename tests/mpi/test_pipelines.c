@@ -1,6 +1,9 @@
 /* groppcg, pipeprcg and plcg (l = 1..4) against alg1, with Jacobi and no
  * preconditioner, on every available backend (default options: no
  * MPI_THREAD_MULTIPLE needed):
+ *   - every solve: the monitor sees each iteration once, in order (plcg's
+ *     fallback to pipeprcg saw its switch iteration twice before: LFAT5,
+ *     bcsstk02);
  *   - the 27- and 7-point Laplacians (uneven split, a zero-row rank from 3
  *     ranks): converged, true residual ||b - A x||/||b|| below tol, the
  *     iteration count within 2 of alg1's (same preconditioner, same ranks);
@@ -94,7 +97,20 @@ typedef struct outcome {
     int rc;
     ovk_pcg_result res;
     double true_res;
+    int calls, last, out_of_order; /* the monitor's calls, the last iteration, repeats or skips */
 } outcome;
+
+/* the monitor sees each iteration once, in order (also across plcg's
+ * fallback and pipeprcg's refreshes) */
+static int count_calls(ovk_solver *s, int it, double rnorm, double rel, void *ctx)
+{
+    (void)s, (void)rnorm, (void)rel;
+    outcome *o = ctx;
+    if (it != o->last + 1) o->out_of_order++;
+    o->calls++;
+    o->last = it;
+    return 0;
+}
 
 /* ||b - A x|| / ||b|| */
 static double true_rel(const ovk_matrix *A, const ovk_vector *b, const ovk_vector *x)
@@ -114,7 +130,7 @@ static double true_rel(const ovk_matrix *A, const ovk_vector *b, const ovk_vecto
 static outcome solve(const ovk_matrix *A, const ovk_vector *b, const char *solver, const char *pc,
                      const char *backend, double tol)
 {
-    outcome o = {0};
+    outcome o = {.last = -1};
     ovk_vector *x = NULL;
     ovk_solver *s = NULL;
     ovk_vector_create(A, &x);
@@ -123,6 +139,7 @@ static outcome solve(const ovk_matrix *A, const ovk_vector *b, const char *solve
     if (!rc) rc = ovk_solver_set_option(s, "precond", pc);
     if (!rc) rc = ovk_solver_set_option(s, "backend", backend);
     if (!rc) rc = ovk_solver_set_tolerances(s, tol, 0.0, MAX_ITER);
+    if (!rc) rc = ovk_solver_set_monitor(s, count_calls, &o);
     if (!rc) rc = ovk_solver_setup(s);
     if (!rc) rc = ovk_solver_solve(s, b, x, &o.res);
     o.rc = rc;
@@ -161,6 +178,9 @@ static void check(const mcase *c, const char *what, int counted, const outcome *
     MT_RC(OVK_OK, o->rc);
     MT_CHECK(o->res.reason == OVK_REASON_CONVERGED, "%s: %s", what, ovk_reason_name(o->res.reason));
     MT_CHECK(o->true_res < tol, "%s: true residual %g", what, o->true_res);
+    MT_CHECK(o->calls == o->res.iterations + 1 && !o->out_of_order,
+             "%s: %d monitor calls for %d iterations, %d out of order", what, o->calls, o->res.iterations,
+             o->out_of_order);
     double slack = strstr(what, " none ") ? 0.01 : 0.0;       /* see the top */
     double ill = strstr(what, " none pipeprcg") ? 0.25 : 0.15;
     int plcg_ill = c && c->cond >= PLCG_COND && strstr(what, " plcg");
