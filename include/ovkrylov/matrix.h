@@ -43,8 +43,9 @@ typedef enum ovk_dup_policy {
  * The matrix is square; its size is the sum of nlocal over the ranks.  The
  * input is validated on every rank and the outcome agreed: row ranges must
  * tile the global range in rank order (OVK_EPARTITION), column ids must lie in
- * [0, nglobal) (OVK_ECOLUMN), values must be finite (OVK_ENONFINITE).  The input
- * arrays are copied; the caller keeps ownership. */
+ * [0, nglobal) (OVK_ECOLUMN), values must be finite (OVK_ENONFINITE); A NULL
+ * on one rank is OVK_EINVAL on every rank.  The input arrays are copied; the
+ * caller keeps ownership. */
 int ovk_matrix_create_csr(MPI_Comm comm, ovk_gidx row_start, int nlocal, const int *rowptr,
                           const ovk_gidx *cols, const double *vals, ovk_dup_policy dups,
                           ovk_matrix **A);

@@ -478,9 +478,11 @@ int ovk_matrix_create_csr(MPI_Comm comm, ovk_gidx row_start, int nlocal, const i
     entry *e = NULL;
     int *ptr = NULL;
     ovk_matrix *A = NULL;
-    if (!out || comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_matrix_create_csr: NULL argument");
-    *out = NULL;
-    if (nlocal < 0) rc = ovk__fail(OVK_EINVAL, "nlocal = %d < 0", nlocal);
+    if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_matrix_create_csr: NULL communicator");
+    /* a NULL out on one rank is agreed below like any other bad argument */
+    if (out) *out = NULL;
+    else rc = ovk__fail(OVK_EINVAL, "ovk_matrix_create_csr: NULL matrix pointer");
+    if (!rc && nlocal < 0) rc = ovk__fail(OVK_EINVAL, "nlocal = %d < 0", nlocal);
     if (!rc && !(A = calloc(1, sizeof *A))) rc = ovk__fail(OVK_ENOMEM, "matrix");
     if (A) A->lay.comm = MPI_COMM_NULL;
     rc = ovk__agree(comm, rc);
