@@ -100,7 +100,8 @@ static int cmp_entry(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Sort one row by column and merge duplicates; returns the new length. */
+/* Sort one row by column and merge duplicates; returns the new length.  A
+ * merged value must be finite like the raw ones (OVK_ENONFINITE). */
 static int merge_row(entry *e, int len, ovk_dup_policy dups, ovk_gidx row, int *rc)
 {
     qsort(e, (size_t)len, sizeof *e, cmp_entry);
@@ -113,6 +114,11 @@ static int merge_row(entry *e, int len, ovk_dup_policy dups, ovk_gidx row, int *
                 return out;
             }
             e[out - 1].val += e[k].val; /* duplicates are summed */
+            if (!isfinite(e[out - 1].val)) { /* finite values, an overflowing sum */
+                *rc = ovk__fail(OVK_ENONFINITE, "row %lld, column %lld: the duplicates sum to %g",
+                                (long long)row, (long long)e[k].col, e[out - 1].val);
+                return out;
+            }
         } else {
             e[out++] = e[k];
         }

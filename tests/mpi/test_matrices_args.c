@@ -1,4 +1,4 @@
-/* Bad arguments on one rank only must give the same status on
+/* Bad arguments and bad values on one rank only must give the same status on
  * every rank, without an abort or a hang:
  *   - a NULL path or a NULL matrix pointer given to ovk_mm_read by one rank
  *     (the others read a real file: before the fix they entered the node
@@ -6,7 +6,12 @@
  *     Open MPI aborted the job with MPI_ERR_TRUNCATE);
  *   - a NULL output pointer given to ovk_matrix_create_csr or
  *     ovk_laplace_create by one rank (that rank returned before the first
- *     agreement the others entered).
+ *     agreement the others entered);
+ *   - duplicates that OVK_DUP_SUM sums to +-Inf (1e308 + 1e308) in one rank's
+ *     rows, in ovk_matrix_create_csr and in ovk_matrix_update_values: every
+ *     raw value is finite, the merged one is not, and the matrix must be
+ *     refused with OVK_ENONFINITE (before the fix both calls returned OVK_OK
+ *     and y = A x held inf); update_values must leave the values unchanged.
  *
  * Runs at any rank count (at 1 rank "one rank" is every rank); no arguments.
  * Exit 0 = PASS, 1 = FAIL. */
@@ -113,6 +118,63 @@ static void laplace_null_on(int who)
     ovk_matrix_destroy(A);
 }
 
+/* ---- duplicates summed to +-Inf ------------------------------------------ */
+
+/* y = A 1 on this rank's two rows (row sums of tridiag(-1, 2, -1)). */
+static void check_row_sums(const ovk_matrix *A, const char *label)
+{
+    ovk_vector *x = NULL, *y = NULL;
+    MT_RC(OVK_OK, ovk_vector_create(A, &x));
+    MT_RC(OVK_OK, ovk_vector_create(A, &y));
+    if (!x || !y) goto done;
+    ovk_vector_set(x, 1.0);
+    MT_RC(OVK_OK, ovk_matvec(A, x, y));
+    const double *v = ovk_vector_data_const(y);
+    for (int i = 0; i < 2; i++) {
+        ovk_gidx g = 2 * (ovk_gidx)rank + i;
+        double want = (g == 0 || g == 2 * (ovk_gidx)nranks - 1) ? 1.0 : 0.0;
+        MT_CHECK(v[i] == want, "%s: (A 1)[%lld] = %g, expected %g", label, (long long)g, v[i], want);
+    }
+done:
+    ovk_vector_destroy(x);
+    ovk_vector_destroy(y);
+}
+
+static void create_csr_overflow_on(int who, double dup)
+{
+    rows r;
+    char label[96];
+    ovk_matrix *A = NULL;
+    laplace_rows(&r, rank == who ? dup : 0.0);
+    snprintf(label, sizeof label, "create_csr: %g + %g on rank %d", dup, dup, who);
+    int rc = ovk_matrix_create_csr(MPI_COMM_WORLD, 2 * (ovk_gidx)rank, 2, r.rowptr, r.cols, r.vals, OVK_DUP_SUM,
+                                   &A);
+    check_everywhere(label, rc, OVK_ENONFINITE, A == NULL);
+    ovk_matrix_destroy(A);
+}
+
+static void update_overflow_on(int who, double dup)
+{
+    rows r;
+    char label[96];
+    ovk_matrix *A = NULL;
+    laplace_rows(&r, 0.0);
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, 2 * (ovk_gidx)rank, 2, r.rowptr, r.cols, r.vals,
+                                        OVK_DUP_SUM, &A));
+    if (!A) return;
+    /* finite sums of duplicates are accepted: 1 + 1 on every rank */
+    laplace_rows(&r, 1.0);
+    MT_RC(OVK_OK, ovk_matrix_update_values(A, r.rowptr, r.cols, r.vals, OVK_DUP_SUM));
+    check_row_sums(A, "update with 1 + 1");
+    /* an overflowing sum on one rank: refused everywhere, nothing changed */
+    laplace_rows(&r, rank == who ? dup : 1.0);
+    snprintf(label, sizeof label, "update_values: %g + %g on rank %d", dup, dup, who);
+    int rc = ovk_matrix_update_values(A, r.rowptr, r.cols, r.vals, OVK_DUP_SUM);
+    check_everywhere(label, rc, OVK_ENONFINITE, 1);
+    check_row_sums(A, label);
+    ovk_matrix_destroy(A);
+}
+
 int main(int argc, char **argv)
 {
     char path[256];
@@ -138,6 +200,10 @@ int main(int argc, char **argv)
     laplace_null_on(0);
     laplace_null_on(last);
 
+    create_csr_overflow_on(last, 1e308);
+    create_csr_overflow_on(0, -1e308);
+    update_overflow_on(last, 1e308);
+    update_overflow_on(0, -1e308);
     int status = mt_finish("test_matrices_args");
     MPI_Finalize();
     return status;
