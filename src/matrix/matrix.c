@@ -22,10 +22,10 @@ int ovk__layout_init(MPI_Comm comm, ovk_gidx row_start, int nlocal, ovk__layout 
     MPI_Comm_size(comm, &lay->size);
     all = malloc(2 * sizeof(int64_t) * (size_t)lay->size);
     lay->starts = malloc(sizeof(ovk_gidx) * ((size_t)lay->size + 1));
-    if (!all || !lay->starts) {
-        rc = ovk__fail(OVK_ENOMEM, "layout of %d ranks", lay->size);
-        goto cleanup;
-    }
+    if (!all || !lay->starts) rc = ovk__fail(OVK_ENOMEM, "layout of %d ranks", lay->size);
+    /* agreed: a rank without its buffers must not skip the Allgather */
+    rc = ovk__agree(comm, rc);
+    if (rc) goto cleanup;
     OVK__MPI(MPI_Allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, comm));
     /* every rank checks the same gathered ranges: the decision is global */
     lay->starts[0] = 0;
