@@ -43,8 +43,10 @@ typedef enum ovk_dup_policy {
  * The matrix is square; its size is the sum of nlocal over the ranks.  The
  * input is validated on every rank and the outcome agreed: row ranges must
  * tile the global range in rank order (OVK_EPARTITION), column ids must lie in
- * [0, nglobal) (OVK_ECOLUMN), values must be finite (OVK_ENONFINITE).  The input
- * arrays are copied; the caller keeps ownership. */
+ * [0, nglobal) (OVK_ECOLUMN), values must be finite (OVK_ENONFINITE), and so
+ * must the sums OVK_DUP_SUM makes of duplicates; A NULL on one rank is
+ * OVK_EINVAL on every rank.  The input arrays are copied; the caller keeps
+ * ownership. */
 int ovk_matrix_create_csr(MPI_Comm comm, ovk_gidx row_start, int nlocal, const int *rowptr,
                           const ovk_gidx *cols, const double *vals, ovk_dup_policy dups,
                           ovk_matrix **A);
@@ -53,9 +55,10 @@ int ovk_matrix_create_csr(MPI_Comm comm, ovk_gidx row_start, int nlocal, const i
  * the same form as ovk_matrix_create_csr's, with the same (row, column)
  * pairs after duplicates are merged.  The halo plan and the storage are
  * kept; solvers on A redo only their numeric setup at their next solve.
- * Collective over A's communicator; OVK_EMISMATCH (nothing changed) when
- * the pattern differs, or when a matrix stored as symmetric (one triangle)
- * gets values that are not.  The arrays are copied. */
+ * Collective over A's communicator; nothing changes on OVK_ENONFINITE (the
+ * values are checked as by ovk_matrix_create_csr) or OVK_EMISMATCH: the
+ * pattern differs, or a matrix stored as symmetric (one triangle) gets
+ * values that are not.  The arrays are copied. */
 int ovk_matrix_update_values(ovk_matrix *A, const int *rowptr, const ovk_gidx *cols, const double *vals,
                              ovk_dup_policy dups);
 

@@ -17,7 +17,9 @@ typedef enum ovk_stencil { OVK_STENCIL_7 = 7, OVK_STENCIL_27 = 27 } ovk_stencil;
  * off-diagonals -1, Dirichlet boundaries.  The ranks form a px x py x pz grid
  * (px*py*pz must equal the communicator size); each owns an nx x ny x nz box
  * numbered contiguously, x fastest.  Rank r sits at grid coordinates
- * (r % px, (r / px) % py, r / (px*py)).  Collective. */
+ * (r % px, (r / px) % py, r / (px*py)).  Collective; all ranks agree on the
+ * outcome (a bad argument on one rank, A NULL included, is OVK_EINVAL on every
+ * rank). */
 int ovk_laplace_create(MPI_Comm comm, ovk_stencil stencil, int nx, int ny, int nz, int px, int py,
                        int pz, ovk_matrix **A);
 
@@ -27,7 +29,8 @@ int ovk_laplace_create(MPI_Comm comm, ovk_stencil stencil, int nx, int ny, int n
  * must be square; a `general` file must be numerically symmetric
  * (OVK_ENOTSYM) because the solvers need SPD input.  Malformed or truncated
  * files give OVK_EFORMAT with the line number in ovk_error_detail().
- * Collective; all ranks agree on the outcome. */
+ * Collective; all ranks agree on the outcome (a NULL path or A on one rank is
+ * OVK_EINVAL on every rank). */
 int ovk_mm_read(MPI_Comm comm, const char *path, ovk_matrix **A);
 
 /* The serial core of ovk_mm_read: parse the file and return the rows

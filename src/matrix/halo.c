@@ -59,17 +59,14 @@ static int setup_recv(ovk_matrix *A, int *need)
     return OVK_OK;
 }
 
-/* Send side: every rank tells the owners which of their rows it needs. */
-static int setup_send(ovk_matrix *A, int *need, int *give)
+/* Send side: every rank tells the owners which of their rows it needs.
+ * sdispl and rdispl are p + 1 zeroed ints.  Collective: the buffers sized by
+ * the counts are agreed before the exchange of the ids. */
+static int setup_send(ovk_matrix *A, int *need, int *give, int *sdispl, int *rdispl)
 {
     int rc = OVK_OK, p = A->lay.size;
     ovk__halo *h = &A->halo;
-    int *sdispl = calloc((size_t)p + 1, sizeof(int)), *rdispl = calloc((size_t)p + 1, sizeof(int));
     ovk_gidx *want = NULL;
-    if (!sdispl || !rdispl) {
-        rc = ovk__fail(OVK_ENOMEM, "halo setup");
-        goto cleanup;
-    }
     OVK__MPI(MPI_Alltoall(need, 1, MPI_INT, give, 1, MPI_INT, A->lay.comm));
     for (int r = 0; r < p; r++) {
         sdispl[r + 1] = sdispl[r] + need[r];
@@ -81,10 +78,11 @@ static int setup_send(ovk_matrix *A, int *need, int *give)
     h->send_buf = malloc(sizeof(double) * (size_t)(rdispl[p] + 1));
     h->send_rank = malloc(sizeof(int) * (size_t)(h->nsend + 1));
     h->send_ptr = malloc(sizeof(int) * (size_t)(h->nsend + 1));
-    if (!want || !h->send_idx || !h->send_buf || !h->send_rank || !h->send_ptr) {
+    if (!want || !h->send_idx || !h->send_buf || !h->send_rank || !h->send_ptr)
         rc = ovk__fail(OVK_ENOMEM, "halo send side");
-        goto cleanup;
-    }
+    /* agreed: a rank without its buffers must not skip the Alltoallv */
+    rc = ovk__agree(A->lay.comm, rc);
+    if (rc) goto cleanup;
     OVK__MPI(MPI_Alltoallv(A->col_map, need, sdispl, MPI_INT64_T, want, give, rdispl, MPI_INT64_T,
                            A->lay.comm));
     for (int k = 0; k < rdispl[p]; k++) h->send_idx[k] = (int)(want[k] - A->lay.row_start);
@@ -96,8 +94,6 @@ static int setup_send(ovk_matrix *A, int *need, int *give)
         j++;
     }
 cleanup:
-    free(sdispl);
-    free(rdispl);
     free(want);
     return rc;
 }
@@ -106,16 +102,20 @@ int ovk__halo_setup(ovk_matrix *A)
 {
     int rc = OVK_OK, p = A->lay.size;
     int *need = calloc((size_t)p, sizeof(int)), *give = calloc((size_t)p, sizeof(int));
-    if (!need || !give) rc = ovk__fail(OVK_ENOMEM, "halo setup");
+    int *sdispl = calloc((size_t)p + 1, sizeof(int)), *rdispl = calloc((size_t)p + 1, sizeof(int));
+    if (!need || !give || !sdispl || !rdispl) rc = ovk__fail(OVK_ENOMEM, "halo setup");
     if (!rc) rc = setup_recv(A, need);
+    /* agreed before setup_send's first collective */
     rc = ovk__agree(A->lay.comm, rc);
-    if (!rc) rc = setup_send(A, need, give);
+    if (!rc) rc = setup_send(A, need, give, sdispl, rdispl);
     if (!rc) {
         A->halo.reqs = malloc(sizeof(MPI_Request) * (size_t)(A->halo.nsend + A->halo.nrecv + 1));
         if (!A->halo.reqs) rc = ovk__fail(OVK_ENOMEM, "halo requests");
     }
     free(need);
     free(give);
+    free(sdispl);
+    free(rdispl);
     return ovk__agree(A->lay.comm, rc);
 }
 
@@ -160,7 +160,10 @@ static int build_neighbor(const ovk_matrix *A, ovk__halo *h)
 {
     int rc = OVK_OK;
     h->nbr_cnt = malloc(sizeof(int) * (size_t)(h->nrecv + h->nsend + 1));
-    if (!h->nbr_cnt) return ovk__fail(OVK_ENOMEM, "neighbour halo counts");
+    if (!h->nbr_cnt) rc = ovk__fail(OVK_ENOMEM, "neighbour halo counts");
+    /* agreed: a rank without its counts must not skip the graph creation */
+    rc = ovk__agree(A->lay.comm, rc);
+    if (rc) goto cleanup;
     for (int j = 0; j < h->nrecv; j++) h->nbr_cnt[j] = h->recv_ptr[j + 1] - h->recv_ptr[j];
     for (int j = 0; j < h->nsend; j++) h->nbr_cnt[h->nrecv + j] = h->send_ptr[j + 1] - h->send_ptr[j];
 #if defined(__GNUC__) && __GNUC__ >= 11 /* Open MPI's MPI_UNWEIGHTED points to an empty object */

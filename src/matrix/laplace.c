@@ -80,9 +80,11 @@ int ovk_laplace_create(MPI_Comm comm, ovk_stencil stencil, int nx, int ny, int n
     ovk_gidx *cols = NULL;
     double *vals = NULL;
     int *rowptr = NULL;
-    if (!A || comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_laplace_create: NULL argument");
-    *A = NULL;
-    rc = ovk__agree(comm, check_args(comm, stencil, &g));
+    if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_laplace_create: NULL communicator");
+    /* a NULL A on one rank is agreed with the other arguments */
+    if (A) *A = NULL;
+    rc = A ? check_args(comm, stencil, &g) : ovk__fail(OVK_EINVAL, "ovk_laplace_create: NULL matrix pointer");
+    rc = ovk__agree(comm, rc);
     if (rc) return rc;
     MPI_Comm_rank(comm, &rank);
     int n = nx * ny * nz, width = stencil == OVK_STENCIL_27 ? 27 : 7;

@@ -22,10 +22,10 @@ int ovk__layout_init(MPI_Comm comm, ovk_gidx row_start, int nlocal, ovk__layout 
     MPI_Comm_size(comm, &lay->size);
     all = malloc(2 * sizeof(int64_t) * (size_t)lay->size);
     lay->starts = malloc(sizeof(ovk_gidx) * ((size_t)lay->size + 1));
-    if (!all || !lay->starts) {
-        rc = ovk__fail(OVK_ENOMEM, "layout of %d ranks", lay->size);
-        goto cleanup;
-    }
+    if (!all || !lay->starts) rc = ovk__fail(OVK_ENOMEM, "layout of %d ranks", lay->size);
+    /* agreed: a rank without its buffers must not skip the Allgather */
+    rc = ovk__agree(comm, rc);
+    if (rc) goto cleanup;
     OVK__MPI(MPI_Allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, comm));
     /* every rank checks the same gathered ranges: the decision is global */
     lay->starts[0] = 0;
@@ -100,7 +100,8 @@ static int cmp_entry(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Sort one row by column and merge duplicates; returns the new length. */
+/* Sort one row by column and merge duplicates; returns the new length.  A
+ * merged value must be finite like the raw ones (OVK_ENONFINITE). */
 static int merge_row(entry *e, int len, ovk_dup_policy dups, ovk_gidx row, int *rc)
 {
     qsort(e, (size_t)len, sizeof *e, cmp_entry);
@@ -113,6 +114,11 @@ static int merge_row(entry *e, int len, ovk_dup_policy dups, ovk_gidx row, int *
                 return out;
             }
             e[out - 1].val += e[k].val; /* duplicates are summed */
+            if (!isfinite(e[out - 1].val)) { /* finite values, an overflowing sum */
+                *rc = ovk__fail(OVK_ENONFINITE, "row %lld, column %lld: the duplicates sum to %g",
+                                (long long)row, (long long)e[k].col, e[out - 1].val);
+                return out;
+            }
         } else {
             e[out++] = e[k];
         }
@@ -478,9 +484,11 @@ int ovk_matrix_create_csr(MPI_Comm comm, ovk_gidx row_start, int nlocal, const i
     entry *e = NULL;
     int *ptr = NULL;
     ovk_matrix *A = NULL;
-    if (!out || comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_matrix_create_csr: NULL argument");
-    *out = NULL;
-    if (nlocal < 0) rc = ovk__fail(OVK_EINVAL, "nlocal = %d < 0", nlocal);
+    if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_matrix_create_csr: NULL communicator");
+    /* a NULL out on one rank is agreed below like any other bad argument */
+    if (out) *out = NULL;
+    else rc = ovk__fail(OVK_EINVAL, "ovk_matrix_create_csr: NULL matrix pointer");
+    if (!rc && nlocal < 0) rc = ovk__fail(OVK_EINVAL, "nlocal = %d < 0", nlocal);
     if (!rc && !(A = calloc(1, sizeof *A))) rc = ovk__fail(OVK_ENOMEM, "matrix");
     if (A) A->lay.comm = MPI_COMM_NULL;
     rc = ovk__agree(comm, rc);

@@ -560,7 +560,8 @@ static int check_symmetric(const char *path, const mm_rows *own, const mm_rows *
     return OVK_OK;
 }
 
-/* Everything ovk_mm_read does before the collective create, on one rank. */
+/* Everything ovk_mm_read does before the collective create; collective only
+ * through the node split it starts with. */
 static int read_local(MPI_Comm comm, const char *path, ovk_gidx *lo, mm_rows *own)
 {
     mm_file f = {0};
@@ -607,7 +608,11 @@ int ovk_mm_read(MPI_Comm comm, const char *path, ovk_matrix **A)
     int rc = OVK_OK;
     if (A) *A = NULL;
     if (!path || !A) rc = ovk__fail(OVK_EINVAL, "ovk_mm_read: NULL path or matrix pointer");
-    if (!rc) rc = read_local(comm, path, &lo, &own);
+    /* agree on the arguments first: read_local starts with a collective (the
+     * node split) that a rank with a bad argument would skip */
+    rc = ovk__agree(comm, rc);
+    if (rc) goto cleanup;
+    rc = read_local(comm, path, &lo, &own);
     /* agree before the collective create so that no rank waits for a failed one */
     rc = ovk__agree(comm, rc);
     if (rc) goto cleanup;
