@@ -80,9 +80,10 @@ int ovk_solver_create_operator(MPI_Comm comm, int nlocal, ovk_apply_fn matvec, v
     ovk_solver *s = NULL;
     int64_t mine = nlocal, start = 0;
     int rc = OVK_OK, rank = 0;
-    if (!out || comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_solver_create_operator: NULL argument");
-    *out = NULL;
-    if (nlocal < 0) rc = ovk__fail(OVK_EINVAL, "ovk_solver_create_operator: nlocal = %d < 0", nlocal);
+    if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_solver_create_operator: MPI_COMM_NULL");
+    if (out) *out = NULL;
+    if (!out) rc = ovk__fail(OVK_EINVAL, "ovk_solver_create_operator: NULL output"); /* agreed below */
+    else if (nlocal < 0) rc = ovk__fail(OVK_EINVAL, "ovk_solver_create_operator: nlocal = %d < 0", nlocal);
     else if (!matvec) rc = ovk__fail(OVK_EINVAL, "ovk_solver_create_operator: NULL operator callback");
     if (!rc) rc = solver_new(&s);
     rc = ovk__agree(comm, rc);

@@ -563,6 +563,11 @@ static void test_bad_input(void)
     ovk_vector_create(A, &b);
     ovk_vector_create(A, &x);
     ovk_vector_set(b, 1.0);
+    { /* a NULL output on one rank: OVK_EINVAL on every rank, no hang in the layout's collectives */
+        ovk_solver *so = NULL;
+        int rc = ovk_solver_create_operator(MPI_COMM_WORLD, 4, twice, NULL, g_rank == g_size - 1 ? NULL : &so);
+        MT_CHECK(rc == OVK_EINVAL && so == NULL, "create_operator, NULL output on one rank: %d", rc);
+    }
     expect_setup(A, "precond", "bogus", OVK_EINVAL, "cheby");      /* lists what exists */
     expect_setup(A, "precond", "ssor:omega=3", OVK_EOPTION, "omega");
     expect_setup(A, "precond", "ic0:fill=1", OVK_EOPTION, "no option");
