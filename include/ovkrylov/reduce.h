@@ -86,15 +86,22 @@ const char *ovk_reducer_spec(const ovk_reducer *red);
 /* Start reducing count elements.  Local (no synchronisation is implied). */
 int ovk_reduce_start(ovk_reducer *red, const void *sendbuf, void *recvbuf, int count,
                      ovk_datatype type, ovk_op op, ovk_request **req);
-/* *done = 1 once complete (the request may then be waited on at no cost). */
+/* *done = 1 once complete (the request may then be waited on at no cost).
+ * A failure found by a test or by ovk_reducer_progress (e.g. a verify=1
+ * mismatch) completes the request with that status: this and every later
+ * test return it (with *done = 0), and so does the wait. */
 int ovk_reduce_test(ovk_request *req, int *done);
-/* Block until complete.  Waiting on a completed or freed request is
- * OVK_ESTATE. */
+/* Block until complete; returns the reduction's status, including a failure
+ * an earlier test or progress call found.  Waiting on a request that a test
+ * found complete costs nothing (OVK_OK, or its failure).  Waiting a second
+ * time, or on a freed request, is OVK_ESTATE. */
 int ovk_reduce_wait(ovk_request *req);
 /* Return a completed request to its reducer.  OVK_EBUSY while in flight (the
  * request stays valid and must still be waited on). */
 int ovk_request_free(ovk_request *req);
-/* Drive progress of every outstanding request of the reducer. */
+/* Drive progress of every outstanding request of the reducer.  Returns the
+ * first failure found; with backends polled request by request (blocking,
+ * native, offload) the failed request keeps it for its test and wait. */
 int ovk_reducer_progress(ovk_reducer *red);
 
 /* Split-phase inner products for applications: compute the k local dot
