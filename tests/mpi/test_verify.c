@@ -13,7 +13,10 @@
  *     status of their progress calls and rely on that), a second wait is
  *     OVK_ESTATE, free releases it;
  *   - a solve with verify=1 converges as without; with one reduction of
- *     the solve spoiled it fails with OVK_EMPI on every rank. */
+ *     the solve spoiled it fails with OVK_EMPI on every rank;
+ *   - native:verify=1: waiting on a request whose check a test started
+ *     does not wait for reductions started after it (which other ranks may
+ *     not have started yet: that was a deadlock). */
 #include <string.h>
 
 #include "mpitest.h"
@@ -314,6 +317,57 @@ static void check_solve_spoiled(const char *spec)
     ovk_matrix_destroy(A);
 }
 
+/* Rank 0 starts A and B; the others start only A and start B only once
+ * rank 0's wait on A has returned.  Rank 0 tests A until A's sum is there
+ * (so a test has started A's check), then waits on A: that must not wait
+ * for B.  A rank that gets no word from rank 0 within 10 s reports the
+ * deadlock and starts B, which releases rank 0. */
+static void check_wait_order(const char *spec)
+{
+    ovk_reducer *red = NULL;
+    ovk_request *a = NULL, *b = NULL;
+    double ia = rank + 1, oa = 0.0, ib = 10.0 * (rank + 1), ob = 0.0;
+    const double sum_a = (double)nranks * (nranks + 1) / 2;
+    int token = 0;
+    MT_RC(OVK_OK, ovk_reducer_create(MPI_COMM_WORLD, spec, &red));
+    if (!red) return;
+    if (rank == 0) {
+        MT_RC(OVK_OK, ovk_reduce_start(red, &ia, &oa, 1, OVK_DOUBLE, OVK_SUM, &a));
+        MT_RC(OVK_OK, ovk_reduce_start(red, &ib, &ob, 1, OVK_DOUBLE, OVK_SUM, &b));
+        /* test A until 0.2 s after its sum has arrived (MPI may write it
+         * before its test reports completion): its check is then started,
+         * and cannot finish while the others are in MPI_Recv below */
+        int done = 0;
+        double t0 = MPI_Wtime(), t_sum = 0.0;
+        while (!done && MPI_Wtime() - t0 < 10.0 && (t_sum == 0.0 || MPI_Wtime() - t_sum < 0.2)) {
+            MT_RC(OVK_OK, ovk_reduce_test(a, &done));
+            if (t_sum == 0.0 && oa == sum_a) t_sum = MPI_Wtime();
+        }
+        MT_CHECK(oa == sum_a && !done, "%s: A: sum %g, done %d", spec, oa, done);
+        for (int r = 1; r < nranks; r++) MPI_Send(&token, 1, MPI_INT, r, 1, MPI_COMM_WORLD);
+        MT_RC(OVK_OK, ovk_reduce_wait(a));
+        for (int r = 1; r < nranks; r++) MPI_Send(&token, 1, MPI_INT, r, 2, MPI_COMM_WORLD);
+        MT_RC(OVK_OK, ovk_reduce_wait(b));
+    } else {
+        MPI_Request got = MPI_REQUEST_NULL;
+        int arrived = 0;
+        MT_RC(OVK_OK, ovk_reduce_start(red, &ia, &oa, 1, OVK_DOUBLE, OVK_SUM, &a));
+        MPI_Recv(&token, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* rank 0 has tested A */
+        MT_RC(OVK_OK, ovk_reduce_wait(a));
+        MPI_Irecv(&token, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, &got); /* rank 0's wait on A has returned */
+        double t0 = MPI_Wtime();
+        while (!arrived && MPI_Wtime() - t0 < 10.0) MPI_Test(&got, &arrived, MPI_STATUS_IGNORE);
+        MT_CHECK(arrived, "%s: rank 0's wait on A waits for B, which this rank has not started", spec);
+        MT_RC(OVK_OK, ovk_reduce_start(red, &ib, &ob, 1, OVK_DOUBLE, OVK_SUM, &b));
+        MT_RC(OVK_OK, ovk_reduce_wait(b));
+        if (!arrived) MPI_Wait(&got, MPI_STATUS_IGNORE);
+    }
+    MT_CHECK(oa == sum_a && ob == 10.0 * sum_a, "%s: sums %g %g", spec, oa, ob);
+    MT_RC(OVK_OK, ovk_request_free(a));
+    MT_RC(OVK_OK, ovk_request_free(b));
+    MT_RC(OVK_OK, ovk_reducer_destroy(red));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -333,6 +387,8 @@ int main(int argc, char **argv)
         check_progress_failure("native:verify=1");
         check_progress_failure("native:persistent=1,verify=1");
         check_solve_spoiled("native:verify=1");
+        check_wait_order("native:verify=1");
+        check_wait_order("native:persistent=1,verify=1");
     }
     MT_RC(OVK_EOPTION, ovk_reducer_create(MPI_COMM_WORLD, "native:verify=2", &(ovk_reducer *){NULL}));
     int rc = mt_finish("test_verify");
