@@ -70,7 +70,9 @@ enum {
  * $OVK_LATENCY_MODEL is set, the reducer starts with that latency model
  * (see below; a bad value is OVK_EOPTION).
  * Collective over comm.  Unknown names give OVK_EBACKEND, unknown options or
- * bad values OVK_EOPTION; ovk_error_detail() then lists what is available. */
+ * bad values OVK_EOPTION; ovk_error_detail() then lists what is available.
+ * A NULL red is OVK_EINVAL; like a bad spec, a failure on any rank is the
+ * status on every rank.  comm == MPI_COMM_NULL is OVK_EINVAL, locally. */
 int ovk_reducer_create(MPI_Comm comm, const char *spec, ovk_reducer **red);
 
 /* Destroy a reducer (NULL allowed).  Collective over the reducer's

@@ -76,10 +76,14 @@ int ovk_reducer_create(MPI_Comm comm, const char *spec, ovk_reducer **out)
     char name[64];
     const ovk__backend *be = NULL;
     ovk_reducer *red = NULL;
-    if (!out || comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_reducer_create: NULL argument");
-    *out = NULL;
+    /* no communicator: nothing to agree over (a rank passing MPI_COMM_NULL
+     * is not a member of the others' communicator) */
+    if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_reducer_create: MPI_COMM_NULL communicator");
+    /* the arguments, agreed below with the spec before any other collective */
+    if (out) *out = NULL;
     spec = resolve_spec(spec);
-    rc = ovk__spec_parse("backend", OVK_EBACKEND, spec, name, sizeof name, &opts);
+    if (!out) rc = ovk__fail(OVK_EINVAL, "ovk_reducer_create: NULL output");
+    if (!rc) rc = ovk__spec_parse("backend", OVK_EBACKEND, spec, name, sizeof name, &opts);
     if (!rc) rc = lookup_backend(name, &be);
     if (!rc && !(red = calloc(1, sizeof *red))) rc = ovk__fail(OVK_ENOMEM, "reducer");
     rc = ovk__agree(comm, rc);
