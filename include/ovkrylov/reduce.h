@@ -4,7 +4,8 @@
  * registered by name ("blocking", "native", ...) and chosen at run time with
  * a spec string "name[:key=value,...]".  Every reduction is split in phases:
  *
- *   ovk_reduce_start()  starts it and returns a request at once
+ *   ovk_reduce_start()  starts it and returns a request (at once, with the
+ *                       nonblocking backends)
  *   ovk_reduce_test()   polls (and drives progress for backends that need it)
  *   ovk_reduce_wait()   completes it; recvbuf then holds the result
  *   ovk_request_free()  returns a completed request to the reducer
@@ -70,7 +71,9 @@ enum {
  * $OVK_LATENCY_MODEL is set, the reducer starts with that latency model
  * (see below; a bad value is OVK_EOPTION).
  * Collective over comm.  Unknown names give OVK_EBACKEND, unknown options or
- * bad values OVK_EOPTION; ovk_error_detail() then lists what is available. */
+ * bad values OVK_EOPTION; ovk_error_detail() then lists what is available.
+ * A NULL red is OVK_EINVAL; like a bad spec, a failure on any rank is the
+ * status on every rank.  comm == MPI_COMM_NULL is OVK_EINVAL, locally. */
 int ovk_reducer_create(MPI_Comm comm, const char *spec, ovk_reducer **red);
 
 /* Destroy a reducer (NULL allowed).  Collective over the reducer's
@@ -83,26 +86,39 @@ unsigned ovk_reducer_caps(const ovk_reducer *red);
 /* The spec the reducer was created from, with defaults filled in. */
 const char *ovk_reducer_spec(const ovk_reducer *red);
 
-/* Start reducing count elements.  Local (no synchronisation is implied). */
+/* Start reducing count elements.  Collective in order: every rank must
+ * start the same reductions in the same order.  Backends with
+ * OVK_CAP_NONBLOCKING return at once; the others (blocking, and
+ * blocking:verify=1 with its check) run the whole reduction inside this
+ * call, so it blocks until every rank has started it. */
 int ovk_reduce_start(ovk_reducer *red, const void *sendbuf, void *recvbuf, int count,
                      ovk_datatype type, ovk_op op, ovk_request **req);
-/* *done = 1 once complete (the request may then be waited on at no cost). */
+/* *done = 1 once complete (the request may then be waited on at no cost).
+ * A failure found by a test or by ovk_reducer_progress (e.g. a verify=1
+ * mismatch) completes the request with that status: this and every later
+ * test return it (with *done = 0), and so does the wait. */
 int ovk_reduce_test(ovk_request *req, int *done);
-/* Block until complete.  Waiting on a completed or freed request is
- * OVK_ESTATE. */
+/* Block until complete; returns the reduction's status, including a failure
+ * an earlier test or progress call found.  Waiting on a request that a test
+ * found complete costs nothing (OVK_OK, or its failure).  Waiting a second
+ * time, or on a freed request, is OVK_ESTATE. */
 int ovk_reduce_wait(ovk_request *req);
 /* Return a completed request to its reducer.  OVK_EBUSY while in flight (the
  * request stays valid and must still be waited on). */
 int ovk_request_free(ovk_request *req);
-/* Drive progress of every outstanding request of the reducer. */
+/* Drive progress of every outstanding request of the reducer.  Returns the
+ * first failure found; with backends polled request by request (blocking,
+ * native, offload) the failed request keeps it for its test and wait. */
 int ovk_reducer_progress(ovk_reducer *red);
 
 /* Split-phase inner products for applications: compute the k local dot
  * products <x[i], y[i]> into result[0..k-1] and start their global sums as
  * one in-place reduction of k values; result holds the sums once the
- * request is complete (the local values until then).  k <= OVK_DOT_MAX.
- * Like ovk_reduce_start: every rank calls it in the same order; no
- * synchronisation is implied.  The request belongs to red.  (The solvers
+ * request is complete and is undefined until then (backends write partial
+ * sums into it while the reduction runs).  k <= OVK_DOT_MAX.
+ * Like ovk_reduce_start: every rank calls it in the same order, and it may
+ * block until every rank has called it (backends without
+ * OVK_CAP_NONBLOCKING).  The request belongs to red.  (The solvers
  * compute their dot products in fused kernels and call ovk_reduce_start.) */
 #define OVK_DOT_MAX 16
 int ovk_dot_init(ovk_reducer *red, int k, const ovk_vector *const *x, const ovk_vector *const *y,

@@ -238,12 +238,16 @@ static int start_persistent(native_state *s, const ovk__reduction *r, native_req
 /* ---- the verification ------------------------------------------------- */
 
 /* Start the checks, in start order, of every queued reduction complete here
- * (or, with `upto`, complete the reductions up to it first). */
+ * (or, with `upto`, complete the reductions up to it first, and none after
+ * it: a later one may not be started on every rank yet). */
 static int verify_advance(native_state *s, const native_req *upto)
 {
     int rc = OVK_OK, done = 0;
     for (native_req *q = s->queue; q; q = q->next) {
-        if (q->vstarted) continue;
+        if (q->vstarted) {
+            if (q == upto) break; /* a test started its check already */
+            continue;
+        }
         rc = reduce_poll(q, upto != NULL, &done);
         if (rc || !done) return rc;
         size_t n = (size_t)q->count;

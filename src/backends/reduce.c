@@ -15,6 +15,8 @@ struct ovk_request {
     ovk_reducer *red;
     enum req_state state;
     int waited;
+    int status;     /* a failure found by a test or a progress call, kept for the wait */
+    char *detail;   /* its ovk_error_detail() (owned; NULL when none or out of memory) */
     struct ovk_request *next_free;
     _Alignas(16) unsigned char impl[OVK__REQ_IMPL_BYTES + OVK__REQ_DECOR_BYTES];
 };
@@ -74,10 +76,14 @@ int ovk_reducer_create(MPI_Comm comm, const char *spec, ovk_reducer **out)
     char name[64];
     const ovk__backend *be = NULL;
     ovk_reducer *red = NULL;
-    if (!out || comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_reducer_create: NULL argument");
-    *out = NULL;
+    /* no communicator: nothing to agree over (a rank passing MPI_COMM_NULL
+     * is not a member of the others' communicator) */
+    if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_reducer_create: MPI_COMM_NULL communicator");
+    /* the arguments, agreed below with the spec before any other collective */
+    if (out) *out = NULL;
     spec = resolve_spec(spec);
-    rc = ovk__spec_parse("backend", OVK_EBACKEND, spec, name, sizeof name, &opts);
+    if (!out) rc = ovk__fail(OVK_EINVAL, "ovk_reducer_create: NULL output");
+    if (!rc) rc = ovk__spec_parse("backend", OVK_EBACKEND, spec, name, sizeof name, &opts);
     if (!rc) rc = lookup_backend(name, &be);
     if (!rc && !(red = calloc(1, sizeof *red))) rc = ovk__fail(OVK_ENOMEM, "reducer");
     rc = ovk__agree(comm, rc);
@@ -109,6 +115,7 @@ int ovk_reducer_destroy(ovk_reducer *red)
     red->be->destroy(red->state);
     while (red->chunks) {
         pool_chunk *next = red->chunks->next;
+        for (int i = 0; i < POOL_CHUNK; i++) free(red->chunks->req[i].detail); /* completed, never freed */
         free(red->chunks);
         red->chunks = next;
     }
@@ -160,12 +167,16 @@ static int request_alloc(ovk_reducer *red, ovk_request **out)
     red->free_list = r->next_free;
     r->state = REQ_ACTIVE;
     r->waited = 0;
+    r->status = OVK_OK;
+    r->detail = NULL;
     *out = r;
     return OVK_OK;
 }
 
 static void request_release(ovk_request *r)
 {
+    free(r->detail);
+    r->detail = NULL;
     r->state = REQ_FREE;
     r->next_free = r->red->free_list;
     r->red->free_list = r;
@@ -215,11 +226,30 @@ static void mark_done(ovk_request *r)
     r->red->outstanding--;
 }
 
+/* Keep a failure found before the wait: the request is complete, and every
+ * later test or wait of it returns the failure with its detail. */
+static void keep_failure(ovk_request *r, int rc)
+{
+    const char *d = ovk_error_detail();
+    size_t len = strlen(d) + 1;
+    r->status = rc;
+    r->detail = malloc(len);
+    if (r->detail) memcpy(r->detail, d, len);
+}
+
+/* The kept failure, raised again. */
+static int kept_failure(const ovk_request *r, const char *call)
+{
+    if (r->detail) return ovk__fail(r->status, "%s", r->detail);
+    return ovk__fail(r->status, "%s: the reduction failed in an earlier test or progress call", call);
+}
+
 /* Test the backend once. */
 static int poll(ovk_request *r)
 {
     int done = 0;
     int rc = r->red->be->test(r->red->state, r->impl, &done);
+    if (rc) keep_failure(r, rc);
     if (rc || done) mark_done(r); /* failed: complete, so that it can be freed */
     return rc;
 }
@@ -241,6 +271,7 @@ int ovk_reduce_test(ovk_request *r, int *done)
         rc = poll(r);
         if (rc) return rc;
     }
+    if (r->status) return kept_failure(r, "ovk_reduce_test"); /* failed earlier */
     *done = r->state == REQ_DONE;
     return OVK_OK;
 }
@@ -253,6 +284,8 @@ int ovk_reduce_wait(ovk_request *r)
     if (r->state == REQ_ACTIVE) {
         rc = r->red->be->wait(r->red->state, r->impl);
         mark_done(r); /* failed: complete, so that it can be freed */
+    } else if (r->status) {
+        rc = kept_failure(r, "ovk_reduce_wait"); /* failed in a test or progress call */
     }
     r->waited = 1;
     return rc;

@@ -1,6 +1,7 @@
 /* The reduction API on every available backend: several outstanding
  * requests completed in reverse order, bitwise identical results, request
- * state errors, spec parsing errors, the precedence API > environment >
+ * state errors, spec parsing errors and a NULL output on one rank (the
+ * same status everywhere), the precedence API > environment >
  * default, and mixing communicators. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -174,6 +175,13 @@ static void check_specs(void)
     MT_RC(OVK_EOPTION, ovk_reducer_create(MPI_COMM_WORLD, "native:persistent", &red));
     MT_RC(OVK_EBACKEND, ovk_reducer_create(MPI_COMM_WORLD, ":x=1", &red));
     MT_CHECK(red == NULL, "failed create left a reducer");
+    /* a NULL output on the last rank only: OVK_EINVAL on every rank, agreed
+     * before the others enter any other collective (they used to wait there) */
+    int me = 0, np = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    MT_RC(OVK_EINVAL, ovk_reducer_create(MPI_COMM_WORLD, "native", me == np - 1 ? NULL : &red));
+    MT_CHECK(red == NULL, "create with a NULL output on rank %d left a reducer", np - 1);
     MT_CHECK(ovk_backend_count() >= 2, "at least blocking and native");
 }
 
