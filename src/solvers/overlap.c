@@ -21,8 +21,9 @@ static int step(ovk__ctx *c, ovl_work *w, int iter, double *alpha, double *gamma
     ovk_request *req = NULL;
     int rc;
     if ((rc = ovk__ctx_pc_right(c, w->t, w->w))) return rc; /* w = L^-T t */
-    if ((rc = ovk__sum_end(c, OVK__GAMMA, w->gamma_req))) return rc; /* gamma = wait <t,t> */
-    w->gamma_req = NULL;
+    rc = ovk__sum_end(c, OVK__GAMMA, w->gamma_req); /* gamma = wait <t,t> */
+    w->gamma_req = NULL; /* released even when the wait failed: not waited again at the end */
+    if (rc) return rc;
     double beta = iter == 1 ? 0.0 : w->gamma / *gamma_old;
     ovk__tic t0 = ovk__tic_start(c);
     ovk__zxpby(c->n, w->w, beta, w->p_prev, w->p, &c->hook); /* p = w + beta p_prev */

@@ -27,8 +27,8 @@ int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_reques
 int ovk__sum_end(ovk__ctx *c, ovk__dot_id dot, ovk_request *req)
 {
     double t0 = ovk__now();
-    int rc = ovk_reduce_wait(req);
-    if (!rc) rc = ovk_request_free(req);
+    int rc = ovk_reduce_wait(req), rc2 = ovk_request_free(req); /* released also after a failed wait */
+    if (!rc) rc = rc2;
     c->t[wait_timer[dot]] += ovk__now() - t0;
     c->inflight = -1;
     return rc;
