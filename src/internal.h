@@ -22,6 +22,15 @@ int ovk__fail(int code, const char *fmt, ...)
  * record a detail naming the failing rank.  Returns OVK_EMPI if MPI fails. */
 int ovk__agree(MPI_Comm comm, int rc);
 
+/* A 64-bit fingerprint of len bytes (FNV-1a). */
+uint64_t ovk__fingerprint(const void *p, size_t len);
+
+/* Collective: *first = the index of the first of the k fingerprints h[]
+ * that differs between ranks, or -1 when all agree (one reduction; k at
+ * most OVK__MAX_FINGERPRINTS, else OVK_EINVAL). */
+enum { OVK__MAX_FINGERPRINTS = 32 };
+int ovk__differs(MPI_Comm comm, const uint64_t *h, int k, int *first);
+
 /* Map an MPI error to OVK_EMPI with a detail naming the call. */
 int ovk__mpi_fail(int mpi_rc, const char *call);
 

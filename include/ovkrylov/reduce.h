@@ -73,7 +73,8 @@ enum {
  * Collective over comm.  Unknown names give OVK_EBACKEND, unknown options or
  * bad values OVK_EOPTION; ovk_error_detail() then lists what is available.
  * A NULL red is OVK_EINVAL; like a bad spec, a failure on any rank is the
- * status on every rank.  comm == MPI_COMM_NULL is OVK_EINVAL, locally. */
+ * status on every rank.  The spec (after the environment) must be the same
+ * on every rank: one that differs is OVK_EBACKEND everywhere.  comm == MPI_COMM_NULL is OVK_EINVAL, locally. */
 int ovk_reducer_create(MPI_Comm comm, const char *spec, ovk_reducer **red);
 
 /* Destroy a reducer (NULL allowed).  Collective over the reducer's

@@ -69,6 +69,18 @@ static int lookup_backend(const char *name, const ovk__backend **be)
     return OVK_OK;
 }
 
+/* Collective: the resolved spec (from $OVK_REDUCE_BACKEND when none was
+ * given) is the same on every rank; else different backends would issue
+ * collectives that do not match. */
+static int same_spec(MPI_Comm comm, const char *spec)
+{
+    uint64_t h = ovk__fingerprint(spec, strlen(spec));
+    int first = -1, rc = ovk__differs(comm, &h, 1, &first);
+    if (rc || first < 0) return rc;
+    return ovk__fail(OVK_EBACKEND, "the backend spec differs across the ranks ('%s' on this one): give the same "
+                                   "spec, or the same $OVK_REDUCE_BACKEND, everywhere", spec);
+}
+
 int ovk_reducer_create(MPI_Comm comm, const char *spec, ovk_reducer **out)
 {
     int rc = OVK_OK;
@@ -88,6 +100,7 @@ int ovk_reducer_create(MPI_Comm comm, const char *spec, ovk_reducer **out)
     if (!rc && !(red = calloc(1, sizeof *red))) rc = ovk__fail(OVK_ENOMEM, "reducer");
     rc = ovk__agree(comm, rc);
     if (rc) goto cleanup;
+    if ((rc = same_spec(comm, spec))) goto cleanup;
     red->base = red->be = be;
     snprintf(red->spec, sizeof red->spec, "%s", spec);
     OVK__MPI(MPI_Comm_dup(comm, &red->comm));

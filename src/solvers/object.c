@@ -338,34 +338,23 @@ static int check_local(ovk_solver *s)
     return rc ? rc : pick_precond(s);
 }
 
-static uint64_t fnv(const void *p, size_t len, uint64_t h)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < len; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-
 /* Collective: OVK_EOPTION naming the first option whose value differs
  * across the ranks (one reduction of a hash per option). */
 static int check_same(ovk_solver *s)
 {
     enum { FLAGS = OPT_COUNT, N = OPT_COUNT + 1 };
-    uint64_t h[2 * N];
+    uint64_t h[N];
     char buf[256];
+    int first = -1, rc;
     for (int i = 0; i < OPT_COUNT; i++) {
         ovk_solver_get_option(s, opt_defs[i].key, buf, sizeof buf);
-        h[i] = fnv(buf, strlen(buf), 0xcbf29ce484222325ull);
+        h[i] = ovk__fingerprint(buf, strlen(buf));
     }
     int flags[3] = {s->monitor != NULL, s->pc_fn != NULL, s->user_red != NULL};
-    h[FLAGS] = fnv(flags, sizeof flags, 0xcbf29ce484222325ull);
-    for (int i = 0; i < N; i++) h[N + i] = ~h[i]; /* min of ~h = ~max of h */
-    if (MPI_Allreduce(MPI_IN_PLACE, h, 2 * N, MPI_UINT64_T, MPI_MIN, s->lay->comm) != MPI_SUCCESS)
-        return ovk__fail(OVK_EMPI, "MPI_Allreduce (option fingerprint)");
-    for (int i = 0; i < N; i++)
-        if (h[i] != ~h[N + i])
-            return ovk__fail(OVK_EOPTION, "option %s differs across the ranks (it must be the same everywhere)",
-                             i < OPT_COUNT ? opt_defs[i].key : "monitor/precond callback/reducer");
-    return OVK_OK;
+    h[FLAGS] = ovk__fingerprint(flags, sizeof flags);
+    if ((rc = ovk__differs(s->lay->comm, h, N, &first)) || first < 0) return rc;
+    return ovk__fail(OVK_EOPTION, "option %s differs across the ranks (it must be the same everywhere)",
+                     first < OPT_COUNT ? opt_defs[first].key : "monitor/precond callback/reducer");
 }
 
 /* Collective: the caller's reducer, or one made from the backend option

@@ -76,3 +76,27 @@ int ovk__agree(MPI_Comm comm, int rc)
     if (me != out[1]) ovk__fail(out[0], "rank %d: %s", out[1], msg);
     return out[0];
 }
+
+uint64_t ovk__fingerprint(const void *p, size_t len)
+{
+    const unsigned char *b = p;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+int ovk__differs(MPI_Comm comm, const uint64_t *h, int k, int *first)
+{
+    uint64_t m[2 * OVK__MAX_FINGERPRINTS];
+    *first = -1;
+    if (k < 0 || k > OVK__MAX_FINGERPRINTS) return ovk__fail(OVK_EINVAL, "ovk__differs: %d fingerprints", k);
+    for (int i = 0; i < k; i++) {
+        m[i] = h[i];
+        m[k + i] = ~h[i]; /* min of ~h = ~max of h */
+    }
+    if (MPI_Allreduce(MPI_IN_PLACE, m, 2 * k, MPI_UINT64_T, MPI_MIN, comm) != MPI_SUCCESS)
+        return ovk__fail(OVK_EMPI, "MPI_Allreduce (fingerprints)");
+    for (int i = 0; i < k && *first < 0; i++)
+        if (m[i] != ~m[k + i]) *first = i;
+    return OVK_OK;
+}

@@ -1,6 +1,7 @@
 /* The reduction API on every available backend: several outstanding
  * requests completed in reverse order, bitwise identical results, request
- * state errors, spec parsing errors and a NULL output on one rank (the
+ * state errors, spec parsing errors, a NULL output on one rank and an
+ * environment that names different backends on different ranks (the
  * same status everywhere), the precedence API > environment >
  * default, and mixing communicators. */
 #include <stdint.h>
@@ -182,6 +183,19 @@ static void check_specs(void)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     MT_RC(OVK_EINVAL, ovk_reducer_create(MPI_COMM_WORLD, "native", me == np - 1 ? NULL : &red));
     MT_CHECK(red == NULL, "create with a NULL output on rank %d left a reducer", np - 1);
+    /* $OVK_REDUCE_BACKEND that differs between ranks: OVK_EBACKEND on every
+     * rank (the ranks made different backends before) */
+    const char *env = getenv("OVK_REDUCE_BACKEND");
+    char *saved = env ? strdup(env) : NULL;
+    setenv("OVK_REDUCE_BACKEND", me == np - 1 ? "blocking" : "native", 1);
+    int rc = ovk_reducer_create(MPI_COMM_WORLD, NULL, &red);
+    MT_CHECK(rc == (np > 1 ? OVK_EBACKEND : OVK_OK), "environment differing across %d ranks: %s", np,
+             ovk_status_name(rc));
+    if (!rc) ovk_reducer_destroy(red);
+    red = NULL;
+    if (saved) setenv("OVK_REDUCE_BACKEND", saved, 1);
+    else unsetenv("OVK_REDUCE_BACKEND");
+    free(saved);
     MT_CHECK(ovk_backend_count() >= 2, "at least blocking and native");
 }
 
