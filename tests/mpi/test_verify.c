@@ -171,13 +171,25 @@ static void check_clean(const char *spec)
     MT_RC(OVK_OK, ovk_reducer_destroy(red));
 }
 
+/* After a failure the reducer still works (an integer sum, not spoiled),
+ * and is destroyed. */
+static void still_works(ovk_reducer *red, const char *what)
+{
+    int64_t iin = rank + 1, iout = 0;
+    ovk_request *req = NULL;
+    MT_RC(OVK_OK, ovk_reduce_start(red, &iin, &iout, 1, OVK_INT64, OVK_SUM, &req));
+    MT_RC(OVK_OK, ovk_reduce_wait(req));
+    MT_RC(OVK_OK, ovk_request_free(req));
+    MT_CHECK(iout == (int64_t)nranks * (nranks + 1) / 2, "%s: reducer after the failure: %lld", what, (long long)iout);
+    MT_RC(OVK_OK, ovk_reducer_destroy(red));
+}
+
 /* Rank 1's results are spoiled: verify=1 must say so on every rank. */
 static void check_spoiled(const char *spec, int verify, int by_test)
 {
     ovk_reducer *red = NULL;
     ovk_request *req = NULL;
     double in[3] = {0.1 * (rank + 1), 0.2, 0.3}, out[3] = {0.0, 0.0, 0.0};
-    int64_t iin = rank + 1, iout = 0;
     MT_RC(OVK_OK, ovk_reducer_create(MPI_COMM_WORLD, spec, &red));
     if (!red) return;
     corrupt = 1;
@@ -206,12 +218,7 @@ static void check_spoiled(const char *spec, int verify, int by_test)
         MT_RC(OVK_OK, rc);
         MT_CHECK(!mt_same_everywhere(MPI_COMM_WORLD, out, 3), "%s: the spoiled result is the same everywhere", what);
     }
-    /* the reducer still works: an integer sum, not spoiled */
-    MT_RC(OVK_OK, ovk_reduce_start(red, &iin, &iout, 1, OVK_INT64, OVK_SUM, &req));
-    MT_RC(OVK_OK, ovk_reduce_wait(req));
-    MT_RC(OVK_OK, ovk_request_free(req));
-    MT_CHECK(iout == (int64_t)nranks * (nranks + 1) / 2, "%s: reducer after the failure: %lld", what, (long long)iout);
-    MT_RC(OVK_OK, ovk_reducer_destroy(red));
+    still_works(red, what);
 }
 
 static void check_solve(const char *spec)
@@ -251,7 +258,6 @@ static void check_progress_failure(const char *spec)
     ovk_reducer *red = NULL;
     ovk_request *req = NULL;
     double in[2] = {0.1 * (rank + 1), 0.7}, out[2] = {0.0, 0.0};
-    int64_t iin = rank + 1, iout = 0;
     MT_RC(OVK_OK, ovk_reducer_create(MPI_COMM_WORLD, spec, &red));
     if (!red) return;
     corrupt = 1;
@@ -273,13 +279,7 @@ static void check_progress_failure(const char *spec)
     }
     corrupt = 0;
     MT_CHECK(rc == OVK_EMPI, "%s: wait after a failed progress: %s, expected OVK_EMPI", spec, ovk_status_name(rc));
-    /* the reducer still works */
-    MT_RC(OVK_OK, ovk_reduce_start(red, &iin, &iout, 1, OVK_INT64, OVK_SUM, &req));
-    MT_RC(OVK_OK, ovk_reduce_wait(req));
-    MT_RC(OVK_OK, ovk_request_free(req));
-    MT_CHECK(iout == (int64_t)nranks * (nranks + 1) / 2, "%s: reducer after the failure: %lld", spec,
-             (long long)iout);
-    MT_RC(OVK_OK, ovk_reducer_destroy(red));
+    still_works(red, spec);
 }
 
 /* Solves whose nth reduction is spoiled on rank 1: OVK_EMPI on every rank,
