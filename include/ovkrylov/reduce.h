@@ -78,8 +78,8 @@ enum {
 int ovk_reducer_create(MPI_Comm comm, const char *spec, ovk_reducer **red);
 
 /* Destroy a reducer (NULL allowed).  Collective over the reducer's
- * communicator.  Fails with OVK_EBUSY, destroying nothing, while requests are
- * outstanding. */
+ * communicator.  Fails with OVK_EBUSY on every rank, destroying nothing,
+ * while requests are outstanding on any rank. */
 int ovk_reducer_destroy(ovk_reducer *red);
 
 const char *ovk_reducer_name(const ovk_reducer *red);

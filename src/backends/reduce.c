@@ -123,8 +123,10 @@ cleanup:
 int ovk_reducer_destroy(ovk_reducer *red)
 {
     if (!red) return OVK_OK;
-    if (red->outstanding)
-        return ovk__fail(OVK_EBUSY, "ovk_reducer_destroy: %d requests still outstanding", red->outstanding);
+    int rc = red->outstanding ? ovk__fail(OVK_EBUSY, "ovk_reducer_destroy: %d requests still outstanding",
+                                          red->outstanding)
+                              : OVK_OK;
+    if ((rc = ovk__agree(red->comm, rc))) return rc; /* one busy rank: nobody enters the collective destroy */
     red->be->destroy(red->state);
     while (red->chunks) {
         pool_chunk *next = red->chunks->next;

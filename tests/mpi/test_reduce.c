@@ -146,7 +146,10 @@ static void check_buffer_games(const char *spec, int rank, int size)
     MT_RC(OVK_OK, ovk_reducer_destroy(red));
 }
 
-/* A request in flight cannot be freed, and the reducer cannot be destroyed. */
+/* A request in flight cannot be freed, and the reducer cannot be destroyed
+ * while one is outstanding on any rank: OVK_EBUSY on every rank, also on a
+ * rank whose request had completed and was freed (it must not enter the
+ * collective destroy alone). */
 static void check_busy(const char *spec)
 {
     ovk_reducer *red = NULL;
@@ -157,11 +160,15 @@ static void check_busy(const char *spec)
     if (ovk_reducer_caps(red) & OVK_CAP_NONBLOCKING) {
         int rc = ovk_request_free(req);
         MT_CHECK(rc == OVK_EBUSY || rc == OVK_OK, "free in flight gave %d", rc);
-        if (rc == OVK_OK) return (void)ovk_reducer_destroy(red); /* it had already completed */
-        MT_RC(OVK_EBUSY, ovk_reducer_destroy(red));
+        if (rc == OVK_OK) req = NULL; /* it had already completed here */
     }
-    MT_RC(OVK_OK, ovk_reduce_wait(req));
-    MT_RC(OVK_OK, ovk_request_free(req));
+    int busy = req != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &busy, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (busy) MT_RC(OVK_EBUSY, ovk_reducer_destroy(red));
+    if (req) {
+        MT_RC(OVK_OK, ovk_reduce_wait(req));
+        MT_RC(OVK_OK, ovk_request_free(req));
+    }
     MT_RC(OVK_OK, ovk_reducer_destroy(red));
 }
 
