@@ -65,6 +65,22 @@ static void make_rhs(ovk_matrix *A, ovk_vector *b)
     ovk_vector_destroy(t);
 }
 
+/* The 27-point Laplacian of 12^3 points per rank, b = A x* and x */
+static void laplace_system(ovk_matrix **A, ovk_vector **b, ovk_vector **x)
+{
+    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 12, 0.0, A));
+    ovk_vector_create(*A, b);
+    ovk_vector_create(*A, x);
+    make_rhs(*A, *b);
+}
+
+static void free_system(ovk_matrix *A, ovk_vector *b, ovk_vector *x)
+{
+    ovk_vector_destroy(x);
+    ovk_vector_destroy(b);
+    ovk_matrix_destroy(A);
+}
+
 /* ||b - A x|| / ||b|| */
 static double true_rel(ovk_matrix *A, const ovk_vector *b, const ovk_vector *x)
 {
@@ -99,10 +115,7 @@ static void test_matrix_of_combinations(void)
 {
     ovk_matrix *A = NULL;
     ovk_vector *b = NULL, *x = NULL;
-    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 12, 0.0, &A));
-    ovk_vector_create(A, &b);
-    ovk_vector_create(A, &x);
-    make_rhs(A, b);
+    laplace_system(&A, &b, &x);
     int base[NPRECONDS] = {0};
     for (int k = 0; k < NBACKENDS; k++)
         for (int p = 0; p < NPRECONDS; p++)
@@ -131,9 +144,7 @@ static void test_matrix_of_combinations(void)
     /* fewer iterations than Jacobi: IC(0), SSOR, Chebyshev of degree 4 */
     MT_CHECK(base[3] < base[0] && base[4] < base[0], "ic0 %d, ssor %d vs jacobi %d", base[3], base[4], base[0]);
     MT_CHECK(2 * base[7] <= base[0], "cheby:degree=4 %d vs jacobi %d", base[7], base[0]);
-    ovk_vector_destroy(b);
-    ovk_vector_destroy(x);
-    ovk_matrix_destroy(A);
+    free_system(A, b, x);
 }
 
 /* ---- user operator and preconditioner -------------------------------------- */
@@ -369,10 +380,7 @@ static void test_monitor_once(void)
 {
     ovk_matrix *A = NULL;
     ovk_vector *b = NULL, *x = NULL;
-    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 12, 0.0, &A));
-    ovk_vector_create(A, &b);
-    ovk_vector_create(A, &x);
-    make_rhs(A, b);
+    laplace_system(&A, &b, &x);
     const char *specs[NSOLVERS + 1];
     for (int v = 0; v < NSOLVERS; v++) specs[v] = solvers[v];
     specs[NSOLVERS] = "plcg:l=2,lmin=50,lmax=100";
@@ -390,9 +398,7 @@ static void test_monitor_once(void)
                  seen[0], res.iterations, seen[2], res.replacements, res.restarts);
         MT_RC(OVK_OK, ovk_solver_destroy(&s));
     }
-    ovk_vector_destroy(x);
-    ovk_vector_destroy(b);
-    ovk_matrix_destroy(A);
+    free_system(A, b, x);
 }
 
 /* out = f in, f = *ctx (2 when ctx is NULL) */
@@ -475,10 +481,7 @@ static void test_monitor_tolerances(void)
     ovk_matrix *A = NULL;
     ovk_vector *b = NULL, *x = NULL;
     double hist[200];
-    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 12, 0.0, &A));
-    ovk_vector_create(A, &b);
-    ovk_vector_create(A, &x);
-    make_rhs(A, b);
+    laplace_system(&A, &b, &x);
     for (int v = 0; v < NSOLVERS; v++) {
         int rc = 0, calls = 0;
         ovk_pcg_result res, full;
@@ -526,9 +529,7 @@ static void test_monitor_tolerances(void)
         ovk_vector_destroy(z);
         ovk_solver_destroy(&s);
     }
-    ovk_vector_destroy(b);
-    ovk_vector_destroy(x);
-    ovk_matrix_destroy(A);
+    free_system(A, b, x);
 }
 
 /* ---- bad input --------------------------------------------------------------- */

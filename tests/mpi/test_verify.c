@@ -221,19 +221,35 @@ static void check_spoiled(const char *spec, int verify, int by_test)
     still_works(red, what);
 }
 
+/* The solvers of the solve checks: one reduction at a time (alg1), one in
+ * flight between iterations (overlap), one behind the matvec (pipecg). */
+static const char *const solvers[] = {"alg1", "overlap", "pipecg"};
+
+/* The 27-point Laplacian of n^3 points per rank, b = 1 and x */
+static void ones_system(int n, ovk_matrix **A, ovk_vector **b, ovk_vector **x)
+{
+    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, n, 0.0, A));
+    ovk_vector_create(*A, b);
+    ovk_vector_create(*A, x);
+    ovk_vector_set(*b, 1.0);
+}
+
+static void free_system(ovk_matrix *A, ovk_vector *b, ovk_vector *x)
+{
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_matrix_destroy(A);
+}
+
 static void check_solve(const char *spec)
 {
     ovk_matrix *A = NULL;
     ovk_vector *b = NULL, *x = NULL;
     ovk_pcg_options o;
     ovk_pcg_result res;
-    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 8, 0.0, &A));
-    ovk_vector_create(A, &b);
-    ovk_vector_create(A, &x);
-    ovk_vector_set(b, 1.0);
+    ones_system(8, &A, &b, &x);
     ovk_pcg_options_init(&o);
     o.backend = spec;
-    const char *solvers[] = {"alg1", "overlap", "pipecg"};
     int its[3];
     for (int s = 0; s < 3; s++) {
         o.solver = solvers[s];
@@ -244,9 +260,7 @@ static void check_solve(const char *spec)
                  solvers[s]);
     }
     if (rank == 0) printf("%-32s alg1 %d overlap %d pipecg %d iterations\n", spec, its[0], its[1], its[2]);
-    ovk_vector_destroy(b);
-    ovk_vector_destroy(x);
-    ovk_matrix_destroy(A);
+    free_system(A, b, x);
 }
 
 /* Rank 1's result is spoiled and only ovk_reducer_progress runs until it
@@ -290,14 +304,10 @@ static void check_solve_spoiled(const char *spec)
     ovk_vector *b = NULL, *x = NULL;
     ovk_pcg_options o;
     ovk_pcg_result res;
-    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 12, 0.0, &A));
-    ovk_vector_create(A, &b);
-    ovk_vector_create(A, &x);
-    ovk_vector_set(b, 1.0);
+    ones_system(12, &A, &b, &x);
     ovk_pcg_options_init(&o);
     o.backend = spec;
     o.progress_every = 16; /* the kernels call the progress hook often */
-    const char *solvers[] = {"alg1", "overlap", "pipecg"};
     const int nth[] = {0, 3, 10};
     for (int s = 0; s < 3; s++)
         for (int k = 0; k < 3; k++) {
@@ -315,9 +325,7 @@ static void check_solve_spoiled(const char *spec)
             MT_CHECK(!strstr(ovk_error_detail(), "already waited"), "%s/%s, reduction %d spoiled: detail '%s'", spec,
                      solvers[s], nth[k], ovk_error_detail());
         }
-    ovk_vector_destroy(b);
-    ovk_vector_destroy(x);
-    ovk_matrix_destroy(A);
+    free_system(A, b, x);
 }
 
 /* Rank 0 starts A and B; the others start only A and start B only once
