@@ -5,11 +5,13 @@ set -euo pipefail
 # provider, the one with triggered operations); libfabric-bin: fi_info, to check it.
 # clang + its compiler-rt (libclang-rt-N-dev, N the clang version): libFuzzer, for tests/fuzz.
 # gfortran: the Fortran binding (CMake's check_language(Fortran)).
+# libhypre64m-dev: hypre with 64-bit global indices (as ovk_gidx), for the amg preconditioner
+# (found by CMake; without it amg is absent). It links Open MPI, so the MPICH build leaves amg out.
 # libmpich-dev, mpich: tests/run_all.sh also builds and tests against MPICH (mpicc.mpich,
 # mpiexec.mpich). Debian registers MPICH's mpicc/mpiexec alternatives at priority 40, below Open
 # MPI's 50, so the default mpicc, mpiexec and CMake FindMPI stay Open MPI (checked at the end).
 pkgs="cmake make gcc libc6-dev pkg-config libopenmpi-dev openmpi-bin libopenblas-dev liblapack-dev libcmocka-dev
-      libfabric-dev libfabric-bin clang gfortran libmpich-dev mpich"
+      libfabric-dev libfabric-bin clang gfortran libmpich-dev mpich libhypre64m-dev"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

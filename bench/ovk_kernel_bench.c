@@ -320,7 +320,7 @@ static int setup_matrix(bench *b, int edge)
     if (!rc) b->n = ovk_matrix_nlocal(b->A[M_AUTO]);
     if (!rc) setup_ceiling(b, b->A[M_AUTO]->diag.runs);
     if (!rc) rc = ovk__pc_create("jacobi", &b->jacobi);
-    if (!rc) rc = b->jacobi.type->setup(b->jacobi.state, &(ovk__pc_env){b->A[M_AUTO], b->n, MPI_COMM_WORLD});
+    if (!rc) rc = b->jacobi.type->setup(b->jacobi.state, &(ovk__pc_env){.A = b->A[M_AUTO], .n = b->n, .comm = MPI_COMM_WORLD});
     if (!rc) b->dinv = b->jacobi.type->diagonal(b->jacobi.state);
     return rc;
 }
@@ -337,7 +337,7 @@ static int setup_diagonal(bench *b, int n)
     free(ptr);
     free(col);
     if (!rc) rc = ovk__pc_create("jacobi", &b->jacobi);
-    if (!rc) rc = b->jacobi.type->setup(b->jacobi.state, &(ovk__pc_env){b->D, n, MPI_COMM_SELF});
+    if (!rc) rc = b->jacobi.type->setup(b->jacobi.state, &(ovk__pc_env){.A = b->D, .n = n, .comm = MPI_COMM_SELF});
     if (!rc) b->dinv = b->jacobi.type->diagonal(b->jacobi.state);
     return rc;
 }

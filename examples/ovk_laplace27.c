@@ -16,7 +16,7 @@
 #include "common/experiment.h"
 
 typedef struct args {
-    int n[3], P[3], stencil, timing, print_level, random_rhs, list_backends, help, progress;
+    int n[3], P[3], stencil, timing, print_level, random_rhs, list_backends, list_precond, help, progress;
     const char *solver, *backend;
     double tol;
     int maxit;
@@ -106,6 +106,7 @@ static int parse_args(int argc, char **argv, args *a, const char **bad)
     }
     a->random_rhs = !strcmp(rhs, "random");
     a->list_backends = a->backend && !strcmp(a->backend, "list");
+    a->list_precond = a->ex.precond && !strcmp(a->ex.precond, "list");
     return 0;
 }
 
@@ -224,6 +225,8 @@ int main(int argc, char **argv)
         if (rank == 0) usage(stdout);
     } else if (a.list_backends) {
         if (rank == 0) ovk_backend_print(stdout);
+    } else if (a.list_precond) {
+        if (rank == 0) ovk_precond_print(stdout);
     } else if (check_grid(&a, size, rank)) {
         status = 2;
     } else {

@@ -29,6 +29,8 @@ typedef struct args {
     int timing;
     int print_level;
     rhs_kind rhs;
+    int bs;             /* -bs: rows per node (the split keeps nodes whole) */
+    const char *coords; /* -coords FILE: node coordinates */
     int help;
     ovk_drv_experiment ex;
 } args;
@@ -48,6 +50,10 @@ static void usage(FILE *f)
                "  -timing          print the time breakdown\n"
                "  -print_level L   0 quiet, 1 summary, 2 residual every iteration (default 0)\n"
                "  -rhs KIND        ones | Aones (b = A*1, default) | random\n"
+               "  -bs N            unknowns per node, interleaved: ranks own whole nodes (default 1)\n"
+               "  -coords FILE     node coordinates for amg's rigid-body modes: a line with the\n"
+               "                   number of nodes, then one line 'x y [z]' per node\n"
+               "  -precond list    print the preconditioners of this build\n"
                "  -help            this message\n",
             OVK_BACKEND_ENV, OVK_BACKEND_DEFAULT);
     ovk_drv_usage(f);
@@ -101,6 +107,8 @@ static int parse_flag(int argc, char **argv, int *i, args *a, const char **bad)
     else if (!strcmp(flag, "-maxit")) ok = parse_int(val, 0, 1000000000, &a->maxit);
     else if (!strcmp(flag, "-print_level")) ok = parse_int(val, 0, 2, &a->print_level);
     else if (!strcmp(flag, "-rhs")) ok = parse_rhs(val, &a->rhs);
+    else if (!strcmp(flag, "-bs")) ok = parse_int(val, 1, 64, &a->bs);
+    else if (!strcmp(flag, "-coords")) a->coords = val;
     else return 0;
     if (a->help || !strcmp(flag, "-timing")) return 1;
     *i += 1;
@@ -119,6 +127,7 @@ static int parse_args(int argc, char **argv, int rank, args *a)
         }
         return 2;
     }
+    if (a->ex.precond && !strcmp(a->ex.precond, "list")) a->help = 2; /* print and exit */
     if (!a->help && !a->file) {
         if (rank == 0) {
             fprintf(stderr, "ovk_mtx_solve: -f FILE is required\n");
@@ -149,6 +158,57 @@ static int make_rhs(const ovk_matrix *A, rhs_kind kind, ovk_vector *ones, ovk_ve
     ovk_gidx r0 = ovk_matrix_row_start(A);
     for (int i = 0; i < ovk_vector_nlocal(b); i++) v[i] = random_entry(r0 + i);
     return OVK_OK;
+}
+
+/* The coordinates of this rank's nodes [first, first + count) from a file:
+ * a line with the number of nodes, then one line "x y [z]" per node (the
+ * dimension is the count of numbers on the first).  Local; OVK_EFILE or
+ * OVK_EFORMAT with a detail. */
+static int read_coords(const char *path, long long first, int count, int *dim, double **xyz)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    long long total = -1;
+    int rc = OVK_OK;
+    *xyz = NULL;
+    *dim = 0;
+    if (!f) return OVK_EFILE;
+    if (!fgets(line, sizeof line, f) || sscanf(line, "%lld", &total) != 1 || total < first + count) rc = OVK_EFORMAT;
+    for (long long k = 0; !rc && k < total; k++) {
+        double p[3];
+        if (!fgets(line, sizeof line, f)) rc = OVK_EFORMAT;
+        int got = rc ? 0 : sscanf(line, "%lf %lf %lf", &p[0], &p[1], &p[2]);
+        if (!rc && k == 0) {
+            *dim = got;
+            *xyz = malloc(sizeof(double) * (size_t)(count > 0 ? count : 1) * (size_t)(got > 0 ? got : 1));
+            if (!*xyz) rc = OVK_ENOMEM;
+        }
+        if (!rc && (got < 2 || got != *dim)) rc = OVK_EFORMAT;
+        if (!rc && k >= first && k < first + count)
+            for (int d = 0; d < got; d++) (*xyz)[(k - first) * got + d] = p[d];
+        if (k >= first + count) break;
+    }
+    fclose(f);
+    if (rc) {
+        free(*xyz);
+        *xyz = NULL;
+    }
+    return rc;
+}
+
+/* Collective: every rank's coordinates into the experiment settings. */
+static int load_coords(args *a, const ovk_matrix *A, double **xyz)
+{
+    int count = ovk_matrix_nlocal(A) / a->bs, dim = 0;
+    int rc = read_coords(a->coords, (long long)(ovk_matrix_row_start(A) / a->bs), count, &dim, xyz);
+    if (rc == OVK_EFILE) fprintf(stderr, "ovk_mtx_solve: cannot read %s\n", a->coords);
+    else if (rc) fprintf(stderr, "ovk_mtx_solve: %s: malformed or too few coordinates\n", a->coords);
+    int dmax = dim;
+    MPI_Allreduce(MPI_IN_PLACE, &dmax, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    a->ex.coords = *xyz;
+    a->ex.coord_dim = dmax;
+    a->ex.ncoords = count;
+    return ovk_drv_agree(rc);
 }
 
 /* max |x_i - 1| over all ranks. */
@@ -191,14 +251,16 @@ static int solve(const args *a, const ovk_matrix *A, const ovk_vector *b, ovk_ve
     return ovk_drv_solve(&a->ex, &r, a->print_level >= 1, A, b, x, opts, res);
 }
 
-static int run(const args *a, int rank, int nranks)
+static int run(args *a, int rank, int nranks)
 {
     ovk_matrix *A = NULL;
     ovk_vector *b = NULL, *x = NULL, *ones = NULL;
     ovk_reducer *red = NULL;
     ovk_pcg_options opts;
     ovk_pcg_result res;
-    int rc = ovk_mm_read(MPI_COMM_WORLD, a->file, &A);
+    double *xyz = NULL;
+    int rc = ovk_mm_read_blocked(MPI_COMM_WORLD, a->file, a->bs, &A);
+    if (!rc && a->coords) rc = load_coords(a, A, &xyz);
     if (rc) goto cleanup;
     print_matrix_info(a, A, rank, nranks);
     rc = ovk_vector_create(A, &b);
@@ -223,6 +285,7 @@ cleanup:
     if (rc && rank == 0)
         fprintf(stderr, "ovkrylov error: %s: %s\n", ovk_strerror(rc), ovk_error_detail());
     ovk_reducer_destroy(red);
+    free(xyz);
     ovk_vector_destroy(ones);
     ovk_vector_destroy(x);
     ovk_vector_destroy(b);
@@ -232,13 +295,14 @@ cleanup:
 
 int main(int argc, char **argv)
 {
-    args a = {.tol = 1e-8, .maxit = 1000, .rhs = RHS_AONES};
+    args a = {.tol = 1e-8, .maxit = 1000, .rhs = RHS_AONES, .bs = 1};
     int rank, nranks, status;
     ovk_drv_mpi_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     status = parse_args(argc, argv, rank, &a);
-    if (!status && a.help && rank == 0) usage(stdout);
+    if (!status && a.help == 1 && rank == 0) usage(stdout);
+    if (!status && a.help == 2 && rank == 0) ovk_precond_print(stdout);
     if (!status && !a.help) status = run(&a, rank, nranks);
     MPI_Finalize();
     return status;

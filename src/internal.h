@@ -291,6 +291,19 @@ int ovk__matvec_dot(const ovk_matrix *A, const double *x, double *y, double *xy,
  * packing and the external vector. */
 double ovk__matvec_bytes(const ovk_matrix *A);
 
+/* The owned rows as plain CSR with global column ids (rows.c): both
+ * triangles whatever the storage form, the entries of a row in no
+ * particular order.  Local; OVK_OK or OVK_ENOMEM.  The caller frees it
+ * with ovk__rows_free. */
+typedef struct ovk__rows {
+    int n;          /* owned rows */
+    int64_t *ptr;   /* [n + 1] */
+    ovk_gidx *col;  /* [ptr[n]] global column ids */
+    double *val;    /* [ptr[n]] */
+} ovk__rows;
+int ovk__matrix_rows(const ovk_matrix *A, ovk__rows *r);
+void ovk__rows_free(ovk__rows *r);
+
 /* 1 when two layouts describe the same rows on the same ranks. */
 int ovk__layout_same(const ovk__layout *a, const ovk__layout *b);
 

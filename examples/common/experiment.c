@@ -237,14 +237,15 @@ static int print_residual(ovk_solver *s, int iteration, double rnorm, double rel
 }
 
 /* create, set up, solve, destroy; the residual lines through the monitor */
-static int solve_once(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, const ovk_pcg_options *opts,
-                      ovk_pcg_result *res, double *setup_s)
+static int solve_once(const ovk_drv_experiment *e, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
+                      const ovk_pcg_options *opts, ovk_pcg_result *res, double *setup_s)
 {
     ovk_solver *s = NULL;
     memset(res, 0, sizeof *res);
     int rc = ovk_drv_agree(ovk_solver_create(A, &s));
     if (rc) return rc;
     rc = ovk_solver_set_options(s, opts);
+    if (!rc && e->coord_dim > 0) rc = ovk_solver_set_coordinates(s, e->coord_dim, e->ncoords, e->coords);
     if (!rc && opts->print_level >= 2) {
         rc = ovk_solver_set_option(s, "print_level", "1");
         if (!rc) rc = ovk_solver_set_monitor(s, print_residual, opts->out ? opts->out : stdout);
@@ -270,7 +271,7 @@ int ovk_drv_solve(const ovk_drv_experiment *e, ovk_drv_run *run, int print_noise
         return rc;
     }
     if (e->halo) rc = ovk_matrix_set_halo((ovk_matrix *)A, (ovk_halo_mode)e->halo); /* the driver's own matrix */
-    if (!rc) rc = solve_once(A, b, x, opts, res, &run->setup_s);
+    if (!rc) rc = solve_once(e, A, b, x, opts, res, &run->setup_s);
     if (rank == 0 && print_noise) printf("Setup Time = %.6f s\n", run->setup_s);
     long hits = ovk_drv_noise_stop(e);
     if (rank == 0 && print_noise && e->noise_hz > 0) printf("Noise interruptions (rank 0) = %ld\n", hits);

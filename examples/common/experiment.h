@@ -21,6 +21,10 @@ typedef struct ovk_drv_experiment {
     const char *precond;    /* -precond SPEC; NULL: the library's default (jacobi) */
     double atol;            /* -atol A: absolute tolerance (0) */
     int halo;               /* -halo isend|persistent|neighbor: ovk_halo_mode (0: isend) */
+    /* the rank's node coordinates for ovk_solver_set_coordinates (the
+     * driver's; coord_dim 0: none) */
+    const double *coords;
+    int coord_dim, ncoords;
 } ovk_drv_experiment;
 
 /* Copy the solver settings of the flags into *opts. */

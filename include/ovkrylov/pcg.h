@@ -160,6 +160,9 @@ int ovk_solver_count(void);
 const char *ovk_solver_name(int index);
 const char *ovk_solver_description(int index);
 
+/* The preconditioners of this build with their options, and those it
+ * leaves out with the reason (one per line; what `-precond list` prints). */
+void ovk_precond_print(FILE *f);
 const char *ovk_reason_name(ovk_reason reason);
 const char *ovk_timer_name(ovk_timer timer);
 

@@ -32,6 +32,11 @@ int ovk_laplace_create(MPI_Comm comm, ovk_stencil stencil, int nx, int ny, int n
  * Collective; all ranks agree on the outcome (a NULL path or A on one rank is
  * OVK_EINVAL on every rank). */
 int ovk_mm_read(MPI_Comm comm, const char *path, ovk_matrix **A);
+/* The same, split into whole blocks of bs rows (the unknowns of a node of a
+ * system of PDEs, interleaved): rank r owns the nodes [r*M/P, (r+1)*M/P) of
+ * M = N/bs.  N not a multiple of bs is OVK_EINVAL.  ovk_mm_read is bs = 1.
+ * Collective, agreed as ovk_mm_read. */
+int ovk_mm_read_blocked(MPI_Comm comm, const char *path, int bs, ovk_matrix **A);
 
 /* The serial core of ovk_mm_read: parse the file and return the rows
  * [row_start, row_start + nlocal) as CSR with 0-based global column ids

@@ -103,6 +103,15 @@ int ovk_solver_set_reducer(ovk_solver *s, ovk_reducer *red);
  * option.  Solvers that need a split C = L L^T (alg2, overlap) refuse it. */
 int ovk_solver_set_precond_fn(ovk_solver *s, ovk_apply_fn fn, void *ctx);
 int ovk_solver_set_monitor(ovk_solver *s, ovk_monitor_fn fn, void *ctx);
+/* Coordinates of the rank's mesh nodes, for a preconditioner that builds a
+ * near-null space from them (amg with bs > 1: the rigid-body modes of linear
+ * elasticity, as PETSc's MatNullSpaceCreateRigidBody): nnodes points of dim
+ * (1..3) doubles each, interleaved (x0 y0 z0 x1 y1 z1 ...), copied.  Node k
+ * carries the rank's rows bs*k .. bs*k + bs-1.  dim 0 removes them; nnodes 0
+ * (xyz may be NULL) on a rank without rows.  Local, but every rank must
+ * give the same dim (checked at setup); takes effect at the next
+ * ovk_solver_setup.  Preconditioners that need no coordinates ignore them. */
+int ovk_solver_set_coordinates(ovk_solver *s, int dim, int nnodes, const double *xyz);
 /* ||r||_2 of iterations 0, 1, ... into buf[0..len-1] (borrowed) during each
  * solve; res->history_len says how many were written.  buf NULL: off. */
 int ovk_solver_set_history(ovk_solver *s, double *buf, int len);

@@ -562,7 +562,7 @@ static int check_symmetric(const char *path, const mm_rows *own, const mm_rows *
 
 /* Everything ovk_mm_read does before the collective create; collective only
  * through the node split it starts with. */
-static int read_local(MPI_Comm comm, const char *path, ovk_gidx *lo, mm_rows *own)
+static int read_local(MPI_Comm comm, const char *path, int bs, ovk_gidx *lo, mm_rows *own)
 {
     mm_file f = {0};
     mm_rows trans = {0};
@@ -580,9 +580,14 @@ static int read_local(MPI_Comm comm, const char *path, ovk_gidx *lo, mm_rows *ow
         rc = ovk__fail(OVK_EUNSUPPORTED, "%s: %lld rows are too many", path, (long long)f.n);
         goto cleanup;
     }
-    /* balanced blocks: rank r owns [r*N/P, (r+1)*N/P), in 64-bit */
-    *lo = f.n * rank / size;
-    hi = f.n * (rank + 1) / size;
+    if (f.n % bs) {
+        rc = ovk__fail(OVK_EINVAL, "%s: %lld rows are not a multiple of the block size %d", path, (long long)f.n, bs);
+        goto cleanup;
+    }
+    /* balanced blocks of whole nodes: rank r owns the nodes [r*M/P, (r+1)*M/P)
+     * of M = N/bs, in 64-bit */
+    *lo = bs * (f.n / bs * rank / size);
+    hi = bs * (f.n / bs * (rank + 1) / size);
     if (hi - *lo > INT_MAX) {
         rc = ovk__fail(OVK_EUNSUPPORTED, "%s: %lld rows per rank do not fit an int", path,
                        (long long)(hi - *lo));
@@ -601,18 +606,21 @@ cleanup:
     return rc;
 }
 
-int ovk_mm_read(MPI_Comm comm, const char *path, ovk_matrix **A)
+int ovk_mm_read(MPI_Comm comm, const char *path, ovk_matrix **A) { return ovk_mm_read_blocked(comm, path, 1, A); }
+
+int ovk_mm_read_blocked(MPI_Comm comm, const char *path, int bs, ovk_matrix **A)
 {
     mm_rows own = {0};
     ovk_gidx lo = 0;
     int rc = OVK_OK;
     if (A) *A = NULL;
     if (!path || !A) rc = ovk__fail(OVK_EINVAL, "ovk_mm_read: NULL path or matrix pointer");
+    else if (bs < 1) rc = ovk__fail(OVK_EINVAL, "ovk_mm_read_blocked: block size %d < 1", bs);
     /* agree on the arguments first: read_local starts with a collective (the
      * node split) that a rank with a bad argument would skip */
     rc = ovk__agree(comm, rc);
     if (rc) goto cleanup;
-    rc = read_local(comm, path, &lo, &own);
+    rc = read_local(comm, path, bs, &lo, &own);
     /* agree before the collective create so that no rank waits for a failed one */
     rc = ovk__agree(comm, rc);
     if (rc) goto cleanup;

@@ -21,6 +21,10 @@ typedef struct ovk__pc_env {
     const ovk_matrix *A; /* NULL when the solver runs a user operator */
     int n;               /* local rows */
     MPI_Comm comm;       /* the solver's communicator */
+    /* ovk_solver_set_coordinates: ncoords points of coord_dim doubles,
+     * interleaved (coord_dim 0: none given) */
+    int coord_dim, ncoords;
+    const double *coords;
 } ovk__pc_env;
 
 typedef struct ovk__pc_type {

@@ -1,6 +1,7 @@
 /* The preconditioners compiled into the library, by name, and the helpers
  * they share.  Adding one is one new file exporting its ovk__pc_type and one
  * line in `types` below. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,11 +12,29 @@ extern const ovk__pc_type ovk__pc_none;
 extern const ovk__pc_type ovk__pc_ic0;
 extern const ovk__pc_type ovk__pc_ssor;
 extern const ovk__pc_type ovk__pc_cheby;
+#ifdef OVK_HAVE_HYPRE
+extern const ovk__pc_type ovk__pc_amg;
+#endif
 /* REGISTRY: declarations of further preconditioners go here. */
 
 static const ovk__pc_type *const types[] = {
     &ovk__pc_jacobi, &ovk__pc_none, &ovk__pc_ic0, &ovk__pc_ssor, &ovk__pc_cheby,
+#ifdef OVK_HAVE_HYPRE
+    &ovk__pc_amg,
+#endif
     /* REGISTRY: further preconditioners go here. */
+};
+
+/* Preconditioners this build leaves out, and why (the message a user gets
+ * who asks for one). */
+static const struct absent {
+    const char *name, *why;
+} absent[] = {
+#ifndef OVK_HAVE_HYPRE
+    {"amg", "needs hypre with 64-bit global indices on the library's MPI (Debian libhypre64m-dev, found at "
+            "configure time; see docs/preconditioners.md)"},
+#endif
+    {NULL, NULL},
 };
 
 enum { TYPE_COUNT = (int)(sizeof types / sizeof types[0]) };
@@ -48,6 +67,9 @@ int ovk__pc_create(const char *spec, ovk__pc *pc)
                              &opts);
     if (rc) return rc;
     const ovk__pc_type *t = find(name);
+    for (int i = 0; !t && absent[i].name; i++)
+        if (!strcmp(name, absent[i].name))
+            return ovk__fail(OVK_EUNSUPPORTED, "preconditioner '%s' is not in this build: it %s", name, absent[i].why);
     if (!t) {
         names(list, sizeof list);
         return ovk__fail(OVK_EINVAL, "unknown preconditioner '%s'; available: %s", name, list);
@@ -61,6 +83,16 @@ int ovk__pc_create(const char *spec, ovk__pc *pc)
     }
     pc->type = t;
     return OVK_OK;
+}
+
+void ovk_precond_print(FILE *f)
+{
+    for (int i = 0; i < TYPE_COUNT; i++) {
+        fprintf(f, "  %-10s %s\n", types[i]->name, types[i]->description);
+        if (types[i]->options[0]) fprintf(f, "  %-10s options: %s\n", "", types[i]->options);
+    }
+    for (int i = 0; absent[i].name; i++)
+        fprintf(f, "  %-10s [not in this build: it %s]\n", absent[i].name, absent[i].why);
 }
 
 void ovk__pc_destroy(ovk__pc *pc)

@@ -19,12 +19,14 @@ struct ovk_solver {
     ovk_apply_fn op, pc_fn;
     void *op_ctx, *pc_ctx;
     ovk_pcg_options o;       /* its strings point into the buffers below */
-    char solver_spec[128], backend_spec[256], precond_spec[128];
+    char solver_spec[128], backend_spec[256], precond_spec[256];
     ovk_reducer *user_red;   /* borrowed */
     ovk_monitor_fn monitor;
     void *monitor_ctx;
     double *history;
     int history_cap;
+    double *coords;          /* owned copy: coord_n points of coord_dim doubles */
+    int coord_dim, coord_n;
     /* set up */
     int ready;
     const ovk__solver *sv;
@@ -275,6 +277,27 @@ int ovk_solver_set_history(ovk_solver *s, double *buf, int len)
     return OVK_OK;
 }
 
+int ovk_solver_set_coordinates(ovk_solver *s, int dim, int nnodes, const double *xyz)
+{
+    if (!valid(s)) return not_solver("ovk_solver_set_coordinates");
+    if (dim < 0 || dim > 3) return ovk__fail(OVK_EINVAL, "ovk_solver_set_coordinates: dim = %d (1, 2 or 3; 0 removes)", dim);
+    if (dim > 0 && (nnodes < 0 || nnodes > s->lay->nlocal))
+        return ovk__fail(OVK_EINVAL, "ovk_solver_set_coordinates: %d nodes for %d local rows", nnodes, s->lay->nlocal);
+    if (dim > 0 && nnodes > 0 && !xyz) return ovk__fail(OVK_EINVAL, "ovk_solver_set_coordinates: NULL coordinates");
+    double *copy = NULL;
+    if (dim > 0) {
+        copy = malloc(sizeof(double) * (size_t)(nnodes > 0 ? nnodes * dim : 1));
+        if (!copy) return ovk__fail(OVK_ENOMEM, "ovk_solver_set_coordinates: %d nodes", nnodes);
+        if (nnodes > 0) memcpy(copy, xyz, sizeof(double) * (size_t)nnodes * (size_t)dim);
+    }
+    free(s->coords);
+    s->coords = copy;
+    s->coord_dim = dim;
+    s->coord_n = dim > 0 ? nnodes : 0;
+    s->ready = 0; /* the preconditioner's setup reads them */
+    return OVK_OK;
+}
+
 /* ---- setup -------------------------------------------------------------- */
 
 static void teardown(ovk_solver *s)
@@ -350,11 +373,11 @@ static int check_same(ovk_solver *s)
         ovk_solver_get_option(s, opt_defs[i].key, buf, sizeof buf);
         h[i] = ovk__fingerprint(buf, strlen(buf));
     }
-    int flags[3] = {s->monitor != NULL, s->pc_fn != NULL, s->user_red != NULL};
+    int flags[4] = {s->monitor != NULL, s->pc_fn != NULL, s->user_red != NULL, s->coord_dim};
     h[FLAGS] = ovk__fingerprint(flags, sizeof flags);
     if ((rc = ovk__differs(s->lay->comm, h, N, &first)) || first < 0) return rc;
     return ovk__fail(OVK_EOPTION, "option %s differs across the ranks (it must be the same everywhere)",
-                     first < OPT_COUNT ? opt_defs[first].key : "monitor/precond callback/reducer");
+                     first < OPT_COUNT ? opt_defs[first].key : "monitor/precond callback/reducer/coordinates' dimension");
 }
 
 /* Collective: the caller's reducer, or one made from the backend option
@@ -462,7 +485,7 @@ static int matrix_norm(ovk_solver *s)
 /* Collective: everything that depends on A's values. */
 static int numeric_setup(ovk_solver *s)
 {
-    ovk__pc_env env = {s->A, s->lay->nlocal, s->lay->comm};
+    ovk__pc_env env = {s->A, s->lay->nlocal, s->lay->comm, s->coord_dim, s->coord_n, s->coords};
     int rc = ovk__agree(s->lay->comm, s->pc.type->setup(s->pc.state, &env));
     if (!rc && s->sv->needs_norm) rc = s->A ? matrix_norm(s) : operator_norm(s);
     if (!rc && s->A) s->version = s->A->values_version;
@@ -616,6 +639,7 @@ int ovk_solver_destroy(ovk_solver **sp)
     teardown(s);
     if (s->red_owned) rc = ovk_reducer_destroy(s->red);
     if (s->lay == &s->own_lay) ovk__layout_free(&s->own_lay);
+    free(s->coords);
     s->magic = 0;
     free(s);
     *sp = NULL;

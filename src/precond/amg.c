@@ -1,0 +1,374 @@
+/* Algebraic multigrid: one V-cycle of hypre's BoomerAMG per application.
+ *
+ * Setup converts the matrix once into hypre's ParCSR (through its IJ
+ * interface, on a duplicate of the solver's communicator, so that hypre's
+ * messages never meet ours) and builds the hierarchy; a value update redoes
+ * both.  An application runs BoomerAMGSolve with one iteration, tolerance 0
+ * (no residual norm, so no global reduction but the coarsest level's
+ * gather) and a zero initial guess on hypre vectors whose data pointers are
+ * set to the solver's r and z for the call: no copy.
+ *
+ * The smoother pairs are symmetric (l1 Gauss-Seidel forward on the way down,
+ * backward on the way up; or a smoother that is symmetric itself) so that
+ * the V-cycle is an SPD operator and CG may use it.
+ *
+ * Systems of PDEs: bs > 1 gives hypre the number of functions (unknowns
+ * interleaved by node) and nodal coarsening; with coordinates
+ * (ovk_solver_set_coordinates, dim = bs) the rotations of the rigid-body
+ * modes enter the interpolation (hypre's GM variant 2; the translations are
+ * carried by the unknown approach).
+ *
+ * Built only when CMake finds hypre with 64-bit global indices
+ * (libhypre64m-dev) on the same MPI as the library; else `amg` is absent
+ * and registry.c says why. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <HYPRE.h>
+#include <HYPRE_parcsr_ls.h>
+#include <_hypre_parcsr_mv.h>
+
+#include "precond.h"
+
+_Static_assert(sizeof(HYPRE_BigInt) == sizeof(ovk_gidx), "hypre's global indices must be 64-bit (libhypre64m)");
+_Static_assert(sizeof(HYPRE_Real) == sizeof(double), "hypre must be built in double precision");
+
+/* hypre's numbers for its choices (HYPRE_parcsr_ls.h) */
+enum { HY_CLJP = 0, HY_FALGOUT = 6, HY_PMIS = 8, HY_HMIS = 10 };
+enum { HY_CLASSICAL = 0, HY_DIRECT = 3, HY_MULTIPASS = 4, HY_EXT_I = 6, HY_EXT = 14 };
+enum {
+    HY_HYBRID_SGS = 6, HY_GAUSS_ELIM = 9, HY_L1_GS_FWD = 13, HY_L1_GS_BWD = 14, HY_CHEBY = 16, HY_L1_JACOBI = 18
+};
+enum { HY_DOWN = 1, HY_UP = 2, HY_COARSEST = 3 };
+enum { HY_GM2 = 2 };   /* interpolation variant for the rigid-body modes */
+enum { HY_ERROR_CONV = 256 }; /* "did not converge": expected of one cycle */
+enum { MAX_MODES = 3 };
+
+static const char *const coarsen_names[] = {"hmis", "pmis", "falgout", "cljp", NULL};
+static const int coarsen_types[] = {HY_HMIS, HY_PMIS, HY_FALGOUT, HY_CLJP};
+static const char *const interp_names[] = {"ext+i", "ext", "classical", "direct", "multipass", NULL};
+static const int interp_types[] = {HY_EXT_I, HY_EXT, HY_CLASSICAL, HY_DIRECT, HY_MULTIPASS};
+static const char *const smoother_names[] = {"l1gs", "sgs", "l1jacobi", "cheby", NULL};
+static const int relax_down[] = {HY_L1_GS_FWD, HY_HYBRID_SGS, HY_L1_JACOBI, HY_CHEBY};
+static const int relax_up[] = {HY_L1_GS_BWD, HY_HYBRID_SGS, HY_L1_JACOBI, HY_CHEBY};
+
+typedef struct amg_opts {
+    double strong;
+    int coarsen, interp, smoother; /* indices into the tables above */
+    long pmax, sweeps, max_levels, agg_levels, coarse_size, bs, nodal, rbm, qmax, print;
+} amg_opts;
+
+typedef struct amg {
+    amg_opts o;
+    MPI_Comm comm; /* hypre's duplicate of the solver's communicator */
+    int n;
+    HYPRE_IJMatrix ij;
+    HYPRE_IJVector ijb, ijx, ijm[MAX_MODES];
+    HYPRE_ParCSRMatrix A;
+    HYPRE_ParVector b, x;
+    HYPRE_ParVector *modes; /* [nmodes]; handed to hypre */
+    int nmodes;
+    HYPRE_Solver solver;
+} amg;
+
+static int amg_create(ovk__opts *opts, void **state)
+{
+    amg *m = calloc(1, sizeof(amg));
+    if (!m) return ovk__fail(OVK_ENOMEM, "amg");
+    *state = m;
+    m->comm = MPI_COMM_NULL;
+    amg_opts *o = &m->o;
+    *o = (amg_opts){.strong = 0.25, .pmax = 4, .sweeps = 1, .max_levels = 25, .coarse_size = 9, .bs = 1,
+                    .nodal = -1, .rbm = 1, .qmax = 4};
+    int rc = ovk__opt_double(opts, "amg", "strong_threshold", 0.0, 1.0, &o->strong);
+    if (!rc) rc = ovk__opt_choice(opts, "amg", "coarsen", coarsen_names, &o->coarsen);
+    if (!rc) rc = ovk__opt_choice(opts, "amg", "interp", interp_names, &o->interp);
+    if (!rc) rc = ovk__opt_choice(opts, "amg", "smoother", smoother_names, &o->smoother);
+    if (!rc) rc = ovk__opt_int(opts, "amg", "pmax", 0, 64, &o->pmax);
+    if (!rc) rc = ovk__opt_int(opts, "amg", "sweeps", 1, 16, &o->sweeps);
+    if (!rc) rc = ovk__opt_int(opts, "amg", "max_levels", 1, 40, &o->max_levels);
+    if (!rc) rc = ovk__opt_int(opts, "amg", "agg_levels", 0, 40, &o->agg_levels);
+    if (!rc) rc = ovk__opt_int(opts, "amg", "coarse_size", 1, 100000, &o->coarse_size);
+    if (!rc) rc = ovk__opt_int(opts, "amg", "bs", 1, 16, &o->bs);
+    if (!rc) rc = ovk__opt_int(opts, "amg", "nodal", 0, 6, &o->nodal);
+    if (!rc) rc = ovk__opt_int(opts, "amg", "rbm", 0, 1, &o->rbm);
+    if (!rc) rc = ovk__opt_int(opts, "amg", "qmax", 0, 64, &o->qmax);
+    if (!rc) rc = ovk__opt_int(opts, "amg", "print", 0, 3, &o->print);
+    if (!rc && o->nodal < 0) o->nodal = o->bs > 1 ? 1 : 0; /* default: nodal coarsening for systems */
+    if (!rc && o->nodal > 0 && o->bs == 1)
+        rc = ovk__fail(OVK_EOPTION, "amg: nodal=%ld needs a block size bs > 1", o->nodal);
+    return rc;
+}
+
+/* OVK_OK, or OVK_EPRECOND naming the hypre call and hypre's description
+ * (hypre keeps a global error flag: cleared here). */
+static int hy(HYPRE_Int herr, const char *call)
+{
+    herr &= ~HY_ERROR_CONV;
+    if (!herr) {
+        HYPRE_ClearAllErrors();
+        return OVK_OK;
+    }
+    char what[512] = "";
+    HYPRE_DescribeError(herr, what);
+    HYPRE_ClearAllErrors();
+    return ovk__fail(OVK_EPRECOND, "amg: %s failed in hypre (error %d: %s)", call, (int)herr, what);
+}
+
+/* the hypre objects of one setup */
+static void release(amg *m)
+{
+    if (m->solver) HYPRE_BoomerAMGDestroy(m->solver);
+    if (m->ij) HYPRE_IJMatrixDestroy(m->ij);
+    if (m->ijb) HYPRE_IJVectorDestroy(m->ijb);
+    if (m->ijx) HYPRE_IJVectorDestroy(m->ijx);
+    for (int k = 0; k < m->nmodes; k++)
+        if (m->ijm[k]) HYPRE_IJVectorDestroy(m->ijm[k]);
+    free(m->modes);
+    m->solver = NULL;
+    m->ij = NULL;
+    m->ijb = m->ijx = NULL;
+    memset(m->ijm, 0, sizeof m->ijm);
+    m->modes = NULL;
+    m->nmodes = 0;
+}
+
+static void amg_destroy(void *state)
+{
+    amg *m = state;
+    release(m);
+    if (m->comm != MPI_COMM_NULL) MPI_Comm_free(&m->comm);
+    free(m);
+}
+
+/* ---- the matrix and vectors in hypre's form --------------------------- */
+
+/* per row: entries in the rank's own columns and in the others' */
+static int diag_offd_sizes(const ovk__rows *r, HYPRE_BigInt lo, HYPRE_BigInt hi, HYPRE_Int *nd, HYPRE_Int *no,
+                           HYPRE_Int *len, HYPRE_BigInt *rows, HYPRE_BigInt *cols)
+{
+    for (int i = 0; i < r->n; i++) {
+        nd[i] = no[i] = 0;
+        len[i] = (HYPRE_Int)(r->ptr[i + 1] - r->ptr[i]);
+        rows[i] = lo + i;
+        for (int64_t k = r->ptr[i]; k < r->ptr[i + 1]; k++) {
+            cols[k] = r->col[k];
+            if (r->col[k] >= lo && r->col[k] <= hi) nd[i]++;
+            else no[i]++;
+        }
+    }
+    return OVK_OK;
+}
+
+/* Collective: the IJ matrix of A's current values. */
+static int build_matrix(amg *m, const ovk_matrix *A)
+{
+    ovk__rows r = {0};
+    HYPRE_Int *nd = NULL, *no = NULL, *len = NULL;
+    HYPRE_BigInt *rows = NULL, *cols = NULL;
+    HYPRE_BigInt lo = A->lay.row_start, hi = lo + A->lay.nlocal - 1;
+    int n = A->lay.nlocal;
+    int rc = ovk__matrix_rows(A, &r);
+    if (!rc && r.ptr[n] > INT32_MAX)
+        rc = ovk__fail(OVK_EUNSUPPORTED, "amg: %lld entries on one rank (hypre's local limit is 2^31 - 1)",
+                       (long long)r.ptr[n]);
+    if (!rc) {
+        size_t nn = (size_t)(n > 0 ? n : 1), nz = (size_t)(r.ptr[n] > 0 ? r.ptr[n] : 1);
+        nd = malloc(sizeof *nd * nn), no = malloc(sizeof *no * nn), len = malloc(sizeof *len * nn);
+        rows = malloc(sizeof *rows * nn), cols = malloc(sizeof *cols * nz);
+        if (!nd || !no || !len || !rows || !cols) rc = ovk__fail(OVK_ENOMEM, "amg: hypre's copy of %d rows", n);
+    }
+    rc = ovk__agree(m->comm, rc);
+    if (rc) goto cleanup;
+    diag_offd_sizes(&r, lo, hi, nd, no, len, rows, cols);
+    rc = hy(HYPRE_IJMatrixCreate(m->comm, lo, hi, lo, hi, &m->ij), "HYPRE_IJMatrixCreate");
+    if (!rc) rc = hy(HYPRE_IJMatrixSetObjectType(m->ij, HYPRE_PARCSR), "HYPRE_IJMatrixSetObjectType");
+    if (!rc) rc = hy(HYPRE_IJMatrixSetDiagOffdSizes(m->ij, nd, no), "HYPRE_IJMatrixSetDiagOffdSizes");
+    if (!rc) rc = hy(HYPRE_IJMatrixInitialize(m->ij), "HYPRE_IJMatrixInitialize");
+    if (!rc && n > 0) rc = hy(HYPRE_IJMatrixSetValues(m->ij, n, len, rows, cols, r.val), "HYPRE_IJMatrixSetValues");
+    rc = ovk__agree(m->comm, rc);
+    if (!rc) rc = ovk__agree(m->comm, hy(HYPRE_IJMatrixAssemble(m->ij), "HYPRE_IJMatrixAssemble"));
+    if (!rc) rc = hy(HYPRE_IJMatrixGetObject(m->ij, (void **)&m->A), "HYPRE_IJMatrixGetObject");
+cleanup:
+    ovk__rows_free(&r);
+    free(nd), free(no), free(len), free(rows), free(cols);
+    return rc;
+}
+
+/* Collective: a zero vector of the rank's rows. */
+static int make_vector(amg *m, HYPRE_BigInt lo, HYPRE_BigInt hi, HYPRE_IJVector *ij, HYPRE_ParVector *v)
+{
+    int rc = hy(HYPRE_IJVectorCreate(m->comm, lo, hi, ij), "HYPRE_IJVectorCreate");
+    if (!rc) rc = hy(HYPRE_IJVectorSetObjectType(*ij, HYPRE_PARCSR), "HYPRE_IJVectorSetObjectType");
+    if (!rc) rc = hy(HYPRE_IJVectorInitialize(*ij), "HYPRE_IJVectorInitialize");
+    if (!rc) rc = hy(HYPRE_IJVectorAssemble(*ij), "HYPRE_IJVectorAssemble");
+    if (!rc) rc = hy(HYPRE_IJVectorGetObject(*ij, (void **)v), "HYPRE_IJVectorGetObject");
+    return rc;
+}
+
+static double *local_data(HYPRE_ParVector v) { return hypre_VectorData(hypre_ParVectorLocalVector((hypre_ParVector *)v)); }
+
+/* ---- rigid-body modes ------------------------------------------------- */
+
+/* Collective: the global centroid of the nodes (rotations about it). */
+static int centroid(amg *m, const ovk__pc_env *env, double *c)
+{
+    double s[4] = {0.0, 0.0, 0.0, 0.0};
+    int dim = env->coord_dim;
+    for (int k = 0; k < env->ncoords; k++)
+        for (int d = 0; d < dim; d++) s[d] += env->coords[(size_t)k * dim + d];
+    s[3] = env->ncoords;
+    if (MPI_Allreduce(MPI_IN_PLACE, s, 4, MPI_DOUBLE, MPI_SUM, m->comm) != MPI_SUCCESS)
+        return ovk__fail(OVK_EMPI, "MPI_Allreduce (amg: centroid of the coordinates)");
+    for (int d = 0; d < 3; d++) c[d] = s[3] > 0.0 ? s[d] / s[3] : 0.0;
+    return OVK_OK;
+}
+
+/* mode k of node (x, y, z) relative to the centroid: rotations about z,
+ * x and y (2-D: about z only) */
+static void rotation(int k, const double *p, double *u)
+{
+    double x = p[0], y = p[1], z = p[2];
+    u[0] = k == 0 ? -y : k == 1 ? 0.0 : z;
+    u[1] = k == 0 ? x : k == 1 ? -z : 0.0;
+    u[2] = k == 0 ? 0.0 : k == 1 ? y : -x;
+}
+
+/* Collective: the rotations as hypre vectors, when coordinates are given. */
+static int build_modes(amg *m, const ovk__pc_env *env, HYPRE_BigInt lo, HYPRE_BigInt hi)
+{
+    int dim = env->coord_dim, bs = (int)m->o.bs;
+    if (!m->o.rbm || bs == 1 || dim == 0) return OVK_OK;
+    double c[3];
+    int rc = centroid(m, env, c), want = dim == 3 ? 3 : 1;
+    if (!rc && !(m->modes = calloc((size_t)want, sizeof *m->modes))) rc = ovk__fail(OVK_ENOMEM, "amg: modes");
+    rc = ovk__agree(m->comm, rc);
+    for (int k = 0; !rc && k < want; k++) {
+        rc = make_vector(m, lo, hi, &m->ijm[k], &m->modes[k]);
+        if (rc) break;
+        m->nmodes++;
+        double *u = local_data(m->modes[k]), p[3] = {0.0, 0.0, 0.0}, v[3];
+        for (int node = 0; node < env->ncoords; node++) {
+            for (int d = 0; d < dim; d++) p[d] = env->coords[(size_t)node * dim + d] - c[d];
+            rotation(k, p, v);
+            for (int d = 0; d < bs; d++) u[(size_t)node * bs + d] = v[d];
+        }
+    }
+    return rc;
+}
+
+/* ---- setup and apply -------------------------------------------------- */
+
+/* Local checks of the block size and the coordinates (agreed by the caller). */
+static int check_blocks(const amg *m, const ovk__pc_env *env)
+{
+    long bs = m->o.bs;
+    const ovk__layout *lay = &env->A->lay;
+    if (lay->nlocal % bs || lay->row_start % bs)
+        return ovk__fail(OVK_EOPTION,
+                         "amg: block size bs=%ld does not divide this rank's rows [%lld, %lld) (each rank "
+                         "must own whole nodes)",
+                         bs, (long long)lay->row_start, (long long)(lay->row_start + lay->nlocal));
+    if (!m->o.rbm || bs == 1 || env->coord_dim == 0) return OVK_OK;
+    if (env->coord_dim != bs || bs > 3)
+        return ovk__fail(OVK_EOPTION,
+                         "amg: rigid-body modes need coordinates of dimension bs (got dim %d for bs=%ld; "
+                         "rbm=0 ignores the coordinates)",
+                         env->coord_dim, bs);
+    if ((long)env->ncoords * bs != lay->nlocal)
+        return ovk__fail(OVK_EINVAL, "amg: %d coordinate points for %d rows of bs=%ld (need one per node)",
+                         env->ncoords, lay->nlocal, bs);
+    return OVK_OK;
+}
+
+/* hypre's settings from the options (local calls) */
+static int configure(amg *m)
+{
+    const amg_opts *o = &m->o;
+    HYPRE_Solver s = m->solver;
+    int rc = hy(HYPRE_BoomerAMGSetTol(s, 0.0), "HYPRE_BoomerAMGSetTol");
+    if (!rc) rc = hy(HYPRE_BoomerAMGSetMaxIter(s, 1), "HYPRE_BoomerAMGSetMaxIter");
+    if (!rc) rc = hy(HYPRE_BoomerAMGSetPrintLevel(s, (HYPRE_Int)o->print), "HYPRE_BoomerAMGSetPrintLevel");
+    if (!rc) rc = hy(HYPRE_BoomerAMGSetStrongThreshold(s, o->strong), "HYPRE_BoomerAMGSetStrongThreshold");
+    if (!rc) rc = hy(HYPRE_BoomerAMGSetCoarsenType(s, coarsen_types[o->coarsen]), "HYPRE_BoomerAMGSetCoarsenType");
+    if (!rc) rc = hy(HYPRE_BoomerAMGSetInterpType(s, interp_types[o->interp]), "HYPRE_BoomerAMGSetInterpType");
+    if (!rc) rc = hy(HYPRE_BoomerAMGSetPMaxElmts(s, (HYPRE_Int)o->pmax), "HYPRE_BoomerAMGSetPMaxElmts");
+    if (!rc) rc = hy(HYPRE_BoomerAMGSetNumSweeps(s, (HYPRE_Int)o->sweeps), "HYPRE_BoomerAMGSetNumSweeps");
+    if (!rc) rc = hy(HYPRE_BoomerAMGSetCycleRelaxType(s, relax_down[o->smoother], HY_DOWN), "SetCycleRelaxType");
+    if (!rc) rc = hy(HYPRE_BoomerAMGSetCycleRelaxType(s, relax_up[o->smoother], HY_UP), "SetCycleRelaxType");
+    if (!rc) rc = hy(HYPRE_BoomerAMGSetCycleRelaxType(s, HY_GAUSS_ELIM, HY_COARSEST), "SetCycleRelaxType");
+    if (!rc) rc = hy(HYPRE_BoomerAMGSetRelaxOrder(s, 0), "HYPRE_BoomerAMGSetRelaxOrder");
+    if (!rc) rc = hy(HYPRE_BoomerAMGSetMaxLevels(s, (HYPRE_Int)o->max_levels), "HYPRE_BoomerAMGSetMaxLevels");
+    if (!rc) rc = hy(HYPRE_BoomerAMGSetMaxCoarseSize(s, (HYPRE_Int)o->coarse_size), "SetMaxCoarseSize");
+    if (!rc) rc = hy(HYPRE_BoomerAMGSetAggNumLevels(s, (HYPRE_Int)o->agg_levels), "HYPRE_BoomerAMGSetAggNumLevels");
+    if (!rc && o->bs > 1) rc = hy(HYPRE_BoomerAMGSetNumFunctions(s, (HYPRE_Int)o->bs), "SetNumFunctions");
+    if (!rc && o->nodal > 0) rc = hy(HYPRE_BoomerAMGSetNodal(s, (HYPRE_Int)o->nodal), "HYPRE_BoomerAMGSetNodal");
+    if (!rc && m->nmodes) {
+        rc = hy(HYPRE_BoomerAMGSetInterpVecVariant(s, HY_GM2), "HYPRE_BoomerAMGSetInterpVecVariant");
+        if (!rc) rc = hy(HYPRE_BoomerAMGSetInterpVecQMax(s, (HYPRE_Int)o->qmax), "SetInterpVecQMax");
+        if (!rc) rc = hy(HYPRE_BoomerAMGSetInterpVectors(s, m->nmodes, m->modes), "SetInterpVectors");
+    }
+    return rc;
+}
+
+static int amg_setup(void *state, const ovk__pc_env *env)
+{
+    amg *m = state;
+    const ovk_matrix *A = env->A;
+    HYPRE_BigInt lo = A->lay.row_start, hi = lo + A->lay.nlocal - 1;
+    int rc = ovk__pc_diag_check(A, "amg"); /* l1 smoothers divide by a_ii */
+    if (!rc) rc = ovk__agree(env->comm, check_blocks(m, env));
+    if (rc) return rc;
+    release(m); /* a value update: a new hierarchy */
+    if (m->comm == MPI_COMM_NULL && MPI_Comm_dup(env->comm, &m->comm) != MPI_SUCCESS)
+        return ovk__fail(OVK_EMPI, "MPI_Comm_dup (amg)");
+    static int hypre_ready; /* hypre's process-wide state, made once */
+    if (!hypre_ready) rc = hy(HYPRE_Init(), "HYPRE_Init");
+    hypre_ready = !rc;
+    m->n = A->lay.nlocal;
+    rc = ovk__agree(m->comm, rc);
+    if (!rc) rc = build_matrix(m, A);
+    if (!rc) rc = ovk__agree(m->comm, make_vector(m, lo, hi, &m->ijb, &m->b));
+    if (!rc) rc = ovk__agree(m->comm, make_vector(m, lo, hi, &m->ijx, &m->x));
+    if (!rc) rc = ovk__agree(m->comm, build_modes(m, env, lo, hi));
+    if (!rc) rc = hy(HYPRE_BoomerAMGCreate(&m->solver), "HYPRE_BoomerAMGCreate");
+    if (!rc) rc = configure(m);
+    rc = ovk__agree(m->comm, rc);
+    if (!rc) rc = ovk__agree(m->comm, hy(HYPRE_BoomerAMGSetup(m->solver, m->A, m->b, m->x), "HYPRE_BoomerAMGSetup"));
+    return rc;
+}
+
+/* z = V-cycle(r): hypre's vectors borrow r and z for the call */
+static int amg_apply(void *state, const double *r, double *z, const ovk__hook *h)
+{
+    amg *m = state;
+    (void)h; /* hypre calls no hook: reductions in flight progress only by themselves */
+    hypre_Vector *bl = hypre_ParVectorLocalVector((hypre_ParVector *)m->b);
+    hypre_Vector *xl = hypre_ParVectorLocalVector((hypre_ParVector *)m->x);
+    double *bd = hypre_VectorData(bl), *xd = hypre_VectorData(xl);
+    if (m->n > 0) memset(z, 0, sizeof(double) * (size_t)m->n); /* x0 = 0 */
+    hypre_VectorData(bl) = (double *)r;
+    hypre_VectorData(xl) = z;
+    HYPRE_Int herr = HYPRE_BoomerAMGSolve(m->solver, m->A, m->b, m->x);
+    hypre_VectorData(bl) = bd;
+    hypre_VectorData(xl) = xd;
+    return hy(herr, "HYPRE_BoomerAMGSolve");
+}
+
+const ovk__pc_type ovk__pc_amg = {
+    .name = "amg",
+    .alias = "boomeramg",
+    .description = "algebraic multigrid: one V-cycle of hypre's BoomerAMG (symmetric smoothing)",
+    .options = "strong_threshold=0..1 (0.25); coarsen=hmis|pmis|falgout|cljp; interp=ext+i|ext|classical|"
+               "direct|multipass; pmax=N (4, 0: no limit); smoother=l1gs|sgs|l1jacobi|cheby; sweeps=N (1); "
+               "max_levels=N (25); agg_levels=N (0, aggressive coarsening); coarse_size=N (9); bs=N (1, "
+               "unknowns per node); nodal=0..6 (1 when bs>1); rbm=0|1 (1: rigid-body modes from the "
+               "solver's coordinates); qmax=N (4); print=0..3 (hypre's print level)",
+    .needs_matrix = 1,
+    .create = amg_create,
+    .setup = amg_setup,
+    .apply = amg_apply,
+    .destroy = amg_destroy,
+};
