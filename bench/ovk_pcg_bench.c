@@ -33,12 +33,13 @@
  *
  * Usage: mpiexec -n P ovk_pcg_bench [-n nx ny nz] [-stencil 27|7]
  *          [-cases "solver:backend ..."] [-latency "0 250"] [-noise "0:0 1000:200"]
- *          [-repeat R] [-tol T] [-csv FILE]
+ *          [-repeat R] [-tol T] [-precond SPEC] [-csv FILE]
  *   -cases    solver[:key=value,...]:backend[:key=value,...] items (default
  *             "alg1:blocking"; e.g. "plcg:l=3:nbc": the backend starts at the
  *             first field that is a name, not key=value pairs)
  *   -latency  modelled latencies alpha in us (-latency_us of the driver), default "0"
  *   -noise    F:D items, F Hz x D us per rank (0:0 = none), default "0:0"
+ *   -precond  the preconditioner of every case (default jacobi; e.g. amg)
  *   -csv      one row per solve, the columns of ovk_laplace27 -csv
  * Prints a markdown table on rank 0.  Exits 0, 1 on a failed solve, 2 on
  * bad usage (1 for a bad -cases, -latency or -noise item). */
@@ -73,7 +74,7 @@ typedef struct bench_case {
 typedef struct bench {
     int n[3], P[3], stencil, repeat;
     double tol;
-    const char *csv;
+    const char *csv, *precond; /* -precond SPEC for every case (NULL: jacobi) */
     item_list cases, lats, noises;
     int ncase;
     bench_case *c;
@@ -109,6 +110,7 @@ static int parse_args(int argc, char **argv, bench *b, const char **bad)
         else if (!strcmp(f, "-repeat") && more) b->repeat = atoi(argv[++i]);
         else if (!strcmp(f, "-tol") && more) b->tol = atof(argv[++i]);
         else if (!strcmp(f, "-csv") && more) b->csv = argv[++i];
+        else if (!strcmp(f, "-precond") && more) b->precond = argv[++i];
         else return -1;
     }
     *bad = "-n (each >= 1), -stencil (27 or 7), -repeat (1..1000) or -tol (> 0)";
@@ -206,6 +208,7 @@ static int case_object(bench *b, bench_case *c, const ovk_matrix *A, ovk_drv_run
     opts.solver = c->solver;
     opts.reducer = b->red[c->red];
     opts.tol = b->tol;
+    if (b->precond) opts.precond_spec = b->precond;
     int rc = ovk_drv_agree(ovk_solver_create(A, &c->obj));
     if (!rc) rc = ovk_drv_agree(ovk_solver_set_options(c->obj, &opts));
     if (!rc) rc = ovk_solver_setup(c->obj);
