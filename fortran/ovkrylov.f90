@@ -178,7 +178,8 @@ module ovkrylov
         ovk_matrix_nglobal, ovk_matrix_row_start, ovk_matrix_comm, ovk_matvec
     public :: ovk_vector_create, ovk_vector_wrap, ovk_vector_destroy, ovk_vector_data, ovk_vector_nlocal
     public :: ovk_solver_create, ovk_solver_destroy, ovk_solver_set_option, ovk_solver_get_option, &
-        ovk_solver_set_options, ovk_solver_set_tolerances, ovk_solver_set_monitor, ovk_solver_setup, &
+        ovk_solver_set_options, ovk_solver_set_tolerances, ovk_solver_set_coordinates, ovk_solver_set_monitor, &
+        ovk_solver_setup, &
         ovk_solver_solve, ovk_solver_nlocal, ovk_solver_setup_time, ovk_solver_comm
     public :: ovk_strerror, ovk_status_name, ovk_error_detail, ovk_reason_name
 
@@ -336,6 +337,13 @@ module ovkrylov
             real(c_double), value :: tol, atol
             integer(c_int), value :: max_iter
             integer(c_int) :: c_solver_set_tolerances
+        end function
+        function c_solver_set_coordinates(s, dim, nnodes, xyz) bind(C, name='ovk_solver_set_coordinates')
+            import :: c_double, c_int, c_ptr
+            type(c_ptr), value :: s
+            integer(c_int), value :: dim, nnodes
+            real(c_double), intent(in) :: xyz(*)
+            integer(c_int) :: c_solver_set_coordinates
         end function
         function c_solver_set_monitor(s, fn, ctx) bind(C, name='ovk_solver_set_monitor')
             import :: c_funptr, c_int, c_ptr
@@ -880,6 +888,23 @@ contains
         call finish(c_solver_set_tolerances(s%ptr, tol, atol, int(max_iter, c_int)), &
             'ovk_solver_set_tolerances', ierr)
     end subroutine ovk_solver_set_tolerances
+
+    !> The coordinates of this rank's mesh nodes, xyz(dim, nnodes) (node k
+    !> carries rows bs*(k-1)+1 .. bs*k of the rank), for amg's rigid-body
+    !> modes (amg:bs=dim).  Copied; local, every rank the same dim.
+    subroutine ovk_solver_set_coordinates(s, xyz, ierr)
+        type(ovk_solver), intent(inout) :: s
+        real(c_double), intent(in), contiguous :: xyz(:, :)
+        integer, intent(out), optional :: ierr
+        real(c_double) :: none(1)
+        if (size(xyz) == 0) then
+            call finish(c_solver_set_coordinates(s%ptr, int(size(xyz, 1), c_int), 0_c_int, none), &
+                'ovk_solver_set_coordinates', ierr)
+        else
+            call finish(c_solver_set_coordinates(s%ptr, int(size(xyz, 1), c_int), int(size(xyz, 2), c_int), xyz), &
+                'ovk_solver_set_coordinates', ierr)
+        end if
+    end subroutine ovk_solver_set_coordinates
 
     !> Call monitor at every iteration of the following solves (see
     !> ovk_monitor_fn); without monitor, remove it.  Local, but it must be

@@ -67,7 +67,7 @@ contains
         integer, allocatable :: counts(:), rowptr(:), rowptr0(:)
         integer(int32), allocatable :: cols(:)
         integer(int64), allocatable :: cols0(:)
-        real(real64), allocatable :: vals(:), b(:), x1(:), x2(:), r(:)
+        real(real64), allocatable :: vals(:), b(:), x1(:), x2(:), r(:), xyz(:, :)
         real(real64), allocatable, target :: xw(:), bw(:)
         real(real64), pointer :: p(:)
         character(len=:), allocatable :: text, arg
@@ -134,6 +134,13 @@ contains
         call check(ovk_solver_nlocal(s) == nlocal, 'solver nlocal')
         call MPI_Comm_compare(ovk_solver_comm(s), MPI_COMM_WORLD, cmp)
         call check(cmp == MPI_CONGRUENT, 'solver communicator')
+        ! coordinates: dim 4 refused, dim 3 with one point per row taken (jacobi ignores them)
+        allocate (xyz(4, nlocal))
+        xyz = 0
+        call ovk_solver_set_coordinates(s, xyz, ierr)
+        call check(ierr == OVK_EINVAL, 'coordinates of dimension 4: OVK_EINVAL')
+        call ovk_solver_set_coordinates(s, xyz(1:3, :), ierr)
+        call check(ierr == OVK_OK, 'coordinates of dimension 3: '//ovk_error_detail())
 
         ! ---- solve before setup ----
         allocate (b(nlocal), x1(nlocal), x2(nlocal), r(nlocal))
