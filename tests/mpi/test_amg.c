@@ -38,12 +38,6 @@
 #include "mpitest.h"
 #include "problem.h"
 
-static int g_rank, g_size;
-
-static const char *const solvers[] = {"alg1", "cg1", "pipecg", "groppcg", "pipeprcg", "plcg:l=2"};
-static const char *const backends[] = {"blocking", "native", "nbc", "offload:engine=agent"};
-enum { NSOLVERS = 6, NBACKENDS = 4 };
-
 typedef struct outcome {
     int rc, iterations;
     double true_rel; /* ||b - A x|| / ||b|| */
@@ -60,6 +54,37 @@ static int make_solver(const ovk_matrix *A, const char *sv, const char *be, cons
     if (rc) return rc;
     return ovk_solver_setup(*s);
 }
+
+/* Collective: the setup of pc on A fails with `expected` on every rank. */
+static void expect_setup(const ovk_matrix *A, const char *sv, const char *pc, int expected, const char *detail)
+{
+    ovk_solver *s = NULL;
+    int rc = make_solver(A, sv, "blocking", pc, &s);
+    MT_CHECK(rc == expected, "%s with %s: %s (%s), expected %s", sv, pc, ovk_status_name(rc), ovk_error_detail(),
+             ovk_status_name(expected));
+    MT_CHECK(!detail || strstr(ovk_error_detail(), detail), "%s: detail '%s' lacks '%s'", pc, ovk_error_detail(), detail);
+    ovk_solver_destroy(&s);
+}
+
+#ifndef OVK_HAVE_HYPRE
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 6, 0.0, &A));
+    expect_setup(A, "alg1", "amg", OVK_EUNSUPPORTED, "not in this build");
+    ovk_matrix_destroy(A);
+    int rc = mt_finish("test_amg (no hypre in this build)");
+    MPI_Finalize();
+    return rc;
+}
+#else
+
+static int g_rank, g_size;
+
+static const char *const solvers[] = {"alg1", "cg1", "pipecg", "groppcg", "pipeprcg", "plcg:l=2"};
+static const char *const backends[] = {"blocking", "native", "nbc", "offload:engine=agent"};
+enum { NSOLVERS = 6, NBACKENDS = 4 };
 
 /* b = A 1 (the shared matrices, as test_matrices: plat362, cond2 2e12,
  * takes alg1 + amg 10^4 iterations from a random b) instead of a random b */
@@ -99,30 +124,6 @@ static outcome solve_once(const ovk_matrix *A, const char *sv, const char *be, c
     return out;
 }
 
-/* Collective: the setup of pc on A fails with `expected` on every rank. */
-static void expect_setup(const ovk_matrix *A, const char *sv, const char *pc, int expected, const char *detail)
-{
-    ovk_solver *s = NULL;
-    int rc = make_solver(A, sv, "blocking", pc, &s);
-    MT_CHECK(rc == expected, "%s with %s: %s (%s), expected %s", sv, pc, ovk_status_name(rc), ovk_error_detail(),
-             ovk_status_name(expected));
-    MT_CHECK(!detail || strstr(ovk_error_detail(), detail), "%s: detail '%s' lacks '%s'", pc, ovk_error_detail(), detail);
-    ovk_solver_destroy(&s);
-}
-
-#ifndef OVK_HAVE_HYPRE
-int main(int argc, char **argv)
-{
-    MPI_Init(&argc, &argv);
-    ovk_matrix *A = NULL;
-    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 6, 0.0, &A));
-    expect_setup(A, "alg1", "amg", OVK_EUNSUPPORTED, "not in this build");
-    ovk_matrix_destroy(A);
-    int rc = mt_finish("test_amg (no hypre in this build)");
-    MPI_Finalize();
-    return rc;
-}
-#else
 
 /* every symmetric solver on every backend, the Laplacian */
 static void test_laplace_combinations(void)
