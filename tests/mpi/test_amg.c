@@ -16,8 +16,8 @@
  *    residual drifts from the true one by orders);
  *  - mesh independence: alg1 + amg on the Laplacian at 16^3, 32^3 and 48^3
  *    (16^3, 24^3, 32^3 in the sanitizer build):
- *    the largest count at most 1.3x the smallest, where
- *    Jacobi needs at least 2x (measured at 1-4 ranks: amg 6-7, 6-8, 7-8;
+ *    the largest count at most 1.3x the smallest, where Jacobi's grows by
+ *    at least 3/4 of the ratio of the sizes (measured at 1-4 ranks: amg 6-7, 6-8, 7-8;
  *    Jacobi 37, 69, 102);
  *  - a value update gives a new hierarchy (the next solve converges on the
  *    new values, the iteration count of a fresh object);
@@ -217,8 +217,9 @@ static void test_mesh_independence(void)
                amg[0], amg[1], amg[2], jac[0], jac[1], jac[2]);
     MT_CHECK(amg[2] <= 1.3 * amg[0] && amg[1] <= 1.3 * amg[0], "amg grows with the mesh: %d %d %d", amg[0], amg[1],
              amg[2]);
-    MT_CHECK(jac[2] >= 2 * jac[0], "jacobi does not grow with the mesh (%d %d %d): the check cannot discriminate",
-             jac[0], jac[1], jac[2]);
+    /* Jacobi-CG's count grows as 1/h, i.e. with g: at least 3/4 of that */
+    MT_CHECK(jac[2] >= 0.75 * sizes[2] / sizes[0] * jac[0],
+             "jacobi does not grow with the mesh (%d %d %d): the check cannot discriminate", jac[0], jac[1], jac[2]);
 }
 
 /* the Laplacian with a shift, updated in place through ovk_matrix_update_values */
