@@ -23,33 +23,43 @@ static inline void tp_split(int64_t n, int r, int p, int64_t *start, int *count)
     *count = (int)(hi - lo);
 }
 
-/* The 27-point (or 7-point) Laplacian on a g x g x g grid in natural order,
- * plus `shift` on the diagonal; rows split by tp_split. */
-static inline int tp_laplace(MPI_Comm comm, int stencil, int g, double shift, ovk_matrix **A)
+/* The rows [start, start + count) of the 27-point (or 7-point) Laplacian on
+ * a g x g x g grid in natural order, plus `shift` on the diagonal, as CSR
+ * with global columns (malloc'ed; the caller frees them). */
+static inline void tp_laplace_rows(int stencil, int g, double shift, int64_t start, int count, int **ptr,
+                                   ovk_gidx **cols, double **vals)
 {
-    int r, p, count, rc;
-    int64_t start;
-    MPI_Comm_rank(comm, &r);
-    MPI_Comm_size(comm, &p);
-    tp_split((int64_t)g * g * g, r, p, &start, &count);
-    int *ptr = malloc(sizeof(int) * ((size_t)count + 1));
-    ovk_gidx *cols = malloc(sizeof(ovk_gidx) * 27 * ((size_t)count + 1));
-    double *vals = malloc(sizeof(double) * 27 * ((size_t)count + 1));
-    ptr[0] = 0;
+    *ptr = malloc(sizeof(int) * ((size_t)count + 1));
+    *cols = malloc(sizeof(ovk_gidx) * 27 * ((size_t)count + 1));
+    *vals = malloc(sizeof(double) * 27 * ((size_t)count + 1));
+    (*ptr)[0] = 0;
     for (int i = 0; i < count; i++) {
         int64_t row = start + i, x = row % g, y = (row / g) % g, z = row / ((int64_t)g * g);
-        int len = ptr[i];
+        int len = (*ptr)[i];
         for (int dz = -1; dz <= 1; dz++)
             for (int dy = -1; dy <= 1; dy++)
                 for (int dx = -1; dx <= 1; dx++) {
                     int64_t a = x + dx, b = y + dy, c = z + dz;
                     if (a < 0 || b < 0 || c < 0 || a >= g || b >= g || c >= g) continue;
                     if (stencil == 7 && abs(dx) + abs(dy) + abs(dz) > 1) continue;
-                    cols[len] = a + g * (b + (int64_t)g * c);
-                    vals[len++] = (dx | dy | dz) ? -1.0 : (stencil == 7 ? 6.0 : 26.0) + shift;
+                    (*cols)[len] = a + g * (b + (int64_t)g * c);
+                    (*vals)[len++] = (dx | dy | dz) ? -1.0 : (stencil == 7 ? 6.0 : 26.0) + shift;
                 }
-        ptr[i + 1] = len;
+        (*ptr)[i + 1] = len;
     }
+}
+
+/* The same Laplacian as a matrix, rows split by tp_split. */
+static inline int tp_laplace(MPI_Comm comm, int stencil, int g, double shift, ovk_matrix **A)
+{
+    int r, p, count, rc, *ptr;
+    int64_t start;
+    ovk_gidx *cols;
+    double *vals;
+    MPI_Comm_rank(comm, &r);
+    MPI_Comm_size(comm, &p);
+    tp_split((int64_t)g * g * g, r, p, &start, &count);
+    tp_laplace_rows(stencil, g, shift, start, count, &ptr, &cols, &vals);
     rc = ovk_matrix_create_csr(comm, start, count, ptr, cols, vals, OVK_DUP_REJECT, A);
     free(ptr);
     free(cols);

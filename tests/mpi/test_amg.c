@@ -233,25 +233,10 @@ static void test_value_update(void)
     MT_CHECK(first.rc == OVK_OK && first.true_rel < 1e-8, "before the update: %s", ovk_status_name(first.rc));
     /* new values, same pattern: a diagonal shift of 5 (B is the reference) */
     MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 12, 5.0, &B));
-    int64_t start = ovk_matrix_row_start(A);
-    int n = ovk_matrix_nlocal(A), *ptr = malloc(sizeof(int) * ((size_t)n + 1));
-    ovk_gidx *cols = malloc(sizeof(ovk_gidx) * 27 * ((size_t)n + 1));
-    double *vals = malloc(sizeof(double) * 27 * ((size_t)n + 1));
-    ptr[0] = 0;
-    int g = 12;
-    for (int i = 0; i < n; i++) { /* the rows of tp_laplace with shift 5 */
-        int64_t row = start + i, x = row % g, y = (row / g) % g, z = row / (g * g);
-        int len = ptr[i];
-        for (int dz = -1; dz <= 1; dz++)
-            for (int dy = -1; dy <= 1; dy++)
-                for (int dx = -1; dx <= 1; dx++) {
-                    int64_t a = x + dx, b = y + dy, c = z + dz;
-                    if (a < 0 || b < 0 || c < 0 || a >= g || b >= g || c >= g) continue;
-                    cols[len] = a + g * (b + (int64_t)g * c);
-                    vals[len++] = (dx | dy | dz) ? -1.0 : 31.0;
-                }
-        ptr[i + 1] = len;
-    }
+    int *ptr = NULL;
+    ovk_gidx *cols = NULL;
+    double *vals = NULL;
+    tp_laplace_rows(27, 12, 5.0, ovk_matrix_row_start(A), ovk_matrix_nlocal(A), &ptr, &cols, &vals);
     MT_RC(OVK_OK, ovk_matrix_update_values(A, ptr, cols, vals, OVK_DUP_REJECT));
     outcome after = solve_with(A, s);
     outcome fresh = solve_once(B, "pipecg", "nbc", "amg");
