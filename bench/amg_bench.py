@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Time to solution with algebraic multigrid: ours against hypre's PCG +
+BoomerAMG and PETSc's CG + GAMG / CG + hypre, on one Matrix Market file, in
+interleaved rounds (every case once per round, the order rotated by one each
+round) so that the machine's drift hits every case alike.
+
+    bench/amg_bench.py -b build -p /tmp/ovk-peers -n 2 -r 5 -f /tmp/fe/poisson.mtx \\
+        [-bs 3 -coords /tmp/fe/elast.xyz] CASES_FILE
+
+CASES_FILE: one case a line, `label | program | flags`, where program is
+`ovk` (build/examples/ovk_mtx_solve -precond ...), `hypre` (peers/hypre_mtx)
+or `petsc` (peers/petsc_mtx); `#` starts a comment.  Every program reads the
+same file, splits the rows in the same contiguous blocks (of whole nodes with
+-bs) and solves from x0 = 0 to ||r|| < 1e-8 ||b|| with the same random b
+(SplitMix64 of the global row).  -bs and -coords are passed to every case
+(ovk and the peers take the same flags).
+
+Reports per case the medians of Setup Time, Solve Time and their sum, the
+iterations, and the ratios of ours to the fastest peer case (by solve time
+and by setup + solve), each from the same rounds; prints a markdown table.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+LINES = {"it": r"^Iterations = (\d+)", "setup": r"^Setup Time = ([0-9.eE+-]+) s",
+         "solve": r"^Solve Time = ([0-9.eE+-]+) s"}
+
+
+def parse_cases(path):
+    cases = []
+    for line in open(path):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        label, prog, flags = (p.strip() for p in line.split("|", 2))
+        cases.append({"label": label, "prog": prog, "flags": flags.split(), "runs": []})
+    return cases
+
+
+def command(a, case):
+    env_mpi = ["mpiexec", "-n", str(a.n)] + (["--oversubscribe"] if a.n > os.cpu_count() else [])
+    common = ["-f", a.f, "-tol", "1e-8", "-rhs", "random"]
+    if a.bs > 1:
+        common += ["-bs", str(a.bs)]
+    if a.coords and case["prog"] != "ovk-nocoords":
+        common += ["-coords", a.coords]
+    prog = case["prog"]
+    if prog.startswith("ovk"):
+        exe = [os.path.join(a.b, "examples", "ovk_mtx_solve"), "-print_level", "1", "-maxit", "5000"]
+    elif prog == "hypre":
+        exe = [os.path.join(a.p, "hypre_mtx"), "-maxit", "5000"]
+    elif prog == "petsc":
+        exe = [os.path.join(a.p, "petsc_mtx"), "-maxit", "5000"]
+    else:
+        sys.exit(f"unknown program {prog}")
+    return env_mpi + exe + common + case["flags"]
+
+
+def run_once(a, case):
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
+               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    p = subprocess.run(command(a, case), capture_output=True, text=True, env=env, timeout=3600)
+    got = {}
+    for key, rx in LINES.items():
+        m = re.search(rx, p.stdout, re.M)
+        got[key] = float(m.group(1)) if m else None
+    if p.returncode or None in got.values():
+        print(f"# {case['label']}: exit {p.returncode}: {p.stderr.strip()[-300:]}", file=sys.stderr)
+        return None
+    return got
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-b", default="build")
+    ap.add_argument("-p", default="/tmp/ovk-peers")
+    ap.add_argument("-n", type=int, default=2)
+    ap.add_argument("-r", type=int, default=5)
+    ap.add_argument("-f", required=True)
+    ap.add_argument("-bs", type=int, default=1)
+    ap.add_argument("-coords")
+    ap.add_argument("cases")
+    a = ap.parse_args()
+    cases = parse_cases(a.cases)
+    for r in range(a.r):
+        for k in range(len(cases)):
+            case = cases[(k + r) % len(cases)]
+            got = run_once(a, case)
+            case["runs"].append(got)
+        print(f"# round {r + 1} of {a.r} done", file=sys.stderr)
+    # per round: the fastest peer's solve and total, for paired ratios
+    peers = [c for c in cases if not c["prog"].startswith("ovk")]
+    print(f"\n{a.f}: {a.n} ranks, {a.r} interleaved rounds, medians (bs {a.bs}, coords {a.coords})\n")
+    print("| case | iterations | setup s | solve s | setup + solve s | solve / best peer | total / best peer |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for c in cases:
+        ok = [g for g in c["runs"] if g]
+        if not ok:
+            print(f"| {c['label']} | failed | | | | | |")
+            continue
+        med = {k: statistics.median(g[k] for g in ok) for k in ("it", "setup", "solve")}
+        rs, rt = [], []
+        for i, g in enumerate(c["runs"]):
+            prs = [p["runs"][i] for p in peers if p["runs"][i]]
+            if g and prs:
+                rs.append(g["solve"] / min(p["solve"] for p in prs))
+                rt.append((g["setup"] + g["solve"]) / min(p["setup"] + p["solve"] for p in prs))
+        ratio = lambda v: f"{statistics.median(v):.2f}" if v else "-"
+        print(f"| {c['label']} | {med['it']:.0f} | {med['setup']:.3f} | {med['solve']:.3f} | "
+              f"{med['setup'] + med['solve']:.3f} | {ratio(rs)} | {ratio(rt)} |")
+
+
+if __name__ == "__main__":
+    main()
