@@ -71,7 +71,7 @@ module ovkrylov
     integer, parameter, public :: OVK_EOPTION = -12      !< unknown option or bad option value
     integer, parameter, public :: OVK_EUNSUPPORTED = -13 !< not available in this build or MPI
     integer, parameter, public :: OVK_ESTATE = -14       !< used in the wrong state (e.g. not set up)
-    integer, parameter, public :: OVK_EBUSY = -15        !< request still in flight
+    integer, parameter, public :: OVK_EBUSY = -15        !< request in flight, or object in use by a solve
     integer, parameter, public :: OVK_EBREAKDOWN = -16   !< Krylov breakdown (matrix not SPD?)
     integer, parameter, public :: OVK_ENONFINITE = -17   !< NaN or Inf in the input or iteration
     integer, parameter, public :: OVK_EMAXIT = -18       !< iteration limit reached
@@ -222,7 +222,7 @@ module ovkrylov
             integer(c_int), value :: fcomm, rc
             integer(c_int) :: f_agree
         end function
-        function f_matrix_create_csr(fcomm, row_start, nlocal, rowptr, cols, vals, dups, A) &
+        function f_matrix_create_csr(fcomm, row_start, nlocal, rowptr, cols, vals, dups, base, A) &
             bind(C, name='ovk__f_matrix_create_csr')
             import :: c_double, c_int, c_int64_t, c_ptr
             integer(c_int), value :: fcomm
@@ -231,7 +231,7 @@ module ovkrylov
             integer(c_int), intent(in) :: rowptr(*)
             integer(c_int64_t), intent(in) :: cols(*)
             real(c_double), intent(in) :: vals(*)
-            integer(c_int), value :: dups
+            integer(c_int), value :: dups, base
             type(c_ptr), intent(out) :: A
             integer(c_int) :: f_matrix_create_csr
         end function
@@ -260,10 +260,11 @@ module ovkrylov
             integer(c_int), value :: dups
             integer(c_int) :: c_matrix_update_values
         end function
-        subroutine c_matrix_destroy(A) bind(C, name='ovk_matrix_destroy')
-            import :: c_ptr
+        function c_matrix_destroy(A) bind(C, name='ovk_matrix_destroy')
+            import :: c_int, c_ptr
             type(c_ptr), value :: A
-        end subroutine
+            integer(c_int) :: c_matrix_destroy
+        end function
         pure function c_matrix_nglobal(A) bind(C, name='ovk_matrix_nglobal')
             import :: c_int64_t, c_ptr
             type(c_ptr), value :: A
@@ -581,7 +582,7 @@ contains
         rc = check_csr('ovk_matrix_create_csr', b, d, rowptr, size(cols0, kind=int64), size(vals, kind=int64))
         rc = f_agree(int(comm%MPI_VAL, c_int), rc)
         if (rc == OVK_OK) rc = f_matrix_create_csr(int(comm%MPI_VAL, c_int), int(row_start - b, c_int64_t), &
-            int(size(rowptr) - 1, c_int), int(rowptr - b, c_int), cols0, vals, int(d, c_int), A%ptr)
+            int(size(rowptr) - 1, c_int), int(rowptr - b, c_int), cols0, vals, int(d, c_int), int(b, c_int), A%ptr)
         call finish(rc, 'ovk_matrix_create_csr', ierr)
     end subroutine create_csr
 
@@ -647,9 +648,10 @@ contains
     subroutine ovk_matrix_destroy(A, ierr)
         type(ovk_matrix), intent(inout) :: A
         integer, intent(out), optional :: ierr
-        call c_matrix_destroy(A%ptr)
-        A%ptr = c_null_ptr
-        if (present(ierr)) ierr = OVK_OK
+        integer(c_int) :: rc
+        rc = c_matrix_destroy(A%ptr)
+        if (rc == OVK_OK) A%ptr = c_null_ptr
+        call finish(rc, 'ovk_matrix_destroy', ierr)
     end subroutine ovk_matrix_destroy
 
     !> Rows of the matrix on this rank.
@@ -757,8 +759,10 @@ contains
     ! ======================================================================
 
     !> A solver on the assembled matrix A (borrowed: A must outlive s).
-    !> Local.  The optional options are set as ovk_solver_set_options does;
-    !> when one is refused, s is not created.
+    !> Local.  The optional options are set as ovk_solver_set_option does;
+    !> when one is refused, ierr says so and s is kept all the same (destroy
+    !> it, or set the option again): ovk_solver_setup fails on every rank
+    !> with the refusal until then.
     subroutine ovk_solver_create(A, s, ierr, solver, backend, precond, tol, atol, max_iter, print_level)
         type(ovk_matrix), intent(in) :: A
         type(ovk_solver), intent(out) :: s
@@ -766,7 +770,7 @@ contains
         character(len=*), intent(in), optional :: solver, backend, precond
         real(c_double), intent(in), optional :: tol, atol
         integer, intent(in), optional :: max_iter, print_level
-        integer(c_int) :: rc, ignored
+        integer(c_int) :: rc
         type(ovk_pcg_result) :: probe
         if (c_sizeof(probe) /= f_result_size()) then
             rc = fail(OVK_EINVAL, 'ovk_solver_create: the module''s ovk_pcg_result does not match the '// &
@@ -774,10 +778,10 @@ contains
         else
             rc = c_solver_create(A%ptr, s%ptr)
         end if
-        if (rc == OVK_OK) then
-            call set_options(s, rc, solver, backend, precond, tol, atol, max_iter, print_level)
-            if (rc /= OVK_OK) ignored = c_solver_destroy(s%ptr) ! not set up: nothing collective to undo
-        end if
+        ! A refused option keeps the solver: destroying it on this rank alone would
+        ! leave the other ranks waiting in their setup; the library remembers the
+        ! refusal and ovk_solver_setup reports it on every rank.
+        if (rc == OVK_OK) call set_options(s, rc, solver, backend, precond, tol, atol, max_iter, print_level)
         call finish(rc, 'ovk_solver_create', ierr)
     end subroutine ovk_solver_create
 

@@ -106,6 +106,9 @@ static inline void ovk__poke(const ovk__hook *h)
 
 MPI_Comm ovk__reducer_comm(const ovk_reducer *red);
 long long ovk__reducer_started(const ovk_reducer *red);
+/* A solve in flight uses red (delta +1 at its start, -1 at its end): while
+ * any does, ovk_reducer_destroy says OVK_EBUSY.  Local. */
+void ovk__reducer_hold(ovk_reducer *red, int delta);
 
 /* ---- local kernels (src/matrix/kernels.c); h may be NULL ------------- */
 
@@ -128,6 +131,11 @@ void ovk__dots(int n, int k, const double *const *x, const double *const *y, dou
 
 typedef struct ovk__layout {
     MPI_Comm comm; /* the matrix's private duplicate */
+    uint64_t id;   /* the same on every rank of comm, different for every
+                      other layout made on this process (ovk__layout_init) */
+    int world;     /* comm holds the processes of MPI_COMM_WORLD, in order */
+    int base;      /* first index in failure details: 0, or 1 for a matrix
+                      made through the Fortran binding (ovk__row_id) */
     int rank, size;
     ovk_gidx nglobal;
     ovk_gidx row_start;
@@ -149,6 +157,24 @@ int ovk__vector_new(const ovk__layout *lay, double *wrap, ovk_vector **out);
  * (identically on every rank) when they do not tile [0, N) in rank order. */
 int ovk__layout_init(MPI_Comm comm, ovk_gidx row_start, int nlocal, ovk__layout *lay);
 void ovk__layout_free(ovk__layout *lay);
+/* Global row (or column) ids as failure details print them: in the index
+ * base of the application that made the layout. */
+static inline long long ovk__row_id(const ovk__layout *lay, int local_row)
+{
+    return (long long)(lay->row_start + local_row + lay->base);
+}
+static inline long long ovk__gid(const ovk__layout *lay, ovk_gidx id) { return (long long)(id + lay->base); }
+/* ovk_matrix_create_csr with ids reported in index base `base` (0 or 1) in
+ * failure details (the arrays are 0-based all the same). */
+int ovk__matrix_create_csr_base(MPI_Comm comm, ovk_gidx row_start, int nlocal, const int *rowptr,
+                                const ovk_gidx *cols, const double *vals, ovk_dup_policy dups, int base,
+                                ovk_matrix **out);
+/* Collective over MPI_COMM_WORLD (through the library's duplicate of it)
+ * when lay->world, else OVK_OK at once: OVK_EMISMATCH on every rank when the
+ * ranks passed different layouts (e.g. solvers made on different matrices:
+ * each matrix has its own communicator, so an agreement over lay->comm
+ * would wait for ever).  what names the objects in the detail. */
+int ovk__layout_agree_identity(const ovk__layout *lay, const char *what);
 
 /* Runs of consecutive rows of a diag block that are one row repeated: the
  * same entries at the same offsets from the row, the same values bit for
@@ -274,7 +300,13 @@ struct ovk_matrix {
     int has_diag_first;  /* every row's first diag-block entry is a_ii */
     ovk__halo halo;
     unsigned long values_version; /* bumped by ovk_matrix_update_values */
+    int users;           /* solves and setups in flight (ovk__matrix_hold) */
 };
+
+/* A solve or setup in flight uses A (delta +1 at its start, -1 at its end):
+ * while any does, ovk_matrix_update_values and ovk_matrix_destroy say
+ * OVK_EBUSY.  Local; A may be NULL. */
+void ovk__matrix_hold(const ovk_matrix *A, int delta);
 
 /* Halo exchange split so that work can run while messages fly. */
 int ovk__halo_begin(const ovk_matrix *A, const double *x);
@@ -304,8 +336,13 @@ typedef struct ovk__rows {
 int ovk__matrix_rows(const ovk_matrix *A, ovk__rows *r);
 void ovk__rows_free(ovk__rows *r);
 
-/* 1 when two layouts describe the same rows on the same ranks. */
+/* 1 when two layouts describe the same rows on the same ranks (local: the
+ * shapes, then the communicators' groups). */
 int ovk__layout_same(const ovk__layout *a, const ovk__layout *b);
+/* OVK_OK when a and b are the same layout, else OVK_EMISMATCH with a detail
+ * "WHAT: A_NAME ... but B_NAME ..." naming the first thing that differs. */
+int ovk__layout_check(const ovk__layout *a, const char *a_name, const ovk__layout *b, const char *b_name,
+                      const char *what);
 
 /* OVK_OK when x and y are non-NULL and share a layout, else OVK_EINVAL or
  * OVK_EMISMATCH with a detail. */

@@ -63,8 +63,11 @@ int ovk_matrix_update_values(ovk_matrix *A, const int *rowptr, const ovk_gidx *c
                              ovk_dup_policy dups);
 
 /* Free a matrix (NULL is allowed).  Collective: frees the matrix's
- * duplicate of the communicator. */
-void ovk_matrix_destroy(ovk_matrix *A);
+ * duplicate of the communicator.  OVK_EBUSY (nothing freed, nothing
+ * communicated) while a solve or setup of a solver on A is in flight, i.e.
+ * when called from one of its callbacks; ovk_matrix_update_values says the
+ * same then.  Returns OVK_OK otherwise. */
+int ovk_matrix_destroy(ovk_matrix *A);
 
 /* Layout queries (local, no communication). */
 ovk_gidx ovk_matrix_nglobal(const ovk_matrix *A);
@@ -73,8 +76,10 @@ int ovk_matrix_nlocal(const ovk_matrix *A);
 int64_t ovk_matrix_nnz_local(const ovk_matrix *A);
 MPI_Comm ovk_matrix_comm(const ovk_matrix *A);
 
-/* y = A x.  Collective (halo exchange).  x and y must have A's layout and be
- * distinct. */
+/* y = A x.  Collective: the argument checks are agreed first (one small
+ * reduction: a vector of another layout or communicator on one rank is
+ * OVK_EMISMATCH on every rank), then the halo exchange.  x and y must have
+ * A's layout and be distinct. */
 int ovk_matvec(const ovk_matrix *A, const ovk_vector *x, ovk_vector *y);
 
 /* How y = A x exchanges the halo (the x values of other ranks' rows). */

@@ -79,7 +79,9 @@ int ovk_reducer_create(MPI_Comm comm, const char *spec, ovk_reducer **red);
 
 /* Destroy a reducer (NULL allowed).  Collective over the reducer's
  * communicator.  Fails with OVK_EBUSY on every rank, destroying nothing,
- * while requests are outstanding on any rank. */
+ * while requests are outstanding on any rank; and with OVK_EBUSY on the
+ * calling rank alone, communicating nothing, while a solver's solve uses
+ * the reducer (a call from one of its callbacks). */
 int ovk_reducer_destroy(ovk_reducer *red);
 
 const char *ovk_reducer_name(const ovk_reducer *red);
@@ -161,7 +163,10 @@ typedef struct ovk_latency_model {
 #define OVK_LATENCY_ENV "OVK_LATENCY_MODEL"
 
 /* Parse text into *m.  OVK_EOPTION (with a detail naming the bad part) for
- * unknown keys or presets, negative or non-finite values, P < 0.  Local. */
+ * unknown keys or presets, negative or non-finite values, P < 0, and a
+ * model under which one reduction of 128 bytes would take more than 1 s
+ * (checked again for the real communicator size when the model is set:
+ * ovk_reducer_set_latency, $OVK_LATENCY_MODEL).  Local. */
 int ovk_latency_model_parse(const char *text, ovk_latency_model *m);
 /* The modelled latency in microseconds of a reduction of `bytes` bytes on a
  * communicator of comm_size ranks (used when m->P is 0). */

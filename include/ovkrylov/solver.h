@@ -31,6 +31,25 @@
  * communication its peers' calls do, e.g. its halo exchange: the library
  * cannot stand in for it.)
  *
+ * What a callback (operator, preconditioner, monitor) may call while its
+ * solver's setup or solve runs: ovk_solver_progress, the queries
+ * (ovk_solver_nlocal, _comm, _get_option, _setup_time,
+ * ovk_solver_vector_create), ovk_matvec and the vector functions, and
+ * reductions of its own.  It must not change or free what the solve uses:
+ * ovk_solver_destroy, _setup, _solve, any ovk_solver_set_* on the same
+ * solver, ovk_matrix_update_values or ovk_matrix_destroy of its matrix,
+ * ovk_reducer_destroy of its reducer are refused with OVK_EBUSY on the
+ * calling rank, before any communication, and the solve goes on
+ * undisturbed.
+ *
+ * A value refused by ovk_solver_set_option or ovk_solver_set_tolerances
+ * (OVK_EOPTION on that rank only) is remembered: ovk_solver_setup fails
+ * with it on every rank until the same key is set again, so a rank whose
+ * value was refused never goes on with its old one.  Setup also checks
+ * that every rank's solver is on the same matrix (when the matrix's
+ * communicator holds every process of MPI_COMM_WORLD: an agreement on the
+ * matrices' own communicators could not be reached).
+ *
  * Ownership: the object borrows the matrix (it must outlive the object and
  * keep its pattern), the callbacks' contexts, the history buffer and a
  * reducer given with ovk_solver_set_reducer; it owns the reducer it makes

@@ -33,6 +33,7 @@ struct ovk_reducer {
     MPI_Comm comm;
     char spec[256];
     int outstanding;
+    int users; /* solves in flight (ovk__reducer_hold) */
     long long started;
     ovk_request *free_list;
     pool_chunk *chunks;
@@ -123,6 +124,10 @@ cleanup:
 int ovk_reducer_destroy(ovk_reducer *red)
 {
     if (!red) return OVK_OK;
+    if (red->users) /* local: only the callback's rank is here */
+        return ovk__fail(OVK_EBUSY, "ovk_reducer_destroy: the reducer is in use by %d solve(s) in flight (called "
+                                    "from a callback?); destroy it after the solve returns",
+                         red->users);
     int rc = red->outstanding ? ovk__fail(OVK_EBUSY, "ovk_reducer_destroy: %d requests still outstanding",
                                           red->outstanding)
                               : OVK_OK;
@@ -373,4 +378,9 @@ void ovk_backend_print(FILE *f)
         fprintf(f, "  %-10s %s%s\n", be->name, be->description, avail ? "" : " [not available here]");
         if (be->options[0]) fprintf(f, "  %-10s options: %s\n", "", be->options);
     }
+}
+
+void ovk__reducer_hold(ovk_reducer *red, int delta)
+{
+    if (red) red->users += delta;
 }

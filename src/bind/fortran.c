@@ -11,7 +11,7 @@
 int ovk__f_fail(int code, const char *msg);
 int ovk__f_agree(MPI_Fint fcomm, int rc);
 int ovk__f_matrix_create_csr(MPI_Fint fcomm, ovk_gidx row_start, int nlocal, const int *rowptr,
-                             const ovk_gidx *cols, const double *vals, int dups, ovk_matrix **A);
+                             const ovk_gidx *cols, const double *vals, int dups, int base, ovk_matrix **A);
 MPI_Fint ovk__f_matrix_comm(const ovk_matrix *A);
 MPI_Fint ovk__f_solver_comm(const ovk_solver *s);
 size_t ovk__f_result_size(void);
@@ -31,12 +31,14 @@ int ovk__f_agree(MPI_Fint fcomm, int rc)
     return ovk__agree(comm, rc);
 }
 
+/* The arrays come 0-based; base (the application's) is how failure details
+ * print row and column ids. */
 int ovk__f_matrix_create_csr(MPI_Fint fcomm, ovk_gidx row_start, int nlocal, const int *rowptr,
-                             const ovk_gidx *cols, const double *vals, int dups, ovk_matrix **A)
+                             const ovk_gidx *cols, const double *vals, int dups, int base, ovk_matrix **A)
 {
     /* the module checked dups (and the array lengths) and agreed the outcome */
-    return ovk_matrix_create_csr(MPI_Comm_f2c(fcomm), row_start, nlocal, rowptr, cols, vals, (ovk_dup_policy)dups,
-                                 A);
+    return ovk__matrix_create_csr_base(MPI_Comm_f2c(fcomm), row_start, nlocal, rowptr, cols, vals,
+                                       (ovk_dup_policy)dups, base, A);
 }
 
 MPI_Fint ovk__f_matrix_comm(const ovk_matrix *A)

@@ -454,12 +454,19 @@ double ovk__matvec_bytes(const ovk_matrix *A)
     return b;
 }
 
+/* the local checks of ovk_matvec's vectors */
+static int check_matvec(const ovk_matrix *A, const ovk_vector *x, const ovk_vector *y)
+{
+    if (!x || !y) return ovk__fail(OVK_EINVAL, "ovk_matvec: NULL vector");
+    if (x == y || (x->n > 0 && x->data == y->data)) return ovk__fail(OVK_EINVAL, "ovk_matvec: x and y must be distinct");
+    int rc = ovk__layout_check(x->lay, "x", &A->lay, "the matrix", "ovk_matvec");
+    return rc ? rc : ovk__layout_check(y->lay, "y", &A->lay, "the matrix", "ovk_matvec");
+}
+
 int ovk_matvec(const ovk_matrix *A, const ovk_vector *x, ovk_vector *y)
 {
     if (!A) return ovk__fail(OVK_EINVAL, "ovk_matvec: NULL matrix");
-    int rc = ovk__vector_check_pair(x, y);
-    if (rc) return rc;
-    if (!ovk__layout_same(x->lay, &A->lay)) return ovk__fail(OVK_EMISMATCH, "ovk_matvec: vectors do not have the matrix's layout");
-    if (x == y) return ovk__fail(OVK_EINVAL, "ovk_matvec: x and y must be distinct");
-    return ovk__matvec(A, x->data, y->data, NULL);
+    /* agreed: a rank that fails its checks must not leave the others in the halo exchange */
+    int rc = ovk__agree(A->lay.comm, check_matvec(A, x, y));
+    return rc ? rc : ovk__matvec(A, x->data, y->data, NULL);
 }

@@ -2,6 +2,7 @@
  * contributes, the split into a local "diag" block and a compressed "offd"
  * block, and the queries. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,36 +11,92 @@
 
 /* ---- layout ----------------------------------------------------------- */
 
+/* The last layout id this process saw; a new layout takes one more than
+ * the largest of its ranks' (gathered with the row ranges), so the ids one
+ * process holds only grow and a layout's id is the same on all its ranks. */
+static _Atomic uint64_t last_layout_id;
+
+static void note_layout_id(uint64_t id)
+{
+    uint64_t seen = atomic_load(&last_layout_id);
+    while (seen < id && !atomic_compare_exchange_weak(&last_layout_id, &seen, id)) {
+    }
+}
+
+/* The library's duplicate of MPI_COMM_WORLD, made by the first layout whose
+ * communicator holds every process (all of them are in that call), freed at
+ * MPI_Finalize by an attribute of MPI_COMM_SELF. */
+static MPI_Comm world_dup = MPI_COMM_NULL;
+
+static int free_world_dup(MPI_Comm self, int key, void *val, void *extra)
+{
+    (void)self, (void)key, (void)val, (void)extra;
+    if (world_dup != MPI_COMM_NULL) MPI_Comm_free(&world_dup);
+    return MPI_SUCCESS;
+}
+
+/* Collective over comm: lay->world, and the duplicate of the world when it is */
+static int note_world(MPI_Comm comm, ovk__layout *lay)
+{
+    int cmp = MPI_UNEQUAL, key = MPI_KEYVAL_INVALID, rc = OVK_OK;
+    MPI_Comm_compare(comm, MPI_COMM_WORLD, &cmp);
+    lay->world = cmp == MPI_IDENT || cmp == MPI_CONGRUENT;
+    if (!lay->world || world_dup != MPI_COMM_NULL) return OVK_OK;
+    OVK__MPI(MPI_Comm_dup(MPI_COMM_WORLD, &world_dup));
+    OVK__MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_world_dup, &key, NULL));
+    OVK__MPI(MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL));
+    MPI_Comm_free_keyval(&key);
+cleanup:
+    return rc;
+}
+
+int ovk__layout_agree_identity(const ovk__layout *lay, const char *what)
+{
+    if (!lay->world) return OVK_OK;
+    int64_t v[2] = {(int64_t)lay->id, -(int64_t)lay->id};
+    if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT64_T, MPI_MAX, world_dup) != MPI_SUCCESS)
+        return ovk__fail(OVK_EMPI, "MPI_Allreduce (%s)", what);
+    if (v[0] == -v[1]) return OVK_OK;
+    return ovk__fail(OVK_EMISMATCH, "%s: the ranks passed different objects (each rank's must be the same "
+                                    "collectively created one)", what);
+}
+
 int ovk__layout_init(MPI_Comm comm, ovk_gidx row_start, int nlocal, ovk__layout *lay)
 {
+    enum { K = 3 }; /* row_start, nlocal, last id */
     int rc = OVK_OK;
-    int64_t mine[2] = {row_start, nlocal};
-    int64_t *all = NULL;
+    int64_t mine[K] = {row_start, nlocal, (int64_t)atomic_load(&last_layout_id)};
+    int64_t *all = NULL, top = 0;
     memset(lay, 0, sizeof *lay);
     lay->comm = MPI_COMM_NULL;
     OVK__MPI(MPI_Comm_dup(comm, &lay->comm));
     MPI_Comm_rank(comm, &lay->rank);
     MPI_Comm_size(comm, &lay->size);
-    all = malloc(2 * sizeof(int64_t) * (size_t)lay->size);
+    all = malloc(K * sizeof(int64_t) * (size_t)lay->size);
     lay->starts = malloc(sizeof(ovk_gidx) * ((size_t)lay->size + 1));
     if (!all || !lay->starts) rc = ovk__fail(OVK_ENOMEM, "layout of %d ranks", lay->size);
     /* agreed: a rank without its buffers must not skip the Allgather */
     rc = ovk__agree(comm, rc);
     if (rc) goto cleanup;
-    OVK__MPI(MPI_Allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, comm));
+    OVK__MPI(MPI_Allgather(mine, K, MPI_INT64_T, all, K, MPI_INT64_T, comm));
     /* every rank checks the same gathered ranges: the decision is global */
     lay->starts[0] = 0;
     for (int r = 0; r < lay->size; r++) {
-        if (all[2 * r + 1] < 0 || all[2 * r] != lay->starts[r]) {
+        const int64_t *a = &all[K * r];
+        if (a[1] < 0 || a[0] != lay->starts[r]) {
             rc = ovk__fail(OVK_EPARTITION,
                            "rank %d owns rows [%lld, %lld) but the rows before it end at %lld "
                            "(ranges must tile [0, N) in rank order)",
-                           r, (long long)all[2 * r], (long long)(all[2 * r] + all[2 * r + 1]),
-                           (long long)lay->starts[r]);
+                           r, (long long)a[0], (long long)(a[0] + a[1]), (long long)lay->starts[r]);
             goto cleanup;
         }
-        lay->starts[r + 1] = lay->starts[r] + all[2 * r + 1];
+        lay->starts[r + 1] = lay->starts[r] + a[1];
+        if (a[2] > top) top = a[2];
     }
+    lay->id = (uint64_t)top + 1;
+    note_layout_id(lay->id);
+    rc = note_world(comm, lay);
+    if (rc) goto cleanup;
     lay->nglobal = lay->starts[lay->size];
     lay->row_start = row_start;
     lay->nlocal = nlocal;
@@ -59,29 +116,31 @@ void ovk__layout_free(ovk__layout *lay)
 /* ---- input validation ------------------------------------------------- */
 
 static int check_rows(const ovk__layout *lay, const int *rowptr, const ovk_gidx *cols,
-                      const double *vals)
+                      const double *vals, ovk_dup_policy dups)
 {
     int n = lay->nlocal;
+    if (dups != OVK_DUP_SUM && dups != OVK_DUP_REJECT)
+        return ovk__fail(OVK_EINVAL, "duplicate policy %d is neither OVK_DUP_SUM (%d) nor OVK_DUP_REJECT (%d)",
+                         (int)dups, OVK_DUP_SUM, OVK_DUP_REJECT);
     if (n == 0) return OVK_OK;
     /* the offsets first: no entry is read before they are known to be sane */
     if (!rowptr) return ovk__fail(OVK_EINVAL, "rowptr is NULL");
     if (rowptr[0] < 0) return ovk__fail(OVK_EINVAL, "rowptr[0] = %d < 0", rowptr[0]);
     for (int i = 0; i < n; i++)
         if (rowptr[i + 1] < rowptr[i])
-            return ovk__fail(OVK_EINVAL, "rowptr decreases at local row %d (%d, then %d)", i, rowptr[i],
-                             rowptr[i + 1]);
+            return ovk__fail(OVK_EINVAL, "rowptr decreases at local row %d (%d, then %d)", i + lay->base,
+                             rowptr[i] + lay->base, rowptr[i + 1] + lay->base);
     if (rowptr[n] > rowptr[0] && (!cols || !vals))
         return ovk__fail(OVK_EINVAL, "%s is NULL but the rows hold %d entries", !cols ? "cols" : "vals",
                          rowptr[n] - rowptr[0]);
     for (int i = 0; i < n; i++) {
         for (int k = rowptr[i]; k < rowptr[i + 1]; k++) {
             if (cols[k] < 0 || cols[k] >= lay->nglobal)
-                return ovk__fail(OVK_ECOLUMN, "row %lld: column %lld outside [0, %lld)",
-                                 (long long)(lay->row_start + i), (long long)cols[k],
-                                 (long long)lay->nglobal);
+                return ovk__fail(OVK_ECOLUMN, "row %lld: column %lld outside [%lld, %lld]", ovk__row_id(lay, i),
+                                 ovk__gid(lay, cols[k]), ovk__gid(lay, 0), ovk__gid(lay, lay->nglobal - 1));
             if (!isfinite(vals[k]))
-                return ovk__fail(OVK_ENONFINITE, "row %lld, column %lld: value is %g",
-                                 (long long)(lay->row_start + i), (long long)cols[k], vals[k]);
+                return ovk__fail(OVK_ENONFINITE, "row %lld, column %lld: value is %g", ovk__row_id(lay, i),
+                                 ovk__gid(lay, cols[k]), vals[k]);
         }
     }
     return OVK_OK;
@@ -102,7 +161,7 @@ static int cmp_entry(const void *a, const void *b)
 
 /* Sort one row by column and merge duplicates; returns the new length.  A
  * merged value must be finite like the raw ones (OVK_ENONFINITE). */
-static int merge_row(entry *e, int len, ovk_dup_policy dups, ovk_gidx row, int *rc)
+static int merge_row(entry *e, int len, ovk_dup_policy dups, const ovk__layout *lay, int i, int *rc)
 {
     qsort(e, (size_t)len, sizeof *e, cmp_entry);
     int out = 0;
@@ -110,13 +169,13 @@ static int merge_row(entry *e, int len, ovk_dup_policy dups, ovk_gidx row, int *
         if (out > 0 && e[out - 1].col == e[k].col) {
             if (dups == OVK_DUP_REJECT) {
                 *rc = ovk__fail(OVK_EINVAL, "row %lld: column %lld given twice (duplicates rejected)",
-                                (long long)row, (long long)e[k].col);
+                                ovk__row_id(lay, i), ovk__gid(lay, e[k].col));
                 return out;
             }
             e[out - 1].val += e[k].val; /* duplicates are summed */
             if (!isfinite(e[out - 1].val)) { /* finite values, an overflowing sum */
                 *rc = ovk__fail(OVK_ENONFINITE, "row %lld, column %lld: the duplicates sum to %g",
-                                (long long)row, (long long)e[k].col, e[out - 1].val);
+                                ovk__row_id(lay, i), ovk__gid(lay, e[k].col), e[out - 1].val);
                 return out;
             }
         } else {
@@ -468,7 +527,7 @@ static int gather_rows(const ovk__layout *lay, const int *rowptr, const ovk_gidx
             e[pos + k].col = cols[rowptr[i] + k];
             e[pos + k].val = vals[rowptr[i] + k];
         }
-        pos += merge_row(&e[pos], len, dups, lay->row_start + i, &rc);
+        pos += merge_row(&e[pos], len, dups, lay, i, &rc);
         ptr[i + 1] = pos;
     }
     *out = e;
@@ -479,6 +538,13 @@ static int gather_rows(const ovk__layout *lay, const int *rowptr, const ovk_gidx
 int ovk_matrix_create_csr(MPI_Comm comm, ovk_gidx row_start, int nlocal, const int *rowptr,
                           const ovk_gidx *cols, const double *vals, ovk_dup_policy dups,
                           ovk_matrix **out)
+{
+    return ovk__matrix_create_csr_base(comm, row_start, nlocal, rowptr, cols, vals, dups, 0, out);
+}
+
+int ovk__matrix_create_csr_base(MPI_Comm comm, ovk_gidx row_start, int nlocal, const int *rowptr,
+                                const ovk_gidx *cols, const double *vals, ovk_dup_policy dups, int base,
+                                ovk_matrix **out)
 {
     int rc = OVK_OK;
     entry *e = NULL;
@@ -495,7 +561,8 @@ int ovk_matrix_create_csr(MPI_Comm comm, ovk_gidx row_start, int nlocal, const i
     if (rc) goto cleanup;
     rc = ovk__layout_init(comm, row_start, nlocal, &A->lay);
     if (rc) goto cleanup; /* layout errors are decided identically on every rank */
-    rc = check_rows(&A->lay, rowptr, cols, vals);
+    A->lay.base = base;
+    rc = check_rows(&A->lay, rowptr, cols, vals, dups);
     if (!rc) rc = gather_rows(&A->lay, rowptr, cols, vals, dups, &e, &ptr);
     if (!rc) rc = split_blocks(A, e, ptr);
     if (!rc) rc = ovk__csr_compact(&A->diag); /* the matvec streams 2 B less per entry */
@@ -546,15 +613,29 @@ static void swap_values(ovk__csr *a, ovk__csr *b)
     b->runs = t.runs;
 }
 
+void ovk__matrix_hold(const ovk_matrix *A, int delta)
+{
+    if (A) ((ovk_matrix *)A)->users += delta; /* the caller's matrix is not const */
+}
+
+/* A call that would change or free A while a solve uses it (a callback) */
+static int in_use(const ovk_matrix *A, const char *fn)
+{
+    return ovk__fail(OVK_EBUSY, "%s: the matrix is in use by %d solve(s) or setup(s) in flight (called from a "
+                                "callback?); call it after the solve returns",
+                     fn, A->users);
+}
+
 int ovk_matrix_update_values(ovk_matrix *A, const int *rowptr, const ovk_gidx *cols, const double *vals,
                              ovk_dup_policy dups)
 {
     entry *e = NULL;
     int *ptr = NULL;
     if (!A) return ovk__fail(OVK_EINVAL, "ovk_matrix_update_values: NULL matrix");
+    if (A->users) return in_use(A, "ovk_matrix_update_values");
     ovk_matrix T = {0};
     T.lay = A->lay; /* borrowed: not freed below */
-    int rc = check_rows(&T.lay, rowptr, cols, vals);
+    int rc = check_rows(&T.lay, rowptr, cols, vals, dups);
     if (!rc) rc = gather_rows(&T.lay, rowptr, cols, vals, dups, &e, &ptr);
     if (!rc) rc = split_blocks(&T, e, ptr);
     if (!rc) rc = ovk__csr_compact(&T.diag);
@@ -587,9 +668,10 @@ int ovk_matrix_update_values(ovk_matrix *A, const int *rowptr, const ovk_gidx *c
     return rc;
 }
 
-void ovk_matrix_destroy(ovk_matrix *A)
+int ovk_matrix_destroy(ovk_matrix *A)
 {
-    if (!A) return;
+    if (!A) return OVK_OK;
+    if (A->users) return in_use(A, "ovk_matrix_destroy");
     ovk__halo_free(&A->halo);
     csr_free(&A->diag);
     csr_free(&A->offd);
@@ -597,6 +679,7 @@ void ovk_matrix_destroy(ovk_matrix *A)
     free(A->diagonal);
     if (A->lay.starts || A->lay.comm != MPI_COMM_NULL) ovk__layout_free(&A->lay);
     free(A);
+    return OVK_OK;
 }
 
 ovk_gidx ovk_matrix_nglobal(const ovk_matrix *A) { return A ? A->lay.nglobal : 0; }

@@ -8,18 +8,42 @@
 
 #include "../internal.h"
 
+/* 1 when a and b hold the same processes in the same order */
+static int same_group(const ovk__layout *a, const ovk__layout *b)
+{
+    int cmp = MPI_UNEQUAL;
+    if (a->id == b->id) return 1; /* one layout's copies */
+    MPI_Comm_compare(a->comm, b->comm, &cmp);
+    return cmp == MPI_IDENT || cmp == MPI_CONGRUENT;
+}
+
 int ovk__layout_same(const ovk__layout *a, const ovk__layout *b)
 {
-    return a == b || (a->nglobal == b->nglobal && a->row_start == b->row_start &&
-                      a->nlocal == b->nlocal && a->size == b->size);
+    return a == b || (a->nglobal == b->nglobal && a->row_start == b->row_start && a->nlocal == b->nlocal &&
+                      a->size == b->size && same_group(a, b));
+}
+
+int ovk__layout_check(const ovk__layout *a, const char *an, const ovk__layout *b, const char *bn,
+                      const char *what)
+{
+    if (ovk__layout_same(a, b)) return OVK_OK;
+    if (a->size != b->size)
+        return ovk__fail(OVK_EMISMATCH, "%s: %s is on %d ranks but %s on %d", what, an, a->size, bn, b->size);
+    if (!same_group(a, b))
+        return ovk__fail(OVK_EMISMATCH, "%s: %s and %s are on communicators of different processes", what, an, bn);
+    if (a->nglobal != b->nglobal)
+        return ovk__fail(OVK_EMISMATCH, "%s: %s has %lld global rows but %s %lld", what, an, (long long)a->nglobal,
+                         bn, (long long)b->nglobal);
+    if (a->nlocal != b->nlocal)
+        return ovk__fail(OVK_EMISMATCH, "%s: %s has %d local rows but %s %d", what, an, a->nlocal, bn, b->nlocal);
+    return ovk__fail(OVK_EMISMATCH, "%s: %s's local rows start at global row %lld but %s's at %lld", what, an,
+                     (long long)a->row_start, bn, (long long)b->row_start);
 }
 
 int ovk__vector_check_pair(const ovk_vector *x, const ovk_vector *y)
 {
     if (!x || !y) return ovk__fail(OVK_EINVAL, "vector is NULL");
-    if (!ovk__layout_same(x->lay, y->lay))
-        return ovk__fail(OVK_EMISMATCH, "vectors have different layouts (%d vs %d local rows)", x->n, y->n);
-    return OVK_OK;
+    return ovk__layout_check(x->lay, "x", y->lay, "y", "vectors of different layouts");
 }
 
 int ovk__vector_new(const ovk__layout *lay, double *wrap, ovk_vector **out)

@@ -27,6 +27,9 @@ struct ovk_solver {
     int history_cap;
     double *coords;          /* owned copy: coord_n points of coord_dim doubles */
     int coord_dim, coord_n;
+    const char *busy;        /* "setup" or "solve" while one runs (its callbacks may call in) */
+    int refused;             /* status of the last option value refused on this rank (setup reports it) */
+    char refused_key[32], refused_detail[256];
     /* set up */
     int ready;
     const ovk__solver *sv;
@@ -45,6 +48,20 @@ static int valid(const ovk_solver *s) { return s && s->magic == SOLVER_MAGIC; }
 static int not_solver(const char *fn)
 {
     return ovk__fail(OVK_EINVAL, "%s: not a solver (NULL, destroyed or never created)", fn);
+}
+
+/* Calls that change or free the object are refused while a setup or solve
+ * of it runs, i.e. from its own callbacks: locally, before any
+ * communication, so that the solve goes on undisturbed on every rank. */
+static int usable(const ovk_solver *s, const char *fn)
+{
+    if (!valid(s)) return not_solver(fn);
+    if (s->busy)
+        return ovk__fail(OVK_EBUSY,
+                         "%s: called from a callback during ovk_solver_%s of the same solver; the object cannot "
+                         "change until it returns",
+                         fn, s->busy);
+    return OVK_OK;
 }
 
 /* ---- creation ----------------------------------------------------------- */
@@ -170,19 +187,40 @@ static int set_number(ovk_solver *s, const opt_def *d, const char *value)
     return OVK_OK;
 }
 
-int ovk_solver_set_option(ovk_solver *s, const char *key, const char *value)
+static int set_value(ovk_solver *s, const opt_def *d, const char *value)
 {
-    if (!valid(s)) return not_solver("ovk_solver_set_option");
-    const opt_def *d = key ? find_opt(key) : NULL;
-    if (!d) return unknown_opt(key);
-    if (!value) return ovk__fail(OVK_EOPTION, "option %s: NULL value", key);
-    s->ready = 0;
+    if (!value) return ovk__fail(OVK_EOPTION, "option %s: NULL value", d->key);
     if (d->kind != OPT_TEXT) return set_number(s, d, value);
-    if (!strcmp(key, "solver")) return set_text(s->solver_spec, sizeof s->solver_spec, key, value);
-    if (!strcmp(key, "precond")) return set_text(s->precond_spec, sizeof s->precond_spec, key, value);
-    int rc = set_text(s->backend_spec, sizeof s->backend_spec, key, value);
+    if (!strcmp(d->key, "solver")) return set_text(s->solver_spec, sizeof s->solver_spec, d->key, value);
+    if (!strcmp(d->key, "precond")) return set_text(s->precond_spec, sizeof s->precond_spec, d->key, value);
+    int rc = set_text(s->backend_spec, sizeof s->backend_spec, d->key, value);
     s->o.backend = s->backend_spec[0] ? s->backend_spec : NULL;
     return rc;
+}
+
+/* A value refused on one rank must not leave that rank's solver with the
+ * old value while the others go on with theirs: the refusal is kept until
+ * the key is set again and reported by ovk_solver_setup, agreed. */
+static int remember(ovk_solver *s, const char *key, int rc)
+{
+    if (rc) {
+        s->refused = rc;
+        snprintf(s->refused_key, sizeof s->refused_key, "%s", key);
+        snprintf(s->refused_detail, sizeof s->refused_detail, "%s", ovk_error_detail());
+    } else if (s->refused && !strcmp(s->refused_key, key)) {
+        s->refused = 0;
+    }
+    return rc;
+}
+
+int ovk_solver_set_option(ovk_solver *s, const char *key, const char *value)
+{
+    int bad = usable(s, "ovk_solver_set_option");
+    if (bad) return bad;
+    const opt_def *d = key ? find_opt(key) : NULL;
+    if (!d) return unknown_opt(key);
+    s->ready = 0;
+    return remember(s, key, set_value(s, d, value));
 }
 
 int ovk_solver_get_option(const ovk_solver *s, const char *key, char *buf, size_t len)
@@ -207,7 +245,8 @@ int ovk_solver_get_option(const ovk_solver *s, const char *key, char *buf, size_
 
 int ovk_solver_set_options(ovk_solver *s, const ovk_pcg_options *o)
 {
-    if (!valid(s)) return not_solver("ovk_solver_set_options");
+    int bad = usable(s, "ovk_solver_set_options");
+    if (bad) return bad;
     if (!o) return ovk__fail(OVK_EINVAL, "ovk_solver_set_options: NULL options");
     const char *pc = o->precond_spec;
     if (!pc && o->precond != OVK_PRECOND_DIAG && o->precond != OVK_PRECOND_NONE)
@@ -229,10 +268,13 @@ int ovk_solver_set_options(ovk_solver *s, const ovk_pcg_options *o)
 
 int ovk_solver_set_tolerances(ovk_solver *s, double tol, double atol, int max_iter)
 {
-    if (!valid(s)) return not_solver("ovk_solver_set_tolerances");
+    int bad = usable(s, "ovk_solver_set_tolerances");
+    if (bad) return bad;
     if (!(tol > 0.0) || !isfinite(tol) || !(atol >= 0.0) || !isfinite(atol) || max_iter < 0)
-        return ovk__fail(OVK_EOPTION, "tolerances tol = %g (> 0), atol = %g (>= 0), max_iter = %d (>= 0)", tol,
-                         atol, max_iter);
+        return remember(s, "tolerances",
+                        ovk__fail(OVK_EOPTION, "tolerances tol = %g (> 0), atol = %g (>= 0), max_iter = %d (>= 0)",
+                                  tol, atol, max_iter));
+    remember(s, "tolerances", OVK_OK);
     s->o.tol = tol;
     s->o.atol = atol;
     s->o.max_iter = max_iter;
@@ -242,7 +284,8 @@ int ovk_solver_set_tolerances(ovk_solver *s, double tol, double atol, int max_it
 
 int ovk_solver_set_reducer(ovk_solver *s, ovk_reducer *red)
 {
-    if (!valid(s)) return not_solver("ovk_solver_set_reducer");
+    int bad = usable(s, "ovk_solver_set_reducer");
+    if (bad) return bad;
     s->user_red = red;
     s->ready = 0;
     return OVK_OK;
@@ -250,7 +293,8 @@ int ovk_solver_set_reducer(ovk_solver *s, ovk_reducer *red)
 
 int ovk_solver_set_precond_fn(ovk_solver *s, ovk_apply_fn fn, void *ctx)
 {
-    if (!valid(s)) return not_solver("ovk_solver_set_precond_fn");
+    int bad = usable(s, "ovk_solver_set_precond_fn");
+    if (bad) return bad;
     s->pc_fn = fn;
     s->pc_ctx = ctx;
     s->ready = 0;
@@ -259,7 +303,8 @@ int ovk_solver_set_precond_fn(ovk_solver *s, ovk_apply_fn fn, void *ctx)
 
 int ovk_solver_set_monitor(ovk_solver *s, ovk_monitor_fn fn, void *ctx)
 {
-    if (!valid(s)) return not_solver("ovk_solver_set_monitor");
+    int bad = usable(s, "ovk_solver_set_monitor");
+    if (bad) return bad;
     s->monitor = fn;
     s->monitor_ctx = ctx;
     s->ready = 0; /* collective per iteration: agreed at setup */
@@ -268,7 +313,8 @@ int ovk_solver_set_monitor(ovk_solver *s, ovk_monitor_fn fn, void *ctx)
 
 int ovk_solver_set_history(ovk_solver *s, double *buf, int len)
 {
-    if (!valid(s)) return not_solver("ovk_solver_set_history");
+    int bad = usable(s, "ovk_solver_set_history");
+    if (bad) return bad;
     if (buf && len < 0) return ovk__fail(OVK_EINVAL, "ovk_solver_set_history: len = %d < 0", len);
     s->history = buf;
     s->history_cap = buf ? len : 0;
@@ -279,7 +325,8 @@ int ovk_solver_set_history(ovk_solver *s, double *buf, int len)
 
 int ovk_solver_set_coordinates(ovk_solver *s, int dim, int nnodes, const double *xyz)
 {
-    if (!valid(s)) return not_solver("ovk_solver_set_coordinates");
+    int bad = usable(s, "ovk_solver_set_coordinates");
+    if (bad) return bad;
     if (dim < 0 || dim > 3) return ovk__fail(OVK_EINVAL, "ovk_solver_set_coordinates: dim = %d (1, 2 or 3; 0 removes)", dim);
     if (dim > 0 && (nnodes < 0 || nnodes > s->lay->nlocal))
         return ovk__fail(OVK_EINVAL, "ovk_solver_set_coordinates: %d nodes for %d local rows", nnodes, s->lay->nlocal);
@@ -354,6 +401,9 @@ static int pick_precond(ovk_solver *s)
 static int check_local(ovk_solver *s)
 {
     const ovk_pcg_options *o = &s->o;
+    if (s->refused)
+        return ovk__fail(s->refused, "an earlier value of %s was refused on this rank and not set again: %s",
+                         s->refused_key, s->refused_detail);
     if (!(o->tol > 0.0) || !isfinite(o->tol)) return ovk__fail(OVK_EINVAL, "tolerance %g must be > 0", o->tol);
     if (!(o->atol >= 0.0) || !isfinite(o->atol)) return ovk__fail(OVK_EINVAL, "atol %g must be >= 0", o->atol);
     if (o->max_iter < 0) return ovk__fail(OVK_EINVAL, "max_iter %d must be >= 0", o->max_iter);
@@ -510,12 +560,14 @@ static int condest_setup(ovk_solver *s)
     return OVK_OK;
 }
 
-int ovk_solver_setup(ovk_solver *s)
+static int setup_held(ovk_solver *s)
 {
-    if (!valid(s)) return not_solver("ovk_solver_setup");
     double t0 = MPI_Wtime();
     teardown(s);
-    int rc = ovk__agree(s->lay->comm, check_local(s));
+    /* first: the agreements below run on the matrix's own communicator */
+    int rc = ovk__layout_agree_identity(s->lay, "ovk_solver_setup: the solvers' matrices (or operators)");
+    if (rc) return rc;
+    rc = ovk__agree(s->lay->comm, check_local(s));
     if (!rc) rc = check_same(s);
     if (!rc) rc = make_reducer(s);
     if (rc) goto fail;
@@ -533,6 +585,18 @@ int ovk_solver_setup(ovk_solver *s)
     return OVK_OK;
 fail:
     teardown(s);
+    return rc;
+}
+
+int ovk_solver_setup(ovk_solver *s)
+{
+    int bad = usable(s, "ovk_solver_setup");
+    if (bad) return bad;
+    s->busy = "setup"; /* operator callbacks run in the norm estimate */
+    ovk__matrix_hold(s->A, 1);
+    int rc = setup_held(s);
+    ovk__matrix_hold(s->A, -1);
+    s->busy = NULL;
     return rc;
 }
 
@@ -562,9 +626,9 @@ static int check_vectors(const ovk_solver *s, const ovk_vector *b, const ovk_vec
                                      "after changing an option)");
     if (!b || !x) return ovk__fail(OVK_EINVAL, "ovk_solver_solve: NULL vector");
     if (b == x || overlap(b, x)) return ovk__fail(OVK_EINVAL, "ovk_solver_solve: b and x must not overlap");
-    if (!ovk__layout_same(b->lay, s->lay) || !ovk__layout_same(x->lay, s->lay))
-        return ovk__fail(OVK_EMISMATCH, "ovk_solver_solve: vectors do not have the solver's row layout");
-    int rc = check_finite(b, "b");
+    int rc = ovk__layout_check(b->lay, "b", s->lay, "the solver", "ovk_solver_solve");
+    if (!rc) rc = ovk__layout_check(x->lay, "x", s->lay, "the solver", "ovk_solver_solve");
+    if (!rc) rc = check_finite(b, "b");
     return rc ? rc : check_finite(x, "x0");
 }
 
@@ -607,12 +671,8 @@ static void begin_solve(ovk__ctx *c, const ovk_vector *b, ovk_vector *x, ovk_pcg
     c->lz_count = 0;
 }
 
-int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
+static int solve_held(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
 {
-    ovk_pcg_result local_res;
-    if (!res) res = &local_res;
-    memset(res, 0, sizeof *res);
-    if (!valid(s)) return not_solver("ovk_solver_solve");
     ovk__ctx *c = &s->c;
     int rc = ovk__agree(s->lay->comm, check_vectors(s, b, x));
     if (!rc && s->A && s->A->values_version != s->version) rc = numeric_setup(s);
@@ -628,13 +688,32 @@ int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     return rc ? rc : status_of(res);
 }
 
+int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
+{
+    ovk_pcg_result local_res;
+    int bad = usable(s, "ovk_solver_solve");
+    if (bad == OVK_EBUSY) return bad; /* the outer solve's *res may be this res */
+    if (!res) res = &local_res;
+    memset(res, 0, sizeof *res);
+    if (bad) return bad;
+    s->busy = "solve";
+    ovk__matrix_hold(s->A, 1);
+    ovk__reducer_hold(s->red, 1);
+    int rc = solve_held(s, b, x, res);
+    ovk__reducer_hold(s->red, -1);
+    ovk__matrix_hold(s->A, -1);
+    s->busy = NULL;
+    return rc;
+}
+
 /* ---- the rest ----------------------------------------------------------- */
 
 int ovk_solver_destroy(ovk_solver **sp)
 {
     if (!sp || !*sp) return OVK_OK;
     ovk_solver *s = *sp;
-    if (!valid(s)) return not_solver("ovk_solver_destroy");
+    int bad = usable(s, "ovk_solver_destroy");
+    if (bad) return bad;
     int rc = OVK_OK;
     teardown(s);
     if (s->red_owned) rc = ovk_reducer_destroy(s->red);

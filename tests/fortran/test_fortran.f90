@@ -71,6 +71,7 @@ contains
         real(real64), allocatable, target :: xw(:), bw(:)
         real(real64), pointer :: p(:)
         character(len=:), allocatable :: text, arg
+        character(len=96) :: msg
         type(ovk_matrix) :: A1, A0, Abad
         type(ovk_solver) :: s, s2
         type(ovk_vector) :: vb, vx, vw, vbw, vy
@@ -242,11 +243,25 @@ contains
         call check(ierr == OVK_EOPTION, 'unknown option: OVK_EOPTION')
         call check(index(ovk_error_detail(), 'bogus') > 0, 'unknown option: '//ovk_error_detail())
         call ovk_solver_destroy(s2)
-        call ovk_solver_create(A1, s2, ierr, tol=-1d0)
-        call check(ierr == OVK_EOPTION, 'create with a bad tolerance: OVK_EOPTION')
-        call check(ovk_solver_nlocal(s2) == 0, 'refused create: no solver')
+        if (rank == 0) then ! a bad tolerance on one rank: kept, and setup says so everywhere
+            call ovk_solver_create(A1, s2, ierr, tol=-1d0)
+            call check(ierr == OVK_EOPTION, 'create with a bad tolerance: OVK_EOPTION')
+        else
+            call ovk_solver_create(A1, s2, ierr, tol=1d-8)
+            call check(ierr == OVK_OK, 'create with a good tolerance')
+        end if
+        call check(ovk_solver_nlocal(s2) == nlocal, 'a refused option keeps the solver')
+        call ovk_solver_setup(s2, ierr)
+        call check(ierr == OVK_EOPTION, 'setup after a refused tol on rank 0: OVK_EOPTION everywhere ('// &
+            ovk_status_name(ierr)//')')
+        call check(index(ovk_error_detail(), 'tol') > 0, 'refused tol: '//ovk_error_detail())
+        if (rank == 0) call ovk_solver_set_option(s2, 'tol', 1d-8, ierr)
+        call ovk_solver_setup(s2, ierr)
+        call check(ierr == OVK_OK, 'setup once the tolerance is set again: '//ovk_error_detail())
         call ovk_solver_destroy(s2, ierr)
-        call check(ierr == OVK_OK, 'destroying a solver never created')
+        call check(ierr == OVK_OK, 'destroy')
+        call ovk_solver_destroy(s2, ierr)
+        call check(ierr == OVK_OK, 'destroying a destroyed solver')
 
         if (nlocal > 0 .and. rank == nranks - 1) then ! rowptr past the end of cols on one rank
             rowptr(nlocal + 1) = rowptr(nlocal + 1) + 1
@@ -263,7 +278,18 @@ contains
         if (rank == 0) cols(1) = N + 1
         call ovk_matrix_create_csr(MPI_COMM_WORLD, first, rowptr, cols, vals, Abad, ierr)
         call check(ierr == OVK_ECOLUMN, 'column N+1: OVK_ECOLUMN ('//ovk_status_name(ierr)//')')
-        if (rank == 0) cols(1) = 1
+        if (rank == 0) then ! ids in details are 1-based, as given
+            write (msg, '(a,i0,a,i0,a)') 'row 1: column ', N + 1, ' outside [1, ', N, ']'
+            call check(index(ovk_error_detail(), trim(msg)) > 0, 'column N+1, 1-based detail: '//ovk_error_detail())
+            cols(1) = -7
+        end if
+        call ovk_matrix_create_csr(MPI_COMM_WORLD, first, rowptr, cols, vals, Abad, ierr)
+        call check(ierr == OVK_ECOLUMN, 'column -7: OVK_ECOLUMN ('//ovk_status_name(ierr)//')')
+        if (rank == 0) then
+            call check(index(ovk_error_detail(), 'row 1: column -7 ') > 0, 'column -7, 1-based detail: '// &
+                ovk_error_detail())
+            cols(1) = 1
+        end if
         call ovk_matrix_create_csr(MPI_COMM_WORLD, first, rowptr, cols, vals, Abad, ierr, base=2)
         call check(ierr == OVK_EINVAL, 'base 2: OVK_EINVAL')
         call check(index(ovk_error_detail(), 'base') > 0, 'base 2: '//ovk_error_detail())
