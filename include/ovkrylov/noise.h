@@ -20,7 +20,8 @@ extern "C" {
 #endif
 
 /* Start the noise: hz in (0, 100000], duration_us in (0, 1e6) and
- * duration_us * hz < 1e6 (the noise must leave time to run).  OVK_EINVAL
+ * duration_us * hz < 5e5 (a duty cycle under 50%: the noise must leave the
+ * run time to finish).  OVK_EINVAL
  * for values out of range, OVK_ESTATE when noise is already on, OVK_EUNSUPPORTED
  * when the timer cannot be created. */
 int ovk_noise_start(double hz, double duration_us, unsigned seed);

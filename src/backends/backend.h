@@ -76,6 +76,12 @@ void ovk__reduce_local(ovk_datatype type, ovk_op op, void *dst, const void *a, c
  * root).  Returns the number of children. */
 int ovk__knomial_family(int me, int n, int k, int *child, int *parent);
 
+/* OVK_OK when m's parameters are finite, >= 0, and a reduction of
+ * OVK__LATENCY_CHECK_BYTES on comm_size ranks (m->P when set) models at most
+ * OVK__LATENCY_MAX_US; else OVK_EOPTION naming the limit (latency_model.c). */
+#define OVK__LATENCY_MAX_US 1e6     /* one second per reduction */
+#define OVK__LATENCY_CHECK_BYTES 128.0 /* the largest dot-product batch (OVK_DOT_MAX doubles) */
+int ovk__latency_check(const ovk_latency_model *m, int comm_size);
 /* 1 when the model adds no latency (latency_model.c). */
 int ovk__latency_is_zero(const ovk_latency_model *m);
 /* Wrap red's backend in the latency backend when $OVK_LATENCY_MODEL is set

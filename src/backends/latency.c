@@ -163,14 +163,6 @@ static int is_latency(const ovk__backend *be) { return be == &latency_driven || 
 
 /* ---- putting the model on a reducer ------------------------------------ */
 
-static int check_model(const ovk_latency_model *m)
-{
-    if (!(m->alpha_us >= 0.0) || !(m->beta_us >= 0.0) || !(m->gamma_us >= 0.0) || m->P < 0 ||
-        !isfinite(m->alpha_us + m->beta_us + m->gamma_us))
-        return ovk__fail(OVK_EOPTION, "latency model: parameters must be finite and >= 0");
-    return OVK_OK;
-}
-
 /* Wrap the reducer's (unwrapped) backend in a latency backend with model m. */
 static int wrap(ovk_reducer *red, const ovk_latency_model *m)
 {
@@ -204,7 +196,9 @@ int ovk_reducer_set_latency(ovk_reducer *red, const ovk_latency_model *m)
     int busy = ovk__reducer_outstanding(red);
     if (busy) return ovk__fail(OVK_EBUSY, "ovk_reducer_set_latency: %d requests outstanding", busy);
     if (m) {
-        int rc = check_model(m);
+        int size = 1;
+        MPI_Comm_size(ovk__reducer_comm(red), &size);
+        int rc = ovk__latency_check(m, size);
         if (rc) return rc;
     }
     unwrap(red);

@@ -88,6 +88,21 @@ static int parse_item(const char *p, size_t len, int first, ovk_latency_model *m
     return OVK_OK;
 }
 
+int ovk__latency_check(const ovk_latency_model *m, int comm_size)
+{
+    if (!(m->alpha_us >= 0.0) || !(m->beta_us >= 0.0) || !(m->gamma_us >= 0.0) || m->P < 0 ||
+        !isfinite(m->alpha_us + m->beta_us + m->gamma_us))
+        return ovk__fail(OVK_EOPTION, "latency model: parameters must be finite and >= 0");
+    int P = m->P > 0 ? m->P : comm_size;
+    double L = ovk_latency_model_us(m, P, OVK__LATENCY_CHECK_BYTES);
+    if (!(L <= OVK__LATENCY_MAX_US))
+        return ovk__fail(OVK_EOPTION,
+                         "latency model: a reduction of %g bytes on %d ranks would take %g us; the limit is %g us "
+                         "(1 s) per reduction",
+                         OVK__LATENCY_CHECK_BYTES, P, L, OVK__LATENCY_MAX_US);
+    return OVK_OK;
+}
+
 int ovk_latency_model_parse(const char *text, ovk_latency_model *m)
 {
     if (!text || !m) return ovk__fail(OVK_EINVAL, "ovk_latency_model_parse: NULL argument");
@@ -100,6 +115,8 @@ int ovk_latency_model_parse(const char *text, ovk_latency_model *m)
         if (rc) return rc;
         p = comma ? comma + 1 : p + len;
     }
+    int rc = ovk__latency_check(&out, 2); /* the real size is checked when the model is set */
+    if (rc) return rc;
     *m = out;
     return OVK_OK;
 }

@@ -16,6 +16,7 @@
 
 enum { LANCZOS_STEPS = 24, MAX_DEGREE = 64 };
 #define EMAX_SAFETY 1.1
+#define MAX_BOUND_RATIO 1e12 /* emax / emin: beyond it the polynomial is all rounding */
 
 typedef struct cheby {
     long degree;
@@ -108,6 +109,16 @@ cleanup:
     return rc;
 }
 
+/* emax / emin within MAX_BOUND_RATIO (a user's bound out of it: OVK_EOPTION) */
+static int check_ratio(const cheby *c)
+{
+    if (c->emax <= MAX_BOUND_RATIO * c->emin) return OVK_OK;
+    return ovk__fail(c->emin_user > 0.0 || c->emax_user > 0.0 ? OVK_EOPTION : OVK_EPRECOND,
+                     "cheby: bounds [%g, %g] span a ratio of %g; the limit is %g (give bounds nearer the "
+                     "spectrum, or leave them to the estimate)",
+                     c->emin, c->emax, c->emax / c->emin, MAX_BOUND_RATIO);
+}
+
 /* [emin, emax] from the Lanczos run, computed on rank 0 and broadcast */
 static int estimate(cheby *c, MPI_Comm comm)
 {
@@ -121,11 +132,11 @@ static int estimate(cheby *c, MPI_Comm comm)
     c->emin = c->emin_user > 0.0 ? c->emin_user : e[0];
     c->emax = c->emax_user > 0.0 ? c->emax_user : EMAX_SAFETY * e[1];
     if (!isfinite(c->emin) || !isfinite(c->emax) || !(c->emin > 0.0) || !(c->emax > c->emin))
-        return ovk__fail(OVK_EPRECOND,
-                         "cheby: eigenvalue bounds [%g, %g] of D^-1 A are not finite and positive (matrix not "
-                         "SPD? give emin=,emax= or use 'jacobi')",
+        return ovk__fail(c->emin_user > 0.0 || c->emax_user > 0.0 ? OVK_EOPTION : OVK_EPRECOND,
+                         "cheby: eigenvalue bounds [%g, %g] of D^-1 A are not finite, positive and ordered "
+                         "(matrix not SPD? give emin=,emax= or use 'jacobi')",
                          c->emin, c->emax);
-    return OVK_OK;
+    return check_ratio(c);
 }
 
 static int cheby_setup(void *state, const ovk__pc_env *env)
@@ -146,7 +157,13 @@ static int cheby_setup(void *state, const ovk__pc_env *env)
     if (c->emin_user > 0.0 && c->emax_user > 0.0) {
         c->emin = c->emin_user;
         c->emax = c->emax_user;
-        return c->emax > c->emin ? OVK_OK : ovk__fail(OVK_EOPTION, "cheby: emax must exceed emin");
+        if (!(c->emax > c->emin)) return ovk__fail(OVK_EOPTION, "cheby: emax must exceed emin");
+        if (!(c->emax >= 1.0))
+            return ovk__fail(OVK_EOPTION,
+                             "cheby: emax=%g is below 1, but the eigenvalues of D^-1 A average 1 (its trace is "
+                             "n), so the largest is at least 1 (emax must bound it from above)",
+                             c->emax);
+        return check_ratio(c);
     }
     return estimate(c, env->comm);
 }

@@ -8,7 +8,7 @@
 
 typedef struct ic0 {
     ovk__upper u; /* the factor U, diagonal first in each row */
-    ovk_gidx row_start;
+    long long row_start; /* of the first row, in the index base of details */
 } ic0;
 
 static int ic0_create(ovk__opts *opts, void **state)
@@ -47,7 +47,7 @@ static int factor(ic0 *f)
             return ovk__fail(OVK_EPRECOND,
                              "ic0: pivot %g at row %lld is not positive (incomplete Cholesky of this block breaks "
                              "down; try 'ssor' or 'jacobi')",
-                             piv, (long long)(f->row_start + k));
+                             piv, f->row_start + k);
         double ukk = sqrt(piv);
         u->val[u->ptr[k]] = ukk;
         for (int p = u->ptr[k] + 1; p < u->ptr[k + 1]; p++) u->val[p] /= ukk; /* u_kj = a_kj / u_kk */
@@ -60,7 +60,7 @@ static int ic0_setup(void *state, const ovk__pc_env *env)
 {
     ic0 *f = state;
     ovk__upper_free(&f->u);
-    f->row_start = env->A->lay.row_start;
+    f->row_start = ovk__row_id(&env->A->lay, 0); /* as details print it */
     int rc = ovk__upper_from(env->A, &f->u);
     return rc ? rc : factor(f);
 }

@@ -1,6 +1,7 @@
 /* The preconditioners compiled into the library, by name, and the helpers
  * they share.  Adding one is one new file exporting its ovk__pc_type and one
  * line in `types` below. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,9 +106,17 @@ int ovk__pc_diag_check(const ovk_matrix *A, const char *who)
 {
     int rc = OVK_OK;
     for (int i = 0; i < A->lay.nlocal; i++) {
-        if (!(A->diagonal[i] > 0.0)) {
+        double d = A->diagonal[i];
+        if (!(d > 0.0)) {
             rc = ovk__fail(OVK_EZERODIAG, "row %lld: diagonal entry is %g (%s needs a_ii > 0)",
-                           (long long)(A->lay.row_start + i), A->diagonal[i], who);
+                           ovk__row_id(&A->lay, i), d, who);
+            break;
+        }
+        if (!isfinite(1.0 / d) || !isnormal(d)) { /* 1/a_ii overflows, or a_ii is subnormal */
+            rc = ovk__fail(OVK_EZERODIAG,
+                           "row %lld: diagonal entry %g is too small to divide by (%s needs 1/a_ii finite; "
+                           "rescale the equations)",
+                           ovk__row_id(&A->lay, i), d, who);
             break;
         }
     }

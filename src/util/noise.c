@@ -22,7 +22,7 @@
 #define NOISE_SIGNAL_OFFSET 2 /* SIGRTMIN + 2: clear of the ones libraries commonly take */
 #define NOISE_MAX_HZ 100000.0
 #define NOISE_MAX_DURATION_US 1e6
-#define NOISE_MAX_LOAD_US 1e6 /* duration_us * hz: microseconds of noise per second */
+#define NOISE_MAX_LOAD_US 5e5 /* duration_us * hz: microseconds of noise per second (a 50% duty cycle) */
 #define NS_PER_S 1000000000LL
 
 static volatile sig_atomic_t interruptions;
@@ -86,7 +86,8 @@ static int check_args(double hz, double duration_us)
                          NOISE_MAX_DURATION_US);
     if (!(duration_us * hz < NOISE_MAX_LOAD_US))
         return ovk__fail(OVK_EINVAL,
-                         "ovk_noise_start: duration_us * hz = %g >= %g: the noise would take all the time",
+                         "ovk_noise_start: duration_us * hz = %g us of noise per second; the limit is below %g "
+                         "(a duty cycle under 50%%)",
                          duration_us * hz, NOISE_MAX_LOAD_US);
     return OVK_OK;
 }

@@ -30,6 +30,10 @@ int ovk__spec_parse(const char *kind, int bad_name_code, const char *spec, char 
             return ovk__fail(OVK_EOPTION, "%s %s: too many or too long options", kind, name);
         memcpy(o->kv[o->n].key, p, klen);
         memcpy(o->kv[o->n].val, eq + 1, vlen);
+        for (int i = 0; i < o->n; i++)
+            if (!strcmp(o->kv[i].key, o->kv[o->n].key))
+                return ovk__fail(OVK_EOPTION, "%s %s: option '%s' is given twice ('%s' and '%s'); give it once",
+                                 kind, name, o->kv[i].key, o->kv[i].val, o->kv[o->n].val);
         o->n++;
         p = comma ? comma + 1 : NULL;
     }
