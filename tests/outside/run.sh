@@ -37,10 +37,12 @@ mpi_of() { ldd "$1" | grep -oE 'libmpi[a-z_0-9]*\.so' |
   sed -E 's/^libmpich[a-z_0-9]*\.so$/MPICH/; s/^libmpi(_[a-z_0-9]*)?\.so$/Open MPI/' | sort -u | paste -sd, -; }
 want=$(mpi_of "$libdir/libovkrylov.so")
 [ -n "$want" ] && [ "${want#*,}" = "$want" ] || { echo "outside project: libovkrylov.so loads MPI '$want'"; exit 1; }
-check=("$prefix/outside/outside_app" "$prefix/app_pc" "$prefix/app_pc_wrapper")
-[ "$fortran" = ON ] && check+=("$libdir/libovkrylov_fortran.so" "$prefix/outside/outside_app_f")
-one_mpi() {
+check=("$prefix/outside/outside_app" "$prefix/app_pc" "$prefix/app_pc_wrapper" "$prefix/bin/ovk_laplace27")
+[ "$fortran" = ON ] && check+=("$libdir/libovkrylov_fortran.so" "$prefix/outside/outside_app_f"
+                               "$prefix/bin/ovk_laplace27_f")
+one_mpi() { # each finds all its libraries and loads the library's MPI only
   for app in "$@"; do
+    ! ldd "$app" | grep 'not found' || { echo "outside project: $app misses a library"; exit 1; }
     got=$(mpi_of "$app")
     [ "$got" = "$want" ] ||
       { echo "outside project: $app loads MPI '$got', the library '$want'"; exit 1; }
