@@ -8,8 +8,9 @@ set -euo pipefail
 # libhypre64m-dev: hypre with 64-bit global indices (as ovk_gidx), for the amg preconditioner
 # (found by CMake; without it amg is absent). It links Open MPI, so the MPICH build leaves amg out.
 # libmpich-dev, mpich: tests/run_all.sh also builds and tests against MPICH (mpicc.mpich,
-# mpiexec.mpich). Debian registers MPICH's mpicc/mpiexec alternatives at priority 40, below Open
-# MPI's 50, so the default mpicc, mpiexec and CMake FindMPI stay Open MPI (checked at the end).
+# mpifort.mpich for the Fortran module, mpiexec.mpich). Debian registers MPICH's mpicc/mpiexec
+# alternatives at priority 40, below Open MPI's 50, so the default mpicc, mpiexec and CMake
+# FindMPI stay Open MPI (checked at the end).
 pkgs="cmake make gcc libc6-dev pkg-config libopenmpi-dev openmpi-bin libopenblas-dev liblapack-dev libcmocka-dev
       libfabric-dev libfabric-bin clang gfortran libmpich-dev mpich libhypre64m-dev"
 missing=""

@@ -27,7 +27,10 @@ bash tests/fuzz/run.sh
 # the core count); the Open MPI runs above cover every rank count.
 # (GNU nproc answers OMP_NUM_THREADS, exported above, when it is set.)
 cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
-mpi_of() { ldd "$1" | grep -o 'libmpi[a-z]*\.so' | sort -u | paste -sd' ' -; }
+# The MPI a binary loads, by implementation: Open MPI (libmpi, libmpi_usempif08, ...)
+# is "libmpi.so", MPICH (libmpich, libmpichfort) "libmpich.so".
+mpi_of() { ldd "$1" | grep -oE 'libmpi[a-z_0-9]*\.so' |
+  sed -E 's/^libmpich[a-z_0-9]*\.so$/libmpich.so/; s/^libmpi_[a-z_0-9]*\.so$/libmpi.so/' | sort -u | paste -sd' ' -; }
 expect_mpi() { # BINARY LIB "what": BINARY loads LIB and no other MPI library
   [ "$(mpi_of "$1")" = "$2" ] || { echo "$3: $1 loads '$(mpi_of "$1")', not $2 only" >&2; exit 1; }
 }
@@ -36,13 +39,23 @@ expect_mpi build-test/tests/mpi_test_pcg libmpi.so \
 grep -q "Open MPI\|OpenRTE" <<<"$(mpiexec --version 2>&1)" ||
   { echo "the default mpiexec is not Open MPI; update-alternatives --auto mpirun restores it" >&2; exit 1; }
 
-cmake -S . -B build-mpich -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOVK_BUILD_FORTRAN=OFF \
+# README's MPICH command, Fortran included: CMake takes the Fortran MPI from
+# mpicc.mpich's sibling (mpifort.mpich), so the module loads MPICH only.
+cmake -S . -B build-mpich -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOVK_BUILD_FORTRAN=ON \
   -DMPI_C_COMPILER="$(command -v mpicc.mpich)" -DMPIEXEC_EXECUTABLE="$(command -v mpiexec.mpich)"
 cmake --build build-mpich -j"$jobs"
-expect_mpi build-mpich/tests/mpi_test_pcg libmpich.so "the MPICH build"
-expect_mpi build-mpich/examples/ovk_laplace27 libmpich.so "the MPICH build"
+for bin in tests/mpi_test_pcg examples/ovk_laplace27 libovkrylov_fortran.so examples/ovk_laplace27_f \
+           tests/ftest_fortran; do
+  expect_mpi "build-mpich/$bin" libmpich.so "the MPICH build"
+done
 max_np=${OVK_MPICH_MAX_RANKS:-$cores}
 over=$(cd build-mpich && ctest -N | sed -n 's/.*_np\([0-9][0-9]*\)$/\1/p' | sort -un |
        awk -v m="$max_np" '$1 > m' | paste -sd'|' -)
 echo "MPICH: tests at up to $max_np ranks${over:+ (not run here: ${over//|/, } ranks)}"
+# ctest's outside_project installs build-mpich into a scratch prefix and builds and runs
+# the C and Fortran outside programs against it (CMake package, plain cc + pkg-config
+# with ovkrylov.pc's mpich module, mpifort.mpich + ovkrylov-fortran.pc), each checked
+# with ldd to load MPICH only (tests/outside/run.sh).
+(cd build-mpich && ctest -N | grep -q ' outside_project$') ||
+  { echo "the MPICH build has no outside_project test" >&2; exit 1; }
 (cd build-mpich && ctest -j"$jobs" --output-on-failure ${over:+-E "_np($over)\$"})
