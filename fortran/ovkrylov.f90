@@ -235,6 +235,12 @@ module ovkrylov
             type(c_ptr), intent(out) :: A
             integer(c_int) :: f_matrix_create_csr
         end function
+        function f_solver_refuse(s, rc) bind(C, name='ovk__f_solver_refuse')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: s
+            integer(c_int), value :: rc
+            integer(c_int) :: f_solver_refuse
+        end function
         function f_matrix_comm(A) bind(C, name='ovk__f_matrix_comm')
             import :: c_int, c_ptr
             type(c_ptr), value :: A
@@ -761,8 +767,8 @@ contains
     !> A solver on the assembled matrix A (borrowed: A must outlive s).
     !> Local.  The optional options are set as ovk_solver_set_option does;
     !> when one is refused, ierr says so and s is kept all the same (destroy
-    !> it, or set the option again): ovk_solver_setup fails on every rank
-    !> with the refusal until then.
+    !> it, or set an option again): ovk_solver_setup fails on every rank
+    !> with the refusal until then, so that no rank is left alone in setup.
     subroutine ovk_solver_create(A, s, ierr, solver, backend, precond, tol, atol, max_iter, print_level)
         type(ovk_matrix), intent(in) :: A
         type(ovk_solver), intent(out) :: s
@@ -781,7 +787,10 @@ contains
         ! A refused option keeps the solver: destroying it on this rank alone would
         ! leave the other ranks waiting in their setup; the library remembers the
         ! refusal and ovk_solver_setup reports it on every rank.
-        if (rc == OVK_OK) call set_options(s, rc, solver, backend, precond, tol, atol, max_iter, print_level)
+        if (rc == OVK_OK) then
+            call set_options(s, rc, solver, backend, precond, tol, atol, max_iter, print_level)
+            if (rc /= OVK_OK) rc = f_solver_refuse(s%ptr, rc)
+        end if
         call finish(rc, 'ovk_solver_create', ierr)
     end subroutine ovk_solver_create
 

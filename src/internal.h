@@ -102,6 +102,15 @@ static inline void ovk__poke(const ovk__hook *h)
     if (h && h->fn) h->fn(h->arg);
 }
 
+/* ---- the solver object (src/solvers/object.c) ------------------------ */
+
+/* Keep the refusal rc (and the calling thread's detail) in s: setup then
+ * fails with it on every rank until an option is set successfully.  For
+ * bindings whose create takes options (Fortran): a rank whose value was
+ * refused keeps its solver, so no rank is left alone in a collective.
+ * Returns rc. */
+int ovk__solver_refuse(ovk_solver *s, int rc);
+
 /* ---- reducers (src/backends/reduce.c) -------------------------------- */
 
 MPI_Comm ovk__reducer_comm(const ovk_reducer *red);

@@ -42,13 +42,11 @@
  * calling rank, before any communication, and the solve goes on
  * undisturbed.
  *
- * A value refused by ovk_solver_set_option or ovk_solver_set_tolerances
- * (OVK_EOPTION on that rank only) is remembered: ovk_solver_setup fails
- * with it on every rank until the same key is set again, so a rank whose
- * value was refused never goes on with its old one.  Setup also checks
- * that every rank's solver is on the same matrix (when the matrix's
- * communicator holds every process of MPI_COMM_WORLD: an agreement on the
- * matrices' own communicators could not be reached).
+ * A value refused by ovk_solver_set_option leaves the old one; setup
+ * names an option whose value then differs across the ranks.  Setup also
+ * checks that every rank's solver is on the same matrix (when the
+ * matrix's communicator holds every process of MPI_COMM_WORLD: an
+ * agreement on the matrices' own communicators could not be reached).
  *
  * Ownership: the object borrows the matrix (it must outlive the object and
  * keep its pattern), the callbacks' contexts, the history buffer and a

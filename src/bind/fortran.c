@@ -15,6 +15,7 @@ int ovk__f_matrix_create_csr(MPI_Fint fcomm, ovk_gidx row_start, int nlocal, con
 MPI_Fint ovk__f_matrix_comm(const ovk_matrix *A);
 MPI_Fint ovk__f_solver_comm(const ovk_solver *s);
 size_t ovk__f_result_size(void);
+int ovk__f_solver_refuse(ovk_solver *s, int rc);
 
 /* Record msg as the calling thread's failure detail; returns code. */
 int ovk__f_fail(int code, const char *msg)
@@ -53,3 +54,6 @@ MPI_Fint ovk__f_solver_comm(const ovk_solver *s)
 
 /* The module's bind(C) copy of ovk_pcg_result must have this size. */
 size_t ovk__f_result_size(void) { return sizeof(ovk_pcg_result); }
+
+/* The module's create refused an option on this rank: setup reports it. */
+int ovk__f_solver_refuse(ovk_solver *s, int rc) { return ovk__solver_refuse(s, rc); }

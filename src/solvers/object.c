@@ -28,8 +28,8 @@ struct ovk_solver {
     double *coords;          /* owned copy: coord_n points of coord_dim doubles */
     int coord_dim, coord_n;
     const char *busy;        /* "setup" or "solve" while one runs (its callbacks may call in) */
-    int refused;             /* status of the last option value refused on this rank (setup reports it) */
-    char refused_key[32], refused_detail[256];
+    int refused;             /* a refusal setup must report (ovk__solver_refuse) */
+    char refused_detail[256];
     /* set up */
     int ready;
     const ovk__solver *sv;
@@ -198,18 +198,11 @@ static int set_value(ovk_solver *s, const opt_def *d, const char *value)
     return rc;
 }
 
-/* A value refused on one rank must not leave that rank's solver with the
- * old value while the others go on with theirs: the refusal is kept until
- * the key is set again and reported by ovk_solver_setup, agreed. */
-static int remember(ovk_solver *s, const char *key, int rc)
+int ovk__solver_refuse(ovk_solver *s, int rc)
 {
-    if (rc) {
-        s->refused = rc;
-        snprintf(s->refused_key, sizeof s->refused_key, "%s", key);
-        snprintf(s->refused_detail, sizeof s->refused_detail, "%s", ovk_error_detail());
-    } else if (s->refused && !strcmp(s->refused_key, key)) {
-        s->refused = 0;
-    }
+    if (!valid(s) || !rc) return rc;
+    s->refused = rc;
+    snprintf(s->refused_detail, sizeof s->refused_detail, "%s", ovk_error_detail());
     return rc;
 }
 
@@ -220,7 +213,9 @@ int ovk_solver_set_option(ovk_solver *s, const char *key, const char *value)
     const opt_def *d = key ? find_opt(key) : NULL;
     if (!d) return unknown_opt(key);
     s->ready = 0;
-    return remember(s, key, set_value(s, d, value));
+    int rc = set_value(s, d, value);
+    if (!rc) s->refused = 0;
+    return rc;
 }
 
 int ovk_solver_get_option(const ovk_solver *s, const char *key, char *buf, size_t len)
@@ -271,10 +266,9 @@ int ovk_solver_set_tolerances(ovk_solver *s, double tol, double atol, int max_it
     int bad = usable(s, "ovk_solver_set_tolerances");
     if (bad) return bad;
     if (!(tol > 0.0) || !isfinite(tol) || !(atol >= 0.0) || !isfinite(atol) || max_iter < 0)
-        return remember(s, "tolerances",
-                        ovk__fail(OVK_EOPTION, "tolerances tol = %g (> 0), atol = %g (>= 0), max_iter = %d (>= 0)",
-                                  tol, atol, max_iter));
-    remember(s, "tolerances", OVK_OK);
+        return ovk__fail(OVK_EOPTION, "tolerances tol = %g (> 0), atol = %g (>= 0), max_iter = %d (>= 0)", tol,
+                         atol, max_iter);
+    s->refused = 0;
     s->o.tol = tol;
     s->o.atol = atol;
     s->o.max_iter = max_iter;
@@ -402,8 +396,9 @@ static int check_local(ovk_solver *s)
 {
     const ovk_pcg_options *o = &s->o;
     if (s->refused)
-        return ovk__fail(s->refused, "an earlier value of %s was refused on this rank and not set again: %s",
-                         s->refused_key, s->refused_detail);
+        return ovk__fail(s->refused, "an option was refused on this rank when the solver was made, and none set "
+                                     "since: %s",
+                         s->refused_detail);
     if (!(o->tol > 0.0) || !isfinite(o->tol)) return ovk__fail(OVK_EINVAL, "tolerance %g must be > 0", o->tol);
     if (!(o->atol >= 0.0) || !isfinite(o->atol)) return ovk__fail(OVK_EINVAL, "atol %g must be >= 0", o->atol);
     if (o->max_iter < 0) return ovk__fail(OVK_EINVAL, "max_iter %d must be >= 0", o->max_iter);
