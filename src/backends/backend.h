@@ -102,4 +102,12 @@ const ovk__backend *ovk__backend_find(const char *name);
 int ovk__backend_registry_count(void);
 const ovk__backend *ovk__backend_at(int index);
 
+/* ---- what the layers above use of a reducer (reduce.c) -------------- */
+
+MPI_Comm ovk__reducer_comm(const ovk_reducer *red);
+long long ovk__reducer_started(const ovk_reducer *red);
+/* A solve in flight uses red (delta +1 at its start, -1 at its end): while
+ * any does, ovk_reducer_destroy says OVK_EBUSY.  Local. */
+void ovk__reducer_hold(ovk_reducer *red, int delta);
+
 #endif

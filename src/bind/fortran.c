@@ -6,7 +6,7 @@
  * Part of the C library (always built, Fortran compiler or not) so that the
  * module's library needs only the public API and these entry points; not
  * declared in the installed headers. */
-#include "../internal.h"
+#include "../solvers/solver.h"
 
 int ovk__f_fail(int code, const char *msg);
 int ovk__f_agree(MPI_Fint fcomm, int rc);

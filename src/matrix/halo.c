@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
 #include "matrix_impl.h"
 
 enum { HALO_TAG = 7 };

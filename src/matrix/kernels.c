@@ -2,7 +2,7 @@
  * hook->every rows and calls the progress hook after each chunk, so that
  * reductions in flight progress while the kernel streams through memory.
  * Fused kernels compute several updates and local dot products in one pass. */
-#include "../internal.h"
+#include "matrix.h"
 
 double ovk__dot(int n, const double *restrict x, const double *restrict y)
 {

@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "../internal.h"
+#include "matrix.h"
 
 typedef struct grid {
     int nx, ny, nz;           /* box per rank */

@@ -2,7 +2,7 @@
 #ifndef OVK_MATRIX_IMPL_H
 #define OVK_MATRIX_IMPL_H
 
-#include "../internal.h"
+#include "matrix.h"
 
 /* Collective: build the communication package of y = A x from col_map. */
 int ovk__halo_setup(ovk_matrix *A);

@@ -34,7 +34,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "../internal.h"
 #include "matrix_impl.h"
 
 typedef enum mm_field { MM_REAL, MM_INTEGER, MM_PATTERN } mm_field;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
+#include "matrix.h"
 
 /* column of entry k of row i of the diag block (local id) */
 static int diag_col(const ovk__csr *d, int i, int k) { return d->off16 ? i + d->off16[k] : d->col[k]; }

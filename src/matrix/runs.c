@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
+#include "matrix.h"
 
 /* column - row of entry k of row i */
 static int offset_of(const ovk__csr *m, int i, int k) { return m->off16 ? m->off16[k] : m->col[k] - i; }

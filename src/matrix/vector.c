@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
+#include "matrix.h"
 
 /* 1 when a and b hold the same processes in the same order */
 static int same_group(const ovk__layout *a, const ovk__layout *b)

@@ -15,6 +15,7 @@
 #define OVK_PRECOND_H
 
 #include "../internal.h"
+#include "../matrix/matrix.h"
 
 /* What setup sees. */
 typedef struct ovk__pc_env {

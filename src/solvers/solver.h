@@ -7,7 +7,9 @@
 
 #include <stdio.h>
 
+#include "../backends/backend.h"
 #include "../internal.h"
+#include "../matrix/matrix.h"
 #include "../precond/precond.h"
 
 /* Which inner product a reduction belongs to (selects its timers). */
@@ -248,5 +250,14 @@ static inline void ovk__tic_stop(ovk__ctx *c, ovk_timer t, ovk__tic k)
 /* The progress hook: drives the reducer and books the time as the in-flight
  * inner product's test time. */
 void ovk__ctx_progress(void *ctx);
+
+/* ---- the solver object (src/solvers/object.c) ------------------------ */
+
+/* Keep the refusal rc (and the calling thread's detail) in s: setup then
+ * fails with it on every rank until an option is set successfully.  For
+ * bindings whose create takes options (Fortran): a rank whose value was
+ * refused keeps its solver, so no rank is left alone in a collective.
+ * Returns rc. */
+int ovk__solver_refuse(ovk_solver *s, int rc);
 
 #endif

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "matrix/matrix.h"
 #include "mpitest.h"
 #include "problem.h"
 

@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "matrix/matrix.h"
 #include "mpitest.h"
 #include "problem.h"
 

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "internal.h"
+#include "matrix/matrix.h"
 #include "solvers/sr_kernels.h"
 
 static void test_status_codes(void **state)

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "internal.h"
+#include "matrix/matrix.h"
 #include "solvers/sr_kernels.h"
 
 static int pokes;

@@ -1,0 +1,249 @@
+/* The matrix layer's private header: local vector kernels, row layouts,
+ * vectors, the distributed CSR matrix (its storage forms and halo plan),
+ * the matvec.  Included by src/matrix and the layers above it
+ * (preconditioners, solvers, bindings); never by src/backends or src/util
+ * (tests/layers.sh). */
+#ifndef OVK_MATRIX_H
+#define OVK_MATRIX_H
+
+#include "../internal.h"
+
+/* ---- local kernels (src/matrix/kernels.c); h may be NULL ------------- */
+
+double ovk__dot(int n, const double *x, const double *y);
+void ovk__axpy(int n, double a, const double *x, double *y, const ovk__hook *h);
+void ovk__xpay(int n, const double *x, double b, double *y, const ovk__hook *h);
+void ovk__zxpby(int n, const double *x, double b, const double *y, double *z, const ovk__hook *h);
+void ovk__axpy2(int n, double a, const double *p, double *x, const double *s, double *r,
+                const ovk__hook *h);
+void ovk__mul(int n, const double *d, const double *x, double *y, const ovk__hook *h);
+void ovk__mul_dot(int n, const double *d, const double *x, double *y, double *yy,
+                  const ovk__hook *h);
+void ovk__axpy_dot(int n, double a, const double *x, double *y, double *yy, const ovk__hook *h);
+
+/* Local dot products in one pass: out[j] = <x[j], y[j]> for j < k (k <= 16). */
+void ovk__dots(int n, int k, const double *const *x, const double *const *y, double *out,
+               const ovk__hook *h);
+
+/* ---- layout, vectors, matrices (src/matrix) -------------------------- */
+
+typedef struct ovk__layout {
+    MPI_Comm comm; /* the matrix's private duplicate */
+    uint64_t id;   /* the same on every rank of comm, different for every
+                      other layout made on this process (ovk__layout_init) */
+    int world;     /* comm holds the processes of MPI_COMM_WORLD, in order */
+    int base;      /* first index in failure details: 0, or 1 for a matrix
+                      made through the Fortran binding (ovk__row_id) */
+    int rank, size;
+    ovk_gidx nglobal;
+    ovk_gidx row_start;
+    int nlocal;
+    ovk_gidx *starts; /* size+1 entries: rank r owns [starts[r], starts[r+1]) */
+} ovk__layout;
+
+struct ovk_vector {
+    const ovk__layout *lay;
+    int n;
+    double *data;
+    int owns; /* data is freed with the vector (0: the caller's array) */
+};
+
+/* A zero vector with layout lay, or (wrap != NULL) one over the caller's
+ * lay->nlocal doubles.  Local. */
+int ovk__vector_new(const ovk__layout *lay, double *wrap, ovk_vector **out);
+/* Collective: duplicate comm and gather the row ranges; OVK_EPARTITION
+ * (identically on every rank) when they do not tile [0, N) in rank order. */
+int ovk__layout_init(MPI_Comm comm, ovk_gidx row_start, int nlocal, ovk__layout *lay);
+void ovk__layout_free(ovk__layout *lay);
+/* Global row (or column) ids as failure details print them: in the index
+ * base of the application that made the layout. */
+static inline long long ovk__row_id(const ovk__layout *lay, int local_row)
+{
+    return (long long)(lay->row_start + local_row + lay->base);
+}
+static inline long long ovk__gid(const ovk__layout *lay, ovk_gidx id) { return (long long)(id + lay->base); }
+/* ovk_matrix_create_csr with ids reported in index base `base` (0 or 1) in
+ * failure details (the arrays are 0-based all the same). */
+int ovk__matrix_create_csr_base(MPI_Comm comm, ovk_gidx row_start, int nlocal, const int *rowptr,
+                                const ovk_gidx *cols, const double *vals, ovk_dup_policy dups, int base,
+                                ovk_matrix **out);
+/* Collective over MPI_COMM_WORLD (through the library's duplicate of it)
+ * when lay->world, else OVK_OK at once: OVK_EMISMATCH on every rank when the
+ * ranks passed different layouts (e.g. solvers made on different matrices:
+ * each matrix has its own communicator, so an agreement over lay->comm
+ * would wait for ever).  what names the objects in the detail. */
+int ovk__layout_agree_identity(const ovk__layout *lay, const char *what);
+
+/* Runs of consecutive rows of a diag block that are one row repeated: the
+ * same entries at the same offsets from the row, the same values bit for
+ * bit (a stencil, as structured grids give).  The matvec applies the shared
+ * row to a whole run with contiguous loads of x and no per-entry index or
+ * value; the other rows keep their entries.  Each row is summed in its own
+ * entry order, so the product is bitwise that of the plain rows. */
+typedef struct ovk__runs {
+    int nseg;       /* segments tiling the rows [0, nrows) in order */
+    int *seg_start; /* [nseg + 1] first row of each segment */
+    int *seg_pat;   /* [nseg] the shared row of a run, or -1: rows with their own entries */
+    int npat;       /* distinct shared rows */
+    int *pat_ptr;   /* [npat + 1] into pat_off and pat_val */
+    int *pat_off;   /* column - row of each entry, in the rows' entry order */
+    double *pat_val;
+    int run_rows;   /* rows in runs */
+} ovk__runs;
+
+typedef struct ovk__csr {
+    int nrows;
+    int *rowptr;     /* nrows+1, rowptr[0] == 0 */
+    int *col;        /* column of each entry; NULL once compacted to off16 */
+    int16_t *off16;  /* diag block only: col - row of each entry, when every
+                        one fits (banded matrices: 2 B instead of 4 B per
+                        entry the matvec streams); else NULL */
+    double *val;
+    int upper;       /* diag block only: 1 when the block is symmetric and
+                        each row keeps a_ii (first) and its entries right of
+                        the diagonal only, a_ji = a_ij standing for the rest */
+    int64_t nnz;     /* entries the block stands for (both triangles when upper) */
+    /* diag block only: the values as the matvec streams them, chosen from
+     * the values by ovk__csr_pack_values (val is kept for the other
+     * readers); the products are bitwise those of val */
+    int vform;       /* OVK__VAL_* */
+    uint8_t *vidx;   /* OVK__VAL_DICT8: val[k] == vdict[vidx[k]] */
+    double *vdict;   /* [ndict] distinct values */
+    int ndict;
+    float *valf;     /* OVK__VAL_FLOAT: val[k] == (double)valf[k] */
+    ovk__runs *runs; /* diag block only, both triangles kept: its runs of one
+                        repeated row (ovk__csr_find_runs), or NULL */
+} ovk__csr;
+
+/* How the matvec reads a diag block's values. */
+enum { OVK__VAL_DOUBLE = 0, OVK__VAL_FLOAT = 1, OVK__VAL_DICT8 = 2 };
+/* Which value forms ovk__csr_pack_values may pick (bit 1 << OVK__VAL_*). */
+enum { OVK__VAL_ALLOW_ALL = 7 };
+
+/* Choose the value form of m from its values: a one-byte index into a
+ * dictionary when at most 256 distinct values (bitwise) occur, else float
+ * when every value converts to float and back unchanged, else double;
+ * only the forms in allow (a mask of 1 << OVK__VAL_*) are considered.
+ * Replaces any earlier packing.  OVK_OK or OVK_ENOMEM. */
+int ovk__csr_pack_values(ovk__csr *m, int allow);
+
+/* Replace m->col by 16-bit offsets from the row when every |col - row| fits
+ * (m must be a square diag block); otherwise leave m unchanged.  Returns
+ * OVK_OK or OVK_ENOMEM. */
+int ovk__csr_compact(ovk__csr *m);
+
+/* Find the runs of m (a diag block with both triangles, compacted or not):
+ * maximal runs of at least OVK__RUN_MIN rows that repeat one row.  Keeps
+ * them in m->runs when they cover at least OVK__RUN_SHARE percent of the
+ * rows (a matrix from a structured grid), else leaves m->runs NULL (and
+ * always for a block that keeps one triangle).  Replaces earlier runs.
+ * OVK_OK or OVK_ENOMEM. */
+enum { OVK__RUN_MIN = 8, OVK__RUN_SHARE = 50 };
+int ovk__csr_find_runs(ovk__csr *m);
+void ovk__csr_drop_runs(ovk__csr *m);
+
+/* y_i = sum_k c_k x_{i + off_k} and dot += x_i y_i for the rows [lo, hi)
+ * of a run of one shared row (K entries at offsets off, values c), each row
+ * summed in entry order; returns dot.  x must hold every x_{i + off_k}. */
+double ovk__run_rows(const int *off, const double *c, int K, const double *x, double *y, int lo, int hi,
+                     double dot);
+
+/* The kernels the matvec applies runs with: those of instruction set isa
+ * (OVK__RUN_*; the best this CPU supports when isa < 0 or above it), with
+ * wide blocks of several chains first when wide, else 8-row blocks only.
+ * Returns the instruction set now in use.  The default is the best one,
+ * wide.  For tests and benchmarks that compare the paths (every choice
+ * gives the same bits); process-wide, not for use while another thread
+ * multiplies. */
+enum { OVK__RUN_GENERIC, OVK__RUN_AVX2, OVK__RUN_AVX512, OVK__RUN_ISAS };
+int ovk__run_set_kernels(int isa, int wide);
+
+/* Keep only the diagonal and upper triangle of a compacted (off16) square
+ * block, when the block is symmetric bit for bit; otherwise leave m
+ * unchanged.  Every row must start with a_ii (the caller checks: the
+ * matrix's has_diag_first).  The matvec then streams each
+ * off-diagonal pair once.  Returns OVK_OK or OVK_ENOMEM. */
+int ovk__csr_keep_upper(ovk__csr *m);
+
+/* Local ||A||_inf over the owned rows and the longest owned row (entries of
+ * both blocks). */
+int ovk__matrix_row_stats(const ovk_matrix *A, double *norm_inf, int *longest);
+
+/* The communication package of y = A x, built once at setup. */
+typedef struct ovk__halo {
+    int nsend;       /* ranks we send to */
+    int *send_rank;  /* [nsend] */
+    int *send_ptr;   /* [nsend+1] into send_idx */
+    int *send_idx;   /* local row ids to pack */
+    double *send_buf;
+    int nrecv;       /* ranks we receive from */
+    int *recv_rank;  /* [nrecv] */
+    int *recv_ptr;   /* [nrecv+1] into the external vector */
+    double *ext;     /* x values of the offd columns, [ncols_offd] */
+    MPI_Request *reqs; /* [nsend + nrecv] */
+    int mode;          /* ovk_halo_mode */
+    MPI_Request *preqs; /* OVK_HALO_PERSISTENT: [nrecv + nsend], built once */
+    int has_nbr;       /* OVK_HALO_NEIGHBOR: nbr is a distributed-graph comm */
+    MPI_Comm nbr;      /* sources = recv_rank, destinations = send_rank */
+    int *nbr_cnt;      /* [nrecv + nsend] counts (recv, then send) */
+} ovk__halo;
+
+struct ovk_matrix {
+    ovk__layout lay;
+    ovk__csr diag;       /* local columns; the diagonal entry first in its row */
+    ovk__csr offd;       /* columns compressed into col_map */
+    int ncols_offd;
+    ovk_gidx *col_map;   /* [ncols_offd] sorted global ids of offd columns */
+    double *diagonal;    /* a_ii, 0 when absent */
+    int has_diag_first;  /* every row's first diag-block entry is a_ii */
+    ovk__halo halo;
+    unsigned long values_version; /* bumped by ovk_matrix_update_values */
+    int users;           /* solves and setups in flight (ovk__matrix_hold) */
+};
+
+/* A solve or setup in flight uses A (delta +1 at its start, -1 at its end):
+ * while any does, ovk_matrix_update_values and ovk_matrix_destroy say
+ * OVK_EBUSY.  Local; A may be NULL. */
+void ovk__matrix_hold(const ovk_matrix *A, int delta);
+
+/* Halo exchange split so that work can run while messages fly. */
+int ovk__halo_begin(const ovk_matrix *A, const double *x);
+int ovk__halo_end(const ovk_matrix *A);
+
+/* y = A x with an optional progress hook. */
+int ovk__matvec(const ovk_matrix *A, const double *x, double *y, const ovk__hook *hook);
+/* y = A x and *xy = <x, y> (local) in the same pass over the matrix: y is
+ * bitwise ovk__matvec's; *xy sums the diag-block part of each row, then
+ * the offd part, so it may differ from ovk__dot(x, y) in the last bits. */
+int ovk__matvec_dot(const ovk_matrix *A, const double *x, double *y, double *xy, const ovk__hook *hook);
+/* Bytes one y = A x streams on this rank: the matrix arrays it reads (the
+ * packed values), x read, y written, the offd rows' y updates, the halo's
+ * packing and the external vector. */
+double ovk__matvec_bytes(const ovk_matrix *A);
+
+/* The owned rows as plain CSR with global column ids (rows.c): both
+ * triangles whatever the storage form, the entries of a row in no
+ * particular order.  Local; OVK_OK or OVK_ENOMEM.  The caller frees it
+ * with ovk__rows_free. */
+typedef struct ovk__rows {
+    int n;          /* owned rows */
+    int64_t *ptr;   /* [n + 1] */
+    ovk_gidx *col;  /* [ptr[n]] global column ids */
+    double *val;    /* [ptr[n]] */
+} ovk__rows;
+int ovk__matrix_rows(const ovk_matrix *A, ovk__rows *r);
+void ovk__rows_free(ovk__rows *r);
+
+/* 1 when two layouts describe the same rows on the same ranks (local: the
+ * shapes, then the communicators' groups). */
+int ovk__layout_same(const ovk__layout *a, const ovk__layout *b);
+/* OVK_OK when a and b are the same layout, else OVK_EMISMATCH with a detail
+ * "WHAT: A_NAME ... but B_NAME ..." naming the first thing that differs. */
+int ovk__layout_check(const ovk__layout *a, const char *a_name, const ovk__layout *b, const char *b_name,
+                      const char *what);
+
+/* OVK_OK when x and y are non-NULL and share a layout, else OVK_EINVAL or
+ * OVK_EMISMATCH with a detail. */
+int ovk__vector_check_pair(const ovk_vector *x, const ovk_vector *y);
+
+#endif
