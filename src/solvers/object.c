@@ -2,6 +2,7 @@
  * the work vectors, the preconditioner, the row statistics), many solves,
  * value updates picked up by a numeric setup, destroy. */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,20 +124,33 @@ cleanup:
 
 /* ---- options ------------------------------------------------------------ */
 
+/* The options, each written once: its key, its kind and where it lives in
+ * the object; parsing, printing, getting and the cross-rank check read this
+ * table. */
 typedef enum opt_kind { OPT_TEXT, OPT_DOUBLE, OPT_INT } opt_kind;
 
 typedef struct opt_def {
     const char *key;
     opt_kind kind;
-    long lo, hi; /* OPT_INT */
+    size_t off;    /* offsetof(ovk_solver, the field) */
+    size_t len;    /* OPT_TEXT: the buffer's size */
+    long lo, hi;   /* OPT_INT: the range; OPT_DOUBLE: lo 1 when 0 is excluded */
 } opt_def;
 
+#define OPT_STR(key, field) {key, OPT_TEXT, offsetof(ovk_solver, field), sizeof(((ovk_solver *)0)->field), 0, 0}
+#define OPT_NUM(key, kind, field, lo, hi) {key, kind, offsetof(ovk_solver, field), 0, lo, hi}
+
 static const opt_def opt_defs[] = {
-    {"solver", OPT_TEXT, 0, 0},          {"backend", OPT_TEXT, 0, 0},
-    {"precond", OPT_TEXT, 0, 0},         {"tol", OPT_DOUBLE, 0, 0},
-    {"atol", OPT_DOUBLE, 0, 0},          {"max_iter", OPT_INT, 0, INT32_MAX},
-    {"print_level", OPT_INT, 0, 2},      {"progress_every", OPT_INT, -1, INT32_MAX},
-    {"condest", OPT_INT, 0, 1},          {"replace_every", OPT_INT, -1, INT32_MAX},
+    OPT_STR("solver", solver_spec),
+    OPT_STR("backend", backend_spec),
+    OPT_STR("precond", precond_spec),
+    OPT_NUM("tol", OPT_DOUBLE, o.tol, 1, 0),
+    OPT_NUM("atol", OPT_DOUBLE, o.atol, 0, 0),
+    OPT_NUM("max_iter", OPT_INT, o.max_iter, 0, INT32_MAX),
+    OPT_NUM("print_level", OPT_INT, o.print_level, 0, 2),
+    OPT_NUM("progress_every", OPT_INT, o.progress_every, -1, INT32_MAX),
+    OPT_NUM("condest", OPT_INT, o.condest, 0, 1),
+    OPT_NUM("replace_every", OPT_INT, o.replace_every, -1, INT32_MAX),
 };
 enum { OPT_COUNT = (int)(sizeof opt_defs / sizeof opt_defs[0]) };
 
@@ -164,38 +178,42 @@ static int set_text(char *dst, size_t len, const char *key, const char *value)
     return OVK_OK;
 }
 
-static int set_number(ovk_solver *s, const opt_def *d, const char *value)
+/* the option's field in s */
+static void *field_of(const ovk_solver *s, const opt_def *d) { return (char *)s + d->off; }
+
+static int set_value(ovk_solver *s, const opt_def *d, const char *value)
 {
     char *end = NULL;
+    if (!value) return ovk__fail(OVK_EOPTION, "option %s: NULL value", d->key);
+    if (d->kind == OPT_TEXT) {
+        int rc = set_text(field_of(s, d), d->len, d->key, value);
+        s->o.backend = s->backend_spec[0] ? s->backend_spec : NULL; /* the struct form's view of it */
+        return rc;
+    }
     if (d->kind == OPT_DOUBLE) {
         double v = strtod(value, &end);
-        int tol = !strcmp(d->key, "tol");
-        if (!*value || *end || !isfinite(v) || v < 0.0 || (tol && v == 0.0))
-            return ovk__fail(OVK_EOPTION, "option %s=%s must be a finite number %s 0", d->key, value, tol ? ">" : ">=");
-        *(tol ? &s->o.tol : &s->o.atol) = v;
+        if (!*value || *end || !isfinite(v) || v < 0.0 || (d->lo && v == 0.0))
+            return ovk__fail(OVK_EOPTION, "option %s=%s must be a finite number %s 0", d->key, value,
+                             d->lo ? ">" : ">=");
+        *(double *)field_of(s, d) = v;
         return OVK_OK;
     }
     long v = strtol(value, &end, 10);
     if (!*value || *end || v < d->lo || v > d->hi)
         return ovk__fail(OVK_EOPTION, "option %s=%s must be an integer in [%ld, %ld]", d->key, value, d->lo, d->hi);
-    int *field = !strcmp(d->key, "max_iter")         ? &s->o.max_iter
-                 : !strcmp(d->key, "print_level")    ? &s->o.print_level
-                 : !strcmp(d->key, "progress_every") ? &s->o.progress_every
-                 : !strcmp(d->key, "condest")        ? &s->o.condest
-                                                     : &s->o.replace_every;
-    *field = (int)v;
+    *(int *)field_of(s, d) = (int)v;
     return OVK_OK;
 }
 
-static int set_value(ovk_solver *s, const opt_def *d, const char *value)
+/* the option's value as text */
+static int print_value(const ovk_solver *s, const opt_def *d, char *buf, size_t len)
 {
-    if (!value) return ovk__fail(OVK_EOPTION, "option %s: NULL value", d->key);
-    if (d->kind != OPT_TEXT) return set_number(s, d, value);
-    if (!strcmp(d->key, "solver")) return set_text(s->solver_spec, sizeof s->solver_spec, d->key, value);
-    if (!strcmp(d->key, "precond")) return set_text(s->precond_spec, sizeof s->precond_spec, d->key, value);
-    int rc = set_text(s->backend_spec, sizeof s->backend_spec, d->key, value);
-    s->o.backend = s->backend_spec[0] ? s->backend_spec : NULL;
-    return rc;
+    const void *f = field_of(s, d);
+    switch (d->kind) {
+    case OPT_TEXT: return snprintf(buf, len, "%s", (const char *)f);
+    case OPT_DOUBLE: return snprintf(buf, len, "%.17g", *(const double *)f);
+    default: return snprintf(buf, len, "%d", *(const int *)f);
+    }
 }
 
 int ovk__solver_refuse(ovk_solver *s, int rc)
@@ -224,17 +242,7 @@ int ovk_solver_get_option(const ovk_solver *s, const char *key, char *buf, size_
     const opt_def *d = key ? find_opt(key) : NULL;
     if (!d) return unknown_opt(key);
     if (!buf || len == 0) return ovk__fail(OVK_EINVAL, "ovk_solver_get_option: no buffer");
-    const ovk_pcg_options *o = &s->o;
-    int n = !strcmp(key, "solver")           ? snprintf(buf, len, "%s", s->solver_spec)
-            : !strcmp(key, "backend")        ? snprintf(buf, len, "%s", s->backend_spec)
-            : !strcmp(key, "precond")        ? snprintf(buf, len, "%s", s->precond_spec)
-            : !strcmp(key, "tol")            ? snprintf(buf, len, "%.17g", o->tol)
-            : !strcmp(key, "atol")           ? snprintf(buf, len, "%.17g", o->atol)
-            : !strcmp(key, "max_iter")       ? snprintf(buf, len, "%d", o->max_iter)
-            : !strcmp(key, "print_level")    ? snprintf(buf, len, "%d", o->print_level)
-            : !strcmp(key, "progress_every") ? snprintf(buf, len, "%d", o->progress_every)
-            : !strcmp(key, "condest")        ? snprintf(buf, len, "%d", o->condest)
-                                             : snprintf(buf, len, "%d", o->replace_every);
+    int n = print_value(s, d, buf, len);
     return (n >= 0 && (size_t)n < len) ? OVK_OK : ovk__fail(OVK_EINVAL, "option %s: buffer too short", key);
 }
 
@@ -415,7 +423,7 @@ static int check_same(ovk_solver *s)
     char buf[256];
     int first = -1, rc;
     for (int i = 0; i < OPT_COUNT; i++) {
-        ovk_solver_get_option(s, opt_defs[i].key, buf, sizeof buf);
+        print_value(s, &opt_defs[i], buf, sizeof buf);
         h[i] = ovk__fingerprint(buf, strlen(buf));
     }
     int flags[4] = {s->monitor != NULL, s->pc_fn != NULL, s->user_red != NULL, s->coord_dim};
