@@ -93,8 +93,8 @@ int ovk__latency_check(const ovk_latency_model *m, int comm_size)
     if (!(m->alpha_us >= 0.0) || !(m->beta_us >= 0.0) || !(m->gamma_us >= 0.0) || m->P < 0 ||
         !isfinite(m->alpha_us + m->beta_us + m->gamma_us))
         return ovk__fail(OVK_EOPTION, "latency model: parameters must be finite and >= 0");
-    int P = m->P > 0 ? m->P : comm_size;
-    double L = ovk_latency_model_us(m, P, OVK__LATENCY_CHECK_BYTES);
+    double L = ovk_latency_model_us(m, comm_size, OVK__LATENCY_CHECK_BYTES); /* m->P when set */
+    int P = m->P > 0 ? m->P : comm_size;                                      /* for the detail */
     if (!(L <= OVK__LATENCY_MAX_US))
         return ovk__fail(OVK_EOPTION,
                          "latency model: a reduction of %g bytes on %d ranks would take %g us; the limit is %g us "

@@ -17,27 +17,40 @@ static int same_group(const ovk__layout *a, const ovk__layout *b)
     return cmp == MPI_IDENT || cmp == MPI_CONGRUENT;
 }
 
-int ovk__layout_same(const ovk__layout *a, const ovk__layout *b)
+/* What differs between two layouts: the cheap fields first, the
+ * communicators' groups (a comparison of process lists) last. */
+typedef enum lay_diff { LAY_SAME, LAY_SIZE, LAY_NGLOBAL, LAY_NLOCAL, LAY_START, LAY_GROUP } lay_diff;
+
+static lay_diff first_difference(const ovk__layout *a, const ovk__layout *b)
 {
-    return a == b || (a->nglobal == b->nglobal && a->row_start == b->row_start && a->nlocal == b->nlocal &&
-                      a->size == b->size && same_group(a, b));
+    if (a == b) return LAY_SAME;
+    if (a->size != b->size) return LAY_SIZE;
+    if (a->nglobal != b->nglobal) return LAY_NGLOBAL;
+    if (a->nlocal != b->nlocal) return LAY_NLOCAL;
+    if (a->row_start != b->row_start) return LAY_START;
+    return same_group(a, b) ? LAY_SAME : LAY_GROUP;
 }
+
+int ovk__layout_same(const ovk__layout *a, const ovk__layout *b) { return first_difference(a, b) == LAY_SAME; }
 
 int ovk__layout_check(const ovk__layout *a, const char *an, const ovk__layout *b, const char *bn,
                       const char *what)
 {
-    if (ovk__layout_same(a, b)) return OVK_OK;
-    if (a->size != b->size)
+    switch (first_difference(a, b)) {
+    case LAY_SAME: return OVK_OK;
+    case LAY_SIZE:
         return ovk__fail(OVK_EMISMATCH, "%s: %s is on %d ranks but %s on %d", what, an, a->size, bn, b->size);
-    if (!same_group(a, b))
-        return ovk__fail(OVK_EMISMATCH, "%s: %s and %s are on communicators of different processes", what, an, bn);
-    if (a->nglobal != b->nglobal)
+    case LAY_NGLOBAL:
         return ovk__fail(OVK_EMISMATCH, "%s: %s has %lld global rows but %s %lld", what, an, (long long)a->nglobal,
                          bn, (long long)b->nglobal);
-    if (a->nlocal != b->nlocal)
+    case LAY_NLOCAL:
         return ovk__fail(OVK_EMISMATCH, "%s: %s has %d local rows but %s %d", what, an, a->nlocal, bn, b->nlocal);
-    return ovk__fail(OVK_EMISMATCH, "%s: %s's local rows start at global row %lld but %s's at %lld", what, an,
-                     (long long)a->row_start, bn, (long long)b->row_start);
+    case LAY_START:
+        return ovk__fail(OVK_EMISMATCH, "%s: %s's local rows start at global row %lld but %s's at %lld", what, an,
+                         (long long)a->row_start, bn, (long long)b->row_start);
+    default:
+        return ovk__fail(OVK_EMISMATCH, "%s: %s and %s are on communicators of different processes", what, an, bn);
+    }
 }
 
 int ovk__vector_check_pair(const ovk_vector *x, const ovk_vector *y)
