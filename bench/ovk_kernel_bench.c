@@ -56,7 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/sr_kernels.h" /* the kernels (src/matrix/matrix.h, the solvers' fused ones) and the preconditioners */
+#include "solvers/fused.h" /* the kernels (src/matrix/matrix.h, the solvers' fused ones) and the preconditioners */
 #include "../examples/common/experiment.h"
 
 enum { V_B, V_C, V_D, V_P, V_S, V_X, V_R, V_U, V_W, V_Z, V_M, V_N, V_COUNT };

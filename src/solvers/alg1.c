@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "sr_kernels.h"
+#include "fused.h"
 
 extern const ovk__pc_type ovk__pc_jacobi;
 

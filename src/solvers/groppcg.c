@@ -20,34 +20,12 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "solver.h"
+#include "fused.h"
 
 typedef struct gropp_work {
     double *block, *r, *z, *p, *s, *S, *Z;
 } gropp_work;
 
-/* x += a p; r -= a s; z -= a S, with the local <r,z>, <r,r> */
-static void update(int n, double a, const double *restrict p, const double *restrict s,
-                   const double *restrict S, double *restrict x, double *restrict r, double *restrict z,
-                   double v[2], const ovk__hook *h)
-{
-    int step = ovk__chunk_rows(n, h);
-    double rz = 0.0, rr = 0.0;
-    for (int lo = 0; lo < n; lo += step) {
-        int hi = ovk__chunk_end(lo, step, n);
-#pragma omp simd reduction(+ : rz, rr)
-        for (int i = lo; i < hi; i++) {
-            x[i] += a * p[i];
-            r[i] -= a * s[i];
-            z[i] -= a * S[i];
-            rz += r[i] * z[i];
-            rr += r[i] * r[i];
-        }
-        ovk__poke(h);
-    }
-    v[0] = rz;
-    v[1] = rr;
-}
 
 /* p = z + b p; s = Z + b s */
 static void directions(int n, double b, const double *restrict z, const double *restrict Z, double *restrict p,
@@ -92,7 +70,7 @@ static int advance(ovk__ctx *c, gropp_work *w, double alpha, double v[2])
 {
     ovk_request *req = NULL;
     ovk__tic t0 = ovk__tic_start(c);
-    update(c->n, alpha, w->p, w->s, w->S, c->x, w->r, w->z, v, &c->hook);
+    ovk__gropp_update(c->n, alpha, w->p, w->s, w->S, c->x, w->r, w->z, v, &c->hook);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     int rc = ovk__sum_begin(c, OVK__GAMMA, v, 2, &req);
     if (rc) return rc;

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sr_kernels.h"
+#include "fused.h"
 
 typedef struct pipe_work {
     double *block;

@@ -27,9 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver.h"
+#include "fused.h"
 
-enum { NU, MU, DELTA, GAMMA, RR, NSUMS }; /* the reduced values */
+enum { NU = OVK__PR_NU, MU = OVK__PR_MU, DELTA = OVK__PR_DELTA, GAMMA = OVK__PR_GAMMA, RR = OVK__PR_RR, NSUMS = OVK__PR_COUNT };
 
 typedef struct prcg_work {
     double *block, *r, *rt, *w, *wt, *p, *s, *st, *u, *ut;
@@ -75,43 +75,6 @@ static int refresh_from(ovk__ctx *c, prcg_work *w, int restart, int r_ready)
     return ovk__sum(c, OVK__IPROD, w->sums, NSUMS);
 }
 
-/* The fused pass of a step (see the top), with the local sums in v. */
-static void update(int n, double a, double b, prcg_work *w, double *x, double *v, const ovk__hook *h)
-{
-    double *restrict r = w->r, *restrict rt = w->rt, *restrict ww = w->w, *restrict wt = w->wt;
-    double *restrict p = w->p, *restrict s = w->s, *restrict st = w->st;
-    const double *restrict u = w->u, *restrict ut = w->ut;
-    int step = ovk__chunk_rows(n, h);
-    double nu = 0.0, mu = 0.0, de = 0.0, ga = 0.0, rr = 0.0;
-    for (int lo = 0; lo < n; lo += step) {
-        int hi = ovk__chunk_end(lo, step, n);
-#pragma omp simd reduction(+ : nu, mu, de, ga, rr)
-        for (int i = lo; i < hi; i++) {
-            x[i] += a * p[i];
-            double ri = r[i] - a * s[i], rti = rt[i] - a * st[i];
-            double wi = ww[i] - a * u[i], wti = wt[i] - a * ut[i];
-            double pi = rti + b * p[i], si = wi + b * s[i], sti = wti + b * st[i];
-            r[i] = ri;
-            rt[i] = rti;
-            ww[i] = wi;
-            wt[i] = wti;
-            p[i] = pi;
-            s[i] = si;
-            st[i] = sti;
-            nu += rti * ri;
-            mu += pi * si;
-            de += rti * si;
-            ga += sti * si;
-            rr += ri * ri;
-        }
-        ovk__poke(h);
-    }
-    v[NU] = nu;
-    v[MU] = mu;
-    v[DELTA] = de;
-    v[GAMMA] = ga;
-    v[RR] = rr;
-}
 
 /* One step: the pass, then the reduction in flight while u = A st,
  * ut = C u, w = A rt, wt = C w run. */
@@ -119,7 +82,8 @@ static int step(ovk__ctx *c, prcg_work *w, double alpha, double beta)
 {
     ovk_request *req = NULL;
     ovk__tic t0 = ovk__tic_start(c);
-    update(c->n, alpha, beta, w, c->x, w->sums, &c->hook);
+    ovk__prcg_vecs vv = {c->x, w->r, w->rt, w->w, w->wt, w->p, w->s, w->st, w->u, w->ut};
+    ovk__prcg_update(c->n, alpha, beta, &vv, w->sums, &c->hook);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     int rc = ovk__sum_begin(c, OVK__IPROD, w->sums, NSUMS, &req);
     if (rc) return rc;

@@ -126,6 +126,9 @@ int ovk__ctx_pc_dots(ovk__ctx *c, const double *r, double *z, double *rz, double
  * the split form C = L^-T L^-1; timed as precond. */
 int ovk__ctx_pc_left(ovk__ctx *c, const double *r, double *t, double *tt);
 int ovk__ctx_pc_right(ovk__ctx *c, const double *t, double *w);
+/* s = A p and the local <p, s> in the matvec's pass (ovk__matvec_dot),
+ * timed as matvec; with a user operator the product, then ovk__dot. */
+int ovk__ctx_matvec_dot(ovk__ctx *c, const double *p, double *s, double *ps);
 /* C's diagonal when C is diagonal (the fused kernels), else NULL. */
 const double *ovk__ctx_pc_diagonal(const ovk__ctx *c);
 /* y += a x, timed as axpy. */

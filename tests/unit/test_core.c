@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "matrix/matrix.h"
-#include "solvers/sr_kernels.h"
+#include "solvers/fused.h"
 
 static void test_status_codes(void **state)
 {

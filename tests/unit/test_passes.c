@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "matrix/matrix.h"
-#include "solvers/sr_kernels.h"
+#include "solvers/fused.h"
 
 static int pokes;
 static void poke(void *arg)

@@ -2,7 +2,8 @@
  * dot products, then one in-place sum on the reducer.  The solvers keep
  * their own fused kernels and call ovk_reduce_start directly; these are for
  * applications. */
-#include "solver.h"
+#include "../matrix/matrix.h"
+#include "backend.h"
 
 int ovk_dot_init(ovk_reducer *red, int k, const ovk_vector *const *x, const ovk_vector *const *y,
                  double *result, ovk_request **req)

@@ -1,7 +1,8 @@
-/* The fused vector updates of the single-reduction variants (cg1, pipecg)
- * with a diagonal preconditioner: every update and local sum of a step in
- * one pass over the vectors, in chunks that call the progress hook. */
-#include "sr_kernels.h"
+/* The solvers' fused kernels, in one room: every update and local sum of a
+ * step in one pass over the vectors, in chunks that call the progress hook
+ * (alg1 with DiagScale, cg1 and pipecg with a diagonal preconditioner,
+ * groppcg, pipeprcg).  What each computes: fused.h. */
+#include "fused.h"
 
 /* cg1: p = u + b p; s = w + b s; x += a p; r -= a s; u = d .* r, with
  * <r,u>, <r,r> of the new vectors and the squared norms for the gap
@@ -133,4 +134,65 @@ void ovk__alg1_update(int n, double a, const double *restrict p, double *restric
     }
     *rs = sum_rs;
     *rr = sum_rr;
+}
+
+/* groppcg: x += a p; r -= a s; z -= a S, with the local <r,z>, <r,r>. */
+void ovk__gropp_update(int n, double a, const double *restrict p, const double *restrict s,
+                   const double *restrict S, double *restrict x, double *restrict r, double *restrict z,
+                   double v[2], const ovk__hook *h)
+{
+    int step = ovk__chunk_rows(n, h);
+    double rz = 0.0, rr = 0.0;
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+#pragma omp simd reduction(+ : rz, rr)
+        for (int i = lo; i < hi; i++) {
+            x[i] += a * p[i];
+            r[i] -= a * s[i];
+            z[i] -= a * S[i];
+            rz += r[i] * z[i];
+            rr += r[i] * r[i];
+        }
+        ovk__poke(h);
+    }
+    v[0] = rz;
+    v[1] = rr;
+}
+
+/* pipeprcg: the one pass of a step (pipeprcg.c), with the local sums. */
+void ovk__prcg_update(int n, double a, double b, const ovk__prcg_vecs *vv, double *v, const ovk__hook *h)
+{
+    double *restrict x = vv->x, *restrict r = vv->r, *restrict rt = vv->rt, *restrict ww = vv->w;
+    double *restrict wt = vv->wt, *restrict p = vv->p, *restrict s = vv->s, *restrict st = vv->st;
+    const double *restrict u = vv->u, *restrict ut = vv->ut;
+    int step = ovk__chunk_rows(n, h);
+    double nu = 0.0, mu = 0.0, de = 0.0, ga = 0.0, rr = 0.0;
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+#pragma omp simd reduction(+ : nu, mu, de, ga, rr)
+        for (int i = lo; i < hi; i++) {
+            x[i] += a * p[i];
+            double ri = r[i] - a * s[i], rti = rt[i] - a * st[i];
+            double wi = ww[i] - a * u[i], wti = wt[i] - a * ut[i];
+            double pi = rti + b * p[i], si = wi + b * s[i], sti = wti + b * st[i];
+            r[i] = ri;
+            rt[i] = rti;
+            ww[i] = wi;
+            wt[i] = wti;
+            p[i] = pi;
+            s[i] = si;
+            st[i] = sti;
+            nu += rti * ri;
+            mu += pi * si;
+            de += rti * si;
+            ga += sti * si;
+            rr += ri * ri;
+        }
+        ovk__poke(h);
+    }
+    v[OVK__PR_NU] = nu;
+    v[OVK__PR_MU] = mu;
+    v[OVK__PR_DELTA] = de;
+    v[OVK__PR_GAMMA] = ga;
+    v[OVK__PR_RR] = rr;
 }

@@ -1,7 +1,8 @@
-/* The fused kernels of cg1 and pipecg (sr_kernels.c).  Sums go to the
- * OVK__V_* slots of solver.h. */
-#ifndef OVK_SR_KERNELS_H
-#define OVK_SR_KERNELS_H
+/* The solvers' fused kernels (fused.c): one pass over the vectors for all
+ * the updates and local sums of a step.  The single-reduction variants' sums
+ * go to the OVK__V_* slots of solver.h, pipeprcg's to OVK__PR_*. */
+#ifndef OVK_FUSED_H
+#define OVK_FUSED_H
 
 #include "solver.h"
 
@@ -33,14 +34,30 @@ typedef struct ovk__pipe_vecs {
 void ovk__pipecg_update(int n, double a, double b, const ovk__pipe_vecs *vv, double *v,
                         const ovk__hook *h);
 
-/* s = A p and the local <p, s> in the matvec's pass (ovk__matvec_dot),
- * timed as matvec; with a user operator the product, then ovk__dot. */
-int ovk__ctx_matvec_dot(ovk__ctx *c, const double *p, double *s, double *ps);
-
 /* alg1 with hypre's DiagScale, one pass: x += a p; r -= a s; s = r ./ diag;
  * *rs = <r,s>, *rr = <r,r> (local; the same operations in the same order as
  * ovk__axpy2 followed by Jacobi's apply_dots, so bitwise their results). */
 void ovk__alg1_update(int n, double a, const double *p, double *x, double *s, double *r, const double *diag,
                       double *rs, double *rr, const ovk__hook *h);
+
+/* groppcg, one pass: x += a p; r -= a s; z -= a S; v[0] = <r,z>,
+ * v[1] = <r,r> of the new vectors (local). */
+void ovk__gropp_update(int n, double a, const double *p, const double *s, const double *S, double *x,
+                       double *r, double *z, double v[2], const ovk__hook *h);
+
+/* pipeprcg's reduced values: nu = <rt,r>, mu = <p,s>, delta = <rt,s>,
+ * gamma = <st,s>, <r,r>. */
+enum { OVK__PR_NU, OVK__PR_MU, OVK__PR_DELTA, OVK__PR_GAMMA, OVK__PR_RR, OVK__PR_COUNT };
+
+/* The vectors of pipeprcg's step (pipeprcg.c names them). */
+typedef struct ovk__prcg_vecs {
+    double *x, *r, *rt, *w, *wt, *p, *s, *st; /* updated */
+    const double *u, *ut;                     /* read */
+} ovk__prcg_vecs;
+
+/* pipeprcg, one pass: x += a p; r -= a s; rt -= a st; w -= a u; wt -= a ut;
+ * p = rt + b p; s = w + b s; st = wt + b st; v[OVK__PR_*] of the new vectors
+ * (local). */
+void ovk__prcg_update(int n, double a, double b, const ovk__prcg_vecs *vv, double *v, const ovk__hook *h);
 
 #endif

@@ -1,0 +1,239 @@
+/* The matrix-vector product y = A x over the storage forms of the diag
+ * block (matrix_impl.h): the halo exchange starts (halo.c), the diag block
+ * is multiplied while messages fly, then the off-diagonal block.  Also the
+ * bytes a product moves (for the bandwidth figures) and the public
+ * ovk_matvec. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "matrix_impl.h"
+
+/* The diag-block row kernels, one per storage form (columns as int or as
+ * 16-bit offsets from the row; values as double, float or a one-byte index
+ * into a dictionary: each equal to val[k] bit for bit, so every form makes
+ * the same sums in the same order).  Each returns dot plus x_i y_i of its
+ * rows in row order (for ovk__matvec_dot; the plain product ignores it). */
+#define VAL_D(k) val[k]
+#define VAL_F(k) ((double)valf[k])
+#define VAL_8(k) dict[vidx[k]]
+#define ROW_ARRAYS                                                                                \
+    const int *restrict ptr = m->rowptr;                                                          \
+    const double *restrict val = m->val;                                                          \
+    const float *restrict valf = m->valf;                                                         \
+    const uint8_t *restrict vidx = m->vidx;                                                       \
+    const double *restrict dict = m->vdict;                                                       \
+    (void)val, (void)valf, (void)vidx, (void)dict
+
+/* y[lo:hi) = D x for rows [lo, hi), columns as int */
+#define COL_ROWS(NAME, VAL)                                                                       \
+    static double NAME(const ovk__csr *m, const double *restrict x, double *restrict y, int lo,   \
+                       int hi, double dot)                                                        \
+    {                                                                                             \
+        ROW_ARRAYS;                                                                               \
+        const int *restrict col = m->col;                                                         \
+        for (int i = lo; i < hi; i++) {                                                           \
+            double s = 0.0;                                                                       \
+            for (int k = ptr[i]; k < ptr[i + 1]; k++) s += VAL(k) * x[col[k]];                    \
+            y[i] = s;                                                                             \
+            dot += x[i] * s;                                                                      \
+        }                                                                                         \
+        return dot;                                                                               \
+    }
+
+/* the same, column = i + off[k] */
+#define OFF_ROWS(NAME, VAL)                                                                       \
+    static double NAME(const ovk__csr *m, const double *restrict x, double *restrict y, int lo,   \
+                       int hi, double dot)                                                        \
+    {                                                                                             \
+        ROW_ARRAYS;                                                                               \
+        const int16_t *restrict off = m->off16;                                                   \
+        for (int i = lo; i < hi; i++) {                                                           \
+            const double *restrict xi = x + i;                                                    \
+            double s = 0.0;                                                                       \
+            for (int k = ptr[i]; k < ptr[i + 1]; k++) s += VAL(k) * xi[off[k]];                   \
+            y[i] = s;                                                                             \
+            dot += x[i] * s;                                                                      \
+        }                                                                                         \
+        return dot;                                                                               \
+    }
+
+/* rows [lo, hi) of y = D x when D keeps its upper triangle: row i adds
+ * a_ii x_i and its a_ij x_j (j > i) to what the rows above left in y_i, and
+ * leaves a_ij x_i in y_j for row j (a_ji = a_ij).  y must start at 0 and
+ * the rows run in ascending order; x and y must not overlap.  y_i is final
+ * (for the diag block) once row i is done. */
+#define UPPER_ROWS(NAME, VAL)                                                                     \
+    static double NAME(const ovk__csr *m, const double *restrict x, double *restrict y, int lo,   \
+                       int hi, double dot)                                                        \
+    {                                                                                             \
+        ROW_ARRAYS;                                                                               \
+        const int16_t *restrict off = m->off16;                                                   \
+        for (int i = lo; i < hi; i++) {                                                           \
+            const double *restrict xr = x + i;                                                    \
+            double *restrict yr = y + i;                                                          \
+            double xi = x[i];                                                                     \
+            int k = ptr[i];                                                                       \
+            double s = y[i] + VAL(k) * xi; /* a_ii first */                                       \
+            for (k++; k < ptr[i + 1]; k++) {                                                      \
+                double a = VAL(k);                                                                \
+                s += a * xr[off[k]];                                                              \
+                yr[off[k]] += a * xi;                                                             \
+            }                                                                                     \
+            y[i] = s;                                                                             \
+            dot += xi * s;                                                                        \
+        }                                                                                         \
+        return dot;                                                                               \
+    }
+
+COL_ROWS(col_rows_d, VAL_D)
+COL_ROWS(col_rows_f, VAL_F)
+COL_ROWS(col_rows_8, VAL_8)
+OFF_ROWS(off_rows_d, VAL_D)
+OFF_ROWS(off_rows_f, VAL_F)
+OFF_ROWS(off_rows_8, VAL_8)
+UPPER_ROWS(upper_rows_d, VAL_D)
+UPPER_ROWS(upper_rows_f, VAL_F)
+UPPER_ROWS(upper_rows_8, VAL_8)
+
+typedef double (*rows_fn)(const ovk__csr *, const double *, double *, int, int, double);
+
+/* the row kernel of a diag block's storage form */
+static rows_fn pick_rows(const ovk__csr *m)
+{
+    static const rows_fn col[3] = {col_rows_d, col_rows_f, col_rows_8};
+    static const rows_fn off[3] = {off_rows_d, off_rows_f, off_rows_8};
+    static const rows_fn upper[3] = {upper_rows_d, upper_rows_f, upper_rows_8};
+    return m->upper ? upper[m->vform] : m->off16 ? off[m->vform] : col[m->vform];
+}
+
+/* rows [lo, hi) of a block with runs: each run by its shared row, the rows
+ * between runs by their entries (plain, the kernel of the block's form) */
+static double runs_rows(const ovk__csr *m, rows_fn plain, const double *x, double *y, int lo, int hi, double dot)
+{
+    const ovk__runs *r = m->runs;
+    int a = 0, b = r->nseg; /* the segment holding lo: seg_start[a] <= lo < seg_start[a + 1] */
+    while (b - a > 1) {
+        int mid = (a + b) / 2;
+        if (r->seg_start[mid] <= lo) a = mid;
+        else b = mid;
+    }
+    for (int s = a; s < r->nseg && r->seg_start[s] < hi; s++) {
+        int from = r->seg_start[s] > lo ? r->seg_start[s] : lo;
+        int to = r->seg_start[s + 1] < hi ? r->seg_start[s + 1] : hi;
+        int p = r->seg_pat[s];
+        if (p < 0) dot = plain(m, x, y, from, to, dot);
+        else
+            dot = ovk__run_rows(r->pat_off + r->pat_ptr[p], r->pat_val + r->pat_ptr[p],
+                                r->pat_ptr[p + 1] - r->pat_ptr[p], x, y, from, to, dot);
+    }
+    return dot;
+}
+
+/* y += O ext for every row that has offd entries; returns dot plus
+ * x_i (O ext)_i */
+static double offd_rows(const ovk__csr *m, const double *restrict ext, const double *restrict x,
+                        double *restrict y, double dot)
+{
+    const int *restrict ptr = m->rowptr, *restrict col = m->col;
+    const double *restrict val = m->val;
+    for (int i = 0; i < m->nrows; i++) {
+        if (ptr[i] == ptr[i + 1]) continue;
+        double s = 0.0;
+        for (int k = ptr[i]; k < ptr[i + 1]; k++) s += val[k] * ext[col[k]];
+        y[i] += s;
+        dot += x[i] * s;
+    }
+    return dot;
+}
+
+/* y = A x, the local <x, y> into *xy: the diag block in chunks with the
+ * hook while the halo flies, then the offd block */
+static int matvec_pass(const ovk_matrix *A, const double *x, double *y, double *xy, const ovk__hook *hook)
+{
+    int rc = ovk__halo_begin(A, x);
+    if (rc) return rc;
+    int n = A->lay.nlocal, step = ovk__chunk_rows(n, hook);
+    rows_fn rows = pick_rows(&A->diag);
+    double dot = 0.0;
+    if (A->diag.upper) memset(y, 0, sizeof(double) * (size_t)n);
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        if (A->diag.runs) dot = runs_rows(&A->diag, rows, x, y, lo, hi, dot);
+        else dot = rows(&A->diag, x, y, lo, hi, dot);
+        ovk__poke(hook);
+    }
+    rc = ovk__halo_end(A);
+    if (rc) return rc;
+    if (A->ncols_offd > 0) dot = offd_rows(&A->offd, A->halo.ext, x, y, dot);
+    *xy = dot;
+    return OVK_OK;
+}
+
+int ovk__matvec(const ovk_matrix *A, const double *x, double *y, const ovk__hook *hook)
+{
+    double xy;
+    return matvec_pass(A, x, y, &xy, hook);
+}
+
+int ovk__matvec_dot(const ovk_matrix *A, const double *x, double *y, double *xy, const ovk__hook *hook)
+{
+    return matvec_pass(A, x, y, xy, hook);
+}
+
+/* bytes of nnz values of m as the matvec reads them */
+static double value_bytes(const ovk__csr *m, double nnz)
+{
+    if (m->vform == OVK__VAL_DICT8) return nnz + 8.0 * m->ndict;
+    return nnz * (m->vform == OVK__VAL_FLOAT ? 4.0 : 8.0);
+}
+
+/* bytes of the diag block the matvec reads: rowptr, columns and values of
+ * the rows it reads entry by entry, and with runs the segments and the
+ * shared rows (each read once: a run's row stays in cache) */
+static double diag_bytes(const ovk__csr *d)
+{
+    const ovk__runs *r = d->runs;
+    double rows = d->nrows, nnz = d->rowptr[d->nrows], b = 0.0;
+    if (r) {
+        for (int s = 0; s < r->nseg; s++)
+            if (r->seg_pat[s] >= 0) nnz -= (double)(r->seg_start[s + 1] - r->seg_start[s]) *
+                                           (d->rowptr[r->seg_start[s] + 1] - d->rowptr[r->seg_start[s]]);
+        rows -= r->run_rows;
+        b += 8.0 * r->nseg + 12.0 * r->pat_ptr[r->npat];
+    }
+    return b + 4.0 * (rows + 1) + value_bytes(d, nnz) + (d->off16 ? 2.0 : 4.0) * nnz;
+}
+
+double ovk__matvec_bytes(const ovk_matrix *A)
+{
+    const ovk__csr *d = &A->diag, *o = &A->offd;
+    const ovk__halo *h = &A->halo;
+    double n = A->lay.nlocal, b = 0.0;
+    b += diag_bytes(d);      /* diag block */
+    b += 8.0 * n + 8.0 * n; /* x, y */
+    if (A->ncols_offd > 0) {
+        int rows = 0;
+        for (int i = 0; i < o->nrows; i++) rows += o->rowptr[i + 1] > o->rowptr[i];
+        b += 4.0 * (n + 1) + 12.0 * o->rowptr[o->nrows] + 8.0 * A->ncols_offd; /* offd, ext */
+        b += 16.0 * rows;                                                     /* y_i += */
+    }
+    b += 20.0 * h->send_ptr[h->nsend]; /* send_idx, x gathered, send_buf */
+    return b;
+}
+
+/* the local checks of ovk_matvec's vectors */
+static int check_matvec(const ovk_matrix *A, const ovk_vector *x, const ovk_vector *y)
+{
+    if (!x || !y) return ovk__fail(OVK_EINVAL, "ovk_matvec: NULL vector");
+    if (x == y || (x->n > 0 && x->data == y->data)) return ovk__fail(OVK_EINVAL, "ovk_matvec: x and y must be distinct");
+    int rc = ovk__layout_check(x->lay, "x", &A->lay, "the matrix", "ovk_matvec");
+    return rc ? rc : ovk__layout_check(y->lay, "y", &A->lay, "the matrix", "ovk_matvec");
+}
+
+int ovk_matvec(const ovk_matrix *A, const ovk_vector *x, ovk_vector *y)
+{
+    if (!A) return ovk__fail(OVK_EINVAL, "ovk_matvec: NULL matrix");
+    /* agreed: a rank that fails its checks must not leave the others in the halo exchange */
+    int rc = ovk__agree(A->lay.comm, check_matvec(A, x, y));
+    return rc ? rc : ovk__matvec(A, x->data, y->data, NULL);
+}
