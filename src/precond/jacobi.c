@@ -41,7 +41,8 @@ static int jacobi_setup(void *state, const ovk__pc_env *env)
         j->linv = NULL;
         j->n = env->n;
         rc = ovk__pc_alloc(env->n, "jacobi", &j->dinv);
-        if (!rc) rc = ovk__pc_alloc(env->n, "jacobi", &j->linv);
+        if (rc) return rc;
+        rc = ovk__pc_alloc(env->n, "jacobi", &j->linv);
         if (rc) return rc;
     }
     j->a = env->A->diagonal;
@@ -92,6 +93,7 @@ static int jacobi_split(void *state, const double *x, double *y, const ovk__hook
 
 static const double *jacobi_diagonal(void *state) { return ((jacobi *)state)->dinv; }
 static const double *jacobi_split_diagonal(void *state) { return ((jacobi *)state)->linv; }
+static const double *jacobi_divisor(void *state) { return ((jacobi *)state)->a; }
 
 const ovk__pc_type ovk__pc_jacobi = {
     .name = "jacobi",
@@ -107,5 +109,6 @@ const ovk__pc_type ovk__pc_jacobi = {
     .apply_right = jacobi_split,
     .diagonal = jacobi_diagonal,
     .split_diagonal = jacobi_split_diagonal,
+    .divisor = jacobi_divisor,
     .destroy = jacobi_destroy,
 };

@@ -50,6 +50,9 @@ typedef struct ovk__pc_type {
      * L^-1 = diag(l) (l = sqrt(d)).  NULL when C is not diagonal. */
     const double *(*diagonal)(void *state);
     const double *(*split_diagonal)(void *state);
+    /* Optional: C r = r ./ a computed by division (hypre's DiagScale): a,
+     * for the fused kernels that must match apply_dots bit for bit. */
+    const double *(*divisor)(void *state);
     void (*destroy)(void *state);
 } ovk__pc_type;
 

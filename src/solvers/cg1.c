@@ -12,13 +12,13 @@
  * estimate needs.  With any other C the updates are one pass, u = C r and
  * w = A u follow, and the sums take one more pass.  The decisions
  * (convergence, replacement, breakdown) are in sr_common.c. */
-#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "fused.h"
 
 typedef struct cg1_work {
-    double *block, *r, *u, *w, *p, *s;
+    double *r, *u, *w, *p, *s;
     double sums[OVK__V_COUNT]; /* reduced values, OVK__V_* slots */
 } cg1_work;
 
@@ -35,14 +35,17 @@ static int reduce_all(ovk__ctx *c, cg1_work *w)
 static int refresh_from(ovk__ctx *c, cg1_work *w, int restart, int r_ready)
 {
     int rc = r_ready ? OVK_OK : ovk__ctx_residual(c, w->r); /* r = b - A x */
-    if (!rc) rc = ovk__ctx_pc(c, w->r, w->u);               /* u = C r */
-    if (!rc) rc = ovk__ctx_matvec(c, w->u, w->w);           /* w = A u */
+    if (rc) return rc;
+    rc = ovk__ctx_pc(c, w->r, w->u); /* u = C r */
+    if (rc) return rc;
+    rc = ovk__ctx_matvec(c, w->u, w->w); /* w = A u */
     if (rc) return rc;
     if (restart) {
         memset(w->p, 0, sizeof(double) * (size_t)c->n);
         memset(w->s, 0, sizeof(double) * (size_t)c->n);
-    } else if ((rc = ovk__ctx_matvec(c, w->p, w->s))) { /* s = A p */
-        return rc;
+    } else {
+        rc = ovk__ctx_matvec(c, w->p, w->s); /* s = A p */
+        if (rc) return rc;
     }
     return reduce_all(c, w);
 }
@@ -67,9 +70,11 @@ static int step_any(ovk__ctx *c, cg1_work *w, const ovk__sr *st)
     ovk__tic t0 = ovk__tic_start(c);
     update(c->n, st->alpha, st->beta, w->u, w->w, w->p, w->s, c->x, w->r);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-    int rc = ovk__ctx_pc(c, w->r, w->u);          /* u = C r */
-    if (!rc) rc = ovk__ctx_matvec(c, w->u, w->w); /* w = A u */
-    return rc ? rc : reduce_all(c, w);
+    int rc = ovk__ctx_pc(c, w->r, w->u); /* u = C r */
+    if (rc) return rc;
+    rc = ovk__ctx_matvec(c, w->u, w->w); /* w = A u */
+    if (rc) return rc;
+    return reduce_all(c, w);
 }
 
 /* One step: the fused updates, w = A u, <w,u>, and the one reduction
@@ -99,35 +104,21 @@ static int step(ovk__ctx *c, void *work, const ovk__sr *st, int more)
 
 static int start(ovk__ctx *c, void *work) { return refresh_from(c, work, 1, 1); }
 
-static int cg1_setup(ovk__ctx *c, void **work)
-{
-    cg1_work *w = calloc(1, sizeof *w);
-    *work = w;
-    if (!w) return ovk__agree(c->comm, ovk__fail(OVK_ENOMEM, "cg1")); /* meets the others' agree below */
-    double **vecs[] = {&w->r, &w->u, &w->w, &w->p, &w->s};
-    return ovk__ctx_alloc_block(c, 5, vecs, &w->block);
-}
-
-static void cg1_destroy(void *work)
-{
-    cg1_work *w = work;
-    free(w->block);
-    free(w);
-}
-
-static int cg1_solve(ovk__ctx *c, void *work)
+static int iterate(ovk__ctx *c, void *work, double bb)
 {
     static const ovk__sr_ops ops = {.pipelined = 0, .refresh = refresh, .start = start, .step = step};
     cg1_work *w = work;
-    return ovk__sr_run(c, &ops, w, w->r, w->sums);
+    return ovk__sr_run(c, &ops, w, w->r, w->sums, bb);
 }
 
+#define V(f) offsetof(cg1_work, f)
 const ovk__solver ovk__solver_cg1 = {
     .name = "cg1",
     .description = "single-reduction PCG (Chronopoulos-Gear): one batched reduction per iteration",
     .options = "",
     .needs_norm = 1,
-    .setup = cg1_setup,
-    .solve = cg1_solve,
-    .destroy = cg1_destroy,
+    .work_size = sizeof(cg1_work),
+    .nvec = 5,
+    .vec = (const size_t[]){V(r), V(u), V(w), V(p), V(s)},
+    .iterate = iterate,
 };

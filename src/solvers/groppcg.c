@@ -18,12 +18,12 @@
  * recomputed once (counted as a replacement) before a non-positive value
  * is called a breakdown.  A non-positive <p,s> is a breakdown, as in alg1. */
 #include <math.h>
-#include <stdlib.h>
+#include <stddef.h>
 
 #include "fused.h"
 
 typedef struct gropp_work {
-    double *block, *r, *z, *p, *s, *S, *Z;
+    double *r, *z, *p, *s, *S, *Z;
 } gropp_work;
 
 
@@ -42,14 +42,6 @@ static void directions(int n, double b, const double *restrict z, const double *
     }
 }
 
-/* A breakdown (or non-finite value) of a quantity that must be positive. */
-static int bad(ovk__ctx *c, int iter, double v, int zero_ok, const char *what)
-{
-    if (isfinite(v) && (v > 0.0 || (zero_ok && v == 0.0))) return 0;
-    ovk__stop(c, iter, isfinite(v) ? OVK_REASON_BREAKDOWN : OVK_REASON_NONFINITE, what, v);
-    return 1;
-}
-
 /* alpha = gamma / <p,s>, with <p,s> reduced behind S = C s */
 static int step_length(ovk__ctx *c, gropp_work *w, int iter, double gamma, double *alpha, int *stop)
 {
@@ -58,9 +50,9 @@ static int step_length(ovk__ctx *c, gropp_work *w, int iter, double gamma, doubl
     int rc = ovk__sum_begin(c, OVK__SDOTP, &ps, 1, &req);
     if (rc) return rc;
     rc = ovk__ctx_pc(c, w->s, w->S); /* S = C s */
-    int rc2 = ovk__sum_end(c, OVK__SDOTP, req);
-    if (rc || rc2) return rc ? rc : rc2;
-    *stop = bad(c, iter, ps, 0, "<p,Ap>");
+    rc = ovk__sum_finish(c, OVK__SDOTP, req, rc);
+    if (rc) return rc;
+    *stop = ovk__breakdown(c, iter, "<p,Ap>", ps, 0);
     *alpha = gamma / ps;
     return OVK_OK;
 }
@@ -75,8 +67,7 @@ static int advance(ovk__ctx *c, gropp_work *w, double alpha, double v[2])
     int rc = ovk__sum_begin(c, OVK__GAMMA, v, 2, &req);
     if (rc) return rc;
     rc = ovk__ctx_matvec(c, w->z, w->Z); /* Z = A z */
-    int rc2 = ovk__sum_end(c, OVK__GAMMA, req);
-    return rc ? rc : rc2;
+    return ovk__sum_finish(c, OVK__GAMMA, req, rc);
 }
 
 /* z = C r and gamma = <r,z> recomputed, counted as a replacement
@@ -87,7 +78,8 @@ static int recompute_z(ovk__ctx *c, gropp_work *w, double *gamma, int *fresh)
     c->res->replacements++;
     *fresh = 1;
     int rc = ovk__ctx_pc(c, w->r, w->z); /* z = C r */
-    return rc ? rc : ovk__ctx_dots(c, 1, (const double *[]){w->r}, (const double *[]){w->z}, gamma);
+    if (rc) return rc;
+    return ovk__ctx_dots(c, 1, (const double *[]){w->r}, (const double *[]){w->z}, gamma);
 }
 
 /* The recursive residual converged: confirm with the true one, else replace
@@ -103,7 +95,26 @@ static int settle(ovk__ctx *c, gropp_work *w, double bb, double *gamma, int *sto
     return recompute_z(c, w, gamma, fresh);
 }
 
-static int iterate(ovk__ctx *c, gropp_work *w, double gamma, double bb)
+/* after a step: the convergence check (confirmed with the true residual),
+ * <r,z> recomputed once when the recurrence made it non-positive, and the
+ * breakdown test of <r,z>; *stop = 1 when the solve ends */
+static int check(ovk__ctx *c, gropp_work *w, int iter, double bb, double v[2], int *stop, int *fresh)
+{
+    int rc = ovk__iterate_check(c, iter, v[1], bb, stop);
+    if (rc) return rc;
+    if (*stop && c->res->reason == OVK_REASON_CONVERGED) {
+        rc = settle(c, w, bb, &v[0], stop, fresh);
+        if (rc || *stop) return rc;
+    }
+    if (!*stop && !*fresh && isfinite(v[0]) && !(v[0] > 0.0)) {
+        rc = recompute_z(c, w, &v[0], fresh);
+        if (rc) return rc;
+    }
+    if (!*stop) *stop = ovk__breakdown(c, iter, "<r,Cr>", v[0], 1);
+    return OVK_OK;
+}
+
+static int iterate_from(ovk__ctx *c, gropp_work *w, double gamma, double bb)
 {
     double beta = 0.0, alpha = 0.0, v[2];
     for (int iter = 1; iter <= c->opts->max_iter; iter++) {
@@ -111,39 +122,24 @@ static int iterate(ovk__ctx *c, gropp_work *w, double gamma, double bb)
         int rc = step_length(c, w, iter, gamma, &alpha, &stop);
         if (rc || stop) return rc;
         ovk__lanczos_add(c, alpha, beta);
-        if ((rc = advance(c, w, alpha, v))) return rc;
-        if ((rc = ovk__iterate_check(c, iter, v[1], bb, &stop))) return rc;
-        if (stop && c->res->reason == OVK_REASON_CONVERGED) rc = settle(c, w, bb, &v[0], &stop, &fresh);
-        if (!rc && !stop && !fresh && isfinite(v[0]) && !(v[0] > 0.0)) rc = recompute_z(c, w, &v[0], &fresh);
-        if (rc || stop || bad(c, iter, v[0], 1, "<r,Cr>")) return rc;
+        rc = advance(c, w, alpha, v);
+        if (rc) return rc;
+        rc = check(c, w, iter, bb, v, &stop, &fresh);
+        if (rc || stop) return rc;
         ovk__tic t0 = ovk__tic_start(c);
         beta = v[0] / gamma;
         gamma = v[0];
         directions(c->n, beta, w->z, w->Z, w->p, w->s, &c->hook); /* p = z + beta p; s = Z + beta s */
         ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-        if (fresh && (rc = ovk__ctx_matvec(c, w->p, w->s))) return rc; /* s = A p after a replacement */
+        if (!fresh) continue;
+        rc = ovk__ctx_matvec(c, w->p, w->s); /* s = A p after a replacement */
+        if (rc) return rc;
     }
     c->res->reason = OVK_REASON_MAXIT;
     return OVK_OK;
 }
 
-static int gropp_setup(ovk__ctx *c, void **work)
-{
-    gropp_work *w = calloc(1, sizeof *w);
-    *work = w;
-    if (!w) return ovk__agree(c->comm, ovk__fail(OVK_ENOMEM, "groppcg")); /* meets the others' agree below */
-    double **vecs[] = {&w->r, &w->z, &w->p, &w->s, &w->S, &w->Z};
-    return ovk__ctx_alloc_block(c, 6, vecs, &w->block);
-}
-
-static void gropp_destroy(void *work)
-{
-    gropp_work *w = work;
-    free(w->block);
-    free(w);
-}
-
-/* r = b - A x; z = C r; p = z; gamma = <r,z> reduced behind s = A p */
+/* z = C r; p = z; gamma = <r,z> reduced behind s = A p */
 static int gropp_start(ovk__ctx *c, gropp_work *w, double *gamma)
 {
     ovk_request *req = NULL;
@@ -151,33 +147,28 @@ static int gropp_start(ovk__ctx *c, gropp_work *w, double *gamma)
     int rc = ovk__ctx_pc_dots(c, w->r, w->z, gamma, &rr); /* z = C r, <r,z> */
     if (rc) return rc;
     for (int i = 0; i < c->n; i++) w->p[i] = w->z[i]; /* p = z */
-    if ((rc = ovk__sum_begin(c, OVK__GAMMA, gamma, 1, &req))) return rc;
+    rc = ovk__sum_begin(c, OVK__GAMMA, gamma, 1, &req);
+    if (rc) return rc;
     rc = ovk__ctx_matvec(c, w->p, w->s); /* s = A p */
-    int rc2 = ovk__sum_end(c, OVK__GAMMA, req);
-    return rc ? rc : rc2;
+    return ovk__sum_finish(c, OVK__GAMMA, req, rc);
 }
 
-static int gropp_solve(ovk__ctx *c, void *work)
+static int iterate(ovk__ctx *c, void *work, double bb)
 {
     gropp_work *w = work;
-    int rc, decided = 0;
-    double bb = 0.0, gamma = 0.0;
-    double t_solve = ovk__now();
-    rc = ovk__ctx_residual(c, w->r); /* r = b - A x */
-    if (!rc) rc = ovk__initial_check(c, w->r, &bb, &decided);
-    if (rc || decided) goto done;
-    rc = gropp_start(c, w, &gamma);
-    if (!rc && !bad(c, 0, gamma, 0, "<r,Cr>")) rc = iterate(c, w, gamma, bb);
-done:
-    c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
-    return rc;
+    double gamma = 0.0;
+    int rc = gropp_start(c, w, &gamma);
+    if (rc || ovk__breakdown(c, 0, "<r,Cr>", gamma, 0)) return rc;
+    return iterate_from(c, w, gamma, bb);
 }
 
+#define V(f) offsetof(gropp_work, f)
 const ovk__solver ovk__solver_groppcg = {
     .name = "groppcg",
     .description = "Gropp's PCG: two non-blocking reductions, one behind the preconditioner, one behind the matvec",
     .options = "",
-    .setup = gropp_setup,
-    .solve = gropp_solve,
-    .destroy = gropp_destroy,
+    .work_size = sizeof(gropp_work),
+    .nvec = 6,
+    .vec = (const size_t[]){V(r), V(z), V(p), V(s), V(S), V(Z)},
+    .iterate = iterate,
 };

@@ -34,7 +34,8 @@ struct ovk_solver {
     /* set up */
     int ready;
     const ovk__solver *sv;
-    void *params, *work;
+    void *params;
+    ovk__variant var; /* the variant's work struct and vectors */
     ovk__pc pc;
     ovk_reducer *red;
     int red_owned;
@@ -351,8 +352,7 @@ int ovk_solver_set_coordinates(ovk_solver *s, int dim, int nnodes, const double 
 
 static void teardown(ovk_solver *s)
 {
-    if (s->sv && s->work) s->sv->destroy(s->work);
-    s->work = NULL;
+    ovk__variant_free(&s->var);
     free(s->params);
     s->params = NULL;
     ovk__pc_destroy(&s->pc);
@@ -575,7 +575,7 @@ static int setup_held(ovk_solver *s)
     if (!rc) rc = make_reducer(s);
     if (rc) goto fail;
     init_ctx(s);
-    rc = s->sv->setup(&s->c, &s->work);
+    rc = ovk__variant_setup(&s->c, s->sv, &s->var);
     if (!rc) rc = numeric_setup(s);
     if (!rc) rc = condest_setup(s);
     if (rc) goto fail;
@@ -682,7 +682,7 @@ static int solve_held(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg
     if (rc) return rc;
     begin_solve(c, b, x, res);
     long long started = ovk__reducer_started(c->red);
-    rc = s->sv->solve(c, s->work);
+    rc = ovk__variant_solve(c, &s->var);
     if (!rc && c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "%s", c->cb_detail);
     rc = ovk__agree(c->comm, rc);
     ovk__condest_end(c);

@@ -22,13 +22,12 @@
  * The recurrences drift from their definitions faster than CG's; the
  * residual replacement, the true-residual exit test and the restart after
  * a loss of positivity are in sr_common.c. */
-#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "fused.h"
 
 typedef struct pipe_work {
-    double *block;
     ovk__pipe_vecs v;       /* v.x is the solution vector */
     double sums[OVK__V_COUNT]; /* reduced values, OVK__V_* slots */
     double mm;              /* <m,m> of the latest m = C w */
@@ -58,8 +57,9 @@ static int directions(ovk__ctx *c, pipe_work *w)
 {
     int rc = ovk__ctx_matvec(c, w->v.p, w->v.s); /* s = A p */
     if (rc) return rc;
-    rc = ovk__ctx_pc(c, w->v.s, w->v.q);        /* q = C s */
-    return rc ? rc : ovk__ctx_matvec(c, w->v.q, w->v.z); /* z = A q */
+    rc = ovk__ctx_pc(c, w->v.s, w->v.q); /* q = C s */
+    if (rc) return rc;
+    return ovk__ctx_matvec(c, w->v.q, w->v.z); /* z = A q */
 }
 
 /* the sums of the refreshed vectors, in OVK__V_* order */
@@ -78,15 +78,19 @@ static int refresh_from(ovk__ctx *c, pipe_work *w, int restart, int r_ready)
     ovk__pipe_vecs *v = &w->v;
     int rc = r_ready ? OVK_OK : ovk__ctx_residual(c, v->r); /* r = b - A x */
     if (rc) return rc;
-    if ((rc = ovk__ctx_pc(c, v->r, v->u))) return rc;     /* u = C r */
-    if ((rc = ovk__ctx_matvec(c, v->u, v->w))) return rc; /* w = A u */
+    rc = ovk__ctx_pc(c, v->r, v->u); /* u = C r */
+    if (rc) return rc;
+    rc = ovk__ctx_matvec(c, v->u, v->w); /* w = A u */
+    if (rc) return rc;
     if (restart) {
         double *zero[] = {v->p, v->s, v->q, v->z};
         for (int i = 0; i < 4; i++) memset(zero[i], 0, sizeof(double) * (size_t)c->n);
-    } else if ((rc = directions(c, w))) {
-        return rc;
+    } else {
+        rc = directions(c, w);
+        if (rc) return rc;
     }
-    if ((rc = precond_matvec(c, w))) return rc;
+    rc = precond_matvec(c, w);
+    if (rc) return rc;
     return reduce_all(c, w);
 }
 
@@ -138,44 +142,28 @@ static int step(ovk__ctx *c, void *work, const ovk__sr *st, int more)
     int rc = ovk__sum_begin(c, OVK__IPROD, w->sums, OVK__V_COUNT, &req); /* init the reduction */
     if (rc) return rc;
     if (more) rc = precond_matvec(c, w); /* m = C w; n = A m */
-    int rc2 = ovk__sum_end(c, OVK__IPROD, req); /* wait */
-    return rc ? rc : rc2;
+    return ovk__sum_finish(c, OVK__IPROD, req, rc); /* wait */
 }
 
 static int start(ovk__ctx *c, void *work) { return refresh_from(c, work, 1, 1); }
 
-static int pipecg_setup(ovk__ctx *c, void **work)
-{
-    pipe_work *w = calloc(1, sizeof *w);
-    *work = w;
-    if (!w) return ovk__agree(c->comm, ovk__fail(OVK_ENOMEM, "pipecg")); /* meets the others' agree below */
-    ovk__pipe_vecs *v = &w->v;
-    double **vecs[] = {&v->r, &v->u, &v->w, &v->p, &v->s, &v->q, &v->z, &v->m, &v->n};
-    return ovk__ctx_alloc_block(c, 9, vecs, &w->block);
-}
-
-static void pipecg_destroy(void *work)
-{
-    pipe_work *w = work;
-    free(w->block);
-    free(w);
-}
-
-static int pipecg_solve(ovk__ctx *c, void *work)
+static int iterate(ovk__ctx *c, void *work, double bb)
 {
     static const ovk__sr_ops ops = {.pipelined = 1, .refresh = refresh, .start = start, .step = step};
     pipe_work *w = work;
     w->v.x = c->x;
     w->v.d = ovk__ctx_pc_diagonal(c);
-    return ovk__sr_run(c, &ops, w, w->v.r, w->sums);
+    return ovk__sr_run(c, &ops, w, w->v.r, w->sums, bb);
 }
 
+#define V(f) offsetof(pipe_work, v.f)
 const ovk__solver ovk__solver_pipecg = {
     .name = "pipecg",
     .description = "pipelined PCG (Ghysels-Vanroose): one reduction overlapping the preconditioner and matvec",
     .options = "",
     .needs_norm = 1,
-    .setup = pipecg_setup,
-    .solve = pipecg_solve,
-    .destroy = pipecg_destroy,
+    .work_size = sizeof(pipe_work),
+    .nvec = 9,
+    .vec = (const size_t[]){V(r), V(u), V(w), V(p), V(s), V(q), V(z), V(m), V(n)},
+    .iterate = iterate,
 };

@@ -24,7 +24,7 @@
  * residual replacement: every vector recomputed from x and p), and a
  * negative nu or non-positive mu restarts from x once (p = rt). */
 #include <math.h>
-#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "fused.h"
@@ -32,7 +32,7 @@
 enum { NU = OVK__PR_NU, MU = OVK__PR_MU, DELTA = OVK__PR_DELTA, GAMMA = OVK__PR_GAMMA, RR = OVK__PR_RR, NSUMS = OVK__PR_COUNT };
 
 typedef struct prcg_work {
-    double *block, *r, *rt, *w, *wt, *p, *s, *st, *u, *ut;
+    double *r, *rt, *w, *wt, *p, *s, *st, *u, *ut;
     double sums[NSUMS];
 } prcg_work;
 
@@ -48,7 +48,8 @@ static void sums_of(const prcg_work *w, int n, double *v)
 static int matvec_pc(ovk__ctx *c, const double *v, double *m, double *mt)
 {
     int rc = ovk__ctx_matvec(c, v, m);
-    return rc ? rc : ovk__ctx_pc(c, m, mt);
+    if (rc) return rc;
+    return ovk__ctx_pc(c, m, mt);
 }
 
 /* r = b - A x (unless r_ready), rt = C r, w = A rt, wt = C w; then p = rt,
@@ -58,23 +59,36 @@ static int refresh_from(ovk__ctx *c, prcg_work *w, int restart, int r_ready)
 {
     size_t bytes = sizeof(double) * (size_t)c->n;
     int rc = r_ready ? OVK_OK : ovk__ctx_residual(c, w->r); /* r = b - A x */
-    if (!rc) rc = ovk__ctx_pc(c, w->r, w->rt);              /* rt = C r */
-    if (!rc) rc = matvec_pc(c, w->rt, w->w, w->wt);         /* w = A rt; wt = C w */
+    if (rc) return rc;
+    rc = ovk__ctx_pc(c, w->r, w->rt); /* rt = C r */
+    if (rc) return rc;
+    rc = matvec_pc(c, w->rt, w->w, w->wt); /* w = A rt; wt = C w */
     if (rc) return rc;
     if (restart) {
         memcpy(w->p, w->rt, bytes);
         memcpy(w->s, w->w, bytes);
         memcpy(w->st, w->wt, bytes);
-    } else if ((rc = matvec_pc(c, w->p, w->s, w->st))) { /* s = A p; st = C s */
-        return rc;
+    } else {
+        rc = matvec_pc(c, w->p, w->s, w->st); /* s = A p; st = C s */
+        if (rc) return rc;
     }
-    if ((rc = matvec_pc(c, w->st, w->u, w->ut))) return rc; /* u = A st; ut = C u */
+    rc = matvec_pc(c, w->st, w->u, w->ut); /* u = A st; ut = C u */
+    if (rc) return rc;
     ovk__tic t0 = ovk__tic_start(c);
     sums_of(w, c->n, w->sums);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     return ovk__sum(c, OVK__IPROD, w->sums, NSUMS);
 }
 
+
+/* the work behind a step's reduction: u = A st; ut = C u; w = A rt;
+ * wt = C w (recomputed) */
+static int behind(ovk__ctx *c, prcg_work *w)
+{
+    int rc = matvec_pc(c, w->st, w->u, w->ut);
+    if (rc) return rc;
+    return matvec_pc(c, w->rt, w->w, w->wt);
+}
 
 /* One step: the pass, then the reduction in flight while u = A st,
  * ut = C u, w = A rt, wt = C w run. */
@@ -87,10 +101,8 @@ static int step(ovk__ctx *c, prcg_work *w, double alpha, double beta)
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     int rc = ovk__sum_begin(c, OVK__IPROD, w->sums, NSUMS, &req);
     if (rc) return rc;
-    rc = matvec_pc(c, w->st, w->u, w->ut);            /* u = A st; ut = C u */
-    if (!rc) rc = matvec_pc(c, w->rt, w->w, w->wt);   /* w = A rt; wt = C w (recompute) */
-    int rc2 = ovk__sum_end(c, OVK__IPROD, req);
-    return rc ? rc : rc2;
+    rc = behind(c, w);
+    return ovk__sum_finish(c, OVK__IPROD, req, rc);
 }
 
 typedef enum { GO, STOP, REFRESH } verdict;
@@ -105,9 +117,15 @@ static int decide(ovk__ctx *c, prcg_work *w, int iter, int fresh, int restarted,
     int stop = 0, ok = 1, rc = OVK_OK;
     *vd = GO;
     *restart = 0;
-    if (iter > 0 && (rc = ovk__iterate_check(c, iter, v[RR], bb, &stop))) return rc;
-    if (stop && c->res->reason == OVK_REASON_CONVERGED && !fresh) rc = ovk__confirm(c, bb, w->r, &ok);
-    if (rc || (stop && ok)) {
+    if (iter > 0) {
+        rc = ovk__iterate_check(c, iter, v[RR], bb, &stop);
+        if (rc) return rc;
+    }
+    if (stop && c->res->reason == OVK_REASON_CONVERGED && !fresh) {
+        rc = ovk__confirm(c, bb, w->r, &ok);
+        if (rc) return rc;
+    }
+    if (stop && ok) {
         *vd = STOP;
         return rc;
     }
@@ -137,7 +155,7 @@ static int decide(ovk__ctx *c, prcg_work *w, int iter, int fresh, int restarted,
 
 /* From fresh vectors at iteration iter0 (0, or plcg's count when it falls
  * back here) until a stop. */
-static int iterate(ovk__ctx *c, prcg_work *w, double bb, int iter0)
+static int iterate_from(ovk__ctx *c, prcg_work *w, double bb, int iter0)
 {
     int fresh = 1, restarted = 1;
     double beta = 0.0;
@@ -146,7 +164,8 @@ static int iterate(ovk__ctx *c, prcg_work *w, double bb, int iter0)
         int restart, rc = decide(c, w, iter, fresh, restarted, bb, &vd, &restart);
         if (rc || vd == STOP) return rc;
         if (vd == REFRESH) {
-            if ((rc = refresh_from(c, w, restart, 0))) return rc;
+            rc = refresh_from(c, w, restart, 0);
+            if (rc) return rc;
             fresh = 1;
             restarted = restart;
             if (restart) beta = 0.0;
@@ -157,64 +176,37 @@ static int iterate(ovk__ctx *c, prcg_work *w, double bb, int iter0)
         double nu_next = v[NU] - 2.0 * alpha * v[DELTA] + alpha * alpha * v[GAMMA]; /* predicted <rt,r> */
         ovk__lanczos_add(c, alpha, beta);
         beta = nu_next / v[NU];
-        if ((rc = step(c, w, alpha, beta))) return rc;
+        rc = step(c, w, alpha, beta);
+        if (rc) return rc;
         iter++;
         fresh = restarted = 0;
     }
 }
 
-static int prcg_setup(ovk__ctx *c, void **work)
+static int iterate(ovk__ctx *c, void *work, double bb)
 {
-    prcg_work *w = calloc(1, sizeof *w);
-    *work = w;
-    if (!w) return ovk__agree(c->comm, ovk__fail(OVK_ENOMEM, "pipeprcg")); /* meets the others' agree below */
-    double **vecs[] = {&w->r, &w->rt, &w->w, &w->wt, &w->p, &w->s, &w->st, &w->u, &w->ut};
-    return ovk__ctx_alloc_block(c, 9, vecs, &w->block);
+    int rc = refresh_from(c, work, 1, 1); /* r is there: rt = C r, p = rt, ... */
+    if (rc) return rc;
+    return iterate_from(c, work, bb, 0);
 }
 
-static void prcg_destroy(void *work)
+/* another variant's solve from the current x (plcg's fallback) */
+static int resume(ovk__ctx *c, void *work, double bb, int iter0)
 {
-    prcg_work *w = work;
-    free(w->block);
-    free(w);
+    int rc = refresh_from(c, work, 1, 0); /* r = b - A x, p = C r */
+    if (rc) return rc;
+    return iterate_from(c, work, bb, iter0);
 }
 
-static int prcg_solve(ovk__ctx *c, void *work)
-{
-    prcg_work *w = work;
-    int rc, decided = 0;
-    double bb = 0.0, t_solve = ovk__now();
-    rc = ovk__ctx_residual(c, w->r); /* r = b - A x */
-    if (!rc) rc = ovk__initial_check(c, w->r, &bb, &decided);
-    if (!rc && !decided) rc = refresh_from(c, w, 1, 1);
-    if (!rc && !decided) rc = iterate(c, w, bb, 0);
-    c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
-    return rc;
-}
-
-int ovk__pipeprcg_resume(ovk__ctx *c, void **work, double bb, int iter0)
-{
-    int rc = *work ? OVK_OK : prcg_setup(c, work);
-    if (rc) { /* agreed: every rank fails here */
-        if (*work) prcg_destroy(*work);
-        *work = NULL;
-        return rc;
-    }
-    rc = refresh_from(c, *work, 1, 0); /* r = b - A x, p = C r */
-    return rc ? rc : iterate(c, *work, bb, iter0);
-}
-
-void ovk__pipeprcg_free(void *work)
-{
-    if (work) prcg_destroy(work);
-}
-
+#define V(f) offsetof(prcg_work, f)
 const ovk__solver ovk__solver_pipeprcg = {
     .name = "pipeprcg",
     .description = "pipelined predict-and-recompute PCG (Chen-Carson): one reduction behind two matvecs and "
                    "two preconditioner applications, classical attainable accuracy",
     .options = "",
-    .setup = prcg_setup,
-    .solve = prcg_solve,
-    .destroy = prcg_destroy,
+    .work_size = sizeof(prcg_work),
+    .nvec = 9,
+    .vec = (const size_t[]){V(r), V(rt), V(w), V(wt), V(p), V(s), V(st), V(u), V(ut)},
+    .iterate = iterate,
+    .resume = resume,
 };

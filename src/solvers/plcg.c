@@ -49,7 +49,7 @@
  * cost up to 4.9x alg1's iterations and 4-11 orders of attainable accuracy,
  * so a breakdown with estimated shifts, or a lost true residual, ends
  * p(l)-CG for the rest of the solve: it goes on from x with pipeprcg's
- * recurrences (ovk__pipeprcg_resume; one reduction in flight behind two
+ * recurrences (its resume entry; one reduction in flight behind two
  * matvecs, classical accuracy), counted as a restart.  Every decision uses
  * reduced values only. */
 #include <math.h>
@@ -60,6 +60,8 @@
 #include "solver.h"
 
 enum { MAX_L = 8, STARTUP_STEPS = 24, WIDTH = 2 * MAX_L + 4 };
+/* The variant that goes on where the pipeline breaks down (its `resume`). */
+#define FALLBACK "pipeprcg"
 /* A true residual check is due when the estimate of ||r||_2 has dropped
  * CHECK_DROP below the last checked ||b - A x||; the recurrences have lost
  * the true residual when it dropped less than LOST_DROP meanwhile. */
@@ -73,8 +75,7 @@ typedef struct plcg_params {
 
 typedef struct plcg_work {
     int l, nz, width;           /* depth, count of Z vectors, ring width */
-    size_t bytes;               /* of the vector block */
-    double *block;
+    size_t bytes;               /* of the vectors, r to WU */
     double *Z[MAX_L + 1];       /* the top level z_{it+1-j}, Z[0] the newest */
     double *U[2];               /* u = C^-1 z of Z[0], Z[1] */
     double *LZ[MAX_L];          /* level j < l: z^(j)_k = P_j(CA) v_k (LZ[0] = v_k) */
@@ -85,7 +86,7 @@ typedef struct plcg_work {
     double gam[WIDTH], del[WIDTH];     /* the Lanczos coefficients, k mod width */
     ovk_request *req[WIDTH];           /* the sums of column k, k mod width */
     ovk_request *req0;
-    void *fallback;             /* pipeprcg's vectors, once it was needed */
+    ovk__variant fallback;      /* pipeprcg, set up when first needed */
     double g0[2];               /* <r0,Cr0>, <r0,r0> */
     double sigma[MAX_L];
     int user_bounds, estimated; /* the spec gave the bounds; an estimate is in use */
@@ -145,7 +146,7 @@ static int drain(ovk__ctx *c, plcg_work *w)
     w->req0 = NULL;
     for (int k = 0; k < w->width; k++) {
         int rc2 = wait_col(c, w, k);
-        if (!rc) rc = rc2;
+        if (!rc) rc = rc2; /* the first failure; every column still completes */
     }
     return rc;
 }
@@ -156,14 +157,6 @@ static void shifts(plcg_work *w)
 {
     double pi = acos(-1.0), mid = 0.5 * (w->lmin + w->lmax), rad = 0.5 * (w->lmax - w->lmin);
     for (int i = 0; i < w->l; i++) w->sigma[i] = mid + rad * cos(pi * (2.0 * i + 1.0) / (2.0 * w->l));
-}
-
-/* A non-positive or non-finite value that must be positive: a breakdown. */
-static int bad(ovk__ctx *c, int iter, double v, const char *what)
-{
-    if (isfinite(v) && v > 0.0) return 0;
-    ovk__stop(c, iter, isfinite(v) ? OVK_REASON_BREAKDOWN : OVK_REASON_NONFINITE, what, v);
-    return 1;
 }
 
 /* The convergence test of iteration st->iter on the estimate <r,r> = rr.
@@ -179,7 +172,8 @@ static int check(ovk__ctx *c, plcg_work *w, plcg_state *st, double rr, double ze
     if (rc || (*stop && c->res->reason != OVK_REASON_CONVERGED)) return rc;
     int due = rr < CHECK_DROP * CHECK_DROP * st->rr_check; /* the estimate dropped by CHECK_DROP */
     if (!*stop && !due) return OVK_OK;
-    if ((rc = ovk__confirm(c, st->bb, w->r, &ok))) return rc;
+    rc = ovk__confirm(c, st->bb, w->r, &ok);
+    if (rc) return rc;
     if (ok) {
         c->res->reason = OVK_REASON_CONVERGED;
         *stop = 1;
@@ -226,22 +220,32 @@ static int startup_steps(ovk__ctx *c, plcg_work *w, const plcg_state *st, double
 {
     double *r = w->r, *z = w->U[0], *p = w->Z[0], *s = w->U[1], v[2], gamma = 0.0, gamma0 = 0.0, b = 0.0;
     int rc = random_rhs(c, r);
-    if (!rc) rc = ovk__ctx_pc_dots(c, r, z, &gamma, &v[1]); /* z = C r */
-    if (!rc) rc = ovk__sum(c, OVK__GAMMA, &gamma, 1);
-    if (rc || (*stop = bad(c, st->iter, gamma, "<r,Cr>"))) return rc;
+    if (rc) return rc;
+    rc = ovk__ctx_pc_dots(c, r, z, &gamma, &v[1]); /* z = C r */
+    if (rc) return rc;
+    rc = ovk__sum(c, OVK__GAMMA, &gamma, 1);
+    if (rc) return rc;
+    *stop = ovk__breakdown(c, st->iter, "<r,Cr>", gamma, 0);
+    if (*stop) return OVK_OK;
     memcpy(p, z, sizeof(double) * (size_t)c->n);
     gamma0 = gamma;
     for (*k = 0; *k < STARTUP_STEPS && gamma > 1e-28 * gamma0;) {
-        if ((rc = ovk__ctx_matvec(c, p, s))) return rc; /* s = A p */
+        rc = ovk__ctx_matvec(c, p, s); /* s = A p */
+        if (rc) return rc;
         double sp = ovk__dot(c->n, s, p);
-        if ((rc = ovk__sum(c, OVK__SDOTP, &sp, 1))) return rc;
-        if ((*stop = bad(c, st->iter, sp, "<p,Ap>"))) return OVK_OK;
+        rc = ovk__sum(c, OVK__SDOTP, &sp, 1);
+        if (rc) return rc;
+        *stop = ovk__breakdown(c, st->iter, "<p,Ap>", sp, 0);
+        if (*stop) return OVK_OK;
         alpha[*k] = gamma / sp;
         beta[*k] = b;
         ovk__ctx_axpy(c, -alpha[(*k)++], s, r); /* r -= alpha s */
-        if ((rc = ovk__ctx_pc_dots(c, r, z, &v[0], &v[1]))) return rc; /* z = C r */
-        if ((rc = ovk__sum(c, OVK__GAMMA, v, 1))) return rc;
-        if (!(v[0] >= 0.0)) return *stop = bad(c, st->iter, v[0], "<r,Cr>"), OVK_OK;
+        rc = ovk__ctx_pc_dots(c, r, z, &v[0], &v[1]); /* z = C r */
+        if (rc) return rc;
+        rc = ovk__sum(c, OVK__GAMMA, v, 1);
+        if (rc) return rc;
+        *stop = ovk__breakdown(c, st->iter, "<r,Cr>", v[0], 1);
+        if (*stop) return OVK_OK;
         b = v[0] / gamma;
         gamma = v[0];
         ovk__xpay(c->n, z, b, p, &c->hook); /* p = z + beta p */
@@ -274,10 +278,11 @@ static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
  * scaling) and Z[l] (z0), and <r0,Cr0>, <r0,r0> started. */
 static int cycle_start(ovk__ctx *c, plcg_work *w)
 {
-    memset(w->block, 0, w->bytes);
+    memset(w->r, 0, w->bytes); /* every vector: r first, WU last */
     memset(w->G, 0, sizeof w->G);
     int rc = ovk__ctx_residual(c, w->U[0]); /* r0 = b - A x */
-    if (!rc) rc = ovk__ctx_pc(c, w->U[0], w->LZ[0]); /* C r0 */
+    if (rc) return rc;
+    rc = ovk__ctx_pc(c, w->U[0], w->LZ[0]); /* C r0 */
     if (rc) return rc;
     const double *x[] = {w->U[0], w->U[0]}, *y[] = {w->LZ[0], w->U[0]};
     ovk__dots(c->n, 2, x, y, w->g0, NULL);
@@ -292,15 +297,18 @@ static int basis(ovk__ctx *c, plcg_work *w, int it)
     int l = w->l, rc;
     rotate(w->U, 1);
     if (it < l) {
-        if ((rc = ovk__ctx_matvec(c, w->Z[l - it], w->U[0]))) return rc; /* u = A z */
-        ovk__ctx_axpy(c, -w->sigma[it], w->U[1], w->U[0]);               /* u -= sigma u_prev */
-        if ((rc = ovk__ctx_pc(c, w->U[0], w->Z[l - it - 1]))) return rc; /* z = C u */
+        rc = ovk__ctx_matvec(c, w->Z[l - it], w->U[0]); /* u = A z */
+        if (rc) return rc;
+        ovk__ctx_axpy(c, -w->sigma[it], w->U[1], w->U[0]); /* u -= sigma u_prev */
+        rc = ovk__ctx_pc(c, w->U[0], w->Z[l - it - 1]); /* z = C u */
+        if (rc) return rc;
         if (it < l - 1) memcpy(w->LZ[it + 1], w->Z[l - it - 1], sizeof(double) * (size_t)c->n);
         return OVK_OK;
     }
     rotate(w->Z, w->nz - 1);
-    if ((rc = ovk__ctx_matvec(c, w->Z[1], w->U[0]))) return rc; /* u = A z */
-    return ovk__ctx_pc(c, w->U[0], w->Z[0]);                     /* z = C u */
+    rc = ovk__ctx_matvec(c, w->Z[1], w->U[0]); /* u = A z */
+    if (rc) return rc;
+    return ovk__ctx_pc(c, w->U[0], w->Z[0]); /* z = C u */
 }
 
 /* At step l: ||r0||_C = beta from the first sums; the vectors so far (v0
@@ -467,14 +475,24 @@ static int cycle_step(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, outcome
     double zn = 0.0;
     if (rc) return rc;
     if (it >= l) {
-        if (it == l && ((rc = normalize(c, w, st, &ok)) || !ok)) return *out = BROKE, rc;
-        if ((rc = wait_col(c, w, it - l + 1))) return rc;
-        if (!column(w, st, it) || !pivot(c, w, st, it, &zn)) return *out = BROKE, OVK_OK;
+        if (it == l) rc = normalize(c, w, st, &ok);
+        if (rc || !ok) {
+            *out = BROKE;
+            return rc;
+        }
+        rc = wait_col(c, w, it - l + 1);
+        if (rc) return rc;
+        if (!column(w, st, it) || !pivot(c, w, st, it, &zn)) {
+            *out = BROKE;
+            return OVK_OK;
+        }
         advance(c, w, st, it);
     }
-    if ((rc = start_sums(c, w, it)) || it < l) return rc;
+    rc = start_sums(c, w, it);
+    if (rc || it < l) return rc;
     st->iter++;
-    if ((rc = check(c, w, st, zn * zn * st->rho * st->rho, fabs(zn), &stop))) return rc;
+    rc = check(c, w, st, zn * zn * st->rho * st->rho, fabs(zn), &stop);
+    if (rc) return rc;
     if (stop) *out = stop > 0 ? STOP : STAGNATED;
     else if (st->iter >= c->opts->max_iter) {
         c->res->reason = OVK_REASON_MAXIT;
@@ -489,7 +507,8 @@ static int cycle(ovk__ctx *c, plcg_work *w, plcg_state *st, outcome *out)
     *out = GO;
     for (int it = 0; !rc && *out == GO; it++) rc = cycle_step(c, w, st, it, out);
     int rc2 = drain(c, w);
-    return rc ? rc : rc2;
+    if (!rc) rc = rc2; /* the first failure */
+    return rc;
 }
 
 /* Cycles until a stop; the startup phase first (unless the spec gave the
@@ -509,13 +528,14 @@ static int run(ovk__ctx *c, plcg_work *w, double bb)
         int stop = 0, rc = estimate ? startup(c, w, &st, &stop) : OVK_OK;
         if (rc || stop) return rc;
         outcome out = GO;
-        if ((rc = cycle(c, w, &st, &out)) || out == STOP) return rc;
+        rc = cycle(c, w, &st, &out);
+        if (rc || out == STOP) return rc;
         c->res->restarts++;
         if (out == BROKE && !w->estimated) { /* a breakdown with the spec's bounds: estimate */
             estimate = 1;
             continue;
         }
-        return ovk__pipeprcg_resume(c, &w->fallback, bb, st.iter); /* the fallback */
+        return ovk__variant_resume(c, ovk__solver_find(FALLBACK), &w->fallback, bb, st.iter);
     }
 }
 
@@ -528,52 +548,51 @@ static int plcg_parse(ovk__opts *o, void **params)
     if (!p) return ovk__fail(OVK_ENOMEM, "plcg");
     p->l = 1;
     int rc = ovk__opt_int(o, "plcg", "l", 1, MAX_L, &p->l);
-    if (!rc) rc = ovk__opt_double(o, "plcg", "lmin", 0.0, 1e300, &p->lmin);
-    if (!rc) rc = ovk__opt_double(o, "plcg", "lmax", 0.0, 1e300, &p->lmax);
-    if (!rc && (p->lmax > 0.0 || p->lmin > 0.0) && !(p->lmin < p->lmax))
+    if (rc) return rc;
+    rc = ovk__opt_double(o, "plcg", "lmin", 0.0, 1e300, &p->lmin);
+    if (rc) return rc;
+    rc = ovk__opt_double(o, "plcg", "lmax", 0.0, 1e300, &p->lmax);
+    if (rc) return rc;
+    if ((p->lmax > 0.0 || p->lmin > 0.0) && !(p->lmin < p->lmax))
         rc = ovk__fail(OVK_EOPTION, "solver plcg: lmax (%g) must be given and exceed lmin (%g)", p->lmax, p->lmin);
     return rc;
 }
 
-static int plcg_setup(ovk__ctx *c, void **work)
+/* the vector fields for depth l: r first (the frame's residual), then the
+ * block the cycles zero (cycle_start: r up to WU) */
+static int plcg_vectors(const void *params, size_t *vec)
+{
+    int l = (int)((const plcg_params *)params)->l, k = 0;
+    vec[k++] = offsetof(plcg_work, r);
+    for (int i = 0; i <= l; i++) vec[k++] = offsetof(plcg_work, Z) + sizeof(double *) * (size_t)i;
+    for (int i = 0; i < 2; i++) vec[k++] = offsetof(plcg_work, U) + sizeof(double *) * (size_t)i;
+    for (int i = 0; i < l; i++) vec[k++] = offsetof(plcg_work, LZ) + sizeof(double *) * (size_t)i;
+    for (int i = 0; i <= l; i++) vec[k++] = offsetof(plcg_work, LP) + sizeof(double *) * (size_t)i;
+    vec[k++] = offsetof(plcg_work, W);
+    vec[k++] = offsetof(plcg_work, WU); /* last: bytes below */
+    return k;
+}
+
+static void plcg_setup(ovk__ctx *c, void *work)
 {
     const plcg_params *pp = c->params;
-    plcg_work *w = calloc(1, sizeof *w);
-    *work = w;
-    if (!w) return ovk__agree(c->comm, ovk__fail(OVK_ENOMEM, "plcg")); /* meets the others' agree below */
+    plcg_work *w = work;
     w->l = (int)pp->l;
     w->nz = w->l + 1;
     w->width = 2 * w->l + 4;
-    int count = w->nz + 2 + w->l + (w->l + 1) + 3;
-    double **vecs[3 * MAX_L + 7], *first = NULL;
-    int k = 0;
-    for (int i = 0; i < w->nz; i++) vecs[k++] = &w->Z[i];
-    for (int i = 0; i < 2; i++) vecs[k++] = &w->U[i];
-    for (int i = 0; i < w->l; i++) vecs[k++] = &w->LZ[i];
-    for (int i = 0; i <= w->l; i++) vecs[k++] = &w->LP[i];
-    vecs[k++] = &w->W;
-    vecs[k++] = &w->WU;
-    vecs[k++] = &w->r; /* last: bytes below */
-    int rc = ovk__ctx_alloc_block(c, count, vecs, &w->block);
-    first = w->block;
-    if (!rc) w->bytes = (size_t)(w->r - first + (c->n > 0 ? c->n : 1)) * sizeof(double);
-    return rc;
+    w->bytes = (size_t)(w->WU - w->r + (c->n > 0 ? c->n : 1)) * sizeof(double);
 }
 
 static void plcg_destroy(void *work)
 {
     plcg_work *w = work;
-    ovk__pipeprcg_free(w->fallback);
-    free(w->block);
-    free(w);
+    ovk__variant_free(&w->fallback);
 }
 
-static int plcg_solve(ovk__ctx *c, void *work)
+static int plcg_iterate(ovk__ctx *c, void *work, double bb)
 {
     const plcg_params *pp = c->params;
     plcg_work *w = work;
-    int rc, decided = 0;
-    double bb = 0.0, t_solve = ovk__now();
     w->user_bounds = pp->lmax > 0.0;
     if (w->estimated && w->epoch != c->numeric_epoch) w->estimated = 0; /* new values: estimate again */
     if (w->user_bounds && !w->estimated) { /* an estimate after a breakdown replaces them for good */
@@ -581,11 +600,7 @@ static int plcg_solve(ovk__ctx *c, void *work)
         w->lmax = pp->lmax;
         shifts(w);
     }
-    rc = ovk__ctx_residual(c, w->r); /* r = b - A x */
-    if (!rc) rc = ovk__initial_check(c, w->r, &bb, &decided);
-    if (!rc && !decided) rc = run(c, w, bb);
-    c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
-    return rc;
+    return run(c, w, bb);
 }
 
 const ovk__solver ovk__solver_plcg = {
@@ -594,7 +609,9 @@ const ovk__solver ovk__solver_plcg = {
     .options = "l=1..8: pipeline depth (1); lmin, lmax: bounds of the spectrum of CA for the shifts "
                "(default: lmin = 0, lmax = the largest Ritz value of 24 PCG steps)",
     .parse = plcg_parse,
+    .work_size = sizeof(plcg_work),
+    .vectors = plcg_vectors,
     .setup = plcg_setup,
-    .solve = plcg_solve,
+    .iterate = plcg_iterate,
     .destroy = plcg_destroy,
 };

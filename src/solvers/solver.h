@@ -58,32 +58,68 @@ typedef struct ovk__tic {
     double t0, p0;
 } ovk__tic;
 
+/* The most work vectors a variant may declare. */
+enum { OVK__MAX_VECS = 32 };
+
+/* A variant says what differs: its recurrence and what it needs.  The frame
+ * (frame.c) does the rest: it allocates the work struct (work_size bytes,
+ * zeroed) and points the declared `double *` fields at zeroed vectors of n
+ * doubles in one staggered block, times the solve, computes r = b - A x into
+ * the first declared vector, decides the trivial cases (b = 0, converged or
+ * non-finite at x0, the monitor) and then calls iterate. */
 typedef struct ovk__solver {
     const char *name;
     const char *description;
     const char *options;  /* "key=values: meaning; ..." or "" */
     int split;            /* needs the split form C = L^-T L^-1 */
     int needs_norm;       /* uses ||A||_inf and the longest row (c->anorm, c->mv) */
+    size_t work_size;     /* sizeof the variant's work struct */
+    int nvec;             /* its vector fields: offsetof each, the residual r first */
+    const size_t *vec;
+    /* Optional, instead of nvec/vec when the count depends on the options:
+     * fills vec (at most OVK__MAX_VECS, r first) and returns the count. */
+    int (*vectors)(const void *params, size_t *vec);
     /* Optional: read the spec's options (local); *params freed with free(). */
     int (*parse)(ovk__opts *o, void **params);
-    /* Collective: the work vectors (OVK_ENOMEM agreed). */
-    int (*setup)(ovk__ctx *c, void **work);
-    /* Collective: the timed solve. */
-    int (*solve)(ovk__ctx *c, void *work);
+    /* Optional, local and infallible: more set-up after the vectors. */
+    void (*setup)(ovk__ctx *c, void *work);
+    /* Collective: iterate from r = b - A x with bb = <b,b> until a stop. */
+    int (*iterate)(ovk__ctx *c, void *work, double bb);
+    /* Optional, collective (the fallback capability): go on with another
+     * variant's solve from the current x, counting from iteration iter0. */
+    int (*resume)(ovk__ctx *c, void *work, double bb, int iter0);
+    /* Optional: free what setup allocated (the frame frees work and vectors). */
     void (*destroy)(void *work);
 } ovk__solver;
+
+/* A variant's instance: its work struct and vector block. */
+typedef struct ovk__variant {
+    const ovk__solver *sv; /* NULL: not set up */
+    void *work;
+    double *block;
+    double *r; /* the first declared vector */
+} ovk__variant;
+
+/* Collective: the work struct, the vectors and the variant's setup
+ * (OVK_ENOMEM and setup's status agreed; on failure nothing is kept). */
+int ovk__variant_setup(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v);
+/* Collective: the timed solve (r = b - A x, the initial check, iterate). */
+int ovk__variant_solve(ovk__ctx *c, ovk__variant *v);
+/* Collective: sv's resume from the current x (v set up at the first call,
+ * agreed, and kept until ovk__variant_free). */
+int ovk__variant_resume(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, double bb, int iter0);
+/* Local; v may be not set up. */
+void ovk__variant_free(ovk__variant *v);
 
 /* The registered variants (pcg.c). */
 const ovk__solver *ovk__solver_find(const char *name);
 /* "alg1, alg2, ..." into buf. */
 void ovk__solver_names(char *buf, size_t len);
 
-/* pipeprcg's iteration from the current x, counting from iteration iter0,
- * until a stop: plcg's fallback when its recurrences break down or lose the
- * true residual.  *work: pipeprcg's vectors, allocated at the first call
- * (collective, OVK_ENOMEM agreed) and freed by ovk__pipeprcg_free. */
-int ovk__pipeprcg_resume(ovk__ctx *c, void **work, double bb, int iter0);
-void ovk__pipeprcg_free(void *work);
+/* 0 when v is finite and positive (or zero, with zero_ok); else the solve
+ * stops at iteration iter on a breakdown (v finite: not SPD) or a
+ * non-finite value of what, and 1 is returned. */
+int ovk__breakdown(ovk__ctx *c, int iter, const char *what, double v, int zero_ok);
 
 /* ---- helpers shared by the variants (solver_common.c) ---------------- */
 
@@ -93,12 +129,15 @@ void ovk__pipeprcg_free(void *work);
 int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_request **req);
 /* Complete it; times the wait under dot's wait timer. */
 int ovk__sum_end(ovk__ctx *c, ovk__dot_id dot, ovk_request *req);
+/* Complete it whatever the work since its start returned (rc): the first
+ * failure of the two, or OVK_OK. */
+int ovk__sum_finish(ovk__ctx *c, ovk__dot_id dot, ovk_request *req, int rc);
 /* Both at once. */
 int ovk__sum(ovk__ctx *c, ovk__dot_id dot, double *vals, int k);
 
 /* bb = <b,b>, rr = <r,r> for the initial residual; returns a reason when
  * the solve is already decided (b == 0, converged at x0, non-finite, the
- * monitor). */
+ * monitor).  The frame's (frame.c). */
 int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided);
 
 /* Per-iteration decision: records iterations and residual; sets *stop when
@@ -131,6 +170,8 @@ int ovk__ctx_pc_right(ovk__ctx *c, const double *t, double *w);
 int ovk__ctx_matvec_dot(ovk__ctx *c, const double *p, double *s, double *ps);
 /* C's diagonal when C is diagonal (the fused kernels), else NULL. */
 const double *ovk__ctx_pc_diagonal(const ovk__ctx *c);
+/* a when C r = r ./ a by division (Jacobi), else NULL. */
+const double *ovk__ctx_pc_divisor(const ovk__ctx *c);
 /* y += a x, timed as axpy. */
 void ovk__ctx_axpy(ovk__ctx *c, double a, const double *x, double *y);
 /* End of an iteration of the loops whose x update lags one step (alg2,
@@ -138,12 +179,6 @@ void ovk__ctx_axpy(ovk__ctx *c, double a, const double *x, double *y);
  * or max_iter) the last x += alpha p.  *done = 1 when the loop must stop. */
 int ovk__lagged_iter_end(ovk__ctx *c, int iter, double iprod, double bb, double alpha, double **p,
                          double **p_prev, int *done);
-/* count work vectors of n doubles (zeroed) in one block, freed with
- * free(*block): the starts are staggered by 9 cache lines modulo 4 KiB, so
- * that the 10-18 streams of a fused kernel do not all map to the same cache
- * sets (measured on pipecg's update: up to 20 % faster than page-aligned
- * vectors).  Collective: OVK_ENOMEM agreed on all ranks. */
-int ovk__ctx_alloc_block(ovk__ctx *c, int count, double **v[], double **block);
 /* out[j] = global <x[j], y[j]>, j < k, one pass (timed as axpy) and one
  * blocking reduction of k values (timed as iprod). */
 int ovk__ctx_dots(ovk__ctx *c, int k, const double *const *x, const double *const *y, double *out);
@@ -231,10 +266,9 @@ typedef struct ovk__sr_ops {
     int (*step)(ovk__ctx *c, void *work, const ovk__sr *st, int more);
 } ovk__sr_ops;
 
-/* Collective: the whole timed solve of a variant whose vectors are set up:
- * r = b - A x into r, the initial check, start, then decide (ovk__sr_settle
- * on the values v) and step until a stop. */
-int ovk__sr_run(ovk__ctx *c, const ovk__sr_ops *ops, void *work, double *r, const double *v);
+/* Collective: a variant's iterate from r = b - A x in r with bb = <b,b>:
+ * start, then decide (ovk__sr_settle on the values v) and step until a stop. */
+int ovk__sr_run(ovk__ctx *c, const ovk__sr_ops *ops, void *work, double *r, const double *v, double bb);
 
 /* Seconds since an arbitrary origin. */
 static inline double ovk__now(void) { return MPI_Wtime(); }

@@ -34,6 +34,13 @@ int ovk__sum_end(ovk__ctx *c, ovk__dot_id dot, ovk_request *req)
     return rc;
 }
 
+int ovk__sum_finish(ovk__ctx *c, ovk__dot_id dot, ovk_request *req, int rc)
+{
+    int rc2 = ovk__sum_end(c, dot, req);
+    if (!rc) rc = rc2;
+    return rc;
+}
+
 int ovk__sum(ovk__ctx *c, ovk__dot_id dot, double *vals, int k)
 {
     ovk_request *req = NULL;
@@ -245,6 +252,11 @@ const double *ovk__ctx_pc_diagonal(const ovk__ctx *c)
     return c->pc->type->diagonal ? c->pc->type->diagonal(c->pc->state) : NULL;
 }
 
+const double *ovk__ctx_pc_divisor(const ovk__ctx *c)
+{
+    return c->pc->type->divisor ? c->pc->type->divisor(c->pc->state) : NULL;
+}
+
 void ovk__ctx_progress(void *ctx)
 {
     ovk__ctx *c = ctx;
@@ -275,17 +287,6 @@ int ovk__lagged_iter_end(ovk__ctx *c, int iter, double iprod, double bb, double 
     ovk__ctx_axpy(c, alpha, *p_prev, c->x); /* the lagging x update */
     if (!stop && !rc) c->res->reason = OVK_REASON_MAXIT;
     return rc;
-}
-
-int ovk__ctx_alloc_block(ovk__ctx *c, int count, double **v[], double **block)
-{
-    enum { PAGE = 512, STAGGER = 72 }; /* doubles: 4 KiB; 576 B = 9 cache lines */
-    size_t stride = ((size_t)(c->n > 0 ? c->n : 1) + PAGE - 1) / PAGE * PAGE + STAGGER;
-    int rc = OVK_OK;
-    *block = calloc(stride * (size_t)count, sizeof(double));
-    if (!*block) rc = ovk__fail(OVK_ENOMEM, "%d work vectors of %d rows", count, c->n);
-    for (int i = 0; i < count; i++) *v[i] = *block ? *block + stride * (size_t)i : NULL;
-    return ovk__agree(c->comm, rc);
 }
 
 int ovk__ctx_dots(ovk__ctx *c, int k, const double *const *x, const double *const *y, double *out)

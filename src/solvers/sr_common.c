@@ -257,18 +257,11 @@ static int sr_iterate(ovk__ctx *c, const ovk__sr_ops *ops, void *work, ovk__sr *
     }
 }
 
-int ovk__sr_run(ovk__ctx *c, const ovk__sr_ops *ops, void *work, double *r, const double *v)
+int ovk__sr_run(ovk__ctx *c, const ovk__sr_ops *ops, void *work, double *r, const double *v, double bb)
 {
-    double bb = 0.0, t_solve = ovk__now();
-    int decided = 0;
     ovk__sr st;
-    int rc = ovk__ctx_residual(c, r); /* r = b - A x */
-    if (!rc) rc = ovk__initial_check(c, r, &bb, &decided);
-    if (!rc && !decided) {
-        ovk__sr_init(c, &st, bb, ops->pipelined);
-        rc = ops->start(c, work);
-        if (!rc) rc = sr_iterate(c, ops, work, &st, r, v);
-    }
-    c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
-    return rc;
+    ovk__sr_init(c, &st, bb, ops->pipelined);
+    int rc = ops->start(c, work);
+    if (rc) return rc;
+    return sr_iterate(c, ops, work, &st, r, v);
 }
