@@ -37,7 +37,13 @@ int ovk__differs(MPI_Comm comm, const uint64_t *h, int k, int *first);
 
 /* Map an MPI error to OVK_EMPI with a detail naming the call. */
 int ovk__mpi_fail(int mpi_rc, const char *call);
+/* The status of an MPI call's return value: OVK_OK for MPI_SUCCESS, else
+ * ovk__mpi_fail(mpi_err, what).  Used as
+ *     rc = ovk__mpi(MPI_Allgather(...), "MPI_Allgather");
+ *     if (rc) goto cleanup; */
+int ovk__mpi(int mpi_err, const char *what);
 
+/* deprecated: src/solvers converts to ovk__mpi (this macro hides a goto) */
 #define OVK__MPI(call)                                                                            \
     do {                                                                                          \
         int ovk__mrc = (call);                                                                    \
@@ -72,6 +78,27 @@ int ovk__opt_int(ovk__opts *o, const char *owner, const char *key, long lo, long
 int ovk__opt_double(ovk__opts *o, const char *owner, const char *key, double lo, double hi, double *val);
 /* A value that must be one of choices (NULL-terminated): its index. */
 int ovk__opt_choice(ovk__opts *o, const char *owner, const char *key, const char *const *choices, int *index);
+/* A table of options read in order by ovk__opts_read: each entry an integer
+ * in [lo, hi] (ival), a number in [dlo, dhi] (dval) or one of the
+ * NULL-terminated choices (its index to *index). */
+typedef struct ovk__opt_entry {
+    const char *key;
+    long *ival;
+    long lo, hi;
+    double *dval;
+    double dlo, dhi;
+    const char *const *choices;
+    int *index;
+} ovk__opt_entry;
+#define OVK__OPT_INT(k, min, max, p) {.key = (k), .ival = (p), .lo = (min), .hi = (max)}
+#define OVK__OPT_DOUBLE(k, min, max, p) {.key = (k), .dval = (p), .dlo = (min), .dhi = (max)}
+#define OVK__OPT_CHOICE(k, names, p) {.key = (k), .choices = (names), .index = (p)}
+/* The n entries of t in order, as ovk__opt_int, _double and _choice read
+ * them; the first failure stops. */
+int ovk__opts_read(ovk__opts *o, const char *owner, const ovk__opt_entry *t, int n);
+/* Append item to the list in buf (len bytes, truncated), after sep unless
+ * the list is empty. */
+void ovk__list_add(char *buf, size_t len, const char *sep, const char *item);
 /* OVK_EOPTION naming the first option nobody read, with help (the owner's
  * option list). */
 int ovk__opts_check_unused(const ovk__opts *o, const char *owner, const char *help);

@@ -57,6 +57,12 @@ int ovk__mpi_fail(int mpi_rc, const char *call)
     return ovk__fail(OVK_EMPI, "%s failed: %s", call, msg);
 }
 
+int ovk__mpi(int mpi_err, const char *what)
+{
+    if (mpi_err == MPI_SUCCESS) return OVK_OK;
+    return ovk__mpi_fail(mpi_err, what);
+}
+
 int ovk__agree(MPI_Comm comm, int rc)
 {
     /* pack (status, rank) so the smallest status and its lowest rank win */

@@ -139,6 +139,16 @@ static int arm_timer(double hz, unsigned seed)
     return OVK_OK;
 }
 
+/* The timer of noise.signo, armed (deleted again when arming fails). */
+static int start_timer(int signo, double hz, unsigned seed)
+{
+    int rc = create_timer(signo);
+    if (rc) return rc;
+    rc = arm_timer(hz, seed);
+    if (rc) timer_delete(noise.timer);
+    return rc;
+}
+
 int ovk_noise_start(double hz, double duration_us, unsigned seed)
 {
     int rc = check_args(hz, duration_us);
@@ -149,11 +159,7 @@ int ovk_noise_start(double hz, double duration_us, unsigned seed)
     interruptions = 0;
     rc = install_handler(noise.signo);
     if (rc) return rc;
-    rc = create_timer(noise.signo);
-    if (!rc) {
-        rc = arm_timer(hz, seed);
-        if (rc) timer_delete(noise.timer);
-    }
+    rc = start_timer(noise.signo, hz, seed);
     if (rc) {
         sigaction(noise.signo, &noise.old_action, NULL);
         return rc;

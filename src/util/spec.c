@@ -87,10 +87,31 @@ int ovk__opt_choice(ovk__opts *o, const char *owner, const char *key, const char
             *index = i;
             return OVK_OK;
         }
-        strncat(list, i ? "|" : "", sizeof list - strlen(list) - 1);
-        strncat(list, choices[i], sizeof list - strlen(list) - 1);
+        ovk__list_add(list, sizeof list, "|", choices[i]);
     }
     return ovk__fail(OVK_EOPTION, "%s %s: option %s=%s is not one of %s", o->kind, owner, key, s, list);
+}
+
+void ovk__list_add(char *buf, size_t len, const char *sep, const char *item)
+{
+    strncat(buf, buf[0] ? sep : "", len - strlen(buf) - 1);
+    strncat(buf, item, len - strlen(buf) - 1);
+}
+
+static int read_entry(ovk__opts *o, const char *owner, const ovk__opt_entry *e)
+{
+    if (e->choices) return ovk__opt_choice(o, owner, e->key, e->choices, e->index);
+    if (e->dval) return ovk__opt_double(o, owner, e->key, e->dlo, e->dhi, e->dval);
+    return ovk__opt_int(o, owner, e->key, e->lo, e->hi, e->ival);
+}
+
+int ovk__opts_read(ovk__opts *o, const char *owner, const ovk__opt_entry *t, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int rc = read_entry(o, owner, &t[i]);
+        if (rc) return rc;
+    }
+    return OVK_OK;
 }
 
 int ovk__opts_check_unused(const ovk__opts *o, const char *owner, const char *help)
