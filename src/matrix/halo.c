@@ -62,10 +62,11 @@ static int setup_recv(ovk_matrix *A, int *need)
  * the counts are agreed before the exchange of the ids. */
 static int setup_send(ovk_matrix *A, int *need, int *give, int *sdispl, int *rdispl)
 {
-    int rc = OVK_OK, p = A->lay.size;
+    int p = A->lay.size;
     ovk__halo *h = &A->halo;
     ovk_gidx *want = NULL;
-    OVK__MPI(MPI_Alltoall(need, 1, MPI_INT, give, 1, MPI_INT, A->lay.comm));
+    int rc = ovk__mpi(MPI_Alltoall(need, 1, MPI_INT, give, 1, MPI_INT, A->lay.comm), "MPI_Alltoall");
+    if (rc) return rc;
     for (int r = 0; r < p; r++) {
         sdispl[r + 1] = sdispl[r] + need[r];
         rdispl[r + 1] = rdispl[r] + give[r];
@@ -81,8 +82,9 @@ static int setup_send(ovk_matrix *A, int *need, int *give, int *sdispl, int *rdi
     /* agreed: a rank without its buffers must not skip the Alltoallv */
     rc = ovk__agree(A->lay.comm, rc);
     if (rc) goto cleanup;
-    OVK__MPI(MPI_Alltoallv(A->col_map, need, sdispl, MPI_INT64_T, want, give, rdispl, MPI_INT64_T,
-                           A->lay.comm));
+    rc = ovk__mpi(MPI_Alltoallv(A->col_map, need, sdispl, MPI_INT64_T, want, give, rdispl, MPI_INT64_T, A->lay.comm),
+                  "MPI_Alltoallv");
+    if (rc) goto cleanup;
     for (int k = 0; k < rdispl[p]; k++) h->send_idx[k] = (int)(want[k] - A->lay.row_start);
     h->send_ptr[0] = 0;
     for (int r = 0, j = 0; r < p; r++) {
@@ -98,18 +100,18 @@ cleanup:
 
 int ovk__halo_setup(ovk_matrix *A)
 {
-    int rc = OVK_OK, p = A->lay.size;
+    int p = A->lay.size;
     int *need = calloc((size_t)p, sizeof(int)), *give = calloc((size_t)p, sizeof(int));
     int *sdispl = calloc((size_t)p + 1, sizeof(int)), *rdispl = calloc((size_t)p + 1, sizeof(int));
-    if (!need || !give || !sdispl || !rdispl) rc = ovk__fail(OVK_ENOMEM, "halo setup");
-    if (!rc) rc = setup_recv(A, need);
+    int rc = need && give && sdispl && rdispl ? setup_recv(A, need) : ovk__fail(OVK_ENOMEM, "halo setup");
     /* agreed before setup_send's first collective */
     rc = ovk__agree(A->lay.comm, rc);
-    if (!rc) rc = setup_send(A, need, give, sdispl, rdispl);
-    if (!rc) {
-        A->halo.reqs = malloc(sizeof(MPI_Request) * (size_t)(A->halo.nsend + A->halo.nrecv + 1));
-        if (!A->halo.reqs) rc = ovk__fail(OVK_ENOMEM, "halo requests");
-    }
+    if (rc) goto cleanup;
+    rc = setup_send(A, need, give, sdispl, rdispl);
+    if (rc) goto cleanup;
+    A->halo.reqs = malloc(sizeof(MPI_Request) * (size_t)(A->halo.nsend + A->halo.nrecv + 1));
+    if (!A->halo.reqs) rc = ovk__fail(OVK_ENOMEM, "halo requests");
+cleanup:
     free(need);
     free(give);
     free(sdispl);
@@ -137,18 +139,23 @@ static void drop_mode(ovk__halo *h)
 /* The receives and sends of one product as persistent requests. */
 static int build_persistent(const ovk_matrix *A, ovk__halo *h)
 {
-    int rc = OVK_OK, total = h->nrecv + h->nsend;
+    int total = h->nrecv + h->nsend;
     h->preqs = malloc(sizeof(MPI_Request) * (size_t)(total + 1));
     if (!h->preqs) return ovk__fail(OVK_ENOMEM, "persistent halo requests");
     for (int j = 0; j < total; j++) h->preqs[j] = MPI_REQUEST_NULL;
-    for (int j = 0; j < h->nrecv; j++)
-        OVK__MPI(MPI_Recv_init(h->ext + h->recv_ptr[j], h->recv_ptr[j + 1] - h->recv_ptr[j], MPI_DOUBLE,
-                               h->recv_rank[j], HALO_TAG, A->lay.comm, &h->preqs[j]));
-    for (int j = 0; j < h->nsend; j++)
-        OVK__MPI(MPI_Send_init(h->send_buf + h->send_ptr[j], h->send_ptr[j + 1] - h->send_ptr[j], MPI_DOUBLE,
-                               h->send_rank[j], HALO_TAG, A->lay.comm, &h->preqs[h->nrecv + j]));
-cleanup:
-    return rc;
+    for (int j = 0; j < h->nrecv; j++) {
+        int rc = ovk__mpi(MPI_Recv_init(h->ext + h->recv_ptr[j], h->recv_ptr[j + 1] - h->recv_ptr[j], MPI_DOUBLE,
+                                        h->recv_rank[j], HALO_TAG, A->lay.comm, &h->preqs[j]),
+                          "MPI_Recv_init");
+        if (rc) return rc;
+    }
+    for (int j = 0; j < h->nsend; j++) {
+        int rc = ovk__mpi(MPI_Send_init(h->send_buf + h->send_ptr[j], h->send_ptr[j + 1] - h->send_ptr[j],
+                                        MPI_DOUBLE, h->send_rank[j], HALO_TAG, A->lay.comm, &h->preqs[h->nrecv + j]),
+                          "MPI_Send_init");
+        if (rc) return rc;
+    }
+    return OVK_OK;
 }
 
 /* The graph communicator: sources are the ranks we receive from, in
@@ -161,21 +168,22 @@ static int build_neighbor(const ovk_matrix *A, ovk__halo *h)
     if (!h->nbr_cnt) rc = ovk__fail(OVK_ENOMEM, "neighbour halo counts");
     /* agreed: a rank without its counts must not skip the graph creation */
     rc = ovk__agree(A->lay.comm, rc);
-    if (rc) goto cleanup;
+    if (rc) return rc;
     for (int j = 0; j < h->nrecv; j++) h->nbr_cnt[j] = h->recv_ptr[j + 1] - h->recv_ptr[j];
     for (int j = 0; j < h->nsend; j++) h->nbr_cnt[h->nrecv + j] = h->send_ptr[j + 1] - h->send_ptr[j];
 #if defined(__GNUC__) && __GNUC__ >= 11 /* Open MPI's MPI_UNWEIGHTED points to an empty object */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overread"
 #endif
-    OVK__MPI(MPI_Dist_graph_create_adjacent(A->lay.comm, h->nrecv, h->recv_rank, MPI_UNWEIGHTED, h->nsend,
-                                            h->send_rank, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &h->nbr));
+    rc = ovk__mpi(MPI_Dist_graph_create_adjacent(A->lay.comm, h->nrecv, h->recv_rank, MPI_UNWEIGHTED, h->nsend,
+                                                 h->send_rank, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &h->nbr),
+                  "MPI_Dist_graph_create_adjacent");
 #if defined(__GNUC__) && __GNUC__ >= 11
 #pragma GCC diagnostic pop
 #endif
+    if (rc) return rc;
     h->has_nbr = 1;
-cleanup:
-    return rc;
+    return OVK_OK;
 }
 
 int ovk_matrix_set_halo(ovk_matrix *A, ovk_halo_mode mode)
@@ -202,39 +210,46 @@ static void pack(const ovk__halo *h, const double *x)
     for (int k = 0; k < h->send_ptr[h->nsend]; k++) h->send_buf[k] = x[h->send_idx[k]];
 }
 
+/* The receives posted, x packed, the sends posted (OVK_HALO_ISEND). */
+static int begin_isend(const ovk_matrix *A, const ovk__halo *h, const double *x)
+{
+    for (int j = 0; j < h->nrecv; j++) {
+        int rc = ovk__mpi(MPI_Irecv(h->ext + h->recv_ptr[j], h->recv_ptr[j + 1] - h->recv_ptr[j], MPI_DOUBLE,
+                                    h->recv_rank[j], HALO_TAG, A->lay.comm, &h->reqs[j]),
+                          "MPI_Irecv");
+        if (rc) return rc;
+    }
+    pack(h, x);
+    for (int j = 0; j < h->nsend; j++) {
+        int rc = ovk__mpi(MPI_Isend(h->send_buf + h->send_ptr[j], h->send_ptr[j + 1] - h->send_ptr[j], MPI_DOUBLE,
+                                    h->send_rank[j], HALO_TAG, A->lay.comm, &h->reqs[h->nrecv + j]),
+                          "MPI_Isend");
+        if (rc) return rc;
+    }
+    return OVK_OK;
+}
+
 int ovk__halo_begin(const ovk_matrix *A, const double *x)
 {
     const ovk__halo *h = &A->halo;
-    int rc = OVK_OK;
     if (h->mode == OVK_HALO_PERSISTENT) {
         pack(h, x);
-        OVK__MPI(MPI_Startall(h->nrecv + h->nsend, h->preqs));
-        return OVK_OK;
+        return ovk__mpi(MPI_Startall(h->nrecv + h->nsend, h->preqs), "MPI_Startall");
     }
     if (h->mode == OVK_HALO_NEIGHBOR) {
         pack(h, x);
-        OVK__MPI(MPI_Ineighbor_alltoallv(h->send_buf, h->nbr_cnt + h->nrecv, h->send_ptr, MPI_DOUBLE, h->ext,
-                                         h->nbr_cnt, h->recv_ptr, MPI_DOUBLE, h->nbr, &h->reqs[0]));
-        return OVK_OK;
+        return ovk__mpi(MPI_Ineighbor_alltoallv(h->send_buf, h->nbr_cnt + h->nrecv, h->send_ptr, MPI_DOUBLE, h->ext,
+                                                h->nbr_cnt, h->recv_ptr, MPI_DOUBLE, h->nbr, &h->reqs[0]),
+                        "MPI_Ineighbor_alltoallv");
     }
-    for (int j = 0; j < h->nrecv; j++)
-        OVK__MPI(MPI_Irecv(h->ext + h->recv_ptr[j], h->recv_ptr[j + 1] - h->recv_ptr[j], MPI_DOUBLE,
-                           h->recv_rank[j], HALO_TAG, A->lay.comm, &h->reqs[j]));
-    pack(h, x);
-    for (int j = 0; j < h->nsend; j++)
-        OVK__MPI(MPI_Isend(h->send_buf + h->send_ptr[j], h->send_ptr[j + 1] - h->send_ptr[j],
-                           MPI_DOUBLE, h->send_rank[j], HALO_TAG, A->lay.comm, &h->reqs[h->nrecv + j]));
-cleanup:
-    return rc;
+    return begin_isend(A, h, x);
 }
 
 int ovk__halo_end(const ovk_matrix *A)
 {
     const ovk__halo *h = &A->halo;
-    int rc = OVK_OK;
-    if (h->mode == OVK_HALO_PERSISTENT) OVK__MPI(MPI_Waitall(h->nrecv + h->nsend, h->preqs, MPI_STATUSES_IGNORE));
-    else if (h->mode == OVK_HALO_NEIGHBOR) OVK__MPI(MPI_Wait(&h->reqs[0], MPI_STATUS_IGNORE));
-    else OVK__MPI(MPI_Waitall(h->nrecv + h->nsend, h->reqs, MPI_STATUSES_IGNORE));
-cleanup:
-    return rc;
+    if (h->mode == OVK_HALO_PERSISTENT)
+        return ovk__mpi(MPI_Waitall(h->nrecv + h->nsend, h->preqs, MPI_STATUSES_IGNORE), "MPI_Waitall");
+    if (h->mode == OVK_HALO_NEIGHBOR) return ovk__mpi(MPI_Wait(&h->reqs[0], MPI_STATUS_IGNORE), "MPI_Wait");
+    return ovk__mpi(MPI_Waitall(h->nrecv + h->nsend, h->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall");
 }

@@ -37,16 +37,18 @@ static int free_world_dup(MPI_Comm self, int key, void *val, void *extra)
 /* Collective over comm: lay->world, and the duplicate of the world when it is */
 static int note_world(MPI_Comm comm, ovk__layout *lay)
 {
-    int cmp = MPI_UNEQUAL, key = MPI_KEYVAL_INVALID, rc = OVK_OK;
+    int cmp = MPI_UNEQUAL, key = MPI_KEYVAL_INVALID;
     MPI_Comm_compare(comm, MPI_COMM_WORLD, &cmp);
     lay->world = cmp == MPI_IDENT || cmp == MPI_CONGRUENT;
     if (!lay->world || world_dup != MPI_COMM_NULL) return OVK_OK;
-    OVK__MPI(MPI_Comm_dup(MPI_COMM_WORLD, &world_dup));
-    OVK__MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_world_dup, &key, NULL));
-    OVK__MPI(MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL));
+    int rc = ovk__mpi(MPI_Comm_dup(MPI_COMM_WORLD, &world_dup), "MPI_Comm_dup");
+    if (rc) return rc;
+    rc = ovk__mpi(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_world_dup, &key, NULL), "MPI_Comm_create_keyval");
+    if (rc) return rc;
+    rc = ovk__mpi(MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL), "MPI_Comm_set_attr");
+    if (rc) return rc;
     MPI_Comm_free_keyval(&key);
-cleanup:
-    return rc;
+    return OVK_OK;
 }
 
 int ovk__layout_agree_identity(const ovk__layout *lay, const char *what)
@@ -60,15 +62,34 @@ int ovk__layout_agree_identity(const ovk__layout *lay, const char *what)
                                     "collectively created one)", what);
 }
 
+enum { K = 3 }; /* what a rank tells the others of a new layout: row_start, nlocal, last id */
+
+/* lay->starts from the gathered ranges of every rank, and the largest last
+ * id in *top; every rank checks the same ranges: the decision is global. */
+static int tile_rows(ovk__layout *lay, const int64_t *all, int64_t *top)
+{
+    lay->starts[0] = 0;
+    for (int r = 0; r < lay->size; r++) {
+        const int64_t *a = &all[K * r];
+        if (a[1] < 0 || a[0] != lay->starts[r])
+            return ovk__fail(OVK_EPARTITION,
+                             "rank %d owns rows [%lld, %lld) but the rows before it end at %lld "
+                             "(ranges must tile [0, N) in rank order)",
+                             r, (long long)a[0], (long long)(a[0] + a[1]), (long long)lay->starts[r]);
+        lay->starts[r + 1] = lay->starts[r] + a[1];
+        if (a[2] > *top) *top = a[2];
+    }
+    return OVK_OK;
+}
+
 int ovk__layout_init(MPI_Comm comm, ovk_gidx row_start, int nlocal, ovk__layout *lay)
 {
-    enum { K = 3 }; /* row_start, nlocal, last id */
-    int rc = OVK_OK;
     int64_t mine[K] = {row_start, nlocal, (int64_t)atomic_load(&last_layout_id)};
     int64_t *all = NULL, top = 0;
     memset(lay, 0, sizeof *lay);
     lay->comm = MPI_COMM_NULL;
-    OVK__MPI(MPI_Comm_dup(comm, &lay->comm));
+    int rc = ovk__mpi(MPI_Comm_dup(comm, &lay->comm), "MPI_Comm_dup");
+    if (rc) goto cleanup;
     MPI_Comm_rank(comm, &lay->rank);
     MPI_Comm_size(comm, &lay->size);
     all = malloc(K * sizeof(int64_t) * (size_t)lay->size);
@@ -77,21 +98,10 @@ int ovk__layout_init(MPI_Comm comm, ovk_gidx row_start, int nlocal, ovk__layout 
     /* agreed: a rank without its buffers must not skip the Allgather */
     rc = ovk__agree(comm, rc);
     if (rc) goto cleanup;
-    OVK__MPI(MPI_Allgather(mine, K, MPI_INT64_T, all, K, MPI_INT64_T, comm));
-    /* every rank checks the same gathered ranges: the decision is global */
-    lay->starts[0] = 0;
-    for (int r = 0; r < lay->size; r++) {
-        const int64_t *a = &all[K * r];
-        if (a[1] < 0 || a[0] != lay->starts[r]) {
-            rc = ovk__fail(OVK_EPARTITION,
-                           "rank %d owns rows [%lld, %lld) but the rows before it end at %lld "
-                           "(ranges must tile [0, N) in rank order)",
-                           r, (long long)a[0], (long long)(a[0] + a[1]), (long long)lay->starts[r]);
-            goto cleanup;
-        }
-        lay->starts[r + 1] = lay->starts[r] + a[1];
-        if (a[2] > top) top = a[2];
-    }
+    rc = ovk__mpi(MPI_Allgather(mine, K, MPI_INT64_T, all, K, MPI_INT64_T, comm), "MPI_Allgather");
+    if (rc) goto cleanup;
+    rc = tile_rows(lay, all, &top);
+    if (rc) goto cleanup;
     lay->id = (uint64_t)top + 1;
     note_layout_id(lay->id);
     rc = note_world(comm, lay);
@@ -158,30 +168,27 @@ static int cmp_entry(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Sort one row by column and merge duplicates; returns the new length.  A
+/* Sort one row by column and merge duplicates into *merged entries.  A
  * merged value must be finite like the raw ones (OVK_ENONFINITE). */
-static int merge_row(entry *e, int len, ovk_dup_policy dups, const ovk__layout *lay, int i, int *rc)
+static int merge_row(entry *e, int len, ovk_dup_policy dups, const ovk__layout *lay, int i, int *merged)
 {
     qsort(e, (size_t)len, sizeof *e, cmp_entry);
     int out = 0;
     for (int k = 0; k < len; k++) {
         if (out > 0 && e[out - 1].col == e[k].col) {
-            if (dups == OVK_DUP_REJECT) {
-                *rc = ovk__fail(OVK_EINVAL, "row %lld: column %lld given twice (duplicates rejected)",
-                                ovk__row_id(lay, i), ovk__gid(lay, e[k].col));
-                return out;
-            }
+            if (dups == OVK_DUP_REJECT)
+                return ovk__fail(OVK_EINVAL, "row %lld: column %lld given twice (duplicates rejected)",
+                                 ovk__row_id(lay, i), ovk__gid(lay, e[k].col));
             e[out - 1].val += e[k].val; /* duplicates are summed */
-            if (!isfinite(e[out - 1].val)) { /* finite values, an overflowing sum */
-                *rc = ovk__fail(OVK_ENONFINITE, "row %lld, column %lld: the duplicates sum to %g",
-                                ovk__row_id(lay, i), ovk__gid(lay, e[k].col), e[out - 1].val);
-                return out;
-            }
+            if (!isfinite(e[out - 1].val)) /* finite values, an overflowing sum */
+                return ovk__fail(OVK_ENONFINITE, "row %lld, column %lld: the duplicates sum to %g",
+                                 ovk__row_id(lay, i), ovk__gid(lay, e[k].col), e[out - 1].val);
         } else {
             e[out++] = e[k];
         }
     }
-    return out;
+    *merged = out;
+    return OVK_OK;
 }
 
 static int cmp_gidx(const void *a, const void *b)
@@ -241,21 +248,19 @@ static uint64_t bits_of(double v)
 }
 
 /* The distinct bit patterns of val, sorted, into *dict (at most 257 kept:
- * one more than a byte indexes tells "too many"); their count. */
-static int distinct_values(const double *val, int64_t nnz, uint64_t **dict, int *rc)
+ * one more than a byte indexes tells "too many"); their count in *nd. */
+static int distinct_values(const double *val, int64_t nnz, uint64_t **dict, int *nd)
 {
     uint64_t *u = malloc(sizeof(uint64_t) * (size_t)(nnz > 0 ? nnz : 1));
-    if (!u) {
-        *rc = ovk__fail(OVK_ENOMEM, "value dictionary of %lld entries", (long long)nnz);
-        return 0;
-    }
+    if (!u) return ovk__fail(OVK_ENOMEM, "value dictionary of %lld entries", (long long)nnz);
     for (int64_t k = 0; k < nnz; k++) u[k] = bits_of(val[k]);
     qsort(u, (size_t)nnz, sizeof *u, cmp_u64);
     int d = 0;
     for (int64_t k = 0; k < nnz && d <= 256; k++)
         if (d == 0 || u[d - 1] != u[k]) u[d++] = u[k];
     *dict = u;
-    return d;
+    *nd = d;
+    return OVK_OK;
 }
 
 /* index of bit pattern b in the sorted dict of d entries */
@@ -281,6 +286,18 @@ static int pack_dict8(ovk__csr *m, int64_t nnz, const uint64_t *dict, int d)
     m->ndict = d;
     m->vform = OVK__VAL_DICT8;
     return OVK_OK;
+}
+
+/* vidx/vdict of m when its values take at most 256 bit patterns */
+static int try_dict8(ovk__csr *m, int64_t nnz)
+{
+    uint64_t *dict = NULL;
+    int d = 0;
+    int rc = distinct_values(m->val, nnz, &dict, &d);
+    if (rc) return rc;
+    if (d <= 256) rc = pack_dict8(m, nnz, dict, d);
+    free(dict);
+    return rc;
 }
 
 /* valf of m when every value survives the round trip through float */
@@ -312,15 +329,12 @@ int ovk__csr_pack_values(ovk__csr *m, int allow)
 {
     int rc = OVK_OK;
     int64_t nnz = m->rowptr[m->nrows];
-    uint64_t *dict = NULL;
     unpack_values(m);
     if (nnz == 0) return OVK_OK;
-    if (allow & (1 << OVK__VAL_DICT8)) {
-        int d = distinct_values(m->val, nnz, &dict, &rc);
-        if (!rc && d <= 256) rc = pack_dict8(m, nnz, dict, d);
-    }
-    if (!rc && m->vform == OVK__VAL_DOUBLE && (allow & (1 << OVK__VAL_FLOAT))) rc = pack_float(m, nnz);
-    free(dict);
+    if (allow & (1 << OVK__VAL_DICT8)) rc = try_dict8(m, nnz);
+    if (rc) goto cleanup;
+    if (m->vform == OVK__VAL_DOUBLE && (allow & (1 << OVK__VAL_FLOAT))) rc = pack_float(m, nnz);
+cleanup:
     if (rc) unpack_values(m);
     return rc;
 }
@@ -460,22 +474,33 @@ static int build_col_map(ovk_matrix *A, const entry *e, const int *ptr)
     return OVK_OK;
 }
 
-/* Split merged rows into the diag block (diagonal first) and the offd block. */
-static int split_blocks(ovk_matrix *A, const entry *e, const int *ptr)
+/* The blocks of the merged rows, the off-rank column map and the diagonal. */
+static int alloc_blocks(ovk_matrix *A, const entry *e, const int *ptr)
 {
-    const ovk__layout *lay = &A->lay;
-    int n = lay->nlocal, rc;
-    ovk_gidx lo = lay->row_start, hi = lo + n;
+    int n = A->lay.nlocal;
+    ovk_gidx lo = A->lay.row_start, hi = lo + n;
     int64_t nd = 0, no = 0;
     for (int k = 0; k < ptr[n]; k++) {
         if (e[k].col >= lo && e[k].col < hi) nd++;
         else no++;
     }
-    rc = csr_alloc(&A->diag, n, nd);
-    if (!rc) rc = csr_alloc(&A->offd, n, no);
-    if (!rc) rc = build_col_map(A, e, ptr);
+    int rc = csr_alloc(&A->diag, n, nd);
+    if (rc) return rc;
+    rc = csr_alloc(&A->offd, n, no);
+    if (rc) return rc;
+    rc = build_col_map(A, e, ptr);
+    if (rc) return rc;
     A->diagonal = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
-    if (!rc && !A->diagonal) rc = ovk__fail(OVK_ENOMEM, "diagonal");
+    if (!A->diagonal) return ovk__fail(OVK_ENOMEM, "diagonal");
+    return OVK_OK;
+}
+
+/* Split merged rows into the diag block (diagonal first) and the offd block. */
+static int split_blocks(ovk_matrix *A, const entry *e, const int *ptr)
+{
+    int n = A->lay.nlocal;
+    ovk_gidx lo = A->lay.row_start, hi = lo + n;
+    int rc = alloc_blocks(A, e, ptr);
     if (rc) return rc;
     int pd = 0, po = 0;
     A->has_diag_first = 1;
@@ -520,13 +545,15 @@ static int gather_rows(const ovk__layout *lay, const int *rowptr, const ovk_gidx
         return ovk__fail(OVK_ENOMEM, "copy of %lld entries", (long long)nnz);
     }
     int pos = 0;
-    for (int i = 0; i < n && !rc; i++) {
-        int len = rowptr[i + 1] - rowptr[i];
+    for (int i = 0; i < n; i++) {
+        int len = rowptr[i + 1] - rowptr[i], merged = 0;
         for (int k = 0; k < len; k++) {
             e[pos + k].col = cols[rowptr[i] + k];
             e[pos + k].val = vals[rowptr[i] + k];
         }
-        pos += merge_row(&e[pos], len, dups, lay, i, &rc);
+        rc = merge_row(&e[pos], len, dups, lay, i, &merged);
+        if (rc) break;
+        pos += merged;
         ptr[i + 1] = pos;
     }
     *out = e;
@@ -541,42 +568,74 @@ int ovk_matrix_create_csr(MPI_Comm comm, ovk_gidx row_start, int nlocal, const i
     return ovk__matrix_create_csr_base(comm, row_start, nlocal, rowptr, cols, vals, dups, 0, out);
 }
 
+/* M's diag block in its compact forms: 16-bit offsets, runs of a repeated
+ * row or one triangle, packed values.  At creation (like NULL) the values
+ * choose between runs and the triangle; an update keeps the form of
+ * `like`, the block it replaces (runs follow the values). */
+static int compact_diag(ovk_matrix *M, const ovk__csr *like)
+{
+    ovk__csr *d = &M->diag;
+    int rc = ovk__csr_compact(d); /* the matvec streams 2 B less per entry */
+    if (rc) return rc;
+    if (!like || !like->upper) rc = ovk__csr_find_runs(d); /* a row repeated in runs: a stencil, no entries streamed */
+    if (rc) return rc;
+    int upper = like ? like->upper : !d->runs; /* else each symmetric pair once */
+    if (upper && M->has_diag_first) rc = ovk__csr_keep_upper(d);
+    if (rc) return rc;
+    return ovk__csr_pack_values(d, OVK__VAL_ALLOW_ALL); /* and its values in fewer bytes */
+}
+
+/* M's blocks from the caller's rows, the diag block compact (like: see
+ * compact_diag).  Local. */
+static int build_blocks(ovk_matrix *M, const ovk__csr *like, const int *rowptr, const ovk_gidx *cols,
+                        const double *vals, ovk_dup_policy dups)
+{
+    entry *e = NULL;
+    int *ptr = NULL;
+    int rc = check_rows(&M->lay, rowptr, cols, vals, dups);
+    if (rc) return rc;
+    rc = gather_rows(&M->lay, rowptr, cols, vals, dups, &e, &ptr);
+    if (rc) goto cleanup;
+    rc = split_blocks(M, e, ptr);
+    if (rc) goto cleanup;
+    rc = compact_diag(M, like);
+cleanup:
+    free(e);
+    free(ptr);
+    return rc;
+}
+
+/* The local checks of the arguments, and the new matrix (agreed by the caller). */
+static int new_matrix(ovk_matrix **out, int nlocal, ovk_matrix **A)
+{
+    if (!out) return ovk__fail(OVK_EINVAL, "ovk_matrix_create_csr: NULL matrix pointer");
+    *out = NULL;
+    if (nlocal < 0) return ovk__fail(OVK_EINVAL, "nlocal = %d < 0", nlocal);
+    *A = calloc(1, sizeof **A);
+    if (!*A) return ovk__fail(OVK_ENOMEM, "matrix");
+    (*A)->lay.comm = MPI_COMM_NULL;
+    return OVK_OK;
+}
+
 int ovk__matrix_create_csr_base(MPI_Comm comm, ovk_gidx row_start, int nlocal, const int *rowptr,
                                 const ovk_gidx *cols, const double *vals, ovk_dup_policy dups, int base,
                                 ovk_matrix **out)
 {
-    int rc = OVK_OK;
-    entry *e = NULL;
-    int *ptr = NULL;
     ovk_matrix *A = NULL;
     if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_matrix_create_csr: NULL communicator");
-    /* a NULL out on one rank is agreed below like any other bad argument */
-    if (out) *out = NULL;
-    else rc = ovk__fail(OVK_EINVAL, "ovk_matrix_create_csr: NULL matrix pointer");
-    if (!rc && nlocal < 0) rc = ovk__fail(OVK_EINVAL, "nlocal = %d < 0", nlocal);
-    if (!rc && !(A = calloc(1, sizeof *A))) rc = ovk__fail(OVK_ENOMEM, "matrix");
-    if (A) A->lay.comm = MPI_COMM_NULL;
-    rc = ovk__agree(comm, rc);
+    /* a NULL out on one rank is agreed like any other bad argument */
+    int rc = ovk__agree(comm, new_matrix(out, nlocal, &A));
     if (rc) goto cleanup;
     rc = ovk__layout_init(comm, row_start, nlocal, &A->lay);
     if (rc) goto cleanup; /* layout errors are decided identically on every rank */
     A->lay.base = base;
-    rc = check_rows(&A->lay, rowptr, cols, vals, dups);
-    if (!rc) rc = gather_rows(&A->lay, rowptr, cols, vals, dups, &e, &ptr);
-    if (!rc) rc = split_blocks(A, e, ptr);
-    if (!rc) rc = ovk__csr_compact(&A->diag); /* the matvec streams 2 B less per entry */
-    if (!rc) rc = ovk__csr_find_runs(&A->diag); /* a row repeated in runs: a stencil, no entries streamed */
-    if (!rc && !A->diag.runs && A->has_diag_first) rc = ovk__csr_keep_upper(&A->diag); /* else each symmetric pair once */
-    if (!rc) rc = ovk__csr_pack_values(&A->diag, OVK__VAL_ALLOW_ALL); /* and its values in fewer bytes */
-    rc = ovk__agree(comm, rc);
+    rc = ovk__agree(comm, build_blocks(A, NULL, rowptr, cols, vals, dups));
     if (rc) goto cleanup;
     rc = ovk__halo_setup(A);
     if (rc) goto cleanup;
     *out = A;
     A = NULL;
 cleanup:
-    free(e);
-    free(ptr);
     ovk_matrix_destroy(A);
     return rc;
 }
@@ -625,41 +684,38 @@ static int in_use(const ovk_matrix *A, const char *fn)
                      fn, A->users);
 }
 
+/* T's blocks from the new rows, on A's pattern (else OVK_EMISMATCH).  Local. */
+static int build_update(const ovk_matrix *A, ovk_matrix *T, const int *rowptr, const ovk_gidx *cols,
+                        const double *vals, ovk_dup_policy dups)
+{
+    int rc = build_blocks(T, &A->diag, rowptr, cols, vals, dups);
+    if (rc) return rc;
+    if (T->ncols_offd == A->ncols_offd && same_pattern(&T->diag, &A->diag) && same_pattern(&T->offd, &A->offd) &&
+        !memcmp(T->col_map, A->col_map, sizeof(ovk_gidx) * (size_t)A->ncols_offd))
+        return OVK_OK;
+    return ovk__fail(OVK_EMISMATCH,
+                     "ovk_matrix_update_values: the new entries are not on the matrix's pattern%s (create a new "
+                     "matrix instead)",
+                     A->diag.upper && !T->diag.upper ? " (or no longer symmetric: the matrix keeps one triangle)"
+                                                     : "");
+}
+
 int ovk_matrix_update_values(ovk_matrix *A, const int *rowptr, const ovk_gidx *cols, const double *vals,
                              ovk_dup_policy dups)
 {
-    entry *e = NULL;
-    int *ptr = NULL;
     if (!A) return ovk__fail(OVK_EINVAL, "ovk_matrix_update_values: NULL matrix");
     if (A->users) return in_use(A, "ovk_matrix_update_values");
     ovk_matrix T = {0};
     T.lay = A->lay; /* borrowed: not freed below */
-    int rc = check_rows(&T.lay, rowptr, cols, vals, dups);
-    if (!rc) rc = gather_rows(&T.lay, rowptr, cols, vals, dups, &e, &ptr);
-    if (!rc) rc = split_blocks(&T, e, ptr);
-    if (!rc) rc = ovk__csr_compact(&T.diag);
-    if (!rc && !A->diag.upper) rc = ovk__csr_find_runs(&T.diag); /* runs follow the values */
-    if (!rc && T.has_diag_first && A->diag.upper) rc = ovk__csr_keep_upper(&T.diag);
-    if (!rc) rc = ovk__csr_pack_values(&T.diag, OVK__VAL_ALLOW_ALL);
-    if (!rc && (T.ncols_offd != A->ncols_offd || !same_pattern(&T.diag, &A->diag) ||
-                !same_pattern(&T.offd, &A->offd) ||
-                memcmp(T.col_map, A->col_map, sizeof(ovk_gidx) * (size_t)A->ncols_offd)))
-        rc = ovk__fail(OVK_EMISMATCH,
-                       "ovk_matrix_update_values: the new entries are not on the matrix's pattern%s (create a new "
-                       "matrix instead)",
-                       A->diag.upper && !T.diag.upper ? " (or no longer symmetric: the matrix keeps one triangle)"
-                                                      : "");
-    rc = ovk__agree(A->lay.comm, rc);
-    if (!rc) {
-        swap_values(&A->diag, &T.diag);
-        swap_values(&A->offd, &T.offd);
-        double *d = A->diagonal;
-        A->diagonal = T.diagonal;
-        T.diagonal = d;
-        A->values_version++;
-    }
-    free(e);
-    free(ptr);
+    int rc = ovk__agree(A->lay.comm, build_update(A, &T, rowptr, cols, vals, dups));
+    if (rc) goto cleanup;
+    swap_values(&A->diag, &T.diag);
+    swap_values(&A->offd, &T.offd);
+    double *d = A->diagonal;
+    A->diagonal = T.diagonal;
+    T.diagonal = d;
+    A->values_version++;
+cleanup:
     csr_free(&T.diag);
     csr_free(&T.offd);
     free(T.col_map);

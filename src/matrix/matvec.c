@@ -227,7 +227,8 @@ static int check_matvec(const ovk_matrix *A, const ovk_vector *x, const ovk_vect
     if (!x || !y) return ovk__fail(OVK_EINVAL, "ovk_matvec: NULL vector");
     if (x == y || (x->n > 0 && x->data == y->data)) return ovk__fail(OVK_EINVAL, "ovk_matvec: x and y must be distinct");
     int rc = ovk__layout_check(x->lay, "x", &A->lay, "the matrix", "ovk_matvec");
-    return rc ? rc : ovk__layout_check(y->lay, "y", &A->lay, "the matrix", "ovk_matvec");
+    if (rc) return rc;
+    return ovk__layout_check(y->lay, "y", &A->lay, "the matrix", "ovk_matvec");
 }
 
 int ovk_matvec(const ovk_matrix *A, const ovk_vector *x, ovk_vector *y)
@@ -235,5 +236,6 @@ int ovk_matvec(const ovk_matrix *A, const ovk_vector *x, ovk_vector *y)
     if (!A) return ovk__fail(OVK_EINVAL, "ovk_matvec: NULL matrix");
     /* agreed: a rank that fails its checks must not leave the others in the halo exchange */
     int rc = ovk__agree(A->lay.comm, check_matvec(A, x, y));
-    return rc ? rc : ovk__matvec(A, x->data, y->data, NULL);
+    if (rc) return rc;
+    return ovk__matvec(A, x->data, y->data, NULL);
 }

@@ -343,8 +343,10 @@ static int keep_entry(const mm_file *f, const mm_keep *k, ovk_gidx i, ovk_gidx j
 {
     int rc = OVK_OK;
     if (i >= k->lo && i < k->hi) rc = push(k->own, i, j, v);
-    if (!rc && f->symmetric && i != j && j >= k->lo && j < k->hi) rc = push(k->own, j, i, v);
-    if (!rc && k->trans && j >= k->lo && j < k->hi) rc = push(k->trans, j, i, v);
+    if (rc) return rc;
+    if (f->symmetric && i != j && j >= k->lo && j < k->hi) rc = push(k->own, j, i, v);
+    if (rc) return rc;
+    if (k->trans && j >= k->lo && j < k->hi) rc = push(k->trans, j, i, v);
     return rc;
 }
 
@@ -361,7 +363,8 @@ static int parse_entries(mm_file *f, const mm_keep *k)
                                           "on the size line", f->path, f->line_no,
                              (long long)f->nnz);
         int rc = parse_entry(f, s, &i, &j, &v);
-        if (!rc) rc = keep_entry(f, k, i, j, v);
+        if (rc) return rc;
+        rc = keep_entry(f, k, i, j, v);
         if (rc) return rc;
         count++;
     }
@@ -521,7 +524,8 @@ int ovk_mm_read_rows(const char *path, ovk_gidx row_start, int nlocal, ovk_gidx 
     rc = parse_header(path, &f);
     if (rc) goto cleanup;
     rc = resolve_range(&f, row_start, nlocal, &n);
-    if (!rc) rc = check_budget(&f, n, ROW_BYTES_READ, 1);
+    if (rc) goto cleanup;
+    rc = check_budget(&f, n, ROW_BYTES_READ, 1);
     if (rc) goto cleanup;
     rc = read_block(&f, row_start, n, &r, NULL);
     if (rc) goto cleanup;
@@ -559,6 +563,40 @@ static int check_symmetric(const char *path, const mm_rows *own, const mm_rows *
     return OVK_OK;
 }
 
+/* The rank in comm, the size of comm, and the ranks sharing this node's
+ * memory (a node split: collective). */
+static int node_share(MPI_Comm comm, int *rank, int *size, int *local)
+{
+    MPI_Comm node = MPI_COMM_NULL;
+    int rc = ovk__mpi(MPI_Comm_rank(comm, rank), "MPI_Comm_rank");
+    if (rc) return rc;
+    rc = ovk__mpi(MPI_Comm_size(comm, size), "MPI_Comm_size");
+    if (rc) return rc;
+    rc = ovk__mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, *rank, MPI_INFO_NULL, &node),
+                  "MPI_Comm_split_type");
+    if (rc) return rc;
+    rc = ovk__mpi(MPI_Comm_size(node, local), "MPI_Comm_size");
+    MPI_Comm_free(&node);
+    return rc;
+}
+
+/* Balanced blocks of whole nodes: rank r owns the nodes [r*M/P, (r+1)*M/P)
+ * of M = N/bs, in 64-bit; its rows [*lo, *hi). */
+static int block_range(const mm_file *f, int bs, int rank, int size, ovk_gidx *lo, ovk_gidx *hi)
+{
+    if (f->n > INT64_MAX / size)
+        return ovk__fail(OVK_EUNSUPPORTED, "%s: %lld rows are too many", f->path, (long long)f->n);
+    if (f->n % bs)
+        return ovk__fail(OVK_EINVAL, "%s: %lld rows are not a multiple of the block size %d", f->path,
+                         (long long)f->n, bs);
+    *lo = bs * (f->n / bs * rank / size);
+    *hi = bs * (f->n / bs * (rank + 1) / size);
+    if (*hi - *lo > INT_MAX)
+        return ovk__fail(OVK_EUNSUPPORTED, "%s: %lld rows per rank do not fit an int", f->path,
+                         (long long)(*hi - *lo));
+    return OVK_OK;
+}
+
 /* Everything ovk_mm_read does before the collective create; collective only
  * through the node split it starts with. */
 static int read_local(MPI_Comm comm, const char *path, int bs, ovk_gidx *lo, mm_rows *own)
@@ -566,32 +604,13 @@ static int read_local(MPI_Comm comm, const char *path, int bs, ovk_gidx *lo, mm_
     mm_file f = {0};
     mm_rows trans = {0};
     ovk_gidx hi = 0;
-    MPI_Comm node = MPI_COMM_NULL;
-    int rank, size, local = 1, rc;
-    OVK__MPI(MPI_Comm_rank(comm, &rank));
-    OVK__MPI(MPI_Comm_size(comm, &size));
-    /* the ranks sharing this node's memory */
-    OVK__MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
-    OVK__MPI(MPI_Comm_size(node, &local));
+    int rank = 0, size = 1, local = 1;
+    int rc = node_share(comm, &rank, &size, &local);
+    if (rc) return rc;
     rc = parse_header(path, &f);
     if (rc) goto cleanup;
-    if (f.n > INT64_MAX / size) {
-        rc = ovk__fail(OVK_EUNSUPPORTED, "%s: %lld rows are too many", path, (long long)f.n);
-        goto cleanup;
-    }
-    if (f.n % bs) {
-        rc = ovk__fail(OVK_EINVAL, "%s: %lld rows are not a multiple of the block size %d", path, (long long)f.n, bs);
-        goto cleanup;
-    }
-    /* balanced blocks of whole nodes: rank r owns the nodes [r*M/P, (r+1)*M/P)
-     * of M = N/bs, in 64-bit */
-    *lo = bs * (f.n / bs * rank / size);
-    hi = bs * (f.n / bs * (rank + 1) / size);
-    if (hi - *lo > INT_MAX) {
-        rc = ovk__fail(OVK_EUNSUPPORTED, "%s: %lld rows per rank do not fit an int", path,
-                       (long long)(hi - *lo));
-        goto cleanup;
-    }
+    rc = block_range(&f, bs, rank, size, lo, &hi);
+    if (rc) goto cleanup;
     rc = check_budget(&f, hi - *lo, ROW_BYTES_BUILD, local);
     if (rc) goto cleanup;
     rc = read_block(&f, *lo, (int)(hi - *lo), own, f.symmetric ? NULL : &trans);
@@ -599,7 +618,6 @@ static int read_local(MPI_Comm comm, const char *path, int bs, ovk_gidx *lo, mm_
     rc = check_symmetric(path, own, &trans, *lo);
     if (rc) rows_free(own);
 cleanup:
-    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
     rows_free(&trans);
     free(f.buf);
     return rc;

@@ -131,8 +131,7 @@ int ovk_vector_scale(double alpha, ovk_vector *x)
 
 static int global_sum(const ovk_vector *x, double local, double *result)
 {
-    int mrc = MPI_Allreduce(&local, result, 1, MPI_DOUBLE, MPI_SUM, x->lay->comm);
-    return mrc == MPI_SUCCESS ? OVK_OK : ovk__mpi_fail(mrc, "MPI_Allreduce");
+    return ovk__mpi(MPI_Allreduce(&local, result, 1, MPI_DOUBLE, MPI_SUM, x->lay->comm), "MPI_Allreduce");
 }
 
 int ovk_vector_dot(const ovk_vector *x, const ovk_vector *y, double *result)
@@ -146,6 +145,7 @@ int ovk_vector_dot(const ovk_vector *x, const ovk_vector *y, double *result)
 int ovk_vector_norm2(const ovk_vector *x, double *result)
 {
     int rc = ovk_vector_dot(x, x, result);
-    if (!rc) *result = sqrt(*result);
-    return rc;
+    if (rc) return rc;
+    *result = sqrt(*result);
+    return OVK_OK;
 }
