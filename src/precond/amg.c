@@ -77,33 +77,41 @@ typedef struct amg {
     HYPRE_Solver solver;
 } amg;
 
+static int read_options(ovk__opts *opts, amg_opts *o)
+{
+    const ovk__opt_entry t[] = {
+        OVK__OPT_DOUBLE("strong_threshold", 0.0, 1.0, &o->strong),
+        OVK__OPT_CHOICE("coarsen", coarsen_names, &o->coarsen),
+        OVK__OPT_CHOICE("interp", interp_names, &o->interp),
+        OVK__OPT_CHOICE("smoother", smoother_names, &o->smoother),
+        OVK__OPT_INT("pmax", 0, 64, &o->pmax),
+        OVK__OPT_INT("sweeps", 1, 16, &o->sweeps),
+        OVK__OPT_INT("max_levels", 1, 40, &o->max_levels),
+        OVK__OPT_INT("agg_levels", 0, 40, &o->agg_levels),
+        OVK__OPT_INT("coarse_size", 1, 100000, &o->coarse_size),
+        OVK__OPT_INT("bs", 1, 16, &o->bs),
+        OVK__OPT_INT("nodal", 0, 6, &o->nodal),
+        OVK__OPT_INT("rbm", 0, 1, &o->rbm),
+        OVK__OPT_INT("qmax", 0, 64, &o->qmax),
+        OVK__OPT_INT("print", 0, 3, &o->print),
+    };
+    int rc = ovk__opts_read(opts, "amg", t, (int)(sizeof t / sizeof t[0]));
+    if (rc) return rc;
+    if (o->nodal < 0) o->nodal = o->bs > 1 ? NODAL_DEFAULT : 0; /* nodal coarsening for systems */
+    if (o->nodal > 0 && o->bs == 1)
+        return ovk__fail(OVK_EOPTION, "amg: nodal=%ld needs a block size bs > 1", o->nodal);
+    return OVK_OK;
+}
+
 static int amg_create(ovk__opts *opts, void **state)
 {
     amg *m = calloc(1, sizeof(amg));
     if (!m) return ovk__fail(OVK_ENOMEM, "amg");
     *state = m;
     m->comm = MPI_COMM_NULL;
-    amg_opts *o = &m->o;
-    *o = (amg_opts){.strong = 0.25, .pmax = 4, .sweeps = 1, .max_levels = 25, .coarse_size = 9, .bs = 1,
-                    .nodal = -1, .rbm = 1, .qmax = 4};
-    int rc = ovk__opt_double(opts, "amg", "strong_threshold", 0.0, 1.0, &o->strong);
-    if (!rc) rc = ovk__opt_choice(opts, "amg", "coarsen", coarsen_names, &o->coarsen);
-    if (!rc) rc = ovk__opt_choice(opts, "amg", "interp", interp_names, &o->interp);
-    if (!rc) rc = ovk__opt_choice(opts, "amg", "smoother", smoother_names, &o->smoother);
-    if (!rc) rc = ovk__opt_int(opts, "amg", "pmax", 0, 64, &o->pmax);
-    if (!rc) rc = ovk__opt_int(opts, "amg", "sweeps", 1, 16, &o->sweeps);
-    if (!rc) rc = ovk__opt_int(opts, "amg", "max_levels", 1, 40, &o->max_levels);
-    if (!rc) rc = ovk__opt_int(opts, "amg", "agg_levels", 0, 40, &o->agg_levels);
-    if (!rc) rc = ovk__opt_int(opts, "amg", "coarse_size", 1, 100000, &o->coarse_size);
-    if (!rc) rc = ovk__opt_int(opts, "amg", "bs", 1, 16, &o->bs);
-    if (!rc) rc = ovk__opt_int(opts, "amg", "nodal", 0, 6, &o->nodal);
-    if (!rc) rc = ovk__opt_int(opts, "amg", "rbm", 0, 1, &o->rbm);
-    if (!rc) rc = ovk__opt_int(opts, "amg", "qmax", 0, 64, &o->qmax);
-    if (!rc) rc = ovk__opt_int(opts, "amg", "print", 0, 3, &o->print);
-    if (!rc && o->nodal < 0) o->nodal = o->bs > 1 ? NODAL_DEFAULT : 0; /* nodal coarsening for systems */
-    if (!rc && o->nodal > 0 && o->bs == 1)
-        rc = ovk__fail(OVK_EOPTION, "amg: nodal=%ld needs a block size bs > 1", o->nodal);
-    return rc;
+    m->o = (amg_opts){.strong = 0.25, .pmax = 4, .sweeps = 1, .max_levels = 25, .coarse_size = 9, .bs = 1,
+                      .nodal = -1, .rbm = 1, .qmax = 4};
+    return read_options(opts, &m->o);
 }
 
 /* OVK_OK, or OVK_EPRECOND naming the hypre call and hypre's description
@@ -166,38 +174,67 @@ static int diag_offd_sizes(const ovk__rows *r, HYPRE_BigInt lo, HYPRE_BigInt hi,
     return OVK_OK;
 }
 
+/* The rank's rows in the arrays hypre's IJ interface takes. */
+typedef struct ij_rows {
+    ovk__rows r;
+    HYPRE_Int *nd, *no, *len;
+    HYPRE_BigInt *rows, *cols;
+} ij_rows;
+
+static void ij_rows_free(ij_rows *c)
+{
+    ovk__rows_free(&c->r);
+    free(c->nd), free(c->no), free(c->len), free(c->rows), free(c->cols);
+}
+
+/* Local: A's rows in c, with their counts of entries in the rank's own
+ * columns and in the others'. */
+static int ij_rows_make(const ovk_matrix *A, ij_rows *c)
+{
+    HYPRE_BigInt lo = A->lay.row_start, hi = lo + A->lay.nlocal - 1;
+    int n = A->lay.nlocal;
+    int rc = ovk__matrix_rows(A, &c->r);
+    if (rc) return rc;
+    if (c->r.ptr[n] > INT32_MAX)
+        return ovk__fail(OVK_EUNSUPPORTED, "amg: %lld entries on one rank (hypre's local limit is 2^31 - 1)",
+                         (long long)c->r.ptr[n]);
+    size_t nn = (size_t)(n > 0 ? n : 1), nz = (size_t)(c->r.ptr[n] > 0 ? c->r.ptr[n] : 1);
+    c->nd = malloc(sizeof *c->nd * nn), c->no = malloc(sizeof *c->no * nn), c->len = malloc(sizeof *c->len * nn);
+    c->rows = malloc(sizeof *c->rows * nn), c->cols = malloc(sizeof *c->cols * nz);
+    if (!c->nd || !c->no || !c->len || !c->rows || !c->cols)
+        return ovk__fail(OVK_ENOMEM, "amg: hypre's copy of %d rows", n);
+    diag_offd_sizes(&c->r, lo, hi, c->nd, c->no, c->len, c->rows, c->cols);
+    return OVK_OK;
+}
+
+/* The IJ matrix of the n rows [lo, hi] in c, up to its values. */
+static int ij_fill(amg *m, const ij_rows *c, HYPRE_BigInt lo, HYPRE_BigInt hi, int n)
+{
+    int rc = hy(HYPRE_IJMatrixCreate(m->comm, lo, hi, lo, hi, &m->ij), "HYPRE_IJMatrixCreate");
+    if (rc) return rc;
+    rc = hy(HYPRE_IJMatrixSetObjectType(m->ij, HYPRE_PARCSR), "HYPRE_IJMatrixSetObjectType");
+    if (rc) return rc;
+    rc = hy(HYPRE_IJMatrixSetDiagOffdSizes(m->ij, c->nd, c->no), "HYPRE_IJMatrixSetDiagOffdSizes");
+    if (rc) return rc;
+    rc = hy(HYPRE_IJMatrixInitialize(m->ij), "HYPRE_IJMatrixInitialize");
+    if (rc || n == 0) return rc;
+    return hy(HYPRE_IJMatrixSetValues(m->ij, n, c->len, c->rows, c->cols, c->r.val), "HYPRE_IJMatrixSetValues");
+}
+
 /* Collective: the IJ matrix of A's current values. */
 static int build_matrix(amg *m, const ovk_matrix *A)
 {
-    ovk__rows r = {0};
-    HYPRE_Int *nd = NULL, *no = NULL, *len = NULL;
-    HYPRE_BigInt *rows = NULL, *cols = NULL;
+    ij_rows c = {0};
     HYPRE_BigInt lo = A->lay.row_start, hi = lo + A->lay.nlocal - 1;
-    int n = A->lay.nlocal;
-    int rc = ovk__matrix_rows(A, &r);
-    if (!rc && r.ptr[n] > INT32_MAX)
-        rc = ovk__fail(OVK_EUNSUPPORTED, "amg: %lld entries on one rank (hypre's local limit is 2^31 - 1)",
-                       (long long)r.ptr[n]);
-    if (!rc) {
-        size_t nn = (size_t)(n > 0 ? n : 1), nz = (size_t)(r.ptr[n] > 0 ? r.ptr[n] : 1);
-        nd = malloc(sizeof *nd * nn), no = malloc(sizeof *no * nn), len = malloc(sizeof *len * nn);
-        rows = malloc(sizeof *rows * nn), cols = malloc(sizeof *cols * nz);
-        if (!nd || !no || !len || !rows || !cols) rc = ovk__fail(OVK_ENOMEM, "amg: hypre's copy of %d rows", n);
-    }
-    rc = ovk__agree(m->comm, rc);
+    int rc = ovk__agree(m->comm, ij_rows_make(A, &c));
     if (rc) goto cleanup;
-    diag_offd_sizes(&r, lo, hi, nd, no, len, rows, cols);
-    rc = hy(HYPRE_IJMatrixCreate(m->comm, lo, hi, lo, hi, &m->ij), "HYPRE_IJMatrixCreate");
-    if (!rc) rc = hy(HYPRE_IJMatrixSetObjectType(m->ij, HYPRE_PARCSR), "HYPRE_IJMatrixSetObjectType");
-    if (!rc) rc = hy(HYPRE_IJMatrixSetDiagOffdSizes(m->ij, nd, no), "HYPRE_IJMatrixSetDiagOffdSizes");
-    if (!rc) rc = hy(HYPRE_IJMatrixInitialize(m->ij), "HYPRE_IJMatrixInitialize");
-    if (!rc && n > 0) rc = hy(HYPRE_IJMatrixSetValues(m->ij, n, len, rows, cols, r.val), "HYPRE_IJMatrixSetValues");
-    rc = ovk__agree(m->comm, rc);
-    if (!rc) rc = ovk__agree(m->comm, hy(HYPRE_IJMatrixAssemble(m->ij), "HYPRE_IJMatrixAssemble"));
-    if (!rc) rc = hy(HYPRE_IJMatrixGetObject(m->ij, (void **)&m->A), "HYPRE_IJMatrixGetObject");
+    rc = ovk__agree(m->comm, ij_fill(m, &c, lo, hi, A->lay.nlocal));
+    if (rc) goto cleanup;
+    rc = ovk__agree(m->comm, hy(HYPRE_IJMatrixAssemble(m->ij), "HYPRE_IJMatrixAssemble"));
+    if (rc) goto cleanup;
+    rc = hy(HYPRE_IJMatrixGetObject(m->ij, (void **)&m->A), "HYPRE_IJMatrixGetObject");
 cleanup:
-    ovk__rows_free(&r);
-    free(nd), free(no), free(len), free(rows), free(cols);
+    ij_rows_free(&c);
     return rc;
 }
 
@@ -205,11 +242,14 @@ cleanup:
 static int make_vector(amg *m, HYPRE_BigInt lo, HYPRE_BigInt hi, HYPRE_IJVector *ij, HYPRE_ParVector *v)
 {
     int rc = hy(HYPRE_IJVectorCreate(m->comm, lo, hi, ij), "HYPRE_IJVectorCreate");
-    if (!rc) rc = hy(HYPRE_IJVectorSetObjectType(*ij, HYPRE_PARCSR), "HYPRE_IJVectorSetObjectType");
-    if (!rc) rc = hy(HYPRE_IJVectorInitialize(*ij), "HYPRE_IJVectorInitialize");
-    if (!rc) rc = hy(HYPRE_IJVectorAssemble(*ij), "HYPRE_IJVectorAssemble");
-    if (!rc) rc = hy(HYPRE_IJVectorGetObject(*ij, (void **)v), "HYPRE_IJVectorGetObject");
-    return rc;
+    if (rc) return rc;
+    rc = hy(HYPRE_IJVectorSetObjectType(*ij, HYPRE_PARCSR), "HYPRE_IJVectorSetObjectType");
+    if (rc) return rc;
+    rc = hy(HYPRE_IJVectorInitialize(*ij), "HYPRE_IJVectorInitialize");
+    if (rc) return rc;
+    rc = hy(HYPRE_IJVectorAssemble(*ij), "HYPRE_IJVectorAssemble");
+    if (rc) return rc;
+    return hy(HYPRE_IJVectorGetObject(*ij, (void **)v), "HYPRE_IJVectorGetObject");
 }
 
 static double *local_data(HYPRE_ParVector v) { return hypre_VectorData(hypre_ParVectorLocalVector((hypre_ParVector *)v)); }
@@ -240,18 +280,27 @@ static void rotation(int k, const double *p, double *u)
     u[2] = k == 0 ? 0.0 : k == 1 ? y : -x;
 }
 
+/* Collective: the centroid c of the nodes, and room for `want` modes. */
+static int prepare_modes(amg *m, const ovk__pc_env *env, int want, double *c)
+{
+    int rc = centroid(m, env, c);
+    if (rc) return rc;
+    m->modes = calloc((size_t)want, sizeof *m->modes);
+    if (!m->modes) return ovk__fail(OVK_ENOMEM, "amg: modes");
+    return OVK_OK;
+}
+
 /* Collective: the rotations as hypre vectors, when coordinates are given. */
 static int build_modes(amg *m, const ovk__pc_env *env, HYPRE_BigInt lo, HYPRE_BigInt hi)
 {
-    int dim = env->coord_dim, bs = (int)m->o.bs;
+    int dim = env->coord_dim, bs = (int)m->o.bs, want = dim == 3 ? 3 : 1;
     if (!m->o.rbm || bs == 1 || dim == 0) return OVK_OK;
     double c[3];
-    int rc = centroid(m, env, c), want = dim == 3 ? 3 : 1;
-    if (!rc && !(m->modes = calloc((size_t)want, sizeof *m->modes))) rc = ovk__fail(OVK_ENOMEM, "amg: modes");
-    rc = ovk__agree(m->comm, rc);
-    for (int k = 0; !rc && k < want; k++) {
+    int rc = ovk__agree(m->comm, prepare_modes(m, env, want, c));
+    if (rc) return rc;
+    for (int k = 0; k < want; k++) {
         rc = make_vector(m, lo, hi, &m->ijm[k], &m->modes[k]);
-        if (rc) break;
+        if (rc) return rc;
         m->nmodes++;
         double *u = local_data(m->modes[k]), p[3] = {0.0, 0.0, 0.0}, v[3];
         for (int node = 0; node < env->ncoords; node++) {
@@ -260,7 +309,7 @@ static int build_modes(amg *m, const ovk__pc_env *env, HYPRE_BigInt lo, HYPRE_Bi
             for (int d = 0; d < bs; d++) u[(size_t)node * bs + d] = v[d];
         }
     }
-    return rc;
+    return OVK_OK;
 }
 
 /* ---- setup and apply -------------------------------------------------- */
@@ -287,43 +336,91 @@ static int check_blocks(const amg *m, const ovk__pc_env *env)
     return OVK_OK;
 }
 
+/* One of hypre's settings that take an integer, made when `when` holds. */
+typedef struct hy_setting {
+    HYPRE_Int (*set)(HYPRE_Solver, HYPRE_Int);
+    HYPRE_Int value;
+    const char *call;
+    int when;
+} hy_setting;
+
+/* the smoother of each part of the cycle, as such a setting */
+static HYPRE_Int cycle_down(HYPRE_Solver s, HYPRE_Int t) { return HYPRE_BoomerAMGSetCycleRelaxType(s, t, HY_DOWN); }
+static HYPRE_Int cycle_up(HYPRE_Solver s, HYPRE_Int t) { return HYPRE_BoomerAMGSetCycleRelaxType(s, t, HY_UP); }
+static HYPRE_Int cycle_coarsest(HYPRE_Solver s, HYPRE_Int t)
+{
+    return HYPRE_BoomerAMGSetCycleRelaxType(s, t, HY_COARSEST);
+}
+
+/* The settings t[0..n) on s, in order. */
+static int make_settings(HYPRE_Solver s, const hy_setting *t, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (!t[i].when) continue;
+        int rc = hy(t[i].set(s, t[i].value), t[i].call);
+        if (rc) return rc;
+    }
+    return OVK_OK;
+}
+
 /* hypre's settings from the options (local calls) */
 static int configure(amg *m)
 {
     const amg_opts *o = &m->o;
     HYPRE_Solver s = m->solver;
     int rc = hy(HYPRE_BoomerAMGSetTol(s, 0.0), "HYPRE_BoomerAMGSetTol");
-    if (!rc) rc = hy(HYPRE_BoomerAMGSetMaxIter(s, 1), "HYPRE_BoomerAMGSetMaxIter");
-    if (!rc) rc = hy(HYPRE_BoomerAMGSetPrintLevel(s, (HYPRE_Int)o->print), "HYPRE_BoomerAMGSetPrintLevel");
-    if (!rc) rc = hy(HYPRE_BoomerAMGSetStrongThreshold(s, o->strong), "HYPRE_BoomerAMGSetStrongThreshold");
-    if (!rc) rc = hy(HYPRE_BoomerAMGSetCoarsenType(s, coarsen_types[o->coarsen]), "HYPRE_BoomerAMGSetCoarsenType");
-    if (!rc) rc = hy(HYPRE_BoomerAMGSetInterpType(s, interp_types[o->interp]), "HYPRE_BoomerAMGSetInterpType");
-    if (!rc) rc = hy(HYPRE_BoomerAMGSetPMaxElmts(s, (HYPRE_Int)o->pmax), "HYPRE_BoomerAMGSetPMaxElmts");
-    if (!rc) rc = hy(HYPRE_BoomerAMGSetNumSweeps(s, (HYPRE_Int)o->sweeps), "HYPRE_BoomerAMGSetNumSweeps");
-    if (!rc) rc = hy(HYPRE_BoomerAMGSetCycleRelaxType(s, relax_down[o->smoother], HY_DOWN), "SetCycleRelaxType");
-    if (!rc) rc = hy(HYPRE_BoomerAMGSetCycleRelaxType(s, relax_up[o->smoother], HY_UP), "SetCycleRelaxType");
-    if (!rc) rc = hy(HYPRE_BoomerAMGSetCycleRelaxType(s, HY_GAUSS_ELIM, HY_COARSEST), "SetCycleRelaxType");
-    if (!rc) rc = hy(HYPRE_BoomerAMGSetRelaxOrder(s, 0), "HYPRE_BoomerAMGSetRelaxOrder");
-    if (!rc) rc = hy(HYPRE_BoomerAMGSetMaxLevels(s, (HYPRE_Int)o->max_levels), "HYPRE_BoomerAMGSetMaxLevels");
-    if (!rc) rc = hy(HYPRE_BoomerAMGSetMaxCoarseSize(s, (HYPRE_Int)o->coarse_size), "SetMaxCoarseSize");
-    if (!rc) rc = hy(HYPRE_BoomerAMGSetAggNumLevels(s, (HYPRE_Int)o->agg_levels), "HYPRE_BoomerAMGSetAggNumLevels");
-    if (!rc && o->bs > 1) rc = hy(HYPRE_BoomerAMGSetNumFunctions(s, (HYPRE_Int)o->bs), "SetNumFunctions");
-    if (!rc && o->nodal > 0) rc = hy(HYPRE_BoomerAMGSetNodal(s, (HYPRE_Int)o->nodal), "HYPRE_BoomerAMGSetNodal");
-    if (!rc && m->nmodes) {
-        rc = hy(HYPRE_BoomerAMGSetInterpVecVariant(s, HY_GM2), "HYPRE_BoomerAMGSetInterpVecVariant");
-        if (!rc) rc = hy(HYPRE_BoomerAMGSetInterpVecQMax(s, (HYPRE_Int)o->qmax), "SetInterpVecQMax");
-        if (!rc) rc = hy(HYPRE_BoomerAMGSetInterpVectors(s, m->nmodes, m->modes), "SetInterpVectors");
-    }
-    return rc;
+    if (rc) return rc;
+    rc = hy(HYPRE_BoomerAMGSetStrongThreshold(s, o->strong), "HYPRE_BoomerAMGSetStrongThreshold");
+    if (rc) return rc;
+    const hy_setting t[] = {
+        {HYPRE_BoomerAMGSetMaxIter, 1, "HYPRE_BoomerAMGSetMaxIter", 1},
+        {HYPRE_BoomerAMGSetPrintLevel, (HYPRE_Int)o->print, "HYPRE_BoomerAMGSetPrintLevel", 1},
+        {HYPRE_BoomerAMGSetCoarsenType, coarsen_types[o->coarsen], "HYPRE_BoomerAMGSetCoarsenType", 1},
+        {HYPRE_BoomerAMGSetInterpType, interp_types[o->interp], "HYPRE_BoomerAMGSetInterpType", 1},
+        {HYPRE_BoomerAMGSetPMaxElmts, (HYPRE_Int)o->pmax, "HYPRE_BoomerAMGSetPMaxElmts", 1},
+        {HYPRE_BoomerAMGSetNumSweeps, (HYPRE_Int)o->sweeps, "HYPRE_BoomerAMGSetNumSweeps", 1},
+        {cycle_down, relax_down[o->smoother], "SetCycleRelaxType", 1},
+        {cycle_up, relax_up[o->smoother], "SetCycleRelaxType", 1},
+        {cycle_coarsest, HY_GAUSS_ELIM, "SetCycleRelaxType", 1},
+        {HYPRE_BoomerAMGSetRelaxOrder, 0, "HYPRE_BoomerAMGSetRelaxOrder", 1},
+        {HYPRE_BoomerAMGSetMaxLevels, (HYPRE_Int)o->max_levels, "HYPRE_BoomerAMGSetMaxLevels", 1},
+        {HYPRE_BoomerAMGSetMaxCoarseSize, (HYPRE_Int)o->coarse_size, "SetMaxCoarseSize", 1},
+        {HYPRE_BoomerAMGSetAggNumLevels, (HYPRE_Int)o->agg_levels, "HYPRE_BoomerAMGSetAggNumLevels", 1},
+        {HYPRE_BoomerAMGSetNumFunctions, (HYPRE_Int)o->bs, "SetNumFunctions", o->bs > 1},
+        {HYPRE_BoomerAMGSetNodal, (HYPRE_Int)o->nodal, "HYPRE_BoomerAMGSetNodal", o->nodal > 0},
+        {HYPRE_BoomerAMGSetInterpVecVariant, HY_GM2, "HYPRE_BoomerAMGSetInterpVecVariant", m->nmodes > 0},
+        {HYPRE_BoomerAMGSetInterpVecQMax, (HYPRE_Int)o->qmax, "SetInterpVecQMax", m->nmodes > 0},
+    };
+    rc = make_settings(s, t, (int)(sizeof t / sizeof t[0]));
+    if (rc || !m->nmodes) return rc;
+    return hy(HYPRE_BoomerAMGSetInterpVectors(s, m->nmodes, m->modes), "SetInterpVectors");
+}
+
+/* Collective but for the last steps (the caller agrees): hypre's matrix,
+ * vectors and modes of env, and the solver object with its settings. */
+static int build_objects(amg *m, const ovk__pc_env *env)
+{
+    const ovk_matrix *A = env->A;
+    HYPRE_BigInt lo = A->lay.row_start, hi = lo + A->lay.nlocal - 1;
+    int rc = build_matrix(m, A);
+    if (rc) return rc;
+    rc = ovk__agree(m->comm, make_vector(m, lo, hi, &m->ijb, &m->b));
+    if (rc) return rc;
+    rc = ovk__agree(m->comm, make_vector(m, lo, hi, &m->ijx, &m->x));
+    if (rc) return rc;
+    rc = ovk__agree(m->comm, build_modes(m, env, lo, hi));
+    if (rc) return rc;
+    rc = hy(HYPRE_BoomerAMGCreate(&m->solver), "HYPRE_BoomerAMGCreate");
+    if (rc) return rc;
+    return configure(m);
 }
 
 static int amg_setup(void *state, const ovk__pc_env *env)
 {
     amg *m = state;
-    const ovk_matrix *A = env->A;
-    HYPRE_BigInt lo = A->lay.row_start, hi = lo + A->lay.nlocal - 1;
-    int rc = ovk__pc_diag_check(A, "amg"); /* l1 smoothers divide by a_ii */
-    if (!rc) rc = ovk__agree(env->comm, check_blocks(m, env));
+    int rc = ovk__pc_diag_check(env->A, "amg"); /* l1 smoothers divide by a_ii */
+    if (rc) return rc;
+    rc = ovk__agree(env->comm, check_blocks(m, env));
     if (rc) return rc;
     release(m); /* a value update: a new hierarchy */
     if (m->comm == MPI_COMM_NULL && MPI_Comm_dup(env->comm, &m->comm) != MPI_SUCCESS)
@@ -331,17 +428,12 @@ static int amg_setup(void *state, const ovk__pc_env *env)
     static int hypre_ready; /* hypre's process-wide state, made once */
     if (!hypre_ready) rc = hy(HYPRE_Init(), "HYPRE_Init");
     hypre_ready = !rc;
-    m->n = A->lay.nlocal;
+    m->n = env->A->lay.nlocal;
     rc = ovk__agree(m->comm, rc);
-    if (!rc) rc = build_matrix(m, A);
-    if (!rc) rc = ovk__agree(m->comm, make_vector(m, lo, hi, &m->ijb, &m->b));
-    if (!rc) rc = ovk__agree(m->comm, make_vector(m, lo, hi, &m->ijx, &m->x));
-    if (!rc) rc = ovk__agree(m->comm, build_modes(m, env, lo, hi));
-    if (!rc) rc = hy(HYPRE_BoomerAMGCreate(&m->solver), "HYPRE_BoomerAMGCreate");
-    if (!rc) rc = configure(m);
-    rc = ovk__agree(m->comm, rc);
-    if (!rc) rc = ovk__agree(m->comm, hy(HYPRE_BoomerAMGSetup(m->solver, m->A, m->b, m->x), "HYPRE_BoomerAMGSetup"));
-    return rc;
+    if (rc) return rc;
+    rc = ovk__agree(m->comm, build_objects(m, env));
+    if (rc) return rc;
+    return ovk__agree(m->comm, hy(HYPRE_BoomerAMGSetup(m->solver, m->A, m->b, m->x), "HYPRE_BoomerAMGSetup"));
 }
 
 /* z = V-cycle(r): hypre's vectors borrow r and z for the call */

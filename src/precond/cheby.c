@@ -33,10 +33,12 @@ static int cheby_create(ovk__opts *opts, void **state)
     if (!c) return ovk__fail(OVK_ENOMEM, "cheby");
     *state = c;
     c->degree = 3;
-    int rc = ovk__opt_int(opts, "cheby", "degree", 1, MAX_DEGREE, &c->degree);
-    if (!rc) rc = ovk__opt_double(opts, "cheby", "emin", 0.0, 1e300, &c->emin_user);
-    if (!rc) rc = ovk__opt_double(opts, "cheby", "emax", 0.0, 1e300, &c->emax_user);
-    return rc;
+    const ovk__opt_entry t[] = {
+        OVK__OPT_INT("degree", 1, MAX_DEGREE, &c->degree),
+        OVK__OPT_DOUBLE("emin", 0.0, 1e300, &c->emin_user),
+        OVK__OPT_DOUBLE("emax", 0.0, 1e300, &c->emax_user),
+    };
+    return ovk__opts_read(opts, "cheby", t, (int)(sizeof t / sizeof t[0]));
 }
 
 static void free_vectors(cheby *c)
@@ -46,6 +48,16 @@ static void free_vectors(cheby *c)
     free(c->d);
     free(c->ad);
     c->dinv = c->res = c->d = c->ad = NULL;
+}
+
+static int alloc_vectors(cheby *c)
+{
+    double **v[] = {&c->dinv, &c->res, &c->d, &c->ad};
+    for (int k = 0; k < 4; k++) {
+        int rc = ovk__pc_alloc(c->n, "cheby", v[k]);
+        if (rc) return rc;
+    }
+    return OVK_OK;
 }
 
 static void cheby_destroy(void *state)
@@ -65,47 +77,75 @@ static double rhs_of(ovk_gidx row)
     return 0.5 + (double)(h >> 11) / 9007199254740992.0;
 }
 
+/* *x summed over comm, in place */
+static int sum_all(double *x, MPI_Comm comm)
+{
+    return ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce");
+}
+
+/* The state of the Lanczos run: the vectors (r, z, p in the object's
+ * scratch, s = A p), <r,z> now and at the start, the previous beta, and
+ * whether the steps are still good. */
+typedef struct lanczos {
+    double *r, *z, *p, *s;
+    double gamma, g0, b_prev;
+    int ok;
+} lanczos;
+
+/* One step of the run; a good one appends its alpha and beta. */
+static int lanczos_step(const cheby *c, MPI_Comm comm, lanczos *L, double *alpha, double *beta, int *good)
+{
+    int n = c->n;
+    int rc = ovk__matvec(c->A, L->p, L->s, NULL); /* s = A p */
+    if (rc) return rc;
+    double v[2] = {ovk__dot(n, L->s, L->p), 0.0};
+    rc = sum_all(&v[0], comm);
+    if (rc) return rc;
+    double a = L->gamma / v[0];
+    if (L->ok && L->gamma > 1e-28 * L->g0 && !(a > 0.0)) *good = -1; /* <p,Ap> <= 0: not SPD */
+    L->ok = L->ok && *good >= 0 && isfinite(a) && a > 0.0 && L->gamma > 1e-28 * L->g0;
+    if (!L->ok) a = 0.0; /* the remaining steps only keep the reductions matched */
+    for (int i = 0; i < n; i++) {
+        L->r[i] -= a * L->s[i];
+        L->z[i] = c->dinv[i] * L->r[i];
+    }
+    v[1] = ovk__dot(n, L->r, L->z);
+    rc = sum_all(&v[1], comm);
+    if (rc) return rc;
+    double b = L->ok ? v[1] / L->gamma : 0.0;
+    if (L->ok) {
+        alpha[*good] = a;
+        beta[(*good)++] = L->b_prev; /* the beta that built this step's p */
+    }
+    L->b_prev = b;
+    for (int i = 0; i < n; i++) L->p[i] = L->z[i] + b * L->p[i];
+    L->gamma = v[1];
+    return OVK_OK;
+}
+
 /* One Jacobi-PCG run of LANCZOS_STEPS steps (every rank does them all, so
  * that the reductions match), recording alpha and beta of the good steps. */
 static int lanczos_run(cheby *c, MPI_Comm comm, double *alpha, double *beta, int *good)
 {
-    int n = c->n, rc = OVK_OK;
-    double *r = c->res, *z = c->ad, *p = c->d, *s = NULL, gamma = 0.0, g0 = 0.0, b_prev = 0.0;
-    rc = ovk__pc_alloc(n, "cheby", &s);
+    int n = c->n;
+    lanczos L = {.r = c->res, .z = c->ad, .p = c->d, .ok = 1};
+    int rc = ovk__pc_alloc(n, "cheby", &L.s);
     if (rc) return rc;
     for (int i = 0; i < n; i++) {
-        r[i] = rhs_of(c->A->lay.row_start + i); /* x = 0: r = b */
-        p[i] = z[i] = c->dinv[i] * r[i];
+        L.r[i] = rhs_of(c->A->lay.row_start + i); /* x = 0: r = b */
+        L.p[i] = L.z[i] = c->dinv[i] * L.r[i];
     }
-    gamma = ovk__dot(n, r, z);
-    OVK__MPI(MPI_Allreduce(MPI_IN_PLACE, &gamma, 1, MPI_DOUBLE, MPI_SUM, comm));
-    g0 = gamma;
+    L.gamma = ovk__dot(n, L.r, L.z);
+    rc = sum_all(&L.gamma, comm);
+    if (rc) goto cleanup;
+    L.g0 = L.gamma;
     *good = 0;
-    for (int k = 0, ok = 1; k < LANCZOS_STEPS; k++) {
-        if ((rc = ovk__matvec(c->A, p, s, NULL))) goto cleanup; /* s = A p */
-        double v[2] = {ovk__dot(n, s, p), 0.0};
-        OVK__MPI(MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_SUM, comm));
-        double a = gamma / v[0];
-        if (ok && gamma > 1e-28 * g0 && !(a > 0.0)) *good = -1; /* <p,Ap> <= 0: not SPD */
-        ok = ok && *good >= 0 && isfinite(a) && a > 0.0 && gamma > 1e-28 * g0;
-        if (!ok) a = 0.0; /* the remaining steps only keep the reductions matched */
-        for (int i = 0; i < n; i++) {
-            r[i] -= a * s[i];
-            z[i] = c->dinv[i] * r[i];
-        }
-        v[1] = ovk__dot(n, r, z);
-        OVK__MPI(MPI_Allreduce(MPI_IN_PLACE, &v[1], 1, MPI_DOUBLE, MPI_SUM, comm));
-        double b = ok ? v[1] / gamma : 0.0;
-        if (ok) {
-            alpha[*good] = a;
-            beta[(*good)++] = b_prev; /* the beta that built this step's p */
-        }
-        b_prev = b;
-        for (int i = 0; i < n; i++) p[i] = z[i] + b * p[i];
-        gamma = v[1];
+    for (int k = 0; k < LANCZOS_STEPS; k++) {
+        rc = lanczos_step(c, comm, &L, alpha, beta, good);
+        if (rc) goto cleanup;
     }
 cleanup:
-    free(s);
+    free(L.s);
     return rc;
 }
 
@@ -147,11 +187,7 @@ static int cheby_setup(void *state, const ovk__pc_env *env)
     free_vectors(c);
     c->A = env->A;
     c->n = env->n;
-    rc = ovk__pc_alloc(c->n, "cheby", &c->dinv);
-    if (!rc) rc = ovk__pc_alloc(c->n, "cheby", &c->res);
-    if (!rc) rc = ovk__pc_alloc(c->n, "cheby", &c->d);
-    if (!rc) rc = ovk__pc_alloc(c->n, "cheby", &c->ad);
-    rc = ovk__agree(env->comm, rc);
+    rc = ovk__agree(env->comm, alloc_vectors(c));
     if (rc) return rc;
     for (int i = 0; i < c->n; i++) c->dinv[i] = 1.0 / env->A->diagonal[i];
     if (c->emin_user > 0.0 && c->emax_user > 0.0) {
@@ -171,7 +207,7 @@ static int cheby_setup(void *state, const ovk__pc_env *env)
 static int cheby_apply(void *state, const double *r, double *z, const ovk__hook *h)
 {
     cheby *c = state;
-    int n = c->n, rc = OVK_OK;
+    int n = c->n;
     double theta = 0.5 * (c->emax + c->emin), delta = 0.5 * (c->emax - c->emin);
     double sigma = theta / delta, rho = 1.0 / sigma;
     for (int i = 0; i < n; i++) {
@@ -180,7 +216,8 @@ static int cheby_apply(void *state, const double *r, double *z, const ovk__hook 
         z[i] = c->d[i];                      /* z = d */
     }
     for (long k = 1; k < c->degree; k++) {
-        if ((rc = ovk__matvec(c->A, c->d, c->ad, h))) return rc; /* ad = A d */
+        int rc = ovk__matvec(c->A, c->d, c->ad, h); /* ad = A d */
+        if (rc) return rc;
         double rho_new = 1.0 / (2.0 * sigma - rho), a = rho_new * rho, b = 2.0 * rho_new / delta;
         for (int i = 0; i < n; i++) {
             c->res[i] -= c->ad[i];                               /* res -= A d */

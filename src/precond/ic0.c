@@ -62,7 +62,8 @@ static int ic0_setup(void *state, const ovk__pc_env *env)
     ovk__upper_free(&f->u);
     f->row_start = ovk__row_id(&env->A->lay, 0); /* as details print it */
     int rc = ovk__upper_from(env->A, &f->u);
-    return rc ? rc : factor(f);
+    if (rc) return rc;
+    return factor(f);
 }
 
 static int ic0_left(void *state, const double *r, double *t, const ovk__hook *h)

@@ -29,8 +29,9 @@ static int none_setup(void *state, const ovk__pc_env *env)
     free(p->ones);
     p->n = env->n;
     int rc = ovk__pc_alloc(env->n, "none", &p->ones);
-    for (int i = 0; !rc && i < p->n; i++) p->ones[i] = 1.0;
-    return rc;
+    if (rc) return rc;
+    for (int i = 0; i < p->n; i++) p->ones[i] = 1.0;
+    return OVK_OK;
 }
 
 static int none_apply(void *state, const double *r, double *z, const ovk__hook *h)

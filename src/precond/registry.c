@@ -53,10 +53,7 @@ static const ovk__pc_type *find(const char *name)
 static void names(char *buf, size_t len)
 {
     buf[0] = '\0';
-    for (int i = 0; i < TYPE_COUNT; i++) {
-        strncat(buf, i ? ", " : "", len - strlen(buf) - 1);
-        strncat(buf, types[i]->name, len - strlen(buf) - 1);
-    }
+    for (int i = 0; i < TYPE_COUNT; i++) ovk__list_add(buf, len, ", ", types[i]->name);
 }
 
 int ovk__pc_create(const char *spec, ovk__pc *pc)
@@ -76,14 +73,15 @@ int ovk__pc_create(const char *spec, ovk__pc *pc)
         return ovk__fail(OVK_EINVAL, "unknown preconditioner '%s'; available: %s", name, list);
     }
     rc = t->create(&opts, &pc->state);
-    if (!rc) rc = ovk__opts_check_unused(&opts, t->name, t->options);
-    if (rc) {
-        if (pc->state) t->destroy(pc->state);
-        pc->state = NULL;
-        return rc;
-    }
+    if (rc) goto cleanup;
+    rc = ovk__opts_check_unused(&opts, t->name, t->options);
+    if (rc) goto cleanup;
     pc->type = t;
     return OVK_OK;
+cleanup:
+    if (pc->state) t->destroy(pc->state);
+    pc->state = NULL;
+    return rc;
 }
 
 void ovk_precond_print(FILE *f)

@@ -43,8 +43,10 @@ static int ssor_setup(void *state, const ovk__pc_env *env)
     free(s->scale);
     s->sq = s->scale = NULL;
     rc = ovk__upper_from(env->A, &s->u);
-    if (!rc) rc = ovk__pc_alloc(env->n, "ssor", &s->sq);
-    if (!rc) rc = ovk__pc_alloc(env->n, "ssor", &s->scale);
+    if (rc) return rc;
+    rc = ovk__pc_alloc(env->n, "ssor", &s->sq);
+    if (rc) return rc;
+    rc = ovk__pc_alloc(env->n, "ssor", &s->scale);
     if (rc) return rc;
     double f = s->omega * (2.0 - s->omega);
     for (int i = 0; i < env->n; i++) {
