@@ -75,6 +75,9 @@ void ovk__reduce_local(ovk_datatype type, ovk_op op, void *dst, const void *a, c
  * digit; at most (k-1) ceil(log_k n) of them) and its parent (-1 at the
  * root).  Returns the number of children. */
 int ovk__knomial_family(int me, int n, int k, int *child, int *parent);
+/* Collective over comm, where this process is `rank`: node_of[r] = the
+ * lowest rank on r's node (MPI_COMM_TYPE_SHARED), for every rank r (tree.c). */
+int ovk__node_leaders(MPI_Comm comm, int rank, int *node_of);
 
 /* OVK_OK when m's parameters are finite, >= 0, and a reduction of
  * OVK__LATENCY_CHECK_BYTES on comm_size ranks (m->P when set) models at most

@@ -34,18 +34,18 @@ static void blocking_destroy(void *state) { free(state); }
 /* The result in buf is the same bytes on every rank: AND x == ~AND ~x. */
 static int verify_same(blocking_state *s, const void *buf, int count)
 {
-    int rc = OVK_OK;
-    size_t n = (size_t)count;
+    size_t n = (size_t)count, i = 0;
     uint64_t *w = malloc(2 * n * sizeof *w);
     if (!w) return ovk__fail(OVK_ENOMEM, "blocking:verify: check buffer of %zu words", 2 * n);
     memcpy(w, buf, n * sizeof *w); /* both types are 8 bytes */
-    for (size_t i = 0; i < n; i++) w[n + i] = ~w[i];
-    OVK__MPI(MPI_Allreduce(MPI_IN_PLACE, w, 2 * count, MPI_UINT64_T, MPI_BAND, s->comm));
-    for (size_t i = 0; i < n && !rc; i++)
-        if (w[i] != ~w[n + i])
-            rc = ovk__fail(OVK_EMPI, "blocking:verify=1: the MPI_Allreduce result of reduction #%llu (%d values) "
-                           "differs between ranks at element %zu; the MPI library's reduction is not bitwise "
-                           "reproducible", s->seq, count, i);
+    for (size_t k = 0; k < n; k++) w[n + k] = ~w[k];
+    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, w, 2 * count, MPI_UINT64_T, MPI_BAND, s->comm), "MPI_Allreduce");
+    if (rc) goto cleanup;
+    while (i < n && w[i] == ~w[n + i]) i++;
+    if (i < n)
+        rc = ovk__fail(OVK_EMPI, "blocking:verify=1: the MPI_Allreduce result of reduction #%llu (%d values) "
+                       "differs between ranks at element %zu; the MPI library's reduction is not bitwise "
+                       "reproducible", s->seq, count, i);
 cleanup:
     free(w);
     return rc;
@@ -55,13 +55,13 @@ static int blocking_start(void *state, const ovk__reduction *r, void *impl)
 {
     (void)impl;
     blocking_state *s = state;
-    int rc = OVK_OK;
     if (r->count == 0) return OVK_OK;
     const void *send = r->sendbuf == r->recvbuf ? MPI_IN_PLACE : r->sendbuf;
-    OVK__MPI(MPI_Allreduce(send, r->recvbuf, r->count, ovk__mpi_type(r->type), ovk__mpi_op(r->op), s->comm));
+    int rc = ovk__mpi(MPI_Allreduce(send, r->recvbuf, r->count, ovk__mpi_type(r->type), ovk__mpi_op(r->op), s->comm),
+                      "MPI_Allreduce");
+    if (rc) return rc;
     if (s->verify) rc = verify_same(s, r->recvbuf, r->count);
     s->seq++;
-cleanup:
     return rc;
 }
 

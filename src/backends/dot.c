@@ -8,11 +8,12 @@
 int ovk_dot_init(ovk_reducer *red, int k, const ovk_vector *const *x, const ovk_vector *const *y,
                  double *result, ovk_request **req)
 {
-    int rc = OVK_OK;
     if (!red || !x || !y || !result || !req) return ovk__fail(OVK_EINVAL, "ovk_dot_init: NULL argument");
     if (k < 1 || k > OVK_DOT_MAX) return ovk__fail(OVK_EINVAL, "ovk_dot_init: k=%d not in [1, %d]", k, OVK_DOT_MAX);
-    for (int i = 0; i < k && !rc; i++) rc = ovk__vector_check_pair(x[i], y[i]);
-    if (rc) return rc;
+    for (int i = 0; i < k; i++) {
+        int rc = ovk__vector_check_pair(x[i], y[i]);
+        if (rc) return rc;
+    }
     /* the local sums go to result, reduced there in place */
     for (int i = 0; i < k; i++) result[i] = ovk__dot(x[i]->n, x[i]->data, y[i]->data);
     return ovk_reduce_start(red, result, result, k, OVK_DOUBLE, OVK_SUM, req);

@@ -124,9 +124,10 @@ static int lat_wait(void *state, void *impl)
     lat_req *q = impl;
     int rc = q->inner_done ? OVK_OK : s->be->wait(s->state, q->inner);
     q->inner_done = 1;
-    if (!rc) clock_wait(q);
     unlink_req(s, q);
-    return rc;
+    if (rc) return rc;
+    clock_wait(q);
+    return OVK_OK;
 }
 
 /* The wrapped backend's progress; a progress call is a test to the clock. */

@@ -172,13 +172,16 @@ static int read_options(ovk__opts *o, ovk__nbc_params *prm, long *ppn, long *thr
 {
     int alg = OVK__NBC_AUTO, inter = 0;
     long k = DEFAULT_K, seg = DEFAULT_SEG_BYTES, thresh = DEFAULT_RSA_BYTES;
-    int rc = ovk__opt_choice(o, NAME, "alg", ovk__nbc_alg_names, &alg);
-    if (!rc) rc = ovk__opt_int(o, NAME, "k", OVK__NBC_K_MIN, OVK__NBC_K_MAX, &k);
-    if (!rc) rc = ovk__opt_choice(o, NAME, "inter", inter_names, &inter);
-    if (!rc) rc = ovk__opt_int(o, NAME, "ppn", 0, INT32_MAX, ppn);
-    if (!rc) rc = ovk__opt_int(o, NAME, "seg", MIN_SEG_BYTES, MAX_BYTES_OPT, &seg);
-    if (!rc) rc = ovk__opt_int(o, NAME, "thresh", 0, MAX_BYTES_OPT, &thresh);
-    if (!rc) rc = ovk__opt_int(o, NAME, "thread", 0, 1, thread);
+    const ovk__opt_entry t[] = {
+        OVK__OPT_CHOICE("alg", ovk__nbc_alg_names, &alg),
+        OVK__OPT_INT("k", OVK__NBC_K_MIN, OVK__NBC_K_MAX, &k),
+        OVK__OPT_CHOICE("inter", inter_names, &inter),
+        OVK__OPT_INT("ppn", 0, INT32_MAX, ppn),
+        OVK__OPT_INT("seg", MIN_SEG_BYTES, MAX_BYTES_OPT, &seg),
+        OVK__OPT_INT("thresh", 0, MAX_BYTES_OPT, &thresh),
+        OVK__OPT_INT("thread", 0, 1, thread),
+    };
+    int rc = ovk__opts_read(o, NAME, t, (int)(sizeof t / sizeof t[0]));
     if (rc) return rc;
     prm->alg = (ovk__nbc_alg)alg;
     prm->k = (int)k;
@@ -194,8 +197,6 @@ static int read_options(ovk__opts *o, ovk__nbc_params *prm, long *ppn, long *thr
  * collective. */
 static int find_nodes(nbc_state *s, long ppn)
 {
-    int rc = OVK_OK, leader = s->topo.rank;
-    MPI_Comm node = MPI_COMM_NULL;
     s->topo.node_of = malloc((size_t)s->topo.size * sizeof *s->topo.node_of);
     if (!s->topo.node_of) return ovk__fail(OVK_ENOMEM, "nbc: node map");
     if (s->prm.alg != OVK__NBC_TWOLEVEL) ppn = 1;
@@ -203,22 +204,17 @@ static int find_nodes(nbc_state *s, long ppn)
         for (int r = 0; r < s->topo.size; r++) s->topo.node_of[r] = (int)(r / ppn * ppn);
         return OVK_OK;
     }
-    OVK__MPI(MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-    OVK__MPI(MPI_Allreduce(&s->topo.rank, &leader, 1, MPI_INT, MPI_MIN, node));
-    OVK__MPI(MPI_Allgather(&leader, 1, MPI_INT, s->topo.node_of, 1, MPI_INT, s->comm));
-cleanup:
-    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
-    return rc;
+    return ovk__node_leaders(s->comm, s->topo.rank, s->topo.node_of);
 }
 
 static int find_tag_range(nbc_state *s)
 {
-    int rc = OVK_OK, flag = 0;
+    int flag = 0;
     int *ub = NULL;
-    OVK__MPI(MPI_Comm_get_attr(s->comm, MPI_TAG_UB, &ub, &flag));
+    int rc = ovk__mpi(MPI_Comm_get_attr(s->comm, MPI_TAG_UB, &ub, &flag), "MPI_Comm_get_attr");
+    if (rc) return rc;
     s->tag_range = flag ? (long)*ub + 1 : 32768L; /* MPI guarantees tags up to 32767 */
-cleanup:
-    return rc;
+    return OVK_OK;
 }
 
 /* ---- the progress thread ---------------------------------------------- */
@@ -257,8 +253,8 @@ static void *progress_thread(void *arg)
 static int start_thread(nbc_state *s)
 {
     int provided = MPI_THREAD_SINGLE;
-    int mrc = MPI_Query_thread(&provided);
-    if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, "MPI_Query_thread");
+    int rc = ovk__mpi(MPI_Query_thread(&provided), "MPI_Query_thread");
+    if (rc) return rc;
     if (provided != MPI_THREAD_MULTIPLE)
         return ovk__fail(OVK_EUNSUPPORTED, "nbc:thread=1 needs MPI initialised with MPI_THREAD_MULTIPLE "
                                            "(MPI_Init_thread); this process has level %d",
@@ -313,10 +309,13 @@ static int nbc_create(MPI_Comm comm, ovk__opts *opts, void **state)
     if (!(s = calloc(1, sizeof *s))) return ovk__fail(OVK_ENOMEM, "nbc backend state");
     s->comm = comm;
     s->prm = prm;
-    OVK__MPI(MPI_Comm_rank(s->comm, &s->topo.rank));
-    OVK__MPI(MPI_Comm_size(s->comm, &s->topo.size));
+    rc = ovk__mpi(MPI_Comm_rank(s->comm, &s->topo.rank), "MPI_Comm_rank");
+    if (rc) goto cleanup;
+    rc = ovk__mpi(MPI_Comm_size(s->comm, &s->topo.size), "MPI_Comm_size");
+    if (rc) goto cleanup;
     rc = find_nodes(s, ppn);
-    if (!rc) rc = find_tag_range(s);
+    if (rc) goto cleanup;
+    rc = find_tag_range(s);
     if (rc) goto cleanup;
     if (pthread_mutex_init(&s->mutex, NULL) != 0 || pthread_cond_init(&s->work, NULL) != 0) {
         rc = ovk__fail(OVK_ENOMEM, "nbc: mutex");
@@ -355,8 +354,10 @@ static int start_locked(nbc_state *s, const ovk__reduction *r, nbc_req *req)
 {
     ovk__nbc_sched *sched = NULL;
     nbc_op *op = NULL;
-    int rc = check_tag_window(s), advanced = 0;
-    if (!rc) rc = ovk__nbc_cache_get(&s->cache, &s->prm, &s->topo, r->count, r->type, r->op, &sched);
+    int advanced = 0;
+    int rc = check_tag_window(s);
+    if (rc) return rc;
+    rc = ovk__nbc_cache_get(&s->cache, &s->prm, &s->topo, r->count, r->type, r->op, &sched);
     if (rc) return rc;
     rc = op_acquire(s, sched, &op);
     if (rc) {
@@ -420,12 +421,12 @@ static int nbc_test(void *state, void *impl, int *done)
 static int nbc_wait(void *state, void *impl)
 {
     nbc_state *s = state;
-    int done = 0, rc = OVK_OK;
-    while (!rc && !done) {
-        rc = nbc_test(state, impl, &done);
-        if (!done && s->threaded) sched_yield(); /* let the progress thread take the lock */
+    int done = 0;
+    for (;;) {
+        int rc = nbc_test(state, impl, &done);
+        if (rc || done) return rc;
+        if (s->threaded) sched_yield(); /* let the progress thread take the lock */
     }
-    return rc;
 }
 
 static int nbc_progress(void *state)

@@ -496,8 +496,10 @@ int ovk__nbc_build(const ovk__nbc_params *prm, const ovk__nbc_topo *topo, int co
     b_copy(&b, recv_at(0), send_at(0), count);
     if (s->alg == OVK__NBC_TWOLEVEL) rc = twolevel_allreduce(&b, prm, topo, whole, seg_elems);
     else flat_allreduce(&b, prm, s->alg, &all, whole, seg_elems);
-    if (!rc) rc = b.rc;
-    if (!rc) rc = b_finish(&b, s);
+    if (rc) goto cleanup;
+    rc = b.rc;
+    if (rc) goto cleanup;
+    rc = b_finish(&b, s);
 cleanup:
     b_free(&b);
     if (rc) {
@@ -604,16 +606,16 @@ static MPI_Datatype mpi_type(ovk_datatype t) { return t == OVK_INT64 ? MPI_INT64
 
 static int post_comm(ovk__nbc_exec *ex, const ovk__nbc_action *a)
 {
-    int rc = OVK_OK;
     MPI_Datatype dt = mpi_type(ex->s->type);
     MPI_Request *req = &ex->reqs[ex->nreq];
+    int rc = OVK_OK;
     if (a->kind == OVK__NBC_SEND)
-        OVK__MPI(MPI_Isend(ref_ptr(ex, a->src), a->count, dt, a->peer, ex->tag, ex->comm, req));
+        rc = ovk__mpi(MPI_Isend(ref_ptr(ex, a->src), a->count, dt, a->peer, ex->tag, ex->comm, req), "MPI_Isend");
     else
-        OVK__MPI(MPI_Irecv(ref_ptr(ex, a->dst), a->count, dt, a->peer, ex->tag, ex->comm, req));
+        rc = ovk__mpi(MPI_Irecv(ref_ptr(ex, a->dst), a->count, dt, a->peer, ex->tag, ex->comm, req), "MPI_Irecv");
+    if (rc) return rc;
     ex->nreq++;
-cleanup:
-    return rc;
+    return OVK_OK;
 }
 
 static void run_local(ovk__nbc_exec *ex, const ovk__nbc_action *a)
@@ -646,27 +648,35 @@ static int post_round(ovk__nbc_exec *ex)
     return OVK_OK;
 }
 
-int ovk__nbc_exec_progress(ovk__nbc_exec *ex, int *done, int *advanced)
+/* The posted round's requests tested: *finished when they all completed
+ * (then the executor moves to the next round). */
+static int test_round(ovk__nbc_exec *ex, int *finished, int *advanced)
 {
     int rc = OVK_OK;
+    *finished = 1;
+    if (ex->nreq) rc = ovk__mpi(MPI_Testall(ex->nreq, ex->reqs, finished, MPI_STATUSES_IGNORE), "MPI_Testall");
+    if (rc || !*finished) return rc;
+    ex->posted = 0;
+    ex->nreq = 0;
+    ex->round++;
+    *advanced = 1;
+    return OVK_OK;
+}
+
+int ovk__nbc_exec_progress(ovk__nbc_exec *ex, int *done, int *advanced)
+{
     *done = 0;
     for (;;) {
         if (ex->posted) {
-            int flag = 1;
-            if (ex->nreq) OVK__MPI(MPI_Testall(ex->nreq, ex->reqs, &flag, MPI_STATUSES_IGNORE));
-            if (!flag) break;
-            ex->posted = 0;
-            ex->nreq = 0;
-            ex->round++;
-            *advanced = 1;
+            int finished = 0;
+            int rc = test_round(ex, &finished, advanced);
+            if (rc || !finished) return rc;
         }
         if (ex->round == ex->s->nrounds) {
             *done = 1;
-            break;
+            return OVK_OK;
         }
-        rc = post_round(ex);
-        if (rc) goto cleanup;
+        int rc = post_round(ex);
+        if (rc) return rc;
     }
-cleanup:
-    return rc;
 }

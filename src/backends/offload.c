@@ -104,8 +104,9 @@ static int off_caps_of_spec(ovk__opts *o, unsigned *caps)
 static int choose_engine(off_state *s, const ovk__off_engine **out)
 {
     char why_fabric[256], why_agent[256];
-    int rc = OVK_OK, mine = usable_bits(why_fabric, why_agent, sizeof why_fabric), all = 0;
-    OVK__MPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_BAND, s->comm));
+    int mine = usable_bits(why_fabric, why_agent, sizeof why_fabric), all = 0;
+    int rc = ovk__mpi(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_BAND, s->comm), "MPI_Allreduce");
+    if (rc) return rc;
     if (s->conf.engine == ENGINE_FABRIC || (s->conf.engine == ENGINE_AUTO && (all & USE_FABRIC))) {
         if (!(all & USE_FABRIC))
             return ovk__fail(OVK_EUNSUPPORTED, "offload:engine=fabric: %s",
@@ -122,8 +123,6 @@ static int choose_engine(off_state *s, const ovk__off_engine **out)
                          (mine & USE_AGENT) ? "not usable on every rank" : why_agent);
     return ovk__fail(OVK_EUNSUPPORTED, "offload: no engine can run here: fabric: %s; agent: %s", why_fabric,
                      why_agent);
-cleanup:
-    return rc;
 }
 
 /* ---- options and nodes ------------------------------------------------------ */
@@ -132,12 +131,15 @@ static int read_options(ovk__opts *o, off_conf *c)
 {
     int engine = ENGINE_AUTO, alg = OVK__OFF_RD, scheme = OVK__OFF_FLAT;
     long k = OVK__OFF_K_MIN, depth = DEFAULT_DEPTH, ppn = 0;
-    int rc = ovk__opt_choice(o, NAME, "engine", engine_names, &engine);
-    if (!rc) rc = ovk__opt_choice(o, NAME, "alg", alg_names, &alg);
-    if (!rc) rc = ovk__opt_int(o, NAME, "k", OVK__OFF_K_MIN, OVK__OFF_K_MAX, &k);
-    if (!rc) rc = ovk__opt_choice(o, NAME, "scheme", scheme_names, &scheme);
-    if (!rc) rc = ovk__opt_int(o, NAME, "ppn", 0, INT32_MAX, &ppn);
-    if (!rc) rc = ovk__opt_int(o, NAME, "depth", 1, MAX_DEPTH, &depth);
+    const ovk__opt_entry t[] = {
+        OVK__OPT_CHOICE("engine", engine_names, &engine),
+        OVK__OPT_CHOICE("alg", alg_names, &alg),
+        OVK__OPT_INT("k", OVK__OFF_K_MIN, OVK__OFF_K_MAX, &k),
+        OVK__OPT_CHOICE("scheme", scheme_names, &scheme),
+        OVK__OPT_INT("ppn", 0, INT32_MAX, &ppn),
+        OVK__OPT_INT("depth", 1, MAX_DEPTH, &depth),
+    };
+    int rc = ovk__opts_read(o, NAME, t, (int)(sizeof t / sizeof t[0]));
     if (rc) return rc;
     *c = (off_conf){engine, (ovk__off_alg)alg, (ovk__off_scheme)scheme, (int)k, (int)depth, ppn};
     return OVK_OK;
@@ -148,21 +150,14 @@ static int read_options(ovk__opts *o, off_conf *c)
  * nodes; flat gets one node per rank without a collective. */
 static int find_nodes(off_state *s)
 {
-    int rc = OVK_OK, leader = s->rank;
     long ppn = s->conf.scheme == OVK__OFF_TWOLEVEL ? s->conf.ppn : 1;
-    MPI_Comm node = MPI_COMM_NULL;
     if (!(s->node_of = malloc((size_t)s->size * sizeof *s->node_of)))
         return ovk__fail(OVK_ENOMEM, "offload: node map");
     if (ppn > 0) {
         for (int r = 0; r < s->size; r++) s->node_of[r] = (int)(r / ppn * ppn);
         return OVK_OK;
     }
-    OVK__MPI(MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-    OVK__MPI(MPI_Allreduce(&s->rank, &leader, 1, MPI_INT, MPI_MIN, node));
-    OVK__MPI(MPI_Allgather(&leader, 1, MPI_INT, s->node_of, 1, MPI_INT, s->comm));
-cleanup:
-    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
-    return rc;
+    return ovk__node_leaders(s->comm, s->rank, s->node_of);
 }
 
 /* ---- the vtable ------------------------------------------------------------- */
@@ -182,32 +177,35 @@ static void off_destroy(void *state)
 /* Everything local: options, ranks, queue bookkeeping. */
 static int init_state(MPI_Comm comm, ovk__opts *opts, off_state **out)
 {
-    int rc = OVK_OK;
     off_state *s = calloc(1, sizeof *s);
     if (!s) return ovk__fail(OVK_ENOMEM, "offload backend state");
     *out = s;
     s->comm = comm;
-    rc = read_options(opts, &s->conf);
+    int rc = read_options(opts, &s->conf);
     if (rc) return rc;
-    OVK__MPI(MPI_Comm_rank(comm, &s->rank));
-    OVK__MPI(MPI_Comm_size(comm, &s->size));
+    rc = ovk__mpi(MPI_Comm_rank(comm, &s->rank), "MPI_Comm_rank");
+    if (rc) return rc;
+    rc = ovk__mpi(MPI_Comm_size(comm, &s->size), "MPI_Comm_size");
+    if (rc) return rc;
     s->slot_seq = calloc((size_t)s->conf.depth, sizeof *s->slot_seq);
     s->busy = calloc((size_t)s->conf.depth, 1);
-    if (!s->slot_seq || !s->busy) rc = ovk__fail(OVK_ENOMEM, "offload: queue of %d", s->conf.depth);
-cleanup:
-    return rc;
+    if (!s->slot_seq || !s->busy) return ovk__fail(OVK_ENOMEM, "offload: queue of %d", s->conf.depth);
+    return OVK_OK;
 }
 
 static int off_create(MPI_Comm comm, ovk__opts *opts, void **state)
 {
     off_state *s = NULL;
     int rc = ovk__agree(comm, init_state(comm, opts, &s));
-    if (!rc) rc = ovk__agree(comm, find_nodes(s));
+    if (rc) goto cleanup;
+    rc = ovk__agree(comm, find_nodes(s));
     if (rc) goto cleanup;
     ovk__off_topo topo = {s->size, s->rank, s->node_of};
     rc = ovk__agree(comm, ovk__off_build(s->conf.alg, s->conf.scheme, s->conf.k, &topo, &s->tl));
-    if (!rc) rc = choose_engine(s, &s->eng);
-    if (!rc) rc = s->eng->create(comm, &s->tl, s->conf.depth, &s->e, &s->window);
+    if (rc) goto cleanup;
+    rc = choose_engine(s, &s->eng);
+    if (rc) goto cleanup;
+    rc = s->eng->create(comm, &s->tl, s->conf.depth, &s->e, &s->window);
     if (rc) goto cleanup;
     *state = s;
     return OVK_OK;
@@ -254,7 +252,8 @@ static int off_start(void *state, const ovk__reduction *r, void *impl)
     req->slot = -1;
     if (trivial(s, r)) return OVK_OK;
     int rc = find_slot(s, &slot);
-    if (!rc) rc = s->eng->post(s->e, &(ovk__off_post){r, slot, s->seq});
+    if (rc) return rc;
+    rc = s->eng->post(s->e, &(ovk__off_post){r, slot, s->seq});
     if (rc) return rc;
     s->busy[slot] = 1;
     s->slot_seq[slot] = s->seq++;
@@ -277,8 +276,9 @@ static int off_test(void *state, void *impl, int *done)
     *done = 1;
     if (req->slot < 0) return OVK_OK;
     int rc = s->eng->test(s->e, req->slot, done);
-    if (!rc && *done) release(s, req);
-    return rc;
+    if (rc) return rc;
+    if (*done) release(s, req);
+    return OVK_OK;
 }
 
 static int off_wait(void *state, void *impl)
@@ -287,8 +287,9 @@ static int off_wait(void *state, void *impl)
     off_req *req = impl;
     if (req->slot < 0) return OVK_OK;
     int rc = s->eng->wait(s->e, req->slot);
-    if (!rc) release(s, req);
-    return rc;
+    if (rc) return rc;
+    release(s, req);
+    return OVK_OK;
 }
 
 #ifdef OVK_HAVE_LIBFABRIC

@@ -300,40 +300,43 @@ static int alloc_ops(agent *a)
 
 static int tag_window(agent *a)
 {
-    int rc = OVK_OK, flag = 0, *ub = NULL;
-    OVK__MPI(MPI_Comm_get_attr(a->comm, MPI_TAG_UB, &ub, &flag));
+    int flag = 0, *ub = NULL;
+    int rc = ovk__mpi(MPI_Comm_get_attr(a->comm, MPI_TAG_UB, &ub, &flag), "MPI_Comm_get_attr");
+    if (rc) return rc;
     a->window = (unsigned long long)((flag ? *ub : MIN_TAG_UB) + 1L) >> OVK__OFF_TAG_BITS;
-cleanup:
-    return rc;
+    return OVK_OK;
+}
+
+/* The agent's mutex and conditions, and its thread. */
+static int start_agent(agent *a)
+{
+    if (pthread_mutex_init(&a->mutex, NULL) || pthread_cond_init(&a->work, NULL) ||
+        pthread_cond_init(&a->finished, NULL))
+        return ovk__fail(OVK_ENOMEM, "offload agent: mutex");
+    a->sync_init = 1;
+    if (pthread_create(&a->thread, NULL, agent_main, a) != 0)
+        return ovk__fail(OVK_ENOMEM, "offload agent: cannot start the agent thread");
+    a->running = 1;
+    return OVK_OK;
 }
 
 static int agent_create(MPI_Comm comm, const ovk__off_list *tl, int depth, void **eng,
                         unsigned long long *window)
 {
-    int rc = OVK_OK;
     char why[256];
     agent *a = calloc(1, sizeof *a);
     if (!a) return ovk__fail(OVK_ENOMEM, "offload agent");
     a->comm = MPI_COMM_NULL;
     a->tl = tl;
     a->depth = depth;
-    if (!agent_usable(why, sizeof why)) rc = ovk__fail(OVK_EUNSUPPORTED, "offload: %s", why);
-    if (!rc) rc = alloc_ops(a);
+    int rc = agent_usable(why, sizeof why) ? alloc_ops(a) : ovk__fail(OVK_EUNSUPPORTED, "offload: %s", why);
     if (rc) goto cleanup;
-    OVK__MPI(MPI_Comm_dup(comm, &a->comm));
+    rc = ovk__mpi(MPI_Comm_dup(comm, &a->comm), "MPI_Comm_dup");
+    if (rc) goto cleanup;
     rc = tag_window(a);
     if (rc) goto cleanup;
-    if (pthread_mutex_init(&a->mutex, NULL) || pthread_cond_init(&a->work, NULL) ||
-        pthread_cond_init(&a->finished, NULL)) {
-        rc = ovk__fail(OVK_ENOMEM, "offload agent: mutex");
-        goto cleanup;
-    }
-    a->sync_init = 1;
-    if (pthread_create(&a->thread, NULL, agent_main, a) != 0) {
-        rc = ovk__fail(OVK_ENOMEM, "offload agent: cannot start the agent thread");
-        goto cleanup;
-    }
-    a->running = 1;
+    rc = start_agent(a);
+    if (rc) goto cleanup;
     *eng = a;
     *window = a->window;
     return OVK_OK;
@@ -355,6 +358,17 @@ static int fit_tmp(agent *a, agent_op *o, int count, ovk_datatype type)
     return OVK_OK;
 }
 
+/* Queue o for the agent (under the mutex), unless the agent has failed. */
+static int append_locked(agent *a, agent_op *o)
+{
+    if (atomic_load(&a->failed)) return ovk__fail(OVK_EMPI, "%s", a->failure);
+    if (a->posted_tail) a->posted_tail->next = o;
+    else a->posted = o;
+    a->posted_tail = o;
+    pthread_cond_signal(&a->work);
+    return OVK_OK;
+}
+
 static int agent_post(void *eng, const ovk__off_post *p)
 {
     agent *a = eng;
@@ -367,13 +381,7 @@ static int agent_post(void *eng, const ovk__off_post *p)
                     .tmp_bytes = o->tmp_bytes, .state = o->state, .req = o->req};
     atomic_init(&o->done, 0);
     pthread_mutex_lock(&a->mutex);
-    if (atomic_load(&a->failed)) rc = ovk__fail(OVK_EMPI, "%s", a->failure);
-    else if (a->posted_tail) a->posted_tail->next = o;
-    else a->posted = o;
-    if (!rc) {
-        a->posted_tail = o;
-        pthread_cond_signal(&a->work);
-    }
+    rc = append_locked(a, o);
     pthread_mutex_unlock(&a->mutex);
     return rc;
 }

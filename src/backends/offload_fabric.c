@@ -249,14 +249,8 @@ static int fi_fail(int ret, const char *call)
     return ovk__fail(OVK_EMPI, "offload fabric: %s failed: %s", call, fi_strerror(ret < 0 ? -ret : ret));
 }
 
-#define FI_CALL(call)                                                                            \
-    do {                                                                                          \
-        int fi_ret_ = (int)(call);                                                                \
-        if (fi_ret_ < 0) {                                                                        \
-            rc = fi_fail(fi_ret_, #call);                                                         \
-            goto cleanup;                                                                         \
-        }                                                                                         \
-    } while (0)
+/* The status of a libfabric call's return value: OVK_OK when >= 0. */
+static int fi_check(ssize_t ret, const char *call) { return ret < 0 ? fi_fail((int)ret, call) : OVK_OK; }
 
 static enum fi_datatype fi_type(ovk_datatype t) { return t == OVK_INT64 ? FI_INT64 : FI_DOUBLE; }
 
@@ -271,25 +265,38 @@ static enum fi_op fi_op_of(ovk_op op)
 
 /* ---- set-up --------------------------------------------------------------------- */
 
+/* Endpoint e with its completion queue, bound to the address vector. */
+static int open_endpoint(fabric *f, int e)
+{
+    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_NONE};
+    int rc = fi_check(fi_endpoint(f->domain, f->info, &f->ep[e], NULL), "fi_endpoint");
+    if (rc) return rc;
+    rc = fi_check(fi_cq_open(f->domain, &cq_attr, &f->cq[e], NULL), "fi_cq_open");
+    if (rc) return rc;
+    rc = fi_check(fi_ep_bind(f->ep[e], &f->av->fid, 0), "fi_ep_bind (address vector)");
+    if (rc) return rc;
+    rc = fi_check(fi_ep_bind(f->ep[e], &f->cq[e]->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind (completion queue)");
+    if (rc) return rc;
+    return fi_check(fi_enable(f->ep[e]), "fi_enable");
+}
+
 static int open_endpoints(fabric *f)
 {
-    int rc = OVK_OK;
     struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)f->size};
-    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_NONE};
     struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_UNSPEC};
-    FI_CALL(fi_fabric(f->info->fabric_attr, &f->fabric, NULL));
-    FI_CALL(fi_domain(f->fabric, f->info, &f->domain, NULL));
-    FI_CALL(fi_av_open(f->domain, &av_attr, &f->av, NULL));
-    FI_CALL(fi_cntr_open(f->domain, &ca, &f->zero, NULL));
+    int rc = fi_check(fi_fabric(f->info->fabric_attr, &f->fabric, NULL), "fi_fabric");
+    if (rc) return rc;
+    rc = fi_check(fi_domain(f->fabric, f->info, &f->domain, NULL), "fi_domain");
+    if (rc) return rc;
+    rc = fi_check(fi_av_open(f->domain, &av_attr, &f->av, NULL), "fi_av_open");
+    if (rc) return rc;
+    rc = fi_check(fi_cntr_open(f->domain, &ca, &f->zero, NULL), "fi_cntr_open");
+    if (rc) return rc;
     for (int e = 0; e <= NTX; e++) {
-        FI_CALL(fi_endpoint(f->domain, f->info, &f->ep[e], NULL));
-        FI_CALL(fi_cq_open(f->domain, &cq_attr, &f->cq[e], NULL));
-        FI_CALL(fi_ep_bind(f->ep[e], &f->av->fid, 0));
-        FI_CALL(fi_ep_bind(f->ep[e], &f->cq[e]->fid, FI_TRANSMIT | FI_RECV));
-        FI_CALL(fi_enable(f->ep[e]));
+        rc = open_endpoint(f, e);
+        if (rc) return rc;
     }
-cleanup:
-    return rc;
+    return OVK_OK;
 }
 
 /* The atomics the calcs need, and how many elements one may carry. */
@@ -328,38 +335,37 @@ static int check_work_queue(fabric *f)
 static int open_local(fabric *f)
 {
     struct fi_info *h = make_hints(1);
-    int rc = OVK_OK;
     if (!h) return ovk__fail(OVK_ENOMEM, "offload fabric: hints");
-    FI_CALL(fi_getinfo(FABRIC_API, NULL, NULL, 0, h, &f->info));
-    rc = open_endpoints(f);
-    if (!rc) rc = query_atomics(f);
+    int rc = fi_check(fi_getinfo(FABRIC_API, NULL, NULL, 0, h, &f->info), "fi_getinfo");
+    fi_freeinfo(h);
+    if (rc) return rc;
     size_t group = f->info->tx_attr->size / (2 * (size_t)f->depth);
     f->group = group < 1 ? 1 : group > MAX_GROUP ? MAX_GROUP : (int)group;
-    if (!rc) rc = check_work_queue(f);
-cleanup:
-    fi_freeinfo(h);
-    return rc;
+    rc = open_endpoints(f);
+    if (rc) return rc;
+    rc = query_atomics(f);
+    if (rc) return rc;
+    return check_work_queue(f);
 }
 
 /* Every rank's R address, over MPI (the only MPI traffic of the engine). */
 static int exchange_addresses(fabric *f)
 {
-    int rc = OVK_OK;
     char name[NAME_MAX_LEN] = {0}, *all = NULL;
     size_t len = sizeof name;
-    int mylen = 0, maxlen = 0;
-    int ret = fi_getname(&f->ep[R_EP]->fid, name, &len);
-    if (ret < 0) rc = fi_fail(ret, "fi_getname");
-    mylen = rc ? 0 : (int)len;
-    rc = ovk__agree(f->comm, rc);
+    int maxlen = 0;
+    int rc = ovk__agree(f->comm, fi_check(fi_getname(&f->ep[R_EP]->fid, name, &len), "fi_getname"));
     if (rc) return rc;
-    OVK__MPI(MPI_Allreduce(&mylen, &maxlen, 1, MPI_INT, MPI_MAX, f->comm));
+    int mylen = (int)len;
+    rc = ovk__mpi(MPI_Allreduce(&mylen, &maxlen, 1, MPI_INT, MPI_MAX, f->comm), "MPI_Allreduce");
+    if (rc) return rc;
     if (!(all = calloc((size_t)f->size, (size_t)maxlen)) || !(f->addr = calloc((size_t)f->size, sizeof *f->addr)))
         rc = ovk__fail(OVK_ENOMEM, "offload fabric: address table");
     rc = ovk__agree(f->comm, rc);
     if (rc) goto cleanup;
-    OVK__MPI(MPI_Allgather(name, maxlen, MPI_BYTE, all, maxlen, MPI_BYTE, f->comm));
-    ret = fi_av_insert(f->av, all, (size_t)f->size, f->addr, 0, NULL);
+    rc = ovk__mpi(MPI_Allgather(name, maxlen, MPI_BYTE, all, maxlen, MPI_BYTE, f->comm), "MPI_Allgather");
+    if (rc) goto cleanup;
+    int ret = fi_av_insert(f->av, all, (size_t)f->size, f->addr, 0, NULL);
     if (ret != f->size) rc = fi_fail(ret < 0 ? ret : -FI_EINVAL, "fi_av_insert");
     rc = ovk__agree(f->comm, rc);
 cleanup:
@@ -418,29 +424,34 @@ static ssize_t warm_send(fabric *f, int e, int peer, void *ctx)
 /* Connect every transmit endpoint to the R of every peer of the list and to
  * our own R (the calcs' loop-back), with one tiny message each way: a
  * triggered operation meeting an unconnected peer would stall. */
-static int warm_up(fabric *f)
+/* One tiny message each way per transmit endpoint and peer (np of them). */
+static int warm_post(fabric *f, const int *peers, int np, struct fi_context2 *ctx)
 {
-    int rc = OVK_OK, *peers = malloc(((size_t)f->size + 1) * sizeof *peers);
-    struct fi_context2 *ctx = NULL;
-    if (!peers) return ovk__fail(OVK_ENOMEM, "offload fabric: peer list");
-    int ret = fi_mr_reg(f->domain, f->warm, sizeof f->warm, FI_SEND | FI_RECV, 0, f->next_key++, 0, &f->warm_mr, NULL);
-    if (ret < 0) {
-        free(peers);
-        return fi_fail(ret, "fi_mr_reg (warm-up)");
-    }
-    int np = ovk__off_peers(f->tl, peers);
-    peers[np++] = f->rank;
-    if (!(ctx = calloc(2 * (size_t)np * NTX, sizeof *ctx))) {
-        free(peers);
-        return ovk__fail(OVK_ENOMEM, "offload fabric: warm-up contexts");
-    }
-    for (int e = 0; e < NTX && !rc; e++)
-        for (int p = 0; p < np && !rc; p++) {
+    for (int e = 0; e < NTX; e++)
+        for (int p = 0; p < np; p++) {
             ssize_t ret = post_retry(warm_recv, f, e, peers[p], &ctx[2 * (e * np + p)]);
             if (ret >= 0) ret = post_retry(warm_send, f, e, peers[p], &ctx[2 * (e * np + p) + 1]);
-            if (ret < 0) rc = fi_fail((int)ret, "warm-up fi_tsend/fi_trecv");
+            if (ret < 0) return fi_fail((int)ret, "warm-up fi_tsend/fi_trecv");
         }
-    if (!rc) rc = drain(f, 2 * np * NTX);
+    return OVK_OK;
+}
+
+static int warm_up(fabric *f)
+{
+    int *peers = malloc(((size_t)f->size + 1) * sizeof *peers);
+    struct fi_context2 *ctx = NULL;
+    if (!peers) return ovk__fail(OVK_ENOMEM, "offload fabric: peer list");
+    int rc = fi_check(fi_mr_reg(f->domain, f->warm, sizeof f->warm, FI_SEND | FI_RECV, 0, f->next_key++, 0,
+                                &f->warm_mr, NULL),
+                      "fi_mr_reg (warm-up)");
+    if (rc) goto cleanup;
+    int np = ovk__off_peers(f->tl, peers);
+    peers[np++] = f->rank;
+    ctx = calloc(2 * (size_t)np * NTX, sizeof *ctx);
+    rc = ctx ? warm_post(f, peers, np, ctx) : ovk__fail(OVK_ENOMEM, "offload fabric: warm-up contexts");
+    if (rc) goto cleanup;
+    rc = drain(f, 2 * np * NTX);
+cleanup:
     free(ctx);
     free(peers);
     return rc;
@@ -480,32 +491,38 @@ static void fabric_destroy(void *eng)
     fabric_destroy_local(f);
 }
 
+/* Local: the engine's state in *out and its libfabric resources. */
+static int fabric_new(MPI_Comm comm, const ovk__off_list *tl, int depth, fabric **out)
+{
+    fabric *f = calloc(1, sizeof *f);
+    *out = f;
+    if (!f) return ovk__fail(OVK_ENOMEM, "offload fabric");
+    f->comm = comm;
+    f->tl = tl;
+    f->depth = depth;
+    f->next_key = 1;
+    MPI_Comm_rank(comm, &f->rank);
+    MPI_Comm_size(comm, &f->size);
+    if (!(f->slot = calloc((size_t)depth, sizeof *f->slot))) return ovk__fail(OVK_ENOMEM, "offload fabric: slots");
+    return open_local(f);
+}
+
 static int fabric_create(MPI_Comm comm, const ovk__off_list *tl, int depth, void **eng,
                          unsigned long long *window)
 {
-    int rc = OVK_OK;
-    fabric *f = calloc(1, sizeof *f);
-    if (!f) rc = ovk__fail(OVK_ENOMEM, "offload fabric");
-    else {
-        f->comm = comm;
-        f->tl = tl;
-        f->depth = depth;
-        f->next_key = 1;
-        MPI_Comm_rank(comm, &f->rank);
-        MPI_Comm_size(comm, &f->size);
-        if (!(f->slot = calloc((size_t)depth, sizeof *f->slot))) rc = ovk__fail(OVK_ENOMEM, "offload fabric: slots");
-        if (!rc) rc = open_local(f);
-    }
-    rc = ovk__agree(comm, rc);
-    if (!rc) rc = exchange_addresses(f);
-    if (!rc) rc = ovk__agree(comm, warm_up(f));
-    if (rc) {
-        if (f) fabric_destroy_local(f);
-        return rc;
-    }
+    fabric *f = NULL;
+    int rc = ovk__agree(comm, fabric_new(comm, tl, depth, &f));
+    if (rc) goto cleanup;
+    rc = exchange_addresses(f);
+    if (rc) goto cleanup;
+    rc = ovk__agree(comm, warm_up(f));
+    if (rc) goto cleanup;
     *eng = f;
     *window = SEQ_WINDOW;
     return OVK_OK;
+cleanup:
+    if (f) fabric_destroy_local(f);
+    return rc;
 }
 
 /* ---- a slot's program ------------------------------------------------------------ */
@@ -522,7 +539,6 @@ static unsigned char *slot_ptr(const fslot *sl, int slot, int first)
  * the change. */
 static int fit_buffer(fabric *f, fslot *sl, size_t bytes)
 {
-    int rc = OVK_OK;
     if (bytes <= sl->cap) return OVK_OK;
     if (sl->mr) fi_close(&sl->mr->fid);
     sl->mr = NULL;
@@ -535,15 +551,14 @@ static int fit_buffer(fabric *f, fslot *sl, size_t bytes)
         return ovk__fail(OVK_ENOMEM, "offload fabric: %zu bytes of registered buffer", cap);
     }
     uint64_t access = FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
-    FI_CALL(fi_mr_reg(f->domain, sl->buf, cap, access, 0, f->next_key++, 0, &sl->mr, NULL));
+    int rc = fi_check(fi_mr_reg(f->domain, sl->buf, cap, access, 0, f->next_key++, 0, &sl->mr, NULL), "fi_mr_reg");
+    if (rc) return rc;
     sl->cap = cap;
-cleanup:
-    return rc;
+    return OVK_OK;
 }
 
 static int fit_counters(fabric *f, fslot *sl, int n)
 {
-    int rc = OVK_OK;
     struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_UNSPEC};
     if (n > sl->cntr_cap) {
         struct fid_cntr **c = realloc(sl->cntr, (size_t)n * sizeof *c);
@@ -552,11 +567,21 @@ static int fit_counters(fabric *f, fslot *sl, int n)
         sl->cntr_cap = n;
     }
     while (sl->ncntr < n) {
-        FI_CALL(fi_cntr_open(f->domain, &ca, &sl->cntr[sl->ncntr], NULL));
+        int rc = fi_check(fi_cntr_open(f->domain, &ca, &sl->cntr[sl->ncntr], NULL), "fi_cntr_open");
+        if (rc) return rc;
         sl->ncntr++;
     }
-cleanup:
-    return rc;
+    return OVK_OK;
+}
+
+static int fit_ops(fslot *sl, int nops)
+{
+    if (nops <= sl->ops_cap) return OVK_OK;
+    fop *o = realloc(sl->ops, (size_t)nops * sizeof *o);
+    if (!o) return ovk__fail(OVK_ENOMEM, "offload fabric: %d work items", nops);
+    sl->ops = o;
+    sl->ops_cap = nops;
+    return OVK_OK;
 }
 
 /* Elements one atomic of this key carries. */
@@ -744,24 +769,21 @@ static int build_program(fabric *f, fslot *sl, const prog_key *key)
     sl->built = 0;
     sl->key = *key;
     int rc = fit_buffer(f, sl, (size_t)f->tl->nslots * (size_t)key->count * ovk__type_size(key->type));
-    if (!rc) rc = make_vtasks(f, key, &v, &n);
-    if (!rc) rc = colour(f->tl, v, n);
+    if (rc) goto cleanup;
+    rc = make_vtasks(f, key, &v, &n);
+    if (rc) goto cleanup;
+    rc = colour(f->tl, v, n);
     if (rc) goto cleanup;
     assign_counters(f->tl, v, n, &ncntr, &join_base, &nops, &sl->done_at);
     rc = fit_counters(f, sl, ncntr);
-    if (!rc && nops > sl->ops_cap) {
-        fop *o = realloc(sl->ops, (size_t)nops * sizeof *o);
-        if (!o) rc = ovk__fail(OVK_ENOMEM, "offload fabric: %d work items", nops);
-        else {
-            sl->ops = o;
-            sl->ops_cap = nops;
-        }
-    }
+    if (rc) goto cleanup;
+    rc = fit_ops(sl, nops);
     if (rc) goto cleanup;
     memset(sl->ops, 0, (size_t)nops * sizeof *sl->ops);
     sl->nops = 0;
     rc = fill_program(f, sl, v, n, join_base);
-    sl->built = !rc;
+    if (rc) goto cleanup;
+    sl->built = 1;
 cleanup:
     free(v);
     return rc;
@@ -781,7 +803,7 @@ static int queue(fabric *f, fop *o, unsigned long long seq)
     if (o->work.op_type == FI_OP_TSEND || o->work.op_type == FI_OP_TRECV) o->op.tagged.msg.tag = wire_tag(o, seq);
     memset(&o->work.context, 0, sizeof o->work.context);
     while ((ret = fi_control(&f->domain->fid, FI_QUEUE_WORK, &o->work)) == -FI_EAGAIN) sched_yield();
-    return ret < 0 ? fi_fail((int)ret, "fi_control(FI_QUEUE_WORK)") : OVK_OK;
+    return fi_check(ret, "fi_control(FI_QUEUE_WORK)");
 }
 
 /* Queueing order: 0 triggered items, 1 root receives, 2 other roots. */
@@ -796,13 +818,17 @@ static int queue_pass(const fop *o)
  * receives before sends. */
 static int queue_all(fabric *f, fslot *sl, unsigned long long seq)
 {
-    int rc = OVK_OK;
-    for (int c = 0; c < sl->ncntr; c++) FI_CALL(fi_cntr_set(sl->cntr[c], 0));
-    for (int pass = 0; pass < 3 && !rc; pass++)
-        for (int i = 0; i < sl->nops && !rc; i++)
-            if (queue_pass(&sl->ops[i]) == pass) rc = queue(f, &sl->ops[i], seq);
-cleanup:
-    return rc;
+    for (int c = 0; c < sl->ncntr; c++) {
+        int rc = fi_check(fi_cntr_set(sl->cntr[c], 0), "fi_cntr_set");
+        if (rc) return rc;
+    }
+    for (int pass = 0; pass < 3; pass++)
+        for (int i = 0; i < sl->nops; i++) {
+            if (queue_pass(&sl->ops[i]) != pass) continue;
+            int rc = queue(f, &sl->ops[i], seq);
+            if (rc) return rc;
+        }
+    return OVK_OK;
 }
 
 static int fabric_post(void *eng, const ovk__off_post *p)
