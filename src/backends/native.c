@@ -29,18 +29,25 @@
 #include "backend.h"
 
 /* OVK_HAVE_MPI_ALLREDUCE_INIT, OVK_HAVE_MPIX_ALLREDUCE_INIT: found by CMake
- * (check_symbol_exists) in the MPI the library is built with. */
+ * (check_symbol_exists) in the MPI the library is built with.  The
+ * persistent path is compiled either way; without such an MPI,
+ * allreduce_init below is a stub that native_create never lets run. */
 #if defined(OVK_HAVE_MPI_ALLREDUCE_INIT)
-#define HAVE_PERSISTENT 1
 #define ALLREDUCE_INIT MPI_Allreduce_init
 #define PERSISTENT_SOURCE "MPI-4 MPI_Allreduce_init"
 #elif defined(OVK_HAVE_MPIX_ALLREDUCE_INIT)
 #include <mpi-ext.h>
-#define HAVE_PERSISTENT 1
 #define ALLREDUCE_INIT MPIX_Allreduce_init
 #define PERSISTENT_SOURCE "Open MPI MPIX_Allreduce_init"
+#endif
+
+#ifdef ALLREDUCE_INIT
+enum { have_persistent = 1 };
+#define PERSISTENT_OPTION "persistent=0|1: use " PERSISTENT_SOURCE " persistent requests; "
 #else
-#define HAVE_PERSISTENT 0
+enum { have_persistent = 0 };
+#define PERSISTENT_SOURCE "persistent collectives"
+#define PERSISTENT_OPTION "persistent=0|1: persistent collectives (not available with this MPI); "
 #endif
 
 #define NCLASS 16 /* reduction classes (count, type, op) kept */
@@ -90,13 +97,30 @@ struct native_req {
 
 _Static_assert(sizeof(native_req) <= OVK__REQ_IMPL_BYTES, "native_req must fit the request scratch");
 
+/* Initialise e's persistent request on its buffers for class k: an MPI
+ * error code. */
+#ifdef ALLREDUCE_INIT
+static int allreduce_init(pentry *e, const pclass *k, MPI_Comm comm)
+{
+    return ALLREDUCE_INIT(e->send, e->recv, k->count, ovk__mpi_type(k->type), ovk__mpi_op(k->op), comm,
+                          MPI_INFO_NULL, &e->req);
+}
+#else
+static int allreduce_init(pentry *e, const pclass *k, MPI_Comm comm)
+{
+    (void)e, (void)k, (void)comm;
+    return MPI_ERR_OTHER; /* not reached: native_create refuses persistent=1 */
+}
+#endif
+
 static int native_create(MPI_Comm comm, ovk__opts *opts, void **state)
 {
     long persistent = 0, verify = 0;
     int rc = ovk__opt_int(opts, "native", "persistent", 0, 1, &persistent);
-    if (!rc) rc = ovk__opt_int(opts, "native", "verify", 0, 1, &verify);
     if (rc) return rc;
-    if (persistent && !HAVE_PERSISTENT)
+    rc = ovk__opt_int(opts, "native", "verify", 0, 1, &verify);
+    if (rc) return rc;
+    if (persistent && !have_persistent)
         return ovk__fail(OVK_EUNSUPPORTED, "native:persistent=1 needs MPI_Allreduce_init (MPI-4) or "
                                            "Open MPI's MPIX_Allreduce_init; this MPI has neither");
     native_state *s = calloc(1, sizeof *s);
@@ -107,15 +131,13 @@ static int native_create(MPI_Comm comm, ovk__opts *opts, void **state)
     s->verify = (int)verify;
     for (int c = 0; c < NCLASS; c++)
         for (int i = 0; i < RING; i++) s->cls[c].ring[i].req = MPI_REQUEST_NULL;
-    if (verify) {
-        int mrc = MPI_Comm_dup(comm, &s->vcomm);
-        if (mrc != MPI_SUCCESS) {
-            free(s);
-            return ovk__mpi_fail(mrc, "MPI_Comm_dup");
-        }
-    }
+    if (verify) rc = ovk__mpi(MPI_Comm_dup(comm, &s->vcomm), "MPI_Comm_dup");
+    if (rc) goto cleanup;
     *state = s;
     return OVK_OK;
+cleanup:
+    free(s);
+    return rc;
 }
 
 static void entry_free(pentry *e)
@@ -166,13 +188,12 @@ static int reduce_poll(native_req *nr, int block, int *done)
 
 /* ---- persistent requests ------------------------------------------------ */
 
-#if HAVE_PERSISTENT
 /* The class of r: found, or a free slot, or the least recently started
  * class, evicted (its running reductions completed first). */
 static int class_of(native_state *s, const ovk__reduction *r, pclass **out)
 {
     pclass *victim = NULL;
-    int rc = OVK_OK, done = 0;
+    int done = 0;
     for (int c = 0; c < NCLASS; c++) {
         pclass *k = &s->cls[c];
         if (k->used && k->count == r->count && k->type == r->type && k->op == r->op) {
@@ -181,12 +202,12 @@ static int class_of(native_state *s, const ovk__reduction *r, pclass **out)
         }
         if (!victim || !k->used || (victim->used && k->last < victim->last)) victim = k;
     }
-    for (int i = 0; i < RING && !rc; i++) {
+    for (int i = 0; i < RING; i++) {
         pentry *e = &victim->ring[i];
-        if (e->owner) rc = reduce_poll(e->owner, 1, &done);
+        int rc = e->owner ? reduce_poll(e->owner, 1, &done) : OVK_OK;
         entry_free(e);
+        if (rc) return rc;
     }
-    if (rc) return rc;
     memset(victim, 0, sizeof *victim);
     for (int i = 0; i < RING; i++) victim->ring[i].req = MPI_REQUEST_NULL;
     victim->used = 1;
@@ -204,13 +225,9 @@ static int entry_init(native_state *s, const pclass *k, pentry *e)
     e->send = malloc(bytes ? bytes : 1);
     e->recv = malloc(bytes ? bytes : 1);
     if (!e->send || !e->recv) return ovk__fail(OVK_ENOMEM, "native: persistent buffers of %zu bytes", bytes);
-    int mrc = ALLREDUCE_INIT(e->send, e->recv, k->count, ovk__mpi_type(k->type), ovk__mpi_op(k->op), s->comm,
-                             MPI_INFO_NULL, &e->req);
-    if (mrc != MPI_SUCCESS) {
-        e->req = MPI_REQUEST_NULL;
-        return ovk__mpi_fail(mrc, PERSISTENT_SOURCE);
-    }
-    return OVK_OK;
+    int rc = ovk__mpi(allreduce_init(e, k, s->comm), PERSISTENT_SOURCE);
+    if (rc) e->req = MPI_REQUEST_NULL;
+    return rc;
 }
 
 static int start_persistent(native_state *s, const ovk__reduction *r, native_req *nr)
@@ -224,16 +241,16 @@ static int start_persistent(native_state *s, const ovk__reduction *r, native_req
     k->last = s->seq;
     /* the reduction started RING starts of this class ago still runs here */
     if (e->owner) rc = reduce_poll(e->owner, 1, &done);
-    if (!rc && e->req == MPI_REQUEST_NULL) rc = entry_init(s, k, e);
+    if (rc) return rc;
+    if (e->req == MPI_REQUEST_NULL) rc = entry_init(s, k, e);
     if (rc) return rc;
     if (r->count) memcpy(e->send, r->sendbuf, bytes_of(r->count, r->type)); /* in place: recvbuf holds the input */
-    int mrc = MPI_Start(&e->req);
-    if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, "MPI_Start");
+    rc = ovk__mpi(MPI_Start(&e->req), "MPI_Start");
+    if (rc) return rc;
     e->owner = nr;
     nr->entry = e;
     return OVK_OK;
 }
-#endif
 
 /* ---- the verification ------------------------------------------------- */
 
@@ -255,8 +272,9 @@ static int verify_advance(native_state *s, const native_req *upto)
         if (!q->vbuf) return ovk__fail(OVK_ENOMEM, "native:verify: check buffer of %zu words", 2 * n);
         if (n) memcpy(q->vbuf, q->recvbuf, n * sizeof(uint64_t)); /* both types are 8 bytes */
         for (size_t i = 0; i < n; i++) q->vbuf[n + i] = ~q->vbuf[i];
-        int mrc = MPI_Iallreduce(MPI_IN_PLACE, q->vbuf, 2 * q->count, MPI_UINT64_T, MPI_BAND, s->vcomm, &q->vreq);
-        if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, "MPI_Iallreduce (verify)");
+        rc = ovk__mpi(MPI_Iallreduce(MPI_IN_PLACE, q->vbuf, 2 * q->count, MPI_UINT64_T, MPI_BAND, s->vcomm, &q->vreq),
+                      "MPI_Iallreduce (verify)");
+        if (rc) return rc;
         q->vstarted = 1;
         if (q == upto) break;
     }
@@ -275,17 +293,15 @@ static void verify_unqueue(native_state *s, native_req *nr)
 /* The check of nr, once its MPI_BAND is complete: AND x == ~AND ~x. */
 static int verify_finish(native_state *s, native_req *nr)
 {
-    int rc = OVK_OK;
-    size_t n = (size_t)nr->count;
-    for (size_t i = 0; i < n && !rc; i++)
-        if (nr->vbuf[i] != ~nr->vbuf[n + i])
-            rc = ovk__fail(OVK_EMPI, "native:verify=1: the MPI_Iallreduce result of reduction #%llu (%d %s) differs "
-                           "between ranks at element %zu; the MPI library's reduction is not bitwise reproducible",
-                           nr->seq, nr->count, nr->type == OVK_INT64 ? "int64" : "doubles", i);
+    size_t n = (size_t)nr->count, i = 0;
+    while (i < n && nr->vbuf[i] == ~nr->vbuf[n + i]) i++;
     verify_unqueue(s, nr);
     free(nr->vbuf);
     nr->vbuf = NULL;
-    return rc;
+    if (i == n) return OVK_OK;
+    return ovk__fail(OVK_EMPI, "native:verify=1: the MPI_Iallreduce result of reduction #%llu (%d %s) differs "
+                     "between ranks at element %zu; the MPI library's reduction is not bitwise reproducible",
+                     nr->seq, nr->count, nr->type == OVK_INT64 ? "int64" : "doubles", i);
 }
 
 /* ---- the backend entries ---------------------------------------------- */
@@ -295,26 +311,25 @@ static const void *send_arg(const ovk__reduction *r)
     return r->sendbuf == r->recvbuf ? MPI_IN_PLACE : r->sendbuf;
 }
 
+/* A request of its own for r (persistent=0). */
+static int start_once(native_state *s, const ovk__reduction *r, native_req *nr)
+{
+    return ovk__mpi(MPI_Iallreduce(send_arg(r), r->recvbuf, r->count, ovk__mpi_type(r->type), ovk__mpi_op(r->op),
+                                   s->comm, &nr->req),
+                    "MPI_Iallreduce");
+}
+
 static int native_start(void *state, const ovk__reduction *r, void *impl)
 {
     native_state *s = state;
     native_req *nr = impl;
-    int rc = OVK_OK;
     memset(nr, 0, sizeof *nr);
     nr->req = nr->vreq = MPI_REQUEST_NULL;
     nr->recvbuf = r->recvbuf;
     nr->count = r->count;
     nr->type = r->type;
     nr->seq = s->seq;
-#if HAVE_PERSISTENT
-    if (s->persistent) rc = start_persistent(s, r, nr);
-    else
-#endif
-    {
-        int mrc = MPI_Iallreduce(send_arg(r), r->recvbuf, r->count, ovk__mpi_type(r->type), ovk__mpi_op(r->op),
-                                 s->comm, &nr->req);
-        if (mrc != MPI_SUCCESS) rc = ovk__mpi_fail(mrc, "MPI_Iallreduce");
-    }
+    int rc = s->persistent ? start_persistent(s, r, nr) : start_once(s, r, nr);
     if (rc) return rc;
     s->seq++;
     if (s->verify) { /* append: the queue is in start order */
@@ -333,9 +348,9 @@ static int native_test(void *state, void *impl, int *done)
     *done = 0;
     int rc = verify_advance(s, NULL);
     if (rc || !nr->vstarted) return rc;
-    int mrc = MPI_Test(&nr->vreq, done, MPI_STATUS_IGNORE);
-    if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, "MPI_Test (verify)");
-    return *done ? verify_finish(s, nr) : OVK_OK;
+    rc = ovk__mpi(MPI_Test(&nr->vreq, done, MPI_STATUS_IGNORE), "MPI_Test (verify)");
+    if (rc || !*done) return rc;
+    return verify_finish(s, nr);
 }
 
 static int native_wait(void *state, void *impl)
@@ -346,8 +361,8 @@ static int native_wait(void *state, void *impl)
     if (!s->verify) return reduce_poll(nr, 1, &done);
     int rc = verify_advance(s, nr);
     if (rc) return rc;
-    int mrc = MPI_Wait(&nr->vreq, MPI_STATUS_IGNORE);
-    if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, "MPI_Wait (verify)");
+    rc = ovk__mpi(MPI_Wait(&nr->vreq, MPI_STATUS_IGNORE), "MPI_Wait (verify)");
+    if (rc) return rc;
     return verify_finish(s, nr);
 }
 
@@ -356,13 +371,7 @@ static int native_available(void) { return 1; }
 const ovk__backend ovk__backend_native = {
     .name = "native",
     .description = "the MPI library's MPI_Iallreduce (progress as the MPI provides it)",
-#if HAVE_PERSISTENT
-    .options = "persistent=0|1: use " PERSISTENT_SOURCE " persistent requests; "
-               "verify=0|1: check every result is bitwise identical on all ranks (OVK_EMPI if not)",
-#else
-    .options = "persistent=0|1: persistent collectives (not available with this MPI); "
-               "verify=0|1: check every result is bitwise identical on all ranks (OVK_EMPI if not)",
-#endif
+    .options = PERSISTENT_OPTION "verify=0|1: check every result is bitwise identical on all ranks (OVK_EMPI if not)",
     .caps = OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST,
     .available = native_available,
     .create = native_create,
