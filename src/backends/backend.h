@@ -12,6 +12,10 @@
  * owns the wrapped state (its destroy destroys it) and gets
  * OVK__REQ_DECOR_BYTES more scratch per request, the first
  * OVK__REQ_IMPL_BYTES of which it passes on.
+ *
+ * The calls run one way: registry.c (a reducer from a spec, the decorators
+ * the environment asks for) calls reduce.c and the decorators; a decorator
+ * calls reduce.c; reduce.c calls neither.
  */
 #ifndef OVK_BACKEND_H
 #define OVK_BACKEND_H
@@ -88,7 +92,7 @@ int ovk__latency_check(const ovk_latency_model *m, int comm_size);
 /* 1 when the model adds no latency (latency_model.c). */
 int ovk__latency_is_zero(const ovk_latency_model *m);
 /* Wrap red's backend in the latency backend when $OVK_LATENCY_MODEL is set
- * (latency.c).  Local. */
+ * (latency.c; registry.c applies it to every new reducer).  Local. */
 int ovk__latency_from_env(ovk_reducer *red);
 
 /* Decorators (reduce.c): the backend in use and its state; put another in
@@ -96,14 +100,14 @@ int ovk__latency_from_env(ovk_reducer *red);
 const ovk__backend *ovk__reducer_backend(const ovk_reducer *red, void **state);
 void ovk__reducer_set_backend(ovk_reducer *red, const ovk__backend *be, void *state);
 int ovk__reducer_outstanding(const ovk_reducer *red);
-/* Apply the decorators the environment asks for to a new reducer
- * (registry.c).  Local; the caller agrees on the status. */
-int ovk__backend_decorate(ovk_reducer *red);
 
-/* The registry (registry.c). */
-const ovk__backend *ovk__backend_find(const char *name);
-int ovk__backend_registry_count(void);
-const ovk__backend *ovk__backend_at(int index);
+/* A new reducer, for the registry's ovk_reducer_create (reduce.c): made
+ * with backend be (not yet created) and its spec, local; its private
+ * duplicate of comm; and, when the creation fails, its release (the
+ * backend's destroy is collective when its state exists). */
+int ovk__reducer_alloc(const ovk__backend *be, const char *spec, ovk_reducer **out);
+int ovk__reducer_open(ovk_reducer *red, MPI_Comm comm);
+void ovk__reducer_discard(ovk_reducer *red);
 
 /* ---- what the layers above use of a reducer (reduce.c) -------------- */
 

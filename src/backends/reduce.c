@@ -1,7 +1,9 @@
-/* The generic reduction layer: backend selection from a spec string, the
- * request pool and request states, the slot a decorator takes
- * (ovk__reducer_set_backend), the capability query and the listing.
- * Backends only move data; every state check lives here. */
+/* The generic reduction layer: the reducer (its private communicator, the
+ * backend in use: the slot a decorator takes with ovk__reducer_set_backend),
+ * the request pool and request states.  Backends only move data; every
+ * state check lives here.  Which backend a spec names, and the reducer made
+ * from a spec, are the registry's (registry.c): this file calls neither it
+ * nor a decorator. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,86 +41,30 @@ struct ovk_reducer {
     pool_chunk *chunks;
 };
 
-static void backend_names(char *buf, size_t len)
-{
-    buf[0] = '\0';
-    for (int i = 0; i < ovk__backend_registry_count(); i++) {
-        strncat(buf, i ? ", " : "", len - strlen(buf) - 1);
-        strncat(buf, ovk__backend_at(i)->name, len - strlen(buf) - 1);
-    }
-}
-
 /* ---- reducers --------------------------------------------------------- */
 
-static const char *resolve_spec(const char *spec)
+int ovk__reducer_alloc(const ovk__backend *be, const char *spec, ovk_reducer **out)
 {
-    if (spec && *spec) return spec;
-    const char *env = getenv(OVK_BACKEND_ENV);
-    return (env && *env) ? env : OVK_BACKEND_DEFAULT;
-}
-
-static int lookup_backend(const char *name, const ovk__backend **be)
-{
-    char names[256];
-    *be = ovk__backend_find(name);
-    if (!*be) {
-        backend_names(names, sizeof names);
-        return ovk__fail(OVK_EBACKEND, "unknown backend '%s'; available: %s", name, names);
-    }
-    if ((*be)->available && !(*be)->available())
-        return ovk__fail(OVK_EUNSUPPORTED, "backend %s is compiled in but cannot run here", name);
-    return OVK_OK;
-}
-
-/* Collective: the resolved spec (from $OVK_REDUCE_BACKEND when none was
- * given) is the same on every rank; else different backends would issue
- * collectives that do not match. */
-static int same_spec(MPI_Comm comm, const char *spec)
-{
-    uint64_t h = ovk__fingerprint(spec, strlen(spec));
-    int first = -1, rc = ovk__differs(comm, &h, 1, &first);
-    if (rc || first < 0) return rc;
-    return ovk__fail(OVK_EBACKEND, "the backend spec differs across the ranks ('%s' on this one): give the same "
-                                   "spec, or the same $OVK_REDUCE_BACKEND, everywhere", spec);
-}
-
-int ovk_reducer_create(MPI_Comm comm, const char *spec, ovk_reducer **out)
-{
-    int rc = OVK_OK;
-    ovk__opts opts;
-    char name[64];
-    const ovk__backend *be = NULL;
-    ovk_reducer *red = NULL;
-    /* no communicator: nothing to agree over (a rank passing MPI_COMM_NULL
-     * is not a member of the others' communicator) */
-    if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_reducer_create: MPI_COMM_NULL communicator");
-    /* the arguments, agreed below with the spec before any other collective */
-    if (out) *out = NULL;
-    spec = resolve_spec(spec);
-    if (!out) rc = ovk__fail(OVK_EINVAL, "ovk_reducer_create: NULL output");
-    if (!rc) rc = ovk__spec_parse("backend", OVK_EBACKEND, spec, name, sizeof name, &opts);
-    if (!rc) rc = lookup_backend(name, &be);
-    if (!rc && !(red = calloc(1, sizeof *red))) rc = ovk__fail(OVK_ENOMEM, "reducer");
-    rc = ovk__agree(comm, rc);
-    if (rc) goto cleanup;
-    if ((rc = same_spec(comm, spec))) goto cleanup;
+    ovk_reducer *red = calloc(1, sizeof *red);
+    if (!red) return ovk__fail(OVK_ENOMEM, "reducer");
     red->base = red->be = be;
+    red->comm = MPI_COMM_NULL;
     snprintf(red->spec, sizeof red->spec, "%s", spec);
-    OVK__MPI(MPI_Comm_dup(comm, &red->comm));
-    rc = be->create(red->comm, &opts, &red->state);
-    if (!rc) rc = ovk__opts_check_unused(&opts, be->name, be->options);
-    if (!rc) rc = ovk__backend_decorate(red);
-    rc = ovk__agree(red->comm, rc);
-    if (rc) goto cleanup;
     *out = red;
     return OVK_OK;
-cleanup:
-    if (red) {
-        if (red->state) red->be->destroy(red->state);
-        if (red->comm != MPI_COMM_NULL && red->comm != 0) MPI_Comm_free(&red->comm);
-        free(red);
-    }
-    return rc;
+}
+
+int ovk__reducer_open(ovk_reducer *red, MPI_Comm comm)
+{
+    return ovk__mpi(MPI_Comm_dup(comm, &red->comm), "MPI_Comm_dup");
+}
+
+void ovk__reducer_discard(ovk_reducer *red)
+{
+    if (!red) return;
+    if (red->state) red->be->destroy(red->state);
+    if (red->comm != MPI_COMM_NULL) MPI_Comm_free(&red->comm);
+    free(red);
 }
 
 int ovk_reducer_destroy(ovk_reducer *red)
@@ -131,7 +77,8 @@ int ovk_reducer_destroy(ovk_reducer *red)
     int rc = red->outstanding ? ovk__fail(OVK_EBUSY, "ovk_reducer_destroy: %d requests still outstanding",
                                           red->outstanding)
                               : OVK_OK;
-    if ((rc = ovk__agree(red->comm, rc))) return rc; /* one busy rank: nobody enters the collective destroy */
+    rc = ovk__agree(red->comm, rc);
+    if (rc) return rc; /* one busy rank: nobody enters the collective destroy */
     red->be->destroy(red->state);
     while (red->chunks) {
         pool_chunk *next = red->chunks->next;
@@ -233,11 +180,15 @@ int ovk_reduce_start(ovk_reducer *red, const void *sendbuf, void *recvbuf, int c
     ovk__reduction x = {sendbuf, recvbuf, count, type, op};
     ovk_request *r = NULL;
     if (!red || !req) return ovk__fail(OVK_EINVAL, "ovk_reduce_start: NULL reducer or request");
+    *req = NULL;
     int rc = check_reduction(&x);
-    if (!rc) rc = request_alloc(red, &r);
-    if (!rc) rc = start_on(r, &x);
-    *req = rc ? NULL : r;
-    return rc;
+    if (rc) return rc;
+    rc = request_alloc(red, &r);
+    if (rc) return rc;
+    rc = start_on(r, &x);
+    if (rc) return rc;
+    *req = r;
+    return OVK_OK;
 }
 
 static void mark_done(ovk_request *r)
@@ -335,49 +286,6 @@ int ovk_reducer_progress(ovk_reducer *red)
             if (rc) return rc;
         }
     return OVK_OK;
-}
-
-/* ---- listing ---------------------------------------------------------- */
-
-int ovk_backend_caps(const char *spec, unsigned *caps)
-{
-    ovk__opts opts;
-    char name[64];
-    const ovk__backend *be = NULL;
-    if (!caps) return ovk__fail(OVK_EINVAL, "ovk_backend_caps: NULL argument");
-    *caps = 0u;
-    int rc = ovk__spec_parse("backend", OVK_EBACKEND, resolve_spec(spec), name, sizeof name, &opts);
-    if (!rc && !(be = ovk__backend_find(name))) rc = ovk__fail(OVK_EBACKEND, "unknown backend '%s'", name);
-    if (rc) return rc;
-    if (!be->caps_of_spec) {
-        *caps = be->caps;
-        return OVK_OK;
-    }
-    return be->caps_of_spec(&opts, caps);
-}
-
-int ovk_backend_count(void) { return ovk__backend_registry_count(); }
-
-int ovk_backend_get_info(int index, ovk_backend_info *info)
-{
-    if (!info || index < 0 || index >= ovk__backend_registry_count())
-        return ovk__fail(OVK_EINVAL, "ovk_backend_get_info: bad index %d", index);
-    const ovk__backend *be = ovk__backend_at(index);
-    info->name = be->name;
-    info->description = be->description;
-    info->options = be->options;
-    info->available = be->available ? be->available() : 1;
-    return OVK_OK;
-}
-
-void ovk_backend_print(FILE *f)
-{
-    for (int i = 0; i < ovk__backend_registry_count(); i++) {
-        const ovk__backend *be = ovk__backend_at(i);
-        int avail = be->available ? be->available() : 1;
-        fprintf(f, "  %-10s %s%s\n", be->name, be->description, avail ? "" : " [not available here]");
-        if (be->options[0]) fprintf(f, "  %-10s options: %s\n", "", be->options);
-    }
 }
 
 void ovk__reducer_hold(ovk_reducer *red, int delta)
