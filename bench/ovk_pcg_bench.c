@@ -51,8 +51,11 @@
 #include <ovkrylov/ovkrylov.h>
 
 #include "../examples/common/experiment.h"
+#include "bench_common.h"
 
-enum { MAX_ITEMS = 64 };
+enum { MAX_ITEMS = 64, TEXT_SHORT = 48, TEXT_CELL = 24, EXIT_USAGE = 2, MAX_REPEAT = 1000 };
+#define US_TO_S 1e-6
+#define S_TO_US 1e6
 
 typedef struct item_list {
     int count;
@@ -115,7 +118,7 @@ static int parse_args(int argc, char **argv, bench *b, const char **bad)
     }
     *bad = "-n (each >= 1), -stencil (27 or 7), -repeat (1..1000) or -tol (> 0)";
     if (b->n[0] < 1 || b->n[1] < 1 || b->n[2] < 1 || (b->stencil != 27 && b->stencil != 7) || b->repeat < 1 ||
-        b->repeat > 1000 || !(b->tol > 0.0))
+        b->repeat > MAX_REPEAT || !(b->tol > 0.0))
         return -1;
     *bad = "-cases, -latency or -noise: empty, or more than 64 items";
     if (split_items(cases, &b->cases) || split_items(lats, &b->lats) || split_items(noises, &b->noises)) return -1;
@@ -134,11 +137,10 @@ static int reducer_of(bench *b, const char *spec, int *idx)
     return OVK_OK;
 }
 
+/* a number >= 0: 0, or -1 */
 static int parse_number(const char *s, double *v)
 {
-    char *end = NULL;
-    *v = strtod(s, &end);
-    return (end == s || *end || *v < 0.0) ? -1 : 0;
+    return ovk_bench_double(s, v) || *v < 0.0 ? -1 : 0;
 }
 
 /* The colon that starts the backend in "solver[:opts]:backend[:opts]": the
@@ -154,11 +156,38 @@ static char *backend_colon(char *item)
     return NULL;
 }
 
-/* One case per (solver:backend, latency, noise); each names its L = 0 twin
- * and its reference (the first solver:backend at the same L and noise). */
+/* Case k = (s, l, q): solver:backend s at latency l and noise q, with its
+ * L = 0 twin, its quiet twin and its reference (the first solver:backend at
+ * the same L and noise), all parsed before it. */
+static int fill_case(bench *b, int s, int l, int q, const char **bad)
+{
+    int nl = b->lats.count, nn = b->noises.count;
+    bench_case *c = &b->c[(s * nl + l) * nn + q];
+    c->solver = b->cases.text[s];
+    c->backend = c->solver + strlen(c->solver) + 1;
+    *bad = "-latency item (want a number >= 0)";
+    if (parse_number(b->lats.text[l], &c->lat_us)) return OVK_EOPTION;
+    *bad = "-noise item (want F:D, numbers >= 0)";
+    char *colon = strchr(b->noises.text[q], ':');
+    if (!colon) return OVK_EOPTION;
+    *colon = '\0';
+    int rc = parse_number(b->noises.text[q], &c->noise_hz) || parse_number(colon + 1, &c->noise_us);
+    *colon = ':';
+    if (rc) return OVK_EOPTION;
+    c->zero_case = (s * nl + 0) * nn + q;
+    if (b->c[c->zero_case].lat_us != 0.0) c->zero_case = -1;
+    c->quiet_case = (s * nl + l) * nn + 0;
+    if (b->c[c->quiet_case].noise_hz != 0.0) c->quiet_case = -1;
+    c->ref_case = (0 * nl + l) * nn + q;
+    c->tpi = calloc((size_t)b->repeat, sizeof(double));
+    c->rdpi = calloc((size_t)b->repeat, sizeof(double));
+    return c->tpi && c->rdpi ? OVK_OK : OVK_ENOMEM;
+}
+
+/* One case per (solver:backend, latency, noise), and the reducers. */
 static int build_cases(bench *b, const char **bad)
 {
-    int nc = b->cases.count, nl = b->lats.count, nn = b->noises.count, rc;
+    int nc = b->cases.count, nl = b->lats.count, nn = b->noises.count, rc = OVK_OK;
     b->ncase = nc * nl * nn;
     b->c = calloc((size_t)b->ncase, sizeof *b->c);
     if (!b->c) return OVK_ENOMEM;
@@ -168,35 +197,13 @@ static int build_cases(bench *b, const char **bad)
         if (!colon || colon == b->cases.text[s] || !colon[1]) return OVK_EOPTION;
         *colon = '\0';
     }
-    for (int s = 0, k = 0; s < nc; s++)
-        for (int l = 0; l < nl; l++)
-            for (int q = 0; q < nn; q++, k++) {
-                bench_case *c = &b->c[k];
-                char *colon;
-                c->solver = b->cases.text[s];
-                c->backend = c->solver + strlen(c->solver) + 1;
-                *bad = "-latency item (want a number >= 0)";
-                if (parse_number(b->lats.text[l], &c->lat_us)) return OVK_EOPTION;
-                *bad = "-noise item (want F:D, numbers >= 0)";
-                colon = strchr(b->noises.text[q], ':');
-                if (!colon) return OVK_EOPTION;
-                *colon = '\0';
-                rc = parse_number(b->noises.text[q], &c->noise_hz) || parse_number(colon + 1, &c->noise_us);
-                *colon = ':';
-                if (rc) return OVK_EOPTION;
-                c->zero_case = (s * nl + 0) * nn + q; /* parsed before this one */
-                if (b->c[c->zero_case].lat_us != 0.0) c->zero_case = -1;
-                c->quiet_case = (s * nl + l) * nn + 0; /* parsed before this one */
-                if (b->c[c->quiet_case].noise_hz != 0.0) c->quiet_case = -1;
-                c->ref_case = (0 * nl + l) * nn + q;
-                c->tpi = calloc((size_t)b->repeat, sizeof(double));
-                c->rdpi = calloc((size_t)b->repeat, sizeof(double));
-                if (!c->tpi || !c->rdpi) return OVK_ENOMEM;
-            }
+    for (int s = 0; s < nc && !rc; s++)
+        for (int l = 0; l < nl && !rc; l++)
+            for (int q = 0; q < nn && !rc; q++) rc = fill_case(b, s, l, q, bad);
+    if (rc) return rc;
     *bad = NULL;
-    for (int k = 0; k < b->ncase; k++)
-        if ((rc = reducer_of(b, b->c[k].backend, &b->c[k].red))) return rc;
-    return OVK_OK;
+    for (int k = 0; k < b->ncase && !rc; k++) rc = reducer_of(b, b->c[k].backend, &b->c[k].red);
+    return rc;
 }
 
 /* Collective: case c's solver object on its reducer, set up once. */
@@ -254,41 +261,70 @@ static int solve_case(bench *b, bench_case *c, int round, const ovk_matrix *A, c
     return OVK_OK;
 }
 
-static void print_table(const bench *b)
+/* The median over the rounds of a paired figure: f(case c, twin z, round r). */
+typedef double (*paired_fn)(const bench_case *c, const bench_case *z, int r);
+
+static double hidden_wall(const bench_case *c, const bench_case *z, int r)
+{
+    return 100.0 * (1.0 - (c->tpi[r] - z->tpi[r]) / (c->rpi * c->lat_us * US_TO_S));
+}
+
+static double hidden_timers(const bench_case *c, const bench_case *z, int r)
+{
+    return 100.0 * (1.0 - (c->rdpi[r] - z->rdpi[r]) / (c->rpi * c->lat_us * US_TO_S));
+}
+
+static double noise_cost(const bench_case *c, const bench_case *z, int r)
+{
+    return 100.0 * (c->tpi[r] / z->tpi[r] - 1.0);
+}
+
+static double vs_ref(const bench_case *c, const bench_case *z, int r) { return c->tpi[r] / z->tpi[r]; }
+
+static double own_time(const bench_case *c, const bench_case *z, int r)
+{
+    (void)z;
+    return c->tpi[r];
+}
+
+static double paired(const bench_case *c, const bench_case *z, int R, paired_fn f, double *v)
+{
+    for (int r = 0; r < R; r++) v[r] = f(c, z, r);
+    return ovk_bench_median(v, R);
+}
+
+/* One row of the table; v: room for R values. */
+static void print_case(const bench *b, const bench_case *c, double *v)
 {
     int R = b->repeat;
-    double *v = malloc(sizeof(double) * (size_t)R);
+    const bench_case *z = c->zero_case >= 0 ? &b->c[c->zero_case] : NULL;
+    const bench_case *ref = &b->c[c->ref_case], *quiet = c->quiet_case >= 0 ? &b->c[c->quiet_case] : NULL;
+    char noise[TEXT_SHORT], hidden[TEXT_CELL] = "-", hidden_t[TEXT_CELL] = "-", cost[TEXT_CELL] = "-",
+                            vsref[TEXT_CELL] = "-";
+    double lo = c->tpi[0];
+    for (int r = 0; r < R; r++) lo = c->tpi[r] < lo ? c->tpi[r] : lo;
+    if (c->noise_hz > 0) snprintf(noise, sizeof noise, "%g Hz x %g us", c->noise_hz, c->noise_us);
+    else snprintf(noise, sizeof noise, "none");
+    if (z && c->lat_us > 0 && c->rpi > 0) {
+        snprintf(hidden, sizeof hidden, "%.0f %%", paired(c, z, R, hidden_wall, v));
+        snprintf(hidden_t, sizeof hidden_t, "%.0f %%", paired(c, z, R, hidden_timers, v));
+    }
+    if (quiet && quiet != c) snprintf(cost, sizeof cost, "%+.1f %%", paired(c, quiet, R, noise_cost, v));
+    if (ref != c) snprintf(vsref, sizeof vsref, "%.3f", paired(c, ref, R, vs_ref, v));
+    printf("| %s | %s | %g | %s | %d | %.2f | %.1f | %.1f | %s | %s | %s | %s |\n", c->solver, c->backend,
+           c->lat_us, noise, c->iterations, c->rpi, S_TO_US * paired(c, c, R, own_time, v), S_TO_US * lo, hidden,
+           hidden_t, cost, vsref);
+}
+
+static void print_table(const bench *b)
+{
+    double *v = malloc(sizeof(double) * (size_t)b->repeat);
     if (!v) return;
     printf("| solver | backend | latency us | noise | iterations | reductions/iter | median us/iter | min us/iter "
            "| hidden %% (paired) | hidden %% (timers) | noise cost %% (paired) | vs %s:%s (paired) |\n",
            b->c[0].solver, b->c[0].backend);
     printf("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (int k = 0; k < b->ncase; k++) {
-        const bench_case *c = &b->c[k], *z = c->zero_case >= 0 ? &b->c[c->zero_case] : NULL;
-        const bench_case *ref = &b->c[c->ref_case], *quiet = c->quiet_case >= 0 ? &b->c[c->quiet_case] : NULL;
-        char noise[48], hidden[24] = "-", hidden_t[24] = "-", cost[24] = "-", vsref[24] = "-";
-        double lo = c->tpi[0];
-        for (int r = 0; r < R; r++) lo = c->tpi[r] < lo ? c->tpi[r] : lo;
-        if (c->noise_hz > 0) snprintf(noise, sizeof noise, "%g Hz x %g us", c->noise_hz, c->noise_us);
-        else snprintf(noise, sizeof noise, "none");
-        if (z && c->lat_us > 0 && c->rpi > 0) {
-            for (int r = 0; r < R; r++) v[r] = 100.0 * (1.0 - (c->tpi[r] - z->tpi[r]) / (c->rpi * c->lat_us * 1e-6));
-            snprintf(hidden, sizeof hidden, "%.0f %%", ovk_drv_median(v, R));
-            for (int r = 0; r < R; r++) v[r] = 100.0 * (1.0 - (c->rdpi[r] - z->rdpi[r]) / (c->rpi * c->lat_us * 1e-6));
-            snprintf(hidden_t, sizeof hidden_t, "%.0f %%", ovk_drv_median(v, R));
-        }
-        if (quiet && quiet != c) {
-            for (int r = 0; r < R; r++) v[r] = 100.0 * (c->tpi[r] / quiet->tpi[r] - 1.0);
-            snprintf(cost, sizeof cost, "%+.1f %%", ovk_drv_median(v, R));
-        }
-        if (ref != c) {
-            for (int r = 0; r < R; r++) v[r] = c->tpi[r] / ref->tpi[r];
-            snprintf(vsref, sizeof vsref, "%.3f", ovk_drv_median(v, R));
-        }
-        for (int r = 0; r < R; r++) v[r] = c->tpi[r];
-        printf("| %s | %s | %g | %s | %d | %.2f | %.1f | %.1f | %s | %s | %s | %s |\n", c->solver, c->backend,
-               c->lat_us, noise, c->iterations, c->rpi, 1e6 * ovk_drv_median(v, R), 1e6 * lo, hidden, hidden_t, cost, vsref);
-    }
+    for (int k = 0; k < b->ncase; k++) print_case(b, &b->c[k], v);
     free(v);
 }
 
@@ -302,7 +338,8 @@ static int run(bench *b, int rank, int size, const char **bad)
     if (rc) goto cleanup;
     rc = ovk_vector_create(A, &bv);
     if (!rc) rc = ovk_vector_create(A, &x);
-    if ((rc = ovk_drv_agree(rc))) goto cleanup;
+    rc = ovk_drv_agree(rc);
+    if (rc) goto cleanup;
     for (int i = 0; i < ovk_vector_nlocal(bv); i++) ovk_vector_data(bv)[i] = 1.0;
     if (rank == 0)
         printf("# ovk_pcg_bench: %d-point Laplacian, %d x %d x %d per rank, %d ranks, %d cases x %d rounds\n",
@@ -364,8 +401,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Dims_create(size, 3, b.P);
     if (parse_args(argc, argv, &b, &bad)) {
-        if (rank == 0) fprintf(stderr, "ovk_pcg_bench: bad or unknown flag: %s (see the header of bench/ovk_pcg_bench.c)\n", bad);
-        status = 2;
+        if (rank == 0)
+            fprintf(stderr, "ovk_pcg_bench: bad or unknown flag: %s (see the header of bench/ovk_pcg_bench.c)\n", bad);
+        status = EXIT_USAGE;
     } else {
         bad = NULL;
         status = run(&b, rank, size, &bad) ? 1 : 0;

@@ -1,13 +1,29 @@
 /* ovk_overlap_bench: the compute phase (dummy units or DGEMM calls), its
  * calibration and the plan of one measurement. */
-#include "overlap.h"
+#include "compute.h"
 
-const char *const ovk_ob_poll_names[POLL_KINDS] = {"none", "test", "hook"};
-const int ovk_ob_dgemm_sizes[DGEMM_CANDIDATES] = {4,   8,   12,  16,  24,  32,  48,   64,   96,
-                                   128, 192, 256, 384, 512, 768, 1024, 1536, 2048};
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include <cblas.h>
 
-/* ---- compute kernels ---------------------------------------------------- */
+#include "../../examples/common/experiment.h"
+#include "../bench_common.h"
+
+#define DUMMY_WIDTH 16            /* independent multiply-add chains */
+#define DUMMY_FIRST_UNITS 1000L   /* the first guess of a calibration window */
+#define CALIBRATE_WINDOW_S 0.001
+#define CALIBRATE_WINDOWS 50
+#define DGEMM_CALL_MAX_S 0.05     /* candidates slower than this per call are not timed further */
+#define DGEMM_TIMED_CALLS 5       /* the fastest of these is a size's call time */
+#define CLOCK_PAIRS 1000          /* MPI_Wtime pairs per round of the clock's calibration */
+#define CLOCK_ROUNDS 11
+
+static const int dgemm_sizes[DGEMM_CANDIDATES] = {4,   8,   12,  16,  24,  32,  48,   64,   96,
+                                                  128, 192, 256, 384, 512, 768, 1024, 1536, 2048};
+
+/* ---- the compute kernels --------------------------------------------------- */
 
 static double dummy_state[DUMMY_WIDTH];
 
@@ -23,60 +39,49 @@ __attribute__((noinline)) static void dummy_units(long n)
     memcpy(dummy_state, v, sizeof v);
 }
 
-static void dgemm_calls(const context *cx, int n, long calls)
+static void dgemm_calls(const compute *c, int n, long calls)
 {
     for (long i = 0; i < calls; i++)
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, cx->a, n, cx->b, n, 0.0, cx->c, n);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, c->a, n, c->b, n, 0.0, c->c, n);
 }
 
-
-void ovk_ob_run_units(const context *cx, const plan *p, long n)
+void ovk_ob_run_units(const compute *c, const plan *p, long n)
 {
     if (n <= 0) return;
     if (p->kind == COMPUTE_DUMMY) dummy_units(n);
-    else dgemm_calls(cx, p->dgemm_n, n);
+    else dgemm_calls(c, p->dgemm_n, n);
 }
 
-/* Median time of one MPI_Wtime call. */
-double ovk_ob_measure_clock_read(void)
+/* ---- calibrations ---------------------------------------------------------- */
+
+double ovk_ob_clock_read(void)
 {
-    enum { PAIRS = 1000, ROUNDS = 11 };
-    double t[ROUNDS], sink = 0.0;
-    for (int r = 0; r < ROUNDS; r++) {
+    double t[CLOCK_ROUNDS], sink = 0.0;
+    for (int r = 0; r < CLOCK_ROUNDS; r++) {
         double t0 = MPI_Wtime();
-        for (int i = 0; i < PAIRS; i++) sink += MPI_Wtime() - MPI_Wtime();
-        t[r] = (MPI_Wtime() - t0) / PAIRS;
+        for (int i = 0; i < CLOCK_PAIRS; i++) sink += MPI_Wtime() - MPI_Wtime();
+        t[r] = (MPI_Wtime() - t0) / CLOCK_PAIRS;
     }
     if (sink > 1.0) fprintf(stderr, "clock went backwards\n");
-    return 0.5 * ovk_drv_median(t, ROUNDS);
-}
-
-/* CPU time of the calling thread: unlike the wall clock it does not run
- * while the thread is preempted, so calibrations on a busy machine see the
- * undisturbed rate. */
-static double thread_cpu_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    return 0.5 * ovk_bench_median(t, CLOCK_ROUNDS);
 }
 
 /* Dummy units per CPU second on this rank: the best of CALIBRATE_WINDOWS
- * windows of about CALIBRATE_WINDOW_S. */
-double ovk_ob_calibrate_dummy(void)
+ * windows of about CALIBRATE_WINDOW_S of thread CPU time. */
+static double calibrate_dummy(void)
 {
-    long n = 1000;
+    long n = DUMMY_FIRST_UNITS;
     double best = 0.0;
     for (;;) { /* grow n to one window */
-        double t0 = thread_cpu_s();
+        double t0 = ovk_bench_cpu_s();
         dummy_units(n);
-        if (thread_cpu_s() - t0 >= CALIBRATE_WINDOW_S) break;
+        if (ovk_bench_cpu_s() - t0 >= CALIBRATE_WINDOW_S) break;
         n *= 2;
     }
     for (int r = 0; r < CALIBRATE_WINDOWS; r++) {
-        double t0 = thread_cpu_s();
+        double t0 = ovk_bench_cpu_s();
         dummy_units(n);
-        double dt = thread_cpu_s() - t0;
+        double dt = ovk_bench_cpu_s() - t0;
         if (dt > 0.0 && (double)n / dt > best) best = (double)n / dt;
     }
     return best;
@@ -84,14 +89,13 @@ double ovk_ob_calibrate_dummy(void)
 
 /* Time of one DGEMM call of size n: the fastest of a few (after a warm-up
  * call), i.e. the undisturbed time.  Wall clock: BLAS may use threads. */
-static double time_dgemm(const context *cx, int n)
+static double time_dgemm(const compute *c, int n)
 {
-    enum { CALLS = 5 };
     double best = 0.0;
-    dgemm_calls(cx, n, 1);
-    for (int i = 0; i < CALLS; i++) {
+    dgemm_calls(c, n, 1);
+    for (int i = 0; i < DGEMM_TIMED_CALLS; i++) {
         double t0 = MPI_Wtime();
-        dgemm_calls(cx, n, 1);
+        dgemm_calls(c, n, 1);
         double t = MPI_Wtime() - t0;
         if (i == 0 || t < best) best = t;
     }
@@ -100,43 +104,101 @@ static double time_dgemm(const context *cx, int n)
 
 /* Seconds per DGEMM call of each candidate size (or of -dgemm_n), max over
  * ranks, so that every rank makes the same choice. */
-void ovk_ob_calibrate_dgemm(context *cx)
+static void calibrate_dgemm(compute *c)
 {
     int slow = 0;
     for (int k = 0; k < DGEMM_CANDIDATES; k++) {
-        cx->dgemm_call_s[k] = 0.0;
-        if (ovk_ob_dgemm_sizes[k] > cx->o->dgemm_nmax || slow || cx->o->dgemm_n) continue;
-        cx->dgemm_call_s[k] = time_dgemm(cx, ovk_ob_dgemm_sizes[k]);
-        slow = cx->dgemm_call_s[k] > DGEMM_CALL_MAX_S;
+        c->dgemm_call_s[k] = 0.0;
+        if (dgemm_sizes[k] > c->dgemm_nmax || slow || c->dgemm_n) continue;
+        c->dgemm_call_s[k] = time_dgemm(c, dgemm_sizes[k]);
+        slow = c->dgemm_call_s[k] > DGEMM_CALL_MAX_S;
     }
-    ovk_ob_max_over_ranks(cx->dgemm_call_s, DGEMM_CANDIDATES);
-    cx->dgemm_fixed_call_s = cx->o->dgemm_n ? time_dgemm(cx, cx->o->dgemm_n) : 0.0;
-    ovk_ob_max_over_ranks(&cx->dgemm_fixed_call_s, 1);
+    ovk_bench_max(c->dgemm_call_s, DGEMM_CANDIDATES);
+    c->dgemm_fixed_call_s = c->dgemm_n ? time_dgemm(c, c->dgemm_n) : 0.0;
+    ovk_bench_max(&c->dgemm_fixed_call_s, 1);
 }
 
+/* DGEMM operands of the largest size in one block (any values without
+ * zeros; c is only written). */
+static int alloc_operands(compute *c)
+{
+    size_t n2 = (size_t)c->dgemm_nmax * (size_t)c->dgemm_nmax;
+    c->a = calloc(3 * n2, sizeof(double));
+    if (!c->a) return OVK_ENOMEM;
+    c->b = c->a + n2;
+    c->c = c->b + n2;
+    for (size_t i = 0; i < n2; i++) {
+        c->a[i] = 1.0 / (double)(i % 97 + 1);
+        c->b[i] = 1.0 / (double)(i % 89 + 1);
+    }
+    return OVK_OK;
+}
+
+int ovk_ob_compute_init(compute *c, const options *o)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = o->compute;
+    c->dgemm_n = o->dgemm_n;
+    c->dgemm_nmax = o->dgemm_nmax;
+    if (o->mode != MODE_OVERLAP) return OVK_OK;
+    if (c->kind == COMPUTE_DUMMY) {
+        c->dummy_units_per_s = calibrate_dummy();
+        return OVK_OK;
+    }
+    int rc = ovk_drv_agree(alloc_operands(c));
+    if (rc) return rc;
+    calibrate_dgemm(c);
+    return OVK_OK;
+}
+
+void ovk_ob_compute_free(compute *c)
+{
+    free(c->a); /* b and c with it */
+    c->a = c->b = c->c = NULL;
+}
+
+/* 2 n^3 flops per call */
+static double dgemm_flops(int n) { return 2.0 * pow(n, 3); }
+
+void ovk_ob_compute_describe(FILE *f, const compute *c)
+{
+    const char *blas_threads = getenv("OPENBLAS_NUM_THREADS");
+    if (c->dummy_units_per_s > 0.0) fprintf(f, ", dummy unit %.2f ns", 1e9 / c->dummy_units_per_s);
+    if (c->a) fprintf(f, ", OPENBLAS_NUM_THREADS=%s", blas_threads ? blas_threads : "(unset)");
+    fprintf(f, "\n");
+    for (int k = 0; c->a && k < DGEMM_CANDIDATES; k++)
+        if (c->dgemm_call_s[k] > 0.0)
+            fprintf(f, "#   dgemm N=%d: %.2f us/call, %.2f GFLOP/s\n", dgemm_sizes[k], 1e6 * c->dgemm_call_s[k],
+                    1e-9 * dgemm_flops(dgemm_sizes[k]) / c->dgemm_call_s[k]);
+}
+
+/* ---- the plan ---------------------------------------------------------------- */
+
 /* The largest timed size whose call fits in slice_s (the smallest if none). */
-static int dgemm_pick(const context *cx, double slice_s)
+static int dgemm_pick(const compute *c, double slice_s)
 {
     int pick = -1;
     for (int k = 0; k < DGEMM_CANDIDATES; k++) {
-        if (cx->dgemm_call_s[k] <= 0.0) continue;
-        if (pick < 0 || cx->dgemm_call_s[k] <= slice_s) pick = k;
+        if (c->dgemm_call_s[k] <= 0.0) continue;
+        if (pick < 0 || c->dgemm_call_s[k] <= slice_s) pick = k;
     }
     return pick;
 }
 
-plan ovk_ob_make_plan(const context *cx, double seconds, int tests)
+plan ovk_ob_make_plan(const compute *c, double seconds, int tests)
 {
-    plan p = {cx->o->compute, 0, 0, seconds};
+    plan p = {c->kind, 0, 0, seconds};
     if (p.kind == COMPUTE_DUMMY) {
-        p.units = (long)ceil(seconds * cx->dummy_units_per_s);
+        p.units = (long)ceil(seconds * c->dummy_units_per_s);
         return p;
     }
-    int k = cx->o->dgemm_n ? -1 : dgemm_pick(cx, seconds / (tests + 1));
-    double call_s = k < 0 ? cx->dgemm_fixed_call_s : cx->dgemm_call_s[k];
-    p.dgemm_n = k < 0 ? cx->o->dgemm_n : ovk_ob_dgemm_sizes[k];
+    int k = c->dgemm_n ? -1 : dgemm_pick(c, seconds / (tests + 1));
+    double call_s = k < 0 ? c->dgemm_fixed_call_s : c->dgemm_call_s[k];
+    p.dgemm_n = k < 0 ? c->dgemm_n : dgemm_sizes[k];
     p.units = (long)ceil(seconds / call_s);
     if (p.units < 1) p.units = 1;
     return p;
 }
 
+/* The flops of one plan's compute (the DGEMM columns of the CSV). */
+double ovk_ob_plan_flops(const plan *p) { return dgemm_flops(p->dgemm_n) * (double)p->units; }

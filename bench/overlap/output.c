@@ -1,15 +1,8 @@
 /* ovk_overlap_bench: the CSV output (preamble, header, rows). */
-#include "overlap.h"
+#include "output.h"
 
-/* text with commas (CSV separators) replaced by ';' */
-void ovk_ob_csv_safe(const char *in, char *out, size_t len)
-{
-    snprintf(out, len, "%s", in);
-    for (char *c = out; *c; c++)
-        if (*c == ',') *c = ';';
-}
-
-/* ---- output ---------------------------------------------------------------- */
+#define US 1e6 /* the CSV's times are in microseconds */
+#define GIGA 1e-9
 
 static const char *const overlap_columns =
     "backend,bytes,test_calls,poll,compute,base_us,init_us,test_us,wait_us,compute_us,overall_us,"
@@ -38,7 +31,6 @@ static void print_preamble(FILE *f, enum bench_mode mode)
     fprintf(f, "%s\n", overlap_columns);
 }
 
-/* Open the output; the preamble goes in first when the file is new/empty. */
 FILE *ovk_ob_open_output(const options *o)
 {
     if (!o->csv) {
@@ -51,17 +43,36 @@ FILE *ovk_ob_open_output(const options *o)
     return f;
 }
 
-/* The effective model of a reducer as text, and its latency for `bytes`. */
-void ovk_ob_model_text(const ovk_reducer *red, int size, double bytes, char *text, size_t len, double *us)
+/* What a row says of its backend: the spec with its commas (CSV
+ * separators) as ';', the effective latency model and its latency for the
+ * message. */
+typedef struct row_head {
+    char spec[TEXT_LEN], model[TEXT_LEN];
+    double latency_us;
+} row_head;
+
+static void make_head(const csv_out *out, const bench_case *bc, row_head *h)
 {
     ovk_latency_model m;
-    *us = 0.0;
-    if (!red || !ovk_reducer_get_latency(red, &m)) {
-        snprintf(text, len, "none");
+    snprintf(h->spec, sizeof h->spec, "%s", bc->spec);
+    for (char *c = h->spec; *c; c++)
+        if (*c == ',') *c = ';';
+    h->latency_us = 0.0;
+    if (!bc->red || !ovk_reducer_get_latency(bc->red, &m)) {
+        snprintf(h->model, sizeof h->model, "none");
         return;
     }
-    snprintf(text, len, "alpha=%g;beta=%g;gamma=%g;P=%d", m.alpha_us, m.beta_us, m.gamma_us, m.P);
-    *us = ovk_latency_model_us(&m, size, bytes);
+    snprintf(h->model, sizeof h->model, "alpha=%g;beta=%g;gamma=%g;P=%d", m.alpha_us, m.beta_us, m.gamma_us, m.P);
+    h->latency_us = ovk_latency_model_us(&m, out->nranks, (double)bc->bytes);
+}
+
+/* OSU's overlap: the share of the base latency the CPU did not spend on
+ * the reduction (init + test + wait), at least 0. */
+static double overlap_pct(const row_stats *st)
+{
+    double cpu_comm = st->overall - (st->compute - st->test);
+    double pct = 100.0 * (1.0 - cpu_comm / st->base);
+    return pct > 0.0 ? pct : 0.0;
 }
 
 static void print_dgemm_fields(FILE *f, const plan *p, const row_stats *st)
@@ -70,28 +81,34 @@ static void print_dgemm_fields(FILE *f, const plan *p, const row_stats *st)
         fprintf(f, ",,,,");
         return;
     }
-    double flops = 2.0 * pow(p->dgemm_n, 3) * (double)p->units;
+    double flops = ovk_ob_plan_flops(p);
     double busy = st->compute - st->test;
     fprintf(f, ",%d,%ld,", p->dgemm_n, p->units);
-    if (st->alone > 0.0) fprintf(f, "%.4g", 1e-9 * flops / st->alone);
+    if (st->alone > 0.0) fprintf(f, "%.4g", GIGA * flops / st->alone);
     fprintf(f, ",");
-    if (busy > 0.0) fprintf(f, "%.4g", 1e-9 * flops / busy);
+    if (busy > 0.0) fprintf(f, "%.4g", GIGA * flops / busy);
 }
 
-void ovk_ob_print_overlap_row(const context *cx, const char *spec, const bench_case *bc, long bytes, int tests,
-                              enum poll_kind poll, const plan *p, const row_stats *st)
+void ovk_ob_print_overlap_row(const csv_out *out, const bench_case *bc, int tests, enum poll_kind poll,
+                              const plan *p, const row_stats *st)
 {
-    char sp[TEXT_LEN], model[TEXT_LEN];
-    double lat_us = 0.0;
-    FILE *f = cx->out;
-    ovk_ob_csv_safe(spec, sp, sizeof sp);
-    ovk_ob_model_text(bc->red, cx->size, (double)bytes, model, sizeof model, &lat_us);
-    fprintf(f, "%s,%ld,%d,%s,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.1f,%s,%g,%g,%g,%d", sp, bytes, tests,
-            ovk_ob_poll_names[poll], p->kind == COMPUTE_DUMMY ? "dummy" : "dgemm", 1e6 * st->base, 1e6 * st->init,
-            1e6 * st->test, 1e6 * st->wait, 1e6 * st->compute, 1e6 * st->overall, ovk_ob_overlap_pct(st), model, lat_us,
-            cx->o->noise_hz, cx->o->noise_us, cx->size);
-    print_dgemm_fields(f, p, st);
-    fprintf(f, ",%s,%d\n", ovk_ob_level_name(cx->provided), cx->o->repeat);
-    fflush(f);
+    row_head h;
+    make_head(out, bc, &h);
+    fprintf(out->f, "%s,%ld,%d,%s,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.1f,%s,%g,%g,%g,%d", h.spec, bc->bytes, tests,
+            ovk_ob_poll_names[poll], p->kind == COMPUTE_DUMMY ? "dummy" : "dgemm", US * st->base, US * st->init,
+            US * st->test, US * st->wait, US * st->compute, US * st->overall, overlap_pct(st), h.model,
+            h.latency_us, out->o->noise_hz, out->o->noise_us, out->nranks);
+    print_dgemm_fields(out->f, p, st);
+    fprintf(out->f, ",%s,%d\n", ovk_ob_level_name(out->provided), out->o->repeat);
+    fflush(out->f);
 }
 
+void ovk_ob_print_latency_row(const csv_out *out, const bench_case *bc, const double q[3])
+{
+    row_head h;
+    make_head(out, bc, &h);
+    fprintf(out->f, "%s,%ld,%d,%d,%d,%.3f,%.3f,%.3f,%s,%g,%g,%g,%s\n", h.spec, bc->bytes, bc->count, out->nranks,
+            out->o->repeat, US * q[0], US * q[1], US * q[2], h.model, h.latency_us, out->o->noise_hz,
+            out->o->noise_us, ovk_ob_level_name(out->provided));
+    fflush(out->f);
+}
