@@ -31,185 +31,99 @@
  *                                median over repeats)
  *   Time per Iteration = t s    (T / N)
  * Run with OMP_NUM_THREADS=1 (Debian's libHYPRE is linked against libgomp).
+ * The flags, the timing and the lines are peer_common.c's.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "HYPRE.h"
-#include "HYPRE_IJ_mv.h"
-#include "HYPRE_parcsr_ls.h"
+#include "peer_common.h"
 
-static int cmp_double(const void *a, const void *b)
+static void usage_abort(const char *prog, const char *msg)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static void usage_abort(int rank, const char *prog, const char *msg)
-{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0) {
-        if (msg) fprintf(stderr, "%s: %s\n", prog, msg);
-        fprintf(stderr,
-                "usage: %s [-n nx ny nz] [-P px py pz] [-stencil 27|7] [-tol t] [-maxit m]"
-                " [-repeat R]\n",
+        fprintf(stderr, "%s: %s\n", prog, msg);
+        fprintf(stderr, "usage: %s [-n nx ny nz] [-P px py pz] [-stencil 27|7] [-tol t] [-maxit m] [-repeat R]\n",
                 prog);
     }
-    MPI_Abort(MPI_COMM_WORLD, 2);
+    MPI_Abort(MPI_COMM_WORLD, PEER_EXIT_USAGE);
+}
+
+/* hypre's own generator, with this rank's box; checks the rows it owns. */
+static HYPRE_ParCSRMatrix laplacian(const peer_grid *g)
+{
+    HYPRE_Real values[4] = {peer_grid_diagonal(g), -1.0, -1.0, -1.0};
+    HYPRE_BigInt row_start, row_end, col_start, col_end;
+    HYPRE_ParCSRMatrix A =
+        g->stencil == PEER_STENCIL_27
+            ? GenerateLaplacian27pt(MPI_COMM_WORLD, g->g[0], g->g[1], g->g[2], g->P[0], g->P[1], g->P[2], g->at[0],
+                                    g->at[1], g->at[2], values)
+            : GenerateLaplacian(MPI_COMM_WORLD, g->g[0], g->g[1], g->g[2], g->P[0], g->P[1], g->P[2], g->at[0],
+                                g->at[1], g->at[2], values);
+    HYPRE_ParCSRMatrixGetLocalRange(A, &row_start, &row_end, &col_start, &col_end);
+    int nlocal = (int)(row_end - row_start + 1), want = g->n[0] * g->n[1] * g->n[2];
+    if (nlocal != want) {
+        fprintf(stderr, "hypre_pcg: rank %d owns %d rows, expected %d\n", g->rank, nlocal, want);
+        MPI_Abort(MPI_COMM_WORLD, PEER_EXIT_RUNTIME);
+    }
+    return A;
+}
+
+/* b = 1 and x = 0 through the IJ interface, as ij builds them. */
+static void vectors(HYPRE_ParCSRMatrix A, HYPRE_IJVector ij[2], HYPRE_ParVector *b, HYPRE_ParVector *x)
+{
+    HYPRE_BigInt row_start, row_end, col_start, col_end;
+    HYPRE_ParCSRMatrixGetLocalRange(A, &row_start, &row_end, &col_start, &col_end);
+    long long n = row_end - row_start + 1;
+    double *ones = malloc(sizeof *ones * (size_t)(n ? n : 1));
+    if (!ones) MPI_Abort(MPI_COMM_WORLD, PEER_EXIT_RUNTIME);
+    for (long long i = 0; i < n; ++i) ones[i] = 1.0;
+    ij[0] = peer_ij_vector(row_start, row_end + 1, ones, b);
+    ij[1] = peer_ij_vector(col_start, col_end + 1, NULL, x);
+    free(ones);
 }
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-
-    int n[3] = {10, 10, 10}, P[3] = {0, 0, 0};
-    int stencil = 27, maxit = 1000, repeat = 1;
-    double tol = 1e-8;
-    for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "-n") && i + 3 < argc) {
-            for (int d = 0; d < 3; ++d) n[d] = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "-P") && i + 3 < argc) {
-            for (int d = 0; d < 3; ++d) P[d] = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "-stencil") && i + 1 < argc) {
-            stencil = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "-tol") && i + 1 < argc) {
-            tol = atof(argv[++i]);
-        } else if (!strcmp(argv[i], "-maxit") && i + 1 < argc) {
-            maxit = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "-repeat") && i + 1 < argc) {
-            repeat = atoi(argv[++i]);
-        } else {
-            usage_abort(rank, argv[0], "bad or incomplete argument");
-        }
-    }
-    if (n[0] < 1 || n[1] < 1 || n[2] < 1) usage_abort(rank, argv[0], "-n values must be >= 1");
-    if (stencil != 27 && stencil != 7) usage_abort(rank, argv[0], "-stencil must be 27 or 7");
-    if (repeat < 1 || maxit < 0 || !(tol > 0)) usage_abort(rank, argv[0], "bad -repeat/-maxit/-tol");
-    if (P[0] == 0 && P[1] == 0 && P[2] == 0) {
-        MPI_Dims_create(size, 3, P);
-    } else if (P[0] < 1 || P[1] < 1 || P[2] < 1 || P[0] * P[1] * P[2] != size) {
-        usage_abort(rank, argv[0], "-P px py pz must multiply to the number of ranks");
-    }
-
-    HYPRE_Init();
-
-    /* Global grid and this rank's position, as hypre's ij does it. */
-    HYPRE_BigInt gx = (HYPRE_BigInt)n[0] * P[0], gy = (HYPRE_BigInt)n[1] * P[1],
-                 gz = (HYPRE_BigInt)n[2] * P[2];
-    int p = rank % P[0], q = (rank / P[0]) % P[1], s = rank / (P[0] * P[1]);
-
-    HYPRE_ParCSRMatrix A;
-    if (stencil == 27) {
-        HYPRE_Real values[2];
-        values[0] = 26.0;
-        if (gx == 1 || gy == 1 || gz == 1) values[0] = 8.0;
-        if ((gx == 1 && gy == 1) || (gx == 1 && gz == 1) || (gy == 1 && gz == 1)) values[0] = 2.0;
-        values[1] = -1.0;
-        A = GenerateLaplacian27pt(MPI_COMM_WORLD, gx, gy, gz, P[0], P[1], P[2], p, q, s, values);
-    } else {
-        HYPRE_Real values[4];
-        values[0] = 0.0;
-        values[1] = values[2] = values[3] = -1.0;
-        if (gx > 1) values[0] += 2.0;
-        if (gy > 1) values[0] += 2.0;
-        if (gz > 1) values[0] += 2.0;
-        A = GenerateLaplacian(MPI_COMM_WORLD, gx, gy, gz, P[0], P[1], P[2], p, q, s, values);
-    }
-
-    HYPRE_BigInt row_start, row_end, col_start, col_end;
-    HYPRE_ParCSRMatrixGetLocalRange(A, &row_start, &row_end, &col_start, &col_end);
-    int nlocal = (int)(row_end - row_start + 1);
-    if (nlocal != n[0] * n[1] * n[2]) {
-        fprintf(stderr, "hypre_pcg: rank %d owns %d rows, expected %d\n", rank, nlocal,
-                n[0] * n[1] * n[2]);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-
-    /* b = 1 and x = 0 through the IJ interface, as ij builds them. */
-    HYPRE_IJVector ij_b, ij_x;
+    peer_grid g;
     HYPRE_ParVector b, x;
-    HYPRE_Real *vals = malloc((size_t)nlocal * sizeof *vals);
-    HYPRE_IJVectorCreate(MPI_COMM_WORLD, row_start, row_end, &ij_b);
-    HYPRE_IJVectorSetObjectType(ij_b, HYPRE_PARCSR);
-    HYPRE_IJVectorInitialize(ij_b);
-    for (int i = 0; i < nlocal; ++i) vals[i] = 1.0;
-    HYPRE_IJVectorSetValues(ij_b, nlocal, NULL, vals);
-    HYPRE_IJVectorAssemble(ij_b);
-    HYPRE_IJVectorGetObject(ij_b, (void **)&b);
-
-    HYPRE_IJVectorCreate(MPI_COMM_WORLD, col_start, col_end, &ij_x);
-    HYPRE_IJVectorSetObjectType(ij_x, HYPRE_PARCSR);
-    HYPRE_IJVectorInitialize(ij_x);
-    for (int i = 0; i < nlocal; ++i) vals[i] = 0.0;
-    HYPRE_IJVectorSetValues(ij_x, nlocal, NULL, vals);
-    HYPRE_IJVectorAssemble(ij_x);
-    HYPRE_IJVectorGetObject(ij_x, (void **)&x);
-    free(vals);
-
-    HYPRE_Solver solver;
-    HYPRE_ParCSRPCGCreate(MPI_COMM_WORLD, &solver);
-    HYPRE_ParCSRPCGSetMaxIter(solver, maxit);
-    HYPRE_ParCSRPCGSetTol(solver, tol);
-    HYPRE_ParCSRPCGSetTwoNorm(solver, 1);
-    HYPRE_ParCSRPCGSetRelChange(solver, 0);
-    HYPRE_ParCSRPCGSetPrintLevel(solver, 0);
-    HYPRE_ParCSRPCGSetLogging(solver, 1);
+    HYPRE_IJVector ij[2];
+    HYPRE_Real relres = 0.0;
+    HYPRE_Int iterations = 0;
+    MPI_Init(&argc, &argv);
+    const char *bad = peer_grid_parse(argc, argv, 1, &g);
+    if (bad) usage_abort(argv[0], bad);
+    HYPRE_Init();
+    HYPRE_ParCSRMatrix A = laplacian(&g);
+    vectors(A, ij, &b, &x);
+    HYPRE_Solver solver = peer_hypre_pcg(g.tol, g.maxit);
     HYPRE_ParCSRPCGSetPrecond(solver, (HYPRE_PtrToParSolverFcn)HYPRE_ParCSRDiagScale,
                               (HYPRE_PtrToParSolverFcn)HYPRE_ParCSRDiagScaleSetup, NULL);
     HYPRE_ParCSRPCGSetup(solver, A, b, x);
-
-    double *t = malloc((size_t)repeat * sizeof *t);
-    HYPRE_Int iters = 0;
-    HYPRE_Real relres = 0.0;
-    int converged = 0;
-    for (int k = 0; k < repeat; ++k) {
+    double *t = malloc((size_t)g.repeat * sizeof *t);
+    peer_result res = {g.repeat, 0, "Converged", "no", 0.0, -1.0, NULL, t, 1};
+    for (int k = 0; t && k < g.repeat; ++k) { /* the solve alone, slowest rank */
         HYPRE_ParVectorSetConstantValues(x, 0.0);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
+        double t0 = ovk_bench_sync();
         HYPRE_Int ierr = HYPRE_ParCSRPCGSolve(solver, A, b, x);
-        double dt = MPI_Wtime() - t0, dtmax;
-        MPI_Allreduce(&dt, &dtmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        t[k] = dtmax;
-        HYPRE_ParCSRPCGGetNumIterations(solver, &iters);
+        t[k] = ovk_bench_slowest(MPI_Wtime() - t0);
+        HYPRE_ParCSRPCGGetNumIterations(solver, &iterations);
         HYPRE_ParCSRPCGGetFinalRelativeResidualNorm(solver, &relres);
-        /* hypre flags HYPRE_ERROR_CONV when max_iter is reached; it does not
-         * flag a zero or non-finite <p, A p>, so also check the norm. */
-        converged = !HYPRE_CheckError(ierr, HYPRE_ERROR_CONV) && relres < tol && relres == relres;
-        HYPRE_ClearAllErrors();
+        res.converged = peer_hypre_converged(ierr, relres, g.tol) ? "yes" : "no";
     }
-    double tsolve = median(t, repeat);
-
-    if (rank == 0) {
-        printf("Solver = hypre DS-PCG (HYPRE_ParCSRPCG + HYPRE_ParCSRDiagScale)\n");
-        printf("Stencil = %d\n", stencil);
-        printf("Ranks = %d (P = %d %d %d)\n", size, P[0], P[1], P[2]);
-        printf("Local grid = %d %d %d\n", n[0], n[1], n[2]);
-        printf("Global grid = %lld %lld %lld (%lld unknowns)\n", (long long)gx, (long long)gy,
-               (long long)gz, (long long)(gx * gy * gz));
-        printf("Repeats = %d\n", repeat);
-        printf("Converged = %s\n", converged ? "yes" : "no");
-        printf("Iterations = %d\n", (int)iters);
-        printf("Final Relative Residual Norm = %e\n", (double)relres);
-        printf("Solve Time = %.6e s\n", tsolve);
-        printf("Time per Iteration = %.6e s\n", iters > 0 ? tsolve / iters : 0.0);
-    }
-
+    res.iterations = (int)iterations;
+    res.final_rel = relres;
+    if (g.rank == 0) printf("Solver = hypre DS-PCG (HYPRE_ParCSRPCG + HYPRE_ParCSRDiagScale)\n");
+    peer_grid_print(&g);
+    if (t) peer_print_result(&res);
     free(t);
     HYPRE_ParCSRPCGDestroy(solver);
-    HYPRE_IJVectorDestroy(ij_x);
-    HYPRE_IJVectorDestroy(ij_b);
+    HYPRE_IJVectorDestroy(ij[1]);
+    HYPRE_IJVectorDestroy(ij[0]);
     HYPRE_ParCSRMatrixDestroy(A);
     HYPRE_Finalize();
     MPI_Finalize();
-    return 0;
+    return t ? 0 : PEER_EXIT_RUNTIME;
 }

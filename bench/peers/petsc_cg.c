@@ -42,26 +42,18 @@
  *                                          before; max over ranks, median over
  *                                          repeats)
  *   Time per Iteration = t s              (T / N)
+ * The flags, the KSP's set-up, the timing and the lines are peer_common.c's.
  */
-#include <petscksp.h>
 #include <stdlib.h>
-#include <string.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "peer_common.h"
 
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+enum { STENCIL_WIDTH = 27 };
 
 /* Global row id of global grid point (X, Y, Z) in the per-rank box numbering. */
-static PetscInt gid(PetscInt X, PetscInt Y, PetscInt Z, const int n[3], const int P[3])
+static PetscInt gid(PetscInt X, PetscInt Y, PetscInt Z, const peer_grid *g)
 {
+    const int *n = g->n, *P = g->P;
     PetscInt p = X / n[0], q = Y / n[1], s = Z / n[2];
     PetscInt i = X - p * n[0], j = Y - q * n[1], k = Z - s * n[2];
     PetscInt owner = p + (PetscInt)P[0] * (q + (PetscInt)P[1] * s);
@@ -69,197 +61,116 @@ static PetscInt gid(PetscInt X, PetscInt Y, PetscInt Z, const int n[3], const in
     return owner * nloc + i + (PetscInt)n[0] * (j + (PetscInt)n[1] * k);
 }
 
+/* Local row r of this rank's box (x fastest): its columns and values
+ * (Dirichlet boundaries: neighbours outside the grid dropped); *nd, *no:
+ * how many fall in the diagonal and the off-diagonal block.  Returns the count. */
+static PetscInt stencil_row(const peer_grid *g, PetscInt r, PetscInt *cols, PetscScalar *vals, PetscInt *nd,
+                            PetscInt *no)
+{
+    const PetscInt nloc = (PetscInt)g->n[0] * g->n[1] * g->n[2], rstart = (PetscInt)g->rank * nloc;
+    const PetscInt X = g->at[0] * g->n[0] + r % g->n[0], Y = g->at[1] * g->n[1] + (r / g->n[0]) % g->n[1],
+                   Z = g->at[2] * g->n[2] + r / ((PetscInt)g->n[0] * g->n[1]);
+    PetscInt nc = 0;
+    *nd = *no = 0;
+    for (int dz = -1; dz <= 1; ++dz)
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+                const int dist = abs(dx) + abs(dy) + abs(dz);
+                const PetscInt XX = X + dx, YY = Y + dy, ZZ = Z + dz;
+                if (g->stencil == PEER_STENCIL_7 && dist > 1) continue;
+                if (XX < 0 || XX >= g->g[0] || YY < 0 || YY >= g->g[1] || ZZ < 0 || ZZ >= g->g[2]) continue;
+                cols[nc] = gid(XX, YY, ZZ, g);
+                vals[nc] = dist == 0 ? peer_grid_diagonal(g) : -1.0;
+                if (cols[nc] >= rstart && cols[nc] < rstart + nloc) ++*nd;
+                else ++*no;
+                ++nc;
+            }
+    return nc;
+}
+
+/* MATAIJ (or -mat_type) with exact preallocation; -mat_type sbaij stores
+ * the upper triangle (the counts of whole rows bound those of its parts). */
+static PetscErrorCode build_matrix(const peer_grid *g, Mat *A)
+{
+    const PetscInt nloc = (PetscInt)g->n[0] * g->n[1] * g->n[2], rstart = (PetscInt)g->rank * nloc;
+    PetscInt *dnnz, *onnz, cols[STENCIL_WIDTH];
+    PetscScalar vals[STENCIL_WIDTH];
+    PetscBool sym;
+    PetscFunctionBeginUser;
+    PetscCall(PetscMalloc2(nloc, &dnnz, nloc, &onnz));
+    for (PetscInt r = 0; r < nloc; ++r) stencil_row(g, r, cols, vals, &dnnz[r], &onnz[r]);
+    PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+    PetscCall(MatSetSizes(*A, nloc, nloc, PETSC_DETERMINE, PETSC_DETERMINE));
+    PetscCall(MatSetType(*A, MATAIJ));
+    PetscCall(MatSetFromOptions(*A));
+    PetscCall(MatXAIJSetPreallocation(*A, 1, dnnz, onnz, dnnz, onnz));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)*A, &sym, MATSBAIJ, MATSEQSBAIJ, MATMPISBAIJ, ""));
+    if (sym) PetscCall(MatSetOption(*A, MAT_IGNORE_LOWER_TRIANGULAR, PETSC_TRUE));
+    for (PetscInt r = 0; r < nloc; ++r) {
+        PetscInt nd, no, row = rstart + r, nc = stencil_row(g, r, cols, vals, &nd, &no);
+        PetscCall(MatSetValues(*A, 1, &row, nc, cols, vals, INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+    PetscCall(PetscFree2(dnnz, onnz));
+    PetscFunctionReturn(0);
+}
+
+/* The repeats from x = 0: KSPSolve alone (KSPSetUp, which extracts the
+ * Jacobi diagonal, came before), slowest rank. */
+static PetscErrorCode solve_repeats(KSP ksp, Vec b, Vec x, double *t, int repeat)
+{
+    PetscFunctionBeginUser;
+    for (int k = 0; k < repeat; ++k) {
+        PetscCall(VecSet(x, 0.0));
+        double t0 = ovk_bench_sync();
+        PetscCall(KSPSolve(ksp, b, x));
+        t[k] = ovk_bench_slowest(MPI_Wtime() - t0);
+    }
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode print_solver(KSP ksp, PC pc)
+{
+    KSPType kt;
+    KSPNormType nt;
+    PCType pt;
+    PetscFunctionBeginUser;
+    PetscCall(KSPGetType(ksp, &kt));
+    PetscCall(KSPGetNormType(ksp, &nt));
+    PetscCall(PCGetType(pc, &pt));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Solver = PETSc %s + %s (norm %s)\n", kt, pt, KSPNormTypes[nt]));
+    PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
+    peer_grid g;
+    Mat A;
+    Vec x, b, r;
+    KSP ksp;
+    PC pc;
+    KSPConvergedReason reason;
+    double *t;
     PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
-    PetscMPIInt rank, size;
-    PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-
-    int n[3] = {10, 10, 10}, P[3] = {0, 0, 0};
-    int stencil = 27, maxit = 1000, repeat = 1;
-    double tol = 1e-8;
-    /* Our own flags (PETSc ignores unknown options; we ignore PETSc's). */
-    for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "-n") && i + 3 < argc) {
-            for (int d = 0; d < 3; ++d) n[d] = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "-P") && i + 3 < argc) {
-            for (int d = 0; d < 3; ++d) P[d] = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "-stencil") && i + 1 < argc) {
-            stencil = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "-tol") && i + 1 < argc) {
-            tol = atof(argv[++i]);
-        } else if (!strcmp(argv[i], "-maxit") && i + 1 < argc) {
-            maxit = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "-repeat") && i + 1 < argc) {
-            repeat = atoi(argv[++i]);
-        }
-    }
-    PetscCheck(n[0] >= 1 && n[1] >= 1 && n[2] >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-               "-n values must be >= 1");
-    PetscCheck(stencil == 27 || stencil == 7, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-               "-stencil must be 27 or 7");
-    PetscCheck(repeat >= 1 && maxit >= 0 && tol > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-               "bad -repeat/-maxit/-tol");
-    if (P[0] == 0 && P[1] == 0 && P[2] == 0) {
-        PetscCallMPI(MPI_Dims_create(size, 3, P));
-    } else {
-        PetscCheck(P[0] >= 1 && P[1] >= 1 && P[2] >= 1 && P[0] * P[1] * P[2] == size,
-                   PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-                   "-P px py pz must multiply to the number of ranks");
-    }
-
-    const PetscInt gx = (PetscInt)n[0] * P[0], gy = (PetscInt)n[1] * P[1],
-                   gz = (PetscInt)n[2] * P[2];
-    const PetscInt nloc = (PetscInt)n[0] * n[1] * n[2];
-    const int p = rank % P[0], q = (rank / P[0]) % P[1], s = rank / (P[0] * P[1]);
-    const PetscInt rstart = (PetscInt)rank * nloc, rend = rstart + nloc;
-
-    PetscScalar diag, off = -1.0;
-    if (stencil == 27) {
-        diag = 26.0;
-        if (gx == 1 || gy == 1 || gz == 1) diag = 8.0;
-        if ((gx == 1 && gy == 1) || (gx == 1 && gz == 1) || (gy == 1 && gz == 1)) diag = 2.0;
-    } else {
-        diag = 2.0 * ((gx > 1) + (gy > 1) + (gz > 1));
-    }
-
-    /* Exact preallocation: count diagonal-block and off-diagonal-block entries. */
-    PetscInt *dnnz, *onnz;
-    PetscCall(PetscMalloc2(nloc, &dnnz, nloc, &onnz));
-    PetscInt cols[27];
-    PetscScalar vals[27];
-    for (int pass = 0; pass < 2; ++pass) {
-        Mat A = NULL;
-        if (pass == 1) {
-            PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
-            PetscCall(MatSetSizes(A, nloc, nloc, PETSC_DETERMINE, PETSC_DETERMINE));
-            PetscCall(MatSetType(A, MATAIJ));
-            PetscCall(MatSetFromOptions(A));
-            /* -mat_type sbaij: PETSc's symmetric storage (upper triangle);
-               the counts of whole rows bound those of the upper parts */
-            PetscBool sym;
-            PetscCall(MatXAIJSetPreallocation(A, 1, dnnz, onnz, dnnz, onnz));
-            PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &sym, MATSBAIJ, MATSEQSBAIJ, MATMPISBAIJ, ""));
-            if (sym) PetscCall(MatSetOption(A, MAT_IGNORE_LOWER_TRIANGULAR, PETSC_TRUE));
-        }
-        for (int k = 0; k < n[2]; ++k)
-            for (int j = 0; j < n[1]; ++j)
-                for (int i = 0; i < n[0]; ++i) {
-                    const PetscInt X = (PetscInt)p * n[0] + i, Y = (PetscInt)q * n[1] + j,
-                                   Z = (PetscInt)s * n[2] + k;
-                    const PetscInt row = rstart + i + (PetscInt)n[0] * (j + (PetscInt)n[1] * k);
-                    PetscInt nc = 0, nd = 0, no = 0;
-                    for (int dz = -1; dz <= 1; ++dz)
-                        for (int dy = -1; dy <= 1; ++dy)
-                            for (int dx = -1; dx <= 1; ++dx) {
-                                const int dist = abs(dx) + abs(dy) + abs(dz);
-                                if (stencil == 7 && dist > 1) continue;
-                                const PetscInt XX = X + dx, YY = Y + dy, ZZ = Z + dz;
-                                if (XX < 0 || XX >= gx || YY < 0 || YY >= gy || ZZ < 0 || ZZ >= gz)
-                                    continue;
-                                const PetscInt c = gid(XX, YY, ZZ, n, P);
-                                cols[nc] = c;
-                                vals[nc] = dist == 0 ? diag : off;
-                                ++nc;
-                                if (c >= rstart && c < rend)
-                                    ++nd;
-                                else
-                                    ++no;
-                            }
-                    const PetscInt lr = row - rstart;
-                    if (pass == 0) {
-                        dnnz[lr] = nd;
-                        onnz[lr] = no;
-                    } else {
-                        PetscCall(MatSetValues(A, 1, &row, nc, cols, vals, INSERT_VALUES));
-                    }
-                }
-        if (pass == 1) {
-            PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-            PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-
-            Vec x, b;
-            PetscCall(MatCreateVecs(A, &x, &b));
-            PetscCall(VecSet(b, 1.0));
-            PetscReal bnorm;
-            PetscCall(VecNorm(b, NORM_2, &bnorm));
-
-            KSP ksp;
-            PC pc;
-            PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-            PetscCall(KSPSetOperators(ksp, A, A));
-            PetscCall(KSPSetType(ksp, KSPCG));
-            PetscCall(KSPGetPC(ksp, &pc));
-            PetscCall(PCSetType(pc, PCJACOBI));
-            PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
-            PetscCall(KSPSetInitialGuessNonzero(ksp, PETSC_FALSE));
-            PetscCall(KSPSetTolerances(ksp, tol, 0.0, PETSC_DEFAULT, maxit));
-            PetscCall(KSPSetFromOptions(ksp));
-            PetscCall(KSPSetUp(ksp));
-
-            double *t;
-            PetscCall(PetscMalloc1(repeat, &t));
-            PetscInt its = 0;
-            PetscReal rnorm = 0.0;
-            KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
-            for (int r = 0; r < repeat; ++r) {
-                PetscCall(VecSet(x, 0.0));
-                PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
-                double t0 = MPI_Wtime();
-                PetscCall(KSPSolve(ksp, b, x));
-                double dt = MPI_Wtime() - t0, dtmax;
-                PetscCallMPI(MPI_Allreduce(&dt, &dtmax, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
-                t[r] = dtmax;
-                PetscCall(KSPGetIterationNumber(ksp, &its));
-                PetscCall(KSPGetResidualNorm(ksp, &rnorm));
-                PetscCall(KSPGetConvergedReason(ksp, &reason));
-            }
-            const double tsolve = median(t, repeat);
-
-            /* True residual, as a check of the recursive one. */
-            Vec r;
-            PetscReal tnorm;
-            PetscCall(VecDuplicate(b, &r));
-            PetscCall(MatMult(A, x, r));
-            PetscCall(VecAYPX(r, -1.0, b));
-            PetscCall(VecNorm(r, NORM_2, &tnorm));
-
-            KSPType kt;
-            KSPNormType nt;
-            PetscCall(KSPGetType(ksp, &kt));
-            PetscCall(KSPGetNormType(ksp, &nt));
-            PCType pt;
-            PetscCall(PCGetType(pc, &pt));
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Solver = PETSc %s + %s (norm %s)\n", kt, pt,
-                                  KSPNormTypes[nt]));
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Stencil = %d\n", stencil));
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Ranks = %d (P = %d %d %d)\n", (int)size, P[0],
-                                  P[1], P[2]));
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Local grid = %d %d %d\n", n[0], n[1], n[2]));
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Global grid = %d %d %d (%lld unknowns)\n",
-                                  (int)gx, (int)gy, (int)gz, (long long)gx * gy * gz));
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Repeats = %d\n", repeat));
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Converged reason = %s\n",
-                                  KSPConvergedReasons[reason]));
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Iterations = %d\n", (int)its));
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Final Relative Residual Norm = %e\n",
-                                  (double)(rnorm / bnorm)));
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "True Relative Residual Norm = %e\n",
-                                  (double)(tnorm / bnorm)));
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Solve Time = %.6e s\n", tsolve));
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Time per Iteration = %.6e s\n",
-                                  its > 0 ? tsolve / (double)its : 0.0));
-
-            PetscCall(PetscFree(t));
-            PetscCall(VecDestroy(&r));
-            PetscCall(VecDestroy(&x));
-            PetscCall(VecDestroy(&b));
-            PetscCall(KSPDestroy(&ksp));
-            PetscCall(MatDestroy(&A));
-        }
-    }
-    PetscCall(PetscFree2(dnnz, onnz));
+    const char *bad = peer_grid_parse(argc, argv, 0, &g); /* PETSc's options skipped */
+    PetscCheck(!bad, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s", bad);
+    PetscCall(build_matrix(&g, &A));
+    PetscCall(MatCreateVecs(A, &x, &b));
+    PetscCall(VecDuplicate(b, &r));
+    PetscCall(VecSet(b, 1.0));
+    PetscCall(peer_ksp_cg(A, g.tol, g.maxit, &ksp, &pc));
+    PetscCall(KSPSetUp(ksp));
+    PetscCall(PetscMalloc1(g.repeat, &t));
+    PetscCall(solve_repeats(ksp, b, x, t, g.repeat));
+    PetscCall(KSPGetConvergedReason(ksp, &reason));
+    peer_result res = {g.repeat, 0, "Converged reason", KSPConvergedReasons[reason], 0.0, 0.0, NULL, t, 1};
+    PetscCall(peer_ksp_result(ksp, A, x, b, r, &res)); /* the true residual: a check of the recursive one */
+    PetscCall(print_solver(ksp, pc));
+    peer_grid_print(&g);
+    peer_print_result(&res);
+    PetscCall(PetscFree(t));
+    PetscCall(peer_petsc_destroy(&ksp, &A, &x, &b, &r));
     PetscCall(PetscFinalize());
     return 0;
 }

@@ -10,7 +10,7 @@
  *   -rhs Aones    b = A * 1 (default: what compare_peers.sh and precond_bench.sh
  *                 compare with ovk_mtx_solve)
  *   -rhs random   b_i = SplitMix64 of the global row i, uniform in [-1, 1)
- *                 (mtx_random_entry in mtx_local.h, the same b as ours)
+ *                 (peer_random_entry in peer_common.h, the same b as ours)
  *   -bs N         MatSetBlockSize N (N divides the rows; the rows are split
  *                 on nodes of N rows), e.g. 3 for bench/fe_gen.py elasticity
  *   -coords F     node coordinates (bench/fe_gen.py's NAME.xyz; implies -bs 3):
@@ -19,7 +19,7 @@
  *                 and PCSetCoordinates (GAMG)
  *
  * Rows split in contiguous blocks (rank r owns the nodes [r M / P, (r+1) M / P)
- * of M = N / bs, see mtx_local.h), x0 = 0, CG stops when
+ * of M = N / bs, see peer_common.h), x0 = 0, CG stops when
  * ||r||_2 < tol ||b||_2 (unpreconditioned norm, as hypre's two-norm test).
  * Every repeat builds a new KSP: setup (KSPSetUp, which runs PCSetUp) and
  * solve (KSPSolve) are timed apart, max over ranks, median over R repeats.
@@ -29,64 +29,41 @@
  *
  * Prints Iterations, Final/True Relative Residual Norm, Setup Time, Solve
  * Time.  The matrix is stored with exact preallocation (MatXAIJSetPreallocation),
- * any -mat_type (aij, baij, sbaij: SBAIJ gets only the upper triangle). */
-#include <petscksp.h>
+ * any -mat_type (aij, baij, sbaij: SBAIJ gets only the upper triangle).
+ * The flags, the reading of the file, the KSP's set-up, the timing and the
+ * lines are peer_common.c's. */
+#include <stdlib.h>
+#include <string.h>
 
-#include "mtx_local.h"
+#include "peer_common.h"
 
-int main(int argc, char **argv)
+enum { DEFAULT_MAXIT = 10000, COORD_DIM = 3 };
+#define DEFAULT_TOL 1e-8
+
+/* Our flags (PETSc's options are skipped here; KSPSetFromOptions reads them). */
+static const char *parse(int argc, char **argv, peer_mtx_args *a)
 {
-    PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
-    PetscMPIInt rank, size;
-    PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-    char path[PETSC_MAX_PATH_LEN] = "", cpath[PETSC_MAX_PATH_LEN] = "", rhs[32] = "Aones";
-    PetscBool has_path, has_coords, has_bs;
-    PetscInt maxit = 10000, repeat = 1, bs = 1;
-    PetscReal tol = 1e-8;
-    PetscCall(PetscOptionsGetString(NULL, NULL, "-f", path, sizeof path, &has_path));
-    PetscCall(PetscOptionsGetString(NULL, NULL, "-coords", cpath, sizeof cpath, &has_coords));
-    PetscCall(PetscOptionsGetString(NULL, NULL, "-rhs", rhs, sizeof rhs, NULL));
-    PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
-    PetscCall(PetscOptionsGetInt(NULL, NULL, "-maxit", &maxit, NULL));
-    PetscCall(PetscOptionsGetInt(NULL, NULL, "-repeat", &repeat, NULL));
-    PetscCall(PetscOptionsGetInt(NULL, NULL, "-bs", &bs, &has_bs));
-    if (has_coords && !has_bs) bs = 3;
-    int random_rhs = !strcmp(rhs, "random");
-    PetscCheck(has_path && repeat >= 1 && maxit >= 0 && tol > 0 && bs >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
-               "usage: petsc_mtx -f FILE.mtx [-tol T] [-maxit N] [-repeat R] [-rhs Aones|random] [-bs N] "
-               "[-coords FILE.xyz] [PETSc options]");
-    PetscCheck(random_rhs || !strcmp(rhs, "Aones"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
-               "-rhs must be Aones or random");
-    PetscCheck(!has_coords || bs == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-coords needs -bs 3");
+    memset(a, 0, sizeof *a);
+    a->rhs = "Aones", a->tol = DEFAULT_TOL, a->maxit = DEFAULT_MAXIT, a->repeat = 1;
+    for (int i = 1; i + 1 < argc; i++)
+        if (peer_mtx_flag(argv[i], argv[i + 1], a)) i++;
+    return peer_mtx_check(a);
+}
 
-    mtx_local m;
-    char err[256];
-    int rc = mtx_read_local(path, (int)bs, rank, size, &m, err, sizeof err), rcmax;
-    if (rc) fprintf(stderr, "petsc_mtx: rank %d: %s\n", rank, err);
-    PetscCallMPI(MPI_Allreduce(&rc, &rcmax, 1, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
-    PetscCheck(rcmax == 0, PETSC_COMM_WORLD, PETSC_ERR_FILE_READ, "cannot read %s", path);
-    PetscInt N = (PetscInt)m.n, lo = (PetscInt)m.lo, hi = (PetscInt)m.hi, nl = hi - lo;
-
-    Mat A;
-    PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
-    PetscCall(MatSetSizes(A, nl, nl, N, N));
-    PetscCall(MatSetType(A, MATAIJ));
-    PetscCall(MatSetFromOptions(A));
-    PetscBool sbaij;
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &sbaij, MATSBAIJ, MATSEQSBAIJ, MATMPISBAIJ, ""));
-    /* preallocation per block row: block columns in the diagonal / off-diagonal
-     * part, all and upper (for SBAIJ) */
-    PetscInt nb = nl / bs, *dnnz, *onnz, *dnnzu, *onnzu, maxrow = 1;
+/* Preallocation per block row: block columns in the diagonal and the
+ * off-diagonal part, all and upper (for SBAIJ). */
+static PetscErrorCode preallocate(Mat A, const peer_mtx *m, PetscInt bs)
+{
+    PetscInt lo = (PetscInt)m->lo, hi = (PetscInt)m->hi, nl = hi - lo, nb = nl / bs, maxrow = 1;
+    PetscInt *dnnz, *onnz, *dnnzu, *onnzu, *tmp;
+    PetscFunctionBeginUser;
+    for (PetscInt r = 0; r < nl; r++) maxrow = PetscMax(maxrow, (PetscInt)(m->rowptr[r + 1] - m->rowptr[r]));
     PetscCall(PetscCalloc4(nb, &dnnz, nb, &onnz, nb, &dnnzu, nb, &onnzu));
-    for (PetscInt r = 0; r < nl; r++) maxrow = PetscMax(maxrow, (PetscInt)(m.rowptr[r + 1] - m.rowptr[r]));
-    PetscInt *tmp, *cols;
-    PetscScalar *vals;
-    PetscCall(PetscMalloc3(bs * maxrow, &tmp, maxrow, &cols, maxrow, &vals));
+    PetscCall(PetscMalloc1(bs * maxrow, &tmp));
     for (PetscInt ib = 0; ib < nb; ib++) {
         PetscInt k = 0, gI = (lo + ib * bs) / bs;
         for (PetscInt r = ib * bs; r < (ib + 1) * bs; r++)
-            for (long long p = m.rowptr[r]; p < m.rowptr[r + 1]; p++) tmp[k++] = (PetscInt)(m.col[p] / bs);
+            for (long long p = m->rowptr[r]; p < m->rowptr[r + 1]; p++) tmp[k++] = (PetscInt)(m->col[p] / bs);
         PetscCall(PetscSortRemoveDupsInt(&k, tmp));
         for (PetscInt t = 0; t < k; t++) {
             int diag = tmp[t] >= lo / bs && tmp[t] < hi / bs;
@@ -96,122 +73,162 @@ int main(int argc, char **argv)
     }
     PetscCall(MatXAIJSetPreallocation(A, bs, dnnz, onnz, dnnzu, onnzu));
     PetscCall(PetscFree4(dnnz, onnz, dnnzu, onnzu));
-    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-    if (sbaij) PetscCall(MatSetOption(A, MAT_IGNORE_LOWER_TRIANGULAR, PETSC_TRUE));
+    PetscCall(PetscFree(tmp));
+    PetscFunctionReturn(0);
+}
+
+/* This rank's rows of the file in A (any -mat_type; SBAIJ: the upper block triangle). */
+static PetscErrorCode build_matrix(const peer_mtx *m, PetscInt bs, Mat *A)
+{
+    PetscInt lo = (PetscInt)m->lo, nl = (PetscInt)(m->hi - m->lo), *cols;
+    PetscScalar *vals;
+    PetscBool sbaij;
+    PetscFunctionBeginUser;
+    PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+    PetscCall(MatSetSizes(*A, nl, nl, (PetscInt)m->n, (PetscInt)m->n));
+    PetscCall(MatSetType(*A, MATAIJ));
+    PetscCall(MatSetFromOptions(*A));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)*A, &sbaij, MATSBAIJ, MATSEQSBAIJ, MATMPISBAIJ, ""));
+    PetscCall(preallocate(*A, m, bs));
+    PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    if (sbaij) PetscCall(MatSetOption(*A, MAT_IGNORE_LOWER_TRIANGULAR, PETSC_TRUE));
+    PetscCall(PetscMalloc2(m->rowptr[nl] + 1, &cols, m->rowptr[nl] + 1, &vals));
     for (PetscInt r = 0; r < nl; r++) {
         PetscInt row = lo + r, k = 0;
-        for (long long p = m.rowptr[r]; p < m.rowptr[r + 1]; p++) {
-            if (sbaij && m.col[p] / bs < row / bs) continue; /* SBAIJ: upper block triangle */
-            cols[k] = (PetscInt)m.col[p], vals[k++] = m.val[p];
+        for (long long p = m->rowptr[r]; p < m->rowptr[r + 1]; p++) {
+            if (sbaij && m->col[p] / bs < row / bs) continue;
+            cols[k] = (PetscInt)m->col[p], vals[k++] = m->val[p];
         }
-        PetscCall(MatSetValues(A, 1, &row, k, cols, vals, INSERT_VALUES));
+        PetscCall(MatSetValues(*A, 1, &row, k, cols, vals, INSERT_VALUES));
     }
-    PetscCall(PetscFree3(tmp, cols, vals));
-    mtx_local_free(&m);
-    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(PetscFree2(cols, vals));
+    PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+    PetscFunctionReturn(0);
+}
 
-    /* coordinates: rigid-body near null space and PCSetCoordinates */
-    double *xyz = NULL;
-    if (has_coords) {
-        rc = xyz_read_local(cpath, N / 3, lo / 3, hi / 3, &xyz, err, sizeof err);
-        if (rc) fprintf(stderr, "petsc_mtx: rank %d: %s\n", rank, err);
-        PetscCallMPI(MPI_Allreduce(&rc, &rcmax, 1, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
-        PetscCheck(rcmax == 0, PETSC_COMM_WORLD, PETSC_ERR_FILE_READ, "cannot read %s", cpath);
-        Vec vc;
-        MatNullSpace nsp;
-        PetscScalar *a;
-        PetscCall(VecCreateMPI(PETSC_COMM_WORLD, nl, N, &vc));
-        PetscCall(VecSetBlockSize(vc, 3));
-        PetscCall(VecGetArray(vc, &a));
-        for (PetscInt i = 0; i < nl; i++) a[i] = xyz[i];
-        PetscCall(VecRestoreArray(vc, &a));
-        PetscCall(MatNullSpaceCreateRigidBody(vc, &nsp));
-        PetscCall(MatSetNearNullSpace(A, nsp));
-        PetscCall(MatNullSpaceDestroy(&nsp));
-        PetscCall(VecDestroy(&vc));
-    }
+/* The rigid-body modes of the coordinates as A's near null space (GAMG's
+ * and PCHYPRE's -pc_hypre_boomeramg_vec_interp_variant use it). */
+static PetscErrorCode near_null_space(Mat A, const double *xyz, PetscInt nl)
+{
+    Vec vc;
+    MatNullSpace nsp;
+    PetscScalar *a;
+    PetscFunctionBeginUser;
+    PetscCall(VecCreateMPI(PETSC_COMM_WORLD, nl, PETSC_DETERMINE, &vc));
+    PetscCall(VecSetBlockSize(vc, COORD_DIM));
+    PetscCall(VecGetArray(vc, &a));
+    for (PetscInt i = 0; i < nl; i++) a[i] = xyz[i];
+    PetscCall(VecRestoreArray(vc, &a));
+    PetscCall(MatNullSpaceCreateRigidBody(vc, &nsp));
+    PetscCall(MatSetNearNullSpace(A, nsp));
+    PetscCall(MatNullSpaceDestroy(&nsp));
+    PetscCall(VecDestroy(&vc));
+    PetscFunctionReturn(0);
+}
 
-    Vec x, b, r;
-    PetscCall(MatCreateVecs(A, &x, &b));
-    PetscCall(VecDuplicate(x, &r));
+/* b: random (peer_random_entry of the global row) or A * 1 (w as work) */
+static PetscErrorCode right_hand_side(Mat A, int random_rhs, PetscInt lo, Vec b, Vec w)
+{
+    PetscFunctionBeginUser;
     if (random_rhs) {
         PetscScalar *a;
+        PetscInt n;
+        PetscCall(VecGetLocalSize(b, &n));
         PetscCall(VecGetArray(b, &a));
-        for (PetscInt i = 0; i < nl; i++) a[i] = mtx_random_entry(lo + i);
+        for (PetscInt i = 0; i < n; i++) a[i] = peer_random_entry(lo + i);
         PetscCall(VecRestoreArray(b, &a));
     } else {
-        PetscCall(VecSet(r, 1.0));
-        PetscCall(MatMult(A, r, b)); /* b = A * 1 */
+        PetscCall(VecSet(w, 1.0));
+        PetscCall(MatMult(A, w, b));
     }
-    PetscReal bnorm, rnorm, tnorm;
-    PetscCall(VecNorm(b, NORM_2, &bnorm));
+    PetscFunctionReturn(0);
+}
 
-    double *ts, *tu, t0, dt;
-    PetscCall(PetscMalloc2(repeat, &ts, repeat, &tu));
-    PetscInt its = 0;
-    KSPConvergedReason reason;
-    KSP ksp = NULL;
-    PC pc;
-    for (PetscInt k = 0; k < repeat; ++k) {
-        PetscCall(KSPDestroy(&ksp));
-        PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-        PetscCall(KSPSetOperators(ksp, A, A));
-        PetscCall(KSPSetType(ksp, KSPCG));
-        PetscCall(KSPGetPC(ksp, &pc));
-        PetscCall(PCSetType(pc, PCJACOBI));
-        PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
-        PetscCall(KSPSetTolerances(ksp, tol, 0.0, PETSC_DEFAULT, maxit));
-        PetscCall(KSPSetFromOptions(ksp)); /* and PCSetFromOptions: -pc_type gamg, hypre, ... */
-        if (xyz) PetscCall(PCSetCoordinates(pc, 3, nl / 3, xyz)); /* a no-op for PCs without coordinates */
+/* Every repeat a new KSP from x = 0: KSPSetUp (which runs PCSetUp) and
+ * KSPSolve timed apart, slowest rank.  The last KSP stays in *ksp. */
+static PetscErrorCode solve_repeats(Mat A, const peer_mtx_args *a, const double *xyz, Vec b, Vec x, KSP *ksp,
+                                    PC *pc, double *setup_s, double *solve_s)
+{
+    PetscInt nl;
+    PetscFunctionBeginUser;
+    PetscCall(VecGetLocalSize(x, &nl));
+    for (int k = 0; k < a->repeat; ++k) {
+        PetscCall(KSPDestroy(ksp));
+        PetscCall(peer_ksp_cg(A, a->tol, a->maxit, ksp, pc));
+        if (xyz) /* a no-op for PCs without coordinates */
+            PetscCall(PCSetCoordinates(*pc, COORD_DIM, nl / COORD_DIM, (PetscReal *)xyz));
         PetscCall(VecSet(x, 0.0));
-        PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
-        t0 = MPI_Wtime();
-        PetscCall(KSPSetUp(ksp));
-        dt = MPI_Wtime() - t0;
-        PetscCallMPI(MPI_Allreduce(&dt, &tu[k], 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
-        PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
-        t0 = MPI_Wtime();
-        PetscCall(KSPSolve(ksp, b, x));
-        dt = MPI_Wtime() - t0;
-        PetscCallMPI(MPI_Allreduce(&dt, &ts[k], 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+        double t0 = ovk_bench_sync();
+        PetscCall(KSPSetUp(*ksp));
+        setup_s[k] = ovk_bench_slowest(MPI_Wtime() - t0);
+        t0 = ovk_bench_sync();
+        PetscCall(KSPSolve(*ksp, b, x));
+        solve_s[k] = ovk_bench_slowest(MPI_Wtime() - t0);
     }
-    PetscCall(KSPGetIterationNumber(ksp, &its));
-    PetscCall(KSPGetResidualNorm(ksp, &rnorm));
-    PetscCall(KSPGetConvergedReason(ksp, &reason));
-    PetscCall(MatMult(A, x, r));
-    PetscCall(VecAYPX(r, -1.0, b));
-    PetscCall(VecNorm(r, NORM_2, &tnorm));
+    PetscFunctionReturn(0);
+}
+
+/* The Solver, Converged reason, Matrix and Right-hand side lines. */
+static PetscErrorCode print_setting(KSP ksp, PC pc, Mat A, const peer_mtx_args *a, PetscInt N, int with_xyz)
+{
     PCType pt;
+    MatType mt;
+    KSPConvergedReason reason;
+    char pcname[PEER_TEXT];
+    int size;
+    PetscFunctionBeginUser;
+    MPI_Comm_size(PETSC_COMM_WORLD, &size);
+    PetscCall(KSPGetConvergedReason(ksp, &reason));
     PetscCall(PCGetType(pc, &pt));
-    char pcname[64];
     PetscCall(PetscSNPrintf(pcname, sizeof pcname, "%s", pt));
     if (!strcmp(pt, PCHYPRE)) {
         const char *ht;
         PetscCall(PCHYPREGetType(pc, &ht));
         PetscCall(PetscSNPrintf(pcname, sizeof pcname, "hypre %s", ht));
     }
-    MatType mt;
     PetscCall(MatGetType(A, &mt));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Solver = PETSc cg + %s\nConverged reason = %s\n", pcname,
                           KSPConvergedReasons[reason]));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Matrix = %s: %d rows, block size %d, %s, %d ranks\n", path, (int)N,
-                          (int)bs, mt, (int)size));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Right-hand side = %s%s\n", random_rhs ? "random" : "A * 1",
-                          xyz ? "; rigid-body near null space from the coordinates" : ""));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Repeats = %d\n", (int)repeat));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Iterations = %d\n", (int)its));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Final Relative Residual Norm = %e\n", (double)(rnorm / bnorm)));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "True Relative Residual Norm = %e\n", (double)(tnorm / bnorm)));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Setup Time = %.6e s\n", mtx_median(tu, (int)repeat)));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Solve Time = %.6e s\n", mtx_median(ts, (int)repeat)));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Matrix = %s: %d rows, block size %d, %s, %d ranks\n", a->path, (int)N,
+                          a->bs, mt, size));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Right-hand side = %s%s\n", a->random_rhs ? "random" : "A * 1",
+                          with_xyz ? "; rigid-body near null space from the coordinates" : ""));
+    PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+    peer_mtx_args a;
+    peer_mtx m;
+    double *xyz, *ts, *tu;
+    Mat A;
+    Vec x, b, r;
+    KSP ksp = NULL;
+    PC pc;
+    PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+    const char *bad = parse(argc, argv, &a);
+    PetscCheck(!bad, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+               "%s; usage: petsc_mtx -f FILE.mtx [-tol T] [-maxit N] [-repeat R] [-rhs Aones|random] [-bs N] "
+               "[-coords FILE.xyz] [PETSc options]", bad);
+    int failed = peer_mtx_read("petsc_mtx", &a, &m, &xyz);
+    PetscCheck(!failed, PETSC_COMM_WORLD, PETSC_ERR_FILE_READ, "cannot read %s",
+               failed == PEER_READ_COORDS ? a.coords : a.path);
+    PetscCall(build_matrix(&m, a.bs, &A));
+    if (xyz) PetscCall(near_null_space(A, xyz, (PetscInt)(m.hi - m.lo)));
+    PetscCall(MatCreateVecs(A, &x, &b));
+    PetscCall(VecDuplicate(x, &r));
+    PetscCall(right_hand_side(A, a.random_rhs, (PetscInt)m.lo, b, r));
+    PetscCall(PetscMalloc2(a.repeat, &ts, a.repeat, &tu));
+    PetscCall(solve_repeats(A, &a, xyz, b, x, &ksp, &pc, tu, ts));
+    peer_result res = {a.repeat, 0, NULL, NULL, 0.0, 0.0, tu, ts, 0};
+    PetscCall(peer_ksp_result(ksp, A, x, b, r, &res));
+    PetscCall(print_setting(ksp, pc, A, &a, (PetscInt)m.n, xyz != NULL));
+    peer_print_result(&res);
     PetscCall(PetscFree2(ts, tu));
+    peer_mtx_free(&m);
     free(xyz);
-    PetscCall(VecDestroy(&x));
-    PetscCall(VecDestroy(&b));
-    PetscCall(VecDestroy(&r));
-    PetscCall(KSPDestroy(&ksp));
-    PetscCall(MatDestroy(&A));
+    PetscCall(peer_petsc_destroy(&ksp, &A, &x, &b, &r));
     PetscCall(PetscFinalize());
     return 0;
 }
