@@ -96,20 +96,26 @@ int ovk_solver_create(const ovk_matrix *A, ovk_solver **out)
     return OVK_OK;
 }
 
+/* the local part of ovk_solver_create_operator: the arguments, the object */
+static int operator_new(int nlocal, ovk_apply_fn matvec, ovk_solver **out, ovk_solver **s)
+{
+    if (!out) return ovk__fail(OVK_EINVAL, "ovk_solver_create_operator: NULL output");
+    if (nlocal < 0) return ovk__fail(OVK_EINVAL, "ovk_solver_create_operator: nlocal = %d < 0", nlocal);
+    if (!matvec) return ovk__fail(OVK_EINVAL, "ovk_solver_create_operator: NULL operator callback");
+    return solver_new(s);
+}
+
 int ovk_solver_create_operator(MPI_Comm comm, int nlocal, ovk_apply_fn matvec, void *ctx, ovk_solver **out)
 {
     ovk_solver *s = NULL;
     int64_t mine = nlocal, start = 0;
-    int rc = OVK_OK, rank = 0;
+    int rank = 0;
     if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_solver_create_operator: MPI_COMM_NULL");
     if (out) *out = NULL;
-    if (!out) rc = ovk__fail(OVK_EINVAL, "ovk_solver_create_operator: NULL output"); /* agreed below */
-    else if (nlocal < 0) rc = ovk__fail(OVK_EINVAL, "ovk_solver_create_operator: nlocal = %d < 0", nlocal);
-    else if (!matvec) rc = ovk__fail(OVK_EINVAL, "ovk_solver_create_operator: NULL operator callback");
-    if (!rc) rc = solver_new(&s);
-    rc = ovk__agree(comm, rc);
+    int rc = ovk__agree(comm, operator_new(nlocal, matvec, out, &s));
     if (rc) goto cleanup;
-    OVK__MPI(MPI_Exscan(&mine, &start, 1, MPI_INT64_T, MPI_SUM, comm));
+    rc = ovk__mpi(MPI_Exscan(&mine, &start, 1, MPI_INT64_T, MPI_SUM, comm), "MPI_Exscan");
+    if (rc) goto cleanup;
     MPI_Comm_rank(comm, &rank);
     rc = ovk__layout_init(comm, rank == 0 ? 0 : start, nlocal, &s->own_lay);
     if (rc) goto cleanup;
@@ -257,8 +263,10 @@ int ovk_solver_set_options(ovk_solver *s, const ovk_pcg_options *o)
         return ovk__fail(OVK_EINVAL, "unknown preconditioner %d", (int)o->precond);
     if (!pc) pc = o->precond == OVK_PRECOND_NONE ? "none" : "jacobi";
     int rc = set_text(s->solver_spec, sizeof s->solver_spec, "solver", o->solver ? o->solver : "alg1");
-    if (!rc) rc = set_text(s->precond_spec, sizeof s->precond_spec, "precond", pc);
-    if (!rc) rc = set_text(s->backend_spec, sizeof s->backend_spec, "backend", o->backend ? o->backend : "");
+    if (rc) return rc;
+    rc = set_text(s->precond_spec, sizeof s->precond_spec, "precond", pc);
+    if (rc) return rc;
+    rc = set_text(s->backend_spec, sizeof s->backend_spec, "backend", o->backend ? o->backend : "");
     if (rc) return rc;
     s->o = *o;
     s->o.solver = s->solver_spec;
@@ -376,9 +384,11 @@ static int pick_solver(ovk_solver *s)
         return ovk__fail(OVK_EINVAL, "unknown solver '%s'; available: %s", name, list);
     }
     if (sv->parse) rc = sv->parse(&opts, &s->params);
-    if (!rc) rc = ovk__opts_check_unused(&opts, sv->name, sv->options);
-    if (!rc) s->sv = sv;
-    return rc;
+    if (rc) return rc;
+    rc = ovk__opts_check_unused(&opts, sv->name, sv->options);
+    if (rc) return rc;
+    s->sv = sv;
+    return OVK_OK;
 }
 
 /* the preconditioner, and whether the variant can use it */
@@ -411,7 +421,8 @@ static int check_local(ovk_solver *s)
     if (!(o->atol >= 0.0) || !isfinite(o->atol)) return ovk__fail(OVK_EINVAL, "atol %g must be >= 0", o->atol);
     if (o->max_iter < 0) return ovk__fail(OVK_EINVAL, "max_iter %d must be >= 0", o->max_iter);
     int rc = pick_solver(s);
-    return rc ? rc : pick_precond(s);
+    if (rc) return rc;
+    return pick_precond(s);
 }
 
 /* Collective: OVK_EOPTION naming the first option whose value differs
@@ -428,7 +439,8 @@ static int check_same(ovk_solver *s)
     }
     int flags[4] = {s->monitor != NULL, s->pc_fn != NULL, s->user_red != NULL, s->coord_dim};
     h[FLAGS] = ovk__fingerprint(flags, sizeof flags);
-    if ((rc = ovk__differs(s->lay->comm, h, N, &first)) || first < 0) return rc;
+    rc = ovk__differs(s->lay->comm, h, N, &first);
+    if (rc || first < 0) return rc;
     return ovk__fail(OVK_EOPTION, "option %s differs across the ranks (it must be the same everywhere)",
                      first < OPT_COUNT ? opt_defs[first].key : "monitor/precond callback/reducer/coordinates' dimension");
 }
@@ -490,35 +502,53 @@ static void init_ctx(ovk_solver *s)
     }
 }
 
+/* the power iteration's two vectors (local) */
+static int two_vectors(int n, double **x, double **y)
+{
+    int rc = ovk__pc_alloc(n, "operator norm", x);
+    if (rc) return rc;
+    return ovk__pc_alloc(n, "operator norm", y);
+}
+
+/* y = A x; v = (<y,y>, <x,x>) summed; x = y / ||y|| */
+static int power_step(ovk__ctx *c, double *x, double *y, double v[2])
+{
+    int rc = ovk__ctx_matvec(c, x, y);
+    if (rc) return rc;
+    v[0] = ovk__dot(c->n, y, y);
+    v[1] = ovk__dot(c->n, x, x);
+    rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, c->comm), "MPI_Allreduce (operator norm)");
+    if (rc) return rc;
+    double scale = v[0] > 0.0 ? 1.0 / sqrt(v[0]) : 0.0;
+    for (int i = 0; i < c->n; i++) x[i] = y[i] * scale;
+    return OVK_OK;
+}
+
 /* Collective: ||A|| of an operator by a few power steps (||A||_2 <=
  * ||A||_inf for the gap bounds; the longest row is not known: 1). */
 static int operator_norm(ovk_solver *s)
 {
     ovk__ctx *c = &s->c;
     double *x = NULL, *y = NULL, v[2] = {0.0, 0.0};
-    int rc = ovk__pc_alloc(c->n, "operator norm", &x);
-    if (!rc) rc = ovk__pc_alloc(c->n, "operator norm", &y);
-    rc = ovk__agree(c->comm, rc);
-    for (int i = 0; !rc && i < c->n; i++) x[i] = 1.0 + (double)((s->lay->row_start + i) % 7) / 7.0;
-    for (int k = 0; !rc && k < NORM_STEPS; k++) {
-        rc = ovk__ctx_matvec(c, x, y); /* y = A x */
-        v[0] = ovk__dot(c->n, y, y);
-        v[1] = ovk__dot(c->n, x, x);
-        if (!rc && MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, c->comm) != MPI_SUCCESS)
-            rc = ovk__fail(OVK_EMPI, "MPI_Allreduce (operator norm)");
-        double scale = v[0] > 0.0 ? 1.0 / sqrt(v[0]) : 0.0;
-        for (int i = 0; i < c->n; i++) x[i] = y[i] * scale;
+    int rc = ovk__agree(c->comm, two_vectors(c->n, &x, &y));
+    if (rc) goto cleanup;
+    for (int i = 0; i < c->n; i++) x[i] = 1.0 + (double)((s->lay->row_start + i) % 7) / 7.0;
+    for (int k = 0; k < NORM_STEPS; k++) {
+        rc = power_step(c, x, y, v);
+        if (rc) goto cleanup;
     }
     c->anorm = 1.1 * (v[1] > 0.0 ? sqrt(v[0] / v[1]) : 0.0);
     c->mv = 1.0;
-    if (!rc && c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "%s (estimating ||A|| at setup)", c->cb_detail);
+    if (c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "%s (estimating ||A|| at setup)", c->cb_detail);
+cleanup:
     c->cb_failed = 0;
     free(x);
     free(y);
     rc = ovk__agree(c->comm, rc);
-    if (!rc && !isfinite(c->anorm))
-        rc = ovk__fail(OVK_ENONFINITE, "the operator gives non-finite values (||A x|| = %g)", c->anorm);
-    return rc;
+    if (rc) return rc;
+    if (!isfinite(c->anorm)) /* from reduced values: the same on every rank */
+        return ovk__fail(OVK_ENONFINITE, "the operator gives non-finite values (||A x|| = %g)", c->anorm);
+    return OVK_OK;
 }
 
 /* Collective: ||A||_inf and the longest row of an assembled matrix. */
@@ -527,9 +557,9 @@ static int matrix_norm(ovk_solver *s)
     double v[2] = {0.0, 0.0};
     int longest = 0;
     int rc = ovk__agree(s->lay->comm, ovk__matrix_row_stats(s->A, &v[0], &longest));
+    if (rc) return rc;
     v[1] = longest;
-    if (!rc && MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, s->lay->comm) != MPI_SUCCESS)
-        rc = ovk__fail(OVK_EMPI, "MPI_Allreduce (row statistics)");
+    rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, s->lay->comm), "MPI_Allreduce (row statistics)");
     s->c.anorm = v[0];
     s->c.mv = v[1];
     return rc;
@@ -540,9 +570,14 @@ static int numeric_setup(ovk_solver *s)
 {
     ovk__pc_env env = {s->A, s->lay->nlocal, s->lay->comm, s->coord_dim, s->coord_n, s->coords};
     int rc = ovk__agree(s->lay->comm, s->pc.type->setup(s->pc.state, &env));
-    if (!rc && s->sv->needs_norm) rc = s->A ? matrix_norm(s) : operator_norm(s);
-    if (!rc && s->A) s->version = s->A->values_version;
-    s->c.numeric_epoch++;
+    if (rc) goto cleanup;
+    if (s->sv->needs_norm) {
+        rc = s->A ? matrix_norm(s) : operator_norm(s);
+        if (rc) goto cleanup;
+    }
+    if (s->A) s->version = s->A->values_version;
+cleanup:
+    s->c.numeric_epoch++; /* what a variant derived from the old values is stale, also after a failure */
     return rc;
 }
 
@@ -571,13 +606,17 @@ static int setup_held(ovk_solver *s)
     int rc = ovk__layout_agree_identity(s->lay, "ovk_solver_setup: the solvers' matrices (or operators)");
     if (rc) return rc;
     rc = ovk__agree(s->lay->comm, check_local(s));
-    if (!rc) rc = check_same(s);
-    if (!rc) rc = make_reducer(s);
+    if (rc) goto fail;
+    rc = check_same(s);
+    if (rc) goto fail;
+    rc = make_reducer(s);
     if (rc) goto fail;
     init_ctx(s);
     rc = ovk__variant_setup(&s->c, s->sv, &s->var);
-    if (!rc) rc = numeric_setup(s);
-    if (!rc) rc = condest_setup(s);
+    if (rc) goto fail;
+    rc = numeric_setup(s);
+    if (rc) goto fail;
+    rc = condest_setup(s);
     if (rc) goto fail;
     double dt = MPI_Wtime() - t0;
     if (MPI_Allreduce(&dt, &s->setup_time, 1, MPI_DOUBLE, MPI_MAX, s->lay->comm) != MPI_SUCCESS) {
@@ -630,21 +669,27 @@ static int check_vectors(const ovk_solver *s, const ovk_vector *b, const ovk_vec
     if (!b || !x) return ovk__fail(OVK_EINVAL, "ovk_solver_solve: NULL vector");
     if (b == x || overlap(b, x)) return ovk__fail(OVK_EINVAL, "ovk_solver_solve: b and x must not overlap");
     int rc = ovk__layout_check(b->lay, "b", s->lay, "the solver", "ovk_solver_solve");
-    if (!rc) rc = ovk__layout_check(x->lay, "x", s->lay, "the solver", "ovk_solver_solve");
-    if (!rc) rc = check_finite(b, "b");
-    return rc ? rc : check_finite(x, "x0");
+    if (rc) return rc;
+    rc = ovk__layout_check(x->lay, "x", s->lay, "the solver", "ovk_solver_solve");
+    if (rc) return rc;
+    rc = check_finite(b, "b");
+    if (rc) return rc;
+    return check_finite(x, "x0");
 }
 
 /* max and mean over ranks of the per-rank timers */
 static int gather_times(ovk__ctx *c)
 {
-    int size = 1, rc = OVK_OK;
+    int size = 1;
     MPI_Comm_size(c->comm, &size);
-    OVK__MPI(MPI_Allreduce(c->t, c->res->time_max, OVK_TIMER_COUNT, MPI_DOUBLE, MPI_MAX, c->comm));
-    OVK__MPI(MPI_Allreduce(c->t, c->res->time_mean, OVK_TIMER_COUNT, MPI_DOUBLE, MPI_SUM, c->comm));
+    int rc = ovk__mpi(MPI_Allreduce(c->t, c->res->time_max, OVK_TIMER_COUNT, MPI_DOUBLE, MPI_MAX, c->comm),
+                      "MPI_Allreduce (timers)");
+    if (rc) return rc;
+    rc = ovk__mpi(MPI_Allreduce(c->t, c->res->time_mean, OVK_TIMER_COUNT, MPI_DOUBLE, MPI_SUM, c->comm),
+                  "MPI_Allreduce (timers)");
+    if (rc) return rc;
     for (int i = 0; i < OVK_TIMER_COUNT; i++) c->res->time_mean[i] /= size;
-cleanup:
-    return rc;
+    return OVK_OK;
 }
 
 static int status_of(const ovk_pcg_result *r)
@@ -678,17 +723,22 @@ static int solve_held(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg
 {
     ovk__ctx *c = &s->c;
     int rc = ovk__agree(s->lay->comm, check_vectors(s, b, x));
-    if (!rc && s->A && s->A->values_version != s->version) rc = numeric_setup(s);
     if (rc) return rc;
+    if (s->A && s->A->values_version != s->version) {
+        rc = numeric_setup(s);
+        if (rc) return rc;
+    }
     begin_solve(c, b, x, res);
     long long started = ovk__reducer_started(c->red);
     rc = ovk__variant_solve(c, &s->var);
-    if (!rc && c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "%s", c->cb_detail);
+    if (!rc && c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "%s", c->cb_detail); /* agreed below */
     rc = ovk__agree(c->comm, rc);
     ovk__condest_end(c);
     res->reductions = ovk__reducer_started(c->red) - started;
-    if (!rc) rc = gather_times(c);
-    return rc ? rc : status_of(res);
+    if (rc) return rc;
+    rc = gather_times(c);
+    if (rc) return rc;
+    return status_of(res);
 }
 
 int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)

@@ -84,15 +84,19 @@ int ovk_pcg_solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, const
 {
     ovk_solver *s = NULL;
     if (res) memset(res, 0, sizeof *res);
-    int rc = ovk_solver_create(A, &s); /* a NULL A is a local error: no communicator to agree on */
+    int rc2, rc = ovk_solver_create(A, &s); /* a NULL A is a local error: no communicator to agree on */
     if (rc) return rc;
     if (!opts) rc = ovk__fail(OVK_EINVAL, "ovk_pcg_solve: NULL options");
     else rc = ovk_solver_set_options(s, opts);
     rc = ovk__agree(A->lay.comm, rc);
-    if (!rc) rc = ovk_solver_setup(s);
-    if (!rc) rc = ovk_solver_solve(s, b, x, res);
-    int rc2 = ovk_solver_destroy(&s);
-    return rc ? rc : rc2;
+    if (rc) goto cleanup;
+    rc = ovk_solver_setup(s);
+    if (rc) goto cleanup;
+    rc = ovk_solver_solve(s, b, x, res);
+cleanup:
+    rc2 = ovk_solver_destroy(&s);
+    if (!rc) rc = rc2; /* the first failure */
+    return rc;
 }
 
 void ovk_pcg_print_timing(FILE *f, const ovk_pcg_result *r)

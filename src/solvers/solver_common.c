@@ -45,7 +45,8 @@ int ovk__sum(ovk__ctx *c, ovk__dot_id dot, double *vals, int k)
 {
     ovk_request *req = NULL;
     int rc = ovk__sum_begin(c, dot, vals, k, &req);
-    return rc ? rc : ovk__sum_end(c, dot, req);
+    if (rc) return rc;
+    return ovk__sum_end(c, dot, req);
 }
 
 void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double value)
@@ -109,7 +110,8 @@ int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided)
         return OVK_OK;
     }
     c->res->rel_residual = sqrt(v[1] / v[0]);
-    if ((rc = observe(c, 0, v[1], v[0], &stop)) || stop) return rc;
+    rc = observe(c, 0, v[1], v[0], &stop);
+    if (rc || stop) return rc;
     if (ovk__converged(c, v[1])) c->res->reason = OVK_REASON_CONVERGED;
     else *decided = 0;
     return OVK_OK;
@@ -137,8 +139,9 @@ int ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop
 int ovk__confirm(ovk__ctx *c, double bb, double *r, int *ok)
 {
     int rc = ovk__ctx_residual(c, r); /* r = b - A x */
+    if (rc) return rc;
     double rr = 0.0;
-    if (!rc) rc = ovk__ctx_dots(c, 1, (const double *[]){r}, (const double *[]){r}, &rr);
+    rc = ovk__ctx_dots(c, 1, (const double *[]){r}, (const double *[]){r}, &rr);
     if (rc) return rc;
     c->res->rel_residual = sqrt(rr / bb);
     *ok = isfinite(rr) && ovk__converged(c, rr);

@@ -253,7 +253,8 @@ static int sr_iterate(ovk__ctx *c, const ovk__sr_ops *ops, void *work, ovk__sr *
         int rc = ovk__sr_settle(c, st, iter, v, fresh, r, ops->refresh, work, &act);
         if (rc || act == OVK__SR_STOP) return rc;
         ovk__lanczos_add(c, st->alpha, st->beta);
-        if ((rc = ops->step(c, work, st, iter + 1 < c->opts->max_iter))) return rc;
+        rc = ops->step(c, work, st, iter + 1 < c->opts->max_iter);
+        if (rc) return rc;
     }
 }
 
