@@ -239,25 +239,14 @@ typedef struct ovk__sr {
     double r_fresh;     /* ||r|| at the last replacement or restart */
 } ovk__sr;
 
-/* ||A||_inf and the longest row for the gap bounds come from c. */
-void ovk__sr_init(ovk__ctx *c, ovk__sr *st, double bb, int pipelined);
-/* After the reduction of the values v (OVK__V_* slots) of iteration iter:
- * fresh = 1 when they come from a replacement or restart rather than a
- * step.  Checks convergence (confirmed with the true residual, computed
- * into r), the iteration limit, breakdowns, the replacement schedule, and
- * sets alpha and beta.  Every decision uses reduced values only. */
-int ovk__sr_decide(ovk__ctx *c, ovk__sr *st, int iter, const double *v, int fresh, double *r,
-                   ovk__sr_action *act);
 /* A variant's replacement (restart = 0) or restart (1): recompute r = b - A x
- * and the auxiliary vectors, and reduce the values v of ovk__sr_decide. */
+ * and the auxiliary vectors, and reduce the values v of the decision
+ * (sr_common.c). */
 typedef int (*ovk__sr_refresh)(ovk__ctx *c, void *work, int restart);
-/* ovk__sr_decide, refreshing as it asks, until it decides a step or a stop. */
-int ovk__sr_settle(ovk__ctx *c, ovk__sr *st, int iter, const double *v, int fresh, double *r,
-                   ovk__sr_refresh refresh, void *work, ovk__sr_action *act);
 
 /* The parts of a single-reduction variant that ovk__sr_run drives. */
 typedef struct ovk__sr_ops {
-    int pipelined;           /* as in ovk__sr_init */
+    int pipelined;           /* the w and z gaps accumulate too (as ovk__sr.pipelined) */
     ovk__sr_refresh refresh; /* replacement or restart */
     /* the first refresh: r = b - A x is already there, the directions are zero */
     int (*start)(ovk__ctx *c, void *work);
@@ -267,7 +256,7 @@ typedef struct ovk__sr_ops {
 } ovk__sr_ops;
 
 /* Collective: a variant's iterate from r = b - A x in r with bb = <b,b>:
- * start, then decide (ovk__sr_settle on the values v) and step until a stop. */
+ * start, then decide (on the values v, refreshing as asked) and step until a stop. */
 int ovk__sr_run(ovk__ctx *c, const ovk__sr_ops *ops, void *work, double *r, const double *v, double bb);
 
 /* Seconds since an arbitrary origin. */

@@ -45,7 +45,8 @@
 enum { STALL = 100 }; /* steps without halving ||r|| that force a replacement */
 #define DROP 1e-3     /* ||r|| drop since the last replacement that renews one (see crossed) */
 
-void ovk__sr_init(ovk__ctx *c, ovk__sr *st, double bb, int pipelined)
+/* ||A||_inf and the longest row for the gap bounds come from c. */
+static void sr_init(ovk__ctx *c, ovk__sr *st, double bb, int pipelined)
 {
     *st = (ovk__sr){.bb = bb, .pipelined = pipelined, .restarted = 1, .eps = DBL_EPSILON / 2};
     st->rstop = sqrt(c->rr_stop);
@@ -210,8 +211,12 @@ static void coefficients(ovk__ctx *c, ovk__sr *st, int iter, const double *v, ov
     *act = OVK__SR_STEP;
 }
 
-int ovk__sr_decide(ovk__ctx *c, ovk__sr *st, int iter, const double *v, int fresh, double *r,
-                   ovk__sr_action *act)
+/* After the reduction of the values v (OVK__V_* slots) of iteration iter:
+ * fresh = 1 when they come from a replacement or restart rather than a
+ * step.  Checks convergence (confirmed with the true residual, computed
+ * into r), the iteration limit, breakdowns, the replacement schedule, and
+ * sets alpha and beta.  Every decision uses reduced values only. */
+static int decide(ovk__ctx *c, ovk__sr *st, int iter, const double *v, int fresh, double *r, ovk__sr_action *act)
 {
     int every = c->opts->replace_every, due = 0;
     if (fresh) gap_reset(st, v);
@@ -234,11 +239,12 @@ int ovk__sr_decide(ovk__ctx *c, ovk__sr *st, int iter, const double *v, int fres
     return OVK_OK;
 }
 
-int ovk__sr_settle(ovk__ctx *c, ovk__sr *st, int iter, const double *v, int fresh, double *r,
-                   ovk__sr_refresh refresh, void *work, ovk__sr_action *act)
+/* decide, refreshing as it asks, until it decides a step or a stop */
+static int settle(ovk__ctx *c, ovk__sr *st, int iter, const double *v, int fresh, double *r,
+                  ovk__sr_refresh refresh, void *work, ovk__sr_action *act)
 {
     for (;;) {
-        int rc = ovk__sr_decide(c, st, iter, v, fresh, r, act);
+        int rc = decide(c, st, iter, v, fresh, r, act);
         if (rc || *act == OVK__SR_STEP || *act == OVK__SR_STOP) return rc;
         rc = refresh(c, work, *act == OVK__SR_RESTART);
         if (rc) return rc;
@@ -250,7 +256,7 @@ static int sr_iterate(ovk__ctx *c, const ovk__sr_ops *ops, void *work, ovk__sr *
 {
     for (int iter = 0, fresh = 1;; iter++, fresh = 0) {
         ovk__sr_action act;
-        int rc = ovk__sr_settle(c, st, iter, v, fresh, r, ops->refresh, work, &act);
+        int rc = settle(c, st, iter, v, fresh, r, ops->refresh, work, &act);
         if (rc || act == OVK__SR_STOP) return rc;
         ovk__lanczos_add(c, st->alpha, st->beta);
         rc = ops->step(c, work, st, iter + 1 < c->opts->max_iter);
@@ -261,7 +267,7 @@ static int sr_iterate(ovk__ctx *c, const ovk__sr_ops *ops, void *work, ovk__sr *
 int ovk__sr_run(ovk__ctx *c, const ovk__sr_ops *ops, void *work, double *r, const double *v, double bb)
 {
     ovk__sr st;
-    ovk__sr_init(c, &st, bb, ops->pipelined);
+    sr_init(c, &st, bb, ops->pipelined);
     int rc = ops->start(c, work);
     if (rc) return rc;
     return sr_iterate(c, ops, work, &st, r, v);
