@@ -39,7 +39,8 @@ struct ovk_solver {
     ovk__pc pc;
     ovk_reducer *red;
     int red_owned;
-    char red_spec[256];      /* the backend option the owned reducer was made from */
+    uint64_t red_from;       /* the owned reducer: the fingerprint of the backend option it was made
+                                from (the spec itself is held once, in backend_spec) */
     unsigned long version;   /* A's values the numeric setup saw */
     double setup_time;
     ovk__ctx c;
@@ -450,7 +451,8 @@ static int check_same(ovk_solver *s)
 static int make_reducer(ovk_solver *s)
 {
     int cmp = MPI_UNEQUAL, rc = OVK_OK;
-    if (s->red_owned && (s->user_red || strcmp(s->red_spec, s->backend_spec))) {
+    uint64_t from = ovk__fingerprint(s->backend_spec, strlen(s->backend_spec));
+    if (s->red_owned && (s->user_red || from != s->red_from)) {
         rc = ovk__agree(s->lay->comm, ovk_reducer_destroy(s->red));
         if (rc) return rc;
         s->red = NULL;
@@ -470,7 +472,7 @@ static int make_reducer(ovk_solver *s)
     rc = ovk_reducer_create(s->lay->comm, s->backend_spec[0] ? s->backend_spec : NULL, &s->red);
     if (rc) return rc;
     s->red_owned = 1;
-    snprintf(s->red_spec, sizeof s->red_spec, "%s", s->backend_spec);
+    s->red_from = from;
     return OVK_OK;
 }
 
