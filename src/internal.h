@@ -43,16 +43,6 @@ int ovk__mpi_fail(int mpi_rc, const char *call);
  *     if (rc) goto cleanup; */
 int ovk__mpi(int mpi_err, const char *what);
 
-/* deprecated: src/solvers converts to ovk__mpi (this macro hides a goto) */
-#define OVK__MPI(call)                                                                            \
-    do {                                                                                          \
-        int ovk__mrc = (call);                                                                    \
-        if (ovk__mrc != MPI_SUCCESS) {                                                            \
-            rc = ovk__mpi_fail(ovk__mrc, #call);                                                  \
-            goto cleanup;                                                                         \
-        }                                                                                         \
-    } while (0)
-
 /* ---- spec strings "name[:key=value,...]" (src/util/spec.c) ---------- */
 
 #define OVK__MAX_OPTS 16

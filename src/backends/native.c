@@ -31,7 +31,8 @@
 /* OVK_HAVE_MPI_ALLREDUCE_INIT, OVK_HAVE_MPIX_ALLREDUCE_INIT: found by CMake
  * (check_symbol_exists) in the MPI the library is built with.  The
  * persistent path is compiled either way; without such an MPI,
- * allreduce_init below is a stub that native_create never lets run. */
+ * allreduce_init reports MPI_ERR_OTHER, and native_create refuses
+ * persistent=1 naming the missing call, so it is never reached. */
 #if defined(OVK_HAVE_MPI_ALLREDUCE_INIT)
 #define ALLREDUCE_INIT MPI_Allreduce_init
 #define PERSISTENT_SOURCE "MPI-4 MPI_Allreduce_init"
