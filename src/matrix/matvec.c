@@ -24,38 +24,25 @@
     const double *restrict dict = m->vdict;                                                       \
     (void)val, (void)valf, (void)vidx, (void)dict
 
-/* y[lo:hi) = D x for rows [lo, hi), columns as int */
-#define COL_ROWS(NAME, VAL)                                                                       \
+/* y[lo:hi) = D x for rows [lo, hi): column = idx[k] (IDX col, int) or
+ * i + idx[k] (IDX off16, 16-bit offsets; BASE i) */
+#define PLAIN_ROWS(NAME, VAL, IDX_T, IDX, BASE)                                                   \
     static double NAME(const ovk__csr *m, const double *restrict x, double *restrict y, int lo,   \
                        int hi, double dot)                                                        \
     {                                                                                             \
         ROW_ARRAYS;                                                                               \
-        const int *restrict col = m->col;                                                         \
+        const IDX_T *restrict idx = m->IDX;                                                       \
         for (int i = lo; i < hi; i++) {                                                           \
+            const double *restrict xb = x + (BASE);                                               \
             double s = 0.0;                                                                       \
-            for (int k = ptr[i]; k < ptr[i + 1]; k++) s += VAL(k) * x[col[k]];                    \
+            for (int k = ptr[i]; k < ptr[i + 1]; k++) s += VAL(k) * xb[idx[k]];                   \
             y[i] = s;                                                                             \
             dot += x[i] * s;                                                                      \
         }                                                                                         \
         return dot;                                                                               \
     }
-
-/* the same, column = i + off[k] */
-#define OFF_ROWS(NAME, VAL)                                                                       \
-    static double NAME(const ovk__csr *m, const double *restrict x, double *restrict y, int lo,   \
-                       int hi, double dot)                                                        \
-    {                                                                                             \
-        ROW_ARRAYS;                                                                               \
-        const int16_t *restrict off = m->off16;                                                   \
-        for (int i = lo; i < hi; i++) {                                                           \
-            const double *restrict xi = x + i;                                                    \
-            double s = 0.0;                                                                       \
-            for (int k = ptr[i]; k < ptr[i + 1]; k++) s += VAL(k) * xi[off[k]];                   \
-            y[i] = s;                                                                             \
-            dot += x[i] * s;                                                                      \
-        }                                                                                         \
-        return dot;                                                                               \
-    }
+#define COL_ROWS(NAME, VAL) PLAIN_ROWS(NAME, VAL, int, col, 0)
+#define OFF_ROWS(NAME, VAL) PLAIN_ROWS(NAME, VAL, int16_t, off16, i)
 
 /* rows [lo, hi) of y = D x when D keeps its upper triangle: row i adds
  * a_ii x_i and its a_ij x_j (j > i) to what the rows above left in y_i, and
