@@ -363,7 +363,8 @@ static void rsa_segmented(builder *b, const group *g, span a, size_t tmp, size_t
 
 /* ---- choosing and composing ------------------------------------------- */
 
-ovk__nbc_alg ovk__nbc_choose(const ovk__nbc_params *prm, int nranks, int count, ovk_datatype type)
+/* The algorithm auto selection resolves to for this message. */
+static ovk__nbc_alg choose(const ovk__nbc_params *prm, int nranks, int count, ovk_datatype type)
 {
     if (prm->alg != OVK__NBC_AUTO) return prm->alg;
     size_t bytes = (size_t)count * ovk__type_size(type);
@@ -487,7 +488,7 @@ int ovk__nbc_build(const ovk__nbc_params *prm, const ovk__nbc_topo *topo, int co
     s->count = count;
     s->type = type;
     s->op = op;
-    s->alg = ovk__nbc_choose(prm, topo->size, count, type);
+    s->alg = choose(prm, topo->size, count, type);
     size_t seg_elems = prm->seg_bytes / ovk__type_size(type);
     if (seg_elems == 0) seg_elems = 1;
     group all = {NULL, topo->size, topo->rank};

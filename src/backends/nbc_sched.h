@@ -102,8 +102,6 @@ typedef struct ovk__nbc_sched {
 int ovk__nbc_build(const ovk__nbc_params *prm, const ovk__nbc_topo *topo, int count,
                    ovk_datatype type, ovk_op op, ovk__nbc_sched **out);
 void ovk__nbc_sched_free(ovk__nbc_sched *s);
-/* The algorithm auto selection resolves to for this message. */
-ovk__nbc_alg ovk__nbc_choose(const ovk__nbc_params *prm, int nranks, int count, ovk_datatype type);
 
 /* ---- the schedule cache ----------------------------------------------- */
 

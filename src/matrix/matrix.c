@@ -339,7 +339,10 @@ cleanup:
     return rc;
 }
 
-int ovk__csr_compact(ovk__csr *m)
+/* Replace m->col by 16-bit offsets from the row when every |col - row| fits
+ * (m must be a square diag block); otherwise leave m unchanged.  Returns
+ * OVK_OK or OVK_ENOMEM. */
+static int csr_compact(ovk__csr *m)
 {
     for (int i = 0; i < m->nrows; i++)
         for (int k = m->rowptr[i]; k < m->rowptr[i + 1]; k++)
@@ -575,7 +578,7 @@ int ovk_matrix_create_csr(MPI_Comm comm, ovk_gidx row_start, int nlocal, const i
 static int compact_diag(ovk_matrix *M, const ovk__csr *like)
 {
     ovk__csr *d = &M->diag;
-    int rc = ovk__csr_compact(d); /* the matvec streams 2 B less per entry */
+    int rc = csr_compact(d); /* the matvec streams 2 B less per entry */
     if (rc) return rc;
     if (!like || !like->upper) rc = ovk__csr_find_runs(d); /* a row repeated in runs: a stencil, no entries streamed */
     if (rc) return rc;

@@ -127,10 +127,6 @@ enum { OVK__VAL_ALLOW_ALL = 7 };
  * Replaces any earlier packing.  OVK_OK or OVK_ENOMEM. */
 int ovk__csr_pack_values(ovk__csr *m, int allow);
 
-/* Replace m->col by 16-bit offsets from the row when every |col - row| fits
- * (m must be a square diag block); otherwise leave m unchanged.  Returns
- * OVK_OK or OVK_ENOMEM. */
-int ovk__csr_compact(ovk__csr *m);
 
 /* Find the runs of m (a diag block with both triangles, compacted or not):
  * maximal runs of at least OVK__RUN_MIN rows that repeat one row.  Keeps
@@ -234,9 +230,6 @@ typedef struct ovk__rows {
 int ovk__matrix_rows(const ovk_matrix *A, ovk__rows *r);
 void ovk__rows_free(ovk__rows *r);
 
-/* 1 when two layouts describe the same rows on the same ranks (local: the
- * shapes, then the communicators' groups). */
-int ovk__layout_same(const ovk__layout *a, const ovk__layout *b);
 /* OVK_OK when a and b are the same layout, else OVK_EMISMATCH with a detail
  * "WHAT: A_NAME ... but B_NAME ..." naming the first thing that differs. */
 int ovk__layout_check(const ovk__layout *a, const char *a_name, const ovk__layout *b, const char *b_name,

@@ -31,7 +31,6 @@ static lay_diff first_difference(const ovk__layout *a, const ovk__layout *b)
     return same_group(a, b) ? LAY_SAME : LAY_GROUP;
 }
 
-int ovk__layout_same(const ovk__layout *a, const ovk__layout *b) { return first_difference(a, b) == LAY_SAME; }
 
 int ovk__layout_check(const ovk__layout *a, const char *an, const ovk__layout *b, const char *bn,
                       const char *what)

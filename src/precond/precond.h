@@ -70,9 +70,6 @@ int ovk__pc_create(const char *spec, ovk__pc *pc);
 int ovk__pc_create_user(ovk_apply_fn fn, void *ctx, ovk_solver *owner, ovk__pc *pc);
 void ovk__pc_destroy(ovk__pc *pc);
 
-/* The registered preconditioners (not the user callback). */
-int ovk__pc_registry_count(void);
-const ovk__pc_type *ovk__pc_at(int index);
 
 /* ---- helpers shared by the preconditioners ------------------------------ */
 

@@ -40,8 +40,6 @@ static const struct absent {
 
 enum { TYPE_COUNT = (int)(sizeof types / sizeof types[0]) };
 
-int ovk__pc_registry_count(void) { return TYPE_COUNT; }
-const ovk__pc_type *ovk__pc_at(int i) { return (i >= 0 && i < TYPE_COUNT) ? types[i] : NULL; }
 
 static const ovk__pc_type *find(const char *name)
 {
