@@ -721,6 +721,14 @@ static void begin_solve(ovk__ctx *c, const ovk_vector *b, ovk_vector *x, ovk_pcg
     c->lz_count = 0;
 }
 
+/* the status of a solve whose callbacks may have failed on this rank (local) */
+static int solved(const ovk__ctx *c, int rc)
+{
+    if (rc) return rc;
+    if (c->cb_failed) return ovk__fail(OVK_ECALLBACK, "%s", c->cb_detail);
+    return OVK_OK;
+}
+
 static int solve_held(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
 {
     ovk__ctx *c = &s->c;
@@ -732,9 +740,7 @@ static int solve_held(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg
     }
     begin_solve(c, b, x, res);
     long long started = ovk__reducer_started(c->red);
-    rc = ovk__variant_solve(c, &s->var);
-    if (!rc && c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "%s", c->cb_detail); /* agreed below */
-    rc = ovk__agree(c->comm, rc);
+    rc = ovk__agree(c->comm, solved(c, ovk__variant_solve(c, &s->var)));
     ovk__condest_end(c);
     res->reductions = ovk__reducer_started(c->red) - started;
     if (rc) return rc;

@@ -503,11 +503,16 @@ static int cycle_step(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, outcome
 
 static int cycle(ovk__ctx *c, plcg_work *w, plcg_state *st, outcome *out)
 {
-    int rc = cycle_start(c, w);
+    int rc2, rc = cycle_start(c, w);
     *out = GO;
-    for (int it = 0; !rc && *out == GO; it++) rc = cycle_step(c, w, st, it, out);
-    int rc2 = drain(c, w);
-    if (!rc) rc = rc2; /* the first failure */
+    if (rc) goto cleanup;
+    for (int it = 0; *out == GO; it++) {
+        rc = cycle_step(c, w, st, it, out);
+        if (rc) goto cleanup;
+    }
+cleanup:
+    rc2 = drain(c, w); /* whatever happened: nothing stays in flight */
+    if (!rc) rc = rc2;
     return rc;
 }
 

@@ -192,8 +192,9 @@ int ovk__ctx_matvec_dot(ovk__ctx *c, const double *p, double *s, double *ps)
 int ovk__ctx_residual(ovk__ctx *c, double *r)
 {
     int rc = ovk__ctx_matvec(c, c->x, r);
-    for (int i = 0; !rc && i < c->n; i++) r[i] = c->b[i] - r[i];
-    return rc;
+    if (rc) return rc;
+    for (int i = 0; i < c->n; i++) r[i] = c->b[i] - r[i];
+    return OVK_OK;
 }
 
 int ovk__ctx_pc(ovk__ctx *c, const double *r, double *z)
@@ -229,12 +230,17 @@ int ovk__ctx_pc_left(ovk__ctx *c, const double *r, double *t, double *tt)
     const ovk__pc_type *type = c->pc->type;
     const double *l = type->split_diagonal ? type->split_diagonal(c->pc->state) : NULL;
     ovk__tic t0 = ovk__tic_start(c);
-    int rc = OVK_OK;
-    if (l && tt) ovk__mul_dot(c->n, l, r, t, tt, &c->hook); /* t = L^-1 r, <t,t> in the pass */
-    else if (l) ovk__mul(c->n, l, r, t, &c->hook);
-    else rc = callback_failed(c, type->apply_left(c->pc->state, r, t, &c->hook), t);
-    if (!rc && !l && tt) *tt = ovk__dot(c->n, t, t);
-    ovk__tic_stop(c, l ? OVK_TIMER_SCALE : OVK_TIMER_PRECOND, t0); /* l: DiagInvScale */
+    if (l) { /* DiagInvScale: t = L^-1 r, with <t,t> in the pass */
+        if (tt) ovk__mul_dot(c->n, l, r, t, tt, &c->hook);
+        else ovk__mul(c->n, l, r, t, &c->hook);
+        ovk__tic_stop(c, OVK_TIMER_SCALE, t0);
+        return OVK_OK;
+    }
+    int rc = callback_failed(c, type->apply_left(c->pc->state, r, t, &c->hook), t);
+    if (rc) goto cleanup;
+    if (tt) *tt = ovk__dot(c->n, t, t);
+cleanup:
+    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
     return rc;
 }
 
@@ -288,8 +294,9 @@ int ovk__lagged_iter_end(ovk__ctx *c, int iter, double iprod, double bb, double 
     *done = rc || stop || iter >= c->opts->max_iter;
     if (!*done) return rc;
     ovk__ctx_axpy(c, alpha, *p_prev, c->x); /* the lagging x update */
-    if (!stop && !rc) c->res->reason = OVK_REASON_MAXIT;
-    return rc;
+    if (rc) return rc;
+    if (!stop) c->res->reason = OVK_REASON_MAXIT;
+    return OVK_OK;
 }
 
 int ovk__ctx_dots(ovk__ctx *c, int k, const double *const *x, const double *const *y, double *out)
