@@ -16,14 +16,25 @@
  *              reduction per iteration is started before, and completed
  *              after, the preconditioner and the matvec, which drive its
  *              progress
+ *   "groppcg"  Gropp's PCG (PETSc's KSPGROPPCG): two non-blocking reductions,
+ *              one behind the preconditioner, one behind the matvec
+ *   "pipeprcg" pipelined predict-and-recompute PCG (Chen-Carson, PETSc's
+ *              KSPPIPEPRCG): one reduction behind two matvecs and two
+ *              preconditioner applications, classical attainable accuracy
+ *   "plcg"     p(l)-CG (Cornelis-Cools-Vanroose): a deep pipeline, l
+ *              reductions in flight behind l matvecs ("plcg:l=3")
+ * (ovk_solver_count/_name/_description list them with their options;
+ * docs/solvers.md says when each pays.)
  *
- * Every variant stops when ||r||_2 / ||b||_2 < tol (hypre's two-norm test) or
- * after max_iter iterations, and runs on any reduction backend.  cg1 and
- * pipecg confirm convergence with the true residual b - A x (so
- * rel_residual is then the true one), replace the recursive residual when
- * rounding makes it drift from the true one (replace_every), and restart
- * from the current x after a breakdown of their recurrences; a breakdown
- * that persists after the restart is reported.
+ * Every variant stops when ||r||_2 < max(tol ||b||_2, atol) (hypre's two-norm
+ * test, with an absolute floor) or after max_iter iterations, and runs on
+ * any reduction backend.  The variants with recurrences for the residual
+ * (cg1, pipecg, groppcg, pipeprcg, plcg) confirm convergence with the true
+ * residual b - A x (so rel_residual is then the true one) and replace the
+ * recursive residual when it drifts from the true one; cg1, pipecg and
+ * pipeprcg also restart from the current x after a breakdown of their
+ * recurrences, and plcg falls back to pipeprcg's; a breakdown that persists
+ * is reported.
  *
  * Time breakdown of cg1 and pipecg: their batched reduction is booked as
  * "iprod" (init/test/wait), their fused vector updates and local dot

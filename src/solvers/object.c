@@ -381,7 +381,7 @@ static int pick_solver(ovk_solver *s)
     if (rc) return rc;
     const ovk__solver *sv = ovk__solver_find(name);
     if (!sv) {
-        ovk__solver_names(list, sizeof list);
+        ovk__solver_names(list, sizeof list, 0);
         return ovk__fail(OVK_EINVAL, "unknown solver '%s'; available: %s", name, list);
     }
     if (sv->parse) rc = sv->parse(&opts, &s->params);
@@ -402,11 +402,14 @@ static int pick_precond(ovk_solver *s)
                          "preconditioner %s reads the matrix; a user operator has none (use 'none' or "
                          "ovk_solver_set_precond_fn)",
                          s->pc.type->name);
-    if (s->sv->split && !s->pc.type->apply_left)
+    if (s->sv->split && !s->pc.type->apply_left) {
+        char any[256];
+        ovk__solver_names(any, sizeof any, 1);
         return ovk__fail(OVK_EUNSUPPORTED,
-                         "solver %s needs a split preconditioner C = L L^T, which %s does not have; use alg1, "
-                         "cg1 or pipecg with it",
-                         s->sv->name, s->pc.type->name);
+                         "solver %s needs a split preconditioner C = L L^T, which %s does not have; with it use "
+                         "one of %s",
+                         s->sv->name, s->pc.type->name, any);
+    }
     return OVK_OK;
 }
 
