@@ -8,12 +8,12 @@
 
 #include "solver.h"
 
-/* the offsets of the variant's vector fields, and their count */
-static int vector_fields(const ovk__ctx *c, const ovk__solver *sv, size_t vec[OVK__MAX_VECS])
+/* the offsets of the variant's vector fields (the declared list, or
+ * vectors() filling room), and their count */
+static int vector_fields(const ovk__ctx *c, const ovk__solver *sv, size_t room[OVK__MAX_VECS], const size_t **vec)
 {
-    if (sv->vectors) return sv->vectors(c->params, vec);
-    memcpy(vec, sv->vec, sizeof(size_t) * (size_t)sv->nvec);
-    return sv->nvec;
+    *vec = sv->vectors ? room : sv->vec;
+    return sv->vectors ? sv->vectors(c->params, room) : sv->nvec;
 }
 
 /* Local: the work struct, and its vector fields pointed at zeroed vectors
@@ -25,11 +25,12 @@ static int vector_fields(const ovk__ctx *c, const ovk__solver *sv, size_t vec[OV
 static int allocate(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v)
 {
     enum { PAGE = 512, STAGGER = 72 }; /* doubles: 4 KiB; 576 B = 9 cache lines */
-    size_t off[OVK__MAX_VECS];
+    size_t room[OVK__MAX_VECS];
+    const size_t *off;
     size_t stride = ((size_t)(c->n > 0 ? c->n : 1) + PAGE - 1) / PAGE * PAGE + STAGGER;
     v->work = calloc(1, sv->work_size);
     if (!v->work) return ovk__fail(OVK_ENOMEM, "solver %s", sv->name);
-    int count = vector_fields(c, sv, off);
+    int count = vector_fields(c, sv, room, &off);
     v->block = calloc(stride * (size_t)count, sizeof(double));
     if (!v->block) return ovk__fail(OVK_ENOMEM, "%d work vectors of %d rows", count, c->n);
     for (int i = 0; i < count; i++) *(double **)((char *)v->work + off[i]) = v->block + stride * (size_t)i;

@@ -46,9 +46,7 @@ void ovk__solver_names(char *buf, size_t len, int unsplit_only)
 {
     buf[0] = '\0';
     for (int i = 0; i < SOLVER_COUNT; i++) {
-        if (unsplit_only && solvers[i]->split) continue;
-        strncat(buf, buf[0] ? ", " : "", len - strlen(buf) - 1);
-        strncat(buf, solvers[i]->name, len - strlen(buf) - 1);
+        if (!unsplit_only || !solvers[i]->split) ovk__list_add(buf, len, ", ", solvers[i]->name);
     }
 }
 

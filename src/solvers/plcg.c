@@ -552,11 +552,12 @@ static int plcg_parse(ovk__opts *o, void **params)
     *params = p;
     if (!p) return ovk__fail(OVK_ENOMEM, "plcg");
     p->l = 1;
-    int rc = ovk__opt_int(o, "plcg", "l", 1, MAX_L, &p->l);
-    if (rc) return rc;
-    rc = ovk__opt_double(o, "plcg", "lmin", 0.0, 1e300, &p->lmin);
-    if (rc) return rc;
-    rc = ovk__opt_double(o, "plcg", "lmax", 0.0, 1e300, &p->lmax);
+    const ovk__opt_entry t[] = {
+        OVK__OPT_INT("l", 1, MAX_L, &p->l),
+        OVK__OPT_DOUBLE("lmin", 0.0, 1e300, &p->lmin),
+        OVK__OPT_DOUBLE("lmax", 0.0, 1e300, &p->lmax),
+    };
+    int rc = ovk__opts_read(o, "plcg", t, (int)(sizeof t / sizeof t[0]));
     if (rc) return rc;
     if ((p->lmax > 0.0 || p->lmin > 0.0) && !(p->lmin < p->lmax))
         rc = ovk__fail(OVK_EOPTION, "solver plcg: lmax (%g) must be given and exceed lmin (%g)", p->lmax, p->lmin);
