@@ -16,6 +16,8 @@ MPI_Fint ovk__f_matrix_comm(const ovk_matrix *A);
 MPI_Fint ovk__f_solver_comm(const ovk_solver *s);
 size_t ovk__f_result_size(void);
 int ovk__f_solver_refuse(ovk_solver *s, int rc);
+int ovk__f_solver_create_operator(MPI_Fint fcomm, int nlocal, ovk_apply_fn matvec, void *ctx, ovk_solver **s);
+int ovk__f_reducer_create(MPI_Fint fcomm, const char *spec, ovk_reducer **red);
 
 /* Record msg as the calling thread's failure detail; returns code. */
 int ovk__f_fail(int code, const char *msg)
@@ -57,3 +59,15 @@ size_t ovk__f_result_size(void) { return sizeof(ovk_pcg_result); }
 
 /* The module's create refused an option on this rank: setup reports it. */
 int ovk__f_solver_refuse(ovk_solver *s, int rc) { return ovk__solver_refuse(s, rc); }
+
+/* ovk_solver_create_operator on a Fortran communicator. */
+int ovk__f_solver_create_operator(MPI_Fint fcomm, int nlocal, ovk_apply_fn matvec, void *ctx, ovk_solver **s)
+{
+    return ovk_solver_create_operator(MPI_Comm_f2c(fcomm), nlocal, matvec, ctx, s);
+}
+
+/* ovk_reducer_create on a Fortran communicator ("" : the environment's). */
+int ovk__f_reducer_create(MPI_Fint fcomm, const char *spec, ovk_reducer **red)
+{
+    return ovk_reducer_create(MPI_Comm_f2c(fcomm), spec, red);
+}
