@@ -49,11 +49,17 @@ module ovkrylov
     use, intrinsic :: iso_c_binding, only: c_associated, c_char, c_double, c_f_pointer, c_funloc, &
         c_funptr, c_int, c_int64_t, c_loc, c_long_long, c_null_char, c_null_funptr, c_null_ptr, &
         c_ptr, c_size_t, c_sizeof
-    use, intrinsic :: iso_fortran_env, only: error_unit, int32, int64
+    use, intrinsic :: iso_fortran_env, only: compiler_version, error_unit, int32, int64
     use mpi_f08, only: MPI_Abort, MPI_Comm, MPI_COMM_WORLD, MPI_Comm_rank, MPI_Initialized, &
         MPI_Finalized
     implicit none
     private
+
+    !> The compiler (and version) this module was compiled with: only that
+    !> compiler reads ovkrylov.mod (also in the installed package:
+    !> ovkrylov-fortran.pc's fcompiler_id/fcompiler_version, CMake's
+    !> ovkrylov_Fortran_COMPILER_ID/_VERSION).
+    character(len=*), parameter, public :: OVK_MODULE_COMPILER = compiler_version()
 
     ! ---- status codes (error.h) ------------------------------------------
     integer, parameter, public :: OVK_OK = 0
