@@ -45,6 +45,21 @@
 !>   column ids are integer(int32) or integer(int64) (both the same kind);
 !>   rowptr is a default integer array of nlocal+1 entries.
 !> * Reals are real(c_double) (real(real64) on every compiler we know).
+!> * Callbacks (operator, preconditioner, monitor: ovk_apply_fn,
+!>   ovk_monitor_fn) get the solver running them, this rank's rows as
+!>   x(n), y(n), and a type(c_ptr) context.  What the library keeps and
+!>   uses later, so it must stay valid: the context (c_loc of a TARGET
+!>   variable that outlives the solver's use of the callback), the history
+!>   array (ovk_solver_set_history), the buffers of a reduction in flight
+!>   (TARGET, ASYNCHRONOUS), a reducer given to ovk_solver_set_reducer.  The
+!>   module keeps the procedures in a record the solver handle owns (made
+!>   by the first callback, freed by ovk_solver_destroy): set callbacks and
+!>   destroy through the same handle variable.
+!> * Failure details count rows and columns in the matrix's base (1
+!>   unless base=0).
+!> * ovkrylov.mod is read only by the compiler that wrote it:
+!>   OVK_MODULE_COMPILER names it, and so does the installed package.
+!> docs/fortran.md lists what is bound and how the C calls map.
 module ovkrylov
     use, intrinsic :: iso_c_binding, only: c_associated, c_char, c_double, c_f_pointer, c_funloc, &
         c_funptr, c_int, c_int64_t, c_loc, c_long_long, c_null_char, c_null_funptr, c_null_ptr, &

@@ -12,6 +12,17 @@
 !>     unknown solver name, an unknown option, a bad value, solve before
 !>     setup, rowptr past the end of cols on one rank, a column out of
 !>     range, base 2, arrays of the wrong size on one rank.
+!>   - callbacks (callback_tests, on tridiag(-1, 2 + row/100, -1)): an
+!>     operator callback with the assembled matrix's iterations and solution;
+!>     Jacobi by hand as a preconditioner callback with precond=jacobi's
+!>     iterations (also with the operator); alg2 refusing it; a monitor with
+!>     a context counting iterations+1 calls; the history (iterations+1
+!>     entries equal to the monitor's norms, a shorter buffer, off); a
+!>     reducer handle used by a solver (destroying it from the monitor is
+!>     OVK_EBUSY), by dot products and int64/real reductions, a bad spec;
+!>     an operator failing on the last rank and a preconditioner failing on
+!>     rank 0: OVK_ECALLBACK on every rank with the callback's code; a
+!>     partition error whose detail counts rows from 1.
 !> With the argument "abort": a failing call without ierr, which must print
 !> the message and abort (checked by run.sh).
 module ftest_support
