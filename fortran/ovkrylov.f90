@@ -62,7 +62,7 @@
 !> docs/fortran.md lists what is bound and how the C calls map.
 module ovkrylov
     use, intrinsic :: iso_c_binding, only: c_associated, c_char, c_double, c_f_pointer, c_funloc, &
-        c_funptr, c_int, c_int64_t, c_loc, c_long_long, c_null_char, c_null_funptr, c_null_ptr, &
+        c_funptr, c_int, c_int64_t, c_intptr_t, c_loc, c_long_long, c_null_char, c_null_funptr, c_null_ptr, &
         c_ptr, c_size_t, c_sizeof
     use, intrinsic :: iso_fortran_env, only: compiler_version, error_unit, int32, int64
     use mpi_f08, only: MPI_Abort, MPI_Comm, MPI_COMM_WORLD, MPI_Comm_rank, MPI_Initialized, &
@@ -657,6 +657,27 @@ contains
         if (present(base)) base_of = base
     end function base_of
 
+    ! Whether an array the library keeps the address of is contiguous (the
+    ! dummies that receive such arrays are not CONTIGUOUS, so that no
+    ! temporary copy is passed instead: this checks the caller's own array).
+    logical function dense_real(a)
+        real(c_double), intent(in), target :: a(:)
+        dense_real = size(a) < 2
+        if (.not. dense_real) dense_real = span(c_loc(a(1)), c_loc(a(size(a)))) == (size(a) - 1) * c_sizeof(a(1))
+    end function dense_real
+
+    logical function dense_int(a)
+        integer(int64), intent(in), target :: a(:)
+        dense_int = size(a) < 2
+        if (.not. dense_int) dense_int = span(c_loc(a(1)), c_loc(a(size(a)))) == (size(a) - 1) * c_sizeof(a(1))
+    end function dense_int
+
+    ! Bytes from p to q.
+    integer(c_intptr_t) function span(p, q)
+        type(c_ptr), intent(in) :: p, q
+        span = transfer(q, 0_c_intptr_t) - transfer(p, 0_c_intptr_t)
+    end function span
+
     ! ======================================================================
     ! matrices
     ! ======================================================================
@@ -889,7 +910,7 @@ contains
     !> (or POINTER) attribute and outlive v.  Local.
     subroutine ovk_vector_wrap(s, array, v, ierr)
         type(ovk_solver), intent(in) :: s
-        real(c_double), intent(inout), target, contiguous :: array(:)
+        real(c_double), intent(inout), target :: array(:) ! not CONTIGUOUS: no copy is made
         type(ovk_vector), intent(out) :: v
         integer, intent(out), optional :: ierr
         character(len=160) :: msg
@@ -899,10 +920,12 @@ contains
             write (msg, '(a,i0,a,i0,a)') 'ovk_vector_wrap: the array has ', size(array), &
                 ' values, the solver has ', n, ' rows on this rank'
             rc = fail(OVK_EINVAL, trim(msg))
+        else if (.not. dense_real(array)) then
+            rc = fail(OVK_EINVAL, 'ovk_vector_wrap: the array is not contiguous (the library keeps its address)')
         else if (size(array) == 0) then
             rc = c_solver_vector_create(s%ptr, c_null_ptr, v%ptr)
         else
-            rc = c_solver_vector_create(s%ptr, c_loc(array), v%ptr)
+            rc = c_solver_vector_create(s%ptr, c_loc(array(1)), v%ptr)
         end if
         call finish(rc, 'ovk_vector_wrap', ierr)
     end subroutine ovk_vector_wrap
@@ -1244,14 +1267,19 @@ contains
     !> allocated while the solver records into it.  Local.
     subroutine ovk_solver_set_history(s, history, ierr)
         type(ovk_solver), intent(inout) :: s
-        real(c_double), intent(inout), target, contiguous, optional :: history(:)
+        real(c_double), intent(inout), target, optional :: history(:) ! not CONTIGUOUS: no copy is made
         integer, intent(out), optional :: ierr
         integer(c_int) :: rc
         logical :: on
         on = present(history)
         if (on) on = size(history) > 0
         if (on) then
-            rc = c_solver_set_history(s%ptr, c_loc(history), int(size(history), c_int))
+            if (dense_real(history)) then
+                rc = c_solver_set_history(s%ptr, c_loc(history(1)), int(size(history), c_int))
+            else
+                rc = fail(OVK_EINVAL, 'ovk_solver_set_history: the array is not contiguous (the library keeps '// &
+                    'its address)')
+            end if
         else
             rc = c_solver_set_history(s%ptr, c_null_ptr, 0_c_int)
         end if
@@ -1422,32 +1450,47 @@ contains
     !> writes recvbuf until the request completes (ovk_reduce_wait): give
     !> arrays with the TARGET and ASYNCHRONOUS attributes, leave them alone
     !> until then.  Blocking backends complete the reduction in this call.
+    !> A start refused on a rank (sizes, a buffer not contiguous) starts
+    !> nothing there: every rank must pass the same kind of buffers.
     subroutine reduce_start_real(red, sendbuf, recvbuf, op, req, ierr)
         type(ovk_reducer), intent(inout) :: red
-        real(c_double), intent(in), target, asynchronous, contiguous :: sendbuf(:)
-        real(c_double), intent(inout), target, asynchronous, contiguous :: recvbuf(:)
+        real(c_double), intent(in), target, asynchronous :: sendbuf(:)
+        real(c_double), intent(inout), target, asynchronous :: recvbuf(:)
         integer, intent(in) :: op
         type(ovk_request), intent(out) :: req
         integer, intent(out), optional :: ierr
         integer(c_int), parameter :: OVK_DOUBLE = 0
-        call reduce_start(red, c_loc(sendbuf), c_loc(recvbuf), size(sendbuf), size(recvbuf), OVK_DOUBLE, op, req, ierr)
+        type(c_ptr) :: sp, rp
+        sp = c_null_ptr
+        rp = c_null_ptr
+        if (size(sendbuf) > 0) sp = c_loc(sendbuf(1))
+        if (size(recvbuf) > 0) rp = c_loc(recvbuf(1))
+        call reduce_start(red, sp, rp, size(sendbuf), size(recvbuf), dense_real(sendbuf) .and. dense_real(recvbuf), &
+            OVK_DOUBLE, op, req, ierr)
     end subroutine reduce_start_real
 
     subroutine reduce_start_int(red, sendbuf, recvbuf, op, req, ierr)
         type(ovk_reducer), intent(inout) :: red
-        integer(int64), intent(in), target, asynchronous, contiguous :: sendbuf(:)
-        integer(int64), intent(inout), target, asynchronous, contiguous :: recvbuf(:)
+        integer(int64), intent(in), target, asynchronous :: sendbuf(:)
+        integer(int64), intent(inout), target, asynchronous :: recvbuf(:)
         integer, intent(in) :: op
         type(ovk_request), intent(out) :: req
         integer, intent(out), optional :: ierr
         integer(c_int), parameter :: OVK_INT64 = 1
-        call reduce_start(red, c_loc(sendbuf), c_loc(recvbuf), size(sendbuf), size(recvbuf), OVK_INT64, op, req, ierr)
+        type(c_ptr) :: sp, rp
+        sp = c_null_ptr
+        rp = c_null_ptr
+        if (size(sendbuf) > 0) sp = c_loc(sendbuf(1))
+        if (size(recvbuf) > 0) rp = c_loc(recvbuf(1))
+        call reduce_start(red, sp, rp, size(sendbuf), size(recvbuf), dense_int(sendbuf) .and. dense_int(recvbuf), &
+            OVK_INT64, op, req, ierr)
     end subroutine reduce_start_int
 
-    subroutine reduce_start(red, send, recv, nsend, nrecv, dtype, op, req, ierr)
+    subroutine reduce_start(red, send, recv, nsend, nrecv, dense, dtype, op, req, ierr)
         type(ovk_reducer), intent(inout) :: red
         type(c_ptr), intent(in) :: send, recv
         integer, intent(in) :: nsend, nrecv, op
+        logical, intent(in) :: dense
         integer(c_int), intent(in) :: dtype
         type(ovk_request), intent(out) :: req
         integer, intent(out), optional :: ierr
@@ -1457,6 +1500,8 @@ contains
             write (msg, '(a,i0,a,i0,a)') 'ovk_reduce_start: sendbuf has ', nsend, ' elements, recvbuf ', nrecv, &
                 ' (want the same)'
             rc = fail(OVK_EINVAL, trim(msg))
+        else if (.not. dense) then
+            rc = fail(OVK_EINVAL, 'ovk_reduce_start: a buffer is not contiguous (the library keeps its address)')
         else
             rc = c_reduce_start(red%ptr, send, recv, int(nsend, c_int), dtype, int(op, c_int), req%ptr)
         end if
@@ -1509,7 +1554,7 @@ contains
     subroutine ovk_dot_init(red, x, y, result, req, ierr)
         type(ovk_reducer), intent(inout) :: red
         type(ovk_vector), intent(in) :: x(:), y(:)
-        real(c_double), intent(inout), target, asynchronous, contiguous :: result(:)
+        real(c_double), intent(inout), target, asynchronous :: result(:)
         type(ovk_request), intent(out) :: req
         integer, intent(out), optional :: ierr
         type(c_ptr) :: xp(max(size(x), 1)), yp(max(size(x), 1))
@@ -1520,6 +1565,8 @@ contains
             write (msg, '(a,3(i0,a))') 'ovk_dot_init: ', size(x), ' vectors x, ', size(y), ' vectors y, ', &
                 size(result), ' results (want k, k and at least k)'
             rc = fail(OVK_EINVAL, trim(msg))
+        else if (.not. dense_real(result) .or. size(result) == 0) then
+            rc = fail(OVK_EINVAL, 'ovk_dot_init: result is empty or not contiguous (the library keeps its address)')
         else
             xp = c_null_ptr
             yp = c_null_ptr
@@ -1527,7 +1574,7 @@ contains
                 xp(i) = x(i)%ptr
                 yp(i) = y(i)%ptr
             end do
-            rc = c_dot_init(red%ptr, int(size(x), c_int), xp, yp, c_loc(result), req%ptr)
+            rc = c_dot_init(red%ptr, int(size(x), c_int), xp, yp, c_loc(result(1)), req%ptr)
         end if
         call finish(rc, 'ovk_dot_init', ierr)
     end subroutine ovk_dot_init

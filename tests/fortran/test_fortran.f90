@@ -430,7 +430,7 @@ contains
         integer, allocatable :: rowptr(:)
         integer(int32), allocatable :: cols(:)
         real(real64), allocatable :: vals(:), b(:), xa(:), xo(:), xp(:), xj(:)
-        real(real64), allocatable, target :: hist(:)
+        real(real64), allocatable, target :: hist(:), wide(:)
         real(real64), target, asynchronous :: dots(2), rmax(1), rloc(1)
         integer(int64), target, asynchronous :: isend(2), irecv(2)
         type(mon_data), target :: mon
@@ -490,6 +490,8 @@ contains
             'history: the monitor''s norms, nothing past history_len')
         call check(abs(hist(1) - sqrt(real(op_n, real64))) < 1d-12 * hist(1), 'history(1) = ||b|| (x0 = 0)')
         call check(hist(len) < 1d-10 * hist(1), 'history: the last norm converged')
+        call ovk_solver_set_history(sa, hist(1:10:2), ierr)
+        call check(ierr == OVK_EINVAL, 'history: a strided section is refused (the library keeps its address)')
         call ovk_solver_set_history(sa, hist(1:3), ierr)
         hist = -1
         xo = 0
@@ -501,6 +503,11 @@ contains
         xo = 0
         call ovk_solver_solve(sa, b, xo, reso, ierr)
         call check(ierr == OVK_OK .and. reso%history_len == 0 .and. all(hist == -1), 'history off')
+
+        allocate (wide(2 * nlocal))
+        call ovk_vector_wrap(sa, wide(1:2 * nlocal:2), v(1), ierr)
+        call check(ierr == merge(OVK_EINVAL, OVK_OK, nlocal >= 2), 'wrap: a strided section is refused')
+        call ovk_vector_destroy(v(1))
 
         ! ---- the same system through an operator callback: the same iterations ----
         call ovk_solver_create_operator(MPI_COMM_WORLD, nlocal, laplace_op, so, ierr, ctx=c_loc(op), &
@@ -580,6 +587,12 @@ contains
         call ovk_reduce_wait(req, ierr)
         call check(ierr == OVK_OK .and. irecv(1) == op_n .and. irecv(2) == nranks * (nranks - 1) / 2, &
             'int64 sum on the reducer')
+        call ovk_reduce_start(red, isend(1:2:2), irecv(1:2:2), OVK_SUM, req, ierr)
+        call check(ierr == OVK_OK, 'a section of one element is contiguous')
+        call ovk_reduce_wait(req, ierr)
+        call check(ierr == OVK_OK .and. irecv(1) == op_n, 'int64 sum of one element')
+        call ovk_reduce_start(red, isend(2:1:-1), irecv, OVK_SUM, req, ierr)
+        call check(ierr == OVK_EINVAL, 'a reversed section is refused: '//ovk_error_detail())
         rloc = rank
         call ovk_reduce_start(red, rloc, rmax, OVK_MAX, req, ierr)
         do i = 1, 1000000
