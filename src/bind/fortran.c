@@ -71,3 +71,16 @@ int ovk__f_reducer_create(MPI_Fint fcomm, const char *spec, ovk_reducer **red)
 {
     return ovk_reducer_create(MPI_Comm_f2c(fcomm), spec, red);
 }
+
+/* The module's bind(C) trampolines (fortran/ovkrylov.f90, in
+ * libovkrylov_fortran) that the library calls through ovk_apply_fn and
+ * ovk_monitor_fn.  Declared here only so that the compiler checks, without
+ * referencing them, that their signatures still match the callback types:
+ * a change of solver.h's types must change the module's trampolines too. */
+int ovk__f_op_trampoline(ovk_solver *s, const double *x, double *y, void *ctx);
+int ovk__f_pc_trampoline(ovk_solver *s, const double *x, double *y, void *ctx);
+int ovk__f_monitor_trampoline(ovk_solver *s, int iteration, double rnorm, double rel, void *ctx);
+_Static_assert(_Generic(&ovk__f_op_trampoline, ovk_apply_fn: 1, default: 0), "operator trampoline vs ovk_apply_fn");
+_Static_assert(_Generic(&ovk__f_pc_trampoline, ovk_apply_fn: 1, default: 0), "preconditioner trampoline vs ovk_apply_fn");
+_Static_assert(_Generic(&ovk__f_monitor_trampoline, ovk_monitor_fn: 1, default: 0),
+               "monitor trampoline vs ovk_monitor_fn");
