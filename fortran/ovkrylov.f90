@@ -18,9 +18,11 @@
 !> * Communicators are mpi_f08's type(MPI_Comm); the module hands their
 !>   MPI_VAL to the library, which converts it with MPI_Comm_f2c.  With
 !>   `use mpi` (integer handles) set `comm%MPI_VAL = icomm`.
-!> * Handles: type(ovk_matrix), type(ovk_vector) and type(ovk_solver) hold
-!>   the library's objects.  Make them with the *_create routines and free
-!>   them with the *_destroy routines (collective for matrices and solvers);
+!> * Handles: type(ovk_matrix), type(ovk_vector), type(ovk_solver),
+!>   type(ovk_reducer) and type(ovk_request) hold the library's objects.
+!>   Make them with the *_create routines (requests: ovk_reduce_start,
+!>   ovk_dot_init) and free them with the *_destroy routines (requests: the
+!>   waits; collective for matrices, solvers and reducers);
 !>   an assignment copies the handle, not the object, so destroy one copy
 !>   only.  The library keeps a duplicate of the communicator: destroy
 !>   matrices and solvers before MPI_Finalize.
