@@ -15,7 +15,9 @@
 module laplace27_output
     use, intrinsic :: ieee_arithmetic, only: ieee_is_finite, ieee_is_nan
     use, intrinsic :: iso_fortran_env, only: output_unit, real64
-    use mpi_f08, only: MPI_Comm_rank, MPI_COMM_WORLD
+    use, intrinsic :: iso_c_binding, only: c_ptr
+    use mpi_f08, only: MPI_Comm_rank
+    use ovkrylov, only: ovk_solver, ovk_solver_comm
     implicit none
     private
     public :: print_residual, c_style_e
@@ -24,11 +26,13 @@ contains
 
     !> The monitor (ovk_monitor_fn): rank 0 prints every iteration's relative
     !> residual; never stops the solve.
-    logical function print_residual(iteration, rnorm, rel)
+    logical function print_residual(s, iteration, rnorm, rel, ctx)
+        type(ovk_solver), intent(in) :: s
         integer, intent(in) :: iteration
         real(real64), intent(in) :: rnorm, rel
+        type(c_ptr), intent(in) :: ctx
         integer :: rank
-        call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+        call MPI_Comm_rank(ovk_solver_comm(s), rank)
         if (rank == 0 .and. rnorm >= 0) write (output_unit, '(a,i5,a,a)') 'Iter ', iteration, &
             '  ||r||/||b|| = ', c_style_e(rel)
         print_residual = .false.

@@ -18,9 +18,11 @@
 !> * Communicators are mpi_f08's type(MPI_Comm); the module hands their
 !>   MPI_VAL to the library, which converts it with MPI_Comm_f2c.  With
 !>   `use mpi` (integer handles) set `comm%MPI_VAL = icomm`.
-!> * Handles: type(ovk_matrix), type(ovk_vector) and type(ovk_solver) hold
-!>   the library's objects.  Make them with the *_create routines and free
-!>   them with the *_destroy routines (collective for matrices and solvers);
+!> * Handles: type(ovk_matrix), type(ovk_vector), type(ovk_solver),
+!>   type(ovk_reducer) and type(ovk_request) hold the library's objects.
+!>   Make them with the *_create routines (requests: ovk_reduce_start,
+!>   ovk_dot_init) and free them with the *_destroy routines (requests: the
+!>   waits; collective for matrices, solvers and reducers);
 !>   an assignment copies the handle, not the object, so destroy one copy
 !>   only.  The library keeps a duplicate of the communicator: destroy
 !>   matrices and solvers before MPI_Finalize.
@@ -45,15 +47,36 @@
 !>   column ids are integer(int32) or integer(int64) (both the same kind);
 !>   rowptr is a default integer array of nlocal+1 entries.
 !> * Reals are real(c_double) (real(real64) on every compiler we know).
+!> * Callbacks (operator, preconditioner, monitor: ovk_apply_fn,
+!>   ovk_monitor_fn) get the solver running them, this rank's rows as
+!>   x(n), y(n), and a type(c_ptr) context.  What the library keeps and
+!>   uses later, so it must stay valid: the context (c_loc of a TARGET
+!>   variable that outlives the solver's use of the callback), the history
+!>   array (ovk_solver_set_history), the buffers of a reduction in flight
+!>   (TARGET, ASYNCHRONOUS), a reducer given to ovk_solver_set_reducer.  The
+!>   module keeps the procedures in a record the solver handle owns (made
+!>   by the first callback, freed by ovk_solver_destroy): set callbacks and
+!>   destroy through the same handle variable.
+!> * Failure details count rows and columns in the matrix's base (1
+!>   unless base=0).
+!> * ovkrylov.mod is read only by the compiler that wrote it:
+!>   OVK_MODULE_COMPILER names it, and so does the installed package.
+!> docs/fortran.md lists what is bound and how the C calls map.
 module ovkrylov
     use, intrinsic :: iso_c_binding, only: c_associated, c_char, c_double, c_f_pointer, c_funloc, &
-        c_funptr, c_int, c_int64_t, c_loc, c_long_long, c_null_char, c_null_funptr, c_null_ptr, &
+        c_funptr, c_int, c_int64_t, c_intptr_t, c_loc, c_long_long, c_null_char, c_null_funptr, c_null_ptr, &
         c_ptr, c_size_t, c_sizeof
-    use, intrinsic :: iso_fortran_env, only: error_unit, int32, int64
+    use, intrinsic :: iso_fortran_env, only: compiler_version, error_unit, int32, int64
     use mpi_f08, only: MPI_Abort, MPI_Comm, MPI_COMM_WORLD, MPI_Comm_rank, MPI_Initialized, &
         MPI_Finalized
     implicit none
     private
+
+    !> The compiler (and version) this module was compiled with: only that
+    !> compiler reads ovkrylov.mod (also in the installed package:
+    !> ovkrylov-fortran.pc's fcompiler_id/fcompiler_version, CMake's
+    !> ovkrylov_Fortran_COMPILER_ID/_VERSION).
+    character(len=*), parameter, public :: OVK_MODULE_COMPILER = compiler_version()
 
     ! ---- status codes (error.h) ------------------------------------------
     integer, parameter, public :: OVK_OK = 0
@@ -91,6 +114,10 @@ module ovkrylov
     integer, parameter, public :: OVK_DUP_SUM = 0     !< add them (the default)
     integer, parameter, public :: OVK_DUP_REJECT = 1  !< fail with OVK_EINVAL
 
+    ! ---- reductions (reduce.h): operations, the largest ovk_dot_init ------
+    integer, parameter, public :: OVK_SUM = 0, OVK_MAX = 1, OVK_MIN = 2
+    integer, parameter, public :: OVK_DOT_MAX = 16
+
     ! ---- the time breakdown: indices of ovk_pcg_result%time_max(0:) ------
     integer, parameter, public :: OVK_TIMER_MATVEC = 0, OVK_TIMER_PRECOND = 1, OVK_TIMER_AXPY = 2, &
         OVK_TIMER_SCALE = 3, OVK_TIMER_SDOTP_INIT = 4, OVK_TIMER_SDOTP_TEST = 5, &
@@ -112,21 +139,6 @@ module ovkrylov
         integer(c_int) :: history_len = 0
     end type ovk_pcg_result
 
-    abstract interface
-        !> A monitor: called on every rank after the initial residual
-        !> (iteration 0) and after every iteration, with the same values on
-        !> every rank: rnorm = ||r||_2, rel = rnorm / ||b||_2.  Return
-        !> .true. to stop the solve (it then ends with OVK_ESTOPPED, reason
-        !> OVK_REASON_MONITOR).  Keep state in module variables; an internal
-        !> procedure works only while its host is active.
-        logical function ovk_monitor_fn(iteration, rnorm, rel)
-            import :: c_double
-            integer, intent(in) :: iteration
-            real(c_double), intent(in) :: rnorm, rel
-        end function ovk_monitor_fn
-    end interface
-    public :: ovk_monitor_fn
-
     !> A distributed CSR matrix (rows split over the ranks).
     type, public :: ovk_matrix
         private
@@ -140,17 +152,75 @@ module ovkrylov
         type(c_ptr) :: ptr = c_null_ptr
     end type ovk_vector
 
-    ! The Fortran monitor of a solver; the library's context pointer points here.
-    type :: monitor_box
-        procedure(ovk_monitor_fn), pointer, nopass :: fn => null()
-    end type monitor_box
-
     !> The solver object: set up once, solve many times.
     type, public :: ovk_solver
         private
         type(c_ptr) :: ptr = c_null_ptr
-        type(monitor_box), pointer :: mon => null()
+        type(callback_box), pointer :: cb => null() ! its Fortran callbacks (see callback_box)
     end type ovk_solver
+
+    !> A reduction backend bound to a communicator (reduce.h): made from a
+    !> spec "name[:key=value,...]", handed to solvers (ovk_solver_set_reducer)
+    !> and used by the split-phase reductions and dot products below.
+    type, public :: ovk_reducer
+        private
+        type(c_ptr) :: ptr = c_null_ptr
+    end type ovk_reducer
+
+    !> A reduction in flight (ovk_reduce_start, ovk_dot_init).
+    type, public :: ovk_request
+        private
+        type(c_ptr) :: ptr = c_null_ptr
+    end type ovk_request
+
+    abstract interface
+        !> An operator (y = A x: ovk_solver_create_operator) or a
+        !> preconditioner (y = C x: ovk_solver_set_precond_fn) on this rank's
+        !> n rows (n = ovk_solver_nlocal(s), 0 allowed), x and y in global row
+        !> order.  s is the solver running it: the callback may call
+        !> ovk_solver_progress(s) inside its loops, the queries, ovk_matvec,
+        !> the vector routines and reductions of its own; changing or
+        !> freeing the solver, its matrix or its reducer is refused with
+        !> OVK_EBUSY.  ctx is the context given with the callback.  Return 0,
+        !> or a nonzero code of your own to fail the solve: it then ends with
+        !> OVK_ECALLBACK on every rank (the failing rank's detail names the
+        !> callback and the code).  A failing callback must still take part
+        !> in whatever communication the other ranks' callbacks do (its halo
+        !> exchange).
+        integer function ovk_apply_fn(s, n, x, y, ctx)
+            import :: c_double, c_ptr, ovk_solver
+            type(ovk_solver), intent(in) :: s
+            integer, intent(in) :: n
+            real(c_double), intent(in) :: x(n)
+            real(c_double), intent(out) :: y(n)
+            type(c_ptr), intent(in) :: ctx
+        end function ovk_apply_fn
+
+        !> A monitor: called on every rank after the initial residual
+        !> (iteration 0) and after every iteration, with the same values on
+        !> every rank: rnorm = ||r||_2, rel = rnorm / ||b||_2.  Return
+        !> .true. to stop the solve (it then ends with OVK_ESTOPPED, reason
+        !> OVK_REASON_MONITOR).  s and ctx as for ovk_apply_fn.
+        logical function ovk_monitor_fn(s, iteration, rnorm, rel, ctx)
+            import :: c_double, c_ptr, ovk_solver
+            type(ovk_solver), intent(in) :: s
+            integer, intent(in) :: iteration
+            real(c_double), intent(in) :: rnorm, rel
+            type(c_ptr), intent(in) :: ctx
+        end function ovk_monitor_fn
+    end interface
+    public :: ovk_apply_fn, ovk_monitor_fn
+
+    ! The Fortran callbacks of one solver and their contexts.  The library
+    ! keeps C pointers to the module's bind(C) trampolines and, as their
+    ! context, to this box, which the trampolines call through.  The box is
+    ! made by ovk_solver_create_operator or the first ovk_solver_set_monitor
+    ! / _set_precond_fn and freed by ovk_solver_destroy.
+    type :: callback_box
+        procedure(ovk_apply_fn), pointer, nopass :: op => null(), pc => null()
+        procedure(ovk_monitor_fn), pointer, nopass :: mon => null()
+        type(c_ptr) :: op_ctx = c_null_ptr, pc_ctx = c_null_ptr, mon_ctx = c_null_ptr
+    end type callback_box
 
     ! ---- the procedures ----------------------------------------------------
     !> Build a matrix from this rank's rows (collective over comm).
@@ -173,6 +243,11 @@ module ovkrylov
     interface ovk_solver_solve
         module procedure solver_solve_vectors, solver_solve_arrays
     end interface
+    !> Start a split-phase reduction of real(c_double) or integer(int64)
+    !> buffers.
+    interface ovk_reduce_start
+        module procedure reduce_start_real, reduce_start_int
+    end interface
 
     public :: ovk_matrix_create_csr, ovk_matrix_update_values, ovk_matrix_destroy, ovk_matrix_nlocal, &
         ovk_matrix_nglobal, ovk_matrix_row_start, ovk_matrix_comm, ovk_matvec
@@ -181,6 +256,10 @@ module ovkrylov
         ovk_solver_set_options, ovk_solver_set_tolerances, ovk_solver_set_coordinates, ovk_solver_set_monitor, &
         ovk_solver_setup, &
         ovk_solver_solve, ovk_solver_nlocal, ovk_solver_setup_time, ovk_solver_comm
+    public :: ovk_solver_create_operator, ovk_solver_set_precond_fn, ovk_solver_set_history, &
+        ovk_solver_set_reducer, ovk_solver_progress
+    public :: ovk_reducer_create, ovk_reducer_destroy, ovk_reducer_name, ovk_reducer_spec, ovk_reducer_progress, &
+        ovk_reduce_start, ovk_reduce_test, ovk_reduce_wait, ovk_request_free, ovk_dot_init, ovk_dot_wait
     public :: ovk_strerror, ovk_status_name, ovk_error_detail, ovk_reason_name
 
     ! ---- the C library -------------------------------------------------------
@@ -386,6 +465,98 @@ module ovkrylov
             type(c_ptr), value :: s
             real(c_double) :: c_solver_setup_time
         end function
+        function c_solver_create_operator(fcomm, nlocal, fn, ctx, s) bind(C, name='ovk__f_solver_create_operator')
+            import :: c_funptr, c_int, c_ptr
+            integer(c_int), value :: fcomm, nlocal
+            type(c_funptr), value :: fn
+            type(c_ptr), value :: ctx
+            type(c_ptr), intent(out) :: s
+            integer(c_int) :: c_solver_create_operator
+        end function
+        function c_solver_set_precond_fn(s, fn, ctx) bind(C, name='ovk_solver_set_precond_fn')
+            import :: c_funptr, c_int, c_ptr
+            type(c_ptr), value :: s
+            type(c_funptr), value :: fn
+            type(c_ptr), value :: ctx
+            integer(c_int) :: c_solver_set_precond_fn
+        end function
+        function c_solver_set_history(s, buf, len) bind(C, name='ovk_solver_set_history')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: s, buf
+            integer(c_int), value :: len
+            integer(c_int) :: c_solver_set_history
+        end function
+        function c_solver_set_reducer(s, red) bind(C, name='ovk_solver_set_reducer')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: s, red
+            integer(c_int) :: c_solver_set_reducer
+        end function
+        function c_solver_progress(s) bind(C, name='ovk_solver_progress')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: s
+            integer(c_int) :: c_solver_progress
+        end function
+
+        ! reduce.h
+        function c_reducer_create(fcomm, spec, red) bind(C, name='ovk__f_reducer_create')
+            import :: c_char, c_int, c_ptr
+            integer(c_int), value :: fcomm
+            character(kind=c_char), intent(in) :: spec(*)
+            type(c_ptr), intent(out) :: red
+            integer(c_int) :: c_reducer_create
+        end function
+        function c_reducer_destroy(red) bind(C, name='ovk_reducer_destroy')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: red
+            integer(c_int) :: c_reducer_destroy
+        end function
+        function c_reducer_name(red) bind(C, name='ovk_reducer_name')
+            import :: c_ptr
+            type(c_ptr), value :: red
+            type(c_ptr) :: c_reducer_name
+        end function
+        function c_reducer_spec(red) bind(C, name='ovk_reducer_spec')
+            import :: c_ptr
+            type(c_ptr), value :: red
+            type(c_ptr) :: c_reducer_spec
+        end function
+        function c_reducer_progress(red) bind(C, name='ovk_reducer_progress')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: red
+            integer(c_int) :: c_reducer_progress
+        end function
+        function c_reduce_start(red, sendbuf, recvbuf, count, dtype, op, req) bind(C, name='ovk_reduce_start')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: red, sendbuf, recvbuf
+            integer(c_int), value :: count, dtype, op
+            type(c_ptr), intent(out) :: req
+            integer(c_int) :: c_reduce_start
+        end function
+        function c_reduce_test(req, done) bind(C, name='ovk_reduce_test')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: req
+            integer(c_int), intent(out) :: done
+            integer(c_int) :: c_reduce_test
+        end function
+        function c_reduce_wait(req) bind(C, name='ovk_reduce_wait')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: req
+            integer(c_int) :: c_reduce_wait
+        end function
+        function c_request_free(req) bind(C, name='ovk_request_free')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: req
+            integer(c_int) :: c_request_free
+        end function
+        function c_dot_init(red, k, x, y, result, req) bind(C, name='ovk_dot_init')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: red
+            integer(c_int), value :: k
+            type(c_ptr), intent(in) :: x(*), y(*)
+            type(c_ptr), value :: result
+            type(c_ptr), intent(out) :: req
+            integer(c_int) :: c_dot_init
+        end function
     end interface
 
 contains
@@ -487,6 +658,27 @@ contains
         base_of = 1
         if (present(base)) base_of = base
     end function base_of
+
+    ! Whether an array the library keeps the address of is contiguous (the
+    ! dummies that receive such arrays are not CONTIGUOUS, so that no
+    ! temporary copy is passed instead: this checks the caller's own array).
+    logical function dense_real(a)
+        real(c_double), intent(in), target :: a(:)
+        dense_real = size(a) < 2
+        if (.not. dense_real) dense_real = span(c_loc(a(1)), c_loc(a(size(a)))) == (size(a) - 1) * c_sizeof(a(1))
+    end function dense_real
+
+    logical function dense_int(a)
+        integer(int64), intent(in), target :: a(:)
+        dense_int = size(a) < 2
+        if (.not. dense_int) dense_int = span(c_loc(a(1)), c_loc(a(size(a)))) == (size(a) - 1) * c_sizeof(a(1))
+    end function dense_int
+
+    ! Bytes from p to q.
+    integer(c_intptr_t) function span(p, q)
+        type(c_ptr), intent(in) :: p, q
+        span = transfer(q, 0_c_intptr_t) - transfer(p, 0_c_intptr_t)
+    end function span
 
     ! ======================================================================
     ! matrices
@@ -720,7 +912,7 @@ contains
     !> (or POINTER) attribute and outlive v.  Local.
     subroutine ovk_vector_wrap(s, array, v, ierr)
         type(ovk_solver), intent(in) :: s
-        real(c_double), intent(inout), target, contiguous :: array(:)
+        real(c_double), intent(inout), target :: array(:) ! not CONTIGUOUS: no copy is made
         type(ovk_vector), intent(out) :: v
         integer, intent(out), optional :: ierr
         character(len=160) :: msg
@@ -730,10 +922,12 @@ contains
             write (msg, '(a,i0,a,i0,a)') 'ovk_vector_wrap: the array has ', size(array), &
                 ' values, the solver has ', n, ' rows on this rank'
             rc = fail(OVK_EINVAL, trim(msg))
+        else if (.not. dense_real(array)) then
+            rc = fail(OVK_EINVAL, 'ovk_vector_wrap: the array is not contiguous (the library keeps its address)')
         else if (size(array) == 0) then
             rc = c_solver_vector_create(s%ptr, c_null_ptr, v%ptr)
         else
-            rc = c_solver_vector_create(s%ptr, c_loc(array), v%ptr)
+            rc = c_solver_vector_create(s%ptr, c_loc(array(1)), v%ptr)
         end if
         call finish(rc, 'ovk_vector_wrap', ierr)
     end subroutine ovk_vector_wrap
@@ -794,15 +988,48 @@ contains
         call finish(rc, 'ovk_solver_create', ierr)
     end subroutine ovk_solver_create
 
+    !> A solver on the application's operator (matrix-free): y = A x is
+    !> matvec (see ovk_apply_fn) on this rank's nlocal rows (0 allowed),
+    !> the ranks' rows in rank order.  Collective over comm.  ctx is handed
+    !> to every call of matvec: the library keeps it (c_loc of a variable
+    !> with the TARGET attribute that outlives the solver, or c_null_ptr).
+    !> The options as ovk_solver_create's; the default preconditioner
+    !> (jacobi) reads a matrix, which an operator has not: give precond='none'
+    !> or a preconditioner callback (ovk_solver_set_precond_fn).
+    subroutine ovk_solver_create_operator(comm, nlocal, matvec, s, ierr, ctx, solver, backend, precond, tol, atol, &
+        max_iter, print_level)
+        type(MPI_Comm), intent(in) :: comm
+        integer, intent(in) :: nlocal
+        procedure(ovk_apply_fn) :: matvec
+        type(ovk_solver), intent(out) :: s
+        integer, intent(out), optional :: ierr
+        type(c_ptr), intent(in), optional :: ctx
+        character(len=*), intent(in), optional :: solver, backend, precond
+        real(c_double), intent(in), optional :: tol, atol
+        integer, intent(in), optional :: max_iter, print_level
+        integer(c_int) :: rc
+        allocate (s%cb)
+        s%cb%op => matvec
+        if (present(ctx)) s%cb%op_ctx = ctx
+        rc = c_solver_create_operator(int(comm%MPI_VAL, c_int), int(nlocal, c_int), c_funloc(op_trampoline), &
+            c_loc(s%cb), s%ptr)
+        if (rc /= OVK_OK) deallocate (s%cb)
+        if (rc == OVK_OK) then ! a refusal is kept, as in ovk_solver_create
+            call set_options(s, rc, solver, backend, precond, tol, atol, max_iter, print_level)
+            if (rc /= OVK_OK) rc = f_solver_refuse(s%ptr, rc)
+        end if
+        call finish(rc, 'ovk_solver_create_operator', ierr)
+    end subroutine ovk_solver_create_operator
+
     !> Destroy s (collective: the reducer it owns).  A solver never created
-    !> is allowed.
+    !> is allowed.  Frees the module's record of its callbacks.
     subroutine ovk_solver_destroy(s, ierr)
         type(ovk_solver), intent(inout) :: s
         integer, intent(out), optional :: ierr
         integer(c_int) :: rc
         rc = c_solver_destroy(s%ptr)
-        ! gone unless s was not a solver (its reducer's failure still frees it)
-        if (.not. c_associated(s%ptr) .and. associated(s%mon)) deallocate (s%mon)
+        ! gone unless s was not a solver, or is in use by a solve (OVK_EBUSY)
+        if (.not. c_associated(s%ptr) .and. associated(s%cb)) deallocate (s%cb)
         call finish(rc, 'ovk_solver_destroy', ierr)
     end subroutine ovk_solver_destroy
 
@@ -919,38 +1146,169 @@ contains
         end if
     end subroutine ovk_solver_set_coordinates
 
-    !> Call monitor at every iteration of the following solves (see
-    !> ovk_monitor_fn); without monitor, remove it.  Local, but it must be
-    !> the same on every rank (checked by ovk_solver_setup, which it
-    !> requires again).
-    subroutine ovk_solver_set_monitor(s, monitor, ierr)
+    ! The solver's callback box (made on first use); NULL for a solver not
+    ! created, which the library then refuses.
+    function box_of(s) result(p)
+        type(ovk_solver), intent(inout) :: s
+        type(c_ptr) :: p
+        p = c_null_ptr
+        if (.not. c_associated(s%ptr)) return
+        if (.not. associated(s%cb)) allocate (s%cb)
+        p = c_loc(s%cb)
+    end function box_of
+
+    !> Call monitor (see ovk_monitor_fn) at every iteration of the following
+    !> solves, with ctx (kept by the library: see ovk_solver_create_operator);
+    !> without monitor, remove it.  Local, but it must be the same on every
+    !> rank (checked by ovk_solver_setup, which it requires again).
+    subroutine ovk_solver_set_monitor(s, monitor, ierr, ctx)
         type(ovk_solver), intent(inout) :: s
         procedure(ovk_monitor_fn), optional :: monitor
         integer, intent(out), optional :: ierr
+        type(c_ptr), intent(in), optional :: ctx
         integer(c_int) :: rc
         if (present(monitor)) then
-            if (.not. associated(s%mon)) allocate (s%mon)
-            s%mon%fn => monitor
-            rc = c_solver_set_monitor(s%ptr, c_funloc(monitor_trampoline), c_loc(s%mon))
+            rc = c_solver_set_monitor(s%ptr, c_funloc(monitor_trampoline), box_of(s))
         else
             rc = c_solver_set_monitor(s%ptr, c_null_funptr, c_null_ptr)
         end if
-        if ((rc /= OVK_OK .or. .not. present(monitor)) .and. associated(s%mon)) deallocate (s%mon)
+        ! the box changes only once the library took the call (not OVK_EBUSY
+        ! from a callback while a solve runs through the box)
+        if (rc == OVK_OK .and. associated(s%cb)) then
+            s%cb%mon => null()
+            s%cb%mon_ctx = c_null_ptr
+            if (present(monitor)) s%cb%mon => monitor
+            if (present(ctx)) s%cb%mon_ctx = ctx
+        end if
         call finish(rc, 'ovk_solver_set_monitor', ierr)
     end subroutine ovk_solver_set_monitor
 
-    ! The C monitor of every Fortran monitor: ctx is the solver's monitor_box.
+    !> The application's preconditioner z = C r (see ovk_apply_fn) instead
+    !> of the precond option, with ctx (kept by the library); without
+    !> precond, back to the option.  The split variants (alg2, overlap)
+    !> refuse it at setup.  Local, the same on every rank; needs setup again.
+    subroutine ovk_solver_set_precond_fn(s, precond, ierr, ctx)
+        type(ovk_solver), intent(inout) :: s
+        procedure(ovk_apply_fn), optional :: precond
+        integer, intent(out), optional :: ierr
+        type(c_ptr), intent(in), optional :: ctx
+        integer(c_int) :: rc
+        if (present(precond)) then
+            rc = c_solver_set_precond_fn(s%ptr, c_funloc(pc_trampoline), box_of(s))
+        else
+            rc = c_solver_set_precond_fn(s%ptr, c_null_funptr, c_null_ptr)
+        end if
+        if (rc == OVK_OK .and. associated(s%cb)) then
+            s%cb%pc => null()
+            s%cb%pc_ctx = c_null_ptr
+            if (present(precond)) s%cb%pc => precond
+            if (present(ctx)) s%cb%pc_ctx = ctx
+        end if
+        call finish(rc, 'ovk_solver_set_precond_fn', ierr)
+    end subroutine ovk_solver_set_precond_fn
+
+    ! The C side of every Fortran callback: ctx is the solver's callback_box.
+    ! Zero rows: the library may pass NULL vectors; the callback gets empty
+    ! arrays.
+    function op_trampoline(s, x, y, ctx) result(status) bind(C, name='ovk__f_op_trampoline')
+        type(c_ptr), value :: s, x, y, ctx
+        integer(c_int) :: status
+        type(callback_box), pointer :: box
+        call c_f_pointer(ctx, box)
+        status = apply_through(box%op, box%op_ctx, s, box, x, y)
+    end function op_trampoline
+
+    function pc_trampoline(s, x, y, ctx) result(status) bind(C, name='ovk__f_pc_trampoline')
+        type(c_ptr), value :: s, x, y, ctx
+        integer(c_int) :: status
+        type(callback_box), pointer :: box
+        call c_f_pointer(ctx, box)
+        status = apply_through(box%pc, box%pc_ctx, s, box, x, y)
+    end function pc_trampoline
+
+    function apply_through(fn, uctx, s, box, x, y) result(status)
+        procedure(ovk_apply_fn), pointer, intent(in) :: fn
+        type(c_ptr), intent(in) :: uctx, s, x, y
+        type(callback_box), pointer, intent(in) :: box
+        integer(c_int) :: status
+        type(ovk_solver) :: handle
+        real(c_double), pointer :: xf(:), yf(:)
+        real(c_double), target :: none(0)
+        integer :: n
+        handle%ptr = s
+        handle%cb => box
+        n = int(c_solver_nlocal(s))
+        xf => none
+        yf => none
+        if (n > 0) then
+            call c_f_pointer(x, xf, [n])
+            call c_f_pointer(y, yf, [n])
+        end if
+        status = int(fn(handle, n, xf, yf, uctx), c_int)
+    end function apply_through
+
     function monitor_trampoline(s, iteration, rnorm, rel, ctx) result(stop) &
         bind(C, name='ovk__f_monitor_trampoline')
         type(c_ptr), value :: s, ctx
         integer(c_int), value :: iteration
         real(c_double), value :: rnorm, rel
         integer(c_int) :: stop
-        type(monitor_box), pointer :: box
+        type(callback_box), pointer :: box
+        type(ovk_solver) :: handle
         call c_f_pointer(ctx, box)
+        handle%ptr = s
+        handle%cb => box
         stop = 0
-        if (box%fn(int(iteration), rnorm, rel)) stop = 1
+        if (box%mon(handle, int(iteration), rnorm, rel, box%mon_ctx)) stop = 1
     end function monitor_trampoline
+
+    !> Record ||r||_2 of iterations 0, 1, ... of each following solve in
+    !> history (res%history_len entries are written, at most size(history));
+    !> without history, stop recording.  The library keeps a pointer to the
+    !> array: give a contiguous array with the TARGET attribute that stays
+    !> allocated while the solver records into it.  Local.
+    subroutine ovk_solver_set_history(s, history, ierr)
+        type(ovk_solver), intent(inout) :: s
+        real(c_double), intent(inout), target, optional :: history(:) ! not CONTIGUOUS: no copy is made
+        integer, intent(out), optional :: ierr
+        integer(c_int) :: rc
+        logical :: on
+        on = present(history)
+        if (on) on = size(history) > 0
+        if (on) then
+            if (dense_real(history)) then
+                rc = c_solver_set_history(s%ptr, c_loc(history(1)), int(size(history), c_int))
+            else
+                rc = fail(OVK_EINVAL, 'ovk_solver_set_history: the array is not contiguous (the library keeps '// &
+                    'its address)')
+            end if
+        else
+            rc = c_solver_set_history(s%ptr, c_null_ptr, 0_c_int)
+        end if
+        call finish(rc, 'ovk_solver_set_history', ierr)
+    end subroutine ovk_solver_set_history
+
+    !> Reduce through red (borrowed: it must be on the solver's
+    !> communicator and outlive the solver's use of it) instead of a reducer
+    !> made from the backend option; without red, back to the option.
+    !> Local, the same on every rank; needs setup again.
+    subroutine ovk_solver_set_reducer(s, red, ierr)
+        type(ovk_solver), intent(inout) :: s
+        type(ovk_reducer), intent(in), optional :: red
+        integer, intent(out), optional :: ierr
+        if (present(red)) then
+            call finish(c_solver_set_reducer(s%ptr, red%ptr), 'ovk_solver_set_reducer', ierr)
+        else
+            call finish(c_solver_set_reducer(s%ptr, c_null_ptr), 'ovk_solver_set_reducer', ierr)
+        end if
+    end subroutine ovk_solver_set_reducer
+
+    !> From inside a callback: drive the reductions in flight.  Local.
+    subroutine ovk_solver_progress(s, ierr)
+        type(ovk_solver), intent(in) :: s
+        integer, intent(out), optional :: ierr
+        call finish(c_solver_progress(s%ptr), 'ovk_solver_progress', ierr)
+    end subroutine ovk_solver_progress
 
     !> Check and agree the options, make the reducer, the work vectors and
     !> the preconditioner.  Collective; needed again after any option changes.
@@ -1035,5 +1393,204 @@ contains
         type(MPI_Comm) :: comm
         comm%MPI_VAL = f_solver_comm(s%ptr)
     end function ovk_solver_comm
+
+
+    ! ======================================================================
+    ! reducers and split-phase reductions (reduce.h)
+    ! ======================================================================
+
+    !> A reducer on comm (the library keeps a duplicate) from spec
+    !> "name[:key=value,...]"; '' takes $OVK_REDUCE_BACKEND, else blocking.
+    !> Collective; the same spec on every rank (else OVK_EBACKEND
+    !> everywhere); OVK_EBACKEND for an unknown name, OVK_EOPTION for a bad
+    !> option.
+    subroutine ovk_reducer_create(comm, spec, red, ierr)
+        type(MPI_Comm), intent(in) :: comm
+        character(len=*), intent(in) :: spec
+        type(ovk_reducer), intent(out) :: red
+        integer, intent(out), optional :: ierr
+        call finish(c_reducer_create(int(comm%MPI_VAL, c_int), to_c(spec), red%ptr), 'ovk_reducer_create', ierr)
+    end subroutine ovk_reducer_create
+
+    !> Free a reducer (collective; one never created is allowed).  OVK_EBUSY
+    !> while requests are outstanding, or (on the calling rank alone) while a
+    !> solve uses it.
+    subroutine ovk_reducer_destroy(red, ierr)
+        type(ovk_reducer), intent(inout) :: red
+        integer, intent(out), optional :: ierr
+        integer(c_int) :: rc
+        rc = c_reducer_destroy(red%ptr)
+        if (rc == OVK_OK) red%ptr = c_null_ptr
+        call finish(rc, 'ovk_reducer_destroy', ierr)
+    end subroutine ovk_reducer_destroy
+
+    !> The backend's name, e.g. "nbc".
+    function ovk_reducer_name(red) result(text)
+        type(ovk_reducer), intent(in) :: red
+        character(len=:), allocatable :: text
+        text = from_c(c_reducer_name(red%ptr))
+    end function ovk_reducer_name
+
+    !> The spec the reducer was made from, defaults filled in.
+    function ovk_reducer_spec(red) result(text)
+        type(ovk_reducer), intent(in) :: red
+        character(len=:), allocatable :: text
+        text = ''
+        if (c_associated(red%ptr)) text = from_c(c_reducer_spec(red%ptr))
+    end function ovk_reducer_spec
+
+    !> Drive every reduction in flight on red.  Local.
+    subroutine ovk_reducer_progress(red, ierr)
+        type(ovk_reducer), intent(inout) :: red
+        integer, intent(out), optional :: ierr
+        call finish(c_reducer_progress(red%ptr), 'ovk_reducer_progress', ierr)
+    end subroutine ovk_reducer_progress
+
+    !> Start reducing sendbuf into recvbuf (same size; the same array for
+    !> in place) with op (OVK_SUM, OVK_MAX, OVK_MIN).  Every rank starts the
+    !> same reductions in the same order.  The library reads sendbuf and
+    !> writes recvbuf until the request completes (ovk_reduce_wait): give
+    !> arrays with the TARGET and ASYNCHRONOUS attributes, leave them alone
+    !> until then.  Blocking backends complete the reduction in this call.
+    !> A start refused on a rank (sizes, a buffer not contiguous) starts
+    !> nothing there: every rank must pass the same kind of buffers.
+    subroutine reduce_start_real(red, sendbuf, recvbuf, op, req, ierr)
+        type(ovk_reducer), intent(inout) :: red
+        real(c_double), intent(in), target, asynchronous :: sendbuf(:)
+        real(c_double), intent(inout), target, asynchronous :: recvbuf(:)
+        integer, intent(in) :: op
+        type(ovk_request), intent(out) :: req
+        integer, intent(out), optional :: ierr
+        integer(c_int), parameter :: OVK_DOUBLE = 0
+        type(c_ptr) :: sp, rp
+        sp = c_null_ptr
+        rp = c_null_ptr
+        if (size(sendbuf) > 0) sp = c_loc(sendbuf(1))
+        if (size(recvbuf) > 0) rp = c_loc(recvbuf(1))
+        call reduce_start(red, sp, rp, size(sendbuf), size(recvbuf), dense_real(sendbuf) .and. dense_real(recvbuf), &
+            OVK_DOUBLE, op, req, ierr)
+    end subroutine reduce_start_real
+
+    subroutine reduce_start_int(red, sendbuf, recvbuf, op, req, ierr)
+        type(ovk_reducer), intent(inout) :: red
+        integer(int64), intent(in), target, asynchronous :: sendbuf(:)
+        integer(int64), intent(inout), target, asynchronous :: recvbuf(:)
+        integer, intent(in) :: op
+        type(ovk_request), intent(out) :: req
+        integer, intent(out), optional :: ierr
+        integer(c_int), parameter :: OVK_INT64 = 1
+        type(c_ptr) :: sp, rp
+        sp = c_null_ptr
+        rp = c_null_ptr
+        if (size(sendbuf) > 0) sp = c_loc(sendbuf(1))
+        if (size(recvbuf) > 0) rp = c_loc(recvbuf(1))
+        call reduce_start(red, sp, rp, size(sendbuf), size(recvbuf), dense_int(sendbuf) .and. dense_int(recvbuf), &
+            OVK_INT64, op, req, ierr)
+    end subroutine reduce_start_int
+
+    subroutine reduce_start(red, send, recv, nsend, nrecv, dense, dtype, op, req, ierr)
+        type(ovk_reducer), intent(inout) :: red
+        type(c_ptr), intent(in) :: send, recv
+        integer, intent(in) :: nsend, nrecv, op
+        logical, intent(in) :: dense
+        integer(c_int), intent(in) :: dtype
+        type(ovk_request), intent(out) :: req
+        integer, intent(out), optional :: ierr
+        character(len=120) :: msg
+        integer(c_int) :: rc
+        if (nsend /= nrecv) then
+            write (msg, '(a,i0,a,i0,a)') 'ovk_reduce_start: sendbuf has ', nsend, ' elements, recvbuf ', nrecv, &
+                ' (want the same)'
+            rc = fail(OVK_EINVAL, trim(msg))
+        else if (.not. dense) then
+            rc = fail(OVK_EINVAL, 'ovk_reduce_start: a buffer is not contiguous (the library keeps its address)')
+        else
+            rc = c_reduce_start(red%ptr, send, recv, int(nsend, c_int), dtype, int(op, c_int), req%ptr)
+        end if
+        call finish(rc, 'ovk_reduce_start', ierr)
+    end subroutine reduce_start
+
+    !> done = .true. once the request is complete (then waiting costs
+    !> nothing).  Drives progress.  Local.
+    subroutine ovk_reduce_test(req, done, ierr)
+        type(ovk_request), intent(inout) :: req
+        logical, intent(out) :: done
+        integer, intent(out), optional :: ierr
+        integer(c_int) :: d, rc
+        d = 0
+        rc = c_reduce_test(req%ptr, d)
+        done = d /= 0
+        call finish(rc, 'ovk_reduce_test', ierr)
+    end subroutine ovk_reduce_test
+
+    !> Complete a request from ovk_reduce_start and free it: recvbuf then
+    !> holds the result.  (ovk_reduce_wait and ovk_request_free of C in one.)
+    subroutine ovk_reduce_wait(req, ierr)
+        type(ovk_request), intent(inout) :: req
+        integer, intent(out), optional :: ierr
+        integer(c_int) :: rc, rc2
+        rc = c_reduce_wait(req%ptr)
+        rc2 = c_request_free(req%ptr) ! complete, failed or not
+        if (rc2 == OVK_OK) req%ptr = c_null_ptr
+        if (rc == OVK_OK) rc = rc2
+        call finish(rc, 'ovk_reduce_wait', ierr)
+    end subroutine ovk_reduce_wait
+
+    !> Return a completed request that was only tested (ovk_reduce_test)
+    !> to its reducer.  OVK_EBUSY while in flight.
+    subroutine ovk_request_free(req, ierr)
+        type(ovk_request), intent(inout) :: req
+        integer, intent(out), optional :: ierr
+        integer(c_int) :: rc
+        rc = c_request_free(req%ptr)
+        if (rc == OVK_OK) req%ptr = c_null_ptr
+        call finish(rc, 'ovk_request_free', ierr)
+    end subroutine ovk_request_free
+
+    !> Split-phase inner products: the k = size(x) local dot products
+    !> <x(i), y(i)> (vectors of one layout, k <= OVK_DOT_MAX), their global
+    !> sums started as one reduction into result(1:k), which holds them
+    !> once ovk_dot_wait returned (undefined until then: give result the
+    !> TARGET and ASYNCHRONOUS attributes).  Every rank calls it in the same
+    !> order; it may block until all have (blocking backends).
+    subroutine ovk_dot_init(red, x, y, result, req, ierr)
+        type(ovk_reducer), intent(inout) :: red
+        type(ovk_vector), intent(in) :: x(:), y(:)
+        real(c_double), intent(inout), target, asynchronous :: result(:)
+        type(ovk_request), intent(out) :: req
+        integer, intent(out), optional :: ierr
+        type(c_ptr) :: xp(max(size(x), 1)), yp(max(size(x), 1))
+        character(len=120) :: msg
+        integer(c_int) :: rc
+        integer :: i
+        if (size(y) /= size(x) .or. size(result) < size(x)) then
+            write (msg, '(a,3(i0,a))') 'ovk_dot_init: ', size(x), ' vectors x, ', size(y), ' vectors y, ', &
+                size(result), ' results (want k, k and at least k)'
+            rc = fail(OVK_EINVAL, trim(msg))
+        else if (.not. dense_real(result) .or. size(result) == 0) then
+            rc = fail(OVK_EINVAL, 'ovk_dot_init: result is empty or not contiguous (the library keeps its address)')
+        else
+            xp = c_null_ptr
+            yp = c_null_ptr
+            do i = 1, size(x)
+                xp(i) = x(i)%ptr
+                yp(i) = y(i)%ptr
+            end do
+            rc = c_dot_init(red%ptr, int(size(x), c_int), xp, yp, c_loc(result(1)), req%ptr)
+        end if
+        call finish(rc, 'ovk_dot_init', ierr)
+    end subroutine ovk_dot_init
+
+    !> Complete and free a request of ovk_dot_init: result holds the sums.
+    subroutine ovk_dot_wait(req, ierr)
+        type(ovk_request), intent(inout) :: req
+        integer, intent(out), optional :: ierr
+        integer(c_int) :: rc, rc2
+        rc = c_reduce_wait(req%ptr) ! C's ovk_dot_wait, but freeing a failed request too
+        rc2 = c_request_free(req%ptr)
+        if (rc2 == OVK_OK) req%ptr = c_null_ptr
+        if (rc == OVK_OK) rc = rc2
+        call finish(rc, 'ovk_dot_wait', ierr)
+    end subroutine ovk_dot_wait
 
 end module ovkrylov

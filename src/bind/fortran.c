@@ -16,6 +16,8 @@ MPI_Fint ovk__f_matrix_comm(const ovk_matrix *A);
 MPI_Fint ovk__f_solver_comm(const ovk_solver *s);
 size_t ovk__f_result_size(void);
 int ovk__f_solver_refuse(ovk_solver *s, int rc);
+int ovk__f_solver_create_operator(MPI_Fint fcomm, int nlocal, ovk_apply_fn matvec, void *ctx, ovk_solver **s);
+int ovk__f_reducer_create(MPI_Fint fcomm, const char *spec, ovk_reducer **red);
 
 /* Record msg as the calling thread's failure detail; returns code. */
 int ovk__f_fail(int code, const char *msg)
@@ -57,3 +59,28 @@ size_t ovk__f_result_size(void) { return sizeof(ovk_pcg_result); }
 
 /* The module's create refused an option on this rank: setup reports it. */
 int ovk__f_solver_refuse(ovk_solver *s, int rc) { return ovk__solver_refuse(s, rc); }
+
+/* ovk_solver_create_operator on a Fortran communicator. */
+int ovk__f_solver_create_operator(MPI_Fint fcomm, int nlocal, ovk_apply_fn matvec, void *ctx, ovk_solver **s)
+{
+    return ovk_solver_create_operator(MPI_Comm_f2c(fcomm), nlocal, matvec, ctx, s);
+}
+
+/* ovk_reducer_create on a Fortran communicator ("" : the environment's). */
+int ovk__f_reducer_create(MPI_Fint fcomm, const char *spec, ovk_reducer **red)
+{
+    return ovk_reducer_create(MPI_Comm_f2c(fcomm), spec, red);
+}
+
+/* The module's bind(C) trampolines (fortran/ovkrylov.f90, in
+ * libovkrylov_fortran) that the library calls through ovk_apply_fn and
+ * ovk_monitor_fn.  Declared here only so that the compiler checks, without
+ * referencing them, that their signatures still match the callback types:
+ * a change of solver.h's types must change the module's trampolines too. */
+int ovk__f_op_trampoline(ovk_solver *s, const double *x, double *y, void *ctx);
+int ovk__f_pc_trampoline(ovk_solver *s, const double *x, double *y, void *ctx);
+int ovk__f_monitor_trampoline(ovk_solver *s, int iteration, double rnorm, double rel, void *ctx);
+_Static_assert(_Generic(&ovk__f_op_trampoline, ovk_apply_fn: 1, default: 0), "operator trampoline vs ovk_apply_fn");
+_Static_assert(_Generic(&ovk__f_pc_trampoline, ovk_apply_fn: 1, default: 0), "preconditioner trampoline vs ovk_apply_fn");
+_Static_assert(_Generic(&ovk__f_monitor_trampoline, ovk_monitor_fn: 1, default: 0),
+               "monitor trampoline vs ovk_monitor_fn");

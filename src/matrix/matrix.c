@@ -74,8 +74,9 @@ static int tile_rows(ovk__layout *lay, const int64_t *all, int64_t *top)
         if (a[1] < 0 || a[0] != lay->starts[r])
             return ovk__fail(OVK_EPARTITION,
                              "rank %d owns rows [%lld, %lld) but the rows before it end at %lld "
-                             "(ranges must tile [0, N) in rank order)",
-                             r, (long long)a[0], (long long)(a[0] + a[1]), (long long)lay->starts[r]);
+                             "(ranges must tile [%d, N%s) in rank order)",
+                             r, ovk__gid(lay, a[0]), ovk__gid(lay, a[0] + a[1]), ovk__gid(lay, lay->starts[r]),
+                             lay->base, lay->base ? "+1" : "");
         lay->starts[r + 1] = lay->starts[r] + a[1];
         if (a[2] > *top) *top = a[2];
     }
@@ -84,10 +85,16 @@ static int tile_rows(ovk__layout *lay, const int64_t *all, int64_t *top)
 
 int ovk__layout_init(MPI_Comm comm, ovk_gidx row_start, int nlocal, ovk__layout *lay)
 {
+    return ovk__layout_init_base(comm, row_start, nlocal, 0, lay);
+}
+
+int ovk__layout_init_base(MPI_Comm comm, ovk_gidx row_start, int nlocal, int base, ovk__layout *lay)
+{
     int64_t mine[K] = {row_start, nlocal, (int64_t)atomic_load(&last_layout_id)};
     int64_t *all = NULL, top = 0;
     memset(lay, 0, sizeof *lay);
     lay->comm = MPI_COMM_NULL;
+    lay->base = base;
     int rc = ovk__mpi(MPI_Comm_dup(comm, &lay->comm), "MPI_Comm_dup");
     if (rc) goto cleanup;
     MPI_Comm_rank(comm, &lay->rank);
@@ -629,9 +636,8 @@ int ovk__matrix_create_csr_base(MPI_Comm comm, ovk_gidx row_start, int nlocal, c
     /* a NULL out on one rank is agreed like any other bad argument */
     int rc = ovk__agree(comm, new_matrix(out, nlocal, &A));
     if (rc) goto cleanup;
-    rc = ovk__layout_init(comm, row_start, nlocal, &A->lay);
+    rc = ovk__layout_init_base(comm, row_start, nlocal, base, &A->lay);
     if (rc) goto cleanup; /* layout errors are decided identically on every rank */
-    A->lay.base = base;
     rc = ovk__agree(comm, build_blocks(A, NULL, rowptr, cols, vals, dups));
     if (rc) goto cleanup;
     rc = ovk__halo_setup(A);

@@ -54,6 +54,8 @@ int ovk__vector_new(const ovk__layout *lay, double *wrap, ovk_vector **out);
 /* Collective: duplicate comm and gather the row ranges; OVK_EPARTITION
  * (identically on every rank) when they do not tile [0, N) in rank order. */
 int ovk__layout_init(MPI_Comm comm, ovk_gidx row_start, int nlocal, ovk__layout *lay);
+/* The same with the ids of failure details in index base `base` (0 or 1). */
+int ovk__layout_init_base(MPI_Comm comm, ovk_gidx row_start, int nlocal, int base, ovk__layout *lay);
 void ovk__layout_free(ovk__layout *lay);
 /* Global row (or column) ids as failure details print them: in the index
  * base of the application that made the layout. */

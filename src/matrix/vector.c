@@ -46,7 +46,7 @@ int ovk__layout_check(const ovk__layout *a, const char *an, const ovk__layout *b
         return ovk__fail(OVK_EMISMATCH, "%s: %s has %d local rows but %s %d", what, an, a->nlocal, bn, b->nlocal);
     case LAY_START:
         return ovk__fail(OVK_EMISMATCH, "%s: %s's local rows start at global row %lld but %s's at %lld", what, an,
-                         (long long)a->row_start, bn, (long long)b->row_start);
+                         ovk__gid(a, a->row_start), bn, ovk__gid(b, b->row_start));
     default:
         return ovk__fail(OVK_EMISMATCH, "%s: %s and %s are on communicators of different processes", what, an, bn);
     }

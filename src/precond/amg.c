@@ -323,7 +323,7 @@ static int check_blocks(const amg *m, const ovk__pc_env *env)
         return ovk__fail(OVK_EOPTION,
                          "amg: block size bs=%ld does not divide this rank's rows [%lld, %lld) (each rank "
                          "must own whole nodes)",
-                         bs, (long long)lay->row_start, (long long)(lay->row_start + lay->nlocal));
+                         bs, ovk__row_id(lay, 0), ovk__row_id(lay, lay->nlocal));
     if (!m->o.rbm || bs == 1 || env->coord_dim == 0) return OVK_OK;
     if (env->coord_dim != bs || bs > 3)
         return ovk__fail(OVK_EOPTION,

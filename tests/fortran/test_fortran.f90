@@ -12,15 +12,53 @@
 !>     unknown solver name, an unknown option, a bad value, solve before
 !>     setup, rowptr past the end of cols on one rank, a column out of
 !>     range, base 2, arrays of the wrong size on one rank.
+!>   - callbacks (callback_tests, on tridiag(-1, 2 + row/100, -1)): an
+!>     operator callback with the assembled matrix's iterations and solution;
+!>     Jacobi by hand as a preconditioner callback with precond=jacobi's
+!>     iterations (also with the operator); alg2 refusing it; a monitor with
+!>     a context counting iterations+1 calls; the history (iterations+1
+!>     entries equal to the monitor's norms, a shorter buffer, off); a
+!>     reducer handle used by a solver (destroying it from the monitor is
+!>     OVK_EBUSY), by dot products and int64/real reductions, a bad spec;
+!>     an operator failing on the last rank and a preconditioner failing on
+!>     rank 0: OVK_ECALLBACK on every rank with the callback's code; a
+!>     partition error whose detail counts rows from 1.
 !> With the argument "abort": a failing call without ierr, which must print
 !> the message and abort (checked by run.sh).
 module ftest_support
+    use, intrinsic :: iso_c_binding, only: c_associated, c_f_pointer, c_ptr
     use, intrinsic :: iso_fortran_env, only: error_unit, real64
+    use mpi_f08, only: MPI_Allgatherv, MPI_COMM_WORLD, MPI_DOUBLE_PRECISION
+    use ovkrylov
     implicit none
+    integer, parameter :: op_n = 60 !< global rows of the test matrices
     integer :: failures = 0  !< checks failed on this rank
     integer :: calls = 0     !< monitor calls
     integer :: last_iteration = -1
     integer :: my_rank = 0
+
+    !> The monitor's context.
+    type :: mon_data
+        integer :: calls = 0, nlocal = 0
+        real(real64) :: rnorm(0:199) = -1
+        logical :: try_red = .false.
+        type(ovk_reducer) :: red
+        integer :: red_ierr = 1
+    end type mon_data
+
+    !> The operator's context: tridiag(-1, diag, -1) of op_n rows, this
+    !> rank's rows first..first+nlocal-1, every rank's counts for gathering x.
+    type :: op_data
+        integer :: first = 1, nlocal = 0, calls = 0, fail_at = 0
+        integer, allocatable :: counts(:), displs(:)
+        real(real64), allocatable :: diag(:)
+    end type op_data
+
+    !> The preconditioner's context.
+    type :: pc_data
+        real(real64), allocatable :: dinv(:)
+        integer :: calls = 0, fail_at = 0
+    end type pc_data
 
 contains
 
@@ -34,25 +72,87 @@ contains
     end subroutine check
 
     !> Counts its calls and stops the solve at iteration 5.
-    logical function stop_at_5(iteration, rnorm, rel)
+    logical function stop_at_5(s, iteration, rnorm, rel, ctx)
+        type(ovk_solver), intent(in) :: s
         integer, intent(in) :: iteration
         real(real64), intent(in) :: rnorm, rel
+        type(c_ptr), intent(in) :: ctx
         calls = calls + 1
         last_iteration = iteration
         call check(rnorm >= 0 .and. rel >= 0, 'monitor: residuals are not negative')
+        call check(ovk_solver_nlocal(s) >= 0, 'monitor: a solver')
+        call check(.not. c_associated(ctx), 'monitor without a context: c_null_ptr')
         stop_at_5 = iteration >= 5
     end function stop_at_5
+
+    !> A monitor with a context (mon_data): counts its calls, keeps the
+    !> norms; with try_red, tries to destroy the reducer the solve runs on.
+    logical function count_calls(s, iteration, rnorm, rel, ctx)
+        type(ovk_solver), intent(in) :: s
+        integer, intent(in) :: iteration
+        real(real64), intent(in) :: rnorm, rel
+        type(c_ptr), intent(in) :: ctx
+        type(mon_data), pointer :: m
+        call c_f_pointer(ctx, m)
+        m%calls = m%calls + 1
+        if (iteration >= 0 .and. iteration <= ubound(m%rnorm, 1)) m%rnorm(iteration) = rnorm
+        if (m%try_red .and. iteration == 1) call ovk_reducer_destroy(m%red, m%red_ierr)
+        call check(ovk_solver_nlocal(s) == m%nlocal .and. rel >= 0, 'monitor: the solver handle')
+        count_calls = .false.
+    end function count_calls
+
+    !> y = A x for tridiag(-1, d, -1) (op_data): x gathered from every rank.
+    !> Fails (returns 7) at call fail_at, after the communication.
+    integer function laplace_op(s, n, x, y, ctx)
+        type(ovk_solver), intent(in) :: s
+        integer, intent(in) :: n
+        real(real64), intent(in) :: x(n)
+        real(real64), intent(out) :: y(n)
+        type(c_ptr), intent(in) :: ctx
+        type(op_data), pointer :: op
+        real(real64) :: full(0:op_n + 1)
+        integer :: i, row
+        call c_f_pointer(ctx, op)
+        op%calls = op%calls + 1
+        call check(n == op%nlocal .and. ovk_solver_nlocal(s) == n, 'operator: n is the rank''s rows')
+        full = 0
+        call MPI_Allgatherv(x, n, MPI_DOUBLE_PRECISION, full(1:op_n), op%counts, op%displs, MPI_DOUBLE_PRECISION, &
+            MPI_COMM_WORLD)
+        do i = 1, n
+            row = op%first + i - 1
+            y(i) = op%diag(i) * full(row) - full(row - 1) - full(row + 1)
+        end do
+        laplace_op = 0
+        if (op%calls == op%fail_at) laplace_op = 7
+    end function laplace_op
+
+    !> Jacobi by hand: y = x / diag (pc_data); fails (returns 9) at call fail_at.
+    integer function jacobi_pc(s, n, x, y, ctx)
+        type(ovk_solver), intent(in) :: s
+        integer, intent(in) :: n
+        real(real64), intent(in) :: x(n)
+        real(real64), intent(out) :: y(n)
+        type(c_ptr), intent(in) :: ctx
+        type(pc_data), pointer :: pc
+        call c_f_pointer(ctx, pc)
+        pc%calls = pc%calls + 1
+        call ovk_solver_progress(s)
+        y = x * pc%dinv
+        jacobi_pc = 0
+        if (pc%calls == pc%fail_at) jacobi_pc = 9
+    end function jacobi_pc
 
 end module ftest_support
 
 program test_fortran
+    use, intrinsic :: iso_c_binding, only: c_loc
     use, intrinsic :: iso_fortran_env, only: int32, int64, real64
     use mpi_f08
     use ovkrylov
     use ftest_support
     implicit none
 
-    integer, parameter :: N = 60 ! global rows
+    integer, parameter :: N = op_n ! global rows
 
     call MPI_Init()
     call run_tests()
@@ -305,6 +405,8 @@ contains
         call ovk_solver_solve(s, b, x2, res2, ierr)
         call check(ierr == OVK_OK, 'the solver works after a refused solve')
 
+        call callback_tests(rank, nranks, counts, first, nlocal)
+
         call ovk_solver_destroy(s, ierr)
         call check(ierr == OVK_OK, 'destroy')
         call ovk_matrix_destroy(A1)
@@ -319,6 +421,232 @@ contains
             end if
         end if
     end subroutine run_tests
+
+    !> The callbacks (operator, preconditioner, monitor with contexts), the
+    !> history, the reducer handle and its reductions, failing callbacks,
+    !> 1-based ids in a partition error.  On tridiag(-1, 2 + row/100, -1).
+    subroutine callback_tests(rank, nranks, counts, first, nlocal)
+        integer, intent(in) :: rank, nranks, counts(0:), first, nlocal
+        integer, allocatable :: rowptr(:)
+        integer(int32), allocatable :: cols(:)
+        real(real64), allocatable :: vals(:), b(:), xa(:), xo(:), xp(:), xj(:)
+        real(real64), allocatable, target :: hist(:), wide(:)
+        real(real64), target, asynchronous :: dots(2), rmax(1), rloc(1)
+        integer(int64), target, asynchronous :: isend(2), irecv(2)
+        type(mon_data), target :: mon
+        type(op_data), target :: op
+        type(pc_data), target :: pcd
+        type(ovk_matrix) :: Ad, Abad
+        type(ovk_solver) :: sa, so, sj, sp
+        type(ovk_reducer) :: red, bad
+        type(ovk_request) :: req
+        type(ovk_vector) :: v(2)
+        type(ovk_pcg_result) :: resa, reso, resj, resp
+        real(real64), pointer :: p(:)
+        real(real64) :: ref(2), scale
+        character(len=96) :: msg
+        logical :: done
+        integer :: ierr, i, k, row, len
+
+        call laplace1d(first, nlocal, rowptr, cols, vals)
+        allocate (op%diag(nlocal), pcd%dinv(nlocal))
+        do i = 1, nlocal
+            row = first + i - 1
+            op%diag(i) = 2 + row / 100d0
+            pcd%dinv(i) = 1 / op%diag(i)
+            do k = rowptr(i), rowptr(i + 1) - 1
+                if (cols(k) == row) vals(k) = op%diag(i)
+            end do
+        end do
+        op%first = first
+        op%nlocal = nlocal
+        op%counts = counts
+        allocate (op%displs(0:nranks - 1))
+        op%displs(0) = 0
+        do i = 1, nranks - 1
+            op%displs(i) = op%displs(i - 1) + counts(i - 1)
+        end do
+        mon%nlocal = nlocal
+        call ovk_matrix_create_csr(MPI_COMM_WORLD, first, rowptr, cols, vals, Ad, ierr)
+        call check(ierr == OVK_OK, 'varying diagonal: '//ovk_error_detail())
+        allocate (b(nlocal), xa(nlocal), xo(nlocal), xp(nlocal), xj(nlocal), hist(100))
+        b = 1
+        xa = 0
+        hist = -1
+
+        ! ---- assembled, no preconditioner: a monitor with a context, the history ----
+        call ovk_solver_create(Ad, sa, ierr, solver='alg1', precond='none', tol=1d-10)
+        call ovk_solver_set_monitor(sa, count_calls, ierr, ctx=c_loc(mon))
+        call check(ierr == OVK_OK, 'set_monitor with a context')
+        call ovk_solver_set_history(sa, hist, ierr)
+        call check(ierr == OVK_OK, 'set_history')
+        call ovk_solver_setup(sa, ierr)
+        call ovk_solver_solve(sa, b, xa, resa, ierr)
+        call check(ierr == OVK_OK .and. resa%iterations > 5, 'assembled: converged ('//ovk_error_detail()//')')
+        call check(mon%calls == resa%iterations + 1, 'monitor with a context: called iterations+1 times')
+        len = resa%history_len
+        call check(len == resa%iterations + 1, 'history: iterations+1 entries')
+        call check(all(hist(1:len) == mon%rnorm(0:len - 1)) .and. all(hist(len + 1:) == -1), &
+            'history: the monitor''s norms, nothing past history_len')
+        call check(abs(hist(1) - sqrt(real(op_n, real64))) < 1d-12 * hist(1), 'history(1) = ||b|| (x0 = 0)')
+        call check(hist(len) < 1d-10 * hist(1), 'history: the last norm converged')
+        call ovk_solver_set_history(sa, hist(1:10:2), ierr)
+        call check(ierr == OVK_EINVAL, 'history: a strided section is refused (the library keeps its address)')
+        call ovk_solver_set_history(sa, hist(1:3), ierr)
+        hist = -1
+        xo = 0
+        call ovk_solver_solve(sa, b, xo, reso, ierr)
+        call check(ierr == OVK_OK .and. reso%history_len == 3 .and. all(hist(1:3) == mon%rnorm(0:2)) .and. &
+            all(hist(4:) == -1), 'history of 3: the first three norms')
+        call ovk_solver_set_history(sa, ierr=ierr)
+        hist = -1
+        xo = 0
+        call ovk_solver_solve(sa, b, xo, reso, ierr)
+        call check(ierr == OVK_OK .and. reso%history_len == 0 .and. all(hist == -1), 'history off')
+
+        allocate (wide(2 * nlocal))
+        call ovk_vector_wrap(sa, wide(1:2 * nlocal:2), v(1), ierr)
+        call check(ierr == merge(OVK_EINVAL, OVK_OK, nlocal >= 2), 'wrap: a strided section is refused')
+        call ovk_vector_destroy(v(1))
+
+        ! ---- the same system through an operator callback: the same iterations ----
+        call ovk_solver_create_operator(MPI_COMM_WORLD, nlocal, laplace_op, so, ierr, ctx=c_loc(op), &
+            solver='alg1', precond='none', tol=1d-10)
+        call check(ierr == OVK_OK .and. ovk_solver_nlocal(so) == nlocal, 'create_operator: '//ovk_error_detail())
+        call ovk_solver_setup(so, ierr)
+        call check(ierr == OVK_OK, 'operator setup: '//ovk_error_detail())
+        xo = 0
+        call ovk_solver_solve(so, b, xo, reso, ierr)
+        scale = maxval(abs(xa))
+        call MPI_Allreduce(MPI_IN_PLACE, scale, 1, MPI_DOUBLE_PRECISION, MPI_MAX, MPI_COMM_WORLD)
+        call check(ierr == OVK_OK .and. reso%iterations == resa%iterations .and. op%calls > reso%iterations, &
+            'operator: the assembled matrix''s iterations ('//ovk_error_detail()//')')
+        call check(all(abs(xo - xa) <= 1d-8 * scale), 'operator: the assembled matrix''s solution')
+
+        ! ---- Jacobi by hand: the iterations of precond=jacobi ----
+        call ovk_solver_create(Ad, sj, ierr, solver='alg1', precond='jacobi', tol=1d-10)
+        call ovk_solver_setup(sj, ierr)
+        xj = 0
+        call ovk_solver_solve(sj, b, xj, resj, ierr)
+        call check(ierr == OVK_OK, 'precond=jacobi')
+        call ovk_solver_create(Ad, sp, ierr, solver='alg1', tol=1d-10)
+        call ovk_solver_set_precond_fn(sp, jacobi_pc, ierr, ctx=c_loc(pcd))
+        call check(ierr == OVK_OK, 'set_precond_fn')
+        call ovk_solver_setup(sp, ierr)
+        xp = 0
+        call ovk_solver_solve(sp, b, xp, resp, ierr)
+        call check(ierr == OVK_OK .and. resp%iterations == resj%iterations .and. pcd%calls > resp%iterations, &
+            'preconditioner callback: the iterations of jacobi ('//ovk_error_detail()//')')
+        call check(all(abs(xp - xj) <= 1d-8 * scale), 'preconditioner callback: jacobi''s solution')
+        call ovk_solver_set_precond_fn(so, jacobi_pc, ierr, ctx=c_loc(pcd)) ! operator and preconditioner
+        call ovk_solver_setup(so, ierr)
+        xo = 0
+        call ovk_solver_solve(so, b, xo, reso, ierr)
+        call check(ierr == OVK_OK .and. reso%iterations == resj%iterations, 'operator + jacobi callback')
+        call ovk_solver_set_option(sp, 'solver', 'alg2', ierr)
+        call ovk_solver_setup(sp, ierr)
+        call check(ierr == OVK_EUNSUPPORTED, 'alg2 refuses a preconditioner callback ('//ovk_status_name(ierr)//')')
+        call ovk_solver_set_precond_fn(sp, ierr=ierr)
+        call ovk_solver_setup(sp, ierr)
+        call check(ierr == OVK_OK, 'alg2 once the callback is removed: '//ovk_error_detail())
+
+        ! ---- a reducer handle: used by a solver, by dot products and reductions ----
+        call ovk_reducer_create(MPI_COMM_WORLD, 'nbc', red, ierr)
+        call check(ierr == OVK_OK, 'reducer nbc: '//ovk_error_detail())
+        call check(ovk_reducer_name(red) == 'nbc', 'reducer name: '//ovk_reducer_name(red))
+        call check(index(ovk_reducer_spec(red), 'nbc') == 1, 'reducer spec: '//ovk_reducer_spec(red))
+        call ovk_solver_set_reducer(sa, red, ierr)
+        call check(ierr == OVK_OK, 'set_reducer')
+        call ovk_solver_setup(sa, ierr)
+        mon%try_red = .true.
+        mon%red = red
+        xo = 0
+        call ovk_solver_solve(sa, b, xo, reso, ierr)
+        mon%try_red = .false.
+        call check(ierr == OVK_OK .and. reso%iterations == resa%iterations, 'solve on the reducer handle')
+        call check(mon%red_ierr == OVK_EBUSY, 'the solve uses the handle: destroying it from the monitor is '// &
+            'OVK_EBUSY ('//ovk_status_name(mon%red_ierr)//')')
+        call ovk_vector_create(Ad, v(1), ierr)
+        call ovk_vector_create(Ad, v(2), ierr)
+        p => ovk_vector_data(v(1))
+        p = b
+        p => ovk_vector_data(v(2))
+        p = xa
+        dots = -1
+        call ovk_dot_init(red, v, [v(2), v(2)], dots, req, ierr)
+        call check(ierr == OVK_OK, 'dot_init: '//ovk_error_detail())
+        call ovk_dot_wait(req, ierr)
+        call check(ierr == OVK_OK, 'dot_wait')
+        ref = [dot_product(b, xa), dot_product(xa, xa)]
+        call MPI_Allreduce(MPI_IN_PLACE, ref, 2, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
+        call check(all(abs(dots - ref) <= 1d-13 * abs(ref)), 'dot products on the reducer')
+        call ovk_dot_init(red, v, v(1:1), dots, req, ierr)
+        call check(ierr == OVK_EINVAL, 'dot_init: 2 x and 1 y: OVK_EINVAL')
+        isend = [int(nlocal, int64), int(rank, int64)]
+        call ovk_reduce_start(red, isend, irecv, OVK_SUM, req, ierr)
+        call ovk_reduce_wait(req, ierr)
+        call check(ierr == OVK_OK .and. irecv(1) == op_n .and. irecv(2) == nranks * (nranks - 1) / 2, &
+            'int64 sum on the reducer')
+        call ovk_reduce_start(red, isend(1:2:2), irecv(1:2:2), OVK_SUM, req, ierr)
+        call check(ierr == OVK_OK, 'a section of one element is contiguous')
+        call ovk_reduce_wait(req, ierr)
+        call check(ierr == OVK_OK .and. irecv(1) == op_n, 'int64 sum of one element')
+        call ovk_reduce_start(red, isend(2:1:-1), irecv, OVK_SUM, req, ierr)
+        call check(ierr == OVK_EINVAL, 'a reversed section is refused: '//ovk_error_detail())
+        rloc = rank
+        call ovk_reduce_start(red, rloc, rmax, OVK_MAX, req, ierr)
+        do i = 1, 1000000
+            call ovk_reduce_test(req, done, ierr)
+            if (done .or. ierr /= OVK_OK) exit
+        end do
+        call check(done .and. ierr == OVK_OK, 'reduce_test: done')
+        call ovk_reduce_wait(req, ierr)
+        call check(ierr == OVK_OK .and. rmax(1) == nranks - 1, 'real max on the reducer')
+        call ovk_reducer_create(MPI_COMM_WORLD, 'nosuch', bad, ierr)
+        call check(ierr == OVK_EBACKEND, 'reducer nosuch: OVK_EBACKEND ('//ovk_status_name(ierr)//')')
+        call ovk_solver_set_reducer(sa, ierr=ierr)
+        call ovk_solver_setup(sa, ierr)
+        call check(ierr == OVK_OK, 'back to the backend option')
+        call ovk_reducer_destroy(red, ierr)
+        call check(ierr == OVK_OK, 'reducer destroy: '//ovk_error_detail())
+        call ovk_vector_destroy(v(1))
+        call ovk_vector_destroy(v(2))
+
+        ! ---- failing callbacks: OVK_ECALLBACK on every rank ----
+        if (rank == nranks - 1) op%fail_at = op%calls + 4
+        xo = 0
+        call ovk_solver_solve(so, b, xo, reso, ierr)
+        call check(ierr == OVK_ECALLBACK, 'operator fails on the last rank: OVK_ECALLBACK everywhere ('// &
+            ovk_status_name(ierr)//')')
+        if (rank == nranks - 1) call check(index(ovk_error_detail(), 'operator callback returned 7') > 0, &
+            'failed operator: '//ovk_error_detail())
+        op%fail_at = 0
+        xo = 0
+        call ovk_solver_solve(so, b, xo, reso, ierr)
+        call check(ierr == OVK_OK, 'the operator solver works after a failed callback')
+        if (rank == 0) pcd%fail_at = pcd%calls + 3
+        xo = 0
+        call ovk_solver_solve(so, b, xo, reso, ierr)
+        call check(ierr == OVK_ECALLBACK, 'preconditioner fails on rank 0: OVK_ECALLBACK everywhere ('// &
+            ovk_status_name(ierr)//')')
+        if (rank == 0) call check(index(ovk_error_detail(), 'preconditioner callback returned 9') > 0, &
+            'failed preconditioner: '//ovk_error_detail())
+        pcd%fail_at = 0
+
+        ! ---- 1-based ids: rank 0's rows start at 2 ----
+        call ovk_matrix_create_csr(MPI_COMM_WORLD, merge(first + 1, first, rank == 0), rowptr, cols, vals, Abad, ierr)
+        call check(ierr == OVK_EPARTITION, 'rows from 2: OVK_EPARTITION ('//ovk_status_name(ierr)//')')
+        write (msg, '(a,i0,a)') 'rank 0 owns rows [2, ', counts(0) + 2, ') but the rows before it end at 1'
+        call check(index(ovk_error_detail(), trim(msg)) > 0, 'partition, 1-based rows: '//ovk_error_detail())
+        call check(index(ovk_error_detail(), 'tile [1, N+1)') > 0, 'partition, 1-based range: '//ovk_error_detail())
+
+        call ovk_solver_destroy(sa, ierr)
+        call ovk_solver_destroy(so, ierr)
+        call check(ierr == OVK_OK, 'operator destroy')
+        call ovk_solver_destroy(sj)
+        call ovk_solver_destroy(sp)
+        call ovk_matrix_destroy(Ad)
+    end subroutine callback_tests
 
     !> Rows first..first+nlocal-1 (1-based) of the N x N 1-D Laplacian
     !> tridiag(-1, 2, -1), 1-based CSR.

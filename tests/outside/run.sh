@@ -57,6 +57,11 @@ if [ "$fortran" = ON ]; then
   out=$("$mpiexec" -n 2 $pre "$prefix/outside/outside_app_f" -n 8 8 8 -solver pipecg)
   echo "$out" | grep -q '^Iterations = [0-9]*$'
   mpifc=$(pc --variable=mpifc ovkrylov-fortran)
+  # the compiler the module was built with, stated by the package: the wrapper's
+  fcv=$(pc --variable=fcompiler_version ovkrylov-fortran)
+  [ -n "$fcv" ] && "$mpifc" --version | head -n 1 | grep -qF "$fcv" ||
+    { echo "outside project: fcompiler_version '$fcv' is not $mpifc's: $("$mpifc" --version | head -n 1)"; exit 1; }
+  echo "Fortran module built with $(pc --variable=fcompiler_id ovkrylov-fortran) $fcv"
   "$mpifc" "$src/examples/ovk_laplace27.f90" -o "$prefix/app_f_pc" \
     $(pc --cflags --libs ovkrylov-fortran) -Wl,-rpath,"$libdir"
   one_mpi "$prefix/app_f_pc"
