@@ -40,7 +40,8 @@ extern "C" {
     X(OVK_EMAXIT, -18, "iteration limit reached without convergence") \
     X(OVK_ECALLBACK, -19, "a user callback failed") \
     X(OVK_ESTOPPED, -20, "stopped by the monitor callback") \
-    X(OVK_EPRECOND, -21, "preconditioner setup failed")
+    X(OVK_EPRECOND, -21, "preconditioner setup failed") \
+    X(OVK_EDIVERGED, -22, "the iteration diverged (divtol or the convergence test)")
 
 typedef enum ovk_status {
 #define OVK_STATUS_ENUM_(name, value, text) name = value,
