@@ -253,6 +253,7 @@ static int make_solver(const args *a, box *b, ovk_matrix *A, ovk_solver **s)
     rc = ovk_solver_set_options(*s, &o);
     if (!rc && own_jacobi) rc = ovk_solver_set_precond_fn(*s, apply_jacobi, b);
     rc = ovk_drv_agree(rc);
+    if (!rc) rc = ovk_solver_set_from_options(*s, NULL); /* -ovk_* override the flags */
     return rc ? rc : ovk_solver_setup(*s);
 }
 
@@ -367,6 +368,7 @@ int main(int argc, char **argv)
         printf("Solve Time = %.6f s\n", tot.solve);
     }
     box_free(&b);
+    ovk_options_finalize(); /* -ovk_options_left */
     MPI_Finalize();
     return rc || tot.failed ? 1 : 0;
 }

@@ -31,7 +31,7 @@ static void usage(FILE *f)
             "  -P px py pz          process grid (default: balanced, MPI_Dims_create)\n"
             "  -stencil 27|7        stencil (default 27)\n"
             "  -solver NAME         PCG variant (default alg1):");
-    for (int i = 0; i < ovk_solver_count(); i++) fprintf(f, " %s", ovk_solver_name(i));
+    for (int i = 0; i < ovk_solver_type_count(); i++) fprintf(f, " %s", ovk_solver_type_name(i));
     fprintf(f,
             "\n"
             "  -backend SPEC        reduction backend name[:key=value,...] (default: $OVK_REDUCE_BACKEND\n"
@@ -232,6 +232,7 @@ int main(int argc, char **argv)
     } else {
         status = run(&a, rank, size);
     }
+    ovk_options_finalize(); /* -ovk_options_left */
     MPI_Finalize();
     return status;
 }

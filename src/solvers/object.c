@@ -988,8 +988,9 @@ int ovk_solver_view(const ovk_solver *s, FILE *f)
             s->ready && !s->dirty ? "set up" : "options changed since the last setup (the next solve sets up)");
     fprintf(f, "  solver: %s%s%s\n", s->solver_spec, s->sv ? " - " : "", s->sv ? s->sv->description : "");
     if (s->pc_fn) fprintf(f, "  preconditioner: the application's callback\n");
-    else fprintf(f, "  preconditioner: %s%s%s\n", s->precond_spec, s->pc.type ? " - " : "",
-                 s->pc.type ? s->pc.type->name : "");
+    else if (s->pc.type && strncmp(s->precond_spec, s->pc.type->name, strlen(s->pc.type->name)))
+        fprintf(f, "  preconditioner: %s (%s)\n", s->precond_spec, s->pc.type->name);
+    else fprintf(f, "  preconditioner: %s\n", s->precond_spec);
     fprintf(f, "  backend: %s (from %s)\n", resolved_backend(s), backend_origin(s));
     fprintf(f, "  tolerances: rtol = %g, atol = %g, divtol = %g%s, max_it = %d\n", o->tol, o->atol, s->divtol,
             s->divtol > 0.0 ? "" : " (off)", o->max_iter);
