@@ -178,6 +178,7 @@ static int run(const args *a, int rank, int size)
     ovk_pcg_options_init(&opts);
     opts.solver = a->solver;
     opts.reducer = red;
+    opts.backend = a->backend; /* when red is NULL: NULL is $OVK_REDUCE_BACKEND, else blocking */
     ovk_drv_apply(&a->ex, &opts);
     opts.tol = a->tol;
     opts.max_iter = a->maxit;

@@ -274,6 +274,7 @@ static int run(args *a, int rank, int nranks)
     ovk_pcg_options_init(&opts);
     if (a->solver) opts.solver = a->solver;
     opts.reducer = red;
+    opts.backend = a->backend; /* when red is NULL: NULL is $OVK_REDUCE_BACKEND, else blocking */
     ovk_drv_apply(&a->ex, &opts);
     opts.tol = a->tol;
     opts.max_iter = a->maxit;

@@ -174,6 +174,7 @@ int ovk_drv_reducer(MPI_Comm comm, const char *spec, const ovk_drv_experiment *e
     char db[256];
     int found = 0;
     *red = NULL;
+    if (!e->have_latency) return OVK_OK; /* the solver makes its own from the backend option */
     int rc = ovk_drv_agree(ovk_options_get("-ovk_backend", db, sizeof db, &found)); /* it overrides -backend */
     if (rc) return rc;
     if (found) spec = db;
@@ -256,8 +257,7 @@ static int print_residual(ovk_solver *s, int iteration, double rnorm, double rel
 
 /* create, set up, solve, destroy; the residual lines through the monitor */
 static int solve_once(const ovk_drv_experiment *e, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
-                      const ovk_pcg_options *opts, ovk_pcg_result *res, double *setup_s, char *solver,
-                      size_t solver_len)
+                      const ovk_pcg_options *opts, ovk_pcg_result *res, ovk_drv_run *run)
 {
     ovk_solver *s = NULL;
     memset(res, 0, sizeof *res);
@@ -272,9 +272,10 @@ static int solve_once(const ovk_drv_experiment *e, const ovk_matrix *A, const ov
     }
     rc = ovk_drv_agree(rc);
     if (!rc) rc = ovk_solver_setup(s);
-    *setup_s = ovk_solver_setup_time(s);
+    run->setup_s = ovk_solver_setup_time(s);
     if (!rc) rc = ovk_solver_solve(s, b, x, res);
-    ovk_solver_get_option(s, "solver", solver, solver_len); /* as run, -ovk_solver included */
+    ovk_solver_get_option(s, "solver", run->solver_buf, sizeof run->solver_buf); /* as run, -ovk_* included */
+    ovk_solver_get_option(s, "backend", run->backend_buf, sizeof run->backend_buf); /* as resolved */
     int rc2 = ovk_solver_destroy(&s);
     return rc ? rc : rc2;
 }
@@ -293,12 +294,13 @@ int ovk_drv_solve(const ovk_drv_experiment *e, ovk_drv_run *run, int print_noise
     }
     if (e->halo) rc = ovk_matrix_set_halo((ovk_matrix *)A, (ovk_halo_mode)e->halo); /* the driver's own matrix */
     snprintf(run->solver_buf, sizeof run->solver_buf, "%s", opts->solver ? opts->solver : "alg1");
-    if (!rc) rc = solve_once(e, A, b, x, opts, res, &run->setup_s, run->solver_buf, sizeof run->solver_buf);
+    snprintf(run->backend_buf, sizeof run->backend_buf, "%s", opts->backend ? opts->backend : "");
+    if (!rc) rc = solve_once(e, A, b, x, opts, res, run);
     if (rank == 0 && print_noise) printf("Setup Time = %.6f s\n", run->setup_s);
     long hits = ovk_drv_noise_stop(e);
     if (rank == 0 && print_noise && e->noise_hz > 0) printf("Noise interruptions (rank 0) = %ld\n", hits);
     run->solver = run->solver_buf;
-    run->backend = ovk_reducer_spec(opts->reducer);
+    run->backend = run->backend_buf;
     if (rank == 0 && res->reason != OVK_REASON_NONE && ovk_drv_csv_row(e, run, res)) rc = rc ? rc : OVK_EFILE;
     return rc;
 }

@@ -61,9 +61,11 @@ void ovk_drv_usage(FILE *f);
  * (ok) or -1 (bad value); 0 when it is neither. */
 int ovk_drv_parse_flag(int argc, char **argv, int *i, ovk_drv_experiment *e);
 
-/* Collective over comm: the reducer for spec (-ovk_backend of the options
- * database instead when given) with the latency model applied (the caller
- * destroys it). */
+/* Collective over comm: with a latency model (-latency_us,
+ * -latency_model), the reducer for spec (-ovk_backend of the options
+ * database instead when given) with the model applied (the caller destroys
+ * it); without one *red = NULL: the solver makes its reducer from its
+ * backend option, as resolved by the library. */
 int ovk_drv_reducer(MPI_Comm comm, const char *spec, const ovk_drv_experiment *e, ovk_reducer **red);
 
 /* Start and stop the noise of -noise on this rank (no-ops when off).
@@ -79,6 +81,7 @@ typedef struct ovk_drv_run {
     long long nx, ny, nz;   /* global grid, or rows 1 1 for a matrix file */
     double setup_s;         /* set by ovk_drv_solve: ovk_solver_setup's seconds (max over ranks) */
     char solver_buf[128];   /* the variant as run (-ovk_solver included); run->solver points here */
+    char backend_buf[256];  /* the backend as resolved; run->backend points here */
 } ovk_drv_run;
 int ovk_drv_csv_row(const ovk_drv_experiment *e, const ovk_drv_run *run, const ovk_pcg_result *res);
 
