@@ -152,9 +152,13 @@ int ovk_solver_create(const ovk_matrix *A, ovk_solver **s);
  * (0 allowed), rows ordered by rank.  Collective over comm (the layout). */
 int ovk_solver_create_operator(MPI_Comm comm, int nlocal, ovk_apply_fn matvec, void *ctx, ovk_solver **s);
 /* Destroy *s and set it to NULL (NULL and *s == NULL allowed).  Collective
- * (the reducer it owns).  (Every destroy of the library returns a status:
- * ovk_matrix_destroy(A), ovk_reducer_destroy(red) take the object, this
- * one its address, since a solver is often held in a struct field.) */
+ * (the reducer it owns).  The library's destroys: those that may
+ * communicate, or be refused while a solve uses the object, return a
+ * status (ovk_solver_destroy(&s), ovk_matrix_destroy(A),
+ * ovk_reducer_destroy(red)); ovk_vector_destroy(v), local and unable to
+ * fail, returns nothing.  Only the solver's takes the handle's address and
+ * clears it (a solver is often kept in a struct field and destroyed from
+ * several exits). */
 int ovk_solver_destroy(ovk_solver **s);
 
 /* Options by name (see above).  Local; OVK_EOPTION for an unknown key or a

@@ -881,6 +881,7 @@ static void begin_solve(ovk__ctx *c, const ovk_vector *b, ovk_vector *x, ovk_pcg
     c->lz_count = 0;
     c->vote = 0;
     c->stop_agreed = 0;
+    if (c->stage) memset(c->stage, 0, sizeof *c->stage * OVK__STAGE_SLOTS); /* no sum of an earlier solve */
 }
 
 /* rank 0: the one-line summary of print_level 1 and -ovk_converged_reason */
