@@ -184,12 +184,16 @@ static int run(const args *a, int rank, int size)
     opts.max_iter = a->maxit;
     opts.print_level = a->print_level;
     opts.progress_every = a->progress;
+    char solver[128];
+    int named = 0; /* -ovk_solver of the options database overrides -solver */
+    if (ovk_options_get("-ovk_solver", solver, sizeof solver, &named) || !named)
+        snprintf(solver, sizeof solver, "%s", a->solver);
     if (rank == 0 && a->print_level >= 1)
         printf("ovk_laplace27: %d-point Laplacian, global grid %lld x %lld x %lld (%lld rows), %d ranks "
                "(%d x %d x %d), solver %s\n",
                a->stencil, (long long)a->n[0] * a->P[0], (long long)a->n[1] * a->P[1],
                (long long)a->n[2] * a->P[2], (long long)ovk_matrix_nglobal(A), size, a->P[0], a->P[1],
-               a->P[2], a->solver);
+               a->P[2], solver);
     rc = solve(a, A, b, x, &opts, &res);
     if (rank == 0 && res.reason != OVK_REASON_NONE) {
         printf("Iterations = %d\n", res.iterations);
