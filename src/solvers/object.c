@@ -279,12 +279,17 @@ int ovk_solver_set_option(ovk_solver *s, const char *key, const char *value)
     if (bad) return bad;
     const opt_def *d = key ? find_opt(key) : NULL;
     if (!d) return unknown_opt(key);
+    char before[256], after[256];
+    print_value(s, d, before, sizeof before);
     int rc = set_value(s, d, value);
     if (rc) return rc;
     s->refused = 0;
-    s->dirty |= d->redo | REDO_CHECK;
+    print_value(s, d, after, sizeof after);
+    if (strcmp(before, after)) s->dirty |= d->redo | REDO_CHECK; /* the same value again redoes nothing */
     return OVK_OK;
 }
+
+int ovk__solver_usable(const ovk_solver *s, const char *fn) { return usable(s, fn); }
 
 /* the backend as it is or will be resolved: the reducer's spec once there
  * is one, else the option, else $OVK_REDUCE_BACKEND, else blocking */

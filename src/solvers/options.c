@@ -226,9 +226,9 @@ static int read_options(ovk_solver *s, const char *prefix)
 
 int ovk_solver_set_from_options(ovk_solver *s, const char *prefix)
 {
-    MPI_Comm comm = ovk_solver_comm(s);
-    if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_solver_set_from_options: not a solver");
-    return ovk__agree(comm, read_options(s, prefix ? prefix : ""));
+    int bad = ovk__solver_usable(s, "ovk_solver_set_from_options"); /* local: no agreement from a callback */
+    if (bad) return bad;
+    return ovk__agree(ovk_solver_comm(s), read_options(s, prefix ? prefix : ""));
 }
 
 int ovk_options_left(FILE *f)

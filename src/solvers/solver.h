@@ -316,6 +316,9 @@ int ovk__solver_refuse(ovk_solver *s, int rc);
 /* The keys of the solver's option table (object.c), for the options
  * database (options.c): how many, the key of index i (NULL outside). */
 int ovk__solver_option_count(void);
+/* OVK_OK when s is a solver that may change now; else its refusal
+ * (OVK_EINVAL, or OVK_EBUSY from a callback of its setup or solve), local. */
+int ovk__solver_usable(const ovk_solver *s, const char *fn);
 const char *ovk__solver_option_key(int i);
 
 #endif

@@ -222,6 +222,14 @@ static int quiet_monitor(ovk_solver *s, int it, double rnorm, double rel, void *
     return 0;
 }
 
+/* from a callback of the same solver: refused on the calling rank (OVK_EBUSY), before any communication */
+static int reentrant_monitor(ovk_solver *s, int it, double rnorm, double rel, void *ctx)
+{
+    (void)rnorm, (void)rel;
+    if (it == 2 && g_rank == g_size - 1) *(int *)ctx = ovk_solver_set_from_options(s, NULL);
+    return 0;
+}
+
 static void test_monitor_cost(ovk_matrix *A, ovk_vector *b, ovk_vector *x)
 {
     static const char *const solvers[] = {"alg1", "pipecg"};
@@ -245,6 +253,15 @@ static void test_monitor_cost(ovk_matrix *A, ovk_vector *b, ovk_vector *x)
             ovk_solver_destroy(&s);
         }
         MT_CHECK(calls == 21, "%s: monitor called %d times", solvers[v], calls);
+        ovk_solver *s = NULL;
+        int inner = OVK_OK;
+        MT_RC(OVK_OK, ovk_solver_create(A, &s));
+        ovk_solver_set_option(s, "solver", solvers[v]);
+        ovk_solver_set_monitor(s, reentrant_monitor, &inner);
+        ovk_vector_set(x, 0.0);
+        MT_RC(OVK_OK, ovk_solver_solve(s, b, x, NULL));
+        MT_RC(g_rank == g_size - 1 ? OVK_EBUSY : OVK_OK, inner);
+        ovk_solver_destroy(&s);
         MT_CHECK(count[0] == count[1] && reductions[0] == reductions[1],
                  "%s: MPI_Allreduce per solve %ld without a monitor, %ld with; reductions %ld, %ld", solvers[v],
                  count[0], count[1], reductions[0], reductions[1]);
