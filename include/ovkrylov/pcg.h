@@ -162,7 +162,10 @@ void ovk_pcg_options_init(ovk_pcg_options *opts);
  * so every rank returns the same code (A itself must be valid everywhere).
  * Returns OVK_OK when converged, OVK_EMAXIT, OVK_EBREAKDOWN or
  * OVK_ENONFINITE when the iteration stopped without converging (x then
- * holds the last iterate), or an argument error.  *res is filled in every
+ * holds the last iterate), or an argument error (a bad option value or
+ * name: OVK_EOPTION; an unknown backend: OVK_EBACKEND).  No options
+ * database here: a solver object takes one (solver.h,
+ * ovk_solver_set_from_options).  *res is filled in every
  * case (res may be NULL). */
 int ovk_pcg_solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
                   const ovk_pcg_options *opts, ovk_pcg_result *res);
