@@ -121,9 +121,9 @@ typedef int (*ovk_apply_fn)(ovk_solver *s, const double *in, double *out, void *
  * to stop: the answers need not agree across ranks — each rank's request
  * rides, as one more value, in the next reduction the variant does
  * anyway, and every rank stops at the first iteration check after that
- * reduction completes (one iteration later for alg1 and cg1, up to l + 1
- * for plcg), with OVK_ESTOPPED and reason OVK_REASON_MONITOR on every
- * rank. */
+ * reduction completes (one iteration after the request for every variant
+ * but plcg, up to l + 1 for plcg), with OVK_ESTOPPED and reason
+ * OVK_REASON_MONITOR on every rank. */
 typedef int (*ovk_monitor_fn)(ovk_solver *s, int iteration, double rnorm, double rel, void *ctx);
 
 /* The convergence test's verdict. */
@@ -165,7 +165,9 @@ int ovk_solver_destroy(ovk_solver **s);
  * malformed value.  Names of solvers, backends and preconditioners are
  * checked at the next setup (OVK_EOPTION, OVK_EBACKEND). */
 int ovk_solver_set_option(ovk_solver *s, const char *key, const char *value);
-/* The current value as text into buf (len bytes). */
+/* The current value as text into buf (len bytes); "backend" as resolved
+ * (the reducer's spec once set up, else the option, $OVK_REDUCE_BACKEND or
+ * blocking).  Local. */
 int ovk_solver_get_option(const ovk_solver *s, const char *key, char *buf, size_t len);
 /* All options of the struct form at once (its reducer, if any, borrowed). */
 int ovk_solver_set_options(ovk_solver *s, const ovk_pcg_options *opts);
