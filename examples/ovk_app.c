@@ -1,7 +1,9 @@
 /* How an application embeds ovkrylov: it assembles its own matrix (here a
  * 2-D Poisson problem on an m x m grid with a variable coefficient, each rank
  * assembling a block of rows), solves with the default backend, then solves
- * again with the backend named on the command line.
+ * again with the backend named on the command line.  The one-call
+ * ovk_pcg_solve takes no options database; a solver object does
+ * (ovk_solver_set_from_options: ovk_laplace27, ovk_heat_port).
  *
  *   mpiexec -n 4 ovk_app native
  *   mpiexec -n 4 ovk_app "nbc:alg=knomial,k=4"

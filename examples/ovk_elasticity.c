@@ -171,8 +171,9 @@ static int parse(int argc, char **argv, args *a)
 {
     for (int i = 1; i < argc; i++) {
         const char *f = argv[i];
-        int more = argc - i - 1;
-        if (!strcmp(f, "-n") && more >= 3) {
+        int more = argc - i - 1, lib = ovk_options_skip(argc, argv, i);
+        if (lib) i += lib - 1; /* -ovk_*: the library's options database */
+        else if (!strcmp(f, "-n") && more >= 3) {
             for (int d = 0; d < 3; d++) a->n[d] = atoi(argv[++i]);
         } else if (!strcmp(f, "-solver") && more) a->solver = argv[++i];
         else if (!strcmp(f, "-backend") && more) a->backend = argv[++i];
@@ -201,6 +202,7 @@ static int solve_all(const args *a, const mesh *m, ovk_matrix *A, const double *
     if (!rc) rc = ovk_solver_set_tolerances(s, a->tol, 0.0, 5000);
     if (!rc && a->rbm) rc = ovk_solver_set_coordinates(s, DOF, (int)m->count, xyz);
     MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!rc) rc = ovk_solver_set_from_options(s, NULL); /* -ovk_* override the flags */
     if (!rc) rc = ovk_solver_setup(s);
     if (!rc && rank == 0) printf("Setup Time = %f s\n", ovk_solver_setup_time(s));
     for (int k = 0; !rc && k < a->solves; k++) {
@@ -226,10 +228,11 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    ovk_options_set_args(argc, argv);
     if (parse(argc, argv, &a)) {
         if (rank == 0)
             fprintf(stderr, "usage: ovk_elasticity [-n NX NY NZ] [-solver S] [-backend B] [-precond SPEC] "
-                            "[-rbm 0|1] [-solves K] [-tol T]\n");
+                            "[-rbm 0|1] [-solves K] [-tol T] [-ovk_KEY VALUE ...]\n");
         MPI_Finalize();
         return 2;
     }
@@ -249,6 +252,7 @@ int main(int argc, char **argv)
     if (rc && rank == 0) fprintf(stderr, "ovkrylov error: %s: %s\n", ovk_strerror(rc), ovk_error_detail());
     ovk_matrix_destroy(A);
     free(f), free(xyz);
+    ovk_options_finalize();
     MPI_Finalize();
     return rc ? 1 : 0;
 }

@@ -10,7 +10,11 @@
  * the initial guess.  -matfree runs the same steps through the operator
  * callback with this file's own stencil and halo exchange (and its own
  * Jacobi callback for -precond jacobi); -oneshot calls ovk_pcg_solve every
- * step instead, the full setup each time, for comparison.
+ * step instead, the full setup each time, for comparison.  The solver
+ * object's options also come from -ovk_KEY VALUE and $OVK_OPTIONS (they
+ * override -solver, -backend, -precond, -tol; not with -oneshot, whose
+ * ovk_pcg_solve takes no options database).  examples/ovk_heat_port.c is
+ * a shorter program written with the database only.
  *
  * Prints one line per step on rank 0, then Setup Time (setup, value updates
  * and numeric re-setups) and Solve Time (the solves), summed over the steps.
@@ -49,7 +53,7 @@ static double conductivity(double t) { return 1.0 + 0.5 * sin(t); }
 static void usage(FILE *f)
 {
     fprintf(f, "usage: ovk_heat [-n N] [-steps S] [-update K] [-dt DT] [-tol T] [-solver NAME] [-backend SPEC]\n"
-               "                [-precond SPEC] [-matfree] [-oneshot] [shared flags]\n"
+               "                [-precond SPEC] [-matfree] [-oneshot] [-ovk_KEY VALUE ...] [shared flags]\n"
                "  -n N        points per rank along each axis (20)\n"
                "  -steps S    time steps (20)\n"
                "  -update K   new conductivity values every K steps (5)\n"
@@ -253,6 +257,7 @@ static int make_solver(const args *a, box *b, ovk_matrix *A, ovk_solver **s)
     rc = ovk_solver_set_options(*s, &o);
     if (!rc && own_jacobi) rc = ovk_solver_set_precond_fn(*s, apply_jacobi, b);
     rc = ovk_drv_agree(rc);
+    if (!rc) rc = ovk_solver_set_from_options(*s, NULL); /* -ovk_* override the flags */
     return rc ? rc : ovk_solver_setup(*s);
 }
 
@@ -367,6 +372,7 @@ int main(int argc, char **argv)
         printf("Solve Time = %.6f s\n", tot.solve);
     }
     box_free(&b);
+    ovk_options_finalize(); /* -ovk_options_left */
     MPI_Finalize();
     return rc || tot.failed ? 1 : 0;
 }

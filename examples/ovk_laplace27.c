@@ -31,7 +31,7 @@ static void usage(FILE *f)
             "  -P px py pz          process grid (default: balanced, MPI_Dims_create)\n"
             "  -stencil 27|7        stencil (default 27)\n"
             "  -solver NAME         PCG variant (default alg1):");
-    for (int i = 0; i < ovk_solver_count(); i++) fprintf(f, " %s", ovk_solver_name(i));
+    for (int i = 0; i < ovk_solver_type_count(); i++) fprintf(f, " %s", ovk_solver_type_name(i));
     fprintf(f,
             "\n"
             "  -backend SPEC        reduction backend name[:key=value,...] (default: $OVK_REDUCE_BACKEND\n"
@@ -178,17 +178,22 @@ static int run(const args *a, int rank, int size)
     ovk_pcg_options_init(&opts);
     opts.solver = a->solver;
     opts.reducer = red;
+    opts.backend = a->backend; /* when red is NULL: NULL is $OVK_REDUCE_BACKEND, else blocking */
     ovk_drv_apply(&a->ex, &opts);
     opts.tol = a->tol;
     opts.max_iter = a->maxit;
     opts.print_level = a->print_level;
     opts.progress_every = a->progress;
+    char solver[128];
+    int named = 0; /* -ovk_solver of the options database overrides -solver */
+    if (ovk_options_get("-ovk_solver", solver, sizeof solver, &named) || !named)
+        snprintf(solver, sizeof solver, "%s", a->solver);
     if (rank == 0 && a->print_level >= 1)
         printf("ovk_laplace27: %d-point Laplacian, global grid %lld x %lld x %lld (%lld rows), %d ranks "
                "(%d x %d x %d), solver %s\n",
                a->stencil, (long long)a->n[0] * a->P[0], (long long)a->n[1] * a->P[1],
                (long long)a->n[2] * a->P[2], (long long)ovk_matrix_nglobal(A), size, a->P[0], a->P[1],
-               a->P[2], a->solver);
+               a->P[2], solver);
     rc = solve(a, A, b, x, &opts, &res);
     if (rank == 0 && res.reason != OVK_REASON_NONE) {
         printf("Iterations = %d\n", res.iterations);
@@ -232,6 +237,7 @@ int main(int argc, char **argv)
     } else {
         status = run(&a, rank, size);
     }
+    ovk_options_finalize(); /* -ovk_options_left */
     MPI_Finalize();
     return status;
 }

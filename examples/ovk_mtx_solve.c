@@ -42,7 +42,7 @@ static void usage(FILE *f)
             "  -f FILE          Matrix Market file (coordinate; real, integer or pattern;\n"
             "                   general or symmetric), must be SPD\n"
             "  -solver NAME     PCG variant:");
-    for (int i = 0; i < ovk_solver_count(); i++) fprintf(f, " %s", ovk_solver_name(i));
+    for (int i = 0; i < ovk_solver_type_count(); i++) fprintf(f, " %s", ovk_solver_type_name(i));
     fprintf(f, " (default alg1)\n"
                "  -backend SPEC    reduction backend \"name[:key=value,...]\" (default $%s or %s)\n"
                "  -tol T           relative residual tolerance (default 1e-8)\n"
@@ -274,6 +274,7 @@ static int run(args *a, int rank, int nranks)
     ovk_pcg_options_init(&opts);
     if (a->solver) opts.solver = a->solver;
     opts.reducer = red;
+    opts.backend = a->backend; /* when red is NULL: NULL is $OVK_REDUCE_BACKEND, else blocking */
     ovk_drv_apply(&a->ex, &opts);
     opts.tol = a->tol;
     opts.max_iter = a->maxit;
@@ -304,6 +305,7 @@ int main(int argc, char **argv)
     if (!status && a.help == 1 && rank == 0) usage(stdout);
     if (!status && a.help == 2 && rank == 0) ovk_precond_print(stdout);
     if (!status && !a.help) status = run(&a, rank, nranks);
+    ovk_options_finalize(); /* -ovk_options_left */
     MPI_Finalize();
     return status;
 }

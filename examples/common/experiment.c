@@ -1,5 +1,6 @@
 /* Flags shared by the drivers: -precond, -atol, -latency_us,
- * -latency_model, -noise, -csv, -condest, -replace_every. */
+ * -latency_model, -noise, -csv, -condest, -replace_every; the library's
+ * -ovk_* options pass through to its options database. */
 #include "experiment.h"
 
 #include <stdlib.h>
@@ -22,10 +23,11 @@ static int needs_threads(const char *text)
 
 void ovk_drv_mpi_init(int *argc, char ***argv)
 {
-    int provided = 0, threads = needs_threads(getenv(OVK_BACKEND_ENV));
+    int provided = 0, threads = needs_threads(getenv(OVK_BACKEND_ENV)) || needs_threads(getenv("OVK_OPTIONS"));
     for (int i = 1; i < *argc; i++) threads |= needs_threads((*argv)[i]);
     if (threads) MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
     else MPI_Init(argc, argv);
+    if (ovk_options_set_args(*argc, *argv)) fprintf(stderr, "ovk options: %s\n", ovk_error_detail());
 }
 
 int ovk_drv_agree(int rc)
@@ -56,6 +58,12 @@ double ovk_drv_median(double *v, int n) { return ovk_drv_quantile(v, n, 0.5); }
 
 void ovk_drv_usage(FILE *f)
 {
+    fprintf(f,
+            "  -ovk_KEY VALUE       any solver option of the library (README, \"Options\"): -ovk_solver,\n"
+            "                       -ovk_precond, -ovk_backend, -ovk_rtol, -ovk_atol, -ovk_divtol, -ovk_max_it,\n"
+            "                       -ovk_monitor, -ovk_view, -ovk_converged_reason, ...; also from $OVK_OPTIONS;\n"
+            "                       they override the flags below and -solver, -backend, -tol, -maxit\n"
+            "  -ovk_options_left    list the -ovk_ options no solver read\n");
     fprintf(f,
             "  -precond SPEC        preconditioner: jacobi (or diag), none, ic0, ssor[:omega=W],\n"
             "                       cheby[:degree=K] (default jacobi)\n"
@@ -97,7 +105,11 @@ int ovk_drv_parse_flag(int argc, char **argv, int *i, ovk_drv_experiment *e)
     const char *f = argv[*i];
     char text[96];
     double a = 0.0;
-    int nargs = !strcmp(f, "-noise") ? 2 : 1;
+    int nargs = !strcmp(f, "-noise") ? 2 : 1, lib = ovk_options_skip(argc, argv, *i);
+    if (lib) { /* the library's options database reads it */
+        *i += lib - 1;
+        return 1;
+    }
     if (!strcmp(f, "-condest")) {
         e->condest = 1;
         return 1;
@@ -159,7 +171,14 @@ void ovk_drv_print(const ovk_drv_experiment *e, const ovk_pcg_result *res)
 
 int ovk_drv_reducer(MPI_Comm comm, const char *spec, const ovk_drv_experiment *e, ovk_reducer **red)
 {
-    int rc = ovk_reducer_create(comm, spec, red);
+    char db[256];
+    int found = 0;
+    *red = NULL;
+    if (!e->have_latency) return OVK_OK; /* the solver makes its own from the backend option */
+    int rc = ovk_drv_agree(ovk_options_get("-ovk_backend", db, sizeof db, &found)); /* it overrides -backend */
+    if (rc) return rc;
+    if (found) spec = db;
+    rc = ovk_reducer_create(comm, spec, red);
     if (rc || !e->have_latency) return rc;
     rc = ovk_reducer_set_latency(*red, &e->lat);
     if (rc) {
@@ -238,13 +257,14 @@ static int print_residual(ovk_solver *s, int iteration, double rnorm, double rel
 
 /* create, set up, solve, destroy; the residual lines through the monitor */
 static int solve_once(const ovk_drv_experiment *e, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
-                      const ovk_pcg_options *opts, ovk_pcg_result *res, double *setup_s)
+                      const ovk_pcg_options *opts, ovk_pcg_result *res, ovk_drv_run *run)
 {
     ovk_solver *s = NULL;
     memset(res, 0, sizeof *res);
     int rc = ovk_drv_agree(ovk_solver_create(A, &s));
     if (rc) return rc;
     rc = ovk_solver_set_options(s, opts);
+    if (!rc) rc = ovk_solver_set_from_options(s, NULL); /* -ovk_* (collective: every rank gets here) */
     if (!rc && e->coord_dim > 0) rc = ovk_solver_set_coordinates(s, e->coord_dim, e->ncoords, e->coords);
     if (!rc && opts->print_level >= 2) {
         rc = ovk_solver_set_option(s, "print_level", "1");
@@ -252,8 +272,10 @@ static int solve_once(const ovk_drv_experiment *e, const ovk_matrix *A, const ov
     }
     rc = ovk_drv_agree(rc);
     if (!rc) rc = ovk_solver_setup(s);
-    *setup_s = ovk_solver_setup_time(s);
+    run->setup_s = ovk_solver_setup_time(s);
     if (!rc) rc = ovk_solver_solve(s, b, x, res);
+    ovk_solver_get_option(s, "solver", run->solver_buf, sizeof run->solver_buf); /* as run, -ovk_* included */
+    ovk_solver_get_option(s, "backend", run->backend_buf, sizeof run->backend_buf); /* as resolved */
     int rc2 = ovk_solver_destroy(&s);
     return rc ? rc : rc2;
 }
@@ -271,12 +293,14 @@ int ovk_drv_solve(const ovk_drv_experiment *e, ovk_drv_run *run, int print_noise
         return rc;
     }
     if (e->halo) rc = ovk_matrix_set_halo((ovk_matrix *)A, (ovk_halo_mode)e->halo); /* the driver's own matrix */
-    if (!rc) rc = solve_once(e, A, b, x, opts, res, &run->setup_s);
+    snprintf(run->solver_buf, sizeof run->solver_buf, "%s", opts->solver ? opts->solver : "alg1");
+    snprintf(run->backend_buf, sizeof run->backend_buf, "%s", opts->backend ? opts->backend : "");
+    if (!rc) rc = solve_once(e, A, b, x, opts, res, run);
     if (rank == 0 && print_noise) printf("Setup Time = %.6f s\n", run->setup_s);
     long hits = ovk_drv_noise_stop(e);
     if (rank == 0 && print_noise && e->noise_hz > 0) printf("Noise interruptions (rank 0) = %ld\n", hits);
-    run->solver = opts->solver;
-    run->backend = ovk_reducer_spec(opts->reducer);
+    run->solver = run->solver_buf;
+    run->backend = run->backend_buf;
     if (rank == 0 && res->reason != OVK_REASON_NONE && ovk_drv_csv_row(e, run, res)) rc = rc ? rc : OVK_EFILE;
     return rc;
 }

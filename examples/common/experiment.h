@@ -34,12 +34,15 @@ void ovk_drv_apply(const ovk_drv_experiment *e, ovk_pcg_options *opts);
  * estimate, replacements). */
 void ovk_drv_print(const ovk_drv_experiment *e, const ovk_pcg_result *res);
 
-/* MPI_Init, or MPI_Init_thread(MPI_THREAD_MULTIPLE) when an argument or
- * $OVK_REDUCE_BACKEND names a backend with a thread of its own
+/* MPI_Init, or MPI_Init_thread(MPI_THREAD_MULTIPLE) when an argument,
+ * $OVK_OPTIONS or $OVK_REDUCE_BACKEND names a backend with a thread of its own
  * (ovk_backend_caps: nbc:thread=1, offload on the agent engine, which
  * engine=auto falls back to without a usable fabric); only then, since it
  * can slow the MPI library down. */
 void ovk_drv_mpi_init(int *argc, char ***argv);
+/* ... and then hands the arguments to the library's options database
+ * (ovk_options_set_args); call ovk_options_finalize() before MPI_Finalize
+ * (-ovk_options_left). */
 
 /* Collective over MPI_COMM_WORLD: the worst (most negative) of every
  * rank's status, so that all ranks take the same branch after local work. */
@@ -53,12 +56,16 @@ double ovk_drv_median(double *v, int n);
 /* Print the shared flags for a usage message. */
 void ovk_drv_usage(FILE *f);
 
-/* When argv[*i] is a shared flag, consume it and its values: returns 1 (ok)
- * or -1 (bad value); 0 when it is not a shared flag. */
+/* When argv[*i] is a shared flag or a library option (-[prefix]ovk_KEY,
+ * left to the options database), consume it and its values: returns 1
+ * (ok) or -1 (bad value); 0 when it is neither. */
 int ovk_drv_parse_flag(int argc, char **argv, int *i, ovk_drv_experiment *e);
 
-/* Collective over comm: the reducer for spec with the latency model applied
- * (the caller destroys it). */
+/* Collective over comm: with a latency model (-latency_us,
+ * -latency_model), the reducer for spec (-ovk_backend of the options
+ * database instead when given) with the model applied (the caller destroys
+ * it); without one *red = NULL: the solver makes its reducer from its
+ * backend option, as resolved by the library. */
 int ovk_drv_reducer(MPI_Comm comm, const char *spec, const ovk_drv_experiment *e, ovk_reducer **red);
 
 /* Start and stop the noise of -noise on this rank (no-ops when off).
@@ -73,6 +80,8 @@ typedef struct ovk_drv_run {
     int nranks;
     long long nx, ny, nz;   /* global grid, or rows 1 1 for a matrix file */
     double setup_s;         /* set by ovk_drv_solve: ovk_solver_setup's seconds (max over ranks) */
+    char solver_buf[128];   /* the variant as run (-ovk_solver included); run->solver points here */
+    char backend_buf[256];  /* the backend as resolved; run->backend points here */
 } ovk_drv_run;
 int ovk_drv_csv_row(const ovk_drv_experiment *e, const ovk_drv_run *run, const ovk_pcg_result *res);
 

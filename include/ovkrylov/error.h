@@ -2,10 +2,12 @@
  *
  * Every public function that can fail returns an int status: OVK_OK (0) on
  * success, a negative OVK_E* code otherwise.  ovk_strerror() names the code;
- * ovk_error_detail() adds a sentence about the most recent failure on the
- * calling thread (which row, which option, which file line).  The detail is
- * overwritten by the next failure; nothing is sticky: a later successful call
- * never reports an earlier failure.
+ * ovk_error_detail() adds a sentence about the last failure on the calling
+ * thread (which row, which option, which file line).  It is the *last
+ * failure's* detail: overwritten by the next failure, not cleared by a
+ * successful call, so read it only after a call returned nonzero.  The
+ * status is what reports success; a later successful call never returns an
+ * earlier failure.
  *
  * Collective calls return the same code on every rank of the communicator.
  */
@@ -40,7 +42,8 @@ extern "C" {
     X(OVK_EMAXIT, -18, "iteration limit reached without convergence") \
     X(OVK_ECALLBACK, -19, "a user callback failed") \
     X(OVK_ESTOPPED, -20, "stopped by the monitor callback") \
-    X(OVK_EPRECOND, -21, "preconditioner setup failed")
+    X(OVK_EPRECOND, -21, "preconditioner setup failed") \
+    X(OVK_EDIVERGED, -22, "the iteration diverged (divtol or the convergence test)")
 
 typedef enum ovk_status {
 #define OVK_STATUS_ENUM_(name, value, text) name = value,
@@ -54,8 +57,9 @@ const char *ovk_strerror(int status);
 /* Symbolic name of a status code ("OVK_EBREAKDOWN").  Never NULL. */
 const char *ovk_status_name(int status);
 
-/* Detail about the most recent failure on the calling thread, or "" if none
- * was recorded.  The string stays valid until the next failure on the thread. */
+/* Detail about the last failure on the calling thread (not cleared by later
+ * successful calls: read it when a call returned nonzero), or "" if none was
+ * recorded.  The string stays valid until the next failure on the thread. */
 const char *ovk_error_detail(void);
 
 #ifdef __cplusplus

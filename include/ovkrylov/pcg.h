@@ -23,7 +23,7 @@
  *              preconditioner applications, classical attainable accuracy
  *   "plcg"     p(l)-CG (Cornelis-Cools-Vanroose): a deep pipeline, l
  *              reductions in flight behind l matvecs ("plcg:l=3")
- * (ovk_solver_count/_name/_description list them with their options;
+ * (ovk_solver_type_count/_name/_description list them with their options;
  * docs/solvers.md says when each pays.)
  *
  * Every variant stops when ||r||_2 < max(tol ||b||_2, atol) (hypre's two-norm
@@ -66,7 +66,8 @@ typedef enum ovk_precond {
     X(OVK_REASON_MAXIT, 2, "iteration limit")      /* max_iter reached */                      \
     X(OVK_REASON_BREAKDOWN, 3, "breakdown")        /* <p,Ap> <= 0 or <r,Cr> < 0: not SPD */    \
     X(OVK_REASON_NONFINITE, 4, "non-finite")       /* NaN or Inf in the iteration */           \
-    X(OVK_REASON_MONITOR, 5, "stopped by the monitor") /* the monitor callback asked to stop */
+    X(OVK_REASON_MONITOR, 5, "stopped by the monitor") /* the monitor callback asked to stop */ \
+    X(OVK_REASON_DIVERGED, 6, "diverged")          /* ||r|| > divtol ||r0||, or the convergence test said so */
 
 typedef enum ovk_reason {
 #define OVK_REASON_ENUM_(name, value, text) name = value,
@@ -161,12 +162,22 @@ void ovk_pcg_options_init(ovk_pcg_options *opts);
  * so every rank returns the same code (A itself must be valid everywhere).
  * Returns OVK_OK when converged, OVK_EMAXIT, OVK_EBREAKDOWN or
  * OVK_ENONFINITE when the iteration stopped without converging (x then
- * holds the last iterate), or an argument error.  *res is filled in every
+ * holds the last iterate), or an argument error (a bad option value or
+ * name: OVK_EOPTION; an unknown backend: OVK_EBACKEND).  No options
+ * database here: a solver object takes one (solver.h,
+ * ovk_solver_set_from_options).  *res is filled in every
  * case (res may be NULL). */
 int ovk_pcg_solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
                   const ovk_pcg_options *opts, ovk_pcg_result *res);
 
-/* Registered solver variants. */
+/* The registered solver variants (types, not solver objects): how many,
+ * the name and the description (with its options) of index 0..count-1
+ * (NULL outside). */
+int ovk_solver_type_count(void);
+const char *ovk_solver_type_name(int index);
+const char *ovk_solver_type_description(int index);
+/* Deprecated aliases of the three above (they list variants, not solver
+ * objects); kept for existing callers. */
 int ovk_solver_count(void);
 const char *ovk_solver_name(int index);
 const char *ovk_solver_description(int index);

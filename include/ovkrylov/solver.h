@@ -1,24 +1,31 @@
 /* ovkrylov: the solver object — set up once, solve many times.
  *
+ *   ovk_options_set_args(argc, argv);                 local, once (after MPI_Init)
  *   ovk_solver *s;
  *   ovk_solver_create(A, &s);                          local
  *   ovk_solver_set_option(s, "solver", "pipecg");     local, by name
- *   ovk_solver_set_option(s, "precond", "ic0");
- *   ovk_solver_setup(s);                               collective
- *   for (...) ovk_solver_solve(s, b, x, &res);         collective
+ *   ovk_solver_set_from_options(s, NULL);              collective: -ovk_solver pipeprcg ... win
+ *   for (...) ovk_solver_solve(s, b, x, &res);         collective (sets up what is not)
  *   ovk_solver_destroy(&s);                            collective
+ *   ovk_options_finalize();                            local (-ovk_options_left)
  *
  * Setup checks the options (the same on every rank: a cheap fingerprint
  * reduction names an option that differs), creates the reducer, the work
- * vectors, the preconditioner and the row statistics.  A solve on a set-up
- * object creates no communicator and allocates nothing proportional to the
- * rows, with one exception: plcg's first fallback to pipeprcg's recurrences
- * allocates their 9 vectors (agreed: OVK_ENOMEM on every rank), which the
- * object keeps for later solves.  Changing an option after setup needs another ovk_solver_setup
- * (ovk_solver_solve says OVK_ESTATE until then).  New values of the matrix
- * on the same pattern (ovk_matrix_update_values) are picked up by the next
- * solve, which redoes only the numeric setup (the preconditioner's factor,
- * diagonal or polynomial bounds, the row statistics).
+ * vectors, the preconditioner and the row statistics.  It runs by itself
+ * at the next solve after a change, redoing only what the change needs
+ * (the backend: the reducer; precond: the preconditioner and its numeric
+ * setup; solver: the variant's vectors; max_it, condest: the condition
+ * estimate's room; a tolerance, print or view option: only the cross-rank
+ * check); ovk_solver_setup does the same explicitly (to time it, or to
+ * see a setup error apart from the solve), and costs one small reduction
+ * when nothing changed.  A solve on a set-up object creates no
+ * communicator and allocates nothing proportional to the rows, with one
+ * exception: plcg's first fallback to pipeprcg's recurrences allocates
+ * their 9 vectors (agreed: OVK_ENOMEM on every rank), which the object
+ * keeps for later solves.  New values of the matrix on the same pattern
+ * (ovk_matrix_update_values) are picked up by the next solve, which redoes
+ * only the numeric setup (the preconditioner's factor, diagonal or
+ * polynomial bounds, the row statistics).
  *
  * Operators and preconditioners of the application (matrix-free): a solver
  * made by ovk_solver_create_operator applies y = A x through a callback on
@@ -31,9 +38,9 @@
  * communication its peers' calls do, e.g. its halo exchange: the library
  * cannot stand in for it.)
  *
- * What a callback (operator, preconditioner, monitor) may call while its
- * solver's setup or solve runs: ovk_solver_progress, the queries
- * (ovk_solver_nlocal, _comm, _get_option, _setup_time,
+ * What a callback (operator, preconditioner, monitor, convergence test)
+ * may call while its solver's setup or solve runs: ovk_solver_progress,
+ * the queries (ovk_solver_nlocal, _comm, _get_option, _setup_time, _view,
  * ovk_solver_vector_create), ovk_matvec and the vector functions, and
  * reductions of its own.  It must not change or free what the solve uses:
  * ovk_solver_destroy, _setup, _solve, any ovk_solver_set_* on the same
@@ -54,19 +61,36 @@
  * from the "backend" option.  Options given as strings are copied.
  *
  * Options (ovk_solver_set_option, values as text; ovk_solver_get_option
- * reads them back):
+ * reads them back; the options database spells each -[prefix]ovk_KEY):
  *   solver          alg1 | alg2 | overlap | cg1 | pipecg | groppcg | pipeprcg |
  *                   plcg[:l=L,lmin=A,lmax=B]  (docs/solvers.md)   (alg1)
- *   backend         reduction backend spec                  ($OVK_REDUCE_BACKEND, else blocking)
- *   precond         jacobi (diag) | none | ic0 | ssor[:omega=W] | cheby[:degree=K]   (jacobi)
- *   tol             relative tolerance > 0                  (1e-8)
+ *   backend         reduction backend spec ($OVK_REDUCE_BACKEND, else blocking); read back
+ *                   as resolved (the reducer's spec with its defaults once set up)
+ *   precond         jacobi (diag) | none | ic0 | ssor[:omega=W] | cheby[:degree=K] | amg[:...]
+ *                   (docs/preconditioners.md)                  (jacobi)
+ *   rtol            relative tolerance > 0                  (1e-8)
  *   atol            absolute tolerance >= 0                 (0)
- *   max_iter        iteration limit >= 0                    (1000)
- *   print_level     0 | 1 | 2                               (0)
+ *   divtol          diverged when ||r|| > divtol ||r0||; 0 off (0; PETSc's default is 1e4)
+ *   max_it          iteration limit >= 0                    (1000)
+ *   print_level     0 | 1: a line per solve (rank 0) | 2: ||r|| every iteration too   (0)
  *   progress_every  rows between progress calls; 0 default, -1 off   (0)
  *   condest         0 | 1                                   (0)
  *   replace_every   cg1/pipecg residual replacement (see pcg.h)       (0)
- * A solve converges when ||r||_2 < max(tol ||b||_2, atol).
+ *   initial_guess_zero  0 | 1: x0 = 0 whatever x holds; r0 = b without a product   (0)
+ *   monitor         0 | 1: rank 0 prints ||r|| of every iteration (the norm the
+ *                   variant reduces anyway: no reduction more)        (0)
+ *   monitor_true    0 | 1: prints the true ||b - A x|| too: one product and one
+ *                   blocking reduction more per iteration             (0)
+ *   view            0 | 1: rank 0 prints ovk_solver_view after each setup   (0)
+ *   converged_reason 0 | 1: rank 0 prints why each solve stopped     (0)
+ * ("tol" and "max_iter" are accepted as deprecated spellings of rtol and
+ * max_it.)  A solve converges when ||r||_2 < max(rtol ||b||_2, atol), or
+ * when the application's convergence test says so.
+ *
+ * Status codes: an unknown key, a malformed value or an unknown name of a
+ * solver or preconditioner is OVK_EOPTION (an unknown backend
+ * OVK_EBACKEND); an argument the function cannot take (NULL, a negative
+ * size) OVK_EINVAL; a call from a callback of the same solver OVK_EBUSY.
  */
 #ifndef OVKRYLOV_SOLVER_H
 #define OVKRYLOV_SOLVER_H
@@ -88,12 +112,39 @@ typedef struct ovk_solver ovk_solver;
 typedef int (*ovk_apply_fn)(ovk_solver *s, const double *in, double *out, void *ctx);
 
 /* Called on every rank after the initial residual (iteration 0) and after
- * every iteration with the same values: rnorm = ||r||_2 of the solver's
- * residual, rel = rnorm / ||b||_2.  Return 0 to go on, nonzero to stop
- * (OVK_ESTOPPED, reason OVK_REASON_MONITOR).  The ranks' answers are agreed
- * by one small blocking reduction per iteration, so a monitor costs the
- * latency hiding of that iteration. */
+ * every iteration with the same values: rnorm = ||r||_2 of the residual the
+ * variant reduces anyway (the recursive residual; of the pipelined
+ * variants pipecg, groppcg, pipeprcg and plcg the norm that their one
+ * reduction brings, which lags: it is the residual of an iterate the
+ * recurrences have already moved past by the overlapped work), rel = rnorm
+ * / ||b||_2.  No reduction of its own.  Return 0 to go on, nonzero to ask
+ * to stop: the answers need not agree across ranks — each rank's request
+ * rides, as one more value, in the next reduction the variant does
+ * anyway, and every rank stops at the first iteration check after that
+ * reduction completes (one iteration after the request for every variant
+ * but plcg, up to l + 1 for plcg), with OVK_ESTOPPED and reason
+ * OVK_REASON_MONITOR on every rank. */
 typedef int (*ovk_monitor_fn)(ovk_solver *s, int iteration, double rnorm, double rel, void *ctx);
+
+/* The convergence test's verdict. */
+typedef enum ovk_verdict {
+    OVK_VERDICT_CONTINUE = 0,  /* iterate on (max_it still stops) */
+    OVK_VERDICT_CONVERGED = 1, /* stop: converged (OVK_OK, reason converged) */
+    OVK_VERDICT_DIVERGED = 2   /* stop: OVK_EDIVERGED, reason diverged */
+} ovk_verdict;
+
+/* The application's convergence test, in place of ||r|| < max(rtol ||b||,
+ * atol) (divtol, non-finite values and max_it still stop): called on every
+ * rank at iteration 0 and after every iteration with rnorm as the monitor
+ * gets it, bnorm = ||b||_2 and rnorm0 = ||r0||_2; returns an ovk_verdict.
+ * Its verdict is applied at once, without a reduction, so it must be a
+ * function of its arguments (and of what is the same on every rank): they
+ * are reduced values, bitwise the same on every rank, so every rank
+ * decides the same.  A test that consults rank-local state (a clock) must
+ * agree its answer itself.  A converged verdict is taken as it is: the
+ * variants that confirm the tolerance test with the true residual do not
+ * second-guess it. */
+typedef int (*ovk_converged_fn)(ovk_solver *s, int iteration, double rnorm, double bnorm, double rnorm0, void *ctx);
 
 /* Create a solver on an assembled matrix.  Local. */
 int ovk_solver_create(const ovk_matrix *A, ovk_solver **s);
@@ -101,14 +152,22 @@ int ovk_solver_create(const ovk_matrix *A, ovk_solver **s);
  * (0 allowed), rows ordered by rank.  Collective over comm (the layout). */
 int ovk_solver_create_operator(MPI_Comm comm, int nlocal, ovk_apply_fn matvec, void *ctx, ovk_solver **s);
 /* Destroy *s and set it to NULL (NULL and *s == NULL allowed).  Collective
- * (the reducer it owns). */
+ * (the reducer it owns).  The library's destroys: those that may
+ * communicate, or be refused while a solve uses the object, return a
+ * status (ovk_solver_destroy(&s), ovk_matrix_destroy(A),
+ * ovk_reducer_destroy(red)); ovk_vector_destroy(v), local and unable to
+ * fail, returns nothing.  Only the solver's takes the handle's address and
+ * clears it (a solver is often kept in a struct field and destroyed from
+ * several exits). */
 int ovk_solver_destroy(ovk_solver **s);
 
 /* Options by name (see above).  Local; OVK_EOPTION for an unknown key or a
  * malformed value.  Names of solvers, backends and preconditioners are
- * checked by ovk_solver_setup. */
+ * checked at the next setup (OVK_EOPTION, OVK_EBACKEND). */
 int ovk_solver_set_option(ovk_solver *s, const char *key, const char *value);
-/* The current value as text into buf (len bytes). */
+/* The current value as text into buf (len bytes); "backend" as resolved
+ * (the reducer's spec once set up, else the option, $OVK_REDUCE_BACKEND or
+ * blocking).  Local. */
 int ovk_solver_get_option(const ovk_solver *s, const char *key, char *buf, size_t len);
 /* All options of the struct form at once (its reducer, if any, borrowed). */
 int ovk_solver_set_options(ovk_solver *s, const ovk_pcg_options *opts);
@@ -119,7 +178,10 @@ int ovk_solver_set_reducer(ovk_solver *s, ovk_reducer *red);
 /* The application's preconditioner; fn NULL goes back to the precond
  * option.  Solvers that need a split C = L L^T (alg2, overlap) refuse it. */
 int ovk_solver_set_precond_fn(ovk_solver *s, ovk_apply_fn fn, void *ctx);
+/* The monitor (above); fn NULL removes it.  Local. */
 int ovk_solver_set_monitor(ovk_solver *s, ovk_monitor_fn fn, void *ctx);
+/* The convergence test (above); fn NULL goes back to the tolerances.  Local. */
+int ovk_solver_set_convergence_test(ovk_solver *s, ovk_converged_fn fn, void *ctx);
 /* Coordinates of the rank's mesh nodes, for a preconditioner that builds a
  * near-null space from them (amg with bs > 1: the rigid-body modes of linear
  * elasticity, as PETSc's MatNullSpaceCreateRigidBody): nnodes points of dim
@@ -134,11 +196,14 @@ int ovk_solver_set_coordinates(ovk_solver *s, int dim, int nnodes, const double 
 int ovk_solver_set_history(ovk_solver *s, double *buf, int len);
 
 /* Collective: check and agree the options, make the reducer, the work
- * vectors and the preconditioner. */
+ * vectors and the preconditioner — what is not made yet or an option
+ * changed since (see above); one small reduction when nothing changed.
+ * Optional: a solve does it by itself. */
 int ovk_solver_setup(ovk_solver *s);
-/* Collective: solve A x = b, x the initial guess on entry.  Returns as
- * ovk_pcg_solve does (plus OVK_ESTOPPED, OVK_ECALLBACK); *res filled in
- * every case (res may be NULL). */
+/* Collective: solve A x = b, x the initial guess on entry (zeroed first
+ * with initial_guess_zero).  Sets up first what is not.  Returns as
+ * ovk_pcg_solve does (plus OVK_ESTOPPED, OVK_ECALLBACK, OVK_EDIVERGED, and
+ * any status of the setup); *res filled in every case (res may be NULL). */
 int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res);
 
 /* From inside a callback: drive the reductions in flight.  Local. */
@@ -150,9 +215,63 @@ int ovk_solver_progress(ovk_solver *s);
 int ovk_solver_vector_create(const ovk_solver *s, double *data, ovk_vector **v);
 int ovk_solver_nlocal(const ovk_solver *s);
 MPI_Comm ovk_solver_comm(const ovk_solver *s);
-/* Seconds of the last ovk_solver_setup (numeric setup included), max over
- * ranks. */
+/* Seconds of the last setup that did something (numeric setup included),
+ * max over ranks. */
 double ovk_solver_setup_time(const ovk_solver *s);
+
+/* Print the effective configuration to f: the variant and its options,
+ * the preconditioner, the backend as resolved (and where it came from: the
+ * option, $OVK_REDUCE_BACKEND, the default, the application's reducer),
+ * the tolerances, the initial guess, the monitors, the matrix's sizes,
+ * storage form and halo mode (the diagonal block as this rank stores it),
+ * every option.  Local: call it on one rank (-ovk_view: rank 0 after each
+ * setup). */
+int ovk_solver_view(const ovk_solver *s, FILE *f);
+
+/* ---- the options database (PETSc's KSPSetFromOptions) ------------------
+ *
+ * Entries "-name [value]" from the words of $OVK_OPTIONS (split at white
+ * space), then from the program's arguments; the later of two entries of
+ * one name wins (so the command line overrides the environment).  A word
+ * after a name is its value unless it is itself a name (a number such as
+ * -1 is a value); a name alone is a flag (value 1 for a 0|1 option).  The
+ * library's names are -[prefix]ovk_KEY for the keys above: -ovk_solver
+ * pipeprcg, -ovk_rtol 1e-6, -ovk_view, and with the prefix "pressure_"
+ * -pressure_ovk_precond amg.  The database is one per process, not
+ * thread-safe (set it up from one thread), and owned by the library. */
+
+/* Hand the program's arguments (copied; argv[0] skipped) and read
+ * $OVK_OPTIONS, replacing earlier ones.  Local; call it once, after
+ * MPI_Init.  Without it the database holds $OVK_OPTIONS only. */
+int ovk_options_set_args(int argc, char **argv);
+/* Collective over the solver's communicator: set every option given as
+ * -[prefix]ovk_KEY (prefix NULL or "": none; letters, digits and '_').
+ * A bad value is the status of ovk_solver_set_option (OVK_EOPTION) on
+ * every rank, the detail naming the entry; names of solvers, backends and
+ * preconditioners are checked at the next setup.  Call it after the
+ * program's own ovk_solver_set_option calls, so that the command line
+ * overrides them. */
+int ovk_solver_set_from_options(ovk_solver *s, const char *prefix);
+/* The value of -name ("-n" or "n") into buf, *found = 1 (an empty string
+ * for a flag), or *found = 0 (buf untouched).  Local; marks it used. */
+int ovk_options_get(const char *name, char *buf, size_t len, int *found);
+/* The same as an int (a flag alone: 1) or a double; *value untouched when
+ * absent; OVK_EOPTION when malformed.  found may be NULL. */
+int ovk_options_get_int(const char *name, int *value, int *found);
+int ovk_options_get_real(const char *name, double *value, int *found);
+/* For a program's own argument parser: how many words at argv[i] belong to
+ * a library option (a name containing "ovk_", and its value): 0, 1 or 2. */
+int ovk_options_skip(int argc, char **argv, int i);
+/* The library's entries no call has read (the names containing "ovk_",
+ * and every entry of $OVK_OPTIONS), listed to f (NULL: counted only).
+ * Local. */
+int ovk_options_left(FILE *f);
+/* With -ovk_options_left: rank 0 of MPI_COMM_WORLD lists the entries
+ * ovk_options_left would.  Then frees the database.  Returns the number
+ * left (or a status < 0).  Local; call it before MPI_Finalize. */
+int ovk_options_finalize(void);
+/* Free the database (no listing).  Local. */
+void ovk_options_clear(void);
 
 #ifdef __cplusplus
 }

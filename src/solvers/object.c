@@ -12,6 +12,20 @@
 #define SOLVER_MAGIC 0x6f766b73u /* "ovks" */
 enum { DEFAULT_PROGRESS_ROWS = 8192, NORM_STEPS = 12 };
 
+/* What a changed option makes the next setup redo (the next solve runs
+ * that setup by itself): the cross-rank check of the options, the solve
+ * context, the reducer, the preconditioner, the variant's work and
+ * vectors, the condition estimate's room. */
+enum {
+    REDO_CHECK = 1u,
+    REDO_CTX = 2u,
+    REDO_REDUCER = 4u,
+    REDO_PC = 8u,
+    REDO_VARIANT = 16u,
+    REDO_CONDEST = 32u,
+    REDO_ALL = 63u
+};
+
 struct ovk_solver {
     unsigned magic;
     const ovk_matrix *A;     /* borrowed; NULL for an operator */
@@ -24,6 +38,13 @@ struct ovk_solver {
     ovk_reducer *user_red;   /* borrowed */
     ovk_monitor_fn monitor;
     void *monitor_ctx;
+    ovk_converged_fn conv_fn;
+    void *conv_ctx;
+    double divtol;           /* diverged when ||r|| > divtol ||r0|| (0: off) */
+    int guess_zero, print_monitor, monitor_true, view, converged_reason;
+    unsigned dirty;          /* REDO_* of the options changed since the last setup */
+    double *true_r;          /* monitor_true's residual b - A x (owned) */
+    ovk__stage *stage;       /* the monitor's vote rides the variant's sums (owned) */
     double *history;
     int history_cap;
     double *coords;          /* owned copy: coord_n points of coord_dim doubles */
@@ -132,9 +153,10 @@ cleanup:
 
 /* ---- options ------------------------------------------------------------ */
 
-/* The options, each written once: its key, its kind and where it lives in
- * the object; parsing, printing, getting and the cross-rank check read this
- * table. */
+/* The options, each written once: its key, its kind, where it lives in
+ * the object and what a change of it makes the next setup redo; parsing,
+ * printing, getting, the cross-rank check and the options database
+ * (options.c: -[prefix]ovk_KEY) read this table. */
 typedef enum opt_kind { OPT_TEXT, OPT_DOUBLE, OPT_INT } opt_kind;
 
 typedef struct opt_def {
@@ -143,35 +165,54 @@ typedef struct opt_def {
     size_t off;    /* offsetof(ovk_solver, the field) */
     size_t len;    /* OPT_TEXT: the buffer's size */
     long lo, hi;   /* OPT_INT: the range; OPT_DOUBLE: lo 1 when 0 is excluded */
+    unsigned redo; /* REDO_* */
 } opt_def;
 
-#define OPT_STR(key, field) {key, OPT_TEXT, offsetof(ovk_solver, field), sizeof(((ovk_solver *)0)->field), 0, 0}
-#define OPT_NUM(key, kind, field, lo, hi) {key, kind, offsetof(ovk_solver, field), 0, lo, hi}
+#define OPT_STR(key, field, redo) \
+    {key, OPT_TEXT, offsetof(ovk_solver, field), sizeof(((ovk_solver *)0)->field), 0, 0, redo}
+#define OPT_NUM(key, kind, field, lo, hi, redo) {key, kind, offsetof(ovk_solver, field), 0, lo, hi, redo}
 
 static const opt_def opt_defs[] = {
-    OPT_STR("solver", solver_spec),
-    OPT_STR("backend", backend_spec),
-    OPT_STR("precond", precond_spec),
-    OPT_NUM("tol", OPT_DOUBLE, o.tol, 1, 0),
-    OPT_NUM("atol", OPT_DOUBLE, o.atol, 0, 0),
-    OPT_NUM("max_iter", OPT_INT, o.max_iter, 0, INT32_MAX),
-    OPT_NUM("print_level", OPT_INT, o.print_level, 0, 2),
-    OPT_NUM("progress_every", OPT_INT, o.progress_every, -1, INT32_MAX),
-    OPT_NUM("condest", OPT_INT, o.condest, 0, 1),
-    OPT_NUM("replace_every", OPT_INT, o.replace_every, -1, INT32_MAX),
+    OPT_STR("solver", solver_spec, REDO_VARIANT),
+    OPT_STR("backend", backend_spec, REDO_REDUCER),
+    OPT_STR("precond", precond_spec, REDO_PC),
+    OPT_NUM("rtol", OPT_DOUBLE, o.tol, 1, 0, REDO_CHECK),
+    OPT_NUM("atol", OPT_DOUBLE, o.atol, 0, 0, REDO_CHECK),
+    OPT_NUM("divtol", OPT_DOUBLE, divtol, 0, 0, REDO_CHECK),
+    OPT_NUM("max_it", OPT_INT, o.max_iter, 0, INT32_MAX, REDO_CONDEST),
+    OPT_NUM("print_level", OPT_INT, o.print_level, 0, 2, REDO_CHECK),
+    OPT_NUM("progress_every", OPT_INT, o.progress_every, -1, INT32_MAX, REDO_CTX),
+    OPT_NUM("condest", OPT_INT, o.condest, 0, 1, REDO_CONDEST),
+    OPT_NUM("replace_every", OPT_INT, o.replace_every, -1, INT32_MAX, REDO_CHECK),
+    OPT_NUM("initial_guess_zero", OPT_INT, guess_zero, 0, 1, REDO_CTX),
+    OPT_NUM("monitor", OPT_INT, print_monitor, 0, 1, REDO_CTX),
+    OPT_NUM("monitor_true", OPT_INT, monitor_true, 0, 1, REDO_CTX),
+    OPT_NUM("view", OPT_INT, view, 0, 1, REDO_CHECK),
+    OPT_NUM("converged_reason", OPT_INT, converged_reason, 0, 1, REDO_CHECK),
 };
 enum { OPT_COUNT = (int)(sizeof opt_defs / sizeof opt_defs[0]) };
 
+/* Earlier spellings, still accepted by ovk_solver_set_option/_get_option
+ * (deprecated; the options database knows only the keys above). */
+static const struct {
+    const char *old, *key;
+} opt_aliases[] = {{"tol", "rtol"}, {"max_iter", "max_it"}};
+
 static const opt_def *find_opt(const char *key)
 {
+    for (size_t i = 0; i < sizeof opt_aliases / sizeof opt_aliases[0]; i++)
+        if (!strcmp(opt_aliases[i].old, key)) key = opt_aliases[i].key;
     for (int i = 0; i < OPT_COUNT; i++)
         if (!strcmp(opt_defs[i].key, key)) return &opt_defs[i];
     return NULL;
 }
 
+int ovk__solver_option_count(void) { return OPT_COUNT; }
+const char *ovk__solver_option_key(int i) { return i >= 0 && i < OPT_COUNT ? opt_defs[i].key : NULL; }
+
 static int unknown_opt(const char *key)
 {
-    char list[256] = "";
+    char list[512] = "";
     for (int i = 0; i < OPT_COUNT; i++) {
         strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
         strncat(list, opt_defs[i].key, sizeof list - strlen(list) - 1);
@@ -238,10 +279,28 @@ int ovk_solver_set_option(ovk_solver *s, const char *key, const char *value)
     if (bad) return bad;
     const opt_def *d = key ? find_opt(key) : NULL;
     if (!d) return unknown_opt(key);
-    s->ready = 0;
+    char before[256], after[256];
+    print_value(s, d, before, sizeof before);
     int rc = set_value(s, d, value);
-    if (!rc) s->refused = 0;
-    return rc;
+    if (rc) return rc;
+    s->refused = 0;
+    print_value(s, d, after, sizeof after);
+    if (strcmp(before, after)) s->dirty |= d->redo | REDO_CHECK; /* the same value again redoes nothing */
+    return OVK_OK;
+}
+
+int ovk__solver_usable(const ovk_solver *s, const char *fn) { return usable(s, fn); }
+
+/* the backend as it is or will be resolved: the reducer's spec once there
+ * is one, else the option, else $OVK_REDUCE_BACKEND, else blocking */
+static const char *resolved_backend(const ovk_solver *s)
+{
+    const char *env = getenv(OVK_BACKEND_ENV);
+    if (s->user_red) return ovk_reducer_spec(s->user_red);
+    if (s->red_owned && s->red_from == ovk__fingerprint(s->backend_spec, strlen(s->backend_spec)))
+        return ovk_reducer_spec(s->red);
+    if (s->backend_spec[0]) return s->backend_spec;
+    return env && *env ? env : "blocking";
 }
 
 int ovk_solver_get_option(const ovk_solver *s, const char *key, char *buf, size_t len)
@@ -250,7 +309,8 @@ int ovk_solver_get_option(const ovk_solver *s, const char *key, char *buf, size_
     const opt_def *d = key ? find_opt(key) : NULL;
     if (!d) return unknown_opt(key);
     if (!buf || len == 0) return ovk__fail(OVK_EINVAL, "ovk_solver_get_option: no buffer");
-    int n = print_value(s, d, buf, len);
+    int n = d->off == offsetof(ovk_solver, backend_spec) ? snprintf(buf, len, "%s", resolved_backend(s))
+                                                          : print_value(s, d, buf, len);
     return (n >= 0 && (size_t)n < len) ? OVK_OK : ovk__fail(OVK_EINVAL, "option %s: buffer too short", key);
 }
 
@@ -261,7 +321,7 @@ int ovk_solver_set_options(ovk_solver *s, const ovk_pcg_options *o)
     if (!o) return ovk__fail(OVK_EINVAL, "ovk_solver_set_options: NULL options");
     const char *pc = o->precond_spec;
     if (!pc && o->precond != OVK_PRECOND_DIAG && o->precond != OVK_PRECOND_NONE)
-        return ovk__fail(OVK_EINVAL, "unknown preconditioner %d", (int)o->precond);
+        return ovk__fail(OVK_EOPTION, "unknown preconditioner %d", (int)o->precond);
     if (!pc) pc = o->precond == OVK_PRECOND_NONE ? "none" : "jacobi";
     int rc = set_text(s->solver_spec, sizeof s->solver_spec, "solver", o->solver ? o->solver : "alg1");
     if (rc) return rc;
@@ -275,7 +335,8 @@ int ovk_solver_set_options(ovk_solver *s, const ovk_pcg_options *o)
     s->o.backend = s->backend_spec[0] ? s->backend_spec : NULL;
     s->o.reducer = NULL;
     s->user_red = o->reducer;
-    s->ready = 0;
+    s->refused = 0;
+    s->dirty = REDO_ALL;
     return OVK_OK;
 }
 
@@ -290,7 +351,7 @@ int ovk_solver_set_tolerances(ovk_solver *s, double tol, double atol, int max_it
     s->o.tol = tol;
     s->o.atol = atol;
     s->o.max_iter = max_iter;
-    s->ready = 0;
+    s->dirty |= REDO_CHECK | REDO_CONDEST;
     return OVK_OK;
 }
 
@@ -299,7 +360,7 @@ int ovk_solver_set_reducer(ovk_solver *s, ovk_reducer *red)
     int bad = usable(s, "ovk_solver_set_reducer");
     if (bad) return bad;
     s->user_red = red;
-    s->ready = 0;
+    s->dirty |= REDO_CHECK | REDO_REDUCER;
     return OVK_OK;
 }
 
@@ -309,7 +370,7 @@ int ovk_solver_set_precond_fn(ovk_solver *s, ovk_apply_fn fn, void *ctx)
     if (bad) return bad;
     s->pc_fn = fn;
     s->pc_ctx = ctx;
-    s->ready = 0;
+    s->dirty |= REDO_CHECK | REDO_PC;
     return OVK_OK;
 }
 
@@ -319,7 +380,17 @@ int ovk_solver_set_monitor(ovk_solver *s, ovk_monitor_fn fn, void *ctx)
     if (bad) return bad;
     s->monitor = fn;
     s->monitor_ctx = ctx;
-    s->ready = 0; /* collective per iteration: agreed at setup */
+    s->dirty |= REDO_CHECK | REDO_CTX; /* every rank must have one: checked at setup */
+    return OVK_OK;
+}
+
+int ovk_solver_set_convergence_test(ovk_solver *s, ovk_converged_fn fn, void *ctx)
+{
+    int bad = usable(s, "ovk_solver_set_convergence_test");
+    if (bad) return bad;
+    s->conv_fn = fn;
+    s->conv_ctx = ctx;
+    s->dirty |= REDO_CHECK | REDO_CTX;
     return OVK_OK;
 }
 
@@ -353,23 +424,47 @@ int ovk_solver_set_coordinates(ovk_solver *s, int dim, int nnodes, const double 
     s->coords = copy;
     s->coord_dim = dim;
     s->coord_n = dim > 0 ? nnodes : 0;
-    s->ready = 0; /* the preconditioner's setup reads them */
+    s->dirty |= REDO_CHECK | REDO_PC; /* the preconditioner's setup reads them */
     return OVK_OK;
 }
 
 /* ---- setup -------------------------------------------------------------- */
 
-static void teardown(ovk_solver *s)
+/* Free what the next setup redoes (all of it on REDO_ALL).  Local. */
+static void undo(ovk_solver *s, unsigned redo)
 {
-    ovk__variant_free(&s->var);
-    free(s->params);
-    s->params = NULL;
-    ovk__pc_destroy(&s->pc);
-    free(s->c.lz_alpha);
-    s->c.lz_alpha = s->c.lz_beta = s->c.lz_work = NULL;
-    s->c.lz_cap = 0;
-    s->sv = NULL;
+    ovk__ctx *c = &s->c;
+    if (redo & REDO_VARIANT) {
+        ovk__variant_free(&s->var);
+        free(s->params);
+        s->params = NULL;
+        s->sv = NULL;
+    }
+    if (redo & REDO_PC) ovk__pc_destroy(&s->pc);
+    if (redo & REDO_CONDEST) {
+        free(c->lz_alpha);
+        c->lz_alpha = c->lz_beta = c->lz_work = NULL;
+        c->lz_cap = 0;
+    }
+    if (redo & REDO_CTX) {
+        free(s->true_r);
+        free(s->stage);
+        s->true_r = NULL;
+        s->stage = NULL;
+    }
     s->ready = 0;
+}
+
+static void teardown(ovk_solver *s) { undo(s, REDO_ALL); }
+
+/* a failure of a registry that names the wrong code for a bad option value
+ * (an unknown name): OVK_EOPTION, the detail kept */
+static int bad_option(int rc)
+{
+    char detail[512];
+    if (rc != OVK_EINVAL) return rc;
+    snprintf(detail, sizeof detail, "%s", ovk_error_detail());
+    return ovk__fail(OVK_EOPTION, "%s", detail);
 }
 
 /* the variant and its spec options */
@@ -377,26 +472,28 @@ static int pick_solver(ovk_solver *s)
 {
     char name[64], list[256];
     ovk__opts opts;
-    int rc = ovk__spec_parse("solver", OVK_EINVAL, s->solver_spec, name, sizeof name, &opts);
+    int rc = ovk__spec_parse("solver", OVK_EOPTION, s->solver_spec, name, sizeof name, &opts);
     if (rc) return rc;
     const ovk__solver *sv = ovk__solver_find(name);
     if (!sv) {
         ovk__solver_names(list, sizeof list, 0);
-        return ovk__fail(OVK_EINVAL, "unknown solver '%s'; available: %s", name, list);
+        return ovk__fail(OVK_EOPTION, "unknown solver '%s'; available: %s", name, list);
     }
     if (sv->parse) rc = sv->parse(&opts, &s->params);
-    if (rc) return rc;
+    if (rc) return bad_option(rc);
     rc = ovk__opts_check_unused(&opts, sv->name, sv->options);
-    if (rc) return rc;
+    if (rc) return bad_option(rc);
     s->sv = sv;
     return OVK_OK;
 }
 
-/* the preconditioner, and whether the variant can use it */
+/* the preconditioner (unless kept), and whether the variant can use it */
 static int pick_precond(ovk_solver *s)
 {
-    int rc = s->pc_fn ? ovk__pc_create_user(s->pc_fn, s->pc_ctx, s, &s->pc) : ovk__pc_create(s->precond_spec, &s->pc);
-    if (rc) return rc;
+    int rc = OVK_OK;
+    if (!s->pc.type)
+        rc = s->pc_fn ? ovk__pc_create_user(s->pc_fn, s->pc_ctx, s, &s->pc) : ovk__pc_create(s->precond_spec, &s->pc);
+    if (rc) return bad_option(rc);
     if (!s->A && s->pc.type->needs_matrix)
         return ovk__fail(OVK_EUNSUPPORTED,
                          "preconditioner %s reads the matrix; a user operator has none (use 'none' or "
@@ -413,7 +510,8 @@ static int pick_precond(ovk_solver *s)
     return OVK_OK;
 }
 
-/* every local check of the options; the caller agrees the status */
+/* every local check of the options, the variant and the preconditioner
+ * made where they are redone; the caller agrees the status */
 static int check_local(ovk_solver *s)
 {
     const ovk_pcg_options *o = &s->o;
@@ -421,10 +519,10 @@ static int check_local(ovk_solver *s)
         return ovk__fail(s->refused, "an option was refused on this rank when the solver was made, and none set "
                                      "since: %s",
                          s->refused_detail);
-    if (!(o->tol > 0.0) || !isfinite(o->tol)) return ovk__fail(OVK_EINVAL, "tolerance %g must be > 0", o->tol);
-    if (!(o->atol >= 0.0) || !isfinite(o->atol)) return ovk__fail(OVK_EINVAL, "atol %g must be >= 0", o->atol);
-    if (o->max_iter < 0) return ovk__fail(OVK_EINVAL, "max_iter %d must be >= 0", o->max_iter);
-    int rc = pick_solver(s);
+    if (!(o->tol > 0.0) || !isfinite(o->tol)) return ovk__fail(OVK_EOPTION, "rtol %g must be > 0", o->tol);
+    if (!(o->atol >= 0.0) || !isfinite(o->atol)) return ovk__fail(OVK_EOPTION, "atol %g must be >= 0", o->atol);
+    if (o->max_iter < 0) return ovk__fail(OVK_EOPTION, "max_it %d must be >= 0", o->max_iter);
+    int rc = s->sv ? OVK_OK : pick_solver(s);
     if (rc) return rc;
     return pick_precond(s);
 }
@@ -441,12 +539,13 @@ static int check_same(ovk_solver *s)
         print_value(s, &opt_defs[i], buf, sizeof buf);
         h[i] = ovk__fingerprint(buf, strlen(buf));
     }
-    int flags[4] = {s->monitor != NULL, s->pc_fn != NULL, s->user_red != NULL, s->coord_dim};
+    int flags[5] = {s->monitor != NULL, s->pc_fn != NULL, s->user_red != NULL, s->coord_dim, s->conv_fn != NULL};
     h[FLAGS] = ovk__fingerprint(flags, sizeof flags);
     rc = ovk__differs(s->lay->comm, h, N, &first);
     if (rc || first < 0) return rc;
     return ovk__fail(OVK_EOPTION, "option %s differs across the ranks (it must be the same everywhere)",
-                     first < OPT_COUNT ? opt_defs[first].key : "monitor/precond callback/reducer/coordinates' dimension");
+                     first < OPT_COUNT ? opt_defs[first].key
+                                       : "monitor/precond callback/reducer/coordinates' dimension/convergence test");
 }
 
 /* Collective: the caller's reducer, or one made from the backend option
@@ -472,6 +571,7 @@ static int make_reducer(ovk_solver *s)
         return rc;
     }
     if (s->red_owned) return OVK_OK;
+    s->red = NULL;
     rc = ovk_reducer_create(s->lay->comm, s->backend_spec[0] ? s->backend_spec : NULL, &s->red);
     if (rc) return rc;
     s->red_owned = 1;
@@ -479,10 +579,40 @@ static int make_reducer(ovk_solver *s)
     return OVK_OK;
 }
 
+/* the room of -ovk_monitor_true and of the monitor's vote (local) */
+static int ctx_room(ovk_solver *s)
+{
+    if (s->monitor_true && !s->true_r) {
+        int rc = ovk__pc_alloc(s->lay->nlocal, "the true residual of monitor_true", &s->true_r);
+        if (rc) return rc;
+    }
+    if (s->monitor && !s->stage) {
+        s->stage = calloc(OVK__STAGE_SLOTS, sizeof *s->stage);
+        if (!s->stage) return ovk__fail(OVK_ENOMEM, "the monitor's vote slots");
+    }
+    return OVK_OK;
+}
+
+/* the solve context from the object; what the setups keep in it (the
+ * condition estimate's room, the norm, the numeric epoch) stays */
 static void init_ctx(ovk_solver *s)
 {
-    ovk__ctx *c = &s->c;
+    ovk__ctx *c = &s->c, kept = *c;
     memset(c, 0, sizeof *c);
+    c->lz_alpha = kept.lz_alpha;
+    c->lz_beta = kept.lz_beta;
+    c->lz_work = kept.lz_work;
+    c->lz_cap = kept.lz_cap;
+    c->anorm = kept.anorm;
+    c->mv = kept.mv;
+    c->numeric_epoch = kept.numeric_epoch;
+    c->conv_fn = s->conv_fn;
+    c->conv_ctx = s->conv_ctx;
+    c->divtol = s->divtol;
+    c->guess_zero = s->guess_zero;
+    c->print_monitor = s->print_monitor || s->monitor_true;
+    c->true_r = s->true_r;
+    c->stage = s->stage;
     c->A = s->A;
     c->owner = s;
     c->op = s->op;
@@ -570,11 +700,12 @@ static int matrix_norm(ovk_solver *s)
     return rc;
 }
 
-/* Collective: everything that depends on A's values. */
-static int numeric_setup(ovk_solver *s)
+/* Collective: everything that depends on A's values (the preconditioner's
+ * part only with pc_too). */
+static int numeric_setup(ovk_solver *s, int pc_too)
 {
     ovk__pc_env env = {s->A, s->lay->nlocal, s->lay->comm, s->coord_dim, s->coord_n, s->coords};
-    int rc = ovk__agree(s->lay->comm, s->pc.type->setup(s->pc.state, &env));
+    int rc = pc_too ? ovk__agree(s->lay->comm, s->pc.type->setup(s->pc.state, &env)) : OVK_OK;
     if (rc) goto cleanup;
     if (s->sv->needs_norm) {
         rc = s->A ? matrix_norm(s) : operator_norm(s);
@@ -603,32 +734,62 @@ static int condest_setup(ovk_solver *s)
     return OVK_OK;
 }
 
+/* Collective: the OR of every rank's changes (a rank that changed an
+ * option makes every rank redo it). */
+static int agree_redo(ovk_solver *s, unsigned *redo)
+{
+    unsigned mine = *redo;
+    return ovk__mpi(MPI_Allreduce(&mine, redo, 1, MPI_UNSIGNED, MPI_BOR, s->lay->comm), "MPI_Allreduce (setup)");
+}
+
+/* Collective: set up what is not (all of it the first time, after a
+ * failure or ovk_solver_set_options; else what the changed options mark),
+ * nothing when nothing changed but one reduction of the marks. */
 static int setup_held(ovk_solver *s)
 {
     double t0 = MPI_Wtime();
-    teardown(s);
-    /* first: the agreements below run on the matrix's own communicator */
-    int rc = ovk__layout_agree_identity(s->lay, "ovk_solver_setup: the solvers' matrices (or operators)");
-    if (rc) return rc;
+    unsigned redo = s->ready ? s->dirty : REDO_ALL;
+    int rc = OVK_OK;
+    if (!s->ready) {
+        teardown(s);
+        /* first: the agreements below run on the matrix's own communicator */
+        rc = ovk__layout_agree_identity(s->lay, "ovk_solver_setup: the solvers' matrices (or operators)");
+        if (rc) return rc;
+    }
+    rc = agree_redo(s, &redo);
+    if (rc) goto fail;
+    if (!redo) return OVK_OK;
+    undo(s, redo);
     rc = ovk__agree(s->lay->comm, check_local(s));
     if (rc) goto fail;
     rc = check_same(s);
     if (rc) goto fail;
-    rc = make_reducer(s);
+    if (redo & REDO_REDUCER) {
+        rc = make_reducer(s);
+        if (rc) goto fail;
+    }
+    rc = ovk__agree(s->lay->comm, ctx_room(s));
     if (rc) goto fail;
     init_ctx(s);
-    rc = ovk__variant_setup(&s->c, s->sv, &s->var);
-    if (rc) goto fail;
-    rc = numeric_setup(s);
-    if (rc) goto fail;
-    rc = condest_setup(s);
-    if (rc) goto fail;
-    double dt = MPI_Wtime() - t0;
-    if (MPI_Allreduce(&dt, &s->setup_time, 1, MPI_DOUBLE, MPI_MAX, s->lay->comm) != MPI_SUCCESS) {
-        rc = ovk__fail(OVK_EMPI, "MPI_Allreduce (setup time)");
-        goto fail;
+    if (redo & REDO_VARIANT) {
+        rc = ovk__variant_setup(&s->c, s->sv, &s->var);
+        if (rc) goto fail;
     }
+    if (redo & (REDO_PC | REDO_VARIANT)) {
+        rc = numeric_setup(s, (redo & REDO_PC) != 0);
+        if (rc) goto fail;
+    }
+    if (redo & REDO_CONDEST) {
+        rc = condest_setup(s);
+        if (rc) goto fail;
+    }
+    double dt = MPI_Wtime() - t0;
+    rc = ovk__mpi(MPI_Allreduce(&dt, &s->setup_time, 1, MPI_DOUBLE, MPI_MAX, s->lay->comm),
+                  "MPI_Allreduce (setup time)");
+    if (rc) goto fail;
     s->ready = 1;
+    s->dirty = 0;
+    if (s->view && s->lay->rank == 0) ovk_solver_view(s, s->o.out ? s->o.out : stdout);
     return OVK_OK;
 fail:
     teardown(s);
@@ -668,9 +829,7 @@ static int overlap(const ovk_vector *b, const ovk_vector *x)
 
 static int check_vectors(const ovk_solver *s, const ovk_vector *b, const ovk_vector *x)
 {
-    if (!s->ready)
-        return ovk__fail(OVK_ESTATE, "ovk_solver_solve: the solver is not set up (call ovk_solver_setup, also "
-                                     "after changing an option)");
+    (void)s;
     if (!b || !x) return ovk__fail(OVK_EINVAL, "ovk_solver_solve: NULL vector");
     if (b == x || overlap(b, x)) return ovk__fail(OVK_EINVAL, "ovk_solver_solve: b and x must not overlap");
     int rc = ovk__layout_check(b->lay, "b", s->lay, "the solver", "ovk_solver_solve");
@@ -708,6 +867,9 @@ static int status_of(const ovk_pcg_result *r)
     case OVK_REASON_NONFINITE: return OVK_ENONFINITE;
     case OVK_REASON_MONITOR:
         return ovk__fail(OVK_ESTOPPED, "the monitor stopped the solve at iteration %d", r->iterations);
+    case OVK_REASON_DIVERGED:
+        return ovk__fail(OVK_EDIVERGED, "diverged at iteration %d (||r||/||b|| = %g)", r->iterations,
+                         r->rel_residual);
     default: return OVK_EINVAL;
     }
 }
@@ -722,6 +884,24 @@ static void begin_solve(ovk__ctx *c, const ovk_vector *b, ovk_vector *x, ovk_pcg
     c->progress_time = 0.0;
     c->cb_failed = 0;
     c->lz_count = 0;
+    c->vote = 0;
+    c->stop_agreed = 0;
+    if (c->stage) memset(c->stage, 0, sizeof *c->stage * OVK__STAGE_SLOTS); /* no sum of an earlier solve */
+}
+
+/* rank 0: the one-line summary of print_level 1 and -ovk_converged_reason */
+static void report_solve(const ovk_solver *s, const ovk_pcg_result *res, int rc)
+{
+    FILE *f = s->o.out ? s->o.out : stdout;
+    if (s->lay->rank != 0) return;
+    if (s->converged_reason)
+        fprintf(f, "ovk: solve %s (%s) at iteration %d\n", rc == OVK_OK ? "converged" : "did not converge",
+                ovk_reason_name(res->reason), res->iterations);
+    if (s->o.print_level >= 1)
+        fprintf(f, "ovk_solver_solve: %s, %s, backend %s: %s in %d iterations, ||r||/||b|| = %.3e, %.6f s, %lld "
+                   "reductions\n",
+                s->sv->name, s->pc.type->name, ovk_reducer_spec(s->red), ovk_reason_name(res->reason),
+                res->iterations, res->rel_residual, res->time_max[OVK_TIMER_SOLVE], res->reductions);
 }
 
 /* the status of a solve whose callbacks may have failed on this rank (local) */
@@ -738,7 +918,7 @@ static int solve_held(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg
     int rc = ovk__agree(s->lay->comm, check_vectors(s, b, x));
     if (rc) return rc;
     if (s->A && s->A->values_version != s->version) {
-        rc = numeric_setup(s);
+        rc = numeric_setup(s, 1);
         if (rc) return rc;
     }
     begin_solve(c, b, x, res);
@@ -749,7 +929,9 @@ static int solve_held(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg
     if (rc) return rc;
     rc = gather_times(c);
     if (rc) return rc;
-    return status_of(res);
+    rc = status_of(res);
+    report_solve(s, res, rc);
+    return rc;
 }
 
 int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
@@ -762,12 +944,75 @@ int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     if (bad) return bad;
     s->busy = "solve";
     ovk__matrix_hold(s->A, 1);
-    ovk__reducer_hold(s->red, 1);
-    int rc = solve_held(s, b, x, res);
-    ovk__reducer_hold(s->red, -1);
+    int rc = setup_held(s); /* what changed since the last setup, if anything */
+    if (!rc) {
+        ovk__reducer_hold(s->red, 1);
+        rc = solve_held(s, b, x, res);
+        ovk__reducer_hold(s->red, -1);
+    }
     ovk__matrix_hold(s->A, -1);
     s->busy = NULL;
     return rc;
+}
+
+/* ---- view --------------------------------------------------------------- */
+
+/* where the backend comes from */
+static const char *backend_origin(const ovk_solver *s)
+{
+    const char *env = getenv(OVK_BACKEND_ENV);
+    if (s->user_red) return "the application's reducer";
+    if (s->backend_spec[0]) return "option backend";
+    return env && *env ? "$" OVK_BACKEND_ENV : "default";
+}
+
+static void view_matrix(const ovk_solver *s, FILE *f)
+{
+    static const char *const halo[] = {"isend", "persistent", "neighbor"};
+    static const char *const vform[] = {"double", "float (exact)", "8-bit dictionary"};
+    const ovk_matrix *A = s->A;
+    if (!A) {
+        fprintf(f, "  operator: the application's callback (matrix-free), %d rows on this rank\n", s->lay->nlocal);
+        return;
+    }
+    int h = (int)ovk_matrix_get_halo(A), v = A->diag.vform;
+    fprintf(f, "  matrix: %lld rows, %lld entries on this rank (%d rows from %lld); diagonal block: %s, columns as %s, "
+               "values %s%s; halo %s\n",
+            (long long)s->lay->nglobal, (long long)ovk_matrix_nnz_local(A), s->lay->nlocal,
+            (long long)s->lay->row_start, A->diag.upper ? "upper triangle" : "both triangles",
+            A->diag.off16 ? "16-bit offsets" : "int", v >= 0 && v < 3 ? vform[v] : "?",
+            A->diag.runs ? ", runs of repeated rows" : "", h >= 0 && h < 3 ? halo[h] : "?");
+}
+
+int ovk_solver_view(const ovk_solver *s, FILE *f)
+{
+    char buf[256];
+    if (!valid(s)) return not_solver("ovk_solver_view");
+    if (!f) return ovk__fail(OVK_EINVAL, "ovk_solver_view: NULL stream");
+    const ovk_pcg_options *o = &s->o;
+    fprintf(f, "ovk_solver: %lld rows on %d ranks, %s\n", (long long)s->lay->nglobal, s->lay->size,
+            s->ready && !s->dirty ? "set up" : "options changed since the last setup (the next solve sets up)");
+    fprintf(f, "  solver: %s%s%s\n", s->solver_spec, s->sv ? " - " : "", s->sv ? s->sv->description : "");
+    if (s->pc_fn) fprintf(f, "  preconditioner: the application's callback\n");
+    else if (s->pc.type && strncmp(s->precond_spec, s->pc.type->name, strlen(s->pc.type->name)))
+        fprintf(f, "  preconditioner: %s (%s)\n", s->precond_spec, s->pc.type->name);
+    else fprintf(f, "  preconditioner: %s\n", s->precond_spec);
+    fprintf(f, "  backend: %s (from %s)\n", resolved_backend(s), backend_origin(s));
+    fprintf(f, "  tolerances: rtol = %g, atol = %g, divtol = %g%s, max_it = %d\n", o->tol, o->atol, s->divtol,
+            s->divtol > 0.0 ? "" : " (off)", o->max_iter);
+    fprintf(f, "  initial guess: %s; convergence test: %s; monitor: %s%s%s\n",
+            s->guess_zero ? "zero" : "x on entry", s->conv_fn ? "the application's" : "||r|| < max(rtol ||b||, atol)",
+            s->monitor ? "the application's" : "none", s->print_monitor ? ", -ovk_monitor" : "",
+            s->monitor_true ? ", -ovk_monitor_true (one product and one blocking reduction per iteration)" : "");
+    view_matrix(s, f);
+    fprintf(f, "  options:");
+    for (int i = 0; i < OPT_COUNT; i++) {
+        if (opt_defs[i].off == offsetof(ovk_solver, backend_spec)) snprintf(buf, sizeof buf, "%s", resolved_backend(s));
+        else print_value(s, &opt_defs[i], buf, sizeof buf);
+        fprintf(f, " %s=%s", opt_defs[i].key, buf);
+    }
+    fprintf(f, "\n");
+    return OVK_OK;
 }
 
 /* ---- the rest ----------------------------------------------------------- */

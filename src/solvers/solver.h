@@ -15,6 +15,18 @@
 /* Which inner product a reduction belongs to (selects its timers). */
 typedef enum ovk__dot_id { OVK__SDOTP = 0, OVK__GAMMA = 1, OVK__IPROD = 2 } ovk__dot_id;
 
+/* The monitor's stop vote rides the sums a variant already does: while a
+ * monitor is set, each sum reduces its k values and one more, this rank's
+ * vote, through one of these slots (solver_common.c).  The largest k + 1
+ * and the most sums in flight at once (plcg: 2 l + 4). */
+enum { OVK__STAGE_VALS = 32, OVK__STAGE_SLOTS = 24 };
+typedef struct ovk__stage {
+    ovk_request *req; /* NULL: free */
+    double *vals;     /* the variant's values, copied back at the end */
+    int k;
+    double buf[OVK__STAGE_VALS];
+} ovk__stage;
+
 /* What a solve runs on: the object's set-up state plus this solve's
  * vectors.  Lives in the solver object; reset at each solve. */
 typedef struct ovk__ctx {
@@ -42,6 +54,18 @@ typedef struct ovk__ctx {
     char cb_detail[160];        /* what the failed callback said */
     ovk_monitor_fn monitor;
     void *monitor_ctx;
+    ovk_converged_fn conv_fn;   /* the application's convergence test, or NULL */
+    void *conv_ctx;
+    double divtol;              /* diverged when ||r|| > divtol ||r0|| (0: off) */
+    double rr_div;              /* divtol^2 <r0,r0> of this solve */
+    int guess_zero;             /* x0 = 0: r = b without the product */
+    int print_monitor;          /* -ovk_monitor: rank 0 prints ||r|| each iteration */
+    double *true_r;             /* -ovk_monitor_true: room for b - A x, else NULL */
+    ovk__stage *stage;          /* with a monitor: the slots its vote rides in, else NULL */
+    double rnorm0;              /* ||r0|| of this solve */
+    int user_converged;         /* the convergence test said converged: not confirmed again */
+    int vote;                   /* this rank's monitor asked to stop */
+    int stop_agreed;            /* a sum brought a stop vote: stop at the next check */
     double *history;
     int history_cap;
     int observed;               /* the last iteration the history, the monitor and the
@@ -142,8 +166,10 @@ int ovk__sum(ovk__ctx *c, ovk__dot_id dot, double *vals, int k);
 int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided);
 
 /* Per-iteration decision: records iterations and residual; sets *stop when
- * converged, non-finite or stopped by the monitor.  Prints at print_level 2.
- * Collective when a monitor is set. */
+ * converged (tolerances or the convergence test), diverged, non-finite or
+ * stopped by the monitor (its vote, carried by an earlier sum).  Prints at
+ * print_level 2 and with -ovk_monitor.  Local (no reduction of its own),
+ * but for -ovk_monitor_true (one product and one blocking sum). */
 int ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop);
 
 /* The recursive residual met the tolerance: so must the true one.  r is
@@ -286,5 +312,13 @@ void ovk__ctx_progress(void *ctx);
  * refused keeps its solver, so no rank is left alone in a collective.
  * Returns rc. */
 int ovk__solver_refuse(ovk_solver *s, int rc);
+
+/* The keys of the solver's option table (object.c), for the options
+ * database (options.c): how many, the key of index i (NULL outside). */
+int ovk__solver_option_count(void);
+/* OVK_OK when s is a solver that may change now; else its refusal
+ * (OVK_EINVAL, or OVK_EBUSY from a callback of its setup or solve), local. */
+int ovk__solver_usable(const ovk_solver *s, const char *fn);
+const char *ovk__solver_option_key(int i);
 
 #endif

@@ -13,21 +13,69 @@ static const ovk_timer init_timer[] = {OVK_TIMER_SDOTP_INIT, OVK_TIMER_GAMMA_INI
 static const ovk_timer test_timer[] = {OVK_TIMER_SDOTP_TEST, OVK_TIMER_GAMMA_TEST, OVK_TIMER_IPROD_TEST};
 static const ovk_timer wait_timer[] = {OVK_TIMER_SDOTP_WAIT, OVK_TIMER_GAMMA_WAIT, OVK_TIMER_IPROD_WAIT};
 
+/* With a monitor: a free slot for a sum of k values and the vote (the
+ * same on every rank: k and the sums in flight are) */
+static int stage_slot(ovk__ctx *c, int k, ovk__stage **slot)
+{
+    *slot = NULL;
+    if (k + 1 > OVK__STAGE_VALS)
+        return ovk__fail(OVK_EUNSUPPORTED, "a sum of %d values has no room for the monitor's vote", k);
+    for (int i = 0; i < OVK__STAGE_SLOTS; i++)
+        if (!c->stage[i].req && !c->stage[i].vals) {
+            *slot = &c->stage[i];
+            return OVK_OK;
+        }
+    return ovk__fail(OVK_EUNSUPPORTED, "more than %d sums in flight for the monitor's vote", OVK__STAGE_SLOTS);
+}
+
 int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_request **req)
 {
+    ovk__stage *slot = NULL;
+    double *send = vals;
     if (c->cb_failed)
         for (int i = 0; i < k; i++) vals[i] = NAN; /* every rank sees the failure in this sum */
+    if (c->stage) { /* the values and this rank's stop vote, one more value in the same sum */
+        int rc = stage_slot(c, k, &slot);
+        if (rc) return rc;
+        memcpy(slot->buf, vals, sizeof(double) * (size_t)k);
+        slot->buf[k] = c->vote ? 1.0 : 0.0;
+        slot->vals = vals;
+        slot->k = k;
+        send = slot->buf;
+    }
     double t0 = ovk__now();
-    int rc = ovk_reduce_start(c->red, vals, vals, k, OVK_DOUBLE, OVK_SUM, req);
+    int rc = ovk_reduce_start(c->red, send, send, k + (slot != NULL), OVK_DOUBLE, OVK_SUM, req);
     c->t[init_timer[dot]] += ovk__now() - t0;
     c->inflight = (int)dot;
+    if (slot) {
+        slot->req = rc ? NULL : *req;
+        if (rc) slot->vals = NULL;
+    }
     return rc;
+}
+
+/* the staged sum of req: its values back to the variant, the votes read */
+static void unstage(ovk__ctx *c, const ovk_request *req, int rc)
+{
+    for (int i = 0; c->stage && i < OVK__STAGE_SLOTS; i++) {
+        ovk__stage *slot = &c->stage[i];
+        if (slot->req != req) continue;
+        if (!rc) {
+            memcpy(slot->vals, slot->buf, sizeof(double) * (size_t)slot->k);
+            if (slot->buf[slot->k] != 0.0) c->stop_agreed = 1; /* a reduced value: every rank sees it */
+        }
+        slot->req = NULL;
+        slot->vals = NULL;
+        return;
+    }
 }
 
 int ovk__sum_end(ovk__ctx *c, ovk__dot_id dot, ovk_request *req)
 {
     double t0 = ovk__now();
-    int rc = ovk_reduce_wait(req), rc2 = ovk_request_free(req); /* released also after a failed wait */
+    int rc = ovk_reduce_wait(req);
+    unstage(c, req, rc);
+    int rc2 = ovk_request_free(req); /* released also after a failed wait */
     if (!rc) rc = rc2;
     c->t[wait_timer[dot]] += ovk__now() - t0;
     c->inflight = -1;
@@ -59,15 +107,33 @@ void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double v
         ovk__fail(OVK_ENONFINITE, "iteration %d: %s = %g", iter, what, value);
 }
 
-/* The history, the monitor (its answer agreed over the ranks) and the
- * print_level 2 line for the residual of iteration iter, once per iteration
- * (a residual replacement or a restart decides the same iteration again on
- * refreshed values: not observed twice); *stop = 1 when the monitor asks to
- * stop. */
-static int observe(ovk__ctx *c, int iter, double rr, double bb, int *stop)
+/* -ovk_monitor (rank 0): ||r|| as the variant reduced it; with
+ * -ovk_monitor_true also ||b - A x|| (one product and one blocking sum) */
+static int print_monitor(ovk__ctx *c, int iter, double rnorm, double bb)
+{
+    FILE *f = c->opts->out ? c->opts->out : stdout;
+    double tt = 0.0;
+    if (!c->true_r) {
+        if (c->rank == 0) fprintf(f, "%4d ovk residual norm %.12e\n", iter, rnorm);
+        return OVK_OK;
+    }
+    int rc = ovk__ctx_residual(c, c->true_r); /* b - A x */
+    if (rc) return rc;
+    rc = ovk__ctx_dots(c, 1, (const double *[]){c->true_r}, (const double *[]){c->true_r}, &tt);
+    if (rc) return rc;
+    if (c->rank == 0)
+        fprintf(f, "%4d ovk residual norm %.12e true resid norm %.12e ||r(i)||/||b|| %.12e\n", iter, rnorm,
+                sqrt(tt), bb > 0.0 ? sqrt(tt / bb) : 0.0);
+    return OVK_OK;
+}
+
+/* The history, the prints and the monitor for the residual of iteration
+ * iter, once per iteration (a residual replacement or a restart decides
+ * the same iteration again on refreshed values: not observed twice).  The
+ * monitor's stop request is this rank's vote, carried by the next sum. */
+static int observe(ovk__ctx *c, int iter, double rr, double bb)
 {
     double rnorm = sqrt(rr), rel = bb > 0.0 ? sqrt(rr / bb) : 0.0;
-    *stop = 0;
     if (iter <= c->observed) return OVK_OK;
     c->observed = iter;
     if (c->history && iter < c->history_cap) {
@@ -76,29 +142,45 @@ static int observe(ovk__ctx *c, int iter, double rr, double bb, int *stop)
     }
     if (c->opts->print_level >= 2 && c->rank == 0)
         fprintf(c->opts->out ? c->opts->out : stdout, "Iter %5d  ||r||/||b|| = %e\n", iter, rel);
-    if (!c->monitor) return OVK_OK;
-    int mine = c->monitor(c->owner, iter, rnorm, rel, c->monitor_ctx) != 0, any = 0;
-    int mrc = MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, c->comm);
-    if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, "MPI_Allreduce (monitor)");
-    if (any) {
-        c->res->iterations = iter;
-        c->res->reason = OVK_REASON_MONITOR;
-        *stop = 1;
+    if (c->print_monitor) {
+        int rc = print_monitor(c, iter, rnorm, bb);
+        if (rc) return rc;
     }
+    if (c->monitor && c->monitor(c->owner, iter, rnorm, rel, c->monitor_ctx) != 0) c->vote = 1;
     return OVK_OK;
+}
+
+/* Why the solve stops at <r,r> = rr, from reduced values only (the same
+ * on every rank), or OVK_REASON_NONE: the convergence test or the
+ * tolerances, then divtol. */
+static ovk_reason decide(ovk__ctx *c, int iter, double rr, double bb)
+{
+    if (c->conv_fn) {
+        int v = c->conv_fn(c->owner, iter, sqrt(rr), sqrt(bb), c->rnorm0, c->conv_ctx);
+        c->user_converged = v == OVK_VERDICT_CONVERGED;
+        if (v == OVK_VERDICT_CONVERGED) return OVK_REASON_CONVERGED;
+        if (v == OVK_VERDICT_DIVERGED) return OVK_REASON_DIVERGED;
+    } else if (ovk__converged(c, rr)) {
+        return OVK_REASON_CONVERGED;
+    }
+    if (c->rr_div > 0.0 && rr > c->rr_div) return OVK_REASON_DIVERGED;
+    return OVK_REASON_NONE;
 }
 
 int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided)
 {
     double v[2] = {ovk__dot(c->n, c->b, c->b), ovk__dot(c->n, r, r)};
-    int rc = ovk__sum(c, OVK__IPROD, v, 2), stop = 0;
+    int rc = ovk__sum(c, OVK__IPROD, v, 2);
     if (rc) return rc;
     *bb = v[0];
     *decided = 1;
     c->res->iterations = 0;
     c->observed = -1;
+    c->user_converged = 0;
     double atol = c->opts->atol, tol = c->opts->tol;
     c->rr_stop = fmax(tol * tol * v[0], atol * atol);
+    c->rr_div = c->divtol * c->divtol * v[1];
+    c->rnorm0 = sqrt(v[1]);
     if (!isfinite(v[0]) || !isfinite(v[1])) {
         ovk__stop(c, 0, OVK_REASON_NONFINITE, "<b,b> or <r0,r0>", isfinite(v[0]) ? v[1] : v[0]);
         return OVK_OK;
@@ -110,10 +192,10 @@ int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided)
         return OVK_OK;
     }
     c->res->rel_residual = sqrt(v[1] / v[0]);
-    rc = observe(c, 0, v[1], v[0], &stop);
-    if (rc || stop) return rc;
-    if (ovk__converged(c, v[1])) c->res->reason = OVK_REASON_CONVERGED;
-    else *decided = 0;
+    rc = observe(c, 0, v[1], v[0]);
+    if (rc) return rc;
+    c->res->reason = decide(c, 0, v[1], v[0]);
+    *decided = c->res->reason != OVK_REASON_NONE;
     return OVK_OK;
 }
 
@@ -127,10 +209,11 @@ int ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop
         return OVK_OK;
     }
     c->res->rel_residual = sqrt(iprod / bb);
-    int rc = observe(c, iter, iprod, bb, stop);
-    if (rc || *stop) return rc;
-    if (ovk__converged(c, iprod)) {
-        c->res->reason = OVK_REASON_CONVERGED;
+    int rc = observe(c, iter, iprod, bb);
+    if (rc) return rc;
+    ovk_reason why = c->stop_agreed ? OVK_REASON_MONITOR : decide(c, iter, iprod, bb);
+    if (why != OVK_REASON_NONE) {
+        c->res->reason = why;
         *stop = 1;
     }
     return OVK_OK;
@@ -138,13 +221,16 @@ int ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop
 
 int ovk__confirm(ovk__ctx *c, double bb, double *r, int *ok)
 {
+    *ok = 1;
+    if (c->user_converged) return OVK_OK; /* the application's test decided */
     int rc = ovk__ctx_residual(c, r); /* r = b - A x */
     if (rc) return rc;
     double rr = 0.0;
     rc = ovk__ctx_dots(c, 1, (const double *[]){r}, (const double *[]){r}, &rr);
     if (rc) return rc;
     c->res->rel_residual = sqrt(rr / bb);
-    *ok = isfinite(rr) && ovk__converged(c, rr);
+    *ok = isfinite(rr) && (c->conv_fn ? decide(c, c->res->iterations, rr, bb) == OVK_REASON_CONVERGED
+                                      : ovk__converged(c, rr));
     if (!*ok) c->res->reason = OVK_REASON_NONE;
     return OVK_OK;
 }

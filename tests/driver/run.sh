@@ -96,11 +96,44 @@ done
 run 1 "$bin/ovk_laplace27" -n 6 6 6 -solver plcg:l=99 >/dev/null 2>&1; [ $? -eq 1 ]; check "plcg:l=99 refused, exit 1" $?
 rm -rf "$tmpd"
 
+# the options database (issue 29): README's quick start, -ovk_* as the old flags, $OVK_OPTIONS,
+# unused options listed, a bad value an error on every rank
+o=$(run 2 "$bin/ovk_laplace27" -n 10 10 10 -ovk_solver pipeprcg -ovk_precond ic0 -ovk_view 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$o" | grep -q '^  solver: pipeprcg' && echo "$o" | grep -q '^  preconditioner: ic0' &&
+  echo "$o" | grep -q '^  backend: ' && echo "$o" | grep -Eq '^Iterations = [0-9]+$' &&
+  echo "$o" | grep -q '^Final Relative Residual Norm = ' && echo "$o" | grep -q '^Solve Time = '
+check "quick start: -ovk_solver pipeprcg -ovk_precond ic0 -ovk_view" $?
+its_new=$(echo "$o" | sed -n 's/^Iterations = //p')
+o=$(run 2 "$bin/ovk_laplace27" -n 10 10 10 -solver pipeprcg -precond ic0 2>&1)
+[ "$(echo "$o" | sed -n 's/^Iterations = //p')" = "$its_new" ]; check "the old flags -solver, -precond: the same run ($its_new)" $?
+o=$(OVK_OPTIONS="-ovk_solver pipeprcg -ovk_precond ic0" run 2 "$bin/ovk_laplace27" -n 10 10 10 2>&1)
+[ "$(echo "$o" | sed -n 's/^Iterations = //p')" = "$its_new" ]; check "\$OVK_OPTIONS: the same run" $?
+o=$(run 2 "$bin/ovk_laplace27" -n 10 10 10 -solver alg1 -ovk_solver pipeprcg -precond jacobi -ovk_precond ic0 2>&1)
+[ "$(echo "$o" | sed -n 's/^Iterations = //p')" = "$its_new" ]; check "-ovk_* override the old flags" $?
+o=$(run 1 "$bin/ovk_laplace27" -n 6 6 6 -ovk_max_it 2 -ovk_monitor -ovk_converged_reason 2>&1); rc=$?
+[ $rc -eq 1 ] && [ "$(echo "$o" | grep -c 'ovk residual norm')" -eq 3 ] && echo "$o" | grep -q '^ovk: solve did not converge'
+check "-ovk_max_it 2 -ovk_monitor -ovk_converged_reason" $?
+o=$(run 2 "$bin/ovk_laplace27" -n 6 6 6 -ovk_bogus 1 -ovk_options_left 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$o" | grep -q 'option -ovk_bogus 1 was not used'; check "-ovk_options_left lists -ovk_bogus" $?
+o=$(run 2 "$bin/ovk_laplace27" -n 6 6 6 -ovk_rtol x 2>&1); rc=$?
+[ $rc -eq 1 ] && echo "$o" | grep -q 'OVK_EOPTION\|unknown option or bad option value' && echo "$o" | grep -q -- '-ovk_rtol'
+check "-ovk_rtol x: bad option value, exit 1" $?
+
+if [ -x "$bin/ovk_heat_port" ]; then # the PETSc port: 8 steps, options from the database
+  o=$(OVK_OPTIONS="-ovk_solver pipeprcg" run 2 "$bin/ovk_heat_port" -n 16 -ovk_rtol 1e-6 -ovk_view 2>&1); rc=$?
+  [ $rc -eq 0 ] && [ "$(echo "$o" | grep -c '^step [1-8] iterations')" -eq 8 ] &&
+    echo "$o" | grep -q '^  solver: pipeprcg' && echo "$o" | grep -q 'rtol = 1e-06' &&
+    echo "$o" | grep -q '^  backend: native (from option backend)'
+  check "ovk_heat_port: 8 steps, -ovk_* and \$OVK_OPTIONS, the view after the backend switch" $?
+fi
+
 if [ -x "$bin/ovk_mtx_solve" ]; then
   tmp=$(mktemp -d)
   printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 2\n2 2 2\n3 3 2\n2 1 -1\n' > "$tmp/ok.mtx"
   o=$(run 2 "$bin/ovk_mtx_solve" -f "$tmp/ok.mtx" 2>&1); rc=$?
   [ $rc -eq 0 ] && echo "$o" | grep -q '^Iterations = '; check "ovk_mtx_solve on a small file" $?
+  o=$(run 2 "$bin/ovk_mtx_solve" -f "$tmp/ok.mtx" -ovk_solver cg1 -ovk_view 2>&1); rc=$?
+  [ $rc -eq 0 ] && echo "$o" | grep -q '^  solver: cg1'; check "ovk_mtx_solve -ovk_solver cg1 -ovk_view" $?
   printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 2\n2 2 2\n' > "$tmp/short.mtx"
   o=$(run 2 "$bin/ovk_mtx_solve" -f "$tmp/short.mtx" 2>&1); [ $? -ne 0 ]; check "truncated file: error, no hang" $?
   printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 0\n2 2 1\n' > "$tmp/zd.mtx"

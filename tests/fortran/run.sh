@@ -48,7 +48,7 @@ run 2 "$bin/ovk_laplace27_f" -n 6 6 6 -P 3 1 1 >/dev/null 2>&1; [ $? -eq 2 ]; ch
 run 1 "$bin/ovk_laplace27_f" -help | grep -q '^usage'; check "-help" $?
 
 o=$(run 2 "$ftest" abort 2>&1); rc=$?
-[ $rc -ne 0 ] && echo "$o" | grep -q "ovkrylov: rank 0: ovk_solver_setup: invalid argument: unknown solver 'nosuch'" &&
+[ $rc -ne 0 ] && echo "$o" | grep -q "ovkrylov: rank 0: ovk_solver_setup: unknown option or bad option value: unknown solver 'nosuch'" &&
   ! echo "$o" | grep -q "still running"
 check "no ierr: the message on error_unit, then MPI_Abort (exit $rc)" $?
 

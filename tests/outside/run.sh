@@ -31,6 +31,12 @@ ${CC:-cc} -std=c11 "$src/examples/ovk_app.c" -o "$prefix/app_pc" \
 "$mpicc" -std=c11 "$src/examples/ovk_app.c" -o "$prefix/app_pc_wrapper" \
   $(pc --cflags --libs ovkrylov) -Wl,-rpath,"$libdir"
 test -x "$prefix/bin/ovk_laplace27"
+# the installed driver runs from another directory (its rpath finds the library), README's quick start
+mkdir "$prefix/elsewhere"
+out=$(cd "$prefix/elsewhere" && "$mpiexec" -n 2 $pre "$prefix/bin/ovk_laplace27" -n 8 8 8 -ovk_solver pipeprcg \
+      -ovk_precond ic0 -ovk_view)
+echo "$out" | grep -q '^  solver: pipeprcg' && echo "$out" | grep -q '^Iterations = [0-9]*$'
+echo "outside project: installed ovk_laplace27 from another directory: $(echo "$out" | grep '^Iterations')"
 # One MPI only, the library's: Open MPI (libmpi, libmpi_usempif08, ...) and MPICH
 # (libmpich, libmpichfort) must not both be loaded.
 mpi_of() { ldd "$1" | grep -oE 'libmpi[a-z_0-9]*\.so' |

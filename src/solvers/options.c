@@ -1,0 +1,263 @@
+/* The options database: the words of $OVK_OPTIONS, then the program's
+ * arguments (ovk_options_set_args), as entries "-name [value]" that
+ * ovk_solver_set_from_options reads as -[prefix]ovk_KEY for every key of
+ * the solver's option table (object.c), and the application through
+ * ovk_options_get*.  The last entry of a name wins; every entry remembers
+ * whether a call read it, for -ovk_options_left. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver.h"
+
+#define ENV_OPTIONS "OVK_OPTIONS"
+#define LIB_MARK "ovk_" /* the library's names: -[prefix]ovk_KEY */
+
+typedef struct entry {
+    char *name;  /* without the leading '-' */
+    char *value; /* NULL: a flag without a value */
+    int used;
+    int from_env;
+} entry;
+
+static struct {
+    entry *e;
+    int n, cap;
+    int loaded; /* $OVK_OPTIONS read */
+} db;
+
+/* 1 when word is a number (a value like -1 or -1e-3, not a name) */
+static int is_number(const char *word)
+{
+    char *end = NULL;
+    if (!*word) return 0;
+    (void)strtod(word, &end);
+    return *end == '\0';
+}
+
+static int is_name(const char *word) { return word[0] == '-' && word[1] && !is_number(word); }
+
+static char *copy(const char *text, size_t n)
+{
+    char *c = malloc(n + 1);
+    if (!c) return NULL;
+    memcpy(c, text, n);
+    c[n] = '\0';
+    return c;
+}
+
+static int add(const char *name, const char *value, int from_env)
+{
+    if (db.n == db.cap) {
+        int cap = db.cap ? 2 * db.cap : 32;
+        entry *e = realloc(db.e, sizeof *e * (size_t)cap);
+        if (!e) return ovk__fail(OVK_ENOMEM, "options database of %d entries", cap);
+        db.e = e;
+        db.cap = cap;
+    }
+    entry *e = &db.e[db.n];
+    while (*name == '-') name++; /* -name and --name */
+    e->name = copy(name, strlen(name));
+    e->value = value ? copy(value, strlen(value)) : NULL;
+    e->used = 0;
+    e->from_env = from_env;
+    if (!e->name || (value && !e->value)) {
+        free(e->name);
+        free(e->value);
+        return ovk__fail(OVK_ENOMEM, "options database entry %s", name);
+    }
+    db.n++;
+    return OVK_OK;
+}
+
+/* the entries of words w[0..n-1]: a name, and the next word as its value
+ * when that is not a name; words that are neither are not options */
+static int add_words(int n, char *const *w, int from_env)
+{
+    for (int i = 0; i < n; i++) {
+        if (!is_name(w[i])) continue;
+        const char *value = i + 1 < n && !is_name(w[i + 1]) ? w[i + 1] : NULL;
+        int rc = add(w[i], value, from_env);
+        if (rc) return rc;
+        i += value != NULL;
+    }
+    return OVK_OK;
+}
+
+/* $OVK_OPTIONS split at white space */
+static int load_env(void)
+{
+    enum { MAX_WORDS = 256 };
+    const char *env = getenv(ENV_OPTIONS);
+    char *words[MAX_WORDS] = {0};
+    int n = 0, rc = OVK_OK;
+    db.loaded = 1;
+    for (const char *p = env; p && *p;) {
+        while (isspace((unsigned char)*p)) p++;
+        size_t len = 0;
+        while (p[len] && !isspace((unsigned char)p[len])) len++;
+        if (!len) break;
+        if (n == MAX_WORDS) {
+            rc = ovk__fail(OVK_EOPTION, "$%s has more than %d words", ENV_OPTIONS, MAX_WORDS);
+            break;
+        }
+        words[n] = copy(p, len);
+        if (!words[n]) {
+            rc = ovk__fail(OVK_ENOMEM, "$%s", ENV_OPTIONS);
+            break;
+        }
+        n++;
+        p += len;
+    }
+    if (!rc) rc = add_words(n, words, 1);
+    for (int i = 0; i < n; i++) free(words[i]);
+    return rc;
+}
+
+void ovk_options_clear(void)
+{
+    for (int i = 0; i < db.n; i++) {
+        free(db.e[i].name);
+        free(db.e[i].value);
+    }
+    free(db.e);
+    memset(&db, 0, sizeof db);
+}
+
+int ovk_options_set_args(int argc, char **argv)
+{
+    if (argc < 0 || (argc > 0 && !argv)) return ovk__fail(OVK_EINVAL, "ovk_options_set_args: argc = %d", argc);
+    ovk_options_clear();
+    int rc = load_env();
+    if (rc) return rc;
+    return argc > 1 ? add_words(argc - 1, argv + 1, 0) : OVK_OK; /* argv[0] is the program */
+}
+
+static int loaded(void) { return db.loaded ? OVK_OK : load_env(); }
+
+/* the last entry of name, every entry of it marked used; NULL when none */
+static entry *lookup(const char *name)
+{
+    entry *found = NULL;
+    while (*name == '-') name++;
+    for (int i = 0; i < db.n; i++)
+        if (!strcmp(db.e[i].name, name)) {
+            db.e[i].used = 1;
+            found = &db.e[i];
+        }
+    return found;
+}
+
+int ovk_options_get(const char *name, char *buf, size_t len, int *found)
+{
+    if (found) *found = 0;
+    if (!name || !buf || len == 0) return ovk__fail(OVK_EINVAL, "ovk_options_get: NULL name or no buffer");
+    int rc = loaded();
+    if (rc) return rc;
+    const entry *e = lookup(name);
+    if (!e) return OVK_OK;
+    const char *v = e->value ? e->value : "";
+    if (strlen(v) >= len) return ovk__fail(OVK_EOPTION, "option -%s: value '%s' is too long", e->name, v);
+    snprintf(buf, len, "%s", v);
+    if (found) *found = 1;
+    return OVK_OK;
+}
+
+int ovk_options_get_int(const char *name, int *value, int *found)
+{
+    char buf[64], *end = NULL;
+    int have = 0;
+    if (found) *found = 0;
+    if (!value) return ovk__fail(OVK_EINVAL, "ovk_options_get_int: NULL value");
+    int rc = ovk_options_get(name, buf, sizeof buf, &have);
+    if (rc || !have) return rc;
+    long v = buf[0] ? strtol(buf, &end, 10) : 1; /* a flag alone: 1 */
+    if ((buf[0] && *end) || v < INT32_MIN || v > INT32_MAX)
+        return ovk__fail(OVK_EOPTION, "option %s=%s must be an integer", name, buf);
+    *value = (int)v;
+    if (found) *found = 1;
+    return OVK_OK;
+}
+
+int ovk_options_get_real(const char *name, double *value, int *found)
+{
+    char buf[64], *end = NULL;
+    int have = 0;
+    if (found) *found = 0;
+    if (!value) return ovk__fail(OVK_EINVAL, "ovk_options_get_real: NULL value");
+    int rc = ovk_options_get(name, buf, sizeof buf, &have);
+    if (rc || !have) return rc;
+    double v = strtod(buf, &end);
+    if (!buf[0] || *end) return ovk__fail(OVK_EOPTION, "option %s=%s must be a number", name, buf);
+    *value = v;
+    if (found) *found = 1;
+    return OVK_OK;
+}
+
+int ovk_options_skip(int argc, char **argv, int i)
+{
+    if (!argv || i < 0 || i >= argc || !is_name(argv[i]) || !strstr(argv[i], LIB_MARK)) return 0;
+    return i + 1 < argc && !is_name(argv[i + 1]) ? 2 : 1;
+}
+
+/* the local part: every key of the table under prefix into s */
+static int read_options(ovk_solver *s, const char *prefix)
+{
+    char name[256];
+    for (const char *p = prefix; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_')
+            return ovk__fail(OVK_EOPTION, "options prefix '%s': letters, digits and '_' only", prefix);
+    int rc = loaded();
+    if (rc) return rc;
+    for (int i = 0; i < ovk__solver_option_count(); i++) {
+        const char *key = ovk__solver_option_key(i);
+        snprintf(name, sizeof name, "%s" LIB_MARK "%s", prefix, key);
+        const entry *e = lookup(name);
+        if (!e) continue;
+        rc = ovk_solver_set_option(s, key, e->value ? e->value : "1"); /* a flag alone: 1 */
+        if (rc) {
+            char detail[512];
+            snprintf(detail, sizeof detail, "%s", ovk_error_detail());
+            return ovk__fail(rc, "-%s%s: %s", name, e->from_env ? " (from $" ENV_OPTIONS ")" : "", detail);
+        }
+    }
+    return OVK_OK;
+}
+
+int ovk_solver_set_from_options(ovk_solver *s, const char *prefix)
+{
+    int bad = ovk__solver_usable(s, "ovk_solver_set_from_options"); /* local: no agreement from a callback */
+    if (bad) return bad;
+    return ovk__agree(ovk_solver_comm(s), read_options(s, prefix ? prefix : ""));
+}
+
+int ovk_options_left(FILE *f)
+{
+    int left = 0;
+    if (loaded()) return 0;
+    for (int i = 0; i < db.n; i++) {
+        const entry *e = &db.e[i];
+        if (e->used || (!e->from_env && !strstr(e->name, LIB_MARK))) continue;
+        if (!strcmp(e->name, LIB_MARK "options_left")) continue;
+        left++;
+        if (f)
+            fprintf(f, "ovk: option -%s%s%s was not used%s\n", e->name, e->value ? " " : "", e->value ? e->value : "",
+                    e->from_env ? " (from $" ENV_OPTIONS ")" : "");
+    }
+    return left;
+}
+
+int ovk_options_finalize(void)
+{
+    int rank = 0, init = 0, fin = 0, want = 0, left = 0;
+    int rc = ovk_options_get_int("-" LIB_MARK "options_left", &want, NULL);
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (init && !fin) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (!rc && want) {
+        left = ovk_options_left(rank == 0 ? stdout : NULL);
+        if (rank == 0 && !left) printf("ovk: every option was used\n");
+    }
+    ovk_options_clear();
+    return rc ? rc : left;
+}
