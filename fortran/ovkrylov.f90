@@ -7,8 +7,10 @@
 !>     type(ovk_solver) :: s
 !>     type(ovk_pcg_result) :: res
 !>     call ovk_matrix_create_csr(MPI_COMM_WORLD, first_row, rowptr, cols, vals, A, ierr)
+!>     call ovk_options_set_args(ierr)   ! once, after MPI_Init: the command line's -ovk_* options
 !>     call ovk_solver_create(A, s, ierr, solver='pipecg', precond='ic0', backend='nbc', tol=1d-8)
-!>     call ovk_solver_setup(s, ierr)                      ! collective
+!>     call ovk_solver_set_from_options(s, ierr)           ! collective: -ovk_solver pipeprcg ... win
+!>     call ovk_solver_setup(s, ierr)                      ! collective, optional (the solve sets up)
 !>     call ovk_solver_solve(s, b, x, res, ierr)           ! b, x: this rank's rows
 !>     if (ierr /= OVK_OK) print *, ovk_strerror(ierr), ': ', ovk_error_detail()
 !>     call ovk_solver_destroy(s);  call ovk_matrix_destroy(A)
@@ -47,8 +49,8 @@
 !>   column ids are integer(int32) or integer(int64) (both the same kind);
 !>   rowptr is a default integer array of nlocal+1 entries.
 !> * Reals are real(c_double) (real(real64) on every compiler we know).
-!> * Callbacks (operator, preconditioner, monitor: ovk_apply_fn,
-!>   ovk_monitor_fn) get the solver running them, this rank's rows as
+!> * Callbacks (operator, preconditioner, monitor, convergence test:
+!>   ovk_apply_fn, ovk_monitor_fn, ovk_converged_fn) get the solver running them, this rank's rows as
 !>   x(n), y(n), and a type(c_ptr) context.  What the library keeps and
 !>   uses later, so it must stay valid: the context (c_loc of a TARGET
 !>   variable that outlives the solver's use of the callback), the history
@@ -58,7 +60,8 @@
 !>   by the first callback, freed by ovk_solver_destroy): set callbacks and
 !>   destroy through the same handle variable.
 !> * Failure details count rows and columns in the matrix's base (1
-!>   unless base=0).
+!>   unless base=0; an operator solver's rows from 1).  Solver types
+!>   (ovk_solver_type_name) are numbered from 1.
 !> * ovkrylov.mod is read only by the compiler that wrote it:
 !>   OVK_MODULE_COMPILER names it, and so does the installed package.
 !> docs/fortran.md lists what is bound and how the C calls map.
@@ -66,7 +69,7 @@ module ovkrylov
     use, intrinsic :: iso_c_binding, only: c_associated, c_char, c_double, c_f_pointer, c_funloc, &
         c_funptr, c_int, c_int64_t, c_intptr_t, c_loc, c_long_long, c_null_char, c_null_funptr, c_null_ptr, &
         c_ptr, c_size_t, c_sizeof
-    use, intrinsic :: iso_fortran_env, only: compiler_version, error_unit, int32, int64
+    use, intrinsic :: iso_fortran_env, only: compiler_version, error_unit, int32, int64, output_unit
     use mpi_f08, only: MPI_Abort, MPI_Comm, MPI_COMM_WORLD, MPI_Comm_rank, MPI_Initialized, &
         MPI_Finalized
     implicit none
@@ -101,6 +104,9 @@ module ovkrylov
     integer, parameter, public :: OVK_ECALLBACK = -19    !< a user callback failed
     integer, parameter, public :: OVK_ESTOPPED = -20     !< the monitor stopped the solve
     integer, parameter, public :: OVK_EPRECOND = -21     !< preconditioner setup failed
+    integer, parameter, public :: OVK_EDIVERGED = -22    !< diverged (divtol or the convergence test)
+    ! (src/bind/fortran.c refuses to compile when error.h's list no longer
+    ! has these 23 codes: add a new one here and there.)
 
     ! ---- why a solve stopped (ovk_pcg_result%reason) ----------------------
     integer, parameter, public :: OVK_REASON_NONE = 0       !< the solve did not run
@@ -109,6 +115,12 @@ module ovkrylov
     integer, parameter, public :: OVK_REASON_BREAKDOWN = 3
     integer, parameter, public :: OVK_REASON_NONFINITE = 4
     integer, parameter, public :: OVK_REASON_MONITOR = 5    !< the monitor asked to stop
+    integer, parameter, public :: OVK_REASON_DIVERGED = 6   !< divtol, or the convergence test's verdict
+
+    ! ---- the convergence test's verdict (ovk_converged_fn) -----------------
+    integer, parameter, public :: OVK_VERDICT_CONTINUE = 0  !< iterate on (max_it still stops)
+    integer, parameter, public :: OVK_VERDICT_CONVERGED = 1 !< stop: converged (OVK_OK)
+    integer, parameter, public :: OVK_VERDICT_DIVERGED = 2  !< stop: OVK_EDIVERGED
 
     ! ---- repeated (row, column) pairs in ovk_matrix_create_csr -----------
     integer, parameter, public :: OVK_DUP_SUM = 0     !< add them (the default)
@@ -198,9 +210,14 @@ module ovkrylov
 
         !> A monitor: called on every rank after the initial residual
         !> (iteration 0) and after every iteration, with the same values on
-        !> every rank: rnorm = ||r||_2, rel = rnorm / ||b||_2.  Return
-        !> .true. to stop the solve (it then ends with OVK_ESTOPPED, reason
-        !> OVK_REASON_MONITOR).  s and ctx as for ovk_apply_fn.
+        !> every rank: rnorm = ||r||_2 of the residual the variant reduces
+        !> anyway (of the pipelined variants pipecg, groppcg, pipeprcg and
+        !> plcg a lagged one), rel = rnorm / ||b||_2; it adds no reduction.
+        !> Return .true. to ask to stop (the ranks need not agree): the
+        !> request rides the variant's next reduction, and the solve stops
+        !> one iteration later (up to l + 1 for plcg) with OVK_ESTOPPED,
+        !> reason OVK_REASON_MONITOR, on every rank.  s and ctx as for
+        !> ovk_apply_fn.
         logical function ovk_monitor_fn(s, iteration, rnorm, rel, ctx)
             import :: c_double, c_ptr, ovk_solver
             type(ovk_solver), intent(in) :: s
@@ -208,18 +225,39 @@ module ovkrylov
             real(c_double), intent(in) :: rnorm, rel
             type(c_ptr), intent(in) :: ctx
         end function ovk_monitor_fn
+
+        !> A convergence test in place of ||r|| < max(rtol ||b||, atol)
+        !> (divtol, non-finite values and max_it still stop): called on
+        !> every rank at iteration 0 and after every iteration with rnorm as
+        !> the monitor gets it, bnorm = ||b||_2 and rnorm0 = ||r0||_2.
+        !> Returns OVK_VERDICT_CONTINUE, OVK_VERDICT_CONVERGED (the solve
+        !> stops at this iteration with OVK_OK, reason converged) or
+        !> OVK_VERDICT_DIVERGED (OVK_EDIVERGED, reason diverged).  The
+        !> verdict is applied at once, without a reduction: it must be a
+        !> function of the arguments (reduced values, bitwise the same on
+        !> every rank) and of what is the same on every rank.  s and ctx as
+        !> for ovk_apply_fn.
+        integer function ovk_converged_fn(s, iteration, rnorm, bnorm, rnorm0, ctx)
+            import :: c_double, c_ptr, ovk_solver
+            type(ovk_solver), intent(in) :: s
+            integer, intent(in) :: iteration
+            real(c_double), intent(in) :: rnorm, bnorm, rnorm0
+            type(c_ptr), intent(in) :: ctx
+        end function ovk_converged_fn
     end interface
-    public :: ovk_apply_fn, ovk_monitor_fn
+    public :: ovk_apply_fn, ovk_monitor_fn, ovk_converged_fn
 
     ! The Fortran callbacks of one solver and their contexts.  The library
     ! keeps C pointers to the module's bind(C) trampolines and, as their
     ! context, to this box, which the trampolines call through.  The box is
     ! made by ovk_solver_create_operator or the first ovk_solver_set_monitor
-    ! / _set_precond_fn and freed by ovk_solver_destroy.
+    ! / _set_precond_fn / _set_convergence_test and freed by
+    ! ovk_solver_destroy.
     type :: callback_box
         procedure(ovk_apply_fn), pointer, nopass :: op => null(), pc => null()
         procedure(ovk_monitor_fn), pointer, nopass :: mon => null()
-        type(c_ptr) :: op_ctx = c_null_ptr, pc_ctx = c_null_ptr, mon_ctx = c_null_ptr
+        procedure(ovk_converged_fn), pointer, nopass :: conv => null()
+        type(c_ptr) :: op_ctx = c_null_ptr, pc_ctx = c_null_ptr, mon_ctx = c_null_ptr, conv_ctx = c_null_ptr
     end type callback_box
 
     ! ---- the procedures ----------------------------------------------------
@@ -248,6 +286,11 @@ module ovkrylov
     interface ovk_reduce_start
         module procedure reduce_start_real, reduce_start_int
     end interface
+    !> The value of an entry of the options database as text, integer or
+    !> real (local).
+    interface ovk_options_get
+        module procedure options_get_text, options_get_int, options_get_real
+    end interface
 
     public :: ovk_matrix_create_csr, ovk_matrix_update_values, ovk_matrix_destroy, ovk_matrix_nlocal, &
         ovk_matrix_nglobal, ovk_matrix_row_start, ovk_matrix_comm, ovk_matvec
@@ -260,6 +303,9 @@ module ovkrylov
         ovk_solver_set_reducer, ovk_solver_progress
     public :: ovk_reducer_create, ovk_reducer_destroy, ovk_reducer_name, ovk_reducer_spec, ovk_reducer_progress, &
         ovk_reduce_start, ovk_reduce_test, ovk_reduce_wait, ovk_request_free, ovk_dot_init, ovk_dot_wait
+    public :: ovk_options_set_args, ovk_solver_set_from_options, ovk_options_get, ovk_options_left, &
+        ovk_options_finalize, ovk_options_clear, ovk_solver_view, ovk_solver_set_convergence_test, &
+        ovk_solver_type_count, ovk_solver_type_name, ovk_solver_type_description
     public :: ovk_strerror, ovk_status_name, ovk_error_detail, ovk_reason_name
 
     ! ---- the C library -------------------------------------------------------
@@ -333,6 +379,87 @@ module ovkrylov
         function f_result_size() bind(C, name='ovk__f_result_size')
             import :: c_size_t
             integer(c_size_t) :: f_result_size
+        end function
+        function f_solver_view(s, text, len) bind(C, name='ovk__f_solver_view')
+            import :: c_int, c_ptr, c_size_t
+            type(c_ptr), value :: s
+            type(c_ptr), intent(out) :: text
+            integer(c_size_t), intent(out) :: len
+            integer(c_int) :: f_solver_view
+        end function
+        function f_options_left(list, text, len) bind(C, name='ovk__f_options_left')
+            import :: c_int, c_ptr, c_size_t
+            integer(c_int), value :: list
+            type(c_ptr), intent(out) :: text
+            integer(c_size_t), intent(out) :: len
+            integer(c_int) :: f_options_left
+        end function
+        function f_options_finalize() bind(C, name='ovk__f_options_finalize')
+            import :: c_int
+            integer(c_int) :: f_options_finalize
+        end function
+        subroutine f_free(p) bind(C, name='ovk__f_free')
+            import :: c_ptr
+            type(c_ptr), value :: p
+        end subroutine
+
+        ! the options database (solver.h)
+        function c_options_set_args(argc, argv) bind(C, name='ovk_options_set_args')
+            import :: c_int, c_ptr
+            integer(c_int), value :: argc
+            type(c_ptr), intent(in) :: argv(*)
+            integer(c_int) :: c_options_set_args
+        end function
+        function c_solver_set_from_options(s, prefix) bind(C, name='ovk_solver_set_from_options')
+            import :: c_char, c_int, c_ptr
+            type(c_ptr), value :: s
+            character(kind=c_char), intent(in) :: prefix(*)
+            integer(c_int) :: c_solver_set_from_options
+        end function
+        function c_options_get(name, buf, len, found) bind(C, name='ovk_options_get')
+            import :: c_char, c_int, c_size_t
+            character(kind=c_char), intent(in) :: name(*)
+            character(kind=c_char), intent(out) :: buf(*)
+            integer(c_size_t), value :: len
+            integer(c_int), intent(out) :: found
+            integer(c_int) :: c_options_get
+        end function
+        function c_options_get_int(name, value, found) bind(C, name='ovk_options_get_int')
+            import :: c_char, c_int
+            character(kind=c_char), intent(in) :: name(*)
+            integer(c_int), intent(inout) :: value
+            integer(c_int), intent(out) :: found
+            integer(c_int) :: c_options_get_int
+        end function
+        function c_options_get_real(name, value, found) bind(C, name='ovk_options_get_real')
+            import :: c_char, c_double, c_int
+            character(kind=c_char), intent(in) :: name(*)
+            real(c_double), intent(inout) :: value
+            integer(c_int), intent(out) :: found
+            integer(c_int) :: c_options_get_real
+        end function
+        subroutine c_options_clear() bind(C, name='ovk_options_clear')
+        end subroutine
+        function c_solver_set_convergence_test(s, fn, ctx) bind(C, name='ovk_solver_set_convergence_test')
+            import :: c_funptr, c_int, c_ptr
+            type(c_ptr), value :: s
+            type(c_funptr), value :: fn
+            type(c_ptr), value :: ctx
+            integer(c_int) :: c_solver_set_convergence_test
+        end function
+        pure function c_solver_type_count() bind(C, name='ovk_solver_type_count')
+            import :: c_int
+            integer(c_int) :: c_solver_type_count
+        end function
+        pure function c_solver_type_name(i) bind(C, name='ovk_solver_type_name')
+            import :: c_int, c_ptr
+            integer(c_int), value :: i
+            type(c_ptr) :: c_solver_type_name
+        end function
+        pure function c_solver_type_description(i) bind(C, name='ovk_solver_type_description')
+            import :: c_int, c_ptr
+            integer(c_int), value :: i
+            type(c_ptr) :: c_solver_type_description
         end function
 
         ! matrix.h
@@ -1033,10 +1160,13 @@ contains
         call finish(rc, 'ovk_solver_destroy', ierr)
     end subroutine ovk_solver_destroy
 
-    !> One option by name (see solver.h): solver, backend, precond, tol,
-    !> atol, max_iter, print_level, progress_every, condest, replace_every.
-    !> Local; OVK_EOPTION for an unknown key or a malformed value.  Names of
-    !> solvers, backends and preconditioners are checked by ovk_solver_setup.
+    !> One option by name (solver.h's table): solver, backend, precond,
+    !> rtol, atol, divtol, max_it, print_level, progress_every, condest,
+    !> replace_every, initial_guess_zero, monitor, monitor_true, view,
+    !> converged_reason (tol and max_iter: older spellings of rtol and
+    !> max_it).  Local; OVK_EOPTION for an unknown key or a malformed value.
+    !> Names of solvers, backends and preconditioners are checked at the
+    !> next setup (the next solve's, or ovk_solver_setup).
     subroutine solver_set_option_text(s, key, value, ierr)
         type(ovk_solver), intent(inout) :: s
         character(len=*), intent(in) :: key, value
@@ -1160,7 +1290,7 @@ contains
     !> Call monitor (see ovk_monitor_fn) at every iteration of the following
     !> solves, with ctx (kept by the library: see ovk_solver_create_operator);
     !> without monitor, remove it.  Local, but it must be the same on every
-    !> rank (checked by ovk_solver_setup, which it requires again).
+    !> rank (checked by the next setup).
     subroutine ovk_solver_set_monitor(s, monitor, ierr, ctx)
         type(ovk_solver), intent(inout) :: s
         procedure(ovk_monitor_fn), optional :: monitor
@@ -1183,10 +1313,34 @@ contains
         call finish(rc, 'ovk_solver_set_monitor', ierr)
     end subroutine ovk_solver_set_monitor
 
+    !> The application's convergence test (see ovk_converged_fn) in place
+    !> of the tolerances, with ctx (kept by the library); without test, back
+    !> to the tolerances.  Local, the same on every rank.
+    subroutine ovk_solver_set_convergence_test(s, test, ierr, ctx)
+        type(ovk_solver), intent(inout) :: s
+        procedure(ovk_converged_fn), optional :: test
+        integer, intent(out), optional :: ierr
+        type(c_ptr), intent(in), optional :: ctx
+        integer(c_int) :: rc
+        if (present(test)) then
+            rc = c_solver_set_convergence_test(s%ptr, c_funloc(converged_trampoline), box_of(s))
+        else
+            rc = c_solver_set_convergence_test(s%ptr, c_null_funptr, c_null_ptr)
+        end if
+        if (rc == OVK_OK .and. associated(s%cb)) then
+            s%cb%conv => null()
+            s%cb%conv_ctx = c_null_ptr
+            if (present(test)) s%cb%conv => test
+            if (present(ctx)) s%cb%conv_ctx = ctx
+        end if
+        call finish(rc, 'ovk_solver_set_convergence_test', ierr)
+    end subroutine ovk_solver_set_convergence_test
+
     !> The application's preconditioner z = C r (see ovk_apply_fn) instead
     !> of the precond option, with ctx (kept by the library); without
     !> precond, back to the option.  The split variants (alg2, overlap)
-    !> refuse it at setup.  Local, the same on every rank; needs setup again.
+    !> refuse it at setup.  Local, the same on every rank; the next solve
+    !> redoes the preconditioner's setup.
     subroutine ovk_solver_set_precond_fn(s, precond, ierr, ctx)
         type(ovk_solver), intent(inout) :: s
         procedure(ovk_apply_fn), optional :: precond
@@ -1247,6 +1401,20 @@ contains
         status = int(fn(handle, n, xf, yf, uctx), c_int)
     end function apply_through
 
+    function converged_trampoline(s, iteration, rnorm, bnorm, rnorm0, ctx) result(verdict) &
+        bind(C, name='ovk__f_converged_trampoline')
+        type(c_ptr), value :: s, ctx
+        integer(c_int), value :: iteration
+        real(c_double), value :: rnorm, bnorm, rnorm0
+        integer(c_int) :: verdict
+        type(callback_box), pointer :: box
+        type(ovk_solver) :: handle
+        call c_f_pointer(ctx, box)
+        handle%ptr = s
+        handle%cb => box
+        verdict = int(box%conv(handle, int(iteration), rnorm, bnorm, rnorm0, box%conv_ctx), c_int)
+    end function converged_trampoline
+
     function monitor_trampoline(s, iteration, rnorm, rel, ctx) result(stop) &
         bind(C, name='ovk__f_monitor_trampoline')
         type(c_ptr), value :: s, ctx
@@ -1291,7 +1459,7 @@ contains
     !> Reduce through red (borrowed: it must be on the solver's
     !> communicator and outlive the solver's use of it) instead of a reducer
     !> made from the backend option; without red, back to the option.
-    !> Local, the same on every rank; needs setup again.
+    !> Local, the same on every rank; the next solve sets up with it.
     subroutine ovk_solver_set_reducer(s, red, ierr)
         type(ovk_solver), intent(inout) :: s
         type(ovk_reducer), intent(in), optional :: red
@@ -1311,16 +1479,19 @@ contains
     end subroutine ovk_solver_progress
 
     !> Check and agree the options, make the reducer, the work vectors and
-    !> the preconditioner.  Collective; needed again after any option changes.
+    !> the preconditioner: what is not made yet or an option changed since
+    !> (one small reduction when nothing changed).  Collective; optional: a
+    !> solve does it by itself.
     subroutine ovk_solver_setup(s, ierr)
         type(ovk_solver), intent(inout) :: s
         integer, intent(out), optional :: ierr
         call finish(c_solver_setup(s%ptr), 'ovk_solver_setup', ierr)
     end subroutine ovk_solver_setup
 
-    !> Solve A x = b; x is the initial guess on entry.  Collective.  ierr:
-    !> OVK_OK when converged, else why not (OVK_EMAXIT, OVK_ESTOPPED, ...);
-    !> result is filled in every case.
+    !> Solve A x = b; x is the initial guess on entry (zeroed first with
+    !> initial_guess_zero).  Collective; sets up first what is not.  ierr:
+    !> OVK_OK when converged, else why not (OVK_EMAXIT, OVK_ESTOPPED,
+    !> OVK_EDIVERGED, ...); result is filled in every case.
     subroutine solver_solve_vectors(s, b, x, result, ierr)
         type(ovk_solver), intent(inout) :: s
         type(ovk_vector), intent(in) :: b
@@ -1592,5 +1763,239 @@ contains
         if (rc == OVK_OK) rc = rc2
         call finish(rc, 'ovk_dot_wait', ierr)
     end subroutine ovk_dot_wait
+
+    ! ======================================================================
+    ! the options database, the view, the solver types (solver.h, pcg.h)
+    ! ======================================================================
+
+    !> Hand the program's arguments to the options database (C's
+    !> ovk_options_set_args): its entries are then the words of
+    !> $OVK_OPTIONS, then these, the later of two entries of one name
+    !> winning.  Without args the module reads the command line itself
+    !> (get_command_argument(1 ..)); args(:) gives the words instead, as
+    !> an argv without the program's name (trailing blanks of each word
+    !> dropped).  The library copies the words: the module's argv is
+    !> freed on return, args stays the caller's.  Local; call it once,
+    !> after MPI_Init; it replaces what an earlier call gave.
+    subroutine ovk_options_set_args(ierr, args)
+        integer, intent(out), optional :: ierr
+        character(len=*), intent(in), optional :: args(:)
+        character(kind=c_char), allocatable, target :: chars(:)
+        type(c_ptr), allocatable :: argv(:)
+        character(len=:), allocatable :: word
+        integer :: n, i, k, l, total
+        if (present(args)) then
+            n = size(args)
+        else
+            n = command_argument_count()
+        end if
+        total = 0
+        do i = 0, n
+            total = total + len(arg_word(i, args)) + 1
+        end do
+        ! argv(1) the program, argv(n + 2) NULL as C's argv[argc]; the words
+        ! NUL-terminated one after the other in chars
+        allocate (chars(total), argv(n + 2))
+        k = 1
+        do i = 0, n
+            word = arg_word(i, args)
+            argv(i + 1) = c_loc(chars(k))
+            do l = 1, len(word)
+                chars(k) = word(l:l)
+                k = k + 1
+            end do
+            chars(k) = c_null_char
+            k = k + 1
+        end do
+        argv(n + 2) = c_null_ptr
+        call finish(c_options_set_args(int(n + 1, c_int), argv), 'ovk_options_set_args', ierr)
+    end subroutine ovk_options_set_args
+
+    ! Word i of the command line (0: the program), or args(i) when given.
+    function arg_word(i, args) result(word)
+        integer, intent(in) :: i
+        character(len=*), intent(in), optional :: args(:)
+        character(len=:), allocatable :: word
+        integer :: n
+        if (i >= 1 .and. present(args)) then
+            word = trim(args(i))
+            return
+        end if
+        call get_command_argument(i, length=n)
+        allocate (character(len=n) :: word)
+        if (n > 0) call get_command_argument(i, word)
+    end function arg_word
+
+    !> Set every option of the database given as -[prefix]ovk_KEY (prefix
+    !> absent or '': -ovk_KEY; letters, digits and '_').  Collective over
+    !> the solver's communicator: a bad value is OVK_EOPTION on every rank,
+    !> the detail naming the entry; names of solvers, backends and
+    !> preconditioners are checked at the next setup.  Call it after the
+    !> program's own ovk_solver_set_option calls, so that the command line
+    !> overrides them.
+    subroutine ovk_solver_set_from_options(s, ierr, prefix)
+        type(ovk_solver), intent(inout) :: s
+        integer, intent(out), optional :: ierr
+        character(len=*), intent(in), optional :: prefix
+        if (present(prefix)) then
+            call finish(c_solver_set_from_options(s%ptr, to_c(prefix)), 'ovk_solver_set_from_options', ierr)
+        else
+            call finish(c_solver_set_from_options(s%ptr, to_c('')), 'ovk_solver_set_from_options', ierr)
+        end if
+    end subroutine ovk_solver_set_from_options
+
+    !> The value of the entry -name ('-n' or 'n') of the database: found =
+    !> .true. and value set ('' for a flag given alone as text, 1 as an
+    !> integer), or found = .false. and value untouched.  Marks the entry
+    !> used.  Local; OVK_EOPTION for a value that is not an integer or a
+    !> number.
+    subroutine options_get_text(name, value, found, ierr)
+        character(len=*), intent(in) :: name
+        character(len=:), allocatable, intent(inout) :: value
+        logical, intent(out) :: found
+        integer, intent(out), optional :: ierr
+        character(kind=c_char) :: buf(1024)
+        integer(c_int) :: rc, have
+        integer :: i, n
+        have = 0
+        rc = c_options_get(to_c(name), buf, int(size(buf), c_size_t), have)
+        found = rc == OVK_OK .and. have /= 0
+        if (found) then
+            n = 0
+            do i = 1, size(buf)
+                if (buf(i) == c_null_char) exit
+                n = i
+            end do
+            value = repeat(' ', n)
+            do i = 1, n
+                value(i:i) = buf(i)
+            end do
+        end if
+        call finish(rc, 'ovk_options_get', ierr)
+    end subroutine options_get_text
+
+    subroutine options_get_int(name, value, found, ierr)
+        character(len=*), intent(in) :: name
+        integer, intent(inout) :: value
+        logical, intent(out) :: found
+        integer, intent(out), optional :: ierr
+        integer(c_int) :: rc, have, v
+        have = 0
+        v = int(value, c_int)
+        rc = c_options_get_int(to_c(name), v, have)
+        found = rc == OVK_OK .and. have /= 0
+        if (found) value = int(v)
+        call finish(rc, 'ovk_options_get', ierr)
+    end subroutine options_get_int
+
+    subroutine options_get_real(name, value, found, ierr)
+        character(len=*), intent(in) :: name
+        real(c_double), intent(inout) :: value
+        logical, intent(out) :: found
+        integer, intent(out), optional :: ierr
+        integer(c_int) :: rc, have
+        real(c_double) :: v
+        have = 0
+        v = value
+        rc = c_options_get_real(to_c(name), v, have)
+        found = rc == OVK_OK .and. have /= 0
+        if (found) value = v
+        call finish(rc, 'ovk_options_get', ierr)
+    end subroutine options_get_real
+
+    !> How many of the library's entries (names containing 'ovk_', and
+    !> every entry of $OVK_OPTIONS) no call has read; with unit, they are
+    !> also listed there, one line each ("ovk: option -ovk_precnd ic0 was
+    !> not used").  Local.  A negative result is a status (OVK_ENOMEM).
+    integer function ovk_options_left(unit)
+        integer, intent(in), optional :: unit
+        type(c_ptr) :: text
+        integer(c_size_t) :: n
+        ovk_options_left = int(f_options_left(merge(1_c_int, 0_c_int, present(unit)), text, n))
+        if (present(unit) .and. ovk_options_left >= 0) call write_lines(text, unit)
+        call f_free(text)
+    end function ovk_options_left
+
+    !> With -ovk_options_left in the database: rank 0 of MPI_COMM_WORLD
+    !> lists the entries ovk_options_left would, on C's stdout (the
+    !> module flushes output_unit first, the C side its stdout after).
+    !> Then frees the database.  left: how many were left.  Local; call it
+    !> before MPI_Finalize.
+    subroutine ovk_options_finalize(ierr, left)
+        integer, intent(out), optional :: ierr
+        integer, intent(out), optional :: left
+        integer(c_int) :: rc
+        flush (output_unit)
+        rc = f_options_finalize()
+        if (present(left)) left = max(int(rc), 0)
+        call finish(min(rc, 0_c_int), 'ovk_options_finalize', ierr)
+    end subroutine ovk_options_finalize
+
+    !> Free the database (no listing).  Local.
+    subroutine ovk_options_clear()
+        call c_options_clear()
+    end subroutine ovk_options_clear
+
+    !> Print the solver's effective configuration (C's ovk_solver_view: the
+    !> variant, the preconditioner, the backend as resolved and where it
+    !> came from, the tolerances, the monitors, the matrix, every option)
+    !> on unit (default output_unit) through Fortran I/O.  Local: call it on
+    !> one rank.  (-ovk_view prints the same on rank 0 after each setup, on
+    !> C's stdout.)
+    subroutine ovk_solver_view(s, ierr, unit)
+        type(ovk_solver), intent(in) :: s
+        integer, intent(out), optional :: ierr
+        integer, intent(in), optional :: unit
+        type(c_ptr) :: text
+        integer(c_size_t) :: n
+        integer(c_int) :: rc
+        rc = f_solver_view(s%ptr, text, n)
+        if (rc == OVK_OK) then
+            if (present(unit)) then
+                call write_lines(text, unit)
+            else
+                call write_lines(text, output_unit)
+            end if
+        end if
+        call f_free(text)
+        call finish(rc, 'ovk_solver_view', ierr)
+    end subroutine ovk_solver_view
+
+    ! The lines of a C text (NUL-terminated, each ended by a newline) on unit.
+    subroutine write_lines(text, unit)
+        type(c_ptr), intent(in) :: text
+        integer, intent(in) :: unit
+        character(len=:), allocatable :: all
+        integer :: at, nl
+        all = from_c(text)
+        at = 1
+        do while (at <= len(all))
+            nl = index(all(at:), achar(10))
+            if (nl == 0) nl = len(all) - at + 2
+            write (unit, '(a)') all(at:at + nl - 2)
+            at = at + nl
+        end do
+    end subroutine write_lines
+
+    !> How many solver types (variants) the library has.
+    pure integer function ovk_solver_type_count()
+        ovk_solver_type_count = int(c_solver_type_count())
+    end function ovk_solver_type_count
+
+    !> The name of solver type i (1 .. ovk_solver_type_count(); '' outside),
+    !> as the option solver takes it.
+    function ovk_solver_type_name(i) result(text)
+        integer, intent(in) :: i
+        character(len=:), allocatable :: text
+        text = from_c(c_solver_type_name(int(i - 1, c_int)))
+    end function ovk_solver_type_name
+
+    !> One line about solver type i (1 .. ovk_solver_type_count(); ''
+    !> outside).
+    function ovk_solver_type_description(i) result(text)
+        integer, intent(in) :: i
+        character(len=:), allocatable :: text
+        text = from_c(c_solver_type_description(int(i - 1, c_int)))
+    end function ovk_solver_type_description
 
 end module ovkrylov

@@ -6,6 +6,9 @@
  * Part of the C library (always built, Fortran compiler or not) so that the
  * module's library needs only the public API and these entry points; not
  * declared in the installed headers. */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "../solvers/solver.h"
 
 int ovk__f_fail(int code, const char *msg);
@@ -18,6 +21,10 @@ size_t ovk__f_result_size(void);
 int ovk__f_solver_refuse(ovk_solver *s, int rc);
 int ovk__f_solver_create_operator(MPI_Fint fcomm, int nlocal, ovk_apply_fn matvec, void *ctx, ovk_solver **s);
 int ovk__f_reducer_create(MPI_Fint fcomm, const char *spec, ovk_reducer **red);
+int ovk__f_solver_view(const ovk_solver *s, char **text, size_t *len);
+int ovk__f_options_left(int list, char **text, size_t *len);
+int ovk__f_options_finalize(void);
+void ovk__f_free(void *p);
 
 /* Record msg as the calling thread's failure detail; returns code. */
 int ovk__f_fail(int code, const char *msg)
@@ -60,10 +67,11 @@ size_t ovk__f_result_size(void) { return sizeof(ovk_pcg_result); }
 /* The module's create refused an option on this rank: setup reports it. */
 int ovk__f_solver_refuse(ovk_solver *s, int rc) { return ovk__solver_refuse(s, rc); }
 
-/* ovk_solver_create_operator on a Fortran communicator. */
+/* ovk_solver_create_operator on a Fortran communicator, the rows' ids in
+ * failure details counted from 1. */
 int ovk__f_solver_create_operator(MPI_Fint fcomm, int nlocal, ovk_apply_fn matvec, void *ctx, ovk_solver **s)
 {
-    return ovk_solver_create_operator(MPI_Comm_f2c(fcomm), nlocal, matvec, ctx, s);
+    return ovk__solver_create_operator_base(MPI_Comm_f2c(fcomm), nlocal, matvec, ctx, 1, s);
 }
 
 /* ovk_reducer_create on a Fortran communicator ("" : the environment's). */
@@ -72,15 +80,89 @@ int ovk__f_reducer_create(MPI_Fint fcomm, const char *spec, ovk_reducer **red)
     return ovk_reducer_create(MPI_Comm_f2c(fcomm), spec, red);
 }
 
+/* What a listing to a FILE * writes, as text the module prints to a
+ * Fortran unit: *text (malloc'ed, NUL-terminated, freed with ovk__f_free)
+ * and *len.  open_memstream fails only for want of memory. */
+static int to_text(FILE **f, char **text, size_t *len)
+{
+    *text = NULL;
+    *len = 0;
+    *f = open_memstream(text, len);
+    return *f ? OVK_OK : ovk__fail(OVK_ENOMEM, "open_memstream for the Fortran binding's text");
+}
+
+static int text_done(FILE *f, int rc, char **text, size_t *len)
+{
+    if (fclose(f) && !rc) rc = ovk__fail(OVK_ENOMEM, "the Fortran binding's text");
+    if (rc) {
+        free(*text);
+        *text = NULL;
+        *len = 0;
+    }
+    return rc;
+}
+
+/* ovk_solver_view into text.  Local. */
+int ovk__f_solver_view(const ovk_solver *s, char **text, size_t *len)
+{
+    FILE *f = NULL;
+    int rc = to_text(&f, text, len);
+    if (rc) return rc;
+    return text_done(f, ovk_solver_view(s, f), text, len);
+}
+
+/* ovk_options_left listed into text (list != 0) or only counted; returns
+ * the count (>= 0) or a status. */
+int ovk__f_options_left(int list, char **text, size_t *len)
+{
+    FILE *f = NULL;
+    *text = NULL;
+    *len = 0;
+    if (!list) return ovk_options_left(NULL);
+    int rc = to_text(&f, text, len);
+    if (rc) return rc;
+    int left = ovk_options_left(f);
+    rc = text_done(f, OVK_OK, text, len);
+    return rc ? rc : left;
+}
+
+/* ovk_options_finalize, its listing (C's stdout) flushed before the
+ * Fortran runtime writes again. */
+int ovk__f_options_finalize(void)
+{
+    int rc = ovk_options_finalize();
+    fflush(stdout);
+    return rc;
+}
+
+void ovk__f_free(void *p) { free(p); }
+
+/* The status and reason codes and the verdicts the module mirrors
+ * (fortran/ovkrylov.f90's parameters, its test checks every name): a code
+ * added to error.h or pcg.h stops the build here until the module has it. */
+#define OVK_F_ONE_(name, value, text) 1,
+enum { OVK_F_STATUS_COUNT = 23, OVK_F_REASON_COUNT = 7 };
+_Static_assert(sizeof((char[]){OVK_STATUS_LIST(OVK_F_ONE_)}) == OVK_F_STATUS_COUNT,
+               "error.h's status codes changed: update fortran/ovkrylov.f90's OVK_E* and OVK_F_STATUS_COUNT");
+_Static_assert(sizeof((char[]){OVK_REASON_LIST(OVK_F_ONE_)}) == OVK_F_REASON_COUNT,
+               "pcg.h's reasons changed: update fortran/ovkrylov.f90's OVK_REASON_* and OVK_F_REASON_COUNT");
+#undef OVK_F_ONE_
+_Static_assert(OVK_EDIVERGED == -22 && OVK_REASON_DIVERGED == 6, "the module's last status and reason");
+_Static_assert(OVK_VERDICT_CONTINUE == 0 && OVK_VERDICT_CONVERGED == 1 && OVK_VERDICT_DIVERGED == 2,
+               "the module's OVK_VERDICT_* values");
+
 /* The module's bind(C) trampolines (fortran/ovkrylov.f90, in
- * libovkrylov_fortran) that the library calls through ovk_apply_fn and
- * ovk_monitor_fn.  Declared here only so that the compiler checks, without
- * referencing them, that their signatures still match the callback types:
+ * libovkrylov_fortran) that the library calls through ovk_apply_fn,
+ * ovk_monitor_fn and ovk_converged_fn.  Declared here only so that the
+ * compiler checks, without referencing them, that their signatures still match the callback types:
  * a change of solver.h's types must change the module's trampolines too. */
 int ovk__f_op_trampoline(ovk_solver *s, const double *x, double *y, void *ctx);
 int ovk__f_pc_trampoline(ovk_solver *s, const double *x, double *y, void *ctx);
 int ovk__f_monitor_trampoline(ovk_solver *s, int iteration, double rnorm, double rel, void *ctx);
+int ovk__f_converged_trampoline(ovk_solver *s, int iteration, double rnorm, double bnorm, double rnorm0, void *ctx);
 _Static_assert(_Generic(&ovk__f_op_trampoline, ovk_apply_fn: 1, default: 0), "operator trampoline vs ovk_apply_fn");
 _Static_assert(_Generic(&ovk__f_pc_trampoline, ovk_apply_fn: 1, default: 0), "preconditioner trampoline vs ovk_apply_fn");
 _Static_assert(_Generic(&ovk__f_monitor_trampoline, ovk_monitor_fn: 1, default: 0),
                "monitor trampoline vs ovk_monitor_fn");
+_Static_assert(_Generic(&ovk__f_converged_trampoline, ovk_converged_fn: 1, default: 0),
+               "convergence test trampoline vs ovk_converged_fn");

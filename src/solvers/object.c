@@ -129,6 +129,12 @@ static int operator_new(int nlocal, ovk_apply_fn matvec, ovk_solver **out, ovk_s
 
 int ovk_solver_create_operator(MPI_Comm comm, int nlocal, ovk_apply_fn matvec, void *ctx, ovk_solver **out)
 {
+    return ovk__solver_create_operator_base(comm, nlocal, matvec, ctx, 0, out);
+}
+
+int ovk__solver_create_operator_base(MPI_Comm comm, int nlocal, ovk_apply_fn matvec, void *ctx, int base,
+                                     ovk_solver **out)
+{
     ovk_solver *s = NULL;
     int64_t mine = nlocal, start = 0;
     int rank = 0;
@@ -139,7 +145,7 @@ int ovk_solver_create_operator(MPI_Comm comm, int nlocal, ovk_apply_fn matvec, v
     rc = ovk__mpi(MPI_Exscan(&mine, &start, 1, MPI_INT64_T, MPI_SUM, comm), "MPI_Exscan");
     if (rc) goto cleanup;
     MPI_Comm_rank(comm, &rank);
-    rc = ovk__layout_init(comm, rank == 0 ? 0 : start, nlocal, &s->own_lay);
+    rc = ovk__layout_init_base(comm, rank == 0 ? 0 : start, nlocal, base, &s->own_lay);
     if (rc) goto cleanup;
     s->lay = &s->own_lay;
     s->op = matvec;
@@ -814,7 +820,7 @@ static int check_finite(const ovk_vector *v, const char *what)
 {
     for (int i = 0; i < v->n; i++)
         if (!isfinite(v->data[i]))
-            return ovk__fail(OVK_ENONFINITE, "%s[%d] (local) is %g", what, i, v->data[i]);
+            return ovk__fail(OVK_ENONFINITE, "%s at row %lld is %g", what, ovk__row_id(v->lay, i), v->data[i]);
     return OVK_OK;
 }
 

@@ -312,6 +312,10 @@ void ovk__ctx_progress(void *ctx);
  * refused keeps its solver, so no rank is left alone in a collective.
  * Returns rc. */
 int ovk__solver_refuse(ovk_solver *s, int rc);
+/* ovk_solver_create_operator with the rows' ids in failure details in
+ * index base `base` (0, or 1 for the Fortran binding). */
+int ovk__solver_create_operator_base(MPI_Comm comm, int nlocal, ovk_apply_fn matvec, void *ctx, int base,
+                                     ovk_solver **out);
 
 /* The keys of the solver's option table (object.c), for the options
  * database (options.c): how many, the key of index i (NULL outside). */

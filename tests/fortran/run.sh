@@ -2,7 +2,8 @@
 # The Fortran driver against the C driver: the same output lines (iteration
 # counts and residuals) and exit codes at 1-4 ranks, for several solvers,
 # backends and preconditioners; then a module call without ierr that fails
-# (the message, then MPI_Abort).  MODE quick (the sanitizer build, where
+# (the message, then MPI_Abort); test_fortran with $OVK_OPTIONS set (its
+# "env" case).  MODE quick (the sanitizer build, where
 # every process start is slow) compares fewer runs: one per rank count.
 # usage: run.sh BINDIR TEST_FORTRAN_EXE MPIEXEC "MPIEXEC_PREFLAGS" [full|quick]
 set -u
@@ -46,6 +47,12 @@ o=$(run 2 "$bin/ovk_laplace27_f" -n 6 6 6 -solver nosuch 2>&1); rc=$?
 run 1 "$bin/ovk_laplace27_f" -bogus >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown flag exits 2" $?
 run 2 "$bin/ovk_laplace27_f" -n 6 6 6 -P 3 1 1 >/dev/null 2>&1; [ $? -eq 2 ]; check "-P not matching the ranks exits 2" $?
 run 1 "$bin/ovk_laplace27_f" -help | grep -q '^usage'; check "-help" $?
+
+# the options database from $OVK_OPTIONS as well (test_fortran's "env" case
+# checks that the variable holds exactly these words)
+o=$(OVK_OPTIONS="-env_ovk_solver cg1 -env_ovk_max_it 77 -ovk_rtol 1e-7" run 2 "$ftest" env 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$o" | grep -q "test_fortran: PASS (2 ranks)"; check "test_fortran env: \$OVK_OPTIONS entries (exit $rc)" $?
+[ $rc -eq 0 ] || echo "$o" | grep -E 'FAIL' | head -n 20
 
 o=$(run 2 "$ftest" abort 2>&1); rc=$?
 [ $rc -ne 0 ] && echo "$o" | grep -q "ovkrylov: rank 0: ovk_solver_setup: unknown option or bad option value: unknown solver 'nosuch'" &&

@@ -23,6 +23,19 @@
 !>     an operator failing on the last rank and a preconditioner failing on
 !>     rank 0: OVK_ECALLBACK on every rank with the callback's code; a
 !>     partition error whose detail counts rows from 1.
+!>   - options, view, convergence controls (options_tests): the database
+!>     from the command line and from an argv-like list (a prefix keeps
+!>     two solvers apart, the command line overrides the program's own
+!>     set_option, ovk_options_get, unused entries listed to a unit, a bad
+!>     value on one rank OVK_EOPTION everywhere, -ovk_options_left at
+!>     finalize); the view to a unit with the resolved backend; a
+!>     convergence test with a context stopping at the iteration it
+!>     chooses (alg1, pipecg: converged; diverged: OVK_EDIVERGED); divtol
+!>     stopping at the first norm above divtol ||r0||; a NaN in b reported
+!>     at its 1-based row (assembled and operator solvers); the status and
+!>     reason constants against the library's names; the solver types.
+!> With the argument "env" (run.sh sets OVK_OPTIONS for it): entries of
+!> $OVK_OPTIONS too, listed until read, overridden by the arguments.
 !> With the argument "abort": a failing call without ierr, which must print
 !> the message and abort (checked by run.sh).
 module ftest_support
@@ -59,6 +72,13 @@ module ftest_support
         real(real64), allocatable :: dinv(:)
         integer :: calls = 0, fail_at = 0
     end type pc_data
+
+    !> The convergence test's context: the iteration it stops at and its
+    !> verdict then; what it saw.
+    type :: conv_data
+        integer :: stop_at = 0, verdict = OVK_VERDICT_CONVERGED, calls = 0, last = -1
+        real(real64) :: bnorm = -1, rnorm0 = -1
+    end type conv_data
 
 contains
 
@@ -126,6 +146,23 @@ contains
         if (op%calls == op%fail_at) laplace_op = 7
     end function laplace_op
 
+    !> A convergence test (conv_data): verdict at iteration stop_at, go on before.
+    integer function stop_when_told(s, iteration, rnorm, bnorm, rnorm0, ctx)
+        type(ovk_solver), intent(in) :: s
+        integer, intent(in) :: iteration
+        real(real64), intent(in) :: rnorm, bnorm, rnorm0
+        type(c_ptr), intent(in) :: ctx
+        type(conv_data), pointer :: c
+        call c_f_pointer(ctx, c)
+        c%calls = c%calls + 1
+        c%last = iteration
+        c%bnorm = bnorm
+        c%rnorm0 = rnorm0
+        call check(rnorm >= 0 .and. ovk_solver_nlocal(s) >= 0, 'convergence test: its arguments')
+        stop_when_told = OVK_VERDICT_CONTINUE
+        if (iteration >= c%stop_at) stop_when_told = c%verdict
+    end function stop_when_told
+
     !> Jacobi by hand: y = x / diag (pc_data); fails (returns 9) at call fail_at.
     integer function jacobi_pc(s, n, x, y, ctx)
         type(ovk_solver), intent(in) :: s
@@ -146,6 +183,7 @@ end module ftest_support
 
 program test_fortran
     use, intrinsic :: iso_c_binding, only: c_loc
+    use, intrinsic :: ieee_arithmetic, only: ieee_quiet_nan, ieee_value
     use, intrinsic :: iso_fortran_env, only: int32, int64, real64
     use mpi_f08
     use ovkrylov
@@ -171,6 +209,7 @@ contains
         real(real64), allocatable, target :: xw(:), bw(:)
         real(real64), pointer :: p(:)
         character(len=:), allocatable :: text, arg
+        logical :: env_case
         character(len=96) :: msg
         type(ovk_matrix) :: A1, A0, Abad
         type(ovk_solver) :: s, s2
@@ -196,11 +235,13 @@ contains
         first = sum(counts(0:rank - 1)) + 1 ! 1-based
         call laplace1d(first, nlocal, rowptr, cols, vals)
 
+        env_case = .false.
         if (command_argument_count() >= 1) then
             call get_command_argument(1, length=i)
             allocate (character(len=i) :: arg)
             call get_command_argument(1, arg)
             if (arg == 'abort') call abort_without_ierr(first, rowptr, cols, vals)
+            env_case = arg == 'env'
         end if
 
         ! ---- the same matrix, 1-based default integers and 0-based int64 ----
@@ -405,6 +446,7 @@ contains
         call check(ierr == OVK_OK, 'the solver works after a refused solve')
 
         call callback_tests(rank, nranks, counts, first, nlocal)
+        call options_tests(A1, rank, nranks, first, nlocal, env_case)
 
         call ovk_solver_destroy(s, ierr)
         call check(ierr == OVK_OK, 'destroy')
@@ -632,6 +674,18 @@ contains
             'failed preconditioner: '//ovk_error_detail())
         pcd%fail_at = 0
 
+        ! ---- a NaN in b of the operator solver: its row counts from 1 too ----
+        if (rank == nranks - 1) b(1) = ieee_value(1d0, ieee_quiet_nan)
+        xo = 0
+        call ovk_solver_solve(so, b, xo, reso, ierr)
+        call check(ierr == OVK_ENONFINITE, 'operator, NaN in b on the last rank: OVK_ENONFINITE everywhere')
+        if (rank == nranks - 1) then
+            write (msg, '(a,i0,a)') 'b at row ', first, ' is nan'
+            call check(index(ovk_error_detail(), trim(msg)) > 0, 'operator, NaN in b: the 1-based row: '// &
+                ovk_error_detail())
+            b(1) = 1
+        end if
+
         ! ---- 1-based ids: rank 0's rows start at 2 ----
         call ovk_matrix_create_csr(MPI_COMM_WORLD, merge(first + 1, first, rank == 0), rowptr, cols, vals, Abad, ierr)
         call check(ierr == OVK_EPARTITION, 'rows from 2: OVK_EPARTITION ('//ovk_status_name(ierr)//')')
@@ -646,6 +700,249 @@ contains
         call ovk_solver_destroy(sp)
         call ovk_matrix_destroy(Ad)
     end subroutine callback_tests
+
+    !> The options database, the view, the convergence test, divtol, the
+    !> non-finite b's row, the constants and the solver types (on A, the
+    !> 1-D Laplacian of run_tests).
+    subroutine options_tests(A, rank, nranks, first, nlocal, env_case)
+        type(ovk_matrix), intent(in) :: A
+        integer, intent(in) :: rank, nranks, first, nlocal
+        logical, intent(in) :: env_case
+        character(len=*), parameter :: env_words = '-env_ovk_solver cg1 -env_ovk_max_it 77 -ovk_rtol 1e-7'
+        character(len=24), parameter :: words(*) = [character(len=24) :: '-ovk_solver', 'pipecg', '-ovk_rtol', &
+            '1e-9', '-ovk_max_it', '300', '-ovk_backend', 'nbc', '-p_ovk_precond', 'none', '-p_ovk_divtol', '1e5', &
+            '-ovk_bogus', '-n', '12', '-x', '0.25']
+        type(ovk_solver) :: s, sp, se, sc, sd
+        type(ovk_pcg_result) :: res
+        type(conv_data), target :: cd
+        real(real64), allocatable :: b(:), x(:)
+        real(real64), allocatable, target :: hist(:)
+        real(real64) :: value, peak, divtol
+        character(len=:), allocatable :: text
+        character(len=256) :: line, envval
+        character(len=24) :: bad(2)
+        integer, parameter :: codes(*) = [OVK_OK, OVK_EINVAL, OVK_ENOMEM, OVK_EMPI, OVK_EPARTITION, OVK_ECOLUMN, &
+            OVK_EMISMATCH, OVK_EZERODIAG, OVK_EFILE, OVK_EFORMAT, OVK_ENOTSYM, OVK_EBACKEND, OVK_EOPTION, &
+            OVK_EUNSUPPORTED, OVK_ESTATE, OVK_EBUSY, OVK_EBREAKDOWN, OVK_ENONFINITE, OVK_EMAXIT, OVK_ECALLBACK, &
+            OVK_ESTOPPED, OVK_EPRECOND, OVK_EDIVERGED]
+        character(len=16), parameter :: code_names(*) = [character(len=16) :: 'OVK_OK', 'OVK_EINVAL', 'OVK_ENOMEM', &
+            'OVK_EMPI', 'OVK_EPARTITION', 'OVK_ECOLUMN', 'OVK_EMISMATCH', 'OVK_EZERODIAG', 'OVK_EFILE', 'OVK_EFORMAT', &
+            'OVK_ENOTSYM', 'OVK_EBACKEND', 'OVK_EOPTION', 'OVK_EUNSUPPORTED', 'OVK_ESTATE', 'OVK_EBUSY', &
+            'OVK_EBREAKDOWN', 'OVK_ENONFINITE', 'OVK_EMAXIT', 'OVK_ECALLBACK', 'OVK_ESTOPPED', 'OVK_EPRECOND', &
+            'OVK_EDIVERGED']
+        integer, parameter :: reasons(*) = [OVK_REASON_NONE, OVK_REASON_CONVERGED, OVK_REASON_MAXIT, &
+            OVK_REASON_BREAKDOWN, OVK_REASON_NONFINITE, OVK_REASON_MONITOR, OVK_REASON_DIVERGED]
+        character(len=24), parameter :: reason_names(*) = [character(len=24) :: 'none', 'converged', &
+            'iteration limit', 'breakdown', 'non-finite', 'stopped by the monitor', 'diverged']
+        logical :: found, seen
+        integer :: ierr, nval, u, ios, i, want, len, envlen
+
+        allocate (b(nlocal), x(nlocal), hist(0:399))
+        b = 1
+
+        ! ---- the command line (no -ovk_* words: "env" at most) and $OVK_OPTIONS ----
+        call get_environment_variable('OVK_OPTIONS', envval, length=envlen)
+        call check(.not. env_case .or. envval(1:envlen) == env_words, 'the env case runs with OVK_OPTIONS="'// &
+            env_words//'" (run.sh), got "'//envval(1:envlen)//'"')
+        call ovk_options_set_args(ierr)
+        call check(ierr == OVK_OK, 'options_set_args from the command line: '//ovk_error_detail())
+        call check(ovk_options_left() == merge(3, 0, env_case), 'unused entries: those of $OVK_OPTIONS')
+
+        ! ---- an argv-like list: the command line overrides the program's choice ----
+        call ovk_options_set_args(ierr, args=words)
+        call check(ierr == OVK_OK, 'options_set_args(args=): '//ovk_error_detail())
+        call ovk_solver_create(A, s, ierr, solver='cg1', tol=1d-6)
+        call ovk_solver_set_from_options(s, ierr)
+        call check(ierr == OVK_OK, 'set_from_options: '//ovk_error_detail())
+        call ovk_solver_get_option(s, 'solver', text)
+        call check(text == 'pipecg', '-ovk_solver pipecg over the program''s cg1: '//text)
+        call ovk_solver_get_option(s, 'rtol', text)
+        read (text, *) value
+        call check(value == 1d-9, '-ovk_rtol 1e-9 (over $OVK_OPTIONS'' 1e-7 in the env case): '//text)
+        call ovk_solver_get_option(s, 'max_it', text)
+        call check(text == '300', '-ovk_max_it 300: '//text)
+        call ovk_solver_get_option(s, 'precond', text)
+        call check(text == 'jacobi', 'the prefixed -p_ovk_precond is not read without the prefix: '//text)
+        ! a prefix keeps a second solver apart
+        call ovk_solver_create(A, sp, ierr)
+        call ovk_solver_set_from_options(sp, ierr, 'p_')
+        call check(ierr == OVK_OK, 'set_from_options with a prefix: '//ovk_error_detail())
+        call ovk_solver_get_option(sp, 'precond', text)
+        call check(text == 'none', 'prefix p_: precond none: '//text)
+        call ovk_solver_get_option(sp, 'solver', text)
+        call check(text == 'alg1', 'prefix p_: -ovk_solver is not read: '//text)
+        call ovk_solver_get_option(sp, 'divtol', text)
+        read (text, *) value
+        call check(value == 1d5, 'prefix p_: divtol 1e5: '//text)
+        if (env_case) then ! $OVK_OPTIONS' entries under their own prefix
+            call ovk_solver_create(A, se, ierr)
+            call ovk_solver_set_from_options(se, ierr, 'env_')
+            call ovk_solver_get_option(se, 'solver', text)
+            call check(ierr == OVK_OK .and. text == 'cg1', '$OVK_OPTIONS: -env_ovk_solver cg1: '//text)
+            call ovk_solver_get_option(se, 'max_it', text)
+            call check(text == '77', '$OVK_OPTIONS: -env_ovk_max_it 77: '//text)
+            call ovk_solver_destroy(se)
+        end if
+        ! the program's own entries
+        nval = -1
+        call ovk_options_get('-n', nval, found, ierr)
+        call check(ierr == OVK_OK .and. found .and. nval == 12, 'options_get -n: 12')
+        value = -1
+        call ovk_options_get('x', value, found, ierr)
+        call check(ierr == OVK_OK .and. found .and. value == 0.25d0, 'options_get x: 0.25')
+        call ovk_options_get('-nosuch', nval, found, ierr)
+        call check(ierr == OVK_OK .and. .not. found .and. nval == 12, 'options_get of an absent entry')
+        text = 'untouched'
+        call ovk_options_get('-ovk_bogus', text, found, ierr)
+        call check(ierr == OVK_OK .and. found .and. text == '', 'options_get of a flag: found, empty')
+        call ovk_options_get('-ovk_solver', nval, found, ierr)
+        call check(ierr == OVK_EOPTION .and. .not. found, 'options_get: pipecg is not an integer')
+        ! unused: -ovk_bogus was read by options_get just now; set the list again to see it left
+        call ovk_options_set_args(ierr, args=words)
+        call ovk_solver_set_from_options(s, ierr)
+        call ovk_solver_set_from_options(sp, ierr, 'p_')
+        if (env_case) call ovk_options_get('-env_ovk_solver', text, found)
+        if (env_case) call ovk_options_get('-env_ovk_max_it', text, found)
+        open (newunit=u, status='scratch', action='readwrite', form='formatted')
+        call check(ovk_options_left(u) == 1, 'one entry left: -ovk_bogus')
+        rewind (u)
+        read (u, '(a)', iostat=ios) line
+        call check(ios == 0 .and. index(line, 'ovk: option -ovk_bogus was not used') > 0, 'the listing: '//trim(line))
+        close (u)
+
+        ! ---- the solve and the view: the backend as resolved ----
+        x = 0
+        call ovk_solver_solve(s, b, x, res, ierr)
+        call check(ierr == OVK_OK .and. res%reason == OVK_REASON_CONVERGED .and. res%rel_residual < 1d-9, &
+            'pipecg from the options converged ('//ovk_error_detail()//')')
+        open (newunit=u, status='scratch', action='readwrite', form='formatted')
+        call ovk_solver_view(s, ierr, unit=u)
+        call check(ierr == OVK_OK, 'view: '//ovk_error_detail())
+        rewind (u)
+        seen = .false.
+        i = 0
+        do
+            read (u, '(a)', iostat=ios) line
+            if (ios /= 0) exit
+            i = i + 1
+            if (i == 1) call check(index(line, 'ovk_solver:') == 1, 'view, first line: '//trim(line))
+            if (index(line, 'backend: nbc') > 0) seen = .true.
+            if (index(line, 'solver: ') > 0 .and. index(line, 'solver: ') < 4) &
+                call check(index(line, 'solver: pipecg') > 0, 'view: the variant: '//trim(line))
+        end do
+        close (u)
+        call check(i > 5 .and. seen, 'view: several lines with "backend: nbc"')
+        if (rank == 0) call ovk_solver_view(s, ierr) ! on output_unit
+        call check(ierr == OVK_OK, 'view on output_unit')
+
+        ! ---- a bad value on one rank: OVK_EOPTION on every rank ----
+        bad = [character(len=24) :: '-ovk_max_it', '50']
+        if (rank == nranks - 1) bad(2) = 'many'
+        call ovk_options_set_args(ierr, args=bad)
+        call ovk_solver_set_from_options(s, ierr)
+        call check(ierr == OVK_EOPTION, 'a bad -ovk_max_it on the last rank: OVK_EOPTION everywhere ('// &
+            ovk_status_name(ierr)//')')
+        if (rank == nranks - 1) call check(index(ovk_error_detail(), '-ovk_max_it') > 0, 'bad value: '// &
+            ovk_error_detail())
+
+        ! ---- -ovk_options_left at finalize; clear ----
+        call ovk_options_set_args(ierr, args=[character(len=24) :: '-ovk_options_left', '-ovk_precnd', 'ic0'])
+        call ovk_options_finalize(ierr, left=nval)
+        call check(ierr == OVK_OK .and. nval == merge(4, 1, env_case), 'finalize: the misspelt entry left')
+        call ovk_options_set_args(ierr, args=words)
+        call ovk_options_clear()
+        call ovk_options_get('-n', nval, found, ierr)
+        call check(ierr == OVK_OK .and. .not. found, 'cleared: -n is gone')
+        call ovk_options_clear()
+
+        ! ---- a convergence test with a context: stops where it says ----
+        call ovk_solver_create(A, sc, ierr, solver='alg1', precond='none', tol=1d-14)
+        cd%stop_at = 7
+        call ovk_solver_set_convergence_test(sc, stop_when_told, ierr, ctx=c_loc(cd))
+        call check(ierr == OVK_OK, 'set_convergence_test')
+        x = 0
+        call ovk_solver_solve(sc, b, x, res, ierr)
+        call check(ierr == OVK_OK .and. res%reason == OVK_REASON_CONVERGED .and. res%iterations == 7, &
+            'alg1: the test''s converged at 7 counts as converged')
+        call check(cd%last == 7 .and. cd%calls == 8, 'the test called at iterations 0..7')
+        call check(abs(cd%bnorm - sqrt(real(N, real64))) < 1d-12 * cd%bnorm .and. cd%rnorm0 == cd%bnorm, &
+            'the test gets ||b|| and ||r0|| (x0 = 0)')
+        call ovk_solver_set_option(sc, 'solver', 'pipecg', ierr)
+        cd%stop_at = 5
+        cd%calls = 0
+        x = 0
+        call ovk_solver_solve(sc, b, x, res, ierr)
+        call check(ierr == OVK_OK .and. res%reason == OVK_REASON_CONVERGED .and. res%iterations == 5, &
+            'pipecg: the test''s converged at 5')
+        cd%verdict = OVK_VERDICT_DIVERGED
+        cd%stop_at = 4
+        x = 0
+        call ovk_solver_solve(sc, b, x, res, ierr)
+        call check(ierr == OVK_EDIVERGED .and. res%reason == OVK_REASON_DIVERGED .and. res%iterations == 4, &
+            'the test''s diverged at 4: OVK_EDIVERGED ('//ovk_status_name(ierr)//')')
+        call ovk_solver_set_convergence_test(sc, ierr=ierr)
+        call ovk_solver_set_option(sc, 'rtol', 1d-10, ierr)
+        cd%calls = 0
+        x = 0
+        call ovk_solver_solve(sc, b, x, res, ierr)
+        call check(ierr == OVK_OK .and. cd%calls == 0 .and. res%rel_residual < 1d-10 .and. res%iterations > 7, &
+            'the test removed: rtol ('//ovk_status_name(ierr)//')')
+
+        ! ---- divtol: the first iteration whose ||r|| exceeds divtol ||r0|| ----
+        call ovk_solver_create(A, sd, ierr, solver='alg1', precond='none', tol=1d-12)
+        call ovk_solver_set_history(sd, hist, ierr)
+        x = 0
+        call ovk_solver_solve(sd, b, x, res, ierr)
+        len = res%history_len
+        peak = maxval(hist(0:len - 1)) / hist(0)
+        call check(ierr == OVK_OK .and. peak > 1, 'the residual grows somewhere (divtol has something to stop)')
+        if (peak > 1) then
+            divtol = 1 + 0.5d0 * (peak - 1)
+            want = 0
+            do while (hist(want) <= divtol * hist(0))
+                want = want + 1
+            end do
+            call ovk_solver_set_option(sd, 'divtol', divtol, ierr)
+            x = 0
+            call ovk_solver_solve(sd, b, x, res, ierr)
+            call check(ierr == OVK_EDIVERGED .and. res%reason == OVK_REASON_DIVERGED .and. res%iterations == want, &
+                'divtol: OVK_EDIVERGED at the first norm above divtol ||r0|| ('//ovk_status_name(ierr)//')')
+        end if
+
+        ! ---- a NaN in b on the last rank: reported at its 1-based row ----
+        if (rank == nranks - 1) b(nlocal) = ieee_value(1d0, ieee_quiet_nan)
+        x = 0
+        call ovk_solver_solve(sd, b, x, res, ierr)
+        call check(ierr == OVK_ENONFINITE, 'NaN in b on the last rank: OVK_ENONFINITE everywhere')
+        if (rank == nranks - 1) then
+            write (line, '(a,i0,a)') 'b at row ', first + nlocal - 1, ' is nan'
+            call check(index(ovk_error_detail(), trim(line)) > 0, 'NaN in b: the 1-based row: '//ovk_error_detail())
+        end if
+
+        ! ---- the constants are the library's, the solver types ----
+        do i = 1, size(codes)
+            call check(ovk_status_name(codes(i)) == trim(code_names(i)), 'the module''s '//trim(code_names(i))// &
+                ' is the library''s code of that name ('//ovk_status_name(codes(i))//')')
+        end do
+        call check(ovk_status_name(OVK_EDIVERGED - 1) == 'OVK_UNKNOWN', 'no code past OVK_EDIVERGED')
+        do i = 1, size(reasons)
+            call check(ovk_reason_name(reasons(i)) == trim(reason_names(i)), 'reason '//trim(reason_names(i)))
+        end do
+        call check(ovk_solver_type_count() >= 8, 'solver types: at least 8')
+        call check(ovk_solver_type_name(1) == 'alg1', 'solver types numbered from 1: alg1 first')
+        call check(ovk_solver_type_name(0) == '', 'no solver type 0')
+        call check(ovk_solver_type_name(ovk_solver_type_count() + 1) == '', 'no solver type past the count')
+        seen = .false.
+        do i = 1, ovk_solver_type_count()
+            if (ovk_solver_type_name(i) == 'pipeprcg') seen = len_trim(ovk_solver_type_description(i)) > 0
+        end do
+        call check(seen, 'pipeprcg among the solver types, with a description')
+
+        call ovk_solver_destroy(s)
+        call ovk_solver_destroy(sp)
+        call ovk_solver_destroy(sc)
+        call ovk_solver_destroy(sd)
+    end subroutine options_tests
 
     !> Rows first..first+nlocal-1 (1-based) of the N x N 1-D Laplacian
     !> tridiag(-1, 2, -1), 1-based CSR.
