@@ -70,7 +70,7 @@ program ovk_laplace27_f
     use laplace27_output, only: c_style_e, print_residual
     implicit none
 
-    integer :: n(3), P(3), maxit, print_level, rank, nranks, status, provided
+    integer :: n(3), P(3), maxit, print_level, rank, nranks, status, provided, ierr_opts
     real(real64) :: tol, atol
     character(len=256) :: solver, backend, precond, bad ! fixed length: nothing to free at the end
     logical :: help
@@ -96,6 +96,10 @@ program ovk_laplace27_f
     call MPI_Comm_rank(MPI_COMM_WORLD, rank)
     call MPI_Comm_size(MPI_COMM_WORLD, nranks)
     call MPI_Dims_create(nranks, 3, P)
+    ! the library's options database: -ovk_* words of the command line and $OVK_OPTIONS
+    call ovk_options_set_args(ierr_opts)
+    if (ierr_opts /= OVK_OK .and. rank == 0) write (error_unit, '(a)') 'ovk_laplace27_f: ovk options: '// &
+        trim(ovk_error_detail())
 
     call parse_args(bad)
     if (len_trim(bad) > 0) then
@@ -116,6 +120,7 @@ program ovk_laplace27_f
     else
         status = run()
     end if
+    call ovk_options_finalize(ierr_opts) ! -ovk_options_left
     call MPI_Finalize()
     if (status /= 0) stop status, quiet = .true.
 
@@ -131,6 +136,7 @@ contains
         real(real64), allocatable :: vals(:), b(:), x(:)
         integer :: ierr, ignored
         integer(int64) :: first_row
+        character(len=:), allocatable :: chosen
 
         call laplace27_rows(first_row, rowptr, cols, vals)
         call ovk_matrix_create_csr(MPI_COMM_WORLD, first_row, rowptr, cols, vals, A, ierr, dups=OVK_DUP_REJECT)
@@ -142,6 +148,10 @@ contains
         if (ierr == OVK_OK .and. print_level >= 2) call ovk_solver_set_monitor(s, print_residual, ierr)
         ! the options were set locally: agree before the collective setup
         call MPI_Allreduce(MPI_IN_PLACE, ierr, 1, MPI_INTEGER, MPI_MIN, MPI_COMM_WORLD)
+        ! -ovk_* override the flags above (collective; the status is agreed)
+        if (ierr == OVK_OK) call ovk_solver_set_from_options(s, ierr)
+        if (ierr == OVK_OK) call ovk_solver_get_option(s, 'solver', chosen, ierr)
+        if (ierr == OVK_OK) solver = chosen
         if (ierr == OVK_OK) then
             if (rank == 0 .and. print_level >= 1) &
                 write (output_unit, '(a,3(i0,a),i0,a,i0,a,3(i0,a),a)') 'ovk_laplace27_f: 27-point Laplacian, '// &
@@ -271,7 +281,14 @@ contains
             case ('-help', '--help')
                 help = .true.
             case default
-                ios = 1
+                if (index(flag, 'ovk_') > 1 .and. flag(1:1) == '-') then
+                    ! the library's option (read by ovk_solver_set_from_options) and its value
+                    if (i + 1 <= nargs) then
+                        if (.not. is_name(argument(i + 1))) i = i + 1
+                    end if
+                else
+                    ios = 1
+                end if
             end select
             if (ios /= 0) then
                 bad = flag
@@ -315,6 +332,15 @@ contains
         read (text, *, iostat=ios) out
     end subroutine read_real
 
+    !> A word that names an option: '-' and more, not a number ('-1', '-.5e3').
+    logical function is_name(word)
+        character(len=*), intent(in) :: word
+        is_name = .false.
+        if (len(word) < 2) return
+        if (word(1:1) /= '-') return
+        is_name = verify(word(2:2), '0123456789.') /= 0
+    end function is_name
+
     !> Command-line argument i.
     function argument(i) result(arg)
         integer, intent(in) :: i
@@ -356,6 +382,9 @@ contains
             '  -atol A              absolute tolerance: converged when ||r|| < max(tol ||b||, A) (0)', &
             '  -maxit N             iteration limit (default 1000)', &
             '  -print_level 0|1|2   2: residual every iteration (through the monitor)', &
+            '  -ovk_KEY VALUE       any solver option through the library''s options database', &
+            '                       (-ovk_solver, -ovk_precond, -ovk_rtol, -ovk_view, ...; also', &
+            '                       $OVK_OPTIONS); overrides the flags above (docs/options.md)', &
             '  -help                this text'
     end subroutine usage
 

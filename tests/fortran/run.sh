@@ -48,6 +48,13 @@ run 1 "$bin/ovk_laplace27_f" -bogus >/dev/null 2>&1; [ $? -eq 2 ]; check "unknow
 run 2 "$bin/ovk_laplace27_f" -n 6 6 6 -P 3 1 1 >/dev/null 2>&1; [ $? -eq 2 ]; check "-P not matching the ranks exits 2" $?
 run 1 "$bin/ovk_laplace27_f" -help | grep -q '^usage'; check "-help" $?
 
+# the driver's -ovk_* options go through the library's options database, as in C
+same 2 -n 6 6 6 -ovk_solver pipeprcg -ovk_precond ic0 -solver alg1
+o=$(run 2 "$bin/ovk_laplace27_f" -n 5 5 5 -ovk_solver cg1 -ovk_view 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$o" | grep -q "solver: cg1"; check "-ovk_solver and -ovk_view in the Fortran driver (exit $rc)" $?
+o=$(run 2 "$bin/ovk_laplace27_f" -n 5 5 5 -ovk_rtol -3 2>&1); rc=$?
+[ $rc -eq 1 ] && echo "$o" | grep -q "rtol=-3"; check "a bad -ovk_rtol: the message, exit 1" $?
+
 # the options database from $OVK_OPTIONS as well (test_fortran's "env" case
 # checks that the variable holds exactly these words)
 o=$(OVK_OPTIONS="-env_ovk_solver cg1 -env_ovk_max_it 77 -ovk_rtol 1e-7" run 2 "$ftest" env 2>&1); rc=$?
