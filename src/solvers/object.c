@@ -623,6 +623,8 @@ static int setup_held(ovk_solver *s)
     if (rc) goto fail;
     rc = condest_setup(s);
     if (rc) goto fail;
+    rc = ovk__auto_setup(&s->c, &s->var); /* solver auto: measure and choose (auto.c) */
+    if (rc) goto fail;
     double dt = MPI_Wtime() - t0;
     if (MPI_Allreduce(&dt, &s->setup_time, 1, MPI_DOUBLE, MPI_MAX, s->lay->comm) != MPI_SUCCESS) {
         rc = ovk__fail(OVK_EMPI, "MPI_Allreduce (setup time)");
