@@ -1,6 +1,8 @@
 /* Issue 28: the solver "auto" and plcg's start-up.
  *  - auto's choice from what it measures: alg1 at no latency on a large grid,
- *    a pipelined variant at 1000 us (the latency model) on a small one; the
+ *    a pipelined variant at 1000 us (the latency model) on a small one, at
+ *    100 us on the shared matrices (2 ranks), again after new matrix values
+ *    with remeasure=1; the
  *    same choice and figures on every rank; iterations within ITER_BAND of
  *    alg1's on the Laplacians and the shared matrices (where plcg broke
  *    down, the next solve of the same object runs pipeprcg: checked there).
@@ -23,7 +25,7 @@
 #include "problem.h"
 
 #define ITER_BAND 0.15
-enum { MAX_BLOCKING = 5, SMALL = 8000, LARGE = 64000 }; /* rows per rank of -n 20 and -n 40 */
+enum { MAX_BLOCKING = 5, SMALL = 8000, MEDIUM = 27000, LARGE = 64000 }; /* rows per rank: -n 20, 30, 40 */
 /* plcg's start-up runs on 20^3 on any rank count, whose Jacobi spectrum is
  * in (0.023, 1.372): the spec's shifts inside it (docs/solvers.md) */
 enum { STARTUP_EDGE = 20 };
@@ -180,7 +182,7 @@ static void choice_at_high_latency(int iters)
     }
 }
 
-/* auto at 200 us on the shared matrices (small: the pipelined choice) */
+/* auto at 100 us on the shared matrices (small: the pipelined choice) */
 static void shared_matrices(void)
 {
     static const char *const names[] = {"lap3D_7pt_n20", "gr_30_30", "nos3",    "bcsstk09",
@@ -190,7 +192,7 @@ static void shared_matrices(void)
         ovk_matrix *A = NULL;
         snprintf(path, sizeof path, "%s/%s.mtx", OVK_MATRIX_DIR, names[k]);
         if (ovk_mm_read(MPI_COMM_WORLD, path, &A) != OVK_OK) continue; /* not present: the others */
-        ovk_reducer *red = reducer("nbc", 200.0);
+        ovk_reducer *red = reducer("nbc", 100.0);
         auto_against_alg1(A, red, names[k], 1);
         ovk_reducer_destroy(red);
         ovk_matrix_destroy(A);
@@ -226,6 +228,46 @@ static void plcg_startup(void)
             ovk_solver_destroy(&s);
             ovk_reducer_destroy(red);
         }
+    ovk_matrix_destroy(A);
+}
+
+/* remeasure=1: after new matrix values (the same ones) on a reducer whose
+ * latency went from 0 to 1000 us, auto chooses again (a pipelined variant);
+ * by default it keeps alg1.  One rank per core. */
+static void remeasure(void)
+{
+    int g = edge(MEDIUM), r, p, count, *ptr;
+    int64_t start;
+    ovk_gidx *cols;
+    double *vals;
+    ovk_matrix *A = NULL;
+    ovk_latency_model m;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    tp_split((int64_t)g * g * g, r, p, &start, &count);
+    tp_laplace_rows(27, g, 0.0, start, count, &ptr, &cols, &vals);
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, start, count, ptr, cols, vals, OVK_DUP_REJECT, &A));
+    MT_RC(OVK_OK, ovk_latency_model_parse("alpha=1000", &m));
+    for (int again = 0; again <= 1; again++) {
+        ovk_pcg_result res;
+        int rc;
+        ovk_reducer *red = reducer("nbc", 0.0);
+        ovk_solver *s = make(A, again ? "auto:remeasure=1" : "auto", red, 3, &rc);
+        MT_RC(OVK_OK, rc);
+        MT_RC(OVK_EMAXIT, solve(s, A, &res));
+        MT_CHECK(!strcmp(res.auto_choice, "alg1"), "remeasure=%d: at 0 us auto chose %s", again, res.auto_choice);
+        MT_RC(OVK_OK, ovk_reducer_set_latency(red, &m));
+        MT_RC(OVK_OK, ovk_matrix_update_values(A, ptr, cols, vals, OVK_DUP_REJECT));
+        MT_RC(OVK_EMAXIT, solve(s, A, &res));
+        check_agreed(&res, "remeasure");
+        MT_CHECK(again ? is_pipelined(res.auto_choice) : !strcmp(res.auto_choice, "alg1"),
+                 "remeasure=%d: after new values at 1000 us auto runs %s", again, res.auto_choice);
+        ovk_solver_destroy(&s);
+        ovk_reducer_destroy(red);
+    }
+    free(ptr);
+    free(cols);
+    free(vals);
     ovk_matrix_destroy(A);
 }
 
@@ -273,6 +315,7 @@ int main(int argc, char **argv)
     plcg_startup();
     if (per_core) choice_at_no_latency();
     choice_at_high_latency(per_core);
-    if (per_core) shared_matrices();
+    if (g_size == 2) shared_matrices(); /* one rank count: the longest part */
+    if (per_core) remeasure();
     return mt_finish("test_auto");
 }
