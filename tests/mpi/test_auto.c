@@ -317,5 +317,7 @@ int main(int argc, char **argv)
     choice_at_high_latency(per_core);
     if (g_size == 2) shared_matrices(); /* one rank count: the longest part */
     if (per_core) remeasure();
-    return mt_finish("test_auto");
+    int status = mt_finish("test_auto");
+    MPI_Finalize();
+    return status;
 }
