@@ -64,19 +64,25 @@ static void drop_inner(auto_work *w)
     w->inner_params = NULL;
 }
 
-/* Collective: the variant of spec (a name the registry has, with valid
- * options: the parse cannot fail differently on the ranks), set up. */
-static int use(ovk__ctx *c, auto_work *w, const char *spec)
+/* Local: the variant of spec (a name the registry has) and its parsed options */
+static int parse_inner(const char *spec, auto_work *w, const ovk__solver **sv)
 {
     char name[32];
     ovk__opts o;
-    void *saved = NULL;
-    drop_inner(w);
     int rc = ovk__spec_parse("solver", OVK_EINVAL, spec, name, sizeof name, &o);
     if (rc) return rc;
-    const ovk__solver *sv = ovk__solver_find(name);
-    if (!sv) return ovk__fail(OVK_EINVAL, "auto: no solver %s", name);
-    if (sv->parse) rc = sv->parse(&o, &w->inner_params);
+    *sv = ovk__solver_find(name);
+    if (!*sv) return ovk__fail(OVK_EINVAL, "auto: no solver %s", name);
+    return (*sv)->parse ? (*sv)->parse(&o, &w->inner_params) : OVK_OK;
+}
+
+/* Collective: the variant of spec set up in place of the previous one. */
+static int use(ovk__ctx *c, auto_work *w, const char *spec)
+{
+    const ovk__solver *sv = NULL;
+    void *saved = NULL;
+    drop_inner(w);
+    int rc = ovk__agree(c->comm, parse_inner(spec, w, &sv));
     if (rc) return rc;
     with_params(c, w->inner_params, &saved);
     rc = ovk__variant_setup(c, sv, &w->inner);
@@ -86,27 +92,20 @@ static int use(ovk__ctx *c, auto_work *w, const char *spec)
     return OVK_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The latency probe: every rank runs every reduction (a failed one is
  * remembered, not left: the others would wait for it); *lat = this rank's
  * fastest in seconds. */
 static int probe_latency(ovk__ctx *c, double *lat)
 {
-    double t[PROBES];
     int rc = OVK_OK;
+    *lat = INFINITY;
     for (int i = -1; i < PROBES; i++) { /* i = -1: the warm-up */
         double v = 1.0, t0 = ovk__now();
         int rc2 = ovk__sum(c, OVK__GAMMA, &v, 1);
-        if (i >= 0) t[i] = ovk__now() - t0;
+        double dt = ovk__now() - t0;
+        if (i >= 0 && dt < *lat) *lat = dt;
         if (!rc) rc = rc2;
     }
-    qsort(t, PROBES, sizeof t[0], cmp_double);
-    *lat = t[0];
     return rc ? ovk__fail(rc, "auto: the latency probe failed: %s", ovk_error_detail()) : OVK_OK;
 }
 
