@@ -23,7 +23,7 @@
  * The shifts are Chebyshev nodes of [lmin, lmax] (the spectrum of CA),
  * given by the spec (plcg:l=2,lmin=0,lmax=1.38) or estimated in the first
  * solve of a set-up solver, and again after new matrix values, by a startup
- * phase that costs two blocking reductions: lmin = LMIN_FRACTION lmax and lmax = the largest
+ * phase that costs two blocking reductions: lmin = 0 and lmax = the largest
  * Ritz value of CA on a Krylov space of dimension up to EST_DIM + 1 of a
  * random vector, built in a Chebyshev basis without a reduction between its
  * matvecs and reduced as its Gram matrices at once (x is not touched).  The
@@ -71,10 +71,6 @@ enum { MAX_L = 8, EST_DIM = 12, WIDTH = 2 * MAX_L + 4 };
  * CHECK_DROP below the last checked ||b - A x||; the recurrences have lost
  * the true residual when it dropped less than LOST_DROP meanwhile. */
 #define CHECK_DROP 1e-4
-/* The estimate's lmin, a fraction of lmax: a shift near 0 below the
- * smallest eigenvalue broke the 27-point Laplacian down at l = 4 and 6
- * near convergence; 0.05 ran l = 1..5 without a restart (docs/solvers.md). */
-#define LMIN_FRACTION 0.05
 #define LOST_DROP 1e-2
 
 typedef struct plcg_params {
@@ -336,8 +332,9 @@ static double ritz_max(int m, const double *g)
  * in one.  m = EST_DIM, or fewer where l leaves fewer vectors to borrow
  * (l = 1: 6, l = 2: 9); 8-12 steps put lmax within 2-4 % below lambda_max
  * on the Laplacians (24 classical steps: 1 %), on the safe side: the
- * shifts must not reach beyond the spectrum (docs/solvers.md); lmin =
- * LMIN_FRACTION lmax. */
+ * shifts must not reach beyond the spectrum (docs/solvers.md); lmin = 0
+ * (0.05 lmax ran the 27-point Laplacian at l = 4, 5 without the late
+ * breakdowns of lmin = 0, but cost bcsstk08 two orders of accuracy). */
 static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 {
     double *v[OVK__MAX_VECS], g[(EST_DIM + 1) * (EST_DIM + 2)], q[2];
@@ -365,7 +362,7 @@ static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
         *stop = 1;
         return OVK_OK;
     }
-    w->lmin = LMIN_FRACTION * lmax;
+    w->lmin = 0.0;
     w->lmax = lmax;
     w->estimated = 1;
     w->epoch = c->numeric_epoch;
@@ -714,7 +711,7 @@ const ovk__solver ovk__solver_plcg = {
     .name = "plcg",
     .description = "p(l)-CG (Cornelis-Cools-Vanroose): deep pipeline, l reductions in flight behind l matvecs",
     .options = "l=1..8: pipeline depth (1); lmin, lmax: bounds of the spectrum of CA for the shifts "
-               "(default: lmin = 0.05 lmax, lmax = the largest Ritz value of a Krylov space of up to 13 dimensions, two reductions)",
+               "(default: lmin = 0, lmax = the largest Ritz value of a Krylov space of up to 13 dimensions, two reductions)",
     .parse = plcg_parse,
     .work_size = sizeof(plcg_work),
     .vectors = plcg_vectors,
