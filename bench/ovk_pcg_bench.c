@@ -72,6 +72,7 @@ typedef struct bench_case {
     double rpi;                   /* reductions per iteration */
     int iterations, zero_case, quiet_case, ref_case;
     ovk_solver *obj;              /* set up on the first solve */
+    char chose[32];               /* solver auto: what it chose */
 } bench_case;
 
 typedef struct bench {
@@ -258,6 +259,7 @@ static int solve_case(bench *b, bench_case *c, int round, const ovk_matrix *A, c
     c->rdpi[round] = red / (res.iterations > 0 ? res.iterations : 1);
     c->rpi = (double)res.reductions / (res.iterations > 0 ? res.iterations : 1);
     c->iterations = res.iterations;
+    snprintf(c->chose, sizeof c->chose, "%s", res.auto_choice);
     return OVK_OK;
 }
 
@@ -311,7 +313,8 @@ static void print_case(const bench *b, const bench_case *c, double *v)
     }
     if (quiet && quiet != c) snprintf(cost, sizeof cost, "%+.1f %%", paired(c, quiet, R, noise_cost, v));
     if (ref != c) snprintf(vsref, sizeof vsref, "%.3f", paired(c, ref, R, vs_ref, v));
-    printf("| %s | %s | %g | %s | %d | %.2f | %.1f | %.1f | %s | %s | %s | %s |\n", c->solver, c->backend,
+    printf("| %s%s%s | %s | %g | %s | %d | %.2f | %.1f | %.1f | %s | %s | %s | %s |\n", c->solver,
+           c->chose[0] ? " -> " : "", c->chose, c->backend,
            c->lat_us, noise, c->iterations, c->rpi, S_TO_US * paired(c, c, R, own_time, v), S_TO_US * lo, hidden,
            hidden_t, cost, vsref);
 }

@@ -149,6 +149,8 @@ module ovkrylov
         integer(c_int) :: replacements = 0        !< cg1, pipecg residual replacements
         integer(c_int) :: restarts = 0            !< cg1, pipecg restarts
         integer(c_int) :: history_len = 0
+        real(c_double) :: auto_latency_us = 0, auto_work_us = 0 !< solver auto: what it measured (us)
+        character(kind=c_char) :: auto_choice(32) = c_null_char  !< solver auto: the variant it chose
     end type ovk_pcg_result
 
     !> A distributed CSR matrix (rows split over the ranks).

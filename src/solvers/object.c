@@ -789,6 +789,10 @@ static int setup_held(ovk_solver *s)
         rc = condest_setup(s);
         if (rc) goto fail;
     }
+    if (redo & (REDO_REDUCER | REDO_PC | REDO_VARIANT)) {
+        rc = ovk__auto_setup(&s->c, &s->var); /* solver auto: measure and choose (auto.c) */
+        if (rc) goto fail;
+    }
     double dt = MPI_Wtime() - t0;
     rc = ovk__mpi(MPI_Allreduce(&dt, &s->setup_time, 1, MPI_DOUBLE, MPI_MAX, s->lay->comm),
                   "MPI_Allreduce (setup time)");

@@ -41,6 +41,7 @@ const char *ovk_solver_description(int i) { return ovk_solver_type_description(i
 
 const ovk__solver *ovk__solver_find(const char *name)
 {
+    if (strcmp(name, ovk__solver_auto.name) == 0) return &ovk__solver_auto; /* picks one of the list */
     for (int i = 0; i < SOLVER_COUNT; i++)
         if (strcmp(solvers[i]->name, name) == 0) return solvers[i];
     return NULL;
@@ -52,6 +53,7 @@ void ovk__solver_names(char *buf, size_t len, int unsplit_only)
     for (int i = 0; i < SOLVER_COUNT; i++) {
         if (!unsplit_only || !solvers[i]->split) ovk__list_add(buf, len, ", ", solvers[i]->name);
     }
+    ovk__list_add(buf, len, ", ", ovk__solver_auto.name);
 }
 
 void ovk_pcg_options_init(ovk_pcg_options *o)

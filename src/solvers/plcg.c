@@ -21,16 +21,21 @@
  *   sums) -> start
  *
  * The shifts are Chebyshev nodes of [lmin, lmax] (the spectrum of CA),
- * given by the spec (plcg:l=2,lmin=0,lmax=2) or estimated in the first
+ * given by the spec (plcg:l=2,lmin=0,lmax=1.38) or estimated in the first
  * solve of a set-up solver, and again after new matrix values, by a startup
- * phase: STARTUP_STEPS classical PCG steps on A e = r
- * for a random r (blocking reductions; x is not touched), lmin = 0 and
- * lmax = the largest Ritz value.  (Measured on the shared matrices: a margin
+ * phase that costs two blocking reductions: lmin = 0 and lmax = the largest
+ * Ritz value of CA on a Krylov space of dimension up to EST_DIM + 1 of a
+ * random vector, built in a Chebyshev basis without a reduction between its
+ * matvecs and reduced as its Gram matrices at once (x is not touched).  The
+ * shifts must not reach beyond the spectrum: on the 27-point Laplacian with
+ * Jacobi (lambda in (0, 1.385)) the interval (0, 2) breaks down at l >= 2
+ * and (0, 1.5) at l = 4, while estimates 1.3-1.39 run l = 1..4 without one
+ * (docs/solvers.md); an estimate from inside the spectrum is the safe side.
+ * (Measured on the shared matrices with 24 classical steps: a margin
  * above the Ritz value, 1.02-2x, or lmin = the smallest Ritz value, gave as
- * many or more breakdowns; on lap2D without a preconditioner the estimate
- * 7.974 against lambda_max = 7.998 runs l = 1..4 without one.)  A breakdown
- * with the spec's bounds runs the startup phase, whose estimate replaces
- * them until the matrix values change, and restarts.
+ * many or more breakdowns.)  A breakdown with the spec's bounds runs the
+ * startup phase, whose estimate replaces them until the matrix values
+ * change, and restarts.
  *
  * The recurrences give ||r_k||_C = |zeta_k| (the natural norm), not
  * ||r_k||_2 of the exit test: that is estimated as |zeta_k| rho, with rho =
@@ -59,7 +64,7 @@
 
 #include "solver.h"
 
-enum { MAX_L = 8, STARTUP_STEPS = 24, WIDTH = 2 * MAX_L + 4 };
+enum { MAX_L = 8, EST_DIM = 12, WIDTH = 2 * MAX_L + 4 };
 /* The variant that goes on where the pipeline breaks down (its `resume`). */
 #define FALLBACK "pipeprcg"
 /* A true residual check is due when the estimate of ||r||_2 has dropped
@@ -190,17 +195,22 @@ static int check(ovk__ctx *c, plcg_work *w, plcg_state *st, double rr, double ze
     return OVK_OK;
 }
 
-/* ---- the startup phase: the Ritz values of a few PCG steps --------------- */
+/* ---- the startup phase: Ritz values from one reduction ------------------- */
 
 /* r = a hash of the global row in [-0.5, 0.5): every eigenvector present
  * (b - A x may miss some: b = A*1 is symmetric on a grid and misses the
- * antisymmetric ones, lambda_max among them), and the same on any rank count */
+ * antisymmetric ones, lambda_max among them), and the same on any rank
+ * count.  The row offset is the matrix's; an operator's costs an Exscan. */
 static int random_rhs(ovk__ctx *c, double *r)
 {
     long long n = c->n, start = 0;
-    int mrc = MPI_Exscan(&n, &start, 1, MPI_LONG_LONG, MPI_SUM, c->comm);
-    if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, "MPI_Exscan");
-    if (c->rank == 0) start = 0;
+    if (c->A) {
+        start = (long long)c->A->lay.row_start;
+    } else {
+        int mrc = MPI_Exscan(&n, &start, 1, MPI_LONG_LONG, MPI_SUM, c->comm);
+        if (mrc != MPI_SUCCESS) return ovk__mpi_fail(mrc, "MPI_Exscan");
+        if (c->rank == 0) start = 0;
+    }
     for (int i = 0; i < c->n; i++) {
         uint64_t h = ((uint64_t)(start + i) + 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull;
         h ^= h >> 29;
@@ -211,55 +221,143 @@ static int random_rhs(ovk__ctx *c, double *r)
     return OVK_OK;
 }
 
-/* Up to STARTUP_STEPS steps of alg1's loop on A e = r for a random r, from
- * e = 0 (x is not touched: restarting CG after them would lose more than
- * they gain), recording alpha_j and the beta_j that built p_j.  *stop = 1
- * on a breakdown (A or C not SPD). */
-static int startup_steps(ovk__ctx *c, plcg_work *w, const plcg_state *st, double *alpha, double *beta, int *k,
-                         int *stop)
+/* Every work vector, in the declared order (3l + 7 of them): the startup
+ * phase borrows them all before a cycle zeroes them. */
+static int all_vectors(plcg_work *w, double **v)
 {
-    double *r = w->r, *z = w->U[0], *p = w->Z[0], *s = w->U[1], v[2], gamma = 0.0, gamma0 = 0.0, b = 0.0;
-    int rc = random_rhs(c, r);
-    if (rc) return rc;
-    rc = ovk__ctx_pc_dots(c, r, z, &gamma, &v[1]); /* z = C r */
-    if (rc) return rc;
-    rc = ovk__sum(c, OVK__GAMMA, &gamma, 1);
-    if (rc) return rc;
-    *stop = ovk__breakdown(c, st->iter, "<r,Cr>", gamma, 0);
-    if (*stop) return OVK_OK;
-    memcpy(p, z, sizeof(double) * (size_t)c->n);
-    gamma0 = gamma;
-    for (*k = 0; *k < STARTUP_STEPS && gamma > 1e-28 * gamma0;) {
-        rc = ovk__ctx_matvec(c, p, s); /* s = A p */
+    int k = 0;
+    v[k++] = w->r;
+    for (int i = 0; i <= w->l; i++) v[k++] = w->Z[i];
+    for (int i = 0; i < 2; i++) v[k++] = w->U[i];
+    for (int i = 0; i < w->l; i++) v[k++] = w->LZ[i];
+    for (int i = 0; i <= w->l; i++) v[k++] = w->LP[i];
+    v[k++] = w->W;
+    v[k++] = w->WU;
+    return k;
+}
+
+/* The basis of the estimate: Chebyshev polynomials of CA on [0, b],
+ * w_j = T_j(2 CA / b - I) w_0 with w_0 = C y_0, kept with y_j = C^-1 w_j
+ * (y_0 = the random r) and u_j = A w_j:
+ *   w_{j+1} = s (4/b C u_j - 2 w_j - w_{j-1}),  the same for y (C u -> u)
+ * with s = 1/2 and no w_{-1} at j = 0.  The Gram matrices of the basis,
+ * M_ij = <w_i, y_j> = (w_i, w_j)_C^-1 and H_ij = <w_i, u_j> = (w_i, CA w_j)_C^-1,
+ * i <= j <= m, go into one reduction (g: M's upper triangle by columns, then
+ * H's).  The vectors: w_0..w_m in v[0..m], u, y_{j-1}, y_j in v[m+1..m+3];
+ * w_0, u_0 and y_0 are there. */
+static int est_basis(ovk__ctx *c, double **v, int m, double b, double *g)
+{
+    double **wv = v, *u = v[m + 1], *yp = v[m + 2], *y = v[m + 3];
+    int half = (m + 1) * (m + 2) / 2, k = 0, rc = OVK_OK;
+    for (int j = 0; j <= m; j++) {
+        if (j) rc = ovk__ctx_matvec(c, wv[j], u); /* u_j = A w_j (u_0 is there) */
         if (rc) return rc;
-        double sp = ovk__dot(c->n, s, p);
-        rc = ovk__sum(c, OVK__SDOTP, &sp, 1);
+        for (int i = 0; i <= j; i++, k++) {
+            g[k] = ovk__dot(c->n, wv[i], y);
+            g[half + k] = ovk__dot(c->n, wv[i], u);
+        }
+        if (j == m) break;
+        rc = ovk__ctx_pc(c, u, wv[j + 1]); /* C u_j */
         if (rc) return rc;
-        *stop = ovk__breakdown(c, st->iter, "<p,Ap>", sp, 0);
-        if (*stop) return OVK_OK;
-        alpha[*k] = gamma / sp;
-        beta[*k] = b;
-        ovk__ctx_axpy(c, -alpha[(*k)++], s, r); /* r -= alpha s */
-        rc = ovk__ctx_pc_dots(c, r, z, &v[0], &v[1]); /* z = C r */
-        if (rc) return rc;
-        rc = ovk__sum(c, OVK__GAMMA, v, 1);
-        if (rc) return rc;
-        *stop = ovk__breakdown(c, st->iter, "<r,Cr>", v[0], 1);
-        if (*stop) return OVK_OK;
-        b = v[0] / gamma;
-        gamma = v[0];
-        ovk__xpay(c->n, z, b, p, &c->hook); /* p = z + beta p */
+        double a = j ? 4.0 / b : 2.0 / b, two = j ? 2.0 : 1.0;
+        for (int i = 0; i < c->n; i++) {
+            wv[j + 1][i] = a * wv[j + 1][i] - two * wv[j][i] - (j ? wv[j - 1][i] : 0.0);
+            yp[i] = a * u[i] - two * y[i] - (j ? yp[i] : 0.0);
+        }
+        double *t = yp; /* y_{j+1} in y, y_j in yp */
+        yp = y;
+        y = t;
     }
     return OVK_OK;
 }
 
-/* The startup phase, then the shifts from its Ritz values. */
+extern void dsyev_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda, double *w,
+                   double *work, const int *lwork, int *info);
+
+/* The largest Ritz value of CA on the basis: the generalized problem H y =
+ * theta M y by M = L L^T (columns whose pivot drops below PIVOT_TOL of their
+ * norm are left out: the basis is numerically dependent there), then the
+ * eigenvalues of L^-1 H L^-T.  0 when there is none (M not positive). */
+static double ritz_max(int m, const double *g)
+{
+    enum { N = EST_DIM + 1 };
+    const double PIVOT_TOL = 1e-10;
+    double M[N][N], H[N][N], L[N][N] = {{0}}, B[N * N], ev[N], work[4 * N * N];
+    int idx[N], k = 0, n = m + 1, half = n * (n + 1) / 2, e = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i <= j; i++, e++) {
+            M[i][j] = M[j][i] = g[e];
+            H[i][j] = H[j][i] = g[half + e];
+        }
+    /* Cholesky of M restricted to the accepted columns idx[0..k) */
+    for (int j = 0; j < n; j++) {
+        double col[N], d = M[j][j];
+        if (!(d > 0.0) || !isfinite(d)) continue;
+        for (int p = 0; p < k; p++) {
+            double s = M[idx[p]][j];
+            for (int q = 0; q < p; q++) s -= L[p][q] * col[q];
+            col[p] = s / L[p][p];
+            d -= col[p] * col[p];
+        }
+        if (!(d > PIVOT_TOL * M[j][j])) continue;
+        for (int p = 0; p < k; p++) L[k][p] = col[p];
+        L[k][k] = sqrt(d);
+        idx[k++] = j;
+    }
+    if (k == 0) return 0.0;
+    /* B = L^-1 H L^-T: X = L^-1 H(idx, idx), then B = L^-1 X^T */
+    double X[N][N];
+    for (int q = 0; q < k; q++)
+        for (int p = 0; p < k; p++) {
+            double s = H[idx[p]][idx[q]];
+            for (int t = 0; t < p; t++) s -= L[p][t] * X[t][q];
+            X[p][q] = s / L[p][p];
+        }
+    for (int q = 0; q < k; q++)
+        for (int p = 0; p < k; p++) {
+            double s = X[q][p];
+            for (int t = 0; t < p; t++) s -= L[p][t] * B[t + q * k];
+            B[p + q * k] = s / L[p][p];
+        }
+    int info = 0, lwork = 4 * N * N;
+    dsyev_("N", "U", &k, B, &k, ev, work, &lwork, &info);
+    return info == 0 && isfinite(ev[k - 1]) ? ev[k - 1] : 0.0;
+}
+
+/* The startup phase: lmax = the largest Ritz value of CA on an
+ * m+1 dimensional Krylov space of a random vector, in two blocking
+ * reductions (where classical Lanczos takes two per step): the Rayleigh
+ * quotient of w_0 scales the Chebyshev basis (b = 2 rho: the basis only
+ * needs b of the order of lambda_max), then the basis and its Gram matrices
+ * in one.  m = EST_DIM, or fewer where l leaves fewer vectors to borrow
+ * (l = 1: 6, l = 2: 9); 8-12 steps put lmax within 2-4 % below lambda_max
+ * on the Laplacians (24 classical steps: 1 %), on the safe side: the
+ * shifts must not reach beyond the spectrum (docs/solvers.md); lmin = 0
+ * (0.05 lmax ran the 27-point Laplacian at l = 4, 5 without the late
+ * breakdowns of lmin = 0, but cost bcsstk08 two orders of accuracy). */
 static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 {
-    double alpha[STARTUP_STEPS], beta[STARTUP_STEPS], work[2 * STARTUP_STEPS], lmin = 0.0, lmax = 0.0;
-    int k = 0, rc = startup_steps(c, w, st, alpha, beta, &k, stop);
-    if (rc || *stop) return rc;
-    if (k == 0 || ovk__lanczos_extremes(k, alpha, beta, work, &lmin, &lmax) || !(lmax > 0.0)) {
+    double *v[OVK__MAX_VECS], g[(EST_DIM + 1) * (EST_DIM + 2)], q[2];
+    int count = all_vectors(w, v), m = count - 4 < EST_DIM ? count - 4 : EST_DIM;
+    int rc = random_rhs(c, v[m + 3]);
+    if (rc) return rc;
+    rc = ovk__ctx_pc(c, v[m + 3], v[0]); /* w_0 = C y_0 */
+    if (rc) return rc;
+    rc = ovk__ctx_matvec(c, v[0], v[m + 1]);
+    if (rc) return rc;
+    q[0] = ovk__dot(c->n, v[0], v[m + 1]); /* <w_0, A w_0> */
+    q[1] = ovk__dot(c->n, v[0], v[m + 3]); /* <w_0, C^-1 w_0> */
+    rc = ovk__sum(c, OVK__GAMMA, q, 2);
+    if (rc) return rc;
+    *stop = ovk__breakdown(c, st->iter, "<w,Aw> of the spectrum estimate", q[0], 0) ||
+            ovk__breakdown(c, st->iter, "<w,Cw> of the spectrum estimate", q[1], 0);
+    if (*stop) return OVK_OK;
+    rc = est_basis(c, v, m, 2.0 * q[0] / q[1], g);
+    if (rc) return rc;
+    rc = ovk__sum(c, OVK__GAMMA, g, (m + 1) * (m + 2));
+    if (rc) return rc;
+    double lmax = ritz_max(m, g); /* from reduced values: the same on every rank */
+    if (!(lmax > 0.0)) {
         ovk__stop(c, st->iter, OVK_REASON_BREAKDOWN, "the Ritz value estimate", lmax);
         *stop = 1;
         return OVK_OK;
@@ -613,7 +711,7 @@ const ovk__solver ovk__solver_plcg = {
     .name = "plcg",
     .description = "p(l)-CG (Cornelis-Cools-Vanroose): deep pipeline, l reductions in flight behind l matvecs",
     .options = "l=1..8: pipeline depth (1); lmin, lmax: bounds of the spectrum of CA for the shifts "
-               "(default: lmin = 0, lmax = the largest Ritz value of 24 PCG steps)",
+               "(default: lmin = 0, lmax = the largest Ritz value of a Krylov space of up to 13 dimensions, two reductions)",
     .parse = plcg_parse,
     .work_size = sizeof(plcg_work),
     .vectors = plcg_vectors,

@@ -135,6 +135,13 @@ int ovk__variant_resume(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, dou
 /* Local; v may be not set up. */
 void ovk__variant_free(ovk__variant *v);
 
+/* The solver "auto" (auto.c): not in the registry's list (it runs one of
+ * them), found by name.  Collective, at setup after the numeric setup: when
+ * v is auto's, measure the latency and the local work, agree on them and
+ * set up the chosen variant (a no-op for any other variant). */
+extern const ovk__solver ovk__solver_auto;
+int ovk__auto_setup(ovk__ctx *c, ovk__variant *v);
+
 /* The registered variants (pcg.c). */
 const ovk__solver *ovk__solver_find(const char *name);
 /* "alg1, alg2, ..." into buf; with unsplit_only, those that take any
