@@ -14,12 +14,13 @@ static const ovk_timer test_timer[] = {OVK_TIMER_SDOTP_TEST, OVK_TIMER_GAMMA_TES
 static const ovk_timer wait_timer[] = {OVK_TIMER_SDOTP_WAIT, OVK_TIMER_GAMMA_WAIT, OVK_TIMER_IPROD_WAIT};
 
 /* With a monitor: a free slot for a sum of k values and the vote (the
- * same on every rank: k and the sums in flight are) */
+ * same on every rank: k and the sums in flight are).  A sum too long for a
+ * slot (plcg's spectrum estimate) goes without the vote: a vote stays set
+ * until the solve ends, so the next sum carries it. */
 static int stage_slot(ovk__ctx *c, int k, ovk__stage **slot)
 {
     *slot = NULL;
-    if (k + 1 > OVK__STAGE_VALS)
-        return ovk__fail(OVK_EUNSUPPORTED, "a sum of %d values has no room for the monitor's vote", k);
+    if (k + 1 > OVK__STAGE_VALS) return OVK_OK;
     for (int i = 0; i < OVK__STAGE_SLOTS; i++)
         if (!c->stage[i].req && !c->stage[i].vals) {
             *slot = &c->stage[i];
@@ -37,6 +38,8 @@ int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_reques
     if (c->stage) { /* the values and this rank's stop vote, one more value in the same sum */
         int rc = stage_slot(c, k, &slot);
         if (rc) return rc;
+    }
+    if (slot) {
         memcpy(slot->buf, vals, sizeof(double) * (size_t)k);
         slot->buf[k] = c->vote ? 1.0 : 0.0;
         slot->vals = vals;
