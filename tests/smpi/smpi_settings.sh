@@ -11,7 +11,7 @@ ovk_smpirun() { # NP PLATFORM PROGRAM ARGS...: run under smpirun (a wall-time bo
   local hosts
   hosts=$(mktemp)
   seq 0 $((np - 1)) | sed 's/^/node-/' >"$hosts"
-  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 timeout 240 "$smpirun" -np "$np" -platform "$platform" -hostfile "$hosts" \
+  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$smpirun" -wrapper "timeout --kill-after=10 240" -np "$np" -platform "$platform" -hostfile "$hosts" \
     --log=root.thres:warning --log=smpi_config.thres:error \
     --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:mpich \
     --cfg=smpi/test:1e-6 --cfg=smpi/iprobe:1e-6 --cfg=smpi/grow-injected-times:no \
