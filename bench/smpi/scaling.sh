@@ -50,20 +50,20 @@ grid() {
 }
 
 # Compute costs per iteration of SOLVER at a local box, from one real rank:
-# the median of 3 runs of "matvec_us pc_us rest_us".
+# per column, the minimum of 5 runs of "matvec_us pc_us rest_us" (each after a
+# warm-up solve): the cost of the work without the preemptions of a shared host.
 declare -A cost
 calibrate() {
   local solver=$1 nx=$2 ny=$3 nz=$4 key="$1 $2 $3 $4"
   [ -n "${cost[$key]:-}" ] && return 0
   local runs=()
-  for rep in 1 2 3; do
+  for rep in 1 2 3 4 5; do
     runs+=("$(mpiexec -n 1 "$real" -n $nx $ny $nz -P 1 1 1 -solver $solver -maxit 200 -tol 1e-7 -calibrate 2>/dev/null |
       sed -n 's/.*matvec_us=\([^ ]*\) pc_us=\([^ ]*\) rest_us=\([^ ]*\).*/\1 \2 \3/p')")
   done
   local med=() col
-  for col in 1 2 3; do # the median of each column
-    med+=("$(printf '%s\n' "${runs[@]}" | awk -v c=$col 'NF == 3 { print $c }' | sort -g | awk '{ v[NR] = $1 }
-      END { if (NR) print v[int((NR + 1) / 2)] }')")
+  for col in 1 2 3; do # the minimum of each column
+    med+=("$(printf '%s\n' "${runs[@]}" | awk -v c=$col 'NF == 3 { print $c }' | sort -g | head -1)")
   done
   cost[$key]="${med[*]}"
   echo "$key $(tr ' ' '\n' <<<"${cost[$key]}" | paste -sd' ')" >>"$out/costs.txt"
