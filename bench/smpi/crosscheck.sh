@@ -15,7 +15,7 @@ set -euo pipefail
 awk -v beta="${2:-31.25}" -v P="${3:-256}" '
 /^SMPI_RESULT/ && !/FAILED/ {
   delete f
-  for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+  for (i = 2; i <= NF; i++) { k = $i; sub(/=.*/, "", k); v = $i; sub(/^[^=]*=/, "", v); f[k] = v }
   if (f["ranks"] != P) next
   lv = 0; for (p = 1; p < P; p *= 2) lv++
   L = beta * lv; C = f["compute_us"]; R = f["reductions_per_iter"]; H = f["halo_us"]

@@ -7,7 +7,7 @@ set -euo pipefail
 awk '
 /^SMPI_RESULT/ {
   delete f
-  for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+  for (i = 2; i <= NF; i++) { k = $i; sub(/=.*/, "", k); v = $i; sub(/^[^=]*=/, "", v); f[k] = v }
   key = f["study"] SUBSEP f["solver"] "/" f["backend"] SUBSEP f["ranks"]
   if ($0 ~ /FAILED/) { t[key] = "failed"; h[key] = "-"; w[key] = f["wall_s"] }
   else { t[key] = sprintf("%.1f", f["t_iter_us"]); h[key] = sprintf("%.0f%%", 100 * f["hidden"])
