@@ -18,7 +18,7 @@ awk -v beta="${2:-31.25}" -v P="${3:-256}" '
   for (i = 2; i <= NF; i++) { k = $i; sub(/=.*/, "", k); v = $i; sub(/^[^=]*=/, "", v); f[k] = v }
   if (f["ranks"] != P) next
   lv = 0; for (p = 1; p < P; p *= 2) lv++
-  L = beta * lv; C = f["compute_us"]; R = f["reductions_per_iter"]; H = f["halo_us"]
+  L = beta * lv; C = f["compute_us"] + 0; R = f["reductions_per_iter"] + 0; H = f["halo_us"] + 0
   s = f["solver"]; b = f["backend"]; l = 1
   if (s ~ /^plcg/) { l = s; sub(/.*l=/, "", l); l += 0 }
   if (b == "blocking" || s == "alg1") m = C + R * L
