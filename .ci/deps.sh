@@ -11,8 +11,11 @@ set -euo pipefail
 # mpifort.mpich for the Fortran module, mpiexec.mpich). Debian registers MPICH's mpicc/mpiexec
 # alternatives at priority 40, below Open MPI's 50, so the default mpicc, mpiexec and CMake
 # FindMPI stay Open MPI (checked at the end).
+# libsimgrid-dev, simgrid: SimGrid's SMPI (smpicc, smpirun) for the simulated build's tests
+# (tests/smpi, run by tests/run_all.sh in build-smpi) and bench/smpi.
 pkgs="cmake make gcc libc6-dev pkg-config libopenmpi-dev openmpi-bin libopenblas-dev liblapack-dev libcmocka-dev
-      libfabric-dev libfabric-bin clang gfortran libmpich-dev mpich libhypre64m-dev"
+      libfabric-dev libfabric-bin clang gfortran libmpich-dev mpich libhypre64m-dev
+      libsimgrid-dev simgrid"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

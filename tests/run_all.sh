@@ -59,3 +59,18 @@ echo "MPICH: tests at up to $max_np ranks${over:+ (not run here: ${over//|/, } r
 grep -q ' outside_project$' <<<"$(cd build-mpich && ctest -N)" || # (not ctest | grep -q: pipefail)
   { echo "the MPICH build has no outside_project test" >&2; exit 1; }
 (cd build-mpich && ctest -j"$jobs" --output-on-failure ${over:+-E "_np($over)\$"})
+
+# ---- SimGrid SMPI -------------------------------------------------------------
+# The simulated build (-DOVK_SIMULATE=ON, smpicc; docs/scaling.md): at 64 simulated
+# ranks alg1, pipecg and pipeprcg on blocking and nbc take the iterations of the
+# same problem on 4 real ranks (build-test's driver under Open MPI's mpiexec), and a
+# setup and solve at 256 simulated ranks completes (tests/smpi; ~1-2 min on 2 idle
+# cores, the two tests run side by side). Skipped when SimGrid is not installed.
+if command -v smpicc >/dev/null 2>&1 && command -v smpirun >/dev/null 2>&1; then
+  cmake -S . -B build-smpi -DOVK_SIMULATE=ON -DCMAKE_BUILD_TYPE=Release \
+    -DOVK_SMPI_REFERENCE_DRIVER="$PWD/build-test/examples/ovk_laplace27"
+  cmake --build build-smpi -j"$jobs"
+  (cd build-smpi && ctest -j"$jobs" --output-on-failure)
+else
+  echo "SMPI: skipped (no smpicc/smpirun: libsimgrid-dev and simgrid are not installed)"
+fi

@@ -75,6 +75,26 @@ static int same_spec(MPI_Comm comm, const char *spec)
                                    "spec, or the same $OVK_REDUCE_BACKEND, everywhere", spec);
 }
 
+/* Local: under SimGrid SMPI (the OVK_SIMULATE build) every rank is a thread
+ * of the simulator that runs only until its next MPI call, so a thread of our
+ * own that calls MPI (nbc:thread=1, offload's agent) would never be scheduled
+ * correctly: such a spec is refused rather than left to hang. */
+static int simulable(const char *name, const ovk__backend *be, ovk__opts *opts)
+{
+#ifdef OVK_SIMULATE
+    unsigned caps = be->caps;
+    int rc = be->caps_of_spec ? be->caps_of_spec(opts, &caps) : OVK_OK;
+    if (rc) return rc;
+    if (caps & OVK_CAP_NEEDS_THREADS)
+        return ovk__fail(OVK_EUNSUPPORTED, "backend '%s' runs a thread that calls MPI, which SimGrid SMPI "
+                                           "cannot simulate (this is an OVK_SIMULATE build): use blocking, "
+                                           "native or nbc without thread=1", name);
+#else
+    (void)name, (void)be, (void)opts;
+#endif
+    return OVK_OK;
+}
+
 /* Local (the caller agrees): the output pointer, the spec's options and
  * backend, and the reducer for it. */
 static int prepare(const char *spec, ovk_reducer **out, ovk__opts *opts, const ovk__backend **be,
@@ -85,6 +105,8 @@ static int prepare(const char *spec, ovk_reducer **out, ovk__opts *opts, const o
     int rc = ovk__spec_parse("backend", OVK_EBACKEND, spec, name, sizeof name, opts);
     if (rc) return rc;
     rc = lookup_backend(name, be);
+    if (rc) return rc;
+    rc = simulable(name, *be, opts);
     if (rc) return rc;
     return ovk__reducer_alloc(*be, spec, red);
 }
