@@ -190,15 +190,8 @@ static int estimate(level *L, MPI_Comm comm)
         rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce (amg estimate)");
         if (rc) return rc;
         q = v[1] > 0.0 ? v[0] / v[1] : 1.0;
-        double s2 = 0.0;
-        for (int i = 0; i < n; i++) {
-            x[i] = L->dinv[i] * y[i];
-            s2 = fmax(s2, fabs(x[i]));
-        }
-        rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &s2, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce (amg estimate)");
-        if (rc) return rc;
-        if (s2 > 0.0)
-            for (int i = 0; i < n; i++) x[i] /= s2;
+        double scale = v[1] > 0.0 ? 1.0 / sqrt(v[1]) : 1.0; /* x_{k+1} = D^-1 A x_k / ||x_k||_D */
+        for (int i = 0; i < n; i++) x[i] = scale * L->dinv[i] * y[i];
     }
     L->emax = fmin(1.0, EMAX_SAFETY * q);
     return OVK_OK;
