@@ -1,16 +1,21 @@
-/* Algebraic multigrid: one V-cycle of hypre's BoomerAMG per application.
+/* Algebraic multigrid: one V-cycle per application over the hierarchy of
+ * hypre's BoomerAMG; the cycle is ours (amg_cycle.c, cycle=ovk, the
+ * default) or hypre's BoomerAMGSolve (cycle=hypre).
  *
  * Setup copies the matrix once into hypre's ParCSR (straight from our diag
  * and offd blocks, which have its shape: no IJ assembly; on a duplicate of
  * the solver's communicator, so that hypre's messages never meet ours) and
- * builds the hierarchy; a value update redoes both.  An application runs BoomerAMGSolve with one iteration, tolerance 0
- * (no residual norm, so no global reduction but the coarsest level's
- * gather) and a zero initial guess on hypre vectors whose data pointers are
- * set to the solver's r and z for the call: no copy.
+ * builds the hierarchy (and with cycle=ovk our copy of it); a value update
+ * redoes all of it.  With cycle=hypre an application runs BoomerAMGSolve
+ * with one iteration, tolerance 0 (no residual norm, so no global reduction
+ * but the coarsest level's gather) and a zero initial guess on hypre
+ * vectors whose data pointers are set to the solver's r and z for the
+ * call: no copy.
  *
  * The smoother pairs are symmetric (l1 Gauss-Seidel forward on the way down,
- * backward on the way up; or a smoother that is symmetric itself) so that
- * the V-cycle is an SPD operator and CG may use it.
+ * backward on the way up; or a smoother that is symmetric itself; ours: a
+ * polynomial in D^-1 A, the same before and after) so that the V-cycle is
+ * an SPD operator and CG may use it.
  *
  * Systems of PDEs: bs > 1 gives hypre the number of functions (unknowns
  * interleaved by node) and nodal coarsening; with coordinates
@@ -446,9 +451,11 @@ static int amg_apply(void *state, const double *r, double *z, const ovk__hook *h
 const ovk__pc_type ovk__pc_amg = {
     .name = "amg",
     .alias = "boomeramg",
-    .description = "algebraic multigrid: one V-cycle of hypre's BoomerAMG (symmetric smoothing)",
-    .options = "strong_threshold=0..1 (0.25); coarsen=hmis|pmis|falgout|cljp; interp=ext+i|ext|classical|"
-               "direct|multipass; pmax=N (4, 0: no limit); smoother=l1gs|sgs|l1jacobi|cheby; sweeps=N (1); "
+    .description = "algebraic multigrid: one V-cycle over hypre BoomerAMG's hierarchy (symmetric smoothing)",
+    .options = "cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25); "
+               "coarsen=hmis|pmis|falgout|cljp; interp=ext+i|ext|classical|direct|multipass; pmax=N (4, 0: no "
+               "limit); smoother=cheby|l1jacobi (cycle=ovk, cheby) or l1gs|sgs|l1jacobi|cheby (cycle=hypre, l1gs); "
+               "degree=N (2, cheby steps, cycle=ovk); ratio=R (4, cheby interval emax/emin, cycle=ovk); sweeps=N (1); "
                "max_levels=N (25); agg_levels=N (0, aggressive coarsening); coarse_size=N (9); bs=N (1, "
                "unknowns per node); nodal=0..6 (4 when bs>1); rbm=0|1 (1: rigid-body modes from the "
                "solver's coordinates); qmax=N (4); print=0..3 (hypre's print level)",
