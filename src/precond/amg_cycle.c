@@ -341,8 +341,10 @@ static int vcycle(const ovk__amg_cycle *c, int l, const double *b, double *x, co
     }
     const level *C = &c->lev[l + 1];
     int n = L->n;
-    memset(x, 0, sizeof(double) * (size_t)n);
-    memcpy(L->res, b, sizeof(double) * (size_t)n); /* res = b - A 0 */
+    if (n > 0) { /* a level may leave a rank no rows (and hypre its vectors no array) */
+        memset(x, 0, sizeof(double) * (size_t)n);
+        memcpy(L->res, b, sizeof(double) * (size_t)n); /* res = b - A 0 */
+    }
     int rc = smooth(L, c->degree, c->jacobi, x, 1, h);
     if (rc) return rc;
     if (hypre_ParCSRMatrixMatvecT(1.0, L->P, L->vres, 0.0, hypre_ParAMGDataFArray(c->amg)[l + 1]))
