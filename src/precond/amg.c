@@ -125,8 +125,8 @@ static int amg_create(ovk__opts *opts, void **state)
     if (!m) return ovk__fail(OVK_ENOMEM, "amg");
     *state = m;
     m->comm = MPI_COMM_NULL;
-    m->o = (amg_opts){.strong = 0.25, .smoother = -1, .cycle = CYCLE_OVK, .degree = 2, .ratio = 4.0, .pmax = 4, .sweeps = 1, .max_levels = 25, .coarse_size = 9, .bs = 1,
-                      .nodal = -1, .rbm = 1, .qmax = 4};
+    m->o = (amg_opts){.strong = 0.25, .smoother = -1, .cycle = CYCLE_OVK, .degree = 2, .ratio = 4.0, .pmax = 4,
+                      .sweeps = 1, .max_levels = 25, .coarse_size = 9, .bs = 1, .nodal = -1, .rbm = 1, .qmax = 4};
     return read_options(opts, &m->o);
 }
 
@@ -210,23 +210,31 @@ static int diag_entries(const ovk_matrix *A, int *nnz)
     return rc;
 }
 
+/* Local: hypre's ParCSR P of A's sizes (nd entries in the diag block),
+ * allocated and filled from A's blocks (the caller agrees). */
+static int make_parcsr(amg *m, const ovk_matrix *A, int nd)
+{
+    int n = A->lay.nlocal, no = n > 0 ? A->offd.rowptr[n] : 0;
+    HYPRE_BigInt starts[2] = {A->lay.row_start, A->lay.row_start + n};
+    hypre_ParCSRMatrix *P = hypre_ParCSRMatrixCreate(m->comm, A->lay.nglobal, A->lay.nglobal, starts, starts,
+                                                     A->ncols_offd, nd, no);
+    m->A = (HYPRE_ParCSRMatrix)P;
+    if (!P) return ovk__fail(OVK_ENOMEM, "amg: hypre_ParCSRMatrixCreate");
+    int rc = hy(hypre_ParCSRMatrixInitialize(P), "hypre_ParCSRMatrixInitialize");
+    if (rc) return rc;
+    return fill_blocks(A, P);
+}
+
 /* Collective: hypre's ParCSR of A's current values, built from A's blocks
  * without hypre's IJ assembly. */
 static int build_matrix(amg *m, const ovk_matrix *A)
 {
-    int n = A->lay.nlocal, nd = 0;
+    int nd = 0;
     int rc = ovk__agree(m->comm, diag_entries(A, &nd));
     if (rc) return rc;
-    HYPRE_BigInt starts[2] = {A->lay.row_start, A->lay.row_start + n};
-    int no = n > 0 ? A->offd.rowptr[n] : 0;
-    hypre_ParCSRMatrix *P = hypre_ParCSRMatrixCreate(m->comm, A->lay.nglobal, A->lay.nglobal, starts, starts,
-                                                     A->ncols_offd, nd, no);
-    m->A = (HYPRE_ParCSRMatrix)P;
-    rc = P ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: hypre_ParCSRMatrixCreate");
-    if (!rc) rc = hy(hypre_ParCSRMatrixInitialize(P), "hypre_ParCSRMatrixInitialize");
-    if (!rc) rc = fill_blocks(A, P);
-    rc = ovk__agree(m->comm, rc);
+    rc = ovk__agree(m->comm, make_parcsr(m, A, nd));
     if (rc) return rc;
+    hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
     rc = ovk__agree(m->comm, hy(hypre_ParCSRMatrixSetNumNonzeros(P), "hypre_ParCSRMatrixSetNumNonzeros"));
     if (rc) return rc;
     return ovk__agree(m->comm, hy(hypre_MatvecCommPkgCreate(P), "hypre_MatvecCommPkgCreate"));
@@ -425,9 +433,11 @@ static int amg_setup(void *state, const ovk__pc_env *env)
     rc = ovk__agree(m->comm, build_objects(m, env));
     if (rc) return rc;
     rc = ovk__agree(m->comm, hy(HYPRE_BoomerAMGSetup(m->solver, m->A, m->b, m->x), "HYPRE_BoomerAMGSetup"));
-    if (rc || m->o.cycle != CYCLE_OVK || hypre_ParAMGDataNumLevels((hypre_ParAMGData *)m->solver) < 2) return rc;
-    return ovk__amg_cycle_setup(m->solver, env->A, m->comm, (int)(m->o.smoother == SM_CHEBY ? m->o.degree : m->o.sweeps),
-                                m->o.smoother == SM_L1JACOBI, m->o.ratio, &m->cycle);
+    if (rc) return rc;
+    /* our cycle on hypre's hierarchy; one level (a matrix of at most coarse_size rows): hypre's solve */
+    if (m->o.cycle != CYCLE_OVK || hypre_ParAMGDataNumLevels((hypre_ParAMGData *)m->solver) < 2) return OVK_OK;
+    int jacobi = m->o.smoother == SM_L1JACOBI, steps = (int)(jacobi ? m->o.sweeps : m->o.degree);
+    return ovk__amg_cycle_setup(m->solver, env->A, m->comm, steps, jacobi, m->o.ratio, &m->cycle);
 }
 
 /* z = V-cycle(r): hypre's vectors borrow r and z for the call */

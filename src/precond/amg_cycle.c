@@ -143,8 +143,9 @@ static int level_matrix(MPI_Comm comm, hypre_ParCSRMatrix *H, ovk_matrix **A)
     double *val = NULL;
     int n = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(H));
     int rc = ovk__agree(comm, level_rows(H, &ptr, &col, &val));
-    if (!rc)
-        rc = ovk_matrix_create_csr(comm, hypre_ParCSRMatrixFirstRowIndex(H), n, ptr, col, val, OVK_DUP_REJECT, A);
+    if (rc) goto cleanup;
+    rc = ovk_matrix_create_csr(comm, hypre_ParCSRMatrixFirstRowIndex(H), n, ptr, col, val, OVK_DUP_REJECT, A);
+cleanup:
     free(ptr), free(col), free(val);
     return rc;
 }
@@ -265,6 +266,17 @@ void ovk__amg_cycle_free(ovk__amg_cycle *c)
     free(c);
 }
 
+/* Local: a hypre vector of H's rows over L->res (P^T res reads it). */
+static int wrap_residual(level *L, hypre_ParCSRMatrix *H)
+{
+    HYPRE_BigInt part[2] = {hypre_ParCSRMatrixFirstRowIndex(H), hypre_ParCSRMatrixFirstRowIndex(H) + L->n};
+    L->vres = hypre_ParVectorCreate(hypre_ParCSRMatrixComm(H), hypre_ParCSRMatrixGlobalNumRows(H), part);
+    if (!L->vres) return fail_hy("hypre_ParVectorCreate");
+    hypre_VectorData(hypre_ParVectorLocalVector(L->vres)) = L->res;
+    hypre_VectorOwnsData(hypre_ParVectorLocalVector(L->vres)) = 0; /* ours: freed with the level */
+    return OVK_OK;
+}
+
 /* Collective: level l of the cycle from hypre's level l. */
 static int make_level(ovk__amg_cycle *c, int l, const ovk_matrix *A0, MPI_Comm comm)
 {
@@ -285,16 +297,14 @@ static int make_level(ovk__amg_cycle *c, int l, const ovk_matrix *A0, MPI_Comm c
     L->P = hypre_ParAMGDataPArray(c->amg)[l];
     rc = ovk__agree(comm, l1_inverse(L->A, L->dinv));
     if (rc) return rc;
-    if (!c->jacobi) rc = ovk__agree(comm, estimate(L, comm));
-    if (rc) return rc;
-    if (c->jacobi) L->emax = L->emin = 1.0; /* x += D^-1 res */
-    else L->emin = L->emax / c->ratio;
-    HYPRE_BigInt part[2] = {hypre_ParCSRMatrixFirstRowIndex(H), hypre_ParCSRMatrixFirstRowIndex(H) + L->n};
-    L->vres = hypre_ParVectorCreate(hypre_ParCSRMatrixComm(H), hypre_ParCSRMatrixGlobalNumRows(H), part);
-    if (!L->vres) return ovk__agree(comm, fail_hy("hypre_ParVectorCreate"));
-    hypre_VectorData(hypre_ParVectorLocalVector(L->vres)) = L->res;
-    hypre_VectorOwnsData(hypre_ParVectorLocalVector(L->vres)) = 0;
-    return OVK_OK;
+    if (c->jacobi) {
+        L->emax = L->emin = 1.0; /* x += D^-1 res: no estimate */
+    } else {
+        rc = ovk__agree(comm, estimate(L, comm));
+        if (rc) return rc;
+        L->emin = L->emax / c->ratio;
+    }
+    return ovk__agree(comm, wrap_residual(L, H));
 }
 
 int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm, int degree, int jacobi,
