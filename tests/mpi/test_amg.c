@@ -13,7 +13,7 @@
  *    split form);
  *  - our cycle against hypre's with the same smoother (l1jacobi, 1 and 2
  *    sweeps) on the 16^3 Laplacian: iteration counts within 25 % (+1) of
- *    each other (measured at 1-4 ranks: see test_cycles);
+ *    each other (measured at 2 and 3 ranks: 11 and 11, 7 and 7);
  *  - alg1 and pipeprcg converge on every shared SPD matrix, b = A 1 (alg1 with nbc
  *    on all 17, pipeprcg on those that alg1 + amg solves in under 200
  *    iterations) with a true residual below 1e-6 (the bound test_matrices
