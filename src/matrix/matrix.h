@@ -219,18 +219,13 @@ int ovk__matvec_dot(const ovk_matrix *A, const double *x, double *y, double *xy,
  * packing and the external vector. */
 double ovk__matvec_bytes(const ovk_matrix *A);
 
-/* The owned rows as plain CSR with global column ids (rows.c): both
- * triangles whatever the storage form, the entries of a row in no
- * particular order.  Local; OVK_OK or OVK_ENOMEM.  The caller frees it
- * with ovk__rows_free. */
-typedef struct ovk__rows {
-    int n;          /* owned rows */
-    int64_t *ptr;   /* [n + 1] */
-    ovk_gidx *col;  /* [ptr[n]] global column ids */
-    double *val;    /* [ptr[n]] */
-} ovk__rows;
-int ovk__matrix_rows(const ovk_matrix *A, ovk__rows *r);
-void ovk__rows_free(ovk__rows *r);
+/* The diag block as plain CSR (rows.c): both triangles whatever the
+ * storage form, local column ids, a_ii first in its row (when present).
+ * ovk__matrix_diag_ptr fills ptr[0..n] (OVK_EUNSUPPORTED past 2^31 - 1
+ * entries); ovk__matrix_diag_fill then col and val [ptr[n]] (OVK_ENOMEM).
+ * Local.  The offd block (offd, col_map) has that shape already. */
+int ovk__matrix_diag_ptr(const ovk_matrix *A, int *ptr);
+int ovk__matrix_diag_fill(const ovk_matrix *A, const int *ptr, int *col, double *val);
 
 /* OVK_OK when a and b are the same layout, else OVK_EMISMATCH with a detail
  * "WHAT: A_NAME ... but B_NAME ..." naming the first thing that differs. */

@@ -1,7 +1,7 @@
-/* The owned rows as plain CSR with global column ids, whatever storage form
- * the matrix chose (16-bit offsets, one triangle of the diag block), for
- * consumers that hand the matrix to another library (the amg
- * preconditioner builds hypre's ParCSR from it). */
+/* The diag block as plain CSR, whatever storage form the matrix chose
+ * (16-bit offsets, one triangle kept, runs), for consumers that hand the
+ * matrix to another library: the amg preconditioner builds hypre's ParCSR
+ * from it and the offd block, which has ParCSR's shape already. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,82 +10,58 @@
 /* column of entry k of row i of the diag block (local id) */
 static int diag_col(const ovk__csr *d, int i, int k) { return d->off16 ? i + d->off16[k] : d->col[k]; }
 
-/* entries of each row: both blocks, and for a diag block kept as one
- * triangle the mirrored a_ji of the rows above */
-static void count_rows(const ovk_matrix *A, int *len)
+int ovk__matrix_diag_ptr(const ovk_matrix *A, int *ptr)
 {
-    const ovk__csr *d = &A->diag, *o = &A->offd;
+    const ovk__csr *d = &A->diag;
     int n = A->lay.nlocal;
-    for (int i = 0; i < n; i++) len[i] = d->rowptr[i + 1] - d->rowptr[i] + o->rowptr[i + 1] - o->rowptr[i];
-    if (!d->upper) return;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i <= n; i++) ptr[i] = 0;
+    for (int i = 0; i < n; i++) {
+        ptr[i + 1] += d->rowptr[i + 1] - d->rowptr[i];
+        if (!d->upper) continue;
         for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
             int j = diag_col(d, i, k);
-            if (j > i) len[j]++; /* a_ji = a_ij */
+            if (j > i) ptr[j + 1]++; /* a_ji = a_ij, not stored */
         }
+    }
+    int64_t sum = 0;
+    for (int i = 0; i < n; i++) {
+        sum += ptr[i + 1];
+        if (sum > INT32_MAX)
+            return ovk__fail(OVK_EUNSUPPORTED, "diag block: more than 2^31 - 1 entries on one rank");
+        ptr[i + 1] = (int)sum;
+    }
+    return OVK_OK;
 }
 
-static int rows_alloc(ovk__rows *r, int n, int64_t nnz)
+int ovk__matrix_diag_fill(const ovk_matrix *A, const int *ptr, int *col, double *val)
 {
-    memset(r, 0, sizeof *r);
-    r->n = n;
-    r->ptr = malloc(sizeof(int64_t) * ((size_t)n + 1));
-    r->col = malloc(sizeof(ovk_gidx) * (size_t)(nnz > 0 ? nnz : 1));
-    r->val = malloc(sizeof(double) * (size_t)(nnz > 0 ? nnz : 1));
-    if (r->ptr && r->col && r->val) return OVK_OK;
-    ovk__rows_free(r);
-    return ovk__fail(OVK_ENOMEM, "matrix rows: %d rows, %lld entries", n, (long long)nnz);
-}
-
-/* fill the rows in the order: diag block entries, mirrored entries, offd */
-static void fill_rows(const ovk_matrix *A, ovk__rows *r, int64_t *pos)
-{
-    const ovk__csr *d = &A->diag, *o = &A->offd;
-    ovk_gidx r0 = A->lay.row_start;
+    const ovk__csr *d = &A->diag;
     int n = A->lay.nlocal;
-    for (int i = 0; i < n; i++) pos[i] = r->ptr[i];
+    int *pos = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (!pos) return ovk__fail(OVK_ENOMEM, "diag block: %d rows", n);
+    memcpy(pos, ptr, sizeof(int) * (size_t)n);
+    /* the rows in order: row i's mirrored a_ij (j < i) arrive before its own
+     * entries, so a row of a kept triangle holds its columns ascending */
     for (int i = 0; i < n; i++)
         for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
             int j = diag_col(d, i, k);
-            r->col[pos[i]] = r0 + j;
-            r->val[pos[i]++] = d->val[k];
+            col[pos[i]] = j;
+            val[pos[i]++] = d->val[k];
             if (d->upper && j > i) {
-                r->col[pos[j]] = r0 + i;
-                r->val[pos[j]++] = d->val[k];
+                col[pos[j]] = i;
+                val[pos[j]++] = d->val[k];
             }
         }
-    for (int i = 0; i < n; i++)
-        for (int k = o->rowptr[i]; k < o->rowptr[i + 1]; k++) {
-            r->col[pos[i]] = A->col_map[o->col[k]];
-            r->val[pos[i]++] = o->val[k];
-        }
-}
-
-int ovk__matrix_rows(const ovk_matrix *A, ovk__rows *r)
-{
-    int n = A->lay.nlocal;
-    int *len = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    int64_t *pos = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
-    int rc = (len && pos) ? OVK_OK : ovk__fail(OVK_ENOMEM, "matrix rows: %d rows", n);
-    if (rc) goto cleanup;
-    count_rows(A, len);
-    int64_t nnz = 0;
-    for (int i = 0; i < n; i++) nnz += len[i];
-    rc = rows_alloc(r, n, nnz);
-    if (rc) goto cleanup;
-    r->ptr[0] = 0;
-    for (int i = 0; i < n; i++) r->ptr[i + 1] = r->ptr[i] + len[i];
-    fill_rows(A, r, pos);
-cleanup:
-    free(len);
     free(pos);
-    return rc;
-}
-
-void ovk__rows_free(ovk__rows *r)
-{
-    free(r->ptr);
-    free(r->col);
-    free(r->val);
-    memset(r, 0, sizeof *r);
+    /* a_ii first in its row */
+    for (int i = 0; i < n; i++)
+        for (int k = ptr[i]; k < ptr[i + 1]; k++) {
+            if (col[k] != i) continue;
+            int c = col[ptr[i]];
+            double v = val[ptr[i]];
+            col[ptr[i]] = i, val[ptr[i]] = val[k];
+            col[k] = c, val[k] = v;
+            break;
+        }
+    return OVK_OK;
 }

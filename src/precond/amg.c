@@ -1,16 +1,21 @@
-/* Algebraic multigrid: one V-cycle of hypre's BoomerAMG per application.
+/* Algebraic multigrid: one V-cycle per application over the hierarchy of
+ * hypre's BoomerAMG; the cycle is ours (amg_cycle.c, cycle=ovk, the
+ * default) or hypre's BoomerAMGSolve (cycle=hypre).
  *
- * Setup converts the matrix once into hypre's ParCSR (through its IJ
- * interface, on a duplicate of the solver's communicator, so that hypre's
- * messages never meet ours) and builds the hierarchy; a value update redoes
- * both.  An application runs BoomerAMGSolve with one iteration, tolerance 0
- * (no residual norm, so no global reduction but the coarsest level's
- * gather) and a zero initial guess on hypre vectors whose data pointers are
- * set to the solver's r and z for the call: no copy.
+ * Setup copies the matrix once into hypre's ParCSR (straight from our diag
+ * and offd blocks, which have its shape: no IJ assembly; on a duplicate of
+ * the solver's communicator, so that hypre's messages never meet ours) and
+ * builds the hierarchy (and with cycle=ovk our copy of it); a value update
+ * redoes all of it.  With cycle=hypre an application runs BoomerAMGSolve
+ * with one iteration, tolerance 0 (no residual norm, so no global reduction
+ * but the coarsest level's gather) and a zero initial guess on hypre
+ * vectors whose data pointers are set to the solver's r and z for the
+ * call: no copy.
  *
  * The smoother pairs are symmetric (l1 Gauss-Seidel forward on the way down,
- * backward on the way up; or a smoother that is symmetric itself) so that
- * the V-cycle is an SPD operator and CG may use it.
+ * backward on the way up; or a smoother that is symmetric itself; ours: a
+ * polynomial in D^-1 A, the same before and after) so that the V-cycle is
+ * an SPD operator and CG may use it.
  *
  * Systems of PDEs: bs > 1 gives hypre the number of functions (unknowns
  * interleaved by node) and nodal coarsening; with coordinates
@@ -28,6 +33,7 @@
 
 #include <HYPRE.h>
 #include <HYPRE_parcsr_ls.h>
+#include <_hypre_parcsr_ls.h>
 #include <_hypre_parcsr_mv.h>
 
 #include "precond.h"
@@ -36,6 +42,7 @@ _Static_assert(sizeof(HYPRE_BigInt) == sizeof(ovk_gidx), "hypre's global indices
 _Static_assert(sizeof(HYPRE_Real) == sizeof(double), "hypre must be built in double precision");
 
 /* hypre's numbers for its choices (HYPRE_parcsr_ls.h) */
+enum { HY_JACOBI = 0 }; /* hypre's smoother when ours runs the cycle: nothing to set up */
 enum { HY_CLJP = 0, HY_FALGOUT = 6, HY_PMIS = 8, HY_HMIS = 10 };
 enum { HY_CLASSICAL = 0, HY_DIRECT = 3, HY_MULTIPASS = 4, HY_EXT_I = 6, HY_EXT = 14 };
 enum {
@@ -44,7 +51,6 @@ enum {
 enum { HY_DOWN = 1, HY_UP = 2, HY_COARSEST = 3 };
 enum { HY_GM2 = 2 };   /* interpolation variant for the rigid-body modes */
 enum { HY_ERROR_CONV = 256 }; /* "did not converge": expected of one cycle */
-enum { MAX_MODES = 3 };
 /* nodal strength by the row sums of the node blocks (hypre: 4): on the
  * elasticity example 16-21 iterations with the modes at 1-4 ranks, where the
  * Frobenius norm (1) took 16-32 and lost to no modes at 3 ranks */
@@ -55,26 +61,29 @@ static const int coarsen_types[] = {HY_HMIS, HY_PMIS, HY_FALGOUT, HY_CLJP};
 static const char *const interp_names[] = {"ext+i", "ext", "classical", "direct", "multipass", NULL};
 static const int interp_types[] = {HY_EXT_I, HY_EXT, HY_CLASSICAL, HY_DIRECT, HY_MULTIPASS};
 static const char *const smoother_names[] = {"l1gs", "sgs", "l1jacobi", "cheby", NULL};
+enum { SM_L1GS, SM_SGS, SM_L1JACOBI, SM_CHEBY };
+static const char *const cycle_names[] = {"ovk", "hypre", NULL};
+enum { CYCLE_OVK, CYCLE_HYPRE };
 static const int relax_down[] = {HY_L1_GS_FWD, HY_HYBRID_SGS, HY_L1_JACOBI, HY_CHEBY};
 static const int relax_up[] = {HY_L1_GS_BWD, HY_HYBRID_SGS, HY_L1_JACOBI, HY_CHEBY};
 
 typedef struct amg_opts {
     double strong;
-    int coarsen, interp, smoother; /* indices into the tables above */
-    long pmax, sweeps, max_levels, agg_levels, coarse_size, bs, nodal, rbm, qmax, print;
+    int coarsen, interp, smoother, cycle; /* indices into the tables above (smoother -1: the cycle's default) */
+    double ratio;                         /* cycle=ovk, cheby: emax / emin */
+    long degree, pmax, sweeps, max_levels, agg_levels, coarse_size, bs, nodal, rbm, qmax, print;
 } amg_opts;
 
 typedef struct amg {
     amg_opts o;
     MPI_Comm comm; /* hypre's duplicate of the solver's communicator */
     int n;
-    HYPRE_IJMatrix ij;
-    HYPRE_IJVector ijb, ijx, ijm[MAX_MODES];
     HYPRE_ParCSRMatrix A;
     HYPRE_ParVector b, x;
-    HYPRE_ParVector *modes; /* [nmodes]; handed to hypre */
+    HYPRE_ParVector *modes; /* [nmodes]; lent to hypre, ours to free */
     int nmodes;
     HYPRE_Solver solver;
+    ovk__amg_cycle *cycle; /* cycle=ovk: ours over hypre's hierarchy, else NULL */
 } amg;
 
 static int read_options(ovk__opts *opts, amg_opts *o)
@@ -84,6 +93,9 @@ static int read_options(ovk__opts *opts, amg_opts *o)
         OVK__OPT_CHOICE("coarsen", coarsen_names, &o->coarsen),
         OVK__OPT_CHOICE("interp", interp_names, &o->interp),
         OVK__OPT_CHOICE("smoother", smoother_names, &o->smoother),
+        OVK__OPT_CHOICE("cycle", cycle_names, &o->cycle),
+        OVK__OPT_INT("degree", 1, 8, &o->degree),
+        OVK__OPT_DOUBLE("ratio", 1.0, 1000.0, &o->ratio),
         OVK__OPT_INT("pmax", 0, 64, &o->pmax),
         OVK__OPT_INT("sweeps", 1, 16, &o->sweeps),
         OVK__OPT_INT("max_levels", 1, 40, &o->max_levels),
@@ -98,6 +110,10 @@ static int read_options(ovk__opts *opts, amg_opts *o)
     int rc = ovk__opts_read(opts, "amg", t, (int)(sizeof t / sizeof t[0]));
     if (rc) return rc;
     if (o->nodal < 0) o->nodal = o->bs > 1 ? NODAL_DEFAULT : 0; /* nodal coarsening for systems */
+    if (o->smoother < 0) o->smoother = o->cycle == CYCLE_OVK ? SM_CHEBY : SM_L1GS;
+    if (o->cycle == CYCLE_OVK && o->smoother != SM_CHEBY && o->smoother != SM_L1JACOBI)
+        return ovk__fail(OVK_EOPTION, "amg: cycle=ovk smooths with cheby or l1jacobi (smoother=%s needs cycle=hypre)",
+                         smoother_names[o->smoother]);
     if (o->nodal > 0 && o->bs == 1)
         return ovk__fail(OVK_EOPTION, "amg: nodal=%ld needs a block size bs > 1", o->nodal);
     return OVK_OK;
@@ -109,8 +125,8 @@ static int amg_create(ovk__opts *opts, void **state)
     if (!m) return ovk__fail(OVK_ENOMEM, "amg");
     *state = m;
     m->comm = MPI_COMM_NULL;
-    m->o = (amg_opts){.strong = 0.25, .pmax = 4, .sweeps = 1, .max_levels = 25, .coarse_size = 9, .bs = 1,
-                      .nodal = -1, .rbm = 1, .qmax = 4};
+    m->o = (amg_opts){.strong = 0.25, .smoother = -1, .cycle = CYCLE_OVK, .degree = 2, .ratio = 4.0, .pmax = 4,
+                      .sweeps = 1, .max_levels = 25, .coarse_size = 9, .bs = 1, .nodal = -1, .rbm = 1, .qmax = 4};
     return read_options(opts, &m->o);
 }
 
@@ -132,17 +148,18 @@ static int hy(HYPRE_Int herr, const char *call)
 /* the hypre objects of one setup */
 static void release(amg *m)
 {
+    ovk__amg_cycle_free(m->cycle);
+    m->cycle = NULL;
     if (m->solver) HYPRE_BoomerAMGDestroy(m->solver);
-    if (m->ij) HYPRE_IJMatrixDestroy(m->ij);
-    if (m->ijb) HYPRE_IJVectorDestroy(m->ijb);
-    if (m->ijx) HYPRE_IJVectorDestroy(m->ijx);
+    if (m->A) hypre_ParCSRMatrixDestroy((hypre_ParCSRMatrix *)m->A);
+    if (m->b) hypre_ParVectorDestroy((hypre_ParVector *)m->b);
+    if (m->x) hypre_ParVectorDestroy((hypre_ParVector *)m->x);
     for (int k = 0; k < m->nmodes; k++)
-        if (m->ijm[k]) HYPRE_IJVectorDestroy(m->ijm[k]);
+        if (m->modes[k]) hypre_ParVectorDestroy((hypre_ParVector *)m->modes[k]);
     free(m->modes);
     m->solver = NULL;
-    m->ij = NULL;
-    m->ijb = m->ijx = NULL;
-    memset(m->ijm, 0, sizeof m->ijm);
+    m->A = NULL;
+    m->b = m->x = NULL;
     m->modes = NULL;
     m->nmodes = 0;
 }
@@ -157,99 +174,80 @@ static void amg_destroy(void *state)
 
 /* ---- the matrix and vectors in hypre's form --------------------------- */
 
-/* per row: entries in the rank's own columns and in the others' */
-static int diag_offd_sizes(const ovk__rows *r, HYPRE_BigInt lo, HYPRE_BigInt hi, HYPRE_Int *nd, HYPRE_Int *no,
-                           HYPRE_Int *len, HYPRE_BigInt *rows, HYPRE_BigInt *cols)
+/* Local: fill the rank's diag and offd blocks of P (made by
+ * hypre_ParCSRMatrixCreate with A's sizes and initialized) from A's: the
+ * offd block and its sorted column map are ParCSR's shape already; the
+ * diag block is expanded to both triangles, a_ii first (hypre's
+ * smoothers read the diagonal there). */
+static int fill_blocks(const ovk_matrix *A, hypre_ParCSRMatrix *P)
 {
-    for (int i = 0; i < r->n; i++) {
-        nd[i] = no[i] = 0;
-        len[i] = (HYPRE_Int)(r->ptr[i + 1] - r->ptr[i]);
-        rows[i] = lo + i;
-        for (int64_t k = r->ptr[i]; k < r->ptr[i + 1]; k++) {
-            cols[k] = r->col[k];
-            if (r->col[k] >= lo && r->col[k] <= hi) nd[i]++;
-            else no[i]++;
-        }
+    hypre_CSRMatrix *d = hypre_ParCSRMatrixDiag(P), *o = hypre_ParCSRMatrixOffd(P);
+    int n = A->lay.nlocal, rc = ovk__matrix_diag_ptr(A, hypre_CSRMatrixI(d));
+    if (rc) return rc;
+    rc = ovk__matrix_diag_fill(A, hypre_CSRMatrixI(d), hypre_CSRMatrixJ(d), hypre_CSRMatrixData(d));
+    if (rc) return rc;
+    const ovk__csr *ao = &A->offd;
+    int64_t no = n > 0 ? ao->rowptr[n] : 0;
+    memcpy(hypre_CSRMatrixI(o), ao->rowptr, sizeof(int) * ((size_t)n + 1));
+    if (no > 0) {
+        memcpy(hypre_CSRMatrixJ(o), ao->col, sizeof(int) * (size_t)no);
+        memcpy(hypre_CSRMatrixData(o), ao->val, sizeof(double) * (size_t)no);
     }
+    if (A->ncols_offd > 0)
+        memcpy(hypre_ParCSRMatrixColMapOffd(P), A->col_map, sizeof(ovk_gidx) * (size_t)A->ncols_offd);
     return OVK_OK;
 }
 
-/* The rank's rows in the arrays hypre's IJ interface takes. */
-typedef struct ij_rows {
-    ovk__rows r;
-    HYPRE_Int *nd, *no, *len;
-    HYPRE_BigInt *rows, *cols;
-} ij_rows;
-
-static void ij_rows_free(ij_rows *c)
+/* Local: the number of entries of A's diag block in both triangles */
+static int diag_entries(const ovk_matrix *A, int *nnz)
 {
-    ovk__rows_free(&c->r);
-    free(c->nd), free(c->no), free(c->len), free(c->rows), free(c->cols);
-}
-
-/* Local: A's rows in c, with their counts of entries in the rank's own
- * columns and in the others'. */
-static int ij_rows_make(const ovk_matrix *A, ij_rows *c)
-{
-    HYPRE_BigInt lo = A->lay.row_start, hi = lo + A->lay.nlocal - 1;
     int n = A->lay.nlocal;
-    int rc = ovk__matrix_rows(A, &c->r);
-    if (rc) return rc;
-    if (c->r.ptr[n] > INT32_MAX)
-        return ovk__fail(OVK_EUNSUPPORTED, "amg: %lld entries on one rank (hypre's local limit is 2^31 - 1)",
-                         (long long)c->r.ptr[n]);
-    size_t nn = (size_t)(n > 0 ? n : 1), nz = (size_t)(c->r.ptr[n] > 0 ? c->r.ptr[n] : 1);
-    c->nd = malloc(sizeof *c->nd * nn), c->no = malloc(sizeof *c->no * nn), c->len = malloc(sizeof *c->len * nn);
-    c->rows = malloc(sizeof *c->rows * nn), c->cols = malloc(sizeof *c->cols * nz);
-    if (!c->nd || !c->no || !c->len || !c->rows || !c->cols)
-        return ovk__fail(OVK_ENOMEM, "amg: hypre's copy of %d rows", n);
-    diag_offd_sizes(&c->r, lo, hi, c->nd, c->no, c->len, c->rows, c->cols);
-    return OVK_OK;
-}
-
-/* The IJ matrix of the n rows [lo, hi] in c, up to its values. */
-static int ij_fill(amg *m, const ij_rows *c, HYPRE_BigInt lo, HYPRE_BigInt hi, int n)
-{
-    int rc = hy(HYPRE_IJMatrixCreate(m->comm, lo, hi, lo, hi, &m->ij), "HYPRE_IJMatrixCreate");
-    if (rc) return rc;
-    rc = hy(HYPRE_IJMatrixSetObjectType(m->ij, HYPRE_PARCSR), "HYPRE_IJMatrixSetObjectType");
-    if (rc) return rc;
-    rc = hy(HYPRE_IJMatrixSetDiagOffdSizes(m->ij, c->nd, c->no), "HYPRE_IJMatrixSetDiagOffdSizes");
-    if (rc) return rc;
-    rc = hy(HYPRE_IJMatrixInitialize(m->ij), "HYPRE_IJMatrixInitialize");
-    if (rc || n == 0) return rc;
-    return hy(HYPRE_IJMatrixSetValues(m->ij, n, c->len, c->rows, c->cols, c->r.val), "HYPRE_IJMatrixSetValues");
-}
-
-/* Collective: the IJ matrix of A's current values. */
-static int build_matrix(amg *m, const ovk_matrix *A)
-{
-    ij_rows c = {0};
-    HYPRE_BigInt lo = A->lay.row_start, hi = lo + A->lay.nlocal - 1;
-    int rc = ovk__agree(m->comm, ij_rows_make(A, &c));
-    if (rc) goto cleanup;
-    rc = ovk__agree(m->comm, ij_fill(m, &c, lo, hi, A->lay.nlocal));
-    if (rc) goto cleanup;
-    rc = ovk__agree(m->comm, hy(HYPRE_IJMatrixAssemble(m->ij), "HYPRE_IJMatrixAssemble"));
-    if (rc) goto cleanup;
-    rc = hy(HYPRE_IJMatrixGetObject(m->ij, (void **)&m->A), "HYPRE_IJMatrixGetObject");
-cleanup:
-    ij_rows_free(&c);
+    int *ptr = malloc(sizeof(int) * ((size_t)n + 1));
+    if (!ptr) return ovk__fail(OVK_ENOMEM, "amg: row counts of %d rows", n);
+    int rc = ovk__matrix_diag_ptr(A, ptr);
+    *nnz = rc ? 0 : ptr[n];
+    free(ptr);
     return rc;
 }
 
-/* Collective: a zero vector of the rank's rows. */
-static int make_vector(amg *m, HYPRE_BigInt lo, HYPRE_BigInt hi, HYPRE_IJVector *ij, HYPRE_ParVector *v)
+/* Local: hypre's ParCSR P of A's sizes (nd entries in the diag block),
+ * allocated and filled from A's blocks (the caller agrees). */
+static int make_parcsr(amg *m, const ovk_matrix *A, int nd)
 {
-    int rc = hy(HYPRE_IJVectorCreate(m->comm, lo, hi, ij), "HYPRE_IJVectorCreate");
+    int n = A->lay.nlocal, no = n > 0 ? A->offd.rowptr[n] : 0;
+    HYPRE_BigInt starts[2] = {A->lay.row_start, A->lay.row_start + n};
+    hypre_ParCSRMatrix *P = hypre_ParCSRMatrixCreate(m->comm, A->lay.nglobal, A->lay.nglobal, starts, starts,
+                                                     A->ncols_offd, nd, no);
+    m->A = (HYPRE_ParCSRMatrix)P;
+    if (!P) return ovk__fail(OVK_ENOMEM, "amg: hypre_ParCSRMatrixCreate");
+    int rc = hy(hypre_ParCSRMatrixInitialize(P), "hypre_ParCSRMatrixInitialize");
     if (rc) return rc;
-    rc = hy(HYPRE_IJVectorSetObjectType(*ij, HYPRE_PARCSR), "HYPRE_IJVectorSetObjectType");
+    return fill_blocks(A, P);
+}
+
+/* Collective: hypre's ParCSR of A's current values, built from A's blocks
+ * without hypre's IJ assembly. */
+static int build_matrix(amg *m, const ovk_matrix *A)
+{
+    int nd = 0;
+    int rc = ovk__agree(m->comm, diag_entries(A, &nd));
     if (rc) return rc;
-    rc = hy(HYPRE_IJVectorInitialize(*ij), "HYPRE_IJVectorInitialize");
+    rc = ovk__agree(m->comm, make_parcsr(m, A, nd));
     if (rc) return rc;
-    rc = hy(HYPRE_IJVectorAssemble(*ij), "HYPRE_IJVectorAssemble");
+    hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
+    rc = ovk__agree(m->comm, hy(hypre_ParCSRMatrixSetNumNonzeros(P), "hypre_ParCSRMatrixSetNumNonzeros"));
     if (rc) return rc;
-    return hy(HYPRE_IJVectorGetObject(*ij, (void **)v), "HYPRE_IJVectorGetObject");
+    return ovk__agree(m->comm, hy(hypre_MatvecCommPkgCreate(P), "hypre_MatvecCommPkgCreate"));
+}
+
+/* Collective: a zero vector of the rank's rows [lo, hi]. */
+static int make_vector(amg *m, HYPRE_BigInt lo, HYPRE_BigInt hi, HYPRE_BigInt N, HYPRE_ParVector *v)
+{
+    HYPRE_BigInt part[2] = {lo, hi + 1};
+    hypre_ParVector *p = hypre_ParVectorCreate(m->comm, N, part);
+    *v = (HYPRE_ParVector)p;
+    if (!p) return ovk__fail(OVK_ENOMEM, "amg: hypre_ParVectorCreate");
+    return hy(hypre_ParVectorInitialize(p), "hypre_ParVectorInitialize");
 }
 
 static double *local_data(HYPRE_ParVector v) { return hypre_VectorData(hypre_ParVectorLocalVector((hypre_ParVector *)v)); }
@@ -299,9 +297,9 @@ static int build_modes(amg *m, const ovk__pc_env *env, HYPRE_BigInt lo, HYPRE_Bi
     int rc = ovk__agree(m->comm, prepare_modes(m, env, want, c));
     if (rc) return rc;
     for (int k = 0; k < want; k++) {
-        rc = make_vector(m, lo, hi, &m->ijm[k], &m->modes[k]);
-        if (rc) return rc;
         m->nmodes++;
+        rc = make_vector(m, lo, hi, env->A->lay.nglobal, &m->modes[k]);
+        if (rc) return rc;
         double *u = local_data(m->modes[k]), p[3] = {0.0, 0.0, 0.0}, v[3];
         for (int node = 0; node < env->ncoords; node++) {
             for (int d = 0; d < dim; d++) p[d] = env->coords[(size_t)node * dim + d] - c[d];
@@ -368,6 +366,7 @@ static int configure(amg *m)
 {
     const amg_opts *o = &m->o;
     HYPRE_Solver s = m->solver;
+    int ours = o->cycle == CYCLE_OVK; /* hypre's smoother unused: the cheapest to set up */
     int rc = hy(HYPRE_BoomerAMGSetTol(s, 0.0), "HYPRE_BoomerAMGSetTol");
     if (rc) return rc;
     rc = hy(HYPRE_BoomerAMGSetStrongThreshold(s, o->strong), "HYPRE_BoomerAMGSetStrongThreshold");
@@ -379,8 +378,8 @@ static int configure(amg *m)
         {HYPRE_BoomerAMGSetInterpType, interp_types[o->interp], "HYPRE_BoomerAMGSetInterpType", 1},
         {HYPRE_BoomerAMGSetPMaxElmts, (HYPRE_Int)o->pmax, "HYPRE_BoomerAMGSetPMaxElmts", 1},
         {HYPRE_BoomerAMGSetNumSweeps, (HYPRE_Int)o->sweeps, "HYPRE_BoomerAMGSetNumSweeps", 1},
-        {cycle_down, relax_down[o->smoother], "SetCycleRelaxType", 1},
-        {cycle_up, relax_up[o->smoother], "SetCycleRelaxType", 1},
+        {cycle_down, ours ? HY_JACOBI : relax_down[o->smoother], "SetCycleRelaxType", 1},
+        {cycle_up, ours ? HY_JACOBI : relax_up[o->smoother], "SetCycleRelaxType", 1},
         {cycle_coarsest, HY_GAUSS_ELIM, "SetCycleRelaxType", 1},
         {HYPRE_BoomerAMGSetRelaxOrder, 0, "HYPRE_BoomerAMGSetRelaxOrder", 1},
         {HYPRE_BoomerAMGSetMaxLevels, (HYPRE_Int)o->max_levels, "HYPRE_BoomerAMGSetMaxLevels", 1},
@@ -404,9 +403,9 @@ static int build_objects(amg *m, const ovk__pc_env *env)
     HYPRE_BigInt lo = A->lay.row_start, hi = lo + A->lay.nlocal - 1;
     int rc = build_matrix(m, A);
     if (rc) return rc;
-    rc = ovk__agree(m->comm, make_vector(m, lo, hi, &m->ijb, &m->b));
+    rc = ovk__agree(m->comm, make_vector(m, lo, hi, A->lay.nglobal, &m->b));
     if (rc) return rc;
-    rc = ovk__agree(m->comm, make_vector(m, lo, hi, &m->ijx, &m->x));
+    rc = ovk__agree(m->comm, make_vector(m, lo, hi, A->lay.nglobal, &m->x));
     if (rc) return rc;
     rc = ovk__agree(m->comm, build_modes(m, env, lo, hi));
     if (rc) return rc;
@@ -433,14 +432,20 @@ static int amg_setup(void *state, const ovk__pc_env *env)
     if (rc) return rc;
     rc = ovk__agree(m->comm, build_objects(m, env));
     if (rc) return rc;
-    return ovk__agree(m->comm, hy(HYPRE_BoomerAMGSetup(m->solver, m->A, m->b, m->x), "HYPRE_BoomerAMGSetup"));
+    rc = ovk__agree(m->comm, hy(HYPRE_BoomerAMGSetup(m->solver, m->A, m->b, m->x), "HYPRE_BoomerAMGSetup"));
+    if (rc) return rc;
+    /* our cycle on hypre's hierarchy; one level (a matrix of at most coarse_size rows): hypre's solve */
+    if (m->o.cycle != CYCLE_OVK || hypre_ParAMGDataNumLevels((hypre_ParAMGData *)m->solver) < 2) return OVK_OK;
+    int jacobi = m->o.smoother == SM_L1JACOBI, steps = (int)(jacobi ? m->o.sweeps : m->o.degree);
+    return ovk__amg_cycle_setup(m->solver, env->A, m->comm, steps, jacobi, m->o.ratio, &m->cycle);
 }
 
 /* z = V-cycle(r): hypre's vectors borrow r and z for the call */
 static int amg_apply(void *state, const double *r, double *z, const ovk__hook *h)
 {
     amg *m = state;
-    (void)h; /* hypre calls no hook: reductions in flight progress only by themselves */
+    if (m->cycle) return ovk__amg_cycle_apply(m->cycle, r, z, h);
+    /* hypre's cycle calls no hook: reductions in flight progress only by themselves */
     hypre_Vector *bl = hypre_ParVectorLocalVector((hypre_ParVector *)m->b);
     hypre_Vector *xl = hypre_ParVectorLocalVector((hypre_ParVector *)m->x);
     double *bd = hypre_VectorData(bl), *xd = hypre_VectorData(xl);
@@ -456,9 +461,11 @@ static int amg_apply(void *state, const double *r, double *z, const ovk__hook *h
 const ovk__pc_type ovk__pc_amg = {
     .name = "amg",
     .alias = "boomeramg",
-    .description = "algebraic multigrid: one V-cycle of hypre's BoomerAMG (symmetric smoothing)",
-    .options = "strong_threshold=0..1 (0.25); coarsen=hmis|pmis|falgout|cljp; interp=ext+i|ext|classical|"
-               "direct|multipass; pmax=N (4, 0: no limit); smoother=l1gs|sgs|l1jacobi|cheby; sweeps=N (1); "
+    .description = "algebraic multigrid: one V-cycle over hypre BoomerAMG's hierarchy (symmetric smoothing)",
+    .options = "cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25); "
+               "coarsen=hmis|pmis|falgout|cljp; interp=ext+i|ext|classical|direct|multipass; pmax=N (4, 0: no "
+               "limit); smoother=cheby|l1jacobi (cycle=ovk, cheby) or l1gs|sgs|l1jacobi|cheby (cycle=hypre, l1gs); "
+               "degree=N (2, cheby steps, cycle=ovk); ratio=R (4, cheby interval emax/emin, cycle=ovk); sweeps=N (1); "
                "max_levels=N (25); agg_levels=N (0, aggressive coarsening); coarse_size=N (9); bs=N (1, "
                "unknowns per node); nodal=0..6 (4 when bs>1); rbm=0|1 (1: rigid-body modes from the "
                "solver's coordinates); qmax=N (4); print=0..3 (hypre's print level)",

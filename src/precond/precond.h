@@ -101,4 +101,19 @@ void ovk__upper_free(ovk__upper *u);
 void ovk__upper_solve_t(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h);
 void ovk__upper_solve(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h);
 
+/* The amg preconditioner's own V-cycle (amg_cycle.c) over the hierarchy of
+ * hypre's BoomerAMG after its setup (hypre_solver: the HYPRE_Solver, with
+ * Gaussian elimination on the coarsest level and at least two levels).
+ * Setup is collective over comm (statuses agreed) and copies the coarse
+ * levels' matrices; A (level 0) is borrowed and must outlive the cycle.
+ * smoothing: `degree` steps of Chebyshev iteration on D^-1 A (D the l1 row
+ * norms; interval [emax / ratio, emax], emax estimated), or with jacobi
+ * `degree` l1-Jacobi sweeps.  Apply is local but for the halo exchanges and
+ * hypre's coarsest solve, allocates nothing and calls the hook. */
+typedef struct ovk__amg_cycle ovk__amg_cycle;
+int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm, int degree, int jacobi,
+                         double ratio, ovk__amg_cycle **out);
+int ovk__amg_cycle_apply(const ovk__amg_cycle *c, const double *r, double *z, const ovk__hook *h);
+void ovk__amg_cycle_free(ovk__amg_cycle *c);
+
 #endif

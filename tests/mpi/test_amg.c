@@ -8,7 +8,12 @@
  *    on every backend converges on the 27-point Laplacian (12^3) with a true
  *    residual ||b - A x|| / ||b|| below the tolerance (1e-8; measured at 1-4
  *    ranks: 5-7 iterations, true residuals equal to the recursive ones within
- *    a few percent); alg2 and overlap refuse amg (no split form);
+ *    a few percent), with the default cycle (ours, cycle=ovk) and, for alg1
+ *    and pipecg, with hypre's (cycle=hypre); alg2 and overlap refuse amg (no
+ *    split form);
+ *  - our cycle against hypre's with the same smoother (l1jacobi, 1 and 2
+ *    sweeps) on the 16^3 Laplacian: iteration counts within 25 % (+1) of
+ *    each other (measured at 2 and 3 ranks: 11 and 11, 7 and 7);
  *  - alg1 and pipeprcg converge on every shared SPD matrix, b = A 1 (alg1 with nbc
  *    on all 17, pipeprcg on those that alg1 + amg solves in under 200
  *    iterations) with a true residual below 1e-6 (the bound test_matrices
@@ -21,8 +26,9 @@
  *    Jacobi 37, 69, 102);
  *  - a value update gives a new hierarchy (the next solve converges on the
  *    new values, the iteration count of a fresh object);
- *  - bad input, each the same code on every rank, no hang: an unknown key and
- *    an out-of-range value (OVK_EOPTION), a block size that does not divide
+ *  - bad input, each the same code on every rank, no hang: an unknown key,
+ *    out-of-range values, an unknown cycle, a smoother our cycle does not
+ *    run (OVK_EOPTION), a block size that does not divide
  *    the rows (OVK_EOPTION naming it), zero and negative diagonals
  *    (OVK_EZERODIAG), coordinates of the wrong dimension, a user operator
  *    (OVK_EUNSUPPORTED).  A failure inside hypre's setup (reported as
@@ -138,6 +144,13 @@ static void test_laplace_combinations(void)
                      "%s/%s + amg: %s, %d iterations, true residual %.2e", solvers[v], backends[b],
                      ovk_status_name(o.rc), o.iterations, o.true_rel);
         }
+    static const char *const hypre_solvers[] = {"alg1", "pipecg"};
+    for (int v = 0; v < 2; v++) {
+        outcome o = solve_once(A, hypre_solvers[v], "nbc", "amg:cycle=hypre");
+        MT_CHECK(o.rc == OVK_OK && o.true_rel < 1e-8 && o.iterations <= 12,
+                 "%s/nbc + amg:cycle=hypre: %s, %d iterations, true residual %.2e", hypre_solvers[v],
+                 ovk_status_name(o.rc), o.iterations, o.true_rel);
+    }
     expect_setup(A, "alg2", "amg", OVK_EUNSUPPORTED, "split");
     expect_setup(A, "overlap", "amg", OVK_EUNSUPPORTED, "split");
     ovk_matrix_destroy(A);
@@ -222,6 +235,26 @@ static void test_mesh_independence(void)
              "jacobi does not grow with the mesh (%d %d %d): the check cannot discriminate", jac[0], jac[1], jac[2]);
 }
 
+/* our V-cycle against hypre's with the same smoother: close iteration counts */
+static void test_cycles(void)
+{
+    static const char *const pairs[][2] = {
+        {"amg:cycle=ovk,smoother=l1jacobi", "amg:cycle=hypre,smoother=l1jacobi"},
+        {"amg:cycle=ovk,smoother=l1jacobi,sweeps=2", "amg:cycle=hypre,smoother=l1jacobi,sweeps=2"},
+    };
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 16, 0.0, &A));
+    for (int k = 0; k < 2; k++) {
+        outcome o = solve_once(A, "cg1", "nbc", pairs[k][0]), h = solve_once(A, "cg1", "nbc", pairs[k][1]);
+        if (g_rank == 0) printf("16^3, cg1: %s %d iterations, %s %d\n", pairs[k][0], o.iterations, pairs[k][1], h.iterations);
+        MT_CHECK(o.rc == OVK_OK && h.rc == OVK_OK && o.true_rel < 1e-8 && h.true_rel < 1e-8, "%s: %s, %s: %s",
+                 pairs[k][0], ovk_status_name(o.rc), pairs[k][1], ovk_status_name(h.rc));
+        MT_CHECK(o.iterations <= 1.25 * h.iterations + 1 && h.iterations <= 1.25 * o.iterations + 1,
+                 "%s: %d iterations, %s: %d", pairs[k][0], o.iterations, pairs[k][1], h.iterations);
+    }
+    ovk_matrix_destroy(A);
+}
+
 /* the Laplacian with a shift, updated in place through ovk_matrix_update_values */
 static void test_value_update(void)
 {
@@ -264,6 +297,10 @@ static void test_bad_input(void)
     expect_setup(A, "alg1", "amg:strong_threshold=2", OVK_EOPTION, "strong_threshold");
     expect_setup(A, "alg1", "amg:coarsen=bogus", OVK_EOPTION, "coarsen");
     expect_setup(A, "alg1", "amg:nodal=2", OVK_EOPTION, "bs > 1");
+    expect_setup(A, "alg1", "amg:cycle=bogus", OVK_EOPTION, "cycle");
+    expect_setup(A, "alg1", "amg:degree=0", OVK_EOPTION, "degree");
+    expect_setup(A, "alg1", "amg:ratio=0.5", OVK_EOPTION, "ratio");
+    expect_setup(A, "alg1", "amg:cycle=ovk,smoother=l1gs", OVK_EOPTION, "cycle=hypre");
     /* 512 rows split 2:3:4 never give every rank a multiple of 5 */
     expect_setup(A, "alg1", "amg:bs=5", OVK_EOPTION, "does not divide");
     /* coordinates of dimension 2 for bs = 1: ignored; for a bs they do not fit: refused */
@@ -297,6 +334,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
     test_laplace_combinations();
+    test_cycles();
     test_mesh_independence();
     test_value_update();
     test_bad_input();

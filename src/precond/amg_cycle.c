@@ -1,0 +1,382 @@
+/* The amg preconditioner's own V-cycle (amg:cycle=ovk) over the hierarchy
+ * hypre's BoomerAMG set up: hypre chooses the coarse grids, builds the
+ * interpolations P_l and the Galerkin products A_{l+1} = P_l^T A_l P_l;
+ * this file copies each A_l (l >= 1) into our matrix format (its diag block
+ * symmetric, one triangle kept and 16-bit offsets where the matrix layer
+ * picks them: about half the bytes of ParCSR per product) and runs the
+ * cycle with our kernels, which call the progress hook:
+ *
+ *   V(l, b):  x = S_l(0, b)                      pre-smoothing from zero
+ *             r = b - A_l x                       (the smoother's last product)
+ *             x += P_l V(l+1, P_l^T r)            coarse correction
+ *             x = S_l(x, b)                       post-smoothing, the same S_l
+ *   V(L-1, b) = hypre's coarsest solve (Gaussian elimination, as in its cycle)
+ *
+ * S_l is `degree` steps of Chebyshev iteration on D_l^-1 A_l, D_l the l1 row
+ * norms (d_i = sum_j |a_ij|, so the spectrum of D_l^-1 A_l lies in (0, 1]),
+ * on the interval [emax / ratio, emax], emax from a short power iteration
+ * (1.1 times its Rayleigh quotient, at most 1); or (smoother=l1jacobi)
+ * `sweeps` steps of x += D_l^-1 (b - A_l x), which need no estimate.  A
+ * polynomial smoother is symmetric in the A_l inner product, and the same
+ * one runs before and after the coarse correction: the cycle is a symmetric
+ * operator, positive definite while the smoother's error polynomial stays
+ * below 1 in magnitude on the spectrum: always for l1-Jacobi (spectrum in
+ * (0, 1]); for Chebyshev of degree 2 on [emax/4, emax] up to a largest
+ * eigenvalue of about 1.3 emax, i.e. a Rayleigh quotient within 30 % of it
+ * (a smooth start and 10 steps: no failure seen in the tests).
+ *
+ * P_l and P_l^T are applied by hypre's ParCSR products on hypre vectors over
+ * our arrays.  No reduction but the coarsest level's gather (hypre's). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <HYPRE.h>
+#include <HYPRE_parcsr_ls.h>
+#include <_hypre_parcsr_ls.h>
+
+#include "precond.h"
+
+enum { EST_STEPS = 10, HY_GAUSS_ELIM = 9 };
+#define EMAX_SAFETY 1.1
+
+typedef struct level {
+    ovk_matrix *A;        /* level 0: the solver's matrix (borrowed) */
+    int owns_A;
+    int n;
+    double *dinv;         /* 1 / l1 row norm */
+    double *res, *d, *t;  /* residual b - A x, Chebyshev direction, A d */
+    double *x, *b;        /* l >= 1: hypre's U and F vectors' data */
+    hypre_ParVector *vres; /* hypre vector over res (P^T res) */
+    hypre_ParCSRMatrix *P; /* hypre's P_l (not for the coarsest level) */
+    double emax, emin;
+} level;
+
+struct ovk__amg_cycle {
+    int nlev;
+    level *lev;
+    hypre_ParAMGData *amg;
+    int degree, jacobi;
+    double ratio;
+};
+
+static int fail_hy(const char *call) { return ovk__fail(OVK_EPRECOND, "amg: %s failed in hypre", call); }
+
+/* ---- the levels' matrices in our format ---------------------------------- */
+
+/* position of column c in the sorted columns col[lo, hi), or -1 */
+static int find_col(const int *col, int lo, int hi, int c)
+{
+    hi--;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (col[mid] < c) lo = mid + 1;
+        else if (col[mid] > c) hi = mid - 1;
+        else return mid;
+    }
+    return -1;
+}
+
+typedef struct key_val {
+    int c;
+    double v;
+} key_val;
+
+static int by_col(const void *a, const void *b)
+{
+    int x = ((const key_val *)a)->c, y = ((const key_val *)b)->c;
+    return (x > y) - (x < y);
+}
+
+/* the rows of hypre's A (diag then offd entries) as CSR with global columns,
+ * the diag block's columns sorted and each mirrored pair replaced by its
+ * mean (Galerkin products are symmetric up to rounding; exact symmetry lets
+ * the matrix layer keep one triangle) */
+static int level_rows(hypre_ParCSRMatrix *H, int **ptr_out, ovk_gidx **col_out, double **val_out)
+{
+    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(H), *O = hypre_ParCSRMatrixOffd(H);
+    int n = hypre_CSRMatrixNumRows(D);
+    const int *di = hypre_CSRMatrixI(D), *dj = hypre_CSRMatrixJ(D), *oi = hypre_CSRMatrixI(O), *oj = hypre_CSRMatrixJ(O);
+    const double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
+    const HYPRE_BigInt *cmap = hypre_ParCSRMatrixColMapOffd(H);
+    HYPRE_BigInt r0 = hypre_ParCSRMatrixFirstRowIndex(H);
+    int nd = n > 0 ? di[n] : 0, no = n > 0 && hypre_CSRMatrixNumCols(O) > 0 ? oi[n] : 0;
+    int *ptr = malloc(sizeof(int) * ((size_t)n + 1));
+    ovk_gidx *col = malloc(sizeof(ovk_gidx) * (size_t)(nd + no + 1));
+    double *val = malloc(sizeof(double) * (size_t)(nd + no + 1));
+    key_val *kv = malloc(sizeof(key_val) * (size_t)(nd + 1));
+    int *sc = malloc(sizeof(int) * (size_t)(nd + 1));
+    *ptr_out = ptr, *col_out = col, *val_out = val;
+    if (!ptr || !col || !val || !kv || !sc) {
+        free(kv), free(sc);
+        return ovk__fail(OVK_ENOMEM, "amg: a coarse level of %d rows", n);
+    }
+    for (int i = 0; i < n; i++) { /* the diag block, each row sorted */
+        for (int k = di[i]; k < di[i + 1]; k++) kv[k] = (key_val){dj[k], dv[k]};
+        qsort(kv + di[i], (size_t)(di[i + 1] - di[i]), sizeof *kv, by_col);
+    }
+    for (int k = 0; k < nd; k++) sc[k] = kv[k].c;
+    int pos = 0;
+    ptr[0] = 0;
+    for (int i = 0; i < n; i++) {
+        for (int k = di[i]; k < di[i + 1]; k++) {
+            int j = kv[k].c, at = j == i ? -1 : find_col(sc, di[j], di[j + 1], i);
+            col[pos] = r0 + j;
+            val[pos++] = at < 0 ? kv[k].v : 0.5 * (kv[k].v + kv[at].v); /* the same sum in both rows */
+        }
+        if (no > 0)
+            for (int k = oi[i]; k < oi[i + 1]; k++) {
+                col[pos] = cmap[oj[k]];
+                val[pos++] = ov[k];
+            }
+        ptr[i + 1] = pos;
+    }
+    free(kv), free(sc);
+    return OVK_OK;
+}
+
+/* Collective: level l's A in our format. */
+static int level_matrix(MPI_Comm comm, hypre_ParCSRMatrix *H, ovk_matrix **A)
+{
+    int *ptr = NULL;
+    ovk_gidx *col = NULL;
+    double *val = NULL;
+    int n = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(H));
+    int rc = ovk__agree(comm, level_rows(H, &ptr, &col, &val));
+    if (rc) goto cleanup;
+    rc = ovk_matrix_create_csr(comm, hypre_ParCSRMatrixFirstRowIndex(H), n, ptr, col, val, OVK_DUP_REJECT, A);
+cleanup:
+    free(ptr), free(col), free(val);
+    return rc;
+}
+
+/* ---- the smoother -------------------------------------------------------- */
+
+/* local: dinv = 1 / (l1 norm of each row) */
+static int l1_inverse(const ovk_matrix *A, double *dinv)
+{
+    const ovk__csr *d = &A->diag, *o = &A->offd;
+    int n = A->lay.nlocal;
+    for (int i = 0; i < n; i++) dinv[i] = 0.0;
+    for (int i = 0; i < n; i++) {
+        for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
+            int j = d->off16 ? i + d->off16[k] : d->col[k];
+            dinv[i] += fabs(d->val[k]);
+            if (d->upper && j != i) dinv[j] += fabs(d->val[k]); /* a_ji, not stored */
+        }
+        for (int k = o->rowptr[i]; k < o->rowptr[i + 1]; k++) dinv[i] += fabs(o->val[k]);
+    }
+    for (int i = 0; i < n; i++) {
+        if (!(dinv[i] > 0.0))
+            return ovk__fail(OVK_EPRECOND, "amg: hypre's hierarchy has a zero row on a level (local row %d of %d)", i, n);
+        dinv[i] = 1.0 / dinv[i];
+    }
+    return OVK_OK;
+}
+
+/* Collective: emax of D^-1 A from EST_STEPS power steps (the Rayleigh
+ * quotient <x, A x> / <x, D x>, a bound from below, times EMAX_SAFETY, at
+ * most 1: the l1 bound). */
+static int estimate(level *L, MPI_Comm comm)
+{
+    int n = L->n;
+    double *x = L->d, *y = L->t, q = 1.0;
+    for (int i = 0; i < n; i++) x[i] = 1.0 + 0.5 * sin(1.0 + (double)(L->A->lay.row_start + i)); /* fixed start */
+    for (int s = 0; s < EST_STEPS; s++) {
+        int rc = ovk__matvec(L->A, x, y, NULL);
+        if (rc) return rc;
+        double v[2] = {0.0, 0.0};
+        for (int i = 0; i < n; i++) {
+            v[0] += x[i] * y[i];
+            v[1] += x[i] * x[i] / L->dinv[i];
+        }
+        rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce (amg estimate)");
+        if (rc) return rc;
+        q = v[1] > 0.0 ? v[0] / v[1] : 1.0;
+        double scale = v[1] > 0.0 ? 1.0 / sqrt(v[1]) : 1.0; /* x_{k+1} = D^-1 A x_k / ||x_k||_D */
+        for (int i = 0; i < n; i++) x[i] = scale * L->dinv[i] * y[i];
+    }
+    L->emax = fmin(1.0, EMAX_SAFETY * q);
+    return OVK_OK;
+}
+
+/* res -= A d (t = A d) */
+static int update_residual(const level *L, const ovk__hook *h)
+{
+    int rc = ovk__matvec(L->A, L->d, L->t, h);
+    if (rc) return rc;
+    ovk__axpy(L->n, -1.0, L->t, L->res, h);
+    return OVK_OK;
+}
+
+/* `degree` Chebyshev steps on D^-1 A x = D^-1 b from x, with res = b - A x
+ * on entry, and on exit when want_res (Saad, Alg. 12.1, in residual form);
+ * jacobi: every step x += D^-1 res (l1-Jacobi sweeps) */
+static int smooth(const level *L, int degree, int jacobi, double *x, int want_res, const ovk__hook *h)
+{
+    double theta = 0.5 * (L->emax + L->emin), delta = 0.5 * (L->emax - L->emin);
+    double sigma = delta > 0.0 ? theta / delta : 0.0, rho = sigma > 0.0 ? 1.0 / sigma : 0.0;
+    int n = L->n, step = ovk__chunk_rows(n, h);
+    for (int s = 0; s < degree; s++) {
+        double c1 = 0.0, c2 = 1.0 / theta;
+        if (s > 0 && !jacobi) {
+            double rho1 = 1.0 / (2.0 * sigma - rho);
+            c1 = rho1 * rho, c2 = 2.0 * rho1 / delta;
+            rho = rho1;
+        }
+        for (int lo = 0; lo < n; lo += step) { /* d = c1 d + c2 D^-1 res; x += d */
+            int hi = ovk__chunk_end(lo, step, n);
+            for (int i = lo; i < hi; i++) {
+                double di = (s > 0 ? c1 * L->d[i] : 0.0) + c2 * L->dinv[i] * L->res[i];
+                L->d[i] = di;
+                x[i] += di;
+            }
+            ovk__poke(h);
+        }
+        if (s == degree - 1 && !want_res) break;
+        int rc = update_residual(L, h);
+        if (rc) return rc;
+    }
+    return OVK_OK;
+}
+
+/* ---- setup ---------------------------------------------------------------- */
+
+static int alloc_level(level *L, int n)
+{
+    L->n = n;
+    double **v[] = {&L->dinv, &L->res, &L->d, &L->t};
+    for (int k = 0; k < 4; k++) {
+        int rc = ovk__pc_alloc(n, "amg cycle", v[k]);
+        if (rc) return rc;
+    }
+    return OVK_OK;
+}
+
+void ovk__amg_cycle_free(ovk__amg_cycle *c)
+{
+    if (!c) return;
+    for (int l = 0; l < c->nlev; l++) {
+        level *L = &c->lev[l];
+        if (L->owns_A) ovk_matrix_destroy(L->A);
+        free(L->dinv), free(L->res), free(L->d), free(L->t);
+        if (L->vres) hypre_ParVectorDestroy(L->vres); /* its data is ours (not owned) */
+    }
+    free(c->lev);
+    free(c);
+}
+
+/* Local: a hypre vector of H's rows over L->res (P^T res reads it). */
+static int wrap_residual(level *L, hypre_ParCSRMatrix *H)
+{
+    HYPRE_BigInt part[2] = {hypre_ParCSRMatrixFirstRowIndex(H), hypre_ParCSRMatrixFirstRowIndex(H) + L->n};
+    L->vres = hypre_ParVectorCreate(hypre_ParCSRMatrixComm(H), hypre_ParCSRMatrixGlobalNumRows(H), part);
+    if (!L->vres) return fail_hy("hypre_ParVectorCreate");
+    hypre_VectorData(hypre_ParVectorLocalVector(L->vres)) = L->res;
+    hypre_VectorOwnsData(hypre_ParVectorLocalVector(L->vres)) = 0; /* ours: freed with the level */
+    return OVK_OK;
+}
+
+/* Collective: level l of the cycle from hypre's level l. */
+static int make_level(ovk__amg_cycle *c, int l, const ovk_matrix *A0, MPI_Comm comm)
+{
+    level *L = &c->lev[l];
+    hypre_ParCSRMatrix *H = hypre_ParAMGDataAArray(c->amg)[l];
+    int rc;
+    if (l == 0) {
+        L->A = (ovk_matrix *)A0; /* not changed: owns_A = 0 */
+    } else {
+        rc = level_matrix(comm, H, &L->A);
+        if (rc) return rc;
+        L->owns_A = 1;
+        L->x = hypre_VectorData(hypre_ParVectorLocalVector(hypre_ParAMGDataUArray(c->amg)[l]));
+        L->b = hypre_VectorData(hypre_ParVectorLocalVector(hypre_ParAMGDataFArray(c->amg)[l]));
+    }
+    rc = ovk__agree(comm, alloc_level(L, L->A->lay.nlocal));
+    if (rc || l == c->nlev - 1) return rc; /* the coarsest level: hypre's solve */
+    L->P = hypre_ParAMGDataPArray(c->amg)[l];
+    rc = ovk__agree(comm, l1_inverse(L->A, L->dinv));
+    if (rc) return rc;
+    if (c->jacobi) {
+        L->emax = L->emin = 1.0; /* x += D^-1 res: no estimate */
+    } else {
+        rc = ovk__agree(comm, estimate(L, comm));
+        if (rc) return rc;
+        L->emin = L->emax / c->ratio;
+    }
+    return ovk__agree(comm, wrap_residual(L, H));
+}
+
+int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm, int degree, int jacobi,
+                         double ratio, ovk__amg_cycle **out)
+{
+    *out = NULL;
+    ovk__amg_cycle *c = calloc(1, sizeof *c);
+    hypre_ParAMGData *amg = hypre_solver;
+    int nlev = amg ? hypre_ParAMGDataNumLevels(amg) : 0;
+    if (c) c->lev = calloc((size_t)(nlev > 0 ? nlev : 1), sizeof(level));
+    int rc = c && c->lev ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg cycle");
+    rc = ovk__agree(comm, rc);
+    if (rc) goto cleanup;
+    c->amg = amg, c->degree = degree, c->jacobi = jacobi, c->ratio = ratio;
+    c->nlev = nlev; /* the levels not made yet are zero: freed as such */
+    for (int l = 0; l < nlev; l++) {
+        rc = make_level(c, l, A, comm);
+        if (rc) goto cleanup;
+    }
+    *out = c;
+    c = NULL;
+cleanup:
+    ovk__amg_cycle_free(c);
+    return rc;
+}
+
+/* ---- the cycle ------------------------------------------------------------ */
+
+/* hypre vector v over the array a for one call: the old array back after */
+static double *lend(hypre_ParVector *v, double *a)
+{
+    hypre_Vector *l = hypre_ParVectorLocalVector(v);
+    double *old = hypre_VectorData(l);
+    hypre_VectorData(l) = a;
+    return old;
+}
+
+/* x_l = V(l, b_l) */
+static int vcycle(const ovk__amg_cycle *c, int l, const double *b, double *x, const ovk__hook *h)
+{
+    const level *L = &c->lev[l];
+    if (l == c->nlev - 1) { /* hypre's coarsest solve on its F and U vectors of the level */
+        if (hypre_GaussElimSolve(c->amg, l, HY_GAUSS_ELIM)) return fail_hy("hypre_GaussElimSolve");
+        ovk__poke(h);
+        return OVK_OK;
+    }
+    const level *C = &c->lev[l + 1];
+    int n = L->n;
+    if (n > 0) { /* a level may leave a rank no rows (and hypre its vectors no array) */
+        memset(x, 0, sizeof(double) * (size_t)n);
+        memcpy(L->res, b, sizeof(double) * (size_t)n); /* res = b - A 0 */
+    }
+    int rc = smooth(L, c->degree, c->jacobi, x, 1, h);
+    if (rc) return rc;
+    if (hypre_ParCSRMatrixMatvecT(1.0, L->P, L->vres, 0.0, hypre_ParAMGDataFArray(c->amg)[l + 1]))
+        return fail_hy("hypre_ParCSRMatrixMatvecT");
+    ovk__poke(h);
+    rc = vcycle(c, l + 1, C->b, C->x, h);
+    if (rc) return rc;
+    hypre_ParVector *u = hypre_ParAMGDataUArray(c->amg)[l];
+    double *old = lend(u, x);
+    int herr = hypre_ParCSRMatrixMatvec(1.0, L->P, hypre_ParAMGDataUArray(c->amg)[l + 1], 1.0, u);
+    lend(u, old);
+    if (herr) return fail_hy("hypre_ParCSRMatrixMatvec");
+    ovk__poke(h);
+    rc = ovk__matvec(L->A, x, L->t, h); /* res = b - A x */
+    if (rc) return rc;
+    ovk__zxpby(n, b, -1.0, L->t, L->res, h);
+    return smooth(L, c->degree, c->jacobi, x, 0, h);
+}
+
+int ovk__amg_cycle_apply(const ovk__amg_cycle *c, const double *r, double *z, const ovk__hook *h)
+{
+    return vcycle(c, 0, r, z, h);
+}
