@@ -91,7 +91,6 @@ static int load_env(void)
     const char *env = getenv(ENV_OPTIONS);
     char *words[MAX_WORDS] = {0};
     int n = 0, rc = OVK_OK;
-    db.loaded = 1;
     for (const char *p = env; p && *p;) {
         while (isspace((unsigned char)*p)) p++;
         size_t len = 0;
@@ -111,6 +110,8 @@ static int load_env(void)
     }
     if (!rc) rc = add_words(n, words, 1);
     for (int i = 0; i < n; i++) free(words[i]);
+    if (rc) ovk_options_clear(); /* not loaded: the next read fails the same way, never ignores it */
+    else db.loaded = 1;
     return rc;
 }
 
