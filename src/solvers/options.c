@@ -12,6 +12,7 @@
 
 #define ENV_OPTIONS "OVK_OPTIONS"
 #define LIB_MARK "ovk_" /* the library's names: -[prefix]ovk_KEY */
+#define OPTION_KEY_MAX 32 /* room for the longest key of the option table */
 
 typedef struct entry {
     char *name;  /* without the leading '-' */
@@ -208,6 +209,9 @@ static int read_options(ovk_solver *s, const char *prefix)
     for (const char *p = prefix; *p; p++)
         if (!isalnum((unsigned char)*p) && *p != '_')
             return ovk__fail(OVK_EOPTION, "options prefix '%s': letters, digits and '_' only", prefix);
+    if (strlen(prefix) + strlen(LIB_MARK) + OPTION_KEY_MAX >= sizeof name) /* no name cut short */
+        return ovk__fail(OVK_EOPTION, "options prefix of %zu characters: at most %zu", strlen(prefix),
+                         sizeof name - strlen(LIB_MARK) - OPTION_KEY_MAX - 1);
     int rc = loaded();
     if (rc) return rc;
     for (int i = 0; i < ovk__solver_option_count(); i++) {

@@ -133,6 +133,16 @@ static void test_env_too_long(ovk_matrix *A)
     MT_RC(OVK_EOPTION, ovk_solver_set_from_options(s, NULL));
     unsetenv("OVK_OPTIONS");
     ovk_options_clear();
+    /* a prefix too long for a name is refused, not cut short (its options silently unread) */
+    static char prefix[301];
+    memset(prefix, 'p', sizeof prefix - 1);
+    char *longp[] = {"test_options", "-x", "0.5"};
+    longp[1] = malloc(sizeof prefix + 16);
+    snprintf(longp[1], sizeof prefix + 16, "-%sovk_rtol", prefix);
+    MT_RC(OVK_OK, ovk_options_set_args(3, longp));
+    MT_RC(OVK_EOPTION, ovk_solver_set_from_options(s, prefix));
+    free(longp[1]);
+    ovk_options_clear();
     ovk_solver_destroy(&s);
 }
 
