@@ -245,8 +245,9 @@ int ovk_solver_view(const ovk_solver *s, FILE *f);
  * MPI_Init.  Without it the database holds $OVK_OPTIONS only. */
 int ovk_options_set_args(int argc, char **argv);
 /* Collective over the solver's communicator: set every option given as
- * -[prefix]ovk_KEY (prefix NULL or "": none; letters, digits and '_').
- * A bad value is the status of ovk_solver_set_option (OVK_EOPTION) on
+ * -[prefix]ovk_KEY (prefix NULL or "": none; letters, digits and '_',
+ * at most 219 of them, else OVK_EOPTION).  A $OVK_OPTIONS of more than
+ * 256 words is OVK_EOPTION at every read of the database.  A bad value is the status of ovk_solver_set_option (OVK_EOPTION) on
  * every rank, the detail naming the entry; names of solvers, backends and
  * preconditioners are checked at the next setup.  Call it after the
  * program's own ovk_solver_set_option calls, so that the command line

@@ -12,6 +12,7 @@
 
 #define ENV_OPTIONS "OVK_OPTIONS"
 #define LIB_MARK "ovk_" /* the library's names: -[prefix]ovk_KEY */
+#define OPTION_KEY_MAX 32 /* room for the longest key of the option table */
 
 typedef struct entry {
     char *name;  /* without the leading '-' */
@@ -91,7 +92,6 @@ static int load_env(void)
     const char *env = getenv(ENV_OPTIONS);
     char *words[MAX_WORDS] = {0};
     int n = 0, rc = OVK_OK;
-    db.loaded = 1;
     for (const char *p = env; p && *p;) {
         while (isspace((unsigned char)*p)) p++;
         size_t len = 0;
@@ -111,6 +111,8 @@ static int load_env(void)
     }
     if (!rc) rc = add_words(n, words, 1);
     for (int i = 0; i < n; i++) free(words[i]);
+    if (rc) ovk_options_clear(); /* not loaded: the next read fails the same way, never ignores it */
+    else db.loaded = 1;
     return rc;
 }
 
@@ -207,6 +209,9 @@ static int read_options(ovk_solver *s, const char *prefix)
     for (const char *p = prefix; *p; p++)
         if (!isalnum((unsigned char)*p) && *p != '_')
             return ovk__fail(OVK_EOPTION, "options prefix '%s': letters, digits and '_' only", prefix);
+    if (strlen(prefix) + strlen(LIB_MARK) + OPTION_KEY_MAX >= sizeof name) /* no name cut short */
+        return ovk__fail(OVK_EOPTION, "options prefix of %zu characters: at most %zu", strlen(prefix),
+                         sizeof name - strlen(LIB_MARK) - OPTION_KEY_MAX - 1);
     int rc = loaded();
     if (rc) return rc;
     for (int i = 0; i < ovk__solver_option_count(); i++) {

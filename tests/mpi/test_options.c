@@ -114,6 +114,38 @@ static void test_every_key(ovk_matrix *A)
     ovk_options_clear();
 }
 
+/* a $OVK_OPTIONS the database refuses stays refused: the second read fails
+ * too instead of ignoring the environment */
+static void test_env_too_long(ovk_matrix *A)
+{
+    enum { WORDS = 300 };
+    static char env[WORDS * 16];
+    ovk_solver *s = NULL;
+    char *argv[] = {"test_options"};
+    env[0] = '\0';
+    for (int i = 0; i < WORDS / 2; i++) strcat(env, " -ovk_rtol 0.5");
+    setenv("OVK_OPTIONS", env, 1);
+    ovk_options_clear();
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_EOPTION, ovk_solver_set_from_options(s, NULL));
+    MT_RC(OVK_EOPTION, ovk_solver_set_from_options(s, NULL));
+    MT_RC(OVK_EOPTION, ovk_options_set_args(1, argv));
+    MT_RC(OVK_EOPTION, ovk_solver_set_from_options(s, NULL));
+    unsetenv("OVK_OPTIONS");
+    ovk_options_clear();
+    /* a prefix too long for a name is refused, not cut short (its options silently unread) */
+    static char prefix[301];
+    memset(prefix, 'p', sizeof prefix - 1);
+    char *longp[] = {"test_options", "-x", "0.5"};
+    longp[1] = malloc(sizeof prefix + 16);
+    snprintf(longp[1], sizeof prefix + 16, "-%sovk_rtol", prefix);
+    MT_RC(OVK_OK, ovk_options_set_args(3, longp));
+    MT_RC(OVK_EOPTION, ovk_solver_set_from_options(s, prefix));
+    free(longp[1]);
+    ovk_options_clear();
+    ovk_solver_destroy(&s);
+}
+
 static void test_prefix_left_bad(ovk_matrix *A)
 {
     ovk_solver *p = NULL, *q = NULL;
@@ -410,6 +442,7 @@ int main(int argc, char **argv)
     double *bd = ovk_vector_data(b);
     for (int i = 0; i < ovk_vector_nlocal(b); i++) bd[i] = tp_value((uint64_t)(ovk_matrix_row_start(A) + i));
     test_every_key(A);
+    test_env_too_long(A);
     test_prefix_left_bad(A);
     test_view_backend(A);
     test_setup_on_demand(A, b, x);
