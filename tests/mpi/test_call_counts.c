@@ -9,19 +9,7 @@
 #include "mpitest.h"
 #include "problem.h"
 
-static long n_allreduce, n_iallreduce;
-
-int MPI_Allreduce(const void *s, void *r, int c, MPI_Datatype t, MPI_Op o, MPI_Comm comm)
-{
-    n_allreduce++;
-    return PMPI_Allreduce(s, r, c, t, o, comm);
-}
-
-int MPI_Iallreduce(const void *s, void *r, int c, MPI_Datatype t, MPI_Op o, MPI_Comm comm, MPI_Request *q)
-{
-    n_iallreduce++;
-    return PMPI_Iallreduce(s, r, c, t, o, comm, q);
-}
+#include "count_reductions.h"
 
 typedef struct counts {
     long allreduce, iallreduce;
