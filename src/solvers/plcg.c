@@ -237,38 +237,75 @@ static int all_vectors(plcg_work *w, double **v)
 }
 
 /* The basis of the estimate: Chebyshev polynomials of CA on [0, b],
- * w_j = T_j(2 CA / b - I) w_0 with w_0 = C y_0, kept with y_j = C^-1 w_j
- * (y_0 = the random r) and u_j = A w_j:
- *   w_{j+1} = s (4/b C u_j - 2 w_j - w_{j-1}),  the same for y (C u -> u)
- * with s = 1/2 and no w_{-1} at j = 0.  The Gram matrices of the basis,
- * M_ij = <w_i, y_j> = (w_i, w_j)_C^-1 and H_ij = <w_i, u_j> = (w_i, CA w_j)_C^-1,
- * i <= j <= m, go into one reduction (g: M's upper triangle by columns, then
- * H's).  The vectors: w_0..w_m in v[0..m], u, y_{j-1}, y_j in v[m+1..m+3];
- * w_0, u_0 and y_0 are there. */
-static int est_basis(ovk__ctx *c, double **v, int m, double b, double *g)
+ * w_j = T_j(S) w_0 with S = 2 CA / b - I and w_0 = C y_0, kept with
+ * y_j = C^-1 w_j (y_0 = the random r) and u = A w_j:
+ *   w_{j+1} = 4/b C u_j - 2 w_j - w_{j-1}  (w_1 = 2/b C u_0 - w_0),
+ * the same for y (C u -> u).  S is self-adjoint in <., C^-1 .> and
+ * T_i T_j = (T_{i+j} + T_{|i-j|}) / 2, so the basis's Gram matrices are
+ * sums of the moments nu_k = <w_0, C^-1 T_k(S) w_0>, k = 0..2m+1 (gram),
+ * and 2m + 2 local dots give them (moments):
+ *   d_0 = <w_0, y_0>, d_{2j} = <w_j, y_j>, d_{2j-1} = <w_j, y_{j-1}>,
+ *   d_{2m+1} = <w_m, u_m>.
+ * Three w, two y and u: v[0..5]; w_0, u_0 = A w_0 and y_0 are there. */
+enum { EST_W0, EST_W1, EST_W2, EST_U, EST_Y0, EST_Y1, EST_VECS };
+static int est_basis(ovk__ctx *c, double **v, int m, double b, double *d)
 {
-    double **wv = v, *u = v[m + 1], *yp = v[m + 2], *y = v[m + 3];
-    int half = (m + 1) * (m + 2) / 2, k = 0, rc = OVK_OK;
+    double *wp = v[EST_W2], *w = v[EST_W0], *wn = v[EST_W1], *u = v[EST_U], *yp = v[EST_Y1], *y = v[EST_Y0];
+    int rc = OVK_OK;
     for (int j = 0; j <= m; j++) {
-        if (j) rc = ovk__ctx_matvec(c, wv[j], u); /* u_j = A w_j (u_0 is there) */
+        if (j) rc = ovk__ctx_matvec(c, w, u); /* u_j = A w_j (u_0 is there) */
         if (rc) return rc;
-        for (int i = 0; i <= j; i++, k++) {
-            g[k] = ovk__dot(c->n, wv[i], y);
-            g[half + k] = ovk__dot(c->n, wv[i], u);
-        }
+        d[2 * j] = ovk__dot(c->n, w, y);
+        if (j) d[2 * j - 1] = ovk__dot(c->n, w, yp);
         if (j == m) break;
-        rc = ovk__ctx_pc(c, u, wv[j + 1]); /* C u_j */
+        rc = ovk__ctx_pc(c, u, wn); /* C u_j */
         if (rc) return rc;
         double a = j ? 4.0 / b : 2.0 / b, two = j ? 2.0 : 1.0;
         for (int i = 0; i < c->n; i++) {
-            wv[j + 1][i] = a * wv[j + 1][i] - two * wv[j][i] - (j ? wv[j - 1][i] : 0.0);
+            wn[i] = a * wn[i] - two * w[i] - (j ? wp[i] : 0.0);
             yp[i] = a * u[i] - two * y[i] - (j ? yp[i] : 0.0);
         }
-        double *t = yp; /* y_{j+1} in y, y_j in yp */
+        double *t = wp; /* w_{j+1} in w, y_{j+1} in y */
+        wp = w;
+        w = wn;
+        wn = t;
+        t = yp;
         yp = y;
         y = t;
     }
+    d[2 * m + 1] = ovk__dot(c->n, w, u);
     return OVK_OK;
+}
+
+/* The moments nu_0..nu_{2m+1} from the reduced dots d (m >= 1), in place:
+ * <w_j, y_j> = (nu_2j + nu_0) / 2, <w_j, y_{j-1}> = (nu_{2j-1} + nu_1) / 2
+ * (j >= 2; d_1 = nu_1), and, from S T_m^2 = (T_{2m+1} + T_{2m-1}) / 4 + T_1 / 2,
+ * <w_m, u_m> = b/2 ((nu_{2m+1} + nu_{2m-1}) / 4 + nu_1 / 2 + (nu_2m + nu_0) / 2). */
+static void moments(int m, double b, double *d)
+{
+    double top = d[2 * m + 1];
+    for (int j = 1; j <= m; j++) {
+        d[2 * j] = 2.0 * d[2 * j] - d[0];
+        if (j >= 2) d[2 * j - 1] = 2.0 * d[2 * j - 1] - d[1];
+    }
+    d[2 * m + 1] = 4.0 * (2.0 * top / b - 0.5 * d[1] - 0.5 * (d[2 * m] + d[0])) - d[2 * m - 1];
+}
+
+/* The Gram matrices of the basis from the moments nu:
+ *   M_ij = <w_i, y_j> = (nu_{i+j} + nu_{|i-j|}) / 2,
+ *   H_ij = <w_i, A w_j> = b/2 (<w_0, C^-1 S T_i T_j w_0> + M_ij),
+ * with <w_0, C^-1 S T_k w_0> = s_k = (nu_{k+1} + nu_{|k-1|}) / 2 (s_0 = nu_1). */
+static void gram(int m, double b, const double *nu, double M[][EST_DIM + 1], double H[][EST_DIM + 1])
+{
+    double s[2 * EST_DIM + 1];
+    s[0] = nu[1];
+    for (int k = 1; k <= 2 * m; k++) s[k] = 0.5 * (nu[k + 1] + nu[k - 1]);
+    for (int i = 0; i <= m; i++)
+        for (int j = 0; j <= m; j++) {
+            int p = i + j, q = i > j ? i - j : j - i;
+            M[i][j] = 0.5 * (nu[p] + nu[q]);
+            H[i][j] = 0.5 * b * (0.5 * (s[p] + s[q]) + M[i][j]);
+        }
 }
 
 extern void dsyev_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda, double *w,
@@ -278,17 +315,13 @@ extern void dsyev_(const char *jobz, const char *uplo, const int *n, double *a, 
  * theta M y by M = L L^T (columns whose pivot drops below PIVOT_TOL of their
  * norm are left out: the basis is numerically dependent there), then the
  * eigenvalues of L^-1 H L^-T.  0 when there is none (M not positive). */
-static double ritz_max(int m, const double *g)
+static double ritz_max(int m, double b, const double *nu)
 {
     enum { N = EST_DIM + 1 };
     const double PIVOT_TOL = 1e-10;
     double M[N][N], H[N][N], L[N][N] = {{0}}, B[N * N], ev[N], work[4 * N * N];
-    int idx[N], k = 0, n = m + 1, half = n * (n + 1) / 2, e = 0;
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i <= j; i++, e++) {
-            M[i][j] = M[j][i] = g[e];
-            H[i][j] = H[j][i] = g[half + e];
-        }
+    int idx[N], k = 0, n = m + 1;
+    gram(m, b, nu, M, H);
     /* Cholesky of M restricted to the accepted columns idx[0..k) */
     for (int j = 0; j < n; j++) {
         double col[N], d = M[j][j];
@@ -325,38 +358,43 @@ static double ritz_max(int m, const double *g)
 }
 
 /* The startup phase: lmax = the largest Ritz value of CA on an
- * m+1 dimensional Krylov space of a random vector, in two blocking
+ * EST_DIM+1 dimensional Krylov space of a random vector, in two blocking
  * reductions (where classical Lanczos takes two per step): the Rayleigh
  * quotient of w_0 scales the Chebyshev basis (b = 2 rho: the basis only
- * needs b of the order of lambda_max), then the basis and its Gram matrices
- * in one.  m = EST_DIM, or fewer where l leaves fewer vectors to borrow
- * (l = 1: 6, l = 2: 9); 8-12 steps put lmax within 2-4 % below lambda_max
- * on the Laplacians (24 classical steps: 1 %), on the safe side: the
- * shifts must not reach beyond the spectrum (docs/solvers.md); lmin = 0
- * (0.05 lmax ran the 27-point Laplacian at l = 4, 5 without the late
- * breakdowns of lmin = 0, but cost bcsstk08 two orders of accuracy). */
+ * needs b of the order of lambda_max), then the basis's moments in one
+ * (2 EST_DIM + 2 values: six vectors and two dots per matvec, where the
+ * Gram matrices' entries took all of the basis and (m+1)(m+2) dots).
+ * m = EST_DIM steps (6 at l = 1, 9 at l = 2: a lower estimate, which l = 1
+ * needed on bcsstk03 to run without a breakdown) put lmax within 2-4 %
+ * below lambda_max on the Laplacians (24 classical steps: 1 %), on the safe side: the shifts must not reach
+ * beyond the spectrum (docs/solvers.md); lmin = 0 (0.05 lmax ran the
+ * 27-point Laplacian at l = 4, 5 without the late breakdowns of lmin = 0,
+ * but cost bcsstk08 two orders of accuracy). */
 static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 {
-    double *v[OVK__MAX_VECS], g[(EST_DIM + 1) * (EST_DIM + 2)], q[2];
-    int count = all_vectors(w, v), m = count - 4 < EST_DIM ? count - 4 : EST_DIM;
-    int rc = random_rhs(c, v[m + 3]);
+    double *v[OVK__MAX_VECS], d[2 * EST_DIM + 2], q[2];
+    const int m = 3 * w->l + 3 < EST_DIM ? 3 * w->l + 3 : EST_DIM;
+    (void)all_vectors(w, v); /* 3 l + 7 >= EST_VECS */
+    int rc = random_rhs(c, v[EST_Y0]);
     if (rc) return rc;
-    rc = ovk__ctx_pc(c, v[m + 3], v[0]); /* w_0 = C y_0 */
+    rc = ovk__ctx_pc(c, v[EST_Y0], v[EST_W0]); /* w_0 = C y_0 */
     if (rc) return rc;
-    rc = ovk__ctx_matvec(c, v[0], v[m + 1]);
+    rc = ovk__ctx_matvec(c, v[EST_W0], v[EST_U]);
     if (rc) return rc;
-    q[0] = ovk__dot(c->n, v[0], v[m + 1]); /* <w_0, A w_0> */
-    q[1] = ovk__dot(c->n, v[0], v[m + 3]); /* <w_0, C^-1 w_0> */
+    q[0] = ovk__dot(c->n, v[EST_W0], v[EST_U]); /* <w_0, A w_0> */
+    q[1] = ovk__dot(c->n, v[EST_W0], v[EST_Y0]); /* <w_0, C^-1 w_0> */
     rc = ovk__sum(c, OVK__GAMMA, q, 2);
     if (rc) return rc;
     *stop = ovk__breakdown(c, st->iter, "<w,Aw> of the spectrum estimate", q[0], 0) ||
             ovk__breakdown(c, st->iter, "<w,Cw> of the spectrum estimate", q[1], 0);
     if (*stop) return OVK_OK;
-    rc = est_basis(c, v, m, 2.0 * q[0] / q[1], g);
+    double b = 2.0 * q[0] / q[1];
+    rc = est_basis(c, v, m, b, d);
     if (rc) return rc;
-    rc = ovk__sum(c, OVK__GAMMA, g, (m + 1) * (m + 2));
+    rc = ovk__sum(c, OVK__GAMMA, d, 2 * m + 2);
     if (rc) return rc;
-    double lmax = ritz_max(m, g); /* from reduced values: the same on every rank */
+    moments(m, b, d);
+    double lmax = ritz_max(m, b, d); /* from reduced values: the same on every rank */
     if (!(lmax > 0.0)) {
         ovk__stop(c, st->iter, OVK_REASON_BREAKDOWN, "the Ritz value estimate", lmax);
         *stop = 1;
