@@ -31,7 +31,7 @@ SIZES="${*:-20 60}"
 [ -n "$OUT" ] || OUT=$(mktemp -d)
 mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
-SOLVERS="alg1 pipecg pipeprcg plcg:l=1 plcg:l=2 plcg:l=3 plcg:l=4 auto"
+SOLVERS="alg1 pipecg pipeprcg plcg:l=1 plcg:l=2 plcg:l=3 plcg:l=4 auto auto:maxl=4"
 LATS="0 100 250 1000"
 DRIVER="$BUILD/examples/ovk_laplace27"
 
@@ -88,7 +88,7 @@ done
 for n in $SIZES; do
     f="$OUT/oneshot_n$n.md"
     awk -F'|' -v n="$n" '{ gsub(/ /, ""); s = $2; L = $3; v = $7 + 0; t[s, L] = v; if (s ~ /^plcg/) pl[s] = 1;
-            if (s != "auto" && s != "solver" && s !~ /^-/) fixed[s] = 1; lats[L] = 1 }
+            if (s !~ /^auto/ && s != "solver" && s !~ /^-/) fixed[s] = 1; lats[L] = 1 }
         END {
             for (L in lats) { if (L !~ /^[0-9]+$/) continue; best = ""; for (s in fixed) if (best == "" || t[s, L] < t[best, L]) best = s;
                 printf "-n %s %s us: best fixed %s %.1f us/iter, auto %.1f (%.2fx)\n", n, L, best, t[best, L], t["auto", L], t["auto", L] / t[best, L] }
