@@ -59,6 +59,11 @@ typedef struct nbc_state {
     pthread_mutex_t mutex;
     pthread_cond_t work;
     int sync_init; /* mutex and condition initialised */
+    /* nbc_wait's view of every posted request (without the thread) */
+    MPI_Request *pending;
+    nbc_op **pending_op;
+    int *pending_idx;
+    int pending_cap;
 } nbc_state;
 
 /* What lives in the request's impl scratch. */
@@ -296,6 +301,9 @@ static void nbc_destroy(void *state)
         pthread_cond_destroy(&s->work);
     }
     free(s->topo.node_of);
+    free(s->pending);
+    free(s->pending_op);
+    free(s->pending_idx);
     free(s);
 }
 
@@ -418,6 +426,50 @@ static int nbc_test(void *state, void *impl, int *done)
     return rc;
 }
 
+/* Room for n pending requests in s's scratch. */
+static int pending_room(nbc_state *s, int n)
+{
+    if (n <= s->pending_cap) return OVK_OK;
+    MPI_Request *r = realloc(s->pending, sizeof *r * (size_t)n);
+    if (r) s->pending = r;
+    nbc_op **o = realloc(s->pending_op, sizeof *o * (size_t)n);
+    if (o) s->pending_op = o;
+    int *i = realloc(s->pending_idx, sizeof *i * (size_t)n);
+    if (i) s->pending_idx = i;
+    if (!r || !o || !i) return ovk__fail(OVK_ENOMEM, "nbc: the wait's request list");
+    s->pending_cap = n;
+    return OVK_OK;
+}
+
+/* Block in MPI until one message of any operation in flight completes
+ * (then the caller progresses them all): the posted requests of every
+ * operation, copied into one list for MPI_Waitany, the completed one
+ * written back as MPI_REQUEST_NULL (which the round's MPI_Testall counts
+ * as complete).  Every operation's messages wake it, so a rank blocked
+ * here still answers the round a peer waits for in another operation. */
+static int block_on_pending(nbc_state *s)
+{
+    int n = 0, k = MPI_UNDEFINED;
+    for (nbc_op *op = s->head; op; op = op->next) n += op->ex.posted ? op->ex.nreq : 0;
+    if (n == 0) return OVK_OK;
+    int rc = pending_room(s, n);
+    if (rc) return rc;
+    n = 0;
+    for (nbc_op *op = s->head; op; op = op->next)
+        for (int i = 0; op->ex.posted && i < op->ex.nreq; i++, n++) {
+            s->pending[n] = op->ex.reqs[i];
+            s->pending_op[n] = op;
+            s->pending_idx[n] = i;
+        }
+    rc = ovk__mpi(MPI_Waitany(n, s->pending, &k, MPI_STATUS_IGNORE), "MPI_Waitany");
+    if (!rc && k != MPI_UNDEFINED) s->pending_op[k]->ex.reqs[s->pending_idx[k]] = s->pending[k];
+    return rc;
+}
+
+/* Progress until req's operation is done.  Without the progress thread
+ * the rank blocks in MPI between passes instead of spinning on MPI_Testall
+ * (the same messages complete; a simulator (SMPI) then advances its clock
+ * to the next message instead of charging thousands of polls). */
 static int nbc_wait(void *state, void *impl)
 {
     nbc_state *s = state;
@@ -426,6 +478,10 @@ static int nbc_wait(void *state, void *impl)
         int rc = nbc_test(state, impl, &done);
         if (rc || done) return rc;
         if (s->threaded) sched_yield(); /* let the progress thread take the lock */
+        else {
+            rc = block_on_pending(s);
+            if (rc) return rc;
+        }
     }
 }
 
