@@ -13,6 +13,10 @@
 #              at 256 ranks); weak: 20^3 = 8000 rows per rank
 #   MAXIT      iterations timed per run [30] (time per iteration; no convergence needed)
 #   LIMIT      wall-time bound of one simulation, seconds [900]
+#   JOBS       simulations run at once [1]: every calibration (real runs on
+#              this host) is done first, alone; the simulations after it
+#              charge those fixed costs, so running them side by side does
+#              not change their results, only their wall times
 # Writes OUTDIR/results.txt (one SMPI_RESULT line per run, with its wall
 # time), OUTDIR/costs.txt (the calibration) and OUTDIR/tables.md.
 set -uo pipefail
@@ -72,6 +76,10 @@ calibrate() {
 : >"$out/costs.txt"
 : >"$out/results.txt"
 echo "# $(date -u +%FT%TZ) $(uptime)" >>"$out/results.txt"
+jobs=$out/jobs.txt
+: >"$jobs"
+# Phase 1, alone on the host: every calibration, and the list of simulations.
+n=0
 for study in $studies; do
   for np in $ranks; do
     read -r px py pz nx ny nz <<<"$(grid $np $study)" || exit 1
@@ -90,16 +98,28 @@ for study in $studies; do
       charge="$mv $pc $r"
       echo "charged $solver $nx $ny $nz: $charge" >>"$out/costs.txt"
       for backend in $backends; do
-        start=$(date +%s.%N)
-        line=$(ovk_smpi_run "$limit" $np "$platform" "$sim" -n $nx $ny $nz -P $px $py $pz -solver $solver \
-               -backend $backend -maxit $maxit -tol 1e-30 -progress $every -cost $charge |
-               grep '^SMPI_RESULT')
-        wall=$(echo "$(date +%s.%N) - $start" | bc)
-        [ -n "$line" ] || line="SMPI_RESULT solver=$solver backend=$backend ranks=$np nlocal=$nlocal FAILED"
-        printf '%s study=%s wall_s=%.1f\n' "$line" $study "$wall" | tee -a "$out/results.txt"
+        n=$((n + 1))
+        echo "$n $study $np $solver $backend $nlocal $every $px $py $pz $nx $ny $nz $charge" >>"$jobs"
       done
     done
   done
 done
+
+# Phase 2: the simulations, JOBS at a time, each result in its own file.
+simulate() { # one line of jobs.txt
+  local k study np solver backend nlocal every px py pz nx ny nz c1 c2 c3 start line wall
+  read -r k study np solver backend nlocal every px py pz nx ny nz c1 c2 c3 <<<"$1"
+  start=$(date +%s.%N)
+  line=$(ovk_smpi_run "$limit" $np "$platform" "$sim" -n $nx $ny $nz -P $px $py $pz -solver $solver \
+         -backend $backend -maxit $maxit -tol 1e-30 -progress $every -cost $c1 $c2 $c3 | grep '^SMPI_RESULT')
+  wall=$(echo "$(date +%s.%N) - $start" | bc)
+  [ -n "$line" ] || line="SMPI_RESULT solver=$solver backend=$backend ranks=$np nlocal=$nlocal FAILED"
+  printf '%s study=%s wall_s=%.1f\n' "$line" $study "$wall" | tee "$out/job.$k"
+}
+export -f simulate ovk_smpi_run
+export limit platform sim maxit out
+export OVK_SMPI_CFG_TEXT="${OVK_SMPI_CFG[*]}"
+xargs -P "${JOBS:-1}" -d '\n' -I{} bash -c 'OVK_SMPI_CFG=($OVK_SMPI_CFG_TEXT); simulate "$1"' _ {} <"$jobs"
+for k in $(seq 1 "$n"); do cat "$out/job.$k" >>"$out/results.txt" && rm -f "$out/job.$k"; done
 bash "$root/bench/smpi/tables.sh" "$out/results.txt" >"$out/tables.md"
 echo "tables: $out/tables.md"
