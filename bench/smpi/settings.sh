@@ -9,8 +9,8 @@ OVK_SMPI_CFG=(
   # the same speed, so that it charges exactly d
   --cfg=smpi/host-speed:1Gf
   # one MPI_Test / MPI_Iprobe: 0.1 us of simulated time (Open MPI's MPI_Test
-  # of a pending request measured 0.08-0.10 us here), never growing;
-  # OVK_SMPI_TEST_COST=1e-6 for the 256-rank nbc runs (docs/scaling.md)
+  # of a pending request measured 0.08-0.10 us here), never growing
+  # (OVK_SMPI_TEST_COST overrides it, in seconds)
   --cfg=smpi/test:${OVK_SMPI_TEST_COST:-1e-7} --cfg=smpi/iprobe:${OVK_SMPI_TEST_COST:-1e-7}
   --cfg=smpi/grow-injected-times:no
   # MPICH's algorithm choices (recursive doubling for small allreduces)
