@@ -59,10 +59,8 @@ typedef struct nbc_state {
     pthread_mutex_t mutex;
     pthread_cond_t work;
     int sync_init; /* mutex and condition initialised */
-    /* nbc_wait's view of every posted request (without the thread) */
+    /* nbc_wait's copy of every posted request (without the thread) */
     MPI_Request *pending;
-    nbc_op **pending_op;
-    int *pending_idx;
     int pending_cap;
 } nbc_state;
 
@@ -302,8 +300,6 @@ static void nbc_destroy(void *state)
     }
     free(s->topo.node_of);
     free(s->pending);
-    free(s->pending_op);
-    free(s->pending_idx);
     free(s);
 }
 
@@ -431,14 +427,25 @@ static int pending_room(nbc_state *s, int n)
 {
     if (n <= s->pending_cap) return OVK_OK;
     MPI_Request *r = realloc(s->pending, sizeof *r * (size_t)n);
-    if (r) s->pending = r;
-    nbc_op **o = realloc(s->pending_op, sizeof *o * (size_t)n);
-    if (o) s->pending_op = o;
-    int *i = realloc(s->pending_idx, sizeof *i * (size_t)n);
-    if (i) s->pending_idx = i;
-    if (!r || !o || !i) return ovk__fail(OVK_ENOMEM, "nbc: the wait's request list");
+    if (!r) return ovk__fail(OVK_ENOMEM, "nbc: the wait's request list");
+    s->pending = r;
     s->pending_cap = n;
     return OVK_OK;
+}
+
+/* The posted requests of every operation, in list order, into s->pending
+ * (to: copy them in) or the k-th of them back from it (!to). */
+static void pending_copy(nbc_state *s, int to, int k)
+{
+    int n = 0;
+    for (nbc_op *op = s->head; op; op = op->next)
+        for (int i = 0; op->ex.posted && i < op->ex.nreq; i++, n++) {
+            if (to) s->pending[n] = op->ex.reqs[i];
+            else if (n == k) {
+                op->ex.reqs[i] = s->pending[k];
+                return;
+            }
+        }
 }
 
 /* Block in MPI until one message of any operation in flight completes
@@ -454,15 +461,9 @@ static int block_on_pending(nbc_state *s)
     if (n == 0) return OVK_OK;
     int rc = pending_room(s, n);
     if (rc) return rc;
-    n = 0;
-    for (nbc_op *op = s->head; op; op = op->next)
-        for (int i = 0; op->ex.posted && i < op->ex.nreq; i++, n++) {
-            s->pending[n] = op->ex.reqs[i];
-            s->pending_op[n] = op;
-            s->pending_idx[n] = i;
-        }
+    pending_copy(s, 1, 0);
     rc = ovk__mpi(MPI_Waitany(n, s->pending, &k, MPI_STATUS_IGNORE), "MPI_Waitany");
-    if (!rc && k != MPI_UNDEFINED) s->pending_op[k]->ex.reqs[s->pending_idx[k]] = s->pending[k];
+    if (!rc && k != MPI_UNDEFINED) pending_copy(s, 0, k);
     return rc;
 }
 

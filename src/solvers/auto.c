@@ -96,6 +96,9 @@ static int use(ovk__ctx *c, auto_work *w, const char *spec)
     return OVK_OK;
 }
 
+/* The first failure of rc and rc2 */
+static int first(int rc, int rc2) { return rc ? rc : rc2; }
+
 /* One iteration of alg1's local work on the measurement's vectors:
  * s = A p, <p,s>, x += a p, r -= a s, z = C r, <r,z>, p = z + b p.
  * *vec = the vector part's seconds. */
@@ -111,11 +114,8 @@ static int local_iteration(ovk__ctx *c, auto_work *w, double *vec, double *sink)
     *sink += ovk__dot(c->n, w->r, w->z);
     ovk__xpay(c->n, w->z, 0.5, w->p, &c->hook);
     *vec += ovk__now() - t0;
-    return rc ? rc : rc2; /* every step runs: the matvecs of the others need this rank's halo */
+    return first(rc, rc2); /* every step runs: the matvecs of the others need this rank's halo */
 }
-
-/* The first failure of rc and rc2 */
-static int first(int rc, int rc2) { return rc ? rc : rc2; }
 
 /* Each rank's fastest of PRECISE blocking sums of one value, in seconds */
 static int timed_sums(ovk__ctx *c, double *lat)
