@@ -175,11 +175,19 @@ static int cmp_entry(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* 1 when the row's columns already ascend (as most callers give them) */
+static int row_sorted(const entry *e, int len)
+{
+    for (int k = 1; k < len; k++)
+        if (e[k].col < e[k - 1].col) return 0;
+    return 1;
+}
+
 /* Sort one row by column and merge duplicates into *merged entries.  A
  * merged value must be finite like the raw ones (OVK_ENONFINITE). */
 static int merge_row(entry *e, int len, ovk_dup_policy dups, const ovk__layout *lay, int i, int *merged)
 {
-    qsort(e, (size_t)len, sizeof *e, cmp_entry);
+    if (!row_sorted(e, len)) qsort(e, (size_t)len, sizeof *e, cmp_entry);
     int out = 0;
     for (int k = 0; k < len; k++) {
         if (out > 0 && e[out - 1].col == e[k].col) {
@@ -241,12 +249,6 @@ static void csr_free(ovk__csr *m)
 
 /* ---- packed values ---------------------------------------------------- */
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static uint64_t bits_of(double v)
 {
     uint64_t u;
@@ -254,33 +256,42 @@ static uint64_t bits_of(double v)
     return u;
 }
 
+/* first position in the sorted u[0, d) whose pattern is >= b (d if none) */
+static int lower_bound(const uint64_t *u, int d, uint64_t b)
+{
+    int lo = 0, hi = d;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (u[mid] < b) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* The distinct bit patterns of val, sorted, into *dict (at most 257 kept:
- * one more than a byte indexes tells "too many"); their count in *nd. */
+ * one more than a byte indexes tells "too many", and the scan stops there);
+ * their count in *nd.  A sorted insert per new pattern: O(nnz log 257). */
 static int distinct_values(const double *val, int64_t nnz, uint64_t **dict, int *nd)
 {
-    uint64_t *u = malloc(sizeof(uint64_t) * (size_t)(nnz > 0 ? nnz : 1));
-    if (!u) return ovk__fail(OVK_ENOMEM, "value dictionary of %lld entries", (long long)nnz);
-    for (int64_t k = 0; k < nnz; k++) u[k] = bits_of(val[k]);
-    qsort(u, (size_t)nnz, sizeof *u, cmp_u64);
+    enum { KEEP = 257 };
+    uint64_t *u = malloc(sizeof(uint64_t) * KEEP);
+    if (!u) return ovk__fail(OVK_ENOMEM, "value dictionary");
     int d = 0;
-    for (int64_t k = 0; k < nnz && d <= 256; k++)
-        if (d == 0 || u[d - 1] != u[k]) u[d++] = u[k];
+    for (int64_t k = 0; k < nnz && d < KEEP; k++) {
+        uint64_t b = bits_of(val[k]);
+        int at = lower_bound(u, d, b);
+        if (at < d && u[at] == b) continue;
+        memmove(u + at + 1, u + at, sizeof(uint64_t) * (size_t)(d - at));
+        u[at] = b;
+        d++;
+    }
     *dict = u;
     *nd = d;
     return OVK_OK;
 }
 
-/* index of bit pattern b in the sorted dict of d entries */
-static int dict_index(const uint64_t *dict, int d, uint64_t b)
-{
-    int lo = 0, hi = d - 1;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (dict[mid] < b) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
+/* index of bit pattern b, present in the sorted dict of d entries */
+static int dict_index(const uint64_t *dict, int d, uint64_t b) { return lower_bound(dict, d, b); }
 
 /* vidx/vdict of m from its values and the sorted distinct patterns */
 static int pack_dict8(ovk__csr *m, int64_t nnz, const uint64_t *dict, int d)
@@ -365,15 +376,18 @@ static int csr_compact(ovk__csr *m)
     return OVK_OK;
 }
 
+/* col - row of entry k of row i, whichever form the columns are in */
+static int offset_at(const ovk__csr *m, int i, int k) { return m->off16 ? m->off16[k] : m->col[k] - i; }
+
 /* Position of offset o in row j's entries right of its diagonal, which
  * ascend; -1 when absent. */
 static int find_upper(const ovk__csr *m, int j, int o)
 {
     int lo = m->rowptr[j] + 1, hi = m->rowptr[j + 1] - 1;
     while (lo <= hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (m->off16[mid] < o) lo = mid + 1;
-        else if (m->off16[mid] > o) hi = mid - 1;
+        int mid = lo + (hi - lo) / 2, at = offset_at(m, j, mid);
+        if (at < o) lo = mid + 1;
+        else if (at > o) hi = mid - 1;
         else return mid;
     }
     return -1;
@@ -386,7 +400,7 @@ static int block_symmetric(const ovk__csr *m)
     int64_t lower = 0, upper = 0;
     for (int i = 0; i < m->nrows; i++)
         for (int k = m->rowptr[i] + 1; k < m->rowptr[i + 1]; k++) {
-            int o = m->off16[k];
+            int o = offset_at(m, i, k);
             if (o > 0) {
                 upper++;
                 continue;
@@ -400,31 +414,40 @@ static int block_symmetric(const ovk__csr *m)
 
 int ovk__csr_keep_upper(ovk__csr *m)
 {
-    if (!m->off16 || !block_symmetric(m)) return OVK_OK;
+    if (!block_symmetric(m)) return OVK_OK;
     int64_t keep = (m->nnz + m->nrows) / 2;
-    int16_t *off = malloc(sizeof(int16_t) * (size_t)(keep > 0 ? keep : 1));
+    size_t isz = m->off16 ? sizeof(int16_t) : sizeof(int);
+    void *idx = malloc(isz * (size_t)(keep > 0 ? keep : 1));
     double *val = malloc(sizeof(double) * (size_t)(keep > 0 ? keep : 1));
-    if (!off || !val) {
-        free(off);
+    if (!idx || !val) {
+        free(idx);
         free(val);
         return ovk__fail(OVK_ENOMEM, "upper triangle of %lld entries", (long long)keep);
     }
+    int16_t *off = idx;
+    int *col = idx;
     int pos = 0, start = 0;
     for (int i = 0; i < m->nrows; i++) {
         int end = m->rowptr[i + 1];
         m->rowptr[i] = pos;
-        for (int k = start; k < end; k++)
-            if (m->off16[k] >= 0) { /* a_ii, then right of the diagonal */
-                off[pos] = m->off16[k];
-                val[pos++] = m->val[k];
-            }
+        for (int k = start; k < end; k++) {
+            if (offset_at(m, i, k) < 0) continue; /* a_ii, then right of the diagonal */
+            if (m->off16) off[pos] = m->off16[k];
+            else col[pos] = m->col[k];
+            val[pos++] = m->val[k];
+        }
         start = end;
     }
     m->rowptr[m->nrows] = pos;
-    free(m->off16);
     free(m->val);
-    m->off16 = off;
     m->val = val;
+    if (m->off16) {
+        free(m->off16);
+        m->off16 = off;
+    } else {
+        free(m->col);
+        m->col = col;
+    }
     m->upper = 1;
     return OVK_OK;
 }

@@ -156,8 +156,8 @@ double ovk__run_rows(const int *off, const double *c, int K, const double *x, do
 enum { OVK__RUN_GENERIC, OVK__RUN_AVX2, OVK__RUN_AVX512, OVK__RUN_ISAS };
 int ovk__run_set_kernels(int isa, int wide);
 
-/* Keep only the diagonal and upper triangle of a compacted (off16) square
- * block, when the block is symmetric bit for bit; otherwise leave m
+/* Keep only the diagonal and upper triangle of a square diag block (its
+ * columns as 16-bit offsets or as int), when the block is symmetric bit for bit; otherwise leave m
  * unchanged.  Every row must start with a_ii (the caller checks: the
  * matrix's has_diag_first).  The matvec then streams each
  * off-diagonal pair once.  Returns OVK_OK or OVK_ENOMEM. */

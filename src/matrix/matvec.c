@@ -48,29 +48,31 @@
  * a_ii x_i and its a_ij x_j (j > i) to what the rows above left in y_i, and
  * leaves a_ij x_i in y_j for row j (a_ji = a_ij).  y must start at 0 and
  * the rows run in ascending order; x and y must not overlap.  y_i is final
- * (for the diag block) once row i is done. */
-#define UPPER_ROWS(NAME, VAL)                                                                     \
+ * (for the diag block) once row i is done.  Columns as in PLAIN_ROWS. */
+#define UPPER_ROWS(NAME, VAL, IDX_T, IDX, BASE)                                                   \
     static double NAME(const ovk__csr *m, const double *restrict x, double *restrict y, int lo,   \
                        int hi, double dot)                                                        \
     {                                                                                             \
         ROW_ARRAYS;                                                                               \
-        const int16_t *restrict off = m->off16;                                                   \
+        const IDX_T *restrict idx = m->IDX;                                                       \
         for (int i = lo; i < hi; i++) {                                                           \
-            const double *restrict xr = x + i;                                                    \
-            double *restrict yr = y + i;                                                          \
+            const double *restrict xr = x + (BASE);                                               \
+            double *restrict yr = y + (BASE);                                                     \
             double xi = x[i];                                                                     \
             int k = ptr[i];                                                                       \
             double s = y[i] + VAL(k) * xi; /* a_ii first */                                       \
             for (k++; k < ptr[i + 1]; k++) {                                                      \
                 double a = VAL(k);                                                                \
-                s += a * xr[off[k]];                                                              \
-                yr[off[k]] += a * xi;                                                             \
+                s += a * xr[idx[k]];                                                              \
+                yr[idx[k]] += a * xi;                                                             \
             }                                                                                     \
             y[i] = s;                                                                             \
             dot += xi * s;                                                                        \
         }                                                                                         \
         return dot;                                                                               \
     }
+#define UPPER_OFF_ROWS(NAME, VAL) UPPER_ROWS(NAME, VAL, int16_t, off16, i)
+#define UPPER_COL_ROWS(NAME, VAL) UPPER_ROWS(NAME, VAL, int, col, 0)
 
 COL_ROWS(col_rows_d, VAL_D)
 COL_ROWS(col_rows_f, VAL_F)
@@ -78,9 +80,12 @@ COL_ROWS(col_rows_8, VAL_8)
 OFF_ROWS(off_rows_d, VAL_D)
 OFF_ROWS(off_rows_f, VAL_F)
 OFF_ROWS(off_rows_8, VAL_8)
-UPPER_ROWS(upper_rows_d, VAL_D)
-UPPER_ROWS(upper_rows_f, VAL_F)
-UPPER_ROWS(upper_rows_8, VAL_8)
+UPPER_OFF_ROWS(upper_rows_d, VAL_D)
+UPPER_OFF_ROWS(upper_rows_f, VAL_F)
+UPPER_OFF_ROWS(upper_rows_8, VAL_8)
+UPPER_COL_ROWS(upper_col_rows_d, VAL_D)
+UPPER_COL_ROWS(upper_col_rows_f, VAL_F)
+UPPER_COL_ROWS(upper_col_rows_8, VAL_8)
 
 typedef double (*rows_fn)(const ovk__csr *, const double *, double *, int, int, double);
 
@@ -90,7 +95,9 @@ static rows_fn pick_rows(const ovk__csr *m)
     static const rows_fn col[3] = {col_rows_d, col_rows_f, col_rows_8};
     static const rows_fn off[3] = {off_rows_d, off_rows_f, off_rows_8};
     static const rows_fn upper[3] = {upper_rows_d, upper_rows_f, upper_rows_8};
-    return m->upper ? upper[m->vform] : m->off16 ? off[m->vform] : col[m->vform];
+    static const rows_fn upper_col[3] = {upper_col_rows_d, upper_col_rows_f, upper_col_rows_8};
+    if (m->upper) return m->off16 ? upper[m->vform] : upper_col[m->vform];
+    return m->off16 ? off[m->vform] : col[m->vform];
 }
 
 /* rows [lo, hi) of a block with runs: each run by its shared row, the rows

@@ -64,34 +64,61 @@ static int fail_hy(const char *call) { return ovk__fail(OVK_EPRECOND, "amg: %s f
 
 /* ---- the levels' matrices in our format ---------------------------------- */
 
-/* position of column c in the sorted columns col[lo, hi), or -1 */
-static int find_col(const int *col, int lo, int hi, int c)
-{
-    hi--;
-    while (lo <= hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (col[mid] < c) lo = mid + 1;
-        else if (col[mid] > c) hi = mid - 1;
-        else return mid;
-    }
-    return -1;
-}
-
 typedef struct key_val {
     int c;
     double v;
 } key_val;
 
-static int by_col(const void *a, const void *b)
+/* kv[0, len) by column (insertion: the offd part of a row is short) */
+static void sort_row(key_val *kv, int len)
 {
-    int x = ((const key_val *)a)->c, y = ((const key_val *)b)->c;
-    return (x > y) - (x < y);
+    for (int k = 1; k < len; k++) {
+        key_val t = kv[k];
+        int p = k;
+        for (; p > 0 && kv[p - 1].c > t.c; p--) kv[p] = kv[p - 1];
+        kv[p] = t;
+    }
 }
 
-/* the rows of hypre's A (diag then offd entries) as CSR with global columns,
- * the diag block's columns sorted and each mirrored pair replaced by its
- * mean (Galerkin products are symmetric up to rounding; exact symmetry lets
- * the matrix layer keep one triangle) */
+/* t = the transpose of the n x n block (ptr, col, val) by a counting sort:
+ * each row of t lists its columns ascending.  tptr has n + 1 entries. */
+static void transpose(int n, const int *ptr, const int *col, const double *val, int *tptr, int *tcol, double *tval)
+{
+    memset(tptr, 0, sizeof(int) * ((size_t)n + 1));
+    for (int k = 0; k < (n > 0 ? ptr[n] : 0); k++) tptr[col[k] + 1]++;
+    for (int j = 0; j < n; j++) tptr[j + 1] += tptr[j];
+    for (int i = 0; i < n; i++)
+        for (int k = ptr[i]; k < ptr[i + 1]; k++) {
+            int at = tptr[col[k]]++;
+            tcol[at] = i;
+            tval[at] = val[k];
+        }
+    for (int j = n; j > 0; j--) tptr[j] = tptr[j - 1]; /* back to the row starts */
+    tptr[0] = 0;
+}
+
+/* Row i of the diag block, sorted (scol, sval: a_ij), with each entry that
+ * has a mirror (tcol, tval: a_ji) replaced by the mean of the two, into
+ * col (global: + r0) and val from *pos. */
+static void mean_row(int i, const int *sptr, const int *scol, const double *sval, const int *tptr,
+                     const int *tcol, const double *tval, HYPRE_BigInt r0, ovk_gidx *col, double *val, int *pos)
+{
+    int t = tptr[i];
+    for (int k = sptr[i]; k < sptr[i + 1]; k++) {
+        int j = scol[k];
+        while (t < tptr[i + 1] && tcol[t] < j) t++;
+        int mirrored = t < tptr[i + 1] && tcol[t] == j;
+        col[*pos] = r0 + j;
+        val[(*pos)++] = mirrored ? 0.5 * (sval[k] + tval[t]) : sval[k]; /* the same sum in both rows */
+    }
+}
+
+/* the rows of hypre's A as CSR with global columns ascending (the offd
+ * entries left of the diag block, the diag block, the rest: the matrix
+ * layer need not sort them), each mirrored pair of the diag block replaced
+ * by its mean (Galerkin products are symmetric up to rounding; exact
+ * symmetry lets the matrix layer keep one triangle).  The diag block's
+ * rows are sorted by transposing it twice. */
 static int level_rows(hypre_ParCSRMatrix *H, int **ptr_out, ovk_gidx **col_out, double **val_out)
 {
     hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(H), *O = hypre_ParCSRMatrixOffd(H);
@@ -101,38 +128,40 @@ static int level_rows(hypre_ParCSRMatrix *H, int **ptr_out, ovk_gidx **col_out, 
     const HYPRE_BigInt *cmap = hypre_ParCSRMatrixColMapOffd(H);
     HYPRE_BigInt r0 = hypre_ParCSRMatrixFirstRowIndex(H);
     int nd = n > 0 ? di[n] : 0, no = n > 0 && hypre_CSRMatrixNumCols(O) > 0 ? oi[n] : 0;
-    int *ptr = malloc(sizeof(int) * ((size_t)n + 1));
+    size_t rows = (size_t)n + 1, ents = (size_t)nd + 1;
+    int *ptr = malloc(sizeof(int) * rows), *tptr = malloc(sizeof(int) * rows), *sptr = malloc(sizeof(int) * rows);
+    int *tcol = malloc(sizeof(int) * ents), *scol = malloc(sizeof(int) * ents);
+    double *tval = malloc(sizeof(double) * ents), *sval = malloc(sizeof(double) * ents);
     ovk_gidx *col = malloc(sizeof(ovk_gidx) * (size_t)(nd + no + 1));
     double *val = malloc(sizeof(double) * (size_t)(nd + no + 1));
-    key_val *kv = malloc(sizeof(key_val) * (size_t)(nd + 1));
-    int *sc = malloc(sizeof(int) * (size_t)(nd + 1));
+    key_val *row = malloc(sizeof(key_val) * (size_t)(no + 1)); /* one offd row */
     *ptr_out = ptr, *col_out = col, *val_out = val;
-    if (!ptr || !col || !val || !kv || !sc) {
-        free(kv), free(sc);
-        return ovk__fail(OVK_ENOMEM, "amg: a coarse level of %d rows", n);
-    }
-    for (int i = 0; i < n; i++) { /* the diag block, each row sorted */
-        for (int k = di[i]; k < di[i + 1]; k++) kv[k] = (key_val){dj[k], dv[k]};
-        qsort(kv + di[i], (size_t)(di[i + 1] - di[i]), sizeof *kv, by_col);
-    }
-    for (int k = 0; k < nd; k++) sc[k] = kv[k].c;
+    int rc = ptr && tptr && sptr && tcol && scol && tval && sval && col && val && row
+                 ? OVK_OK
+                 : ovk__fail(OVK_ENOMEM, "amg: a coarse level of %d rows", n);
+    if (rc) goto cleanup;
+    transpose(n, di, dj, dv, tptr, tcol, tval);       /* row i of t: a_ji, j ascending */
+    transpose(n, tptr, tcol, tval, sptr, scol, sval); /* row i of s: a_ij, j ascending */
     int pos = 0;
     ptr[0] = 0;
     for (int i = 0; i < n; i++) {
-        for (int k = di[i]; k < di[i + 1]; k++) {
-            int j = kv[k].c, at = j == i ? -1 : find_col(sc, di[j], di[j + 1], i);
-            col[pos] = r0 + j;
-            val[pos++] = at < 0 ? kv[k].v : 0.5 * (kv[k].v + kv[at].v); /* the same sum in both rows */
+        int o = 0, on = no > 0 ? oi[i + 1] - oi[i] : 0; /* the offd row, sorted (cmap ascends) */
+        for (int k = 0; k < on; k++) row[k] = (key_val){oj[oi[i] + k], ov[oi[i] + k]};
+        sort_row(row, on);
+        for (; o < on && cmap[row[o].c] < r0; o++) { /* columns left of the diag block */
+            col[pos] = cmap[row[o].c];
+            val[pos++] = row[o].v;
         }
-        if (no > 0)
-            for (int k = oi[i]; k < oi[i + 1]; k++) {
-                col[pos] = cmap[oj[k]];
-                val[pos++] = ov[k];
-            }
+        mean_row(i, sptr, scol, sval, tptr, tcol, tval, r0, col, val, &pos);
+        for (; o < on; o++) { /* right of it */
+            col[pos] = cmap[row[o].c];
+            val[pos++] = row[o].v;
+        }
         ptr[i + 1] = pos;
     }
-    free(kv), free(sc);
-    return OVK_OK;
+cleanup:
+    free(tptr), free(sptr), free(tcol), free(scol), free(tval), free(sval), free(row);
+    return rc;
 }
 
 /* Collective: level l's A in our format. */

@@ -172,7 +172,8 @@ static void count_hook(void *arg)
 }
 
 /* A symmetric band (offsets 1 and 7, one far pair) keeps only its upper
- * triangle; the same band with one mirrored value changed keeps both.
+ * triangle, its columns as 16-bit offsets or (the far pair too far) as
+ * int; the same band with one mirrored value changed keeps both.
  * Either way y = A x matches the rows summed out, with or without a
  * progress hook, and the block counts the entries of both triangles. */
 static double band_value(int i, int j) /* the value of (i, j), symmetric */
@@ -204,6 +205,7 @@ static void spmv_upper(int n, int skew, int expect_upper)
     ovk_vector *x = NULL, *y = NULL, *y2 = NULL;
     assert_int_equal(ovk_matrix_create_csr(MPI_COMM_SELF, 0, n, rowptr, cols, vals, OVK_DUP_REJECT, &A), OVK_OK);
     assert_int_equal(A->diag.upper, expect_upper);
+    assert_int_equal(A->diag.off16 != NULL, n - 1 <= INT16_MAX);
     assert_int_equal(ovk_matrix_nnz_local(A), nnz);
     assert_int_equal(ovk_vector_create(A, &x), OVK_OK);
     assert_int_equal(ovk_vector_create(A, &y), OVK_OK);
@@ -223,6 +225,12 @@ static void spmv_upper(int n, int skew, int expect_upper)
     ovk_vector_set(y2, 99.0);
     assert_int_equal(ovk__matvec(A, xd, ovk_vector_data(y2), &h), OVK_OK);
     assert_memory_equal(ovk_vector_data(y2), yd, sizeof(double) * (size_t)n);
+    /* new values, the storage form kept: y doubles with them */
+    for (int k = 0; k < nnz; k++) vals[k] *= 2.0;
+    assert_int_equal(ovk_matrix_update_values(A, rowptr, cols, vals, OVK_DUP_REJECT), OVK_OK);
+    assert_int_equal(A->diag.upper, expect_upper);
+    assert_int_equal(ovk_matvec(A, x, y2), OVK_OK);
+    for (int i = 0; i < n; i++) assert_true(ovk_vector_data(y2)[i] == 2.0 * yd[i]);
     ovk_vector_destroy(x);
     ovk_vector_destroy(y);
     ovk_vector_destroy(y2);
@@ -237,7 +245,8 @@ static void test_spmv_upper(void **state)
     (void)state;
     spmv_upper(1000, 0, 1);
     spmv_upper(1000, 1, 0);           /* a_65 != a_56 */
-    spmv_upper(INT16_MAX + 2, 0, 0);  /* the far pair does not fit 16 bits */
+    spmv_upper(INT16_MAX + 2, 0, 1);  /* the far pair does not fit 16 bits: 32-bit columns, one triangle */
+    spmv_upper(INT16_MAX + 2, 1, 0);
 }
 static void test_kernels(void **state)
 {
