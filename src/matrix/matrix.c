@@ -290,9 +290,6 @@ static int distinct_values(const double *val, int64_t nnz, uint64_t **dict, int 
     return OVK_OK;
 }
 
-/* index of bit pattern b, present in the sorted dict of d entries */
-static int dict_index(const uint64_t *dict, int d, uint64_t b) { return lower_bound(dict, d, b); }
-
 /* vidx/vdict of m from its values and the sorted distinct patterns */
 static int pack_dict8(ovk__csr *m, int64_t nnz, const uint64_t *dict, int d)
 {
@@ -300,7 +297,7 @@ static int pack_dict8(ovk__csr *m, int64_t nnz, const uint64_t *dict, int d)
     m->vdict = malloc(sizeof(double) * (size_t)d);
     if (!m->vidx || !m->vdict) return ovk__fail(OVK_ENOMEM, "value indices of %lld entries", (long long)nnz);
     for (int j = 0; j < d; j++) memcpy(&m->vdict[j], &dict[j], sizeof(double));
-    for (int64_t k = 0; k < nnz; k++) m->vidx[k] = (uint8_t)dict_index(dict, d, bits_of(m->val[k]));
+    for (int64_t k = 0; k < nnz; k++) m->vidx[k] = (uint8_t)lower_bound(dict, d, bits_of(m->val[k]));
     m->ndict = d;
     m->vform = OVK__VAL_DICT8;
     return OVK_OK;
@@ -376,16 +373,13 @@ static int csr_compact(ovk__csr *m)
     return OVK_OK;
 }
 
-/* col - row of entry k of row i, whichever form the columns are in */
-static int offset_at(const ovk__csr *m, int i, int k) { return m->off16 ? m->off16[k] : m->col[k] - i; }
-
 /* Position of offset o in row j's entries right of its diagonal, which
  * ascend; -1 when absent. */
 static int find_upper(const ovk__csr *m, int j, int o)
 {
     int lo = m->rowptr[j] + 1, hi = m->rowptr[j + 1] - 1;
     while (lo <= hi) {
-        int mid = lo + (hi - lo) / 2, at = offset_at(m, j, mid);
+        int mid = lo + (hi - lo) / 2, at = ovk__csr_col(m, j, mid) - j;
         if (at < o) lo = mid + 1;
         else if (at > o) hi = mid - 1;
         else return mid;
@@ -400,7 +394,7 @@ static int block_symmetric(const ovk__csr *m)
     int64_t lower = 0, upper = 0;
     for (int i = 0; i < m->nrows; i++)
         for (int k = m->rowptr[i] + 1; k < m->rowptr[i + 1]; k++) {
-            int o = offset_at(m, i, k);
+            int o = ovk__csr_col(m, i, k) - i;
             if (o > 0) {
                 upper++;
                 continue;
@@ -412,42 +406,38 @@ static int block_symmetric(const ovk__csr *m)
     return lower == upper;
 }
 
+/* m's entry arrays cut to nnz (a failed realloc keeps the longer ones) */
+static void shrink(ovk__csr *m, int nnz)
+{
+    size_t n = (size_t)(nnz > 0 ? nnz : 1);
+    double *val = realloc(m->val, sizeof(double) * n);
+    if (val) m->val = val;
+    if (m->off16) {
+        int16_t *off = realloc(m->off16, sizeof(int16_t) * n);
+        if (off) m->off16 = off;
+    } else {
+        int *col = realloc(m->col, sizeof(int) * n);
+        if (col) m->col = col;
+    }
+}
+
 int ovk__csr_keep_upper(ovk__csr *m)
 {
     if (!block_symmetric(m)) return OVK_OK;
-    int64_t keep = (m->nnz + m->nrows) / 2;
-    size_t isz = m->off16 ? sizeof(int16_t) : sizeof(int);
-    void *idx = malloc(isz * (size_t)(keep > 0 ? keep : 1));
-    double *val = malloc(sizeof(double) * (size_t)(keep > 0 ? keep : 1));
-    if (!idx || !val) {
-        free(idx);
-        free(val);
-        return ovk__fail(OVK_ENOMEM, "upper triangle of %lld entries", (long long)keep);
-    }
-    int16_t *off = idx;
-    int *col = idx;
-    int pos = 0, start = 0;
+    int pos = 0, start = 0; /* compacted in place: pos <= k, no entry is overwritten before it is read */
     for (int i = 0; i < m->nrows; i++) {
         int end = m->rowptr[i + 1];
         m->rowptr[i] = pos;
         for (int k = start; k < end; k++) {
-            if (offset_at(m, i, k) < 0) continue; /* a_ii, then right of the diagonal */
-            if (m->off16) off[pos] = m->off16[k];
-            else col[pos] = m->col[k];
-            val[pos++] = m->val[k];
+            if (ovk__csr_col(m, i, k) < i) continue; /* a_ii, then right of the diagonal */
+            if (m->off16) m->off16[pos] = m->off16[k];
+            else m->col[pos] = m->col[k];
+            m->val[pos++] = m->val[k];
         }
         start = end;
     }
     m->rowptr[m->nrows] = pos;
-    free(m->val);
-    m->val = val;
-    if (m->off16) {
-        free(m->off16);
-        m->off16 = off;
-    } else {
-        free(m->col);
-        m->col = col;
-    }
+    shrink(m, pos);
     m->upper = 1;
     return OVK_OK;
 }
@@ -465,7 +455,7 @@ int ovk__matrix_row_stats(const ovk_matrix *A, double *norm_inf, int *longest)
     }
     for (int i = 0; i < n; i++) {
         for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
-            int j = d->off16 ? i + d->off16[k] : d->col[k];
+            int j = ovk__csr_col(d, i, k);
             sum[i] += fabs(d->val[k]);
             len[i]++;
             if (d->upper && j != i) { /* a_ji, not stored */

@@ -117,6 +117,10 @@ typedef struct ovk__csr {
                         repeated row (ovk__csr_find_runs), or NULL */
 } ovk__csr;
 
+/* Column (local id) of entry k of row i of a diag block, whichever form
+ * its columns are in (16-bit offsets or int). */
+static inline int ovk__csr_col(const ovk__csr *m, int i, int k) { return m->off16 ? i + m->off16[k] : m->col[k]; }
+
 /* How the matvec reads a diag block's values. */
 enum { OVK__VAL_DOUBLE = 0, OVK__VAL_FLOAT = 1, OVK__VAL_DICT8 = 2 };
 /* Which value forms ovk__csr_pack_values may pick (bit 1 << OVK__VAL_*). */

@@ -7,8 +7,6 @@
 
 #include "matrix.h"
 
-/* column of entry k of row i of the diag block (local id) */
-static int diag_col(const ovk__csr *d, int i, int k) { return d->off16 ? i + d->off16[k] : d->col[k]; }
 
 int ovk__matrix_diag_ptr(const ovk_matrix *A, int *ptr)
 {
@@ -19,7 +17,7 @@ int ovk__matrix_diag_ptr(const ovk_matrix *A, int *ptr)
         ptr[i + 1] += d->rowptr[i + 1] - d->rowptr[i];
         if (!d->upper) continue;
         for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
-            int j = diag_col(d, i, k);
+            int j = ovk__csr_col(d, i, k);
             if (j > i) ptr[j + 1]++; /* a_ji = a_ij, not stored */
         }
     }
@@ -44,7 +42,7 @@ int ovk__matrix_diag_fill(const ovk_matrix *A, const int *ptr, int *col, double 
      * entries, so a row of a kept triangle holds its columns ascending */
     for (int i = 0; i < n; i++)
         for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
-            int j = diag_col(d, i, k);
+            int j = ovk__csr_col(d, i, k);
             col[pos[i]] = j;
             val[pos[i]++] = d->val[k];
             if (d->upper && j > i) {

@@ -7,7 +7,7 @@
 #include "matrix.h"
 
 /* column - row of entry k of row i */
-static int offset_of(const ovk__csr *m, int i, int k) { return m->off16 ? m->off16[k] : m->col[k] - i; }
+static int offset_of(const ovk__csr *m, int i, int k) { return ovk__csr_col(m, i, k) - i; }
 
 /* 1 when rows i and j hold the same offsets and bitwise the same values */
 static int same_row(const ovk__csr *m, int i, int j)

@@ -189,7 +189,7 @@ static int l1_inverse(const ovk_matrix *A, double *dinv)
     for (int i = 0; i < n; i++) dinv[i] = 0.0;
     for (int i = 0; i < n; i++) {
         for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
-            int j = d->off16 ? i + d->off16[k] : d->col[k];
+            int j = ovk__csr_col(d, i, k);
             dinv[i] += fabs(d->val[k]);
             if (d->upper && j != i) dinv[j] += fabs(d->val[k]); /* a_ji, not stored */
         }

@@ -10,7 +10,7 @@ static int upper_len(const ovk__csr *d, int i)
 {
     if (d->upper) return d->rowptr[i + 1] - d->rowptr[i] - 1; /* a_ii first, then j > i */
     int len = 0;
-    for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) len += (d->off16 ? i + d->off16[k] : d->col[k]) > i;
+    for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) len += ovk__csr_col(d, i, k) > i;
     return len;
 }
 
@@ -39,7 +39,7 @@ int ovk__upper_from(const ovk_matrix *A, ovk__upper *u)
         u->col[pos] = i;
         u->val[pos++] = A->diagonal[i]; /* 0 when absent: the setup refuses it */
         for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
-            int j = d->off16 ? i + d->off16[k] : d->col[k];
+            int j = ovk__csr_col(d, i, k);
             if (j <= i) continue;
             u->col[pos] = j; /* rows are sorted by column after a_ii */
             u->val[pos++] = d->val[k];

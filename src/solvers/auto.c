@@ -67,8 +67,7 @@ static void drop_inner(auto_work *w)
     w->inner_params = NULL;
 }
 
-/* Local: the variant of spec (a name the registry has) and its parsed options
- */
+/* Local: the variant of spec (a name the registry has) and its parsed options */
 static int parse_inner(const char *spec, auto_work *w, const ovk__solver **sv)
 {
     char name[32];
@@ -175,8 +174,7 @@ static int probe(ovk__ctx *c, auto_work *w, double *fig)
 /* Collective: the largest over the ranks of k figures */
 static int largest(ovk__ctx *c, double *fig, int k)
 {
-    int mrc = MPI_Allreduce(MPI_IN_PLACE, fig, k, MPI_DOUBLE, MPI_MAX, c->comm);
-    return mrc == MPI_SUCCESS ? OVK_OK : ovk__mpi_fail(mrc, "MPI_Allreduce (auto's figures)");
+    return ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, fig, k, MPI_DOUBLE, MPI_MAX, c->comm), "MPI_Allreduce (auto's figures)");
 }
 
 /* Collective: fig = latency, local work, its vector part (seconds), the
