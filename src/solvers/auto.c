@@ -2,14 +2,15 @@
  * measures the latency of one reduction of the solver's backend and the
  * local work of one PCG iteration (alg1's: matvec, preconditioner, three
  * vector updates and two local dots) at once: one sum is started and the
- * local iterations run while it is in flight (probe()), so that the
- * measurement costs about one reduction, not one per probe; each figure is
- * the largest over the ranks.  It picks the variant with the smallest
- * modelled time per iteration, the same on every rank (the figures are
- * reduced values):
+ * local iterations run while it is in flight, the sum tested between their
+ * phases (probe()), so that the measurement costs about one reduction, not
+ * one per probe; each figure is the largest over the ranks.  It picks the
+ * variant with the smallest modelled time per iteration, the same on every
+ * rank (the figures are reduced values):
  *
  *   alg1          W + 3 L                (three blocking reductions)
- *   plcg:l=k      max(W + (PLCG_PASS_K k + PLCG_PASS_0) A, (L + V) / k)
+ *   pipecg        max(W + PIPECG_PASSES A, L + (PIPECG_PASSES + ALG1_PASSES) A)
+ *   plcg:l=k      max(W + (PLCG_PASS_K k + PLCG_PASS_0) A, (L + V) / k), k >= 2
  *
  * with L the latency, W the local work, A the time of one vector pass
  * (W's vector part / ALG1_PASSES) and V = (PLCG_PASS_K k + PLCG_PASS_0 +
@@ -18,15 +19,19 @@
  * steps and a matvec, and k steps last L + V where the latency is not
  * hidden (ovk_pcg_bench, session 15, nbc, -n 20, 2 ranks: this and the
  * blocking residual checks, 2-4 sums a solve, account for the time per
- * iteration at l = 1..4 and L = 100..1000 us within 10 %).  The
- * smallest k that reaches the minimum is taken (deeper pipelines lose
- * accuracy), at most maxl (default 3).  It then sets up the chosen variant and
- * solves with it; where plcg broke down in a solve (a restart: plcg then went
- * on with pipeprcg's recurrences), the later solves use pipeprcg.  With
- * remeasure=1 it measures and chooses again in the first solve after new matrix
- * values (ovk_matrix_update_values); by default the choice stays.  The choice
- * and both figures go into the result (auto_choice, auto_latency_us,
- * auto_work_us) and, at print_level >= 1, to the output on rank 0. */
+ * iteration at l = 1..4 and L = 100..1000 us within 10 %).  pipecg waits
+ * like plcg:l=1, after one matvec, with fewer vector passes: it stands for
+ * depth 1 (session 17: pipecg at or below plcg:l=1 in 15 of 16 cells of
+ * docs/benchmarks.md, one-shot and repeated).  The shallowest variant that
+ * reaches the minimum is taken (deeper pipelines lose accuracy), at most
+ * plcg:l=maxl (default 3).  It then sets up the chosen variant and solves
+ * with it; where plcg broke down in a solve (a restart: plcg then went on
+ * with pipeprcg's recurrences), the later solves use pipeprcg.  With
+ * remeasure=1 it measures and chooses again in the first solve after new
+ * matrix values (ovk_matrix_update_values); by default the choice stays.
+ * The choice and both figures go into the result (auto_choice,
+ * auto_latency_us, auto_work_us) and, at print_level >= 1, to the output on
+ * rank 0. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,11 +39,18 @@
 #include "solver.h"
 
 enum { PRECISE = 2, WORK_REPS = 3, MAX_DEPTH = 8, DEFAULT_DEPTH = 3, ALG1_PASSES = 5, ALG1_REDUCTIONS = 3 };
+/* the probe's figures: latency (its interval's upper and lower end), local
+ * work of one alg1 iteration and its vector part */
+enum { FIG_LAT, FIG_LAT_LOW, FIG_WORK, FIG_VEC, FIG_COUNT };
 /* plcg's vector passes per iteration beyond alg1's: PLCG_PASS_K per level
  * (two recurrences and a dot per level) and PLCG_PASS_0 (the top level's
  * two recurrences, the x update) */
 #define PLCG_PASS_K 3.5
 #define PLCG_PASS_0 3.0
+/* pipecg's beyond alg1's: its one fused update of six vectors with 13 dots
+ * and m = C w (ovk_laplace27 -timing, -n 60: 0.8x plcg:l=1's extra vector
+ * time, whose wait it shares: after one matvec) */
+#define PIPECG_PASSES 5.0
 
 typedef struct auto_params {
     long remeasure, maxl;
@@ -79,6 +91,9 @@ static int parse_inner(const char *spec, auto_work *w, const ovk__solver **sv)
     return (*sv)->parse ? (*sv)->parse(&o, &w->inner_params) : OVK_OK;
 }
 
+/* The first failure of rc and rc2 */
+static int first(int rc, int rc2) { return rc ? rc : rc2; }
+
 /* Collective: the variant of spec set up in place of the previous one. */
 static int use(ovk__ctx *c, auto_work *w, const char *spec)
 {
@@ -95,24 +110,43 @@ static int use(ovk__ctx *c, auto_work *w, const char *spec)
     return OVK_OK;
 }
 
-/* The first failure of rc and rc2 */
-static int first(int rc, int rc2) { return rc ? rc : rc2; }
+/* The probe's sum in flight: tested between the phases of the local work;
+ * its completion lies between the last test that saw it pending and the
+ * first that saw it done (seconds from its start). */
+typedef struct probe_sum {
+    ovk_request *req;
+    double t0, pending_at, done_at;
+    int done, rc;
+} probe_sum;
+
+static void poll(probe_sum *ps)
+{
+    if (ps->done) return;
+    ps->rc = first(ps->rc, ovk_reduce_test(ps->req, &ps->done));
+    double t = ovk__now() - ps->t0;
+    if (ps->done) ps->done_at = t;
+    else ps->pending_at = t;
+}
 
 /* One iteration of alg1's local work on the measurement's vectors:
- * s = A p, <p,s>, x += a p, r -= a s, z = C r, <r,z>, p = z + b p.
+ * s = A p, <p,s>, x += a p, r -= a s, z = C r, <r,z>, p = z + b p, the
+ * sum tested after the matvec, the preconditioner and the updates.
  * *vec = the vector part's seconds. */
-static int local_iteration(ovk__ctx *c, auto_work *w, double *vec, double *sink)
+static int local_iteration(ovk__ctx *c, auto_work *w, probe_sum *ps, double *vec, double *sink)
 {
     int rc = ovk__ctx_matvec(c, w->p, w->s), rc2;
+    poll(ps);
     double t0 = ovk__now(), a = 1e-3 / (1.0 + fabs(ovk__dot(c->n, w->p, w->s)));
     ovk__ctx_axpy(c, a, w->p, w->x);
     ovk__ctx_axpy(c, -a, w->s, w->r);
     *vec = ovk__now() - t0;
     rc2 = ovk__ctx_pc(c, w->r, w->z);
+    poll(ps);
     t0 = ovk__now();
     *sink += ovk__dot(c->n, w->r, w->z);
     ovk__xpay(c->n, w->z, 0.5, w->p, &c->hook);
     *vec += ovk__now() - t0;
+    poll(ps);
     return first(rc, rc2); /* every step runs: the matvecs of the others need this rank's halo */
 }
 
@@ -132,41 +166,43 @@ static int timed_sums(ovk__ctx *c, double *lat)
 
 /* Both figures at the cost of about one reduction or WORK_REPS + 1
  * iterations, whichever is longer: one sum is started, then the local
- * iterations run (the first warms the caches; fig[1], fig[2] = the
- * fastest of the others and its vector part, in seconds), the sum's
- * completion tested after each.  Still in flight after them, its time from
- * start to the wait's end is the latency (fig[0]; fig[3] = 1: exact); done
- * earlier, fig[0] is a bound (fig[3] = 0) that measure() refines.  Every
+ * iterations run (the first warms the caches; fig[FIG_WORK], fig[FIG_VEC]
+ * = the fastest of the others and its vector part, in seconds), the sum
+ * tested three times in each.  Still in flight after them, its time from
+ * start to the wait's end is the latency (fig[FIG_LAT] = fig[FIG_LAT_LOW]);
+ * done earlier, the latency lies between the last test that saw it pending
+ * (fig[FIG_LAT_LOW]) and the first that saw it done (fig[FIG_LAT]).  Every
  * rank runs every step whatever failed (a failure is remembered: the
  * others' halos and sums need this rank). */
 static int probe(ovk__ctx *c, auto_work *w, double *fig)
 {
-    ovk_request *req = NULL;
-    double v = 1.0, sink = 0.0, t0 = ovk__now(), done_at = 0.0;
-    int rc = OVK_OK, prc = ovk__sum_begin(c, OVK__GAMMA, &v, 1, &req), done = prc != OVK_OK;
+    double v = 1.0, sink = 0.0;
+    probe_sum ps = {.t0 = ovk__now()};
+    ps.rc = ovk__sum_begin(c, OVK__GAMMA, &v, 1, &ps.req);
+    ps.done = ps.rc != OVK_OK;
+    int rc = OVK_OK;
     for (int i = 0; i < c->n; i++) {
         w->p[i] = 1.0 + (double)(i % 7) / 7.0;
         w->r[i] = 1.0;
         w->x[i] = 0.0;
     }
-    fig[1] = fig[2] = INFINITY;
+    fig[FIG_WORK] = fig[FIG_VEC] = INFINITY;
     for (int k = -1; k < WORK_REPS; k++) {
         double vk = 0.0, ts = ovk__now();
-        rc = first(rc, local_iteration(c, w, &vk, &sink));
+        rc = first(rc, local_iteration(c, w, &ps, &vk, &sink));
         double te = ovk__now();
-        if (k >= 0 && te - ts < fig[1]) {
-            fig[1] = te - ts;
-            fig[2] = vk;
+        if (k >= 0 && te - ts < fig[FIG_WORK]) {
+            fig[FIG_WORK] = te - ts;
+            fig[FIG_VEC] = vk;
         }
-        if (!done) prc = first(prc, ovk_reduce_test(req, &done));
-        if (done && done_at == 0.0) done_at = ovk__now();
     }
-    if (req) prc = first(prc, ovk__sum_end(c, OVK__GAMMA, req));
-    fig[3] = done_at == 0.0;
-    fig[0] = fig[3] ? ovk__now() - t0 : done_at - t0;
+    int pending = !ps.done;
+    if (ps.req) ps.rc = first(ps.rc, ovk__sum_end(c, OVK__GAMMA, ps.req));
+    fig[FIG_LAT] = pending ? ovk__now() - ps.t0 : ps.done_at;
+    fig[FIG_LAT_LOW] = pending ? fig[FIG_LAT] : ps.pending_at;
     volatile double keep = sink; /* the dots are timed, their values not used */
     (void)keep;
-    if (prc) return ovk__fail(prc, "auto: the latency probe failed: %s", ovk_error_detail());
+    if (ps.rc) return ovk__fail(ps.rc, "auto: the latency probe failed: %s", ovk_error_detail());
     if (!rc && c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "auto: %s (measuring the local work)", c->cb_detail);
     return rc;
 }
@@ -177,61 +213,75 @@ static int largest(ovk__ctx *c, double *fig, int k)
     return ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, fig, k, MPI_DOUBLE, MPI_MAX, c->comm), "MPI_Allreduce (auto's figures)");
 }
 
-/* Collective: fig = latency, local work, its vector part (seconds), the
- * same on every rank: each the largest over the ranks (a reduction cannot
- * beat its latency, and a slower rank sets the pace).  Where every rank saw
- * the probe's sum complete within the local work (a latency of a few
- * iterations' work or less: where it decides alg1 against plcg), warm
- * blocking sums measure it again; the decision is taken from reduced
- * values, so every rank runs the same sums. */
-static int figures(ovk__ctx *c, auto_work *w, double *fig)
+/* the modelled time per iteration of a variant that waits for a sum
+ * started `depth` steps earlier, after its matvec, with `passes` vector
+ * passes per iteration beyond alg1's */
+static double pipelined_time(const double *fig, double passes, int depth)
 {
+    double pass = fig[FIG_VEC] / ALG1_PASSES;
+    double local = fig[FIG_WORK] + passes * pass, after_wait = (passes + ALG1_PASSES) * pass;
+    return fmax(local, (fig[FIG_LAT] + after_wait) / depth);
+}
+
+/* The choice from the agreed figures (seconds) into spec: the smallest
+ * modelled time, the shallower variant on a tie (deeper pipelines lose
+ * accuracy) */
+static void choose(const auto_params *pp, const double *fig, char *spec, size_t len)
+{
+    double best = fig[FIG_WORK] + ALG1_REDUCTIONS * fig[FIG_LAT];
+    snprintf(spec, len, "alg1");
+    double t = pipelined_time(fig, PIPECG_PASSES, 1);
+    if (t < best) {
+        best = t;
+        snprintf(spec, len, "pipecg");
+    }
+    for (int k = 2; k <= pp->maxl; k++) {
+        t = pipelined_time(fig, PLCG_PASS_K * k + PLCG_PASS_0, k);
+        if (t < best) {
+            best = t;
+            snprintf(spec, len, "plcg:l=%d", k);
+        }
+    }
+}
+
+/* Collective: the figures (seconds), each the largest over the ranks (a
+ * reduction cannot beat its latency, and a slower rank sets the pace), and
+ * the choice from them.  Where the probe's sum completed within the local
+ * work and the choice differs between the two ends of the latency's
+ * interval, warm blocking sums measure the latency again; every decision is
+ * taken from reduced values, so every rank runs the same sums. */
+static int figures(ovk__ctx *c, auto_work *w, double *fig, char *spec, size_t len)
+{
+    const auto_params *pp = c->params;
+    char low[32];
     int rc = ovk__agree(c->comm, probe(c, w, fig)); /* the failing rank's detail everywhere */
     c->cb_failed = 0;
-    if (!rc) rc = ovk__agree(c->comm, largest(c, fig, 4));
-    if (rc || fig[3] != 0.0) return rc;
+    if (!rc) rc = ovk__agree(c->comm, largest(c, fig, FIG_COUNT));
+    if (rc) return rc;
+    choose(pp, fig, spec, len);
+    double hi = fig[FIG_LAT];
+    fig[FIG_LAT] = fig[FIG_LAT_LOW];
+    choose(pp, fig, low, sizeof low);
+    fig[FIG_LAT] = hi;
+    if (!strcmp(low, spec)) return OVK_OK; /* the same choice anywhere in the interval */
     double lat = INFINITY;
     rc = ovk__agree(c->comm, timed_sums(c, &lat));
     if (!rc) rc = ovk__agree(c->comm, largest(c, &lat, 1));
-    if (!rc) fig[0] = fmin(fig[0], lat);
-    return rc;
-}
-
-/* the modelled time per iteration of plcg at depth k */
-static double plcg_time(double lat, double work, double pass, int k)
-{
-    double passes = PLCG_PASS_K * k + PLCG_PASS_0; /* beyond alg1's */
-    double local = work + passes * pass, after_wait = (passes + ALG1_PASSES) * pass;
-    return fmax(local, (lat + after_wait) / k);
-}
-
-/* The choice from the agreed figures (seconds) into spec. */
-static void choose(const auto_params *pp, double lat, double work, double vec, char *spec, size_t len)
-{
-    double pass = vec / ALG1_PASSES, best = work + ALG1_REDUCTIONS * lat;
-    int depth = 0;
-    for (int k = 1; k <= pp->maxl; k++) {
-        double t = plcg_time(lat, work, pass, k);
-        if (t < best) {
-            best = t;
-            depth = k;
-        }
-    }
-    if (depth) snprintf(spec, len, "plcg:l=%d", depth);
-    else snprintf(spec, len, "alg1");
+    if (rc) return rc;
+    fig[FIG_LAT] = fmin(hi, lat);
+    choose(pp, fig, spec, len);
+    return OVK_OK;
 }
 
 /* Collective: measure, agree, choose and set up the choice. */
 static int measure(ovk__ctx *c, auto_work *w)
 {
-    const auto_params *pp = c->params;
-    double fig[4] = {0.0, 0.0, 0.0, 0.0};
-    int rc = figures(c, w, fig);
-    if (rc) return rc;
+    double fig[FIG_COUNT] = {0.0};
     char spec[32];
-    choose(pp, fig[0], fig[1], fig[2], spec, sizeof spec);
-    w->latency_us = 1e6 * fig[0];
-    w->work_us = 1e6 * fig[1];
+    int rc = figures(c, w, fig, spec, sizeof spec);
+    if (rc) return rc;
+    w->latency_us = 1e6 * fig[FIG_LAT];
+    w->work_us = 1e6 * fig[FIG_WORK];
     w->epoch = c->numeric_epoch;
     rc = use(c, w, spec);
     if (rc) return rc;
@@ -284,8 +334,8 @@ static void auto_destroy(void *work) { drop_inner(work); }
 #define V(f) offsetof(auto_work, f)
 const ovk__solver ovk__solver_auto = {
     .name = "auto",
-    .description = "measures the reduction latency and the local work at setup and picks alg1 or plcg:l=k "
-                   "(pipeprcg after a breakdown of plcg)",
+    .description = "measures the reduction latency and the local work at setup and picks alg1, pipecg or "
+                   "plcg:l=k (pipeprcg after a breakdown of plcg)",
     .options = "remeasure=0|1: measure again after new matrix values (0); maxl=1..8: deepest plcg (3: l = 4 took "
                "1.1-1.3x alg1's iterations on the 7-point Laplacian)",
     .parse = auto_parse,

@@ -107,7 +107,10 @@ static int iterations_of(ovk_matrix *A, const char *spec)
     return res.iterations;
 }
 
-static int is_pipelined(const char *choice) { return !strncmp(choice, "plcg:l=", 7) || !strcmp(choice, "pipeprcg"); }
+static int is_pipelined(const char *choice)
+{
+    return !strncmp(choice, "plcg:l=", 7) || !strcmp(choice, "pipeprcg") || !strcmp(choice, "pipecg");
+}
 
 static int within_band(int it, int ref) { return fabs((double)it - ref) <= ITER_BAND * ref + 1.0; }
 
