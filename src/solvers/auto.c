@@ -38,7 +38,7 @@
 
 #include "solver.h"
 
-enum { PRECISE = 2, WORK_REPS = 3, MAX_DEPTH = 8, DEFAULT_DEPTH = 3, ALG1_PASSES = 5, ALG1_REDUCTIONS = 3 };
+enum { PRECISE = 2, WORK_REPS = 2, MAX_DEPTH = 8, DEFAULT_DEPTH = 3, ALG1_PASSES = 5, ALG1_REDUCTIONS = 3 };
 /* the probe's figures: latency (its interval's upper and lower end), local
  * work of one alg1 iteration and its vector part */
 enum { FIG_LAT, FIG_LAT_LOW, FIG_WORK, FIG_VEC, FIG_COUNT };

@@ -91,6 +91,9 @@ typedef struct plcg_work {
     double gam[WIDTH], del[WIDTH];     /* the Lanczos coefficients, k mod width */
     ovk_request *req[WIDTH];           /* the sums of column k, k mod width */
     ovk_request *req0;
+    ovk_request *est_req;              /* the estimate's moments, in flight into the first cycle */
+    double est_d[2 * EST_DIM + 2], est_b; /* their sums; the basis's scale */
+    int est_m;                         /* the basis's dimension - 1 */
     ovk__variant fallback;      /* pipeprcg, set up when first needed */
     double g0[2];               /* <r0,Cr0>, <r0,r0> */
     double sigma[MAX_L];
@@ -143,11 +146,15 @@ static int wait_col(ovk__ctx *c, plcg_work *w, int k)
     return rc;
 }
 
+static int first_rc(int rc, int rc2) { return rc ? rc : rc2; }
+
 /* complete everything in flight (before a stop or a restart) */
 static int drain(ovk__ctx *c, plcg_work *w)
 {
     int rc = OVK_OK;
-    if (w->req0) rc = ovk__sum_end(c, OVK__IPROD, w->req0);
+    if (w->est_req) rc = ovk__sum_end(c, OVK__GAMMA, w->est_req);
+    w->est_req = NULL;
+    if (w->req0) rc = first_rc(rc, ovk__sum_end(c, OVK__IPROD, w->req0));
     w->req0 = NULL;
     for (int k = 0; k < w->width; k++) {
         int rc2 = wait_col(c, w, k);
@@ -248,6 +255,7 @@ static int all_vectors(plcg_work *w, double **v)
  *   d_{2m+1} = <w_m, u_m>.
  * Three w, two y and u: v[0..5]; w_0, u_0 = A w_0 and y_0 are there. */
 enum { EST_W0, EST_W1, EST_W2, EST_U, EST_Y0, EST_Y1, EST_VECS };
+
 static int est_basis(ovk__ctx *c, double **v, int m, double b, double *d)
 {
     double *wp = v[EST_W2], *w = v[EST_W0], *wn = v[EST_W1], *u = v[EST_U], *yp = v[EST_Y1], *y = v[EST_Y0];
@@ -358,12 +366,16 @@ static double ritz_max(int m, double b, const double *nu)
 }
 
 /* The startup phase: lmax = the largest Ritz value of CA on an
- * EST_DIM+1 dimensional Krylov space of a random vector, in two blocking
+ * EST_DIM+1 dimensional Krylov space of a random vector, in two
  * reductions (where classical Lanczos takes two per step): the Rayleigh
  * quotient of w_0 scales the Chebyshev basis (b = 2 rho: the basis only
- * needs b of the order of lambda_max), then the basis's moments in one
- * (2 EST_DIM + 2 values: six vectors and two dots per matvec, where the
- * Gram matrices' entries took all of the basis and (m+1)(m+2) dots).
+ * needs b of the order of lambda_max; blocking: the basis's first step
+ * needs it, and A C u_0 computed behind it and combined afterwards changed
+ * the rounding enough to move plcg's breakdowns on LFAT5), then the
+ * basis's moments in one (2 EST_DIM + 2 values: six vectors and two dots
+ * per matvec, where the Gram matrices' entries took all of the basis and
+ * (m+1)(m+2) dots), in flight into the first cycle, whose r0 = b - A x and
+ * C r0 run behind it (estimate_end).
  * m = EST_DIM steps (6 at l = 1, 9 at l = 2: a lower estimate, which l = 1
  * needed on bcsstk03 to run without a breakdown) put lmax within 2-4 %
  * below lambda_max on the Laplacians (24 classical steps: 1 %), on the safe side: the shifts must not reach
@@ -372,14 +384,14 @@ static double ritz_max(int m, double b, const double *nu)
  * but cost bcsstk08 two orders of accuracy). */
 static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 {
-    double *v[OVK__MAX_VECS], d[2 * EST_DIM + 2], q[2];
+    double *v[OVK__MAX_VECS], q[2];
     const int m = 3 * w->l + 3 < EST_DIM ? 3 * w->l + 3 : EST_DIM;
     (void)all_vectors(w, v); /* 3 l + 7 >= EST_VECS */
     int rc = random_rhs(c, v[EST_Y0]);
     if (rc) return rc;
     rc = ovk__ctx_pc(c, v[EST_Y0], v[EST_W0]); /* w_0 = C y_0 */
     if (rc) return rc;
-    rc = ovk__ctx_matvec(c, v[EST_W0], v[EST_U]);
+    rc = ovk__ctx_matvec(c, v[EST_W0], v[EST_U]); /* u_0 = A w_0 */
     if (rc) return rc;
     q[0] = ovk__dot(c->n, v[EST_W0], v[EST_U]); /* <w_0, A w_0> */
     q[1] = ovk__dot(c->n, v[EST_W0], v[EST_Y0]); /* <w_0, C^-1 w_0> */
@@ -388,13 +400,21 @@ static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
     *stop = ovk__breakdown(c, st->iter, "<w,Aw> of the spectrum estimate", q[0], 0) ||
             ovk__breakdown(c, st->iter, "<w,Cw> of the spectrum estimate", q[1], 0);
     if (*stop) return OVK_OK;
-    double b = 2.0 * q[0] / q[1];
-    rc = est_basis(c, v, m, b, d);
+    w->est_b = 2.0 * q[0] / q[1];
+    w->est_m = m;
+    rc = est_basis(c, v, m, w->est_b, w->est_d);
     if (rc) return rc;
-    rc = ovk__sum(c, OVK__GAMMA, d, 2 * m + 2);
+    return ovk__sum_begin(c, OVK__GAMMA, w->est_d, 2 * m + 2, &w->est_req);
+}
+
+/* The estimate's moments in: lmax, the shifts.  *stop on a breakdown. */
+static int estimate_end(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
+{
+    int rc = ovk__sum_end(c, OVK__GAMMA, w->est_req);
+    w->est_req = NULL;
     if (rc) return rc;
-    moments(m, b, d);
-    double lmax = ritz_max(m, b, d); /* from reduced values: the same on every rank */
+    moments(w->est_m, w->est_b, w->est_d);
+    double lmax = ritz_max(w->est_m, w->est_b, w->est_d); /* from reduced values: the same on every rank */
     if (!(lmax > 0.0)) {
         ovk__stop(c, st->iter, OVK_REASON_BREAKDOWN, "the Ritz value estimate", lmax);
         *stop = 1;
@@ -639,9 +659,11 @@ static int cycle_step(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, outcome
 
 static int cycle(ovk__ctx *c, plcg_work *w, plcg_state *st, outcome *out)
 {
-    int rc2, rc = cycle_start(c, w);
+    int rc2, stop = 0, rc = cycle_start(c, w);
     *out = GO;
-    if (rc) goto cleanup;
+    if (!rc && w->est_req) rc = estimate_end(c, w, st, &stop); /* the shifts, before the first step */
+    if (stop) *out = STOP;
+    if (rc || stop) goto cleanup;
     for (int it = 0; *out == GO; it++) {
         rc = cycle_step(c, w, st, it, out);
         if (rc) goto cleanup;
