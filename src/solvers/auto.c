@@ -226,7 +226,7 @@ static double pipelined_time(const double *fig, double passes, int depth)
 /* The choice from the agreed figures (seconds) into spec: the smallest
  * modelled time, the shallower variant on a tie (deeper pipelines lose
  * accuracy) */
-static void choose(const auto_params *pp, const double *fig, char *spec, size_t len)
+static void choose(long maxl, const double *fig, char *spec, size_t len)
 {
     double best = fig[FIG_WORK] + ALG1_REDUCTIONS * fig[FIG_LAT];
     snprintf(spec, len, "alg1");
@@ -235,13 +235,22 @@ static void choose(const auto_params *pp, const double *fig, char *spec, size_t 
         best = t;
         snprintf(spec, len, "pipecg");
     }
-    for (int k = 2; k <= pp->maxl; k++) {
+    for (int k = 2; k <= maxl; k++) {
         t = pipelined_time(fig, PLCG_PASS_K * k + PLCG_PASS_0, k);
         if (t < best) {
             best = t;
             snprintf(spec, len, "plcg:l=%d", k);
         }
     }
+}
+
+void ovk__auto_choose(double latency, double work, double vec, long maxl, char *spec, size_t len)
+{
+    double fig[FIG_COUNT] = {0.0};
+    fig[FIG_LAT] = fig[FIG_LAT_LOW] = latency;
+    fig[FIG_WORK] = work;
+    fig[FIG_VEC] = vec;
+    choose(maxl, fig, spec, len);
 }
 
 /* Collective: the figures (seconds), each the largest over the ranks (a
@@ -258,10 +267,10 @@ static int figures(ovk__ctx *c, auto_work *w, double *fig, char *spec, size_t le
     c->cb_failed = 0;
     if (!rc) rc = ovk__agree(c->comm, largest(c, fig, FIG_COUNT));
     if (rc) return rc;
-    choose(pp, fig, spec, len);
+    choose(pp->maxl, fig, spec, len);
     double hi = fig[FIG_LAT];
     fig[FIG_LAT] = fig[FIG_LAT_LOW];
-    choose(pp, fig, low, sizeof low);
+    choose(pp->maxl, fig, low, sizeof low);
     fig[FIG_LAT] = hi;
     if (!strcmp(low, spec)) return OVK_OK; /* the same choice anywhere in the interval */
     double lat = INFINITY;
@@ -269,7 +278,7 @@ static int figures(ovk__ctx *c, auto_work *w, double *fig, char *spec, size_t le
     if (!rc) rc = ovk__agree(c->comm, largest(c, &lat, 1));
     if (rc) return rc;
     fig[FIG_LAT] = fmin(hi, lat);
-    choose(pp, fig, spec, len);
+    choose(pp->maxl, fig, spec, len);
     return OVK_OK;
 }
 

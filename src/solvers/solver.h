@@ -141,6 +141,10 @@ void ovk__variant_free(ovk__variant *v);
  * set up the chosen variant (a no-op for any other variant). */
 extern const ovk__solver ovk__solver_auto;
 int ovk__auto_setup(ovk__ctx *c, ovk__variant *v);
+/* Local: auto's choice (a spec: "alg1", "pipecg" or "plcg:l=k", k <= maxl)
+ * from the latency, the local work of one alg1 iteration and its vector
+ * part, in seconds (auto.c's model; exposed for the unit tests) */
+void ovk__auto_choose(double latency, double work, double vec, long maxl, char *spec, size_t len);
 
 /* The registered variants (pcg.c). */
 const ovk__solver *ovk__solver_find(const char *name);

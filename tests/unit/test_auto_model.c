@@ -1,0 +1,95 @@
+/* Unit tests of the solver auto's choice from its figures (issue 28;
+ * ovk__auto_choose, auto.c's model; the measurement itself is timing and is
+ * exercised in tests/mpi/test_auto.c):
+ *   - no latency: alg1; a latency far below one vector pass: alg1;
+ *   - figures of session 15-17's benchmarks (27-point Laplacian, 2 ranks):
+ *     -n 20 at 1000 us a deep plcg, bounded by maxl; -n 60 at 1000 us,
+ *     where one reduction costs less than the local work: pipecg;
+ *   - maxl = 1: alg1 or pipecg only;
+ *   - the depth never falls as the latency grows (alg1 0, pipecg 1,
+ *     plcg:l=k k), for several work/vector splits and every maxl. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "solvers/solver.h"
+
+#define US 1e-6
+
+static const char *choice(double lat_us, double work_us, double vec_us, long maxl)
+{
+    static char spec[32];
+    ovk__auto_choose(lat_us * US, work_us * US, vec_us * US, maxl, spec, sizeof spec);
+    return spec;
+}
+
+static int depth_of(const char *spec)
+{
+    if (!strcmp(spec, "alg1")) return 0;
+    if (!strcmp(spec, "pipecg")) return 1;
+    assert_int_equal(strncmp(spec, "plcg:l=", 7), 0);
+    return atoi(spec + 7);
+}
+
+static void test_no_latency(void **state)
+{
+    (void)state;
+    assert_string_equal(choice(0.0, 80.0, 20.0, 3), "alg1");
+    assert_string_equal(choice(1.0, 80.0, 20.0, 8), "alg1");
+    assert_string_equal(choice(0.0, 2000.0, 470.0, 3), "alg1");
+}
+
+static void test_benchmark_figures(void **state)
+{
+    (void)state;
+    /* -n 20, 1000 us: W = 75, V = 25 us */
+    assert_string_equal(choice(1000.0, 75.0, 25.0, 3), "plcg:l=3");
+    assert_string_equal(choice(1000.0, 75.0, 25.0, 4), "plcg:l=4");
+    /* -n 60, 1000 us: W = 2070, V = 470 us (pipecg measured fastest) */
+    assert_string_equal(choice(1000.0, 2070.0, 470.0, 3), "pipecg");
+    /* -n 60 at 0 us */
+    assert_string_equal(choice(2.0, 2070.0, 470.0, 3), "alg1");
+}
+
+static void test_maxl_one(void **state)
+{
+    (void)state;
+    assert_string_equal(choice(1000.0, 75.0, 25.0, 1), "pipecg");
+    assert_string_equal(choice(0.0, 75.0, 25.0, 1), "alg1");
+}
+
+static void test_monotone(void **state)
+{
+    (void)state;
+    const double work[] = {50.0, 80.0, 500.0, 2070.0}, vec_share[] = {0.1, 0.3, 0.6};
+    for (size_t a = 0; a < sizeof work / sizeof work[0]; a++)
+        for (size_t b = 0; b < sizeof vec_share / sizeof vec_share[0]; b++)
+            for (long maxl = 1; maxl <= 8; maxl++) {
+                int last = 0;
+                for (double lat = 0.0; lat <= 20000.0; lat += 25.0) {
+                    int d = depth_of(choice(lat, work[a], vec_share[b] * work[a], maxl));
+                    assert_true(d >= last);
+                    assert_true(d <= maxl);
+                    last = d;
+                }
+                assert_true(last >= 1); /* a latency of 20 ms is worth hiding at any of these */
+            }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_latency),
+        cmocka_unit_test(test_benchmark_figures),
+        cmocka_unit_test(test_maxl_one),
+        cmocka_unit_test(test_monotone),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    MPI_Finalize();
+    return failed ? 1 : 0;
+}
