@@ -7,7 +7,6 @@
 
 #include "matrix.h"
 
-
 int ovk__matrix_diag_ptr(const ovk_matrix *A, int *ptr)
 {
     const ovk__csr *d = &A->diag;

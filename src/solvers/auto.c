@@ -268,16 +268,13 @@ static int figures(ovk__ctx *c, auto_work *w, double *fig, char *spec, size_t le
     if (!rc) rc = ovk__agree(c->comm, largest(c, fig, FIG_COUNT));
     if (rc) return rc;
     choose(pp->maxl, fig, spec, len);
-    double hi = fig[FIG_LAT];
-    fig[FIG_LAT] = fig[FIG_LAT_LOW];
-    choose(pp->maxl, fig, low, sizeof low);
-    fig[FIG_LAT] = hi;
+    ovk__auto_choose(fig[FIG_LAT_LOW], fig[FIG_WORK], fig[FIG_VEC], pp->maxl, low, sizeof low);
     if (!strcmp(low, spec)) return OVK_OK; /* the same choice anywhere in the interval */
     double lat = INFINITY;
     rc = ovk__agree(c->comm, timed_sums(c, &lat));
     if (!rc) rc = ovk__agree(c->comm, largest(c, &lat, 1));
     if (rc) return rc;
-    fig[FIG_LAT] = fmin(hi, lat);
+    fig[FIG_LAT] = fmin(fig[FIG_LAT], lat);
     choose(pp->maxl, fig, spec, len);
     return OVK_OK;
 }

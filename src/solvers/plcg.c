@@ -146,15 +146,16 @@ static int wait_col(ovk__ctx *c, plcg_work *w, int k)
     return rc;
 }
 
-static int first_rc(int rc, int rc2) { return rc ? rc : rc2; }
-
 /* complete everything in flight (before a stop or a restart) */
 static int drain(ovk__ctx *c, plcg_work *w)
 {
     int rc = OVK_OK;
     if (w->est_req) rc = ovk__sum_end(c, OVK__GAMMA, w->est_req);
     w->est_req = NULL;
-    if (w->req0) rc = first_rc(rc, ovk__sum_end(c, OVK__IPROD, w->req0));
+    if (w->req0) {
+        int rc2 = ovk__sum_end(c, OVK__IPROD, w->req0);
+        if (!rc) rc = rc2;
+    }
     w->req0 = NULL;
     for (int k = 0; k < w->width; k++) {
         int rc2 = wait_col(c, w, k);
