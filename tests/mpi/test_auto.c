@@ -2,7 +2,8 @@
  *  - auto's choice from what it measures: alg1 at no latency on a large grid,
  *    a pipelined variant at 1000 us (the latency model) on a small one, at
  *    100 us on the shared matrices (2 ranks), again after new matrix values
- *    with remeasure=1; the
+ *    with remeasure=1, and warm in the second solve (warm=1, the default;
+ *    every solve to the true residual, from a zero and a nonzero guess); the
  *    same choice and figures on every rank; iterations within ITER_BAND of
  *    alg1's on the Laplacians and the shared matrices (where plcg broke
  *    down, the next solve of the same object runs pipeprcg: checked there).
@@ -276,6 +277,65 @@ static void remeasure(void)
     ovk_matrix_destroy(A);
 }
 
+/* Collective: solve A x = 1 from x = x0 with s (set up); *rel = the true
+ * ||1 - A x|| / ||1||; returns the status */
+static int solve_from(ovk_solver *s, ovk_matrix *A, double x0, ovk_pcg_result *res, double *rel)
+{
+    ovk_vector *b = NULL, *x = NULL, *r = NULL;
+    double rr = 0.0, bb = 0.0;
+    MT_RC(OVK_OK, ovk_vector_create(A, &b));
+    MT_RC(OVK_OK, ovk_vector_create(A, &x));
+    MT_RC(OVK_OK, ovk_vector_create(A, &r));
+    ovk_vector_set(b, 1.0);
+    ovk_vector_set(x, x0);
+    int rc = ovk_solver_solve(s, b, x, res);
+    MT_RC(OVK_OK, ovk_matvec(A, x, r)); /* r = b - A x */
+    MT_RC(OVK_OK, ovk_vector_scale(-1.0, r));
+    MT_RC(OVK_OK, ovk_vector_axpy(1.0, b, r));
+    MT_RC(OVK_OK, ovk_vector_norm2(r, &rr));
+    MT_RC(OVK_OK, ovk_vector_norm2(b, &bb));
+    *rel = rr / bb;
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_vector_destroy(r);
+    return rc;
+}
+
+/* warm=1 (the default): the second solve of the values measured at setup
+ * measures again (its reducer starts the probe's sum: one more than the
+ * same solve later, the same variant from the same start), warm=0 keeps
+ * the setup's figures (the same count); every solve converges to the true
+ * residual, from x0 = 0 and from x0 = 0.5 (the residual recomputed after
+ * the probe).  maxl=1: alg1 or pipecg, whatever the timings. */
+static void warm_measure(void)
+{
+    enum { SOLVES = 4 };
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, edge(SMALL), 0.0, &A));
+    for (int warm = 0; warm <= 1; warm++) {
+        ovk_pcg_result res[SOLVES];
+        int rc;
+        ovk_reducer *red = reducer("nbc", 100.0);
+        ovk_solver *s = make(A, warm ? "auto:maxl=1" : "auto:maxl=1,warm=0", red, 2000, &rc);
+        MT_RC(OVK_OK, rc);
+        for (int k = 0; k < SOLVES; k++) {
+            double rel = 1.0, x0 = k % 2 ? 0.5 : 0.0;
+            MT_RC(OVK_OK, solve_from(s, A, x0, &res[k], &rel));
+            check_agreed(&res[k], "warm");
+            MT_CHECK(rel < 1e-7, "warm=%d, solve %d (%s) from x0 = %g: true residual %g", warm, k + 1,
+                     res[k].auto_choice, x0, rel);
+        }
+        MT_CHECK(!strcmp(res[1].auto_choice, res[3].auto_choice), "warm=%d: solves 2 and 4 ran %s and %s", warm,
+                 res[1].auto_choice, res[3].auto_choice);
+        long long more = res[1].reductions - res[3].reductions; /* both from x0 = 0.5 */
+        MT_CHECK(warm ? more >= 1 : more == 0, "warm=%d: solve 2 started %lld sums, the same solve later %lld", warm,
+                 res[1].reductions, res[3].reductions);
+        ovk_solver_destroy(&s);
+        ovk_reducer_destroy(red);
+    }
+    ovk_matrix_destroy(A);
+}
+
 /* Collective: setup of spec fails with the same status on every rank,
  * with a detail that contains `needle` */
 static void refused(ovk_matrix *A, const char *spec, ovk_reducer *red, const char *needle)
@@ -322,6 +382,7 @@ int main(int argc, char **argv)
     choice_at_high_latency(per_core);
     if (g_size == 2) shared_matrices(); /* one rank count: the longest part */
     if (per_core) remeasure();
+    warm_measure();
     int status = mt_finish("test_auto");
     MPI_Finalize();
     return status;
