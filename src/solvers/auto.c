@@ -313,9 +313,7 @@ static int measure(ovk__ctx *c, auto_work *w)
 int ovk__auto_setup(ovk__ctx *c, ovk__variant *v)
 {
     if (v->sv != &ovk__solver_auto) return OVK_OK;
-    auto_work *w = v->work;
-    w->warm = 0;
-    return measure(c, w);
+    return measure(c, v->work); /* a fresh work struct: warm = 0, solves = 0 */
 }
 
 /* Collective: measure again in this solve when asked (new values with
@@ -330,9 +328,7 @@ static int again(ovk__ctx *c, auto_work *w, const auto_params *pp)
     w->warm = !fresh;
     int rc = measure(c, w);
     if (rc) return rc;
-    if (!c->guess_zero) return ovk__ctx_residual(c, w->r); /* r = b - A x */
-    if (c->n > 0) memcpy(w->r, c->b, sizeof(double) * (size_t)c->n); /* x = 0: r = b */
-    return OVK_OK;
+    return ovk__ctx_start_residual(c, w->r); /* the probe used r */
 }
 
 static int auto_iterate(ovk__ctx *c, void *work, double bb)

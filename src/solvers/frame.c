@@ -55,13 +55,9 @@ int ovk__variant_solve(ovk__ctx *c, ovk__variant *v)
 {
     double bb = 0.0, t_solve = ovk__now();
     int decided = 0, rc = OVK_OK;
-    if (c->guess_zero) { /* x0 = 0: r = b, no product */
-        memset(c->x, 0, sizeof(double) * (size_t)c->n);
-        memcpy(v->r, c->b, sizeof(double) * (size_t)c->n);
-    } else {
-        rc = ovk__ctx_residual(c, v->r); /* r = b - A x */
-        if (rc) goto done;
-    }
+    if (c->guess_zero) memset(c->x, 0, sizeof(double) * (size_t)c->n); /* x0 = 0 */
+    rc = ovk__ctx_start_residual(c, v->r);
+    if (rc) goto done;
     rc = ovk__initial_check(c, v->r, &bb, &decided);
     if (rc || decided) goto done;
     rc = v->sv->iterate(c, v->work, bb);

@@ -195,6 +195,9 @@ void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double v
 int ovk__ctx_matvec(ovk__ctx *c, const double *p, double *s);
 /* r = b - A x (timed as matvec). */
 int ovk__ctx_residual(ovk__ctx *c, double *r);
+/* The solve's starting residual: r = b when the guess is zero (no
+ * product), else r = b - A x. */
+int ovk__ctx_start_residual(ovk__ctx *c, double *r);
 /* z = C r, timed as precond. */
 int ovk__ctx_pc(ovk__ctx *c, const double *r, double *z);
 /* z = C r with the local <r,z> and <r,r>, timed as precond. */

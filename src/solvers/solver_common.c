@@ -286,6 +286,13 @@ int ovk__ctx_residual(ovk__ctx *c, double *r)
     return OVK_OK;
 }
 
+int ovk__ctx_start_residual(ovk__ctx *c, double *r)
+{
+    if (!c->guess_zero) return ovk__ctx_residual(c, r);
+    if (c->n > 0) memcpy(r, c->b, sizeof(double) * (size_t)c->n);
+    return OVK_OK;
+}
+
 int ovk__ctx_pc(ovk__ctx *c, const double *r, double *z)
 {
     ovk__tic t0 = ovk__tic_start(c);

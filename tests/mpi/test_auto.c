@@ -68,18 +68,35 @@ static ovk_reducer *reducer(const char *backend, double lat_us)
     return red;
 }
 
+/* Collective: solve A x = 1 from x = x0 with s (set up); *rel = the true
+ * ||1 - A x|| / ||1||; returns the status */
+static int solve_from(ovk_solver *s, ovk_matrix *A, double x0, ovk_pcg_result *res, double *rel)
+{
+    ovk_vector *b = NULL, *x = NULL, *r = NULL;
+    double rr = 0.0, bb = 0.0;
+    MT_RC(OVK_OK, ovk_vector_create(A, &b));
+    MT_RC(OVK_OK, ovk_vector_create(A, &x));
+    MT_RC(OVK_OK, ovk_vector_create(A, &r));
+    ovk_vector_set(b, 1.0);
+    ovk_vector_set(x, x0);
+    int rc = ovk_solver_solve(s, b, x, res);
+    MT_RC(OVK_OK, ovk_matvec(A, x, r)); /* r = b - A x */
+    MT_RC(OVK_OK, ovk_vector_scale(-1.0, r));
+    MT_RC(OVK_OK, ovk_vector_axpy(1.0, b, r));
+    MT_RC(OVK_OK, ovk_vector_norm2(r, &rr));
+    MT_RC(OVK_OK, ovk_vector_norm2(b, &bb));
+    *rel = rr / bb;
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_vector_destroy(r);
+    return rc;
+}
+
 /* Collective: solve A x = 1 from x = 0 with s (set up), returns the status */
 static int solve(ovk_solver *s, ovk_matrix *A, ovk_pcg_result *res)
 {
-    ovk_vector *b = NULL, *x = NULL;
-    MT_RC(OVK_OK, ovk_vector_create(A, &b));
-    MT_RC(OVK_OK, ovk_vector_create(A, &x));
-    ovk_vector_set(b, 1.0);
-    ovk_vector_set(x, 0.0);
-    int rc = ovk_solver_solve(s, b, x, res);
-    ovk_vector_destroy(b);
-    ovk_vector_destroy(x);
-    return rc;
+    double rel = 0.0;
+    return solve_from(s, A, 0.0, res, &rel);
 }
 
 /* Collective: a solver of spec on red, set up (status in *rc) */
@@ -275,30 +292,6 @@ static void remeasure(void)
     free(cols);
     free(vals);
     ovk_matrix_destroy(A);
-}
-
-/* Collective: solve A x = 1 from x = x0 with s (set up); *rel = the true
- * ||1 - A x|| / ||1||; returns the status */
-static int solve_from(ovk_solver *s, ovk_matrix *A, double x0, ovk_pcg_result *res, double *rel)
-{
-    ovk_vector *b = NULL, *x = NULL, *r = NULL;
-    double rr = 0.0, bb = 0.0;
-    MT_RC(OVK_OK, ovk_vector_create(A, &b));
-    MT_RC(OVK_OK, ovk_vector_create(A, &x));
-    MT_RC(OVK_OK, ovk_vector_create(A, &r));
-    ovk_vector_set(b, 1.0);
-    ovk_vector_set(x, x0);
-    int rc = ovk_solver_solve(s, b, x, res);
-    MT_RC(OVK_OK, ovk_matvec(A, x, r)); /* r = b - A x */
-    MT_RC(OVK_OK, ovk_vector_scale(-1.0, r));
-    MT_RC(OVK_OK, ovk_vector_axpy(1.0, b, r));
-    MT_RC(OVK_OK, ovk_vector_norm2(r, &rr));
-    MT_RC(OVK_OK, ovk_vector_norm2(b, &bb));
-    *rel = rr / bb;
-    ovk_vector_destroy(b);
-    ovk_vector_destroy(x);
-    ovk_vector_destroy(r);
-    return rc;
 }
 
 /* warm=1 (the default): the second solve of the values measured at setup
