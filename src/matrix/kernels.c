@@ -2,6 +2,9 @@
  * hook->every rows and calls the progress hook after each chunk, so that
  * reductions in flight progress while the kernel streams through memory.
  * Fused kernels compute several updates and local dot products in one pass. */
+#include <math.h>
+#include <string.h>
+
 #include "matrix.h"
 
 double ovk__dot(int n, const double *restrict x, const double *restrict y)
@@ -137,5 +140,102 @@ void ovk__dots(int n, int k, const double *const *x, const double *const *y, dou
             ovk__poke(h);
             since = 0;
         }
+    }
+}
+
+/* ---- dots in twice the working precision (Ogita, Rump and Oishi,
+ * "Accurate sum and dot product", SIAM J. Sci. Comput. 26(6), 2005, Dot2):
+ * each product split exactly into p + e by an FMA (TwoProduct), each
+ * addition into t + its rounding error (TwoSum), the errors summed apart.
+ * LANES interleaved sums as in dot_lanes; -ffp-contract=off (CMakeLists)
+ * keeps the compiler from fusing TwoSum's operations. */
+
+enum { DOT2_LANES = 4, DOT2_MAX = 16 };
+
+/* a running sum s + c per lane */
+typedef struct dot2_state {
+    double s[DOT2_LANES], c[DOT2_LANES];
+} dot2_state;
+
+/* s + c += a b, exactly up to the final rounding of c */
+static inline void dot2_step(double *s, double *c, double a, double b)
+{
+    double p = a * b, e = fma(a, b, -p), t = *s + p, z = t - *s; /* a b = p + e, s + p = t + err */
+    *c += ((*s - (t - z)) + (p - z)) + e;
+    *s = t;
+}
+
+/* rows [0, n) into the state, in portable C */
+static void dot2_rows(int n, const double *restrict x, const double *restrict y, dot2_state *st)
+{
+    double s[DOT2_LANES], c[DOT2_LANES]; /* the lanes in locals: registers */
+    memcpy(s, st->s, sizeof s);
+    memcpy(c, st->c, sizeof c);
+    int i = 0;
+    for (; i + DOT2_LANES <= n; i += DOT2_LANES)
+        for (int l = 0; l < DOT2_LANES; l++) dot2_step(&s[l], &c[l], x[i + l], y[i + l]);
+    for (; i < n; i++) dot2_step(&s[0], &c[0], x[i], y[i]);
+    memcpy(st->s, s, sizeof s);
+    memcpy(st->c, c, sizeof c);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* the same with AVX2 and FMA, the four lanes in one register: the same
+ * operations in the same order, so the same result; the last rows by
+ * dot2_rows */
+__attribute__((target("avx2,fma"))) static void dot2_rows_avx(int n, const double *restrict x,
+                                                              const double *restrict y, dot2_state *st)
+{
+    __m256d s = _mm256_loadu_pd(st->s), c = _mm256_loadu_pd(st->c);
+    int i = 0;
+    for (; i + DOT2_LANES <= n; i += DOT2_LANES) {
+        __m256d a = _mm256_loadu_pd(x + i), b = _mm256_loadu_pd(y + i);
+        __m256d p = _mm256_mul_pd(a, b), e = _mm256_fmsub_pd(a, b, p); /* a b = p + e exactly */
+        __m256d t = _mm256_add_pd(s, p), z = _mm256_sub_pd(t, s);     /* s + p = t + err exactly */
+        __m256d err = _mm256_add_pd(_mm256_sub_pd(s, _mm256_sub_pd(t, z)), _mm256_sub_pd(p, z));
+        c = _mm256_add_pd(c, _mm256_add_pd(err, e));
+        s = t;
+    }
+    _mm256_storeu_pd(st->s, s);
+    _mm256_storeu_pd(st->c, c);
+    dot2_rows(n - i, x + i, y + i, st);
+}
+#define DOT2_PICK() (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? dot2_rows_avx : dot2_rows)
+#else
+#define DOT2_PICK() dot2_rows
+#endif
+
+/* the lanes' sums (TwoSum again) and their errors, rounded once */
+static double dot2_total(const dot2_state *st)
+{
+    double s = st->s[0], c = st->c[0];
+    for (int l = 1; l < DOT2_LANES; l++) {
+        double t = s + st->s[l], z = t - s;
+        c += ((s - (t - z)) + (st->s[l] - z)) + st->c[l];
+        s = t;
+    }
+    return s + c;
+}
+
+void ovk__dots_exact(int n, int k, const double *const *x, const double *const *y, double *out,
+                     const ovk__hook *h)
+{
+    enum { CACHE_ROWS = 2048 };
+    void (*rows)(int, const double *, const double *, dot2_state *) = DOT2_PICK();
+    int every = ovk__chunk_rows(n, h), step = every < CACHE_ROWS ? every : CACHE_ROWS;
+    for (int j0 = 0; j0 < k; j0 += DOT2_MAX) { /* at most DOT2_MAX states at once */
+        int kk = k - j0 < DOT2_MAX ? k - j0 : DOT2_MAX;
+        dot2_state st[DOT2_MAX] = {{{0.0}, {0.0}}};
+        for (int lo = 0, since = 0; lo < n; lo += step) {
+            int hi = ovk__chunk_end(lo, step, n);
+            for (int j = 0; j < kk; j++) rows(hi - lo, x[j0 + j] + lo, y[j0 + j] + lo, &st[j]);
+            since += hi - lo;
+            if (since >= every || hi == n) {
+                ovk__poke(h);
+                since = 0;
+            }
+        }
+        for (int j = 0; j < kk; j++) out[j0 + j] = dot2_total(&st[j]);
     }
 }

@@ -24,6 +24,13 @@ void ovk__axpy_dot(int n, double a, const double *x, double *y, double *yy, cons
 /* Local dot products in one pass: out[j] = <x[j], y[j]> for j < k (k <= 16). */
 void ovk__dots(int n, int k, const double *const *x, const double *const *y, double *out,
                const ovk__hook *h);
+/* The same, each as accurate as if summed in twice the working precision
+ * and rounded once (Dot2: exact products and compensated sums; about 3x the
+ * flops of ovk__dots): for sums that cancel, such as the inner products of
+ * nearly orthogonal vectors.  The result does not depend on whether the CPU
+ * has FMA. */
+void ovk__dots_exact(int n, int k, const double *const *x, const double *const *y, double *out,
+                     const ovk__hook *h);
 
 /* ---- layout, vectors, matrices (src/matrix) -------------------------- */
 

@@ -24,7 +24,9 @@
  * depth 1 (session 17: pipecg at or below plcg:l=1 in 15 of 16 cells of
  * docs/benchmarks.md, one-shot and repeated).  The shallowest variant that
  * reaches the minimum is taken (deeper pipelines lose accuracy), at most
- * plcg:l=maxl (default 3).  It then sets up the chosen variant and solves
+ * plcg:l=maxl (default 4; 3 before plcg's Gram sums were taken in twice
+ * the working precision: l = 4 took 1.1-1.3x alg1's iterations on the
+ * 7-point Laplacian, now 1.0-1.12x).  It then sets up the chosen variant and solves
  * with it; where plcg broke down in a solve (a restart: plcg then went on
  * with pipeprcg's recurrences), the later solves use pipeprcg.  The
  * second solve of the values measured at setup measures again, warm (the
@@ -43,7 +45,7 @@
 
 #include "solver.h"
 
-enum { PRECISE = 2, WORK_REPS = 2, MAX_DEPTH = 8, DEFAULT_DEPTH = 3, ALG1_PASSES = 5, ALG1_REDUCTIONS = 3 };
+enum { PRECISE = 2, WORK_REPS = 2, MAX_DEPTH = 8, DEFAULT_DEPTH = 4, ALG1_PASSES = 5, ALG1_REDUCTIONS = 3 };
 /* the probe's figures: latency (its interval's upper and lower end), local
  * work of one alg1 iteration and its vector part */
 enum { FIG_LAT, FIG_LAT_LOW, FIG_WORK, FIG_VEC, FIG_COUNT };
@@ -374,8 +376,7 @@ const ovk__solver ovk__solver_auto = {
     .description = "measures the reduction latency and the local work at setup and picks alg1, pipecg or "
                    "plcg:l=k (pipeprcg after a breakdown of plcg)",
     .options = "remeasure=0|1: measure again after new matrix values (0); warm=0|1: measure again, warm, in the "
-               "second solve of the same values (1); maxl=1..8: deepest plcg (3: l = 4 took 1.1-1.3x alg1's iterations "
-               "on the 7-point Laplacian)",
+               "second solve of the same values (1); maxl=1..8: deepest plcg (4)",
     .parse = auto_parse,
     .work_size = sizeof(auto_work),
     .nvec = 5,

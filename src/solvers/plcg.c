@@ -18,7 +18,10 @@
  *   LDL^T pivot eta
  *   every level j = 0..l (z^(j) = P_j(CA) v, p^(j) = P_j(CA) p) and x, by
  *   two-term recurrences in one pass (advance);  <u, v>, <u, z_j> (l+1
- *   sums) -> start
+ *   sums, each in twice the working precision: G's off-diagonal entries
+ *   are small sums of large terms, and their rounding, amplified by the
+ *   Cholesky-like step, delayed convergence: 7-point Laplacian at l = 4,
+ *   99 -> 119 iterations at 50x25x25 with plain sums, 99 with these) -> start
  *
  * The shifts are Chebyshev nodes of [lmin, lmax] (the spectrum of CA),
  * given by the spec (plcg:l=2,lmin=0,lmax=1.38) or estimated in the first
@@ -605,7 +608,7 @@ static int start_sums(ovk__ctx *c, plcg_work *w, int it)
     }
     double *dst = g(w, first, col);
     ovk__tic t0 = ovk__tic_start(c);
-    ovk__dots(c->n, count, x, y, dst, &c->hook);
+    ovk__dots_exact(c->n, count, x, y, dst, &c->hook); /* G's entries: small sums of large terms */
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     return ovk__sum_begin(c, OVK__IPROD, dst, count, &w->req[col % w->width]);
 }

@@ -7,6 +7,9 @@
  *     without) and a block with empty rows, in every value form;
  *   - every value form of a block gives bitwise the product of the double
  *     values, and a dictionary of more than 256 values is refused;
+ *   - ovk__dots_exact (plcg's Gram sums): a sum of 10^7-sized terms that
+ *     cancel to 10^-3 comes out within 1e-14 of it (ovk__dots: 1.0004e-3
+ *     there), more than 16 dots at once as one at a time;
  * with and without the progress hook (chunks of 7 rows). */
 #include <math.h>
 #include <setjmp.h>
@@ -161,6 +164,42 @@ static void test_matvec_dot(void **state)
     ovk_matrix_destroy(A);
 }
 
+/* x: 500 terms of about 1e7, the same negated in reverse order, then 1e-3:
+ * <x, y> = 1e-3 exactly for y with y[i] = y[999 - i] and y[1000] = 1 */
+static void cancelling(double *x, double *y, int n)
+{
+    for (int i = 0; i < 500; i++) {
+        x[i] = 1e7 * val_of(i, 6);
+        x[999 - i] = -x[i];
+        y[i] = y[999 - i] = val_of(i, 7);
+    }
+    x[1000] = 1e-3;
+    y[1000] = 1.0;
+    for (int i = 1001; i < n; i++) x[i] = y[i] = 0.0;
+}
+
+static void test_dots_exact(void **state)
+{
+    (void)state;
+    enum { N = 1003, K = 18 };
+    static double x[N], y[N];
+    cancelling(x, y, N);
+    const double *xs[K], *ys[K];
+    for (int j = 0; j < K; j++) xs[j] = x, ys[j] = y;
+    for (int hooked = 0; hooked < 2; hooked++) {
+        ovk__hook h = {hooked ? poke : NULL, NULL, 7};
+        double out[K], one;
+        pokes = 0;
+        ovk__dots_exact(N, K, xs, ys, out, &h);
+        assert_true(!hooked || pokes == 2 * (N + 6) / 7); /* two groups of at most 16 */
+        ovk__dots_exact(N, 1, xs, ys, &one, &h);
+        for (int j = 0; j < K; j++) {
+            assert_true(fabs(out[j] - 1e-3) <= 1e-3 * 1e-14);
+            assert_true(out[j] == one);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -168,6 +207,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_alg1_update),
         cmocka_unit_test(test_mul_dot),
         cmocka_unit_test(test_matvec_dot),
+        cmocka_unit_test(test_dots_exact),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
