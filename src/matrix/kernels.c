@@ -157,11 +157,18 @@ typedef struct dot2_state {
     double s[DOT2_LANES], c[DOT2_LANES];
 } dot2_state;
 
+/* TwoSum: the rounding error of t = a + b, exactly: a + b = t + err */
+static inline double two_sum_err(double a, double b, double t)
+{
+    double z = t - a;
+    return (a - (t - z)) + (b - z);
+}
+
 /* s + c += a b, exactly up to the final rounding of c */
 static inline void dot2_step(double *s, double *c, double a, double b)
 {
-    double p = a * b, e = fma(a, b, -p), t = *s + p, z = t - *s; /* a b = p + e, s + p = t + err */
-    *c += ((*s - (t - z)) + (p - z)) + e;
+    double p = a * b, e = fma(a, b, -p), t = *s + p; /* a b = p + e */
+    *c += two_sum_err(*s, p, t) + e;
     *s = t;
 }
 
@@ -211,8 +218,8 @@ static double dot2_total(const dot2_state *st)
 {
     double s = st->s[0], c = st->c[0];
     for (int l = 1; l < DOT2_LANES; l++) {
-        double t = s + st->s[l], z = t - s;
-        c += ((s - (t - z)) + (st->s[l] - z)) + st->c[l];
+        double t = s + st->s[l];
+        c += two_sum_err(s, st->s[l], t) + st->c[l];
         s = t;
     }
     return s + c;
