@@ -96,4 +96,25 @@ for n in $SIZES; do
             printf "-n %s 250 us: best plcg %s %.1f us/iter = %.2fx its 0 us time, %.2fx pipecg (%.1f)\n", n, bp, t[bp, 250],
                 t[bp, 250] / t[bp, 0], t[bp, 250] / t["pipecg", 250], t["pipecg", 250] }' "$f"
 done
+# auto against the best fixed choice paired by round (the two ran within one
+# round, minutes apart at most, where the medians above compare rounds run up to
+# an hour apart): the median over rounds of auto's setup + solve over the best
+# fixed choice's (that of the medians above) in the same round
+for n in $SIZES; do
+    awk -v n="$n" '{ v = ($3 > 0 ? 1e6 * ($4 + $5) / $3 : 0); t[$1, $2, $8] = v; sol[$1] = 1; lat[$2] = 1; rnd[$8] = 1 }
+        function med(v, k,   i, j, x) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
+                if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x }
+            return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2 }
+        END {
+            for (L in lat) {
+                best = ""; bt = 0
+                for (s in sol) { if (s ~ /^auto/) continue; k = 0
+                    for (r in rnd) if ((s, L, r) in t) a[++k] = t[s, L, r]
+                    m = med(a, k); if (best == "" || m < bt) { best = s; bt = m } }
+                for (au in sol) { if (au !~ /^auto/) continue; k = 0
+                    for (r in rnd) if ((au, L, r) in t && (best, L, r) in t && t[best, L, r] > 0)
+                        a[++k] = t[au, L, r] / t[best, L, r]
+                    printf "-n %s %s us: %s / %s paired by round, median of %d: %.2fx\n", n, L, au, best, k, med(a, k) }
+            } }' "$OUT/oneshot_n$n.raw" | sort -t' ' -k3,3n
+done
 echo "raw data: $OUT"
