@@ -370,6 +370,15 @@ static int auto_parse(ovk__opts *o, void **params)
 
 static void auto_destroy(void *work) { drop_inner(work); }
 
+/* the choice, its figures, and the chosen variant's own view */
+static void auto_view(const void *work, FILE *f)
+{
+    const auto_work *w = work;
+    fprintf(f, "  auto: latency %.0f us, local work %.0f us per iteration%s -> %s\n", w->latency_us, w->work_us,
+            w->warm ? " (warm)" : "", w->choice);
+    if (w->inner.sv && w->inner.sv->view) w->inner.sv->view(w->inner.work, f);
+}
+
 #define V(f) offsetof(auto_work, f)
 const ovk__solver ovk__solver_auto = {
     .name = "auto",
@@ -383,4 +392,5 @@ const ovk__solver ovk__solver_auto = {
     .vec = (const size_t[]){V(r), V(p), V(s), V(z), V(x)},
     .iterate = auto_iterate,
     .destroy = auto_destroy,
+    .view = auto_view,
 };

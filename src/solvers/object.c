@@ -1003,6 +1003,7 @@ int ovk_solver_view(const ovk_solver *s, FILE *f)
     fprintf(f, "ovk_solver: %lld rows on %d ranks, %s\n", (long long)s->lay->nglobal, s->lay->size,
             s->ready && !s->dirty ? "set up" : "options changed since the last setup (the next solve sets up)");
     fprintf(f, "  solver: %s%s%s\n", s->solver_spec, s->sv ? " - " : "", s->sv ? s->sv->description : "");
+    if (s->var.sv && s->var.sv->view) s->var.sv->view(s->var.work, f);
     if (s->pc_fn) fprintf(f, "  preconditioner: the application's callback\n");
     else if (s->pc.type && strncmp(s->precond_spec, s->pc.type->name, strlen(s->pc.type->name)))
         fprintf(f, "  preconditioner: %s (%s)\n", s->precond_spec, s->pc.type->name);

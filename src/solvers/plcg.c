@@ -411,6 +411,19 @@ static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
     return ovk__sum_begin(c, OVK__GAMMA, w->est_d, 2 * m + 2, &w->est_req);
 }
 
+/* The shifts in use and where they came from: an estimate's bounds, given
+ * in the spec, skip the estimate in a later run of the same operator. */
+static void plcg_view(const void *work, FILE *f)
+{
+    const plcg_work *w = work;
+    if (w->user_bounds && !w->estimated)
+        fprintf(f, "  plcg: l = %d, shifts on [%g, %g] from the spec\n", w->l, w->lmin, w->lmax);
+    else if (w->estimated)
+        fprintf(f, "  plcg: l = %d, shifts on [%g, %.6g] from the spectrum estimate (the spec plcg:l=%d,lmin=%g,"
+                   "lmax=%.6g skips it)\n", w->l, w->lmin, w->lmax, w->l, w->lmin, w->lmax);
+    else fprintf(f, "  plcg: l = %d, shifts from a spectrum estimate in the next solve\n", w->l);
+}
+
 /* The estimate's moments in: lmax, the shifts.  *stop on a breakdown. */
 static int estimate_end(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 {
@@ -429,6 +442,7 @@ static int estimate_end(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
     w->estimated = 1;
     w->epoch = c->numeric_epoch;
     shifts(w);
+    if (c->opts->print_level >= 1 && c->rank == 0) plcg_view(w, c->opts->out ? c->opts->out : stdout);
     return OVK_OK;
 }
 
@@ -708,6 +722,7 @@ static int run(ovk__ctx *c, plcg_work *w, double bb)
 
 /* ---- the variant's interface ---------------------------------------------- */
 
+
 static int plcg_parse(ovk__opts *o, void **params)
 {
     plcg_params *p = calloc(1, sizeof *p);
@@ -749,6 +764,9 @@ static void plcg_setup(ovk__ctx *c, void *work)
     w->nz = w->l + 1;
     w->width = 2 * w->l + 4;
     w->bytes = (size_t)(w->WU - w->r + (c->n > 0 ? c->n : 1)) * sizeof(double);
+    w->user_bounds = pp->lmax > 0.0; /* for the view before the first solve */
+    w->lmin = pp->lmin;
+    w->lmax = pp->lmax;
 }
 
 static void plcg_destroy(void *work)
@@ -782,4 +800,5 @@ const ovk__solver ovk__solver_plcg = {
     .setup = plcg_setup,
     .iterate = plcg_iterate,
     .destroy = plcg_destroy,
+    .view = plcg_view,
 };

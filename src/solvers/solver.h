@@ -114,6 +114,9 @@ typedef struct ovk__solver {
     int (*resume)(ovk__ctx *c, void *work, double bb, int iter0);
     /* Optional: free what setup allocated (the frame frees work and vectors). */
     void (*destroy)(void *work);
+    /* Optional, local: the state a user may want to see or reuse, as lines
+     * of ovk_solver_view ("  name: ...\n"; plcg's shifts, auto's choice). */
+    void (*view)(const void *work, FILE *f);
 } ovk__solver;
 
 /* A variant's instance: its work struct and vector block. */

@@ -321,6 +321,55 @@ static int my_test(ovk_solver *s, int it, double rnorm, double bnorm, double rno
     return rnorm < v->drop * rnorm0 ? OVK_VERDICT_CONVERGED : OVK_VERDICT_CONTINUE;
 }
 
+/* the view's line that starts with `head` into line ("" when none) */
+static void view_line(ovk_solver *s, const char *head, char *line, size_t len)
+{
+    FILE *f = tmpfile();
+    line[0] = '\0';
+    MT_RC(OVK_OK, ovk_solver_view(s, f));
+    rewind(f);
+    char buf[1024];
+    while (fgets(buf, sizeof buf, f))
+        if (!strncmp(buf, head, strlen(head))) snprintf(line, len, "%s", buf);
+    fclose(f);
+}
+
+/* plcg's view names the shifts of its estimate and the spec that skips it;
+ * that spec solves in as many iterations with the estimate's two reductions
+ * fewer, and its view says the shifts came from the spec */
+static void test_view_plcg(ovk_matrix *A, ovk_vector *b, ovk_vector *x)
+{
+    ovk_solver *s = NULL, *t = NULL;
+    ovk_pcg_result r1, r2;
+    char line[1024], spec[256] = "", want[300];
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "plcg:l=2"));
+    MT_RC(OVK_OK, ovk_solver_setup(s));
+    view_line(s, "  plcg:", line, sizeof line);
+    MT_CHECK(strstr(line, "estimate in the next solve") != NULL, "plcg before a solve: '%s'", line);
+    ovk_vector_set(x, 0.0);
+    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &r1));
+    view_line(s, "  plcg:", line, sizeof line);
+    const char *at = strstr(line, "the spec ");
+    double lmin = -1.0, lmax = 0.0;
+    if (at) sscanf(at, "the spec %255[^ ] skips it", spec);
+    if (at) sscanf(spec, "plcg:l=2,lmin=%lf,lmax=%lf", &lmin, &lmax);
+    MT_CHECK(strstr(line, "from the spectrum estimate") && lmin == 0.0 && lmax > 1.0 && lmax < 1.4,
+             "plcg after its estimate (27-point, Jacobi: lmax in (1, 1.4)): '%s'", line);
+    MT_RC(OVK_OK, ovk_solver_create(A, &t));
+    MT_RC(OVK_OK, ovk_solver_set_option(t, "solver", spec));
+    ovk_vector_set(x, 0.0);
+    MT_RC(OVK_OK, ovk_solver_solve(t, b, x, &r2));
+    MT_CHECK(r2.iterations == r1.iterations && r2.reductions == r1.reductions - 2 && r2.restarts == 0,
+             "%s: %d iterations, %lld reductions; with the estimate %d, %lld", spec, r2.iterations,
+             (long long)r2.reductions, r1.iterations, (long long)r1.reductions);
+    view_line(t, "  plcg:", line, sizeof line);
+    snprintf(want, sizeof want, "  plcg: l = 2, shifts on [0, %g] from the spec", lmax);
+    MT_CHECK(!strncmp(line, want, strlen(want)), "the view of %s: '%s'", spec, line);
+    ovk_solver_destroy(&s);
+    ovk_solver_destroy(&t);
+}
+
 static void test_stops(ovk_matrix *A, ovk_vector *b, ovk_vector *x)
 {
     static const char *const solvers[] = {"alg1", "pipecg", "pipeprcg"};
@@ -446,6 +495,7 @@ int main(int argc, char **argv)
     ovk_vector_create(L, &lx);
     ovk_vector_set(lb, 1.0);
     test_stops(L, lb, lx);
+    test_view_plcg(L, lb, lx);
     ovk_vector_destroy(lb);
     ovk_vector_destroy(lx);
     ovk_matrix_destroy(L);
