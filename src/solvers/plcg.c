@@ -722,7 +722,6 @@ static int run(ovk__ctx *c, plcg_work *w, double bb)
 
 /* ---- the variant's interface ---------------------------------------------- */
 
-
 static int plcg_parse(ovk__opts *o, void **params)
 {
     plcg_params *p = calloc(1, sizeof *p);
