@@ -289,6 +289,13 @@ static int figures(ovk__ctx *c, auto_work *w, double *fig, char *spec, size_t le
     return OVK_OK;
 }
 
+/* the choice and its figures, one line (print_level 1 and the view) */
+static void choice_line(const auto_work *w, const char *indent, FILE *f)
+{
+    fprintf(f, "%sauto: latency %.0f us, local work %.0f us per iteration%s -> %s\n", indent, w->latency_us,
+            w->work_us, w->warm ? " (warm)" : "", w->choice);
+}
+
 /* Collective: measure, agree, choose and set up the choice (kept set up
  * when it is the variant already running: its start-up state stays). */
 static int measure(ovk__ctx *c, auto_work *w)
@@ -305,10 +312,7 @@ static int measure(ovk__ctx *c, auto_work *w)
     if (w->broke && !strncmp(spec, "plcg", 4)) snprintf(spec, sizeof spec, "pipeprcg");
     if (!w->inner.sv || strcmp(spec, w->choice)) rc = use(c, w, spec);
     if (rc) return rc;
-    if (c->opts->print_level >= 1 && c->rank == 0)
-        fprintf(c->opts->out ? c->opts->out : stdout,
-                "auto: latency %.0f us, local work %.0f us per iteration%s -> %s\n", w->latency_us, w->work_us,
-                w->warm ? " (warm)" : "", w->choice);
+    if (c->opts->print_level >= 1 && c->rank == 0) choice_line(w, "", c->opts->out ? c->opts->out : stdout);
     return OVK_OK;
 }
 
@@ -374,8 +378,7 @@ static void auto_destroy(void *work) { drop_inner(work); }
 static void auto_view(const void *work, FILE *f)
 {
     const auto_work *w = work;
-    fprintf(f, "  auto: latency %.0f us, local work %.0f us per iteration%s -> %s\n", w->latency_us, w->work_us,
-            w->warm ? " (warm)" : "", w->choice);
+    choice_line(w, "  ", f);
     if (w->inner.sv && w->inner.sv->view) w->inner.sv->view(w->inner.work, f);
 }
 

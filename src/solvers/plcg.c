@@ -763,7 +763,7 @@ static void plcg_setup(ovk__ctx *c, void *work)
     w->nz = w->l + 1;
     w->width = 2 * w->l + 4;
     w->bytes = (size_t)(w->WU - w->r + (c->n > 0 ? c->n : 1)) * sizeof(double);
-    w->user_bounds = pp->lmax > 0.0; /* for the view before the first solve */
+    w->user_bounds = pp->lmax > 0.0; /* the spec's bounds (restored by iterate after new values) */
     w->lmin = pp->lmin;
     w->lmax = pp->lmax;
 }
@@ -778,7 +778,6 @@ static int plcg_iterate(ovk__ctx *c, void *work, double bb)
 {
     const plcg_params *pp = c->params;
     plcg_work *w = work;
-    w->user_bounds = pp->lmax > 0.0;
     if (w->estimated && w->epoch != c->numeric_epoch) w->estimated = 0; /* new values: estimate again */
     if (w->user_bounds && !w->estimated) { /* an estimate after a breakdown replaces them for good */
         w->lmin = pp->lmin;
