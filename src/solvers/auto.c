@@ -342,8 +342,10 @@ static int auto_iterate(ovk__ctx *c, void *work, double bb)
     const auto_params *pp = c->params;
     auto_work *w = work;
     void *saved = NULL;
-    int rc = again(c, w, pp);
-    if (rc) return rc;
+    int decided = 0, rc = again(c, w, pp);
+    if (!rc && c->initial_pending && !w->inner.sv->defers_initial) /* the choice sums no <b,b>: now */
+        rc = ovk__initial_check(c, w->r, &bb, &decided);
+    if (rc || decided) return rc;
     snprintf(c->res->auto_choice, sizeof c->res->auto_choice, "%s", w->choice);
     c->res->auto_latency_us = w->latency_us;
     c->res->auto_work_us = w->work_us;
@@ -394,6 +396,7 @@ const ovk__solver ovk__solver_auto = {
     .nvec = 5,
     .vec = (const size_t[]){V(r), V(p), V(s), V(z), V(x)},
     .iterate = auto_iterate,
+    .defers_initial = 1, /* to the chosen variant when it takes it (plcg) */
     .destroy = auto_destroy,
     .view = auto_view,
 };

@@ -58,10 +58,12 @@ int ovk__variant_solve(ovk__ctx *c, ovk__variant *v)
     if (c->guess_zero) memset(c->x, 0, sizeof(double) * (size_t)c->n); /* x0 = 0 */
     rc = ovk__ctx_start_residual(c, v->r);
     if (rc) goto done;
-    rc = ovk__initial_check(c, v->r, &bb, &decided);
+    c->initial_pending = v->sv->defers_initial;
+    if (!c->initial_pending) rc = ovk__initial_check(c, v->r, &bb, &decided);
     if (rc || decided) goto done;
     rc = v->sv->iterate(c, v->work, bb);
 done:
+    c->initial_pending = 0;
     c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
     return rc;
 }

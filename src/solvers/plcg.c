@@ -26,7 +26,9 @@
  * The shifts are Chebyshev nodes of [lmin, lmax] (the spectrum of CA),
  * given by the spec (plcg:l=2,lmin=0,lmax=1.38) or estimated in the first
  * solve of a set-up solver, and again after new matrix values, by a startup
- * phase that costs two blocking reductions: lmin = 0 and lmax = the largest
+ * phase that costs one blocking reduction, which also carries the frame's
+ * initial <b,b> and <r0,r0>, and one behind the first matvec of the first
+ * cycle: lmin = 0 and lmax = the largest
  * Ritz value of CA on a Krylov space of dimension up to EST_DIM + 1 of a
  * random vector, built in a Chebyshev basis without a reduction between its
  * matvecs and reduced as its Gram matrices at once (x is not touched).  The
@@ -45,10 +47,16 @@
  * ||r||_2 / ||r||_C measured at the start of a cycle and at every true
  * residual check.  b - A x is checked (one matvec, one blocking reduction)
  * when the estimate meets the tolerance, and whenever it has dropped
- * CHECK_DROP below the last checked ||b - A x||: rho is updated, the solve
- * stops if the true residual meets the tolerance, and the recurrences have
- * lost the true residual if it dropped less than LOST_DROP meanwhile (or
- * less than 2 while |zeta| dropped by 10).
+ * CHECK_DROP below the last checked ||b - A x|| (then its sum is in flight
+ * behind the next l steps, no blocking wait): rho is updated, the solve
+ * stops if the true residual meets the tolerance (after a check in flight:
+ * once b - A x of the current x does), and the recurrences have lost the
+ * true residual if it dropped less than LOST_DROP meanwhile (or less than 2
+ * while |zeta| dropped by 10).
+ *
+ * No reduction of its own before the pipeline: the frame's initial check
+ * (<b,b>, <r0,r0>) rides with the estimate's first sum or with <r0,Cr0>
+ * (defers_initial), and the first cycle takes r0 from the frame's r.
  *
  * Fallback: on ill-conditioned matrices the deep pipelines break down (the
  * computed V loses the orthogonality G's Cholesky-like step assumes; the
@@ -94,11 +102,15 @@ typedef struct plcg_work {
     double gam[WIDTH], del[WIDTH];     /* the Lanczos coefficients, k mod width */
     ovk_request *req[WIDTH];           /* the sums of column k, k mod width */
     ovk_request *req0;
+    ovk_request *chk_req;              /* a true residual check in flight (check_begin) */
+    double chk_rr, chk_zeta;           /* its <r,r>; |zeta| when it started */
+    int chk_it;                        /* the step it started at */
+    int chk_met;                       /* it met the tolerance: confirm at the current x */
     ovk_request *est_req;              /* the estimate's moments, in flight into the first cycle */
     double est_d[2 * EST_DIM + 2], est_b; /* their sums; the basis's scale */
     int est_m;                         /* the basis's dimension - 1 */
     ovk__variant fallback;      /* pipeprcg, set up when first needed */
-    double g0[2];               /* <r0,Cr0>, <r0,r0> */
+    double g0[3];               /* <r0,Cr0>, <r0,r0> (and <b,b> while c->initial_pending) */
     double sigma[MAX_L];
     int user_bounds, estimated; /* the spec gave the bounds; an estimate is in use */
     unsigned epoch;             /* c->numeric_epoch of the estimate */
@@ -112,6 +124,7 @@ typedef struct plcg_state {
     double beta, eta, zeta;     /* ||r0||_C; the LDL^T pivot; the residual's coordinate */
     double rho;                 /* ||r||_2 / ||r||_C */
     double rr_check, z_check;   /* the last check's ||r||_2^2 and |zeta| */
+    int r_fresh;                /* r = b - A x of the current x (the frame's, untouched) */
 } plcg_state;
 
 typedef enum { STOP, BROKE, STAGNATED, GO } outcome;
@@ -160,6 +173,11 @@ static int drain(ovk__ctx *c, plcg_work *w)
         if (!rc) rc = rc2;
     }
     w->req0 = NULL;
+    if (w->chk_req) {
+        int rc2 = ovk__sum_end(c, OVK__IPROD, w->chk_req);
+        if (!rc) rc = rc2;
+    }
+    w->chk_req = NULL;
     for (int k = 0; k < w->width; k++) {
         int rc2 = wait_col(c, w, k);
         if (!rc) rc = rc2; /* the first failure; every column still completes */
@@ -175,19 +193,63 @@ static void shifts(plcg_work *w)
     for (int i = 0; i < w->l; i++) w->sigma[i] = mid + rad * cos(pi * (2.0 * i + 1.0) / (2.0 * w->l));
 }
 
-/* The convergence test of iteration st->iter on the estimate <r,r> = rr.
- * b - A x is computed (one matvec, one blocking reduction) when the
- * estimate meets the tolerance or has dropped CHECK_DROP below the last
- * checked ||b - A x||; then rho is recalibrated, the solve stops if the
- * true residual meets the tolerance, and *stop = -1 (lost) if it dropped
- * less than LOST_DROP (by CHECK_DROP) or 2 (by 10 in |zeta|) while the
- * estimate dropped that much.  *stop = 1 when done. */
-static int check(ovk__ctx *c, plcg_work *w, plcg_state *st, double rr, double zeta, int *stop)
+/* After a true residual check <b - A x, b - A x> = rr_true taken at |zeta|
+ * = zeta that did not stop the solve: rho recalibrated; *stop = -1 (lost)
+ * if it dropped less than LOST_DROP (a check due by CHECK_DROP) or 2 (by 10
+ * in |zeta|) while the estimate dropped that much. */
+static void calibrate(plcg_state *st, double rr_true, double zeta, int due, int *stop)
+{
+    if (zeta > 0.0) st->rho = sqrt(rr_true) / zeta;
+    if ((due && rr_true > LOST_DROP * LOST_DROP * st->rr_check) ||
+        (rr_true > 0.25 * st->rr_check && zeta < 0.1 * st->z_check))
+        *stop = -1; /* the recurrences lost the true residual */
+    st->rr_check = rr_true;
+    st->z_check = zeta;
+}
+
+/* A check due by CHECK_DROP: b - A x and its sum started at step it, in
+ * flight behind the next l steps (check_end), no blocking wait. */
+static int check_begin(ovk__ctx *c, plcg_work *w, double zeta, int it)
+{
+    int rc = ovk__ctx_residual(c, w->r); /* r = b - A x */
+    if (rc) return rc;
+    w->chk_rr = ovk__dot(c->n, w->r, w->r);
+    w->chk_zeta = zeta;
+    w->chk_it = it;
+    return ovk__sum_begin(c, OVK__IPROD, &w->chk_rr, 1, &w->chk_req);
+}
+
+/* That check's sum in: rho recalibrated, *stop = -1 if lost (calibrate);
+ * if it met the tolerance, the next check confirms the current x. */
+static int check_end(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
+{
+    int rc = ovk__sum_end(c, OVK__IPROD, w->chk_req);
+    w->chk_req = NULL;
+    c->inflight = OVK__IPROD; /* G's sums are in flight (start_sums came first) */
+    if (rc) return rc;
+    w->chk_met = ovk__converged(c, w->chk_rr);
+    calibrate(st, w->chk_rr, w->chk_zeta, 1, stop);
+    return OVK_OK;
+}
+
+/* The convergence test of iteration st->iter (step it) on the estimate
+ * <r,r> = rr.  When it meets the tolerance (or the last check's b - A x
+ * did), b - A x is computed (one matvec, one blocking reduction): the
+ * solve stops if that meets it too, else rho is recalibrated (calibrate; a
+ * check still in flight is superseded).  When the estimate has dropped
+ * CHECK_DROP below the last checked ||b - A x||, a check starts
+ * (check_begin) unless one is in flight.  *stop = 1 when done, -1 when the
+ * recurrences lost the true residual. */
+static int check(ovk__ctx *c, plcg_work *w, plcg_state *st, double rr, double zeta, int it, int *stop)
 {
     int ok = 0, rc = ovk__iterate_check(c, st->iter, rr, st->bb, stop);
     if (rc || (*stop && c->res->reason != OVK_REASON_CONVERGED)) return rc;
     int due = rr < CHECK_DROP * CHECK_DROP * st->rr_check; /* the estimate dropped by CHECK_DROP */
-    if (!*stop && !due) return OVK_OK;
+    if (!*stop && !w->chk_met) return due && !w->chk_req ? check_begin(c, w, zeta, it) : OVK_OK;
+    w->chk_met = 0;
+    if (w->chk_req) rc = ovk__sum_end(c, OVK__IPROD, w->chk_req); /* superseded by this one */
+    w->chk_req = NULL;
+    if (rc) return rc;
     rc = ovk__confirm(c, st->bb, w->r, &ok);
     if (rc) return rc;
     if (ok) {
@@ -196,13 +258,7 @@ static int check(ovk__ctx *c, plcg_work *w, plcg_state *st, double rr, double ze
         return OVK_OK;
     }
     *stop = 0;
-    double rr_true = c->res->rel_residual * c->res->rel_residual * st->bb;
-    if (zeta > 0.0) st->rho = sqrt(rr_true) / zeta;
-    if ((due && rr_true > LOST_DROP * LOST_DROP * st->rr_check) ||
-        (rr_true > 0.25 * st->rr_check && zeta < 0.1 * st->z_check))
-        *stop = -1; /* the recurrences lost the true residual */
-    st->rr_check = rr_true;
-    st->z_check = zeta;
+    calibrate(st, c->res->rel_residual * c->res->rel_residual * st->bb, zeta, due, stop);
     return OVK_OK;
 }
 
@@ -232,12 +288,12 @@ static int random_rhs(ovk__ctx *c, double *r)
     return OVK_OK;
 }
 
-/* Every work vector, in the declared order (3l + 7 of them): the startup
- * phase borrows them all before a cycle zeroes them. */
-static int all_vectors(plcg_work *w, double **v)
+/* Every work vector but r, in the declared order (3l + 6 of them): the
+ * startup phase borrows them before a cycle zeroes them (r = b - A x stays
+ * for the first cycle). */
+static int est_vectors(plcg_work *w, double **v)
 {
     int k = 0;
-    v[k++] = w->r;
     for (int i = 0; i <= w->l; i++) v[k++] = w->Z[i];
     for (int i = 0; i < 2; i++) v[k++] = w->U[i];
     for (int i = 0; i < w->l; i++) v[k++] = w->LZ[i];
@@ -375,11 +431,12 @@ static double ritz_max(int m, double b, const double *nu)
  * quotient of w_0 scales the Chebyshev basis (b = 2 rho: the basis only
  * needs b of the order of lambda_max; blocking: the basis's first step
  * needs it, and A C u_0 computed behind it and combined afterwards changed
- * the rounding enough to move plcg's breakdowns on LFAT5), then the
+ * the rounding enough to move plcg's breakdowns on LFAT5; it carries the
+ * initial check's <b,b> and <r0,r0> while c->initial_pending), then the
  * basis's moments in one (2 EST_DIM + 2 values: six vectors and two dots
  * per matvec, where the Gram matrices' entries took all of the basis and
- * (m+1)(m+2) dots), in flight into the first cycle, whose r0 = b - A x and
- * C r0 run behind it (estimate_end).
+ * (m+1)(m+2) dots), in flight into the first cycle, whose C r0 and first
+ * matvec run behind it (basis, estimate_end).
  * m = EST_DIM steps (6 at l = 1, 9 at l = 2: a lower estimate, which l = 1
  * needed on bcsstk03 to run without a breakdown) put lmax within 2-4 %
  * below lambda_max on the Laplacians (24 classical steps: 1 %), on the safe side: the shifts must not reach
@@ -388,9 +445,10 @@ static double ritz_max(int m, double b, const double *nu)
  * but cost bcsstk08 two orders of accuracy). */
 static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 {
-    double *v[OVK__MAX_VECS], q[2];
-    const int m = 3 * w->l + 3 < EST_DIM ? 3 * w->l + 3 : EST_DIM;
-    (void)all_vectors(w, v); /* 3 l + 7 >= EST_VECS */
+    double *v[OVK__MAX_VECS], q[4];
+    const int m = 3 * w->l + 3 < EST_DIM ? 3 * w->l + 3 : EST_DIM, k = c->initial_pending ? 4 : 2;
+    if (k == 4) ovk__initial_dots(c, w->r, q + 2); /* <b,b>, <r0,r0> in the same sum */
+    (void)est_vectors(w, v); /* 3 l + 6 >= EST_VECS */
     int rc = random_rhs(c, v[EST_Y0]);
     if (rc) return rc;
     rc = ovk__ctx_pc(c, v[EST_Y0], v[EST_W0]); /* w_0 = C y_0 */
@@ -399,8 +457,9 @@ static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
     if (rc) return rc;
     q[0] = ovk__dot(c->n, v[EST_W0], v[EST_U]); /* <w_0, A w_0> */
     q[1] = ovk__dot(c->n, v[EST_W0], v[EST_Y0]); /* <w_0, C^-1 w_0> */
-    rc = ovk__sum(c, OVK__GAMMA, q, 2);
-    if (rc) return rc;
+    rc = ovk__sum(c, OVK__GAMMA, q, k);
+    if (!rc && k == 4) rc = ovk__initial_values(c, q + 2, &st->bb, stop);
+    if (rc || *stop) return rc;
     *stop = ovk__breakdown(c, st->iter, "<w,Aw> of the spectrum estimate", q[0], 0) ||
             ovk__breakdown(c, st->iter, "<w,Cw> of the spectrum estimate", q[1], 0);
     if (*stop) return OVK_OK;
@@ -448,31 +507,40 @@ static int estimate_end(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 
 /* ---- one cycle: the pipeline from x until a stop or a restart ------------- */
 
-/* Every vector zero, r0 = b - A x in U[0], C r0 in LZ[0] (v0 before its
- * scaling) and Z[l] (z0), and <r0,Cr0>, <r0,r0> started. */
-static int cycle_start(ovk__ctx *c, plcg_work *w)
+/* Every vector but r zero, r0 = b - A x in U[0] (the frame's r while
+ * fresh), C r0 in LZ[0] (v0 before its scaling) and Z[l] (z0), and
+ * <r0,Cr0>, <r0,r0> started (and <b,b> for the initial check). */
+static int cycle_start(ovk__ctx *c, plcg_work *w, plcg_state *st)
 {
-    memset(w->r, 0, w->bytes); /* every vector: r first, WU last */
+    size_t n = sizeof(double) * (size_t)c->n;
+    memset(w->Z[0], 0, w->bytes - (size_t)(w->Z[0] - w->r) * sizeof(double)); /* Z[0] up to WU */
     memset(w->G, 0, sizeof w->G);
-    int rc = ovk__ctx_residual(c, w->U[0]); /* r0 = b - A x */
+    int rc = OVK_OK;
+    if (st->r_fresh) memcpy(w->U[0], w->r, n);
+    else rc = ovk__ctx_residual(c, w->U[0]); /* r0 = b - A x */
+    st->r_fresh = 0;
     if (rc) return rc;
     rc = ovk__ctx_pc(c, w->U[0], w->LZ[0]); /* C r0 */
     if (rc) return rc;
-    const double *x[] = {w->U[0], w->U[0]}, *y[] = {w->LZ[0], w->U[0]};
-    ovk__dots(c->n, 2, x, y, w->g0, NULL);
-    memcpy(w->Z[w->l], w->LZ[0], sizeof(double) * (size_t)c->n);
-    return ovk__sum_begin(c, OVK__IPROD, w->g0, 2, &w->req0);
+    const double *x[] = {w->U[0], w->U[0], c->b}, *y[] = {w->LZ[0], w->U[0], c->b};
+    int k = c->initial_pending ? 3 : 2;
+    ovk__dots(c->n, k, x, y, w->g0, NULL);
+    memcpy(w->Z[w->l], w->LZ[0], n);
+    return ovk__sum_begin(c, OVK__IPROD, w->g0, k, &w->req0);
 }
 
 /* u = A z (minus sigma_it u_prev in the first l steps, whose z_{it+1} is
- * also level it+1's first vector); the next z = C u */
-static int basis(ovk__ctx *c, plcg_work *w, int it)
+ * also level it+1's first vector); the next z = C u.  The estimate's
+ * moments, in flight, are waited for behind the first matvec: the shifts
+ * (*stop on the estimate's breakdown). */
+static int basis(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, int *stop)
 {
     int l = w->l, rc;
     rotate(w->U, 1);
     if (it < l) {
         rc = ovk__ctx_matvec(c, w->Z[l - it], w->U[0]); /* u = A z */
-        if (rc) return rc;
+        if (!rc && w->est_req) rc = estimate_end(c, w, st, stop);
+        if (rc || *stop) return rc;
         ovk__ctx_axpy(c, -w->sigma[it], w->U[1], w->U[0]); /* u -= sigma u_prev */
         rc = ovk__ctx_pc(c, w->U[0], w->Z[l - it - 1]); /* z = C u */
         if (rc) return rc;
@@ -486,14 +554,19 @@ static int basis(ovk__ctx *c, plcg_work *w, int it)
 }
 
 /* At step l: ||r0||_C = beta from the first sums; the vectors so far (v0
- * among them) scaled by 1/beta.  *ok = 0 unless <r0,Cr0> > 0. */
-static int normalize(ovk__ctx *c, plcg_work *w, plcg_state *st, int *ok)
+ * among them) scaled by 1/beta.  *ok = 0 unless <r0,Cr0> > 0.  The
+ * initial check first if they carried <b,b>: *decided when it ends the
+ * solve. */
+static int normalize(ovk__ctx *c, plcg_work *w, plcg_state *st, int *ok, int *decided)
 {
     int rc = ovk__sum_end(c, OVK__IPROD, w->req0);
     w->req0 = NULL;
     c->inflight = OVK__IPROD; /* the sums of steps 1..l are still in flight */
-    *ok = rc == OVK_OK && isfinite(w->g0[0]) && w->g0[0] > 0.0 && isfinite(w->g0[1]);
-    if (!*ok) return rc;
+    *ok = 0;
+    if (!rc && c->initial_pending) rc = ovk__initial_values(c, (double[]){w->g0[2], w->g0[1]}, &st->bb, decided);
+    if (rc || *decided) return rc;
+    *ok = isfinite(w->g0[0]) && w->g0[0] > 0.0 && isfinite(w->g0[1]);
+    if (!*ok) return OVK_OK;
     st->beta = sqrt(w->g0[0]);
     *g(w, 0, 0) = 1.0;
     double s = 1.0 / st->beta;
@@ -645,13 +718,16 @@ static int pivot(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, double *zeta
 /* Step it of a cycle; *out says whether to go on. */
 static int cycle_step(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, outcome *out)
 {
-    int rc = basis(c, w, it), ok = 1, stop = 0, l = w->l;
+    int ok = 1, stop = 0, l = w->l, rc = basis(c, w, st, it, &stop);
     double zn = 0.0;
-    if (rc) return rc;
+    if (rc || stop) {
+        *out = STOP;
+        return rc;
+    }
     if (it >= l) {
-        if (it == l) rc = normalize(c, w, st, &ok);
-        if (rc || !ok) {
-            *out = BROKE;
+        if (it == l) rc = normalize(c, w, st, &ok, &stop);
+        if (rc || stop || !ok) {
+            *out = stop ? STOP : BROKE;
             return rc;
         }
         rc = wait_col(c, w, it - l + 1);
@@ -664,8 +740,14 @@ static int cycle_step(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, outcome
     }
     rc = start_sums(c, w, it);
     if (rc || it < l) return rc;
+    if (w->chk_req && it >= w->chk_it + l) rc = check_end(c, w, st, &stop); /* a check's sum, l steps on */
+    if (rc) return rc;
+    if (stop) {
+        *out = STAGNATED;
+        return OVK_OK;
+    }
     st->iter++;
-    rc = check(c, w, st, zn * zn * st->rho * st->rho, fabs(zn), &stop);
+    rc = check(c, w, st, zn * zn * st->rho * st->rho, fabs(zn), it, &stop);
     if (rc) return rc;
     if (stop) *out = stop > 0 ? STOP : STAGNATED;
     else if (st->iter >= c->opts->max_iter) {
@@ -677,18 +759,24 @@ static int cycle_step(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, outcome
 
 static int cycle(ovk__ctx *c, plcg_work *w, plcg_state *st, outcome *out)
 {
-    int rc2, stop = 0, rc = cycle_start(c, w);
+    int rc2, ok = 0, rc = cycle_start(c, w, st);
     *out = GO;
-    if (!rc && w->est_req) rc = estimate_end(c, w, st, &stop); /* the shifts, before the first step */
-    if (stop) *out = STOP;
-    if (rc || stop) goto cleanup;
+    w->chk_met = 0;
+    if (rc) goto cleanup;
     for (int it = 0; *out == GO; it++) {
         rc = cycle_step(c, w, st, it, out);
         if (rc) goto cleanup;
     }
 cleanup:
+    ok = w->chk_req != NULL; /* a check in flight */
     rc2 = drain(c, w); /* whatever happened: nothing stays in flight */
     if (!rc) rc = rc2;
+    if (rc || *out == STOP || !ok || !ovk__converged(c, w->chk_rr)) return rc;
+    rc = ovk__confirm(c, st->bb, w->r, &ok); /* it met the tolerance: before a restart, x may have too */
+    if (!rc && ok) {
+        c->res->reason = OVK_REASON_CONVERGED;
+        *out = STOP;
+    }
     return rc;
 }
 
@@ -699,8 +787,12 @@ cleanup:
  * accuracy) for the rest of the solve. */
 static int run(ovk__ctx *c, plcg_work *w, double bb)
 {
-    plcg_state st = {.bb = bb};
-    int estimate = !w->user_bounds && !w->estimated;
+    plcg_state st = {.bb = bb, .r_fresh = 1};
+    int estimate = !w->user_bounds && !w->estimated, decided = 0;
+    if (c->initial_pending && c->opts->max_iter <= 0) { /* no first reduction to carry it */
+        int rc = ovk__initial_check(c, w->r, &st.bb, &decided);
+        if (rc || decided) return rc;
+    }
     for (;;) {
         if (st.iter >= c->opts->max_iter) { /* before the startup phase: max_iter 0 costs nothing */
             c->res->reason = OVK_REASON_MAXIT;
@@ -716,7 +808,7 @@ static int run(ovk__ctx *c, plcg_work *w, double bb)
             estimate = 1;
             continue;
         }
-        return ovk__variant_resume(c, ovk__solver_find(FALLBACK), &w->fallback, bb, st.iter);
+        return ovk__variant_resume(c, ovk__solver_find(FALLBACK), &w->fallback, st.bb, st.iter);
     }
 }
 
@@ -799,4 +891,5 @@ const ovk__solver ovk__solver_plcg = {
     .iterate = plcg_iterate,
     .destroy = plcg_destroy,
     .view = plcg_view,
+    .defers_initial = 1,
 };

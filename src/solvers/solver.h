@@ -66,6 +66,7 @@ typedef struct ovk__ctx {
     int user_converged;         /* the convergence test said converged: not confirmed again */
     int vote;                   /* this rank's monitor asked to stop */
     int stop_agreed;            /* a sum brought a stop vote: stop at the next check */
+    int initial_pending;        /* <b,b> and <r0,r0> are the variant's to sum (defers_initial) */
     double *history;
     int history_cap;
     int observed;               /* the last iteration the history, the monitor and the
@@ -107,8 +108,14 @@ typedef struct ovk__solver {
     int (*parse)(ovk__opts *o, void **params);
     /* Optional, local and infallible: more set-up after the vectors. */
     void (*setup)(ovk__ctx *c, void *work);
-    /* Collective: iterate from r = b - A x with bb = <b,b> until a stop. */
+    /* Collective: iterate from r = b - A x with bb = <b,b> until a stop
+     * (with defers_initial: bb = 0 while c->initial_pending). */
     int (*iterate)(ovk__ctx *c, void *work, double bb);
+    /* Optional: the variant sums <b,b> and <r0,r0> in its own first
+     * reduction and hands them to ovk__initial_values, which the frame
+     * would otherwise take before iterate in a blocking reduction of its
+     * own: the frame leaves c->initial_pending set and passes bb = 0. */
+    int defers_initial;
     /* Optional, collective (the fallback capability): go on with another
      * variant's solve from the current x, counting from iteration iter0. */
     int (*resume)(ovk__ctx *c, void *work, double bb, int iter0);
@@ -178,6 +185,11 @@ int ovk__sum(ovk__ctx *c, ovk__dot_id dot, double *vals, int k);
  * the solve is already decided (b == 0, converged at x0, non-finite, the
  * monitor).  The frame's (frame.c). */
 int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided);
+/* The same in two parts, for a variant that defers it: the local
+ * v = {<b,b>, <r,r>} to add to its own sum, then, with the reduced v, the
+ * decision (c->initial_pending cleared; *bb = v[0]). */
+void ovk__initial_dots(const ovk__ctx *c, const double *r, double v[2]);
+int ovk__initial_values(ovk__ctx *c, const double v[2], double *bb, int *decided);
 
 /* Per-iteration decision: records iterations and residual; sets *stop when
  * converged (tolerances or the convergence test), diverged, non-finite or

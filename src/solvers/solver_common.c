@@ -170,11 +170,25 @@ static ovk_reason decide(ovk__ctx *c, int iter, double rr, double bb)
     return OVK_REASON_NONE;
 }
 
+void ovk__initial_dots(const ovk__ctx *c, const double *r, double v[2])
+{
+    v[0] = ovk__dot(c->n, c->b, c->b);
+    v[1] = ovk__dot(c->n, r, r);
+}
+
 int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided)
 {
-    double v[2] = {ovk__dot(c->n, c->b, c->b), ovk__dot(c->n, r, r)};
+    double v[2];
+    ovk__initial_dots(c, r, v);
     int rc = ovk__sum(c, OVK__IPROD, v, 2);
     if (rc) return rc;
+    return ovk__initial_values(c, v, bb, decided);
+}
+
+int ovk__initial_values(ovk__ctx *c, const double v[2], double *bb, int *decided)
+{
+    int rc;
+    c->initial_pending = 0;
     *bb = v[0];
     *decided = 1;
     c->res->iterations = 0;

@@ -402,6 +402,67 @@ static void test_monitor_once(void)
     free_system(A, b, x);
 }
 
+/* plcg (and auto, for it) takes the initial check's <b,b> and <r0,r0>
+ * into its own first sum, the estimate's Rayleigh quotient or <r0,Cr0>,
+ * where the frame took a blocking reduction of its own: the same decisions
+ * at iteration 0, on every rank, on both paths (a fresh object estimates,
+ * a set-up one or the spec's bounds do not): b with a NaN, b = 0, x0
+ * already the solution; and the same iterates as with the bounds' solve. */
+static void test_initial_in_first_sum(void)
+{
+    static const char *const specs[] = {"plcg:l=2", "plcg:l=2,lmin=0,lmax=1.3", "auto:maxl=3"};
+    ovk_matrix *A = NULL;
+    ovk_vector *b = NULL, *x = NULL, *z = NULL, *zero = NULL;
+    laplace_system(&A, &b, &x);
+    ovk_vector_duplicate(b, &z);
+    ovk_vector_duplicate(b, &zero);
+    double *bd = ovk_vector_data(b);
+    int mine = ovk_vector_nlocal(b) > 0 ? g_rank : -1, nan_rank = -1; /* the last rank with rows */
+    MPI_Allreduce(&mine, &nan_rank, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    for (size_t v = 0; v < sizeof specs / sizeof specs[0]; v++)
+        for (int fresh = 1; fresh >= 0; fresh--) {
+            int rc = 0;
+            ovk_pcg_result res;
+            ovk_solver *s = setup_solver(A, specs[v], "jacobi", "nbc", &rc);
+            MT_RC(OVK_OK, rc);
+            if (!fresh) { /* a solve first: the estimate is kept */
+                ovk_vector_set(x, 0.0);
+                MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
+            }
+            double keep = g_rank == nan_rank ? bd[0] : 0.0;
+            if (g_rank == nan_rank) bd[0] = NAN;
+            ovk_vector_set(x, 0.0);
+            rc = ovk_solver_solve(s, b, x, &res);
+            MT_CHECK(rc == OVK_ENONFINITE && res.iterations == 0, "%s (fresh %d): NaN in b gives %d after %d",
+                     specs[v], fresh, rc, res.iterations);
+            if (g_rank == nan_rank) bd[0] = keep;
+            ovk_solver_destroy(&s);
+            s = setup_solver(A, specs[v], "jacobi", "nbc", &rc);
+            if (!fresh) MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
+            double xx = 1.0;
+            MT_RC(OVK_OK, ovk_solver_solve(s, zero, x, &res)); /* b = 0 */
+            ovk_vector_dot(x, x, &xx);
+            MT_CHECK(xx == 0.0 && res.iterations == 0, "%s (fresh %d): b = 0 gives x = 0", specs[v], fresh);
+            ovk_solver_destroy(&s);
+            s = setup_solver(A, "alg1", "jacobi", "nbc", &rc); /* x0 to 1e-6 */
+            ovk_vector_set(x, 0.0);
+            MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-6, 0.0, 1000));
+            MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
+            ovk_solver_destroy(&s);
+            s = setup_solver(A, specs[v], "jacobi", "nbc", &rc);
+            if (!fresh) MT_RC(OVK_OK, ovk_solver_solve(s, b, z, &res)); /* z: a scratch solution */
+            MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-4, 0.0, 1000));
+            MT_RC(OVK_OK, ovk_solver_setup(s));
+            MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res)); /* x0 meets 1e-4: converged at 0 */
+            MT_CHECK(res.iterations == 0 && res.reason == OVK_REASON_CONVERGED && res.restarts == 0,
+                     "%s (fresh %d): x0 meeting the tolerance took %d iterations", specs[v], fresh, res.iterations);
+            ovk_solver_destroy(&s);
+        }
+    ovk_vector_destroy(zero);
+    ovk_vector_destroy(z);
+    free_system(A, b, x);
+}
+
 /* out = f in, f = *ctx (2 when ctx is NULL) */
 static int twice(ovk_solver *s, const double *in, double *out, void *ctx)
 {
@@ -664,6 +725,7 @@ int main(int argc, char **argv)
     test_reuse_and_update();
     test_monitor_tolerances();
     test_monitor_once();
+    test_initial_in_first_sum();
     test_wrapped_vectors();
     test_max_iter_zero();
     test_bad_input();
