@@ -75,7 +75,7 @@
 
 #include "solver.h"
 
-enum { MAX_L = 8, EST_DIM = 12, EST_DIM_SHALLOW = 6, WIDTH = 2 * MAX_L + 4 };
+enum { MAX_L = 8, EST_DIM = 12, WIDTH = 2 * MAX_L + 4 };
 /* The variant that goes on where the pipeline breaks down (its `resume`). */
 #define FALLBACK "pipeprcg"
 /* A true residual check is due when the estimate of ||r||_2 has dropped
@@ -437,10 +437,9 @@ static double ritz_max(int m, double b, const double *nu)
  * per matvec, where the Gram matrices' entries took all of the basis and
  * (m+1)(m+2) dots), in flight into the first cycle, whose C r0 and first
  * matvec run behind it (basis, estimate_end).
- * m = EST_DIM steps (EST_DIM_SHALLOW = 6 at l <= 2: a lower estimate, which
- * l = 1 needed on bcsstk03 to run without a breakdown; at l = 2 the same
- * iterations on the Laplacians as 9 and no breakdown 9 did not have on
- * the shared matrices, three matvecs less) put lmax within 2-4 %
+ * m = EST_DIM steps (6 at l = 1, 9 at l = 2: a lower estimate, which l = 1
+ * needed on bcsstk03 to run without a breakdown; 6 at l = 2 cost bcsstk08
+ * two orders of attainable accuracy) put lmax within 2-4 %
  * below lambda_max on the Laplacians (24 classical steps: 1 %), on the safe side: the shifts must not reach
  * beyond the spectrum (docs/solvers.md); lmin = 0 (0.05 lmax ran the
  * 27-point Laplacian at l = 4, 5 without the late breakdowns of lmin = 0,
@@ -448,7 +447,7 @@ static double ritz_max(int m, double b, const double *nu)
 static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 {
     double *v[OVK__MAX_VECS], q[4];
-    const int m = w->l <= 2 ? EST_DIM_SHALLOW : EST_DIM, k = c->initial_pending ? 4 : 2;
+    const int m = 3 * w->l + 3 < EST_DIM ? 3 * w->l + 3 : EST_DIM, k = c->initial_pending ? 4 : 2;
     if (k == 4) ovk__initial_dots(c, w->r, q + 2); /* <b,b>, <r0,r0> in the same sum */
     (void)est_vectors(w, v); /* 3 l + 6 >= EST_VECS */
     int rc = random_rhs(c, v[EST_Y0]);
@@ -742,14 +741,9 @@ static int cycle_step(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, outcome
     }
     rc = start_sums(c, w, it);
     if (rc || it < l) return rc;
-    if (w->chk_req && it >= w->chk_it + l) rc = check_end(c, w, st, &stop); /* a check's sum, l steps on */
-    if (rc) return rc;
-    if (stop) {
-        *out = STAGNATED;
-        return OVK_OK;
-    }
     st->iter++;
     rc = check(c, w, st, zn * zn * st->rho * st->rho, fabs(zn), it, &stop);
+    if (!rc && !stop && w->chk_req && it >= w->chk_it + l) rc = check_end(c, w, st, &stop); /* l steps on */
     if (rc) return rc;
     if (stop) *out = stop > 0 ? STOP : STAGNATED;
     else if (st->iter >= c->opts->max_iter) {
@@ -761,7 +755,7 @@ static int cycle_step(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, outcome
 
 static int cycle(ovk__ctx *c, plcg_work *w, plcg_state *st, outcome *out)
 {
-    int rc2, ok = 0, rc = cycle_start(c, w, st);
+    int rc2, pending, ok = 0, rc = cycle_start(c, w, st);
     *out = GO;
     w->chk_met = 0;
     if (rc) goto cleanup;
@@ -770,11 +764,12 @@ static int cycle(ovk__ctx *c, plcg_work *w, plcg_state *st, outcome *out)
         if (rc) goto cleanup;
     }
 cleanup:
-    ok = w->chk_req != NULL; /* a check in flight */
+    pending = w->chk_req != NULL; /* a check in flight */
     rc2 = drain(c, w); /* whatever happened: nothing stays in flight */
     if (!rc) rc = rc2;
-    if (rc || *out == STOP || !ok || !ovk__converged(c, w->chk_rr)) return rc;
-    rc = ovk__confirm(c, st->bb, w->r, &ok); /* it met the tolerance: before a restart, x may have too */
+    if (pending) w->chk_met = ovk__converged(c, w->chk_rr);
+    if (rc || *out == STOP || !w->chk_met) return rc;
+    rc = ovk__confirm(c, st->bb, w->r, &ok); /* a check met the tolerance: before a restart, x may have too */
     if (!rc && ok) {
         c->res->reason = OVK_REASON_CONVERGED;
         *out = STOP;
