@@ -58,7 +58,7 @@ int ovk__variant_solve(ovk__ctx *c, ovk__variant *v)
     if (c->guess_zero) memset(c->x, 0, sizeof(double) * (size_t)c->n); /* x0 = 0 */
     rc = ovk__ctx_start_residual(c, v->r);
     if (rc) goto done;
-    c->initial_pending = v->sv->defers_initial;
+    c->initial_pending = v->sv->defers_initial && c->opts->max_iter > 0; /* else no first reduction */
     if (!c->initial_pending) rc = ovk__initial_check(c, v->r, &bb, &decided);
     if (rc || decided) goto done;
     rc = v->sv->iterate(c, v->work, bb);

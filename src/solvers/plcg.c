@@ -785,11 +785,7 @@ cleanup:
 static int run(ovk__ctx *c, plcg_work *w, double bb)
 {
     plcg_state st = {.bb = bb, .r_fresh = 1};
-    int estimate = !w->user_bounds && !w->estimated, decided = 0;
-    if (c->initial_pending && c->opts->max_iter <= 0) { /* no first reduction to carry it */
-        int rc = ovk__initial_check(c, w->r, &st.bb, &decided);
-        if (rc || decided) return rc;
-    }
+    int estimate = !w->user_bounds && !w->estimated;
     for (;;) {
         if (st.iter >= c->opts->max_iter) { /* before the startup phase: max_iter 0 costs nothing */
             c->res->reason = OVK_REASON_MAXIT;

@@ -114,7 +114,8 @@ typedef struct ovk__solver {
     /* Optional: the variant sums <b,b> and <r0,r0> in its own first
      * reduction and hands them to ovk__initial_values, which the frame
      * would otherwise take before iterate in a blocking reduction of its
-     * own: the frame leaves c->initial_pending set and passes bb = 0. */
+     * own: the frame leaves c->initial_pending set and passes bb = 0
+     * (not with max_iter 0, where there is no first reduction). */
     int defers_initial;
     /* Optional, collective (the fallback capability): go on with another
      * variant's solve from the current x, counting from iteration iter0. */
