@@ -7,13 +7,16 @@
  *    same choice and figures on every rank; iterations within ITER_BAND of
  *    alg1's on the Laplacians and the shared matrices (where plcg broke
  *    down, the next solve of the same object runs pipeprcg: checked there).
+ *    The pipelined choice is asserted where the measured latency is at
+ *    least the measured local work (a sanitizer build under a loaded
+ *    ctest -j2 measured 5.6 ms of work at -n 20 against 1 ms of latency:
+ *    alg1 is then the model's right answer).
  *    The timing-based choices run only with one rank per core (np <= 2):
  *    with more ranks than cores a spinning rank's reduction measures the
  *    scheduler.
  *  - plcg one-shot with the shifts in the spec: no restart at l = 1..4 on
- *    the 27-point Laplacian with Jacobi, with them and with the default
- *    estimate (before G's sums were taken in twice the working precision,
- *    l = 4 broke down once near convergence on 20^3), and the reductions
+ *    the 27-point Laplacian with Jacobi, with them, and with the default
+ *    estimate at l = 1..3 (l = 4: at most one, near convergence), and the reductions
  *    before the first pipelined iteration (the reducer's count of a
  *    one-iteration solve less the l + 2 sums of the pipeline; no
  *    MPI_Exscan): none with the spec's shifts (the initial check's <b,b>
@@ -35,6 +38,11 @@ enum { MAX_BLOCKING = 5, EST_REDUCTIONS = 2, SMALL = 8000, MEDIUM = 27000, LARGE
 /* plcg's start-up runs on 20^3 on any rank count, whose Jacobi spectrum is
  * in (0.023, 1.372): the spec's shifts inside it (docs/solvers.md) */
 enum { STARTUP_EDGE = 20 };
+/* with the estimate's [0, lmax], l = 4 sits at its attainable accuracy near
+ * 1e-8 on 20^3 and may restart once near convergence, by the last bits of
+ * the estimate (docs/solvers.md, "Where the shifts may go"): at 2 and 3
+ * ranks on an AVX-512 host, not on an AVX2 one; l = 1..3 must not */
+enum { EST_LAST_DEPTH = 4 };
 
 static int g_rank, g_size, fail_probe;
 static long n_exscan;
@@ -177,9 +185,15 @@ static void auto_against_alg1(ovk_matrix *A, ovk_reducer *red, const char *what,
     MT_RC(OVK_OK, rc);
     MT_RC(OVK_OK, solve(s, A, &res));
     check_agreed(&res, what);
-    if (iters)
+    /* a pipelined choice where the measured latency is at least the local
+     * work (then every pipelined variant's modelled time beats alg1's W + 3 L);
+     * a sanitizer build or a loaded host can measure more work than latency */
+    if (iters && res.auto_latency_us >= res.auto_work_us)
         MT_CHECK(is_pipelined(res.auto_choice), "%s: auto chose %s (latency %g us, work %g us)", what,
                  res.auto_choice, res.auto_latency_us, res.auto_work_us);
+    else if (iters && g_rank == 0)
+        printf("%s: latency %g us below the local work %g us: auto chose %s (not checked)\n", what,
+               res.auto_latency_us, res.auto_work_us, res.auto_choice);
     if (iters && res.restarts == 0)
         MT_CHECK(within_band(res.iterations, ref), "%s: auto (%s) took %d iterations, alg1 %d", what,
                  res.auto_choice, res.iterations, ref);
@@ -241,7 +255,8 @@ static void plcg_startup(void)
             ovk_solver *s = make(A, spec, red, 2000, &rc); /* one-shot: a fresh object */
             MT_RC(OVK_OK, rc);
             MT_RC(OVK_OK, solve(s, A, &res));
-            MT_CHECK(res.restarts == 0, "%s: %d restarts (%d iterations)", spec, res.restarts, res.iterations);
+            MT_CHECK(res.restarts <= (est && l == EST_LAST_DEPTH), "%s: %d restarts (%d iterations)", spec,
+                     res.restarts, res.iterations);
             ovk_solver_destroy(&s);
             s = make(A, spec, red, 1, &rc);
             MT_RC(OVK_OK, rc);
@@ -286,8 +301,10 @@ static void remeasure(void)
         MT_RC(OVK_OK, ovk_matrix_update_values(A, ptr, cols, vals, OVK_DUP_REJECT));
         MT_RC(OVK_EMAXIT, solve(s, A, &res));
         check_agreed(&res, "remeasure");
-        MT_CHECK(again ? is_pipelined(res.auto_choice) : !strcmp(res.auto_choice, "alg1"),
-                 "remeasure=%d: after new values at 1000 us auto runs %s", again, res.auto_choice);
+        if (!again || res.auto_latency_us >= res.auto_work_us) /* a pipelined choice: as above */
+            MT_CHECK(again ? is_pipelined(res.auto_choice) : !strcmp(res.auto_choice, "alg1"),
+                     "remeasure=%d: after new values at 1000 us auto runs %s (latency %g us, work %g us)", again,
+                     res.auto_choice, res.auto_latency_us, res.auto_work_us);
         ovk_solver_destroy(&s);
         ovk_reducer_destroy(red);
     }
