@@ -101,6 +101,19 @@ int ovk__opts_check_unused(const ovk__opts *o, const char *owner, const char *he
 int ovk__lanczos_extremes(int k, const double *alpha, const double *beta, double *work, double *lmin,
                           double *lmax);
 
+/* ---- multiversioned loops ---------------------------------------------- */
+
+/* A hot element-wise loop compiled for AVX-512, AVX2 and the baseline, the
+ * widest the CPU runs picked at load time (GCC's target_clones, x86-64
+ * Linux; elsewhere the one baseline version).  Element-wise only: every
+ * version gives the same bits (no sums reordered; -ffp-contract=off).
+ * -DOVK_NO_CLONES builds the baseline only (to compare). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && !defined(OVK_NO_CLONES)
+#define OVK__CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define OVK__CLONES
+#endif
+
 /* ---- progress hook ---------------------------------------------------- */
 
 /* Long local kernels call fn(arg) every `every` rows so that reductions in

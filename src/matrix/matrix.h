@@ -167,6 +167,12 @@ double ovk__run_rows(const int *off, const double *c, int K, const double *x, do
 enum { OVK__RUN_GENERIC, OVK__RUN_AVX2, OVK__RUN_AVX512, OVK__RUN_ISAS };
 int ovk__run_set_kernels(int isa, int wide);
 
+/* The kernels ovk__dots_exact uses: those of instruction set isa
+ * (OVK__RUN_*: portable C, AVX2 + FMA, AVX-512; the best this CPU supports
+ * when isa < 0 or above it).  Returns the instruction set now in use.  For
+ * tests and benchmarks: every choice gives the same bits; process-wide. */
+int ovk__dot2_set_kernels(int isa);
+
 /* Keep only the diagonal and upper triangle of a square diag block (its
  * columns as 16-bit offsets or as int), when the block is symmetric bit for bit; otherwise leave m
  * unchanged.  Every row must start with a_ii (the caller checks: the

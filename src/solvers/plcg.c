@@ -658,8 +658,10 @@ typedef struct step_coef {
  *   x += zeta_k p^(0)
  *   z^(j) = eta_k / delta_k (p^(j+1) + sigma_j p^(j) - z^(j))      j < l
  *   w = (CA z_it - delta_{k-1} w) / eta_k;  z_{it+1} = eta_k / delta_k (w - z_it)
- *   and the same for A p^(l) and u = C^-1 z. */
-static void advance_rows(plcg_work *w, const step_coef *q, double *x, int lo, int m)
+ *   and the same for A p^(l) and u = C^-1 z.
+ * Multiversioned (OVK__CLONES): the baseline's SSE2 loops ran the blocks at
+ * half the width of AVX2's (plcg:l=3 one-shot, -n 20, 250 us: docs/benchmarks.md, session 22). */
+OVK__CLONES static void advance_rows(plcg_work *w, const step_coef *q, double *x, int lo, int m)
 {
     int l = w->l;
     double a = q->a, s = q->s, d = q->d;

@@ -9,7 +9,10 @@
  *     values, and a dictionary of more than 256 values is refused;
  *   - ovk__dots_exact (plcg's Gram sums): a sum of 10^7-sized terms that
  *     cancel to 10^-3 comes out within 1e-14 of it (ovk__dots: 1.0004e-3
- *     there), more than 16 dots at once as one at a time;
+ *     there), more than 16 dots at once as one at a time; and every kernel
+ *     path this CPU has (portable C, AVX2 + FMA, AVX-512: dots interleaved
+ *     in groups, two per register) gives the bits of the portable one, for
+ *     1..9 dots of 0..40 and 1,000-1,003 rows of wide-ranging magnitudes;
  * with and without the progress hook (chunks of 7 rows). */
 #include <math.h>
 #include <setjmp.h>
@@ -200,6 +203,37 @@ static void test_dots_exact(void **state)
     }
 }
 
+/* x[j][i] of magnitudes from 2^-20 to 2^20 and both signs */
+static double wide(int i, int j, int salt) { return ldexp(val_of(i + 31 * j, salt) - 0.97, (i * 13 + j * 5) % 41 - 20); }
+
+static void test_dots_exact_paths(void **state)
+{
+    (void)state;
+    enum { K = 9, ROWS = 1003 };
+    static double x[K][ROWS], y[K][ROWS];
+    const double *xs[K], *ys[K];
+    for (int j = 0; j < K; j++) {
+        for (int i = 0; i < ROWS; i++) x[j][i] = wide(i, j, 3), y[j][i] = wide(i, j, 4);
+        xs[j] = x[j], ys[j] = y[j];
+    }
+    const int sizes[] = {0, 1, 3, 4, 5, 7, 8, 9, 40, 1000, 1001, 1002, 1003};
+    int best = ovk__dot2_set_kernels(-1);
+    for (size_t m = 0; m < sizeof sizes / sizeof sizes[0]; m++)
+        for (int k = 1; k <= K; k++)
+            for (int hooked = 0; hooked < 2; hooked++) {
+                ovk__hook h = {hooked ? poke : NULL, NULL, 7};
+                double ref[K], out[K];
+                assert_int_equal(ovk__dot2_set_kernels(OVK__RUN_GENERIC), OVK__RUN_GENERIC);
+                ovk__dots_exact(sizes[m], k, xs, ys, ref, &h);
+                for (int isa = OVK__RUN_AVX2; isa <= best; isa++) {
+                    assert_int_equal(ovk__dot2_set_kernels(isa), isa);
+                    ovk__dots_exact(sizes[m], k, xs, ys, out, &h);
+                    assert_memory_equal(out, ref, sizeof(double) * (size_t)k);
+                }
+            }
+    ovk__dot2_set_kernels(-1);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -208,6 +242,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_mul_dot),
         cmocka_unit_test(test_matvec_dot),
         cmocka_unit_test(test_dots_exact),
+        cmocka_unit_test(test_dots_exact_paths),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
