@@ -282,6 +282,8 @@ __attribute__((target("avx512f"))) static inline __m512d dot2_pair(const double 
 DOT2_AVX512_PAIRS(1)
 DOT2_AVX512_PAIRS(2)
 
+/* a group: four dots as two pairs, two as one, a third or a single one by
+ * AVX2 */
 static void dot2_group_avx512(int n, int group, const double *const *x, const double *const *y, dot2_state *st)
 {
     if (group >= 4) dot2_avx512_2(n, x, y, st);
@@ -290,6 +292,7 @@ static void dot2_group_avx512(int n, int group, const double *const *x, const do
     if (group > done) dot2_avx_1(n, x + done, y + done, st + done);
 }
 
+/* a group of 1..DOT2_GROUP dots, interleaved */
 static void dot2_group_avx(int n, int group, const double *const *x, const double *const *y, dot2_state *st)
 {
     static void (*const by_size[DOT2_GROUP + 1])(int, const double *const *, const double *const *,

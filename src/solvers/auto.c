@@ -26,7 +26,13 @@
  * reaches the minimum is taken (deeper pipelines lose accuracy), at most
  * plcg:l=maxl (default 4; 3 before plcg's Gram sums were taken in twice
  * the working precision: l = 4 took 1.1-1.3x alg1's iterations on the
- * 7-point Laplacian, now 1.0-1.12x).  It then sets up the chosen variant and solves
+ * 7-point Laplacian, now 1.0-1.12x).  The choice made at setup is for a
+ * first solve, which pays plcg's start-up (its spectrum estimate, the
+ * pipeline's fill; startup_time): spread over FIRST_ITERATIONS, it is
+ * added to plcg's time there (session 22: at -n 20, 100 us, one-shot
+ * plcg:l=2 ran 1.17x pipecg, repeated 0.79x; the model without it put
+ * them level); the measurements in later solves (warm, remeasure) choose
+ * for the steady state.  It then sets up the chosen variant and solves
  * with it; where plcg broke down in a solve (a restart: plcg then went on
  * with pipeprcg's recurrences), the later solves use pipeprcg.  The
  * second solve of the values measured at setup measures again, warm (the
@@ -46,6 +52,9 @@
 #include "solver.h"
 
 enum { PRECISE = 2, WORK_REPS = 2, MAX_DEPTH = 8, DEFAULT_DEPTH = 4, ALG1_PASSES = 5, ALG1_REDUCTIONS = 3 };
+/* the iterations a first solve is assumed to take, over which plcg's
+ * start-up is spread in the choice made at setup */
+enum { FIRST_ITERATIONS = 50 };
 /* the probe's figures: latency (its interval's upper and lower end), local
  * work of one alg1 iteration and its vector part */
 enum { FIG_LAT, FIG_LAT_LOW, FIG_WORK, FIG_VEC, FIG_COUNT };
@@ -223,6 +232,16 @@ static int largest(ovk__ctx *c, double *fig, int k)
     return ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, fig, k, MPI_DOUBLE, MPI_MAX, c->comm), "MPI_Allreduce (auto's figures)");
 }
 
+/* plcg:l=k's start-up in a first solve, per iteration of it: the spectrum
+ * estimate's matvecs (each with the preconditioner and vector work: about
+ * an alg1 iteration), the k steps that fill the pipeline before the first
+ * iteration, and two reductions that wait (the estimate's Rayleigh
+ * quotient, the final check), spread over FIRST_ITERATIONS */
+static double startup_time(const double *fig, int k)
+{
+    return ((ovk__plcg_estimate_steps(k) + 1 + k) * fig[FIG_WORK] + 2.0 * fig[FIG_LAT]) / FIRST_ITERATIONS;
+}
+
 /* the modelled time per iteration of a variant that waits for a sum
  * started `depth` steps earlier, after its matvec, with `passes` vector
  * passes per iteration beyond alg1's */
@@ -235,8 +254,8 @@ static double pipelined_time(const double *fig, double passes, int depth)
 
 /* The choice from the agreed figures (seconds) into spec: the smallest
  * modelled time, the shallower variant on a tie (deeper pipelines lose
- * accuracy) */
-static void choose(long maxl, const double *fig, char *spec, size_t len)
+ * accuracy); first: for a first solve, plcg's start-up counted */
+static void choose(long maxl, const double *fig, int first, char *spec, size_t len)
 {
     double best = fig[FIG_WORK] + ALG1_REDUCTIONS * fig[FIG_LAT];
     snprintf(spec, len, "alg1");
@@ -246,7 +265,7 @@ static void choose(long maxl, const double *fig, char *spec, size_t len)
         snprintf(spec, len, "pipecg");
     }
     for (int k = 2; k <= maxl; k++) {
-        t = pipelined_time(fig, PLCG_PASS_K * k + PLCG_PASS_0, k);
+        t = pipelined_time(fig, PLCG_PASS_K * k + PLCG_PASS_0, k) + (first ? startup_time(fig, k) : 0.0);
         if (t < best) {
             best = t;
             snprintf(spec, len, "plcg:l=%d", k);
@@ -254,13 +273,13 @@ static void choose(long maxl, const double *fig, char *spec, size_t len)
     }
 }
 
-void ovk__auto_choose(double latency, double work, double vec, long maxl, char *spec, size_t len)
+void ovk__auto_choose(double latency, double work, double vec, long maxl, int first, char *spec, size_t len)
 {
     double fig[FIG_COUNT] = {0.0};
     fig[FIG_LAT] = fig[FIG_LAT_LOW] = latency;
     fig[FIG_WORK] = work;
     fig[FIG_VEC] = vec;
-    choose(maxl, fig, spec, len);
+    choose(maxl, fig, first, spec, len);
 }
 
 /* Collective: the figures (seconds), each the largest over the ranks (a
@@ -269,7 +288,7 @@ void ovk__auto_choose(double latency, double work, double vec, long maxl, char *
  * work and the choice differs between the two ends of the latency's
  * interval, warm blocking sums measure the latency again; every decision is
  * taken from reduced values, so every rank runs the same sums. */
-static int figures(ovk__ctx *c, auto_work *w, double *fig, char *spec, size_t len)
+static int figures(ovk__ctx *c, auto_work *w, int first, double *fig, char *spec, size_t len)
 {
     const auto_params *pp = c->params;
     char low[32];
@@ -277,15 +296,15 @@ static int figures(ovk__ctx *c, auto_work *w, double *fig, char *spec, size_t le
     c->cb_failed = 0;
     if (!rc) rc = ovk__agree(c->comm, largest(c, fig, FIG_COUNT));
     if (rc) return rc;
-    choose(pp->maxl, fig, spec, len);
-    ovk__auto_choose(fig[FIG_LAT_LOW], fig[FIG_WORK], fig[FIG_VEC], pp->maxl, low, sizeof low);
+    choose(pp->maxl, fig, first, spec, len);
+    ovk__auto_choose(fig[FIG_LAT_LOW], fig[FIG_WORK], fig[FIG_VEC], pp->maxl, first, low, sizeof low);
     if (!strcmp(low, spec)) return OVK_OK; /* the same choice anywhere in the interval */
     double lat = INFINITY;
     rc = ovk__agree(c->comm, timed_sums(c, &lat));
     if (!rc) rc = ovk__agree(c->comm, largest(c, &lat, 1));
     if (rc) return rc;
     fig[FIG_LAT] = fmin(fig[FIG_LAT], lat);
-    choose(pp->maxl, fig, spec, len);
+    choose(pp->maxl, fig, first, spec, len);
     return OVK_OK;
 }
 
@@ -298,11 +317,11 @@ static void choice_line(const auto_work *w, const char *indent, FILE *f)
 
 /* Collective: measure, agree, choose and set up the choice (kept set up
  * when it is the variant already running: its start-up state stays). */
-static int measure(ovk__ctx *c, auto_work *w)
+static int measure(ovk__ctx *c, auto_work *w, int first)
 {
     double fig[FIG_COUNT] = {0.0};
     char spec[32];
-    int rc = figures(c, w, fig, spec, sizeof spec);
+    int rc = figures(c, w, first, fig, spec, sizeof spec);
     if (rc) return rc;
     w->latency_us = 1e6 * fig[FIG_LAT];
     w->work_us = 1e6 * fig[FIG_WORK];
@@ -319,7 +338,7 @@ static int measure(ovk__ctx *c, auto_work *w)
 int ovk__auto_setup(ovk__ctx *c, ovk__variant *v)
 {
     if (v->sv != &ovk__solver_auto) return OVK_OK;
-    return measure(c, v->work); /* a fresh work struct: warm = 0, solves = 0 */
+    return measure(c, v->work, 1); /* a fresh work struct: warm = 0, solves = 0 */
 }
 
 /* Collective: measure again in this solve when asked (new values with
@@ -332,7 +351,7 @@ static int again(ovk__ctx *c, auto_work *w, const auto_params *pp)
     int redo = fresh ? pp->remeasure != 0 : pp->warm && !w->warm && w->solves == 1;
     if (!redo) return OVK_OK;
     w->warm = !fresh;
-    int rc = measure(c, w);
+    int rc = measure(c, w, 0);
     if (rc) return rc;
     return ovk__ctx_start_residual(c, w->r); /* the probe used r */
 }

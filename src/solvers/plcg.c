@@ -444,10 +444,12 @@ static double ritz_max(int m, double b, const double *nu)
  * beyond the spectrum (docs/solvers.md); lmin = 0 (0.05 lmax ran the
  * 27-point Laplacian at l = 4, 5 without the late breakdowns of lmin = 0,
  * but cost bcsstk08 two orders of accuracy). */
+int ovk__plcg_estimate_steps(int l) { return 3 * l + 3 < EST_DIM ? 3 * l + 3 : EST_DIM; }
+
 static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 {
     double *v[OVK__MAX_VECS], q[4];
-    const int m = 3 * w->l + 3 < EST_DIM ? 3 * w->l + 3 : EST_DIM, k = c->initial_pending ? 4 : 2;
+    const int m = ovk__plcg_estimate_steps(w->l), k = c->initial_pending ? 4 : 2;
     if (k == 4) ovk__initial_dots(c, w->r, q + 2); /* <b,b>, <r0,r0> in the same sum */
     (void)est_vectors(w, v); /* 3 l + 6 >= EST_VECS */
     int rc = random_rhs(c, v[EST_Y0]);

@@ -154,8 +154,11 @@ extern const ovk__solver ovk__solver_auto;
 int ovk__auto_setup(ovk__ctx *c, ovk__variant *v);
 /* Local: auto's choice (a spec: "alg1", "pipecg" or "plcg:l=k", k <= maxl)
  * from the latency, the local work of one alg1 iteration and its vector
- * part, in seconds (auto.c's model; exposed for the unit tests) */
-void ovk__auto_choose(double latency, double work, double vec, long maxl, char *spec, size_t len);
+ * part, in seconds (auto.c's model; exposed for the unit tests); first: the
+ * choice for a set-up object's first solve, which pays plcg's start-up */
+void ovk__auto_choose(double latency, double work, double vec, long maxl, int first, char *spec, size_t len);
+/* Local: the matvecs of plcg:l=l's spectrum estimate (plcg.c) */
+int ovk__plcg_estimate_steps(int l);
 
 /* The registered variants (pcg.c). */
 const ovk__solver *ovk__solver_find(const char *name);
