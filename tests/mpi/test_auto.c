@@ -41,7 +41,8 @@ enum { STARTUP_EDGE = 20 };
 /* with the estimate's [0, lmax], l = 4 sits at its attainable accuracy near
  * 1e-8 on 20^3 and may restart once near convergence, by the last bits of
  * the estimate (docs/solvers.md, "Where the shifts may go"): at 2 and 3
- * ranks on an AVX-512 host, not on an AVX2 one; l = 1..3 must not */
+ * ranks on session 22's host (an AVX-512 Xeon), not on session 21's;
+ * l = 1..3 must not */
 enum { EST_LAST_DEPTH = 4 };
 
 static int g_rank, g_size, fail_probe;
