@@ -200,15 +200,18 @@ enum { DOT2_GROUP = 4 }; /* dots whose chains run interleaved */
 #define DOT2_X86 1
 #include <immintrin.h>
 
-/* one step of a dot's four lanes: Dot2's operations as in dot2_step */
-#define DOT2_AVX_STEP(s, c, a, b)                                                                            \
+/* one step of Dot2 in every lane of a register of type V (intrinsics P##_*):
+ * the operations of dot2_step */
+#define DOT2_SIMD_STEP(P, V, s, c, a, b)                                                                     \
     do {                                                                                                     \
-        __m256d p_ = _mm256_mul_pd(a, b), e_ = _mm256_fmsub_pd(a, b, p_); /* a b = p + e exactly */         \
-        __m256d t_ = _mm256_add_pd(s, p_), z_ = _mm256_sub_pd(t_, s);     /* s + p = t + err exactly */     \
-        __m256d err_ = _mm256_add_pd(_mm256_sub_pd(s, _mm256_sub_pd(t_, z_)), _mm256_sub_pd(p_, z_));       \
-        c = _mm256_add_pd(c, _mm256_add_pd(err_, e_));                                                       \
+        V p_ = P##_mul_pd(a, b), e_ = P##_fmsub_pd(a, b, p_); /* a b = p + e exactly */                     \
+        V t_ = P##_add_pd(s, p_), z_ = P##_sub_pd(t_, s);     /* s + p = t + err exactly */                 \
+        V err_ = P##_add_pd(P##_sub_pd(s, P##_sub_pd(t_, z_)), P##_sub_pd(p_, z_));                         \
+        c = P##_add_pd(c, P##_add_pd(err_, e_));                                                             \
         s = t_;                                                                                              \
     } while (0)
+/* a dot's four lanes in an AVX2 register */
+#define DOT2_AVX_STEP(s, c, a, b) DOT2_SIMD_STEP(_mm256, __m256d, s, c, a, b)
 
 /* The same with AVX2 and FMA, the four lanes of a dot in one register: the
  * same operations in the same order, so the same result.  Each step of a
@@ -237,16 +240,9 @@ DOT2_AVX_GROUP(2)
 DOT2_AVX_GROUP(3)
 DOT2_AVX_GROUP(4)
 
-/* one step of two dots' four lanes each, in the halves of one AVX-512
- * register: per lane the operations of DOT2_AVX_STEP, so the same bits */
-#define DOT2_AVX512_STEP(s, c, a, b)                                                                         \
-    do {                                                                                                     \
-        __m512d p_ = _mm512_mul_pd(a, b), e_ = _mm512_fmsub_pd(a, b, p_);                                    \
-        __m512d t_ = _mm512_add_pd(s, p_), z_ = _mm512_sub_pd(t_, s);                                        \
-        __m512d err_ = _mm512_add_pd(_mm512_sub_pd(s, _mm512_sub_pd(t_, z_)), _mm512_sub_pd(p_, z_));       \
-        c = _mm512_add_pd(c, _mm512_add_pd(err_, e_));                                                       \
-        s = t_;                                                                                              \
-    } while (0)
+/* two dots' four lanes each, in the halves of one AVX-512 register: per
+ * lane the operations of DOT2_AVX_STEP, so the same bits */
+#define DOT2_AVX512_STEP(s, c, a, b) DOT2_SIMD_STEP(_mm512, __m512d, s, c, a, b)
 
 /* two 4-lane vectors in the halves of one register */
 __attribute__((target("avx512f"))) static inline __m512d dot2_pair(const double *lo, const double *hi)
