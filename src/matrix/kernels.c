@@ -278,13 +278,14 @@ __attribute__((target("avx512f"))) static inline __m512d dot2_pair(const double 
 DOT2_AVX512_PAIRS(1)
 DOT2_AVX512_PAIRS(2)
 
-/* a group: four dots as two pairs, two as one, a third or a single one by
- * AVX2 */
+/* a group of 1..DOT2_GROUP dots: its pairs in AVX-512 registers, an odd
+ * last one by AVX2 */
 static void dot2_group_avx512(int n, int group, const double *const *x, const double *const *y, dot2_state *st)
 {
-    if (group >= 4) dot2_avx512_2(n, x, y, st);
-    else if (group >= 2) dot2_avx512_1(n, x, y, st);
-    int done = group >= 4 ? 4 : group >= 2 ? 2 : 0;
+    static void (*const by_pairs[DOT2_GROUP / 2 + 1])(int, const double *const *, const double *const *,
+                                                       dot2_state *) = {NULL, dot2_avx512_1, dot2_avx512_2};
+    int pairs = group / 2, done = 2 * pairs;
+    if (pairs) by_pairs[pairs](n, x, y, st);
     if (group > done) dot2_avx_1(n, x + done, y + done, st + done);
 }
 
@@ -303,20 +304,9 @@ typedef void (*dot2_group_fn)(int, int, const double *const *, const double *con
 /* the kernels in use: 0 until first asked, else 1 + the instruction set */
 static _Atomic int dot2_choice;
 
-static int dot2_best_isa(void)
-{
-#ifdef DOT2_X86
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("fma")) return OVK__RUN_GENERIC;
-    if (__builtin_cpu_supports("avx512f")) return OVK__RUN_AVX512;
-    if (__builtin_cpu_supports("avx2")) return OVK__RUN_AVX2;
-#endif
-    return OVK__RUN_GENERIC;
-}
-
 int ovk__dot2_set_kernels(int isa)
 {
-    int best = dot2_best_isa();
+    int best = ovk__cpu_isa(1);
     if (isa < 0 || isa > best) isa = best;
     atomic_store_explicit(&dot2_choice, 1 + isa, memory_order_relaxed);
     return isa;

@@ -166,6 +166,9 @@ double ovk__run_rows(const int *off, const double *c, int K, const double *x, do
  * multiplies. */
 enum { OVK__RUN_GENERIC, OVK__RUN_AVX2, OVK__RUN_AVX512, OVK__RUN_ISAS };
 int ovk__run_set_kernels(int isa, int wide);
+/* The widest of those instruction sets this CPU runs (with FMA too when
+ * need_fma; else OVK__RUN_GENERIC) */
+int ovk__cpu_isa(int need_fma);
 
 /* The kernels ovk__dots_exact uses: those of instruction set isa
  * (OVK__RUN_*: portable C, AVX2 + FMA, AVX-512; the best this CPU supports

@@ -93,19 +93,21 @@ static const run_kernels kernels[OVK__RUN_ISAS] = {
 /* the kernels in use: 0 until first asked, else 1 + 2 isa + wide */
 static _Atomic int run_choice;
 
-static int best_isa(void)
+int ovk__cpu_isa(int need_fma)
 {
 #ifdef OVK_RUN_X86
     __builtin_cpu_init();
+    if (need_fma && !__builtin_cpu_supports("fma")) return OVK__RUN_GENERIC;
     if (__builtin_cpu_supports("avx512f")) return OVK__RUN_AVX512;
     if (__builtin_cpu_supports("avx2")) return OVK__RUN_AVX2;
 #endif
+    (void)need_fma;
     return OVK__RUN_GENERIC;
 }
 
 int ovk__run_set_kernels(int isa, int wide)
 {
-    int best = best_isa();
+    int best = ovk__cpu_isa(0);
     if (isa < 0 || isa > best) isa = best;
     atomic_store_explicit(&run_choice, 1 + 2 * isa + (wide != 0), memory_order_relaxed);
     return isa;

@@ -143,6 +143,11 @@ static int is_pipelined(const char *choice)
     return !strncmp(choice, "plcg:l=", 7) || !strcmp(choice, "pipeprcg") || !strcmp(choice, "pipecg");
 }
 
+/* the measured latency is at least the local work: then every pipelined
+ * variant's modelled time beats alg1's W + 3 L (a sanitizer build or a
+ * loaded host can measure more work than latency) */
+static int latency_dominates(const ovk_pcg_result *res) { return res->auto_latency_us >= res->auto_work_us; }
+
 static int within_band(int it, int ref) { return fabs((double)it - ref) <= ITER_BAND * ref + 1.0; }
 
 /* the choice and the figures agree across the ranks */
@@ -186,10 +191,7 @@ static void auto_against_alg1(ovk_matrix *A, ovk_reducer *red, const char *what,
     MT_RC(OVK_OK, rc);
     MT_RC(OVK_OK, solve(s, A, &res));
     check_agreed(&res, what);
-    /* a pipelined choice where the measured latency is at least the local
-     * work (then every pipelined variant's modelled time beats alg1's W + 3 L);
-     * a sanitizer build or a loaded host can measure more work than latency */
-    if (iters && res.auto_latency_us >= res.auto_work_us)
+    if (iters && latency_dominates(&res)) /* a pipelined choice */
         MT_CHECK(is_pipelined(res.auto_choice), "%s: auto chose %s (latency %g us, work %g us)", what,
                  res.auto_choice, res.auto_latency_us, res.auto_work_us);
     else if (iters && g_rank == 0)
@@ -302,7 +304,7 @@ static void remeasure(void)
         MT_RC(OVK_OK, ovk_matrix_update_values(A, ptr, cols, vals, OVK_DUP_REJECT));
         MT_RC(OVK_EMAXIT, solve(s, A, &res));
         check_agreed(&res, "remeasure");
-        if (!again || res.auto_latency_us >= res.auto_work_us) /* a pipelined choice: as above */
+        if (!again || latency_dominates(&res)) /* a pipelined choice */
             MT_CHECK(again ? is_pipelined(res.auto_choice) : !strcmp(res.auto_choice, "alg1"),
                      "remeasure=%d: after new values at 1000 us auto runs %s (latency %g us, work %g us)", again,
                      res.auto_choice, res.auto_latency_us, res.auto_work_us);
