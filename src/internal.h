@@ -101,6 +101,12 @@ int ovk__opts_check_unused(const ovk__opts *o, const char *owner, const char *he
 int ovk__lanczos_extremes(int k, const double *alpha, const double *beta, double *work, double *lmin,
                           double *lmax);
 
+/* ---- noise injection (src/util/noise.c) ------------------------------- */
+
+/* ovk_noise_start without its limits on hz and duration_us (tests of the
+ * handler's overload guard). */
+int ovk__noise_start_unchecked(double hz, double duration_us, unsigned seed);
+
 /* ---- multiversioned loops ---------------------------------------------- */
 
 /* A hot element-wise loop compiled for AVX-512, AVX2 and the baseline, the

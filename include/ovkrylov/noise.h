@@ -19,15 +19,18 @@
 extern "C" {
 #endif
 
-/* Start the noise: hz in (0, 100000], duration_us in (0, 1e6) and
+/* Start the noise: hz in (0, 10000], duration_us in (0, 1e6) and
  * duration_us * hz < 5e5 (a duty cycle under 50%: the noise must leave the
- * run time to finish).  OVK_EINVAL
+ * run time to finish; a signal's delivery costs up to ~30 us more on some
+ * virtual machines, hence the rate limit).  OVK_EINVAL
  * for values out of range, OVK_ESTATE when noise is already on, OVK_EUNSUPPORTED
  * when the timer cannot be created. */
 int ovk_noise_start(double hz, double duration_us, unsigned seed);
 
 /* Stop it (no-op when off).  Returns the number of interruptions delivered
- * since the start, or a negative status. */
+ * since the start, or a negative status: OVK_EUNSUPPORTED also when the
+ * signals came faster than the machine delivered them, run after run, and
+ * the handler disarmed the timer rather than starve the interrupted thread. */
 long ovk_noise_stop(void);
 
 #ifdef __cplusplus

@@ -20,13 +20,18 @@
 #include "../internal.h"
 
 #define NOISE_SIGNAL_OFFSET 2 /* SIGRTMIN + 2: clear of the ones libraries commonly take */
-#define NOISE_MAX_HZ 100000.0
+#define NOISE_MAX_HZ 10000.0 /* a period of 100 us: delivering one signal costs ~30 us on some VMs */
 #define NOISE_MAX_DURATION_US 1e6
 #define NOISE_MAX_LOAD_US 5e5 /* duration_us * hz: microseconds of noise per second (a 50% duty cycle) */
 #define NS_PER_S 1000000000LL
+/* Interruptions in a row that each found an expiry lost while their signal
+ * was pending: the signals (delivery included) take all the time. */
+#define NOISE_STARVED_RUNS 64
 
 static volatile sig_atomic_t interruptions;
 static volatile sig_atomic_t busy_ns; /* duration of one interruption, read by the handler */
+static volatile sig_atomic_t lost_streak; /* handler runs in a row with a timer overrun */
+static volatile sig_atomic_t starved;     /* the handler disarmed the timer: see on_noise */
 
 static struct noise_state {
     int on;
@@ -44,14 +49,34 @@ static long long monotonic_ns(void)
     return (long long)t.tv_sec * NS_PER_S + t.tv_nsec;
 }
 
+/* Overload guard: when run after run the timer has lost an expiry while the
+ * previous signal was pending, the interrupted thread no longer runs at all
+ * (a livelock); the handler disarms the timer and ovk_noise_stop reports it.
+ * timer_getoverrun and timer_settime are async-signal-safe. */
+static int starving(void)
+{
+    if (timer_getoverrun(noise.timer) <= 0) {
+        lost_streak = 0;
+        return 0;
+    }
+    lost_streak = lost_streak + 1;
+    if (lost_streak < NOISE_STARVED_RUNS) return 0;
+    const struct itimerspec disarm = {{0, 0}, {0, 0}};
+    timer_settime(noise.timer, 0, &disarm, NULL);
+    starved = 1;
+    return 1;
+}
+
 static void on_noise(int signo)
 {
     (void)signo;
     int saved_errno = errno;
-    long long end = monotonic_ns() + busy_ns;
-    while (monotonic_ns() < end) {
+    if (!starving()) {
+        long long end = monotonic_ns() + busy_ns;
+        while (monotonic_ns() < end) {
+        }
+        interruptions = interruptions + 1; /* the signal is masked while its handler runs */
     }
-    interruptions = interruptions + 1; /* the signal is masked while its handler runs */
     errno = saved_errno;
 }
 
@@ -149,15 +174,15 @@ static int start_timer(int signo, double hz, unsigned seed)
     return rc;
 }
 
-int ovk_noise_start(double hz, double duration_us, unsigned seed)
+int ovk__noise_start_unchecked(double hz, double duration_us, unsigned seed)
 {
-    int rc = check_args(hz, duration_us);
-    if (rc) return rc;
     if (noise.on) return ovk__fail(OVK_ESTATE, "ovk_noise_start: noise is already on");
     noise.signo = SIGRTMIN + NOISE_SIGNAL_OFFSET;
     busy_ns = (sig_atomic_t)llround(duration_us * 1e3);
     interruptions = 0;
-    rc = install_handler(noise.signo);
+    lost_streak = 0;
+    starved = 0;
+    int rc = install_handler(noise.signo);
     if (rc) return rc;
     rc = start_timer(noise.signo, hz, seed);
     if (rc) {
@@ -166,6 +191,13 @@ int ovk_noise_start(double hz, double duration_us, unsigned seed)
     }
     noise.on = 1;
     return OVK_OK;
+}
+
+int ovk_noise_start(double hz, double duration_us, unsigned seed)
+{
+    int rc = check_args(hz, duration_us);
+    if (rc) return rc;
+    return ovk__noise_start_unchecked(hz, duration_us, seed);
 }
 
 /* Drop a signal of the deleted timer that may still be pending, so that it
@@ -193,5 +225,11 @@ long ovk_noise_stop(void)
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     noise.on = 0;
     if (rc != 0) return ovk__fail(OVK_EUNSUPPORTED, "ovk_noise_stop: timer_delete: %s", strerror(errno));
+    if (starved)
+        return ovk__fail(OVK_EUNSUPPORTED,
+                         "ovk_noise_stop: the interruptions came faster than this machine delivers them "
+                         "(%d in a row lost a timer expiry); the noise stopped itself after %ld: "
+                         "lower hz or duration_us",
+                         NOISE_STARVED_RUNS, (long)interruptions);
     return (long)interruptions;
 }
