@@ -4,7 +4,9 @@
  * vector updates and two local dots) at once: one sum is started and the
  * local iterations run while it is in flight, the sum tested between their
  * phases (probe()), so that the measurement costs about one reduction, not
- * one per probe; each figure is the largest over the ranks.  It picks the
+ * one per probe; the work is the largest over the ranks, the latency the
+ * smallest (the rank that came last to the sum waited for it alone: the
+ * others' times include their wait for that rank).  It picks the
  * variant with the smallest modelled time per iteration, the same on every
  * rank (the figures are reduced values):
  *
@@ -51,10 +53,16 @@
 
 #include "solver.h"
 
-enum { PRECISE = 2, WORK_REPS = 2, MAX_DEPTH = 8, DEFAULT_DEPTH = 4, ALG1_PASSES = 5, ALG1_REDUCTIONS = 3 };
+enum { PRECISE = 1, WORK_REPS = 2, MAX_DEPTH = 8, DEFAULT_DEPTH = 4, ALG1_PASSES = 5, ALG1_REDUCTIONS = 3 };
 /* the iterations a first solve is assumed to take, over which plcg's
  * start-up is spread in the choice made at setup */
 enum { FIRST_ITERATIONS = 50 };
+/* rows between the probe's tests of its sum in the untimed first iteration
+ * (the kernels' hook), where a latency of the order of the local work ends */
+enum { PROBE_POLL_ROWS = 1024 };
+/* the latency's interval settles the choice without a timed sum when the
+ * choice at its midpoint is modelled within REGRET of the best at both ends */
+#define REGRET 0.05
 /* the probe's figures: latency (its interval's upper and lower end), local
  * work of one alg1 iteration and its vector part */
 enum { FIG_LAT, FIG_LAT_LOW, FIG_WORK, FIG_VEC, FIG_COUNT };
@@ -147,6 +155,20 @@ static void poll(probe_sum *ps)
     else ps->pending_at = t;
 }
 
+/* The kernels' hook during the untimed iteration: the solver's own (the
+ * backend's progress) and a test of the probe's sum every PROBE_POLL_ROWS */
+typedef struct probe_hook {
+    ovk__hook inner;
+    probe_sum *ps;
+} probe_hook;
+
+static void probe_poke(void *arg)
+{
+    probe_hook *ph = arg;
+    ovk__poke(&ph->inner);
+    poll(ph->ps);
+}
+
 /* One iteration of alg1's local work on the measurement's vectors:
  * s = A p, <p,s>, x += a p, r -= a s, z = C r, <r,z>, p = z + b p, the
  * sum tested after the matvec, the preconditioner and the updates.
@@ -169,7 +191,8 @@ static int local_iteration(ovk__ctx *c, auto_work *w, probe_sum *ps, double *vec
     return first(rc, rc2); /* every step runs: the matvecs of the others need this rank's halo */
 }
 
-/* Each rank's fastest of PRECISE blocking sums of one value, in seconds */
+/* Each rank's fastest of PRECISE blocking sums of one value, in seconds
+ * (warm: the probe's sum went first) */
 static int timed_sums(ovk__ctx *c, double *lat)
 {
     int rc = OVK_OK;
@@ -187,7 +210,8 @@ static int timed_sums(ovk__ctx *c, double *lat)
  * iterations, whichever is longer: one sum is started, then the local
  * iterations run (the first warms the caches; fig[FIG_WORK], fig[FIG_VEC]
  * = the fastest of the others and its vector part, in seconds), the sum
- * tested three times in each.  Still in flight after them, its time from
+ * tested three times in each and, in the first, also every PROBE_POLL_ROWS
+ * rows of its kernels (a matrix's; a user operator is one step).  Still in flight after them, its time from
  * start to the wait's end is the latency (fig[FIG_LAT] = fig[FIG_LAT_LOW]);
  * done earlier, the latency lies between the last test that saw it pending
  * (fig[FIG_LAT_LOW]) and the first that saw it done (fig[FIG_LAT]).  Every
@@ -206,9 +230,12 @@ static int probe(ovk__ctx *c, auto_work *w, double *fig)
         w->x[i] = 0.0;
     }
     fig[FIG_WORK] = fig[FIG_VEC] = INFINITY;
+    probe_hook ph = {c->hook, &ps};
     for (int k = -1; k < WORK_REPS; k++) {
         double vk = 0.0, ts = ovk__now();
+        if (k < 0) c->hook = (ovk__hook){probe_poke, &ph, PROBE_POLL_ROWS}; /* untimed: fine tests */
         rc = first(rc, local_iteration(c, w, &ps, &vk, &sink));
+        c->hook = ph.inner;
         double te = ovk__now();
         if (k >= 0 && te - ts < fig[FIG_WORK]) {
             fig[FIG_WORK] = te - ts;
@@ -226,10 +253,21 @@ static int probe(ovk__ctx *c, auto_work *w, double *fig)
     return rc;
 }
 
-/* Collective: the largest over the ranks of k figures */
-static int largest(ovk__ctx *c, double *fig, int k)
+/* Collective: the figures over the ranks: of the work the largest (the
+ * slowest rank sets the pace), of the latency the smallest.  A sum ends
+ * about when the last rank to start it started plus the latency; the
+ * earlier ranks' times include their wait for it (after a setup step of
+ * uneven length, or a rank descheduled on a loaded host: 170-270 us at
+ * 0 us).  Each rank's interval holds its own time, and no rank's time is
+ * below the latency, so the smallest ends bracket the smallest time. */
+static int agree_figures(ovk__ctx *c, double *fig, int k)
 {
-    return ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, fig, k, MPI_DOUBLE, MPI_MAX, c->comm), "MPI_Allreduce (auto's figures)");
+    for (int i = 0; i < k; i++)
+        if (i == FIG_LAT || i == FIG_LAT_LOW) fig[i] = -fig[i];
+    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, fig, k, MPI_DOUBLE, MPI_MAX, c->comm), "MPI_Allreduce (auto's figures)");
+    for (int i = 0; i < k; i++)
+        if (i == FIG_LAT || i == FIG_LAT_LOW) fig[i] = -fig[i];
+    return rc;
 }
 
 /* plcg:l=k's start-up in a first solve, per iteration of it: the spectrum
@@ -252,25 +290,38 @@ static double pipelined_time(const double *fig, double passes, int depth)
     return fmax(local, (fig[FIG_LAT] + after_wait) / depth);
 }
 
-/* The choice from the agreed figures (seconds) into spec: the smallest
- * modelled time, the shallower variant on a tie (deeper pipelines lose
- * accuracy); first: for a first solve, plcg's start-up counted */
+/* The modelled time per iteration of candidate k (ALG1, PIPECG, or
+ * plcg:l=k for k >= 2) at the latency fig[FIG_LAT]; first: for a first
+ * solve, plcg's start-up counted */
+enum { ALG1, PIPECG };
+static double modelled(const double *fig, int first, int k)
+{
+    if (k == ALG1) return fig[FIG_WORK] + ALG1_REDUCTIONS * fig[FIG_LAT];
+    if (k == PIPECG) return pipelined_time(fig, PIPECG_PASSES, 1);
+    return pipelined_time(fig, PLCG_PASS_K * k + PLCG_PASS_0, k) + (first ? startup_time(fig, k) : 0.0);
+}
+
+/* The candidate with the smallest modelled time, the shallower one on a
+ * tie (deeper pipelines lose accuracy) */
+static int best(long maxl, const double *fig, int first)
+{
+    int kb = ALG1;
+    for (int k = PIPECG; k <= maxl; k++)
+        if (modelled(fig, first, k) < modelled(fig, first, kb)) kb = k;
+    return kb;
+}
+
+static void spec_of(int k, char *spec, size_t len)
+{
+    if (k == ALG1) snprintf(spec, len, "alg1");
+    else if (k == PIPECG) snprintf(spec, len, "pipecg");
+    else snprintf(spec, len, "plcg:l=%d", k);
+}
+
+/* The choice from the agreed figures (seconds) into spec */
 static void choose(long maxl, const double *fig, int first, char *spec, size_t len)
 {
-    double best = fig[FIG_WORK] + ALG1_REDUCTIONS * fig[FIG_LAT];
-    snprintf(spec, len, "alg1");
-    double t = pipelined_time(fig, PIPECG_PASSES, 1);
-    if (t < best) {
-        best = t;
-        snprintf(spec, len, "pipecg");
-    }
-    for (int k = 2; k <= maxl; k++) {
-        t = pipelined_time(fig, PLCG_PASS_K * k + PLCG_PASS_0, k) + (first ? startup_time(fig, k) : 0.0);
-        if (t < best) {
-            best = t;
-            snprintf(spec, len, "plcg:l=%d", k);
-        }
-    }
+    spec_of(best(maxl, fig, first), spec, len);
 }
 
 void ovk__auto_choose(double latency, double work, double vec, long maxl, int first, char *spec, size_t len)
@@ -282,26 +333,47 @@ void ovk__auto_choose(double latency, double work, double vec, long maxl, int fi
     choose(maxl, fig, first, spec, len);
 }
 
-/* Collective: the figures (seconds), each the largest over the ranks (a
- * reduction cannot beat its latency, and a slower rank sets the pace), and
- * the choice from them.  Where the probe's sum completed within the local
- * work and the choice differs between the two ends of the latency's
- * interval, warm blocking sums measure the latency again; every decision is
- * taken from reduced values, so every rank runs the same sums. */
+/* With the latency known only within [fig[FIG_LAT_LOW], fig[FIG_LAT]]: the
+ * choice when it is the same at both ends; else the one at the midpoint
+ * when at both ends it is modelled within REGRET of the best there (a
+ * timed sum would cost a latency to settle a difference below the model's
+ * own error); -1 when neither. */
+static int settled(long maxl, const double *fig, int first)
+{
+    double at[FIG_COUNT];
+    memcpy(at, fig, sizeof at);
+    at[FIG_LAT] = fig[FIG_LAT_LOW];
+    int klo = best(maxl, at, first), khi = best(maxl, fig, first);
+    if (klo == khi) return khi;
+    at[FIG_LAT] = 0.5 * (fig[FIG_LAT] + fig[FIG_LAT_LOW]);
+    int km = best(maxl, at, first);
+    for (int end = 0; end < 2; end++) {
+        at[FIG_LAT] = end ? fig[FIG_LAT] : fig[FIG_LAT_LOW];
+        if (modelled(at, first, km) > (1.0 + REGRET) * modelled(at, first, end ? khi : klo)) return -1;
+    }
+    return km;
+}
+
+/* Collective: the figures (seconds), agreed over the ranks (agree_figures),
+ * and the choice from them.  Where the probe's sum completed within the
+ * local work and the interval of the latency does not settle the choice
+ * (settled), a warm blocking sum measures the latency again; every
+ * decision is taken from reduced values, so every rank runs the same sums. */
 static int figures(ovk__ctx *c, auto_work *w, int first, double *fig, char *spec, size_t len)
 {
     const auto_params *pp = c->params;
-    char low[32];
     int rc = ovk__agree(c->comm, probe(c, w, fig)); /* the failing rank's detail everywhere */
     c->cb_failed = 0;
-    if (!rc) rc = ovk__agree(c->comm, largest(c, fig, FIG_COUNT));
+    if (!rc) rc = ovk__agree(c->comm, agree_figures(c, fig, FIG_COUNT));
     if (rc) return rc;
-    choose(pp->maxl, fig, first, spec, len);
-    ovk__auto_choose(fig[FIG_LAT_LOW], fig[FIG_WORK], fig[FIG_VEC], pp->maxl, first, low, sizeof low);
-    if (!strcmp(low, spec)) return OVK_OK; /* the same choice anywhere in the interval */
+    int k = settled(pp->maxl, fig, first); /* the same choice, or nearly as good, anywhere in the interval */
+    if (k >= 0) {
+        spec_of(k, spec, len);
+        return OVK_OK;
+    }
     double lat = INFINITY;
     rc = ovk__agree(c->comm, timed_sums(c, &lat));
-    if (!rc) rc = ovk__agree(c->comm, largest(c, &lat, 1));
+    if (!rc) rc = ovk__agree(c->comm, agree_figures(c, &lat, 1)); /* lat in FIG_LAT: the smallest */
     if (rc) return rc;
     fig[FIG_LAT] = fmin(fig[FIG_LAT], lat);
     choose(pp->maxl, fig, first, spec, len);
