@@ -483,6 +483,7 @@ const ovk__solver ovk__solver_auto = {
     .options = "remeasure=0|1: measure again after new matrix values (0); warm=0|1: measure again, warm, in the "
                "second solve of the same values (1); maxl=1..8: deepest plcg (4)",
     .parse = auto_parse,
+    .needs_norm = 1, /* for pipecg, when chosen: its residual replacement's bounds use ||A|| */
     .work_size = sizeof(auto_work),
     .nvec = 5,
     .vec = (const size_t[]){V(r), V(p), V(s), V(z), V(x)},
