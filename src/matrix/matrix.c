@@ -453,18 +453,26 @@ int ovk__matrix_row_stats(const ovk_matrix *A, double *norm_inf, int *longest)
         free(len);
         return ovk__fail(OVK_ENOMEM, "row norms of %d rows", n);
     }
+    /* row i's own entries in four partial sums (one sum through sum[i]
+     * waited for each entry's add: 300 us at 8,000 rows of 27), then the
+     * entries a_ji of upper storage scattered to their rows */
     for (int i = 0; i < n; i++) {
-        for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
+        int lo = d->rowptr[i], hi = d->rowptr[i + 1], k = lo;
+        double own[4] = {0.0, 0.0, 0.0, 0.0};
+        for (; k + 3 < hi; k += 4)
+            for (int q = 0; q < 4; q++) own[q] += fabs(d->val[k + q]);
+        for (; k < hi; k++) own[0] += fabs(d->val[k]);
+        for (k = o->rowptr[i]; k < o->rowptr[i + 1]; k++) own[1] += fabs(o->val[k]);
+        sum[i] += (own[0] + own[1]) + (own[2] + own[3]);
+        len[i] += hi - lo + o->rowptr[i + 1] - o->rowptr[i];
+        if (!d->upper) continue;
+        for (k = lo; k < hi; k++) {
             int j = ovk__csr_col(d, i, k);
-            sum[i] += fabs(d->val[k]);
-            len[i]++;
-            if (d->upper && j != i) { /* a_ji, not stored */
+            if (j != i) { /* a_ji, not stored */
                 sum[j] += fabs(d->val[k]);
                 len[j]++;
             }
         }
-        for (int k = o->rowptr[i]; k < o->rowptr[i + 1]; k++) sum[i] += fabs(o->val[k]);
-        len[i] += o->rowptr[i + 1] - o->rowptr[i];
     }
     *norm_inf = 0.0;
     *longest = 0;

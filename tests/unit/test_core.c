@@ -207,6 +207,18 @@ static void spmv_upper(int n, int skew, int expect_upper)
     assert_int_equal(A->diag.upper, expect_upper);
     assert_int_equal(A->diag.off16 != NULL, n - 1 <= INT16_MAX);
     assert_int_equal(ovk_matrix_nnz_local(A), nnz);
+    /* ||A||_inf and the longest row, from either storage, as from the input */
+    double norm_ref = 0.0, norm = 0.0;
+    int longest_ref = 0, longest = 0;
+    for (int i = 0; i < n; i++) {
+        double row = 0.0;
+        for (int k = rowptr[i]; k < rowptr[i + 1]; k++) row += fabs(vals[k]);
+        norm_ref = fmax(norm_ref, row);
+        if (rowptr[i + 1] - rowptr[i] > longest_ref) longest_ref = rowptr[i + 1] - rowptr[i];
+    }
+    assert_int_equal(ovk__matrix_row_stats(A, &norm, &longest), OVK_OK);
+    assert_true(fabs(norm - norm_ref) <= 1e-15 * norm_ref);
+    assert_int_equal(longest, longest_ref);
     assert_int_equal(ovk_vector_create(A, &x), OVK_OK);
     assert_int_equal(ovk_vector_create(A, &y), OVK_OK);
     assert_int_equal(ovk_vector_create(A, &y2), OVK_OK);
@@ -389,14 +401,20 @@ static void check_laplace(ovk_stencil st, int gx, int gy, int gz)
     assert_int_equal(ovk_vector_create(A, &y), OVK_OK);
     ovk_vector_set(one, 1.0);
     assert_int_equal(ovk_matvec(A, one, y), OVK_OK);
-    double diag = st == OVK_STENCIL_27 ? 26.0 : 6.0;
+    double diag = st == OVK_STENCIL_27 ? 26.0 : 6.0, norm = 0.0;
+    int nb_max = 0, longest = 0;
     for (int k = 0, row = 0; k < gz; k++)
         for (int j = 0; j < gy; j++)
             for (int i = 0; i < gx; i++, row++) {
                 int ax = 1 + (i > 0) + (i < gx - 1), ay = 1 + (j > 0) + (j < gy - 1), az = 1 + (k > 0) + (k < gz - 1);
                 int nb = st == OVK_STENCIL_27 ? ax * ay * az - 1 : (ax - 1) + (ay - 1) + (az - 1);
                 assert_true(ovk_vector_data(y)[row] == diag - nb);
+                if (nb > nb_max) nb_max = nb;
             }
+    /* ||A||_inf = diag + the most neighbours (each -1); the longest row */
+    assert_int_equal(ovk__matrix_row_stats(A, &norm, &longest), OVK_OK);
+    assert_true(norm == diag + nb_max);
+    assert_int_equal(longest, nb_max + 1);
     ovk_vector_destroy(one);
     ovk_vector_destroy(y);
     ovk_matrix_destroy(A);
