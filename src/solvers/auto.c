@@ -436,6 +436,8 @@ static int auto_iterate(ovk__ctx *c, void *work, double bb)
     int decided = 0, rc = again(c, w, pp);
     if (!rc && c->initial_pending && !w->inner.sv->defers_initial) /* the choice sums no <b,b>: now */
         rc = ovk__initial_check(c, w->r, &bb, &decided);
+    if (!rc && !decided && w->inner.sv->needs_norm && !c->norm_ok)
+        rc = c->norm(c); /* pipecg's replacement bounds use ||A||: taken once per values, when chosen */
     if (rc || decided) return rc;
     snprintf(c->res->auto_choice, sizeof c->res->auto_choice, "%s", w->choice);
     c->res->auto_latency_us = w->latency_us;
@@ -483,7 +485,6 @@ const ovk__solver ovk__solver_auto = {
     .options = "remeasure=0|1: measure again after new matrix values (0); warm=0|1: measure again, warm, in the "
                "second solve of the same values (1); maxl=1..8: deepest plcg (4)",
     .parse = auto_parse,
-    .needs_norm = 1, /* for pipecg, when chosen: its residual replacement's bounds use ||A|| */
     .work_size = sizeof(auto_work),
     .nvec = 5,
     .vec = (const size_t[]){V(r), V(p), V(s), V(z), V(x)},

@@ -599,6 +599,8 @@ static int ctx_room(ovk_solver *s)
     return OVK_OK;
 }
 
+static int ctx_norm(ovk__ctx *c);
+
 /* the solve context from the object; what the setups keep in it (the
  * condition estimate's room, the norm, the numeric epoch) stays */
 static void init_ctx(ovk_solver *s)
@@ -611,6 +613,8 @@ static void init_ctx(ovk_solver *s)
     c->lz_cap = kept.lz_cap;
     c->anorm = kept.anorm;
     c->mv = kept.mv;
+    c->norm_ok = kept.norm_ok;
+    c->norm = ctx_norm;
     c->numeric_epoch = kept.numeric_epoch;
     c->conv_fn = s->conv_fn;
     c->conv_ctx = s->conv_ctx;
@@ -706,6 +710,16 @@ static int matrix_norm(ovk_solver *s)
     return rc;
 }
 
+/* Collective: the norm for a variant that needs it and was not known at
+ * the numeric setup (auto's choice; c->norm) */
+static int ctx_norm(ovk__ctx *c)
+{
+    ovk_solver *s = c->owner;
+    int rc = s->A ? matrix_norm(s) : operator_norm(s);
+    c->norm_ok = rc == OVK_OK;
+    return rc;
+}
+
 /* Collective: everything that depends on A's values (the preconditioner's
  * part only with pc_too). */
 static int numeric_setup(ovk_solver *s, int pc_too)
@@ -713,9 +727,11 @@ static int numeric_setup(ovk_solver *s, int pc_too)
     ovk__pc_env env = {s->A, s->lay->nlocal, s->lay->comm, s->coord_dim, s->coord_n, s->coords};
     int rc = pc_too ? ovk__agree(s->lay->comm, s->pc.type->setup(s->pc.state, &env)) : OVK_OK;
     if (rc) goto cleanup;
+    s->c.norm_ok = 0;
     if (s->sv->needs_norm) {
         rc = s->A ? matrix_norm(s) : operator_norm(s);
         if (rc) goto cleanup;
+        s->c.norm_ok = 1;
     }
     if (s->A) s->version = s->A->values_version;
 cleanup:

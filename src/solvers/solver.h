@@ -50,6 +50,8 @@ typedef struct ovk__ctx {
     double progress_time;       /* seconds spent in the progress hook so far */
     double rr_stop;             /* converged when <r,r> < rr_stop: max(tol^2 <b,b>, atol^2) */
     double anorm, mv;           /* ||A||_inf (estimate for an operator) and the longest row */
+    int norm_ok;                /* anorm, mv are of the current values */
+    int (*norm)(struct ovk__ctx *c); /* collective: anorm, mv of the current values (the object's) */
     int cb_failed;              /* a callback failed on this rank: status, poisons the sums */
     char cb_detail[160];        /* what the failed callback said */
     ovk_monitor_fn monitor;
@@ -97,7 +99,8 @@ typedef struct ovk__solver {
     const char *description;
     const char *options;  /* "key=values: meaning; ..." or "" */
     int split;            /* needs the split form C = L^-T L^-1 */
-    int needs_norm;       /* uses ||A||_inf and the longest row (c->anorm, c->mv) */
+    int needs_norm;       /* uses ||A||_inf and the longest row (c->anorm, c->mv): the
+                           * numeric setup takes them (auto: c->norm when it runs pipecg) */
     size_t work_size;     /* sizeof the variant's work struct */
     int nvec;             /* its vector fields: offsetof each, the residual r first */
     const size_t *vec;
