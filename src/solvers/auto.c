@@ -53,7 +53,7 @@
 
 #include "solver.h"
 
-enum { PRECISE = 1, WORK_REPS = 2, MAX_DEPTH = 8, DEFAULT_DEPTH = 4, ALG1_PASSES = 5, ALG1_REDUCTIONS = 3 };
+enum { PRECISE = 2, WORK_REPS = 1, MAX_DEPTH = 8, DEFAULT_DEPTH = 4, ALG1_PASSES = 5, ALG1_REDUCTIONS = 3 };
 /* the iterations a first solve is assumed to take, over which plcg's
  * start-up is spread in the choice made at setup */
 enum { FIRST_ITERATIONS = 50 };
@@ -334,10 +334,14 @@ void ovk__auto_choose(double latency, double work, double vec, long maxl, int fi
 }
 
 /* With the latency known only within [fig[FIG_LAT_LOW], fig[FIG_LAT]]: the
- * choice when it is the same at both ends; else the one at the midpoint
- * when at both ends it is modelled within REGRET of the best there (a
- * timed sum would cost a latency to settle a difference below the model's
- * own error); -1 when neither. */
+ * choice when it is the same at both ends; between two pipelined variants,
+ * the one at the midpoint when at both ends it is modelled within REGRET of
+ * the best there (a timed sum would cost a latency to settle a difference
+ * below the model's own error); -1 when neither.  alg1 against a pipelined
+ * variant is always settled by timed sums: there the latency is small, the
+ * sums cheap, and the bracket's top can be the scheduler's (two ranks per
+ * core at 0 us: [0, 130-260] us against 5-7 us timed, and with the local
+ * work inflated the regret at 0 us came out under REGRET). */
 static int settled(long maxl, const double *fig, int first)
 {
     double at[FIG_COUNT];
@@ -345,6 +349,7 @@ static int settled(long maxl, const double *fig, int first)
     at[FIG_LAT] = fig[FIG_LAT_LOW];
     int klo = best(maxl, at, first), khi = best(maxl, fig, first);
     if (klo == khi) return khi;
+    if (klo == ALG1 || khi == ALG1) return -1;
     at[FIG_LAT] = 0.5 * (fig[FIG_LAT] + fig[FIG_LAT_LOW]);
     int km = best(maxl, at, first);
     for (int end = 0; end < 2; end++) {

@@ -6,7 +6,8 @@
  *    every solve to the true residual, from a zero and a nonzero guess); the
  *    same choice and figures on every rank; iterations within ITER_BAND of
  *    alg1's on the Laplacians and the shared matrices (where plcg broke
- *    down, the next solve of the same object runs pipeprcg: checked there).
+ *    down, the next solve of the same object runs no plcg -- pipeprcg, or
+ *    alg1 or pipecg if its warm measure chooses them: checked there).
  *    The pipelined choice is asserted where the measured latency is at
  *    least the measured local work (a sanitizer build under a loaded
  *    ctest -j2 measured 5.6 ms of work at -n 20 against 1 ms of latency:
@@ -184,7 +185,7 @@ static void choice_at_no_latency(void)
 }
 
 /* Collective: auto on red against alg1's iterations; a second solve of the
- * same object after a plcg breakdown must run pipeprcg.  iters: check the
+ * same object after a plcg breakdown must not run plcg.  iters: check the
  * choice and the iterations (else only that the ranks agree). */
 static void auto_against_alg1(ovk_matrix *A, ovk_reducer *red, const char *what, int iters)
 {
@@ -203,9 +204,11 @@ static void auto_against_alg1(ovk_matrix *A, ovk_reducer *red, const char *what,
     if (iters && res.restarts == 0)
         MT_CHECK(within_band(res.iterations, ref), "%s: auto (%s) took %d iterations, alg1 %d", what,
                  res.auto_choice, res.iterations, ref);
-    if (res.restarts > 0) { /* plcg broke down: pipeprcg from the next solve on */
+    if (res.restarts > 0) { /* plcg broke down: pipeprcg from the next solve on, or what the warm
+                               * measure of the second solve chooses other than plcg (a loaded host:
+                               * alg1 or pipecg) */
         MT_RC(OVK_OK, solve(s, A, &res));
-        MT_CHECK(!strcmp(res.auto_choice, "pipeprcg"), "%s: after a breakdown auto runs %s", what, res.auto_choice);
+        MT_CHECK(strncmp(res.auto_choice, "plcg", 4), "%s: after a breakdown auto runs %s", what, res.auto_choice);
         if (iters)
             MT_CHECK(within_band(res.iterations, ref), "%s: auto (%s, after a breakdown) took %d iterations, alg1 %d",
                      what, res.auto_choice, res.iterations, ref);
