@@ -209,10 +209,11 @@ static int timed_sums(ovk__ctx *c, double *lat)
 /* Both figures at the cost of about one reduction or WORK_REPS + 1
  * iterations, whichever is longer: one sum is started, then the local
  * iterations run (the first warms the caches; fig[FIG_WORK], fig[FIG_VEC]
- * = the fastest of the others and its vector part, in seconds), the sum
- * tested three times in each and, in the first, also every PROBE_POLL_ROWS
- * rows of its kernels (a matrix's; a user operator is one step).  Still in flight after them, its time from
- * start to the wait's end is the latency (fig[FIG_LAT] = fig[FIG_LAT_LOW]);
+ * = the fastest of the timed ones and its vector part, in seconds), the
+ * sum tested three times in each and, in the first, also every
+ * PROBE_POLL_ROWS rows of its kernels (a matrix's; a user operator is one
+ * step).  Still in flight after them, its time from start to the wait's
+ * end is the latency (fig[FIG_LAT] = fig[FIG_LAT_LOW]);
  * done earlier, the latency lies between the last test that saw it pending
  * (fig[FIG_LAT_LOW]) and the first that saw it done (fig[FIG_LAT]).  Every
  * rank runs every step whatever failed (a failure is remembered: the
@@ -362,7 +363,7 @@ static int settled(long maxl, const double *fig, int first)
 /* Collective: the figures (seconds), agreed over the ranks (agree_figures),
  * and the choice from them.  Where the probe's sum completed within the
  * local work and the interval of the latency does not settle the choice
- * (settled), a warm blocking sum measures the latency again; every
+ * (settled), warm blocking sums measure the latency again; every
  * decision is taken from reduced values, so every rank runs the same sums. */
 static int figures(ovk__ctx *c, auto_work *w, int first, double *fig, char *spec, size_t len)
 {
