@@ -53,10 +53,16 @@
 
 #include "solver.h"
 
-enum { PRECISE = 2, WORK_REPS = 1, MAX_DEPTH = 8, DEFAULT_DEPTH = 4, ALG1_PASSES = 5, ALG1_REDUCTIONS = 3 };
+enum { PRECISE = 2, MAX_DEPTH = 8, DEFAULT_DEPTH = 4, ALG1_PASSES = 5, ALG1_REDUCTIONS = 3 };
 /* the iterations a first solve is assumed to take, over which plcg's
  * start-up is spread in the choice made at setup */
 enum { FIRST_ITERATIONS = 50 };
+/* timed local iterations after the warming one: at setup one (its cost is
+ * a first solve's: 2-3 % of a one-shot solve at -n 20 each), in a later
+ * solve the fastest of three (that choice is for the steady state: with
+ * one, the local work came out high often enough to choose one level
+ * shallower in 3 of 8 repeated cells, session 23) */
+enum { SETUP_REPS = 1, WARM_REPS = 3 };
 /* rows between the probe's tests of its sum in the untimed first iteration
  * (the kernels' hook), where a latency of the order of the local work ends */
 enum { PROBE_POLL_ROWS = 1024 };
@@ -206,7 +212,7 @@ static int timed_sums(ovk__ctx *c, double *lat)
     return rc;
 }
 
-/* Both figures at the cost of about one reduction or WORK_REPS + 1
+/* Both figures at the cost of about one reduction or reps + 1
  * iterations, whichever is longer: one sum is started, then the local
  * iterations run (the first warms the caches; fig[FIG_WORK], fig[FIG_VEC]
  * = the fastest of the timed ones and its vector part, in seconds), the
@@ -218,7 +224,7 @@ static int timed_sums(ovk__ctx *c, double *lat)
  * (fig[FIG_LAT_LOW]) and the first that saw it done (fig[FIG_LAT]).  Every
  * rank runs every step whatever failed (a failure is remembered: the
  * others' halos and sums need this rank). */
-static int probe(ovk__ctx *c, auto_work *w, double *fig)
+static int probe(ovk__ctx *c, auto_work *w, int reps, double *fig)
 {
     double v = 1.0, sink = 0.0;
     probe_sum ps = {.t0 = ovk__now()};
@@ -232,7 +238,7 @@ static int probe(ovk__ctx *c, auto_work *w, double *fig)
     }
     fig[FIG_WORK] = fig[FIG_VEC] = INFINITY;
     probe_hook ph = {c->hook, &ps};
-    for (int k = -1; k < WORK_REPS; k++) {
+    for (int k = -1; k < reps; k++) {
         double vk = 0.0, ts = ovk__now();
         if (k < 0) c->hook = (ovk__hook){probe_poke, &ph, PROBE_POLL_ROWS}; /* untimed: fine tests */
         rc = first(rc, local_iteration(c, w, &ps, &vk, &sink));
@@ -368,7 +374,7 @@ static int settled(long maxl, const double *fig, int first)
 static int figures(ovk__ctx *c, auto_work *w, int first, double *fig, char *spec, size_t len)
 {
     const auto_params *pp = c->params;
-    int rc = ovk__agree(c->comm, probe(c, w, fig)); /* the failing rank's detail everywhere */
+    int rc = ovk__agree(c->comm, probe(c, w, first ? SETUP_REPS : WARM_REPS, fig)); /* the failing rank's detail everywhere */
     c->cb_failed = 0;
     if (!rc) rc = ovk__agree(c->comm, agree_figures(c, fig, FIG_COUNT));
     if (rc) return rc;
