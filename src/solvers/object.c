@@ -710,8 +710,8 @@ static int matrix_norm(ovk_solver *s)
     return rc;
 }
 
-/* Collective: the norm for a variant that needs it and was not known at
- * the numeric setup (auto's choice; c->norm) */
+/* Collective: ||A|| of the current values (the numeric setup's for a
+ * variant that needs it; later through c->norm, where auto's choice does) */
 static int ctx_norm(ovk__ctx *c)
 {
     ovk_solver *s = c->owner;
@@ -729,9 +729,8 @@ static int numeric_setup(ovk_solver *s, int pc_too)
     if (rc) goto cleanup;
     s->c.norm_ok = 0;
     if (s->sv->needs_norm) {
-        rc = s->A ? matrix_norm(s) : operator_norm(s);
+        rc = ctx_norm(&s->c);
         if (rc) goto cleanup;
-        s->c.norm_ok = 1;
     }
     if (s->A) s->version = s->A->values_version;
 cleanup:
