@@ -87,7 +87,7 @@ typedef struct auto_params {
 } auto_params;
 
 typedef struct auto_work {
-    double *r, *p, *s, *z, *x; /* r: the frame's residual; the rest: the measurement's */
+    double *r;                 /* the frame's residual */
     ovk__variant inner;        /* the chosen variant */
     void *inner_params;
     char choice[32];
@@ -127,16 +127,21 @@ static int parse_inner(const char *spec, auto_work *w, const ovk__solver **sv)
 /* The first failure of rc and rc2 */
 static int first(int rc, int rc2) { return rc ? rc : rc2; }
 
-/* Collective: the variant of spec set up in place of the previous one. */
-static int use(ovk__ctx *c, auto_work *w, const char *spec)
+/* Collective: the variant of spec set up in place of the previous one, its
+ * vectors in block (the probe's scratch: its pages already faulted in) or,
+ * with NULL, a new block; block is freed on failure. */
+static int use(ovk__ctx *c, auto_work *w, const char *spec, double *block)
 {
     const ovk__solver *sv = NULL;
     void *saved = NULL;
     drop_inner(w);
     int rc = ovk__agree(c->comm, parse_inner(spec, w, &sv));
-    if (rc) return rc;
+    if (rc) {
+        free(block);
+        return rc;
+    }
     with_params(c, w->inner_params, &saved);
-    rc = ovk__variant_setup(c, sv, &w->inner);
+    rc = ovk__variant_setup_on(c, sv, &w->inner, block);
     c->params = saved;
     if (rc) return rc;
     snprintf(w->choice, sizeof w->choice, "%s", spec);
@@ -175,23 +180,43 @@ static void probe_poke(void *arg)
     poll(ph->ps);
 }
 
+/* The probe's vectors: PROBE_VECS staggered in one malloc'd block, which
+ * the variant chosen after the probe takes over (use) */
+enum { PROBE_VECS = 4 };
+typedef struct probe_vecs {
+    double *block, *p, *s, *z, *x;
+} probe_vecs;
+
+/* Local: the probe's block (agreed by the caller) */
+static int probe_alloc(const ovk__ctx *c, probe_vecs *pv)
+{
+    size_t stride = ovk__vec_stride(c->n);
+    pv->block = malloc(sizeof(double) * stride * PROBE_VECS);
+    if (!pv->block) return ovk__fail(OVK_ENOMEM, "auto: %d vectors of %d rows for the probe", PROBE_VECS, c->n);
+    pv->p = pv->block;
+    pv->s = pv->p + stride;
+    pv->z = pv->s + stride;
+    pv->x = pv->z + stride;
+    return OVK_OK;
+}
+
 /* One iteration of alg1's local work on the measurement's vectors:
  * s = A p, <p,s>, x += a p, r -= a s, z = C r, <r,z>, p = z + b p, the
  * sum tested after the matvec, the preconditioner and the updates.
  * *vec = the vector part's seconds. */
-static int local_iteration(ovk__ctx *c, auto_work *w, probe_sum *ps, double *vec, double *sink)
+static int local_iteration(ovk__ctx *c, const probe_vecs *pv, double *r, probe_sum *ps, double *vec, double *sink)
 {
-    int rc = ovk__ctx_matvec(c, w->p, w->s), rc2;
+    int rc = ovk__ctx_matvec(c, pv->p, pv->s), rc2;
     poll(ps);
-    double t0 = ovk__now(), a = 1e-3 / (1.0 + fabs(ovk__dot(c->n, w->p, w->s)));
-    ovk__ctx_axpy(c, a, w->p, w->x);
-    ovk__ctx_axpy(c, -a, w->s, w->r);
+    double t0 = ovk__now(), a = 1e-3 / (1.0 + fabs(ovk__dot(c->n, pv->p, pv->s)));
+    ovk__ctx_axpy(c, a, pv->p, pv->x);
+    ovk__ctx_axpy(c, -a, pv->s, r);
     *vec = ovk__now() - t0;
-    rc2 = ovk__ctx_pc(c, w->r, w->z);
+    rc2 = ovk__ctx_pc(c, r, pv->z);
     poll(ps);
     t0 = ovk__now();
-    *sink += ovk__dot(c->n, w->r, w->z);
-    ovk__xpay(c->n, w->z, 0.5, w->p, &c->hook);
+    *sink += ovk__dot(c->n, r, pv->z);
+    ovk__xpay(c->n, pv->z, 0.5, pv->p, &c->hook);
     *vec += ovk__now() - t0;
     poll(ps);
     return first(rc, rc2); /* every step runs: the matvecs of the others need this rank's halo */
@@ -224,7 +249,7 @@ static int timed_sums(ovk__ctx *c, double *lat)
  * (fig[FIG_LAT_LOW]) and the first that saw it done (fig[FIG_LAT]).  Every
  * rank runs every step whatever failed (a failure is remembered: the
  * others' halos and sums need this rank). */
-static int probe(ovk__ctx *c, auto_work *w, int reps, double *fig)
+static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, double *fig)
 {
     double v = 1.0, sink = 0.0;
     probe_sum ps = {.t0 = ovk__now()};
@@ -232,16 +257,16 @@ static int probe(ovk__ctx *c, auto_work *w, int reps, double *fig)
     ps.done = ps.rc != OVK_OK;
     int rc = OVK_OK;
     for (int i = 0; i < c->n; i++) {
-        w->p[i] = 1.0 + (double)(i % 7) / 7.0;
-        w->r[i] = 1.0;
-        w->x[i] = 0.0;
+        pv->p[i] = 1.0 + (double)(i % 7) / 7.0;
+        r[i] = 1.0;
+        pv->x[i] = 0.0;
     }
     fig[FIG_WORK] = fig[FIG_VEC] = INFINITY;
     probe_hook ph = {c->hook, &ps};
     for (int k = -1; k < reps; k++) {
         double vk = 0.0, ts = ovk__now();
         if (k < 0) c->hook = (ovk__hook){probe_poke, &ph, PROBE_POLL_ROWS}; /* untimed: fine tests */
-        rc = first(rc, local_iteration(c, w, &ps, &vk, &sink));
+        rc = first(rc, local_iteration(c, pv, r, &ps, &vk, &sink));
         c->hook = ph.inner;
         double te = ovk__now();
         if (k >= 0 && te - ts < fig[FIG_WORK]) {
@@ -371,10 +396,10 @@ static int settled(long maxl, const double *fig, int first)
  * local work and the interval of the latency does not settle the choice
  * (settled), warm blocking sums measure the latency again; every
  * decision is taken from reduced values, so every rank runs the same sums. */
-static int figures(ovk__ctx *c, auto_work *w, int first, double *fig, char *spec, size_t len)
+static int figures(ovk__ctx *c, const probe_vecs *pv, double *r, int first, double *fig, char *spec, size_t len)
 {
     const auto_params *pp = c->params;
-    int rc = ovk__agree(c->comm, probe(c, w, first ? SETUP_REPS : WARM_REPS, fig)); /* the failing rank's detail everywhere */
+    int rc = ovk__agree(c->comm, probe(c, pv, r, first ? SETUP_REPS : WARM_REPS, fig)); /* the failing rank's detail everywhere */
     c->cb_failed = 0;
     if (!rc) rc = ovk__agree(c->comm, agree_figures(c, fig, FIG_COUNT));
     if (rc) return rc;
@@ -400,20 +425,28 @@ static void choice_line(const auto_work *w, const char *indent, FILE *f)
 }
 
 /* Collective: measure, agree, choose and set up the choice (kept set up
- * when it is the variant already running: its start-up state stays). */
+ * when it is the variant already running: its start-up state stays), its
+ * vectors in the probe's block (at -n 20 that saved the faults of four
+ * fresh vectors in a one-shot setup, ~100 us of ~500). */
 static int measure(ovk__ctx *c, auto_work *w, int first)
 {
     double fig[FIG_COUNT] = {0.0};
     char spec[32];
-    int rc = figures(c, w, first, fig, spec, sizeof spec);
-    if (rc) return rc;
+    probe_vecs pv = {0};
+    int rc = ovk__agree(c->comm, probe_alloc(c, &pv));
+    if (!rc) rc = figures(c, &pv, w->r, first, fig, spec, sizeof spec);
+    if (rc) {
+        free(pv.block);
+        return rc;
+    }
     w->latency_us = 1e6 * fig[FIG_LAT];
     w->work_us = 1e6 * fig[FIG_WORK];
     if (w->epoch != c->numeric_epoch) w->broke = 0; /* new values: plcg may run again */
     w->epoch = c->numeric_epoch;
     w->solves = 0;
     if (w->broke && !strncmp(spec, "plcg", 4)) snprintf(spec, sizeof spec, "pipeprcg");
-    if (!w->inner.sv || strcmp(spec, w->choice)) rc = use(c, w, spec);
+    if (!w->inner.sv || strcmp(spec, w->choice)) rc = use(c, w, spec, pv.block); /* the block is the choice's */
+    else free(pv.block);
     if (rc) return rc;
     if (c->opts->print_level >= 1 && c->rank == 0) choice_line(w, "", c->opts->out ? c->opts->out : stdout);
     return OVK_OK;
@@ -461,7 +494,7 @@ static int auto_iterate(ovk__ctx *c, void *work, double bb)
     w->solves++;
     if (rc || strncmp(w->choice, "plcg", 4) || c->res->restarts == 0) return rc;
     w->broke = 1;
-    return use(c, w, "pipeprcg"); /* plcg broke down here (a reduced count): pipeprcg from now on */
+    return use(c, w, "pipeprcg", NULL); /* plcg broke down here (a reduced count): pipeprcg from now on */
 }
 
 static int auto_parse(ovk__opts *o, void **params)
@@ -498,8 +531,8 @@ const ovk__solver ovk__solver_auto = {
                "second solve of the same values (1); maxl=1..8: deepest plcg (4)",
     .parse = auto_parse,
     .work_size = sizeof(auto_work),
-    .nvec = 5,
-    .vec = (const size_t[]){V(r), V(p), V(s), V(z), V(x)},
+    .nvec = 1,
+    .vec = (const size_t[]){V(r)},
     .iterate = auto_iterate,
     .defers_initial = 1, /* to the chosen variant when it takes it (plcg) */
     .destroy = auto_destroy,

@@ -141,6 +141,14 @@ typedef struct ovk__variant {
 /* Collective: the work struct, the vectors and the variant's setup
  * (OVK_ENOMEM and setup's status agreed; on failure nothing is kept). */
 int ovk__variant_setup(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v);
+/* Collective: the same on the caller's block (malloc'd, any size, any
+ * contents; NULL: a new one), resized and zeroed: the pages the caller has
+ * touched are not faulted in again (auto hands over its probe's scratch).
+ * The block is v's (or freed) whatever the outcome. */
+int ovk__variant_setup_on(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, double *block);
+/* Local: the doubles from one work vector of n rows to the next in a
+ * variant's block (n rounded up to 4 KiB, plus a stagger). */
+size_t ovk__vec_stride(int n);
 /* Collective: the timed solve (r = b - A x, the initial check, iterate). */
 int ovk__variant_solve(ovk__ctx *c, ovk__variant *v);
 /* Collective: sv's resume from the current x (v set up at the first call,

@@ -12,7 +12,9 @@
  *   - a first solve pays plcg's start-up: at -n 20, 100 us (W = 80, V =
  *     24 us) pipecg there and plcg:l=2 in the steady state; never deeper
  *     than the steady state's choice, and deep again where the latency
- *     dominates (-n 20, 1000 us). */
+ *     dominates (-n 20, 1000 us);
+ *   - the block auto's probe hands over (ovk__variant_setup_on): the
+ *     variant's vectors come out zeroed in it, grown or shrunk. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <math.h>
 
 #include "solvers/solver.h"
 
@@ -102,6 +105,40 @@ static void test_first_solve(void **state)
     assert_string_equal(choice_for(0.0, 80.0, 24.0, 4, 1), "alg1");
 }
 
+/* a block of `vecs` vectors of n rows written with NaN, set up as alg1's (3
+ * vectors): zeroed, in place of the caller's block or a new one */
+static void check_setup_on(int n, int vecs)
+{
+    ovk__ctx c = {.comm = MPI_COMM_WORLD, .n = n};
+    const ovk__solver *sv = ovk__solver_find("alg1");
+    assert_non_null(sv);
+    size_t len = ovk__vec_stride(n) * (size_t)vecs;
+    double *block = NULL;
+    if (vecs > 0) {
+        block = malloc(sizeof(double) * len);
+        assert_non_null(block);
+        for (size_t i = 0; i < len; i++) block[i] = NAN;
+    }
+    ovk__variant v;
+    assert_int_equal(ovk__variant_setup_on(&c, sv, &v, block), OVK_OK);
+    assert_ptr_equal(v.sv, sv);
+    assert_ptr_equal(v.r, v.block);
+    for (int k = 0; k < 3; k++) /* r, s, p: staggered strides apart */
+        for (int i = 0; i < n; i++) assert_true(v.block[ovk__vec_stride(n) * (size_t)k + (size_t)i] == 0.0);
+    ovk__variant_free(&v);
+    assert_null(v.block);
+}
+
+static void test_setup_on(void **state)
+{
+    (void)state;
+    check_setup_on(1000, 4); /* shrunk: auto's probe block, alg1 chosen */
+    check_setup_on(1000, 2); /* grown */
+    check_setup_on(100000, 4); /* a block above malloc's mmap threshold */
+    check_setup_on(1000, 0);   /* none: a new block */
+    check_setup_on(0, 4);      /* a rank without rows */
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -111,6 +148,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_maxl_one),
         cmocka_unit_test(test_monotone),
         cmocka_unit_test(test_first_solve),
+        cmocka_unit_test(test_setup_on),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
