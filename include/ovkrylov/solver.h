@@ -19,10 +19,15 @@
  * check); ovk_solver_setup does the same explicitly (to time it, or to
  * see a setup error apart from the solve), and costs one small reduction
  * when nothing changed.  A solve on a set-up object creates no
- * communicator and allocates nothing proportional to the rows, with one
- * exception: plcg's first fallback to pipeprcg's recurrences allocates
- * their 9 vectors (agreed: OVK_ENOMEM on every rank), which the object
- * keeps for later solves.  New values of the matrix on the same pattern
+ * communicator and allocates nothing proportional to the rows, with two
+ * exceptions (each allocation agreed: OVK_ENOMEM on every rank): plcg's
+ * first fallback to pipeprcg's recurrences allocates their 9 vectors,
+ * which the object keeps for later solves; and the solver auto, whose
+ * measurements inside a solve (the second solve's, warm; with remeasure=1
+ * the first after new values) take four vectors for the probe, which the
+ * new choice's vectors reuse when the choice changes (the old choice's are
+ * freed) and are freed otherwise, and which after a breakdown of plcg sets
+ * up pipeprcg in its place.  New values of the matrix on the same pattern
  * (ovk_matrix_update_values) are picked up by the next solve, which redoes
  * only the numeric setup (the preconditioner's factor, diagonal or
  * polynomial bounds, the row statistics).
