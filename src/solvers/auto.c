@@ -34,9 +34,16 @@
  * added to plcg's time there (session 22: at -n 20, 100 us, one-shot
  * plcg:l=2 ran 1.17x pipecg, repeated 0.79x; the model without it put
  * them level); the measurements in later solves (warm, remeasure) choose
- * for the steady state.  It then sets up the chosen variant and solves
- * with it; where plcg broke down in a solve (a restart: plcg then went on
- * with pipeprcg's recurrences), the later solves use pipeprcg.  The
+ * for the steady state.  Two refinements of this pass model: where the
+ * probe's warming iteration already shows alg1's three latencies below
+ * half its (cold) vector work, alg1 is taken without the timed iteration
+ * (early); and where the model puts pipecg and the best plcg close (REFINE),
+ * its constant passes are not trusted and their own vector steps are timed
+ * (refine, measured(): at -n 20, 100 us the pass model's choice between
+ * pipecg and plcg:l=2 flipped with the noise, session 24).  It then sets
+ * up the chosen variant and solves with it; where plcg broke down in a
+ * solve (a restart: plcg then went on with pipeprcg's recurrences), the
+ * later solves use pipeprcg.  The
  * second solve of the values measured at setup measures again, warm (the
  * setup's probe runs on cold caches and pages: at -n 20 its local work came
  * out 1.6x the solve's), and keeps or replaces the choice (warm=0: not).
@@ -63,15 +70,23 @@ enum { FIRST_ITERATIONS = 50 };
  * one, the local work came out high often enough to choose one level
  * shallower in 3 of 8 repeated cells, session 23) */
 enum { SETUP_REPS = 1, WARM_REPS = 3 };
+/* timed vector steps of each candidate refine compares at setup (on
+ * vectors the setup has just zeroed: warm at -n 20) */
+enum { STEP_REPS = 2 };
 /* rows between the probe's tests of its sum in the untimed first iteration
  * (the kernels' hook), where a latency of the order of the local work ends */
 enum { PROBE_POLL_ROWS = 1024 };
+/* the most that cold caches inflate the probe's vector work (early) */
+#define COLD_VEC 2.0
 /* the latency's interval settles the choice without a timed sum when the
  * choice at its midpoint is modelled within REGRET of the best at both ends */
 #define REGRET 0.05
+/* the pass model's candidates within REFINE of its best have their vector
+ * steps timed (refine) */
+#define REFINE 0.25
 /* the probe's figures: latency (its interval's upper and lower end), local
  * work of one alg1 iteration and its vector part */
-enum { FIG_LAT, FIG_LAT_LOW, FIG_WORK, FIG_VEC, FIG_COUNT };
+enum { FIG_LAT, FIG_LAT_LOW, FIG_WORK, FIG_VEC, FIG_MV, FIG_COUNT };
 /* plcg's vector passes per iteration beyond alg1's: PLCG_PASS_K per level
  * (two recurrences and a dot per level) and PLCG_PASS_0 (the top level's
  * two recurrences, the x update) */
@@ -81,6 +96,10 @@ enum { FIG_LAT, FIG_LAT_LOW, FIG_WORK, FIG_VEC, FIG_COUNT };
  * and m = C w (ovk_laplace27 -timing, -n 60: 0.8x plcg:l=1's extra vector
  * time, whose wait it shares: after one matvec) */
 #define PIPECG_PASSES 5.0
+/* pipecg's blocking sums in a solve besides one per step (its start's, the
+ * true residual's at the exit test: 1.07 sums per step over 46 steps,
+ * ovk_pcg_bench -n 20) */
+#define PIPECG_SOLVE_SUMS 3.0
 
 typedef struct auto_params {
     long remeasure, maxl, warm;
@@ -150,24 +169,27 @@ static int use(ovk__ctx *c, auto_work *w, const char *spec, double *block)
 
 /* The probe's sum in flight: tested between the phases of the local work;
  * its completion lies between the last test that saw it pending and the
- * first that saw it done (seconds from its start). */
+ * first that saw it done (seconds from its start); spent: the seconds
+ * the tests took, left out of the local work's times */
 typedef struct probe_sum {
     ovk_request *req;
-    double t0, pending_at, done_at;
+    double t0, pending_at, done_at, spent;
     int done, rc;
 } probe_sum;
 
 static void poll(probe_sum *ps)
 {
     if (ps->done) return;
+    double t1 = ovk__now();
     ps->rc = first(ps->rc, ovk_reduce_test(ps->req, &ps->done));
-    double t = ovk__now() - ps->t0;
+    double t2 = ovk__now(), t = t2 - ps->t0;
+    ps->spent += t2 - t1;
     if (ps->done) ps->done_at = t;
     else ps->pending_at = t;
 }
 
-/* The kernels' hook during the untimed iteration: the solver's own (the
- * backend's progress) and a test of the probe's sum every PROBE_POLL_ROWS */
+/* The kernels' hook while the probe's sum is in flight: the solver's own
+ * (the backend's progress) and a test of the sum every PROBE_POLL_ROWS */
 typedef struct probe_hook {
     ovk__hook inner;
     probe_sum *ps;
@@ -187,11 +209,11 @@ typedef struct probe_vecs {
     double *block, *p, *s, *z, *x;
 } probe_vecs;
 
-/* Local: the probe's block (agreed by the caller) */
-static int probe_alloc(const ovk__ctx *c, probe_vecs *pv)
+/* Local: the probe's vectors in block, a new one (agreed by the caller) */
+static int probe_alloc(const ovk__ctx *c, double *block, probe_vecs *pv)
 {
     size_t stride = ovk__vec_stride(c->n);
-    pv->block = malloc(sizeof(double) * stride * PROBE_VECS);
+    pv->block = block;
     if (!pv->block) return ovk__fail(OVK_ENOMEM, "auto: %d vectors of %d rows for the probe", PROBE_VECS, c->n);
     pv->p = pv->block;
     pv->s = pv->p + stride;
@@ -203,21 +225,27 @@ static int probe_alloc(const ovk__ctx *c, probe_vecs *pv)
 /* One iteration of alg1's local work on the measurement's vectors:
  * s = A p, <p,s>, x += a p, r -= a s, z = C r, <r,z>, p = z + b p, the
  * sum tested after the matvec, the preconditioner and the updates.
- * *vec = the vector part's seconds. */
-static int local_iteration(ovk__ctx *c, const probe_vecs *pv, double *r, probe_sum *ps, double *vec, double *sink)
+ * *vec = the vector part's seconds, *mv the matvec's (the tests' time
+ * left out). */
+static int local_iteration(ovk__ctx *c, const probe_vecs *pv, double *r, probe_sum *ps, double *vec, double *mv,
+                           double *sink)
 {
+    double t0 = ovk__now(), s0 = ps->spent;
     int rc = ovk__ctx_matvec(c, pv->p, pv->s), rc2;
+    *mv = ovk__now() - t0 - (ps->spent - s0);
     poll(ps);
-    double t0 = ovk__now(), a = 1e-3 / (1.0 + fabs(ovk__dot(c->n, pv->p, pv->s)));
+    t0 = ovk__now();
+    double a = 1e-3 / (1.0 + fabs(ovk__dot(c->n, pv->p, pv->s)));
     ovk__ctx_axpy(c, a, pv->p, pv->x);
     ovk__ctx_axpy(c, -a, pv->s, r);
     *vec = ovk__now() - t0;
     rc2 = ovk__ctx_pc(c, r, pv->z);
     poll(ps);
     t0 = ovk__now();
+    s0 = ps->spent;
     *sink += ovk__dot(c->n, r, pv->z);
     ovk__xpay(c->n, pv->z, 0.5, pv->p, &c->hook);
-    *vec += ovk__now() - t0;
+    *vec += ovk__now() - t0 - (ps->spent - s0);
     poll(ps);
     return first(rc, rc2); /* every step runs: the matvecs of the others need this rank's halo */
 }
@@ -239,45 +267,86 @@ static int timed_sums(ovk__ctx *c, double *lat)
 
 /* Both figures at the cost of about one reduction or reps + 1
  * iterations, whichever is longer: one sum is started, then the local
- * iterations run (the first warms the caches; fig[FIG_WORK], fig[FIG_VEC]
- * = the fastest of the timed ones and its vector part, in seconds), the
- * sum tested three times in each and, in the first, also every
- * PROBE_POLL_ROWS rows of its kernels (a matrix's; a user operator is one
- * step).  Still in flight after them, its time from start to the wait's
+ * iterations run (the first warms the caches; fig[FIG_WORK], fig[FIG_VEC],
+ * fig[FIG_MV] = the fastest of the timed ones, its vector part and its
+ * matvec, in seconds, the tests' time left out), the sum tested three
+ * times in each and, while it is in flight, also every PROBE_POLL_ROWS
+ * rows of their kernels (a matrix's; a user operator is one step: an
+ * interval of about 16 us at -n 20 where a timed sum costs two latencies).
+ * Still in flight after them, its time from start to the wait's
  * end is the latency (fig[FIG_LAT] = fig[FIG_LAT_LOW]);
  * done earlier, the latency lies between the last test that saw it pending
  * (fig[FIG_LAT_LOW]) and the first that saw it done (fig[FIG_LAT]).  Every
  * rank runs every step whatever failed (a failure is remembered: the
  * others' halos and sums need this rank). */
-static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, double *fig)
+static int agree_figures(ovk__ctx *c, double *fig, int k);
+
+/* Collective, after the warming iteration (its times w, v, mv, cold):
+ * alg1 wins where its three latencies stay below the cold vector work over
+ * COLD_VEC (the least extra vector work of a pipelined variant, pipecg's,
+ * is at least the warm vector work, and cold caches at most double it).
+ * Where every rank saw the probe's sum done within the iteration and the
+ * lower end of its interval allows that, the latency is timed at once (at
+ * most an iteration's cost), agreed into fig[FIG_LAT] = fig[FIG_LAT_LOW],
+ * the sum ended (*timed), and if alg1 wins: *alg1, the cold figures agreed
+ * in fig, the timed iteration skipped (-n 20, 0 us: 80 us of a 3.5 ms
+ * solve).  Every rank takes the same branches (reduced values). */
+static int early(ovk__ctx *c, probe_sum *ps, double w, double v, double mv, double *fig, int *timed, int *alg1)
+{
+    double e[5] = {ps->done ? ps->done_at : INFINITY, -ps->pending_at, w, v, mv}; /* the interval's ends, the times */
+    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, e, 5, MPI_DOUBLE, MPI_MAX, c->comm), "MPI_Allreduce (auto's probe)");
+    double low = -e[1], vec = e[3];
+    if (rc || !(2.0 * e[0] <= e[2]) || ALG1_REDUCTIONS * low > vec / COLD_VEC) return rc;
+    if (ps->req) ps->rc = first(ps->rc, ovk__sum_end(c, OVK__GAMMA, ps->req));
+    ps->req = NULL;
+    double lat = INFINITY;
+    rc = timed_sums(c, &lat); /* every rank runs every sum and the agreement */
+    fig[FIG_LAT] = fig[FIG_LAT_LOW] = lat;
+    rc = first(rc, agree_figures(c, fig, 1));
+    fig[FIG_LAT_LOW] = fig[FIG_LAT];
+    *timed = 1;
+    if (ALG1_REDUCTIONS * fig[FIG_LAT] > vec / COLD_VEC) return rc;
+    fig[FIG_WORK] = e[2];
+    fig[FIG_VEC] = vec;
+    fig[FIG_MV] = e[4];
+    *alg1 = 1;
+    return rc;
+}
+
+static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, double *fig, int *alg1)
 {
     double v = 1.0, sink = 0.0;
-    probe_sum ps = {.t0 = ovk__now()};
-    ps.rc = ovk__sum_begin(c, OVK__GAMMA, &v, 1, &ps.req);
-    ps.done = ps.rc != OVK_OK;
-    int rc = OVK_OK;
-    for (int i = 0; i < c->n; i++) {
+    for (int i = 0; i < c->n; i++) { /* first touches: before the sum, outside its interval */
         pv->p[i] = 1.0 + (double)(i % 7) / 7.0;
         r[i] = 1.0;
         pv->x[i] = 0.0;
+        pv->s[i] = pv->z[i] = 0.0;
     }
-    fig[FIG_WORK] = fig[FIG_VEC] = INFINITY;
+    probe_sum ps = {.t0 = ovk__now()};
+    ps.rc = ovk__sum_begin(c, OVK__GAMMA, &v, 1, &ps.req);
+    ps.done = ps.rc != OVK_OK;
+    int rc = OVK_OK, timed = 0;
+    fig[FIG_WORK] = fig[FIG_VEC] = fig[FIG_MV] = INFINITY;
     probe_hook ph = {c->hook, &ps};
-    for (int k = -1; k < reps; k++) {
-        double vk = 0.0, ts = ovk__now();
-        if (k < 0) c->hook = (ovk__hook){probe_poke, &ph, PROBE_POLL_ROWS}; /* untimed: fine tests */
-        rc = first(rc, local_iteration(c, pv, r, &ps, &vk, &sink));
+    for (int k = -1; k < reps && !*alg1; k++) {
+        double vk = 0.0, mk = 0.0, ts = ovk__now(), s0 = ps.spent;
+        if (!ps.done) c->hook = (ovk__hook){probe_poke, &ph, PROBE_POLL_ROWS}; /* fine tests */
+        rc = first(rc, local_iteration(c, pv, r, &ps, &vk, &mk, &sink));
         c->hook = ph.inner;
-        double te = ovk__now();
+        double te = ovk__now() - (ps.spent - s0);
+        if (k < 0) rc = first(rc, early(c, &ps, te - ts, vk, mk, fig, &timed, alg1));
         if (k >= 0 && te - ts < fig[FIG_WORK]) {
             fig[FIG_WORK] = te - ts;
             fig[FIG_VEC] = vk;
+            fig[FIG_MV] = mk;
         }
     }
     int pending = !ps.done;
     if (ps.req) ps.rc = first(ps.rc, ovk__sum_end(c, OVK__GAMMA, ps.req));
-    fig[FIG_LAT] = pending ? ovk__now() - ps.t0 : ps.done_at;
-    fig[FIG_LAT_LOW] = pending ? fig[FIG_LAT] : ps.pending_at;
+    if (!timed) {
+        fig[FIG_LAT] = pending ? ovk__now() - ps.t0 : ps.done_at;
+        fig[FIG_LAT_LOW] = pending ? fig[FIG_LAT] : ps.pending_at;
+    }
     volatile double keep = sink; /* the dots are timed, their values not used */
     (void)keep;
     if (ps.rc) return ovk__fail(ps.rc, "auto: the latency probe failed: %s", ovk_error_detail());
@@ -391,30 +460,194 @@ static int settled(long maxl, const double *fig, int first)
     return km;
 }
 
-/* Collective: the figures (seconds), agreed over the ranks (agree_figures),
- * and the choice from them.  Where the probe's sum completed within the
- * local work and the interval of the latency does not settle the choice
- * (settled), warm blocking sums measure the latency again; every
- * decision is taken from reduced values, so every rank runs the same sums. */
-static int figures(ovk__ctx *c, const probe_vecs *pv, double *r, int first, double *fig, char *spec, size_t len)
+/* The time per iteration of candidate k (ALG1, PIPECG, plcg:l=k) from its
+ * timed vector step u (seconds: everything but its matvec) and the probe's
+ * matvec fig[FIG_MV]: alg1 waits for its three sums; pipecg's wait ends
+ * after the matvec or the latency, whichever is longer, and then its
+ * updates run, plus its blocking sums of a solve (and in a first solve
+ * ||A||'s pass, about a matvec, which auto takes when it runs pipecg)
+ * spread over FIRST_ITERATIONS; plcg as in modelled(), its start-up
+ * counted in a first solve */
+static double measured(const double *fig, double u, int first, int k)
+{
+    double mv = fig[FIG_MV], lat = fig[FIG_LAT];
+    if (k == ALG1) return mv + u + ALG1_REDUCTIONS * lat;
+    if (k == PIPECG) return fmax(mv, lat) + u + (PIPECG_SOLVE_SUMS * lat + (first ? mv : 0.0)) / FIRST_ITERATIONS;
+    return fmax(mv + u, (lat + u) / k) + (first ? startup_time(fig, k) : 0.0);
+}
+
+static int candidates(long maxl, const double *fig, int first, int *cand);
+
+/* The candidate of cand[0..n) (ascending) with the smallest measured time,
+ * the shallower on a tie */
+static int best_measured(const double *fig, const int *cand, const double *u, int n, int first)
+{
+    int ib = 0;
+    for (int i = 1; i < n; i++)
+        if (measured(fig, u[i], first, cand[i]) < measured(fig, u[ib], first, cand[ib])) ib = i;
+    return cand[ib];
+}
+
+void ovk__auto_choose_timed(double latency, double matvec, double work, double vec, const double *u, long maxl,
+                            int first, char *spec, size_t len)
+{
+    double fig[FIG_COUNT] = {0.0}, uc[2];
+    int cand[2];
+    fig[FIG_LAT] = fig[FIG_LAT_LOW] = latency;
+    fig[FIG_MV] = matvec;
+    fig[FIG_WORK] = work;
+    fig[FIG_VEC] = vec;
+    if (!candidates(maxl, fig, first, cand)) {
+        choose(maxl, fig, first, spec, len);
+        return;
+    }
+    uc[0] = u[cand[0]];
+    uc[1] = u[cand[1]];
+    spec_of(best_measured(fig, cand, uc, 2, first), spec, len);
+}
+
+/* The pair whose steps refine times: pipecg and the deepest-best plcg
+ * (k >= 2) when the pass model's best is one of them and the other is
+ * within REFINE of it (its known weakness: pipecg's in-cache cost against
+ * plcg's); 0 when the pass model's choice stands */
+static int candidates(long maxl, const double *fig, int first, int *cand)
+{
+    int kb = best(maxl, fig, first), kp = 2;
+    if (kb == ALG1 || maxl < 2) return 0;
+    for (int k = 3; k <= maxl; k++)
+        if (modelled(fig, first, k) < modelled(fig, first, kp)) kp = k;
+    int other = kb == PIPECG ? kp : PIPECG;
+    if (kb != PIPECG && kb != kp) return 0;
+    if (modelled(fig, first, other) > (1.0 + REFINE) * modelled(fig, first, kb)) return 0;
+    cand[0] = PIPECG;
+    cand[1] = kp;
+    return 2;
+}
+
+/* A variant set up and timed by refine: kept for the choice when it is the
+ * one chosen (its vectors as its vector step left them: finite, and
+ * overwritten at the start of every solve) */
+typedef struct candidate {
+    ovk__variant v;
+    void *params;
+    char spec[32];
+} candidate;
+
+static void drop_candidate(candidate *cd)
+{
+    ovk__variant_free(&cd->v);
+    free(cd->params);
+    cd->params = NULL;
+}
+
+/* Collective: candidate k set up in cd on *block (resized to its vectors
+ * and zeroed: the pages of the chosen variant's vectors are faulted in
+ * once), its vector step timed, the fastest of reps in *u (seconds).  The
+ * block stays cd's with keep, else comes back in *block; after a failure
+ * it is freed (*block = NULL, cd empty).  x is scratch. */
+static int time_step(ovk__ctx *c, int k, double **block, double *x, int reps, int keep, candidate *cd, double *u)
+{
+    auto_work tmp = {0};
+    const ovk__solver *sv = NULL;
+    void *saved = NULL;
+    spec_of(k, cd->spec, sizeof cd->spec);
+    int rc = ovk__agree(c->comm, parse_inner(cd->spec, &tmp, &sv));
+    cd->params = tmp.inner_params;
+    if (rc) {
+        drop_candidate(cd);
+        return rc;
+    }
+    with_params(c, cd->params, &saved);
+    rc = ovk__variant_setup_on(c, sv, &cd->v, *block);
+    *block = NULL;
+    *u = INFINITY;
+    for (int i = 0; !rc && i < reps; i++) { /* local: no rank waits for another */
+        double t0 = ovk__now();
+        rc = sv->vector_step ? sv->vector_step(c, cd->v.work, x)
+                             : ovk__fail(OVK_EINVAL, "auto: %s has no vector step", cd->spec);
+        *u = fmin(*u, ovk__now() - t0);
+    }
+    if (!rc && c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "auto: %s (timing %s)", c->cb_detail, cd->spec);
+    c->cb_failed = 0;
+    c->params = saved;
+    rc = ovk__agree(c->comm, rc);
+    if (rc) {
+        drop_candidate(cd);
+        return rc;
+    }
+    if (!keep) {
+        *block = ovk__variant_take_block(&cd->v);
+        drop_candidate(cd);
+    }
+    return OVK_OK;
+}
+
+/* Collective: the choice from the agreed figures.  Where the pass model
+ * (modelled) puts pipecg and the best plcg within REFINE of each other
+ * (candidates), its constant passes are not trusted (the in-cache cost of
+ * a fused kernel of many streams is not its bytes: at -n 20 pipecg's
+ * update cost 7.4 of the probe's passes, not 5, and the model's first-solve
+ * choice between it and plcg:l=2 at 100 us flipped with the noise of the
+ * probe's timed iteration): both variants are set up on the probe's block
+ * in turn (grown: the chosen one's pages are faulted in once), their
+ * vector steps timed, and measured() decides.  Every rank takes the same
+ * branches (reduced values). */
+static int refine(ovk__ctx *c, double **block, double *x, int first, const double *fig, char *spec, size_t len,
+                  candidate *kept)
 {
     const auto_params *pp = c->params;
-    int rc = ovk__agree(c->comm, probe(c, pv, r, first ? SETUP_REPS : WARM_REPS, fig)); /* the failing rank's detail everywhere */
+    int cand[MAX_DEPTH + 1], n = candidates(pp->maxl, fig, first, cand), rc = OVK_OK;
+    double u[MAX_DEPTH + 1];
+    if (n == 0) {
+        choose(pp->maxl, fig, first, spec, len);
+        return OVK_OK;
+    }
+    for (int i = 0; i < n && !rc; i++) /* the last, the largest block, stays set up in kept */
+        rc = time_step(c, cand[i], block, x, first ? STEP_REPS : WARM_REPS, i == n - 1, kept, &u[i]);
+    if (!rc) /* the slowest rank's step sets the pace */
+        rc = ovk__agree(c->comm, ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, u, n, MPI_DOUBLE, MPI_MAX, c->comm),
+                                          "MPI_Allreduce (auto's vector steps)"));
+    if (rc) {
+        drop_candidate(kept);
+        return rc;
+    }
+    spec_of(best_measured(fig, cand, u, n, first), spec, len);
+    return OVK_OK;
+}
+
+/* Collective: the figures (seconds), agreed over the ranks (agree_figures),
+ * and the choice from them.  alg1 at both ends of the latency's interval
+ * is taken at once (no latency worth hiding).  Else, where the interval
+ * does not settle the choice (settled), warm blocking sums measure the
+ * latency again; where it does, its midpoint stands for it.  refine then
+ * chooses, timing the close candidates' vector steps on *block (resized;
+ * NULL after a failure).  Every decision is taken from reduced values, so
+ * every rank runs the same sums. */
+static int figures(ovk__ctx *c, double **block, double *r, int first, double *fig, char *spec, size_t len,
+                   candidate *kept)
+{
+    const auto_params *pp = c->params;
+    probe_vecs pv = {0};
+    int alg1 = 0, rc = ovk__agree(c->comm, probe_alloc(c, *block, &pv));
+    if (!rc) rc = ovk__agree(c->comm, probe(c, &pv, r, first ? SETUP_REPS : WARM_REPS, fig, &alg1)); /* the failing rank's detail everywhere */
     c->cb_failed = 0;
-    if (!rc) rc = ovk__agree(c->comm, agree_figures(c, fig, FIG_COUNT));
+    if (!rc && !alg1) rc = ovk__agree(c->comm, agree_figures(c, fig, FIG_COUNT));
     if (rc) return rc;
-    int k = settled(pp->maxl, fig, first); /* the same choice, or nearly as good, anywhere in the interval */
-    if (k >= 0) {
+    int k = alg1 ? ALG1 : settled(pp->maxl, fig, first); /* the same choice, or nearly as good, anywhere in the interval */
+    if (k == ALG1) {
         spec_of(k, spec, len);
         return OVK_OK;
     }
-    double lat = INFINITY;
-    rc = ovk__agree(c->comm, timed_sums(c, &lat));
-    if (!rc) rc = ovk__agree(c->comm, agree_figures(c, &lat, 1)); /* lat in FIG_LAT: the smallest */
-    if (rc) return rc;
-    fig[FIG_LAT] = fmin(fig[FIG_LAT], lat);
-    choose(pp->maxl, fig, first, spec, len);
-    return OVK_OK;
+    if (k < 0) {
+        double lat = INFINITY;
+        rc = ovk__agree(c->comm, timed_sums(c, &lat));
+        if (!rc) rc = ovk__agree(c->comm, agree_figures(c, &lat, 1)); /* lat in FIG_LAT: the smallest */
+        if (rc) return rc;
+        fig[FIG_LAT] = fig[FIG_LAT_LOW] = fmin(fig[FIG_LAT], lat);
+    } else {
+        fig[FIG_LAT] = fig[FIG_LAT_LOW] = 0.5 * (fig[FIG_LAT] + fig[FIG_LAT_LOW]);
+    }
+    return refine(c, block, r, first, fig, spec, len, kept);
 }
 
 /* the choice and its figures, one line (print_level 1 and the view) */
@@ -422,6 +655,13 @@ static void choice_line(const auto_work *w, const char *indent, FILE *f)
 {
     fprintf(f, "%sauto: latency %.0f us, local work %.0f us per iteration%s -> %s\n", indent, w->latency_us,
             w->work_us, w->warm ? " (warm)" : "", w->choice);
+}
+
+/* the choice line at print_level >= 1 (rank 0) */
+static int report(const ovk__ctx *c, const auto_work *w)
+{
+    if (c->opts->print_level >= 1 && c->rank == 0) choice_line(w, "", c->opts->out ? c->opts->out : stdout);
+    return OVK_OK;
 }
 
 /* Collective: measure, agree, choose and set up the choice (kept set up
@@ -432,11 +672,11 @@ static int measure(ovk__ctx *c, auto_work *w, int first)
 {
     double fig[FIG_COUNT] = {0.0};
     char spec[32];
-    probe_vecs pv = {0};
-    int rc = ovk__agree(c->comm, probe_alloc(c, &pv));
-    if (!rc) rc = figures(c, &pv, w->r, first, fig, spec, sizeof spec);
+    candidate kept = {0};
+    double *block = malloc(sizeof(double) * ovk__vec_stride(c->n) * PROBE_VECS);
+    int rc = figures(c, &block, w->r, first, fig, spec, sizeof spec, &kept);
     if (rc) {
-        free(pv.block);
+        free(block);
         return rc;
     }
     w->latency_us = 1e6 * fig[FIG_LAT];
@@ -445,11 +685,20 @@ static int measure(ovk__ctx *c, auto_work *w, int first)
     w->epoch = c->numeric_epoch;
     w->solves = 0;
     if (w->broke && !strncmp(spec, "plcg", 4)) snprintf(spec, sizeof spec, "pipeprcg");
-    if (!w->inner.sv || strcmp(spec, w->choice)) rc = use(c, w, spec, pv.block); /* the block is the choice's */
-    else free(pv.block);
+    int change = !w->inner.sv || strcmp(spec, w->choice);
+    if (change && kept.v.sv && !strcmp(spec, kept.spec)) { /* refine's last candidate, set up already */
+        drop_inner(w);
+        w->inner = kept.v;
+        w->inner_params = kept.params;
+        snprintf(w->choice, sizeof w->choice, "%s", spec);
+        return report(c, w);
+    }
+    if (kept.v.sv) block = ovk__variant_take_block(&kept.v);
+    drop_candidate(&kept);
+    if (change) rc = use(c, w, spec, block); /* the block is the choice's */
+    else free(block);
     if (rc) return rc;
-    if (c->opts->print_level >= 1 && c->rank == 0) choice_line(w, "", c->opts->out ? c->opts->out : stdout);
-    return OVK_OK;
+    return report(c, w);
 }
 
 int ovk__auto_setup(ovk__ctx *c, ovk__variant *v)

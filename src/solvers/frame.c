@@ -105,6 +105,14 @@ void ovk__variant_free(ovk__variant *v)
     memset(v, 0, sizeof *v);
 }
 
+double *ovk__variant_take_block(ovk__variant *v)
+{
+    double *block = v->block;
+    v->block = NULL;
+    ovk__variant_free(v);
+    return block;
+}
+
 int ovk__breakdown(ovk__ctx *c, int iter, const char *what, double v, int zero_ok)
 {
     if (isfinite(v) && (v > 0.0 || (zero_ok && v == 0.0))) return 0;

@@ -33,8 +33,8 @@ typedef struct pipe_work {
     double mm;              /* <m,m> of the latest m = C w */
 } pipe_work;
 
-/* m = C w; n = A m */
-static int precond_matvec(ovk__ctx *c, pipe_work *w)
+/* m = C w and <m,m> */
+static int precond(ovk__ctx *c, pipe_work *w)
 {
     const double *d = ovk__ctx_pc_diagonal(c);
     ovk__tic t0;
@@ -42,13 +42,21 @@ static int precond_matvec(ovk__ctx *c, pipe_work *w)
         t0 = ovk__tic_start(c);
         ovk__mul_dot(c->n, d, w->v.w, w->v.m, &w->mm, &c->hook);
         ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
-    } else {
-        int rc = ovk__ctx_pc(c, w->v.w, w->v.m); /* m = C w */
-        if (rc) return rc;
-        t0 = ovk__tic_start(c);
-        w->mm = ovk__dot(c->n, w->v.m, w->v.m); /* <m,m> */
-        ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+        return OVK_OK;
     }
+    int rc = ovk__ctx_pc(c, w->v.w, w->v.m); /* m = C w */
+    if (rc) return rc;
+    t0 = ovk__tic_start(c);
+    w->mm = ovk__dot(c->n, w->v.m, w->v.m); /* <m,m> */
+    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+    return OVK_OK;
+}
+
+/* m = C w; n = A m */
+static int precond_matvec(ovk__ctx *c, pipe_work *w)
+{
+    int rc = precond(c, w);
+    if (rc) return rc;
     return ovk__ctx_matvec(c, w->v.m, w->v.n); /* n = A m */
 }
 
@@ -156,6 +164,18 @@ static int iterate(ovk__ctx *c, void *work, double bb)
     return ovk__sr_run(c, &ops, w, w->v.r, w->sums, bb);
 }
 
+/* auto's timing: a step's work besides n = A m (the updates and their
+ * sums, m = C w) on x */
+static int vector_step(ovk__ctx *c, void *work, double *x)
+{
+    pipe_work *w = work;
+    ovk__sr st = {.alpha = 0.5, .beta = 0.5};
+    w->v.x = x;
+    w->v.d = ovk__ctx_pc_diagonal(c);
+    update(c, w, &st);
+    return precond(c, w);
+}
+
 #define V(f) offsetof(pipe_work, v.f)
 const ovk__solver ovk__solver_pipecg = {
     .name = "pipecg",
@@ -166,4 +186,5 @@ const ovk__solver ovk__solver_pipecg = {
     .nvec = 9,
     .vec = (const size_t[]){V(r), V(u), V(w), V(p), V(s), V(q), V(z), V(m), V(n)},
     .iterate = iterate,
+    .vector_step = vector_step,
 };

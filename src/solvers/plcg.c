@@ -674,18 +674,25 @@ OVK__CLONES static void advance_rows(plcg_work *w, const step_coef *q, double *x
     top_step(m, w->WU + lo, w->U[0] + lo, w->U[1] + lo, s, a, d);
 }
 
-/* advance_rows over every row, in blocks, the hook called per chunk */
-static void advance(ovk__ctx *c, plcg_work *w, const plcg_state *st, int it)
+/* advance_rows over every row of x, in blocks, the hook called per chunk */
+static void advance_all(ovk__ctx *c, plcg_work *w, const step_coef *q, double *x)
 {
-    int n = c->n, step = ovk__chunk_rows(n, &c->hook), k = it - w->l;
-    step_coef q = {k > 0 ? -DEL(w, k - 1) : 0.0, 1.0 / st->eta, st->eta / DEL(w, k), st->zeta};
+    int n = c->n, step = ovk__chunk_rows(n, &c->hook);
     ovk__tic t0 = ovk__tic_start(c);
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
-        for (int b = lo; b < hi; b += BLOCK) advance_rows(w, &q, c->x, b, hi - b < BLOCK ? hi - b : BLOCK);
+        for (int b = lo; b < hi; b += BLOCK) advance_rows(w, q, x, b, hi - b < BLOCK ? hi - b : BLOCK);
         ovk__poke(&c->hook);
     }
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+/* step k = it-l of every level */
+static void advance(ovk__ctx *c, plcg_work *w, const plcg_state *st, int it)
+{
+    int k = it - w->l;
+    step_coef q = {k > 0 ? -DEL(w, k - 1) : 0.0, 1.0 / st->eta, st->eta / DEL(w, k), st->zeta};
+    advance_all(c, w, &q, c->x);
 }
 
 /* the sums of column it+1: <u,z_j> (and <u,v>), started */
@@ -755,6 +762,27 @@ static int cycle_step(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, outcome
         *out = STOP;
     }
     return OVK_OK;
+}
+
+/* auto's timing: a steady step's work besides u = A z (the recurrences of
+ * every level, the l + 1 sums of a column, z = C u) on x */
+static int plcg_vector_step(ovk__ctx *c, void *work, double *x)
+{
+    plcg_work *w = work;
+    const step_coef q = {-0.5, 1.0, 0.5, 0.5};
+    const double *u[MAX_L + 1], *z[MAX_L + 1];
+    double sums[MAX_L + 1];
+    advance_all(c, w, &q, x);
+    for (int j = 0; j <= w->l; j++) {
+        u[j] = w->U[0];
+        z[j] = j == 0 ? w->LZ[0] : w->Z[j];
+    }
+    ovk__tic t0 = ovk__tic_start(c);
+    ovk__dots_exact(c->n, w->l + 1, u, z, sums, &c->hook);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    volatile double keep = sums[0]; /* timed, not used */
+    (void)keep;
+    return ovk__ctx_pc(c, w->U[0], w->Z[0]); /* z = C u */
 }
 
 static int cycle(ovk__ctx *c, plcg_work *w, plcg_state *st, outcome *out)
@@ -889,4 +917,5 @@ const ovk__solver ovk__solver_plcg = {
     .destroy = plcg_destroy,
     .view = plcg_view,
     .defers_initial = 1,
+    .vector_step = plcg_vector_step,
 };

@@ -128,6 +128,13 @@ typedef struct ovk__solver {
     /* Optional, local: the state a user may want to see or reuse, as lines
      * of ovk_solver_view ("  name: ...\n"; plcg's shifts, auto's choice). */
     void (*view)(const void *work, FILE *f);
+    /* Optional, local: one steady-state iteration's work besides its
+     * matvecs (the preconditioner, the vector updates and their local sums,
+     * no reduction) on the set-up vectors, whatever finite values they
+     * hold, with x (n rows, finite) for the solution; the vectors' values
+     * are meaningless after it.  auto times it to compare the candidates
+     * (alg1, pipecg, plcg) on their own kernels. */
+    int (*vector_step)(ovk__ctx *c, void *work, double *x);
 } ovk__solver;
 
 /* A variant's instance: its work struct and vector block. */
@@ -156,6 +163,9 @@ int ovk__variant_solve(ovk__ctx *c, ovk__variant *v);
 int ovk__variant_resume(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, double bb, int iter0);
 /* Local; v may be not set up. */
 void ovk__variant_free(ovk__variant *v);
+/* Local: v freed as by ovk__variant_free except its vector block, which is
+ * returned (the caller's to free or to hand to ovk__variant_setup_on). */
+double *ovk__variant_take_block(ovk__variant *v);
 
 /* The solver "auto" (auto.c): not in the registry's list (it runs one of
  * them), found by name.  Collective, at setup after the numeric setup: when
@@ -168,6 +178,12 @@ int ovk__auto_setup(ovk__ctx *c, ovk__variant *v);
  * part, in seconds (auto.c's model; exposed for the unit tests); first: the
  * choice for a set-up object's first solve, which pays plcg's start-up */
 void ovk__auto_choose(double latency, double work, double vec, long maxl, int first, char *spec, size_t len);
+/* Local: auto's choice as its refine makes it (auto.c): ovk__auto_choose's,
+ * unless pipecg and the best plcg are modelled close, then the faster of
+ * the two from the matvec and their timed vector steps u[1] (pipecg) and
+ * u[k] (plcg:l=k), in seconds (exposed for the unit tests) */
+void ovk__auto_choose_timed(double latency, double matvec, double work, double vec, const double *u, long maxl,
+                            int first, char *spec, size_t len);
 /* Local: the matvecs of plcg:l=l's spectrum estimate (plcg.c) */
 int ovk__plcg_estimate_steps(int l);
 

@@ -13,8 +13,15 @@
  *     24 us) pipecg there and plcg:l=2 in the steady state; never deeper
  *     than the steady state's choice, and deep again where the latency
  *     dominates (-n 20, 1000 us);
+ *   - the refined choice (ovk__auto_choose_timed): where the pass model
+ *     puts pipecg and the best plcg close, the timed vector steps decide
+ *     (-n 20, 100 us, session 25's figures: plcg:l=2, which the pass model
+ *     misses; pipecg when plcg's step is slow); elsewhere the steps are not
+ *     consulted (alg1 at 0 us, plcg:l=3 at 250 us whatever they say); never
+ *     shallower as the latency grows;
  *   - the block auto's probe hands over (ovk__variant_setup_on): the
- *     variant's vectors come out zeroed in it, grown or shrunk. */
+ *     variant's vectors come out zeroed in it, grown or shrunk; a variant's
+ *     block taken back (ovk__variant_take_block) survives it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -105,6 +112,61 @@ static void test_first_solve(void **state)
     assert_string_equal(choice_for(0.0, 80.0, 24.0, 4, 1), "alg1");
 }
 
+/* the refined choice from figures in us; u[k]: candidate k's vector step
+ * (1: pipecg, k >= 2: plcg:l=k) */
+static const char *timed_for(double lat_us, double mv_us, double work_us, double vec_us, const double *u_us, long maxl,
+                             int first)
+{
+    static char spec[32];
+    double u[9];
+    for (int k = 0; k <= 8; k++) u[k] = u_us[k] * US;
+    ovk__auto_choose_timed(lat_us * US, mv_us * US, work_us * US, vec_us * US, u, maxl, first, spec, sizeof spec);
+    return spec;
+}
+
+static void test_timed_choice(void **state)
+{
+    (void)state;
+    /* -n 20, ovk_laplace27 -print_level 1 with the steps printed (session 25):
+     * matvec 62, W 79, V 15 us; steps alg1 10, pipecg 24, plcg:l=k 27-36 */
+    const double u20[9] = {10, 24, 27, 30, 33, 36, 39, 42, 45};
+    assert_string_equal(choice_for(101.0, 79.0, 15.0, 4, 1), "pipecg"); /* the pass model alone */
+    assert_string_equal(timed_for(101.0, 62.0, 79.0, 15.0, u20, 4, 1), "plcg:l=2");
+    const double slow_plcg[9] = {10, 24, 60, 70, 80, 90, 100, 110, 120};
+    assert_string_equal(timed_for(101.0, 62.0, 79.0, 15.0, slow_plcg, 4, 1), "pipecg");
+    /* far from the pair: the steps are not consulted */
+    const double huge[9] = {1e6, 1e6, 1e6, 1e6, 1e6, 1e6, 1e6, 1e6, 1e6};
+    assert_string_equal(timed_for(0.5, 62.0, 79.0, 15.0, huge, 4, 1), "alg1");
+    assert_string_equal(timed_for(250.0, 62.0, 79.0, 15.0, huge, 4, 1), "plcg:l=3");
+    assert_string_equal(timed_for(1000.0, 62.0, 79.0, 15.0, huge, 4, 1), "plcg:l=4");
+    /* maxl = 1: no plcg to compare */
+    assert_string_equal(timed_for(101.0, 62.0, 79.0, 15.0, huge, 1, 1), "pipecg");
+    /* -n 60 (-timing, session 25): matvec 1340, W 2100, V 470 us; steps
+     * alg1 440, pipecg 880, plcg:l=k 1050 + 350 (k - 1) */
+    const double u60[9] = {440, 880, 1400, 1750, 2100, 2450, 2800, 3150, 3500};
+    assert_string_equal(timed_for(1000.0, 1340.0, 2100.0, 470.0, u60, 4, 1), "pipecg");
+    assert_string_equal(timed_for(2.0, 1340.0, 2100.0, 470.0, u60, 4, 1), "alg1");
+}
+
+static void test_timed_monotone(void **state)
+{
+    (void)state;
+    const double u20[9] = {10, 24, 27, 30, 33, 36, 39, 42, 45};
+    const double u60[9] = {440, 880, 1400, 1750, 2100, 2450, 2800, 3150, 3500};
+    const double fig[2][3] = {{62.0, 79.0, 15.0}, {1340.0, 2100.0, 470.0}};
+    for (int f = 0; f < 2; f++)
+        for (int first = 0; first <= 1; first++)
+            for (long maxl = 1; maxl <= 8; maxl++) {
+                int last = 0;
+                for (double lat = 0.0; lat <= 20000.0; lat += 5.0) {
+                    int d = depth_of(timed_for(lat, fig[f][0], fig[f][1], fig[f][2], f ? u60 : u20, maxl, first));
+                    assert_true(d >= last);
+                    assert_true(d <= maxl);
+                    last = d;
+                }
+            }
+}
+
 /* a block of `vecs` vectors of n rows written with NaN, set up as alg1's (3
  * vectors): zeroed, in place of the caller's block or a new one */
 static void check_setup_on(int n, int vecs)
@@ -125,8 +187,13 @@ static void check_setup_on(int n, int vecs)
     assert_ptr_equal(v.r, v.block);
     for (int k = 0; k < 3; k++) /* r, s, p: staggered strides apart */
         for (int i = 0; i < n; i++) assert_true(v.block[ovk__vec_stride(n) * (size_t)k + (size_t)i] == 0.0);
-    ovk__variant_free(&v);
-    assert_null(v.block);
+    double *kept = v.block;
+    double *taken = ovk__variant_take_block(&v);
+    assert_ptr_equal(taken, kept);
+    assert_null(v.sv);
+    assert_null(v.work);
+    if (n > 0) taken[n - 1] = 1.0; /* still ours: ASan/valgrind catch a freed block */
+    free(taken);
 }
 
 static void test_setup_on(void **state)
@@ -148,6 +215,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_maxl_one),
         cmocka_unit_test(test_monotone),
         cmocka_unit_test(test_first_solve),
+        cmocka_unit_test(test_timed_choice),
+        cmocka_unit_test(test_timed_monotone),
         cmocka_unit_test(test_setup_on),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
