@@ -24,10 +24,11 @@
  * first fallback to pipeprcg's recurrences allocates their 9 vectors,
  * which the object keeps for later solves; and the solver auto, whose
  * measurements inside a solve (the second solve's, warm; with remeasure=1
- * the first after new values) take four vectors for the probe, which the
- * new choice's vectors reuse when the choice changes (the old choice's are
- * freed) and are freed otherwise, and which after a breakdown of plcg sets
- * up pipeprcg in its place.  New values of the matrix on the same pattern
+ * the first after new values) take four vectors for the probe (grown to
+ * the larger one's vectors where it times pipecg against a plcg), which
+ * the new choice's vectors reuse when the choice changes (the old choice's
+ * are freed) and are freed otherwise, and which after a breakdown of plcg
+ * sets up pipeprcg in its place.  New values of the matrix on the same pattern
  * (ovk_matrix_update_values) are picked up by the next solve, which redoes
  * only the numeric setup (the preconditioner's factor, diagonal or
  * polynomial bounds, the row statistics).
