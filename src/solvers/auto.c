@@ -265,20 +265,6 @@ static int timed_sums(ovk__ctx *c, double *lat)
     return rc;
 }
 
-/* Both figures at the cost of about one reduction or reps + 1
- * iterations, whichever is longer: one sum is started, then the local
- * iterations run (the first warms the caches; fig[FIG_WORK], fig[FIG_VEC],
- * fig[FIG_MV] = the fastest of the timed ones, its vector part and its
- * matvec, in seconds, the tests' time left out), the sum tested three
- * times in each and, while it is in flight, also every PROBE_POLL_ROWS
- * rows of their kernels (a matrix's; a user operator is one step: an
- * interval of about 16 us at -n 20 where a timed sum costs two latencies).
- * Still in flight after them, its time from start to the wait's
- * end is the latency (fig[FIG_LAT] = fig[FIG_LAT_LOW]);
- * done earlier, the latency lies between the last test that saw it pending
- * (fig[FIG_LAT_LOW]) and the first that saw it done (fig[FIG_LAT]).  Every
- * rank runs every step whatever failed (a failure is remembered: the
- * others' halos and sums need this rank). */
 static int agree_figures(ovk__ctx *c, double *fig, int k);
 
 /* Collective, after the warming iteration (its times w, v, mv, cold):
@@ -313,6 +299,22 @@ static int early(ovk__ctx *c, probe_sum *ps, double w, double v, double mv, doub
     return rc;
 }
 
+/* Both figures at the cost of about one reduction or reps + 1
+ * iterations, whichever is longer: one sum is started, then the local
+ * iterations run (the first warms the caches; fig[FIG_WORK], fig[FIG_VEC],
+ * fig[FIG_MV] = the fastest of the timed ones, its vector part and its
+ * matvec, in seconds, the tests' time left out), the sum tested three
+ * times in each and, while it is in flight, also every PROBE_POLL_ROWS
+ * rows of their kernels (a matrix's; a user operator is one step: an
+ * interval of about 10 us at -n 20 where a timed sum costs two latencies).
+ * Still in flight after them, its time from start to the wait's
+ * end is the latency (fig[FIG_LAT] = fig[FIG_LAT_LOW]);
+ * done earlier, the latency lies between the last test that saw it pending
+ * (fig[FIG_LAT_LOW]) and the first that saw it done (fig[FIG_LAT]).  After
+ * the warming iteration early() may time the latency (then in fig) and
+ * settle alg1 (*alg1: the cold figures in fig, agreed).  Every
+ * rank runs every step whatever failed (a failure is remembered: the
+ * others' halos and sums need this rank). */
 static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, double *fig, int *alg1)
 {
     double v = 1.0, sink = 0.0;
