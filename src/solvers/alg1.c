@@ -18,16 +18,16 @@ typedef struct alg1_work {
 /* x += alpha p; r -= alpha s; s = C r with the local <r,s>, <r,r>: one
  * pass when C divides by a diagonal (Jacobi: DiagScale's division, bitwise
  * the two-pass result), else the update, then the preconditioner */
-static int update(ovk__ctx *c, double *x, double alpha, alg1_work *w, double *rs, double *rr)
+static int update(ovk__ctx *c, double alpha, alg1_work *w, double *rs, double *rr)
 {
     ovk__tic t0 = ovk__tic_start(c);
     const double *a = ovk__ctx_pc_divisor(c);
     if (a) {
-        ovk__alg1_update(c->n, alpha, w->p, x, w->s, w->r, a, rs, rr, &c->hook);
+        ovk__alg1_update(c->n, alpha, w->p, c->x, w->s, w->r, a, rs, rr, &c->hook);
         ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
         return OVK_OK;
     }
-    ovk__axpy2(c->n, alpha, w->p, x, w->s, w->r, &c->hook); /* x += alpha p; r -= alpha s */
+    ovk__axpy2(c->n, alpha, w->p, c->x, w->s, w->r, &c->hook); /* x += alpha p; r -= alpha s */
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     return ovk__ctx_pc_dots(c, w->r, w->s, rs, rr); /* s = C r, <r,s>, <r,r> */
 }
@@ -46,7 +46,7 @@ static int iterate_from(ovk__ctx *c, alg1_work *w, double gamma, double bb)
         double alpha = gamma / sdotp, gamma_old = gamma;
         ovk__lanczos_add(c, alpha, beta);
         double iprod;
-        rc = update(c, c->x, alpha, w, &gamma, &iprod); /* x += alpha p; r -= alpha s; s = C r */
+        rc = update(c, alpha, w, &gamma, &iprod); /* x += alpha p; r -= alpha s; s = C r */
         if (rc) return rc;
         rc = ovk__sum(c, OVK__GAMMA, &gamma, 1);
         if (rc) return rc;
@@ -76,19 +76,6 @@ static int iterate(ovk__ctx *c, void *work, double bb)
     return iterate_from(c, w, gamma, bb);
 }
 
-/* auto's timing: an iteration's work besides s = A p (the update, C,
- * p = s + beta p) on x */
-static int vector_step(ovk__ctx *c, void *work, double *x)
-{
-    alg1_work *w = work;
-    double rs = 0.0, rr = 0.0;
-    int rc = update(c, x, 0.5, w, &rs, &rr); /* x += alpha p; r -= alpha s; s = C r */
-    ovk__xpay(c->n, w->s, 0.5, w->p, &c->hook); /* p = s + beta p */
-    volatile double keep = rs + rr; /* timed, not used */
-    (void)keep;
-    return rc;
-}
-
 #define V(f) offsetof(alg1_work, f)
 const ovk__solver ovk__solver_alg1 = {
     .name = "alg1",
@@ -98,5 +85,4 @@ const ovk__solver ovk__solver_alg1 = {
     .nvec = 3,
     .vec = (const size_t[]){V(r), V(s), V(p)},
     .iterate = iterate,
-    .vector_step = vector_step,
 };

@@ -462,9 +462,9 @@ static int settled(long maxl, const double *fig, int first)
     return km;
 }
 
-/* The time per iteration of candidate k (ALG1, PIPECG, plcg:l=k) from its
+/* The time per iteration of candidate k (PIPECG or plcg:l=k) from its
  * timed vector step u (seconds: everything but its matvec) and the probe's
- * matvec fig[FIG_MV]: alg1 waits for its three sums; pipecg's wait ends
+ * matvec fig[FIG_MV]: pipecg's wait ends
  * after the matvec or the latency, whichever is longer, and then its
  * updates run, plus its blocking sums of a solve (and in a first solve
  * ||A||'s pass, about a matvec, which auto takes when it runs pipecg)
@@ -473,12 +473,27 @@ static int settled(long maxl, const double *fig, int first)
 static double measured(const double *fig, double u, int first, int k)
 {
     double mv = fig[FIG_MV], lat = fig[FIG_LAT];
-    if (k == ALG1) return mv + u + ALG1_REDUCTIONS * lat;
     if (k == PIPECG) return fmax(mv, lat) + u + (PIPECG_SOLVE_SUMS * lat + (first ? mv : 0.0)) / FIRST_ITERATIONS;
     return fmax(mv + u, (lat + u) / k) + (first ? startup_time(fig, k) : 0.0);
 }
 
-static int candidates(long maxl, const double *fig, int first, int *cand);
+/* The pair whose steps refine times: pipecg and the best plcg (k >= 2,
+ * the shallowest on a tie) when the pass model's best is one of them and the other is
+ * within REFINE of it (its known weakness: pipecg's in-cache cost against
+ * plcg's); 0 when the pass model's choice stands */
+static int candidates(long maxl, const double *fig, int first, int *cand)
+{
+    int kb = best(maxl, fig, first), kp = 2;
+    if (kb == ALG1 || maxl < 2) return 0;
+    for (int k = 3; k <= maxl; k++)
+        if (modelled(fig, first, k) < modelled(fig, first, kp)) kp = k;
+    int other = kb == PIPECG ? kp : PIPECG;
+    if (kb != PIPECG && kb != kp) return 0;
+    if (modelled(fig, first, other) > (1.0 + REFINE) * modelled(fig, first, kb)) return 0;
+    cand[0] = PIPECG;
+    cand[1] = kp;
+    return 2;
+}
 
 /* The candidate of cand[0..n) (ascending) with the smallest measured time,
  * the shallower on a tie */
@@ -506,24 +521,6 @@ void ovk__auto_choose_timed(double latency, double matvec, double work, double v
     uc[0] = u[cand[0]];
     uc[1] = u[cand[1]];
     spec_of(best_measured(fig, cand, uc, 2, first), spec, len);
-}
-
-/* The pair whose steps refine times: pipecg and the deepest-best plcg
- * (k >= 2) when the pass model's best is one of them and the other is
- * within REFINE of it (its known weakness: pipecg's in-cache cost against
- * plcg's); 0 when the pass model's choice stands */
-static int candidates(long maxl, const double *fig, int first, int *cand)
-{
-    int kb = best(maxl, fig, first), kp = 2;
-    if (kb == ALG1 || maxl < 2) return 0;
-    for (int k = 3; k <= maxl; k++)
-        if (modelled(fig, first, k) < modelled(fig, first, kp)) kp = k;
-    int other = kb == PIPECG ? kp : PIPECG;
-    if (kb != PIPECG && kb != kp) return 0;
-    if (modelled(fig, first, other) > (1.0 + REFINE) * modelled(fig, first, kb)) return 0;
-    cand[0] = PIPECG;
-    cand[1] = kp;
-    return 2;
 }
 
 /* A variant set up and timed by refine: kept for the choice when it is the

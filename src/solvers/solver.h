@@ -133,7 +133,7 @@ typedef struct ovk__solver {
      * no reduction) on the set-up vectors, whatever finite values they
      * hold, with x (n rows, finite) for the solution; the vectors' values
      * are meaningless after it.  auto times it to compare the candidates
-     * (alg1, pipecg, plcg) on their own kernels. */
+     * (pipecg, plcg) on their own kernels. */
     int (*vector_step)(ovk__ctx *c, void *work, double *x);
 } ovk__solver;
 
