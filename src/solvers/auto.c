@@ -105,11 +105,16 @@ typedef struct auto_params {
     long remeasure, maxl, warm;
 } auto_params;
 
+/* A variant set up from a spec: the instance, its parsed options, the spec */
+typedef struct spec_variant {
+    ovk__variant v;
+    void *params;
+    char spec[32];
+} spec_variant;
+
 typedef struct auto_work {
     double *r;                 /* the frame's residual */
-    ovk__variant inner;        /* the chosen variant */
-    void *inner_params;
-    char choice[32];
+    spec_variant inner;        /* the chosen variant */
     double latency_us, work_us;
     unsigned epoch;            /* c->numeric_epoch of the measurement */
     int solves;                /* solves since the measurement */
@@ -124,15 +129,18 @@ static void with_params(ovk__ctx *c, void *params, void **saved)
     c->params = params;
 }
 
-static void drop_inner(auto_work *w)
+/* Local: sp's instance and options freed (sp may be empty) */
+static void drop(spec_variant *sp)
 {
-    ovk__variant_free(&w->inner);
-    free(w->inner_params);
-    w->inner_params = NULL;
+    ovk__variant_free(&sp->v);
+    free(sp->params);
+    sp->params = NULL;
+    sp->spec[0] = '\0';
 }
 
-/* Local: the variant of spec (a name the registry has) and its parsed options */
-static int parse_inner(const char *spec, auto_work *w, const ovk__solver **sv)
+/* Local: the variant of spec (a name the registry has) and its parsed
+ * options into *params */
+static int parse_spec(const char *spec, void **params, const ovk__solver **sv)
 {
     char name[32];
     ovk__opts o;
@@ -140,30 +148,34 @@ static int parse_inner(const char *spec, auto_work *w, const ovk__solver **sv)
     if (rc) return rc;
     *sv = ovk__solver_find(name);
     if (!*sv) return ovk__fail(OVK_EINVAL, "auto: no solver %s", name);
-    return (*sv)->parse ? (*sv)->parse(&o, &w->inner_params) : OVK_OK;
+    return (*sv)->parse ? (*sv)->parse(&o, params) : OVK_OK;
 }
 
 /* The first failure of rc and rc2 */
 static int first(int rc, int rc2) { return rc ? rc : rc2; }
 
-/* Collective: the variant of spec set up in place of the previous one, its
- * vectors in block (the probe's scratch: its pages already faulted in) or,
- * with NULL, a new block; block is freed on failure. */
-static int use(ovk__ctx *c, auto_work *w, const char *spec, double *block)
+/* Collective: the variant of spec set up in sp in place of what it held,
+ * its vectors in block (the probe's scratch: its pages already faulted in)
+ * or, with NULL, a new block; on failure block is freed and sp empty. */
+static int use(ovk__ctx *c, spec_variant *sp, const char *spec, double *block)
 {
     const ovk__solver *sv = NULL;
     void *saved = NULL;
-    drop_inner(w);
-    int rc = ovk__agree(c->comm, parse_inner(spec, w, &sv));
+    drop(sp);
+    int rc = ovk__agree(c->comm, parse_spec(spec, &sp->params, &sv));
     if (rc) {
         free(block);
+        drop(sp);
         return rc;
     }
-    with_params(c, w->inner_params, &saved);
-    rc = ovk__variant_setup_on(c, sv, &w->inner, block);
+    with_params(c, sp->params, &saved);
+    rc = ovk__variant_setup_on(c, sv, &sp->v, block);
     c->params = saved;
-    if (rc) return rc;
-    snprintf(w->choice, sizeof w->choice, "%s", spec);
+    if (rc) {
+        drop(sp);
+        return rc;
+    }
+    snprintf(sp->spec, sizeof sp->spec, "%s", spec);
     return OVK_OK;
 }
 
@@ -209,8 +221,9 @@ typedef struct probe_vecs {
     double *block, *p, *s, *z, *x;
 } probe_vecs;
 
-/* Local: the probe's vectors in block, a new one (agreed by the caller) */
-static int probe_alloc(const ovk__ctx *c, double *block, probe_vecs *pv)
+/* Local: the probe's vectors laid out in block, a new one (NULL: its
+ * allocation failed; agreed by the caller) */
+static int probe_vectors(const ovk__ctx *c, double *block, probe_vecs *pv)
 {
     size_t stride = ovk__vec_stride(c->n);
     pv->block = block;
@@ -250,22 +263,24 @@ static int local_iteration(ovk__ctx *c, const probe_vecs *pv, double *r, probe_s
     return first(rc, rc2); /* every step runs: the matvecs of the others need this rank's halo */
 }
 
-/* Each rank's fastest of PRECISE blocking sums of one value, in seconds
- * (warm: the probe's sum went first) */
-static int timed_sums(ovk__ctx *c, double *lat)
+static int agree_figures(ovk__ctx *c, double *fig, int k);
+
+/* Collective: the latency from the fastest of PRECISE warm blocking sums
+ * of one value on each rank (the probe's sum went first), the smallest
+ * over the ranks (agree_figures), in seconds; every rank runs every sum
+ * and the agreement, whatever failed (the status is not agreed) */
+static int timed_latency(ovk__ctx *c, double *lat)
 {
     int rc = OVK_OK;
     *lat = INFINITY;
     for (int k = 0; k < PRECISE; k++) {
         double v = 1.0, t0 = ovk__now();
-        rc = first(rc, ovk__sum(c, OVK__GAMMA, &v, 1)); /* every rank runs every sum */
+        rc = first(rc, ovk__sum(c, OVK__GAMMA, &v, 1));
         double dt = ovk__now() - t0;
         if (dt < *lat) *lat = dt;
     }
-    return rc;
+    return first(rc, agree_figures(c, lat, 1)); /* lat in FIG_LAT's place */
 }
-
-static int agree_figures(ovk__ctx *c, double *fig, int k);
 
 /* Collective, after the warming iteration (its times w, v, mv, cold):
  * alg1 wins where its three latencies stay below the cold vector work over
@@ -285,10 +300,7 @@ static int early(ovk__ctx *c, probe_sum *ps, double w, double v, double mv, doub
     if (rc || !(2.0 * e[0] <= e[2]) || ALG1_REDUCTIONS * low > vec / COLD_VEC) return rc;
     if (ps->req) ps->rc = first(ps->rc, ovk__sum_end(c, OVK__GAMMA, ps->req));
     ps->req = NULL;
-    double lat = INFINITY;
-    rc = timed_sums(c, &lat); /* every rank runs every sum and the agreement */
-    fig[FIG_LAT] = fig[FIG_LAT_LOW] = lat;
-    rc = first(rc, agree_figures(c, fig, 1));
+    rc = timed_latency(c, &fig[FIG_LAT]);
     fig[FIG_LAT_LOW] = fig[FIG_LAT];
     *timed = 1;
     if (ALG1_REDUCTIONS * fig[FIG_LAT] > vec / COLD_VEC) return rc;
@@ -523,60 +535,42 @@ void ovk__auto_choose_timed(double latency, double matvec, double work, double v
     spec_of(best_measured(fig, cand, uc, 2, first), spec, len);
 }
 
-/* A variant set up and timed by refine: kept for the choice when it is the
- * one chosen (its vectors as its vector step left them: finite, and
- * overwritten at the start of every solve) */
-typedef struct candidate {
-    ovk__variant v;
-    void *params;
-    char spec[32];
-} candidate;
-
-static void drop_candidate(candidate *cd)
-{
-    ovk__variant_free(&cd->v);
-    free(cd->params);
-    cd->params = NULL;
-}
-
 /* Collective: candidate k set up in cd on *block (resized to its vectors
  * and zeroed: the pages of the chosen variant's vectors are faulted in
- * once), its vector step timed, the fastest of reps in *u (seconds).  The
- * block stays cd's with keep, else comes back in *block; after a failure
- * it is freed (*block = NULL, cd empty).  x is scratch. */
-static int time_step(ovk__ctx *c, int k, double **block, double *x, int reps, int keep, candidate *cd, double *u)
+ * once), its vector step timed, the fastest of reps in *u (seconds).  With
+ * keep cd stays set up, for the choice when it is the one chosen (its
+ * vectors as its vector step left them: finite, and overwritten at the
+ * start of every solve); else it is emptied and the block comes back in
+ * *block.  After a failure the block is freed (*block = NULL, cd empty).
+ * x is scratch. */
+static int time_step(ovk__ctx *c, int k, double **block, double *x, int reps, int keep, spec_variant *cd, double *u)
 {
-    auto_work tmp = {0};
-    const ovk__solver *sv = NULL;
+    char spec[32];
     void *saved = NULL;
-    spec_of(k, cd->spec, sizeof cd->spec);
-    int rc = ovk__agree(c->comm, parse_inner(cd->spec, &tmp, &sv));
-    cd->params = tmp.inner_params;
-    if (rc) {
-        drop_candidate(cd);
-        return rc;
-    }
-    with_params(c, cd->params, &saved);
-    rc = ovk__variant_setup_on(c, sv, &cd->v, *block);
+    spec_of(k, spec, sizeof spec);
+    int rc = use(c, cd, spec, *block);
     *block = NULL;
+    if (rc) return rc;
+    const ovk__solver *sv = cd->v.sv;
+    with_params(c, cd->params, &saved);
     *u = INFINITY;
     for (int i = 0; !rc && i < reps; i++) { /* local: no rank waits for another */
         double t0 = ovk__now();
         rc = sv->vector_step ? sv->vector_step(c, cd->v.work, x)
-                             : ovk__fail(OVK_EINVAL, "auto: %s has no vector step", cd->spec);
+                             : ovk__fail(OVK_EINVAL, "auto: %s has no vector step", spec);
         *u = fmin(*u, ovk__now() - t0);
     }
-    if (!rc && c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "auto: %s (timing %s)", c->cb_detail, cd->spec);
+    if (!rc && c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "auto: %s (timing %s)", c->cb_detail, spec);
     c->cb_failed = 0;
     c->params = saved;
     rc = ovk__agree(c->comm, rc);
     if (rc) {
-        drop_candidate(cd);
+        drop(cd); /* the block with it */
         return rc;
     }
     if (!keep) {
         *block = ovk__variant_take_block(&cd->v);
-        drop_candidate(cd);
+        drop(cd);
     }
     return OVK_OK;
 }
@@ -592,7 +586,7 @@ static int time_step(ovk__ctx *c, int k, double **block, double *x, int reps, in
  * vector steps timed, and measured() decides.  Every rank takes the same
  * branches (reduced values). */
 static int refine(ovk__ctx *c, double **block, double *x, int first, const double *fig, char *spec, size_t len,
-                  candidate *kept)
+                  spec_variant *kept)
 {
     const auto_params *pp = c->params;
     int cand[MAX_DEPTH + 1], n = candidates(pp->maxl, fig, first, cand), rc = OVK_OK;
@@ -607,7 +601,7 @@ static int refine(ovk__ctx *c, double **block, double *x, int first, const doubl
         rc = ovk__agree(c->comm, ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, u, n, MPI_DOUBLE, MPI_MAX, c->comm),
                                           "MPI_Allreduce (auto's vector steps)"));
     if (rc) {
-        drop_candidate(kept);
+        drop(kept);
         return rc;
     }
     spec_of(best_measured(fig, cand, u, n, first), spec, len);
@@ -623,11 +617,11 @@ static int refine(ovk__ctx *c, double **block, double *x, int first, const doubl
  * NULL after a failure).  Every decision is taken from reduced values, so
  * every rank runs the same sums. */
 static int figures(ovk__ctx *c, double **block, double *r, int first, double *fig, char *spec, size_t len,
-                   candidate *kept)
+                   spec_variant *kept)
 {
     const auto_params *pp = c->params;
     probe_vecs pv = {0};
-    int alg1 = 0, rc = ovk__agree(c->comm, probe_alloc(c, *block, &pv));
+    int alg1 = 0, rc = ovk__agree(c->comm, probe_vectors(c, *block, &pv));
     if (!rc) rc = ovk__agree(c->comm, probe(c, &pv, r, first ? SETUP_REPS : WARM_REPS, fig, &alg1)); /* the failing rank's detail everywhere */
     c->cb_failed = 0;
     if (!rc && !alg1) rc = ovk__agree(c->comm, agree_figures(c, fig, FIG_COUNT));
@@ -639,8 +633,7 @@ static int figures(ovk__ctx *c, double **block, double *r, int first, double *fi
     }
     if (k < 0) {
         double lat = INFINITY;
-        rc = ovk__agree(c->comm, timed_sums(c, &lat));
-        if (!rc) rc = ovk__agree(c->comm, agree_figures(c, &lat, 1)); /* lat in FIG_LAT: the smallest */
+        rc = ovk__agree(c->comm, timed_latency(c, &lat));
         if (rc) return rc;
         fig[FIG_LAT] = fig[FIG_LAT_LOW] = fmin(fig[FIG_LAT], lat);
     } else {
@@ -653,7 +646,7 @@ static int figures(ovk__ctx *c, double **block, double *r, int first, double *fi
 static void choice_line(const auto_work *w, const char *indent, FILE *f)
 {
     fprintf(f, "%sauto: latency %.0f us, local work %.0f us per iteration%s -> %s\n", indent, w->latency_us,
-            w->work_us, w->warm ? " (warm)" : "", w->choice);
+            w->work_us, w->warm ? " (warm)" : "", w->inner.spec);
 }
 
 /* the choice line at print_level >= 1 (rank 0) */
@@ -671,7 +664,7 @@ static int measure(ovk__ctx *c, auto_work *w, int first)
 {
     double fig[FIG_COUNT] = {0.0};
     char spec[32];
-    candidate kept = {0};
+    spec_variant kept = {0};
     double *block = malloc(sizeof(double) * ovk__vec_stride(c->n) * PROBE_VECS);
     int rc = figures(c, &block, w->r, first, fig, spec, sizeof spec, &kept);
     if (rc) {
@@ -684,17 +677,15 @@ static int measure(ovk__ctx *c, auto_work *w, int first)
     w->epoch = c->numeric_epoch;
     w->solves = 0;
     if (w->broke && !strncmp(spec, "plcg", 4)) snprintf(spec, sizeof spec, "pipeprcg");
-    int change = !w->inner.sv || strcmp(spec, w->choice);
+    int change = !w->inner.v.sv || strcmp(spec, w->inner.spec);
     if (change && kept.v.sv && !strcmp(spec, kept.spec)) { /* refine's last candidate, set up already */
-        drop_inner(w);
-        w->inner = kept.v;
-        w->inner_params = kept.params;
-        snprintf(w->choice, sizeof w->choice, "%s", spec);
+        drop(&w->inner);
+        w->inner = kept;
         return report(c, w);
     }
     if (kept.v.sv) block = ovk__variant_take_block(&kept.v);
-    drop_candidate(&kept);
-    if (change) rc = use(c, w, spec, block); /* the block is the choice's */
+    drop(&kept);
+    if (change) rc = use(c, &w->inner, spec, block); /* the block is the choice's */
     else free(block);
     if (rc) return rc;
     return report(c, w);
@@ -727,22 +718,23 @@ static int auto_iterate(ovk__ctx *c, void *work, double bb)
     auto_work *w = work;
     void *saved = NULL;
     int decided = 0, rc = again(c, w, pp);
-    if (!rc && c->initial_pending && !w->inner.sv->defers_initial) /* the choice sums no <b,b>: now */
+    const ovk__variant *in = &w->inner.v;
+    if (!rc && c->initial_pending && !in->sv->defers_initial) /* the choice sums no <b,b>: now */
         rc = ovk__initial_check(c, w->r, &bb, &decided);
-    if (!rc && !decided && w->inner.sv->needs_norm && !c->norm_ok)
+    if (!rc && !decided && in->sv->needs_norm && !c->norm_ok)
         rc = c->norm(c); /* pipecg's replacement bounds use ||A||: taken once per values, when chosen */
     if (rc || decided) return rc;
-    snprintf(c->res->auto_choice, sizeof c->res->auto_choice, "%s", w->choice);
+    snprintf(c->res->auto_choice, sizeof c->res->auto_choice, "%s", w->inner.spec);
     c->res->auto_latency_us = w->latency_us;
     c->res->auto_work_us = w->work_us;
-    if (c->n > 0) memcpy(w->inner.r, w->r, sizeof(double) * (size_t)c->n); /* r = b - A x */
-    with_params(c, w->inner_params, &saved);
-    rc = w->inner.sv->iterate(c, w->inner.work, bb);
+    if (c->n > 0) memcpy(in->r, w->r, sizeof(double) * (size_t)c->n); /* r = b - A x */
+    with_params(c, w->inner.params, &saved);
+    rc = in->sv->iterate(c, in->work, bb);
     c->params = saved;
     w->solves++;
-    if (rc || strncmp(w->choice, "plcg", 4) || c->res->restarts == 0) return rc;
+    if (rc || strncmp(w->inner.spec, "plcg", 4) || c->res->restarts == 0) return rc;
     w->broke = 1;
-    return use(c, w, "pipeprcg", NULL); /* plcg broke down here (a reduced count): pipeprcg from now on */
+    return use(c, &w->inner, "pipeprcg", NULL); /* plcg broke down here (a reduced count): pipeprcg from now on */
 }
 
 static int auto_parse(ovk__opts *o, void **params)
@@ -760,14 +752,15 @@ static int auto_parse(ovk__opts *o, void **params)
     return ovk__opts_read(o, "auto", t, (int)(sizeof t / sizeof t[0]));
 }
 
-static void auto_destroy(void *work) { drop_inner(work); }
+static void auto_destroy(void *work) { drop(&((auto_work *)work)->inner); }
 
 /* the choice, its figures, and the chosen variant's own view */
 static void auto_view(const void *work, FILE *f)
 {
     const auto_work *w = work;
     choice_line(w, "  ", f);
-    if (w->inner.sv && w->inner.sv->view) w->inner.sv->view(w->inner.work, f);
+    const ovk__variant *in = &w->inner.v;
+    if (in->sv && in->sv->view) in->sv->view(in->work, f);
 }
 
 #define V(f) offsetof(auto_work, f)
