@@ -34,7 +34,7 @@
 
 /* CASE_SECONDS: the watchdog's limit for one case (one setup or solve and
  * its recovery take milliseconds; sanitizer builds are 10x slower) */
-enum { GRID = 6, MAX_SITES = 4096, CASE_SECONDS = 8 };
+enum { GRID = 6, MAX_SITES = 4096, CASE_SECONDS = 60 };
 
 static int rank, nranks;
 static char current[256]; /* the case under way, for the watchdog */
