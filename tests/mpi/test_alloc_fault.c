@@ -174,7 +174,7 @@ static void expect_usable(const fixture *f, ovk_solver *s, const ovk_pcg_result 
 /* --quick: beyond the first QUICK_ALL allocations of a phase, every
  * QUICK_STRIDE-th (nbc's reserve builds 32 schedules alike, each of ~28
  * allocations: a stride prime to that still fails each of its sites) */
-enum { QUICK_ALL = 256, QUICK_STRIDE = 7 };
+enum { QUICK_ALL = 128, QUICK_STRIDE = 7 };
 static int quick;
 
 static long next_n(long n) { return quick && n >= QUICK_ALL ? n + QUICK_STRIDE : n + 1; }
