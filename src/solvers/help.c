@@ -1,6 +1,7 @@
 /* -ovk_help: every key of the solver's option table as the options
  * database spells it, with its current value, its range and one line of
  * meaning, then the solvers, preconditioners and backends to choose from. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "solver.h"
@@ -48,6 +49,23 @@ static void solver_choices(const char *spec, FILE *f)
     fprintf(f, "      %s's keys: %s\n", sv->name, sv->options[0] ? sv->options : "none");
 }
 
+/* a number as its shortest text that reads back the same (1e-07, not
+ * 9.9999999999999995e-08); other text as it is */
+static void shortest(char *value, size_t len)
+{
+    char *end = NULL;
+    double v = strtod(value, &end);
+    if (!value[0] || *end) return;
+    for (int digits = 1; digits <= 17; digits++) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v) {
+            snprintf(value, len, "%s", buf);
+            return;
+        }
+    }
+}
+
 void ovk__solver_help(const ovk_solver *s, const char *prefix, FILE *f)
 {
     char value[256], range[64];
@@ -56,6 +74,7 @@ void ovk__solver_help(const ovk_solver *s, const char *prefix, FILE *f)
     for (int i = 0; i < ovk__solver_option_count(); i++) {
         const char *key = ovk__solver_option_key(i);
         if (ovk_solver_get_option(s, key, value, sizeof value)) snprintf(value, sizeof value, "?");
+        shortest(value, sizeof value);
         ovk__solver_option_range(i, range, sizeof range);
         fprintf(f, "  -%sovk_%s <%s>: %s (%s)\n", prefix, key, value, meaning_of(key), range);
         if (!strcmp(key, "solver")) solver_choices(value, f);
