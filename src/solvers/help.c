@@ -55,7 +55,7 @@ static void shortest(char *value, size_t len)
 {
     char *end = NULL;
     double v = strtod(value, &end);
-    if (!value[0] || *end) return;
+    if (!value[0] || *end || !strpbrk(value, ".eE")) return; /* not a number, or an integer */
     for (int digits = 1; digits <= 17; digits++) {
         char buf[64];
         snprintf(buf, sizeof buf, "%.*g", digits, v);
@@ -64,6 +64,22 @@ static void shortest(char *value, size_t len)
             return;
         }
     }
+}
+
+/* a registry's listing (two-space indent) under the option's line */
+static void indented(void (*print)(FILE *), FILE *f)
+{
+    char line[1024];
+    FILE *tmp = tmpfile();
+    if (!tmp) {
+        print(f);
+        return;
+    }
+    print(tmp);
+    rewind(tmp);
+    fprintf(f, "      available:\n");
+    while (fgets(line, sizeof line, tmp)) fprintf(f, "    %s", line);
+    fclose(tmp);
 }
 
 void ovk__solver_help(const ovk_solver *s, const char *prefix, FILE *f)
@@ -78,8 +94,8 @@ void ovk__solver_help(const ovk_solver *s, const char *prefix, FILE *f)
         ovk__solver_option_range(i, range, sizeof range);
         fprintf(f, "  -%sovk_%s <%s>: %s (%s)\n", prefix, key, value, meaning_of(key), range);
         if (!strcmp(key, "solver")) solver_choices(value, f);
-        else if (!strcmp(key, "precond")) ovk_precond_print(f);
-        else if (!strcmp(key, "backend")) ovk_backend_print(f);
+        else if (!strcmp(key, "precond")) indented(ovk_precond_print, f);
+        else if (!strcmp(key, "backend")) indented(ovk_backend_print, f);
     }
     fprintf(f, "  -ovk_options_left <0|1>: at ovk_options_finalize, 0: no warning for options nobody read; "
                "1: say also when every option was used\n");

@@ -106,7 +106,7 @@ static void row(FILE *f, const char *name, const double *lo, const double *hi, c
                 double whole)
 {
     double avg = sum[i] / size;
-    fprintf(f, "  %-44s %10.3e %10.3e %10.3e %6.1f\n", name, lo[i], hi[i], avg,
+    fprintf(f, "  %-46s %10.3e %10.3e %10.3e %6.1f\n", name, lo[i], hi[i], avg,
             whole > 0.0 ? 100.0 * avg / whole : 0.0);
 }
 
@@ -123,7 +123,7 @@ static void print(const ovk__log *l, const ovk_solver *s, FILE *f, const double 
     fprintf(f, "  %d setup%s, %d numeric setup%s for new values; %d solve%s, %lld iterations, %lld reductions\n",
             l->setups, l->setups == 1 ? "" : "s", l->numerics, l->numerics == 1 ? "" : "s", l->solves,
             l->solves == 1 ? "" : "s", l->iterations, l->reductions);
-    fprintf(f, "  %-44s %10s %10s %10s %6s\n", "seconds over the ranks", "min", "max", "avg", "%");
+    fprintf(f, "  %-46s %10s %10s %10s %6s\n", "seconds over the ranks", "min", "max", "avg", "%");
     row(f, "setup (all parts)", lo, hi, sum, SETUP, size, setup);
     for (int p = 0; p < OVK__LOG_PARTS; p++) {
         char name[64];
@@ -136,7 +136,7 @@ static void print(const ovk__log *l, const ovk_solver *s, FILE *f, const double 
         snprintf(name, sizeof name, "  %s", solve_names[r - MATVEC]);
         row(f, name, lo, hi, sum, r, size, solve);
     }
-    row(f, "reductions in flight (post to end of wait)", lo, hi, sum, FLIGHT, size, solve);
+    row(f, "reductions in flight (summed, post to wait)", lo, hi, sum, FLIGHT, size, solve);
     row(f, "  of that, hidden behind other work", lo, hi, sum, HIDDEN, size, solve);
     if (!l->nonblocking)
         fprintf(f, "  hidden: none (backend %s completes each reduction inside its post)\n", be);

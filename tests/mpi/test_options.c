@@ -528,7 +528,7 @@ static void test_log_view(ovk_matrix *A, ovk_vector *b, ovk_vector *x)
         }
         MT_CHECK(sum <= solve * (1.0 + 1e-6) + 1e-6, "%s/%s: the parts (%g s) exceed the solve (%g s)", cases[k][0],
                  cases[k][1], sum, solve);
-        double flight = log_row(text, "reductions in flight (post to end of wait)", 2);
+        double flight = log_row(text, "reductions in flight (summed, post to wait)", 2);
         double hidden = log_row(text, "of that, hidden behind other work", 2);
         MT_CHECK(flight >= 0.0 && hidden >= 0.0 && hidden <= flight, "%s/%s: hidden %g s of %g s in flight",
                  cases[k][0], cases[k][1], hidden, flight);
