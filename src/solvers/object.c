@@ -825,7 +825,7 @@ static int setup_held(ovk_solver *s)
     }
     if (redo & (REDO_REDUCER | REDO_PC | REDO_VARIANT)) {
         rc = ovk__auto_setup(&s->c, &s->var); /* solver auto: measure and choose (auto.c) */
-        ovk__log_mark(&s->log, OVK__LOG_AUTO);
+        ovk__log_mark(&s->log, OVK__LOG_MEASURE);
         if (rc) goto fail;
     }
     double dt = MPI_Wtime() - t0;
