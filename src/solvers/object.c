@@ -711,7 +711,7 @@ static int matrix_norm(ovk_solver *s)
 }
 
 /* Collective: ||A|| of the current values (the numeric setup's for a
- * variant that needs it; later through c->norm, where auto's choice does) */
+ * variant that needs it; later through c->norm, for a delegated one) */
 static int ctx_norm(ovk__ctx *c)
 {
     ovk_solver *s = c->owner;
@@ -805,7 +805,7 @@ static int setup_held(ovk_solver *s)
         if (rc) goto fail;
     }
     if (redo & (REDO_REDUCER | REDO_PC | REDO_VARIANT)) {
-        rc = ovk__auto_setup(&s->c, &s->var); /* solver auto: measure and choose (auto.c) */
+        rc = ovk__variant_after_setup(&s->c, &s->var);
         if (rc) goto fail;
     }
     double dt = MPI_Wtime() - t0;

@@ -164,7 +164,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
     return ovk__sr_run(c, &ops, w, w->v.r, w->sums, bb);
 }
 
-/* auto's timing: a step's work besides n = A m (the updates and their
+/* the timed part of a step: its work besides n = A m (the updates and their
  * sums, m = C w) on x */
 static int vector_step(ovk__ctx *c, void *work, double *x)
 {

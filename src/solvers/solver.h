@@ -100,7 +100,8 @@ typedef struct ovk__solver {
     const char *options;  /* "key=values: meaning; ..." or "" */
     int split;            /* needs the split form C = L^-T L^-1 */
     int needs_norm;       /* uses ||A||_inf and the longest row (c->anorm, c->mv): the
-                           * numeric setup takes them (auto: c->norm when it runs pipecg) */
+                           * numeric setup takes them (ovk__variant_delegate for an
+                           * inner variant) */
     size_t work_size;     /* sizeof the variant's work struct */
     int nvec;             /* its vector fields: offsetof each, the residual r first */
     const size_t *vec;
@@ -111,6 +112,12 @@ typedef struct ovk__solver {
     int (*parse)(ovk__opts *o, void **params);
     /* Optional, local and infallible: more set-up after the vectors. */
     void (*setup)(ovk__ctx *c, void *work);
+    /* Optional, collective: called by the object after the numeric setup
+     * whenever the reducer, the preconditioner or the variant was set up
+     * anew, with all of them in place (a variant that measures them and
+     * sets up an inner variant to run: ovk__variant_delegate).  Returns a
+     * status the same on every rank; on failure the setup fails. */
+    int (*after_setup)(ovk__ctx *c, void *work);
     /* Collective: iterate from r = b - A x with bb = <b,b> until a stop
      * (with defers_initial: bb = 0 while c->initial_pending). */
     int (*iterate)(ovk__ctx *c, void *work, double bb);
@@ -126,14 +133,14 @@ typedef struct ovk__solver {
     /* Optional: free what setup allocated (the frame frees work and vectors). */
     void (*destroy)(void *work);
     /* Optional, local: the state a user may want to see or reuse, as lines
-     * of ovk_solver_view ("  name: ...\n"; plcg's shifts, auto's choice). */
+     * of ovk_solver_view ("  name: ...\n"; plcg's shifts). */
     void (*view)(const void *work, FILE *f);
     /* Optional, local: one steady-state iteration's work besides its
      * matvecs (the preconditioner, the vector updates and their local sums,
      * no reduction) on the set-up vectors, whatever finite values they
      * hold, with x (n rows, finite) for the solution; the vectors' values
-     * are meaningless after it.  auto times it to compare the candidates
-     * (pipecg, plcg) on their own kernels. */
+     * are meaningless after it.  A variant choosing among others times
+     * it to compare them on their own kernels (pipecg, plcg have it). */
     int (*vector_step)(ovk__ctx *c, void *work, double *x);
 } ovk__solver;
 
@@ -150,7 +157,7 @@ typedef struct ovk__variant {
 int ovk__variant_setup(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v);
 /* Collective: the same on the caller's block (malloc'd, any size, any
  * contents; NULL: a new one), resized and zeroed: the pages the caller has
- * touched are not faulted in again (auto hands over its probe's scratch).
+ * touched are not faulted in again (a measurement's scratch handed over).
  * The block is v's (or freed) whatever the outcome. */
 int ovk__variant_setup_on(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, double *block);
 /* Local: the doubles from one work vector of n rows to the next in a
@@ -161,29 +168,21 @@ int ovk__variant_solve(ovk__ctx *c, ovk__variant *v);
 /* Collective: sv's resume from the current x (v set up at the first call,
  * agreed, and kept until ovk__variant_free). */
 int ovk__variant_resume(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, double bb, int iter0);
+/* Collective: v's after_setup, if it has one (OVK_OK otherwise). */
+int ovk__variant_after_setup(ovk__ctx *c, ovk__variant *v);
+/* Collective: iterate with inner (set up with its parsed options params)
+ * from the caller's residual r = b - A x and bb, as the frame would run it:
+ * the initial check when it is pending and inner does not defer it, ||A||
+ * (c->norm) when inner needs it and it is stale, r copied into inner's r,
+ * c->params = params during the call.  *ran = 1 when inner's iterate ran
+ * (0: failed before it, or the initial check decided the solve). */
+int ovk__variant_delegate(ovk__ctx *c, ovk__variant *inner, void *params, const double *r, double bb, int *ran);
 /* Local; v may be not set up. */
 void ovk__variant_free(ovk__variant *v);
 /* Local: v freed as by ovk__variant_free except its vector block, which is
  * returned (the caller's to free or to hand to ovk__variant_setup_on). */
 double *ovk__variant_take_block(ovk__variant *v);
 
-/* The solver "auto" (auto.c): not in the registry's list (it runs one of
- * them), found by name.  Collective, at setup after the numeric setup: when
- * v is auto's, measure the latency and the local work, agree on them and
- * set up the chosen variant (a no-op for any other variant). */
-extern const ovk__solver ovk__solver_auto;
-int ovk__auto_setup(ovk__ctx *c, ovk__variant *v);
-/* Local: auto's choice (a spec: "alg1", "pipecg" or "plcg:l=k", k <= maxl)
- * from the latency, the local work of one alg1 iteration and its vector
- * part, in seconds (auto.c's model; exposed for the unit tests); first: the
- * choice for a set-up object's first solve, which pays plcg's start-up */
-void ovk__auto_choose(double latency, double work, double vec, long maxl, int first, char *spec, size_t len);
-/* Local: auto's choice as its refine makes it (auto.c): ovk__auto_choose's,
- * unless pipecg and the best plcg are modelled close, then the faster of
- * the two from the matvec and their timed vector steps u[1] (pipecg) and
- * u[k] (plcg:l=k), in seconds (exposed for the unit tests) */
-void ovk__auto_choose_timed(double latency, double matvec, double work, double vec, const double *u, long maxl,
-                            int first, char *spec, size_t len);
 /* Local: the matvecs of plcg:l=l's spectrum estimate (plcg.c) */
 int ovk__plcg_estimate_steps(int l);
 

@@ -1,10 +1,9 @@
-/* Unit tests of the solver auto's choice from its figures (issue 28;
- * ovk__auto_choose, auto.c's model; the measurement itself is timing and is
- * exercised in tests/mpi/test_auto.c):
+/* Unit tests of the solver auto's model (auto.h, auto_model.c; the
+ * measurement itself is timing and is exercised in tests/mpi/test_auto.c):
  *   - no latency: alg1; a latency far below one vector pass: alg1;
- *   - figures of session 15-17's benchmarks (27-point Laplacian, 2 ranks):
- *     -n 20 at 1000 us a deep plcg, bounded by maxl; -n 60 at 1000 us,
- *     where one reduction costs less than the local work: pipecg;
+ *   - figures of the 27-point Laplacian on 2 ranks (docs/performance.md,
+ *     'auto'): -n 20 at 1000 us a deep plcg, bounded by maxl; -n 60 at
+ *     1000 us, where one reduction costs less than the local work: pipecg;
  *   - maxl = 1: alg1 or pipecg only;
  *   - the depth never falls as the latency grows (alg1 0, pipecg 1,
  *     plcg:l=k k), for several work/vector splits and every maxl, in the
@@ -13,17 +12,17 @@
  *     24 us) pipecg there and plcg:l=2 in the steady state; never deeper
  *     than the steady state's choice, and deep again where the latency
  *     dominates (-n 20, 1000 us);
- *   - the refined choice (ovk__auto_choose_timed): where the pass model
- *     puts pipecg and the best plcg close, the timed vector steps decide
- *     (-n 20, 100 us, session 25's figures: plcg:l=2, which the pass model
+ *   - the refined choice (ovk__auto_candidates, ovk__auto_best_timed):
+ *     where the pass model puts pipecg and the best plcg close, the timed
+ *     vector steps decide (-n 20, 100 us: plcg:l=2, which the pass model
  *     misses; pipecg when plcg's step is slow); elsewhere the steps are not
  *     consulted (alg1 at 0 us, plcg:l=3 at 250 us whatever they say); never
  *     shallower as the latency grows;
- *   - the variants' vector steps, which refine times (pipecg,
- *     plcg:l=1..4, with a diagonal and a general preconditioner, on a rank
- *     with rows and one without): they run on any set-up block, leave x
- *     and the vectors finite (zero on zero vectors), and a failing
- *     preconditioner reaches the context as a failed callback;
+ *   - the variants' vector steps, which auto times (pipecg, plcg:l=1..4,
+ *     with a diagonal and a general preconditioner, on a rank with rows and
+ *     one without): they run on any set-up block, leave x and the vectors
+ *     finite (zero on zero vectors), and a failing preconditioner reaches
+ *     the context as a failed callback;
  *   - the block auto's probe hands over (ovk__variant_setup_on): the
  *     variant's vectors come out zeroed in it, grown or shrunk; a variant's
  *     block taken back (ovk__variant_take_block) survives it. */
@@ -36,14 +35,16 @@
 #include <cmocka.h>
 #include <math.h>
 
-#include "solvers/solver.h"
+#include "solvers/auto.h"
+#include "solvers/solver.h" /* the variants' vector steps and blocks */
 
 #define US 1e-6
 
 static const char *choice_for(double lat_us, double work_us, double vec_us, long maxl, int first)
 {
     static char spec[32];
-    ovk__auto_choose(lat_us * US, work_us * US, vec_us * US, maxl, first, spec, sizeof spec);
+    ovk__auto_figures f = {.latency = lat_us * US, .latency_low = lat_us * US, .work = work_us * US, .vec = vec_us * US};
+    ovk__auto_spec(ovk__auto_best(&f, maxl, first), spec, sizeof spec);
     return spec;
 }
 
@@ -123,16 +124,20 @@ static const char *timed_for(double lat_us, double mv_us, double work_us, double
                              int first)
 {
     static char spec[32];
-    double u[9];
-    for (int k = 0; k <= 8; k++) u[k] = u_us[k] * US;
-    ovk__auto_choose_timed(lat_us * US, mv_us * US, work_us * US, vec_us * US, u, maxl, first, spec, sizeof spec);
+    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, mv_us * US};
+    ovk__auto_choice cand[2];
+    double u[2];
+    int n = ovk__auto_candidates(&f, maxl, first, cand);
+    for (int i = 0; i < n; i++) u[i] = u_us[cand[i].kind == OVK__AUTO_PIPECG ? 1 : cand[i].depth] * US;
+    ovk__auto_spec(n ? ovk__auto_best_timed(&f, cand, u, n, first) : ovk__auto_best(&f, maxl, first), spec,
+                   sizeof spec);
     return spec;
 }
 
 static void test_timed_choice(void **state)
 {
     (void)state;
-    /* -n 20, ovk_laplace27 -print_level 1 with the steps printed (session 25):
+    /* -n 20, ovk_laplace27 -print_level 1 with the steps printed:
      * matvec 62, W 79, V 15 us; steps pipecg 24, plcg:l=k 27-36 (u[0]:
      * alg1's, not consulted) */
     const double u20[9] = {10, 24, 27, 30, 33, 36, 39, 42, 45};
@@ -147,7 +152,7 @@ static void test_timed_choice(void **state)
     assert_string_equal(timed_for(1000.0, 62.0, 79.0, 15.0, huge, 4, 1), "plcg:l=4");
     /* maxl = 1: no plcg to compare */
     assert_string_equal(timed_for(101.0, 62.0, 79.0, 15.0, huge, 1, 1), "pipecg");
-    /* -n 60 (-timing, session 25): matvec 1340, W 2100, V 470 us; steps
+    /* -n 60 (-timing): matvec 1340, W 2100, V 470 us; steps
      * alg1 440, pipecg 880, plcg:l=k 1050 + 350 (k - 1) */
     const double u60[9] = {440, 880, 1400, 1750, 2100, 2450, 2800, 3150, 3500};
     assert_string_equal(timed_for(1000.0, 1340.0, 2100.0, 470.0, u60, 4, 1), "pipecg");
