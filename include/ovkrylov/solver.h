@@ -89,8 +89,7 @@
  *                   blocking reduction more per iteration             (0)
  *   view            0 | 1: rank 0 prints ovk_solver_view after each setup   (0)
  *   converged_reason 0 | 1: rank 0 prints why each solve stopped     (0)
- * ("tol" and "max_iter" are accepted as deprecated spellings of rtol and
- * max_it.)  A solve converges when ||r||_2 < max(rtol ||b||_2, atol), or
+ * A solve converges when ||r||_2 < max(rtol ||b||_2, atol), or
  * when the application's convergence test says so.
  *
  * Status codes: an unknown key, a malformed value or an unknown name of a

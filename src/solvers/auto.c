@@ -47,7 +47,7 @@ typedef struct auto_work {
     double *r;                 /* the frame's residual */
     chosen_variant inner;      /* the choice, set up */
     double latency_us, work_us;
-    unsigned epoch;            /* c->numeric_epoch of the measurement */
+    unsigned epoch;            /* c->norms.epoch of the measurement */
     int solves;                /* solves since the measurement */
     int warm;                  /* the measurement was taken in a solve, not at setup */
     int broke;                 /* plcg broke down on these values: pipeprcg stands for it */
@@ -105,10 +105,8 @@ static int use(ovk__ctx *c, chosen_variant *cv, ovk__auto_choice choice, double 
     return OVK_OK;
 }
 
-/* The probe's sum in flight: tested between the phases of the local work;
- * its completion lies between the last test that saw it pending and the
- * first that saw it done (seconds from its start); spent: the seconds
- * the tests took, left out of the local work's times */
+/* The probe's sum in flight: it ended between the last test that saw it
+ * pending and the first that saw it done (seconds from its start) */
 typedef struct probe_sum {
     ovk_request *req;
     double t0, pending_at, done_at, spent;
@@ -140,15 +138,13 @@ static void probe_poke(void *arg)
     poll(ph->ps);
 }
 
-/* The probe's vectors: PROBE_VECS staggered in one malloc'd block, which
- * the variant chosen after the probe takes over (use) */
+/* The probe's vectors, in a block the choice takes over (use) */
 enum { PROBE_VECS = 4 };
 typedef struct probe_vecs {
     double *block, *p, *s, *z, *x;
 } probe_vecs;
 
-/* Local: the probe's vectors laid out in block, a new one (NULL: its
- * allocation failed; agreed by the caller) */
+/* Local: the probe's vectors laid out in block (NULL: allocation failed) */
 static int probe_vectors(const ovk__ctx *c, double *block, probe_vecs *pv)
 {
     size_t stride = ovk__vec_stride(c->n);
@@ -161,11 +157,9 @@ static int probe_vectors(const ovk__ctx *c, double *block, probe_vecs *pv)
     return OVK_OK;
 }
 
-/* One iteration of alg1's local work on the probe's vectors:
- * s = A p, <p,s>, x += a p, r -= a s, z = C r, <r,z>, p = z + b p, the
- * sum tested after the matvec, the preconditioner and the updates.
- * *vec = the vector part's seconds, *matvec the matvec's (the tests' time
- * left out). */
+/* One iteration of alg1's local work: s = A p, <p,s>, x += a p, r -= a s,
+ * z = C r, <r,z>, p = z + b p, the sum tested between the phases; *vec and
+ * *matvec are the seconds of the vector part and the matvec. */
 static int local_iteration(ovk__ctx *c, const probe_vecs *pv, double *r, probe_sum *ps, double *vec,
                            double *matvec, double *sink)
 {
@@ -195,10 +189,8 @@ static int agree_max(ovk__ctx *c, double *v, int k)
     return ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, k, MPI_DOUBLE, MPI_MAX, c->comm), "MPI_Allreduce (auto's figures)");
 }
 
-/* Collective: of the work the largest over the ranks (the slowest rank sets
- * the pace), of the latency's interval the smallest ends (a sum ends about
- * when the last rank started it plus the latency: every rank's interval
- * holds its own time, and none is below the latency) */
+/* Collective: the largest work over the ranks (the slowest sets the pace)
+ * and the smallest latency (the early ranks' times include their wait) */
 static int agree_figures(ovk__ctx *c, ovk__auto_figures *f)
 {
     double v[5] = {-f->latency, -f->latency_low, f->work, f->vec, f->matvec};
@@ -211,9 +203,8 @@ static int agree_figures(ovk__ctx *c, ovk__auto_figures *f)
     return rc;
 }
 
-/* Collective: the latency from the fastest of PRECISE warm blocking sums,
- * the smallest over the ranks, in seconds; every rank runs every sum and
- * the agreement, whatever failed (the status is not agreed) */
+/* Collective: the latency from the fastest of PRECISE blocking sums, the
+ * smallest over the ranks (the status is not agreed) */
 static int timed_latency(ovk__ctx *c, double *lat)
 {
     int rc = OVK_OK;
@@ -230,12 +221,10 @@ static int timed_latency(ovk__ctx *c, double *lat)
     return rc;
 }
 
-/* Collective, after the warming iteration (its times w, v, mv, cold):
- * where every rank saw the probe's sum done within the iteration and the
- * lower end of its interval leaves nothing to hide, the latency is timed at
- * once (*timed); if it too leaves nothing to hide, alg1 is chosen (*alg1,
- * the cold figures agreed in f) without the timed iterations.  Every rank
- * takes the same branches (reduced values). */
+/* Collective, after the warming iteration (its cold times w, v, mv): where
+ * its sum was done within it and leaves nothing to hide, the latency is
+ * timed at once (*timed); if that too leaves nothing to hide, alg1 is
+ * chosen (*alg1, the cold figures agreed in f). */
 static int early(ovk__ctx *c, probe_sum *ps, double w, double v, double mv, ovk__auto_figures *f, int *timed,
                  int *alg1)
 {
@@ -257,14 +246,11 @@ static int early(ovk__ctx *c, probe_sum *ps, double w, double v, double mv, ovk_
 }
 
 /* Collective: the figures at the cost of about one reduction or reps + 1
- * local iterations, whichever is longer.  One sum is started, then the
- * iterations run (the first warms the caches; f's work, vec and matvec are
- * the fastest timed one's, the tests' time left out), the sum tested
- * between their phases and, while in flight, every PROBE_POLL_ROWS rows.
- * Still in flight after them, its time to the wait's end is the latency;
- * done earlier, the latency lies between the last test that saw it pending
- * and the first that saw it done.  Every rank runs every step whatever
- * failed: the others' halos and sums need this rank. */
+ * local iterations, whichever is longer: one sum started, the iterations
+ * run behind it (the first warms the caches; the fastest of the others
+ * counts).  Still in flight after them, its time to the wait's end is the
+ * latency; done earlier, the tests bracket it.  Every rank runs every step
+ * whatever failed: the others' halos and sums need this rank. */
 static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__auto_figures *f, int *alg1)
 {
     double v = 1.0, sink = 0.0;
@@ -306,12 +292,10 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__au
     return rc;
 }
 
-/* Collective: candidate ch set up in cd on *block (resized and zeroed: the
- * chosen variant's pages are faulted in once), its vector step timed, the
- * fastest of reps in *u (seconds).  With keep cd stays set up (its vectors
- * finite, overwritten at the start of every solve); else it is emptied and
- * the block comes back in *block.  After a failure the block is freed
- * (*block = NULL, cd empty).  x is scratch. */
+/* Collective: candidate ch set up in cd on *block, the fastest of reps of
+ * its vector step in *u (seconds).  With keep cd stays set up; else the
+ * block comes back in *block.  After a failure the block is freed (*block
+ * = NULL, cd empty).  x is scratch. */
 static int time_step(ovk__ctx *c, ovk__auto_choice ch, double **block, double *x, int reps, int keep,
                      chosen_variant *cd, double *u)
 {
@@ -343,10 +327,9 @@ static int time_step(ovk__ctx *c, ovk__auto_choice ch, double **block, double *x
     return OVK_OK;
 }
 
-/* Collective: the choice from the agreed figures; where the model puts
- * pipecg and the best plcg close (ovk__auto_candidates), both are set up on
- * the probe's block in turn and their vector steps timed, the last one
- * kept set up in *kept.  Every rank takes the same branches. */
+/* Collective: the model's choice; where it puts pipecg and the best plcg
+ * close, their vector steps timed on the probe's block decide (the last
+ * one stays set up in *kept). */
 static int refine(ovk__ctx *c, double **block, double *x, int first, const ovk__auto_figures *f,
                   ovk__auto_choice *choice, chosen_variant *kept)
 {
@@ -369,11 +352,9 @@ static int refine(ovk__ctx *c, double **block, double *x, int first, const ovk__
     return OVK_OK;
 }
 
-/* Collective: the figures, agreed, and the choice from them.  alg1 settled
- * by the probe or by both ends of the latency's interval is taken at once;
- * else, where the interval does not settle the choice, timed sums measure
- * the latency again, and where it does its midpoint stands for it; refine
- * then chooses on *block (resized; NULL after a failure). */
+/* Collective: the figures, agreed, and the choice.  alg1 settled by the
+ * probe or the latency's interval is taken at once; an unsettled interval
+ * is replaced by timed sums, a settled one by its midpoint; then refine. */
 static int figures(ovk__ctx *c, double **block, double *r, int first, ovk__auto_figures *f,
                    ovk__auto_choice *choice, chosen_variant *kept)
 {
@@ -427,8 +408,8 @@ static int measure(ovk__ctx *c, auto_work *w, int first)
     }
     w->latency_us = 1e6 * f.latency;
     w->work_us = 1e6 * f.work;
-    if (w->epoch != c->numeric_epoch) w->broke = 0; /* new values: plcg may run again */
-    w->epoch = c->numeric_epoch;
+    if (w->epoch != c->norms.epoch) w->broke = 0; /* new values: plcg may run again */
+    w->epoch = c->norms.epoch;
     w->solves = 0;
     if (w->broke && choice.kind == OVK__AUTO_PLCG) choice = (ovk__auto_choice){OVK__AUTO_PIPEPRCG, 0};
     int change = !w->inner.v.sv || !ovk__auto_same(choice, w->inner.choice);
@@ -448,12 +429,11 @@ static int measure(ovk__ctx *c, auto_work *w, int first)
 static int auto_after_setup(ovk__ctx *c, void *work) { return measure(c, work, 1); }
 
 /* Collective: measure again in this solve when asked (new values with
- * remeasure=1; the second solve of the values measured at setup with
- * warm=1), then r = b - A x again (the probe used r).  The decision is
- * taken from the same counters on every rank. */
+ * remeasure=1; the second solve after setup with warm=1), then r = b - A x
+ * again (the probe used r). */
 static int again(ovk__ctx *c, auto_work *w, const auto_params *pp)
 {
-    int fresh = w->epoch != c->numeric_epoch;
+    int fresh = w->epoch != c->norms.epoch;
     int redo = fresh ? pp->remeasure != 0 : pp->warm && !w->warm && w->solves == 1;
     if (!redo) return OVK_OK;
     w->warm = !fresh;

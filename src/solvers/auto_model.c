@@ -130,8 +130,10 @@ int ovk__auto_candidates(const ovk__auto_figures *f, long maxl, int first, ovk__
     ovk__auto_choice best = ovk__auto_best(f, maxl, first), plcg = choice_of(OVK__AUTO_PLCG, 2);
     ovk__auto_choice pipecg = choice_of(OVK__AUTO_PIPECG, 0);
     if (best.kind == OVK__AUTO_ALG1 || maxl < 2) return 0;
-    for (int k = 3; k <= maxl; k++)
-        if (modelled(f, first, choice_of(OVK__AUTO_PLCG, k)) < modelled(f, first, plcg)) plcg = choice_of(OVK__AUTO_PLCG, k);
+    for (int k = 3; k <= maxl; k++) {
+        ovk__auto_choice deeper = choice_of(OVK__AUTO_PLCG, k);
+        if (modelled(f, first, deeper) < modelled(f, first, plcg)) plcg = deeper;
+    }
     if (!ovk__auto_same(best, pipecg) && !ovk__auto_same(best, plcg)) return 0;
     ovk__auto_choice other = best.kind == OVK__AUTO_PIPECG ? plcg : pipecg;
     if (modelled(f, first, other) > (1.0 + REFINE) * modelled(f, first, best)) return 0;

@@ -107,7 +107,7 @@ int ovk__variant_delegate(ovk__ctx *c, ovk__variant *inner, void *params, const 
     int decided = 0, rc = OVK_OK;
     *ran = 0;
     if (c->initial_pending && !inner->sv->defers_initial) rc = ovk__initial_check(c, r, &bb, &decided);
-    if (!rc && !decided && inner->sv->needs_norm && !c->norm_ok) rc = c->norm(c);
+    if (!rc && !decided && inner->sv->needs_norm && !c->norms.current) rc = c->norm(c);
     if (rc || decided) return rc;
     if (c->n > 0) memcpy(inner->r, r, sizeof(double) * (size_t)c->n);
     void *saved = c->params;

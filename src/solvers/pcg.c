@@ -36,10 +36,6 @@ const char *ovk_solver_type_description(int i)
 {
     return (i >= 0 && i < SOLVER_COUNT) ? solvers[i]->description : NULL;
 }
-/* the deprecated names of the three above */
-int ovk_solver_count(void) { return ovk_solver_type_count(); }
-const char *ovk_solver_name(int i) { return ovk_solver_type_name(i); }
-const char *ovk_solver_description(int i) { return ovk_solver_type_description(i); }
 
 const ovk__solver *ovk__solver_find(const char *name)
 {
