@@ -296,7 +296,7 @@ static void test_bitwise(void)
         MT_RC(OVK_OK, ovk_solver_create(A, &s));
         MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "plcg:l=3"));
         MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", backends[k]));
-        MT_RC(OVK_OK, ovk_solver_set_option(s, "tol", "1e-12"));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "rtol", "1e-12"));
         MT_RC(OVK_OK, ovk_solver_set_history(s, hist, 400));
         MT_RC(OVK_OK, ovk_solver_setup(s));
         ovk_vector_set(x, 0.0);
