@@ -196,13 +196,9 @@ static int check_end(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 }
 
 /* The convergence test of iteration st->iter (step it) on the estimate
- * <r,r> = rr.  When it meets the tolerance (or the last check's b - A x
- * did), b - A x is computed (one matvec, one blocking reduction): the
- * solve stops if that meets it too, else rho is recalibrated (calibrate; a
- * check still in flight is superseded).  When the estimate has dropped
- * CHECK_DROP below the last checked ||b - A x||, a check starts
- * (check_begin) unless one is in flight.  *stop = 1 when done, -1 when the
- * recurrences lost the true residual. */
+ * <r,r> = rr: where it (or the last check) meets the tolerance, b - A x
+ * confirms it or recalibrates rho; where it dropped CHECK_DROP, a check
+ * starts.  *stop = 1 when done, -1 when the true residual is lost. */
 static int check(ovk__ctx *c, plcg_work *w, plcg_state *st, double rr, double zeta, int it, int *stop)
 {
     int ok = 0, rc = ovk__iterate_check(c, st->iter, rr, st->bb, stop);
@@ -228,9 +224,7 @@ static int check(ovk__ctx *c, plcg_work *w, plcg_state *st, double rr, double ze
 /* ---- the startup phase: Ritz values from one reduction ------------------- */
 
 /* r = a hash of the global row in [-0.5, 0.5): every eigenvector present
- * (b - A x may miss some: b = A*1 is symmetric on a grid and misses the
- * antisymmetric ones, lambda_max among them), and the same on any rank
- * count.  The row offset is the matrix's; an operator's costs an Exscan. */
+ * (b - A x may miss lambda_max's), the same on any rank count. */
 static int random_rhs(ovk__ctx *c, double *r)
 {
     long long n = c->n, start = 0;
@@ -251,9 +245,8 @@ static int random_rhs(ovk__ctx *c, double *r)
     return OVK_OK;
 }
 
-/* Every work vector but r, in the declared order (3l + 6 of them): the
- * startup phase borrows them before a cycle zeroes them (r = b - A x stays
- * for the first cycle). */
+/* Every work vector but r (3l + 6), borrowed by the startup phase before
+ * a cycle zeroes them. */
 static int est_vectors(plcg_work *w, double **v)
 {
     int k = 0;
