@@ -10,7 +10,7 @@
 #              /tmp/ovk-peers; built there by bench/peers/build.sh when
 #              missing; a peer whose library is not installed is skipped)
 #   -np N      MPI ranks (default 2)
-#   -r R       rounds of the paired benchmarks (default 7)
+#   -r R       rounds of the paired benchmarks (default 5)
 #   -o OUT     raw outputs (default: a fresh mktemp directory)
 #   -parts     any of: latency precond oneshot peers (default: all)
 #   -no-doc    leave docs/performance.md, docs/img and bench/results alone
@@ -20,7 +20,7 @@
 #
 # Parts (each one existing benchmark; ~12 min on 2 cores with the defaults):
 #   latency  bench/pipeline_bench.sh: time per iteration of every solver
-#            against the modelled reduction latency, -n 20 and -n 60
+#            against the modelled reduction latency, -n 20 and -n 40
 #   precond  ovk_pcg_bench per preconditioner (jacobi ic0 amg): which solver
 #            is fastest with which preconditioner, 0 and 250 us, -n 40
 #   oneshot  bench/oneshot_bench.sh -n 20: one mpiexec per solve (setup
@@ -29,7 +29,7 @@
 #
 # docs/performance.md holds the generated text between marker lines
 #   <!-- report:NAME -->  ...  <!-- /report:NAME -->
-# which this script replaces (NAME: machine, latency-n20, latency-n60,
+# which this script replaces (NAME: machine, latency-n20, latency-n40,
 # precond, oneshot, peers); everything outside the markers is written by
 # hand.  A part that was not run, or was skipped, keeps its block.  The data
 # behind each block go to bench/results/NAME.csv, the plots to docs/img/.
@@ -39,7 +39,7 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD=build
 PEERS=/tmp/ovk-peers
 NP=2
-R=7
+R=5
 OUT=""
 PARTS="latency precond oneshot peers"
 DOC=1
@@ -66,7 +66,7 @@ T0=$(date +%s)
 COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 DATE=$(date -u +%F)
 if [ "$QUICK" = 1 ]; then SIZES_LAT="10"; N_PRE=10; N_ONE=10; SIZES_PEER="10"; R=2
-else SIZES_LAT="20 60"; N_PRE=40; N_ONE=20; SIZES_PEER="40 60"; fi
+else SIZES_LAT="20 40"; N_PRE=40; N_ONE=20; SIZES_PEER="40 60"; fi
 
 log() { echo "report: $*" >&2; }
 part_on() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
