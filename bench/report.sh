@@ -18,7 +18,9 @@
 #   -parts "" -o OUT   measure nothing: regenerate the doc, the plots and
 #              bench/results from the output an earlier run left in OUT
 #
-# Parts (each one existing benchmark; ~12 min on 2 cores with the defaults):
+# Parts (each one existing benchmark; 43 min at a load of 17 on 2 cores; less when quiet).  On a
+# machine shared with other jobs run it at a higher priority (as root:
+# nice -n -15 bench/report.sh); the machine block records niceness and load.
 #   latency  bench/pipeline_bench.sh: time per iteration of every solver
 #            against the modelled reduction latency, -n 20 and -n 40
 #   precond  ovk_pcg_bench per preconditioner (jacobi ic0 amg): which solver
@@ -34,7 +36,9 @@
 # hand.  A part that was not run, or was skipped, keeps its block.  The data
 # behind each block go to bench/results/NAME.csv, the plots to docs/img/.
 set -u
-
+# the whole script is one compound command, read before it runs: editing this
+# file (or checking out another commit) during a run cannot derail it
+{
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD=build
 PEERS=/tmp/ovk-peers
@@ -84,27 +88,30 @@ if [ -n "$PARTS" ]; then # a run with no part regenerates the doc from OUT's ear
     cores=$(env -u OMP_NUM_THREADS nproc)
     mpi=$(mpiexec --version 2>&1 | head -1)
     cc=$(cc --version | head -1)
-    echo "$cpu, $cores cores (shared, noisy VM: other builds ran at the same time); $mpi; $cc; load at start $(cut -d' ' -f1 /proc/loadavg)" \
+    echo "$cpu, $cores cores; $mpi; $cc; niceness $(nice); load at start $(cut -d' ' -f1 /proc/loadavg)" \
         > "$OUT/machine.txt"
-    {
-        echo "Machine: $(cat "$OUT/machine.txt")."
-        echo "Date: $DATE, commit \`$COMMIT\`, $NP ranks, Release build, \`OMP_NUM_THREADS=1\`."
-    } > "$OUT/blocks/machine.md"
-    echo "$DATE $COMMIT" > "$OUT/stamp.txt"
+    echo "$DATE $COMMIT $R" > "$OUT/stamp.txt"
 fi
-read -r DATE COMMIT < "$OUT/stamp.txt" || { log "$OUT has no earlier run (stamp.txt)"; exit 2; }
+read -r DATE COMMIT R_RUN < "$OUT/stamp.txt" || { log "$OUT has no earlier run (stamp.txt)"; exit 2; }
+R=${R_RUN:-$R}  # the rounds of the run whose output is rendered
 
 # md_rows FILE: the data rows of an ovk_pcg_bench table as "|"-separated
 # fields without spaces: solver backend latency noise iterations red/iter
 # median min hidden hidden_timers noise_cost vs_ref
 md_rows() { awk -F'|' '/^\| [a-z]/ && $4 ~ /[0-9]/ { gsub(/ /, ""); print }' "$1"; }
 
+# render NAME: make the blocks of part NAME from OUT (after measuring it, or
+# with -parts "" from an earlier run's output)
+render() { part_on "$1" || [ -z "$PARTS" ]; }
+
 # ------------------------------------------------------------------ latency
+solvers="alg1 cg1 pipecg groppcg pipeprcg plcg:l=2 plcg:l=3 plcg:l=4 auto"
 if part_on latency; then
-    solvers="alg1 cg1 pipecg groppcg pipeprcg plcg:l=2 plcg:l=3 plcg:l=4 auto"
     log "latency: bench/pipeline_bench.sh -r $R -s \"$solvers\" $SIZES_LAT"
     bench/pipeline_bench.sh -b "$BUILD" -np "$NP" -r "$R" -o "$OUT/latency" -s "$solvers" $SIZES_LAT \
         > "$OUT/latency.log" 2>&1 || log "latency: pipeline_bench.sh failed (see $OUT/latency.log)"
+fi
+if render latency && [ -d "$OUT/latency" ]; then
     echo "solver,backend,latency_us,iterations,reductions_per_iter,median_us_per_iter,min_us_per_iter,hidden_pct,hidden_timers_pct,n" \
         > "$OUT/latency.csv"
     for n in $SIZES_LAT; do
@@ -131,9 +138,9 @@ if part_on latency; then
 fi
 
 # ------------------------------------------------------------------ precond
+cases="alg1:nbc cg1:nbc pipecg:nbc pipeprcg:nbc plcg:l=2:nbc auto:nbc"
+pcs="jacobi ic0 amg"
 if part_on precond; then
-    cases="alg1:nbc cg1:nbc pipecg:nbc pipeprcg:nbc plcg:l=2:nbc auto:nbc"
-    pcs="jacobi ic0 amg"
     ovk_pcs=$("$BUILD/examples/ovk_laplace27" -precond list 2>&1)
     echo "precond,solver,backend,latency_us,iterations,median_us_per_iter,ms_per_solve" > "$OUT/precond.csv"
     for pc in $pcs; do
@@ -147,6 +154,8 @@ if part_on precond; then
         md_rows "$OUT/precond_$pc.md" | awk -F'|' -v pc="$pc" -v OFS=, '{ print pc, $2, $3, $4, $6, $8, $6 * $8 / 1000 }' \
             >> "$OUT/precond.csv"
     done
+fi
+if render precond && [ -s "$OUT/precond.csv" ]; then
     {
         echo "\`ovk_pcg_bench -n $N_PRE $N_PRE $N_PRE -cases \"$cases\" -latency \"0 250\" -repeat $R -precond PC\`"
         echo "for PC in $pcs (27-point Laplacian, rtol 1e-8; milliseconds per solve = iterations × median time per"
@@ -172,6 +181,8 @@ if part_on oneshot; then
     log "oneshot: bench/oneshot_bench.sh -r 3 $N_ONE"
     bench/oneshot_bench.sh -b "$BUILD" -np "$NP" -r 3 -o "$OUT/oneshot" "$N_ONE" > "$OUT/oneshot.log" 2> "$OUT/oneshot.err" ||
         log "oneshot: oneshot_bench.sh failed (see $OUT/oneshot.err)"
+fi
+if render oneshot; then
     if [ -s "$OUT/oneshot/oneshot_n$N_ONE.raw" ]; then
         echo "solver,latency_us,iterations,solve_s,setup_s,restarts,auto_choice,round" > "$OUT/oneshot.csv"
         tr ' ' , < "$OUT/oneshot/oneshot_n$N_ONE.raw" >> "$OUT/oneshot.csv"
@@ -189,21 +200,27 @@ if part_on oneshot; then
 fi
 
 # ------------------------------------------------------------------ peers
+osolvers="alg1 cg1 pipecg pipeprcg"
 if part_on peers; then
     [ -x "$PEERS/stream_triad" ] || bench/peers/build.sh "$PEERS" > "$OUT/peers_build.log" 2>&1 ||
         log "peers: bench/peers/build.sh failed (see $OUT/peers_build.log)"
-    missing=""
-    [ -x "$PEERS/hypre_pcg" ] || missing="$missing hypre (apt-get install libhypre-dev)"
-    [ -x "$PEERS/petsc_cg" ] || missing="$missing PETSc (apt-get install petsc-dev)"
-    [ -z "$missing" ] || echo "peers: not installed, skipped:$missing" | tee -a "$OUT/skipped.txt" >&2
-    if [ -x "$PEERS/hypre_pcg" ] || [ -x "$PEERS/petsc_cg" ]; then
-        osolvers="alg1 cg1 pipecg pipeprcg"
+    if [ -x "$PEERS/hypre_pcg" ] || [ -x "$PEERS/petsc_cg" ] || [ -x "$PEERS/stream_triad" ]; then
         log "peers: bench/compare_peers.sh -r $R -n \"$SIZES_PEER\" -s \"$osolvers\" -k \"cg cg:sbaij\" -m \"\""
         bench/compare_peers.sh -b "$BUILD" -p "$PEERS" -np "$NP" -r "$R" -n "$SIZES_PEER" -s "$osolvers" \
             -k "cg cg:sbaij" -m "" > "$OUT/peers.md" 2> "$OUT/peers.err" ||
             log "peers: compare_peers.sh failed (see $OUT/peers.err)"
+    else
+        echo "Not run: no peer program could be built (bench/peers/build.sh; apt-get install libhypre-dev petsc-dev)." \
+            > "$OUT/blocks/peers.md"
+    fi
+fi
+if render peers && [ -s "$OUT/peers.md" ]; then
+        # what compare_peers.sh skipped (it builds the peers it misses when it can)
+        missing=$(sed -n 's/^# \(hypre\|PETSc\) peer missing.*(\(apt-get install [^;]*\);.*/\1 (\2)/p' "$OUT/peers.err" | tr '\n' ' ')
+        [ -z "$missing" ] || echo "peers: not installed, skipped: $missing" | tee -a "$OUT/skipped.txt" >&2
         echo "n,solver,iterations,rel_residual,ms_per_iter,solve_s" > "$OUT/peers.csv"
         awk -F'|' '/^\| [0-9]+ \(/ { for (i = 2; i <= 8; i++) gsub(/^ +| +$/, "", $i); n = $2; sub(/ .*/, "", n)
+                   gsub(/, /, " ", $3)  # the solver column as one CSV field
                    if ($3 ~ /ovkrylov|hypre|PETSc/) printf "%s,%s,%s,%s,%s,%s\n", n, $3, $4, $5, $6, $8 }' \
             "$OUT/peers.md" | sed 's/\*//g' >> "$OUT/peers.csv"
         {
@@ -213,11 +230,18 @@ if part_on peers; then
             echo
             grep -E '^\|' "$OUT/peers.md" | sed -n '1,/^$/p' | awk '/^\| n per rank/ && /\| rows \|/ { exit } /^\| n per rank/ { on = 1 } on && /^\|/ { print } on && !/^\|/ { exit }'
             echo
-            [ -z "$missing" ] || echo "Not run here (not installed):$missing."
+            [ -z "$missing" ] || echo "Not run here (not installed): $missing."
         } > "$OUT/blocks/peers.md"
-    else
-        { echo "Not run: neither hypre nor PETSc is installed ($missing)."; } > "$OUT/blocks/peers.md"
-    fi
+fi
+
+# ------------------------------------------------------------------ machine, at the end
+if [ -n "$PARTS" ]; then
+    load_end=$(cut -d' ' -f1 /proc/loadavg)
+    echo "$(cat "$OUT/machine.txt"), at the end $load_end" > "$OUT/machine.txt.new" && mv "$OUT/machine.txt.new" "$OUT/machine.txt"
+    {
+        echo "Machine: $(cat "$OUT/machine.txt") (1-minute load average: above the core count, other jobs"
+        echo "shared the cores). Date: $DATE, commit \`$COMMIT\`, $NP ranks, Release build, \`OMP_NUM_THREADS=1\`."
+    } > "$OUT/blocks/machine.md"
 fi
 
 # ------------------------------------------------------------------ plots
@@ -226,7 +250,8 @@ plots() {
         tee -a "$OUT/skipped.txt" >&2; return; }
     [ -s "$OUT/latency/pipelines.png" ] && cp "$OUT/latency/pipelines.png" docs/img/pipelines_latency.png
     if [ -s "$OUT/peers.csv" ] && [ "$(wc -l < "$OUT/peers.csv")" -gt 1 ]; then
-        awk -F, 'NR > 1 { s = $2; gsub(/ovkrylov /, "", s); gsub(/ \(blocking\)/, "", s); gsub(/[ ]/, "_", s)
+        awk -F, 'NR > 1 { s = $2; gsub(/ovkrylov /, "", s); gsub(/ \(blocking\)/, "", s); sub(/KSPcg \+ Jacobi/, "CG", s)
+                   gsub(/[ ]/, "_", s)
                    if (!(s in seen)) { seen[s] = 1; order[++k] = s }; v[s, $1] = $5; N[$1] = 1 }
              END { printf "solver"; for (n in N) printf " n%s", n; printf "\n"
                    for (i = 1; i <= k; i++) { s = order[i]; printf "%s", s
@@ -266,3 +291,5 @@ fill_doc() {
 if [ "$DOC" = 1 ]; then plots; fill_doc; fi
 echo "total $(( $(date +%s) - T0 )) s" >> "$OUT/timing.txt"
 log "done in $(( $(date +%s) - T0 )) s: raw outputs in $OUT$([ -s "$OUT/skipped.txt" ] && echo "; skipped: $(tr '\n' ' ' < "$OUT/skipped.txt")")"
+exit
+}
