@@ -238,9 +238,13 @@ fi
 if [ -n "$PARTS" ]; then
     load_end=$(cut -d' ' -f1 /proc/loadavg)
     echo "$(cat "$OUT/machine.txt"), at the end $load_end" > "$OUT/machine.txt.new" && mv "$OUT/machine.txt.new" "$OUT/machine.txt"
+    load_start=$(sed -n 's/.*load at start \([0-9.]*\).*/\1/p' "$OUT/machine.txt")
+    busy=""
+    awk -v a="${load_start:-0}" -v b="$load_end" -v c="$(env -u OMP_NUM_THREADS nproc)" 'BEGIN { exit !(a > c || b > c) }' &&
+        busy=" (1-minute load averages above the core count: other jobs shared the cores)"
     {
-        echo "Machine: $(cat "$OUT/machine.txt") (1-minute load average: above the core count, other jobs"
-        echo "shared the cores). Date: $DATE, commit \`$COMMIT\`, $NP ranks, Release build, \`OMP_NUM_THREADS=1\`."
+        echo "Machine: $(cat "$OUT/machine.txt")$busy."
+        echo "Date: $DATE, commit \`$COMMIT\`, $NP ranks, Release build, \`OMP_NUM_THREADS=1\`."
     } > "$OUT/blocks/machine.md"
 fi
 
