@@ -12,7 +12,7 @@
  * pipecg waits after one matvec, as plcg:l=1 would, with fewer passes: it
  * stands for depth 1.  A first solve also pays plcg's start-up, spread over
  * FIRST_ITERATIONS.  The constants and how well the model predicts are in
- * docs/performance.md, 'auto'. */
+ * docs/performance.md, section 3 (one solve and auto). */
 #include <math.h>
 #include <stdio.h>
 
