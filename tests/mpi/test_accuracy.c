@@ -20,8 +20,8 @@
  *     err_alg1 with Jacobi on every matrix (measured at 1 rank: within 0.2
  *     orders on the checked ones; bcsstk13, not checked, 1.1 short);
  *     without a preconditioner it is up to 9 orders short (LFAT5), which is
- *     why pipeprcg is the recommended pipelined solver (README.md,
- *     docs/solvers.md): printed, and err_pipeprcg <= 10 err_pipecg checked;
+ *     why pipeprcg is preferred to pipecg without a preconditioner
+ *     (docs/solvers.md): printed, and err_pipeprcg <= 10 err_pipecg checked;
  *   - plcg, l = 1..3: err <= 10 err_alg1 with Jacobi on every matrix but
  *     those of plcg_short, and without a preconditioner on the matrices
  *     with cond2 < PRCG_NONE_COND; without one on the others, where
