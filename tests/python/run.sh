@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The Python package's tests (tests/python/test_*.py, pytest) under mpiexec -n NP,
+# after the C driver solved the same problems at NP ranks: the tests compare
+# their iterations and residuals with the driver's (the reference file).
+# usage: run.sh NP BUILD_DIR SOURCE_DIR PYTHON MPIEXEC "MPIEXEC_PREFLAGS" [sanitize]
+# Exit 77 (skipped) with the reason when the Python side cannot run here.
+set -u
+np=$1 build=$2 src=$3 py=$4 mpiexec=$5 pre=$6 sanitize=${7:-}
+if [ -n "$sanitize" ]; then
+  echo "skipped: the AddressSanitizer build's library needs libasan preloaded into an uninstrumented" \
+       "python3 (and reports the interpreter's own allocations); the release build runs these tests"
+  exit 77
+fi
+if ! "$py" -c 'import mpi4py, numpy, scipy, pytest' 2>/dev/null; then
+  echo "skipped: $py lacks mpi4py, numpy, scipy or pytest (Debian: python3-mpi4py python3-numpy" \
+       "python3-scipy python3-pytest, which .ci/deps.sh installs)"
+  exit 77
+fi
+# mpi4py and the library must load the same MPI (Debian's mpi4py is built on Open MPI;
+# the MPICH build's library would load both into one process).
+mpi_of() { ldd "$1" | grep -oE 'libmpi[a-z_0-9]*\.so' |
+  sed -E 's/^libmpich[a-z_0-9]*\.so$/libmpich.so/; s/^libmpi_[a-z_0-9]*\.so$/libmpi.so/' | sort -u | paste -sd' ' -; }
+mpi4py_so=$("$py" -c 'import mpi4py.MPI as M; print(M.__file__)')
+if [ "$(mpi_of "$mpi4py_so")" != "$(mpi_of "$build/libovkrylov.so")" ]; then
+  echo "skipped: mpi4py loads $(mpi_of "$mpi4py_so"), this build's library $(mpi_of "$build/libovkrylov.so")"
+  exit 77
+fi
+
+# ---- the C driver's iterations and residuals (the reference) ---------------
+ref=$(mktemp)
+trap 'rm -f "$ref"' EXIT
+# every solver (jacobi) and every preconditioner (pipeprcg); nbc's sums are the same bits on
+# every rank, by construction
+cases="alg1 jacobi blocking
+alg2 jacobi nbc
+overlap jacobi nbc
+cg1 jacobi nbc
+pipecg jacobi nbc
+groppcg jacobi nbc
+pipeprcg jacobi nbc
+plcg jacobi nbc
+pipeprcg none nbc
+pipeprcg ic0 nbc
+pipeprcg ssor nbc
+pipeprcg cheby nbc
+pipeprcg amg nbc"
+while read -r solver precond backend; do
+  out=$("$mpiexec" -n "$np" $pre "$build/examples/ovk_laplace27" -n 8 8 8 -solver "$solver" \
+        -precond "$precond" -backend "$backend" 2>&1)
+  rc=$?
+  its=$(sed -n 's/^Iterations = //p' <<<"$out")
+  res=$(sed -n 's/^Final Relative Residual Norm = //p' <<<"$out")
+  echo "$solver $precond $backend $rc ${its:--} ${res:--}" >>"$ref"
+done <<<"$cases"
+echo "the C driver at $np ranks (solver precond backend exit iterations residual):"
+cat "$ref"
+
+export PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" OVK_PY_REFERENCE="$ref"
+export OVK_MATRIX_DIR="${OVK_MATRIX_DIR:-$src/../shared/data/matrices}"
+export PYTHONDONTWRITEBYTECODE=1
+unset OVK_OPTIONS OVK_REDUCE_BACKEND
+"$mpiexec" -n "$np" $pre "$py" -m pytest -q -p no:cacheprovider -rs "$src/tests/python"
