@@ -46,7 +46,7 @@ pipeprcg cheby nbc
 pipeprcg amg nbc"
 while read -r solver precond backend; do
   out=$("$mpiexec" -n "$np" $pre "$build/examples/ovk_laplace27" -n 8 8 8 -solver "$solver" \
-        -precond "$precond" -backend "$backend" 2>&1)
+        -precond "$precond" -backend "$backend" 2>&1 </dev/null)
   rc=$?
   its=$(sed -n 's/^Iterations = //p' <<<"$out")
   res=$(sed -n 's/^Final Relative Residual Norm = //p' <<<"$out")
@@ -59,4 +59,4 @@ export PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" OVK_PY_REFERENCE="$
 export OVK_MATRIX_DIR="${OVK_MATRIX_DIR:-$src/../shared/data/matrices}"
 export PYTHONDONTWRITEBYTECODE=1
 unset OVK_OPTIONS OVK_REDUCE_BACKEND
-"$mpiexec" -n "$np" $pre "$py" -m pytest -q -p no:cacheprovider -rs "$src/tests/python"
+"$mpiexec" -n "$np" $pre "$py" -m pytest -q -p no:cacheprovider --color=no -rs "$src/tests/python"
