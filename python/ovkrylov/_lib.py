@@ -10,6 +10,7 @@ Where libovkrylov.so is found, first that wins:
 """
 import ctypes
 import os
+import warnings
 from ctypes import POINTER, c_char, c_char_p, c_double, c_int, c_int64, c_longlong, c_size_t, c_void_p
 
 from mpi4py import MPI  # noqa: F401  (MPI is initialised before the library is loaded)
@@ -185,3 +186,38 @@ def agree(fcomm, problem, code=EINVAL):
     if rc:
         detail = problem or lib.ovk_error_detail().decode(errors="replace")
         raise ArgumentError(detail) if rc == EINVAL else Error(rc, detail)
+
+
+class Collective:
+    """What the package's objects share: a handle (self._h, None once closed),
+    close() through the subclass's _destroy() (collective: every rank calls
+    it), `with` blocks, and a garbage collector that never destroys: an
+    object not closed is leaked with a ResourceWarning (a collective destroy
+    from __del__ would run at a different moment on each rank, or after
+    MPI_Finalize)."""
+    _h = None
+    _what = "object"
+
+    @property
+    def handle(self):
+        if not self._h:
+            raise ArgumentError(f"the {self._what} is closed")
+        return self._h
+
+    def close(self):
+        """Destroy the object.  Collective: call it on every rank.  A second
+        close does nothing."""
+        if self._h:
+            self._destroy()
+            self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if self._h:
+            warnings.warn(f"ovkrylov: a {self._what} not closed is leaked (close() is collective: "
+                          "call it on every rank)", ResourceWarning, stacklevel=2)

@@ -1,11 +1,10 @@
 """Distributed CSR matrices (include/ovkrylov/matrix.h, problems.h)."""
 import ctypes
-import warnings
 
 import numpy as np
 from mpi4py import MPI
 
-from ._lib import ArgumentError, agree, check, fhandle, lib
+from ._lib import Collective, agree, check, fhandle, lib
 
 _INT_MAX = 2**31 - 1
 
@@ -24,7 +23,7 @@ def _int_array(a, dtype, what):
     return np.ascontiguousarray(a, dtype=dtype), None
 
 
-class Matrix:
+class Matrix(Collective):
     """A square matrix split by rows over an mpi4py communicator: this rank owns
     the contiguous global rows [row_start, row_start + nlocal).  The library
     keeps its own copy of the entries and a duplicate of the communicator.
@@ -33,6 +32,8 @@ class Matrix:
     use `with`): it frees a communicator.  An object left to the garbage
     collector is not destroyed (that would be a collective call at a moment
     that differs between ranks): it is leaked with a ResourceWarning."""
+
+    _what = "matrix"
 
     def __init__(self, handle, comm):
         self._h = handle
@@ -111,12 +112,6 @@ class Matrix:
 
     # ---- queries --------------------------------------------------------
     @property
-    def handle(self):
-        if not self._h:
-            raise ArgumentError("the matrix is closed")
-        return self._h
-
-    @property
     def nlocal(self):
         return lib.ovk_matrix_nlocal(self.handle)
 
@@ -132,21 +127,6 @@ class Matrix:
     def nnz_local(self):
         return lib.ovk_matrix_nnz_local(self.handle)
 
-    # ---- lifetime -------------------------------------------------------
-    def close(self):
-        """Destroy the matrix.  Collective; solvers on it must be closed first.
-        A second close does nothing."""
-        if self._h:
-            check(lib.ovk_matrix_destroy(self._h))
-            self._h = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        if getattr(self, "_h", None):
-            warnings.warn("ovkrylov.Matrix not closed: leaked (close() is collective; call it on every rank)",
-                          ResourceWarning, stacklevel=2)
+    def _destroy(self):
+        """Solvers on the matrix must be closed first."""
+        check(lib.ovk_matrix_destroy(self._h))

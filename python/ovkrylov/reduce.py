@@ -1,21 +1,22 @@
 """Split-phase reductions for applications (include/ovkrylov/reduce.h)."""
 import ctypes
-import warnings
 
 import numpy as np
 
-from ._lib import ArgumentError, Error, check, fhandle, lib
+from ._lib import ArgumentError, Collective, Error, check, fhandle, lib
 
 _OPS = {"sum": 0, "max": 1, "min": 2}
 _in_flight = set()  # requests started and not waited: their buffers stay alive
 
 
-class Reducer:
+class Reducer(Collective):
     """A reduction backend on a communicator ("blocking", "native", "nbc",
     "offload", with options: "nbc:radix=4"; None: $OVK_REDUCE_BACKEND, else
     blocking).  Collective: the constructor and close(); call close() on every
     rank once every request is waited (an object left to the garbage
     collector is leaked with a ResourceWarning)."""
+
+    _what = "reducer"
 
     def __init__(self, comm, backend=None):
         f = fhandle(comm)
@@ -25,30 +26,11 @@ class Reducer:
         self.comm = comm
 
     @property
-    def handle(self):
-        if not self._h:
-            raise ArgumentError("the reducer is closed")
-        return self._h
-
-    @property
     def spec(self):
         return lib.ovk_reducer_spec(self.handle).decode()
 
-    def close(self):
-        if self._h:
-            check(lib.ovk_reducer_destroy(self._h))
-            self._h = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        if getattr(self, "_h", None):
-            warnings.warn("ovkrylov.Reducer not closed: leaked (close() is collective)", ResourceWarning,
-                          stacklevel=2)
+    def _destroy(self):
+        check(lib.ovk_reducer_destroy(self._h))
 
 
 class Request:

@@ -1,13 +1,12 @@
 """The solver object (include/ovkrylov/solver.h): set up once, solve many times."""
 import ctypes
 import sys
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import _lib
-from ._lib import APPLY_FN, MONITOR_FN, ArgumentError, Error, PcgResult, agree, check, fhandle, lib
+from ._lib import APPLY_FN, MONITOR_FN, ArgumentError, Collective, Error, PcgResult, agree, check, fhandle, lib
 from .matrix import Matrix
 
 _DP = ctypes.POINTER(ctypes.c_double)
@@ -78,7 +77,7 @@ class _Views:
         return v
 
 
-class Solver:
+class Solver(Collective):
     """A Krylov solver on a Matrix, or on a Python operator (Solver.operator).
 
         s = Solver(A, solver="pipeprcg", precond="amg", backend="nbc", rtol=1e-8)
@@ -99,6 +98,8 @@ class Solver:
     object left to the garbage collector is leaked with a ResourceWarning,
     never destroyed (destroy is collective; at interpreter exit it could
     hang).  The matrix must outlive the solver."""
+
+    _what = "solver"
 
     def __init__(self, A, prefix=None, from_options=True, **options):
         if not isinstance(A, Matrix):
@@ -212,12 +213,6 @@ class Solver:
             return 1
 
     # ---- options ----------------------------------------------------------
-    @property
-    def handle(self):
-        if not self._h:
-            raise ArgumentError("the solver is closed")
-        return self._h
-
     def set_options(self, **options):
         """Options by keyword (local; a refused value raises at once on the
         calling rank, and setup names one that differs across ranks)."""
@@ -343,22 +338,8 @@ class Solver:
             extra={"auto_latency_us": res.auto_latency_us, "auto_work_us": res.auto_work_us})
 
     # ---- lifetime -------------------------------------------------------------
-    def close(self):
-        """Destroy the solver (and the reducer it made).  Collective: call it
-        on every rank.  A second close does nothing."""
-        if self._h:
-            h = ctypes.c_void_p(self._h.value)
-            check(lib.ovk_solver_destroy(ctypes.byref(h)))
-            self._h = None
-            self._history = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        if getattr(self, "_h", None):
-            warnings.warn("ovkrylov.Solver not closed: leaked (close() is collective; call it on every rank)",
-                          ResourceWarning, stacklevel=2)
+    def _destroy(self):
+        """The solver and the reducer it made."""
+        h = ctypes.c_void_p(self._h.value)
+        check(lib.ovk_solver_destroy(ctypes.byref(h)))
+        self._history = None

@@ -2,7 +2,6 @@
 is called; the library's statuses as ovkrylov.Error with code, name and detail."""
 import numpy as np
 import pytest
-from mpi4py import MPI
 
 import ovkrylov
 
