@@ -60,3 +60,16 @@ export OVK_MATRIX_DIR="${OVK_MATRIX_DIR:-$src/../shared/data/matrices}"
 export PYTHONDONTWRITEBYTECODE=1
 unset OVK_OPTIONS OVK_REDUCE_BACKEND
 "$mpiexec" -n "$np" $pre "$py" -m pytest -q -p no:cacheprovider --color=no -rs "$src/tests/python"
+rc=$?
+# objects not closed at exit: no hang (60 s bound), a warning per object on every rank
+out=$(timeout 60 "$mpiexec" -n "$np" $pre "$py" "$src/tests/python/unclosed_at_exit.py" 2>&1 </dev/null)
+erc=$?
+warned=$(grep -c "not closed is leaked" <<<"$out")
+if [ "$erc" -ne 0 ] || [ "$warned" -ne $((3 * np)) ]; then
+  echo "FAIL objects left open at exit: exit $erc, $warned warnings (expected 0 and $((3 * np))):"
+  echo "$out"
+  rc=1
+else
+  echo "ok   objects left open at exit: exit 0 at once, $warned ResourceWarnings"
+fi
+exit $rc
