@@ -1,5 +1,11 @@
 """The shared library through ctypes: loading, prototypes, status codes.
 
+ctypes (the standard library) rather than cffi: no compiler and no extra
+package at import time, and the few structures and callbacks of the C API
+are short to declare by hand; ovk_pcg_result's layout is checked against the
+library's size at import.  Communicators cross as Fortran handles (int in
+every MPI; src/bind/python.c converts them).
+
 Where libovkrylov.so is found, first that wins:
   1. $OVKRYLOV_LIBRARY (a path);
   2. _config.LIBRARY, written by CMake into the build tree's copy of the
