@@ -72,4 +72,23 @@ if [ "$erc" -ne 0 ] || [ "$warned" -ne $((3 * np)) ]; then
 else
   echo "ok   objects left open at exit: exit 0 at once, $warned ResourceWarnings"
 fi
+# the installed package (cmake --install into a scratch prefix) loads the installed library
+prefix=$(mktemp -d)
+trap 'rm -f "$ref"; rm -rf "$prefix"' EXIT
+if cmake --install "$build" --prefix "$prefix" >/dev/null; then
+  out=$(cd / && env -u OVKRYLOV_LIBRARY PYTHONPATH="$prefix/lib/python3/dist-packages" timeout 60 \
+        "$mpiexec" -n "$np" $pre "$py" -c '
+import numpy as np, ovkrylov, ovkrylov._lib as L
+from mpi4py import MPI
+with ovkrylov.Matrix.laplace27(MPI.COMM_WORLD, 4) as A, ovkrylov.Solver(A, from_options=False) as s:
+    x, info = s.solve(np.ones(A.nlocal))
+print("installed", L._library_path(), info.reason)' 2>&1 </dev/null)
+  if [ "$(grep -c "^installed $prefix/.*/libovkrylov.so.0 converged$" <<<"$out")" -eq "$np" ]; then
+    echo "ok   the installed package at $np ranks"
+  else
+    echo "FAIL the installed package:"; echo "$out"; rc=1
+  fi
+else
+  echo "FAIL cmake --install $build"; rc=1
+fi
 exit $rc
