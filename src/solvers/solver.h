@@ -15,11 +15,16 @@
 /* Which inner product a reduction belongs to (selects its timers). */
 typedef enum ovk__dot_id { OVK__SDOTP = 0, OVK__GAMMA = 1, OVK__IPROD = 2 } ovk__dot_id;
 
+/* The longest restart of the GMRES variants (gmres.c, pgmres.c): their
+ * Hessenberg matrix is (M + 1) x M, their basis M + 1 vectors or more. */
+enum { OVK__MAX_RESTART = 500 };
+
 /* The monitor's stop vote rides the sums a variant already does: while a
  * monitor is set, each sum reduces its k values and one more, this rank's
  * vote, through one of these slots (solver_common.c).  The largest k + 1
- * and the most sums in flight at once (plcg: 2 l + 4). */
-enum { OVK__STAGE_VALS = 32, OVK__STAGE_SLOTS = 24 };
+ * (a GMRES Gram-Schmidt pass: M + 1 dots and a norm, and the vote) and the
+ * most sums in flight at once (plcg: 2 l + 4). */
+enum { OVK__STAGE_VALS = OVK__MAX_RESTART + 3, OVK__STAGE_SLOTS = 24 };
 typedef struct ovk__stage {
     ovk_request *req; /* NULL: free */
     double *vals;     /* the variant's values, copied back at the end */
@@ -77,6 +82,8 @@ typedef struct ovk__ctx {
     int lz_count, lz_cap;
     unsigned numeric_epoch;     /* counts numeric setups: what a variant derived from A's
                                    values (plcg's spectrum estimate) is stale when it changed */
+    int nonsymmetric;           /* the running variant's ovk__solver.nonsymmetric (set by the
+                                   frame): a breakdown does not blame symmetry */
 } ovk__ctx;
 
 /* Kernel timing that leaves out the time the progress hook spent inside the
@@ -84,9 +91,6 @@ typedef struct ovk__ctx {
 typedef struct ovk__tic {
     double t0, p0;
 } ovk__tic;
-
-/* The most work vectors a variant may declare. */
-enum { OVK__MAX_VECS = 32 };
 
 /* A variant says what differs: its recurrence and what it needs.  The frame
  * (frame.c) does the rest: it allocates the work struct (work_size bytes,
@@ -104,13 +108,16 @@ typedef struct ovk__solver {
     size_t work_size;     /* sizeof the variant's work struct */
     int nvec;             /* its vector fields: offsetof each, the residual r first */
     const size_t *vec;
-    /* Optional, instead of nvec/vec when the count depends on the options:
-     * fills vec (at most OVK__MAX_VECS, r first) and returns the count. */
+    /* Optional, instead of nvec/vec when the count depends on the options
+     * (any count): returns the count and, when vec is not NULL, fills vec
+     * with the offsets (r first). */
     int (*vectors)(const void *params, size_t *vec);
     /* Optional: read the spec's options (local); *params freed with free(). */
     int (*parse)(ovk__opts *o, void **params);
-    /* Optional, local and infallible: more set-up after the vectors. */
-    void (*setup)(ovk__ctx *c, void *work);
+    /* Optional, local: more set-up after the vectors (e.g. the small dense
+     * arrays whose size depends on the options); a status (OVK_ENOMEM),
+     * agreed by the frame, and destroy frees what it made even then. */
+    int (*setup)(ovk__ctx *c, void *work);
     /* Collective: iterate from r = b - A x with bb = <b,b> until a stop
      * (with defers_initial: bb = 0 while c->initial_pending). */
     int (*iterate)(ovk__ctx *c, void *work, double bb);
@@ -135,6 +142,7 @@ typedef struct ovk__solver {
      * are meaningless after it.  auto times it to compare the candidates
      * (pipecg, plcg) on their own kernels. */
     int (*vector_step)(ovk__ctx *c, void *work, double *x);
+    int nonsymmetric; /* 1: assumes neither A nor C symmetric: accepts any matrix */
 } ovk__solver;
 
 /* A variant's instance: its work struct and vector block. */
@@ -194,8 +202,9 @@ const ovk__solver *ovk__solver_find(const char *name);
 void ovk__solver_names(char *buf, size_t len, int unsplit_only);
 
 /* 0 when v is finite and positive (or zero, with zero_ok); else the solve
- * stops at iteration iter on a breakdown (v finite: not SPD) or a
- * non-finite value of what, and 1 is returned. */
+ * stops at iteration iter on a breakdown (v finite: not SPD, or for a
+ * nonsymmetric variant a singular operator) or a non-finite value of what,
+ * and 1 is returned. */
 int ovk__breakdown(ovk__ctx *c, int iter, const char *what, double v, int zero_ok);
 
 /* ---- helpers shared by the variants (solver_common.c) ---------------- */
