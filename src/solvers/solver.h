@@ -355,6 +355,63 @@ typedef struct ovk__sr_ops {
  * start, then decide (on the values v, refreshing as asked) and step until a stop. */
 int ovk__sr_run(ovk__ctx *c, const ovk__sr_ops *ops, void *work, double *r, const double *v, double bb);
 
+/* ---- the GMRES family (gmres.c; pgmres.c uses it too) ----------------- */
+
+/* The parsed spec of gmres, fgmres and pgmres (one layout: pgmres's
+ * fallback, gmres, reads the same params): the restart M and, for pgmres,
+ * the depth l and the shifts' interval [lmin, lmax] (user_shifts: given). */
+typedef struct ovk__gmres_params {
+    long restart, l;
+    double lmin, lmax;
+    int user_shifts;
+} ovk__gmres_params;
+/* Local: the spec's keys (restart; with pipelined also l in 1..max_l,
+ * lmin, lmax) into *out (malloc'd, the caller's even on failure). */
+int ovk__gmres_parse(ovk__opts *o, const char *owner, int pipelined, int max_l, ovk__gmres_params **out);
+
+/* The least-squares problem of a cycle: the (m + 1) x m Hessenberg matrix,
+ * triangular as its columns are rotated (Givens), and the rotated beta e_1. */
+typedef struct ovk__arnoldi {
+    int m;
+    double *h;              /* column j at h + j (m + 1) */
+    double *cs, *sn, *g, *y; /* rotations, right-hand side, solution */
+} ovk__arnoldi;
+/* Local: room for restart m (OVK_ENOMEM); free: a zeroed a is fine. */
+int ovk__arnoldi_alloc(ovk__arnoldi *a, int m);
+void ovk__arnoldi_free(ovk__arnoldi *a);
+/* g = beta e_1 */
+void ovk__arnoldi_start(ovk__arnoldi *a, double beta);
+/* column j (H(0..j+1, j) to fill before rotating it) */
+double *ovk__arnoldi_column(ovk__arnoldi *a, int j);
+/* the earlier rotations and a new one on column j: returns |g_{j+1}|, the
+ * residual norm of the least-squares solution of the first j + 1 columns */
+double ovk__arnoldi_rotate(ovk__arnoldi *a, int j);
+/* y of the first k columns (back substitution): returns the smallest
+ * |diagonal| of R (0: singular) */
+double ovk__arnoldi_solve(ovk__arnoldi *a, int k);
+
+/* Local, timed as axpy, progress hook active: out[i] = <X[i], w>, i < k,
+ * in one pass over w (the sums of a reduction); y += sum_i coef[i] X[i]. */
+void ovk__gmres_dots(ovk__ctx *c, int k, const double *const *X, const double *w, double *out);
+void ovk__gmres_combine(ovk__ctx *c, int k, const double *const *X, const double *coef, double *y);
+/* v0 = r / beta */
+void ovk__gmres_basis_start(ovk__ctx *c, const double *r, double beta, double *v0);
+
+/* What a cycle leaves for its end: k columns done at iteration iter. */
+typedef struct ovk__gmres_cycle {
+    ovk__arnoldi *ls;
+    double *const *V;      /* the basis */
+    double *const *Z;      /* the preconditioned basis (flexible), or NULL: x += C V y */
+    double *t, *r;         /* scratch; r holds b - A x after */
+    int k, iter;
+} ovk__gmres_cycle;
+/* Collective: the end of a cycle after the check of its last step (whose
+ * reason stands in res): x updated from the k columns (not after a
+ * non-finite value or a breakdown); then, unless the monitor or divergence
+ * stopped it, r = b - A x and rr = <r,r> (one reduction) decide again
+ * (a converged estimate must be confirmed) and max_iter; *stop when done. */
+int ovk__gmres_cycle_end(ovk__ctx *c, const ovk__gmres_cycle *cy, double bb, double *rr, int *stop);
+
 /* Seconds since an arbitrary origin. */
 static inline double ovk__now(void) { return MPI_Wtime(); }
 
