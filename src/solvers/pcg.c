@@ -14,6 +14,7 @@ extern const ovk__solver ovk__solver_pipeprcg;
 extern const ovk__solver ovk__solver_plcg;
 extern const ovk__solver ovk__solver_gmres;
 extern const ovk__solver ovk__solver_fgmres;
+extern const ovk__solver ovk__solver_pgmres;
 /* SOLVERS: declarations of further variants go here. */
 
 static const ovk__solver *const solvers[] = {
@@ -27,6 +28,7 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_plcg,
     &ovk__solver_gmres,
     &ovk__solver_fgmres,
+    &ovk__solver_pgmres,
     /* SOLVERS: further variants go here. */
 };
 
