@@ -45,6 +45,11 @@ int mt_check_against_mpi(const void *in, const void *got, int n, ovk_datatype t,
 double mt_cpu_seconds(void);
 void mt_nap(double s);
 
+/* 1 for a solver (a name or spec) that is not a CG variant but takes any
+ * matrix (the GMRES family): CG-specific checks (alg1's iteration count,
+ * the Lanczos condition estimate) skip it. */
+int mt_nonsymmetric(const char *solver);
+
 /* Collective: prints PASS or FAIL on rank 0 and returns the exit status. */
 int mt_finish(const char *name);
 
