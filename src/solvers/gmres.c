@@ -191,12 +191,11 @@ int ovk__gmres_cycle_end(ovk__ctx *c, const ovk__gmres_cycle *cy, double bb, dou
 
 /* Orthogonalise w = V[j+1] against V[0..j] into h (j + 2 entries, h[j+1] =
  * ||w|| after), one or two reductions; *happy when w vanished. */
-static int orthogonalise(ovk__ctx *c, gmres_work *w, int j, double *h, int *happy)
+static int orthogonalise(ovk__ctx *c, double *const *V, int j, double *h, int *happy)
 {
-    double d[OVK__MAX_RESTART + 2], *v = w->V[j + 1];
+    double d[OVK__MAX_RESTART + 2], *v = V[j + 1];
     const double *X[OVK__MAX_RESTART + 2];
-    for (int i = 0; i <= j; i++) X[i] = w->V[i];
-    X[j + 1] = v;
+    for (int i = 0; i <= j + 1; i++) X[i] = V[i]; /* V[0..j] and w itself: <w,w> */
     memset(h, 0, sizeof(double) * (size_t)(j + 2));
     double norm0 = 0.0, s = 0.0;
     for (int pass = 0; pass < 2; pass++) {
@@ -221,43 +220,42 @@ static int orthogonalise(ovk__ctx *c, gmres_work *w, int j, double *h, int *happ
     return OVK_OK;
 }
 
-/* One cycle from r (||r||^2 = rr) at iteration *iter: Arnoldi steps until
- * the restart, a stop or max_iter, then the update and the true residual. */
-static int cycle(ovk__ctx *c, gmres_work *w, double bb, int *iter, double *rr, int *stop)
+int ovk__gmres_cycle_run(ovk__ctx *c, ovk__gmres_cycle *cy, int m, double bb, double *rr, double *hraw, int *stop)
 {
-    ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .Z = w->flexible ? w->Z : NULL, .t = w->t, .r = w->r};
     int rc = OVK_OK, step_stop = 0;
-    ovk__gmres_basis_start(c, w->r, sqrt(*rr), w->V[0]); /* v_0 = r / ||r|| */
-    ovk__arnoldi_start(&w->ls, sqrt(*rr));
-    for (int j = 0; j < w->m && *iter < c->opts->max_iter && !step_stop; j++) {
-        double *z = w->flexible ? w->Z[j] : w->t;
-        rc = ovk__ctx_pc(c, w->V[j], z); /* z = C v_j */
+    ovk__gmres_basis_start(c, cy->r, sqrt(*rr), cy->V[0]); /* v_0 = r / ||r|| */
+    ovk__arnoldi_start(cy->ls, sqrt(*rr));
+    cy->k = 0;
+    for (int j = 0; j < m && cy->iter < c->opts->max_iter && !step_stop; j++) {
+        double *z = cy->Z ? cy->Z[j] : cy->t, *h = ovk__arnoldi_column(cy->ls, j);
+        rc = ovk__ctx_pc(c, cy->V[j], z); /* z = C v_j */
         if (rc) return rc;
-        rc = ovk__ctx_matvec(c, z, w->V[j + 1]); /* w = A z */
+        rc = ovk__ctx_matvec(c, z, cy->V[j + 1]); /* w = A z */
         if (rc) return rc;
         int happy = 0;
-        rc = orthogonalise(c, w, j, ovk__arnoldi_column(&w->ls, j), &happy);
+        rc = orthogonalise(c, cy->V, j, h, &happy);
         if (rc) return rc;
-        double res = ovk__arnoldi_rotate(&w->ls, j); /* ||b - A x_j|| */
-        cy.k = j + 1;
-        cy.iter = ++*iter;
-        rc = ovk__iterate_check(c, *iter, res * res, bb, &step_stop);
+        if (hraw) memcpy(hraw + (size_t)j * (size_t)(m + 1), h, sizeof(double) * (size_t)(j + 2));
+        double res = ovk__arnoldi_rotate(cy->ls, j); /* ||b - A x_j|| */
+        cy->k = j + 1;
+        rc = ovk__iterate_check(c, ++cy->iter, res * res, bb, &step_stop);
         if (rc) return rc;
         if (happy) break; /* the Krylov space is invariant: x is as good as it gets */
     }
-    cy.iter = *iter;
-    return ovk__gmres_cycle_end(c, &cy, bb, rr, stop);
+    return ovk__gmres_cycle_end(c, cy, bb, rr, stop);
 }
 
 /* cycles from r = b - A x with ||r||^2 = rr, counting from iter */
 static int run(ovk__ctx *c, gmres_work *w, double bb, int iter, double rr)
 {
     int stop = 0, rc = OVK_OK;
+    ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .Z = w->flexible ? w->Z : NULL, .t = w->t, .r = w->r,
+                           .iter = iter};
     if (iter >= c->opts->max_iter) {
         c->res->reason = OVK_REASON_MAXIT;
         return OVK_OK;
     }
-    while (!rc && !stop) rc = cycle(c, w, bb, &iter, &rr, &stop);
+    while (!rc && !stop) rc = ovk__gmres_cycle_run(c, &cy, w->m, bb, &rr, NULL, &stop);
     return rc;
 }
 

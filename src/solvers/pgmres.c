@@ -33,7 +33,9 @@
  * range of the real parts of the Ritz values (the eigenvalues of the first
  * cycle's square Hessenberg matrix, LAPACK dhseqr), estimated in the first
  * solve of a set-up solver and again after new matrix values.  That first
- * cycle runs at depth 1 without a shift (PETSc's pipeline). */
+ * cycle is gmres's (CGS2, one or two blocking reductions per step): run
+ * unshifted at depth 1 instead, the pipeline's residual estimate drifted
+ * from the true one by a factor 3.6 in 25 steps on convection-diffusion. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -117,7 +119,7 @@ static void pgmres_view(const void *work, FILE *f)
     else if (w->estimated)
         fprintf(f, "shifts on [%.6g, %.6g] from the Ritz values (pgmres:l=%d,lmin=%.6g,lmax=%.6g skips the estimate)\n",
                 w->lmin, w->lmax, w->l, w->lmin, w->lmax);
-    else fprintf(f, "shifts from the Ritz values of the next solve's first cycle\n");
+    else fprintf(f, "shifts from the Ritz values of the next solve's first cycle (gmres's)\n");
 }
 
 /* G's column a + 1 from the sums of step a, and v_{a+1}; p->broke when the
@@ -245,17 +247,21 @@ static int run(ovk__ctx *c, pgmres_work *w, double bb)
         c->res->reason = OVK_REASON_MAXIT;
         return OVK_OK;
     }
+    if (!w->user_shifts && !w->estimated) { /* a classical cycle for the Ritz values */
+        ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .t = w->t, .r = w->r};
+        rc = ovk__gmres_cycle_run(c, &cy, w->m, bb, &rr, w->H, &stop);
+        if (rc) return rc;
+        if (cy.k > 0) estimate(c, w, cy.k);
+        if (cy.k > 0 && c->opts->print_level >= 1 && c->rank == 0)
+            pgmres_view(w, c->opts->out ? c->opts->out : stdout);
+        if (stop) return OVK_OK;
+        iter = cy.iter;
+    }
     for (;;) {
-        int first = !w->user_shifts && !w->estimated; /* depth 1, no shift: the Ritz values */
-        static const double zero[MAX_L];
         int left = c->opts->max_iter - iter;
-        pipe p = {.depth = first ? 1 : w->l, .sigma = first ? zero : w->sigma,
-                  .columns = left < w->m ? left : w->m};
+        pipe p = {.depth = w->l, .sigma = w->sigma, .columns = left < w->m ? left : w->m};
         rc = pipeline(c, w, &p, sqrt(rr), bb, iter);
         if (rc) return rc;
-        if (first && p.k > 0) estimate(c, w, p.k);
-        if (first && p.k > 0 && c->opts->print_level >= 1 && c->rank == 0)
-            pgmres_view(w, c->opts->out ? c->opts->out : stdout);
         iter += p.k;
         ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .t = w->t, .r = w->r, .k = p.k, .iter = iter};
         rc = ovk__gmres_cycle_end(c, &cy, bb, &rr, &stop); /* x from the columns done, b - A x */

@@ -411,6 +411,10 @@ typedef struct ovk__gmres_cycle {
  * stopped it, r = b - A x and rr = <r,r> (one reduction) decide again
  * (a converged estimate must be confirmed) and max_iter; *stop when done. */
 int ovk__gmres_cycle_end(ovk__ctx *c, const ovk__gmres_cycle *cy, double bb, double *rr, int *stop);
+/* Collective: one classical cycle (gmres.c's) of up to m steps from r
+ * (||r||^2 = rr) at iteration cy->iter, then its end: cy->k, cy->iter
+ * advanced; hraw (not NULL): H's columns before the rotations, (m + 1) apart. */
+int ovk__gmres_cycle_run(ovk__ctx *c, ovk__gmres_cycle *cy, int m, double bb, double *rr, double *hraw, int *stop);
 
 /* Seconds since an arbitrary origin. */
 static inline double ovk__now(void) { return MPI_Wtime(); }
