@@ -138,15 +138,12 @@ void ovk__gmres_combine(ovk__ctx *c, int k, const double *const *X, const double
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
-/* y = a x, timed as axpy */
-static void scale(ovk__ctx *c, double a, const double *x, double *y)
+void ovk__gmres_scale(ovk__ctx *c, double a, const double *x, double *y)
 {
     ovk__tic t0 = ovk__tic_start(c);
     for (int i = 0; i < c->n; i++) y[i] = a * x[i];
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
-
-void ovk__gmres_basis_start(ovk__ctx *c, const double *r, double beta, double *v0) { scale(c, 1.0 / beta, r, v0); }
 
 /* ---- the end of a cycle ------------------------------------------------- */
 
@@ -216,14 +213,14 @@ static int orthogonalise(ovk__ctx *c, double *const *V, int j, double *h, int *h
     h[j + 1] = s > 0.0 ? sqrt(s) : 0.0;
     if (!isfinite(s)) h[j + 1] = s; /* NaN reaches the check through the rotation */
     *happy = isfinite(s) && h[j + 1] <= 8.0 * DBL_EPSILON * norm0;
-    if (!*happy && isfinite(s)) scale(c, 1.0 / h[j + 1], v, v); /* v_{j+1} = w / h_{j+1,j} */
+    if (!*happy && isfinite(s)) ovk__gmres_scale(c, 1.0 / h[j + 1], v, v); /* v_{j+1} = w / h_{j+1,j} */
     return OVK_OK;
 }
 
 int ovk__gmres_cycle_run(ovk__ctx *c, ovk__gmres_cycle *cy, int m, double bb, double *rr, double *hraw, int *stop)
 {
     int rc = OVK_OK, step_stop = 0;
-    ovk__gmres_basis_start(c, cy->r, sqrt(*rr), cy->V[0]); /* v_0 = r / ||r|| */
+    ovk__gmres_scale(c, 1.0 / sqrt(*rr), cy->r, cy->V[0]); /* v_0 = r / ||r|| */
     ovk__arnoldi_start(cy->ls, sqrt(*rr));
     cy->k = 0;
     for (int j = 0; j < m && cy->iter < c->opts->max_iter && !step_stop; j++) {

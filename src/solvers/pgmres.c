@@ -99,7 +99,7 @@ static void estimate(ovk__ctx *c, pgmres_work *w, int k)
     for (int j = 0; j < k; j++)
         for (int i = 0; i < k; i++) h[(size_t)j * (size_t)k + (size_t)i] = i <= j + 1 ? hcol(w, j)[i] : 0.0;
     if (k > 0) dhseqr_("E", "N", &n, &ilo, &n, h, &ldh, wr, wi, &z, &one, work, &lwork, &info);
-    if (info == 0) { /* from reduced values: the same on every rank */
+    if (info == 0) { /* from reduced values: the same on every rank (else no shift) */
         w->lmin = w->lmax = wr[0];
         for (int i = 1; i < k; i++) {
             w->lmin = fmin(w->lmin, wr[i]);
@@ -152,7 +152,7 @@ static int basis_column(ovk__ctx *c, pgmres_work *w, pipe *p, int a)
     double *v = w->V[a + 1];
     memcpy(v, w->Z[a + 1], sizeof(double) * (size_t)c->n);
     ovk__gmres_combine(c, a + 1, (const double *const *)w->V, minus, v); /* z_{a+1} - V g */
-    ovk__gmres_basis_start(c, v, g[a + 1], v);                          /* / g_{a+1,a+1} */
+    ovk__gmres_scale(c, 1.0 / g[a + 1], v, v);                          /* / g_{a+1,a+1} */
     return OVK_OK;
 }
 
@@ -187,7 +187,7 @@ static int next_z(ovk__ctx *c, pgmres_work *w, const pipe *p, int s)
         int a = s - p->depth;
         for (int k = 0; k <= a; k++) coef[k] = -hcol(w, a)[k];
         ovk__gmres_combine(c, a + 1, (const double *const *)(w->Z + p->depth), coef, z);
-        ovk__gmres_basis_start(c, z, hcol(w, a)[a + 1], z); /* / h_{a+1,a} */
+        ovk__gmres_scale(c, 1.0 / hcol(w, a)[a + 1], z, z); /* / h_{a+1,a} */
     }
     int kv = s - p->depth + 1 > 0 ? s - p->depth + 1 : 0, k = 0;
     for (int i = 0; i <= kv; i++) X[k++] = w->V[i];
@@ -216,7 +216,7 @@ static int finish_column(ovk__ctx *c, pgmres_work *w, pipe *p, int a, double bb,
 static int pipeline(ovk__ctx *c, pgmres_work *w, pipe *p, double beta, double bb, int iter0)
 {
     int rc = OVK_OK, stop = 0;
-    ovk__gmres_basis_start(c, w->r, beta, w->V[0]);
+    ovk__gmres_scale(c, 1.0 / beta, w->r, w->V[0]); /* v_0 = r / ||r|| */
     memcpy(w->Z[0], w->V[0], sizeof(double) * (size_t)c->n); /* z_0 = v_0 */
     memset(w->G, 0, sizeof(double) * (size_t)(w->m + 1) * (size_t)(w->m + 1));
     gcol(w, 0)[0] = 1.0;

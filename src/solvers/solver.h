@@ -394,8 +394,8 @@ double ovk__arnoldi_solve(ovk__arnoldi *a, int k);
  * in one pass over w (the sums of a reduction); y += sum_i coef[i] X[i]. */
 void ovk__gmres_dots(ovk__ctx *c, int k, const double *const *X, const double *w, double *out);
 void ovk__gmres_combine(ovk__ctx *c, int k, const double *const *X, const double *coef, double *y);
-/* v0 = r / beta */
-void ovk__gmres_basis_start(ovk__ctx *c, const double *r, double beta, double *v0);
+/* y = a x (in place allowed) */
+void ovk__gmres_scale(ovk__ctx *c, double a, const double *x, double *y);
 
 /* What a cycle leaves for its end: k columns done at iteration iter. */
 typedef struct ovk__gmres_cycle {

@@ -279,6 +279,67 @@ static void bad_specs(void)
     free(diag);
 }
 
+/* rank 1's monitor asks to stop at iteration 6: every rank stops within the
+ * depth; a preconditioner that fails on the last rank at its 9th call: the
+ * same OVK_ECALLBACK everywhere, no hang */
+static int stop_at_6(ovk_solver *s, int it, double rnorm, double rel, void *ctx)
+{
+    (void)s, (void)rnorm, (void)rel, (void)ctx;
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank == 1 && it >= 6;
+}
+
+static int fail_9th(ovk_solver *s, const double *in, double *out, void *ctx)
+{
+    int rank, size, *calls = ctx;
+    (void)s;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (int i = 0; i < ovk_solver_nlocal(s); i++) out[i] = in[i];
+    return ++*calls == 9 && rank == size - 1 ? 5 : 0;
+}
+
+static void stops(int size)
+{
+    ovk_matrix *A = NULL;
+    double *diag = NULL;
+    MT_RC(OVK_OK, convdiff(MPI_COMM_WORLD, 2.0, &A, &diag));
+    static const char *const solvers[] = {"gmres", "fgmres", "pgmres:l=3,lmin=0.1,lmax=1.5"};
+    for (int k = 0; k < 3; k++)
+        for (int failing = 0; failing < 2; failing++) {
+            ovk_solver *s = NULL;
+            ovk_vector *b = NULL, *x = NULL;
+            ovk_pcg_result res;
+            int calls = 0;
+            ovk_vector_create(A, &b);
+            ovk_vector_create(A, &x);
+            ovk_vector_set(b, 1.0);
+            MT_RC(OVK_OK, ovk_solver_create(A, &s));
+            MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", solvers[k]));
+            MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", "nbc"));
+            if (failing) MT_RC(OVK_OK, ovk_solver_set_precond_fn(s, fail_9th, &calls));
+            else MT_RC(OVK_OK, ovk_solver_set_monitor(s, stop_at_6, NULL));
+            MT_RC(OVK_OK, ovk_solver_setup(s));
+            int rc = ovk_solver_solve(s, b, x, &res);
+            int64_t v[2] = {rc, res.iterations};
+            MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, v, 2), "%s: status or iterations differ", solvers[k]);
+            if (failing) {
+                MT_CHECK(rc == OVK_ECALLBACK, "%s: failing callback: status %d", solvers[k], rc);
+            } else if (size > 1) {
+                MT_CHECK(rc == OVK_ESTOPPED && res.reason == OVK_REASON_MONITOR && res.iterations >= 6 &&
+                             res.iterations <= 6 + 4,
+                         "%s: monitor stop: status %d, reason %s, iteration %d", solvers[k], rc,
+                         ovk_reason_name(res.reason), res.iterations);
+            }
+            ovk_vector_destroy(b);
+            ovk_vector_destroy(x);
+            ovk_solver_destroy(&s);
+        }
+    ovk_matrix_destroy(A);
+    free(diag);
+}
+
 /* the options database and the view */
 static void options_and_view(int rank)
 {
@@ -326,6 +387,9 @@ int main(int argc, char **argv)
     accuracy(rank);
     reductions(rank);
     bad_specs();
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    stops(size);
     options_and_view(rank);
     int rc = mt_finish("test_gmres");
     MPI_Finalize();
