@@ -279,6 +279,25 @@ static void bad_specs(void)
     free(diag);
 }
 
+/* an unstable basis (no shift, depth 8, ||A|| ~ 90 without a preconditioner):
+ * the pipeline breaks down, gmres goes on from x, the answer is right */
+static void fallback(int rank)
+{
+    ovk_matrix *A = NULL;
+    double *diag = NULL;
+    MT_RC(OVK_OK, convdiff(MPI_COMM_WORLD, 20.0, &A, &diag));
+    run_in in = {.solver = "pgmres:l=8,lmin=0,lmax=0", .precond = "none", .backend = "native", .rtol = 1e-8,
+                 .max_it = 500};
+    run_out o = run(A, diag, &in);
+    MT_CHECK(o.rc == OVK_OK && o.reason == OVK_REASON_CONVERGED && o.true_rel < 1e-8 && o.restarts == 1,
+             "%s: status %d, true residual %.3e, %d restarts", in.solver, o.rc, o.true_rel, o.restarts);
+    if (rank == 0)
+        printf("fallback: %s %d iterations, true residual %.2e, restarts %d\n", in.solver, o.iterations, o.true_rel,
+               o.restarts);
+    ovk_matrix_destroy(A);
+    free(diag);
+}
+
 /* rank 1's monitor asks to stop at iteration 6: every rank stops within the
  * depth; a preconditioner that fails on the last rank at its 9th call: the
  * same OVK_ECALLBACK everywhere, no hang */
@@ -393,6 +412,7 @@ int main(int argc, char **argv)
     reductions(rank);
     double t3 = MPI_Wtime();
     bad_specs();
+    fallback(rank);
     stops(size);
     options_and_view(rank);
     if (rank == 0)
