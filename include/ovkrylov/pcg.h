@@ -186,11 +186,6 @@ int ovk_pcg_solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
 int ovk_solver_type_count(void);
 const char *ovk_solver_type_name(int index);
 const char *ovk_solver_type_description(int index);
-/* Deprecated aliases of the three above (they list variants, not solver
- * objects); kept for existing callers. */
-int ovk_solver_count(void);
-const char *ovk_solver_name(int index);
-const char *ovk_solver_description(int index);
 
 /* The preconditioners of this build with their options, and those it
  * leaves out with the reason (one per line; what `-precond list` prints). */

@@ -258,7 +258,7 @@ static int run(ovk__ctx *c, gmres_work *w, double bb, int iter, double rr)
 
 static int iterate(ovk__ctx *c, void *work, double bb)
 {
-    return run(c, work, bb, 0, c->rnorm0 * c->rnorm0); /* r and ||r0|| from the frame */
+    return run(c, work, bb, 0, c->watch.rnorm0 * c->watch.rnorm0); /* r and ||r0|| from the frame */
 }
 
 /* the fallback entry (pgmres): from the current x */

@@ -15,6 +15,7 @@ extern const ovk__solver ovk__solver_plcg;
 extern const ovk__solver ovk__solver_gmres;
 extern const ovk__solver ovk__solver_fgmres;
 extern const ovk__solver ovk__solver_pgmres;
+extern const ovk__solver ovk__solver_auto;
 /* SOLVERS: declarations of further variants go here. */
 
 static const ovk__solver *const solvers[] = {
@@ -29,6 +30,7 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_gmres,
     &ovk__solver_fgmres,
     &ovk__solver_pgmres,
+    &ovk__solver_auto,
     /* SOLVERS: further variants go here. */
 };
 
@@ -40,14 +42,9 @@ const char *ovk_solver_type_description(int i)
 {
     return (i >= 0 && i < SOLVER_COUNT) ? solvers[i]->description : NULL;
 }
-/* the deprecated names of the three above */
-int ovk_solver_count(void) { return ovk_solver_type_count(); }
-const char *ovk_solver_name(int i) { return ovk_solver_type_name(i); }
-const char *ovk_solver_description(int i) { return ovk_solver_type_description(i); }
 
 const ovk__solver *ovk__solver_find(const char *name)
 {
-    if (strcmp(name, ovk__solver_auto.name) == 0) return &ovk__solver_auto; /* picks one of the list */
     for (int i = 0; i < SOLVER_COUNT; i++)
         if (strcmp(solvers[i]->name, name) == 0) return solvers[i];
     return NULL;
@@ -59,7 +56,6 @@ void ovk__solver_names(char *buf, size_t len, int unsplit_only)
     for (int i = 0; i < SOLVER_COUNT; i++) {
         if (!unsplit_only || !solvers[i]->split) ovk__list_add(buf, len, ", ", solvers[i]->name);
     }
-    ovk__list_add(buf, len, ", ", ovk__solver_auto.name);
 }
 
 void ovk_pcg_options_init(ovk_pcg_options *o)

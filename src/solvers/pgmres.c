@@ -65,7 +65,7 @@ typedef struct pgmres_work {
     double sigma[MAX_L];
     double lmin, lmax;
     int user_shifts, estimated;
-    unsigned epoch;                  /* c->numeric_epoch of the estimate */
+    unsigned epoch;                  /* c->norms.epoch of the estimate */
     ovk__variant fallback;
 } pgmres_work;
 
@@ -107,7 +107,7 @@ static void estimate(ovk__ctx *c, pgmres_work *w, int k)
         }
     }
     w->estimated = 1;
-    w->epoch = c->numeric_epoch;
+    w->epoch = c->norms.epoch;
     shifts(w);
 }
 
@@ -242,7 +242,7 @@ static int pipeline(ovk__ctx *c, pgmres_work *w, pipe *p, double beta, double bb
 static int run(ovk__ctx *c, pgmres_work *w, double bb)
 {
     int iter = 0, stop = 0, rc;
-    double rr = c->rnorm0 * c->rnorm0;
+    double rr = c->watch.rnorm0 * c->watch.rnorm0;
     if (c->opts->max_iter <= 0) {
         c->res->reason = OVK_REASON_MAXIT;
         return OVK_OK;
@@ -275,7 +275,7 @@ static int run(ovk__ctx *c, pgmres_work *w, double bb)
 static int pgmres_iterate(ovk__ctx *c, void *work, double bb)
 {
     pgmres_work *w = work;
-    if (w->estimated && w->epoch != c->numeric_epoch) w->estimated = 0; /* new values: estimate again */
+    if (w->estimated && w->epoch != c->norms.epoch) w->estimated = 0; /* new values: estimate again */
     return run(c, w, bb);
 }
 

@@ -49,6 +49,11 @@ void mt_nap(double s);
  * matrix (the GMRES family): CG-specific checks (alg1's iteration count,
  * the Lanczos condition estimate) skip it. */
 int mt_nonsymmetric(const char *solver);
+/* The registry's solver variants that run a recurrence of their own, in its
+ * order (auto, which runs one of them, is tested in test_auto.c): how many,
+ * and the name of index i (NULL outside). */
+int mt_recurrence_count(void);
+const char *mt_recurrence_name(int i);
 
 /* Collective: prints PASS or FAIL on rank 0 and returns the exit status. */
 int mt_finish(const char *name);

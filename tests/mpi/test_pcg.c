@@ -89,17 +89,17 @@ static void check_problem(int stencil, int g, int rank)
 {
     outcome alg1 = solve(MPI_COMM_SELF, stencil, g, "alg1", "blocking");
     MT_RC(OVK_OK, alg1.rc);
-    for (int s = 0; s < ovk_solver_count(); s++) {
+    for (int s = 0; s < mt_recurrence_count(); s++) {
         /* the CG variants take alg1's iterations; the others their own on one rank */
-        outcome ref = mt_nonsymmetric(ovk_solver_name(s))
-                          ? solve(MPI_COMM_SELF, stencil, g, ovk_solver_name(s), "blocking")
+        outcome ref = mt_nonsymmetric(mt_recurrence_name(s))
+                          ? solve(MPI_COMM_SELF, stencil, g, mt_recurrence_name(s), "blocking")
                           : alg1;
         for (int k = 0; k <= ovk_backend_count(); k++) { /* the registry, then offload's agent engine */
             ovk_backend_info info = {.name = "offload:engine=agent", .available = 1};
             if (k < ovk_backend_count()) ovk_backend_get_info(k, &info);
             MT_CHECK(info.available, "backend %s is not available", info.name); /* none may be skipped */
             if (!info.available) continue;
-            const char *solver = ovk_solver_name(s);
+            const char *solver = mt_recurrence_name(s);
             outcome o = solve(MPI_COMM_WORLD, stencil, g, solver, info.name);
             MT_RC(OVK_OK, o.rc);
             MT_CHECK(abs(o.iterations - ref.iterations) <= 1, "%d-pt g=%d %s/%s: %d iterations, one rank %d",
