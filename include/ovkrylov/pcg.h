@@ -24,7 +24,7 @@
  *   "plcg"     p(l)-CG (Cornelis-Cools-Vanroose): a deep pipeline, l
  *              reductions in flight behind l matvecs ("plcg:l=3")
  *   "auto"     measures the reduction latency and the local work of an
- *              iteration at setup and picks alg1 or plcg with its depth
+ *              iteration at setup and picks alg1, pipecg or plcg with its depth
  *              (pipeprcg after plcg broke down); see auto_choice below
  * (ovk_solver_type_count/_name/_description list them with their options;
  * docs/solvers.md says when each pays.)
@@ -158,7 +158,7 @@ typedef struct ovk_pcg_result {
     int history_len;  /* residual norms written to the solver's history buffer */
     /* solver "auto": what it measured at setup (the latency of one blocking reduction, the
      * local work of one PCG iteration; the largest over the ranks, microseconds) and the
-     * variant it chose ("alg1", "plcg:l=3", "pipeprcg"); 0 and "" for the other solvers */
+     * variant it chose ("alg1", "pipecg", "plcg:l=3", "pipeprcg"); 0 and "" for the other solvers */
     double auto_latency_us;
     double auto_work_us;
     char auto_choice[32];

@@ -9,8 +9,8 @@
  *     expanded, from sums of the previous pass (cg1 takes <p_old,w> as
  *     <u,s_old>, as its w = A u).  The usual delta - beta gamma / alpha_old (Chronopoulos-Gear,
  *     Ghysels-Vanroose) assumes <u, r_old> = 0, which rounding destroys on
- *     ill-conditioned matrices (plat362: cg1 4666 -> 4023 steps; pipecg lost
- *     positivity and stagnated with it);
+ *     ill-conditioned matrices (more steps for cg1; pipecg can lose
+ *     positivity and stagnate);
  *   - breakdown: <r,Cr> < 0, <p,Ap> <= 0 or a non-finite value restarts the
  *     iteration from the current x (directions reset); if it happens again
  *     before a step is done, the solve stops with OVK_REASON_BREAKDOWN
