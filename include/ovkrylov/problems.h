@@ -26,8 +26,9 @@ int ovk_laplace_create(MPI_Comm comm, ovk_stencil stencil, int nx, int ny, int n
 /* Read a Matrix Market file (coordinate; real, integer or pattern; general or
  * symmetric) and distribute it by contiguous blocks of rows, balanced
  * (rank r owns rows [r*N/P, (r+1)*N/P)).  Every rank reads the file.  The matrix
- * must be square; a `general` file must be numerically symmetric
- * (OVK_ENOTSYM) because the solvers need SPD input.  Malformed or truncated
+ * must be square; a `general` file is read as it is, both triangles (the CG
+ * solvers refuse a nonsymmetric matrix at their setup, OVK_ENOTSYM; the
+ * nonsymmetric ones, bicgstab and pipebicgstab, take it).  Malformed or truncated
  * files give OVK_EFORMAT with the line number in ovk_error_detail().
  * Collective; all ranks agree on the outcome (a NULL path or A on one rank is
  * OVK_EINVAL on every rank). */

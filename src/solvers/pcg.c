@@ -12,6 +12,8 @@ extern const ovk__solver ovk__solver_pipecg;
 extern const ovk__solver ovk__solver_groppcg;
 extern const ovk__solver ovk__solver_pipeprcg;
 extern const ovk__solver ovk__solver_plcg;
+extern const ovk__solver ovk__solver_bicgstab;
+extern const ovk__solver ovk__solver_pipebicgstab;
 /* SOLVERS: declarations of further variants go here. */
 
 static const ovk__solver *const solvers[] = {
@@ -23,6 +25,8 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_groppcg,
     &ovk__solver_pipeprcg,
     &ovk__solver_plcg,
+    &ovk__solver_bicgstab,
+    &ovk__solver_pipebicgstab,
     /* SOLVERS: further variants go here. */
 };
 
@@ -54,6 +58,13 @@ void ovk__solver_names(char *buf, size_t len, int unsplit_only)
         if (!unsplit_only || !solvers[i]->split) ovk__list_add(buf, len, ", ", solvers[i]->name);
     }
     ovk__list_add(buf, len, ", ", ovk__solver_auto.name);
+}
+
+void ovk__solver_nonsymmetric_names(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < SOLVER_COUNT; i++)
+        if (solvers[i]->nonsymmetric) ovk__list_add(buf, len, ", ", solvers[i]->name);
 }
 
 void ovk_pcg_options_init(ovk_pcg_options *o)

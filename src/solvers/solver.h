@@ -135,6 +135,7 @@ typedef struct ovk__solver {
      * are meaningless after it.  auto times it to compare the candidates
      * (pipecg, plcg) on their own kernels. */
     int (*vector_step)(ovk__ctx *c, void *work, double *x);
+    int nonsymmetric; /* 1: assumes neither A nor C symmetric: accepts any matrix */
 } ovk__solver;
 
 /* A variant's instance: its work struct and vector block. */
@@ -192,6 +193,8 @@ const ovk__solver *ovk__solver_find(const char *name);
 /* "alg1, alg2, ..." into buf; with unsplit_only, those that take any
  * preconditioner (not `split`). */
 void ovk__solver_names(char *buf, size_t len, int unsplit_only);
+/* "bicgstab, pipebicgstab, ..." into buf: the variants with `nonsymmetric`. */
+void ovk__solver_nonsymmetric_names(char *buf, size_t len);
 
 /* 0 when v is finite and positive (or zero, with zero_ok); else the solve
  * stops at iteration iter on a breakdown (v finite: not SPD) or a
