@@ -38,6 +38,7 @@ const char *ovk_solver_type_description(int i)
 {
     return (i >= 0 && i < SOLVER_COUNT) ? solvers[i]->description : NULL;
 }
+int ovk_solver_type_nonsymmetric(int i) { return (i >= 0 && i < SOLVER_COUNT) ? solvers[i]->nonsymmetric : 0; }
 /* the deprecated names of the three above */
 int ovk_solver_count(void) { return ovk_solver_type_count(); }
 const char *ovk_solver_name(int i) { return ovk_solver_type_name(i); }

@@ -190,7 +190,8 @@ static void table_row(sys *s, const mcase *c, const char *pc, int n_fixed)
 {
     char names[32][32];
     int count = 0;
-    for (int i = 0; i < ovk_solver_count() && count < 30; i++) snprintf(names[count++], 32, "%s", ovk_solver_name(i));
+    for (int i = 0; i < ovk_solver_count() && count < 30; i++)
+        if (!ovk_solver_type_nonsymmetric(i)) snprintf(names[count++], 32, "%s", ovk_solver_name(i));
     snprintf(names[count++], 32, "plcg:l=2");
     snprintf(names[count++], 32, "plcg:l=3");
     if (g_rank == 0) printf("| %s | %s | %d |", c->name, pc, n_fixed);
@@ -207,9 +208,14 @@ static void table_header(void)
 {
     if (g_rank != 0) return;
     printf("| matrix | precond | N |");
-    for (int i = 0; i < ovk_solver_count(); i++) printf(" %s |", ovk_solver_name(i));
+    int cg = 0;
+    for (int i = 0; i < ovk_solver_count(); i++)
+        if (!ovk_solver_type_nonsymmetric(i)) {
+            printf(" %s |", ovk_solver_name(i));
+            cg++;
+        }
     printf(" plcg:l=2 | plcg:l=3 |\n|---|---|---|");
-    for (int i = 0; i < ovk_solver_count() + 2; i++) printf("---|");
+    for (int i = 0; i < cg + 2; i++) printf("---|");
     printf("\n");
 }
 
