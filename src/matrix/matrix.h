@@ -186,7 +186,7 @@ int ovk__csr_keep_upper(ovk__csr *m);
 /* Collective: OVK_OK when the stored values are symmetric bit for bit
  * (A == A^T; an entry stored on one side only must be 0), else
  * OVK_ENOTSYM naming an entry and its mirror, the same on every rank.
- * O(nnz) work, transposed copies of the diag block for the call, and the
+ * O(nnz) work, one int per row, and the
  * offd entries sent to the owners of their columns (symmetry.c). */
 int ovk__matrix_check_symmetric(const ovk_matrix *A);
 

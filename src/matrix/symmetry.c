@@ -2,13 +2,13 @@
  * symmetric matrix (CG).  Entry by entry, bit for bit; an entry stored on
  * one side only must be zero.
  *
- * Cost: O(nnz) local work.  The diag block is compared with its transpose
- * (a block that keeps one triangle is symmetric by construction and costs
- * nothing); that needs the block as plain CSR and its transpose, 12 bytes
- * per entry each, for the duration of the call.  Each offd entry (i, j) is
- * sent as (i, j, a_ij), 24 bytes, to the owner of column j, which holds
- * a_ji: two point-to-point rounds with the halo's neighbours (counts, then
- * entries), no global communication but the final agreement. */
+ * Cost: O(nnz) local work and one int per row.  The diag block is walked
+ * once, each upper entry meeting its mirror through a cursor per row (a
+ * block that keeps one triangle is symmetric by construction and costs
+ * nothing).  Each offd entry (i, j) is sent as (i, j, a_ij), 24 bytes, to
+ * the owner of column j, which holds a_ji: two point-to-point rounds with
+ * the halo's neighbours (counts, then entries), no global communication
+ * but the agreements of the allocations and of the verdict. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,92 +21,48 @@ typedef struct triple {
     double val;
 } triple;
 
-typedef struct plain {
-    int *ptr, *col;
-    double *val;
-} plain;
-
-static void plain_free(plain *m)
-{
-    free(m->ptr);
-    free(m->col);
-    free(m->val);
-}
-
-static int plain_alloc(plain *m, int n, int nnz)
-{
-    m->ptr = calloc((size_t)n + 1, sizeof(int));
-    m->col = malloc(sizeof(int) * (size_t)(nnz > 0 ? nnz : 1));
-    m->val = malloc(sizeof(double) * (size_t)(nnz > 0 ? nnz : 1));
-    return m->ptr && m->col && m->val ? OVK_OK : ovk__fail(OVK_ENOMEM, "symmetry check: %d entries", nnz);
-}
-
 static int mismatch(const ovk__layout *lay, int i, int j, double aij, double aji)
 {
     return ovk__fail(OVK_ENOTSYM, "A(%lld,%lld) = %.17g but A(%lld,%lld) = %.17g", ovk__row_id(lay, i),
                      ovk__row_id(lay, j), aij, ovk__row_id(lay, j), ovk__row_id(lay, i), aji);
 }
 
-/* every entry (i, k, v) of p matches q's (i, k) (absent: 0); q scattered
- * into w, mark; p_is_t: p holds A^T (for the detail) */
-static int rows_match(const ovk__layout *lay, int n, const plain *p, const plain *q, double *w, int *mark,
-                      int p_is_t)
+/* the first entry of row j from k on that is left of the diagonal and not
+ * zero, or the row's end; a row's entries other than a_ii ascend */
+static int next_lower(const ovk__csr *d, int j, int k)
 {
-    for (int i = 0; i < n; i++) {
-        for (int k = q->ptr[i]; k < q->ptr[i + 1]; k++) {
-            mark[q->col[k]] = i + 1;
-            w[q->col[k]] = q->val[k];
-        }
-        for (int k = p->ptr[i]; k < p->ptr[i + 1]; k++) {
-            int j = p->col[k];
-            double other = mark[j] == i + 1 ? w[j] : 0.0;
-            if (p->val[k] == other) continue;
-            return p_is_t ? mismatch(lay, j, i, p->val[k], other) : mismatch(lay, i, j, p->val[k], other);
-        }
+    for (; k < d->rowptr[j + 1]; k++) {
+        int c = ovk__csr_col(d, j, k);
+        if (c > j) return d->rowptr[j + 1];
+        if (c < j && d->val[k] != 0.0) return k;
     }
-    return OVK_OK;
+    return k;
 }
 
-/* the diag block against its transpose */
+/* The diag block: each a_ij, j > i, met with a_ji.  Rows are visited in
+ * order, so the lower entries of a row j are met in the order they are
+ * stored: cur[j] is the next one of row j to meet. */
 static int diag_symmetric(const ovk_matrix *A)
 {
-    int n = A->lay.nlocal, rc;
-    plain a = {0}, t = {0};
-    double *w = NULL;
-    int *mark = NULL;
-    if (A->diag.upper) return OVK_OK; /* kept one triangle: symmetric bit for bit */
-    int nnz = A->diag.rowptr[n];
-    rc = plain_alloc(&a, n, nnz);
-    if (!rc) rc = plain_alloc(&t, n, nnz);
-    if (rc) goto cleanup;
-    w = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    mark = calloc((size_t)(n > 0 ? n : 1), sizeof(int));
-    if (!w || !mark) {
-        rc = ovk__fail(OVK_ENOMEM, "symmetry check: %d rows", n);
-        goto cleanup;
-    }
-    rc = ovk__matrix_diag_ptr(A, a.ptr);
-    if (!rc) rc = ovk__matrix_diag_fill(A, a.ptr, a.col, a.val);
-    if (rc) goto cleanup;
-    for (int k = 0; k < nnz; k++) t.ptr[a.col[k] + 1]++; /* t = a^T by counting */
-    for (int i = 0; i < n; i++) t.ptr[i + 1] += t.ptr[i];
-    memcpy(mark, t.ptr, sizeof(int) * (size_t)n);
-    for (int i = 0; i < n; i++)
-        for (int k = a.ptr[i]; k < a.ptr[i + 1]; k++) {
-            int p = mark[a.col[k]]++;
-            t.col[p] = i;
-            t.val[p] = a.val[k];
+    const ovk__csr *d = &A->diag;
+    int n = A->lay.nlocal, rc = OVK_OK;
+    if (d->upper) return OVK_OK; /* kept one triangle: symmetric bit for bit */
+    int *cur = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (!cur) return ovk__fail(OVK_ENOMEM, "symmetry check: %d rows", n);
+    for (int j = 0; j < n; j++) cur[j] = next_lower(d, j, d->rowptr[j]);
+    for (int i = 0; i < n && !rc; i++)
+        for (int k = d->rowptr[i]; k < d->rowptr[i + 1] && !rc; k++) {
+            int j = ovk__csr_col(d, i, k), t = j > i ? cur[j] : 0, end = j > i ? d->rowptr[j + 1] : 0;
+            if (j <= i) continue;
+            int c = t < end ? ovk__csr_col(d, j, t) : j;
+            if (c < i) rc = mismatch(&A->lay, j, c, d->val[t], 0.0); /* a_jc, c < i, met by no a_cj */
+            else if (c == i && d->val[t] != d->val[k]) rc = mismatch(&A->lay, i, j, d->val[k], d->val[t]);
+            else if (c > i && d->val[k] != 0.0) rc = mismatch(&A->lay, i, j, d->val[k], 0.0);
+            if (c == i) cur[j] = next_lower(d, j, t + 1);
         }
-    memset(mark, 0, sizeof(int) * (size_t)n);
-    rc = rows_match(&A->lay, n, &a, &t, w, mark, 0);
-    if (rc) goto cleanup;
-    memset(mark, 0, sizeof(int) * (size_t)n);
-    rc = rows_match(&A->lay, n, &t, &a, w, mark, 1);
-cleanup:
-    plain_free(&a);
-    plain_free(&t);
-    free(w);
-    free(mark);
+    for (int j = 0; j < n && !rc; j++) /* lower entries that no upper one met */
+        if (cur[j] < d->rowptr[j + 1]) rc = mismatch(&A->lay, j, ovk__csr_col(d, j, cur[j]), d->val[cur[j]], 0.0);
+    free(cur);
     return rc;
 }
 

@@ -381,6 +381,28 @@ static int make_symmetric(ovk_matrix *A)
     return rc;
 }
 
+/* 4 rows per rank: a_ii = 4, a_01 = a_10 = -1 in each block, and on the
+ * last rank a_23 = v23 without a_32 */
+static int blocks(double v23, ovk_matrix **A)
+{
+    int last = g_rank == g_size - 1, rowptr[5] = {0, 2, 4, 5 + last, 6 + last};
+    ovk_gidx b = 4 * (ovk_gidx)g_rank, col[7] = {b, b + 1, b, b + 1, b + 2, b + 3, b + 3};
+    double val[7] = {4.0, -1.0, -1.0, 4.0, 4.0, last ? v23 : 4.0, 4.0};
+    return ovk_matrix_create_csr(MPI_COMM_WORLD, b, 4, rowptr, col, val, OVK_DUP_REJECT, A);
+}
+
+static void symmetry_check(void)
+{
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, blocks(-1.0, &A));
+    expect_everywhere("alg1, a_23 without a_32 on the last rank", setup_with(A, "alg1", "jacobi"), OVK_ENOTSYM);
+    ovk_matrix_destroy(A);
+    A = NULL;
+    MT_RC(OVK_OK, blocks(0.0, &A));
+    expect_everywhere("alg1, a_23 = 0 stored without a_32", setup_with(A, "alg1", "jacobi"), OVK_OK);
+    ovk_matrix_destroy(A);
+}
+
 static void bad_inputs(void)
 {
     ovk_matrix *A = convdiff(50.0, OVK_CONVDIFF_UPWIND), *Z = NULL, *N = NULL;
@@ -417,6 +439,7 @@ int main(int argc, char **argv)
     reductions();
     zero_row_rank();
     bad_inputs();
+    symmetry_check();
     int status = mt_finish("test_nonsymmetric");
     MPI_Finalize();
     return status;
