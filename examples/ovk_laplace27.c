@@ -40,7 +40,6 @@ static void usage(FILE *f)
             "  -scheme NAME         convdiff: upwind (default) or central differences for the convection\n"
             "  -solver NAME         solver (default alg1):");
     for (int i = 0; i < ovk_solver_type_count(); i++) fprintf(f, " %s", ovk_solver_type_name(i));
-    fprintf(f, " auto");
     fprintf(f,
             "\n"
             "  -backend SPEC        reduction backend name[:key=value,...] (default: $OVK_REDUCE_BACKEND\n"

@@ -1243,9 +1243,9 @@ contains
         if (present(solver)) call solver_set_option_text(s, 'solver', solver, st)
         if (st == OVK_OK .and. present(backend)) call solver_set_option_text(s, 'backend', backend, st)
         if (st == OVK_OK .and. present(precond)) call solver_set_option_text(s, 'precond', precond, st)
-        if (st == OVK_OK .and. present(tol)) call solver_set_option_real(s, 'tol', tol, st)
+        if (st == OVK_OK .and. present(tol)) call solver_set_option_real(s, 'rtol', tol, st)
         if (st == OVK_OK .and. present(atol)) call solver_set_option_real(s, 'atol', atol, st)
-        if (st == OVK_OK .and. present(max_iter)) call solver_set_option_int(s, 'max_iter', max_iter, st)
+        if (st == OVK_OK .and. present(max_iter)) call solver_set_option_int(s, 'max_it', max_iter, st)
         if (st == OVK_OK .and. present(print_level)) call solver_set_option_int(s, 'print_level', print_level, st)
         rc = int(st, c_int)
     end subroutine set_options
@@ -1918,8 +1918,8 @@ contains
         call f_free(text)
     end function ovk_options_left
 
-    !> With -ovk_options_left in the database: rank 0 of MPI_COMM_WORLD
-    !> lists the entries ovk_options_left would, on C's stdout (the
+    !> Unless -ovk_options_left 0: rank 0 of MPI_COMM_WORLD warns of the
+    !> entries ovk_options_left would list, on C's stdout (the
     !> module flushes output_unit first, the C side its stdout after).
     !> Then frees the database.  left: how many were left.  Local; call it
     !> before MPI_Finalize.

@@ -189,11 +189,6 @@ const char *ovk_solver_type_description(int index);
  * needs a symmetric one (the CG variants refuse any other at setup) or index is
  * out of range. */
 int ovk_solver_type_nonsymmetric(int index);
-/* Deprecated aliases of the three above (they list variants, not solver
- * objects); kept for existing callers. */
-int ovk_solver_count(void);
-const char *ovk_solver_name(int index);
-const char *ovk_solver_description(int index);
 
 /* The preconditioners of this build with their options, and those it
  * leaves out with the reason (one per line; what `-precond list` prints). */
