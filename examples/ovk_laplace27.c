@@ -1,5 +1,7 @@
 /* ovk_laplace27: the 27-point (or 7-point) Laplace driver, with flags in the
- * style of hypre's ij driver.  Prints, on rank 0,
+ * style of hypre's ij driver; -problem convdiff solves 3-D convection-diffusion
+ * (7-point, nonsymmetric: -solver bicgstab or pipebicgstab) instead.  Prints,
+ * on rank 0,
  *   Iterations = N
  *   Final Relative Residual Norm = R
  *   Solve Time = T s
@@ -17,8 +19,8 @@
 
 typedef struct args {
     int n[3], P[3], stencil, timing, print_level, random_rhs, list_backends, list_precond, help, progress;
-    const char *solver, *backend;
-    double tol;
+    const char *solver, *backend, *problem, *scheme;
+    double tol, peclet, velocity[3];
     int maxit;
     ovk_drv_experiment ex;
 } args;
@@ -30,7 +32,13 @@ static void usage(FILE *f)
             "  -n nx ny nz          grid points per process (default 40 40 40)\n"
             "  -P px py pz          process grid (default: balanced, MPI_Dims_create)\n"
             "  -stencil 27|7        stencil (default 27)\n"
-            "  -solver NAME         PCG variant (default alg1):");
+            "  -problem NAME        laplace (default) or convdiff: -laplace(u) + Pe v . grad(u) on the\n"
+            "                       unit cube, 7-point, Dirichlet, rows scaled by h^2 (nonsymmetric:\n"
+            "                       use -solver bicgstab or pipebicgstab)\n"
+            "  -peclet PE           convdiff: Peclet number (default 100; cell Peclet PE |v| h / 2)\n"
+            "  -velocity vx vy vz   convdiff: the constant velocity field (default 1 1 1)\n"
+            "  -scheme NAME         convdiff: upwind (default) or central differences for the convection\n"
+            "  -solver NAME         solver (default alg1):");
     for (int i = 0; i < ovk_solver_type_count(); i++) fprintf(f, " %s", ovk_solver_type_name(i));
     fprintf(f,
             "\n"
@@ -68,6 +76,13 @@ static int parse_double(int argc, char **argv, int *i, double *out)
     return *end ? -1 : 0;
 }
 
+static int parse_doubles(int argc, char **argv, int *i, int count, double *out)
+{
+    for (int k = 0; k < count; k++)
+        if (parse_double(argc, argv, i, &out[k])) return -1;
+    return 0;
+}
+
 static int parse_word(int argc, char **argv, int *i, const char **out)
 {
     if (*i + 1 >= argc) return -1;
@@ -88,6 +103,10 @@ static int parse_args(int argc, char **argv, args *a, const char **bad)
         else if (!strcmp(f, "-n")) rc = parse_ints(argc, argv, &i, 3, a->n);
         else if (!strcmp(f, "-P")) rc = parse_ints(argc, argv, &i, 3, a->P);
         else if (!strcmp(f, "-stencil")) rc = parse_ints(argc, argv, &i, 1, &a->stencil);
+        else if (!strcmp(f, "-problem")) rc = parse_word(argc, argv, &i, &a->problem);
+        else if (!strcmp(f, "-scheme")) rc = parse_word(argc, argv, &i, &a->scheme);
+        else if (!strcmp(f, "-peclet")) rc = parse_double(argc, argv, &i, &a->peclet);
+        else if (!strcmp(f, "-velocity")) rc = parse_doubles(argc, argv, &i, 3, a->velocity);
         else if (!strcmp(f, "-solver")) rc = parse_word(argc, argv, &i, &a->solver);
         else if (!strcmp(f, "-backend")) rc = parse_word(argc, argv, &i, &a->backend);
         else if (!strcmp(f, "-tol")) rc = parse_double(argc, argv, &i, &a->tol);
@@ -104,6 +123,15 @@ static int parse_args(int argc, char **argv, args *a, const char **bad)
         *bad = "-rhs (want ones or random)";
         return -1;
     }
+    if (strcmp(a->problem, "laplace") && strcmp(a->problem, "convdiff")) {
+        *bad = "-problem (want laplace or convdiff)";
+        return -1;
+    }
+    if (strcmp(a->scheme, "upwind") && strcmp(a->scheme, "central")) {
+        *bad = "-scheme (want upwind or central)";
+        return -1;
+    }
+    if (!strcmp(a->problem, "convdiff")) a->stencil = 7;
     a->random_rhs = !strcmp(rhs, "random");
     a->list_backends = a->backend && !strcmp(a->backend, "list");
     a->list_precond = a->ex.precond && !strcmp(a->ex.precond, "list");
@@ -150,7 +178,8 @@ static void report_error(int rank, int rc)
 static int solve(const args *a, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
                  const ovk_pcg_options *opts, ovk_pcg_result *res)
 {
-    ovk_drv_run r = {.problem = a->stencil == 7 ? "laplace7" : "laplace27",
+    int convdiff = !strcmp(a->problem, "convdiff");
+    ovk_drv_run r = {.problem = convdiff ? "convdiff" : a->stencil == 7 ? "laplace7" : "laplace27",
                      .nx = (long long)a->n[0] * a->P[0],
                      .ny = (long long)a->n[1] * a->P[1],
                      .nz = (long long)a->n[2] * a->P[2]};
@@ -164,8 +193,12 @@ static int run(const args *a, int rank, int size)
     ovk_vector *b = NULL, *x = NULL;
     ovk_pcg_options opts;
     ovk_pcg_result res;
-    int rc = ovk_laplace_create(MPI_COMM_WORLD, (ovk_stencil)a->stencil, a->n[0], a->n[1], a->n[2], a->P[0],
-                                a->P[1], a->P[2], &A);
+    int convdiff = !strcmp(a->problem, "convdiff");
+    int rc = convdiff ? ovk_convdiff_create(MPI_COMM_WORLD, a->n[0], a->n[1], a->n[2], a->P[0], a->P[1], a->P[2],
+                                            a->velocity, a->peclet,
+                                            strcmp(a->scheme, "central") ? OVK_CONVDIFF_UPWIND : OVK_CONVDIFF_CENTRAL, &A)
+                      : ovk_laplace_create(MPI_COMM_WORLD, (ovk_stencil)a->stencil, a->n[0], a->n[1], a->n[2],
+                                           a->P[0], a->P[1], a->P[2], &A);
     if (!rc) rc = ovk_drv_reducer(MPI_COMM_WORLD, a->backend, &a->ex, &red);
     if (rc) goto cleanup;
     rc = ovk_vector_create(A, &b);
@@ -188,10 +221,13 @@ static int run(const args *a, int rank, int size)
     int named = 0; /* -ovk_solver of the options database overrides -solver */
     if (ovk_options_get("-ovk_solver", solver, sizeof solver, &named) || !named)
         snprintf(solver, sizeof solver, "%s", a->solver);
+    if (rank == 0 && a->print_level >= 1 && convdiff)
+        printf("ovk_laplace27: convection-diffusion, Peclet %g, velocity (%g, %g, %g), %s differences\n", a->peclet,
+               a->velocity[0], a->velocity[1], a->velocity[2], a->scheme);
     if (rank == 0 && a->print_level >= 1)
-        printf("ovk_laplace27: %d-point Laplacian, global grid %lld x %lld x %lld (%lld rows), %d ranks "
+        printf("ovk_laplace27: %d-point %s, global grid %lld x %lld x %lld (%lld rows), %d ranks "
                "(%d x %d x %d), solver %s\n",
-               a->stencil, (long long)a->n[0] * a->P[0], (long long)a->n[1] * a->P[1],
+               a->stencil, convdiff ? "operator" : "Laplacian", (long long)a->n[0] * a->P[0], (long long)a->n[1] * a->P[1],
                (long long)a->n[2] * a->P[2], (long long)ovk_matrix_nglobal(A), size, a->P[0], a->P[1],
                a->P[2], solver);
     rc = solve(a, A, b, x, &opts, &res);
@@ -215,7 +251,8 @@ int main(int argc, char **argv)
 {
     int rank = 0, size = 1, status = 0;
     const char *bad = NULL;
-    args a = {.n = {40, 40, 40}, .stencil = 27, .solver = "alg1", .tol = 1e-8, .maxit = 1000};
+    args a = {.n = {40, 40, 40}, .stencil = 27, .solver = "alg1", .tol = 1e-8, .maxit = 1000, .problem = "laplace",
+              .scheme = "upwind", .peclet = 100.0, .velocity = {1.0, 1.0, 1.0}};
     ovk_drv_mpi_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -1,4 +1,7 @@
-/* ovk_mtx_solve: solve A x = b for a Matrix Market matrix with ovkrylov's PCG.
+/* ovk_mtx_solve: solve A x = b for a Matrix Market matrix with ovkrylov's
+ * solvers: the CG variants for an SPD matrix, bicgstab and pipebicgstab for
+ * any (a `general` nonsymmetric file is read as it is; a CG variant refuses
+ * it at setup, naming the nonsymmetric solvers).
  *
  *   mpirun -n 4 ovk_mtx_solve -f A.mtx [-solver alg1] [-backend blocking] [-tol 1e-8]
  *
@@ -40,8 +43,9 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: ovk_mtx_solve -f FILE.mtx [options]\n"
             "  -f FILE          Matrix Market file (coordinate; real, integer or pattern;\n"
-            "                   general or symmetric), must be SPD\n"
-            "  -solver NAME     PCG variant:");
+            "                   general or symmetric); SPD for the CG variants, any\n"
+            "                   matrix for the nonsymmetric solvers (bicgstab, pipebicgstab)\n"
+            "  -solver NAME     solver:");
     for (int i = 0; i < ovk_solver_type_count(); i++) fprintf(f, " %s", ovk_solver_type_name(i));
     fprintf(f, " (default alg1)\n"
                "  -backend SPEC    reduction backend \"name[:key=value,...]\" (default $%s or %s)\n"

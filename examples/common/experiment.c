@@ -68,7 +68,8 @@ void ovk_drv_usage(FILE *f)
             "  -ovk_options_left 0  no warning of the -ovk_ options no solver read\n");
     fprintf(f,
             "  -precond SPEC        preconditioner: jacobi (or diag), none, ic0, ssor[:omega=W],\n"
-            "                       cheby[:degree=K] (default jacobi)\n"
+            "                       cheby[:degree=K], ilu0 (any matrix; ic0, ssor and cheby: symmetric\n"
+            "                       only) (default jacobi)\n"
             "  -atol A              absolute tolerance: converged when ||r|| < max(tol ||b||, A) (0)\n"
             "  -halo MODE           halo exchange of the matvec: isend (default), persistent, neighbor\n"
             "  -latency_us A        model a network: every reduction takes at least A us\n"

@@ -186,6 +186,10 @@ int ovk_pcg_solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
 int ovk_solver_type_count(void);
 const char *ovk_solver_type_name(int index);
 const char *ovk_solver_type_description(int index);
+/* 1 when solver type `index` takes any matrix (bicgstab, pipebicgstab), 0 when it
+ * needs a symmetric one (the CG variants refuse any other at setup) or index is
+ * out of range. */
+int ovk_solver_type_nonsymmetric(int index);
 
 /* The preconditioners of this build with their options, and those it
  * leaves out with the reason (one per line; what `-precond list` prints). */

@@ -23,11 +23,27 @@ typedef enum ovk_stencil { OVK_STENCIL_7 = 7, OVK_STENCIL_27 = 27 } ovk_stencil;
 int ovk_laplace_create(MPI_Comm comm, ovk_stencil stencil, int nx, int ny, int nz, int px, int py,
                        int pz, ovk_matrix **A);
 
+/* The 3-D convection-diffusion operator -laplace(u) + Pe v . grad(u) on the
+ * unit cube, Dirichlet boundaries, on the grid and distribution of
+ * ovk_laplace_create (7-point): mesh width h_d = 1 / (g_d + 1) along each
+ * axis of g_d global points, a constant velocity field v (velocity[3]) and
+ * the Peclet number Pe >= 0; the convection by central differences, or
+ * first-order upwind (an M-matrix at any Pe).  The rows are scaled by h^2
+ * of the finest axis, so on a cube the diffusion part is the 7-point
+ * Laplacian (6, -1); the cell Peclet number is Pe |v_d| h_d / 2 (central
+ * differences lose diagonal dominance above 1).  Nonsymmetric for Pe > 0:
+ * solve it with bicgstab or pipebicgstab.  Collective; arguments agreed as
+ * ovk_laplace_create's. */
+typedef enum ovk_convdiff_scheme { OVK_CONVDIFF_UPWIND = 0, OVK_CONVDIFF_CENTRAL = 1 } ovk_convdiff_scheme;
+int ovk_convdiff_create(MPI_Comm comm, int nx, int ny, int nz, int px, int py, int pz, const double velocity[3],
+                        double peclet, ovk_convdiff_scheme scheme, ovk_matrix **A);
+
 /* Read a Matrix Market file (coordinate; real, integer or pattern; general or
  * symmetric) and distribute it by contiguous blocks of rows, balanced
  * (rank r owns rows [r*N/P, (r+1)*N/P)).  Every rank reads the file.  The matrix
- * must be square; a `general` file must be numerically symmetric
- * (OVK_ENOTSYM) because the solvers need SPD input.  Malformed or truncated
+ * must be square; a `general` file is read as it is, both triangles (the CG
+ * solvers refuse a nonsymmetric matrix at their setup, OVK_ENOTSYM; the
+ * nonsymmetric ones, bicgstab and pipebicgstab, take it).  Malformed or truncated
  * files give OVK_EFORMAT with the line number in ovk_error_detail().
  * Collective; all ranks agree on the outcome (a NULL path or A on one rank is
  * OVK_EINVAL on every rank). */

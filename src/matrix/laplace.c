@@ -1,8 +1,10 @@
 /* The 7- and 27-point 3-D Laplacians, built as hypre's GenerateLaplacian and
- * GenerateLaplacian27pt build them for its ij driver: every rank owns an
+ * GenerateLaplacian27pt build them for its ij driver, and the 7-point
+ * convection-diffusion operator on the same grids: every rank owns an
  * nx x ny x nz box of a (px*nx) x (py*ny) x (pz*nz) grid, numbered
  * contiguously box by box, x fastest; Dirichlet boundaries. */
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "matrix.h"
@@ -38,8 +40,15 @@ static int in_stencil(ovk_stencil st, int dx, int dy, int dz)
     return abs(dx) + abs(dy) + abs(dz) <= 1;
 }
 
+/* The 7-point rows' values: off[axis][0] for the neighbour at -1 along
+ * the axis, off[axis][1] at +1; NULL for the Laplacian's -1 and diag. */
+typedef struct coeffs {
+    double off[3][2];
+    double diag;
+} coeffs;
+
 /* Append the row of point (x, y, z) to cols/vals; returns its length. */
-static int stencil_row(const grid *g, ovk_stencil st, double diag, int64_t x, int64_t y, int64_t z,
+static int stencil_row(const grid *g, ovk_stencil st, double diag, const coeffs *k, int64_t x, int64_t y, int64_t z,
                        ovk_gidx *cols, double *vals)
 {
     int len = 0;
@@ -50,7 +59,9 @@ static int stencil_row(const grid *g, ovk_stencil st, double diag, int64_t x, in
                 if (a < 0 || b < 0 || c < 0 || a >= g->gx || b >= g->gy || c >= g->gz) continue;
                 if (!in_stencil(st, dx, dy, dz)) continue;
                 cols[len] = global_id(g, a, b, c);
-                vals[len++] = (dx | dy | dz) ? -1.0 : diag;
+                int axis = dx ? 0 : dy ? 1 : 2, side = (dx | dy | dz) > 0;
+                if (!(dx | dy | dz)) vals[len++] = k ? k->diag : diag;
+                else vals[len++] = k ? k->off[axis][side] : -1.0;
             }
     return len;
 }
@@ -72,36 +83,32 @@ static int check_args(MPI_Comm comm, ovk_stencil st, const grid *g)
     return OVK_OK;
 }
 
-int ovk_laplace_create(MPI_Comm comm, ovk_stencil stencil, int nx, int ny, int nz, int px, int py,
-                       int pz, ovk_matrix **A)
+/* Collective: the rows of this rank's box with the Laplacian's values
+ * (k NULL) or k's, after the arguments are agreed. */
+static int create(MPI_Comm comm, ovk_stencil stencil, const grid *gp, const coeffs *k, ovk_matrix **A)
 {
-    grid g = {nx, ny, nz, px, py, pz, (int64_t)px * nx, (int64_t)py * ny, (int64_t)pz * nz};
+    grid g = *gp;
     int rank = 0, rc;
     ovk_gidx *cols = NULL;
     double *vals = NULL;
     int *rowptr = NULL;
-    if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_laplace_create: NULL communicator");
-    /* a NULL A on one rank is agreed with the other arguments */
-    if (A) *A = NULL;
-    rc = A ? check_args(comm, stencil, &g) : ovk__fail(OVK_EINVAL, "ovk_laplace_create: NULL matrix pointer");
-    rc = ovk__agree(comm, rc);
-    if (rc) return rc;
     MPI_Comm_rank(comm, &rank);
+    int nx = g.nx, ny = g.ny, nz = g.nz, px = g.px, py = g.py;
     int n = nx * ny * nz, width = stencil == OVK_STENCIL_27 ? 27 : 7;
     rowptr = malloc(sizeof(int) * ((size_t)n + 1));
     cols = malloc(sizeof(ovk_gidx) * (size_t)n * width);
     vals = malloc(sizeof(double) * (size_t)n * width);
-    rc = (rowptr && cols && vals) ? OVK_OK : ovk__fail(OVK_ENOMEM, "Laplacian rows");
+    rc = (rowptr && cols && vals) ? OVK_OK : ovk__fail(OVK_ENOMEM, "grid operator rows");
     rc = ovk__agree(comm, rc);
     if (rc) goto cleanup;
     int64_t x0 = (int64_t)(rank % px) * nx, y0 = (int64_t)((rank / px) % py) * ny,
             z0 = (int64_t)(rank / (px * py)) * nz;
     double diag = diagonal_value(&g, stencil);
     rowptr[0] = 0;
-    for (int k = 0, row = 0; k < nz; k++)
+    for (int kz = 0, row = 0; kz < nz; kz++)
         for (int j = 0; j < ny; j++)
             for (int i = 0; i < nx; i++, row++)
-                rowptr[row + 1] = rowptr[row] + stencil_row(&g, stencil, diag, x0 + i, y0 + j, z0 + k,
+                rowptr[row + 1] = rowptr[row] + stencil_row(&g, stencil, diag, k, x0 + i, y0 + j, z0 + kz,
                                                             cols + rowptr[row], vals + rowptr[row]);
     rc = ovk_matrix_create_csr(comm, (ovk_gidx)rank * n, n, rowptr, cols, vals, OVK_DUP_REJECT, A);
 cleanup:
@@ -109,4 +116,71 @@ cleanup:
     free(cols);
     free(vals);
     return rc;
+}
+
+int ovk_laplace_create(MPI_Comm comm, ovk_stencil stencil, int nx, int ny, int nz, int px, int py,
+                       int pz, ovk_matrix **A)
+{
+    grid g = {nx, ny, nz, px, py, pz, (int64_t)px * nx, (int64_t)py * ny, (int64_t)pz * nz};
+    if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_laplace_create: NULL communicator");
+    /* a NULL A on one rank is agreed with the other arguments */
+    if (A) *A = NULL;
+    int rc = A ? check_args(comm, stencil, &g) : ovk__fail(OVK_EINVAL, "ovk_laplace_create: NULL matrix pointer");
+    rc = ovk__agree(comm, rc);
+    if (rc) return rc;
+    return create(comm, stencil, &g, NULL, A);
+}
+
+/* The convection-diffusion values, scaled by h^2 of the finest axis (a
+ * cube's diffusion part is the 7-point Laplacian's 6, -1): per axis d with
+ * mesh width h_d = 1 / (g_d + 1), diffusion 1 / h_d^2 on (-1, 2, -1) and
+ * convection Pe v_d / h_d, central (-1/2, 0, 1/2) or upwind (from the side
+ * the flow comes from).  A flat axis (one point) has no terms. */
+static coeffs convdiff_coeffs(const grid *g, const double *vel, double peclet, ovk_convdiff_scheme scheme)
+{
+    coeffs k = {{{0}}, 0.0};
+    int64_t n[3] = {g->gx, g->gy, g->gz};
+    double hmin = 1.0;
+    for (int d = 0; d < 3; d++)
+        if (n[d] > 1 && 1.0 / (double)(n[d] + 1) < hmin) hmin = 1.0 / (double)(n[d] + 1);
+    for (int d = 0; d < 3; d++) {
+        if (n[d] == 1) continue;
+        double h = 1.0 / (double)(n[d] + 1), dif = hmin * hmin / (h * h), conv = hmin * hmin * peclet * vel[d] / h;
+        k.diag += 2.0 * dif;
+        if (scheme == OVK_CONVDIFF_CENTRAL) {
+            k.off[d][0] = -dif - 0.5 * conv;
+            k.off[d][1] = -dif + 0.5 * conv;
+        } else {
+            k.off[d][0] = -dif - (conv > 0.0 ? conv : 0.0);
+            k.off[d][1] = -dif + (conv < 0.0 ? conv : 0.0);
+            k.diag += fabs(conv);
+        }
+    }
+    return k;
+}
+
+static int check_flow(const double *vel, double peclet, ovk_convdiff_scheme scheme)
+{
+    if (!vel) return ovk__fail(OVK_EINVAL, "ovk_convdiff_create: NULL velocity");
+    for (int d = 0; d < 3; d++)
+        if (!isfinite(vel[d])) return ovk__fail(OVK_EINVAL, "ovk_convdiff_create: velocity[%d] = %g", d, vel[d]);
+    if (!isfinite(peclet) || peclet < 0.0)
+        return ovk__fail(OVK_EINVAL, "ovk_convdiff_create: Peclet number %g must be finite and >= 0", peclet);
+    if (scheme != OVK_CONVDIFF_UPWIND && scheme != OVK_CONVDIFF_CENTRAL)
+        return ovk__fail(OVK_EINVAL, "ovk_convdiff_create: scheme %d is neither upwind nor central", (int)scheme);
+    return OVK_OK;
+}
+
+int ovk_convdiff_create(MPI_Comm comm, int nx, int ny, int nz, int px, int py, int pz, const double velocity[3],
+                        double peclet, ovk_convdiff_scheme scheme, ovk_matrix **A)
+{
+    grid g = {nx, ny, nz, px, py, pz, (int64_t)px * nx, (int64_t)py * ny, (int64_t)pz * nz};
+    if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_convdiff_create: NULL communicator");
+    if (A) *A = NULL;
+    int rc = A ? check_args(comm, OVK_STENCIL_7, &g) : ovk__fail(OVK_EINVAL, "ovk_convdiff_create: NULL matrix pointer");
+    if (!rc) rc = check_flow(velocity, peclet, scheme);
+    rc = ovk__agree(comm, rc);
+    if (rc) return rc;
+    coeffs k = convdiff_coeffs(&g, velocity, peclet, scheme);
+    return create(comm, OVK_STENCIL_7, &g, &k, A);
 }

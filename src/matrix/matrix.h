@@ -183,6 +183,13 @@ int ovk__dot2_set_kernels(int isa);
  * off-diagonal pair once.  Returns OVK_OK or OVK_ENOMEM. */
 int ovk__csr_keep_upper(ovk__csr *m);
 
+/* Collective: OVK_OK when the stored values are symmetric bit for bit
+ * (A == A^T; an entry stored on one side only must be 0), else
+ * OVK_ENOTSYM naming an entry and its mirror, the same on every rank.
+ * O(nnz) work, one int per row, and the
+ * offd entries sent to the owners of their columns (symmetry.c). */
+int ovk__matrix_check_symmetric(const ovk_matrix *A);
+
 /* Local ||A||_inf over the owned rows and the longest owned row (entries of
  * both blocks). */
 int ovk__matrix_row_stats(const ovk_matrix *A, double *norm_inf, int *longest);

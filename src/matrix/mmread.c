@@ -332,11 +332,12 @@ static int parse_entry(const mm_file *f, char *s, ovk_gidx *i, ovk_gidx *j, doub
     return OVK_OK;
 }
 
-/* Which entries to keep: rows [lo, hi) go to `own`; when `trans` is not NULL,
- * entries whose column lies in [lo, hi) also go to `trans`, transposed. */
+/* Which entries to keep: rows [lo, hi) go to `own`.  A `general` file's
+ * entries are kept as they are: a nonsymmetric matrix is read as one (the
+ * solvers that need symmetry check it at their setup). */
 typedef struct mm_keep {
     ovk_gidx lo, hi;
-    mm_trips *own, *trans;
+    mm_trips *own;
 } mm_keep;
 
 static int keep_entry(const mm_file *f, const mm_keep *k, ovk_gidx i, ovk_gidx j, double v)
@@ -345,8 +346,6 @@ static int keep_entry(const mm_file *f, const mm_keep *k, ovk_gidx i, ovk_gidx j
     if (i >= k->lo && i < k->hi) rc = push(k->own, i, j, v);
     if (rc) return rc;
     if (f->symmetric && i != j && j >= k->lo && j < k->hi) rc = push(k->own, j, i, v);
-    if (rc) return rc;
-    if (k->trans && j >= k->lo && j < k->hi) rc = push(k->trans, j, i, v);
     return rc;
 }
 
@@ -438,10 +437,10 @@ static int build_rows(const char *path, mm_trips *t, ovk_gidx lo, int nrows, mm_
 /* ---- the memory budget ---------------------------------------------------- */
 
 /* Bytes of per-row arrays per owned row: the reader's rowptr (4) and, when
- * building the matrix, the transposed slab's rowptr of a general file (4)
- * and ovk_matrix_create_csr's row offsets and diagonal (4 + 4 + 4 + 8). */
+ * building the matrix, ovk_matrix_create_csr's row offsets and diagonal
+ * (4 + 4 + 4 + 8). */
 #define ROW_BYTES_READ 4.0
-#define ROW_BYTES_BUILD 28.0
+#define ROW_BYTES_BUILD 24.0
 
 size_t ovk__mem_cap = 0;
 
@@ -492,21 +491,14 @@ static int resolve_range(const mm_file *f, ovk_gidx row_start, int nlocal, int *
     return OVK_OK;
 }
 
-/* Parse the entries of an opened file and build rows [lo, lo+nrows); with
- * `trans` also the transposed column slab, for the symmetry check. */
-static int read_block(mm_file *f, ovk_gidx lo, int nrows, mm_rows *own, mm_rows *trans)
+/* Parse the entries of an opened file and build rows [lo, lo+nrows). */
+static int read_block(mm_file *f, ovk_gidx lo, int nrows, mm_rows *own)
 {
-    mm_trips t_own = {0}, t_trans = {0};
-    mm_keep k = {lo, lo + nrows, &t_own, trans ? &t_trans : NULL};
+    mm_trips t_own = {0};
+    mm_keep k = {lo, lo + nrows, &t_own};
     int rc = parse_entries(f, &k);
-    if (rc) goto cleanup;
-    rc = build_rows(f->path, &t_own, lo, nrows, own);
-    if (rc || !trans) goto cleanup;
-    rc = build_rows(f->path, &t_trans, lo, nrows, trans);
-    if (rc) rows_free(own);
-cleanup:
+    if (!rc) rc = build_rows(f->path, &t_own, lo, nrows, own);
     free(t_own.t);
-    free(t_trans.t);
     return rc;
 }
 
@@ -527,7 +519,7 @@ int ovk_mm_read_rows(const char *path, ovk_gidx row_start, int nlocal, ovk_gidx 
     if (rc) goto cleanup;
     rc = check_budget(&f, n, ROW_BYTES_READ, 1);
     if (rc) goto cleanup;
-    rc = read_block(&f, row_start, n, &r, NULL);
+    rc = read_block(&f, row_start, n, &r);
     if (rc) goto cleanup;
     *nglobal = f.n;
     *nlocal_out = n;
@@ -540,28 +532,6 @@ cleanup:
 }
 
 /* ---- the collective reader ---------------------------------------------- */
-
-/* Row i of A (in `own`) must equal column i (row i of `trans`), exactly. */
-static int check_symmetric(const char *path, const mm_rows *own, const mm_rows *trans,
-                           ovk_gidx lo)
-{
-    for (int i = 0; i < own->nrows; i++) {
-        int a = own->rowptr[i], ae = own->rowptr[i + 1];
-        int b = trans->rowptr[i], be = trans->rowptr[i + 1];
-        for (; a < ae || b < be; a++, b++) {
-            ovk_gidx ca = a < ae ? own->cols[a] : INT64_MAX;
-            ovk_gidx cb = b < be ? trans->cols[b] : INT64_MAX;
-            ovk_gidx j = ca < cb ? ca : cb;
-            if (ca == cb && own->vals[a] == trans->vals[b]) continue;
-            return ovk__fail(OVK_ENOTSYM, "%s: 'general' matrix is not symmetric: A(%lld,%lld) "
-                                          "= %.17g but A(%lld,%lld) = %.17g", path,
-                             (long long)(lo + i + 1), (long long)(j + 1),
-                             ca == j ? own->vals[a] : 0.0, (long long)(j + 1),
-                             (long long)(lo + i + 1), cb == j ? trans->vals[b] : 0.0);
-        }
-    }
-    return OVK_OK;
-}
 
 /* The rank in comm, the size of comm, and the ranks sharing this node's
  * memory (a node split: collective). */
@@ -602,7 +572,6 @@ static int block_range(const mm_file *f, int bs, int rank, int size, ovk_gidx *l
 static int read_local(MPI_Comm comm, const char *path, int bs, ovk_gidx *lo, mm_rows *own)
 {
     mm_file f = {0};
-    mm_rows trans = {0};
     ovk_gidx hi = 0;
     int rank = 0, size = 1, local = 1;
     int rc = node_share(comm, &rank, &size, &local);
@@ -613,12 +582,8 @@ static int read_local(MPI_Comm comm, const char *path, int bs, ovk_gidx *lo, mm_
     if (rc) goto cleanup;
     rc = check_budget(&f, hi - *lo, ROW_BYTES_BUILD, local);
     if (rc) goto cleanup;
-    rc = read_block(&f, *lo, (int)(hi - *lo), own, f.symmetric ? NULL : &trans);
-    if (rc || f.symmetric) goto cleanup;
-    rc = check_symmetric(path, own, &trans, *lo);
-    if (rc) rows_free(own);
+    rc = read_block(&f, *lo, (int)(hi - *lo), own);
 cleanup:
-    rows_free(&trans);
     free(f.buf);
     return rc;
 }

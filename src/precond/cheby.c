@@ -239,4 +239,5 @@ const ovk__pc_type ovk__pc_cheby = {
     .setup = cheby_setup,
     .apply = cheby_apply,
     .destroy = cheby_destroy,
+    .symmetric_only = 1,
 };

@@ -95,4 +95,5 @@ const ovk__pc_type ovk__pc_ic0 = {
     .apply_left = ic0_left,
     .apply_right = ic0_right,
     .destroy = ic0_destroy,
+    .symmetric_only = 1,
 };

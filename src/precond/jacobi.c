@@ -33,7 +33,7 @@ static void jacobi_destroy(void *state)
 static int jacobi_setup(void *state, const ovk__pc_env *env)
 {
     jacobi *j = state;
-    int rc = ovk__pc_diag_check(env->A, "jacobi");
+    int rc = ovk__pc_diag_check_sign(env->A, "jacobi", env->nonsymmetric);
     if (rc) return rc;
     if (!j->dinv || j->n != env->n) { /* a value update keeps the sizes */
         free(j->dinv);
@@ -48,7 +48,7 @@ static int jacobi_setup(void *state, const ovk__pc_env *env)
     j->a = env->A->diagonal;
     for (int i = 0; i < j->n; i++) {
         j->dinv[i] = 1.0 / j->a[i];
-        j->linv[i] = 1.0 / sqrt(j->a[i]);
+        j->linv[i] = 1.0 / sqrt(j->a[i]); /* NaN for a_ii < 0: no split solver is nonsymmetric */
     }
     return OVK_OK;
 }

@@ -26,6 +26,7 @@ typedef struct ovk__pc_env {
      * interleaved (coord_dim 0: none given) */
     int coord_dim, ncoords;
     const double *coords;
+    int nonsymmetric;    /* the solver assumes no symmetry: a_ii of either sign is fine */
 } ovk__pc_env;
 
 typedef struct ovk__pc_type {
@@ -54,6 +55,7 @@ typedef struct ovk__pc_type {
      * for the fused kernels that must match apply_dots bit for bit. */
     const double *(*divisor)(void *state);
     void (*destroy)(void *state);
+    int symmetric_only; /* 1: C is built for symmetric A (ic0, cheby): refused with a nonsymmetric matrix or solver */
 } ovk__pc_type;
 
 /* A preconditioner instance. */
@@ -73,8 +75,10 @@ void ovk__pc_destroy(ovk__pc *pc);
 
 /* ---- helpers shared by the preconditioners ------------------------------ */
 
-/* Collective over A's communicator: OVK_EZERODIAG unless every a_ii > 0. */
+/* Collective over A's communicator: OVK_EZERODIAG unless every a_ii > 0
+ * (any_sign: every a_ii nonzero, as a nonsymmetric solver needs). */
 int ovk__pc_diag_check(const ovk_matrix *A, const char *who);
+int ovk__pc_diag_check_sign(const ovk_matrix *A, const char *who, int any_sign);
 
 /* n doubles (at least one), OVK_ENOMEM with a detail naming who. */
 int ovk__pc_alloc(int n, const char *who, double **v);

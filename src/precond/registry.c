@@ -13,13 +13,14 @@ extern const ovk__pc_type ovk__pc_none;
 extern const ovk__pc_type ovk__pc_ic0;
 extern const ovk__pc_type ovk__pc_ssor;
 extern const ovk__pc_type ovk__pc_cheby;
+extern const ovk__pc_type ovk__pc_ilu0;
 #ifdef OVK_HAVE_HYPRE
 extern const ovk__pc_type ovk__pc_amg;
 #endif
 /* REGISTRY: declarations of further preconditioners go here. */
 
 static const ovk__pc_type *const types[] = {
-    &ovk__pc_jacobi, &ovk__pc_none, &ovk__pc_ic0, &ovk__pc_ssor, &ovk__pc_cheby,
+    &ovk__pc_jacobi, &ovk__pc_none, &ovk__pc_ic0, &ovk__pc_ssor, &ovk__pc_cheby, &ovk__pc_ilu0,
 #ifdef OVK_HAVE_HYPRE
     &ovk__pc_amg,
 #endif
@@ -98,17 +99,19 @@ void ovk__pc_destroy(ovk__pc *pc)
     memset(pc, 0, sizeof *pc);
 }
 
-int ovk__pc_diag_check(const ovk_matrix *A, const char *who)
+int ovk__pc_diag_check(const ovk_matrix *A, const char *who) { return ovk__pc_diag_check_sign(A, who, 0); }
+
+int ovk__pc_diag_check_sign(const ovk_matrix *A, const char *who, int any_sign)
 {
     int rc = OVK_OK;
     for (int i = 0; i < A->lay.nlocal; i++) {
         double d = A->diagonal[i];
-        if (!(d > 0.0)) {
-            rc = ovk__fail(OVK_EZERODIAG, "row %lld: diagonal entry is %g (%s needs a_ii > 0)",
-                           ovk__row_id(&A->lay, i), d, who);
+        if (any_sign ? d == 0.0 : !(d > 0.0)) {
+            rc = ovk__fail(OVK_EZERODIAG, "row %lld: diagonal entry is %g (%s needs a_ii %s)",
+                           ovk__row_id(&A->lay, i), d, who, any_sign ? "!= 0" : "> 0");
             break;
         }
-        if (!isnormal(d)) { /* subnormal: 1/a_ii overflows, or nearly */
+        if (!isnormal(any_sign ? fabs(d) : d)) { /* subnormal: 1/a_ii overflows, or nearly */
             rc = ovk__fail(OVK_EZERODIAG,
                            "row %lld: diagonal entry %g is too small to divide by (%s needs 1/a_ii finite; "
                            "rescale the equations)",

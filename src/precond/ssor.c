@@ -92,4 +92,5 @@ const ovk__pc_type ovk__pc_ssor = {
     .apply_left = ssor_left,
     .apply_right = ssor_right,
     .destroy = ssor_destroy,
+    .symmetric_only = 1,
 };

@@ -56,6 +56,8 @@ struct ovk_solver {
     uint64_t red_from;       /* the owned reducer: the fingerprint of the backend option it was made
                                 from (the spec itself is held once, in backend_spec) */
     unsigned long version;   /* A's values the numeric setup saw */
+    int sym_ok;              /* A's values of sym_version are symmetric (checked for a CG variant) */
+    unsigned long sym_version;
     double setup_time;
     ovk__ctx c;
     ovk__log log;            /* -ovk_log_view's times (log_view.c) */
@@ -501,6 +503,11 @@ static int pick_precond(ovk_solver *s)
                          "preconditioner %s reads the matrix; a user operator has none (use 'none' or "
                          "ovk_solver_set_precond_fn)",
                          s->pc.type->name);
+    if (s->sv->nonsymmetric && s->pc.type->symmetric_only)
+        return ovk__fail(OVK_EUNSUPPORTED,
+                         "preconditioner %s is built for a symmetric matrix; solver %s assumes none (use ilu0, "
+                         "jacobi or none)",
+                         s->pc.type->name, s->sv->name);
     if (s->sv->split && !s->pc.type->apply_left) {
         char any[256];
         ovk__solver_names(any, sizeof any, 1);
@@ -720,12 +727,33 @@ static int ctx_norm(ovk__ctx *c)
     return rc;
 }
 
+/* Collective: a variant that assumes A symmetric (every CG variant) refuses
+ * a matrix whose stored values are not, naming the nonsymmetric solvers;
+ * checked once per set of values.  A user operator is taken at its word. */
+static int check_symmetric(ovk_solver *s)
+{
+    char detail[320], list[256];
+    if (!s->A || s->sv->nonsymmetric || (s->sym_ok && s->sym_version == s->A->values_version)) return OVK_OK;
+    int rc = ovk__matrix_check_symmetric(s->A);
+    if (rc != OVK_ENOTSYM) {
+        s->sym_ok = !rc;
+        s->sym_version = s->A->values_version;
+        return rc;
+    }
+    snprintf(detail, sizeof detail, "%s", ovk_error_detail());
+    ovk__solver_nonsymmetric_names(list, sizeof list);
+    return ovk__fail(OVK_ENOTSYM, "solver %s needs a symmetric matrix (it is a CG variant), and here %s; for a nonsymmetric matrix use one of %s",
+                     s->sv->name, detail, list);
+}
+
 /* Collective: everything that depends on A's values (the preconditioner's
  * part only with pc_too). */
 static int numeric_setup(ovk_solver *s, int pc_too)
 {
-    ovk__pc_env env = {s->A, s->lay->nlocal, s->lay->comm, s->coord_dim, s->coord_n, s->coords};
-    int rc = pc_too ? ovk__agree(s->lay->comm, s->pc.type->setup(s->pc.state, &env)) : OVK_OK;
+    ovk__pc_env env = {s->A, s->lay->nlocal, s->lay->comm, s->coord_dim, s->coord_n, s->coords, s->sv->nonsymmetric};
+    int rc = check_symmetric(s);
+    if (rc) goto cleanup;
+    rc = pc_too ? ovk__agree(s->lay->comm, s->pc.type->setup(s->pc.state, &env)) : OVK_OK;
     ovk__log_mark(&s->log, OVK__LOG_PRECOND);
     if (rc) goto cleanup;
     s->c.norms.current = 0;

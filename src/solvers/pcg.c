@@ -16,6 +16,8 @@ extern const ovk__solver ovk__solver_gmres;
 extern const ovk__solver ovk__solver_fgmres;
 extern const ovk__solver ovk__solver_pgmres;
 extern const ovk__solver ovk__solver_auto;
+extern const ovk__solver ovk__solver_bicgstab;
+extern const ovk__solver ovk__solver_pipebicgstab;
 /* SOLVERS: declarations of further variants go here. */
 
 static const ovk__solver *const solvers[] = {
@@ -31,6 +33,8 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_fgmres,
     &ovk__solver_pgmres,
     &ovk__solver_auto,
+    &ovk__solver_bicgstab,
+    &ovk__solver_pipebicgstab,
     /* SOLVERS: further variants go here. */
 };
 
@@ -42,6 +46,7 @@ const char *ovk_solver_type_description(int i)
 {
     return (i >= 0 && i < SOLVER_COUNT) ? solvers[i]->description : NULL;
 }
+int ovk_solver_type_nonsymmetric(int i) { return (i >= 0 && i < SOLVER_COUNT) ? solvers[i]->nonsymmetric : 0; }
 
 const ovk__solver *ovk__solver_find(const char *name)
 {
@@ -56,6 +61,13 @@ void ovk__solver_names(char *buf, size_t len, int unsplit_only)
     for (int i = 0; i < SOLVER_COUNT; i++) {
         if (!unsplit_only || !solvers[i]->split) ovk__list_add(buf, len, ", ", solvers[i]->name);
     }
+}
+
+void ovk__solver_nonsymmetric_names(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < SOLVER_COUNT; i++)
+        if (solvers[i]->nonsymmetric) ovk__list_add(buf, len, ", ", solvers[i]->name);
 }
 
 void ovk_pcg_options_init(ovk_pcg_options *o)

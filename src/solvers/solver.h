@@ -230,6 +230,8 @@ const ovk__solver *ovk__solver_find(const char *name);
 /* "alg1, alg2, ..." into buf; with unsplit_only, those that take any
  * preconditioner (not `split`). */
 void ovk__solver_names(char *buf, size_t len, int unsplit_only);
+/* "bicgstab, pipebicgstab, ..." into buf: the variants with `nonsymmetric`. */
+void ovk__solver_nonsymmetric_names(char *buf, size_t len);
 
 /* 0 when v is finite and positive (or zero, with zero_ok); else the solve
  * stops at iteration iter on a breakdown (v finite: not SPD, or for a

@@ -171,6 +171,26 @@ if [ -x "$bin/ovk_mtx_solve" ]; then
   printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 0\n2 2 1\n' > "$tmp/zd.mtx"
   o=$(run 2 "$bin/ovk_mtx_solve" -f "$tmp/zd.mtx" 2>&1); rc=$?
   [ $rc -ne 0 ] && echo "$o" | grep -qi "diagonal"; check "zero diagonal: clear error" $?
+  # a nonsymmetric `general` file: read as it is, solved by the nonsymmetric
+  # solvers, refused by a CG variant with a message naming them
+  printf '%%%%MatrixMarket matrix coordinate real general\n3 3 7\n1 1 4\n2 2 4\n3 3 4\n1 2 -2\n2 1 -1\n2 3 -2\n3 2 -1\n' > "$tmp/ns.mtx"
+  o=$(run 2 "$bin/ovk_mtx_solve" -f "$tmp/ns.mtx" -ovk_solver pipebicgstab -ovk_precond ilu0 -ovk_view 2>&1); rc=$?
+  [ $rc -eq 0 ] && echo "$o" | grep -q '^  solver: pipebicgstab' && echo "$o" | grep -q '^Iterations = '
+  check "ovk_mtx_solve: a general nonsymmetric file with -ovk_solver pipebicgstab -ovk_precond ilu0" $?
+  o=$(run 2 "$bin/ovk_mtx_solve" -f "$tmp/ns.mtx" -solver alg1 2>&1); rc=$?
+  [ $rc -eq 1 ] && echo "$o" | grep -q 'not symmetric' && echo "$o" | grep -q 'bicgstab'
+  check "ovk_mtx_solve: alg1 refuses the nonsymmetric file, naming the nonsymmetric solvers" $?
   rm -rf "$tmp"
 fi
+
+# convection-diffusion: -problem convdiff with the nonsymmetric solvers; a CG variant refuses it
+o=$(run 2 "$bin/ovk_laplace27" -problem convdiff -n 10 10 10 -peclet 50 -scheme central -velocity 1 0.5 0 \
+    -ovk_solver pipebicgstab -ovk_precond ilu0 -ovk_converged_reason 2>&1); rc=$?
+res=$(echo "$o" | sed -n 's/^Final Relative Residual Norm = //p')
+[ $rc -eq 0 ] && awk -v r="$res" 'BEGIN { exit !(r < 1e-8) }'
+check "ovk_laplace27 -problem convdiff -ovk_solver pipebicgstab ($res)" $?
+o=$(run 2 "$bin/ovk_laplace27" -problem convdiff -n 8 8 8 -solver pipecg 2>&1); rc=$?
+[ $rc -eq 1 ] && echo "$o" | grep -q 'bicgstab'; check "pipecg refuses convection-diffusion, naming the nonsymmetric solvers" $?
+run 1 "$bin/ovk_laplace27" -problem convdiff -scheme sideways >/dev/null 2>&1; [ $? -eq 2 ]; check "-scheme sideways: exit 2" $?
+"$bin/ovk_laplace27" -help | grep -q -- '-peclet'; check "-help documents -problem convdiff's flags" $?
 exit $fail

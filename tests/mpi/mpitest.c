@@ -84,7 +84,7 @@ const char *mt_recurrence_name(int i)
 {
     for (int k = 0; k < ovk_solver_type_count(); k++) {
         const char *name = ovk_solver_type_name(k);
-        if (strcmp(name, "auto") && i-- == 0) return name;
+        if (strcmp(name, "auto") && !ovk_solver_type_nonsymmetric(k) && i-- == 0) return name;
     }
     return NULL;
 }
@@ -96,13 +96,4 @@ int mt_finish(const char *name)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0) printf("%s: %s (%d failed checks)\n", name, total ? "FAIL" : "PASS", total);
     return total ? 1 : 0;
-}
-
-int mt_nonsymmetric(const char *solver)
-{
-    static const char *const any[] = {"gmres", "fgmres", "pgmres"};
-    size_t len = strcspn(solver, ":");
-    for (size_t i = 0; i < sizeof any / sizeof any[0]; i++)
-        if (strlen(any[i]) == len && strncmp(solver, any[i], len) == 0) return 1;
-    return 0;
 }

@@ -1,0 +1,213 @@
+/* The exact test A == A^T of the stored values, for the solvers that need a
+ * symmetric matrix (CG).  Entry by entry, bit for bit; an entry stored on
+ * one side only must be zero.
+ *
+ * Cost: O(nnz) local work and one int per row.  The diag block is walked
+ * once, each upper entry meeting its mirror through a cursor per row (a
+ * block that keeps one triangle is symmetric by construction and costs
+ * nothing).  Each offd entry (i, j) is sent as (i, j, a_ij), 24 bytes, to
+ * the owner of column j, which holds a_ji: two point-to-point rounds with
+ * the halo's neighbours (counts, then entries), no global communication
+ * but the agreements of the allocations and of the verdict. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "matrix_impl.h"
+
+enum { COUNT_TAG = 11, ENTRY_TAG = 12 };
+
+typedef struct triple {
+    int64_t row, col;
+    double val;
+} triple;
+
+static int mismatch(const ovk__layout *lay, int i, int j, double aij, double aji)
+{
+    return ovk__fail(OVK_ENOTSYM, "A(%lld,%lld) = %.17g but A(%lld,%lld) = %.17g", ovk__row_id(lay, i),
+                     ovk__row_id(lay, j), aij, ovk__row_id(lay, j), ovk__row_id(lay, i), aji);
+}
+
+/* the first entry of row j from k on that is left of the diagonal and not
+ * zero, or the row's end; a row's entries other than a_ii ascend */
+static int next_lower(const ovk__csr *d, int j, int k)
+{
+    for (; k < d->rowptr[j + 1]; k++) {
+        int c = ovk__csr_col(d, j, k);
+        if (c > j) return d->rowptr[j + 1];
+        if (c < j && d->val[k] != 0.0) return k;
+    }
+    return k;
+}
+
+/* The diag block: each a_ij, j > i, met with a_ji.  Rows are visited in
+ * order, so the lower entries of a row j are met in the order they are
+ * stored: cur[j] is the next one of row j to meet. */
+static int diag_symmetric(const ovk_matrix *A)
+{
+    const ovk__csr *d = &A->diag;
+    int n = A->lay.nlocal, rc = OVK_OK;
+    if (d->upper) return OVK_OK; /* kept one triangle: symmetric bit for bit */
+    int *cur = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (!cur) return ovk__fail(OVK_ENOMEM, "symmetry check: %d rows", n);
+    for (int j = 0; j < n; j++) cur[j] = next_lower(d, j, d->rowptr[j]);
+    for (int i = 0; i < n && !rc; i++)
+        for (int k = d->rowptr[i]; k < d->rowptr[i + 1] && !rc; k++) {
+            int j = ovk__csr_col(d, i, k), t = j > i ? cur[j] : 0, end = j > i ? d->rowptr[j + 1] : 0;
+            if (j <= i) continue;
+            int c = t < end ? ovk__csr_col(d, j, t) : j;
+            if (c < i) rc = mismatch(&A->lay, j, c, d->val[t], 0.0); /* a_jc, c < i, met by no a_cj */
+            else if (c == i && d->val[t] != d->val[k]) rc = mismatch(&A->lay, i, j, d->val[k], d->val[t]);
+            else if (c > i && d->val[k] != 0.0) rc = mismatch(&A->lay, i, j, d->val[k], 0.0);
+            if (c == i) cur[j] = next_lower(d, j, t + 1);
+        }
+    for (int j = 0; j < n && !rc; j++) /* lower entries that no upper one met */
+        if (cur[j] < d->rowptr[j + 1]) rc = mismatch(&A->lay, j, ovk__csr_col(d, j, cur[j]), d->val[cur[j]], 0.0);
+    free(cur);
+    return rc;
+}
+
+/* index of global column g in col_map, or -1 */
+static int find_col(const ovk_matrix *A, ovk_gidx g)
+{
+    int lo = 0, hi = A->ncols_offd - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (A->col_map[mid] == g) return mid;
+        if (A->col_map[mid] < g) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+/* the offd entries of this rank, grouped by the owner of their column
+ * (the halo's receive side: col_map[recv_ptr[j], recv_ptr[j+1]) is owned
+ * by recv_rank[j]); cnt[j] entries for recv_rank[j] from out + off[j] */
+static int pack_offd(const ovk_matrix *A, triple **out, int *cnt, int *off)
+{
+    const ovk__halo *h = &A->halo;
+    const ovk__csr *o = &A->offd;
+    int n = A->lay.nlocal, nnz = o->rowptr[n];
+    int *owner = malloc(sizeof(int) * (size_t)(A->ncols_offd + 1));
+    *out = malloc(sizeof(triple) * (size_t)(nnz > 0 ? nnz : 1));
+    if (!owner || !*out) {
+        free(owner);
+        return ovk__fail(OVK_ENOMEM, "symmetry check: %d offd entries", nnz);
+    }
+    for (int j = 0; j < h->nrecv; j++) {
+        cnt[j] = 0;
+        for (int c = h->recv_ptr[j]; c < h->recv_ptr[j + 1]; c++) owner[c] = j;
+    }
+    for (int k = 0; k < nnz; k++) cnt[owner[o->col[k]]]++;
+    off[0] = 0;
+    for (int j = 0; j < h->nrecv; j++) off[j + 1] = off[j] + cnt[j];
+    for (int j = 0; j < h->nrecv; j++) cnt[j] = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = o->rowptr[i]; k < o->rowptr[i + 1]; k++) {
+            int j = owner[o->col[k]];
+            triple e = {A->lay.row_start + i, A->col_map[o->col[k]], o->val[k]};
+            (*out)[off[j] + cnt[j]++] = e;
+        }
+    free(owner);
+    return OVK_OK;
+}
+
+/* a received (r, g, a_rg) against this rank's a_gr; seen marks the offd
+ * entries matched */
+static int match_remote(const ovk_matrix *A, const triple *e, char *seen)
+{
+    const ovk__csr *o = &A->offd;
+    int i = (int)(e->col - A->lay.row_start), c = find_col(A, e->row);
+    for (int k = c < 0 ? 0 : o->rowptr[i]; c >= 0 && k < o->rowptr[i + 1]; k++) {
+        if (o->col[k] != c) continue;
+        seen[k] = 1;
+        if (o->val[k] == e->val) return OVK_OK;
+        return ovk__fail(OVK_ENOTSYM, "A(%lld,%lld) = %.17g but A(%lld,%lld) = %.17g", ovk__gid(&A->lay, e->row),
+                         ovk__gid(&A->lay, e->col), e->val, ovk__row_id(&A->lay, i), ovk__gid(&A->lay, e->row),
+                         o->val[k]);
+    }
+    if (e->val == 0.0) return OVK_OK;
+    return ovk__fail(OVK_ENOTSYM, "A(%lld,%lld) = %.17g but A(%lld,%lld) is not stored (0)",
+                     ovk__gid(&A->lay, e->row), ovk__gid(&A->lay, e->col), e->val, ovk__row_id(&A->lay, i),
+                     ovk__gid(&A->lay, e->row));
+}
+
+/* post the receives and sends of one round; wait for all */
+static int exchange(const ovk_matrix *A, int tag, size_t unit, void *sendbuf, const int *scnt, const int *soff,
+                    void *recvbuf, const int *rcnt, const int *roff, MPI_Request *req)
+{
+    const ovk__halo *h = &A->halo;
+    int nr = 0, rc = OVK_OK;
+    char *sb = sendbuf, *rb = recvbuf;
+    for (int j = 0; j < h->nsend && !rc; j++) /* the ranks whose rows hold columns of ours */
+        rc = ovk__mpi(MPI_Irecv(rb + unit * (size_t)roff[j], (int)unit * rcnt[j], MPI_BYTE, h->send_rank[j], tag,
+                                A->lay.comm, &req[nr++]),
+                      "MPI_Irecv (symmetry check)");
+    for (int j = 0; j < h->nrecv && !rc; j++)
+        rc = ovk__mpi(MPI_Isend(sb + unit * (size_t)soff[j], (int)unit * scnt[j], MPI_BYTE, h->recv_rank[j], tag,
+                                A->lay.comm, &req[nr++]),
+                      "MPI_Isend (symmetry check)");
+    int rc2 = ovk__mpi(MPI_Waitall(nr, req, MPI_STATUSES_IGNORE), "MPI_Waitall (symmetry check)");
+    return rc ? rc : rc2;
+}
+
+/* the offd entries against their mirrors on the ranks that own them; the
+ * allocations are agreed before each round, so that no rank waits for a
+ * message a failed one will not send */
+static int offd_symmetric(const ovk_matrix *A)
+{
+    const ovk__halo *h = &A->halo;
+    int ns = h->nsend, nr = h->nrecv, nnz = A->offd.rowptr[A->lay.nlocal], most = ns > nr ? ns : nr;
+    triple *out = NULL, *in = NULL;
+    char *seen = calloc((size_t)nnz + 1, 1);
+    int *ints = calloc((size_t)(4 * (most + 1)), sizeof(int));
+    MPI_Request *req = malloc(sizeof(MPI_Request) * (size_t)(ns + nr + 1));
+    int *idx = ints, *one = idx + most + 1, *scnt = one + most + 1, *soff = scnt + most + 1;
+    int *rcnt = NULL, *roff = NULL; /* in counts, once agreed */
+    int rc = seen && ints && req ? pack_offd(A, &out, scnt, soff)
+                                 : ovk__fail(OVK_ENOMEM, "symmetry check: %d neighbours", ns + nr);
+    int *counts = malloc(sizeof(int) * (size_t)(2 * (ns + 1)));
+    if (!rc && !counts) rc = ovk__fail(OVK_ENOMEM, "symmetry check: %d neighbours", ns);
+    rc = ovk__agree(A->lay.comm, rc);
+    if (rc) goto cleanup;
+    rcnt = counts;
+    roff = counts + ns + 1;
+    for (int j = 0; j <= most; j++) {
+        idx[j] = j;
+        one[j] = 1;
+    }
+    rc = exchange(A, COUNT_TAG, sizeof(int), scnt, one, idx, rcnt, one, idx, req); /* the counts */
+    roff[0] = 0;
+    for (int j = 0; !rc && j < ns; j++) roff[j + 1] = roff[j] + rcnt[j];
+    if (!rc) {
+        in = malloc(sizeof(triple) * (size_t)(roff[ns] > 0 ? roff[ns] : 1));
+        if (!in) rc = ovk__fail(OVK_ENOMEM, "symmetry check: %d entries received", roff[ns]);
+    }
+    rc = ovk__agree(A->lay.comm, rc);
+    if (rc) goto cleanup;
+    rc = exchange(A, ENTRY_TAG, sizeof(triple), out, scnt, soff, in, rcnt, roff, req); /* the entries */
+    for (int k = 0; !rc && k < roff[ns]; k++) rc = match_remote(A, &in[k], seen);
+    for (int i = 0; !rc && i < A->lay.nlocal; i++) /* stored here, not sent by the owner of the column */
+        for (int k = A->offd.rowptr[i]; !rc && k < A->offd.rowptr[i + 1]; k++) {
+            ovk_gidx g = A->col_map[A->offd.col[k]];
+            if (!seen[k] && A->offd.val[k] != 0.0)
+                rc = ovk__fail(OVK_ENOTSYM, "A(%lld,%lld) = %.17g but A(%lld,%lld) is not stored (0)",
+                               ovk__row_id(&A->lay, i), ovk__gid(&A->lay, g), A->offd.val[k], ovk__gid(&A->lay, g),
+                               ovk__row_id(&A->lay, i));
+        }
+cleanup:
+    free(out);
+    free(in);
+    free(seen);
+    free(ints);
+    free(counts);
+    free(req);
+    return rc;
+}
+
+int ovk__matrix_check_symmetric(const ovk_matrix *A)
+{
+    int rc = diag_symmetric(A);
+    /* every rank takes part in the exchange, whatever its diag block said */
+    int rc2 = offd_symmetric(A);
+    return ovk__agree(A->lay.comm, rc ? rc : rc2);
+}

@@ -1,0 +1,168 @@
+/* Block Jacobi with ILU(0) (PETSc's default for nonsymmetric matrices):
+ * each rank factors its own diagonal block as L U on the block's own
+ * pattern (no fill), L unit lower, no communication.  C = U^-1 L^-1.
+ * For any matrix, symmetric or not; with a symmetric block it is IC(0)
+ * up to the diagonal scaling, at twice its memory. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "precond.h"
+
+typedef struct ilu0 {
+    int n;
+    int *ptr, *col; /* the block's CSR, each row sorted by column */
+    double *val;    /* L (strictly lower, unit diagonal implied) and U in place */
+    int *dpos;      /* index of u_ii in row i */
+    double *dinv;   /* 1 / u_ii */
+    long long row_start; /* of the first row, in the index base of details */
+} ilu0;
+
+static void ilu0_free_factor(ilu0 *f)
+{
+    free(f->ptr);
+    free(f->col);
+    free(f->val);
+    free(f->dpos);
+    free(f->dinv);
+    f->ptr = f->col = f->dpos = NULL;
+    f->val = f->dinv = NULL;
+}
+
+static int ilu0_create(ovk__opts *opts, void **state)
+{
+    (void)opts;
+    *state = calloc(1, sizeof(ilu0));
+    return *state ? OVK_OK : ovk__fail(OVK_ENOMEM, "ilu0");
+}
+
+static void ilu0_destroy(void *state)
+{
+    ilu0_free_factor(state);
+    free(state);
+}
+
+/* each row's entries by increasing column (rows are short: insertion sort) */
+static void sort_rows(ilu0 *f)
+{
+    for (int i = 0; i < f->n; i++)
+        for (int k = f->ptr[i] + 1; k < f->ptr[i + 1]; k++) {
+            int c = f->col[k], t = k;
+            double v = f->val[k];
+            for (; t > f->ptr[i] && f->col[t - 1] > c; t--) {
+                f->col[t] = f->col[t - 1];
+                f->val[t] = f->val[t - 1];
+            }
+            f->col[t] = c;
+            f->val[t] = v;
+        }
+}
+
+/* the block as sorted CSR, and room for the factor */
+static int copy_block(ilu0 *f, const ovk_matrix *A)
+{
+    int n = f->n = A->lay.nlocal;
+    f->ptr = malloc(sizeof(int) * ((size_t)n + 1));
+    f->dpos = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    f->dinv = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    if (!f->ptr || !f->dpos || !f->dinv) return ovk__fail(OVK_ENOMEM, "ilu0: %d rows", n);
+    int rc = ovk__matrix_diag_ptr(A, f->ptr);
+    if (rc) return rc;
+    size_t nnz = (size_t)f->ptr[n];
+    f->col = malloc(sizeof(int) * (nnz > 0 ? nnz : 1));
+    f->val = malloc(sizeof(double) * (nnz > 0 ? nnz : 1));
+    if (!f->col || !f->val) return ovk__fail(OVK_ENOMEM, "ilu0: %zu entries", nnz);
+    rc = ovk__matrix_diag_fill(A, f->ptr, f->col, f->val);
+    if (rc) return rc;
+    sort_rows(f);
+    for (int i = 0; i < n; i++) {
+        f->dpos[i] = -1;
+        for (int k = f->ptr[i]; k < f->ptr[i + 1]; k++)
+            if (f->col[k] == i) f->dpos[i] = k;
+    }
+    return OVK_OK;
+}
+
+static int bad_pivot(const ilu0 *f, int i, double piv)
+{
+    return ovk__fail(OVK_EPRECOND,
+                     "ilu0: pivot %g at row %lld (incomplete LU of this rank's diagonal block breaks down; "
+                     "try 'jacobi', or reorder the rows)",
+                     piv, f->row_start + i);
+}
+
+/* IKJ ILU(0) in place; where[j] is the index of column j in row i, or -1 */
+static int factor(ilu0 *f, int *where)
+{
+    int *ptr = f->ptr, *col = f->col;
+    double *val = f->val;
+    for (int j = 0; j < f->n; j++) where[j] = -1;
+    for (int i = 0; i < f->n; i++) {
+        if (f->dpos[i] < 0) return bad_pivot(f, i, 0.0);
+        for (int k = ptr[i]; k < ptr[i + 1]; k++) where[col[k]] = k;
+        for (int k = ptr[i]; k < f->dpos[i]; k++) {
+            int r = col[k];
+            double l = val[k] * f->dinv[r]; /* l_ir = a_ir / u_rr */
+            val[k] = l;
+            for (int t = f->dpos[r] + 1; t < ptr[r + 1]; t++) /* a_ij -= l_ir u_rj on row i's pattern */
+                if (where[col[t]] >= 0) val[where[col[t]]] -= l * val[t];
+        }
+        for (int k = ptr[i]; k < ptr[i + 1]; k++) where[col[k]] = -1;
+        double piv = val[f->dpos[i]];
+        if (piv == 0.0 || !isfinite(piv) || !isfinite(1.0 / piv)) return bad_pivot(f, i, piv);
+        f->dinv[i] = 1.0 / piv;
+    }
+    return OVK_OK;
+}
+
+static int ilu0_setup(void *state, const ovk__pc_env *env)
+{
+    ilu0 *f = state;
+    ilu0_free_factor(f);
+    f->row_start = ovk__row_id(&env->A->lay, 0); /* as details print it */
+    int rc = copy_block(f, env->A);
+    if (rc) return rc;
+    int *where = malloc(sizeof(int) * (size_t)(f->n > 0 ? f->n : 1));
+    if (!where) return ovk__fail(OVK_ENOMEM, "ilu0: %d rows", f->n);
+    rc = factor(f, where);
+    free(where);
+    return rc;
+}
+
+/* z = U^-1 L^-1 r: the forward sweep with unit L, then the backward one */
+static int ilu0_apply(void *state, const double *r, double *z, const ovk__hook *h)
+{
+    const ilu0 *f = state;
+    const int *restrict ptr = f->ptr, *restrict col = f->col, *restrict dpos = f->dpos;
+    const double *restrict val = f->val, *restrict dinv = f->dinv;
+    int n = f->n, step = ovk__chunk_rows(n, h);
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int i = lo; i < hi; i++) {
+            double s = r[i]; /* y_i = r_i - sum_{j<i} l_ij y_j */
+            for (int k = ptr[i]; k < dpos[i]; k++) s -= val[k] * z[col[k]];
+            z[i] = s;
+        }
+        ovk__poke(h);
+    }
+    for (int hi = n; hi > 0; hi -= step) {
+        int lo = hi > step ? hi - step : 0;
+        for (int i = hi - 1; i >= lo; i--) {
+            double s = z[i]; /* z_i = (y_i - sum_{j>i} u_ij z_j) / u_ii */
+            for (int k = dpos[i] + 1; k < ptr[i + 1]; k++) s -= val[k] * z[col[k]];
+            z[i] = s * dinv[i];
+        }
+        ovk__poke(h);
+    }
+    return OVK_OK;
+}
+
+const ovk__pc_type ovk__pc_ilu0 = {
+    .name = "ilu0",
+    .description = "block Jacobi ILU(0): incomplete LU of each rank's diagonal block, no communication, any matrix",
+    .options = "",
+    .needs_matrix = 1,
+    .create = ilu0_create,
+    .setup = ilu0_setup,
+    .apply = ilu0_apply,
+    .destroy = ilu0_destroy,
+};

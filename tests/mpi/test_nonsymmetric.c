@@ -1,0 +1,446 @@
+/* MPI test: the nonsymmetric solvers (bicgstab, pipebicgstab) and ilu0.
+ *
+ *  - the shared nonsymmetric matrices (OVK_NONSYM_DIR; skipped when absent)
+ *    with {jacobi, ilu0, none}, b = A x* for a random x*, x0 = 0, rtol 1e-8:
+ *    converged with the true residual below rtol where BiCGStab converges
+ *    (every matrix with jacobi and ilu0 but utm1700a, and cdde1, orsirr_1
+ *    without a preconditioner); elsewhere (utm1700a; hor131, sherman5,
+ *    watt_2 unpreconditioned, where BiCGStab stagnates, diverges or needs
+ *    thousands of steps) an honest outcome within MAX_HARD steps: converged
+ *    with a true residual below rtol, or a clear failure status whose
+ *    residual, at the iteration limit, is the true one;
+ *  - 3-D convection-diffusion at Peclet 1, 50 (upwind, central) and 1000
+ *    (upwind) on the blocking backend, with ilu0 (and at Pe 50 upwind with
+ *    every preconditioner) on native too, and one solve on nbc and
+ *    offload:engine=agent each, with a monitor;
+ *  - pipebicgstab's attainable accuracy (rtol 1e-15, a fixed step count)
+ *    within one digit of bicgstab's, as true residuals;
+ *  - reductions counted by PMPI (native backend): bicgstab 3 per iteration,
+ *    pipebicgstab 2 (the paper's two reduction phases, each overlapped with
+ *    C and a matvec), the same with a monitor, which rides them;
+ *  - a zero-row rank (the last one, at 2 ranks or more);
+ *  - bad input, the same status on every rank: a CG variant on a
+ *    nonsymmetric matrix (OVK_ENOTSYM, naming bicgstab; accepted once the
+ *    values are made symmetric), ic0 and cheby under bicgstab, a zero
+ *    pivot in ilu0 (on the last rank only), a non-finite matrix.
+ * Runs at any rank count. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mpitest.h"
+
+#include "count_reductions.h"
+
+#ifndef OVK_NONSYM_DIR
+#define OVK_NONSYM_DIR ""
+#endif
+
+enum { MAX_IT = 4000, MAX_HARD = 200 };
+static const double RTOL = 1e-8;
+static int g_rank, g_size;
+static const char *const solvers[] = {"bicgstab", "pipebicgstab"};
+static const char *const preconds[] = {"jacobi", "ilu0", "none"};
+
+/* a pseudo-random value in [-1, 1) per global row */
+static double hash_unit(uint64_t g)
+{
+    g += 0x9E3779B97F4A7C15ull;
+    g = (g ^ (g >> 30)) * 0xBF58476D1CE4E5B9ull;
+    g = (g ^ (g >> 27)) * 0x94D049BB133111EBull;
+    g ^= g >> 31;
+    return 2.0 * (double)(g >> 11) * (1.0 / 9007199254740992.0) - 1.0;
+}
+
+typedef struct outcome {
+    int rc, iterations;
+    ovk_reason reason;
+    double rel, true_rel; /* reported, and ||b - A x|| / ||b|| */
+    long reductions;      /* MPI_Iallreduce calls of the solve */
+} outcome;
+
+static int count_calls(ovk_solver *s, int it, double rnorm, double rel, void *ctx)
+{
+    (void)s, (void)it, (void)rnorm, (void)rel;
+    (*(int *)ctx)++;
+    return 0;
+}
+
+/* solve A x = A x* (x0 = 0) with solver/precond/backend; monitor: count its
+ * calls and keep the history, one of each per iteration and x0 */
+static outcome solve(ovk_matrix *A, const char *solver, const char *pc, const char *backend, double rtol, int maxit,
+                     int monitor)
+{
+    outcome o = {0};
+    ovk_vector *xs = NULL, *b = NULL, *x = NULL, *r = NULL;
+    ovk_solver *s = NULL;
+    ovk_pcg_result res = {0};
+    int calls = 0;
+    ovk_vector_create(A, &xs);
+    ovk_vector_create(A, &b);
+    ovk_vector_create(A, &x);
+    ovk_vector_create(A, &r);
+    double *d = ovk_vector_data(xs);
+    for (int i = 0; i < ovk_vector_nlocal(xs); i++) d[i] = hash_unit((uint64_t)(ovk_matrix_row_start(A) + i));
+    ovk_matvec(A, xs, b);
+    ovk_solver_create(A, &s);
+    ovk_solver_set_option(s, "solver", solver);
+    ovk_solver_set_option(s, "precond", pc);
+    ovk_solver_set_option(s, "backend", backend);
+    ovk_solver_set_tolerances(s, rtol, 0.0, maxit);
+    static double history[MAX_IT + 1];
+    if (monitor) ovk_solver_set_monitor(s, count_calls, &calls);
+    if (monitor) ovk_solver_set_history(s, history, MAX_IT + 1);
+    o.rc = ovk_solver_setup(s);
+    long i0 = n_iallreduce;
+    if (!o.rc) o.rc = ovk_solver_solve(s, b, x, &res);
+    o.reductions = n_iallreduce - i0;
+    if (!o.rc || o.rc == OVK_EMAXIT || o.rc == OVK_EBREAKDOWN) {
+        o.iterations = res.iterations;
+        o.reason = res.reason;
+        o.rel = res.rel_residual;
+        double rr = 0.0, bb = 0.0;
+        ovk_matvec(A, x, r);
+        ovk_vector_scale(-1.0, r);
+        ovk_vector_axpy(1.0, b, r);
+        ovk_vector_dot(r, r, &rr);
+        ovk_vector_dot(b, b, &bb);
+        o.true_rel = sqrt(rr / bb);
+    }
+    if (monitor) {
+        MT_CHECK(calls == o.iterations + 1, "%s: monitor called %d times for %d iterations", solver, calls,
+                 o.iterations);
+        MT_CHECK(res.history_len == o.iterations + 1 && isfinite(history[o.iterations]),
+                 "%s: history of %d norms for %d iterations", solver, res.history_len, o.iterations);
+    }
+    ovk_solver_destroy(&s);
+    ovk_vector_destroy(xs);
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_vector_destroy(r);
+    return o;
+}
+
+/* converged, and the true residual too */
+static void expect_converged(const char *what, const outcome *o)
+{
+    MT_CHECK(o->rc == OVK_OK && o->reason == OVK_REASON_CONVERGED, "%s: status %s reason %s (%s)", what,
+             ovk_status_name(o->rc), ovk_reason_name(o->reason), o->rc ? ovk_error_detail() : "");
+    MT_CHECK(o->true_rel < RTOL, "%s: true residual %.3e", what, o->true_rel);
+}
+
+/* converged truly, or a clear failure with, at the limit, the true residual */
+static void expect_honest(const char *what, const outcome *o)
+{
+    if (o->rc == OVK_OK) {
+        expect_converged(what, o);
+        return;
+    }
+    MT_CHECK(o->rc == OVK_EMAXIT || o->rc == OVK_EBREAKDOWN || o->rc == OVK_ENONFINITE || o->rc == OVK_EPRECOND,
+             "%s: status %s", what, ovk_status_name(o->rc));
+    MT_CHECK(o->reason != OVK_REASON_CONVERGED, "%s: reason converged with status %s", what, ovk_status_name(o->rc));
+    if (o->rc == OVK_EMAXIT)
+        MT_CHECK(fabs(o->rel - o->true_rel) <= 1e-6 * o->true_rel, "%s: reported %.6e, true %.6e", what, o->rel,
+                 o->true_rel);
+}
+
+/* 1 when the solve of matrix m with pc must converge */
+static int must_converge(const char *m, const char *pc)
+{
+    if (!strcmp(m, "utm1700a")) return 0;
+    if (strcmp(pc, "none")) return 1;
+    return !strcmp(m, "cdde1") || !strcmp(m, "orsirr_1");
+}
+
+static int dir_exists(const char *d)
+{
+    struct stat st;
+    return d[0] && stat(d, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void shared_matrices(void)
+{
+    static const char *const names[] = {"cdde1", "orsirr_1", "sherman5", "watt_2", "hor131", "utm1700a"};
+    if (!dir_exists(OVK_NONSYM_DIR)) {
+        if (g_rank == 0) printf("shared nonsymmetric matrices: skipped (no directory '%s')\n", OVK_NONSYM_DIR);
+        return;
+    }
+    for (size_t m = 0; m < sizeof names / sizeof names[0]; m++) {
+        char path[1024];
+        ovk_matrix *A = NULL;
+        snprintf(path, sizeof path, "%s/%s.mtx", OVK_NONSYM_DIR, names[m]);
+        int rc = ovk_mm_read(MPI_COMM_WORLD, path, &A);
+        MT_RC(OVK_OK, rc);
+        if (rc) continue;
+        for (int p = 0; p < 3; p++) {
+            int hard = !must_converge(names[m], preconds[p]);
+            for (int k = 0; k < 2; k++) {
+                char what[128];
+                snprintf(what, sizeof what, "%s %s %s", names[m], solvers[k], preconds[p]);
+                outcome o = solve(A, solvers[k], preconds[p], "blocking", RTOL, hard ? MAX_HARD : MAX_IT, 0);
+                if (hard) expect_honest(what, &o);
+                else expect_converged(what, &o);
+                if (g_rank == 0)
+                    printf("%-32s %5d its  %-20s true %.2e\n", what, o.iterations, ovk_reason_name(o.reason),
+                           o.true_rel);
+            }
+        }
+        ovk_matrix_destroy(A);
+    }
+}
+
+/* pipebicgstab's attainable accuracy within one digit of bicgstab's */
+static void attainable(void)
+{
+    static const char *const names[] = {"cdde1", "sherman5"};
+    if (!dir_exists(OVK_NONSYM_DIR)) return;
+    for (int m = 0; m < 2; m++) {
+        char path[1024];
+        ovk_matrix *A = NULL;
+        snprintf(path, sizeof path, "%s/%s.mtx", OVK_NONSYM_DIR, names[m]);
+        if (ovk_mm_read(MPI_COMM_WORLD, path, &A)) continue;
+        for (int p = 0; p < 2; p++) {
+            outcome c = solve(A, "bicgstab", preconds[p], "blocking", 1e-15, 300, 0);
+            outcome q = solve(A, "pipebicgstab", preconds[p], "blocking", 1e-15, 300, 0);
+            MT_CHECK(q.true_rel <= 10.0 * c.true_rel + 1e-15, "%s %s: pipebicgstab attains %.2e, bicgstab %.2e",
+                     names[m], preconds[p], q.true_rel, c.true_rel);
+            if (g_rank == 0)
+                printf("attainable %-10s %-7s bicgstab %.2e  pipebicgstab %.2e\n", names[m], preconds[p], c.true_rel,
+                       q.true_rel);
+        }
+        ovk_matrix_destroy(A);
+    }
+}
+
+static ovk_matrix *convdiff(double peclet, ovk_convdiff_scheme scheme)
+{
+    int P[3] = {0, 0, 0};
+    double v[3] = {1.0, 0.5, -0.25};
+    ovk_matrix *A = NULL;
+    MPI_Dims_create(g_size, 3, P);
+    MT_RC(OVK_OK, ovk_convdiff_create(MPI_COMM_WORLD, 10, 10, 8, P[0], P[1], P[2], v, peclet, scheme, &A));
+    return A;
+}
+
+static void convection_diffusion(void)
+{
+    static const struct {
+        double pe;
+        ovk_convdiff_scheme scheme;
+    } cases[] = {{1.0, OVK_CONVDIFF_CENTRAL}, {50.0, OVK_CONVDIFF_UPWIND}, {50.0, OVK_CONVDIFF_CENTRAL},
+                 {1000.0, OVK_CONVDIFF_UPWIND}};
+    static const char *const backends[] = {"blocking", "native"};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ovk_matrix *A = convdiff(cases[c].pe, cases[c].scheme);
+        for (int p = 0; p < 3; p++)
+            for (int k = 0; k < 2; k++)
+                for (int be = 0; be < 2; be++) {
+                    if (be && p != 1 && c != 1) continue; /* native: ilu0 at every Pe, all at Pe 50 upwind */
+                    char what[128];
+                    snprintf(what, sizeof what, "convdiff Pe %g %s %s %s %s", cases[c].pe,
+                             cases[c].scheme ? "central" : "upwind", solvers[k], preconds[p], backends[be]);
+                    outcome o = solve(A, solvers[k], preconds[p], backends[be], RTOL, MAX_IT, 0);
+                    expect_converged(what, &o);
+                    if (g_rank == 0 && be == 0) printf("%-48s %4d its\n", what, o.iterations);
+                }
+        ovk_matrix_destroy(A);
+    }
+    ovk_matrix *A = convdiff(50.0, OVK_CONVDIFF_UPWIND);
+    static const char *const others[] = {"nbc", "offload:engine=agent"};
+    for (int be = 0; be < 2; be++)
+        for (int k = 0; k < 2; k++) {
+            char what[128];
+            snprintf(what, sizeof what, "convdiff Pe 50 %s ilu0 %s", solvers[k], others[be]);
+            outcome o = solve(A, solvers[k], "ilu0", others[be], RTOL, MAX_IT, 1);
+            expect_converged(what, &o);
+        }
+    ovk_matrix_destroy(A);
+}
+
+/* MPI_Iallreduce per iteration (native backend), with and without a monitor */
+static void reductions(void)
+{
+    ovk_matrix *A = convdiff(50.0, OVK_CONVDIFF_UPWIND);
+    for (int k = 0; k < 2; k++)
+        for (int mon = 0; mon < 2; mon++) {
+            outcome o = solve(A, solvers[k], "jacobi", "native", 1e-30, 20, mon);
+            long per = k ? 2 : 3;
+            /* the frame's initial sums and <r0,r0> or the start's, and the true residual at the limit */
+            MT_CHECK(o.iterations == 20 && o.reductions >= per * 20 && o.reductions <= per * 20 + 3,
+                     "%s (monitor %d): %ld reductions in %d iterations", solvers[k], mon, o.reductions, o.iterations);
+            if (g_rank == 0) printf("%s monitor %d: %ld reductions in %d iterations\n", solvers[k], mon, o.reductions,
+                                    o.iterations);
+        }
+    ovk_matrix_destroy(A);
+}
+
+/* a tridiagonal nonsymmetric matrix of n rows over the ranks but the last
+ * (which has none, at 2 ranks or more); the last rank's rows get a zero
+ * pivot for ilu0 when zero_pivot (2x2 blocks [[1, 1], [1, 1]]) */
+static int tridiag(int n, int zero_pivot, double bad, ovk_matrix **A)
+{
+    int holders = g_size > 1 ? g_size - 1 : 1, me = g_rank < holders ? g_rank : -1;
+    int lo = me < 0 ? n : (int)((long)n * me / holders), hi = me < 0 ? n : (int)((long)n * (me + 1) / holders);
+    if (zero_pivot) { /* every rank holds rows, the pivot fails on the last */
+        lo = 2 * g_rank;
+        hi = lo + 2;
+    }
+    int nl = hi - lo, *ptr = malloc(sizeof(int) * (size_t)(nl + 1));
+    ovk_gidx *col = malloc(sizeof(ovk_gidx) * (size_t)(3 * nl + 1));
+    double *val = malloc(sizeof(double) * (size_t)(3 * nl + 1));
+    ptr[0] = 0;
+    for (int i = lo, k = 0; i < hi; i++) {
+        if (zero_pivot) {
+            int base = i - i % 2;
+            double diag = g_rank == g_size - 1 ? 1.0 : 2.0;
+            col[k] = base, val[k++] = i == base ? diag : 1.0;
+            col[k] = base + 1, val[k++] = i == base ? 1.0 : diag;
+        } else {
+            if (i > 0) col[k] = i - 1, val[k++] = -1.5;
+            col[k] = i, val[k++] = i == n - 1 ? bad : 4.0;
+            if (i < n - 1) col[k] = i + 1, val[k++] = -0.5;
+        }
+        ptr[i - lo + 1] = k;
+    }
+    int rc = ovk_matrix_create_csr(MPI_COMM_WORLD, lo, nl, ptr, col, val, OVK_DUP_REJECT, A);
+    free(ptr);
+    free(col);
+    free(val);
+    return rc;
+}
+
+static void zero_row_rank(void)
+{
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, tridiag(60, 0, 4.0, &A));
+    for (int p = 0; p < 3; p++)
+        for (int k = 0; k < 2; k++) {
+            char what[96];
+            snprintf(what, sizeof what, "zero-row rank %s %s", solvers[k], preconds[p]);
+            outcome o = solve(A, solvers[k], preconds[p], "native", RTOL, 200, 0);
+            expect_converged(what, &o);
+        }
+    ovk_matrix_destroy(A);
+}
+
+/* the same status on every rank */
+static void expect_everywhere(const char *what, int rc, int expected)
+{
+    int lo = rc, hi = rc;
+    MPI_Allreduce(&rc, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&rc, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MT_CHECK(lo == expected && hi == expected, "%s: status %s..%s, expected %s", what, ovk_status_name(lo),
+             ovk_status_name(hi), ovk_status_name(expected));
+    if (g_rank == 0) printf("bad input %-36s %s: %s\n", what, ovk_status_name(rc), rc ? ovk_error_detail() : "");
+}
+
+static int setup_with(ovk_matrix *A, const char *solver, const char *pc)
+{
+    ovk_solver *s = NULL;
+    ovk_solver_create(A, &s);
+    ovk_solver_set_option(s, "solver", solver);
+    ovk_solver_set_option(s, "precond", pc);
+    int rc = ovk_solver_setup(s);
+    ovk_solver_destroy(&s);
+    return rc;
+}
+
+/* the convection-diffusion values made symmetric: the 7-point Laplacian's
+ * rows of this rank's box (6, -1), on the same pattern */
+static int make_symmetric(ovk_matrix *A)
+{
+    static const int off[7][3] = {{0, 0, -1}, {0, -1, 0}, {-1, 0, 0}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    int P[3] = {0, 0, 0}, bx = 10, by = 10, bz = 8, n = bx * by * bz, k = 0;
+    MPI_Dims_create(g_size, 3, P);
+    int *ptr = malloc(sizeof(int) * (size_t)(n + 1));
+    ovk_gidx *col = malloc(sizeof(ovk_gidx) * (size_t)(7 * n));
+    double *val = malloc(sizeof(double) * (size_t)(7 * n));
+    int64_t gx = (int64_t)P[0] * bx, gy = (int64_t)P[1] * by, gz = (int64_t)P[2] * bz;
+    int64_t x0 = (int64_t)(g_rank % P[0]) * bx, y0 = (int64_t)((g_rank / P[0]) % P[1]) * by,
+            z0 = (int64_t)(g_rank / (P[0] * P[1])) * bz;
+    ptr[0] = 0;
+    for (int z = 0, row = 0; z < bz; z++)
+        for (int y = 0; y < by; y++)
+            for (int x = 0; x < bx; x++, row++) {
+                for (int t = 0; t < 7; t++) {
+                    int64_t a = x0 + x + off[t][0], b = y0 + y + off[t][1], c = z0 + z + off[t][2];
+                    if (a < 0 || b < 0 || c < 0 || a >= gx || b >= gy || c >= gz) continue;
+                    int64_t p = a / bx, q = b / by, r = c / bz, owner = p + P[0] * (q + P[1] * r);
+                    col[k] = owner * n + (a - p * bx) + bx * ((b - q * by) + by * (c - r * bz));
+                    val[k++] = t == 3 ? 6.0 : -1.0;
+                }
+                ptr[row + 1] = k;
+            }
+    int rc = ovk_matrix_update_values(A, ptr, col, val, OVK_DUP_REJECT);
+    free(ptr);
+    free(col);
+    free(val);
+    return rc;
+}
+
+/* 4 rows per rank: a_ii = 4, a_01 = a_10 = -1 in each block, and on the
+ * last rank a_23 = v23 without a_32 */
+static int blocks(double v23, ovk_matrix **A)
+{
+    int last = g_rank == g_size - 1, rowptr[5] = {0, 2, 4, 5 + last, 6 + last};
+    ovk_gidx b = 4 * (ovk_gidx)g_rank, col[7] = {b, b + 1, b, b + 1, b + 2, b + 3, b + 3};
+    double val[7] = {4.0, -1.0, -1.0, 4.0, 4.0, last ? v23 : 4.0, 4.0};
+    return ovk_matrix_create_csr(MPI_COMM_WORLD, b, 4, rowptr, col, val, OVK_DUP_REJECT, A);
+}
+
+static void symmetry_check(void)
+{
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, blocks(-1.0, &A));
+    expect_everywhere("alg1, a_23 without a_32 on the last rank", setup_with(A, "alg1", "jacobi"), OVK_ENOTSYM);
+    ovk_matrix_destroy(A);
+    A = NULL;
+    MT_RC(OVK_OK, blocks(0.0, &A));
+    expect_everywhere("alg1, a_23 = 0 stored without a_32", setup_with(A, "alg1", "jacobi"), OVK_OK);
+    ovk_matrix_destroy(A);
+}
+
+static void bad_inputs(void)
+{
+    ovk_matrix *A = convdiff(50.0, OVK_CONVDIFF_UPWIND), *Z = NULL, *N = NULL;
+    int rc = setup_with(A, "alg1", "jacobi");
+    expect_everywhere("alg1 on convection-diffusion", rc, OVK_ENOTSYM);
+    MT_CHECK(rc != OVK_ENOTSYM || strstr(ovk_error_detail(), "bicgstab"), "detail: %s", ovk_error_detail());
+    expect_everywhere("pipecg on convection-diffusion", setup_with(A, "pipecg", "none"), OVK_ENOTSYM);
+    expect_everywhere("ic0 under bicgstab", setup_with(A, "bicgstab", "ic0"), OVK_EUNSUPPORTED);
+    expect_everywhere("cheby under pipebicgstab", setup_with(A, "pipebicgstab", "cheby"), OVK_EUNSUPPORTED);
+    MT_RC(OVK_OK, make_symmetric(A));
+    expect_everywhere("alg1 once the values are symmetric", setup_with(A, "alg1", "jacobi"), OVK_OK);
+    ovk_matrix_destroy(A);
+    MT_RC(OVK_OK, tridiag(2 * g_size, 1, 0.0, &Z));
+    rc = setup_with(Z, "bicgstab", "ilu0");
+    expect_everywhere("ilu0 zero pivot on the last rank", rc, OVK_EPRECOND);
+    char row[32];
+    snprintf(row, sizeof row, "row %d", 2 * g_size - 1);
+    MT_CHECK(rc != OVK_EPRECOND || strstr(ovk_error_detail(), row), "detail '%s' does not name %s", ovk_error_detail(),
+             row);
+    ovk_matrix_destroy(Z);
+    expect_everywhere("non-finite matrix", tridiag(30, 0, NAN, &N), OVK_ENONFINITE);
+    ovk_matrix_destroy(N);
+}
+
+int main(int argc, char **argv)
+{
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided); /* offload's agent needs it */
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    shared_matrices();
+    attainable();
+    convection_diffusion();
+    reductions();
+    zero_row_rank();
+    bad_inputs();
+    symmetry_check();
+    int status = mt_finish("test_nonsymmetric");
+    MPI_Finalize();
+    return status;
+}
