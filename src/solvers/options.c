@@ -129,6 +129,8 @@ void ovk_options_clear(void)
 int ovk_options_set_args(int argc, char **argv)
 {
     if (argc < 0 || (argc > 0 && !argv)) return ovk__fail(OVK_EINVAL, "ovk_options_set_args: argc = %d", argc);
+    for (int i = 0; i < argc; i++)
+        if (!argv[i]) return ovk__fail(OVK_EINVAL, "ovk_options_set_args: argv[%d] is NULL (argc = %d)", i, argc);
     ovk_options_clear();
     int rc = load_env();
     if (rc) return rc;
