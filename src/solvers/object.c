@@ -537,7 +537,10 @@ static int check_local(ovk_solver *s)
  * across the ranks (one reduction of a hash per option). */
 static int check_same(ovk_solver *s)
 {
-    enum { FLAGS = OPT_COUNT, N = OPT_COUNT + 1 };
+    static const char *const setting[] = {"whether a monitor is set", "whether a preconditioner callback is set",
+                                          "whether a reducer is set", "the coordinates' dimension",
+                                          "whether a convergence test is set"};
+    enum { FLAGS = OPT_COUNT, N = OPT_COUNT + 5 };
     uint64_t h[N];
     char buf[256];
     int first = -1, rc;
@@ -546,12 +549,14 @@ static int check_same(ovk_solver *s)
         h[i] = ovk__fingerprint(buf, strlen(buf));
     }
     int flags[5] = {s->monitor != NULL, s->pc_fn != NULL, s->user_red != NULL, s->coord_dim, s->conv_fn != NULL};
-    h[FLAGS] = ovk__fingerprint(flags, sizeof flags);
+    for (int i = 0; i < 5; i++) h[FLAGS + i] = ovk__fingerprint(&flags[i], sizeof flags[i]);
     rc = ovk__differs(s->lay->comm, h, N, &first);
     if (rc || first < 0) return rc;
+    if (first >= OPT_COUNT)
+        return ovk__fail(OVK_EOPTION, "%s differs across the ranks (it must be the same everywhere)",
+                         setting[first - FLAGS]);
     return ovk__fail(OVK_EOPTION, "option %s differs across the ranks (it must be the same everywhere)",
-                     first < OPT_COUNT ? opt_defs[first].key
-                                       : "monitor/precond callback/reducer/coordinates' dimension/convergence test");
+                     opt_defs[first].key);
 }
 
 /* Collective: the caller's reducer, or one made from the backend option
