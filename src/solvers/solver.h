@@ -5,6 +5,7 @@
 #ifndef OVK_SOLVER_H
 #define OVK_SOLVER_H
 
+#include <math.h>
 #include <stdio.h>
 
 #include "../backends/backend.h"
@@ -26,6 +27,19 @@ typedef struct ovk__stage {
     int k;
     double buf[OVK__STAGE_VALS];
 } ovk__stage;
+
+/* A solve of (2^ka A) y = 2^kb b, x = 2^(ka - kb) y, for a b or an A whose
+ * scale would under- or overflow the sums (scaling.c).  Powers of two: the
+ * iterates are those of the unscaled solve wherever nothing under- or
+ * overflows.  All zero in an ordinary solve. */
+typedef struct ovk__scaling {
+    int active;   /* this solve runs scaled (c->b is the scaled copy) */
+    int wanted;   /* the initial check found <b,b> out of range: solve again scaled */
+    int ka, kb;   /* the exponents; ka even (the split preconditioner takes 2^(-ka/2)) */
+    int kc;       /* the preconditioner's: 2^-kc C; kc = ka, or 0 when C = I (pc fixed) */
+    double *tmp;  /* the scaled operand of a product or a preconditioner */
+    double *diag, *divisor, *split; /* the preconditioner's arrays for 2^-kc C, or NULL */
+} ovk__scaling;
 
 /* What a solve runs on: the object's set-up state plus this solve's
  * vectors.  Lives in the solver object; reset at each solve. */
@@ -77,6 +91,7 @@ typedef struct ovk__ctx {
     int lz_count, lz_cap;
     unsigned numeric_epoch;     /* counts numeric setups: what a variant derived from A's
                                    values (plcg's spectrum estimate) is stale when it changed */
+    ovk__scaling scale;         /* this solve's scaling (none: zeros) */
 } ovk__ctx;
 
 /* Kernel timing that leaves out the time the progress hook spent inside the
@@ -156,8 +171,16 @@ int ovk__variant_setup_on(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, d
 /* Local: the doubles from one work vector of n rows to the next in a
  * variant's block (n rounded up to 4 KiB, plus a stagger). */
 size_t ovk__vec_stride(int n);
-/* Collective: the timed solve (r = b - A x, the initial check, iterate). */
+/* Collective: the timed solve (r = b - A x, the initial check, iterate);
+ * scaled (scaling.c) when <b,b> or ||A|| is out of range. */
 int ovk__variant_solve(ovk__ctx *c, ovk__variant *v);
+/* Collective: whether ||A|| (when known) or <b,b> = bb calls for a scaled solve. */
+int ovk__scale_needed(const ovk__ctx *c, double bb);
+/* Collective: the solve again on (2^ka A) y = 2^kb b (b = 0 exactly: x = 0,
+ * converged); OVK_ENOMEM when its three to five vectors cannot be had. */
+int ovk__variant_solve_scaled(ovk__ctx *c, ovk__variant *v);
+/* A norm of this solve's vectors in the caller's units (scaling.c). */
+static inline double ovk__unscaled(const ovk__ctx *c, double norm) { return c->scale.kb ? ldexp(norm, -c->scale.kb) : norm; }
 /* Collective: sv's resume from the current x (v set up at the first call,
  * agreed, and kept until ovk__variant_free). */
 int ovk__variant_resume(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, double bb, int iter0);
