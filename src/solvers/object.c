@@ -52,6 +52,8 @@ struct ovk_solver {
     const char *busy;        /* "setup" or "solve" while one runs (its callbacks may call in) */
     int refused;             /* a refusal setup must report (ovk__solver_refuse) */
     char refused_detail[256];
+    int solve_refused;       /* the next solve's vectors, refused (ovk__solver_refuse_solve) */
+    char solve_refused_detail[256];
     /* set up */
     int ready;
     const ovk__solver *sv;
@@ -276,6 +278,14 @@ int ovk__solver_refuse(ovk_solver *s, int rc)
     if (!valid(s) || !rc) return rc;
     s->refused = rc;
     snprintf(s->refused_detail, sizeof s->refused_detail, "%s", ovk_error_detail());
+    return rc;
+}
+
+int ovk__solver_refuse_solve(ovk_solver *s, int rc)
+{
+    if (!valid(s) || !rc) return rc;
+    s->solve_refused = rc;
+    snprintf(s->solve_refused_detail, sizeof s->solve_refused_detail, "%s", ovk_error_detail());
     return rc;
 }
 
@@ -945,7 +955,8 @@ static int solved(const ovk__ctx *c, int rc)
 static int solve_held(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
 {
     ovk__ctx *c = &s->c;
-    int rc = ovk__agree(s->lay->comm, check_vectors(s, b, x));
+    int mine = s->solve_refused ? ovk__fail(s->solve_refused, "%s", s->solve_refused_detail) : check_vectors(s, b, x);
+    int rc = ovk__agree(s->lay->comm, mine);
     if (rc) return rc;
     if (s->A && s->A->values_version != s->version) {
         rc = numeric_setup(s, 1);
@@ -982,6 +993,7 @@ int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     }
     ovk__matrix_hold(s->A, -1);
     s->busy = NULL;
+    s->solve_refused = 0;
     return rc;
 }
 

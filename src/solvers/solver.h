@@ -395,6 +395,10 @@ void ovk__ctx_progress(void *ctx);
  * refused keeps its solver, so no rank is left alone in a collective.
  * Returns rc. */
 int ovk__solver_refuse(ovk_solver *s, int rc);
+/* Local: the next ovk_solver_solve on s fails with rc and the current
+ * detail on this rank (a binding refused the caller's arrays), agreed with
+ * the other ranks' solve as a bad vector would be; returns rc. */
+int ovk__solver_refuse_solve(ovk_solver *s, int rc);
 /* ovk_solver_create_operator with the rows' ids in failure details in
  * index base `base` (0, or 1 for the Fortran binding). */
 int ovk__solver_create_operator_base(MPI_Comm comm, int nlocal, ovk_apply_fn matvec, void *ctx, int base,

@@ -4,14 +4,17 @@
  *     solver, with none and jacobi; b = 0 is exactly b = 0 (one entry of
  *     1e-320 is not); ovk_vector_norm2 of tiny and huge vectors;
  *   - ovk_options_set_args with a NULL among argv: OVK_EINVAL naming it;
- *   - details: a status agreed twice keeps one rank prefix; a setting
- *     that differs across the ranks is named alone. */
+ *   - details: a status agreed twice keeps one rank prefix (ovk__agree
+ *     twice; a bad diagonal on rank 1 under jacobi and amg); a setting that
+ *     differs across the ranks (the coordinates' dimension) is named alone;
+ *   - ovk_options_get_real on a flag alone: 1, as ovk_options_get_int. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "mpitest.h"
 #include "problem.h"
 
@@ -184,12 +187,106 @@ static void check_null_argv(void)
     MT_RC(OVK_OK, ovk_options_set_args(0, NULL));
 }
 
+/* the detail after its one "rank N: " prefix does not start with another */
+static int prefixed_once(const char *d)
+{
+    int r = 0, used = 0;
+    if (sscanf(d, "rank %d: %n", &r, &used) == 1 && used > 0) d += used;
+    return strncmp(d, "rank ", 5) != 0;
+}
+
+static void check_agreed_twice(void)
+{
+    int culprit = nranks - 1;
+    int rc = rank == culprit ? ovk__fail(OVK_EINVAL, "row 60: the cause") : OVK_OK;
+    rc = ovk__agree(MPI_COMM_WORLD, rc);
+    rc = ovk__agree(MPI_COMM_WORLD, rc); /* the status agreed again: the same detail */
+    char want[64]; /* the culprit too reads the agreed form after the second agreement */
+    snprintf(want, sizeof want, "rank %d: row 60: the cause", culprit);
+    const char *d = ovk_error_detail();
+    MT_CHECK(rc == OVK_EINVAL && (!strcmp(d, want) || (rank == culprit && !strcmp(d, want + 8))),
+             "agreed twice: %s '%s', expected '%s'", ovk_status_name(rc), d, want);
+}
+
+/* a_ii = -1 in the first row of rank 1 (rank 0 with one rank) */
+static void check_bad_diagonal(const char *pc)
+{
+    int count, *ptr;
+    int64_t start, bad;
+    ovk_gidx *cols;
+    double *vals;
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    int64_t n = (int64_t)GRID * GRID * GRID, s1;
+    int c1;
+    tp_split(n, nranks > 1 ? 1 : 0, nranks, &s1, &c1);
+    bad = s1;
+    tp_split(n, rank, nranks, &start, &count);
+    tp_laplace_rows(7, GRID, 0.0, start, count, &ptr, &cols, &vals);
+    for (int i = 0; i < count; i++)
+        for (int k = ptr[i]; k < ptr[i + 1]; k++)
+            if (start + i == bad && cols[k] == bad) vals[k] = -1.0;
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, start, count, ptr, cols, vals, OVK_DUP_REJECT, &A));
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", pc));
+    int rc = ovk_solver_setup(s);
+    char row[32];
+    snprintf(row, sizeof row, "row %lld", (long long)bad);
+    MT_CHECK(rc == OVK_EZERODIAG && prefixed_once(ovk_error_detail()) && strstr(ovk_error_detail(), row),
+             "%s, a_ii = -1 at %s: %s (%s)", pc, row, ovk_status_name(rc), ovk_error_detail());
+    if (rank == 0) printf("bad diagonal, %s: %s\n", pc, ovk_error_detail());
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
+    free(ptr);
+    free(cols);
+    free(vals);
+}
+
+/* coordinates of dimension 3 on rank 0 and 2 elsewhere: named alone */
+static void check_coordinate_dimension(void)
+{
+    ovk_matrix *A = scaled_laplace(1.0);
+    ovk_solver *s = NULL;
+    int n = ovk_matrix_nlocal(A), dim = rank == 0 ? 3 : 2;
+    double *xyz = calloc((size_t)(3 * n + 3), sizeof(double));
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_coordinates(s, dim, n, xyz));
+    int rc = ovk_solver_setup(s);
+    MT_CHECK(rc == OVK_EOPTION && strstr(ovk_error_detail(), "the coordinates' dimension differs") &&
+                 !strstr(ovk_error_detail(), "monitor"),
+             "coordinates' dimension 3 vs 2: %s (%s)", ovk_status_name(rc), ovk_error_detail());
+    ovk_solver_destroy(&s);
+    free(xyz);
+    ovk_matrix_destroy(A);
+}
+
+static void check_flag_as_number(void)
+{
+    char a0[] = "prog", a1[] = "-my_flag", a2[] = "-my_int";
+    char *argv[] = {a0, a1, a2, NULL};
+    double r = 0.0;
+    int i = 0, found = 0;
+    MT_RC(OVK_OK, ovk_options_set_args(3, argv));
+    MT_RC(OVK_OK, ovk_options_get_real("my_flag", &r, &found));
+    MT_CHECK(found && r == 1.0, "get_real on a flag alone: %g (found %d)", r, found);
+    MT_RC(OVK_OK, ovk_options_get_int("my_int", &i, &found));
+    MT_CHECK(found && i == 1, "get_int on a flag alone: %d (found %d)", i, found);
+    ovk_options_clear();
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     check_null_argv();
+    check_flag_as_number();
+    check_agreed_twice();
+    check_bad_diagonal("jacobi");
+#ifdef OVK_HAVE_HYPRE
+    check_bad_diagonal("amg");
+#endif
+    if (nranks > 1) check_coordinate_dimension();
     check_norm2();
     check_zero_rhs();
     check_extreme_scales();
