@@ -670,16 +670,26 @@ static int two_vectors(int n, double **x, double **y)
     return ovk__pc_alloc(n, "operator norm", y);
 }
 
-/* y = A x; v = (<y,y>, <x,x>) summed; x = y / ||y|| */
+/* y = A x; v = (||y||, ||x||), ||y|| summed again scaled by 2^k when
+ * <y,y> under- or overflowed (an operator of extreme scale); x = y / ||y|| */
 static int power_step(ovk__ctx *c, double *x, double *y, double v[2])
 {
-    int rc = ovk__ctx_matvec(c, x, y);
+    int rc = ovk__ctx_matvec(c, x, y), k = 0;
     if (rc) return rc;
     v[0] = ovk__dot(c->n, y, y);
     v[1] = ovk__dot(c->n, x, x);
     rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, c->comm), "MPI_Allreduce (operator norm)");
+    if (!rc && !isnan(v[0]) && !ovk__sumsq_plain_ok(v[0])) {
+        double m = ovk__absmax(c->n, y);
+        rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &m, 1, MPI_DOUBLE, MPI_MAX, c->comm), "MPI_Allreduce (operator norm)");
+        k = ovk__pow2_exponent(m);
+        v[0] = rc ? 0.0 : ovk__sumsq_scaled(c->n, y, ldexp(1.0, k));
+        if (!rc) rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_SUM, c->comm), "MPI_Allreduce (operator norm)");
+    }
     if (rc) return rc;
-    double scale = v[0] > 0.0 ? 1.0 / sqrt(v[0]) : 0.0;
+    v[0] = ldexp(sqrt(v[0]), -k);
+    v[1] = sqrt(v[1]);
+    double scale = v[0] > 0.0 ? 1.0 / v[0] : 0.0;
     for (int i = 0; i < c->n; i++) x[i] = y[i] * scale;
     return OVK_OK;
 }
@@ -697,7 +707,7 @@ static int operator_norm(ovk_solver *s)
         rc = power_step(c, x, y, v);
         if (rc) goto cleanup;
     }
-    c->anorm = 1.1 * (v[1] > 0.0 ? sqrt(v[0] / v[1]) : 0.0);
+    c->anorm = 1.1 * (v[1] > 0.0 ? v[0] / v[1] : 0.0);
     c->mv = 1.0;
     if (c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "%s (estimating ||A|| at setup)", c->cb_detail);
 cleanup:

@@ -122,6 +122,69 @@ static void check_extreme_scales(void)
         }
 }
 
+/* a user operator: y = A x through ovk_matvec on wrapped arrays */
+typedef struct op_ctx {
+    ovk_matrix *A;
+    ovk_vector *x, *y;
+} op_ctx;
+
+static int apply_matrix(ovk_solver *s, const double *in, double *out, void *ctx)
+{
+    (void)s;
+    op_ctx *o = ctx;
+    int n = ovk_matrix_nlocal(o->A);
+    memcpy(ovk_vector_data(o->x), in, sizeof(double) * (size_t)n);
+    int rc = ovk_matvec(o->A, o->x, o->y);
+    memcpy(out, ovk_vector_data(o->y), sizeof(double) * (size_t)n);
+    return rc;
+}
+
+/* the same problem through a user operator (||A|| from the setup's power steps) */
+static outcome solve_operator(const char *solver, double s)
+{
+    outcome o = {0};
+    op_ctx oc = {scaled_laplace(s), NULL, NULL};
+    ovk_solver *sv = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res;
+    int n = ovk_matrix_nlocal(oc.A);
+    MT_RC(OVK_OK, ovk_vector_create(oc.A, &oc.x));
+    MT_RC(OVK_OK, ovk_vector_create(oc.A, &oc.y));
+    MT_RC(OVK_OK, ovk_solver_create_operator(MPI_COMM_WORLD, n, apply_matrix, &oc, &sv));
+    MT_RC(OVK_OK, ovk_solver_set_option(sv, "solver", solver));
+    MT_RC(OVK_OK, ovk_solver_set_option(sv, "precond", "none"));
+    MT_RC(OVK_OK, ovk_solver_set_option(sv, "rtol", "1e-8"));
+    MT_RC(OVK_OK, ovk_solver_vector_create(sv, NULL, &b));
+    MT_RC(OVK_OK, ovk_solver_vector_create(sv, NULL, &x));
+    double *bd = ovk_vector_data(b);
+    for (int i = 0; i < n; i++) bd[i] = s * (1.0 + tp_value((uint64_t)(ovk_matrix_row_start(oc.A) + i)));
+    o.rc = ovk_solver_solve(sv, b, x, &res);
+    o.iterations = res.iterations;
+    o.rel = res.rel_residual;
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_solver_destroy(&sv);
+    ovk_vector_destroy(oc.x);
+    ovk_vector_destroy(oc.y);
+    ovk_matrix_destroy(oc.A);
+    return o;
+}
+
+static void check_operator_scales(void)
+{
+    static const char *const solvers[] = {"alg1", "cg1", "pipecg", "plcg:l=2"};
+    static const double scales[] = {1e-300, 1e+300};
+    for (int i = 0; i < 4; i++) {
+        outcome one = solve_operator(solvers[i], 1.0);
+        for (int k = 0; k < 2; k++) {
+            outcome o = solve_operator(solvers[i], scales[k]);
+            MT_CHECK(o.rc == OVK_OK && o.iterations == one.iterations && fabs(o.rel - one.rel) <= 1e-5 * one.rel,
+                     "operator, %s, s = %g: %s, %d iterations, %.6e; s = 1: %s, %d, %.6e", solvers[i], scales[k],
+                     ovk_status_name(o.rc), o.iterations, o.rel, ovk_status_name(one.rc), one.iterations, one.rel);
+        }
+    }
+}
+
 /* b = 0 exactly: x = 0 at iteration 0; b with one entry of 1e-320: solved */
 static void check_zero_rhs(void)
 {
@@ -290,6 +353,7 @@ int main(int argc, char **argv)
     check_norm2();
     check_zero_rhs();
     check_extreme_scales();
+    check_operator_scales();
     int rc = mt_finish("test_hardening3");
     MPI_Finalize();
     return rc;
