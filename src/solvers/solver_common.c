@@ -306,14 +306,20 @@ int ovk__ctx_matvec(ovk__ctx *c, const double *p, double *s)
 
 int ovk__ctx_matvec_dot(ovk__ctx *c, const double *p, double *s, double *ps)
 {
-    if (!c->A || c->scale.ka) {
+    if (!c->A) {
         int rc = ovk__ctx_matvec(c, p, s);
         *ps = rc ? 0.0 : ovk__dot(c->n, p, s);
         return rc;
     }
+    int k2 = c->scale.ka / 2, k1 = c->scale.ka - k2; /* k1 = k2: ka is even */
+    if (k2) { /* as ovk__ctx_matvec, the sum in the same pass: <p, 2^ka A p> = <2^k2 p, A 2^k2 p> */
+        scale_into(c->n, k2, p, c->scale.tmp);
+        p = c->scale.tmp;
+    }
     ovk__tic t0 = ovk__tic_start(c);
     int rc = ovk__matvec_dot(c->A, p, s, ps, &c->hook); /* s = A p, <p,s> */
     ovk__tic_stop(c, OVK_TIMER_MATVEC, t0);
+    if (k1) scale_into(c->n, k1, s, s);
     return rc;
 }
 
@@ -349,9 +355,19 @@ int ovk__ctx_pc(ovk__ctx *c, const double *r, double *z)
 int ovk__ctx_pc_dots(ovk__ctx *c, const double *r, double *z, double *rz, double *rr)
 {
     const ovk__pc_type *t = c->pc->type;
-    if (t->apply_dots && !c->scale.kc) {
+    if (t->apply_dots) {
+        int k1 = c->scale.kc / 2, k2 = c->scale.kc - k1; /* k1 = k2: kc is even */
+        const double *in = r;
+        if (k2) { /* as ovk__ctx_pc: z = 2^-k2 C (2^-k1 r), <r,z> = <2^-k1 r, C 2^-k1 r> */
+            scale_into(c->n, -k1, r, c->scale.tmp);
+            in = c->scale.tmp;
+        }
         ovk__tic t0 = ovk__tic_start(c);
-        int rc = t->apply_dots(c->pc->state, r, z, rz, rr, &c->hook);
+        int rc = t->apply_dots(c->pc->state, in, z, rz, rr, &c->hook);
+        if (k2) {
+            scale_into(c->n, -k2, z, z);
+            *rr = ovk__dot(c->n, r, r); /* <2^-k1 r, 2^-k1 r> may under- or overflow */
+        }
         ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
         return rc;
     }

@@ -116,6 +116,10 @@ static void check_extreme_scales(void)
                          "%.6e",
                          solvers[i], pcs[j], scales[k], ovk_status_name(o.rc), o.iterations, o.rel, dx,
                          one.iterations, one.rel);
+                /* a power of two scales exactly: bitwise the solve of s = 1 */
+                MT_CHECK(scales[k] != 0x1p-1000 || (dx == 0.0 && o.rel == one.rel),
+                         "%s, %s, s = 2^-1000: ||x - x(s=1)|| = %.1e, ||r||/||b|| %.17g vs %.17g", solvers[i], pcs[j],
+                         dx, o.rel, one.rel);
                 free(o.x);
             }
             free(one.x);
