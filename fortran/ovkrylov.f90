@@ -1901,8 +1901,8 @@ contains
         call f_free(text)
     end function ovk_options_left
 
-    !> With -ovk_options_left in the database: rank 0 of MPI_COMM_WORLD
-    !> lists the entries ovk_options_left would, on C's stdout (the
+    !> Unless -ovk_options_left 0: rank 0 of MPI_COMM_WORLD warns of the
+    !> entries ovk_options_left would list, on C's stdout (the
     !> module flushes output_unit first, the C side its stdout after).
     !> Then frees the database.  left: how many were left.  Local; call it
     !> before MPI_Finalize.

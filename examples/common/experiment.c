@@ -63,7 +63,9 @@ void ovk_drv_usage(FILE *f)
             "                       -ovk_precond, -ovk_backend, -ovk_rtol, -ovk_atol, -ovk_divtol, -ovk_max_it,\n"
             "                       -ovk_monitor, -ovk_view, -ovk_converged_reason, ...; also from $OVK_OPTIONS;\n"
             "                       they override the flags below and -solver, -backend, -tol, -maxit\n"
-            "  -ovk_options_left    list the -ovk_ options no solver read\n");
+            "  -ovk_help            rank 0 lists every -ovk_ option with its value, range and meaning\n"
+            "  -ovk_log_view        rank 0 prints where the solver's time went (at its destroy)\n"
+            "  -ovk_options_left 0  no warning of the -ovk_ options no solver read\n");
     fprintf(f,
             "  -precond SPEC        preconditioner: jacobi (or diag), none, ic0, ssor[:omega=W],\n"
             "                       cheby[:degree=K] (default jacobi)\n"

@@ -42,7 +42,7 @@ void ovk_drv_print(const ovk_drv_experiment *e, const ovk_pcg_result *res);
 void ovk_drv_mpi_init(int *argc, char ***argv);
 /* ... and then hands the arguments to the library's options database
  * (ovk_options_set_args); call ovk_options_finalize() before MPI_Finalize
- * (-ovk_options_left). */
+ * (its warning of options nobody read). */
 
 /* Collective over MPI_COMM_WORLD: the worst (most negative) of every
  * rank's status, so that all ranks take the same branch after local work. */

@@ -7,7 +7,7 @@
  *   ovk_solver_set_from_options(s, NULL);              collective: -ovk_solver pipeprcg ... win
  *   for (...) ovk_solver_solve(s, b, x, &res);         collective (sets up what is not)
  *   ovk_solver_destroy(&s);                            collective
- *   ovk_options_finalize();                            local (-ovk_options_left)
+ *   ovk_options_finalize();                            local (warns of unused options)
  *
  * Setup checks the options (the same on every rank: a cheap fingerprint
  * reduction names an option that differs), creates the reducer, the work
@@ -89,6 +89,9 @@
  *                   blocking reduction more per iteration             (0)
  *   view            0 | 1: rank 0 prints ovk_solver_view after each setup   (0)
  *   converged_reason 0 | 1: rank 0 prints why each solve stopped     (0)
+ *   log_view        0 | 1: rank 0 prints the object's setup and solve times
+ *                   (min/max/avg over ranks) at ovk_solver_destroy; the value
+ *                   agreed at the last setup counts (docs/options.md)   (0)
  * ("tol" and "max_iter" are accepted as deprecated spellings of rtol and
  * max_it.)  A solve converges when ||r||_2 < max(rtol ||b||_2, atol), or
  * when the application's convergence test says so.
@@ -257,7 +260,9 @@ int ovk_options_set_args(int argc, char **argv);
  * every rank, the detail naming the entry; names of solvers, backends and
  * preconditioners are checked at the next setup.  Call it after the
  * program's own ovk_solver_set_option calls, so that the command line
- * overrides them. */
+ * overrides them.  With -ovk_help in the database (no prefix), rank 0 of
+ * the solver's communicator then prints every -[prefix]ovk_KEY with its
+ * current value, range and meaning, and the names to choose from. */
 int ovk_solver_set_from_options(ovk_solver *s, const char *prefix);
 /* The value of -name ("-n" or "n") into buf, *found = 1 (an empty string
  * for a flag), or *found = 0 (buf untouched).  Local; marks it used. */
@@ -274,9 +279,11 @@ int ovk_options_skip(int argc, char **argv, int i);
  * and every entry of $OVK_OPTIONS), listed to f (NULL: counted only).
  * Local. */
 int ovk_options_left(FILE *f);
-/* With -ovk_options_left: rank 0 of MPI_COMM_WORLD lists the entries
- * ovk_options_left would.  Then frees the database.  Returns the number
- * left (or a status < 0).  Local; call it before MPI_Finalize. */
+/* Unless -ovk_options_left 0: rank 0 of MPI_COMM_WORLD prints a warning
+ * to stdout listing the entries ovk_options_left would (with
+ * -ovk_options_left 1 given: "every option was used" when none).  Then
+ * frees the database.  Returns the number left (or a status < 0).  Local;
+ * call it before MPI_Finalize. */
 int ovk_options_finalize(void);
 /* Free the database (no listing).  Local. */
 void ovk_options_clear(void);

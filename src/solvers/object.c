@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log_view.h"
 #include "solver.h"
 
 #define SOLVER_MAGIC 0x6f766b73u /* "ovks" */
@@ -41,7 +42,7 @@ struct ovk_solver {
     ovk_converged_fn conv_fn;
     void *conv_ctx;
     double divtol;           /* diverged when ||r|| > divtol ||r0|| (0: off) */
-    int guess_zero, print_monitor, monitor_true, view, converged_reason;
+    int guess_zero, print_monitor, monitor_true, view, converged_reason, log_view;
     unsigned dirty;          /* REDO_* of the options changed since the last setup */
     double *true_r;          /* monitor_true's residual b - A x (owned) */
     ovk__stage *stage;       /* the monitor's vote rides the variant's sums (owned) */
@@ -67,6 +68,7 @@ struct ovk_solver {
     unsigned long version;   /* A's values the numeric setup saw */
     double setup_time;
     ovk__ctx c;
+    ovk__log log;            /* -ovk_log_view's times (log_view.c) */
 };
 
 static int valid(const ovk_solver *s) { return s && s->magic == SOLVER_MAGIC; }
@@ -197,6 +199,7 @@ static const opt_def opt_defs[] = {
     OPT_NUM("monitor_true", OPT_INT, monitor_true, 0, 1, REDO_CTX),
     OPT_NUM("view", OPT_INT, view, 0, 1, REDO_CHECK),
     OPT_NUM("converged_reason", OPT_INT, converged_reason, 0, 1, REDO_CHECK),
+    OPT_NUM("log_view", OPT_INT, log_view, 0, 1, REDO_CHECK),
 };
 enum { OPT_COUNT = (int)(sizeof opt_defs / sizeof opt_defs[0]) };
 
@@ -217,6 +220,15 @@ static const opt_def *find_opt(const char *key)
 
 int ovk__solver_option_count(void) { return OPT_COUNT; }
 const char *ovk__solver_option_key(int i) { return i >= 0 && i < OPT_COUNT ? opt_defs[i].key : NULL; }
+
+void ovk__solver_option_range(int i, char *buf, size_t len)
+{
+    const opt_def *d = &opt_defs[i < 0 || i >= OPT_COUNT ? 0 : i];
+    if (d->kind == OPT_TEXT) snprintf(buf, len, "name[:key=value,...]");
+    else if (d->kind == OPT_DOUBLE) snprintf(buf, len, "real %s 0", d->lo ? ">" : ">=");
+    else if (d->hi == INT32_MAX) snprintf(buf, len, "integer >= %ld", d->lo);
+    else snprintf(buf, len, "integer %ld..%ld", d->lo, d->hi);
+}
 
 static int unknown_opt(const char *key)
 {
@@ -751,10 +763,12 @@ static int numeric_setup(ovk_solver *s, int pc_too)
 {
     ovk__pc_env env = {s->A, s->lay->nlocal, s->lay->comm, s->coord_dim, s->coord_n, s->coords};
     int rc = pc_too ? ovk__agree(s->lay->comm, s->pc.type->setup(s->pc.state, &env)) : OVK_OK;
+    ovk__log_mark(&s->log, OVK__LOG_PRECOND);
     if (rc) goto cleanup;
     s->c.norm_ok = 0;
     if (s->sv->needs_norm) {
         rc = ctx_norm(&s->c);
+        ovk__log_mark(&s->log, OVK__LOG_NORM);
         if (rc) goto cleanup;
     }
     if (s->A) s->version = s->A->values_version;
@@ -805,13 +819,16 @@ static int setup_held(ovk_solver *s)
     rc = agree_redo(s, &redo);
     if (rc) goto fail;
     if (!redo) return OVK_OK;
+    ovk__log_start(&s->log, 0);
     undo(s, redo);
     rc = ovk__agree(s->lay->comm, check_local(s));
     if (rc) goto fail;
     rc = check_same(s);
+    ovk__log_mark(&s->log, OVK__LOG_CHECK);
     if (rc) goto fail;
     if (redo & REDO_REDUCER) {
         rc = make_reducer(s);
+        ovk__log_mark(&s->log, OVK__LOG_BACKEND);
         if (rc) goto fail;
     }
     rc = ovk__agree(s->lay->comm, ctx_room(s));
@@ -819,6 +836,7 @@ static int setup_held(ovk_solver *s)
     init_ctx(s);
     if (redo & REDO_VARIANT) {
         rc = ovk__variant_setup(&s->c, s->sv, &s->var);
+        ovk__log_mark(&s->log, OVK__LOG_VECTORS);
         if (rc) goto fail;
     }
     if (redo & (REDO_PC | REDO_VARIANT)) {
@@ -827,10 +845,12 @@ static int setup_held(ovk_solver *s)
     }
     if (redo & REDO_CONDEST) {
         rc = condest_setup(s);
+        ovk__log_mark(&s->log, OVK__LOG_VECTORS);
         if (rc) goto fail;
     }
     if (redo & (REDO_REDUCER | REDO_PC | REDO_VARIANT)) {
         rc = ovk__auto_setup(&s->c, &s->var); /* solver auto: measure and choose (auto.c) */
+        ovk__log_mark(&s->log, OVK__LOG_MEASURE);
         if (rc) goto fail;
     }
     double dt = MPI_Wtime() - t0;
@@ -839,6 +859,7 @@ static int setup_held(ovk_solver *s)
     if (rc) goto fail;
     s->ready = 1;
     s->dirty = 0;
+    s->log.on = s->log_view; /* agreed (check_same): destroy's reduction on every rank or none */
     if (s->view && s->lay->rank == 0) ovk_solver_view(s, s->o.out ? s->o.out : stdout);
     return OVK_OK;
 fail:
@@ -934,6 +955,8 @@ static void begin_solve(ovk__ctx *c, const ovk_vector *b, ovk_vector *x, ovk_pcg
     c->progress_time = 0.0;
     c->cb_failed = 0;
     c->lz_count = 0;
+    c->flight = 0.0;
+    c->flying = 0;
     c->vote = 0;
     c->stop_agreed = 0;
     if (c->stage) memset(c->stage, 0, sizeof *c->stage * OVK__STAGE_SLOTS); /* no sum of an earlier solve */
@@ -969,6 +992,7 @@ static int solve_held(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg
     int rc = ovk__agree(s->lay->comm, mine);
     if (rc) return rc;
     if (s->A && s->A->values_version != s->version) {
+        ovk__log_start(&s->log, 1);
         rc = numeric_setup(s, 1);
         if (rc) return rc;
     }
@@ -977,6 +1001,7 @@ static int solve_held(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg
     rc = ovk__agree(c->comm, solved(c, ovk__variant_solve(c, &s->var)));
     ovk__condest_end(c);
     res->reductions = ovk__reducer_started(c->red) - started;
+    ovk__log_solve(&s->log, c, res);
     if (rc) return rc;
     rc = gather_times(c);
     if (rc) return rc;
@@ -1077,6 +1102,7 @@ int ovk_solver_destroy(ovk_solver **sp)
     int bad = usable(s, "ovk_solver_destroy");
     if (bad) return bad;
     int rc = OVK_OK;
+    if (s->log.on) ovk__log_view(&s->log, s, s->o.out ? s->o.out : stdout); /* collective */
     teardown(s);
     if (s->red_owned) rc = ovk_reducer_destroy(s->red);
     if (s->lay == &s->own_lay) ovk__layout_free(&s->own_lay);

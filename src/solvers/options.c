@@ -3,7 +3,8 @@
  * ovk_solver_set_from_options reads as -[prefix]ovk_KEY for every key of
  * the solver's option table (object.c), and the application through
  * ovk_options_get*.  The last entry of a name wins; every entry remembers
- * whether a call read it, for -ovk_options_left. */
+ * whether a call read it, for the warning of ovk_options_finalize
+ * (-ovk_options_left). */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,11 +232,22 @@ static int read_options(ovk_solver *s, const char *prefix)
     return OVK_OK;
 }
 
+/* -ovk_help given (and not 0) */
+static int help_wanted(void)
+{
+    const entry *e = lookup(LIB_MARK "help");
+    return e && !(e->value && !strcmp(e->value, "0"));
+}
+
 int ovk_solver_set_from_options(ovk_solver *s, const char *prefix)
 {
     int bad = ovk__solver_usable(s, "ovk_solver_set_from_options"); /* local: no agreement from a callback */
     if (bad) return bad;
-    return ovk__agree(ovk_solver_comm(s), read_options(s, prefix ? prefix : ""));
+    if (!prefix) prefix = "";
+    int rank = 0, rc = ovk__agree(ovk_solver_comm(s), read_options(s, prefix));
+    MPI_Comm_rank(ovk_solver_comm(s), &rank);
+    if (!rc && help_wanted() && rank == 0) ovk__solver_help(s, prefix, stdout);
+    return rc;
 }
 
 int ovk_options_left(FILE *f)
@@ -254,16 +266,24 @@ int ovk_options_left(FILE *f)
     return left;
 }
 
+/* -ovk_options_left: 1 (the default) warns of unused options, 0 does not;
+ * given explicitly as 1, says also when every option was used */
 int ovk_options_finalize(void)
 {
-    int rank = 0, init = 0, fin = 0, want = 0, left = 0;
-    int rc = ovk_options_get_int("-" LIB_MARK "options_left", &want, NULL);
+    int rank = 0, init = 0, fin = 0, want = 1, given = 0, left = 0;
+    int rc = ovk_options_get_int("-" LIB_MARK "options_left", &want, &given);
     MPI_Initialized(&init);
     MPI_Finalized(&fin);
     if (init && !fin) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (!rc && want) {
-        left = ovk_options_left(rank == 0 ? stdout : NULL);
-        if (rank == 0 && !left) printf("ovk: every option was used\n");
+        left = ovk_options_left(NULL);
+        if (rank == 0 && left) {
+            printf("ovk: WARNING! %d option%s you set %s not used (misspelt? a prefix no solver has?):\n", left,
+                   left == 1 ? "" : "s", left == 1 ? "was" : "were");
+            ovk_options_left(stdout);
+            printf("ovk: (-" LIB_MARK "options_left 0 turns this warning off)\n");
+        }
+        if (rank == 0 && !left && given) printf("ovk: every option was used\n");
     }
     ovk_options_clear();
     return rc ? rc : left;

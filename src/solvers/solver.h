@@ -58,6 +58,9 @@ typedef struct ovk__ctx {
     void *params;               /* the variant's parsed spec options */
     ovk_pcg_result *res;        /* iterations, reason, rel_residual are set by the variant */
     double t[OVK_TIMER_COUNT];  /* this rank's seconds */
+    double flight, flight_base; /* seconds from the post of each sum to its wait's end, summed
+                                   (times from flight_base, the post that found none in flight) */
+    int flying;                 /* sums posted and not yet waited for (flight is partial while > 0) */
     ovk__hook hook;             /* progress hook for long kernels (fn NULL: none) */
     int rank;
     int inflight;               /* ovk__dot_id of the reduction in flight, or -1 */
@@ -407,6 +410,11 @@ int ovk__solver_create_operator_base(MPI_Comm comm, int nlocal, ovk_apply_fn mat
 /* The keys of the solver's option table (object.c), for the options
  * database (options.c): how many, the key of index i (NULL outside). */
 int ovk__solver_option_count(void);
+/* The range of values of option i as text ("integer 0..2", "real > 0"). */
+void ovk__solver_option_range(int i, char *buf, size_t len);
+/* -ovk_help (help.c): every key as -[prefix]ovk_KEY with s's current value,
+ * its range and meaning, and the names to choose from, to f.  Local. */
+void ovk__solver_help(const ovk_solver *s, const char *prefix, FILE *f);
 /* OVK_OK when s is a solver that may change now; else its refusal
  * (OVK_EINVAL, or OVK_EBUSY from a callback of its setup or solve), local. */
 int ovk__solver_usable(const ovk_solver *s, const char *fn);

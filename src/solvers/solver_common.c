@@ -50,6 +50,11 @@ int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_reques
     int rc = ovk_reduce_start(c->red, send, send, k + (slot != NULL), OVK_DOUBLE, OVK_SUM, req);
     c->t[init_timer[dot]] += ovk__now() - t0;
     c->inflight = (int)dot;
+    if (!rc) { /* flight: minus each post's time, plus its wait's end (from a base, for precision) */
+        if (!c->flying) c->flight_base = t0;
+        c->flight -= t0 - c->flight_base;
+        c->flying++;
+    }
     if (slot) {
         slot->req = rc ? NULL : *req;
         if (rc) slot->vals = NULL;
@@ -80,7 +85,10 @@ int ovk__sum_end(ovk__ctx *c, ovk__dot_id dot, ovk_request *req)
     unstage(c, req, rc);
     int rc2 = ovk_request_free(req); /* released also after a failed wait */
     if (!rc) rc = rc2;
-    c->t[wait_timer[dot]] += ovk__now() - t0;
+    double t1 = ovk__now();
+    c->t[wait_timer[dot]] += t1 - t0;
+    c->flight += t1 - c->flight_base;
+    c->flying--;
     c->inflight = -1;
     return rc;
 }

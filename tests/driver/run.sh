@@ -119,6 +119,38 @@ o=$(run 2 "$bin/ovk_laplace27" -n 6 6 6 -ovk_rtol x 2>&1); rc=$?
 [ $rc -eq 1 ] && echo "$o" | grep -q 'OVK_EOPTION\|unknown option or bad option value' && echo "$o" | grep -q -- '-ovk_rtol'
 check "-ovk_rtol x: bad option value, exit 1" $?
 
+# -ovk_help, the warning of unused options, -ovk_log_view (issue 48), at 1, 2 and 3 ranks
+keys=$(run 1 "$bin/ovk_laplace27" -n 4 4 4 -ovk_view 2>&1 | sed -n 's/^  options: //p' | tr ' ' '\n' | sed 's/=.*//')
+[ "$(echo "$keys" | grep -c .)" -ge 16 ]; check "the view lists the option keys ($(echo $keys | wc -w))" $?
+sum_parts() { # the avg column of the solve's parts but "the rest", and of the solve
+  awk '/^    (matrix-vector|preconditioner app|vector updates|diagonal scaling|reductions: )/ { s += $(NF-1) }
+       /^  solve \(all parts\)/ { t = $(NF-1) } END { printf "%.9g %.9g\n", s, t }'
+}
+for np in 1 2 3; do
+  o=$(run $np "$bin/ovk_laplace27" -n 8 8 8 -ovk_rtol 1e-7 -ovk_help 2>&1); rc=$?
+  miss=""; for k in $keys; do [ "$(echo "$o" | grep -c -- "^  -ovk_$k <")" -eq 1 ] || miss="$miss $k"; done
+  [ $rc -eq 0 ] && [ -z "$miss" ] && echo "$o" | grep -q -- '^  -ovk_rtol <1e-07>: converged when' &&
+    echo "$o" | grep -q '^      available: alg1' && echo "$o" | grep -Eq '^Iterations = [0-9]+$' &&
+    ! echo "$o" | grep -q 'no description'
+  check "-ovk_help at $np ranks: every key once with its value and meaning (missing:${miss:- none})" $?
+  o=$(run $np "$bin/ovk_laplace27" -n 6 6 6 -ovk_moniter 2>&1); rc=$?
+  [ $rc -eq 0 ] && [ "$(echo "$o" | grep -c '^ovk: WARNING! 1 option you set was not used')" -eq 1 ] &&
+    [ "$(echo "$o" | grep -c '^ovk: option -ovk_moniter was not used')" -eq 1 ] && echo "$o" | grep -Eq '^Iterations = '
+  check "-ovk_moniter at $np ranks: one warning naming it, exit 0" $?
+  o=$(run $np "$bin/ovk_laplace27" -n 6 6 6 -ovk_moniter -ovk_options_left 0 2>&1); rc=$?
+  [ $rc -eq 0 ] && ! echo "$o" | grep -q 'moniter\|WARNING'; check "-ovk_options_left 0 at $np ranks: no warning" $?
+  o=$(run $np "$bin/ovk_laplace27" -n 10 10 10 -ovk_solver pipecg -ovk_backend native -ovk_log_view 2>&1); rc=$?
+  read -r parts solve <<<"$(echo "$o" | sum_parts)"
+  [ $rc -eq 0 ] && [ "$(echo "$o" | grep -c '^ovk log_view: solver pipecg, preconditioner jacobi, backend native')" -eq 1 ] &&
+    echo "$o" | grep -q '^  setup (all parts) ' && echo "$o" | grep -q '^    of that, hidden behind other work ' &&
+    echo "$o" | grep -q "^  1 setup, 0 numeric setups for new values; 1 solve, $(echo "$o" | sed -n 's/^Iterations = //p') iterations" &&
+    awk -v p="$parts" -v s="$solve" 'BEGIN { exit !(s > 0 && p <= s + 5e-4 * (p + s)) }' && # 4 digits printed
+    echo "$o" | grep -q '^Solve Time = '
+  check "-ovk_log_view at $np ranks: the sections, parts ($parts s) within the solve ($solve s)" $?
+done
+o=$(run 2 "$bin/ovk_laplace27" -n 6 6 6 -ovk_options_left 2>&1); echo "$o" | grep -q '^ovk: every option was used'
+check "-ovk_options_left alone: every option was used" $?
+
 if [ -x "$bin/ovk_heat_port" ]; then # the PETSc port: 8 steps, options from the database
   o=$(OVK_OPTIONS="-ovk_solver pipeprcg" run 2 "$bin/ovk_heat_port" -n 16 -ovk_rtol 1e-6 -ovk_view 2>&1); rc=$?
   [ $rc -eq 0 ] && [ "$(echo "$o" | grep -c '^step [1-8] iterations')" -eq 8 ] &&

@@ -4,7 +4,9 @@
  * error on every rank; the view with the resolved backend; a changed
  * option taking effect at the next solve without ovk_solver_setup; a
  * monitor adding no reduction (alg1, pipecg); divtol, the convergence test
- * and initial_guess_zero stopping or skipping where they should. */
+ * and initial_guess_zero stopping or skipping where they should; the
+ * log_view table at destroy (its parts within the solve, a value that
+ * differs across the ranks refused). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@ static const struct {
     {"atol", "0.25"},          {"divtol", "10000"},      {"max_it", "321"},             {"print_level", "0"},
     {"progress_every", "512"}, {"condest", "1"},         {"replace_every", "-1"},       {"initial_guess_zero", "1"},
     {"monitor", "0"},          {"monitor_true", "0"},    {"view", "0"},                 {"converged_reason", "0"},
+    {"log_view", "1"},
 };
 enum { NVALUES = (int)(sizeof values / sizeof values[0]) };
 
@@ -465,6 +468,84 @@ static void test_guess_zero(ovk_matrix *A, ovk_vector *b)
     ovk_vector_destroy(o.out);
 }
 
+/* the value after "name" in the log_view table's row of that name: column
+ * 0 min, 1 max, 2 avg; -1 when the row is missing */
+static double log_row(const char *text, const char *name, int col)
+{
+    double v[3];
+    const char *at = strstr(text, name);
+    if (!at || sscanf(at + strlen(name), "%lf %lf %lf", &v[0], &v[1], &v[2]) != 3) return -1.0;
+    return v[col];
+}
+
+/* rank 0's log_view table of two solves on backend be, into text */
+static void log_of(ovk_matrix *A, ovk_vector *b, ovk_vector *x, const char *solver, const char *be, char *text,
+                   size_t len)
+{
+    ovk_solver *s = NULL;
+    ovk_pcg_options o;
+    FILE *f = g_rank == 0 ? tmpfile() : NULL;
+    ovk_pcg_options_init(&o);
+    o.solver = solver;
+    o.backend = be;
+    o.out = f;
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_options(s, &o));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "log_view", "1"));
+    for (int k = 0; k < 2; k++) {
+        ovk_vector_set(x, 0.0);
+        MT_RC(OVK_OK, ovk_solver_solve(s, b, x, NULL));
+    }
+    MT_RC(OVK_OK, ovk_solver_destroy(&s));
+    text[0] = '\0';
+    if (!f) return;
+    rewind(f);
+    size_t n = fread(text, 1, len - 1, f);
+    text[n] = '\0';
+    fclose(f);
+}
+
+static void test_log_view(ovk_matrix *A, ovk_vector *b, ovk_vector *x)
+{
+    static const char *const parts[] = {"matrix-vector products", "preconditioner applications",
+                                        "vector updates and local dot products", "diagonal scaling",
+                                        "reductions: posting (starting them)",
+                                        "reductions: progress calls inside kernels",
+                                        "reductions: waiting (latency not hidden)"};
+    static const char *const cases[][2] = {{"alg1", "blocking"}, {"pipecg", "native"}, {"pipecg", "nbc"}};
+    char text[8192];
+    for (int k = 0; k < 3; k++) {
+        log_of(A, b, x, cases[k][0], cases[k][1], text, sizeof text);
+        if (g_rank != 0) continue;
+        MT_CHECK(strstr(text, "1 setup, 0 numeric setups for new values; 2 solves") != NULL, "%s/%s: counts in\n%s",
+                 cases[k][0], cases[k][1], text);
+        double solve = log_row(text, "solve (all parts)", 2), sum = 0.0, setup = log_row(text, "setup (all parts)", 2);
+        MT_CHECK(solve > 0.0 && setup > 0.0, "%s/%s: solve %g s, setup %g s", cases[k][0], cases[k][1], solve, setup);
+        for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++) {
+            double v = log_row(text, parts[p], 2);
+            MT_CHECK(v >= 0.0, "%s/%s: row '%s' missing", cases[k][0], cases[k][1], parts[p]);
+            sum += v;
+        }
+        /* each figure printed to 4 digits: up to half a unit of the 4th digit off */
+        MT_CHECK(sum <= solve + 5e-4 * (sum + solve), "%s/%s: the parts (%g s) exceed the solve (%g s)", cases[k][0],
+                 cases[k][1], sum, solve);
+        double flight = log_row(text, "reductions in flight (summed, post to wait)", 2);
+        double hidden = log_row(text, "of that, hidden behind other work", 2);
+        MT_CHECK(flight >= 0.0 && hidden >= 0.0 && hidden <= flight, "%s/%s: hidden %g s of %g s in flight",
+                 cases[k][0], cases[k][1], hidden, flight);
+        if (!strcmp(cases[k][1], "blocking"))
+            MT_CHECK(hidden == 0.0 && strstr(text, "hidden: none") != NULL, "blocking: hidden %g s", hidden);
+        else MT_CHECK(strstr(text, "% of the reductions' time in flight") != NULL, "%s: no hidden share", cases[k][1]);
+    }
+    /* log_view on one rank only: refused at setup on every rank, nothing printed at destroy */
+    ovk_solver *s = NULL;
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "log_view", g_rank == 0 && g_size > 1 ? "1" : "0"));
+    MT_RC(g_size > 1 ? OVK_EOPTION : OVK_OK, ovk_solver_setup(s));
+    if (g_size > 1) MT_CHECK(strstr(ovk_error_detail(), "log_view") != NULL, "detail: %s", ovk_error_detail());
+    MT_RC(OVK_OK, ovk_solver_destroy(&s));
+}
+
 int main(int argc, char **argv)
 {
     int provided = 0;
@@ -484,6 +565,7 @@ int main(int argc, char **argv)
     test_view_backend(A);
     test_setup_on_demand(A, b, x);
     test_monitor_cost(A, b, x);
+    test_log_view(A, b, x);
     /* the driver's 27-point Laplacian, b = 1, Jacobi: the residual grows at first (44.7 -> 54.6 on a
      * 20 x 10 x 10 grid), so divtol has something to stop */
     int P[3] = {0, 0, 0};
