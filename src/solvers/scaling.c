@@ -7,7 +7,9 @@
  * those of the unscaled solve.  A itself is not touched: each product is
  * 2^k1 A (2^k2 p) and each preconditioner 2^-k2 C (2^-k1 r), k1 + k2 = ka,
  * (C ~ A^-1 scales as 2^-ka; C = I, pc none, does not), and the
- * preconditioner's diagonals the fused kernels read are scaled copies.  An ordinary solve pays a comparison at its initial check. */
+ * preconditioner's diagonals the fused kernels read are scaled copies.
+ * An ordinary solve pays a comparison at its initial check and a branch
+ * per product and preconditioner call. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -180,7 +180,7 @@ int ovk__variant_solve(ovk__ctx *c, ovk__variant *v);
 /* Collective: whether ||A|| (when known) or <b,b> = bb calls for a scaled solve. */
 int ovk__scale_needed(const ovk__ctx *c, double bb);
 /* Collective: the solve again on (2^ka A) y = 2^kb b (b = 0 exactly: x = 0,
- * converged); OVK_ENOMEM when its three to five vectors cannot be had. */
+ * converged); OVK_ENOMEM when its two to five vectors cannot be had. */
 int ovk__variant_solve_scaled(ovk__ctx *c, ovk__variant *v);
 /* A norm of this solve's vectors in the caller's units (scaling.c). */
 static inline double ovk__unscaled(const ovk__ctx *c, double norm) { return c->scale.kb ? ldexp(norm, -c->scale.kb) : norm; }
