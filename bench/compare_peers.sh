@@ -44,8 +44,8 @@
 #   = 3 * (nnz + nrows) / 2 + 28 * nrows
 #     (the diagonal and upper triangle, (nnz + nrows) / 2 entries of a
 #     one-byte value index + a 2-byte column offset; per row 8 x read, 8 y
-#     zeroed, 8 y written, 4 rowptr), divided by the matvec's time.  Since
-#     session 7 the Laplacian's interior rows are runs of one repeated row
+#     zeroed, 8 y written, 4 rowptr), divided by the matvec's time.  The
+#     Laplacian's interior rows are runs of one repeated row
 #     (src/matrix/runs.c) and the matvec reads only x, y and the shared rows
 #     there, so this is an effective figure: above 100 % of the triad means
 #     faster than any matvec that streams that CSR form could be.

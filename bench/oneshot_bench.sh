@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# oneshot_bench.sh -- one-shot against repeated solves (issue 28), for
-# docs/benchmarks.md: every solver at every modelled latency, 2 ranks, nbc,
+# oneshot_bench.sh -- one-shot against repeated solves (docs/performance.md,
+# section 3): every solver at every modelled latency, 2 ranks, nbc,
 #   one-shot:  the driver, one mpiexec per solve (setup and start-up
 #              included), rounds interleaved: each round runs every
 #              (solver, latency) cell once, the order rotated by one each round;

@@ -36,7 +36,7 @@
  * shared machine hit them alike; figures are medians over the repeats (one
  * warm-up repeat discarded).  After the DRAM triad every item runs once
  * more, untimed: without it the first items of the next repeat ran up to
- * 1.5x slower than the same kernel later in the repeat (session 8).
+ * 1.5x slower than the same kernel later in the repeat.
  * -clock cpu times with the thread's CPU clock instead of the wall clock:
  * on a machine loaded by other work it leaves out the time the rank was
  * descheduled (the halo's waits spin in Open MPI and still count).  The percentages are the medians of the
@@ -257,7 +257,7 @@ static void print_header(const kb_items *b, const opts *o, int size)
 /* 0, or 1 on a bad flag or value */
 static int parse(int argc, char **argv, opts *o)
 {
-    int edge_given = 0; /* -N alone: the vector kernels alone (-n 0), as before session 6 */
+    int edge_given = 0; /* -N alone: the vector kernels alone (-n 0) */
     long x = 0;
     double d = 0.0;
     for (int i = 1; i < argc; i++) {

@@ -428,7 +428,7 @@ ensure_gnuplot() {
     command -v gnuplot > /dev/null
 }
 
-# summary.md: the numbers docs/benchmarks.md quotes, from the CSVs of this run.
+# summary.md: the numbers of this run, from its CSVs.
 summary() {
     local f="$OUT/summary.md"
     {

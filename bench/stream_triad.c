@@ -17,7 +17,7 @@
  * compiler emits non-temporal stores, which GCC at -O3 does not) is NOT
  * counted.  The hardware therefore moves up to 32/24 = 1.33x the reported
  * figure.  Reporting 24 bytes keeps the number comparable with STREAM and with
- * the way we count bytes of a matvec (docs/benchmarks.md), where the write of
+ * the way we count bytes of a matvec (docs/solvers.md, "Cost per iteration"), where the write of
  * y is likewise counted once.
  *
  * Usage: mpiexec -n P ./stream_triad [-N elements_per_rank] [-repeat R]
@@ -25,8 +25,7 @@
  * the best repeat, and MPI_Dims_create(nranks, 3) for compare_peers.sh.
  *
  * Build: mpicc -O3 -o stream_triad stream_triad.c bench_common.c (the clock,
- * the median and the triad kernel of all benchmarks); see docs/benchmarks.md
- * for -O3 vs -O3 -march=native on the bench machine.
+ * the median and the triad kernel of all benchmarks).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>

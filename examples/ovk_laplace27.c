@@ -32,7 +32,6 @@ static void usage(FILE *f)
             "  -stencil 27|7        stencil (default 27)\n"
             "  -solver NAME         PCG variant (default alg1):");
     for (int i = 0; i < ovk_solver_type_count(); i++) fprintf(f, " %s", ovk_solver_type_name(i));
-    fprintf(f, " auto");
     fprintf(f,
             "\n"
             "  -backend SPEC        reduction backend name[:key=value,...] (default: $OVK_REDUCE_BACKEND\n"

@@ -1238,9 +1238,9 @@ contains
         if (present(solver)) call solver_set_option_text(s, 'solver', solver, st)
         if (st == OVK_OK .and. present(backend)) call solver_set_option_text(s, 'backend', backend, st)
         if (st == OVK_OK .and. present(precond)) call solver_set_option_text(s, 'precond', precond, st)
-        if (st == OVK_OK .and. present(tol)) call solver_set_option_real(s, 'tol', tol, st)
+        if (st == OVK_OK .and. present(tol)) call solver_set_option_real(s, 'rtol', tol, st)
         if (st == OVK_OK .and. present(atol)) call solver_set_option_real(s, 'atol', atol, st)
-        if (st == OVK_OK .and. present(max_iter)) call solver_set_option_int(s, 'max_iter', max_iter, st)
+        if (st == OVK_OK .and. present(max_iter)) call solver_set_option_int(s, 'max_it', max_iter, st)
         if (st == OVK_OK .and. present(print_level)) call solver_set_option_int(s, 'print_level', print_level, st)
         rc = int(st, c_int)
     end subroutine set_options

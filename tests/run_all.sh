@@ -39,7 +39,7 @@ expect_mpi build-test/tests/mpi_test_pcg libmpi.so \
 grep -q "Open MPI\|OpenRTE" <<<"$(mpiexec --version 2>&1)" ||
   { echo "the default mpiexec is not Open MPI; update-alternatives --auto mpirun restores it" >&2; exit 1; }
 
-# README's MPICH command, Fortran included: CMake takes the Fortran MPI from
+# docs/install.md's MPICH command, Fortran included: CMake takes the Fortran MPI from
 # mpicc.mpich's sibling (mpifort.mpich), so the module loads MPICH only.
 cmake -S . -B build-mpich -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOVK_BUILD_FORTRAN=ON \
   -DMPI_C_COMPILER="$(command -v mpicc.mpich)" -DMPIEXEC_EXECUTABLE="$(command -v mpiexec.mpich)"

@@ -24,7 +24,7 @@
 enum { V_B, V_C, V_D, V_P, V_S, V_X, V_R, V_U, V_W, V_Z, V_M, V_N, V_COUNT };
 /* the matrix with packed, float, double values; packed without its runs
  * (both triangles, every row read entry by entry); packed, one triangle
- * (the form before the runs, session 6) */
+ * (the form without the runs) */
 enum { M_AUTO, M_FLOAT, M_DOUBLE, M_NORUNS, M_UPPER, M_COUNT };
 
 struct ovk_kb_items {
@@ -75,7 +75,7 @@ static void k_run_l1(kb_items *b, int m)
     b->sink += dot;
 }
 
-/* the runs in 8-row blocks only, as session 7 did (wide blocks first otherwise) */
+/* the runs in 8-row blocks only (the default takes wide blocks first) */
 static void k_matvec_narrow(kb_items *b, int m)
 {
     ovk__run_set_kernels(-1, 0);

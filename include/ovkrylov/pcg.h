@@ -24,7 +24,7 @@
  *   "plcg"     p(l)-CG (Cornelis-Cools-Vanroose): a deep pipeline, l
  *              reductions in flight behind l matvecs ("plcg:l=3")
  *   "auto"     measures the reduction latency and the local work of an
- *              iteration at setup and picks alg1 or plcg with its depth
+ *              iteration at setup and picks alg1, pipecg or plcg with its depth
  *              (pipeprcg after plcg broke down); see auto_choice below
  * (ovk_solver_type_count/_name/_description list them with their options;
  * docs/solvers.md says when each pays.)
@@ -157,7 +157,7 @@ typedef struct ovk_pcg_result {
     int history_len;  /* residual norms written to the solver's history buffer */
     /* solver "auto": what it measured at setup (the latency of one blocking reduction, the
      * local work of one PCG iteration; the largest over the ranks, microseconds) and the
-     * variant it chose ("alg1", "plcg:l=3", "pipeprcg"); 0 and "" for the other solvers */
+     * variant it chose ("alg1", "pipecg", "plcg:l=3", "pipeprcg"); 0 and "" for the other solvers */
     double auto_latency_us;
     double auto_work_us;
     char auto_choice[32];
@@ -185,11 +185,6 @@ int ovk_pcg_solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
 int ovk_solver_type_count(void);
 const char *ovk_solver_type_name(int index);
 const char *ovk_solver_type_description(int index);
-/* Deprecated aliases of the three above (they list variants, not solver
- * objects); kept for existing callers. */
-int ovk_solver_count(void);
-const char *ovk_solver_name(int index);
-const char *ovk_solver_description(int index);
 
 /* The preconditioners of this build with their options, and those it
  * leaves out with the reason (one per line; what `-precond list` prints). */

@@ -92,8 +92,7 @@
  *   log_view        0 | 1: rank 0 prints the object's setup and solve times
  *                   (min/max/avg over ranks) at ovk_solver_destroy; the value
  *                   agreed at the last setup counts (docs/options.md)   (0)
- * ("tol" and "max_iter" are accepted as deprecated spellings of rtol and
- * max_it.)  A solve converges when ||r||_2 < max(rtol ||b||_2, atol), or
+ * A solve converges when ||r||_2 < max(rtol ||b||_2, atol), or
  * when the application's convergence test says so.
  *
  * Status codes: an unknown key, a malformed value or an unknown name of a

@@ -244,8 +244,8 @@ enum { DOT2_GROUP = 4 }; /* dots whose chains run interleaved */
 /* The same with AVX2 and FMA, the four lanes of a dot in one register: the
  * same operations in the same order, so the same result.  Each step of a
  * dot waits for its previous sum (an addition's latency), so a group of G
- * dots runs interleaved, their chains independent (4 dots of 8,000 rows:
- * 12.7 -> 9.4 us, the same bits); the last rows by dot2_rows. */
+ * dots runs interleaved, their chains independent (bench/ovk_kernel_bench.c
+ * measures the gain); the last rows by dot2_rows. */
 #define DOT2_AVX_GROUP(G)                                                                                     \
     __attribute__((target("avx2,fma"))) static void dot2_avx_##G(int n, const double *const *x,              \
                                                                 const double *const *y, dot2_state *st)      \
@@ -280,8 +280,8 @@ __attribute__((target("avx512f"))) static inline __m512d dot2_pair(const double 
 
 /* Two or four dots (P = 1, 2 pairs), each pair's lanes in one AVX-512
  * register: the 4-lane sums of DOT2_AVX_STEP, twice as many per
- * instruction (4 dots of 8,000 rows: 9.4 -> 7.9 us, the same bits; the
- * halves are filled by one insert per operand) */
+ * instruction (the same bits; the halves are filled by one insert per
+ * operand) */
 #define DOT2_AVX512_PAIRS(P)                                                                                  \
     __attribute__((target("avx512f,fma"))) static void dot2_avx512_##P(int n, const double *const *x,         \
                                                                       const double *const *y, dot2_state *st) \

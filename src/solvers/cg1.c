@@ -3,7 +3,7 @@
  * u = C r, so the inner products of a step, <r,u>, <w,u> and <r,r>, are
  * known together and summed in one blocking reduction:
  *
- *   beta  = gamma / gamma_old;  alpha = gamma / <p,Ap>   (sr_common.c)
+ *   beta  = gamma / gamma_old;  alpha = gamma / <p,Ap>   (single_reduction.c)
  *   p = u + beta p;  s = w + beta s;  x += alpha p;  r -= alpha s;  u = C r
  *   w = A u;  gamma = <r,u>, delta = <w,u>, <r,r>  -> one reduction
  *
@@ -11,7 +11,7 @@
  * also computes the local <r,u>, <r,r> and the norms the residual-gap
  * estimate needs.  With any other C the updates are one pass, u = C r and
  * w = A u follow, and the sums take one more pass.  The decisions
- * (convergence, replacement, breakdown) are in sr_common.c. */
+ * (convergence, replacement, breakdown) are in single_reduction.c. */
 #include <stddef.h>
 #include <string.h>
 
@@ -65,7 +65,7 @@ static void update(int n, double a, double b, const double *restrict u, const do
 }
 
 /* One step with any C: the updates, u = C r, w = A u, all sums, one reduction. */
-static int step_any(ovk__ctx *c, cg1_work *w, const ovk__sr *st)
+static int step_any(ovk__ctx *c, cg1_work *w, const ovk__single_reduction *st)
 {
     ovk__tic t0 = ovk__tic_start(c);
     update(c->n, st->alpha, st->beta, w->u, w->w, w->p, w->s, c->x, w->r);
@@ -79,7 +79,7 @@ static int step_any(ovk__ctx *c, cg1_work *w, const ovk__sr *st)
 
 /* One step: the fused updates, w = A u, <w,u>, and the one reduction
  * (which ends the step: `more` changes nothing). */
-static int step(ovk__ctx *c, void *work, const ovk__sr *st, int more)
+static int step(ovk__ctx *c, void *work, const ovk__single_reduction *st, int more)
 {
     cg1_work *w = work;
     const double *d = ovk__ctx_pc_diagonal(c);
@@ -89,10 +89,9 @@ static int step(ovk__ctx *c, void *work, const ovk__sr *st, int more)
     /* p = u + beta p; s = w + beta s; x += alpha p; r -= alpha s; u = C r */
     ovk__cg1_update(c->n, st->alpha, st->beta, d, w->w, w->u, w->p, w->s, c->x, w->r, w->sums, &c->hook);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-    /* <w,u> stays a pass of its own (ovk__dots, 4 lanes): summed in the
-     * matvec's pass it saved 1.4 % of an iteration but changed the sums'
-     * order, and with it cg1's iteration counts on the ill-conditioned
-     * shared matrices by up to 2 % (docs/benchmarks.md, session 6) */
+    /* <w,u> stays a pass of its own (ovk__dots, 4 lanes): the matvec's
+     * pass would sum it in another order, which changes the iteration
+     * counts on ill-conditioned matrices */
     int rc = ovk__ctx_matvec(c, w->u, w->w); /* w = A u */
     if (rc) return rc;
     t0 = ovk__tic_start(c);
@@ -106,9 +105,9 @@ static int start(ovk__ctx *c, void *work) { return refresh_from(c, work, 1, 1); 
 
 static int iterate(ovk__ctx *c, void *work, double bb)
 {
-    static const ovk__sr_ops ops = {.pipelined = 0, .refresh = refresh, .start = start, .step = step};
+    static const ovk__single_reduction_ops ops = {.pipelined = 0, .refresh = refresh, .start = start, .step = step};
     cg1_work *w = work;
-    return ovk__sr_run(c, &ops, w, w->r, w->sums, bb);
+    return ovk__single_reduction_run(c, &ops, w, w->r, w->sums, bb);
 }
 
 #define V(f) offsetof(cg1_work, f)

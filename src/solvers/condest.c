@@ -5,9 +5,9 @@
 
 void ovk__condest_end(ovk__ctx *c)
 {
+    const ovk__lanczos *lz = &c->lanczos;
     double lmin = 0.0, lmax = 0.0;
-    if (c->lz_count < 1 || ovk__lanczos_extremes(c->lz_count, c->lz_alpha, c->lz_beta, c->lz_work, &lmin, &lmax))
-        return;
+    if (lz->count < 1 || ovk__lanczos_extremes(lz->count, lz->alpha, lz->beta, lz->work, &lmin, &lmax)) return;
     c->res->lambda_min = lmin;
     c->res->lambda_max = lmax;
     c->res->cond_est = lmin > 0.0 ? lmax / lmin : 0.0; /* T indefinite: breakdown */

@@ -107,6 +107,27 @@ int ovk__variant_resume(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, dou
     return sv->resume(c, v->work, bb, iter0);
 }
 
+int ovk__variant_after_setup(ovk__ctx *c, ovk__variant *v)
+{
+    return v->sv && v->sv->after_setup ? v->sv->after_setup(c, v->work) : OVK_OK;
+}
+
+int ovk__variant_delegate(ovk__ctx *c, ovk__variant *inner, void *params, const double *r, double bb, int *ran)
+{
+    int decided = 0, rc = OVK_OK;
+    *ran = 0;
+    if (c->initial_pending && !inner->sv->defers_initial) rc = ovk__initial_check(c, r, &bb, &decided);
+    if (!rc && !decided && inner->sv->needs_norm && !c->norms.current) rc = c->norm(c);
+    if (rc || decided) return rc;
+    if (c->n > 0) memcpy(inner->r, r, sizeof(double) * (size_t)c->n);
+    void *saved = c->params;
+    c->params = params;
+    rc = inner->sv->iterate(c, inner->work, bb);
+    c->params = saved;
+    *ran = 1;
+    return rc;
+}
+
 void ovk__variant_free(ovk__variant *v)
 {
     if (v->sv && v->sv->destroy) v->sv->destroy(v->work);

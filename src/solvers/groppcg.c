@@ -13,8 +13,7 @@
  * (ovk__confirm); if it does not, r = b - A x, z = C r and s = A p are
  * recomputed (a residual replacement, the direction kept) and the
  * iteration goes on.  The recurrence z can make <r,z> zero or negative at
- * the rounding floor (measured: -1.3e-33 after 25 iterations on a
- * 1000-row Laplacian with tol 1e-30); then z = C r and <r,z> are
+ * the rounding floor at very tight tolerances; then z = C r and <r,z> are
  * recomputed once (counted as a replacement) before a non-positive value
  * is called a breakdown.  A non-positive <p,s> is a breakdown, as in alg1. */
 #include <math.h>

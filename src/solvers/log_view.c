@@ -29,7 +29,7 @@ static const char *const part_names[OVK__LOG_PARTS] = {
     [OVK__LOG_VECTORS] = "work vectors allocated",
     [OVK__LOG_PRECOND] = "preconditioner set up (numeric)",
     [OVK__LOG_NORM] = "matrix norm and row statistics",
-    [OVK__LOG_MEASURE] = "variant's measurements (auto's choice)",
+    [OVK__LOG_MEASURE] = "variant's own measurements at setup",
 };
 
 static const char *const solve_names[] = {

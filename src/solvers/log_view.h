@@ -15,7 +15,7 @@ typedef enum ovk__log_part {
     OVK__LOG_VECTORS, /* the variant's work vectors, the condition estimate's room */
     OVK__LOG_PRECOND, /* the preconditioner's numeric setup */
     OVK__LOG_NORM,    /* ||A|| and the row statistics */
-    OVK__LOG_MEASURE, /* the variant's own measurements at setup (auto's choice) */
+    OVK__LOG_MEASURE, /* the variant's own measurements at setup (after_setup) */
     OVK__LOG_PARTS
 } ovk__log_part;
 

@@ -37,17 +37,9 @@ struct ovk_solver {
     ovk_pcg_options o;       /* its strings point into the buffers below */
     char solver_spec[128], backend_spec[256], precond_spec[256];
     ovk_reducer *user_red;   /* borrowed */
-    ovk_monitor_fn monitor;
-    void *monitor_ctx;
-    ovk_converged_fn conv_fn;
-    void *conv_ctx;
-    double divtol;           /* diverged when ||r|| > divtol ||r0|| (0: off) */
-    int guess_zero, print_monitor, monitor_true, view, converged_reason, log_view;
+    ovk__monitor mon;        /* its true_r and stage owned */
+    int guess_zero, view, converged_reason, log_view;
     unsigned dirty;          /* REDO_* of the options changed since the last setup */
-    double *true_r;          /* monitor_true's residual b - A x (owned) */
-    ovk__stage *stage;       /* the monitor's vote rides the variant's sums (owned) */
-    double *history;
-    int history_cap;
     double *coords;          /* owned copy: coord_n points of coord_dim doubles */
     int coord_dim, coord_n;
     const char *busy;        /* "setup" or "solve" while one runs (its callbacks may call in) */
@@ -188,31 +180,23 @@ static const opt_def opt_defs[] = {
     OPT_STR("precond", precond_spec, REDO_PC),
     OPT_NUM("rtol", OPT_DOUBLE, o.tol, 1, 0, REDO_CHECK),
     OPT_NUM("atol", OPT_DOUBLE, o.atol, 0, 0, REDO_CHECK),
-    OPT_NUM("divtol", OPT_DOUBLE, divtol, 0, 0, REDO_CHECK),
+    OPT_NUM("divtol", OPT_DOUBLE, mon.divtol, 0, 0, REDO_CHECK),
     OPT_NUM("max_it", OPT_INT, o.max_iter, 0, INT32_MAX, REDO_CONDEST),
     OPT_NUM("print_level", OPT_INT, o.print_level, 0, 2, REDO_CHECK),
     OPT_NUM("progress_every", OPT_INT, o.progress_every, -1, INT32_MAX, REDO_CTX),
     OPT_NUM("condest", OPT_INT, o.condest, 0, 1, REDO_CONDEST),
     OPT_NUM("replace_every", OPT_INT, o.replace_every, -1, INT32_MAX, REDO_CHECK),
     OPT_NUM("initial_guess_zero", OPT_INT, guess_zero, 0, 1, REDO_CTX),
-    OPT_NUM("monitor", OPT_INT, print_monitor, 0, 1, REDO_CTX),
-    OPT_NUM("monitor_true", OPT_INT, monitor_true, 0, 1, REDO_CTX),
+    OPT_NUM("monitor", OPT_INT, mon.print, 0, 1, REDO_CTX),
+    OPT_NUM("monitor_true", OPT_INT, mon.print_true, 0, 1, REDO_CTX),
     OPT_NUM("view", OPT_INT, view, 0, 1, REDO_CHECK),
     OPT_NUM("converged_reason", OPT_INT, converged_reason, 0, 1, REDO_CHECK),
     OPT_NUM("log_view", OPT_INT, log_view, 0, 1, REDO_CHECK),
 };
 enum { OPT_COUNT = (int)(sizeof opt_defs / sizeof opt_defs[0]) };
 
-/* Earlier spellings, still accepted by ovk_solver_set_option/_get_option
- * (deprecated; the options database knows only the keys above). */
-static const struct {
-    const char *old, *key;
-} opt_aliases[] = {{"tol", "rtol"}, {"max_iter", "max_it"}};
-
 static const opt_def *find_opt(const char *key)
 {
-    for (size_t i = 0; i < sizeof opt_aliases / sizeof opt_aliases[0]; i++)
-        if (!strcmp(opt_aliases[i].old, key)) key = opt_aliases[i].key;
     for (int i = 0; i < OPT_COUNT; i++)
         if (!strcmp(opt_defs[i].key, key)) return &opt_defs[i];
     return NULL;
@@ -406,8 +390,8 @@ int ovk_solver_set_monitor(ovk_solver *s, ovk_monitor_fn fn, void *ctx)
 {
     int bad = usable(s, "ovk_solver_set_monitor");
     if (bad) return bad;
-    s->monitor = fn;
-    s->monitor_ctx = ctx;
+    s->mon.fn = fn;
+    s->mon.fn_ctx = ctx;
     s->dirty |= REDO_CHECK | REDO_CTX; /* every rank must have one: checked at setup */
     return OVK_OK;
 }
@@ -416,8 +400,8 @@ int ovk_solver_set_convergence_test(ovk_solver *s, ovk_converged_fn fn, void *ct
 {
     int bad = usable(s, "ovk_solver_set_convergence_test");
     if (bad) return bad;
-    s->conv_fn = fn;
-    s->conv_ctx = ctx;
+    s->mon.conv_fn = fn;
+    s->mon.conv_ctx = ctx;
     s->dirty |= REDO_CHECK | REDO_CTX;
     return OVK_OK;
 }
@@ -427,10 +411,10 @@ int ovk_solver_set_history(ovk_solver *s, double *buf, int len)
     int bad = usable(s, "ovk_solver_set_history");
     if (bad) return bad;
     if (buf && len < 0) return ovk__fail(OVK_EINVAL, "ovk_solver_set_history: len = %d < 0", len);
-    s->history = buf;
-    s->history_cap = buf ? len : 0;
-    s->c.history = s->history;
-    s->c.history_cap = s->history_cap;
+    s->mon.history = buf;
+    s->mon.history_cap = buf ? len : 0;
+    s->c.mon.history = buf; /* also between setups */
+    s->c.mon.history_cap = s->mon.history_cap;
     return OVK_OK;
 }
 
@@ -470,15 +454,15 @@ static void undo(ovk_solver *s, unsigned redo)
     }
     if (redo & REDO_PC) ovk__pc_destroy(&s->pc);
     if (redo & REDO_CONDEST) {
-        free(c->lz_alpha);
-        c->lz_alpha = c->lz_beta = c->lz_work = NULL;
-        c->lz_cap = 0;
+        free(c->lanczos.alpha);
+        c->lanczos.alpha = c->lanczos.beta = c->lanczos.work = NULL;
+        c->lanczos.cap = 0;
     }
     if (redo & REDO_CTX) {
-        free(s->true_r);
-        free(s->stage);
-        s->true_r = NULL;
-        s->stage = NULL;
+        free(s->mon.true_r);
+        free(s->mon.stage);
+        s->mon.true_r = NULL;
+        s->mon.stage = NULL;
     }
     s->ready = 0;
 }
@@ -570,7 +554,7 @@ static int check_same(ovk_solver *s)
         print_value(s, &opt_defs[i], buf, sizeof buf);
         h[i] = ovk__fingerprint(buf, strlen(buf));
     }
-    int flags[5] = {s->monitor != NULL, s->pc_fn != NULL, s->user_red != NULL, s->coord_dim, s->conv_fn != NULL};
+    int flags[5] = {s->mon.fn != NULL, s->pc_fn != NULL, s->user_red != NULL, s->coord_dim, s->mon.conv_fn != NULL};
     for (int i = 0; i < 5; i++) h[FLAGS + i] = ovk__fingerprint(&flags[i], sizeof flags[i]);
     rc = ovk__differs(s->lay->comm, h, N, &first);
     if (rc || first < 0) return rc;
@@ -615,41 +599,45 @@ static int make_reducer(ovk_solver *s)
 /* the room of -ovk_monitor_true and of the monitor's vote (local) */
 static int ctx_room(ovk_solver *s)
 {
-    if (s->monitor_true && !s->true_r) {
-        int rc = ovk__pc_alloc(s->lay->nlocal, "the true residual of monitor_true", &s->true_r);
+    if (s->mon.print_true && !s->mon.true_r) {
+        int rc = ovk__pc_alloc(s->lay->nlocal, "the true residual of monitor_true", &s->mon.true_r);
         if (rc) return rc;
     }
-    if (s->monitor && !s->stage) {
-        s->stage = calloc(OVK__STAGE_SLOTS, sizeof *s->stage);
-        if (!s->stage) return ovk__fail(OVK_ENOMEM, "the monitor's vote slots");
+    if (s->mon.fn && !s->mon.stage) {
+        s->mon.stage = calloc(OVK__STAGE_SLOTS, sizeof *s->mon.stage);
+        if (!s->mon.stage) return ovk__fail(OVK_ENOMEM, "the monitor's vote slots");
     }
     return OVK_OK;
 }
 
 static int ctx_norm(ovk__ctx *c);
 
-/* the solve context from the object; what the setups keep in it (the
- * condition estimate's room, the norm, the numeric epoch) stays */
+/* the context's per-solve state as before any solve: no vectors, timers,
+ * failed callback, monitor vote or sum of an earlier solve */
+static void reset_solve_state(ovk__ctx *c)
+{
+    c->b = NULL;
+    c->x = NULL;
+    c->res = NULL;
+    memset(c->t, 0, sizeof c->t);
+    c->inflight = -1;
+    c->progress_time = 0.0;
+    c->flight = 0.0;
+    c->flying = 0;
+    c->rr_stop = 0.0;
+    c->cb_failed = 0;
+    c->cb_detail[0] = '\0';
+    c->initial_pending = 0;
+    c->watch = (ovk__monitor_state){0};
+    c->lanczos.count = 0;
+    if (c->mon.stage) memset(c->mon.stage, 0, sizeof *c->mon.stage * OVK__STAGE_SLOTS);
+}
+
+/* the solve context's configuration from the object (the norms and the
+ * condition estimate's room are the setups' that make them) */
 static void init_ctx(ovk_solver *s)
 {
-    ovk__ctx *c = &s->c, kept = *c;
-    memset(c, 0, sizeof *c);
-    c->lz_alpha = kept.lz_alpha;
-    c->lz_beta = kept.lz_beta;
-    c->lz_work = kept.lz_work;
-    c->lz_cap = kept.lz_cap;
-    c->anorm = kept.anorm;
-    c->mv = kept.mv;
-    c->norm_ok = kept.norm_ok;
-    c->norm = ctx_norm;
-    c->numeric_epoch = kept.numeric_epoch;
-    c->conv_fn = s->conv_fn;
-    c->conv_ctx = s->conv_ctx;
-    c->divtol = s->divtol;
-    c->guess_zero = s->guess_zero;
-    c->print_monitor = s->print_monitor || s->monitor_true;
-    c->true_r = s->true_r;
-    c->stage = s->stage;
+    ovk__ctx *c = &s->c;
     c->A = s->A;
     c->owner = s;
     c->op = s->op;
@@ -661,11 +649,11 @@ static void init_ctx(ovk_solver *s)
     c->red = s->red;
     c->opts = &s->o;
     c->params = s->params;
-    c->inflight = -1;
-    c->monitor = s->monitor;
-    c->monitor_ctx = s->monitor_ctx;
-    c->history = s->history;
-    c->history_cap = s->history_cap;
+    c->guess_zero = s->guess_zero;
+    c->mon = s->mon;
+    c->norm = ctx_norm;
+    reset_solve_state(c);
+    c->hook = (ovk__hook){0};
     int every = s->o.progress_every;
     if (every >= 0 && (ovk_reducer_caps(s->red) & OVK_CAP_NEEDS_TEST)) {
         c->hook.fn = ovk__ctx_progress;
@@ -719,8 +707,8 @@ static int operator_norm(ovk_solver *s)
         rc = power_step(c, x, y, v);
         if (rc) goto cleanup;
     }
-    c->anorm = 1.1 * (v[1] > 0.0 ? v[0] / v[1] : 0.0);
-    c->mv = 1.0;
+    c->norms.anorm = 1.1 * (v[1] > 0.0 ? v[0] / v[1] : 0.0);
+    c->norms.longest_row = 1.0;
     if (c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "%s (estimating ||A|| at setup)", c->cb_detail);
 cleanup:
     c->cb_failed = 0;
@@ -728,8 +716,8 @@ cleanup:
     free(y);
     rc = ovk__agree(c->comm, rc);
     if (rc) return rc;
-    if (!isfinite(c->anorm)) /* from reduced values: the same on every rank */
-        return ovk__fail(OVK_ENONFINITE, "the operator gives non-finite values (||A x|| = %g)", c->anorm);
+    if (!isfinite(c->norms.anorm)) /* from reduced values: the same on every rank */
+        return ovk__fail(OVK_ENONFINITE, "the operator gives non-finite values (||A x|| = %g)", c->norms.anorm);
     return OVK_OK;
 }
 
@@ -742,18 +730,18 @@ static int matrix_norm(ovk_solver *s)
     if (rc) return rc;
     v[1] = longest;
     rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, s->lay->comm), "MPI_Allreduce (row statistics)");
-    s->c.anorm = v[0];
-    s->c.mv = v[1];
+    s->c.norms.anorm = v[0];
+    s->c.norms.longest_row = v[1];
     return rc;
 }
 
 /* Collective: ||A|| of the current values (the numeric setup's for a
- * variant that needs it; later through c->norm, where auto's choice does) */
+ * variant that needs it; later through c->norm, for a delegated one) */
 static int ctx_norm(ovk__ctx *c)
 {
     ovk_solver *s = c->owner;
     int rc = s->A ? matrix_norm(s) : operator_norm(s);
-    c->norm_ok = rc == OVK_OK;
+    c->norms.current = rc == OVK_OK;
     return rc;
 }
 
@@ -765,7 +753,7 @@ static int numeric_setup(ovk_solver *s, int pc_too)
     int rc = pc_too ? ovk__agree(s->lay->comm, s->pc.type->setup(s->pc.state, &env)) : OVK_OK;
     ovk__log_mark(&s->log, OVK__LOG_PRECOND);
     if (rc) goto cleanup;
-    s->c.norm_ok = 0;
+    s->c.norms.current = 0;
     if (s->sv->needs_norm) {
         rc = ctx_norm(&s->c);
         ovk__log_mark(&s->log, OVK__LOG_NORM);
@@ -773,7 +761,7 @@ static int numeric_setup(ovk_solver *s, int pc_too)
     }
     if (s->A) s->version = s->A->values_version;
 cleanup:
-    s->c.numeric_epoch++; /* what a variant derived from the old values is stale, also after a failure */
+    s->c.norms.epoch++; /* what a variant derived from the old values is stale, also after a failure */
     return rc;
 }
 
@@ -784,13 +772,13 @@ static int condest_setup(ovk_solver *s)
     int rc = OVK_OK;
     if (!s->o.condest || s->o.max_iter < 1) return OVK_OK;
     size_t cap = (size_t)s->o.max_iter;
-    c->lz_alpha = malloc(sizeof(double) * 4 * cap);
-    if (!c->lz_alpha) rc = ovk__fail(OVK_ENOMEM, "condition estimate of %d steps", s->o.max_iter);
+    c->lanczos.alpha = malloc(sizeof(double) * 4 * cap);
+    if (!c->lanczos.alpha) rc = ovk__fail(OVK_ENOMEM, "condition estimate of %d steps", s->o.max_iter);
     rc = ovk__agree(c->comm, rc);
     if (rc) return rc;
-    c->lz_beta = c->lz_alpha + cap;
-    c->lz_work = c->lz_beta + cap;
-    c->lz_cap = s->o.max_iter;
+    c->lanczos.beta = c->lanczos.alpha + cap;
+    c->lanczos.work = c->lanczos.beta + cap;
+    c->lanczos.cap = s->o.max_iter;
     return OVK_OK;
 }
 
@@ -805,7 +793,7 @@ static int agree_redo(ovk_solver *s, unsigned *redo)
 /* Collective: set up what is not (all of it the first time, after a
  * failure or ovk_solver_set_options; else what the changed options mark),
  * nothing when nothing changed but one reduction of the marks. */
-static int setup_held(ovk_solver *s)
+static int setup_what_changed(ovk_solver *s)
 {
     double t0 = MPI_Wtime();
     unsigned redo = s->ready ? s->dirty : REDO_ALL;
@@ -849,7 +837,7 @@ static int setup_held(ovk_solver *s)
         if (rc) goto fail;
     }
     if (redo & (REDO_REDUCER | REDO_PC | REDO_VARIANT)) {
-        rc = ovk__auto_setup(&s->c, &s->var); /* solver auto: measure and choose (auto.c) */
+        rc = ovk__variant_after_setup(&s->c, &s->var);
         ovk__log_mark(&s->log, OVK__LOG_MEASURE);
         if (rc) goto fail;
     }
@@ -873,7 +861,7 @@ int ovk_solver_setup(ovk_solver *s)
     if (bad) return bad;
     s->busy = "setup"; /* operator callbacks run in the norm estimate */
     ovk__matrix_hold(s->A, 1);
-    int rc = setup_held(s);
+    int rc = setup_what_changed(s);
     ovk__matrix_hold(s->A, -1);
     s->busy = NULL;
     return rc;
@@ -947,19 +935,10 @@ static int status_of(const ovk_pcg_result *r)
 
 static void begin_solve(ovk__ctx *c, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
 {
+    reset_solve_state(c);
     c->b = b->data;
     c->x = x->data;
     c->res = res;
-    memset(c->t, 0, sizeof c->t);
-    c->inflight = -1;
-    c->progress_time = 0.0;
-    c->cb_failed = 0;
-    c->lz_count = 0;
-    c->flight = 0.0;
-    c->flying = 0;
-    c->vote = 0;
-    c->stop_agreed = 0;
-    if (c->stage) memset(c->stage, 0, sizeof *c->stage * OVK__STAGE_SLOTS); /* no sum of an earlier solve */
 }
 
 /* rank 0: the one-line summary of print_level 1 and -ovk_converged_reason */
@@ -985,7 +964,7 @@ static int solved(const ovk__ctx *c, int rc)
     return OVK_OK;
 }
 
-static int solve_held(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
+static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
 {
     ovk__ctx *c = &s->c;
     int mine = s->solve_refused ? ovk__fail(s->solve_refused, "%s", s->solve_refused_detail) : check_vectors(s, b, x);
@@ -1020,10 +999,10 @@ int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     if (bad) return bad;
     s->busy = "solve";
     ovk__matrix_hold(s->A, 1);
-    int rc = setup_held(s); /* what changed since the last setup, if anything */
+    int rc = setup_what_changed(s); /* what changed since the last setup, if anything */
     if (!rc) {
         ovk__reducer_hold(s->red, 1);
-        rc = solve_held(s, b, x, res);
+        rc = run_solve(s, b, x, res);
         ovk__reducer_hold(s->red, -1);
     }
     ovk__matrix_hold(s->A, -1);
@@ -1076,12 +1055,12 @@ int ovk_solver_view(const ovk_solver *s, FILE *f)
         fprintf(f, "  preconditioner: %s (%s)\n", s->precond_spec, s->pc.type->name);
     else fprintf(f, "  preconditioner: %s\n", s->precond_spec);
     fprintf(f, "  backend: %s (from %s)\n", resolved_backend(s), backend_origin(s));
-    fprintf(f, "  tolerances: rtol = %g, atol = %g, divtol = %g%s, max_it = %d\n", o->tol, o->atol, s->divtol,
-            s->divtol > 0.0 ? "" : " (off)", o->max_iter);
+    fprintf(f, "  tolerances: rtol = %g, atol = %g, divtol = %g%s, max_it = %d\n", o->tol, o->atol, s->mon.divtol,
+            s->mon.divtol > 0.0 ? "" : " (off)", o->max_iter);
     fprintf(f, "  initial guess: %s; convergence test: %s; monitor: %s%s%s\n",
-            s->guess_zero ? "zero" : "x on entry", s->conv_fn ? "the application's" : "||r|| < max(rtol ||b||, atol)",
-            s->monitor ? "the application's" : "none", s->print_monitor ? ", -ovk_monitor" : "",
-            s->monitor_true ? ", -ovk_monitor_true (one product and one blocking reduction per iteration)" : "");
+            s->guess_zero ? "zero" : "x on entry", s->mon.conv_fn ? "the application's" : "||r|| < max(rtol ||b||, atol)",
+            s->mon.fn ? "the application's" : "none", s->mon.print ? ", -ovk_monitor" : "",
+            s->mon.print_true ? ", -ovk_monitor_true (one product and one blocking reduction per iteration)" : "");
     view_matrix(s, f);
     fprintf(f, "  options:");
     for (int i = 0; i < OPT_COUNT; i++) {

@@ -12,6 +12,7 @@ extern const ovk__solver ovk__solver_pipecg;
 extern const ovk__solver ovk__solver_groppcg;
 extern const ovk__solver ovk__solver_pipeprcg;
 extern const ovk__solver ovk__solver_plcg;
+extern const ovk__solver ovk__solver_auto;
 /* SOLVERS: declarations of further variants go here. */
 
 static const ovk__solver *const solvers[] = {
@@ -23,6 +24,7 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_groppcg,
     &ovk__solver_pipeprcg,
     &ovk__solver_plcg,
+    &ovk__solver_auto,
     /* SOLVERS: further variants go here. */
 };
 
@@ -34,14 +36,9 @@ const char *ovk_solver_type_description(int i)
 {
     return (i >= 0 && i < SOLVER_COUNT) ? solvers[i]->description : NULL;
 }
-/* the deprecated names of the three above */
-int ovk_solver_count(void) { return ovk_solver_type_count(); }
-const char *ovk_solver_name(int i) { return ovk_solver_type_name(i); }
-const char *ovk_solver_description(int i) { return ovk_solver_type_description(i); }
 
 const ovk__solver *ovk__solver_find(const char *name)
 {
-    if (strcmp(name, ovk__solver_auto.name) == 0) return &ovk__solver_auto; /* picks one of the list */
     for (int i = 0; i < SOLVER_COUNT; i++)
         if (strcmp(solvers[i]->name, name) == 0) return solvers[i];
     return NULL;
@@ -53,7 +50,6 @@ void ovk__solver_names(char *buf, size_t len, int unsplit_only)
     for (int i = 0; i < SOLVER_COUNT; i++) {
         if (!unsplit_only || !solvers[i]->split) ovk__list_add(buf, len, ", ", solvers[i]->name);
     }
-    ovk__list_add(buf, len, ", ", ovk__solver_auto.name);
 }
 
 void ovk_pcg_options_init(ovk_pcg_options *o)

@@ -5,7 +5,7 @@
  * completed after the preconditioner and the matvec of the next step, which
  * drive the backend's progress through the hook while they run:
  *
- *   beta = gamma / gamma_old;  alpha = gamma / <p,Ap>          (sr_common.c)
+ *   beta = gamma / gamma_old;  alpha = gamma / <p,Ap>          (single_reduction.c)
  *   z = n + beta z;  s = w + beta s;  p = u + beta p                (one pass,
  *   x += alpha p;  r -= alpha s;  w -= alpha z                      with the dots)
  *   gamma = <r,u>, delta = <w,u>, <r,r>  -> start the reduction
@@ -21,7 +21,7 @@
  *
  * The recurrences drift from their definitions faster than CG's; the
  * residual replacement, the true-residual exit test and the restart after
- * a loss of positivity are in sr_common.c. */
+ * a loss of positivity are in single_reduction.c. */
 #include <stddef.h>
 #include <string.h>
 
@@ -124,7 +124,7 @@ static void update_any(int n, double a, double b, const ovk__pipe_vecs *v)
 }
 
 /* the updates and their local sums: fused with a diagonal C, else two passes */
-static void update(ovk__ctx *c, pipe_work *w, const ovk__sr *st)
+static void update(ovk__ctx *c, pipe_work *w, const ovk__single_reduction *st)
 {
     const ovk__pipe_vecs *v = &w->v;
     ovk__tic t0 = ovk__tic_start(c);
@@ -141,7 +141,7 @@ static void update(ovk__ctx *c, pipe_work *w, const ovk__sr *st)
 
 /* One step: the updates, then the reduction in flight while the next
  * m = C w, n = A m run (skipped when no further step can follow). */
-static int step(ovk__ctx *c, void *work, const ovk__sr *st, int more)
+static int step(ovk__ctx *c, void *work, const ovk__single_reduction *st, int more)
 {
     pipe_work *w = work;
     ovk_request *req = NULL;
@@ -157,19 +157,19 @@ static int start(ovk__ctx *c, void *work) { return refresh_from(c, work, 1, 1); 
 
 static int iterate(ovk__ctx *c, void *work, double bb)
 {
-    static const ovk__sr_ops ops = {.pipelined = 1, .refresh = refresh, .start = start, .step = step};
+    static const ovk__single_reduction_ops ops = {.pipelined = 1, .refresh = refresh, .start = start, .step = step};
     pipe_work *w = work;
     w->v.x = c->x;
     w->v.d = ovk__ctx_pc_diagonal(c);
-    return ovk__sr_run(c, &ops, w, w->v.r, w->sums, bb);
+    return ovk__single_reduction_run(c, &ops, w, w->v.r, w->sums, bb);
 }
 
-/* auto's timing: a step's work besides n = A m (the updates and their
+/* the timed part of a step: its work besides n = A m (the updates and their
  * sums, m = C w) on x */
 static int vector_step(ovk__ctx *c, void *work, double *x)
 {
     pipe_work *w = work;
-    ovk__sr st = {.alpha = 0.5, .beta = 0.5};
+    ovk__single_reduction st = {.alpha = 0.5, .beta = 0.5};
     w->v.x = x;
     w->v.d = ovk__ctx_pc_diagonal(c);
     update(c, w, &st);

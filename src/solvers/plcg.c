@@ -1,73 +1,36 @@
-/* p(l)-CG: deep-pipelined PCG (Cornelis, Cools and Vanroose, "The
- * communication-hiding conjugate gradient method with deep pipelines", SISC
- * 40(4), 2018; PETSc's KSPPIPELCG, whose loop and storage of G this
- * follows), with the two-term recurrences of Cools, Cornelis and Vanroose
- * ("Numerically stable recurrence relations for the communication hiding
- * pipelined conjugate gradient method", IEEE TPDS 30(11), 2019).  The
- * preconditioned Lanczos basis v_k is computed l steps behind an auxiliary
- * basis z_k = P_k(CA) v_0 with P_k(t) = prod_{i<min(k,l)} (t - sigma_i)
- * (Newton shifts), from the band matrix G with Z = V G whose column k+1 is
- * one reduction of l+1 sums started at step k and completed at step k+l:
- * l reductions are in flight at once, behind l matvecs and preconditioner
- * applications that drive the backend's progress.  Per step:
+/* p(l)-CG: deep-pipelined PCG (Cornelis, Cools and Vanroose, SISC 40(4),
+ * 2018; PETSc's KSPPIPELCG, whose loop and storage of G this follows) with
+ * the two-term recurrences of Cools, Cornelis and Vanroose (IEEE TPDS
+ * 30(11), 2019).  The preconditioned Lanczos basis v_k runs l steps behind
+ * z_k = P_k(CA) v_0, P_k(t) = prod_{i<min(k,l)} (t - sigma_i), through the
+ * band matrix G with Z = V G; G's column k+1 is one reduction of l+1 sums
+ * started at step k and completed at step k+l.  Per step:
  *
  *   u = A z_k;  z_{k+1} = C u  (the first l steps: u -= sigma_k u_prev)
  *   wait for the sums of step k-l+1; G's column k-l+1 by a Cholesky-like
- *   step, g_jj = sqrt(g_jj - sum_k g_kj^2)  (a negative argument is the
- *   square-root breakdown: see Fallback); the Lanczos gamma, delta; the
- *   LDL^T pivot eta
- *   every level j = 0..l (z^(j) = P_j(CA) v, p^(j) = P_j(CA) p) and x, by
- *   two-term recurrences in one pass (advance);  <u, v>, <u, z_j> (l+1
- *   sums, each in twice the working precision: G's off-diagonal entries
- *   are small sums of large terms, and their rounding, amplified by the
- *   Cholesky-like step, delayed convergence: 7-point Laplacian at l = 4,
- *   99 -> 119 iterations at 50x25x25 with plain sums, 99 with these) -> start
+ *   step, g_jj = sqrt(g_jj - sum_k g_kj^2) (a negative argument is the
+ *   square-root breakdown); the Lanczos gamma, delta; the LDL^T pivot eta
+ *   every level j = 0..l (z^(j) = P_j(CA) v, p^(j) = P_j(CA) p) and x by
+ *   two-term recurrences in one pass (advance); <u, v>, <u, z_j> -> start
  *
- * The shifts are Chebyshev nodes of [lmin, lmax] (the spectrum of CA),
- * given by the spec (plcg:l=2,lmin=0,lmax=1.38) or estimated in the first
- * solve of a set-up solver, and again after new matrix values, by a startup
- * phase that costs one blocking reduction, which also carries the frame's
- * initial <b,b> and <r0,r0>, and one behind the first matvec of the first
- * cycle: lmin = 0 and lmax = the largest
- * Ritz value of CA on a Krylov space of dimension up to EST_DIM + 1 of a
- * random vector, built in a Chebyshev basis without a reduction between its
- * matvecs and reduced as its Gram matrices at once (x is not touched).  The
- * shifts must not reach beyond the spectrum: on the 27-point Laplacian with
- * Jacobi (lambda in (0, 1.385)) the interval (0, 2) breaks down at l >= 2
- * and (0, 1.5) at l = 4, while estimates 1.3-1.39 run l = 1..4 without one
- * (docs/solvers.md); an estimate from inside the spectrum is the safe side.
- * (Measured on the shared matrices with 24 classical steps: a margin
- * above the Ritz value, 1.02-2x, or lmin = the smallest Ritz value, gave as
- * many or more breakdowns.)  A breakdown with the spec's bounds runs the
- * startup phase, whose estimate replaces them until the matrix values
- * change, and restarts.
+ * The l+1 sums are taken in twice the working precision: G's entries are
+ * small sums of large terms, whose rounding the Cholesky-like step
+ * amplifies.  The shifts sigma are Chebyshev nodes of [lmin, lmax], from the
+ * spec or estimated from inside the spectrum (shifts beyond it break the
+ * pipeline down) in the first solve after a setup or new values.
  *
- * The recurrences give ||r_k||_C = |zeta_k| (the natural norm), not
- * ||r_k||_2 of the exit test: that is estimated as |zeta_k| rho, with rho =
- * ||r||_2 / ||r||_C measured at the start of a cycle and at every true
- * residual check.  b - A x is checked (one matvec, one blocking reduction)
- * when the estimate meets the tolerance, and whenever it has dropped
- * CHECK_DROP below the last checked ||b - A x|| (then its sum is in flight
- * behind the next l steps, no blocking wait): rho is updated, the solve
- * stops if the true residual meets the tolerance (after a check in flight:
- * once b - A x of the current x does), and the recurrences have lost the
- * true residual if it dropped less than LOST_DROP meanwhile (or less than 2
- * while |zeta| dropped by 10).
+ * ||r_k||_2 is estimated as |zeta_k| rho (the recurrences give ||r_k||_C =
+ * |zeta_k|; rho = ||r||_2 / ||r||_C from the last check of b - A x), and
+ * b - A x is checked when the estimate meets the tolerance and, in flight,
+ * whenever it has dropped CHECK_DROP below the last check.
  *
- * No reduction of its own before the pipeline: the frame's initial check
- * (<b,b>, <r0,r0>) rides with the estimate's first sum or with <r0,Cr0>
- * (defers_initial), and the first cycle takes r0 from the frame's r.
- *
- * Fallback: on ill-conditioned matrices the deep pipelines break down (the
- * computed V loses the orthogonality G's Cholesky-like step assumes; the
- * shifts do not matter: on bcsstk03 with Jacobi any lmax in 1.5..6 gave
- * 7-14 breakdowns) and lose accuracy.  Restarting p(l)-CG at each one
- * cost up to 4.9x alg1's iterations and 4-11 orders of attainable accuracy,
- * so a breakdown with estimated shifts, or a lost true residual, ends
- * p(l)-CG for the rest of the solve: it goes on from x with pipeprcg's
- * recurrences (its resume entry; one reduction in flight behind two
- * matvecs, classical accuracy), counted as a restart.  Every decision uses
- * reduced values only. */
+ * Fallback: on ill-conditioned matrices the computed V loses the
+ * orthogonality G's step assumes, whatever the shifts, and restarts cost
+ * iterations and accuracy (docs/solvers.md, plcg).  So a breakdown with
+ * estimated shifts, or a lost true residual, ends p(l)-CG for the solve:
+ * it goes on from x with pipeprcg's recurrences (its resume), counted as a
+ * restart; one with the spec's shifts estimates them and restarts.  Every
+ * decision uses reduced values only. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -101,19 +64,19 @@ typedef struct plcg_work {
     double G[WIDTH * (2 * MAX_L + 1)]; /* columns k mod width, rows k-2l..k */
     double gam[WIDTH], del[WIDTH];     /* the Lanczos coefficients, k mod width */
     ovk_request *req[WIDTH];           /* the sums of column k, k mod width */
-    ovk_request *req0;
-    ovk_request *chk_req;              /* a true residual check in flight (check_begin) */
-    double chk_rr, chk_zeta;           /* its <r,r>; |zeta| when it started */
-    int chk_it;                        /* the step it started at */
-    int chk_met;                       /* it met the tolerance: confirm at the current x */
-    ovk_request *est_req;              /* the estimate's moments, in flight into the first cycle */
-    double est_d[2 * EST_DIM + 2], est_b; /* their sums; the basis's scale */
-    int est_m;                         /* the basis's dimension - 1 */
-    ovk__variant fallback;      /* pipeprcg, set up when first needed */
-    double g0[3];               /* <r0,Cr0>, <r0,r0> (and <b,b> while c->initial_pending) */
+    ovk_request *start_req;            /* start_sums in flight */
+    ovk_request *check_req;            /* a true residual check in flight (check_begin) */
+    double check_sum, check_zeta;      /* its <r,r>; |zeta| when it started */
+    int check_step;                    /* the step it started at */
+    int check_met;                     /* it met the tolerance: confirm at the current x */
+    ovk_request *estimate_req;         /* the estimate's moments, in flight into the first cycle */
+    double estimate_sums[2 * EST_DIM + 2], estimate_scale; /* their sums; the basis's scale */
+    int estimate_steps;                /* the basis's dimension - 1 */
+    ovk__variant fallback;             /* pipeprcg, set up when first needed */
+    double start_sums[3];              /* <r0,Cr0>, <r0,r0> (and <b,b> while c->initial_pending) */
     double sigma[MAX_L];
     int user_bounds, estimated; /* the spec gave the bounds; an estimate is in use */
-    unsigned epoch;             /* c->numeric_epoch of the estimate */
+    unsigned epoch;             /* c->norms.epoch of the estimate */
     double lmin, lmax;
 } plcg_work;
 
@@ -166,18 +129,18 @@ static int wait_col(ovk__ctx *c, plcg_work *w, int k)
 static int drain(ovk__ctx *c, plcg_work *w)
 {
     int rc = OVK_OK;
-    if (w->est_req) rc = ovk__sum_end(c, OVK__GAMMA, w->est_req);
-    w->est_req = NULL;
-    if (w->req0) {
-        int rc2 = ovk__sum_end(c, OVK__IPROD, w->req0);
+    if (w->estimate_req) rc = ovk__sum_end(c, OVK__GAMMA, w->estimate_req);
+    w->estimate_req = NULL;
+    if (w->start_req) {
+        int rc2 = ovk__sum_end(c, OVK__IPROD, w->start_req);
         if (!rc) rc = rc2;
     }
-    w->req0 = NULL;
-    if (w->chk_req) {
-        int rc2 = ovk__sum_end(c, OVK__IPROD, w->chk_req);
+    w->start_req = NULL;
+    if (w->check_req) {
+        int rc2 = ovk__sum_end(c, OVK__IPROD, w->check_req);
         if (!rc) rc = rc2;
     }
-    w->chk_req = NULL;
+    w->check_req = NULL;
     for (int k = 0; k < w->width; k++) {
         int rc2 = wait_col(c, w, k);
         if (!rc) rc = rc2; /* the first failure; every column still completes */
@@ -213,42 +176,38 @@ static int check_begin(ovk__ctx *c, plcg_work *w, double zeta, int it)
 {
     int rc = ovk__ctx_residual(c, w->r); /* r = b - A x */
     if (rc) return rc;
-    w->chk_rr = ovk__dot(c->n, w->r, w->r);
-    w->chk_zeta = zeta;
-    w->chk_it = it;
-    return ovk__sum_begin(c, OVK__IPROD, &w->chk_rr, 1, &w->chk_req);
+    w->check_sum = ovk__dot(c->n, w->r, w->r);
+    w->check_zeta = zeta;
+    w->check_step = it;
+    return ovk__sum_begin(c, OVK__IPROD, &w->check_sum, 1, &w->check_req);
 }
 
 /* That check's sum in: rho recalibrated, *stop = -1 if lost (calibrate);
  * if it met the tolerance, the next check confirms the current x. */
 static int check_end(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 {
-    int rc = ovk__sum_end(c, OVK__IPROD, w->chk_req);
-    w->chk_req = NULL;
+    int rc = ovk__sum_end(c, OVK__IPROD, w->check_req);
+    w->check_req = NULL;
     c->inflight = OVK__IPROD; /* G's sums are in flight (start_sums came first) */
     if (rc) return rc;
-    w->chk_met = ovk__converged(c, w->chk_rr);
-    calibrate(st, w->chk_rr, w->chk_zeta, 1, stop);
+    w->check_met = ovk__converged(c, w->check_sum);
+    calibrate(st, w->check_sum, w->check_zeta, 1, stop);
     return OVK_OK;
 }
 
 /* The convergence test of iteration st->iter (step it) on the estimate
- * <r,r> = rr.  When it meets the tolerance (or the last check's b - A x
- * did), b - A x is computed (one matvec, one blocking reduction): the
- * solve stops if that meets it too, else rho is recalibrated (calibrate; a
- * check still in flight is superseded).  When the estimate has dropped
- * CHECK_DROP below the last checked ||b - A x||, a check starts
- * (check_begin) unless one is in flight.  *stop = 1 when done, -1 when the
- * recurrences lost the true residual. */
+ * <r,r> = rr: where it (or the last check) meets the tolerance, b - A x
+ * confirms it or recalibrates rho; where it dropped CHECK_DROP, a check
+ * starts.  *stop = 1 when done, -1 when the true residual is lost. */
 static int check(ovk__ctx *c, plcg_work *w, plcg_state *st, double rr, double zeta, int it, int *stop)
 {
     int ok = 0, rc = ovk__iterate_check(c, st->iter, rr, st->bb, stop);
     if (rc || (*stop && c->res->reason != OVK_REASON_CONVERGED)) return rc;
     int due = rr < CHECK_DROP * CHECK_DROP * st->rr_check; /* the estimate dropped by CHECK_DROP */
-    if (!*stop && !w->chk_met) return due && !w->chk_req ? check_begin(c, w, zeta, it) : OVK_OK;
-    w->chk_met = 0;
-    if (w->chk_req) rc = ovk__sum_end(c, OVK__IPROD, w->chk_req); /* superseded by this one */
-    w->chk_req = NULL;
+    if (!*stop && !w->check_met) return due && !w->check_req ? check_begin(c, w, zeta, it) : OVK_OK;
+    w->check_met = 0;
+    if (w->check_req) rc = ovk__sum_end(c, OVK__IPROD, w->check_req); /* superseded by this one */
+    w->check_req = NULL;
     if (rc) return rc;
     rc = ovk__confirm(c, st->bb, w->r, &ok);
     if (rc) return rc;
@@ -265,9 +224,7 @@ static int check(ovk__ctx *c, plcg_work *w, plcg_state *st, double rr, double ze
 /* ---- the startup phase: Ritz values from one reduction ------------------- */
 
 /* r = a hash of the global row in [-0.5, 0.5): every eigenvector present
- * (b - A x may miss some: b = A*1 is symmetric on a grid and misses the
- * antisymmetric ones, lambda_max among them), and the same on any rank
- * count.  The row offset is the matrix's; an operator's costs an Exscan. */
+ * (b - A x may miss lambda_max's), the same on any rank count. */
 static int random_rhs(ovk__ctx *c, double *r)
 {
     long long n = c->n, start = 0;
@@ -288,9 +245,8 @@ static int random_rhs(ovk__ctx *c, double *r)
     return OVK_OK;
 }
 
-/* Every work vector but r, in the declared order (3l + 6 of them): the
- * startup phase borrows them before a cycle zeroes them (r = b - A x stays
- * for the first cycle). */
+/* Every work vector but r (3l + 6), borrowed by the startup phase before
+ * a cycle zeroes them. */
 static int est_vectors(plcg_work *w, double **v)
 {
     int k = 0;
@@ -425,23 +381,14 @@ static double ritz_max(int m, double b, const double *nu)
 
 /* The startup phase: lmax = the largest Ritz value of CA on an
  * EST_DIM+1 dimensional Krylov space of a random vector, in two
- * reductions (where classical Lanczos takes two per step): the Rayleigh
- * quotient of w_0 scales the Chebyshev basis (b = 2 rho: the basis only
- * needs b of the order of lambda_max; blocking: the basis's first step
- * needs it, and A C u_0 computed behind it and combined afterwards changed
- * the rounding enough to move plcg's breakdowns on LFAT5; it carries the
- * initial check's <b,b> and <r0,r0> while c->initial_pending), then the
- * basis's moments in one (2 EST_DIM + 2 values: six vectors and two dots
- * per matvec, where the Gram matrices' entries took all of the basis and
- * (m+1)(m+2) dots), in flight into the first cycle, whose C r0 and first
- * matvec run behind it (basis, estimate_end).
- * m = EST_DIM steps (6 at l = 1, 9 at l = 2: a lower estimate, which l = 1
- * needed on bcsstk03 to run without a breakdown; 6 at l = 2 cost bcsstk08
- * two orders of attainable accuracy) put lmax within 2-4 %
- * below lambda_max on the Laplacians (24 classical steps: 1 %), on the safe side: the shifts must not reach
- * beyond the spectrum (docs/solvers.md); lmin = 0 (0.05 lmax ran the
- * 27-point Laplacian at l = 4, 5 without the late breakdowns of lmin = 0,
- * but cost bcsstk08 two orders of accuracy). */
+ * reductions (classical Lanczos takes two per step): the Rayleigh quotient
+ * of w_0, which scales the Chebyshev basis (b = 2 rho; blocking, as the
+ * basis's first step needs it; it carries the initial check's <b,b> and
+ * <r0,r0> while c->initial_pending), then the basis's moments (2 EST_DIM + 2
+ * values), in flight into the first cycle (basis, estimate_end).  The
+ * number of steps grows with l up to EST_DIM: a lower estimate is the safe
+ * side for shallow pipelines, and lmin = 0 keeps the attainable accuracy
+ * (docs/solvers.md, plcg). */
 int ovk__plcg_estimate_steps(int l) { return 3 * l + 3 < EST_DIM ? 3 * l + 3 : EST_DIM; }
 
 static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
@@ -464,11 +411,11 @@ static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
     *stop = ovk__breakdown(c, st->iter, "<w,Aw> of the spectrum estimate", q[0], 0) ||
             ovk__breakdown(c, st->iter, "<w,Cw> of the spectrum estimate", q[1], 0);
     if (*stop) return OVK_OK;
-    w->est_b = 2.0 * q[0] / q[1];
-    w->est_m = m;
-    rc = est_basis(c, v, m, w->est_b, w->est_d);
+    w->estimate_scale = 2.0 * q[0] / q[1];
+    w->estimate_steps = m;
+    rc = est_basis(c, v, m, w->estimate_scale, w->estimate_sums);
     if (rc) return rc;
-    return ovk__sum_begin(c, OVK__GAMMA, w->est_d, 2 * m + 2, &w->est_req);
+    return ovk__sum_begin(c, OVK__GAMMA, w->estimate_sums, 2 * m + 2, &w->estimate_req);
 }
 
 /* The shifts in use and where they came from: an estimate's bounds, given
@@ -487,11 +434,11 @@ static void plcg_view(const void *work, FILE *f)
 /* The estimate's moments in: lmax, the shifts.  *stop on a breakdown. */
 static int estimate_end(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 {
-    int rc = ovk__sum_end(c, OVK__GAMMA, w->est_req);
-    w->est_req = NULL;
+    int rc = ovk__sum_end(c, OVK__GAMMA, w->estimate_req);
+    w->estimate_req = NULL;
     if (rc) return rc;
-    moments(w->est_m, w->est_b, w->est_d);
-    double lmax = ritz_max(w->est_m, w->est_b, w->est_d); /* from reduced values: the same on every rank */
+    moments(w->estimate_steps, w->estimate_scale, w->estimate_sums);
+    double lmax = ritz_max(w->estimate_steps, w->estimate_scale, w->estimate_sums); /* from reduced values: the same on every rank */
     if (!(lmax > 0.0)) {
         ovk__stop(c, st->iter, OVK_REASON_BREAKDOWN, "the Ritz value estimate", lmax);
         *stop = 1;
@@ -500,7 +447,7 @@ static int estimate_end(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
     w->lmin = 0.0;
     w->lmax = lmax;
     w->estimated = 1;
-    w->epoch = c->numeric_epoch;
+    w->epoch = c->norms.epoch;
     shifts(w);
     if (c->opts->print_level >= 1 && c->rank == 0) plcg_view(w, c->opts->out ? c->opts->out : stdout);
     return OVK_OK;
@@ -525,9 +472,9 @@ static int cycle_start(ovk__ctx *c, plcg_work *w, plcg_state *st)
     if (rc) return rc;
     const double *x[] = {w->U[0], w->U[0], c->b}, *y[] = {w->LZ[0], w->U[0], c->b};
     int k = c->initial_pending ? 3 : 2;
-    ovk__dots(c->n, k, x, y, w->g0, NULL);
+    ovk__dots(c->n, k, x, y, w->start_sums, NULL);
     memcpy(w->Z[w->l], w->LZ[0], n);
-    return ovk__sum_begin(c, OVK__IPROD, w->g0, k, &w->req0);
+    return ovk__sum_begin(c, OVK__IPROD, w->start_sums, k, &w->start_req);
 }
 
 /* u = A z (minus sigma_it u_prev in the first l steps, whose z_{it+1} is
@@ -540,7 +487,7 @@ static int basis(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, int *stop)
     rotate(w->U, 1);
     if (it < l) {
         rc = ovk__ctx_matvec(c, w->Z[l - it], w->U[0]); /* u = A z */
-        if (!rc && w->est_req) rc = estimate_end(c, w, st, stop);
+        if (!rc && w->estimate_req) rc = estimate_end(c, w, st, stop);
         if (rc || *stop) return rc;
         ovk__ctx_axpy(c, -w->sigma[it], w->U[1], w->U[0]); /* u -= sigma u_prev */
         rc = ovk__ctx_pc(c, w->U[0], w->Z[l - it - 1]); /* z = C u */
@@ -560,22 +507,22 @@ static int basis(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, int *stop)
  * solve. */
 static int normalize(ovk__ctx *c, plcg_work *w, plcg_state *st, int *ok, int *decided)
 {
-    int rc = ovk__sum_end(c, OVK__IPROD, w->req0);
-    w->req0 = NULL;
+    int rc = ovk__sum_end(c, OVK__IPROD, w->start_req);
+    w->start_req = NULL;
     c->inflight = OVK__IPROD; /* the sums of steps 1..l are still in flight */
     *ok = 0;
-    if (!rc && c->initial_pending) rc = ovk__initial_values(c, (double[]){w->g0[2], w->g0[1]}, &st->bb, decided);
+    if (!rc && c->initial_pending) rc = ovk__initial_values(c, (double[]){w->start_sums[2], w->start_sums[1]}, &st->bb, decided);
     if (rc || *decided) return rc;
-    *ok = isfinite(w->g0[0]) && w->g0[0] > 0.0 && isfinite(w->g0[1]);
+    *ok = isfinite(w->start_sums[0]) && w->start_sums[0] > 0.0 && isfinite(w->start_sums[1]);
     if (!*ok) return OVK_OK;
-    st->beta = sqrt(w->g0[0]);
+    st->beta = sqrt(w->start_sums[0]);
     *g(w, 0, 0) = 1.0;
     double s = 1.0 / st->beta;
     for (int j = 0; j < w->nz; j++) scale(c, w->Z[j], s);
     for (int j = 0; j < 2; j++) scale(c, w->U[j], s);
     for (int j = 0; j < w->l; j++) scale(c, w->LZ[j], s);
-    st->rho = sqrt(w->g0[1]) / st->beta;
-    st->rr_check = w->g0[1];
+    st->rho = sqrt(w->start_sums[1]) / st->beta;
+    st->rr_check = w->start_sums[1];
     st->z_check = st->beta;
     return OVK_OK;
 }
@@ -659,8 +606,8 @@ typedef struct step_coef {
  *   z^(j) = eta_k / delta_k (p^(j+1) + sigma_j p^(j) - z^(j))      j < l
  *   w = (CA z_it - delta_{k-1} w) / eta_k;  z_{it+1} = eta_k / delta_k (w - z_it)
  *   and the same for A p^(l) and u = C^-1 z.
- * Multiversioned (OVK__CLONES): the baseline's SSE2 loops ran the blocks at
- * half the width of AVX2's (plcg:l=3 one-shot, -n 20, 250 us: docs/benchmarks.md, session 22). */
+ * Multiversioned (OVK__CLONES): the baseline's SSE2 loops run the blocks at
+ * half the width of AVX2's. */
 OVK__CLONES static void advance_rows(plcg_work *w, const step_coef *q, double *x, int lo, int m)
 {
     int l = w->l;
@@ -752,7 +699,7 @@ static int cycle_step(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, outcome
     if (rc || it < l) return rc;
     st->iter++;
     rc = check(c, w, st, zn * zn * st->rho * st->rho, fabs(zn), it, &stop);
-    if (!rc && !stop && w->chk_req && it >= w->chk_it + l) rc = check_end(c, w, st, &stop); /* l steps on */
+    if (!rc && !stop && w->check_req && it >= w->check_step + l) rc = check_end(c, w, st, &stop); /* l steps on */
     if (rc) return rc;
     if (stop) *out = stop > 0 ? STOP : STAGNATED;
     else if (st->iter >= c->opts->max_iter) {
@@ -762,7 +709,7 @@ static int cycle_step(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, outcome
     return OVK_OK;
 }
 
-/* auto's timing: a steady step's work besides u = A z (the recurrences of
+/* the timed part of a steady step: its work besides u = A z (the recurrences of
  * every level, the l + 1 sums of a column, z = C u) on x */
 static int plcg_vector_step(ovk__ctx *c, void *work, double *x)
 {
@@ -787,18 +734,18 @@ static int cycle(ovk__ctx *c, plcg_work *w, plcg_state *st, outcome *out)
 {
     int rc2, pending, ok = 0, rc = cycle_start(c, w, st);
     *out = GO;
-    w->chk_met = 0;
+    w->check_met = 0;
     if (rc) goto cleanup;
     for (int it = 0; *out == GO; it++) {
         rc = cycle_step(c, w, st, it, out);
         if (rc) goto cleanup;
     }
 cleanup:
-    pending = w->chk_req != NULL; /* a check in flight */
+    pending = w->check_req != NULL; /* a check in flight */
     rc2 = drain(c, w); /* whatever happened: nothing stays in flight */
     if (!rc) rc = rc2;
-    if (pending) w->chk_met = ovk__converged(c, w->chk_rr);
-    if (rc || *out == STOP || !w->chk_met) return rc;
+    if (pending) w->check_met = ovk__converged(c, w->check_sum);
+    if (rc || *out == STOP || !w->check_met) return rc;
     rc = ovk__confirm(c, st->bb, w->r, &ok); /* a check met the tolerance: before a restart, x may have too */
     if (!rc && ok) {
         c->res->reason = OVK_REASON_CONVERGED;
@@ -893,7 +840,7 @@ static int plcg_iterate(ovk__ctx *c, void *work, double bb)
 {
     const plcg_params *pp = c->params;
     plcg_work *w = work;
-    if (w->estimated && w->epoch != c->numeric_epoch) w->estimated = 0; /* new values: estimate again */
+    if (w->estimated && w->epoch != c->norms.epoch) w->estimated = 0; /* new values: estimate again */
     if (w->user_bounds && !w->estimated) { /* an estimate after a breakdown replaces them for good */
         w->lmin = pp->lmin;
         w->lmax = pp->lmax;

@@ -25,7 +25,7 @@ static int anorm_out(double anorm) { return anorm > 0.0 && isfinite(anorm) && (a
 
 int ovk__scale_needed(const ovk__ctx *c, double bb)
 {
-    if (c->norm_ok && anorm_out(c->anorm)) return 1;
+    if (c->norms.current && anorm_out(c->norms.anorm)) return 1;
     return !isnan(bb) && (bb < BB_LO || bb > BB_HI); /* 0 and Inf included */
 }
 
@@ -88,27 +88,27 @@ int ovk__variant_solve_scaled(ovk__ctx *c, ovk__variant *v)
     int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &bmax, 1, MPI_DOUBLE, MPI_MAX, c->comm), "MPI_Allreduce (max |b_i|)");
     if (rc) return rc;
     if (bmax == 0.0) return zero_rhs(c); /* the exact test: no entry of b is nonzero */
-    if (!c->norm_ok) rc = c->norm(c); /* ||A||_inf (an operator: its estimate) */
+    if (!c->norms.current) rc = c->norm(c); /* ||A||_inf (an operator: its estimate) */
     if (rc) return rc;
     memset(sc, 0, sizeof *sc);
     sc->kb = ovk__pow2_exponent(bmax);
-    if (anorm_out(c->anorm)) sc->ka = ovk__pow2_exponent(c->anorm) & ~1; /* even */
+    if (anorm_out(c->norms.anorm)) sc->ka = ovk__pow2_exponent(c->norms.anorm) & ~1; /* even */
     sc->kc = c->pc->type->fixed ? 0 : sc->ka;
     rc = ovk__agree(c->comm, make_room(c, &bs));
     if (rc) goto cleanup;
     scale_vec(c->n, sc->kb, b, bs);
     if (!c->guess_zero) scale_vec(c->n, sc->kb - sc->ka, c->x, c->x); /* y0 = 2^(kb - ka) x0 */
-    double anorm = c->anorm;
-    c->anorm = ldexp(anorm, sc->ka);
-    if (sc->ka != sc->kc) c->numeric_epoch++; /* plcg's spectrum of CA: now 2^ka C A */
+    double anorm = c->norms.anorm;
+    c->norms.anorm = ldexp(anorm, sc->ka);
+    if (sc->ka != sc->kc) c->norms.epoch++; /* plcg's spectrum of CA: now 2^ka C A */
     c->b = bs;
-    c->lz_count = 0;
+    c->lanczos.count = 0;
     sc->active = 1;
     rc = ovk__variant_solve(c, v);
     sc->active = 0;
     c->b = b;
-    c->anorm = anorm;
-    if (sc->ka != sc->kc) c->numeric_epoch++;
+    c->norms.anorm = anorm;
+    if (sc->ka != sc->kc) c->norms.epoch++;
     scale_vec(c->n, sc->ka - sc->kb, c->x, c->x); /* x = 2^(ka - kb) y */
 cleanup:
     free(bs);

@@ -41,59 +41,87 @@ typedef struct ovk__scaling {
     double *diag, *divisor, *split; /* the preconditioner's arrays for 2^-kc C, or NULL */
 } ovk__scaling;
 
-/* What a solve runs on: the object's set-up state plus this solve's
- * vectors.  Lives in the solver object; reset at each solve. */
+/* The monitor, the convergence test and the history as the solver object
+ * set them (its own copy, assigned whole to the context at setup). */
+typedef struct ovk__monitor {
+    ovk_monitor_fn fn;          /* the application's monitor, or NULL */
+    void *fn_ctx;
+    ovk_converged_fn conv_fn;   /* the application's convergence test, or NULL */
+    void *conv_ctx;
+    double divtol;              /* diverged when ||r|| > divtol ||r0|| (0: off) */
+    int print;                  /* -ovk_monitor: rank 0 prints ||r|| each iteration */
+    int print_true;             /* -ovk_monitor_true: and ||b - A x|| (true_r) */
+    double *true_r;             /* -ovk_monitor_true: room for b - A x, else NULL */
+    ovk__stage *stage;          /* with a monitor: the slots its vote rides in, else NULL */
+    double *history;            /* the application's residual history, or NULL */
+    int history_cap;
+} ovk__monitor;
+
+/* The monitor's and the convergence test's state in one solve. */
+typedef struct ovk__monitor_state {
+    double rnorm0;              /* ||r0|| */
+    double rr_div;              /* divtol^2 <r0,r0> */
+    int user_converged;         /* the convergence test said converged: not confirmed again */
+    int vote;                   /* this rank's monitor asked to stop */
+    int stop_agreed;            /* a sum brought a stop vote: stop at the next check */
+    int observed;               /* the last iteration the history, the monitor and the
+                                   print saw (a replacement re-checks one) */
+} ovk__monitor_state;
+
+/* What the numeric setup derived from A's values; kept across setups. */
+typedef struct ovk__matrix_norms {
+    double anorm;               /* ||A||_inf (an estimate for an operator) */
+    double longest_row;         /* entries in the longest row (1 for an operator) */
+    int current;                /* anorm, longest_row are of the current values */
+    unsigned epoch;             /* counts numeric setups: what a variant derived from A's
+                                   values (plcg's spectrum estimate) is stale when it changed */
+} ovk__matrix_norms;
+
+/* The Lanczos coefficients of the condition estimate: room made at setup
+ * (cap 0: off), count reset per solve. */
+typedef struct ovk__lanczos {
+    double *alpha, *beta, *work;
+    int count, cap;
+} ovk__lanczos;
+
+/* What a solve runs on.  Lives in the solver object: the configuration is
+ * set at each setup (init_ctx), norms and lanczos by the setups that make
+ * them, the rest at each solve. */
 typedef struct ovk__ctx {
+    /* configuration: what setup decides */
     const ovk_matrix *A;        /* NULL for a user operator */
     ovk_solver *owner;
     ovk_apply_fn op;            /* the user operator (A == NULL) */
     void *op_ctx;
     ovk__pc *pc;
-    const double *b;
-    double *x;
     int n;                      /* local rows */
     MPI_Comm comm;
+    int rank;
     ovk_reducer *red;
     const ovk_pcg_options *opts;
     void *params;               /* the variant's parsed spec options */
+    ovk__hook hook;             /* progress hook for long kernels (fn NULL: none) */
+    int guess_zero;             /* x0 = 0: r = b without the product */
+    ovk__monitor mon;
+    int (*norm)(struct ovk__ctx *c); /* collective: norms of the current values (the object's) */
+    /* kept across setups */
+    ovk__matrix_norms norms;
+    ovk__lanczos lanczos;
+    /* this solve */
+    const double *b;
+    double *x;
     ovk_pcg_result *res;        /* iterations, reason, rel_residual are set by the variant */
     double t[OVK_TIMER_COUNT];  /* this rank's seconds */
     double flight, flight_base; /* seconds from the post of each sum to its wait's end, summed
                                    (times from flight_base, the post that found none in flight) */
     int flying;                 /* sums posted and not yet waited for (flight is partial while > 0) */
-    ovk__hook hook;             /* progress hook for long kernels (fn NULL: none) */
-    int rank;
     int inflight;               /* ovk__dot_id of the reduction in flight, or -1 */
     double progress_time;       /* seconds spent in the progress hook so far */
     double rr_stop;             /* converged when <r,r> < rr_stop: max(tol^2 <b,b>, atol^2) */
-    double anorm, mv;           /* ||A||_inf (estimate for an operator) and the longest row */
-    int norm_ok;                /* anorm, mv are of the current values */
-    int (*norm)(struct ovk__ctx *c); /* collective: anorm, mv of the current values (the object's) */
     int cb_failed;              /* a callback failed on this rank: status, poisons the sums */
     char cb_detail[160];        /* what the failed callback said */
-    ovk_monitor_fn monitor;
-    void *monitor_ctx;
-    ovk_converged_fn conv_fn;   /* the application's convergence test, or NULL */
-    void *conv_ctx;
-    double divtol;              /* diverged when ||r|| > divtol ||r0|| (0: off) */
-    double rr_div;              /* divtol^2 <r0,r0> of this solve */
-    int guess_zero;             /* x0 = 0: r = b without the product */
-    int print_monitor;          /* -ovk_monitor: rank 0 prints ||r|| each iteration */
-    double *true_r;             /* -ovk_monitor_true: room for b - A x, else NULL */
-    ovk__stage *stage;          /* with a monitor: the slots its vote rides in, else NULL */
-    double rnorm0;              /* ||r0|| of this solve */
-    int user_converged;         /* the convergence test said converged: not confirmed again */
-    int vote;                   /* this rank's monitor asked to stop */
-    int stop_agreed;            /* a sum brought a stop vote: stop at the next check */
     int initial_pending;        /* <b,b> and <r0,r0> are the variant's to sum (defers_initial) */
-    double *history;
-    int history_cap;
-    int observed;               /* the last iteration the history, the monitor and the
-                                   print saw in this solve (a replacement re-checks one) */
-    double *lz_alpha, *lz_beta, *lz_work; /* CG coefficients for the condition estimate */
-    int lz_count, lz_cap;
-    unsigned numeric_epoch;     /* counts numeric setups: what a variant derived from A's
-                                   values (plcg's spectrum estimate) is stale when it changed */
+    ovk__monitor_state watch;
     ovk__scaling scale;         /* this solve's scaling (none: zeros) */
 } ovk__ctx;
 
@@ -117,8 +145,9 @@ typedef struct ovk__solver {
     const char *description;
     const char *options;  /* "key=values: meaning; ..." or "" */
     int split;            /* needs the split form C = L^-T L^-1 */
-    int needs_norm;       /* uses ||A||_inf and the longest row (c->anorm, c->mv): the
-                           * numeric setup takes them (auto: c->norm when it runs pipecg) */
+    int needs_norm;       /* uses ||A||_inf and the longest row (c->norms): the
+                           * numeric setup takes them (ovk__variant_delegate for an
+                           * inner variant) */
     size_t work_size;     /* sizeof the variant's work struct */
     int nvec;             /* its vector fields: offsetof each, the residual r first */
     const size_t *vec;
@@ -129,6 +158,12 @@ typedef struct ovk__solver {
     int (*parse)(ovk__opts *o, void **params);
     /* Optional, local and infallible: more set-up after the vectors. */
     void (*setup)(ovk__ctx *c, void *work);
+    /* Optional, collective: called by the object after the numeric setup
+     * whenever the reducer, the preconditioner or the variant was set up
+     * anew, with all of them in place (a variant that measures them and
+     * sets up an inner variant to run: ovk__variant_delegate).  Returns a
+     * status the same on every rank; on failure the setup fails. */
+    int (*after_setup)(ovk__ctx *c, void *work);
     /* Collective: iterate from r = b - A x with bb = <b,b> until a stop
      * (with defers_initial: bb = 0 while c->initial_pending). */
     int (*iterate)(ovk__ctx *c, void *work, double bb);
@@ -144,14 +179,14 @@ typedef struct ovk__solver {
     /* Optional: free what setup allocated (the frame frees work and vectors). */
     void (*destroy)(void *work);
     /* Optional, local: the state a user may want to see or reuse, as lines
-     * of ovk_solver_view ("  name: ...\n"; plcg's shifts, auto's choice). */
+     * of ovk_solver_view ("  name: ...\n"; plcg's shifts). */
     void (*view)(const void *work, FILE *f);
     /* Optional, local: one steady-state iteration's work besides its
      * matvecs (the preconditioner, the vector updates and their local sums,
      * no reduction) on the set-up vectors, whatever finite values they
      * hold, with x (n rows, finite) for the solution; the vectors' values
-     * are meaningless after it.  auto times it to compare the candidates
-     * (pipecg, plcg) on their own kernels. */
+     * are meaningless after it.  A variant choosing among others times
+     * it to compare them on their own kernels (pipecg, plcg have it). */
     int (*vector_step)(ovk__ctx *c, void *work, double *x);
 } ovk__solver;
 
@@ -168,7 +203,7 @@ typedef struct ovk__variant {
 int ovk__variant_setup(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v);
 /* Collective: the same on the caller's block (malloc'd, any size, any
  * contents; NULL: a new one), resized and zeroed: the pages the caller has
- * touched are not faulted in again (auto hands over its probe's scratch).
+ * touched are not faulted in again (a measurement's scratch handed over).
  * The block is v's (or freed) whatever the outcome. */
 int ovk__variant_setup_on(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, double *block);
 /* Local: the doubles from one work vector of n rows to the next in a
@@ -187,29 +222,21 @@ static inline double ovk__unscaled(const ovk__ctx *c, double norm) { return c->s
 /* Collective: sv's resume from the current x (v set up at the first call,
  * agreed, and kept until ovk__variant_free). */
 int ovk__variant_resume(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, double bb, int iter0);
+/* Collective: v's after_setup, if it has one (OVK_OK otherwise). */
+int ovk__variant_after_setup(ovk__ctx *c, ovk__variant *v);
+/* Collective: iterate with inner (set up with its parsed options params)
+ * from the caller's residual r = b - A x and bb, as the frame would run it:
+ * the initial check when it is pending and inner does not defer it, ||A||
+ * (c->norm) when inner needs it and it is stale, r copied into inner's r,
+ * c->params = params during the call.  *ran = 1 when inner's iterate ran
+ * (0: failed before it, or the initial check decided the solve). */
+int ovk__variant_delegate(ovk__ctx *c, ovk__variant *inner, void *params, const double *r, double bb, int *ran);
 /* Local; v may be not set up. */
 void ovk__variant_free(ovk__variant *v);
 /* Local: v freed as by ovk__variant_free except its vector block, which is
  * returned (the caller's to free or to hand to ovk__variant_setup_on). */
 double *ovk__variant_take_block(ovk__variant *v);
 
-/* The solver "auto" (auto.c): not in the registry's list (it runs one of
- * them), found by name.  Collective, at setup after the numeric setup: when
- * v is auto's, measure the latency and the local work, agree on them and
- * set up the chosen variant (a no-op for any other variant). */
-extern const ovk__solver ovk__solver_auto;
-int ovk__auto_setup(ovk__ctx *c, ovk__variant *v);
-/* Local: auto's choice (a spec: "alg1", "pipecg" or "plcg:l=k", k <= maxl)
- * from the latency, the local work of one alg1 iteration and its vector
- * part, in seconds (auto.c's model; exposed for the unit tests); first: the
- * choice for a set-up object's first solve, which pays plcg's start-up */
-void ovk__auto_choose(double latency, double work, double vec, long maxl, int first, char *spec, size_t len);
-/* Local: auto's choice as its refine makes it (auto.c): ovk__auto_choose's,
- * unless pipecg and the best plcg are modelled close, then the faster of
- * the two from the matvec and their timed vector steps u[1] (pipecg) and
- * u[k] (plcg:l=k), in seconds (exposed for the unit tests) */
-void ovk__auto_choose_timed(double latency, double matvec, double work, double vec, const double *u, long maxl,
-                            int first, char *spec, size_t len);
 /* Local: the matvecs of plcg:l=l's spectrum estimate (plcg.c) */
 int ovk__plcg_estimate_steps(int l);
 
@@ -305,16 +332,17 @@ static inline int ovk__converged(const ovk__ctx *c, double rr) { return rr < c->
  * A no-op unless opts->condest. */
 static inline void ovk__lanczos_add(ovk__ctx *c, double alpha, double beta)
 {
-    if (c->lz_count < c->lz_cap) {
-        c->lz_alpha[c->lz_count] = alpha;
-        c->lz_beta[c->lz_count++] = beta;
+    ovk__lanczos *lz = &c->lanczos;
+    if (lz->count < lz->cap) {
+        lz->alpha[lz->count] = alpha;
+        lz->beta[lz->count++] = beta;
     }
 }
 /* lambda_min, lambda_max and cond_est of res from the recorded steps (the
  * same on every rank: the coefficients are reduced values). */
 void ovk__condest_end(ovk__ctx *c);
 
-/* ---- one reduction per iteration: cg1, pipecg (sr_common.c) ------------ */
+/* ---- one reduction per iteration: cg1, pipecg (single_reduction.c) ------------ */
 
 /* Slots of the local sums of the single-reduction variants: <r,u>, <w,u>,
  * <r,r>; <u,s>, <p,w>, <p,s> (new u, w with the p, s of the step, for <p,Ap>
@@ -327,15 +355,15 @@ enum {
 };
 
 /* What a single-reduction variant does after its reduction completes. */
-typedef enum ovk__sr_action {
-    OVK__SR_STEP,    /* alpha and beta are set: do one CG step */
-    OVK__SR_STOP,    /* res->reason is set */
-    OVK__SR_REPLACE, /* residual replacement: r = b - A x and the auxiliary
+typedef enum ovk__single_reduction_action {
+    OVK__SINGLE_STEP,    /* alpha and beta are set: do one CG step */
+    OVK__SINGLE_STOP,    /* res->reason is set */
+    OVK__SINGLE_REPLACE, /* residual replacement: r = b - A x and the auxiliary
                         vectors recomputed, the directions kept */
-    OVK__SR_RESTART  /* the same with the directions reset (p = 0, beta = 0) */
-} ovk__sr_action;
+    OVK__SINGLE_RESTART  /* the same with the directions reset (p = 0, beta = 0) */
+} ovk__single_reduction_action;
 
-typedef struct ovk__sr {
+typedef struct ovk__single_reduction {
     double bb;          /* <b,b> */
     double alpha, beta; /* the step to do (then: the step just done) */
     double gamma_old;   /* <r,u> of the previous step */
@@ -343,34 +371,35 @@ typedef struct ovk__sr {
     int restarted;      /* vectors fresh from a restart, no step done since */
     int since_replace;  /* steps since the last replacement */
     /* bounds on the gaps b - A x - r, A p - s, A u - w, A q - z (Cools et al.) */
-    double eps, anorm, mv; /* unit roundoff, ||A||_inf, longest row */
+    double eps, anorm, longest_row; /* unit roundoff, ||A||_inf, entries in the longest row */
     double f, f_old, g, h, j, rnorm, rnorm_old;
     double pp_old, ss_old, qq_old, zz_old; /* squared norms from the step before */
     double rstop;       /* sqrt(rr_stop): the residual norm that converges */
     double r_ref;       /* stagnation: ||r|| to halve, and the steps spent trying */
     int stalled;
     double r_fresh;     /* ||r|| at the last replacement or restart */
-} ovk__sr;
+} ovk__single_reduction;
 
 /* A variant's replacement (restart = 0) or restart (1): recompute r = b - A x
  * and the auxiliary vectors, and reduce the values v of the decision
- * (sr_common.c). */
-typedef int (*ovk__sr_refresh)(ovk__ctx *c, void *work, int restart);
+ * (single_reduction.c). */
+typedef int (*ovk__single_reduction_refresh)(ovk__ctx *c, void *work, int restart);
 
-/* The parts of a single-reduction variant that ovk__sr_run drives. */
-typedef struct ovk__sr_ops {
-    int pipelined;           /* the w and z gaps accumulate too (as ovk__sr.pipelined) */
-    ovk__sr_refresh refresh; /* replacement or restart */
+/* The parts of a single-reduction variant that ovk__single_reduction_run drives. */
+typedef struct ovk__single_reduction_ops {
+    int pipelined;           /* the w and z gaps accumulate too (as ovk__single_reduction.pipelined) */
+    ovk__single_reduction_refresh refresh; /* replacement or restart */
     /* the first refresh: r = b - A x is already there, the directions are zero */
     int (*start)(ovk__ctx *c, void *work);
     /* one step with alpha and beta of st, ending with the reduction of the
      * values v; more = 0 when no further step can follow */
-    int (*step)(ovk__ctx *c, void *work, const ovk__sr *st, int more);
-} ovk__sr_ops;
+    int (*step)(ovk__ctx *c, void *work, const ovk__single_reduction *st, int more);
+} ovk__single_reduction_ops;
 
 /* Collective: a variant's iterate from r = b - A x in r with bb = <b,b>:
  * start, then decide (on the values v, refreshing as asked) and step until a stop. */
-int ovk__sr_run(ovk__ctx *c, const ovk__sr_ops *ops, void *work, double *r, const double *v, double bb);
+int ovk__single_reduction_run(ovk__ctx *c, const ovk__single_reduction_ops *ops, void *work, double *r, const double *v,
+                              double bb);
 
 /* Seconds since an arbitrary origin. */
 static inline double ovk__now(void) { return MPI_Wtime(); }

@@ -22,8 +22,8 @@ static int stage_slot(ovk__ctx *c, int k, ovk__stage **slot)
     *slot = NULL;
     if (k + 1 > OVK__STAGE_VALS) return OVK_OK;
     for (int i = 0; i < OVK__STAGE_SLOTS; i++)
-        if (!c->stage[i].req && !c->stage[i].vals) {
-            *slot = &c->stage[i];
+        if (!c->mon.stage[i].req && !c->mon.stage[i].vals) {
+            *slot = &c->mon.stage[i];
             return OVK_OK;
         }
     return ovk__fail(OVK_EUNSUPPORTED, "more than %d sums in flight for the monitor's vote", OVK__STAGE_SLOTS);
@@ -35,13 +35,13 @@ int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_reques
     double *send = vals;
     if (c->cb_failed)
         for (int i = 0; i < k; i++) vals[i] = NAN; /* every rank sees the failure in this sum */
-    if (c->stage) { /* the values and this rank's stop vote, one more value in the same sum */
+    if (c->mon.stage) { /* the values and this rank's stop vote, one more value in the same sum */
         int rc = stage_slot(c, k, &slot);
         if (rc) return rc;
     }
     if (slot) {
         memcpy(slot->buf, vals, sizeof(double) * (size_t)k);
-        slot->buf[k] = c->vote ? 1.0 : 0.0;
+        slot->buf[k] = c->watch.vote ? 1.0 : 0.0;
         slot->vals = vals;
         slot->k = k;
         send = slot->buf;
@@ -65,12 +65,12 @@ int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_reques
 /* the staged sum of req: its values back to the variant, the votes read */
 static void unstage(ovk__ctx *c, const ovk_request *req, int rc)
 {
-    for (int i = 0; c->stage && i < OVK__STAGE_SLOTS; i++) {
-        ovk__stage *slot = &c->stage[i];
+    for (int i = 0; c->mon.stage && i < OVK__STAGE_SLOTS; i++) {
+        ovk__stage *slot = &c->mon.stage[i];
         if (slot->req != req) continue;
         if (!rc) {
             memcpy(slot->vals, slot->buf, sizeof(double) * (size_t)slot->k);
-            if (slot->buf[slot->k] != 0.0) c->stop_agreed = 1; /* a reduced value: every rank sees it */
+            if (slot->buf[slot->k] != 0.0) c->watch.stop_agreed = 1; /* a reduced value: every rank sees it */
         }
         slot->req = NULL;
         slot->vals = NULL;
@@ -124,13 +124,13 @@ static int print_monitor(ovk__ctx *c, int iter, double rnorm, double bb)
 {
     FILE *f = c->opts->out ? c->opts->out : stdout;
     double tt = 0.0;
-    if (!c->true_r) {
+    if (!c->mon.true_r) {
         if (c->rank == 0) fprintf(f, "%4d ovk residual norm %.12e\n", iter, rnorm);
         return OVK_OK;
     }
-    int rc = ovk__ctx_residual(c, c->true_r); /* b - A x */
+    int rc = ovk__ctx_residual(c, c->mon.true_r); /* b - A x */
     if (rc) return rc;
-    rc = ovk__ctx_dots(c, 1, (const double *[]){c->true_r}, (const double *[]){c->true_r}, &tt);
+    rc = ovk__ctx_dots(c, 1, (const double *[]){c->mon.true_r}, (const double *[]){c->mon.true_r}, &tt);
     if (rc) return rc;
     if (c->rank == 0)
         fprintf(f, "%4d ovk residual norm %.12e true resid norm %.12e ||r(i)||/||b|| %.12e\n", iter, rnorm,
@@ -145,19 +145,19 @@ static int print_monitor(ovk__ctx *c, int iter, double rnorm, double bb)
 static int observe(ovk__ctx *c, int iter, double rr, double bb)
 {
     double rnorm = ovk__unscaled(c, sqrt(rr)), rel = bb > 0.0 ? sqrt(rr / bb) : 0.0;
-    if (iter <= c->observed) return OVK_OK;
-    c->observed = iter;
-    if (c->history && iter < c->history_cap) {
-        c->history[iter] = rnorm;
+    if (iter <= c->watch.observed) return OVK_OK;
+    c->watch.observed = iter;
+    if (c->mon.history && iter < c->mon.history_cap) {
+        c->mon.history[iter] = rnorm;
         c->res->history_len = iter + 1;
     }
     if (c->opts->print_level >= 2 && c->rank == 0)
         fprintf(c->opts->out ? c->opts->out : stdout, "Iter %5d  ||r||/||b|| = %e\n", iter, rel);
-    if (c->print_monitor) {
+    if (c->mon.print || c->mon.print_true) {
         int rc = print_monitor(c, iter, rnorm, bb);
         if (rc) return rc;
     }
-    if (c->monitor && c->monitor(c->owner, iter, rnorm, rel, c->monitor_ctx) != 0) c->vote = 1;
+    if (c->mon.fn && c->mon.fn(c->owner, iter, rnorm, rel, c->mon.fn_ctx) != 0) c->watch.vote = 1;
     return OVK_OK;
 }
 
@@ -166,16 +166,16 @@ static int observe(ovk__ctx *c, int iter, double rr, double bb)
  * tolerances, then divtol. */
 static ovk_reason decide(ovk__ctx *c, int iter, double rr, double bb)
 {
-    if (c->conv_fn) {
-        int v = c->conv_fn(c->owner, iter, ovk__unscaled(c, sqrt(rr)), ovk__unscaled(c, sqrt(bb)),
-                           ovk__unscaled(c, c->rnorm0), c->conv_ctx);
-        c->user_converged = v == OVK_VERDICT_CONVERGED;
+    if (c->mon.conv_fn) {
+        int v = c->mon.conv_fn(c->owner, iter, ovk__unscaled(c, sqrt(rr)), ovk__unscaled(c, sqrt(bb)),
+                               ovk__unscaled(c, c->watch.rnorm0), c->mon.conv_ctx);
+        c->watch.user_converged = v == OVK_VERDICT_CONVERGED;
         if (v == OVK_VERDICT_CONVERGED) return OVK_REASON_CONVERGED;
         if (v == OVK_VERDICT_DIVERGED) return OVK_REASON_DIVERGED;
     } else if (ovk__converged(c, rr)) {
         return OVK_REASON_CONVERGED;
     }
-    if (c->rr_div > 0.0 && rr > c->rr_div) return OVK_REASON_DIVERGED;
+    if (c->watch.rr_div > 0.0 && rr > c->watch.rr_div) return OVK_REASON_DIVERGED;
     return OVK_REASON_NONE;
 }
 
@@ -205,13 +205,13 @@ int ovk__initial_values(ovk__ctx *c, const double v[2], double *bb, int *decided
         return OVK_OK;
     }
     c->res->iterations = 0;
-    c->observed = -1;
-    c->user_converged = 0;
+    c->watch.observed = -1;
+    c->watch.user_converged = 0;
     double atol = c->opts->atol, tol = c->opts->tol;
     atol = c->scale.kb ? ldexp(atol, c->scale.kb) : atol;
     c->rr_stop = fmax(tol * tol * v[0], atol * atol);
-    c->rr_div = c->divtol * c->divtol * v[1];
-    c->rnorm0 = sqrt(v[1]);
+    c->watch.rr_div = c->mon.divtol * c->mon.divtol * v[1];
+    c->watch.rnorm0 = sqrt(v[1]);
     if (!isfinite(v[0]) || !isfinite(v[1])) {
         ovk__stop(c, 0, OVK_REASON_NONFINITE, "<b,b> or <r0,r0>", isfinite(v[0]) ? v[1] : v[0]);
         return OVK_OK;
@@ -242,7 +242,7 @@ int ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop
     c->res->rel_residual = sqrt(iprod / bb);
     int rc = observe(c, iter, iprod, bb);
     if (rc) return rc;
-    ovk_reason why = c->stop_agreed ? OVK_REASON_MONITOR : decide(c, iter, iprod, bb);
+    ovk_reason why = c->watch.stop_agreed ? OVK_REASON_MONITOR : decide(c, iter, iprod, bb);
     if (why != OVK_REASON_NONE) {
         c->res->reason = why;
         *stop = 1;
@@ -253,14 +253,14 @@ int ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop
 int ovk__confirm(ovk__ctx *c, double bb, double *r, int *ok)
 {
     *ok = 1;
-    if (c->user_converged) return OVK_OK; /* the application's test decided */
+    if (c->watch.user_converged) return OVK_OK; /* the application's test decided */
     int rc = ovk__ctx_residual(c, r); /* r = b - A x */
     if (rc) return rc;
     double rr = 0.0;
     rc = ovk__ctx_dots(c, 1, (const double *[]){r}, (const double *[]){r}, &rr);
     if (rc) return rc;
     c->res->rel_residual = sqrt(rr / bb);
-    *ok = isfinite(rr) && (c->conv_fn ? decide(c, c->res->iterations, rr, bb) == OVK_REASON_CONVERGED
+    *ok = isfinite(rr) && (c->mon.conv_fn ? decide(c, c->res->iterations, rr, bb) == OVK_REASON_CONVERGED
                                       : ovk__converged(c, rr));
     if (!*ok) c->res->reason = OVK_REASON_NONE;
     return OVK_OK;

@@ -263,11 +263,11 @@ contains
         call check(ierr == OVK_OK, 'create with options: '//ovk_error_detail())
         call ovk_solver_get_option(s, 'solver', text, ierr)
         call check(ierr == OVK_OK .and. text == 'cg1', 'get_option solver = cg1')
-        call ovk_solver_get_option(s, 'tol', text, ierr)
+        call ovk_solver_get_option(s, 'rtol', text, ierr)
         read (text, *) tolread
         call check(tolread == 1d-10, 'the tolerance exactly as given ('//text//')')
-        call ovk_solver_set_option(s, 'max_iter', 500, ierr)
-        call ovk_solver_get_option(s, 'max_iter', text)
+        call ovk_solver_set_option(s, 'max_it', 500, ierr)
+        call ovk_solver_get_option(s, 'max_it', text)
         call check(ierr == OVK_OK .and. text == '500', 'integer option')
         call ovk_solver_set_option(s, 'atol', 0d0, ierr)
         call check(ierr == OVK_OK, 'real option')
@@ -403,7 +403,7 @@ contains
         call check(ierr == OVK_EOPTION, 'setup after a refused tol on rank 0: OVK_EOPTION everywhere ('// &
             ovk_status_name(ierr)//')')
         call check(index(ovk_error_detail(), 'tol') > 0, 'refused tol: '//ovk_error_detail())
-        if (rank == 0) call ovk_solver_set_option(s2, 'tol', 1d-8, ierr)
+        if (rank == 0) call ovk_solver_set_option(s2, 'rtol', 1d-8, ierr)
         call ovk_solver_setup(s2, ierr)
         call check(ierr == OVK_OK, 'setup once the tolerance is set again: '//ovk_error_detail())
         call ovk_solver_destroy(s2, ierr)

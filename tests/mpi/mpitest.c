@@ -73,6 +73,22 @@ void mt_nap(double s)
     nanosleep(&t, NULL);
 }
 
+int mt_recurrence_count(void)
+{
+    int count = 0;
+    while (mt_recurrence_name(count)) count++;
+    return count;
+}
+
+const char *mt_recurrence_name(int i)
+{
+    for (int k = 0; k < ovk_solver_type_count(); k++) {
+        const char *name = ovk_solver_type_name(k);
+        if (strcmp(name, "auto") && i-- == 0) return name;
+    }
+    return NULL;
+}
+
 int mt_finish(const char *name)
 {
     int total = 0, rank = 0;

@@ -45,6 +45,12 @@ int mt_check_against_mpi(const void *in, const void *got, int n, ovk_datatype t,
 double mt_cpu_seconds(void);
 void mt_nap(double s);
 
+/* The registry's solver variants that run a recurrence of their own, in its
+ * order (auto, which runs one of them, is tested in test_auto.c): how many,
+ * and the name of index i (NULL outside). */
+int mt_recurrence_count(void);
+const char *mt_recurrence_name(int i);
+
 /* Collective: prints PASS or FAIL on rank 0 and returns the exit status. */
 int mt_finish(const char *name);
 

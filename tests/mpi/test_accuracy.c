@@ -20,8 +20,8 @@
  *     err_alg1 with Jacobi on every matrix (measured at 1 rank: within 0.2
  *     orders on the checked ones; bcsstk13, not checked, 1.1 short);
  *     without a preconditioner it is up to 9 orders short (LFAT5), which is
- *     why pipeprcg is the recommended pipelined solver (README.md,
- *     docs/solvers.md): printed, and err_pipeprcg <= 10 err_pipecg checked;
+ *     why pipeprcg is preferred to pipecg without a preconditioner
+ *     (docs/solvers.md): printed, and err_pipeprcg <= 10 err_pipecg checked;
  *   - plcg, l = 1..3: err <= 10 err_alg1 with Jacobi on every matrix but
  *     those of plcg_short, and without a preconditioner on the matrices
  *     with cond2 < PRCG_NONE_COND; without one on the others, where
@@ -190,7 +190,7 @@ static void table_row(sys *s, const mcase *c, const char *pc, int n_fixed)
 {
     char names[32][32];
     int count = 0;
-    for (int i = 0; i < ovk_solver_count() && count < 30; i++) snprintf(names[count++], 32, "%s", ovk_solver_name(i));
+    for (int i = 0; i < mt_recurrence_count() && count < 30; i++) snprintf(names[count++], 32, "%s", mt_recurrence_name(i));
     snprintf(names[count++], 32, "plcg:l=2");
     snprintf(names[count++], 32, "plcg:l=3");
     if (g_rank == 0) printf("| %s | %s | %d |", c->name, pc, n_fixed);
@@ -207,9 +207,9 @@ static void table_header(void)
 {
     if (g_rank != 0) return;
     printf("| matrix | precond | N |");
-    for (int i = 0; i < ovk_solver_count(); i++) printf(" %s |", ovk_solver_name(i));
+    for (int i = 0; i < mt_recurrence_count(); i++) printf(" %s |", mt_recurrence_name(i));
     printf(" plcg:l=2 | plcg:l=3 |\n|---|---|---|");
-    for (int i = 0; i < ovk_solver_count() + 2; i++) printf("---|");
+    for (int i = 0; i < mt_recurrence_count() + 2; i++) printf("---|");
     printf("\n");
 }
 

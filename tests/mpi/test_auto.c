@@ -44,9 +44,8 @@ enum { MAX_BLOCKING = 5, EST_REDUCTIONS = 2, SMALL = 8000, MEDIUM = 27000, LARGE
 enum { STARTUP_EDGE = 20 };
 /* with the estimate's [0, lmax], l = 4 sits at its attainable accuracy near
  * 1e-8 on 20^3 and may restart once near convergence, by the last bits of
- * the estimate (docs/solvers.md, "Where the shifts may go"): at 2 and 3
- * ranks on session 22's host (an AVX-512 Xeon), not on session 21's;
- * l = 1..3 must not */
+ * the estimate (docs/solvers.md, plcg), depending on the host's vector
+ * width and the rank count; l = 1..3 must not */
 enum { EST_LAST_DEPTH = 4 };
 
 static int g_rank, g_size, fail_probe;

@@ -59,8 +59,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     ovk_matrix *A = NULL;
     MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 10, 0.0, &A));
-    for (int s = 0; s < ovk_solver_count(); s++) {
-        const char *solver = ovk_solver_name(s);
+    for (int s = 0; s < mt_recurrence_count(); s++) {
+        const char *solver = mt_recurrence_name(s);
         long per_it = reductions_per_iteration(solver);
         for (int k = 0; k <= ovk_backend_count(); k++) { /* the registry, then offload's agent engine */
             ovk_backend_info info = {.name = "offload:engine=agent", .available = 1};

@@ -112,8 +112,8 @@ static void check_laplacian(int stencil, int g, int rank)
     ovk_pcg_options o = options("alg1", "blocking");
     run ref = solve(A, &o);
     MT_RC(OVK_OK, ref.rc);
-    for (int s = 0; s < ovk_solver_count(); s++) {
-        const char *solver = ovk_solver_name(s);
+    for (int s = 0; s < mt_recurrence_count(); s++) {
+        const char *solver = mt_recurrence_name(s);
         int multi = !strcmp(solver, "cg1") || !strcmp(solver, "pipecg");
         for (int k = 0; k <= ovk_backend_count(); k++) { /* the registry, then offload's agent engine */
             ovk_backend_info info = {.name = "offload:engine=agent", .available = 1};

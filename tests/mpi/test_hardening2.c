@@ -52,7 +52,7 @@ static void call_in(reentry *r)
     int zero = 0;
     r->rc[0] = ovk_solver_destroy(&s);
     r->rc[1] = ovk_solver_setup(r->s);
-    r->rc[2] = ovk_solver_set_option(r->s, "tol", "1e-3");
+    r->rc[2] = ovk_solver_set_option(r->s, "rtol", "1e-3");
     r->rc[3] = ovk_solver_solve(r->s, r->b, r->x, &nested);
     r->rc[4] = r->A ? ovk_matrix_update_values(r->A, &zero, NULL, NULL, OVK_DUP_SUM) : OVK_EBUSY; /* none */
     r->rc[5] = r->A ? ovk_matrix_destroy(r->A) : OVK_EBUSY;
@@ -248,13 +248,13 @@ static void check_refused_option(void)
     ovk_solver *s = NULL;
     MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 6, 0.0, &A));
     MT_RC(OVK_OK, ovk_solver_create(A, &s));
-    MT_RC(rank == 0 ? OVK_EOPTION : OVK_OK, ovk_solver_set_option(s, "tol", rank == 0 ? "-1" : "1e-6"));
+    MT_RC(rank == 0 ? OVK_EOPTION : OVK_OK, ovk_solver_set_option(s, "rtol", rank == 0 ? "-1" : "1e-6"));
     int rc = ovk_solver_setup(s);
     MT_CHECK(rc == (nranks > 1 ? OVK_EOPTION : OVK_OK), "setup after tol=-1 refused on rank 0: %s (%s)",
              ovk_status_name(rc), ovk_error_detail());
     if (nranks > 1) MT_CHECK(strstr(ovk_error_detail(), "tol") != NULL, "detail: %s", ovk_error_detail());
     if (rank == 0) printf("setup after a refused option: %s: %s\n", ovk_status_name(rc), ovk_error_detail());
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "tol", "1e-6"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "rtol", "1e-6"));
     MT_RC(OVK_OK, ovk_solver_setup(s));
     MT_RC(OVK_OK, ovk_solver_destroy(&s));
     ovk_matrix_destroy(A);

@@ -89,6 +89,7 @@
 
 #include <mpi.h>
 
+#include "mpitest.h"
 #include "ovkrylov/ovkrylov.h"
 
 #ifndef OVK_MATRIX_DIR
@@ -358,8 +359,8 @@ static int run_matrices(MPI_Comm self)
         spec ref = {"alg1", "blocking", OVK_PRECOND_DIAG, MAX_ITER, 0};
         snprintf(path, sizeof path, "%s/%s", OVK_MATRIX_DIR, cases[k].name);
         if (g_rank == 0) solve_file(self, path, &ref, &ser); /* the 1-rank reference */
-        for (int s = 0; s < ovk_solver_count(); s++) {
-            const char *solver = ovk_solver_name(s);
+        for (int s = 0; s < mt_recurrence_count(); s++) {
+            const char *solver = mt_recurrence_name(s);
             spec sp = {solver, "blocking", OVK_PRECOND_DIAG, MAX_ITER, 0};
             double t0 = MPI_Wtime();
             if (is_single_reduction(solver)) {

@@ -32,13 +32,9 @@
  *     tol within (1 + PLCG_ILL) alg1's count (2.5x in the rounding-dominated
  *     regime, plat362).  There the deep pipelines break down (the
  *     square-root breakdown) or lose the true residual, and plcg goes on
- *     with pipeprcg's recurrences from x (docs/solvers.md): measured at 1
- *     rank (two-term recurrences, session 9), at most 1.82x alg1's count
- *     (worst: LFAT5 Jacobi l = 3, 4 20/11, nos3 Jacobi l = 3 329/213,
- *     bcsstk02 Jacobi l = 3 111/72, LFAT5 none 25/17; bcsstk03 Jacobi
- *     l = 2..4 1.29-1.38x); before the fallback, l = 2 took up to 4.9x
- *     with Jacobi and l >= 2 did not converge on 494_bus, 1138_bus,
- *     bcsstk03 without a preconditioner;
+ *     with pipeprcg's recurrences from x (docs/solvers.md, plcg; the
+ *     worst are LFAT5 and nos3 with Jacobi at l = 3, under 1.9x alg1's
+ *     count);
  *   - plcg:l=3 with several reductions in flight (native, nbc, offload):
  *     the residual history, iteration count and final residual are bitwise
  *     identical on every rank (every decision uses reduced values only);
@@ -300,7 +296,7 @@ static void test_bitwise(void)
         MT_RC(OVK_OK, ovk_solver_create(A, &s));
         MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "plcg:l=3"));
         MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", backends[k]));
-        MT_RC(OVK_OK, ovk_solver_set_option(s, "tol", "1e-12"));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "rtol", "1e-12"));
         MT_RC(OVK_OK, ovk_solver_set_history(s, hist, 400));
         MT_RC(OVK_OK, ovk_solver_setup(s));
         ovk_vector_set(x, 0.0);

@@ -103,7 +103,7 @@ static ovk_solver *setup_solver(ovk_matrix *A, const char *solver, const char *p
     MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", solver));
     MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", pc));
     MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", backend));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "tol", "1e-8"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "rtol", "1e-8"));
     *rc = ovk_solver_setup(s);
     return s;
 }
@@ -518,7 +518,7 @@ static void test_max_iter_zero(void)
         MT_RC(OVK_OK, ovk_solver_create_operator(MPI_COMM_WORLD, 8, twice, &minus, &s));
         MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", solvers[v]));
         MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
-        MT_RC(OVK_OK, ovk_solver_set_option(s, "max_iter", "0"));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "max_it", "0"));
         int rc = ovk_solver_setup(s);
         if (is_split(solvers[v])) {
             ovk_solver_destroy(&s);
@@ -639,7 +639,7 @@ static void test_bad_input(void)
     expect_setup(A, "precond", "ic0:fill=1", OVK_EOPTION, "no option");
     expect_setup(A, "solver", "bogus", OVK_EOPTION, "pipecg");
     expect_setup(A, "backend", "bogus", OVK_EBACKEND, "nbc");
-    MT_RC(OVK_EINVAL, ovk_solver_set_option(NULL, "tol", "1"));
+    MT_RC(OVK_EINVAL, ovk_solver_set_option(NULL, "rtol", "1"));
     MT_RC(OVK_OK, indefinite(&I));
     expect_setup(I, "precond", "ic0", OVK_EPRECOND, "ssor");
     expect_setup(I, "precond", "cheby", OVK_EPRECOND, "cheby");
@@ -648,16 +648,16 @@ static void test_bad_input(void)
     ovk_solver *s = NULL;
     ovk_solver_create(A, &s);
     MT_RC(OVK_EOPTION, ovk_solver_set_option(s, "nokey", "1"));
-    MT_RC(OVK_EOPTION, ovk_solver_set_option(s, "tol", "x"));
-    MT_RC(OVK_EOPTION, ovk_solver_set_option(s, "tol", "0")); /* as ovk_solver_set_tolerances says */
-    if (g_size > 1 && g_rank == 1) ovk_solver_set_option(s, "max_iter", "7");
+    MT_RC(OVK_EOPTION, ovk_solver_set_option(s, "rtol", "x"));
+    MT_RC(OVK_EOPTION, ovk_solver_set_option(s, "rtol", "0")); /* as ovk_solver_set_tolerances says */
+    if (g_size > 1 && g_rank == 1) ovk_solver_set_option(s, "max_it", "7");
     if (g_size > 1) {
         int rc = ovk_solver_setup(s);
         MT_CHECK(rc == OVK_EOPTION && strstr(ovk_error_detail(), "max_it"), "differing max_iter: %d %s", rc,
                  ovk_error_detail());
     }
     /* an unknown solver on one rank only: every rank fails */
-    ovk_solver_set_option(s, "max_iter", "1000");
+    ovk_solver_set_option(s, "max_it", "1000");
     if (g_rank == g_size - 1) ovk_solver_set_option(s, "solver", "nosuch");
     MT_RC(OVK_EOPTION, ovk_solver_setup(s));
     ovk_solver_set_option(s, "solver", "alg1");

@@ -1,0 +1,229 @@
+"""The shared library through ctypes: loading, prototypes, status codes.
+
+ctypes (the standard library) rather than cffi: no compiler and no extra
+package at import time, and the few structures and callbacks of the C API
+are short to declare by hand; ovk_pcg_result's layout is checked against the
+library's size at import.  Communicators cross as Fortran handles (int in
+every MPI; src/bind/python.c converts them).
+
+Where libovkrylov.so is found, first that wins:
+  1. $OVKRYLOV_LIBRARY (a path);
+  2. _config.LIBRARY, written by CMake into the build tree's copy of the
+     package (build/python/ovkrylov) and into the installed one (relative
+     to the package);
+  3. the dynamic loader's search (libovkrylov.so.0 on LD_LIBRARY_PATH or
+     in the system's library directories).
+"""
+import ctypes
+import os
+import warnings
+from ctypes import POINTER, c_char, c_char_p, c_double, c_int, c_int64, c_longlong, c_size_t, c_void_p
+
+from mpi4py import MPI  # noqa: F401  (MPI is initialised before the library is loaded)
+
+
+def _library_path():
+    path = os.environ.get("OVKRYLOV_LIBRARY")
+    if path:
+        return path
+    try:
+        from ._config import LIBRARY
+    except ImportError:
+        return "libovkrylov.so.0"
+    if not os.path.isabs(LIBRARY):
+        return os.path.normpath(os.path.join(os.path.dirname(__file__), LIBRARY))
+    return LIBRARY
+
+
+def _load():
+    path = _library_path()
+    try:
+        return ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    except OSError as e:
+        raise ImportError(f"ovkrylov: cannot load the C library {path!r} ({e}); set OVKRYLOV_LIBRARY "
+                          "to the path of libovkrylov.so (the build tree's or the installed one)") from None
+
+
+lib = _load()
+
+TIMER_COUNT = 14  # OVK_TIMER_COUNT (checked against the library below)
+
+
+class PcgResult(ctypes.Structure):
+    """ovk_pcg_result (include/ovkrylov/pcg.h); its size is checked at import."""
+    _fields_ = [("iterations", c_int), ("rel_residual", c_double), ("reason", c_int),
+                ("reductions", c_longlong), ("time_max", c_double * TIMER_COUNT),
+                ("time_mean", c_double * TIMER_COUNT), ("lambda_min", c_double),
+                ("lambda_max", c_double), ("cond_est", c_double), ("replacements", c_int),
+                ("restarts", c_int), ("history_len", c_int), ("auto_latency_us", c_double),
+                ("auto_work_us", c_double), ("auto_choice", c_char * 32)]
+
+
+# callbacks: ovk_apply_fn, ovk_monitor_fn
+APPLY_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(c_double), POINTER(c_double), c_void_p)
+MONITOR_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_int, c_double, c_double, c_void_p)
+
+_P = c_void_p  # every opaque handle
+_Pp = POINTER(c_void_p)
+_DP = POINTER(c_double)
+_prototypes = {
+    "ovk_strerror": (c_char_p, [c_int]),
+    "ovk_status_name": (c_char_p, [c_int]),
+    "ovk_error_detail": (c_char_p, []),
+    "ovk_reason_name": (c_char_p, [c_int]),
+    "ovk_timer_name": (c_char_p, [c_int]),
+    "ovk__f_fail": (c_int, [c_int, c_char_p]),
+    "ovk__f_agree": (c_int, [c_int, c_int]),
+    "ovk__f_result_size": (c_size_t, []),
+    "ovk__f_matrix_create_csr": (c_int, [c_int, c_int64, c_int, POINTER(c_int), POINTER(c_int64), _DP, c_int,
+                                         c_int, _Pp]),
+    "ovk__f_matrix_comm": (c_int, [_P]),
+    "ovk__f_solver_comm": (c_int, [_P]),
+    "ovk__f_reducer_create": (c_int, [c_int, c_char_p, _Pp]),
+    "ovk__f_solver_view": (c_int, [_P, POINTER(c_void_p), POINTER(c_size_t)]),
+    "ovk__f_free": (None, [c_void_p]),
+    "ovk__py_laplace_create": (c_int, [c_int, c_int, c_int, c_int, c_int, c_int, c_int, c_int, _Pp]),
+    "ovk__py_mm_read": (c_int, [c_int, c_char_p, _Pp]),
+    "ovk__py_solver_create_operator": (c_int, [c_int, c_int, APPLY_FN, c_void_p, _Pp]),
+    "ovk_matrix_destroy": (c_int, [_P]),
+    "ovk_matrix_nglobal": (c_int64, [_P]),
+    "ovk_matrix_row_start": (c_int64, [_P]),
+    "ovk_matrix_nlocal": (c_int, [_P]),
+    "ovk_matrix_nnz_local": (c_int64, [_P]),
+    "ovk_matvec": (c_int, [_P, _P, _P]),
+    "ovk_vector_destroy": (None, [_P]),
+    "ovk_solver_create": (c_int, [_P, _Pp]),
+    "ovk_solver_destroy": (c_int, [_Pp]),
+    "ovk_solver_set_option": (c_int, [_P, c_char_p, c_char_p]),
+    "ovk_solver_get_option": (c_int, [_P, c_char_p, c_char_p, c_size_t]),
+    "ovk_solver_set_precond_fn": (c_int, [_P, APPLY_FN, c_void_p]),
+    "ovk_solver_set_monitor": (c_int, [_P, MONITOR_FN, c_void_p]),
+    "ovk_solver_set_history": (c_int, [_P, _DP, c_int]),
+    "ovk_solver_setup": (c_int, [_P]),
+    "ovk_solver_solve": (c_int, [_P, _P, _P, POINTER(PcgResult)]),
+    "ovk_solver_progress": (c_int, [_P]),
+    "ovk_solver_vector_create": (c_int, [_P, _DP, _Pp]),
+    "ovk_solver_nlocal": (c_int, [_P]),
+    "ovk_solver_setup_time": (c_double, [_P]),
+    "ovk_solver_set_from_options": (c_int, [_P, c_char_p]),
+    "ovk_options_set_args": (c_int, [c_int, POINTER(c_char_p)]),
+    "ovk_options_finalize": (c_int, []),
+    "ovk_options_skip": (c_int, [c_int, POINTER(c_char_p), c_int]),
+    "ovk_reducer_destroy": (c_int, [_P]),
+    "ovk_reducer_spec": (c_char_p, [_P]),
+    "ovk_reduce_start": (c_int, [_P, c_void_p, c_void_p, c_int, c_int, c_int, _Pp]),
+    "ovk_reduce_test": (c_int, [_P, POINTER(c_int)]),
+    "ovk_reduce_wait": (c_int, [_P]),
+    "ovk_request_free": (c_int, [_P]),
+    "ovk_solver_type_count": (c_int, []),
+    "ovk_solver_type_name": (c_char_p, [c_int]),
+}
+for _name, (_res, _args) in _prototypes.items():
+    _f = getattr(lib, _name)
+    _f.restype = _res
+    _f.argtypes = _args
+
+if lib.ovk__f_result_size() != ctypes.sizeof(PcgResult) or lib.ovk_timer_name(TIMER_COUNT - 1) != b"solve":
+    raise ImportError("ovkrylov: the library's ovk_pcg_result differs from the package's: "
+                      "the package and libovkrylov.so are of different versions")
+
+# status codes: every name of error.h, from the library itself
+STATUS = {}
+for _code in range(0, -64, -1):
+    _n = lib.ovk_status_name(_code).decode()
+    if _code and not _n.startswith("OVK_E"):
+        break
+    STATUS[_n] = _code
+EINVAL = STATUS["OVK_EINVAL"]
+ECALLBACK = STATUS["OVK_ECALLBACK"]
+ESTOPPED = STATUS["OVK_ESTOPPED"]
+
+
+class Error(Exception):
+    """A status of the library: .code (negative int), .name ("OVK_EMAXIT"),
+    .detail (ovk_error_detail(): which row, option, file line).  Collective
+    calls raise it on every rank alike.  A failed solve carries .info (the
+    SolveInfo) and .x (the last iterate)."""
+
+    def __init__(self, code, detail=None, info=None, x=None):
+        self.code = code
+        self.name = lib.ovk_status_name(code).decode()
+        self.text = lib.ovk_strerror(code).decode()
+        self.detail = lib.ovk_error_detail().decode(errors="replace") if detail is None else detail
+        self.info = info
+        self.x = x
+        msg = f"{self.name}: {self.text}"
+        if self.detail:
+            msg += f": {self.detail}"
+        super().__init__(msg)
+
+
+class ArgumentError(Error, ValueError, TypeError):
+    """A bad argument found in Python before the library was called (wrong
+    dtype, length, layout, a closed communicator or object): OVK_EINVAL,
+    also a ValueError and a TypeError."""
+
+    def __init__(self, detail):
+        super().__init__(EINVAL, detail)
+
+
+def check(rc, **kw):
+    """Raise Error for a nonzero status."""
+    if rc:
+        raise Error(rc, **kw)
+
+
+def fhandle(comm, what="comm"):
+    """The Fortran handle of an mpi4py communicator (a closed one refused)."""
+    if not isinstance(comm, MPI.Comm):
+        raise ArgumentError(f"{what} must be an mpi4py MPI.Comm, not {type(comm).__name__}")
+    if comm == MPI.COMM_NULL:
+        raise ArgumentError(f"{what} is MPI.COMM_NULL (freed or closed)")
+    return comm.py2f()
+
+
+def agree(fcomm, problem, code=EINVAL):
+    """Collective: every rank learns whether one found a problem (a message,
+    or None) before a collective call, and raises ArgumentError (code
+    OVK_EINVAL; else Error of code) with the failing rank's detail; no rank
+    enters the library alone."""
+    rc = lib.ovk__f_fail(code, problem.encode()) if problem else 0
+    rc = lib.ovk__f_agree(fcomm, rc)
+    if rc:
+        detail = problem or lib.ovk_error_detail().decode(errors="replace")
+        raise ArgumentError(detail) if rc == EINVAL else Error(rc, detail)
+
+
+class Collective:
+    """What the package's objects share: a handle (self._h, None once closed),
+    close() through the subclass's _destroy() (collective: every rank calls
+    it), `with` blocks, and a garbage collector that never destroys: an
+    object not closed is leaked with a ResourceWarning (a collective destroy
+    from __del__ would run at a different moment on each rank, or after
+    MPI_Finalize)."""
+    _h = None
+    _what = "object"
+
+    @property
+    def handle(self):
+        if not self._h:
+            raise ArgumentError(f"the {self._what} is closed")
+        return self._h
+
+    def close(self):
+        """Destroy the object.  Collective: call it on every rank.  A second
+        close does nothing."""
+        if self._h:
+            self._destroy()
+            self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if self._h:
+            warnings.warn(f"ovkrylov: a {self._what} not closed is leaked (close() is collective: "
+                          "call it on every rank)", ResourceWarning, stacklevel=2)

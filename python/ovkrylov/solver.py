@@ -1,0 +1,345 @@
+"""The solver object (include/ovkrylov/solver.h): set up once, solve many times."""
+import ctypes
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _lib
+from ._lib import APPLY_FN, MONITOR_FN, ArgumentError, Collective, Error, PcgResult, agree, check, fhandle, lib
+from .matrix import Matrix
+
+_DP = ctypes.POINTER(ctypes.c_double)
+
+
+@dataclass
+class SolveInfo:
+    """What a solve reports (ovk_pcg_result): times in seconds, the max over
+    the ranks (times_mean: the mean); history: ||r||_2 of iterations 0, 1, ..."""
+    status: int
+    iterations: int
+    residual: float  # final ||r|| / ||b||
+    reason: str
+    reductions: int
+    times: dict
+    times_mean: dict
+    setup_time: float
+    history: np.ndarray
+    replacements: int = 0
+    restarts: int = 0
+    lambda_min: float = 0.0
+    lambda_max: float = 0.0
+    cond_est: float = 0.0
+    auto_choice: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def solve_time(self):
+        return self.times["solve"]
+
+    @property
+    def converged(self):
+        return self.reason == "converged"
+
+
+def _text(value):
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+class _Views:
+    """NumPy arrays over the library's vectors, by address, for the callbacks
+    (the solver's work vectors are the same at every call: views are made
+    once); bounded, so that arrays of the caller's that come and go do not
+    pile up."""
+
+    def __init__(self, n):
+        self.n = n
+        self.ro = {}
+        self.rw = {}
+
+    def get(self, ptr, writeable):
+        cache = self.rw if writeable else self.ro
+        addr = ctypes.cast(ptr, ctypes.c_void_p).value
+        v = cache.get(addr)
+        if v is None:
+            if len(cache) > 64:
+                cache.clear()
+            if self.n:
+                v = np.ctypeslib.as_array(ptr, shape=(self.n,))
+            else:
+                v = np.empty(0)
+            v.flags.writeable = writeable
+            cache[addr] = v
+        return v
+
+
+class Solver(Collective):
+    """A Krylov solver on a Matrix, or on a Python operator (Solver.operator).
+
+        s = Solver(A, solver="pipeprcg", precond="amg", backend="nbc", rtol=1e-8)
+        x, info = s.solve(b)
+
+    Every option of the library's option table by keyword (solver, backend,
+    precond, rtol, atol, divtol, max_it, print_level, progress_every, condest,
+    replace_every, initial_guess_zero, monitor, monitor_true, view,
+    converged_reason, log_view); values as Python values (True -> "1") or as
+    the library's text.  Then, unless from_options=False, the options
+    database (ovkrylov.options(sys.argv), $OVK_OPTIONS: -[prefix]ovk_KEY)
+    overrides them.  precond may also be a callable precond(r, z) that
+    writes z = C r; monitor a callable monitor(iteration, rnorm, rel) that
+    returns a true value to stop the solve.
+
+    Collective over the matrix's communicator: the constructor, solve(),
+    setup() and close().  Call close() on every rank (or use `with`); an
+    object left to the garbage collector is leaked with a ResourceWarning,
+    never destroyed (destroy is collective; at interpreter exit it could
+    hang).  The matrix must outlive the solver."""
+
+    _what = "solver"
+
+    def __init__(self, A, prefix=None, from_options=True, **options):
+        if not isinstance(A, Matrix):
+            raise ArgumentError(f"Solver needs an ovkrylov.Matrix, not {type(A).__name__} "
+                                "(a Python operator: Solver.operator(comm, nlocal, matvec))")
+        self._init_fields(A.comm, A.handle)
+        self.matrix = A
+        h = ctypes.c_void_p()
+        rc = lib.ovk_solver_create(A.handle, ctypes.byref(h))
+        self._h = h if not rc else None
+        self._configure(rc, prefix, from_options, options)
+
+    @classmethod
+    def operator(cls, comm, nlocal, matvec, prefix=None, from_options=True, **options):
+        """A solver on the application's operator: matvec(x, y) writes y = A x
+        on this rank's nlocal rows (x read-only, both float64 arrays; the
+        rows ordered by rank).  A matvec that raises fails the solve with
+        OVK_ECALLBACK on every rank; it must still do whatever communication
+        its peers' calls do (its halo exchange).  Collective."""
+        self = cls.__new__(cls)
+        f = fhandle(comm)
+        self._init_fields(comm, None)
+        self.matrix = None
+        problem = None if callable(matvec) else f"matvec must be callable, not {type(matvec).__name__}"
+        try:
+            nlocal = int(nlocal)
+        except (TypeError, ValueError):
+            problem = problem or f"nlocal must be an int, not {type(nlocal).__name__}"
+        agree(f, problem)
+        self._matvec = matvec
+        self._matvec_fn = APPLY_FN(self._apply_cb(lambda: self._matvec))
+        h = ctypes.c_void_p()
+        check(lib.ovk__py_solver_create_operator(f, nlocal, self._matvec_fn, None, ctypes.byref(h)))
+        self._h = h
+        self._configure(0, prefix, from_options, options)
+        return self
+
+    def _init_fields(self, comm, _):
+        self._h = None
+        self.comm = comm
+        self._cb_error = None
+        self._matvec = self._precond = self._monitor = None
+        self._matvec_fn = self._precond_fn = self._monitor_fn = None
+        self._views = None
+        self._history = None
+        self._in_solve = False
+
+    def _configure(self, rc, prefix, from_options, options):
+        """Set the keyword options, agree the outcome, then the database."""
+        problem, code = None, _lib.EINVAL
+        if rc:
+            problem, code = lib.ovk_error_detail().decode(errors="replace") or lib.ovk_strerror(rc).decode(), rc
+        else:
+            self._views = _Views(lib.ovk_solver_nlocal(self._h))
+            for key, value in options.items():
+                try:
+                    self._set_one(key, value)
+                except Error as e:
+                    problem, code = f"option {key}={value!r}: {e.detail or e.text}", e.code
+                    break
+        try:
+            agree(lib.ovk__f_solver_comm(self._h) if self._h else fhandle(self.comm), problem, code)
+        except Error:
+            self._discard()
+            raise
+        if from_options:
+            self._call(lib.ovk_solver_set_from_options(self._h, prefix.encode() if prefix else None))
+
+    def _discard(self):
+        """Destroy after a failure every rank agreed on."""
+        if self._h:
+            lib.ovk_solver_destroy(ctypes.byref(self._h))
+            self._h = None
+
+    def _set_one(self, key, value):
+        if key == "precond" and callable(value):
+            self._precond = value
+            self._precond_fn = APPLY_FN(self._apply_cb(lambda: self._precond))
+            check(lib.ovk_solver_set_precond_fn(self._h, self._precond_fn, None))
+        elif key == "monitor" and callable(value):
+            self._monitor = value
+            self._monitor_fn = MONITOR_FN(self._monitor_cb)
+            check(lib.ovk_solver_set_monitor(self._h, self._monitor_fn, None))
+        else:
+            if key == "precond" and self._precond is not None:
+                self._precond = self._precond_fn = None
+                check(lib.ovk_solver_set_precond_fn(self._h, APPLY_FN(), None))
+            check(lib.ovk_solver_set_option(self._h, key.encode(), _text(value).encode()))
+
+    # ---- callbacks --------------------------------------------------------
+    def _apply_cb(self, target):
+        views = lambda: self._views  # noqa: E731
+
+        def cb(_s, inp, out, _ctx):
+            try:
+                v = views()
+                target()(v.get(inp, False), v.get(out, True))
+                return 0
+            except BaseException:  # noqa: B036 -- reported after the solve, on this rank
+                if self._cb_error is None:
+                    self._cb_error = sys.exc_info()[1]
+                return 1
+        return cb
+
+    def _monitor_cb(self, _s, it, rnorm, rel, _ctx):
+        try:
+            return 1 if self._monitor(it, rnorm, rel) else 0
+        except BaseException:  # noqa: B036
+            if self._cb_error is None:
+                self._cb_error = sys.exc_info()[1]
+            return 1
+
+    # ---- options ----------------------------------------------------------
+    def set_options(self, **options):
+        """Options by keyword (local; a refused value raises at once on the
+        calling rank, and setup names one that differs across ranks)."""
+        self.handle
+        for key, value in options.items():
+            self._set_one(key, value)
+
+    def get_option(self, key):
+        """The current value of an option as text ("backend" as resolved)."""
+        buf = ctypes.create_string_buffer(512)
+        check(lib.ovk_solver_get_option(self.handle, key.encode(), buf, len(buf)))
+        return buf.value.decode()
+
+    @property
+    def nlocal(self):
+        return lib.ovk_solver_nlocal(self.handle)
+
+    def setup(self):
+        """Set up what is not (collective; a solve does it by itself)."""
+        self._call(lib.ovk_solver_setup(self.handle))
+
+    def progress(self):
+        """From inside a callback: drive the reductions in flight (local)."""
+        check(lib.ovk_solver_progress(self.handle))
+
+    def view(self, file=None):
+        """The effective configuration as text (local; printed to file if given)."""
+        text = ctypes.c_void_p()
+        n = ctypes.c_size_t()
+        check(lib.ovk__f_solver_view(self.handle, ctypes.byref(text), ctypes.byref(n)))
+        try:
+            s = ctypes.string_at(text, n.value).decode(errors="replace")
+        finally:
+            lib.ovk__f_free(text)
+        if file is not None:
+            file.write(s)
+        return s
+
+    def _call(self, rc, **kw):
+        """Raise for a status of a collective call; a callback's exception is
+        the cause on the rank where it was raised."""
+        err, self._cb_error = self._cb_error, None
+        if rc:
+            e = Error(rc, **kw)
+            raise e from err
+        if err is not None:  # a stop asked by a raising monitor that converged first
+            raise err
+
+    # ---- solve --------------------------------------------------------------
+    def _check_vec(self, a, what, n):
+        if not isinstance(a, np.ndarray):
+            return f"{what} must be a numpy.ndarray, not {type(a).__name__}"
+        if a.dtype != np.float64:
+            return f"{what} has dtype {a.dtype}, expected float64"
+        if a.ndim != 1 or a.shape[0] != n:
+            return f"{what} has shape {a.shape}, expected ({n},) (this rank's rows)"
+        if not a.flags.c_contiguous:
+            return f"{what} is not contiguous (pass numpy.ascontiguousarray({what}))"
+        return None
+
+    def solve(self, b, x0=None, inplace=False):
+        """Solve A x = b on this rank's rows: b (and x0, the initial guess;
+        zero when None) float64, 1-D, contiguous, of nlocal entries.  The
+        library works on b and x in place (no copy); x is a new array, or x0
+        itself with inplace=True.  Returns (x, info).  A solve that does not
+        converge, or fails, raises Error on every rank with .info and .x.
+        Collective."""
+        h = self.handle
+        if self._in_solve:
+            raise ArgumentError("solve() called from a callback of the same solver")
+        n = self._views.n
+        problem = self._check_vec(b, "b", n)
+        if not problem and x0 is not None:
+            problem = self._check_vec(x0, "x0", n)
+            if not problem and inplace and not x0.flags.writeable:
+                problem = "x0 is read-only (inplace=True writes the solution into it)"
+        if not problem and inplace and x0 is None:
+            problem = "inplace=True needs x0"
+        agree(lib.ovk__f_solver_comm(h), problem)
+        if x0 is None:
+            x = np.zeros(n)
+        else:
+            x = x0 if inplace else x0.copy()
+        hist = self._history_buffer()
+        vb, vx = ctypes.c_void_p(), ctypes.c_void_p()
+        res = PcgResult()
+        try:
+            check(lib.ovk_solver_vector_create(h, b.ctypes.data_as(_DP) if n else None, ctypes.byref(vb)))
+            check(lib.ovk_solver_vector_create(h, x.ctypes.data_as(_DP) if n else None, ctypes.byref(vx)))
+            self._cb_error = None
+            self._in_solve = True
+            try:
+                rc = lib.ovk_solver_solve(h, vb, vx, ctypes.byref(res))
+            finally:
+                self._in_solve = False
+        finally:
+            lib.ovk_vector_destroy(vb)
+            lib.ovk_vector_destroy(vx)
+        info = self._info(rc, res, hist)
+        self._call(rc, info=info, x=x)
+        return x, info
+
+    def _history_buffer(self):
+        """The history buffer: max_it + 1 norms (set again when max_it grew)."""
+        try:
+            need = int(self.get_option("max_it")) + 1
+        except (Error, ValueError):
+            need = 1001
+        if self._history is None or self._history.size < need:
+            self._history = np.zeros(need)
+            check(lib.ovk_solver_set_history(self._h, self._history.ctypes.data_as(_DP), need))
+        return self._history
+
+    def _info(self, rc, res, hist):
+        names = [lib.ovk_timer_name(i).decode() for i in range(_lib.TIMER_COUNT)]
+        return SolveInfo(
+            status=rc, iterations=res.iterations, residual=res.rel_residual,
+            reason=lib.ovk_reason_name(res.reason).decode(), reductions=res.reductions,
+            times=dict(zip(names, res.time_max)), times_mean=dict(zip(names, res.time_mean)),
+            setup_time=lib.ovk_solver_setup_time(self._h), history=hist[:res.history_len].copy(),
+            replacements=res.replacements, restarts=res.restarts, lambda_min=res.lambda_min,
+            lambda_max=res.lambda_max, cond_est=res.cond_est, auto_choice=res.auto_choice.decode(),
+            extra={"auto_latency_us": res.auto_latency_us, "auto_work_us": res.auto_work_us})
+
+    # ---- lifetime -------------------------------------------------------------
+    def _destroy(self):
+        """The solver and the reducer it made."""
+        h = ctypes.c_void_p(self._h.value)
+        check(lib.ovk_solver_destroy(ctypes.byref(h)))
+        self._history = None

@@ -1,0 +1,66 @@
+/* The solver auto's model (auto_model.c): from the figures auto.c measures,
+ * the candidate with the smallest modelled time per iteration.  Every
+ * function here is local and pure: the same figures give the same choice on
+ * every rank. */
+#ifndef OVK_AUTO_H
+#define OVK_AUTO_H
+
+#include <stddef.h>
+
+/* The variants auto chooses among.  A new kind goes before
+ * OVK__AUTO_KINDS, with its registry name in auto_model.c's table. */
+typedef enum ovk__auto_kind {
+    OVK__AUTO_ALG1,
+    OVK__AUTO_PIPECG,
+    OVK__AUTO_PLCG,
+    OVK__AUTO_PIPEPRCG, /* stands for plcg after plcg broke down */
+    OVK__AUTO_KINDS
+} ovk__auto_kind;
+
+/* A choice: the variant and, for plcg, its depth l (0 for the others). */
+typedef struct ovk__auto_choice {
+    ovk__auto_kind kind;
+    int depth;
+} ovk__auto_choice;
+
+/* The measured figures, in seconds. */
+typedef struct ovk__auto_figures {
+    double latency;     /* one reduction: the upper end of its interval */
+    double latency_low; /* its lower end (= latency when timed) */
+    double work;        /* one alg1 iteration's local work */
+    double vec;         /* its vector part */
+    double matvec;      /* its matvec */
+} ovk__auto_figures;
+
+/* The deepest plcg auto may choose, and its default. */
+enum { OVK__AUTO_MAX_DEPTH = 8, OVK__AUTO_DEFAULT_DEPTH = 4 };
+
+/* The spec of a choice ("alg1", "pipecg", "plcg:l=3", ...) into spec. */
+void ovk__auto_spec(ovk__auto_choice ch, char *spec, size_t len);
+/* 1 when a and b are the same choice. */
+int ovk__auto_same(ovk__auto_choice a, ovk__auto_choice b);
+
+/* The pass model's choice at f->latency among alg1, pipecg and plcg:l=2..maxl,
+ * the shallowest on a tie; first: for a set-up object's first solve, which
+ * pays plcg's start-up. */
+ovk__auto_choice ovk__auto_best(const ovk__auto_figures *f, long maxl, int first);
+/* With the latency known only within [latency_low, latency]: 1 and the
+ * choice in *out when the interval settles it (the same at both ends, or
+ * between pipelined variants the midpoint's, nearly as good at both ends);
+ * 0 when a timed latency must decide. */
+int ovk__auto_settled(const ovk__auto_figures *f, long maxl, int first, ovk__auto_choice *out);
+/* The candidates whose vector steps are worth timing: pipecg and the best
+ * plcg when the pass model puts them close (cand[0], cand[1]; returns 2),
+ * else 0 (the pass model's choice stands). */
+int ovk__auto_candidates(const ovk__auto_figures *f, long maxl, int first, ovk__auto_choice cand[2]);
+/* Of cand[0..n), the one with the smallest time per iteration from its
+ * timed vector step u[i] (seconds, all but the matvec) and f->matvec, the
+ * first on a tie. */
+ovk__auto_choice ovk__auto_best_timed(const ovk__auto_figures *f, const ovk__auto_choice *cand, const double *u,
+                                      int n, int first);
+/* 1 when alg1's blocking reductions at this latency cost less than the
+ * least extra vector work of a pipelined variant, judged from the vector
+ * work cold_vec of a cold iteration: nothing is worth hiding. */
+int ovk__auto_nothing_to_hide(double latency, double cold_vec);
+
+#endif

@@ -1,0 +1,157 @@
+/* auto's model: the time per iteration of each candidate from the latency L
+ * of one reduction, the local work W of one alg1 iteration and the time A
+ * of one vector pass (W's vector part / ALG1_PASSES):
+ *
+ *   alg1        W + 3 L                                  (blocking sums)
+ *   pipecg      max(W + P A, (L + (P + ALG1_PASSES) A))  P = PIPECG_PASSES
+ *   plcg:l=k    max(W + Q A, (L + (Q + ALG1_PASSES) A) / k),
+ *               Q = PLCG_PASS_K k + PLCG_PASS_0, k >= 2
+ *
+ * A pipelined variant waits for a sum started k steps earlier after its
+ * matvec, so k steps last at least L plus the vector work after the wait.
+ * pipecg waits after one matvec, as plcg:l=1 would, with fewer passes: it
+ * stands for depth 1.  A first solve also pays plcg's start-up, spread over
+ * FIRST_ITERATIONS.  The constants and how well the model predicts are in
+ * docs/performance.md, section 3 (one solve and auto). */
+#include <math.h>
+#include <stdio.h>
+
+#include "auto.h"
+#include "solver.h"
+
+enum { ALG1_PASSES = 5, ALG1_REDUCTIONS = 3 };
+/* the iterations a first solve is assumed to take */
+enum { FIRST_ITERATIONS = 50 };
+/* plcg's passes beyond alg1's: per level (two recurrences and a dot) and
+ * the top level's (two recurrences, the x update) */
+#define PLCG_PASS_K 3.5
+#define PLCG_PASS_0 3.0
+/* pipecg's: one fused update of six vectors with 13 dots, and m = C w */
+#define PIPECG_PASSES 5.0
+/* pipecg's blocking sums in a solve besides one per step (its start, the
+ * true residual at the exit) */
+#define PIPECG_SOLVE_SUMS 3.0
+/* the most that cold caches inflate a vector pass */
+#define COLD_VEC 2.0
+/* the interval settles between two pipelined variants when the midpoint's
+ * choice is within REGRET of the best at both ends */
+#define REGRET 0.05
+/* pipecg and the best plcg within REFINE of each other are timed */
+#define REFINE 0.25
+
+static const char *const kind_names[OVK__AUTO_KINDS] = {
+    [OVK__AUTO_ALG1] = "alg1",
+    [OVK__AUTO_PIPECG] = "pipecg",
+    [OVK__AUTO_PLCG] = "plcg",
+    [OVK__AUTO_PIPEPRCG] = "pipeprcg",
+};
+
+void ovk__auto_spec(ovk__auto_choice ch, char *spec, size_t len)
+{
+    if (ch.kind == OVK__AUTO_PLCG) snprintf(spec, len, "plcg:l=%d", ch.depth);
+    else snprintf(spec, len, "%s", kind_names[ch.kind]);
+}
+
+int ovk__auto_same(ovk__auto_choice a, ovk__auto_choice b) { return a.kind == b.kind && a.depth == b.depth; }
+
+static ovk__auto_choice choice_of(ovk__auto_kind kind, int depth) { return (ovk__auto_choice){kind, depth}; }
+
+/* plcg:l=k's start-up per iteration of a first solve: the spectrum
+ * estimate's matvecs (about an alg1 iteration each), the k steps filling
+ * the pipeline, and two waited reductions */
+static double startup_time(const ovk__auto_figures *f, int k)
+{
+    return ((ovk__plcg_estimate_steps(k) + 1 + k) * f->work + 2.0 * f->latency) / FIRST_ITERATIONS;
+}
+
+/* a variant waiting after its matvec for a sum started `depth` steps
+ * earlier, with `passes` vector passes beyond alg1's */
+static double pipelined_time(const ovk__auto_figures *f, double passes, int depth)
+{
+    double pass = f->vec / ALG1_PASSES;
+    double local = f->work + passes * pass, after_wait = (passes + ALG1_PASSES) * pass;
+    return fmax(local, (f->latency + after_wait) / depth);
+}
+
+static double modelled(const ovk__auto_figures *f, int first, ovk__auto_choice ch)
+{
+    if (ch.kind == OVK__AUTO_ALG1) return f->work + ALG1_REDUCTIONS * f->latency;
+    if (ch.kind == OVK__AUTO_PIPECG) return pipelined_time(f, PIPECG_PASSES, 1);
+    int k = ch.depth;
+    return pipelined_time(f, PLCG_PASS_K * k + PLCG_PASS_0, k) + (first ? startup_time(f, k) : 0.0);
+}
+
+/* from a timed vector step u: pipecg's wait ends after its matvec or the
+ * latency, then its updates run, plus its blocking sums (and in a first
+ * solve ||A||'s pass, about a matvec); plcg as modelled */
+static double measured(const ovk__auto_figures *f, double u, int first, ovk__auto_choice ch)
+{
+    double mv = f->matvec, lat = f->latency;
+    if (ch.kind == OVK__AUTO_PIPECG)
+        return fmax(mv, lat) + u + (PIPECG_SOLVE_SUMS * lat + (first ? mv : 0.0)) / FIRST_ITERATIONS;
+    int k = ch.depth;
+    return fmax(mv + u, (lat + u) / k) + (first ? startup_time(f, k) : 0.0);
+}
+
+ovk__auto_choice ovk__auto_best(const ovk__auto_figures *f, long maxl, int first)
+{
+    ovk__auto_choice best = choice_of(OVK__AUTO_ALG1, 0);
+    for (int k = 1; k <= maxl; k++) { /* shallowest first: deeper pipelines lose accuracy */
+        ovk__auto_choice ch = k == 1 ? choice_of(OVK__AUTO_PIPECG, 0) : choice_of(OVK__AUTO_PLCG, k);
+        if (modelled(f, first, ch) < modelled(f, first, best)) best = ch;
+    }
+    return best;
+}
+
+/* alg1 against a pipelined variant is always left to a timed latency:
+ * there the sums are cheap and the interval's top can be the scheduler's */
+int ovk__auto_settled(const ovk__auto_figures *f, long maxl, int first, ovk__auto_choice *out)
+{
+    ovk__auto_figures at = *f;
+    at.latency = f->latency_low;
+    ovk__auto_choice lo = ovk__auto_best(&at, maxl, first), hi = ovk__auto_best(f, maxl, first);
+    *out = hi;
+    if (ovk__auto_same(lo, hi)) return 1;
+    if (lo.kind == OVK__AUTO_ALG1 || hi.kind == OVK__AUTO_ALG1) return 0;
+    at.latency = 0.5 * (f->latency + f->latency_low);
+    ovk__auto_choice mid = ovk__auto_best(&at, maxl, first);
+    for (int end = 0; end < 2; end++) {
+        at.latency = end ? f->latency : f->latency_low;
+        if (modelled(&at, first, mid) > (1.0 + REGRET) * modelled(&at, first, end ? hi : lo)) return 0;
+    }
+    *out = mid;
+    return 1;
+}
+
+/* The pass model's known weakness is pipecg's in-cache cost against
+ * plcg's: where they come out close, their steps are timed. */
+int ovk__auto_candidates(const ovk__auto_figures *f, long maxl, int first, ovk__auto_choice cand[2])
+{
+    ovk__auto_choice best = ovk__auto_best(f, maxl, first), plcg = choice_of(OVK__AUTO_PLCG, 2);
+    ovk__auto_choice pipecg = choice_of(OVK__AUTO_PIPECG, 0);
+    if (best.kind == OVK__AUTO_ALG1 || maxl < 2) return 0;
+    for (int k = 3; k <= maxl; k++) {
+        ovk__auto_choice deeper = choice_of(OVK__AUTO_PLCG, k);
+        if (modelled(f, first, deeper) < modelled(f, first, plcg)) plcg = deeper;
+    }
+    if (!ovk__auto_same(best, pipecg) && !ovk__auto_same(best, plcg)) return 0;
+    ovk__auto_choice other = best.kind == OVK__AUTO_PIPECG ? plcg : pipecg;
+    if (modelled(f, first, other) > (1.0 + REFINE) * modelled(f, first, best)) return 0;
+    cand[0] = pipecg;
+    cand[1] = plcg;
+    return 2;
+}
+
+ovk__auto_choice ovk__auto_best_timed(const ovk__auto_figures *f, const ovk__auto_choice *cand, const double *u,
+                                      int n, int first)
+{
+    int ib = 0;
+    for (int i = 1; i < n; i++)
+        if (measured(f, u[i], first, cand[i]) < measured(f, u[ib], first, cand[ib])) ib = i;
+    return cand[ib];
+}
+
+int ovk__auto_nothing_to_hide(double latency, double cold_vec)
+{
+    return !(ALG1_REDUCTIONS * latency > cold_vec / COLD_VEC);
+}

@@ -1,0 +1,99 @@
+"""Bad input: clear Python exceptions, on every rank alike, before the library
+is called; the library's statuses as ovkrylov.Error with code, name and detail."""
+import numpy as np
+import pytest
+
+import ovkrylov
+
+
+@pytest.mark.parametrize("make,words", [
+    (lambda n: np.ones(n, dtype=np.float32), "dtype float32"),
+    (lambda n: np.ones(n + 1), "shape"),
+    (lambda n: np.ones(2 * n)[::2], "not contiguous"),
+    (lambda n: np.ones((n, 1)), "shape"),
+    (lambda n: list(np.ones(n)), "numpy.ndarray"),
+])
+def test_bad_vector_everywhere(comm, laplace, make, words):
+    with ovkrylov.Solver(laplace, from_options=False) as s:
+        with pytest.raises(ovkrylov.ArgumentError, match=words):
+            s.solve(make(laplace.nlocal))
+        with pytest.raises(ValueError):
+            s.solve(np.ones(laplace.nlocal), x0=make(laplace.nlocal))
+
+
+def test_bad_vector_on_one_rank_fails_every_rank(comm, laplace):
+    """Only rank 0's b is wrong: every rank raises (no rank enters the solve alone)."""
+    n = laplace.nlocal
+    b = np.ones(n, dtype=np.float32) if comm.Get_rank() == 0 else np.ones(n)
+    with ovkrylov.Solver(laplace, from_options=False) as s:
+        with pytest.raises(ovkrylov.ArgumentError) as e:
+            s.solve(b)
+        assert e.value.code == ovkrylov.STATUS["OVK_EINVAL"] and "float32" in e.value.detail
+        x, info = s.solve(np.ones(n))  # and the solver goes on
+        assert info.converged
+
+
+def test_closed_communicator(comm):
+    dup = comm.Dup()
+    dup.Free()
+    with pytest.raises(ovkrylov.ArgumentError, match="COMM_NULL"):
+        ovkrylov.Matrix.laplace27(dup, 4)
+    with pytest.raises(TypeError):
+        ovkrylov.Matrix.laplace27("world", 4)
+
+
+def test_use_after_close(comm):
+    A = ovkrylov.Matrix.laplace27(comm, 4)
+    s = ovkrylov.Solver(A, from_options=False)
+    s.close()
+    s.close()  # a second close does nothing
+    with pytest.raises(ovkrylov.ArgumentError, match="closed"):
+        s.solve(np.ones(A.nlocal))
+    with pytest.raises(ovkrylov.ArgumentError, match="closed"):
+        s.view()
+    A.close()
+    with pytest.raises(ovkrylov.ArgumentError, match="closed"):
+        A.nlocal
+    with pytest.raises(ovkrylov.ArgumentError, match="closed"):
+        ovkrylov.Solver(A)
+
+
+def test_library_statuses(comm, laplace):
+    with pytest.raises(ovkrylov.Error) as e:
+        ovkrylov.Solver(laplace, no_such_option=1, from_options=False)
+    assert e.value.name == "OVK_EOPTION" and "no_such_option" in str(e.value)
+    with ovkrylov.Solver(laplace, solver="nosuch", from_options=False) as s:
+        with pytest.raises(ovkrylov.Error) as e:
+            s.solve(np.ones(laplace.nlocal))
+        assert e.value.name == "OVK_EOPTION" and "nosuch" in e.value.detail
+    with ovkrylov.Solver(laplace, max_it=2, from_options=False) as s:
+        with pytest.raises(ovkrylov.Error) as e:
+            s.solve(np.ones(laplace.nlocal))
+        assert e.value.name == "OVK_EMAXIT" and e.value.info.iterations == 2
+        assert e.value.code == ovkrylov.STATUS["OVK_EMAXIT"] and e.value.info.reason == "iteration limit"
+    with pytest.raises(ovkrylov.Error) as e:
+        ovkrylov.Matrix.from_mtx(comm, "/nonexistent/matrix.mtx")
+    assert e.value.name == "OVK_EFILE" and "nonexistent" in e.value.detail
+
+
+def test_bad_csr(comm):
+    lo, n = comm.Get_rank() * 2, 2 * comm.Get_size()
+    indptr = np.array([0, 1, 2])
+    data = np.array([1.0, 1.0])
+    with pytest.raises(ovkrylov.Error) as e:  # a column outside the matrix
+        ovkrylov.Matrix.from_csr(comm, lo, indptr, np.array([lo, n + 5]), data)
+    assert e.value.name == "OVK_ECOLUMN"
+    with pytest.raises(ovkrylov.ArgumentError, match="indices has"):
+        ovkrylov.Matrix.from_csr(comm, lo, indptr, np.array([lo, lo + 1, lo]), data)
+    with pytest.raises(ovkrylov.ArgumentError, match="integers"):
+        ovkrylov.Matrix.from_csr(comm, lo, indptr, np.array([lo, lo + 1.0]), data)
+    with pytest.raises(ovkrylov.Error) as e:  # rows that do not tile the range
+        ovkrylov.Matrix.from_csr(comm, lo + 1, indptr, np.array([lo + 1, lo + 1]), data)
+    assert e.value.name in ("OVK_EPARTITION", "OVK_ECOLUMN")
+
+
+def test_operator_bad_arguments(comm):
+    with pytest.raises(ovkrylov.ArgumentError, match="callable"):
+        ovkrylov.Solver.operator(comm, 4, None)
+    with pytest.raises(ovkrylov.Error):
+        ovkrylov.Solver.operator(comm, -1, lambda x, y: None)

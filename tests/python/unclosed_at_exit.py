@@ -1,0 +1,19 @@
+"""Objects left open at interpreter exit: the garbage collector must not call
+the collective destroys (ranks would reach them at different moments, after
+MPI_Finalize): the program exits at once, warning of each leaked object.
+Run by run.sh under mpiexec (not a pytest file: it must end the interpreter)."""
+import warnings
+
+import numpy as np
+from mpi4py import MPI
+
+import ovkrylov
+
+warnings.simplefilter("always", ResourceWarning)
+A = ovkrylov.Matrix.laplace27(MPI.COMM_WORLD, 4)
+s = ovkrylov.Solver(A, solver="pipecg", backend="nbc", from_options=False)
+s.solve(np.ones(A.nlocal))
+r = ovkrylov.Reducer(MPI.COMM_WORLD, "nbc")
+if MPI.COMM_WORLD.Get_rank() == MPI.COMM_WORLD.Get_size() - 1:
+    del s  # one rank drops its solver early: no collective call may follow from it
+print("leaving without close", flush=True)
