@@ -152,8 +152,9 @@ typedef struct ovk_pcg_result {
     int replacements; /* cg1, pipecg, groppcg, pipeprcg: residual replacements (recomputed
                          b - A x) done (0 for the others) */
     int restarts;     /* cg1, pipecg, pipeprcg: restarts after a breakdown of the recurrences;
-                         plcg: restarts after a breakdown or a lost true residual (0 for the
-                         others) */
+                         plcg: restarts after a breakdown or a lost true residual; pgmres: 1
+                         when the pipeline broke down or lost the true residual and gmres went
+                         on (0 for the others) */
     int history_len;  /* residual norms written to the solver's history buffer */
     /* solver "auto": what it measured at setup (the latency of one blocking reduction, the
      * local work of one PCG iteration; the largest over the ranks, microseconds) and the

@@ -69,7 +69,9 @@
  * Options (ovk_solver_set_option, values as text; ovk_solver_get_option
  * reads them back; the options database spells each -[prefix]ovk_KEY):
  *   solver          alg1 | alg2 | overlap | cg1 | pipecg | groppcg | pipeprcg |
- *                   plcg[:l=L,lmin=A,lmax=B]  (docs/solvers.md)   (alg1)
+ *                   plcg[:l=L,lmin=A,lmax=B] (SPD: CG variants) |
+ *                   gmres[:restart=M] | fgmres[:restart=M] |
+ *                   pgmres[:l=L,restart=M,lmin=A,lmax=B] (any matrix)  (docs/solvers.md)   (alg1)
  *   backend         reduction backend spec ($OVK_REDUCE_BACKEND, else blocking); read back
  *                   as resolved (the reducer's spec with its defaults once set up)
  *   precond         jacobi (diag) | none | ic0 | ssor[:omega=W] | cheby[:degree=K] | amg[:...]

@@ -56,6 +56,12 @@ typedef struct ovk__backend {
     int (*wait)(void *state, void *impl);
     /* Drive every outstanding reduction (may be NULL). */
     int (*progress)(void *state);
+    /* Local: allocate now what starts (and their tests and waits) of 1 ..
+     * max_count elements of type with op, up to inflight outstanding, would
+     * otherwise allocate, so that none of them can fail alone on one rank
+     * (the others would wait in the collective for ever).  NULL: start
+     * allocates nothing. */
+    int (*reserve)(void *state, int max_count, ovk_datatype type, ovk_op op, int inflight);
     /* Capabilities of this instance when they depend on its options (may be
      * NULL: `caps` above). */
     unsigned (*caps_of)(const void *state);
@@ -106,6 +112,9 @@ int ovk__reducer_outstanding(const ovk_reducer *red);
  * duplicate of comm; and, when the creation fails, its release (the
  * backend's destroy is collective when its state exists). */
 int ovk__reducer_alloc(const ovk__backend *be, const char *spec, ovk_reducer **out);
+/* Local: the backend's reserve (above) and requests for inflight
+ * reductions; call it where its status can be agreed (a setup). */
+int ovk__reducer_reserve(ovk_reducer *red, int max_count, ovk_datatype type, ovk_op op, int inflight);
 int ovk__reducer_open(ovk_reducer *red, MPI_Comm comm);
 void ovk__reducer_discard(ovk_reducer *red);
 

@@ -395,6 +395,42 @@ static int nbc_start(void *state, const ovk__reduction *r, void *impl)
     return rc;
 }
 
+static int pending_room(nbc_state *s, int n);
+
+/* The schedules of counts 1..max_count (cached), inflight free operations
+ * fit for every one of them, and the wait's request list for them all. */
+static int nbc_reserve(void *state, int max_count, ovk_datatype type, ovk_op op, int inflight)
+{
+    nbc_state *s = state;
+    nbc_op *held = NULL; /* off the free list while they are fit */
+    int rc = OVK_OK, max_comm = 0;
+    if (s->topo.size == 1) return OVK_OK; /* every start is trivial() */
+    lock(s);
+    for (int k = 0; k < inflight && !rc; k++) {
+        nbc_op *o = s->free_ops;
+        if (o) s->free_ops = o->next;
+        else if (!(o = calloc(1, sizeof *o))) rc = ovk__fail(OVK_ENOMEM, "nbc: operation");
+        if (o) o->next = held, held = o;
+    }
+    for (int count = 1; count <= max_count && !rc; count++) {
+        ovk__nbc_sched *sched = NULL;
+        rc = ovk__nbc_cache_get(&s->cache, &s->prm, &s->topo, count, type, op, &sched);
+        if (rc) break;
+        if (sched->max_comm > max_comm) max_comm = sched->max_comm;
+        for (nbc_op *o = held; o && !rc; o = o->next) rc = op_fit(o, sched);
+        ovk__nbc_cache_put(&s->cache, sched);
+    }
+    if (!rc) rc = pending_room(s, max_comm * inflight);
+    while (held) {
+        nbc_op *next = held->next;
+        held->next = s->free_ops;
+        s->free_ops = held;
+        held = next;
+    }
+    unlock(s);
+    return rc;
+}
+
 /* One progress pass; when req's operation has finished, hand its op back. */
 static int test_locked(nbc_state *s, nbc_req *req, int *done)
 {
@@ -546,4 +582,5 @@ const ovk__backend ovk__backend_nbc = {
     .test = nbc_test,
     .wait = nbc_wait,
     .progress = nbc_progress,
+    .reserve = nbc_reserve,
 };

@@ -299,6 +299,15 @@ static int off_wait(void *state, void *impl)
 #define ENGINE_OPTION "engine=auto|agent: who runs the task lists (fabric: not built, libfabric was not found)"
 #endif
 
+/* The engine's scratch (the fabric engine builds a slot's program at
+ * each post of a new shape: its posts still allocate). */
+static int off_reserve(void *state, int max_count, ovk_datatype type, ovk_op op, int inflight)
+{
+    (void)op, (void)inflight;
+    off_state *s = state;
+    return s->eng->reserve ? s->eng->reserve(s->e, max_count, type) : OVK_OK;
+}
+
 const ovk__backend ovk__backend_offload = {
     .name = NAME,
     .description = "CORE-Direct-style task lists run without the host: libfabric triggered operations "
@@ -316,6 +325,7 @@ const ovk__backend ovk__backend_offload = {
     .test = off_test,
     .wait = off_wait,
     .progress = NULL,
+    .reserve = off_reserve,
     .caps_of = NULL,
     .caps_of_spec = off_caps_of_spec,
 };

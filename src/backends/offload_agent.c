@@ -325,11 +325,14 @@ static int agent_create(MPI_Comm comm, const ovk__off_list *tl, int depth, void 
 {
     char why[256];
     agent *a = calloc(1, sizeof *a);
-    if (!a) return ovk__fail(OVK_ENOMEM, "offload agent");
-    a->comm = MPI_COMM_NULL;
-    a->tl = tl;
-    a->depth = depth;
-    int rc = agent_usable(why, sizeof why) ? alloc_ops(a) : ovk__fail(OVK_EUNSUPPORTED, "offload: %s", why);
+    int rc = a ? OVK_OK : ovk__fail(OVK_ENOMEM, "offload agent");
+    if (a) {
+        a->comm = MPI_COMM_NULL;
+        a->tl = tl;
+        a->depth = depth;
+        rc = agent_usable(why, sizeof why) ? alloc_ops(a) : ovk__fail(OVK_EUNSUPPORTED, "offload: %s", why);
+    }
+    rc = ovk__agree(comm, rc); /* before MPI_Comm_dup, which every rank must reach */
     if (rc) goto cleanup;
     rc = ovk__mpi(MPI_Comm_dup(comm, &a->comm), "MPI_Comm_dup");
     if (rc) goto cleanup;
@@ -412,6 +415,14 @@ static int agent_wait(void *eng, int slot)
     return rc;
 }
 
+static int agent_reserve(void *eng, int max_count, ovk_datatype type)
+{
+    agent *a = eng;
+    int rc = OVK_OK;
+    for (int i = 0; i < a->depth && !rc; i++) rc = fit_tmp(a, &a->ops[i], max_count, type);
+    return rc;
+}
+
 const ovk__off_engine ovk__off_agent = {
     .name = "agent",
     .needs_threads = 1,
@@ -421,4 +432,5 @@ const ovk__off_engine ovk__off_agent = {
     .post = agent_post,
     .test = agent_test,
     .wait = agent_wait,
+    .reserve = agent_reserve,
 };

@@ -436,19 +436,26 @@ static int warm_post(fabric *f, const int *peers, int np, struct fi_context2 *ct
     return OVK_OK;
 }
 
+/* Collective: what it needs, agreed before any message (a rank that posts
+ * none leaves its peers waiting for the connection timeout). */
 static int warm_up(fabric *f)
 {
     int *peers = malloc(((size_t)f->size + 1) * sizeof *peers);
     struct fi_context2 *ctx = NULL;
-    if (!peers) return ovk__fail(OVK_ENOMEM, "offload fabric: peer list");
-    int rc = fi_check(fi_mr_reg(f->domain, f->warm, sizeof f->warm, FI_SEND | FI_RECV, 0, f->next_key++, 0,
+    int np = 0, rc = peers ? OVK_OK : ovk__fail(OVK_ENOMEM, "offload fabric: peer list");
+    if (!rc) {
+        np = ovk__off_peers(f->tl, peers);
+        peers[np++] = f->rank;
+        ctx = calloc(2 * (size_t)np * NTX, sizeof *ctx);
+        if (!ctx) rc = ovk__fail(OVK_ENOMEM, "offload fabric: warm-up contexts");
+    }
+    if (!rc)
+        rc = fi_check(fi_mr_reg(f->domain, f->warm, sizeof f->warm, FI_SEND | FI_RECV, 0, f->next_key++, 0,
                                 &f->warm_mr, NULL),
                       "fi_mr_reg (warm-up)");
+    rc = ovk__agree(f->comm, rc);
     if (rc) goto cleanup;
-    int np = ovk__off_peers(f->tl, peers);
-    peers[np++] = f->rank;
-    ctx = calloc(2 * (size_t)np * NTX, sizeof *ctx);
-    rc = ctx ? warm_post(f, peers, np, ctx) : ovk__fail(OVK_ENOMEM, "offload fabric: warm-up contexts");
+    rc = warm_post(f, peers, np, ctx);
     if (rc) goto cleanup;
     rc = drain(f, 2 * np * NTX);
 cleanup:

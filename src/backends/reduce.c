@@ -43,6 +43,24 @@ struct ovk_reducer {
 
 /* ---- reducers --------------------------------------------------------- */
 
+/* POOL_CHUNK more free requests */
+static int grow_pool(ovk_reducer *red)
+{
+    pool_chunk *c = calloc(1, sizeof *c);
+    if (!c) return ovk__fail(OVK_ENOMEM, "request pool");
+    c->next = red->chunks;
+    red->chunks = c;
+    for (int i = POOL_CHUNK - 1; i >= 0; i--) {
+        c->req[i].red = red;
+        c->req[i].next_free = red->free_list;
+        red->free_list = &c->req[i];
+    }
+    return OVK_OK;
+}
+
+/* The first POOL_CHUNK requests come with the reducer: a start, which no
+ * rank can refuse alone once the others are in the collective, allocates
+ * only beyond them. */
 int ovk__reducer_alloc(const ovk__backend *be, const char *spec, ovk_reducer **out)
 {
     ovk_reducer *red = calloc(1, sizeof *red);
@@ -51,7 +69,19 @@ int ovk__reducer_alloc(const ovk__backend *be, const char *spec, ovk_reducer **o
     red->comm = MPI_COMM_NULL;
     snprintf(red->spec, sizeof red->spec, "%s", spec);
     *out = red;
-    return OVK_OK;
+    return grow_pool(red);
+}
+
+int ovk__reducer_reserve(ovk_reducer *red, int max_count, ovk_datatype type, ovk_op op, int inflight)
+{
+    int free_requests = 0;
+    for (const ovk_request *r = red->free_list; r; r = r->next_free) free_requests++;
+    while (free_requests + red->outstanding < inflight) {
+        int rc = grow_pool(red);
+        if (rc) return rc;
+        free_requests += POOL_CHUNK;
+    }
+    return red->be->reserve ? red->be->reserve(red->state, max_count, type, op, inflight) : OVK_OK;
 }
 
 int ovk__reducer_open(ovk_reducer *red, MPI_Comm comm)
@@ -59,10 +89,21 @@ int ovk__reducer_open(ovk_reducer *red, MPI_Comm comm)
     return ovk__mpi(MPI_Comm_dup(comm, &red->comm), "MPI_Comm_dup");
 }
 
+static void free_pool(ovk_reducer *red)
+{
+    while (red->chunks) {
+        pool_chunk *next = red->chunks->next;
+        for (int i = 0; i < POOL_CHUNK; i++) free(red->chunks->req[i].detail); /* completed, never freed */
+        free(red->chunks);
+        red->chunks = next;
+    }
+}
+
 void ovk__reducer_discard(ovk_reducer *red)
 {
     if (!red) return;
     if (red->state) red->be->destroy(red->state);
+    free_pool(red);
     if (red->comm != MPI_COMM_NULL) MPI_Comm_free(&red->comm);
     free(red);
 }
@@ -80,12 +121,7 @@ int ovk_reducer_destroy(ovk_reducer *red)
     rc = ovk__agree(red->comm, rc);
     if (rc) return rc; /* one busy rank: nobody enters the collective destroy */
     red->be->destroy(red->state);
-    while (red->chunks) {
-        pool_chunk *next = red->chunks->next;
-        for (int i = 0; i < POOL_CHUNK; i++) free(red->chunks->req[i].detail); /* completed, never freed */
-        free(red->chunks);
-        red->chunks = next;
-    }
+    free_pool(red);
     MPI_Comm_free(&red->comm);
     free(red);
     return OVK_OK;
@@ -120,15 +156,8 @@ int ovk__reducer_outstanding(const ovk_reducer *red) { return red->outstanding; 
 static int request_alloc(ovk_reducer *red, ovk_request **out)
 {
     if (!red->free_list) {
-        pool_chunk *c = calloc(1, sizeof *c);
-        if (!c) return ovk__fail(OVK_ENOMEM, "request pool");
-        c->next = red->chunks;
-        red->chunks = c;
-        for (int i = POOL_CHUNK - 1; i >= 0; i--) {
-            c->req[i].red = red;
-            c->req[i].next_free = red->free_list;
-            red->free_list = &c->req[i];
-        }
+        int rc = grow_pool(red);
+        if (rc) return rc;
     }
     ovk_request *r = red->free_list;
     red->free_list = r->next_free;

@@ -129,8 +129,8 @@ static int lanczos_run(cheby *c, MPI_Comm comm, double *alpha, double *beta, int
 {
     int n = c->n;
     lanczos L = {.r = c->res, .z = c->ad, .p = c->d, .ok = 1};
-    int rc = ovk__pc_alloc(n, "cheby", &L.s);
-    if (rc) return rc;
+    int rc = ovk__agree(comm, ovk__pc_alloc(n, "cheby", &L.s)); /* before the first sum */
+    if (rc) goto cleanup;
     for (int i = 0; i < n; i++) {
         L.r[i] = rhs_of(c->A->lay.row_start + i); /* x = 0: r = b */
         L.p[i] = L.z[i] = c->dinv[i] * L.r[i];

@@ -9,11 +9,18 @@
 #include "solver.h"
 
 /* the offsets of the variant's vector fields (the declared list, or
- * vectors() filling room), and their count */
-static int vector_fields(const ovk__ctx *c, const ovk__solver *sv, size_t room[OVK__MAX_VECS], const size_t **vec)
+ * vectors() filling room, malloc'd: any count), and their count; -1 when
+ * room cannot be had */
+static int vector_fields(const ovk__ctx *c, const ovk__solver *sv, size_t **room, const size_t **vec)
 {
-    *vec = sv->vectors ? room : sv->vec;
-    return sv->vectors ? sv->vectors(c->params, room) : sv->nvec;
+    *room = NULL;
+    *vec = sv->vec;
+    if (!sv->vectors) return sv->nvec;
+    int count = sv->vectors(c->params, NULL);
+    *room = malloc(sizeof(size_t) * (size_t)(count > 0 ? count : 1));
+    if (!*room) return -1;
+    *vec = *room;
+    return sv->vectors(c->params, *room);
 }
 
 size_t ovk__vec_stride(int n)
@@ -31,10 +38,14 @@ size_t ovk__vec_stride(int n)
  * pipecg's update: up to 20 % faster than page-aligned vectors). */
 static int allocate(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, double *block)
 {
-    size_t room[OVK__MAX_VECS];
+    size_t *room;
     const size_t *off;
     size_t stride = ovk__vec_stride(c->n);
-    int count = vector_fields(c, sv, room, &off);
+    int count = vector_fields(c, sv, &room, &off);
+    if (count < 0) {
+        free(block);
+        return ovk__fail(OVK_ENOMEM, "the vector list of solver %s", sv->name);
+    }
     size_t len = stride * (size_t)count;
     if (block) {
         double *resized = realloc(block, len * sizeof(double));
@@ -44,10 +55,12 @@ static int allocate(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, double 
     } else {
         v->block = calloc(len, sizeof(double));
     }
+    v->work = v->block ? calloc(1, sv->work_size) : NULL;
+    if (v->work)
+        for (int i = 0; i < count; i++) *(double **)((char *)v->work + off[i]) = v->block + stride * (size_t)i;
+    free(room);
     if (!v->block) return ovk__fail(OVK_ENOMEM, "%d work vectors of %d rows", count, c->n);
-    v->work = calloc(1, sv->work_size);
     if (!v->work) return ovk__fail(OVK_ENOMEM, "solver %s", sv->name);
-    for (int i = 0; i < count; i++) *(double **)((char *)v->work + off[i]) = v->block + stride * (size_t)i;
     v->r = v->block;
     return OVK_OK;
 }
@@ -55,14 +68,14 @@ static int allocate(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, double 
 int ovk__variant_setup_on(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, double *block)
 {
     memset(v, 0, sizeof *v);
-    int rc = ovk__agree(c->comm, allocate(c, sv, v, block));
-    if (rc) {
-        ovk__variant_free(v);
-        return rc;
+    int rc = allocate(c, sv, v, block);
+    if (!rc) {
+        v->sv = sv; /* from here on its destroy frees what setup made */
+        if (sv->setup) rc = sv->setup(c, v->work);
     }
-    v->sv = sv; /* from here on its destroy frees what setup made */
-    if (sv->setup) sv->setup(c, v->work);
-    return OVK_OK;
+    rc = ovk__agree(c->comm, rc); /* one agreement for the vectors and the setup */
+    if (rc) ovk__variant_free(v);
+    return rc;
 }
 
 int ovk__variant_setup(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v)
@@ -77,6 +90,7 @@ static int solve_once(ovk__ctx *c, ovk__variant *v)
     if (c->guess_zero) memset(c->x, 0, sizeof(double) * (size_t)c->n); /* x0 = 0 */
     rc = ovk__ctx_start_residual(c, v->r);
     if (rc) goto done;
+    c->nonsymmetric = v->sv->nonsymmetric;
     c->initial_pending = v->sv->defers_initial && c->opts->max_iter > 0; /* else no first reduction */
     if (!c->initial_pending) rc = ovk__initial_check(c, v->r, &bb, &decided);
     if (rc || decided) goto done;
@@ -104,6 +118,7 @@ int ovk__variant_resume(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, dou
         int rc = ovk__variant_setup(c, sv, v);
         if (rc) return rc;
     }
+    c->nonsymmetric = sv->nonsymmetric;
     return sv->resume(c, v->work, bb, iter0);
 }
 
@@ -120,6 +135,7 @@ int ovk__variant_delegate(ovk__ctx *c, ovk__variant *inner, void *params, const 
     if (!rc && !decided && inner->sv->needs_norm && !c->norms.current) rc = c->norm(c);
     if (rc || decided) return rc;
     if (c->n > 0) memcpy(inner->r, r, sizeof(double) * (size_t)c->n);
+    c->nonsymmetric = inner->sv->nonsymmetric;
     void *saved = c->params;
     c->params = params;
     rc = inner->sv->iterate(c, inner->work, bb);

@@ -819,7 +819,11 @@ static int setup_what_changed(ovk_solver *s)
         ovk__log_mark(&s->log, OVK__LOG_BACKEND);
         if (rc) goto fail;
     }
-    rc = ovk__agree(s->lay->comm, ctx_room(s));
+    rc = ctx_room(s);
+    /* what the solve's sums (at most OVK__STAGE_VALS values, OVK__STAGE_SLOTS
+     * in flight) allocate in the backend, made here where a failure is agreed */
+    if (!rc) rc = ovk__reducer_reserve(s->red, OVK__STAGE_VALS, OVK_DOUBLE, OVK_SUM, OVK__STAGE_SLOTS);
+    rc = ovk__agree(s->lay->comm, rc);
     if (rc) goto fail;
     init_ctx(s);
     if (redo & REDO_VARIANT) {

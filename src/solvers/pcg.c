@@ -12,6 +12,9 @@ extern const ovk__solver ovk__solver_pipecg;
 extern const ovk__solver ovk__solver_groppcg;
 extern const ovk__solver ovk__solver_pipeprcg;
 extern const ovk__solver ovk__solver_plcg;
+extern const ovk__solver ovk__solver_gmres;
+extern const ovk__solver ovk__solver_fgmres;
+extern const ovk__solver ovk__solver_pgmres;
 extern const ovk__solver ovk__solver_auto;
 /* SOLVERS: declarations of further variants go here. */
 
@@ -24,6 +27,9 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_groppcg,
     &ovk__solver_pipeprcg,
     &ovk__solver_plcg,
+    &ovk__solver_gmres,
+    &ovk__solver_fgmres,
+    &ovk__solver_pgmres,
     &ovk__solver_auto,
     /* SOLVERS: further variants go here. */
 };

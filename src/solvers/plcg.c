@@ -393,7 +393,7 @@ int ovk__plcg_estimate_steps(int l) { return 3 * l + 3 < EST_DIM ? 3 * l + 3 : E
 
 static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 {
-    double *v[OVK__MAX_VECS], q[4];
+    double *v[3 * MAX_L + 6], q[4];
     const int m = ovk__plcg_estimate_steps(w->l), k = c->initial_pending ? 4 : 2;
     if (k == 4) ovk__initial_dots(c, w->r, q + 2); /* <b,b>, <r0,r0> in the same sum */
     (void)est_vectors(w, v); /* 3 l + 6 >= EST_VECS */
@@ -807,6 +807,8 @@ static int plcg_parse(ovk__opts *o, void **params)
 static int plcg_vectors(const void *params, size_t *vec)
 {
     int l = (int)((const plcg_params *)params)->l, k = 0;
+    size_t count_only[3 * MAX_L + 6];
+    if (!vec) vec = count_only; /* the frame asks for the count first */
     vec[k++] = offsetof(plcg_work, r);
     for (int i = 0; i <= l; i++) vec[k++] = offsetof(plcg_work, Z) + sizeof(double *) * (size_t)i;
     for (int i = 0; i < 2; i++) vec[k++] = offsetof(plcg_work, U) + sizeof(double *) * (size_t)i;
@@ -817,7 +819,7 @@ static int plcg_vectors(const void *params, size_t *vec)
     return k;
 }
 
-static void plcg_setup(ovk__ctx *c, void *work)
+static int plcg_setup(ovk__ctx *c, void *work)
 {
     const plcg_params *pp = c->params;
     plcg_work *w = work;
@@ -828,6 +830,7 @@ static void plcg_setup(ovk__ctx *c, void *work)
     w->user_bounds = pp->lmax > 0.0; /* the spec's bounds (restored by iterate after new values) */
     w->lmin = pp->lmin;
     w->lmax = pp->lmax;
+    return OVK_OK;
 }
 
 static void plcg_destroy(void *work)

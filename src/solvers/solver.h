@@ -16,11 +16,16 @@
 /* Which inner product a reduction belongs to (selects its timers). */
 typedef enum ovk__dot_id { OVK__SDOTP = 0, OVK__GAMMA = 1, OVK__IPROD = 2 } ovk__dot_id;
 
+/* The longest restart of the GMRES variants (gmres.c, pgmres.c): their
+ * Hessenberg matrix is (M + 1) x M, their basis M + 1 vectors or more. */
+enum { OVK__MAX_RESTART = 500 };
+
 /* The monitor's stop vote rides the sums a variant already does: while a
  * monitor is set, each sum reduces its k values and one more, this rank's
  * vote, through one of these slots (solver_common.c).  The largest k + 1
- * and the most sums in flight at once (plcg: 2 l + 4). */
-enum { OVK__STAGE_VALS = 32, OVK__STAGE_SLOTS = 24 };
+ * (a GMRES Gram-Schmidt pass: M + 1 dots and a norm, and the vote) and the
+ * most sums in flight at once (plcg: 2 l + 4). */
+enum { OVK__STAGE_VALS = OVK__MAX_RESTART + 3, OVK__STAGE_SLOTS = 24 };
 typedef struct ovk__stage {
     ovk_request *req; /* NULL: free */
     double *vals;     /* the variant's values, copied back at the end */
@@ -122,6 +127,8 @@ typedef struct ovk__ctx {
     char cb_detail[160];        /* what the failed callback said */
     int initial_pending;        /* <b,b> and <r0,r0> are the variant's to sum (defers_initial) */
     ovk__monitor_state watch;
+    int nonsymmetric;           /* the running variant's ovk__solver.nonsymmetric (set by the
+                                   frame): a breakdown does not blame symmetry */
     ovk__scaling scale;         /* this solve's scaling (none: zeros) */
 } ovk__ctx;
 
@@ -130,9 +137,6 @@ typedef struct ovk__ctx {
 typedef struct ovk__tic {
     double t0, p0;
 } ovk__tic;
-
-/* The most work vectors a variant may declare. */
-enum { OVK__MAX_VECS = 32 };
 
 /* A variant says what differs: its recurrence and what it needs.  The frame
  * (frame.c) does the rest: it allocates the work struct (work_size bytes,
@@ -151,13 +155,16 @@ typedef struct ovk__solver {
     size_t work_size;     /* sizeof the variant's work struct */
     int nvec;             /* its vector fields: offsetof each, the residual r first */
     const size_t *vec;
-    /* Optional, instead of nvec/vec when the count depends on the options:
-     * fills vec (at most OVK__MAX_VECS, r first) and returns the count. */
+    /* Optional, instead of nvec/vec when the count depends on the options
+     * (any count): returns the count and, when vec is not NULL, fills vec
+     * with the offsets (r first). */
     int (*vectors)(const void *params, size_t *vec);
     /* Optional: read the spec's options (local); *params freed with free(). */
     int (*parse)(ovk__opts *o, void **params);
-    /* Optional, local and infallible: more set-up after the vectors. */
-    void (*setup)(ovk__ctx *c, void *work);
+    /* Optional, local: more set-up after the vectors (e.g. the small dense
+     * arrays whose size depends on the options); a status (OVK_ENOMEM),
+     * agreed by the frame, and destroy frees what it made even then. */
+    int (*setup)(ovk__ctx *c, void *work);
     /* Optional, collective: called by the object after the numeric setup
      * whenever the reducer, the preconditioner or the variant was set up
      * anew, with all of them in place (a variant that measures them and
@@ -188,6 +195,7 @@ typedef struct ovk__solver {
      * are meaningless after it.  A variant choosing among others times
      * it to compare them on their own kernels (pipecg, plcg have it). */
     int (*vector_step)(ovk__ctx *c, void *work, double *x);
+    int nonsymmetric; /* 1: assumes neither A nor C symmetric: accepts any matrix */
 } ovk__solver;
 
 /* A variant's instance: its work struct and vector block. */
@@ -247,8 +255,9 @@ const ovk__solver *ovk__solver_find(const char *name);
 void ovk__solver_names(char *buf, size_t len, int unsplit_only);
 
 /* 0 when v is finite and positive (or zero, with zero_ok); else the solve
- * stops at iteration iter on a breakdown (v finite: not SPD) or a
- * non-finite value of what, and 1 is returned. */
+ * stops at iteration iter on a breakdown (v finite: not SPD, or for a
+ * nonsymmetric variant a singular operator) or a non-finite value of what,
+ * and 1 is returned. */
 int ovk__breakdown(ovk__ctx *c, int iter, const char *what, double v, int zero_ok);
 
 /* ---- helpers shared by the variants (solver_common.c) ---------------- */
@@ -400,6 +409,67 @@ typedef struct ovk__single_reduction_ops {
  * start, then decide (on the values v, refreshing as asked) and step until a stop. */
 int ovk__single_reduction_run(ovk__ctx *c, const ovk__single_reduction_ops *ops, void *work, double *r, const double *v,
                               double bb);
+
+/* ---- the GMRES family (gmres.c; pgmres.c uses it too) ----------------- */
+
+/* The parsed spec of gmres, fgmres and pgmres (one layout: pgmres's
+ * fallback, gmres, reads the same params): the restart M and, for pgmres,
+ * the depth l and the shifts' interval [lmin, lmax] (user_shifts: given). */
+typedef struct ovk__gmres_params {
+    long restart, l;
+    double lmin, lmax;
+    int user_shifts;
+} ovk__gmres_params;
+/* Local: the spec's keys (restart; with pipelined also l in 1..max_l,
+ * lmin, lmax) into *out (malloc'd, the caller's even on failure). */
+int ovk__gmres_parse(ovk__opts *o, const char *owner, int pipelined, int max_l, ovk__gmres_params **out);
+
+/* The least-squares problem of a cycle: the (m + 1) x m Hessenberg matrix,
+ * triangular as its columns are rotated (Givens), and the rotated beta e_1. */
+typedef struct ovk__arnoldi {
+    int m;
+    double *h;              /* column j at h + j (m + 1) */
+    double *cs, *sn, *g, *y; /* rotations, right-hand side, solution */
+} ovk__arnoldi;
+/* Local: room for restart m (OVK_ENOMEM); free: a zeroed a is fine. */
+int ovk__arnoldi_alloc(ovk__arnoldi *a, int m);
+void ovk__arnoldi_free(ovk__arnoldi *a);
+/* g = beta e_1 */
+void ovk__arnoldi_start(ovk__arnoldi *a, double beta);
+/* column j (H(0..j+1, j) to fill before rotating it) */
+double *ovk__arnoldi_column(ovk__arnoldi *a, int j);
+/* the earlier rotations and a new one on column j: returns |g_{j+1}|, the
+ * residual norm of the least-squares solution of the first j + 1 columns */
+double ovk__arnoldi_rotate(ovk__arnoldi *a, int j);
+/* y of the first k columns (back substitution): returns the smallest
+ * |diagonal| of R (0: singular) */
+double ovk__arnoldi_solve(ovk__arnoldi *a, int k);
+
+/* Local, timed as axpy, progress hook active: out[i] = <X[i], w>, i < k,
+ * in one pass over w (the sums of a reduction); y += sum_i coef[i] X[i]. */
+void ovk__gmres_dots(ovk__ctx *c, int k, const double *const *X, const double *w, double *out);
+void ovk__gmres_combine(ovk__ctx *c, int k, const double *const *X, const double *coef, double *y);
+/* y = a x (in place allowed) */
+void ovk__gmres_scale(ovk__ctx *c, double a, const double *x, double *y);
+
+/* What a cycle leaves for its end: k columns done at iteration iter. */
+typedef struct ovk__gmres_cycle {
+    ovk__arnoldi *ls;
+    double *const *V;      /* the basis */
+    double *const *Z;      /* the preconditioned basis (flexible), or NULL: x += C V y */
+    double *t, *r;         /* scratch; r holds b - A x after */
+    int k, iter;
+} ovk__gmres_cycle;
+/* Collective: the end of a cycle after the check of its last step (whose
+ * reason stands in res): x updated from the k columns (not after a
+ * non-finite value or a breakdown); then, unless the monitor or divergence
+ * stopped it, r = b - A x and rr = <r,r> (one reduction) decide again
+ * (a converged estimate must be confirmed) and max_iter; *stop when done. */
+int ovk__gmres_cycle_end(ovk__ctx *c, const ovk__gmres_cycle *cy, double bb, double *rr, int *stop);
+/* Collective: one classical cycle (gmres.c's) of up to m steps from r
+ * (||r||^2 = rr) at iteration cy->iter, then its end: cy->k, cy->iter
+ * advanced; hraw (not NULL): H's columns before the rotations, (m + 1) apart. */
+int ovk__gmres_cycle_run(ovk__ctx *c, ovk__gmres_cycle *cy, int m, double bb, double *rr, double *hraw, int *stop);
 
 /* Seconds since an arbitrary origin. */
 static inline double ovk__now(void) { return MPI_Wtime(); }

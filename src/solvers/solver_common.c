@@ -113,7 +113,8 @@ void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double v
     c->res->iterations = iter;
     c->res->reason = why;
     if (why == OVK_REASON_BREAKDOWN)
-        ovk__fail(OVK_EBREAKDOWN, "iteration %d: %s = %g (matrix or preconditioner not SPD?)", iter, what, value);
+        ovk__fail(OVK_EBREAKDOWN, "iteration %d: %s = %g (%s)", iter, what, value,
+                  c->nonsymmetric ? "singular matrix or preconditioner?" : "matrix or preconditioner not SPD?");
     else
         ovk__fail(OVK_ENONFINITE, "iteration %d: %s = %g", iter, what, value);
 }

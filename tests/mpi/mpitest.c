@@ -97,3 +97,12 @@ int mt_finish(const char *name)
     if (rank == 0) printf("%s: %s (%d failed checks)\n", name, total ? "FAIL" : "PASS", total);
     return total ? 1 : 0;
 }
+
+int mt_nonsymmetric(const char *solver)
+{
+    static const char *const any[] = {"gmres", "fgmres", "pgmres"};
+    size_t len = strcspn(solver, ":");
+    for (size_t i = 0; i < sizeof any / sizeof any[0]; i++)
+        if (strlen(any[i]) == len && strncmp(solver, any[i], len) == 0) return 1;
+    return 0;
+}

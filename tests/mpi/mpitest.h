@@ -45,6 +45,10 @@ int mt_check_against_mpi(const void *in, const void *got, int n, ovk_datatype t,
 double mt_cpu_seconds(void);
 void mt_nap(double s);
 
+/* 1 for a solver (a name or spec) that is not a CG variant but takes any
+ * matrix (the GMRES family): CG-specific checks (alg1's iteration count,
+ * the Lanczos condition estimate) skip it. */
+int mt_nonsymmetric(const char *solver);
 /* The registry's solver variants that run a recurrence of their own, in its
  * order (auto, which runs one of them, is tested in test_auto.c): how many,
  * and the name of index i (NULL outside). */

@@ -44,7 +44,8 @@ static counts run(ovk_matrix *A, const char *solver, const char *backend, int ma
 /* reductions per iteration of each variant (docs/solvers.md) */
 static long reductions_per_iteration(const char *solver)
 {
-    static const char *const one[] = {"cg1", "pipecg", "pipeprcg", "plcg"};
+    /* gmres, fgmres: one or two (CGS2), at least one */
+    static const char *const one[] = {"cg1", "pipecg", "pipeprcg", "plcg", "gmres", "fgmres", "pgmres"};
     for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
         if (!strcmp(solver, one[i])) return 1;
     return strcmp(solver, "groppcg") ? 3 : 2;

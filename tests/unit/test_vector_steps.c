@@ -86,7 +86,7 @@ static void run_step(const char *spec, int n, const ovk__pc_type *type, int *fai
     if (!c.cb_failed) {
         for (int i = 0; i < STEP_ROWS; i++) assert_true(x[i] == 1.0); /* x += a p, p = 0 */
         size_t stride = ovk__vec_stride(n);
-        int count = sv->vectors ? sv->vectors(params, (size_t[OVK__MAX_VECS]){0}) : sv->nvec;
+        int count = sv->vectors ? sv->vectors(params, NULL) : sv->nvec;
         for (int k = 0; k < count; k++)
             for (int i = 0; i < n; i++) assert_true(v.block[stride * (size_t)k + (size_t)i] == 0.0);
     }

@@ -1,0 +1,385 @@
+/* Restarted GMRES (Saad and Schultz, SISSC 7, 1986) with right
+ * preconditioning, A C u = b, x = C u: the residual the Givens rotations
+ * give is that of b - A x (in exact arithmetic), so the monitor and the
+ * exit test see the true residual.  One cycle of restart length M:
+ *
+ *   v_0 = r / ||r||
+ *   for j = 0 .. M-1:
+ *     w = A C v_j                         (fgmres keeps z_j = C v_j)
+ *     h = V^T w, <w,w> -> one reduction;  w -= V h       (CGS, pass 1)
+ *     if ||w|| dropped below ||w_0|| / sqrt 2 (cancellation):
+ *       h2 = V^T w, <w,w> -> one reduction;  w -= V h2;  h += h2  (pass 2)
+ *     h_{j+1,j} = ||w|| from the pass's <w,w> - ||h||^2 (Pythagoras: no
+ *     third reduction); v_{j+1} = w / h_{j+1,j}
+ *     rotate column j: |g_{j+1}| = ||b - A x_j||  -> the iteration's check
+ *   x += C V y (fgmres: x += Z y), y = R^-1 g
+ *   r = b - A x, <r,r> (one reduction): the true residual decides
+ *
+ * Classical Gram-Schmidt with a conditional second pass (Kahan's "twice is
+ * enough", as in Giraud, Langou and Rozloznik 2005) keeps V orthogonal to
+ * working precision with one or two reductions per step, against j + 1 for
+ * modified Gram-Schmidt.  The shared parts (the least-squares problem, the
+ * vector kernels, the end of a cycle) also serve pgmres.c. */
+#include <float.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver.h"
+
+typedef struct gmres_work {
+    double *r;                          /* the frame's residual; scratch at a cycle's end */
+    double *t;                          /* C v_j (gmres), V y */
+    double *V[OVK__MAX_RESTART + 1];    /* the Arnoldi basis */
+    double *Z[OVK__MAX_RESTART];        /* fgmres: z_j = C v_j */
+    ovk__arnoldi ls;
+    int m, flexible;
+} gmres_work;
+
+/* ---- the least-squares problem ------------------------------------------ */
+
+int ovk__arnoldi_alloc(ovk__arnoldi *a, int m)
+{
+    memset(a, 0, sizeof *a);
+    a->m = m;
+    a->h = calloc((size_t)(m + 1) * (size_t)m + 4 * (size_t)(m + 1), sizeof(double));
+    if (!a->h) return ovk__fail(OVK_ENOMEM, "a Hessenberg matrix of restart %d", m);
+    a->cs = a->h + (size_t)(m + 1) * (size_t)m;
+    a->sn = a->cs + m + 1;
+    a->g = a->sn + m + 1;
+    a->y = a->g + m + 1;
+    return OVK_OK;
+}
+
+void ovk__arnoldi_free(ovk__arnoldi *a)
+{
+    free(a->h);
+    memset(a, 0, sizeof *a);
+}
+
+void ovk__arnoldi_start(ovk__arnoldi *a, double beta)
+{
+    memset(a->g, 0, sizeof(double) * (size_t)(a->m + 1));
+    a->g[0] = beta;
+}
+
+double *ovk__arnoldi_column(ovk__arnoldi *a, int j) { return a->h + (size_t)j * (size_t)(a->m + 1); }
+
+double ovk__arnoldi_rotate(ovk__arnoldi *a, int j)
+{
+    double *h = ovk__arnoldi_column(a, j);
+    for (int i = 0; i < j; i++) { /* the earlier rotations */
+        double t = a->cs[i] * h[i] + a->sn[i] * h[i + 1];
+        h[i + 1] = -a->sn[i] * h[i] + a->cs[i] * h[i + 1];
+        h[i] = t;
+    }
+    double d = hypot(h[j], h[j + 1]);
+    a->cs[j] = d > 0.0 ? h[j] / d : 1.0;
+    a->sn[j] = d > 0.0 ? h[j + 1] / d : 0.0;
+    h[j] = d;
+    h[j + 1] = 0.0;
+    a->g[j + 1] = -a->sn[j] * a->g[j];
+    a->g[j] *= a->cs[j];
+    return fabs(a->g[j + 1]);
+}
+
+double ovk__arnoldi_solve(ovk__arnoldi *a, int k)
+{
+    double rmin = INFINITY;
+    for (int i = k - 1; i >= 0; i--) { /* R y = g, back substitution */
+        double s = a->g[i];
+        for (int j = i + 1; j < k; j++) s -= ovk__arnoldi_column(a, j)[i] * a->y[j];
+        double d = ovk__arnoldi_column(a, i)[i];
+        rmin = fmin(rmin, fabs(d));
+        a->y[i] = s / d;
+    }
+    return rmin;
+}
+
+/* ---- vector kernels ----------------------------------------------------- */
+
+enum { CACHE_ROWS = 2048 };
+
+void ovk__gmres_dots(ovk__ctx *c, int k, const double *const *X, const double *w, double *out)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    int n = c->n, every = ovk__chunk_rows(n, &c->hook), step = every < CACHE_ROWS ? every : CACHE_ROWS;
+    for (int i = 0; i < k; i++) out[i] = 0.0;
+    for (int lo = 0, since = 0; lo < n; lo += step) { /* w's chunk stays in cache for the k sums */
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int i = 0; i < k; i++) out[i] += ovk__dot(hi - lo, X[i] + lo, w + lo);
+        since += hi - lo;
+        if (since >= every || hi == n) {
+            ovk__poke(&c->hook);
+            since = 0;
+        }
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+void ovk__gmres_combine(ovk__ctx *c, int k, const double *const *X, const double *coef, double *y)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    int n = c->n, every = ovk__chunk_rows(n, &c->hook), step = every < CACHE_ROWS ? every : CACHE_ROWS;
+    for (int lo = 0, since = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int i = 0; i < k; i++) {
+            const double *restrict x = X[i];
+            double *restrict yy = y, a = coef[i];
+            for (int r = lo; r < hi; r++) yy[r] += a * x[r];
+        }
+        since += hi - lo;
+        if (since >= every || hi == n) {
+            ovk__poke(&c->hook);
+            since = 0;
+        }
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+void ovk__gmres_scale(ovk__ctx *c, double a, const double *x, double *y)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    for (int i = 0; i < c->n; i++) y[i] = a * x[i];
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+/* ---- the end of a cycle ------------------------------------------------- */
+
+int ovk__gmres_cycle_end(ovk__ctx *c, const ovk__gmres_cycle *cy, double bb, double *rr, int *stop)
+{
+    int n = c->n, rc;
+    ovk_reason why = c->res->reason;
+    *stop = 1;
+    if (why == OVK_REASON_NONFINITE || why == OVK_REASON_BREAKDOWN) return OVK_OK; /* y is meaningless */
+    if (cy->k > 0) {
+        double rmin = ovk__arnoldi_solve(cy->ls, cy->k);
+        if (ovk__breakdown(c, cy->iter, "the smallest diagonal entry of the rotated Hessenberg matrix", rmin, 0))
+            return OVK_OK;
+        if (cy->Z) { /* x += Z y */
+            ovk__gmres_combine(c, cy->k, (const double *const *)cy->Z, cy->ls->y, c->x);
+        } else { /* x += C (V y) */
+            memset(cy->t, 0, sizeof(double) * (size_t)n);
+            ovk__gmres_combine(c, cy->k, (const double *const *)cy->V, cy->ls->y, cy->t);
+            rc = ovk__ctx_pc(c, cy->t, cy->r);
+            if (rc) return rc;
+            ovk__ctx_axpy(c, 1.0, cy->r, c->x);
+        }
+    }
+    if (why != OVK_REASON_NONE && why != OVK_REASON_CONVERGED) return OVK_OK; /* monitor, diverged: x is set */
+    rc = ovk__ctx_residual(c, cy->r); /* r = b - A x */
+    if (rc) return rc;
+    *rr = 0.0;
+    ovk__gmres_dots(c, 1, (const double *const[]){cy->r}, cy->r, rr);
+    rc = ovk__sum(c, OVK__IPROD, rr, 1);
+    if (rc) return rc;
+    c->res->reason = OVK_REASON_NONE; /* the true residual decides */
+    rc = ovk__iterate_check(c, cy->iter, *rr, bb, stop);
+    if (rc || *stop) return rc;
+    if (cy->iter >= c->opts->max_iter) {
+        c->res->reason = OVK_REASON_MAXIT;
+        *stop = 1;
+    }
+    return OVK_OK;
+}
+
+/* ---- one classical cycle ------------------------------------------------ */
+
+/* Orthogonalise w = V[j+1] against V[0..j] into h (j + 2 entries, h[j+1] =
+ * ||w|| after), one or two reductions; *happy when w vanished. */
+static int orthogonalise(ovk__ctx *c, double *const *V, int j, double *h, int *happy)
+{
+    double d[OVK__MAX_RESTART + 2], *v = V[j + 1];
+    const double *X[OVK__MAX_RESTART + 2];
+    for (int i = 0; i <= j + 1; i++) X[i] = V[i]; /* V[0..j] and w itself: <w,w> */
+    memset(h, 0, sizeof(double) * (size_t)(j + 2));
+    double norm0 = 0.0, s = 0.0;
+    for (int pass = 0; pass < 2; pass++) {
+        ovk__gmres_dots(c, j + 2, X, v, d); /* V^T w, <w,w> */
+        int rc = ovk__sum(c, OVK__IPROD, d, j + 2);
+        if (rc) return rc;
+        double hh = 0.0;
+        for (int i = 0; i <= j; i++) {
+            hh += d[i] * d[i];
+            h[i] += d[i];
+            d[i] = -d[i];
+        }
+        ovk__gmres_combine(c, j + 1, X, d, v); /* w -= V h */
+        if (pass == 0) norm0 = sqrt(fmax(d[j + 1], 0.0));
+        s = d[j + 1] - hh; /* ||w - V h||^2 */
+        if (!isfinite(s) || s > 0.5 * d[j + 1]) break; /* no cancellation: one pass is enough */
+    }
+    h[j + 1] = s > 0.0 ? sqrt(s) : 0.0;
+    if (!isfinite(s)) h[j + 1] = s; /* NaN reaches the check through the rotation */
+    *happy = isfinite(s) && h[j + 1] <= 8.0 * DBL_EPSILON * norm0;
+    if (!*happy && isfinite(s)) ovk__gmres_scale(c, 1.0 / h[j + 1], v, v); /* v_{j+1} = w / h_{j+1,j} */
+    return OVK_OK;
+}
+
+int ovk__gmres_cycle_run(ovk__ctx *c, ovk__gmres_cycle *cy, int m, double bb, double *rr, double *hraw, int *stop)
+{
+    int rc = OVK_OK, step_stop = 0;
+    ovk__gmres_scale(c, 1.0 / sqrt(*rr), cy->r, cy->V[0]); /* v_0 = r / ||r|| */
+    ovk__arnoldi_start(cy->ls, sqrt(*rr));
+    cy->k = 0;
+    for (int j = 0; j < m && cy->iter < c->opts->max_iter && !step_stop; j++) {
+        double *z = cy->Z ? cy->Z[j] : cy->t, *h = ovk__arnoldi_column(cy->ls, j);
+        rc = ovk__ctx_pc(c, cy->V[j], z); /* z = C v_j */
+        if (rc) return rc;
+        rc = ovk__ctx_matvec(c, z, cy->V[j + 1]); /* w = A z */
+        if (rc) return rc;
+        int happy = 0;
+        rc = orthogonalise(c, cy->V, j, h, &happy);
+        if (rc) return rc;
+        if (hraw) memcpy(hraw + (size_t)j * (size_t)(m + 1), h, sizeof(double) * (size_t)(j + 2));
+        double res = ovk__arnoldi_rotate(cy->ls, j); /* ||b - A x_j|| */
+        cy->k = j + 1;
+        rc = ovk__iterate_check(c, ++cy->iter, res * res, bb, &step_stop);
+        if (rc) return rc;
+        if (happy) break; /* the Krylov space is invariant: x is as good as it gets */
+    }
+    return ovk__gmres_cycle_end(c, cy, bb, rr, stop);
+}
+
+/* cycles from r = b - A x with ||r||^2 = rr, counting from iter */
+static int run(ovk__ctx *c, gmres_work *w, double bb, int iter, double rr)
+{
+    int stop = 0, rc = OVK_OK;
+    ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .Z = w->flexible ? w->Z : NULL, .t = w->t, .r = w->r,
+                           .iter = iter};
+    if (iter >= c->opts->max_iter) {
+        c->res->reason = OVK_REASON_MAXIT;
+        return OVK_OK;
+    }
+    while (!rc && !stop) rc = ovk__gmres_cycle_run(c, &cy, w->m, bb, &rr, NULL, &stop);
+    return rc;
+}
+
+static int iterate(ovk__ctx *c, void *work, double bb)
+{
+    return run(c, work, bb, 0, c->watch.rnorm0 * c->watch.rnorm0); /* r and ||r0|| from the frame */
+}
+
+/* the fallback entry (pgmres): from the current x */
+static int resume(ovk__ctx *c, void *work, double bb, int iter0)
+{
+    gmres_work *w = work;
+    int stop = 0;
+    double rr = 0.0;
+    int rc = ovk__ctx_residual(c, w->r); /* r = b - A x */
+    if (rc) return rc;
+    ovk__gmres_dots(c, 1, (const double *const[]){w->r}, w->r, &rr);
+    rc = ovk__sum(c, OVK__IPROD, &rr, 1);
+    if (rc) return rc;
+    rc = ovk__iterate_check(c, iter0, rr, bb, &stop);
+    if (rc || stop) return rc;
+    return run(c, w, bb, iter0, rr);
+}
+
+/* ---- options, vectors, set-up ------------------------------------------- */
+
+/* key was in the spec */
+static int given(const ovk__opts *o, const char *key)
+{
+    for (int i = 0; i < o->n; i++)
+        if (strcmp(o->kv[i].key, key) == 0) return 1;
+    return 0;
+}
+
+int ovk__gmres_parse(ovk__opts *o, const char *owner, int pipelined, int max_l, ovk__gmres_params **out)
+{
+    ovk__gmres_params *p = calloc(1, sizeof *p);
+    *out = p;
+    if (!p) return ovk__fail(OVK_ENOMEM, "%s", owner);
+    p->restart = 30; /* PETSc's */
+    p->l = pipelined ? 2 : 0;
+    const ovk__opt_entry t[] = {
+        OVK__OPT_INT("restart", 1, OVK__MAX_RESTART, &p->restart),
+        OVK__OPT_INT("l", 1, max_l, &p->l),
+        OVK__OPT_DOUBLE("lmin", -1e300, 1e300, &p->lmin),
+        OVK__OPT_DOUBLE("lmax", -1e300, 1e300, &p->lmax),
+    };
+    int rc = ovk__opts_read(o, owner, t, pipelined ? 4 : 1);
+    if (rc) return rc;
+    p->user_shifts = given(o, "lmin") || given(o, "lmax");
+    if (p->user_shifts && !(given(o, "lmin") && given(o, "lmax") && p->lmin <= p->lmax))
+        rc = ovk__fail(OVK_EOPTION, "solver %s: lmin and lmax must both be given, lmin <= lmax (%g, %g)", owner,
+                       p->lmin, p->lmax);
+    return rc;
+}
+
+static int gmres_parse(ovk__opts *o, void **params)
+{
+    return ovk__gmres_parse(o, "gmres", 0, 0, (ovk__gmres_params **)params);
+}
+
+static int fgmres_parse(ovk__opts *o, void **params)
+{
+    return ovk__gmres_parse(o, "fgmres", 0, 0, (ovk__gmres_params **)params);
+}
+
+/* r, t, V[0..M]; fgmres also Z[0..M-1] */
+static int vectors_of(const void *params, size_t *vec, int flexible)
+{
+    int m = (int)((const ovk__gmres_params *)params)->restart, k = 0;
+    int count = 2 + (m + 1) + (flexible ? m : 0);
+    if (!vec) return count;
+    vec[k++] = offsetof(gmres_work, r);
+    vec[k++] = offsetof(gmres_work, t);
+    for (int i = 0; i <= m; i++) vec[k++] = offsetof(gmres_work, V) + sizeof(double *) * (size_t)i;
+    for (int i = 0; flexible && i < m; i++) vec[k++] = offsetof(gmres_work, Z) + sizeof(double *) * (size_t)i;
+    return k;
+}
+
+static int gmres_vectors(const void *params, size_t *vec) { return vectors_of(params, vec, 0); }
+static int fgmres_vectors(const void *params, size_t *vec) { return vectors_of(params, vec, 1); }
+
+static int setup_of(ovk__ctx *c, gmres_work *w, int flexible)
+{
+    w->m = (int)((const ovk__gmres_params *)c->params)->restart;
+    w->flexible = flexible;
+    return ovk__arnoldi_alloc(&w->ls, w->m);
+}
+
+static int gmres_setup(ovk__ctx *c, void *work) { return setup_of(c, work, 0); }
+static int fgmres_setup(ovk__ctx *c, void *work) { return setup_of(c, work, 1); }
+
+static void destroy(void *work) { ovk__arnoldi_free(&((gmres_work *)work)->ls); }
+
+static void view(const void *work, FILE *f)
+{
+    const gmres_work *w = work;
+    fprintf(f, "  %s: restart = %d, classical Gram-Schmidt with a second pass when needed\n",
+            w->flexible ? "fgmres" : "gmres", w->m);
+}
+
+const ovk__solver ovk__solver_gmres = {
+    .name = "gmres",
+    .description = "restarted GMRES, right-preconditioned, CGS2: one or two reductions per step, any matrix",
+    .options = "restart=1..500: the Krylov space's dimension before a restart (30)",
+    .parse = gmres_parse,
+    .work_size = sizeof(gmres_work),
+    .vectors = gmres_vectors,
+    .setup = gmres_setup,
+    .iterate = iterate,
+    .resume = resume,
+    .destroy = destroy,
+    .view = view,
+    .nonsymmetric = 1,
+};
+
+const ovk__solver ovk__solver_fgmres = {
+    .name = "fgmres",
+    .description = "flexible GMRES: the preconditioner may change at every step (keeps C v_j), any matrix",
+    .options = "restart=1..500: the Krylov space's dimension before a restart (30)",
+    .parse = fgmres_parse,
+    .work_size = sizeof(gmres_work),
+    .vectors = fgmres_vectors,
+    .setup = fgmres_setup,
+    .iterate = iterate,
+    .resume = resume,
+    .destroy = destroy,
+    .view = view,
+    .nonsymmetric = 1,
+};

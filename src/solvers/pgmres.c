@@ -1,0 +1,341 @@
+/* p(l)-GMRES: GMRES with a deep pipeline (Ghysels, Ashby, Meerbergen and
+ * Vanroose, "Hiding global communication latency in the GMRES algorithm on
+ * massively parallel machines", SISC 35(1), 2013; PETSc's KSPPGMRES is
+ * l = 1), right-preconditioned as gmres.c, M = A C.  Beside the Arnoldi
+ * basis V it builds an auxiliary basis Z = V G (G upper triangular) that
+ * runs l steps ahead:
+ *
+ *   z_0 = v_0;  z_{j+1} = (M - sigma_j) z_j             (j < l: shifts)
+ *   z_{j+1} = P_l(M) v_{j+1-l},  P_l(t) = prod_{i<l} (t - sigma_i)
+ *           = (M z_j - sum_{k<=a} h_{k,a} z_{k+l}) / h_{a+1,a},  a = j - l
+ *
+ * Step s: u = A C z_s (the matvec and the preconditioner overlap the
+ * reductions in flight); wait for the sums of step a = s - l; G's column
+ * a + 1 from them (g_{i,a+1} = <z_{a+1}, v_i>, the ones against z by
+ * g_{i,a+1} = (<z_{a+1}, z_i> - sum_{k<i} g_{k,i} g_{k,a+1}) / g_{i,i}, and
+ * g_{a+1,a+1} = sqrt(<z_{a+1}, z_{a+1}> - sum g_{k,a+1}^2)); v_{a+1} =
+ * (z_{a+1} - V g) / g_{a+1,a+1}; H's column a from M z_a written in Z
+ * (hence in V): M V G = V G B gives h_{:,a} = (G b_a - sum_{k<a} g_{k,a}
+ * h_{:,k}) / g_{a,a}; the rotation and the check of iteration a + 1; then
+ * z_{s+1} and its s + 2 sums against the known v and the newer z: one
+ * reduction per step, completed l steps later.
+ *
+ * The sums are of the Gram matrix, not of orthogonalised vectors: when the
+ * basis Z is ill-conditioned (l large, shifts poor, A far from normal) the
+ * square root's argument goes negative.  That breakdown, or a true residual
+ * at a cycle's end more than LOST times the rotations' estimate, ends the
+ * pipeline for the rest of the solve: x is updated from the columns done
+ * and gmres (CGS2, gmres.c's resume entry) goes on from it, counted as a
+ * restart.  Every cycle ends with b - A x, so a converged answer is never
+ * the estimate's alone.
+ *
+ * Shifts (Newton basis): Chebyshev nodes of [lmin, lmax], the spec's or the
+ * range of the real parts of the Ritz values (the eigenvalues of the first
+ * cycle's square Hessenberg matrix, LAPACK dhseqr), estimated in the first
+ * solve of a set-up solver and again after new matrix values.  That first
+ * cycle is gmres's (CGS2, one or two blocking reductions per step): run
+ * unshifted at depth 1 instead, the pipeline's residual estimate drifted
+ * from the true one by a factor 3.6 in 25 steps on convection-diffusion. */
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver.h"
+
+enum { MAX_L = 8 };
+static const double LOST = 10.0; /* true / estimated residual norm that ends the pipeline */
+#define FALLBACK "gmres"
+
+extern void dhseqr_(const char *job, const char *compz, const int *n, const int *ilo, const int *ihi, double *h,
+                    const int *ldh, double *wr, double *wi, double *z, const int *ldz, double *work,
+                    const int *lwork, int *info);
+
+typedef struct pgmres_work {
+    double *r, *t;
+    double *V[OVK__MAX_RESTART + 1]; /* the Arnoldi basis */
+    double *Z[OVK__MAX_RESTART + 1]; /* the auxiliary basis, Z = V G */
+    ovk__arnoldi ls;                 /* the rotated H */
+    double *G;                       /* (m + 1) x (m + 1), column-major */
+    double *H;                       /* (m + 1) x m: H before the rotations */
+    double *D;                       /* the sums of step s at D + s (m + 1) */
+    double *ritz;                    /* m x m + 3 m: dhseqr's room */
+    ovk_request **req;               /* step s's reduction in flight, or NULL */
+    int m, l;
+    double sigma[MAX_L];
+    double lmin, lmax;
+    int user_shifts, estimated;
+    unsigned epoch;                  /* c->norms.epoch of the estimate */
+    ovk__variant fallback;
+} pgmres_work;
+
+/* one cycle's pipeline */
+typedef struct pipe {
+    int depth, columns;              /* l of this cycle (1 for the estimate), columns at most */
+    const double *sigma;
+    int k;                           /* columns done */
+    int broke;                       /* the square root's argument was not positive */
+    double est;                      /* the rotations' residual norm after column k - 1 */
+} pipe;
+
+static double *gcol(const pgmres_work *w, int j) { return w->G + (size_t)j * (size_t)(w->m + 1); }
+static double *hcol(const pgmres_work *w, int j) { return w->H + (size_t)j * (size_t)(w->m + 1); }
+static double *dsum(const pgmres_work *w, int s) { return w->D + (size_t)s * (size_t)(w->m + 1); }
+
+/* Chebyshev nodes of [lmin, lmax] */
+static void shifts(pgmres_work *w)
+{
+    const double pi = 3.14159265358979323846;
+    for (int i = 0; i < w->l; i++)
+        w->sigma[i] = 0.5 * (w->lmax + w->lmin) + 0.5 * (w->lmax - w->lmin) * cos(pi * (2 * i + 1) / (2.0 * w->l));
+}
+
+/* the range of the real parts of the k x k Hessenberg matrix's eigenvalues */
+static void estimate(ovk__ctx *c, pgmres_work *w, int k)
+{
+    int n = k, ilo = 1, ldh = k, one = 1, lwork = k, info = 1;
+    double *h = w->ritz, *wr = h + (size_t)k * (size_t)k, *wi = wr + k, *work = wi + k, z = 0.0;
+    w->lmin = w->lmax = 0.0;
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < k; i++) h[(size_t)j * (size_t)k + (size_t)i] = i <= j + 1 ? hcol(w, j)[i] : 0.0;
+    if (k > 0) dhseqr_("E", "N", &n, &ilo, &n, h, &ldh, wr, wi, &z, &one, work, &lwork, &info);
+    if (info == 0) { /* from reduced values: the same on every rank (else no shift) */
+        w->lmin = w->lmax = wr[0];
+        for (int i = 1; i < k; i++) {
+            w->lmin = fmin(w->lmin, wr[i]);
+            w->lmax = fmax(w->lmax, wr[i]);
+        }
+    }
+    w->estimated = 1;
+    w->epoch = c->norms.epoch;
+    shifts(w);
+}
+
+static void pgmres_view(const void *work, FILE *f)
+{
+    const pgmres_work *w = work;
+    fprintf(f, "  pgmres: l = %d, restart = %d, ", w->l, w->m);
+    if (w->user_shifts) fprintf(f, "shifts on [%g, %g] from the spec\n", w->lmin, w->lmax);
+    else if (w->estimated)
+        fprintf(f, "shifts on [%.6g, %.6g] from the Ritz values (pgmres:l=%d,lmin=%.6g,lmax=%.6g skips the estimate)\n",
+                w->lmin, w->lmax, w->l, w->lmin, w->lmax);
+    else fprintf(f, "shifts from the Ritz values of the next solve's first cycle (gmres's)\n");
+}
+
+/* G's column a + 1 from the sums of step a, and v_{a+1}; p->broke when the
+ * square root's argument is not positive */
+static int basis_column(ovk__ctx *c, pgmres_work *w, pipe *p, int a)
+{
+    const double *d = dsum(w, a);
+    double *g = gcol(w, a + 1), ss = 0.0, minus[OVK__MAX_RESTART + 1];
+    int kv = a - p->depth + 1 > 0 ? a - p->depth + 1 : 0; /* the sums against v end there */
+    for (int i = 0; i <= a; i++) {
+        double s = d[i];
+        if (i > kv) { /* <z_{a+1}, z_i> = sum_{k<=i} g_{k,i} g_{k,a+1} */
+            for (int k = 0; k < i; k++) s -= gcol(w, i)[k] * g[k];
+            s /= gcol(w, i)[i];
+        }
+        g[i] = s;
+        ss += s * s;
+        minus[i] = -s;
+    }
+    double arg = d[a + 1] - ss; /* ||z_{a+1}||^2 - ||V^T z_{a+1}||^2 */
+    if (!isfinite(arg)) {
+        ovk__stop(c, c->res->iterations + 1, OVK_REASON_NONFINITE, "the Gram matrix of the pipelined basis", arg);
+        return OVK_OK;
+    }
+    if (!(arg > 0.0)) {
+        p->broke = 1;
+        return OVK_OK;
+    }
+    g[a + 1] = sqrt(arg);
+    double *v = w->V[a + 1];
+    memcpy(v, w->Z[a + 1], sizeof(double) * (size_t)c->n);
+    ovk__gmres_combine(c, a + 1, (const double *const *)w->V, minus, v); /* z_{a+1} - V g */
+    ovk__gmres_scale(c, 1.0 / g[a + 1], v, v);                          /* / g_{a+1,a+1} */
+    return OVK_OK;
+}
+
+/* H's column a from G (M z_a in the basis Z, then in V), then rotated */
+static double hessenberg_column(pgmres_work *w, const pipe *p, int a)
+{
+    double *h = hcol(w, a), *rot = ovk__arnoldi_column(&w->ls, a);
+    memset(h, 0, sizeof(double) * (size_t)(a + 2));
+    if (a < p->depth) { /* M z_a = z_{a+1} + sigma_a z_a */
+        for (int i = 0; i <= a + 1; i++) h[i] = gcol(w, a + 1)[i] + (i <= a ? p->sigma[a] * gcol(w, a)[i] : 0.0);
+    } else { /* M z_a = sum_k h_{k,b} z_{k+l}, b = a - l */
+        int b = a - p->depth;
+        for (int k = 0; k <= b + 1; k++)
+            for (int i = 0; i <= k + p->depth; i++) h[i] += hcol(w, b)[k] * gcol(w, k + p->depth)[i];
+    }
+    for (int k = 0; k < a; k++) /* - sum_{k<a} g_{k,a} h_{:,k} */
+        for (int i = 0; i <= k + 1; i++) h[i] -= gcol(w, a)[k] * hcol(w, k)[i];
+    for (int i = 0; i <= a + 1; i++) h[i] /= gcol(w, a)[a];
+    memcpy(rot, h, sizeof(double) * (size_t)(a + 2));
+    return ovk__arnoldi_rotate(&w->ls, a);
+}
+
+/* z_{s+1} from u = A C z_s in Z[s+1] (H's column s - l when s >= l), and
+ * its sums against v_0..v_kv and z_{kv+1}..z_{s+1} started */
+static int next_z(ovk__ctx *c, pgmres_work *w, const pipe *p, int s)
+{
+    double *z = w->Z[s + 1], coef[OVK__MAX_RESTART + 1];
+    const double *X[OVK__MAX_RESTART + 2];
+    if (s < p->depth) {
+        ovk__ctx_axpy(c, -p->sigma[s], w->Z[s], z); /* (M - sigma_s) z_s */
+    } else {
+        int a = s - p->depth;
+        for (int k = 0; k <= a; k++) coef[k] = -hcol(w, a)[k];
+        ovk__gmres_combine(c, a + 1, (const double *const *)(w->Z + p->depth), coef, z);
+        ovk__gmres_scale(c, 1.0 / hcol(w, a)[a + 1], z, z); /* / h_{a+1,a} */
+    }
+    int kv = s - p->depth + 1 > 0 ? s - p->depth + 1 : 0, k = 0;
+    for (int i = 0; i <= kv; i++) X[k++] = w->V[i];
+    for (int i = kv + 1; i <= s + 1; i++) X[k++] = w->Z[i];
+    ovk__gmres_dots(c, k, X, z, dsum(w, s));
+    return ovk__sum_begin(c, OVK__IPROD, dsum(w, s), k, &w->req[s]);
+}
+
+/* wait for step a's sums; the column, the rotation, the iteration's check */
+static int finish_column(ovk__ctx *c, pgmres_work *w, pipe *p, int a, double bb, int iter0, int *stop)
+{
+    int rc = ovk__sum_end(c, OVK__IPROD, w->req[a]);
+    w->req[a] = NULL;
+    if (rc) return rc;
+    rc = basis_column(c, w, p, a);
+    if (rc || p->broke || c->res->reason != OVK_REASON_NONE) {
+        *stop = 1;
+        return rc;
+    }
+    p->est = hessenberg_column(w, p, a);
+    p->k = a + 1;
+    return ovk__iterate_check(c, iter0 + a + 1, p->est * p->est, bb, stop);
+}
+
+/* the pipeline of one cycle from v_0 = r / ||r|| at iteration iter0 */
+static int pipeline(ovk__ctx *c, pgmres_work *w, pipe *p, double beta, double bb, int iter0)
+{
+    int rc = OVK_OK, stop = 0;
+    ovk__gmres_scale(c, 1.0 / beta, w->r, w->V[0]); /* v_0 = r / ||r|| */
+    memcpy(w->Z[0], w->V[0], sizeof(double) * (size_t)c->n); /* z_0 = v_0 */
+    memset(w->G, 0, sizeof(double) * (size_t)(w->m + 1) * (size_t)(w->m + 1));
+    gcol(w, 0)[0] = 1.0;
+    ovk__arnoldi_start(&w->ls, beta);
+    for (int s = 0; s < p->columns + p->depth && !rc && !stop; s++) {
+        if (s < p->columns) {
+            rc = ovk__ctx_pc(c, w->Z[s], w->t); /* t = C z_s */
+            if (!rc) rc = ovk__ctx_matvec(c, w->t, w->Z[s + 1]); /* u = A t, behind the sums in flight */
+        }
+        if (!rc && s >= p->depth) rc = finish_column(c, w, p, s - p->depth, bb, iter0, &stop);
+        if (!rc && !stop && s < p->columns) rc = next_z(c, w, p, s);
+    }
+    for (int s = 0; s < p->columns; s++) /* the sums still in flight after a stop */
+        if (w->req[s]) {
+            int rc2 = ovk__sum_end(c, OVK__IPROD, w->req[s]);
+            w->req[s] = NULL;
+            if (!rc) rc = rc2;
+        }
+    return rc;
+}
+
+/* cycles from r = b - A x (||r||^2 = rr) until a stop, or the fallback */
+static int run(ovk__ctx *c, pgmres_work *w, double bb)
+{
+    int iter = 0, stop = 0, rc;
+    double rr = c->watch.rnorm0 * c->watch.rnorm0;
+    if (c->opts->max_iter <= 0) {
+        c->res->reason = OVK_REASON_MAXIT;
+        return OVK_OK;
+    }
+    if (!w->user_shifts && !w->estimated) { /* a classical cycle for the Ritz values */
+        ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .t = w->t, .r = w->r};
+        rc = ovk__gmres_cycle_run(c, &cy, w->m, bb, &rr, w->H, &stop);
+        if (rc) return rc;
+        if (cy.k > 0) estimate(c, w, cy.k);
+        if (cy.k > 0 && c->opts->print_level >= 1 && c->rank == 0)
+            pgmres_view(w, c->opts->out ? c->opts->out : stdout);
+        if (stop) return OVK_OK;
+        iter = cy.iter;
+    }
+    for (;;) {
+        int left = c->opts->max_iter - iter;
+        pipe p = {.depth = w->l, .sigma = w->sigma, .columns = left < w->m ? left : w->m};
+        rc = pipeline(c, w, &p, sqrt(rr), bb, iter);
+        if (rc) return rc;
+        iter += p.k;
+        ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .t = w->t, .r = w->r, .k = p.k, .iter = iter};
+        rc = ovk__gmres_cycle_end(c, &cy, bb, &rr, &stop); /* x from the columns done, b - A x */
+        if (rc || stop) return rc;
+        if (p.broke || sqrt(rr) > LOST * p.est) break; /* the basis broke down or lost accuracy */
+    }
+    c->res->restarts++;
+    return ovk__variant_resume(c, ovk__solver_find(FALLBACK), &w->fallback, bb, iter);
+}
+
+static int pgmres_iterate(ovk__ctx *c, void *work, double bb)
+{
+    pgmres_work *w = work;
+    if (w->estimated && w->epoch != c->norms.epoch) w->estimated = 0; /* new values: estimate again */
+    return run(c, w, bb);
+}
+
+static int pgmres_parse(ovk__opts *o, void **params)
+{
+    return ovk__gmres_parse(o, "pgmres", 1, MAX_L, (ovk__gmres_params **)params);
+}
+
+/* r, t, V[0..M], Z[0..M] */
+static int pgmres_vectors(const void *params, size_t *vec)
+{
+    int m = (int)((const ovk__gmres_params *)params)->restart, k = 0;
+    if (!vec) return 2 * m + 4;
+    vec[k++] = offsetof(pgmres_work, r);
+    vec[k++] = offsetof(pgmres_work, t);
+    for (int i = 0; i <= m; i++) vec[k++] = offsetof(pgmres_work, V) + sizeof(double *) * (size_t)i;
+    for (int i = 0; i <= m; i++) vec[k++] = offsetof(pgmres_work, Z) + sizeof(double *) * (size_t)i;
+    return k;
+}
+
+static int pgmres_setup(ovk__ctx *c, void *work)
+{
+    const ovk__gmres_params *pp = c->params;
+    pgmres_work *w = work;
+    size_t m = (size_t)pp->restart;
+    w->m = (int)m;
+    w->l = (int)pp->l;
+    w->user_shifts = pp->user_shifts;
+    w->lmin = pp->lmin;
+    w->lmax = pp->lmax;
+    if (w->user_shifts) shifts(w);
+    w->G = malloc(sizeof(double) * ((m + 1) * (m + 1) + (m + 1) * m + m * (m + 1) + m * m + 3 * m));
+    w->req = calloc(m, sizeof *w->req);
+    if (!w->G || !w->req) return ovk__fail(OVK_ENOMEM, "pgmres's Gram and Hessenberg matrices of restart %d", w->m);
+    w->H = w->G + (m + 1) * (m + 1);
+    w->D = w->H + (m + 1) * m;
+    w->ritz = w->D + m * (m + 1);
+    return ovk__arnoldi_alloc(&w->ls, w->m);
+}
+
+static void pgmres_destroy(void *work)
+{
+    pgmres_work *w = work;
+    ovk__arnoldi_free(&w->ls);
+    free(w->G);
+    free(w->req);
+    ovk__variant_free(&w->fallback);
+}
+
+const ovk__solver ovk__solver_pgmres = {
+    .name = "pgmres",
+    .description = "p(l)-GMRES (Ghysels et al.): one reduction per step behind l matvecs, falls back to gmres",
+    .options = "l=1..8: pipeline depth (2); restart=1..500 (30); lmin, lmax: the interval of the shifts "
+               "(default: the real parts of the first cycle's Ritz values)",
+    .parse = pgmres_parse,
+    .work_size = sizeof(pgmres_work),
+    .vectors = pgmres_vectors,
+    .setup = pgmres_setup,
+    .iterate = pgmres_iterate,
+    .destroy = pgmres_destroy,
+    .view = pgmres_view,
+    .nonsymmetric = 1,
+};
