@@ -368,6 +368,12 @@ module ovkrylov
             integer(c_int), value :: rc
             integer(c_int) :: f_solver_refuse
         end function
+        function f_solver_refuse_solve(s, rc) bind(C, name='ovk__f_solver_refuse_solve')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: s
+            integer(c_int), value :: rc
+            integer(c_int) :: f_solver_refuse_solve
+        end function
         function f_matrix_comm(A) bind(C, name='ovk__f_matrix_comm')
             import :: c_int, c_ptr
             type(c_ptr), value :: A
@@ -400,6 +406,20 @@ module ovkrylov
             import :: c_int
             integer(c_int) :: f_options_finalize
         end function
+        function f_options_get(name, text, found) bind(C, name='ovk__f_options_get')
+            import :: c_char, c_int, c_ptr
+            character(kind=c_char), intent(in) :: name(*)
+            type(c_ptr), intent(out) :: text
+            integer(c_int), intent(out) :: found
+            integer(c_int) :: f_options_get
+        end function
+        function f_solver_get_option(s, key, text) bind(C, name='ovk__f_solver_get_option')
+            import :: c_char, c_int, c_ptr
+            type(c_ptr), value :: s
+            character(kind=c_char), intent(in) :: key(*)
+            type(c_ptr), intent(out) :: text
+            integer(c_int) :: f_solver_get_option
+        end function
         subroutine f_free(p) bind(C, name='ovk__f_free')
             import :: c_ptr
             type(c_ptr), value :: p
@@ -417,14 +437,6 @@ module ovkrylov
             type(c_ptr), value :: s
             character(kind=c_char), intent(in) :: prefix(*)
             integer(c_int) :: c_solver_set_from_options
-        end function
-        function c_options_get(name, buf, len, found) bind(C, name='ovk_options_get')
-            import :: c_char, c_int, c_size_t
-            character(kind=c_char), intent(in) :: name(*)
-            character(kind=c_char), intent(out) :: buf(*)
-            integer(c_size_t), value :: len
-            integer(c_int), intent(out) :: found
-            integer(c_int) :: c_options_get
         end function
         function c_options_get_int(name, value, found) bind(C, name='ovk_options_get_int')
             import :: c_char, c_int
@@ -537,14 +549,6 @@ module ovkrylov
             type(c_ptr), value :: s
             character(kind=c_char), intent(in) :: key(*), value(*)
             integer(c_int) :: c_solver_set_option
-        end function
-        function c_solver_get_option(s, key, buf, len) bind(C, name='ovk_solver_get_option')
-            import :: c_char, c_int, c_ptr, c_size_t
-            type(c_ptr), value :: s
-            character(kind=c_char), intent(in) :: key(*)
-            character(kind=c_char), intent(out) :: buf(*)
-            integer(c_size_t), value :: len
-            integer(c_int) :: c_solver_get_option
         end function
         function c_solver_set_tolerances(s, tol, atol, max_iter) bind(C, name='ovk_solver_set_tolerances')
             import :: c_double, c_int, c_ptr
@@ -1202,20 +1206,11 @@ contains
         character(len=*), intent(in) :: key
         character(len=:), allocatable, intent(out) :: value
         integer, intent(out), optional :: ierr
-        character(kind=c_char) :: buf(1024)
-        character(len=1024) :: text
+        type(c_ptr) :: text
         integer(c_int) :: rc
-        integer :: i
-        value = ''
-        rc = c_solver_get_option(s%ptr, to_c(key), buf, int(size(buf), c_size_t))
-        if (rc == OVK_OK) then
-            text = ''
-            do i = 1, size(buf)
-                if (buf(i) == c_null_char) exit
-                text(i:i) = buf(i)
-            end do
-            value = text(1:i - 1)
-        end if
+        rc = f_solver_get_option(s%ptr, to_c(key), text) ! any length
+        value = from_c(text)
+        call f_free(text)
         call finish(rc, 'ovk_solver_get_option', ierr)
     end subroutine ovk_solver_get_option
 
@@ -1511,7 +1506,6 @@ contains
         real(c_double), intent(inout), target, contiguous :: x(:)
         type(ovk_pcg_result), intent(out) :: result
         integer, intent(out), optional :: ierr
-        character(len=:), allocatable :: detail
         character(len=160) :: msg
         type(c_ptr) :: vb, vx
         integer(c_int) :: rc, n
@@ -1533,13 +1527,12 @@ contains
             end if
         end if
         if (rc /= OVK_OK) then
-            ! Take part in the solve's agreement with no vectors, so that every
-            ! rank returns the same status, then restore this rank's detail.
-            detail = ovk_error_detail()
+            ! Take part in the solve's agreement with no vectors and this
+            ! rank's cause, which the other ranks then report.
             call c_vector_destroy(vb)
             vb = c_null_ptr
+            rc = f_solver_refuse_solve(s%ptr, rc)
             rc = c_solver_solve(s%ptr, c_null_ptr, c_null_ptr, result)
-            rc = fail(int(rc), detail)
         else
             rc = c_solver_solve(s%ptr, vb, vx, result)
         end if
@@ -1856,23 +1849,13 @@ contains
         character(len=:), allocatable, intent(inout) :: value
         logical, intent(out) :: found
         integer, intent(out), optional :: ierr
-        character(kind=c_char) :: buf(1024)
+        type(c_ptr) :: text
         integer(c_int) :: rc, have
-        integer :: i, n
         have = 0
-        rc = c_options_get(to_c(name), buf, int(size(buf), c_size_t), have)
+        rc = f_options_get(to_c(name), text, have) ! any length
         found = rc == OVK_OK .and. have /= 0
-        if (found) then
-            n = 0
-            do i = 1, size(buf)
-                if (buf(i) == c_null_char) exit
-                n = i
-            end do
-            value = repeat(' ', n)
-            do i = 1, n
-                value(i:i) = buf(i)
-            end do
-        end if
+        if (found) value = from_c(text)
+        call f_free(text)
         call finish(rc, 'ovk_options_get', ierr)
     end subroutine options_get_text
 

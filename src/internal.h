@@ -96,10 +96,18 @@ int ovk__opts_check_unused(const ovk__opts *o, const char *owner, const char *he
 /* ---- the Lanczos eigenvalue estimate (src/util/lanczos.c) ------------- */
 
 /* Extreme eigenvalues of the Lanczos matrix of k CG steps (alpha_j, and the
- * beta_j that built p_j; beta_0 ignored): 0, or -1 when LAPACK fails.  work
- * holds 2k doubles. */
+ * beta_j that built p_j; beta_0 ignored): 0, or -1 when they are not
+ * finite.  work holds 2k doubles.  No allocation (no LAPACK). */
 int ovk__lanczos_extremes(int k, const double *alpha, const double *beta, double *work, double *lmin,
                           double *lmax);
+/* The extreme eigenvalues of the symmetric tridiagonal matrix with diagonal
+ * d[0..k) and off-diagonal e[0..k-1), by bisection on Sturm counts (to a
+ * few units of roundoff in ||T||): 0, or -1 when an entry is not finite. */
+int ovk__tridiag_extremes(int k, const double *d, const double *e, double *lmin, double *lmax);
+/* The largest eigenvalue of the symmetric k x k matrix a (column-major,
+ * both triangles, overwritten) by cyclic Jacobi rotations; for small k (no
+ * allocation).  NaN when an entry is not finite. */
+double ovk__sym_eig_max(int k, double *a);
 
 /* ---- noise injection (src/util/noise.c) ------------------------------- */
 

@@ -268,8 +268,9 @@ int ovk_solver_set_from_options(ovk_solver *s, const char *prefix);
 /* The value of -name ("-n" or "n") into buf, *found = 1 (an empty string
  * for a flag), or *found = 0 (buf untouched).  Local; marks it used. */
 int ovk_options_get(const char *name, char *buf, size_t len, int *found);
-/* The same as an int (a flag alone: 1) or a double; *value untouched when
- * absent; OVK_EOPTION when malformed.  found may be NULL. */
+/* The same as an int or a double (a flag alone, without a value: 1 for
+ * both); *value untouched when absent; OVK_EOPTION when malformed.  found
+ * may be NULL. */
 int ovk_options_get_int(const char *name, int *value, int *found);
 int ovk_options_get_real(const char *name, double *value, int *found);
 /* For a program's own argument parser: how many words at argv[i] belong to

@@ -19,10 +19,13 @@ MPI_Fint ovk__f_matrix_comm(const ovk_matrix *A);
 MPI_Fint ovk__f_solver_comm(const ovk_solver *s);
 size_t ovk__f_result_size(void);
 int ovk__f_solver_refuse(ovk_solver *s, int rc);
+int ovk__f_solver_refuse_solve(ovk_solver *s, int rc);
 int ovk__f_solver_create_operator(MPI_Fint fcomm, int nlocal, ovk_apply_fn matvec, void *ctx, ovk_solver **s);
 int ovk__f_reducer_create(MPI_Fint fcomm, const char *spec, ovk_reducer **red);
 int ovk__f_solver_view(const ovk_solver *s, char **text, size_t *len);
 int ovk__f_options_left(int list, char **text, size_t *len);
+int ovk__f_options_get(const char *name, char **text, int *found);
+int ovk__f_solver_get_option(const ovk_solver *s, const char *key, char **text);
 int ovk__f_options_finalize(void);
 void ovk__f_free(void *p);
 
@@ -66,6 +69,7 @@ size_t ovk__f_result_size(void) { return sizeof(ovk_pcg_result); }
 
 /* The module's create refused an option on this rank: setup reports it. */
 int ovk__f_solver_refuse(ovk_solver *s, int rc) { return ovk__solver_refuse(s, rc); }
+int ovk__f_solver_refuse_solve(ovk_solver *s, int rc) { return ovk__solver_refuse_solve(s, rc); }
 
 /* ovk_solver_create_operator on a Fortran communicator, the rows' ids in
  * failure details counted from 1. */
@@ -100,6 +104,50 @@ static int text_done(FILE *f, int rc, char **text, size_t *len)
         *len = 0;
     }
     return rc;
+}
+
+/* A value of any length for the module's allocatable strings: get into a
+ * buffer doubled while get says too_long (up to 64 MiB), *text malloc'ed
+ * (freed with ovk__f_free) or NULL. */
+typedef int (*get_fn)(const void *obj, const char *key, char *buf, size_t len, int *found);
+
+static int get_grown(get_fn get, const void *obj, const char *key, int too_long, char **text, int *found)
+{
+    *text = NULL;
+    for (size_t cap = 1024;; cap *= 2) {
+        char *buf = malloc(cap);
+        if (!buf) return ovk__fail(OVK_ENOMEM, "%zu bytes for the value of %s", cap, key ? key : "(null)");
+        int rc = get(obj, key, buf, cap, found);
+        if (rc == OVK_OK) {
+            *text = buf;
+            return OVK_OK;
+        }
+        free(buf);
+        if (rc != too_long || cap >= ((size_t)64 << 20)) return rc;
+    }
+}
+
+static int options_get(const void *obj, const char *key, char *buf, size_t len, int *found)
+{
+    (void)obj;
+    return ovk_options_get(key, buf, len, found); /* OVK_EOPTION: too long */
+}
+
+static int solver_get(const void *obj, const char *key, char *buf, size_t len, int *found)
+{
+    *found = 1;
+    return ovk_solver_get_option(obj, key, buf, len); /* OVK_EINVAL: too short */
+}
+
+int ovk__f_options_get(const char *name, char **text, int *found)
+{
+    return get_grown(options_get, NULL, name, OVK_EOPTION, text, found);
+}
+
+int ovk__f_solver_get_option(const ovk_solver *s, const char *key, char **text)
+{
+    int found = 0;
+    return get_grown(solver_get, s, key, OVK_EINVAL, text, &found);
 }
 
 /* ovk_solver_view into text.  Local. */

@@ -15,6 +15,34 @@ double ovk__dot(int n, const double *restrict x, const double *restrict y)
     return s;
 }
 
+double ovk__absmax(int n, const double *x)
+{
+    double m = 0.0;
+    for (int i = 0; i < n; i++) {
+        double v = fabs(x[i]);
+        if (v > m || v != v) m = v; /* a NaN stays */
+    }
+    return m;
+}
+
+double ovk__sumsq_scaled(int n, const double *x, double scale)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        double v = scale * x[i];
+        s += v * v;
+    }
+    return s;
+}
+
+int ovk__pow2_exponent(double m)
+{
+    int e = 0;
+    if (!(m > 0.0) || !isfinite(m)) return 0;
+    (void)frexp(m, &e); /* m = f 2^e, 0.5 <= f < 1 */
+    return -e < -1000 ? -1000 : -e > 1000 ? 1000 : -e; /* 2^k a normal number */
+}
+
 /* y += a x */
 void ovk__axpy(int n, double a, const double *restrict x, double *restrict y, const ovk__hook *h)
 {

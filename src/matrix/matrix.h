@@ -6,12 +6,27 @@
 #ifndef OVK_MATRIX_H
 #define OVK_MATRIX_H
 
+#include <float.h>
+
 #include "../internal.h"
 
 /* ---- local kernels (src/matrix/kernels.c); h may be NULL ------------- */
 
 double ovk__dot(int n, const double *x, const double *y);
 void ovk__axpy(int n, double a, const double *x, double *y, const ovk__hook *h);
+/* Scale-safe sums of squares: a plain sum ss of squares is exact to
+ * rounding when OVK__SUMSQ_LO <= ss <= DBL_MAX (no square overflowed, and
+ * those that underflowed weigh less than n 2^-174 of ss); otherwise it is
+ * summed again as sum (2^k x_i)^2 with k = ovk__pow2_exponent(max |x_i|). */
+#define OVK__SUMSQ_LO 0x1p-900
+static inline int ovk__sumsq_plain_ok(double ss) { return ss >= OVK__SUMSQ_LO && ss <= DBL_MAX; }
+/* max |x_i| (NaN when an entry is NaN; 0 for n = 0) */
+double ovk__absmax(int n, const double *x);
+/* sum (scale x_i)^2 */
+double ovk__sumsq_scaled(int n, const double *x, double scale);
+/* k with 2^k m in [0.5, 1) for a finite m > 0 (|k| <= 1000: 2^k stays a
+ * normal number, 2^k m within [2^-75, 2^25] then); 0 otherwise */
+int ovk__pow2_exponent(double m);
 void ovk__xpay(int n, const double *x, double b, double *y, const ovk__hook *h);
 void ovk__zxpby(int n, const double *x, double b, const double *y, double *z, const ovk__hook *h);
 void ovk__axpy2(int n, double a, const double *p, double *x, const double *s, double *r,

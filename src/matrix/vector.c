@@ -144,7 +144,21 @@ int ovk_vector_dot(const ovk_vector *x, const ovk_vector *y, double *result)
 int ovk_vector_norm2(const ovk_vector *x, double *result)
 {
     int rc = ovk_vector_dot(x, x, result);
+    if (rc || isnan(*result) || ovk__sumsq_plain_ok(*result)) {
+        if (!rc) *result = sqrt(*result);
+        return rc;
+    }
+    /* <x,x> underflowed or overflowed: again as 2^-k ||2^k x|| with 2^k max |x_i| in [0.5, 1) */
+    double m = ovk__absmax(x->n, x->data);
+    rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &m, 1, MPI_DOUBLE, MPI_MAX, x->lay->comm), "MPI_Allreduce");
     if (rc) return rc;
-    *result = sqrt(*result);
+    if (m == 0.0 || !isfinite(m)) {
+        *result = m;
+        return OVK_OK;
+    }
+    int k = ovk__pow2_exponent(m);
+    rc = global_sum(x, ovk__sumsq_scaled(x->n, x->data, ldexp(1.0, k)), result);
+    if (rc) return rc;
+    *result = ldexp(sqrt(*result), -k);
     return OVK_OK;
 }

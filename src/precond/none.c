@@ -64,6 +64,7 @@ static const double *none_diagonal(void *state) { return ((none *)state)->ones; 
 
 const ovk__pc_type ovk__pc_none = {
     .name = "none",
+    .fixed = 1,
     .description = "no preconditioner: C = I",
     .options = "",
     .create = none_create,

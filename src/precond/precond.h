@@ -35,6 +35,8 @@ typedef struct ovk__pc_type {
     const char *description; /* one line */
     const char *options;     /* "key=values: meaning; ..." or "" */
     int needs_matrix;        /* 1: refuses a user operator (reads A) */
+    int fixed;               /* 1: C does not scale with A (C = I); else C ~ A^-1, so
+                                that 2^k A takes 2^-k C (a scaled solve, scaling.c) */
     /* Parse options (ovk__opt_*; unread ones are refused by the caller). */
     int (*create)(ovk__opts *opts, void **state);
     /* Numeric setup on A's current values. */

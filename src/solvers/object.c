@@ -45,6 +45,8 @@ struct ovk_solver {
     const char *busy;        /* "setup" or "solve" while one runs (its callbacks may call in) */
     int refused;             /* a refusal setup must report (ovk__solver_refuse) */
     char refused_detail[256];
+    int solve_refused;       /* the next solve's vectors, refused (ovk__solver_refuse_solve) */
+    char solve_refused_detail[256];
     /* set up */
     int ready;
     const ovk__solver *sv;
@@ -274,6 +276,14 @@ int ovk__solver_refuse(ovk_solver *s, int rc)
     if (!valid(s) || !rc) return rc;
     s->refused = rc;
     snprintf(s->refused_detail, sizeof s->refused_detail, "%s", ovk_error_detail());
+    return rc;
+}
+
+int ovk__solver_refuse_solve(ovk_solver *s, int rc)
+{
+    if (!valid(s) || !rc) return rc;
+    s->solve_refused = rc;
+    snprintf(s->solve_refused_detail, sizeof s->solve_refused_detail, "%s", ovk_error_detail());
     return rc;
 }
 
@@ -540,7 +550,10 @@ static int check_local(ovk_solver *s)
  * across the ranks (one reduction of a hash per option). */
 static int check_same(ovk_solver *s)
 {
-    enum { FLAGS = OPT_COUNT, N = OPT_COUNT + 1 };
+    static const char *const setting[] = {"whether a monitor is set", "whether a preconditioner callback is set",
+                                          "whether a reducer is set", "the coordinates' dimension",
+                                          "whether a convergence test is set"};
+    enum { FLAGS = OPT_COUNT, N = OPT_COUNT + 5 };
     uint64_t h[N];
     char buf[256];
     int first = -1, rc;
@@ -549,12 +562,14 @@ static int check_same(ovk_solver *s)
         h[i] = ovk__fingerprint(buf, strlen(buf));
     }
     int flags[5] = {s->mon.fn != NULL, s->pc_fn != NULL, s->user_red != NULL, s->coord_dim, s->mon.conv_fn != NULL};
-    h[FLAGS] = ovk__fingerprint(flags, sizeof flags);
+    for (int i = 0; i < 5; i++) h[FLAGS + i] = ovk__fingerprint(&flags[i], sizeof flags[i]);
     rc = ovk__differs(s->lay->comm, h, N, &first);
     if (rc || first < 0) return rc;
+    if (first >= OPT_COUNT)
+        return ovk__fail(OVK_EOPTION, "%s differs across the ranks (it must be the same everywhere)",
+                         setting[first - FLAGS]);
     return ovk__fail(OVK_EOPTION, "option %s differs across the ranks (it must be the same everywhere)",
-                     first < OPT_COUNT ? opt_defs[first].key
-                                       : "monitor/precond callback/reducer/coordinates' dimension/convergence test");
+                     opt_defs[first].key);
 }
 
 /* Collective: the caller's reducer, or one made from the backend option
@@ -662,16 +677,26 @@ static int two_vectors(int n, double **x, double **y)
     return ovk__pc_alloc(n, "operator norm", y);
 }
 
-/* y = A x; v = (<y,y>, <x,x>) summed; x = y / ||y|| */
+/* y = A x; v = (||y||, ||x||), ||y|| summed again scaled by 2^k when
+ * <y,y> under- or overflowed (an operator of extreme scale); x = y / ||y|| */
 static int power_step(ovk__ctx *c, double *x, double *y, double v[2])
 {
-    int rc = ovk__ctx_matvec(c, x, y);
+    int rc = ovk__ctx_matvec(c, x, y), k = 0;
     if (rc) return rc;
     v[0] = ovk__dot(c->n, y, y);
     v[1] = ovk__dot(c->n, x, x);
     rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, c->comm), "MPI_Allreduce (operator norm)");
+    if (!rc && !isnan(v[0]) && !ovk__sumsq_plain_ok(v[0])) {
+        double m = ovk__absmax(c->n, y);
+        rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &m, 1, MPI_DOUBLE, MPI_MAX, c->comm), "MPI_Allreduce (operator norm)");
+        k = ovk__pow2_exponent(m);
+        v[0] = rc ? 0.0 : ovk__sumsq_scaled(c->n, y, ldexp(1.0, k));
+        if (!rc) rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_SUM, c->comm), "MPI_Allreduce (operator norm)");
+    }
     if (rc) return rc;
-    double scale = v[0] > 0.0 ? 1.0 / sqrt(v[0]) : 0.0;
+    v[0] = ldexp(sqrt(v[0]), -k);
+    v[1] = sqrt(v[1]);
+    double scale = v[0] > 0.0 ? 1.0 / v[0] : 0.0;
     for (int i = 0; i < c->n; i++) x[i] = y[i] * scale;
     return OVK_OK;
 }
@@ -689,7 +714,7 @@ static int operator_norm(ovk_solver *s)
         rc = power_step(c, x, y, v);
         if (rc) goto cleanup;
     }
-    c->norms.anorm = 1.1 * (v[1] > 0.0 ? sqrt(v[0] / v[1]) : 0.0);
+    c->norms.anorm = 1.1 * (v[1] > 0.0 ? v[0] / v[1] : 0.0);
     c->norms.longest_row = 1.0;
     if (c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "%s (estimating ||A|| at setup)", c->cb_detail);
 cleanup:
@@ -974,7 +999,8 @@ static int solved(const ovk__ctx *c, int rc)
 static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
 {
     ovk__ctx *c = &s->c;
-    int rc = ovk__agree(s->lay->comm, check_vectors(s, b, x));
+    int mine = s->solve_refused ? ovk__fail(s->solve_refused, "%s", s->solve_refused_detail) : check_vectors(s, b, x);
+    int rc = ovk__agree(s->lay->comm, mine);
     if (rc) return rc;
     if (s->A && s->A->values_version != s->version) {
         ovk__log_start(&s->log, 1);
@@ -1013,6 +1039,7 @@ int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     }
     ovk__matrix_hold(s->A, -1);
     s->busy = NULL;
+    s->solve_refused = 0;
     return rc;
 }
 

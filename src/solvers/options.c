@@ -130,6 +130,8 @@ void ovk_options_clear(void)
 int ovk_options_set_args(int argc, char **argv)
 {
     if (argc < 0 || (argc > 0 && !argv)) return ovk__fail(OVK_EINVAL, "ovk_options_set_args: argc = %d", argc);
+    for (int i = 0; i < argc; i++)
+        if (!argv[i]) return ovk__fail(OVK_EINVAL, "ovk_options_set_args: argv[%d] is NULL (argc = %d)", i, argc);
     ovk_options_clear();
     int rc = load_env();
     if (rc) return rc;
@@ -190,8 +192,8 @@ int ovk_options_get_real(const char *name, double *value, int *found)
     if (!value) return ovk__fail(OVK_EINVAL, "ovk_options_get_real: NULL value");
     int rc = ovk_options_get(name, buf, sizeof buf, &have);
     if (rc || !have) return rc;
-    double v = strtod(buf, &end);
-    if (!buf[0] || *end) return ovk__fail(OVK_EOPTION, "option %s=%s must be a number", name, buf);
+    double v = buf[0] ? strtod(buf, &end) : 1.0; /* a flag alone: 1, as ovk_options_get_int */
+    if (buf[0] && *end) return ovk__fail(OVK_EOPTION, "option %s=%s must be a number", name, buf);
     *value = v;
     if (found) *found = 1;
     return OVK_OK;

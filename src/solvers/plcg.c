@@ -332,9 +332,6 @@ static void gram(int m, double b, const double *nu, double M[][EST_DIM + 1], dou
         }
 }
 
-extern void dsyev_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda, double *w,
-                   double *work, const int *lwork, int *info);
-
 /* The largest Ritz value of CA on the basis: the generalized problem H y =
  * theta M y by M = L L^T (columns whose pivot drops below PIVOT_TOL of their
  * norm are left out: the basis is numerically dependent there), then the
@@ -343,7 +340,7 @@ static double ritz_max(int m, double b, const double *nu)
 {
     enum { N = EST_DIM + 1 };
     const double PIVOT_TOL = 1e-10;
-    double M[N][N], H[N][N], L[N][N] = {{0}}, B[N * N], ev[N], work[4 * N * N];
+    double M[N][N], H[N][N], L[N][N] = {{0}}, B[N * N];
     int idx[N], k = 0, n = m + 1;
     gram(m, b, nu, M, H);
     /* Cholesky of M restricted to the accepted columns idx[0..k) */
@@ -376,9 +373,10 @@ static double ritz_max(int m, double b, const double *nu)
             for (int t = 0; t < p; t++) s -= L[p][t] * B[t + q * k];
             B[p + q * k] = s / L[p][p];
         }
-    int info = 0, lwork = 4 * N * N;
-    dsyev_("N", "U", &k, B, &k, ev, work, &lwork, &info);
-    return info == 0 && isfinite(ev[k - 1]) ? ev[k - 1] : 0.0;
+    for (int q = 0; q < k; q++) /* B symmetric from its upper triangle */
+        for (int p = 0; p < q; p++) B[q + p * k] = B[p + q * k];
+    double top = ovk__sym_eig_max(k, B); /* no LAPACK: nothing allocated inside a solve */
+    return isfinite(top) ? top : 0.0;
 }
 
 /* The startup phase: lmax = the largest Ritz value of CA on an

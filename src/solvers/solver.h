@@ -5,6 +5,7 @@
 #ifndef OVK_SOLVER_H
 #define OVK_SOLVER_H
 
+#include <math.h>
 #include <stdio.h>
 
 #include "../backends/backend.h"
@@ -31,6 +32,19 @@ typedef struct ovk__stage {
     int k;
     double buf[OVK__STAGE_VALS];
 } ovk__stage;
+
+/* A solve of (2^ka A) y = 2^kb b, x = 2^(ka - kb) y, for a b or an A whose
+ * scale would under- or overflow the sums (scaling.c).  Powers of two: the
+ * iterates are those of the unscaled solve wherever nothing under- or
+ * overflows.  All zero in an ordinary solve. */
+typedef struct ovk__scaling {
+    int active;   /* this solve runs scaled (c->b is the scaled copy) */
+    int wanted;   /* the initial check found <b,b> out of range: solve again scaled */
+    int ka, kb;   /* the exponents; ka even (the split preconditioner takes 2^(-ka/2)) */
+    int kc;       /* the preconditioner's: 2^-kc C; kc = ka, or 0 when C = I (pc fixed) */
+    double *tmp;  /* the scaled operand of a product or a preconditioner */
+    double *diag, *divisor, *split; /* the preconditioner's arrays for 2^-kc C, or NULL */
+} ovk__scaling;
 
 /* The monitor, the convergence test and the history as the solver object
  * set them (its own copy, assigned whole to the context at setup). */
@@ -115,6 +129,7 @@ typedef struct ovk__ctx {
     ovk__monitor_state watch;
     int nonsymmetric;           /* the running variant's ovk__solver.nonsymmetric (set by the
                                    frame): a breakdown does not blame symmetry */
+    ovk__scaling scale;         /* this solve's scaling (none: zeros) */
 } ovk__ctx;
 
 /* Kernel timing that leaves out the time the progress hook spent inside the
@@ -202,8 +217,16 @@ int ovk__variant_setup_on(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, d
 /* Local: the doubles from one work vector of n rows to the next in a
  * variant's block (n rounded up to 4 KiB, plus a stagger). */
 size_t ovk__vec_stride(int n);
-/* Collective: the timed solve (r = b - A x, the initial check, iterate). */
+/* Collective: the timed solve (r = b - A x, the initial check, iterate);
+ * scaled (scaling.c) when <b,b> or ||A|| is out of range. */
 int ovk__variant_solve(ovk__ctx *c, ovk__variant *v);
+/* Collective: whether ||A|| (when known) or <b,b> = bb calls for a scaled solve. */
+int ovk__scale_needed(const ovk__ctx *c, double bb);
+/* Collective: the solve again on (2^ka A) y = 2^kb b (b = 0 exactly: x = 0,
+ * converged); OVK_ENOMEM when its two to five vectors cannot be had. */
+int ovk__variant_solve_scaled(ovk__ctx *c, ovk__variant *v);
+/* A norm of this solve's vectors in the caller's units (scaling.c). */
+static inline double ovk__unscaled(const ovk__ctx *c, double norm) { return c->scale.kb ? ldexp(norm, -c->scale.kb) : norm; }
 /* Collective: sv's resume from the current x (v set up at the first call,
  * agreed, and kept until ovk__variant_free). */
 int ovk__variant_resume(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, double bb, int iter0);
@@ -476,6 +499,10 @@ void ovk__ctx_progress(void *ctx);
  * refused keeps its solver, so no rank is left alone in a collective.
  * Returns rc. */
 int ovk__solver_refuse(ovk_solver *s, int rc);
+/* Local: the next ovk_solver_solve on s fails with rc and the current
+ * detail on this rank (a binding refused the caller's arrays), agreed with
+ * the other ranks' solve as a bad vector would be; returns rc. */
+int ovk__solver_refuse_solve(ovk_solver *s, int rc);
 /* ovk_solver_create_operator with the rows' ids in failure details in
  * index base `base` (0, or 1 for the Fortran binding). */
 int ovk__solver_create_operator_base(MPI_Comm comm, int nlocal, ovk_apply_fn matvec, void *ctx, int base,

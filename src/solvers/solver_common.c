@@ -135,7 +135,7 @@ static int print_monitor(ovk__ctx *c, int iter, double rnorm, double bb)
     if (rc) return rc;
     if (c->rank == 0)
         fprintf(f, "%4d ovk residual norm %.12e true resid norm %.12e ||r(i)||/||b|| %.12e\n", iter, rnorm,
-                sqrt(tt), bb > 0.0 ? sqrt(tt / bb) : 0.0);
+                ovk__unscaled(c, sqrt(tt)), bb > 0.0 ? sqrt(tt / bb) : 0.0);
     return OVK_OK;
 }
 
@@ -145,7 +145,7 @@ static int print_monitor(ovk__ctx *c, int iter, double rnorm, double bb)
  * monitor's stop request is this rank's vote, carried by the next sum. */
 static int observe(ovk__ctx *c, int iter, double rr, double bb)
 {
-    double rnorm = sqrt(rr), rel = bb > 0.0 ? sqrt(rr / bb) : 0.0;
+    double rnorm = ovk__unscaled(c, sqrt(rr)), rel = bb > 0.0 ? sqrt(rr / bb) : 0.0;
     if (iter <= c->watch.observed) return OVK_OK;
     c->watch.observed = iter;
     if (c->mon.history && iter < c->mon.history_cap) {
@@ -168,7 +168,8 @@ static int observe(ovk__ctx *c, int iter, double rr, double bb)
 static ovk_reason decide(ovk__ctx *c, int iter, double rr, double bb)
 {
     if (c->mon.conv_fn) {
-        int v = c->mon.conv_fn(c->owner, iter, sqrt(rr), sqrt(bb), c->watch.rnorm0, c->mon.conv_ctx);
+        int v = c->mon.conv_fn(c->owner, iter, ovk__unscaled(c, sqrt(rr)), ovk__unscaled(c, sqrt(bb)),
+                               ovk__unscaled(c, c->watch.rnorm0), c->mon.conv_ctx);
         c->watch.user_converged = v == OVK_VERDICT_CONVERGED;
         if (v == OVK_VERDICT_CONVERGED) return OVK_REASON_CONVERGED;
         if (v == OVK_VERDICT_DIVERGED) return OVK_REASON_DIVERGED;
@@ -200,10 +201,15 @@ int ovk__initial_values(ovk__ctx *c, const double v[2], double *bb, int *decided
     c->initial_pending = 0;
     *bb = v[0];
     *decided = 1;
+    if (!c->scale.active && ovk__scale_needed(c, v[0])) { /* the frame solves again, scaled */
+        c->scale.wanted = 1;
+        return OVK_OK;
+    }
     c->res->iterations = 0;
     c->watch.observed = -1;
     c->watch.user_converged = 0;
     double atol = c->opts->atol, tol = c->opts->tol;
+    atol = c->scale.kb ? ldexp(atol, c->scale.kb) : atol;
     c->rr_stop = fmax(tol * tol * v[0], atol * atol);
     c->watch.rr_div = c->mon.divtol * c->mon.divtol * v[1];
     c->watch.rnorm0 = sqrt(v[1]);
@@ -273,7 +279,7 @@ static int callback_failed(ovk__ctx *c, int rc, double *out)
     return OVK_OK;
 }
 
-int ovk__ctx_matvec(ovk__ctx *c, const double *p, double *s)
+static int product(ovk__ctx *c, const double *p, double *s)
 {
     ovk__tic t0 = ovk__tic_start(c);
     int rc;
@@ -288,6 +294,25 @@ int ovk__ctx_matvec(ovk__ctx *c, const double *p, double *s)
     return rc;
 }
 
+/* y = 2^k x */
+static void scale_into(int n, int k, const double *x, double *y)
+{
+    double f = ldexp(1.0, k);
+    for (int i = 0; i < n; i++) y[i] = f * x[i];
+}
+
+int ovk__ctx_matvec(ovk__ctx *c, const double *p, double *s)
+{
+    if (!c->scale.ka) return product(c, p, s);
+    /* s = 2^k1 A (2^k2 p) = (2^ka A) p, the operand and the product each
+     * 2^(ka/2) from A's scale */
+    int k2 = c->scale.ka / 2, k1 = c->scale.ka - k2;
+    scale_into(c->n, k2, p, c->scale.tmp);
+    int rc = product(c, c->scale.tmp, s);
+    scale_into(c->n, k1, s, s);
+    return rc;
+}
+
 int ovk__ctx_matvec_dot(ovk__ctx *c, const double *p, double *s, double *ps)
 {
     if (!c->A) {
@@ -295,9 +320,15 @@ int ovk__ctx_matvec_dot(ovk__ctx *c, const double *p, double *s, double *ps)
         *ps = rc ? 0.0 : ovk__dot(c->n, p, s);
         return rc;
     }
+    int k2 = c->scale.ka / 2, k1 = c->scale.ka - k2; /* k1 = k2: ka is even */
+    if (k2) { /* as ovk__ctx_matvec, the sum in the same pass: <p, 2^ka A p> = <2^k2 p, A 2^k2 p> */
+        scale_into(c->n, k2, p, c->scale.tmp);
+        p = c->scale.tmp;
+    }
     ovk__tic t0 = ovk__tic_start(c);
     int rc = ovk__matvec_dot(c->A, p, s, ps, &c->hook); /* s = A p, <p,s> */
     ovk__tic_stop(c, OVK_TIMER_MATVEC, t0);
+    if (k1) scale_into(c->n, k1, s, s);
     return rc;
 }
 
@@ -319,7 +350,13 @@ int ovk__ctx_start_residual(ovk__ctx *c, double *r)
 int ovk__ctx_pc(ovk__ctx *c, const double *r, double *z)
 {
     ovk__tic t0 = ovk__tic_start(c);
+    int k1 = c->scale.kc / 2, k2 = c->scale.kc - k1;
+    if (k2) { /* z = 2^-k2 C (2^-k1 r) = 2^-kc C r, the preconditioner of 2^kc A */
+        scale_into(c->n, -k1, r, c->scale.tmp);
+        r = c->scale.tmp;
+    }
     int rc = callback_failed(c, c->pc->type->apply(c->pc->state, r, z, &c->hook), z);
+    if (k2) scale_into(c->n, -k2, z, z);
     ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
     return rc;
 }
@@ -328,8 +365,18 @@ int ovk__ctx_pc_dots(ovk__ctx *c, const double *r, double *z, double *rz, double
 {
     const ovk__pc_type *t = c->pc->type;
     if (t->apply_dots) {
+        int k1 = c->scale.kc / 2, k2 = c->scale.kc - k1; /* k1 = k2: kc is even */
+        const double *in = r;
+        if (k2) { /* as ovk__ctx_pc: z = 2^-k2 C (2^-k1 r), <r,z> = <2^-k1 r, C 2^-k1 r> */
+            scale_into(c->n, -k1, r, c->scale.tmp);
+            in = c->scale.tmp;
+        }
         ovk__tic t0 = ovk__tic_start(c);
-        int rc = t->apply_dots(c->pc->state, r, z, rz, rr, &c->hook);
+        int rc = t->apply_dots(c->pc->state, in, z, rz, rr, &c->hook);
+        if (k2) {
+            scale_into(c->n, -k2, z, z);
+            *rr = ovk__dot(c->n, r, r); /* <2^-k1 r, 2^-k1 r> may under- or overflow */
+        }
         ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
         return rc;
     }
@@ -344,10 +391,18 @@ int ovk__ctx_pc_dots(ovk__ctx *c, const double *r, double *z, double *rz, double
     return OVK_OK;
 }
 
+/* the split preconditioner's L^-1 as a diagonal (DiagInvScale), or NULL */
+static const double *split_diagonal(const ovk__ctx *c)
+{
+    if (c->scale.kc) return c->scale.split;
+    const ovk__pc_type *type = c->pc->type;
+    return type->split_diagonal ? type->split_diagonal(c->pc->state) : NULL;
+}
+
 int ovk__ctx_pc_left(ovk__ctx *c, const double *r, double *t, double *tt)
 {
     const ovk__pc_type *type = c->pc->type;
-    const double *l = type->split_diagonal ? type->split_diagonal(c->pc->state) : NULL;
+    const double *l = split_diagonal(c);
     ovk__tic t0 = ovk__tic_start(c);
     if (l) { /* DiagInvScale: t = L^-1 r, with <t,t> in the pass */
         if (tt) ovk__mul_dot(c->n, l, r, t, tt, &c->hook);
@@ -357,6 +412,7 @@ int ovk__ctx_pc_left(ovk__ctx *c, const double *r, double *t, double *tt)
     }
     int rc = callback_failed(c, type->apply_left(c->pc->state, r, t, &c->hook), t);
     if (rc) goto cleanup;
+    if (c->scale.kc) scale_into(c->n, -c->scale.kc / 2, t, t); /* 2^-kc C = (2^(-kc/2) L)(...)^T */
     if (tt) *tt = ovk__dot(c->n, t, t);
 cleanup:
     ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
@@ -366,22 +422,25 @@ cleanup:
 int ovk__ctx_pc_right(ovk__ctx *c, const double *t, double *w)
 {
     const ovk__pc_type *type = c->pc->type;
-    const double *l = type->split_diagonal ? type->split_diagonal(c->pc->state) : NULL;
+    const double *l = split_diagonal(c);
     ovk__tic t0 = ovk__tic_start(c);
     int rc = OVK_OK;
     if (l) ovk__mul(c->n, l, t, w, &c->hook); /* w = L^-T t */
     else rc = callback_failed(c, type->apply_right(c->pc->state, t, w, &c->hook), w);
+    if (!l && c->scale.kc) scale_into(c->n, -c->scale.kc / 2, w, w);
     ovk__tic_stop(c, l ? OVK_TIMER_SCALE : OVK_TIMER_PRECOND, t0); /* l: DiagInvScale */
     return rc;
 }
 
 const double *ovk__ctx_pc_diagonal(const ovk__ctx *c)
 {
+    if (c->scale.kc) return c->scale.diag;
     return c->pc->type->diagonal ? c->pc->type->diagonal(c->pc->state) : NULL;
 }
 
 const double *ovk__ctx_pc_divisor(const ovk__ctx *c)
 {
+    if (c->scale.kc) return c->scale.divisor;
     return c->pc->type->divisor ? c->pc->type->divisor(c->pc->state) : NULL;
 }
 

@@ -6,6 +6,7 @@
 #include "../internal.h"
 
 static _Thread_local char detail[512];
+static _Thread_local int detail_agreed; /* detail came from another rank's failure, prefixed */
 
 typedef struct status_entry {
     int code;
@@ -42,10 +43,13 @@ const char *ovk_error_detail(void) { return detail; }
 
 int ovk__fail(int code, const char *fmt, ...)
 {
+    char text[sizeof detail]; /* an argument may be the detail itself (ovk_error_detail()) */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(detail, sizeof detail, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    memcpy(detail, text, sizeof detail);
+    detail_agreed = 0;
     return code;
 }
 
@@ -73,13 +77,18 @@ int ovk__agree(MPI_Comm comm, int rc)
     if (MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MINLOC, comm) != MPI_SUCCESS)
         return ovk__fail(OVK_EMPI, "MPI_Allreduce failed while agreeing on a status");
     if (out[0] == OVK_OK) return OVK_OK;
-    /* share the failing rank's detail so that every rank can report it */
-    char msg[sizeof detail];
-    memcpy(msg, detail, sizeof msg);
+    /* share the failing rank's detail so that every rank can report it;
+     * one agreed already (a status agreed again) keeps its rank prefix */
+    char msg[sizeof detail + 1];
+    memcpy(msg, detail, sizeof detail);
+    msg[sizeof detail - 1] = '\0';
+    msg[sizeof detail] = (char)detail_agreed;
     if (MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, out[1], comm) != MPI_SUCCESS)
         return ovk__fail(OVK_EMPI, "MPI_Bcast failed while agreeing on a status");
-    msg[sizeof msg - 1] = '\0';
-    if (me != out[1]) ovk__fail(out[0], "rank %d: %s", out[1], msg);
+    if (me == out[1]) return out[0];
+    if (msg[sizeof detail]) memcpy(detail, msg, sizeof detail);
+    else ovk__fail(out[0], "rank %d: %s", out[1], msg);
+    detail_agreed = 1;
     return out[0];
 }
 

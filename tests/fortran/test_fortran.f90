@@ -356,6 +356,14 @@ contains
         x2 = 0
         call ovk_solver_solve(s, b, x2, res2, ierr)
         call check(ierr == OVK_OK .and. calls == 7 .and. all(x2 == x1), 'monitor removed')
+        ! an array one element short on rank 0 only: every rank reports its cause
+        if (rank == 0) then
+            call ovk_solver_solve(s, b(1:nlocal - 1), x2, res2, ierr)
+        else
+            call ovk_solver_solve(s, b, x2, res2, ierr)
+        end if
+        text = ovk_error_detail()
+        call check(ierr == OVK_EINVAL .and. index(text, 'values and x') > 0, 'b one element short on rank 0: '//text)
 
         ! ---- new values: 2A ----
         call ovk_matrix_update_values(A1, rowptr, cols, 2 * vals, ierr)
@@ -797,6 +805,17 @@ contains
         call check(ierr == OVK_OK .and. found .and. text == '', 'options_get of a flag: found, empty')
         call ovk_options_get('-ovk_solver', nval, found, ierr)
         call check(ierr == OVK_EOPTION .and. .not. found, 'options_get: pipecg is not an integer')
+        ! a value of 3000 characters through the allocatable string (a fixed buffer of 1024 refused it)
+        call ovk_options_set_args(ierr, args=[character(len=3000) :: '-long', repeat('v', 2999)//'w'])
+        call ovk_options_get('-long', text, found, ierr)
+        call check(ierr == OVK_OK .and. found .and. len_trim(text) == 3000, 'options_get of a 3000-character value')
+        if (len_trim(text) == 3000) call check(text(3000:3000) == 'w', 'the value''s last character')
+        call ovk_solver_set_option(s, 'precond', 'jacobi', ierr)
+        call ovk_solver_get_option(s, 'precond', text, ierr)
+        call check(ierr == OVK_OK .and. text == 'jacobi', 'get_option after the long value: '//text)
+        call ovk_solver_get_option(s, 'nosuch', text, ierr)
+        call check(ierr == OVK_EOPTION .and. text == '', 'get_option of an unknown key: OVK_EOPTION, empty')
+        call ovk_options_set_args(ierr, args=words)
         ! unused: -ovk_bogus was read by options_get just now; set the list again to see it left
         call ovk_options_set_args(ierr, args=words)
         call ovk_solver_set_from_options(s, ierr)
