@@ -848,9 +848,9 @@ static int setup_what_changed(ovk_solver *s)
         if (rc) goto fail;
     }
     rc = ctx_room(s);
-    /* what the solve's sums (at most OVK__STAGE_VALS values, OVK__STAGE_SLOTS
-     * in flight) allocate in the backend, made here where a failure is agreed */
-    if (!rc) rc = ovk__reducer_reserve(s->red, OVK__STAGE_VALS, OVK_DOUBLE, OVK_SUM, OVK__STAGE_SLOTS);
+    /* what the solve's sums (OVK__RESERVED_VALS values, OVK__STAGE_SLOTS in
+     * flight) allocate in the backend, made here where a failure is agreed */
+    if (!rc) rc = ovk__reducer_reserve(s->red, OVK__RESERVED_VALS, OVK_DOUBLE, OVK_SUM, OVK__STAGE_SLOTS);
     rc = ovk__agree(s->lay->comm, rc);
     if (rc) goto fail;
     init_ctx(s);

@@ -26,6 +26,10 @@ enum { OVK__MAX_RESTART = 500 };
  * (a GMRES Gram-Schmidt pass: M + 1 dots and a norm, and the vote) and the
  * most sums in flight at once (plcg: 2 l + 4). */
 enum { OVK__STAGE_VALS = OVK__MAX_RESTART + 3, OVK__STAGE_SLOTS = 24 };
+/* The sums whose backend scratch setup reserves (counts 1..this): every CG
+ * variant's and GMRES's up to restart 29; a longer restart's larger sums are
+ * set up in the backend at their first use. */
+enum { OVK__RESERVED_VALS = 32 };
 typedef struct ovk__stage {
     ovk_request *req; /* NULL: free */
     double *vals;     /* the variant's values, copied back at the end */
