@@ -1,6 +1,8 @@
-/* The exact test A == A^T of the stored values, for the solvers that need a
- * symmetric matrix (CG).  Entry by entry, bit for bit; an entry stored on
- * one side only must be zero.
+/* The test A == A^T of the stored values, for the solvers that need a
+ * symmetric matrix (CG).  Entry by entry, equal up to the rounding of an
+ * assembly (relative SYM_RTOL: a finite-element matrix summed in another
+ * order differs in the last bits); an entry stored on one side only must be
+ * zero.
  *
  * Cost: O(nnz) local work and one int per row.  The diag block is walked
  * once, each upper entry meeting its mirror through a cursor per row (a
@@ -9,12 +11,22 @@
  * the owner of column j, which holds a_ji: two point-to-point rounds with
  * the halo's neighbours (counts, then entries), no global communication
  * but the agreements of the allocations and of the verdict. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "matrix_impl.h"
 
 enum { COUNT_TAG = 11, ENTRY_TAG = 12 };
+
+enum { SYM_RTOL_EXP = -40 }; /* SYM_RTOL = 2^-40 ~ 9e-13 */
+
+/* a_ij and a_ji equal up to assembly rounding */
+static int mirror_equal(double a, double b)
+{
+    double big = fmax(fabs(a), fabs(b));
+    return a == b || fabs(a - b) <= ldexp(big, SYM_RTOL_EXP);
+}
 
 typedef struct triple {
     int64_t row, col;
@@ -56,7 +68,7 @@ static int diag_symmetric(const ovk_matrix *A)
             if (j <= i) continue;
             int c = t < end ? ovk__csr_col(d, j, t) : j;
             if (c < i) rc = mismatch(&A->lay, j, c, d->val[t], 0.0); /* a_jc, c < i, met by no a_cj */
-            else if (c == i && d->val[t] != d->val[k]) rc = mismatch(&A->lay, i, j, d->val[k], d->val[t]);
+            else if (c == i && !mirror_equal(d->val[t], d->val[k])) rc = mismatch(&A->lay, i, j, d->val[k], d->val[t]);
             else if (c > i && d->val[k] != 0.0) rc = mismatch(&A->lay, i, j, d->val[k], 0.0);
             if (c == i) cur[j] = next_lower(d, j, t + 1);
         }
@@ -120,7 +132,7 @@ static int match_remote(const ovk_matrix *A, const triple *e, char *seen)
     for (int k = c < 0 ? 0 : o->rowptr[i]; c >= 0 && k < o->rowptr[i + 1]; k++) {
         if (o->col[k] != c) continue;
         seen[k] = 1;
-        if (o->val[k] == e->val) return OVK_OK;
+        if (mirror_equal(o->val[k], e->val)) return OVK_OK;
         return ovk__fail(OVK_ENOTSYM, "A(%lld,%lld) = %.17g but A(%lld,%lld) = %.17g", ovk__gid(&A->lay, e->row),
                          ovk__gid(&A->lay, e->col), e->val, ovk__row_id(&A->lay, i), ovk__gid(&A->lay, e->row),
                          o->val[k]);
