@@ -220,9 +220,17 @@ fi
 
 # ---------------------------------------------------------------- the runs
 MACHINE="$(lscpu | sed -n 's/^Model name:[[:space:]]*//p'), $NCPU cores"
-COMMIT="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-echo "# machine: $MACHINE; load before: $(uptime | sed 's/.*load average: //')"
-echo "# commit $COMMIT; ranks $NP; repeats $R; cases ${#IDS[@]}; logs $LOGDIR"
+# the commits measured: this script's, and the source tree of the build (with
+# the branches of an uncommitted merge in it, if any)
+SRC="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt" 2>/dev/null)"
+SRC_COMMIT="$(git -C "${SRC:-$ROOT}" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [ -n "$SRC" ] && git -C "$SRC" rev-parse -q --verify MERGE_HEAD >/dev/null 2>&1; then
+    SRC_COMMIT="$SRC_COMMIT + uncommitted merge of $(git -C "$SRC" rev-parse --short MERGE_HEAD)"
+fi
+COMMIT="script $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown), ovkrylov $SRC_COMMIT"
+LOAD_BEFORE="$(uptime | sed 's/.*load average: //')"
+echo "# machine: $MACHINE (shared, noisy); load before: $LOAD_BEFORE"
+echo "# $COMMIT; ranks $NP; repeats $R; cases ${#IDS[@]}; logs $LOGDIR"
 for rep in $(seq 1 "$R"); do
     for id in "${IDS[@]}"; do
         eval "cmd=(\"\${CMD_${id//[^A-Za-z0-9_]/_}[@]}\")"
@@ -258,7 +266,7 @@ converged() {
 
 RAW="$OUTDIR/nonsym_$TAG.csv"
 SUM="$OUTDIR/nonsym_${TAG}_summary.csv"
-echo "# nonsym_bench.sh, commit $COMMIT, $MACHINE (shared, noisy), $NP ranks, rtol 1e-8, random b; load before/after in the summary" >"$RAW"
+echo "# nonsym_bench.sh, $COMMIT, $MACHINE (shared, noisy), $NP ranks, rtol 1e-8, random b" >"$RAW"
 echo "id,section,problem,who,solver,precond,backend,latency_us,repeat,iterations,final_rel,true_rel,converged,setup_s,solve_s,s_per_iter" >>"$RAW"
 declare -A M_IT M_TPI M_SOLVE M_SETUP M_CONV M_RR
 for id in "${IDS[@]}"; do
@@ -280,7 +288,7 @@ for id in "${IDS[@]}"; do
     M_CONV[$id]=$conv; M_RR[$id]=$rr
     [ -n "$its" ] || M_CONV[$id]=0
 done
-echo "# nonsym_bench.sh, commit $COMMIT, $MACHINE (shared, noisy), $NP ranks, $R repeats, load before/after: see the run's output; after: $LOAD_AFTER" >"$SUM"
+echo "# nonsym_bench.sh, $COMMIT, $MACHINE (shared, noisy), $NP ranks, $R repeats, load before: $LOAD_BEFORE, after: $LOAD_AFTER" >"$SUM"
 echo "id,section,problem,who,solver,precond,backend,latency_us,iterations,true_or_final_rel,converged,setup_s,solve_s,s_per_iter" >>"$SUM"
 for id in "${IDS[@]}"; do
     echo "$id,${F_SEC[$id]},${F_PROB[$id]},${F_WHO[$id]},${F_SOL[$id]},${F_PC[$id]},${F_BE[$id]},${F_LAT[$id]},${M_IT[$id]},${M_RR[$id]},${M_CONV[$id]},${M_SETUP[$id]},${M_SOLVE[$id]},${M_TPI[$id]}" >>"$SUM"
