@@ -16,8 +16,10 @@
 #   -nl S       box per rank under the latency model (default 20)
 #   -lat US     the modelled latency (default 250): ours -latency_us US, PETSc
 #               LD_PRELOAD=libovk_delay_pmpi.so OVK_PMPI_DELAY_US=US
-#   -ls "L..."  pgmres depths to run under latency (default "1 2 3 4"; the default depth, 2,
-#               is named as such)
+#   -ls "L..."  pgmres depths to run under latency, each L the rest of a spec pgmres:l=L
+#               (default "1 2 3 4 2,lmin=0,lmax=2": the last with the shifts given, the
+#               interval of Jacobi-preconditioned upwind convection-diffusion's real parts,
+#               instead of the first cycle's estimate; the default depth, 2, is named as such)
 #   -pb SPEC    our backend for the pipelined solvers (default native: MPI_Iallreduce, as
 #               PETSc's); the classical ones run on blocking
 #   -maxit_it N iteration cap of the per-iteration convection-diffusion runs (default 90:
@@ -46,9 +48,9 @@
 #      -ls, backend -pb) against our gmres (target <= 0.5) and PETSc KSPPGMRES with the
 #      wrapper (<= 0.7); pipebicgstab against our bicgstab (<= 0.6) and KSPPIPEBCGS (<= 0.8)
 #   C  time to solution on FILE: the fastest of ours (gmres, bicgstab, pipebicgstab,
-#      pgmres x jacobi, ilu0, amg) against the fastest PETSc (GMRES, BCGS, PGMRES,
-#      PIPEBCGS x bjacobi, hypre) converged with the same test, setup beside it (<= 0.8,
-#      on solve time and on setup + solve)
+#      pgmres x jacobi, ilu0; gmres, bicgstab x amg) against the fastest PETSc (GMRES,
+#      BCGS, PGMRES, PIPEBCGS x bjacobi; GMRES, BCGS x hypre) converged with the same
+#      test, setup beside it (<= 0.8, on solve time and on setup + solve)
 set -u
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -61,7 +63,7 @@ R=3
 N0=60
 NL=20
 LAT=250
-LS="1 2 3 4"
+LS="1 2 3 4 2,lmin=0,lmax=2"
 PB=native
 MAXIT_IT=90
 MAXIT=3000
@@ -126,13 +128,14 @@ fi
 # preconditioner, backend, latency_us), then the command (an array in CMD_<ID>).
 IDS=()
 declare -A F_SEC F_PROB F_WHO F_SOL F_PC F_BE F_LAT
+cid() { echo "${1//[^A-Za-z0-9_]/_}"; } # a case's id: letters, digits, _
 add() { # id section problem who solver pc backend latency -- command...
-    local id="$1"
+    local id; id=$(cid "$1")
     F_SEC[$id]="$2"; F_PROB[$id]="$3"; F_WHO[$id]="$4"; F_SOL[$id]="$5"; F_PC[$id]="$6"; F_BE[$id]="$7"
     F_LAT[$id]="$8"
     shift 9
     IDS+=("$id")
-    eval "CMD_${id//[^A-Za-z0-9_]/_}=(\"\$@\")"
+    eval "CMD_$id=(\"\$@\")"
 }
 petsc_pc() { # ours' name -> PETSc's options
     case "$1" in
@@ -201,6 +204,7 @@ if [ -n "$FILE" ]; then
     for pc in $PCS; do
         for s in gmres bicgstab pipebicgstab pgmres; do
             [ -n "${F_SEC[fe_ours_${s}_$pc]:-}" ] && continue
+            [ "$pc" = amg ] && [ "$s" != gmres ] && [ "$s" != bicgstab ] && continue # setup-bound: the classical two
             be=blocking; case "$s" in pipebicgstab|pgmres) be="$PB" ;; esac
             add "fe_ours_${s}_$pc" C fe ours "$s" "$pc" "$be" 0 -- \
                 "${MPIEXEC[@]}" "$OURS_MTX" -f "$FILE" -rhs random -tol 1e-8 -solver "$s" -precond "$pc" -print_level 1 \
@@ -211,6 +215,7 @@ if [ -n "$FILE" ]; then
         [ "$pc" = amg ] && [ "$AMG" != 1 ] && continue
         for k in gmres bcgs pgmres pipebcgs; do
             [ -n "${F_SEC[fe_petsc_${k}_$pc]:-}" ] && continue
+            [ "$pc" = amg ] && [ "$k" != gmres ] && [ "$k" != bcgs ] && continue
             # shellcheck disable=SC2046
             add "fe_petsc_${k}_$pc" C fe petsc "$k" "$pc" - 0 -- \
                 "${MPIEXEC[@]}" "$PMTX" -f "$FILE" -rhs random -tol 1e-8 -ksp_type "$k" $(petsc_pc "$pc") -maxit "$MAXIT"
@@ -233,7 +238,7 @@ echo "# machine: $MACHINE (shared, noisy); load before: $LOAD_BEFORE"
 echo "# $COMMIT; ranks $NP; repeats $R; cases ${#IDS[@]}; logs $LOGDIR"
 for rep in $(seq 1 "$R"); do
     for id in "${IDS[@]}"; do
-        eval "cmd=(\"\${CMD_${id//[^A-Za-z0-9_]/_}[@]}\")"
+        eval "cmd=(\"\${CMD_$id[@]}\")"
         printf '%s\n' "${cmd[*]}" >"$LOGDIR/$id.$rep.cmd"
         "${cmd[@]}" >"$LOGDIR/$id.$rep.out" 2>&1 || echo "# $id repeat $rep: exit $? (see $LOGDIR/$id.$rep.out)" >&2
     done
@@ -278,7 +283,7 @@ for id in "${IDS[@]}"; do
         su=$(getval "$f" "Setup Time"); c=$(converged "$f")
         if [ -z "$it" ] || [ -z "$ts" ]; then conv=0; continue; fi
         tpi=$(awk -v t="$ts" -v i="$it" 'BEGIN{if (i > 0) printf "%.9g", t/i}')
-        echo "$id,${F_SEC[$id]},${F_PROB[$id]},${F_WHO[$id]},${F_SOL[$id]},${F_PC[$id]},${F_BE[$id]},${F_LAT[$id]},$rep,$it,$fr,$tr,$c,$su,$ts,$tpi" >>"$RAW"
+        echo "$id,${F_SEC[$id]},${F_PROB[$id]},${F_WHO[$id]},\"${F_SOL[$id]}\",${F_PC[$id]},${F_BE[$id]},${F_LAT[$id]},$rep,$it,$fr,$tr,$c,$su,$ts,$tpi" >>"$RAW"
         its="$its $it"; tpis="$tpis $tpi"; sols="$sols $ts"; [ -n "$su" ] && sets="$sets $su"
         [ "$c" = 1 ] || conv=0
         rr="${tr:-$fr}"
@@ -291,7 +296,7 @@ done
 echo "# nonsym_bench.sh, $COMMIT, $MACHINE (shared, noisy), $NP ranks, $R repeats, load before: $LOAD_BEFORE, after: $LOAD_AFTER" >"$SUM"
 echo "id,section,problem,who,solver,precond,backend,latency_us,iterations,true_or_final_rel,converged,setup_s,solve_s,s_per_iter" >>"$SUM"
 for id in "${IDS[@]}"; do
-    echo "$id,${F_SEC[$id]},${F_PROB[$id]},${F_WHO[$id]},${F_SOL[$id]},${F_PC[$id]},${F_BE[$id]},${F_LAT[$id]},${M_IT[$id]},${M_RR[$id]},${M_CONV[$id]},${M_SETUP[$id]},${M_SOLVE[$id]},${M_TPI[$id]}" >>"$SUM"
+    echo "$id,${F_SEC[$id]},${F_PROB[$id]},${F_WHO[$id]},\"${F_SOL[$id]}\",${F_PC[$id]},${F_BE[$id]},${F_LAT[$id]},${M_IT[$id]},${M_RR[$id]},${M_CONV[$id]},${M_SETUP[$id]},${M_SOLVE[$id]},${M_TPI[$id]}" >>"$SUM"
 done
 
 # ---------------------------------------------------------------- tables
@@ -332,7 +337,7 @@ echo "| problem | solver | PC | backend | iterations | rel. residual | setup (ms
 echo "|---|---|---|---|---:|---:|---:|---:|---:|---:|"
 best_l=""; best_tpi=""
 for l in $LS; do
-    id="lat_ours_pgmres_l$l"
+    id=$(cid "lat_ours_pgmres_l$l")
     have "$id" && [ "${M_CONV[$id]}" = 1 ] || continue
     if [ -z "$best_tpi" ] || awk -v a="${M_TPI[$id]}" -v b="$best_tpi" 'BEGIN{exit !(a < b)}'; then
         best_l=$l; best_tpi=${M_TPI[$id]}
@@ -340,7 +345,7 @@ for l in $LS; do
 done
 have lat_ours_gmres && row lat_ours_gmres - -
 for l in $LS; do
-    id="lat_ours_pgmres_l$l"
+    id=$(cid "lat_ours_pgmres_l$l")
     have "$id" || continue
     row "$id" "$(tpi_ratio "$id" lat_ours_gmres)" "$(tpi_ratio "$id" lat_petsc_pgmres)"
 done
@@ -351,7 +356,7 @@ have lat_ours_pipebicgstab && row lat_ours_pipebicgstab "$(tpi_ratio lat_ours_pi
 for k in bcgs pipebcgs; do have "lat_petsc_$k" && row "lat_petsc_$k" - -; done
 echo
 echo "pgmres default depth (l = 2) / our gmres: $(tpi_ratio lat_ours_pgmres_l2 lat_ours_gmres) (target 0.5); / PETSc KSPPGMRES: $(tpi_ratio lat_ours_pgmres_l2 lat_petsc_pgmres) (target 0.7)"
-[ -n "$best_l" ] && echo "pgmres best depth (l = $best_l) / our gmres: $(tpi_ratio "lat_ours_pgmres_l$best_l" lat_ours_gmres) (target 0.5); / PETSc KSPPGMRES: $(tpi_ratio "lat_ours_pgmres_l$best_l" lat_petsc_pgmres) (target 0.7)"
+[ -n "$best_l" ] && echo "pgmres best (l = $best_l) / our gmres: $(tpi_ratio "$(cid "lat_ours_pgmres_l$best_l")" lat_ours_gmres) (target 0.5); / PETSc KSPPGMRES: $(tpi_ratio "$(cid "lat_ours_pgmres_l$best_l")" lat_petsc_pgmres) (target 0.7)"
 echo "pipebicgstab / our bicgstab: $(tpi_ratio lat_ours_pipebicgstab lat_ours_bicgstab) (target 0.6); / PETSc KSPPIPEBCGS: $(tpi_ratio lat_ours_pipebicgstab lat_petsc_pipebcgs) (target 0.8)"
 
 if [ -n "$FILE" ]; then
@@ -360,28 +365,37 @@ if [ -n "$FILE" ]; then
     echo
     echo "| problem | solver | PC | backend | iterations | rel. residual | setup (ms) | ms/iteration | solve (s) | setup + solve (s) |"
     echo "|---|---|---|---|---:|---:|---:|---:|---:|---:|"
-    bo=""; bo_t=""; bp=""; bp_t=""
+    declare -A TOT
     for id in "${IDS[@]}"; do
         [ "${F_PROB[$id]}" = fe ] || continue
         have "$id" || continue
-        tot=$(awk -v a="${M_SETUP[$id]:-0}" -v b="${M_SOLVE[$id]}" 'BEGIN{printf "%.4f", a+b}')
-        row "$id" "$(awk -v b="${M_SOLVE[$id]}" 'BEGIN{printf "%.3f", b}')" "$tot"
-        [ "${M_CONV[$id]}" = 1 ] || continue
-        case "${F_WHO[$id]}" in
-            ours) if [ -z "$bo_t" ] || awk -v a="${M_SOLVE[$id]}" -v b="$bo_t" 'BEGIN{exit !(a < b)}'; then bo=$id; bo_t=${M_SOLVE[$id]}; fi ;;
-            petsc) if [ -z "$bp_t" ] || awk -v a="${M_SOLVE[$id]}" -v b="$bp_t" 'BEGIN{exit !(a < b)}'; then bp=$id; bp_t=${M_SOLVE[$id]}; fi ;;
-        esac
+        TOT[$id]=$(awk -v a="${M_SETUP[$id]:-0}" -v b="${M_SOLVE[$id]}" 'BEGIN{printf "%.9g", a+b}')
+        row "$id" "$(awk -v b="${M_SOLVE[$id]}" 'BEGIN{printf "%.3f", b}')" \
+            "$(awk -v b="${TOT[$id]}" 'BEGIN{printf "%.3f", b}')"
     done
+    # the fastest converged run of WHO by solve time (s) or by setup + solve (t)
+    fastest() {
+        local who="$1" by="$2" best="" bt="" v id
+        for id in "${!TOT[@]}"; do
+            [ "${F_WHO[$id]}" = "$who" ] && [ "${M_CONV[$id]}" = 1 ] || continue
+            v=${M_SOLVE[$id]}; [ "$by" = t ] && v=${TOT[$id]}
+            if [ -z "$bt" ] || awk -v a="$v" -v b="$bt" 'BEGIN{exit !(a < b)}'; then best=$id; bt=$v; fi
+        done
+        echo "$best"
+    }
     echo
-    if [ -n "$bo" ] && [ -n "$bp" ]; then
-        tso=$(awk -v a="${M_SETUP[$bo]:-0}" -v b="${M_SOLVE[$bo]}" 'BEGIN{print a+b}')
-        tsp=$(awk -v a="${M_SETUP[$bp]:-0}" -v b="${M_SOLVE[$bp]}" 'BEGIN{print a+b}')
-        echo "fastest of ours (solve): ${F_SOL[$bo]} + ${F_PC[$bo]} ($(ms "${M_SOLVE[$bo]}") ms solve, $(ms "${M_SETUP[$bo]}") ms setup);" \
-             "fastest PETSc (same test): ${F_SOL[$bp]} + ${F_PC[$bp]} ($(ms "${M_SOLVE[$bp]}") ms solve, $(ms "${M_SETUP[$bp]}") ms setup)"
-        echo "ours / PETSc: solve $(ratio "${M_SOLVE[$bo]}" "${M_SOLVE[$bp]}"), setup + solve $(ratio "$tso" "$tsp") (target 0.8)"
-    else
-        echo "no converged run of ours or of PETSc on $(basename "$FILE")"
-    fi
+    for by in s t; do
+        bo=$(fastest ours "$by"); bp=$(fastest petsc "$by")
+        if [ -z "$bo" ] || [ -z "$bp" ]; then
+            echo "no converged run of ours or of PETSc on $(basename "$FILE")"
+            break
+        fi
+        what="solve"; [ "$by" = t ] && what="setup + solve"
+        echo "by $what: fastest of ours ${F_SOL[$bo]} + ${F_PC[$bo]} ($(ms "${M_SOLVE[$bo]}") ms solve, $(ms "${M_SETUP[$bo]}") ms setup);" \
+             "fastest PETSc (same test) ${F_SOL[$bp]} + ${F_PC[$bp]} ($(ms "${M_SOLVE[$bp]}") ms solve, $(ms "${M_SETUP[$bp]}") ms setup);" \
+             "ours / PETSc: solve $(ratio "${M_SOLVE[$bo]}" "${M_SOLVE[$bp]}"), setup + solve $(ratio "${TOT[$bo]}" "${TOT[$bp]}") (target 0.8)"
+        echo
+    done
 fi
 echo
 echo "# CSV: $RAW (every run), $SUM (medians); load after: $LOAD_AFTER"
