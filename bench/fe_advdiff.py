@@ -33,7 +33,7 @@ Checks printed: the nonsymmetry max|A - A^T| / max|A|, the diagonal's sign,
 the rows that are not diagonally dominant, the interface of contiguous 2- and
 4-rank splits, and with --check scipy's GMRES + ILU at small sizes.
 
-Sizes (2-core VM shared with other jobs, gmsh 4.11 Delaunay, 1 thread; times of the whole run):
+Sizes (2-core VM shared with other jobs, gmsh 4.8 Delaunay, 1 thread; times of the whole run):
   /usr/bin/python3 bench/fe_advdiff.py -h 0.06  -o /tmp/fe/advdiff_small.mtx
       n =   4,557  nnz =    61,197                                      5 s
   /usr/bin/python3 bench/fe_advdiff.py -h 0.013 -o /tmp/fe/advdiff.mtx
