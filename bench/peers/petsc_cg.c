@@ -12,8 +12,9 @@
  *   -peclet PE       convdiff: Peclet number (default 100)
  *   -velocity vx vy vz  convdiff: the constant velocity (default 1 1 1)
  *   -scheme NAME     convdiff: upwind (default) or central
- *   -rhs ones|random b = 1 (default) or b_i = SplitMix64 of the global row i
- *                    (peer_random_entry: the same b as ours)
+ *   -rhs ones|random b = 1 (default) or b_i = SplitMix64 of the global row i,
+ *                    uniform in [0, 1) (ovk_laplace27's -rhs random, entry for
+ *                    entry: (peer_random_entry + 1) / 2, exact)
  *   -tol t           relative tolerance (default 1e-8)
  *   -maxit m         (default 1000)
  *   -repeat R        solve R times, report the median (default 1)
@@ -230,7 +231,8 @@ static PetscErrorCode solve_repeats(Mat A, const peer_grid *g, Vec b, Vec x, KSP
     PetscFunctionReturn(0);
 }
 
-/* b = 1, or b_i = peer_random_entry(i) of the global row i */
+/* b = 1, or b_i = (peer_random_entry(i) + 1) / 2 of the global row i:
+ * ovk_laplace27's [0, 1) values (the 53 bits / 2^53), exactly */
 static PetscErrorCode right_hand_side(const problem *p, Vec b)
 {
     PetscInt lo, hi;
@@ -242,7 +244,7 @@ static PetscErrorCode right_hand_side(const problem *p, Vec b)
     }
     PetscCall(VecGetOwnershipRange(b, &lo, &hi));
     PetscCall(VecGetArray(b, &a));
-    for (PetscInt i = lo; i < hi; i++) a[i - lo] = peer_random_entry(i);
+    for (PetscInt i = lo; i < hi; i++) a[i - lo] = 0.5 * (peer_random_entry(i) + 1.0);
     PetscCall(VecRestoreArray(b, &a));
     PetscFunctionReturn(0);
 }
