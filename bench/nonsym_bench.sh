@@ -33,6 +33,8 @@
 #   -tag NAME   their name: DIR/nonsym_NAME.csv (every run) and DIR/nonsym_NAME_summary.csv
 #               (medians, one row per case) (default: the date, YYYYMMDD)
 #   -l DIR      keep the raw outputs in DIR (default: a fresh mktemp dir)
+#   -parse      no runs: the tables and CSV from the outputs already in -l DIR (repeats
+#               1..R), e.g. of a run stopped after R complete repeats
 #
 # Every run: 2 ranks, b random (SplitMix64 of the global row, the same b in every
 # program), x0 = 0, rtol 1e-8 on ||b - A x|| / ||b|| (PETSc: KSP_NORM_UNPRECONDITIONED,
@@ -74,6 +76,7 @@ AMG=1
 OUTDIR="$ROOT/bench/results"
 TAG="$(date -u +%Y%m%d)"
 LOGDIR=""
+PARSE=0
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -94,6 +97,7 @@ while [ $# -gt 0 ]; do
         -o) OUTDIR="$2"; shift 2 ;;
         -tag) TAG="$2"; shift 2 ;;
         -l) LOGDIR="$2"; shift 2 ;;
+        -parse) PARSE=1; shift ;;
         -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "nonsym_bench.sh: unknown option $1 (try -h)" >&2; exit 2 ;;
     esac
@@ -235,7 +239,10 @@ COMMIT="script $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unkno
 LOAD_BEFORE="$(uptime | sed 's/.*load average: //')"
 echo "# machine: $MACHINE (shared, noisy); load before: $LOAD_BEFORE"
 echo "# $COMMIT; ranks $NP; repeats $R; cases ${#IDS[@]}; logs $LOGDIR"
+[ "$PARSE" = 1 ] && [ ! -d "$LOGDIR" ] && { echo "nonsym_bench.sh: -parse needs -l DIR" >&2; exit 2; }
+[ "$PARSE" = 1 ] && echo "# -parse: the outputs of $LOGDIR, repeats 1..$R"
 for rep in $(seq 1 "$R"); do
+    [ "$PARSE" = 1 ] && break
     for id in "${IDS[@]}"; do
         eval "cmd=(\"\${CMD_$id[@]}\")"
         printf '%s\n' "${cmd[*]}" >"$LOGDIR/$id.$rep.cmd"
