@@ -131,7 +131,10 @@ int peer_hypre_converged(HYPRE_Int ierr, double relres, double tol);
 
 /* KSPCG + PCJACOBI on A, stopping when ||r_k||_2 < tol ||b||_2 as hypre's
  * two-norm test (the unpreconditioned norm, x0 = 0, abstol 0), then the
- * command line's options (KSPSetFromOptions: -ksp_type, -pc_type, ...). */
+ * command line's options (KSPSetFromOptions: -ksp_type, -pc_type, ...).
+ * The preconditioner's side is left to PETSc, which takes one that supports
+ * the unpreconditioned norm: left for CG, right for GMRES, BCGS, PGMRES,
+ * PIPEBCGS. */
 PetscErrorCode peer_ksp_cg(Mat A, double tol, int maxit, KSP *ksp, PC *pc);
 
 /* The figures of the last solve: its iterations, KSP's own residual norm
