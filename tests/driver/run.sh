@@ -73,7 +73,7 @@ check "-csv writes a header and one row per solve" $?
 run 1 "$bin/ovk_laplace27" -n 6 6 6 -latency_us -5 >/dev/null 2>&1; [ $? -eq 2 ]; check "negative latency exits 2" $?
 run 1 "$bin/ovk_laplace27" -n 6 6 6 -latency_model alpha=1,zeta=2 >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown model key exits 2" $?
 run 1 "$bin/ovk_laplace27" -n 6 6 6 -noise 1000 2000 >/dev/null 2>&1; [ $? -ne 0 ]; check "noise longer than its period is refused" $?
-# bounded experiments (issue 27): at most 1 s per reduction, a noise duty cycle under 50%
+# bounded experiments: at most 1 s per reduction, a noise duty cycle under 50%
 for lat in "-latency_us 1e300" "-latency_us 1e9" "-latency_us 1000001" "-latency_model alpha=1e300" \
            "-latency_model pcg-overlap-256,beta=1e6"; do
   o=$(run 1 "$bin/ovk_laplace27" -n 6 6 6 $lat 2>&1); rc=$?
@@ -96,7 +96,7 @@ done
 run 1 "$bin/ovk_laplace27" -n 6 6 6 -solver plcg:l=99 >/dev/null 2>&1; [ $? -eq 1 ]; check "plcg:l=99 refused, exit 1" $?
 rm -rf "$tmpd"
 
-# the options database (issue 29): README's quick start, -ovk_* as the old flags, $OVK_OPTIONS,
+# the options database: README's quick start, -ovk_* as the old flags, $OVK_OPTIONS,
 # unused options listed, a bad value an error on every rank
 o=$(run 2 "$bin/ovk_laplace27" -n 10 10 10 -ovk_solver pipeprcg -ovk_precond ic0 -ovk_view 2>&1); rc=$?
 [ $rc -eq 0 ] && echo "$o" | grep -q '^  solver: pipeprcg' && echo "$o" | grep -q '^  preconditioner: ic0' &&
@@ -119,7 +119,7 @@ o=$(run 2 "$bin/ovk_laplace27" -n 6 6 6 -ovk_rtol x 2>&1); rc=$?
 [ $rc -eq 1 ] && echo "$o" | grep -q 'OVK_EOPTION\|unknown option or bad option value' && echo "$o" | grep -q -- '-ovk_rtol'
 check "-ovk_rtol x: bad option value, exit 1" $?
 
-# -ovk_help, the warning of unused options, -ovk_log_view (issue 48), at 1, 2 and 3 ranks
+# -ovk_help, the warning of unused options, -ovk_log_view, at 1, 2 and 3 ranks
 keys=$(run 1 "$bin/ovk_laplace27" -n 4 4 4 -ovk_view 2>&1 | sed -n 's/^  options: //p' | tr ' ' '\n' | sed 's/=.*//')
 [ "$(echo "$keys" | grep -c .)" -ge 16 ]; check "the view lists the option keys ($(echo $keys | wc -w))" $?
 sum_parts() { # the avg column of the solve's parts but "the rest", and of the solve

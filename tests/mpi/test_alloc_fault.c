@@ -1,4 +1,4 @@
-/* Every allocation of the library fails once (issue 49; the injector of
+/* Every allocation of the library fails once (the injector of
  * src/util/alloc_fault.h, the technique SQLite uses for its mallocs).
  *
  * Configurations: every solver with every preconditioner on an nbc reducer

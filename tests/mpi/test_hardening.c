@@ -1,5 +1,5 @@
 /* Bad input that must give a status, the same on every rank, instead of a
- * crash, a hang or memory the input does not justify (issue 16):
+ * crash, a hang or memory the input does not justify:
  *   - ovk_matrix_create_csr with a negative rowptr[0], decreasing offsets,
  *     NULL cols or vals under nonzero entries, each on one rank only;
  *   - Matrix Market size lines declaring 2^31 - 1 (and 2^40, 2^62) rows with

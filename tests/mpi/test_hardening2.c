@@ -1,4 +1,4 @@
-/* Hardening, round two (issue 27): each case failed before its fix.
+/* Hardening, round two: each case failed before its fix.
  *   - re-entrant calls from a solver's own callbacks (monitor, operator,
  *     preconditioner): destroy, setup, set_option, a nested solve, the
  *     matrix's update and destroy, the reducer's destroy -- OVK_EBUSY, the

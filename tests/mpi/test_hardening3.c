@@ -1,4 +1,4 @@
-/* Hardening, round three (issue 49): each case failed before its fix.
+/* Hardening: extreme scales, memory limits, argument and detail checks.
  *   - extreme scales: A s and b s for s = 1e-300 ... 1e+300 solve as s = 1
  *     does (the same iterations, relative residual and x) with every
  *     solver, with none and jacobi; b = 0 is exactly b = 0 (one entry of

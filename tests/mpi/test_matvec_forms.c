@@ -1,4 +1,4 @@
-/* The storage forms and halo modes of y = A x (issue 15):
+/* The storage forms and halo modes of y = A x:
  *   - every value form the packing can pick (double, float, one-byte
  *     dictionary) gives bitwise the product of the plain double values, on
  *     the 7- and 27-point Laplacians, every shared matrix, blocks with a

@@ -1,4 +1,4 @@
-/* The options database and what came with it (issue 29): every key of the
+/* The options database and what came with it: every key of the
  * solver's option table from the arguments and from $OVK_OPTIONS, prefixes
  * keeping two solvers apart, unused options listed, a bad value the same
  * error on every rank; the view with the resolved backend; a changed

@@ -1,5 +1,5 @@
-/* A reduction is in flight while a kernel runs, and the kernel drives it
- * (issue 16, item 6).  The nbc backend progresses only inside MPI_Testall
+/* A reduction is in flight while a kernel runs, and the kernel drives it.
+ * The nbc backend progresses only inside MPI_Testall
  * calls (its schedules' rounds); they are counted through the PMPI
  * interface, with the flag they return, while ovk__matvec runs with a
  * progress hook that calls ovk_reducer_progress.

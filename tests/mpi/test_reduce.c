@@ -61,8 +61,8 @@ static void check_reverse_order(const char *spec, int rank, int size)
     MT_RC(OVK_OK, ovk_reducer_destroy(red));
 }
 
-/* Buffers swapped, reused, interleaved and at rank-dependent addresses
- * (issue 16, item 1): x_{k+1} = sum over ranks of x_k, with x_0 = rank + 1,
+/* Buffers swapped, reused, interleaved and at rank-dependent addresses:
+ * x_{k+1} = sum over ranks of x_k, with x_0 = rank + 1,
  * in integers and in integer-valued doubles, so every result is exact.  A
  * backend that keys state by buffer address gives wrong sums or hangs. */
 enum { NPOOL = 6 };

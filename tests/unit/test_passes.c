@@ -1,5 +1,5 @@
-/* Unit tests (one rank, MPI_COMM_SELF) of the kernels that merge passes
- * (issue 15): each against the plain loops it replaces, bitwise.
+/* Unit tests (one rank, MPI_COMM_SELF) of the kernels that merge passes:
+ * each against the plain loops it replaces, bitwise.
  *   - ovk__alg1_update = ovk__axpy2, then DiagScale with its two sums;
  *   - ovk__mul_dot = ovk__mul, then ovk__dot(m, m);
  *   - ovk__matvec_dot = ovk__matvec, then ovk__dot (one rank: no offd), on
