@@ -82,7 +82,8 @@ import numpy as np, ovkrylov, ovkrylov._lib as L
 from mpi4py import MPI
 with ovkrylov.Matrix.laplace27(MPI.COMM_WORLD, 4) as A, ovkrylov.Solver(A, from_options=False) as s:
     x, info = s.solve(np.ones(A.nlocal))
-print("installed", L._library_path(), info.reason)' 2>&1 </dev/null)
+lines = MPI.COMM_WORLD.gather("installed %s %s" % (L._library_path(), info.reason))
+if lines: print("\n".join(lines))  # rank 0 prints them all, so no two lines interleave' 2>&1 </dev/null)
   if [ "$(grep -c "^installed $prefix/.*/libovkrylov.so.0 converged$" <<<"$out")" -eq "$np" ]; then
     echo "ok   the installed package at $np ranks"
   else
