@@ -133,6 +133,8 @@ typedef struct ovk__ctx {
     ovk__monitor_state watch;
     int nonsymmetric;           /* the running variant's ovk__solver.nonsymmetric (set by the
                                    frame): a breakdown does not blame symmetry */
+    int values_nonsymmetric;    /* a variant with either_symmetry: the check found A's current
+                                   values not symmetric (set by the numeric setup) */
     ovk__scaling scale;         /* this solve's scaling (none: zeros) */
 } ovk__ctx;
 
@@ -200,6 +202,7 @@ typedef struct ovk__solver {
      * it to compare them on their own kernels (pipecg, plcg have it). */
     int (*vector_step)(ovk__ctx *c, void *work, double *x);
     int nonsymmetric; /* 1: assumes neither A nor C symmetric: accepts any matrix */
+    int either_symmetry; /* 1: accepts any matrix, told by ovk__ctx.values_nonsymmetric which (auto) */
 } ovk__solver;
 
 /* A variant's instance: its work struct and vector block. */
