@@ -174,6 +174,76 @@ int ovk__matvec_dot(const ovk_matrix *A, const double *x, double *y, double *xy,
     return matvec_pass(A, x, y, xy, hook);
 }
 
+/* Entries of the diag block per chunk of the multi-vector product: about
+ * 100 KB of columns and values, which stay in cache while the k vectors'
+ * kernels pass over the chunk. */
+enum { MULTI_CHUNK_ENTRIES = 8192 };
+
+/* rows per chunk of the multi-vector product (no more than the hook's) */
+static int multi_chunk_rows(const ovk_matrix *A, const ovk__hook *hook)
+{
+    int n = A->lay.nlocal;
+    double per_row = n > 0 ? (double)A->diag.rowptr[n] / n : 1.0;
+    int step = (int)(MULTI_CHUNK_ENTRIES / (per_row > 1.0 ? per_row : 1.0));
+    if (step < 16) step = 16;
+    int every = ovk__chunk_rows(n, hook);
+    return every < step ? every : step;
+}
+
+/* Y[j] += O ext_j for every row with offd entries (ext_j = ext + j ncols),
+ * dot[j] += X[j]_i (O ext_j)_i: the rows read once for the k vectors */
+static void offd_rows_multi(const ovk_matrix *A, int k, const double *ext, const double *const *X,
+                            double *const *Y, double *dot)
+{
+    const ovk__csr *m = &A->offd;
+    const int *restrict ptr = m->rowptr, *restrict col = m->col;
+    const double *restrict val = m->val;
+    for (int i = 0; i < m->nrows; i++) {
+        if (ptr[i] == ptr[i + 1]) continue;
+        for (int j = 0; j < k; j++) {
+            const double *restrict e = ext + (size_t)j * A->ncols_offd;
+            double s = 0.0;
+            for (int q = ptr[i]; q < ptr[i + 1]; q++) s += val[q] * e[col[q]];
+            Y[j][i] += s;
+            dot[j] += X[j][i] * s;
+        }
+    }
+}
+
+int ovk__matvec_multi(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *xy,
+                      const ovk__hook *hook)
+{
+    ovk__halo_multi hm;
+    double *ext = NULL, *dot = calloc((size_t)k + 1, sizeof(double));
+    int n = A->lay.nlocal, rc = dot ? ovk__halo_multi_begin(A, k, X, &hm) : ovk__fail(OVK_ENOMEM, "multi product");
+    if (rc) goto cleanup;
+    int step = multi_chunk_rows(A, hook);
+    rows_fn rows = pick_rows(&A->diag);
+    if (A->diag.upper)
+        for (int j = 0; j < k; j++) memset(Y[j], 0, sizeof(double) * (size_t)n);
+    for (int lo = 0; lo < n; lo += step) { /* the chunk's entries read from memory once, cached for the others */
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int j = 0; j < k; j++) {
+            if (A->diag.runs) dot[j] = runs_rows(&A->diag, rows, X[j], Y[j], lo, hi, dot[j]);
+            else dot[j] = rows(&A->diag, X[j], Y[j], lo, hi, dot[j]);
+        }
+        ovk__poke(hook);
+    }
+    ext = malloc(sizeof(double) * ((size_t)k * A->ncols_offd + 1));
+    if (!ext) rc = ovk__fail(OVK_ENOMEM, "the external values of %d vectors", k);
+    int rc2 = ext ? ovk__halo_multi_end(A, &hm, ext) : ovk__mpi(MPI_Waitall(A->halo.nrecv + A->halo.nsend, hm.reqs,
+                                                                       MPI_STATUSES_IGNORE), "MPI_Waitall");
+    if (!rc) rc = rc2;
+    if (rc) goto cleanup;
+    if (A->ncols_offd > 0) offd_rows_multi(A, k, ext, X, Y, dot);
+    if (xy) memcpy(xy, dot, sizeof(double) * (size_t)k);
+cleanup:
+    if (dot) ovk__halo_multi_free(&hm);
+    free(ext);
+    free(dot);
+    return rc;
+}
+
 /* bytes of nnz values of m as the matvec reads them */
 static double value_bytes(const ovk__csr *m, double nnz)
 {
