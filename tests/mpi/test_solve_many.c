@@ -289,8 +289,11 @@ int main(int argc, char **argv)
         ovk_matrix_destroy(M);
     }
     static const int ks[] = {1, 2, 7, 16};
-    for (int v = 0; mt_recurrence_name(v); v++)
-        for (int i = 0; i < 4; i++) check_batch(A, mt_recurrence_name(v), "blocking", ks[i], -1, -1);
+    for (int v = 0; mt_recurrence_name(v); v++) /* k = 2 and 16 for three of them: the test stays short */
+        for (int i = 0; i < 4; i++)
+            if (ks[i] == 1 || ks[i] == 7 || !strcmp(mt_recurrence_name(v), "alg1") ||
+                !strcmp(mt_recurrence_name(v), "pipecg") || !strcmp(mt_recurrence_name(v), "plcg"))
+                check_batch(A, mt_recurrence_name(v), "blocking", ks[i], -1, -1);
     static const char *const backends[] = {"native", "nbc", "offload"};
     for (int b = 0; b < 3; b++) {
         check_batch(A, "alg1", backends[b], 7, 2, 5);
