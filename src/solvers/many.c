@@ -7,12 +7,13 @@
  * combines what the tasks wait for:
  *
  *   run every ready task, in index order, until it yields or ends;
- *   post the sums started since the last post as ONE reduction carrying
- *     every task's values (each at its offset);
- *   if tasks wait for products: ONE multi-vector product for all of them
- *     (the matrix read once, one halo message per neighbour);
- *   else (every task waits for a sum): wait for the oldest combined
- *     reduction a task needs.
+ *   if tasks wait for products: post the sums those tasks started as ONE
+ *     reduction carrying all their values (each at its offset), then ONE
+ *     multi-vector product for all of them (the matrix read once, one halo
+ *     message per neighbour);
+ *   else (every task waits for a sum): post every sum not yet posted as
+ *     ONE reduction, and wait for the oldest combined reduction a task
+ *     needs.
  *
  * The order depends only on the tasks' control flow, which depends only on
  * reduced values: every rank posts the same reductions in the same order.
@@ -62,6 +63,7 @@ typedef struct sum_token {
     double *vals;
     int n;
     int group;  /* the combined reduction carrying it, -1 until posted */
+    int task;   /* the index of the task that started it */
     int offset; /* its first value there */
     int used;
 } sum_token;
@@ -201,7 +203,7 @@ int ovk__task_sum_begin(ovk__task *t, double *vals, int n, ovk_request **req)
     for (int i = 0; i < TASK_SUMS && !tok; i++)
         if (!t->sums[i].used) tok = &t->sums[i];
     if (!tok) return ovk__fail(OVK_EUNSUPPORTED, "more than %d sums in flight in system %d", TASK_SUMS, t->index);
-    *tok = (sum_token){.vals = vals, .n = n, .group = -1, .used = 1};
+    *tok = (sum_token){.vals = vals, .n = n, .group = -1, .task = t->index, .used = 1};
     m->unposted[m->nunposted++] = tok;
     *req = (ovk_request *)(void *)tok; /* a token, never handed to the reducer */
     return OVK_OK;
@@ -257,25 +259,39 @@ static int group_slot(ovk__many *m, int *slot)
     return OVK_OK;
 }
 
-/* the sums started since the last post: one reduction carrying them all */
-static int post(ovk__many *m)
+/* The sums started since the last post, as one reduction carrying them
+ * all; with before_product (other tasks wait for a product) the sums of a
+ * task that waits for a sum not yet posted (a blocking sum) are held until
+ * no task waits for a product, so that systems one phase apart still share
+ * a reduction, while the others (a pipelined variant's, to fly while the
+ * product runs) go now. */
+static int post(ovk__many *m, int before_product)
 {
-    if (m->nunposted == 0) return OVK_OK;
-    int slot = 0, total = 0, rc = group_slot(m, &slot);
-    if (rc) return rc;
-    for (int i = 0; i < m->nunposted; i++) total += m->unposted[i]->n;
-    group *g = &m->groups[slot];
-    *g = (group){.buf = malloc(sizeof(double) * (size_t)(total > 0 ? total : 1)), .seq = m->seq++,
-                 .tokens = m->nunposted, .count = m->nunposted};
-    if (!g->buf) return ovk__fail(OVK_ENOMEM, "a combined reduction of %d values", total);
-    for (int i = 0, off = 0; i < m->nunposted; i++) {
+    int slot = 0, total = 0, count = 0, held = 0;
+    sum_token **go = m->unposted + m->k * TASK_SUMS; /* the second half of the room */
+    for (int i = 0; i < m->nunposted; i++) {
         sum_token *tok = m->unposted[i];
-        tok->group = slot;
-        tok->offset = off;
-        memcpy(g->buf + off, tok->vals, sizeof(double) * (size_t)tok->n);
-        off += tok->n;
+        const ovk__task *t = &m->tasks[tok->task];
+        if (before_product && t->state == TASK_SUM && t->await->group < 0) m->unposted[held++] = tok;
+        else {
+            go[count++] = tok;
+            total += tok->n;
+        }
     }
-    m->nunposted = 0;
+    m->nunposted = held;
+    if (count == 0) return OVK_OK;
+    int rc = group_slot(m, &slot);
+    if (rc) return rc;
+    group *g = &m->groups[slot];
+    *g = (group){.buf = malloc(sizeof(double) * (size_t)(total > 0 ? total : 1)), .seq = m->seq++, .tokens = count,
+                 .count = count};
+    if (!g->buf) return ovk__fail(OVK_ENOMEM, "a combined reduction of %d values", total);
+    for (int i = 0, off = 0; i < count; i++) {
+        go[i]->group = slot;
+        go[i]->offset = off;
+        memcpy(g->buf + off, go[i]->vals, sizeof(double) * (size_t)go[i]->n);
+        off += go[i]->n;
+    }
     g->rc = ovk_reduce_start(m->red, g->buf, g->buf, total, OVK_DOUBLE, OVK_SUM, &g->req);
     if (g->rc) { /* the failure goes to each sum's wait */
         g->req = NULL;
@@ -352,7 +368,7 @@ static int schedule(ovk__many *m)
             want_product += m->tasks[j].state == TASK_PRODUCT;
         }
         if (!live) return OVK_OK;
-        int rc = post(m);
+        int rc = post(m, want_product);
         if (rc) return rc;
         if (want_product) products(m);
         else if ((rc = wait_oldest(m))) return rc;
@@ -444,7 +460,7 @@ static int batch_new(ovk__many *m, const ovk__ctx *c, int k)
     m->A = c->A;
     m->red = c->red;
     m->tasks = calloc((size_t)k, sizeof *m->tasks);
-    m->unposted = calloc((size_t)k * TASK_SUMS, sizeof *m->unposted);
+    m->unposted = calloc(2 * (size_t)k * TASK_SUMS, sizeof *m->unposted); /* the list, the posted ones */
     m->X = calloc((size_t)k, sizeof *m->X);
     m->Y = calloc((size_t)k, sizeof *m->Y);
     m->xy = calloc((size_t)k, sizeof *m->xy);
