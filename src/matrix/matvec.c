@@ -183,15 +183,19 @@ int ovk__matvec_dot(const ovk_matrix *A, const double *x, double *y, double *xy,
  * so each product is bitwise the single one's. */
 enum { MULTI_MAX = 16 };
 
-/* y = D x on k interleaved vectors, rows [lo, hi), dot[j] += x_ij y_ij */
-#define PLAIN_MULTI(NAME, VAL, IDX_T, IDX, BASE, W)                                               \
+/* the kernels' start: k (W, or kk at run time), the block's arrays, the sums */
+#define MULTI_HEAD(NAME, IDX_T, IDX, W)                                                            \
     static void NAME(const ovk__csr *m, int kk, const double *restrict x, double *restrict y, int lo, \
                      int hi, double *restrict dot)                                                \
     {                                                                                             \
         const int k = (W) ? (W) : kk;                                                             \
         ROW_ARRAYS;                                                                               \
         const IDX_T *restrict idx = m->IDX;                                                       \
-        double s[MULTI_MAX];                                                                      \
+        double s[MULTI_MAX];
+
+/* y = D x on k interleaved vectors, rows [lo, hi), dot[j] += x_ij y_ij */
+#define PLAIN_MULTI(NAME, VAL, IDX_T, IDX, BASE, W)                                               \
+    MULTI_HEAD(NAME, IDX_T, IDX, W)                                                               \
         for (int i = lo; i < hi; i++) {                                                           \
             for (int j = 0; j < k; j++) s[j] = 0.0;                                               \
             for (int q = ptr[i]; q < ptr[i + 1]; q++) {                                           \
@@ -208,13 +212,7 @@ enum { MULTI_MAX = 16 };
     }
 /* the same for a block that keeps its upper triangle (UPPER_ROWS) */
 #define UPPER_MULTI(NAME, VAL, IDX_T, IDX, BASE, W)                                               \
-    static void NAME(const ovk__csr *m, int kk, const double *restrict x, double *restrict y, int lo, \
-                     int hi, double *restrict dot)                                                \
-    {                                                                                             \
-        const int k = (W) ? (W) : kk;                                                             \
-        ROW_ARRAYS;                                                                               \
-        const IDX_T *restrict idx = m->IDX;                                                       \
-        double s[MULTI_MAX];                                                                      \
+    MULTI_HEAD(NAME, IDX_T, IDX, W)                                                               \
         for (int i = lo; i < hi; i++) {                                                           \
             const double *restrict xi = x + (size_t)i * (size_t)k;                                \
             double *restrict yi = y + (size_t)i * (size_t)k;                                      \
