@@ -241,6 +241,50 @@ static void check_monitor(ovk_matrix *A)
     ovk_solver_destroy(&s);
 }
 
+static int op_calls[KMAX];
+
+/* the application's operator: y = A x, counting the calls per system */
+static int apply_op(ovk_solver *s, const double *x, double *y, void *ctx)
+{
+    int j = ovk_solver_system_index(s);
+    if (j >= 0 && j < KMAX) op_calls[j]++;
+    return ovk__matvec(ctx, x, y, NULL) == OVK_OK ? 0 : 1;
+}
+
+/* a solver on the application's operator: the systems as their single
+ * solves, the operator called per system (not combined) */
+static void check_operator(ovk_matrix *A)
+{
+    enum { K = 3 };
+    ovk_solver *s = NULL;
+    ovk_vector *B[K], *X[K], *x1 = NULL;
+    ovk_pcg_result res[K], one;
+    MT_RC(OVK_OK, ovk_solver_create_operator(MPI_COMM_WORLD, A->lay.nlocal, apply_op, A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "cg1"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
+    ovk_solver_vector_create(s, NULL, &x1);
+    for (int j = 0; j < K; j++) {
+        ovk_solver_vector_create(s, NULL, &B[j]);
+        ovk_solver_vector_create(s, NULL, &X[j]);
+        fill_rhs(A, j, ovk_vector_data(B[j]));
+    }
+    MT_RC(OVK_OK, ovk_solver_setup(s));
+    memset(op_calls, 0, sizeof op_calls);
+    MT_RC(OVK_OK, ovk_solver_solve_many(s, K, B, X, res));
+    for (int j = 0; j < K; j++) {
+        MT_CHECK(op_calls[j] >= res[j].iterations, "operator: system %d: %d calls for %d iterations", j, op_calls[j],
+                 res[j].iterations);
+        ovk_vector_set(x1, 0.0);
+        MT_RC(OVK_OK, ovk_solver_solve(s, B[j], x1, &one));
+        MT_CHECK(one.iterations == res[j].iterations, "operator: system %d: %d iterations, single %d", j,
+                 res[j].iterations, one.iterations);
+        ovk_vector_destroy(B[j]);
+        ovk_vector_destroy(X[j]);
+    }
+    ovk_vector_destroy(x1);
+    ovk_solver_destroy(&s);
+}
+
 /* k <= 0, NULL arrays or elements (on one rank only), another layout,
  * shared memory: the same error on every rank, nothing solved */
 static void check_bad_input(ovk_matrix *A, ovk_matrix *other)
@@ -320,6 +364,7 @@ int main(int argc, char **argv)
     check_reduction_count(A, "alg1", 0);
     check_reduction_count(A, "pipecg", 7); /* the true-residual checks */
     check_nonsymmetric();
+    check_operator(A);
     check_monitor(A);
     check_bad_input(A, A7);
     ovk_matrix_destroy(A);
