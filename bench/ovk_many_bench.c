@@ -11,7 +11,9 @@
  * Rank 0 prints each round and the medians:
  *   many K = 8: median T s, singles: median T s, ratio R
  *   time per system per iteration: batch U us, singles V us
- * (U = batch time / sum of the systems' iterations). */
+ *   CPU time (...): batch C s, singles D s, ratio
+ * (U = batch time / sum of the systems' iterations; the CPU time is the
+ * calling thread's, which a loaded host's descheduling does not inflate). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -119,7 +121,7 @@ int main(int argc, char **argv)
         printf("ovk_many_bench: %lld rows, %lld entries, solver %s, precond %s, k = %d, %d rounds\n",
                (long long)ovk_matrix_nglobal(A), nnz, o.solver,
                o.ex.precond ? o.ex.precond : "jacobi", k, R);
-    double tm[MAX_ROUNDS], ts[MAX_ROUNDS];
+    double tm[MAX_ROUNDS], ts[MAX_ROUNDS], cm[MAX_ROUNDS], cs[MAX_ROUNDS];
     long long it_many = 0, it_single = 0, red_many = 0, red_single = 0;
     double worst = 0.0;
     zero(k, X);
@@ -128,10 +130,11 @@ int main(int argc, char **argv)
         for (int half = 0; half < 2; half++) {
             int many = (half == 0) == (r % 2 == 0); /* alternate which goes first */
             zero(k, X);
-            double t0 = ovk_bench_sync();
+            double t0 = ovk_bench_sync(), c0 = ovk_bench_cpu_s();
             if (many) {
                 ovk_solver_solve_many(s, k, B, X, res);
                 tm[r] = ovk_bench_slowest(MPI_Wtime() - t0);
+                cm[r] = ovk_bench_slowest(ovk_bench_cpu_s() - c0);
                 it_many = red_many = 0;
                 for (int j = 0; j < k; j++) {
                     it_many += res[j].iterations;
@@ -146,11 +149,13 @@ int main(int argc, char **argv)
                     red_single += one.reductions;
                 }
                 ts[r] = ovk_bench_slowest(MPI_Wtime() - t0);
+                cs[r] = ovk_bench_slowest(ovk_bench_cpu_s() - c0);
             }
         }
         if (rank == 0) printf("round %d: many %.6f s, singles %.6f s\n", r, tm[r], ts[r]);
     }
     double m = ovk_bench_median(tm, R), sg = ovk_bench_median(ts, R);
+    double mc = ovk_bench_median(cm, R), sc = ovk_bench_median(cs, R);
     if (rank == 0) {
         printf("iterations: batch %lld (sum over systems), singles %lld; reductions: batch %lld, singles %lld; "
                "worst relative residual %.3e\n",
@@ -158,6 +163,8 @@ int main(int argc, char **argv)
         printf("many K = %d: median %.6f s, singles: median %.6f s, ratio %.3f\n", k, m, sg, m / sg);
         printf("time per system per iteration: batch %.1f us, singles %.1f us\n", 1e6 * m / (double)it_many,
                1e6 * sg / (double)it_single);
+        printf("CPU time (the slowest rank's thread; waits that spin count): batch %.6f s, singles %.6f s, ratio %.3f\n",
+               mc, sc, mc / sc);
     }
     for (int j = 0; j < k; j++) {
         ovk_vector_destroy(B[j]);
