@@ -240,7 +240,11 @@ int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
  * reductions combined).  The monitor, the convergence test and the
  * application's operator and preconditioner are called per system: from
  * inside them ovk_solver_system_index says which.  The history buffer
- * records system 0's. */
+ * records system 0's.  Unlike ovk_solver_solve it allocates per call (each
+ * rank, agreed: OVK_ENOMEM on every rank): the k systems' work vectors, k
+ * task stacks (2 MiB mapped each, touched as used) and the multi-vector
+ * product's interleaved copies; all freed on return.  docs/solvers.md,
+ * "Many right-hand sides". */
 int ovk_solver_solve_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *const *X, ovk_pcg_result *results);
 /* Inside a callback of ovk_solver_solve_many: the index j of the system
  * being solved; -1 outside it (and in ovk_solver_solve).  Local. */
