@@ -81,6 +81,47 @@ static void check_multi_product(const ovk_matrix *A, const char *what)
     }
 }
 
+/* A chain of n rows with couplings to i +- 1 and i +- far (columns as
+ * int: far > 32767), symmetric when sym, else the far couplings differ */
+static ovk_matrix *wide_matrix(int n, int far, int sym)
+{
+    int rank, size, count, *ptr;
+    int64_t start;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    tp_split(n, rank, size, &start, &count);
+    ptr = malloc(sizeof(int) * ((size_t)count + 1));
+    ovk_gidx *col = malloc(sizeof(ovk_gidx) * 5 * ((size_t)count + 1));
+    double *val = malloc(sizeof(double) * 5 * ((size_t)count + 1));
+    ptr[0] = 0;
+    for (int i = 0; i < count; i++) {
+        int64_t g = start + i, nb[5] = {g, g - 1, g + 1, g - far, g + far};
+        double v[5] = {5.0, -1.0, -1.0, -0.5, sym ? -0.5 : -0.25};
+        int len = ptr[i];
+        for (int q = 0; q < 5; q++)
+            if (nb[q] >= 0 && nb[q] < n) col[len] = nb[q], val[len++] = v[q];
+        ptr[i + 1] = len;
+    }
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, start, count, ptr, col, val, OVK_DUP_REJECT, &A));
+    free(ptr), free(col), free(val);
+    return A;
+}
+
+/* the multi-vector product in every value form of A's diag block, its runs dropped */
+static void check_value_forms(ovk_matrix *A, const char *what)
+{
+    static const int allow[] = {1 << OVK__VAL_DOUBLE, (1 << OVK__VAL_DOUBLE) | (1 << OVK__VAL_FLOAT), OVK__VAL_ALLOW_ALL};
+    char name[96];
+    ovk__csr_drop_runs(&A->diag);
+    for (int f = 0; f < 3; f++) {
+        MT_RC(OVK_OK, ovk__csr_pack_values(&A->diag, allow[f]));
+        snprintf(name, sizeof name, "%s (upper %d, 16-bit %d, values %d)", what, A->diag.upper, A->diag.off16 != NULL,
+                 A->diag.vform);
+        check_multi_product(A, name);
+    }
+}
+
 /* right-hand side j: of different content, so that the systems converge
  * at different iterations (a smooth one, a rough one, a spike, ...) */
 static void fill_rhs(const ovk_matrix *A, int j, double *b)
@@ -352,6 +393,14 @@ int main(int argc, char **argv)
         if (M) check_multi_product(M, files[i]);
         ovk_matrix_destroy(M);
     }
+    ovk_matrix *W = wide_matrix(40000, 33000, 1), *N = wide_matrix(40000, 33000, 0), *L = NULL;
+    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 8, 0.0, &L));
+    check_value_forms(W, "wide symmetric");
+    check_value_forms(N, "wide nonsymmetric");
+    check_value_forms(L, "27-point without runs");
+    ovk_matrix_destroy(W);
+    ovk_matrix_destroy(N);
+    ovk_matrix_destroy(L);
     static const int ks[] = {1, 2, 7, 16};
     for (int v = 0; mt_recurrence_name(v); v++) /* k = 2 and 16 for three of them: the test stays short */
         for (int i = 0; i < 4; i++)
