@@ -126,6 +126,9 @@ module ovkrylov
     integer, parameter, public :: OVK_DUP_SUM = 0     !< add them (the default)
     integer, parameter, public :: OVK_DUP_REJECT = 1  !< fail with OVK_EINVAL
 
+    ! ---- ovk_convdiff_create's differences for the convection term ------
+    integer, parameter, public :: OVK_CONVDIFF_UPWIND = 0, OVK_CONVDIFF_CENTRAL = 1
+
     ! ---- reductions (reduce.h): operations, the largest ovk_dot_init ------
     integer, parameter, public :: OVK_SUM = 0, OVK_MAX = 1, OVK_MIN = 2
     integer, parameter, public :: OVK_DOT_MAX = 16
@@ -315,6 +318,7 @@ module ovkrylov
         ovk_options_finalize, ovk_options_clear, ovk_solver_view, ovk_solver_set_convergence_test, &
         ovk_solver_type_count, ovk_solver_type_name, ovk_solver_type_description
     public :: ovk_strerror, ovk_status_name, ovk_error_detail, ovk_reason_name
+    public :: ovk_convdiff_create
 
     ! ---- the C library -------------------------------------------------------
     interface
@@ -379,6 +383,16 @@ module ovkrylov
             type(c_ptr), value :: s
             integer(c_int), value :: rc
             integer(c_int) :: f_solver_refuse_solve
+        end function
+        function f_convdiff_create(fcomm, nx, ny, nz, px, py, pz, velocity, peclet, scheme, A) &
+            bind(C, name='ovk__f_convdiff_create')
+            import :: c_double, c_int, c_ptr
+            integer(c_int), value :: fcomm, nx, ny, nz, px, py, pz
+            real(c_double), intent(in) :: velocity(3)
+            real(c_double), value :: peclet
+            integer(c_int), value :: scheme
+            type(c_ptr), intent(out) :: A
+            integer(c_int) :: f_convdiff_create
         end function
         function f_matrix_comm(A) bind(C, name='ovk__f_matrix_comm')
             import :: c_int, c_ptr
@@ -935,6 +949,23 @@ contains
             int(size(rowptr) - 1, c_int), int(rowptr - b, c_int), cols0, vals, int(d, c_int), int(b, c_int), A%ptr)
         call finish(rc, 'ovk_matrix_create_csr', ierr)
     end subroutine create_csr
+
+    !> The 3-D convection-diffusion matrix of ovk_convdiff_create (problems.h):
+    !> nx x ny x nz points per rank on a px x py x pz grid of ranks, the
+    !> velocity, the Peclet number and scheme (OVK_CONVDIFF_UPWIND or
+    !> OVK_CONVDIFF_CENTRAL).  Nonsymmetric: solve it with gmres, pgmres,
+    !> bicgstab, pipebicgstab or auto.  Collective; the same status on every rank.
+    subroutine ovk_convdiff_create(comm, nx, ny, nz, px, py, pz, velocity, peclet, scheme, A, ierr)
+        type(MPI_Comm), intent(in) :: comm
+        integer, intent(in) :: nx, ny, nz, px, py, pz, scheme
+        real(c_double), intent(in) :: velocity(3), peclet
+        type(ovk_matrix), intent(out) :: A
+        integer, intent(out), optional :: ierr
+        integer(c_int) :: rc
+        rc = f_convdiff_create(int(comm%MPI_VAL, c_int), int(nx, c_int), int(ny, c_int), int(nz, c_int), &
+            int(px, c_int), int(py, c_int), int(pz, c_int), velocity, peclet, int(scheme, c_int), A%ptr)
+        call finish(rc, 'ovk_convdiff_create', ierr)
+    end subroutine ovk_convdiff_create
 
     !> New values on the matrix's pattern, the rows given as to
     !> ovk_matrix_create_csr (same base convention).  Solvers on A redo their

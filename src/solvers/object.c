@@ -754,6 +754,20 @@ static int ctx_norm(ovk__ctx *c)
     return rc;
 }
 
+/* Collective: a variant that takes either kind of matrix (auto) is told
+ * which these values are; a preconditioner built for symmetric ones is then
+ * refused. */
+static int note_nonsymmetric(ovk_solver *s)
+{
+    s->c.values_nonsymmetric = 1;
+    if (!s->pc.type->symmetric_only) return OVK_OK;
+    char detail[320];
+    snprintf(detail, sizeof detail, "%s", ovk_error_detail());
+    return ovk__fail(OVK_EUNSUPPORTED, "solver %s: the matrix is not symmetric (%s), and preconditioner %s is built "
+                                       "for a symmetric one (use ilu0, jacobi or none)",
+                     s->sv->name, detail, s->pc.type->name);
+}
+
 /* Collective: a variant that assumes A symmetric (every CG variant) refuses
  * a matrix whose stored values are not, naming the nonsymmetric solvers;
  * checked once per set of values.  A user operator is taken at its word. */
@@ -765,8 +779,10 @@ static int check_symmetric(ovk_solver *s)
     if (rc != OVK_ENOTSYM) {
         s->sym_ok = !rc;
         s->sym_version = s->A->values_version;
+        s->c.values_nonsymmetric = 0;
         return rc;
     }
+    if (s->sv->either_symmetry) return note_nonsymmetric(s);
     snprintf(detail, sizeof detail, "%s", ovk_error_detail());
     ovk__solver_nonsymmetric_names(list, sizeof list);
     return ovk__fail(OVK_ENOTSYM, "solver %s needs a symmetric matrix (it is a CG variant), and here %s; for a nonsymmetric matrix use one of %s",
@@ -777,8 +793,9 @@ static int check_symmetric(ovk_solver *s)
  * part only with pc_too). */
 static int numeric_setup(ovk_solver *s, int pc_too)
 {
-    ovk__pc_env env = {s->A, s->lay->nlocal, s->lay->comm, s->coord_dim, s->coord_n, s->coords, s->sv->nonsymmetric};
     int rc = check_symmetric(s);
+    ovk__pc_env env = {s->A, s->lay->nlocal, s->lay->comm, s->coord_dim, s->coord_n, s->coords,
+                       s->sv->nonsymmetric || s->c.values_nonsymmetric};
     if (rc) goto cleanup;
     rc = pc_too ? ovk__agree(s->lay->comm, s->pc.type->setup(s->pc.state, &env)) : OVK_OK;
     ovk__log_mark(&s->log, OVK__LOG_PRECOND);
