@@ -93,6 +93,18 @@ typedef struct ovk__lanczos {
     int count, cap;
 } ovk__lanczos;
 
+/* The null space of a singular A (nullspace.c): what the application set
+ * (copied) and, from setup, an orthonormal basis. */
+enum { OVK__NULLSPACE_MAX = 32 }; /* vectors, the constant included */
+typedef struct ovk__nullspace {
+    int has_constant;  /* ovk_solver_set_nullspace's (the option adds its own) */
+    int user_k;        /* the application's vectors: user_k of n rows, n apart */
+    double *user;
+    int k;             /* set up: the basis Z, k orthonormal vectors, n apart (0: none) */
+    double *basis;
+    double *b;         /* a solve's b - Z Z^T b */
+} ovk__nullspace;
+
 /* What a solve runs on.  Lives in the solver object: the configuration is
  * set at each setup (init_ctx), norms and lanczos by the setups that make
  * them, the rest at each solve. */
@@ -134,6 +146,7 @@ typedef struct ovk__ctx {
     int nonsymmetric;           /* the running variant's ovk__solver.nonsymmetric (set by the
                                    frame): a breakdown does not blame symmetry */
     ovk__scaling scale;         /* this solve's scaling (none: zeros) */
+    ovk__nullspace *ns;         /* the declared null space (set up), or NULL */
 } ovk__ctx;
 
 /* Kernel timing that leaves out the time the progress hook spent inside the
@@ -200,6 +213,7 @@ typedef struct ovk__solver {
      * it to compare them on their own kernels (pipecg, plcg have it). */
     int (*vector_step)(ovk__ctx *c, void *work, double *x);
     int nonsymmetric; /* 1: assumes neither A nor C symmetric: accepts any matrix */
+    int nullspace;    /* 1: projects a declared null space out of its iterates (nullspace.c) */
 } ovk__solver;
 
 /* A variant's instance: its work struct and vector block. */
@@ -248,6 +262,39 @@ void ovk__variant_free(ovk__variant *v);
 /* Local: v freed as by ovk__variant_free except its vector block, which is
  * returned (the caller's to free or to hand to ovk__variant_setup_on). */
 double *ovk__variant_take_block(ovk__variant *v);
+
+/* ---- null spaces (nullspace.c) ----------------------------------------- */
+
+/* Collective: copy the application's k vectors of lay's rows (has_constant:
+ * the constant too); the arguments checked (OVK_EINVAL) and agreed; on
+ * failure ns is left as it was. */
+int ovk__nullspace_set(ovk__nullspace *ns, const ovk__layout *lay, int has_constant, int k,
+                       const double *const *vectors);
+/* Local: the rigid-body modes of nnodes points xyz (dim 2: 3 modes, dim 3:
+ * 6), rows dim*i .. dim*i + dim-1 for node i, into modes (count vectors of
+ * dim*nnodes rows, dim*nnodes apart). */
+int ovk__nullspace_rigid_body(int dim, int nnodes, const double *xyz, double *modes);
+/* Collective: the orthonormal basis of the constant (has_constant or
+ * option_constant) and the application's vectors; a clear error, the same
+ * on every rank, for a non-finite, zero or dependent vector or ranks that
+ * declare different counts.  None declared: k = 0. */
+int ovk__nullspace_setup(ovk__nullspace *ns, const ovk__layout *lay, int option_constant);
+void ovk__nullspace_free(ovk__nullspace *ns);
+/* The basis vectors of this solve (0: no null space). */
+static inline int ovk__nullspace_count(const ovk__ctx *c) { return c->ns ? c->ns->k : 0; }
+/* Local, for a variant's own reduction: with a null space, vals[k..room)
+ * zeroed and the local Z^T u put at vals[room..room + nk); returns the
+ * count to reduce (k without one).  After the reduction
+ * ovk__nullspace_remove(c, vals + room, ...) applies it. */
+int ovk__nullspace_append(ovk__ctx *c, double *vals, int k, int room, const double *u);
+/* Local: u -= Z coef, and (x not NULL) x -= alpha Z coef, for an x that
+ * took alpha u before the correction.  No-op without a null space. */
+void ovk__nullspace_remove(ovk__ctx *c, const double *coef, double *u, double alpha, double *x);
+/* Collective (one blocking reduction each; nothing without a null space):
+ * the solve's b projected (c->b then points at the copy; res's
+ * nullspace_inconsistency = ||Z^T b|| / ||b||), and x projected at the end. */
+int ovk__nullspace_begin_solve(ovk__ctx *c);
+int ovk__nullspace_end_solve(ovk__ctx *c);
 
 /* Local: the matvecs of plcg:l=l's spectrum estimate (plcg.c) */
 int ovk__plcg_estimate_steps(int l);
