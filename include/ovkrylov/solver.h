@@ -215,7 +215,8 @@ int ovk_solver_set_coordinates(ovk_solver *s, int dim, int nnodes, const double 
  * iteration's preconditioned residual (the projection's inner products in
  * the variant's own reduction: no reduction more per iteration) and
  * returns x without a null-space component; rel_residual is that of the
- * projected system.  CG variants alg1, cg1 and pipecg take it; the others
+ * projected system.  The CG variants alg1, cg1, pipecg, groppcg and
+ * pipeprcg take it; the others (plcg, auto, the nonsymmetric solvers)
  * refuse it at setup (OVK_EUNSUPPORTED).  has_constant 0 and k 0 remove
  * it.  Collective: the arguments are checked and agreed (OVK_EINVAL on
  * every rank); every rank declares the same count.  The option

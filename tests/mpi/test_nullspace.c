@@ -21,8 +21,8 @@
 
 enum { G = 10 }; /* grid points per axis: 1000 rows */
 
-static const char *const variants[] = {"alg1", "cg1", "pipecg"};
-enum { NVAR = 3 };
+static const char *const variants[] = {"alg1", "cg1", "pipecg", "groppcg", "pipeprcg"};
+enum { NVAR = 5 };
 
 static int rank, nranks;
 
@@ -238,9 +238,9 @@ static void check_bad_input(ovk_matrix *A)
     if (nranks > 1) same_error(OVK_EINVAL, setup_with(A, rank == 0 ? 1 : 0, vec, NULL), "every rank", "different counts");
     same_error(OVK_EOPTION, setup_with(A, 0, NULL, "linear"), "nullspace", "option nullspace linear");
     /* a variant that does not take a null space refuses it, naming those that do */
-    s = make(A, "groppcg", "jacobi");
+    s = make(A, "plcg", "jacobi");
     MT_RC(OVK_OK, ovk_solver_set_option(s, "nullspace", "constant"));
-    same_error(OVK_EUNSUPPORTED, ovk_solver_setup(s), "alg1, cg1, pipecg", "groppcg");
+    same_error(OVK_EUNSUPPORTED, ovk_solver_setup(s), "alg1, cg1, pipecg, groppcg, pipeprcg", "plcg");
     ovk_solver_destroy(&s);
     free(v0);
     free(v1);
