@@ -134,29 +134,32 @@ cleanup:
     return rc;
 }
 
+/* the Laplacian with Dirichlet or (neumann) pure Neumann boundaries; fn
+ * names the caller in failures */
+static int laplace(const char *fn, MPI_Comm comm, ovk_stencil stencil, const int n[3], const int p[3], int neumann,
+                   ovk_matrix **A)
+{
+    grid g = {n[0], n[1], n[2], p[0], p[1], p[2], (int64_t)p[0] * n[0], (int64_t)p[1] * n[1], (int64_t)p[2] * n[2]};
+    if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "%s: NULL communicator", fn);
+    /* a NULL A on one rank is agreed with the other arguments */
+    if (A) *A = NULL;
+    int rc = A ? check_args(comm, stencil, &g) : ovk__fail(OVK_EINVAL, "%s: NULL matrix pointer", fn);
+    rc = ovk__agree(comm, rc);
+    if (rc) return rc;
+    return create(comm, stencil, &g, NULL, neumann, A);
+}
+
 int ovk_laplace_create(MPI_Comm comm, ovk_stencil stencil, int nx, int ny, int nz, int px, int py,
                        int pz, ovk_matrix **A)
 {
-    grid g = {nx, ny, nz, px, py, pz, (int64_t)px * nx, (int64_t)py * ny, (int64_t)pz * nz};
-    if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_laplace_create: NULL communicator");
-    /* a NULL A on one rank is agreed with the other arguments */
-    if (A) *A = NULL;
-    int rc = A ? check_args(comm, stencil, &g) : ovk__fail(OVK_EINVAL, "ovk_laplace_create: NULL matrix pointer");
-    rc = ovk__agree(comm, rc);
-    if (rc) return rc;
-    return create(comm, stencil, &g, NULL, 0, A);
+    return laplace("ovk_laplace_create", comm, stencil, (const int[]){nx, ny, nz}, (const int[]){px, py, pz}, 0, A);
 }
 
 int ovk_laplace_create_neumann(MPI_Comm comm, ovk_stencil stencil, int nx, int ny, int nz, int px, int py, int pz,
                                ovk_matrix **A)
 {
-    grid g = {nx, ny, nz, px, py, pz, (int64_t)px * nx, (int64_t)py * ny, (int64_t)pz * nz};
-    if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_laplace_create_neumann: NULL communicator");
-    if (A) *A = NULL;
-    int rc = A ? check_args(comm, stencil, &g) : ovk__fail(OVK_EINVAL, "ovk_laplace_create_neumann: NULL matrix pointer");
-    rc = ovk__agree(comm, rc);
-    if (rc) return rc;
-    return create(comm, stencil, &g, NULL, 1, A);
+    return laplace("ovk_laplace_create_neumann", comm, stencil, (const int[]){nx, ny, nz}, (const int[]){px, py, pz},
+                   1, A);
 }
 
 /* The convection-diffusion values, scaled by h^2 of the finest axis (a

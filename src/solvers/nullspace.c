@@ -50,12 +50,21 @@ int ovk__nullspace_set(ovk__nullspace *ns, const ovk__layout *lay, int has_const
     return OVK_OK;
 }
 
-void ovk__nullspace_free(ovk__nullspace *ns)
+/* the set-up basis and b's room: none */
+static void drop_basis(ovk__nullspace *ns)
 {
-    free(ns->user);
     free(ns->basis);
     free(ns->b);
-    memset(ns, 0, sizeof *ns);
+    ns->basis = ns->b = NULL;
+    ns->k = 0;
+}
+
+void ovk__nullspace_free(ovk__nullspace *ns)
+{
+    drop_basis(ns);
+    free(ns->user);
+    ns->user = NULL;
+    ns->user_k = ns->has_constant = 0;
 }
 
 int ovk__nullspace_rigid_body(int dim, int nnodes, const double *xyz, double *modes)
@@ -169,10 +178,7 @@ int ovk__nullspace_setup(ovk__nullspace *ns, const ovk__layout *lay, int option_
 {
     int n = lay->nlocal, constant = ns->has_constant || option_constant;
     int want[2] = {constant + ns->user_k, -(constant + ns->user_k)};
-    free(ns->basis);
-    free(ns->b);
-    ns->basis = ns->b = NULL;
-    ns->k = 0;
+    drop_basis(ns);
     int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, want, 2, MPI_INT, MPI_MAX, lay->comm), "MPI_Allreduce (null space)");
     if (rc) return rc;
     if (want[0] != -want[1])
@@ -187,12 +193,7 @@ int ovk__nullspace_setup(ovk__nullspace *ns, const ovk__layout *lay, int option_
     if (!rc) rc = check_finite(ns, lay);
     rc = ovk__agree(lay->comm, rc);
     if (!rc) rc = make_basis(ns, lay, constant);
-    if (rc) {
-        free(ns->basis);
-        free(ns->b);
-        ns->basis = ns->b = NULL;
-        ns->k = 0;
-    }
+    if (rc) drop_basis(ns);
     return rc;
 }
 

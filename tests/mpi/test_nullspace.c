@@ -43,14 +43,11 @@ static int neumann(ovk_matrix **A)
     double *vals;
     tp_split((int64_t)G * G * G, rank, nranks, &start, &count);
     tp_laplace_rows(27, G, 0.0, start, count, &ptr, &cols, &vals);
-    for (int i = 0; i < count; i++) {
-        double off = 0.0;
-        int d = -1;
-        for (int p = ptr[i]; p < ptr[i + 1]; p++) {
-            if (cols[p] == start + i) d = p;
-            else off += vals[p];
-        }
-        vals[d] = -off;
+    for (int i = 0; i < count; i++) { /* a_ii -= the row's sum */
+        double row_sum = 0.0;
+        int diag = ptr[i];
+        for (int p = ptr[i]; p < ptr[i + 1]; p++) row_sum += vals[p], diag = cols[p] == start + i ? p : diag;
+        vals[diag] -= row_sum;
     }
     int rc = ovk_matrix_create_csr(MPI_COMM_WORLD, start, count, ptr, cols, vals, OVK_DUP_REJECT, A);
     free(ptr);
