@@ -232,44 +232,33 @@ void ovk__nullspace_remove(ovk__ctx *c, const double *coef, double *u, double al
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
-/* Collective: v -= Z Z^T v, with <v,v> before when vv is not NULL: one
- * blocking reduction (coef gets Z^T v) */
-static int project(ovk__ctx *c, double *v, double *coef, double *vv)
-{
-    int nk = ovk__nullspace_count(c);
-    double sums[OVK__NULLSPACE_MAX + 1];
-    sums[0] = 0.0;
-    if (vv) {
-        ovk__tic t0 = ovk__tic_start(c);
-        sums[0] = ovk__dot(c->n, v, v);
-        ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-    }
-    int count = ovk__nullspace_append(c, sums, 1, 1, v);
-    int rc = ovk__sum(c, OVK__IPROD, sums, count);
-    if (rc) return rc;
-    if (vv) *vv = sums[0];
-    memcpy(coef, sums + 1, sizeof(double) * (size_t)nk);
-    ovk__nullspace_remove(c, coef, v, 0.0, NULL);
-    return OVK_OK;
-}
-
 int ovk__nullspace_begin_solve(ovk__ctx *c)
 {
-    double coef[OVK__NULLSPACE_MAX], bb = 0.0, bnn = 0.0;
+    double sums[OVK__NULLSPACE_MAX + 1], bnn = 0.0; /* <b,b>, Z^T b */
     int nk = ovk__nullspace_count(c);
     if (!nk) return OVK_OK;
     if (c->n > 0) memcpy(c->ns->b, c->b, sizeof(double) * (size_t)c->n);
-    int rc = project(c, c->ns->b, coef, &bb); /* b -= Z Z^T b */
+    ovk__tic t0 = ovk__tic_start(c);
+    sums[0] = ovk__dot(c->n, c->b, c->b);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    int rc = ovk__sum(c, OVK__IPROD, sums, ovk__nullspace_append(c, sums, 1, 1, c->b));
     if (rc) return rc;
-    for (int j = 0; j < nk; j++) bnn += coef[j] * coef[j]; /* ||Z^T b||^2: Z orthonormal */
-    c->res->nullspace_inconsistency = bb > 0.0 ? sqrt(bnn / bb) : 0.0;
+    ovk__nullspace_remove(c, sums + 1, c->ns->b, 0.0, NULL); /* b -= Z Z^T b */
+    for (int j = 0; j < nk; j++) bnn += sums[1 + j] * sums[1 + j]; /* ||Z^T b||^2: Z orthonormal */
+    c->res->nullspace_inconsistency = sums[0] > 0.0 ? sqrt(bnn / sums[0]) : 0.0;
     c->b = c->ns->b;
     return OVK_OK;
 }
 
 int ovk__nullspace_end_solve(ovk__ctx *c)
 {
-    double coef[OVK__NULLSPACE_MAX];
-    if (!ovk__nullspace_count(c)) return OVK_OK;
-    return project(c, c->x, coef, NULL); /* x -= Z Z^T x */
+    double coef[OVK__NULLSPACE_MAX]; /* Z^T x */
+    int nk = ovk__nullspace_count(c);
+    if (!nk) return OVK_OK;
+    int rc = ovk__sum(c, OVK__IPROD, coef, ovk__nullspace_append(c, coef, 0, 0, c->x));
+    if (rc) return rc;
+    for (int j = 0; j < nk; j++) /* a failed callback's NaN sums leave x as it is */
+        if (!isfinite(coef[j])) return OVK_OK;
+    ovk__nullspace_remove(c, coef, c->x, 0.0, NULL); /* x -= Z Z^T x */
+    return OVK_OK;
 }
