@@ -185,6 +185,7 @@ int ovk__nullspace_setup(ovk__nullspace *ns, const ovk__layout *lay, int option_
         return ovk__fail(OVK_EINVAL, "ovk_solver_set_nullspace: the ranks declare between %d and %d null-space "
                                      "vectors (the constant counted); every rank must declare the same",
                          -want[1], want[0]);
+    ns->inconsistency = -1.0;
     if (want[0] == 0) return OVK_OK;
     size_t rows = (size_t)(n > 0 ? n : 1);
     ns->basis = malloc(sizeof(double) * rows * (size_t)want[0]);
@@ -245,7 +246,7 @@ int ovk__nullspace_begin_solve(ovk__ctx *c)
     if (rc) return rc;
     ovk__nullspace_remove(c, sums + 1, c->ns->b, 0.0, NULL); /* b -= Z Z^T b */
     for (int j = 0; j < nk; j++) bnn += sums[1 + j] * sums[1 + j]; /* ||Z^T b||^2: Z orthonormal */
-    c->res->nullspace_inconsistency = sums[0] > 0.0 ? sqrt(bnn / sums[0]) : 0.0;
+    c->res->nullspace_inconsistency = c->ns->inconsistency = sums[0] > 0.0 ? sqrt(bnn / sums[0]) : 0.0;
     c->b = c->ns->b;
     return OVK_OK;
 }

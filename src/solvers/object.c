@@ -1167,6 +1167,8 @@ int ovk_solver_view(const ovk_solver *s, FILE *f)
                    "direction (its coefficients in the variant's own reduction) and of x%s\n",
                 s->ns.has_constant || !strcmp(s->nullspace_spec, "constant") ? "the constant and " : "",
                 s->ns.user_k, s->ns.k ? "" : " (orthonormalised at the next setup)");
+    if (s->ns.k && s->ns.inconsistency >= 0.0)
+        fprintf(f, "  null space: the last solve's b had ||Z^T b||/||b|| = %.3e (removed)\n", s->ns.inconsistency);
     fprintf(f, "  options:");
     for (int i = 0; i < OPT_COUNT; i++) {
         if (opt_defs[i].off == offsetof(ovk_solver, backend_spec)) snprintf(buf, sizeof buf, "%s", resolved_backend(s));

@@ -103,6 +103,7 @@ typedef struct ovk__nullspace {
     int k;             /* set up: the basis Z, k orthonormal vectors, n apart (0: none) */
     double *basis;
     double *b;         /* a solve's b - Z Z^T b */
+    double inconsistency; /* the last solve's ||Z^T b|| / ||b|| (-1: no solve since the setup) */
 } ovk__nullspace;
 
 /* What a solve runs on.  Lives in the solver object: the configuration is

@@ -122,6 +122,31 @@ static void check_solve(ovk_matrix *A, const char *solver, const char *precond, 
     ovk_vector_destroy(r);
 }
 
+/* ovk_solver_view names the null space and the last solve's inconsistency */
+static void check_view(ovk_matrix *A)
+{
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res;
+    char text[4096] = "";
+    ovk_vector_create(A, &b);
+    ovk_vector_create(A, &x);
+    fill_b(A, b, 0);
+    ovk_solver *s = make(A, "cg1", "jacobi");
+    MT_RC(OVK_OK, ovk_solver_set_nullspace(s, 1, 0, NULL));
+    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
+    FILE *f = tmpfile();
+    MT_RC(OVK_OK, ovk_solver_view(s, f));
+    rewind(f);
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    text[len] = '\0';
+    fclose(f);
+    MT_CHECK(strstr(text, "null space: the constant and 0 vector(s)") && strstr(text, "||Z^T b||/||b|| = "),
+             "the view lacks the null space: %s", text);
+    ovk_solver_destroy(&s);
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+}
+
 /* MPI_Allreduce calls (blocking backend) of a solve of exactly maxit iterations */
 static long reductions(ovk_matrix *A, const char *solver, int with_ns, int maxit, long long *started)
 {
@@ -260,6 +285,7 @@ int main(int argc, char **argv)
         for (int p = 0; p < npc; p++)
             for (int consistent = 0; consistent < 2; consistent++)
                 check_solve(A, variants[v], pcs[p], consistent, (v + p + consistent) % 2);
+    check_view(A);
     check_reductions(A);
     check_without(A);
     check_bad_input(A);
