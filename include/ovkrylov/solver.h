@@ -209,8 +209,9 @@ int ovk_solver_set_coordinates(ovk_solver *s, int dim, int nnodes, const double 
  * vectors[j] pointing at nlocal doubles (copied; vectors may be NULL when
  * k = 0 or nlocal = 0).  Orthonormalised at the next setup, which fails
  * with OVK_EINVAL naming the vector when one is zero or depends on the
- * ones before it, OVK_ENONFINITE (the row) when one holds a NaN or an
- * infinity.  A solve then removes b's component in the null space
+ * ones before it, or (an assembled matrix) when A does not annihilate it
+ * (||A z||_2 > 1e-8 ||A||_inf, z normalised), OVK_ENONFINITE (the row)
+ * when one holds a NaN or an infinity.  A solve then removes b's component in the null space
  * (res->nullspace_inconsistency reports ||Z^T b|| / ||b||), projects every
  * iteration's preconditioned residual (the projection's inner products in
  * the variant's own reduction: no reduction more per iteration) and

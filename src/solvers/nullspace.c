@@ -11,6 +11,8 @@
 
 #include "solver.h"
 
+#define NULL_TOL 1e-8 /* ||A z||_2 / ||A||_inf of a null vector z, ||z||_2 = 1: rounding is far below */
+
 /* the arguments of ovk_solver_set_nullspace, local */
 static int check_args(int n, int has_constant, int k, const double *const *vectors)
 {
@@ -171,6 +173,7 @@ static int make_basis(ovk__nullspace *ns, const ovk__layout *lay, int constant)
         if (rc) return rc;
     }
     ns->k = q;
+    ns->constant = constant;
     return OVK_OK;
 }
 
@@ -195,6 +198,29 @@ int ovk__nullspace_setup(ovk__nullspace *ns, const ovk__layout *lay, int option_
     rc = ovk__agree(lay->comm, rc);
     if (!rc) rc = make_basis(ns, lay, constant);
     if (rc) drop_basis(ns);
+    return rc;
+}
+
+int ovk__nullspace_check(ovk__ctx *c)
+{
+    double az[OVK__NULLSPACE_MAX];
+    int nk = ovk__nullspace_count(c), n = c->n;
+    if (!nk || !c->A) return OVK_OK;
+    int rc = c->norms.current ? OVK_OK : c->norm(c); /* ||A||_inf */
+    for (int j = 0; !rc && j < nk; j++) {
+        rc = ovk__matvec(c->A, c->ns->basis + (size_t)j * (size_t)n, c->ns->b, NULL); /* A z_j (b: scratch) */
+        az[j] = ovk__dot(n, c->ns->b, c->ns->b);
+    }
+    rc = ovk__agree(c->comm, rc);
+    if (!rc) rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, az, nk, MPI_DOUBLE, MPI_SUM, c->comm), "MPI_Allreduce (A Z)");
+    for (int j = 0; !rc && j < nk; j++) {
+        double rel = sqrt(az[j]) / c->norms.anorm;
+        if (rel <= NULL_TOL) continue;
+        if (j == 0 && c->ns->constant)
+            return ovk__fail(OVK_EINVAL, "the constant vector is not in A's null space (||A z||_2 = %.3g ||A||_inf)", rel);
+        return ovk__fail(OVK_EINVAL, "null-space vector %d is not in A's null space (||A z||_2 = %.3g ||A||_inf for "
+                                     "its orthonormalised z)", j - c->ns->constant, rel);
+    }
     return rc;
 }
 

@@ -924,6 +924,10 @@ static int setup_what_changed(ovk_solver *s)
         rc = numeric_setup(s, (redo & REDO_PC) != 0);
         if (rc) goto fail;
     }
+    if (redo & (REDO_CHECK | REDO_PC | REDO_VARIANT)) {
+        rc = ovk__nullspace_check(&s->c); /* A Z = 0 */
+        if (rc) goto fail;
+    }
     if (redo & REDO_CONDEST) {
         rc = condest_setup(s);
         ovk__log_mark(&s->log, OVK__LOG_VECTORS);

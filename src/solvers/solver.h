@@ -101,6 +101,7 @@ typedef struct ovk__nullspace {
     int user_k;        /* the application's vectors: user_k of n rows, n apart */
     double *user;
     int k;             /* set up: the basis Z, k orthonormal vectors, n apart (0: none) */
+    int constant;      /* set up: Z's first vector is the constant's */
     double *basis;
     double *b;         /* a solve's b - Z Z^T b */
     double inconsistency; /* the last solve's ||Z^T b|| / ||b|| (-1: no solve since the setup) */
@@ -280,6 +281,10 @@ int ovk__nullspace_rigid_body(int dim, int nnodes, const double *xyz, double *mo
  * on every rank, for a non-finite, zero or dependent vector or ranks that
  * declare different counts.  None declared: k = 0. */
 int ovk__nullspace_setup(ovk__nullspace *ns, const ovk__layout *lay, int option_constant);
+/* Collective, an assembled A only (else nothing): each basis vector z must
+ * have ||A z||_2 <= 1e-8 ||A||_inf, else OVK_EINVAL naming it (a vector
+ * that is not in A's null space would change the system solved). */
+int ovk__nullspace_check(ovk__ctx *c);
 void ovk__nullspace_free(ovk__nullspace *ns);
 /* The basis vectors of this solve (0: no null space). */
 static inline int ovk__nullspace_count(const ovk__ctx *c) { return c->ns ? c->ns->k : 0; }

@@ -31,6 +31,9 @@ o=$(run 2 "$bin/ovk_laplace27" -n 8 8 8 -bc neumann -rhs random -maxit 200 2>&1)
 o=$(run 2 "$bin/ovk_laplace27" -n 8 8 8 -bc neumann -rhs random -ovk_nullspace constant -solver plcg 2>&1); rc=$?
 [ $rc -eq 1 ] && grep -q 'plcg does not take a null space; these do: alg1, cg1, pipecg, groppcg, pipeprcg' <<<"$o"
 check "plcg refuses the null space, naming those that take it" $?
+o=$(run 2 "$bin/ovk_laplace27" -n 8 8 8 -nullspace constant 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -q "the constant vector is not in A's null space" <<<"$o"
+check "the Dirichlet Laplacian with -nullspace constant: refused (A 1 != 0), exit 1" $?
 o=$(run 1 "$bin/ovk_laplace27" -n 4 4 4 -bc robin 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q -- '-bc' <<<"$o"; check "-bc robin: bad flag, exit 2" $?
 o=$(run 1 "$bin/ovk_laplace27" -n 4 4 4 -nullspace linear 2>&1); rc=$?

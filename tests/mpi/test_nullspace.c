@@ -8,8 +8,9 @@
  *   - the reductions per iteration (PMPI) the same with and without it;
  *   - without a null space the singular system does not report converged;
  *   - bad input (k < 0, NULL vectors, a NaN, dependent or zero vectors, a
- *     wrong length, different counts on the ranks, a variant that does not
- *     take one, a bad option value): the same status on every rank. */
+ *     wrong length, different counts on the ranks, a vector A does not
+ *     annihilate, a variant that does not take one, a bad option value):
+ *     the same status on every rank. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -253,6 +254,7 @@ static void check_bad_input(ovk_matrix *A)
     same_error(OVK_ENONFINITE, setup_with(A, 1, vec, NULL), "null-space vector 0", "a NaN on one rank");
     if (n > 0) v0[0] = keep;
     same_error(OVK_EINVAL, setup_with(A, 2, vec, NULL), "vector 1 depends", "dependent vectors");
+    same_error(OVK_EINVAL, setup_with(A, 1, vec, NULL), "vector 0 is not in A's null space", "A z != 0");
     for (int i = 0; i < n; i++) v1[i] = 1.0;
     same_error(OVK_EINVAL, setup_with(A, 1, vec + 1, "constant"), "vector 0 depends", "the constant twice");
     for (int i = 0; i < n; i++) v1[i] = 0.0;
