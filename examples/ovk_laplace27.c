@@ -248,7 +248,8 @@ static int run(const args *a, int rank, int size)
     if (rank == 0 && a->print_level >= 1)
         printf("ovk_laplace27: %d-point %s%s, global grid %lld x %lld x %lld (%lld rows), %d ranks "
                "(%d x %d x %d), solver %s\n",
-               a->stencil, convdiff ? "operator" : "Laplacian", strcmp(a->bc, "neumann") ? "" : " (pure Neumann)", (long long)a->n[0] * a->P[0], (long long)a->n[1] * a->P[1],
+               a->stencil, convdiff ? "operator" : "Laplacian", strcmp(a->bc, "neumann") ? "" : " (pure Neumann)",
+               (long long)a->n[0] * a->P[0], (long long)a->n[1] * a->P[1],
                (long long)a->n[2] * a->P[2], (long long)ovk_matrix_nglobal(A), size, a->P[0], a->P[1],
                a->P[2], solver);
     rc = solve(a, A, b, x, &opts, &res);

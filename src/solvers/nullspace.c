@@ -217,7 +217,8 @@ int ovk__nullspace_check(ovk__ctx *c)
         double rel = sqrt(az[j]) / c->norms.anorm;
         if (rel <= NULL_TOL) continue;
         if (j == 0 && c->ns->constant)
-            return ovk__fail(OVK_EINVAL, "the constant vector is not in A's null space (||A z||_2 = %.3g ||A||_inf)", rel);
+            return ovk__fail(OVK_EINVAL, "the constant vector is not in A's null space (||A z||_2 = %.3g ||A||_inf)",
+                             rel);
         return ovk__fail(OVK_EINVAL, "null-space vector %d is not in A's null space (||A z||_2 = %.3g ||A||_inf for "
                                      "its orthonormalised z)", j - c->ns->constant, rel);
     }

@@ -259,7 +259,8 @@ static void check_bad_input(ovk_matrix *A)
     same_error(OVK_EINVAL, setup_with(A, 1, vec + 1, "constant"), "vector 0 depends", "the constant twice");
     for (int i = 0; i < n; i++) v1[i] = 0.0;
     same_error(OVK_EINVAL, setup_with(A, 1, vec + 1, NULL), "is zero", "a zero vector");
-    if (nranks > 1) same_error(OVK_EINVAL, setup_with(A, rank == 0 ? 1 : 0, vec, NULL), "every rank", "different counts");
+    if (nranks > 1)
+        same_error(OVK_EINVAL, setup_with(A, rank == 0 ? 1 : 0, vec, NULL), "every rank", "different counts");
     same_error(OVK_EOPTION, setup_with(A, 0, NULL, "linear"), "nullspace", "option nullspace linear");
     /* a variant that does not take a null space refuses it, naming those that do */
     s = make(A, "plcg", "jacobi");
