@@ -213,7 +213,8 @@ const char *ovk__solver_option_key(int i) { return i >= 0 && i < OPT_COUNT ? opt
 void ovk__solver_option_range(int i, char *buf, size_t len)
 {
     const opt_def *d = &opt_defs[i < 0 || i >= OPT_COUNT ? 0 : i];
-    if (d->kind == OPT_TEXT) snprintf(buf, len, "name[:key=value,...]");
+    if (d->kind == OPT_TEXT)
+        snprintf(buf, len, "%s", d->off == offsetof(ovk_solver, nullspace_spec) ? "none | constant" : "name[:key=value,...]");
     else if (d->kind == OPT_DOUBLE) snprintf(buf, len, "real %s 0", d->lo ? ">" : ">=");
     else if (d->hi == INT32_MAX) snprintf(buf, len, "integer >= %ld", d->lo);
     else snprintf(buf, len, "integer %ld..%ld", d->lo, d->hi);
