@@ -123,7 +123,10 @@ static void check_solve(ovk_matrix *A, const char *solver, const char *precond, 
     ovk_vector_destroy(r);
 }
 
-/* ovk_solver_view names the null space and the last solve's inconsistency */
+static void same_error(int want, int rc, const char *part, const char *what);
+
+/* ovk_solver_view names the null space and the last solve's inconsistency;
+ * solve_many refuses it */
 static void check_view(ovk_matrix *A)
 {
     ovk_vector *b = NULL, *x = NULL;
@@ -143,6 +146,9 @@ static void check_view(ovk_matrix *A)
     fclose(f);
     MT_CHECK(strstr(text, "null space: the constant and 0 vector(s)") && strstr(text, "||Z^T b||/||b|| = "),
              "the view lacks the null space: %s", text);
+    /* solve_many does not project a null space: refused, never ignored */
+    ovk_vector *B[1] = {b}, *X[1] = {x};
+    same_error(OVK_EUNSUPPORTED, ovk_solver_solve_many(s, 1, B, X, &res), "null space", "solve_many");
     ovk_solver_destroy(&s);
     ovk_vector_destroy(b);
     ovk_vector_destroy(x);
