@@ -36,8 +36,9 @@ static double gsum(double v)
 }
 
 /* The Laplacian's rows with each diagonal the negated sum of the row's
- * off-diagonal values (pure Neumann). */
-static int neumann(ovk_matrix **A)
+ * off-diagonal values (pure Neumann); skew != 0 moves that much from a
+ * row's last off-diagonal value to its first (nonsymmetric, A 1 = 0 kept). */
+static int neumann(ovk_matrix **A, double skew)
 {
     int count, *ptr;
     int64_t start;
@@ -50,6 +51,8 @@ static int neumann(ovk_matrix **A)
         int diag = ptr[i];
         for (int p = ptr[i]; p < ptr[i + 1]; p++) row_sum += vals[p], diag = cols[p] == start + i ? p : diag;
         vals[diag] -= row_sum;
+        int lo = ptr[i] == diag ? ptr[i] + 1 : ptr[i], hi = ptr[i + 1] - 1 == diag ? ptr[i + 1] - 2 : ptr[i + 1] - 1;
+        if (skew != 0.0 && lo < hi) vals[lo] += skew, vals[hi] -= skew;
     }
     int rc = ovk_matrix_create_csr(MPI_COMM_WORLD, start, count, ptr, cols, vals, OVK_DUP_REJECT, A);
     free(ptr);
@@ -321,6 +324,14 @@ static void check_bad_input(ovk_matrix *A)
     MT_RC(OVK_OK, ovk_solver_set_option(s, "nullspace", "constant"));
     same_error(OVK_EUNSUPPORTED, ovk_solver_setup(s), "pipeprcg, plcg", "alg2");
     ovk_solver_destroy(&s);
+    /* auto on nonsymmetric values (its choices gmres, pgmres) refuses it */
+    ovk_matrix *skewed = NULL;
+    MT_RC(OVK_OK, neumann(&skewed, 0.25));
+    s = make(skewed, "auto", "jacobi");
+    MT_RC(OVK_OK, ovk_solver_set_nullspace(s, 1, 0, NULL));
+    same_error(OVK_EUNSUPPORTED, ovk_solver_setup(s), "not symmetric, and a null space", "auto, nonsymmetric");
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(skewed);
     free(v0);
     free(v1);
 }
@@ -331,7 +342,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     ovk_matrix *A = NULL;
-    MT_RC(OVK_OK, neumann(&A));
+    MT_RC(OVK_OK, neumann(&A, 0.0));
     const char *pcs[] = {"jacobi", "ic0", "amg"};
 #ifdef OVK_HAVE_HYPRE
     int npc = 3;
@@ -342,6 +353,8 @@ int main(int argc, char **argv)
         for (int p = 0; p < npc; p++)
             for (int consistent = 0; consistent < 2; consistent++)
                 check_solve(A, variants[v], pcs[p], consistent, (v + p + consistent) % 2);
+    for (int consistent = 0; consistent < 2; consistent++) /* auto: its choice takes the null space */
+        check_solve(A, "auto", "jacobi", consistent, consistent);
     check_view(A);
     for (int v = 0; v < NVAR; v++) check_many(A, variants[v]);
     check_reductions(A);
