@@ -11,8 +11,12 @@
  * result out at the completion).  The k-th start of a class takes entry
  * k mod RING; when that entry still runs the reduction started RING starts
  * earlier, that one is completed first.  Classes beyond NCLASS evict the one
- * started least recently.  Every decision depends only on the sequence of
- * starts, which is the same on every rank.
+ * started least recently, never one the reserve pinned.  Every decision
+ * depends only on the sequence of starts (and of setups' reserves), which is
+ * the same on every rank.  A class's buffers are one allocation made when
+ * the class is claimed: the reserve claims the classes of the sums a solve
+ * does, so that its starts allocate nothing (the requests are initialised at
+ * their first start: MPI's, not ours).
  *
  * verify=1 checks that each result is bitwise identical on every rank, which
  * the MPI standard does not promise: the result words x and their complements
@@ -51,7 +55,8 @@ enum { have_persistent = 0 };
 #define PERSISTENT_OPTION "persistent=0|1: persistent collectives (not available with this MPI); "
 #endif
 
-#define NCLASS 16 /* reduction classes (count, type, op) kept */
+#define NCLASS 64 /* reduction classes (count, type, op) kept */
+#define NLOOSE 16 /* of them never pinned by the reserve: room for other shapes */
 #define RING 4    /* persistent requests per class */
 
 typedef struct native_req native_req;
@@ -68,6 +73,8 @@ typedef struct pclass {
     ovk_datatype type;
     ovk_op op;
     int used;                  /* 1 when this slot holds a class */
+    int pinned;                /* claimed by the reserve: never evicted */
+    unsigned char *mem;        /* the ring's buffers, 2 RING count elements */
     unsigned long long starts; /* starts of this class so far */
     unsigned long long last;   /* reducer start number of its latest start */
     pentry ring[RING];
@@ -144,16 +151,22 @@ cleanup:
 static void entry_free(pentry *e)
 {
     if (e->req != MPI_REQUEST_NULL) MPI_Request_free(&e->req);
-    free(e->send);
-    free(e->recv);
-    e->send = e->recv = NULL;
+    e->req = MPI_REQUEST_NULL;
+}
+
+/* Release class k's requests and buffers: the slot is free again. */
+static void class_free(pclass *k)
+{
+    for (int i = 0; i < RING; i++) entry_free(&k->ring[i]);
+    free(k->mem);
+    memset(k, 0, sizeof *k);
+    for (int i = 0; i < RING; i++) k->ring[i].req = MPI_REQUEST_NULL;
 }
 
 static void native_destroy(void *state)
 {
     native_state *s = state;
-    for (int c = 0; c < NCLASS; c++)
-        for (int i = 0; i < RING; i++) entry_free(&s->cls[c].ring[i]);
+    for (int c = 0; c < NCLASS; c++) class_free(&s->cls[c]);
     if (s->vcomm != MPI_COMM_NULL) MPI_Comm_free(&s->vcomm);
     free(s);
 }
@@ -189,43 +202,46 @@ static int reduce_poll(native_req *nr, int block, int *done)
 
 /* ---- persistent requests ------------------------------------------------ */
 
-/* The class of r: found, or a free slot, or the least recently started
- * class, evicted (its running reductions completed first). */
-static int class_of(native_state *s, const ovk__reduction *r, pclass **out)
+/* The class of (count, type, op): found, or a free slot, or the least
+ * recently started unpinned class, evicted (its running reductions
+ * completed first); new, it gets its buffers. */
+static int class_of(native_state *s, int count, ovk_datatype type, ovk_op op, pclass **out)
 {
     pclass *victim = NULL;
     int done = 0;
     for (int c = 0; c < NCLASS; c++) {
         pclass *k = &s->cls[c];
-        if (k->used && k->count == r->count && k->type == r->type && k->op == r->op) {
+        if (k->used && k->count == count && k->type == type && k->op == op) {
             *out = k;
             return OVK_OK;
         }
+        if (k->pinned) continue;
         if (!victim || !k->used || (victim->used && k->last < victim->last)) victim = k;
     }
     for (int i = 0; i < RING; i++) {
         pentry *e = &victim->ring[i];
         int rc = e->owner ? reduce_poll(e->owner, 1, &done) : OVK_OK;
-        entry_free(e);
         if (rc) return rc;
     }
-    memset(victim, 0, sizeof *victim);
-    for (int i = 0; i < RING; i++) victim->ring[i].req = MPI_REQUEST_NULL;
+    class_free(victim);
+    size_t bytes = bytes_of(count, type);
+    if (!(victim->mem = malloc(2 * RING * (bytes ? bytes : 1))))
+        return ovk__fail(OVK_ENOMEM, "native: persistent buffers of %d x %zu bytes", 2 * RING, bytes);
+    for (int i = 0; i < RING; i++) {
+        victim->ring[i].send = victim->mem + 2 * i * bytes;
+        victim->ring[i].recv = victim->mem + (2 * i + 1) * bytes;
+    }
     victim->used = 1;
-    victim->count = r->count;
-    victim->type = r->type;
-    victim->op = r->op;
+    victim->count = count;
+    victim->type = type;
+    victim->op = op;
     *out = victim;
     return OVK_OK;
 }
 
-/* Bind entry e to buffers of the class and initialise its request. */
+/* Initialise entry e's request on its buffers (at its first start). */
 static int entry_init(native_state *s, const pclass *k, pentry *e)
 {
-    size_t bytes = bytes_of(k->count, k->type);
-    e->send = malloc(bytes ? bytes : 1);
-    e->recv = malloc(bytes ? bytes : 1);
-    if (!e->send || !e->recv) return ovk__fail(OVK_ENOMEM, "native: persistent buffers of %zu bytes", bytes);
     int rc = ovk__mpi(allreduce_init(e, k, s->comm), PERSISTENT_SOURCE);
     if (rc) e->req = MPI_REQUEST_NULL;
     return rc;
@@ -235,7 +251,7 @@ static int start_persistent(native_state *s, const ovk__reduction *r, native_req
 {
     pclass *k = NULL;
     int done = 0;
-    int rc = class_of(s, r, &k);
+    int rc = class_of(s, r->count, r->type, r->op, &k);
     if (rc) return rc;
     pentry *e = &k->ring[k->starts % RING];
     k->starts++;
@@ -367,6 +383,29 @@ static int native_wait(void *state, void *impl)
     return verify_finish(s, nr);
 }
 
+/* The classes of counts 1 .. max_count, pinned, their buffers made now (as
+ * many as leave NLOOSE classes free for other shapes; the rest are claimed
+ * at their first start).  Without persistent=1 a start allocates nothing of
+ * ours.  (verify=1 allocates each check's buffer at its start: not
+ * reserved.) */
+static int native_reserve(void *state, int max_count, ovk_datatype type, ovk_op op, int inflight)
+{
+    native_state *s = state;
+    (void)inflight; /* a class's ring serves any number in flight */
+    if (!s->persistent) return OVK_OK;
+    int pinned = 0;
+    for (int c = 0; c < NCLASS; c++) pinned += s->cls[c].pinned;
+    for (int count = 1; count <= max_count; count++) {
+        pclass *k = NULL;
+        if (pinned >= NCLASS - NLOOSE) break;
+        int rc = class_of(s, count, type, op, &k);
+        if (rc) return rc;
+        pinned += !k->pinned;
+        k->pinned = 1;
+    }
+    return OVK_OK;
+}
+
 static int native_available(void) { return 1; }
 
 const ovk__backend ovk__backend_native = {
@@ -381,4 +420,5 @@ const ovk__backend ovk__backend_native = {
     .test = native_test,
     .wait = native_wait,
     .progress = NULL,
+    .reserve = native_reserve,
 };
