@@ -117,10 +117,11 @@ static int expect_enomem_everywhere(int rc, int fired)
 }
 
 /* backend_option: the solver makes its reducer from the "backend" option
- * at setup; else it is given one made beforehand */
+ * at setup; else it is given one made beforehand.  solve_only: the setup's
+ * failures are those of another configuration (counted, not failed) */
 typedef struct config {
     const char *solver, *precond, *backend;
-    int backend_option;
+    int backend_option, solve_only;
 } config;
 
 typedef struct fixture {
@@ -184,13 +185,14 @@ static void sweep_config(const fixture *f, const config *c, long *total)
 {
     ovk_solver *s = NULL;
     ovk_pcg_result ref;
+    double t0 = MPI_Wtime();
     snprintf(current, sizeof current, "%s, %s, %s: reference", c->solver, c->precond, c->backend);
     alarm(CASE_SECONDS);
     MT_RC(OVK_OK, make_solver(f, c, &s));
     ovk__alloc_fault_arm(0);
     int rc = ovk_solver_setup(s);
     if (rc == OVK_EUNSUPPORTED || rc == OVK_EOPTION) { /* a combination the solver refuses (alg2 and user) */
-        if (rank == 0) printf("  %-9s %-7s %-22s refused: %s\n", c->solver, c->precond, c->backend, ovk_error_detail());
+        if (rank == 0) printf("  %-12s %-7s %-22s refused: %s\n", c->solver, c->precond, c->backend, ovk_error_detail());
         unmake_solver(&s);
         return;
     }
@@ -204,7 +206,7 @@ static void sweep_config(const fixture *f, const config *c, long *total)
     if (rc) return;
 
     /* setup: a fresh solver each time, so that every allocation of a first setup is reached */
-    for (long n = 1; n <= nsetup; n = next_n(n)) {
+    for (long n = 1; n <= (c->solve_only ? 0 : nsetup); n = next_n(n)) {
         snprintf(current, sizeof current, "%s, %s, %s: setup, allocation %ld of %ld fails on rank %ld", c->solver,
                  c->precond, c->backend, n, nsetup, (n - 1) % nranks);
         alarm(CASE_SECONDS);
@@ -218,16 +220,7 @@ static void sweep_config(const fixture *f, const config *c, long *total)
         if (n % 2 || done_without) expect_usable(f, s, &ref);
         unmake_solver(&s);
     }
-    /* solve: one solver set up, failures in its solves.  Not with the two
-     * backends whose starts still allocate (no reserve covers them yet, and
-     * a failure there on one rank leaves the others waiting): the fabric
-     * engine builds a slot's program for each new shape, persistent
-     * collectives bind buffers and a request to each new shape. */
-    if (strstr(c->backend, "fabric") || strstr(c->backend, "persistent")) {
-        if (rank == 0) printf("  %-9s %-7s %-22s solve not swept (its starts allocate)\n", c->solver, c->precond,
-                              c->backend);
-        nsolve = 0;
-    }
+    /* solve: one solver set up, failures in its solves */
     MT_RC(OVK_OK, make_solver(f, c, &s));
     MT_RC(OVK_OK, ovk_solver_setup(s));
     for (long n = 1; n <= nsolve; n++) {
@@ -253,10 +246,10 @@ static void sweep_config(const fixture *f, const config *c, long *total)
     }
     unmake_solver(&s);
     alarm(0);
-    *total += nsetup + nsolve;
+    *total += (c->solve_only ? 0 : nsetup) + nsolve;
     if (rank == 0)
-        printf("  %-9s %-7s %-22s setup %3ld, solve %3ld allocations\n", c->solver, c->precond, c->backend, nsetup,
-               nsolve);
+        printf("  %-12s %-7s %-22s setup %3ld%s, solve %3ld allocations, %.1f s\n", c->solver, c->precond,
+               c->backend, nsetup, c->solve_only ? " (not failed)" : "", nsolve, MPI_Wtime() - t0);
 }
 
 /* the fixture's own creation, and each backend's reducer: the n-th allocation fails */
@@ -300,6 +293,7 @@ static int make_fixture(fixture *f)
 static void sweep_creation(const char *const *backends, int nbackends, long *total)
 {
     fixture f;
+    double t0 = MPI_Wtime();
     snprintf(current, sizeof current, "creation: count");
     ovk__alloc_fault_arm(0);
     MT_RC(OVK_OK, make_fixture(&f));
@@ -354,7 +348,8 @@ static void sweep_creation(const char *const *backends, int nbackends, long *tot
     }
     alarm(0);
     if (rank == 0)
-        printf("  matrix and vectors %ld, solver and options %ld allocations\n", nfixture, nsolver);
+        printf("  matrix and vectors %ld, solver and options %ld allocations; creations %.1f s\n", nfixture, nsolver,
+               MPI_Wtime() - t0);
     destroy_fixture(&f);
 }
 
@@ -378,9 +373,10 @@ int main(int argc, char **argv)
     signal(SIGALRM, watchdog);
     double t0 = MPI_Wtime();
 
-    static const char *const solvers[] = {"alg1",   "alg2",    "overlap",  "cg1", "pipecg",
-                                          "groppcg", "pipeprcg", "plcg:l=2", "auto"};
-    static const char *const preconds[] = {"none", "jacobi", "ssor", "ic0", "cheby",
+    static const char *const solvers[] = {"alg1",     "alg2",  "overlap", "cg1",    "pipecg",
+                                          "groppcg",  "pipeprcg", "plcg:l=2", "auto", "gmres",
+                                          "fgmres", "pgmres", "bicgstab", "pipebicgstab"};
+    static const char *const preconds[] = {"none", "jacobi", "ssor", "ic0", "ilu0", "cheby",
 #ifdef OVK_HAVE_HYPRE
                                            "amg",
 #endif
@@ -392,19 +388,29 @@ int main(int argc, char **argv)
     enum { NSOLVERS = sizeof solvers / sizeof *solvers, NPRECONDS = sizeof preconds / sizeof *preconds };
 
     /* every solver with every preconditioner on one nbc reducer given to
-     * them (reserved by the first setup); every backend made by pipecg's
-     * setup from its option (the backend's reserve is the same for every
-     * solver: the sums' shapes are bounded by the frame, not the solver) */
+     * them (reserved by the first setup), amg with one solver of each
+     * family only (its setup takes most of the time, and a solver adds no
+     * allocation of its own to it); every backend made by pipecg's setup
+     * from its option (the backend's reserve is the same for every solver:
+     * the sums' shapes are bounded by the frame, not the solver) */
     /* --quick (the sanitizer build): every solver with jacobi and every
      * preconditioner with pipecg, not every pair (the same call sites) */
     quick = argc > 1 && !strcmp(argv[1], "--quick");
-    config configs[NSOLVERS * NPRECONDS + 6];
+    config configs[NSOLVERS * NPRECONDS + 12];
     int nconfigs = 0;
     for (int i = 0; i < NSOLVERS; i++)
-        for (int j = 0; j < NPRECONDS; j++)
-            if (!quick || !strcmp(preconds[j], "jacobi") || !strcmp(solvers[i], "pipecg"))
-                configs[nconfigs++] = (config){solvers[i], preconds[j], "nbc", 0};
-    for (int k = 0; k < nbackends; k++) configs[nconfigs++] = (config){"pipecg", "jacobi", backends[k], 1};
+        for (int j = 0; j < NPRECONDS; j++) {
+            int family = !strcmp(solvers[i], "pipecg") || !strcmp(solvers[i], "gmres") || !strcmp(solvers[i], "bicgstab");
+            int swept = quick ? !strcmp(preconds[j], "jacobi") || !strcmp(solvers[i], "pipecg")
+                              : strcmp(preconds[j], "amg") || family;
+            if (swept) configs[nconfigs++] = (config){solvers[i], preconds[j], "nbc", 0, 0};
+        }
+    for (int k = 0; k < nbackends; k++) configs[nconfigs++] = (config){"pipecg", "jacobi", backends[k], 1, 0};
+    /* and the solves of gmres on the backends that keep a program or
+     * requests per shape: its sums take every count from 2 to the step's */
+    for (int k = 0; k < nbackends; k++)
+        if (strstr(backends[k], "persistent") || strstr(backends[k], "fabric"))
+            configs[nconfigs++] = (config){"gmres", "jacobi", backends[k], 1, 1};
 
     /* an argument "solver/precond/backend" (a prefix of it) runs those configurations only */
     const char *only = argc > 1 + quick ? argv[1 + quick] : NULL;
