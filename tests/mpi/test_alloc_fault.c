@@ -20,7 +20,7 @@
  * Allocations inside MPI, hypre, LAPACK and BLAS are not the library's and
  * are not failed.  Rank 0 prints the counts and how many distinct call
  * sites failed (OVK_TEST_PRINT_SITES=1: which).
- * Usage: test_alloc_fault [--quick] [solver/precond/backend prefix] */
+ * Usage: test_alloc_fault [--quick] [creation] [solver/precond/backend prefix ...] */
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -74,9 +74,12 @@ static void note_site(void)
 static int fired_seen; /* create_step reported the failure already */
 
 /* arm the n-th allocation from now on rank (n-1) mod P, none elsewhere */
+static int culprit = -1; /* the rank armed */
+
 static void arm_on_one_rank(long n)
 {
     fired_seen = 0;
+    culprit = n > 0 ? (int)((n - 1) % nranks) : -1;
     ovk__alloc_fault_arm(n > 0 && (n - 1) % nranks == rank ? n : 0);
 }
 
@@ -107,9 +110,14 @@ static int expect_enomem_everywhere(int rc, int fired)
         tolerated++;
         return 1;
     }
-    if (fired)
+    if (fired) {
         MT_CHECK(lo == OVK_ENOMEM && hi == OVK_ENOMEM, "%s: %s here, statuses %d..%d, expected OVK_ENOMEM everywhere (%s)",
                  current, ovk_status_name(rc), lo, hi, ovk_error_detail());
+        char who[32]; /* the others' detail names the rank that failed */
+        snprintf(who, sizeof who, "rank %d: ", culprit);
+        MT_CHECK(rank == culprit || culprit < 0 || strstr(ovk_error_detail(), who),
+                 "%s: the detail does not name rank %d: '%s'", current, culprit, ovk_error_detail());
+    }
     else
         MT_CHECK(lo == OVK_OK && hi == OVK_OK, "%s: nothing failed but %s (%s)", current, ovk_status_name(rc),
                  ovk_error_detail());
@@ -353,6 +361,14 @@ static void sweep_creation(const char *const *backends, int nbackends, long *tot
     destroy_fixture(&f);
 }
 
+/* 1 when one of the n prefixes starts name */
+static int selected(const char *name, char *const *prefixes, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!strncmp(name, prefixes[i], strlen(prefixes[i]))) return 1;
+    return 0;
+}
+
 /* 1 when the backend of spec runs here (persistent collectives and the
  * fabric engine depend on the MPI and the build) */
 static int runs_here(const char *spec)
@@ -412,11 +428,13 @@ int main(int argc, char **argv)
         if (strstr(backends[k], "persistent") || strstr(backends[k], "fabric"))
             configs[nconfigs++] = (config){"gmres", "jacobi", backends[k], 1, 1};
 
-    /* an argument "solver/precond/backend" (a prefix of it) runs those configurations only */
-    const char *only = argc > 1 + quick ? argv[1 + quick] : NULL;
+    /* arguments "solver/precond/backend" (prefixes of it) run those
+     * configurations only, and "creation" the creations */
+    char **only = argv + 1 + quick;
+    int nonly = argc - 1 - quick;
     long total = 0;
     fixture f;
-    if (!only) sweep_creation(backends, nbackends, &total);
+    if (!nonly || selected("creation", only, nonly)) sweep_creation(backends, nbackends, &total);
     ovk__alloc_fault_arm(0);
     MT_RC(OVK_OK, make_fixture(&f));
     MT_RC(OVK_OK, ovk_reducer_create(MPI_COMM_WORLD, "nbc", &f.nbc));
@@ -428,7 +446,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < nconfigs; i++) {
         char name[160];
         snprintf(name, sizeof name, "%s/%s/%s", configs[i].solver, configs[i].precond, configs[i].backend);
-        if (!only || !strncmp(name, only, strlen(only))) sweep_config(&f, &configs[i], &total);
+        if (!nonly || selected(name, only, nonly)) sweep_config(&f, &configs[i], &total);
     }
     destroy_fixture(&f);
 
