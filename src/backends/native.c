@@ -87,6 +87,9 @@ typedef struct native_state {
     unsigned long long seq; /* starts so far */
     native_req *queue;      /* verify=1: requests not yet checked, in start order */
     pclass cls[NCLASS];
+    uint64_t *vpool;        /* verify=1: reserved check buffers of 2 vpool_count words */
+    uint64_t **vfree;       /* the free ones */
+    int vpool_n, vpool_count, nvfree;
 } native_state;
 
 struct native_req {
@@ -132,7 +135,9 @@ static int native_create(MPI_Comm comm, ovk__opts *opts, void **state)
         return ovk__fail(OVK_EUNSUPPORTED, "native:persistent=1 needs MPI_Allreduce_init (MPI-4) or "
                                            "Open MPI's MPIX_Allreduce_init; this MPI has neither");
     native_state *s = calloc(1, sizeof *s);
-    if (!s) return ovk__fail(OVK_ENOMEM, "native backend state");
+    rc = s ? OVK_OK : ovk__fail(OVK_ENOMEM, "native backend state");
+    if (verify) rc = ovk__agree(comm, rc); /* before the collective MPI_Comm_dup */
+    if (rc) goto cleanup;
     s->comm = comm;
     s->vcomm = MPI_COMM_NULL;
     s->persistent = (int)persistent;
@@ -168,6 +173,8 @@ static void native_destroy(void *state)
     native_state *s = state;
     for (int c = 0; c < NCLASS; c++) class_free(&s->cls[c]);
     if (s->vcomm != MPI_COMM_NULL) MPI_Comm_free(&s->vcomm);
+    free(s->vpool);
+    free(s->vfree);
     free(s);
 }
 
@@ -271,6 +278,42 @@ static int start_persistent(native_state *s, const ovk__reduction *r, native_req
 
 /* ---- the verification ------------------------------------------------- */
 
+/* A check buffer of 2 count words: a reserved one when free, else its own. */
+static uint64_t *check_buffer(native_state *s, int count)
+{
+    if (count <= s->vpool_count && s->nvfree > 0) return s->vfree[--s->nvfree];
+    return malloc(2 * (size_t)(count ? count : 1) * sizeof(uint64_t));
+}
+
+static void check_release(native_state *s, uint64_t *b)
+{
+    size_t words = 2 * (size_t)s->vpool_count * (size_t)s->vpool_n;
+    if (s->vpool && b >= s->vpool && b < s->vpool + words) s->vfree[s->nvfree++] = b;
+    else free(b);
+}
+
+/* verify=1: inflight check buffers for sums of up to max_count values (made
+ * again only when larger ones are asked for and none is in use) */
+static int reserve_checks(native_state *s, int max_count, int inflight)
+{
+    if (max_count <= s->vpool_count && inflight <= s->vpool_n) return OVK_OK;
+    if (s->nvfree != s->vpool_n) return OVK_OK; /* checks in flight: kept */
+    int count = max_count > s->vpool_count ? max_count : s->vpool_count;
+    int n = inflight > s->vpool_n ? inflight : s->vpool_n;
+    uint64_t *pool = malloc(2 * (size_t)count * (size_t)n * sizeof *pool);
+    uint64_t **list = malloc((size_t)n * sizeof *list);
+    if (!pool || !list) {
+        free(pool);
+        free(list);
+        return ovk__fail(OVK_ENOMEM, "native:verify: %d check buffers of %d words", n, 2 * count);
+    }
+    free(s->vpool);
+    free(s->vfree);
+    s->vpool = pool, s->vfree = list, s->vpool_count = count, s->vpool_n = s->nvfree = n;
+    for (int i = 0; i < n; i++) list[i] = pool + 2 * (size_t)count * (size_t)i;
+    return OVK_OK;
+}
+
 /* Start the checks, in start order, of every queued reduction complete here
  * (or, with `upto`, complete the reductions up to it first, and none after
  * it: a later one may not be started on every rank yet). */
@@ -285,7 +328,7 @@ static int verify_advance(native_state *s, const native_req *upto)
         rc = reduce_poll(q, upto != NULL, &done);
         if (rc || !done) return rc;
         size_t n = (size_t)q->count;
-        q->vbuf = malloc(2 * (n ? n : 1) * sizeof(uint64_t));
+        q->vbuf = check_buffer(s, q->count);
         if (!q->vbuf) return ovk__fail(OVK_ENOMEM, "native:verify: check buffer of %zu words", 2 * n);
         if (n) memcpy(q->vbuf, q->recvbuf, n * sizeof(uint64_t)); /* both types are 8 bytes */
         for (size_t i = 0; i < n; i++) q->vbuf[n + i] = ~q->vbuf[i];
@@ -313,7 +356,7 @@ static int verify_finish(native_state *s, native_req *nr)
     size_t n = (size_t)nr->count, i = 0;
     while (i < n && nr->vbuf[i] == ~nr->vbuf[n + i]) i++;
     verify_unqueue(s, nr);
-    free(nr->vbuf);
+    check_release(s, nr->vbuf);
     nr->vbuf = NULL;
     if (i == n) return OVK_OK;
     return ovk__fail(OVK_EMPI, "native:verify=1: the MPI_Iallreduce result of reduction #%llu (%d %s) differs "
@@ -385,20 +428,19 @@ static int native_wait(void *state, void *impl)
 
 /* The classes of counts 1 .. max_count, pinned, their buffers made now (as
  * many as leave NLOOSE classes free for other shapes; the rest are claimed
- * at their first start).  Without persistent=1 a start allocates nothing of
- * ours.  (verify=1 allocates each check's buffer at its start: not
- * reserved.) */
+ * at their first start), and verify=1's check buffers.  Without them a
+ * start allocates nothing of ours. */
 static int native_reserve(void *state, int max_count, ovk_datatype type, ovk_op op, int inflight)
 {
     native_state *s = state;
-    (void)inflight; /* a class's ring serves any number in flight */
-    if (!s->persistent) return OVK_OK;
+    int rc = s->verify ? reserve_checks(s, max_count, inflight) : OVK_OK;
+    if (rc || !s->persistent) return rc;
     int pinned = 0;
     for (int c = 0; c < NCLASS; c++) pinned += s->cls[c].pinned;
     for (int count = 1; count <= max_count; count++) {
         pclass *k = NULL;
         if (pinned >= NCLASS - NLOOSE) break;
-        int rc = class_of(s, count, type, op, &k);
+        rc = class_of(s, count, type, op, &k);
         if (rc) return rc;
         pinned += !k->pinned;
         k->pinned = 1;

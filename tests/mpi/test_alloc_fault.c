@@ -397,8 +397,9 @@ int main(int argc, char **argv)
                                            "amg",
 #endif
                                            "user"};
-    const char *backends[6] = {"blocking", "native", "nbc", "offload:engine=agent"};
-    int nbackends = 4;
+    const char *backends[8] = {"blocking", "native", "nbc", "offload:engine=agent", "blocking:verify=1",
+                               "native:verify=1"};
+    int nbackends = 6;
     if (runs_here("native:persistent=1")) backends[nbackends++] = "native:persistent=1";
     if (runs_here("offload:engine=fabric")) backends[nbackends++] = "offload:engine=fabric";
     enum { NSOLVERS = sizeof solvers / sizeof *solvers, NPRECONDS = sizeof preconds / sizeof *preconds };
@@ -412,7 +413,7 @@ int main(int argc, char **argv)
     /* --quick (the sanitizer build): every solver with jacobi and every
      * preconditioner with pipecg, not every pair (the same call sites) */
     quick = argc > 1 && !strcmp(argv[1], "--quick");
-    config configs[NSOLVERS * NPRECONDS + 12];
+    config configs[NSOLVERS * NPRECONDS + 16];
     int nconfigs = 0;
     for (int i = 0; i < NSOLVERS; i++)
         for (int j = 0; j < NPRECONDS; j++) {
@@ -425,7 +426,7 @@ int main(int argc, char **argv)
     /* and the solves of gmres on the backends that keep a program or
      * requests per shape: its sums take every count from 2 to the step's */
     for (int k = 0; k < nbackends; k++)
-        if (strstr(backends[k], "persistent") || strstr(backends[k], "fabric"))
+        if (strstr(backends[k], "persistent") || strstr(backends[k], "fabric") || strstr(backends[k], "verify"))
             configs[nconfigs++] = (config){"gmres", "jacobi", backends[k], 1, 1};
 
     /* arguments "solver/precond/backend" (prefixes of it) run those
