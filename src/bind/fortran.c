@@ -28,6 +28,8 @@ int ovk__f_options_get(const char *name, char **text, int *found);
 int ovk__f_solver_get_option(const ovk_solver *s, const char *key, char **text);
 int ovk__f_options_finalize(void);
 void ovk__f_free(void *p);
+int ovk__f_convdiff_create(MPI_Fint fcomm, int nx, int ny, int nz, int px, int py, int pz, const double *velocity,
+                           double peclet, int scheme, ovk_matrix **A);
 
 /* Record msg as the calling thread's failure detail; returns code. */
 int ovk__f_fail(int code, const char *msg)
@@ -184,6 +186,14 @@ int ovk__f_options_finalize(void)
 }
 
 void ovk__f_free(void *p) { free(p); }
+
+/* ovk_convdiff_create with a Fortran communicator (it checks the rest) */
+int ovk__f_convdiff_create(MPI_Fint fcomm, int nx, int ny, int nz, int px, int py, int pz, const double *velocity,
+                           double peclet, int scheme, ovk_matrix **A)
+{
+    return ovk_convdiff_create(MPI_Comm_f2c(fcomm), nx, ny, nz, px, py, pz, velocity, peclet,
+                               (ovk_convdiff_scheme)scheme, A);
+}
 
 /* The status and reason codes and the verdicts the module mirrors
  * (fortran/ovkrylov.f90's parameters, its test checks every name): a code

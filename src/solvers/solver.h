@@ -133,7 +133,11 @@ typedef struct ovk__ctx {
     ovk__monitor_state watch;
     int nonsymmetric;           /* the running variant's ovk__solver.nonsymmetric (set by the
                                    frame): a breakdown does not blame symmetry */
+    int values_nonsymmetric;    /* a variant with either_symmetry: the check found A's current
+                                   values not symmetric (set by the numeric setup) */
     ovk__scaling scale;         /* this solve's scaling (none: zeros) */
+    struct ovk__task *batch;    /* solve_many (many.c): this system's task, whose sums and
+                                   products the batch combines; NULL in an ordinary solve */
 } ovk__ctx;
 
 /* Kernel timing that leaves out the time the progress hook spent inside the
@@ -200,6 +204,7 @@ typedef struct ovk__solver {
      * it to compare them on their own kernels (pipecg, plcg have it). */
     int (*vector_step)(ovk__ctx *c, void *work, double *x);
     int nonsymmetric; /* 1: assumes neither A nor C symmetric: accepts any matrix */
+    int either_symmetry; /* 1: accepts any matrix, told by ovk__ctx.values_nonsymmetric which (auto) */
 } ovk__solver;
 
 /* A variant's instance: its work struct and vector block. */
@@ -340,6 +345,29 @@ int ovk__ctx_dots(ovk__ctx *c, int k, const double *const *x, const double *cons
 /* 1 when <r,r> = rr meets the tolerance. */
 static inline int ovk__converged(const ovk__ctx *c, double rr) { return rr < c->rr_stop; }
 
+/* ---- many right-hand sides (many.c) ---------------------------------- */
+
+/* The yield points of a system's task in a batch (c->batch set): its sums
+ * and products wait for the batch, which combines them with the other
+ * systems'.  sum_begin takes the n values at vals (reduced in place by the
+ * end) and gives a token for *req; sum_end waits for it (*waited: the
+ * seconds of the combined wait booked to this system).  product: s = A p
+ * and, when ps is not NULL, the local <p,s> (*took: the seconds booked). */
+int ovk__task_sum_begin(struct ovk__task *t, double *vals, int n, ovk_request **req);
+int ovk__task_sum_end(struct ovk__task *t, ovk_request *req, double *waited);
+int ovk__task_product(struct ovk__task *t, const double *p, double *s, double *ps, double *took);
+
+/* Collective: the k systems A X[j] = B[j] of the set-up variant v (its
+ * parsed options in c->params) solved together from the solver's context
+ * c, each in its own context copy and variant instance, results[j] each
+ * system's (reason, iterations, residual, timers; reductions: the whole
+ * batch's); st[j] its status (OVK_OK or what its solve returned, agreed).
+ * *current: the index of the system whose code runs (its callbacks can
+ * ask), -1 after.  Returns OVK_OK or an error of the batch itself
+ * (OVK_ENOMEM, agreed), in which case no system's result is meaningful. */
+int ovk__many_solve(ovk__ctx *c, const ovk__variant *v, int k, const double *const *B, double *const *X,
+                    ovk_pcg_result *results, int *st, int *current);
+
 /* ---- the Lanczos condition estimate (condest.c) ----------------------- */
 
 /* Record the coefficients of one CG step: alpha_j, and the beta_j that built
@@ -418,16 +446,23 @@ int ovk__single_reduction_run(ovk__ctx *c, const ovk__single_reduction_ops *ops,
 
 /* ---- the GMRES family (gmres.c; pgmres.c uses it too) ----------------- */
 
+/* When classical Gram-Schmidt makes a second pass (PETSc's
+ * -ksp_gmres_cgs_refinement_type names): never (unless the one-pass norm
+ * cancelled), ifneeded (CGS2), always; ovk__gmres_refine_names spells them. */
+enum { OVK__REFINE_NEVER, OVK__REFINE_IFNEEDED, OVK__REFINE_ALWAYS };
+extern const char *const ovk__gmres_refine_names[];
+
 /* The parsed spec of gmres, fgmres and pgmres (one layout: pgmres's
- * fallback, gmres, reads the same params): the restart M and, for pgmres,
- * the depth l and the shifts' interval [lmin, lmax] (user_shifts: given). */
+ * fallback, gmres, reads the same params): the restart M, the refinement
+ * (gmres, fgmres; pgmres: never) and, for pgmres, the depth l and the
+ * shifts' interval [lmin, lmax] (user_shifts: given). */
 typedef struct ovk__gmres_params {
     long restart, l;
     double lmin, lmax;
-    int user_shifts;
+    int user_shifts, refine;
 } ovk__gmres_params;
-/* Local: the spec's keys (restart; with pipelined also l in 1..max_l,
- * lmin, lmax) into *out (malloc'd, the caller's even on failure). */
+/* Local: the spec's keys (restart, refine; with pipelined restart, l in
+ * 1..max_l, lmin, lmax) into *out (malloc'd, the caller's even on failure). */
 int ovk__gmres_parse(ovk__opts *o, const char *owner, int pipelined, int max_l, ovk__gmres_params **out);
 
 /* The least-squares problem of a cycle: the (m + 1) x m Hessenberg matrix,
@@ -452,9 +487,10 @@ double ovk__arnoldi_rotate(ovk__arnoldi *a, int j);
 double ovk__arnoldi_solve(ovk__arnoldi *a, int k);
 
 /* Local, timed as axpy, progress hook active: out[i] = <X[i], w>, i < k,
- * in one pass over w (the sums of a reduction); y += sum_i coef[i] X[i]. */
+ * in one pass over w (the sums of a reduction); y = scale (y + sum_i
+ * coef[i] X[i]) in one pass over y.  Both take the X four at a time. */
 void ovk__gmres_dots(ovk__ctx *c, int k, const double *const *X, const double *w, double *out);
-void ovk__gmres_combine(ovk__ctx *c, int k, const double *const *X, const double *coef, double *y);
+void ovk__gmres_combine(ovk__ctx *c, int k, const double *const *X, const double *coef, double scale, double *y);
 /* y = a x (in place allowed) */
 void ovk__gmres_scale(ovk__ctx *c, double a, const double *x, double *y);
 
@@ -465,6 +501,7 @@ typedef struct ovk__gmres_cycle {
     double *const *Z;      /* the preconditioned basis (flexible), or NULL: x += C V y */
     double *t, *r;         /* scratch; r holds b - A x after */
     int k, iter;
+    int refine;            /* OVK__REFINE_*: the Gram-Schmidt passes */
 } ovk__gmres_cycle;
 /* Collective: the end of a cycle after the check of its last step (whose
  * reason stands in res): x updated from the k columns (not after a

@@ -199,6 +199,30 @@ program test_fortran
 
 contains
 
+    !> ovk_solver_solve_many on the columns of (nlocal, 3) arrays: b (as
+    !> the single solve x1 in its iterations), 2 b, 0; then bad sizes.
+    subroutine many_rhs(s, b, x1, iterations)
+        type(ovk_solver), intent(inout) :: s
+        real(real64), intent(in) :: b(:), x1(:)
+        integer, intent(in) :: iterations
+        real(real64), allocatable, target :: bm(:, :), xm(:, :)
+        type(ovk_pcg_result) :: rm(3)
+        integer :: ierr
+        allocate (bm(size(b), 3), xm(size(b), 3))
+        bm(:, 1) = b
+        bm(:, 2) = 2 * b
+        bm(:, 3) = 0
+        xm = 0
+        call ovk_solver_solve_many(s, bm, xm, rm, ierr)
+        call check(ierr == OVK_OK .and. rm(1)%iterations == iterations .and. rm(3)%iterations == 0, &
+            'solve_many: '//ovk_status_name(ierr))
+        call check(maxval(abs(xm(:, 1) - x1), mask=.true.) <= 1d-12 * max(1d0, maxval(abs(x1))) .or. size(b) == 0, &
+            'solve_many: system 1 as the single solve')
+        call check(all(xm(:, 3) == 0), 'solve_many: b = 0 gives x = 0')
+        call ovk_solver_solve_many(s, bm, xm(:, 1:2), rm, ierr)
+        call check(ierr == OVK_EINVAL, 'solve_many: x of 2 columns for 3 systems ('//ovk_status_name(ierr)//')')
+    end subroutine many_rhs
+
     !> Every check; the objects and arrays are local (freed on return).
     subroutine run_tests()
         integer :: rank, nranks, nlocal, first, ierr, total, i, cmp
@@ -299,6 +323,7 @@ contains
         call check(ierr == OVK_OK .and. res%reason == OVK_REASON_CONVERGED .and. res%iterations > 5, &
             'arrays: converged')
         call check(res%rel_residual < 1d-10 .and. res%time_max(OVK_TIMER_SOLVE) > 0, 'arrays: result fields')
+        call many_rhs(s, b, x1, res%iterations)
         call check(ovk_reason_name(res%reason) /= '', 'reason name')
         call ovk_vector_create(A1, vx, ierr)
         call ovk_vector_create(A1, vy, ierr)
@@ -454,6 +479,7 @@ contains
         call check(ierr == OVK_OK, 'the solver works after a refused solve')
 
         call callback_tests(rank, nranks, counts, first, nlocal)
+        call convdiff_tests(nranks)
         call options_tests(A1, rank, nranks, first, nlocal, env_case)
 
         call ovk_solver_destroy(s, ierr)
@@ -470,6 +496,41 @@ contains
             end if
         end if
     end subroutine run_tests
+
+    !> ovk_convdiff_create: gmres and auto converge on it (auto choosing a
+    !> nonsymmetric method), a CG variant is refused (OVK_ENOTSYM), a bad scheme
+    !> is OVK_EINVAL.
+    subroutine convdiff_tests(nranks)
+        integer, intent(in) :: nranks
+        type(ovk_matrix) :: C
+        type(ovk_solver) :: s
+        type(ovk_pcg_result) :: res
+        real(real64), allocatable :: b(:), x(:)
+        character(len=8), parameter :: specs(3) = [character(len=8) :: 'gmres', 'auto', 'alg1']
+        integer :: ierr, k
+        call ovk_convdiff_create(MPI_COMM_WORLD, 6, 5, 4, nranks, 1, 1, [1d0, 0.5d0, -0.25d0], 50d0, &
+            OVK_CONVDIFF_UPWIND, C, ierr)
+        call check(ierr == OVK_OK .and. ovk_matrix_nglobal(C) == 120 * nranks, 'convdiff: '//ovk_error_detail())
+        if (ierr /= OVK_OK) return
+        allocate (b(ovk_matrix_nlocal(C)), x(ovk_matrix_nlocal(C)))
+        b = 1
+        do k = 1, 3
+            x = 0
+            call ovk_solver_create(C, s, ierr, solver=trim(specs(k)), tol=1d-8, max_iter=500)
+            call check(ierr == OVK_OK, 'convdiff: create '//trim(specs(k)))
+            call ovk_solver_solve(s, b, x, res, ierr)
+            if (k < 3) then
+                call check(ierr == OVK_OK .and. res%reason == OVK_REASON_CONVERGED .and. res%rel_residual < 1d-8, &
+                    'convdiff: '//trim(specs(k))//' converges: '//ovk_error_detail())
+            else
+                call check(ierr == OVK_ENOTSYM, 'convdiff: alg1 refused: '//ovk_error_detail())
+            end if
+            call ovk_solver_destroy(s)
+        end do
+        call ovk_matrix_destroy(C)
+        call ovk_convdiff_create(MPI_COMM_WORLD, 6, 5, 4, nranks, 1, 1, [1d0, 0d0, 0d0], 50d0, 7, C, ierr)
+        call check(ierr == OVK_EINVAL, 'convdiff: scheme 7 refused')
+    end subroutine convdiff_tests
 
     !> The callbacks (operator, preconditioner, monitor with contexts), the
     !> history, the reducer handle and its reductions, failing callbacks,
