@@ -508,6 +508,12 @@ static void auto_view(const void *work, FILE *f)
     if (in->sv && in->sv->view) in->sv->view(in->work, f);
 }
 
+static const char *auto_chosen(const void *work)
+{
+    const auto_work *w = work;
+    return w->inner.v.sv ? w->inner.spec : NULL;
+}
+
 #define V(f) offsetof(auto_work, f)
 const ovk__solver ovk__solver_auto = {
     .name = "auto",
@@ -525,4 +531,5 @@ const ovk__solver ovk__solver_auto = {
     .either_symmetry = 1,
     .destroy = auto_destroy,
     .view = auto_view,
+    .chosen = auto_chosen,
 };

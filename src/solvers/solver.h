@@ -203,6 +203,10 @@ typedef struct ovk__solver {
      * are meaningless after it.  A variant choosing among others times
      * it to compare them on their own kernels (pipecg, plcg have it). */
     int (*vector_step)(ovk__ctx *c, void *work, double *x);
+    /* Optional, local: for a variant that runs another (after_setup chose
+     * it), that variant's spec ("pipecg", "plcg:l=2"), or NULL before a
+     * choice.  A batch of systems (many.c) runs the choice itself. */
+    const char *(*chosen)(const void *work);
     int nonsymmetric; /* 1: assumes neither A nor C symmetric: accepts any matrix */
     int either_symmetry; /* 1: accepts any matrix, told by ovk__ctx.values_nonsymmetric which (auto) */
 } ovk__solver;
