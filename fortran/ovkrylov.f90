@@ -154,6 +154,7 @@ module ovkrylov
         integer(c_int) :: history_len = 0
         real(c_double) :: auto_latency_us = 0, auto_work_us = 0 !< solver auto: what it measured (us)
         character(kind=c_char) :: auto_choice(32) = c_null_char  !< solver auto: the variant it chose
+        real(c_double) :: nullspace_inconsistency = 0 !< with a null space: ||Z^T b|| / ||b||
     end type ovk_pcg_result
 
     !> A distributed CSR matrix (rows split over the ranks).
@@ -307,7 +308,7 @@ module ovkrylov
     public :: ovk_vector_create, ovk_vector_wrap, ovk_vector_destroy, ovk_vector_data, ovk_vector_nlocal
     public :: ovk_solver_create, ovk_solver_destroy, ovk_solver_set_option, ovk_solver_get_option, &
         ovk_solver_set_options, ovk_solver_set_tolerances, ovk_solver_set_coordinates, ovk_solver_set_monitor, &
-        ovk_solver_setup, &
+        ovk_solver_setup, ovk_solver_set_nullspace, ovk_solver_set_nullspace_rigid_body, &
         ovk_solver_solve, ovk_solver_nlocal, ovk_solver_setup_time, ovk_solver_comm, &
         ovk_solver_solve_many, ovk_solver_system_index
     public :: ovk_solver_create_operator, ovk_solver_set_precond_fn, ovk_solver_set_history, &
@@ -583,6 +584,21 @@ module ovkrylov
             integer(c_int), value :: dim, nnodes
             real(c_double), intent(in) :: xyz(*)
             integer(c_int) :: c_solver_set_coordinates
+        end function
+        function c_solver_set_nullspace(s, has_constant, k, block, rows) bind(C, name='ovk__f_solver_set_nullspace')
+            import :: c_double, c_int, c_ptr
+            type(c_ptr), value :: s
+            integer(c_int), value :: has_constant, k, rows
+            real(c_double), intent(in) :: block(*)
+            integer(c_int) :: c_solver_set_nullspace
+        end function
+        function c_solver_set_nullspace_rigid_body(s, dim, nnodes, xyz) &
+            bind(C, name='ovk_solver_set_nullspace_rigid_body')
+            import :: c_double, c_int, c_ptr
+            type(c_ptr), value :: s
+            integer(c_int), value :: dim, nnodes
+            real(c_double), intent(in) :: xyz(*)
+            integer(c_int) :: c_solver_set_nullspace_rigid_body
         end function
         function c_solver_set_monitor(s, fn, ctx) bind(C, name='ovk_solver_set_monitor')
             import :: c_funptr, c_int, c_ptr
@@ -1322,6 +1338,46 @@ contains
                 'ovk_solver_set_coordinates', ierr)
         end if
     end subroutine ovk_solver_set_coordinates
+
+    !> The null space of a singular A (ovk_solver_set_nullspace in
+    !> solver.h): the constant when has_constant, and the columns of
+    !> vectors(nlocal, k) (copied; size(vectors, 1) must be the rank's row
+    !> count).  Collective; orthonormalised at the next setup.
+    subroutine ovk_solver_set_nullspace(s, has_constant, vectors, ierr)
+        type(ovk_solver), intent(inout) :: s
+        logical, intent(in) :: has_constant
+        real(c_double), intent(in), contiguous, optional :: vectors(:, :)
+        integer, intent(out), optional :: ierr
+        real(c_double) :: none(1)
+        integer(c_int) :: flag
+        flag = merge(1_c_int, 0_c_int, has_constant)
+        if (.not. present(vectors)) then
+            call finish(c_solver_set_nullspace(s%ptr, flag, 0_c_int, none, 0_c_int), 'ovk_solver_set_nullspace', ierr)
+        else if (size(vectors) == 0) then
+            call finish(c_solver_set_nullspace(s%ptr, flag, int(size(vectors, 2), c_int), none, &
+                int(size(vectors, 1), c_int)), 'ovk_solver_set_nullspace', ierr)
+        else
+            call finish(c_solver_set_nullspace(s%ptr, flag, int(size(vectors, 2), c_int), vectors, &
+                int(size(vectors, 1), c_int)), 'ovk_solver_set_nullspace', ierr)
+        end if
+    end subroutine ovk_solver_set_nullspace
+
+    !> The rigid-body modes from the coordinates xyz(dim, nnodes) of the
+    !> rank's nodes (dim 2: 3 modes, 3: 6; node k carries rows
+    !> dim*(k-1)+1 .. dim*k) as the null space.  Collective.
+    subroutine ovk_solver_set_nullspace_rigid_body(s, xyz, ierr)
+        type(ovk_solver), intent(inout) :: s
+        real(c_double), intent(in), contiguous :: xyz(:, :)
+        integer, intent(out), optional :: ierr
+        real(c_double) :: none(1)
+        if (size(xyz) == 0) then
+            call finish(c_solver_set_nullspace_rigid_body(s%ptr, int(size(xyz, 1), c_int), 0_c_int, none), &
+                'ovk_solver_set_nullspace_rigid_body', ierr)
+        else
+            call finish(c_solver_set_nullspace_rigid_body(s%ptr, int(size(xyz, 1), c_int), int(size(xyz, 2), c_int), &
+                xyz), 'ovk_solver_set_nullspace_rigid_body', ierr)
+        end if
+    end subroutine ovk_solver_set_nullspace_rigid_body
 
     ! The solver's callback box (made on first use); NULL for a solver not
     ! created, which the library then refuses.

@@ -85,6 +85,7 @@ typedef struct amg {
     int nmodes;
     HYPRE_Solver solver;
     ovk__amg_cycle *cycle; /* cycle=ovk: ours over hypre's hierarchy, else NULL */
+    int singular;          /* env->singular: the coarsest level is singular too */
 } amg;
 
 static int read_options(ovk__opts *opts, amg_opts *o)
@@ -410,7 +411,9 @@ static int configure(amg *m)
         {HYPRE_BoomerAMGSetNumSweeps, (HYPRE_Int)o->sweeps, "HYPRE_BoomerAMGSetNumSweeps", 1},
         {cycle_down, ours ? HY_JACOBI : relax_down[o->smoother], "SetCycleRelaxType", 1},
         {cycle_up, ours ? HY_JACOBI : relax_up[o->smoother], "SetCycleRelaxType", 1},
-        {cycle_coarsest, HY_GAUSS_ELIM, "SetCycleRelaxType", 1},
+        /* coarsest: Gaussian elimination, or l1-Jacobi for a singular A (a
+         * declared null space: elimination's result does not scale with r) */
+        {cycle_coarsest, m->singular ? HY_L1_JACOBI : HY_GAUSS_ELIM, "SetCycleRelaxType", 1},
         {HYPRE_BoomerAMGSetRelaxOrder, 0, "HYPRE_BoomerAMGSetRelaxOrder", 1},
         {HYPRE_BoomerAMGSetMaxLevels, (HYPRE_Int)o->max_levels, "HYPRE_BoomerAMGSetMaxLevels", 1},
         {HYPRE_BoomerAMGSetMaxCoarseSize, (HYPRE_Int)o->coarse_size, "SetMaxCoarseSize", 1},
@@ -458,6 +461,7 @@ static int amg_setup(void *state, const ovk__pc_env *env)
     if (!hypre_ready) rc = hy(HYPRE_Init(), "HYPRE_Init");
     hypre_ready = !rc;
     m->n = env->A->lay.nlocal;
+    m->singular = env->singular;
     rc = ovk__agree(m->comm, rc);
     if (rc) return rc;
     rc = ovk__agree(m->comm, build_objects(m, env));

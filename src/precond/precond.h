@@ -27,6 +27,7 @@ typedef struct ovk__pc_env {
     int coord_dim, ncoords;
     const double *coords;
     int nonsymmetric;    /* the solver assumes no symmetry: a_ii of either sign is fine */
+    int singular;        /* a null space is declared: A (and a coarse level) is singular */
 } ovk__pc_env;
 
 typedef struct ovk__pc_type {

@@ -236,7 +236,8 @@ contains
         logical :: env_case
         character(len=96) :: msg
         type(ovk_matrix) :: A1, A0, Abad
-        type(ovk_solver) :: s, s2
+        type(ovk_solver) :: s, s2, s3
+        real(real64), allocatable :: nsv(:, :)
         type(ovk_vector) :: vb, vx, vw, vbw, vy
         type(ovk_pcg_result) :: res, res2
         real(real64) :: tolread, rr, bb
@@ -307,6 +308,25 @@ contains
         call check(ierr == OVK_EINVAL, 'coordinates of dimension 4: OVK_EINVAL')
         call ovk_solver_set_coordinates(s, xyz(1:3, :), ierr)
         call check(ierr == OVK_OK, 'coordinates of dimension 3: '//ovk_error_detail())
+
+        ! ---- a null space: the wrong length on one rank, the constant twice, removal ----
+        call ovk_solver_create(A1, s3, ierr, solver='cg1')
+        allocate (nsv(nlocal + merge(1, 0, rank == 0), 1))
+        nsv = 1
+        call ovk_solver_set_nullspace(s3, .false., nsv, ierr)
+        text = ovk_error_detail()
+        call check(ierr == OVK_EINVAL .and. index(text, 'rows') > 0, &
+            'null space of the wrong length on one rank: OVK_EINVAL everywhere')
+        call ovk_solver_set_nullspace(s3, .true., nsv(1:nlocal, :), ierr)
+        call check(ierr == OVK_OK, 'null space: the constant and a vector: '//ovk_error_detail())
+        call ovk_solver_setup(s3, ierr)
+        text = ovk_error_detail()
+        call check(ierr == OVK_EINVAL .and. index(text, 'depends') > 0, &
+            'the constant twice: refused at setup')
+        call ovk_solver_set_nullspace(s3, .false., ierr=ierr)
+        if (ierr == OVK_OK) call ovk_solver_setup(s3, ierr)
+        call check(ierr == OVK_OK, 'null space removed: '//ovk_error_detail())
+        call ovk_solver_destroy(s3)
 
         ! ---- solve before setup ----
         allocate (b(nlocal), x1(nlocal), x2(nlocal), r(nlocal))
