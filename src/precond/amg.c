@@ -78,7 +78,8 @@ typedef struct amg {
     amg_opts o;
     MPI_Comm comm; /* hypre's duplicate of the solver's communicator */
     int n;
-    HYPRE_ParCSRMatrix A;
+    HYPRE_ParCSRMatrix A; /* 2^-scale_exp times the solver's matrix */
+    int scale_exp;
     HYPRE_ParVector b, x;
     HYPRE_ParVector *modes; /* [nmodes]; lent to hypre, ours to free */
     int nmodes;
@@ -226,14 +227,43 @@ static int make_parcsr(amg *m, const ovk_matrix *A, int nd)
     return fill_blocks(A, P);
 }
 
+/* Collective: hypre's copy scaled by 2^-e, its largest entry in [0.5, 1)
+ * (e over every rank).  hypre's setup multiplies entries together
+ * (interpolation weights, Galerkin products): at 1e-300 they underflow and
+ * the hierarchy is another one.  A power of two scales exactly: the
+ * preconditioner of s A is that of A, divided by s, when s is one. */
+static int unit_scale(amg *m)
+{
+    hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
+    hypre_CSRMatrix *blk[2] = {hypre_ParCSRMatrixDiag(P), hypre_ParCSRMatrixOffd(P)};
+    double amax = 0.0;
+    for (int b = 0; b < 2; b++) {
+        const double *v = hypre_CSRMatrixData(blk[b]);
+        for (int k = 0, nnz = hypre_CSRMatrixI(blk[b])[hypre_CSRMatrixNumRows(blk[b])]; k < nnz; k++)
+            amax = fmax(amax, fabs(v[k]));
+    }
+    if (MPI_Allreduce(MPI_IN_PLACE, &amax, 1, MPI_DOUBLE, MPI_MAX, m->comm) != MPI_SUCCESS)
+        return ovk__fail(OVK_EMPI, "MPI_Allreduce (amg: the largest entry)");
+    m->scale_exp = 0;
+    if (amax > 0.0 && isfinite(amax)) frexp(amax, &m->scale_exp);
+    for (int b = 0; b < 2 && m->scale_exp; b++) {
+        double *v = hypre_CSRMatrixData(blk[b]);
+        for (int k = 0, nnz = hypre_CSRMatrixI(blk[b])[hypre_CSRMatrixNumRows(blk[b])]; k < nnz; k++)
+            v[k] = ldexp(v[k], -m->scale_exp);
+    }
+    return OVK_OK;
+}
+
 /* Collective: hypre's ParCSR of A's current values, built from A's blocks
- * without hypre's IJ assembly. */
+ * without hypre's IJ assembly, at unit scale. */
 static int build_matrix(amg *m, const ovk_matrix *A)
 {
     int nd = 0;
     int rc = ovk__agree(m->comm, diag_entries(A, &nd));
     if (rc) return rc;
     rc = ovk__agree(m->comm, make_parcsr(m, A, nd));
+    if (rc) return rc;
+    rc = ovk__agree(m->comm, unit_scale(m));
     if (rc) return rc;
     hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
     rc = ovk__agree(m->comm, hy(hypre_ParCSRMatrixSetNumNonzeros(P), "hypre_ParCSRMatrixSetNumNonzeros"));
@@ -441,7 +471,9 @@ static int amg_setup(void *state, const ovk__pc_env *env)
     /* our cycle on hypre's hierarchy; one level (a matrix of at most coarse_size rows): hypre's solve */
     if (m->o.cycle != CYCLE_OVK || hypre_ParAMGDataNumLevels((hypre_ParAMGData *)m->solver) < 2) return OVK_OK;
     int jacobi = m->o.smoother == SM_L1JACOBI, steps = (int)(jacobi ? m->o.sweeps : m->o.degree);
-    return ovk__amg_cycle_setup(m->solver, env->A, m->comm, steps, jacobi, m->o.ratio, &m->cycle);
+    rc = ovk__amg_cycle_setup(m->solver, env->A, m->comm, steps, jacobi, m->o.ratio, &m->cycle);
+    if (!rc) ovk__amg_cycle_set_scale(m->cycle, m->scale_exp);
+    return rc;
 }
 
 /* z = V-cycle(r): hypre's vectors borrow r and z for the call */
@@ -459,6 +491,7 @@ static int amg_apply(void *state, const double *r, double *z, const ovk__hook *h
     HYPRE_Int herr = HYPRE_BoomerAMGSolve(m->solver, m->A, m->b, m->x);
     hypre_VectorData(bl) = bd;
     hypre_VectorData(xl) = xd;
+    for (int i = 0; i < m->n && m->scale_exp; i++) z[i] = ldexp(z[i], -m->scale_exp); /* (2^-e A)^-1 = 2^e A^-1 */
     return hy(herr, "HYPRE_BoomerAMGSolve");
 }
 

@@ -64,6 +64,7 @@ struct ovk__amg_cycle {
     hypre_ParAMGData *amg;
     int degree, jacobi;
     double ratio;
+    int scale_exp; /* the levels l >= 1 are of 2^-scale_exp A's hierarchy */
     int coarse_sweeps; /* a singular A: l1-Jacobi sweeps on the coarsest level, not hypre's solve */
 };
 
@@ -224,13 +225,13 @@ static int estimate(level *L, MPI_Comm comm)
         double v[2] = {0.0, 0.0};
         for (int i = 0; i < n; i++) {
             v[0] += x[i] * y[i];
-            v[1] += x[i] * x[i] / L->dinv[i];
+            v[1] += x[i] * (x[i] / L->dinv[i]); /* (x_i^2 overflows first when A is far from unit scale) */
         }
         rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce (amg estimate)");
         if (rc) return rc;
         q = v[1] > 0.0 ? v[0] / v[1] : 1.0;
         double scale = v[1] > 0.0 ? 1.0 / sqrt(v[1]) : 1.0; /* x_{k+1} = D^-1 A x_k / ||x_k||_D */
-        for (int i = 0; i < n; i++) x[i] = scale * L->dinv[i] * y[i];
+        for (int i = 0; i < n; i++) x[i] = scale * (L->dinv[i] * y[i]);
     }
     L->emax = fmin(1.0, EMAX_SAFETY * q);
     return OVK_OK;
@@ -408,7 +409,9 @@ static int vcycle(const ovk__amg_cycle *c, int l, const double *b, double *x, co
     }
     int rc = smooth(L, c->degree, c->jacobi, x, 1, h);
     if (rc) return rc;
-    if (hypre_ParCSRMatrixMatvecT(1.0, L->P, L->vres, 0.0, hypre_ParAMGDataFArray(c->amg)[l + 1]))
+    /* b_1 = 2^-e P^T r: the coarse levels solve with 2^-e A_l, so V(1, b_1) is A_1^-1 P^T r */
+    double alpha = l == 0 ? ldexp(1.0, -c->scale_exp) : 1.0;
+    if (hypre_ParCSRMatrixMatvecT(alpha, L->P, L->vres, 0.0, hypre_ParAMGDataFArray(c->amg)[l + 1]))
         return fail_hy("hypre_ParCSRMatrixMatvecT");
     ovk__poke(h);
     rc = vcycle(c, l + 1, C->b, C->x, h);
@@ -424,6 +427,8 @@ static int vcycle(const ovk__amg_cycle *c, int l, const double *b, double *x, co
     ovk__zxpby(n, b, -1.0, L->t, L->res, h);
     return smooth(L, c->degree, c->jacobi, x, 0, h);
 }
+
+void ovk__amg_cycle_set_scale(ovk__amg_cycle *c, int e) { c->scale_exp = e; }
 
 int ovk__amg_cycle_apply(const ovk__amg_cycle *c, const double *r, double *z, const ovk__hook *h)
 {
