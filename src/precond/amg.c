@@ -138,6 +138,14 @@ static int read_options(ovk__opts *opts, amg_opts *o)
     int rc = ovk__opts_read(opts, "amg", t, (int)(sizeof t / sizeof t[0]));
     if (rc) return rc;
     if (o->nodal < 0) o->nodal = o->bs > 1 ? NODAL_DEFAULT : 0; /* nodal coarsening for systems */
+    /* the defaults of each class (docs/preconditioners.md): scalar problems
+     * PMIS with one level of aggressive coarsening and one Chebyshev step
+     * (setup + solve 0.65x the denser HMIS hierarchy's at degree 2 on the
+     * Laplacian); systems HMIS, nodal, one step (aggressive coarsening
+     * doubled their iterations) */
+    if (o->coarsen < 0) o->coarsen = o->bs > 1 ? 0 : 1; /* coarsen_names: hmis, pmis */
+    if (o->agg_levels < 0) o->agg_levels = o->bs > 1 ? 0 : 1;
+    if (o->degree < 0) o->degree = 1;
     if (o->smoother < 0) o->smoother = o->cycle == CYCLE_OVK ? SM_CHEBY : SM_L1GS;
     if (o->cycle == CYCLE_OVK && o->smoother != SM_CHEBY && o->smoother != SM_L1JACOBI)
         return ovk__fail(OVK_EOPTION, "amg: cycle=ovk smooths with cheby or l1jacobi (smoother=%s needs cycle=hypre)",
@@ -156,8 +164,9 @@ static int amg_create(ovk__opts *opts, void **state)
     if (!m) return ovk__fail(OVK_ENOMEM, "amg");
     *state = m;
     m->comm = MPI_COMM_NULL;
-    m->o = (amg_opts){.strong = 0.25, .smoother = -1, .cycle = CYCLE_OVK, .degree = 2, .ratio = 4.0, .pmax = 4,
-                      .sweeps = 1, .max_levels = 25, .coarse_size = 9, .bs = 1, .nodal = -1, .rbm = 1, .qmax = 4, .rbm_level = RBM_LEVEL_DEFAULT,
+    m->o = (amg_opts){.strong = 0.25, .coarsen = -1, .smoother = -1, .cycle = CYCLE_OVK, .degree = -1, .ratio = 4.0,
+                      .pmax = 4, .sweeps = 1, .max_levels = 25, .agg_levels = -1, .coarse_size = 9, .bs = 1, .nodal = -1,
+                      .rbm = 1, .qmax = 4, .rbm_level = RBM_LEVEL_DEFAULT,
                       .reuse = 0, .reuse_tol = 0.3};
     return read_options(opts, &m->o);
 }
@@ -669,10 +678,10 @@ const ovk__pc_type ovk__pc_amg = {
     .alias = "boomeramg",
     .description = "algebraic multigrid: one V-cycle over hypre BoomerAMG's hierarchy (symmetric smoothing)",
     .options = "cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25); "
-               "coarsen=hmis|pmis|falgout|cljp; interp=ext+i|ext|classical|direct|multipass; pmax=N (4, 0: no "
+               "coarsen=hmis|pmis|falgout|cljp (pmis; hmis when bs>1); interp=ext+i|ext|classical|direct|multipass; pmax=N (4, 0: no "
                "limit); smoother=cheby|l1jacobi (cycle=ovk, cheby) or l1gs|sgs|l1jacobi|cheby (cycle=hypre, l1gs); "
-               "degree=N (2, cheby steps, cycle=ovk); ratio=R (4, cheby interval emax/emin, cycle=ovk); sweeps=N (1); "
-               "max_levels=N (25); agg_levels=N (0, aggressive coarsening); coarse_size=N (9); bs=N (1, "
+               "degree=N (1, cheby steps, cycle=ovk); ratio=R (4, cheby interval emax/emin, cycle=ovk); sweeps=N (1); "
+               "max_levels=N (25); agg_levels=N (1; 0 when bs>1: levels of aggressive coarsening); coarse_size=N (9); bs=N (1, "
                "unknowns per node); nodal=0..6 (4 when bs>1); rbm=0|1 (1: rigid-body modes from the "
                "solver's coordinates); rbm_level=N (2, the first level whose interpolation takes them; 0: all); "
                "qmax=N (4); reuse=K (0, value updates served by the kept interpolation, cycle=ovk); reuse_tol=T "
