@@ -69,6 +69,10 @@ enum { NODAL_DEFAULT = 4 };
  * with fewer iterations */
 enum { RBM_LEVEL_DEFAULT = 2 };
 enum { MAX_LEVELS = 40 };
+/* a 20-step time loop whose field moves a few percent a step (ovk_heat
+ * -varcoef): the same iterations with the kept interpolation, setup + solve
+ * 0.68x with 10, 0.91x with 5 (docs/performance.md, section 9) */
+enum { REUSE_DEFAULT = 10 };
 
 static const char *const coarsen_names[] = {"hmis", "pmis", "falgout", "cljp", NULL};
 static const int coarsen_types[] = {HY_HMIS, HY_PMIS, HY_FALGOUT, HY_CLJP};
@@ -150,6 +154,7 @@ static int read_options(ovk__opts *opts, amg_opts *o)
     if (o->cycle == CYCLE_OVK && o->smoother != SM_CHEBY && o->smoother != SM_L1JACOBI)
         return ovk__fail(OVK_EOPTION, "amg: cycle=ovk smooths with cheby or l1jacobi (smoother=%s needs cycle=hypre)",
                          smoother_names[o->smoother]);
+    if (o->reuse < 0) o->reuse = o->cycle == CYCLE_OVK ? REUSE_DEFAULT : 0;
     if (o->reuse > 0 && o->cycle != CYCLE_OVK)
         return ovk__fail(OVK_EOPTION, "amg: reuse=%ld keeps the hierarchy for our cycle (cycle=ovk), not cycle=hypre",
                          o->reuse);
@@ -167,7 +172,7 @@ static int amg_create(ovk__opts *opts, void **state)
     m->o = (amg_opts){.strong = 0.25, .coarsen = -1, .smoother = -1, .cycle = CYCLE_OVK, .degree = -1, .ratio = 4.0,
                       .pmax = 4, .sweeps = 1, .max_levels = 25, .agg_levels = -1, .coarse_size = 9, .bs = 1, .nodal = -1,
                       .rbm = 1, .qmax = 4, .rbm_level = RBM_LEVEL_DEFAULT,
-                      .reuse = 0, .reuse_tol = 0.3};
+                      .reuse = -1, .reuse_tol = 0.3};
     return read_options(opts, &m->o);
 }
 
@@ -684,7 +689,7 @@ const ovk__pc_type ovk__pc_amg = {
                "max_levels=N (25); agg_levels=N (1; 0 when bs>1: levels of aggressive coarsening); coarse_size=N (9); bs=N (1, "
                "unknowns per node); nodal=0..6 (4 when bs>1); rbm=0|1 (1: rigid-body modes from the "
                "solver's coordinates); rbm_level=N (2, the first level whose interpolation takes them; 0: all); "
-               "qmax=N (4); reuse=K (0, value updates served by the kept interpolation, cycle=ovk); reuse_tol=T "
+               "qmax=N (4); reuse=K (10 with cycle=ovk, value updates served by the kept interpolation; 0: none); reuse_tol=T "
                "(0.3, a row's relative change that forces a full setup); print=0..3 (hypre's print level)",
     .needs_matrix = 1,
     .create = amg_create,

@@ -41,18 +41,18 @@ for np in 2 3; do
   check "elasticity at $np ranks: rigid-body modes $i1 iterations < $i0 without, one line per solve" $?
 done
 # the modes' setup costs at most 1.5x the setup without them (a sanity bound on
-# one machine, the smallest of 5 interleaved runs each; the figures are in
-# docs/performance.md)
+# one machine: the medians of 5 interleaved runs each, their hierarchies of
+# nearly the same size; the figures are in docs/performance.md)
 su_of() { sed -n 's/^Setup Time = \([0-9.]*\) s/\1/p' <<<"$1"; }
-best1=99 best0=99
+median() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | awk '{v[NR] = $1} END {print NR == 5 ? v[3] : 99}'; }
+all1="" all0=""
 for k in 1 2 3 4 5; do
-  s1=$(su_of "$(run 2 "$bin/ovk_elasticity" -n 20 10 10 -rbm 1 2>&1)")
-  s0=$(su_of "$(run 2 "$bin/ovk_elasticity" -n 20 10 10 -rbm 0 2>&1)")
-  best1=$(awk -v a="$best1" -v b="${s1:-99}" 'BEGIN{print (b < a) ? b : a}')
-  best0=$(awk -v a="$best0" -v b="${s0:-99}" 'BEGIN{print (b < a) ? b : a}')
+  all1="$all1 $(su_of "$(run 2 "$bin/ovk_elasticity" -n 20 10 10 -rbm 1 2>&1)")"
+  all0="$all0 $(su_of "$(run 2 "$bin/ovk_elasticity" -n 20 10 10 -rbm 0 2>&1)")"
 done
-awk -v a="$best1" -v b="$best0" 'BEGIN{exit !(a < 99 && a <= 1.5 * b)}'
-check "elasticity setup with the modes $best1 s <= 1.5x without ($best0 s)" $?
+m1=$(median "$all1") m0=$(median "$all0")
+awk -v a="$m1" -v b="$m0" 'BEGIN{exit !(a < 99 && b < 99 && a <= 1.5 * b)}'
+check "elasticity setup with the modes $m1 s <= 1.5x without ($m0 s), medians of 5" $?
 o=$(run 2 "$bin/ovk_elasticity" -n 12 6 6 -precond jacobi 2>&1); rc=$?
 j=$(its_of "$o"); [ $rc -eq 0 ] && [ "$j" -gt "$i0" ]; check "elasticity with jacobi: $j iterations (more than amg)" $?
 # hypre's GM interpolation from the finest level (rbm_level=0) with qmax=1 fails in its setup: the error comes
