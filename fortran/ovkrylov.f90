@@ -283,6 +283,11 @@ module ovkrylov
     interface ovk_solver_solve
         module procedure solver_solve_vectors, solver_solve_arrays
     end interface
+    !> Solve k systems together (collective): k vectors each, or the
+    !> columns of this rank's arrays B(nlocal, k) and X(nlocal, k).
+    interface ovk_solver_solve_many
+        module procedure solver_solve_many_vectors, solver_solve_many_arrays
+    end interface
     !> Start a split-phase reduction of real(c_double) or integer(int64)
     !> buffers.
     interface ovk_reduce_start
@@ -300,7 +305,8 @@ module ovkrylov
     public :: ovk_solver_create, ovk_solver_destroy, ovk_solver_set_option, ovk_solver_get_option, &
         ovk_solver_set_options, ovk_solver_set_tolerances, ovk_solver_set_coordinates, ovk_solver_set_monitor, &
         ovk_solver_setup, &
-        ovk_solver_solve, ovk_solver_nlocal, ovk_solver_setup_time, ovk_solver_comm
+        ovk_solver_solve, ovk_solver_nlocal, ovk_solver_setup_time, ovk_solver_comm, &
+        ovk_solver_solve_many, ovk_solver_system_index
     public :: ovk_solver_create_operator, ovk_solver_set_precond_fn, ovk_solver_set_history, &
         ovk_solver_set_reducer, ovk_solver_progress
     public :: ovk_reducer_create, ovk_reducer_destroy, ovk_reducer_name, ovk_reducer_spec, ovk_reducer_progress, &
@@ -581,6 +587,19 @@ module ovkrylov
             type(c_ptr), value :: s, b, x
             type(ovk_pcg_result), intent(out) :: res
             integer(c_int) :: c_solver_solve
+        end function
+        function c_solver_solve_many(s, k, b, x, res) bind(C, name='ovk_solver_solve_many')
+            import :: c_int, c_ptr, ovk_pcg_result
+            type(c_ptr), value :: s
+            integer(c_int), value :: k
+            type(c_ptr), intent(in) :: b(*), x(*)
+            type(ovk_pcg_result), intent(inout) :: res(*)
+            integer(c_int) :: c_solver_solve_many
+        end function
+        function c_solver_system_index(s) bind(C, name='ovk_solver_system_index')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: s
+            integer(c_int) :: c_solver_system_index
         end function
         function c_solver_vector_create(s, data, v) bind(C, name='ovk_solver_vector_create')
             import :: c_int, c_ptr
@@ -1540,6 +1559,82 @@ contains
         call c_vector_destroy(vx)
         call finish(rc, 'ovk_solver_solve', ierr)
     end subroutine solver_solve_arrays
+
+    !> Solve the k = size(b) systems A x(j) = b(j) together (C's
+    !> ovk_solver_solve_many: one reduction and one matrix pass per step for
+    !> all of them); result(j) is system j's.  Collective.  ierr: OVK_OK when
+    !> every system converged, else the first failing system's status (its
+    !> own reason in its result; the others unharmed), or an argument error
+    !> (size(x) or size(result) not size(b), k = 0) on every rank.
+    subroutine solver_solve_many_vectors(s, b, x, result, ierr)
+        type(ovk_solver), intent(inout) :: s
+        type(ovk_vector), intent(in) :: b(:)
+        type(ovk_vector), intent(inout) :: x(:)
+        type(ovk_pcg_result), intent(out) :: result(:)
+        integer, intent(out), optional :: ierr
+        type(c_ptr) :: pb(max(1, size(b))), px(max(1, size(b)))
+        integer :: j, k
+        integer(c_int) :: rc
+        k = size(b)
+        do j = 1, k
+            pb(j) = b(j)%ptr
+            if (j <= size(x)) px(j) = x(j)%ptr
+        end do
+        if (size(x) /= k .or. size(result) < k) then ! refused in the solve's agreement
+            rc = f_solver_refuse_solve(s%ptr, fail(OVK_EINVAL, 'ovk_solver_solve_many: x and result must have size(b) &
+                &elements'))
+            k = min(k, size(x), size(result))
+        end if
+        rc = c_solver_solve_many(s%ptr, int(k, c_int), pb, px, result)
+        call finish(rc, 'ovk_solver_solve_many', ierr)
+    end subroutine solver_solve_many_vectors
+
+    !> The same on this rank's arrays: column j of b(nlocal, k) and
+    !> x(nlocal, k) is system j (used in place for the call).
+    subroutine solver_solve_many_arrays(s, b, x, result, ierr)
+        type(ovk_solver), intent(inout) :: s
+        real(c_double), intent(in), target, contiguous :: b(:, :)
+        real(c_double), intent(inout), target, contiguous :: x(:, :)
+        type(ovk_pcg_result), intent(out) :: result(:)
+        integer, intent(out), optional :: ierr
+        type(c_ptr) :: pb(max(1, size(b, 2))), px(max(1, size(b, 2)))
+        integer :: j, k
+        integer(c_int) :: rc, n
+        k = size(b, 2)
+        n = c_solver_nlocal(s%ptr)
+        pb = c_null_ptr
+        px = c_null_ptr
+        rc = OVK_OK
+        if (size(b, 1) /= n .or. size(x, 1) /= n .or. size(x, 2) /= k .or. size(result) < k) then
+            rc = fail(OVK_EINVAL, 'ovk_solver_solve_many: b and x must be (nlocal, k), result k long')
+        end if
+        do j = 1, k
+            if (rc /= OVK_OK) exit
+            if (n == 0) then
+                rc = c_solver_vector_create(s%ptr, c_null_ptr, pb(j))
+                if (rc == OVK_OK) rc = c_solver_vector_create(s%ptr, c_null_ptr, px(j))
+            else
+                rc = c_solver_vector_create(s%ptr, c_loc(b(1, j)), pb(j))
+                if (rc == OVK_OK) rc = c_solver_vector_create(s%ptr, c_loc(x(1, j)), px(j))
+            end if
+        end do
+        if (rc /= OVK_OK) then ! the other ranks hear of it in the solve's agreement: a NULL element here
+            rc = f_solver_refuse_solve(s%ptr, rc)
+        end if
+        rc = c_solver_solve_many(s%ptr, int(k, c_int), pb, px, result)
+        do j = 1, k
+            call c_vector_destroy(pb(j))
+            call c_vector_destroy(px(j))
+        end do
+        call finish(rc, 'ovk_solver_solve_many', ierr)
+    end subroutine solver_solve_many_arrays
+
+    !> Inside a callback of ovk_solver_solve_many: the system being solved,
+    !> 1-based (0 outside a solve_many).  Local.
+    integer function ovk_solver_system_index(s)
+        type(ovk_solver), intent(in) :: s
+        ovk_solver_system_index = int(c_solver_system_index(s%ptr)) + 1
+    end function ovk_solver_system_index
 
     !> Rows of the solver on this rank.
     pure integer function ovk_solver_nlocal(s)

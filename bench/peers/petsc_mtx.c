@@ -9,7 +9,9 @@
  * sub-PC).
  *
  *   mpiexec -n 2 petsc_mtx -f FILE.mtx [-tol T] [-maxit N] [-repeat R]
- *                          [-rhs Aones|random] [-bs N] [-coords FILE.xyz] [PETSc options]
+ *                          [-rhs Aones|random] [-bs N] [-coords FILE.xyz] [-nrhs K] [PETSc options]
+ *
+ *   -nrhs K       then KSPMatSolve on K random right-hand sides (mat_solve)
  *
  *   -rhs Aones    b = A * 1 (default: what compare_peers.sh and precond_bench.sh
  *                 compare with ovk_mtx_solve)
@@ -176,6 +178,56 @@ static PetscErrorCode solve_repeats(Mat A, const peer_mtx_args *a, const double 
     PetscFunctionReturn(0);
 }
 
+/* -nrhs K (K > 1): KSPMatSolve on K right-hand sides as ovk_many_bench
+ * makes them (column j: a hash of the global row and j, in [0, 1)), a new
+ * KSP per repeat with its setup untimed; prints `MatSolve Time = T s`
+ * (median of the repeats, slowest rank) and the KSP's iterations.  PETSc
+ * solves the columns of a KSPCG one after another (KSPMatSolve's
+ * fallback for a KSP without a block method). */
+static double many_rhs_value(long long row, long long j)
+{
+    unsigned long long g = (unsigned long long)row * 0x9E3779B97F4A7C15ull + (unsigned long long)j * 0xD1B54A32D192ED03ull;
+    g = (g ^ (g >> 30)) * 0xBF58476D1CE4E5B9ull;
+    g = (g ^ (g >> 27)) * 0x94D049BB133111EBull;
+    return (double)((g ^ (g >> 31)) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static PetscErrorCode mat_solve(Mat A, const peer_mtx_args *a, PetscInt k)
+{
+    Mat B, X;
+    KSP ksp = NULL;
+    PC pc;
+    PetscInt lo, hi, its = 0;
+    PetscScalar *v;
+    double *t;
+    PetscFunctionBeginUser;
+    PetscCall(MatGetOwnershipRange(A, &lo, &hi));
+    PetscCall(MatCreateDense(PETSC_COMM_WORLD, hi - lo, PETSC_DECIDE, PETSC_DETERMINE, k, NULL, &B));
+    PetscCall(MatDuplicate(B, MAT_DO_NOT_COPY_VALUES, &X));
+    PetscCall(MatDenseGetArray(B, &v));
+    for (PetscInt j = 0; j < k; j++)
+        for (PetscInt i = lo; i < hi; i++) v[(size_t)j * (size_t)(hi - lo) + (size_t)(i - lo)] = many_rhs_value(i, j);
+    PetscCall(MatDenseRestoreArray(B, &v));
+    PetscCall(PetscMalloc1(a->repeat, &t));
+    for (int r = 0; r < a->repeat; r++) {
+        PetscCall(KSPDestroy(&ksp));
+        PetscCall(peer_ksp_cg(A, a->tol, a->maxit, &ksp, &pc));
+        PetscCall(KSPSetUp(ksp));
+        PetscCall(MatZeroEntries(X));
+        double t0 = ovk_bench_sync();
+        PetscCall(KSPMatSolve(ksp, B, X));
+        t[r] = ovk_bench_slowest(MPI_Wtime() - t0);
+    }
+    PetscCall(KSPGetIterationNumber(ksp, &its));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MatSolve K = %d: last column %d iterations\nMatSolve Time = %.6f s\n",
+                          (int)k, (int)its, ovk_bench_median(t, a->repeat)));
+    PetscCall(PetscFree(t));
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(MatDestroy(&B));
+    PetscCall(MatDestroy(&X));
+    PetscFunctionReturn(0);
+}
+
 /* The Solver, Converged reason, Matrix and Right-hand side lines. */
 static PetscErrorCode print_setting(KSP ksp, PC pc, Mat A, const peer_mtx_args *a, PetscInt N, int with_xyz)
 {
@@ -234,6 +286,9 @@ int main(int argc, char **argv)
     PetscCall(peer_ksp_result(ksp, A, x, b, r, &res));
     PetscCall(print_setting(ksp, pc, A, &a, (PetscInt)m.n, xyz != NULL));
     peer_print_result(&res);
+    PetscInt nrhs = 0;
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-nrhs", &nrhs, NULL));
+    if (nrhs > 1) PetscCall(mat_solve(A, &a, nrhs));
     PetscCall(PetscFree2(ts, tu));
     peer_mtx_free(&m);
     free(xyz);

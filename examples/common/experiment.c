@@ -3,6 +3,8 @@
  * -ovk_* options pass through to its options database. */
 #include "experiment.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +74,7 @@ void ovk_drv_usage(FILE *f)
             "                       only) (default jacobi)\n"
             "  -atol A              absolute tolerance: converged when ||r|| < max(tol ||b||, A) (0)\n"
             "  -halo MODE           halo exchange of the matvec: isend (default), persistent, neighbor\n"
+            "  -nrhs K              solve K right-hand sides together (b and K - 1 random ones)\n"
             "  -latency_us A        model a network: every reduction takes at least A us\n"
             "  -latency_model TEXT  alpha=..,beta=..,gamma=..,P=.. (us, us/level, us/byte) or a preset\n"
             "                       (default $%s); presets:\n",
@@ -118,7 +121,8 @@ int ovk_drv_parse_flag(int argc, char **argv, int *i, ovk_drv_experiment *e)
         return 1;
     }
     if (strcmp(f, "-latency_us") && strcmp(f, "-latency_model") && strcmp(f, "-noise") && strcmp(f, "-csv") &&
-        strcmp(f, "-replace_every") && strcmp(f, "-precond") && strcmp(f, "-atol") && strcmp(f, "-halo"))
+        strcmp(f, "-replace_every") && strcmp(f, "-precond") && strcmp(f, "-atol") && strcmp(f, "-halo") &&
+        strcmp(f, "-nrhs"))
         return 0;
     if (*i + nargs >= argc) return -1;
     const char *v = argv[*i + 1];
@@ -139,6 +143,13 @@ int ovk_drv_parse_flag(int argc, char **argv, int *i, ovk_drv_experiment *e)
         return strcmp(v, modes[e->halo]) ? -1 : 1;
     }
     if (!strcmp(f, "-latency_model")) return set_latency(e, v);
+    if (!strcmp(f, "-nrhs")) {
+        char *end = NULL;
+        long k = strtol(v, &end, 10);
+        if (!*v || *end || k < 1 || k > 100000L) return -1;
+        e->nrhs = (int)k;
+        return 1;
+    }
     if (!strcmp(f, "-replace_every")) {
         char *end = NULL;
         long k = strtol(v, &end, 10);
@@ -258,6 +269,61 @@ static int print_residual(ovk_solver *s, int iteration, double rnorm, double rel
     return 0;
 }
 
+/* right-hand side j > 0 of -nrhs: a hash of (global row, j) in [0, 1) */
+static double rhs_value(long long row, int j)
+{
+    uint64_t g = (uint64_t)row * 0x9E3779B97F4A7C15ull + (uint64_t)j * 0xD1B54A32D192ED03ull;
+    g = (g ^ (g >> 30)) * 0xBF58476D1CE4E5B9ull;
+    g = (g ^ (g >> 27)) * 0x94D049BB133111EBull;
+    return (double)((g ^ (g >> 31)) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* -nrhs K: b and K - 1 random right-hand sides solved together, x the
+ * first's; one line per system on rank 0, *res the batch's summary */
+static int solve_many(const ovk_drv_experiment *e, ovk_solver *s, const ovk_matrix *A, const ovk_vector *b,
+                      ovk_vector *x, ovk_pcg_result *res)
+{
+    int k = e->nrhs, rank = 0, rc = OVK_OK, n = ovk_vector_nlocal(x);
+    ovk_vector **B = calloc((size_t)k, sizeof *B), **X = calloc((size_t)k, sizeof *X);
+    ovk_pcg_result *all = calloc((size_t)k, sizeof *all);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (!B || !X || !all) rc = OVK_ENOMEM;
+    for (int j = 1; !rc && j < k; j++) {
+        rc = ovk_vector_create(A, &B[j]);
+        if (!rc) rc = ovk_vector_create(A, &X[j]);
+        for (int i = 0; !rc && i < n; i++)
+            ovk_vector_data(B[j])[i] = rhs_value(ovk_matrix_row_start(A) + i, j);
+    }
+    rc = ovk_drv_agree(rc);
+    if (rc) goto cleanup;
+    B[0] = (ovk_vector *)b; /* read only */
+    X[0] = x;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    rc = ovk_solver_solve_many(s, k, B, X, all);
+    double t = MPI_Wtime() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    *res = all[0];
+    for (int j = 0; j < k; j++) {
+        if (rank == 0)
+            printf("System %d: %d iterations, relative residual %e, %s\n", j, all[j].iterations, all[j].rel_residual,
+                   ovk_reason_name(all[j].reason));
+        if (all[j].iterations > res->iterations) res->iterations = all[j].iterations;
+        if (all[j].rel_residual > res->rel_residual || isnan(all[j].rel_residual)) res->rel_residual = all[j].rel_residual;
+        if (res->reason == OVK_REASON_CONVERGED) res->reason = all[j].reason;
+    }
+    res->time_max[OVK_TIMER_SOLVE] = t;
+cleanup:
+    for (int j = 1; j < k; j++) {
+        if (B) ovk_vector_destroy(B[j]);
+        if (X) ovk_vector_destroy(X[j]);
+    }
+    free(B);
+    free(X);
+    free(all);
+    return rc;
+}
+
 /* create, set up, solve, destroy; the residual lines through the monitor */
 static int solve_once(const ovk_drv_experiment *e, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
                       const ovk_pcg_options *opts, ovk_pcg_result *res, ovk_drv_run *run)
@@ -276,7 +342,7 @@ static int solve_once(const ovk_drv_experiment *e, const ovk_matrix *A, const ov
     rc = ovk_drv_agree(rc);
     if (!rc) rc = ovk_solver_setup(s);
     run->setup_s = ovk_solver_setup_time(s);
-    if (!rc) rc = ovk_solver_solve(s, b, x, res);
+    if (!rc) rc = e->nrhs > 1 ? solve_many(e, s, A, b, x, res) : ovk_solver_solve(s, b, x, res);
     ovk_solver_get_option(s, "solver", run->solver_buf, sizeof run->solver_buf); /* as run, -ovk_* included */
     ovk_solver_get_option(s, "backend", run->backend_buf, sizeof run->backend_buf); /* as resolved */
     int rc2 = ovk_solver_destroy(&s);

@@ -21,6 +21,7 @@ typedef struct ovk_drv_experiment {
     const char *precond;    /* -precond SPEC; NULL: the library's default (jacobi) */
     double atol;            /* -atol A: absolute tolerance (0) */
     int halo;               /* -halo isend|persistent|neighbor: ovk_halo_mode (0: isend) */
+    int nrhs;               /* -nrhs K: K right-hand sides solved together (0, 1: one) */
     /* the rank's node coordinates for ovk_solver_set_coordinates (the
      * driver's; coord_dim 0: none) */
     const double *coords;
@@ -91,6 +92,12 @@ int ovk_drv_csv_row(const ovk_drv_experiment *e, const ovk_drv_run *run, const o
  * prints the residual of every iteration on rank 0.  With print_noise (the
  * drivers pass print_level >= 1), rank 0 prints `Setup Time = T s` and how
  * often it was interrupted. */
+/* With -nrhs K (K > 1) ovk_drv_solve solves b and K - 1 random right-hand
+ * sides (a hash of the global row and the system, in [0, 1)) together
+ * (ovk_solver_solve_many), x the first system's solution; rank 0 prints
+ * one line per system, and *res is the batch's: the largest iterations and
+ * relative residual, the first failure's reason (else converged), the
+ * whole solve's time in time_max[OVK_TIMER_SOLVE]. */
 int ovk_drv_solve(const ovk_drv_experiment *e, ovk_drv_run *run, int print_noise, const ovk_matrix *A,
                   const ovk_vector *b, ovk_vector *x, const ovk_pcg_options *opts, ovk_pcg_result *res);
 

@@ -216,6 +216,40 @@ int ovk_solver_setup(ovk_solver *s);
  * any status of the setup); *res filled in every case (res may be NULL). */
 int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res);
 
+/* Solve the k systems A X[j] = B[j] (j < k) together: each with its own
+ * coefficients and convergence test, one reduction per reduction point
+ * carrying all k systems' inner products (the latency paid once, not k
+ * times; a pipelined variant's reduction overlaps as for one system), one
+ * product per product point reading the matrix once for all k (one halo
+ * message per neighbour).  Collective.  B and X are arrays of k vectors of
+ * the solver's layout (X[j] holds the initial guess on entry, the solution
+ * on return; the caller keeps owning them, none may overlap another);
+ * results an array of k results, results[j] system j's (iterations,
+ * reason, rel_residual, its timers; reductions: the whole batch's, the
+ * same in each; auto_*: empty).  A system that stops without converging
+ * or whose B[j] or X[j] holds a NaN or Inf (then not solved: reason
+ * nonfinite, 0 iterations, X[j] unchanged) has its own reason in
+ * results[j]; the others are unharmed.  Returns OVK_OK when every system
+ * converged, else the status of the first one (lowest j) that did not, as
+ * ovk_solver_solve would return it; an argument error (k <= 0, a NULL
+ * array or element, a vector of another layout, two vectors sharing
+ * memory: OVK_EINVAL or OVK_EMISMATCH) or a setup error the same on every
+ * rank, with no system solved.  The CG variants and auto (which runs the
+ * variant it chose at setup for all k, measured once); the nonsymmetric
+ * ones too (bicgstab, gmres, ...: each system's recurrence unchanged, its
+ * reductions combined).  The monitor, the convergence test and the
+ * application's operator and preconditioner are called per system: from
+ * inside them ovk_solver_system_index says which.  The history buffer
+ * records system 0's.  Unlike ovk_solver_solve it allocates per call (each
+ * rank, agreed: OVK_ENOMEM on every rank): the k systems' work vectors, k
+ * task stacks (2 MiB mapped each, touched as used) and the multi-vector
+ * product's interleaved copies; all freed on return.  docs/solvers.md,
+ * "Many right-hand sides". */
+int ovk_solver_solve_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *const *X, ovk_pcg_result *results);
+/* Inside a callback of ovk_solver_solve_many: the index j of the system
+ * being solved; -1 outside it (and in ovk_solver_solve).  Local. */
+int ovk_solver_system_index(const ovk_solver *s);
+
 /* From inside a callback: drive the reductions in flight.  Local. */
 int ovk_solver_progress(ovk_solver *s);
 

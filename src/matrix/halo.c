@@ -253,3 +253,61 @@ int ovk__halo_end(const ovk_matrix *A)
     if (h->mode == OVK_HALO_NEIGHBOR) return ovk__mpi(MPI_Wait(&h->reqs[0], MPI_STATUS_IGNORE), "MPI_Wait");
     return ovk__mpi(MPI_Waitall(h->nrecv + h->nsend, h->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall");
 }
+
+/* ---- the exchange of k vectors at once ------------------------------- */
+
+enum { HALO_MULTI_TAG = 8 };
+
+void ovk__halo_multi_free(ovk__halo_multi *hm)
+{
+    free(hm->send);
+    free(hm->recv);
+    free(hm->reqs);
+    memset(hm, 0, sizeof *hm);
+}
+
+int ovk__halo_multi_begin(const ovk_matrix *A, int k, const double *const *X, ovk__halo_multi *hm)
+{
+    const ovk__halo *h = &A->halo;
+    size_t nsend = (size_t)h->send_ptr[h->nsend], nrecv = (size_t)A->ncols_offd;
+    memset(hm, 0, sizeof *hm);
+    hm->k = k;
+    hm->send = malloc(sizeof(double) * ((size_t)k * nsend + 1));
+    hm->recv = malloc(sizeof(double) * ((size_t)k * nrecv + 1));
+    hm->reqs = malloc(sizeof(MPI_Request) * (size_t)(h->nsend + h->nrecv + 1));
+    if (!hm->send || !hm->recv || !hm->reqs) return ovk__fail(OVK_ENOMEM, "the halo of %d vectors", k);
+    for (int j = 0; j < h->nrecv + h->nsend; j++) hm->reqs[j] = MPI_REQUEST_NULL;
+    for (int j = 0; j < h->nrecv; j++) { /* neighbour j's k blocks of its columns, vector after vector */
+        int cnt = h->recv_ptr[j + 1] - h->recv_ptr[j];
+        int rc = ovk__mpi(MPI_Irecv(hm->recv + (size_t)k * h->recv_ptr[j], k * cnt, MPI_DOUBLE, h->recv_rank[j],
+                                    HALO_MULTI_TAG, A->lay.comm, &hm->reqs[j]),
+                          "MPI_Irecv");
+        if (rc) return rc;
+    }
+    for (int j = 0; j < h->nsend; j++) {
+        int lo = h->send_ptr[j], cnt = h->send_ptr[j + 1] - lo;
+        double *buf = hm->send + (size_t)k * lo;
+        for (int v = 0; v < k; v++)
+            for (int i = 0; i < cnt; i++) buf[(size_t)v * cnt + i] = X[v][h->send_idx[lo + i]];
+        int rc = ovk__mpi(MPI_Isend(buf, k * cnt, MPI_DOUBLE, h->send_rank[j], HALO_MULTI_TAG, A->lay.comm,
+                                    &hm->reqs[h->nrecv + j]),
+                          "MPI_Isend");
+        if (rc) return rc;
+    }
+    return OVK_OK;
+}
+
+int ovk__halo_multi_end(const ovk_matrix *A, ovk__halo_multi *hm, double *ext)
+{
+    const ovk__halo *h = &A->halo;
+    int k = hm->k;
+    int rc = ovk__mpi(MPI_Waitall(h->nrecv + h->nsend, hm->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall");
+    if (rc) return rc;
+    for (int j = 0; j < h->nrecv; j++) { /* ext of vector v: ext + v ncols_offd */
+        int lo = h->recv_ptr[j], cnt = h->recv_ptr[j + 1] - lo;
+        const double *buf = hm->recv + (size_t)k * lo;
+        for (int v = 0; v < k; v++)
+            memcpy(ext + (size_t)v * A->ncols_offd + lo, buf + (size_t)v * cnt, sizeof(double) * (size_t)cnt);
+    }
+    return OVK_OK;
+}

@@ -250,12 +250,35 @@ void ovk__matrix_hold(const ovk_matrix *A, int delta);
 int ovk__halo_begin(const ovk_matrix *A, const double *x);
 int ovk__halo_end(const ovk_matrix *A);
 
+/* The halo exchange of k vectors: one message per neighbour carrying the
+ * k vectors' values (whatever the matrix's halo mode), in buffers of its
+ * own.  begin packs X[0..k) and posts; end waits and leaves vector v's
+ * external values at ext + v ncols_offd; free releases the buffers (also
+ * after a failed begin).  Collective with the neighbours. */
+typedef struct ovk__halo_multi {
+    int k;
+    double *send, *recv;
+    MPI_Request *reqs;
+} ovk__halo_multi;
+int ovk__halo_multi_begin(const ovk_matrix *A, int k, const double *const *X, ovk__halo_multi *hm);
+int ovk__halo_multi_end(const ovk_matrix *A, ovk__halo_multi *hm, double *ext);
+void ovk__halo_multi_free(ovk__halo_multi *hm);
+
 /* y = A x with an optional progress hook. */
 int ovk__matvec(const ovk_matrix *A, const double *x, double *y, const ovk__hook *hook);
 /* y = A x and *xy = <x, y> (local) in the same pass over the matrix: y is
  * bitwise ovk__matvec's; *xy sums the diag-block part of each row, then
  * the offd part, so it may differ from ovk__dot(x, y) in the last bits. */
 int ovk__matvec_dot(const ovk_matrix *A, const double *x, double *y, double *xy, const ovk__hook *hook);
+/* Y[j] = A X[j] for j < k and, when xy is not NULL, xy[j] = <X[j], Y[j]>
+ * (local), with the matrix streamed from memory once for all k: the rows
+ * in chunks small enough to stay in cache while each vector's kernel of
+ * the block's storage form runs over them, the halo of the k vectors in
+ * one message per neighbour.  Each Y[j] (and xy[j]) is bitwise that of
+ * ovk__matvec (ovk__matvec_dot) of X[j]: the same kernels, rows and
+ * entries in the same order.  The X[j] and Y[j] must not overlap. */
+int ovk__matvec_multi(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *xy,
+                      const ovk__hook *hook);
 /* Bytes one y = A x streams on this rank: the matrix arrays it reads (the
  * packed values), x read, y written, the offd rows' y updates, the halo's
  * packing and the external vector. */

@@ -174,6 +174,196 @@ int ovk__matvec_dot(const ovk_matrix *A, const double *x, double *y, double *xy,
     return matvec_pass(A, x, y, xy, hook);
 }
 
+/* ---- the multi-vector product ------------------------------------------
+ *
+ * Without runs, the diag block is applied to up to MULTI_MAX vectors at
+ * once, interleaved (x_j of row i at x[i k + j]): each entry read once
+ * for the k vectors, their values contiguous.  Each vector's sums are
+ * made in the single kernels' order (the same rows, entries, additions),
+ * so each product is bitwise the single one's. */
+enum { MULTI_MAX = 16 };
+
+/* the kernels' start: k (W, or kk at run time), the block's arrays, the sums */
+#define MULTI_HEAD(NAME, IDX_T, IDX, W)                                                            \
+    static void NAME(const ovk__csr *m, int kk, const double *restrict x, double *restrict y, int lo, \
+                     int hi, double *restrict dot)                                                \
+    {                                                                                             \
+        const int k = (W) ? (W) : kk;                                                             \
+        ROW_ARRAYS;                                                                               \
+        const IDX_T *restrict idx = m->IDX;                                                       \
+        double s[MULTI_MAX];
+
+/* y = D x on k interleaved vectors, rows [lo, hi), dot[j] += x_ij y_ij */
+#define PLAIN_MULTI(NAME, VAL, IDX_T, IDX, BASE, W)                                               \
+    MULTI_HEAD(NAME, IDX_T, IDX, W)                                                               \
+        for (int i = lo; i < hi; i++) {                                                           \
+            for (int j = 0; j < k; j++) s[j] = 0.0;                                               \
+            for (int q = ptr[i]; q < ptr[i + 1]; q++) {                                           \
+                double a = VAL(q);                                                                \
+                const double *restrict xc = x + (size_t)((BASE) + idx[q]) * (size_t)k;            \
+                for (int j = 0; j < k; j++) s[j] += a * xc[j];                                    \
+            }                                                                                     \
+            const double *restrict xi = x + (size_t)i * (size_t)k;                                \
+            for (int j = 0; j < k; j++) {                                                         \
+                y[(size_t)i * (size_t)k + (size_t)j] = s[j];                                      \
+                dot[j] += xi[j] * s[j];                                                           \
+            }                                                                                     \
+        }                                                                                         \
+    }
+/* the same for a block that keeps its upper triangle (UPPER_ROWS) */
+#define UPPER_MULTI(NAME, VAL, IDX_T, IDX, BASE, W)                                               \
+    MULTI_HEAD(NAME, IDX_T, IDX, W)                                                               \
+        for (int i = lo; i < hi; i++) {                                                           \
+            const double *restrict xi = x + (size_t)i * (size_t)k;                                \
+            double *restrict yi = y + (size_t)i * (size_t)k;                                      \
+            int q = ptr[i];                                                                       \
+            double d = VAL(q); /* a_ii first */                                                   \
+            for (int j = 0; j < k; j++) s[j] = yi[j] + d * xi[j];                                 \
+            for (q++; q < ptr[i + 1]; q++) {                                                      \
+                double a = VAL(q);                                                                \
+                size_t c = (size_t)((BASE) + idx[q]) * (size_t)k;                                 \
+                for (int j = 0; j < k; j++) {                                                     \
+                    s[j] += a * x[c + (size_t)j];                                                 \
+                    y[c + (size_t)j] += a * xi[j];                                                \
+                }                                                                                 \
+            }                                                                                     \
+            for (int j = 0; j < k; j++) {                                                         \
+                yi[j] = s[j];                                                                     \
+                dot[j] += xi[j] * s[j];                                                           \
+            }                                                                                     \
+        }                                                                                         \
+    }
+
+/* each form at a width of 4, 8 (registers: the compiler unrolls the
+ * vectors' loops) or any (k at run time) */
+#define MULTI_FORMS(SUFFIX, W)                                                                     \
+    PLAIN_MULTI(col_multi_d##SUFFIX, VAL_D, int, col, 0, W)                                        \
+    PLAIN_MULTI(col_multi_f##SUFFIX, VAL_F, int, col, 0, W)                                        \
+    PLAIN_MULTI(col_multi_8##SUFFIX, VAL_8, int, col, 0, W)                                        \
+    PLAIN_MULTI(off_multi_d##SUFFIX, VAL_D, int16_t, off16, i, W)                                  \
+    PLAIN_MULTI(off_multi_f##SUFFIX, VAL_F, int16_t, off16, i, W)                                  \
+    PLAIN_MULTI(off_multi_8##SUFFIX, VAL_8, int16_t, off16, i, W)                                  \
+    UPPER_MULTI(upper_multi_d##SUFFIX, VAL_D, int16_t, off16, i, W)                                \
+    UPPER_MULTI(upper_multi_f##SUFFIX, VAL_F, int16_t, off16, i, W)                                \
+    UPPER_MULTI(upper_multi_8##SUFFIX, VAL_8, int16_t, off16, i, W)                                \
+    UPPER_MULTI(upper_col_multi_d##SUFFIX, VAL_D, int, col, 0, W)                                  \
+    UPPER_MULTI(upper_col_multi_f##SUFFIX, VAL_F, int, col, 0, W)                                  \
+    UPPER_MULTI(upper_col_multi_8##SUFFIX, VAL_8, int, col, 0, W)
+MULTI_FORMS(_any, 0)
+MULTI_FORMS(_4, 4)
+MULTI_FORMS(_8, 8)
+
+typedef void (*multi_fn)(const ovk__csr *, int, const double *, double *, int, int, double *);
+
+/* the kernel of m's storage form for k vectors */
+static multi_fn pick_multi(const ovk__csr *m, int k)
+{
+#define MULTI_TABLE(W)                                                                             \
+    {{col_multi_d##W, col_multi_f##W, col_multi_8##W}, {off_multi_d##W, off_multi_f##W, off_multi_8##W}, \
+     {upper_col_multi_d##W, upper_col_multi_f##W, upper_col_multi_8##W},                           \
+     {upper_multi_d##W, upper_multi_f##W, upper_multi_8##W}}
+    static const multi_fn any[4][3] = MULTI_TABLE(_any), four[4][3] = MULTI_TABLE(_4), eight[4][3] = MULTI_TABLE(_8);
+#undef MULTI_TABLE
+    int form = 2 * (m->upper != 0) + (m->off16 != NULL);
+    return (k == 8 ? eight : k == 4 ? four : any)[form][m->vform];
+}
+
+/* Y[j] = D X[j], j < k <= MULTI_MAX, through interleaved copies xb, yb
+ * (n k doubles each): the block read once, dot[j] += <X[j], D X[j]> */
+static void diag_interleaved(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *xb,
+                             double *yb, double *dot, const ovk__hook *hook)
+{
+    int n = A->lay.nlocal, step = ovk__chunk_rows(n, hook);
+    multi_fn rows = pick_multi(&A->diag, k);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < k; j++) xb[(size_t)i * (size_t)k + (size_t)j] = X[j][i];
+    if (A->diag.upper) memset(yb, 0, sizeof(double) * (size_t)n * (size_t)k);
+    for (int lo = 0; lo < n; lo += step) {
+        rows(&A->diag, k, xb, yb, lo, ovk__chunk_end(lo, step, n), dot);
+        ovk__poke(hook);
+    }
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < n; i++) Y[j][i] = yb[(size_t)i * (size_t)k + (size_t)j];
+}
+
+/* Entries of the diag block per chunk of the multi-vector product: about
+ * 100 KB of columns and values, which stay in cache while the k vectors'
+ * kernels pass over the chunk. */
+enum { MULTI_CHUNK_ENTRIES = 8192 };
+
+/* rows per chunk of the multi-vector product (no more than the hook's) */
+static int multi_chunk_rows(const ovk_matrix *A, const ovk__hook *hook)
+{
+    int n = A->lay.nlocal;
+    double per_row = n > 0 ? (double)A->diag.rowptr[n] / n : 1.0;
+    int step = (int)(MULTI_CHUNK_ENTRIES / (per_row > 1.0 ? per_row : 1.0));
+    if (step < 16) step = 16;
+    int every = ovk__chunk_rows(n, hook);
+    return every < step ? every : step;
+}
+
+/* Y[j] += O ext_j for every row with offd entries (ext_j = ext + j ncols),
+ * dot[j] += X[j]_i (O ext_j)_i: the rows read once for the k vectors */
+static void offd_rows_multi(const ovk_matrix *A, int k, const double *ext, const double *const *X,
+                            double *const *Y, double *dot)
+{
+    const ovk__csr *m = &A->offd;
+    const int *restrict ptr = m->rowptr, *restrict col = m->col;
+    const double *restrict val = m->val;
+    for (int i = 0; i < m->nrows; i++) {
+        if (ptr[i] == ptr[i + 1]) continue;
+        for (int j = 0; j < k; j++) {
+            const double *restrict e = ext + (size_t)j * A->ncols_offd;
+            double s = 0.0;
+            for (int q = ptr[i]; q < ptr[i + 1]; q++) s += val[q] * e[col[q]];
+            Y[j][i] += s;
+            dot[j] += X[j][i] * s;
+        }
+    }
+}
+
+int ovk__matvec_multi(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *xy,
+                      const ovk__hook *hook)
+{
+    ovk__halo_multi hm;
+    double *ext = NULL, *xb = NULL, *yb = NULL, *dot = calloc((size_t)k + 1, sizeof(double));
+    int n = A->lay.nlocal, rc = dot ? ovk__halo_multi_begin(A, k, X, &hm) : ovk__fail(OVK_ENOMEM, "multi product");
+    if (rc) goto cleanup;
+    if (A->diag.runs) { /* a run's row is read once anyway: each vector by the run kernels, chunk by chunk */
+        int step = multi_chunk_rows(A, hook);
+        rows_fn rows = pick_rows(&A->diag);
+        for (int lo = 0; lo < n; lo += step) {
+            int hi = ovk__chunk_end(lo, step, n);
+            for (int j = 0; j < k; j++) dot[j] = runs_rows(&A->diag, rows, X[j], Y[j], lo, hi, dot[j]);
+            ovk__poke(hook);
+        }
+    } else {
+        size_t len = (size_t)(n > 0 ? n : 1) * (size_t)(k < MULTI_MAX ? k : MULTI_MAX);
+        xb = malloc(sizeof(double) * len);
+        yb = malloc(sizeof(double) * len);
+        if (!xb || !yb) rc = ovk__fail(OVK_ENOMEM, "the interleaved copies of %d vectors", k);
+        for (int j0 = 0; !rc && j0 < k; j0 += MULTI_MAX) { /* MULTI_MAX vectors per pass over the block */
+            int kb = k - j0 < MULTI_MAX ? k - j0 : MULTI_MAX;
+            diag_interleaved(A, kb, X + j0, Y + j0, xb, yb, dot + j0, hook);
+        }
+    }
+    ext = rc ? NULL : malloc(sizeof(double) * ((size_t)k * A->ncols_offd + 1));
+    if (!rc && !ext) rc = ovk__fail(OVK_ENOMEM, "the external values of %d vectors", k);
+    int rc2 = ext ? ovk__halo_multi_end(A, &hm, ext) : ovk__mpi(MPI_Waitall(A->halo.nrecv + A->halo.nsend, hm.reqs,
+                                                                       MPI_STATUSES_IGNORE), "MPI_Waitall");
+    if (!rc) rc = rc2;
+    if (rc) goto cleanup;
+    if (A->ncols_offd > 0) offd_rows_multi(A, k, ext, X, Y, dot);
+    if (xy) memcpy(xy, dot, sizeof(double) * (size_t)k);
+cleanup:
+    if (dot) ovk__halo_multi_free(&hm);
+    free(xb);
+    free(yb);
+    free(ext);
+    free(dot);
+    return rc;
+}
+
 /* bytes of nnz values of m as the matvec reads them */
 static double value_bytes(const ovk__csr *m, double nnz)
 {

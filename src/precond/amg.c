@@ -71,7 +71,7 @@ enum { RBM_LEVEL_DEFAULT = 2 };
 enum { MAX_LEVELS = 40 };
 /* a 20-step time loop whose field moves a few percent a step (ovk_heat
  * -varcoef): the same iterations with the kept interpolation, setup + solve
- * 0.63x with 10, 0.75x with 5, 0.72x with 20 (docs/performance.md, section 9) */
+ * 0.63x with 10, 0.75x with 5, 0.72x with 20 (docs/performance.md, section 10) */
 enum { REUSE_DEFAULT = 10 };
 
 static const char *const coarsen_names[] = {"hmis", "pmis", "falgout", "cljp", NULL};

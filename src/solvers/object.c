@@ -61,6 +61,7 @@ struct ovk_solver {
     int sym_ok;              /* A's values of sym_version are symmetric (checked for a CG variant) */
     unsigned long sym_version;
     double setup_time;
+    int system;              /* ovk_solver_solve_many: the system whose code runs, else -1 */
     ovk__ctx c;
     ovk__log log;            /* -ovk_log_view's times (log_view.c) */
 };
@@ -100,6 +101,7 @@ static int solver_new(ovk_solver **out)
     s->o.solver = s->solver_spec;
     s->o.precond_spec = s->precond_spec;
     s->o.backend = NULL;
+    s->system = -1;
     *out = s;
     return OVK_OK;
 }
@@ -1042,6 +1044,114 @@ int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     s->solve_refused = 0;
     return rc;
 }
+
+/* ---- many right-hand sides ---------------------------------------------- */
+
+/* the checks of solve_many's arrays (local); *bad[j]: system j's vectors
+ * hold a NaN or Inf on this rank */
+static int check_many(const ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *const *X, ovk_pcg_result *res,
+                      int *bad)
+{
+    static const char fn[] = "ovk_solver_solve_many";
+    if (k <= 0) return ovk__fail(OVK_EINVAL, "%s: k = %d systems (at least 1)", fn, k);
+    if (!B || !X || !res) return ovk__fail(OVK_EINVAL, "%s: NULL %s array", fn, !B ? "B" : !X ? "X" : "results");
+    for (int j = 0; j < k; j++) {
+        if (!B[j] || !X[j]) return ovk__fail(OVK_EINVAL, "%s: %s[%d] is NULL", fn, !B[j] ? "B" : "X", j);
+        int rc = ovk__layout_check(B[j]->lay, "B[j]", s->lay, "the solver", fn);
+        if (!rc) rc = ovk__layout_check(X[j]->lay, "X[j]", s->lay, "the solver", fn);
+        if (rc) return ovk__fail(rc, "%s (j = %d)", ovk_error_detail(), j);
+    }
+    for (int j = 0; j < k; j++) /* X[j] may share memory with no vector; B's may share among themselves */
+        for (int i = 0; i < k; i++)
+            if (overlap(B[i], X[j]) || (i != j && overlap(X[i], X[j])))
+                return ovk__fail(OVK_EINVAL, "%s: X[%d] shares memory with %s[%d]", fn, j, i == j || overlap(B[i], X[j]) ? "B" : "X", i);
+    for (int j = 0; j < k; j++) {
+        bad[j] = check_finite(B[j], "b") || check_finite(X[j], "x0");
+        if (bad[j]) ovk__fail(OVK_ENONFINITE, "%s: system %d: %s", fn, j, ovk_error_detail());
+    }
+    return OVK_OK;
+}
+
+/* Collective: the systems whose input is not finite on some rank, agreed
+ * (their results say so; the detail is the first such system's) */
+static int agree_finite(const ovk_solver *s, int k, int *bad, ovk_pcg_result *res, int *st)
+{
+    char detail[256];
+    snprintf(detail, sizeof detail, "%s", ovk_error_detail());
+    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, bad, k, MPI_INT, MPI_MAX, s->lay->comm), "MPI_Allreduce");
+    for (int j = 0; !rc && j < k; j++) {
+        st[j] = OVK_OK;
+        if (!bad[j]) continue;
+        res[j].reason = OVK_REASON_NONFINITE;
+        st[j] = OVK_ENONFINITE;
+    }
+    ovk__fail(OVK_ENONFINITE, "%s", detail);
+    return rc;
+}
+
+static int run_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *const *X, ovk_pcg_result *res)
+{
+    ovk__ctx *c = &s->c;
+    size_t room = k > 0 ? (size_t)k : 1;
+    int *bad = calloc(room, sizeof(int)), *st = calloc(room, sizeof(int));
+    const double **b = calloc(room, sizeof *b);
+    double **x = calloc(room, sizeof *x);
+    int rc = bad && st && b && x ? OVK_OK : ovk__fail(OVK_ENOMEM, "ovk_solver_solve_many: %d systems", k);
+    if (!rc) rc = s->solve_refused ? ovk__fail(s->solve_refused, "%s", s->solve_refused_detail) : check_many(s, k, B, X, res, bad);
+    rc = ovk__agree(s->lay->comm, rc);
+    if (!rc) rc = agree_finite(s, k, bad, res, st);
+    if (!rc && s->A && s->A->values_version != s->version) rc = numeric_setup(s, 1);
+    if (rc) goto cleanup;
+    for (int j = 0; j < k; j++) { /* a refused system gets no task */
+        b[j] = bad[j] ? NULL : B[j]->data;
+        x[j] = X[j]->data;
+    }
+    reset_solve_state(c);
+    long long started = ovk__reducer_started(c->red);
+    rc = ovk__many_solve(c, &s->var, k, b, x, res, st, &s->system);
+    long long reductions = ovk__reducer_started(c->red) - started;
+    reset_solve_state(c);
+    if (rc) goto cleanup;
+    int first = OVK_OK;
+    for (int j = k - 1; j >= 0; j--) { /* backwards: the detail left is the first failure's */
+        res[j].reductions = reductions;
+        if (bad[j]) st[j] = ovk__fail(OVK_ENONFINITE, "ovk_solver_solve_many: system %d: b or x0 not finite", j);
+        else if (st[j]) ovk__fail(st[j], "ovk_solver_solve_many: system %d: %s", j, ovk_strerror(st[j]));
+        else st[j] = status_of(&res[j]);
+        if (!bad[j]) report_solve(s, &res[j], st[j]);
+        if (st[j]) first = st[j];
+    }
+    rc = first;
+cleanup:
+    free(bad);
+    free(st);
+    free(b);
+    free(x);
+    return rc;
+}
+
+int ovk_solver_solve_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *const *X, ovk_pcg_result *results)
+{
+    int bad = usable(s, "ovk_solver_solve_many");
+    if (bad == OVK_EBUSY) return bad;
+    if (results && k > 0) memset(results, 0, sizeof *results * (size_t)k);
+    if (bad) return bad;
+    s->busy = "solve";
+    ovk__matrix_hold(s->A, 1);
+    int rc = setup_what_changed(s);
+    if (!rc) {
+        ovk__reducer_hold(s->red, 1);
+        rc = run_many(s, k, B, X, results);
+        ovk__reducer_hold(s->red, -1);
+    }
+    ovk__matrix_hold(s->A, -1);
+    s->busy = NULL;
+    s->solve_refused = 0;
+    s->system = -1;
+    return rc;
+}
+
+int ovk_solver_system_index(const ovk_solver *s) { return valid(s) ? s->system : -1; }
 
 /* ---- view --------------------------------------------------------------- */
 

@@ -134,6 +134,8 @@ typedef struct ovk__ctx {
     int nonsymmetric;           /* the running variant's ovk__solver.nonsymmetric (set by the
                                    frame): a breakdown does not blame symmetry */
     ovk__scaling scale;         /* this solve's scaling (none: zeros) */
+    struct ovk__task *batch;    /* solve_many (many.c): this system's task, whose sums and
+                                   products the batch combines; NULL in an ordinary solve */
 } ovk__ctx;
 
 /* Kernel timing that leaves out the time the progress hook spent inside the
@@ -339,6 +341,29 @@ int ovk__lagged_iter_end(ovk__ctx *c, int iter, double iprod, double bb, double 
 int ovk__ctx_dots(ovk__ctx *c, int k, const double *const *x, const double *const *y, double *out);
 /* 1 when <r,r> = rr meets the tolerance. */
 static inline int ovk__converged(const ovk__ctx *c, double rr) { return rr < c->rr_stop; }
+
+/* ---- many right-hand sides (many.c) ---------------------------------- */
+
+/* The yield points of a system's task in a batch (c->batch set): its sums
+ * and products wait for the batch, which combines them with the other
+ * systems'.  sum_begin takes the n values at vals (reduced in place by the
+ * end) and gives a token for *req; sum_end waits for it (*waited: the
+ * seconds of the combined wait booked to this system).  product: s = A p
+ * and, when ps is not NULL, the local <p,s> (*took: the seconds booked). */
+int ovk__task_sum_begin(struct ovk__task *t, double *vals, int n, ovk_request **req);
+int ovk__task_sum_end(struct ovk__task *t, ovk_request *req, double *waited);
+int ovk__task_product(struct ovk__task *t, const double *p, double *s, double *ps, double *took);
+
+/* Collective: the k systems A X[j] = B[j] of the set-up variant v (its
+ * parsed options in c->params) solved together from the solver's context
+ * c, each in its own context copy and variant instance, results[j] each
+ * system's (reason, iterations, residual, timers; reductions: the whole
+ * batch's); st[j] its status (OVK_OK or what its solve returned, agreed).
+ * *current: the index of the system whose code runs (its callbacks can
+ * ask), -1 after.  Returns OVK_OK or an error of the batch itself
+ * (OVK_ENOMEM, agreed), in which case no system's result is meaningful. */
+int ovk__many_solve(ovk__ctx *c, const ovk__variant *v, int k, const double *const *B, double *const *X,
+                    ovk_pcg_result *results, int *st, int *current);
 
 /* ---- the Lanczos condition estimate (condest.c) ----------------------- */
 

@@ -47,7 +47,8 @@ int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_reques
         send = slot->buf;
     }
     double t0 = ovk__now();
-    int rc = ovk_reduce_start(c->red, send, send, k + (slot != NULL), OVK_DOUBLE, OVK_SUM, req);
+    int rc = c->batch ? ovk__task_sum_begin(c->batch, send, k + (slot != NULL), req)
+                      : ovk_reduce_start(c->red, send, send, k + (slot != NULL), OVK_DOUBLE, OVK_SUM, req);
     c->t[init_timer[dot]] += ovk__now() - t0;
     c->inflight = (int)dot;
     if (!rc) { /* flight: minus each post's time, plus its wait's end (from a base, for precision) */
@@ -78,8 +79,22 @@ static void unstage(ovk__ctx *c, const ovk_request *req, int rc)
     }
 }
 
+/* a batch's sum: its share of the combined wait */
+static int batch_sum_end(ovk__ctx *c, ovk__dot_id dot, ovk_request *req)
+{
+    double waited = 0.0;
+    int rc = ovk__task_sum_end(c->batch, req, &waited);
+    unstage(c, req, rc);
+    c->t[wait_timer[dot]] += waited;
+    c->flight += ovk__now() - c->flight_base;
+    c->flying--;
+    c->inflight = -1;
+    return rc;
+}
+
 int ovk__sum_end(ovk__ctx *c, ovk__dot_id dot, ovk_request *req)
 {
+    if (c->batch) return batch_sum_end(c, dot, req);
     double t0 = ovk__now();
     int rc = ovk_reduce_wait(req);
     unstage(c, req, rc);
@@ -281,6 +296,12 @@ static int callback_failed(ovk__ctx *c, int rc, double *out)
 
 static int product(ovk__ctx *c, const double *p, double *s)
 {
+    if (c->batch && c->A) { /* the batch's multi-vector product, its share of the time */
+        double took = 0.0;
+        int rc = ovk__task_product(c->batch, p, s, NULL, &took);
+        c->t[OVK_TIMER_MATVEC] += took;
+        return rc;
+    }
     ovk__tic t0 = ovk__tic_start(c);
     int rc;
     if (c->A) {
@@ -325,9 +346,16 @@ int ovk__ctx_matvec_dot(ovk__ctx *c, const double *p, double *s, double *ps)
         scale_into(c->n, k2, p, c->scale.tmp);
         p = c->scale.tmp;
     }
-    ovk__tic t0 = ovk__tic_start(c);
-    int rc = ovk__matvec_dot(c->A, p, s, ps, &c->hook); /* s = A p, <p,s> */
-    ovk__tic_stop(c, OVK_TIMER_MATVEC, t0);
+    int rc;
+    if (c->batch) { /* the batch's multi-vector product, its share of the time */
+        double took = 0.0;
+        rc = ovk__task_product(c->batch, p, s, ps, &took);
+        c->t[OVK_TIMER_MATVEC] += took;
+    } else {
+        ovk__tic t0 = ovk__tic_start(c);
+        rc = ovk__matvec_dot(c->A, p, s, ps, &c->hook); /* s = A p, <p,s> */
+        ovk__tic_stop(c, OVK_TIMER_MATVEC, t0);
+    }
     if (k1) scale_into(c->n, k1, s, s);
     return rc;
 }

@@ -193,4 +193,17 @@ o=$(run 2 "$bin/ovk_laplace27" -problem convdiff -n 8 8 8 -solver pipecg 2>&1); 
 [ $rc -eq 1 ] && echo "$o" | grep -q 'bicgstab'; check "pipecg refuses convection-diffusion, naming the nonsymmetric solvers" $?
 run 1 "$bin/ovk_laplace27" -problem convdiff -scheme sideways >/dev/null 2>&1; [ $? -eq 2 ]; check "-scheme sideways: exit 2" $?
 "$bin/ovk_laplace27" -help | grep -q -- '-peclet'; check "-help documents -problem convdiff's flags" $?
+# -nrhs K: K systems together, a line each; the batch's lines; system 0 as the single solve
+o=$(run 2 "$bin/ovk_laplace27" -n 8 8 8 -solver pipecg -nrhs 3 2>&1); rc=$?
+one=$(run 2 "$bin/ovk_laplace27" -n 8 8 8 -solver pipecg 2>&1 | sed -n 's/^Iterations = //p')
+its=$(echo "$o" | sed -n 's/^Iterations = //p')
+top=$(echo "$o" | sed -n 's/^System [0-9]*: \([0-9]*\) iterations.*/\1/p' | sort -n | tail -1)
+first=$(echo "$o" | sed -n 's/^System 0: \([0-9]*\) iterations.*/\1/p')
+[ $rc -eq 0 ] && [ "$(echo "$o" | grep -c '^System [0-2]: .* converged$')" -eq 3 ] && [ "$its" = "$top" ] &&
+    [ "$first" = "$one" ] && echo "$o" | grep -q '^Solve Time = '
+check "-nrhs 3: a line per system, Iterations = the largest ($its), system 0 as the single solve ($one)" $?
+run 1 "$bin/ovk_laplace27" -n 6 6 6 -nrhs 0 >/dev/null 2>&1; [ $? -eq 2 ]; check "-nrhs 0 exits 2" $?
+o=$(run 2 "$bin/ovk_loadcases" -n 6 4 4 -k 3 2>&1); rc=$?
+[ $rc -eq 0 ] && [ "$(echo "$o" | grep -c '^load case [0-2]: .*(converged)$')" -eq 3 ]
+check "ovk_loadcases -k 3: three converged load cases" $?
 exit $fail

@@ -199,6 +199,30 @@ program test_fortran
 
 contains
 
+    !> ovk_solver_solve_many on the columns of (nlocal, 3) arrays: b (as
+    !> the single solve x1 in its iterations), 2 b, 0; then bad sizes.
+    subroutine many_rhs(s, b, x1, iterations)
+        type(ovk_solver), intent(inout) :: s
+        real(real64), intent(in) :: b(:), x1(:)
+        integer, intent(in) :: iterations
+        real(real64), allocatable, target :: bm(:, :), xm(:, :)
+        type(ovk_pcg_result) :: rm(3)
+        integer :: ierr
+        allocate (bm(size(b), 3), xm(size(b), 3))
+        bm(:, 1) = b
+        bm(:, 2) = 2 * b
+        bm(:, 3) = 0
+        xm = 0
+        call ovk_solver_solve_many(s, bm, xm, rm, ierr)
+        call check(ierr == OVK_OK .and. rm(1)%iterations == iterations .and. rm(3)%iterations == 0, &
+            'solve_many: '//ovk_status_name(ierr))
+        call check(maxval(abs(xm(:, 1) - x1), mask=.true.) <= 1d-12 * max(1d0, maxval(abs(x1))) .or. size(b) == 0, &
+            'solve_many: system 1 as the single solve')
+        call check(all(xm(:, 3) == 0), 'solve_many: b = 0 gives x = 0')
+        call ovk_solver_solve_many(s, bm, xm(:, 1:2), rm, ierr)
+        call check(ierr == OVK_EINVAL, 'solve_many: x of 2 columns for 3 systems ('//ovk_status_name(ierr)//')')
+    end subroutine many_rhs
+
     !> Every check; the objects and arrays are local (freed on return).
     subroutine run_tests()
         integer :: rank, nranks, nlocal, first, ierr, total, i, cmp
@@ -299,6 +323,7 @@ contains
         call check(ierr == OVK_OK .and. res%reason == OVK_REASON_CONVERGED .and. res%iterations > 5, &
             'arrays: converged')
         call check(res%rel_residual < 1d-10 .and. res%time_max(OVK_TIMER_SOLVE) > 0, 'arrays: result fields')
+        call many_rhs(s, b, x1, res%iterations)
         call check(ovk_reason_name(res%reason) /= '', 'reason name')
         call ovk_vector_create(A1, vx, ierr)
         call ovk_vector_create(A1, vy, ierr)

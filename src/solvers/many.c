@@ -1,0 +1,546 @@
+/* Many right-hand sides: the k systems of ovk_solver_solve_many run as k
+ * cooperative tasks on the calling thread (ucontext coroutines, each on a
+ * stack of its own), each the unchanged variant in its own context copy and
+ * variant instance, sharing the set-up matrix, preconditioner and reducer.
+ * Where a variant meets the outside (solver_common.c: the sums' start and
+ * wait, the products) a task in a batch yields, and the scheduler below
+ * combines what the tasks wait for:
+ *
+ *   run every ready task, in index order, until it yields or ends;
+ *   if tasks wait for products: post the sums those tasks started as ONE
+ *     reduction carrying all their values (each at its offset), then ONE
+ *     multi-vector product for all of them (the matrix read once, one halo
+ *     message per neighbour);
+ *   else (every task waits for a sum): post every sum not yet posted as
+ *     ONE reduction, and wait for the oldest combined reduction a task
+ *     needs.
+ *
+ * The order depends only on the tasks' control flow, which depends only on
+ * reduced values: every rank posts the same reductions in the same order.
+ * A pipelined variant keeps its overlap: the combined sum is posted before
+ * the products its tasks run while it flies, and waited for after them.  A
+ * blocking collective inside a task (the scaled solve's max |b_i|, plcg's
+ * spectrum estimate, a preconditioner's own) is not combined but is
+ * correct: every rank reaches it at the same point of the same order. */
+#define _GNU_SOURCE /* ucontext, mmap's MAP_ANONYMOUS, open_memstream */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "solver.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define OVK_MANY_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(OVK_MANY_ASAN)
+#define OVK_MANY_ASAN 1
+#endif
+#ifdef OVK_MANY_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define OVK_MANY_VALGRIND 1
+#endif
+#endif
+
+/* A task's stack (mapped, its pages touched as used), a guard page below. */
+enum { TASK_STACK_BYTES = 2 << 20 };
+/* Sums a task may have started and not yet waited for (plcg: 2 l + 4). */
+enum { TASK_SUMS = OVK__STAGE_SLOTS + 8 };
+
+typedef enum { TASK_READY, TASK_PRODUCT, TASK_SUM, TASK_DONE } task_state;
+
+/* A started sum: the task's values, then where they ride. */
+typedef struct sum_token {
+    double *vals;
+    int n;
+    int group;  /* the combined reduction carrying it, -1 until posted */
+    int task;   /* the index of the task that started it */
+    int offset; /* its first value there */
+    int used;
+} sum_token;
+
+/* One combined reduction. */
+typedef struct group {
+    ovk_request *req;
+    double *buf;
+    long long seq;  /* posting order */
+    int tokens;     /* its sums not yet collected by their task */
+    int count;      /* its sums */
+    int done, rc;
+    double waited;  /* the seconds its wait took */
+} group;
+
+typedef struct ovk__many ovk__many;
+typedef struct ovk__task ovk__task;
+
+struct ovk__task {
+    ovk__many *m;
+    int index;
+    ucontext_t uc;
+    void *map;       /* the stack's mapping (guard page first) */
+    size_t map_len;
+    unsigned vg_id;
+    void *asan_fake;
+    ovk__ctx c;
+    ovk__variant var;
+    task_state state;
+    int rc;
+    const double *p; /* a product asked for: s = A p, and <p,s> into ps when not NULL */
+    double *s, *ps, took;
+    int prc;
+    sum_token *await;
+    sum_token sums[TASK_SUMS];
+};
+
+struct ovk__many {
+    ovk__task *tasks;
+    int k;
+    ucontext_t main;
+    void *asan_fake;
+    const void *main_bottom;
+    size_t main_size;
+    ovk__task *running;
+    sum_token **unposted; /* sums started and not yet posted, in start order */
+    int nunposted;
+    group *groups;
+    int ngroups;
+    long long seq;
+    const ovk_matrix *A;
+    ovk_reducer *red;
+    ovk__hook hook;        /* the reducer's progress during a product */
+    const double **X;      /* the product's scratch: k operands, results, sums */
+    double **Y, *xy;
+    int *current;
+};
+
+static _Thread_local ovk__task *starting;
+
+/* ---- switching ---------------------------------------------------------- */
+
+static void enter_task(ovk__many *m, ovk__task *t)
+{
+    m->running = t;
+    *m->current = t->index;
+    starting = t; /* read by task_main at the task's first entry */
+#ifdef OVK_MANY_ASAN
+    __sanitizer_start_switch_fiber(&m->asan_fake, (char *)t->map + sysconf(_SC_PAGESIZE),
+                                   t->map_len - (size_t)sysconf(_SC_PAGESIZE));
+#endif
+    swapcontext(&m->main, &t->uc);
+#ifdef OVK_MANY_ASAN
+    __sanitizer_finish_switch_fiber(m->asan_fake, NULL, NULL);
+#endif
+    m->running = NULL;
+    *m->current = -1;
+}
+
+/* back to the scheduler; returns when the scheduler resumes t */
+static void yield(ovk__task *t)
+{
+    ovk__many *m = t->m;
+#ifdef OVK_MANY_ASAN
+    __sanitizer_start_switch_fiber(&t->asan_fake, m->main_bottom, m->main_size);
+#endif
+    swapcontext(&t->uc, &m->main);
+#ifdef OVK_MANY_ASAN
+    __sanitizer_finish_switch_fiber(t->asan_fake, &m->main_bottom, &m->main_size);
+#endif
+}
+
+/* a task's whole life: its variant's solve */
+static void task_main(void)
+{
+    ovk__task *t = starting;
+    ovk__many *m = t->m;
+#ifdef OVK_MANY_ASAN
+    __sanitizer_finish_switch_fiber(NULL, &m->main_bottom, &m->main_size);
+#endif
+    t->rc = ovk__variant_solve(&t->c, &t->var);
+    t->state = TASK_DONE;
+#ifdef OVK_MANY_ASAN
+    __sanitizer_start_switch_fiber(NULL, m->main_bottom, m->main_size); /* this stack ends */
+#endif
+    setcontext(&m->main);
+}
+
+/* Local: t's stack and context, ready to enter task_main */
+static int task_stack(ovk__task *t)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    t->map_len = TASK_STACK_BYTES + page;
+    t->map = mmap(NULL, t->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (t->map == MAP_FAILED) {
+        t->map = NULL;
+        return ovk__fail(OVK_ENOMEM, "the stack of system %d", t->index);
+    }
+    mprotect(t->map, page, PROT_NONE); /* an overflow faults instead of writing elsewhere */
+    if (getcontext(&t->uc)) return ovk__fail(OVK_ENOMEM, "the context of system %d", t->index);
+    t->uc.uc_stack.ss_sp = (char *)t->map + page;
+    t->uc.uc_stack.ss_size = TASK_STACK_BYTES;
+    t->uc.uc_link = NULL;
+#ifdef OVK_MANY_VALGRIND
+    t->vg_id = VALGRIND_STACK_REGISTER((char *)t->map + page, (char *)t->map + t->map_len);
+#endif
+    makecontext(&t->uc, task_main, 0);
+    return OVK_OK;
+}
+
+/* ---- the yield points (solver_common.c) --------------------------------- */
+
+int ovk__task_sum_begin(ovk__task *t, double *vals, int n, ovk_request **req)
+{
+    ovk__many *m = t->m;
+    sum_token *tok = NULL;
+    for (int i = 0; i < TASK_SUMS && !tok; i++)
+        if (!t->sums[i].used) tok = &t->sums[i];
+    if (!tok) return ovk__fail(OVK_EUNSUPPORTED, "more than %d sums in flight in system %d", TASK_SUMS, t->index);
+    *tok = (sum_token){.vals = vals, .n = n, .group = -1, .task = t->index, .used = 1};
+    m->unposted[m->nunposted++] = tok;
+    *req = (ovk_request *)(void *)tok; /* a token, never handed to the reducer */
+    return OVK_OK;
+}
+
+int ovk__task_sum_end(ovk__task *t, ovk_request *req, double *waited)
+{
+    ovk__many *m = t->m;
+    sum_token *tok = (sum_token *)(void *)req;
+    if (tok->group < 0 || !m->groups[tok->group].done) {
+        t->await = tok;
+        t->state = TASK_SUM;
+        yield(t);
+    }
+    group *g = &m->groups[tok->group];
+    int rc = g->rc;
+    if (!rc) memcpy(tok->vals, g->buf + tok->offset, sizeof(double) * (size_t)tok->n);
+    *waited = g->waited / g->count;
+    tok->used = 0;
+    if (--g->tokens == 0) { /* every sum collected: the slot is free */
+        free(g->buf);
+        g->buf = NULL;
+    }
+    return rc;
+}
+
+int ovk__task_product(ovk__task *t, const double *p, double *s, double *ps, double *took)
+{
+    t->p = p;
+    t->s = s;
+    t->ps = ps;
+    t->state = TASK_PRODUCT;
+    yield(t);
+    *took = t->took;
+    return t->prc;
+}
+
+/* ---- the scheduler ------------------------------------------------------ */
+
+/* a free group slot (index), growing the array */
+static int group_slot(ovk__many *m, int *slot)
+{
+    for (int i = 0; i < m->ngroups; i++)
+        if (!m->groups[i].buf && !m->groups[i].req && m->groups[i].tokens == 0) {
+            *slot = i;
+            return OVK_OK;
+        }
+    group *more = realloc(m->groups, sizeof(group) * (size_t)(m->ngroups + 1));
+    if (!more) return ovk__fail(OVK_ENOMEM, "a combined reduction");
+    m->groups = more;
+    memset(&m->groups[m->ngroups], 0, sizeof(group));
+    *slot = m->ngroups++;
+    return OVK_OK;
+}
+
+/* The sums started since the last post, as one reduction carrying them
+ * all; with before_product (other tasks wait for a product) the sums of a
+ * task that waits for a sum not yet posted (a blocking sum) are held until
+ * no task waits for a product, so that systems one phase apart still share
+ * a reduction, while the others (a pipelined variant's, to fly while the
+ * product runs) go now. */
+static int post(ovk__many *m, int before_product)
+{
+    int slot = 0, total = 0, count = 0, held = 0;
+    sum_token **go = m->unposted + m->k * TASK_SUMS; /* the second half of the room */
+    for (int i = 0; i < m->nunposted; i++) {
+        sum_token *tok = m->unposted[i];
+        const ovk__task *t = &m->tasks[tok->task];
+        if (before_product && t->state == TASK_SUM && t->await->group < 0) m->unposted[held++] = tok;
+        else {
+            go[count++] = tok;
+            total += tok->n;
+        }
+    }
+    m->nunposted = held;
+    if (count == 0) return OVK_OK;
+    int rc = group_slot(m, &slot);
+    if (rc) return rc;
+    group *g = &m->groups[slot];
+    *g = (group){.buf = malloc(sizeof(double) * (size_t)(total > 0 ? total : 1)), .seq = m->seq++, .tokens = count,
+                 .count = count};
+    if (!g->buf) return ovk__fail(OVK_ENOMEM, "a combined reduction of %d values", total);
+    for (int i = 0, off = 0; i < count; i++) {
+        go[i]->group = slot;
+        go[i]->offset = off;
+        memcpy(g->buf + off, go[i]->vals, sizeof(double) * (size_t)go[i]->n);
+        off += go[i]->n;
+    }
+    g->rc = ovk_reduce_start(m->red, g->buf, g->buf, total, OVK_DOUBLE, OVK_SUM, &g->req);
+    if (g->rc) { /* the failure goes to each sum's wait */
+        g->req = NULL;
+        g->done = 1;
+    }
+    return OVK_OK;
+}
+
+static void progress(void *arg) { ovk_reducer_progress(((ovk__many *)arg)->red); }
+
+/* the products the tasks wait for, as one multi-vector product */
+static void products(ovk__many *m)
+{
+    int n = 0;
+    for (int j = 0; j < m->k; j++) {
+        ovk__task *t = &m->tasks[j];
+        if (t->state != TASK_PRODUCT) continue;
+        m->X[n] = t->p;
+        m->Y[n++] = t->s;
+    }
+    double t0 = ovk__now();
+    int rc = ovk__matvec_multi(m->A, n, m->X, m->Y, m->xy, &m->hook);
+    double share = (ovk__now() - t0) / n;
+    for (int j = 0, i = 0; j < m->k; j++) {
+        ovk__task *t = &m->tasks[j];
+        if (t->state != TASK_PRODUCT) continue;
+        if (t->ps) *t->ps = m->xy[i];
+        i++;
+        t->prc = rc;
+        t->took = share;
+        t->state = TASK_READY;
+    }
+}
+
+/* every task waits for a sum: wait for the oldest combined reduction one
+ * of them needs, and ready its waiters */
+static int wait_oldest(ovk__many *m)
+{
+    group *oldest = NULL;
+    for (int j = 0; j < m->k; j++) {
+        ovk__task *t = &m->tasks[j];
+        if (t->state != TASK_SUM) continue;
+        group *g = &m->groups[t->await->group];
+        if (!g->done && (!oldest || g->seq < oldest->seq)) oldest = g;
+    }
+    if (oldest) {
+        double t0 = ovk__now();
+        oldest->rc = ovk_reduce_wait(oldest->req);
+        int rc2 = ovk_request_free(oldest->req);
+        if (!oldest->rc) oldest->rc = rc2;
+        oldest->req = NULL;
+        oldest->done = 1;
+        oldest->waited = ovk__now() - t0;
+    }
+    int woken = 0;
+    for (int j = 0; j < m->k; j++) {
+        ovk__task *t = &m->tasks[j];
+        if (t->state == TASK_SUM && m->groups[t->await->group].done) {
+            t->state = TASK_READY;
+            woken++;
+        }
+    }
+    return woken ? OVK_OK : ovk__fail(OVK_EINVAL, "solve_many: no system can go on (internal error)");
+}
+
+static int schedule(ovk__many *m)
+{
+    for (;;) {
+        int live = 0, want_product = 0;
+        for (int j = 0; j < m->k; j++)
+            if (m->tasks[j].state == TASK_READY) enter_task(m, &m->tasks[j]);
+        for (int j = 0; j < m->k; j++) {
+            live += m->tasks[j].state != TASK_DONE;
+            want_product += m->tasks[j].state == TASK_PRODUCT;
+        }
+        if (!live) return OVK_OK;
+        int rc = post(m, want_product);
+        if (rc) return rc;
+        if (want_product) products(m);
+        else if ((rc = wait_oldest(m))) return rc;
+    }
+}
+
+/* ---- the batch's set-up ------------------------------------------------- */
+
+/* The variant the tasks run: v's own, or for auto the variant it measured
+ * and chose at setup, read from its view line ("auto: ... -> SPEC"), so
+ * that the k systems run one measurement's choice (*params: that
+ * variant's parsed options, the caller's to free). */
+static int task_variant(ovk__ctx *c, const ovk__variant *v, const ovk__solver **sv, void **params)
+{
+    char *text = NULL, name[64];
+    size_t len = 0;
+    ovk__opts opts;
+    *sv = v->sv;
+    *params = NULL;
+    if (strcmp(v->sv->name, "auto") != 0) return OVK_OK;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return ovk__fail(OVK_ENOMEM, "solve_many: auto's choice");
+    v->sv->view(v->work, f);
+    fclose(f);
+    char *arrow = text ? strstr(text, "-> ") : NULL, *end = arrow ? strchr(arrow, '\n') : NULL;
+    int rc = OVK_OK;
+    if (!arrow || !end) rc = ovk__fail(OVK_EUNSUPPORTED, "solve_many: auto has not chosen a variant");
+    if (!rc) {
+        *end = '\0';
+        rc = ovk__spec_parse("solver", OVK_EOPTION, arrow + 3, name, sizeof name, &opts);
+    }
+    if (!rc && !(*sv = ovk__solver_find(name))) rc = ovk__fail(OVK_EUNSUPPORTED, "solve_many: auto chose '%s'", name);
+    if (!rc && (*sv)->parse) rc = (*sv)->parse(&opts, params);
+    free(text);
+    if (!rc && (*sv)->needs_norm && !c->norms.current) rc = c->norm(c); /* collective, on every rank alike */
+    return rc;
+}
+
+/* Local: task j's context (the template's copy, with what a solve writes
+ * made its own) */
+static int task_ctx(ovk__many *m, const ovk__ctx *c, int j, const double *b, double *x, ovk_pcg_result *res,
+                    void *params)
+{
+    ovk__task *t = &m->tasks[j];
+    t->m = m;
+    t->index = j;
+    t->c = *c;
+    t->c.batch = t;
+    t->c.b = b;
+    t->c.x = x;
+    t->c.res = res;
+    if (params) t->c.params = params;
+    if (t->c.hook.fn) t->c.hook.arg = &t->c;
+    if (j > 0) t->c.mon.history = NULL; /* the history buffer is system 0's */
+    t->c.mon.stage = NULL;
+    t->c.mon.true_r = NULL;
+    t->c.lanczos.alpha = t->c.lanczos.beta = t->c.lanczos.work = NULL;
+    if (c->mon.stage && !(t->c.mon.stage = calloc(OVK__STAGE_SLOTS, sizeof *c->mon.stage)))
+        return ovk__fail(OVK_ENOMEM, "the monitor's slots of system %d", j);
+    if (c->mon.true_r && !(t->c.mon.true_r = malloc(sizeof(double) * (size_t)(c->n > 0 ? c->n : 1))))
+        return ovk__fail(OVK_ENOMEM, "the true residual of system %d", j);
+    if (c->lanczos.cap > 0) {
+        size_t cap = (size_t)c->lanczos.cap;
+        if (!(t->c.lanczos.alpha = malloc(sizeof(double) * 4 * cap)))
+            return ovk__fail(OVK_ENOMEM, "the condition estimate of system %d", j);
+        t->c.lanczos.beta = t->c.lanczos.alpha + cap;
+        t->c.lanczos.work = t->c.lanczos.beta + cap;
+    }
+    t->state = TASK_READY;
+    return task_stack(t);
+}
+
+static void task_free(ovk__task *t)
+{
+    ovk__variant_free(&t->var);
+    free(t->c.mon.stage);
+    free(t->c.mon.true_r);
+    free(t->c.lanczos.alpha);
+#ifdef OVK_MANY_VALGRIND
+    if (t->map) VALGRIND_STACK_DEREGISTER(t->vg_id);
+#endif
+    if (t->map) munmap(t->map, t->map_len);
+}
+
+static int batch_new(ovk__many *m, const ovk__ctx *c, int k)
+{
+    memset(m, 0, sizeof *m);
+    m->k = k;
+    m->A = c->A;
+    m->red = c->red;
+    m->tasks = calloc((size_t)k, sizeof *m->tasks);
+    m->unposted = calloc(2 * (size_t)k * TASK_SUMS, sizeof *m->unposted); /* the list, the posted ones */
+    m->X = calloc((size_t)k, sizeof *m->X);
+    m->Y = calloc((size_t)k, sizeof *m->Y);
+    m->xy = calloc((size_t)k, sizeof *m->xy);
+    if (!m->tasks || !m->unposted || !m->X || !m->Y || !m->xy) return ovk__fail(OVK_ENOMEM, "%d systems", k);
+    if (c->hook.fn) m->hook = (ovk__hook){.fn = progress, .arg = m, .every = c->hook.every};
+    return OVK_OK;
+}
+
+static void batch_free(ovk__many *m)
+{
+    for (int j = 0; m->tasks && j < m->k; j++) task_free(&m->tasks[j]);
+    for (int i = 0; i < m->ngroups; i++) {
+        if (m->groups[i].req) { /* only after a failure: complete it before its buffer goes */
+            ovk_reduce_wait(m->groups[i].req);
+            ovk_request_free(m->groups[i].req);
+        }
+        free(m->groups[i].buf);
+    }
+    free(m->groups);
+    free(m->tasks);
+    free(m->unposted);
+    free(m->X);
+    free(m->Y);
+    free(m->xy);
+}
+
+/* Collective: max and mean over the ranks of every system's timers, in
+ * two reductions */
+static int gather_times(ovk__many *m, MPI_Comm comm, ovk_pcg_result *results)
+{
+    int size = 1, k = m->k, n = k * OVK_TIMER_COUNT;
+    MPI_Comm_size(comm, &size);
+    double *t = malloc(sizeof(double) * 3 * (size_t)n);
+    int rc = ovk__agree(comm, t ? OVK_OK : ovk__fail(OVK_ENOMEM, "the timers of %d systems", k));
+    if (rc) {
+        free(t);
+        return rc;
+    }
+    for (int j = 0; j < k; j++) memcpy(t + j * OVK_TIMER_COUNT, m->tasks[j].c.t, sizeof m->tasks[j].c.t);
+    rc = ovk__mpi(MPI_Allreduce(t, t + n, n, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce (timers)");
+    if (!rc) rc = ovk__mpi(MPI_Allreduce(t, t + 2 * n, n, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce (timers)");
+    for (int j = 0; !rc && j < k; j++)
+        for (int i = 0; i < OVK_TIMER_COUNT; i++) {
+            results[j].time_max[i] = t[n + j * OVK_TIMER_COUNT + i];
+            results[j].time_mean[i] = t[2 * n + j * OVK_TIMER_COUNT + i] / size;
+        }
+    free(t);
+    return rc;
+}
+
+int ovk__many_solve(ovk__ctx *c, const ovk__variant *v, int k, const double *const *B, double *const *X,
+                    ovk_pcg_result *results, int *st, int *current)
+{
+    ovk__many m;
+    const ovk__solver *sv = NULL;
+    void *params = NULL;
+    *current = -1;
+    int rc = ovk__agree(c->comm, batch_new(&m, c, k));
+    m.current = current;
+    if (!rc) rc = ovk__agree(c->comm, task_variant(c, v, &sv, &params));
+    for (int j = 0; !rc && j < k; j++) {
+        if (!B[j]) continue; /* a system left out (its input refused): no task */
+        rc = ovk__agree(c->comm, task_ctx(&m, c, j, B[j], X[j], &results[j], params));
+        if (!rc) rc = ovk__variant_setup(&m.tasks[j].c, sv, &m.tasks[j].var);
+    }
+    for (int j = 0; !rc && j < k; j++)
+        if (!B[j]) m.tasks[j].state = TASK_DONE;
+    if (!rc) rc = schedule(&m);
+    rc = ovk__agree(c->comm, rc);
+    for (int j = 0; !rc && j < k; j++) {
+        ovk__ctx *tc = &m.tasks[j].c;
+        if (!B[j]) continue;
+        int mine = m.tasks[j].rc;
+        if (!mine && tc->cb_failed) mine = ovk__fail(OVK_ECALLBACK, "%s", tc->cb_detail);
+        st[j] = ovk__agree(c->comm, mine);
+        ovk__condest_end(tc);
+    }
+    if (!rc) rc = gather_times(&m, c->comm, results);
+    batch_free(&m);
+    free(params);
+    *current = -1;
+    return rc;
+}
