@@ -3,12 +3,17 @@
  * coordinates) -- an application example.
  *
  *   mpiexec -n 2 ovk_elasticity [-n NX NY NZ] [-solver S] [-backend B]
- *                               [-precond SPEC] [-rbm 0|1] [-solves K] [-tol T]
+ *                               [-precond SPEC] [-rbm 0|1] [-solves K] [-tol T] [-floating]
  *
  * The box [0, NX] x [0, NY] x [0, NZ] / max(NX, NY, NZ) (cells of side h) is
  * cut into cubes of 6 tetrahedra each (Kuhn's triangulation: every cube the
  * same way, so the mesh is conforming) with P1 elements, E = 1, nu = 0.3; it
  * is clamped on the face x = 0 and loaded by its own weight (f = (0, 0, -1)).
+ * With -floating it is not clamped: the stiffness matrix is singular, its
+ * null space the six rigid-body modes, declared from the node coordinates
+ * (ovk_solver_set_nullspace_rigid_body); the load's rigid-body part (the net
+ * force and moment of the weight) is removed, the solution has none, and
+ * `Null Space Inconsistency = R` (||Z^T b|| / ||b||) is printed.
  * Unknowns are interleaved by node (ux, uy, uz), nodes numbered x fastest;
  * each rank owns a contiguous range of nodes and assembles its own rows.
  *
@@ -31,24 +36,25 @@ typedef struct mesh {
     int nx, ny, nz; /* cells */
     double h;
     long long first, count; /* owned free nodes */
+    int i0;                 /* the first free plane: 1 (x = 0 clamped) or 0 (-floating) */
 } mesh;
 
 typedef struct args {
-    int n[3], rbm, solves;
+    int n[3], rbm, solves, floating;
     const char *solver, *backend, *precond;
     double tol;
 } args;
 
-/* free node id of grid point (i, j, k), i >= 1 (i = 0 is clamped) */
+/* free node id of grid point (i, j, k), i >= i0 (i = 0 is clamped unless floating) */
 static long long node_id(const mesh *m, int i, int j, int k)
 {
-    return (i - 1) + (long long)m->nx * (j + (long long)(m->ny + 1) * k);
+    return (i - m->i0) + (long long)(m->nx + 1 - m->i0) * (j + (long long)(m->ny + 1) * k);
 }
 
 static void node_ijk(const mesh *m, long long id, int *i, int *j, int *k)
 {
-    *i = (int)(id % m->nx) + 1;
-    id /= m->nx;
+    *i = (int)(id % (m->nx + 1 - m->i0)) + m->i0;
+    id /= m->nx + 1 - m->i0;
     *j = (int)(id % (m->ny + 1));
     *k = (int)(id / (m->ny + 1));
 }
@@ -97,12 +103,12 @@ static void add_cell(const mesh *m, int ci, int cj, int ck, double *K, double *f
         }
         double vol = tet_gradients(p, g);
         for (int a = 0; a < 4; a++) {
-            if (gi[a][0] == 0) continue; /* clamped: no row */
+            if (gi[a][0] < m->i0) continue; /* clamped: no row */
             long long row = node_id(m, gi[a][0], gi[a][1], gi[a][2]) - m->first;
             if (row < 0 || row >= m->count) continue;
             f[row * DOF + 2] -= vol / 4.0; /* own weight, f = (0, 0, -1) */
             for (int b = 0; b < 4; b++) {
-                if (gi[b][0] == 0) continue; /* clamped column: eliminated */
+                if (gi[b][0] < m->i0) continue; /* clamped column: eliminated */
                 int slot = (gi[b][0] - gi[a][0] + 1) + 3 * (gi[b][1] - gi[a][1] + 1) + 9 * (gi[b][2] - gi[a][2] + 1);
                 for (int i = 0; i < DOF; i++)
                     for (int j = 0; j < DOF; j++)
@@ -181,6 +187,7 @@ static int parse(int argc, char **argv, args *a)
         else if (!strcmp(f, "-rbm") && more) a->rbm = atoi(argv[++i]);
         else if (!strcmp(f, "-solves") && more) a->solves = atoi(argv[++i]);
         else if (!strcmp(f, "-tol") && more) a->tol = atof(argv[++i]);
+        else if (!strcmp(f, "-floating")) a->floating = 1;
         else return -1;
     }
     return (a->n[0] >= 1 && a->n[1] >= 1 && a->n[2] >= 1 && a->solves >= 1 && a->tol > 0) ? 0 : -1;
@@ -202,6 +209,7 @@ static int solve_all(const args *a, const mesh *m, ovk_matrix *A, const double *
     if (!rc) rc = ovk_solver_set_tolerances(s, a->tol, 0.0, 5000);
     if (!rc && a->rbm) rc = ovk_solver_set_coordinates(s, DOF, (int)m->count, xyz);
     MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!rc && a->floating) rc = ovk_solver_set_nullspace_rigid_body(s, DOF, (int)m->count, xyz); /* collective */
     if (!rc) rc = ovk_solver_set_from_options(s, NULL); /* -ovk_* override the flags */
     if (!rc) rc = ovk_solver_setup(s);
     if (!rc && rank == 0) printf("Setup Time = %f s\n", ovk_solver_setup_time(s));
@@ -215,6 +223,7 @@ static int solve_all(const args *a, const mesh *m, ovk_matrix *A, const double *
     if (!rc && rank == 0)
         printf("Iterations = %d\nFinal Relative Residual Norm = %e\nSolve Time = %f s\n", res.iterations,
                res.rel_residual, res.time_max[OVK_TIMER_SOLVE]);
+    if (!rc && rank == 0 && a->floating) printf("Null Space Inconsistency = %e\n", res.nullspace_inconsistency);
     ovk_vector_destroy(b);
     ovk_vector_destroy(x);
     int rc2 = ovk_solver_destroy(&s);
@@ -223,7 +232,7 @@ static int solve_all(const args *a, const mesh *m, ovk_matrix *A, const double *
 
 int main(int argc, char **argv)
 {
-    args a = {{16, 8, 8}, 1, 1, "alg1", NULL, "amg:bs=3", 1e-8};
+    args a = {{16, 8, 8}, 1, 1, 0, "alg1", NULL, "amg:bs=3", 1e-8};
     int rank, size, rc;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -232,14 +241,14 @@ int main(int argc, char **argv)
     if (parse(argc, argv, &a)) {
         if (rank == 0)
             fprintf(stderr, "usage: ovk_elasticity [-n NX NY NZ] [-solver S] [-backend B] [-precond SPEC] "
-                            "[-rbm 0|1] [-solves K] [-tol T] [-ovk_KEY VALUE ...]\n");
+                            "[-rbm 0|1] [-solves K] [-tol T] [-floating] [-ovk_KEY VALUE ...]\n");
         MPI_Finalize();
         return 2;
     }
     int nmax = a.n[0] > a.n[1] ? a.n[0] : a.n[1];
     nmax = nmax > a.n[2] ? nmax : a.n[2];
-    mesh m = {a.n[0], a.n[1], a.n[2], 1.0 / nmax, 0, 0};
-    long long nodes = (long long)m.nx * (m.ny + 1) * (m.nz + 1);
+    mesh m = {a.n[0], a.n[1], a.n[2], 1.0 / nmax, 0, 0, a.floating ? 0 : 1};
+    long long nodes = (long long)(m.nx + 1 - m.i0) * (m.ny + 1) * (m.nz + 1);
     m.first = nodes * rank / size;
     m.count = nodes * (rank + 1) / size - m.first;
     if (rank == 0)

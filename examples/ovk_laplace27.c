@@ -19,7 +19,7 @@
 
 typedef struct args {
     int n[3], P[3], stencil, timing, print_level, random_rhs, list_backends, list_precond, help, progress;
-    const char *solver, *backend, *problem, *scheme;
+    const char *solver, *backend, *problem, *scheme, *bc;
     double tol, peclet, velocity[3];
     int maxit;
     ovk_drv_experiment ex;
@@ -38,6 +38,8 @@ static void usage(FILE *f)
             "  -peclet PE           convdiff: Peclet number (default 100; cell Peclet PE |v| h / 2)\n"
             "  -velocity vx vy vz   convdiff: the constant velocity field (default 1 1 1)\n"
             "  -scheme NAME         convdiff: upwind (default) or central differences for the convection\n"
+            "  -bc dirichlet|neumann  laplace: boundaries (default dirichlet); neumann is singular (row sums\n"
+            "                       zero, the constants its null space): with -nullspace constant\n"
             "  -solver NAME         solver (default alg1):");
     for (int i = 0; i < ovk_solver_type_count(); i++) fprintf(f, " %s", ovk_solver_type_name(i));
     fprintf(f,
@@ -105,6 +107,7 @@ static int parse_args(int argc, char **argv, args *a, const char **bad)
         else if (!strcmp(f, "-stencil")) rc = parse_ints(argc, argv, &i, 1, &a->stencil);
         else if (!strcmp(f, "-problem")) rc = parse_word(argc, argv, &i, &a->problem);
         else if (!strcmp(f, "-scheme")) rc = parse_word(argc, argv, &i, &a->scheme);
+        else if (!strcmp(f, "-bc")) rc = parse_word(argc, argv, &i, &a->bc);
         else if (!strcmp(f, "-peclet")) rc = parse_double(argc, argv, &i, &a->peclet);
         else if (!strcmp(f, "-velocity")) rc = parse_doubles(argc, argv, &i, 3, a->velocity);
         else if (!strcmp(f, "-solver")) rc = parse_word(argc, argv, &i, &a->solver);
@@ -129,6 +132,18 @@ static int parse_args(int argc, char **argv, args *a, const char **bad)
     }
     if (strcmp(a->scheme, "upwind") && strcmp(a->scheme, "central")) {
         *bad = "-scheme (want upwind or central)";
+        return -1;
+    }
+    if (strcmp(a->bc, "dirichlet") && strcmp(a->bc, "neumann")) {
+        *bad = "-bc (want dirichlet or neumann)";
+        return -1;
+    }
+    if (!strcmp(a->bc, "neumann") && !strcmp(a->problem, "convdiff")) {
+        *bad = "-bc neumann (the laplace problem only)";
+        return -1;
+    }
+    if (a->ex.nullspace && strcmp(a->ex.nullspace, "constant")) {
+        *bad = "-nullspace (want constant)";
         return -1;
     }
     if (!strcmp(a->problem, "convdiff")) a->stencil = 7;
@@ -179,7 +194,10 @@ static int solve(const args *a, const ovk_matrix *A, const ovk_vector *b, ovk_ve
                  const ovk_pcg_options *opts, ovk_pcg_result *res)
 {
     int convdiff = !strcmp(a->problem, "convdiff");
-    ovk_drv_run r = {.problem = convdiff ? "convdiff" : a->stencil == 7 ? "laplace7" : "laplace27",
+    int neumann = !strcmp(a->bc, "neumann");
+    ovk_drv_run r = {.problem = convdiff ? "convdiff"
+                                : a->stencil == 7 ? (neumann ? "laplace7-neumann" : "laplace7")
+                                                  : (neumann ? "laplace27-neumann" : "laplace27"),
                      .nx = (long long)a->n[0] * a->P[0],
                      .ny = (long long)a->n[1] * a->P[1],
                      .nz = (long long)a->n[2] * a->P[2]};
@@ -197,8 +215,11 @@ static int run(const args *a, int rank, int size)
     int rc = convdiff ? ovk_convdiff_create(MPI_COMM_WORLD, a->n[0], a->n[1], a->n[2], a->P[0], a->P[1], a->P[2],
                                             a->velocity, a->peclet,
                                             strcmp(a->scheme, "central") ? OVK_CONVDIFF_UPWIND : OVK_CONVDIFF_CENTRAL, &A)
-                      : ovk_laplace_create(MPI_COMM_WORLD, (ovk_stencil)a->stencil, a->n[0], a->n[1], a->n[2],
-                                           a->P[0], a->P[1], a->P[2], &A);
+           : !strcmp(a->bc, "neumann")
+               ? ovk_laplace_create_neumann(MPI_COMM_WORLD, (ovk_stencil)a->stencil, a->n[0], a->n[1], a->n[2], a->P[0],
+                                            a->P[1], a->P[2], &A)
+               : ovk_laplace_create(MPI_COMM_WORLD, (ovk_stencil)a->stencil, a->n[0], a->n[1], a->n[2], a->P[0],
+                                    a->P[1], a->P[2], &A);
     if (!rc) rc = ovk_drv_reducer(MPI_COMM_WORLD, a->backend, &a->ex, &red);
     if (rc) goto cleanup;
     rc = ovk_vector_create(A, &b);
@@ -225,9 +246,10 @@ static int run(const args *a, int rank, int size)
         printf("ovk_laplace27: convection-diffusion, Peclet %g, velocity (%g, %g, %g), %s differences\n", a->peclet,
                a->velocity[0], a->velocity[1], a->velocity[2], a->scheme);
     if (rank == 0 && a->print_level >= 1)
-        printf("ovk_laplace27: %d-point %s, global grid %lld x %lld x %lld (%lld rows), %d ranks "
+        printf("ovk_laplace27: %d-point %s%s, global grid %lld x %lld x %lld (%lld rows), %d ranks "
                "(%d x %d x %d), solver %s\n",
-               a->stencil, convdiff ? "operator" : "Laplacian", (long long)a->n[0] * a->P[0], (long long)a->n[1] * a->P[1],
+               a->stencil, convdiff ? "operator" : "Laplacian", strcmp(a->bc, "neumann") ? "" : " (pure Neumann)",
+               (long long)a->n[0] * a->P[0], (long long)a->n[1] * a->P[1],
                (long long)a->n[2] * a->P[2], (long long)ovk_matrix_nglobal(A), size, a->P[0], a->P[1],
                a->P[2], solver);
     rc = solve(a, A, b, x, &opts, &res);
@@ -252,7 +274,7 @@ int main(int argc, char **argv)
     int rank = 0, size = 1, status = 0;
     const char *bad = NULL;
     args a = {.n = {40, 40, 40}, .stencil = 27, .solver = "alg1", .tol = 1e-8, .maxit = 1000, .problem = "laplace",
-              .scheme = "upwind", .peclet = 100.0, .velocity = {1.0, 1.0, 1.0}};
+              .scheme = "upwind", .bc = "dirichlet", .peclet = 100.0, .velocity = {1.0, 1.0, 1.0}};
     ovk_drv_mpi_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -57,6 +57,10 @@ static void usage(FILE *f)
                "  -bs N            unknowns per node, interleaved: ranks own whole nodes (default 1)\n"
                "  -coords FILE     node coordinates for amg's rigid-body modes: a line with the\n"
                "                   number of nodes, then one line 'x y [z]' per node\n"
+               "  -nullspace FILE  A is singular with the columns of FILE as null space: a Matrix Market\n"
+               "                   dense array ('%%%%MatrixMarket matrix array real general', a line 'N K',\n"
+               "                   then the N x K values column by column), N the matrix's rows, any\n"
+               "                   basis (orthonormalised by the library); or -nullspace constant\n"
                "  -precond list    print the preconditioners of this build\n"
                "  -help            this message\n",
             OVK_BACKEND_ENV, OVK_BACKEND_DEFAULT);
@@ -200,6 +204,63 @@ static int read_coords(const char *path, long long first, int count, int *dim, d
     return rc;
 }
 
+/* This rank's rows [first, first + count) of the K columns of a Matrix
+ * Market dense array of nglobal rows (-nullspace FILE) into *vec (column j
+ * at j * count).  Local; OVK_EFILE, OVK_EFORMAT (malformed, or not
+ * nglobal rows) or OVK_ENOMEM, with what went wrong in *why. */
+static int read_nullspace(const char *path, long long nglobal, long long first, int count, int *k, double **vec,
+                          char *why, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    long long rows = -1, cols = -1;
+    int rc = OVK_OK;
+    *vec = NULL;
+    *k = 0;
+    snprintf(why, len, "not a dense Matrix Market array ('%%%%MatrixMarket matrix array real general', N K, values)");
+    if (!f) {
+        snprintf(why, len, "cannot be read");
+        return OVK_EFILE;
+    }
+    if (!fgets(line, sizeof line, f) || strncmp(line, "%%MatrixMarket matrix array real general", 40)) rc = OVK_EFORMAT;
+    while (!rc && fgets(line, sizeof line, f) && line[0] == '%') continue; /* comments */
+    if (!rc && (sscanf(line, "%lld %lld", &rows, &cols) != 2 || cols < 1 || cols > 32)) rc = OVK_EFORMAT;
+    if (!rc && rows != nglobal) {
+        snprintf(why, len, "vectors of %lld rows for a matrix of %lld", rows, nglobal);
+        rc = OVK_EFORMAT;
+    }
+    if (!rc && !(*vec = malloc(sizeof(double) * (size_t)(count > 0 ? count : 1) * (size_t)cols))) rc = OVK_ENOMEM;
+    for (long long e = 0; !rc && e < rows * cols; e++) {
+        double v;
+        if (fscanf(f, "%lf", &v) != 1) rc = OVK_EFORMAT;
+        long long r = e % rows, j = e / rows;
+        if (!rc && r >= first && r < first + count) (*vec)[j * count + (r - first)] = v;
+    }
+    fclose(f);
+    if (rc == OVK_ENOMEM) snprintf(why, len, "no memory for its vectors");
+    if (rc) {
+        free(*vec);
+        *vec = NULL;
+        return rc;
+    }
+    *k = (int)cols;
+    return OVK_OK;
+}
+
+/* Collective: -nullspace FILE's vectors into the experiment settings. */
+static int load_nullspace(args *a, const ovk_matrix *A, double **vec)
+{
+    int k = 0, rank = 0;
+    char why[160];
+    int rc = read_nullspace(a->ex.nullspace, (long long)ovk_matrix_nglobal(A), (long long)ovk_matrix_row_start(A),
+                            ovk_matrix_nlocal(A), &k, vec, why, sizeof why);
+    a->ex.ns_vectors = *vec;
+    a->ex.ns_k = k;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rc && rank == 0) fprintf(stderr, "ovk_mtx_solve: -nullspace %s: %s\n", a->ex.nullspace, why);
+    return ovk_drv_agree(rc);
+}
+
 /* Collective: every rank's coordinates into the experiment settings. */
 static int load_coords(args *a, const ovk_matrix *A, double **xyz)
 {
@@ -262,9 +323,11 @@ static int run(args *a, int rank, int nranks)
     ovk_reducer *red = NULL;
     ovk_pcg_options opts;
     ovk_pcg_result res;
-    double *xyz = NULL;
+    double *xyz = NULL, *ns = NULL;
+    int reported = 0; /* the failure's message is printed */
     int rc = ovk_mm_read_blocked(MPI_COMM_WORLD, a->file, a->bs, &A);
     if (!rc && a->coords) rc = load_coords(a, A, &xyz);
+    if (!rc && a->ex.nullspace && strcmp(a->ex.nullspace, "constant")) reported = rc = load_nullspace(a, A, &ns);
     if (rc) goto cleanup;
     print_matrix_info(a, A, rank, nranks);
     rc = ovk_vector_create(A, &b);
@@ -287,10 +350,11 @@ static int run(args *a, int rank, int nranks)
     double err = a->rhs == RHS_AONES ? error_vs_ones(x, MPI_COMM_WORLD) : 0.0;
     if (rank == 0 && res.reason != OVK_REASON_NONE) print_result(a, &res, err);
 cleanup:
-    if (rc && rank == 0)
+    if (rc && rank == 0 && !reported)
         fprintf(stderr, "ovkrylov error: %s: %s\n", ovk_strerror(rc), ovk_error_detail());
     ovk_reducer_destroy(red);
     free(xyz);
+    free(ns);
     ovk_vector_destroy(ones);
     ovk_vector_destroy(x);
     ovk_vector_destroy(b);

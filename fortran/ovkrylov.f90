@@ -126,6 +126,9 @@ module ovkrylov
     integer, parameter, public :: OVK_DUP_SUM = 0     !< add them (the default)
     integer, parameter, public :: OVK_DUP_REJECT = 1  !< fail with OVK_EINVAL
 
+    ! ---- ovk_convdiff_create's differences for the convection term ------
+    integer, parameter, public :: OVK_CONVDIFF_UPWIND = 0, OVK_CONVDIFF_CENTRAL = 1
+
     ! ---- reductions (reduce.h): operations, the largest ovk_dot_init ------
     integer, parameter, public :: OVK_SUM = 0, OVK_MAX = 1, OVK_MIN = 2
     integer, parameter, public :: OVK_DOT_MAX = 16
@@ -151,6 +154,7 @@ module ovkrylov
         integer(c_int) :: history_len = 0
         real(c_double) :: auto_latency_us = 0, auto_work_us = 0 !< solver auto: what it measured (us)
         character(kind=c_char) :: auto_choice(32) = c_null_char  !< solver auto: the variant it chose
+        real(c_double) :: nullspace_inconsistency = 0 !< with a null space: ||Z^T b|| / ||b||
     end type ovk_pcg_result
 
     !> A distributed CSR matrix (rows split over the ranks).
@@ -304,7 +308,7 @@ module ovkrylov
     public :: ovk_vector_create, ovk_vector_wrap, ovk_vector_destroy, ovk_vector_data, ovk_vector_nlocal
     public :: ovk_solver_create, ovk_solver_destroy, ovk_solver_set_option, ovk_solver_get_option, &
         ovk_solver_set_options, ovk_solver_set_tolerances, ovk_solver_set_coordinates, ovk_solver_set_monitor, &
-        ovk_solver_setup, &
+        ovk_solver_setup, ovk_solver_set_nullspace, ovk_solver_set_nullspace_rigid_body, &
         ovk_solver_solve, ovk_solver_nlocal, ovk_solver_setup_time, ovk_solver_comm, &
         ovk_solver_solve_many, ovk_solver_system_index
     public :: ovk_solver_create_operator, ovk_solver_set_precond_fn, ovk_solver_set_history, &
@@ -315,6 +319,7 @@ module ovkrylov
         ovk_options_finalize, ovk_options_clear, ovk_solver_view, ovk_solver_set_convergence_test, &
         ovk_solver_type_count, ovk_solver_type_name, ovk_solver_type_description
     public :: ovk_strerror, ovk_status_name, ovk_error_detail, ovk_reason_name
+    public :: ovk_convdiff_create
 
     ! ---- the C library -------------------------------------------------------
     interface
@@ -379,6 +384,16 @@ module ovkrylov
             type(c_ptr), value :: s
             integer(c_int), value :: rc
             integer(c_int) :: f_solver_refuse_solve
+        end function
+        function f_convdiff_create(fcomm, nx, ny, nz, px, py, pz, velocity, peclet, scheme, A) &
+            bind(C, name='ovk__f_convdiff_create')
+            import :: c_double, c_int, c_ptr
+            integer(c_int), value :: fcomm, nx, ny, nz, px, py, pz
+            real(c_double), intent(in) :: velocity(3)
+            real(c_double), value :: peclet
+            integer(c_int), value :: scheme
+            type(c_ptr), intent(out) :: A
+            integer(c_int) :: f_convdiff_create
         end function
         function f_matrix_comm(A) bind(C, name='ovk__f_matrix_comm')
             import :: c_int, c_ptr
@@ -569,6 +584,21 @@ module ovkrylov
             integer(c_int), value :: dim, nnodes
             real(c_double), intent(in) :: xyz(*)
             integer(c_int) :: c_solver_set_coordinates
+        end function
+        function c_solver_set_nullspace(s, has_constant, k, block, rows) bind(C, name='ovk__f_solver_set_nullspace')
+            import :: c_double, c_int, c_ptr
+            type(c_ptr), value :: s
+            integer(c_int), value :: has_constant, k, rows
+            real(c_double), intent(in) :: block(*)
+            integer(c_int) :: c_solver_set_nullspace
+        end function
+        function c_solver_set_nullspace_rigid_body(s, dim, nnodes, xyz) &
+            bind(C, name='ovk_solver_set_nullspace_rigid_body')
+            import :: c_double, c_int, c_ptr
+            type(c_ptr), value :: s
+            integer(c_int), value :: dim, nnodes
+            real(c_double), intent(in) :: xyz(*)
+            integer(c_int) :: c_solver_set_nullspace_rigid_body
         end function
         function c_solver_set_monitor(s, fn, ctx) bind(C, name='ovk_solver_set_monitor')
             import :: c_funptr, c_int, c_ptr
@@ -936,6 +966,23 @@ contains
         call finish(rc, 'ovk_matrix_create_csr', ierr)
     end subroutine create_csr
 
+    !> The 3-D convection-diffusion matrix of ovk_convdiff_create (problems.h):
+    !> nx x ny x nz points per rank on a px x py x pz grid of ranks, the
+    !> velocity, the Peclet number and scheme (OVK_CONVDIFF_UPWIND or
+    !> OVK_CONVDIFF_CENTRAL).  Nonsymmetric: solve it with gmres, pgmres,
+    !> bicgstab, pipebicgstab or auto.  Collective; the same status on every rank.
+    subroutine ovk_convdiff_create(comm, nx, ny, nz, px, py, pz, velocity, peclet, scheme, A, ierr)
+        type(MPI_Comm), intent(in) :: comm
+        integer, intent(in) :: nx, ny, nz, px, py, pz, scheme
+        real(c_double), intent(in) :: velocity(3), peclet
+        type(ovk_matrix), intent(out) :: A
+        integer, intent(out), optional :: ierr
+        integer(c_int) :: rc
+        rc = f_convdiff_create(int(comm%MPI_VAL, c_int), int(nx, c_int), int(ny, c_int), int(nz, c_int), &
+            int(px, c_int), int(py, c_int), int(pz, c_int), velocity, peclet, int(scheme, c_int), A%ptr)
+        call finish(rc, 'ovk_convdiff_create', ierr)
+    end subroutine ovk_convdiff_create
+
     !> New values on the matrix's pattern, the rows given as to
     !> ovk_matrix_create_csr (same base convention).  Solvers on A redo their
     !> numeric setup at their next solve.  Collective; OVK_EMISMATCH when the
@@ -1291,6 +1338,46 @@ contains
                 'ovk_solver_set_coordinates', ierr)
         end if
     end subroutine ovk_solver_set_coordinates
+
+    !> The null space of a singular A (ovk_solver_set_nullspace in
+    !> solver.h): the constant when has_constant, and the columns of
+    !> vectors(nlocal, k) (copied; size(vectors, 1) must be the rank's row
+    !> count).  Collective; orthonormalised at the next setup.
+    subroutine ovk_solver_set_nullspace(s, has_constant, vectors, ierr)
+        type(ovk_solver), intent(inout) :: s
+        logical, intent(in) :: has_constant
+        real(c_double), intent(in), contiguous, optional :: vectors(:, :)
+        integer, intent(out), optional :: ierr
+        real(c_double) :: none(1)
+        integer(c_int) :: flag
+        flag = merge(1_c_int, 0_c_int, has_constant)
+        if (.not. present(vectors)) then
+            call finish(c_solver_set_nullspace(s%ptr, flag, 0_c_int, none, 0_c_int), 'ovk_solver_set_nullspace', ierr)
+        else if (size(vectors) == 0) then
+            call finish(c_solver_set_nullspace(s%ptr, flag, int(size(vectors, 2), c_int), none, &
+                int(size(vectors, 1), c_int)), 'ovk_solver_set_nullspace', ierr)
+        else
+            call finish(c_solver_set_nullspace(s%ptr, flag, int(size(vectors, 2), c_int), vectors, &
+                int(size(vectors, 1), c_int)), 'ovk_solver_set_nullspace', ierr)
+        end if
+    end subroutine ovk_solver_set_nullspace
+
+    !> The rigid-body modes from the coordinates xyz(dim, nnodes) of the
+    !> rank's nodes (dim 2: 3 modes, 3: 6; node k carries rows
+    !> dim*(k-1)+1 .. dim*k) as the null space.  Collective.
+    subroutine ovk_solver_set_nullspace_rigid_body(s, xyz, ierr)
+        type(ovk_solver), intent(inout) :: s
+        real(c_double), intent(in), contiguous :: xyz(:, :)
+        integer, intent(out), optional :: ierr
+        real(c_double) :: none(1)
+        if (size(xyz) == 0) then
+            call finish(c_solver_set_nullspace_rigid_body(s%ptr, int(size(xyz, 1), c_int), 0_c_int, none), &
+                'ovk_solver_set_nullspace_rigid_body', ierr)
+        else
+            call finish(c_solver_set_nullspace_rigid_body(s%ptr, int(size(xyz, 1), c_int), int(size(xyz, 2), c_int), &
+                xyz), 'ovk_solver_set_nullspace_rigid_body', ierr)
+        end if
+    end subroutine ovk_solver_set_nullspace_rigid_body
 
     ! The solver's callback box (made on first use); NULL for a solver not
     ! created, which the library then refuses.

@@ -74,6 +74,8 @@ void ovk_drv_usage(FILE *f)
             "                       only) (default jacobi)\n"
             "  -atol A              absolute tolerance: converged when ||r|| < max(tol ||b||, A) (0)\n"
             "  -halo MODE           halo exchange of the matvec: isend (default), persistent, neighbor\n"
+            "  -nullspace constant  A is singular with the constants as null space (-ovk_nullspace constant):\n"
+            "                       b's null-space part removed, its size printed (Null Space Inconsistency)\n"
             "  -nrhs K              solve K right-hand sides together (b and K - 1 random ones)\n"
             "  -latency_us A        model a network: every reduction takes at least A us\n"
             "  -latency_model TEXT  alpha=..,beta=..,gamma=..,P=.. (us, us/level, us/byte) or a preset\n"
@@ -122,7 +124,7 @@ int ovk_drv_parse_flag(int argc, char **argv, int *i, ovk_drv_experiment *e)
     }
     if (strcmp(f, "-latency_us") && strcmp(f, "-latency_model") && strcmp(f, "-noise") && strcmp(f, "-csv") &&
         strcmp(f, "-replace_every") && strcmp(f, "-precond") && strcmp(f, "-atol") && strcmp(f, "-halo") &&
-        strcmp(f, "-nrhs"))
+        strcmp(f, "-nullspace") && strcmp(f, "-nrhs"))
         return 0;
     if (*i + nargs >= argc) return -1;
     const char *v = argv[*i + 1];
@@ -136,6 +138,10 @@ int ovk_drv_parse_flag(int argc, char **argv, int *i, ovk_drv_experiment *e)
         return 1;
     }
     if (!strcmp(f, "-atol")) return parse_pos(v, &e->atol) ? -1 : 1;
+    if (!strcmp(f, "-nullspace")) {
+        e->nullspace = v;
+        return 1;
+    }
     if (!strcmp(f, "-halo")) {
         static const char *modes[] = {"isend", "persistent", "neighbor"};
         for (int k = 0; k < 3; k++)
@@ -179,6 +185,10 @@ void ovk_drv_print(const ovk_drv_experiment *e, const ovk_pcg_result *res)
     if (e->condest)
         printf("Condition Estimate = %e (lambda_min = %e, lambda_max = %e)\n", res->cond_est, res->lambda_min,
                res->lambda_max);
+    if (e->nullspace || e->ns_rigid)
+        printf("Null Space Inconsistency = %e (||Z^T b||/||b||, removed from b; the residual above is of the "
+               "projected system)\n",
+               res->nullspace_inconsistency);
     if (res->replacements || res->restarts)
         printf("Residual Replacements = %d, Restarts = %d\n", res->replacements, res->restarts);
 }
@@ -269,6 +279,23 @@ static int print_residual(ovk_solver *s, int iteration, double rnorm, double rel
     return 0;
 }
 
+/* Collective: the null space of -nullspace (constant, or the vectors the
+ * driver read) and of ns_rigid (the rigid-body modes of the coordinates) */
+static int set_nullspace(const ovk_drv_experiment *e, ovk_solver *s)
+{
+    int rc = 0, n = ovk_solver_nlocal(s);
+    if (e->nullspace && !strcmp(e->nullspace, "constant")) rc = ovk_solver_set_option(s, "nullspace", "constant");
+    rc = ovk_drv_agree(rc);
+    if (!rc && e->ns_rigid) rc = ovk_solver_set_nullspace_rigid_body(s, e->coord_dim, e->ncoords, e->coords);
+    if (rc || e->ns_k <= 0) return rc;
+    const double **vec = malloc(sizeof *vec * (size_t)e->ns_k);
+    rc = ovk_drv_agree(vec ? 0 : OVK_ENOMEM);
+    for (int j = 0; !rc && j < e->ns_k; j++) vec[j] = e->ns_vectors + (size_t)j * (size_t)n;
+    if (!rc) rc = ovk_solver_set_nullspace(s, 0, e->ns_k, vec);
+    free((void *)vec);
+    return rc;
+}
+
 /* right-hand side j > 0 of -nrhs: a hash of (global row, j) in [0, 1) */
 static double rhs_value(long long row, int j)
 {
@@ -335,6 +362,8 @@ static int solve_once(const ovk_drv_experiment *e, const ovk_matrix *A, const ov
     rc = ovk_solver_set_options(s, opts);
     if (!rc) rc = ovk_solver_set_from_options(s, NULL); /* -ovk_* (collective: every rank gets here) */
     if (!rc && e->coord_dim > 0) rc = ovk_solver_set_coordinates(s, e->coord_dim, e->ncoords, e->coords);
+    rc = ovk_drv_agree(rc);
+    if (!rc) rc = set_nullspace(e, s);
     if (!rc && opts->print_level >= 2) {
         rc = ovk_solver_set_option(s, "print_level", "1");
         if (!rc) rc = ovk_solver_set_monitor(s, print_residual, opts->out ? opts->out : stdout);

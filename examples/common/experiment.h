@@ -26,6 +26,12 @@ typedef struct ovk_drv_experiment {
      * driver's; coord_dim 0: none) */
     const double *coords;
     int coord_dim, ncoords;
+    /* -nullspace constant (the solver option nullspace constant) or FILE
+     * (the driver reads it into ns_vectors: ns_k vectors of the rank's
+     * rows, nlocal apart); ns_rigid: the rigid-body modes of coords */
+    const char *nullspace;
+    const double *ns_vectors;
+    int ns_k, ns_rigid;
 } ovk_drv_experiment;
 
 /* Copy the solver settings of the flags into *opts. */

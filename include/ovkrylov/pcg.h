@@ -162,6 +162,10 @@ typedef struct ovk_pcg_result {
     double auto_latency_us;
     double auto_work_us;
     char auto_choice[32];
+    /* with a null space declared (ovk_solver_set_nullspace): ||Z^T b|| / ||b||, how far b is
+       from consistent (Z the orthonormal basis); its component in the null space was removed,
+       and rel_residual is that of the projected system.  0 without one */
+    double nullspace_inconsistency;
 } ovk_pcg_result;
 
 /* Fill *opts with the defaults above. */

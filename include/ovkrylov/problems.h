@@ -23,6 +23,15 @@ typedef enum ovk_stencil { OVK_STENCIL_7 = 7, OVK_STENCIL_27 = 27 } ovk_stencil;
 int ovk_laplace_create(MPI_Comm comm, ovk_stencil stencil, int nx, int ny, int nz, int px, int py,
                        int pz, ovk_matrix **A);
 
+/* The same grid and stencil with pure Neumann boundaries: each row's
+ * diagonal is the number of its neighbours (row sums zero), so A is
+ * symmetric positive semi-definite with the constants as null space (the
+ * pressure Poisson equation): solve it with a null space declared
+ * (ovk_solver_set_nullspace, option nullspace constant).  Collective;
+ * arguments agreed as ovk_laplace_create's. */
+int ovk_laplace_create_neumann(MPI_Comm comm, ovk_stencil stencil, int nx, int ny, int nz, int px, int py, int pz,
+                               ovk_matrix **A);
+
 /* The 3-D convection-diffusion operator -laplace(u) + Pe v . grad(u) on the
  * unit cube, Dirichlet boundaries, on the grid and distribution of
  * ovk_laplace_create (7-point): mesh width h_d = 1 / (g_d + 1) along each

@@ -91,6 +91,8 @@
  *                   blocking reduction more per iteration             (0)
  *   view            0 | 1: rank 0 prints ovk_solver_view after each setup   (0)
  *   converged_reason 0 | 1: rank 0 prints why each solve stopped     (0)
+ *   nullspace       none | constant: the constant vector as A's null space (with
+ *                   ovk_solver_set_nullspace's vectors, below)          (none)
  *   log_view        0 | 1: rank 0 prints the object's setup and solve times
  *                   (min/max/avg over ranks) at ovk_solver_destroy; the value
  *                   agreed at the last setup counts (docs/options.md)   (0)
@@ -201,6 +203,32 @@ int ovk_solver_set_convergence_test(ovk_solver *s, ovk_converged_fn fn, void *ct
  * give the same dim (checked at setup); takes effect at the next
  * ovk_solver_setup.  Preconditioners that need no coordinates ignore them. */
 int ovk_solver_set_coordinates(ovk_solver *s, int dim, int nnodes, const double *xyz);
+/* The null space of a singular A (symmetric positive semi-definite, A Z =
+ * 0), as PETSc's MatNullSpace: the constant vector when has_constant is 1,
+ * and k vectors (0 <= k, has_constant + k <= 32) of the rank's rows,
+ * vectors[j] pointing at nlocal doubles (copied; vectors may be NULL when
+ * k = 0 or nlocal = 0).  Orthonormalised at the next setup, which fails
+ * with OVK_EINVAL naming the vector when one is zero or depends on the
+ * ones before it, or (an assembled matrix) when A does not annihilate it
+ * (||A z||_2 > 1e-8 ||A||_inf, z normalised), OVK_ENONFINITE (the row)
+ * when one holds a NaN or an infinity.  A solve then removes b's component in the null space
+ * (res->nullspace_inconsistency reports ||Z^T b|| / ||b||), projects every
+ * iteration's preconditioned residual (the projection's inner products in
+ * the variant's own reduction: no reduction more per iteration) and
+ * returns x without a null-space component; rel_residual is that of the
+ * projected system.  The CG variants alg1, cg1, pipecg, groppcg and
+ * pipeprcg take it; the others (plcg, auto, the nonsymmetric solvers)
+ * refuse it at setup (OVK_EUNSUPPORTED).  has_constant 0 and k 0 remove
+ * it.  Collective: the arguments are checked and agreed (OVK_EINVAL on
+ * every rank); every rank declares the same count.  The option
+ * "nullspace constant" (-ovk_nullspace constant) adds the constant. */
+int ovk_solver_set_nullspace(ovk_solver *s, int has_constant, int k, const double *const vectors[]);
+/* The rigid-body modes of linear elasticity as the null space (a floating
+ * body), as PETSc's MatNullSpaceCreateRigidBody: from nnodes points of dim
+ * (2: 3 modes, two translations and a rotation; 3: 6 modes) coordinates
+ * (x0 y0 z0 x1 ...), node i carrying the rows dim*i .. dim*i + dim-1
+ * (nnodes * dim = nlocal).  Collective; as ovk_solver_set_nullspace. */
+int ovk_solver_set_nullspace_rigid_body(ovk_solver *s, int dim, int nnodes, const double *xyz);
 /* ||r||_2 of iterations 0, 1, ... into buf[0..len-1] (borrowed) during each
  * solve; res->history_len says how many were written.  buf NULL: off. */
 int ovk_solver_set_history(ovk_solver *s, double *buf, int len);

@@ -56,7 +56,8 @@ class PcgResult(ctypes.Structure):
                 ("time_mean", c_double * TIMER_COUNT), ("lambda_min", c_double),
                 ("lambda_max", c_double), ("cond_est", c_double), ("replacements", c_int),
                 ("restarts", c_int), ("history_len", c_int), ("auto_latency_us", c_double),
-                ("auto_work_us", c_double), ("auto_choice", c_char * 32)]
+                ("auto_work_us", c_double), ("auto_choice", c_char * 32),
+                ("nullspace_inconsistency", c_double)]
 
 
 # callbacks: ovk_apply_fn, ovk_monitor_fn

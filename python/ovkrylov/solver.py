@@ -335,7 +335,8 @@ class Solver(Collective):
             setup_time=lib.ovk_solver_setup_time(self._h), history=hist[:res.history_len].copy(),
             replacements=res.replacements, restarts=res.restarts, lambda_min=res.lambda_min,
             lambda_max=res.lambda_max, cond_est=res.cond_est, auto_choice=res.auto_choice.decode(),
-            extra={"auto_latency_us": res.auto_latency_us, "auto_work_us": res.auto_work_us})
+            extra={"auto_latency_us": res.auto_latency_us, "auto_work_us": res.auto_work_us,
+                   "nullspace_inconsistency": res.nullspace_inconsistency})
 
     # ---- lifetime -------------------------------------------------------------
     def _destroy(self):

@@ -14,6 +14,8 @@ typedef struct blocking_state {
     MPI_Comm comm; /* the private communicator, owned by the generic layer */
     int verify;
     unsigned long long seq; /* reductions so far */
+    uint64_t *check;        /* verify=1: the reserved check buffer, 2 check_count words */
+    int check_count;
 } blocking_state;
 
 static int blocking_create(MPI_Comm comm, ovk__opts *opts, void **state)
@@ -29,13 +31,32 @@ static int blocking_create(MPI_Comm comm, ovk__opts *opts, void **state)
     return OVK_OK;
 }
 
-static void blocking_destroy(void *state) { free(state); }
+static void blocking_destroy(void *state)
+{
+    blocking_state *s = state;
+    free(s->check);
+    free(s);
+}
+
+/* verify=1: the check buffer of sums of up to max_count values */
+static int blocking_reserve(void *state, int max_count, ovk_datatype type, ovk_op op, int inflight)
+{
+    (void)type, (void)op, (void)inflight; /* one check at a time, 8-byte words */
+    blocking_state *s = state;
+    if (!s->verify || max_count <= s->check_count) return OVK_OK;
+    uint64_t *w = malloc(2 * (size_t)max_count * sizeof *w);
+    if (!w) return ovk__fail(OVK_ENOMEM, "blocking:verify: check buffer of %d words", 2 * max_count);
+    free(s->check);
+    s->check = w;
+    s->check_count = max_count;
+    return OVK_OK;
+}
 
 /* The result in buf is the same bytes on every rank: AND x == ~AND ~x. */
 static int verify_same(blocking_state *s, const void *buf, int count)
 {
     size_t n = (size_t)count, i = 0;
-    uint64_t *w = malloc(2 * n * sizeof *w);
+    uint64_t *w = count <= s->check_count ? s->check : malloc(2 * n * sizeof *w);
     if (!w) return ovk__fail(OVK_ENOMEM, "blocking:verify: check buffer of %zu words", 2 * n);
     memcpy(w, buf, n * sizeof *w); /* both types are 8 bytes */
     for (size_t k = 0; k < n; k++) w[n + k] = ~w[k];
@@ -47,7 +68,7 @@ static int verify_same(blocking_state *s, const void *buf, int count)
                        "differs between ranks at element %zu; the MPI library's reduction is not bitwise "
                        "reproducible", s->seq, count, i);
 cleanup:
-    free(w);
+    if (w != s->check) free(w);
     return rc;
 }
 
@@ -92,4 +113,5 @@ const ovk__backend ovk__backend_blocking = {
     .test = blocking_test,
     .wait = blocking_wait,
     .progress = NULL,
+    .reserve = blocking_reserve,
 };

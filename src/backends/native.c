@@ -11,8 +11,12 @@
  * result out at the completion).  The k-th start of a class takes entry
  * k mod RING; when that entry still runs the reduction started RING starts
  * earlier, that one is completed first.  Classes beyond NCLASS evict the one
- * started least recently.  Every decision depends only on the sequence of
- * starts, which is the same on every rank.
+ * started least recently, never one the reserve pinned.  Every decision
+ * depends only on the sequence of starts (and of setups' reserves), which is
+ * the same on every rank.  A class's buffers are one allocation made when
+ * the class is claimed: the reserve claims the classes of the sums a solve
+ * does, so that its starts allocate nothing (the requests are initialised at
+ * their first start: MPI's, not ours).
  *
  * verify=1 checks that each result is bitwise identical on every rank, which
  * the MPI standard does not promise: the result words x and their complements
@@ -51,7 +55,8 @@ enum { have_persistent = 0 };
 #define PERSISTENT_OPTION "persistent=0|1: persistent collectives (not available with this MPI); "
 #endif
 
-#define NCLASS 16 /* reduction classes (count, type, op) kept */
+#define NCLASS 64 /* reduction classes (count, type, op) kept */
+#define NLOOSE 16 /* of them never pinned by the reserve: room for other shapes */
 #define RING 4    /* persistent requests per class */
 
 typedef struct native_req native_req;
@@ -68,6 +73,8 @@ typedef struct pclass {
     ovk_datatype type;
     ovk_op op;
     int used;                  /* 1 when this slot holds a class */
+    int pinned;                /* claimed by the reserve: never evicted */
+    unsigned char *mem;        /* the ring's buffers, 2 RING count elements */
     unsigned long long starts; /* starts of this class so far */
     unsigned long long last;   /* reducer start number of its latest start */
     pentry ring[RING];
@@ -80,6 +87,9 @@ typedef struct native_state {
     unsigned long long seq; /* starts so far */
     native_req *queue;      /* verify=1: requests not yet checked, in start order */
     pclass cls[NCLASS];
+    uint64_t *vpool;        /* verify=1: reserved check buffers of 2 vpool_count words */
+    uint64_t **vfree;       /* the free ones */
+    int vpool_n, vpool_count, nvfree;
 } native_state;
 
 struct native_req {
@@ -125,7 +135,9 @@ static int native_create(MPI_Comm comm, ovk__opts *opts, void **state)
         return ovk__fail(OVK_EUNSUPPORTED, "native:persistent=1 needs MPI_Allreduce_init (MPI-4) or "
                                            "Open MPI's MPIX_Allreduce_init; this MPI has neither");
     native_state *s = calloc(1, sizeof *s);
-    if (!s) return ovk__fail(OVK_ENOMEM, "native backend state");
+    rc = s ? OVK_OK : ovk__fail(OVK_ENOMEM, "native backend state");
+    if (verify) rc = ovk__agree(comm, rc); /* before the collective MPI_Comm_dup */
+    if (rc) goto cleanup;
     s->comm = comm;
     s->vcomm = MPI_COMM_NULL;
     s->persistent = (int)persistent;
@@ -144,17 +156,25 @@ cleanup:
 static void entry_free(pentry *e)
 {
     if (e->req != MPI_REQUEST_NULL) MPI_Request_free(&e->req);
-    free(e->send);
-    free(e->recv);
-    e->send = e->recv = NULL;
+    e->req = MPI_REQUEST_NULL;
+}
+
+/* Release class k's requests and buffers: the slot is free again. */
+static void class_free(pclass *k)
+{
+    for (int i = 0; i < RING; i++) entry_free(&k->ring[i]);
+    free(k->mem);
+    memset(k, 0, sizeof *k);
+    for (int i = 0; i < RING; i++) k->ring[i].req = MPI_REQUEST_NULL;
 }
 
 static void native_destroy(void *state)
 {
     native_state *s = state;
-    for (int c = 0; c < NCLASS; c++)
-        for (int i = 0; i < RING; i++) entry_free(&s->cls[c].ring[i]);
+    for (int c = 0; c < NCLASS; c++) class_free(&s->cls[c]);
     if (s->vcomm != MPI_COMM_NULL) MPI_Comm_free(&s->vcomm);
+    free(s->vpool);
+    free(s->vfree);
     free(s);
 }
 
@@ -189,43 +209,46 @@ static int reduce_poll(native_req *nr, int block, int *done)
 
 /* ---- persistent requests ------------------------------------------------ */
 
-/* The class of r: found, or a free slot, or the least recently started
- * class, evicted (its running reductions completed first). */
-static int class_of(native_state *s, const ovk__reduction *r, pclass **out)
+/* The class of (count, type, op): found, or a free slot, or the least
+ * recently started unpinned class, evicted (its running reductions
+ * completed first); new, it gets its buffers. */
+static int class_of(native_state *s, int count, ovk_datatype type, ovk_op op, pclass **out)
 {
     pclass *victim = NULL;
     int done = 0;
     for (int c = 0; c < NCLASS; c++) {
         pclass *k = &s->cls[c];
-        if (k->used && k->count == r->count && k->type == r->type && k->op == r->op) {
+        if (k->used && k->count == count && k->type == type && k->op == op) {
             *out = k;
             return OVK_OK;
         }
+        if (k->pinned) continue;
         if (!victim || !k->used || (victim->used && k->last < victim->last)) victim = k;
     }
     for (int i = 0; i < RING; i++) {
         pentry *e = &victim->ring[i];
         int rc = e->owner ? reduce_poll(e->owner, 1, &done) : OVK_OK;
-        entry_free(e);
         if (rc) return rc;
     }
-    memset(victim, 0, sizeof *victim);
-    for (int i = 0; i < RING; i++) victim->ring[i].req = MPI_REQUEST_NULL;
+    class_free(victim);
+    size_t bytes = bytes_of(count, type);
+    if (!(victim->mem = malloc(2 * RING * (bytes ? bytes : 1))))
+        return ovk__fail(OVK_ENOMEM, "native: persistent buffers of %d x %zu bytes", 2 * RING, bytes);
+    for (int i = 0; i < RING; i++) {
+        victim->ring[i].send = victim->mem + 2 * i * bytes;
+        victim->ring[i].recv = victim->mem + (2 * i + 1) * bytes;
+    }
     victim->used = 1;
-    victim->count = r->count;
-    victim->type = r->type;
-    victim->op = r->op;
+    victim->count = count;
+    victim->type = type;
+    victim->op = op;
     *out = victim;
     return OVK_OK;
 }
 
-/* Bind entry e to buffers of the class and initialise its request. */
+/* Initialise entry e's request on its buffers (at its first start). */
 static int entry_init(native_state *s, const pclass *k, pentry *e)
 {
-    size_t bytes = bytes_of(k->count, k->type);
-    e->send = malloc(bytes ? bytes : 1);
-    e->recv = malloc(bytes ? bytes : 1);
-    if (!e->send || !e->recv) return ovk__fail(OVK_ENOMEM, "native: persistent buffers of %zu bytes", bytes);
     int rc = ovk__mpi(allreduce_init(e, k, s->comm), PERSISTENT_SOURCE);
     if (rc) e->req = MPI_REQUEST_NULL;
     return rc;
@@ -235,7 +258,7 @@ static int start_persistent(native_state *s, const ovk__reduction *r, native_req
 {
     pclass *k = NULL;
     int done = 0;
-    int rc = class_of(s, r, &k);
+    int rc = class_of(s, r->count, r->type, r->op, &k);
     if (rc) return rc;
     pentry *e = &k->ring[k->starts % RING];
     k->starts++;
@@ -255,6 +278,42 @@ static int start_persistent(native_state *s, const ovk__reduction *r, native_req
 
 /* ---- the verification ------------------------------------------------- */
 
+/* A check buffer of 2 count words: a reserved one when free, else its own. */
+static uint64_t *check_buffer(native_state *s, int count)
+{
+    if (count <= s->vpool_count && s->nvfree > 0) return s->vfree[--s->nvfree];
+    return malloc(2 * (size_t)(count ? count : 1) * sizeof(uint64_t));
+}
+
+static void check_release(native_state *s, uint64_t *b)
+{
+    size_t words = 2 * (size_t)s->vpool_count * (size_t)s->vpool_n;
+    if (s->vpool && b >= s->vpool && b < s->vpool + words) s->vfree[s->nvfree++] = b;
+    else free(b);
+}
+
+/* verify=1: inflight check buffers for sums of up to max_count values (made
+ * again only when larger ones are asked for and none is in use) */
+static int reserve_checks(native_state *s, int max_count, int inflight)
+{
+    if (max_count <= s->vpool_count && inflight <= s->vpool_n) return OVK_OK;
+    if (s->nvfree != s->vpool_n) return OVK_OK; /* checks in flight: kept */
+    int count = max_count > s->vpool_count ? max_count : s->vpool_count;
+    int n = inflight > s->vpool_n ? inflight : s->vpool_n;
+    uint64_t *pool = malloc(2 * (size_t)count * (size_t)n * sizeof *pool);
+    uint64_t **list = malloc((size_t)n * sizeof *list);
+    if (!pool || !list) {
+        free(pool);
+        free(list);
+        return ovk__fail(OVK_ENOMEM, "native:verify: %d check buffers of %d words", n, 2 * count);
+    }
+    free(s->vpool);
+    free(s->vfree);
+    s->vpool = pool, s->vfree = list, s->vpool_count = count, s->vpool_n = s->nvfree = n;
+    for (int i = 0; i < n; i++) list[i] = pool + 2 * (size_t)count * (size_t)i;
+    return OVK_OK;
+}
+
 /* Start the checks, in start order, of every queued reduction complete here
  * (or, with `upto`, complete the reductions up to it first, and none after
  * it: a later one may not be started on every rank yet). */
@@ -269,7 +328,7 @@ static int verify_advance(native_state *s, const native_req *upto)
         rc = reduce_poll(q, upto != NULL, &done);
         if (rc || !done) return rc;
         size_t n = (size_t)q->count;
-        q->vbuf = malloc(2 * (n ? n : 1) * sizeof(uint64_t));
+        q->vbuf = check_buffer(s, q->count);
         if (!q->vbuf) return ovk__fail(OVK_ENOMEM, "native:verify: check buffer of %zu words", 2 * n);
         if (n) memcpy(q->vbuf, q->recvbuf, n * sizeof(uint64_t)); /* both types are 8 bytes */
         for (size_t i = 0; i < n; i++) q->vbuf[n + i] = ~q->vbuf[i];
@@ -297,7 +356,7 @@ static int verify_finish(native_state *s, native_req *nr)
     size_t n = (size_t)nr->count, i = 0;
     while (i < n && nr->vbuf[i] == ~nr->vbuf[n + i]) i++;
     verify_unqueue(s, nr);
-    free(nr->vbuf);
+    check_release(s, nr->vbuf);
     nr->vbuf = NULL;
     if (i == n) return OVK_OK;
     return ovk__fail(OVK_EMPI, "native:verify=1: the MPI_Iallreduce result of reduction #%llu (%d %s) differs "
@@ -367,6 +426,28 @@ static int native_wait(void *state, void *impl)
     return verify_finish(s, nr);
 }
 
+/* The classes of counts 1 .. max_count, pinned, their buffers made now (as
+ * many as leave NLOOSE classes free for other shapes; the rest are claimed
+ * at their first start), and verify=1's check buffers.  Without them a
+ * start allocates nothing of ours. */
+static int native_reserve(void *state, int max_count, ovk_datatype type, ovk_op op, int inflight)
+{
+    native_state *s = state;
+    int rc = s->verify ? reserve_checks(s, max_count, inflight) : OVK_OK;
+    if (rc || !s->persistent) return rc;
+    int pinned = 0;
+    for (int c = 0; c < NCLASS; c++) pinned += s->cls[c].pinned;
+    for (int count = 1; count <= max_count; count++) {
+        pclass *k = NULL;
+        if (pinned >= NCLASS - NLOOSE) break;
+        rc = class_of(s, count, type, op, &k);
+        if (rc) return rc;
+        pinned += !k->pinned;
+        k->pinned = 1;
+    }
+    return OVK_OK;
+}
+
 static int native_available(void) { return 1; }
 
 const ovk__backend ovk__backend_native = {
@@ -381,4 +462,5 @@ const ovk__backend ovk__backend_native = {
     .test = native_test,
     .wait = native_wait,
     .progress = NULL,
+    .reserve = native_reserve,
 };

@@ -299,13 +299,18 @@ static int off_wait(void *state, void *impl)
 #define ENGINE_OPTION "engine=auto|agent: who runs the task lists (fabric: not built, libfabric was not found)"
 #endif
 
-/* The engine's scratch (the fabric engine builds a slot's program at
- * each post of a new shape: its posts still allocate). */
+/* The engine's scratch for posts of up to max_count elements, in every
+ * idle slot (a slot busy with the caller's own reduction keeps what it has
+ * until a later reserve; one rank: every reduction is trivial). */
 static int off_reserve(void *state, int max_count, ovk_datatype type, ovk_op op, int inflight)
 {
-    (void)op, (void)inflight;
+    (void)inflight; /* the engine's depth bounds the reductions in flight */
     off_state *s = state;
-    return s->eng->reserve ? s->eng->reserve(s->e, max_count, type) : OVK_OK;
+    int rc = OVK_OK;
+    if (s->size == 1 || !s->eng->reserve) return OVK_OK;
+    for (int i = 0; i < s->conf.depth && !rc; i++)
+        if (!s->busy[i]) rc = s->eng->reserve(s->e, i, max_count, type, op);
+    return rc;
 }
 
 const ovk__backend ovk__backend_offload = {

@@ -38,9 +38,10 @@ typedef struct ovk__off_engine {
     int (*test)(void *eng, int slot, int *done);
     /* Local: until test would say done (the host sleeps or yields). */
     int (*wait)(void *eng, int slot);
-    /* Local: allocate now what posts of up to max_count elements of type in
-     * any slot need (backend.h's reserve; may be NULL: post allocates nothing). */
-    int (*reserve)(void *eng, int max_count, ovk_datatype type);
+    /* Local: allocate now what posts of 1 .. max_count elements of type with
+     * op into slot (idle) need (backend.h's reserve; may be NULL: post
+     * allocates nothing). */
+    int (*reserve)(void *eng, int slot, int max_count, ovk_datatype type, ovk_op op);
 } ovk__off_engine;
 
 extern const ovk__off_engine ovk__off_agent;

@@ -415,12 +415,11 @@ static int agent_wait(void *eng, int slot)
     return rc;
 }
 
-static int agent_reserve(void *eng, int max_count, ovk_datatype type)
+static int agent_reserve(void *eng, int slot, int max_count, ovk_datatype type, ovk_op op)
 {
     agent *a = eng;
-    int rc = OVK_OK;
-    for (int i = 0; i < a->depth && !rc; i++) rc = fit_tmp(a, &a->ops[i], max_count, type);
-    return rc;
+    (void)op; /* the scratch depends on the size only */
+    return fit_tmp(a, &a->ops[slot], max_count, type);
 }
 
 const ovk__off_engine ovk__off_agent = {

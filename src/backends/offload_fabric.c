@@ -239,6 +239,9 @@ typedef struct fabric {
     int group;          /* atomics fired by one trigger */
     uint64_t next_key;
     fslot *slot; /* [depth] */
+    vtask *vt;   /* a program's virtual tasks while it is built */
+    int *last;   /* [ntasks]: each task's last virtual task, likewise */
+    int vt_cap;
     char warm[NTX + 1]; /* warm-up payloads: one per TX endpoint, R's receive buffer */
     struct fid_mr *warm_mr;
     char broken[256]; /* a post failed half-way: its slot holds stale work; refuse further posts */
@@ -480,6 +483,8 @@ static void fabric_destroy_local(fabric *f)
         free(sl->buf);
     }
     free(f->slot);
+    free(f->vt);
+    free(f->last);
     if (f->zero) fi_close(&f->zero->fid);
     if (f->av) fi_close(&f->av->fid);
     if (f->domain) fi_close(&f->domain->fid);
@@ -598,20 +603,30 @@ static int chunk_elems(const fabric *f, const prog_key *key)
     return max < (size_t)key->count ? (int)max : key->count;
 }
 
+/* The build's scratch for n virtual tasks. */
+static int fit_vtasks(fabric *f, int n)
+{
+    if (!f->last && !(f->last = malloc((size_t)(f->tl->ntasks ? f->tl->ntasks : 1) * sizeof *f->last)))
+        return ovk__fail(OVK_ENOMEM, "offload fabric: program of %d tasks", f->tl->ntasks);
+    if (n <= f->vt_cap) return OVK_OK;
+    vtask *v = realloc(f->vt, (size_t)n * sizeof *v);
+    if (!v) return ovk__fail(OVK_ENOMEM, "offload fabric: program of %d tasks", f->tl->ntasks);
+    f->vt = v;
+    f->vt_cap = n;
+    return OVK_OK;
+}
+
 /* Split the list into virtual tasks (calcs into groups of at most
- * f->group atomics, chained), with predecessors among them. */
-static int make_vtasks(const fabric *f, const prog_key *key, vtask **out, int *nout)
+ * f->group atomics, chained), with predecessors among them, in f->vt. */
+static int make_vtasks(fabric *f, const prog_key *key, int *nout)
 {
     const ovk__off_list *tl = f->tl;
     int per = chunk_elems(f, key);
     int nchunk = (key->count + per - 1) / per, ngroup = (nchunk + f->group - 1) / f->group, n = 0;
-    int *last = malloc((size_t)(tl->ntasks ? tl->ntasks : 1) * sizeof *last);
-    vtask *v = calloc((size_t)tl->ntasks * (size_t)ngroup + 1, sizeof *v);
-    if (!last || !v) {
-        free(last);
-        free(v);
-        return ovk__fail(OVK_ENOMEM, "offload fabric: program of %d tasks", tl->ntasks);
-    }
+    int rc = fit_vtasks(f, tl->ntasks * ngroup + 1);
+    if (rc) return rc;
+    vtask *v = f->vt;
+    int *last = f->last;
     for (int i = 0; i < tl->ntasks; i++) {
         const ovk__off_task *t = &tl->task[i];
         int groups = t->kind == OVK__OFF_CALC ? ngroup : 1;
@@ -624,8 +639,6 @@ static int make_vtasks(const fabric *f, const prog_key *key, vtask **out, int *n
         }
         last[i] = n - 1;
     }
-    free(last);
-    *out = v;
     *nout = n;
     return OVK_OK;
 }
@@ -768,31 +781,43 @@ static int fill_program(fabric *f, fslot *sl, const vtask *v, int n, int join_ne
     return OVK_OK;
 }
 
-/* Build the slot's program for key (the slot is idle). */
+/* Build the slot's program for key (the slot is idle).  It allocates only
+ * what the slot has not yet: nothing for a key the reserve covered. */
 static int build_program(fabric *f, fslot *sl, const prog_key *key)
 {
-    vtask *v = NULL;
     int n = 0, ncntr = 0, join_base = 0, nops = 0;
     sl->built = 0;
     sl->key = *key;
     int rc = fit_buffer(f, sl, (size_t)f->tl->nslots * (size_t)key->count * ovk__type_size(key->type));
-    if (rc) goto cleanup;
-    rc = make_vtasks(f, key, &v, &n);
-    if (rc) goto cleanup;
-    rc = colour(f->tl, v, n);
-    if (rc) goto cleanup;
-    assign_counters(f->tl, v, n, &ncntr, &join_base, &nops, &sl->done_at);
+    if (rc) return rc;
+    rc = make_vtasks(f, key, &n);
+    if (rc) return rc;
+    rc = colour(f->tl, f->vt, n);
+    if (rc) return rc;
+    assign_counters(f->tl, f->vt, n, &ncntr, &join_base, &nops, &sl->done_at);
     rc = fit_counters(f, sl, ncntr);
-    if (rc) goto cleanup;
+    if (rc) return rc;
     rc = fit_ops(sl, nops);
-    if (rc) goto cleanup;
+    if (rc) return rc;
     memset(sl->ops, 0, (size_t)nops * sizeof *sl->ops);
     sl->nops = 0;
-    rc = fill_program(f, sl, v, n, join_base);
-    if (rc) goto cleanup;
+    rc = fill_program(f, sl, f->vt, n, join_base);
+    if (rc) return rc;
     sl->built = 1;
-cleanup:
-    free(v);
+    return OVK_OK;
+}
+
+/* The room of slot's programs for counts 1 .. max_count: a program's
+ * buffer, tasks, counters and work items grow with the count, so the
+ * largest one's room holds each of them.  The slot's program is built again
+ * at its next post. */
+static int fabric_reserve(void *eng, int slot, int max_count, ovk_datatype type, ovk_op op)
+{
+    fabric *f = eng;
+    fslot *sl = &f->slot[slot];
+    if (max_count < 1 || f->broken[0]) return OVK_OK;
+    int rc = build_program(f, sl, &(prog_key){max_count, type, op});
+    sl->built = 0;
     return rc;
 }
 
@@ -922,6 +947,7 @@ const ovk__off_engine ovk__off_fabric = {
     .post = fabric_post,
     .test = fabric_test,
     .wait = fabric_wait,
+    .reserve = fabric_reserve,
 };
 
 #else

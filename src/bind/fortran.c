@@ -28,6 +28,9 @@ int ovk__f_options_get(const char *name, char **text, int *found);
 int ovk__f_solver_get_option(const ovk_solver *s, const char *key, char **text);
 int ovk__f_options_finalize(void);
 void ovk__f_free(void *p);
+int ovk__f_convdiff_create(MPI_Fint fcomm, int nx, int ny, int nz, int px, int py, int pz, const double *velocity,
+                           double peclet, int scheme, ovk_matrix **A);
+int ovk__f_solver_set_nullspace(ovk_solver *s, int has_constant, int k, const double *block, int rows);
 
 /* Record msg as the calling thread's failure detail; returns code. */
 int ovk__f_fail(int code, const char *msg)
@@ -66,6 +69,22 @@ MPI_Fint ovk__f_solver_comm(const ovk_solver *s)
 
 /* The module's bind(C) copy of ovk_pcg_result must have this size. */
 size_t ovk__f_result_size(void) { return sizeof(ovk_pcg_result); }
+
+/* ovk_solver_set_nullspace from Fortran's vectors(rows, k), one block;
+ * rows must be the solver's local row count (agreed: the same error on
+ * every rank). */
+int ovk__f_solver_set_nullspace(ovk_solver *s, int has_constant, int k, const double *block, int rows)
+{
+    const double *vec[OVK__NULLSPACE_MAX] = {NULL};
+    if (ovk__solver_usable(s, "ovk_solver_set_nullspace")) return ovk_solver_set_nullspace(s, has_constant, k, vec);
+    int n = ovk_solver_nlocal(s), rc = OVK_OK;
+    if (k > 0 && rows != n)
+        rc = ovk__fail(OVK_EINVAL, "ovk_solver_set_nullspace: vectors of %d rows for %d local rows", rows, n);
+    rc = ovk__agree(ovk_solver_comm(s), rc);
+    if (rc) return rc;
+    for (int j = 0; j < k && j < OVK__NULLSPACE_MAX; j++) vec[j] = block + (size_t)j * (size_t)(rows > 0 ? rows : 0);
+    return ovk_solver_set_nullspace(s, has_constant, k, vec);
+}
 
 /* The module's create refused an option on this rank: setup reports it. */
 int ovk__f_solver_refuse(ovk_solver *s, int rc) { return ovk__solver_refuse(s, rc); }
@@ -184,6 +203,14 @@ int ovk__f_options_finalize(void)
 }
 
 void ovk__f_free(void *p) { free(p); }
+
+/* ovk_convdiff_create with a Fortran communicator (it checks the rest) */
+int ovk__f_convdiff_create(MPI_Fint fcomm, int nx, int ny, int nz, int px, int py, int pz, const double *velocity,
+                           double peclet, int scheme, ovk_matrix **A)
+{
+    return ovk_convdiff_create(MPI_Comm_f2c(fcomm), nx, ny, nz, px, py, pz, velocity, peclet,
+                               (ovk_convdiff_scheme)scheme, A);
+}
 
 /* The status and reason codes and the verdicts the module mirrors
  * (fortran/ovkrylov.f90's parameters, its test checks every name): a code

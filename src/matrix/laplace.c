@@ -83,9 +83,24 @@ static int check_args(MPI_Comm comm, ovk_stencil st, const grid *g)
     return OVK_OK;
 }
 
+/* Pure Neumann: each row's diagonal the negated sum of its off-diagonal
+ * values (row sums zero: the constants are the null space). */
+static void neumann_rows(int n, const int *rowptr, const ovk_gidx *cols, double *vals, ovk_gidx row0)
+{
+    for (int i = 0; i < n; i++) {
+        double off = 0.0;
+        int d = -1;
+        for (int p = rowptr[i]; p < rowptr[i + 1]; p++) {
+            if (cols[p] == row0 + i) d = p;
+            else off += vals[p];
+        }
+        if (d >= 0) vals[d] = -off;
+    }
+}
+
 /* Collective: the rows of this rank's box with the Laplacian's values
  * (k NULL) or k's, after the arguments are agreed. */
-static int create(MPI_Comm comm, ovk_stencil stencil, const grid *gp, const coeffs *k, ovk_matrix **A)
+static int create(MPI_Comm comm, ovk_stencil stencil, const grid *gp, const coeffs *k, int neumann, ovk_matrix **A)
 {
     grid g = *gp;
     int rank = 0, rc;
@@ -110,6 +125,7 @@ static int create(MPI_Comm comm, ovk_stencil stencil, const grid *gp, const coef
             for (int i = 0; i < nx; i++, row++)
                 rowptr[row + 1] = rowptr[row] + stencil_row(&g, stencil, diag, k, x0 + i, y0 + j, z0 + kz,
                                                             cols + rowptr[row], vals + rowptr[row]);
+    if (neumann) neumann_rows(n, rowptr, cols, vals, (ovk_gidx)rank * n);
     rc = ovk_matrix_create_csr(comm, (ovk_gidx)rank * n, n, rowptr, cols, vals, OVK_DUP_REJECT, A);
 cleanup:
     free(rowptr);
@@ -118,17 +134,32 @@ cleanup:
     return rc;
 }
 
+/* the Laplacian with Dirichlet or (neumann) pure Neumann boundaries; fn
+ * names the caller in failures */
+static int laplace(const char *fn, MPI_Comm comm, ovk_stencil stencil, const int n[3], const int p[3], int neumann,
+                   ovk_matrix **A)
+{
+    grid g = {n[0], n[1], n[2], p[0], p[1], p[2], (int64_t)p[0] * n[0], (int64_t)p[1] * n[1], (int64_t)p[2] * n[2]};
+    if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "%s: NULL communicator", fn);
+    /* a NULL A on one rank is agreed with the other arguments */
+    if (A) *A = NULL;
+    int rc = A ? check_args(comm, stencil, &g) : ovk__fail(OVK_EINVAL, "%s: NULL matrix pointer", fn);
+    rc = ovk__agree(comm, rc);
+    if (rc) return rc;
+    return create(comm, stencil, &g, NULL, neumann, A);
+}
+
 int ovk_laplace_create(MPI_Comm comm, ovk_stencil stencil, int nx, int ny, int nz, int px, int py,
                        int pz, ovk_matrix **A)
 {
-    grid g = {nx, ny, nz, px, py, pz, (int64_t)px * nx, (int64_t)py * ny, (int64_t)pz * nz};
-    if (comm == MPI_COMM_NULL) return ovk__fail(OVK_EINVAL, "ovk_laplace_create: NULL communicator");
-    /* a NULL A on one rank is agreed with the other arguments */
-    if (A) *A = NULL;
-    int rc = A ? check_args(comm, stencil, &g) : ovk__fail(OVK_EINVAL, "ovk_laplace_create: NULL matrix pointer");
-    rc = ovk__agree(comm, rc);
-    if (rc) return rc;
-    return create(comm, stencil, &g, NULL, A);
+    return laplace("ovk_laplace_create", comm, stencil, (const int[]){nx, ny, nz}, (const int[]){px, py, pz}, 0, A);
+}
+
+int ovk_laplace_create_neumann(MPI_Comm comm, ovk_stencil stencil, int nx, int ny, int nz, int px, int py, int pz,
+                               ovk_matrix **A)
+{
+    return laplace("ovk_laplace_create_neumann", comm, stencil, (const int[]){nx, ny, nz}, (const int[]){px, py, pz},
+                   1, A);
 }
 
 /* The convection-diffusion values, scaled by h^2 of the finest axis (a
@@ -182,5 +213,5 @@ int ovk_convdiff_create(MPI_Comm comm, int nx, int ny, int nz, int px, int py, i
     rc = ovk__agree(comm, rc);
     if (rc) return rc;
     coeffs k = convdiff_coeffs(&g, velocity, peclet, scheme);
-    return create(comm, OVK_STENCIL_7, &g, &k, A);
+    return create(comm, OVK_STENCIL_7, &g, &k, 0, A);
 }

@@ -71,7 +71,7 @@ enum { RBM_LEVEL_DEFAULT = 2 };
 enum { MAX_LEVELS = 40 };
 /* a 20-step time loop whose field moves a few percent a step (ovk_heat
  * -varcoef): the same iterations with the kept interpolation, setup + solve
- * 0.63x with 10, 0.75x with 5, 0.72x with 20 (docs/performance.md, section 10) */
+ * 0.63x with 10, 0.75x with 5, 0.72x with 20 (docs/performance.md, section 11) */
 enum { REUSE_DEFAULT = 10 };
 
 static const char *const coarsen_names[] = {"hmis", "pmis", "falgout", "cljp", NULL};
@@ -99,7 +99,8 @@ typedef struct amg {
     amg_opts o;
     MPI_Comm comm; /* hypre's duplicate of the solver's communicator */
     int n;
-    HYPRE_ParCSRMatrix A;
+    HYPRE_ParCSRMatrix A; /* 2^-scale_exp times the solver's matrix */
+    int scale_exp;
     HYPRE_ParVector b, x;
     HYPRE_ParVector *modes; /* [nmodes]; lent to hypre, ours to free */
     int nmodes;
@@ -113,6 +114,7 @@ typedef struct amg {
     long full_setups, reuses;
     int nlev;                               /* the hierarchy, for the view */
     double rows[MAX_LEVELS], nnz[MAX_LEVELS]; /* global rows and entries of each level */
+    int singular;          /* env->singular: the coarsest level is singular too */
 } amg;
 
 static int read_options(ovk__opts *opts, amg_opts *o)
@@ -272,14 +274,43 @@ static int make_parcsr(amg *m, const ovk_matrix *A, int nd)
     return fill_blocks(A, P);
 }
 
+/* Collective: hypre's copy scaled by 2^-e, its largest entry in [0.5, 1)
+ * (e over every rank).  hypre's setup multiplies entries together
+ * (interpolation weights, Galerkin products): at 1e-300 they underflow and
+ * the hierarchy is another one.  A power of two scales exactly: the
+ * preconditioner of s A is that of A, divided by s, when s is one. */
+static int unit_scale(amg *m)
+{
+    hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
+    hypre_CSRMatrix *blk[2] = {hypre_ParCSRMatrixDiag(P), hypre_ParCSRMatrixOffd(P)};
+    double amax = 0.0;
+    for (int b = 0; b < 2; b++) {
+        const double *v = hypre_CSRMatrixData(blk[b]);
+        for (int k = 0, nnz = hypre_CSRMatrixI(blk[b])[hypre_CSRMatrixNumRows(blk[b])]; k < nnz; k++)
+            amax = fmax(amax, fabs(v[k]));
+    }
+    if (MPI_Allreduce(MPI_IN_PLACE, &amax, 1, MPI_DOUBLE, MPI_MAX, m->comm) != MPI_SUCCESS)
+        return ovk__fail(OVK_EMPI, "MPI_Allreduce (amg: the largest entry)");
+    m->scale_exp = 0;
+    if (amax > 0.0 && isfinite(amax)) frexp(amax, &m->scale_exp);
+    for (int b = 0; b < 2 && m->scale_exp; b++) {
+        double *v = hypre_CSRMatrixData(blk[b]);
+        for (int k = 0, nnz = hypre_CSRMatrixI(blk[b])[hypre_CSRMatrixNumRows(blk[b])]; k < nnz; k++)
+            v[k] = ldexp(v[k], -m->scale_exp);
+    }
+    return OVK_OK;
+}
+
 /* Collective: hypre's ParCSR of A's current values, built from A's blocks
- * without hypre's IJ assembly. */
+ * without hypre's IJ assembly, at unit scale. */
 static int build_matrix(amg *m, const ovk_matrix *A)
 {
     int nd = 0;
     int rc = ovk__agree(m->comm, diag_entries(A, &nd));
     if (rc) return rc;
     rc = ovk__agree(m->comm, make_parcsr(m, A, nd));
+    if (rc) return rc;
+    rc = ovk__agree(m->comm, unit_scale(m));
     if (rc) return rc;
     hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
     rc = ovk__agree(m->comm, hy(hypre_ParCSRMatrixSetNumNonzeros(P), "hypre_ParCSRMatrixSetNumNonzeros"));
@@ -427,7 +458,9 @@ static int configure(amg *m)
         {HYPRE_BoomerAMGSetNumSweeps, (HYPRE_Int)o->sweeps, "HYPRE_BoomerAMGSetNumSweeps", 1},
         {cycle_down, ours ? HY_JACOBI : relax_down[o->smoother], "SetCycleRelaxType", 1},
         {cycle_up, ours ? HY_JACOBI : relax_up[o->smoother], "SetCycleRelaxType", 1},
-        {cycle_coarsest, HY_GAUSS_ELIM, "SetCycleRelaxType", 1},
+        /* coarsest: Gaussian elimination, or l1-Jacobi for a singular A (a
+         * declared null space: elimination's result does not scale with r) */
+        {cycle_coarsest, m->singular ? HY_L1_JACOBI : HY_GAUSS_ELIM, "SetCycleRelaxType", 1},
         {HYPRE_BoomerAMGSetRelaxOrder, 0, "HYPRE_BoomerAMGSetRelaxOrder", 1},
         {HYPRE_BoomerAMGSetMaxLevels, (HYPRE_Int)o->max_levels, "HYPRE_BoomerAMGSetMaxLevels", 1},
         {HYPRE_BoomerAMGSetMaxCoarseSize, (HYPRE_Int)o->coarse_size, "SetMaxCoarseSize", 1},
@@ -470,6 +503,7 @@ static int cycle_setup(amg *m, const ovk_matrix *A)
     if (m->o.cycle != CYCLE_OVK || hypre_ParAMGDataNumLevels((hypre_ParAMGData *)m->solver) < 2) return OVK_OK;
     int jacobi = m->o.smoother == SM_L1JACOBI, steps = (int)(jacobi ? m->o.sweeps : m->o.degree);
     int rc = ovk__amg_cycle_setup(m->solver, A, m->comm, steps, jacobi, m->o.ratio, &m->cycle);
+    if (!rc) ovk__amg_cycle_set_scale(m->cycle, m->scale_exp);
     m->t_cycle = MPI_Wtime() - t0;
     return rc;
 }
@@ -502,6 +536,15 @@ static int keep_values(amg *m)
     if (nd) memcpy(m->vals0, hypre_CSRMatrixData(hypre_ParCSRMatrixDiag(P)), sizeof(double) * nd);
     if (no) memcpy(m->vals0 + nd, hypre_CSRMatrixData(hypre_ParCSRMatrixOffd(P)), sizeof(double) * no);
     return OVK_OK;
+}
+
+/* Local: hypre's copy times 2^-scale_exp (the scale of the full setup). */
+static void scale_values(amg *m)
+{
+    hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
+    double *d = hypre_CSRMatrixData(hypre_ParCSRMatrixDiag(P)), *o = hypre_CSRMatrixData(hypre_ParCSRMatrixOffd(P));
+    for (int k = 0, nd = diag_count(P); k < nd && m->scale_exp; k++) d[k] = ldexp(d[k], -m->scale_exp);
+    for (int k = 0, no = offd_count(P); k < no && m->scale_exp; k++) o[k] = ldexp(o[k], -m->scale_exp);
 }
 
 /* sum_j |a_ij - a0_ij| and sum_j |a0_ij| over entries [lo, hi) */
@@ -560,6 +603,7 @@ static int galerkin_again(amg *m)
         hypre_ParCSRMatrixDestroy(A[l + 1]);
         A[l + 1] = C;
     }
+    if (m->singular) return OVK_OK; /* the coarsest level: our l1-Jacobi sweeps, no dense copy */
     drop_coarsest(d);
     return hy(hypre_GaussElimSetup(d, nlev - 1, HY_GAUSS_ELIM), "hypre_GaussElimSetup");
 }
@@ -573,6 +617,7 @@ static int update_setup(amg *m, const ovk__pc_env *env, int *kept)
     double t0 = MPI_Wtime();
     int rc = ovk__agree(m->comm, fill_blocks(env->A, (hypre_ParCSRMatrix *)m->A));
     if (rc) return rc;
+    scale_values(m); /* by the full setup's 2^-scale_exp: the hierarchy's scale */
     m->drift = row_drift(m);
     rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &m->drift, 1, MPI_DOUBLE, MPI_MAX, m->comm), "MPI_Allreduce (amg drift)");
     if (rc || !(m->drift <= m->o.reuse_tol)) return rc;
@@ -652,6 +697,7 @@ static int amg_setup(void *state, const ovk__pc_env *env)
     static int hypre_ready; /* hypre's process-wide state, made once */
     if (!hypre_ready) rc = hy(HYPRE_Init(), "HYPRE_Init");
     hypre_ready = !rc;
+    m->singular = env->singular;
     rc = ovk__agree(m->comm, rc);
     if (rc) return rc;
     int kept = 0; /* a value update of the same matrix: the kept P while it serves */
@@ -675,6 +721,7 @@ static int amg_apply(void *state, const double *r, double *z, const ovk__hook *h
     HYPRE_Int herr = HYPRE_BoomerAMGSolve(m->solver, m->A, m->b, m->x);
     hypre_VectorData(bl) = bd;
     hypre_VectorData(xl) = xd;
+    for (int i = 0; i < m->n && m->scale_exp; i++) z[i] = ldexp(z[i], -m->scale_exp); /* (2^-e A)^-1 = 2^e A^-1 */
     return hy(herr, "HYPRE_BoomerAMGSolve");
 }
 

@@ -10,7 +10,8 @@
  *             r = b - A_l x                       (the smoother's last product)
  *             x += P_l V(l+1, P_l^T r)            coarse correction
  *             x = S_l(x, b)                       post-smoothing, the same S_l
- *   V(L-1, b) = hypre's coarsest solve (Gaussian elimination, as in its cycle)
+ *   V(L-1, b) = hypre's coarsest solve (Gaussian elimination, as in its cycle;
+ *               for a singular A COARSE_SWEEPS l1-Jacobi sweeps from zero)
  *
  * S_l is `degree` steps of Chebyshev iteration on D_l^-1 A_l, D_l the l1 row
  * norms (d_i = sum_j |a_ij|, so the spectrum of D_l^-1 A_l lies in (0, 1]),
@@ -38,6 +39,11 @@
 #include "precond.h"
 
 enum { EST_STEPS = 10, HY_GAUSS_ELIM = 9 };
+/* A singular coarsest level (a declared null space): hypre's Gaussian
+ * elimination returns a part that does not scale with the right-hand side
+ * (on the pure Neumann Laplacian CG broke down near convergence);
+ * l1-Jacobi sweeps from zero are linear, symmetric and bounded. */
+enum { COARSE_SWEEPS = 2 };
 #define EMAX_SAFETY 1.1
 
 typedef struct level {
@@ -58,6 +64,8 @@ struct ovk__amg_cycle {
     hypre_ParAMGData *amg;
     int degree, jacobi;
     double ratio;
+    int scale_exp; /* the levels l >= 1 are of 2^-scale_exp A's hierarchy */
+    int coarse_sweeps; /* a singular A: l1-Jacobi sweeps on the coarsest level, not hypre's solve */
 };
 
 static int fail_hy(const char *call) { return ovk__fail(OVK_EPRECOND, "amg: %s failed in hypre", call); }
@@ -222,13 +230,13 @@ static int estimate(level *L, MPI_Comm comm)
         double v[2] = {0.0, 0.0};
         for (int i = 0; i < n; i++) {
             v[0] += x[i] * y[i];
-            if (L->dinv[i] > 0.0) v[1] += x[i] * x[i] / L->dinv[i]; /* an empty row: no part in D */
+            if (L->dinv[i] > 0.0) v[1] += x[i] * (x[i] / L->dinv[i]); /* an empty row: no part in D (x_i^2 alone overflows first far from unit scale) */
         }
         rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce (amg estimate)");
         if (rc) return rc;
         q = v[1] > 0.0 ? v[0] / v[1] : 1.0;
         double scale = v[1] > 0.0 ? 1.0 / sqrt(v[1]) : 1.0; /* x_{k+1} = D^-1 A x_k / ||x_k||_D */
-        for (int i = 0; i < n; i++) x[i] = scale * L->dinv[i] * y[i];
+        for (int i = 0; i < n; i++) x[i] = scale * (L->dinv[i] * y[i]);
     }
     L->emax = fmin(1.0, EMAX_SAFETY * q);
     return OVK_OK;
@@ -327,17 +335,19 @@ static int make_level(ovk__amg_cycle *c, int l, const ovk_matrix *A0, MPI_Comm c
         L->b = hypre_VectorData(hypre_ParVectorLocalVector(hypre_ParAMGDataFArray(c->amg)[l]));
     }
     rc = ovk__agree(comm, alloc_level(L, L->A->lay.nlocal));
-    if (rc || l == c->nlev - 1) return rc; /* the coarsest level: hypre's solve */
-    L->P = hypre_ParAMGDataPArray(c->amg)[l];
+    int coarsest = l == c->nlev - 1;
+    if (rc || (coarsest && !c->coarse_sweeps)) return rc; /* the coarsest level: hypre's solve */
     rc = ovk__agree(comm, l1_inverse(L->A, L->dinv));
     if (rc) return rc;
-    if (c->jacobi) {
+    if (coarsest || c->jacobi) {
         L->emax = L->emin = 1.0; /* x += D^-1 res: no estimate */
     } else {
         rc = ovk__agree(comm, estimate(L, comm));
         if (rc) return rc;
         L->emin = L->emax / c->ratio;
     }
+    if (coarsest) return OVK_OK;
+    L->P = hypre_ParAMGDataPArray(c->amg)[l];
     return ovk__agree(comm, wrap_residual(L, H));
 }
 
@@ -354,6 +364,10 @@ int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm,
     if (rc) goto cleanup;
     c->amg = amg, c->degree = degree, c->jacobi = jacobi, c->ratio = ratio;
     c->nlev = nlev; /* the levels not made yet are zero: freed as such */
+    /* amg.c sets hypre's coarsest smoother (index 3) to l1-Jacobi instead of
+     * Gaussian elimination for a singular A (a declared null space): ours too */
+    if (hypre_ParAMGDataGridRelaxType(amg) && hypre_ParAMGDataGridRelaxType(amg)[3] != HY_GAUSS_ELIM)
+        c->coarse_sweeps = COARSE_SWEEPS;
     for (int l = 0; l < nlev; l++) {
         rc = make_level(c, l, A, comm);
         if (rc) goto cleanup;
@@ -380,6 +394,13 @@ static double *lend(hypre_ParVector *v, double *a)
 static int vcycle(const ovk__amg_cycle *c, int l, const double *b, double *x, const ovk__hook *h)
 {
     const level *L = &c->lev[l];
+    if (l == c->nlev - 1 && c->coarse_sweeps) { /* singular: x = S(0, b), l1-Jacobi, bounded */
+        if (L->n > 0) {
+            memset(x, 0, sizeof(double) * (size_t)L->n);
+            memcpy(L->res, b, sizeof(double) * (size_t)L->n);
+        }
+        return smooth(L, c->coarse_sweeps, 1, x, 0, h);
+    }
     if (l == c->nlev - 1) { /* hypre's coarsest solve on its F and U vectors of the level */
         if (hypre_GaussElimSolve(c->amg, l, HY_GAUSS_ELIM)) return fail_hy("hypre_GaussElimSolve");
         ovk__poke(h);
@@ -393,7 +414,9 @@ static int vcycle(const ovk__amg_cycle *c, int l, const double *b, double *x, co
     }
     int rc = smooth(L, c->degree, c->jacobi, x, 1, h);
     if (rc) return rc;
-    if (hypre_ParCSRMatrixMatvecT(1.0, L->P, L->vres, 0.0, hypre_ParAMGDataFArray(c->amg)[l + 1]))
+    /* b_1 = 2^-e P^T r: the coarse levels solve with 2^-e A_l, so V(1, b_1) is A_1^-1 P^T r */
+    double alpha = l == 0 ? ldexp(1.0, -c->scale_exp) : 1.0;
+    if (hypre_ParCSRMatrixMatvecT(alpha, L->P, L->vres, 0.0, hypre_ParAMGDataFArray(c->amg)[l + 1]))
         return fail_hy("hypre_ParCSRMatrixMatvecT");
     ovk__poke(h);
     rc = vcycle(c, l + 1, C->b, C->x, h);
@@ -409,6 +432,8 @@ static int vcycle(const ovk__amg_cycle *c, int l, const double *b, double *x, co
     ovk__zxpby(n, b, -1.0, L->t, L->res, h);
     return smooth(L, c->degree, c->jacobi, x, 0, h);
 }
+
+void ovk__amg_cycle_set_scale(ovk__amg_cycle *c, int e) { c->scale_exp = e; }
 
 int ovk__amg_cycle_apply(const ovk__amg_cycle *c, const double *r, double *z, const ovk__hook *h)
 {

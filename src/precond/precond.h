@@ -27,6 +27,7 @@ typedef struct ovk__pc_env {
     int coord_dim, ncoords;
     const double *coords;
     int nonsymmetric;    /* the solver assumes no symmetry: a_ii of either sign is fine */
+    int singular;        /* a null space is declared: A (and a coarse level) is singular */
 } ovk__pc_env;
 
 typedef struct ovk__pc_type {
@@ -123,6 +124,9 @@ typedef struct ovk__amg_cycle ovk__amg_cycle;
 int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm, int degree, int jacobi,
                          double ratio, ovk__amg_cycle **out);
 int ovk__amg_cycle_apply(const ovk__amg_cycle *c, const double *r, double *z, const ovk__hook *h);
+/* The hierarchy is of 2^-e times the level-0 matrix (amg.c hands hypre a
+ * unit-scale copy): the coarse correction is scaled back by 2^-e. */
+void ovk__amg_cycle_set_scale(ovk__amg_cycle *c, int e);
 void ovk__amg_cycle_free(ovk__amg_cycle *c);
 
 #endif

@@ -35,7 +35,7 @@ static int update(ovk__ctx *c, double alpha, alg1_work *w, double *rs, double *r
 static int iterate_from(ovk__ctx *c, alg1_work *w, double gamma, double bb)
 {
     int n = c->n, rc = OVK_OK, stop = 0;
-    double *s = w->s, *p = w->p, beta = 0.0;
+    double *s = w->s, *p = w->p, beta = 0.0, gz[1 + OVK__NULLSPACE_MAX]; /* gamma, Z^T s */
     for (int iter = 1; iter <= c->opts->max_iter; iter++) {
         double sdotp;
         rc = ovk__ctx_matvec_dot(c, p, s, &sdotp); /* s = A p, sdotp = <s,p> in the same pass */
@@ -46,15 +46,17 @@ static int iterate_from(ovk__ctx *c, alg1_work *w, double gamma, double bb)
         double alpha = gamma / sdotp, gamma_old = gamma;
         ovk__lanczos_add(c, alpha, beta);
         double iprod;
-        rc = update(c, alpha, w, &gamma, &iprod); /* x += alpha p; r -= alpha s; s = C r */
+        rc = update(c, alpha, w, &gz[0], &iprod); /* x += alpha p; r -= alpha s; s = C r */
         if (rc) return rc;
-        rc = ovk__sum(c, OVK__GAMMA, &gamma, 1);
+        rc = ovk__sum(c, OVK__GAMMA, gz, ovk__nullspace_append(c, gz, 1, 1, s)); /* gamma, Z^T s */
         if (rc) return rc;
+        gamma = gz[0];
         rc = ovk__sum(c, OVK__IPROD, &iprod, 1);
         if (rc) return rc;
         rc = ovk__iterate_check(c, iter, iprod, bb, &stop);
         if (rc || stop) return rc;
         if (ovk__breakdown(c, iter, "<r,Cr>", gamma, 1)) return OVK_OK;
+        ovk__nullspace_remove(c, gz + 1, s, 0.0, NULL); /* s -= Z Z^T s */
         ovk__tic t0 = ovk__tic_start(c);
         beta = gamma / gamma_old;
         ovk__xpay(n, s, beta, p, &c->hook); /* p = s + beta p */
@@ -68,12 +70,13 @@ static int iterate_from(ovk__ctx *c, alg1_work *w, double gamma, double bb)
 static int iterate(ovk__ctx *c, void *work, double bb)
 {
     alg1_work *w = work;
-    double gamma = 0.0, rr = 0.0;
-    int rc = ovk__ctx_pc_dots(c, w->r, w->p, &gamma, &rr); /* p = C r, gamma = <r,p> */
+    double gz[1 + OVK__NULLSPACE_MAX] = {0.0}, rr = 0.0; /* gamma, Z^T p */
+    int rc = ovk__ctx_pc_dots(c, w->r, w->p, &gz[0], &rr); /* p = C r, gamma = <r,p> */
     if (rc) return rc;
-    rc = ovk__sum(c, OVK__GAMMA, &gamma, 1);
+    rc = ovk__sum(c, OVK__GAMMA, gz, ovk__nullspace_append(c, gz, 1, 1, w->p));
     if (rc) return rc;
-    return iterate_from(c, w, gamma, bb);
+    ovk__nullspace_remove(c, gz + 1, w->p, 0.0, NULL); /* p -= Z Z^T p */
+    return iterate_from(c, w, gz[0], bb);
 }
 
 #define V(f) offsetof(alg1_work, f)
@@ -85,4 +88,5 @@ const ovk__solver ovk__solver_alg1 = {
     .nvec = 3,
     .vec = (const size_t[]){V(r), V(s), V(p)},
     .iterate = iterate,
+    .nullspace = 1,
 };

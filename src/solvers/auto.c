@@ -12,8 +12,11 @@
  * own vector steps are timed (refine).  After a breakdown of plcg the later
  * solves use pipeprcg.  The second solve of the values measured at setup
  * measures again, warm (warm=0: not), and remeasure=1 measures again after
- * new matrix values.  The choice and its figures go to the result and, at
- * print_level >= 1, to rank 0's output. */
+ * new matrix values.  On a matrix whose values the symmetry check finds
+ * nonsymmetric the same figures choose between gmres and pgmres:l=k
+ * (auto_model.c); values that change kind are measured again.  The choice
+ * and its figures go to the result and, at print_level >= 1, to rank 0's
+ * output. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +54,7 @@ typedef struct auto_work {
     int solves;                /* solves since the measurement */
     int warm;                  /* the measurement was taken in a solve, not at setup */
     int broke;                 /* plcg broke down on these values: pipeprcg stands for it */
+    int nonsymmetric;          /* the choice is for nonsymmetric values */
 } auto_work;
 
 /* Local: cv's instance and options freed (cv may be empty) */
@@ -352,6 +356,22 @@ static int refine(ovk__ctx *c, double **block, double *x, int first, const ovk__
     return OVK_OK;
 }
 
+/* Collective, for nonsymmetric values: the choice between gmres and
+ * pgmres from figures agreed (nothing to hide: gmres); an interval whose
+ * ends disagree is replaced by timed sums */
+static int figures_nonsymmetric(ovk__ctx *c, int first, int nothing, ovk__auto_figures *f, ovk__auto_choice *choice)
+{
+    const auto_params *pp = c->params;
+    *choice = (ovk__auto_choice){OVK__AUTO_GMRES, 0};
+    if (nothing || ovk__auto_settled_nonsymmetric(f, pp->maxl, first, choice)) return OVK_OK;
+    double lat = INFINITY;
+    int rc = ovk__agree(c->comm, timed_latency(c, &lat));
+    if (rc) return rc;
+    f->latency = f->latency_low = fmin(f->latency, lat);
+    *choice = ovk__auto_best_nonsymmetric(f, pp->maxl, first);
+    return OVK_OK;
+}
+
 /* Collective: the figures, agreed, and the choice.  alg1 settled by the
  * probe or the latency's interval is taken at once; an unsettled interval
  * is replaced by timed sums, a settled one by its midpoint; then refine. */
@@ -365,6 +385,7 @@ static int figures(ovk__ctx *c, double **block, double *r, int first, ovk__auto_
     c->cb_failed = 0; /* the failing rank's detail went everywhere */
     if (!rc && !alg1) rc = ovk__agree(c->comm, agree_figures(c, f));
     if (rc) return rc;
+    if (c->values_nonsymmetric) return figures_nonsymmetric(c, first, alg1, f, choice);
     *choice = (ovk__auto_choice){OVK__AUTO_ALG1, 0};
     int settled = alg1 || ovk__auto_settled(f, pp->maxl, first, choice);
     if (settled && choice->kind == OVK__AUTO_ALG1) return OVK_OK;
@@ -410,6 +431,7 @@ static int measure(ovk__ctx *c, auto_work *w, int first)
     w->work_us = 1e6 * f.work;
     if (w->epoch != c->norms.epoch) w->broke = 0; /* new values: plcg may run again */
     w->epoch = c->norms.epoch;
+    w->nonsymmetric = c->values_nonsymmetric;
     w->solves = 0;
     if (w->broke && choice.kind == OVK__AUTO_PLCG) choice = (ovk__auto_choice){OVK__AUTO_PIPEPRCG, 0};
     int change = !w->inner.v.sv || !ovk__auto_same(choice, w->inner.choice);
@@ -429,12 +451,14 @@ static int measure(ovk__ctx *c, auto_work *w, int first)
 static int auto_after_setup(ovk__ctx *c, void *work) { return measure(c, work, 1); }
 
 /* Collective: measure again in this solve when asked (new values with
- * remeasure=1; the second solve after setup with warm=1), then r = b - A x
- * again (the probe used r). */
+ * remeasure=1; the second solve after setup with warm=1) or needed (new
+ * values of the other kind: symmetric or not), then r = b - A x again (the
+ * probe used r). */
 static int again(ovk__ctx *c, auto_work *w, const auto_params *pp)
 {
     int fresh = w->epoch != c->norms.epoch;
     int redo = fresh ? pp->remeasure != 0 : pp->warm && !w->warm && w->solves == 1;
+    redo = redo || w->nonsymmetric != c->values_nonsymmetric;
     if (!redo) return OVK_OK;
     w->warm = !fresh;
     int rc = measure(c, w, 0);
@@ -484,13 +508,19 @@ static void auto_view(const void *work, FILE *f)
     if (in->sv && in->sv->view) in->sv->view(in->work, f);
 }
 
+static const char *auto_chosen(const void *work)
+{
+    const auto_work *w = work;
+    return w->inner.v.sv ? w->inner.spec : NULL;
+}
+
 #define V(f) offsetof(auto_work, f)
 const ovk__solver ovk__solver_auto = {
     .name = "auto",
     .description = "measures the reduction latency and the local work at setup and picks alg1, pipecg or "
-                   "plcg:l=k (pipeprcg after a breakdown of plcg)",
+                   "plcg:l=k (pipeprcg after a breakdown of plcg); on a nonsymmetric matrix gmres or pgmres:l=k",
     .options = "remeasure=0|1: measure again after new matrix values (0); warm=0|1: measure again, warm, in the "
-               "second solve of the same values (1); maxl=1..8: deepest plcg (4)",
+               "second solve of the same values (1); maxl=1..8: deepest plcg (4; pgmres: at most 3)",
     .parse = auto_parse,
     .work_size = sizeof(auto_work),
     .nvec = 1,
@@ -498,6 +528,8 @@ const ovk__solver ovk__solver_auto = {
     .after_setup = auto_after_setup,
     .iterate = auto_iterate,
     .defers_initial = 1, /* to the chosen variant when it takes it (plcg) */
+    .either_symmetry = 1,
     .destroy = auto_destroy,
     .view = auto_view,
+    .chosen = auto_chosen,
 };

@@ -14,10 +14,13 @@ typedef enum ovk__auto_kind {
     OVK__AUTO_PIPECG,
     OVK__AUTO_PLCG,
     OVK__AUTO_PIPEPRCG, /* stands for plcg after plcg broke down */
+    OVK__AUTO_GMRES,    /* a nonsymmetric matrix: gmres or pgmres:l=k */
+    OVK__AUTO_PGMRES,
     OVK__AUTO_KINDS
 } ovk__auto_kind;
 
-/* A choice: the variant and, for plcg, its depth l (0 for the others). */
+/* A choice: the variant and, for plcg and pgmres, its depth l (0 for the
+ * others). */
 typedef struct ovk__auto_choice {
     ovk__auto_kind kind;
     int depth;
@@ -58,6 +61,13 @@ int ovk__auto_candidates(const ovk__auto_figures *f, long maxl, int first, ovk__
  * first on a tie. */
 ovk__auto_choice ovk__auto_best_timed(const ovk__auto_figures *f, const ovk__auto_choice *cand, const double *u,
                                       int n, int first);
+/* For a nonsymmetric matrix: the model's choice at f->latency between
+ * gmres and pgmres:l=1..maxl (both at restart 30), the shallowest on a tie;
+ * first: a first solve, whose first cycle pgmres runs as gmres. */
+ovk__auto_choice ovk__auto_best_nonsymmetric(const ovk__auto_figures *f, long maxl, int first);
+/* 1 and the choice in *out when both ends of [latency_low, latency] give
+ * the same nonsymmetric choice; 0 when a timed latency must decide. */
+int ovk__auto_settled_nonsymmetric(const ovk__auto_figures *f, long maxl, int first, ovk__auto_choice *out);
 /* 1 when alg1's blocking reductions at this latency cost less than the
  * least extra vector work of a pipelined variant, judged from the vector
  * work cold_vec of a cold iteration: nothing is worth hiding. */

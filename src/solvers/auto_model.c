@@ -11,7 +11,19 @@
  * matvec, so k steps last at least L plus the vector work after the wait.
  * pipecg waits after one matvec, as plcg:l=1 would, with fewer passes: it
  * stands for depth 1.  A first solve also pays plcg's start-up, spread over
- * FIRST_ITERATIONS.  The constants and how well the model predicts are in
+ * FIRST_ITERATIONS.
+ *
+ * For a nonsymmetric matrix the candidates are GMRES(m)'s (m = 30): with
+ * M = W - 5 A (the matvec and the preconditioner) and G the vector passes
+ * of a step (G_p for pgmres, which carries a second basis),
+ *
+ *   gmres       M + G A + L                             (one blocking sum)
+ *   pgmres:l=k  max(M + G_p A, (L + G_p A) / k)
+ *
+ * and in a first solve pgmres's first cycle is gmres's (the shifts'
+ * estimate).  BiCGStab is not a candidate: whether it or restarted GMRES
+ * takes fewer iterations depends on the spectrum, which auto does not
+ * measure.  The constants and how well the model predicts are in
  * docs/performance.md, section 3 (one solve and auto). */
 #include <math.h>
 #include <stdio.h>
@@ -44,11 +56,14 @@ static const char *const kind_names[OVK__AUTO_KINDS] = {
     [OVK__AUTO_PIPECG] = "pipecg",
     [OVK__AUTO_PLCG] = "plcg",
     [OVK__AUTO_PIPEPRCG] = "pipeprcg",
+    [OVK__AUTO_GMRES] = "gmres",
+    [OVK__AUTO_PGMRES] = "pgmres",
 };
 
 void ovk__auto_spec(ovk__auto_choice ch, char *spec, size_t len)
 {
-    if (ch.kind == OVK__AUTO_PLCG) snprintf(spec, len, "plcg:l=%d", ch.depth);
+    if (ch.kind == OVK__AUTO_PLCG || ch.kind == OVK__AUTO_PGMRES)
+        snprintf(spec, len, "%s:l=%d", kind_names[ch.kind], ch.depth);
     else snprintf(spec, len, "%s", kind_names[ch.kind]);
 }
 
@@ -149,6 +164,46 @@ ovk__auto_choice ovk__auto_best_timed(const ovk__auto_figures *f, const ovk__aut
     for (int i = 1; i < n; i++)
         if (measured(f, u[i], first, cand[i]) < measured(f, u[ib], first, cand[ib])) ib = i;
     return cand[ib];
+}
+
+/* the restart both GMRES candidates run at (their default); pgmres's
+ * deepest pipeline (deeper ones' bases lose conditioning, and gain little
+ * once the latency is hidden) */
+enum { GMRES_RESTART = 30, PGMRES_MAX_DEPTH = 3 };
+
+/* a GMRES step's vector passes (of three vector reads or writes): its
+ * multi-dot and multi-axpy over half the basis on average, w read twice and
+ * written; pgmres's the same over both bases, plus its k further sums */
+static double gmres_passes(void) { return (GMRES_RESTART + 5) / 3.0; }
+static double pgmres_passes(int k) { return (1.5 * GMRES_RESTART + k + 5) / 3.0; }
+
+static double modelled_nonsymmetric(const ovk__auto_figures *f, int first, ovk__auto_choice ch)
+{
+    double pass = f->vec / ALG1_PASSES, mv = f->work - f->vec;
+    double gmres = mv + gmres_passes() * pass + f->latency;
+    if (ch.kind == OVK__AUTO_GMRES) return gmres;
+    double vec = pgmres_passes(ch.depth) * pass;
+    double t = fmax(mv + vec, (f->latency + vec) / ch.depth);
+    if (first) t = (GMRES_RESTART * gmres + (FIRST_ITERATIONS - GMRES_RESTART) * t) / FIRST_ITERATIONS;
+    return t;
+}
+
+ovk__auto_choice ovk__auto_best_nonsymmetric(const ovk__auto_figures *f, long maxl, int first)
+{
+    ovk__auto_choice best = choice_of(OVK__AUTO_GMRES, 0);
+    for (int k = 1; k <= maxl && k <= PGMRES_MAX_DEPTH; k++) {
+        ovk__auto_choice ch = choice_of(OVK__AUTO_PGMRES, k);
+        if (modelled_nonsymmetric(f, first, ch) < modelled_nonsymmetric(f, first, best)) best = ch;
+    }
+    return best;
+}
+
+int ovk__auto_settled_nonsymmetric(const ovk__auto_figures *f, long maxl, int first, ovk__auto_choice *out)
+{
+    ovk__auto_figures at = *f;
+    at.latency = f->latency_low;
+    *out = ovk__auto_best_nonsymmetric(f, maxl, first);
+    return ovk__auto_same(*out, ovk__auto_best_nonsymmetric(&at, maxl, first));
 }
 
 int ovk__auto_nothing_to_hide(double latency, double cold_vec)

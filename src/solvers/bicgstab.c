@@ -6,12 +6,14 @@
  *   beta = (rho / rho_old) (alpha / omega)
  *   p = r + beta (p - omega v);  z = C p;  v = A z
  *   alpha = rho / <rhat,v>                                  (reduction 1)
- *   x += alpha z;  s = r - alpha v  (in r)
- *   z = C s;  t = A z
+ *   s = r - alpha v  (in r)
+ *   zs = C s;  t = A zs
  *   omega = <t,s> / <t,t>                                   (reduction 2)
- *   x += omega z;  r = s - omega t
+ *   x += alpha z + omega zs;  r = s - omega t;
  *   rho = <rhat,r>, <r,r>                                   (reduction 3)
  *
+ * The last line is one pass over the vectors (keeping zs apart from z
+ * costs a vector and saves two sweeps over x and one over r).
  * Breakdowns (rho or <rhat,v> negligible, omega = 0) restart from the
  * current x with rhat = r (bcgs_common.c); a second one at once stops
  * the solve. */
@@ -21,7 +23,7 @@
 #include "bcgs.h"
 
 typedef struct bicg_work {
-    double *r, *rhat, *p, *v, *z, *t;
+    double *r, *rhat, *p, *v, *z, *zs, *t;
     ovk__bcgs_restarts rs;
     double rho, rho_old, alpha, omega, rr; /* rr = <r,r>, and <rhat,rhat> = rr at the restart */
     double hh;
@@ -41,8 +43,8 @@ static void restart(ovk__ctx *c, bicg_work *w)
 }
 
 /* p = r + beta (p - omega v);  z = C p;  v = A z;  alpha = rho / <rhat,v>;
- * x += alpha z;  s = r - alpha v.  *rv = <rhat,v>; *broke: it is negligible
- * (nothing updated). */
+ * s = r - alpha v.  *rv = <rhat,v>; *broke: it is negligible (nothing
+ * updated). */
 static int first_half(ovk__ctx *c, bicg_work *w, double *rv, int *broke)
 {
     int n = c->n;
@@ -59,19 +61,52 @@ static int first_half(ovk__ctx *c, bicg_work *w, double *rv, int *broke)
     if (*broke) return OVK_OK;
     w->alpha = w->rho / d[0];
     t0 = ovk__tic_start(c);
-    ovk__axpy(n, w->alpha, w->z, c->x, &c->hook); /* x += alpha z */
     ovk__axpy(n, -w->alpha, w->v, w->r, &c->hook); /* s = r - alpha v */
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     return OVK_OK;
 }
 
-/* z = C s;  t = A z;  omega = <t,s> / <t,t>;  x += omega z;  r = s - omega t;
- * then rho = <rhat,r> and rr = <r,r>.  *broke: omega = 0 (r = s). */
+/* x += alpha z + omega zs;  r = s - omega t;  h = <rhat,r>, <r,r> (local),
+ * one pass, two partial sums each */
+static void update(ovk__ctx *c, bicg_work *w, double h[2])
+{
+    enum { CACHE_ROWS = 2048 };
+    const double *restrict z = w->z, *restrict zs = w->zs, *restrict t = w->t, *restrict rhat = w->rhat;
+    double *restrict x = c->x, *restrict r = w->r, a = w->alpha, o = w->omega;
+    int n = c->n, every = ovk__chunk_rows(n, &c->hook), step = every < CACHE_ROWS ? every : CACHE_ROWS;
+    double s[4] = {0.0, 0.0, 0.0, 0.0}; /* <rhat,r>, <r,r> on even rows; on odd rows */
+    for (int lo = 0, since = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int i = lo; i < hi; i++) {
+            x[i] += a * z[i] + o * zs[i];
+            double ri = r[i] - o * t[i];
+            r[i] = ri;
+            if (i & 1) {
+                s[2] += rhat[i] * ri;
+                s[3] += ri * ri;
+            } else {
+                s[0] += rhat[i] * ri;
+                s[1] += ri * ri;
+            }
+        }
+        since += hi - lo;
+        if (since >= every || hi == n) {
+            ovk__poke(&c->hook);
+            since = 0;
+        }
+    }
+    h[0] = s[0] + s[2];
+    h[1] = s[1] + s[3];
+}
+
+/* zs = C s;  t = A zs;  omega = <t,s> / <t,t>;  x += alpha z + omega zs;
+ * r = s - omega t; then rho = <rhat,r> and rr = <r,r>.  *broke: omega = 0
+ * (r = s). */
 static int second_half(ovk__ctx *c, bicg_work *w, int *broke)
 {
     double g[2], h[2];
-    int rc = ovk__ctx_pc(c, w->r, w->z); /* z = C s */
-    if (!rc) rc = ovk__ctx_matvec(c, w->z, w->t); /* t = A z */
+    int rc = ovk__ctx_pc(c, w->r, w->zs); /* zs = C s */
+    if (!rc) rc = ovk__ctx_matvec(c, w->zs, w->t); /* t = A zs */
     if (rc) return rc;
     ovk__tic t0 = ovk__tic_start(c);
     ovk__dots(c->n, 2, (const double *[]){w->t, w->t}, (const double *[]){w->r, w->t}, g, &c->hook);
@@ -81,9 +116,7 @@ static int second_half(ovk__ctx *c, bicg_work *w, int *broke)
     *broke = g[1] == 0.0 || g[0] == 0.0;
     w->omega = *broke ? 0.0 : g[0] / g[1];
     t0 = ovk__tic_start(c);
-    ovk__axpy(c->n, w->omega, w->z, c->x, &c->hook); /* x += omega z */
-    ovk__axpy(c->n, -w->omega, w->t, w->r, &c->hook); /* r = s - omega t */
-    ovk__dots(c->n, 2, (const double *[]){w->rhat, w->r}, (const double *[]){w->r, w->r}, h, &c->hook);
+    update(c, w, h);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     rc = ovk__sum(c, OVK__IPROD, h, 2);
     w->rho_old = w->rho;
@@ -139,8 +172,8 @@ const ovk__solver ovk__solver_bicgstab = {
     .description = "BiCGStab (van der Vorst), right-preconditioned: any matrix, three blocking reductions",
     .options = "",
     .work_size = sizeof(bicg_work),
-    .nvec = 6,
-    .vec = (const size_t[]){V(r), V(rhat), V(p), V(v), V(z), V(t)},
+    .nvec = 7,
+    .vec = (const size_t[]){V(r), V(rhat), V(p), V(v), V(z), V(zs), V(t)},
     .iterate = iterate,
     .nonsymmetric = 1,
 };

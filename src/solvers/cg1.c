@@ -19,7 +19,7 @@
 
 typedef struct cg1_work {
     double *r, *u, *w, *p, *s;
-    double sums[OVK__V_COUNT]; /* reduced values, OVK__V_* slots */
+    double sums[OVK__V_COUNT + OVK__NULLSPACE_MAX]; /* reduced values, OVK__V_* slots; then Z^T p */
 } cg1_work;
 
 /* the sums of the refreshed vectors, in OVK__V_* order up to WW */
@@ -64,6 +64,17 @@ static void update(int n, double a, double b, const double *restrict u, const do
     }
 }
 
+/* The reduction of a step's sums, with a null space Z^T p too, and then
+ * p -= Z Z^T p, x -= alpha Z Z^T p (the p of the step: u and the
+ * directions carried over, whose null-space part it removes) */
+static int sum_project(ovk__ctx *c, cg1_work *w, double alpha)
+{
+    int k = ovk__nullspace_append(c, w->sums, OVK__V_WW + 1, OVK__V_COUNT, w->p);
+    int rc = ovk__sum(c, OVK__IPROD, w->sums, k);
+    if (!rc) ovk__nullspace_remove(c, w->sums + OVK__V_COUNT, w->p, alpha, c->x);
+    return rc;
+}
+
 /* One step with any C: the updates, u = C r, w = A u, all sums, one reduction. */
 static int step_any(ovk__ctx *c, cg1_work *w, const ovk__single_reduction *st)
 {
@@ -74,7 +85,12 @@ static int step_any(ovk__ctx *c, cg1_work *w, const ovk__single_reduction *st)
     if (rc) return rc;
     rc = ovk__ctx_matvec(c, w->u, w->w); /* w = A u */
     if (rc) return rc;
-    return reduce_all(c, w);
+    ovk__tic t1 = ovk__tic_start(c);
+    const double *x[] = {w->r, w->w, w->r, w->u, w->p, w->p, c->x, w->p, w->s, w->u, w->w};
+    const double *y[] = {w->u, w->u, w->r, w->s, w->w, w->s, c->x, w->p, w->s, w->u, w->w};
+    ovk__dots(c->n, OVK__V_WW + 1, x, y, w->sums, &c->hook);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t1);
+    return sum_project(c, w, st->alpha);
 }
 
 /* One step: the fused updates, w = A u, <w,u>, and the one reduction
@@ -98,7 +114,7 @@ static int step(ovk__ctx *c, void *work, const ovk__single_reduction *st, int mo
     ovk__dots(c->n, 1, (const double *[]){w->w}, (const double *[]){w->u}, &w->sums[OVK__V_DELTA], &c->hook);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     w->sums[OVK__V_PW] = w->sums[OVK__V_US]; /* <p,w> = <p,Au> = <Ap,u> ~ <s,u>: w = A u here */
-    return ovk__sum(c, OVK__IPROD, w->sums, OVK__V_WW + 1); /* gamma, delta, <r,r>, norms */
+    return sum_project(c, w, st->alpha); /* gamma, delta, <r,r>, norms */
 }
 
 static int start(ovk__ctx *c, void *work) { return refresh_from(c, work, 1, 1); }
@@ -120,4 +136,5 @@ const ovk__solver ovk__solver_cg1 = {
     .nvec = 5,
     .vec = (const size_t[]){V(r), V(u), V(w), V(p), V(s)},
     .iterate = iterate,
+    .nullspace = 1,
 };

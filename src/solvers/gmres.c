@@ -34,7 +34,7 @@ typedef struct gmres_work {
     double *V[OVK__MAX_RESTART + 1];    /* the Arnoldi basis */
     double *Z[OVK__MAX_RESTART];        /* fgmres: z_j = C v_j */
     ovk__arnoldi ls;
-    int m, flexible;
+    int m, flexible, refine;
 } gmres_work;
 
 /* ---- the least-squares problem ------------------------------------------ */
@@ -101,6 +101,37 @@ double ovk__arnoldi_solve(ovk__arnoldi *a, int k)
 
 enum { CACHE_ROWS = 2048 };
 
+/* out[0..nx-1] += <X[i], w> over rows lo..hi for up to four vectors: w's
+ * entry is loaded once for all of them, two partial sums per vector keep the
+ * adder busy (the order is fixed: no reassociation by the compiler).
+ * Absent vectors alias w; their sums are dropped. */
+static void dots4(int nx, const double *const *X, const double *restrict w, int lo, int hi, double *out)
+{
+    const double *restrict x0 = X[0], *restrict x1 = nx > 1 ? X[1] : w, *restrict x2 = nx > 2 ? X[2] : w,
+                 *restrict x3 = nx > 3 ? X[3] : w;
+    double a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+    int r = lo;
+    for (; r + 1 < hi; r += 2) {
+        double u = w[r], v = w[r + 1];
+        a0 += x0[r] * u;
+        b0 += x0[r + 1] * v;
+        a1 += x1[r] * u;
+        b1 += x1[r + 1] * v;
+        a2 += x2[r] * u;
+        b2 += x2[r + 1] * v;
+        a3 += x3[r] * u;
+        b3 += x3[r + 1] * v;
+    }
+    if (r < hi) {
+        a0 += x0[r] * w[r];
+        a1 += x1[r] * w[r];
+        a2 += x2[r] * w[r];
+        a3 += x3[r] * w[r];
+    }
+    double s[4] = {a0 + b0, a1 + b1, a2 + b2, a3 + b3};
+    for (int i = 0; i < nx; i++) out[i] += s[i];
+}
+
 void ovk__gmres_dots(ovk__ctx *c, int k, const double *const *X, const double *w, double *out)
 {
     ovk__tic t0 = ovk__tic_start(c);
@@ -108,7 +139,7 @@ void ovk__gmres_dots(ovk__ctx *c, int k, const double *const *X, const double *w
     for (int i = 0; i < k; i++) out[i] = 0.0;
     for (int lo = 0, since = 0; lo < n; lo += step) { /* w's chunk stays in cache for the k sums */
         int hi = ovk__chunk_end(lo, step, n);
-        for (int i = 0; i < k; i++) out[i] += ovk__dot(hi - lo, X[i] + lo, w + lo);
+        for (int i = 0; i < k; i += 4) dots4(k - i < 4 ? k - i : 4, X + i, w, lo, hi, out + i);
         since += hi - lo;
         if (since >= every || hi == n) {
             ovk__poke(&c->hook);
@@ -118,17 +149,43 @@ void ovk__gmres_dots(ovk__ctx *c, int k, const double *const *X, const double *w
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
-void ovk__gmres_combine(ovk__ctx *c, int k, const double *const *X, const double *coef, double *y)
+/* y = s (y + sum_i a_i X[i]) over rows lo..hi for up to four vectors: y
+ * read and written once for all of them */
+static void combine4(int nx, const double *const *X, const double *a, double s, double *restrict y, int lo, int hi)
+{
+    const double *restrict x0 = X[0];
+    double a0 = a[0];
+    if (nx == 1) {
+        for (int r = lo; r < hi; r++) y[r] = s * (y[r] + a0 * x0[r]);
+        return;
+    }
+    const double *restrict x1 = X[1];
+    double a1 = a[1];
+    if (nx == 2) {
+        for (int r = lo; r < hi; r++) y[r] = s * (y[r] + a0 * x0[r] + a1 * x1[r]);
+        return;
+    }
+    const double *restrict x2 = X[2];
+    double a2 = a[2];
+    if (nx == 3) {
+        for (int r = lo; r < hi; r++) y[r] = s * (y[r] + a0 * x0[r] + a1 * x1[r] + a2 * x2[r]);
+        return;
+    }
+    const double *restrict x3 = X[3];
+    double a3 = a[3];
+    for (int r = lo; r < hi; r++) y[r] = s * (y[r] + a0 * x0[r] + a1 * x1[r] + a2 * x2[r] + a3 * x3[r]);
+}
+
+void ovk__gmres_combine(ovk__ctx *c, int k, const double *const *X, const double *coef, double scale, double *y)
 {
     ovk__tic t0 = ovk__tic_start(c);
     int n = c->n, every = ovk__chunk_rows(n, &c->hook), step = every < CACHE_ROWS ? every : CACHE_ROWS;
-    for (int lo = 0, since = 0; lo < n; lo += step) {
+    for (int lo = 0, since = 0; lo < n; lo += step) { /* y's chunk stays in cache for the k terms */
         int hi = ovk__chunk_end(lo, step, n);
-        for (int i = 0; i < k; i++) {
-            const double *restrict x = X[i];
-            double *restrict yy = y, a = coef[i];
-            for (int r = lo; r < hi; r++) yy[r] += a * x[r];
-        }
+        for (int i = 0; i < k; i += 4) /* the scale with the last four: exact 1.0 before */
+            combine4(k - i < 4 ? k - i : 4, X + i, coef + i, i + 4 >= k ? scale : 1.0, y, lo, hi);
+        if (k == 0 && scale != 1.0)
+            for (int r = lo; r < hi; r++) y[r] *= scale;
         since += hi - lo;
         if (since >= every || hi == n) {
             ovk__poke(&c->hook);
@@ -158,10 +215,10 @@ int ovk__gmres_cycle_end(ovk__ctx *c, const ovk__gmres_cycle *cy, double bb, dou
         if (ovk__breakdown(c, cy->iter, "the smallest diagonal entry of the rotated Hessenberg matrix", rmin, 0))
             return OVK_OK;
         if (cy->Z) { /* x += Z y */
-            ovk__gmres_combine(c, cy->k, (const double *const *)cy->Z, cy->ls->y, c->x);
+            ovk__gmres_combine(c, cy->k, (const double *const *)cy->Z, cy->ls->y, 1.0, c->x);
         } else { /* x += C (V y) */
             memset(cy->t, 0, sizeof(double) * (size_t)n);
-            ovk__gmres_combine(c, cy->k, (const double *const *)cy->V, cy->ls->y, cy->t);
+            ovk__gmres_combine(c, cy->k, (const double *const *)cy->V, cy->ls->y, 1.0, cy->t);
             rc = ovk__ctx_pc(c, cy->t, cy->r);
             if (rc) return rc;
             ovk__ctx_axpy(c, 1.0, cy->r, c->x);
@@ -186,15 +243,29 @@ int ovk__gmres_cycle_end(ovk__ctx *c, const ovk__gmres_cycle *cy, double bb, dou
 
 /* ---- one classical cycle ------------------------------------------------ */
 
+/* One pass is enough (refine) when ||w - V h||^2 = s kept more than this
+ * share of <w,w>: ifneeded, Kahan's 1/sqrt 2 on the norm (orthogonality to
+ * working precision); never, sqrt(eps): s, from Pythagoras, is then still
+ * good to about half the digits (its rounding is eps <w,w>), and below it
+ * the norm is recomputed by the second pass. */
+static double enough(int refine)
+{
+    static const double share[] = {[OVK__REFINE_NEVER] = 0x1p-26, [OVK__REFINE_IFNEEDED] = 0.5,
+                                   [OVK__REFINE_ALWAYS] = INFINITY};
+    return share[refine];
+}
+
 /* Orthogonalise w = V[j+1] against V[0..j] into h (j + 2 entries, h[j+1] =
- * ||w|| after), one or two reductions; *happy when w vanished. */
-static int orthogonalise(ovk__ctx *c, double *const *V, int j, double *h, int *happy)
+ * ||w|| after) and normalise it, each pass one reduction (V^T w with <w,w>)
+ * and one sweep over w, the last one scaling; *happy when w vanished. */
+static int orthogonalise(ovk__ctx *c, double *const *V, int j, int refine, double *h, int *happy)
 {
     double d[OVK__MAX_RESTART + 2], *v = V[j + 1];
     const double *X[OVK__MAX_RESTART + 2];
     for (int i = 0; i <= j + 1; i++) X[i] = V[i]; /* V[0..j] and w itself: <w,w> */
     memset(h, 0, sizeof(double) * (size_t)(j + 2));
     double norm0 = 0.0, s = 0.0;
+    *happy = 0;
     for (int pass = 0; pass < 2; pass++) {
         ovk__gmres_dots(c, j + 2, X, v, d); /* V^T w, <w,w> */
         int rc = ovk__sum(c, OVK__IPROD, d, j + 2);
@@ -205,15 +276,19 @@ static int orthogonalise(ovk__ctx *c, double *const *V, int j, double *h, int *h
             h[i] += d[i];
             d[i] = -d[i];
         }
-        ovk__gmres_combine(c, j + 1, X, d, v); /* w -= V h */
         if (pass == 0) norm0 = sqrt(fmax(d[j + 1], 0.0));
         s = d[j + 1] - hh; /* ||w - V h||^2 */
-        if (!isfinite(s) || s > 0.5 * d[j + 1]) break; /* no cancellation: one pass is enough */
+        int last = pass == 1 || !isfinite(s) || s > enough(refine) * d[j + 1];
+        double norm = s > 0.0 ? sqrt(s) : 0.0, scale = 1.0;
+        if (last) {
+            *happy = isfinite(s) && norm <= 8.0 * DBL_EPSILON * norm0;
+            if (isfinite(s) && !*happy) scale = 1.0 / norm;
+        }
+        ovk__gmres_combine(c, j + 1, X, d, scale, v); /* w -= V h; the last pass: v_{j+1} = w / ||w|| */
+        if (last) break;
     }
     h[j + 1] = s > 0.0 ? sqrt(s) : 0.0;
     if (!isfinite(s)) h[j + 1] = s; /* NaN reaches the check through the rotation */
-    *happy = isfinite(s) && h[j + 1] <= 8.0 * DBL_EPSILON * norm0;
-    if (!*happy && isfinite(s)) ovk__gmres_scale(c, 1.0 / h[j + 1], v, v); /* v_{j+1} = w / h_{j+1,j} */
     return OVK_OK;
 }
 
@@ -230,7 +305,7 @@ int ovk__gmres_cycle_run(ovk__ctx *c, ovk__gmres_cycle *cy, int m, double bb, do
         rc = ovk__ctx_matvec(c, z, cy->V[j + 1]); /* w = A z */
         if (rc) return rc;
         int happy = 0;
-        rc = orthogonalise(c, cy->V, j, h, &happy);
+        rc = orthogonalise(c, cy->V, j, cy->refine, h, &happy);
         if (rc) return rc;
         if (hraw) memcpy(hraw + (size_t)j * (size_t)(m + 1), h, sizeof(double) * (size_t)(j + 2));
         double res = ovk__arnoldi_rotate(cy->ls, j); /* ||b - A x_j|| */
@@ -247,7 +322,7 @@ static int run(ovk__ctx *c, gmres_work *w, double bb, int iter, double rr)
 {
     int stop = 0, rc = OVK_OK;
     ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .Z = w->flexible ? w->Z : NULL, .t = w->t, .r = w->r,
-                           .iter = iter};
+                           .iter = iter, .refine = w->refine};
     if (iter >= c->opts->max_iter) {
         c->res->reason = OVK_REASON_MAXIT;
         return OVK_OK;
@@ -287,6 +362,8 @@ static int given(const ovk__opts *o, const char *key)
     return 0;
 }
 
+const char *const ovk__gmres_refine_names[] = {"never", "ifneeded", "always", NULL};
+
 int ovk__gmres_parse(ovk__opts *o, const char *owner, int pipelined, int max_l, ovk__gmres_params **out)
 {
     ovk__gmres_params *p = calloc(1, sizeof *p);
@@ -294,13 +371,18 @@ int ovk__gmres_parse(ovk__opts *o, const char *owner, int pipelined, int max_l, 
     if (!p) return ovk__fail(OVK_ENOMEM, "%s", owner);
     p->restart = 30; /* PETSc's */
     p->l = pipelined ? 2 : 0;
-    const ovk__opt_entry t[] = {
+    p->refine = OVK__REFINE_NEVER; /* PETSc's: one classical pass */
+    const ovk__opt_entry classical[] = {
+        OVK__OPT_INT("restart", 1, OVK__MAX_RESTART, &p->restart),
+        OVK__OPT_CHOICE("refine", ovk__gmres_refine_names, &p->refine),
+    };
+    const ovk__opt_entry pipe[] = {
         OVK__OPT_INT("restart", 1, OVK__MAX_RESTART, &p->restart),
         OVK__OPT_INT("l", 1, max_l, &p->l),
         OVK__OPT_DOUBLE("lmin", -1e300, 1e300, &p->lmin),
         OVK__OPT_DOUBLE("lmax", -1e300, 1e300, &p->lmax),
     };
-    int rc = ovk__opts_read(o, owner, t, pipelined ? 4 : 1);
+    int rc = pipelined ? ovk__opts_read(o, owner, pipe, 4) : ovk__opts_read(o, owner, classical, 2);
     if (rc) return rc;
     p->user_shifts = given(o, "lmin") || given(o, "lmax");
     if (p->user_shifts && !(given(o, "lmin") && given(o, "lmax") && p->lmin <= p->lmax))
@@ -339,6 +421,7 @@ static int setup_of(ovk__ctx *c, gmres_work *w, int flexible)
 {
     w->m = (int)((const ovk__gmres_params *)c->params)->restart;
     w->flexible = flexible;
+    w->refine = ((const ovk__gmres_params *)c->params)->refine;
     return ovk__arnoldi_alloc(&w->ls, w->m);
 }
 
@@ -350,14 +433,19 @@ static void destroy(void *work) { ovk__arnoldi_free(&((gmres_work *)work)->ls); 
 static void view(const void *work, FILE *f)
 {
     const gmres_work *w = work;
-    fprintf(f, "  %s: restart = %d, classical Gram-Schmidt with a second pass when needed\n",
-            w->flexible ? "fgmres" : "gmres", w->m);
+    fprintf(f, "  %s: restart = %d, classical Gram-Schmidt, refine = %s\n", w->flexible ? "fgmres" : "gmres", w->m,
+            ovk__gmres_refine_names[w->refine]);
 }
+
+#define REFINE_OPTIONS                                                                                       \
+    "restart=1..500: the Krylov space's dimension before a restart (30); refine=never|ifneeded|always: "    \
+    "a second Gram-Schmidt pass (and reduction) never but when the one-pass norm cancelled (default), "     \
+    "when the norm fell below 1/sqrt 2 (CGS2), or at every step"
 
 const ovk__solver ovk__solver_gmres = {
     .name = "gmres",
-    .description = "restarted GMRES, right-preconditioned, CGS2: one or two reductions per step, any matrix",
-    .options = "restart=1..500: the Krylov space's dimension before a restart (30)",
+    .description = "restarted GMRES, right-preconditioned, classical Gram-Schmidt: one reduction per step, any matrix",
+    .options = REFINE_OPTIONS,
     .parse = gmres_parse,
     .work_size = sizeof(gmres_work),
     .vectors = gmres_vectors,
@@ -372,7 +460,7 @@ const ovk__solver ovk__solver_gmres = {
 const ovk__solver ovk__solver_fgmres = {
     .name = "fgmres",
     .description = "flexible GMRES: the preconditioner may change at every step (keeps C v_j), any matrix",
-    .options = "restart=1..500: the Krylov space's dimension before a restart (30)",
+    .options = REFINE_OPTIONS,
     .parse = fgmres_parse,
     .work_size = sizeof(gmres_work),
     .vectors = fgmres_vectors,

@@ -56,17 +56,20 @@ static int step_length(ovk__ctx *c, gropp_work *w, int iter, double gamma, doubl
     return OVK_OK;
 }
 
-/* the step's updates, then <r,z>, <r,r> reduced behind Z = A z */
-static int advance(ovk__ctx *c, gropp_work *w, double alpha, double v[2])
+/* the step's updates, then <r,z>, <r,r> (and with a null space Z^T z)
+ * reduced behind Z = A z; then z -= Z Z^T z */
+static int advance(ovk__ctx *c, gropp_work *w, double alpha, double *v)
 {
     ovk_request *req = NULL;
     ovk__tic t0 = ovk__tic_start(c);
     ovk__gropp_update(c->n, alpha, w->p, w->s, w->S, c->x, w->r, w->z, v, &c->hook);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-    int rc = ovk__sum_begin(c, OVK__GAMMA, v, 2, &req);
+    int rc = ovk__sum_begin(c, OVK__GAMMA, v, ovk__nullspace_append(c, v, 2, 2, w->z), &req);
     if (rc) return rc;
     rc = ovk__ctx_matvec(c, w->z, w->Z); /* Z = A z */
-    return ovk__sum_finish(c, OVK__GAMMA, req, rc);
+    rc = ovk__sum_finish(c, OVK__GAMMA, req, rc);
+    if (!rc) ovk__nullspace_remove(c, v + 2, w->z, 0.0, NULL);
+    return rc;
 }
 
 /* z = C r and gamma = <r,z> recomputed, counted as a replacement
@@ -74,11 +77,19 @@ static int advance(ovk__ctx *c, gropp_work *w, double alpha, double v[2])
  * recurrence z made <r,z> non-positive. */
 static int recompute_z(ovk__ctx *c, gropp_work *w, double *gamma, int *fresh)
 {
+    double v[1 + OVK__NULLSPACE_MAX]; /* <r,z>, Z^T z */
     c->res->replacements++;
     *fresh = 1;
     int rc = ovk__ctx_pc(c, w->r, w->z); /* z = C r */
     if (rc) return rc;
-    return ovk__ctx_dots(c, 1, (const double *[]){w->r}, (const double *[]){w->z}, gamma);
+    ovk__tic t0 = ovk__tic_start(c);
+    v[0] = ovk__dot(c->n, w->r, w->z);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    rc = ovk__sum(c, OVK__IPROD, v, ovk__nullspace_append(c, v, 1, 1, w->z));
+    if (rc) return rc;
+    ovk__nullspace_remove(c, v + 1, w->z, 0.0, NULL);
+    *gamma = v[0];
+    return OVK_OK;
 }
 
 /* The recursive residual converged: confirm with the true one, else replace
@@ -115,7 +126,7 @@ static int check(ovk__ctx *c, gropp_work *w, int iter, double bb, double v[2], i
 
 static int iterate_from(ovk__ctx *c, gropp_work *w, double gamma, double bb)
 {
-    double beta = 0.0, alpha = 0.0, v[2];
+    double beta = 0.0, alpha = 0.0, v[2 + OVK__NULLSPACE_MAX]; /* <r,z>, <r,r>, Z^T z */
     for (int iter = 1; iter <= c->opts->max_iter; iter++) {
         int stop = 0, fresh = 0;
         int rc = step_length(c, w, iter, gamma, &alpha, &stop);
@@ -138,18 +149,24 @@ static int iterate_from(ovk__ctx *c, gropp_work *w, double gamma, double bb)
     return OVK_OK;
 }
 
-/* z = C r; p = z; gamma = <r,z> reduced behind s = A p */
+/* z = C r; p = z; gamma = <r,z> (and Z^T z) reduced behind s = A p;
+ * then z, p -= Z Z^T z */
 static int gropp_start(ovk__ctx *c, gropp_work *w, double *gamma)
 {
     ovk_request *req = NULL;
-    double rr = 0.0;
-    int rc = ovk__ctx_pc_dots(c, w->r, w->z, gamma, &rr); /* z = C r, <r,z> */
+    double rr = 0.0, v[1 + OVK__NULLSPACE_MAX];
+    int rc = ovk__ctx_pc_dots(c, w->r, w->z, &v[0], &rr); /* z = C r, <r,z> */
     if (rc) return rc;
     for (int i = 0; i < c->n; i++) w->p[i] = w->z[i]; /* p = z */
-    rc = ovk__sum_begin(c, OVK__GAMMA, gamma, 1, &req);
+    rc = ovk__sum_begin(c, OVK__GAMMA, v, ovk__nullspace_append(c, v, 1, 1, w->z), &req);
     if (rc) return rc;
     rc = ovk__ctx_matvec(c, w->p, w->s); /* s = A p */
-    return ovk__sum_finish(c, OVK__GAMMA, req, rc);
+    rc = ovk__sum_finish(c, OVK__GAMMA, req, rc);
+    if (rc) return rc;
+    ovk__nullspace_remove(c, v + 1, w->z, 0.0, NULL);
+    ovk__nullspace_remove(c, v + 1, w->p, 0.0, NULL);
+    *gamma = v[0];
+    return OVK_OK;
 }
 
 static int iterate(ovk__ctx *c, void *work, double bb)
@@ -170,4 +187,5 @@ const ovk__solver ovk__solver_groppcg = {
     .nvec = 6,
     .vec = (const size_t[]){V(r), V(z), V(p), V(s), V(S), V(Z)},
     .iterate = iterate,
+    .nullspace = 1,
 };

@@ -27,6 +27,7 @@ static const struct {
     {"view", "1: rank 0 prints the configuration after each setup"},
     {"converged_reason", "1: rank 0 prints why each solve stopped"},
     {"log_view", "1: rank 0 prints where the time went when the solver is destroyed"},
+    {"nullspace", "constant: the constant vector is A's null space (a singular A, e.g. pure Neumann); none"},
 };
 
 static const char *meaning_of(const char *key)

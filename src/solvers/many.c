@@ -377,32 +377,22 @@ static int schedule(ovk__many *m)
 
 /* ---- the batch's set-up ------------------------------------------------- */
 
-/* The variant the tasks run: v's own, or for auto the variant it measured
- * and chose at setup, read from its view line ("auto: ... -> SPEC"), so
- * that the k systems run one measurement's choice (*params: that
- * variant's parsed options, the caller's to free). */
+/* The variant the tasks run: v's own, or the one v chose at setup (its
+ * `chosen` hook: auto), so that the k systems run one measurement's choice
+ * (*params: that variant's parsed options, the caller's to free). */
 static int task_variant(ovk__ctx *c, const ovk__variant *v, const ovk__solver **sv, void **params)
 {
-    char *text = NULL, name[64];
-    size_t len = 0;
+    char name[64];
     ovk__opts opts;
     *sv = v->sv;
     *params = NULL;
-    if (strcmp(v->sv->name, "auto") != 0) return OVK_OK;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) return ovk__fail(OVK_ENOMEM, "solve_many: auto's choice");
-    v->sv->view(v->work, f);
-    fclose(f);
-    char *arrow = text ? strstr(text, "-> ") : NULL, *end = arrow ? strchr(arrow, '\n') : NULL;
-    int rc = OVK_OK;
-    if (!arrow || !end) rc = ovk__fail(OVK_EUNSUPPORTED, "solve_many: auto has not chosen a variant");
-    if (!rc) {
-        *end = '\0';
-        rc = ovk__spec_parse("solver", OVK_EOPTION, arrow + 3, name, sizeof name, &opts);
-    }
-    if (!rc && !(*sv = ovk__solver_find(name))) rc = ovk__fail(OVK_EUNSUPPORTED, "solve_many: auto chose '%s'", name);
+    if (!v->sv->chosen) return OVK_OK;
+    const char *spec = v->sv->chosen(v->work);
+    if (!spec) return ovk__fail(OVK_EUNSUPPORTED, "solve_many: %s has not chosen a variant", v->sv->name);
+    int rc = ovk__spec_parse("solver", OVK_EOPTION, spec, name, sizeof name, &opts);
+    if (!rc && !(*sv = ovk__solver_find(name)))
+        rc = ovk__fail(OVK_EUNSUPPORTED, "solve_many: %s chose '%s'", v->sv->name, name);
     if (!rc && (*sv)->parse) rc = (*sv)->parse(&opts, params);
-    free(text);
     if (!rc && (*sv)->needs_norm && !c->norms.current) rc = c->norm(c); /* collective, on every rank alike */
     return rc;
 }

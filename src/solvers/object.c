@@ -42,6 +42,8 @@ struct ovk_solver {
     unsigned dirty;          /* REDO_* of the options changed since the last setup */
     double *coords;          /* owned copy: coord_n points of coord_dim doubles */
     int coord_dim, coord_n;
+    ovk__nullspace ns;       /* ovk_solver_set_nullspace's copy and, set up, the basis */
+    char nullspace_spec[16]; /* option nullspace: "" | none | constant */
     const char *busy;        /* "setup" or "solve" while one runs (its callbacks may call in) */
     int refused;             /* a refusal setup must report (ovk__solver_refuse) */
     char refused_detail[256];
@@ -196,6 +198,7 @@ static const opt_def opt_defs[] = {
     OPT_NUM("view", OPT_INT, view, 0, 1, REDO_CHECK),
     OPT_NUM("converged_reason", OPT_INT, converged_reason, 0, 1, REDO_CHECK),
     OPT_NUM("log_view", OPT_INT, log_view, 0, 1, REDO_CHECK),
+    OPT_STR("nullspace", nullspace_spec, REDO_CHECK | REDO_PC),
 };
 enum { OPT_COUNT = (int)(sizeof opt_defs / sizeof opt_defs[0]) };
 
@@ -212,7 +215,8 @@ const char *ovk__solver_option_key(int i) { return i >= 0 && i < OPT_COUNT ? opt
 void ovk__solver_option_range(int i, char *buf, size_t len)
 {
     const opt_def *d = &opt_defs[i < 0 || i >= OPT_COUNT ? 0 : i];
-    if (d->kind == OPT_TEXT) snprintf(buf, len, "name[:key=value,...]");
+    if (d->kind == OPT_TEXT)
+        snprintf(buf, len, "%s", d->off == offsetof(ovk_solver, nullspace_spec) ? "none | constant" : "name[:key=value,...]");
     else if (d->kind == OPT_DOUBLE) snprintf(buf, len, "real %s 0", d->lo ? ">" : ">=");
     else if (d->hi == INT32_MAX) snprintf(buf, len, "integer >= %ld", d->lo);
     else snprintf(buf, len, "integer %ld..%ld", d->lo, d->hi);
@@ -444,6 +448,38 @@ int ovk_solver_set_coordinates(ovk_solver *s, int dim, int nnodes, const double 
     return OVK_OK;
 }
 
+int ovk_solver_set_nullspace(ovk_solver *s, int has_constant, int k, const double *const vectors[])
+{
+    int bad = usable(s, "ovk_solver_set_nullspace");
+    if (bad) return bad;
+    int rc = ovk__nullspace_set(&s->ns, s->lay, has_constant, k, vectors);
+    if (!rc) s->dirty |= REDO_CHECK | REDO_PC; /* the basis is made at setup; amg's coarsest solve reads it */
+    return rc;
+}
+
+int ovk_solver_set_nullspace_rigid_body(ovk_solver *s, int dim, int nnodes, const double *xyz)
+{
+    int bad = usable(s, "ovk_solver_set_nullspace_rigid_body");
+    if (bad) return bad;
+    int n = s->lay->nlocal, count = dim == 2 ? 3 : 6;
+    double *modes = NULL;
+    const double *vec[6];
+    int rc = OVK_OK;
+    if (dim != 2 && dim != 3) rc = ovk__fail(OVK_EINVAL, "ovk_solver_set_nullspace_rigid_body: dim = %d (2 or 3)", dim);
+    else if (nnodes < 0 || (long long)nnodes * dim != n)
+        rc = ovk__fail(OVK_EINVAL, "ovk_solver_set_nullspace_rigid_body: %d nodes of %d rows for %d local rows", nnodes,
+                       dim, n);
+    else if (nnodes > 0 && !xyz) rc = ovk__fail(OVK_EINVAL, "ovk_solver_set_nullspace_rigid_body: NULL coordinates");
+    else if (!(modes = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1) * (size_t)count)))
+        rc = ovk__fail(OVK_ENOMEM, "ovk_solver_set_nullspace_rigid_body: %d modes of %d rows", count, n);
+    else rc = ovk__nullspace_rigid_body(dim, nnodes, xyz, modes);
+    rc = ovk__agree(s->lay->comm, rc);
+    for (int j = 0; !rc && j < count; j++) vec[j] = modes + (size_t)j * (size_t)n;
+    if (!rc) rc = ovk_solver_set_nullspace(s, 0, count, vec);
+    free(modes);
+    return rc;
+}
+
 /* ---- setup -------------------------------------------------------------- */
 
 /* Free what the next setup redoes (all of it on REDO_ALL).  Local. */
@@ -531,6 +567,24 @@ static int pick_precond(ovk_solver *s)
     return OVK_OK;
 }
 
+/* the option nullspace, and whether the variant takes a null space */
+static int check_nullspace(const ovk_solver *s)
+{
+    const char *v = s->nullspace_spec;
+    if (*v && strcmp(v, "none") && strcmp(v, "constant"))
+        return ovk__fail(OVK_EOPTION, "nullspace '%s': none or constant (other vectors: ovk_solver_set_nullspace)", v);
+    if (!s->ns.has_constant && !s->ns.user_k && strcmp(v, "constant")) return OVK_OK;
+    if (s->sv->nullspace) return OVK_OK;
+    char list[256] = "", name[64];
+    for (int i = 0; i < ovk_solver_type_count(); i++) {
+        const ovk__solver *sv = ovk__solver_find(ovk_solver_type_name(i));
+        if (!sv || !sv->nullspace) continue;
+        snprintf(name, sizeof name, "%s%s", list[0] ? ", " : "", sv->name);
+        strncat(list, name, sizeof list - strlen(list) - 1);
+    }
+    return ovk__fail(OVK_EUNSUPPORTED, "solver %s does not take a null space; these do: %s", s->sv->name, list);
+}
+
 /* every local check of the options, the variant and the preconditioner
  * made where they are redone; the caller agrees the status */
 static int check_local(ovk_solver *s)
@@ -544,6 +598,8 @@ static int check_local(ovk_solver *s)
     if (!(o->atol >= 0.0) || !isfinite(o->atol)) return ovk__fail(OVK_EOPTION, "atol %g must be >= 0", o->atol);
     if (o->max_iter < 0) return ovk__fail(OVK_EOPTION, "max_it %d must be >= 0", o->max_iter);
     int rc = s->sv ? OVK_OK : pick_solver(s);
+    if (rc) return rc;
+    rc = check_nullspace(s);
     if (rc) return rc;
     return pick_precond(s);
 }
@@ -754,6 +810,20 @@ static int ctx_norm(ovk__ctx *c)
     return rc;
 }
 
+/* Collective: a variant that takes either kind of matrix (auto) is told
+ * which these values are; a preconditioner built for symmetric ones is then
+ * refused. */
+static int note_nonsymmetric(ovk_solver *s)
+{
+    s->c.values_nonsymmetric = 1;
+    if (!s->pc.type->symmetric_only) return OVK_OK;
+    char detail[320];
+    snprintf(detail, sizeof detail, "%s", ovk_error_detail());
+    return ovk__fail(OVK_EUNSUPPORTED, "solver %s: the matrix is not symmetric (%s), and preconditioner %s is built "
+                                       "for a symmetric one (use ilu0, jacobi or none)",
+                     s->sv->name, detail, s->pc.type->name);
+}
+
 /* Collective: a variant that assumes A symmetric (every CG variant) refuses
  * a matrix whose stored values are not, naming the nonsymmetric solvers;
  * checked once per set of values.  A user operator is taken at its word. */
@@ -765,8 +835,10 @@ static int check_symmetric(ovk_solver *s)
     if (rc != OVK_ENOTSYM) {
         s->sym_ok = !rc;
         s->sym_version = s->A->values_version;
+        s->c.values_nonsymmetric = 0;
         return rc;
     }
+    if (s->sv->either_symmetry) return note_nonsymmetric(s);
     snprintf(detail, sizeof detail, "%s", ovk_error_detail());
     ovk__solver_nonsymmetric_names(list, sizeof list);
     return ovk__fail(OVK_ENOTSYM, "solver %s needs a symmetric matrix (it is a CG variant), and here %s; for a nonsymmetric matrix use one of %s",
@@ -777,8 +849,9 @@ static int check_symmetric(ovk_solver *s)
  * part only with pc_too). */
 static int numeric_setup(ovk_solver *s, int pc_too)
 {
-    ovk__pc_env env = {s->A, s->lay->nlocal, s->lay->comm, s->coord_dim, s->coord_n, s->coords, s->sv->nonsymmetric};
     int rc = check_symmetric(s);
+    ovk__pc_env env = {s->A,      s->lay->nlocal, s->lay->comm, s->coord_dim, s->coord_n, s->coords,
+                       s->sv->nonsymmetric || s->c.values_nonsymmetric, s->ns.k > 0};
     if (rc) goto cleanup;
     rc = pc_too ? ovk__agree(s->lay->comm, s->pc.type->setup(s->pc.state, &env)) : OVK_OK;
     ovk__log_mark(&s->log, OVK__LOG_PRECOND);
@@ -856,6 +929,11 @@ static int setup_what_changed(ovk_solver *s)
     rc = ovk__agree(s->lay->comm, rc);
     if (rc) goto fail;
     init_ctx(s);
+    if (redo & REDO_CHECK) {
+        rc = ovk__nullspace_setup(&s->ns, s->lay, !strcmp(s->nullspace_spec, "constant"));
+        if (rc) goto fail;
+    }
+    s->c.ns = s->ns.k ? &s->ns : NULL;
     if (redo & REDO_VARIANT) {
         rc = ovk__variant_setup(&s->c, s->sv, &s->var);
         ovk__log_mark(&s->log, OVK__LOG_VECTORS);
@@ -863,6 +941,10 @@ static int setup_what_changed(ovk_solver *s)
     }
     if (redo & (REDO_PC | REDO_VARIANT)) {
         rc = numeric_setup(s, (redo & REDO_PC) != 0);
+        if (rc) goto fail;
+    }
+    if (redo & (REDO_CHECK | REDO_PC | REDO_VARIANT)) {
+        rc = ovk__nullspace_check(&s->c); /* A Z = 0 */
         if (rc) goto fail;
     }
     if (redo & REDO_CONDEST) {
@@ -988,6 +1070,10 @@ static void report_solve(const ovk_solver *s, const ovk_pcg_result *res, int rc)
                    "reductions\n",
                 s->sv->name, s->pc.type->name, ovk_reducer_spec(s->red), ovk_reason_name(res->reason),
                 res->iterations, res->rel_residual, res->time_max[OVK_TIMER_SOLVE], res->reductions);
+    if (s->o.print_level >= 1 && s->c.ns)
+        fprintf(f, "ovk_solver_solve: null space of %d vectors: ||Z^T b||/||b|| = %.3e (b's inconsistency, "
+                   "removed; ||r||/||b|| is of the projected system)\n",
+                s->c.ns->k, res->nullspace_inconsistency);
 }
 
 /* the status of a solve whose callbacks may have failed on this rank (local) */
@@ -1011,7 +1097,10 @@ static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     }
     begin_solve(c, b, x, res);
     long long started = ovk__reducer_started(c->red);
-    rc = ovk__agree(c->comm, solved(c, ovk__variant_solve(c, &s->var)));
+    rc = ovk__nullspace_begin_solve(c); /* b -= Z Z^T b */
+    if (!rc) rc = ovk__variant_solve(c, &s->var);
+    if (!rc) rc = ovk__nullspace_end_solve(c); /* x -= Z Z^T x */
+    rc = ovk__agree(c->comm, solved(c, rc));
     ovk__condest_end(c);
     res->reductions = ovk__reducer_started(c->red) - started;
     ovk__log_solve(&s->log, c, res);
@@ -1099,6 +1188,9 @@ static int run_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *cons
     int rc = bad && st && b && x ? OVK_OK : ovk__fail(OVK_ENOMEM, "ovk_solver_solve_many: %d systems", k);
     if (!rc) rc = s->solve_refused ? ovk__fail(s->solve_refused, "%s", s->solve_refused_detail) : check_many(s, k, B, X, res, bad);
     rc = ovk__agree(s->lay->comm, rc);
+    if (!rc && c->ns) /* the same on every rank: set up */
+        rc = ovk__fail(OVK_EUNSUPPORTED, "ovk_solver_solve_many: a null space is declared, which solve_many does not "
+                                         "project; solve the systems with ovk_solver_solve");
     if (!rc) rc = agree_finite(s, k, bad, res, st);
     if (!rc && s->A && s->A->values_version != s->version) rc = numeric_setup(s, 1);
     if (rc) goto cleanup;
@@ -1205,6 +1297,13 @@ int ovk_solver_view(const ovk_solver *s, FILE *f)
             s->mon.fn ? "the application's" : "none", s->mon.print ? ", -ovk_monitor" : "",
             s->mon.print_true ? ", -ovk_monitor_true (one product and one blocking reduction per iteration)" : "");
     view_matrix(s, f);
+    if (s->ns.has_constant || s->ns.user_k || !strcmp(s->nullspace_spec, "constant"))
+        fprintf(f, "  null space: %s%d vector(s) of the application; projected out of b, of every iteration's "
+                   "direction (its coefficients in the variant's own reduction) and of x%s\n",
+                s->ns.has_constant || !strcmp(s->nullspace_spec, "constant") ? "the constant and " : "",
+                s->ns.user_k, s->ns.k ? "" : " (orthonormalised at the next setup)");
+    if (s->ns.k && s->ns.inconsistency >= 0.0)
+        fprintf(f, "  null space: the last solve's b had ||Z^T b||/||b|| = %.3e (removed)\n", s->ns.inconsistency);
     fprintf(f, "  options:");
     for (int i = 0; i < OPT_COUNT; i++) {
         if (opt_defs[i].off == offsetof(ovk_solver, backend_spec)) snprintf(buf, sizeof buf, "%s", resolved_backend(s));
@@ -1229,6 +1328,7 @@ int ovk_solver_destroy(ovk_solver **sp)
     if (s->red_owned) rc = ovk_reducer_destroy(s->red);
     if (s->lay == &s->own_lay) ovk__layout_free(&s->own_lay);
     free(s->coords);
+    ovk__nullspace_free(&s->ns);
     s->magic = 0;
     free(s);
     *sp = NULL;

@@ -151,8 +151,7 @@ static int basis_column(ovk__ctx *c, pgmres_work *w, pipe *p, int a)
     g[a + 1] = sqrt(arg);
     double *v = w->V[a + 1];
     memcpy(v, w->Z[a + 1], sizeof(double) * (size_t)c->n);
-    ovk__gmres_combine(c, a + 1, (const double *const *)w->V, minus, v); /* z_{a+1} - V g */
-    ovk__gmres_scale(c, 1.0 / g[a + 1], v, v);                          /* / g_{a+1,a+1} */
+    ovk__gmres_combine(c, a + 1, (const double *const *)w->V, minus, 1.0 / g[a + 1], v); /* (z_{a+1} - V g) / g_{a+1,a+1} */
     return OVK_OK;
 }
 
@@ -186,8 +185,8 @@ static int next_z(ovk__ctx *c, pgmres_work *w, const pipe *p, int s)
     } else {
         int a = s - p->depth;
         for (int k = 0; k <= a; k++) coef[k] = -hcol(w, a)[k];
-        ovk__gmres_combine(c, a + 1, (const double *const *)(w->Z + p->depth), coef, z);
-        ovk__gmres_scale(c, 1.0 / hcol(w, a)[a + 1], z, z); /* / h_{a+1,a} */
+        ovk__gmres_combine(c, a + 1, (const double *const *)(w->Z + p->depth), coef, 1.0 / hcol(w, a)[a + 1],
+                           z); /* / h_{a+1,a} */
     }
     int kv = s - p->depth + 1 > 0 ? s - p->depth + 1 : 0, k = 0;
     for (int i = 0; i <= kv; i++) X[k++] = w->V[i];

@@ -29,7 +29,7 @@
 
 typedef struct pipe_work {
     ovk__pipe_vecs v;       /* v.x is the solution vector */
-    double sums[OVK__V_COUNT]; /* reduced values, OVK__V_* slots */
+    double sums[OVK__V_COUNT + OVK__NULLSPACE_MAX]; /* reduced values, OVK__V_* slots; then Z^T p */
     double mm;              /* <m,m> of the latest m = C w */
 } pipe_work;
 
@@ -147,10 +147,16 @@ static int step(ovk__ctx *c, void *work, const ovk__single_reduction *st, int mo
     ovk_request *req = NULL;
     update(c, w, st);
     w->sums[OVK__V_MM] = w->mm; /* of the m this update read through n = A m */
-    int rc = ovk__sum_begin(c, OVK__IPROD, w->sums, OVK__V_COUNT, &req); /* init the reduction */
+    int k = ovk__nullspace_append(c, w->sums, OVK__V_COUNT, OVK__V_COUNT, w->v.p); /* and Z^T p */
+    int rc = ovk__sum_begin(c, OVK__IPROD, w->sums, k, &req); /* init the reduction */
     if (rc) return rc;
     if (more) rc = precond_matvec(c, w); /* m = C w; n = A m */
-    return ovk__sum_finish(c, OVK__IPROD, req, rc); /* wait */
+    rc = ovk__sum_finish(c, OVK__IPROD, req, rc); /* wait */
+    /* p -= Z Z^T p; x -= alpha Z Z^T p: the null-space part that u = C r
+     * brought into this step's p (m, q and n need none: A Z = 0, and q
+     * reaches the directions only through u) */
+    if (!rc) ovk__nullspace_remove(c, w->sums + OVK__V_COUNT, w->v.p, st->alpha, w->v.x);
+    return rc;
 }
 
 static int start(ovk__ctx *c, void *work) { return refresh_from(c, work, 1, 1); }
@@ -187,4 +193,5 @@ const ovk__solver ovk__solver_pipecg = {
     .vec = (const size_t[]){V(r), V(u), V(w), V(p), V(s), V(q), V(z), V(m), V(n)},
     .iterate = iterate,
     .vector_step = vector_step,
+    .nullspace = 1,
 };

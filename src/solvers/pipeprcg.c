@@ -33,7 +33,7 @@ enum { NU = OVK__PR_NU, MU = OVK__PR_MU, DELTA = OVK__PR_DELTA, GAMMA = OVK__PR_
 
 typedef struct prcg_work {
     double *r, *rt, *w, *wt, *p, *s, *st, *u, *ut;
-    double sums[NSUMS];
+    double sums[NSUMS + OVK__NULLSPACE_MAX]; /* then Z^T p */
 } prcg_work;
 
 /* the local sums of a step or refresh */
@@ -77,7 +77,9 @@ static int refresh_from(ovk__ctx *c, prcg_work *w, int restart, int r_ready)
     ovk__tic t0 = ovk__tic_start(c);
     sums_of(w, c->n, w->sums);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-    return ovk__sum(c, OVK__IPROD, w->sums, NSUMS);
+    rc = ovk__sum(c, OVK__IPROD, w->sums, ovk__nullspace_append(c, w->sums, NSUMS, NSUMS, w->p));
+    if (!rc) ovk__nullspace_remove(c, w->sums + NSUMS, w->p, 0.0, NULL); /* p -= Z Z^T p */
+    return rc;
 }
 
 
@@ -99,10 +101,14 @@ static int step(ovk__ctx *c, prcg_work *w, double alpha, double beta)
     ovk__prcg_vecs vv = {c->x, w->r, w->rt, w->w, w->wt, w->p, w->s, w->st, w->u, w->ut};
     ovk__prcg_update(c->n, alpha, beta, &vv, w->sums, &c->hook);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-    int rc = ovk__sum_begin(c, OVK__IPROD, w->sums, NSUMS, &req);
+    int rc = ovk__sum_begin(c, OVK__IPROD, w->sums, ovk__nullspace_append(c, w->sums, NSUMS, NSUMS, w->p), &req);
     if (rc) return rc;
     rc = behind(c, w);
-    return ovk__sum_finish(c, OVK__IPROD, req, rc);
+    rc = ovk__sum_finish(c, OVK__IPROD, req, rc);
+    /* p -= Z Z^T p: the null-space part rt = C r brought into the new p
+     * (x takes p at the next step; s = A p and the sums are unchanged: A Z = 0) */
+    if (!rc) ovk__nullspace_remove(c, w->sums + NSUMS, w->p, 0.0, NULL);
+    return rc;
 }
 
 typedef enum { GO, STOP, REFRESH } verdict;
@@ -209,4 +215,5 @@ const ovk__solver ovk__solver_pipeprcg = {
     .vec = (const size_t[]){V(r), V(rt), V(w), V(wt), V(p), V(s), V(st), V(u), V(ut)},
     .iterate = iterate,
     .resume = resume,
+    .nullspace = 1,
 };

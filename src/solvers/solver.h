@@ -93,6 +93,20 @@ typedef struct ovk__lanczos {
     int count, cap;
 } ovk__lanczos;
 
+/* The null space of a singular A (nullspace.c): what the application set
+ * (copied) and, from setup, an orthonormal basis. */
+enum { OVK__NULLSPACE_MAX = 32 }; /* vectors, the constant included */
+typedef struct ovk__nullspace {
+    int has_constant;  /* ovk_solver_set_nullspace's (the option adds its own) */
+    int user_k;        /* the application's vectors: user_k of n rows, n apart */
+    double *user;
+    int k;             /* set up: the basis Z, k orthonormal vectors, n apart (0: none) */
+    int constant;      /* set up: Z's first vector is the constant's */
+    double *basis;
+    double *b;         /* a solve's b - Z Z^T b */
+    double inconsistency; /* the last solve's ||Z^T b|| / ||b|| (-1: no solve since the setup) */
+} ovk__nullspace;
+
 /* What a solve runs on.  Lives in the solver object: the configuration is
  * set at each setup (init_ctx), norms and lanczos by the setups that make
  * them, the rest at each solve. */
@@ -133,7 +147,10 @@ typedef struct ovk__ctx {
     ovk__monitor_state watch;
     int nonsymmetric;           /* the running variant's ovk__solver.nonsymmetric (set by the
                                    frame): a breakdown does not blame symmetry */
+    int values_nonsymmetric;    /* a variant with either_symmetry: the check found A's current
+                                   values not symmetric (set by the numeric setup) */
     ovk__scaling scale;         /* this solve's scaling (none: zeros) */
+    ovk__nullspace *ns;         /* the declared null space (set up), or NULL */
     struct ovk__task *batch;    /* solve_many (many.c): this system's task, whose sums and
                                    products the batch combines; NULL in an ordinary solve */
 } ovk__ctx;
@@ -201,7 +218,13 @@ typedef struct ovk__solver {
      * are meaningless after it.  A variant choosing among others times
      * it to compare them on their own kernels (pipecg, plcg have it). */
     int (*vector_step)(ovk__ctx *c, void *work, double *x);
+    /* Optional, local: for a variant that runs another (after_setup chose
+     * it), that variant's spec ("pipecg", "plcg:l=2"), or NULL before a
+     * choice.  A batch of systems (many.c) runs the choice itself. */
+    const char *(*chosen)(const void *work);
     int nonsymmetric; /* 1: assumes neither A nor C symmetric: accepts any matrix */
+    int either_symmetry; /* 1: accepts any matrix, told by ovk__ctx.values_nonsymmetric which (auto) */
+    int nullspace;    /* 1: projects a declared null space out of its iterates (nullspace.c) */
 } ovk__solver;
 
 /* A variant's instance: its work struct and vector block. */
@@ -250,6 +273,43 @@ void ovk__variant_free(ovk__variant *v);
 /* Local: v freed as by ovk__variant_free except its vector block, which is
  * returned (the caller's to free or to hand to ovk__variant_setup_on). */
 double *ovk__variant_take_block(ovk__variant *v);
+
+/* ---- null spaces (nullspace.c) ----------------------------------------- */
+
+/* Collective: copy the application's k vectors of lay's rows (has_constant:
+ * the constant too); the arguments checked (OVK_EINVAL) and agreed; on
+ * failure ns is left as it was. */
+int ovk__nullspace_set(ovk__nullspace *ns, const ovk__layout *lay, int has_constant, int k,
+                       const double *const *vectors);
+/* Local: the rigid-body modes of nnodes points xyz (dim 2: 3 modes, dim 3:
+ * 6), rows dim*i .. dim*i + dim-1 for node i, into modes (count vectors of
+ * dim*nnodes rows, dim*nnodes apart). */
+int ovk__nullspace_rigid_body(int dim, int nnodes, const double *xyz, double *modes);
+/* Collective: the orthonormal basis of the constant (has_constant or
+ * option_constant) and the application's vectors; a clear error, the same
+ * on every rank, for a non-finite, zero or dependent vector or ranks that
+ * declare different counts.  None declared: k = 0. */
+int ovk__nullspace_setup(ovk__nullspace *ns, const ovk__layout *lay, int option_constant);
+/* Collective, an assembled A only (else nothing): each basis vector z must
+ * have ||A z||_2 <= 1e-8 ||A||_inf, else OVK_EINVAL naming it (a vector
+ * that is not in A's null space would change the system solved). */
+int ovk__nullspace_check(ovk__ctx *c);
+void ovk__nullspace_free(ovk__nullspace *ns);
+/* The basis vectors of this solve (0: no null space). */
+static inline int ovk__nullspace_count(const ovk__ctx *c) { return c->ns ? c->ns->k : 0; }
+/* Local, for a variant's own reduction: with a null space, vals[k..room)
+ * zeroed and the local Z^T u put at vals[room..room + nk); returns the
+ * count to reduce (k without one).  After the reduction
+ * ovk__nullspace_remove(c, vals + room, ...) applies it. */
+int ovk__nullspace_append(ovk__ctx *c, double *vals, int k, int room, const double *u);
+/* Local: u -= Z coef, and (x not NULL) x -= alpha Z coef, for an x that
+ * took alpha u before the correction.  No-op without a null space. */
+void ovk__nullspace_remove(ovk__ctx *c, const double *coef, double *u, double alpha, double *x);
+/* Collective (one blocking reduction each; nothing without a null space):
+ * the solve's b projected (c->b then points at the copy; res's
+ * nullspace_inconsistency = ||Z^T b|| / ||b||), and x projected at the end. */
+int ovk__nullspace_begin_solve(ovk__ctx *c);
+int ovk__nullspace_end_solve(ovk__ctx *c);
 
 /* Local: the matvecs of plcg:l=l's spectrum estimate (plcg.c) */
 int ovk__plcg_estimate_steps(int l);
@@ -443,16 +503,23 @@ int ovk__single_reduction_run(ovk__ctx *c, const ovk__single_reduction_ops *ops,
 
 /* ---- the GMRES family (gmres.c; pgmres.c uses it too) ----------------- */
 
+/* When classical Gram-Schmidt makes a second pass (PETSc's
+ * -ksp_gmres_cgs_refinement_type names): never (unless the one-pass norm
+ * cancelled), ifneeded (CGS2), always; ovk__gmres_refine_names spells them. */
+enum { OVK__REFINE_NEVER, OVK__REFINE_IFNEEDED, OVK__REFINE_ALWAYS };
+extern const char *const ovk__gmres_refine_names[];
+
 /* The parsed spec of gmres, fgmres and pgmres (one layout: pgmres's
- * fallback, gmres, reads the same params): the restart M and, for pgmres,
- * the depth l and the shifts' interval [lmin, lmax] (user_shifts: given). */
+ * fallback, gmres, reads the same params): the restart M, the refinement
+ * (gmres, fgmres; pgmres: never) and, for pgmres, the depth l and the
+ * shifts' interval [lmin, lmax] (user_shifts: given). */
 typedef struct ovk__gmres_params {
     long restart, l;
     double lmin, lmax;
-    int user_shifts;
+    int user_shifts, refine;
 } ovk__gmres_params;
-/* Local: the spec's keys (restart; with pipelined also l in 1..max_l,
- * lmin, lmax) into *out (malloc'd, the caller's even on failure). */
+/* Local: the spec's keys (restart, refine; with pipelined restart, l in
+ * 1..max_l, lmin, lmax) into *out (malloc'd, the caller's even on failure). */
 int ovk__gmres_parse(ovk__opts *o, const char *owner, int pipelined, int max_l, ovk__gmres_params **out);
 
 /* The least-squares problem of a cycle: the (m + 1) x m Hessenberg matrix,
@@ -477,9 +544,10 @@ double ovk__arnoldi_rotate(ovk__arnoldi *a, int j);
 double ovk__arnoldi_solve(ovk__arnoldi *a, int k);
 
 /* Local, timed as axpy, progress hook active: out[i] = <X[i], w>, i < k,
- * in one pass over w (the sums of a reduction); y += sum_i coef[i] X[i]. */
+ * in one pass over w (the sums of a reduction); y = scale (y + sum_i
+ * coef[i] X[i]) in one pass over y.  Both take the X four at a time. */
 void ovk__gmres_dots(ovk__ctx *c, int k, const double *const *X, const double *w, double *out);
-void ovk__gmres_combine(ovk__ctx *c, int k, const double *const *X, const double *coef, double *y);
+void ovk__gmres_combine(ovk__ctx *c, int k, const double *const *X, const double *coef, double scale, double *y);
 /* y = a x (in place allowed) */
 void ovk__gmres_scale(ovk__ctx *c, double a, const double *x, double *y);
 
@@ -490,6 +558,7 @@ typedef struct ovk__gmres_cycle {
     double *const *Z;      /* the preconditioned basis (flexible), or NULL: x += C V y */
     double *t, *r;         /* scratch; r holds b - A x after */
     int k, iter;
+    int refine;            /* OVK__REFINE_*: the Gram-Schmidt passes */
 } ovk__gmres_cycle;
 /* Collective: the end of a cycle after the check of its last step (whose
  * reason stands in res): x updated from the k columns (not after a

@@ -236,7 +236,8 @@ contains
         logical :: env_case
         character(len=96) :: msg
         type(ovk_matrix) :: A1, A0, Abad
-        type(ovk_solver) :: s, s2
+        type(ovk_solver) :: s, s2, s3
+        real(real64), allocatable :: nsv(:, :)
         type(ovk_vector) :: vb, vx, vw, vbw, vy
         type(ovk_pcg_result) :: res, res2
         real(real64) :: tolread, rr, bb
@@ -307,6 +308,25 @@ contains
         call check(ierr == OVK_EINVAL, 'coordinates of dimension 4: OVK_EINVAL')
         call ovk_solver_set_coordinates(s, xyz(1:3, :), ierr)
         call check(ierr == OVK_OK, 'coordinates of dimension 3: '//ovk_error_detail())
+
+        ! ---- a null space: the wrong length on one rank, the constant twice, removal ----
+        call ovk_solver_create(A1, s3, ierr, solver='cg1')
+        allocate (nsv(nlocal + merge(1, 0, rank == 0), 1))
+        nsv = 1
+        call ovk_solver_set_nullspace(s3, .false., nsv, ierr)
+        text = ovk_error_detail()
+        call check(ierr == OVK_EINVAL .and. index(text, 'rows') > 0, &
+            'null space of the wrong length on one rank: OVK_EINVAL everywhere')
+        call ovk_solver_set_nullspace(s3, .true., nsv(1:nlocal, :), ierr)
+        call check(ierr == OVK_OK, 'null space: the constant and a vector: '//ovk_error_detail())
+        call ovk_solver_setup(s3, ierr)
+        text = ovk_error_detail()
+        call check(ierr == OVK_EINVAL .and. index(text, 'depends') > 0, &
+            'the constant twice: refused at setup')
+        call ovk_solver_set_nullspace(s3, .false., ierr=ierr)
+        if (ierr == OVK_OK) call ovk_solver_setup(s3, ierr)
+        call check(ierr == OVK_OK, 'null space removed: '//ovk_error_detail())
+        call ovk_solver_destroy(s3)
 
         ! ---- solve before setup ----
         allocate (b(nlocal), x1(nlocal), x2(nlocal), r(nlocal))
@@ -479,6 +499,7 @@ contains
         call check(ierr == OVK_OK, 'the solver works after a refused solve')
 
         call callback_tests(rank, nranks, counts, first, nlocal)
+        call convdiff_tests(nranks)
         call options_tests(A1, rank, nranks, first, nlocal, env_case)
 
         call ovk_solver_destroy(s, ierr)
@@ -495,6 +516,41 @@ contains
             end if
         end if
     end subroutine run_tests
+
+    !> ovk_convdiff_create: gmres and auto converge on it (auto choosing a
+    !> nonsymmetric method), a CG variant is refused (OVK_ENOTSYM), a bad scheme
+    !> is OVK_EINVAL.
+    subroutine convdiff_tests(nranks)
+        integer, intent(in) :: nranks
+        type(ovk_matrix) :: C
+        type(ovk_solver) :: s
+        type(ovk_pcg_result) :: res
+        real(real64), allocatable :: b(:), x(:)
+        character(len=8), parameter :: specs(3) = [character(len=8) :: 'gmres', 'auto', 'alg1']
+        integer :: ierr, k
+        call ovk_convdiff_create(MPI_COMM_WORLD, 6, 5, 4, nranks, 1, 1, [1d0, 0.5d0, -0.25d0], 50d0, &
+            OVK_CONVDIFF_UPWIND, C, ierr)
+        call check(ierr == OVK_OK .and. ovk_matrix_nglobal(C) == 120 * nranks, 'convdiff: '//ovk_error_detail())
+        if (ierr /= OVK_OK) return
+        allocate (b(ovk_matrix_nlocal(C)), x(ovk_matrix_nlocal(C)))
+        b = 1
+        do k = 1, 3
+            x = 0
+            call ovk_solver_create(C, s, ierr, solver=trim(specs(k)), tol=1d-8, max_iter=500)
+            call check(ierr == OVK_OK, 'convdiff: create '//trim(specs(k)))
+            call ovk_solver_solve(s, b, x, res, ierr)
+            if (k < 3) then
+                call check(ierr == OVK_OK .and. res%reason == OVK_REASON_CONVERGED .and. res%rel_residual < 1d-8, &
+                    'convdiff: '//trim(specs(k))//' converges: '//ovk_error_detail())
+            else
+                call check(ierr == OVK_ENOTSYM, 'convdiff: alg1 refused: '//ovk_error_detail())
+            end if
+            call ovk_solver_destroy(s)
+        end do
+        call ovk_matrix_destroy(C)
+        call ovk_convdiff_create(MPI_COMM_WORLD, 6, 5, 4, nranks, 1, 1, [1d0, 0d0, 0d0], 50d0, 7, C, ierr)
+        call check(ierr == OVK_EINVAL, 'convdiff: scheme 7 refused')
+    end subroutine convdiff_tests
 
     !> The callbacks (operator, preconditioner, monitor with contexts), the
     !> history, the reducer handle and its reductions, failing callbacks,

@@ -20,7 +20,7 @@
  * Allocations inside MPI, hypre, LAPACK and BLAS are not the library's and
  * are not failed.  Rank 0 prints the counts and how many distinct call
  * sites failed (OVK_TEST_PRINT_SITES=1: which).
- * Usage: test_alloc_fault [--quick] [solver/precond/backend prefix] */
+ * Usage: test_alloc_fault [--quick] [creation] [solver/precond/backend prefix ...] */
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -74,9 +74,12 @@ static void note_site(void)
 static int fired_seen; /* create_step reported the failure already */
 
 /* arm the n-th allocation from now on rank (n-1) mod P, none elsewhere */
+static int culprit = -1; /* the rank armed */
+
 static void arm_on_one_rank(long n)
 {
     fired_seen = 0;
+    culprit = n > 0 ? (int)((n - 1) % nranks) : -1;
     ovk__alloc_fault_arm(n > 0 && (n - 1) % nranks == rank ? n : 0);
 }
 
@@ -107,9 +110,14 @@ static int expect_enomem_everywhere(int rc, int fired)
         tolerated++;
         return 1;
     }
-    if (fired)
+    if (fired) {
         MT_CHECK(lo == OVK_ENOMEM && hi == OVK_ENOMEM, "%s: %s here, statuses %d..%d, expected OVK_ENOMEM everywhere (%s)",
                  current, ovk_status_name(rc), lo, hi, ovk_error_detail());
+        char who[32]; /* the others' detail names the rank that failed */
+        snprintf(who, sizeof who, "rank %d: ", culprit);
+        MT_CHECK(rank == culprit || culprit < 0 || strstr(ovk_error_detail(), who),
+                 "%s: the detail does not name rank %d: '%s'", current, culprit, ovk_error_detail());
+    }
     else
         MT_CHECK(lo == OVK_OK && hi == OVK_OK, "%s: nothing failed but %s (%s)", current, ovk_status_name(rc),
                  ovk_error_detail());
@@ -117,10 +125,11 @@ static int expect_enomem_everywhere(int rc, int fired)
 }
 
 /* backend_option: the solver makes its reducer from the "backend" option
- * at setup; else it is given one made beforehand */
+ * at setup; else it is given one made beforehand.  solve_only: the setup's
+ * failures are those of another configuration (counted, not failed) */
 typedef struct config {
     const char *solver, *precond, *backend;
-    int backend_option;
+    int backend_option, solve_only;
 } config;
 
 typedef struct fixture {
@@ -184,13 +193,14 @@ static void sweep_config(const fixture *f, const config *c, long *total)
 {
     ovk_solver *s = NULL;
     ovk_pcg_result ref;
+    double t0 = MPI_Wtime();
     snprintf(current, sizeof current, "%s, %s, %s: reference", c->solver, c->precond, c->backend);
     alarm(CASE_SECONDS);
     MT_RC(OVK_OK, make_solver(f, c, &s));
     ovk__alloc_fault_arm(0);
     int rc = ovk_solver_setup(s);
     if (rc == OVK_EUNSUPPORTED || rc == OVK_EOPTION) { /* a combination the solver refuses (alg2 and user) */
-        if (rank == 0) printf("  %-9s %-7s %-22s refused: %s\n", c->solver, c->precond, c->backend, ovk_error_detail());
+        if (rank == 0) printf("  %-12s %-7s %-22s refused: %s\n", c->solver, c->precond, c->backend, ovk_error_detail());
         unmake_solver(&s);
         return;
     }
@@ -204,7 +214,7 @@ static void sweep_config(const fixture *f, const config *c, long *total)
     if (rc) return;
 
     /* setup: a fresh solver each time, so that every allocation of a first setup is reached */
-    for (long n = 1; n <= nsetup; n = next_n(n)) {
+    for (long n = 1; n <= (c->solve_only ? 0 : nsetup); n = next_n(n)) {
         snprintf(current, sizeof current, "%s, %s, %s: setup, allocation %ld of %ld fails on rank %ld", c->solver,
                  c->precond, c->backend, n, nsetup, (n - 1) % nranks);
         alarm(CASE_SECONDS);
@@ -218,16 +228,7 @@ static void sweep_config(const fixture *f, const config *c, long *total)
         if (n % 2 || done_without) expect_usable(f, s, &ref);
         unmake_solver(&s);
     }
-    /* solve: one solver set up, failures in its solves.  Not with the two
-     * backends whose starts still allocate (no reserve covers them yet, and
-     * a failure there on one rank leaves the others waiting): the fabric
-     * engine builds a slot's program for each new shape, persistent
-     * collectives bind buffers and a request to each new shape. */
-    if (strstr(c->backend, "fabric") || strstr(c->backend, "persistent")) {
-        if (rank == 0) printf("  %-9s %-7s %-22s solve not swept (its starts allocate)\n", c->solver, c->precond,
-                              c->backend);
-        nsolve = 0;
-    }
+    /* solve: one solver set up, failures in its solves */
     MT_RC(OVK_OK, make_solver(f, c, &s));
     MT_RC(OVK_OK, ovk_solver_setup(s));
     for (long n = 1; n <= nsolve; n++) {
@@ -253,10 +254,10 @@ static void sweep_config(const fixture *f, const config *c, long *total)
     }
     unmake_solver(&s);
     alarm(0);
-    *total += nsetup + nsolve;
+    *total += (c->solve_only ? 0 : nsetup) + nsolve;
     if (rank == 0)
-        printf("  %-9s %-7s %-22s setup %3ld, solve %3ld allocations\n", c->solver, c->precond, c->backend, nsetup,
-               nsolve);
+        printf("  %-12s %-7s %-22s setup %3ld%s, solve %3ld allocations, %.1f s\n", c->solver, c->precond,
+               c->backend, nsetup, c->solve_only ? " (not failed)" : "", nsolve, MPI_Wtime() - t0);
 }
 
 /* the fixture's own creation, and each backend's reducer: the n-th allocation fails */
@@ -300,6 +301,7 @@ static int make_fixture(fixture *f)
 static void sweep_creation(const char *const *backends, int nbackends, long *total)
 {
     fixture f;
+    double t0 = MPI_Wtime();
     snprintf(current, sizeof current, "creation: count");
     ovk__alloc_fault_arm(0);
     MT_RC(OVK_OK, make_fixture(&f));
@@ -354,8 +356,17 @@ static void sweep_creation(const char *const *backends, int nbackends, long *tot
     }
     alarm(0);
     if (rank == 0)
-        printf("  matrix and vectors %ld, solver and options %ld allocations\n", nfixture, nsolver);
+        printf("  matrix and vectors %ld, solver and options %ld allocations; creations %.1f s\n", nfixture, nsolver,
+               MPI_Wtime() - t0);
     destroy_fixture(&f);
+}
+
+/* 1 when one of the n prefixes starts name */
+static int selected(const char *name, char *const *prefixes, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!strncmp(name, prefixes[i], strlen(prefixes[i]))) return 1;
+    return 0;
 }
 
 /* 1 when the backend of spec runs here (persistent collectives and the
@@ -378,39 +389,53 @@ int main(int argc, char **argv)
     signal(SIGALRM, watchdog);
     double t0 = MPI_Wtime();
 
-    static const char *const solvers[] = {"alg1",   "alg2",    "overlap",  "cg1", "pipecg",
-                                          "groppcg", "pipeprcg", "plcg:l=2", "auto"};
-    static const char *const preconds[] = {"none", "jacobi", "ssor", "ic0", "cheby",
+    static const char *const solvers[] = {"alg1",     "alg2",  "overlap", "cg1",    "pipecg",
+                                          "groppcg",  "pipeprcg", "plcg:l=2", "auto", "gmres",
+                                          "fgmres", "pgmres", "bicgstab", "pipebicgstab"};
+    static const char *const preconds[] = {"none", "jacobi", "ssor", "ic0", "ilu0", "cheby",
 #ifdef OVK_HAVE_HYPRE
                                            "amg",
 #endif
                                            "user"};
-    const char *backends[6] = {"blocking", "native", "nbc", "offload:engine=agent"};
-    int nbackends = 4;
+    const char *backends[8] = {"blocking", "native", "nbc", "offload:engine=agent", "blocking:verify=1",
+                               "native:verify=1"};
+    int nbackends = 6;
     if (runs_here("native:persistent=1")) backends[nbackends++] = "native:persistent=1";
     if (runs_here("offload:engine=fabric")) backends[nbackends++] = "offload:engine=fabric";
     enum { NSOLVERS = sizeof solvers / sizeof *solvers, NPRECONDS = sizeof preconds / sizeof *preconds };
 
     /* every solver with every preconditioner on one nbc reducer given to
-     * them (reserved by the first setup); every backend made by pipecg's
-     * setup from its option (the backend's reserve is the same for every
-     * solver: the sums' shapes are bounded by the frame, not the solver) */
+     * them (reserved by the first setup), amg with one solver of each
+     * family only (its setup takes most of the time, and a solver adds no
+     * allocation of its own to it); every backend made by pipecg's setup
+     * from its option (the backend's reserve is the same for every solver:
+     * the sums' shapes are bounded by the frame, not the solver) */
     /* --quick (the sanitizer build): every solver with jacobi and every
      * preconditioner with pipecg, not every pair (the same call sites) */
     quick = argc > 1 && !strcmp(argv[1], "--quick");
-    config configs[NSOLVERS * NPRECONDS + 6];
+    config configs[NSOLVERS * NPRECONDS + 16];
     int nconfigs = 0;
     for (int i = 0; i < NSOLVERS; i++)
-        for (int j = 0; j < NPRECONDS; j++)
-            if (!quick || !strcmp(preconds[j], "jacobi") || !strcmp(solvers[i], "pipecg"))
-                configs[nconfigs++] = (config){solvers[i], preconds[j], "nbc", 0};
-    for (int k = 0; k < nbackends; k++) configs[nconfigs++] = (config){"pipecg", "jacobi", backends[k], 1};
+        for (int j = 0; j < NPRECONDS; j++) {
+            int family = !strcmp(solvers[i], "pipecg") || !strcmp(solvers[i], "gmres") || !strcmp(solvers[i], "bicgstab");
+            int swept = quick ? !strcmp(preconds[j], "jacobi") || !strcmp(solvers[i], "pipecg")
+                              : strcmp(preconds[j], "amg") || family;
+            if (swept) configs[nconfigs++] = (config){solvers[i], preconds[j], "nbc", 0, 0};
+        }
+    for (int k = 0; k < nbackends; k++) configs[nconfigs++] = (config){"pipecg", "jacobi", backends[k], 1, 0};
+    /* and the solves of gmres on the backends that keep a program or
+     * requests per shape: its sums take every count from 2 to the step's */
+    for (int k = 0; k < nbackends; k++)
+        if (strstr(backends[k], "persistent") || strstr(backends[k], "fabric") || strstr(backends[k], "verify"))
+            configs[nconfigs++] = (config){"gmres", "jacobi", backends[k], 1, 1};
 
-    /* an argument "solver/precond/backend" (a prefix of it) runs those configurations only */
-    const char *only = argc > 1 + quick ? argv[1 + quick] : NULL;
+    /* arguments "solver/precond/backend" (prefixes of it) run those
+     * configurations only, and "creation" the creations */
+    char **only = argv + 1 + quick;
+    int nonly = argc - 1 - quick;
     long total = 0;
     fixture f;
-    if (!only) sweep_creation(backends, nbackends, &total);
+    if (!nonly || selected("creation", only, nonly)) sweep_creation(backends, nbackends, &total);
     ovk__alloc_fault_arm(0);
     MT_RC(OVK_OK, make_fixture(&f));
     MT_RC(OVK_OK, ovk_reducer_create(MPI_COMM_WORLD, "nbc", &f.nbc));
@@ -422,7 +447,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < nconfigs; i++) {
         char name[160];
         snprintf(name, sizeof name, "%s/%s/%s", configs[i].solver, configs[i].precond, configs[i].backend);
-        if (!only || !strncmp(name, only, strlen(only))) sweep_config(&f, &configs[i], &total);
+        if (!nonly || selected(name, only, nonly)) sweep_config(&f, &configs[i], &total);
     }
     destroy_fixture(&f);
 

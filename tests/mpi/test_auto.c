@@ -457,6 +457,105 @@ static void bad_input(void)
     ovk_matrix_destroy(A);
 }
 
+/* A nonsymmetric matrix (convection-diffusion): auto chooses gmres or
+ * pgmres:l=k, the same on every rank, and converges to the true residual;
+ * gmres at 0 us and pgmres at 1000 us where the figures say so (one rank
+ * per core); ic0, built for symmetric matrices, is refused on every rank. */
+static void nonsymmetric_matrix(int per_core)
+{
+    int P[3] = {0, 0, 0};
+    double v[3] = {1.0, 0.5, -0.25};
+    ovk_matrix *A = NULL;
+    MPI_Dims_create(g_size, 3, P);
+    MT_RC(OVK_OK, ovk_convdiff_create(MPI_COMM_WORLD, 10, 10, 8, P[0], P[1], P[2], v, 50.0, OVK_CONVDIFF_UPWIND, &A));
+    for (int k = 0; k < 2; k++) {
+        ovk_pcg_result res;
+        double rel = 1.0;
+        int rc;
+        ovk_reducer *red = reducer(k ? "nbc" : "blocking", k ? 1000.0 : 0.0);
+        ovk_solver *s = make(A, "auto", red, 500, &rc);
+        MT_RC(OVK_OK, rc);
+        MT_RC(OVK_OK, solve_from(s, A, 0.0, &res, &rel));
+        check_agreed(&res, "convdiff");
+        int gmres = !strcmp(res.auto_choice, "gmres"), pgmres = !strncmp(res.auto_choice, "pgmres:l=", 9);
+        MT_CHECK(gmres || pgmres, "convdiff: auto chose %s", res.auto_choice);
+        MT_CHECK(rel <= 1.01e-8, "convdiff, %s: true residual %g", res.auto_choice, rel);
+        if (g_rank == 0)
+            printf("convdiff at %4d us: auto chose %-12s (latency %.0f us, work %.0f us), %d iterations\n",
+                   k ? 1000 : 0, res.auto_choice, res.auto_latency_us, res.auto_work_us, res.iterations);
+        if (per_core && (k == 0 || latency_dominates(&res)))
+            MT_CHECK(k ? pgmres : gmres, "convdiff at %d us: auto chose %s (latency %g us, work %g us)",
+                     k ? 1000 : 0, res.auto_choice, res.auto_latency_us, res.auto_work_us);
+        ovk_solver_destroy(&s);
+        ovk_reducer_destroy(red);
+    }
+    ovk_solver *s = NULL;
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "auto"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "ic0"));
+    long long code = ovk_solver_setup(s);
+    MT_CHECK(code == OVK_EUNSUPPORTED && mt_same_everywhere(MPI_COMM_WORLD, &code, 1),
+             "auto with ic0 on a nonsymmetric matrix: status %lld", code);
+    MT_CHECK(strstr(ovk_error_detail(), "ic0") && strstr(ovk_error_detail(), "not symmetric"), "detail '%s'",
+             ovk_error_detail());
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
+}
+
+/* Rows [-1 - c, 2.5, -1 + c] of a 1-D convection-diffusion operator (N
+ * rows split by tp_split): symmetric for c = 0; into ptr, cols, vals. */
+static void tridiagonal(int64_t N, double c, int64_t start, int count, int *ptr, ovk_gidx *cols, double *vals)
+{
+    int k = 0;
+    ptr[0] = 0;
+    for (int i = 0; i < count; i++) {
+        int64_t g = start + i;
+        const double v[3] = {-1.0 - c, 2.5, -1.0 + c};
+        for (int d = -1; d <= 1; d++)
+            if (g + d >= 0 && g + d < N) {
+                cols[k] = g + d;
+                vals[k++] = v[d + 1];
+            }
+        ptr[i + 1] = k;
+    }
+}
+
+/* One solver object whose values change kind: auto chooses a CG variant,
+ * then (nonsymmetric values) gmres or pgmres, then a CG variant again, and
+ * converges each time. */
+static void values_change_kind(void)
+{
+    enum { N = 400 };
+    int64_t start;
+    int count, ptr[N + 1];
+    ovk_gidx cols[3 * N];
+    double vals[3 * N];
+    ovk_matrix *A = NULL;
+    tp_split(N, g_rank, g_size, &start, &count);
+    tridiagonal(N, 0.0, start, count, ptr, cols, vals);
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, start, count, ptr, cols, vals, OVK_DUP_REJECT, &A));
+    ovk_reducer *red = reducer("blocking", 0.0);
+    int rc;
+    ovk_solver *s = make(A, "auto", red, 2000, &rc);
+    MT_RC(OVK_OK, rc);
+    static const double conv[] = {0.0, 0.4, 0.0};
+    for (int k = 0; k < 3; k++) {
+        ovk_pcg_result res;
+        double rel = 1.0;
+        if (k > 0) {
+            tridiagonal(N, conv[k], start, count, ptr, cols, vals);
+            MT_RC(OVK_OK, ovk_matrix_update_values(A, ptr, cols, vals, OVK_DUP_REJECT));
+        }
+        MT_RC(OVK_OK, solve_from(s, A, 0.0, &res, &rel));
+        int nonsym = !strcmp(res.auto_choice, "gmres") || !strncmp(res.auto_choice, "pgmres:l=", 9);
+        MT_CHECK(nonsym == (conv[k] != 0.0), "values of kind %d: auto chose %s", k, res.auto_choice);
+        MT_CHECK(rel <= 1.01e-8, "values of kind %d, %s: true residual %g", k, res.auto_choice, rel);
+    }
+    ovk_solver_destroy(&s);
+    ovk_reducer_destroy(red);
+    ovk_matrix_destroy(A);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -471,6 +570,8 @@ int main(int argc, char **argv)
     same_as_choice();
     if (per_core) remeasure();
     warm_measure();
+    nonsymmetric_matrix(per_core);
+    values_change_kind();
     int status = mt_finish("test_auto");
     MPI_Finalize();
     return status;

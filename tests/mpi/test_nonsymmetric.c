@@ -427,6 +427,61 @@ static void bad_inputs(void)
     ovk_matrix_destroy(N);
 }
 
+/* Under the latency model (200 us on native, one rank per core): pgmres
+ * and pipebicgstab converge, and log_view finds part of their reductions'
+ * time in flight hidden behind other work (gmres on blocking: none). */
+static void latency_overlap(void)
+{
+    static const char *const cases[][2] = {{"pgmres:l=2", "native"}, {"pipebicgstab", "native"}, {"gmres", "blocking"}};
+    ovk_matrix *A = convdiff(50.0, OVK_CONVDIFF_UPWIND);
+    ovk_latency_model m;
+    MT_RC(OVK_OK, ovk_latency_model_parse("alpha=200", &m));
+    for (int k = 0; k < 3; k++) {
+        ovk_reducer *red = NULL;
+        ovk_solver *s = NULL;
+        ovk_vector *b = NULL, *x = NULL;
+        ovk_pcg_result res = {0};
+        ovk_pcg_options o;
+        FILE *f = g_rank == 0 ? tmpfile() : NULL;
+        char text[8192] = "";
+        ovk_pcg_options_init(&o);
+        o.solver = cases[k][0];
+        o.out = f;
+        o.tol = RTOL;
+        MT_RC(OVK_OK, ovk_reducer_create(MPI_COMM_WORLD, cases[k][1], &red));
+        MT_RC(OVK_OK, ovk_reducer_set_latency(red, &m));
+        MT_RC(OVK_OK, ovk_solver_create(A, &s));
+        MT_RC(OVK_OK, ovk_solver_set_options(s, &o));
+        MT_RC(OVK_OK, ovk_solver_set_reducer(s, red));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "log_view", "1"));
+        MT_RC(OVK_OK, ovk_vector_create(A, &b));
+        MT_RC(OVK_OK, ovk_vector_create(A, &x));
+        ovk_vector_set(b, 1.0);
+        ovk_vector_set(x, 0.0);
+        MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
+        MT_CHECK(res.reason == OVK_REASON_CONVERGED && res.rel_residual < RTOL, "%s at 200 us: %s, %g", cases[k][0],
+                 ovk_reason_name(res.reason), res.rel_residual);
+        MT_RC(OVK_OK, ovk_solver_destroy(&s)); /* log_view prints here */
+        if (f) {
+            rewind(f);
+            text[fread(text, 1, sizeof text - 1, f)] = '\0';
+            fclose(f);
+            const char *at = strstr(text, "of that, hidden behind other work");
+            double hidden[3] = {-1.0, -1.0, -1.0};
+            if (at) sscanf(at + strlen("of that, hidden behind other work"), "%lf %lf %lf", &hidden[0], &hidden[1],
+                           &hidden[2]);
+            if (k < 2) MT_CHECK(hidden[2] > 0.0, "%s at 200 us: hidden %g s (log_view: %.200s)", cases[k][0],
+                                hidden[2], at ? at : text);
+            else MT_CHECK(strstr(text, "hidden: none") != NULL, "gmres on blocking: something hidden");
+            printf("latency 200 us: %-13s %3d iterations, %.3g s hidden\n", cases[k][0], res.iterations, hidden[2]);
+        }
+        ovk_vector_destroy(b);
+        ovk_vector_destroy(x);
+        ovk_reducer_destroy(red);
+    }
+    ovk_matrix_destroy(A);
+}
+
 int main(int argc, char **argv)
 {
     int provided = 0;
@@ -440,6 +495,7 @@ int main(int argc, char **argv)
     zero_row_rank();
     bad_inputs();
     symmetry_check();
+    if (g_size <= 2) latency_overlap(); /* the overlap wants a core per rank */
     int status = mt_finish("test_nonsymmetric");
     MPI_Finalize();
     return status;

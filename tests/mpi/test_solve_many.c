@@ -188,8 +188,12 @@ static void check_batch(ovk_matrix *A, const char *variant, const char *backend,
                      variant, j, ovk_reason_name(res[j].reason));
             continue;
         }
+        /* a fresh solver per system, as each task's variant is fresh: what a
+           variant keeps from one solve to the next (pgmres's shifts) is the same */
+        ovk_solver *s1 = make_solver(A, variant, backend);
         memset(ovk_vector_data(x1), 0, sizeof(double) * (size_t)n);
-        MT_RC(OVK_OK, ovk_solver_solve(s, B[j], x1, &one));
+        MT_RC(OVK_OK, ovk_solver_solve(s1, B[j], x1, &one));
+        ovk_solver_destroy(&s1);
         if (one.reductions > longest) longest = one.reductions;
         MT_CHECK(res[j].reason == OVK_REASON_CONVERGED, "%s %s k=%d: system %d %s", variant, backend, k, j,
                  ovk_reason_name(res[j].reason));

@@ -64,34 +64,39 @@ static void poke(void *arg)
     pokes++;
 }
 
+/* the multi-dot and multi-axpy over 1..9 vectors (every tail of their
+ * blocks of four), an odd row count and a scale */
 static void test_kernels(void **state)
 {
     (void)state;
-    enum { N = 5003, K = 5 };
+    enum { N = 5003, KMAX = 9 };
     ovk__ctx c;
     memset(&c, 0, sizeof c);
     c.n = N;
     c.hook = (ovk__hook){.fn = poke, .every = 1000};
-    double *X[K], w[N], y[N], ref[N], out[K], coef[K];
-    for (int k = 0; k < K; k++) {
+    double *X[KMAX], w[N], y[N], ref[N], out[KMAX], coef[KMAX];
+    for (int k = 0; k < KMAX; k++) {
         X[k] = malloc(sizeof(double) * N);
         for (int i = 0; i < N; i++) X[k][i] = val_of(i, k);
         coef[k] = val_of(k, 9);
     }
-    for (int i = 0; i < N; i++) w[i] = y[i] = ref[i] = val_of(i, 11);
-    pokes = 0;
-    ovk__gmres_dots(&c, K, (const double *const *)X, w, out);
-    assert_true(pokes >= N / 1000);
-    for (int k = 0; k < K; k++) {
-        double s = 0.0;
-        for (int i = 0; i < N; i++) s += X[k][i] * w[i];
-        assert_true(fabs(out[k] - s) <= 1e-12 * N);
+    for (int K = 1; K <= KMAX; K++) {
+        for (int i = 0; i < N; i++) w[i] = y[i] = ref[i] = val_of(i, 11 + K);
+        pokes = 0;
+        ovk__gmres_dots(&c, K, (const double *const *)X, w, out);
+        assert_true(pokes >= N / 1000);
+        for (int k = 0; k < K; k++) {
+            double s = 0.0;
+            for (int i = 0; i < N; i++) s += X[k][i] * w[i];
+            assert_true(fabs(out[k] - s) <= 1e-12 * N);
+        }
+        double scale = K % 2 ? 1.0 : -0.75;
+        ovk__gmres_combine(&c, K, (const double *const *)X, coef, scale, y);
+        for (int k = 0; k < K; k++)
+            for (int i = 0; i < N; i++) ref[i] += coef[k] * X[k][i];
+        for (int i = 0; i < N; i++) assert_true(fabs(y[i] - scale * ref[i]) <= 1e-14 * (1.0 + fabs(ref[i])));
     }
-    ovk__gmres_combine(&c, K, (const double *const *)X, coef, y);
-    for (int k = 0; k < K; k++)
-        for (int i = 0; i < N; i++) ref[i] += coef[k] * X[k][i];
-    for (int i = 0; i < N; i++) assert_true(fabs(y[i] - ref[i]) <= 1e-14 * (1.0 + fabs(ref[i])));
-    for (int k = 0; k < K; k++) free(X[k]);
+    for (int k = 0; k < KMAX; k++) free(X[k]);
 }
 
 int main(int argc, char **argv)

@@ -171,6 +171,36 @@ static void test_timed_monotone(void **state)
             }
 }
 
+static const char *nonsymmetric_choice(double lat_us, double work_us, double vec_us, long maxl, int first)
+{
+    static char spec[32];
+    ovk__auto_figures f = {.latency = lat_us * US, .latency_low = lat_us * US, .work = work_us * US, .vec = vec_us * US};
+    ovk__auto_spec(ovk__auto_best_nonsymmetric(&f, maxl, first), spec, sizeof spec);
+    return spec;
+}
+
+/* a nonsymmetric matrix: gmres at no latency, pgmres deeper as the latency
+ * grows against the work (never beyond 3, nor maxl), gmres longer in a
+ * first solve (its first cycle is gmres's anyway) */
+static void test_nonsymmetric(void **state)
+{
+    (void)state;
+    assert_string_equal(nonsymmetric_choice(0.0, 80.0, 20.0, 4, 0), "gmres");
+    assert_string_equal(nonsymmetric_choice(1.0, 2000.0, 470.0, 4, 1), "gmres");
+    assert_string_equal(nonsymmetric_choice(1000.0, 100.0, 25.0, 8, 0), "pgmres:l=3");
+    assert_string_equal(nonsymmetric_choice(1000.0, 100.0, 25.0, 1, 0), "pgmres:l=1");
+    int last = 0;
+    for (double lat = 0.0; lat <= 2000.0; lat += 50.0) {
+        const char *c = nonsymmetric_choice(lat, 100.0, 25.0, 4, 0);
+        int d = strcmp(c, "gmres") ? atoi(c + 9) : 0;
+        assert_true(d >= last && d <= 3);
+        last = d;
+    }
+    ovk__auto_figures f = {.latency = 40 * US, .latency_low = 40 * US, .work = 100 * US, .vec = 25 * US};
+    ovk__auto_choice steady = ovk__auto_best_nonsymmetric(&f, 4, 0), first = ovk__auto_best_nonsymmetric(&f, 4, 1);
+    assert_true(first.kind == OVK__AUTO_GMRES || first.depth <= steady.depth);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +211,7 @@ int main(void)
         cmocka_unit_test(test_first_solve),
         cmocka_unit_test(test_timed_choice),
         cmocka_unit_test(test_timed_monotone),
+        cmocka_unit_test(test_nonsymmetric),
     };
     return cmocka_run_group_tests(tests, NULL, NULL) ? 1 : 0;
 }
