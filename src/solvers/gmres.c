@@ -9,8 +9,9 @@
  *     h = V^T w, <w,w> -> one reduction;  w -= V h       (CGS, pass 1)
  *     if ||w|| dropped below ||w_0|| / sqrt 2 (cancellation):
  *       h2 = V^T w, <w,w> -> one reduction;  w -= V h2;  h += h2  (pass 2)
- *     h_{j+1,j} = ||w|| from the pass's <w,w> - ||h||^2 (Pythagoras: no
- *     third reduction); v_{j+1} = w / h_{j+1,j}
+ *     h_{j+1,j} = ||w||: refine=never (default) sums it after the pass,
+ *     as PETSc; ifneeded/always from the last pass's <w,w> - ||h||^2
+ *     (Pythagoras); v_{j+1} = w / h_{j+1,j}
  *     rotate column j: |g_{j+1}| = ||b - A x_j||  -> the iteration's check
  *   x += C V y (fgmres: x += Z y), y = R^-1 g
  *   r = b - A x, <r,r> (one reduction): the true residual decides
@@ -243,16 +244,26 @@ int ovk__gmres_cycle_end(ovk__ctx *c, const ovk__gmres_cycle *cy, double bb, dou
 
 /* ---- one classical cycle ------------------------------------------------ */
 
-/* One pass is enough (refine) when ||w - V h||^2 = s kept more than this
- * share of <w,w>: ifneeded, Kahan's 1/sqrt 2 on the norm (orthogonality to
- * working precision); never, sqrt(eps): s, from Pythagoras, is then still
- * good to about half the digits (its rounding is eps <w,w>), and below it
- * the norm is recomputed by the second pass. */
-static double enough(int refine)
+/* A second pass (refine=ifneeded) when ||w - V h||^2 = s kept less than
+ * half of <w,w>: Kahan's 1/sqrt 2 on the norm (orthogonality to working
+ * precision).  With refine=never the norm is not taken from Pythagoras
+ * but summed again after the pass (PETSc's VecNormalize): s cancels as
+ * the Krylov space nears an invariant one, and the rotations' residual
+ * then stalled near sqrt(eps) ||b|| (and a false happy breakdown
+ * followed) on a convection-diffusion matrix with ILU(0). */
+static double enough(int refine) { return refine == OVK__REFINE_IFNEEDED ? 0.5 : INFINITY; }
+
+/* ||w|| summed, h_{j+1,j} = ||w||, v_{j+1} = w / ||w|| (one reduction) */
+static int normalise(ovk__ctx *c, double *v, double norm0, double *hnext, int *happy)
 {
-    static const double share[] = {[OVK__REFINE_NEVER] = 0x1p-26, [OVK__REFINE_IFNEEDED] = 0.5,
-                                   [OVK__REFINE_ALWAYS] = INFINITY};
-    return share[refine];
+    double ww = 0.0;
+    ovk__gmres_dots(c, 1, (const double *const[]){v}, v, &ww); /* <w,w> */
+    int rc = ovk__sum(c, OVK__IPROD, &ww, 1);
+    if (rc) return rc;
+    *hnext = ww >= 0.0 ? sqrt(ww) : ww; /* NaN reaches the check through the rotation */
+    *happy = isfinite(ww) && *hnext <= 8.0 * DBL_EPSILON * norm0;
+    if (isfinite(ww) && !*happy) ovk__gmres_scale(c, 1.0 / *hnext, v, v);
+    return OVK_OK;
 }
 
 /* Orthogonalise w = V[j+1] against V[0..j] into h (j + 2 entries, h[j+1] =
@@ -278,13 +289,15 @@ static int orthogonalise(ovk__ctx *c, double *const *V, int j, int refine, doubl
         }
         if (pass == 0) norm0 = sqrt(fmax(d[j + 1], 0.0));
         s = d[j + 1] - hh; /* ||w - V h||^2 */
-        int last = pass == 1 || !isfinite(s) || s > enough(refine) * d[j + 1];
+        int summed = refine == OVK__REFINE_NEVER && isfinite(s); /* the norm summed after the pass */
+        int last = pass == 1 || !isfinite(s) || summed || s > enough(refine) * d[j + 1];
         double norm = s > 0.0 ? sqrt(s) : 0.0, scale = 1.0;
-        if (last) {
+        if (last && !summed) {
             *happy = isfinite(s) && norm <= 8.0 * DBL_EPSILON * norm0;
             if (isfinite(s) && !*happy) scale = 1.0 / norm;
         }
         ovk__gmres_combine(c, j + 1, X, d, scale, v); /* w -= V h; the last pass: v_{j+1} = w / ||w|| */
+        if (summed) return normalise(c, v, norm0, &h[j + 1], happy);
         if (last) break;
     }
     h[j + 1] = s > 0.0 ? sqrt(s) : 0.0;
@@ -439,8 +452,8 @@ static void view(const void *work, FILE *f)
 
 #define REFINE_OPTIONS                                                                                       \
     "restart=1..500: the Krylov space's dimension before a restart (30); refine=never|ifneeded|always: "    \
-    "a second Gram-Schmidt pass (and reduction) never but when the one-pass norm cancelled (default), "     \
-    "when the norm fell below 1/sqrt 2 (CGS2), or at every step"
+    "one classical Gram-Schmidt pass and the norm summed after it (default, PETSc's), "                       \
+    "a second pass when the norm fell below 1/sqrt 2 (CGS2), or at every step"
 
 const ovk__solver ovk__solver_gmres = {
     .name = "gmres",
