@@ -189,7 +189,12 @@ cleanup:
 
 /* ---- the smoother -------------------------------------------------------- */
 
-/* local: dinv = 1 / (l1 norm of each row) */
+/* local: dinv = 1 / (l1 norm of each row); 0 for an empty row, which a
+ * coarse level has where hypre's interpolation left a coarse unknown
+ * without fine support (a zero column of P: GM interpolation truncated by
+ * qmax, say): A_l = P^T A P is zero in its row and column, the unknown
+ * couples to nothing and the smoother leaves it alone, as hypre's own do.
+ * A NaN row fails. */
 static int l1_inverse(const ovk_matrix *A, double *dinv)
 {
     const ovk__csr *d = &A->diag, *o = &A->offd;
@@ -204,9 +209,9 @@ static int l1_inverse(const ovk_matrix *A, double *dinv)
         for (int k = o->rowptr[i]; k < o->rowptr[i + 1]; k++) dinv[i] += fabs(o->val[k]);
     }
     for (int i = 0; i < n; i++) {
-        if (!(dinv[i] > 0.0))
-            return ovk__fail(OVK_EPRECOND, "amg: hypre's hierarchy has a zero row on a level (local row %d of %d)", i, n);
-        dinv[i] = 1.0 / dinv[i];
+        if (!(dinv[i] >= 0.0) || isinf(dinv[i]))
+            return ovk__fail(OVK_EPRECOND, "amg: hypre's hierarchy has a non-finite row on a level (local row %d of %d)", i, n);
+        dinv[i] = dinv[i] > 0.0 ? 1.0 / dinv[i] : 0.0;
     }
     return OVK_OK;
 }
@@ -225,7 +230,7 @@ static int estimate(level *L, MPI_Comm comm)
         double v[2] = {0.0, 0.0};
         for (int i = 0; i < n; i++) {
             v[0] += x[i] * y[i];
-            v[1] += x[i] * (x[i] / L->dinv[i]); /* (x_i^2 overflows first when A is far from unit scale) */
+            if (L->dinv[i] > 0.0) v[1] += x[i] * (x[i] / L->dinv[i]); /* an empty row: no part in D (x_i^2 alone overflows first far from unit scale) */
         }
         rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce (amg estimate)");
         if (rc) return rc;
