@@ -38,7 +38,10 @@
 
 #include "precond.h"
 
-enum { EST_STEPS = 10, HY_GAUSS_ELIM = 9 };
+/* Power steps of the smoother's estimate; more for a singular A (a
+ * declared null space), where 10 steps from the fixed start came out low
+ * enough on the pure Neumann Laplacian to make the cycle indefinite. */
+enum { EST_STEPS = 10, EST_STEPS_SINGULAR = 40, HY_GAUSS_ELIM = 9 };
 /* A singular coarsest level (a declared null space): hypre's Gaussian
  * elimination returns a part that does not scale with the right-hand side
  * (on the pure Neumann Laplacian CG broke down near convergence);
@@ -216,15 +219,15 @@ static int l1_inverse(const ovk_matrix *A, double *dinv)
     return OVK_OK;
 }
 
-/* Collective: emax of D^-1 A from EST_STEPS power steps (the Rayleigh
+/* Collective: emax of D^-1 A from `steps` power steps (the Rayleigh
  * quotient <x, A x> / <x, D x>, a bound from below, times EMAX_SAFETY, at
  * most 1: the l1 bound). */
-static int estimate(level *L, MPI_Comm comm)
+static int estimate(level *L, MPI_Comm comm, int steps)
 {
     int n = L->n;
     double *x = L->d, *y = L->t, q = 1.0;
     for (int i = 0; i < n; i++) x[i] = 1.0 + 0.5 * sin(1.0 + (double)(L->A->lay.row_start + i)); /* fixed start */
-    for (int s = 0; s < EST_STEPS; s++) {
+    for (int s = 0; s < steps; s++) {
         int rc = ovk__matvec(L->A, x, y, NULL);
         if (rc) return rc;
         double v[2] = {0.0, 0.0};
@@ -342,7 +345,7 @@ static int make_level(ovk__amg_cycle *c, int l, const ovk_matrix *A0, MPI_Comm c
     if (coarsest || c->jacobi) {
         L->emax = L->emin = 1.0; /* x += D^-1 res: no estimate */
     } else {
-        rc = ovk__agree(comm, estimate(L, comm));
+        rc = ovk__agree(comm, estimate(L, comm, c->coarse_sweeps ? EST_STEPS_SINGULAR : EST_STEPS));
         if (rc) return rc;
         L->emin = L->emax / c->ratio;
     }
