@@ -40,19 +40,15 @@ for np in 2 3; do
   [ $rc1 -eq 0 ] && [ $rc0 -eq 0 ] && [ "$n" -eq 2 ] && [ "$i1" -lt "$i0" ]
   check "elasticity at $np ranks: rigid-body modes $i1 iterations < $i0 without, one line per solve" $?
 done
-# the modes' setup costs at most 1.5x the setup without them (a sanity bound on
-# one machine: the medians of 5 interleaved runs each, their hierarchies of
-# nearly the same size; the figures are in docs/performance.md)
-su_of() { sed -n 's/^Setup Time = \([0-9.]*\) s/\1/p' <<<"$1"; }
-median() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | awk '{v[NR] = $1} END {print NR == 5 ? v[3] : 99}'; }
-all1="" all0=""
-for k in 1 2 3 4 5; do
-  all1="$all1 $(su_of "$(run 2 "$bin/ovk_elasticity" -n 20 10 10 -rbm 1 2>&1)")"
-  all0="$all0 $(su_of "$(run 2 "$bin/ovk_elasticity" -n 20 10 10 -rbm 0 2>&1)")"
-done
-m1=$(median "$all1") m0=$(median "$all0")
-awk -v a="$m1" -v b="$m0" 'BEGIN{exit !(a < 99 && b < 99 && a <= 1.5 * b)}'
-check "elasticity setup with the modes $m1 s <= 1.5x without ($m0 s), medians of 5" $?
+# the modes' setup costs about the setup without them: what made it 2.5-3x
+# (GM interpolation from the finest level: a first coarse level of twice the
+# rows and 4.4x the entries) shows in the hierarchy's operator complexity,
+# bounded here at 1.2x; wall-clock setup times are in docs/performance.md
+oc_of() { sed -n 's/.*operator complexity \([0-9.]*\),.*/\1/p' <<<"$1"; }
+c1=$(oc_of "$(run 2 "$bin/ovk_elasticity" -n 20 10 10 -rbm 1 -ovk_view 1 2>&1)")
+c0=$(oc_of "$(run 2 "$bin/ovk_elasticity" -n 20 10 10 -rbm 0 -ovk_view 1 2>&1)")
+awk -v a="$c1" -v b="$c0" 'BEGIN{exit !(a > 0 && b > 0 && a <= 1.2 * b)}'
+check "elasticity: operator complexity with the modes $c1 <= 1.2x without ($c0)" $?
 o=$(run 2 "$bin/ovk_elasticity" -n 12 6 6 -precond jacobi 2>&1); rc=$?
 j=$(its_of "$o"); [ $rc -eq 0 ] && [ "$j" -gt "$i0" ]; check "elasticity with jacobi: $j iterations (more than amg)" $?
 # hypre's GM interpolation from the finest level (rbm_level=0) with qmax=1 fails in its setup: the error comes
