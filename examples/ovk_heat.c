@@ -7,7 +7,9 @@
  * The solver object is created and set up once; every `-update K` steps the
  * matrix gets the new k(t) on the same pattern (ovk_matrix_update_values)
  * and the next solve redoes only the numeric setup; the previous solution is
- * the initial guess.  -matfree runs the same steps through the operator
+ * the initial guess.  -varcoef W replaces k(t) by a field varying in space
+ * that moves a little every update (a time loop whose values change on a
+ * fixed pattern: `-precond amg:reuse=K` keeps the hierarchy's interpolation).  -matfree runs the same steps through the operator
  * callback with this file's own stencil and halo exchange (and its own
  * Jacobi callback for -precond jacobi); -oneshot calls ovk_pcg_solve every
  * step instead, the full setup each time, for comparison.  The solver
@@ -30,7 +32,7 @@
 
 typedef struct args {
     int n, steps, update, matfree, oneshot;
-    double dt, tol;
+    double dt, tol, wave; /* wave > 0: -varcoef, the coefficient field's speed */
     const char *solver, *backend;
     ovk_drv_experiment ex;
     ovk_reducer *red; /* with the latency model of the flags, if any */
@@ -44,11 +46,21 @@ typedef struct box {
     double *ghost[6];   /* received faces, n*n each */
     double *send[6];
     double k_dt;        /* dt k(t) of the current matrix */
+    double wave, t;     /* -varcoef: the field's speed (0: constant in space) and the matrix's time */
     int every;          /* planes between progress calls (matrix-free) */
     ovk_solver *s;      /* for ovk_solver_progress inside the callback */
 } box;
 
 static double conductivity(double t) { return 1.0 + 0.5 * sin(t); }
+
+/* -varcoef: k(x, t) = 1 + sin(0.4 X + 0.3 Y + 0.2 Z + wave t) / 2 at grid
+ * point (X, Y, Z): a field between 1/2 and 3/2 that moves by about wave dt
+ * (relative) per step */
+static double field(const box *b, const int c[3], const int p[3])
+{
+    double X = (double)c[0] * b->n + p[0], Y = (double)c[1] * b->n + p[1], Z = (double)c[2] * b->n + p[2];
+    return 1.0 + 0.5 * sin(0.4 * X + 0.3 * Y + 0.2 * Z + b->wave * b->t);
+}
 
 static void usage(FILE *f)
 {
@@ -58,6 +70,8 @@ static void usage(FILE *f)
                "  -steps S    time steps (20)\n"
                "  -update K   new conductivity values every K steps (5)\n"
                "  -dt DT      time step (2)\n"
+               "  -varcoef W  a coefficient field varying in space that moves by about W dt per update\n"
+               "              (instead of k(t) = 1 + sin(t)/2; not with -matfree)\n"
                "  -matfree    apply the operator through the callback (own stencil and halo)\n"
                "  -oneshot    ovk_pcg_solve every step (full setup each time)\n");
     ovk_drv_usage(f);
@@ -79,13 +93,14 @@ static int parse(int argc, char **argv, args *a)
         else if (!strcmp(f, "-steps")) a->steps = atoi(argv[++i]);
         else if (!strcmp(f, "-update")) a->update = atoi(argv[++i]);
         else if (!strcmp(f, "-dt")) a->dt = atof(argv[++i]);
+        else if (!strcmp(f, "-varcoef")) a->wave = atof(argv[++i]);
         else if (!strcmp(f, "-tol")) a->tol = atof(argv[++i]);
         else if (!strcmp(f, "-solver")) a->solver = argv[++i];
         else if (!strcmp(f, "-backend")) a->backend = argv[++i];
         else return -1;
     }
-    if (a->n < 1 || a->steps < 1 || a->update < 1 || !(a->dt > 0.0) || !(a->tol > 0.0)) return -1;
-    return (a->matfree && a->oneshot) ? -1 : 0;
+    if (a->n < 1 || a->steps < 1 || a->update < 1 || !(a->dt > 0.0) || !(a->tol > 0.0) || !(a->wave >= 0.0)) return -1;
+    return (a->matfree && (a->oneshot || a->wave > 0.0)) ? -1 : 0;
 }
 
 static int box_init(box *b, int n)
@@ -125,7 +140,9 @@ static ovk_gidx gid(const box *b, const int c[3], int i, int j, int k)
     return (ovk_gidx)r * b->n * b->n * b->n + ((ovk_gidx)k * b->n + j) * b->n + i;
 }
 
-/* rows of I + dt k L on the box (7-point, neighbours across box faces) */
+/* rows of I + dt k L on the box (7-point, neighbours across box faces;
+ * -varcoef: the face between points p and q has dt (k_p + k_q) / 2, the
+ * Dirichlet faces too) */
 static int assemble(const box *b, double k_dt, int **rowptr, ovk_gidx **cols, double **vals)
 {
     int n = b->n, rows = n * n * n, e = 0;
@@ -137,20 +154,24 @@ static int assemble(const box *b, double k_dt, int **rowptr, ovk_gidx **cols, do
     for (int k = 0, row = 0; k < n; k++)
         for (int j = 0; j < n; j++)
             for (int i = 0; i < n; i++, row++) {
-                (*rowptr)[row] = e;
-                (*cols)[e] = gid(b, b->c, i, j, k);
-                (*vals)[e++] = 1.0 + 6.0 * k_dt;
+                int here[3] = {i, j, k}, diag = e++;
+                double k_here = b->wave > 0.0 ? field(b, b->c, here) : 1.0, sum = 0.0;
                 for (int f = 0; f < 6; f++) {
                     int p[3] = {i + off[f][0], j + off[f][1], k + off[f][2]}, c[3] = {b->c[0], b->c[1], b->c[2]};
                     int d = f / 2;
+                    double face = b->wave > 0.0 ? 0.5 * (k_here + field(b, c, p)) * k_dt : k_dt;
+                    sum += face;
                     if (p[d] < 0 || p[d] >= n) { /* across a face: the neighbour box, if any */
                         if (b->nb[f] == MPI_PROC_NULL) continue;
                         c[d] += off[f][d];
                         p[d] = (p[d] + n) % n;
                     }
                     (*cols)[e] = gid(b, c, p[0], p[1], p[2]);
-                    (*vals)[e++] = -k_dt;
+                    (*vals)[e++] = -face;
                 }
+                (*rowptr)[row] = diag;
+                (*cols)[diag] = gid(b, b->c, i, j, k);
+                (*vals)[diag] = 1.0 + sum;
             }
     (*rowptr)[rows] = e;
     return OVK_OK;
@@ -267,7 +288,8 @@ static int update_values(const args *a, box *b, ovk_matrix *A, double t)
     int *rowptr = NULL, rc = OVK_OK;
     ovk_gidx *cols = NULL;
     double *vals = NULL;
-    b->k_dt = a->dt * conductivity(t);
+    b->k_dt = a->wave > 0.0 ? a->dt : a->dt * conductivity(t);
+    b->t = t;
     if (!A) return OVK_OK;
     rc = ovk_drv_agree(assemble(b, b->k_dt, &rowptr, &cols, &vals));
     if (!rc) rc = ovk_matrix_update_values(A, rowptr, cols, vals, OVK_DUP_REJECT);
@@ -313,7 +335,8 @@ static int run(const args *a, box *b, totals *tot)
     int *rowptr = NULL, rc;
     ovk_gidx *cols = NULL;
     double *vals = NULL, t0 = MPI_Wtime();
-    b->k_dt = a->dt * conductivity(0.0);
+    b->k_dt = a->wave > 0.0 ? a->dt : a->dt * conductivity(0.0);
+    b->wave = a->wave, b->t = 0.0;
     if (!a->matfree) {
         rc = ovk_drv_agree(assemble(b, b->k_dt, &rowptr, &cols, &vals));
         if (!rc) rc = ovk_matrix_create_csr(MPI_COMM_WORLD, gid(b, b->c, 0, 0, 0), b->n * b->n * b->n, rowptr,

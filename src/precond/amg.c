@@ -5,8 +5,15 @@
  * Setup copies the matrix once into hypre's ParCSR (straight from our diag
  * and offd blocks, which have its shape: no IJ assembly; on a duplicate of
  * the solver's communicator, so that hypre's messages never meet ours) and
- * builds the hierarchy (and with cycle=ovk our copy of it); a value update
- * redoes all of it.  With cycle=hypre an application runs BoomerAMGSolve
+ * builds the hierarchy (and with cycle=ovk our copy of it).  A value update
+ * redoes all of it, or with reuse=K (cycle=ovk) keeps hypre's coarse grids
+ * and interpolations P_l for up to K updates: the new values go into hypre's
+ * copy, A_{l+1} = P_l^T A_l P_l again (hypre's Galerkin product), the
+ * coarsest level's dense copy and our levels with their smoother bounds are
+ * made again; a full setup comes after K such updates, or at once when a row
+ * of A moved by more than reuse_tol (||a_i - a0_i||_1 / ||a0_i||_1 against
+ * the values of the last full setup: a kept P fits the values it was built
+ * for, and its convergence degrades as they move).  With cycle=hypre an application runs BoomerAMGSolve
  * with one iteration, tolerance 0 (no residual norm, so no global reduction
  * but the coarsest level's gather) and a zero initial guess on hypre
  * vectors whose data pointers are set to the solver's r and z for the
@@ -21,7 +28,7 @@
  * interleaved by node) and nodal coarsening; with coordinates
  * (ovk_solver_set_coordinates, dim = bs) the rotations of the rigid-body
  * modes enter the interpolation (hypre's GM variant 2; the translations are
- * carried by the unknown approach).
+ * carried by the unknown approach) from level rbm_level down.
  *
  * Built only when CMake finds hypre with 64-bit global indices
  * (libhypre64m-dev) on the same MPI as the library; else `amg` is absent
@@ -55,6 +62,17 @@ enum { HY_ERROR_CONV = 256 }; /* "did not converge": expected of one cycle */
  * elasticity example 16-21 iterations with the modes at 1-4 ranks, where the
  * Frobenius norm (1) took 16-32 and lost to no modes at 3 ranks */
 enum { NODAL_DEFAULT = 4 };
+/* GM interpolation adds 3 rotation unknowns per coarse node on each level it
+ * builds: from the finest level that doubles the first coarse level and
+ * fills it (setup 2.5-4x, docs/preconditioners.md); from level 2 on the
+ * levels are small and the setup costs what it does without the modes,
+ * with fewer iterations */
+enum { RBM_LEVEL_DEFAULT = 2 };
+enum { MAX_LEVELS = 40 };
+/* a 20-step time loop whose field moves a few percent a step (ovk_heat
+ * -varcoef): the same iterations with the kept interpolation, setup + solve
+ * 0.63x with 10, 0.75x with 5, 0.72x with 20 (docs/performance.md, section 11) */
+enum { REUSE_DEFAULT = 10 };
 
 static const char *const coarsen_names[] = {"hmis", "pmis", "falgout", "cljp", NULL};
 static const int coarsen_types[] = {HY_HMIS, HY_PMIS, HY_FALGOUT, HY_CLJP};
@@ -72,6 +90,9 @@ typedef struct amg_opts {
     int coarsen, interp, smoother, cycle; /* indices into the tables above (smoother -1: the cycle's default) */
     double ratio;                         /* cycle=ovk, cheby: emax / emin */
     long degree, pmax, sweeps, max_levels, agg_levels, coarse_size, bs, nodal, rbm, qmax, print;
+    long rbm_level; /* the first level whose interpolation takes the modes */
+    long reuse;       /* value updates served by the kept interpolation before a full setup (0: none) */
+    double reuse_tol; /* the values' drift since the full setup that forces one */
 } amg_opts;
 
 typedef struct amg {
@@ -85,6 +106,14 @@ typedef struct amg {
     int nmodes;
     HYPRE_Solver solver;
     ovk__amg_cycle *cycle; /* cycle=ovk: ours over hypre's hierarchy, else NULL */
+    double t_copy, t_hypre, t_cycle; /* the last setup's parts (s): A to hypre, hypre's setup, our levels */
+    const ovk_matrix *src; /* the matrix of the hierarchy */
+    double *vals0;         /* hypre's copy's diag then offd values at the last full setup */
+    int updates;           /* value updates served by the kept P since then */
+    double drift;          /* the last update's max row drift from vals0 */
+    long full_setups, reuses;
+    int nlev;                               /* the hierarchy, for the view */
+    double rows[MAX_LEVELS], nnz[MAX_LEVELS]; /* global rows and entries of each level */
     int singular;          /* env->singular: the coarsest level is singular too */
 } amg;
 
@@ -100,7 +129,7 @@ static int read_options(ovk__opts *opts, amg_opts *o)
         OVK__OPT_DOUBLE("ratio", 1.0, 1000.0, &o->ratio),
         OVK__OPT_INT("pmax", 0, 64, &o->pmax),
         OVK__OPT_INT("sweeps", 1, 16, &o->sweeps),
-        OVK__OPT_INT("max_levels", 1, 40, &o->max_levels),
+        OVK__OPT_INT("max_levels", 1, MAX_LEVELS, &o->max_levels),
         OVK__OPT_INT("agg_levels", 0, 40, &o->agg_levels),
         OVK__OPT_INT("coarse_size", 1, 100000, &o->coarse_size),
         OVK__OPT_INT("bs", 1, 16, &o->bs),
@@ -108,14 +137,29 @@ static int read_options(ovk__opts *opts, amg_opts *o)
         OVK__OPT_INT("rbm", 0, 1, &o->rbm),
         OVK__OPT_INT("qmax", 0, 64, &o->qmax),
         OVK__OPT_INT("print", 0, 3, &o->print),
+        OVK__OPT_INT("reuse", 0, 1000000, &o->reuse),
+        OVK__OPT_DOUBLE("reuse_tol", 0.0, 1e6, &o->reuse_tol),
+        OVK__OPT_INT("rbm_level", 0, 40, &o->rbm_level),
     };
     int rc = ovk__opts_read(opts, "amg", t, (int)(sizeof t / sizeof t[0]));
     if (rc) return rc;
     if (o->nodal < 0) o->nodal = o->bs > 1 ? NODAL_DEFAULT : 0; /* nodal coarsening for systems */
+    /* the defaults of each class (docs/preconditioners.md): scalar problems
+     * PMIS with one level of aggressive coarsening and one Chebyshev step
+     * (setup + solve 0.65x the denser HMIS hierarchy's at degree 2 on the
+     * Laplacian); systems HMIS, nodal, one step (aggressive coarsening
+     * doubled their iterations) */
+    if (o->coarsen < 0) o->coarsen = o->bs > 1 ? 0 : 1; /* coarsen_names: hmis, pmis */
+    if (o->agg_levels < 0) o->agg_levels = o->bs > 1 ? 0 : 1;
+    if (o->degree < 0) o->degree = 1;
     if (o->smoother < 0) o->smoother = o->cycle == CYCLE_OVK ? SM_CHEBY : SM_L1GS;
     if (o->cycle == CYCLE_OVK && o->smoother != SM_CHEBY && o->smoother != SM_L1JACOBI)
         return ovk__fail(OVK_EOPTION, "amg: cycle=ovk smooths with cheby or l1jacobi (smoother=%s needs cycle=hypre)",
                          smoother_names[o->smoother]);
+    if (o->reuse < 0) o->reuse = o->cycle == CYCLE_OVK ? REUSE_DEFAULT : 0;
+    if (o->reuse > 0 && o->cycle != CYCLE_OVK)
+        return ovk__fail(OVK_EOPTION, "amg: reuse=%ld keeps the hierarchy for our cycle (cycle=ovk), not cycle=hypre",
+                         o->reuse);
     if (o->nodal > 0 && o->bs == 1)
         return ovk__fail(OVK_EOPTION, "amg: nodal=%ld needs a block size bs > 1", o->nodal);
     return OVK_OK;
@@ -127,8 +171,10 @@ static int amg_create(ovk__opts *opts, void **state)
     if (!m) return ovk__fail(OVK_ENOMEM, "amg");
     *state = m;
     m->comm = MPI_COMM_NULL;
-    m->o = (amg_opts){.strong = 0.25, .smoother = -1, .cycle = CYCLE_OVK, .degree = 2, .ratio = 4.0, .pmax = 4,
-                      .sweeps = 1, .max_levels = 25, .coarse_size = 9, .bs = 1, .nodal = -1, .rbm = 1, .qmax = 4};
+    m->o = (amg_opts){.strong = 0.25, .coarsen = -1, .smoother = -1, .cycle = CYCLE_OVK, .degree = -1, .ratio = 4.0,
+                      .pmax = 4, .sweeps = 1, .max_levels = 25, .agg_levels = -1, .coarse_size = 9, .bs = 1, .nodal = -1,
+                      .rbm = 1, .qmax = 4, .rbm_level = RBM_LEVEL_DEFAULT,
+                      .reuse = -1, .reuse_tol = 0.3};
     return read_options(opts, &m->o);
 }
 
@@ -170,6 +216,7 @@ static void amg_destroy(void *state)
 {
     amg *m = state;
     release(m);
+    free(m->vals0);
     if (m->comm != MPI_COMM_NULL) MPI_Comm_free(&m->comm);
     free(m);
 }
@@ -421,6 +468,7 @@ static int configure(amg *m)
         {HYPRE_BoomerAMGSetNumFunctions, (HYPRE_Int)o->bs, "SetNumFunctions", o->bs > 1},
         {HYPRE_BoomerAMGSetNodal, (HYPRE_Int)o->nodal, "HYPRE_BoomerAMGSetNodal", o->nodal > 0},
         {HYPRE_BoomerAMGSetInterpVecVariant, HY_GM2, "HYPRE_BoomerAMGSetInterpVecVariant", m->nmodes > 0},
+        {HYPRE_BoomerAMGSetInterpVecFirstLevel, (HYPRE_Int)o->rbm_level, "SetInterpVecFirstLevel", m->nmodes > 0},
         {HYPRE_BoomerAMGSetInterpVecQMax, (HYPRE_Int)o->qmax, "SetInterpVecQMax", m->nmodes > 0},
     };
     rc = make_settings(s, t, (int)(sizeof t / sizeof t[0]));
@@ -447,6 +495,196 @@ static int build_objects(amg *m, const ovk__pc_env *env)
     return configure(m);
 }
 
+/* Collective: our cycle on hypre's hierarchy (cycle=ovk and at least two
+ * levels; one level, a matrix of at most coarse_size rows: hypre's solve). */
+static int cycle_setup(amg *m, const ovk_matrix *A)
+{
+    double t0 = MPI_Wtime();
+    if (m->o.cycle != CYCLE_OVK || hypre_ParAMGDataNumLevels((hypre_ParAMGData *)m->solver) < 2) return OVK_OK;
+    int jacobi = m->o.smoother == SM_L1JACOBI, steps = (int)(jacobi ? m->o.sweeps : m->o.degree);
+    int rc = ovk__amg_cycle_setup(m->solver, A, m->comm, steps, jacobi, m->o.ratio, &m->cycle);
+    if (!rc) ovk__amg_cycle_set_scale(m->cycle, m->scale_exp);
+    m->t_cycle = MPI_Wtime() - t0;
+    return rc;
+}
+
+/* ---- a value update on the kept coarsening and interpolation ---------- */
+
+/* the rank's entries of hypre's copy of A: diag block, offd block */
+static int diag_count(hypre_ParCSRMatrix *P)
+{
+    hypre_CSRMatrix *d = hypre_ParCSRMatrixDiag(P);
+    int n = hypre_CSRMatrixNumRows(d);
+    return n > 0 ? hypre_CSRMatrixI(d)[n] : 0;
+}
+
+static int offd_count(hypre_ParCSRMatrix *P)
+{
+    hypre_CSRMatrix *o = hypre_ParCSRMatrixOffd(P);
+    int n = hypre_CSRMatrixNumRows(o);
+    return n > 0 ? hypre_CSRMatrixI(o)[n] : 0;
+}
+
+/* Local: the values of the full setup, against which updates drift. */
+static int keep_values(amg *m)
+{
+    hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
+    size_t nd = (size_t)diag_count(P), no = (size_t)offd_count(P);
+    free(m->vals0);
+    m->vals0 = malloc(sizeof(double) * (nd + no + 1));
+    if (!m->vals0) return ovk__fail(OVK_ENOMEM, "amg: a copy of %zu values (reuse)", nd + no);
+    if (nd) memcpy(m->vals0, hypre_CSRMatrixData(hypre_ParCSRMatrixDiag(P)), sizeof(double) * nd);
+    if (no) memcpy(m->vals0 + nd, hypre_CSRMatrixData(hypre_ParCSRMatrixOffd(P)), sizeof(double) * no);
+    return OVK_OK;
+}
+
+/* Local: hypre's copy times 2^-scale_exp (the scale of the full setup). */
+static void scale_values(amg *m)
+{
+    hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
+    double *d = hypre_CSRMatrixData(hypre_ParCSRMatrixDiag(P)), *o = hypre_CSRMatrixData(hypre_ParCSRMatrixOffd(P));
+    for (int k = 0, nd = diag_count(P); k < nd && m->scale_exp; k++) d[k] = ldexp(d[k], -m->scale_exp);
+    for (int k = 0, no = offd_count(P); k < no && m->scale_exp; k++) o[k] = ldexp(o[k], -m->scale_exp);
+}
+
+/* sum_j |a_ij - a0_ij| and sum_j |a0_ij| over entries [lo, hi) */
+static void row_change(const double *a, const double *a0, int lo, int hi, double *change, double *size)
+{
+    for (int k = lo; k < hi; k++) {
+        *change += fabs(a[k] - a0[k]);
+        *size += fabs(a0[k]);
+    }
+}
+
+/* Local: the largest relative change of a row since the full setup,
+ * ||a_i - a0_i||_1 / ||a0_i||_1 (infinite for a NaN) */
+static double row_drift(const amg *m)
+{
+    hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
+    hypre_CSRMatrix *d = hypre_ParCSRMatrixDiag(P), *o = hypre_ParCSRMatrixOffd(P);
+    const int *di = hypre_CSRMatrixI(d), *oi = hypre_CSRMatrixI(o);
+    const double *d0 = m->vals0, *o0 = m->vals0 + diag_count(P);
+    double worst = 0.0;
+    for (int i = 0; i < m->n; i++) {
+        double change = 0.0, size = 0.0;
+        row_change(hypre_CSRMatrixData(d), d0, di[i], di[i + 1], &change, &size);
+        row_change(hypre_CSRMatrixData(o), o0, oi[i], oi[i + 1], &change, &size);
+        double r = size > 0.0 ? change / size : change > 0.0 ? INFINITY : 0.0;
+        if (!(r <= worst)) worst = r == r ? r : INFINITY;
+    }
+    return worst;
+}
+
+/* hypre's dense copy of the coarsest level (its Gaussian elimination's),
+ * freed to be made again */
+static void drop_coarsest(hypre_ParAMGData *d)
+{
+    hypre_TFree(hypre_ParAMGDataAMat(d), HYPRE_MEMORY_HOST);
+    hypre_TFree(hypre_ParAMGDataBVec(d), HYPRE_MEMORY_HOST);
+    hypre_TFree(hypre_ParAMGDataCommInfo(d), HYPRE_MEMORY_HOST);
+    if (hypre_ParAMGDataNewComm(d) != hypre_MPI_COMM_NULL) hypre_MPI_Comm_free(&hypre_ParAMGDataNewComm(d));
+    hypre_ParAMGDataNewComm(d) = hypre_MPI_COMM_NULL;
+}
+
+/* Collective: A_{l+1} = P_l^T A_l P_l with hypre's kept P_l, from the
+ * finest level down, and the coarsest level's dense copy. */
+static int galerkin_again(amg *m)
+{
+    hypre_ParAMGData *d = (hypre_ParAMGData *)m->solver;
+    hypre_ParCSRMatrix **A = hypre_ParAMGDataAArray(d), **P = hypre_ParAMGDataPArray(d);
+    int nlev = hypre_ParAMGDataNumLevels(d);
+    for (int l = 0; l + 1 < nlev; l++) {
+        hypre_ParCSRMatrix *C = NULL;
+        int rc = hy(hypre_BoomerAMGBuildCoarseOperator(P[l], A[l], P[l], &C), "hypre_BoomerAMGBuildCoarseOperator");
+        if (rc) {
+            if (C) hypre_ParCSRMatrixDestroy(C);
+            return rc;
+        }
+        hypre_ParCSRMatrixDestroy(A[l + 1]);
+        A[l + 1] = C;
+    }
+    if (m->singular) return OVK_OK; /* the coarsest level: our l1-Jacobi sweeps, no dense copy */
+    drop_coarsest(d);
+    return hy(hypre_GaussElimSetup(d, nlev - 1, HY_GAUSS_ELIM), "hypre_GaussElimSetup");
+}
+
+/* Collective: the new values on the kept hierarchy (*kept = 1), or nothing
+ * done (*kept = 0: the caller sets up afresh) when a row drifted past
+ * reuse_tol since the full setup. */
+static int update_setup(amg *m, const ovk__pc_env *env, int *kept)
+{
+    *kept = 0;
+    double t0 = MPI_Wtime();
+    int rc = ovk__agree(m->comm, fill_blocks(env->A, (hypre_ParCSRMatrix *)m->A));
+    if (rc) return rc;
+    scale_values(m); /* by the full setup's 2^-scale_exp: the hierarchy's scale */
+    m->drift = row_drift(m);
+    rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &m->drift, 1, MPI_DOUBLE, MPI_MAX, m->comm), "MPI_Allreduce (amg drift)");
+    if (rc || !(m->drift <= m->o.reuse_tol)) return rc;
+    double t1 = MPI_Wtime();
+    rc = ovk__agree(m->comm, galerkin_again(m));
+    if (rc) return rc;
+    m->t_copy = t1 - t0, m->t_hypre = MPI_Wtime() - t1;
+    ovk__amg_cycle_free(m->cycle);
+    m->cycle = NULL;
+    rc = cycle_setup(m, env->A);
+    if (rc) return rc;
+    m->updates++, m->reuses++;
+    *kept = 1;
+    return OVK_OK;
+}
+
+/* Collective: the global rows and entries of each level, for the view. */
+static int level_sizes(amg *m)
+{
+    hypre_ParAMGData *d = (hypre_ParAMGData *)m->solver;
+    m->nlev = hypre_ParAMGDataNumLevels(d);
+    for (int l = 0; l < m->nlev; l++) {
+        hypre_ParCSRMatrix *A = hypre_ParAMGDataAArray(d)[l];
+        m->rows[l] = (double)hypre_ParCSRMatrixGlobalNumRows(A);
+        m->nnz[l] = (double)diag_count(A) + (hypre_CSRMatrixNumCols(hypre_ParCSRMatrixOffd(A)) ? offd_count(A) : 0);
+    }
+    return ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, m->nnz, m->nlev, MPI_DOUBLE, MPI_SUM, m->comm),
+                    "MPI_Allreduce (amg level sizes)");
+}
+
+static void amg_view(void *state, FILE *f)
+{
+    const amg *m = state;
+    double rows = 0.0, nnz = 0.0;
+    for (int l = 0; l < m->nlev; l++) rows += m->rows[l], nnz += m->nnz[l];
+    fprintf(f, "  amg: %d levels, operator complexity %.3f, grid complexity %.3f; rows (entries) by level:", m->nlev,
+            m->nlev ? nnz / m->nnz[0] : 0.0, m->nlev ? rows / m->rows[0] : 0.0);
+    for (int l = 0; l < m->nlev; l++) fprintf(f, " %.0f (%.0f)", m->rows[l], m->nnz[l]);
+    fprintf(f, "\n  amg: last setup %s: copy of A %.3f s, hypre %.3f s, our levels %.3f s; %ld full setups, "
+               "%ld on the kept interpolation (reuse=%ld, reuse_tol=%g, last drift %.3g); rigid-body modes: %d",
+            m->updates ? "on the kept interpolation" : "full", m->t_copy, m->t_hypre, m->t_cycle, m->full_setups,
+            m->reuses, m->o.reuse, m->o.reuse_tol, m->drift,
+            m->nmodes);
+    if (m->nmodes) fprintf(f, " rotations from level %ld on", m->o.rbm_level);
+    fprintf(f, "\n");
+}
+
+/* Collective: hypre's whole setup and our cycle, on a new hypre copy of A. */
+static int full_setup(amg *m, const ovk__pc_env *env)
+{
+    release(m);
+    m->n = env->A->lay.nlocal;
+    double t0 = MPI_Wtime();
+    int rc = ovk__agree(m->comm, build_objects(m, env));
+    if (rc) return rc;
+    double t1 = MPI_Wtime();
+    rc = ovk__agree(m->comm, hy(HYPRE_BoomerAMGSetup(m->solver, m->A, m->b, m->x), "HYPRE_BoomerAMGSetup"));
+    if (rc) return rc;
+    m->t_copy = t1 - t0, m->t_hypre = MPI_Wtime() - t1, m->t_cycle = 0.0;
+    rc = cycle_setup(m, env->A);
+    if (!rc) rc = level_sizes(m);
+    if (rc) return rc;
+    if (m->o.reuse > 0 && m->cycle) rc = ovk__agree(m->comm, keep_values(m));
+    m->src = env->A, m->updates = 0, m->full_setups++;
+    return rc;
+}
+
 static int amg_setup(void *state, const ovk__pc_env *env)
 {
     amg *m = state;
@@ -454,25 +692,17 @@ static int amg_setup(void *state, const ovk__pc_env *env)
     if (rc) return rc;
     rc = ovk__agree(env->comm, check_blocks(m, env));
     if (rc) return rc;
-    release(m); /* a value update: a new hierarchy */
     if (m->comm == MPI_COMM_NULL && MPI_Comm_dup(env->comm, &m->comm) != MPI_SUCCESS)
         return ovk__fail(OVK_EMPI, "MPI_Comm_dup (amg)");
     static int hypre_ready; /* hypre's process-wide state, made once */
     if (!hypre_ready) rc = hy(HYPRE_Init(), "HYPRE_Init");
     hypre_ready = !rc;
-    m->n = env->A->lay.nlocal;
     m->singular = env->singular;
     rc = ovk__agree(m->comm, rc);
     if (rc) return rc;
-    rc = ovk__agree(m->comm, build_objects(m, env));
-    if (rc) return rc;
-    rc = ovk__agree(m->comm, hy(HYPRE_BoomerAMGSetup(m->solver, m->A, m->b, m->x), "HYPRE_BoomerAMGSetup"));
-    if (rc) return rc;
-    /* our cycle on hypre's hierarchy; one level (a matrix of at most coarse_size rows): hypre's solve */
-    if (m->o.cycle != CYCLE_OVK || hypre_ParAMGDataNumLevels((hypre_ParAMGData *)m->solver) < 2) return OVK_OK;
-    int jacobi = m->o.smoother == SM_L1JACOBI, steps = (int)(jacobi ? m->o.sweeps : m->o.degree);
-    rc = ovk__amg_cycle_setup(m->solver, env->A, m->comm, steps, jacobi, m->o.ratio, &m->cycle);
-    if (!rc) ovk__amg_cycle_set_scale(m->cycle, m->scale_exp);
+    int kept = 0; /* a value update of the same matrix: the kept P while it serves */
+    if (m->cycle && m->vals0 && m->src == env->A && m->updates < m->o.reuse) rc = update_setup(m, env, &kept);
+    if (!rc && !kept) rc = full_setup(m, env);
     return rc;
 }
 
@@ -500,15 +730,18 @@ const ovk__pc_type ovk__pc_amg = {
     .alias = "boomeramg",
     .description = "algebraic multigrid: one V-cycle over hypre BoomerAMG's hierarchy (symmetric smoothing)",
     .options = "cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25); "
-               "coarsen=hmis|pmis|falgout|cljp; interp=ext+i|ext|classical|direct|multipass; pmax=N (4, 0: no "
+               "coarsen=hmis|pmis|falgout|cljp (pmis; hmis when bs>1); interp=ext+i|ext|classical|direct|multipass; pmax=N (4, 0: no "
                "limit); smoother=cheby|l1jacobi (cycle=ovk, cheby) or l1gs|sgs|l1jacobi|cheby (cycle=hypre, l1gs); "
-               "degree=N (2, cheby steps, cycle=ovk); ratio=R (4, cheby interval emax/emin, cycle=ovk); sweeps=N (1); "
-               "max_levels=N (25); agg_levels=N (0, aggressive coarsening); coarse_size=N (9); bs=N (1, "
+               "degree=N (1, cheby steps, cycle=ovk); ratio=R (4, cheby interval emax/emin, cycle=ovk); sweeps=N (1); "
+               "max_levels=N (25); agg_levels=N (1; 0 when bs>1: levels of aggressive coarsening); coarse_size=N (9); bs=N (1, "
                "unknowns per node); nodal=0..6 (4 when bs>1); rbm=0|1 (1: rigid-body modes from the "
-               "solver's coordinates); qmax=N (4); print=0..3 (hypre's print level)",
+               "solver's coordinates); rbm_level=N (2, the first level whose interpolation takes them; 0: all); "
+               "qmax=N (4); reuse=K (10 with cycle=ovk, value updates served by the kept interpolation; 0: none); reuse_tol=T "
+               "(0.3, a row's relative change that forces a full setup); print=0..3 (hypre's print level)",
     .needs_matrix = 1,
     .create = amg_create,
     .setup = amg_setup,
     .apply = amg_apply,
     .destroy = amg_destroy,
+    .view = amg_view,
 };

@@ -38,7 +38,10 @@
 
 #include "precond.h"
 
-enum { EST_STEPS = 10, HY_GAUSS_ELIM = 9 };
+/* Power steps of the smoother's estimate; more for a singular A (a
+ * declared null space), where 10 steps from the fixed start came out low
+ * enough on the pure Neumann Laplacian to make the cycle indefinite. */
+enum { EST_STEPS = 10, EST_STEPS_SINGULAR = 40, HY_GAUSS_ELIM = 9 };
 /* A singular coarsest level (a declared null space): hypre's Gaussian
  * elimination returns a part that does not scale with the right-hand side
  * (on the pure Neumann Laplacian CG broke down near convergence);
@@ -189,7 +192,12 @@ cleanup:
 
 /* ---- the smoother -------------------------------------------------------- */
 
-/* local: dinv = 1 / (l1 norm of each row) */
+/* local: dinv = 1 / (l1 norm of each row); 0 for an empty row, which a
+ * coarse level has where hypre's interpolation left a coarse unknown
+ * without fine support (a zero column of P: GM interpolation truncated by
+ * qmax, say): A_l = P^T A P is zero in its row and column, the unknown
+ * couples to nothing and the smoother leaves it alone, as hypre's own do.
+ * A NaN row fails. */
 static int l1_inverse(const ovk_matrix *A, double *dinv)
 {
     const ovk__csr *d = &A->diag, *o = &A->offd;
@@ -204,28 +212,28 @@ static int l1_inverse(const ovk_matrix *A, double *dinv)
         for (int k = o->rowptr[i]; k < o->rowptr[i + 1]; k++) dinv[i] += fabs(o->val[k]);
     }
     for (int i = 0; i < n; i++) {
-        if (!(dinv[i] > 0.0))
-            return ovk__fail(OVK_EPRECOND, "amg: hypre's hierarchy has a zero row on a level (local row %d of %d)", i, n);
-        dinv[i] = 1.0 / dinv[i];
+        if (!(dinv[i] >= 0.0) || isinf(dinv[i]))
+            return ovk__fail(OVK_EPRECOND, "amg: hypre's hierarchy has a non-finite row on a level (local row %d of %d)", i, n);
+        dinv[i] = dinv[i] > 0.0 ? 1.0 / dinv[i] : 0.0;
     }
     return OVK_OK;
 }
 
-/* Collective: emax of D^-1 A from EST_STEPS power steps (the Rayleigh
+/* Collective: emax of D^-1 A from `steps` power steps (the Rayleigh
  * quotient <x, A x> / <x, D x>, a bound from below, times EMAX_SAFETY, at
  * most 1: the l1 bound). */
-static int estimate(level *L, MPI_Comm comm)
+static int estimate(level *L, MPI_Comm comm, int steps)
 {
     int n = L->n;
     double *x = L->d, *y = L->t, q = 1.0;
     for (int i = 0; i < n; i++) x[i] = 1.0 + 0.5 * sin(1.0 + (double)(L->A->lay.row_start + i)); /* fixed start */
-    for (int s = 0; s < EST_STEPS; s++) {
+    for (int s = 0; s < steps; s++) {
         int rc = ovk__matvec(L->A, x, y, NULL);
         if (rc) return rc;
         double v[2] = {0.0, 0.0};
         for (int i = 0; i < n; i++) {
             v[0] += x[i] * y[i];
-            v[1] += x[i] * (x[i] / L->dinv[i]); /* (x_i^2 overflows first when A is far from unit scale) */
+            if (L->dinv[i] > 0.0) v[1] += x[i] * (x[i] / L->dinv[i]); /* an empty row: no part in D (x_i^2 alone overflows first far from unit scale) */
         }
         rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce (amg estimate)");
         if (rc) return rc;
@@ -337,7 +345,7 @@ static int make_level(ovk__amg_cycle *c, int l, const ovk_matrix *A0, MPI_Comm c
     if (coarsest || c->jacobi) {
         L->emax = L->emin = 1.0; /* x += D^-1 res: no estimate */
     } else {
-        rc = ovk__agree(comm, estimate(L, comm));
+        rc = ovk__agree(comm, estimate(L, comm, c->coarse_sweeps ? EST_STEPS_SINGULAR : EST_STEPS));
         if (rc) return rc;
         L->emin = L->emax / c->ratio;
     }

@@ -58,6 +58,9 @@ typedef struct ovk__pc_type {
      * for the fused kernels that must match apply_dots bit for bit. */
     const double *(*divisor)(void *state);
     void (*destroy)(void *state);
+    /* Optional: what the last setup built, for ovk_solver_view (local: rank 0
+     * prints; figures the setup gathered). */
+    void (*view)(void *state, FILE *f);
     int symmetric_only; /* 1: C is built for symmetric A (ic0, cheby): refused with a nonsymmetric matrix or solver */
 } ovk__pc_type;
 

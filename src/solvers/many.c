@@ -22,7 +22,7 @@
  * blocking collective inside a task (the scaled solve's max |b_i|, plcg's
  * spectrum estimate, a preconditioner's own) is not combined but is
  * correct: every rank reaches it at the same point of the same order. */
-#define _GNU_SOURCE /* ucontext, mmap's MAP_ANONYMOUS, open_memstream */
+#define _GNU_SOURCE /* ucontext, mmap's MAP_ANONYMOUS */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

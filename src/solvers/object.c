@@ -1285,6 +1285,7 @@ int ovk_solver_view(const ovk_solver *s, FILE *f)
     else if (s->pc.type && strncmp(s->precond_spec, s->pc.type->name, strlen(s->pc.type->name)))
         fprintf(f, "  preconditioner: %s (%s)\n", s->precond_spec, s->pc.type->name);
     else fprintf(f, "  preconditioner: %s\n", s->precond_spec);
+    if (!s->pc_fn && s->pc.type && s->pc.type->view && s->pc.state && s->ready) s->pc.type->view(s->pc.state, f);
     fprintf(f, "  backend: %s (from %s)\n", resolved_backend(s), backend_origin(s));
     fprintf(f, "  tolerances: rtol = %g, atol = %g, divtol = %g%s, max_it = %d\n", o->tol, o->atol, s->mon.divtol,
             s->mon.divtol > 0.0 ? "" : " (off)", o->max_iter);

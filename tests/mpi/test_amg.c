@@ -6,9 +6,9 @@
  * With hypre (rows split unevenly, the last rank owning none from 3 ranks):
  *  - every symmetric solver (alg1, cg1, pipecg, groppcg, pipeprcg, plcg:l=2)
  *    on every backend converges on the 27-point Laplacian (12^3) with a true
- *    residual ||b - A x|| / ||b|| below the tolerance (1e-8; measured at 1-4
- *    ranks: 5-7 iterations, true residuals equal to the recursive ones within
- *    a few percent), with the default cycle (ours, cycle=ovk) and, for alg1
+ *    residual ||b - A x|| / ||b|| below the tolerance (1e-8) in at most 20
+ *    iterations (the defaults' aggressive coarsening: 13 at 2 ranks; the
+ *    denser hierarchy of degree 2 and HMIS took 5-7), with the default cycle (ours, cycle=ovk) and, for alg1
  *    and pipecg, with hypre's (cycle=hypre); alg2 and overlap refuse amg (no
  *    split form);
  *  - our cycle against hypre's with the same smoother (l1jacobi, 1 and 2
@@ -22,7 +22,7 @@
  *  - mesh independence: alg1 + amg on the Laplacian at 16^3, 32^3 and 48^3
  *    (16^3, 24^3, 32^3 in the sanitizer build):
  *    the largest count at most 1.3x the smallest, where Jacobi's grows by
- *    at least 3/4 of the ratio of the sizes (measured at 1-4 ranks: amg 6-7, 6-8, 7-8;
+ *    at least 3/4 of the ratio of the sizes (measured at 2 ranks: amg 14-15, 16, 16;
  *    Jacobi 37, 69, 102);
  *  - a value update gives a new hierarchy (the next solve converges on the
  *    new values, the iteration count of a fresh object);
@@ -140,14 +140,14 @@ static void test_laplace_combinations(void)
     for (int v = 0; v < NSOLVERS; v++)
         for (int b = 0; b < NBACKENDS; b++) {
             outcome o = solve_once(A, solvers[v], backends[b], "amg");
-            MT_CHECK(o.rc == OVK_OK && o.true_rel < 1e-8 && o.iterations <= 12,
+            MT_CHECK(o.rc == OVK_OK && o.true_rel < 1e-8 && o.iterations <= 20,
                      "%s/%s + amg: %s, %d iterations, true residual %.2e", solvers[v], backends[b],
                      ovk_status_name(o.rc), o.iterations, o.true_rel);
         }
     static const char *const hypre_solvers[] = {"alg1", "pipecg"};
     for (int v = 0; v < 2; v++) {
         outcome o = solve_once(A, hypre_solvers[v], "nbc", "amg:cycle=hypre");
-        MT_CHECK(o.rc == OVK_OK && o.true_rel < 1e-8 && o.iterations <= 12,
+        MT_CHECK(o.rc == OVK_OK && o.true_rel < 1e-8 && o.iterations <= 20,
                  "%s/nbc + amg:cycle=hypre: %s, %d iterations, true residual %.2e", hypre_solvers[v],
                  ovk_status_name(o.rc), o.iterations, o.true_rel);
     }
@@ -261,7 +261,7 @@ static void test_value_update(void)
     ovk_matrix *A = NULL, *B = NULL;
     ovk_solver *s = NULL;
     MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 12, 0.0, &A));
-    MT_RC(OVK_OK, make_solver(A, "pipecg", "nbc", "amg", &s));
+    MT_RC(OVK_OK, make_solver(A, "pipecg", "nbc", "amg:reuse=0", &s)); /* every update a full setup */
     outcome first = solve_with(A, s);
     MT_CHECK(first.rc == OVK_OK && first.true_rel < 1e-8, "before the update: %s", ovk_status_name(first.rc));
     /* new values, same pattern: a diagonal shift of 5 (B is the reference) */

@@ -1,0 +1,327 @@
+/* MPI test: amg's reuse of its hierarchy over value updates (amg:reuse=K,
+ * src/precond/amg.c) on a 7-point diffusion matrix with a coefficient field
+ * k(x) = region(x) (1 + sin(0.5 X + 0.3 Y + 0.2 Z + t) / 2) on a 14^3 grid
+ * (faces: the mean of their two points' k; Dirichlet faces on the diagonal),
+ * rows split unevenly (the last rank owning none from 3 ranks):
+ *  - small changes (t += 0.05, a few percent of each value) on reuse=10:
+ *    each solve converges (true residual below 1e-8) in at most 1.3x the
+ *    iterations of a fresh object on the same values, and the view counts
+ *    the setups on the kept interpolation (measured at 1-4 ranks: 8 and 8);
+ *  - a large change (the region x, y < g/2 scaled by 1e3): the drift forces a
+ *    full setup (the view says so) and the solve converges; with the drift
+ *    bound off (reuse_tol=1e6) the kept interpolation serves it, and the
+ *    solve converges or fails with a status -- never a wrong answer;
+ *  - a full setup after K = 2 kept updates (the view's counts);
+ *  - 50 update/solve cycles: the resident set grows by less than 8 MB
+ *    between the 10th and the 50th (measured: 0.0 MB); in the ASan build,
+ *    whose quarantine holds freed memory, LeakSanitizer checks instead.
+ * Exit 0 = PASS, 1 = FAIL. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpitest.h"
+#include "problem.h"
+
+enum { G = 14 };
+
+#ifndef OVK_HAVE_HYPRE
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rc = mt_finish("test_amg_reuse (no hypre in this build: amg is absent)");
+    MPI_Finalize();
+    return rc;
+}
+#else
+
+static int g_rank;
+
+typedef struct field {
+    double t, region; /* phase; factor of the region x, y < G/2 */
+} field;
+
+static double kappa(const field *f, int64_t x, int64_t y, int64_t z)
+{
+    double r = (2 * x < G && 2 * y < G) ? f->region : 1.0;
+    return r * (1.0 + 0.5 * sin(0.5 * (double)x + 0.3 * (double)y + 0.2 * (double)z + f->t));
+}
+
+/* rows [start, start + count) of the diffusion matrix (malloc'ed CSR) */
+static void rows_of(const field *f, int64_t start, int count, int **ptr, ovk_gidx **cols, double **vals)
+{
+    static const int off[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+    *ptr = malloc(sizeof(int) * ((size_t)count + 1));
+    *cols = malloc(sizeof(ovk_gidx) * 7 * ((size_t)count + 1));
+    *vals = malloc(sizeof(double) * 7 * ((size_t)count + 1));
+    (*ptr)[0] = 0;
+    for (int i = 0; i < count; i++) {
+        int64_t row = start + i, p[3] = {row % G, (row / G) % G, row / ((int64_t)G * G)};
+        int len = (*ptr)[i], diag = len++;
+        double k = kappa(f, p[0], p[1], p[2]), sum = 0.0;
+        for (int d = 0; d < 6; d++) {
+            int64_t q[3] = {p[0] + off[d][0], p[1] + off[d][1], p[2] + off[d][2]};
+            double face = 0.5 * (k + kappa(f, q[0], q[1], q[2]));
+            sum += face;
+            if (q[0] < 0 || q[1] < 0 || q[2] < 0 || q[0] >= G || q[1] >= G || q[2] >= G) continue;
+            (*cols)[len] = q[0] + G * (q[1] + (int64_t)G * q[2]);
+            (*vals)[len++] = -face;
+        }
+        (*cols)[diag] = row;
+        (*vals)[diag] = sum;
+        (*ptr)[i + 1] = len;
+    }
+}
+
+static void my_rows(int64_t *start, int *count)
+{
+    int r, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    tp_split((int64_t)G * G * G, r, p, start, count);
+}
+
+static int make_matrix(const field *f, ovk_matrix **A)
+{
+    int64_t start;
+    int count, *ptr;
+    ovk_gidx *cols;
+    double *vals;
+    my_rows(&start, &count);
+    rows_of(f, start, count, &ptr, &cols, &vals);
+    int rc = ovk_matrix_create_csr(MPI_COMM_WORLD, start, count, ptr, cols, vals, OVK_DUP_REJECT, A);
+    free(ptr), free(cols), free(vals);
+    return rc;
+}
+
+static int update(ovk_matrix *A, const field *f)
+{
+    int64_t start;
+    int count, *ptr;
+    ovk_gidx *cols;
+    double *vals;
+    my_rows(&start, &count);
+    rows_of(f, start, count, &ptr, &cols, &vals);
+    int rc = ovk_matrix_update_values(A, ptr, cols, vals, OVK_DUP_REJECT);
+    free(ptr), free(cols), free(vals);
+    return rc;
+}
+
+static int make_solver(const ovk_matrix *A, const char *pc, ovk_solver **s)
+{
+    int rc = ovk_solver_create(A, s);
+    if (!rc) rc = ovk_solver_set_option(*s, "solver", "cg1");
+    if (!rc) rc = ovk_solver_set_option(*s, "precond", pc);
+    if (!rc) rc = ovk_solver_set_tolerances(*s, 1e-8, 0.0, 500);
+    return rc ? rc : ovk_solver_setup(*s);
+}
+
+typedef struct outcome {
+    int rc, iterations;
+    double true_rel;
+} outcome;
+
+/* Collective: solve from x0 = 0 with b of tp_value, and ||b - A x|| / ||b||. */
+static outcome solve_with(const ovk_matrix *A, ovk_solver *s)
+{
+    outcome out = {0, 0, INFINITY};
+    ovk_vector *b = NULL, *x = NULL, *r = NULL;
+    ovk_pcg_result res;
+    ovk_vector_create(A, &b), ovk_vector_create(A, &x), ovk_vector_create(A, &r);
+    for (int i = 0; i < ovk_vector_nlocal(b); i++) ovk_vector_data(b)[i] = tp_value((uint64_t)(ovk_matrix_row_start(A) + i));
+    out.rc = ovk_solver_solve(s, b, x, &res);
+    out.iterations = res.iterations;
+    double nb = 0.0, nr = 0.0;
+    ovk_matvec(A, x, r);
+    ovk_vector_axpy(-1.0, b, r);
+    ovk_vector_norm2(b, &nb);
+    ovk_vector_norm2(r, &nr);
+    out.true_rel = nr / nb;
+    ovk_vector_destroy(b), ovk_vector_destroy(x), ovk_vector_destroy(r);
+    return out;
+}
+
+/* iterations of a fresh object (plain amg) on the values of f */
+static int fresh_iterations(const field *f)
+{
+    ovk_matrix *B = NULL;
+    ovk_solver *s = NULL;
+    MT_RC(OVK_OK, make_matrix(f, &B));
+    MT_RC(OVK_OK, make_solver(B, "amg", &s));
+    outcome o = solve_with(B, s);
+    MT_CHECK(o.rc == OVK_OK && o.true_rel < 1e-8, "fresh setup at t = %g: %s, true residual %.2e", f->t,
+             ovk_status_name(o.rc), o.true_rel);
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(B);
+    return o.iterations;
+}
+
+/* Collective: the view's counts of full setups and setups on the kept
+ * interpolation (rank 0 reads its view; broadcast) */
+static void setups_of(const ovk_solver *s, long *full, long *kept)
+{
+    long v[2] = {-1, -1};
+    if (g_rank == 0) {
+        FILE *f = tmpfile();
+        char line[1024];
+        if (f && ovk_solver_view(s, f) == OVK_OK) {
+            rewind(f);
+            while (fgets(line, sizeof line, f)) {
+                const char *at = strstr(line, " full setups, ");
+                if (!at) continue;
+                const char *p = at;
+                while (p > line && p[-1] != ' ') p--;
+                v[0] = strtol(p, NULL, 10);
+                v[1] = strtol(at + strlen(" full setups, "), NULL, 10);
+            }
+        }
+        if (f) fclose(f);
+    }
+    MPI_Bcast(v, 2, MPI_LONG, 0, MPI_COMM_WORLD);
+    *full = v[0], *kept = v[1];
+}
+
+static void test_small_changes(void)
+{
+    field f = {0.0, 1.0};
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    MT_RC(OVK_OK, make_matrix(&f, &A));
+    MT_RC(OVK_OK, make_solver(A, "amg:reuse=10", &s));
+    for (int step = 1; step <= 4; step++) {
+        f.t += 0.05;
+        MT_RC(OVK_OK, update(A, &f));
+        outcome o = solve_with(A, s);
+        int fresh = fresh_iterations(&f);
+        if (g_rank == 0) printf("small change %d: %d iterations on the kept interpolation, %d fresh\n", step, o.iterations, fresh);
+        MT_CHECK(o.rc == OVK_OK && o.true_rel < 1e-8, "kept interpolation, step %d: %s, true residual %.2e", step,
+                 ovk_status_name(o.rc), o.true_rel);
+        MT_CHECK(o.iterations <= 1.3 * fresh, "step %d: %d iterations on the kept interpolation, %d fresh", step,
+                 o.iterations, fresh);
+    }
+    long full, kept;
+    setups_of(s, &full, &kept);
+    MT_CHECK(full == 1 && kept == 4, "small changes: %ld full setups, %ld kept (expected 1 and 4)", full, kept);
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
+}
+
+/* a region scaled by 1e3: with the drift bound a full setup; without it the
+ * kept interpolation, and a right answer or a failure */
+static void test_large_change(void)
+{
+    static const char *const specs[] = {"amg:reuse=10", "amg:reuse=10,reuse_tol=1e6"};
+    for (int k = 0; k < 2; k++) {
+        field f = {0.0, 1.0};
+        ovk_matrix *A = NULL;
+        ovk_solver *s = NULL;
+        MT_RC(OVK_OK, make_matrix(&f, &A));
+        MT_RC(OVK_OK, make_solver(A, specs[k], &s));
+        f.region = 1e3;
+        MT_RC(OVK_OK, update(A, &f));
+        outcome o = solve_with(A, s);
+        long full, kept;
+        setups_of(s, &full, &kept);
+        if (g_rank == 0)
+            printf("%s, region x1e3: %s in %d iterations (true residual %.2e), %ld full setups, %ld kept\n", specs[k],
+                   ovk_status_name(o.rc), o.iterations, o.true_rel, full, kept);
+        MT_CHECK(o.rc != OVK_OK || o.true_rel < 1e-8, "%s: converged with a true residual of %.2e", specs[k], o.true_rel);
+        if (k == 0) {
+            MT_CHECK(o.rc == OVK_OK, "%s after a large change: %s", specs[k], ovk_status_name(o.rc));
+            MT_CHECK(full == 2 && kept == 0, "%s after a large change: %ld full setups, %ld kept (expected 2, 0)", specs[k],
+                     full, kept);
+        } else {
+            MT_CHECK(full == 1 && kept == 1, "%s: %ld full setups, %ld kept (expected 1, 1)", specs[k], full, kept);
+        }
+        ovk_solver_destroy(&s);
+        ovk_matrix_destroy(A);
+    }
+}
+
+/* reuse=2: updates 1, 2 kept, 3 a full setup, 4 kept */
+static void test_every_k(void)
+{
+    field f = {0.0, 1.0};
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    MT_RC(OVK_OK, make_matrix(&f, &A));
+    MT_RC(OVK_OK, make_solver(A, "amg:reuse=2", &s));
+    for (int step = 1; step <= 4; step++) {
+        f.t += 0.02;
+        MT_RC(OVK_OK, update(A, &f));
+        outcome o = solve_with(A, s);
+        MT_CHECK(o.rc == OVK_OK && o.true_rel < 1e-8, "reuse=2, step %d: %s", step, ovk_status_name(o.rc));
+    }
+    long full, kept;
+    setups_of(s, &full, &kept);
+    MT_CHECK(full == 2 && kept == 3, "reuse=2 over 4 updates: %ld full setups, %ld kept (expected 2, 3)", full, kept);
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
+}
+
+/* resident set in bytes (Linux), 0 when unknown */
+static double rss_bytes(void)
+{
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return 0.0;
+    int n = fscanf(f, "%ld %ld", &pages, &resident);
+    fclose(f);
+    return n == 2 ? (double)resident * 4096.0 : 0.0;
+}
+
+static void test_many_cycles(void)
+{
+    field f = {0.0, 1.0};
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    double at10 = 0.0;
+    MT_RC(OVK_OK, make_matrix(&f, &A));
+    MT_RC(OVK_OK, make_solver(A, "amg:reuse=5", &s));
+    for (int step = 1; step <= 50; step++) {
+        f.t += 0.03;
+        MT_RC(OVK_OK, update(A, &f));
+        outcome o = solve_with(A, s);
+        MT_CHECK(o.rc == OVK_OK && o.true_rel < 1e-8, "cycle %d: %s", step, ovk_status_name(o.rc));
+        if (step == 10) at10 = rss_bytes();
+    }
+    double growth = rss_bytes() - at10;
+    if (g_rank == 0) printf("50 update/solve cycles: resident set %+.1f MB from the 10th to the 50th\n", growth / 1e6);
+#ifndef __SANITIZE_ADDRESS__ /* ASan keeps freed memory in quarantine: LeakSanitizer checks there, at exit */
+    MT_CHECK(growth < 8e6, "the resident set grew by %.1f MB over 40 update/solve cycles", growth / 1e6);
+#endif
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
+}
+
+static void test_bad_input(void)
+{
+    field f = {0.0, 1.0};
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    MT_RC(OVK_OK, make_matrix(&f, &A));
+    int rc = make_solver(A, "amg:reuse=3,cycle=hypre", &s);
+    MT_CHECK(rc == OVK_EOPTION && strstr(ovk_error_detail(), "reuse"), "reuse with cycle=hypre: %s (%s)",
+             ovk_status_name(rc), ovk_error_detail());
+    ovk_solver_destroy(&s);
+    rc = make_solver(A, "amg:reuse=-1", &s);
+    MT_CHECK(rc == OVK_EOPTION, "reuse=-1: %s", ovk_status_name(rc));
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    test_small_changes();
+    test_large_change();
+    test_every_k();
+    test_many_cycles();
+    test_bad_input();
+    int rc = mt_finish("test_amg_reuse");
+    MPI_Finalize();
+    return rc;
+}
+#endif
