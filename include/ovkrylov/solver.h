@@ -216,9 +216,11 @@ int ovk_solver_set_coordinates(ovk_solver *s, int dim, int nnodes, const double 
  * iteration's preconditioned residual (the projection's inner products in
  * the variant's own reduction: no reduction more per iteration) and
  * returns x without a null-space component; rel_residual is that of the
- * projected system.  The CG variants alg1, cg1, pipecg, groppcg and
- * pipeprcg take it; the others (plcg, auto, the nonsymmetric solvers)
- * refuse it at setup (OVK_EUNSUPPORTED).  has_constant 0 and k 0 remove
+ * projected system.  The CG variants alg1, cg1, pipecg, groppcg, pipeprcg
+ * and plcg take it, and auto (its choice does; on nonsymmetric values it
+ * refuses), in ovk_solver_solve and ovk_solver_solve_many (each system its
+ * own inconsistency); the others (alg2, overlap, the nonsymmetric solvers) refuse it at
+ * setup (OVK_EUNSUPPORTED).  has_constant 0 and k 0 remove
  * it.  Collective: the arguments are checked and agreed (OVK_EINVAL on
  * every rank); every rank declares the same count.  The option
  * "nullspace constant" (-ovk_nullspace constant) adds the constant. */

@@ -100,6 +100,7 @@ _prototypes = {
     "ovk_solver_set_precond_fn": (c_int, [_P, APPLY_FN, c_void_p]),
     "ovk_solver_set_monitor": (c_int, [_P, MONITOR_FN, c_void_p]),
     "ovk_solver_set_history": (c_int, [_P, _DP, c_int]),
+    "ovk_solver_set_nullspace": (c_int, [_P, c_int, c_int, POINTER(_DP)]),
     "ovk_solver_setup": (c_int, [_P]),
     "ovk_solver_solve": (c_int, [_P, _P, _P, POINTER(PcgResult)]),
     "ovk_solver_progress": (c_int, [_P]),

@@ -234,6 +234,29 @@ class Solver(Collective):
         """Set up what is not (collective; a solve does it by itself)."""
         self._call(lib.ovk_solver_setup(self.handle))
 
+    def set_nullspace(self, has_constant=False, vectors=None):
+        """The null space of a singular A (ovk_solver_set_nullspace): the
+        constant vector when has_constant, and vectors: k float64 arrays of
+        nlocal entries (a sequence, or a 2-D array of shape (k, nlocal)), the
+        same k on every rank; copied.  Checked at the next setup (A must
+        annihilate them).  has_constant=False with no vectors removes it.
+        Collective."""
+        h = self.handle
+        n, problem, arr = self._views.n, None, np.zeros((0, self._views.n))
+        if vectors is not None and not (isinstance(vectors, (list, tuple)) and len(vectors) == 0):
+            try:
+                arr = np.array(vectors, dtype=np.float64, ndmin=2, order="C")
+            except (TypeError, ValueError) as e:
+                problem = f"vectors: {e}"
+            if not problem and (arr.ndim != 2 or arr.shape[1] != n):
+                problem = f"vectors have shape {arr.shape}, expected (k, {n}) (k vectors of this rank's rows)"
+        if not problem and not isinstance(has_constant, (bool, int, np.bool_)):
+            problem = f"has_constant must be a bool, not {type(has_constant).__name__}"
+        agree(lib.ovk__f_solver_comm(h), problem)
+        k = arr.shape[0]
+        rows = (_DP * max(k, 1))(*[arr[j].ctypes.data_as(_DP) if n else None for j in range(k)])
+        self._call(lib.ovk_solver_set_nullspace(h, 1 if has_constant else 0, k, rows))
+
     def progress(self):
         """From inside a callback: drive the reductions in flight (local)."""
         check(lib.ovk_solver_progress(self.handle))

@@ -16,7 +16,8 @@
  * nonsymmetric the same figures choose between gmres and pgmres:l=k
  * (auto_model.c); values that change kind are measured again.  The choice
  * and its figures go to the result and, at print_level >= 1, to rank 0's
- * output. */
+ * output.  A declared null space goes to the choice (every symmetric one
+ * takes it); on nonsymmetric values it is refused. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -421,6 +422,10 @@ static int measure(ovk__ctx *c, auto_work *w, int first)
     ovk__auto_figures f = {0};
     ovk__auto_choice choice;
     chosen_variant kept = {0};
+    if (c->values_nonsymmetric && ovk__nullspace_count(c)) /* agreed: the same on every rank */
+        return ovk__fail(OVK_EUNSUPPORTED, "auto: the matrix is not symmetric, and a null space is declared (for a "
+                                           "symmetric positive semi-definite A): gmres and pgmres, auto's choices "
+                                           "for it, do not take one");
     double *block = malloc(sizeof(double) * ovk__vec_stride(c->n) * PROBE_VECS);
     int rc = figures(c, &block, w->r, first, &f, &choice, &kept);
     if (rc) {
@@ -532,4 +537,5 @@ const ovk__solver ovk__solver_auto = {
     .destroy = auto_destroy,
     .view = auto_view,
     .chosen = auto_chosen,
+    .nullspace = 1, /* its symmetric choices take it */
 };

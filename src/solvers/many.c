@@ -92,6 +92,7 @@ struct ovk__task {
     void *asan_fake;
     ovk__ctx c;
     ovk__variant var;
+    ovk__nullspace ns; /* the solver's set-up basis (shared) with this system's projected b */
     task_state state;
     int rc;
     const double *p; /* a product asked for: s = A p, and <p,s> into ps when not NULL */
@@ -164,7 +165,9 @@ static void task_main(void)
 #ifdef OVK_MANY_ASAN
     __sanitizer_finish_switch_fiber(NULL, &m->main_bottom, &m->main_size);
 #endif
-    t->rc = ovk__variant_solve(&t->c, &t->var);
+    t->rc = ovk__nullspace_begin_solve(&t->c); /* b -= Z Z^T b */
+    if (!t->rc) t->rc = ovk__variant_solve(&t->c, &t->var);
+    if (!t->rc) t->rc = ovk__nullspace_end_solve(&t->c); /* x -= Z Z^T x */
     t->state = TASK_DONE;
 #ifdef OVK_MANY_ASAN
     __sanitizer_start_switch_fiber(NULL, m->main_bottom, m->main_size); /* this stack ends */
@@ -416,6 +419,13 @@ static int task_ctx(ovk__many *m, const ovk__ctx *c, int j, const double *b, dou
     t->c.mon.stage = NULL;
     t->c.mon.true_r = NULL;
     t->c.lanczos.alpha = t->c.lanczos.beta = t->c.lanczos.work = NULL;
+    if (c->ns) { /* the basis shared, b's projection and inconsistency the task's own */
+        t->ns = (ovk__nullspace){.k = c->ns->k, .constant = c->ns->constant, .basis = c->ns->basis,
+                                 .inconsistency = -1.0};
+        t->c.ns = &t->ns;
+        if (!(t->ns.b = malloc(sizeof(double) * (size_t)(c->n > 0 ? c->n : 1))))
+            return ovk__fail(OVK_ENOMEM, "the projected b of system %d", j);
+    }
     if (c->mon.stage && !(t->c.mon.stage = calloc(OVK__STAGE_SLOTS, sizeof *c->mon.stage)))
         return ovk__fail(OVK_ENOMEM, "the monitor's slots of system %d", j);
     if (c->mon.true_r && !(t->c.mon.true_r = malloc(sizeof(double) * (size_t)(c->n > 0 ? c->n : 1))))
@@ -434,6 +444,7 @@ static int task_ctx(ovk__many *m, const ovk__ctx *c, int j, const double *b, dou
 static void task_free(ovk__task *t)
 {
     ovk__variant_free(&t->var);
+    free(t->ns.b); /* the basis is the solver's */
     free(t->c.mon.stage);
     free(t->c.mon.true_r);
     free(t->c.lanczos.alpha);

@@ -1188,9 +1188,6 @@ static int run_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *cons
     int rc = bad && st && b && x ? OVK_OK : ovk__fail(OVK_ENOMEM, "ovk_solver_solve_many: %d systems", k);
     if (!rc) rc = s->solve_refused ? ovk__fail(s->solve_refused, "%s", s->solve_refused_detail) : check_many(s, k, B, X, res, bad);
     rc = ovk__agree(s->lay->comm, rc);
-    if (!rc && c->ns) /* the same on every rank: set up */
-        rc = ovk__fail(OVK_EUNSUPPORTED, "ovk_solver_solve_many: a null space is declared, which solve_many does not "
-                                         "project; solve the systems with ovk_solver_solve");
     if (!rc) rc = agree_finite(s, k, bad, res, st);
     if (!rc && s->A && s->A->values_version != s->version) rc = numeric_setup(s, 1);
     if (rc) goto cleanup;

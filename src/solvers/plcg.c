@@ -30,7 +30,12 @@
  * estimated shifts, or a lost true residual, ends p(l)-CG for the solve:
  * it goes on from x with pipeprcg's recurrences (its resume), counted as a
  * restart; one with the spec's shifts estimates them and restarts.  Every
- * decision uses reduced values only. */
+ * decision uses reduced values only.
+ *
+ * A declared null space Z: A Z = 0 leaves u = A z, G and the residuals
+ * blind to the vectors' null-space parts; x's is removed step by step:
+ * Z^T p_k rides, plain, behind the sums started at step k, and x -=
+ * zeta_k Z Z^T p_k when they complete. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -64,6 +69,9 @@ typedef struct plcg_work {
     double G[WIDTH * (2 * MAX_L + 1)]; /* columns k mod width, rows k-2l..k */
     double gam[WIDTH], del[WIDTH];     /* the Lanczos coefficients, k mod width */
     ovk_request *req[WIDTH];           /* the sums of column k, k mod width */
+    double sums[WIDTH][MAX_L + 1 + OVK__NULLSPACE_MAX]; /* in flight: G's rows first..k, then Z^T p */
+    int first[WIDTH], count[WIDTH];    /* their first row, their count (without Z^T p) */
+    double zeta[WIDTH];                /* zeta of the p whose Z^T p rides there (0: none) */
     ovk_request *start_req;            /* start_sums in flight */
     ovk_request *check_req;            /* a true residual check in flight (check_begin) */
     double check_sum, check_zeta;      /* its <r,r>; |zeta| when it started */
@@ -115,11 +123,22 @@ static void rotate(double **v, int top)
 
 /* ---- the reductions in flight -------------------------------------------- */
 
+/* Column k's sums in: G's rows; with a null space, x -= zeta Z Z^T p for
+ * the p of x's update when they started (l steps ago: x has moved on by
+ * the updates since, whose sums follow). */
 static int wait_col(ovk__ctx *c, plcg_work *w, int k)
 {
-    ovk_request **q = &w->req[k % w->width];
-    int rc = *q ? ovk__sum_end(c, OVK__IPROD, *q) : OVK_OK;
+    int slot = k % w->width;
+    ovk_request **q = &w->req[slot];
+    if (!*q) return OVK_OK;
+    int rc = ovk__sum_end(c, OVK__IPROD, *q);
     *q = NULL;
+    double *sums = w->sums[slot], coef[OVK__NULLSPACE_MAX];
+    memcpy(g(w, w->first[slot], k), sums, sizeof(double) * (size_t)w->count[slot]);
+    int nk = w->zeta[slot] != 0.0 ? ovk__nullspace_count(c) : 0;
+    for (int j = 0; j < nk; j++) coef[j] = w->zeta[slot] * sums[w->count[slot] + j];
+    w->zeta[slot] = 0.0;
+    if (!rc && nk) ovk__nullspace_remove(c, coef, c->x, 0.0, NULL); /* x -= zeta Z Z^T p */
     for (int i = 0; i < w->width; i++)
         if (w->req[i]) c->inflight = OVK__IPROD; /* others still in flight */
     return rc;
@@ -640,21 +659,26 @@ static void advance(ovk__ctx *c, plcg_work *w, const plcg_state *st, int it)
     advance_all(c, w, &q, c->x);
 }
 
-/* the sums of column it+1: <u,z_j> (and <u,v>), started */
-static int start_sums(ovk__ctx *c, plcg_work *w, int it)
+/* the sums of column it+1: <u,z_j> (and <u,v>), started; with a null
+ * space and x updated by zeta p^(0) at this step, Z^T p^(0) too */
+static int start_sums(ovk__ctx *c, plcg_work *w, const plcg_state *st, int it)
 {
-    int l = w->l, col = it + 1, first = it < l ? 0 : it - l + 1, count = col - first + 1;
+    int l = w->l, col = it + 1, first = it < l ? 0 : it - l + 1, count = col - first + 1, slot = col % w->width;
     const double *x[MAX_L + 1], *y[MAX_L + 1];
     memset(g(w, col - 2 * l, col), 0, sizeof(double) * (size_t)(2 * l + 1));
     for (int j = first; j <= col; j++) {
         x[j - first] = w->U[0];
         y[j - first] = it >= l && j == first ? w->LZ[0] : w->Z[it < l ? l - j : it + 1 - j];
     }
-    double *dst = g(w, first, col);
+    double *dst = w->sums[slot];
     ovk__tic t0 = ovk__tic_start(c);
     ovk__dots_exact(c->n, count, x, y, dst, &c->hook); /* G's entries: small sums of large terms */
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-    return ovk__sum_begin(c, OVK__IPROD, dst, count, &w->req[col % w->width]);
+    w->first[slot] = first;
+    w->count[slot] = count;
+    w->zeta[slot] = it >= l ? st->zeta : 0.0;
+    int k = it >= l ? ovk__nullspace_append(c, dst, count, count, w->LP[0]) : count; /* plain sums */
+    return ovk__sum_begin(c, OVK__IPROD, dst, k, &w->req[slot]);
 }
 
 /* The LDL^T (D-Lanczos) pivot eta_k and coordinate zeta_k of r_k for
@@ -695,7 +719,7 @@ static int cycle_step(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, outcome
         }
         advance(c, w, st, it);
     }
-    rc = start_sums(c, w, it);
+    rc = start_sums(c, w, st, it);
     if (rc || it < l) return rc;
     st->iter++;
     rc = check(c, w, st, zn * zn * st->rho * st->rho, fabs(zn), it, &stop);
@@ -866,4 +890,5 @@ const ovk__solver ovk__solver_plcg = {
     .view = plcg_view,
     .defers_initial = 1,
     .vector_step = plcg_vector_step,
+    .nullspace = 1,
 };

@@ -28,9 +28,11 @@ for pc in $pcs; do
 done
 o=$(run 2 "$bin/ovk_laplace27" -n 8 8 8 -bc neumann -rhs random -maxit 200 2>&1); rc=$?
 [ $rc -eq 1 ] && ! grep -q 'Null Space' <<<"$o"; check "laplace27 -bc neumann without a null space: not converged, exit 1" $?
-o=$(run 2 "$bin/ovk_laplace27" -n 8 8 8 -bc neumann -rhs random -ovk_nullspace constant -solver plcg 2>&1); rc=$?
-[ $rc -eq 1 ] && grep -q 'plcg does not take a null space; these do: alg1, cg1, pipecg, groppcg, pipeprcg' <<<"$o"
-check "plcg refuses the null space, naming those that take it" $?
+o=$(run 2 "$bin/ovk_laplace27" -n 8 8 8 -bc neumann -rhs random -nullspace constant -solver plcg:l=2 2>&1); rc=$?
+[ $rc -eq 0 ] && grep -q '^Null Space Inconsistency = ' <<<"$o"; check "plcg:l=2 with -nullspace constant: converged" $?
+o=$(run 2 "$bin/ovk_laplace27" -n 8 8 8 -bc neumann -rhs random -ovk_nullspace constant -solver alg2 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -q 'alg2 does not take a null space; these do: alg1, cg1, pipecg, groppcg, pipeprcg, plcg' <<<"$o"
+check "alg2 refuses the null space, naming those that take it" $?
 o=$(run 2 "$bin/ovk_laplace27" -n 8 8 8 -nullspace constant 2>&1); rc=$?
 [ $rc -eq 1 ] && grep -q "the constant vector is not in A's null space" <<<"$o"
 check "the Dirichlet Laplacian with -nullspace constant: refused (A 1 != 0), exit 1" $?

@@ -6,6 +6,7 @@
  *     projected system's true residual within the tolerance, the reported
  *     inconsistency ||Z^T b|| / ||b|| that of b's mean;
  *   - the reductions per iteration (PMPI) the same with and without it;
+ *   - solve_many: each system as its own solve, its own inconsistency;
  *   - without a null space the singular system does not report converged;
  *   - bad input (k < 0, NULL vectors, a NaN, dependent or zero vectors, a
  *     wrong length, different counts on the ranks, a vector A does not
@@ -22,8 +23,8 @@
 
 enum { G = 10 }; /* grid points per axis: 1000 rows */
 
-static const char *const variants[] = {"alg1", "cg1", "pipecg", "groppcg", "pipeprcg"};
-enum { NVAR = 5 };
+static const char *const variants[] = {"alg1", "cg1", "pipecg", "groppcg", "pipeprcg", "plcg", "plcg:l=3"};
+enum { NVAR = 7 };
 
 static int rank, nranks;
 
@@ -35,8 +36,9 @@ static double gsum(double v)
 }
 
 /* The Laplacian's rows with each diagonal the negated sum of the row's
- * off-diagonal values (pure Neumann). */
-static int neumann(ovk_matrix **A)
+ * off-diagonal values (pure Neumann); skew != 0 moves that much from a
+ * row's last off-diagonal value to its first (nonsymmetric, A 1 = 0 kept). */
+static int neumann(ovk_matrix **A, double skew)
 {
     int count, *ptr;
     int64_t start;
@@ -49,6 +51,8 @@ static int neumann(ovk_matrix **A)
         int diag = ptr[i];
         for (int p = ptr[i]; p < ptr[i + 1]; p++) row_sum += vals[p], diag = cols[p] == start + i ? p : diag;
         vals[diag] -= row_sum;
+        int lo = ptr[i] == diag ? ptr[i] + 1 : ptr[i], hi = ptr[i + 1] - 1 == diag ? ptr[i + 1] - 2 : ptr[i + 1] - 1;
+        if (skew != 0.0 && lo < hi) vals[lo] += skew, vals[hi] -= skew;
     }
     int rc = ovk_matrix_create_csr(MPI_COMM_WORLD, start, count, ptr, cols, vals, OVK_DUP_REJECT, A);
     free(ptr);
@@ -125,6 +129,56 @@ static void check_solve(ovk_matrix *A, const char *solver, const char *precond, 
 
 static void same_error(int want, int rc, const char *part, const char *what);
 
+/* solve_many with the null space: each system as its own solve (a fresh
+ * solver: the tasks' variants are fresh) to rounding, its own inconsistency */
+static void check_many(ovk_matrix *A, const char *solver)
+{
+    enum { K = 3 };
+    ovk_vector *B[K], *X[K], *y = NULL;
+    ovk_pcg_result res[K], one;
+    ovk_vector_create(A, &y);
+    int n = ovk_matrix_nlocal(A);
+    for (int j = 0; j < K; j++) {
+        ovk_vector_create(A, &B[j]);
+        ovk_vector_create(A, &X[j]);
+        fill_b(A, B[j], j == 0);
+        double *bv = ovk_vector_data(B[j]);
+        for (int i = 0; i < n; i++) bv[i] *= 1.0 + j * (double)((ovk_matrix_row_start(A) + i) % 7); /* distinct b */
+    }
+    ovk_solver *s = make(A, solver, "jacobi");
+    MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-9, 0.0, 2000));
+    MT_RC(OVK_OK, ovk_solver_set_nullspace(s, 1, 0, NULL));
+    MT_RC(OVK_OK, ovk_solver_solve_many(s, K, B, X, res));
+    ovk_solver_destroy(&s);
+    for (int j = 0; j < K; j++) {
+        s = make(A, solver, "jacobi");
+        MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-9, 0.0, 2000));
+        MT_RC(OVK_OK, ovk_solver_set_nullspace(s, 1, 0, NULL));
+        ovk_vector_set(y, 0.0); /* X[j]'s x0 */
+        MT_RC(OVK_OK, ovk_solver_solve(s, B[j], y, &one));
+        ovk_solver_destroy(&s);
+        const double *xv = ovk_vector_data(X[j]), *yv = ovk_vector_data(y);
+        double d = 0.0, m = 0.0;
+        for (int i = 0; i < n; i++) d = fmax(d, fabs(xv[i] - yv[i])), m = fmax(m, fabs(yv[i]));
+        double dm[2] = {d, m};
+        PMPI_Allreduce(MPI_IN_PLACE, dm, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        MT_CHECK(res[j].reason == OVK_REASON_CONVERGED && res[j].iterations == one.iterations,
+                 "%s solve_many system %d: %s in %d iterations, alone %d", solver, j,
+                 ovk_reason_name(res[j].reason), res[j].iterations, one.iterations);
+        MT_CHECK(dm[0] <= 1e-10 * dm[1], "%s solve_many system %d: max |x - x_alone| = %g of %g", solver, j, dm[0],
+                 dm[1]);
+        MT_CHECK(fabs(res[j].nullspace_inconsistency - one.nullspace_inconsistency) <=
+                     1e-13 * one.nullspace_inconsistency + 1e-15 && (j == 0) == (one.nullspace_inconsistency < 1e-12),
+                 "%s solve_many system %d: inconsistency %.17g, alone %.17g", solver, j,
+                 res[j].nullspace_inconsistency, one.nullspace_inconsistency);
+    }
+    for (int j = 0; j < K; j++) {
+        ovk_vector_destroy(B[j]);
+        ovk_vector_destroy(X[j]);
+    }
+    ovk_vector_destroy(y);
+}
+
 /* ovk_solver_view names the null space and the last solve's inconsistency;
  * solve_many refuses it */
 static void check_view(ovk_matrix *A)
@@ -146,9 +200,6 @@ static void check_view(ovk_matrix *A)
     fclose(f);
     MT_CHECK(strstr(text, "null space: the constant and 0 vector(s)") && strstr(text, "||Z^T b||/||b|| = "),
              "the view lacks the null space: %s", text);
-    /* solve_many does not project a null space: refused, never ignored */
-    ovk_vector *B[1] = {b}, *X[1] = {x};
-    same_error(OVK_EUNSUPPORTED, ovk_solver_solve_many(s, 1, B, X, &res), "null space", "solve_many");
     ovk_solver_destroy(&s);
     ovk_vector_destroy(b);
     ovk_vector_destroy(x);
@@ -269,10 +320,18 @@ static void check_bad_input(ovk_matrix *A)
         same_error(OVK_EINVAL, setup_with(A, rank == 0 ? 1 : 0, vec, NULL), "every rank", "different counts");
     same_error(OVK_EOPTION, setup_with(A, 0, NULL, "linear"), "nullspace", "option nullspace linear");
     /* a variant that does not take a null space refuses it, naming those that do */
-    s = make(A, "plcg", "jacobi");
+    s = make(A, "alg2", "jacobi");
     MT_RC(OVK_OK, ovk_solver_set_option(s, "nullspace", "constant"));
-    same_error(OVK_EUNSUPPORTED, ovk_solver_setup(s), "alg1, cg1, pipecg, groppcg, pipeprcg", "plcg");
+    same_error(OVK_EUNSUPPORTED, ovk_solver_setup(s), "pipeprcg, plcg", "alg2");
     ovk_solver_destroy(&s);
+    /* auto on nonsymmetric values (its choices gmres, pgmres) refuses it */
+    ovk_matrix *skewed = NULL;
+    MT_RC(OVK_OK, neumann(&skewed, 0.25));
+    s = make(skewed, "auto", "jacobi");
+    MT_RC(OVK_OK, ovk_solver_set_nullspace(s, 1, 0, NULL));
+    same_error(OVK_EUNSUPPORTED, ovk_solver_setup(s), "not symmetric, and a null space", "auto, nonsymmetric");
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(skewed);
     free(v0);
     free(v1);
 }
@@ -283,7 +342,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     ovk_matrix *A = NULL;
-    MT_RC(OVK_OK, neumann(&A));
+    MT_RC(OVK_OK, neumann(&A, 0.0));
     const char *pcs[] = {"jacobi", "ic0", "amg"};
 #ifdef OVK_HAVE_HYPRE
     int npc = 3;
@@ -294,7 +353,10 @@ int main(int argc, char **argv)
         for (int p = 0; p < npc; p++)
             for (int consistent = 0; consistent < 2; consistent++)
                 check_solve(A, variants[v], pcs[p], consistent, (v + p + consistent) % 2);
+    for (int consistent = 0; consistent < 2; consistent++) /* auto: its choice takes the null space */
+        check_solve(A, "auto", "jacobi", consistent, consistent);
     check_view(A);
+    for (int v = 0; v < NVAR; v++) check_many(A, variants[v]);
     check_reductions(A);
     check_without(A);
     check_bad_input(A);

@@ -80,3 +80,45 @@ def test_no_leak(comm):
     A.close()
     grown = rss_kb() - before
     assert grown < 4096, f"RSS grew by {grown} kB over 900 cycles"
+
+
+def _neumann_path(comm, n=60):
+    """The 1-D pure Neumann Laplacian (row sums zero), this rank's rows."""
+    lo, hi = comm.Get_rank() * n // comm.Get_size(), (comm.Get_rank() + 1) * n // comm.Get_size()
+    indptr, indices, data = [0], [], []
+    for i in range(lo, hi):
+        cols = [j for j in (i - 1, i, i + 1) if 0 <= j < n]
+        indices += cols
+        data += [len(cols) - 1.0 if j == i else -1.0 for j in cols]
+        indptr.append(len(indices))
+    return ovkrylov.Matrix.from_csr(comm, lo, indptr, indices, data), lo, hi
+
+
+@pytest.mark.parametrize("solver", ["cg1", "plcg"])
+def test_nullspace(comm, solver):
+    n = 60
+    A, lo, hi = _neumann_path(comm, n)
+    with A:
+        b = np.sin(np.arange(lo, hi) + 1.0) + 0.5  # inconsistent: a nonzero mean
+        want = abs(comm.allreduce(b.sum())) / np.sqrt(n) / np.sqrt(comm.allreduce(b @ b))
+        xs = []
+        for kw in ({"has_constant": True}, {"vectors": [np.full(hi - lo, 3.0)]},
+                   {"vectors": np.full((1, hi - lo), -2.0)}):
+            with ovkrylov.Solver(A, solver=solver, rtol=1e-10, from_options=False) as s:
+                s.set_nullspace(**kw)
+                x, info = s.solve(b)
+            assert info.converged
+            assert info.extra["nullspace_inconsistency"] == pytest.approx(want, rel=1e-10)
+            assert abs(comm.allreduce(x.sum())) <= 1e-10 * np.sqrt(comm.allreduce(x @ x))
+            xs.append(x)
+        assert np.allclose(xs[0], xs[1], rtol=0, atol=1e-8) and np.allclose(xs[0], xs[2], rtol=0, atol=1e-8)
+        with ovkrylov.Solver(A, solver=solver, max_it=200, from_options=False) as s:
+            s.set_nullspace(has_constant=True)
+            s.set_nullspace()  # removed again: the singular system does not converge
+            with pytest.raises(ovkrylov.Error):
+                s.solve(b)
+            with pytest.raises(ovkrylov.ArgumentError):
+                s.set_nullspace(vectors=[np.ones(hi - lo + 1)])
+            with pytest.raises(ovkrylov.Error, match="not in A's null space"):
+                s.set_nullspace(vectors=[np.arange(lo, hi, dtype=float) ** 2])
+                s.setup()
