@@ -70,7 +70,7 @@ typedef struct plcg_work {
     double gam[WIDTH], del[WIDTH];     /* the Lanczos coefficients, k mod width */
     ovk_request *req[WIDTH];           /* the sums of column k, k mod width */
     double sums[WIDTH][MAX_L + 1 + OVK__NULLSPACE_MAX]; /* in flight: G's rows first..k, then Z^T p */
-    int first[WIDTH], count[WIDTH];    /* their first row, their count (without Z^T p) */
+    int col[WIDTH], first[WIDTH], count[WIDTH]; /* their column, first row, count (without Z^T p) */
     double zeta[WIDTH];                /* zeta of the p whose Z^T p rides there (0: none) */
     ovk_request *start_req;            /* start_sums in flight */
     ovk_request *check_req;            /* a true residual check in flight (check_begin) */
@@ -123,9 +123,9 @@ static void rotate(double **v, int top)
 
 /* ---- the reductions in flight -------------------------------------------- */
 
-/* Column k's sums in: G's rows; with a null space, x -= zeta Z Z^T p for
- * the p of x's update when they started (l steps ago: x has moved on by
- * the updates since, whose sums follow). */
+/* Column k's sums in (k: the column, or its slot): G's rows; with a null
+ * space, x -= zeta Z Z^T p for the p of x's update when they started (l
+ * steps ago: x has moved on by the updates since, whose sums follow). */
 static int wait_col(ovk__ctx *c, plcg_work *w, int k)
 {
     int slot = k % w->width;
@@ -134,7 +134,7 @@ static int wait_col(ovk__ctx *c, plcg_work *w, int k)
     int rc = ovk__sum_end(c, OVK__IPROD, *q);
     *q = NULL;
     double *sums = w->sums[slot], coef[OVK__NULLSPACE_MAX];
-    memcpy(g(w, w->first[slot], k), sums, sizeof(double) * (size_t)w->count[slot]);
+    memcpy(g(w, w->first[slot], w->col[slot]), sums, sizeof(double) * (size_t)w->count[slot]);
     int nk = w->zeta[slot] != 0.0 ? ovk__nullspace_count(c) : 0;
     for (int j = 0; j < nk; j++) coef[j] = w->zeta[slot] * sums[w->count[slot] + j];
     w->zeta[slot] = 0.0;
@@ -674,6 +674,7 @@ static int start_sums(ovk__ctx *c, plcg_work *w, const plcg_state *st, int it)
     ovk__tic t0 = ovk__tic_start(c);
     ovk__dots_exact(c->n, count, x, y, dst, &c->hook); /* G's entries: small sums of large terms */
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    w->col[slot] = col;
     w->first[slot] = first;
     w->count[slot] = count;
     w->zeta[slot] = it >= l ? st->zeta : 0.0;
