@@ -70,13 +70,13 @@ typedef struct pgmres_work {
 } pgmres_work;
 
 /* one cycle's pipeline */
-typedef struct pipe {
+typedef struct pipe_state {
     int depth, columns;              /* l of this cycle (1 for the estimate), columns at most */
     const double *sigma;
     int k;                           /* columns done */
     int broke;                       /* the square root's argument was not positive */
     double est;                      /* the rotations' residual norm after column k - 1 */
-} pipe;
+} pipe_state;
 
 static double *gcol(const pgmres_work *w, int j) { return w->G + (size_t)j * (size_t)(w->m + 1); }
 static double *hcol(const pgmres_work *w, int j) { return w->H + (size_t)j * (size_t)(w->m + 1); }
@@ -124,7 +124,7 @@ static void pgmres_view(const void *work, FILE *f)
 
 /* G's column a + 1 from the sums of step a, and v_{a+1}; p->broke when the
  * square root's argument is not positive */
-static int basis_column(ovk__ctx *c, pgmres_work *w, pipe *p, int a)
+static int basis_column(ovk__ctx *c, pgmres_work *w, pipe_state *p, int a)
 {
     const double *d = dsum(w, a);
     double *g = gcol(w, a + 1), ss = 0.0, minus[OVK__MAX_RESTART + 1];
@@ -156,7 +156,7 @@ static int basis_column(ovk__ctx *c, pgmres_work *w, pipe *p, int a)
 }
 
 /* H's column a from G (M z_a in the basis Z, then in V), then rotated */
-static double hessenberg_column(pgmres_work *w, const pipe *p, int a)
+static double hessenberg_column(pgmres_work *w, const pipe_state *p, int a)
 {
     double *h = hcol(w, a), *rot = ovk__arnoldi_column(&w->ls, a);
     memset(h, 0, sizeof(double) * (size_t)(a + 2));
@@ -176,7 +176,7 @@ static double hessenberg_column(pgmres_work *w, const pipe *p, int a)
 
 /* z_{s+1} from u = A C z_s in Z[s+1] (H's column s - l when s >= l), and
  * its sums against v_0..v_kv and z_{kv+1}..z_{s+1} started */
-static int next_z(ovk__ctx *c, pgmres_work *w, const pipe *p, int s)
+static int next_z(ovk__ctx *c, pgmres_work *w, const pipe_state *p, int s)
 {
     double *z = w->Z[s + 1], coef[OVK__MAX_RESTART + 1];
     const double *X[OVK__MAX_RESTART + 2];
@@ -196,7 +196,7 @@ static int next_z(ovk__ctx *c, pgmres_work *w, const pipe *p, int s)
 }
 
 /* wait for step a's sums; the column, the rotation, the iteration's check */
-static int finish_column(ovk__ctx *c, pgmres_work *w, pipe *p, int a, double bb, int iter0, int *stop)
+static int finish_column(ovk__ctx *c, pgmres_work *w, pipe_state *p, int a, double bb, int iter0, int *stop)
 {
     int rc = ovk__sum_end(c, OVK__IPROD, w->req[a]);
     w->req[a] = NULL;
@@ -212,7 +212,7 @@ static int finish_column(ovk__ctx *c, pgmres_work *w, pipe *p, int a, double bb,
 }
 
 /* the pipeline of one cycle from v_0 = r / ||r|| at iteration iter0 */
-static int pipeline(ovk__ctx *c, pgmres_work *w, pipe *p, double beta, double bb, int iter0)
+static int pipeline(ovk__ctx *c, pgmres_work *w, pipe_state *p, double beta, double bb, int iter0)
 {
     int rc = OVK_OK, stop = 0;
     ovk__gmres_scale(c, 1.0 / beta, w->r, w->V[0]); /* v_0 = r / ||r|| */
@@ -258,7 +258,7 @@ static int run(ovk__ctx *c, pgmres_work *w, double bb)
     }
     for (;;) {
         int left = c->opts->max_iter - iter;
-        pipe p = {.depth = w->l, .sigma = w->sigma, .columns = left < w->m ? left : w->m};
+        pipe_state p = {.depth = w->l, .sigma = w->sigma, .columns = left < w->m ? left : w->m};
         rc = pipeline(c, w, &p, sqrt(rr), bb, iter);
         if (rc) return rc;
         iter += p.k;
