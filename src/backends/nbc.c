@@ -572,15 +572,8 @@ const ovk__backend ovk__backend_nbc = {
                "ppn=N: twolevel pretends nodes of N consecutive ranks (0: real nodes); "
                "seg=bytes: rsa segment size (default 1048576); thresh=bytes: auto switch to rsa "
                "(default 131072); thread=0|1: progress thread (needs MPI_THREAD_MULTIPLE)",
-    .caps = OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST,
-    .caps_of = nbc_caps_of,
-    .caps_of_spec = nbc_caps_of_spec,
-    .available = NULL,
-    .create = nbc_create,
-    .destroy = nbc_destroy,
-    .start = nbc_start,
-    .test = nbc_test,
-    .wait = nbc_wait,
-    .progress = nbc_progress,
-    .reserve = nbc_reserve,
+    .caps = OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST, .available = NULL,
+    .caps_of = nbc_caps_of, .caps_of_spec = nbc_caps_of_spec,
+    .create = nbc_create, .reserve = nbc_reserve, .destroy = nbc_destroy,
+    .start = nbc_start, .test = nbc_test, .wait = nbc_wait, .progress = nbc_progress,
 };

@@ -322,15 +322,8 @@ const ovk__backend ovk__backend_offload = {
                "all ranks in the algorithm (default) or node-local reduce, leaders, node-local bcast; "
                "ppn=N: twolevel pretends nodes of N consecutive ranks (0: real nodes); depth=1..64: "
                "reductions in flight (default 16)",
-    .caps = OVK_CAP_NONBLOCKING | OVK_CAP_ASYNC,
-    .available = off_available,
-    .create = off_create,
-    .destroy = off_destroy,
-    .start = off_start,
-    .test = off_test,
-    .wait = off_wait,
-    .progress = NULL,
-    .reserve = off_reserve,
-    .caps_of = NULL,
-    .caps_of_spec = off_caps_of_spec,
+    .caps = OVK_CAP_NONBLOCKING | OVK_CAP_ASYNC, .available = off_available,
+    .caps_of = NULL, .caps_of_spec = off_caps_of_spec,
+    .create = off_create, .reserve = off_reserve, .destroy = off_destroy,
+    .start = off_start, .test = off_test, .wait = off_wait, .progress = NULL,
 };

@@ -161,8 +161,6 @@ const ovk__pc_type ovk__pc_ilu0 = {
     .description = "block Jacobi ILU(0): incomplete LU of each rank's diagonal block, no communication, any matrix",
     .options = "",
     .needs_matrix = 1,
-    .create = ilu0_create,
-    .setup = ilu0_setup,
+    .create = ilu0_create, .setup = ilu0_setup, .destroy = ilu0_destroy,
     .apply = ilu0_apply,
-    .destroy = ilu0_destroy,
 };

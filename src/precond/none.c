@@ -64,16 +64,10 @@ static const double *none_diagonal(void *state) { return ((none *)state)->ones; 
 
 const ovk__pc_type ovk__pc_none = {
     .name = "none",
-    .fixed = 1,
     .description = "no preconditioner: C = I",
     .options = "",
-    .create = none_create,
-    .setup = none_setup,
-    .apply = none_apply,
-    .apply_dots = none_apply_dots,
-    .apply_left = none_apply,
-    .apply_right = none_apply,
-    .diagonal = none_diagonal,
-    .split_diagonal = none_diagonal,
-    .destroy = none_destroy,
+    .fixed = 1,
+    .create = none_create, .setup = none_setup, .destroy = none_destroy,
+    .apply = none_apply, .apply_dots = none_apply_dots, .apply_left = none_apply, .apply_right = none_apply,
+    .diagonal = none_diagonal, .split_diagonal = none_diagonal,
 };

@@ -131,10 +131,8 @@ const ovk__solver ovk__solver_cg1 = {
     .name = "cg1",
     .description = "single-reduction PCG (Chronopoulos-Gear): one batched reduction per iteration",
     .options = "",
-    .needs_norm = 1,
-    .work_size = sizeof(cg1_work),
-    .nvec = 5,
+    .needs_norm = 1, .nullspace = 1,
+    .work_size = sizeof(cg1_work), .nvec = 5,
     .vec = (const size_t[]){V(r), V(u), V(w), V(p), V(s)},
     .iterate = iterate,
-    .nullspace = 1,
 };
