@@ -214,15 +214,6 @@ cleanup:
     return rc;
 }
 
-/* Results that need no engine: count 0 (nothing) or one rank (a copy). */
-static int trivial(const off_state *s, const ovk__reduction *r)
-{
-    if (r->count == 0) return 1;
-    if (s->size > 1) return 0;
-    if (r->sendbuf != r->recvbuf) memcpy(r->recvbuf, r->sendbuf, (size_t)r->count * ovk__type_size(r->type));
-    return 1;
-}
-
 /* A free queue slot whose tag window is clear, or OVK_EBUSY. */
 static int find_slot(const off_state *s, int *slot)
 {
@@ -250,7 +241,7 @@ static int off_start(void *state, const ovk__reduction *r, void *impl)
     off_req *req = impl;
     int slot = -1;
     req->slot = -1;
-    if (trivial(s, r)) return OVK_OK;
+    if (ovk__reduction_is_local(r, s->size)) return OVK_OK;
     int rc = find_slot(s, &slot);
     if (rc) return rc;
     rc = s->eng->post(s->e, &(ovk__off_post){r, slot, s->seq});
