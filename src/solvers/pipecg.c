@@ -84,11 +84,7 @@ static int reduce_all(ovk__ctx *c, pipe_work *w)
 static int refresh_from(ovk__ctx *c, pipe_work *w, int restart, int r_ready)
 {
     ovk__pipe_vecs *v = &w->v;
-    int rc = r_ready ? OVK_OK : ovk__ctx_residual(c, v->r); /* r = b - A x */
-    if (rc) return rc;
-    rc = ovk__ctx_pc(c, v->r, v->u); /* u = C r */
-    if (rc) return rc;
-    rc = ovk__ctx_matvec(c, v->u, v->w); /* w = A u */
+    int rc = ovk__restart_vectors(c, r_ready, v->r, v->u, v->w);
     if (rc) return rc;
     if (restart) {
         double *zero[] = {v->p, v->s, v->q, v->z};
