@@ -14,8 +14,7 @@ typedef struct ic0 {
 static int ic0_create(ovk__opts *opts, void **state)
 {
     (void)opts;
-    *state = calloc(1, sizeof(ic0));
-    return *state ? OVK_OK : ovk__fail(OVK_ENOMEM, "ic0");
+    return ovk__pc_zeroed_state(sizeof(ic0), "ic0", state);
 }
 
 static void ic0_destroy(void *state)

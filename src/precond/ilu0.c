@@ -31,8 +31,7 @@ static void ilu0_free_factor(ilu0 *f)
 static int ilu0_create(ovk__opts *opts, void **state)
 {
     (void)opts;
-    *state = calloc(1, sizeof(ilu0));
-    return *state ? OVK_OK : ovk__fail(OVK_ENOMEM, "ilu0");
+    return ovk__pc_zeroed_state(sizeof(ilu0), "ilu0", state);
 }
 
 static void ilu0_destroy(void *state)

@@ -18,8 +18,7 @@ typedef struct jacobi {
 static int jacobi_create(ovk__opts *opts, void **state)
 {
     (void)opts;
-    *state = calloc(1, sizeof(jacobi));
-    return *state ? OVK_OK : ovk__fail(OVK_ENOMEM, "jacobi");
+    return ovk__pc_zeroed_state(sizeof(jacobi), "jacobi", state);
 }
 
 static void jacobi_destroy(void *state)

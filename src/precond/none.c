@@ -12,8 +12,7 @@ typedef struct none {
 static int none_create(ovk__opts *opts, void **state)
 {
     (void)opts;
-    *state = calloc(1, sizeof(none));
-    return *state ? OVK_OK : ovk__fail(OVK_ENOMEM, "none");
+    return ovk__pc_zeroed_state(sizeof(none), "none", state);
 }
 
 static void none_destroy(void *state)
