@@ -79,6 +79,9 @@ MPI_Datatype ovk__mpi_type(ovk_datatype t);
 MPI_Op ovk__mpi_op(ovk_op op);
 size_t ovk__type_size(ovk_datatype t);
 void ovk__reduce_local(ovk_datatype type, ovk_op op, void *dst, const void *a, const void *b, int n);
+/* 1 when reduction r over `size` ranks needs no message: count 0 (nothing
+ * to do) or one rank (recvbuf = sendbuf, copied here); else 0 (ops.c). */
+int ovk__reduction_is_local(const ovk__reduction *r, int size);
 
 /* The k-nomial tree over members 0..n-1 rooted at member 0 (tree.c): the
  * children of member me in ascending order (level 1, k, k^2, ..., then

@@ -156,10 +156,14 @@ static int lat_reserve(void *state, int max_count, ovk_datatype type, ovk_op op,
     return s->be->reserve ? s->be->reserve(s->state, max_count, type, op, inflight) : OVK_OK;
 }
 
-#define LAT_FIELDS                                                                                \
-    .name = "latency", .description = "a bigger machine's reduction latency around another backend", \
-    .options = "", .caps = 0u, .available = NULL, .create = NULL, .destroy = lat_destroy,           \
-    .start = lat_start, .test = lat_test, .wait = lat_wait, .caps_of = lat_caps_of, .reserve = lat_reserve
+#define LAT_FIELDS                                                                \
+    .name = "latency",                                                            \
+    .description = "a bigger machine's reduction latency around another backend", \
+    .options = "",                                                                \
+    .caps = 0u, .available = NULL,                                                \
+    .caps_of = lat_caps_of,                                                       \
+    .create = NULL, .reserve = lat_reserve, .destroy = lat_destroy,               \
+    .start = lat_start, .test = lat_test, .wait = lat_wait
 
 /* Around a backend with a progress entry: drive it, then the clocks. */
 static const ovk__backend latency_driven = {LAT_FIELDS, .progress = lat_progress};

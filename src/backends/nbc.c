@@ -335,15 +335,6 @@ cleanup:
     return rc;
 }
 
-/* Results that need no message: count 0 (nothing) or one rank (a copy). */
-static int trivial(const nbc_state *s, const ovk__reduction *r)
-{
-    if (r->count == 0) return 1;
-    if (s->topo.size > 1) return 0;
-    if (r->sendbuf != r->recvbuf) memcpy(r->recvbuf, r->sendbuf, (size_t)r->count * ovk__type_size(r->type));
-    return 1;
-}
-
 /* Tags of outstanding operations must stay distinct. */
 static int check_tag_window(const nbc_state *s)
 {
@@ -387,7 +378,7 @@ static int nbc_start(void *state, const ovk__reduction *r, void *impl)
     nbc_state *s = state;
     nbc_req *req = impl;
     req->op = NULL;
-    if (trivial(s, r)) return OVK_OK;
+    if (ovk__reduction_is_local(r, s->topo.size)) return OVK_OK;
     lock(s);
     int rc = start_locked(s, r, req);
     if (s->threaded && s->head) pthread_cond_signal(&s->work);
@@ -404,7 +395,7 @@ static int nbc_reserve(void *state, int max_count, ovk_datatype type, ovk_op op,
     nbc_state *s = state;
     nbc_op *held = NULL; /* off the free list while they are fit */
     int rc = OVK_OK, max_comm = 0;
-    if (s->topo.size == 1) return OVK_OK; /* every start is trivial() */
+    if (s->topo.size == 1) return OVK_OK; /* every start is local */
     lock(s);
     for (int k = 0; k < inflight && !rc; k++) {
         nbc_op *o = s->free_ops;
@@ -572,15 +563,8 @@ const ovk__backend ovk__backend_nbc = {
                "ppn=N: twolevel pretends nodes of N consecutive ranks (0: real nodes); "
                "seg=bytes: rsa segment size (default 1048576); thresh=bytes: auto switch to rsa "
                "(default 131072); thread=0|1: progress thread (needs MPI_THREAD_MULTIPLE)",
-    .caps = OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST,
-    .caps_of = nbc_caps_of,
-    .caps_of_spec = nbc_caps_of_spec,
-    .available = NULL,
-    .create = nbc_create,
-    .destroy = nbc_destroy,
-    .start = nbc_start,
-    .test = nbc_test,
-    .wait = nbc_wait,
-    .progress = nbc_progress,
-    .reserve = nbc_reserve,
+    .caps = OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST, .available = NULL,
+    .caps_of = nbc_caps_of, .caps_of_spec = nbc_caps_of_spec,
+    .create = nbc_create, .reserve = nbc_reserve, .destroy = nbc_destroy,
+    .start = nbc_start, .test = nbc_test, .wait = nbc_wait, .progress = nbc_progress,
 };

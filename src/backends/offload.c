@@ -214,15 +214,6 @@ cleanup:
     return rc;
 }
 
-/* Results that need no engine: count 0 (nothing) or one rank (a copy). */
-static int trivial(const off_state *s, const ovk__reduction *r)
-{
-    if (r->count == 0) return 1;
-    if (s->size > 1) return 0;
-    if (r->sendbuf != r->recvbuf) memcpy(r->recvbuf, r->sendbuf, (size_t)r->count * ovk__type_size(r->type));
-    return 1;
-}
-
 /* A free queue slot whose tag window is clear, or OVK_EBUSY. */
 static int find_slot(const off_state *s, int *slot)
 {
@@ -250,7 +241,7 @@ static int off_start(void *state, const ovk__reduction *r, void *impl)
     off_req *req = impl;
     int slot = -1;
     req->slot = -1;
-    if (trivial(s, r)) return OVK_OK;
+    if (ovk__reduction_is_local(r, s->size)) return OVK_OK;
     int rc = find_slot(s, &slot);
     if (rc) return rc;
     rc = s->eng->post(s->e, &(ovk__off_post){r, slot, s->seq});
@@ -322,15 +313,8 @@ const ovk__backend ovk__backend_offload = {
                "all ranks in the algorithm (default) or node-local reduce, leaders, node-local bcast; "
                "ppn=N: twolevel pretends nodes of N consecutive ranks (0: real nodes); depth=1..64: "
                "reductions in flight (default 16)",
-    .caps = OVK_CAP_NONBLOCKING | OVK_CAP_ASYNC,
-    .available = off_available,
-    .create = off_create,
-    .destroy = off_destroy,
-    .start = off_start,
-    .test = off_test,
-    .wait = off_wait,
-    .progress = NULL,
-    .reserve = off_reserve,
-    .caps_of = NULL,
-    .caps_of_spec = off_caps_of_spec,
+    .caps = OVK_CAP_NONBLOCKING | OVK_CAP_ASYNC, .available = off_available,
+    .caps_of = NULL, .caps_of_spec = off_caps_of_spec,
+    .create = off_create, .reserve = off_reserve, .destroy = off_destroy,
+    .start = off_start, .test = off_test, .wait = off_wait, .progress = NULL,
 };

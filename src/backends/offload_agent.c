@@ -424,12 +424,7 @@ static int agent_reserve(void *eng, int slot, int max_count, ovk_datatype type, 
 
 const ovk__off_engine ovk__off_agent = {
     .name = "agent",
-    .needs_threads = 1,
-    .usable = agent_usable,
-    .create = agent_create,
-    .destroy = agent_destroy,
-    .post = agent_post,
-    .test = agent_test,
-    .wait = agent_wait,
-    .reserve = agent_reserve,
+    .needs_threads = 1, .usable = agent_usable,
+    .create = agent_create, .reserve = agent_reserve, .destroy = agent_destroy,
+    .post = agent_post, .test = agent_test, .wait = agent_wait,
 };

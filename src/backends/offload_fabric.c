@@ -940,14 +940,9 @@ static int fabric_wait(void *eng, int slot)
 
 const ovk__off_engine ovk__off_fabric = {
     .name = "fabric",
-    .needs_threads = 0,
-    .usable = fabric_usable,
-    .create = fabric_create,
-    .destroy = fabric_destroy,
-    .post = fabric_post,
-    .test = fabric_test,
-    .wait = fabric_wait,
-    .reserve = fabric_reserve,
+    .needs_threads = 0, .usable = fabric_usable,
+    .create = fabric_create, .reserve = fabric_reserve, .destroy = fabric_destroy,
+    .post = fabric_post, .test = fabric_test, .wait = fabric_wait,
 };
 
 #else

@@ -3,6 +3,7 @@
  * combination dst = a op b (operand order kept) for the backends that
  * combine themselves (nbc schedules, offload engines). */
 #include <stdint.h>
+#include <string.h>
 
 #include "backend.h"
 
@@ -20,6 +21,14 @@ MPI_Op ovk__mpi_op(ovk_op op)
 }
 
 size_t ovk__type_size(ovk_datatype t) { return t == OVK_INT64 ? sizeof(int64_t) : sizeof(double); }
+
+int ovk__reduction_is_local(const ovk__reduction *r, int size)
+{
+    if (r->count == 0) return 1;
+    if (size > 1) return 0;
+    if (r->sendbuf != r->recvbuf) memcpy(r->recvbuf, r->sendbuf, (size_t)r->count * ovk__type_size(r->type));
+    return 1;
+}
 
 /* ---- element-wise operators -------------------------------------------- */
 

@@ -36,6 +36,19 @@ static int owner_of(const ovk__layout *lay, ovk_gidx g)
     return lo;
 }
 
+/* The peers of one side: the ranks r with count[r] > 0 in ascending order,
+ * peer j's entries at ptr[j] .. ptr[j + 1] - 1. */
+static void list_peers(int p, const int *count, int *rank, int *ptr)
+{
+    ptr[0] = 0;
+    for (int r = 0, j = 0; r < p; r++) {
+        if (!count[r]) continue;
+        rank[j] = r;
+        ptr[j + 1] = ptr[j] + count[r];
+        j++;
+    }
+}
+
 /* Receive side: col_map is sorted, so each owner's columns are contiguous. */
 static int setup_recv(ovk_matrix *A, int *need)
 {
@@ -47,13 +60,7 @@ static int setup_recv(ovk_matrix *A, int *need)
     h->recv_ptr = malloc(sizeof(int) * (size_t)(h->nrecv + 1));
     h->ext = malloc(sizeof(double) * (size_t)(A->ncols_offd + 1));
     if (!h->recv_rank || !h->recv_ptr || !h->ext) return ovk__fail(OVK_ENOMEM, "halo receive side");
-    h->recv_ptr[0] = 0;
-    for (int r = 0, j = 0; r < p; r++) {
-        if (!need[r]) continue;
-        h->recv_rank[j] = r;
-        h->recv_ptr[j + 1] = h->recv_ptr[j] + need[r];
-        j++;
-    }
+    list_peers(p, need, h->recv_rank, h->recv_ptr);
     return OVK_OK;
 }
 
@@ -86,13 +93,7 @@ static int setup_send(ovk_matrix *A, int *need, int *give, int *sdispl, int *rdi
                   "MPI_Alltoallv");
     if (rc) goto cleanup;
     for (int k = 0; k < rdispl[p]; k++) h->send_idx[k] = (int)(want[k] - A->lay.row_start);
-    h->send_ptr[0] = 0;
-    for (int r = 0, j = 0; r < p; r++) {
-        if (!give[r]) continue;
-        h->send_rank[j] = r;
-        h->send_ptr[j + 1] = h->send_ptr[j] + give[r];
-        j++;
-    }
+    list_peers(p, give, h->send_rank, h->send_ptr);
 cleanup:
     free(want);
     return rc;

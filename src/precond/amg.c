@@ -726,8 +726,7 @@ static int amg_apply(void *state, const double *r, double *z, const ovk__hook *h
 }
 
 const ovk__pc_type ovk__pc_amg = {
-    .name = "amg",
-    .alias = "boomeramg",
+    .name = "amg", .alias = "boomeramg",
     .description = "algebraic multigrid: one V-cycle over hypre BoomerAMG's hierarchy (symmetric smoothing)",
     .options = "cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25); "
                "coarsen=hmis|pmis|falgout|cljp (pmis; hmis when bs>1); interp=ext+i|ext|classical|direct|multipass; pmax=N (4, 0: no "
@@ -739,9 +738,6 @@ const ovk__pc_type ovk__pc_amg = {
                "qmax=N (4); reuse=K (10 with cycle=ovk, value updates served by the kept interpolation; 0: none); reuse_tol=T "
                "(0.3, a row's relative change that forces a full setup); print=0..3 (hypre's print level)",
     .needs_matrix = 1,
-    .create = amg_create,
-    .setup = amg_setup,
+    .create = amg_create, .setup = amg_setup, .destroy = amg_destroy, .view = amg_view,
     .apply = amg_apply,
-    .destroy = amg_destroy,
-    .view = amg_view,
 };

@@ -234,10 +234,7 @@ const ovk__pc_type ovk__pc_cheby = {
     .description = "Chebyshev polynomial in the Jacobi-scaled operator, bounds from a Lanczos estimate at setup",
     .options = "degree=K: polynomial degree 1-64 (3), each application K-1 matvecs; emin=E,emax=E: the "
                "eigenvalue bounds of D^-1 A instead of the estimate",
-    .needs_matrix = 1,
-    .create = cheby_create,
-    .setup = cheby_setup,
+    .needs_matrix = 1, .symmetric_only = 1,
+    .create = cheby_create, .setup = cheby_setup, .destroy = cheby_destroy,
     .apply = cheby_apply,
-    .destroy = cheby_destroy,
-    .symmetric_only = 1,
 };

@@ -14,8 +14,7 @@ typedef struct ic0 {
 static int ic0_create(ovk__opts *opts, void **state)
 {
     (void)opts;
-    *state = calloc(1, sizeof(ic0));
-    return *state ? OVK_OK : ovk__fail(OVK_ENOMEM, "ic0");
+    return ovk__pc_zeroed_state(sizeof(ic0), "ic0", state);
 }
 
 static void ic0_destroy(void *state)
@@ -88,12 +87,7 @@ const ovk__pc_type ovk__pc_ic0 = {
     .name = "ic0",
     .description = "block Jacobi IC(0): incomplete Cholesky of each rank's diagonal block, no communication",
     .options = "",
-    .needs_matrix = 1,
-    .create = ic0_create,
-    .setup = ic0_setup,
-    .apply = ic0_apply,
-    .apply_left = ic0_left,
-    .apply_right = ic0_right,
-    .destroy = ic0_destroy,
-    .symmetric_only = 1,
+    .needs_matrix = 1, .symmetric_only = 1,
+    .create = ic0_create, .setup = ic0_setup, .destroy = ic0_destroy,
+    .apply = ic0_apply, .apply_left = ic0_left, .apply_right = ic0_right,
 };

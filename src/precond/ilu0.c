@@ -31,8 +31,7 @@ static void ilu0_free_factor(ilu0 *f)
 static int ilu0_create(ovk__opts *opts, void **state)
 {
     (void)opts;
-    *state = calloc(1, sizeof(ilu0));
-    return *state ? OVK_OK : ovk__fail(OVK_ENOMEM, "ilu0");
+    return ovk__pc_zeroed_state(sizeof(ilu0), "ilu0", state);
 }
 
 static void ilu0_destroy(void *state)
@@ -161,8 +160,6 @@ const ovk__pc_type ovk__pc_ilu0 = {
     .description = "block Jacobi ILU(0): incomplete LU of each rank's diagonal block, no communication, any matrix",
     .options = "",
     .needs_matrix = 1,
-    .create = ilu0_create,
-    .setup = ilu0_setup,
+    .create = ilu0_create, .setup = ilu0_setup, .destroy = ilu0_destroy,
     .apply = ilu0_apply,
-    .destroy = ilu0_destroy,
 };

@@ -18,8 +18,7 @@ typedef struct jacobi {
 static int jacobi_create(ovk__opts *opts, void **state)
 {
     (void)opts;
-    *state = calloc(1, sizeof(jacobi));
-    return *state ? OVK_OK : ovk__fail(OVK_ENOMEM, "jacobi");
+    return ovk__pc_zeroed_state(sizeof(jacobi), "jacobi", state);
 }
 
 static void jacobi_destroy(void *state)
@@ -96,19 +95,12 @@ static const double *jacobi_split_diagonal(void *state) { return ((jacobi *)stat
 static const double *jacobi_divisor(void *state) { return ((jacobi *)state)->a; }
 
 const ovk__pc_type ovk__pc_jacobi = {
-    .name = "jacobi",
-    .alias = "diag",
+    .name = "jacobi", .alias = "diag",
     .description = "Jacobi: C = diag(A)^-1 (hypre's DiagScale; split as diag(A)^-1/2)",
     .options = "",
     .needs_matrix = 1,
-    .create = jacobi_create,
-    .setup = jacobi_setup,
-    .apply = jacobi_apply,
-    .apply_dots = jacobi_apply_dots,
-    .apply_left = jacobi_split,
+    .create = jacobi_create, .setup = jacobi_setup, .destroy = jacobi_destroy,
+    .apply = jacobi_apply, .apply_dots = jacobi_apply_dots, .apply_left = jacobi_split,
     .apply_right = jacobi_split,
-    .diagonal = jacobi_diagonal,
-    .split_diagonal = jacobi_split_diagonal,
-    .divisor = jacobi_divisor,
-    .destroy = jacobi_destroy,
+    .diagonal = jacobi_diagonal, .split_diagonal = jacobi_split_diagonal, .divisor = jacobi_divisor,
 };

@@ -12,8 +12,7 @@ typedef struct none {
 static int none_create(ovk__opts *opts, void **state)
 {
     (void)opts;
-    *state = calloc(1, sizeof(none));
-    return *state ? OVK_OK : ovk__fail(OVK_ENOMEM, "none");
+    return ovk__pc_zeroed_state(sizeof(none), "none", state);
 }
 
 static void none_destroy(void *state)
@@ -64,16 +63,10 @@ static const double *none_diagonal(void *state) { return ((none *)state)->ones; 
 
 const ovk__pc_type ovk__pc_none = {
     .name = "none",
-    .fixed = 1,
     .description = "no preconditioner: C = I",
     .options = "",
-    .create = none_create,
-    .setup = none_setup,
-    .apply = none_apply,
-    .apply_dots = none_apply_dots,
-    .apply_left = none_apply,
-    .apply_right = none_apply,
-    .diagonal = none_diagonal,
-    .split_diagonal = none_diagonal,
-    .destroy = none_destroy,
+    .fixed = 1,
+    .create = none_create, .setup = none_setup, .destroy = none_destroy,
+    .apply = none_apply, .apply_dots = none_apply_dots, .apply_left = none_apply, .apply_right = none_apply,
+    .diagonal = none_diagonal, .split_diagonal = none_diagonal,
 };

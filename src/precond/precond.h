@@ -88,6 +88,9 @@ int ovk__pc_diag_check_sign(const ovk_matrix *A, const char *who, int any_sign);
 
 /* n doubles (at least one), OVK_ENOMEM with a detail naming who. */
 int ovk__pc_alloc(int n, const char *who, double **v);
+/* *state = a zeroed state of `size` bytes, for a create without options;
+ * OVK_ENOMEM naming who. */
+int ovk__pc_zeroed_state(size_t size, const char *who, void **state);
 
 /* The rank's diagonal block as an upper triangle in CSR (tri.c): row i holds
  * a_ii first, then a_ij for j > i in increasing j.  From the matrix's

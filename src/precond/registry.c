@@ -127,3 +127,9 @@ int ovk__pc_alloc(int n, const char *who, double **v)
     *v = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     return *v ? OVK_OK : ovk__fail(OVK_ENOMEM, "%s: %d rows", who, n);
 }
+
+int ovk__pc_zeroed_state(size_t size, const char *who, void **state)
+{
+    *state = calloc(1, size);
+    return *state ? OVK_OK : ovk__fail(OVK_ENOMEM, "%s", who);
+}

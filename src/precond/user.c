@@ -32,9 +32,8 @@ static const ovk__pc_type user_type = {
     .name = "user",
     .description = "the application's preconditioner callback",
     .options = "",
-    .setup = user_setup,
+    .setup = user_setup, .destroy = user_destroy,
     .apply = user_apply,
-    .destroy = user_destroy,
 };
 
 int ovk__pc_create_user(ovk_apply_fn fn, void *ctx, ovk_solver *owner, ovk__pc *pc)

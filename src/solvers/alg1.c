@@ -84,9 +84,8 @@ const ovk__solver ovk__solver_alg1 = {
     .name = "alg1",
     .description = "PCG-Algorithm1: hypre's PCG, three blocking inner products, any preconditioner",
     .options = "",
-    .work_size = sizeof(alg1_work),
-    .nvec = 3,
+    .nullspace = 1,
+    .work_size = sizeof(alg1_work), .nvec = 3,
     .vec = (const size_t[]){V(r), V(s), V(p)},
     .iterate = iterate,
-    .nullspace = 1,
 };

@@ -68,8 +68,7 @@ const ovk__solver ovk__solver_alg2 = {
     .description = "PCG-Algorithm2: split preconditioner C = L^-T L^-1, x update one step late",
     .options = "",
     .split = 1,
-    .work_size = sizeof(alg2_work),
-    .nvec = 6,
+    .work_size = sizeof(alg2_work), .nvec = 6,
     .vec = (const size_t[]){V(r), V(t), V(w), V(s), V(p), V(p_prev)},
     .iterate = iterate,
 };

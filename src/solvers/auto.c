@@ -526,16 +526,10 @@ const ovk__solver ovk__solver_auto = {
                    "plcg:l=k (pipeprcg after a breakdown of plcg); on a nonsymmetric matrix gmres or pgmres:l=k",
     .options = "remeasure=0|1: measure again after new matrix values (0); warm=0|1: measure again, warm, in the "
                "second solve of the same values (1); maxl=1..8: deepest plcg (4; pgmres: at most 3)",
-    .parse = auto_parse,
-    .work_size = sizeof(auto_work),
-    .nvec = 1,
+    /* the initial residual and the null space go to the chosen variant when it takes them */
+    .defers_initial = 1, .either_symmetry = 1, .nullspace = 1,
+    .work_size = sizeof(auto_work), .nvec = 1,
     .vec = (const size_t[]){V(r)},
-    .after_setup = auto_after_setup,
-    .iterate = auto_iterate,
-    .defers_initial = 1, /* to the chosen variant when it takes it (plcg) */
-    .either_symmetry = 1,
-    .destroy = auto_destroy,
-    .view = auto_view,
-    .chosen = auto_chosen,
-    .nullspace = 1, /* its symmetric choices take it */
+    .parse = auto_parse, .after_setup = auto_after_setup, .destroy = auto_destroy, .view = auto_view,
+    .iterate = auto_iterate, .chosen = auto_chosen,
 };

@@ -171,9 +171,8 @@ const ovk__solver ovk__solver_bicgstab = {
     .name = "bicgstab",
     .description = "BiCGStab (van der Vorst), right-preconditioned: any matrix, three blocking reductions",
     .options = "",
-    .work_size = sizeof(bicg_work),
-    .nvec = 7,
+    .nonsymmetric = 1,
+    .work_size = sizeof(bicg_work), .nvec = 7,
     .vec = (const size_t[]){V(r), V(rhat), V(p), V(v), V(z), V(zs), V(t)},
     .iterate = iterate,
-    .nonsymmetric = 1,
 };

@@ -34,11 +34,7 @@ static int reduce_all(ovk__ctx *c, cg1_work *w)
  * restart), and their sums */
 static int refresh_from(ovk__ctx *c, cg1_work *w, int restart, int r_ready)
 {
-    int rc = r_ready ? OVK_OK : ovk__ctx_residual(c, w->r); /* r = b - A x */
-    if (rc) return rc;
-    rc = ovk__ctx_pc(c, w->r, w->u); /* u = C r */
-    if (rc) return rc;
-    rc = ovk__ctx_matvec(c, w->u, w->w); /* w = A u */
+    int rc = ovk__restart_vectors(c, r_ready, w->r, w->u, w->w);
     if (rc) return rc;
     if (restart) {
         memset(w->p, 0, sizeof(double) * (size_t)c->n);
@@ -131,10 +127,8 @@ const ovk__solver ovk__solver_cg1 = {
     .name = "cg1",
     .description = "single-reduction PCG (Chronopoulos-Gear): one batched reduction per iteration",
     .options = "",
-    .needs_norm = 1,
-    .work_size = sizeof(cg1_work),
-    .nvec = 5,
+    .needs_norm = 1, .nullspace = 1,
+    .work_size = sizeof(cg1_work), .nvec = 5,
     .vec = (const size_t[]){V(r), V(u), V(w), V(p), V(s)},
     .iterate = iterate,
-    .nullspace = 1,
 };

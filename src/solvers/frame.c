@@ -166,3 +166,12 @@ int ovk__breakdown(ovk__ctx *c, int iter, const char *what, double v, int zero_o
     ovk__stop(c, iter, isfinite(v) ? OVK_REASON_BREAKDOWN : OVK_REASON_NONFINITE, what, v);
     return 1;
 }
+
+int ovk__restart_vectors(ovk__ctx *c, int r_ready, double *r, double *u, double *w)
+{
+    int rc = r_ready ? OVK_OK : ovk__ctx_residual(c, r); /* r = b - A x */
+    if (rc) return rc;
+    rc = ovk__ctx_pc(c, r, u); /* u = C r */
+    if (rc) return rc;
+    return ovk__ctx_matvec(c, u, w); /* w = A u */
+}

@@ -168,13 +168,21 @@ int ovk_options_get(const char *name, char *buf, size_t len, int *found)
     return OVK_OK;
 }
 
+/* the text of option `name` for the typed getter `call` into buf (*have: it
+ * is set); *found = 0 until the getter has converted it */
+static int get_text(const char *call, const char *name, const void *value, char *buf, size_t len, int *have,
+                    int *found)
+{
+    if (found) *found = 0;
+    if (!value) return ovk__fail(OVK_EINVAL, "%s: NULL value", call);
+    return ovk_options_get(name, buf, len, have);
+}
+
 int ovk_options_get_int(const char *name, int *value, int *found)
 {
     char buf[64], *end = NULL;
     int have = 0;
-    if (found) *found = 0;
-    if (!value) return ovk__fail(OVK_EINVAL, "ovk_options_get_int: NULL value");
-    int rc = ovk_options_get(name, buf, sizeof buf, &have);
+    int rc = get_text("ovk_options_get_int", name, value, buf, sizeof buf, &have, found);
     if (rc || !have) return rc;
     long v = buf[0] ? strtol(buf, &end, 10) : 1; /* a flag alone: 1 */
     if ((buf[0] && *end) || v < INT32_MIN || v > INT32_MAX)
@@ -188,9 +196,7 @@ int ovk_options_get_real(const char *name, double *value, int *found)
 {
     char buf[64], *end = NULL;
     int have = 0;
-    if (found) *found = 0;
-    if (!value) return ovk__fail(OVK_EINVAL, "ovk_options_get_real: NULL value");
-    int rc = ovk_options_get(name, buf, sizeof buf, &have);
+    int rc = get_text("ovk_options_get_real", name, value, buf, sizeof buf, &have, found);
     if (rc || !have) return rc;
     double v = buf[0] ? strtod(buf, &end) : 1.0; /* a flag alone: 1, as ovk_options_get_int */
     if (buf[0] && *end) return ovk__fail(OVK_EOPTION, "option %s=%s must be a number", name, buf);

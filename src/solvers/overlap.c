@@ -89,8 +89,7 @@ const ovk__solver ovk__solver_overlap = {
     .description = "PCG-Overlap: Algorithm2 with inner products started early, completed late",
     .options = "",
     .split = 1,
-    .work_size = sizeof(ovl_work),
-    .nvec = 6,
+    .work_size = sizeof(ovl_work), .nvec = 6,
     .vec = (const size_t[]){V(r), V(t), V(w), V(s), V(p), V(p_prev)},
     .iterate = iterate,
 };

@@ -329,12 +329,8 @@ const ovk__solver ovk__solver_pgmres = {
     .description = "p(l)-GMRES (Ghysels et al.): one reduction per step behind l matvecs, falls back to gmres",
     .options = "l=1..8: pipeline depth (2); restart=1..500 (30); lmin, lmax: the interval of the shifts "
                "(default: the real parts of the first cycle's Ritz values)",
-    .parse = pgmres_parse,
-    .work_size = sizeof(pgmres_work),
-    .vectors = pgmres_vectors,
-    .setup = pgmres_setup,
-    .iterate = pgmres_iterate,
-    .destroy = pgmres_destroy,
-    .view = pgmres_view,
     .nonsymmetric = 1,
+    .work_size = sizeof(pgmres_work), .vectors = pgmres_vectors,
+    .parse = pgmres_parse, .setup = pgmres_setup, .destroy = pgmres_destroy, .view = pgmres_view,
+    .iterate = pgmres_iterate,
 };

@@ -252,10 +252,9 @@ const ovk__solver ovk__solver_pipebicgstab = {
     .name = "pipebicgstab",
     .description = "pipelined BiCGStab (Cools-Vanroose): any matrix, two reductions each overlapping C and a matvec",
     .options = "",
-    .work_size = sizeof(pbcgs_work),
-    .nvec = 15,
+    .nonsymmetric = 1,
+    .work_size = sizeof(pbcgs_work), .nvec = 15,
     .vec = (const size_t[]){V(r), V(rhat), V(p2), V(q), V(q2), V(y), V(r2), V(s), V(s2), V(w), V(w2), V(z), V(z2),
                             V(t), V(v)},
     .iterate = iterate,
-    .nonsymmetric = 1,
 };

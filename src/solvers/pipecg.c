@@ -84,11 +84,7 @@ static int reduce_all(ovk__ctx *c, pipe_work *w)
 static int refresh_from(ovk__ctx *c, pipe_work *w, int restart, int r_ready)
 {
     ovk__pipe_vecs *v = &w->v;
-    int rc = r_ready ? OVK_OK : ovk__ctx_residual(c, v->r); /* r = b - A x */
-    if (rc) return rc;
-    rc = ovk__ctx_pc(c, v->r, v->u); /* u = C r */
-    if (rc) return rc;
-    rc = ovk__ctx_matvec(c, v->u, v->w); /* w = A u */
+    int rc = ovk__restart_vectors(c, r_ready, v->r, v->u, v->w);
     if (rc) return rc;
     if (restart) {
         double *zero[] = {v->p, v->s, v->q, v->z};
@@ -187,11 +183,8 @@ const ovk__solver ovk__solver_pipecg = {
     .name = "pipecg",
     .description = "pipelined PCG (Ghysels-Vanroose): one reduction overlapping the preconditioner and matvec",
     .options = "",
-    .needs_norm = 1,
-    .work_size = sizeof(pipe_work),
-    .nvec = 9,
+    .needs_norm = 1, .nullspace = 1,
+    .work_size = sizeof(pipe_work), .nvec = 9,
     .vec = (const size_t[]){V(r), V(u), V(w), V(p), V(s), V(q), V(z), V(m), V(n)},
-    .iterate = iterate,
-    .vector_step = vector_step,
-    .nullspace = 1,
+    .iterate = iterate, .vector_step = vector_step,
 };

@@ -882,14 +882,8 @@ const ovk__solver ovk__solver_plcg = {
     .description = "p(l)-CG (Cornelis-Cools-Vanroose): deep pipeline, l reductions in flight behind l matvecs",
     .options = "l=1..8: pipeline depth (1); lmin, lmax: bounds of the spectrum of CA for the shifts "
                "(default: lmin = 0, lmax = the largest Ritz value of a Krylov space of up to 13 dimensions, two reductions)",
-    .parse = plcg_parse,
-    .work_size = sizeof(plcg_work),
-    .vectors = plcg_vectors,
-    .setup = plcg_setup,
-    .iterate = plcg_iterate,
-    .destroy = plcg_destroy,
-    .view = plcg_view,
-    .defers_initial = 1,
-    .vector_step = plcg_vector_step,
-    .nullspace = 1,
+    .defers_initial = 1, .nullspace = 1,
+    .work_size = sizeof(plcg_work), .vectors = plcg_vectors,
+    .parse = plcg_parse, .setup = plcg_setup, .destroy = plcg_destroy, .view = plcg_view,
+    .iterate = plcg_iterate, .vector_step = plcg_vector_step,
 };

@@ -327,6 +327,9 @@ void ovk__solver_nonsymmetric_names(char *buf, size_t len);
  * nonsymmetric variant a singular operator) or a non-finite value of what,
  * and 1 is returned. */
 int ovk__breakdown(ovk__ctx *c, int iter, const char *what, double v, int zero_ok);
+/* The first steps of a (re)start of the single-reduction recurrences:
+ * r = b - A x (unless r_ready), u = C r, w = A u (frame.c). */
+int ovk__restart_vectors(ovk__ctx *c, int r_ready, double *r, double *u, double *w);
 
 /* ---- helpers shared by the variants (solver_common.c) ---------------- */
 
