@@ -141,23 +141,24 @@ static int bad_pivot(const ilu0 *f, int i, double piv)
                      piv, f->row_start + i);
 }
 
-/* IKJ ILU(0) in place; where[j] is the index of column j in row i, or -1 */
-static int factor(ilu0 *f, int *where)
+/* IKJ ILU(0) in place, row i through the dense row w (n doubles): its
+ * entries scattered, the updates a_ij -= l_ir u_rj made for every column j
+ * of row r's U (those outside row i's pattern land in w and are never
+ * read back: no fill, no test per update), its entries gathered back */
+static int factor(ilu0 *f, double *w)
 {
     int *ptr = f->ptr, *col = f->col;
     double *val = f->val;
-    for (int j = 0; j < f->n; j++) where[j] = -1;
     for (int i = 0; i < f->n; i++) {
         if (f->dpos[i] < 0) return bad_pivot(f, i, 0.0);
-        for (int k = ptr[i]; k < ptr[i + 1]; k++) where[col[k]] = k;
+        for (int k = ptr[i]; k < ptr[i + 1]; k++) w[col[k]] = val[k];
         for (int k = ptr[i]; k < f->dpos[i]; k++) {
             int r = col[k];
-            double l = val[k] * f->dinv[r]; /* l_ir = a_ir / u_rr */
-            val[k] = l;
-            for (int t = f->dpos[r] + 1; t < ptr[r + 1]; t++) /* a_ij -= l_ir u_rj on row i's pattern */
-                if (where[col[t]] >= 0) val[where[col[t]]] -= l * val[t];
+            double l = w[r] * f->dinv[r]; /* l_ir = a_ir / u_rr */
+            w[r] = l;
+            for (int t = f->dpos[r] + 1; t < ptr[r + 1]; t++) w[col[t]] -= l * val[t]; /* a_ij -= l_ir u_rj */
         }
-        for (int k = ptr[i]; k < ptr[i + 1]; k++) where[col[k]] = -1;
+        for (int k = ptr[i]; k < ptr[i + 1]; k++) val[k] = w[col[k]];
         double piv = val[f->dpos[i]];
         if (piv == 0.0 || !isfinite(piv) || !isfinite(1.0 / piv)) return bad_pivot(f, i, piv);
         f->dinv[i] = 1.0 / piv;
@@ -172,10 +173,10 @@ static int ilu0_setup(void *state, const ovk__pc_env *env)
     f->row_start = ovk__row_id(&env->A->lay, 0); /* as details print it */
     int rc = copy_block(f, env->A);
     if (rc) return rc;
-    int *where = malloc(sizeof(int) * (size_t)(f->n > 0 ? f->n : 1));
-    if (!where) return ovk__fail(OVK_ENOMEM, "ilu0: %d rows", f->n);
-    rc = factor(f, where);
-    free(where);
+    double *w = calloc((size_t)(f->n > 0 ? f->n : 1), sizeof(double));
+    if (!w) return ovk__fail(OVK_ENOMEM, "ilu0: %d rows", f->n);
+    rc = factor(f, w);
+    free(w);
     if (!rc) rc = split_tri(f, 0, &f->lo); /* L and U apart for the sweeps */
     if (!rc) rc = split_tri(f, 1, &f->up);
     ilu0_free_block(f);
