@@ -82,6 +82,8 @@ typedef struct pipe_state {
     double est;                      /* the rotations' residual norm after column k - 1 */
 } pipe_state;
 
+int ovk__pgmres_estimate_steps(int m) { return m < ESTIMATE_STEPS ? m : ESTIMATE_STEPS; }
+
 static double *gcol(const pgmres_work *w, int j) { return w->G + (size_t)j * (size_t)(w->m + 1); }
 static double *hcol(const pgmres_work *w, int j) { return w->H + (size_t)j * (size_t)(w->m + 1); }
 static double *dsum(const pgmres_work *w, int s) { return w->D + (size_t)s * (size_t)(w->m + 1); }
@@ -252,7 +254,7 @@ static int run(ovk__ctx *c, pgmres_work *w, double bb)
         return OVK_OK;
     }
     if (!w->user_shifts && !w->estimated) { /* a short classical cycle for the Ritz values */
-        int m = w->m < ESTIMATE_STEPS ? w->m : ESTIMATE_STEPS;
+        int m = ovk__pgmres_estimate_steps(w->m);
         ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .t = w->t, .r = w->r};
         rc = ovk__gmres_cycle_run(c, &cy, m, bb, &rr, w->H, &stop);
         if (rc) return rc;
