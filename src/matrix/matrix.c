@@ -244,6 +244,7 @@ static void csr_free(ovk__csr *m)
     free(m->vdict);
     free(m->valf);
     ovk__csr_drop_runs(m);
+    ovk__csr_drop_far(m);
     memset(m, 0, sizeof *m);
 }
 
@@ -370,6 +371,47 @@ static int csr_compact(ovk__csr *m)
     free(m->col);
     m->col = NULL;
     m->off16 = off;
+    return OVK_OK;
+}
+
+void ovk__csr_drop_far(ovk__csr *m)
+{
+    free(m->esc16);
+    free(m->far);
+    free(m->far_ptr);
+    m->esc16 = NULL;
+    m->far = m->far_ptr = NULL;
+}
+
+int ovk__csr_pack_far(ovk__csr *m)
+{
+    ovk__csr_drop_far(m);
+    if (!m->col || m->upper) return OVK_OK;
+    int n = m->nrows, nnz = m->rowptr[n], nfar = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = m->rowptr[i]; k < m->rowptr[i + 1]; k++)
+            nfar += m->col[k] - i <= INT16_MIN || m->col[k] - i > INT16_MAX;
+    /* 2 B per entry saved, 4 per far column and per row spent */
+    if (4.0 * nfar + 4.0 * (n + 1) > (double)nnz) return OVK_OK;
+    m->esc16 = malloc(sizeof(int16_t) * (size_t)(nnz > 0 ? nnz : 1));
+    m->far = malloc(sizeof(int) * (size_t)(nfar > 0 ? nfar : 1));
+    m->far_ptr = malloc(sizeof(int) * ((size_t)n + 1));
+    if (!m->esc16 || !m->far || !m->far_ptr) {
+        ovk__csr_drop_far(m);
+        return ovk__fail(OVK_ENOMEM, "16-bit column offsets of %d entries", nnz);
+    }
+    int f = 0;
+    for (int i = 0; i < n; i++) {
+        m->far_ptr[i] = f;
+        for (int k = m->rowptr[i]; k < m->rowptr[i + 1]; k++) {
+            int o = m->col[k] - i;
+            if (o <= INT16_MIN || o > INT16_MAX) {
+                m->esc16[k] = OVK__FAR;
+                m->far[f++] = m->col[k];
+            } else m->esc16[k] = (int16_t)o;
+        }
+    }
+    m->far_ptr[n] = f;
     return OVK_OK;
 }
 
@@ -612,6 +654,7 @@ static int compact_diag(ovk_matrix *M, const ovk__csr *like)
     if (rc) return rc;
     int upper = like ? like->upper : !d->runs; /* else each symmetric pair once */
     if (upper && M->has_diag_first) rc = ovk__csr_keep_upper(d);
+    if (!rc) rc = ovk__csr_pack_far(d); /* columns too wide for off16: most of them in 16 bits all the same */
     if (rc) return rc;
     return ovk__csr_pack_values(d, OVK__VAL_ALLOW_ALL); /* and its values in fewer bytes */
 }

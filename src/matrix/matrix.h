@@ -137,7 +137,23 @@ typedef struct ovk__csr {
     float *valf;     /* OVK__VAL_FLOAT: val[k] == (double)valf[k] */
     ovk__runs *runs; /* diag block only, both triangles kept: its runs of one
                         repeated row (ovk__csr_find_runs), or NULL */
+    /* diag block whose columns stay int (some too far for off16), both
+     * triangles: the columns as the matvec streams them (ovk__csr_pack_far;
+     * col is kept for the other readers), or esc16 NULL */
+    int16_t *esc16;  /* col - row, or OVK__FAR where it does not fit */
+    int *far;        /* the columns marked OVK__FAR, in entry order */
+    int *far_ptr;    /* [nrows + 1] row i's first entry in far */
 } ovk__csr;
+
+/* The mark of a column too far from its row for 16 bits (ovk__csr.esc16). */
+#define OVK__FAR INT16_MIN
+
+/* Give m (a diag block with int columns, both triangles) its esc16/far
+ * form when that streams at least one byte per entry less than the int
+ * columns; otherwise leave m unchanged.  Replaces any earlier one.  OVK_OK
+ * or OVK_ENOMEM. */
+int ovk__csr_pack_far(ovk__csr *m);
+void ovk__csr_drop_far(ovk__csr *m);
 
 /* Column (local id) of entry k of row i of a diag block, whichever form
  * its columns are in (16-bit offsets or int). */

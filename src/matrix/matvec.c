@@ -41,6 +41,29 @@
         }                                                                                         \
         return dot;                                                                               \
     }
+/* the same with the columns of esc16/far: an offset from the row, or the
+ * next far column */
+#define FAR_ROWS(NAME, VAL)                                                                       \
+    static double NAME(const ovk__csr *m, const double *restrict x, double *restrict y, int lo,   \
+                       int hi, double dot)                                                        \
+    {                                                                                             \
+        ROW_ARRAYS;                                                                               \
+        const int16_t *restrict off = m->esc16;                                                   \
+        const int *restrict far = m->far;                                                         \
+        const int *restrict fptr = m->far_ptr;                                                    \
+        for (int i = lo; i < hi; i++) {                                                           \
+            const double *restrict xb = x + i;                                                    \
+            double s = 0.0;                                                                       \
+            if (fptr[i] == fptr[i + 1]) /* no far column: as OFF_ROWS */                          \
+                for (int k = ptr[i]; k < ptr[i + 1]; k++) s += VAL(k) * xb[off[k]];               \
+            else                                                                                  \
+                for (int k = ptr[i], f = fptr[i]; k < ptr[i + 1]; k++)                            \
+                    s += VAL(k) * x[off[k] != OVK__FAR ? i + off[k] : far[f++]];                  \
+            y[i] = s;                                                                             \
+            dot += x[i] * s;                                                                      \
+        }                                                                                         \
+        return dot;                                                                               \
+    }
 #define COL_ROWS(NAME, VAL) PLAIN_ROWS(NAME, VAL, int, col, 0)
 #define OFF_ROWS(NAME, VAL) PLAIN_ROWS(NAME, VAL, int16_t, off16, i)
 
@@ -77,6 +100,9 @@
 COL_ROWS(col_rows_d, VAL_D)
 COL_ROWS(col_rows_f, VAL_F)
 COL_ROWS(col_rows_8, VAL_8)
+FAR_ROWS(far_rows_d, VAL_D)
+FAR_ROWS(far_rows_f, VAL_F)
+FAR_ROWS(far_rows_8, VAL_8)
 OFF_ROWS(off_rows_d, VAL_D)
 OFF_ROWS(off_rows_f, VAL_F)
 OFF_ROWS(off_rows_8, VAL_8)
@@ -96,7 +122,9 @@ static rows_fn pick_rows(const ovk__csr *m)
     static const rows_fn off[3] = {off_rows_d, off_rows_f, off_rows_8};
     static const rows_fn upper[3] = {upper_rows_d, upper_rows_f, upper_rows_8};
     static const rows_fn upper_col[3] = {upper_col_rows_d, upper_col_rows_f, upper_col_rows_8};
+    static const rows_fn far[3] = {far_rows_d, far_rows_f, far_rows_8};
     if (m->upper) return m->off16 ? upper[m->vform] : upper_col[m->vform];
+    if (m->esc16) return far[m->vform];
     return m->off16 ? off[m->vform] : col[m->vform];
 }
 
@@ -385,6 +413,7 @@ static double diag_bytes(const ovk__csr *d)
         rows -= r->run_rows;
         b += 8.0 * r->nseg + 12.0 * r->pat_ptr[r->npat];
     }
+    if (d->esc16) return b + 8.0 * (rows + 1) + value_bytes(d, nnz) + 2.0 * nnz + 4.0 * d->far_ptr[d->nrows];
     return b + 4.0 * (rows + 1) + value_bytes(d, nnz) + (d->off16 ? 2.0 : 4.0) * nnz;
 }
 

@@ -8,24 +8,75 @@
 
 #include "precond.h"
 
+/* A triangle of the factor without its diagonal, as CSR. */
+typedef struct ilu0_tri {
+    int *ptr, *col;
+    double *val;
+} ilu0_tri;
+
 typedef struct ilu0 {
     int n;
-    int *ptr, *col; /* the block's CSR, each row sorted by column */
+    int *ptr, *col; /* the block's CSR, each row sorted by column (setup only) */
     double *val;    /* L (strictly lower, unit diagonal implied) and U in place */
     int *dpos;      /* index of u_ii in row i */
     double *dinv;   /* 1 / u_ii */
+    /* the factor as the sweeps read it: each sweep streams its own
+     * triangle, not the whole rows (half the bytes of the combined CSR) */
+    ilu0_tri lo, up;
     long long row_start; /* of the first row, in the index base of details */
 } ilu0;
 
-static void ilu0_free_factor(ilu0 *f)
+static void tri_free(ilu0_tri *t)
+{
+    free(t->ptr);
+    free(t->col);
+    free(t->val);
+    t->ptr = t->col = NULL;
+    t->val = NULL;
+}
+
+/* the combined CSR's arrays, kept only while factoring */
+static void ilu0_free_block(ilu0 *f)
 {
     free(f->ptr);
     free(f->col);
     free(f->val);
     free(f->dpos);
-    free(f->dinv);
     f->ptr = f->col = f->dpos = NULL;
-    f->val = f->dinv = NULL;
+    f->val = NULL;
+}
+
+static void ilu0_free_factor(ilu0 *f)
+{
+    ilu0_free_block(f);
+    free(f->dinv);
+    f->dinv = NULL;
+    tri_free(&f->lo);
+    tri_free(&f->up);
+}
+
+/* t = the strictly lower (upper = 0) or strictly upper triangle of the
+ * factored block, each row's entries in their order */
+static int split_tri(const ilu0 *f, int upper, ilu0_tri *t)
+{
+    int n = f->n;
+    t->ptr = malloc(sizeof(int) * ((size_t)n + 1));
+    if (!t->ptr) return ovk__fail(OVK_ENOMEM, "ilu0: %d rows", n);
+    t->ptr[0] = 0;
+    for (int i = 0; i < n; i++)
+        t->ptr[i + 1] = t->ptr[i] + (upper ? f->ptr[i + 1] - f->dpos[i] - 1 : f->dpos[i] - f->ptr[i]);
+    size_t nnz = (size_t)t->ptr[n];
+    t->col = malloc(sizeof(int) * (nnz > 0 ? nnz : 1));
+    t->val = malloc(sizeof(double) * (nnz > 0 ? nnz : 1));
+    if (!t->col || !t->val) return ovk__fail(OVK_ENOMEM, "ilu0: %zu entries", nnz);
+    for (int i = 0; i < n; i++) {
+        int k0 = upper ? f->dpos[i] + 1 : f->ptr[i];
+        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) {
+            t->col[k] = f->col[k0 + k - t->ptr[i]];
+            t->val[k] = f->val[k0 + k - t->ptr[i]];
+        }
+    }
+    return OVK_OK;
 }
 
 static int ilu0_create(ovk__opts *opts, void **state)
@@ -89,23 +140,24 @@ static int bad_pivot(const ilu0 *f, int i, double piv)
                      piv, f->row_start + i);
 }
 
-/* IKJ ILU(0) in place; where[j] is the index of column j in row i, or -1 */
-static int factor(ilu0 *f, int *where)
+/* IKJ ILU(0) in place, row i through the dense row w (n doubles): its
+ * entries scattered, the updates a_ij -= l_ir u_rj made for every column j
+ * of row r's U (those outside row i's pattern land in w and are never
+ * read back: no fill, no test per update), its entries gathered back */
+static int factor(ilu0 *f, double *w)
 {
     int *ptr = f->ptr, *col = f->col;
     double *val = f->val;
-    for (int j = 0; j < f->n; j++) where[j] = -1;
     for (int i = 0; i < f->n; i++) {
         if (f->dpos[i] < 0) return bad_pivot(f, i, 0.0);
-        for (int k = ptr[i]; k < ptr[i + 1]; k++) where[col[k]] = k;
+        for (int k = ptr[i]; k < ptr[i + 1]; k++) w[col[k]] = val[k];
         for (int k = ptr[i]; k < f->dpos[i]; k++) {
             int r = col[k];
-            double l = val[k] * f->dinv[r]; /* l_ir = a_ir / u_rr */
-            val[k] = l;
-            for (int t = f->dpos[r] + 1; t < ptr[r + 1]; t++) /* a_ij -= l_ir u_rj on row i's pattern */
-                if (where[col[t]] >= 0) val[where[col[t]]] -= l * val[t];
+            double l = w[r] * f->dinv[r]; /* l_ir = a_ir / u_rr */
+            w[r] = l;
+            for (int t = f->dpos[r] + 1; t < ptr[r + 1]; t++) w[col[t]] -= l * val[t]; /* a_ij -= l_ir u_rj */
         }
-        for (int k = ptr[i]; k < ptr[i + 1]; k++) where[col[k]] = -1;
+        for (int k = ptr[i]; k < ptr[i + 1]; k++) val[k] = w[col[k]];
         double piv = val[f->dpos[i]];
         if (piv == 0.0 || !isfinite(piv) || !isfinite(1.0 / piv)) return bad_pivot(f, i, piv);
         f->dinv[i] = 1.0 / piv;
@@ -120,10 +172,13 @@ static int ilu0_setup(void *state, const ovk__pc_env *env)
     f->row_start = ovk__row_id(&env->A->lay, 0); /* as details print it */
     int rc = copy_block(f, env->A);
     if (rc) return rc;
-    int *where = malloc(sizeof(int) * (size_t)(f->n > 0 ? f->n : 1));
-    if (!where) return ovk__fail(OVK_ENOMEM, "ilu0: %d rows", f->n);
-    rc = factor(f, where);
-    free(where);
+    double *w = calloc((size_t)(f->n > 0 ? f->n : 1), sizeof(double));
+    if (!w) return ovk__fail(OVK_ENOMEM, "ilu0: %d rows", f->n);
+    rc = factor(f, w);
+    free(w);
+    if (!rc) rc = split_tri(f, 0, &f->lo); /* L and U apart for the sweeps */
+    if (!rc) rc = split_tri(f, 1, &f->up);
+    ilu0_free_block(f);
     return rc;
 }
 
@@ -131,14 +186,15 @@ static int ilu0_setup(void *state, const ovk__pc_env *env)
 static int ilu0_apply(void *state, const double *r, double *z, const ovk__hook *h)
 {
     const ilu0 *f = state;
-    const int *restrict ptr = f->ptr, *restrict col = f->col, *restrict dpos = f->dpos;
-    const double *restrict val = f->val, *restrict dinv = f->dinv;
+    const int *restrict lptr = f->lo.ptr, *restrict lcol = f->lo.col;
+    const int *restrict uptr = f->up.ptr, *restrict ucol = f->up.col;
+    const double *restrict lval = f->lo.val, *restrict uval = f->up.val, *restrict dinv = f->dinv;
     int n = f->n, step = ovk__chunk_rows(n, h);
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
         for (int i = lo; i < hi; i++) {
             double s = r[i]; /* y_i = r_i - sum_{j<i} l_ij y_j */
-            for (int k = ptr[i]; k < dpos[i]; k++) s -= val[k] * z[col[k]];
+            for (int k = lptr[i]; k < lptr[i + 1]; k++) s -= lval[k] * z[lcol[k]];
             z[i] = s;
         }
         ovk__poke(h);
@@ -147,7 +203,7 @@ static int ilu0_apply(void *state, const double *r, double *z, const ovk__hook *
         int lo = hi > step ? hi - step : 0;
         for (int i = hi - 1; i >= lo; i--) {
             double s = z[i]; /* z_i = (y_i - sum_{j>i} u_ij z_j) / u_ii */
-            for (int k = dpos[i] + 1; k < ptr[i + 1]; k++) s -= val[k] * z[col[k]];
+            for (int k = uptr[i]; k < uptr[i + 1]; k++) s -= uval[k] * z[ucol[k]];
             z[i] = s * dinv[i];
         }
         ovk__poke(h);

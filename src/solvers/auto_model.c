@@ -20,8 +20,8 @@
  *   gmres       M + G A + L                             (one blocking sum)
  *   pgmres:l=k  max(M + G_p A, (L + G_p A) / k)
  *
- * and in a first solve pgmres's first cycle is gmres's (the shifts'
- * estimate).  BiCGStab is not a candidate: whether it or restarted GMRES
+ * and in a first solve pgmres's first, short cycle is gmres's (the
+ * shifts' estimate).  BiCGStab is not a candidate: whether it or restarted GMRES
  * takes fewer iterations depends on the spectrum, which auto does not
  * measure.  The constants and how well the model predicts are in
  * docs/performance.md, section 3 (one solve and auto). */
@@ -184,7 +184,8 @@ static double modelled_nonsymmetric(const ovk__auto_figures *f, int first, ovk__
     if (ch.kind == OVK__AUTO_GMRES) return gmres;
     double vec = pgmres_passes(ch.depth) * pass;
     double t = fmax(mv + vec, (f->latency + vec) / ch.depth);
-    if (first) t = (GMRES_RESTART * gmres + (FIRST_ITERATIONS - GMRES_RESTART) * t) / FIRST_ITERATIONS;
+    int est = ovk__pgmres_estimate_steps(GMRES_RESTART); /* the shifts' estimate, as gmres */
+    if (first) t = (est * gmres + (FIRST_ITERATIONS - est) * t) / FIRST_ITERATIONS;
     return t;
 }
 

@@ -1267,7 +1267,10 @@ static void view_matrix(const ovk_solver *s, FILE *f)
                "values %s%s; halo %s\n",
             (long long)s->lay->nglobal, (long long)ovk_matrix_nnz_local(A), s->lay->nlocal,
             (long long)s->lay->row_start, A->diag.upper ? "upper triangle" : "both triangles",
-            A->diag.off16 ? "16-bit offsets" : "int", v >= 0 && v < 3 ? vform[v] : "?",
+            A->diag.off16   ? "16-bit offsets"
+            : A->diag.esc16 ? "16-bit offsets, far ones apart"
+                            : "int",
+            v >= 0 && v < 3 ? vform[v] : "?",
             A->diag.runs ? ", runs of repeated rows" : "", h >= 0 && h < 3 ? halo[h] : "?");
 }
 

@@ -30,10 +30,11 @@
  * the estimate's alone.
  *
  * Shifts (Newton basis): Chebyshev nodes of [lmin, lmax], the spec's or the
- * range of the real parts of the Ritz values (the eigenvalues of the first
- * cycle's square Hessenberg matrix, LAPACK dhseqr), estimated in the first
- * solve of a set-up solver and again after new matrix values.  That first
- * cycle is gmres's (CGS2, one or two blocking reductions per step): run
+ * range of the real parts of the Ritz values (the eigenvalues of the square
+ * Hessenberg matrix of a first, short cycle of ESTIMATE_STEPS steps, LAPACK
+ * dhseqr), estimated in the first solve of a set-up solver and again after
+ * new matrix values.  That first cycle is gmres's (CGS2, one or two
+ * blocking reductions per step) and ends with b - A x like a restart: run
  * unshifted at depth 1 instead, the pipeline's residual estimate drifted
  * from the true one by a factor 3.6 in 25 steps on convection-diffusion. */
 #include <math.h>
@@ -45,6 +46,9 @@
 
 enum { MAX_L = 8 };
 static const double LOST = 10.0; /* true / estimated residual norm that ends the pipeline */
+/* steps of the classical cycle whose Ritz values give the shifts (as
+ * PETSc's Chebyshev estimate: the extreme real parts settle first) */
+enum { ESTIMATE_STEPS = 10 };
 #define FALLBACK "gmres"
 
 extern void dhseqr_(const char *job, const char *compz, const int *n, const int *ilo, const int *ihi, double *h,
@@ -78,6 +82,8 @@ typedef struct pipe_state {
     double est;                      /* the rotations' residual norm after column k - 1 */
 } pipe_state;
 
+int ovk__pgmres_estimate_steps(int m) { return m < ESTIMATE_STEPS ? m : ESTIMATE_STEPS; }
+
 static double *gcol(const pgmres_work *w, int j) { return w->G + (size_t)j * (size_t)(w->m + 1); }
 static double *hcol(const pgmres_work *w, int j) { return w->H + (size_t)j * (size_t)(w->m + 1); }
 static double *dsum(const pgmres_work *w, int s) { return w->D + (size_t)s * (size_t)(w->m + 1); }
@@ -90,14 +96,15 @@ static void shifts(pgmres_work *w)
         w->sigma[i] = 0.5 * (w->lmax + w->lmin) + 0.5 * (w->lmax - w->lmin) * cos(pi * (2 * i + 1) / (2.0 * w->l));
 }
 
-/* the range of the real parts of the k x k Hessenberg matrix's eigenvalues */
-static void estimate(ovk__ctx *c, pgmres_work *w, int k)
+/* the range of the real parts of the eigenvalues of the k x k Hessenberg
+ * matrix in H with leading dimension ld */
+static void estimate(ovk__ctx *c, pgmres_work *w, int k, int ld)
 {
     int n = k, ilo = 1, ldh = k, one = 1, lwork = k, info = 1;
     double *h = w->ritz, *wr = h + (size_t)k * (size_t)k, *wi = wr + k, *work = wi + k, z = 0.0;
     w->lmin = w->lmax = 0.0;
     for (int j = 0; j < k; j++)
-        for (int i = 0; i < k; i++) h[(size_t)j * (size_t)k + (size_t)i] = i <= j + 1 ? hcol(w, j)[i] : 0.0;
+        for (int i = 0; i < k; i++) h[(size_t)j * (size_t)k + (size_t)i] = i <= j + 1 ? w->H[(size_t)j * (size_t)ld + (size_t)i] : 0.0;
     if (k > 0) dhseqr_("E", "N", &n, &ilo, &n, h, &ldh, wr, wi, &z, &one, work, &lwork, &info);
     if (info == 0) { /* from reduced values: the same on every rank (else no shift) */
         w->lmin = w->lmax = wr[0];
@@ -246,11 +253,12 @@ static int run(ovk__ctx *c, pgmres_work *w, double bb)
         c->res->reason = OVK_REASON_MAXIT;
         return OVK_OK;
     }
-    if (!w->user_shifts && !w->estimated) { /* a classical cycle for the Ritz values */
+    if (!w->user_shifts && !w->estimated) { /* a short classical cycle for the Ritz values */
+        int m = ovk__pgmres_estimate_steps(w->m);
         ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .t = w->t, .r = w->r};
-        rc = ovk__gmres_cycle_run(c, &cy, w->m, bb, &rr, w->H, &stop);
+        rc = ovk__gmres_cycle_run(c, &cy, m, bb, &rr, w->H, &stop);
         if (rc) return rc;
-        if (cy.k > 0) estimate(c, w, cy.k);
+        if (cy.k > 0) estimate(c, w, cy.k, m + 1);
         if (cy.k > 0 && c->opts->print_level >= 1 && c->rank == 0)
             pgmres_view(w, c->opts->out ? c->opts->out : stdout);
         if (stop) return OVK_OK;

@@ -313,6 +313,8 @@ int ovk__nullspace_end_solve(ovk__ctx *c);
 
 /* Local: the matvecs of plcg:l=l's spectrum estimate (plcg.c) */
 int ovk__plcg_estimate_steps(int l);
+/* Local: the gmres steps of pgmres:restart=m's shift estimate (pgmres.c) */
+int ovk__pgmres_estimate_steps(int m);
 
 /* The registered variants (pcg.c). */
 const ovk__solver *ovk__solver_find(const char *name);

@@ -230,6 +230,53 @@ static void check_runs(const char *name, ovk_matrix *A, const double *x, const d
     MT_RC(OVK_OK, ovk__csr_find_runs(&A->diag));
 }
 
+/* the product with the far columns' 16-bit form (A's, when it has one) is
+ * bitwise that of the int columns, whole and in hook chunks that start
+ * between far columns (collective: every rank multiplies alike) */
+static void check_far(const char *name, ovk_matrix *A, const double *x, const double *y0, double *y)
+{
+    int n = ovk_matrix_nlocal(A);
+    static const int every[] = {0, 7, 50, 999};
+    for (int e = 0; e < 4; e++) {
+        ovk__hook h = {no_op, NULL, every[e]};
+        MT_RC(OVK_OK, ovk__matvec(A, x, y, e ? &h : NULL));
+        MT_CHECK(same_bits(y, y0, n), "%s: hook every %d rows gives another product", name, every[e]);
+    }
+    int had = A->diag.esc16 != NULL;
+    ovk__csr_drop_far(&A->diag);
+    MT_RC(OVK_OK, ovk__matvec(A, x, y, NULL));
+    MT_CHECK(same_bits(y, y0, n), "%s: the int columns give another product than the 16-bit far form", name);
+    MT_RC(OVK_OK, ovk__csr_pack_far(&A->diag));
+    MT_CHECK(!had == !A->diag.esc16, "%s: the far form not found again", name);
+}
+
+/* A band of 15 entries per row and, in every 50th row of the first and
+ * last 1,000 of the rank's 34,000, a column 33,000 away within the rank's
+ * own block: the columns stay int, most of them fit 16 bits (the far
+ * form). */
+static void make_far(rows *r)
+{
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    ovk_gidx n = (ovk_gidx)34000 * size;
+    rows_alloc(r, n, 16);
+    for (int i = 0; i < r->count; i++) {
+        ovk_gidx row = r->start + i;
+        int len = r->ptr[i];
+        for (int d = -7; d <= 7; d++)
+            if (row + d >= 0 && row + d < n) {
+                r->col[len] = row + d;
+                r->val[len++] = value_of(2, row, row + d);
+            }
+        if (row % 50 == 0 && (i < 1000 || i >= 33000)) {
+            ovk_gidx c = i < 1000 ? row + 33000 : row - 33000;
+            r->col[len] = c;
+            r->val[len++] = value_of(2, row, c);
+        }
+        r->ptr[i + 1] = len;
+    }
+}
+
 /* every value form, every halo mode, the fused dot on one matrix; want is
  * the form the packing must pick on every rank with entries (-1: any);
  * want_runs 1: the block must have runs on every rank with rows, 0: no
@@ -271,6 +318,7 @@ static void check_matrix(const char *name, rows *r, int want, int want_runs)
         MT_RC(OVK_OK, ovk__matvec(A, x, y, a == 1 ? &none : NULL));
         MT_CHECK(same_bits(y, y0, n), "%s: %s values give another product", name, form_name(A->diag.vform));
         if (any_runs) check_runs(name, A, x, y0, y);
+        check_far(name, A, x, y0, y);
     }
     static const ovk_halo_mode modes[] = {OVK_HALO_PERSISTENT, OVK_HALO_NEIGHBOR, OVK_HALO_ISEND,
                                           OVK_HALO_NEIGHBOR, OVK_HALO_PERSISTENT};
@@ -368,6 +416,22 @@ int main(int argc, char **argv)
     rows_free(&r);
     make_runs(&r, 70001, 1);
     check_matrix("runs wide", &r, OVK__VAL_DICT8, -1);
+    rows_free(&r);
+    make_far(&r);
+    check_matrix("far columns", &r, OVK__VAL_DOUBLE, 0);
+    {
+        ovk_matrix *F = NULL;
+        MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, r.start, r.count, r.ptr, r.col, r.val, OVK_DUP_SUM, &F));
+        int nfar = 0, any; /* columns of the rank's own block too far for 16 bits */
+        for (int i = 0; i < r.count; i++)
+            for (int k = r.ptr[i]; k < r.ptr[i + 1]; k++)
+                nfar += r.col[k] >= r.start && r.col[k] < r.start + r.count && llabs(r.col[k] - r.start - i) > 32767;
+        MT_CHECK(F && !F->diag.esc16 == !nfar && (!nfar || F->diag.far_ptr[r.count] == nfar),
+                 "far columns: %d far columns in the 16-bit far form, not %d", F && F->diag.esc16 ? F->diag.far_ptr[r.count] : -1, nfar);
+        MPI_Allreduce(&nfar, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        MT_CHECK(any > 0, "far columns: no rank has a far column");
+        ovk_matrix_destroy(F);
+    }
     rows_free(&r);
     static const char *kinds[] = {"few", "float", "double"};
     for (int kind = 0; kind < 3; kind++)
