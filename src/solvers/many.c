@@ -7,6 +7,10 @@
  * combines what the tasks wait for:
  *
  *   run every ready task, in index order, until it yields or ends;
+ *   if tasks have just started a sum and none waits for a product: post
+ *     every sum not yet posted as ONE reduction, before the work the
+ *     tasks overlap with it (their preconditioners, their products), and
+ *     let them go on;
  *   if tasks wait for products: post the sums those tasks started as ONE
  *     reduction carrying all their values (each at its offset), then ONE
  *     multi-vector product for all of them (the matrix read once, one halo
@@ -56,7 +60,7 @@ enum { TASK_STACK_BYTES = 2 << 20 };
 /* Sums a task may have started and not yet waited for (plcg: 2 l + 4). */
 enum { TASK_SUMS = OVK__STAGE_SLOTS + 8 };
 
-typedef enum { TASK_READY, TASK_PRODUCT, TASK_SUM, TASK_DONE } task_state;
+typedef enum { TASK_READY, TASK_STARTED, TASK_PRODUCT, TASK_SUM, TASK_DONE } task_state;
 
 /* A started sum: the task's values, then where they ride. */
 typedef struct sum_token {
@@ -212,6 +216,12 @@ int ovk__task_sum_begin(ovk__task *t, double *vals, int n, ovk_request **req)
     return OVK_OK;
 }
 
+void ovk__task_sum_started(ovk__task *t)
+{
+    t->state = TASK_STARTED;
+    yield(t);
+}
+
 int ovk__task_sum_end(ovk__task *t, ovk_request *req, double *waited)
 {
     ovk__many *m = t->m;
@@ -360,19 +370,33 @@ static int wait_oldest(ovk__many *m)
     return woken ? OVK_OK : ovk__fail(OVK_EINVAL, "solve_many: no system can go on (internal error)");
 }
 
+/* Tasks that have just started a sum go on; when no task waits for a
+ * product, the sums go first as one reduction, which then flies while the
+ * tasks run what they overlap with it.  Else (systems a phase apart) they
+ * go on unposted, and post() combines their sums at the product. */
+static int release_started(ovk__many *m, int want_product)
+{
+    int rc = want_product ? OVK_OK : post(m, 0);
+    for (int j = 0; j < m->k; j++)
+        if (m->tasks[j].state == TASK_STARTED) m->tasks[j].state = TASK_READY;
+    return rc;
+}
+
 static int schedule(ovk__many *m)
 {
     for (;;) {
-        int live = 0, want_product = 0;
+        int live = 0, want_product = 0, started = 0;
         for (int j = 0; j < m->k; j++)
             if (m->tasks[j].state == TASK_READY) enter_task(m, &m->tasks[j]);
         for (int j = 0; j < m->k; j++) {
             live += m->tasks[j].state != TASK_DONE;
             want_product += m->tasks[j].state == TASK_PRODUCT;
+            started += m->tasks[j].state == TASK_STARTED;
         }
         if (!live) return OVK_OK;
-        int rc = post(m, want_product);
+        int rc = started ? release_started(m, want_product) : post(m, want_product);
         if (rc) return rc;
+        if (started) continue;
         if (want_product) products(m);
         else if ((rc = wait_oldest(m))) return rc;
     }

@@ -60,6 +60,7 @@ int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_reques
         slot->req = rc ? NULL : *req;
         if (rc) slot->vals = NULL;
     }
+    if (c->batch && !rc) ovk__task_sum_started(c->batch); /* untimed: the other systems run */
     return rc;
 }
 
