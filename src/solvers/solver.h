@@ -416,6 +416,9 @@ int ovk__task_sum_begin(struct ovk__task *t, double *vals, int n, ovk_request **
 void ovk__task_sum_started(struct ovk__task *t);
 int ovk__task_sum_end(struct ovk__task *t, ovk_request *req, double *waited);
 int ovk__task_product(struct ovk__task *t, const double *p, double *s, double *ps, double *took);
+/* z = C r with the other systems' (the preconditioner's apply_many), and
+ * with rz, rr not NULL the local <r,z> and <r,r> (*took: the seconds booked). */
+int ovk__task_pc(struct ovk__task *t, const double *r, double *z, double *rz, double *rr, double *took);
 
 /* Collective: the k systems A X[j] = B[j] of the set-up variant v (its
  * parsed options in c->params) solved together from the solver's context
