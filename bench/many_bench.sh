@@ -45,4 +45,5 @@ run "$many" -n 40 -k 8 -rounds "$R" -solver alg1
 run "$many" -f "$LAP" -k 8 -rounds "$R" -solver alg1
 [ -x "$PEERS/petsc_mtx" ] && run "$PEERS/petsc_mtx" -f "$LAP" -rhs random -nrhs 8 -repeat "$R"
 run "$many" -n 20 -k 8 -rounds "$R" -solver pipecg -backend native -latency_us 250
+run "$many" -n 20 -k 8 -rounds "$R" -solver pipecg -precond ic0 -backend native -latency_us 250
 run "$many" -n 20 -k 8 -rounds "$R" -solver alg1 -backend native -latency_us 250

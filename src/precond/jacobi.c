@@ -83,6 +83,43 @@ static int jacobi_apply_dots(void *state, const double *restrict r, double *rest
     return OVK_OK;
 }
 
+/* Rows per block of the k systems' pass: the block of the diagonal stays in
+ * cache while each system's rows go through. */
+enum { MANY_BLOCK_ROWS = 1024 };
+
+/* k systems: as jacobi_apply (rz == NULL) or jacobi_apply_dots, the
+ * diagonal read once; each system's sums in its own row order */
+static int jacobi_apply_many(void *state, int k, const double *const *r, double *const *z, double *rz, double *rr,
+                             const ovk__hook *h)
+{
+    jacobi *j = state;
+    int n = j->n, step = ovk__chunk_rows(n, h);
+    if (step > MANY_BLOCK_ROWS) step = MANY_BLOCK_ROWS;
+    for (int s = 0; rz && s < k; s++) rz[s] = rr[s] = 0.0;
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int s = 0; s < k; s++) {
+            const double *restrict rs = r[s];
+            double *restrict zs = z[s];
+            if (!rz) {
+                for (int i = lo; i < hi; i++) zs[i] = j->dinv[i] * rs[i]; /* z = D^-1 r */
+                continue;
+            }
+            const double *restrict d = j->a;
+            double a = rz[s], b = rr[s];
+            for (int i = lo; i < hi; i++) { /* z = r ./ a_ii, <r,z>, <r,r> */
+                zs[i] = rs[i] / d[i];
+                a += rs[i] * zs[i];
+                b += rs[i] * rs[i];
+            }
+            rz[s] = a;
+            rr[s] = b;
+        }
+        ovk__poke(h);
+    }
+    return OVK_OK;
+}
+
 static int jacobi_split(void *state, const double *x, double *y, const ovk__hook *h)
 {
     jacobi *j = state;
@@ -100,7 +137,7 @@ const ovk__pc_type ovk__pc_jacobi = {
     .options = "",
     .needs_matrix = 1,
     .create = jacobi_create, .setup = jacobi_setup, .destroy = jacobi_destroy,
-    .apply = jacobi_apply, .apply_dots = jacobi_apply_dots, .apply_left = jacobi_split,
-    .apply_right = jacobi_split,
+    .apply = jacobi_apply, .apply_dots = jacobi_apply_dots, .apply_many = jacobi_apply_many,
+    .apply_left = jacobi_split, .apply_right = jacobi_split,
     .diagonal = jacobi_diagonal, .split_diagonal = jacobi_split_diagonal, .divisor = jacobi_divisor,
 };

@@ -46,6 +46,11 @@ typedef struct ovk__pc_type {
     int (*apply)(void *state, const double *r, double *z, const ovk__hook *h);
     /* Optional: z = C r with the local <r,z> and <r,r> in the same pass. */
     int (*apply_dots)(void *state, const double *r, double *z, double *rz, double *rr, const ovk__hook *h);
+    /* Optional: k systems in one pass (ovk_solver_solve_many): z[j] = C r[j],
+     * each bitwise apply's, or with rz and rr (k values each) apply_dots's.
+     * Without it a batch applies C system by system. */
+    int (*apply_many)(void *state, int k, const double *const *r, double *const *z, double *rz, double *rr,
+                      const ovk__hook *h);
     /* Optional split form C = L^-T L^-1 (PCG-Algorithm2/Overlap): t = L^-1 r
      * and w = L^-T t.  Both or neither. */
     int (*apply_left)(void *state, const double *r, double *t, const ovk__hook *h);

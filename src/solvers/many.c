@@ -7,6 +7,12 @@
  * combines what the tasks wait for:
  *
  *   run every ready task, in index order, until it yields or ends;
+ *   if tasks have just started a sum and none waits for a product: post
+ *     every sum not yet posted as ONE reduction, before the work the
+ *     tasks overlap with it (their preconditioners, their products), and
+ *     let them go on;
+ *   if tasks wait for the preconditioner (one with apply_many): apply it
+ *     to all of them at once (the diagonal or factors read once);
  *   if tasks wait for products: post the sums those tasks started as ONE
  *     reduction carrying all their values (each at its offset), then ONE
  *     multi-vector product for all of them (the matrix read once, one halo
@@ -56,7 +62,7 @@ enum { TASK_STACK_BYTES = 2 << 20 };
 /* Sums a task may have started and not yet waited for (plcg: 2 l + 4). */
 enum { TASK_SUMS = OVK__STAGE_SLOTS + 8 };
 
-typedef enum { TASK_READY, TASK_PRODUCT, TASK_SUM, TASK_DONE } task_state;
+typedef enum { TASK_READY, TASK_STARTED, TASK_PC, TASK_PRODUCT, TASK_SUM, TASK_DONE } task_state;
 
 /* A started sum: the task's values, then where they ride. */
 typedef struct sum_token {
@@ -97,6 +103,8 @@ struct ovk__task {
     int rc;
     const double *p; /* a product asked for: s = A p, and <p,s> into ps when not NULL */
     double *s, *ps, took;
+    const double *r; /* a preconditioner asked for: z = C r, <r,z> and <r,r> into rz, rr when not NULL */
+    double *z, *rz, *rr;
     int prc;
     sum_token *await;
     sum_token sums[TASK_SUMS];
@@ -119,7 +127,7 @@ struct ovk__many {
     ovk_reducer *red;
     ovk__hook hook;        /* the reducer's progress during a product */
     const double **X;      /* the product's scratch: k operands, results, sums */
-    double **Y, *xy;
+    double **Y, *xy, *xx;
     int *current;
 };
 
@@ -212,6 +220,12 @@ int ovk__task_sum_begin(ovk__task *t, double *vals, int n, ovk_request **req)
     return OVK_OK;
 }
 
+void ovk__task_sum_started(ovk__task *t)
+{
+    t->state = TASK_STARTED;
+    yield(t);
+}
+
 int ovk__task_sum_end(ovk__task *t, ovk_request *req, double *waited)
 {
     ovk__many *m = t->m;
@@ -233,15 +247,30 @@ int ovk__task_sum_end(ovk__task *t, ovk_request *req, double *waited)
     return rc;
 }
 
+/* back to the scheduler until it has run what t asks for (state) */
+static int run_by_batch(ovk__task *t, task_state state, double *took)
+{
+    t->state = state;
+    yield(t);
+    *took = t->took;
+    return t->prc;
+}
+
 int ovk__task_product(ovk__task *t, const double *p, double *s, double *ps, double *took)
 {
     t->p = p;
     t->s = s;
     t->ps = ps;
-    t->state = TASK_PRODUCT;
-    yield(t);
-    *took = t->took;
-    return t->prc;
+    return run_by_batch(t, TASK_PRODUCT, took);
+}
+
+int ovk__task_pc(ovk__task *t, const double *r, double *z, double *rz, double *rr, double *took)
+{
+    t->r = r;
+    t->z = z;
+    t->rz = rz;
+    t->rr = rr;
+    return run_by_batch(t, TASK_PC, took);
 }
 
 /* ---- the scheduler ------------------------------------------------------ */
@@ -329,6 +358,36 @@ static void products(ovk__many *m)
     }
 }
 
+/* the preconditioner of the tasks that wait for it with (dots 1) or
+ * without its sums, as one apply_many */
+static void pc_group(ovk__many *m, int dots)
+{
+    int n = 0;
+    for (int j = 0; j < m->k; j++) {
+        ovk__task *t = &m->tasks[j];
+        if (t->state != TASK_PC || (t->rz != NULL) != dots) continue;
+        m->X[n] = t->r;
+        m->Y[n++] = t->z;
+    }
+    if (n == 0) return;
+    const ovk__pc *pc = m->tasks[0].c.pc;
+    double t0 = ovk__now();
+    int rc = pc->type->apply_many(pc->state, n, m->X, m->Y, dots ? m->xy : NULL, dots ? m->xx : NULL, &m->hook);
+    double share = (ovk__now() - t0) / n;
+    for (int j = 0, i = 0; j < m->k; j++) {
+        ovk__task *t = &m->tasks[j];
+        if (t->state != TASK_PC || (t->rz != NULL) != dots) continue;
+        if (dots) {
+            *t->rz = m->xy[i];
+            *t->rr = m->xx[i];
+        }
+        i++;
+        t->prc = rc;
+        t->took = share;
+        t->state = TASK_READY;
+    }
+}
+
 /* every task waits for a sum: wait for the oldest combined reduction one
  * of them needs, and ready its waiters */
 static int wait_oldest(ovk__many *m)
@@ -360,19 +419,39 @@ static int wait_oldest(ovk__many *m)
     return woken ? OVK_OK : ovk__fail(OVK_EINVAL, "solve_many: no system can go on (internal error)");
 }
 
+/* Tasks that have just started a sum go on; when no task waits for a
+ * product, the sums go first as one reduction, which then flies while the
+ * tasks run what they overlap with it.  Else (systems a phase apart) they
+ * go on unposted, and post() combines their sums at the product. */
+static int release_started(ovk__many *m, int want_product)
+{
+    int rc = want_product ? OVK_OK : post(m, 0);
+    for (int j = 0; j < m->k; j++)
+        if (m->tasks[j].state == TASK_STARTED) m->tasks[j].state = TASK_READY;
+    return rc;
+}
+
 static int schedule(ovk__many *m)
 {
     for (;;) {
-        int live = 0, want_product = 0;
+        int live = 0, want_product = 0, started = 0, want_pc = 0;
         for (int j = 0; j < m->k; j++)
             if (m->tasks[j].state == TASK_READY) enter_task(m, &m->tasks[j]);
         for (int j = 0; j < m->k; j++) {
             live += m->tasks[j].state != TASK_DONE;
             want_product += m->tasks[j].state == TASK_PRODUCT;
+            started += m->tasks[j].state == TASK_STARTED;
+            want_pc += m->tasks[j].state == TASK_PC;
         }
         if (!live) return OVK_OK;
-        int rc = post(m, want_product);
+        if (!started && want_pc) { /* the preconditioner first: its tasks may join the product */
+            pc_group(m, 0);
+            pc_group(m, 1);
+            continue;
+        }
+        int rc = started ? release_started(m, want_product) : post(m, want_product);
         if (rc) return rc;
+        if (started) continue;
         if (want_product) products(m);
         else if ((rc = wait_oldest(m))) return rc;
     }
@@ -465,7 +544,8 @@ static int batch_new(ovk__many *m, const ovk__ctx *c, int k)
     m->X = calloc((size_t)k, sizeof *m->X);
     m->Y = calloc((size_t)k, sizeof *m->Y);
     m->xy = calloc((size_t)k, sizeof *m->xy);
-    if (!m->tasks || !m->unposted || !m->X || !m->Y || !m->xy) return ovk__fail(OVK_ENOMEM, "%d systems", k);
+    m->xx = calloc((size_t)k, sizeof *m->xx);
+    if (!m->tasks || !m->unposted || !m->X || !m->Y || !m->xy || !m->xx) return ovk__fail(OVK_ENOMEM, "%d systems", k);
     if (c->hook.fn) m->hook = (ovk__hook){.fn = progress, .arg = m, .every = c->hook.every};
     return OVK_OK;
 }
@@ -486,6 +566,7 @@ static void batch_free(ovk__many *m)
     free(m->X);
     free(m->Y);
     free(m->xy);
+    free(m->xx);
 }
 
 /* Collective: max and mean over the ranks of every system's timers, in

@@ -413,11 +413,17 @@ static inline int ovk__converged(const ovk__ctx *c, double rr) { return rr < c->
  * and products wait for the batch, which combines them with the other
  * systems'.  sum_begin takes the n values at vals (reduced in place by the
  * end) and gives a token for *req; sum_end waits for it (*waited: the
- * seconds of the combined wait booked to this system).  product: s = A p
+ * seconds of the combined wait booked to this system).  sum_started: the
+ * task waits until every system has started its sums, so that they go as
+ * one reduction before the work meant to overlap it.  product: s = A p
  * and, when ps is not NULL, the local <p,s> (*took: the seconds booked). */
 int ovk__task_sum_begin(struct ovk__task *t, double *vals, int n, ovk_request **req);
+void ovk__task_sum_started(struct ovk__task *t);
 int ovk__task_sum_end(struct ovk__task *t, ovk_request *req, double *waited);
 int ovk__task_product(struct ovk__task *t, const double *p, double *s, double *ps, double *took);
+/* z = C r with the other systems' (the preconditioner's apply_many), and
+ * with rz, rr not NULL the local <r,z> and <r,r> (*took: the seconds booked). */
+int ovk__task_pc(struct ovk__task *t, const double *r, double *z, double *rz, double *rr, double *took);
 
 /* Collective: the k systems A X[j] = B[j] of the set-up variant v (its
  * parsed options in c->params) solved together from the solver's context

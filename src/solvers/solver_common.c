@@ -60,6 +60,7 @@ int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_reques
         slot->req = rc ? NULL : *req;
         if (rc) slot->vals = NULL;
     }
+    if (c->batch && !rc) ovk__task_sum_started(c->batch); /* untimed: the other systems run */
     return rc;
 }
 
@@ -375,8 +376,18 @@ int ovk__ctx_start_residual(ovk__ctx *c, double *r)
     return OVK_OK;
 }
 
+/* 1 when a batch applies C to its systems together (unscaled: a scaled
+ * solve's 2^-k factors stay per system) */
+static int batch_pc(const ovk__ctx *c) { return c->batch && c->pc->type->apply_many && !c->scale.kc; }
+
 int ovk__ctx_pc(ovk__ctx *c, const double *r, double *z)
 {
+    if (batch_pc(c)) { /* with the other systems', its share of the time */
+        double took = 0.0;
+        int rc = ovk__task_pc(c->batch, r, z, NULL, NULL, &took);
+        c->t[OVK_TIMER_PRECOND] += took;
+        return rc;
+    }
     ovk__tic t0 = ovk__tic_start(c);
     int k1 = c->scale.kc / 2, k2 = c->scale.kc - k1;
     if (k2) { /* z = 2^-k2 C (2^-k1 r) = 2^-kc C r, the preconditioner of 2^kc A */
@@ -392,6 +403,12 @@ int ovk__ctx_pc(ovk__ctx *c, const double *r, double *z)
 int ovk__ctx_pc_dots(ovk__ctx *c, const double *r, double *z, double *rz, double *rr)
 {
     const ovk__pc_type *t = c->pc->type;
+    if (batch_pc(c) && t->apply_dots) { /* as ovk__ctx_pc */
+        double took = 0.0;
+        int rc = ovk__task_pc(c->batch, r, z, rz, rr, &took);
+        c->t[OVK_TIMER_PRECOND] += took;
+        return rc;
+    }
     if (t->apply_dots) {
         int k1 = c->scale.kc / 2, k2 = c->scale.kc - k1; /* k1 = k2: kc is even */
         const double *in = r;

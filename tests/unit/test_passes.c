@@ -7,6 +7,7 @@
  *     without) and a block with empty rows, in every value form;
  *   - every value form of a block gives bitwise the product of the double
  *     values, and a dictionary of more than 256 values is refused;
+ *   - Jacobi's apply_many, each system bitwise its apply and apply_dots;
  *   - ovk__dots_exact (plcg's Gram sums): a sum of 10^7-sized terms that
  *     cancel to 10^-3 comes out within 1e-14 of it (ovk__dots: 1.0004e-3
  *     there), more than 16 dots at once as one at a time; and every kernel
@@ -25,6 +26,7 @@
 #include <cmocka.h>
 
 #include "matrix/matrix.h"
+#include "precond/precond.h"
 #include "solvers/fused.h"
 
 static int pokes;
@@ -234,6 +236,48 @@ static void test_dots_exact_paths(void **state)
     ovk__dot2_set_kernels(-1);
 }
 
+/* Jacobi's apply_many: each system bitwise apply's and apply_dots's, with
+ * a hook (blocks cut by its rows) and without */
+static void test_jacobi_many(void **state)
+{
+    (void)state;
+    enum { K = 3 };
+    ovk_matrix *A = NULL;
+    ovk__pc pc = {0};
+    assert_int_equal(make(7, 13, &A), OVK_OK);
+    int n = A->lay.nlocal;
+    ovk__pc_env env = {.A = A, .n = n, .comm = MPI_COMM_SELF};
+    assert_int_equal(ovk__pc_create("jacobi", &pc), OVK_OK);
+    assert_int_equal(pc.type->setup(pc.state, &env), OVK_OK);
+    double *r[K], *z[K], *ref = malloc(sizeof(double) * (size_t)n), rz[K], rr[K];
+    for (int j = 0; j < K; j++) {
+        r[j] = malloc(sizeof(double) * (size_t)n);
+        z[j] = malloc(sizeof(double) * (size_t)n);
+        for (int i = 0; i < n; i++) r[j][i] = val_of(i, j);
+    }
+    const ovk__hook hooks[] = {{NULL, NULL, 0}, {poke, NULL, 100}};
+    for (int h = 0; h < 2; h++)
+        for (int dots = 0; dots < 2; dots++) {
+            assert_int_equal(pc.type->apply_many(pc.state, K, (const double *const *)r, z, dots ? rz : NULL,
+                                                 dots ? rr : NULL, &hooks[h]),
+                             OVK_OK);
+            for (int j = 0; j < K; j++) {
+                double a = 0.0, b = 0.0;
+                if (dots) pc.type->apply_dots(pc.state, r[j], ref, &a, &b, NULL);
+                else pc.type->apply(pc.state, r[j], ref, NULL);
+                assert_memory_equal(z[j], ref, sizeof(double) * (size_t)n);
+                if (dots) assert_true(rz[j] == a && rr[j] == b);
+            }
+        }
+    for (int j = 0; j < K; j++) {
+        free(r[j]);
+        free(z[j]);
+    }
+    free(ref);
+    ovk__pc_destroy(&pc);
+    ovk_matrix_destroy(A);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -243,6 +287,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_matvec_dot),
         cmocka_unit_test(test_dots_exact),
         cmocka_unit_test(test_dots_exact_paths),
+        cmocka_unit_test(test_jacobi_many),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
