@@ -105,7 +105,10 @@ def main():
             got = run_once(a, case)
             case["runs"].append(got)
             if a.raw:
+                new = not os.path.exists(a.raw)
                 with open(a.raw, "a") as f:
+                    if new:
+                        f.write("round,case,iterations,setup_s,solve_s\n")
                     g = got or {"it": "", "setup": "", "solve": ""}
                     f.write(f"{r + 1},{case['label']},{g['it']},{g['setup']},{g['solve']}\n")
         print(f"# round {r + 1} of {a.r} done", file=sys.stderr)
