@@ -154,10 +154,10 @@ int main(int argc, char **argv)
         return 2;
     }
     ovk_fe_box m;
-    ovk_fe_box_init(&m, a.n[0], a.n[1], a.n[2], rank, size);
+    ovk_fe_box_init(&m, a.n[0], a.n[1], a.n[2], 0, rank, size);
     if (rank == 0)
         printf("Load cases: %d, elasticity on %d x %d x %d cells, %lld unknowns, %d ranks\n", a.k, m.nx, m.ny, m.nz,
-               (long long)m.nx * (m.ny + 1) * (m.nz + 1) * OVK_FE_DOF, size);
+               ovk_fe_box_nodes(&m) * OVK_FE_DOF, size);
     ovk_matrix *A = NULL;
     double *weight = NULL, *xyz = NULL;
     rc = ovk_fe_elasticity(&m, &A, &weight, &xyz);

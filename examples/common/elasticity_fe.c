@@ -8,26 +8,37 @@
 
 enum { SLOTS = 27 * OVK_FE_DOF }; /* a row's columns: 27 neighbour nodes x 3 */
 
-void ovk_fe_box_init(ovk_fe_box *m, int nx, int ny, int nz, int rank, int size)
+long long ovk_fe_box_nodes(const ovk_fe_box *m)
+{
+    return (long long)(m->nx + 1 - m->first_free_plane) * (m->ny + 1) * (m->nz + 1);
+}
+
+void ovk_fe_box_init(ovk_fe_box *m, int nx, int ny, int nz, int floating, int rank, int size)
 {
     int nmax = nx > ny ? nx : ny;
     nmax = nmax > nz ? nmax : nz;
-    *m = (ovk_fe_box){nx, ny, nz, 1.0 / nmax, 0, 0};
-    long long nodes = (long long)nx * (ny + 1) * (nz + 1);
+    *m = (ovk_fe_box){nx, ny, nz, 1.0 / nmax, 0, 0, floating ? 0 : 1};
+    long long nodes = ovk_fe_box_nodes(m);
     m->first = nodes * rank / size;
     m->count = nodes * (rank + 1) / size - m->first;
 }
 
-/* free node id of grid point (i, j, k), i >= 1 (i = 0 is clamped) */
+/* nodes per x line that carry unknowns */
+static int line_nodes(const ovk_fe_box *m)
+{
+    return m->nx + 1 - m->first_free_plane;
+}
+
+/* free node id of grid point (i, j, k), i >= first_free_plane */
 static long long node_id(const ovk_fe_box *m, int i, int j, int k)
 {
-    return (i - 1) + (long long)m->nx * (j + (long long)(m->ny + 1) * k);
+    return (i - m->first_free_plane) + (long long)line_nodes(m) * (j + (long long)(m->ny + 1) * k);
 }
 
 static void node_ijk(const ovk_fe_box *m, long long id, int *i, int *j, int *k)
 {
-    *i = (int)(id % m->nx) + 1;
-    id /= m->nx;
+    *i = (int)(id % line_nodes(m)) + m->first_free_plane;
+    id /= line_nodes(m);
     *j = (int)(id % (m->ny + 1));
     *k = (int)(id / (m->ny + 1));
 }
@@ -77,12 +88,12 @@ static void add_cell(const ovk_fe_box *m, int ci, int cj, int ck, double *K, dou
         }
         double vol = tet_gradients(p, g);
         for (int a = 0; a < 4; a++) {
-            if (gi[a][0] == 0) continue; /* clamped: no row */
+            if (gi[a][0] < m->first_free_plane) continue; /* clamped: no row */
             long long row = node_id(m, gi[a][0], gi[a][1], gi[a][2]) - m->first;
             if (row < 0 || row >= m->count) continue;
             w[row] += vol / 4.0; /* the node's share of the volume */
             for (int b = 0; b < 4; b++) {
-                if (gi[b][0] == 0) continue; /* clamped column: eliminated */
+                if (gi[b][0] < m->first_free_plane) continue; /* clamped column: eliminated */
                 int slot = (gi[b][0] - gi[a][0] + 1) + 3 * (gi[b][1] - gi[a][1] + 1) + 9 * (gi[b][2] - gi[a][2] + 1);
                 for (int i = 0; i < OVK_FE_DOF; i++)
                     for (int j = 0; j < OVK_FE_DOF; j++)

@@ -810,7 +810,7 @@ static int ctx_norm(ovk__ctx *c)
     return rc;
 }
 
-/* Collective: a variant that takes either kind of matrix (auto) is told
+/* Collective: a variant that takes either kind of matrix is told
  * which these values are; a preconditioner built for symmetric ones is then
  * refused. */
 static int note_nonsymmetric(ovk_solver *s)

@@ -223,7 +223,7 @@ typedef struct ovk__solver {
      * choice.  A batch of systems (many.c) runs the choice itself. */
     const char *(*chosen)(const void *work);
     int nonsymmetric; /* 1: assumes neither A nor C symmetric: accepts any matrix */
-    int either_symmetry; /* 1: accepts any matrix, told by ovk__ctx.values_nonsymmetric which (auto) */
+    int either_symmetry; /* 1: accepts any matrix, told by ovk__ctx.values_nonsymmetric which */
     int nullspace;    /* 1: projects a declared null space out of its iterates (nullspace.c) */
 } ovk__solver;
 
