@@ -9,11 +9,17 @@ round) so that the machine's drift hits every case alike.
 
 CASES_FILE: one case a line, `label | program | flags`, where program is
 `ovk` (build/examples/ovk_mtx_solve -precond ...), `hypre` (peers/hypre_mtx)
-or `petsc` (peers/petsc_mtx); `#` starts a comment.  Every program reads the
+or `petsc` (peers/petsc_mtx); for a time loop of changing values,
+`ovk-loop` (build/bench/ovk_loop_bench) or `petsc-loop` (peers/petsc_loop),
+whose Setup and Solve Time are sums over the steps; a peer's program
+followed by the word `default` marks the peer at its defaults (the ratios
+against the fastest of those get their own columns); `#` starts a comment.  Every program reads the
 same file, splits the rows in the same contiguous blocks (of whole nodes with
 -bs) and solves from x0 = 0 to ||r|| < 1e-8 ||b|| with the same random b
 (SplitMix64 of the global row).  -bs and -coords are passed to every case
 (ovk and the peers take the same flags).
+
+-raw FILE appends every run (round, label, iterations, setup, solve) as CSV.
 
 Reports per case the medians of Setup Time, Solve Time and their sum, the
 iterations, and the ratios of ours to the fastest peer case (by solve time
@@ -37,7 +43,9 @@ def parse_cases(path):
         if not line:
             continue
         label, prog, flags = (p.strip() for p in line.split("|", 2))
-        cases.append({"label": label, "prog": prog, "flags": flags.split(), "runs": []})
+        prog, *marks = prog.split()
+        cases.append({"label": label, "prog": prog, "default": "default" in marks, "flags": flags.split(),
+                      "runs": []})
     return cases
 
 
@@ -49,12 +57,16 @@ def command(a, case):
     if a.coords and case["prog"] != "ovk-nocoords":
         common += ["-coords", a.coords]
     prog = case["prog"]
-    if prog.startswith("ovk"):
+    if prog in ("ovk", "ovk-nocoords"):
         exe = [os.path.join(a.b, "examples", "ovk_mtx_solve"), "-print_level", "1", "-maxit", "5000"]
     elif prog == "hypre":
         exe = [os.path.join(a.p, "hypre_mtx"), "-maxit", "5000"]
     elif prog == "petsc":
         exe = [os.path.join(a.p, "petsc_mtx"), "-maxit", "5000"]
+    elif prog == "ovk-loop":
+        exe = [os.path.join(a.b, "bench", "ovk_loop_bench"), "-maxit", "5000"]
+    elif prog == "petsc-loop":
+        exe = [os.path.join(a.p, "petsc_loop"), "-maxit", "5000"]
     else:
         sys.exit(f"unknown program {prog}")
     return env_mpi + exe + common + case["flags"]
@@ -83,6 +95,7 @@ def main():
     ap.add_argument("-f", required=True)
     ap.add_argument("-bs", type=int, default=1)
     ap.add_argument("-coords")
+    ap.add_argument("-raw")
     ap.add_argument("cases")
     a = ap.parse_args()
     cases = parse_cases(a.cases)
@@ -91,27 +104,39 @@ def main():
             case = cases[(k + r) % len(cases)]
             got = run_once(a, case)
             case["runs"].append(got)
+            if a.raw:
+                new = not os.path.exists(a.raw)
+                with open(a.raw, "a") as f:
+                    if new:
+                        f.write("round,case,iterations,setup_s,solve_s\n")
+                    g = got or {"it": "", "setup": "", "solve": ""}
+                    f.write(f"{r + 1},{case['label']},{g['it']},{g['setup']},{g['solve']}\n")
         print(f"# round {r + 1} of {a.r} done", file=sys.stderr)
     # per round: the fastest peer's solve and total, for paired ratios
     peers = [c for c in cases if not c["prog"].startswith("ovk")]
     print(f"\n{a.f}: {a.n} ranks, {a.r} interleaved rounds, medians (bs {a.bs}, coords {a.coords})\n")
-    print("| case | iterations | setup s | solve s | setup + solve s | solve / best peer | total / best peer |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    defaults = [c for c in peers if c["default"]]
+    print("| case | iterations | setup s | solve s | setup + solve s | solve / best peer | total / best peer "
+          "| solve / best default peer | total / best default peer |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    ratio = lambda v: f"{statistics.median(v):.2f}" if v else "-"
     for c in cases:
         ok = [g for g in c["runs"] if g]
         if not ok:
-            print(f"| {c['label']} | failed | | | | | |")
+            print(f"| {c['label']} | failed | | | | | | | |")
             continue
         med = {k: statistics.median(g[k] for g in ok) for k in ("it", "setup", "solve")}
-        rs, rt = [], []
-        for i, g in enumerate(c["runs"]):
-            prs = [p["runs"][i] for p in peers if p["runs"][i]]
-            if g and prs:
-                rs.append(g["solve"] / min(p["solve"] for p in prs))
-                rt.append((g["setup"] + g["solve"]) / min(p["setup"] + p["solve"] for p in prs))
-        ratio = lambda v: f"{statistics.median(v):.2f}" if v else "-"
+        cells = []
+        for group in (peers, defaults):
+            rs, rt = [], []
+            for i, g in enumerate(c["runs"]):
+                prs = [p["runs"][i] for p in group if p["runs"][i]]
+                if g and prs:
+                    rs.append(g["solve"] / min(p["solve"] for p in prs))
+                    rt.append((g["setup"] + g["solve"]) / min(p["setup"] + p["solve"] for p in prs))
+            cells += [ratio(rs), ratio(rt)]
         print(f"| {c['label']} | {med['it']:.0f} | {med['setup']:.3f} | {med['solve']:.3f} | "
-              f"{med['setup'] + med['solve']:.3f} | {ratio(rs)} | {ratio(rt)} |")
+              f"{med['setup'] + med['solve']:.3f} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
