@@ -460,7 +460,7 @@ static int schedule(ovk__many *m)
 /* ---- the batch's set-up ------------------------------------------------- */
 
 /* The variant the tasks run: v's own, or the one v chose at setup (its
- * `chosen` hook: auto), so that the k systems run one measurement's choice
+ * `chosen` hook: a variant that delegates), so that the k systems run one measurement's choice
  * (*params: that variant's parsed options, the caller's to free). */
 static int task_variant(ovk__ctx *c, const ovk__variant *v, const ovk__solver **sv, void **params)
 {
