@@ -13,7 +13,7 @@
  * Step s (0 <= s < S) solves with A_s = D_s A D_s, A the file's values,
  * d_i = 1 + E sin(8 pi i / N + s / 2) (i the global row, N the rows;
  * default E = 0.03): SPD, a_ij moving by up to about 3 % per step
- * (petsc_loop.c's formula; keep the two alike).  Rows split as ovk_mm_read
+ * (bench/loop_scaling.h, petsc_loop.c's too).  Rows split as ovk_mm_read
  * splits them; b_i: SplitMix64 of the global row (ovk_mtx_solve's -rhs
  * random), the same every step; x0 = 0; stop at ||r|| < T ||b|| (1e-8).
  * Defaults: -solver cg1 -precond amg, 20 steps.
@@ -23,9 +23,7 @@
  * Update Time (building the step's values and ovk_matrix_update_values),
  * Setup Time and Solve Time (sums over the steps, slowest rank each).
  * Exits 1 when a step fails, 2 on bad usage. */
-#include <math.h>
 #include <mpi.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,13 +31,10 @@
 #include <ovkrylov/ovkrylov.h>
 
 #include "bench_common.h"
+#include "../examples/common/experiment.h"
+#include "loop_scaling.h"
 
-enum { DEFAULT_STEPS = 20, DEFAULT_MAXIT = 10000, EXIT_USAGE = 2, HEADER_LINE = 1024 };
-#define DEFAULT_EPS 0.03
-#define DEFAULT_TOL 1e-8
-#define TWO_PI 6.283185307179586
-#define WAVES 4.0
-#define PHASE_PER_STEP 0.5
+enum { EXIT_USAGE = 2, HEADER_LINE = 1024 };
 
 typedef struct loop_args {
     const char *file, *solver, *precond;
@@ -50,8 +45,8 @@ typedef struct loop_args {
 
 static const char *parse(int argc, char **argv, loop_args *a)
 {
-    *a = (loop_args){.solver = "cg1", .precond = "amg", .steps = DEFAULT_STEPS, .maxit = DEFAULT_MAXIT,
-                     .eps = DEFAULT_EPS, .tol = DEFAULT_TOL};
+    *a = (loop_args){.solver = "cg1", .precond = "amg", .steps = LOOP_DEFAULT_STEPS, .maxit = LOOP_DEFAULT_MAXIT,
+                     .eps = LOOP_DEFAULT_EPS, .tol = LOOP_DEFAULT_TOL};
     for (int i = 1; i < argc; i++) {
         const char *f = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(f, "-view")) {
@@ -99,12 +94,6 @@ static long long file_rows(const char *path)
     return n;
 }
 
-/* The step's scaling of global row i of n. */
-static double row_scale(long long i, long long n, long step, double eps)
-{
-    return 1.0 + eps * sin(TWO_PI * WAVES * (double)i / (double)n + PHASE_PER_STEP * (double)step);
-}
-
 /* The local rows of the file: CSR, its values, and the step's values. */
 typedef struct rows {
     ovk_gidx lo, n;
@@ -116,7 +105,7 @@ typedef struct rows {
 /* vals = D_s vals0 D_s (d over all N rows: each rank's columns may be anywhere) */
 static void step_values(rows *r, long step, double eps)
 {
-    for (ovk_gidx i = 0; i < r->n; i++) r->d[i] = row_scale(i, r->n, step, eps);
+    for (ovk_gidx i = 0; i < r->n; i++) r->d[i] = loop_row_scale(i, r->n, step, eps);
     for (int i = 0; i < r->nl; i++)
         for (int p = r->rowptr[i]; p < r->rowptr[i + 1]; p++)
             r->vals[p] = r->vals0[p] * r->d[r->lo + i] * r->d[r->cols[p]];
@@ -157,16 +146,6 @@ static int make_solver(const loop_args *a, const ovk_matrix *A, ovk_solver **s)
     if (!rc) rc = ovk_solver_set_option(*s, "initial_guess_zero", "1");
     if (!rc) rc = ovk_solver_set_tolerances(*s, a->tol, 0.0, (int)a->maxit);
     return rc;
-}
-
-/* b_i = SplitMix64 of global row i in [-1, 1) (ovk_mtx_solve's -rhs random) */
-static double random_entry(ovk_gidx i)
-{
-    uint64_t z = (uint64_t)i + 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return (double)(z >> 11) / 4503599627370496.0 - 1.0; /* 2^52 */
 }
 
 typedef struct totals {
@@ -211,7 +190,7 @@ static int run_loop(const loop_args *a, rows *r, totals *t)
     if (!rc) rc = ovk_vector_create(A, &x);
     if (rc) goto cleanup;
     double *bv = ovk_vector_data(b);
-    for (int i = 0; i < r->nl; i++) bv[i] = random_entry(r->lo + i);
+    for (int i = 0; i < r->nl; i++) bv[i] = ovk_drv_random_entry(r->lo + i);
     for (long step = 0; step < a->steps && !rc; step++) rc = one_step(a, r, A, s, b, x, step, t);
     if (!rc && a->view) rc = ovk_solver_view(s, stdout);
 cleanup:

@@ -10,7 +10,6 @@
  * the solve converged, 1 on any error or non-convergence, 2 on bad flags. */
 #include <errno.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,16 +145,6 @@ static int parse_args(int argc, char **argv, int rank, args *a)
     return 0;
 }
 
-/* A reproducible value in [-1, 1) for global row i, independent of the rank count. */
-static double random_entry(ovk_gidx i)
-{
-    uint64_t z = (uint64_t)i + 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return (double)(z >> 11) / 4503599627370496.0 - 1.0; /* 2^52 */
-}
-
 static int make_rhs(const ovk_matrix *A, rhs_kind kind, ovk_vector *ones, ovk_vector *b)
 {
     int rc = ovk_vector_set(ones, 1.0);
@@ -164,7 +153,7 @@ static int make_rhs(const ovk_matrix *A, rhs_kind kind, ovk_vector *ones, ovk_ve
     if (kind == RHS_ONES) return ovk_vector_set(b, 1.0);
     double *v = ovk_vector_data(b);
     ovk_gidx r0 = ovk_matrix_row_start(A);
-    for (int i = 0; i < ovk_vector_nlocal(b); i++) v[i] = random_entry(r0 + i);
+    for (int i = 0; i < ovk_vector_nlocal(b); i++) v[i] = ovk_drv_random_entry(r0 + i);
     return OVK_OK;
 }
 

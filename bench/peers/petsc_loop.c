@@ -14,26 +14,20 @@
  * rows; default E = 0.03): a congruence, so A_s stays SPD, and a_ij moves
  * by up to about 3 % per step along the rows' order (bench/fe_gen.py
  * numbers the nodes along a Hilbert curve: a smooth field in space).
- * bench/ovk_loop_bench.c makes the same matrices; keep the two formulas
- * alike.  b: -rhs random's (the same every step), x0 = 0, the KSP stops at
- * ||r||_2 < T ||b||_2 (default 1e-8).
+ * bench/ovk_loop_bench.c makes the same matrices (both take d_i from
+ * bench/loop_scaling.h).  b: -rhs random's (the same every step), x0 = 0,
+ * the KSP stops at ||r||_2 < T ||b||_2 (default 1e-8).
  *
  * Prints per step `step s: N iterations, setup T s, solve T s` and in the
  * end Iterations (the sum), Final Relative Residual Norm (the last step's),
  * Update Time (the value copies and scalings), Setup Time and Solve Time
  * (the sums over the steps, slowest rank each). */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../loop_scaling.h"
 #include "peer_common.h"
 
-enum { DEFAULT_STEPS = 20, DEFAULT_MAXIT = 10000 };
-#define DEFAULT_EPS 0.03
-#define DEFAULT_TOL 1e-8
-#define TWO_PI 6.283185307179586
-#define WAVES 4.0
-#define PHASE_PER_STEP 0.5
 
 typedef struct loop_args {
     peer_mtx_args mtx;
@@ -44,8 +38,8 @@ typedef struct loop_args {
 static const char *parse(int argc, char **argv, loop_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->mtx.rhs = "random", a->mtx.tol = DEFAULT_TOL, a->mtx.maxit = DEFAULT_MAXIT, a->mtx.repeat = 1;
-    a->steps = DEFAULT_STEPS, a->eps = DEFAULT_EPS;
+    a->mtx.rhs = "random", a->mtx.tol = LOOP_DEFAULT_TOL, a->mtx.maxit = LOOP_DEFAULT_MAXIT, a->mtx.repeat = 1;
+    a->steps = LOOP_DEFAULT_STEPS, a->eps = LOOP_DEFAULT_EPS;
     for (int i = 1; i + 1 < argc; i++) {
         if (!strcmp(argv[i], "-steps")) {
             if (ovk_bench_long(argv[++i], 1, 100000, &a->steps)) return "-steps wants 1..100000";
@@ -56,12 +50,6 @@ static const char *parse(int argc, char **argv, loop_args *a)
         }
     }
     return peer_mtx_check(&a->mtx);
-}
-
-/* The step's scaling of global row i of n. */
-static double row_scale(long long i, long long n, long step, double eps)
-{
-    return 1.0 + eps * sin(TWO_PI * WAVES * (double)i / (double)n + PHASE_PER_STEP * (double)step);
 }
 
 /* This rank's rows of the file in an AIJ matrix, preallocated exactly. */
@@ -98,7 +86,7 @@ static PetscErrorCode step_values(Mat A0, Mat A, Vec d, const loop_args *a, long
     PetscCall(VecGetOwnershipRange(d, &lo, &hi));
     PetscCall(VecGetSize(d, &n));
     PetscCall(VecGetArray(d, &v));
-    for (PetscInt i = lo; i < hi; i++) v[i - lo] = row_scale(i, n, step, a->eps);
+    for (PetscInt i = lo; i < hi; i++) v[i - lo] = loop_row_scale(i, n, step, a->eps);
     PetscCall(VecRestoreArray(d, &v));
     PetscCall(MatCopy(A0, A, SAME_NONZERO_PATTERN));
     PetscCall(MatDiagonalScale(A, d, d));

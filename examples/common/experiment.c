@@ -402,3 +402,12 @@ int ovk_drv_solve(const ovk_drv_experiment *e, ovk_drv_run *run, int print_noise
     if (rank == 0 && res->reason != OVK_REASON_NONE && ovk_drv_csv_row(e, run, res)) rc = rc ? rc : OVK_EFILE;
     return rc;
 }
+
+double ovk_drv_random_entry(ovk_gidx i)
+{
+    uint64_t z = (uint64_t)i + 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (double)(z >> 11) / 4503599627370496.0 - 1.0; /* 2^52 */
+}

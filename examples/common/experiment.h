@@ -60,6 +60,10 @@ int ovk_drv_agree(int rc);
 double ovk_drv_quantile(double *v, int n, double q);
 double ovk_drv_median(double *v, int n);
 
+/* A reproducible value in [-1, 1) for global row i, independent of the
+ * rank count (SplitMix64): the drivers' -rhs random. */
+double ovk_drv_random_entry(ovk_gidx i);
+
 /* Print the shared flags for a usage message. */
 void ovk_drv_usage(FILE *f);
 
