@@ -59,27 +59,33 @@ static int jacobi_apply(void *state, const double *r, double *z, const ovk__hook
     return OVK_OK;
 }
 
-/* z = r ./ a_ii; *rz = <r,z>; *rr = <r,r>.  The same division as hypre's
- * DiagScale, but the diagonal is read from a contiguous copy instead of
- * through A_data[A_i[i]] (a cache line of the matrix per row: 8x slower). */
+/* Rows [lo, hi): z = r ./ a_ii, *rz += <r,z>, *rr += <r,r>.  The same
+ * division as hypre's DiagScale, but the diagonal is read from a contiguous
+ * copy instead of through A_data[A_i[i]] (a cache line of the matrix per
+ * row: 8x slower). */
+static void divide_rows(const double *restrict d, const double *restrict r, double *restrict z, int lo, int hi,
+                        double *rz, double *rr)
+{
+    double a = *rz, b = *rr;
+    for (int i = lo; i < hi; i++) {
+        z[i] = r[i] / d[i];
+        a += r[i] * z[i];
+        b += r[i] * r[i];
+    }
+    *rz = a;
+    *rr = b;
+}
+
 static int jacobi_apply_dots(void *state, const double *restrict r, double *restrict z, double *rz, double *rr,
                              const ovk__hook *h)
 {
     jacobi *j = state;
-    const double *restrict d = j->a;
     int n = j->n, step = ovk__chunk_rows(n, h);
-    double a = 0.0, b = 0.0;
+    *rz = *rr = 0.0;
     for (int lo = 0; lo < n; lo += step) {
-        int hi = ovk__chunk_end(lo, step, n);
-        for (int i = lo; i < hi; i++) {
-            z[i] = r[i] / d[i];
-            a += r[i] * z[i];
-            b += r[i] * r[i];
-        }
+        divide_rows(j->a, r, z, lo, ovk__chunk_end(lo, step, n), rz, rr);
         ovk__poke(h);
     }
-    *rz = a;
-    *rr = b;
     return OVK_OK;
 }
 
@@ -101,19 +107,9 @@ static int jacobi_apply_many(void *state, int k, const double *const *r, double 
         for (int s = 0; s < k; s++) {
             const double *restrict rs = r[s];
             double *restrict zs = z[s];
-            if (!rz) {
+            if (rz) divide_rows(j->a, rs, zs, lo, hi, &rz[s], &rr[s]);
+            else
                 for (int i = lo; i < hi; i++) zs[i] = j->dinv[i] * rs[i]; /* z = D^-1 r */
-                continue;
-            }
-            const double *restrict d = j->a;
-            double a = rz[s], b = rr[s];
-            for (int i = lo; i < hi; i++) { /* z = r ./ a_ii, <r,z>, <r,r> */
-                zs[i] = rs[i] / d[i];
-                a += rs[i] * zs[i];
-                b += rs[i] * rs[i];
-            }
-            rz[s] = a;
-            rr[s] = b;
         }
         ovk__poke(h);
     }
