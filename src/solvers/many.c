@@ -460,8 +460,9 @@ static int schedule(ovk__many *m)
 /* ---- the batch's set-up ------------------------------------------------- */
 
 /* The variant the tasks run: v's own, or the one v chose at setup (its
- * `chosen` hook: a variant that delegates), so that the k systems run one measurement's choice
- * (*params: that variant's parsed options, the caller's to free). */
+ * `chosen` hook: a variant that delegates), so that the k systems run one
+ * measurement's choice (*params: that variant's parsed options, the
+ * caller's to free). */
 static int task_variant(ovk__ctx *c, const ovk__variant *v, const ovk__solver **sv, void **params)
 {
     char name[64];
