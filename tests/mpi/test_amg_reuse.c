@@ -12,6 +12,10 @@
  *    bound off (reuse_tol=1e6) the kept interpolation serves it, and the
  *    solve converges or fails with a status -- never a wrong answer;
  *  - a full setup after K = 2 kept updates (the view's counts);
+ *  - A to 4 A on the kept interpolation with l1-Jacobi smoothing (no
+ *    estimate): every product of the refreshed hierarchy is 4 times the old
+ *    one exactly (a power of two), so the solve repeats the first one's
+ *    residuals bit for bit; stale coarse values or l1 norms would not;
  *  - 50 update/solve cycles: the resident set grows by less than 8 MB
  *    between the 10th and the 50th (measured: 0.0 MB); in the ASan build,
  *    whose quarantine holds freed memory, LeakSanitizer checks instead.
@@ -95,7 +99,8 @@ static int make_matrix(const field *f, ovk_matrix **A)
     return rc;
 }
 
-static int update(ovk_matrix *A, const field *f)
+/* the values of f times scale */
+static int update_scaled(ovk_matrix *A, const field *f, double scale)
 {
     int64_t start;
     int count, *ptr;
@@ -103,10 +108,13 @@ static int update(ovk_matrix *A, const field *f)
     double *vals;
     my_rows(&start, &count);
     rows_of(f, start, count, &ptr, &cols, &vals);
+    for (int k = 0; k < ptr[count]; k++) vals[k] *= scale;
     int rc = ovk_matrix_update_values(A, ptr, cols, vals, OVK_DUP_REJECT);
     free(ptr), free(cols), free(vals);
     return rc;
 }
+
+static int update(ovk_matrix *A, const field *f) { return update_scaled(A, f, 1.0); }
 
 static int make_solver(const ovk_matrix *A, const char *pc, ovk_solver **s)
 {
@@ -119,19 +127,20 @@ static int make_solver(const ovk_matrix *A, const char *pc, ovk_solver **s)
 
 typedef struct outcome {
     int rc, iterations;
-    double true_rel;
+    double true_rel, rel; /* ||b - A x|| / ||b||; the solver's final relative residual */
 } outcome;
 
 /* Collective: solve from x0 = 0 with b of tp_value, and ||b - A x|| / ||b||. */
 static outcome solve_with(const ovk_matrix *A, ovk_solver *s)
 {
-    outcome out = {0, 0, INFINITY};
+    outcome out = {0, 0, INFINITY, INFINITY};
     ovk_vector *b = NULL, *x = NULL, *r = NULL;
     ovk_pcg_result res;
     ovk_vector_create(A, &b), ovk_vector_create(A, &x), ovk_vector_create(A, &r);
     for (int i = 0; i < ovk_vector_nlocal(b); i++) ovk_vector_data(b)[i] = tp_value((uint64_t)(ovk_matrix_row_start(A) + i));
     out.rc = ovk_solver_solve(s, b, x, &res);
     out.iterations = res.iterations;
+    out.rel = res.rel_residual;
     double nb = 0.0, nr = 0.0;
     ovk_matvec(A, x, r);
     ovk_vector_axpy(-1.0, b, r);
@@ -239,6 +248,31 @@ static void test_large_change(void)
     }
 }
 
+/* 4 A on the kept interpolation: the first solve's residuals exactly */
+static void test_exact_refresh(void)
+{
+    field f = {0.3, 1.0};
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    MT_RC(OVK_OK, make_matrix(&f, &A));
+    MT_RC(OVK_OK, make_solver(A, "amg:smoother=l1jacobi,reuse=10,reuse_tol=1e6", &s));
+    outcome o1 = solve_with(A, s);
+    MT_RC(OVK_OK, update_scaled(A, &f, 4.0));
+    outcome o4 = solve_with(A, s);
+    long full, kept;
+    setups_of(s, &full, &kept);
+    if (g_rank == 0)
+        printf("A then 4 A, kept interpolation: %d and %d iterations, residuals %.17g and %.17g\n", o1.iterations,
+               o4.iterations, o1.rel, o4.rel);
+    MT_CHECK(o1.rc == OVK_OK && o4.rc == OVK_OK, "A, 4 A: %s, %s", ovk_status_name(o1.rc), ovk_status_name(o4.rc));
+    MT_CHECK(full == 1 && kept == 1, "4 A: %ld full setups, %ld kept (expected 1, 1)", full, kept);
+    MT_CHECK(o4.iterations == o1.iterations && o4.rel == o1.rel && o4.true_rel == o1.true_rel,
+             "4 A on the kept interpolation: %d iterations, residual %.17g, true %.17g; A: %d, %.17g, %.17g",
+             o4.iterations, o4.rel, o4.true_rel, o1.iterations, o1.rel, o1.true_rel);
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
+}
+
 /* reuse=2: updates 1, 2 kept, 3 a full setup, 4 kept */
 static void test_every_k(void)
 {
@@ -318,6 +352,7 @@ int main(int argc, char **argv)
     test_small_changes();
     test_large_change();
     test_every_k();
+    test_exact_refresh();
     test_many_cycles();
     test_bad_input();
     int rc = mt_finish("test_amg_reuse");
