@@ -9,8 +9,9 @@
  * redoes all of it, or with reuse=K (cycle=ovk) keeps hypre's coarse grids
  * and interpolations P_l for up to K updates: the new values go into hypre's
  * copy, A_{l+1} = P_l^T A_l P_l again (hypre's Galerkin product), the
- * coarsest level's dense copy and our levels with their smoother bounds are
- * made again; a full setup comes after K such updates, or at once when a row
+ * coarsest level's dense copy is made again, and our levels take the new
+ * values on their kept storage with new smoother bounds
+ * (ovk__amg_cycle_refresh); a full setup comes after K such updates, or at once when a row
  * of A moved by more than reuse_tol (||a_i - a0_i||_1 / ||a0_i||_1 against
  * the values of the last full setup: a kept P fits the values it was built
  * for, and its convergence degrades as they move).  With cycle=hypre an application runs BoomerAMGSolve
@@ -112,6 +113,7 @@ typedef struct amg {
     int updates;           /* value updates served by the kept P since then */
     double drift;          /* the last update's max row drift from vals0 */
     long full_setups, reuses;
+    long relaid;           /* kept-P setups whose coarse patterns moved: our levels made anew */
     int nlev;                               /* the hierarchy, for the view */
     double rows[MAX_LEVELS], nnz[MAX_LEVELS]; /* global rows and entries of each level */
     int singular;          /* env->singular: the coarsest level is singular too */
@@ -508,6 +510,24 @@ static int cycle_setup(amg *m, const ovk_matrix *A)
     return rc;
 }
 
+/* Collective: our cycle on hypre's new coarse operators: the levels' values
+ * and smoother bounds on their kept storage, or made anew where a level's
+ * pattern moved (hypre's product keeps P^T A P's structural entries, so it
+ * should not; the matrix layer checks).  On an error no cycle is left: the
+ * next setup is a full one. */
+static int cycle_refresh(amg *m, const ovk_matrix *A)
+{
+    double t0 = MPI_Wtime();
+    int rc = ovk__amg_cycle_refresh(m->cycle, m->comm);
+    m->t_cycle = MPI_Wtime() - t0;
+    if (!rc) return OVK_OK;
+    ovk__amg_cycle_free(m->cycle);
+    m->cycle = NULL;
+    if (rc != OVK_EMISMATCH) return rc;
+    m->relaid++;
+    return cycle_setup(m, A);
+}
+
 /* ---- a value update on the kept coarsening and interpolation ---------- */
 
 /* the rank's entries of hypre's copy of A: diag block, offd block */
@@ -625,9 +645,7 @@ static int update_setup(amg *m, const ovk__pc_env *env, int *kept)
     rc = ovk__agree(m->comm, galerkin_again(m));
     if (rc) return rc;
     m->t_copy = t1 - t0, m->t_hypre = MPI_Wtime() - t1;
-    ovk__amg_cycle_free(m->cycle);
-    m->cycle = NULL;
-    rc = cycle_setup(m, env->A);
+    rc = cycle_refresh(m, env->A);
     if (rc) return rc;
     m->updates++, m->reuses++;
     *kept = 1;
@@ -662,6 +680,7 @@ static void amg_view(void *state, FILE *f)
             m->reuses, m->o.reuse, m->o.reuse_tol, m->drift,
             m->nmodes);
     if (m->nmodes) fprintf(f, " rotations from level %ld on", m->o.rbm_level);
+    if (m->relaid) fprintf(f, "; %ld with a coarse pattern moved (our levels made anew)", m->relaid);
     fprintf(f, "\n");
 }
 

@@ -27,7 +27,13 @@
  * (a smooth start and 10 steps: no failure seen in the tests).
  *
  * P_l and P_l^T are applied by hypre's ParCSR products on hypre vectors over
- * our arrays.  No reduction but the coarsest level's gather (hypre's). */
+ * our arrays.  No reduction but the coarsest level's gather (hypre's).
+ *
+ * A refresh (amg.c's reuse: new A_l on the kept P_l) keeps each level's
+ * storage and halo plan and takes only the new values (the matrix layer's
+ * value update, which refuses another pattern: then the caller sets up
+ * anew), the l1 norms, and emax from EST_STEPS_WARM power steps started
+ * from the last estimate's iterate instead of the fixed start. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +48,13 @@
  * declared null space), where 10 steps from the fixed start came out low
  * enough on the pure Neumann Laplacian to make the cycle indefinite. */
 enum { EST_STEPS = 10, EST_STEPS_SINGULAR = 40, HY_GAUSS_ELIM = 9 };
+/* Power steps of a refresh, from the last estimate's iterate: close to the
+ * dominant eigenvector of the old operator.  The Rayleigh quotients of
+ * power iterates on a positive semidefinite operator do not decrease, and
+ * each is a bound from below: a warm start can only be nearer the largest
+ * eigenvalue than the same steps from the fixed start; the safety factor
+ * and the cap at 1 stay as they are. */
+enum { EST_STEPS_WARM = 3, EST_STEPS_WARM_SINGULAR = 12 };
 /* A singular coarsest level (a declared null space): hypre's Gaussian
  * elimination returns a part that does not scale with the right-hand side
  * (on the pure Neumann Laplacian CG broke down near convergence);
@@ -55,6 +68,7 @@ typedef struct level {
     int n;
     double *dinv;         /* 1 / l1 row norm */
     double *res, *d, *t;  /* residual b - A x, Chebyshev direction, A d */
+    double *dom;          /* the estimate's last iterate (NULL: no estimate on the level) */
     double *x, *b;        /* l >= 1: hypre's U and F vectors' data */
     hypre_ParVector *vres; /* hypre vector over res (P^T res) */
     hypre_ParCSRMatrix *P; /* hypre's P_l (not for the coarsest level) */
@@ -221,12 +235,13 @@ static int l1_inverse(const ovk_matrix *A, double *dinv)
 
 /* Collective: emax of D^-1 A from `steps` power steps (the Rayleigh
  * quotient <x, A x> / <x, D x>, a bound from below, times EMAX_SAFETY, at
- * most 1: the l1 bound). */
-static int estimate(level *L, MPI_Comm comm, int steps)
+ * most 1: the l1 bound), from a fixed smooth start, or with warm from the
+ * last estimate's iterate (L->dom, kept for the next refresh). */
+static int estimate(level *L, MPI_Comm comm, int steps, int warm)
 {
     int n = L->n;
-    double *x = L->d, *y = L->t, q = 1.0;
-    for (int i = 0; i < n; i++) x[i] = 1.0 + 0.5 * sin(1.0 + (double)(L->A->lay.row_start + i)); /* fixed start */
+    double *x = L->dom, *y = L->t, q = 1.0;
+    for (int i = 0; i < n && !warm; i++) x[i] = 1.0 + 0.5 * sin(1.0 + (double)(L->A->lay.row_start + i));
     for (int s = 0; s < steps; s++) {
         int rc = ovk__matvec(L->A, x, y, NULL);
         if (rc) return rc;
@@ -304,7 +319,7 @@ void ovk__amg_cycle_free(ovk__amg_cycle *c)
     for (int l = 0; l < c->nlev; l++) {
         level *L = &c->lev[l];
         if (L->owns_A) ovk_matrix_destroy(L->A);
-        free(L->dinv), free(L->res), free(L->d), free(L->t);
+        free(L->dinv), free(L->res), free(L->d), free(L->t), free(L->dom);
         if (L->vres) hypre_ParVectorDestroy(L->vres); /* its data is ours (not owned) */
     }
     free(c->lev);
@@ -345,7 +360,8 @@ static int make_level(ovk__amg_cycle *c, int l, const ovk_matrix *A0, MPI_Comm c
     if (coarsest || c->jacobi) {
         L->emax = L->emin = 1.0; /* x += D^-1 res: no estimate */
     } else {
-        rc = ovk__agree(comm, estimate(L, comm, c->coarse_sweeps ? EST_STEPS_SINGULAR : EST_STEPS));
+        rc = ovk__agree(comm, ovk__pc_alloc(L->n, "amg cycle", &L->dom));
+        if (!rc) rc = ovk__agree(comm, estimate(L, comm, c->coarse_sweeps ? EST_STEPS_SINGULAR : EST_STEPS, 0));
         if (rc) return rc;
         L->emin = L->emax / c->ratio;
     }
@@ -380,6 +396,43 @@ int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm,
 cleanup:
     ovk__amg_cycle_free(c);
     return rc;
+}
+
+/* Collective: level l >= 1's matrix with the values of hypre's new A_l, on
+ * its kept pattern (OVK_EMISMATCH when the pattern moved). */
+static int level_values(MPI_Comm comm, hypre_ParCSRMatrix *H, ovk_matrix *A)
+{
+    int *ptr = NULL;
+    ovk_gidx *col = NULL;
+    double *val = NULL;
+    int rc = ovk__agree(comm, level_rows(H, &ptr, &col, &val));
+    if (!rc) rc = ovk_matrix_update_values(A, ptr, col, val, OVK_DUP_REJECT);
+    free(ptr), free(col), free(val);
+    return rc;
+}
+
+/* Collective: level l's smoother on its matrix's current values. */
+static int refresh_smoother(ovk__amg_cycle *c, level *L, MPI_Comm comm)
+{
+    int rc = ovk__agree(comm, l1_inverse(L->A, L->dinv));
+    if (rc || !L->dom) return rc; /* l1-Jacobi or the coarsest level: no estimate */
+    rc = ovk__agree(comm, estimate(L, comm, c->coarse_sweeps ? EST_STEPS_WARM_SINGULAR : EST_STEPS_WARM, 1));
+    L->emin = L->emax / c->ratio;
+    return rc;
+}
+
+int ovk__amg_cycle_refresh(ovk__amg_cycle *c, MPI_Comm comm)
+{
+    for (int l = 1; l < c->nlev; l++) {
+        int rc = level_values(comm, hypre_ParAMGDataAArray(c->amg)[l], c->lev[l].A);
+        if (rc) return rc;
+    }
+    int smoothed = c->coarse_sweeps ? c->nlev : c->nlev - 1; /* the coarsest: hypre's solve, or sweeps */
+    for (int l = 0; l < smoothed; l++) {
+        int rc = refresh_smoother(c, &c->lev[l], comm);
+        if (rc) return rc;
+    }
+    return OVK_OK;
 }
 
 /* ---- the cycle ------------------------------------------------------------ */

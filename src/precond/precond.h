@@ -135,6 +135,13 @@ int ovk__amg_cycle_apply(const ovk__amg_cycle *c, const double *r, double *z, co
 /* The hierarchy is of 2^-e times the level-0 matrix (amg.c hands hypre a
  * unit-scale copy): the coarse correction is scaled back by 2^-e. */
 void ovk__amg_cycle_set_scale(ovk__amg_cycle *c, int e);
+/* Collective: the cycle on the new values of the same hierarchy (hypre's
+ * A_l made again on the kept P_l; level 0's matrix updated in place): each
+ * level's values, l1 norms and smoother bounds, its storage and halo plan
+ * kept.  OVK_EMISMATCH when a level's pattern is not the one the cycle was
+ * built on (free the cycle and set it up again); on any error the cycle is
+ * partly refreshed and must be freed. */
+int ovk__amg_cycle_refresh(ovk__amg_cycle *c, MPI_Comm comm);
 void ovk__amg_cycle_free(ovk__amg_cycle *c);
 
 #endif
