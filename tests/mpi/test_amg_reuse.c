@@ -3,10 +3,12 @@
  * k(x) = region(x) (1 + sin(0.5 X + 0.3 Y + 0.2 Z + t) / 2) on a 14^3 grid
  * (faces: the mean of their two points' k; Dirichlet faces on the diagonal),
  * rows split unevenly (the last rank owning none from 3 ranks):
- *  - small changes (t += 0.05, a few percent of each value) on reuse=10:
- *    each solve converges (true residual below 1e-8) in at most 1.3x the
- *    iterations of a fresh object on the same values, and the view counts
- *    the setups on the kept interpolation (measured at 1-4 ranks: 8 and 8);
+ *  - small changes (t += 0.05, a few percent of each value) on reuse=10,
+ *    with the Galerkin products again (reuse_coarse=galerkin) and with the
+ *    full setup's coarse levels (keep), and in double precision: each solve
+ *    converges (true residual below 1e-8) in at most 1.3x the iterations of
+ *    a fresh object on the same values, and the view counts the setups on
+ *    the kept interpolation (measured at 1-4 ranks: 8 and 8);
  *  - a large change (the region x, y < g/2 scaled by 1e3): the drift forces a
  *    full setup (the view says so) and the solve converges; with the drift
  *    bound off (reuse_tol=1e6) the kept interpolation serves it, and the
@@ -18,7 +20,8 @@
  *    residuals bit for bit; stale coarse values or l1 norms would not;
  *  - the pure Neumann problem (singular, null space declared: its own
  *    estimate steps and coarsest sweeps) over small changes on reuse=10:
- *    converges in at most 1.3x the iterations of a fresh object;
+ *    converges in at most 1.3x the iterations of a fresh object (both
+ *    reuse_coarse values);
  *  - 50 update/solve cycles: the resident set grows by less than 8 MB
  *    between the 10th and the 50th (measured: 0.0 MB); in the ASan build,
  *    whose quarantine holds freed memory, LeakSanitizer checks instead.
@@ -205,14 +208,15 @@ static void setups_of(const ovk_solver *s, long *full, long *kept)
 
 /* small changes on reuse=10, of the Dirichlet or (neumann) the singular
  * problem, whose check is the solver's residual (b less its null-space part) */
-static void test_small_changes(int neumann, int steps)
+static void test_small_changes(int neumann, int steps, const char *spec)
 {
     field f = {0.0, 1.0, neumann};
-    const char *what = neumann ? "Neumann" : "Dirichlet";
+    char what[128];
+    snprintf(what, sizeof what, "%s, %s", neumann ? "Neumann" : "Dirichlet", spec);
     ovk_matrix *A = NULL;
     ovk_solver *s = NULL;
     MT_RC(OVK_OK, make_matrix(&f, &A));
-    MT_RC(OVK_OK, make_solver_ns(A, "amg:reuse=10", neumann, &s));
+    MT_RC(OVK_OK, make_solver_ns(A, spec, neumann, &s));
     for (int step = 1; step <= steps; step++) {
         f.t += 0.05;
         MT_RC(OVK_OK, update(A, &f));
@@ -274,7 +278,7 @@ static void test_exact_refresh(void)
     ovk_matrix *A = NULL;
     ovk_solver *s = NULL;
     MT_RC(OVK_OK, make_matrix(&f, &A));
-    MT_RC(OVK_OK, make_solver(A, "amg:smoother=l1jacobi,reuse=10,reuse_tol=1e6", &s));
+    MT_RC(OVK_OK, make_solver(A, "amg:smoother=l1jacobi,reuse=10,reuse_coarse=galerkin,reuse_tol=1e6", &s));
     outcome o1 = solve_with(A, s);
     MT_RC(OVK_OK, update_scaled(A, &f, 4.0));
     outcome o4 = solve_with(A, s);
@@ -368,8 +372,11 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    test_small_changes(0, 4);
-    test_small_changes(1, 3);
+    test_small_changes(0, 4, "amg:reuse=10");
+    test_small_changes(1, 3, "amg:reuse=10");
+    test_small_changes(0, 4, "amg:reuse=10,reuse_coarse=keep");
+    test_small_changes(1, 3, "amg:reuse=10,reuse_coarse=keep");
+    test_small_changes(0, 2, "amg:reuse=10,precision=double");
     test_large_change();
     test_every_k();
     test_exact_refresh();
