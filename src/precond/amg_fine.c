@@ -64,46 +64,31 @@ void ovk__amg_fine_refresh(ovk__amg_fine *f)
     to_float(f->A->offd.val, block_values(&f->A->offd, n), f->oval);
 }
 
-/* y[lo, hi) = D x: both triangles stored; column i + IDX[k] (off16) or IDX[k] */
-#define FULL_ROWS(NAME, IDX_T, IDX, BASE)                                                                     \
+/* y[lo, hi) = D x, column BASE + IDX[k] (off16: i + offset; col: the
+ * column).  UPPER: one triangle kept, a_ii first in its row: row i adds
+ * a_ij x_j (j >= i) to what the rows above left in y_i and a_ij x_i to y_j
+ * (a_ji = a_ij; y zero before the first row) */
+#define ROWS(NAME, IDX_T, IDX, BASE, UPPER)                                                                   \
     static void NAME(const ovk__csr *m, const float *restrict v, const double *restrict x, double *restrict y, \
                      int lo, int hi)                                                                          \
     {                                                                                                         \
         const int *restrict ptr = m->rowptr;                                                                  \
         const IDX_T *restrict idx = m->IDX;                                                                   \
         for (int i = lo; i < hi; i++) {                                                                       \
-            const double *restrict xb = x + (BASE);                                                           \
-            double s = 0.0;                                                                                   \
-            for (int k = ptr[i]; k < ptr[i + 1]; k++) s += (double)v[k] * xb[idx[k]];                         \
-            y[i] = s;                                                                                         \
-        }                                                                                                     \
-    }
-/* the same with one triangle kept: row i adds a_ii x_i and its a_ij x_j
- * (j > i) to y_i and leaves a_ij x_i in y_j (y zero before the first row) */
-#define UPPER_ROWS(NAME, IDX_T, IDX, BASE)                                                                    \
-    static void NAME(const ovk__csr *m, const float *restrict v, const double *restrict x, double *restrict y, \
-                     int lo, int hi)                                                                          \
-    {                                                                                                         \
-        const int *restrict ptr = m->rowptr;                                                                  \
-        const IDX_T *restrict idx = m->IDX;                                                                   \
-        for (int i = lo; i < hi; i++) {                                                                       \
-            const double *restrict xr = x + (BASE);                                                           \
-            double *restrict yr = y + (BASE);                                                                 \
-            double xi = x[i];                                                                                 \
-            int k = ptr[i];                                                                                   \
-            double s = y[i] + (double)v[k] * xi;                                                              \
-            for (k++; k < ptr[i + 1]; k++) {                                                                  \
-                double a = v[k];                                                                              \
-                s += a * xr[idx[k]];                                                                          \
-                yr[idx[k]] += a * xi;                                                                         \
+            int k = ptr[i], end = ptr[i + 1];                                                                 \
+            double xi = x[i], s = (UPPER) ? y[i] + (double)v[k++] * xi : 0.0;                                 \
+            for (; k < end; k++) {                                                                            \
+                int j = (BASE) + idx[k];                                                                      \
+                s += (double)v[k] * x[j];                                                                     \
+                if (UPPER) y[j] += (double)v[k] * xi;                                                         \
             }                                                                                                 \
             y[i] = s;                                                                                         \
         }                                                                                                     \
     }
-FULL_ROWS(full_col, int, col, 0)
-FULL_ROWS(full_off, int16_t, off16, i)
-UPPER_ROWS(upper_col, int, col, 0)
-UPPER_ROWS(upper_off, int16_t, off16, i)
+ROWS(full_col, int, col, 0, 0)
+ROWS(full_off, int16_t, off16, i, 0)
+ROWS(upper_col, int, col, 0, 1)
+ROWS(upper_off, int16_t, off16, i, 1)
 
 typedef void (*rows_fn)(const ovk__csr *, const float *, const double *, double *, int, int);
 
