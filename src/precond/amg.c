@@ -86,6 +86,11 @@ enum { CYCLE_OVK, CYCLE_HYPRE };
 static const char *const precision_names[] = {"double", "single", NULL};
 static const char *const reuse_coarse_names[] = {"galerkin", "keep", NULL};
 enum { RC_GALERKIN, RC_KEEP };
+/* a 20-step loop of FE Poisson (a few percent a step): the coarse levels
+ * kept took 1.5 % more iterations than the Galerkin products formed again,
+ * for a setup on the kept interpolation about a third as long
+ * (docs/performance.md, section 11) */
+enum { REUSE_COARSE_DEFAULT = RC_KEEP };
 enum { PREC_DOUBLE, PREC_SINGLE };
 /* the cycle's values in float by default (the same iterations, a faster
  * solve: docs/performance.md, section 11), but for a singular A (a declared
@@ -196,7 +201,7 @@ static int amg_create(ovk__opts *opts, void **state)
                       .degree = -1, .ratio = 4.0,
                       .pmax = 4, .sweeps = 1, .max_levels = 25, .agg_levels = -1, .coarse_size = 9, .bs = 1, .nodal = -1,
                       .rbm = 1, .qmax = 4, .rbm_level = RBM_LEVEL_DEFAULT,
-                      .reuse = -1, .reuse_tol = 0.3, .reuse_coarse = RC_GALERKIN};
+                      .reuse = -1, .reuse_tol = 0.3, .reuse_coarse = REUSE_COARSE_DEFAULT};
     return read_options(opts, &m->o);
 }
 
@@ -712,7 +717,7 @@ static void amg_view(void *state, FILE *f)
             m->nlev ? nnz / m->nnz[0] : 0.0, m->nlev ? rows / m->rows[0] : 0.0);
     for (int l = 0; l < m->nlev; l++) fprintf(f, " %.0f (%.0f)", m->rows[l], m->nnz[l]);
     fprintf(f, "\n  amg: last setup %s: copy of A %.3f s, hypre %.3f s, our levels %.3f s; %ld full setups, "
-               "%ld on the kept interpolation (reuse=%ld, reuse_coarse=%s, reuse_tol=%g, last drift %.3g); coarse levels "
+               "%ld on the kept interpolation (reuse=%ld, reuse_coarse=%s, reuse_tol=%g, last drift %.3g); the cycle "
                "in %s precision; rigid-body modes: %d",
             m->updates ? "on the kept interpolation" : "full", m->t_copy, m->t_hypre, m->t_cycle, m->full_setups,
             m->reuses, m->o.reuse, reuse_coarse_names[m->o.reuse_coarse], m->o.reuse_tol, m->drift,
@@ -795,8 +800,8 @@ const ovk__pc_type ovk__pc_amg = {
                "unknowns per node); nodal=0..6 (4 when bs>1); rbm=0|1 (1: rigid-body modes from the "
                "solver's coordinates); rbm_level=N (2, the first level whose interpolation takes them; 0: all); "
                "qmax=N (4); reuse=K (10 with cycle=ovk, value updates served by the kept interpolation; 0: none); reuse_tol=T "
-               "(0.3, a row's relative change that forces a full setup); reuse_coarse=galerkin|keep (galerkin: P^T A P "
-               "again; keep: the full setup's coarse levels, level 0's smoother refreshed); print=0..3 (hypre's print level)",
+               "(0.3, a row's relative change that forces a full setup); reuse_coarse=keep|galerkin (keep: the full setup's "
+               "coarse levels, level 0's smoother refreshed; galerkin: P^T A P again); print=0..3 (hypre's print level)",
     .needs_matrix = 1,
     .create = amg_create, .setup = amg_setup, .destroy = amg_destroy, .view = amg_view,
     .apply = amg_apply,
