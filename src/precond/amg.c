@@ -7,10 +7,12 @@
  * the solver's communicator, so that hypre's messages never meet ours) and
  * builds the hierarchy (and with cycle=ovk our copy of it).  A value update
  * redoes all of it, or with reuse=K (cycle=ovk) keeps hypre's coarse grids
- * and interpolations P_l for up to K updates: the new values go into hypre's
- * copy, A_{l+1} = P_l^T A_l P_l again (hypre's Galerkin product), the
- * coarsest level's dense copy is made again, and our levels take the new
- * values on their kept storage with new smoother bounds
+ * and interpolations P_l for up to K updates: with reuse_coarse=keep (the
+ * default) only level 0's smoother takes the new values (our cycle reads the
+ * solver's matrix itself) and the coarse levels stay; with galerkin the new
+ * values go into hypre's copy, A_{l+1} = P_l^T A_l P_l again (hypre's
+ * Galerkin product), the coarsest level's dense copy is made again, and our
+ * levels take the new values on their kept storage with new smoother bounds
  * (ovk__amg_cycle_refresh); a full setup comes after K such updates, or at once when a row
  * of A moved by more than reuse_tol (||a_i - a0_i||_1 / ||a0_i||_1 against
  * the values of the last full setup: a kept P fits the values it was built
