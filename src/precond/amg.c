@@ -94,7 +94,7 @@ enum { RC_GALERKIN, RC_KEEP };
  * (docs/performance.md, section 11) */
 enum { REUSE_COARSE_DEFAULT = RC_KEEP };
 enum { PREC_DOUBLE, PREC_SINGLE };
-/* the cycle's values in float by default (the same iterations, a faster
+/* the coarse levels' values in float by default (the same iterations, a faster
  * solve: docs/performance.md, section 11), but for a singular A (a declared
  * null space): the rounded levels lose the exact null space (A_l 1 = 0 and
  * P 1 = 1 hold only to 2^-24), and CG then failed on the Neumann problem of
@@ -719,7 +719,7 @@ static void amg_view(void *state, FILE *f)
             m->nlev ? nnz / m->nnz[0] : 0.0, m->nlev ? rows / m->rows[0] : 0.0);
     for (int l = 0; l < m->nlev; l++) fprintf(f, " %.0f (%.0f)", m->rows[l], m->nnz[l]);
     fprintf(f, "\n  amg: last setup %s: copy of A %.3f s, hypre %.3f s, our levels %.3f s; %ld full setups, "
-               "%ld on the kept interpolation (reuse=%ld, reuse_coarse=%s, reuse_tol=%g, last drift %.3g); the cycle "
+               "%ld on the kept interpolation (reuse=%ld, reuse_coarse=%s, reuse_tol=%g, last drift %.3g); coarse levels "
                "in %s precision; rigid-body modes: %d",
             m->updates ? "on the kept interpolation" : "full", m->t_copy, m->t_hypre, m->t_cycle, m->full_setups,
             m->reuses, m->o.reuse, reuse_coarse_names[m->o.reuse_coarse], m->o.reuse_tol, m->drift,
@@ -796,8 +796,8 @@ const ovk__pc_type ovk__pc_amg = {
                "coarsen=hmis|pmis|falgout|cljp (pmis; hmis when bs>1); interp=ext+i|ext|classical|direct|multipass; pmax=N (4, 0: no "
                "limit); smoother=cheby|l1jacobi (cycle=ovk, cheby) or l1gs|sgs|l1jacobi|cheby (cycle=hypre, l1gs); "
                "degree=N (1, cheby steps, cycle=ovk); ratio=R (4, cheby interval emax/emin, cycle=ovk); "
-               "precision=single|double (single, double with a null space: the cycle's matrix values and interpolation "
-               "in float, cycle=ovk); sweeps=N (1); "
+               "precision=single|double (single, double with a null space: the coarse levels' values and the "
+               "interpolation in float, cycle=ovk); sweeps=N (1); "
                "max_levels=N (25); agg_levels=N (1; 0 when bs>1: levels of aggressive coarsening); coarse_size=N (9); bs=N (1, "
                "unknowns per node); nodal=0..6 (4 when bs>1); rbm=0|1 (1: rigid-body modes from the "
                "solver's coordinates); rbm_level=N (2, the first level whose interpolation takes them; 0: all); "

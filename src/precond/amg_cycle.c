@@ -26,12 +26,10 @@
  * eigenvalue of about 1.3 emax, i.e. a Rayleigh quotient within 30 % of it
  * (a smooth start and 10 steps: no failure seen in the tests).
  *
- * With single (amg:precision=single) the cycle's products read float
- * values: level 0 through a float copy of the solver's matrix's values
- * (amg_fine.c; the solver's own product keeps double), the levels l >= 1
- * rounded to float (the matrix layer then stores 4 bytes a value), and P_l
- * and P_l^T as our float copies of hypre's P_l (amg_transfer.c); vectors
- * stay double.  The cycle is still symmetric (the rounded A_l are, and the
+ * With single (amg:precision=single) the levels l >= 1 are rounded to
+ * float (the matrix layer then stores 4 bytes a value) and P_l and P_l^T
+ * are our float copies of hypre's P_l (amg_transfer.c); level 0 is the
+ * solver's matrix as it is, and vectors stay double.  The cycle is still symmetric (the rounded A_l are, and the
  * restriction is the exact transpose of the interpolation).  Otherwise P_l
  * and P_l^T are hypre's ParCSR products on hypre vectors over our arrays.
  * No reduction but the coarsest level's gather (hypre's).
@@ -51,7 +49,6 @@
 #include <HYPRE_parcsr_ls.h>
 #include <_hypre_parcsr_ls.h>
 
-#include "amg_fine.h"
 #include "amg_transfer.h"
 
 /* Power steps of the smoother's estimate; more for a singular A (a
@@ -83,7 +80,6 @@ typedef struct level {
     hypre_ParVector *vres; /* hypre vector over res (P^T res) */
     hypre_ParCSRMatrix *P; /* hypre's P_l (not for the coarsest level) */
     ovk__amg_transfer *tr; /* single: our float copy of P_l, else NULL (hypre's products) */
-    ovk__amg_fine *fine;   /* level 0, single: the float copy of A's values, else NULL (A's own product) */
     double emax, emin;
 } level;
 
@@ -256,12 +252,6 @@ static int l1_inverse(const ovk_matrix *A, double *dinv)
     return OVK_OK;
 }
 
-/* y = A_l x: level 0's float copy, or the matrix's own product */
-static int product(const level *L, const double *x, double *y, const ovk__hook *h)
-{
-    return L->fine ? ovk__amg_fine_matvec(L->fine, x, y, h) : ovk__matvec(L->A, x, y, h);
-}
-
 /* Collective: emax of D^-1 A from `steps` power steps (the Rayleigh
  * quotient <x, A x> / <x, D x>, a bound from below, times EMAX_SAFETY, at
  * most 1: the l1 bound), from a fixed smooth start, or with warm from the
@@ -272,7 +262,7 @@ static int estimate(level *L, MPI_Comm comm, int steps, int warm)
     double *x = L->dom, *y = L->t, q = 1.0;
     for (int i = 0; i < n && !warm; i++) x[i] = 1.0 + 0.5 * sin(1.0 + (double)(L->A->lay.row_start + i));
     for (int s = 0; s < steps; s++) {
-        int rc = product(L, x, y, NULL);
+        int rc = ovk__matvec(L->A, x, y, NULL);
         if (rc) return rc;
         double v[2] = {0.0, 0.0};
         for (int i = 0; i < n; i++) {
@@ -292,7 +282,7 @@ static int estimate(level *L, MPI_Comm comm, int steps, int warm)
 /* res -= A d (t = A d) */
 static int update_residual(const level *L, const ovk__hook *h)
 {
-    int rc = product(L, L->d, L->t, h);
+    int rc = ovk__matvec(L->A, L->d, L->t, h);
     if (rc) return rc;
     ovk__axpy(L->n, -1.0, L->t, L->res, h);
     return OVK_OK;
@@ -349,10 +339,10 @@ static int smooth(const level *L, int degree, int jacobi, const double *b, doubl
     int n = L->n, step = ovk__chunk_rows(n, h), more = degree > 1 || want_res, rc = OVK_OK;
     if (from_zero) {
         first_step_zero(L, 1.0 / theta, b, x, degree > 1, h);
-        if (more) rc = product(L, x, L->t, h); /* res = b - A d, d = x */
+        if (more) rc = ovk__matvec(L->A, x, L->t, h); /* res = b - A d, d = x */
         if (more && !rc) ovk__zxpby(n, b, -1.0, L->t, L->res, h);
     } else {
-        rc = product(L, x, L->t, h);
+        rc = ovk__matvec(L->A, x, L->t, h);
         if (!rc) first_step(L, 1.0 / theta, b, x, more, h);
         if (more && !rc) rc = update_residual(L, h);
     }
@@ -399,7 +389,6 @@ void ovk__amg_cycle_free(ovk__amg_cycle *c)
         if (L->owns_A) ovk_matrix_destroy(L->A);
         free(L->dinv), free(L->res), free(L->d), free(L->t), free(L->dom);
         ovk__amg_transfer_free(L->tr);
-        ovk__amg_fine_free(L->fine);
         if (L->vres) hypre_ParVectorDestroy(L->vres); /* its data is ours (not owned) */
     }
     free(c->lev);
@@ -425,8 +414,6 @@ static int make_level(ovk__amg_cycle *c, int l, const ovk_matrix *A0, MPI_Comm c
     int rc;
     if (l == 0) {
         L->A = (ovk_matrix *)A0; /* not changed: owns_A = 0 */
-        rc = c->single ? ovk__agree(comm, ovk__amg_fine_make(A0, &L->fine)) : OVK_OK;
-        if (rc) return rc;
     } else {
         rc = level_matrix(comm, H, c->single, &L->A);
         if (rc) return rc;
@@ -506,8 +493,7 @@ static int refresh_smoother(ovk__amg_cycle *c, level *L, MPI_Comm comm)
 
 int ovk__amg_cycle_refresh(ovk__amg_cycle *c, MPI_Comm comm, int coarse)
 {
-    if (c->lev[0].fine) ovk__amg_fine_refresh(c->lev[0].fine); /* level 0: the solver's matrix, its new values */
-    if (!coarse) return refresh_smoother(c, &c->lev[0], comm);
+    if (!coarse) return refresh_smoother(c, &c->lev[0], comm); /* level 0: the solver's matrix, its new values */
     for (int l = 1; l < c->nlev; l++) {
         int rc = level_values(comm, hypre_ParAMGDataAArray(c->amg)[l], c->single, c->lev[l].A);
         if (rc) return rc;

@@ -126,15 +126,15 @@ void ovk__upper_solve(const ovk__upper *u, double w, const double *r, double *y,
  * levels' matrices; A (level 0) is borrowed and must outlive the cycle.
  * smoothing: `degree` steps of Chebyshev iteration on D^-1 A (D the l1 row
  * norms; interval [emax / ratio, emax], emax estimated), or with jacobi
- * `degree` l1-Jacobi sweeps; with single the cycle multiplies with float
- * values (amg_fine.c, amg_transfer.c; the coarse levels rounded, which the
- * matrix layer then stores in 4 bytes a value).  Apply is local but for the halo exchanges and
+ * `degree` l1-Jacobi sweeps; with single the coarse levels multiply with
+ * float values (rounded A_l, which the matrix layer then stores in 4 bytes
+ * a value; P_l copied, amg_transfer.c).  Apply is local but for the halo exchanges and
  * hypre's coarsest solve, allocates nothing and calls the hook. */
 typedef struct ovk__amg_cycle ovk__amg_cycle;
 typedef struct ovk__amg_cycle_opts {
     int degree, jacobi;
     double ratio;
-    int single; /* the cycle's values in float: level 0's copy, the rounded A_l (l >= 1), the P_l */
+    int single; /* the coarse levels' values in float: the rounded A_l (l >= 1), the P_l */
 } ovk__amg_cycle_opts;
 int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm, const ovk__amg_cycle_opts *o,
                          ovk__amg_cycle **out);
