@@ -24,81 +24,48 @@
     const double *restrict dict = m->vdict;                                                       \
     (void)val, (void)valf, (void)vidx, (void)dict
 
-/* Rows i .. i+3 of y = D x, each row's entries summed in their order (so
- * bitwise as one row at a time), the four rows' chains of additions side by
- * side: one row alone waits an addition's latency per entry.  X(r, k): the
- * x of entry k of row r. */
-#define FOUR_ROWS(VAL, X)                                                                         \
-    do {                                                                                          \
-        int k0 = ptr[i], k1 = ptr[i + 1], k2 = ptr[i + 2], k3 = ptr[i + 3], k4 = ptr[i + 4];      \
-        int n0 = k1 - k0, n1 = k2 - k1, n2 = k3 - k2, n3 = k4 - k3;                               \
-        int both = n0 < n1 ? n0 : n1, more = n2 < n3 ? n2 : n3, all = both < more ? both : more;  \
-        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;                                            \
-        for (int q = 0; q < all; q++) {                                                           \
-            s0 += VAL(k0 + q) * X(i, k0 + q);                                                     \
-            s1 += VAL(k1 + q) * X(i + 1, k1 + q);                                                 \
-            s2 += VAL(k2 + q) * X(i + 2, k2 + q);                                                 \
-            s3 += VAL(k3 + q) * X(i + 3, k3 + q);                                                 \
-        }                                                                                         \
-        for (int k = k0 + all; k < k1; k++) s0 += VAL(k) * X(i, k);                               \
-        for (int k = k1 + all; k < k2; k++) s1 += VAL(k) * X(i + 1, k);                           \
-        for (int k = k2 + all; k < k3; k++) s2 += VAL(k) * X(i + 2, k);                           \
-        for (int k = k3 + all; k < k4; k++) s3 += VAL(k) * X(i + 3, k);                           \
-        y[i] = s0, y[i + 1] = s1, y[i + 2] = s2, y[i + 3] = s3;                                   \
-        dot += x[i] * s0;                                                                         \
-        dot += x[i + 1] * s1;                                                                     \
-        dot += x[i + 2] * s2;                                                                     \
-        dot += x[i + 3] * s3;                                                                     \
-    } while (0)
-
 /* y[lo:hi) = D x for rows [lo, hi): column = idx[k] (IDX col, int) or
- * r + idx[k] for row r (IDX off16, 16-bit offsets; OFFS 1), four rows at
- * a time, then one */
-#define PLAIN_ROWS(NAME, VAL, IDX_T, IDX, OFFS)                                                   \
+ * i + idx[k] (IDX off16, 16-bit offsets; BASE i) */
+#define PLAIN_ROWS(NAME, VAL, IDX_T, IDX, BASE)                                                   \
     static double NAME(const ovk__csr *m, const double *restrict x, double *restrict y, int lo,   \
                        int hi, double dot)                                                        \
     {                                                                                             \
         ROW_ARRAYS;                                                                               \
         const IDX_T *restrict idx = m->IDX;                                                       \
-        int i = lo;                                                                               \
-        for (; i + 4 <= hi; i += 4) FOUR_ROWS(VAL, PLAIN_X_##OFFS);                               \
-        for (; i < hi; i++) {                                                                     \
+        for (int i = lo; i < hi; i++) {                                                           \
+            const double *restrict xb = x + (BASE);                                               \
             double s = 0.0;                                                                       \
-            for (int k = ptr[i]; k < ptr[i + 1]; k++) s += VAL(k) * PLAIN_X_##OFFS(i, k);         \
+            for (int k = ptr[i]; k < ptr[i + 1]; k++) s += VAL(k) * xb[idx[k]];                   \
             y[i] = s;                                                                             \
             dot += x[i] * s;                                                                      \
         }                                                                                         \
         return dot;                                                                               \
     }
-#define PLAIN_X_0(r, k) x[idx[k]]
-#define PLAIN_X_1(r, k) x[(r) + idx[k]]
 /* the same with the columns of esc16/far: an offset from the row, or the
- * next far column; four rows at a time where none of them has a far one */
+ * next far column */
 #define FAR_ROWS(NAME, VAL)                                                                       \
     static double NAME(const ovk__csr *m, const double *restrict x, double *restrict y, int lo,   \
                        int hi, double dot)                                                        \
     {                                                                                             \
         ROW_ARRAYS;                                                                               \
-        const int16_t *restrict idx = m->esc16;                                                   \
+        const int16_t *restrict off = m->esc16;                                                   \
         const int *restrict far = m->far;                                                         \
         const int *restrict fptr = m->far_ptr;                                                    \
-        for (int i = lo; i < hi;) {                                                               \
-            if (i + 4 <= hi && fptr[i] == fptr[i + 4]) { /* no far column */                      \
-                FOUR_ROWS(VAL, PLAIN_X_1);                                                        \
-                i += 4;                                                                           \
-                continue;                                                                         \
-            }                                                                                     \
+        for (int i = lo; i < hi; i++) {                                                           \
+            const double *restrict xb = x + i;                                                    \
             double s = 0.0;                                                                       \
-            for (int k = ptr[i], f = fptr[i]; k < ptr[i + 1]; k++)                                \
-                s += VAL(k) * x[idx[k] != OVK__FAR ? i + idx[k] : far[f++]];                      \
+            if (fptr[i] == fptr[i + 1]) /* no far column: as OFF_ROWS */                          \
+                for (int k = ptr[i]; k < ptr[i + 1]; k++) s += VAL(k) * xb[off[k]];               \
+            else                                                                                  \
+                for (int k = ptr[i], f = fptr[i]; k < ptr[i + 1]; k++)                            \
+                    s += VAL(k) * x[off[k] != OVK__FAR ? i + off[k] : far[f++]];                  \
             y[i] = s;                                                                             \
             dot += x[i] * s;                                                                      \
-            i++;                                                                                  \
         }                                                                                         \
         return dot;                                                                               \
     }
 #define COL_ROWS(NAME, VAL) PLAIN_ROWS(NAME, VAL, int, col, 0)
-#define OFF_ROWS(NAME, VAL) PLAIN_ROWS(NAME, VAL, int16_t, off16, 1)
+#define OFF_ROWS(NAME, VAL) PLAIN_ROWS(NAME, VAL, int16_t, off16, i)
 
 /* rows [lo, hi) of y = D x when D keeps its upper triangle: row i adds
  * a_ii x_i and its a_ij x_j (j > i) to what the rows above left in y_i, and

@@ -4,22 +4,14 @@
  * For any matrix, symmetric or not; with a symmetric block it is IC(0)
  * up to the diagonal scaling, at twice its memory. */
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 
 #include "precond.h"
 
-/* A triangle of the factor without its diagonal, as CSR whose columns
- * are 16-bit offsets from the row (the sweeps stream 10 B per entry, not
- * 12), the entries too far from their row for 16 bits apart: row frow[f],
- * column fcol[f], value fval[f], by increasing row. */
+/* A triangle of the factor without its diagonal, as CSR. */
 typedef struct ilu0_tri {
-    int *ptr;
-    int16_t *off;
+    int *ptr, *col;
     double *val;
-    int nfar;
-    int *frow, *fcol;
-    double *fval;
 } ilu0_tri;
 
 typedef struct ilu0 {
@@ -37,15 +29,10 @@ typedef struct ilu0 {
 static void tri_free(ilu0_tri *t)
 {
     free(t->ptr);
-    free(t->off);
+    free(t->col);
     free(t->val);
-    free(t->frow);
-    free(t->fcol);
-    free(t->fval);
-    t->ptr = t->frow = t->fcol = NULL;
-    t->off = NULL;
-    t->val = t->fval = NULL;
-    t->nfar = 0;
+    t->ptr = t->col = NULL;
+    t->val = NULL;
 }
 
 /* the combined CSR's arrays, kept only while factoring */
@@ -68,47 +55,27 @@ static void ilu0_free_factor(ilu0 *f)
     tri_free(&f->up);
 }
 
-/* entry k of row i of the factored block lies within 16 bits of its row */
-static int near(const ilu0 *f, int i, int k) { return f->col[k] - i >= -INT16_MAX && f->col[k] - i <= INT16_MAX; }
-
 /* t = the strictly lower (upper = 0) or strictly upper triangle of the
- * factored block, each row's near entries in their order, the far ones
- * apart */
+ * factored block, each row's entries in their order */
 static int split_tri(const ilu0 *f, int upper, ilu0_tri *t)
 {
     int n = f->n;
-    size_t nfar = 0;
     t->ptr = malloc(sizeof(int) * ((size_t)n + 1));
     if (!t->ptr) return ovk__fail(OVK_ENOMEM, "ilu0: %d rows", n);
     t->ptr[0] = 0;
-    for (int i = 0; i < n; i++) {
-        int k0 = upper ? f->dpos[i] + 1 : f->ptr[i], k1 = upper ? f->ptr[i + 1] : f->dpos[i], kept = 0;
-        for (int k = k0; k < k1; k++) kept += near(f, i, k);
-        nfar += (size_t)(k1 - k0 - kept);
-        t->ptr[i + 1] = t->ptr[i] + kept;
-    }
+    for (int i = 0; i < n; i++)
+        t->ptr[i + 1] = t->ptr[i] + (upper ? f->ptr[i + 1] - f->dpos[i] - 1 : f->dpos[i] - f->ptr[i]);
     size_t nnz = (size_t)t->ptr[n];
-    t->off = malloc(sizeof(int16_t) * (nnz > 0 ? nnz : 1));
+    t->col = malloc(sizeof(int) * (nnz > 0 ? nnz : 1));
     t->val = malloc(sizeof(double) * (nnz > 0 ? nnz : 1));
-    t->frow = malloc(sizeof(int) * (nfar > 0 ? nfar : 1));
-    t->fcol = malloc(sizeof(int) * (nfar > 0 ? nfar : 1));
-    t->fval = malloc(sizeof(double) * (nfar > 0 ? nfar : 1));
-    if (!t->off || !t->val || !t->frow || !t->fcol || !t->fval)
-        return ovk__fail(OVK_ENOMEM, "ilu0: %zu entries", nnz + nfar);
-    for (int i = 0, q = 0, p = 0; i < n; i++) {
-        int k0 = upper ? f->dpos[i] + 1 : f->ptr[i], k1 = upper ? f->ptr[i + 1] : f->dpos[i];
-        for (int k = k0; k < k1; k++) {
-            if (near(f, i, k)) {
-                t->off[q] = (int16_t)(f->col[k] - i);
-                t->val[q++] = f->val[k];
-            } else {
-                t->frow[p] = i;
-                t->fcol[p] = f->col[k];
-                t->fval[p++] = f->val[k];
-            }
+    if (!t->col || !t->val) return ovk__fail(OVK_ENOMEM, "ilu0: %zu entries", nnz);
+    for (int i = 0; i < n; i++) {
+        int k0 = upper ? f->dpos[i] + 1 : f->ptr[i];
+        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) {
+            t->col[k] = f->col[k0 + k - t->ptr[i]];
+            t->val[k] = f->val[k0 + k - t->ptr[i]];
         }
     }
-    t->nfar = (int)nfar;
     return OVK_OK;
 }
 
@@ -215,58 +182,30 @@ static int ilu0_setup(void *state, const ovk__pc_env *env)
     return rc;
 }
 
-/* sum_k val[k] z[i + off[k]] over row i's near entries [k0, k1), in two
- * partial sums (even and odd entries): half the chain of additions a row
- * waits for */
-static inline double row_sum(const int16_t *restrict off, const double *restrict val, const double *restrict z, int i,
-                             int k0, int k1)
-{
-    const double *restrict zi = z + i;
-    double a = 0.0, b = 0.0;
-    int k = k0;
-    for (; k + 1 < k1; k += 2) {
-        a += val[k] * zi[off[k]];
-        b += val[k + 1] * zi[off[k + 1]];
-    }
-    if (k < k1) a += val[k] * zi[off[k]];
-    return a + b;
-}
-
-/* y = L^-1 r for rows [lo, hi), unit L; *f: the next far entry */
-static void forward_rows(const ilu0_tri *t, const double *restrict r, double *restrict z, int lo, int hi, int *f)
-{
-    const int *restrict ptr = t->ptr;
-    for (int i = lo; i < hi; i++) {
-        double s = r[i] - row_sum(t->off, t->val, z, i, ptr[i], ptr[i + 1]); /* y_i = r_i - sum_{j<i} l_ij y_j */
-        for (; *f < t->nfar && t->frow[*f] == i; ++*f) s -= t->fval[*f] * z[t->fcol[*f]];
-        z[i] = s;
-    }
-}
-
-/* z = U^-1 y for rows [lo, hi), from the last; *f: one past the next far
- * entry (counting down) */
-static void backward_rows(const ilu0_tri *t, const double *restrict dinv, double *restrict z, int lo, int hi, int *f)
-{
-    const int *restrict ptr = t->ptr;
-    for (int i = hi - 1; i >= lo; i--) {
-        double s = z[i] - row_sum(t->off, t->val, z, i, ptr[i], ptr[i + 1]); /* y_i - sum_{j>i} u_ij z_j */
-        for (; *f > 0 && t->frow[*f - 1] == i; --*f) s -= t->fval[*f - 1] * z[t->fcol[*f - 1]];
-        z[i] = s * dinv[i]; /* / u_ii */
-    }
-}
-
 /* z = U^-1 L^-1 r: the forward sweep with unit L, then the backward one */
 static int ilu0_apply(void *state, const double *r, double *z, const ovk__hook *h)
 {
     const ilu0 *f = state;
-    int n = f->n, step = ovk__chunk_rows(n, h), far = 0;
+    const int *restrict lptr = f->lo.ptr, *restrict lcol = f->lo.col;
+    const int *restrict uptr = f->up.ptr, *restrict ucol = f->up.col;
+    const double *restrict lval = f->lo.val, *restrict uval = f->up.val, *restrict dinv = f->dinv;
+    int n = f->n, step = ovk__chunk_rows(n, h);
     for (int lo = 0; lo < n; lo += step) {
-        forward_rows(&f->lo, r, z, lo, ovk__chunk_end(lo, step, n), &far);
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int i = lo; i < hi; i++) {
+            double s = r[i]; /* y_i = r_i - sum_{j<i} l_ij y_j */
+            for (int k = lptr[i]; k < lptr[i + 1]; k++) s -= lval[k] * z[lcol[k]];
+            z[i] = s;
+        }
         ovk__poke(h);
     }
-    far = f->up.nfar;
     for (int hi = n; hi > 0; hi -= step) {
-        backward_rows(&f->up, f->dinv, z, hi > step ? hi - step : 0, hi, &far);
+        int lo = hi > step ? hi - step : 0;
+        for (int i = hi - 1; i >= lo; i--) {
+            double s = z[i]; /* z_i = (y_i - sum_{j>i} u_ij z_j) / u_ii */
+            for (int k = uptr[i]; k < uptr[i + 1]; k++) s -= uval[k] * z[ucol[k]];
+            z[i] = s * dinv[i];
+        }
         ovk__poke(h);
     }
     return OVK_OK;
