@@ -13,7 +13,8 @@
  *   rho = <rhat,r>, <r,r>                                   (reduction 3)
  *
  * The last line is one pass over the vectors (keeping zs apart from z
- * costs a vector and saves two sweeps over x and one over r).
+ * costs a vector and saves two sweeps over x and one over r); a diagonal
+ * C (Jacobi) is applied in the passes that make p and s.
  * Breakdowns (rho or <rhat,v> negligible, omega = 0) restart from the
  * current x with rhat = r (bcgs_common.c); a second one at once stops
  * the solve. */

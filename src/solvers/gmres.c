@@ -9,9 +9,11 @@
  *     h = V^T w, <w,w> -> one reduction;  w -= V h       (CGS, pass 1)
  *     if ||w|| dropped below ||w_0|| / sqrt 2 (cancellation):
  *       h2 = V^T w, <w,w> -> one reduction;  w -= V h2;  h += h2  (pass 2)
- *     h_{j+1,j} = ||w||: refine=never (default) sums it after the pass,
- *     as PETSc; ifneeded/always from the last pass's <w,w> - ||h||^2
- *     (Pythagoras); v_{j+1} = w / h_{j+1,j}
+ *     h_{j+1,j} = ||w||: refine=never (default) sums it after the pass
+ *     (one more reduction, as PETSc); gmres sums it in the pass and
+ *     scales v_{j+1} = w / h_{j+1,j} in the next step's, fgmres in passes
+ *     of their own;
+ *     ifneeded/always from the last pass's <w,w> - ||h||^2 (Pythagoras)
  *     rotate column j: |g_{j+1}| = ||b - A x_j||  -> the iteration's check
  *   x += C V y (fgmres: x += Z y), y = R^-1 g
  *   r = b - A x, <r,r> (one reduction): the true residual decides
