@@ -83,11 +83,22 @@ static int ic0_apply(void *state, const double *r, double *z, const ovk__hook *h
     return ic0_right(state, z, z, h); /* z = U^-1 z */
 }
 
+/* k systems: z[j] = U^-1 U^-T r[j], each sweep reading U once */
+static int ic0_apply_many(void *state, int k, const double *const *r, double *const *z, double *rz, double *rr,
+                          const ovk__hook *h)
+{
+    ovk__upper *u = &((ic0 *)state)->u;
+    (void)rz, (void)rr; /* no apply_dots: never asked for the sums */
+    ovk__upper_solve_t_many(u, 1.0, k, r, z, h);                        /* z = U^-T r */
+    ovk__upper_solve_many(u, 1.0, k, (const double *const *)z, z, h); /* z = U^-1 z */
+    return OVK_OK;
+}
+
 const ovk__pc_type ovk__pc_ic0 = {
     .name = "ic0",
     .description = "block Jacobi IC(0): incomplete Cholesky of each rank's diagonal block, no communication",
     .options = "",
     .needs_matrix = 1, .symmetric_only = 1,
     .create = ic0_create, .setup = ic0_setup, .destroy = ic0_destroy,
-    .apply = ic0_apply, .apply_left = ic0_left, .apply_right = ic0_right,
+    .apply = ic0_apply, .apply_many = ic0_apply_many, .apply_left = ic0_left, .apply_right = ic0_right,
 };

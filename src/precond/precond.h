@@ -118,6 +118,13 @@ void ovk__upper_free(ovk__upper *u);
  *   backward: U_w y = r:  y_i = (r_i - w sum_{j>i} u_ij y_j) / u_ii */
 void ovk__upper_solve_t(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h);
 void ovk__upper_solve(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h);
+/* The same for k systems (apply_many), U read once: y[j] is bitwise the
+ * single solve's of r[j]; y[j] may alias r[j], the systems must not
+ * overlap. */
+void ovk__upper_solve_t_many(const ovk__upper *u, double w, int k, const double *const *r, double *const *y,
+                             const ovk__hook *h);
+void ovk__upper_solve_many(const ovk__upper *u, double w, int k, const double *const *r, double *const *y,
+                           const ovk__hook *h);
 
 /* The amg preconditioner's own V-cycle (amg_cycle.c) over the hierarchy of
  * hypre's BoomerAMG after its setup (hypre_solver: the HYPRE_Solver, with

@@ -65,6 +65,19 @@ static int ssor_apply(void *state, const double *r, double *z, const ovk__hook *
     return OVK_OK;
 }
 
+/* k systems as ssor_apply, each sweep reading the triangle once */
+static int ssor_apply_many(void *state, int k, const double *const *r, double *const *z, double *rz, double *rr,
+                           const ovk__hook *h)
+{
+    ssor *s = state;
+    (void)rz, (void)rr; /* no apply_dots: never asked for the sums */
+    ovk__upper_solve_t_many(&s->u, s->omega, k, r, z, h); /* z = (D + w L)^-1 r */
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < s->u.n; i++) z[j][i] *= s->scale[i]; /* z = w (2 - w) D z */
+    ovk__upper_solve_many(&s->u, s->omega, k, (const double *const *)z, z, h); /* z = (D + w U)^-1 z */
+    return OVK_OK;
+}
+
 static int ssor_left(void *state, const double *r, double *t, const ovk__hook *h)
 {
     ssor *s = state;
@@ -87,5 +100,5 @@ const ovk__pc_type ovk__pc_ssor = {
     .options = "omega=W: relaxation in (0, 2), default 1",
     .needs_matrix = 1, .symmetric_only = 1,
     .create = ssor_create, .setup = ssor_setup, .destroy = ssor_destroy,
-    .apply = ssor_apply, .apply_left = ssor_left, .apply_right = ssor_right,
+    .apply = ssor_apply, .apply_many = ssor_apply_many, .apply_left = ssor_left, .apply_right = ssor_right,
 };

@@ -57,35 +57,68 @@ void ovk__upper_free(ovk__upper *u)
     memset(u, 0, sizeof *u);
 }
 
-void ovk__upper_solve_t(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h)
+/* The forward solve of k systems, row by row: each row of U read once for
+ * the k of them, each system's operations those of its single solve (k a
+ * constant where inlined with one) */
+static inline void solve_t_rows(const ovk__upper *u, double w, int k, const double *const *r, double *const *y,
+                                const ovk__hook *h)
 {
     const int *restrict ptr = u->ptr, *restrict col = u->col;
     const double *restrict val = u->val;
     int n = u->n, step = ovk__chunk_rows(n, h);
-    if (y != r) memcpy(y, r, sizeof(double) * (size_t)n);
+    for (int j = 0; j < k; j++)
+        if (y[j] != r[j]) memcpy(y[j], r[j], sizeof(double) * (size_t)n);
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
-        for (int i = lo; i < hi; i++) {
-            double yi = y[i] / val[ptr[i]]; /* y_i = (r_i - w sum_k u_ki y_k) / u_ii */
-            y[i] = yi;
-            for (int k = ptr[i] + 1; k < ptr[i + 1]; k++) y[col[k]] -= w * val[k] * yi;
-        }
+        for (int i = lo; i < hi; i++)
+            for (int j = 0; j < k; j++) {
+                double *yj = y[j];
+                double yi = yj[i] / val[ptr[i]]; /* y_i = (r_i - w sum_k u_ki y_k) / u_ii */
+                yj[i] = yi;
+                for (int q = ptr[i] + 1; q < ptr[i + 1]; q++) yj[col[q]] -= w * val[q] * yi;
+            }
         ovk__poke(h);
     }
 }
 
-void ovk__upper_solve(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h)
+/* the backward solve of k systems, as solve_t_rows */
+static inline void solve_rows(const ovk__upper *u, double w, int k, const double *const *r, double *const *y,
+                              const ovk__hook *h)
 {
     const int *restrict ptr = u->ptr, *restrict col = u->col;
     const double *restrict val = u->val;
     int n = u->n, step = ovk__chunk_rows(n, h);
     for (int hi = n; hi > 0; hi -= step) {
         int lo = hi > step ? hi - step : 0;
-        for (int i = hi - 1; i >= lo; i--) {
-            double s = r[i]; /* y_i = (r_i - w sum_j u_ij y_j) / u_ii */
-            for (int k = ptr[i] + 1; k < ptr[i + 1]; k++) s -= w * val[k] * y[col[k]];
-            y[i] = s / val[ptr[i]];
-        }
+        for (int i = hi - 1; i >= lo; i--)
+            for (int j = 0; j < k; j++) {
+                const double *yj = y[j];
+                double s = r[j][i]; /* y_i = (r_i - w sum_j u_ij y_j) / u_ii */
+                for (int q = ptr[i] + 1; q < ptr[i + 1]; q++) s -= w * val[q] * yj[col[q]];
+                y[j][i] = s / val[ptr[i]];
+            }
         ovk__poke(h);
     }
+}
+
+void ovk__upper_solve_t(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h)
+{
+    solve_t_rows(u, w, 1, &r, &y, h);
+}
+
+void ovk__upper_solve(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h)
+{
+    solve_rows(u, w, 1, &r, &y, h);
+}
+
+void ovk__upper_solve_t_many(const ovk__upper *u, double w, int k, const double *const *r, double *const *y,
+                             const ovk__hook *h)
+{
+    solve_t_rows(u, w, k, r, y, h);
+}
+
+void ovk__upper_solve_many(const ovk__upper *u, double w, int k, const double *const *r, double *const *y,
+                           const ovk__hook *h)
+{
+    solve_rows(u, w, k, r, y, h);
 }
