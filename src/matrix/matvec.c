@@ -3,8 +3,12 @@
  * is multiplied while messages fly, then the off-diagonal block.  Also the
  * bytes a product moves (for the bandwidth figures) and the public
  * ovk_matvec. */
+#define _DEFAULT_SOURCE /* madvise */
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "matrix_impl.h"
 
@@ -289,11 +293,16 @@ MULTI_FORMS(_8, 8, )
 #define MULTI_AVX2 1
 #define AVX2 __attribute__((target("avx2")))
 typedef double multi_v4d __attribute__((vector_size(32)));
-#define UPPER_MULTI_V(NAME, VAL, IDX_T, IDX, BASE, NV)                                            \
+/* entries ahead whose interleaved rows the int-column kernels prefetch
+ * (columns scattered over the block miss the caches otherwise) */
+enum { MULTI_PREFETCH = 12 };
+#define UPPER_MULTI_V(NAME, VAL, IDX_T, IDX, BASE, NV, PF)                                        \
     AVX2 static void NAME(const ovk__csr *m, int kk, const double *restrict x, double *restrict y,  \
                           int lo, int hi, double *restrict dot)                                    \
     {                                                                                             \
         enum { K = 4 * (NV) };                                                                    \
+        const int nnz = m->rowptr[m->nrows];                                                      \
+        (void)nnz;                                                                                \
         ROW_ARRAYS;                                                                               \
         const IDX_T *restrict idx = m->IDX;                                                       \
         multi_v4d s[NV], xv[NV], t, zero = {0};                                                   \
@@ -310,6 +319,11 @@ typedef double multi_v4d __attribute__((vector_size(32)));
             for (q++; q < ptr[i + 1]; q++) {                                                      \
                 multi_v4d a = VAL(q) - zero;                                                      \
                 size_t c = (size_t)((BASE) + idx[q]) * K;                                         \
+                if ((PF) && q + MULTI_PREFETCH < nnz) { /* the rows a later entry will touch */   \
+                    size_t f = (size_t)idx[q + MULTI_PREFETCH] * K;                               \
+                    __builtin_prefetch(x + f);                                                    \
+                    __builtin_prefetch(y + f, 1);                                                 \
+                }                                                                                 \
                 for (int v = 0; v < (NV); v++) {                                                  \
                     memcpy(&t, x + c + 4 * v, sizeof t);                                          \
                     s[v] += a * t;                                                                \
@@ -329,12 +343,12 @@ typedef double multi_v4d __attribute__((vector_size(32)));
     PLAIN_MULTI(off_multi_d##SUFFIX, VAL_D, int16_t, off16, i, W, AVX2)                            \
     PLAIN_MULTI(off_multi_f##SUFFIX, VAL_F, int16_t, off16, i, W, AVX2)                            \
     PLAIN_MULTI(off_multi_8##SUFFIX, VAL_8, int16_t, off16, i, W, AVX2)                            \
-    UPPER_MULTI_V(upper_multi_d##SUFFIX, VAL_D, int16_t, off16, i, (W) / 4)                        \
-    UPPER_MULTI_V(upper_multi_f##SUFFIX, VAL_F, int16_t, off16, i, (W) / 4)                        \
-    UPPER_MULTI_V(upper_multi_8##SUFFIX, VAL_8, int16_t, off16, i, (W) / 4)                        \
-    UPPER_MULTI_V(upper_col_multi_d##SUFFIX, VAL_D, int, col, 0, (W) / 4)                          \
-    UPPER_MULTI_V(upper_col_multi_f##SUFFIX, VAL_F, int, col, 0, (W) / 4)                          \
-    UPPER_MULTI_V(upper_col_multi_8##SUFFIX, VAL_8, int, col, 0, (W) / 4)
+    UPPER_MULTI_V(upper_multi_d##SUFFIX, VAL_D, int16_t, off16, i, (W) / 4, 0)                     \
+    UPPER_MULTI_V(upper_multi_f##SUFFIX, VAL_F, int16_t, off16, i, (W) / 4, 0)                     \
+    UPPER_MULTI_V(upper_multi_8##SUFFIX, VAL_8, int16_t, off16, i, (W) / 4, 0)                     \
+    UPPER_MULTI_V(upper_col_multi_d##SUFFIX, VAL_D, int, col, 0, (W) / 4, 1)                       \
+    UPPER_MULTI_V(upper_col_multi_f##SUFFIX, VAL_F, int, col, 0, (W) / 4, 1)                       \
+    UPPER_MULTI_V(upper_col_multi_8##SUFFIX, VAL_8, int, col, 0, (W) / 4, 1)
 MULTI_FORMS_AVX2(_4_avx2, 4)
 MULTI_FORMS_AVX2(_8_avx2, 8)
 #endif
@@ -454,6 +468,8 @@ static inline void offd_rows_multi(const ovk_matrix *A, int k, const double *res
     }
 }
 
+enum { SCRATCH_HUGE = 2 << 20 }; /* a huge page */
+
 /* *buf holds at least need doubles (*have of them now): kept when it
  * does, else replaced (by zeros when zeroed) */
 static int scratch_grow(double **buf, size_t *have, size_t need, int zeroed, const char *what, int k)
@@ -461,10 +477,18 @@ static int scratch_grow(double **buf, size_t *have, size_t need, int zeroed, con
     if (*have >= need) return OVK_OK;
     free(*buf);
     *have = 0;
-    void *p = NULL; /* a cache line per row of 8 interleaved values */
-    if (posix_memalign(&p, 64, sizeof(double) * need)) p = NULL;
+    void *p = NULL;
+    size_t bytes = sizeof(double) * need;
+    /* a cache line per row of 8 interleaved values; past 2 MiB, huge pages
+       where the kernel gives them on request (the columns scattered over
+       8 times a vector's pages would miss the TLB) */
+    size_t align = bytes >= SCRATCH_HUGE ? SCRATCH_HUGE : 64;
+    if (posix_memalign(&p, align, bytes)) p = NULL;
     if (!(*buf = p)) return ovk__fail(OVK_ENOMEM, "%s of %d vectors", what, k);
-    if (zeroed) memset(p, 0, sizeof(double) * need);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (align == SCRATCH_HUGE) (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: refused, it changes nothing */
+#endif
+    if (zeroed) memset(p, 0, bytes);
     *have = need;
     return OVK_OK;
 }
