@@ -269,13 +269,15 @@ enum { MULTI_MAX = 16 };
 
 /* each form at a width of 4, 8 (registers: the compiler unrolls the
  * vectors' loops) or any (k at run time) */
-#define MULTI_FORMS(SUFFIX, W, ATTR)                                                               \
+#define PLAIN_FORMS(SUFFIX, W, ATTR)                                                               \
     PLAIN_MULTI(col_multi_d##SUFFIX, VAL_D, int, col, 0, W, ATTR)                                  \
     PLAIN_MULTI(col_multi_f##SUFFIX, VAL_F, int, col, 0, W, ATTR)                                  \
     PLAIN_MULTI(col_multi_8##SUFFIX, VAL_8, int, col, 0, W, ATTR)                                  \
     PLAIN_MULTI(off_multi_d##SUFFIX, VAL_D, int16_t, off16, i, W, ATTR)                            \
     PLAIN_MULTI(off_multi_f##SUFFIX, VAL_F, int16_t, off16, i, W, ATTR)                            \
-    PLAIN_MULTI(off_multi_8##SUFFIX, VAL_8, int16_t, off16, i, W, ATTR)                            \
+    PLAIN_MULTI(off_multi_8##SUFFIX, VAL_8, int16_t, off16, i, W, ATTR)
+#define MULTI_FORMS(SUFFIX, W, ATTR)                                                               \
+    PLAIN_FORMS(SUFFIX, W, ATTR)                                                                   \
     UPPER_MULTI(upper_multi_d##SUFFIX, VAL_D, int16_t, off16, i, W, ATTR)                          \
     UPPER_MULTI(upper_multi_f##SUFFIX, VAL_F, int16_t, off16, i, W, ATTR)                          \
     UPPER_MULTI(upper_multi_8##SUFFIX, VAL_8, int16_t, off16, i, W, ATTR)                          \
@@ -337,12 +339,7 @@ enum { MULTI_PREFETCH = 12 };
         }                                                                                         \
     }
 #define MULTI_FORMS_AVX2(SUFFIX, W)                                                                \
-    PLAIN_MULTI(col_multi_d##SUFFIX, VAL_D, int, col, 0, W, AVX2)                                  \
-    PLAIN_MULTI(col_multi_f##SUFFIX, VAL_F, int, col, 0, W, AVX2)                                  \
-    PLAIN_MULTI(col_multi_8##SUFFIX, VAL_8, int, col, 0, W, AVX2)                                  \
-    PLAIN_MULTI(off_multi_d##SUFFIX, VAL_D, int16_t, off16, i, W, AVX2)                            \
-    PLAIN_MULTI(off_multi_f##SUFFIX, VAL_F, int16_t, off16, i, W, AVX2)                            \
-    PLAIN_MULTI(off_multi_8##SUFFIX, VAL_8, int16_t, off16, i, W, AVX2)                            \
+    PLAIN_FORMS(SUFFIX, W, AVX2)                                                                   \
     UPPER_MULTI_V(upper_multi_d##SUFFIX, VAL_D, int16_t, off16, i, (W) / 4, 0)                     \
     UPPER_MULTI_V(upper_multi_f##SUFFIX, VAL_F, int16_t, off16, i, (W) / 4, 0)                     \
     UPPER_MULTI_V(upper_multi_8##SUFFIX, VAL_8, int16_t, off16, i, (W) / 4, 0)                     \
