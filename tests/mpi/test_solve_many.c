@@ -422,12 +422,12 @@ int main(int argc, char **argv)
         check_batch(A, "pipecg", backends[b], 7, 2, 5);
     }
     for (int v = 0; mt_recurrence_name(v); v++) check_batch(A, mt_recurrence_name(v), "blocking", 7, 3, 4);
-    static const char *const pcs[] = {"ic0", "ssor", "ssor:omega=1.3", "cheby"}; /* their apply_many */
-    for (int p = 0; p < 4; p++) {
+    static const char *const pcs[] = {"ic0", "ssor:omega=1.3", "cheby"}; /* their apply_many */
+    for (int p = 0; p < 3; p++) {
         precond = pcs[p];
         check_batch(A, "alg1", "blocking", 7, -1, -1);
-        check_batch(A, "pipecg", "native", 7, 2, -1);
     }
+    check_batch(A, "pipecg", "native", 7, 2, -1); /* a pipelined variant's waits around it */
     precond = NULL;
     check_reduction_count(A, "alg1", 0);
     check_reduction_count(A, "pipecg", 7); /* the true-residual checks */
