@@ -12,6 +12,7 @@ typedef struct ssor {
     ovk__upper u; /* the block's diagonal and upper triangle */
     double *sq;   /* sqrt(w (2 - w) a_ii) */
     double *scale; /* w (2 - w) a_ii */
+    ovk__upper_scratch many; /* apply_many's interleaved block */
 } ssor;
 
 static int ssor_create(ovk__opts *opts, void **state)
@@ -30,6 +31,7 @@ static void ssor_destroy(void *state)
     ovk__upper_free(&s->u);
     free(s->sq);
     free(s->scale);
+    free(s->many.yb);
     free(s);
 }
 
@@ -65,16 +67,15 @@ static int ssor_apply(void *state, const double *r, double *z, const ovk__hook *
     return OVK_OK;
 }
 
-/* k systems as ssor_apply, each sweep reading the triangle once */
+/* k systems as ssor_apply, interleaved, each sweep reading the triangle
+ * once (without the room for that, one system after the other) */
 static int ssor_apply_many(void *state, int k, const double *const *r, double *const *z, double *rz, double *rr,
                            const ovk__hook *h)
 {
     ssor *s = state;
     (void)rz, (void)rr; /* no apply_dots: never asked for the sums */
-    ovk__upper_solve_t_many(&s->u, s->omega, k, r, z, h); /* z = (D + w L)^-1 r */
-    for (int j = 0; j < k; j++)
-        for (int i = 0; i < s->u.n; i++) z[j][i] *= s->scale[i]; /* z = w (2 - w) D z */
-    ovk__upper_solve_many(&s->u, s->omega, k, (const double *const *)z, z, h); /* z = (D + w U)^-1 z */
+    if (ovk__upper_apply_many(&s->u, s->omega, s->scale, k, r, z, &s->many, h))
+        for (int j = 0; j < k; j++) ssor_apply(state, r[j], z[j], h);
     return OVK_OK;
 }
 

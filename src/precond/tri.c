@@ -57,68 +57,117 @@ void ovk__upper_free(ovk__upper *u)
     memset(u, 0, sizeof *u);
 }
 
-/* The forward solve of k systems, row by row: each row of U read once for
- * the k of them, each system's operations those of its single solve (k a
- * constant where inlined with one) */
-static inline void solve_t_rows(const ovk__upper *u, double w, int k, const double *const *r, double *const *y,
-                                const ovk__hook *h)
+void ovk__upper_solve_t(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h)
 {
     const int *restrict ptr = u->ptr, *restrict col = u->col;
     const double *restrict val = u->val;
     int n = u->n, step = ovk__chunk_rows(n, h);
-    for (int j = 0; j < k; j++)
-        if (y[j] != r[j]) memcpy(y[j], r[j], sizeof(double) * (size_t)n);
+    if (y != r) memcpy(y, r, sizeof(double) * (size_t)n);
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
-        for (int i = lo; i < hi; i++)
-            for (int j = 0; j < k; j++) {
-                double *yj = y[j];
-                double yi = yj[i] / val[ptr[i]]; /* y_i = (r_i - w sum_k u_ki y_k) / u_ii */
-                yj[i] = yi;
-                for (int q = ptr[i] + 1; q < ptr[i + 1]; q++) yj[col[q]] -= w * val[q] * yi;
-            }
+        for (int i = lo; i < hi; i++) {
+            double yi = y[i] / val[ptr[i]]; /* y_i = (r_i - w sum_k u_ki y_k) / u_ii */
+            y[i] = yi;
+            for (int k = ptr[i] + 1; k < ptr[i + 1]; k++) y[col[k]] -= w * val[k] * yi;
+        }
         ovk__poke(h);
     }
 }
 
-/* the backward solve of k systems, as solve_t_rows */
-static inline void solve_rows(const ovk__upper *u, double w, int k, const double *const *r, double *const *y,
-                              const ovk__hook *h)
+void ovk__upper_solve(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h)
 {
     const int *restrict ptr = u->ptr, *restrict col = u->col;
     const double *restrict val = u->val;
     int n = u->n, step = ovk__chunk_rows(n, h);
     for (int hi = n; hi > 0; hi -= step) {
         int lo = hi > step ? hi - step : 0;
-        for (int i = hi - 1; i >= lo; i--)
-            for (int j = 0; j < k; j++) {
-                const double *yj = y[j];
-                double s = r[j][i]; /* y_i = (r_i - w sum_j u_ij y_j) / u_ii */
-                for (int q = ptr[i] + 1; q < ptr[i + 1]; q++) s -= w * val[q] * yj[col[q]];
-                y[j][i] = s / val[ptr[i]];
-            }
+        for (int i = hi - 1; i >= lo; i--) {
+            double s = r[i]; /* y_i = (r_i - w sum_j u_ij y_j) / u_ii */
+            for (int k = ptr[i] + 1; k < ptr[i + 1]; k++) s -= w * val[k] * y[col[k]];
+            y[i] = s / val[ptr[i]];
+        }
         ovk__poke(h);
     }
 }
 
-void ovk__upper_solve_t(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h)
+/* row i's k values (yb + i k) into v, then yb's rows c > i of row i's
+ * entries: y_c -= (w u_ic) y_i (the forward solve's update) */
+static inline void forward_rows(const ovk__upper *u, double w, int k, double *restrict yb, int lo, int hi)
 {
-    solve_t_rows(u, w, 1, &r, &y, h);
+    const int *restrict ptr = u->ptr, *restrict col = u->col;
+    const double *restrict val = u->val;
+    double v[OVK__UPPER_BLOCK_MAX];
+    for (int i = lo; i < hi; i++) {
+        double *restrict yi = yb + (size_t)i * (size_t)k, d = val[ptr[i]];
+        for (int j = 0; j < k; j++) v[j] = yi[j] = yi[j] / d; /* y_i = (r_i - w sum_k u_ki y_k) / u_ii */
+        for (int q = ptr[i] + 1; q < ptr[i + 1]; q++) {
+            double a = w * val[q], *restrict yc = yb + (size_t)col[q] * (size_t)k;
+            for (int j = 0; j < k; j++) yc[j] -= a * v[j];
+        }
+    }
 }
 
-void ovk__upper_solve(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h)
+/* rows [lo, hi) of the backward solve, descending, in place */
+static inline void backward_rows(const ovk__upper *u, double w, int k, double *restrict yb, int lo, int hi)
 {
-    solve_rows(u, w, 1, &r, &y, h);
+    const int *restrict ptr = u->ptr, *restrict col = u->col;
+    const double *restrict val = u->val;
+    double s[OVK__UPPER_BLOCK_MAX];
+    for (int i = hi - 1; i >= lo; i--) {
+        double *restrict yi = yb + (size_t)i * (size_t)k;
+        for (int j = 0; j < k; j++) s[j] = yi[j]; /* y_i = (r_i - w sum_j u_ij y_j) / u_ii */
+        for (int q = ptr[i] + 1; q < ptr[i + 1]; q++) {
+            double a = w * val[q];
+            const double *restrict yc = yb + (size_t)col[q] * (size_t)k;
+            for (int j = 0; j < k; j++) s[j] -= a * yc[j];
+        }
+        for (int j = 0; j < k; j++) yi[j] = s[j] / val[ptr[i]];
+    }
 }
 
-void ovk__upper_solve_t_many(const ovk__upper *u, double w, int k, const double *const *r, double *const *y,
-                             const ovk__hook *h)
+/* the block's two sweeps (k a constant where inlined with one) */
+static inline void sweeps(const ovk__upper *u, double w, const double *scale, int k, double *yb, const ovk__hook *h)
 {
-    solve_t_rows(u, w, k, r, y, h);
+    int n = u->n, step = ovk__chunk_rows(n, h);
+    for (int lo = 0; lo < n; lo += step) {
+        forward_rows(u, w, k, yb, lo, ovk__chunk_end(lo, step, n));
+        ovk__poke(h);
+    }
+    if (scale)
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < k; j++) yb[(size_t)i * (size_t)k + (size_t)j] *= scale[i];
+    for (int hi = n; hi > 0; hi -= step) {
+        backward_rows(u, w, k, yb, hi > step ? hi - step : 0, hi);
+        ovk__poke(h);
+    }
 }
 
-void ovk__upper_solve_many(const ovk__upper *u, double w, int k, const double *const *r, double *const *y,
-                           const ovk__hook *h)
+void ovk__upper_sweeps_block(const ovk__upper *u, double w, const double *scale, int k, const double *const *r,
+                             double *const *z, double *yb, const ovk__hook *h)
 {
-    solve_rows(u, w, k, r, y, h);
+    int n = u->n;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < k; j++) yb[(size_t)i * (size_t)k + (size_t)j] = r[j][i];
+    if (k == 8) sweeps(u, w, scale, 8, yb, h);
+    else if (k == 4) sweeps(u, w, scale, 4, yb, h);
+    else sweeps(u, w, scale, k, yb, h);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < k; j++) z[j][i] = yb[(size_t)i * (size_t)k + (size_t)j];
+}
+
+int ovk__upper_apply_many(const ovk__upper *u, double w, const double *scale, int k, const double *const *r,
+                          double *const *z, ovk__upper_scratch *sc, const ovk__hook *h)
+{
+    size_t n = (size_t)(u->n > 0 ? u->n : 1), need = n * (size_t)(k < OVK__UPPER_BLOCK_MAX ? k : OVK__UPPER_BLOCK_MAX);
+    if (sc->len < need) {
+        free(sc->yb);
+        sc->yb = malloc(sizeof(double) * need);
+        sc->len = sc->yb ? need : 0;
+    }
+    if (!sc->yb) return OVK_ENOMEM; /* the caller applies system by system */
+    for (int j0 = 0; j0 < k; j0 += OVK__UPPER_BLOCK_MAX) {
+        int kb = k - j0 < OVK__UPPER_BLOCK_MAX ? k - j0 : OVK__UPPER_BLOCK_MAX;
+        ovk__upper_sweeps_block(u, w, scale, kb, r + j0, z + j0, sc->yb, h);
+    }
+    return OVK_OK;
 }

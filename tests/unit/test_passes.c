@@ -8,7 +8,7 @@
  *   - every value form of a block gives bitwise the product of the double
  *     values, and a dictionary of more than 256 values is refused;
  *   - the apply_many of jacobi, ic0, ssor and cheby: each system bitwise
- *     its apply (and apply_dots);
+ *     its apply (and apply_dots), for 1, 3, 4 and 8 systems;
  *   - ovk__dots_exact (plcg's Gram sums): a sum of 10^7-sized terms that
  *     cancel to 10^-3 comes out within 1e-14 of it (ovk__dots: 1.0004e-3
  *     there), more than 16 dots at once as one at a time; and every kernel
@@ -242,7 +242,8 @@ static void test_dots_exact_paths(void **state)
  * (blocks cut by its rows) and without */
 static void check_pc_many(const char *spec)
 {
-    enum { K = 3 };
+    enum { K = 8 };
+    static const int ks[] = {1, 3, 4, K}; /* widths 4 and 8 have kernels of their own */
     ovk_matrix *A = NULL;
     ovk__pc pc = {0};
     assert_int_equal(make(7, 13, &A), OVK_OK);
@@ -260,7 +261,8 @@ static void check_pc_many(const char *spec)
     const ovk__hook hooks[] = {{NULL, NULL, 0}, {poke, NULL, 100}};
     for (int h = 0; h < 2; h++)
         for (int dots = 0; dots < 1 + (pc.type->apply_dots != NULL); dots++) {
-            for (int kk = 1; kk <= K; kk += K - 1) { /* one system, and K */
+            for (int c = 0; c < 4; c++) {
+                int kk = ks[c];
                 assert_int_equal(pc.type->apply_many(pc.state, kk, (const double *const *)r, z, dots ? rz : NULL,
                                                      dots ? rr : NULL, &hooks[h]),
                                  OVK_OK);
