@@ -12,8 +12,14 @@
  *   many K = 8: median T s, singles: median T s, ratio R
  *   time per system per iteration: batch U us, singles V us
  *   CPU time (...): batch C s, singles D s, ratio
+ *   split (s, ...): matvec B / S, precond B / S, vectors B / S, waits B / S, rest B / S
  * (U = batch time / sum of the systems' iterations; the CPU time is the
- * calling thread's, which a loaded host's descheduling does not inflate). */
+ * calling thread's, which a loaded host's descheduling does not inflate;
+ * the split is the solver's timers summed over the systems, each the mean
+ * over the ranks, medians over the rounds: in the batch a system's product
+ * and preconditioner are its share of the combined ones, its waits its
+ * share of the combined reductions'; the rest is what they leave of the
+ * wall time: scalar work, task switching, the slowest rank's lag). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +32,29 @@
 #include "bench_common.h"
 
 enum { MAX_ROUNDS = 64 };
+
+/* the parts of a solve's time the split prints: product, preconditioner,
+ * vector updates, reductions' waits, the rest */
+enum { PART_MATVEC, PART_PRECOND, PART_AXPY, PART_WAIT, PART_REST, PARTS };
+static const char *const part_name[PARTS] = {"matvec", "precond", "vectors", "waits", "rest"};
+
+/* add one system's timers (means over the ranks) to part[] (not the rest) */
+static void add_split(const ovk_pcg_result *r, double part[PARTS])
+{
+    const double *t = r->time_mean;
+    part[PART_MATVEC] += t[OVK_TIMER_MATVEC];
+    part[PART_PRECOND] += t[OVK_TIMER_PRECOND];
+    part[PART_AXPY] += t[OVK_TIMER_AXPY];
+    part[PART_WAIT] += t[OVK_TIMER_SDOTP_WAIT] + t[OVK_TIMER_GAMMA_WAIT] + t[OVK_TIMER_IPROD_WAIT];
+}
+
+/* out[q] = part[q], the rest what the timed parts leave of the wall time */
+static void keep_split(const double part[PARTS], double wall, double out[PARTS][MAX_ROUNDS], int round)
+{
+    double timed = 0.0;
+    for (int q = 0; q < PART_REST; q++) timed += out[q][round] = part[q];
+    out[PART_REST][round] = wall - timed;
+}
 
 typedef struct opts {
     const char *file, *solver, *precond, *backend;
@@ -122,6 +151,7 @@ int main(int argc, char **argv)
                (long long)ovk_matrix_nglobal(A), nnz, o.solver,
                o.ex.precond ? o.ex.precond : "jacobi", k, R);
     double tm[MAX_ROUNDS], ts[MAX_ROUNDS], cm[MAX_ROUNDS], cs[MAX_ROUNDS];
+    double pm[PARTS][MAX_ROUNDS], ps[PARTS][MAX_ROUNDS];
     long long it_many = 0, it_single = 0, red_many = 0, red_single = 0;
     double worst = 0.0;
     zero(k, X);
@@ -141,15 +171,21 @@ int main(int argc, char **argv)
                     worst = fmax(worst, res[j].rel_residual);
                 }
                 red_many = res[0].reductions;
+                double part[PARTS] = {0.0};
+                for (int j = 0; j < k; j++) add_split(&res[j], part);
+                keep_split(part, tm[r], pm, r);
             } else {
                 it_single = red_single = 0;
+                double part[PARTS] = {0.0};
                 for (int j = 0; j < k; j++) {
                     ovk_solver_solve(s, B[j], X[j], &one);
                     it_single += one.iterations;
                     red_single += one.reductions;
+                    add_split(&one, part);
                 }
                 ts[r] = ovk_bench_slowest(MPI_Wtime() - t0);
                 cs[r] = ovk_bench_slowest(ovk_bench_cpu_s() - c0);
+                keep_split(part, ts[r], ps, r);
             }
         }
         if (rank == 0) printf("round %d: many %.6f s, singles %.6f s\n", r, tm[r], ts[r]);
@@ -165,6 +201,10 @@ int main(int argc, char **argv)
                1e6 * sg / (double)it_single);
         printf("CPU time (the slowest rank's thread; waits that spin count): batch %.6f s, singles %.6f s, ratio %.3f\n",
                mc, sc, mc / sc);
+        printf("split (s, batch / singles):");
+        for (int q = 0; q < PARTS; q++)
+            printf("%s %s %.4f / %.4f", q ? "," : "", part_name[q], ovk_bench_median(pm[q], R), ovk_bench_median(ps[q], R));
+        printf("\n");
     }
     for (int j = 0; j < k; j++) {
         ovk_vector_destroy(B[j]);

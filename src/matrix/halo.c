@@ -304,11 +304,11 @@ int ovk__halo_multi_end(const ovk_matrix *A, ovk__halo_multi *hm, double *ext)
     int k = hm->k;
     int rc = ovk__mpi(MPI_Waitall(h->nrecv + h->nsend, hm->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall");
     if (rc) return rc;
-    for (int j = 0; j < h->nrecv; j++) { /* ext of vector v: ext + v ncols_offd */
+    for (int j = 0; j < h->nrecv; j++) { /* column c of vector v: ext[c k + v] */
         int lo = h->recv_ptr[j], cnt = h->recv_ptr[j + 1] - lo;
         const double *buf = hm->recv + (size_t)k * lo;
         for (int v = 0; v < k; v++)
-            memcpy(ext + (size_t)v * A->ncols_offd + lo, buf + (size_t)v * cnt, sizeof(double) * (size_t)cnt);
+            for (int i = 0; i < cnt; i++) ext[(size_t)(lo + i) * (size_t)k + (size_t)v] = buf[(size_t)v * cnt + i];
     }
     return OVK_OK;
 }

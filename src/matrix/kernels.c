@@ -49,6 +49,7 @@ void ovk__axpy(int n, double a, const double *restrict x, double *restrict y, co
     int step = ovk__chunk_rows(n, h);
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
+#pragma omp simd
         for (int i = lo; i < hi; i++) y[i] += a * x[i];
         ovk__poke(h);
     }
@@ -60,6 +61,7 @@ void ovk__xpay(int n, const double *restrict x, double b, double *restrict y, co
     int step = ovk__chunk_rows(n, h);
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
+#pragma omp simd
         for (int i = lo; i < hi; i++) y[i] = x[i] + b * y[i];
         ovk__poke(h);
     }
@@ -72,6 +74,7 @@ void ovk__zxpby(int n, const double *restrict x, double b, const double *restric
     int step = ovk__chunk_rows(n, h);
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
+#pragma omp simd
         for (int i = lo; i < hi; i++) z[i] = x[i] + b * y[i];
         ovk__poke(h);
     }
@@ -84,6 +87,7 @@ void ovk__axpy2(int n, double a, const double *restrict p, double *restrict x,
     int step = ovk__chunk_rows(n, h);
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
+#pragma omp simd
         for (int i = lo; i < hi; i++) {
             x[i] += a * p[i];
             r[i] -= a * s[i];
@@ -99,6 +103,7 @@ void ovk__mul(int n, const double *restrict d, const double *restrict x, double 
     int step = ovk__chunk_rows(n, h);
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
+#pragma omp simd
         for (int i = lo; i < hi; i++) y[i] = d[i] * x[i];
         ovk__poke(h);
     }

@@ -268,9 +268,9 @@ int ovk__halo_end(const ovk_matrix *A);
 
 /* The halo exchange of k vectors: one message per neighbour carrying the
  * k vectors' values (whatever the matrix's halo mode), in buffers of its
- * own.  begin packs X[0..k) and posts; end waits and leaves vector v's
- * external values at ext + v ncols_offd; free releases the buffers (also
- * after a failed begin).  Collective with the neighbours. */
+ * own.  begin packs X[0..k) and posts; end waits and leaves the external
+ * values interleaved, column c of vector v at ext[c k + v]; free releases
+ * the buffers (also after a failed begin).  Collective with the neighbours. */
 typedef struct ovk__halo_multi {
     int k;
     double *send, *recv;
@@ -295,6 +295,18 @@ int ovk__matvec_dot(const ovk_matrix *A, const double *x, double *y, double *xy,
  * entries in the same order.  The X[j] and Y[j] must not overlap. */
 int ovk__matvec_multi(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *xy,
                       const ovk__hook *hook);
+/* The multi-vector product's scratch (the interleaved copies, the external
+ * values, the sums): kept by a caller that multiplies again (a batch's
+ * products), so that it is allocated and its pages touched once.  Zeroed
+ * to start; ovk__multi_scratch_free releases it.  Local. */
+typedef struct ovk__multi_scratch {
+    double *xb, *yb, *ext, *dot; /* yb: all zero between products */
+    size_t xb_len, yb_len, ext_len, dot_len; /* doubles held */
+} ovk__multi_scratch;
+void ovk__multi_scratch_free(ovk__multi_scratch *ws);
+/* ovk__matvec_multi with the caller's scratch ws (grown as needed) */
+int ovk__matvec_multi_with(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *xy,
+                           const ovk__hook *hook, ovk__multi_scratch *ws);
 /* Bytes one y = A x streams on this rank: the matrix arrays it reads (the
  * packed values), x read, y written, the offd rows' y updates, the halo's
  * packing and the external vector. */

@@ -3,8 +3,12 @@
  * is multiplied while messages fly, then the off-diagonal block.  Also the
  * bytes a product moves (for the bandwidth figures) and the public
  * ovk_matvec. */
+#define _DEFAULT_SOURCE /* madvise */
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "matrix_impl.h"
 
@@ -211,10 +215,11 @@ int ovk__matvec_dot(const ovk_matrix *A, const double *x, double *y, double *xy,
  * so each product is bitwise the single one's. */
 enum { MULTI_MAX = 16 };
 
-/* the kernels' start: k (W, or kk at run time), the block's arrays, the sums */
-#define MULTI_HEAD(NAME, IDX_T, IDX, W)                                                            \
-    static void NAME(const ovk__csr *m, int kk, const double *restrict x, double *restrict y, int lo, \
-                     int hi, double *restrict dot)                                                \
+/* the kernels' start: k (W, or kk at run time), the block's arrays, the
+ * sums; ATTR a function attribute (an instruction set) or nothing */
+#define MULTI_HEAD(NAME, IDX_T, IDX, W, ATTR)                                                      \
+    ATTR static void NAME(const ovk__csr *m, int kk, const double *restrict x, double *restrict y, \
+                          int lo, int hi, double *restrict dot)                                    \
     {                                                                                             \
         const int k = (W) ? (W) : kk;                                                             \
         ROW_ARRAYS;                                                                               \
@@ -222,8 +227,8 @@ enum { MULTI_MAX = 16 };
         double s[MULTI_MAX];
 
 /* y = D x on k interleaved vectors, rows [lo, hi), dot[j] += x_ij y_ij */
-#define PLAIN_MULTI(NAME, VAL, IDX_T, IDX, BASE, W)                                               \
-    MULTI_HEAD(NAME, IDX_T, IDX, W)                                                               \
+#define PLAIN_MULTI(NAME, VAL, IDX_T, IDX, BASE, W, ATTR)                                         \
+    MULTI_HEAD(NAME, IDX_T, IDX, W, ATTR)                                                         \
         for (int i = lo; i < hi; i++) {                                                           \
             for (int j = 0; j < k; j++) s[j] = 0.0;                                               \
             for (int q = ptr[i]; q < ptr[i + 1]; q++) {                                           \
@@ -239,47 +244,111 @@ enum { MULTI_MAX = 16 };
         }                                                                                         \
     }
 /* the same for a block that keeps its upper triangle (UPPER_ROWS) */
-#define UPPER_MULTI(NAME, VAL, IDX_T, IDX, BASE, W)                                               \
-    MULTI_HEAD(NAME, IDX_T, IDX, W)                                                               \
+#define UPPER_MULTI(NAME, VAL, IDX_T, IDX, BASE, W, ATTR)                                         \
+    MULTI_HEAD(NAME, IDX_T, IDX, W, ATTR)                                                         \
+        double xv[MULTI_MAX]; /* row i's x values, in registers */                               \
         for (int i = lo; i < hi; i++) {                                                           \
-            const double *restrict xi = x + (size_t)i * (size_t)k;                                \
             double *restrict yi = y + (size_t)i * (size_t)k;                                      \
             int q = ptr[i];                                                                       \
             double d = VAL(q); /* a_ii first */                                                   \
-            for (int j = 0; j < k; j++) s[j] = yi[j] + d * xi[j];                                 \
+            for (int j = 0; j < k; j++) xv[j] = x[(size_t)i * (size_t)k + (size_t)j];             \
+            for (int j = 0; j < k; j++) s[j] = yi[j] + d * xv[j];                                 \
             for (q++; q < ptr[i + 1]; q++) {                                                      \
                 double a = VAL(q);                                                                \
-                size_t c = (size_t)((BASE) + idx[q]) * (size_t)k;                                 \
-                for (int j = 0; j < k; j++) {                                                     \
-                    s[j] += a * x[c + (size_t)j];                                                 \
-                    y[c + (size_t)j] += a * xi[j];                                                \
-                }                                                                                 \
+                const double *restrict xc = x + (size_t)((BASE) + idx[q]) * (size_t)k;            \
+                double *restrict yc = y + (size_t)((BASE) + idx[q]) * (size_t)k;                  \
+                for (int j = 0; j < k; j++) s[j] += a * xc[j];                                    \
+                for (int j = 0; j < k; j++) yc[j] += a * xv[j];                                   \
             }                                                                                     \
             for (int j = 0; j < k; j++) {                                                         \
                 yi[j] = s[j];                                                                     \
-                dot[j] += xi[j] * s[j];                                                           \
+                dot[j] += xv[j] * s[j];                                                           \
             }                                                                                     \
         }                                                                                         \
     }
 
 /* each form at a width of 4, 8 (registers: the compiler unrolls the
  * vectors' loops) or any (k at run time) */
-#define MULTI_FORMS(SUFFIX, W)                                                                     \
-    PLAIN_MULTI(col_multi_d##SUFFIX, VAL_D, int, col, 0, W)                                        \
-    PLAIN_MULTI(col_multi_f##SUFFIX, VAL_F, int, col, 0, W)                                        \
-    PLAIN_MULTI(col_multi_8##SUFFIX, VAL_8, int, col, 0, W)                                        \
-    PLAIN_MULTI(off_multi_d##SUFFIX, VAL_D, int16_t, off16, i, W)                                  \
-    PLAIN_MULTI(off_multi_f##SUFFIX, VAL_F, int16_t, off16, i, W)                                  \
-    PLAIN_MULTI(off_multi_8##SUFFIX, VAL_8, int16_t, off16, i, W)                                  \
-    UPPER_MULTI(upper_multi_d##SUFFIX, VAL_D, int16_t, off16, i, W)                                \
-    UPPER_MULTI(upper_multi_f##SUFFIX, VAL_F, int16_t, off16, i, W)                                \
-    UPPER_MULTI(upper_multi_8##SUFFIX, VAL_8, int16_t, off16, i, W)                                \
-    UPPER_MULTI(upper_col_multi_d##SUFFIX, VAL_D, int, col, 0, W)                                  \
-    UPPER_MULTI(upper_col_multi_f##SUFFIX, VAL_F, int, col, 0, W)                                  \
-    UPPER_MULTI(upper_col_multi_8##SUFFIX, VAL_8, int, col, 0, W)
-MULTI_FORMS(_any, 0)
-MULTI_FORMS(_4, 4)
-MULTI_FORMS(_8, 8)
+#define PLAIN_FORMS(SUFFIX, W, ATTR)                                                               \
+    PLAIN_MULTI(col_multi_d##SUFFIX, VAL_D, int, col, 0, W, ATTR)                                  \
+    PLAIN_MULTI(col_multi_f##SUFFIX, VAL_F, int, col, 0, W, ATTR)                                  \
+    PLAIN_MULTI(col_multi_8##SUFFIX, VAL_8, int, col, 0, W, ATTR)                                  \
+    PLAIN_MULTI(off_multi_d##SUFFIX, VAL_D, int16_t, off16, i, W, ATTR)                            \
+    PLAIN_MULTI(off_multi_f##SUFFIX, VAL_F, int16_t, off16, i, W, ATTR)                            \
+    PLAIN_MULTI(off_multi_8##SUFFIX, VAL_8, int16_t, off16, i, W, ATTR)
+#define MULTI_FORMS(SUFFIX, W, ATTR)                                                               \
+    PLAIN_FORMS(SUFFIX, W, ATTR)                                                                   \
+    UPPER_MULTI(upper_multi_d##SUFFIX, VAL_D, int16_t, off16, i, W, ATTR)                          \
+    UPPER_MULTI(upper_multi_f##SUFFIX, VAL_F, int16_t, off16, i, W, ATTR)                          \
+    UPPER_MULTI(upper_multi_8##SUFFIX, VAL_8, int16_t, off16, i, W, ATTR)                          \
+    UPPER_MULTI(upper_col_multi_d##SUFFIX, VAL_D, int, col, 0, W, ATTR)                            \
+    UPPER_MULTI(upper_col_multi_f##SUFFIX, VAL_F, int, col, 0, W, ATTR)                            \
+    UPPER_MULTI(upper_col_multi_8##SUFFIX, VAL_8, int, col, 0, W, ATTR)
+MULTI_FORMS(_any, 0, )
+MULTI_FORMS(_4, 4, )
+MULTI_FORMS(_8, 8, )
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Widths 4 and 8 in AVX2 registers (a row's k sums in one or two): the
+ * same multiplications and additions lane by lane (no FMA: -ffp-contract
+ * is off), so the same bits.  The upper form's updates of the rows below
+ * are written with vector types (the compiler leaves them scalar). */
+#define MULTI_AVX2 1
+#define AVX2 __attribute__((target("avx2")))
+typedef double multi_v4d __attribute__((vector_size(32)));
+/* entries ahead whose interleaved rows the int-column kernels prefetch
+ * (columns scattered over the block miss the caches otherwise) */
+enum { MULTI_PREFETCH = 12 };
+#define UPPER_MULTI_V(NAME, VAL, IDX_T, IDX, BASE, NV, PF)                                        \
+    AVX2 static void NAME(const ovk__csr *m, int kk, const double *restrict x, double *restrict y,  \
+                          int lo, int hi, double *restrict dot)                                    \
+    {                                                                                             \
+        enum { K = 4 * (NV) };                                                                    \
+        const int nnz = m->rowptr[m->nrows];                                                      \
+        (void)nnz;                                                                                \
+        ROW_ARRAYS;                                                                               \
+        const IDX_T *restrict idx = m->IDX;                                                       \
+        multi_v4d s[NV], xv[NV], t, zero = {0};                                                   \
+        (void)kk;                                                                                 \
+        for (int i = lo; i < hi; i++) {                                                           \
+            double *yi = y + (size_t)i * K;                                                       \
+            int q = ptr[i];                                                                       \
+            multi_v4d d = VAL(q) - zero; /* a_ii in every lane (x - 0 is x, -0 included) */      \
+            for (int v = 0; v < (NV); v++) {                                                      \
+                memcpy(&xv[v], x + (size_t)i * K + 4 * v, sizeof t);                              \
+                memcpy(&t, yi + 4 * v, sizeof t);                                                 \
+                s[v] = t + d * xv[v];                                                             \
+            }                                                                                     \
+            for (q++; q < ptr[i + 1]; q++) {                                                      \
+                multi_v4d a = VAL(q) - zero;                                                      \
+                size_t c = (size_t)((BASE) + idx[q]) * K;                                         \
+                if ((PF) && q + MULTI_PREFETCH < nnz) { /* the rows a later entry will touch */   \
+                    size_t f = (size_t)idx[q + MULTI_PREFETCH] * K;                               \
+                    __builtin_prefetch(x + f);                                                    \
+                    __builtin_prefetch(y + f, 1);                                                 \
+                }                                                                                 \
+                for (int v = 0; v < (NV); v++) {                                                  \
+                    memcpy(&t, x + c + 4 * v, sizeof t);                                          \
+                    s[v] += a * t;                                                                \
+                    memcpy(&t, y + c + 4 * v, sizeof t);                                          \
+                    t += a * xv[v];                                                               \
+                    memcpy(y + c + 4 * v, &t, sizeof t);                                          \
+                }                                                                                 \
+            }                                                                                     \
+            for (int v = 0; v < (NV); v++) memcpy(yi + 4 * v, &s[v], sizeof t);                  \
+            for (int j = 0; j < K; j++) dot[j] += x[(size_t)i * K + (size_t)j] * yi[j];           \
+        }                                                                                         \
+    }
+#define MULTI_FORMS_AVX2(SUFFIX, W)                                                                \
+    PLAIN_FORMS(SUFFIX, W, AVX2)                                                                   \
+    UPPER_MULTI_V(upper_multi_d##SUFFIX, VAL_D, int16_t, off16, i, (W) / 4, 0)                     \
+    UPPER_MULTI_V(upper_multi_f##SUFFIX, VAL_F, int16_t, off16, i, (W) / 4, 0)                     \
+    UPPER_MULTI_V(upper_multi_8##SUFFIX, VAL_8, int16_t, off16, i, (W) / 4, 0)                     \
+    UPPER_MULTI_V(upper_col_multi_d##SUFFIX, VAL_D, int, col, 0, (W) / 4, 1)                       \
+    UPPER_MULTI_V(upper_col_multi_f##SUFFIX, VAL_F, int, col, 0, (W) / 4, 1)                       \
+    UPPER_MULTI_V(upper_col_multi_8##SUFFIX, VAL_8, int, col, 0, (W) / 4, 1)
+MULTI_FORMS_AVX2(_4_avx2, 4)
+MULTI_FORMS_AVX2(_8_avx2, 8)
+#endif
 
 typedef void (*multi_fn)(const ovk__csr *, int, const double *, double *, int, int, double *);
 
@@ -291,27 +360,14 @@ static multi_fn pick_multi(const ovk__csr *m, int k)
      {upper_col_multi_d##W, upper_col_multi_f##W, upper_col_multi_8##W},                           \
      {upper_multi_d##W, upper_multi_f##W, upper_multi_8##W}}
     static const multi_fn any[4][3] = MULTI_TABLE(_any), four[4][3] = MULTI_TABLE(_4), eight[4][3] = MULTI_TABLE(_8);
-#undef MULTI_TABLE
     int form = 2 * (m->upper != 0) + (m->off16 != NULL);
+#ifdef MULTI_AVX2
+    static const multi_fn four_avx2[4][3] = MULTI_TABLE(_4_avx2), eight_avx2[4][3] = MULTI_TABLE(_8_avx2);
+    if ((k == 4 || k == 8) && ovk__cpu_isa(0) >= OVK__RUN_AVX2)
+        return (k == 8 ? eight_avx2 : four_avx2)[form][m->vform];
+#endif
+#undef MULTI_TABLE
     return (k == 8 ? eight : k == 4 ? four : any)[form][m->vform];
-}
-
-/* Y[j] = D X[j], j < k <= MULTI_MAX, through interleaved copies xb, yb
- * (n k doubles each): the block read once, dot[j] += <X[j], D X[j]> */
-static void diag_interleaved(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *xb,
-                             double *yb, double *dot, const ovk__hook *hook)
-{
-    int n = A->lay.nlocal, step = ovk__chunk_rows(n, hook);
-    multi_fn rows = pick_multi(&A->diag, k);
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < k; j++) xb[(size_t)i * (size_t)k + (size_t)j] = X[j][i];
-    if (A->diag.upper) memset(yb, 0, sizeof(double) * (size_t)n * (size_t)k);
-    for (int lo = 0; lo < n; lo += step) {
-        rows(&A->diag, k, xb, yb, lo, ovk__chunk_end(lo, step, n), dot);
-        ovk__poke(hook);
-    }
-    for (int j = 0; j < k; j++)
-        for (int i = 0; i < n; i++) Y[j][i] = yb[(size_t)i * (size_t)k + (size_t)j];
 }
 
 /* Entries of the diag block per chunk of the multi-vector product: about
@@ -330,33 +386,124 @@ static int multi_chunk_rows(const ovk_matrix *A, const ovk__hook *hook)
     return every < step ? every : step;
 }
 
-/* Y[j] += O ext_j for every row with offd entries (ext_j = ext + j ncols),
- * dot[j] += X[j]_i (O ext_j)_i: the rows read once for the k vectors */
-static void offd_rows_multi(const ovk_matrix *A, int k, const double *ext, const double *const *X,
-                            double *const *Y, double *dot)
+/* xb[i k + j] = X[j][i] (k a constant where inlined with one) */
+static inline void interleave(int n, int k, const double *const *X, double *restrict xb)
 {
-    const ovk__csr *m = &A->offd;
-    const int *restrict ptr = m->rowptr, *restrict col = m->col;
-    const double *restrict val = m->val;
-    for (int i = 0; i < m->nrows; i++) {
-        if (ptr[i] == ptr[i + 1]) continue;
+    for (int i = 0; i < n; i++) {
+        double *restrict xr = xb + (size_t)i * (size_t)k;
+        for (int j = 0; j < k; j++) xr[j] = X[j][i];
+    }
+}
+
+/* Y[j][i] = yb[i k + j] for rows [lo, hi), and those rows of yb zeroed
+ * again (in cache: the next product's upper-form sums start from 0) */
+static inline void deinterleave(int k, double *restrict yb, double *const *Y, int lo, int hi)
+{
+    for (int i = lo; i < hi; i++) {
+        double *restrict yr = yb + (size_t)i * (size_t)k;
         for (int j = 0; j < k; j++) {
-            const double *restrict e = ext + (size_t)j * A->ncols_offd;
-            double s = 0.0;
-            for (int q = ptr[i]; q < ptr[i + 1]; q++) s += val[q] * e[col[q]];
-            Y[j][i] += s;
-            dot[j] += X[j][i] * s;
+            Y[j][i] = yr[j];
+            yr[j] = 0.0;
         }
     }
 }
 
-int ovk__matvec_multi(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *xy,
-                      const ovk__hook *hook)
+/* Y[j] = D X[j], j < k <= MULTI_MAX, through interleaved copies xb, yb
+ * (n k doubles each; yb zero on entry and on return): the block read
+ * once, dot[j] += <X[j], D X[j]>.  The rows go in cache-sized chunks; a
+ * chunk's y rows are final once it is done (the upper form's later rows
+ * add to rows below them only), so they go out to Y while still in cache. */
+static void diag_interleaved(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *xb,
+                             double *yb, double *dot, const ovk__hook *hook)
 {
-    ovk__halo_multi hm;
-    double *ext = NULL, *xb = NULL, *yb = NULL, *dot = calloc((size_t)k + 1, sizeof(double));
-    int n = A->lay.nlocal, rc = dot ? ovk__halo_multi_begin(A, k, X, &hm) : ovk__fail(OVK_ENOMEM, "multi product");
-    if (rc) goto cleanup;
+    int n = A->lay.nlocal, every = ovk__chunk_rows(n, hook), step = multi_chunk_rows(A, hook);
+    multi_fn rows = pick_multi(&A->diag, k);
+    if (k == 8) interleave(n, 8, X, xb);
+    else if (k == 4) interleave(n, 4, X, xb);
+    else interleave(n, k, X, xb);
+    for (int lo = 0, since = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        rows(&A->diag, k, xb, yb, lo, hi, dot);
+        if (k == 8) deinterleave(8, yb, Y, lo, hi);
+        else if (k == 4) deinterleave(4, yb, Y, lo, hi);
+        else deinterleave(k, yb, Y, lo, hi);
+        since += hi - lo;
+        if (since >= every) {
+            ovk__poke(hook);
+            since = 0;
+        }
+    }
+    ovk__poke(hook);
+}
+
+/* Y[j] += O ext_j for every row with offd entries (ext interleaved: the
+ * value of column c for vector j at ext[c k + j]), dot[j] += X[j]_i (O
+ * ext_j)_i: the rows read once for up to MULTI_MAX vectors, each vector's
+ * sum in offd_rows' order (k a constant where inlined with one) */
+static inline void offd_rows_multi(const ovk_matrix *A, int k, const double *restrict ext, const double *const *X,
+                                   double *const *Y, double *dot)
+{
+    const ovk__csr *m = &A->offd;
+    const int *restrict ptr = m->rowptr, *restrict col = m->col;
+    const double *restrict val = m->val;
+    double s[MULTI_MAX];
+    for (int j0 = 0; j0 < k; j0 += MULTI_MAX) {
+        int kb = k - j0 < MULTI_MAX ? k - j0 : MULTI_MAX;
+        for (int i = 0; i < m->nrows; i++) {
+            if (ptr[i] == ptr[i + 1]) continue;
+            for (int j = 0; j < kb; j++) s[j] = 0.0;
+            for (int q = ptr[i]; q < ptr[i + 1]; q++) {
+                double a = val[q];
+                const double *restrict e = ext + (size_t)col[q] * (size_t)k + (size_t)j0;
+                for (int j = 0; j < kb; j++) s[j] += a * e[j];
+            }
+            for (int j = 0; j < kb; j++) {
+                Y[j0 + j][i] += s[j];
+                dot[j0 + j] += X[j0 + j][i] * s[j];
+            }
+        }
+    }
+}
+
+enum { SCRATCH_HUGE = 2 << 20 }; /* a huge page */
+
+/* *buf holds at least need doubles (*have of them now): kept when it
+ * does, else replaced (by zeros when zeroed) */
+static int scratch_grow(double **buf, size_t *have, size_t need, int zeroed, const char *what, int k)
+{
+    if (*have >= need) return OVK_OK;
+    free(*buf);
+    *have = 0;
+    void *p = NULL;
+    size_t bytes = sizeof(double) * need;
+    /* a cache line per row of 8 interleaved values; past 2 MiB, huge pages
+       where the kernel gives them on request (the columns scattered over
+       8 times a vector's pages would miss the TLB) */
+    size_t align = bytes >= SCRATCH_HUGE ? SCRATCH_HUGE : 64;
+    if (posix_memalign(&p, align, bytes)) p = NULL;
+    if (!(*buf = p)) return ovk__fail(OVK_ENOMEM, "%s of %d vectors", what, k);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (align == SCRATCH_HUGE) (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: refused, it changes nothing */
+#endif
+    if (zeroed) memset(p, 0, bytes);
+    *have = need;
+    return OVK_OK;
+}
+
+void ovk__multi_scratch_free(ovk__multi_scratch *ws)
+{
+    free(ws->xb);
+    free(ws->yb);
+    free(ws->ext);
+    free(ws->dot);
+    memset(ws, 0, sizeof *ws);
+}
+
+/* the diag block's products of the k vectors (dot[j] += their sums) */
+static int diag_multi(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *dot,
+                      const ovk__hook *hook, ovk__multi_scratch *ws)
+{
+    int n = A->lay.nlocal;
     if (A->diag.runs) { /* a run's row is read once anyway: each vector by the run kernels, chunk by chunk */
         int step = multi_chunk_rows(A, hook);
         rows_fn rows = pick_rows(&A->diag);
@@ -365,30 +512,50 @@ int ovk__matvec_multi(const ovk_matrix *A, int k, const double *const *X, double
             for (int j = 0; j < k; j++) dot[j] = runs_rows(&A->diag, rows, X[j], Y[j], lo, hi, dot[j]);
             ovk__poke(hook);
         }
-    } else {
-        size_t len = (size_t)(n > 0 ? n : 1) * (size_t)(k < MULTI_MAX ? k : MULTI_MAX);
-        xb = malloc(sizeof(double) * len);
-        yb = malloc(sizeof(double) * len);
-        if (!xb || !yb) rc = ovk__fail(OVK_ENOMEM, "the interleaved copies of %d vectors", k);
-        for (int j0 = 0; !rc && j0 < k; j0 += MULTI_MAX) { /* MULTI_MAX vectors per pass over the block */
-            int kb = k - j0 < MULTI_MAX ? k - j0 : MULTI_MAX;
-            diag_interleaved(A, kb, X + j0, Y + j0, xb, yb, dot + j0, hook);
-        }
+        return OVK_OK;
     }
-    ext = rc ? NULL : malloc(sizeof(double) * ((size_t)k * A->ncols_offd + 1));
-    if (!rc && !ext) rc = ovk__fail(OVK_ENOMEM, "the external values of %d vectors", k);
-    int rc2 = ext ? ovk__halo_multi_end(A, &hm, ext) : ovk__mpi(MPI_Waitall(A->halo.nrecv + A->halo.nsend, hm.reqs,
-                                                                       MPI_STATUSES_IGNORE), "MPI_Waitall");
-    if (!rc) rc = rc2;
+    size_t len = (size_t)(n > 0 ? n : 1) * (size_t)(k < MULTI_MAX ? k : MULTI_MAX);
+    int rc = scratch_grow(&ws->xb, &ws->xb_len, len, 0, "the interleaved copies", k);
+    if (!rc) rc = scratch_grow(&ws->yb, &ws->yb_len, len, 1, "the interleaved copies", k);
+    for (int j0 = 0; !rc && j0 < k; j0 += MULTI_MAX) { /* MULTI_MAX vectors per pass over the block */
+        int kb = k - j0 < MULTI_MAX ? k - j0 : MULTI_MAX;
+        diag_interleaved(A, kb, X + j0, Y + j0, ws->xb, ws->yb, dot + j0, hook);
+    }
+    return rc;
+}
+
+int ovk__matvec_multi_with(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *xy,
+                           const ovk__hook *hook, ovk__multi_scratch *ws)
+{
+    ovk__halo_multi hm;
+    int rc = scratch_grow(&ws->dot, &ws->dot_len, (size_t)k + 1, 0, "the sums", k);
+    if (rc) return rc;
+    double *dot = ws->dot;
+    memset(dot, 0, sizeof(double) * (size_t)k);
+    rc = ovk__halo_multi_begin(A, k, X, &hm);
     if (rc) goto cleanup;
-    if (A->ncols_offd > 0) offd_rows_multi(A, k, ext, X, Y, dot);
+    rc = diag_multi(A, k, X, Y, dot, hook, ws);
+    if (!rc) rc = scratch_grow(&ws->ext, &ws->ext_len, (size_t)k * A->ncols_offd + 1, 0, "the external values", k);
+    if (rc) { /* the messages complete before their buffers go */
+        MPI_Waitall(A->halo.nrecv + A->halo.nsend, hm.reqs, MPI_STATUSES_IGNORE);
+        goto cleanup;
+    }
+    rc = ovk__halo_multi_end(A, &hm, ws->ext);
+    if (rc) goto cleanup;
+    if (A->ncols_offd > 0 && k == 8) offd_rows_multi(A, 8, ws->ext, X, Y, dot);
+    else if (A->ncols_offd > 0) offd_rows_multi(A, k, ws->ext, X, Y, dot);
     if (xy) memcpy(xy, dot, sizeof(double) * (size_t)k);
 cleanup:
-    if (dot) ovk__halo_multi_free(&hm);
-    free(xb);
-    free(yb);
-    free(ext);
-    free(dot);
+    ovk__halo_multi_free(&hm);
+    return rc;
+}
+
+int ovk__matvec_multi(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *xy,
+                      const ovk__hook *hook)
+{
+    ovk__multi_scratch ws = {0};
+    int rc = ovk__matvec_multi_with(A, k, X, Y, xy, hook, &ws);
+    ovk__multi_scratch_free(&ws);
     return rc;
 }
 

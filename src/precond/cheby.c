@@ -25,6 +25,12 @@ typedef struct cheby {
     const ovk_matrix *A;
     double *dinv, *res, *d, *ad; /* n each */
     int n;
+    MPI_Comm comm; /* the solver's */
+    /* apply_many's: res, d and A d of up to kcap systems (3 kcap n doubles
+     * in `many`, the pointers in `rows`), the products' scratch */
+    int kcap;
+    double *many, **rows;
+    ovk__multi_scratch ms;
 } cheby;
 
 static int cheby_create(ovk__opts *opts, void **state)
@@ -60,9 +66,20 @@ static int alloc_vectors(cheby *c)
     return OVK_OK;
 }
 
+static void free_many(cheby *c)
+{
+    free(c->many);
+    free(c->rows);
+    ovk__multi_scratch_free(&c->ms);
+    c->many = NULL;
+    c->rows = NULL;
+    c->kcap = 0;
+}
+
 static void cheby_destroy(void *state)
 {
     free_vectors(state);
+    free_many(state);
     free(state);
 }
 
@@ -185,8 +202,10 @@ static int cheby_setup(void *state, const ovk__pc_env *env)
     int rc = ovk__pc_diag_check(env->A, "cheby");
     if (rc) return rc;
     free_vectors(c);
+    free_many(c);
     c->A = env->A;
     c->n = env->n;
+    c->comm = env->comm;
     rc = ovk__agree(env->comm, alloc_vectors(c));
     if (rc) return rc;
     for (int i = 0; i < c->n; i++) c->dinv[i] = 1.0 / env->A->diagonal[i];
@@ -229,6 +248,62 @@ static int cheby_apply(void *state, const double *r, double *z, const ovk__hook 
     return OVK_OK;
 }
 
+/* Collective: room for k systems in apply_many (grown on every rank alike:
+ * kcap is the same everywhere, and a rank without the room must not leave
+ * the others in the products' halo exchange) */
+static int many_room(cheby *c, int k)
+{
+    if (k <= c->kcap) return OVK_OK;
+    free_many(c);
+    size_t n = (size_t)(c->n > 0 ? c->n : 1);
+    c->many = malloc(sizeof(double) * 3 * (size_t)k * n);
+    c->rows = malloc(sizeof(double *) * 3 * (size_t)k);
+    int rc = ovk__agree(c->comm, c->many && c->rows ? OVK_OK : ovk__fail(OVK_ENOMEM, "cheby: %d systems", k));
+    if (rc) {
+        free_many(c);
+        return rc;
+    }
+    c->kcap = k;
+    return OVK_OK;
+}
+
+/* k systems as cheby_apply, each product one multi-vector product (the
+ * matrix read once): each z[j] bitwise cheby_apply's */
+static int cheby_apply_many(void *state, int k, const double *const *r, double *const *z, double *rz, double *rr,
+                            const ovk__hook *h)
+{
+    cheby *c = state;
+    int n = c->n, rc = many_room(c, k);
+    (void)rz, (void)rr; /* no apply_dots: never asked for the sums */
+    if (rc) return rc;
+    double **res = c->rows, **d = res + k, **ad = d + k;
+    double theta = 0.5 * (c->emax + c->emin), delta = 0.5 * (c->emax - c->emin);
+    double sigma = theta / delta, rho = 1.0 / sigma;
+    for (int j = 0; j < k; j++) {
+        res[j] = c->many + (size_t)(3 * j) * (size_t)n;
+        d[j] = res[j] + n;
+        ad[j] = d[j] + n;
+        for (int i = 0; i < n; i++) {
+            res[j][i] = r[j][i];
+            d[j][i] = c->dinv[i] * r[j][i] / theta; /* d = D^-1 r / theta */
+            z[j][i] = d[j][i];                      /* z = d */
+        }
+    }
+    for (long deg = 1; deg < c->degree; deg++) {
+        rc = ovk__matvec_multi_with(c->A, k, (const double *const *)d, ad, NULL, h, &c->ms); /* ad = A d */
+        if (rc) return rc;
+        double rho_new = 1.0 / (2.0 * sigma - rho), a = rho_new * rho, b = 2.0 * rho_new / delta;
+        for (int j = 0; j < k; j++)
+            for (int i = 0; i < n; i++) {
+                res[j][i] -= ad[j][i];                                /* res -= A d */
+                d[j][i] = a * d[j][i] + b * c->dinv[i] * res[j][i]; /* d = a d + b D^-1 res */
+                z[j][i] += d[j][i];                                   /* z += d */
+            }
+        rho = rho_new;
+    }
+    return OVK_OK;
+}
+
 const ovk__pc_type ovk__pc_cheby = {
     .name = "cheby",
     .description = "Chebyshev polynomial in the Jacobi-scaled operator, bounds from a Lanczos estimate at setup",
@@ -236,5 +311,5 @@ const ovk__pc_type ovk__pc_cheby = {
                "eigenvalue bounds of D^-1 A instead of the estimate",
     .needs_matrix = 1, .symmetric_only = 1,
     .create = cheby_create, .setup = cheby_setup, .destroy = cheby_destroy,
-    .apply = cheby_apply,
+    .apply = cheby_apply, .apply_many = cheby_apply_many,
 };

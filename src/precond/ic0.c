@@ -8,6 +8,7 @@
 
 typedef struct ic0 {
     ovk__upper u; /* the factor U, diagonal first in each row */
+    ovk__upper_scratch many; /* apply_many's interleaved block */
     long long row_start; /* of the first row, in the index base of details */
 } ic0;
 
@@ -20,6 +21,7 @@ static int ic0_create(ovk__opts *opts, void **state)
 static void ic0_destroy(void *state)
 {
     ovk__upper_free(&((ic0 *)state)->u);
+    free(((ic0 *)state)->many.yb);
     free(state);
 }
 
@@ -83,11 +85,23 @@ static int ic0_apply(void *state, const double *r, double *z, const ovk__hook *h
     return ic0_right(state, z, z, h); /* z = U^-1 z */
 }
 
+/* k systems: z[j] = U^-1 U^-T r[j], interleaved, each sweep reading U
+ * once (without the room for that, one system after the other) */
+static int ic0_apply_many(void *state, int k, const double *const *r, double *const *z, double *rz, double *rr,
+                          const ovk__hook *h)
+{
+    ic0 *f = state;
+    (void)rz, (void)rr; /* no apply_dots: never asked for the sums */
+    if (ovk__upper_apply_many(&f->u, 1.0, NULL, k, r, z, &f->many, h))
+        for (int j = 0; j < k; j++) ic0_apply(state, r[j], z[j], h);
+    return OVK_OK;
+}
+
 const ovk__pc_type ovk__pc_ic0 = {
     .name = "ic0",
     .description = "block Jacobi IC(0): incomplete Cholesky of each rank's diagonal block, no communication",
     .options = "",
     .needs_matrix = 1, .symmetric_only = 1,
     .create = ic0_create, .setup = ic0_setup, .destroy = ic0_destroy,
-    .apply = ic0_apply, .apply_left = ic0_left, .apply_right = ic0_right,
+    .apply = ic0_apply, .apply_many = ic0_apply_many, .apply_left = ic0_left, .apply_right = ic0_right,
 };

@@ -118,6 +118,24 @@ void ovk__upper_free(ovk__upper *u);
  *   backward: U_w y = r:  y_i = (r_i - w sum_{j>i} u_ij y_j) / u_ii */
 void ovk__upper_solve_t(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h);
 void ovk__upper_solve(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h);
+/* k <= OVK__UPPER_BLOCK_MAX systems at once (apply_many), U read once per
+ * sweep: z[j] = U_w^-1 S U_w^-T r[j] (S = diag(scale), or none when
+ * scale is NULL) through yb, n k doubles of the caller's with the k
+ * systems interleaved; each z[j] bitwise the single solves' (the same
+ * operations per system in the same order).  z[j] may be r[j]. */
+enum { OVK__UPPER_BLOCK_MAX = 16 };
+void ovk__upper_sweeps_block(const ovk__upper *u, double w, const double *scale, int k, const double *const *r,
+                             double *const *z, double *yb, const ovk__hook *h);
+/* Any k through ovk__upper_sweeps_block with the block kept in *sc (grown
+ * as needed; free sc->yb to release it): OVK_OK, or OVK_ENOMEM without a
+ * failure detail when the block cannot be had (nothing done: the caller
+ * applies system by system, with the same bits). */
+typedef struct ovk__upper_scratch {
+    double *yb;
+    size_t len;
+} ovk__upper_scratch;
+int ovk__upper_apply_many(const ovk__upper *u, double w, const double *scale, int k, const double *const *r,
+                          double *const *z, ovk__upper_scratch *sc, const ovk__hook *h);
 
 /* The amg preconditioner's own V-cycle (amg_cycle.c) over the hierarchy of
  * hypre's BoomerAMG after its setup (hypre_solver: the HYPRE_Solver, with

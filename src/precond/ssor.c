@@ -12,6 +12,7 @@ typedef struct ssor {
     ovk__upper u; /* the block's diagonal and upper triangle */
     double *sq;   /* sqrt(w (2 - w) a_ii) */
     double *scale; /* w (2 - w) a_ii */
+    ovk__upper_scratch many; /* apply_many's interleaved block */
 } ssor;
 
 static int ssor_create(ovk__opts *opts, void **state)
@@ -30,6 +31,7 @@ static void ssor_destroy(void *state)
     ovk__upper_free(&s->u);
     free(s->sq);
     free(s->scale);
+    free(s->many.yb);
     free(s);
 }
 
@@ -65,6 +67,18 @@ static int ssor_apply(void *state, const double *r, double *z, const ovk__hook *
     return OVK_OK;
 }
 
+/* k systems as ssor_apply, interleaved, each sweep reading the triangle
+ * once (without the room for that, one system after the other) */
+static int ssor_apply_many(void *state, int k, const double *const *r, double *const *z, double *rz, double *rr,
+                           const ovk__hook *h)
+{
+    ssor *s = state;
+    (void)rz, (void)rr; /* no apply_dots: never asked for the sums */
+    if (ovk__upper_apply_many(&s->u, s->omega, s->scale, k, r, z, &s->many, h))
+        for (int j = 0; j < k; j++) ssor_apply(state, r[j], z[j], h);
+    return OVK_OK;
+}
+
 static int ssor_left(void *state, const double *r, double *t, const ovk__hook *h)
 {
     ssor *s = state;
@@ -87,5 +101,5 @@ const ovk__pc_type ovk__pc_ssor = {
     .options = "omega=W: relaxation in (0, 2), default 1",
     .needs_matrix = 1, .symmetric_only = 1,
     .create = ssor_create, .setup = ssor_setup, .destroy = ssor_destroy,
-    .apply = ssor_apply, .apply_left = ssor_left, .apply_right = ssor_right,
+    .apply = ssor_apply, .apply_many = ssor_apply_many, .apply_left = ssor_left, .apply_right = ssor_right,
 };

@@ -89,3 +89,85 @@ void ovk__upper_solve(const ovk__upper *u, double w, const double *r, double *y,
         ovk__poke(h);
     }
 }
+
+/* row i's k values (yb + i k) into v, then yb's rows c > i of row i's
+ * entries: y_c -= (w u_ic) y_i (the forward solve's update) */
+static inline void forward_rows(const ovk__upper *u, double w, int k, double *restrict yb, int lo, int hi)
+{
+    const int *restrict ptr = u->ptr, *restrict col = u->col;
+    const double *restrict val = u->val;
+    double v[OVK__UPPER_BLOCK_MAX];
+    for (int i = lo; i < hi; i++) {
+        double *restrict yi = yb + (size_t)i * (size_t)k, d = val[ptr[i]];
+        for (int j = 0; j < k; j++) v[j] = yi[j] = yi[j] / d; /* y_i = (r_i - w sum_k u_ki y_k) / u_ii */
+        for (int q = ptr[i] + 1; q < ptr[i + 1]; q++) {
+            double a = w * val[q], *restrict yc = yb + (size_t)col[q] * (size_t)k;
+            for (int j = 0; j < k; j++) yc[j] -= a * v[j];
+        }
+    }
+}
+
+/* rows [lo, hi) of the backward solve, descending, in place */
+static inline void backward_rows(const ovk__upper *u, double w, int k, double *restrict yb, int lo, int hi)
+{
+    const int *restrict ptr = u->ptr, *restrict col = u->col;
+    const double *restrict val = u->val;
+    double s[OVK__UPPER_BLOCK_MAX];
+    for (int i = hi - 1; i >= lo; i--) {
+        double *restrict yi = yb + (size_t)i * (size_t)k;
+        for (int j = 0; j < k; j++) s[j] = yi[j]; /* y_i = (r_i - w sum_j u_ij y_j) / u_ii */
+        for (int q = ptr[i] + 1; q < ptr[i + 1]; q++) {
+            double a = w * val[q];
+            const double *restrict yc = yb + (size_t)col[q] * (size_t)k;
+            for (int j = 0; j < k; j++) s[j] -= a * yc[j];
+        }
+        for (int j = 0; j < k; j++) yi[j] = s[j] / val[ptr[i]];
+    }
+}
+
+/* the block's two sweeps (k a constant where inlined with one) */
+static inline void sweeps(const ovk__upper *u, double w, const double *scale, int k, double *yb, const ovk__hook *h)
+{
+    int n = u->n, step = ovk__chunk_rows(n, h);
+    for (int lo = 0; lo < n; lo += step) {
+        forward_rows(u, w, k, yb, lo, ovk__chunk_end(lo, step, n));
+        ovk__poke(h);
+    }
+    if (scale)
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < k; j++) yb[(size_t)i * (size_t)k + (size_t)j] *= scale[i];
+    for (int hi = n; hi > 0; hi -= step) {
+        backward_rows(u, w, k, yb, hi > step ? hi - step : 0, hi);
+        ovk__poke(h);
+    }
+}
+
+void ovk__upper_sweeps_block(const ovk__upper *u, double w, const double *scale, int k, const double *const *r,
+                             double *const *z, double *yb, const ovk__hook *h)
+{
+    int n = u->n;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < k; j++) yb[(size_t)i * (size_t)k + (size_t)j] = r[j][i];
+    if (k == 8) sweeps(u, w, scale, 8, yb, h);
+    else if (k == 4) sweeps(u, w, scale, 4, yb, h);
+    else sweeps(u, w, scale, k, yb, h);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < k; j++) z[j][i] = yb[(size_t)i * (size_t)k + (size_t)j];
+}
+
+int ovk__upper_apply_many(const ovk__upper *u, double w, const double *scale, int k, const double *const *r,
+                          double *const *z, ovk__upper_scratch *sc, const ovk__hook *h)
+{
+    size_t n = (size_t)(u->n > 0 ? u->n : 1), need = n * (size_t)(k < OVK__UPPER_BLOCK_MAX ? k : OVK__UPPER_BLOCK_MAX);
+    if (sc->len < need) {
+        free(sc->yb);
+        sc->yb = malloc(sizeof(double) * need);
+        sc->len = sc->yb ? need : 0;
+    }
+    if (!sc->yb) return OVK_ENOMEM; /* the caller applies system by system */
+    for (int j0 = 0; j0 < k; j0 += OVK__UPPER_BLOCK_MAX) {
+        int kb = k - j0 < OVK__UPPER_BLOCK_MAX ? k - j0 : OVK__UPPER_BLOCK_MAX;
+        ovk__upper_sweeps_block(u, w, scale, kb, r + j0, z + j0, sc->yb, h);
+    }
+    return OVK_OK;
+}

@@ -13,7 +13,8 @@
  *   rho = <rhat,r>, <r,r>                                   (reduction 3)
  *
  * The last line is one pass over the vectors (keeping zs apart from z
- * costs a vector and saves two sweeps over x and one over r).
+ * costs a vector and saves two sweeps over x and one over r); a diagonal
+ * C (Jacobi) is applied in the passes that make p and s.
  * Breakdowns (rho or <rhat,v> negligible, omega = 0) restart from the
  * current x with rhat = r (bcgs_common.c); a second one at once stops
  * the solve. */
@@ -42,71 +43,96 @@ static void restart(ovk__ctx *c, bicg_work *w)
     w->rho_old = w->alpha = w->omega = 1.0;
 }
 
-/* p = r + beta (p - omega v);  z = C p;  v = A z;  alpha = rho / <rhat,v>;
- * s = r - alpha v.  *rv = <rhat,v>; *broke: it is negligible (nothing
- * updated). */
-static int first_half(ovk__ctx *c, bicg_work *w, double *rv, int *broke)
+/* p = r + beta (p - omega v), and with a diagonal C (d) z = C p in the
+ * same pass */
+static void directions(ovk__ctx *c, bicg_work *w, double beta, const double *d)
 {
-    int n = c->n;
-    double beta = (w->rho / w->rho_old) * (w->alpha / w->omega), d[2];
+    double *restrict p = w->p, *restrict z = w->z, om = w->omega;
+    const double *restrict r = w->r, *restrict v = w->v;
     ovk__tic t0 = ovk__tic_start(c);
-    for (int i = 0; i < n; i++) w->p[i] = w->r[i] + beta * (w->p[i] - w->omega * w->v[i]);
+    if (d) {
+#pragma omp simd
+        for (int i = 0; i < c->n; i++) {
+            p[i] = r[i] + beta * (p[i] - om * v[i]);
+            z[i] = d[i] * p[i];
+        }
+    } else {
+#pragma omp simd
+        for (int i = 0; i < c->n; i++) p[i] = r[i] + beta * (p[i] - om * v[i]);
+    }
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-    int rc = ovk__ctx_pc(c, w->p, w->z); /* z = C p */
-    if (!rc) rc = ovk__ctx_matvec(c, w->z, w->v); /* v = A z */
-    if (!rc) rc = ovk__ctx_dots(c, 2, (const double *[]){w->rhat, w->v}, (const double *[]){w->v, w->v}, d);
+}
+
+/* s = r - alpha v (in r), and with a diagonal C (d) zs = C s in the same
+ * pass */
+static void half_residual(ovk__ctx *c, bicg_work *w, const double *d)
+{
+    double *restrict r = w->r, *restrict zs = w->zs, a = w->alpha;
+    const double *restrict v = w->v;
+    ovk__tic t0 = ovk__tic_start(c);
+    if (d) {
+#pragma omp simd
+        for (int i = 0; i < c->n; i++) {
+            r[i] -= a * v[i];
+            zs[i] = d[i] * r[i];
+        }
+    } else {
+        ovk__axpy(c->n, -a, v, r, &c->hook);
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+/* p = r + beta (p - omega v);  z = C p;  v = A z;  alpha = rho / <rhat,v>;
+ * s = r - alpha v (with d, C's diagonal: zs = C s too).  *rv = <rhat,v>;
+ * *broke: it is negligible (nothing updated). */
+static int first_half(ovk__ctx *c, bicg_work *w, const double *d, double *rv, int *broke)
+{
+    double beta = (w->rho / w->rho_old) * (w->alpha / w->omega), g[2];
+    directions(c, w, beta, d);
+    int rc = d ? OVK_OK : ovk__ctx_pc(c, w->p, w->z); /* z = C p */
+    if (!rc) rc = ovk__ctx_matvec(c, w->z, w->v);     /* v = A z */
+    if (!rc) rc = ovk__ctx_dots(c, 2, (const double *[]){w->rhat, w->v}, (const double *[]){w->v, w->v}, g);
     if (rc) return rc;
-    *rv = d[0];
-    *broke = ovk__bcgs_tiny(d[0], w->hh, d[1]);
+    *rv = g[0];
+    *broke = ovk__bcgs_tiny(g[0], w->hh, g[1]);
     if (*broke) return OVK_OK;
-    w->alpha = w->rho / d[0];
-    t0 = ovk__tic_start(c);
-    ovk__axpy(n, -w->alpha, w->v, w->r, &c->hook); /* s = r - alpha v */
-    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    w->alpha = w->rho / g[0];
+    half_residual(c, w, d);
     return OVK_OK;
 }
 
 /* x += alpha z + omega zs;  r = s - omega t;  h = <rhat,r>, <r,r> (local),
- * one pass, two partial sums each */
+ * one pass, the sums in SIMD lanes */
 static void update(ovk__ctx *c, bicg_work *w, double h[2])
 {
-    enum { CACHE_ROWS = 2048 };
     const double *restrict z = w->z, *restrict zs = w->zs, *restrict t = w->t, *restrict rhat = w->rhat;
     double *restrict x = c->x, *restrict r = w->r, a = w->alpha, o = w->omega;
-    int n = c->n, every = ovk__chunk_rows(n, &c->hook), step = every < CACHE_ROWS ? every : CACHE_ROWS;
-    double s[4] = {0.0, 0.0, 0.0, 0.0}; /* <rhat,r>, <r,r> on even rows; on odd rows */
-    for (int lo = 0, since = 0; lo < n; lo += step) {
+    int n = c->n, step = ovk__chunk_rows(n, &c->hook);
+    double hr = 0.0, rr = 0.0;
+    for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
+#pragma omp simd reduction(+ : hr, rr)
         for (int i = lo; i < hi; i++) {
             x[i] += a * z[i] + o * zs[i];
             double ri = r[i] - o * t[i];
             r[i] = ri;
-            if (i & 1) {
-                s[2] += rhat[i] * ri;
-                s[3] += ri * ri;
-            } else {
-                s[0] += rhat[i] * ri;
-                s[1] += ri * ri;
-            }
+            hr += rhat[i] * ri;
+            rr += ri * ri;
         }
-        since += hi - lo;
-        if (since >= every || hi == n) {
-            ovk__poke(&c->hook);
-            since = 0;
-        }
+        ovk__poke(&c->hook);
     }
-    h[0] = s[0] + s[2];
-    h[1] = s[1] + s[3];
+    h[0] = hr;
+    h[1] = rr;
 }
 
-/* zs = C s;  t = A zs;  omega = <t,s> / <t,t>;  x += alpha z + omega zs;
- * r = s - omega t; then rho = <rhat,r> and rr = <r,r>.  *broke: omega = 0
- * (r = s). */
-static int second_half(ovk__ctx *c, bicg_work *w, int *broke)
+/* zs = C s (unless first_half made it: d);  t = A zs;  omega = <t,s> /
+ * <t,t>;  x += alpha z + omega zs;  r = s - omega t; then rho = <rhat,r>
+ * and rr = <r,r>.  *broke: omega = 0 (r = s). */
+static int second_half(ovk__ctx *c, bicg_work *w, const double *d, int *broke)
 {
     double g[2], h[2];
-    int rc = ovk__ctx_pc(c, w->r, w->zs); /* zs = C s */
-    if (!rc) rc = ovk__ctx_matvec(c, w->zs, w->t); /* t = A zs */
+    int rc = d ? OVK_OK : ovk__ctx_pc(c, w->r, w->zs); /* zs = C s */
+    if (!rc) rc = ovk__ctx_matvec(c, w->zs, w->t);      /* t = A zs */
     if (rc) return rc;
     ovk__tic t0 = ovk__tic_start(c);
     ovk__dots(c->n, 2, (const double *[]){w->t, w->t}, (const double *[]){w->r, w->t}, g, &c->hook);
@@ -139,18 +165,19 @@ static int iterate(ovk__ctx *c, void *work, double bb)
     bicg_work *w = work;
     int rc = ovk__ctx_dots(c, 1, (const double *[]){w->r}, (const double *[]){w->r}, &w->rr);
     if (rc) return rc;
+    const double *d = ovk__ctx_pc_diagonal(c); /* a diagonal C: applied in the vector updates' passes */
     w->rs.last = -1;
     restart(c, w);
     for (int iter = 1; iter <= c->opts->max_iter; iter++) {
         int broke = 0, stop = 0, replaced = 0;
         double rv = 0.0;
-        rc = first_half(c, w, &rv, &broke);
+        rc = first_half(c, w, d, &rv, &broke);
         if (rc) return rc;
         if (broke) {
             if (recover(c, w, iter, "<rhat,v>", rv)) return OVK_OK;
             continue;
         }
-        rc = second_half(c, w, &broke);
+        rc = second_half(c, w, d, &broke);
         if (rc) return rc;
         rc = ovk__bcgs_check(c, iter, w->rr, bb, w->r, &stop, &replaced);
         if (rc || stop) return rc;

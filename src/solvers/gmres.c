@@ -9,9 +9,11 @@
  *     h = V^T w, <w,w> -> one reduction;  w -= V h       (CGS, pass 1)
  *     if ||w|| dropped below ||w_0|| / sqrt 2 (cancellation):
  *       h2 = V^T w, <w,w> -> one reduction;  w -= V h2;  h += h2  (pass 2)
- *     h_{j+1,j} = ||w||: refine=never (default) sums it after the pass,
- *     as PETSc; ifneeded/always from the last pass's <w,w> - ||h||^2
- *     (Pythagoras); v_{j+1} = w / h_{j+1,j}
+ *     h_{j+1,j} = ||w||: refine=never (default) sums it after the pass
+ *     (one more reduction, as PETSc); gmres sums it in the pass and
+ *     scales v_{j+1} = w / h_{j+1,j} in the next step's, fgmres in passes
+ *     of their own;
+ *     ifneeded/always from the last pass's <w,w> - ||h||^2 (Pythagoras)
  *     rotate column j: |g_{j+1}| = ||b - A x_j||  -> the iteration's check
  *   x += C V y (fgmres: x += Z y), y = R^-1 g
  *   r = b - A x, <r,r> (one reduction): the true residual decides
@@ -103,33 +105,22 @@ double ovk__arnoldi_solve(ovk__arnoldi *a, int k)
 enum { CACHE_ROWS = 2048 };
 
 /* out[0..nx-1] += <X[i], w> over rows lo..hi for up to four vectors: w's
- * entry is loaded once for all of them, two partial sums per vector keep the
- * adder busy (the order is fixed: no reassociation by the compiler).
- * Absent vectors alias w; their sums are dropped. */
+ * entry is loaded once for all of them, each sum in SIMD lanes.  Absent
+ * vectors alias w; their sums are dropped. */
 static void dots4(int nx, const double *const *X, const double *restrict w, int lo, int hi, double *out)
 {
     const double *restrict x0 = X[0], *restrict x1 = nx > 1 ? X[1] : w, *restrict x2 = nx > 2 ? X[2] : w,
                  *restrict x3 = nx > 3 ? X[3] : w;
-    double a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
-    int r = lo;
-    for (; r + 1 < hi; r += 2) {
-        double u = w[r], v = w[r + 1];
+    double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+#pragma omp simd reduction(+ : a0, a1, a2, a3)
+    for (int r = lo; r < hi; r++) {
+        double u = w[r];
         a0 += x0[r] * u;
-        b0 += x0[r + 1] * v;
         a1 += x1[r] * u;
-        b1 += x1[r + 1] * v;
         a2 += x2[r] * u;
-        b2 += x2[r + 1] * v;
         a3 += x3[r] * u;
-        b3 += x3[r + 1] * v;
     }
-    if (r < hi) {
-        a0 += x0[r] * w[r];
-        a1 += x1[r] * w[r];
-        a2 += x2[r] * w[r];
-        a3 += x3[r] * w[r];
-    }
-    double s[4] = {a0 + b0, a1 + b1, a2 + b2, a3 + b3};
+    double s[4] = {a0, a1, a2, a3};
     for (int i = 0; i < nx; i++) out[i] += s[i];
 }
 
@@ -157,23 +148,27 @@ static void combine4(int nx, const double *const *X, const double *a, double s, 
     const double *restrict x0 = X[0];
     double a0 = a[0];
     if (nx == 1) {
+#pragma omp simd
         for (int r = lo; r < hi; r++) y[r] = s * (y[r] + a0 * x0[r]);
         return;
     }
     const double *restrict x1 = X[1];
     double a1 = a[1];
     if (nx == 2) {
+#pragma omp simd
         for (int r = lo; r < hi; r++) y[r] = s * (y[r] + a0 * x0[r] + a1 * x1[r]);
         return;
     }
     const double *restrict x2 = X[2];
     double a2 = a[2];
     if (nx == 3) {
+#pragma omp simd
         for (int r = lo; r < hi; r++) y[r] = s * (y[r] + a0 * x0[r] + a1 * x1[r] + a2 * x2[r]);
         return;
     }
     const double *restrict x3 = X[3];
     double a3 = a[3];
+#pragma omp simd
     for (int r = lo; r < hi; r++) y[r] = s * (y[r] + a0 * x0[r] + a1 * x1[r] + a2 * x2[r] + a3 * x3[r]);
 }
 
@@ -196,9 +191,36 @@ void ovk__gmres_combine(ovk__ctx *c, int k, const double *const *X, const double
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
+/* As ovk__gmres_combine (k >= 1), and in the same pass v *= t (v one of
+ * the X, its chunk still in cache) and *yy = <y,y> (local) */
+static void combine_norm(ovk__ctx *c, int k, const double *const *X, const double *coef, double scale, double *y,
+                         double *v, double t, double *yy)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    int n = c->n, every = ovk__chunk_rows(n, &c->hook), step = every < CACHE_ROWS ? every : CACHE_ROWS;
+    double a = 0.0;
+    for (int lo = 0, since = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int i = 0; i < k; i += 4)
+            combine4(k - i < 4 ? k - i : 4, X + i, coef + i, i + 4 >= k ? scale : 1.0, y, lo, hi);
+#pragma omp simd
+        for (int r = lo; r < hi; r++) v[r] *= t;
+#pragma omp simd reduction(+ : a)
+        for (int r = lo; r < hi; r++) a += y[r] * y[r];
+        since += hi - lo;
+        if (since >= every || hi == n) {
+            ovk__poke(&c->hook);
+            since = 0;
+        }
+    }
+    *yy = a;
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
 void ovk__gmres_scale(ovk__ctx *c, double a, const double *x, double *y)
 {
     ovk__tic t0 = ovk__tic_start(c);
+#pragma omp simd
     for (int i = 0; i < c->n; i++) y[i] = a * x[i];
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
@@ -305,21 +327,56 @@ static int orthogonalise(ovk__ctx *c, double *const *V, int j, int refine, doubl
     return OVK_OK;
 }
 
+/* refine=never without Z: one classical pass, the norm summed after it,
+ * as orthogonalise, but no pass of its own to normalise w: V[j] holds
+ * rho v_j (its scaling left from the step before; rho = 1 for v_0), so
+ * w = A C V[j] = rho A C v_j, and
+ *   d = [V[0..j], w]^T w  (one reduction): d_i = rho h_i, d_j = rho^2 h_j
+ *   w = (w - sum_{i<j} d_i v_i - h_j V[j]) / rho;  V[j] /= rho;  <w,w>
+ *                                                  (one pass)
+ *   h_{j+1,j} = ||w|| (one reduction); V[j+1] = w = h_{j+1,j} v_{j+1}:
+ *   the next step's rho */
+static int orthogonalise_deferred(ovk__ctx *c, double *const *V, int j, double rho, double *h, int *happy)
+{
+    double d[OVK__MAX_RESTART + 2], ww = 0.0;
+    const double *X[OVK__MAX_RESTART + 2];
+    for (int i = 0; i <= j + 1; i++) X[i] = V[i]; /* V[0..j] and w itself: <w,w> */
+    ovk__gmres_dots(c, j + 2, X, V[j + 1], d);  /* V^T w, <w,w> */
+    int rc = ovk__sum(c, OVK__IPROD, d, j + 2);
+    if (rc) return rc;
+    double norm0 = sqrt(fmax(d[j + 1], 0.0)) / rho;
+    for (int i = 0; i < j; i++) {
+        h[i] = d[i] / rho;
+        d[i] = -d[i];
+    }
+    h[j] = d[j] / rho / rho;
+    d[j] = -h[j];
+    combine_norm(c, j + 1, X, d, 1.0 / rho, V[j + 1], V[j], 1.0 / rho, &ww); /* w -= V h; v_j = V[j] / rho */
+    rc = ovk__sum(c, OVK__IPROD, &ww, 1);
+    if (rc) return rc;
+    h[j + 1] = ww >= 0.0 ? sqrt(ww) : ww; /* NaN reaches the check through the rotation */
+    *happy = isfinite(ww) && h[j + 1] <= 8.0 * DBL_EPSILON * norm0;
+    return OVK_OK;
+}
+
 int ovk__gmres_cycle_run(ovk__ctx *c, ovk__gmres_cycle *cy, int m, double bb, double *rr, double *hraw, int *stop)
 {
-    int rc = OVK_OK, step_stop = 0;
+    int rc = OVK_OK, step_stop = 0, deferred = cy->refine == OVK__REFINE_NEVER && !cy->Z;
+    double rho = 1.0; /* V[j] = rho v_j (deferred) */
     ovk__gmres_scale(c, 1.0 / sqrt(*rr), cy->r, cy->V[0]); /* v_0 = r / ||r|| */
     ovk__arnoldi_start(cy->ls, sqrt(*rr));
     cy->k = 0;
     for (int j = 0; j < m && cy->iter < c->opts->max_iter && !step_stop; j++) {
         double *z = cy->Z ? cy->Z[j] : cy->t, *h = ovk__arnoldi_column(cy->ls, j);
-        rc = ovk__ctx_pc(c, cy->V[j], z); /* z = C v_j */
+        rc = ovk__ctx_pc(c, cy->V[j], z); /* z = C v_j (deferred: C rho v_j) */
         if (rc) return rc;
         rc = ovk__ctx_matvec(c, z, cy->V[j + 1]); /* w = A z */
         if (rc) return rc;
         int happy = 0;
-        rc = orthogonalise(c, cy->V, j, cy->refine, h, &happy);
+        rc = deferred ? orthogonalise_deferred(c, cy->V, j, rho, h, &happy)
+                      : orthogonalise(c, cy->V, j, cy->refine, h, &happy);
         if (rc) return rc;
+        rho = h[j + 1];
         if (hraw) memcpy(hraw + (size_t)j * (size_t)(m + 1), h, sizeof(double) * (size_t)(j + 2));
         double res = ovk__arnoldi_rotate(cy->ls, j); /* ||b - A x_j|| */
         cy->k = j + 1;

@@ -128,6 +128,7 @@ struct ovk__many {
     ovk__hook hook;        /* the reducer's progress during a product */
     const double **X;      /* the product's scratch: k operands, results, sums */
     double **Y, *xy, *xx;
+    ovk__multi_scratch scratch; /* the products' interleaved copies, kept across them */
     int *current;
 };
 
@@ -345,7 +346,7 @@ static void products(ovk__many *m)
         m->Y[n++] = t->s;
     }
     double t0 = ovk__now();
-    int rc = ovk__matvec_multi(m->A, n, m->X, m->Y, m->xy, &m->hook);
+    int rc = ovk__matvec_multi_with(m->A, n, m->X, m->Y, m->xy, &m->hook, &m->scratch);
     double share = (ovk__now() - t0) / n;
     for (int j = 0, i = 0; j < m->k; j++) {
         ovk__task *t = &m->tasks[j];
@@ -568,6 +569,7 @@ static void batch_free(ovk__many *m)
     free(m->Y);
     free(m->xy);
     free(m->xx);
+    ovk__multi_scratch_free(&m->scratch);
 }
 
 /* Collective: max and mean over the ranks of every system's timers, in

@@ -1,7 +1,8 @@
 /* ovk_solver_solve_many: the multi-vector product against k single
  * products (bitwise, every storage form the matrices take); k = 1, 2, 7,
  * 16 systems of every CG variant against their single solves (the same
- * iterations, the solutions to a few ulps) on every backend; systems that
+ * iterations, the solutions to a few ulps) on every backend, and with the
+ * preconditioners that apply to k systems at once (ic0, ssor, cheby); systems that
  * converge at different iterations, b = 0, a NaN (its own error, the others
  * unharmed); the reductions of the batch (PMPI: as many as the longest
  * single solve's, not k times); the monitor's system index; bad input. */
@@ -137,11 +138,15 @@ static void fill_rhs(const ovk_matrix *A, int j, double *b)
     }
 }
 
+/* the preconditioner of make_solver's solvers (NULL: the default) */
+static const char *precond;
+
 static ovk_solver *make_solver(ovk_matrix *A, const char *variant, const char *backend)
 {
     ovk_solver *s = NULL;
     MT_RC(OVK_OK, ovk_solver_create(A, &s));
     MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", variant));
+    if (precond) MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", precond));
     MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", backend));
     MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-8, 0.0, 500));
     return s;
@@ -417,6 +422,13 @@ int main(int argc, char **argv)
         check_batch(A, "pipecg", backends[b], 7, 2, 5);
     }
     for (int v = 0; mt_recurrence_name(v); v++) check_batch(A, mt_recurrence_name(v), "blocking", 7, 3, 4);
+    static const char *const pcs[] = {"ic0", "ssor:omega=1.3", "cheby"}; /* their apply_many */
+    for (int p = 0; p < 3; p++) {
+        precond = pcs[p];
+        check_batch(A, "alg1", "blocking", 7, -1, -1);
+    }
+    check_batch(A, "pipecg", "native", 7, 2, -1); /* a pipelined variant's waits around it */
+    precond = NULL;
     check_reduction_count(A, "alg1", 0);
     check_reduction_count(A, "pipecg", 7); /* the true-residual checks */
     check_nonsymmetric();

@@ -7,7 +7,8 @@
  *     without) and a block with empty rows, in every value form;
  *   - every value form of a block gives bitwise the product of the double
  *     values, and a dictionary of more than 256 values is refused;
- *   - Jacobi's apply_many, each system bitwise its apply and apply_dots;
+ *   - the apply_many of jacobi, ic0, ssor and cheby: each system bitwise
+ *     its apply (and apply_dots), for 1, 3, 4 and 8 systems;
  *   - ovk__dots_exact (plcg's Gram sums): a sum of 10^7-sized terms that
  *     cancel to 10^-3 comes out within 1e-14 of it (ovk__dots: 1.0004e-3
  *     there), more than 16 dots at once as one at a time; and every kernel
@@ -236,19 +237,21 @@ static void test_dots_exact_paths(void **state)
     ovk__dot2_set_kernels(-1);
 }
 
-/* Jacobi's apply_many: each system bitwise apply's and apply_dots's, with
- * a hook (blocks cut by its rows) and without */
-static void test_jacobi_many(void **state)
+/* A preconditioner's apply_many (spec: jacobi, ic0, ssor, cheby): each
+ * system bitwise apply's and, where it has one, apply_dots's, with a hook
+ * (blocks cut by its rows) and without */
+static void check_pc_many(const char *spec)
 {
-    (void)state;
-    enum { K = 3 };
+    enum { K = 8 };
+    static const int ks[] = {1, 3, 4, K}; /* widths 4 and 8 have kernels of their own */
     ovk_matrix *A = NULL;
     ovk__pc pc = {0};
     assert_int_equal(make(7, 13, &A), OVK_OK);
     int n = A->lay.nlocal;
     ovk__pc_env env = {.A = A, .n = n, .comm = MPI_COMM_SELF};
-    assert_int_equal(ovk__pc_create("jacobi", &pc), OVK_OK);
+    assert_int_equal(ovk__pc_create(spec, &pc), OVK_OK);
     assert_int_equal(pc.type->setup(pc.state, &env), OVK_OK);
+    assert_non_null(pc.type->apply_many);
     double *r[K], *z[K], *ref = malloc(sizeof(double) * (size_t)n), rz[K], rr[K];
     for (int j = 0; j < K; j++) {
         r[j] = malloc(sizeof(double) * (size_t)n);
@@ -257,16 +260,19 @@ static void test_jacobi_many(void **state)
     }
     const ovk__hook hooks[] = {{NULL, NULL, 0}, {poke, NULL, 100}};
     for (int h = 0; h < 2; h++)
-        for (int dots = 0; dots < 2; dots++) {
-            assert_int_equal(pc.type->apply_many(pc.state, K, (const double *const *)r, z, dots ? rz : NULL,
-                                                 dots ? rr : NULL, &hooks[h]),
-                             OVK_OK);
-            for (int j = 0; j < K; j++) {
-                double a = 0.0, b = 0.0;
-                if (dots) pc.type->apply_dots(pc.state, r[j], ref, &a, &b, NULL);
-                else pc.type->apply(pc.state, r[j], ref, NULL);
-                assert_memory_equal(z[j], ref, sizeof(double) * (size_t)n);
-                if (dots) assert_true(rz[j] == a && rr[j] == b);
+        for (int dots = 0; dots < 1 + (pc.type->apply_dots != NULL); dots++) {
+            for (int c = 0; c < 4; c++) {
+                int kk = ks[c];
+                assert_int_equal(pc.type->apply_many(pc.state, kk, (const double *const *)r, z, dots ? rz : NULL,
+                                                     dots ? rr : NULL, &hooks[h]),
+                                 OVK_OK);
+                for (int j = 0; j < kk; j++) {
+                    double a = 0.0, b = 0.0;
+                    if (dots) pc.type->apply_dots(pc.state, r[j], ref, &a, &b, NULL);
+                    else pc.type->apply(pc.state, r[j], ref, NULL);
+                    assert_memory_equal(z[j], ref, sizeof(double) * (size_t)n);
+                    if (dots) assert_true(rz[j] == a && rr[j] == b);
+                }
             }
         }
     for (int j = 0; j < K; j++) {
@@ -278,6 +284,13 @@ static void test_jacobi_many(void **state)
     ovk_matrix_destroy(A);
 }
 
+static void test_pc_many(void **state)
+{
+    (void)state;
+    static const char *const specs[] = {"jacobi", "ic0", "ssor", "ssor:omega=1.3", "cheby:degree=4"};
+    for (int p = 0; p < 5; p++) check_pc_many(specs[p]);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -287,7 +300,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_matvec_dot),
         cmocka_unit_test(test_dots_exact),
         cmocka_unit_test(test_dots_exact_paths),
-        cmocka_unit_test(test_jacobi_many),
+        cmocka_unit_test(test_pc_many),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
