@@ -7,10 +7,13 @@
  * the solver's communicator, so that hypre's messages never meet ours) and
  * builds the hierarchy (and with cycle=ovk our copy of it).  A value update
  * redoes all of it, or with reuse=K (cycle=ovk) keeps hypre's coarse grids
- * and interpolations P_l for up to K updates: the new values go into hypre's
- * copy, A_{l+1} = P_l^T A_l P_l again (hypre's Galerkin product), the
- * coarsest level's dense copy and our levels with their smoother bounds are
- * made again; a full setup comes after K such updates, or at once when a row
+ * and interpolations P_l for up to K updates: with reuse_coarse=keep (the
+ * default) only level 0's smoother takes the new values (our cycle reads the
+ * solver's matrix itself) and the coarse levels stay; with galerkin the new
+ * values go into hypre's copy, A_{l+1} = P_l^T A_l P_l again (hypre's
+ * Galerkin product), the coarsest level's dense copy is made again, and our
+ * levels take the new values on their kept storage with new smoother bounds
+ * (ovk__amg_cycle_refresh); a full setup comes after K such updates, or at once when a row
  * of A moved by more than reuse_tol (||a_i - a0_i||_1 / ||a0_i||_1 against
  * the values of the last full setup: a kept P fits the values it was built
  * for, and its convergence degrades as they move).  With cycle=hypre an application runs BoomerAMGSolve
@@ -82,16 +85,33 @@ static const char *const smoother_names[] = {"l1gs", "sgs", "l1jacobi", "cheby",
 enum { SM_L1GS, SM_SGS, SM_L1JACOBI, SM_CHEBY };
 static const char *const cycle_names[] = {"ovk", "hypre", NULL};
 enum { CYCLE_OVK, CYCLE_HYPRE };
+static const char *const precision_names[] = {"double", "single", NULL};
+static const char *const reuse_coarse_names[] = {"galerkin", "keep", NULL};
+enum { RC_GALERKIN, RC_KEEP };
+/* a 20-step loop of FE Poisson (a few percent a step): the coarse levels
+ * kept took 1.5 % more iterations than the Galerkin products formed again,
+ * for a setup on the kept interpolation about a third as long
+ * (docs/performance.md, section 11) */
+enum { REUSE_COARSE_DEFAULT = RC_KEEP };
+enum { PREC_DOUBLE, PREC_SINGLE };
+/* the coarse levels' values in float by default (the same iterations, a faster
+ * solve: docs/performance.md, section 11), but for a singular A (a declared
+ * null space): the rounded levels lose the exact null space (A_l 1 = 0 and
+ * P 1 = 1 hold only to 2^-24), and CG then failed on the Neumann problem of
+ * tests/mpi/test_amg_reuse.c */
+enum { PRECISION_DEFAULT = PREC_SINGLE };
 static const int relax_down[] = {HY_L1_GS_FWD, HY_HYBRID_SGS, HY_L1_JACOBI, HY_CHEBY};
 static const int relax_up[] = {HY_L1_GS_BWD, HY_HYBRID_SGS, HY_L1_JACOBI, HY_CHEBY};
 
 typedef struct amg_opts {
     double strong;
     int coarsen, interp, smoother, cycle; /* indices into the tables above (smoother -1: the cycle's default) */
+    int precision;                        /* cycle=ovk: the cycle's values (-1: the default, chosen at setup) */
     double ratio;                         /* cycle=ovk, cheby: emax / emin */
     long degree, pmax, sweeps, max_levels, agg_levels, coarse_size, bs, nodal, rbm, qmax, print;
     long rbm_level; /* the first level whose interpolation takes the modes */
     long reuse;       /* value updates served by the kept interpolation before a full setup (0: none) */
+    int reuse_coarse; /* what such an update does to the coarse operators (RC_*) */
     double reuse_tol; /* the values' drift since the full setup that forces one */
 } amg_opts;
 
@@ -108,13 +128,16 @@ typedef struct amg {
     ovk__amg_cycle *cycle; /* cycle=ovk: ours over hypre's hierarchy, else NULL */
     double t_copy, t_hypre, t_cycle; /* the last setup's parts (s): A to hypre, hypre's setup, our levels */
     const ovk_matrix *src; /* the matrix of the hierarchy */
-    double *vals0;         /* hypre's copy's diag then offd values at the last full setup */
+    double *vals0;         /* A's diag then offd values (as stored) at the last full setup */
+    double *row_sums;      /* [2 n]: the drift's per-row sums */
     int updates;           /* value updates served by the kept P since then */
     double drift;          /* the last update's max row drift from vals0 */
     long full_setups, reuses;
+    long relaid;           /* kept-P setups whose coarse patterns moved: our levels made anew */
     int nlev;                               /* the hierarchy, for the view */
     double rows[MAX_LEVELS], nnz[MAX_LEVELS]; /* global rows and entries of each level */
     int singular;          /* env->singular: the coarsest level is singular too */
+    int precision;         /* the cycle's (PREC_*): the option, or its default for this A */
 } amg;
 
 static int read_options(ovk__opts *opts, amg_opts *o)
@@ -125,6 +148,7 @@ static int read_options(ovk__opts *opts, amg_opts *o)
         OVK__OPT_CHOICE("interp", interp_names, &o->interp),
         OVK__OPT_CHOICE("smoother", smoother_names, &o->smoother),
         OVK__OPT_CHOICE("cycle", cycle_names, &o->cycle),
+        OVK__OPT_CHOICE("precision", precision_names, &o->precision),
         OVK__OPT_INT("degree", 1, 8, &o->degree),
         OVK__OPT_DOUBLE("ratio", 1.0, 1000.0, &o->ratio),
         OVK__OPT_INT("pmax", 0, 64, &o->pmax),
@@ -138,6 +162,7 @@ static int read_options(ovk__opts *opts, amg_opts *o)
         OVK__OPT_INT("qmax", 0, 64, &o->qmax),
         OVK__OPT_INT("print", 0, 3, &o->print),
         OVK__OPT_INT("reuse", 0, 1000000, &o->reuse),
+        OVK__OPT_CHOICE("reuse_coarse", reuse_coarse_names, &o->reuse_coarse),
         OVK__OPT_DOUBLE("reuse_tol", 0.0, 1e6, &o->reuse_tol),
         OVK__OPT_INT("rbm_level", 0, 40, &o->rbm_level),
     };
@@ -157,6 +182,9 @@ static int read_options(ovk__opts *opts, amg_opts *o)
         return ovk__fail(OVK_EOPTION, "amg: cycle=ovk smooths with cheby or l1jacobi (smoother=%s needs cycle=hypre)",
                          smoother_names[o->smoother]);
     if (o->reuse < 0) o->reuse = o->cycle == CYCLE_OVK ? REUSE_DEFAULT : 0;
+    if (o->precision == PREC_SINGLE && o->cycle != CYCLE_OVK)
+        return ovk__fail(OVK_EOPTION, "amg: precision=single rounds our cycle's values (cycle=ovk), not hypre's");
+    if (o->cycle != CYCLE_OVK) o->precision = PREC_DOUBLE;
     if (o->reuse > 0 && o->cycle != CYCLE_OVK)
         return ovk__fail(OVK_EOPTION, "amg: reuse=%ld keeps the hierarchy for our cycle (cycle=ovk), not cycle=hypre",
                          o->reuse);
@@ -171,10 +199,11 @@ static int amg_create(ovk__opts *opts, void **state)
     if (!m) return ovk__fail(OVK_ENOMEM, "amg");
     *state = m;
     m->comm = MPI_COMM_NULL;
-    m->o = (amg_opts){.strong = 0.25, .coarsen = -1, .smoother = -1, .cycle = CYCLE_OVK, .degree = -1, .ratio = 4.0,
+    m->o = (amg_opts){.strong = 0.25, .coarsen = -1, .smoother = -1, .cycle = CYCLE_OVK, .precision = -1,
+                      .degree = -1, .ratio = 4.0,
                       .pmax = 4, .sweeps = 1, .max_levels = 25, .agg_levels = -1, .coarse_size = 9, .bs = 1, .nodal = -1,
                       .rbm = 1, .qmax = 4, .rbm_level = RBM_LEVEL_DEFAULT,
-                      .reuse = -1, .reuse_tol = 0.3};
+                      .reuse = -1, .reuse_tol = 0.3, .reuse_coarse = REUSE_COARSE_DEFAULT};
     return read_options(opts, &m->o);
 }
 
@@ -216,7 +245,7 @@ static void amg_destroy(void *state)
 {
     amg *m = state;
     release(m);
-    free(m->vals0);
+    free(m->vals0), free(m->row_sums);
     if (m->comm != MPI_COMM_NULL) MPI_Comm_free(&m->comm);
     free(m);
 }
@@ -500,12 +529,34 @@ static int build_objects(amg *m, const ovk__pc_env *env)
 static int cycle_setup(amg *m, const ovk_matrix *A)
 {
     double t0 = MPI_Wtime();
+    m->precision = PREC_DOUBLE;
     if (m->o.cycle != CYCLE_OVK || hypre_ParAMGDataNumLevels((hypre_ParAMGData *)m->solver) < 2) return OVK_OK;
-    int jacobi = m->o.smoother == SM_L1JACOBI, steps = (int)(jacobi ? m->o.sweeps : m->o.degree);
-    int rc = ovk__amg_cycle_setup(m->solver, A, m->comm, steps, jacobi, m->o.ratio, &m->cycle);
+    int jacobi = m->o.smoother == SM_L1JACOBI;
+    m->precision = m->o.precision >= 0 ? m->o.precision : m->singular ? PREC_DOUBLE : PRECISION_DEFAULT;
+    ovk__amg_cycle_opts co = {(int)(jacobi ? m->o.sweeps : m->o.degree), jacobi, m->o.ratio,
+                              m->precision == PREC_SINGLE};
+    int rc = ovk__amg_cycle_setup(m->solver, A, m->comm, &co, &m->cycle);
     if (!rc) ovk__amg_cycle_set_scale(m->cycle, m->scale_exp);
     m->t_cycle = MPI_Wtime() - t0;
     return rc;
+}
+
+/* Collective: our cycle on hypre's new coarse operators: the levels' values
+ * and smoother bounds on their kept storage, or made anew where a level's
+ * pattern moved (hypre's product keeps P^T A P's structural entries, so it
+ * should not; the matrix layer checks).  On an error no cycle is left: the
+ * next setup is a full one. */
+static int cycle_refresh(amg *m, const ovk_matrix *A, int coarse)
+{
+    double t0 = MPI_Wtime();
+    int rc = ovk__amg_cycle_refresh(m->cycle, m->comm, coarse);
+    m->t_cycle = MPI_Wtime() - t0;
+    if (!rc) return OVK_OK;
+    ovk__amg_cycle_free(m->cycle);
+    m->cycle = NULL;
+    if (rc != OVK_EMISMATCH) return rc;
+    m->relaid++;
+    return cycle_setup(m, A);
 }
 
 /* ---- a value update on the kept coarsening and interpolation ---------- */
@@ -525,16 +576,20 @@ static int offd_count(hypre_ParCSRMatrix *P)
     return n > 0 ? hypre_CSRMatrixI(o)[n] : 0;
 }
 
-/* Local: the values of the full setup, against which updates drift. */
-static int keep_values(amg *m)
+/* the number of values of A's diag block and offd block as stored */
+static size_t block_values(const ovk__csr *b, int n) { return n > 0 ? (size_t)b->rowptr[n] : 0; }
+
+/* Local: A's values at the full setup (its blocks as stored), against
+ * which updates drift, and room for the drift's row sums. */
+static int keep_values(amg *m, const ovk_matrix *A)
 {
-    hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
-    size_t nd = (size_t)diag_count(P), no = (size_t)offd_count(P);
-    free(m->vals0);
+    size_t nd = block_values(&A->diag, m->n), no = block_values(&A->offd, m->n);
+    free(m->vals0), free(m->row_sums);
     m->vals0 = malloc(sizeof(double) * (nd + no + 1));
-    if (!m->vals0) return ovk__fail(OVK_ENOMEM, "amg: a copy of %zu values (reuse)", nd + no);
-    if (nd) memcpy(m->vals0, hypre_CSRMatrixData(hypre_ParCSRMatrixDiag(P)), sizeof(double) * nd);
-    if (no) memcpy(m->vals0 + nd, hypre_CSRMatrixData(hypre_ParCSRMatrixOffd(P)), sizeof(double) * no);
+    m->row_sums = malloc(sizeof(double) * (2 * (size_t)m->n + 1));
+    if (!m->vals0 || !m->row_sums) return ovk__fail(OVK_ENOMEM, "amg: a copy of %zu values (reuse)", nd + no);
+    if (nd) memcpy(m->vals0, A->diag.val, sizeof(double) * nd);
+    if (no) memcpy(m->vals0 + nd, A->offd.val, sizeof(double) * no);
     return OVK_OK;
 }
 
@@ -547,29 +602,30 @@ static void scale_values(amg *m)
     for (int k = 0, no = offd_count(P); k < no && m->scale_exp; k++) o[k] = ldexp(o[k], -m->scale_exp);
 }
 
-/* sum_j |a_ij - a0_ij| and sum_j |a0_ij| over entries [lo, hi) */
-static void row_change(const double *a, const double *a0, int lo, int hi, double *change, double *size)
+/* change_i += sum_j |a_ij - a0_ij|, size_i += sum_j |a0_ij| over block b's
+ * stored entries (a block that keeps one triangle: row j's a_ji too) */
+static void block_change(const ovk__csr *b, int n, const double *a0, double *change, double *size)
 {
-    for (int k = lo; k < hi; k++) {
-        *change += fabs(a[k] - a0[k]);
-        *size += fabs(a0[k]);
-    }
+    for (int i = 0; i < n; i++)
+        for (int k = b->rowptr[i]; k < b->rowptr[i + 1]; k++) {
+            double dv = fabs(b->val[k] - a0[k]), v0 = fabs(a0[k]);
+            change[i] += dv, size[i] += v0;
+            int j = b->upper ? ovk__csr_col(b, i, k) : i;
+            if (j != i) change[j] += dv, size[j] += v0;
+        }
 }
 
-/* Local: the largest relative change of a row since the full setup,
+/* Local: the largest relative change of a row of A since the full setup,
  * ||a_i - a0_i||_1 / ||a0_i||_1 (infinite for a NaN) */
-static double row_drift(const amg *m)
+static double row_drift(const amg *m, const ovk_matrix *A)
 {
-    hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
-    hypre_CSRMatrix *d = hypre_ParCSRMatrixDiag(P), *o = hypre_ParCSRMatrixOffd(P);
-    const int *di = hypre_CSRMatrixI(d), *oi = hypre_CSRMatrixI(o);
-    const double *d0 = m->vals0, *o0 = m->vals0 + diag_count(P);
-    double worst = 0.0;
-    for (int i = 0; i < m->n; i++) {
-        double change = 0.0, size = 0.0;
-        row_change(hypre_CSRMatrixData(d), d0, di[i], di[i + 1], &change, &size);
-        row_change(hypre_CSRMatrixData(o), o0, oi[i], oi[i + 1], &change, &size);
-        double r = size > 0.0 ? change / size : change > 0.0 ? INFINITY : 0.0;
+    int n = m->n;
+    double *change = m->row_sums, *size = m->row_sums + n, worst = 0.0;
+    for (int i = 0; i < 2 * n; i++) m->row_sums[i] = 0.0;
+    block_change(&A->diag, n, m->vals0, change, size);
+    block_change(&A->offd, n, m->vals0 + block_values(&A->diag, n), change, size);
+    for (int i = 0; i < n; i++) {
+        double r = size[i] > 0.0 ? change[i] / size[i] : change[i] > 0.0 ? INFINITY : 0.0;
         if (!(r <= worst)) worst = r == r ? r : INFINITY;
     }
     return worst;
@@ -608,26 +664,32 @@ static int galerkin_again(amg *m)
     return hy(hypre_GaussElimSetup(d, nlev - 1, HY_GAUSS_ELIM), "hypre_GaussElimSetup");
 }
 
-/* Collective: the new values on the kept hierarchy (*kept = 1), or nothing
- * done (*kept = 0: the caller sets up afresh) when a row drifted past
- * reuse_tol since the full setup. */
+/* Collective: the new values on the kept hierarchy (*kept = 1): with
+ * reuse_coarse=galerkin in hypre's copy of A, the Galerkin products and our
+ * levels; with keep in level 0's smoother only (the coarse levels stay
+ * those of the full setup).  Nothing done (*kept = 0: the caller sets up
+ * afresh) when a row of A drifted past reuse_tol since the full setup. */
 static int update_setup(amg *m, const ovk__pc_env *env, int *kept)
 {
     *kept = 0;
     double t0 = MPI_Wtime();
-    int rc = ovk__agree(m->comm, fill_blocks(env->A, (hypre_ParCSRMatrix *)m->A));
-    if (rc) return rc;
-    scale_values(m); /* by the full setup's 2^-scale_exp: the hierarchy's scale */
-    m->drift = row_drift(m);
-    rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &m->drift, 1, MPI_DOUBLE, MPI_MAX, m->comm), "MPI_Allreduce (amg drift)");
+    m->drift = row_drift(m, env->A);
+    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &m->drift, 1, MPI_DOUBLE, MPI_MAX, m->comm), "MPI_Allreduce (amg drift)");
     if (rc || !(m->drift <= m->o.reuse_tol)) return rc;
-    double t1 = MPI_Wtime();
-    rc = ovk__agree(m->comm, galerkin_again(m));
+    /* keep forms the products all the same for a singular A (a declared
+     * null space): with the full setup's coarse levels CG diverged on the
+     * Neumann problem of tests/mpi/test_amg_reuse.c (1 rank, 2nd update) */
+    int galerkin = m->o.reuse_coarse == RC_GALERKIN || m->singular;
+    if (galerkin) rc = ovk__agree(m->comm, fill_blocks(env->A, (hypre_ParCSRMatrix *)m->A));
     if (rc) return rc;
+    double t1 = MPI_Wtime();
+    if (galerkin) {
+        scale_values(m); /* by the full setup's 2^-scale_exp: the hierarchy's scale */
+        rc = ovk__agree(m->comm, galerkin_again(m));
+        if (rc) return rc;
+    }
     m->t_copy = t1 - t0, m->t_hypre = MPI_Wtime() - t1;
-    ovk__amg_cycle_free(m->cycle);
-    m->cycle = NULL;
-    rc = cycle_setup(m, env->A);
+    rc = cycle_refresh(m, env->A, galerkin);
     if (rc) return rc;
     m->updates++, m->reuses++;
     *kept = 1;
@@ -657,11 +719,13 @@ static void amg_view(void *state, FILE *f)
             m->nlev ? nnz / m->nnz[0] : 0.0, m->nlev ? rows / m->rows[0] : 0.0);
     for (int l = 0; l < m->nlev; l++) fprintf(f, " %.0f (%.0f)", m->rows[l], m->nnz[l]);
     fprintf(f, "\n  amg: last setup %s: copy of A %.3f s, hypre %.3f s, our levels %.3f s; %ld full setups, "
-               "%ld on the kept interpolation (reuse=%ld, reuse_tol=%g, last drift %.3g); rigid-body modes: %d",
+               "%ld on the kept interpolation (reuse=%ld, reuse_coarse=%s, reuse_tol=%g, last drift %.3g); coarse levels "
+               "in %s precision; rigid-body modes: %d",
             m->updates ? "on the kept interpolation" : "full", m->t_copy, m->t_hypre, m->t_cycle, m->full_setups,
-            m->reuses, m->o.reuse, m->o.reuse_tol, m->drift,
-            m->nmodes);
+            m->reuses, m->o.reuse, reuse_coarse_names[m->o.reuse_coarse], m->o.reuse_tol, m->drift,
+            precision_names[m->precision], m->nmodes);
     if (m->nmodes) fprintf(f, " rotations from level %ld on", m->o.rbm_level);
+    if (m->relaid) fprintf(f, "; %ld with a coarse pattern moved (our levels made anew)", m->relaid);
     fprintf(f, "\n");
 }
 
@@ -680,7 +744,7 @@ static int full_setup(amg *m, const ovk__pc_env *env)
     rc = cycle_setup(m, env->A);
     if (!rc) rc = level_sizes(m);
     if (rc) return rc;
-    if (m->o.reuse > 0 && m->cycle) rc = ovk__agree(m->comm, keep_values(m));
+    if (m->o.reuse > 0 && m->cycle) rc = ovk__agree(m->comm, keep_values(m, env->A));
     m->src = env->A, m->updates = 0, m->full_setups++;
     return rc;
 }
@@ -731,12 +795,15 @@ const ovk__pc_type ovk__pc_amg = {
     .options = "cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25); "
                "coarsen=hmis|pmis|falgout|cljp (pmis; hmis when bs>1); interp=ext+i|ext|classical|direct|multipass; pmax=N (4, 0: no "
                "limit); smoother=cheby|l1jacobi (cycle=ovk, cheby) or l1gs|sgs|l1jacobi|cheby (cycle=hypre, l1gs); "
-               "degree=N (1, cheby steps, cycle=ovk); ratio=R (4, cheby interval emax/emin, cycle=ovk); sweeps=N (1); "
+               "degree=N (1, cheby steps, cycle=ovk); ratio=R (4, cheby interval emax/emin, cycle=ovk); "
+               "precision=single|double (single, double with a null space: the coarse levels' values and the "
+               "interpolation in float, cycle=ovk); sweeps=N (1); "
                "max_levels=N (25); agg_levels=N (1; 0 when bs>1: levels of aggressive coarsening); coarse_size=N (9); bs=N (1, "
                "unknowns per node); nodal=0..6 (4 when bs>1); rbm=0|1 (1: rigid-body modes from the "
                "solver's coordinates); rbm_level=N (2, the first level whose interpolation takes them; 0: all); "
                "qmax=N (4); reuse=K (10 with cycle=ovk, value updates served by the kept interpolation; 0: none); reuse_tol=T "
-               "(0.3, a row's relative change that forces a full setup); print=0..3 (hypre's print level)",
+               "(0.3, a row's relative change that forces a full setup); reuse_coarse=keep|galerkin (keep: the full setup's "
+               "coarse levels, level 0's smoother refreshed; galerkin: P^T A P again); print=0..3 (hypre's print level)",
     .needs_matrix = 1,
     .create = amg_create, .setup = amg_setup, .destroy = amg_destroy, .view = amg_view,
     .apply = amg_apply,

@@ -26,8 +26,21 @@
  * eigenvalue of about 1.3 emax, i.e. a Rayleigh quotient within 30 % of it
  * (a smooth start and 10 steps: no failure seen in the tests).
  *
- * P_l and P_l^T are applied by hypre's ParCSR products on hypre vectors over
- * our arrays.  No reduction but the coarsest level's gather (hypre's). */
+ * With single (amg:precision=single) the levels l >= 1 are rounded to
+ * float (the matrix layer then stores 4 bytes a value) and P_l and P_l^T
+ * are our float copies of hypre's P_l (amg_transfer.c); level 0 is the
+ * solver's matrix as it is, and vectors stay double.  The cycle is still symmetric (the rounded A_l are, and the
+ * restriction is the exact transpose of the interpolation).  Otherwise P_l
+ * and P_l^T are hypre's ParCSR products on hypre vectors over our arrays.
+ * No reduction but the coarsest level's gather (hypre's).
+ *
+ * A refresh (amg.c's reuse: new A_l on the kept P_l, or with coarse = 0
+ * level 0's new values only) keeps each level's
+ * storage and halo plan and takes only the new values (the matrix layer's
+ * value update, which refuses another pattern: then the caller sets up
+ * anew), the l1 norms, and emax from EST_STEPS_WARM power steps started
+ * from the last estimate's iterate instead of the fixed start. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,12 +49,19 @@
 #include <HYPRE_parcsr_ls.h>
 #include <_hypre_parcsr_ls.h>
 
-#include "precond.h"
+#include "amg_transfer.h"
 
 /* Power steps of the smoother's estimate; more for a singular A (a
  * declared null space), where 10 steps from the fixed start came out low
  * enough on the pure Neumann Laplacian to make the cycle indefinite. */
 enum { EST_STEPS = 10, EST_STEPS_SINGULAR = 40, HY_GAUSS_ELIM = 9 };
+/* Power steps of a refresh, from the last estimate's iterate: close to the
+ * dominant eigenvector of the old operator.  The Rayleigh quotients of
+ * power iterates on a positive semidefinite operator do not decrease, and
+ * each is a bound from below: a warm start can only be nearer the largest
+ * eigenvalue than the same steps from the fixed start; the safety factor
+ * and the cap at 1 stay as they are. */
+enum { EST_STEPS_WARM = 3, EST_STEPS_WARM_SINGULAR = 12 };
 /* A singular coarsest level (a declared null space): hypre's Gaussian
  * elimination returns a part that does not scale with the right-hand side
  * (on the pure Neumann Laplacian CG broke down near convergence);
@@ -55,9 +75,11 @@ typedef struct level {
     int n;
     double *dinv;         /* 1 / l1 row norm */
     double *res, *d, *t;  /* residual b - A x, Chebyshev direction, A d */
+    double *dom;          /* the estimate's last iterate (NULL: no estimate on the level) */
     double *x, *b;        /* l >= 1: hypre's U and F vectors' data */
     hypre_ParVector *vres; /* hypre vector over res (P^T res) */
     hypre_ParCSRMatrix *P; /* hypre's P_l (not for the coarsest level) */
+    ovk__amg_transfer *tr; /* single: our float copy of P_l, else NULL (hypre's products) */
     double emax, emin;
 } level;
 
@@ -67,6 +89,7 @@ struct ovk__amg_cycle {
     hypre_ParAMGData *amg;
     int degree, jacobi;
     double ratio;
+    int single; /* the levels l >= 1 hold float values */
     int scale_exp; /* the levels l >= 1 are of 2^-scale_exp A's hierarchy */
     int coarse_sweeps; /* a singular A: l1-Jacobi sweeps on the coarsest level, not hypre's solve */
 };
@@ -124,13 +147,22 @@ static void mean_row(int i, const int *sptr, const int *scol, const double *sval
     }
 }
 
+/* v[0, n) rounded to float where float holds them (a value beyond float's
+ * range stays: then the matrix layer keeps the level in double) */
+static void round_to_float(double *v, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (fabs(v[k]) <= FLT_MAX) v[k] = (double)(float)v[k];
+}
+
 /* the rows of hypre's A as CSR with global columns ascending (the offd
  * entries left of the diag block, the diag block, the rest: the matrix
  * layer need not sort them), each mirrored pair of the diag block replaced
  * by its mean (Galerkin products are symmetric up to rounding; exact
- * symmetry lets the matrix layer keep one triangle).  The diag block's
- * rows are sorted by transposing it twice. */
-static int level_rows(hypre_ParCSRMatrix *H, int **ptr_out, ovk_gidx **col_out, double **val_out)
+ * symmetry lets the matrix layer keep one triangle), with single rounded
+ * to float (symmetric still; the matrix layer then picks its float form).
+ * The diag block's rows are sorted by transposing it twice. */
+static int level_rows(hypre_ParCSRMatrix *H, int single, int **ptr_out, ovk_gidx **col_out, double **val_out)
 {
     hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(H), *O = hypre_ParCSRMatrixOffd(H);
     int n = hypre_CSRMatrixNumRows(D);
@@ -170,19 +202,20 @@ static int level_rows(hypre_ParCSRMatrix *H, int **ptr_out, ovk_gidx **col_out, 
         }
         ptr[i + 1] = pos;
     }
+    if (single) round_to_float(val, pos);
 cleanup:
     free(tptr), free(sptr), free(tcol), free(scol), free(tval), free(sval), free(row);
     return rc;
 }
 
 /* Collective: level l's A in our format. */
-static int level_matrix(MPI_Comm comm, hypre_ParCSRMatrix *H, ovk_matrix **A)
+static int level_matrix(MPI_Comm comm, hypre_ParCSRMatrix *H, int single, ovk_matrix **A)
 {
     int *ptr = NULL;
     ovk_gidx *col = NULL;
     double *val = NULL;
     int n = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(H));
-    int rc = ovk__agree(comm, level_rows(H, &ptr, &col, &val));
+    int rc = ovk__agree(comm, level_rows(H, single, &ptr, &col, &val));
     if (rc) goto cleanup;
     rc = ovk_matrix_create_csr(comm, hypre_ParCSRMatrixFirstRowIndex(H), n, ptr, col, val, OVK_DUP_REJECT, A);
 cleanup:
@@ -221,12 +254,13 @@ static int l1_inverse(const ovk_matrix *A, double *dinv)
 
 /* Collective: emax of D^-1 A from `steps` power steps (the Rayleigh
  * quotient <x, A x> / <x, D x>, a bound from below, times EMAX_SAFETY, at
- * most 1: the l1 bound). */
-static int estimate(level *L, MPI_Comm comm, int steps)
+ * most 1: the l1 bound), from a fixed smooth start, or with warm from the
+ * last estimate's iterate (L->dom, kept for the next refresh). */
+static int estimate(level *L, MPI_Comm comm, int steps, int warm)
 {
     int n = L->n;
-    double *x = L->d, *y = L->t, q = 1.0;
-    for (int i = 0; i < n; i++) x[i] = 1.0 + 0.5 * sin(1.0 + (double)(L->A->lay.row_start + i)); /* fixed start */
+    double *x = L->dom, *y = L->t, q = 1.0;
+    for (int i = 0; i < n && !warm; i++) x[i] = 1.0 + 0.5 * sin(1.0 + (double)(L->A->lay.row_start + i));
     for (int s = 0; s < steps; s++) {
         int rc = ovk__matvec(L->A, x, y, NULL);
         if (rc) return rc;
@@ -254,17 +288,67 @@ static int update_residual(const level *L, const ovk__hook *h)
     return OVK_OK;
 }
 
-/* `degree` Chebyshev steps on D^-1 A x = D^-1 b from x, with res = b - A x
- * on entry, and on exit when want_res (Saad, Alg. 12.1, in residual form);
- * jacobi: every step x += D^-1 res (l1-Jacobi sweeps) */
-static int smooth(const level *L, int degree, int jacobi, double *x, int want_res, const ovk__hook *h)
+/* the first step from x = 0 (res = b): x = c D^-1 b, and d = x when keep */
+static void first_step_zero(const level *L, double c, const double *b, double *x, int keep, const ovk__hook *h)
+{
+    const double *restrict dinv = L->dinv;
+    double *restrict d = L->d;
+    int n = L->n, step = ovk__chunk_rows(n, h);
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        if (keep)
+            for (int i = lo; i < hi; i++) x[i] = d[i] = c * dinv[i] * b[i];
+        else
+            for (int i = lo; i < hi; i++) x[i] = c * dinv[i] * b[i];
+        ovk__poke(h);
+    }
+}
+
+/* the first step from x with t = A x: res = b - t, d = c D^-1 res,
+ * x += d in one pass; res and d stored when keep */
+static void first_step(const level *L, double c, const double *b, double *x, int keep, const ovk__hook *h)
+{
+    const double *restrict dinv = L->dinv, *restrict t = L->t;
+    double *restrict res = L->res, *restrict d = L->d;
+    int n = L->n, step = ovk__chunk_rows(n, h);
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        if (keep)
+            for (int i = lo; i < hi; i++) {
+                res[i] = b[i] - t[i];
+                d[i] = c * dinv[i] * res[i];
+                x[i] += d[i];
+            }
+        else
+            for (int i = lo; i < hi; i++) x[i] += c * dinv[i] * (b[i] - t[i]);
+        ovk__poke(h);
+    }
+}
+
+/* `degree` Chebyshev steps on D^-1 A x = D^-1 b from x (from_zero: from
+ * x = 0, whatever x holds), and on exit res = b - A x when want_res (Saad,
+ * Alg. 12.1, in residual form); jacobi: every step x += D^-1 res (l1-Jacobi
+ * sweeps).  The first step takes b - A x in the same pass as its update
+ * (from zero: b), so that res and d are stored only when a step or the
+ * caller reads them. */
+static int smooth(const level *L, int degree, int jacobi, const double *b, double *x, int from_zero, int want_res,
+                  const ovk__hook *h)
 {
     double theta = 0.5 * (L->emax + L->emin), delta = 0.5 * (L->emax - L->emin);
     double sigma = delta > 0.0 ? theta / delta : 0.0, rho = sigma > 0.0 ? 1.0 / sigma : 0.0;
-    int n = L->n, step = ovk__chunk_rows(n, h);
-    for (int s = 0; s < degree; s++) {
+    int n = L->n, step = ovk__chunk_rows(n, h), more = degree > 1 || want_res, rc = OVK_OK;
+    if (from_zero) {
+        first_step_zero(L, 1.0 / theta, b, x, degree > 1, h);
+        if (more) rc = ovk__matvec(L->A, x, L->t, h); /* res = b - A d, d = x */
+        if (more && !rc) ovk__zxpby(n, b, -1.0, L->t, L->res, h);
+    } else {
+        rc = ovk__matvec(L->A, x, L->t, h);
+        if (!rc) first_step(L, 1.0 / theta, b, x, more, h);
+        if (more && !rc) rc = update_residual(L, h);
+    }
+    for (int s = 1; s < degree && !rc; s++) {
         double c1 = 0.0, c2 = 1.0 / theta;
-        if (s > 0 && !jacobi) {
+        if (!jacobi) {
             double rho1 = 1.0 / (2.0 * sigma - rho);
             c1 = rho1 * rho, c2 = 2.0 * rho1 / delta;
             rho = rho1;
@@ -272,17 +356,16 @@ static int smooth(const level *L, int degree, int jacobi, double *x, int want_re
         for (int lo = 0; lo < n; lo += step) { /* d = c1 d + c2 D^-1 res; x += d */
             int hi = ovk__chunk_end(lo, step, n);
             for (int i = lo; i < hi; i++) {
-                double di = (s > 0 ? c1 * L->d[i] : 0.0) + c2 * L->dinv[i] * L->res[i];
+                double di = c1 * L->d[i] + c2 * L->dinv[i] * L->res[i];
                 L->d[i] = di;
                 x[i] += di;
             }
             ovk__poke(h);
         }
         if (s == degree - 1 && !want_res) break;
-        int rc = update_residual(L, h);
-        if (rc) return rc;
+        rc = update_residual(L, h);
     }
-    return OVK_OK;
+    return rc;
 }
 
 /* ---- setup ---------------------------------------------------------------- */
@@ -304,7 +387,8 @@ void ovk__amg_cycle_free(ovk__amg_cycle *c)
     for (int l = 0; l < c->nlev; l++) {
         level *L = &c->lev[l];
         if (L->owns_A) ovk_matrix_destroy(L->A);
-        free(L->dinv), free(L->res), free(L->d), free(L->t);
+        free(L->dinv), free(L->res), free(L->d), free(L->t), free(L->dom);
+        ovk__amg_transfer_free(L->tr);
         if (L->vres) hypre_ParVectorDestroy(L->vres); /* its data is ours (not owned) */
     }
     free(c->lev);
@@ -331,7 +415,7 @@ static int make_level(ovk__amg_cycle *c, int l, const ovk_matrix *A0, MPI_Comm c
     if (l == 0) {
         L->A = (ovk_matrix *)A0; /* not changed: owns_A = 0 */
     } else {
-        rc = level_matrix(comm, H, &L->A);
+        rc = level_matrix(comm, H, c->single, &L->A);
         if (rc) return rc;
         L->owns_A = 1;
         L->x = hypre_VectorData(hypre_ParVectorLocalVector(hypre_ParAMGDataUArray(c->amg)[l]));
@@ -345,17 +429,19 @@ static int make_level(ovk__amg_cycle *c, int l, const ovk_matrix *A0, MPI_Comm c
     if (coarsest || c->jacobi) {
         L->emax = L->emin = 1.0; /* x += D^-1 res: no estimate */
     } else {
-        rc = ovk__agree(comm, estimate(L, comm, c->coarse_sweeps ? EST_STEPS_SINGULAR : EST_STEPS));
+        rc = ovk__agree(comm, ovk__pc_alloc(L->n, "amg cycle", &L->dom));
+        if (!rc) rc = ovk__agree(comm, estimate(L, comm, c->coarse_sweeps ? EST_STEPS_SINGULAR : EST_STEPS, 0));
         if (rc) return rc;
         L->emin = L->emax / c->ratio;
     }
     if (coarsest) return OVK_OK;
     L->P = hypre_ParAMGDataPArray(c->amg)[l];
+    if (c->single) return ovk__amg_transfer_make(comm, L->P, &L->tr);
     return ovk__agree(comm, wrap_residual(L, H));
 }
 
-int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm, int degree, int jacobi,
-                         double ratio, ovk__amg_cycle **out)
+int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm, const ovk__amg_cycle_opts *o,
+                         ovk__amg_cycle **out)
 {
     *out = NULL;
     ovk__amg_cycle *c = calloc(1, sizeof *c);
@@ -365,7 +451,7 @@ int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm,
     int rc = c && c->lev ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg cycle");
     rc = ovk__agree(comm, rc);
     if (rc) goto cleanup;
-    c->amg = amg, c->degree = degree, c->jacobi = jacobi, c->ratio = ratio;
+    c->amg = amg, c->degree = o->degree, c->jacobi = o->jacobi, c->ratio = o->ratio, c->single = o->single;
     c->nlev = nlev; /* the levels not made yet are zero: freed as such */
     /* amg.c sets hypre's coarsest smoother (index 3) to l1-Jacobi instead of
      * Gaussian elimination for a singular A (a declared null space): ours too */
@@ -382,6 +468,44 @@ cleanup:
     return rc;
 }
 
+/* Collective: level l >= 1's matrix with the values of hypre's new A_l, on
+ * its kept pattern (OVK_EMISMATCH when the pattern moved). */
+static int level_values(MPI_Comm comm, hypre_ParCSRMatrix *H, int single, ovk_matrix *A)
+{
+    int *ptr = NULL;
+    ovk_gidx *col = NULL;
+    double *val = NULL;
+    int rc = ovk__agree(comm, level_rows(H, single, &ptr, &col, &val));
+    if (!rc) rc = ovk_matrix_update_values(A, ptr, col, val, OVK_DUP_REJECT);
+    free(ptr), free(col), free(val);
+    return rc;
+}
+
+/* Collective: level l's smoother on its matrix's current values. */
+static int refresh_smoother(ovk__amg_cycle *c, level *L, MPI_Comm comm)
+{
+    int rc = ovk__agree(comm, l1_inverse(L->A, L->dinv));
+    if (rc || !L->dom) return rc; /* l1-Jacobi or the coarsest level: no estimate */
+    rc = ovk__agree(comm, estimate(L, comm, c->coarse_sweeps ? EST_STEPS_WARM_SINGULAR : EST_STEPS_WARM, 1));
+    L->emin = L->emax / c->ratio;
+    return rc;
+}
+
+int ovk__amg_cycle_refresh(ovk__amg_cycle *c, MPI_Comm comm, int coarse)
+{
+    if (!coarse) return refresh_smoother(c, &c->lev[0], comm); /* level 0: the solver's matrix, its new values */
+    for (int l = 1; l < c->nlev; l++) {
+        int rc = level_values(comm, hypre_ParAMGDataAArray(c->amg)[l], c->single, c->lev[l].A);
+        if (rc) return rc;
+    }
+    int smoothed = c->coarse_sweeps ? c->nlev : c->nlev - 1; /* the coarsest: hypre's solve, or sweeps */
+    for (int l = 0; l < smoothed; l++) {
+        int rc = refresh_smoother(c, &c->lev[l], comm);
+        if (rc) return rc;
+    }
+    return OVK_OK;
+}
+
 /* ---- the cycle ------------------------------------------------------------ */
 
 /* hypre vector v over the array a for one call: the old array back after */
@@ -393,47 +517,49 @@ static double *lend(hypre_ParVector *v, double *a)
     return old;
 }
 
-/* x_l = V(l, b_l) */
-static int vcycle(const ovk__amg_cycle *c, int l, const double *b, double *x, const ovk__hook *h)
+/* b_{l+1} = alpha P_l^T res_l: our float copy of P_l, or hypre's product */
+static int restrict_residual(const ovk__amg_cycle *c, int l, double alpha, const ovk__hook *h)
 {
     const level *L = &c->lev[l];
-    if (l == c->nlev - 1 && c->coarse_sweeps) { /* singular: x = S(0, b), l1-Jacobi, bounded */
-        if (L->n > 0) {
-            memset(x, 0, sizeof(double) * (size_t)L->n);
-            memcpy(L->res, b, sizeof(double) * (size_t)L->n);
-        }
-        return smooth(L, c->coarse_sweeps, 1, x, 0, h);
-    }
-    if (l == c->nlev - 1) { /* hypre's coarsest solve on its F and U vectors of the level */
-        if (hypre_GaussElimSolve(c->amg, l, HY_GAUSS_ELIM)) return fail_hy("hypre_GaussElimSolve");
-        ovk__poke(h);
-        return OVK_OK;
-    }
-    const level *C = &c->lev[l + 1];
-    int n = L->n;
-    if (n > 0) { /* a level may leave a rank no rows (and hypre its vectors no array) */
-        memset(x, 0, sizeof(double) * (size_t)n);
-        memcpy(L->res, b, sizeof(double) * (size_t)n); /* res = b - A 0 */
-    }
-    int rc = smooth(L, c->degree, c->jacobi, x, 1, h);
-    if (rc) return rc;
-    /* b_1 = 2^-e P^T r: the coarse levels solve with 2^-e A_l, so V(1, b_1) is A_1^-1 P^T r */
-    double alpha = l == 0 ? ldexp(1.0, -c->scale_exp) : 1.0;
+    if (L->tr) return ovk__amg_restrict(L->tr, alpha, L->res, c->lev[l + 1].b, h);
     if (hypre_ParCSRMatrixMatvecT(alpha, L->P, L->vres, 0.0, hypre_ParAMGDataFArray(c->amg)[l + 1]))
         return fail_hy("hypre_ParCSRMatrixMatvecT");
     ovk__poke(h);
-    rc = vcycle(c, l + 1, C->b, C->x, h);
-    if (rc) return rc;
+    return OVK_OK;
+}
+
+/* x += P_l x_{l+1} */
+static int interpolate(const ovk__amg_cycle *c, int l, double *x, const ovk__hook *h)
+{
+    const level *L = &c->lev[l];
+    if (L->tr) return ovk__amg_interpolate(L->tr, c->lev[l + 1].x, x, h);
     hypre_ParVector *u = hypre_ParAMGDataUArray(c->amg)[l];
     double *old = lend(u, x);
     int herr = hypre_ParCSRMatrixMatvec(1.0, L->P, hypre_ParAMGDataUArray(c->amg)[l + 1], 1.0, u);
     lend(u, old);
     if (herr) return fail_hy("hypre_ParCSRMatrixMatvec");
     ovk__poke(h);
-    rc = ovk__matvec(L->A, x, L->t, h); /* res = b - A x */
-    if (rc) return rc;
-    ovk__zxpby(n, b, -1.0, L->t, L->res, h);
-    return smooth(L, c->degree, c->jacobi, x, 0, h);
+    return OVK_OK;
+}
+
+/* x_l = V(l, b_l) */
+static int vcycle(const ovk__amg_cycle *c, int l, const double *b, double *x, const ovk__hook *h)
+{
+    const level *L = &c->lev[l];
+    if (l == c->nlev - 1 && c->coarse_sweeps) /* singular: x = S(0, b), l1-Jacobi, bounded */
+        return smooth(L, c->coarse_sweeps, 1, b, x, 1, 0, h);
+    if (l == c->nlev - 1) { /* hypre's coarsest solve on its F and U vectors of the level */
+        if (hypre_GaussElimSolve(c->amg, l, HY_GAUSS_ELIM)) return fail_hy("hypre_GaussElimSolve");
+        ovk__poke(h);
+        return OVK_OK;
+    }
+    const level *C = &c->lev[l + 1];
+    int rc = smooth(L, c->degree, c->jacobi, b, x, 1, 1, h); /* x = S(0, b), res = b - A x */
+    /* b_1 = 2^-e P^T r: the coarse levels solve with 2^-e A_l, so V(1, b_1) is A_1^-1 P^T r */
+    if (!rc) rc = restrict_residual(c, l, l == 0 ? ldexp(1.0, -c->scale_exp) : 1.0, h);
+    if (!rc) rc = vcycle(c, l + 1, C->b, C->x, h);
+    if (!rc) rc = interpolate(c, l, x, h);
+    return rc ? rc : smooth(L, c->degree, c->jacobi, b, x, 0, 0, h); /* x = S(x, b) */
 }
 
 void ovk__amg_cycle_set_scale(ovk__amg_cycle *c, int e) { c->scale_exp = e; }

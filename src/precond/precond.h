@@ -144,15 +144,30 @@ int ovk__upper_apply_many(const ovk__upper *u, double w, const double *scale, in
  * levels' matrices; A (level 0) is borrowed and must outlive the cycle.
  * smoothing: `degree` steps of Chebyshev iteration on D^-1 A (D the l1 row
  * norms; interval [emax / ratio, emax], emax estimated), or with jacobi
- * `degree` l1-Jacobi sweeps.  Apply is local but for the halo exchanges and
+ * `degree` l1-Jacobi sweeps; with single the coarse levels multiply with
+ * float values (rounded A_l, which the matrix layer then stores in 4 bytes
+ * a value; P_l copied, amg_transfer.c).  Apply is local but for the halo exchanges and
  * hypre's coarsest solve, allocates nothing and calls the hook. */
 typedef struct ovk__amg_cycle ovk__amg_cycle;
-int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm, int degree, int jacobi,
-                         double ratio, ovk__amg_cycle **out);
+typedef struct ovk__amg_cycle_opts {
+    int degree, jacobi;
+    double ratio;
+    int single; /* the coarse levels' values in float: the rounded A_l (l >= 1), the P_l */
+} ovk__amg_cycle_opts;
+int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm, const ovk__amg_cycle_opts *o,
+                         ovk__amg_cycle **out);
 int ovk__amg_cycle_apply(const ovk__amg_cycle *c, const double *r, double *z, const ovk__hook *h);
 /* The hierarchy is of 2^-e times the level-0 matrix (amg.c hands hypre a
  * unit-scale copy): the coarse correction is scaled back by 2^-e. */
 void ovk__amg_cycle_set_scale(ovk__amg_cycle *c, int e);
+/* Collective: the cycle on the new values of the same hierarchy (hypre's
+ * A_l made again on the kept P_l; level 0's matrix updated in place): each
+ * level's values, l1 norms and smoother bounds, its storage and halo plan
+ * kept; without coarse, level 0's l1 norms and bounds only (the coarse
+ * levels stay as they are).  OVK_EMISMATCH when a level's pattern is not the one the cycle was
+ * built on (free the cycle and set it up again); on any error the cycle is
+ * partly refreshed and must be freed. */
+int ovk__amg_cycle_refresh(ovk__amg_cycle *c, MPI_Comm comm, int coarse);
 void ovk__amg_cycle_free(ovk__amg_cycle *c);
 
 #endif

@@ -11,6 +11,8 @@
  *    denser hierarchy of degree 2 and HMIS took 5-7), with the default cycle (ours, cycle=ovk) and, for alg1
  *    and pipecg, with hypre's (cycle=hypre); alg2 and overlap refuse amg (no
  *    split form);
+ *  - the coarse levels in float (precision=single) against double on the
+ *    16^3 Laplacian: both converge, iteration counts within one;
  *  - our cycle against hypre's with the same smoother (l1jacobi, 1 and 2
  *    sweeps) on the 16^3 Laplacian: iteration counts within 25 % (+1) of
  *    each other (measured at 2 and 3 ranks: 11 and 11, 7 and 7);
@@ -28,7 +30,7 @@
  *    new values, the iteration count of a fresh object);
  *  - bad input, each the same code on every rank, no hang: an unknown key,
  *    out-of-range values, an unknown cycle, a smoother our cycle does not
- *    run (OVK_EOPTION), a block size that does not divide
+ *    run, an unknown precision or single with hypre's cycle (OVK_EOPTION), a block size that does not divide
  *    the rows (OVK_EOPTION naming it), zero and negative diagonals
  *    (OVK_EZERODIAG), coordinates of the wrong dimension, a user operator
  *    (OVK_EUNSUPPORTED).  A failure inside hypre's setup (reported as
@@ -255,6 +257,23 @@ static void test_cycles(void)
     ovk_matrix_destroy(A);
 }
 
+/* the coarse levels in float (our transfers, float A_l) against double: the
+ * same convergence, on a Laplacian whose levels have halos from 2 ranks */
+static void test_precision(void)
+{
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 16, 0.0, &A));
+    outcome f = solve_once(A, "cg1", "nbc", "amg:precision=single");
+    outcome d = solve_once(A, "cg1", "nbc", "amg:precision=double");
+    if (g_rank == 0) printf("16^3, cg1 + amg: %d iterations in single precision, %d in double\n", f.iterations, d.iterations);
+    MT_CHECK(f.rc == OVK_OK && d.rc == OVK_OK && f.true_rel < 1e-8 && d.true_rel < 1e-8,
+             "precision=single: %s (true residual %.2e), double: %s (%.2e)", ovk_status_name(f.rc), f.true_rel,
+             ovk_status_name(d.rc), d.true_rel);
+    MT_CHECK(f.iterations <= d.iterations + 1 && d.iterations <= f.iterations + 1,
+             "precision=single: %d iterations, double: %d", f.iterations, d.iterations);
+    ovk_matrix_destroy(A);
+}
+
 /* the Laplacian with a shift, updated in place through ovk_matrix_update_values */
 static void test_value_update(void)
 {
@@ -301,6 +320,8 @@ static void test_bad_input(void)
     expect_setup(A, "alg1", "amg:degree=0", OVK_EOPTION, "degree");
     expect_setup(A, "alg1", "amg:ratio=0.5", OVK_EOPTION, "ratio");
     expect_setup(A, "alg1", "amg:cycle=ovk,smoother=l1gs", OVK_EOPTION, "cycle=hypre");
+    expect_setup(A, "alg1", "amg:precision=half", OVK_EOPTION, "precision");
+    expect_setup(A, "alg1", "amg:cycle=hypre,precision=single", OVK_EOPTION, "cycle=ovk");
     /* 512 rows split 2:3:4 never give every rank a multiple of 5 */
     expect_setup(A, "alg1", "amg:bs=5", OVK_EOPTION, "does not divide");
     /* coordinates of dimension 2 for bs = 1: ignored; for a bs they do not fit: refused */
@@ -335,6 +356,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
     test_laplace_combinations();
     test_cycles();
+    test_precision();
     test_mesh_independence();
     test_value_update();
     test_bad_input();

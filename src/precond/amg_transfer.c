@@ -1,0 +1,161 @@
+/* The amg cycle's grid transfers in single precision (amg:precision=single):
+ * a copy of hypre's interpolation P_l with float weights, by fine rows for
+ * the interpolation x_f += P x_c and transposed (by coarse rows) for the
+ * restriction y_c = alpha P^T r, so that both read P once in its row order
+ * (a gather, where hypre's P^T r scatters).  8 bytes an entry instead of
+ * ParCSR's 12.  The halo goes through hypre's communication package of P:
+ * forward (job 1) the coarse values P's offd columns need, backward (job
+ * 2) the sums of the offd part for the coarse rows other ranks own.
+ *
+ * The restriction of the float copy is the exact transpose of its
+ * interpolation, so that the cycle stays symmetric: only the Galerkin
+ * product (hypre's, of the double P) differs from P^T A P by the rounding
+ * of the weights. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "amg_transfer.h"
+
+struct ovk__amg_transfer {
+    int nf, nc, nx;                /* fine rows, coarse rows (local), P's offd columns */
+    int *ptr, *col;                /* P's diag block by fine rows, coarse local columns */
+    float *val;
+    int *tptr, *tcol;              /* the same block transposed: by coarse rows, fine columns */
+    float *tval;
+    int *optr, *ocol;              /* P's offd block: columns into ext */
+    float *oval;
+    hypre_ParCSRCommPkg *pkg;      /* P's (hypre's) */
+    double *buf, *ext;             /* the rows other ranks need (send map); P's offd columns' values */
+};
+
+void ovk__amg_transfer_free(ovk__amg_transfer *t)
+{
+    if (!t) return;
+    free(t->ptr), free(t->col), free(t->val), free(t->tptr), free(t->tcol), free(t->tval);
+    free(t->optr), free(t->ocol), free(t->oval), free(t->buf), free(t->ext);
+    free(t);
+}
+
+/* the block's rows as CSR of float values (ptr: n + 1 entries) */
+static int copy_block(hypre_CSRMatrix *B, int n, int **ptr, int **col, float **val)
+{
+    const int *bi = hypre_CSRMatrixI(B), *bj = hypre_CSRMatrixJ(B);
+    const double *bv = hypre_CSRMatrixData(B);
+    int nnz = n > 0 && bi ? bi[n] : 0;
+    *ptr = malloc(sizeof(int) * ((size_t)n + 1));
+    *col = malloc(sizeof(int) * ((size_t)nnz + 1));
+    *val = malloc(sizeof(float) * ((size_t)nnz + 1));
+    if (!*ptr || !*col || !*val) return ovk__fail(OVK_ENOMEM, "amg: a float copy of P (%d entries)", nnz);
+    for (int i = 0; i <= n; i++) (*ptr)[i] = bi && n > 0 ? bi[i] : 0;
+    for (int k = 0; k < nnz; k++) {
+        (*col)[k] = bj[k];
+        (*val)[k] = (float)bv[k];
+    }
+    return OVK_OK;
+}
+
+/* t's transpose of the diag block (nc rows) by a counting sort */
+static int transpose_block(ovk__amg_transfer *t)
+{
+    int nnz = t->ptr[t->nf];
+    t->tptr = calloc((size_t)t->nc + 1, sizeof(int));
+    t->tcol = malloc(sizeof(int) * ((size_t)nnz + 1));
+    t->tval = malloc(sizeof(float) * ((size_t)nnz + 1));
+    if (!t->tptr || !t->tcol || !t->tval) return ovk__fail(OVK_ENOMEM, "amg: P^T (%d entries)", nnz);
+    for (int k = 0; k < nnz; k++) t->tptr[t->col[k] + 1]++;
+    for (int j = 0; j < t->nc; j++) t->tptr[j + 1] += t->tptr[j];
+    for (int i = 0; i < t->nf; i++)
+        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) {
+            int at = t->tptr[t->col[k]]++;
+            t->tcol[at] = i;
+            t->tval[at] = t->val[k];
+        }
+    for (int j = t->nc; j > 0; j--) t->tptr[j] = t->tptr[j - 1]; /* back to the row starts */
+    t->tptr[0] = 0;
+    return OVK_OK;
+}
+
+/* Local: the float copy of P (its communication package made before). */
+static int make_copy(hypre_ParCSRMatrix *P, ovk__amg_transfer *t)
+{
+    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(P), *O = hypre_ParCSRMatrixOffd(P);
+    t->nf = hypre_CSRMatrixNumRows(D);
+    t->nc = hypre_CSRMatrixNumCols(D);
+    t->nx = hypre_CSRMatrixNumCols(O);
+    t->pkg = hypre_ParCSRMatrixCommPkg(P);
+    int nsend = hypre_ParCSRCommPkgSendMapStart(t->pkg, hypre_ParCSRCommPkgNumSends(t->pkg));
+    int rc = copy_block(D, t->nf, &t->ptr, &t->col, &t->val);
+    if (!rc) rc = copy_block(O, t->nx > 0 ? t->nf : 0, &t->optr, &t->ocol, &t->oval);
+    if (!rc) rc = transpose_block(t);
+    if (rc) return rc;
+    t->buf = malloc(sizeof(double) * ((size_t)nsend + 1));
+    t->ext = malloc(sizeof(double) * ((size_t)t->nx + 1));
+    if (!t->buf || !t->ext) return ovk__fail(OVK_ENOMEM, "amg: P's halo (%d and %d values)", nsend, t->nx);
+    return OVK_OK;
+}
+
+int ovk__amg_transfer_make(MPI_Comm comm, hypre_ParCSRMatrix *P, ovk__amg_transfer **out)
+{
+    *out = NULL;
+    ovk__amg_transfer *t = calloc(1, sizeof *t);
+    int rc = t ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: float P");
+    /* collective: hypre's package of P's halo, when its setup made none */
+    if (!rc && !hypre_ParCSRMatrixCommPkg(P) && hypre_MatvecCommPkgCreate(P))
+        rc = ovk__fail(OVK_EPRECOND, "amg: hypre_MatvecCommPkgCreate failed in hypre (P)");
+    rc = ovk__agree(comm, rc);
+    if (!rc) rc = ovk__agree(comm, make_copy(P, t));
+    if (rc) {
+        ovk__amg_transfer_free(t);
+        return rc;
+    }
+    *out = t;
+    return OVK_OK;
+}
+
+/* one row's sum of w_k v[c_k] over [lo, hi) */
+static inline double row_sum(const int *restrict c, const float *restrict w, const double *restrict v, int lo, int hi)
+{
+    double s = 0.0;
+    for (int k = lo; k < hi; k++) s += (double)w[k] * v[c[k]];
+    return s;
+}
+
+static int fail_comm(void) { return ovk__fail(OVK_EPRECOND, "amg: hypre's halo exchange of P failed"); }
+
+int ovk__amg_interpolate(const ovk__amg_transfer *t, const double *xc, double *xf, const ovk__hook *h)
+{
+    const int *elm = hypre_ParCSRCommPkgSendMapElmts(t->pkg);
+    int nsend = hypre_ParCSRCommPkgSendMapStart(t->pkg, hypre_ParCSRCommPkgNumSends(t->pkg));
+    for (int k = 0; k < nsend; k++) t->buf[k] = xc[elm[k]];
+    hypre_ParCSRCommHandle *ch = hypre_ParCSRCommHandleCreate(1, t->pkg, t->buf, t->ext);
+    int step = ovk__chunk_rows(t->nf, h);
+    for (int lo = 0; lo < t->nf; lo += step) { /* x_f += P_diag x_c while the halo flies */
+        int hi = ovk__chunk_end(lo, step, t->nf);
+        for (int i = lo; i < hi; i++) xf[i] += row_sum(t->col, t->val, xc, t->ptr[i], t->ptr[i + 1]);
+        ovk__poke(h);
+    }
+    if (hypre_ParCSRCommHandleDestroy(ch)) return fail_comm();
+    for (int i = 0; i < t->nf && t->nx > 0; i++)
+        if (t->optr[i] < t->optr[i + 1]) xf[i] += row_sum(t->ocol, t->oval, t->ext, t->optr[i], t->optr[i + 1]);
+    ovk__poke(h);
+    return OVK_OK;
+}
+
+int ovk__amg_restrict(const ovk__amg_transfer *t, double alpha, const double *r, double *yc, const ovk__hook *h)
+{
+    const int *elm = hypre_ParCSRCommPkgSendMapElmts(t->pkg);
+    int nsend = hypre_ParCSRCommPkgSendMapStart(t->pkg, hypre_ParCSRCommPkgNumSends(t->pkg));
+    if (t->nx > 0) memset(t->ext, 0, sizeof(double) * (size_t)t->nx);
+    for (int i = 0; i < t->nf && t->nx > 0; i++) /* ext = P_offd^T r, for the columns' owners */
+        for (int k = t->optr[i]; k < t->optr[i + 1]; k++) t->ext[t->ocol[k]] += (double)t->oval[k] * r[i];
+    hypre_ParCSRCommHandle *ch = hypre_ParCSRCommHandleCreate(2, t->pkg, t->ext, t->buf);
+    int step = ovk__chunk_rows(t->nc, h);
+    for (int lo = 0; lo < t->nc; lo += step) { /* y_c = alpha P_diag^T r while the halo flies */
+        int hi = ovk__chunk_end(lo, step, t->nc);
+        for (int j = lo; j < hi; j++) yc[j] = alpha * row_sum(t->tcol, t->tval, r, t->tptr[j], t->tptr[j + 1]);
+        ovk__poke(h);
+    }
+    if (hypre_ParCSRCommHandleDestroy(ch)) return fail_comm();
+    for (int k = 0; k < nsend; k++) yc[elm[k]] += alpha * t->buf[k]; /* the other ranks' parts of our rows */
+    return OVK_OK;
+}

@@ -1,0 +1,24 @@
+/* The amg cycle's grid transfers with float weights (amg_transfer.c):
+ * a copy of one hypre interpolation P_l, made at the cycle's setup and
+ * kept while P_l is (a refresh on the kept interpolation keeps it). */
+#ifndef OVK_AMG_TRANSFER_H
+#define OVK_AMG_TRANSFER_H
+
+#include <HYPRE.h>
+#include <_hypre_parcsr_mv.h>
+
+#include "precond.h"
+
+typedef struct ovk__amg_transfer ovk__amg_transfer;
+
+/* Collective over comm (P's ranks; statuses agreed): the float copy of P,
+ * which must outlive it (its halo is hypre's communication package of P,
+ * made here when hypre's setup left none). */
+int ovk__amg_transfer_make(MPI_Comm comm, hypre_ParCSRMatrix *P, ovk__amg_transfer **out);
+/* x_f += P x_c.  Collective with P's halo neighbours; calls the hook. */
+int ovk__amg_interpolate(const ovk__amg_transfer *t, const double *xc, double *xf, const ovk__hook *h);
+/* y_c = alpha P^T r.  Collective with P's halo neighbours; calls the hook. */
+int ovk__amg_restrict(const ovk__amg_transfer *t, double alpha, const double *r, double *yc, const ovk__hook *h);
+void ovk__amg_transfer_free(ovk__amg_transfer *t);
+
+#endif
