@@ -72,9 +72,10 @@ enum { NODAL_DEFAULT = 4 };
  * with fewer iterations */
 enum { RBM_LEVEL_DEFAULT = 2 };
 enum { MAX_LEVELS = 40 };
-/* a 20-step time loop whose field moves a few percent a step (ovk_heat
- * -varcoef): the same iterations with the kept interpolation, setup + solve
- * 0.63x with 10, 0.75x with 5, 0.72x with 20 (docs/performance.md, section 11) */
+/* a full setup at least every 10 value updates: a bound on how stale a kept
+ * P may get while no row drifts past reuse_tol (chosen on ovk_heat
+ * -varcoef's loop; docs/performance.md, section 11 times 10 and 20 on FE
+ * Poisson) */
 enum { REUSE_DEFAULT = 10 };
 
 static const char *const coarsen_names[] = {"hmis", "pmis", "falgout", "cljp", NULL};
