@@ -267,16 +267,27 @@ void ovk__halo_multi_free(ovk__halo_multi *hm)
     memset(hm, 0, sizeof *hm);
 }
 
-int ovk__halo_multi_begin(const ovk_matrix *A, int k, const double *const *X, ovk__halo_multi *hm)
+int ovk__halo_multi_reserve(const ovk_matrix *A, int k, ovk__halo_multi *hm)
 {
+    if (k <= hm->kcap) return OVK_OK;
     const ovk__halo *h = &A->halo;
     size_t nsend = (size_t)h->send_ptr[h->nsend], nrecv = (size_t)A->ncols_offd;
-    memset(hm, 0, sizeof *hm);
-    hm->k = k;
+    ovk__halo_multi_free(hm);
     hm->send = malloc(sizeof(double) * ((size_t)k * nsend + 1));
     hm->recv = malloc(sizeof(double) * ((size_t)k * nrecv + 1));
     hm->reqs = malloc(sizeof(MPI_Request) * (size_t)(h->nsend + h->nrecv + 1));
-    if (!hm->send || !hm->recv || !hm->reqs) return ovk__fail(OVK_ENOMEM, "the halo of %d vectors", k);
+    if (!hm->send || !hm->recv || !hm->reqs) {
+        ovk__halo_multi_free(hm);
+        return ovk__fail(OVK_ENOMEM, "the halo of %d vectors", k);
+    }
+    hm->kcap = k;
+    return OVK_OK;
+}
+
+int ovk__halo_multi_begin(const ovk_matrix *A, int k, const double *const *X, ovk__halo_multi *hm)
+{
+    const ovk__halo *h = &A->halo;
+    hm->k = k;
     for (int j = 0; j < h->nrecv + h->nsend; j++) hm->reqs[j] = MPI_REQUEST_NULL;
     for (int j = 0; j < h->nrecv; j++) { /* neighbour j's k blocks of its columns, vector after vector */
         int cnt = h->recv_ptr[j + 1] - h->recv_ptr[j];

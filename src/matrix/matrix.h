@@ -268,14 +268,17 @@ int ovk__halo_end(const ovk_matrix *A);
 
 /* The halo exchange of k vectors: one message per neighbour carrying the
  * k vectors' values (whatever the matrix's halo mode), in buffers of its
- * own.  begin packs X[0..k) and posts; end waits and leaves the external
- * values interleaved, column c of vector v at ext[c k + v]; free releases
- * the buffers (also after a failed begin).  Collective with the neighbours. */
+ * own.  reserve makes room for k vectors (local: the caller agrees on its
+ * outcome); begin packs X[0..k) (k no more than reserved) and posts; end
+ * waits and leaves the external values interleaved, column c of vector v
+ * at ext[c k + v]; free releases the buffers.  begin and end are
+ * collective with the neighbours. */
 typedef struct ovk__halo_multi {
-    int k;
+    int k, kcap;
     double *send, *recv;
     MPI_Request *reqs;
 } ovk__halo_multi;
+int ovk__halo_multi_reserve(const ovk_matrix *A, int k, ovk__halo_multi *hm);
 int ovk__halo_multi_begin(const ovk_matrix *A, int k, const double *const *X, ovk__halo_multi *hm);
 int ovk__halo_multi_end(const ovk_matrix *A, ovk__halo_multi *hm, double *ext);
 void ovk__halo_multi_free(ovk__halo_multi *hm);
@@ -296,12 +299,16 @@ int ovk__matvec_dot(const ovk_matrix *A, const double *x, double *y, double *xy,
 int ovk__matvec_multi(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *xy,
                       const ovk__hook *hook);
 /* The multi-vector product's scratch (the interleaved copies, the external
- * values, the sums): kept by a caller that multiplies again (a batch's
- * products), so that it is allocated and its pages touched once.  Zeroed
- * to start; ovk__multi_scratch_free releases it.  Local. */
+ * values, the sums, the halo's buffers): kept by a caller that multiplies
+ * again with the same matrix (a batch's products), so that it is allocated
+ * and its pages touched once.  It grows, agreed by every rank, when k
+ * exceeds every earlier k (k must be the same on every rank).  Zeroed to
+ * start; ovk__multi_scratch_free releases it (local). */
 typedef struct ovk__multi_scratch {
     double *xb, *yb, *ext, *dot; /* yb: all zero between products */
     size_t xb_len, yb_len, ext_len, dot_len; /* doubles held */
+    ovk__halo_multi halo;
+    int kcap; /* the vectors every buffer has room for */
 } ovk__multi_scratch;
 void ovk__multi_scratch_free(ovk__multi_scratch *ws);
 /* ovk__matvec_multi with the caller's scratch ws (grown as needed) */

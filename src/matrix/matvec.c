@@ -496,12 +496,31 @@ void ovk__multi_scratch_free(ovk__multi_scratch *ws)
     free(ws->yb);
     free(ws->ext);
     free(ws->dot);
+    ovk__halo_multi_free(&ws->halo);
     memset(ws, 0, sizeof *ws);
 }
 
-/* the diag block's products of the k vectors (dot[j] += their sums) */
-static int diag_multi(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *dot,
-                      const ovk__hook *hook, ovk__multi_scratch *ws)
+/* ws has room for k vectors: grown when k exceeds every earlier k (the
+ * same test on every rank), the outcome agreed, so that no rank starts a
+ * product its peers cannot finish */
+static int scratch_reserve(const ovk_matrix *A, int k, ovk__multi_scratch *ws)
+{
+    if (k <= ws->kcap) return OVK_OK;
+    size_t len = (size_t)(A->lay.nlocal > 0 ? A->lay.nlocal : 1) * (size_t)(k < MULTI_MAX ? k : MULTI_MAX);
+    int rc = scratch_grow(&ws->dot, &ws->dot_len, (size_t)k + 1, 0, "the sums", k);
+    if (!rc && !A->diag.runs) rc = scratch_grow(&ws->xb, &ws->xb_len, len, 0, "the interleaved copies", k);
+    if (!rc && !A->diag.runs) rc = scratch_grow(&ws->yb, &ws->yb_len, len, 1, "the interleaved copies", k);
+    if (!rc) rc = scratch_grow(&ws->ext, &ws->ext_len, (size_t)k * A->ncols_offd + 1, 0, "the external values", k);
+    if (!rc) rc = ovk__halo_multi_reserve(A, k, &ws->halo);
+    rc = ovk__agree(A->lay.comm, rc);
+    if (!rc) ws->kcap = k;
+    return rc;
+}
+
+/* the diag block's products of the k vectors (dot[j] += their sums), in
+ * ws reserved for k */
+static void diag_multi(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *dot,
+                       const ovk__hook *hook, ovk__multi_scratch *ws)
 {
     int n = A->lay.nlocal;
     if (A->diag.runs) { /* a run's row is read once anyway: each vector by the run kernels, chunk by chunk */
@@ -512,42 +531,33 @@ static int diag_multi(const ovk_matrix *A, int k, const double *const *X, double
             for (int j = 0; j < k; j++) dot[j] = runs_rows(&A->diag, rows, X[j], Y[j], lo, hi, dot[j]);
             ovk__poke(hook);
         }
-        return OVK_OK;
+        return;
     }
-    size_t len = (size_t)(n > 0 ? n : 1) * (size_t)(k < MULTI_MAX ? k : MULTI_MAX);
-    int rc = scratch_grow(&ws->xb, &ws->xb_len, len, 0, "the interleaved copies", k);
-    if (!rc) rc = scratch_grow(&ws->yb, &ws->yb_len, len, 1, "the interleaved copies", k);
-    for (int j0 = 0; !rc && j0 < k; j0 += MULTI_MAX) { /* MULTI_MAX vectors per pass over the block */
+    for (int j0 = 0; j0 < k; j0 += MULTI_MAX) { /* MULTI_MAX vectors per pass over the block */
         int kb = k - j0 < MULTI_MAX ? k - j0 : MULTI_MAX;
         diag_interleaved(A, kb, X + j0, Y + j0, ws->xb, ws->yb, dot + j0, hook);
     }
-    return rc;
 }
 
 int ovk__matvec_multi_with(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *xy,
                            const ovk__hook *hook, ovk__multi_scratch *ws)
 {
-    ovk__halo_multi hm;
-    int rc = scratch_grow(&ws->dot, &ws->dot_len, (size_t)k + 1, 0, "the sums", k);
+    int rc = scratch_reserve(A, k, ws);
     if (rc) return rc;
     double *dot = ws->dot;
     memset(dot, 0, sizeof(double) * (size_t)k);
-    rc = ovk__halo_multi_begin(A, k, X, &hm);
-    if (rc) goto cleanup;
-    rc = diag_multi(A, k, X, Y, dot, hook, ws);
-    if (!rc) rc = scratch_grow(&ws->ext, &ws->ext_len, (size_t)k * A->ncols_offd + 1, 0, "the external values", k);
-    if (rc) { /* the messages complete before their buffers go */
-        MPI_Waitall(A->halo.nrecv + A->halo.nsend, hm.reqs, MPI_STATUSES_IGNORE);
-        goto cleanup;
+    rc = ovk__halo_multi_begin(A, k, X, &ws->halo);
+    if (rc) { /* a failed post: the posted messages complete before anything else */
+        MPI_Waitall(A->halo.nrecv + A->halo.nsend, ws->halo.reqs, MPI_STATUSES_IGNORE);
+        return rc;
     }
-    rc = ovk__halo_multi_end(A, &hm, ws->ext);
-    if (rc) goto cleanup;
+    diag_multi(A, k, X, Y, dot, hook, ws);
+    rc = ovk__halo_multi_end(A, &ws->halo, ws->ext);
+    if (rc) return rc;
     if (A->ncols_offd > 0 && k == 8) offd_rows_multi(A, 8, ws->ext, X, Y, dot);
     else if (A->ncols_offd > 0) offd_rows_multi(A, k, ws->ext, X, Y, dot);
     if (xy) memcpy(xy, dot, sizeof(double) * (size_t)k);
-cleanup:
-    ovk__halo_multi_free(&hm);
-    return rc;
+    return OVK_OK;
 }
 
 int ovk__matvec_multi(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *xy,

@@ -89,17 +89,16 @@ enum { CYCLE_OVK, CYCLE_HYPRE };
 static const char *const precision_names[] = {"double", "single", NULL};
 static const char *const reuse_coarse_names[] = {"galerkin", "keep", NULL};
 enum { RC_GALERKIN, RC_KEEP };
-/* a 20-step loop of FE Poisson (a few percent a step): the coarse levels
- * kept took 1.5 % more iterations than the Galerkin products formed again,
- * for a setup on the kept interpolation about a third as long
+/* keep by default: over a loop of small changes the kept coarse levels
+ * cost few iterations more than Galerkin products formed again, for a
+ * setup on the kept interpolation several times shorter
  * (docs/performance.md, section 11) */
 enum { REUSE_COARSE_DEFAULT = RC_KEEP };
 enum { PREC_DOUBLE, PREC_SINGLE };
 /* the coarse levels' values in float by default (the same iterations, a faster
  * solve: docs/performance.md, section 11), but for a singular A (a declared
- * null space): the rounded levels lose the exact null space (A_l 1 = 0 and
- * P 1 = 1 hold only to 2^-24), and CG then failed on the Neumann problem of
- * tests/mpi/test_amg_reuse.c */
+ * null space): the rounded levels keep the null space only to 2^-24 (A_l 1
+ * = 0 and P 1 = 1), and CG on a singular A needs it exact */
 enum { PRECISION_DEFAULT = PREC_SINGLE };
 static const int relax_down[] = {HY_L1_GS_FWD, HY_HYBRID_SGS, HY_L1_JACOBI, HY_CHEBY};
 static const int relax_up[] = {HY_L1_GS_BWD, HY_HYBRID_SGS, HY_L1_JACOBI, HY_CHEBY};
@@ -678,8 +677,8 @@ static int update_setup(amg *m, const ovk__pc_env *env, int *kept)
     int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &m->drift, 1, MPI_DOUBLE, MPI_MAX, m->comm), "MPI_Allreduce (amg drift)");
     if (rc || !(m->drift <= m->o.reuse_tol)) return rc;
     /* keep forms the products all the same for a singular A (a declared
-     * null space): with the full setup's coarse levels CG diverged on the
-     * Neumann problem of tests/mpi/test_amg_reuse.c (1 rank, 2nd update) */
+     * null space): stale coarse levels no longer carry A's null space
+     * exactly, which CG on a singular A needs */
     int galerkin = m->o.reuse_coarse == RC_GALERKIN || m->singular;
     if (galerkin) rc = ovk__agree(m->comm, fill_blocks(env->A, (hypre_ParCSRMatrix *)m->A));
     if (rc) return rc;

@@ -98,7 +98,8 @@ int ovk__amg_transfer_make(MPI_Comm comm, hypre_ParCSRMatrix *P, ovk__amg_transf
 {
     *out = NULL;
     ovk__amg_transfer *t = calloc(1, sizeof *t);
-    int rc = t ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: float P");
+    /* agreed first: no rank may skip the collective package creation below */
+    int rc = ovk__agree(comm, t ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: float P"));
     /* collective: hypre's package of P's halo, when its setup made none */
     if (!rc && !hypre_ParCSRMatrixCommPkg(P) && hypre_MatvecCommPkgCreate(P))
         rc = ovk__fail(OVK_EPRECOND, "amg: hypre_MatvecCommPkgCreate failed in hypre (P)");

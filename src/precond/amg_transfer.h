@@ -15,7 +15,10 @@ typedef struct ovk__amg_transfer ovk__amg_transfer;
  * which must outlive it (its halo is hypre's communication package of P,
  * made here when hypre's setup left none). */
 int ovk__amg_transfer_make(MPI_Comm comm, hypre_ParCSRMatrix *P, ovk__amg_transfer **out);
-/* x_f += P x_c.  Collective with P's halo neighbours; calls the hook. */
+/* x_f += P x_c.  Collective with P's halo neighbours; calls the hook.  A
+ * failed exchange (hypre's, as in its own products) is reported on the
+ * rank that saw it only: the ranks are then out of step, as after any
+ * failed MPI call the library does not agree on. */
 int ovk__amg_interpolate(const ovk__amg_transfer *t, const double *xc, double *xf, const ovk__hook *h);
 /* y_c = alpha P^T r.  Collective with P's halo neighbours; calls the hook. */
 int ovk__amg_restrict(const ovk__amg_transfer *t, double alpha, const double *r, double *yc, const ovk__hook *h);

@@ -101,25 +101,36 @@ static int first_half(ovk__ctx *c, bicg_work *w, const double *d, double *rv, in
     return OVK_OK;
 }
 
+/* rows per block of update's sums: fixed, so that the sums' bits do not
+ * depend on how often the backend's hook asks to be called */
+enum { SUM_ROWS = 2048 };
+
 /* x += alpha z + omega zs;  r = s - omega t;  h = <rhat,r>, <r,r> (local),
- * one pass, the sums in SIMD lanes */
+ * one pass, the sums in SIMD lanes per block of SUM_ROWS rows */
 static void update(ovk__ctx *c, bicg_work *w, double h[2])
 {
     const double *restrict z = w->z, *restrict zs = w->zs, *restrict t = w->t, *restrict rhat = w->rhat;
     double *restrict x = c->x, *restrict r = w->r, a = w->alpha, o = w->omega;
-    int n = c->n, step = ovk__chunk_rows(n, &c->hook);
+    int n = c->n, every = ovk__chunk_rows(n, &c->hook);
     double hr = 0.0, rr = 0.0;
-    for (int lo = 0; lo < n; lo += step) {
-        int hi = ovk__chunk_end(lo, step, n);
-#pragma omp simd reduction(+ : hr, rr)
+    for (int lo = 0, since = 0; lo < n; lo += SUM_ROWS) {
+        int hi = ovk__chunk_end(lo, SUM_ROWS, n);
+        double bh = 0.0, br = 0.0;
+#pragma omp simd reduction(+ : bh, br)
         for (int i = lo; i < hi; i++) {
             x[i] += a * z[i] + o * zs[i];
             double ri = r[i] - o * t[i];
             r[i] = ri;
-            hr += rhat[i] * ri;
-            rr += ri * ri;
+            bh += rhat[i] * ri;
+            br += ri * ri;
         }
-        ovk__poke(&c->hook);
+        hr += bh;
+        rr += br;
+        since += hi - lo;
+        if (since >= every || hi == n) {
+            ovk__poke(&c->hook);
+            since = 0;
+        }
     }
     h[0] = hr;
     h[1] = rr;
