@@ -72,11 +72,13 @@ enum { NODAL_DEFAULT = 4 };
  * with fewer iterations */
 enum { RBM_LEVEL_DEFAULT = 2 };
 enum { MAX_LEVELS = 40 };
-/* a full setup at least every 10 value updates: a bound on how stale a kept
- * P may get while no row drifts past reuse_tol (chosen on ovk_heat
- * -varcoef's loop; docs/performance.md, section 11 times 10 and 20 on FE
- * Poisson) */
-enum { REUSE_DEFAULT = 10 };
+/* a full setup at least every 20 value updates: a bound on how stale a kept
+ * P may get while no row drifts past reuse_tol.  Chosen on the 20-step FE
+ * Poisson loop (bench/amg_cases/loop.txt: one full setup fewer than with 10
+ * and no more iterations) and on ovk_heat -varcoef's (there reuse_tol forces
+ * the second full setup before either bound: the same work with 10 or 20);
+ * docs/performance.md, section 11 */
+enum { REUSE_DEFAULT = 20 };
 
 static const char *const coarsen_names[] = {"hmis", "pmis", "falgout", "cljp", NULL};
 static const int coarsen_types[] = {HY_HMIS, HY_PMIS, HY_FALGOUT, HY_CLJP};
@@ -808,7 +810,7 @@ const ovk__pc_type ovk__pc_amg = {
                "max_levels=N (25); agg_levels=N (1; 0 when bs>1: levels of aggressive coarsening); coarse_size=N (9); bs=N (1, "
                "unknowns per node); nodal=0..6 (4 when bs>1); rbm=0|1 (1: rigid-body modes from the "
                "solver's coordinates); rbm_level=N (2, the first level whose interpolation takes them; 0: all); "
-               "qmax=N (4); reuse=K (10 with cycle=ovk, value updates served by the kept interpolation; 0: none); reuse_tol=T "
+               "qmax=N (4); reuse=K (20 with cycle=ovk, value updates served by the kept interpolation; 0: none); reuse_tol=T "
                "(0.3, a row's relative change that forces a full setup); reuse_coarse=keep|galerkin (keep: the full setup's "
                "coarse levels, level 0's smoother refreshed; galerkin: P^T A P again); print=0..3 (hypre's print level)",
     .needs_matrix = 1,
