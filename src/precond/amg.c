@@ -72,11 +72,13 @@ enum { NODAL_DEFAULT = 4 };
  * with fewer iterations */
 enum { RBM_LEVEL_DEFAULT = 2 };
 enum { MAX_LEVELS = 40 };
-/* a full setup at least every 10 value updates: a bound on how stale a kept
- * P may get while no row drifts past reuse_tol (chosen on ovk_heat
- * -varcoef's loop; docs/performance.md, section 11 times 10 and 20 on FE
- * Poisson) */
-enum { REUSE_DEFAULT = 10 };
+/* a full setup at least every 20 value updates: a bound on how stale a kept
+ * P may get while no row drifts past reuse_tol.  Chosen on the 20-step FE
+ * Poisson loop (bench/amg_cases/loop.txt: one full setup fewer than with 10
+ * and no more iterations) and on ovk_heat -varcoef's (there reuse_tol forces
+ * the second full setup before either bound: the same work with 10 or 20);
+ * docs/performance.md, section 11 */
+enum { REUSE_DEFAULT = 20 };
 
 static const char *const coarsen_names[] = {"hmis", "pmis", "falgout", "cljp", NULL};
 static const int coarsen_types[] = {HY_HMIS, HY_PMIS, HY_FALGOUT, HY_CLJP};
@@ -303,6 +305,24 @@ static int make_parcsr(amg *m, const ovk_matrix *A, int nd)
     return fill_blocks(A, P);
 }
 
+/* Local: hypre's copy times 2^-scale_exp.  A product with the power of two
+ * rounds as ldexp does (once, exactly when no underflow) at the cost of a
+ * multiplication; ldexp where 2^-e itself overflows. */
+static void scale_blocks(amg *m)
+{
+    hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
+    hypre_CSRMatrix *blk[2] = {hypre_ParCSRMatrixDiag(P), hypre_ParCSRMatrixOffd(P)};
+    double s = ldexp(1.0, -m->scale_exp);
+    for (int b = 0; b < 2 && m->scale_exp; b++) {
+        double *v = hypre_CSRMatrixData(blk[b]);
+        int nnz = hypre_CSRMatrixI(blk[b])[hypre_CSRMatrixNumRows(blk[b])];
+        if (isfinite(s))
+            for (int k = 0; k < nnz; k++) v[k] *= s;
+        else
+            for (int k = 0; k < nnz; k++) v[k] = ldexp(v[k], -m->scale_exp);
+    }
+}
+
 /* Collective: hypre's copy scaled by 2^-e, its largest entry in [0.5, 1)
  * (e over every rank).  hypre's setup multiplies entries together
  * (interpolation weights, Galerkin products): at 1e-300 they underflow and
@@ -315,18 +335,16 @@ static int unit_scale(amg *m)
     double amax = 0.0;
     for (int b = 0; b < 2; b++) {
         const double *v = hypre_CSRMatrixData(blk[b]);
-        for (int k = 0, nnz = hypre_CSRMatrixI(blk[b])[hypre_CSRMatrixNumRows(blk[b])]; k < nnz; k++)
-            amax = fmax(amax, fabs(v[k]));
+        for (int k = 0, nnz = hypre_CSRMatrixI(blk[b])[hypre_CSRMatrixNumRows(blk[b])]; k < nnz; k++) {
+            double a = fabs(v[k]);
+            if (a > amax) amax = a; /* fmax's result, NaNs ignored, without its call */
+        }
     }
     if (MPI_Allreduce(MPI_IN_PLACE, &amax, 1, MPI_DOUBLE, MPI_MAX, m->comm) != MPI_SUCCESS)
         return ovk__fail(OVK_EMPI, "MPI_Allreduce (amg: the largest entry)");
     m->scale_exp = 0;
     if (amax > 0.0 && isfinite(amax)) frexp(amax, &m->scale_exp);
-    for (int b = 0; b < 2 && m->scale_exp; b++) {
-        double *v = hypre_CSRMatrixData(blk[b]);
-        for (int k = 0, nnz = hypre_CSRMatrixI(blk[b])[hypre_CSRMatrixNumRows(blk[b])]; k < nnz; k++)
-            v[k] = ldexp(v[k], -m->scale_exp);
-    }
+    scale_blocks(m);
     return OVK_OK;
 }
 
@@ -593,15 +611,6 @@ static int keep_values(amg *m, const ovk_matrix *A)
     return OVK_OK;
 }
 
-/* Local: hypre's copy times 2^-scale_exp (the scale of the full setup). */
-static void scale_values(amg *m)
-{
-    hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
-    double *d = hypre_CSRMatrixData(hypre_ParCSRMatrixDiag(P)), *o = hypre_CSRMatrixData(hypre_ParCSRMatrixOffd(P));
-    for (int k = 0, nd = diag_count(P); k < nd && m->scale_exp; k++) d[k] = ldexp(d[k], -m->scale_exp);
-    for (int k = 0, no = offd_count(P); k < no && m->scale_exp; k++) o[k] = ldexp(o[k], -m->scale_exp);
-}
-
 /* change_i += sum_j |a_ij - a0_ij|, size_i += sum_j |a0_ij| over block b's
  * stored entries (a block that keeps one triangle: row j's a_ji too) */
 static void block_change(const ovk__csr *b, int n, const double *a0, double *change, double *size)
@@ -684,7 +693,7 @@ static int update_setup(amg *m, const ovk__pc_env *env, int *kept)
     if (rc) return rc;
     double t1 = MPI_Wtime();
     if (galerkin) {
-        scale_values(m); /* by the full setup's 2^-scale_exp: the hierarchy's scale */
+        scale_blocks(m); /* by the full setup's 2^-scale_exp: the hierarchy's scale */
         rc = ovk__agree(m->comm, galerkin_again(m));
         if (rc) return rc;
     }
@@ -801,7 +810,7 @@ const ovk__pc_type ovk__pc_amg = {
                "max_levels=N (25); agg_levels=N (1; 0 when bs>1: levels of aggressive coarsening); coarse_size=N (9); bs=N (1, "
                "unknowns per node); nodal=0..6 (4 when bs>1); rbm=0|1 (1: rigid-body modes from the "
                "solver's coordinates); rbm_level=N (2, the first level whose interpolation takes them; 0: all); "
-               "qmax=N (4); reuse=K (10 with cycle=ovk, value updates served by the kept interpolation; 0: none); reuse_tol=T "
+               "qmax=N (4); reuse=K (20 with cycle=ovk, value updates served by the kept interpolation; 0: none); reuse_tol=T "
                "(0.3, a row's relative change that forces a full setup); reuse_coarse=keep|galerkin (keep: the full setup's "
                "coarse levels, level 0's smoother refreshed; galerkin: P^T A P again); print=0..3 (hypre's print level)",
     .needs_matrix = 1,

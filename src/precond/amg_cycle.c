@@ -237,12 +237,15 @@ static int l1_inverse(const ovk_matrix *A, double *dinv)
     int n = A->lay.nlocal;
     for (int i = 0; i < n; i++) dinv[i] = 0.0;
     for (int i = 0; i < n; i++) {
+        double row = 0.0; /* row i's stored entries, summed apart from the a_ji scattered below */
         for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
+            double v = fabs(d->val[k]);
+            row += v;
             int j = ovk__csr_col(d, i, k);
-            dinv[i] += fabs(d->val[k]);
-            if (d->upper && j != i) dinv[j] += fabs(d->val[k]); /* a_ji, not stored */
+            if (d->upper && j != i) dinv[j] += v; /* a_ji, not stored (j > i) */
         }
-        for (int k = o->rowptr[i]; k < o->rowptr[i + 1]; k++) dinv[i] += fabs(o->val[k]);
+        for (int k = o->rowptr[i]; k < o->rowptr[i + 1]; k++) row += fabs(o->val[k]);
+        dinv[i] += row;
     }
     for (int i = 0; i < n; i++) {
         if (!(dinv[i] >= 0.0) || isinf(dinv[i]))
