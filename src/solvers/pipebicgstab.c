@@ -23,8 +23,8 @@
  * reduction phases (omega needs <t,.> of the t the second one overlaps).
  *
  * Attainable accuracy: the recurrences drift from their definitions, so
- * (as PETSc) every `replace_every` steps (default: every 100 steps up to
- * step 1000) r, r2, w, w2, t, s, s2, z, z2, v are recomputed from x and p2;
+ * every `replace_every` steps (default: PETSc's schedule, every 100 steps
+ * up to step 1000) the iteration restarts from the true residual b - A x;
  * a converged recursive residual is confirmed on the true one, which
  * restarts the iteration from it when it does not meet the tolerance. */
 #include <stddef.h>
@@ -182,17 +182,15 @@ static int step(ovk__ctx *c, pbcgs_work *w, int more, int *broke)
     return ovk__sum_finish(c, OVK__IPROD, req, more ? pc_matvec(c, w->w, w->w2, w->t) : OVK_OK); /* w2 = C w; t = A w2 */
 }
 
-/* the recurrences recomputed from x and p2: r = b - A x and the products */
-static int replace(ovk__ctx *c, pbcgs_work *w)
+/* Residual replacement: r = b - A x, then a restart from it (rhat = r and
+ * the recurrences anew).  Continuing with the old rhat, rho and directions
+ * instead breaks down where the recursive residual has drifted far from
+ * the true one: at that point their difference is no rounding error. */
+static int replace(ovk__ctx *c, pbcgs_work *w, int iter)
 {
     int rc = ovk__ctx_residual(c, w->r);
-    if (!rc) rc = pc_matvec(c, w->r, w->r2, w->w);  /* r2 = C r;  w = A r2 */
-    if (!rc) rc = pc_matvec(c, w->w, w->w2, w->t);  /* w2 = C w;  t = A w2 */
-    if (!rc) rc = ovk__ctx_matvec(c, w->p2, w->s);  /* s = A p2 */
-    if (!rc) rc = pc_matvec(c, w->s, w->s2, w->z);  /* s2 = C s;  z = A s2 */
-    if (!rc) rc = pc_matvec(c, w->z, w->z2, w->v);  /* z2 = C z;  v = A z2 */
     c->res->replacements++;
-    return rc;
+    return rc ? rc : start(c, w, iter);
 }
 
 /* replace_every k > 0: every k steps; 0: PETSc's schedule; < 0: never */
@@ -241,7 +239,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
         if (!broke && !replaced) coefficients(w, &broke, &what, &value);
         if (broke && ovk__bcgs_breakdown(c, &w->rs, iter, what, value)) return OVK_OK;
         if (broke || replaced) rc = start(c, w, iter); /* from r (the true residual when replaced) */
-        else if (replacement_due(c, iter)) rc = replace(c, w);
+        else if (replacement_due(c, iter)) rc = replace(c, w, iter);
         if (rc || c->res->reason != OVK_REASON_NONE) return rc;
     }
     return ovk__bcgs_limit(c, bb, w->r);
