@@ -25,7 +25,11 @@ static void poke(void *arg) { (void)arg; }
 /* An n-row block with couplings at offsets 1, 3 and far (both sides),
  * values from a few multiples of 1/4 (exact in float, few enough for the
  * dictionary) that vary along the rows (no runs of one repeated row):
- * symmetric when sym, else a nonsymmetric pattern with empty rows. */
+ * symmetric when sym, else a nonsymmetric pattern with empty rows.  With
+ * far past 16 bits, the rows more than 600 from both ends keep a_ii only
+ * (the test stays short). */
+static int middle(int i, int n, int far) { return far > 5 && i >= 600 && i < n - 600; }
+
 static ovk_matrix *make(int n, int far, int sym)
 {
     static const int offs[] = {0, -1, 1, -3, 3, 0, 0};
@@ -38,9 +42,10 @@ static ovk_matrix *make(int n, int far, int sym)
         d[5] = -far, d[6] = far;
         for (int q = 0; q < 7 && (sym || i % 11 != 4); q++) {
             int j = i + d[q];
-            if (j < 0 || j >= n || (!sym && q > 0 && (i + j) % 4 == 1)) continue;
+            if (j < 0 || j >= n || (q > 0 && (middle(i, n, far) || middle(j, n, far)))) continue;
+            if (!sym && q > 0 && (i + j) % 4 == 1) continue;
             col[len] = j;
-            val[len++] = q == 0 ? 8.0 : sym ? 0.25 * ((i + j) % 5) - 1.0 : 0.25 * ((2 * i + 3 * j) % 7) - 1.0;
+            val[len++] = q == 0 ? 8.0 + 0.25 * (i % 3) : sym ? 0.25 * ((i + j) % 5) - 1.0 : 0.25 * ((2 * i + 3 * j) % 7) - 1.0;
         }
         ptr[i + 1] = len;
     }
@@ -65,8 +70,8 @@ static void check_isa(const ovk_matrix *A, int isa, const double *const *X, doub
         for (int j = 0; j < k; j++) memset(Y[j], 0xff, sizeof(double) * (size_t)n); /* NaNs: every entry written */
         assert_int_equal(ovk__matvec_multi(A, k, X, Y, xy, &h), OVK_OK);
         for (int j = 0; j < k; j++) {
-            assert_memory_equal(Y[j], y1[j], sizeof(double) * (size_t)n);
-            assert_memory_equal(&xy[j], &xy1[j], sizeof(double));
+            assert_true(!memcmp(Y[j], y1[j], sizeof(double) * (size_t)n));
+            assert_true(!memcmp(&xy[j], &xy1[j], sizeof(double)));
         }
     }
 }
@@ -84,7 +89,7 @@ static void check_matrix(ovk_matrix *A, int best, int seen[4][3])
         y1[j] = malloc(sizeof(double) * (size_t)n);
         for (int i = 0; i < n; i++) X[j][i] = (double)((i * 7919 + j * 104729) % 1000) / 997.0 - 0.4;
     }
-    assert_null(A->diag.runs);
+    ovk__csr_drop_runs(&A->diag); /* the kernels of the forms, not the runs' */
     for (int f = 0; f < 3; f++) {
         assert_int_equal(ovk__csr_pack_values(&A->diag, allow[f]), OVK_OK);
         assert_int_equal(A->diag.vform, f); /* the values allow each form */
