@@ -314,6 +314,14 @@ void ovk__multi_scratch_free(ovk__multi_scratch *ws);
 /* ovk__matvec_multi with the caller's scratch ws (grown as needed) */
 int ovk__matvec_multi_with(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *xy,
                            const ovk__hook *hook, ovk__multi_scratch *ws);
+/* The kernels of the multi-vector product at widths 4 and 8: those of
+ * instruction set isa (OVK__RUN_GENERIC, or OVK__RUN_AVX2 where built and
+ * the CPU runs it; the best of these when isa < 0 or above it; the other
+ * widths have generic kernels only).  Returns the instruction set now in
+ * use; the default is the best.  For tests and benchmarks that compare the
+ * paths (every choice gives the same bits); process-wide, not for use
+ * while another thread multiplies. */
+int ovk__multi_set_kernels(int isa);
 /* Bytes one y = A x streams on this rank: the matrix arrays it reads (the
  * packed values), x read, y written, the offd rows' y updates, the halo's
  * packing and the external vector. */

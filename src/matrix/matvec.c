@@ -4,6 +4,7 @@
  * bytes a product moves (for the bandwidth figures) and the public
  * ovk_matvec. */
 #define _DEFAULT_SOURCE /* madvise */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__linux__)
@@ -352,6 +353,20 @@ MULTI_FORMS_AVX2(_8_avx2, 8)
 
 typedef void (*multi_fn)(const ovk__csr *, int, const double *, double *, int, int, double *);
 
+/* the instruction set of the multi-vector kernels: -1 until first asked */
+static _Atomic int multi_isa = -1;
+
+int ovk__multi_set_kernels(int isa)
+{
+    int best = OVK__RUN_GENERIC;
+#ifdef MULTI_AVX2
+    if (ovk__cpu_isa(0) >= OVK__RUN_AVX2) best = OVK__RUN_AVX2;
+#endif
+    if (isa < 0 || isa > best) isa = best;
+    atomic_store_explicit(&multi_isa, isa, memory_order_relaxed);
+    return isa;
+}
+
 /* the kernel of m's storage form for k vectors */
 static multi_fn pick_multi(const ovk__csr *m, int k)
 {
@@ -363,7 +378,9 @@ static multi_fn pick_multi(const ovk__csr *m, int k)
     int form = 2 * (m->upper != 0) + (m->off16 != NULL);
 #ifdef MULTI_AVX2
     static const multi_fn four_avx2[4][3] = MULTI_TABLE(_4_avx2), eight_avx2[4][3] = MULTI_TABLE(_8_avx2);
-    if ((k == 4 || k == 8) && ovk__cpu_isa(0) >= OVK__RUN_AVX2)
+    int isa = atomic_load_explicit(&multi_isa, memory_order_relaxed);
+    if (isa < 0) isa = ovk__multi_set_kernels(-1);
+    if ((k == 4 || k == 8) && isa == OVK__RUN_AVX2)
         return (k == 8 ? eight_avx2 : four_avx2)[form][m->vform];
 #endif
 #undef MULTI_TABLE

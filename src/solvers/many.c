@@ -74,10 +74,11 @@ typedef struct sum_token {
     int used;
 } sum_token;
 
-/* One combined reduction. */
+/* One combined reduction.  Its slot keeps buf for the next one. */
 typedef struct group {
     ovk_request *req;
     double *buf;
+    size_t cap;     /* doubles buf holds */
     long long seq;  /* posting order */
     int tokens;     /* its sums not yet collected by their task */
     int count;      /* its sums */
@@ -125,6 +126,7 @@ struct ovk__many {
     long long seq;
     const ovk_matrix *A;
     ovk_reducer *red;
+    MPI_Comm comm;         /* the solver's, for agreements */
     ovk__hook hook;        /* the reducer's progress during a product */
     const double **X;      /* the product's scratch: k operands, results, sums */
     double **Y, *xy, *xx;
@@ -241,10 +243,7 @@ int ovk__task_sum_end(ovk__task *t, ovk_request *req, double *waited)
     if (!rc) memcpy(tok->vals, g->buf + tok->offset, sizeof(double) * (size_t)tok->n);
     *waited = g->waited / g->count;
     tok->used = 0;
-    if (--g->tokens == 0) { /* every sum collected: the slot is free */
-        free(g->buf);
-        g->buf = NULL;
-    }
+    g->tokens--; /* at 0, every sum collected: the slot is free */
     return rc;
 }
 
@@ -276,20 +275,35 @@ int ovk__task_pc(ovk__task *t, const double *r, double *z, double *rz, double *r
 
 /* ---- the scheduler ------------------------------------------------------ */
 
-/* a free group slot (index), growing the array */
-static int group_slot(ovk__many *m, int *slot)
+/* A free group slot (index) whose buffer holds total values, the array
+ * or the buffer grown.  Every rank posts the same sums in the same order,
+ * so every rank grows at the same post: the outcome is agreed there (a
+ * rank without the memory must not leave the others in the reduction),
+ * and a slot's buffer is kept, at least k OVK__RESERVED_VALS values, so
+ * that growing is rare. */
+static int group_slot(ovk__many *m, int total, int *slot)
 {
-    for (int i = 0; i < m->ngroups; i++)
-        if (!m->groups[i].buf && !m->groups[i].req && m->groups[i].tokens == 0) {
-            *slot = i;
-            return OVK_OK;
+    int i = 0, rc = OVK_OK;
+    while (i < m->ngroups && (m->groups[i].req || m->groups[i].tokens > 0)) i++;
+    if (i == m->ngroups) {
+        group *more = realloc(m->groups, sizeof(group) * (size_t)(m->ngroups + 1));
+        if (more) {
+            m->groups = more;
+            memset(&m->groups[m->ngroups++], 0, sizeof(group));
         }
-    group *more = realloc(m->groups, sizeof(group) * (size_t)(m->ngroups + 1));
-    if (!more) return ovk__fail(OVK_ENOMEM, "a combined reduction");
-    m->groups = more;
-    memset(&m->groups[m->ngroups], 0, sizeof(group));
-    *slot = m->ngroups++;
-    return OVK_OK;
+        rc = ovk__agree(m->comm, more ? OVK_OK : ovk__fail(OVK_ENOMEM, "a combined reduction"));
+        if (rc) return rc;
+    }
+    group *g = &m->groups[i];
+    size_t need = (size_t)m->k * OVK__RESERVED_VALS;
+    if (need < (size_t)total) need = (size_t)total;
+    if (!g->buf || g->cap < (size_t)total) {
+        free(g->buf);
+        g->cap = (g->buf = malloc(sizeof(double) * need)) ? need : 0;
+        rc = ovk__agree(m->comm, g->buf ? OVK_OK : ovk__fail(OVK_ENOMEM, "a combined reduction of %d values", total));
+    }
+    *slot = i;
+    return rc;
 }
 
 /* The sums started since the last post, as one reduction carrying them
@@ -313,12 +327,10 @@ static int post(ovk__many *m, int before_product)
     }
     m->nunposted = held;
     if (count == 0) return OVK_OK;
-    int rc = group_slot(m, &slot);
+    int rc = group_slot(m, total, &slot);
     if (rc) return rc;
     group *g = &m->groups[slot];
-    *g = (group){.buf = malloc(sizeof(double) * (size_t)(total > 0 ? total : 1)), .seq = m->seq++, .tokens = count,
-                 .count = count};
-    if (!g->buf) return ovk__fail(OVK_ENOMEM, "a combined reduction of %d values", total);
+    *g = (group){.buf = g->buf, .cap = g->cap, .seq = m->seq++, .tokens = count, .count = count};
     for (int i = 0, off = 0; i < count; i++) {
         go[i]->group = slot;
         go[i]->offset = off;
@@ -541,6 +553,7 @@ static int batch_new(ovk__many *m, const ovk__ctx *c, int k)
     m->k = k;
     m->A = c->A;
     m->red = c->red;
+    m->comm = c->comm;
     m->tasks = calloc((size_t)k, sizeof *m->tasks);
     m->unposted = calloc(2 * (size_t)k * TASK_SUMS, sizeof *m->unposted); /* the list, the posted ones */
     m->X = calloc((size_t)k, sizeof *m->X);

@@ -4,8 +4,10 @@
  * Configurations: every solver with every preconditioner on an nbc reducer
  * given to the solver (with --quick: every solver with jacobi and every
  * preconditioner with pipecg), and every backend made by pipecg's setup
- * from its option.  For each, a run without failure counts the allocations
- * of ovk_solver_setup and of ovk_solver_solve; then for n = 1 .. that count
+ * from its option, and ovk_solver_solve_many of MANY_K systems (systems that
+ * converge at different iterations) with a few solvers.  For each, a run
+ * without failure counts the allocations of ovk_solver_setup and of the
+ * solve; then for n = 1 .. that count
  * the n-th allocation fails on one rank (rank (n-1) mod P, so every
  * allocation fails on some rank), and
  *   - the call returns OVK_ENOMEM on every rank (no crash; no hang: each
@@ -20,7 +22,8 @@
  * Allocations inside MPI, hypre, LAPACK and BLAS are not the library's and
  * are not failed.  Rank 0 prints the counts and how many distinct call
  * sites failed (OVK_TEST_PRINT_SITES=1: which).
- * Usage: test_alloc_fault [--quick] [creation] [solver/precond/backend prefix ...] */
+ * Usage: test_alloc_fault [--quick] [creation] [solver/precond/backend prefix ...]
+ * (the solve_many configurations are named solve_many/solver/precond/backend) */
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,7 +37,7 @@
 
 /* CASE_SECONDS: the watchdog's limit for one case (one setup or solve and
  * its recovery take milliseconds; sanitizer builds are 10x slower) */
-enum { GRID = 6, MAX_SITES = 4096, CASE_SECONDS = 60 };
+enum { GRID = 6, MAX_SITES = 4096, CASE_SECONDS = 60, MANY_K = 3 };
 
 static int rank, nranks;
 static char current[256]; /* the case under way, for the watchdog */
@@ -115,7 +118,11 @@ static int expect_enomem_everywhere(int rc, int fired)
                  current, ovk_status_name(rc), lo, hi, ovk_error_detail());
         char who[32]; /* the others' detail names the rank that failed */
         snprintf(who, sizeof who, "rank %d: ", culprit);
-        MT_CHECK(rank == culprit || culprit < 0 || strstr(ovk_error_detail(), who),
+        /* (not yet for a failure that ends systems of solve_many: their
+         * status replaces the detail on every rank, "system j: out of memory") */
+        int per_system = !strncmp(current, "solve_many/", 11) &&
+                         !strncmp(ovk_error_detail(), "ovk_solver_solve_many: system ", 30);
+        MT_CHECK(rank == culprit || culprit < 0 || per_system || strstr(ovk_error_detail(), who),
                  "%s: the detail does not name rank %d: '%s'", current, culprit, ovk_error_detail());
     }
     else
@@ -126,15 +133,17 @@ static int expect_enomem_everywhere(int rc, int fired)
 
 /* backend_option: the solver makes its reducer from the "backend" option
  * at setup; else it is given one made beforehand.  solve_only: the setup's
- * failures are those of another configuration (counted, not failed) */
+ * failures are those of another configuration (counted, not failed).
+ * many: the solve is ovk_solver_solve_many of MANY_K systems */
 typedef struct config {
     const char *solver, *precond, *backend;
-    int backend_option, solve_only;
+    int backend_option, solve_only, many;
 } config;
 
 typedef struct fixture {
     ovk_matrix *A;
     ovk_vector *b, *x;
+    ovk_vector *B[MANY_K], *X[MANY_K]; /* the systems of solve_many */
     ovk_reducer *nbc; /* the reducer given to the solvers of the non-option configurations */
 } fixture;
 
@@ -162,22 +171,40 @@ static int make_solver(const fixture *f, const config *c, ovk_solver **s)
 
 static void unmake_solver(ovk_solver **s) { MT_RC(OVK_OK, ovk_solver_destroy(s)); }
 
-/* solve from x = 0 */
-static int solve(const fixture *f, ovk_solver *s, ovk_pcg_result *res)
+/* the configuration's solve from x = 0: res[0], or res[0 .. MANY_K) */
+static int solve(const fixture *f, const config *c, ovk_solver *s, ovk_pcg_result *res)
 {
-    ovk_vector_set(f->x, 0.0);
-    return ovk_solver_solve(s, f->b, f->x, res);
+    if (!c->many) {
+        ovk_vector_set(f->x, 0.0);
+        return ovk_solver_solve(s, f->b, f->x, res);
+    }
+    for (int j = 0; j < MANY_K; j++) ovk_vector_set(f->X[j], 0.0);
+    return ovk_solver_solve_many(s, MANY_K, f->B, f->X, res);
+}
+
+/* 1 when every system of the solve took the reference's iterations */
+static int same_iterations(const config *c, const ovk_pcg_result *res, const ovk_pcg_result *ref)
+{
+    for (int j = 0; j < (c->many ? MANY_K : 1); j++)
+        if (res[j].iterations != ref[j].iterations) return 0;
+    return 1;
 }
 
 /* the object still works: a setup and a solve as the reference */
-static void expect_usable(const fixture *f, ovk_solver *s, const ovk_pcg_result *ref)
+static void expect_usable(const fixture *f, const config *c, ovk_solver *s, const ovk_pcg_result *ref)
 {
-    ovk_pcg_result res;
+    ovk_pcg_result res[MANY_K];
     int rc = ovk_solver_setup(s);
     MT_CHECK(rc == OVK_OK, "%s: setup after the failure: %s (%s)", current, ovk_status_name(rc), ovk_error_detail());
-    rc = solve(f, s, &res);
-    MT_CHECK(rc == OVK_OK && res.iterations == ref->iterations, "%s: solve after the failure: %s, %d iterations (%d before)",
-             current, ovk_status_name(rc), res.iterations, ref->iterations);
+    rc = solve(f, c, s, res);
+    MT_CHECK(rc == OVK_OK && same_iterations(c, res, ref), "%s: solve after the failure: %s, %d iterations (%d before)",
+             current, ovk_status_name(rc), res[0].iterations, ref[0].iterations);
+}
+
+/* the configuration's name, as arguments select it */
+static void config_name(const config *c, char *name, size_t len)
+{
+    snprintf(name, len, "%s%s/%s/%s", c->many ? "solve_many/" : "", c->solver, c->precond, c->backend);
 }
 
 /* --quick: beyond the first QUICK_ALL allocations of a phase, every
@@ -192,22 +219,24 @@ static long next_n(long n) { return quick && n >= QUICK_ALL ? n + QUICK_STRIDE :
 static void sweep_config(const fixture *f, const config *c, long *total)
 {
     ovk_solver *s = NULL;
-    ovk_pcg_result ref;
+    ovk_pcg_result ref[MANY_K];
+    char name[160];
     double t0 = MPI_Wtime();
-    snprintf(current, sizeof current, "%s, %s, %s: reference", c->solver, c->precond, c->backend);
+    config_name(c, name, sizeof name);
+    snprintf(current, sizeof current, "%s: reference", name);
     alarm(CASE_SECONDS);
     MT_RC(OVK_OK, make_solver(f, c, &s));
     ovk__alloc_fault_arm(0);
     int rc = ovk_solver_setup(s);
     if (rc == OVK_EUNSUPPORTED || rc == OVK_EOPTION) { /* a combination the solver refuses (alg2 and user) */
-        if (rank == 0) printf("  %-12s %-7s %-22s refused: %s\n", c->solver, c->precond, c->backend, ovk_error_detail());
+        if (rank == 0) printf("  %-42s refused: %s\n", name, ovk_error_detail());
         unmake_solver(&s);
         return;
     }
     MT_RC(OVK_OK, rc);
     long nsetup = max_over_ranks(ovk__alloc_fault_count());
     ovk__alloc_fault_arm(0);
-    rc = solve(f, s, &ref);
+    rc = solve(f, c, s, ref);
     long nsolve = max_over_ranks(ovk__alloc_fault_count());
     MT_CHECK(rc == OVK_OK, "%s: %s (%s)", current, ovk_status_name(rc), ovk_error_detail());
     unmake_solver(&s);
@@ -215,8 +244,8 @@ static void sweep_config(const fixture *f, const config *c, long *total)
 
     /* setup: a fresh solver each time, so that every allocation of a first setup is reached */
     for (long n = 1; n <= (c->solve_only ? 0 : nsetup); n = next_n(n)) {
-        snprintf(current, sizeof current, "%s, %s, %s: setup, allocation %ld of %ld fails on rank %ld", c->solver,
-                 c->precond, c->backend, n, nsetup, (n - 1) % nranks);
+        snprintf(current, sizeof current, "%s: setup, allocation %ld of %ld fails on rank %ld", name, n, nsetup,
+                 (n - 1) % nranks);
         alarm(CASE_SECONDS);
         MT_RC(OVK_OK, make_solver(f, c, &s));
         arm_on_one_rank(n);
@@ -225,27 +254,27 @@ static void sweep_config(const fixture *f, const config *c, long *total)
         int fired = fired_anywhere();
         ovk__alloc_fault_arm(0);
         int done_without = expect_enomem_everywhere(rc, fired);
-        if (n % 2 || done_without) expect_usable(f, s, &ref);
+        if (n % 2 || done_without) expect_usable(f, c, s, ref);
         unmake_solver(&s);
     }
     /* solve: one solver set up, failures in its solves */
     MT_RC(OVK_OK, make_solver(f, c, &s));
     MT_RC(OVK_OK, ovk_solver_setup(s));
     for (long n = 1; n <= nsolve; n++) {
-        snprintf(current, sizeof current, "%s, %s, %s: solve, allocation %ld of %ld fails on rank %ld", c->solver,
-                 c->precond, c->backend, n, nsolve, (n - 1) % nranks);
+        snprintf(current, sizeof current, "%s: solve, allocation %ld of %ld fails on rank %ld", name, n, nsolve,
+                 (n - 1) % nranks);
         alarm(CASE_SECONDS);
-        ovk_pcg_result res;
+        ovk_pcg_result res[MANY_K];
         arm_on_one_rank(n);
-        rc = solve(f, s, &res);
+        rc = solve(f, c, s, res);
         note_site();
         int fired = fired_anywhere();
         ovk__alloc_fault_arm(0);
         if (expect_enomem_everywhere(rc, fired))
-            MT_CHECK(res.iterations == ref.iterations, "%s: the solve did without the allocation but took %d iterations (%d)",
-                     current, res.iterations, ref.iterations);
+            MT_CHECK(same_iterations(c, res, ref), "%s: the solve did without the allocation but took %d iterations (%d)",
+                     current, res[0].iterations, ref[0].iterations);
         if (n % 2) {
-            expect_usable(f, s, &ref);
+            expect_usable(f, c, s, ref);
         } else { /* destroyed after the failure, made again */
             unmake_solver(&s);
             MT_RC(OVK_OK, make_solver(f, c, &s));
@@ -256,8 +285,8 @@ static void sweep_config(const fixture *f, const config *c, long *total)
     alarm(0);
     *total += (c->solve_only ? 0 : nsetup) + nsolve;
     if (rank == 0)
-        printf("  %-12s %-7s %-22s setup %3ld%s, solve %3ld allocations, %.1f s\n", c->solver, c->precond,
-               c->backend, nsetup, c->solve_only ? " (not failed)" : "", nsolve, MPI_Wtime() - t0);
+        printf("  %-42s setup %3ld%s, solve %3ld allocations, %.1f s\n", name, nsetup,
+               c->solve_only ? " (not failed)" : "", nsolve, MPI_Wtime() - t0);
 }
 
 /* the fixture's own creation, and each backend's reducer: the n-th allocation fails */
@@ -283,6 +312,10 @@ static void destroy_fixture(fixture *f)
 {
     if (f->b) ovk_vector_destroy(f->b);
     if (f->x) ovk_vector_destroy(f->x);
+    for (int j = 0; j < MANY_K; j++) {
+        if (f->B[j]) ovk_vector_destroy(f->B[j]);
+        if (f->X[j]) ovk_vector_destroy(f->X[j]);
+    }
     if (f->A) MT_RC(OVK_OK, ovk_matrix_destroy(f->A));
     if (f->nbc) MT_RC(OVK_OK, ovk_reducer_destroy(f->nbc));
     *f = (fixture){0};
@@ -296,6 +329,18 @@ static int make_fixture(fixture *f)
     if (!rc) rc = create_step("vector x", ovk_vector_create(f->A, &f->x), 0);
     if (!rc) rc = ovk_vector_set(f->b, 1.0);
     return rc;
+}
+
+/* the systems of solve_many (not swept: vectors as b and x): right-hand
+ * sides of different content, which converge at different iterations */
+static void make_many_vectors(fixture *f)
+{
+    for (int j = 0; j < MANY_K; j++) {
+        MT_RC(OVK_OK, ovk_vector_create(f->A, &f->B[j]));
+        MT_RC(OVK_OK, ovk_vector_create(f->A, &f->X[j]));
+        double *b = ovk_vector_data(f->B[j]);
+        for (int i = 0; i < ovk_vector_nlocal(f->B[j]); i++) b[i] = 1.0 + 0.25 * j * ((i * (j + 2) + rank) % 7);
+    }
 }
 
 static void sweep_creation(const char *const *backends, int nbackends, long *total)
@@ -413,21 +458,26 @@ int main(int argc, char **argv)
     /* --quick (the sanitizer build): every solver with jacobi and every
      * preconditioner with pipecg, not every pair (the same call sites) */
     quick = argc > 1 && !strcmp(argv[1], "--quick");
-    config configs[NSOLVERS * NPRECONDS + 16];
+    config configs[NSOLVERS * NPRECONDS + 20];
     int nconfigs = 0;
     for (int i = 0; i < NSOLVERS; i++)
         for (int j = 0; j < NPRECONDS; j++) {
             int family = !strcmp(solvers[i], "pipecg") || !strcmp(solvers[i], "gmres") || !strcmp(solvers[i], "bicgstab");
             int swept = quick ? !strcmp(preconds[j], "jacobi") || !strcmp(solvers[i], "pipecg")
                               : strcmp(preconds[j], "amg") || family;
-            if (swept) configs[nconfigs++] = (config){solvers[i], preconds[j], "nbc", 0, 0};
+            if (swept) configs[nconfigs++] = (config){solvers[i], preconds[j], "nbc", 0, 0, 0};
         }
-    for (int k = 0; k < nbackends; k++) configs[nconfigs++] = (config){"pipecg", "jacobi", backends[k], 1, 0};
+    for (int k = 0; k < nbackends; k++) configs[nconfigs++] = (config){"pipecg", "jacobi", backends[k], 1, 0, 0};
     /* and the solves of gmres on the backends that keep a program or
      * requests per shape: its sums take every count from 2 to the step's */
     for (int k = 0; k < nbackends; k++)
         if (strstr(backends[k], "persistent") || strstr(backends[k], "fabric") || strstr(backends[k], "verify"))
-            configs[nconfigs++] = (config){"gmres", "jacobi", backends[k], 1, 1};
+            configs[nconfigs++] = (config){"gmres", "jacobi", backends[k], 1, 1, 0};
+    /* and ovk_solver_solve_many's solves (its own tasks, combined sums,
+     * multi-vector products): a blocking and a pipelined CG, a
+     * nonsymmetric solver */
+    static const char *const many_solvers[] = {"cg1", "pipecg", "bicgstab"};
+    for (int k = 0; k < 3; k++) configs[nconfigs++] = (config){many_solvers[k], "jacobi", "nbc", 0, 1, MANY_K};
 
     /* arguments "solver/precond/backend" (prefixes of it) run those
      * configurations only, and "creation" the creations */
@@ -438,6 +488,7 @@ int main(int argc, char **argv)
     if (!nonly || selected("creation", only, nonly)) sweep_creation(backends, nbackends, &total);
     ovk__alloc_fault_arm(0);
     MT_RC(OVK_OK, make_fixture(&f));
+    make_many_vectors(&f);
     MT_RC(OVK_OK, ovk_reducer_create(MPI_COMM_WORLD, "nbc", &f.nbc));
     /* its reserve made once here (swept with the nbc option below) */
     ovk_solver *warm = NULL;
@@ -446,7 +497,7 @@ int main(int argc, char **argv)
     unmake_solver(&warm);
     for (int i = 0; i < nconfigs; i++) {
         char name[160];
-        snprintf(name, sizeof name, "%s/%s/%s", configs[i].solver, configs[i].precond, configs[i].backend);
+        config_name(&configs[i], name, sizeof name);
         if (!nonly || selected(name, only, nonly)) sweep_config(&f, &configs[i], &total);
     }
     destroy_fixture(&f);
