@@ -300,8 +300,10 @@ MULTI_FORMS(_8, 8, )
 #define AVX2 __attribute__((target("avx2")))
 typedef double multi_v4d __attribute__((vector_size(32)));
 /* entries ahead whose interleaved rows the int-column kernels prefetch
- * (columns scattered over the block miss the caches otherwise) */
-enum { MULTI_PREFETCH = 12 };
+ * (columns scattered over the block miss the caches otherwise): a few
+ * rows of a finite-element matrix, far enough ahead to cover a miss to
+ * memory (a row's own next entries come too late) */
+enum { MULTI_PREFETCH = 128 };
 #define UPPER_MULTI_V(NAME, VAL, IDX_T, IDX, BASE, NV, PF)                                        \
     AVX2 static void NAME(const ovk__csr *m, int kk, const double *restrict x, double *restrict y,  \
                           int lo, int hi, double *restrict dot)                                    \
