@@ -118,11 +118,7 @@ static int expect_enomem_everywhere(int rc, int fired)
                  current, ovk_status_name(rc), lo, hi, ovk_error_detail());
         char who[32]; /* the others' detail names the rank that failed */
         snprintf(who, sizeof who, "rank %d: ", culprit);
-        /* (not yet for a failure that ends systems of solve_many: their
-         * status replaces the detail on every rank, "system j: out of memory") */
-        int per_system = !strncmp(current, "solve_many/", 11) &&
-                         !strncmp(ovk_error_detail(), "ovk_solver_solve_many: system ", 30);
-        MT_CHECK(rank == culprit || culprit < 0 || per_system || strstr(ovk_error_detail(), who),
+        MT_CHECK(rank == culprit || culprit < 0 || strstr(ovk_error_detail(), who),
                  "%s: the detail does not name rank %d: '%s'", current, culprit, ovk_error_detail());
     }
     else

@@ -338,6 +338,48 @@ static void check_operator(ovk_matrix *A)
     ovk_solver_destroy(&s);
 }
 
+/* system 1's operator is -A (CG breaks down at once); system 2's fails
+ * from its fifth call on, on the last rank only */
+static int failing_op(ovk_solver *s, const double *x, double *y, void *ctx)
+{
+    int j = ovk_solver_system_index(s), rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const ovk_matrix *A = ctx;
+    if (ovk__matvec(A, x, y, NULL)) return 1; /* collective: done on every rank */
+    for (int i = 0; j == 1 && i < A->lay.nlocal; i++) y[i] = -y[i];
+    return j == 2 && ++op_calls[j] >= 5 && rank == size - 1;
+}
+
+/* two systems fail differently: every rank returns the first one's status
+ * and its own detail, whichever failed last */
+static void check_failure_detail(ovk_matrix *A)
+{
+    enum { K = 3 };
+    ovk_solver *s = NULL;
+    ovk_vector *B[K], *X[K];
+    ovk_pcg_result res[K];
+    MT_RC(OVK_OK, ovk_solver_create_operator(MPI_COMM_WORLD, A->lay.nlocal, failing_op, A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "cg1"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
+    for (int j = 0; j < K; j++) {
+        ovk_solver_vector_create(s, NULL, &B[j]);
+        ovk_solver_vector_create(s, NULL, &X[j]);
+        fill_rhs(A, j, ovk_vector_data(B[j]));
+    }
+    memset(op_calls, 0, sizeof op_calls);
+    MT_RC(OVK_EBREAKDOWN, ovk_solver_solve_many(s, K, B, X, res));
+    const char *d = ovk_error_detail();
+    MT_CHECK(strstr(d, "system 1: ") && !strstr(d, "system 2"), "the first failure's detail: '%s'", d);
+    MT_CHECK(res[0].reason == OVK_REASON_CONVERGED && res[1].reason == OVK_REASON_BREAKDOWN,
+             "systems 0, 1: %s, %s", ovk_reason_name(res[0].reason), ovk_reason_name(res[1].reason));
+    for (int j = 0; j < K; j++) {
+        ovk_vector_destroy(B[j]);
+        ovk_vector_destroy(X[j]);
+    }
+    ovk_solver_destroy(&s);
+}
+
 /* k <= 0, NULL arrays or elements (on one rank only), another layout,
  * shared memory: the same error on every rank, nothing solved */
 static void check_bad_input(ovk_matrix *A, ovk_matrix *other)
@@ -433,6 +475,7 @@ int main(int argc, char **argv)
     check_reduction_count(A, "pipecg", 7); /* the true-residual checks */
     check_nonsymmetric();
     check_operator(A);
+    check_failure_detail(A);
     check_monitor(A);
     check_bad_input(A, A7);
     ovk_matrix_destroy(A);
