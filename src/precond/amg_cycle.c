@@ -592,6 +592,29 @@ static int interpolate(const ovk__amg_cycle *c, int l, double *xc, double *x, co
     return OVK_OK;
 }
 
+/* bc[j] = alpha P_l^T res[j] for v's systems: our float P read once for
+ * all, or system by system */
+static int restrict_all(const ovk__amg_cycle *c, int l, const sysvecs *v, double alpha, double *const *bc,
+                        const ovk__hook *h)
+{
+    const level *L = &c->lev[l];
+    if (L->tr && v->k > 1) return ovk__amg_restrict_many(L->tr, v->k, alpha, v->res, bc, h);
+    int rc = OVK_OK;
+    for (int j = 0; j < v->k && !rc; j++) rc = restrict_residual(c, l, alpha, v->res[j], bc[j], h);
+    return rc;
+}
+
+/* x[j] += P_l xc[j] for k systems, likewise */
+static int interpolate_all(const ovk__amg_cycle *c, int l, int k, double *const *xc, double *const *x,
+                           const ovk__hook *h)
+{
+    const level *L = &c->lev[l];
+    if (L->tr && k > 1) return ovk__amg_interpolate_many(L->tr, k, xc, x, h);
+    int rc = OVK_OK;
+    for (int j = 0; j < k && !rc; j++) rc = interpolate(c, l, xc[j], x[j], h);
+    return rc;
+}
+
 /* hypre's coarsest solve of each system on the level's F and U vectors
  * (the system's b copied in, its x out; k = 1: they are F's and U's) */
 static int coarsest_solve(const ovk__amg_cycle *c, int l, int k, const double *const *b, double *const *x,
@@ -641,9 +664,9 @@ static int vcycle(const ovk__amg_cycle *c, int l, int k, const double *const *b,
     int rc = smooth(L, &v, c->degree, c->jacobi, b, x, 1, 1, h); /* x = S(0, b), res = b - A x */
     /* b_1 = 2^-e P^T r: the coarse levels solve with 2^-e A_l, so V(1, b_1) is A_1^-1 P^T r */
     double alpha = l == 0 ? ldexp(1.0, -c->scale_exp) : 1.0;
-    for (int j = 0; j < k && !rc; j++) rc = restrict_residual(c, l, alpha, v.res[j], w.b[j], h);
+    if (!rc) rc = restrict_all(c, l, &v, alpha, w.b, h);
     if (!rc) rc = vcycle(c, l + 1, k, (const double *const *)w.b, w.x, h);
-    for (int j = 0; j < k && !rc; j++) rc = interpolate(c, l, w.x[j], x[j], h);
+    if (!rc) rc = interpolate_all(c, l, k, w.x, x, h);
     return rc ? rc : smooth(L, &v, c->degree, c->jacobi, b, x, 0, 0, h); /* x = S(x, b) */
 }
 
@@ -674,8 +697,10 @@ static int many_room(ovk__amg_cycle *c, int k)
     c->many = malloc(sizeof(double) * len);
     c->rows = calloc((size_t)5 * (size_t)k * (size_t)c->nlev, sizeof(double *));
     c->ms = calloc((size_t)c->nlev, sizeof(ovk__multi_scratch));
-    int ok = c->many && c->rows && c->ms;
-    int rc = ovk__agree(c->lev[0].A->lay.comm, ok ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg cycle: %d systems", k));
+    int rc = c->many && c->rows && c->ms ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg cycle: %d systems", k);
+    for (int l = 0; l < c->nlev && !rc; l++)
+        if (c->lev[l].tr) rc = ovk__amg_transfer_reserve(c->lev[l].tr, k); /* the float P's halos */
+    rc = ovk__agree(c->lev[0].A->lay.comm, rc);
     if (rc) {
         free_many(c);
         return rc;
