@@ -34,6 +34,12 @@
  * and P_l^T are hypre's ParCSR products on hypre vectors over our arrays.
  * No reduction but the coarsest level's gather (hypre's).
  *
+ * apply_many runs the cycle on k systems at once: each level's products
+ * one multi-vector product (A_l read once for all k), the float transfers
+ * reading P_l once for all k, the smoother's vector steps, hypre's ParCSR
+ * transfers and its coarsest solve system by system; each system's
+ * operations are those of its single cycle, so its z is bitwise apply's.
+ *
  * A refresh (amg.c's reuse: new A_l on the kept P_l, or with coarse = 0
  * level 0's new values only) keeps each level's
  * storage and halo plan and takes only the new values (the matrix layer's
