@@ -712,9 +712,11 @@ static int many_room(ovk__amg_cycle *c, int k)
         return rc;
     }
     double *p = c->many;
-    for (int l = 0; l < c->nlev; l++) /* level l's vectors of system j: rows[(5 l + v) k + j] */
-        for (int v = 0; v < (l == 0 ? 3 : 5); v++)
-            for (int j = 0; j < k; j++, p += c->lev[l].n + 1) c->rows[((size_t)5 * (size_t)l + (size_t)v) * (size_t)k + (size_t)j] = p;
+    for (int l = 0; l < c->nlev; l++) /* level l's vector v of system j: rows[(5 l + v) k + j] */
+        for (int v = 0; v < (l == 0 ? 3 : 5); v++) {
+            double **row = c->rows + (5 * (size_t)l + (size_t)v) * (size_t)k;
+            for (int j = 0; j < k; j++, p += c->lev[l].n + 1) row[j] = p;
+        }
     c->kcap = k;
     return OVK_OK;
 }

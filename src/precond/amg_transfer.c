@@ -222,7 +222,8 @@ int ovk__amg_restrict_many(const ovk__amg_transfer *t, int k, double alpha, doub
     if (nx > 0) memset(t->kext, 0, sizeof(double) * (size_t)nx * (size_t)k);
     for (int i = 0; i < t->nf && nx > 0; i++) /* ext_j = P_offd^T r_j, for the columns' owners */
         for (int q = t->optr[i]; q < t->optr[i + 1]; q++)
-            for (int j = 0; j < k; j++) t->kext[(size_t)j * (size_t)nx + (size_t)t->ocol[q]] += (double)t->oval[q] * r[j][i];
+            for (int j = 0; j < k; j++)
+                t->kext[(size_t)j * (size_t)nx + (size_t)t->ocol[q]] += (double)t->oval[q] * r[j][i];
     for (int j = 0; j < k; j++)
         t->kch[j] = hypre_ParCSRCommHandleCreate(2, t->pkg, t->kext + (size_t)j * (size_t)nx,
                                                  t->kbuf + (size_t)j * (size_t)nsend);
