@@ -474,6 +474,9 @@ int main(int argc, char **argv)
      * nonsymmetric solver */
     static const char *const many_solvers[] = {"cg1", "pipecg", "bicgstab"};
     for (int k = 0; k < 3; k++) configs[nconfigs++] = (config){many_solvers[k], "jacobi", "nbc", 0, 1, MANY_K};
+#ifdef OVK_HAVE_HYPRE
+    configs[nconfigs++] = (config){"cg1", "amg", "nbc", 0, 1, MANY_K}; /* amg's apply_many: its room for k systems */
+#endif
 
     /* arguments "solver/precond/backend" (prefixes of it) run those
      * configurations only, and "creation" the creations */
