@@ -12,6 +12,9 @@
 #endif
 
 #include "matrix_impl.h"
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 /* The diag-block row kernels, one per storage form (columns as int or as
  * 16-bit offsets from the row; values as double, float or a one-byte index
@@ -297,8 +300,10 @@ MULTI_FORMS(_8, 8, )
 #define AVX2 __attribute__((target("avx2")))
 typedef double multi_v4d __attribute__((vector_size(32)));
 /* entries ahead whose interleaved rows the int-column kernels prefetch
- * (columns scattered over the block miss the caches otherwise) */
-enum { MULTI_PREFETCH = 12 };
+ * (columns scattered over the block miss the caches otherwise): a few
+ * rows of a finite-element matrix, far enough ahead to cover a miss to
+ * memory (a row's own next entries come too late) */
+enum { MULTI_PREFETCH = 128 };
 #define UPPER_MULTI_V(NAME, VAL, IDX_T, IDX, BASE, NV, PF)                                        \
     AVX2 static void NAME(const ovk__csr *m, int kk, const double *restrict x, double *restrict y,  \
                           int lo, int hi, double *restrict dot)                                    \
@@ -349,6 +354,59 @@ enum { MULTI_PREFETCH = 12 };
     UPPER_MULTI_V(upper_col_multi_8##SUFFIX, VAL_8, int, col, 0, (W) / 4, 1)
 MULTI_FORMS_AVX2(_4_avx2, 4)
 MULTI_FORMS_AVX2(_8_avx2, 8)
+
+/* a[0..3] (4 rows of 4 doubles) transposed */
+AVX2 static inline void transpose4(__m256d a[4])
+{
+    __m256d t0 = _mm256_unpacklo_pd(a[0], a[1]), t1 = _mm256_unpackhi_pd(a[0], a[1]);
+    __m256d t2 = _mm256_unpacklo_pd(a[2], a[3]), t3 = _mm256_unpackhi_pd(a[2], a[3]);
+    a[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+    a[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+    a[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+    a[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+/* interleave() for k = 4 or 8: 4 rows of 4 vectors per 4x4 transpose */
+AVX2 static void interleave_avx2(int n, int k, const double *const *X, double *restrict xb)
+{
+    const double *x[8];
+    for (int j = 0; j < k; j++) x[j] = X[j];
+    int i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int g = 0; g < k; g += 4) {
+            __m256d a[4];
+            for (int r = 0; r < 4; r++) a[r] = _mm256_loadu_pd(x[g + r] + i);
+            transpose4(a);
+            for (int r = 0; r < 4; r++) _mm256_storeu_pd(xb + (size_t)(i + r) * (size_t)k + (size_t)g, a[r]);
+        }
+    for (; i < n; i++)
+        for (int j = 0; j < k; j++) xb[(size_t)i * (size_t)k + (size_t)j] = x[j][i];
+}
+
+/* deinterleave() for k = 4 or 8 */
+AVX2 static void deinterleave_avx2(int k, double *restrict yb, double *const *Y, int lo, int hi)
+{
+    double *y[8];
+    for (int j = 0; j < k; j++) y[j] = Y[j];
+    const __m256d zero = _mm256_setzero_pd();
+    int i = lo;
+    for (; i + 4 <= hi; i += 4)
+        for (int g = 0; g < k; g += 4) {
+            __m256d a[4];
+            for (int r = 0; r < 4; r++) {
+                double *yr = yb + (size_t)(i + r) * (size_t)k + (size_t)g;
+                a[r] = _mm256_loadu_pd(yr);
+                _mm256_storeu_pd(yr, zero);
+            }
+            transpose4(a);
+            for (int r = 0; r < 4; r++) _mm256_storeu_pd(y[g + r] + i, a[r]);
+        }
+    for (; i < hi; i++)
+        for (int j = 0; j < k; j++) {
+            y[j][i] = yb[(size_t)i * (size_t)k + (size_t)j];
+            yb[(size_t)i * (size_t)k + (size_t)j] = 0.0;
+        }
+}
 #endif
 
 typedef void (*multi_fn)(const ovk__csr *, int, const double *, double *, int, int, double *);
@@ -367,6 +425,19 @@ int ovk__multi_set_kernels(int isa)
     return isa;
 }
 
+/* whether the products of k vectors run the AVX2 kernels and copies */
+static int multi_avx2(int k)
+{
+#ifdef MULTI_AVX2
+    int isa = atomic_load_explicit(&multi_isa, memory_order_relaxed);
+    if (isa < 0) isa = ovk__multi_set_kernels(-1);
+    return (k == 4 || k == 8) && isa == OVK__RUN_AVX2;
+#else
+    (void)k;
+    return 0;
+#endif
+}
+
 /* the kernel of m's storage form for k vectors */
 static multi_fn pick_multi(const ovk__csr *m, int k)
 {
@@ -378,9 +449,7 @@ static multi_fn pick_multi(const ovk__csr *m, int k)
     int form = 2 * (m->upper != 0) + (m->off16 != NULL);
 #ifdef MULTI_AVX2
     static const multi_fn four_avx2[4][3] = MULTI_TABLE(_4_avx2), eight_avx2[4][3] = MULTI_TABLE(_8_avx2);
-    int isa = atomic_load_explicit(&multi_isa, memory_order_relaxed);
-    if (isa < 0) isa = ovk__multi_set_kernels(-1);
-    if ((k == 4 || k == 8) && isa == OVK__RUN_AVX2)
+    if (multi_avx2(k))
         return (k == 8 ? eight_avx2 : four_avx2)[form][m->vform];
 #endif
 #undef MULTI_TABLE
@@ -425,6 +494,34 @@ static inline void deinterleave(int k, double *restrict yb, double *const *Y, in
     }
 }
 
+/* interleave() with the instruction set and width of the kernels */
+static void copy_in(int n, int k, const double *const *X, double *xb)
+{
+#ifdef MULTI_AVX2
+    if (multi_avx2(k)) {
+        interleave_avx2(n, k, X, xb);
+        return;
+    }
+#endif
+    if (k == 8) interleave(n, 8, X, xb);
+    else if (k == 4) interleave(n, 4, X, xb);
+    else interleave(n, k, X, xb);
+}
+
+/* deinterleave() likewise */
+static void copy_out(int k, double *yb, double *const *Y, int lo, int hi)
+{
+#ifdef MULTI_AVX2
+    if (multi_avx2(k)) {
+        deinterleave_avx2(k, yb, Y, lo, hi);
+        return;
+    }
+#endif
+    if (k == 8) deinterleave(8, yb, Y, lo, hi);
+    else if (k == 4) deinterleave(4, yb, Y, lo, hi);
+    else deinterleave(k, yb, Y, lo, hi);
+}
+
 /* Y[j] = D X[j], j < k <= MULTI_MAX, through interleaved copies xb, yb
  * (n k doubles each; yb zero on entry and on return): the block read
  * once, dot[j] += <X[j], D X[j]>.  The rows go in cache-sized chunks; a
@@ -435,15 +532,11 @@ static void diag_interleaved(const ovk_matrix *A, int k, const double *const *X,
 {
     int n = A->lay.nlocal, every = ovk__chunk_rows(n, hook), step = multi_chunk_rows(A, hook);
     multi_fn rows = pick_multi(&A->diag, k);
-    if (k == 8) interleave(n, 8, X, xb);
-    else if (k == 4) interleave(n, 4, X, xb);
-    else interleave(n, k, X, xb);
+    copy_in(n, k, X, xb);
     for (int lo = 0, since = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
         rows(&A->diag, k, xb, yb, lo, hi, dot);
-        if (k == 8) deinterleave(8, yb, Y, lo, hi);
-        else if (k == 4) deinterleave(4, yb, Y, lo, hi);
-        else deinterleave(k, yb, Y, lo, hi);
+        copy_out(k, yb, Y, lo, hi);
         since += hi - lo;
         if (since >= every) {
             ovk__poke(hook);
@@ -457,15 +550,27 @@ static void diag_interleaved(const ovk_matrix *A, int k, const double *const *X,
  * value of column c for vector j at ext[c k + j]), dot[j] += X[j]_i (O
  * ext_j)_i: the rows read once for up to MULTI_MAX vectors, each vector's
  * sum in offd_rows' order (k a constant where inlined with one) */
-static inline void offd_rows_multi(const ovk_matrix *A, int k, const double *restrict ext, const double *const *X,
-                                   double *const *Y, double *dot)
+#if defined(__GNUC__)
+#define MULTI_INLINE static inline __attribute__((always_inline)) /* k made a constant at each call */
+#else
+#define MULTI_INLINE static inline
+#endif
+MULTI_INLINE void offd_rows_multi(const ovk_matrix *A, int k, const double *restrict ext, const double *const *X,
+                             double *const *Y, double *dot)
 {
     const ovk__csr *m = &A->offd;
     const int *restrict ptr = m->rowptr, *restrict col = m->col;
     const double *restrict val = m->val;
-    double s[MULTI_MAX];
+    double s[MULTI_MAX], d[MULTI_MAX];
+    const double *x[MULTI_MAX];
+    double *y[MULTI_MAX];
     for (int j0 = 0; j0 < k; j0 += MULTI_MAX) {
         int kb = k - j0 < MULTI_MAX ? k - j0 : MULTI_MAX;
+        for (int j = 0; j < kb; j++) { /* in registers: Y's stores cannot alias them */
+            x[j] = X[j0 + j];
+            y[j] = Y[j0 + j];
+            d[j] = dot[j0 + j];
+        }
         for (int i = 0; i < m->nrows; i++) {
             if (ptr[i] == ptr[i + 1]) continue;
             for (int j = 0; j < kb; j++) s[j] = 0.0;
@@ -475,10 +580,11 @@ static inline void offd_rows_multi(const ovk_matrix *A, int k, const double *res
                 for (int j = 0; j < kb; j++) s[j] += a * e[j];
             }
             for (int j = 0; j < kb; j++) {
-                Y[j0 + j][i] += s[j];
-                dot[j0 + j] += X[j0 + j][i] * s[j];
+                y[j][i] += s[j];
+                d[j] += x[j][i] * s[j];
             }
         }
+        for (int j = 0; j < kb; j++) dot[j0 + j] = d[j];
     }
 }
 

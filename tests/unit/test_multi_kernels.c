@@ -111,7 +111,7 @@ static void test_multi_kernels(void **state)
     int best = ovk__multi_set_kernels(-1), seen[4][3] = {{0}};
     assert_true(best == OVK__RUN_GENERIC || best == OVK__RUN_AVX2);
     assert_int_equal(ovk__multi_set_kernels(OVK__RUN_ISAS), best); /* above the best: the best */
-    static const int fars[] = {5, FAR}, rows[] = {2000, FAR + 500};
+    static const int fars[] = {5, FAR}, rows[] = {2003, FAR + 501};
     for (int sym = 0; sym < 2; sym++)
         for (int d = 0; d < 2; d++) {
             ovk_matrix *A = make(rows[d], fars[d], sym);
