@@ -14,6 +14,9 @@
 
 /* ---- errors (src/util/error.c) ---------------------------------------- */
 
+/* The detail message's room, its terminating zero included. */
+enum { OVK__DETAIL_LEN = 512 };
+
 /* Record a detail message for the calling thread and return code. */
 int ovk__fail(int code, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -261,7 +261,8 @@ int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
  * nonfinite, 0 iterations, X[j] unchanged) has its own reason in
  * results[j]; the others are unharmed.  Returns OVK_OK when every system
  * converged, else the status of the first one (lowest j) that did not, as
- * ovk_solver_solve would return it; an argument error (k <= 0, a NULL
+ * ovk_solver_solve would return it, with that system's detail
+ * ("ovk_solver_solve_many: system j: " and ovk_solver_solve's); an argument error (k <= 0, a NULL
  * array or element, a vector of another layout, two vectors sharing
  * memory: OVK_EINVAL or OVK_EMISMATCH) or a setup error the same on every
  * rank, with no system solved.  The CG variants and auto (which runs the

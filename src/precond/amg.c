@@ -798,6 +798,19 @@ static int amg_apply(void *state, const double *r, double *z, const ovk__hook *h
     return hy(herr, "HYPRE_BoomerAMGSolve");
 }
 
+/* z[j] = V-cycle(r[j]) for k systems: ours on all k at once, hypre's
+ * system by system */
+static int amg_apply_many(void *state, int k, const double *const *r, double *const *z, double *rz, double *rr,
+                          const ovk__hook *h)
+{
+    amg *m = state;
+    (void)rz, (void)rr; /* no apply_dots: never asked for the sums */
+    if (m->cycle) return ovk__amg_cycle_apply_many(m->cycle, k, r, z, h);
+    int rc = OVK_OK;
+    for (int j = 0; j < k && !rc; j++) rc = amg_apply(state, r[j], z[j], h);
+    return rc;
+}
+
 const ovk__pc_type ovk__pc_amg = {
     .name = "amg", .alias = "boomeramg",
     .description = "algebraic multigrid: one V-cycle over hypre BoomerAMG's hierarchy (symmetric smoothing)",
@@ -815,5 +828,5 @@ const ovk__pc_type ovk__pc_amg = {
                "coarse levels, level 0's smoother refreshed; galerkin: P^T A P again); print=0..3 (hypre's print level)",
     .needs_matrix = 1,
     .create = amg_create, .setup = amg_setup, .destroy = amg_destroy, .view = amg_view,
-    .apply = amg_apply,
+    .apply = amg_apply, .apply_many = amg_apply_many,
 };

@@ -36,6 +36,12 @@
  * and P_l^T are hypre's ParCSR products on hypre vectors over our arrays.
  * No reduction but the coarsest level's gather (hypre's).
  *
+ * apply_many runs the cycle on k systems at once: each level's products
+ * one multi-vector product (A_l read once for all k), the float transfers
+ * reading P_l once for all k, the smoother's vector steps, hypre's ParCSR
+ * transfers and its coarsest solve system by system; each system's
+ * operations are those of its single cycle, so its z is bitwise apply's.
+ *
  * A refresh (amg.c's reuse: new A_l on the kept P_l, or with coarse = 0
  * level 0's new values only) keeps each level's
  * storage and halo plan and takes only the new values (the matrix layer's
@@ -98,7 +104,14 @@ struct ovk__amg_cycle {
     int single; /* the levels l >= 1 hold float values */
     int scale_exp; /* the levels l >= 1 are of 2^-scale_exp A's hierarchy */
     int coarse_sweeps; /* a singular A: l1-Jacobi sweeps on the coarsest level, not hypre's solve */
+    /* apply_many's room for kcap systems: each level's vectors in `many`,
+     * their pointers in `rows`, each level's multi-vector product scratch */
+    int kcap;
+    double *many, **rows;
+    ovk__multi_scratch *ms;
 };
+
+static void free_many(ovk__amg_cycle *c);
 
 static int fail_hy(const char *call) { return ovk__fail(OVK_EPRECOND, "amg: %s failed in hypre", call); }
 
@@ -434,20 +447,35 @@ cleanup:
     return rc;
 }
 
-/* res -= A d (t = A d) */
-static int update_residual(const level *L, const ovk__hook *h)
+/* The vectors of k systems on one level: k = 1 the level's own (its
+ * products ovk__matvec), else apply_many's (one multi-vector product). */
+typedef struct sysvecs {
+    int k;
+    double *const *res, *const *d, *const *t; /* b - A x, Chebyshev direction, A d */
+    double *const *x, *const *b;              /* l >= 1: the level's unknowns and right-hand sides */
+    ovk__multi_scratch *ms;                   /* NULL: k = 1 */
+} sysvecs;
+
+/* Y[j] = A_l X[j] for the k systems */
+static int product(const level *L, const sysvecs *v, double *const *X, double *const *Y, const ovk__hook *h)
 {
-    int rc = ovk__matvec(L->A, L->d, L->t, h);
-    if (rc) return rc;
-    ovk__axpy(L->n, -1.0, L->t, L->res, h);
-    return OVK_OK;
+    if (!v->ms) return ovk__matvec(L->A, X[0], Y[0], h);
+    return ovk__matvec_multi_with(L->A, v->k, (const double *const *)X, Y, NULL, h, v->ms);
+}
+
+/* res -= A d (t = A d) */
+static int update_residual(const level *L, const sysvecs *v, const ovk__hook *h)
+{
+    int rc = product(L, v, v->d, v->t, h);
+    for (int j = 0; j < v->k && !rc; j++) ovk__axpy(L->n, -1.0, v->t[j], v->res[j], h);
+    return rc;
 }
 
 /* the first step from x = 0 (res = b): x = c D^-1 b, and d = x when keep */
-static void first_step_zero(const level *L, double c, const double *b, double *x, int keep, const ovk__hook *h)
+static void first_step_zero(const level *L, double c, const double *b, double *x, double *restrict d, int keep,
+                            const ovk__hook *h)
 {
     const double *restrict dinv = L->dinv;
-    double *restrict d = L->d;
     int n = L->n, step = ovk__chunk_rows(n, h);
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
@@ -459,12 +487,13 @@ static void first_step_zero(const level *L, double c, const double *b, double *x
     }
 }
 
-/* the first step from x with t = A x: res = b - t, d = c D^-1 res,
+/* system j's first step from x with t = A x: res = b - t, d = c D^-1 res,
  * x += d in one pass; res and d stored when keep */
-static void first_step(const level *L, double c, const double *b, double *x, int keep, const ovk__hook *h)
+static void first_step(const level *L, const sysvecs *v, int j, double c, const double *b, double *x, int keep,
+                       const ovk__hook *h)
 {
-    const double *restrict dinv = L->dinv, *restrict t = L->t;
-    double *restrict res = L->res, *restrict d = L->d;
+    const double *restrict dinv = L->dinv, *restrict t = v->t[j];
+    double *restrict res = v->res[j], *restrict d = v->d[j];
     int n = L->n, step = ovk__chunk_rows(n, h);
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
@@ -480,27 +509,53 @@ static void first_step(const level *L, double c, const double *b, double *x, int
     }
 }
 
+/* d = c1 d + c2 D^-1 res; x += d */
+static void next_step(const level *L, double c1, double c2, const double *res, double *d, double *x,
+                      const ovk__hook *h)
+{
+    int n = L->n, step = ovk__chunk_rows(n, h);
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int i = lo; i < hi; i++) {
+            double di = c1 * d[i] + c2 * L->dinv[i] * res[i];
+            d[i] = di;
+            x[i] += di;
+        }
+        ovk__poke(h);
+    }
+}
+
+/* the first step on the k systems: from x = 0 (from_zero) or from x;
+ * res = b - A x after it when more */
+static int first_steps(const level *L, const sysvecs *v, double c, int keep_d, int more, const double *const *b,
+                       double *const *x, int from_zero, const ovk__hook *h)
+{
+    int rc = OVK_OK;
+    if (from_zero) {
+        for (int j = 0; j < v->k; j++) first_step_zero(L, c, b[j], x[j], v->d[j], keep_d, h);
+        if (more) rc = product(L, v, x, v->t, h); /* res = b - A d, d = x */
+        for (int j = 0; j < v->k && more && !rc; j++) ovk__zxpby(L->n, b[j], -1.0, v->t[j], v->res[j], h);
+        return rc;
+    }
+    rc = product(L, v, x, v->t, h);
+    for (int j = 0; j < v->k && !rc; j++) first_step(L, v, j, c, b[j], x[j], more, h);
+    if (more && !rc) rc = update_residual(L, v, h);
+    return rc;
+}
+
 /* `degree` Chebyshev steps on D^-1 A x = D^-1 b from x (from_zero: from
- * x = 0, whatever x holds), and on exit res = b - A x when want_res (Saad,
- * Alg. 12.1, in residual form); jacobi: every step x += D^-1 res (l1-Jacobi
- * sweeps).  The first step takes b - A x in the same pass as its update
- * (from zero: b), so that res and d are stored only when a step or the
- * caller reads them. */
-static int smooth(const level *L, int degree, int jacobi, const double *b, double *x, int from_zero, int want_res,
-                  const ovk__hook *h)
+ * x = 0, whatever x holds) for each of v's systems, and on exit res = b -
+ * A x when want_res (Saad, Alg. 12.1, in residual form); jacobi: every
+ * step x += D^-1 res (l1-Jacobi sweeps).  The first step takes b - A x in
+ * the same pass as its update (from zero: b), so that res and d are
+ * stored only when a step or the caller reads them.  Each system's steps
+ * are the same operations whatever k. */
+static int smooth(const level *L, const sysvecs *v, int degree, int jacobi, const double *const *b, double *const *x,
+                  int from_zero, int want_res, const ovk__hook *h)
 {
     double theta = 0.5 * (L->emax + L->emin), delta = 0.5 * (L->emax - L->emin);
     double sigma = delta > 0.0 ? theta / delta : 0.0, rho = sigma > 0.0 ? 1.0 / sigma : 0.0;
-    int n = L->n, step = ovk__chunk_rows(n, h), more = degree > 1 || want_res, rc = OVK_OK;
-    if (from_zero) {
-        first_step_zero(L, 1.0 / theta, b, x, degree > 1, h);
-        if (more) rc = ovk__matvec(L->A, x, L->t, h); /* res = b - A d, d = x */
-        if (more && !rc) ovk__zxpby(n, b, -1.0, L->t, L->res, h);
-    } else {
-        rc = ovk__matvec(L->A, x, L->t, h);
-        if (!rc) first_step(L, 1.0 / theta, b, x, more, h);
-        if (more && !rc) rc = update_residual(L, h);
-    }
+    int rc = first_steps(L, v, 1.0 / theta, degree > 1, degree > 1 || want_res, b, x, from_zero, h);
     for (int s = 1; s < degree && !rc; s++) {
         double c1 = 0.0, c2 = 1.0 / theta;
         if (!jacobi) {
@@ -508,17 +563,9 @@ static int smooth(const level *L, int degree, int jacobi, const double *b, doubl
             c1 = rho1 * rho, c2 = 2.0 * rho1 / delta;
             rho = rho1;
         }
-        for (int lo = 0; lo < n; lo += step) { /* d = c1 d + c2 D^-1 res; x += d */
-            int hi = ovk__chunk_end(lo, step, n);
-            for (int i = lo; i < hi; i++) {
-                double di = c1 * L->d[i] + c2 * L->dinv[i] * L->res[i];
-                L->d[i] = di;
-                x[i] += di;
-            }
-            ovk__poke(h);
-        }
+        for (int j = 0; j < v->k; j++) next_step(L, c1, c2, v->res[j], v->d[j], x[j], h);
         if (s == degree - 1 && !want_res) break;
-        rc = update_residual(L, h);
+        rc = update_residual(L, v, h);
     }
     return rc;
 }
@@ -546,6 +593,7 @@ void ovk__amg_cycle_free(ovk__amg_cycle *c)
         ovk__amg_transfer_free(L->tr);
         if (L->vres) hypre_ParVectorDestroy(L->vres); /* its data is ours (not owned) */
     }
+    free_many(c);
     free(c->lev);
     free(c);
 }
@@ -672,54 +720,162 @@ static double *lend(hypre_ParVector *v, double *a)
     return old;
 }
 
-/* b_{l+1} = alpha P_l^T res_l: our float copy of P_l, or hypre's product */
-static int restrict_residual(const ovk__amg_cycle *c, int l, double alpha, const ovk__hook *h)
+/* bc = alpha P_l^T res (bc: level l+1's right-hand side): our float copy
+ * of P_l, or hypre's product on its vectors lent res and bc */
+static int restrict_residual(const ovk__amg_cycle *c, int l, double alpha, double *res, double *bc,
+                             const ovk__hook *h)
 {
     const level *L = &c->lev[l];
-    if (L->tr) return ovk__amg_restrict(L->tr, alpha, L->res, c->lev[l + 1].b, h);
-    if (hypre_ParCSRMatrixMatvecT(alpha, L->P, L->vres, 0.0, hypre_ParAMGDataFArray(c->amg)[l + 1]))
-        return fail_hy("hypre_ParCSRMatrixMatvecT");
+    if (L->tr) return ovk__amg_restrict(L->tr, alpha, res, bc, h);
+    hypre_ParVector *f = hypre_ParAMGDataFArray(c->amg)[l + 1];
+    double *old_res = lend(L->vres, res), *old_f = lend(f, bc);
+    int herr = hypre_ParCSRMatrixMatvecT(alpha, L->P, L->vres, 0.0, f);
+    lend(L->vres, old_res), lend(f, old_f);
+    if (herr) return fail_hy("hypre_ParCSRMatrixMatvecT");
     ovk__poke(h);
     return OVK_OK;
 }
 
-/* x += P_l x_{l+1} */
-static int interpolate(const ovk__amg_cycle *c, int l, double *x, const ovk__hook *h)
+/* x += P_l xc */
+static int interpolate(const ovk__amg_cycle *c, int l, double *xc, double *x, const ovk__hook *h)
 {
     const level *L = &c->lev[l];
-    if (L->tr) return ovk__amg_interpolate(L->tr, c->lev[l + 1].x, x, h);
-    hypre_ParVector *u = hypre_ParAMGDataUArray(c->amg)[l];
-    double *old = lend(u, x);
-    int herr = hypre_ParCSRMatrixMatvec(1.0, L->P, hypre_ParAMGDataUArray(c->amg)[l + 1], 1.0, u);
-    lend(u, old);
+    if (L->tr) return ovk__amg_interpolate(L->tr, xc, x, h);
+    hypre_ParVector *u = hypre_ParAMGDataUArray(c->amg)[l], *uc = hypre_ParAMGDataUArray(c->amg)[l + 1];
+    double *old = lend(u, x), *old_c = lend(uc, xc);
+    int herr = hypre_ParCSRMatrixMatvec(1.0, L->P, uc, 1.0, u);
+    lend(u, old), lend(uc, old_c);
     if (herr) return fail_hy("hypre_ParCSRMatrixMatvec");
     ovk__poke(h);
     return OVK_OK;
 }
 
-/* x_l = V(l, b_l) */
-static int vcycle(const ovk__amg_cycle *c, int l, const double *b, double *x, const ovk__hook *h)
+/* bc[j] = alpha P_l^T res[j] for v's systems: our float P read once for
+ * all, or system by system */
+static int restrict_all(const ovk__amg_cycle *c, int l, const sysvecs *v, double alpha, double *const *bc,
+                        const ovk__hook *h)
 {
     const level *L = &c->lev[l];
-    if (l == c->nlev - 1 && c->coarse_sweeps) /* singular: x = S(0, b), l1-Jacobi, bounded */
-        return smooth(L, c->coarse_sweeps, 1, b, x, 1, 0, h);
-    if (l == c->nlev - 1) { /* hypre's coarsest solve on its F and U vectors of the level */
+    if (L->tr && v->k > 1) return ovk__amg_restrict_many(L->tr, v->k, alpha, v->res, bc, h);
+    int rc = OVK_OK;
+    for (int j = 0; j < v->k && !rc; j++) rc = restrict_residual(c, l, alpha, v->res[j], bc[j], h);
+    return rc;
+}
+
+/* x[j] += P_l xc[j] for k systems, likewise */
+static int interpolate_all(const ovk__amg_cycle *c, int l, int k, double *const *xc, double *const *x,
+                           const ovk__hook *h)
+{
+    const level *L = &c->lev[l];
+    if (L->tr && k > 1) return ovk__amg_interpolate_many(L->tr, k, xc, x, h);
+    int rc = OVK_OK;
+    for (int j = 0; j < k && !rc; j++) rc = interpolate(c, l, xc[j], x[j], h);
+    return rc;
+}
+
+/* hypre's coarsest solve of each system on the level's F and U vectors
+ * (the system's b copied in, its x out; k = 1: they are F's and U's) */
+static int coarsest_solve(const ovk__amg_cycle *c, int l, int k, const double *const *b, double *const *x,
+                          const ovk__hook *h)
+{
+    const level *L = &c->lev[l];
+    size_t bytes = sizeof(double) * (size_t)L->n;
+    for (int j = 0; j < k; j++) {
+        if (b[j] != L->b && bytes) memcpy(L->b, b[j], bytes);
         if (hypre_GaussElimSolve(c->amg, l, HY_GAUSS_ELIM)) return fail_hy("hypre_GaussElimSolve");
+        if (x[j] != L->x && bytes) memcpy(x[j], L->x, bytes);
         ovk__poke(h);
-        return OVK_OK;
     }
-    const level *C = &c->lev[l + 1];
-    int rc = smooth(L, c->degree, c->jacobi, b, x, 1, 1, h); /* x = S(0, b), res = b - A x */
+    return OVK_OK;
+}
+
+/* level l's vectors of k systems: k = 1 the level's own (through one[5]),
+ * else apply_many's rows */
+static void level_vecs(const ovk__amg_cycle *c, int l, int k, double *one[5], sysvecs *v)
+{
+    const level *L = &c->lev[l];
+    double *const *rows = one;
+    size_t w = 1;
+    if (k > 1) {
+        w = (size_t)c->kcap;
+        rows = c->rows + 5 * (size_t)l * w;
+    } else {
+        one[0] = L->res, one[1] = L->d, one[2] = L->t, one[3] = L->x, one[4] = L->b;
+    }
+    *v = (sysvecs){k, rows, rows + w, rows + 2 * w, rows + 3 * w, rows + 4 * w, k > 1 ? &c->ms[l] : NULL};
+}
+
+/* x_l = V(l, b_l) for k systems: every step on all k (each level's
+ * products one multi-vector product), each system's operations those of
+ * k = 1 */
+static int vcycle(const ovk__amg_cycle *c, int l, int k, const double *const *b, double *const *x,
+                  const ovk__hook *h)
+{
+    const level *L = &c->lev[l];
+    double *one[5], *one_c[5];
+    sysvecs v, w;
+    level_vecs(c, l, k, one, &v);
+    if (l == c->nlev - 1 && c->coarse_sweeps) /* singular: x = S(0, b), l1-Jacobi, bounded */
+        return smooth(L, &v, c->coarse_sweeps, 1, b, x, 1, 0, h);
+    if (l == c->nlev - 1) return coarsest_solve(c, l, k, b, x, h);
+    level_vecs(c, l + 1, k, one_c, &w);
+    int rc = smooth(L, &v, c->degree, c->jacobi, b, x, 1, 1, h); /* x = S(0, b), res = b - A x */
     /* b_1 = 2^-e P^T r: the coarse levels solve with 2^-e A_l, so V(1, b_1) is A_1^-1 P^T r */
-    if (!rc) rc = restrict_residual(c, l, l == 0 ? ldexp(1.0, -c->scale_exp) : 1.0, h);
-    if (!rc) rc = vcycle(c, l + 1, C->b, C->x, h);
-    if (!rc) rc = interpolate(c, l, x, h);
-    return rc ? rc : smooth(L, c->degree, c->jacobi, b, x, 0, 0, h); /* x = S(x, b) */
+    double alpha = l == 0 ? ldexp(1.0, -c->scale_exp) : 1.0;
+    if (!rc) rc = restrict_all(c, l, &v, alpha, w.b, h);
+    if (!rc) rc = vcycle(c, l + 1, k, (const double *const *)w.b, w.x, h);
+    if (!rc) rc = interpolate_all(c, l, k, w.x, x, h);
+    return rc ? rc : smooth(L, &v, c->degree, c->jacobi, b, x, 0, 0, h); /* x = S(x, b) */
 }
 
 void ovk__amg_cycle_set_scale(ovk__amg_cycle *c, int e) { c->scale_exp = e; }
 
 int ovk__amg_cycle_apply(const ovk__amg_cycle *c, const double *r, double *z, const ovk__hook *h)
 {
-    return vcycle(c, 0, r, z, h);
+    return vcycle(c, 0, 1, &r, &z, h);
+}
+
+/* apply_many's room: free it (local) */
+static void free_many(ovk__amg_cycle *c)
+{
+    for (int l = 0; c->ms && l < c->nlev; l++) ovk__multi_scratch_free(&c->ms[l]);
+    free(c->ms), free(c->rows), free(c->many);
+    c->ms = NULL, c->rows = NULL, c->many = NULL;
+    c->kcap = 0;
+}
+
+/* Collective: room for k systems on every level (res, d, t; x and b for
+ * l >= 1), grown on every rank alike (k is the same everywhere) */
+static int many_room(ovk__amg_cycle *c, int k)
+{
+    if (k <= c->kcap) return OVK_OK;
+    free_many(c);
+    size_t len = 0;
+    for (int l = 0; l < c->nlev; l++) len += (size_t)(l == 0 ? 3 : 5) * (size_t)k * (size_t)(c->lev[l].n + 1);
+    c->many = malloc(sizeof(double) * len);
+    c->rows = calloc((size_t)5 * (size_t)k * (size_t)c->nlev, sizeof(double *));
+    c->ms = calloc((size_t)c->nlev, sizeof(ovk__multi_scratch));
+    int rc = c->many && c->rows && c->ms ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg cycle: %d systems", k);
+    for (int l = 0; l < c->nlev && !rc; l++)
+        if (c->lev[l].tr) rc = ovk__amg_transfer_reserve(c->lev[l].tr, k); /* the float P's halos */
+    rc = ovk__agree(c->lev[0].A->lay.comm, rc);
+    if (rc) {
+        free_many(c);
+        return rc;
+    }
+    double *p = c->many;
+    for (int l = 0; l < c->nlev; l++) /* level l's vector v of system j: rows[(5 l + v) k + j] */
+        for (int v = 0; v < (l == 0 ? 3 : 5); v++) {
+            double **row = c->rows + (5 * (size_t)l + (size_t)v) * (size_t)k;
+            for (int j = 0; j < k; j++, p += c->lev[l].n + 1) row[j] = p;
+        }
+    c->kcap = k;
+    return OVK_OK;
+}
+
+int ovk__amg_cycle_apply_many(ovk__amg_cycle *c, int k, const double *const *r, double *const *z,
+                              const ovk__hook *h)
+{
+    int rc = k > 1 ? many_room(c, k) : OVK_OK;
+    return rc ? rc : vcycle(c, 0, k, r, z, h);
 }

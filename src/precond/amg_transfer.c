@@ -26,6 +26,9 @@ struct ovk__amg_transfer {
     float *oval;
     hypre_ParCSRCommPkg *pkg;      /* P's (hypre's) */
     double *buf, *ext;             /* the rows other ranks need (send map); P's offd columns' values */
+    int kcap;                      /* the _many functions' room: buf and ext of kcap systems, */
+    double *kbuf, *kext;           /* system j's at j nsend and j nx, */
+    hypre_ParCSRCommHandle **kch;  /* and their exchanges */
 };
 
 void ovk__amg_transfer_free(ovk__amg_transfer *t)
@@ -33,6 +36,7 @@ void ovk__amg_transfer_free(ovk__amg_transfer *t)
     if (!t) return;
     free(t->ptr), free(t->col), free(t->val), free(t->tptr), free(t->tcol), free(t->tval);
     free(t->optr), free(t->ocol), free(t->oval), free(t->buf), free(t->ext);
+    free(t->kbuf), free(t->kext), free(t->kch);
     free(t);
 }
 
@@ -159,4 +163,78 @@ int ovk__amg_restrict(const ovk__amg_transfer *t, double alpha, const double *r,
     if (hypre_ParCSRCommHandleDestroy(ch)) return fail_comm();
     for (int k = 0; k < nsend; k++) yc[elm[k]] += alpha * t->buf[k]; /* the other ranks' parts of our rows */
     return OVK_OK;
+}
+
+/* the entries of the send map: the coarse rows other ranks need */
+static int send_count(const ovk__amg_transfer *t)
+{
+    return hypre_ParCSRCommPkgSendMapStart(t->pkg, hypre_ParCSRCommPkgNumSends(t->pkg));
+}
+
+int ovk__amg_transfer_reserve(ovk__amg_transfer *t, int k)
+{
+    if (k <= t->kcap) return OVK_OK;
+    free(t->kbuf), free(t->kext), free(t->kch);
+    t->kbuf = malloc(sizeof(double) * ((size_t)send_count(t) * (size_t)k + 1));
+    t->kext = malloc(sizeof(double) * ((size_t)t->nx * (size_t)k + 1));
+    t->kch = malloc(sizeof(hypre_ParCSRCommHandle *) * (size_t)k);
+    t->kcap = t->kbuf && t->kext && t->kch ? k : 0;
+    return t->kcap ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: P's halo for %d systems", k);
+}
+
+/* the exchanges of the k systems ended (all of them, also after a failure) */
+static int end_all(const ovk__amg_transfer *t, int k)
+{
+    int bad = 0;
+    for (int j = 0; j < k; j++) bad |= hypre_ParCSRCommHandleDestroy(t->kch[j]) != 0;
+    return bad ? fail_comm() : OVK_OK;
+}
+
+int ovk__amg_interpolate_many(const ovk__amg_transfer *t, int k, double *const *xc, double *const *xf,
+                              const ovk__hook *h)
+{
+    const int *elm = hypre_ParCSRCommPkgSendMapElmts(t->pkg);
+    int nsend = send_count(t), nx = t->nx, step = ovk__chunk_rows(t->nf, h);
+    for (int j = 0; j < k; j++) { /* system j's coarse values other ranks need, sent */
+        double *buf = t->kbuf + (size_t)j * (size_t)nsend;
+        for (int s = 0; s < nsend; s++) buf[s] = xc[j][elm[s]];
+        t->kch[j] = hypre_ParCSRCommHandleCreate(1, t->pkg, buf, t->kext + (size_t)j * (size_t)nx);
+    }
+    for (int lo = 0; lo < t->nf; lo += step) { /* x_f += P_diag x_c, each row of P read once for all k */
+        int hi = ovk__chunk_end(lo, step, t->nf);
+        for (int i = lo; i < hi; i++)
+            for (int j = 0; j < k; j++) xf[j][i] += row_sum(t->col, t->val, xc[j], t->ptr[i], t->ptr[i + 1]);
+        ovk__poke(h);
+    }
+    int rc = end_all(t, k);
+    for (int i = 0; i < t->nf && nx > 0 && !rc; i++)
+        for (int j = 0; j < k && t->optr[i] < t->optr[i + 1]; j++)
+            xf[j][i] += row_sum(t->ocol, t->oval, t->kext + (size_t)j * (size_t)nx, t->optr[i], t->optr[i + 1]);
+    ovk__poke(h);
+    return rc;
+}
+
+int ovk__amg_restrict_many(const ovk__amg_transfer *t, int k, double alpha, double *const *r, double *const *yc,
+                           const ovk__hook *h)
+{
+    const int *elm = hypre_ParCSRCommPkgSendMapElmts(t->pkg);
+    int nsend = send_count(t), nx = t->nx, step = ovk__chunk_rows(t->nc, h);
+    if (nx > 0) memset(t->kext, 0, sizeof(double) * (size_t)nx * (size_t)k);
+    for (int i = 0; i < t->nf && nx > 0; i++) /* ext_j = P_offd^T r_j, for the columns' owners */
+        for (int q = t->optr[i]; q < t->optr[i + 1]; q++)
+            for (int j = 0; j < k; j++)
+                t->kext[(size_t)j * (size_t)nx + (size_t)t->ocol[q]] += (double)t->oval[q] * r[j][i];
+    for (int j = 0; j < k; j++)
+        t->kch[j] = hypre_ParCSRCommHandleCreate(2, t->pkg, t->kext + (size_t)j * (size_t)nx,
+                                                 t->kbuf + (size_t)j * (size_t)nsend);
+    for (int lo = 0; lo < t->nc; lo += step) { /* y_c = alpha P_diag^T r, each row of P^T read once for all k */
+        int hi = ovk__chunk_end(lo, step, t->nc);
+        for (int c = lo; c < hi; c++)
+            for (int j = 0; j < k; j++) yc[j][c] = alpha * row_sum(t->tcol, t->tval, r[j], t->tptr[c], t->tptr[c + 1]);
+        ovk__poke(h);
+    }
+    int rc = end_all(t, k);
+    for (int j = 0; j < k && !rc; j++) /* the other ranks' parts of our rows */
+        for (int s = 0; s < nsend; s++) yc[j][elm[s]] += alpha * t->kbuf[(size_t)j * (size_t)nsend + (size_t)s];
+    return rc;
 }

@@ -22,6 +22,17 @@ int ovk__amg_transfer_make(MPI_Comm comm, hypre_ParCSRMatrix *P, ovk__amg_transf
 int ovk__amg_interpolate(const ovk__amg_transfer *t, const double *xc, double *xf, const ovk__hook *h);
 /* y_c = alpha P^T r.  Collective with P's halo neighbours; calls the hook. */
 int ovk__amg_restrict(const ovk__amg_transfer *t, double alpha, const double *r, double *yc, const ovk__hook *h);
+/* Local: room for k systems in the _many functions (kept; OVK_ENOMEM
+ * without it: the caller agrees on the outcome). */
+int ovk__amg_transfer_reserve(ovk__amg_transfer *t, int k);
+/* k systems (no more than reserved) at once, each row of P read once for
+ * all k, each system's result bitwise the single function's (the same
+ * operations in the same order); the k halos exchanged side by side.
+ * Collective with P's halo neighbours; call the hook. */
+int ovk__amg_interpolate_many(const ovk__amg_transfer *t, int k, double *const *xc, double *const *xf,
+                              const ovk__hook *h);
+int ovk__amg_restrict_many(const ovk__amg_transfer *t, int k, double alpha, double *const *r, double *const *yc,
+                           const ovk__hook *h);
 void ovk__amg_transfer_free(ovk__amg_transfer *t);
 
 #endif

@@ -157,6 +157,12 @@ typedef struct ovk__amg_cycle_opts {
 int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm, const ovk__amg_cycle_opts *o,
                          ovk__amg_cycle **out);
 int ovk__amg_cycle_apply(const ovk__amg_cycle *c, const double *r, double *z, const ovk__hook *h);
+/* z[j] = the cycle of r[j] for k systems, each level's matrix read once a
+ * product for all k, each z[j] bitwise ovk__amg_cycle_apply's.  Collective
+ * when k grows past every earlier k (the room for k systems, kept with the
+ * cycle: OVK_ENOMEM on every rank without it); k the same on every rank. */
+int ovk__amg_cycle_apply_many(ovk__amg_cycle *c, int k, const double *const *r, double *const *z,
+                              const ovk__hook *h);
 /* The hierarchy is of 2^-e times the level-0 matrix (amg.c hands hypre a
  * unit-scale copy): the coarse correction is scaled back by 2^-e. */
 void ovk__amg_cycle_set_scale(ovk__amg_cycle *c, int e);

@@ -102,6 +102,7 @@ struct ovk__task {
     ovk__nullspace ns; /* the solver's set-up basis (shared) with this system's projected b */
     task_state state;
     int rc;
+    char why[OVK__DETAIL_LEN]; /* the detail its solve left (tasks share the thread's) */
     const double *p; /* a product asked for: s = A p, and <p,s> into ps when not NULL */
     double *s, *ps, took;
     const double *r; /* a preconditioner asked for: z = C r, <r,z> and <r,r> into rz, rr when not NULL */
@@ -179,6 +180,7 @@ static void task_main(void)
     t->rc = ovk__nullspace_begin_solve(&t->c); /* b -= Z Z^T b */
     if (!t->rc) t->rc = ovk__variant_solve(&t->c, &t->var);
     if (!t->rc) t->rc = ovk__nullspace_end_solve(&t->c); /* x -= Z Z^T x */
+    snprintf(t->why, sizeof t->why, "%s", ovk_error_detail());
     t->state = TASK_DONE;
 #ifdef OVK_MANY_ASAN
     __sanitizer_start_switch_fiber(NULL, m->main_bottom, m->main_size); /* this stack ends */
@@ -610,7 +612,7 @@ static int gather_times(ovk__many *m, MPI_Comm comm, ovk_pcg_result *results)
 }
 
 int ovk__many_solve(ovk__ctx *c, const ovk__variant *v, int k, const double *const *B, double *const *X,
-                    ovk_pcg_result *results, int *st, int *current)
+                    ovk_pcg_result *results, int *st, char (*why)[OVK__DETAIL_LEN], int *current)
 {
     ovk__many m;
     const ovk__solver *sv = NULL;
@@ -631,9 +633,10 @@ int ovk__many_solve(ovk__ctx *c, const ovk__variant *v, int k, const double *con
     for (int j = 0; !rc && j < k; j++) {
         ovk__ctx *tc = &m.tasks[j].c;
         if (!B[j]) continue;
-        int mine = m.tasks[j].rc;
+        int mine = m.tasks[j].rc ? ovk__fail(m.tasks[j].rc, "%s", m.tasks[j].why) : OVK_OK;
         if (!mine && tc->cb_failed) mine = ovk__fail(OVK_ECALLBACK, "%s", tc->cb_detail);
         st[j] = ovk__agree(c->comm, mine);
+        snprintf(why[j], OVK__DETAIL_LEN, "%s", st[j] ? ovk_error_detail() : m.tasks[j].why);
         ovk__condest_end(tc);
     }
     if (!rc) rc = gather_times(&m, c->comm, results);

@@ -1185,7 +1185,8 @@ static int run_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *cons
     int *bad = calloc(room, sizeof(int)), *st = calloc(room, sizeof(int));
     const double **b = calloc(room, sizeof *b);
     double **x = calloc(room, sizeof *x);
-    int rc = bad && st && b && x ? OVK_OK : ovk__fail(OVK_ENOMEM, "ovk_solver_solve_many: %d systems", k);
+    char(*why)[OVK__DETAIL_LEN] = calloc(room, sizeof *why);
+    int rc = bad && st && b && x && why ? OVK_OK : ovk__fail(OVK_ENOMEM, "ovk_solver_solve_many: %d systems", k);
     if (!rc) rc = s->solve_refused ? ovk__fail(s->solve_refused, "%s", s->solve_refused_detail) : check_many(s, k, B, X, res, bad);
     rc = ovk__agree(s->lay->comm, rc);
     if (!rc) rc = agree_finite(s, k, bad, res, st);
@@ -1197,7 +1198,7 @@ static int run_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *cons
     }
     reset_solve_state(c);
     long long started = ovk__reducer_started(c->red);
-    rc = ovk__many_solve(c, &s->var, k, b, x, res, st, &s->system);
+    rc = ovk__many_solve(c, &s->var, k, b, x, res, st, why, &s->system);
     long long reductions = ovk__reducer_started(c->red) - started;
     reset_solve_state(c);
     if (rc) goto cleanup;
@@ -1205,8 +1206,12 @@ static int run_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *cons
     for (int j = k - 1; j >= 0; j--) { /* backwards: the detail left is the first failure's */
         res[j].reductions = reductions;
         if (bad[j]) st[j] = ovk__fail(OVK_ENONFINITE, "ovk_solver_solve_many: system %d: b or x0 not finite", j);
-        else if (st[j]) ovk__fail(st[j], "ovk_solver_solve_many: system %d: %s", j, ovk_strerror(st[j]));
-        else st[j] = status_of(&res[j]);
+        else if (st[j]) ovk__fail(st[j], "ovk_solver_solve_many: system %d: %s", j, why[j]);
+        else {
+            st[j] = status_of(&res[j]);
+            if (st[j] == OVK_EBREAKDOWN || st[j] == OVK_ENONFINITE) ovk__fail(st[j], "%s", why[j]); /* set in the solve */
+            if (st[j]) ovk__fail(st[j], "ovk_solver_solve_many: system %d: %s", j, ovk_error_detail());
+        }
         if (!bad[j]) report_solve(s, &res[j], st[j]);
         if (st[j]) first = st[j];
     }
@@ -1216,6 +1221,7 @@ cleanup:
     free(st);
     free(b);
     free(x);
+    free(why);
     return rc;
 }
 

@@ -429,12 +429,14 @@ int ovk__task_pc(struct ovk__task *t, const double *r, double *z, double *rz, do
  * parsed options in c->params) solved together from the solver's context
  * c, each in its own context copy and variant instance, results[j] each
  * system's (reason, iterations, residual, timers; reductions: the whole
- * batch's); st[j] its status (OVK_OK or what its solve returned, agreed).
+ * batch's); st[j] its status (OVK_OK or what its solve returned, agreed)
+ * and why[j] the detail its solve left (agreed with st[j]: a failure's
+ * names the rank that failed; a breakdown's says where it was found).
  * *current: the index of the system whose code runs (its callbacks can
  * ask), -1 after.  Returns OVK_OK or an error of the batch itself
  * (OVK_ENOMEM, agreed), in which case no system's result is meaningful. */
 int ovk__many_solve(ovk__ctx *c, const ovk__variant *v, int k, const double *const *B, double *const *X,
-                    ovk_pcg_result *results, int *st, int *current);
+                    ovk_pcg_result *results, int *st, char (*why)[OVK__DETAIL_LEN], int *current);
 
 /* ---- the Lanczos condition estimate (condest.c) ----------------------- */
 

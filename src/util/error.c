@@ -5,7 +5,7 @@
 
 #include "../internal.h"
 
-static _Thread_local char detail[512];
+static _Thread_local char detail[OVK__DETAIL_LEN];
 static _Thread_local int detail_agreed; /* detail came from another rank's failure, prefixed */
 
 typedef struct status_entry {

@@ -2,7 +2,9 @@
  * products (bitwise, every storage form the matrices take); k = 1, 2, 7,
  * 16 systems of every CG variant against their single solves (the same
  * iterations, the solutions to a few ulps) on every backend, and with the
- * preconditioners that apply to k systems at once (ic0, ssor, cheby); systems that
+ * preconditioners that apply to k systems at once (ic0, ssor, cheby, amg;
+ * amg's apply_many bitwise its apply with each option that changes the
+ * cycle); systems that
  * converge at different iterations, b = 0, a NaN (its own error, the others
  * unharmed); the reductions of the batch (PMPI: as many as the longest
  * single solve's, not k times); the monitor's system index; bad input. */
@@ -13,6 +15,7 @@
 #include "count_reductions.h"
 #include "matrix/matrix.h"
 #include "mpitest.h"
+#include "precond/precond.h"
 #include "problem.h"
 
 #ifndef OVK_MATRIX_DIR
@@ -338,6 +341,48 @@ static void check_operator(ovk_matrix *A)
     ovk_solver_destroy(&s);
 }
 
+/* system 1's operator is -A (CG breaks down at once); system 2's fails
+ * from its fifth call on, on the last rank only */
+static int failing_op(ovk_solver *s, const double *x, double *y, void *ctx)
+{
+    int j = ovk_solver_system_index(s), rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const ovk_matrix *A = ctx;
+    if (ovk__matvec(A, x, y, NULL)) return 1; /* collective: done on every rank */
+    for (int i = 0; j == 1 && i < A->lay.nlocal; i++) y[i] = -y[i];
+    return j == 2 && ++op_calls[j] >= 5 && rank == size - 1;
+}
+
+/* two systems fail differently: every rank returns the first one's status
+ * and its own detail, whichever failed last */
+static void check_failure_detail(ovk_matrix *A)
+{
+    enum { K = 3 };
+    ovk_solver *s = NULL;
+    ovk_vector *B[K], *X[K];
+    ovk_pcg_result res[K];
+    MT_RC(OVK_OK, ovk_solver_create_operator(MPI_COMM_WORLD, A->lay.nlocal, failing_op, A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "cg1"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
+    for (int j = 0; j < K; j++) {
+        ovk_solver_vector_create(s, NULL, &B[j]);
+        ovk_solver_vector_create(s, NULL, &X[j]);
+        fill_rhs(A, j, ovk_vector_data(B[j]));
+    }
+    memset(op_calls, 0, sizeof op_calls);
+    MT_RC(OVK_EBREAKDOWN, ovk_solver_solve_many(s, K, B, X, res));
+    const char *d = ovk_error_detail();
+    MT_CHECK(strstr(d, "system 1: ") && !strstr(d, "system 2"), "the first failure's detail: '%s'", d);
+    MT_CHECK(res[0].reason == OVK_REASON_CONVERGED && res[1].reason == OVK_REASON_BREAKDOWN,
+             "systems 0, 1: %s, %s", ovk_reason_name(res[0].reason), ovk_reason_name(res[1].reason));
+    for (int j = 0; j < K; j++) {
+        ovk_vector_destroy(B[j]);
+        ovk_vector_destroy(X[j]);
+    }
+    ovk_solver_destroy(&s);
+}
+
 /* k <= 0, NULL arrays or elements (on one rank only), another layout,
  * shared memory: the same error on every rank, nothing solved */
 static void check_bad_input(ovk_matrix *A, ovk_matrix *other)
@@ -372,6 +417,47 @@ static void check_bad_input(ovk_matrix *A, ovk_matrix *other)
     ovk_vector_destroy(alien);
     ovk_solver_destroy(&s);
 }
+
+#ifdef OVK_HAVE_HYPRE
+static void poke(void *arg) { (void)arg; }
+
+/* amg's apply_many (spec: an option that changes the cycle; singular: a
+ * declared null space): each system bitwise its apply, for 3, 8 and 2
+ * systems (the room grown, then used in part), with a hook */
+static void check_amg_many(const ovk_matrix *A, const char *spec, int singular)
+{
+    enum { K = 8 };
+    static const int ks[] = {3, K, 2};
+    int n = A->lay.nlocal;
+    ovk__pc pc = {0};
+    ovk__pc_env env = {.A = A, .n = n, .comm = MPI_COMM_WORLD, .singular = singular};
+    MT_RC(OVK_OK, ovk__pc_create(spec, &pc));
+    MT_RC(OVK_OK, pc.type->setup(pc.state, &env));
+    double *r[K], *z[K], *ref = malloc(sizeof(double) * (size_t)(n + 1));
+    for (int j = 0; j < K; j++) {
+        r[j] = malloc(sizeof(double) * (size_t)(n + 1));
+        z[j] = malloc(sizeof(double) * (size_t)(n + 1));
+        for (int i = 0; i < n; i++) r[j][i] = tp_value((uint64_t)(A->lay.row_start + i) * 17 + (uint64_t)j);
+    }
+    const ovk__hook h = {poke, NULL, 50};
+    for (int c = 0; c < 3; c++) {
+        MT_RC(OVK_OK, pc.type->apply_many(pc.state, ks[c], (const double *const *)r, z, NULL, NULL, &h));
+        int differ = 0;
+        for (int j = 0; j < ks[c]; j++) {
+            MT_RC(OVK_OK, pc.type->apply(pc.state, r[j], ref, NULL));
+            differ += n > 0 && memcmp(z[j], ref, sizeof(double) * (size_t)n) != 0;
+        }
+        MT_CHECK(differ == 0, "%s%s k=%d: %d systems differ from their apply", spec, singular ? " (singular)" : "",
+                 ks[c], differ);
+    }
+    for (int j = 0; j < K; j++) {
+        free(r[j]);
+        free(z[j]);
+    }
+    free(ref);
+    ovk__pc_destroy(&pc);
+}
+#endif
 
 /* the nonsymmetric solvers on a convection-diffusion operator: k = 3
  * systems as their single solves */
@@ -422,8 +508,18 @@ int main(int argc, char **argv)
         check_batch(A, "pipecg", backends[b], 7, 2, 5);
     }
     for (int v = 0; mt_recurrence_name(v); v++) check_batch(A, mt_recurrence_name(v), "blocking", 7, 3, 4);
-    static const char *const pcs[] = {"ic0", "ssor:omega=1.3", "cheby"}; /* their apply_many */
-    for (int p = 0; p < 3; p++) {
+#ifdef OVK_HAVE_HYPRE
+    static const char *const amgs[] = {"amg", "amg:precision=double", "amg:smoother=l1jacobi,sweeps=2",
+                                       "amg:degree=2"};
+    for (int p = 0; p < 4; p++) check_amg_many(A, amgs[p], 0);
+    check_amg_many(A, "amg", 1); /* l1-Jacobi sweeps on the coarsest level, double */
+    static const char *const pcs[] = {"ic0", "ssor:omega=1.3", "cheby", "amg"}; /* their apply_many */
+    enum { NPCS = 4 };
+#else
+    static const char *const pcs[] = {"ic0", "ssor:omega=1.3", "cheby"};
+    enum { NPCS = 3 };
+#endif
+    for (int p = 0; p < NPCS; p++) {
         precond = pcs[p];
         check_batch(A, "alg1", "blocking", 7, -1, -1);
     }
@@ -433,6 +529,7 @@ int main(int argc, char **argv)
     check_reduction_count(A, "pipecg", 7); /* the true-residual checks */
     check_nonsymmetric();
     check_operator(A);
+    check_failure_detail(A);
     check_monitor(A);
     check_bad_input(A, A7);
     ovk_matrix_destroy(A);

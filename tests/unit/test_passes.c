@@ -7,7 +7,7 @@
  *     without) and a block with empty rows, in every value form;
  *   - every value form of a block gives bitwise the product of the double
  *     values, and a dictionary of more than 256 values is refused;
- *   - the apply_many of jacobi, ic0, ssor and cheby: each system bitwise
+ *   - the apply_many of jacobi, ic0, ssor, cheby and amg: each system bitwise
  *     its apply (and apply_dots), for 1, 3, 4 and 8 systems;
  *   - ovk__dots_exact (plcg's Gram sums): a sum of 10^7-sized terms that
  *     cancel to 10^-3 comes out within 1e-14 of it (ovk__dots: 1.0004e-3
@@ -237,7 +237,7 @@ static void test_dots_exact_paths(void **state)
     ovk__dot2_set_kernels(-1);
 }
 
-/* A preconditioner's apply_many (spec: jacobi, ic0, ssor, cheby): each
+/* A preconditioner's apply_many (spec: jacobi, ic0, ssor, cheby, amg): each
  * system bitwise apply's and, where it has one, apply_dots's, with a hook
  * (blocks cut by its rows) and without */
 static void check_pc_many(const char *spec)
@@ -287,8 +287,12 @@ static void check_pc_many(const char *spec)
 static void test_pc_many(void **state)
 {
     (void)state;
-    static const char *const specs[] = {"jacobi", "ic0", "ssor", "ssor:omega=1.3", "cheby:degree=4"};
-    for (int p = 0; p < 5; p++) check_pc_many(specs[p]);
+    static const char *const specs[] = {"jacobi", "ic0", "ssor", "ssor:omega=1.3", "cheby:degree=4",
+#ifdef OVK_HAVE_HYPRE
+                                        "amg", "amg:precision=double,smoother=l1jacobi",
+#endif
+    };
+    for (size_t p = 0; p < sizeof specs / sizeof *specs; p++) check_pc_many(specs[p]);
 }
 
 int main(int argc, char **argv)
