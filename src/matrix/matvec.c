@@ -640,20 +640,33 @@ static int scratch_reserve(const ovk_matrix *A, int k, ovk__multi_scratch *ws)
     return rc;
 }
 
+/* the diag block's products of the k vectors one by one, chunk by chunk,
+ * with the single product's kernels (dot[j] += their sums) */
+static void diag_each(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *dot,
+                      const ovk__hook *hook)
+{
+    int n = A->lay.nlocal, step = multi_chunk_rows(A, hook);
+    rows_fn rows = pick_rows(&A->diag);
+    for (int j = 0; j < k && A->diag.upper; j++) memset(Y[j], 0, sizeof(double) * (size_t)n);
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int j = 0; j < k; j++)
+            dot[j] = A->diag.runs ? runs_rows(&A->diag, rows, X[j], Y[j], lo, hi, dot[j])
+                                  : rows(&A->diag, X[j], Y[j], lo, hi, dot[j]);
+        ovk__poke(hook);
+    }
+}
+
 /* the diag block's products of the k vectors (dot[j] += their sums), in
- * ws reserved for k */
+ * ws reserved for k: one by one with runs (a run's row is read once
+ * anyway), or when ws has no interleaved room (reserved while the block
+ * had runs, which new values took away) */
 static void diag_multi(const ovk_matrix *A, int k, const double *const *X, double *const *Y, double *dot,
                        const ovk__hook *hook, ovk__multi_scratch *ws)
 {
-    int n = A->lay.nlocal;
-    if (A->diag.runs) { /* a run's row is read once anyway: each vector by the run kernels, chunk by chunk */
-        int step = multi_chunk_rows(A, hook);
-        rows_fn rows = pick_rows(&A->diag);
-        for (int lo = 0; lo < n; lo += step) {
-            int hi = ovk__chunk_end(lo, step, n);
-            for (int j = 0; j < k; j++) dot[j] = runs_rows(&A->diag, rows, X[j], Y[j], lo, hi, dot[j]);
-            ovk__poke(hook);
-        }
+    size_t room = (size_t)(A->lay.nlocal > 0 ? A->lay.nlocal : 1) * (size_t)(k < MULTI_MAX ? k : MULTI_MAX);
+    if (A->diag.runs || ws->xb_len < room || ws->yb_len < room) {
+        diag_each(A, k, X, Y, dot, hook);
         return;
     }
     for (int j0 = 0; j0 < k; j0 += MULTI_MAX) { /* MULTI_MAX vectors per pass over the block */

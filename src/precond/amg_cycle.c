@@ -62,10 +62,7 @@
 /* Lanczos steps (products) of the smoother's estimate, more for a
  * singular A (a declared null space).  The largest Ritz value is the
  * largest Rayleigh quotient on the Krylov space, so at least the power
- * iteration's with as many products; on every level of the amg tests 6
- * steps gave emax >= 0.97 lambda_max, where the 10 power steps used before
- * gave >= 0.90 (5 Lanczos steps: >= 0.895), and 10 steps for a singular A
- * (the power iteration needed 40 on the pure Neumann Laplacian). */
+ * iteration's quotient with as many products from the same start. */
 enum { EST_STEPS = 6, EST_STEPS_SINGULAR = 10, HY_GAUSS_ELIM = 9 };
 /* Power steps of a refresh, from the last estimate's Ritz vector or
  * iterate: close to the dominant eigenvector of the old operator.  The
@@ -346,12 +343,16 @@ static double ritz_max(const double *a, const double *b, int k, double *y)
         if (sturm_below(a, b, k, mid) < k) lo = mid; /* an eigenvalue at or above mid */
         else hi = mid;
     }
-    double sigma = hi + 1e-10 * width + DBL_MIN;
+    double sigma = hi + fmax(1e-10 * width, 8.0 * DBL_EPSILON * fabs(hi)) + DBL_MIN; /* strictly above */
     for (int j = 0; j < k; j++) y[j] = 1.0;
-    for (int it = 0; it < 3; it++) {
+    for (int it = 0; it < 3 && k > 1; it++) {
         shifted_solve(a, b, k, sigma, c, y);
         double norm = 0.0;
         for (int j = 0; j < k; j++) norm += y[j] * y[j];
+        if (!(norm > 0.0) || !isfinite(norm)) { /* no vector: the last basis vector, the largest residual bound */
+            for (int j = 0; j < k; j++) y[j] = j == k - 1 ? 1.0 : 0.0;
+            break;
+        }
         for (int j = 0; j < k; j++) y[j] /= sqrt(norm);
     }
     return hi;

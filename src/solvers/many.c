@@ -636,7 +636,7 @@ int ovk__many_solve(ovk__ctx *c, const ovk__variant *v, int k, const double *con
         int mine = m.tasks[j].rc ? ovk__fail(m.tasks[j].rc, "%s", m.tasks[j].why) : OVK_OK;
         if (!mine && tc->cb_failed) mine = ovk__fail(OVK_ECALLBACK, "%s", tc->cb_detail);
         st[j] = ovk__agree(c->comm, mine);
-        snprintf(why[j], OVK__DETAIL_LEN, "%s", st[j] ? ovk_error_detail() : m.tasks[j].why);
+        snprintf(why[j], OVK__DETAIL_LEN, "%s", st[j] ? ovk_error_detail() : tc->stop_detail);
         ovk__condest_end(tc);
     }
     if (!rc) rc = gather_times(&m, c->comm, results);
