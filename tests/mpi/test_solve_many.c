@@ -176,6 +176,16 @@ static void fill_rhs(const ovk_matrix *A, int j, double *b)
 /* the preconditioner of make_solver's solvers (NULL: the default) */
 static const char *precond;
 
+/* k systems of s: B[j] fill_rhs's j-th right-hand side, X[j] zero */
+static void make_systems(ovk_solver *s, const ovk_matrix *A, int k, ovk_vector **B, ovk_vector **X)
+{
+    for (int j = 0; j < k; j++) {
+        ovk_solver_vector_create(s, NULL, &B[j]);
+        ovk_solver_vector_create(s, NULL, &X[j]);
+        fill_rhs(A, j, ovk_vector_data(B[j]));
+    }
+}
+
 static ovk_solver *make_solver(ovk_matrix *A, const char *variant, const char *backend)
 {
     ovk_solver *s = NULL;
@@ -311,11 +321,7 @@ static void check_monitor(ovk_matrix *A)
     ovk_vector *B[K], *X[K];
     ovk_pcg_result res[K];
     MT_RC(OVK_OK, ovk_solver_set_monitor(s, monitor, NULL));
-    for (int j = 0; j < K; j++) {
-        ovk_solver_vector_create(s, NULL, &B[j]);
-        ovk_solver_vector_create(s, NULL, &X[j]);
-        fill_rhs(A, j, ovk_vector_data(B[j]));
-    }
+    make_systems(s, A, K, B, X);
     memset(seen, 0, sizeof seen);
     MT_RC(OVK_OK, ovk_solver_solve_many(s, K, B, X, res));
     for (int j = 0; j < K; j++)
@@ -351,11 +357,7 @@ static void check_operator(ovk_matrix *A)
     MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "cg1"));
     MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
     ovk_solver_vector_create(s, NULL, &x1);
-    for (int j = 0; j < K; j++) {
-        ovk_solver_vector_create(s, NULL, &B[j]);
-        ovk_solver_vector_create(s, NULL, &X[j]);
-        fill_rhs(A, j, ovk_vector_data(B[j]));
-    }
+    make_systems(s, A, K, B, X);
     MT_RC(OVK_OK, ovk_solver_setup(s));
     memset(op_calls, 0, sizeof op_calls);
     MT_RC(OVK_OK, ovk_solver_solve_many(s, K, B, X, res));
@@ -397,11 +399,7 @@ static void check_failure_detail(ovk_matrix *A)
     MT_RC(OVK_OK, ovk_solver_create_operator(MPI_COMM_WORLD, A->lay.nlocal, failing_op, A, &s));
     MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "cg1"));
     MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
-    for (int j = 0; j < K; j++) {
-        ovk_solver_vector_create(s, NULL, &B[j]);
-        ovk_solver_vector_create(s, NULL, &X[j]);
-        fill_rhs(A, j, ovk_vector_data(B[j]));
-    }
+    make_systems(s, A, K, B, X);
     memset(op_calls, 0, sizeof op_calls);
     MT_RC(OVK_EBREAKDOWN, ovk_solver_solve_many(s, K, B, X, res));
     const char *d = ovk_error_detail();
