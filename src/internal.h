@@ -17,6 +17,16 @@
 /* The detail message's room, its terminating zero included. */
 enum { OVK__DETAIL_LEN = 512 };
 
+/* The calling thread's detail and whether it came from another rank
+ * (ovk__agree), saved and put back by code that runs several contexts on
+ * one thread (solve_many's systems). */
+typedef struct ovk__detail {
+    char text[OVK__DETAIL_LEN];
+    int agreed;
+} ovk__detail;
+void ovk__detail_save(ovk__detail *d);
+void ovk__detail_restore(const ovk__detail *d);
+
 /* Record a detail message for the calling thread and return code. */
 int ovk__fail(int code, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -83,6 +83,7 @@ typedef struct group {
     int tokens;     /* its sums not yet collected by their task */
     int count;      /* its sums */
     int done, rc;
+    ovk__detail why; /* rc's detail, for each sum's task */
     double waited;  /* the seconds its wait took */
 } group;
 
@@ -102,7 +103,7 @@ struct ovk__task {
     ovk__nullspace ns; /* the solver's set-up basis (shared) with this system's projected b */
     task_state state;
     int rc;
-    char why[OVK__DETAIL_LEN]; /* the detail its solve left (tasks share the thread's) */
+    ovk__detail why; /* its own view of the thread's detail, kept while others run */
     const double *p; /* a product asked for: s = A p, and <p,s> into ps when not NULL */
     double *s, *ps, took;
     const double *r; /* a preconditioner asked for: z = C r, <r,z> and <r,r> into rz, rr when not NULL */
@@ -120,6 +121,7 @@ struct ovk__many {
     const void *main_bottom;
     size_t main_size;
     ovk__task *running;
+    ovk__detail main_why; /* the scheduler's detail while a task runs */
     sum_token **unposted; /* sums started and not yet posted, in start order */
     int nunposted;
     group *groups;
@@ -144,6 +146,8 @@ static void enter_task(ovk__many *m, ovk__task *t)
     m->running = t;
     *m->current = t->index;
     starting = t; /* read by task_main at the task's first entry */
+    ovk__detail_save(&m->main_why); /* each system sees its own failures' detail, not the others' */
+    ovk__detail_restore(&t->why);
 #ifdef OVK_MANY_ASAN
     __sanitizer_start_switch_fiber(&m->asan_fake, (char *)t->map + sysconf(_SC_PAGESIZE),
                                    t->map_len - (size_t)sysconf(_SC_PAGESIZE));
@@ -152,6 +156,8 @@ static void enter_task(ovk__many *m, ovk__task *t)
 #ifdef OVK_MANY_ASAN
     __sanitizer_finish_switch_fiber(m->asan_fake, NULL, NULL);
 #endif
+    ovk__detail_save(&t->why);
+    ovk__detail_restore(&m->main_why);
     m->running = NULL;
     *m->current = -1;
 }
@@ -180,7 +186,6 @@ static void task_main(void)
     t->rc = ovk__nullspace_begin_solve(&t->c); /* b -= Z Z^T b */
     if (!t->rc) t->rc = ovk__variant_solve(&t->c, &t->var);
     if (!t->rc) t->rc = ovk__nullspace_end_solve(&t->c); /* x -= Z Z^T x */
-    snprintf(t->why, sizeof t->why, "%s", ovk_error_detail());
     t->state = TASK_DONE;
 #ifdef OVK_MANY_ASAN
     __sanitizer_start_switch_fiber(NULL, m->main_bottom, m->main_size); /* this stack ends */
@@ -242,6 +247,7 @@ int ovk__task_sum_end(ovk__task *t, ovk_request *req, double *waited)
     }
     group *g = &m->groups[tok->group];
     int rc = g->rc;
+    if (rc) ovk__detail_restore(&g->why);
     if (!rc) memcpy(tok->vals, g->buf + tok->offset, sizeof(double) * (size_t)tok->n);
     *waited = g->waited / g->count;
     tok->used = 0;
@@ -341,6 +347,7 @@ static int post(ovk__many *m, int before_product)
     }
     g->rc = ovk_reduce_start(m->red, g->buf, g->buf, total, OVK_DOUBLE, OVK_SUM, &g->req);
     if (g->rc) { /* the failure goes to each sum's wait */
+        ovk__detail_save(&g->why);
         g->req = NULL;
         g->done = 1;
     }
@@ -368,6 +375,7 @@ static void products(ovk__many *m)
         if (t->ps) *t->ps = m->xy[i];
         i++;
         t->prc = rc;
+        if (rc) ovk__detail_save(&t->why); /* the task reads the failure when it resumes */
         t->took = share;
         t->state = TASK_READY;
     }
@@ -398,6 +406,7 @@ static void pc_group(ovk__many *m, int dots)
         }
         i++;
         t->prc = rc;
+        if (rc) ovk__detail_save(&t->why); /* the task reads the failure when it resumes */
         t->took = share;
         t->state = TASK_READY;
     }
@@ -419,6 +428,7 @@ static int wait_oldest(ovk__many *m)
         oldest->rc = ovk_reduce_wait(oldest->req);
         int rc2 = ovk_request_free(oldest->req);
         if (!oldest->rc) oldest->rc = rc2;
+        if (oldest->rc) ovk__detail_save(&oldest->why);
         oldest->req = NULL;
         oldest->done = 1;
         oldest->waited = ovk__now() - t0;
@@ -633,7 +643,8 @@ int ovk__many_solve(ovk__ctx *c, const ovk__variant *v, int k, const double *con
     for (int j = 0; !rc && j < k; j++) {
         ovk__ctx *tc = &m.tasks[j].c;
         if (!B[j]) continue;
-        int mine = m.tasks[j].rc ? ovk__fail(m.tasks[j].rc, "%s", m.tasks[j].why) : OVK_OK;
+        int mine = m.tasks[j].rc;
+        if (mine) ovk__detail_restore(&m.tasks[j].why);
         if (!mine && tc->cb_failed) mine = ovk__fail(OVK_ECALLBACK, "%s", tc->cb_detail);
         st[j] = ovk__agree(c->comm, mine);
         snprintf(why[j], OVK__DETAIL_LEN, "%s", st[j] ? ovk_error_detail() : tc->stop_detail);

@@ -41,6 +41,19 @@ const char *ovk_status_name(int status)
 
 const char *ovk_error_detail(void) { return detail; }
 
+void ovk__detail_save(ovk__detail *d)
+{
+    memcpy(d->text, detail, sizeof detail);
+    d->agreed = detail_agreed;
+}
+
+void ovk__detail_restore(const ovk__detail *d)
+{
+    memcpy(detail, d->text, sizeof detail);
+    detail[sizeof detail - 1] = '\0';
+    detail_agreed = d->agreed;
+}
+
 int ovk__fail(int code, const char *fmt, ...)
 {
     char text[sizeof detail]; /* an argument may be the detail itself (ovk_error_detail()) */
