@@ -271,6 +271,12 @@ static int l1_inverse(const ovk_matrix *A, double *dinv)
     return OVK_OK;
 }
 
+/* Collective: v[0, n) summed over the ranks in place */
+static int sum_over(MPI_Comm comm, double *v, int n)
+{
+    return ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce (amg estimate)");
+}
+
 /* Collective: emax of D^-1 A from `steps` power steps from the last
  * estimate's iterate L->dom (a refresh): the Rayleigh quotient
  * <x, A x> / <x, D x>, a bound from below, times EMAX_SAFETY, at most 1
@@ -287,7 +293,7 @@ static int estimate_warm(level *L, MPI_Comm comm, int steps)
             v[0] += x[i] * y[i];
             if (L->dinv[i] > 0.0) v[1] += x[i] * (x[i] / L->dinv[i]); /* an empty row: no part in D (x_i^2 alone overflows first far from unit scale) */
         }
-        rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce (amg estimate)");
+        rc = sum_over(comm, v, 2);
         if (rc) return rc;
         q = v[1] > 0.0 ? v[0] / v[1] : 1.0;
         double scale = v[1] > 0.0 ? 1.0 / sqrt(v[1]) : 1.0; /* x_{k+1} = D^-1 A x_k / ||x_k||_D */
@@ -390,21 +396,21 @@ static int lanczos(level *L, MPI_Comm comm, const double *s, double *V, int step
         V[i] = s[i] > 0.0 ? x0 / s[i] : 0.0;
         sums[0] += V[i] * V[i];
     }
-    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, sums, 1, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce (amg estimate)");
+    int rc = sum_over(comm, sums, 1);
     *k = 0;
     if (rc || !(sums[0] > 0.0)) return rc; /* no row: nothing to estimate */
     for (int i = 0; i < n; i++) V[i] /= sqrt(sums[0]);
     for (int j = 0; j < steps; j++) {
         double *v = V + (size_t)j * n, *u = j > 0 ? v - n : NULL, *w = v + n;
         rc = lanczos_product(L, s, v, u, w, sums);
-        if (!rc) rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce (amg estimate)");
+        if (!rc) rc = sum_over(comm, sums, 3);
         if (rc) return rc;
         double alpha = sums[0], gamma = u ? sums[2] : 0.0, wnorm2 = sums[1], beta2 = 0.0;
         for (int i = 0; i < n; i++) { /* w -= alpha v + gamma u */
             w[i] -= alpha * v[i] + (u ? gamma * u[i] : 0.0);
             beta2 += w[i] * w[i];
         }
-        rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &beta2, 1, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce (amg estimate)");
+        rc = sum_over(comm, &beta2, 1);
         if (rc) return rc;
         a[j] = alpha, *k = j + 1;
         b[j] = beta2 > 1e-20 * wnorm2 ? sqrt(beta2) : 0.0; /* else: an invariant space, T's spectrum is exact */
@@ -427,7 +433,8 @@ static int estimate(level *L, MPI_Comm comm, int steps)
     int n = L->n, k = 0;
     double *V = malloc(sizeof(double) * ((size_t)n * (size_t)(steps + 1) + 1)), *s = L->res;
     double a[EST_STEPS_SINGULAR], b[EST_STEPS_SINGULAR], y[EST_STEPS_SINGULAR]; /* steps <= EST_STEPS_SINGULAR */
-    int rc = ovk__agree(comm, V ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: the estimate's %d vectors of %d rows", steps + 1, n));
+    int rc = V ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: the estimate's %d vectors of %d rows", steps + 1, n);
+    rc = ovk__agree(comm, rc);
     if (rc) goto cleanup;
     for (int i = 0; i < n; i++) s[i] = sqrt(L->dinv[i]);
     rc = lanczos(L, comm, s, V, steps, a, b, &k);

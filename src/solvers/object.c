@@ -1209,7 +1209,8 @@ static int run_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *cons
         else if (st[j]) ovk__fail(st[j], "ovk_solver_solve_many: system %d: %s", j, why[j]);
         else {
             st[j] = status_of(&res[j]);
-            if (st[j] == OVK_EBREAKDOWN || st[j] == OVK_ENONFINITE) ovk__fail(st[j], "%s", why[j]); /* set in the solve */
+            if (st[j] == OVK_EBREAKDOWN || st[j] == OVK_ENONFINITE) /* the detail set in the solve */
+                ovk__fail(st[j], "%s", why[j]);
             if (st[j]) ovk__fail(st[j], "ovk_solver_solve_many: system %d: %s", j, ovk_error_detail());
         }
         if (!bad[j]) report_solve(s, &res[j], st[j]);
