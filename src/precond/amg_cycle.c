@@ -728,13 +728,12 @@ static double *lend(hypre_ParVector *v, double *a)
     return old;
 }
 
-/* bc = alpha P_l^T res (bc: level l+1's right-hand side): our float copy
- * of P_l, or hypre's product on its vectors lent res and bc */
+/* bc = alpha P_l^T res (bc: level l+1's right-hand side): hypre's product
+ * on its vectors lent res and bc */
 static int restrict_residual(const ovk__amg_cycle *c, int l, double alpha, double *res, double *bc,
                              const ovk__hook *h)
 {
     const level *L = &c->lev[l];
-    if (L->tr) return ovk__amg_restrict(L->tr, alpha, res, bc, h);
     hypre_ParVector *f = hypre_ParAMGDataFArray(c->amg)[l + 1];
     double *old_res = lend(L->vres, res), *old_f = lend(f, bc);
     int herr = hypre_ParCSRMatrixMatvecT(alpha, L->P, L->vres, 0.0, f);
@@ -744,11 +743,10 @@ static int restrict_residual(const ovk__amg_cycle *c, int l, double alpha, doubl
     return OVK_OK;
 }
 
-/* x += P_l xc */
+/* x += P_l xc: hypre's product */
 static int interpolate(const ovk__amg_cycle *c, int l, double *xc, double *x, const ovk__hook *h)
 {
     const level *L = &c->lev[l];
-    if (L->tr) return ovk__amg_interpolate(L->tr, xc, x, h);
     hypre_ParVector *u = hypre_ParAMGDataUArray(c->amg)[l], *uc = hypre_ParAMGDataUArray(c->amg)[l + 1];
     double *old = lend(u, x), *old_c = lend(uc, xc);
     int herr = hypre_ParCSRMatrixMatvec(1.0, L->P, uc, 1.0, u);
@@ -759,12 +757,12 @@ static int interpolate(const ovk__amg_cycle *c, int l, double *xc, double *x, co
 }
 
 /* bc[j] = alpha P_l^T res[j] for v's systems: our float P read once for
- * all, or system by system */
+ * all, or hypre's system by system */
 static int restrict_all(const ovk__amg_cycle *c, int l, const sysvecs *v, double alpha, double *const *bc,
                         const ovk__hook *h)
 {
     const level *L = &c->lev[l];
-    if (L->tr && v->k > 1) return ovk__amg_restrict_many(L->tr, v->k, alpha, v->res, bc, h);
+    if (L->tr) return ovk__amg_restrict(L->tr, v->k, alpha, (const double *const *)v->res, bc, h);
     int rc = OVK_OK;
     for (int j = 0; j < v->k && !rc; j++) rc = restrict_residual(c, l, alpha, v->res[j], bc[j], h);
     return rc;
@@ -775,7 +773,7 @@ static int interpolate_all(const ovk__amg_cycle *c, int l, int k, double *const 
                            const ovk__hook *h)
 {
     const level *L = &c->lev[l];
-    if (L->tr && k > 1) return ovk__amg_interpolate_many(L->tr, k, xc, x, h);
+    if (L->tr) return ovk__amg_interpolate(L->tr, k, (const double *const *)xc, x, h);
     int rc = OVK_OK;
     for (int j = 0; j < k && !rc; j++) rc = interpolate(c, l, xc[j], x[j], h);
     return rc;

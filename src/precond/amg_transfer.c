@@ -25,17 +25,16 @@ struct ovk__amg_transfer {
     int *optr, *ocol;              /* P's offd block: columns into ext */
     float *oval;
     hypre_ParCSRCommPkg *pkg;      /* P's (hypre's) */
-    double *buf, *ext;             /* the rows other ranks need (send map); P's offd columns' values */
-    int kcap;                      /* the _many functions' room: buf and ext of kcap systems, */
-    double *kbuf, *kext;           /* system j's at j nsend and j nx, */
-    hypre_ParCSRCommHandle **kch;  /* and their exchanges */
+    int kcap;                      /* room for kcap systems' halos: */
+    double *kbuf, *kext;           /* the rows other ranks need (send map) and P's offd columns' values, */
+    hypre_ParCSRCommHandle **kch;  /* system j's at j nsend and j nx, and their exchanges */
 };
 
 void ovk__amg_transfer_free(ovk__amg_transfer *t)
 {
     if (!t) return;
     free(t->ptr), free(t->col), free(t->val), free(t->tptr), free(t->tcol), free(t->tval);
-    free(t->optr), free(t->ocol), free(t->oval), free(t->buf), free(t->ext);
+    free(t->optr), free(t->ocol), free(t->oval);
     free(t->kbuf), free(t->kext), free(t->kch);
     free(t);
 }
@@ -79,6 +78,12 @@ static int transpose_block(ovk__amg_transfer *t)
     return OVK_OK;
 }
 
+/* the entries of the send map: the coarse rows other ranks need */
+static int send_count(const ovk__amg_transfer *t)
+{
+    return hypre_ParCSRCommPkgSendMapStart(t->pkg, hypre_ParCSRCommPkgNumSends(t->pkg));
+}
+
 /* Local: the float copy of P (its communication package made before). */
 static int make_copy(hypre_ParCSRMatrix *P, ovk__amg_transfer *t)
 {
@@ -87,15 +92,10 @@ static int make_copy(hypre_ParCSRMatrix *P, ovk__amg_transfer *t)
     t->nc = hypre_CSRMatrixNumCols(D);
     t->nx = hypre_CSRMatrixNumCols(O);
     t->pkg = hypre_ParCSRMatrixCommPkg(P);
-    int nsend = hypre_ParCSRCommPkgSendMapStart(t->pkg, hypre_ParCSRCommPkgNumSends(t->pkg));
     int rc = copy_block(D, t->nf, &t->ptr, &t->col, &t->val);
     if (!rc) rc = copy_block(O, t->nx > 0 ? t->nf : 0, &t->optr, &t->ocol, &t->oval);
     if (!rc) rc = transpose_block(t);
-    if (rc) return rc;
-    t->buf = malloc(sizeof(double) * ((size_t)nsend + 1));
-    t->ext = malloc(sizeof(double) * ((size_t)t->nx + 1));
-    if (!t->buf || !t->ext) return ovk__fail(OVK_ENOMEM, "amg: P's halo (%d and %d values)", nsend, t->nx);
-    return OVK_OK;
+    return rc ? rc : ovk__amg_transfer_reserve(t, 1);
 }
 
 int ovk__amg_transfer_make(MPI_Comm comm, hypre_ParCSRMatrix *P, ovk__amg_transfer **out)
@@ -127,59 +127,19 @@ static inline double row_sum(const int *restrict c, const float *restrict w, con
 
 static int fail_comm(void) { return ovk__fail(OVK_EPRECOND, "amg: hypre's halo exchange of P failed"); }
 
-int ovk__amg_interpolate(const ovk__amg_transfer *t, const double *xc, double *xf, const ovk__hook *h)
-{
-    const int *elm = hypre_ParCSRCommPkgSendMapElmts(t->pkg);
-    int nsend = hypre_ParCSRCommPkgSendMapStart(t->pkg, hypre_ParCSRCommPkgNumSends(t->pkg));
-    for (int k = 0; k < nsend; k++) t->buf[k] = xc[elm[k]];
-    hypre_ParCSRCommHandle *ch = hypre_ParCSRCommHandleCreate(1, t->pkg, t->buf, t->ext);
-    int step = ovk__chunk_rows(t->nf, h);
-    for (int lo = 0; lo < t->nf; lo += step) { /* x_f += P_diag x_c while the halo flies */
-        int hi = ovk__chunk_end(lo, step, t->nf);
-        for (int i = lo; i < hi; i++) xf[i] += row_sum(t->col, t->val, xc, t->ptr[i], t->ptr[i + 1]);
-        ovk__poke(h);
-    }
-    if (hypre_ParCSRCommHandleDestroy(ch)) return fail_comm();
-    for (int i = 0; i < t->nf && t->nx > 0; i++)
-        if (t->optr[i] < t->optr[i + 1]) xf[i] += row_sum(t->ocol, t->oval, t->ext, t->optr[i], t->optr[i + 1]);
-    ovk__poke(h);
-    return OVK_OK;
-}
-
-int ovk__amg_restrict(const ovk__amg_transfer *t, double alpha, const double *r, double *yc, const ovk__hook *h)
-{
-    const int *elm = hypre_ParCSRCommPkgSendMapElmts(t->pkg);
-    int nsend = hypre_ParCSRCommPkgSendMapStart(t->pkg, hypre_ParCSRCommPkgNumSends(t->pkg));
-    if (t->nx > 0) memset(t->ext, 0, sizeof(double) * (size_t)t->nx);
-    for (int i = 0; i < t->nf && t->nx > 0; i++) /* ext = P_offd^T r, for the columns' owners */
-        for (int k = t->optr[i]; k < t->optr[i + 1]; k++) t->ext[t->ocol[k]] += (double)t->oval[k] * r[i];
-    hypre_ParCSRCommHandle *ch = hypre_ParCSRCommHandleCreate(2, t->pkg, t->ext, t->buf);
-    int step = ovk__chunk_rows(t->nc, h);
-    for (int lo = 0; lo < t->nc; lo += step) { /* y_c = alpha P_diag^T r while the halo flies */
-        int hi = ovk__chunk_end(lo, step, t->nc);
-        for (int j = lo; j < hi; j++) yc[j] = alpha * row_sum(t->tcol, t->tval, r, t->tptr[j], t->tptr[j + 1]);
-        ovk__poke(h);
-    }
-    if (hypre_ParCSRCommHandleDestroy(ch)) return fail_comm();
-    for (int k = 0; k < nsend; k++) yc[elm[k]] += alpha * t->buf[k]; /* the other ranks' parts of our rows */
-    return OVK_OK;
-}
-
-/* the entries of the send map: the coarse rows other ranks need */
-static int send_count(const ovk__amg_transfer *t)
-{
-    return hypre_ParCSRCommPkgSendMapStart(t->pkg, hypre_ParCSRCommPkgNumSends(t->pkg));
-}
-
 int ovk__amg_transfer_reserve(ovk__amg_transfer *t, int k)
 {
     if (k <= t->kcap) return OVK_OK;
+    double *buf = malloc(sizeof(double) * ((size_t)send_count(t) * (size_t)k + 1));
+    double *ext = malloc(sizeof(double) * ((size_t)t->nx * (size_t)k + 1));
+    hypre_ParCSRCommHandle **ch = malloc(sizeof(hypre_ParCSRCommHandle *) * (size_t)k);
+    if (!buf || !ext || !ch) { /* the room held stays */
+        free(buf), free(ext), free(ch);
+        return ovk__fail(OVK_ENOMEM, "amg: P's halo for %d system(s)", k);
+    }
     free(t->kbuf), free(t->kext), free(t->kch);
-    t->kbuf = malloc(sizeof(double) * ((size_t)send_count(t) * (size_t)k + 1));
-    t->kext = malloc(sizeof(double) * ((size_t)t->nx * (size_t)k + 1));
-    t->kch = malloc(sizeof(hypre_ParCSRCommHandle *) * (size_t)k);
-    t->kcap = t->kbuf && t->kext && t->kch ? k : 0;
-    return t->kcap ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: P's halo for %d systems", k);
+    t->kbuf = buf, t->kext = ext, t->kch = ch, t->kcap = k;
+    return OVK_OK;
 }
 
 /* the exchanges of the k systems ended (all of them, also after a failure) */
@@ -190,7 +150,7 @@ static int end_all(const ovk__amg_transfer *t, int k)
     return bad ? fail_comm() : OVK_OK;
 }
 
-int ovk__amg_interpolate_many(const ovk__amg_transfer *t, int k, double *const *xc, double *const *xf,
+int ovk__amg_interpolate(const ovk__amg_transfer *t, int k, const double *const *xc, double *const *xf,
                               const ovk__hook *h)
 {
     const int *elm = hypre_ParCSRCommPkgSendMapElmts(t->pkg);
@@ -214,7 +174,7 @@ int ovk__amg_interpolate_many(const ovk__amg_transfer *t, int k, double *const *
     return rc;
 }
 
-int ovk__amg_restrict_many(const ovk__amg_transfer *t, int k, double alpha, double *const *r, double *const *yc,
+int ovk__amg_restrict(const ovk__amg_transfer *t, int k, double alpha, const double *const *r, double *const *yc,
                            const ovk__hook *h)
 {
     const int *elm = hypre_ParCSRCommPkgSendMapElmts(t->pkg);

@@ -15,24 +15,21 @@ typedef struct ovk__amg_transfer ovk__amg_transfer;
  * which must outlive it (its halo is hypre's communication package of P,
  * made here when hypre's setup left none). */
 int ovk__amg_transfer_make(MPI_Comm comm, hypre_ParCSRMatrix *P, ovk__amg_transfer **out);
-/* x_f += P x_c.  Collective with P's halo neighbours; calls the hook.  A
+/* Local: room for k systems' halos (kept; one system's made with t;
+ * OVK_ENOMEM without it, the room held before kept: the caller agrees on
+ * the outcome). */
+int ovk__amg_transfer_reserve(ovk__amg_transfer *t, int k);
+/* x_f[j] += P x_c[j] and y_c[j] = alpha P^T r[j] for k systems (no more
+ * than reserved), each row of P read once for all k, each system's result
+ * the same operations in the same order whatever k; the k halos exchanged
+ * side by side.  Collective with P's halo neighbours; call the hook.  A
  * failed exchange (hypre's, as in its own products) is reported on the
  * rank that saw it only: the ranks are then out of step, as after any
  * failed MPI call the library does not agree on. */
-int ovk__amg_interpolate(const ovk__amg_transfer *t, const double *xc, double *xf, const ovk__hook *h);
-/* y_c = alpha P^T r.  Collective with P's halo neighbours; calls the hook. */
-int ovk__amg_restrict(const ovk__amg_transfer *t, double alpha, const double *r, double *yc, const ovk__hook *h);
-/* Local: room for k systems in the _many functions (kept; OVK_ENOMEM
- * without it: the caller agrees on the outcome). */
-int ovk__amg_transfer_reserve(ovk__amg_transfer *t, int k);
-/* k systems (no more than reserved) at once, each row of P read once for
- * all k, each system's result bitwise the single function's (the same
- * operations in the same order); the k halos exchanged side by side.
- * Collective with P's halo neighbours; call the hook. */
-int ovk__amg_interpolate_many(const ovk__amg_transfer *t, int k, double *const *xc, double *const *xf,
-                              const ovk__hook *h);
-int ovk__amg_restrict_many(const ovk__amg_transfer *t, int k, double alpha, double *const *r, double *const *yc,
-                           const ovk__hook *h);
+int ovk__amg_interpolate(const ovk__amg_transfer *t, int k, const double *const *xc, double *const *xf,
+                         const ovk__hook *h);
+int ovk__amg_restrict(const ovk__amg_transfer *t, int k, double alpha, const double *const *r, double *const *yc,
+                      const ovk__hook *h);
 void ovk__amg_transfer_free(ovk__amg_transfer *t);
 
 #endif
