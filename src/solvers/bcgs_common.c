@@ -22,7 +22,6 @@ int ovk__bcgs_breakdown(ovk__ctx *c, ovk__bcgs_restarts *rs, int iter, const cha
         ovk__fail(OVK_EBREAKDOWN, "iteration %d: %s = %g again right after a restart (BiCGStab breaks down on this "
                                   "system; try gmres, or another preconditioner)",
                   iter, what, value);
-        ovk__keep_stop_detail(c);
         return 1;
     }
     rs->last = iter;

@@ -647,7 +647,7 @@ int ovk__many_solve(ovk__ctx *c, const ovk__variant *v, int k, const double *con
         if (mine) ovk__detail_restore(&m.tasks[j].why);
         if (!mine && tc->cb_failed) mine = ovk__fail(OVK_ECALLBACK, "%s", tc->cb_detail);
         st[j] = ovk__agree(c->comm, mine);
-        snprintf(why[j], OVK__DETAIL_LEN, "%s", st[j] ? ovk_error_detail() : tc->stop_detail);
+        snprintf(why[j], OVK__DETAIL_LEN, "%s", st[j] ? ovk_error_detail() : m.tasks[j].why.text);
         ovk__condest_end(tc);
     }
     if (!rc) rc = gather_times(&m, c->comm, results);

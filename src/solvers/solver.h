@@ -143,7 +143,6 @@ typedef struct ovk__ctx {
     double rr_stop;             /* converged when <r,r> < rr_stop: max(tol^2 <b,b>, atol^2) */
     int cb_failed;              /* a callback failed on this rank: status, poisons the sums */
     char cb_detail[160];        /* what the failed callback said */
-    char stop_detail[OVK__DETAIL_LEN]; /* why the solve stopped (a breakdown, a non-finite value) */
     int initial_pending;        /* <b,b> and <r0,r0> are the variant's to sum (defers_initial) */
     ovk__monitor_state watch;
     int nonsymmetric;           /* the running variant's ovk__solver.nonsymmetric (set by the
@@ -372,9 +371,6 @@ int ovk__confirm(ovk__ctx *c, double bb, double *r, int *ok);
 
 /* Mark a breakdown or non-finite value found at iteration iter. */
 void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double value);
-/* c->stop_detail = the thread's detail: kept with the context, since the
- * systems of a batch share the thread (ovk__stop does it) */
-void ovk__keep_stop_detail(ovk__ctx *c);
 
 /* s = A p, timed as matvec, progress hook active. */
 int ovk__ctx_matvec(ovk__ctx *c, const double *p, double *s);

@@ -133,10 +133,7 @@ void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double v
                   c->nonsymmetric ? "singular matrix or preconditioner?" : "matrix or preconditioner not SPD?");
     else
         ovk__fail(OVK_ENONFINITE, "iteration %d: %s = %g", iter, what, value);
-    ovk__keep_stop_detail(c);
 }
-
-void ovk__keep_stop_detail(ovk__ctx *c) { snprintf(c->stop_detail, sizeof c->stop_detail, "%s", ovk_error_detail()); }
 
 /* -ovk_monitor (rank 0): ||r|| as the variant reduced it; with
  * -ovk_monitor_true also ||b - A x|| (one product and one blocking sum) */
