@@ -136,8 +136,30 @@ static rows_fn pick_rows(const ovk__csr *m)
     return m->off16 ? off[m->vform] : col[m->vform];
 }
 
+/* rows [lo, hi) outside runs: those of strips by the strip kernels, the
+ * others by their entries (plain, the kernel of the block's form) */
+static double plain_rows(const ovk__csr *m, rows_fn plain, const double *x, double *y, int lo, int hi, double dot)
+{
+    const ovk__strips *t = m->strips;
+    if (!t) return plain(m, x, y, lo, hi, dot);
+    int a = 0, b = t->nseg; /* the first strip ending after lo: seg_hi[a] > lo */
+    while (a < b) {
+        int mid = (a + b) / 2;
+        if (t->seg_hi[mid] <= lo) a = mid + 1;
+        else b = mid;
+    }
+    for (int s = a; s < t->nseg && t->seg_lo[s] < hi; s++) {
+        int from = t->seg_lo[s] > lo ? t->seg_lo[s] : lo;
+        int to = t->seg_hi[s] < hi ? t->seg_hi[s] : hi;
+        if (lo < from) dot = plain(m, x, y, lo, from, dot);
+        dot = ovk__strip_rows(m, s, plain, x, y, from, to, dot);
+        lo = to;
+    }
+    return lo < hi ? plain(m, x, y, lo, hi, dot) : dot;
+}
+
 /* rows [lo, hi) of a block with runs: each run by its shared row, the rows
- * between runs by their entries (plain, the kernel of the block's form) */
+ * between runs as plain_rows does */
 static double runs_rows(const ovk__csr *m, rows_fn plain, const double *x, double *y, int lo, int hi, double dot)
 {
     const ovk__runs *r = m->runs;
@@ -151,12 +173,19 @@ static double runs_rows(const ovk__csr *m, rows_fn plain, const double *x, doubl
         int from = r->seg_start[s] > lo ? r->seg_start[s] : lo;
         int to = r->seg_start[s + 1] < hi ? r->seg_start[s + 1] : hi;
         int p = r->seg_pat[s];
-        if (p < 0) dot = plain(m, x, y, from, to, dot);
+        if (p < 0) dot = plain_rows(m, plain, x, y, from, to, dot);
         else
             dot = ovk__run_rows(r->pat_off + r->pat_ptr[p], r->pat_val + r->pat_ptr[p],
                                 r->pat_ptr[p + 1] - r->pat_ptr[p], x, y, from, to, dot);
     }
     return dot;
+}
+
+/* rows [lo, hi) of the diag block m, whatever its forms */
+static double diag_rows(const ovk__csr *m, rows_fn plain, const double *x, double *y, int lo, int hi, double dot)
+{
+    if (m->runs) return runs_rows(m, plain, x, y, lo, hi, dot);
+    return plain_rows(m, plain, x, y, lo, hi, dot);
 }
 
 /* y += O ext for every row that has offd entries; returns dot plus
@@ -188,8 +217,7 @@ static int matvec_pass(const ovk_matrix *A, const double *x, double *y, double *
     if (A->diag.upper) memset(y, 0, sizeof(double) * (size_t)n);
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
-        if (A->diag.runs) dot = runs_rows(&A->diag, rows, x, y, lo, hi, dot);
-        else dot = rows(&A->diag, x, y, lo, hi, dot);
+        dot = diag_rows(&A->diag, rows, x, y, lo, hi, dot);
         ovk__poke(hook);
     }
     rc = ovk__halo_end(A);
@@ -651,8 +679,7 @@ static void diag_each(const ovk_matrix *A, int k, const double *const *X, double
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
         for (int j = 0; j < k; j++)
-            dot[j] = A->diag.runs ? runs_rows(&A->diag, rows, X[j], Y[j], lo, hi, dot[j])
-                                  : rows(&A->diag, X[j], Y[j], lo, hi, dot[j]);
+            dot[j] = diag_rows(&A->diag, rows, X[j], Y[j], lo, hi, dot[j]);
         ovk__poke(hook);
     }
 }
@@ -713,12 +740,20 @@ static double value_bytes(const ovk__csr *m, double nnz)
 }
 
 /* bytes of the diag block the matvec reads: rowptr, columns and values of
- * the rows it reads entry by entry, and with runs the segments and the
- * shared rows (each read once: a run's row stays in cache) */
+ * the rows it reads entry by entry, with runs the segments and the shared
+ * rows (each read once: a run's row stays in cache), with strips their
+ * offset lists and block-transposed values */
 static double diag_bytes(const ovk__csr *d)
 {
     const ovk__runs *r = d->runs;
+    const ovk__strips *t = d->strips;
     double rows = d->nrows, nnz = d->rowptr[d->nrows], b = 0.0;
+    if (t) {
+        for (int s = 0; s < t->nseg; s++)
+            nnz -= (double)(t->seg_hi[s] - t->seg_lo[s]) * (t->pat_ptr[t->seg_pat[s] + 1] - t->pat_ptr[t->seg_pat[s]]);
+        rows -= t->rows;
+        b += 24.0 * t->nseg + 4.0 * t->pat_ptr[t->npat] + (double)t->nstored * (t->tidx ? 1.0 : 8.0);
+    }
     if (r) {
         for (int s = 0; s < r->nseg; s++)
             if (r->seg_pat[s] >= 0) nnz -= (double)(r->seg_start[s + 1] - r->seg_start[s]) *
