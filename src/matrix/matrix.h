@@ -209,13 +209,24 @@ typedef struct ovk__strips {
     uint8_t *tidx;  /* OVK__VAL_DICT8: the dictionary indices, block-transposed */
     int64_t nstored; /* values in tval or tidx */
     int rows;       /* rows in strips */
+    /* with runs and no strips: a compact copy of the rows between runs
+     * (their entries in one stream, not scattered between the runs'
+     * rows), or gap_ptr NULL */
+    int *gap_row0;  /* [runs->nseg] of a segment between runs: its first row's index among them */
+    int *gap_ptr;   /* [gap_rows + 1] */
+    int16_t *gap_off;
+    double *gap_val; /* in the block's value form: gap_val, gap_valf or gap_idx */
+    float *gap_valf;
+    uint8_t *gap_idx;
+    int gap_rows;
 } ovk__strips;
 
 /* Find the strips of m (a diag block with 16-bit offsets and both
  * triangles, its runs found and its values packed): maximal segments of at
  * least OVK__STRIP_ROWS rows outside runs with one offset pattern, when the
- * values are double or dictionary indices; else m->strips stays NULL.
- * Replaces earlier strips.  OVK_OK or OVK_ENOMEM. */
+ * values are double or dictionary indices; with runs and no strips the
+ * compact copy of the rows between runs; else m->strips stays NULL.  Replaces earlier
+ * strips.  OVK_OK or OVK_ENOMEM. */
 int ovk__csr_find_strips(ovk__csr *m);
 void ovk__csr_drop_strips(ovk__csr *m);
 

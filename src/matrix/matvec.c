@@ -105,6 +105,46 @@
 #define UPPER_OFF_ROWS(NAME, VAL) UPPER_ROWS(NAME, VAL, int16_t, off16, i)
 #define UPPER_COL_ROWS(NAME, VAL) UPPER_ROWS(NAME, VAL, int, col, 0)
 
+/* the segment of runs r holding row lo: seg_start[a] <= lo < seg_start[a + 1] */
+static int run_segment(const ovk__runs *r, int lo)
+{
+    int a = 0, b = r->nseg;
+    while (b - a > 1) {
+        int mid = (a + b) / 2;
+        if (r->seg_start[mid] <= lo) a = mid;
+        else b = mid;
+    }
+    return a;
+}
+
+/* OFF_ROWS on the compact copy of the rows between runs (ovk__strips):
+ * rows [lo, hi) of segment s of the runs */
+#define GAP_ROWS(NAME, VAL)                                                                       \
+    static double NAME(const ovk__csr *m, int s, const double *restrict x, double *restrict y,    \
+                       int lo, int hi, double dot)                                                \
+    {                                                                                             \
+        const ovk__strips *t = m->strips;                                                         \
+        int c = t->gap_row0[s] + lo - m->runs->seg_start[s];                                      \
+        const int *restrict ptr = t->gap_ptr;                                                     \
+        const int16_t *restrict off = t->gap_off;                                                 \
+        const double *restrict val = t->gap_val;                                                  \
+        const float *restrict valf = t->gap_valf;                                                 \
+        const uint8_t *restrict vidx = t->gap_idx;                                                \
+        const double *restrict dict = m->vdict;                                                   \
+        (void)val, (void)valf, (void)vidx, (void)dict;                                            \
+        for (int i = lo; i < hi; i++, c++) { /* c: row i among the rows between runs */          \
+            const double *restrict xb = x + i;                                                    \
+            double sum = 0.0;                                                                     \
+            for (int k = ptr[c]; k < ptr[c + 1]; k++) sum += VAL(k) * xb[off[k]];                 \
+            y[i] = sum;                                                                           \
+            dot += x[i] * sum;                                                                    \
+        }                                                                                         \
+        return dot;                                                                               \
+    }
+
+GAP_ROWS(gap_rows_d, VAL_D)
+GAP_ROWS(gap_rows_f, VAL_F)
+GAP_ROWS(gap_rows_8, VAL_8)
 COL_ROWS(col_rows_d, VAL_D)
 COL_ROWS(col_rows_f, VAL_F)
 COL_ROWS(col_rows_8, VAL_8)
@@ -159,21 +199,19 @@ static double plain_rows(const ovk__csr *m, rows_fn plain, const double *x, doub
 }
 
 /* rows [lo, hi) of a block with runs: each run by its shared row, the rows
- * between runs as plain_rows does */
+ * between runs from their compact copy where made, else as plain_rows does */
 static double runs_rows(const ovk__csr *m, rows_fn plain, const double *x, double *y, int lo, int hi, double dot)
 {
+    typedef double (*gap_fn)(const ovk__csr *, int, const double *, double *, int, int, double);
+    static const gap_fn gaps[3] = {gap_rows_d, gap_rows_f, gap_rows_8};
     const ovk__runs *r = m->runs;
-    int a = 0, b = r->nseg; /* the segment holding lo: seg_start[a] <= lo < seg_start[a + 1] */
-    while (b - a > 1) {
-        int mid = (a + b) / 2;
-        if (r->seg_start[mid] <= lo) a = mid;
-        else b = mid;
-    }
-    for (int s = a; s < r->nseg && r->seg_start[s] < hi; s++) {
+    gap_fn gap = m->strips && m->strips->gap_ptr ? gaps[m->vform] : NULL; /* their compact copy */
+    for (int s = run_segment(r, lo); s < r->nseg && r->seg_start[s] < hi; s++) {
         int from = r->seg_start[s] > lo ? r->seg_start[s] : lo;
         int to = r->seg_start[s + 1] < hi ? r->seg_start[s + 1] : hi;
         int p = r->seg_pat[s];
-        if (p < 0) dot = plain_rows(m, plain, x, y, from, to, dot);
+        if (p < 0 && gap) dot = gap(m, s, x, y, from, to, dot);
+        else if (p < 0) dot = plain_rows(m, plain, x, y, from, to, dot);
         else
             dot = ovk__run_rows(r->pat_off + r->pat_ptr[p], r->pat_val + r->pat_ptr[p],
                                 r->pat_ptr[p + 1] - r->pat_ptr[p], x, y, from, to, dot);
@@ -748,7 +786,7 @@ static double diag_bytes(const ovk__csr *d)
     const ovk__runs *r = d->runs;
     const ovk__strips *t = d->strips;
     double rows = d->nrows, nnz = d->rowptr[d->nrows], b = 0.0;
-    if (t) {
+    if (t && t->nseg > 0) {
         for (int s = 0; s < t->nseg; s++)
             nnz -= (double)(t->seg_hi[s] - t->seg_lo[s]) * (t->pat_ptr[t->seg_pat[s] + 1] - t->pat_ptr[t->seg_pat[s]]);
         rows -= t->rows;

@@ -1,7 +1,8 @@
 /* Strips of a diag block (ovk__strips in matrix.h): segments of rows
  * outside runs whose entries sit at one list of offsets from their row, each
  * row with its own values, found from the 16-bit offsets alone; their
- * values copied block-transposed for the strip kernels (strip_kernels.c). */
+ * values copied block-transposed for the strip kernels (strip_kernels.c).
+ * With runs, also the rows between them copied into one stream. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,12 @@ void ovk__csr_drop_strips(ovk__csr *m)
     free(t->pat_off);
     free(t->tval);
     free(t->tidx);
+    free(t->gap_row0);
+    free(t->gap_ptr);
+    free(t->gap_off);
+    free(t->gap_val);
+    free(t->gap_valf);
+    free(t->gap_idx);
     free(t);
     m->strips = NULL;
 }
@@ -146,18 +153,59 @@ static int strips_alloc(ovk__strips *t, const strip_count *c, int dict)
     return ovk__fail(OVK_ENOMEM, "strips of a block (%d strips, %lld values)", c->nseg, (long long)c->stored);
 }
 
+/* t's copy of the rows between m's runs: their entries in row order */
+static int copy_gaps(ovk__strips *t, const ovk__csr *m)
+{
+    const ovk__runs *r = m->runs;
+    int rows = 0;
+    int64_t nnz = 0;
+    for (int s = 0; s < r->nseg; s++)
+        if (r->seg_pat[s] < 0) {
+            rows += r->seg_start[s + 1] - r->seg_start[s];
+            nnz += m->rowptr[r->seg_start[s + 1]] - m->rowptr[r->seg_start[s]];
+        }
+    size_t len = (size_t)(nnz > 0 ? nnz : 1);
+    t->gap_row0 = malloc(sizeof(int) * (size_t)r->nseg);
+    t->gap_ptr = malloc(sizeof(int) * ((size_t)rows + 1));
+    t->gap_off = malloc(sizeof(int16_t) * len);
+    if (m->vform == OVK__VAL_DICT8) t->gap_idx = malloc(len);
+    else if (m->vform == OVK__VAL_FLOAT) t->gap_valf = malloc(sizeof(float) * len);
+    else t->gap_val = malloc(sizeof(double) * len);
+    if (!t->gap_row0 || !t->gap_ptr || !t->gap_off || !(t->gap_idx || t->gap_valf || t->gap_val))
+        return ovk__fail(OVK_ENOMEM, "the rows between runs (%d rows)", rows);
+    int c = 0, e = 0;
+    t->gap_ptr[0] = 0;
+    for (int s = 0; s < r->nseg; s++) {
+        if (r->seg_pat[s] >= 0) continue;
+        t->gap_row0[s] = c;
+        for (int i = r->seg_start[s]; i < r->seg_start[s + 1]; i++, c++) {
+            for (int k = m->rowptr[i]; k < m->rowptr[i + 1]; k++, e++) {
+                t->gap_off[e] = m->off16[k];
+                if (t->gap_idx) t->gap_idx[e] = m->vidx[k];
+                else if (t->gap_valf) t->gap_valf[e] = m->valf[k];
+                else t->gap_val[e] = m->val[k];
+            }
+            t->gap_ptr[c + 1] = e;
+        }
+    }
+    t->gap_rows = rows;
+    return OVK_OK;
+}
+
 int ovk__csr_find_strips(ovk__csr *m)
 {
     ovk__csr_drop_strips(m);
     if (m->upper || !m->off16 || m->esc16) return OVK_OK;
-    if (m->vform != OVK__VAL_DOUBLE && m->vform != OVK__VAL_DICT8) return OVK_OK;
+    int in_strips = m->vform == OVK__VAL_DOUBLE || m->vform == OVK__VAL_DICT8;
     strip_count c = {0, 0, 0, 0};
-    scan_strips(m, count_strip, &c);
-    if (c.nseg == 0) return OVK_OK;
+    if (in_strips) scan_strips(m, count_strip, &c);
+    if (c.nseg == 0 && !m->runs) return OVK_OK;
     ovk__strips *t = calloc(1, sizeof *t);
-    int rc = t ? strips_alloc(t, &c, m->vform == OVK__VAL_DICT8) : ovk__fail(OVK_ENOMEM, "strips of a block");
+    int rc = t ? OVK_OK : ovk__fail(OVK_ENOMEM, "strips of a block");
+    if (!rc && c.nseg > 0) rc = strips_alloc(t, &c, m->vform == OVK__VAL_DICT8);
     strip_fill f = {t, 0};
-    if (!rc) rc = scan_strips(m, fill_strip, &f);
+    if (!rc && c.nseg > 0) rc = scan_strips(m, fill_strip, &f);
+    if (!rc && m->runs && c.nseg == 0) rc = copy_gaps(t, m); /* with strips, they are read as strips and plain rows */
     m->strips = t;
     if (rc) ovk__csr_drop_strips(m);
     return rc;

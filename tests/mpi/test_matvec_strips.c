@@ -8,6 +8,8 @@
  *     coefficients vary row by row (with runs where they do not: rows in
  *     runs stay in runs) and on strips of every length around the block
  *     size (odd lengths, shorter than a block, between empty rows);
+ *   - with runs and no strips, the rows between runs read from their
+ *     compact copy give the same bits;
  *   - they follow the values through ovk_matrix_update_values.
  * Rows split by tp_split: the last rank owns none from 3 ranks on. */
 #include <stdlib.h>
@@ -161,6 +163,9 @@ static void check_matrix(const char *name, const rows *r, int want_strips)
         int any = t != NULL;
         MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (want_strips) MT_CHECK(any, "%s: no strips on any rank (values %d)", name, a);
+        int gaps = t && t->gap_ptr, runs = A->diag.runs != NULL;
+        MT_CHECK(gaps == (runs && (!t || t->nseg == 0)), "%s: %s compact copy of the rows between runs", name,
+                 gaps ? "a" : "no");
         rows_in = t ? t->rows : 0;
         for (int s = 0; t && s < t->nseg; s++) /* rows of runs stay in runs */
             for (int q = 0; A->diag.runs && q < A->diag.runs->nseg; q++)
@@ -248,6 +253,14 @@ int main(int argc, char **argv)
         rows_free(&r);
         make_lengths(&r, 4001, few);
         check_matrix(few ? "lengths 1..41, few values" : "lengths 1..41", &r, 1);
+        rows_free(&r);
+    }
+    {
+        rows c; /* one row everywhere: runs, the rows between them in their compact copy */
+        make_convdiff(&r, 20, 0, 0);
+        make_laplace_like(&c, &r);
+        check_matrix("constant g=20 (gaps)", &c, 0);
+        rows_free(&c);
         rows_free(&r);
     }
     make_convdiff(&r, 5, 0, 0); /* lines of 5 rows: no strip */
