@@ -189,8 +189,8 @@ void ovk__csr_drop_runs(ovk__csr *m);
  * values (a structured grid's interior with varying coefficients).  The
  * matvec reads such rows in blocks of OVK__STRIP_ROWS: one partial sum per
  * row in SIMD lanes, x loaded contiguously, the values from a
- * block-transposed copy (entry-major within a block) in the block's value
- * form (double or the one-byte dictionary index).  A strip of len rows
+ * block-transposed copy (entry-major within a block) of their one-byte
+ * dictionary indices (OVK__VAL_DICT8 only).  A strip of len rows
  * keeps floor(len / OVK__STRIP_ROWS) blocks and, when rows are left, one
  * more block ending at the strip's last row (overlapping the one before;
  * only its new rows are kept).  Each row is summed in its entry order from
@@ -201,13 +201,12 @@ typedef struct ovk__strips {
     int *seg_lo;    /* [nseg] first row */
     int *seg_hi;    /* [nseg] one past the last row */
     int *seg_pat;   /* [nseg] its offsets: pat_off + pat_ptr[seg_pat] */
-    int64_t *seg_at; /* [nseg] its first block's first value in tval / tidx */
+    int64_t *seg_at; /* [nseg] its first block's first value in tidx */
     int npat;
     int *pat_ptr;   /* [npat + 1] */
     int *pat_off;   /* column - row of each entry, in the rows' entry order */
-    double *tval;   /* OVK__VAL_DOUBLE: the values, block-transposed */
     uint8_t *tidx;  /* OVK__VAL_DICT8: the dictionary indices, block-transposed */
-    int64_t nstored; /* values in tval or tidx */
+    int64_t nstored; /* values in tidx */
     int rows;       /* rows in strips */
     /* with runs and no strips: a compact copy of the rows between runs
      * (their entries in one stream, not scattered between the runs'
@@ -224,7 +223,7 @@ typedef struct ovk__strips {
 /* Find the strips of m (a diag block with 16-bit offsets and both
  * triangles, its runs found and its values packed): maximal segments of at
  * least OVK__STRIP_ROWS rows outside runs with one offset pattern, when the
- * values are double or dictionary indices; with runs and no strips the
+ * values are dictionary indices; with runs and no strips the
  * compact copy of the rows between runs; else m->strips stays NULL.  Replaces earlier
  * strips.  OVK_OK or OVK_ENOMEM. */
 int ovk__csr_find_strips(ovk__csr *m);

@@ -790,7 +790,7 @@ static double diag_bytes(const ovk__csr *d)
         for (int s = 0; s < t->nseg; s++)
             nnz -= (double)(t->seg_hi[s] - t->seg_lo[s]) * (t->pat_ptr[t->seg_pat[s] + 1] - t->pat_ptr[t->seg_pat[s]]);
         rows -= t->rows;
-        b += 24.0 * t->nseg + 4.0 * t->pat_ptr[t->npat] + (double)t->nstored * (t->tidx ? 1.0 : 8.0);
+        b += 24.0 * t->nseg + 4.0 * t->pat_ptr[t->npat] + (double)t->nstored;
     }
     if (r) {
         for (int s = 0; s < r->nseg; s++)

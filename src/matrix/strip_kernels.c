@@ -5,9 +5,10 @@
  *
  * A block of OVK__STRIP_ROWS rows keeps one partial sum per row in SIMD
  * lanes (several registers: several chains in flight), loads x
- * contiguously and the entry's values of the block's rows from the
- * block-transposed copy: doubles, or dictionary indices whose values are
- * gathered from the dictionary.  The widest instruction set this CPU
+ * contiguously and the entry's values of the block's rows through the
+ * block-transposed copy of their dictionary indices.  (A copy of double
+ * values measured slower than the plain rows on AMD Zen 3, so strips are
+ * made for dictionary values only.)  The widest instruction set this CPU
  * supports is picked at run time (AVX-512, AVX2), else portable C.  The
  * library is built with -ffp-contract=off: every path multiplies, then
  * adds, with the same bits. */
@@ -23,26 +24,12 @@
 enum { BLOCK = OVK__STRIP_ROWS };
 _Static_assert(BLOCK == 16, "the SIMD kernels name the registers of 16 rows");
 
-/* s[r] = sum_k v_kr x_{i + r + off_k}, r < BLOCK, for a block's values v
- * (double: v the block's copy; dictionary: dict[v's indices]) */
-typedef void (*strip_fn)(const int *restrict off, int K, const void *restrict v, const double *restrict dict,
+/* s[r] = sum_k dict[v_kr] x_{i + r + off_k}, r < BLOCK, for a block's
+ * value indices v */
+typedef void (*strip_fn)(const int *restrict off, int K, const uint8_t *restrict v, const double *restrict dict,
                          const double *restrict x, int i, double *restrict s);
 
-static void generic_d(const int *restrict off, int K, const void *restrict v, const double *restrict dict,
-                      const double *restrict x, int i, double *restrict s)
-{
-    const double *restrict a = v;
-    double t[BLOCK] = {0};
-    (void)dict;
-    for (int k = 0; k < K; k++) {
-        const double *restrict xs = x + i + off[k];
-        const double *restrict ak = a + k * BLOCK;
-        for (int r = 0; r < BLOCK; r++) t[r] += ak[r] * xs[r];
-    }
-    memcpy(s, t, sizeof t);
-}
-
-static void generic_8(const int *restrict off, int K, const void *restrict v, const double *restrict dict,
+static void generic_8(const int *restrict off, int K, const uint8_t *restrict v, const double *restrict dict,
                       const double *restrict x, int i, double *restrict s)
 {
     const uint8_t *restrict a = v;
@@ -61,28 +48,8 @@ static void generic_8(const int *restrict off, int K, const void *restrict v, co
 #define AVX2_ADD(acc, r, c) acc = _mm256_add_pd(acc, _mm256_mul_pd(c, _mm256_loadu_pd(xs + 4 * (r))))
 #define AVX512_ADD(acc, r, c) acc = _mm512_add_pd(acc, _mm512_mul_pd(c, _mm512_loadu_pd(xs + 8 * (r))))
 
-__attribute__((target("avx2"))) static void avx2_d(const int *restrict off, int K, const void *restrict v,
-                                                   const double *restrict dict, const double *restrict x, int i,
-                                                   double *restrict s)
-{
-    const double *a = v;
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
-    (void)dict;
-    for (int k = 0; k < K; k++, a += BLOCK) {
-        const double *xs = x + i + off[k];
-        AVX2_ADD(a0, 0, _mm256_loadu_pd(a));
-        AVX2_ADD(a1, 1, _mm256_loadu_pd(a + 4));
-        AVX2_ADD(a2, 2, _mm256_loadu_pd(a + 8));
-        AVX2_ADD(a3, 3, _mm256_loadu_pd(a + 12));
-    }
-    _mm256_storeu_pd(s, a0);
-    _mm256_storeu_pd(s + 4, a1);
-    _mm256_storeu_pd(s + 8, a2);
-    _mm256_storeu_pd(s + 12, a3);
-}
-
-/* the dictionary's values of four indices: scalar loads (on AMD Zen 3 they
- * beat vgatherdpd, bench/ovk_kernel_bench's strip items) */
+/* the dictionary's values of four indices: scalar loads (faster than
+ * vgatherdpd on AMD Zen 3) */
 __attribute__((target("avx2"))) static inline __m256d dict4(const double *dict, const uint8_t *ix)
 {
     __m128d lo = _mm_loadh_pd(_mm_load_sd(dict + ix[0]), dict + ix[1]);
@@ -90,7 +57,7 @@ __attribute__((target("avx2"))) static inline __m256d dict4(const double *dict, 
     return _mm256_insertf128_pd(_mm256_castpd128_pd256(lo), hi, 1);
 }
 
-__attribute__((target("avx2"))) static void avx2_8(const int *restrict off, int K, const void *restrict v,
+__attribute__((target("avx2"))) static void avx2_8(const int *restrict off, int K, const uint8_t *restrict v,
                                                    const double *restrict dict, const double *restrict x, int i,
                                                    double *restrict s)
 {
@@ -109,29 +76,13 @@ __attribute__((target("avx2"))) static void avx2_8(const int *restrict off, int 
     _mm256_storeu_pd(s + 12, a3);
 }
 
-__attribute__((target("avx512f"))) static void avx512_d(const int *restrict off, int K, const void *restrict v,
-                                                        const double *restrict dict, const double *restrict x,
-                                                        int i, double *restrict s)
-{
-    const double *a = v;
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0;
-    (void)dict;
-    for (int k = 0; k < K; k++, a += BLOCK) {
-        const double *xs = x + i + off[k];
-        AVX512_ADD(a0, 0, _mm512_loadu_pd(a));
-        AVX512_ADD(a1, 1, _mm512_loadu_pd(a + 8));
-    }
-    _mm512_storeu_pd(s, a0);
-    _mm512_storeu_pd(s + 8, a1);
-}
-
 /* the dictionary's values of eight indices */
 __attribute__((target("avx512f"))) static inline __m512d dict8(const double *dict, const uint8_t *ix)
 {
     return _mm512_i32gather_pd(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)ix)), dict, 8);
 }
 
-__attribute__((target("avx512f"))) static void avx512_8(const int *restrict off, int K, const void *restrict v,
+__attribute__((target("avx512f"))) static void avx512_8(const int *restrict off, int K, const uint8_t *restrict v,
                                                         const double *restrict dict, const double *restrict x,
                                                         int i, double *restrict s)
 {
@@ -147,12 +98,12 @@ __attribute__((target("avx512f"))) static void avx512_8(const int *restrict off,
 }
 #endif
 
-/* the kernels of an instruction set: [0] double values, [1] dictionary */
-static const strip_fn kernels[OVK__RUN_ISAS][2] = {
-    [OVK__RUN_GENERIC] = {generic_d, generic_8},
+/* the kernel of each instruction set */
+static const strip_fn kernels[OVK__RUN_ISAS] = {
+    [OVK__RUN_GENERIC] = generic_8,
 #ifdef OVK_STRIP_X86
-    [OVK__RUN_AVX2] = {avx2_d, avx2_8},
-    [OVK__RUN_AVX512] = {avx512_d, avx512_8},
+    [OVK__RUN_AVX2] = avx2_8,
+    [OVK__RUN_AVX512] = avx512_8,
 #endif
 };
 
@@ -167,19 +118,19 @@ int ovk__strip_set_kernels(int isa)
     return isa;
 }
 
-static strip_fn pick(int dict)
+static strip_fn pick(void)
 {
     int isa = atomic_load_explicit(&strip_isa, memory_order_relaxed);
     if (isa < 0) isa = ovk__strip_set_kernels(-1);
-    return kernels[isa][dict];
+    return kernels[isa];
 }
 
 double ovk__strip_rows(const ovk__csr *m, int s, double (*plain)(const ovk__csr *, const double *, double *, int, int, double),
                        const double *x, double *y, int lo, int hi, double dot)
 {
     const ovk__strips *t = m->strips;
-    int dict = t->tidx != NULL, p = t->seg_pat[s];
-    strip_fn block = pick(dict);
+    int p = t->seg_pat[s];
+    strip_fn block = pick();
     const int *off = t->pat_off + t->pat_ptr[p];
     int K = t->pat_ptr[p + 1] - t->pat_ptr[p];
     int lo0 = t->seg_lo[s], hi0 = t->seg_hi[s], whole = (hi0 - lo0) / BLOCK;
@@ -195,7 +146,7 @@ double ovk__strip_rows(const ovk__csr *m, int s, double (*plain)(const ovk__csr 
             continue;
         }
         int64_t at = t->seg_at[s] + (int64_t)q * BLOCK * K;
-        block(off, K, dict ? (const void *)(t->tidx + at) : (const void *)(t->tval + at), m->vdict, x, r0, sum);
+        block(off, K, t->tidx + at, m->vdict, x, r0, sum);
         for (int i = own; i < to; i++) { /* y_i, dot += x_i y_i in row order */
             y[i] = sum[i - r0];
             dot += x[i] * y[i];

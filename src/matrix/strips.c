@@ -18,7 +18,6 @@ void ovk__csr_drop_strips(ovk__csr *m)
     free(t->seg_at);
     free(t->pat_ptr);
     free(t->pat_off);
-    free(t->tval);
     free(t->tidx);
     free(t->gap_row0);
     free(t->gap_ptr);
@@ -127,8 +126,7 @@ static int fill_strip(const ovk__csr *m, int lo, int hi, void *arg)
         for (int r = 0; r < B; r++)
             for (int k = 0, e = m->rowptr[r0 + r]; k < K; k++, e++) {
                 int64_t d = at + ((int64_t)q * K + k) * B + r;
-                if (t->tval) t->tval[d] = m->val[e];
-                else t->tidx[d] = m->vidx[e];
+                t->tidx[d] = m->vidx[e];
             }
     }
     t->rows += hi - lo;
@@ -136,7 +134,7 @@ static int fill_strip(const ovk__csr *m, int lo, int hi, void *arg)
     return OVK_OK;
 }
 
-static int strips_alloc(ovk__strips *t, const strip_count *c, int dict)
+static int strips_alloc(ovk__strips *t, const strip_count *c)
 {
     size_t nseg = (size_t)c->nseg, offs = (size_t)c->offs, stored = (size_t)c->stored;
     t->seg_lo = malloc(sizeof(int) * nseg);
@@ -145,10 +143,9 @@ static int strips_alloc(ovk__strips *t, const strip_count *c, int dict)
     t->seg_at = malloc(sizeof(int64_t) * nseg);
     t->pat_ptr = calloc(nseg + 1, sizeof(int));
     t->pat_off = malloc(sizeof(int) * offs);
-    if (dict) t->tidx = malloc(stored);
-    else t->tval = malloc(sizeof(double) * stored);
+    t->tidx = malloc(stored);
     t->nstored = c->stored;
-    if (t->seg_lo && t->seg_hi && t->seg_pat && t->seg_at && t->pat_ptr && t->pat_off && (t->tidx || t->tval))
+    if (t->seg_lo && t->seg_hi && t->seg_pat && t->seg_at && t->pat_ptr && t->pat_off && t->tidx)
         return OVK_OK;
     return ovk__fail(OVK_ENOMEM, "strips of a block (%d strips, %lld values)", c->nseg, (long long)c->stored);
 }
@@ -196,13 +193,13 @@ int ovk__csr_find_strips(ovk__csr *m)
 {
     ovk__csr_drop_strips(m);
     if (m->upper || !m->off16 || m->esc16) return OVK_OK;
-    int in_strips = m->vform == OVK__VAL_DOUBLE || m->vform == OVK__VAL_DICT8;
+    int in_strips = m->vform == OVK__VAL_DICT8;
     strip_count c = {0, 0, 0, 0};
     if (in_strips) scan_strips(m, count_strip, &c);
     if (c.nseg == 0 && !m->runs) return OVK_OK;
     ovk__strips *t = calloc(1, sizeof *t);
     int rc = t ? OVK_OK : ovk__fail(OVK_ENOMEM, "strips of a block");
-    if (!rc && c.nseg > 0) rc = strips_alloc(t, &c, m->vform == OVK__VAL_DICT8);
+    if (!rc && c.nseg > 0) rc = strips_alloc(t, &c);
     strip_fill f = {t, 0};
     if (!rc && c.nseg > 0) rc = scan_strips(m, fill_strip, &f);
     if (!rc && m->runs && c.nseg == 0) rc = copy_gaps(t, m); /* with strips, they are read as strips and plain rows */
