@@ -35,6 +35,7 @@
 #   -l DIR      keep the raw outputs in DIR (default: a fresh mktemp dir)
 #   -parse      no runs: the tables and CSV from the outputs already in -l DIR (repeats
 #               1..R), e.g. of a run stopped after R complete repeats
+#   -sections S the sections to run, letters of ABC (default ABC)
 #
 # Every run: 2 ranks, b random (SplitMix64 of the global row, the same b in every
 # program), x0 = 0, rtol 1e-8 on ||b - A x|| / ||b|| (PETSc: KSP_NORM_UNPRECONDITIONED,
@@ -77,6 +78,7 @@ OUTDIR="$ROOT/bench/results"
 TAG="$(date -u +%Y%m%d)"
 LOGDIR=""
 PARSE=0
+SECTIONS=ABC
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -98,6 +100,7 @@ while [ $# -gt 0 ]; do
         -tag) TAG="$2"; shift 2 ;;
         -l) LOGDIR="$2"; shift 2 ;;
         -parse) PARSE=1; shift ;;
+        -sections) SECTIONS="$2"; shift 2 ;;
         -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "nonsym_bench.sh: unknown option $1 (try -h)" >&2; exit 2 ;;
     esac
@@ -137,6 +140,8 @@ declare -A F_SEC F_PROB F_WHO F_SOL F_PC F_BE F_LAT
 cid() { echo "${1//[^A-Za-z0-9_]/_}"; } # a case's id: letters, digits, _
 add() { # id section problem who solver pc backend latency -- command...
     local id; id=$(cid "$1")
+    # a section asked for (A's runs on FILE count in C too)
+    case "$SECTIONS" in *"$2"*) ;; *) { [ "$3" = fe ] && [[ "$SECTIONS" == *C* ]]; } || return 0 ;; esac
     F_SEC[$id]="$2"; F_PROB[$id]="$3"; F_WHO[$id]="$4"; F_SOL[$id]="$5"; F_PC[$id]="$6"; F_BE[$id]="$7"
     F_LAT[$id]="$8"
     shift 9
