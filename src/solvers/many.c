@@ -656,8 +656,14 @@ static long long cache_share(int node_ranks)
     return bytes > 0 ? bytes / (ranks > 0 ? ranks : 1) : 0;
 }
 
+/* A group's vectors fill at most this part (1 / CACHE_FILL) of the cache
+ * share: a cache keeps a working set reliably only well below its size
+ * (limited associativity, the matrix streaming through during products,
+ * the diagonal and other shared lines). */
+enum { CACHE_FILL = 2 };
+
 /* Collective: the tasks run together between two products (m->group).
- * forced > 0: that many.  Else as many systems as the smallest cache
+ * forced > 0: that many.  Else as many systems as half the smallest cache
  * share over the ranks holds of one system's vectors (the variant's nvec
  * and x, at the largest rank's rows), at least 1; all k when they fit,
  * when some rank cannot tell its cache, or without a matrix (a user
@@ -683,7 +689,7 @@ static int group_size(ovk__many *m, const ovk__ctx *c, int nvec, int forced)
     long long v[2] = {cache_share(node_ranks), -(long long)(nvec + 1) * (c->n > 0 ? c->n : 0) * (long long)sizeof(double)};
     rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MIN, c->comm), "MPI_Allreduce (the cache)");
     if (rc) return rc;
-    long long cache = v[0], system = -v[1];
+    long long cache = v[0] / CACHE_FILL, system = -v[1];
     if (cache > 0 && system > 0 && cache / system < m->k) m->group = cache / system > 1 ? (int)(cache / system) : 1;
     return OVK_OK;
 }
