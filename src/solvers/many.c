@@ -22,9 +22,9 @@
  *     needs.
  *
  * When k systems' vectors overflow the cache a rank can count on (its
- * node's last-level cache over the ranks sharing it, agreed by MIN and
- * MAX over the ranks), "run every ready task" runs them in groups of the
- * systems that fit: a group's tasks run, their sums posted among
+ * last-level cache over the ranks sharing it; the smallest share and the
+ * largest system over the ranks), "run every ready task" runs them in
+ * groups of the systems that fit: a group's tasks run, their sums posted among
  * themselves (one reduction per group per sum point) and waited for, until
  * each waits for a product or preconditioner or is done; then the next
  * group.  So one system's vector updates between two products stay in
@@ -686,7 +686,8 @@ static int group_size(ovk__many *m, const ovk__ctx *c, int nvec, int forced)
     }
     rc = ovk__agree(c->comm, rc);
     if (rc) return rc;
-    long long v[2] = {cache_share(node_ranks), -(long long)(nvec + 1) * (c->n > 0 ? c->n : 0) * (long long)sizeof(double)};
+    long long rows = c->n > 0 ? c->n : 0;
+    long long v[2] = {cache_share(node_ranks), -(nvec + 1) * rows * (long long)sizeof(double)}; /* MIN: the largest */
     rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MIN, c->comm), "MPI_Allreduce (the cache)");
     if (rc) return rc;
     long long cache = v[0] / CACHE_FILL, system = -v[1];
