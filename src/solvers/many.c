@@ -21,14 +21,15 @@
  *     ONE reduction, and wait for the oldest combined reduction a task
  *     needs.
  *
- * When k systems' vectors overflow the cache a rank can count on (its
- * last-level cache over the ranks sharing it; the smallest share and the
- * largest system over the ranks), "run every ready task" runs them in
- * groups of the systems that fit: a group's tasks run, their sums posted among
- * themselves (one reduction per group per sum point) and waited for, until
- * each waits for a product or preconditioner or is done; then the next
- * group.  So one system's vector updates between two products stay in
- * cache, and the product and preconditioner stay one for all k.
+ * With option many_group (G > 0; or -1: as many systems as fit the cache
+ * a rank can count on, its last-level cache over the ranks sharing it,
+ * the smallest share and the largest system over the ranks), "run every
+ * ready task" runs them in groups of G: a group's tasks run, their sums
+ * posted among themselves (one reduction per group per sum point) and
+ * waited for, until each waits for a product or preconditioner or is
+ * done; then the next group.  So one system's vector updates between two
+ * products can stay in cache, while the product and preconditioner stay
+ * one for all k.  The default, 0, is one group.
  *
  * The order depends only on the tasks' control flow, which depends only on
  * reduced values, and on the group size, the same on every rank: every
@@ -662,18 +663,19 @@ static long long cache_share(int node_ranks)
  * the diagonal and other shared lines). */
 enum { CACHE_FILL = 2 };
 
-/* Collective: the tasks run together between two products (m->group).
- * forced > 0: that many.  Else as many systems as half the smallest cache
- * share over the ranks holds of one system's vectors (the variant's nvec
- * and x, at the largest rank's rows), at least 1; all k when they fit,
- * when some rank cannot tell its cache, or without a matrix (a user
- * operator: no product to group around).  MIN over the ranks, so every
- * rank runs the same groups. */
+/* Collective: the tasks run together between two products (m->group),
+ * option many_group: > 0 that many; 0 all k (one reduction per sum point
+ * for all); < 0 as many systems as half the smallest cache share over the
+ * ranks holds of one system's vectors (the variant's nvec and x, at the
+ * largest rank's rows), at least 1; all k when they fit, when some rank
+ * cannot tell its cache, or without a matrix (a user operator: no product
+ * to group around).  MIN over the ranks, so every rank runs the same
+ * groups. */
 static int group_size(ovk__many *m, const ovk__ctx *c, int nvec, int forced)
 {
     int node_ranks = 1;
     m->group = m->k;
-    if (forced > 0 || !c->A) {
+    if (forced >= 0 || !c->A) {
         if (forced > 0 && forced < m->k) m->group = forced;
         return OVK_OK;
     }
