@@ -21,7 +21,7 @@
  * share of the combined reductions'; the rest is what they leave of the
  * wall time: scalar work, task switching, the slowest rank's lag).
  * The solver reads $OVK_OPTIONS last (OVK_OPTIONS="-ovk_many_group 1"
- * runs groups of one system, -1 groups sized by the cache; docs/solvers.md). */
+ * runs groups of one system, 8 one group of k = 8; docs/solvers.md). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

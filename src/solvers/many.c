@@ -21,15 +21,16 @@
  *     ONE reduction, and wait for the oldest combined reduction a task
  *     needs.
  *
- * With option many_group (G > 0; or -1: as many systems as fit the cache
- * a rank can count on, its last-level cache over the ranks sharing it,
- * the smallest share and the largest system over the ranks), "run every
- * ready task" runs them in groups of G: a group's tasks run, their sums
+ * With option many_group G (0, the default: as many systems as fit the
+ * cache a rank can count on, its last-level cache over the ranks sharing
+ * it, the smallest share and the largest system over the ranks; all k
+ * when they fit), "run every ready task" runs them in groups of G when G <
+ * k: a group's tasks run, their sums
  * posted among themselves (one reduction per group per sum point) and
  * waited for, until each waits for a product or preconditioner or is
  * done; then the next group.  So one system's vector updates between two
  * products can stay in cache, while the product and preconditioner stay
- * one for all k.  The default, 0, is one group.
+ * one for all k.
  *
  * The order depends only on the tasks' control flow, which depends only on
  * reduced values, and on the group size, the same on every rank: every
@@ -657,16 +658,9 @@ static long long cache_share(int node_ranks)
     return bytes > 0 ? bytes / (ranks > 0 ? ranks : 1) : 0;
 }
 
-/* A group's vectors fill at most this part (1 / CACHE_FILL) of the cache
- * share: a cache keeps a working set reliably only well below its size
- * (limited associativity, the matrix streaming through during products,
- * the diagonal and other shared lines). */
-enum { CACHE_FILL = 2 };
-
 /* Collective: the tasks run together between two products (m->group),
- * option many_group: > 0 that many; 0 all k (one reduction per sum point
- * for all); < 0 as many systems as half the smallest cache share over the
- * ranks holds of one system's vectors (the variant's nvec and x, at the
+ * option many_group: > 0 that many; 0 as many systems as the smallest
+ * cache share over the ranks holds of one system's vectors (the variant's nvec and x, at the
  * largest rank's rows), at least 1; all k when they fit, when some rank
  * cannot tell its cache, or without a matrix (a user operator: no product
  * to group around).  MIN over the ranks, so every rank runs the same
@@ -675,7 +669,7 @@ static int group_size(ovk__many *m, const ovk__ctx *c, int nvec, int forced)
 {
     int node_ranks = 1;
     m->group = m->k;
-    if (forced >= 0 || !c->A) {
+    if (forced > 0 || !c->A) {
         if (forced > 0 && forced < m->k) m->group = forced;
         return OVK_OK;
     }
@@ -692,7 +686,7 @@ static int group_size(ovk__many *m, const ovk__ctx *c, int nvec, int forced)
     long long v[2] = {cache_share(node_ranks), -(nvec + 1) * rows * (long long)sizeof(double)}; /* MIN: the largest */
     rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MIN, c->comm), "MPI_Allreduce (the cache)");
     if (rc) return rc;
-    long long cache = v[0] / CACHE_FILL, system = -v[1];
+    long long cache = v[0], system = -v[1];
     if (cache > 0 && system > 0 && cache / system < m->k) m->group = cache / system > 1 ? (int)(cache / system) : 1;
     return OVK_OK;
 }

@@ -8,7 +8,7 @@
  * converge at different iterations, b = 0, a NaN (its own error, the others
  * unharmed); the reductions of the batch (PMPI: as many as the longest
  * single solve's, not k times); groups of systems between the products
- * (option many_group 1, 3, -1) bitwise the ungrouped batch; the monitor's system
+ * (option many_group 1, 3, 16) bitwise the ungrouped batch; the monitor's system
  * index; bad input. */
 #include <math.h>
 #include <stdlib.h>
@@ -308,7 +308,7 @@ static void check_reduction_count(ovk_matrix *A, const char *variant, int slack)
 
 /* Groups (option many_group): the k systems' vector updates run in groups
  * between the products, each group's sums among themselves; every system
- * bitwise what the ungrouped batch (the default, one group) gives, with
+ * bitwise what the ungrouped batch (the default: these small systems fit the cache) gives, with
  * more reductions (the grouping ran).  Systems converge at different
  * iterations, one has b = 0; pc: a preconditioner applied to all k
  * between the groups. */
@@ -326,7 +326,7 @@ static void check_groups(ovk_matrix *A, const char *variant, const char *backend
     memset(ovk_vector_data(B[2]), 0, sizeof(double) * (size_t)n);
     MT_RC(OVK_OK, ovk_solver_solve_many(s, K, B, X, ref));
     for (int j = 0; j < K; j++) memcpy(keep + (size_t)j * n, ovk_vector_data(X[j]), sizeof(double) * (size_t)n);
-    static const char *const groups[] = {"1", "3", "-1"};
+    static const char *const groups[] = {"1", "3", "16"};
     for (int g = 0; g < 3; g++) {
         MT_RC(OVK_OK, ovk_solver_set_option(s, "many_group", groups[g]));
         for (int j = 0; j < K; j++) memset(ovk_vector_data(X[j]), 0, sizeof(double) * (size_t)n);
@@ -342,7 +342,7 @@ static void check_groups(ovk_matrix *A, const char *variant, const char *backend
         MPI_Allreduce(MPI_IN_PLACE, &differ, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         MT_CHECK(!differ, "%s %s %s group %s: a solution differs from the ungrouped batch's", variant, backend,
                  pc ? pc : "jacobi", groups[g]);
-        if (g < 2) /* -1: these small systems fit the cache, one group */
+        if (g < 2) /* 16 >= k: one group */
             MT_CHECK(res[0].reductions > ref[0].reductions, "%s group %s: %lld reductions, ungrouped %lld", variant,
                      groups[g], res[0].reductions, ref[0].reductions);
     }
