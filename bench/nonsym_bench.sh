@@ -35,6 +35,7 @@
 #   -l DIR      keep the raw outputs in DIR (default: a fresh mktemp dir)
 #   -parse      no runs: the tables and CSV from the outputs already in -l DIR (repeats
 #               1..R), e.g. of a run stopped after R complete repeats
+#   -sections S the sections to run, letters of ABC (default ABC)
 #
 # Every run: 2 ranks, b random (SplitMix64 of the global row, the same b in every
 # program), x0 = 0, rtol 1e-8 on ||b - A x|| / ||b|| (PETSc: KSP_NORM_UNPRECONDITIONED,
@@ -46,7 +47,7 @@
 # Sections (markdown tables on stdout; ratios ours / peer, < 1: ours faster):
 #   A  time per iteration at 0 us on convdiff -n0 and on FILE: our gmres and bicgstab
 #      (blocking) against PETSc KSPGMRES and KSPBCGS with the same preconditioner
-#      (target <= 0.8)
+#      (target <= 0.8); also ours with ilu0:precision=single against PETSc's bjacobi
 #   B  under the latency model at -nl, Jacobi: pgmres (default depth and the best l of
 #      -ls, backend -pb) against our gmres (target <= 0.5) and PETSc KSPPGMRES with the
 #      wrapper (<= 0.7); pipebicgstab against our bicgstab (<= 0.6) and KSPPIPEBCGS (<= 0.8)
@@ -77,6 +78,7 @@ OUTDIR="$ROOT/bench/results"
 TAG="$(date -u +%Y%m%d)"
 LOGDIR=""
 PARSE=0
+SECTIONS=ABC
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -98,6 +100,7 @@ while [ $# -gt 0 ]; do
         -tag) TAG="$2"; shift 2 ;;
         -l) LOGDIR="$2"; shift 2 ;;
         -parse) PARSE=1; shift ;;
+        -sections) SECTIONS="$2"; shift 2 ;;
         -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "nonsym_bench.sh: unknown option $1 (try -h)" >&2; exit 2 ;;
     esac
@@ -137,6 +140,8 @@ declare -A F_SEC F_PROB F_WHO F_SOL F_PC F_BE F_LAT
 cid() { echo "${1//[^A-Za-z0-9_]/_}"; } # a case's id: letters, digits, _
 add() { # id section problem who solver pc backend latency -- command...
     local id; id=$(cid "$1")
+    # a section asked for (A's runs on FILE count in C too)
+    case "$SECTIONS" in *"$2"*) ;; *) { [ "$3" = fe ] && [[ "$SECTIONS" == *C* ]]; } || return 0 ;; esac
     F_SEC[$id]="$2"; F_PROB[$id]="$3"; F_WHO[$id]="$4"; F_SOL[$id]="$5"; F_PC[$id]="$6"; F_BE[$id]="$7"
     F_LAT[$id]="$8"
     shift 9
@@ -173,6 +178,15 @@ for pc in jacobi ilu0; do
                 "${MPIEXEC[@]}" "$PMTX" -f "$FILE" -rhs random -tol 1e-8 -ksp_type "$k" $(petsc_pc "$pc") -maxit "$MAXIT"
         fi
     done
+done
+# ours tuned: ilu0 with its factor read as float (ids *_ilu0s), against PETSc's bjacobi
+for s in gmres bicgstab; do
+    add "cd_ours_${s}_ilu0s" A "convdiff-n$N0" ours "$s" ilu0:precision=single blocking 0 -- \
+        "${MPIEXEC[@]}" "$OURS" "${CD[@]}" -n "$N0" "$N0" "$N0" -solver "$s" -precond ilu0:precision=single -backend blocking \
+        -print_level 1 -maxit "$MAXIT_IT"
+    [ -n "$FILE" ] && add "fe_ours_${s}_ilu0s" A fe ours "$s" ilu0:precision=single blocking 0 -- \
+        "${MPIEXEC[@]}" "$OURS_MTX" -f "$FILE" -rhs random -tol 1e-8 -solver "$s" -precond ilu0:precision=single \
+        -print_level 1 -backend blocking -maxit "$MAXIT"
 done
 for k in gmres bcgs; do # PETSc at its defaults: left preconditioning, preconditioned norm
     add "cd_petscdef_${k}_ilu0" A "convdiff-n$N0" petsc-defaults "$k" ilu0 - 0 -- \
@@ -324,12 +338,13 @@ echo
 echo "| problem | solver | PC | backend | iterations | rel. residual | setup (ms) | ms/iteration | ours / PETSc | ours / PETSc defaults |"
 echo "|---|---|---|---|---:|---:|---:|---:|---:|---:|"
 for prob in cd fe; do
-    for pc in jacobi ilu0; do
+    for pc in jacobi ilu0 ilu0s; do
         for s in gmres bicgstab; do
             k=$(petsc_ksp "$s")
-            o="${prob}_ours_${s}_$pc"; p="${prob}_petsc_${k}_$pc"; d="${prob}_petscdef_${k}_$pc"
+            o="${prob}_ours_${s}_$pc"; p="${prob}_petsc_${k}_${pc%s}"; d="${prob}_petscdef_${k}_${pc%s}"
             have "$o" || continue
             row "$o" "$(tpi_ratio "$o" "$p")" "$(tpi_ratio "$o" "$d")"
+            [ "$pc" = ilu0s ] && continue # PETSc's rows printed with ilu0
             have "$p" && row "$p" - -
             have "$d" && row "$d" - -
         done

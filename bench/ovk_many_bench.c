@@ -19,7 +19,9 @@
  * over the ranks, medians over the rounds: in the batch a system's product
  * and preconditioner are its share of the combined ones, its waits its
  * share of the combined reductions'; the rest is what they leave of the
- * wall time: scalar work, task switching, the slowest rank's lag). */
+ * wall time: scalar work, task switching, the slowest rank's lag).
+ * The solver reads $OVK_OPTIONS last (OVK_OPTIONS="-ovk_many_group 1"
+ * runs groups of one system, 8 one group of k = 8; docs/solvers.md). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -133,6 +135,7 @@ int main(int argc, char **argv)
     if (!rc && o.ex.precond) rc = ovk_solver_set_option(s, "precond", o.ex.precond);
     if (!rc) rc = ovk_solver_set_reducer(s, red);
     if (!rc) rc = ovk_solver_set_tolerances(s, o.tol, 0.0, (int)o.maxit);
+    if (!rc) rc = ovk_solver_set_from_options(s, NULL); /* $OVK_OPTIONS: -ovk_many_group G */
     if (!rc) rc = ovk_solver_setup(s);
     for (int j = 0; !rc && j < k; j++) {
         rc = ovk_vector_create(A, &B[j]);

@@ -2,17 +2,33 @@
  * each rank factors its own diagonal block as L U on the block's own
  * pattern (no fill), L unit lower, no communication.  C = U^-1 L^-1.
  * For any matrix, symmetric or not; with a symmetric block it is IC(0)
- * up to the diagonal scaling, at twice its memory. */
+ * up to the diagonal scaling, at twice its memory.
+ *
+ * The sweeps stream the factor: each triangle keeps its columns as 16-bit
+ * offsets from the row where all fit (else as int), and with
+ * precision=single its values rounded to float (the factorisation itself
+ * in double; the sweeps multiply and add in double; a factor with a value
+ * beyond float's range stays double).  Offsets change no
+ * bit of z; float values change C a little and stay one fixed operator. */
+#include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "precond.h"
 
-/* A triangle of the factor without its diagonal, as CSR. */
+/* A triangle of the factor without its diagonal, as CSR: columns in col
+ * or as off (j - i), values in val or valf (one of each pair kept). */
 typedef struct ilu0_tri {
     int *ptr, *col;
+    int16_t *off;
     double *val;
+    float *valf;
 } ilu0_tri;
+
+static const char *const precision_names[] = {"double", "single", NULL};
+enum { PREC_DOUBLE, PREC_SINGLE };
 
 typedef struct ilu0 {
     int n;
@@ -24,15 +40,17 @@ typedef struct ilu0 {
      * triangle, not the whole rows (half the bytes of the combined CSR) */
     ilu0_tri lo, up;
     long long row_start; /* of the first row, in the index base of details */
+    int precision;       /* of the sweeps' values (PREC_*) */
 } ilu0;
 
 static void tri_free(ilu0_tri *t)
 {
     free(t->ptr);
     free(t->col);
+    free(t->off);
     free(t->val);
-    t->ptr = t->col = NULL;
-    t->val = NULL;
+    free(t->valf);
+    memset(t, 0, sizeof *t);
 }
 
 /* the combined CSR's arrays, kept only while factoring */
@@ -79,10 +97,53 @@ static int split_tri(const ilu0 *f, int upper, ilu0_tri *t)
     return OVK_OK;
 }
 
+/* 1 when every column of t is within 16 bits of its row */
+static int offsets_fit(const ilu0_tri *t, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++)
+            if (t->col[k] - i < INT16_MIN || t->col[k] - i > INT16_MAX) return 0;
+    return 1;
+}
+
+/* 1 when every value of t is finite in float */
+static int float_fits(const ilu0_tri *t, int n)
+{
+    for (int k = 0; k < t->ptr[n]; k++)
+        if (!(fabs(t->val[k]) <= FLT_MAX)) return 0;
+    return 1;
+}
+
+/* t's columns as 16-bit offsets (off), its values as float (single): the
+ * copies replace the wide arrays */
+static int compact_tri(ilu0_tri *t, int n, int off, int single)
+{
+    size_t nnz = (size_t)t->ptr[n];
+    if (off) {
+        t->off = malloc(sizeof(int16_t) * (nnz > 0 ? nnz : 1));
+        if (!t->off) return ovk__fail(OVK_ENOMEM, "ilu0: offsets of %zu entries", nnz);
+        for (int i = 0; i < n; i++)
+            for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) t->off[k] = (int16_t)(t->col[k] - i);
+        free(t->col);
+        t->col = NULL;
+    }
+    if (!single) return OVK_OK;
+    t->valf = malloc(sizeof(float) * (nnz > 0 ? nnz : 1));
+    if (!t->valf) return ovk__fail(OVK_ENOMEM, "ilu0: float factor of %zu entries", nnz);
+    for (size_t k = 0; k < nnz; k++) t->valf[k] = (float)t->val[k];
+    free(t->val);
+    t->val = NULL;
+    return OVK_OK;
+}
+
 static int ilu0_create(ovk__opts *opts, void **state)
 {
-    (void)opts;
-    return ovk__pc_zeroed_state(sizeof(ilu0), "ilu0", state);
+    int precision = PREC_DOUBLE;
+    const ovk__opt_entry t[] = {OVK__OPT_CHOICE("precision", precision_names, &precision)};
+    int rc = ovk__opts_read(opts, "ilu0", t, 1);
+    if (!rc) rc = ovk__pc_zeroed_state(sizeof(ilu0), "ilu0", state);
+    if (!rc) ((ilu0 *)*state)->precision = precision;
+    return rc;
 }
 
 static void ilu0_destroy(void *state)
@@ -179,42 +240,69 @@ static int ilu0_setup(void *state, const ovk__pc_env *env)
     if (!rc) rc = split_tri(f, 0, &f->lo); /* L and U apart for the sweeps */
     if (!rc) rc = split_tri(f, 1, &f->up);
     ilu0_free_block(f);
+    int off = !rc && offsets_fit(&f->lo, f->n) && offsets_fit(&f->up, f->n);
+    int single = !rc && f->precision == PREC_SINGLE && float_fits(&f->lo, f->n) && float_fits(&f->up, f->n);
+    if (!rc) rc = compact_tri(&f->lo, f->n, off, single);
+    if (!rc) rc = compact_tri(&f->up, f->n, off, single);
     return rc;
 }
 
-/* z = U^-1 L^-1 r: the forward sweep with unit L, then the backward one */
+/* the sweeps for one storage form: column of entry k of row i COL(i, k),
+ * its value VAL(k) */
+#define SWEEPS(NAME, COL, VAL)                                                                   \
+    static void NAME(const ilu0 *f, const double *restrict r, double *restrict z, const ovk__hook *h) \
+    {                                                                                         \
+        const int *restrict lptr = f->lo.ptr, *restrict uptr = f->up.ptr;                     \
+        const int *restrict lcol = f->lo.col, *restrict ucol = f->up.col;                     \
+        const int16_t *restrict loff = f->lo.off, *restrict uoff = f->up.off;                 \
+        const double *restrict lval = f->lo.val, *restrict uval = f->up.val;                  \
+        const float *restrict lvalf = f->lo.valf, *restrict uvalf = f->up.valf;               \
+        const double *restrict dinv = f->dinv;                                                \
+        (void)lcol, (void)ucol, (void)loff, (void)uoff, (void)lval, (void)uval, (void)lvalf, (void)uvalf; \
+        int n = f->n, step = ovk__chunk_rows(n, h);                                           \
+        for (int lo = 0; lo < n; lo += step) {                                                \
+            int hi = ovk__chunk_end(lo, step, n);                                             \
+            for (int i = lo; i < hi; i++) {                                                   \
+                double s = r[i]; /* y_i = r_i - sum_{j<i} l_ij y_j */                         \
+                for (int k = lptr[i]; k < lptr[i + 1]; k++) s -= VAL(l, k) * z[COL(l, i, k)]; \
+                z[i] = s;                                                                     \
+            }                                                                                 \
+            ovk__poke(h);                                                                     \
+        }                                                                                     \
+        for (int hi = n; hi > 0; hi -= step) {                                                \
+            int lo = hi > step ? hi - step : 0;                                               \
+            for (int i = hi - 1; i >= lo; i--) {                                              \
+                double s = z[i]; /* z_i = (y_i - sum_{j>i} u_ij z_j) / u_ii */                \
+                for (int k = uptr[i]; k < uptr[i + 1]; k++) s -= VAL(u, k) * z[COL(u, i, k)]; \
+                z[i] = s * dinv[i];                                                           \
+            }                                                                                 \
+            ovk__poke(h);                                                                     \
+        }                                                                                     \
+    }
+#define COL_INT(t, i, k) t##col[k]
+#define COL_OFF(t, i, k) ((i) + t##off[k])
+#define VAL_DOUBLE(t, k) t##val[k]
+#define VAL_FLOAT(t, k) ((double)t##valf[k])
+SWEEPS(sweeps_col_d, COL_INT, VAL_DOUBLE)
+SWEEPS(sweeps_off_d, COL_OFF, VAL_DOUBLE)
+SWEEPS(sweeps_col_f, COL_INT, VAL_FLOAT)
+SWEEPS(sweeps_off_f, COL_OFF, VAL_FLOAT)
+
+/* z = U^-1 L^-1 r: the forward sweep with unit L, then the backward one,
+ * in the kernel of the triangles' form (both in the same one) */
 static int ilu0_apply(void *state, const double *r, double *z, const ovk__hook *h)
 {
     const ilu0 *f = state;
-    const int *restrict lptr = f->lo.ptr, *restrict lcol = f->lo.col;
-    const int *restrict uptr = f->up.ptr, *restrict ucol = f->up.col;
-    const double *restrict lval = f->lo.val, *restrict uval = f->up.val, *restrict dinv = f->dinv;
-    int n = f->n, step = ovk__chunk_rows(n, h);
-    for (int lo = 0; lo < n; lo += step) {
-        int hi = ovk__chunk_end(lo, step, n);
-        for (int i = lo; i < hi; i++) {
-            double s = r[i]; /* y_i = r_i - sum_{j<i} l_ij y_j */
-            for (int k = lptr[i]; k < lptr[i + 1]; k++) s -= lval[k] * z[lcol[k]];
-            z[i] = s;
-        }
-        ovk__poke(h);
-    }
-    for (int hi = n; hi > 0; hi -= step) {
-        int lo = hi > step ? hi - step : 0;
-        for (int i = hi - 1; i >= lo; i--) {
-            double s = z[i]; /* z_i = (y_i - sum_{j>i} u_ij z_j) / u_ii */
-            for (int k = uptr[i]; k < uptr[i + 1]; k++) s -= uval[k] * z[ucol[k]];
-            z[i] = s * dinv[i];
-        }
-        ovk__poke(h);
-    }
+    int off = f->lo.off != NULL, single = f->lo.valf != NULL;
+    if (off) (single ? sweeps_off_f : sweeps_off_d)(f, r, z, h);
+    else (single ? sweeps_col_f : sweeps_col_d)(f, r, z, h);
     return OVK_OK;
 }
 
 const ovk__pc_type ovk__pc_ilu0 = {
     .name = "ilu0",
     .description = "block Jacobi ILU(0): incomplete LU of each rank's diagonal block, no communication, any matrix",
-    .options = "",
+    .options = "precision=double|single: the factor's values as the sweeps read them (double)",
     .needs_matrix = 1,
     .create = ilu0_create, .setup = ilu0_setup, .destroy = ilu0_destroy,
     .apply = ilu0_apply,

@@ -28,6 +28,7 @@ static const struct {
     {"converged_reason", "1: rank 0 prints why each solve stopped"},
     {"log_view", "1: rank 0 prints where the time went when the solver is destroyed"},
     {"nullspace", "constant: the constant vector is A's null space (a singular A, e.g. pure Neumann); none"},
+    {"many_group", "solve_many: systems whose vector updates run together between products; 0: as fit the cache"},
 };
 
 static const char *meaning_of(const char *key)

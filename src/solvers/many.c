@@ -21,14 +21,27 @@
  *     ONE reduction, and wait for the oldest combined reduction a task
  *     needs.
  *
+ * With option many_group G (0, the default: as many systems as fit the
+ * cache a rank can count on, its last-level cache over the ranks sharing
+ * it, the smallest share and the largest system over the ranks; all k
+ * when they fit), "run every ready task" runs them in groups of G when G <
+ * k: a group's tasks run, their sums
+ * posted among themselves (one reduction per group per sum point) and
+ * waited for, until each waits for a product or preconditioner or is
+ * done; then the next group.  So one system's vector updates between two
+ * products can stay in cache, while the product and preconditioner stay
+ * one for all k.
+ *
  * The order depends only on the tasks' control flow, which depends only on
- * reduced values: every rank posts the same reductions in the same order.
+ * reduced values, and on the group size, the same on every rank: every
+ * rank posts the same reductions in the same order.
  * A pipelined variant keeps its overlap: the combined sum is posted before
  * the products its tasks run while it flies, and waited for after them.  A
  * blocking collective inside a task (the scaled solve's max |b_i|, plcg's
  * spectrum estimate, a preconditioner's own) is not combined but is
  * correct: every rank reaches it at the same point of the same order. */
 #define _GNU_SOURCE /* ucontext, mmap's MAP_ANONYMOUS */
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +148,7 @@ struct ovk__many {
     double **Y, *xy, *xx;
     ovk__multi_scratch scratch; /* the products' interleaved copies, kept across them */
     int *current;
+    int group; /* tasks run together between two products (k: all) */
 };
 
 static _Thread_local ovk__task *starting;
@@ -456,12 +470,48 @@ static int release_started(ovk__many *m, int want_product)
     return rc;
 }
 
+/* Tasks [first, last) until each waits for a product or a preconditioner
+ * or is done, their sums posted among themselves and waited for; the sums
+ * they leave in flight (a pipelined variant's) go out before the next
+ * group runs. */
+static int run_group(ovk__many *m, int first, int last)
+{
+    for (;;) {
+        int started = 0, summing = 0;
+        for (int j = first; j < last; j++)
+            if (m->tasks[j].state == TASK_READY) enter_task(m, &m->tasks[j]);
+        for (int j = first; j < last; j++) {
+            started += m->tasks[j].state == TASK_STARTED;
+            summing += m->tasks[j].state == TASK_SUM;
+        }
+        int rc = started ? release_started(m, 0) : post(m, 0);
+        if (rc || started) {
+            if (rc) return rc;
+            continue;
+        }
+        if (!summing) return OVK_OK;
+        if ((rc = wait_oldest(m))) return rc;
+    }
+}
+
+/* every ready task, in groups of m->group when they are fewer than k */
+static int run_ready(ovk__many *m)
+{
+    for (int first = 0; m->group < m->k && first < m->k; first += m->group) {
+        int rc = run_group(m, first, m->k - first > m->group ? first + m->group : m->k);
+        if (rc) return rc;
+    }
+    for (int j = 0; j < m->k; j++)
+        if (m->tasks[j].state == TASK_READY) enter_task(m, &m->tasks[j]);
+    return OVK_OK;
+}
+
 static int schedule(ovk__many *m)
 {
     for (;;) {
         int live = 0, want_product = 0, started = 0, want_pc = 0;
-        for (int j = 0; j < m->k; j++)
-            if (m->tasks[j].state == TASK_READY) enter_task(m, &m->tasks[j]);
+        int rc = run_ready(m);
+        if (rc) return rc;
         for (int j = 0; j < m->k; j++) {
             live += m->tasks[j].state != TASK_DONE;
             want_product += m->tasks[j].state == TASK_PRODUCT;
@@ -474,7 +524,7 @@ static int schedule(ovk__many *m)
             pc_group(m, 1);
             continue;
         }
-        int rc = started ? release_started(m, want_product) : post(m, want_product);
+        rc = started ? release_started(m, want_product) : post(m, want_product);
         if (rc) return rc;
         if (started) continue;
         if (want_product) products(m);
@@ -544,6 +594,101 @@ static int task_ctx(ovk__many *m, const ovk__ctx *c, int j, const double *b, dou
     }
     t->state = TASK_READY;
     return task_stack(t);
+}
+
+/* ---- the group size -------------------------------------------------- */
+
+/* a cache's file under /sys as a number (its K/M/G suffix applied); 0 when
+ * absent */
+static long long sys_number(const char *dir, const char *file)
+{
+    char path[160], text[64] = "";
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    if (!fgets(text, sizeof text, f)) text[0] = '\0';
+    fclose(f);
+    char *end = text;
+    long long v = strtoll(text, &end, 10);
+    int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    return v > 0 ? v << shift : 0;
+}
+
+/* the CPUs of a list "0-3,8,10-11" (0 when unreadable) */
+static int cpu_count(const char *dir)
+{
+    char path[160], text[256] = "";
+    snprintf(path, sizeof path, "%s/shared_cpu_list", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    if (!fgets(text, sizeof text, f)) text[0] = '\0';
+    fclose(f);
+    int count = 0;
+    for (char *p = text; *p >= '0' && *p <= '9';) {
+        long lo = strtol(p, &p, 10), hi = *p == '-' ? strtol(p + 1, &p, 10) : lo;
+        count += hi >= lo ? (int)(hi - lo + 1) : 0;
+        if (*p == ',') p++;
+    }
+    return count;
+}
+
+/* Local: the bytes of the last-level cache this rank can count on: its
+ * size (/sys for the CPU it runs on, else sysconf's L3) over the ranks of
+ * the node that share it, taken as all node_ranks unless fewer CPUs share
+ * it; 0 when unknown. */
+static long long cache_share(int node_ranks)
+{
+    char dir[128];
+    long long bytes = 0;
+    int level = 0, sharing = 0, cpu = sched_getcpu();
+    for (int i = 0; i < 8; i++) { /* the cache indices, the deepest level kept */
+        snprintf(dir, sizeof dir, "/sys/devices/system/cpu/cpu%d/cache/index%d", cpu > 0 ? cpu : 0, i);
+        int lv = (int)sys_number(dir, "level");
+        long long b = sys_number(dir, "size");
+        if (lv > level && b > 0) {
+            level = lv;
+            bytes = b;
+            sharing = cpu_count(dir);
+        }
+    }
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    if (bytes <= 0) bytes = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+    int ranks = sharing > 0 && sharing < node_ranks ? sharing : node_ranks;
+    return bytes > 0 ? bytes / (ranks > 0 ? ranks : 1) : 0;
+}
+
+/* Collective: the tasks run together between two products (m->group),
+ * option many_group: > 0 that many; 0 as many systems as the smallest
+ * cache share over the ranks holds of one system's vectors (the variant's nvec and x, at the
+ * largest rank's rows), at least 1; all k when they fit, when some rank
+ * cannot tell its cache, or without a matrix (a user operator: no product
+ * to group around).  MIN over the ranks, so every rank runs the same
+ * groups. */
+static int group_size(ovk__many *m, const ovk__ctx *c, int nvec, int forced)
+{
+    int node_ranks = 1;
+    m->group = m->k;
+    if (forced > 0 || !c->A) {
+        if (forced > 0 && forced < m->k) m->group = forced;
+        return OVK_OK;
+    }
+    MPI_Comm node = MPI_COMM_NULL;
+    int rc = ovk__mpi(MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+                      "MPI_Comm_split_type");
+    if (!rc) {
+        MPI_Comm_size(node, &node_ranks);
+        MPI_Comm_free(&node);
+    }
+    rc = ovk__agree(c->comm, rc);
+    if (rc) return rc;
+    long long rows = c->n > 0 ? c->n : 0;
+    long long v[2] = {cache_share(node_ranks), -(nvec + 1) * rows * (long long)sizeof(double)}; /* MIN: the largest */
+    rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MIN, c->comm), "MPI_Allreduce (the cache)");
+    if (rc) return rc;
+    long long cache = v[0], system = -v[1];
+    if (cache > 0 && system > 0 && cache / system < m->k) m->group = cache / system > 1 ? (int)(cache / system) : 1;
+    return OVK_OK;
 }
 
 static void task_free(ovk__task *t)
@@ -631,6 +776,10 @@ int ovk__many_solve(ovk__ctx *c, const ovk__variant *v, int k, const double *con
     int rc = ovk__agree(c->comm, batch_new(&m, c, k));
     m.current = current;
     if (!rc) rc = ovk__agree(c->comm, task_variant(c, v, &sv, &params));
+    if (!rc) {
+        int nvec = sv->vectors ? sv->vectors(params ? params : c->params, NULL) : sv->nvec;
+        rc = group_size(&m, c, nvec > 0 ? nvec : 1, c->many_group);
+    }
     for (int j = 0; !rc && j < k; j++) {
         if (!B[j]) continue; /* a system left out (its input refused): no task */
         rc = ovk__agree(c->comm, task_ctx(&m, c, j, B[j], X[j], &results[j], params));

@@ -199,6 +199,7 @@ static const opt_def opt_defs[] = {
     OPT_NUM("converged_reason", OPT_INT, converged_reason, 0, 1, REDO_CHECK),
     OPT_NUM("log_view", OPT_INT, log_view, 0, 1, REDO_CHECK),
     OPT_STR("nullspace", nullspace_spec, REDO_CHECK | REDO_PC),
+    OPT_NUM("many_group", OPT_INT, c.many_group, 0, INT32_MAX, REDO_CHECK),
 };
 enum { OPT_COUNT = (int)(sizeof opt_defs / sizeof opt_defs[0]) };
 

@@ -125,6 +125,7 @@ typedef struct ovk__ctx {
     void *params;               /* the variant's parsed spec options */
     ovk__hook hook;             /* progress hook for long kernels (fn NULL: none) */
     int guess_zero;             /* x0 = 0: r = b without the product */
+    int many_group;             /* solve_many: systems run together between products; 0: by the cache */
     ovk__monitor mon;
     int (*norm)(struct ovk__ctx *c); /* collective: norms of the current values (the object's) */
     /* kept across setups */

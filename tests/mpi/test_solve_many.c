@@ -7,7 +7,9 @@
  * cycle); systems that
  * converge at different iterations, b = 0, a NaN (its own error, the others
  * unharmed); the reductions of the batch (PMPI: as many as the longest
- * single solve's, not k times); the monitor's system index; bad input. */
+ * single solve's, not k times); groups of systems between the products
+ * (option many_group 1, 3, 16) bitwise the ungrouped batch; the monitor's system
+ * index; bad input. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,6 +306,54 @@ static void check_reduction_count(ovk_matrix *A, const char *variant, int slack)
     ovk_solver_destroy(&s);
 }
 
+/* Groups (option many_group): the k systems' vector updates run in groups
+ * between the products, each group's sums among themselves; every system
+ * bitwise what the ungrouped batch (the default: these small systems fit the cache) gives, with
+ * more reductions (the grouping ran).  Systems converge at different
+ * iterations, one has b = 0; pc: a preconditioner applied to all k
+ * between the groups. */
+static void check_groups(ovk_matrix *A, const char *variant, const char *backend, const char *pc)
+{
+    enum { K = 7 };
+    int n = A->lay.nlocal;
+    precond = pc;
+    ovk_solver *s = make_solver(A, variant, backend);
+    precond = NULL;
+    ovk_vector *B[K], *X[K];
+    ovk_pcg_result ref[K], res[K];
+    double *keep = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1) * K);
+    make_systems(s, A, K, B, X);
+    memset(ovk_vector_data(B[2]), 0, sizeof(double) * (size_t)n);
+    MT_RC(OVK_OK, ovk_solver_solve_many(s, K, B, X, ref));
+    for (int j = 0; j < K; j++) memcpy(keep + (size_t)j * n, ovk_vector_data(X[j]), sizeof(double) * (size_t)n);
+    static const char *const groups[] = {"1", "3", "16"};
+    for (int g = 0; g < 3; g++) {
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "many_group", groups[g]));
+        for (int j = 0; j < K; j++) memset(ovk_vector_data(X[j]), 0, sizeof(double) * (size_t)n);
+        MT_RC(OVK_OK, ovk_solver_solve_many(s, K, B, X, res));
+        int differ = 0;
+        for (int j = 0; j < K; j++) {
+            differ |= memcmp(keep + (size_t)j * n, ovk_vector_data(X[j]), sizeof(double) * (size_t)n) != 0;
+            MT_CHECK(res[j].iterations == ref[j].iterations && res[j].reason == ref[j].reason,
+                     "%s %s %s group %s: system %d: %d iterations (%s), ungrouped %d (%s)", variant, backend,
+                     pc ? pc : "jacobi", groups[g], j, res[j].iterations, ovk_reason_name(res[j].reason),
+                     ref[j].iterations, ovk_reason_name(ref[j].reason));
+        }
+        MPI_Allreduce(MPI_IN_PLACE, &differ, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        MT_CHECK(!differ, "%s %s %s group %s: a solution differs from the ungrouped batch's", variant, backend,
+                 pc ? pc : "jacobi", groups[g]);
+        if (g < 2) /* 16 >= k: one group */
+            MT_CHECK(res[0].reductions > ref[0].reductions, "%s group %s: %lld reductions, ungrouped %lld", variant,
+                     groups[g], res[0].reductions, ref[0].reductions);
+    }
+    for (int j = 0; j < K; j++) {
+        ovk_vector_destroy(B[j]);
+        ovk_vector_destroy(X[j]);
+    }
+    free(keep);
+    ovk_solver_destroy(&s);
+}
+
 static int seen[KMAX];
 
 static int monitor(ovk_solver *s, int iteration, double rnorm, double rel, void *ctx)
@@ -557,6 +607,9 @@ int main(int argc, char **argv)
     check_batch(A, "pipecg", "native", 7, 2, -1); /* a pipelined variant's waits around it */
     precond = NULL;
     check_reduction_count(A, "alg1", 0);
+    check_groups(A, "alg1", "blocking", NULL);
+    check_groups(A, "pipecg", "native", NULL); /* sums in flight over the product */
+    check_groups(A, "cg1", "nbc", "ic0");      /* ic0's apply_many for all k, between the groups */
     check_reduction_count(A, "pipecg", 7); /* the true-residual checks */
     check_nonsymmetric();
     check_operator(A);
