@@ -23,9 +23,10 @@
 
 enum { V_B, V_C, V_D, V_P, V_S, V_X, V_R, V_U, V_W, V_Z, V_M, V_N, V_COUNT };
 /* the matrix with packed, float, double values; packed without its runs
- * (both triangles, every row read entry by entry); packed, one triangle
- * (the form without the runs) */
-enum { M_AUTO, M_FLOAT, M_DOUBLE, M_NORUNS, M_UPPER, M_COUNT };
+ * (both triangles, every row read entry by entry); packed without its runs,
+ * the rows in strips (one offset list, their own values: the strip
+ * kernels); packed, one triangle (the form without the runs) */
+enum { M_AUTO, M_FLOAT, M_DOUBLE, M_NORUNS, M_STRIPS, M_UPPER, M_COUNT };
 
 struct ovk_kb_items {
     int n;
@@ -204,6 +205,7 @@ static const item items[] = {
     {"matvec, 8-row run blocks", 1, M_AUTO, 0, 2, 1, k_matvec_narrow},
     {"runs, x in L1 (compute)", 1, M_AUTO, 16, 0, 0, k_run_l1},
     {"matvec, no runs", 1, M_NORUNS, 0, 2, 1, k_matvec},
+    {"matvec, no runs, strips", 1, M_STRIPS, 0, 2, 1, k_matvec},
     {"matvec, one triangle", 1, M_UPPER, 0, 2, 1, k_matvec},
     {"matvec, then <p,s>", 1, M_AUTO, 16, 2, 1, k_matvec_then_dot},
     {"matvec with <p,s>", 1, M_AUTO, 0, 2, 1, k_matvec_dot},
@@ -261,18 +263,19 @@ static int setup_jacobi(kb_items *b, const ovk_matrix *A, int n, MPI_Comm comm)
 }
 
 /* the Laplacian in each form of M_*: values packed as the library picks, as
- * float, as double; without runs; one triangle */
+ * float, as double; without runs (and strips); in strips; one triangle */
 static int setup_matrix(kb_items *b, int edge)
 {
     int size, rc = OVK_OK;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     static const int allow[M_COUNT] = {OVK__VAL_ALLOW_ALL, 1 << OVK__VAL_FLOAT | 1, 1 << OVK__VAL_DOUBLE,
-                                       OVK__VAL_ALLOW_ALL, OVK__VAL_ALLOW_ALL};
+                                       OVK__VAL_ALLOW_ALL, OVK__VAL_ALLOW_ALL, OVK__VAL_ALLOW_ALL};
     for (int m = 0; m < M_COUNT && !rc; m++) {
         rc = ovk_laplace_create(MPI_COMM_WORLD, OVK_STENCIL_27, edge, edge, edge, size, 1, 1, &b->A[m]);
         if (!rc && m >= M_NORUNS) ovk__csr_drop_runs(&b->A[m]->diag);
         if (!rc && m == M_UPPER) rc = ovk__csr_keep_upper(&b->A[m]->diag);
         if (!rc) rc = ovk__csr_pack_values(&b->A[m]->diag, allow[m]);
+        if (!rc && m == M_NORUNS) ovk__csr_drop_strips(&b->A[m]->diag);
     }
     if (rc) return rc;
     b->n = ovk_matrix_nlocal(b->A[M_AUTO]);

@@ -6,7 +6,7 @@
 #ifndef OVK_KB_ITEMS_H
 #define OVK_KB_ITEMS_H
 
-enum { OVK_KB_ITEMS = 25 }; /* the number of items (items.c checks it) */
+enum { OVK_KB_ITEMS = 26 }; /* the number of items (items.c checks it) */
 
 /* The matrix in its forms, the vectors, Jacobi, the progress hook. */
 typedef struct ovk_kb_items kb_items;

@@ -244,6 +244,7 @@ static void csr_free(ovk__csr *m)
     free(m->vdict);
     free(m->valf);
     ovk__csr_drop_runs(m);
+    ovk__csr_drop_strips(m);
     ovk__csr_drop_far(m);
     memset(m, 0, sizeof *m);
 }
@@ -328,9 +329,10 @@ static int pack_float(ovk__csr *m, int64_t nnz)
     return OVK_OK;
 }
 
-/* Back to the plain double values only. */
+/* Back to the plain double values only (the strips copied the old form). */
 static void unpack_values(ovk__csr *m)
 {
+    ovk__csr_drop_strips(m);
     free(m->vidx);
     free(m->vdict);
     free(m->valf);
@@ -350,6 +352,7 @@ int ovk__csr_pack_values(ovk__csr *m, int allow)
     if (allow & (1 << OVK__VAL_DICT8)) rc = try_dict8(m, nnz);
     if (rc) goto cleanup;
     if (m->vform == OVK__VAL_DOUBLE && (allow & (1 << OVK__VAL_FLOAT))) rc = pack_float(m, nnz);
+    if (!rc) rc = ovk__csr_find_strips(m); /* their values in the form chosen */
 cleanup:
     if (rc) unpack_values(m);
     return rc;
@@ -466,6 +469,7 @@ static void shrink(ovk__csr *m, int nnz)
 int ovk__csr_keep_upper(ovk__csr *m)
 {
     if (!block_symmetric(m)) return OVK_OK;
+    ovk__csr_drop_strips(m); /* copies of the rows as they were */
     int pos = 0, start = 0; /* compacted in place: pos <= k, no entry is overwritten before it is read */
     for (int i = 0; i < m->nrows; i++) {
         int end = m->rowptr[i + 1];
@@ -724,7 +728,7 @@ static int same_pattern(const ovk__csr *a, const ovk__csr *b)
     return !memcmp(a->col, b->col, sizeof(int) * (size_t)nnz);
 }
 
-/* the values, their packed form and the runs they make (the pattern is the same) */
+/* the values, their packed form and the runs and strips they make (the pattern is the same) */
 static void swap_values(ovk__csr *a, ovk__csr *b)
 {
     ovk__csr t = *a;
@@ -735,6 +739,7 @@ static void swap_values(ovk__csr *a, ovk__csr *b)
     a->ndict = b->ndict;
     a->valf = b->valf;
     a->runs = b->runs;
+    a->strips = b->strips;
     b->val = t.val;
     b->vform = t.vform;
     b->vidx = t.vidx;
@@ -742,6 +747,7 @@ static void swap_values(ovk__csr *a, ovk__csr *b)
     b->ndict = t.ndict;
     b->valf = t.valf;
     b->runs = t.runs;
+    b->strips = t.strips;
 }
 
 void ovk__matrix_hold(const ovk_matrix *A, int delta)

@@ -137,6 +137,8 @@ typedef struct ovk__csr {
     float *valf;     /* OVK__VAL_FLOAT: val[k] == (double)valf[k] */
     ovk__runs *runs; /* diag block only, both triangles kept: its runs of one
                         repeated row (ovk__csr_find_runs), or NULL */
+    struct ovk__strips *strips; /* diag block only: its strips of rows with one
+                        offset pattern (ovk__csr_find_strips), or NULL */
     /* diag block whose columns stay int (some too far for off16), both
      * triangles: the columns as the matvec streams them (ovk__csr_pack_far;
      * col is kept for the other readers), or esc16 NULL */
@@ -181,6 +183,62 @@ int ovk__csr_pack_values(ovk__csr *m, int allow);
 enum { OVK__RUN_MIN = 8, OVK__RUN_SHARE = 50 };
 int ovk__csr_find_runs(ovk__csr *m);
 void ovk__csr_drop_runs(ovk__csr *m);
+
+/* Strips: segments of consecutive rows, outside runs, whose entries sit at
+ * the same offsets from their row in the same order but hold their own
+ * values (a structured grid's interior with varying coefficients).  The
+ * matvec reads such rows in blocks of OVK__STRIP_ROWS: one partial sum per
+ * row in SIMD lanes, x loaded contiguously, the values from a
+ * block-transposed copy (entry-major within a block) of their one-byte
+ * dictionary indices (OVK__VAL_DICT8 only).  A strip of len rows
+ * keeps floor(len / OVK__STRIP_ROWS) blocks and, when rows are left, one
+ * more block ending at the strip's last row (overlapping the one before;
+ * only its new rows are kept).  Each row is summed in its entry order from
+ * 0, so the product is bitwise that of the plain rows. */
+enum { OVK__STRIP_ROWS = 16 };
+typedef struct ovk__strips {
+    int nseg;       /* strips, in row order */
+    int *seg_lo;    /* [nseg] first row */
+    int *seg_hi;    /* [nseg] one past the last row */
+    int *seg_pat;   /* [nseg] its offsets: pat_off + pat_ptr[seg_pat] */
+    int64_t *seg_at; /* [nseg] its first block's first value in tidx */
+    int npat;
+    int *pat_ptr;   /* [npat + 1] */
+    int *pat_off;   /* column - row of each entry, in the rows' entry order */
+    uint8_t *tidx;  /* OVK__VAL_DICT8: the dictionary indices, block-transposed */
+    int64_t nstored; /* values in tidx */
+    int rows;       /* rows in strips */
+    /* with runs and no strips: a compact copy of the rows between runs
+     * (their entries in one stream, not scattered between the runs'
+     * rows), or gap_ptr NULL */
+    int *gap_row0;  /* [runs->nseg] of a segment between runs: its first row's index among them */
+    int *gap_ptr;   /* [gap_rows + 1] */
+    int16_t *gap_off;
+    double *gap_val; /* in the block's value form: gap_val, gap_valf or gap_idx */
+    float *gap_valf;
+    uint8_t *gap_idx;
+    int gap_rows;
+} ovk__strips;
+
+/* Find the strips of m (a diag block with 16-bit offsets and both
+ * triangles, its runs found and its values packed): maximal segments of at
+ * least OVK__STRIP_ROWS rows outside runs with one offset pattern, when the
+ * values are dictionary indices; with runs and no strips the
+ * compact copy of the rows between runs; else m->strips stays NULL.  Replaces earlier
+ * strips.  OVK_OK or OVK_ENOMEM. */
+int ovk__csr_find_strips(ovk__csr *m);
+void ovk__csr_drop_strips(ovk__csr *m);
+
+/* y_i and dot += x_i y_i for the rows [lo, hi) of strip s of m (rows of
+ * whole blocks by the strip kernels, a block cut by [lo, hi) by the entries
+ * of its rows, as plain(m, x, y, from, to, dot) does); returns dot */
+double ovk__strip_rows(const ovk__csr *m, int s, double (*plain)(const ovk__csr *, const double *, double *, int, int, double),
+                       const double *x, double *y, int lo, int hi, double dot);
+
+/* The kernels of strips: instruction set isa (OVK__RUN_*; the best this
+ * CPU supports when isa < 0 or above it).  Returns the one now in use.  For
+ * tests and benchmarks (every choice gives the same bits); process-wide. */
+int ovk__strip_set_kernels(int isa);
 
 /* y_i = sum_k c_k x_{i + off_k} and dot += x_i y_i for the rows [lo, hi)
  * of a run of one shared row (K entries at offsets off, values c), each row

@@ -105,6 +105,46 @@
 #define UPPER_OFF_ROWS(NAME, VAL) UPPER_ROWS(NAME, VAL, int16_t, off16, i)
 #define UPPER_COL_ROWS(NAME, VAL) UPPER_ROWS(NAME, VAL, int, col, 0)
 
+/* the segment of runs r holding row lo: seg_start[a] <= lo < seg_start[a + 1] */
+static int run_segment(const ovk__runs *r, int lo)
+{
+    int a = 0, b = r->nseg;
+    while (b - a > 1) {
+        int mid = (a + b) / 2;
+        if (r->seg_start[mid] <= lo) a = mid;
+        else b = mid;
+    }
+    return a;
+}
+
+/* OFF_ROWS on the compact copy of the rows between runs (ovk__strips):
+ * rows [lo, hi) of segment s of the runs */
+#define GAP_ROWS(NAME, VAL)                                                                       \
+    static double NAME(const ovk__csr *m, int s, const double *restrict x, double *restrict y,    \
+                       int lo, int hi, double dot)                                                \
+    {                                                                                             \
+        const ovk__strips *t = m->strips;                                                         \
+        int c = t->gap_row0[s] + lo - m->runs->seg_start[s];                                      \
+        const int *restrict ptr = t->gap_ptr;                                                     \
+        const int16_t *restrict off = t->gap_off;                                                 \
+        const double *restrict val = t->gap_val;                                                  \
+        const float *restrict valf = t->gap_valf;                                                 \
+        const uint8_t *restrict vidx = t->gap_idx;                                                \
+        const double *restrict dict = m->vdict;                                                   \
+        (void)val, (void)valf, (void)vidx, (void)dict;                                            \
+        for (int i = lo; i < hi; i++, c++) { /* c: row i among the rows between runs */          \
+            const double *restrict xb = x + i;                                                    \
+            double sum = 0.0;                                                                     \
+            for (int k = ptr[c]; k < ptr[c + 1]; k++) sum += VAL(k) * xb[off[k]];                 \
+            y[i] = sum;                                                                           \
+            dot += x[i] * sum;                                                                    \
+        }                                                                                         \
+        return dot;                                                                               \
+    }
+
+GAP_ROWS(gap_rows_d, VAL_D)
+GAP_ROWS(gap_rows_f, VAL_F)
+GAP_ROWS(gap_rows_8, VAL_8)
 COL_ROWS(col_rows_d, VAL_D)
 COL_ROWS(col_rows_f, VAL_F)
 COL_ROWS(col_rows_8, VAL_8)
@@ -136,27 +176,54 @@ static rows_fn pick_rows(const ovk__csr *m)
     return m->off16 ? off[m->vform] : col[m->vform];
 }
 
-/* rows [lo, hi) of a block with runs: each run by its shared row, the rows
- * between runs by their entries (plain, the kernel of the block's form) */
-static double runs_rows(const ovk__csr *m, rows_fn plain, const double *x, double *y, int lo, int hi, double dot)
+/* rows [lo, hi) outside runs: those of strips by the strip kernels, the
+ * others by their entries (plain, the kernel of the block's form) */
+static double plain_rows(const ovk__csr *m, rows_fn plain, const double *x, double *y, int lo, int hi, double dot)
 {
-    const ovk__runs *r = m->runs;
-    int a = 0, b = r->nseg; /* the segment holding lo: seg_start[a] <= lo < seg_start[a + 1] */
-    while (b - a > 1) {
+    const ovk__strips *t = m->strips;
+    if (!t) return plain(m, x, y, lo, hi, dot);
+    int a = 0, b = t->nseg; /* the first strip ending after lo: seg_hi[a] > lo */
+    while (a < b) {
         int mid = (a + b) / 2;
-        if (r->seg_start[mid] <= lo) a = mid;
+        if (t->seg_hi[mid] <= lo) a = mid + 1;
         else b = mid;
     }
-    for (int s = a; s < r->nseg && r->seg_start[s] < hi; s++) {
+    for (int s = a; s < t->nseg && t->seg_lo[s] < hi; s++) {
+        int from = t->seg_lo[s] > lo ? t->seg_lo[s] : lo;
+        int to = t->seg_hi[s] < hi ? t->seg_hi[s] : hi;
+        if (lo < from) dot = plain(m, x, y, lo, from, dot);
+        dot = ovk__strip_rows(m, s, plain, x, y, from, to, dot);
+        lo = to;
+    }
+    return lo < hi ? plain(m, x, y, lo, hi, dot) : dot;
+}
+
+/* rows [lo, hi) of a block with runs: each run by its shared row, the rows
+ * between runs from their compact copy where made, else as plain_rows does */
+static double runs_rows(const ovk__csr *m, rows_fn plain, const double *x, double *y, int lo, int hi, double dot)
+{
+    typedef double (*gap_fn)(const ovk__csr *, int, const double *, double *, int, int, double);
+    static const gap_fn gaps[3] = {gap_rows_d, gap_rows_f, gap_rows_8};
+    const ovk__runs *r = m->runs;
+    gap_fn gap = m->strips && m->strips->gap_ptr ? gaps[m->vform] : NULL; /* their compact copy */
+    for (int s = run_segment(r, lo); s < r->nseg && r->seg_start[s] < hi; s++) {
         int from = r->seg_start[s] > lo ? r->seg_start[s] : lo;
         int to = r->seg_start[s + 1] < hi ? r->seg_start[s + 1] : hi;
         int p = r->seg_pat[s];
-        if (p < 0) dot = plain(m, x, y, from, to, dot);
+        if (p < 0 && gap) dot = gap(m, s, x, y, from, to, dot);
+        else if (p < 0) dot = plain_rows(m, plain, x, y, from, to, dot);
         else
             dot = ovk__run_rows(r->pat_off + r->pat_ptr[p], r->pat_val + r->pat_ptr[p],
                                 r->pat_ptr[p + 1] - r->pat_ptr[p], x, y, from, to, dot);
     }
     return dot;
+}
+
+/* rows [lo, hi) of the diag block m, whatever its forms */
+static double diag_rows(const ovk__csr *m, rows_fn plain, const double *x, double *y, int lo, int hi, double dot)
+{
+    if (m->runs) return runs_rows(m, plain, x, y, lo, hi, dot);
+    return plain_rows(m, plain, x, y, lo, hi, dot);
 }
 
 /* y += O ext for every row that has offd entries; returns dot plus
@@ -188,8 +255,7 @@ static int matvec_pass(const ovk_matrix *A, const double *x, double *y, double *
     if (A->diag.upper) memset(y, 0, sizeof(double) * (size_t)n);
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
-        if (A->diag.runs) dot = runs_rows(&A->diag, rows, x, y, lo, hi, dot);
-        else dot = rows(&A->diag, x, y, lo, hi, dot);
+        dot = diag_rows(&A->diag, rows, x, y, lo, hi, dot);
         ovk__poke(hook);
     }
     rc = ovk__halo_end(A);
@@ -651,8 +717,7 @@ static void diag_each(const ovk_matrix *A, int k, const double *const *X, double
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
         for (int j = 0; j < k; j++)
-            dot[j] = A->diag.runs ? runs_rows(&A->diag, rows, X[j], Y[j], lo, hi, dot[j])
-                                  : rows(&A->diag, X[j], Y[j], lo, hi, dot[j]);
+            dot[j] = diag_rows(&A->diag, rows, X[j], Y[j], lo, hi, dot[j]);
         ovk__poke(hook);
     }
 }
@@ -713,12 +778,20 @@ static double value_bytes(const ovk__csr *m, double nnz)
 }
 
 /* bytes of the diag block the matvec reads: rowptr, columns and values of
- * the rows it reads entry by entry, and with runs the segments and the
- * shared rows (each read once: a run's row stays in cache) */
+ * the rows it reads entry by entry, with runs the segments and the shared
+ * rows (each read once: a run's row stays in cache), with strips their
+ * offset lists and block-transposed values */
 static double diag_bytes(const ovk__csr *d)
 {
     const ovk__runs *r = d->runs;
+    const ovk__strips *t = d->strips;
     double rows = d->nrows, nnz = d->rowptr[d->nrows], b = 0.0;
+    if (t && t->nseg > 0) {
+        for (int s = 0; s < t->nseg; s++)
+            nnz -= (double)(t->seg_hi[s] - t->seg_lo[s]) * (t->pat_ptr[t->seg_pat[s] + 1] - t->pat_ptr[t->seg_pat[s]]);
+        rows -= t->rows;
+        b += 24.0 * t->nseg + 4.0 * t->pat_ptr[t->npat] + (double)t->nstored;
+    }
     if (r) {
         for (int s = 0; s < r->nseg; s++)
             if (r->seg_pat[s] >= 0) nnz -= (double)(r->seg_start[s + 1] - r->seg_start[s]) *

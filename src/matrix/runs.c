@@ -118,6 +118,7 @@ static void add_segment(ovk__runs *r, int lo, int hi, int p)
 int ovk__csr_find_runs(ovk__csr *m)
 {
     ovk__csr_drop_runs(m);
+    ovk__csr_drop_strips(m); /* found outside the runs: ovk__csr_pack_values finds them again */
     if (m->upper) return OVK_OK; /* a row there is not the row of the matrix */
     int run_rows;
     int64_t entries;
