@@ -7,8 +7,8 @@
  * The sweeps stream the factor: each triangle keeps its columns as 16-bit
  * offsets from the row where all fit (else as int), and with
  * precision=single its values rounded to float (the factorisation itself
- * in double; the sweeps multiply and add in double; a factor with a value
- * beyond float's range stays double).  Offsets change no
+ * in double; the sweeps multiply and add in double; a factor value beyond
+ * float's range is OVK_EPRECOND naming its row).  Offsets change no
  * bit of z; float values change C a little and stay one fixed operator. */
 #include <float.h>
 #include <math.h>
@@ -106,12 +106,18 @@ static int offsets_fit(const ilu0_tri *t, int n)
     return 1;
 }
 
-/* 1 when every value of t is finite in float */
-static int float_fits(const ilu0_tri *t, int n)
+/* OVK_EPRECOND naming the first value of t beyond float's range (the
+ * factor of row i: L or U), else OVK_OK */
+static int float_fits(const ilu0 *f, const ilu0_tri *t, const char *which)
 {
-    for (int k = 0; k < t->ptr[n]; k++)
-        if (!(fabs(t->val[k]) <= FLT_MAX)) return 0;
-    return 1;
+    for (int i = 0; i < f->n; i++)
+        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++)
+            if (!(fabs(t->val[k]) <= FLT_MAX))
+                return ovk__fail(OVK_EPRECOND,
+                                 "ilu0:precision=single: %s factor value %g at row %lld is beyond float's range; "
+                                 "use precision=double",
+                                 which, t->val[k], f->row_start + i);
+    return OVK_OK;
 }
 
 /* t's columns as 16-bit offsets (off), its values as float (single): the
@@ -241,7 +247,9 @@ static int ilu0_setup(void *state, const ovk__pc_env *env)
     if (!rc) rc = split_tri(f, 1, &f->up);
     ilu0_free_block(f);
     int off = !rc && offsets_fit(&f->lo, f->n) && offsets_fit(&f->up, f->n);
-    int single = !rc && f->precision == PREC_SINGLE && float_fits(&f->lo, f->n) && float_fits(&f->up, f->n);
+    int single = f->precision == PREC_SINGLE;
+    if (!rc && single) rc = float_fits(f, &f->lo, "L");
+    if (!rc && single) rc = float_fits(f, &f->up, "U");
     if (!rc) rc = compact_tri(&f->lo, f->n, off, single);
     if (!rc) rc = compact_tri(&f->up, f->n, off, single);
     return rc;

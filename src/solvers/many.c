@@ -658,35 +658,43 @@ static long long cache_share(int node_ranks)
     return bytes > 0 ? bytes / (ranks > 0 ? ranks : 1) : 0;
 }
 
-/* Collective: the tasks run together between two products (m->group),
- * option many_group: > 0 that many; 0 as many systems as the smallest
- * cache share over the ranks holds of one system's vectors (the variant's nvec and x, at the
- * largest rank's rows), at least 1; all k when they fit, when some rank
- * cannot tell its cache, or without a matrix (a user operator: no product
- * to group around).  MIN over the ranks, so every rank runs the same
- * groups. */
-static int group_size(ovk__many *m, const ovk__ctx *c, int nvec, int forced)
+/* Collective at a solver's first batch (the cache share, MIN over the
+ * ranks, kept in c), local after: the tasks run together between two
+ * products (m->group), option many_group: > 0 that many; 0 as many systems
+ * as the smallest cache share holds of one system's vectors (the variant's
+ * nvec and x, at the largest rank's rows), at least 1; all k when they
+ * fit, when some rank cannot tell its cache, or without a matrix (a user
+ * operator: no product to group around).  Every rank runs the same groups. */
+static int group_size(ovk__many *m, ovk__ctx *c, int nvec, int forced)
 {
-    int node_ranks = 1;
     m->group = m->k;
     if (forced > 0 || !c->A) {
         if (forced > 0 && forced < m->k) m->group = forced;
         return OVK_OK;
     }
-    MPI_Comm node = MPI_COMM_NULL;
-    int rc = ovk__mpi(MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
-                      "MPI_Comm_split_type");
-    if (!rc) {
-        MPI_Comm_size(node, &node_ranks);
-        MPI_Comm_free(&node);
+    if (!c->many_cache_asked) { /* once per solver: a node communicator and a sum */
+        int node_ranks = 1;
+        MPI_Comm node = MPI_COMM_NULL;
+        int rc = ovk__mpi(MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+                          "MPI_Comm_split_type");
+        if (!rc) {
+            MPI_Comm_size(node, &node_ranks);
+            MPI_Comm_free(&node);
+        }
+        rc = ovk__agree(c->comm, rc);
+        if (rc) return rc;
+        long long share = cache_share(node_ranks);
+        rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &share, 1, MPI_LONG_LONG, MPI_MIN, c->comm),
+                      "MPI_Allreduce (the cache)");
+        if (rc) return rc;
+        c->many_cache = share;
+        c->many_cache_asked = 1;
     }
-    rc = ovk__agree(c->comm, rc);
-    if (rc) return rc;
-    long long rows = c->n > 0 ? c->n : 0;
-    long long v[2] = {cache_share(node_ranks), -(nvec + 1) * rows * (long long)sizeof(double)}; /* MIN: the largest */
-    rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MIN, c->comm), "MPI_Allreduce (the cache)");
-    if (rc) return rc;
-    long long cache = v[0], system = -v[1];
+    const ovk__layout *lay = &c->A->lay;
+    long long rows = 0; /* the largest rank's, from the layout every rank holds */
+    for (int r = 0; r < lay->size; r++)
+        if (lay->starts[r + 1] - lay->starts[r] > rows) rows = lay->starts[r + 1] - lay->starts[r];
+    long long cache = c->many_cache, system = (nvec + 1) * rows * (long long)sizeof(double);
     if (cache > 0 && system > 0 && cache / system < m->k) m->group = cache / system > 1 ? (int)(cache / system) : 1;
     return OVK_OK;
 }

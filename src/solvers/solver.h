@@ -131,6 +131,9 @@ typedef struct ovk__ctx {
     /* kept across setups */
     ovk__matrix_norms norms;
     ovk__lanczos lanczos;
+    long long many_cache;       /* solve_many: the smallest cache share over the ranks (bytes, 0:
+                                   unknown), asked at the first batch (many_cache_asked) */
+    int many_cache_asked;
     /* this solve */
     const double *b;
     double *x;

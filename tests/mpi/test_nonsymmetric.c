@@ -15,8 +15,9 @@
  *    offload:engine=agent each, with a monitor;
  *  - ilu0's storage forms: a factor with a column 40,000 rows from its row
  *    (columns kept as int) solves bitwise as the same matrix without that
- *    entry (a stored zero there; 16-bit offsets), and precision=single
- *    converges on convection-diffusion;
+ *    entry (a stored zero there; 16-bit offsets); precision=single changes
+ *    the solution's bits, converges on convection-diffusion and refuses a
+ *    factor value beyond float's range on one rank (on every rank);
  *  - pipebicgstab's attainable accuracy (rtol 1e-15, a fixed step count)
  *    within one digit of bicgstab's, as true residuals;
  *  - reductions counted by PMPI (native backend): bicgstab 3 per iteration,
@@ -265,71 +266,6 @@ static void convection_diffusion(void)
     ovk_matrix_destroy(A);
 }
 
-/* a tridiagonal nonsymmetric matrix of FAR_ROWS rows a rank; with zero_far
- * each rank's first row also stores a zero at its block's last column */
-enum { FAR_ROWS = 40000 };
-static ovk_matrix *far_tridiag(int zero_far)
-{
-    int lo = g_rank * FAR_ROWS, n = g_size * FAR_ROWS, *ptr = malloc(sizeof(int) * (FAR_ROWS + 1));
-    ovk_gidx *col = malloc(sizeof(ovk_gidx) * (3 * FAR_ROWS + 1));
-    double *val = malloc(sizeof(double) * (3 * FAR_ROWS + 1));
-    ovk_matrix *A = NULL;
-    ptr[0] = 0;
-    for (int i = lo, k = 0; i < lo + FAR_ROWS; i++) {
-        if (i > 0) col[k] = i - 1, val[k++] = -1.5 + 0.25 * hash_unit((uint64_t)i);
-        col[k] = i, val[k++] = 4.0;
-        if (i < n - 1) col[k] = i + 1, val[k++] = -0.5;
-        if (zero_far && i == lo) col[k] = lo + FAR_ROWS - 1, val[k++] = 0.0;
-        ptr[i - lo + 1] = k;
-    }
-    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, lo, FAR_ROWS, ptr, col, val, OVK_DUP_REJECT, &A));
-    free(ptr);
-    free(col);
-    free(val);
-    return A;
-}
-
-/* x with bicgstab + pc from x0 = 0, b = A 1, rtol 1e-10; x is the caller's */
-static ovk_vector *solve_far(ovk_matrix *A, const char *pc, int *iterations)
-{
-    ovk_vector *b = NULL, *x = NULL;
-    ovk_solver *s = NULL;
-    ovk_pcg_result res = {0};
-    MT_RC(OVK_OK, ovk_vector_create(A, &b));
-    MT_RC(OVK_OK, ovk_vector_create(A, &x));
-    double *d = ovk_vector_data(b);
-    for (int i = 0; i < FAR_ROWS; i++) d[i] = hash_unit((uint64_t)(g_rank * FAR_ROWS + i) + 7u);
-    ovk_vector_set(x, 0.0);
-    MT_RC(OVK_OK, ovk_solver_create(A, &s));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "bicgstab"));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", pc));
-    MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-10, 0.0, 100));
-    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
-    *iterations = res.iterations;
-    ovk_solver_destroy(&s);
-    ovk_vector_destroy(b);
-    return x;
-}
-
-static void ilu0_forms(void)
-{
-    ovk_matrix *near = far_tridiag(0), *far = far_tridiag(1);
-    int it_near = -1, it_far = -2;
-    ovk_vector *x_near = solve_far(near, "ilu0", &it_near), *x_far = solve_far(far, "ilu0", &it_far);
-    int same = it_near == it_far &&
-               !memcmp(ovk_vector_data(x_near), ovk_vector_data(x_far), sizeof(double) * FAR_ROWS);
-    MT_CHECK(same, "ilu0 with int columns differs from 16-bit offsets (%d / %d iterations)", it_far, it_near);
-    ovk_vector_destroy(x_near);
-    ovk_vector_destroy(x_far);
-    ovk_matrix_destroy(near);
-    ovk_matrix_destroy(far);
-    ovk_matrix *A = convdiff(50.0, OVK_CONVDIFF_UPWIND);
-    outcome o = solve(A, "bicgstab", "ilu0:precision=single", "blocking", RTOL, MAX_IT, 0);
-    expect_converged("convdiff Pe 50 bicgstab ilu0:precision=single", &o);
-    if (g_rank == 0) printf("ilu0 forms: int columns bitwise as offsets; single %d its\n", o.iterations);
-    ovk_matrix_destroy(A);
-}
-
 /* MPI_Iallreduce per iteration (native backend), with and without a monitor */
 static void reductions(void)
 {
@@ -470,6 +406,80 @@ static void symmetry_check(void)
     A = NULL;
     MT_RC(OVK_OK, blocks(0.0, &A));
     expect_everywhere("alg1, a_23 = 0 stored without a_32", setup_with(A, "alg1", "jacobi"), OVK_OK);
+    ovk_matrix_destroy(A);
+}
+
+/* a tridiagonal nonsymmetric matrix of FAR_ROWS rows a rank; with zero_far
+ * each rank's first row also stores a zero at its block's last column;
+ * the last rank's first row has the superdiagonal entry last_upper */
+enum { FAR_ROWS = 40000 };
+static ovk_matrix *far_tridiag(int zero_far, double last_upper)
+{
+    int lo = g_rank * FAR_ROWS, n = g_size * FAR_ROWS, *ptr = malloc(sizeof(int) * (FAR_ROWS + 1));
+    ovk_gidx *col = malloc(sizeof(ovk_gidx) * (3 * FAR_ROWS + 1));
+    double *val = malloc(sizeof(double) * (3 * FAR_ROWS + 1));
+    ovk_matrix *A = NULL;
+    ptr[0] = 0;
+    for (int i = lo, k = 0; i < lo + FAR_ROWS; i++) {
+        if (i > 0) col[k] = i - 1, val[k++] = -1.5 + 0.25 * hash_unit((uint64_t)i);
+        col[k] = i, val[k++] = 4.0;
+        if (i < n - 1) col[k] = i + 1, val[k++] = i == lo && g_rank == g_size - 1 ? last_upper : -0.5;
+        if (zero_far && i == lo) col[k] = lo + FAR_ROWS - 1, val[k++] = 0.0;
+        ptr[i - lo + 1] = k;
+    }
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, lo, FAR_ROWS, ptr, col, val, OVK_DUP_REJECT, &A));
+    free(ptr);
+    free(col);
+    free(val);
+    return A;
+}
+
+/* x with bicgstab + pc from x0 = 0, b = A 1, rtol 1e-10; x is the caller's */
+static ovk_vector *solve_far(ovk_matrix *A, const char *pc, int *iterations)
+{
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_solver *s = NULL;
+    ovk_pcg_result res = {0};
+    MT_RC(OVK_OK, ovk_vector_create(A, &b));
+    MT_RC(OVK_OK, ovk_vector_create(A, &x));
+    double *d = ovk_vector_data(b);
+    for (int i = 0; i < FAR_ROWS; i++) d[i] = hash_unit((uint64_t)(g_rank * FAR_ROWS + i) + 7u);
+    ovk_vector_set(x, 0.0);
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "bicgstab"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", pc));
+    MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-10, 0.0, 100));
+    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
+    *iterations = res.iterations;
+    ovk_solver_destroy(&s);
+    ovk_vector_destroy(b);
+    return x;
+}
+
+static void ilu0_forms(void)
+{
+    ovk_matrix *near = far_tridiag(0, -0.5), *far = far_tridiag(1, -0.5), *big = far_tridiag(0, 1e40);
+    int it_near = -1, it_far = -2, it_single = -3;
+    ovk_vector *x_near = solve_far(near, "ilu0", &it_near), *x_far = solve_far(far, "ilu0", &it_far);
+    ovk_vector *x_single = solve_far(near, "ilu0:precision=single", &it_single);
+    int same = it_near == it_far &&
+               !memcmp(ovk_vector_data(x_near), ovk_vector_data(x_far), sizeof(double) * FAR_ROWS);
+    MT_CHECK(same, "ilu0 with int columns differs from 16-bit offsets (%d / %d iterations)", it_far, it_near);
+    int differ = memcmp(ovk_vector_data(x_near), ovk_vector_data(x_single), sizeof(double) * FAR_ROWS) != 0;
+    MPI_Allreduce(MPI_IN_PLACE, &differ, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MT_CHECK(differ, "ilu0:precision=single solves bitwise as double: the float factor is not used");
+    expect_everywhere("ilu0:precision=single, 1e40 in the factor", setup_with(big, "bicgstab", "ilu0:precision=single"),
+                      OVK_EPRECOND);
+    ovk_vector_destroy(x_near);
+    ovk_vector_destroy(x_far);
+    ovk_vector_destroy(x_single);
+    ovk_matrix_destroy(near);
+    ovk_matrix_destroy(far);
+    ovk_matrix_destroy(big);
+    ovk_matrix *A = convdiff(50.0, OVK_CONVDIFF_UPWIND);
+    outcome o = solve(A, "bicgstab", "ilu0:precision=single", "blocking", RTOL, MAX_IT, 0);
+    expect_converged("convdiff Pe 50 bicgstab ilu0:precision=single", &o);
+    if (g_rank == 0) printf("ilu0 forms: int columns bitwise as offsets; single %d its\n", o.iterations);
     ovk_matrix_destroy(A);
 }
 

@@ -316,6 +316,18 @@ static void test_reuse_and_update(void)
             MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &r2));
         }
         MT_CHECK(n_comm_new == before, "%s: %ld communicators created by 99 solves", pc, n_comm_new - before);
+        if (p == 0) { /* batches: the first asks the node's cache, the next ones make no communicator */
+            ovk_vector *B2[2] = {b, b}, *X2[2] = {x, y};
+            ovk_pcg_result rm[2];
+            MT_RC(OVK_OK, ovk_solver_solve_many(s, 2, B2, X2, rm));
+            before = n_comm_new;
+            for (int k = 0; k < 3; k++) {
+                ovk_vector_set(x, 0.0);
+                ovk_vector_set(y, 0.0);
+                MT_RC(OVK_OK, ovk_solver_solve_many(s, 2, B2, X2, rm));
+            }
+            MT_CHECK(n_comm_new == before, "%s: %ld communicators created by 3 batches", pc, n_comm_new - before);
+        }
         MT_CHECK(r2.iterations == r1.iterations, "%s: same iterations on reuse", pc);
         /* new values on the same pattern vs a fresh object on them */
         free(ptr), free(cols), free(vals);
