@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <ovkrylov/ovkrylov.h>
 
@@ -21,6 +22,36 @@ static inline void tp_split(int64_t n, int r, int p, int64_t *start, int *count)
     if (r >= owners) lo = hi = n;
     *start = lo;
     *count = (int)(hi - lo);
+}
+
+/* This rank's input rows, as given to ovk_matrix_create_csr. */
+typedef struct tp_rows {
+    int64_t n, start;
+    int count;
+    int *ptr;
+    ovk_gidx *col;
+    double *val;
+} tp_rows;
+
+static inline void tp_rows_free(tp_rows *r)
+{
+    free(r->ptr);
+    free(r->col);
+    free(r->val);
+    memset(r, 0, sizeof *r);
+}
+
+/* this rank's share (tp_split) of n rows, room for width entries a row */
+static inline void tp_rows_alloc(tp_rows *r, int64_t n, int width)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    r->n = n;
+    tp_split(n, rank, size, &r->start, &r->count);
+    r->ptr = calloc((size_t)r->count + 1, sizeof(int));
+    r->col = malloc(sizeof(ovk_gidx) * ((size_t)r->count * width + 1));
+    r->val = malloc(sizeof(double) * ((size_t)r->count * width + 1));
 }
 
 /* The rows [start, start + count) of the 27-point (or 7-point) Laplacian on

@@ -31,39 +31,10 @@
 #define OVK_MATRIX_DIR "../shared/data/matrices"
 #endif
 
-/* This rank's input rows, as given to ovk_matrix_create_csr. */
-typedef struct rows {
-    ovk_gidx n, start;
-    int count;
-    int *ptr;
-    ovk_gidx *col;
-    double *val;
-} rows;
-
-static void rows_free(rows *r)
-{
-    free(r->ptr);
-    free(r->col);
-    free(r->val);
-    memset(r, 0, sizeof *r);
-}
-
-static void rows_alloc(rows *r, ovk_gidx n, int width)
-{
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    r->n = n;
-    tp_split(n, rank, size, &r->start, &r->count);
-    r->ptr = calloc((size_t)r->count + 1, sizeof(int));
-    r->col = malloc(sizeof(ovk_gidx) * ((size_t)r->count * width + 1));
-    r->val = malloc(sizeof(double) * ((size_t)r->count * width + 1));
-}
-
 /* the 7- or 27-point Laplacian on a g^3 grid */
-static void make_laplace(rows *r, int stencil, int g)
+static void make_laplace(tp_rows *r, int stencil, int g)
 {
-    rows_alloc(r, (ovk_gidx)g * g * g, 27);
+    tp_rows_alloc(r, (ovk_gidx)g * g * g, 27);
     for (int i = 0; i < r->count; i++) {
         int64_t row = r->start + i, x = row % g, y = (row / g) % g, z = row / ((int64_t)g * g);
         int len = r->ptr[i];
@@ -94,9 +65,9 @@ static double value_of(int kind, ovk_gidx i, ovk_gidx j)
 /* A non-symmetric pattern: a band of random width, every 7th row empty,
  * and (wide = 1) a far column in every 50th row, which rules out the
  * 16-bit offsets.  The diagonal is present in most rows only. */
-static void make_nonsym(rows *r, ovk_gidx n, int kind, int wide)
+static void make_nonsym(tp_rows *r, ovk_gidx n, int kind, int wide)
 {
-    rows_alloc(r, n, 8);
+    tp_rows_alloc(r, n, 8);
     for (int i = 0; i < r->count; i++) {
         ovk_gidx row = r->start + i;
         int len = r->ptr[i];
@@ -119,7 +90,7 @@ static void make_nonsym(rows *r, ovk_gidx n, int kind, int wide)
 }
 
 /* this rank's rows of a shared matrix (1 when it is missing) */
-static int make_shared(rows *r, const char *name)
+static int make_shared(tp_rows *r, const char *name)
 {
     char path[512];
     int rank, size, got;
@@ -142,7 +113,7 @@ static int make_shared(rows *r, const char *name)
 }
 
 /* y = A x by the plain CSR loop over the input rows, x gathered */
-static void reference(const rows *r, const double *x, double *y, double *scale)
+static void reference(const tp_rows *r, const double *x, double *y, double *scale)
 {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -177,9 +148,9 @@ static int same_bits(const double *a, const double *b, int n)
  * sharing offsets but not values, one empty), so the same shared row recurs
  * far apart; wide = 1 adds a far column to every row of one kind, which
  * rules out the 16-bit offsets.  Non-symmetric. */
-static void make_runs(rows *r, ovk_gidx n, int wide)
+static void make_runs(tp_rows *r, ovk_gidx n, int wide)
 {
-    rows_alloc(r, n, 8);
+    tp_rows_alloc(r, n, 8);
     ovk_gidx row = 0;
     int len = 0;
     for (int group = 0; row < r->start + r->count; group++) {
@@ -254,12 +225,12 @@ static void check_far(const char *name, ovk_matrix *A, const double *x, const do
  * last 1,000 of the rank's 34,000, a column 33,000 away within the rank's
  * own block: the columns stay int, most of them fit 16 bits (the far
  * form). */
-static void make_far(rows *r)
+static void make_far(tp_rows *r)
 {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     ovk_gidx n = (ovk_gidx)34000 * size;
-    rows_alloc(r, n, 16);
+    tp_rows_alloc(r, n, 16);
     for (int i = 0; i < r->count; i++) {
         ovk_gidx row = r->start + i;
         int len = r->ptr[i];
@@ -281,7 +252,7 @@ static void make_far(rows *r)
  * the form the packing must pick on every rank with entries (-1: any);
  * want_runs 1: the block must have runs on every rank with rows, 0: no
  * runs, -1: either */
-static void check_matrix(const char *name, rows *r, int want, int want_runs)
+static void check_matrix(const char *name, tp_rows *r, int want, int want_runs)
 {
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -355,7 +326,7 @@ static void check_matrix(const char *name, rows *r, int want, int want_runs)
  * kept on every rank) updated to values that repeat in no run (a hash of
  * the entry) gives bitwise the product of a matrix made with them, and back
  * to r's values the same runs and r's product again. */
-static void check_update(const rows *r)
+static void check_update(const tp_rows *r)
 {
     int n = (int)r->count, m = n > 0 ? n : 1, nnz = r->ptr[n];
     double *v = malloc(sizeof(double) * (size_t)(nnz + 1)), *x = malloc(sizeof(double) * m);
@@ -397,26 +368,26 @@ int main(int argc, char **argv)
                                    "nos3.mtx",    "bcsstk09.mtx", "1138_bus.mtx",  "lap2D_5pt_n100.mtx",
                                    "bcsstk03.mtx", "plat362.mtx", "685_bus.mtx",   "bcsstk08.mtx", "bcsstk14.mtx",
                                    "bcsstk13.mtx", "bcsstk25.mtx", "lap3D_7pt_n20.mtx"};
-    rows r;
+    tp_rows r;
     make_laplace(&r, 27, 12);
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int lap_runs = size <= 4 ? 1 : -1; /* beyond, some ranks hold too few whole grid lines */
     check_matrix("laplace27 g=12", &r, OVK__VAL_DICT8, lap_runs);
-    rows_free(&r);
+    tp_rows_free(&r);
     make_laplace(&r, 7, 15);
     check_matrix("laplace7 g=15", &r, OVK__VAL_DICT8, lap_runs);
-    rows_free(&r);
+    tp_rows_free(&r);
     make_laplace(&r, 27, 7); /* runs of 5 rows: shorter than OVK__RUN_MIN */
     check_matrix("laplace27 g=7", &r, OVK__VAL_DICT8, 0);
-    rows_free(&r);
+    tp_rows_free(&r);
     make_runs(&r, 5003, 0);
     check_matrix("runs", &r, OVK__VAL_DICT8, lap_runs);
     check_update(&r);
-    rows_free(&r);
+    tp_rows_free(&r);
     make_runs(&r, 70001, 1);
     check_matrix("runs wide", &r, OVK__VAL_DICT8, -1);
-    rows_free(&r);
+    tp_rows_free(&r);
     make_far(&r);
     check_matrix("far columns", &r, OVK__VAL_DOUBLE, 0);
     {
@@ -432,7 +403,7 @@ int main(int argc, char **argv)
         MT_CHECK(any > 0, "far columns: no rank has a far column");
         ovk_matrix_destroy(F);
     }
-    rows_free(&r);
+    tp_rows_free(&r);
     static const char *kinds[] = {"few", "float", "double"};
     for (int kind = 0; kind < 3; kind++)
         for (int wide = 0; wide < 2; wide++) {
@@ -440,7 +411,7 @@ int main(int argc, char **argv)
             snprintf(name, sizeof name, "nonsym %s%s", kinds[kind], wide ? " wide" : "");
             make_nonsym(&r, wide ? 70001 : 5003, kind, wide);
             check_matrix(name, &r, kind == 0 ? OVK__VAL_DICT8 : kind == 1 ? OVK__VAL_FLOAT : OVK__VAL_DOUBLE, 0);
-            rows_free(&r);
+            tp_rows_free(&r);
         }
     int missing = 0;
     for (size_t k = 0; k < sizeof shared / sizeof *shared; k++) {
@@ -449,7 +420,7 @@ int main(int argc, char **argv)
             continue;
         }
         check_matrix(shared[k], &r, -1, -1);
-        rows_free(&r);
+        tp_rows_free(&r);
     }
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -20,33 +20,6 @@
 #include "mpitest.h"
 #include "problem.h"
 
-typedef struct rows {
-    int64_t start;
-    int count;
-    int *ptr;
-    ovk_gidx *col;
-    double *val;
-} rows;
-
-static void rows_free(rows *r)
-{
-    free(r->ptr);
-    free(r->col);
-    free(r->val);
-    memset(r, 0, sizeof *r);
-}
-
-static void rows_alloc(rows *r, int64_t n, int width)
-{
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    tp_split(n, rank, size, &r->start, &r->count);
-    r->ptr = calloc((size_t)r->count + 1, sizeof(int));
-    r->col = malloc(sizeof(ovk_gidx) * ((size_t)r->count * width + 1));
-    r->val = malloc(sizeof(double) * ((size_t)r->count * width + 1));
-}
-
 /* a value of entry (i, j): few = 1 one of a dozen (a dictionary), else any double */
 static double value_of(int few, int64_t i, int64_t j, int salt)
 {
@@ -58,9 +31,9 @@ static double value_of(int few, int64_t i, int64_t j, int salt)
 /* -laplace + convection on a g^3 grid, 7 points: the coefficients of a
  * row vary with the row (few or any values), except below z = 3 g / 4 where
  * every interior row is the same (runs: most rows) */
-static void make_convdiff(rows *r, int g, int few, int salt)
+static void make_convdiff(tp_rows *r, int g, int few, int salt)
 {
-    rows_alloc(r, (int64_t)g * g * g, 7);
+    tp_rows_alloc(r, (int64_t)g * g * g, 7);
     static const int d[7][3] = {{0, 0, 0}, {0, 0, -1}, {0, -1, 0}, {-1, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     for (int i = 0; i < r->count; i++) {
         int64_t row = r->start + i, x = row % g, y = (row / g) % g, z = row / ((int64_t)g * g);
@@ -78,11 +51,11 @@ static void make_convdiff(rows *r, int g, int few, int salt)
 /* groups of 1 to 41 rows, each of one of four offset lists (the last
  * empty), values of each row its own: strips of every length around the
  * block size, at every alignment */
-static void make_lengths(rows *r, int64_t n, int few)
+static void make_lengths(tp_rows *r, int64_t n, int few)
 {
     static const int offs[4][5] = {{0, -1, 1, -5, 9}, {0, 2, -3, 0, 0}, {0, -1, 1, -5, 9}, {0}};
     static const int cnt[4] = {5, 3, 4, 0}; /* kinds 0 and 2: one list, cut short in 2 */
-    rows_alloc(r, n, 5);
+    tp_rows_alloc(r, n, 5);
     int64_t row = 0;
     for (int group = 0; row < r->start + r->count; group++) {
         int kind = group % 4, glen = 1 + (group * 5) % 41;
@@ -147,7 +120,7 @@ static void check_multi(const char *name, ovk_matrix *A, const double *x)
 /* packed as double, then as the library picks: the product with strips
  * against the block without them; want_strips: some rank must have strips
  * in the second (values in a dictionary; never for others) */
-static void check_matrix(const char *name, const rows *r, int want_strips)
+static void check_matrix(const char *name, const tp_rows *r, int want_strips)
 {
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -193,7 +166,7 @@ static void check_matrix(const char *name, const rows *r, int want_strips)
 }
 
 /* c: a's pattern, the value of each entry that of its offset from the row */
-static void make_laplace_like(rows *c, const rows *a)
+static void make_laplace_like(tp_rows *c, const tp_rows *a)
 {
     int nnz = a->ptr[a->count];
     *c = *a;
@@ -214,7 +187,7 @@ static void make_laplace_like(rows *c, const rows *a)
  * (runs), no strips where the runs are */
 static void check_update(int g)
 {
-    rows a, b, c;
+    tp_rows a, b, c;
     make_convdiff(&a, g, 0, 0);
     make_convdiff(&b, g, 1, 5);
     make_laplace_like(&c, &a);
@@ -239,9 +212,9 @@ static void check_update(int g)
     }
     ovk_matrix_destroy(A);
     ovk_matrix_destroy(B);
-    rows_free(&a);
-    rows_free(&b);
-    rows_free(&c);
+    tp_rows_free(&a);
+    tp_rows_free(&b);
+    tp_rows_free(&c);
     free(x);
     free(y0);
     free(y);
@@ -250,26 +223,26 @@ static void check_update(int g)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    rows r;
+    tp_rows r;
     for (int few = 0; few < 2; few++) { /* strips for dictionary values only */
         make_convdiff(&r, 20, few, 0);
         check_matrix(few ? "convdiff g=20, few values" : "convdiff g=20", &r, few);
-        rows_free(&r);
+        tp_rows_free(&r);
         make_lengths(&r, 4001, few);
         check_matrix(few ? "lengths 1..41, few values" : "lengths 1..41", &r, few);
-        rows_free(&r);
+        tp_rows_free(&r);
     }
     {
-        rows c; /* one row everywhere: runs, the rows between them in their compact copy */
+        tp_rows c; /* one row everywhere: runs, the rows between them in their compact copy */
         make_convdiff(&r, 20, 0, 0);
         make_laplace_like(&c, &r);
         check_matrix("constant g=20 (gaps)", &c, 0);
-        rows_free(&c);
-        rows_free(&r);
+        tp_rows_free(&c);
+        tp_rows_free(&r);
     }
     make_convdiff(&r, 5, 0, 0); /* lines of 5 rows: no strip */
     check_matrix("convdiff g=5", &r, 0);
-    rows_free(&r);
+    tp_rows_free(&r);
     check_update(20);
     int rc = mt_finish("test_matvec_strips");
     MPI_Finalize();
