@@ -37,8 +37,10 @@ typedef struct gmres_work {
     double *V[OVK__MAX_RESTART + 1];    /* the Arnoldi basis (basis=single: V[0], V[1] hold w and v_j) */
     double *Z[OVK__MAX_RESTART];        /* fgmres: z_j = C v_j */
     float *F[OVK__MAX_RESTART + 1];     /* basis=single: the Arnoldi basis, in one block from F[0] */
+    double *fallback;                   /* basis=single: V[2..M] once a solve fell back to double */
     ovk__arnoldi ls;
     int m, flexible, refine, basis;
+    int fell_back_at;                   /* the last solve's iteration of the fallback, or -1 */
 } gmres_work;
 
 /* ---- the least-squares problem ------------------------------------------ */
@@ -507,17 +509,51 @@ int ovk__gmres_cycle_run(ovk__ctx *c, ovk__gmres_cycle *cy, int m, double bb, do
     return ovk__gmres_cycle_end(c, cy, bb, rr, stop);
 }
 
+/* basis=single: the cycle's true residual kept less than half the digits
+ * its estimate promised.  The float basis's rounding (about FLT_EPSILON
+ * times the condition number of A C, relative to the cycle's start) limits
+ * what a cycle gains; on ill-conditioned systems it gains nothing. */
+static int lost_to_rounding(const ovk__gmres_cycle *cy, double rr_start, double rr_end)
+{
+    if (!cy->F || cy->k == 0) return 0;
+    double est = fabs(cy->ls->g[cy->k]);
+    return sqrt(rr_end) > sqrt(est * sqrt(rr_start));
+}
+
+/* the rest of the solve on a double basis: V[2..M] allocated once (kept
+ * for later solves), agreed on every rank */
+static int to_double_basis(ovk__ctx *c, gmres_work *w, ovk__gmres_cycle *cy)
+{
+    size_t stride = ovk__vec_stride(c->n), count = w->m > 1 ? (size_t)w->m - 1 : 1;
+    int rc = OVK_OK;
+    if (!w->fallback) w->fallback = calloc(stride * count, sizeof(double));
+    if (!w->fallback)
+        rc = ovk__fail(OVK_ENOMEM, "the double basis gmres:basis=single falls back to (%d vectors of %d rows)",
+                       w->m - 1, c->n);
+    rc = ovk__agree(c->comm, rc);
+    if (rc) return rc;
+    for (int i = 2; i <= w->m; i++) w->V[i] = w->fallback + stride * (size_t)(i - 2);
+    cy->F = NULL;
+    w->fell_back_at = cy->iter;
+    return OVK_OK;
+}
+
 /* cycles from r = b - A x with ||r||^2 = rr, counting from iter */
 static int run(ovk__ctx *c, gmres_work *w, double bb, int iter, double rr)
 {
     int stop = 0, rc = OVK_OK;
     ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .Z = w->flexible ? w->Z : NULL, .t = w->t, .r = w->r,
                            .F = w->basis == OVK__BASIS_SINGLE ? w->F : NULL, .iter = iter, .refine = w->refine};
+    w->fell_back_at = -1;
     if (iter >= c->opts->max_iter) {
         c->res->reason = OVK_REASON_MAXIT;
         return OVK_OK;
     }
-    while (!rc && !stop) rc = ovk__gmres_cycle_run(c, &cy, w->m, bb, &rr, NULL, &stop);
+    while (!rc && !stop) {
+        double rr_start = rr;
+        rc = ovk__gmres_cycle_run(c, &cy, w->m, bb, &rr, NULL, &stop);
+        if (!rc && !stop && lost_to_rounding(&cy, rr_start, rr)) rc = to_double_basis(c, w, &cy);
+    }
     return rc;
 }
 
@@ -629,6 +665,7 @@ static int setup_of(ovk__ctx *c, gmres_work *w, int flexible)
     w->flexible = flexible;
     w->refine = p->refine;
     w->basis = p->basis;
+    w->fell_back_at = -1;
     int rc = w->basis == OVK__BASIS_SINGLE ? single_basis(c, w) : OVK_OK;
     return rc ? rc : ovk__arnoldi_alloc(&w->ls, w->m);
 }
@@ -641,7 +678,9 @@ static void destroy(void *work)
     gmres_work *w = work;
     ovk__arnoldi_free(&w->ls);
     free(w->F[0]);
+    free(w->fallback);
     w->F[0] = NULL;
+    w->fallback = NULL;
 }
 
 static void view(const void *work, FILE *f)
@@ -650,6 +689,9 @@ static void view(const void *work, FILE *f)
     fprintf(f, "  %s: restart = %d, classical Gram-Schmidt, refine = %s, basis = %s%s\n",
             w->flexible ? "fgmres" : "gmres", w->m, ovk__gmres_refine_names[w->refine],
             ovk__gmres_basis_names[w->basis], w->basis == OVK__BASIS_SINGLE ? " (float storage, double arithmetic)" : "");
+    if (w->fell_back_at >= 0)
+        fprintf(f, "  the last solve went on with a double basis from iteration %d: a cycle on the float one gained "
+                   "less than half the digits of its estimate\n", w->fell_back_at);
 }
 
 #define REFINE_OPTIONS                                                                                       \
