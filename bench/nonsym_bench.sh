@@ -48,7 +48,8 @@
 #   A  time per iteration at 0 us on convdiff -n0 and on FILE: our gmres and bicgstab
 #      (blocking) against PETSc KSPGMRES and KSPBCGS with the same preconditioner
 #      (target <= 0.8); also ours with ilu0:precision=single against PETSc's bjacobi and
-#      gmres:basis=single (the Krylov basis stored as float) against KSPGMRES
+#      gmres:basis=single (the Krylov basis stored as float; with ilu0 and ilu0:precision=single)
+#      against KSPGMRES
 #   B  under the latency model at -nl, Jacobi: pgmres (default depth and the best l of
 #      -ls, backend -pb) against our gmres (target <= 0.5) and PETSc KSPPGMRES with the
 #      wrapper (<= 0.7); pipebicgstab against our bicgstab (<= 0.6) and KSPPIPEBCGS (<= 0.8)
@@ -189,12 +190,14 @@ for s in gmres bicgstab; do
         "${MPIEXEC[@]}" "$OURS_MTX" -f "$FILE" -rhs random -tol 1e-8 -solver "$s" -precond ilu0:precision=single \
         -print_level 1 -backend blocking -maxit "$MAXIT"
 done
-# ours tuned: gmres with its Krylov basis stored as float (ids *_jacobib, *_ilu0b), against PETSc's same PC
-for pc in jacobi ilu0; do
-    add "cd_ours_gmres_${pc}b" A "convdiff-n$N0" ours gmres:basis=single "$pc" blocking 0 -- \
+# ours tuned: gmres with its Krylov basis stored as float (ids *_jacobib, *_ilu0b; *_ilu0sb with the
+# float ILU(0) factor too), against PETSc's same PC
+for pc in jacobi ilu0 ilu0:precision=single; do
+    id=${pc/:precision=single/s}
+    add "cd_ours_gmres_${id}b" A "convdiff-n$N0" ours gmres:basis=single "$pc" blocking 0 -- \
         "${MPIEXEC[@]}" "$OURS" "${CD[@]}" -n "$N0" "$N0" "$N0" -solver gmres:basis=single -precond "$pc" \
         -backend blocking -print_level 1 -maxit "$MAXIT_IT"
-    [ -n "$FILE" ] && add "fe_ours_gmres_${pc}b" A fe ours gmres:basis=single "$pc" blocking 0 -- \
+    [ -n "$FILE" ] && add "fe_ours_gmres_${id}b" A fe ours gmres:basis=single "$pc" blocking 0 -- \
         "${MPIEXEC[@]}" "$OURS_MTX" -f "$FILE" -rhs random -tol 1e-8 -solver gmres:basis=single -precond "$pc" \
         -print_level 1 -backend blocking -maxit "$MAXIT"
 done
@@ -348,8 +351,8 @@ echo
 echo "| problem | solver | PC | backend | iterations | rel. residual | setup (ms) | ms/iteration | ours / PETSc | ours / PETSc defaults |"
 echo "|---|---|---|---|---:|---:|---:|---:|---:|---:|"
 for prob in cd fe; do
-    for pc in jacobi ilu0 ilu0s jacobib ilu0b; do
-        base=${pc%s}; base=${base%b} # the tuned cases' PETSc: the plain PC's
+    for pc in jacobi ilu0 ilu0s jacobib ilu0b ilu0sb; do
+        base=${pc%b}; base=${base%s} # the tuned cases' PETSc: the plain PC's
         for s in gmres bicgstab; do
             k=$(petsc_ksp "$s")
             o="${prob}_ours_${s}_$pc"; p="${prob}_petsc_${k}_$base"; d="${prob}_petscdef_${k}_$base"
