@@ -16,7 +16,7 @@
  *   r2 = q2 - omega (w2 - alpha z2);  w = y - omega (t - alpha v)
  *   <rhat,r>, <rhat,ds>, <rhat,w>, <r,r>, ... -> start
  *                                        w2 = C w;  t = A w2
- *   <t,r>, <t,w>, <t,s>, <t,z>, <t,v>, <t,t>  -> start;  wait for the first
+ *   <t,r>, <t,w>, <t,ds>, <t,dz>, <t,t>  -> start;  wait for the first
  *   beta = (rho / rho_old) (alpha / omega)
  *   alpha = rho / (<rhat,w> + beta <rhat,ds>),  ds = s - omega z
  *
@@ -25,7 +25,7 @@
  * before beta and alpha are known: with dz = z - omega v, c1 = -alpha and
  * c2 = -alpha beta, that step's q = r + c1 w + c2 ds and y = A C q =
  * w + c1 t + c2 dz, so <q,y> and <y,y> are quadratic forms in (c1, c2) of
- * sums the second reduction carries and of the six sums with t.  Both
+ * sums the second reduction carries and of five sums with t.  Both
  * reductions are then in flight together and an iteration costs about one
  * latency and one matvec, for one more pass over six vectors (the sums
  * with t), which `early=0` saves where reductions are cheap.  Where the
@@ -46,11 +46,11 @@
 #include "bcgs.h"
 
 /* The second reduction's sums: rho = <rhat,r>, <rhat,ds>, <rhat,w>, <r,r>,
- * <w,w>, and those of the next omega's forms (G_RDZ = <r,dz>, ...) */
-enum { B_RHO, B_RHAT_S, B_RHAT_W, B_RR, B_WW, G_RW, G_RDZ, G_WDZ, G_SW, G_SDZ, G_DZDZ, NB };
+ * <w,w>, and those of the next omega's forms (B_RDZ = <r,dz>, ...) */
+enum { B_RHO, B_RHAT_DS, B_RHAT_W, B_RR, B_WW, B_RW, B_RDZ, B_WDZ, B_DSW, B_DSDZ, B_DZDZ, NB };
 /* the sums with t = A C w, in flight into the next step */
-enum { T_R, T_W, T_S, T_Z, T_V, T_T, NT };
-#define CANCELLED 1e-8 /* <y,y> from the forms below this share of its terms' sizes */
+enum { T_R, T_W, T_DS, T_DZ, T_T, NT };
+static const double CANCELLED = 1e-8; /* <y,y> from the forms below this share of its terms' sizes */
 
 typedef struct pbcgs_params {
     long early; /* 1: the next omega's sums in flight with the second reduction */
@@ -62,8 +62,8 @@ typedef struct pbcgs_work {
     double alpha, beta, omega, rho, hh; /* hh = <rhat,rhat> */
     double a[3];                        /* <q,y>, <y,y>, <q,q> */
     double b[NB];                       /* B_RHO, ... */
-    double g[NT];                       /* <t,r>, ... */
-    ovk_request *early;                 /* g's sum, in flight (NULL: none) */
+    double tsum[NT];                    /* <t,r>, ... */
+    ovk_request *early;                 /* tsum's sum, in flight (NULL: none) */
     int early_sums;                     /* the spec's early */
     int first;                          /* no step since the (re)start: p2 = r2, s = w, ... */
 } pbcgs_work;
@@ -176,16 +176,16 @@ static void second_pass(ovk__ctx *c, pbcgs_work *w)
         w->r2[i] = w->q2[i] - om * (w->w2[i] - al * w->z2[i]);
         w->w[i] = ww;
         d[B_RHO] += h * r;
-        d[B_RHAT_S] += h * ds;
+        d[B_RHAT_DS] += h * ds;
         d[B_RHAT_W] += h * ww;
         d[B_RR] += r * r;
         d[B_WW] += ww * ww;
-        d[G_RW] += r * ww;
-        d[G_RDZ] += r * dz;
-        d[G_WDZ] += ww * dz;
-        d[G_SW] += ds * ww;
-        d[G_SDZ] += ds * dz;
-        d[G_DZDZ] += dz * dz;
+        d[B_RW] += r * ww;
+        d[B_RDZ] += r * dz;
+        d[B_WDZ] += ww * dz;
+        d[B_DSW] += ds * ww;
+        d[B_DSDZ] += ds * dz;
+        d[B_DZDZ] += dz * dz;
     }
     memcpy(w->b, d, sizeof d);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
@@ -202,14 +202,23 @@ static void half_step(ovk__ctx *c, pbcgs_work *w)
     w->omega = 0.0;
 }
 
-/* The sums with t for the next step's omega, started */
+/* <t,r>, <t,w>, <t,ds>, <t,dz>, <t,t> for the next step's omega, started */
 static int t_sums_begin(ovk__ctx *c, pbcgs_work *w)
 {
-    const double *x[NT] = {w->t, w->t, w->t, w->t, w->t, w->t}, *y[NT] = {w->r, w->w, w->s, w->z, w->v, w->t};
+    int n = c->n;
+    double om = w->omega, d[NT] = {0};
     ovk__tic t0 = ovk__tic_start(c);
-    ovk__dots(c->n, NT, x, y, w->g, &c->hook);
+    for (int i = 0; i < n; i++) {
+        double t = w->t[i], ds = w->s[i] - om * w->z[i], dz = w->z[i] - om * w->v[i];
+        d[T_R] += t * w->r[i];
+        d[T_W] += t * w->w[i];
+        d[T_DS] += t * ds;
+        d[T_DZ] += t * dz;
+        d[T_T] += t * t;
+    }
+    memcpy(w->tsum, d, sizeof d);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-    int rc = ovk__sum_begin(c, OVK__GAMMA, w->g, NT, &w->early);
+    int rc = ovk__sum_begin(c, OVK__GAMMA, w->tsum, NT, &w->early);
     if (rc) w->early = NULL;
     return rc;
 }
@@ -221,13 +230,12 @@ static int t_sums_begin(ovk__ctx *c, pbcgs_work *w)
  * keeps this rank's direct sums */
 static int omega_sums(pbcgs_work *w)
 {
-    const double *b = w->b, *g = w->g;
-    double c1 = -w->alpha, c2 = -w->alpha * w->beta, om = w->omega;
-    double t_ds = g[T_S] - om * g[T_Z], t_dz = g[T_Z] - om * g[T_V];
-    double qy = b[G_RW] + c1 * g[T_R] + c2 * b[G_RDZ] + c1 * (b[B_WW] + c1 * g[T_W] + c2 * b[G_WDZ]) +
-                c2 * (b[G_SW] + c1 * t_ds + c2 * b[G_SDZ]);
-    double terms[6] = {b[B_WW], c1 * c1 * g[T_T], c2 * c2 * b[G_DZDZ], 2 * c1 * g[T_W], 2 * c2 * b[G_WDZ],
-                       2 * c1 * c2 * t_dz};
+    const double *b = w->b, *g = w->tsum;
+    double c1 = -w->alpha, c2 = -w->alpha * w->beta;
+    double qy = b[B_RW] + c1 * g[T_R] + c2 * b[B_RDZ] + c1 * (b[B_WW] + c1 * g[T_W] + c2 * b[B_WDZ]) +
+                c2 * (b[B_DSW] + c1 * g[T_DS] + c2 * b[B_DSDZ]);
+    double terms[6] = {b[B_WW], c1 * c1 * g[T_T], c2 * c2 * b[B_DZDZ], 2 * c1 * g[T_W], 2 * c2 * b[B_WDZ],
+                       2 * c1 * c2 * g[T_DZ]};
     double yy = 0.0, size = 0.0;
     for (int k = 0; k < 6; k++) {
         yy += terms[k];
@@ -299,7 +307,7 @@ static void coefficients(pbcgs_work *w, int *broke, const char **what, double *v
     *value = rho;
     if (ovk__bcgs_tiny(rho, w->hh, w->b[B_RR])) return;
     double beta = (rho / rho_old) * (w->alpha / w->omega);
-    double denom = w->b[B_RHAT_W] + beta * w->b[B_RHAT_S]; /* <rhat, A C p> */
+    double denom = w->b[B_RHAT_W] + beta * w->b[B_RHAT_DS]; /* <rhat, A C p> */
     *what = "<rhat,A C p>";
     *value = denom;
     if (ovk__bcgs_tiny(denom, w->hh, w->b[B_WW])) return;
@@ -365,8 +373,8 @@ static void pbcgs_view(const void *work, FILE *f)
 #define V(f) offsetof(pbcgs_work, f)
 const ovk__solver ovk__solver_pipebicgstab = {
     .name = "pipebicgstab",
-    .description = "pipelined BiCGStab (Cools-Vanroose): any matrix, two reductions in flight together behind C and "
-                   "two matvecs",
+    .description = "pipelined BiCGStab (Cools-Vanroose): any matrix, two reductions behind C and a matvec each, "
+                   "in flight together with early=1",
     .options = "early=0|1: start the next omega's sums before beta and alpha are known (1)",
     .nonsymmetric = 1,
     .work_size = sizeof(pbcgs_work), .nvec = 15,

@@ -24,6 +24,8 @@
  *    pipebicgstab 2 (in flight together, or with early=0 the paper's two
  *    phases one after the other), the same with a monitor, which rides them;
  *  - a zero-row rank (the last one, at 2 ranks or more);
+ *  - pipebicgstab where the forms of its early sums cancel (a matrix with
+ *    two eigenvalues): converged, with both schedules;
  *  - bad input, the same status on every rank: a CG variant on a
  *    nonsymmetric matrix (OVK_ENOTSYM, naming bicgstab; accepted once the
  *    values are made symmetric), ic0 and cheby under bicgstab, a zero
@@ -321,6 +323,35 @@ static int tridiag(int n, int zero_pivot, double bad, ovk_matrix **A)
     return rc;
 }
 
+/* A = diag(1, 3, 1, 3, ...) (n rows, the last rank none at 2 ranks or
+ * more): BiCGStab's second step starts from q near 0, where pipebicgstab's
+ * forms of <y,y> cancel and it sums q and y directly; both schedules must
+ * converge honestly */
+static void two_eigenvalues(void)
+{
+    enum { N = 40 };
+    int holders = g_size > 1 ? g_size - 1 : 1, me = g_rank < holders ? g_rank : -1;
+    int lo = me < 0 ? N : N * me / holders, hi = me < 0 ? N : N * (me + 1) / holders, nl = hi - lo;
+    int ptr[N + 1];
+    ovk_gidx col[N];
+    double val[N];
+    ptr[0] = 0;
+    for (int i = 0; i < nl; i++) {
+        col[i] = lo + i;
+        val[i] = (lo + i) % 2 ? 3.0 : 1.0;
+        ptr[i + 1] = i + 1;
+    }
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, lo, nl, ptr, col, val, OVK_DUP_REJECT, &A));
+    for (int k = 1; k < NSOLVERS; k++) {
+        char what[96];
+        snprintf(what, sizeof what, "diag(1, 3) %s none", solvers[k]);
+        outcome o = solve(A, solvers[k], "none", "native", 1e-12, 50, 0);
+        expect_converged(what, &o);
+    }
+    ovk_matrix_destroy(A);
+}
+
 static void zero_row_rank(void)
 {
     ovk_matrix *A = NULL;
@@ -578,6 +609,7 @@ int main(int argc, char **argv)
     convection_diffusion();
     ilu0_forms();
     reductions();
+    two_eigenvalues();
     zero_row_rank();
     bad_inputs();
     symmetry_check();
