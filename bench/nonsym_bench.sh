@@ -47,7 +47,9 @@
 # Sections (markdown tables on stdout; ratios ours / peer, < 1: ours faster):
 #   A  time per iteration at 0 us on convdiff -n0 and on FILE: our gmres and bicgstab
 #      (blocking) against PETSc KSPGMRES and KSPBCGS with the same preconditioner
-#      (target <= 0.8); also ours with ilu0:precision=single against PETSc's bjacobi
+#      (target <= 0.8); also ours with ilu0:precision=single against PETSc's bjacobi and
+#      gmres:basis=single (the Krylov basis stored as float; with ilu0 and ilu0:precision=single)
+#      against KSPGMRES
 #   B  under the latency model at -nl, Jacobi: pgmres (default depth and the best l of
 #      -ls, backend -pb) against our gmres (target <= 0.5) and PETSc KSPPGMRES with the
 #      wrapper (<= 0.7); pipebicgstab against our bicgstab (<= 0.6) and KSPPIPEBCGS (<= 0.8)
@@ -186,6 +188,17 @@ for s in gmres bicgstab; do
         -print_level 1 -maxit "$MAXIT_IT"
     [ -n "$FILE" ] && add "fe_ours_${s}_ilu0s" A fe ours "$s" ilu0:precision=single blocking 0 -- \
         "${MPIEXEC[@]}" "$OURS_MTX" -f "$FILE" -rhs random -tol 1e-8 -solver "$s" -precond ilu0:precision=single \
+        -print_level 1 -backend blocking -maxit "$MAXIT"
+done
+# ours tuned: gmres with its Krylov basis stored as float (ids *_jacobib, *_ilu0b; *_ilu0sb with the
+# float ILU(0) factor too), against PETSc's same PC
+for pc in jacobi ilu0 ilu0:precision=single; do
+    id=${pc/:precision=single/s}
+    add "cd_ours_gmres_${id}b" A "convdiff-n$N0" ours gmres:basis=single "$pc" blocking 0 -- \
+        "${MPIEXEC[@]}" "$OURS" "${CD[@]}" -n "$N0" "$N0" "$N0" -solver gmres:basis=single -precond "$pc" \
+        -backend blocking -print_level 1 -maxit "$MAXIT_IT"
+    [ -n "$FILE" ] && add "fe_ours_gmres_${id}b" A fe ours gmres:basis=single "$pc" blocking 0 -- \
+        "${MPIEXEC[@]}" "$OURS_MTX" -f "$FILE" -rhs random -tol 1e-8 -solver gmres:basis=single -precond "$pc" \
         -print_level 1 -backend blocking -maxit "$MAXIT"
 done
 for k in gmres bcgs; do # PETSc at its defaults: left preconditioning, preconditioned norm
@@ -338,13 +351,14 @@ echo
 echo "| problem | solver | PC | backend | iterations | rel. residual | setup (ms) | ms/iteration | ours / PETSc | ours / PETSc defaults |"
 echo "|---|---|---|---|---:|---:|---:|---:|---:|---:|"
 for prob in cd fe; do
-    for pc in jacobi ilu0 ilu0s; do
+    for pc in jacobi ilu0 ilu0s jacobib ilu0b ilu0sb; do
+        base=${pc%b}; base=${base%s} # the tuned cases' PETSc: the plain PC's
         for s in gmres bicgstab; do
             k=$(petsc_ksp "$s")
-            o="${prob}_ours_${s}_$pc"; p="${prob}_petsc_${k}_${pc%s}"; d="${prob}_petscdef_${k}_${pc%s}"
+            o="${prob}_ours_${s}_$pc"; p="${prob}_petsc_${k}_$base"; d="${prob}_petscdef_${k}_$base"
             have "$o" || continue
             row "$o" "$(tpi_ratio "$o" "$p")" "$(tpi_ratio "$o" "$d")"
-            [ "$pc" = ilu0s ] && continue # PETSc's rows printed with ilu0
+            [ "$pc" = "$base" ] || continue # PETSc's rows printed with the plain PC
             have "$p" && row "$p" - -
             have "$d" && row "$d" - -
         done

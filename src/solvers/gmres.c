@@ -34,10 +34,13 @@
 typedef struct gmres_work {
     double *r;                          /* the frame's residual; scratch at a cycle's end */
     double *t;                          /* C v_j (gmres), V y */
-    double *V[OVK__MAX_RESTART + 1];    /* the Arnoldi basis */
+    double *V[OVK__MAX_RESTART + 1];    /* the Arnoldi basis (basis=single: V[0], V[1] hold w and v_j) */
     double *Z[OVK__MAX_RESTART];        /* fgmres: z_j = C v_j */
+    float *F[OVK__MAX_RESTART + 1];     /* basis=single: the Arnoldi basis, in one block from F[0] */
+    double *fallback;                   /* basis=single: V[2..M] once a solve fell back to double */
     ovk__arnoldi ls;
-    int m, flexible, refine;
+    int m, flexible, refine, basis;
+    int fell_back_at;                   /* the last solve's iteration of the fallback, or -1 */
 } gmres_work;
 
 /* ---- the least-squares problem ------------------------------------------ */
@@ -124,14 +127,45 @@ static void dots4(int nx, const double *const *X, const double *restrict w, int 
     for (int i = 0; i < nx; i++) out[i] += s[i];
 }
 
-void ovk__gmres_dots(ovk__ctx *c, int k, const double *const *X, const double *w, double *out)
+/* dots4 of float vectors, summed in double; absent ones alias F[0] */
+static void dots4_single(int nx, const float *const *F, const double *restrict w, int lo, int hi, double *out)
+{
+    const float *restrict f0 = F[0], *restrict f1 = F[nx > 1], *restrict f2 = F[nx > 2 ? 2 : 0],
+                          *restrict f3 = F[nx > 3 ? 3 : 0];
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+#pragma omp simd reduction(+ : s0, s1, s2, s3)
+    for (int r = lo; r < hi; r++) {
+        s0 += (double)f0[r] * w[r];
+        s1 += (double)f1[r] * w[r];
+        s2 += (double)f2[r] * w[r];
+        s3 += (double)f3[r] * w[r];
+    }
+    const double sum[4] = {s0, s1, s2, s3};
+    for (int i = 0; i < nx; i++) out[i] += sum[i];
+}
+
+/* A basis as the kernels see it: nf float vectors F (basis=single), then
+ * nd double vectors X; coefficients and sums in that order. */
+typedef struct basis {
+    int nf, nd;
+    const float *const *F;
+    const double *const *X;
+} basis;
+
+static void basis_dots_rows(const basis *b, const double *w, int lo, int hi, double *out)
+{
+    for (int i = 0; i < b->nf; i += 4) dots4_single(b->nf - i < 4 ? b->nf - i : 4, b->F + i, w, lo, hi, out + i);
+    for (int i = 0; i < b->nd; i += 4) dots4(b->nd - i < 4 ? b->nd - i : 4, b->X + i, w, lo, hi, out + b->nf + i);
+}
+
+static void basis_dots(ovk__ctx *c, const basis *b, const double *w, double *out)
 {
     ovk__tic t0 = ovk__tic_start(c);
     int n = c->n, every = ovk__chunk_rows(n, &c->hook), step = every < CACHE_ROWS ? every : CACHE_ROWS;
-    for (int i = 0; i < k; i++) out[i] = 0.0;
+    for (int i = 0; i < b->nf + b->nd; i++) out[i] = 0.0;
     for (int lo = 0, since = 0; lo < n; lo += step) { /* w's chunk stays in cache for the k sums */
         int hi = ovk__chunk_end(lo, step, n);
-        for (int i = 0; i < k; i += 4) dots4(k - i < 4 ? k - i : 4, X + i, w, lo, hi, out + i);
+        basis_dots_rows(b, w, lo, hi, out);
         since += hi - lo;
         if (since >= every || hi == n) {
             ovk__poke(&c->hook);
@@ -139,6 +173,11 @@ void ovk__gmres_dots(ovk__ctx *c, int k, const double *const *X, const double *w
         }
     }
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+void ovk__gmres_dots(ovk__ctx *c, int k, const double *const *X, const double *w, double *out)
+{
+    basis_dots(c, &(basis){.nd = k, .X = X}, w, out);
 }
 
 /* y = s (y + sum_i a_i X[i]) over rows lo..hi for up to four vectors: y
@@ -172,16 +211,49 @@ static void combine4(int nx, const double *const *X, const double *a, double s, 
     for (int r = lo; r < hi; r++) y[r] = s * (y[r] + a0 * x0[r] + a1 * x1[r] + a2 * x2[r] + a3 * x3[r]);
 }
 
-void ovk__gmres_combine(ovk__ctx *c, int k, const double *const *X, const double *coef, double scale, double *y)
+/* combine4 of float vectors; absent ones alias F[0] with coefficient 0
+ * (adds exact zeros to a finite sum) */
+static void combine4_single(int nx, const float *const *F, const double *a, double s, double *restrict y, int lo,
+                            int hi)
+{
+    const float *restrict x0 = F[0], *restrict x1 = F[nx > 1], *restrict x2 = F[nx > 2 ? 2 : 0],
+                          *restrict x3 = F[nx > 3 ? 3 : 0];
+    double a0 = a[0], a1 = nx > 1 ? a[1] : 0.0, a2 = nx > 2 ? a[2] : 0.0, a3 = nx > 3 ? a[3] : 0.0;
+#pragma omp simd
+    for (int r = lo; r < hi; r++)
+        y[r] = s * (y[r] + a0 * (double)x0[r] + a1 * (double)x1[r] + a2 * (double)x2[r] + a3 * (double)x3[r]);
+}
+
+/* y = scale (y + sum_i coef[i] b_i) over rows lo..hi, the scale with the
+ * last four (exact 1.0 before) */
+static void basis_combine_rows(const basis *b, const double *coef, double scale, double *y, int lo, int hi)
+{
+    for (int i = 0; i < b->nf; i += 4)
+        combine4_single(b->nf - i < 4 ? b->nf - i : 4, b->F + i, coef + i, i + 4 >= b->nf && !b->nd ? scale : 1.0,
+                        y, lo, hi);
+    for (int i = 0; i < b->nd; i += 4)
+        combine4(b->nd - i < 4 ? b->nd - i : 4, b->X + i, coef + b->nf + i, i + 4 >= b->nd ? scale : 1.0, y, lo, hi);
+    if (b->nf + b->nd == 0 && scale != 1.0)
+        for (int r = lo; r < hi; r++) y[r] *= scale;
+}
+
+/* out = (float) y over rows lo..hi (out NULL: none) */
+static void store_single(const double *restrict y, float *restrict out, int lo, int hi)
+{
+    if (!out) return;
+#pragma omp simd
+    for (int r = lo; r < hi; r++) out[r] = (float)y[r];
+}
+
+/* y = scale (y + B coef) in one pass over y; copy (not NULL) = (float) y */
+static void basis_combine(ovk__ctx *c, const basis *b, const double *coef, double scale, double *y, float *copy)
 {
     ovk__tic t0 = ovk__tic_start(c);
     int n = c->n, every = ovk__chunk_rows(n, &c->hook), step = every < CACHE_ROWS ? every : CACHE_ROWS;
     for (int lo = 0, since = 0; lo < n; lo += step) { /* y's chunk stays in cache for the k terms */
         int hi = ovk__chunk_end(lo, step, n);
-        for (int i = 0; i < k; i += 4) /* the scale with the last four: exact 1.0 before */
-            combine4(k - i < 4 ? k - i : 4, X + i, coef + i, i + 4 >= k ? scale : 1.0, y, lo, hi);
-        if (k == 0 && scale != 1.0)
-            for (int r = lo; r < hi; r++) y[r] *= scale;
+        basis_combine_rows(b, coef, scale, y, lo, hi);
+        store_single(y, copy, lo, hi);
         since += hi - lo;
         if (since >= every || hi == n) {
             ovk__poke(&c->hook);
@@ -191,20 +263,30 @@ void ovk__gmres_combine(ovk__ctx *c, int k, const double *const *X, const double
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
-/* As ovk__gmres_combine (k >= 1), and in the same pass v *= t (v one of
- * the X, its chunk still in cache) and *yy = <y,y> (local) */
-static void combine_norm(ovk__ctx *c, int k, const double *const *X, const double *coef, double scale, double *y,
-                         double *v, double t, double *yy)
+void ovk__gmres_combine(ovk__ctx *c, int k, const double *const *X, const double *coef, double scale, double *y)
+{
+    basis_combine(c, &(basis){.nd = k, .X = X}, coef, scale, y, NULL);
+}
+
+/* As basis_combine (at least one vector), and in the same pass v *= t (v
+ * one of the X, its chunk still in cache) or, with vs, vs = (float) t v
+ * (v left as it is), and *yy = <y,y> (local) */
+static void combine_norm(ovk__ctx *c, const basis *b, const double *coef, double scale, double *y, double *v,
+                         double t, float *vs, double *yy)
 {
     ovk__tic t0 = ovk__tic_start(c);
     int n = c->n, every = ovk__chunk_rows(n, &c->hook), step = every < CACHE_ROWS ? every : CACHE_ROWS;
     double a = 0.0;
     for (int lo = 0, since = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
-        for (int i = 0; i < k; i += 4)
-            combine4(k - i < 4 ? k - i : 4, X + i, coef + i, i + 4 >= k ? scale : 1.0, y, lo, hi);
+        basis_combine_rows(b, coef, scale, y, lo, hi);
+        if (vs) {
 #pragma omp simd
-        for (int r = lo; r < hi; r++) v[r] *= t;
+            for (int r = lo; r < hi; r++) vs[r] = (float)(t * v[r]);
+        } else {
+#pragma omp simd
+            for (int r = lo; r < hi; r++) v[r] *= t;
+        }
 #pragma omp simd reduction(+ : a)
         for (int r = lo; r < hi; r++) a += y[r] * y[r];
         since += hi - lo;
@@ -240,8 +322,10 @@ int ovk__gmres_cycle_end(ovk__ctx *c, const ovk__gmres_cycle *cy, double bb, dou
         if (cy->Z) { /* x += Z y */
             ovk__gmres_combine(c, cy->k, (const double *const *)cy->Z, cy->ls->y, 1.0, c->x);
         } else { /* x += C (V y) */
+            basis b = cy->F ? (basis){.nf = cy->k, .F = (const float *const *)cy->F}
+                            : (basis){.nd = cy->k, .X = (const double *const *)cy->V};
             memset(cy->t, 0, sizeof(double) * (size_t)n);
-            ovk__gmres_combine(c, cy->k, (const double *const *)cy->V, cy->ls->y, 1.0, cy->t);
+            basis_combine(c, &b, cy->ls->y, 1.0, cy->t, NULL);
             rc = ovk__ctx_pc(c, cy->t, cy->r);
             if (rc) return rc;
             ovk__ctx_axpy(c, 1.0, cy->r, c->x);
@@ -275,8 +359,9 @@ int ovk__gmres_cycle_end(ovk__ctx *c, const ovk__gmres_cycle *cy, double bb, dou
  * followed) on a convection-diffusion matrix with ILU(0). */
 static double enough(int refine) { return refine == OVK__REFINE_IFNEEDED ? 0.5 : INFINITY; }
 
-/* ||w|| summed, h_{j+1,j} = ||w||, v_{j+1} = w / ||w|| (one reduction) */
-static int normalise(ovk__ctx *c, double *v, double norm0, double *hnext, int *happy)
+/* ||w|| summed, h_{j+1,j} = ||w||, v_{j+1} = w / ||w|| (one reduction);
+ * out (not NULL): its float copy */
+static int normalise(ovk__ctx *c, double *v, double norm0, double *hnext, int *happy, float *out)
 {
     double ww = 0.0;
     ovk__gmres_dots(c, 1, (const double *const[]){v}, v, &ww); /* <w,w> */
@@ -284,23 +369,56 @@ static int normalise(ovk__ctx *c, double *v, double norm0, double *hnext, int *h
     if (rc) return rc;
     *hnext = ww >= 0.0 ? sqrt(ww) : ww; /* NaN reaches the check through the rotation */
     *happy = isfinite(ww) && *hnext <= 8.0 * DBL_EPSILON * norm0;
-    if (isfinite(ww) && !*happy) ovk__gmres_scale(c, 1.0 / *hnext, v, v);
+    if (isfinite(ww) && !*happy) basis_combine(c, &(basis){0}, NULL, 1.0 / *hnext, v, out);
     return OVK_OK;
 }
 
-/* Orthogonalise w = V[j+1] against V[0..j] into h (j + 2 entries, h[j+1] =
+/* What step j orthogonalises w against, w the last of b's vectors (its own
+ * dot gives <w,w>): V[0..j] (basis=double); F[0..j] (single); deferred,
+ * F[0..j-1] and v = rho v_j in double.  out: the float copy of the
+ * vector the step normalises (single), or NULL. */
+typedef struct step_vectors {
+    basis b;
+    const double *X[OVK__MAX_RESTART + 2];
+    double *w, *v;
+    float *out;
+} step_vectors;
+
+/* single: w and v_j in V[0], V[1] (deferred: alternating; else v_j in
+ * V[0], which w overwrites once C has read it) */
+static void step_vectors_of(const ovk__gmres_cycle *cy, int j, int deferred, step_vectors *s)
+{
+    const float *const *F = (const float *const *)cy->F;
+    if (!F) {
+        *s = (step_vectors){.b = {.nd = j + 2, .X = s->X}, .w = cy->V[j + 1], .v = cy->V[j]};
+        for (int i = 0; i <= j + 1; i++) s->X[i] = cy->V[i];
+        return;
+    }
+    if (deferred) {
+        *s = (step_vectors){.b = {.nf = j, .F = F, .nd = 2, .X = s->X}, .w = cy->V[(j + 1) & 1], .v = cy->V[j & 1],
+                            .out = cy->F[j]};
+        s->X[0] = s->v;
+    } else {
+        *s = (step_vectors){.b = {.nf = j + 1, .F = F, .nd = 1, .X = s->X}, .w = cy->V[0], .v = cy->V[0],
+                            .out = cy->F[j + 1]};
+    }
+    s->X[s->b.nd - 1] = s->w;
+}
+
+/* Orthogonalise w against the basis into h (j + 2 entries, h[j+1] =
  * ||w|| after) and normalise it, each pass one reduction (V^T w with <w,w>)
  * and one sweep over w, the last one scaling; *happy when w vanished. */
-static int orthogonalise(ovk__ctx *c, double *const *V, int j, int refine, double *h, int *happy)
+static int orthogonalise(ovk__ctx *c, const step_vectors *sv, int refine, double *h, int *happy)
 {
-    double d[OVK__MAX_RESTART + 2], *v = V[j + 1];
-    const double *X[OVK__MAX_RESTART + 2];
-    for (int i = 0; i <= j + 1; i++) X[i] = V[i]; /* V[0..j] and w itself: <w,w> */
+    double d[OVK__MAX_RESTART + 2], *v = sv->w;
+    int j = sv->b.nf + sv->b.nd - 2;
+    basis without_w = sv->b;
+    without_w.nd--;
     memset(h, 0, sizeof(double) * (size_t)(j + 2));
     double norm0 = 0.0, s = 0.0;
     *happy = 0;
     for (int pass = 0; pass < 2; pass++) {
-        ovk__gmres_dots(c, j + 2, X, v, d); /* V^T w, <w,w> */
+        basis_dots(c, &sv->b, v, d); /* V^T w, <w,w> */
         int rc = ovk__sum(c, OVK__IPROD, d, j + 2);
         if (rc) return rc;
         double hh = 0.0;
@@ -318,8 +436,9 @@ static int orthogonalise(ovk__ctx *c, double *const *V, int j, int refine, doubl
             *happy = isfinite(s) && norm <= 8.0 * DBL_EPSILON * norm0;
             if (isfinite(s) && !*happy) scale = 1.0 / norm;
         }
-        ovk__gmres_combine(c, j + 1, X, d, scale, v); /* w -= V h; the last pass: v_{j+1} = w / ||w|| */
-        if (summed) return normalise(c, v, norm0, &h[j + 1], happy);
+        /* w -= V h; the last pass: v_{j+1} = w / ||w|| */
+        basis_combine(c, &without_w, d, scale, v, last && !summed ? sv->out : NULL);
+        if (summed) return normalise(c, v, norm0, &h[j + 1], happy, sv->out);
         if (last) break;
     }
     h[j + 1] = s > 0.0 ? sqrt(s) : 0.0;
@@ -328,20 +447,21 @@ static int orthogonalise(ovk__ctx *c, double *const *V, int j, int refine, doubl
 }
 
 /* refine=never without Z: one classical pass, the norm summed after it,
- * as orthogonalise, but no pass of its own to normalise w: V[j] holds
+ * as orthogonalise, but no pass of its own to normalise w: v = V[j] holds
  * rho v_j (its scaling left from the step before; rho = 1 for v_0), so
  * w = A C V[j] = rho A C v_j, and
  *   d = [V[0..j], w]^T w  (one reduction): d_i = rho h_i, d_j = rho^2 h_j
- *   w = (w - sum_{i<j} d_i v_i - h_j V[j]) / rho;  V[j] /= rho;  <w,w>
- *                                                  (one pass)
+ *   w = (w - sum_{i<j} d_i v_i - h_j V[j]) / rho;  V[j] /= rho
+ *       (single: F[j] = V[j] / rho);  <w,w>        (one pass)
  *   h_{j+1,j} = ||w|| (one reduction); V[j+1] = w = h_{j+1,j} v_{j+1}:
  *   the next step's rho */
-static int orthogonalise_deferred(ovk__ctx *c, double *const *V, int j, double rho, double *h, int *happy)
+static int orthogonalise_deferred(ovk__ctx *c, const step_vectors *sv, double rho, double *h, int *happy)
 {
     double d[OVK__MAX_RESTART + 2], ww = 0.0;
-    const double *X[OVK__MAX_RESTART + 2];
-    for (int i = 0; i <= j + 1; i++) X[i] = V[i]; /* V[0..j] and w itself: <w,w> */
-    ovk__gmres_dots(c, j + 2, X, V[j + 1], d);  /* V^T w, <w,w> */
+    int j = sv->b.nf + sv->b.nd - 2;
+    basis without_w = sv->b;
+    without_w.nd--;
+    basis_dots(c, &sv->b, sv->w, d); /* V^T w, <w,w> */
     int rc = ovk__sum(c, OVK__IPROD, d, j + 2);
     if (rc) return rc;
     double norm0 = sqrt(fmax(d[j + 1], 0.0)) / rho;
@@ -351,7 +471,7 @@ static int orthogonalise_deferred(ovk__ctx *c, double *const *V, int j, double r
     }
     h[j] = d[j] / rho / rho;
     d[j] = -h[j];
-    combine_norm(c, j + 1, X, d, 1.0 / rho, V[j + 1], V[j], 1.0 / rho, &ww); /* w -= V h; v_j = V[j] / rho */
+    combine_norm(c, &without_w, d, 1.0 / rho, sv->w, sv->v, 1.0 / rho, sv->out, &ww); /* w -= V h; v_j = V[j] / rho */
     rc = ovk__sum(c, OVK__IPROD, &ww, 1);
     if (rc) return rc;
     h[j + 1] = ww >= 0.0 ? sqrt(ww) : ww; /* NaN reaches the check through the rotation */
@@ -364,17 +484,19 @@ int ovk__gmres_cycle_run(ovk__ctx *c, ovk__gmres_cycle *cy, int m, double bb, do
     int rc = OVK_OK, step_stop = 0, deferred = cy->refine == OVK__REFINE_NEVER && !cy->Z;
     double rho = 1.0; /* V[j] = rho v_j (deferred) */
     ovk__gmres_scale(c, 1.0 / sqrt(*rr), cy->r, cy->V[0]); /* v_0 = r / ||r|| */
+    if (cy->F && !deferred) basis_combine(c, &(basis){0}, NULL, 1.0, cy->V[0], cy->F[0]); /* its float copy */
     ovk__arnoldi_start(cy->ls, sqrt(*rr));
     cy->k = 0;
     for (int j = 0; j < m && cy->iter < c->opts->max_iter && !step_stop; j++) {
         double *z = cy->Z ? cy->Z[j] : cy->t, *h = ovk__arnoldi_column(cy->ls, j);
-        rc = ovk__ctx_pc(c, cy->V[j], z); /* z = C v_j (deferred: C rho v_j) */
+        step_vectors sv;
+        step_vectors_of(cy, j, deferred, &sv);
+        rc = ovk__ctx_pc(c, sv.v, z); /* z = C v_j (deferred: C rho v_j) */
         if (rc) return rc;
-        rc = ovk__ctx_matvec(c, z, cy->V[j + 1]); /* w = A z */
+        rc = ovk__ctx_matvec(c, z, sv.w); /* w = A z */
         if (rc) return rc;
         int happy = 0;
-        rc = deferred ? orthogonalise_deferred(c, cy->V, j, rho, h, &happy)
-                      : orthogonalise(c, cy->V, j, cy->refine, h, &happy);
+        rc = deferred ? orthogonalise_deferred(c, &sv, rho, h, &happy) : orthogonalise(c, &sv, cy->refine, h, &happy);
         if (rc) return rc;
         rho = h[j + 1];
         if (hraw) memcpy(hraw + (size_t)j * (size_t)(m + 1), h, sizeof(double) * (size_t)(j + 2));
@@ -387,17 +509,51 @@ int ovk__gmres_cycle_run(ovk__ctx *c, ovk__gmres_cycle *cy, int m, double bb, do
     return ovk__gmres_cycle_end(c, cy, bb, rr, stop);
 }
 
+/* basis=single: the cycle's true residual kept less than half the digits
+ * its estimate promised.  The float basis's rounding (about FLT_EPSILON
+ * times the condition number of A C, relative to the cycle's start) limits
+ * what a cycle gains; on ill-conditioned systems it gains nothing. */
+static int lost_to_rounding(const ovk__gmres_cycle *cy, double rr_start, double rr_end)
+{
+    if (!cy->F || cy->k == 0) return 0;
+    double est = fabs(cy->ls->g[cy->k]);
+    return sqrt(rr_end) > sqrt(est * sqrt(rr_start));
+}
+
+/* the rest of the solve on a double basis: V[2..M] allocated once (kept
+ * for later solves), agreed on every rank */
+static int to_double_basis(ovk__ctx *c, gmres_work *w, ovk__gmres_cycle *cy)
+{
+    size_t stride = ovk__vec_stride(c->n), count = w->m > 1 ? (size_t)w->m - 1 : 1;
+    int rc = OVK_OK;
+    if (!w->fallback) w->fallback = calloc(stride * count, sizeof(double));
+    if (!w->fallback)
+        rc = ovk__fail(OVK_ENOMEM, "the double basis gmres:basis=single falls back to (%d vectors of %d rows)",
+                       w->m - 1, c->n);
+    rc = ovk__agree(c->comm, rc);
+    if (rc) return rc;
+    for (int i = 2; i <= w->m; i++) w->V[i] = w->fallback + stride * (size_t)(i - 2);
+    cy->F = NULL;
+    w->fell_back_at = cy->iter;
+    return OVK_OK;
+}
+
 /* cycles from r = b - A x with ||r||^2 = rr, counting from iter */
 static int run(ovk__ctx *c, gmres_work *w, double bb, int iter, double rr)
 {
     int stop = 0, rc = OVK_OK;
     ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .Z = w->flexible ? w->Z : NULL, .t = w->t, .r = w->r,
-                           .iter = iter, .refine = w->refine};
+                           .F = w->basis == OVK__BASIS_SINGLE ? w->F : NULL, .iter = iter, .refine = w->refine};
+    w->fell_back_at = -1;
     if (iter >= c->opts->max_iter) {
         c->res->reason = OVK_REASON_MAXIT;
         return OVK_OK;
     }
-    while (!rc && !stop) rc = ovk__gmres_cycle_run(c, &cy, w->m, bb, &rr, NULL, &stop);
+    while (!rc && !stop) {
+        double rr_start = rr;
+        rc = ovk__gmres_cycle_run(c, &cy, w->m, bb, &rr, NULL, &stop);
+        if (!rc && !stop && lost_to_rounding(&cy, rr_start, rr)) rc = to_double_basis(c, w, &cy);
+    }
     return rc;
 }
 
@@ -433,6 +589,7 @@ static int given(const ovk__opts *o, const char *key)
 }
 
 const char *const ovk__gmres_refine_names[] = {"never", "ifneeded", "always", NULL};
+const char *const ovk__gmres_basis_names[] = {"double", "single", NULL};
 
 int ovk__gmres_parse(ovk__opts *o, const char *owner, int pipelined, int max_l, ovk__gmres_params **out)
 {
@@ -445,6 +602,7 @@ int ovk__gmres_parse(ovk__opts *o, const char *owner, int pipelined, int max_l, 
     const ovk__opt_entry classical[] = {
         OVK__OPT_INT("restart", 1, OVK__MAX_RESTART, &p->restart),
         OVK__OPT_CHOICE("refine", ovk__gmres_refine_names, &p->refine),
+        OVK__OPT_CHOICE("basis", ovk__gmres_basis_names, &p->basis),
     };
     const ovk__opt_entry pipe[] = {
         OVK__OPT_INT("restart", 1, OVK__MAX_RESTART, &p->restart),
@@ -452,7 +610,7 @@ int ovk__gmres_parse(ovk__opts *o, const char *owner, int pipelined, int max_l, 
         OVK__OPT_DOUBLE("lmin", -1e300, 1e300, &p->lmin),
         OVK__OPT_DOUBLE("lmax", -1e300, 1e300, &p->lmax),
     };
-    int rc = pipelined ? ovk__opts_read(o, owner, pipe, 4) : ovk__opts_read(o, owner, classical, 2);
+    int rc = pipelined ? ovk__opts_read(o, owner, pipe, 4) : ovk__opts_read(o, owner, classical, 3);
     if (rc) return rc;
     p->user_shifts = given(o, "lmin") || given(o, "lmax");
     if (p->user_shifts && !(given(o, "lmin") && given(o, "lmax") && p->lmin <= p->lmax))
@@ -471,15 +629,16 @@ static int fgmres_parse(ovk__opts *o, void **params)
     return ovk__gmres_parse(o, "fgmres", 0, 0, (ovk__gmres_params **)params);
 }
 
-/* r, t, V[0..M]; fgmres also Z[0..M-1] */
+/* r, t, V[0..M] (basis=single: V[0], V[1]); fgmres also Z[0..M-1] */
 static int vectors_of(const void *params, size_t *vec, int flexible)
 {
-    int m = (int)((const ovk__gmres_params *)params)->restart, k = 0;
-    int count = 2 + (m + 1) + (flexible ? m : 0);
+    const ovk__gmres_params *p = params;
+    int m = (int)p->restart, k = 0, nv = p->basis == OVK__BASIS_SINGLE ? 1 : m;
+    int count = 2 + (nv + 1) + (flexible ? m : 0);
     if (!vec) return count;
     vec[k++] = offsetof(gmres_work, r);
     vec[k++] = offsetof(gmres_work, t);
-    for (int i = 0; i <= m; i++) vec[k++] = offsetof(gmres_work, V) + sizeof(double *) * (size_t)i;
+    for (int i = 0; i <= nv; i++) vec[k++] = offsetof(gmres_work, V) + sizeof(double *) * (size_t)i;
     for (int i = 0; flexible && i < m; i++) vec[k++] = offsetof(gmres_work, Z) + sizeof(double *) * (size_t)i;
     return k;
 }
@@ -487,30 +646,59 @@ static int vectors_of(const void *params, size_t *vec, int flexible)
 static int gmres_vectors(const void *params, size_t *vec) { return vectors_of(params, vec, 0); }
 static int fgmres_vectors(const void *params, size_t *vec) { return vectors_of(params, vec, 1); }
 
+/* basis=single: F[0..M], n floats each in one block, their starts
+ * staggered by 9 cache lines modulo 4 KiB as the frame's (ovk__vec_stride) */
+static int single_basis(ovk__ctx *c, gmres_work *w)
+{
+    enum { PAGE = 1024, STAGGER = 144 }; /* floats: 4 KiB, 576 B */
+    size_t stride = ((size_t)(c->n > 0 ? c->n : 1) + PAGE - 1) / PAGE * PAGE + STAGGER;
+    float *block = calloc(stride * (size_t)(w->m + 1), sizeof(float));
+    if (!block) return ovk__fail(OVK_ENOMEM, "a single-precision basis of %d vectors of %d rows", w->m + 1, c->n);
+    for (int i = 0; i <= w->m; i++) w->F[i] = block + stride * (size_t)i;
+    return OVK_OK;
+}
+
 static int setup_of(ovk__ctx *c, gmres_work *w, int flexible)
 {
-    w->m = (int)((const ovk__gmres_params *)c->params)->restart;
+    const ovk__gmres_params *p = c->params;
+    w->m = (int)p->restart;
     w->flexible = flexible;
-    w->refine = ((const ovk__gmres_params *)c->params)->refine;
-    return ovk__arnoldi_alloc(&w->ls, w->m);
+    w->refine = p->refine;
+    w->basis = p->basis;
+    w->fell_back_at = -1;
+    int rc = w->basis == OVK__BASIS_SINGLE ? single_basis(c, w) : OVK_OK;
+    return rc ? rc : ovk__arnoldi_alloc(&w->ls, w->m);
 }
 
 static int gmres_setup(ovk__ctx *c, void *work) { return setup_of(c, work, 0); }
 static int fgmres_setup(ovk__ctx *c, void *work) { return setup_of(c, work, 1); }
 
-static void destroy(void *work) { ovk__arnoldi_free(&((gmres_work *)work)->ls); }
+static void destroy(void *work)
+{
+    gmres_work *w = work;
+    ovk__arnoldi_free(&w->ls);
+    free(w->F[0]);
+    free(w->fallback);
+    w->F[0] = NULL;
+    w->fallback = NULL;
+}
 
 static void view(const void *work, FILE *f)
 {
     const gmres_work *w = work;
-    fprintf(f, "  %s: restart = %d, classical Gram-Schmidt, refine = %s\n", w->flexible ? "fgmres" : "gmres", w->m,
-            ovk__gmres_refine_names[w->refine]);
+    fprintf(f, "  %s: restart = %d, classical Gram-Schmidt, refine = %s, basis = %s%s\n",
+            w->flexible ? "fgmres" : "gmres", w->m, ovk__gmres_refine_names[w->refine],
+            ovk__gmres_basis_names[w->basis], w->basis == OVK__BASIS_SINGLE ? " (float storage, double arithmetic)" : "");
+    if (w->fell_back_at >= 0)
+        fprintf(f, "  the last solve went on with a double basis from iteration %d: a cycle on the float one gained "
+                   "less than half the digits of its estimate\n", w->fell_back_at);
 }
 
 #define REFINE_OPTIONS                                                                                       \
     "restart=1..500: the Krylov space's dimension before a restart (30); refine=never|ifneeded|always: "    \
     "one classical Gram-Schmidt pass and the norm summed after it (default, PETSc's), "                       \
-    "a second pass when the norm fell below 1/sqrt 2 (CGS2), or at every step"
+    "a second pass when the norm fell below 1/sqrt 2 (CGS2), or at every step; basis=double|single: "           \
+    "the Krylov basis stored in double (default) or float (half the Gram-Schmidt bytes, double arithmetic)"
 
 const ovk__solver ovk__solver_gmres = {
     .name = "gmres",

@@ -10,34 +10,61 @@
  *   p2 = r2 + beta (p2 - omega s2);  s = w + beta (s - omega z)
  *   s2 = w2 + beta (s2 - omega z2);  z = t + beta (z - omega v)
  *   q = r - alpha s;  q2 = r2 - alpha s2;  y = w - alpha z
- *   <q,y>, <y,y>  -> start               z2 = C z;  v = A z2;  wait
+ *   (<q,y>, <y,y> in flight since the previous step)
+ *                                        z2 = C z;  v = A z2;  wait
  *   omega = <q,y> / <y,y>;  x += alpha p2 + omega q2;  r = q - omega y
  *   r2 = q2 - omega (w2 - alpha z2);  w = y - omega (t - alpha v)
- *   <rhat,r>, <rhat,s>, <rhat,w>, <rhat,z>, <r,r>  -> start
- *                                        w2 = C w;  t = A w2;  wait
+ *   <rhat,r>, <rhat,ds>, <rhat,w>, <r,r>, ... -> start
+ *                                        w2 = C w;  t = A w2
+ *   <t,r>, <t,w>, <t,ds>, <t,dz>, <t,t>  -> start;  wait for the first
  *   beta = (rho / rho_old) (alpha / omega)
- *   alpha = rho / (<rhat,w> + beta <rhat,s> - beta omega <rhat,z>)
+ *   alpha = rho / (<rhat,w> + beta <rhat,ds>),  ds = s - omega z
  *
- * Two reductions per iteration against bicgstab's three, and none of them
- * waited for before its overlapping work: the paper's method has two
- * reduction phases (omega needs <t,.> of the t the second one overlaps).
+ * The paper's method waits for its two reductions one after the other, so
+ * an iteration costs two latencies.  Here the next step's omega sums start
+ * before beta and alpha are known: with dz = z - omega v, c1 = -alpha and
+ * c2 = -alpha beta, that step's q = r + c1 w + c2 ds and y = A C q =
+ * w + c1 t + c2 dz, so <q,y> and <y,y> are quadratic forms in (c1, c2) of
+ * sums the second reduction carries and of five sums with t.  Both
+ * reductions are then in flight together and an iteration costs about one
+ * latency and one matvec, for one more pass over six vectors (the sums
+ * with t), which `early=0` saves where reductions are cheap.  Where the
+ * form of <y,y> cancels (below 1e-8 of the sum of its terms' sizes) the
+ * step sums q and y directly, one blocking reduction more.
  *
  * Attainable accuracy: the recurrences drift from their definitions, so
  * every `replace_every` steps (default: PETSc's schedule, every 100 steps
  * up to step 1000) the iteration restarts from the true residual b - A x;
  * a converged recursive residual is confirmed on the true one, which
  * restarts the iteration from it when it does not meet the tolerance. */
+#include <math.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bcgs.h"
+
+/* The second reduction's sums: rho = <rhat,r>, <rhat,ds>, <rhat,w>, <r,r>,
+ * <w,w>, and those of the next omega's forms (B_RDZ = <r,dz>, ...) */
+enum { B_RHO, B_RHAT_DS, B_RHAT_W, B_RR, B_WW, B_RW, B_RDZ, B_WDZ, B_DSW, B_DSDZ, B_DZDZ, NB };
+/* the sums with t = A C w, in flight into the next step */
+enum { T_R, T_W, T_DS, T_DZ, T_T, NT };
+static const double CANCELLED = 1e-8; /* <y,y> from the forms below this share of its terms' sizes */
+
+typedef struct pbcgs_params {
+    long early; /* 1: the next omega's sums in flight with the second reduction */
+} pbcgs_params;
 
 typedef struct pbcgs_work {
     double *r, *rhat, *p2, *q, *q2, *y, *r2, *s, *s2, *w, *w2, *z, *z2, *t, *v;
     ovk__bcgs_restarts rs;
     double alpha, beta, omega, rho, hh; /* hh = <rhat,rhat> */
     double a[3];                        /* <q,y>, <y,y>, <q,q> */
-    double b[6];                        /* <rhat,r>, <rhat,s>, <rhat,w>, <rhat,z>, <r,r>, <w,w> */
+    double b[NB];                       /* B_RHO, ... */
+    double tsum[NT];                    /* <t,r>, ... */
+    ovk_request *early;                 /* tsum's sum, in flight (NULL: none) */
+    int early_sums;                     /* the spec's early */
     int first;                          /* no step since the (re)start: p2 = r2, s = w, ... */
 } pbcgs_work;
 
@@ -50,14 +77,24 @@ static int pc_matvec(ovk__ctx *c, const double *x, double *y, double *ax)
     return rc ? rc : ovk__ctx_matvec(c, y, ax);
 }
 
+/* complete the Gram sums in flight, if any (a restart or a stop drops them) */
+static int drain(ovk__ctx *c, pbcgs_work *w)
+{
+    int rc = w->early ? ovk__sum_end(c, OVK__GAMMA, w->early) : OVK_OK;
+    w->early = NULL;
+    return rc;
+}
+
 /* rhat = r;  r2 = C r;  w = A r2;  <r,r>, <w,r>, <w,w> in flight while
  * w2 = C w;  t = A w2;  then alpha = rho / <rhat,w> */
 static int start(ovk__ctx *c, pbcgs_work *w, int iter)
 {
     ovk_request *req = NULL;
     double d[3];
+    int rc = drain(c, w);
+    if (rc) return rc;
     if (c->n > 0) memcpy(w->rhat, w->r, sizeof(double) * (size_t)c->n);
-    int rc = pc_matvec(c, w->r, w->r2, w->w);
+    rc = pc_matvec(c, w->r, w->r2, w->w);
     if (rc) return rc;
     ovk__tic t0 = ovk__tic_start(c);
     ovk__dots(c->n, 3, (const double *[]){w->r, w->w, w->w}, (const double *[]){w->r, w->r, w->w}, d, &c->hook);
@@ -66,7 +103,7 @@ static int start(ovk__ctx *c, pbcgs_work *w, int iter)
     if (rc) return rc;
     rc = ovk__sum_finish(c, OVK__SDOTP, req, pc_matvec(c, w->w, w->w2, w->t));
     if (rc) return rc;
-    w->rho = w->hh = w->b[4] = d[0];
+    w->rho = w->hh = w->b[B_RR] = d[0];
     w->beta = 0.0;
     w->omega = 1.0;
     w->first = 1;
@@ -124,26 +161,31 @@ static void first_pass(ovk__ctx *c, pbcgs_work *w)
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
-/* x, r, r2, w from omega, and the sums of the next step */
+/* x, r, r2, w from omega; the sums of the second reduction */
 static void second_pass(ovk__ctx *c, pbcgs_work *w)
 {
     int n = c->n;
-    double al = w->alpha, om = w->omega, d[6] = {0};
+    double al = w->alpha, om = w->omega, d[NB] = {0};
     ovk__tic t0 = ovk__tic_start(c);
     for (int i = 0; i < n; i++) {
         c->x[i] += al * w->p2[i] + om * w->q2[i];
         double r = w->q[i] - om * w->y[i];
         double ww = w->y[i] - om * (w->t[i] - al * w->v[i]);
+        double ds = w->s[i] - om * w->z[i], dz = w->z[i] - om * w->v[i], h = w->rhat[i];
         w->r[i] = r;
         w->r2[i] = w->q2[i] - om * (w->w2[i] - al * w->z2[i]);
         w->w[i] = ww;
-        double h = w->rhat[i];
-        d[0] += h * r;
-        d[1] += h * w->s[i];
-        d[2] += h * ww;
-        d[3] += h * w->z[i];
-        d[4] += r * r;
-        d[5] += ww * ww;
+        d[B_RHO] += h * r;
+        d[B_RHAT_DS] += h * ds;
+        d[B_RHAT_W] += h * ww;
+        d[B_RR] += r * r;
+        d[B_WW] += ww * ww;
+        d[B_RW] += r * ww;
+        d[B_RDZ] += r * dz;
+        d[B_WDZ] += ww * dz;
+        d[B_DSW] += ds * ww;
+        d[B_DSDZ] += ds * dz;
+        d[B_DZDZ] += dz * dz;
     }
     memcpy(w->b, d, sizeof d);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
@@ -156,19 +198,68 @@ static void half_step(ovk__ctx *c, pbcgs_work *w)
     ovk__axpy(c->n, w->alpha, w->p2, c->x, &c->hook);
     if (c->n > 0) memcpy(w->r, w->q, sizeof(double) * (size_t)c->n);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-    w->b[4] = w->a[2];
+    w->b[B_RR] = w->a[2];
     w->omega = 0.0;
 }
 
+/* <t,r>, <t,w>, <t,ds>, <t,dz>, <t,t> for the next step's omega, started */
+static int t_sums_begin(ovk__ctx *c, pbcgs_work *w)
+{
+    int n = c->n;
+    double om = w->omega, d[NT] = {0};
+    ovk__tic t0 = ovk__tic_start(c);
+    for (int i = 0; i < n; i++) {
+        double t = w->t[i], ds = w->s[i] - om * w->z[i], dz = w->z[i] - om * w->v[i];
+        d[T_R] += t * w->r[i];
+        d[T_W] += t * w->w[i];
+        d[T_DS] += t * ds;
+        d[T_DZ] += t * dz;
+        d[T_T] += t * t;
+    }
+    memcpy(w->tsum, d, sizeof d);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    int rc = ovk__sum_begin(c, OVK__GAMMA, w->tsum, NT, &w->early);
+    if (rc) w->early = NULL;
+    return rc;
+}
+
+/* <q,y>, <y,y> of this step as forms in c1 = -alpha, c2 = -alpha beta
+ * (q = r + c1 w + c2 ds, y = w + c1 t + c2 dz, with the previous step's
+ * omega in ds, dz); 0 when <y,y> cancelled, <q,y> is 0 (a breakdown's
+ * half step needs the direct <q,q>) or a form is not finite: a[] then
+ * keeps this rank's direct sums */
+static int omega_sums(pbcgs_work *w)
+{
+    const double *b = w->b, *g = w->tsum;
+    double c1 = -w->alpha, c2 = -w->alpha * w->beta;
+    double qy = b[B_RW] + c1 * g[T_R] + c2 * b[B_RDZ] + c1 * (b[B_WW] + c1 * g[T_W] + c2 * b[B_WDZ]) +
+                c2 * (b[B_DSW] + c1 * g[T_DS] + c2 * b[B_DSDZ]);
+    double terms[6] = {b[B_WW], c1 * c1 * g[T_T], c2 * c2 * b[B_DZDZ], 2 * c1 * g[T_W], 2 * c2 * b[B_WDZ],
+                       2 * c1 * c2 * g[T_DZ]};
+    double yy = 0.0, size = 0.0;
+    for (int k = 0; k < 6; k++) {
+        yy += terms[k];
+        size += fabs(terms[k]);
+    }
+    if (!(yy > CANCELLED * size) || !isfinite(qy) || qy == 0.0) return 0;
+    w->a[0] = qy;
+    w->a[1] = yy;
+    return 1;
+}
+
 /* One step; *broke: omega = 0 (the step ended at its half, r = q).  The
- * second reduction overlaps the next step's w2, t (skipped without one). */
+ * second reduction overlaps the next step's w2, t and its sums with t,
+ * which stay in flight into the next step (skipped without one). */
 static int step(ovk__ctx *c, pbcgs_work *w, int more, int *broke)
 {
-    ovk_request *req = NULL;
-    first_pass(c, w);
-    int rc = ovk__sum_begin(c, OVK__GAMMA, w->a, 3, &req); /* <q,y>, <y,y>, <q,q> */
+    ovk_request *req = w->early;
+    int early = req != NULL;
+    w->early = NULL;
+    first_pass(c, w); /* a[]: this rank's <q,y>, <y,y>, <q,q> */
+    int rc = early ? OVK_OK : ovk__sum_begin(c, OVK__GAMMA, w->a, 3, &req);
     if (rc) return rc;
     rc = ovk__sum_finish(c, OVK__GAMMA, req, pc_matvec(c, w->z, w->z2, w->v)); /* z2 = C z; v = A z2 */
+    if (!rc && early && !omega_sums(w)) rc = ovk__sum(c, OVK__GAMMA, w->a, 3);
     if (rc) return rc;
     *broke = w->a[1] == 0.0 || w->a[0] == 0.0;
     if (*broke) {
@@ -177,9 +268,13 @@ static int step(ovk__ctx *c, pbcgs_work *w, int more, int *broke)
     }
     w->omega = w->a[0] / w->a[1];
     second_pass(c, w);
-    rc = ovk__sum_begin(c, OVK__IPROD, w->b, 6, &req);
+    rc = ovk__sum_begin(c, OVK__IPROD, w->b, NB, &req);
     if (rc) return rc;
-    return ovk__sum_finish(c, OVK__IPROD, req, more ? pc_matvec(c, w->w, w->w2, w->t) : OVK_OK); /* w2 = C w; t = A w2 */
+    if (more) rc = pc_matvec(c, w->w, w->w2, w->t); /* w2 = C w; t = A w2 */
+    if (more && !rc && w->early_sums) rc = t_sums_begin(c, w);
+    rc = ovk__sum_finish(c, OVK__IPROD, req, rc);
+    if (w->early) c->inflight = OVK__GAMMA; /* the Gram sums are still in flight */
+    return rc;
 }
 
 /* Residual replacement: r = b - A x, then a restart from it (rhat = r and
@@ -205,26 +300,25 @@ static int replacement_due(const ovk__ctx *c, int iter)
  * rho or the denominator of alpha is negligible */
 static void coefficients(pbcgs_work *w, int *broke, const char **what, double *value)
 {
-    double rho_old = w->rho, rho = w->b[0];
+    double rho_old = w->rho, rho = w->b[B_RHO];
     w->rho = rho;
     *broke = 1;
     *what = "rho";
     *value = rho;
-    if (ovk__bcgs_tiny(rho, w->hh, w->b[4])) return;
+    if (ovk__bcgs_tiny(rho, w->hh, w->b[B_RR])) return;
     double beta = (rho / rho_old) * (w->alpha / w->omega);
-    double denom = w->b[2] + beta * w->b[1] - beta * w->omega * w->b[3]; /* <rhat, A C p> */
+    double denom = w->b[B_RHAT_W] + beta * w->b[B_RHAT_DS]; /* <rhat, A C p> */
     *what = "<rhat,A C p>";
     *value = denom;
-    if (ovk__bcgs_tiny(denom, w->hh, w->b[5])) return;
+    if (ovk__bcgs_tiny(denom, w->hh, w->b[B_WW])) return;
     w->beta = beta;
     w->alpha = rho / denom;
     w->first = 0;
     *broke = 0;
 }
 
-static int iterate(ovk__ctx *c, void *work, double bb)
+static int run(ovk__ctx *c, pbcgs_work *w, double bb)
 {
-    pbcgs_work *w = work;
     w->rs.last = -1;
     int rc = start(c, w, 0);
     if (rc || c->res->reason != OVK_REASON_NONE) return rc;
@@ -234,7 +328,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
         double value = 0.0;
         rc = step(c, w, iter < c->opts->max_iter, &broke);
         if (rc) return rc;
-        rc = ovk__bcgs_check(c, iter, w->b[4], bb, w->r, &stop, &replaced);
+        rc = ovk__bcgs_check(c, iter, w->b[B_RR], bb, w->r, &stop, &replaced);
         if (rc || stop) return rc;
         if (!broke && !replaced) coefficients(w, &broke, &what, &value);
         if (broke && ovk__bcgs_breakdown(c, &w->rs, iter, what, value)) return OVK_OK;
@@ -245,14 +339,47 @@ static int iterate(ovk__ctx *c, void *work, double bb)
     return ovk__bcgs_limit(c, bb, w->r);
 }
 
+static int iterate(ovk__ctx *c, void *work, double bb)
+{
+    pbcgs_work *w = work;
+    w->early = NULL;
+    int rc = run(c, w, bb), rc2 = drain(c, w); /* nothing stays in flight */
+    return rc ? rc : rc2;
+}
+
+static int pbcgs_parse(ovk__opts *o, void **params)
+{
+    pbcgs_params *p = calloc(1, sizeof *p);
+    *params = p;
+    if (!p) return ovk__fail(OVK_ENOMEM, "pipebicgstab");
+    p->early = 1;
+    const ovk__opt_entry t[] = {OVK__OPT_INT("early", 0, 1, &p->early)};
+    return ovk__opts_read(o, "pipebicgstab", t, 1);
+}
+
+static int pbcgs_setup(ovk__ctx *c, void *work)
+{
+    ((pbcgs_work *)work)->early_sums = (int)((const pbcgs_params *)c->params)->early;
+    return OVK_OK;
+}
+
+static void pbcgs_view(const void *work, FILE *f)
+{
+    const pbcgs_work *w = work;
+    fprintf(f, "  pipebicgstab: early = %d (%s)\n", w->early_sums,
+            w->early_sums ? "both reductions in flight together" : "the paper's schedule, one after the other");
+}
+
 #define V(f) offsetof(pbcgs_work, f)
 const ovk__solver ovk__solver_pipebicgstab = {
     .name = "pipebicgstab",
-    .description = "pipelined BiCGStab (Cools-Vanroose): any matrix, two reductions each overlapping C and a matvec",
-    .options = "",
+    .description = "pipelined BiCGStab (Cools-Vanroose): any matrix, two reductions behind C and a matvec each, "
+                   "in flight together with early=1",
+    .options = "early=0|1: start the next omega's sums before beta and alpha are known (1)",
     .nonsymmetric = 1,
     .work_size = sizeof(pbcgs_work), .nvec = 15,
     .vec = (const size_t[]){V(r), V(rhat), V(p2), V(q), V(q2), V(y), V(r2), V(s), V(s2), V(w), V(w2), V(z), V(z2),
                             V(t), V(v)},
+    .parse = pbcgs_parse, .setup = pbcgs_setup, .view = pbcgs_view,
     .iterate = iterate,
 };

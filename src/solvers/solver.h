@@ -525,6 +525,11 @@ int ovk__single_reduction_run(ovk__ctx *c, const ovk__single_reduction_ops *ops,
  * cancelled), ifneeded (CGS2), always; ovk__gmres_refine_names spells them. */
 enum { OVK__REFINE_NEVER, OVK__REFINE_IFNEEDED, OVK__REFINE_ALWAYS };
 extern const char *const ovk__gmres_refine_names[];
+/* How gmres and fgmres store the Krylov basis: double, or single (float
+ * storage, all arithmetic in double; the solution confirmed on the true
+ * residual as always); ovk__gmres_basis_names spells them. */
+enum { OVK__BASIS_DOUBLE, OVK__BASIS_SINGLE };
+extern const char *const ovk__gmres_basis_names[];
 
 /* The parsed spec of gmres, fgmres and pgmres (one layout: pgmres's
  * fallback, gmres, reads the same params): the restart M, the refinement
@@ -533,9 +538,9 @@ extern const char *const ovk__gmres_refine_names[];
 typedef struct ovk__gmres_params {
     long restart, l;
     double lmin, lmax;
-    int user_shifts, refine;
+    int user_shifts, refine, basis;
 } ovk__gmres_params;
-/* Local: the spec's keys (restart, refine; with pipelined restart, l in
+/* Local: the spec's keys (restart, refine, basis; with pipelined restart, l in
  * 1..max_l, lmin, lmax) into *out (malloc'd, the caller's even on failure). */
 int ovk__gmres_parse(ovk__opts *o, const char *owner, int pipelined, int max_l, ovk__gmres_params **out);
 
@@ -574,6 +579,7 @@ typedef struct ovk__gmres_cycle {
     double *const *V;      /* the basis */
     double *const *Z;      /* the preconditioned basis (flexible), or NULL: x += C V y */
     double *t, *r;         /* scratch; r holds b - A x after */
+    float *const *F;       /* basis=single: the basis (V[0], V[1] then hold w and v_j), or NULL */
     int k, iter;
     int refine;            /* OVK__REFINE_*: the Gram-Schmidt passes */
 } ovk__gmres_cycle;
