@@ -52,7 +52,8 @@
 #      against KSPGMRES
 #   B  under the latency model at -nl, Jacobi: pgmres (default depth and the best l of
 #      -ls, backend -pb) against our gmres (target <= 0.5) and PETSc KSPPGMRES with the
-#      wrapper (<= 0.7); pipebicgstab against our bicgstab (<= 0.6) and KSPPIPEBCGS (<= 0.8)
+#      wrapper (<= 0.7); pipebicgstab (and early=0, the paper's schedule) against our
+#      bicgstab (<= 0.6) and KSPPIPEBCGS (<= 0.8)
 #   C  time to solution on FILE: the fastest of ours (gmres, bicgstab x jacobi; gmres,
 #      bicgstab, pipebicgstab, pgmres x ilu0; bicgstab x amg) against the fastest PETSc
 #      (GMRES, BCGS x jacobi; GMRES, BCGS, PGMRES, PIPEBCGS x bjacobi; BCGS x hypre)
@@ -222,6 +223,9 @@ done
 add "lat_ours_pipebicgstab" B "convdiff-n$NL" ours pipebicgstab jacobi "$PB" "$LAT" -- \
     "${MPIEXEC[@]}" "$OURS" "${CD[@]}" -n "$NL" "$NL" "$NL" -solver pipebicgstab -precond jacobi -backend "$PB" -print_level 1 \
     -latency_us "$LAT" -maxit "$MAXIT"
+add "lat_ours_pipebicgstab_e0" B "convdiff-n$NL" ours "pipebicgstab:early=0" jacobi "$PB" "$LAT" -- \
+    "${MPIEXEC[@]}" "$OURS" "${CD[@]}" -n "$NL" "$NL" "$NL" -solver pipebicgstab:early=0 -precond jacobi -backend "$PB" \
+    -print_level 1 -latency_us "$LAT" -maxit "$MAXIT"
 for k in gmres pgmres bcgs pipebcgs; do
     add "lat_petsc_$k" B "convdiff-n$NL" petsc "$k" jacobi delay_pmpi "$LAT" -- \
         mpiexec "${LATENV[@]}" "${MPIEXEC[@]:1}" "$PCG" "${CD[@]}" -n "$NL" "$NL" "$NL" -ksp_type "$k" -pc_type jacobi \
@@ -386,13 +390,14 @@ for l in $LS; do
 done
 for k in gmres pgmres; do have "lat_petsc_$k" && row "lat_petsc_$k" - -; done
 have lat_ours_bicgstab && row lat_ours_bicgstab - -
-have lat_ours_pipebicgstab && row lat_ours_pipebicgstab "$(tpi_ratio lat_ours_pipebicgstab lat_ours_bicgstab)" \
-    "$(tpi_ratio lat_ours_pipebicgstab lat_petsc_pipebcgs)"
+for id in lat_ours_pipebicgstab lat_ours_pipebicgstab_e0; do
+    have "$id" && row "$id" "$(tpi_ratio "$id" lat_ours_bicgstab)" "$(tpi_ratio "$id" lat_petsc_pipebcgs)"
+done
 for k in bcgs pipebcgs; do have "lat_petsc_$k" && row "lat_petsc_$k" - -; done
 echo
 echo "pgmres default depth (l = 2) / our gmres: $(tpi_ratio lat_ours_pgmres_l2 lat_ours_gmres) (target 0.5); / PETSc KSPPGMRES: $(tpi_ratio lat_ours_pgmres_l2 lat_petsc_pgmres) (target 0.7)"
 [ -n "$best_l" ] && echo "pgmres best (l = $best_l) / our gmres: $(tpi_ratio "$(cid "lat_ours_pgmres_l$best_l")" lat_ours_gmres) (target 0.5); / PETSc KSPPGMRES: $(tpi_ratio "$(cid "lat_ours_pgmres_l$best_l")" lat_petsc_pgmres) (target 0.7)"
-echo "pipebicgstab / our bicgstab: $(tpi_ratio lat_ours_pipebicgstab lat_ours_bicgstab) (target 0.6); / PETSc KSPPIPEBCGS: $(tpi_ratio lat_ours_pipebicgstab lat_petsc_pipebcgs) (target 0.8)"
+echo "pipebicgstab / our bicgstab: $(tpi_ratio lat_ours_pipebicgstab lat_ours_bicgstab) (target 0.6); / PETSc KSPPIPEBCGS: $(tpi_ratio lat_ours_pipebicgstab lat_petsc_pipebcgs) (target 0.8); early=0: $(tpi_ratio lat_ours_pipebicgstab_e0 lat_ours_bicgstab), $(tpi_ratio lat_ours_pipebicgstab_e0 lat_petsc_pipebcgs)"
 
 if [ -n "$FILE" ]; then
     echo
