@@ -243,6 +243,8 @@ static void csr_free(ovk__csr *m)
     free(m->vidx);
     free(m->vdict);
     free(m->valf);
+    free(m->mirror);
+    free(m->lone);
     ovk__csr_drop_runs(m);
     ovk__csr_drop_strips(m);
     ovk__csr_drop_far(m);

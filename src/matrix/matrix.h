@@ -145,6 +145,12 @@ typedef struct ovk__csr {
     int16_t *esc16;  /* col - row, or OVK__FAR where it does not fit */
     int *far;        /* the columns marked OVK__FAR, in entry order */
     int *far_ptr;    /* [nrows + 1] row i's first entry in far */
+    /* diag block with both triangles, once its values were updated: its
+     * pattern's mirror pairs (a_ij at mirror[2 p], a_ji at mirror[2 p + 1],
+     * j > i) and the entries stored without a mirror (lone), so that the
+     * symmetry check of new values is one pass over the pairs (symmetry.c);
+     * kept with the pattern, or NULL */
+    int *mirror, nmirror, *lone, nlone;
 } ovk__csr;
 
 /* The mark of a column too far from its row for 16 bits (ovk__csr.esc16). */

@@ -125,6 +125,13 @@ static inline double row_sum(const int *restrict c, const float *restrict w, con
     return s;
 }
 
+/* x_f[i] += (P_diag x_c)_i for rows [lo, hi) of one system */
+static void interpolate_one(const ovk__amg_transfer *t, const double *restrict xc, double *restrict xf, int lo, int hi)
+{
+    const int *restrict ptr = t->ptr;
+    for (int i = lo; i < hi; i++) xf[i] += row_sum(t->col, t->val, xc, ptr[i], ptr[i + 1]);
+}
+
 static int fail_comm(void) { return ovk__fail(OVK_EPRECOND, "amg: hypre's halo exchange of P failed"); }
 
 int ovk__amg_transfer_reserve(ovk__amg_transfer *t, int k)
@@ -162,8 +169,11 @@ int ovk__amg_interpolate(const ovk__amg_transfer *t, int k, const double *const 
     }
     for (int lo = 0; lo < t->nf; lo += step) { /* x_f += P_diag x_c, each row of P read once for all k */
         int hi = ovk__chunk_end(lo, step, t->nf);
-        for (int i = lo; i < hi; i++)
-            for (int j = 0; j < k; j++) xf[j][i] += row_sum(t->col, t->val, xc[j], t->ptr[i], t->ptr[i + 1]);
+        if (k == 1) /* the same sums without the loop over systems, which costs as much as P's short rows */
+            interpolate_one(t, xc[0], xf[0], lo, hi);
+        else
+            for (int i = lo; i < hi; i++)
+                for (int j = 0; j < k; j++) xf[j][i] += row_sum(t->col, t->val, xc[j], t->ptr[i], t->ptr[i + 1]);
         ovk__poke(h);
     }
     int rc = end_all(t, k);

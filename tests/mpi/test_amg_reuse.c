@@ -23,6 +23,10 @@
  *    estimate steps and coarsest sweeps) over small changes on reuse=10:
  *    converges in at most 1.3x the iterations of a fresh object (both
  *    reuse_coarse values);
+ *  - value updates on a diag block that keeps both triangles (mirrors
+ *    equal up to rounding, one entry stored without its mirror): the
+ *    symmetry check's pairs refuse a_01 != a_10 and the lone entry made
+ *    nonzero with OVK_ENOTSYM on every rank, and solve symmetric values;
  *  - 50 update/solve cycles: the resident set grows by less than 8 MB
  *    between the 10th and the 50th (measured: 0.0 MB); in the ASan build,
  *    whose quarantine holds freed memory, LeakSanitizer checks instead.
@@ -38,6 +42,82 @@
 enum { G = 14 };
 
 #ifndef OVK_HAVE_HYPRE
+/* the rows of f with a_ij (j > i) raised by 2^-45 of itself (both
+ * triangles stored: mirrors equal up to assembly rounding only) and one
+ * more entry (i, i + 2) stored without its mirror, of value lone; on row 0
+ * (rank 0's), a_01 times 1 + bump */
+static int sym_rows(ovk_matrix **A, const field *f, double lone, double bump)
+{
+    int64_t start;
+    int count, *ptr;
+    ovk_gidx *cols;
+    double *vals;
+    my_rows(&start, &count);
+    rows_of(f, start, count, &ptr, &cols, &vals);
+    int *p2 = malloc(sizeof(int) * ((size_t)count + 1));
+    ovk_gidx *c2 = malloc(sizeof(ovk_gidx) * ((size_t)ptr[count] + (size_t)count + 1));
+    double *v2 = malloc(sizeof(double) * ((size_t)ptr[count] + (size_t)count + 1));
+    int n = 0;
+    p2[0] = 0;
+    for (int i = 0; i < count; i++) {
+        int64_t row = start + i;
+        for (int k = ptr[i]; k < ptr[i + 1]; k++) {
+            c2[n] = cols[k];
+            v2[n++] = vals[k] * (cols[k] > row ? 1.0 + 0x1p-45 : 1.0) * (row == 0 && cols[k] == 1 ? 1.0 + bump : 1.0);
+        }
+        if (row + 2 < (int64_t)G * G * G && row % G + 2 < G) /* (i, i + 2): no 7-point neighbour, no mirror */
+            c2[n] = row + 2, v2[n++] = lone;
+        p2[i + 1] = n;
+    }
+    int rc = *A ? ovk_matrix_update_values(*A, p2, c2, v2, OVK_DUP_REJECT)
+                : ovk_matrix_create_csr(MPI_COMM_WORLD, start, count, p2, c2, v2, OVK_DUP_REJECT, A);
+    free(ptr), free(cols), free(vals), free(p2), free(c2), free(v2);
+    return rc;
+}
+
+/* the same status on every rank */
+static int same_status(int rc)
+{
+    int lo, hi;
+    MPI_Allreduce(&rc, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&rc, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return lo == hi;
+}
+
+/* Value updates on a pattern whose diag block keeps both triangles (the
+ * symmetry check's mirror pairs, made at the first check after an update):
+ * symmetric values solve; a pair of mirrors 1e-6 apart, or an entry stored
+ * without its mirror made nonzero, is refused with OVK_ENOTSYM on every
+ * rank, naming the culprit; symmetric values again solve. */
+static void test_update_symmetry(void)
+{
+    field f = {0.0, 1.0, 0};
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    MT_RC(OVK_OK, sym_rows(&A, &f, 0.0, 0.0));
+    MT_RC(OVK_OK, make_solver(A, "amg", &s));
+    outcome o = solve_with(A, s);
+    MT_CHECK(o.rc == OVK_OK && o.true_rel < 1e-8, "both triangles, created: %s", ovk_status_name(o.rc));
+    static const struct { double lone, bump; int rc; const char *what, *named; } steps[] = {
+        {0.0, 0.0, OVK_OK, "symmetric", ""},
+        {0.0, 1e-6, OVK_ENOTSYM, "a_01 1e-6 from a_10", "A(0,1)"},
+        {1e-3, 0.0, OVK_ENOTSYM, "an entry without its mirror made nonzero", "but A("},
+        {0.0, 0.0, OVK_OK, "symmetric again", ""},
+    };
+    for (int k = 0; k < 4; k++) {
+        f.t += 0.05;
+        MT_RC(OVK_OK, sym_rows(&A, &f, steps[k].lone, steps[k].bump));
+        o = solve_with(A, s);
+        MT_CHECK(o.rc == steps[k].rc && same_status(o.rc), "update %d (%s): %s, expected %s on every rank", k + 1,
+                 steps[k].what, ovk_status_name(o.rc), ovk_status_name(steps[k].rc));
+        MT_CHECK(o.rc != OVK_ENOTSYM || strstr(ovk_error_detail(), steps[k].named), "update %d: '%s' names no %s",
+                 k + 1, ovk_error_detail(), steps[k].named);
+        MT_CHECK(o.rc != OVK_OK || o.true_rel < 1e-8, "update %d: true residual %.2e", k + 1, o.true_rel);
+    }
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -369,6 +449,82 @@ static void test_bad_input(void)
     ovk_matrix_destroy(A);
 }
 
+/* the rows of f with a_ij (j > i) raised by 2^-45 of itself (both
+ * triangles stored: mirrors equal up to assembly rounding only) and one
+ * more entry (i, i + 2) stored without its mirror, of value lone; on row 0
+ * (rank 0's), a_01 times 1 + bump */
+static int sym_rows(ovk_matrix **A, const field *f, double lone, double bump)
+{
+    int64_t start;
+    int count, *ptr;
+    ovk_gidx *cols;
+    double *vals;
+    my_rows(&start, &count);
+    rows_of(f, start, count, &ptr, &cols, &vals);
+    int *p2 = malloc(sizeof(int) * ((size_t)count + 1));
+    ovk_gidx *c2 = malloc(sizeof(ovk_gidx) * ((size_t)ptr[count] + (size_t)count + 1));
+    double *v2 = malloc(sizeof(double) * ((size_t)ptr[count] + (size_t)count + 1));
+    int n = 0;
+    p2[0] = 0;
+    for (int i = 0; i < count; i++) {
+        int64_t row = start + i;
+        for (int k = ptr[i]; k < ptr[i + 1]; k++) {
+            c2[n] = cols[k];
+            v2[n++] = vals[k] * (cols[k] > row ? 1.0 + 0x1p-45 : 1.0) * (row == 0 && cols[k] == 1 ? 1.0 + bump : 1.0);
+        }
+        if (row + 2 < (int64_t)G * G * G && row % G + 2 < G) /* (i, i + 2): no 7-point neighbour, no mirror */
+            c2[n] = row + 2, v2[n++] = lone;
+        p2[i + 1] = n;
+    }
+    int rc = *A ? ovk_matrix_update_values(*A, p2, c2, v2, OVK_DUP_REJECT)
+                : ovk_matrix_create_csr(MPI_COMM_WORLD, start, count, p2, c2, v2, OVK_DUP_REJECT, A);
+    free(ptr), free(cols), free(vals), free(p2), free(c2), free(v2);
+    return rc;
+}
+
+/* the same status on every rank */
+static int same_status(int rc)
+{
+    int lo, hi;
+    MPI_Allreduce(&rc, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&rc, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return lo == hi;
+}
+
+/* Value updates on a pattern whose diag block keeps both triangles (the
+ * symmetry check's mirror pairs, made at the first check after an update):
+ * symmetric values solve; a pair of mirrors 1e-6 apart, or an entry stored
+ * without its mirror made nonzero, is refused with OVK_ENOTSYM on every
+ * rank, naming the culprit; symmetric values again solve. */
+static void test_update_symmetry(void)
+{
+    field f = {0.0, 1.0, 0};
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    MT_RC(OVK_OK, sym_rows(&A, &f, 0.0, 0.0));
+    MT_RC(OVK_OK, make_solver(A, "amg", &s));
+    outcome o = solve_with(A, s);
+    MT_CHECK(o.rc == OVK_OK && o.true_rel < 1e-8, "both triangles, created: %s", ovk_status_name(o.rc));
+    static const struct { double lone, bump; int rc; const char *what, *named; } steps[] = {
+        {0.0, 0.0, OVK_OK, "symmetric", ""},
+        {0.0, 1e-6, OVK_ENOTSYM, "a_01 1e-6 from a_10", "A(0,1)"},
+        {1e-3, 0.0, OVK_ENOTSYM, "an entry without its mirror made nonzero", "but A("},
+        {0.0, 0.0, OVK_OK, "symmetric again", ""},
+    };
+    for (int k = 0; k < 4; k++) {
+        f.t += 0.05;
+        MT_RC(OVK_OK, sym_rows(&A, &f, steps[k].lone, steps[k].bump));
+        o = solve_with(A, s);
+        MT_CHECK(o.rc == steps[k].rc && same_status(o.rc), "update %d (%s): %s, expected %s on every rank", k + 1,
+                 steps[k].what, ovk_status_name(o.rc), ovk_status_name(steps[k].rc));
+        MT_CHECK(o.rc != OVK_ENOTSYM || strstr(ovk_error_detail(), steps[k].named), "update %d: '%s' names no %s",
+                 k + 1, ovk_error_detail(), steps[k].named);
+        MT_CHECK(o.rc != OVK_OK || o.true_rel < 1e-8, "update %d: true residual %.2e", k + 1, o.true_rel);
+    }
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -383,6 +539,7 @@ int main(int argc, char **argv)
     test_exact_refresh();
     test_many_cycles();
     test_bad_input();
+    test_update_symmetry();
     int rc = mt_finish("test_amg_reuse");
     MPI_Finalize();
     return rc;
