@@ -281,8 +281,10 @@ int ovk__csr_keep_upper(ovk__csr *m);
 /* Collective: OVK_OK when the stored values are symmetric bit for bit
  * (A == A^T; an entry stored on one side only must be 0), else
  * OVK_ENOTSYM naming an entry and its mirror, the same on every rank.
- * O(nnz) work, one int per row, and the
- * offd entries sent to the owners of their columns (symmetry.c). */
+ * O(nnz) work, one int per row, and the offd entries sent to the owners of
+ * their columns (symmetry.c).  After ovk_matrix_update_values it keeps, in
+ * A's diag block, the list of its mirror pairs (about one int an entry,
+ * freed with A) for the next checks. */
 int ovk__matrix_check_symmetric(const ovk_matrix *A);
 
 /* Local ||A||_inf over the owned rows and the longest owned row (entries of

@@ -7,7 +7,11 @@
  * Cost: O(nnz) local work and one int per row.  The diag block is walked
  * once, each upper entry meeting its mirror through a cursor per row (a
  * block that keeps one triangle is symmetric by construction and costs
- * nothing).  Each offd entry (i, j) is sent as (i, j, a_ij), 24 bytes, to
+ * nothing).  Once the values of a matrix have been updated on its pattern
+ * (a time loop), the walk is made once more without values and kept with
+ * the block: the positions of its mirror pairs and lone entries (about
+ * one int per stored entry), so that each later check is one pass over
+ * them; where that list finds no room the cursors walk as before.  Each offd entry (i, j) is sent as (i, j, a_ij), 24 bytes, to
  * the owner of column j, which holds a_ji: two point-to-point rounds with
  * the halo's neighbours (counts, then entries), no global communication
  * but the agreements of the allocations and of the verdict. */
@@ -21,14 +25,16 @@ enum { COUNT_TAG = 11, ENTRY_TAG = 12 };
 /* pairs ahead whose scattered mirror is fetched while this one is compared */
 enum { PREFETCH_AHEAD = 16 };
 
-enum { SYM_RTOL_EXP = -40 }; /* SYM_RTOL = 2^-40 ~ 9e-13 (mirror_equal's 0x1p-40) */
+enum { SYM_RTOL_EXP = -40 }; /* SYM_RTOL = 2^-40 ~ 9e-13 */
 
 /* a_ij and a_ji equal up to assembly rounding; 2^SYM_RTOL_EXP big by a
  * product (exact as ldexp's) but where it would be subnormal */
 static inline int mirror_equal(double a, double b)
 {
     double fa = fabs(a), fb = fabs(b), big = fa > fb ? fa : fb;
-    double tol = big >= 0x1p-960 ? big * 0x1p-40 : ldexp(big, SYM_RTOL_EXP);
+    static const double rtol = 0x1p-40; /* 2^SYM_RTOL_EXP */
+    _Static_assert(SYM_RTOL_EXP == -40, "rtol is 2^SYM_RTOL_EXP");
+    double tol = big >= 0x1p-960 ? big * rtol : ldexp(big, SYM_RTOL_EXP);
     return a == b || fabs(a - b) <= tol;
 }
 
@@ -68,7 +74,8 @@ static int next_lower_any(const ovk__csr *d, int j, int k)
 }
 
 /* Local: d's mirror pairs and lone entries from its pattern alone (the
- * walk of diag_symmetric, values aside): at most nnz ints each. */
+ * walk of diag_symmetric, values aside); OVK_ENOMEM (no detail: the caller
+ * walks with the cursors instead) when there is no room. */
 static int build_mirror(ovk__csr *d, int n)
 {
     int nnz = n > 0 ? d->rowptr[n] : 0;
@@ -76,7 +83,7 @@ static int build_mirror(ovk__csr *d, int n)
     int *pair = malloc(sizeof(int) * ((size_t)nnz + 1)), *lone = malloc(sizeof(int) * ((size_t)nnz + 1));
     if (!cur || !pair || !lone) {
         free(cur), free(pair), free(lone);
-        return ovk__fail(OVK_ENOMEM, "symmetry check: the mirror pairs of %d entries", nnz);
+        return OVK_ENOMEM;
     }
     int np = 0, nl = 0;
     for (int j = 0; j < n; j++) cur[j] = next_lower_any(d, j, d->rowptr[j]);
@@ -96,6 +103,10 @@ static int build_mirror(ovk__csr *d, int n)
     for (int j = 0; j < n; j++) /* lower entries that no upper one met */
         for (; cur[j] < d->rowptr[j + 1]; cur[j] = next_lower_any(d, j, cur[j] + 1)) lone[nl++] = cur[j];
     free(cur);
+    int *fit = realloc(pair, sizeof(int) * (size_t)(np > 0 ? np : 1)); /* the walk's own size */
+    if (fit) pair = fit;
+    fit = realloc(lone, sizeof(int) * (size_t)(nl > 0 ? nl : 1));
+    if (fit) lone = fit;
     d->mirror = pair, d->nmirror = np / 2, d->lone = lone, d->nlone = nl;
     return OVK_OK;
 }
@@ -146,9 +157,11 @@ static int diag_symmetric(const ovk_matrix *A)
     int n = A->lay.nlocal, rc = OVK_OK;
     if (d->upper) return OVK_OK; /* kept one triangle: symmetric bit for bit */
     /* values updated on a kept pattern (a time loop): the pairs once, then
-     * one pass over them each time instead of the cursors' scattered walk */
-    if (A->values_version > 0 && !d->mirror) rc = build_mirror((ovk__csr *)&A->diag, n);
-    if (rc || d->mirror) return rc ? rc : mirror_symmetric(A);
+     * one pass over them each time instead of the cursors' scattered walk;
+     * without room for them, the cursors (the list is a cache: A stays
+     * logically const) */
+    if (A->values_version > 0 && !d->mirror) (void)build_mirror((ovk__csr *)&A->diag, n);
+    if (d->mirror) return mirror_symmetric(A);
     int *cur = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     if (!cur) return ovk__fail(OVK_ENOMEM, "symmetry check: %d rows", n);
     for (int j = 0; j < n; j++) cur[j] = next_lower(d, j, d->rowptr[j]);

@@ -70,10 +70,9 @@ enum { EST_STEPS = 6, EST_STEPS_SINGULAR = 10, HY_GAUSS_ELIM = 9 };
  * each is a bound from below: a warm start can only be nearer the largest
  * eigenvalue than the same steps from the fixed start; the safety factor
  * and the cap at 1 stay as they are.  One step: the iterate carries every
- * earlier refresh's steps, and values that moved by a few percent move
- * the quotient by about as much (on the FE Poisson loop 1 step gave
- * estimates within 2.2 % of 3 steps' and the same iterations), and the
- * cycle stays SPD up to about 1.25 emax (degree 1; 1.3 at degree 2). */
+ * earlier refresh's steps, values within reuse_tol of the full setup's
+ * move the quotient by about as much, and the cycle stays SPD up to about
+ * 1.25 emax (degree 1; 1.3 at degree 2). */
 enum { EST_STEPS_WARM = 1, EST_STEPS_WARM_SINGULAR = 12 };
 /* A singular coarsest level (a declared null space): hypre's Gaussian
  * elimination returns a part that does not scale with the right-hand side

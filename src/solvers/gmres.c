@@ -41,6 +41,7 @@ typedef struct gmres_work {
     ovk__arnoldi ls;
     int m, flexible, refine, basis;
     int fell_back_at;                   /* the last solve's iteration of the fallback, or -1 */
+    int no_room;                        /* the fallback's vectors could not be had (on some rank) */
 } gmres_work;
 
 /* ---- the least-squares problem ------------------------------------------ */
@@ -521,16 +522,20 @@ static int lost_to_rounding(const ovk__gmres_cycle *cy, double rr_start, double 
 }
 
 /* the rest of the solve on a double basis: V[2..M] allocated once (kept
- * for later solves), agreed on every rank */
+ * for later solves), agreed on every rank; without room for them on some
+ * rank the solve goes on with the float basis (each cycle still ends on
+ * the true residual), and does not ask again */
 static int to_double_basis(ovk__ctx *c, gmres_work *w, ovk__gmres_cycle *cy)
 {
     size_t stride = ovk__vec_stride(c->n), count = w->m > 1 ? (size_t)w->m - 1 : 1;
-    int rc = OVK_OK;
     if (!w->fallback) w->fallback = calloc(stride * count, sizeof(double));
-    if (!w->fallback)
-        rc = ovk__fail(OVK_ENOMEM, "the double basis gmres:basis=single falls back to (%d vectors of %d rows)",
-                       w->m - 1, c->n);
-    rc = ovk__agree(c->comm, rc);
+    int rc = ovk__agree(c->comm, w->fallback ? OVK_OK : OVK_ENOMEM);
+    if (rc == OVK_ENOMEM) {
+        free(w->fallback);
+        w->fallback = NULL;
+        w->no_room = 1;
+        return OVK_OK;
+    }
     if (rc) return rc;
     for (int i = 2; i <= w->m; i++) w->V[i] = w->fallback + stride * (size_t)(i - 2);
     cy->F = NULL;
@@ -552,7 +557,7 @@ static int run(ovk__ctx *c, gmres_work *w, double bb, int iter, double rr)
     while (!rc && !stop) {
         double rr_start = rr;
         rc = ovk__gmres_cycle_run(c, &cy, w->m, bb, &rr, NULL, &stop);
-        if (!rc && !stop && lost_to_rounding(&cy, rr_start, rr)) rc = to_double_basis(c, w, &cy);
+        if (!rc && !stop && !w->no_room && lost_to_rounding(&cy, rr_start, rr)) rc = to_double_basis(c, w, &cy);
     }
     return rc;
 }
@@ -692,6 +697,9 @@ static void view(const void *work, FILE *f)
     if (w->fell_back_at >= 0)
         fprintf(f, "  the last solve went on with a double basis from iteration %d: a cycle on the float one gained "
                    "less than half the digits of its estimate\n", w->fell_back_at);
+    if (w->no_room)
+        fprintf(f, "  a cycle on the float basis gained less than half the digits of its estimate, and the double "
+                   "basis had no room: the float one goes on\n");
 }
 
 #define REFINE_OPTIONS                                                                                       \
