@@ -9,7 +9,16 @@
  * redoes all of it, or with reuse=K (cycle=ovk) keeps hypre's coarse grids
  * and interpolations P_l for up to K updates: with reuse_coarse=keep (the
  * default) only level 0's smoother takes the new values (our cycle reads the
- * solver's matrix itself) and the coarse levels stay; with galerkin the new
+ * solver's matrix itself) and the coarse levels stay, and with
+ * reuse_scale=diag (keep's default) level 0's transfers become those of
+ * S^-1 P_0 with s_i = sqrt(a_ii / a0_ii) against the full setup's a0_ii.
+ * Classical AMG is covariant under a symmetric diagonal scaling: a setup
+ * on S A_0 S gives P' = S^-1 P S_C and coarse operators S_C A_c S_C, whose
+ * coarse correction P' (P'^T A P')^-1 P'^T = S^-1 P A_c^-1 P^T S^-1 is the
+ * kept hierarchy's with that scaling; for a general change S takes its
+ * diagonal part (a coefficient smooth in space looks locally like such a
+ * scaling), and the drift below is then measured on S^-1 A S^-1, so that
+ * a pure scaling never forces a full setup.  With galerkin the new
  * values go into hypre's copy, A_{l+1} = P_l^T A_l P_l again (hypre's
  * Galerkin product), the coarsest level's dense copy is made again, and our
  * levels take the new values on their kept storage with new smoother bounds
@@ -96,6 +105,8 @@ enum { RC_GALERKIN, RC_KEEP };
  * setup on the kept interpolation several times shorter
  * (docs/performance.md, section 11) */
 enum { REUSE_COARSE_DEFAULT = RC_KEEP };
+static const char *const reuse_scale_names[] = {"none", "diag", NULL};
+enum { RS_NONE, RS_DIAG };
 enum { PREC_DOUBLE, PREC_SINGLE };
 /* the coarse levels' values in float by default (the same iterations, a faster
  * solve: docs/performance.md, section 11), but for a singular A (a declared
@@ -114,6 +125,7 @@ typedef struct amg_opts {
     long rbm_level; /* the first level whose interpolation takes the modes */
     long reuse;       /* value updates served by the kept interpolation before a full setup (0: none) */
     int reuse_coarse; /* what such an update does to the coarse operators (RC_*) */
+    int reuse_scale;  /* keep: level 0's transfers scaled by the diagonal's change (RS_*) */
     double reuse_tol; /* the values' drift since the full setup that forces one */
 } amg_opts;
 
@@ -132,6 +144,9 @@ typedef struct amg {
     const ovk_matrix *src; /* the matrix of the hierarchy */
     double *vals0;         /* A's diag then offd values (as stored) at the last full setup */
     double *row_sums;      /* [2 n]: the drift's per-row sums */
+    double *diag0;         /* reuse_scale=diag: a_ii at the last full setup */
+    double *sinv;          /* and sqrt(a0_ii / a_ii) of the last update */
+    double sinv_lo, sinv_hi; /* its range over the ranks (1, 1: none) */
     int updates;           /* value updates served by the kept P since then */
     double drift;          /* the last update's max row drift from vals0 */
     long full_setups, reuses;
@@ -165,6 +180,7 @@ static int read_options(ovk__opts *opts, amg_opts *o)
         OVK__OPT_INT("print", 0, 3, &o->print),
         OVK__OPT_INT("reuse", 0, 1000000, &o->reuse),
         OVK__OPT_CHOICE("reuse_coarse", reuse_coarse_names, &o->reuse_coarse),
+        OVK__OPT_CHOICE("reuse_scale", reuse_scale_names, &o->reuse_scale),
         OVK__OPT_DOUBLE("reuse_tol", 0.0, 1e6, &o->reuse_tol),
         OVK__OPT_INT("rbm_level", 0, 40, &o->rbm_level),
     };
@@ -190,6 +206,10 @@ static int read_options(ovk__opts *opts, amg_opts *o)
     if (o->reuse > 0 && o->cycle != CYCLE_OVK)
         return ovk__fail(OVK_EOPTION, "amg: reuse=%ld keeps the hierarchy for our cycle (cycle=ovk), not cycle=hypre",
                          o->reuse);
+    if (o->reuse_scale == RS_DIAG && o->reuse_coarse == RC_GALERKIN)
+        return ovk__fail(OVK_EOPTION, "amg: reuse_scale=diag scales the kept coarse levels' transfers "
+                                      "(reuse_coarse=keep); galerkin forms the coarse levels of the new values");
+    if (o->reuse_scale < 0) o->reuse_scale = o->reuse_coarse == RC_KEEP ? RS_DIAG : RS_NONE;
     if (o->nodal > 0 && o->bs == 1)
         return ovk__fail(OVK_EOPTION, "amg: nodal=%ld needs a block size bs > 1", o->nodal);
     return OVK_OK;
@@ -205,7 +225,7 @@ static int amg_create(ovk__opts *opts, void **state)
                       .degree = -1, .ratio = 4.0,
                       .pmax = 4, .sweeps = 1, .max_levels = 25, .agg_levels = -1, .coarse_size = 9, .bs = 1, .nodal = -1,
                       .rbm = 1, .qmax = 4, .rbm_level = RBM_LEVEL_DEFAULT,
-                      .reuse = -1, .reuse_tol = 0.3, .reuse_coarse = REUSE_COARSE_DEFAULT};
+                      .reuse = -1, .reuse_tol = 0.3, .reuse_coarse = REUSE_COARSE_DEFAULT, .reuse_scale = -1};
     return read_options(opts, &m->o);
 }
 
@@ -247,7 +267,7 @@ static void amg_destroy(void *state)
 {
     amg *m = state;
     release(m);
-    free(m->vals0), free(m->row_sums);
+    free(m->vals0), free(m->row_sums), free(m->diag0), free(m->sinv);
     if (m->comm != MPI_COMM_NULL) MPI_Comm_free(&m->comm);
     free(m);
 }
@@ -598,41 +618,51 @@ static int offd_count(hypre_ParCSRMatrix *P)
 static size_t block_values(const ovk__csr *b, int n) { return n > 0 ? (size_t)b->rowptr[n] : 0; }
 
 /* Local: A's values at the full setup (its blocks as stored), against
- * which updates drift, and room for the drift's row sums. */
+ * which updates drift, and room for the drift's row sums; with
+ * reuse_scale=diag its diagonal and room for the scaling. */
 static int keep_values(amg *m, const ovk_matrix *A)
 {
-    size_t nd = block_values(&A->diag, m->n), no = block_values(&A->offd, m->n);
-    free(m->vals0), free(m->row_sums);
+    size_t nd = block_values(&A->diag, m->n), no = block_values(&A->offd, m->n), n = (size_t)m->n;
+    int scale = m->o.reuse_scale == RS_DIAG;
+    free(m->vals0), free(m->row_sums), free(m->diag0), free(m->sinv);
+    m->diag0 = m->sinv = NULL;
     m->vals0 = malloc(sizeof(double) * (nd + no + 1));
-    m->row_sums = malloc(sizeof(double) * (2 * (size_t)m->n + 1));
-    if (!m->vals0 || !m->row_sums) return ovk__fail(OVK_ENOMEM, "amg: a copy of %zu values (reuse)", nd + no);
+    m->row_sums = malloc(sizeof(double) * (2 * n + 1));
+    if (scale) m->diag0 = malloc(sizeof(double) * (n + 1)), m->sinv = malloc(sizeof(double) * (n + 1));
+    if (!m->vals0 || !m->row_sums || (scale && (!m->diag0 || !m->sinv)))
+        return ovk__fail(OVK_ENOMEM, "amg: a copy of %zu values (reuse)", nd + no);
     if (nd) memcpy(m->vals0, A->diag.val, sizeof(double) * nd);
     if (no) memcpy(m->vals0 + nd, A->offd.val, sizeof(double) * no);
+    if (scale && n) memcpy(m->diag0, A->diagonal, sizeof(double) * n);
     return OVK_OK;
 }
 
-/* change_i += sum_j |a_ij - a0_ij|, size_i += sum_j |a0_ij| over block b's
- * stored entries (a block that keeps one triangle: row j's a_ji too) */
-static void block_change(const ovk__csr *b, int n, const double *a0, double *change, double *size)
+/* change_i += sum_j |a_ij w_i w_j - a0_ij|, size_i += sum_j |a0_ij| over
+ * block b's stored entries (a block that keeps one triangle: row j's a_ji
+ * too); w: the rows' factors (NULL: 1), wc the columns' (b's column ids) */
+static void block_change(const ovk__csr *b, int n, const double *a0, const double *w, const double *wc,
+                         double *change, double *size)
 {
     for (int i = 0; i < n; i++)
         for (int k = b->rowptr[i]; k < b->rowptr[i + 1]; k++) {
-            double dv = fabs(b->val[k] - a0[k]), v0 = fabs(a0[k]);
+            int c = ovk__csr_col(b, i, k), j = b->upper ? c : i;
+            double a = w ? b->val[k] * w[i] * wc[c] : b->val[k];
+            double dv = fabs(a - a0[k]), v0 = fabs(a0[k]);
             change[i] += dv, size[i] += v0;
-            int j = b->upper ? ovk__csr_col(b, i, k) : i;
             if (j != i) change[j] += dv, size[j] += v0;
         }
 }
 
 /* Local: the largest relative change of a row of A since the full setup,
- * ||a_i - a0_i||_1 / ||a0_i||_1 (infinite for a NaN) */
-static double row_drift(const amg *m, const ovk_matrix *A)
+ * ||a_i - a0_i||_1 / ||a0_i||_1 (infinite for a NaN), of S^-1 A S^-1 with
+ * sinv = S^-1 given (ext: its values at A's offd columns) */
+static double row_drift(const amg *m, const ovk_matrix *A, const double *sinv, const double *ext)
 {
     int n = m->n;
     double *change = m->row_sums, *size = m->row_sums + n, worst = 0.0;
     for (int i = 0; i < 2 * n; i++) m->row_sums[i] = 0.0;
-    block_change(&A->diag, n, m->vals0, change, size);
-    block_change(&A->offd, n, m->vals0 + block_values(&A->diag, n), change, size);
+    block_change(&A->diag, n, m->vals0, sinv, sinv, change, size);
+    block_change(&A->offd, n, m->vals0 + block_values(&A->diag, n), sinv, ext, change, size);
     for (int i = 0; i < n; i++) {
         double r = size[i] > 0.0 ? change[i] / size[i] : change[i] > 0.0 ? INFINITY : 0.0;
         if (!(r <= worst)) worst = r == r ? r : INFINITY;
@@ -673,6 +703,24 @@ static int galerkin_again(amg *m)
     return hy(hypre_GaussElimSetup(d, nlev - 1, HY_GAUSS_ELIM), "hypre_GaussElimSetup");
 }
 
+/* Collective: m->sinv = sqrt(a0_ii / a_ii) (the inverse of S in A = S A_0 S,
+ * A_0 the full setup's values, were A such a scaling of it), its values at
+ * A's offd columns in A's halo (A->halo.ext); lim[0] = -min, lim[1] = max
+ * over the rank's rows (infinite for a factor that is not finite and
+ * positive). */
+static int diag_scaling(amg *m, const ovk_matrix *A, double *lim)
+{
+    for (int i = 0; i < m->n; i++) {
+        double w = sqrt(m->diag0[i] / A->diagonal[i]);
+        m->sinv[i] = w;
+        if (!(w > 0.0) || isinf(w)) lim[0] = lim[1] = INFINITY; /* a full setup */
+        if (-w > lim[0]) lim[0] = -w;
+        if (w > lim[1]) lim[1] = w;
+    }
+    int rc = ovk__halo_begin(A, m->sinv);
+    return rc ? rc : ovk__halo_end(A);
+}
+
 /* Collective: the new values on the kept hierarchy (*kept = 1): with
  * reuse_coarse=galerkin in hypre's copy of A, the Galerkin products and our
  * levels; with keep in level 0's smoother only (the coarse levels stay
@@ -682,23 +730,33 @@ static int update_setup(amg *m, const ovk__pc_env *env, int *kept)
 {
     *kept = 0;
     double t0 = MPI_Wtime();
-    m->drift = row_drift(m, env->A);
-    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &m->drift, 1, MPI_DOUBLE, MPI_MAX, m->comm), "MPI_Allreduce (amg drift)");
-    if (rc || !(m->drift <= m->o.reuse_tol)) return rc;
     /* keep forms the products all the same for a singular A (a declared
      * null space): stale coarse levels no longer carry A's null space
      * exactly, which CG on a singular A needs */
     int galerkin = m->o.reuse_coarse == RC_GALERKIN || m->singular;
+    const double *sinv = galerkin ? NULL : m->sinv; /* NULL: no scaling */
+    double lim[3] = {0.0, -INFINITY, -INFINITY}; /* the drift, -min and max of sinv */
+    int rc = sinv ? diag_scaling(m, env->A, lim + 1) : OVK_OK;
+    if (rc) return rc;
+    lim[0] = row_drift(m, env->A, sinv, sinv ? env->A->halo.ext : NULL);
+    rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, lim, 3, MPI_DOUBLE, MPI_MAX, m->comm), "MPI_Allreduce (amg drift)");
+    if (sinv && !(isfinite(lim[1]) && isfinite(lim[2]))) lim[0] = INFINITY; /* a factor not finite and positive */
+    m->drift = lim[0];
+    m->sinv_lo = sinv ? -lim[1] : 1.0, m->sinv_hi = sinv ? lim[2] : 1.0;
+    if (rc || !(m->drift <= m->o.reuse_tol)) return rc;
     if (galerkin) rc = ovk__agree(m->comm, fill_blocks(env->A, (hypre_ParCSRMatrix *)m->A));
     if (rc) return rc;
     double t1 = MPI_Wtime();
     if (galerkin) {
+        rc = ovk__amg_cycle_scale(m->cycle, m->comm, NULL); /* the products on P_0 as set up */
+        if (rc) return rc;
         scale_blocks(m); /* by the full setup's 2^-scale_exp: the hierarchy's scale */
         rc = ovk__agree(m->comm, galerkin_again(m));
         if (rc) return rc;
     }
     m->t_copy = t1 - t0, m->t_hypre = MPI_Wtime() - t1;
     rc = cycle_refresh(m, env->A, galerkin);
+    if (!rc && !galerkin) rc = ovk__amg_cycle_scale(m->cycle, m->comm, sinv);
     if (rc) return rc;
     m->updates++, m->reuses++;
     *kept = 1;
@@ -728,13 +786,15 @@ static void amg_view(void *state, FILE *f)
             m->nlev ? nnz / m->nnz[0] : 0.0, m->nlev ? rows / m->rows[0] : 0.0);
     for (int l = 0; l < m->nlev; l++) fprintf(f, " %.0f (%.0f)", m->rows[l], m->nnz[l]);
     fprintf(f, "\n  amg: last setup %s: copy of A %.3f s, hypre %.3f s, our levels %.3f s; %ld full setups, "
-               "%ld on the kept interpolation (reuse=%ld, reuse_coarse=%s, reuse_tol=%g, last drift %.3g); coarse levels "
-               "in %s precision; rigid-body modes: %d",
+               "%ld on the kept interpolation (reuse=%ld, reuse_coarse=%s, reuse_scale=%s, reuse_tol=%g, last drift "
+               "%.3g); coarse levels in %s precision; rigid-body modes: %d",
             m->updates ? "on the kept interpolation" : "full", m->t_copy, m->t_hypre, m->t_cycle, m->full_setups,
-            m->reuses, m->o.reuse, reuse_coarse_names[m->o.reuse_coarse], m->o.reuse_tol, m->drift,
-            precision_names[m->precision], m->nmodes);
+            m->reuses, m->o.reuse, reuse_coarse_names[m->o.reuse_coarse], reuse_scale_names[m->o.reuse_scale],
+            m->o.reuse_tol, m->drift, precision_names[m->precision], m->nmodes);
     if (m->nmodes) fprintf(f, " rotations from level %ld on", m->o.rbm_level);
     if (m->relaid) fprintf(f, "; %ld with a coarse pattern moved (our levels made anew)", m->relaid);
+    if (m->updates && (m->sinv_lo != 1.0 || m->sinv_hi != 1.0))
+        fprintf(f, "; level 0's transfers scaled by sqrt(a0_ii / a_ii) in [%.4g, %.4g]", m->sinv_lo, m->sinv_hi);
     fprintf(f, "\n");
 }
 
@@ -755,6 +815,7 @@ static int full_setup(amg *m, const ovk__pc_env *env)
     if (rc) return rc;
     if (m->o.reuse > 0 && m->cycle) rc = ovk__agree(m->comm, keep_values(m, env->A));
     m->src = env->A, m->updates = 0, m->full_setups++;
+    m->sinv_lo = m->sinv_hi = 1.0; /* a new P_0, not scaled */
     return rc;
 }
 
@@ -824,8 +885,11 @@ const ovk__pc_type ovk__pc_amg = {
                "unknowns per node); nodal=0..6 (4 when bs>1); rbm=0|1 (1: rigid-body modes from the "
                "solver's coordinates); rbm_level=N (2, the first level whose interpolation takes them; 0: all); "
                "qmax=N (4); reuse=K (20 with cycle=ovk, value updates served by the kept interpolation; 0: none); reuse_tol=T "
-               "(0.3, a row's relative change that forces a full setup); reuse_coarse=keep|galerkin (keep: the full setup's "
-               "coarse levels, level 0's smoother refreshed; galerkin: P^T A P again); print=0..3 (hypre's print level)",
+               "(0.3, a row's relative change that forces a full setup, with reuse_scale=diag that of S^-1 A S^-1); "
+               "reuse_coarse=keep|galerkin (keep: the full setup's "
+               "coarse levels, level 0's smoother refreshed; galerkin: P^T A P again); reuse_scale=diag|none (diag with "
+               "keep: level 0's transfers those of S^-1 P_0, s_i = sqrt(a_ii / a_ii of the full setup), exact for a "
+               "diagonal scaling A = S A_0 S); print=0..3 (hypre's print level)",
     .needs_matrix = 1,
     .create = amg_create, .setup = amg_setup, .destroy = amg_destroy, .view = amg_view,
     .apply = amg_apply, .apply_many = amg_apply_many,

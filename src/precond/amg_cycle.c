@@ -42,6 +42,12 @@
  * transfers and its coarsest solve system by system; each system's
  * operations are those of its single cycle, so its z is bitwise apply's.
  *
+ * With amg's scaled reuse (ovk__amg_cycle_scale) level 0's transfers are
+ * those of S^-1 P_0 (S diagonal): the restriction P_0^T S^-1 res, the
+ * interpolation x += S^-1 P_0 x_1, as weights of P_0 scaled by row once a
+ * value update (the float copy's, or hypre's P_0 from a copy of its values
+ * as set up), so that the cycle does no more work for them.
+ *
  * A refresh (amg.c's reuse: new A_l on the kept P_l, or with coarse = 0
  * level 0's new values only) keeps each level's
  * storage and halo plan and takes only the new values (the matrix layer's
@@ -92,6 +98,7 @@ typedef struct level {
     hypre_ParVector *vres; /* hypre vector over res (P^T res) */
     hypre_ParCSRMatrix *P; /* hypre's P_l (not for the coarsest level) */
     ovk__amg_transfer *tr; /* single: our float copy of P_l, else NULL (hypre's products) */
+    double *p0;            /* level 0 without tr, once scaled: hypre's P_0 values (diag, offd) as set up */
     double emax, emin;
 } level;
 
@@ -103,6 +110,7 @@ struct ovk__amg_cycle {
     double ratio;
     int single; /* the levels l >= 1 hold float values */
     int scale_exp; /* the levels l >= 1 are of 2^-scale_exp A's hierarchy */
+    int scaled;    /* level 0's transfers are those of diag(w) P_0 (ovk__amg_cycle_scale) */
     int coarse_sweeps; /* a singular A: l1-Jacobi sweeps on the coarsest level, not hypre's solve */
     /* apply_many's room for kcap systems: each level's vectors in `many`,
      * their pointers in `rows`, each level's multi-vector product scratch */
@@ -600,7 +608,7 @@ void ovk__amg_cycle_free(ovk__amg_cycle *c)
     for (int l = 0; l < c->nlev; l++) {
         level *L = &c->lev[l];
         if (L->owns_A) ovk_matrix_destroy(L->A);
-        free(L->dinv), free(L->res), free(L->d), free(L->t), free(L->dom);
+        free(L->dinv), free(L->res), free(L->d), free(L->t), free(L->dom), free(L->p0);
         ovk__amg_transfer_free(L->tr);
         if (L->vres) hypre_ParVectorDestroy(L->vres); /* its data is ours (not owned) */
     }
@@ -718,6 +726,54 @@ int ovk__amg_cycle_refresh(ovk__amg_cycle *c, MPI_Comm comm, int coarse)
         if (rc) return rc;
     }
     return OVK_OK;
+}
+
+/* the entries of hypre's P's diag and offd blocks on this rank */
+static void p_counts(hypre_ParCSRMatrix *P, int *nd, int *no)
+{
+    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(P), *O = hypre_ParCSRMatrixOffd(P);
+    int n = hypre_CSRMatrixNumRows(D);
+    *nd = n > 0 ? hypre_CSRMatrixI(D)[n] : 0;
+    *no = n > 0 && hypre_CSRMatrixNumCols(O) > 0 ? hypre_CSRMatrixI(O)[n] : 0;
+}
+
+/* Local: hypre's P_0 made diag(w) P_0 from its values as set up (kept in
+ * L->p0 at the first call; w NULL: those values again).  nd, no: its
+ * entries. */
+static int scale_hypre_p(level *L, const double *w, int nd, int no)
+{
+    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(L->P), *O = hypre_ParCSRMatrixOffd(L->P);
+    double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
+    const int *di = hypre_CSRMatrixI(D), *oi = hypre_CSRMatrixI(O);
+    if (!L->p0) {
+        L->p0 = malloc(sizeof(double) * ((size_t)nd + (size_t)no + 1));
+        if (!L->p0) return ovk__fail(OVK_ENOMEM, "amg: a copy of P_0 (%d entries)", nd + no);
+        if (nd) memcpy(L->p0, dv, sizeof(double) * (size_t)nd);
+        if (no) memcpy(L->p0 + nd, ov, sizeof(double) * (size_t)no);
+    }
+    for (int i = 0; i < L->n; i++) {
+        double wi = w ? w[i] : 1.0;
+        for (int k = di[i]; k < di[i + 1]; k++) dv[k] = wi * L->p0[k];
+        if (no) /* else the offd block has no entries */
+            for (int k = oi[i]; k < oi[i + 1]; k++) ov[k] = wi * L->p0[nd + k];
+    }
+    return OVK_OK;
+}
+
+int ovk__amg_cycle_scale(ovk__amg_cycle *c, MPI_Comm comm, const double *w)
+{
+    level *L = &c->lev[0];
+    if ((!w && !c->scaled) || c->nlev < 2) return OVK_OK;
+    int rc = OVK_OK;
+    if (L->tr) {
+        ovk__amg_transfer_scale(L->tr, L->P, w); /* hypre's P_0 stays as set up */
+    } else {
+        int nd, no;
+        p_counts(L->P, &nd, &no);
+        rc = ovk__agree(comm, scale_hypre_p(L, w, nd, no));
+    }
+    if (!rc) c->scaled = w != NULL;
+    return rc;
 }
 
 /* ---- the cycle ------------------------------------------------------------ */

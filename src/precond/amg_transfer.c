@@ -10,7 +10,8 @@
  * The restriction of the float copy is the exact transpose of its
  * interpolation, so that the cycle stays symmetric: only the Galerkin
  * product (hypre's, of the double P) differs from P^T A P by the rounding
- * of the weights. */
+ * of the weights.  The weights may be those of diag(w) P (amg's scaled
+ * reuse: ovk__amg_transfer_scale), both copies alike. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@ struct ovk__amg_transfer {
     float *val;
     int *tptr, *tcol;              /* the same block transposed: by coarse rows, fine columns */
     float *tval;
+    int *tpos;                     /* entry k of the diag block is entry tpos[k] of the transpose */
     int *optr, *ocol;              /* P's offd block: columns into ext */
     float *oval;
     hypre_ParCSRCommPkg *pkg;      /* P's (hypre's) */
@@ -33,7 +35,7 @@ struct ovk__amg_transfer {
 void ovk__amg_transfer_free(ovk__amg_transfer *t)
 {
     if (!t) return;
-    free(t->ptr), free(t->col), free(t->val), free(t->tptr), free(t->tcol), free(t->tval);
+    free(t->ptr), free(t->col), free(t->val), free(t->tptr), free(t->tcol), free(t->tval), free(t->tpos);
     free(t->optr), free(t->ocol), free(t->oval);
     free(t->kbuf), free(t->kext), free(t->kch);
     free(t);
@@ -57,14 +59,16 @@ static int copy_block(hypre_CSRMatrix *B, int n, int **ptr, int **col, float **v
     return OVK_OK;
 }
 
-/* t's transpose of the diag block (nc rows) by a counting sort */
+/* t's transpose of the diag block (nc rows) by a counting sort: its
+ * pattern, and tpos, each entry's place in it */
 static int transpose_block(ovk__amg_transfer *t)
 {
     int nnz = t->ptr[t->nf];
     t->tptr = calloc((size_t)t->nc + 1, sizeof(int));
     t->tcol = malloc(sizeof(int) * ((size_t)nnz + 1));
     t->tval = malloc(sizeof(float) * ((size_t)nnz + 1));
-    if (!t->tptr || !t->tcol || !t->tval) return ovk__fail(OVK_ENOMEM, "amg: P^T (%d entries)", nnz);
+    t->tpos = malloc(sizeof(int) * ((size_t)nnz + 1));
+    if (!t->tptr || !t->tcol || !t->tval || !t->tpos) return ovk__fail(OVK_ENOMEM, "amg: P^T (%d entries)", nnz);
     for (int k = 0; k < nnz; k++) t->tptr[t->col[k] + 1]++;
     for (int j = 0; j < t->nc; j++) t->tptr[j + 1] += t->tptr[j];
     for (int i = 0; i < t->nf; i++)
@@ -72,10 +76,23 @@ static int transpose_block(ovk__amg_transfer *t)
             int at = t->tptr[t->col[k]]++;
             t->tcol[at] = i;
             t->tval[at] = t->val[k];
+            t->tpos[k] = at;
         }
     for (int j = t->nc; j > 0; j--) t->tptr[j] = t->tptr[j - 1]; /* back to the row starts */
     t->tptr[0] = 0;
     return OVK_OK;
+}
+
+void ovk__amg_transfer_scale(ovk__amg_transfer *t, hypre_ParCSRMatrix *P, const double *w)
+{
+    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(P), *O = hypre_ParCSRMatrixOffd(P);
+    const double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
+    for (int i = 0; i < t->nf; i++) {
+        double wi = w ? w[i] : 1.0; /* row i of diag(w) P: the same rounding as the copy's when w = 1 */
+        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) t->val[k] = t->tval[t->tpos[k]] = (float)(wi * dv[k]);
+        if (t->nx > 0) /* else optr has no rows */
+            for (int k = t->optr[i]; k < t->optr[i + 1]; k++) t->oval[k] = (float)(wi * ov[k]);
+    }
 }
 
 /* the entries of the send map: the coarse rows other ranks need */

@@ -174,6 +174,13 @@ void ovk__amg_cycle_set_scale(ovk__amg_cycle *c, int e);
  * built on (free the cycle and set it up again); on any error the cycle is
  * partly refreshed and must be freed. */
 int ovk__amg_cycle_refresh(ovk__amg_cycle *c, MPI_Comm comm, int coarse);
+/* Collective: level 0's transfers those of diag(w) P_0 (w: a positive
+ * factor for each of the rank's rows; NULL: P_0's own, as a setup leaves
+ * them): the restriction P_0^T diag(w), the interpolation diag(w) P_0.
+ * For A = S A_0 S (S diagonal) the hierarchy set up on A_0 with w = S^-1
+ * gives a fresh setup's coarse correction on A.  OVK_ENOMEM on every rank
+ * (nothing changed) without room for a copy of P_0's values. */
+int ovk__amg_cycle_scale(ovk__amg_cycle *c, MPI_Comm comm, const double *w);
 void ovk__amg_cycle_free(ovk__amg_cycle *c);
 
 #endif
