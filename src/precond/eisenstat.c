@@ -1,0 +1,366 @@
+/* Block SSOR for any matrix, with Eisenstat's trick (Eisenstat, SISC 2,
+ * 1981; PETSc's PCEISENSTAT).  With the rank's diagonal block
+ * A_d = L + D + U (A = A_d + A_o, A_o the off-rank columns) and E = D / w:
+ *
+ *   M = Lt Ut,   Lt = (E + L) E^-1,   Ut = E + U,   C = M^-1
+ *
+ * (w = 1: symmetric Gauss-Seidel; for 0 < w < 2 the SSOR preconditioner
+ * without its factor w (2 - w), which no Krylov iterate sees).  apply is
+ * C, two sweeps with no communication, for every solver.
+ *
+ * The split form (precond.h) lets a solver iterate on
+ * A^ = Lt^-1 A Ut^-1.  Since A_d = (E + L) + (E + U) + (D - 2E) and
+ * Lt^-1 (E + L) = E, for t = Ut^-1 v:
+ *
+ *   A^ v = E (t + s),   s = (E + L)^-1 (v + (D - 2E) t + A_o t)
+ *
+ * one backward sweep for t, the halo of t, one forward sweep with the
+ * off-rank rows folded in: the triangles and A_o read once each, where
+ * C then A would read the triangles and all of A.
+ *
+ * The sweeps stream each triangle apart (as ilu0), its columns as 16-bit
+ * offsets from the row where all fit, and with precision=single its
+ * values rounded to float (a fixed operator close to C; the sums in
+ * double). */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "precond.h"
+
+/* A strict triangle of the block as CSR: columns in col or as off
+ * (j - i), values in val or valf (one of each pair kept). */
+typedef struct etri {
+    int *ptr, *col;
+    int16_t *off;
+    double *val;
+    float *valf;
+} etri;
+
+static const char *const precision_names[] = {"double", "single", NULL};
+enum { PREC_DOUBLE, PREC_SINGLE };
+
+typedef struct eis {
+    double omega;
+    int precision;
+    int n;
+    etri lo, up;   /* strict lower and strict upper triangles of A_d */
+    double *d;     /* a_ii */
+    double *einv;  /* w / a_ii */
+    double *s;     /* the forward sweep's values (split_in, split_op) */
+} eis;
+
+static void tri_free(etri *t)
+{
+    free(t->ptr);
+    free(t->col);
+    free(t->off);
+    free(t->val);
+    free(t->valf);
+    memset(t, 0, sizeof *t);
+}
+
+static void eis_free(eis *e)
+{
+    tri_free(&e->lo);
+    tri_free(&e->up);
+    free(e->d);
+    free(e->einv);
+    free(e->s);
+    e->d = e->einv = e->s = NULL;
+}
+
+static int eis_create(ovk__opts *opts, void **state)
+{
+    int precision = PREC_DOUBLE;
+    double omega = 1.0;
+    const ovk__opt_entry t[] = {OVK__OPT_DOUBLE("omega", 1e-3, 2.0 - 1e-3, &omega),
+                                OVK__OPT_CHOICE("precision", precision_names, &precision)};
+    int rc = ovk__opts_read(opts, "eisenstat", t, 2);
+    if (!rc) rc = ovk__pc_zeroed_state(sizeof(eis), "eisenstat", state);
+    if (rc) return rc;
+    eis *e = *state;
+    e->omega = omega;
+    e->precision = precision;
+    return OVK_OK;
+}
+
+static void eis_destroy(void *state)
+{
+    eis_free(state);
+    free(state);
+}
+
+/* t = the strict lower (upper = 0) or upper triangle of the block's CSR
+ * (ptr, col, val), each row's entries in their order */
+static int split_tri(int n, const int *ptr, const int *col, const double *val, int upper, etri *t)
+{
+    t->ptr = malloc(sizeof(int) * ((size_t)n + 1));
+    if (!t->ptr) return ovk__fail(OVK_ENOMEM, "eisenstat: %d rows", n);
+    t->ptr[0] = 0;
+    for (int i = 0; i < n; i++) {
+        int c = 0;
+        for (int k = ptr[i]; k < ptr[i + 1]; k++) c += upper ? col[k] > i : col[k] < i;
+        t->ptr[i + 1] = t->ptr[i] + c;
+    }
+    size_t nnz = (size_t)t->ptr[n];
+    t->col = malloc(sizeof(int) * (nnz > 0 ? nnz : 1));
+    t->val = malloc(sizeof(double) * (nnz > 0 ? nnz : 1));
+    if (!t->col || !t->val) return ovk__fail(OVK_ENOMEM, "eisenstat: %zu entries", nnz);
+    for (int i = 0, m = 0; i < n; i++)
+        for (int k = ptr[i]; k < ptr[i + 1]; k++)
+            if (upper ? col[k] > i : col[k] < i) {
+                t->col[m] = col[k];
+                t->val[m++] = val[k];
+            }
+    return OVK_OK;
+}
+
+/* 1 when every column of t is within 16 bits of its row */
+static int offsets_fit(const etri *t, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++)
+            if (t->col[k] - i < INT16_MIN || t->col[k] - i > INT16_MAX) return 0;
+    return 1;
+}
+
+/* OVK_EPRECOND naming the first value of t beyond float's range */
+static int float_fits(const etri *t, int n, const ovk_matrix *A)
+{
+    for (int i = 0; i < n; i++)
+        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++)
+            if (!(fabs(t->val[k]) <= FLT_MAX))
+                return ovk__fail(OVK_EPRECOND,
+                                 "eisenstat:precision=single: value %g at row %lld is beyond float's range; "
+                                 "use precision=double",
+                                 t->val[k], ovk__row_id(&A->lay, i));
+    return OVK_OK;
+}
+
+/* t's columns as 16-bit offsets (off), its values as float (single) */
+static int compact_tri(etri *t, int n, int off, int single)
+{
+    size_t nnz = (size_t)t->ptr[n];
+    if (off) {
+        t->off = malloc(sizeof(int16_t) * (nnz > 0 ? nnz : 1));
+        if (!t->off) return ovk__fail(OVK_ENOMEM, "eisenstat: offsets of %zu entries", nnz);
+        for (int i = 0; i < n; i++)
+            for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) t->off[k] = (int16_t)(t->col[k] - i);
+        free(t->col);
+        t->col = NULL;
+    }
+    if (!single) return OVK_OK;
+    t->valf = malloc(sizeof(float) * (nnz > 0 ? nnz : 1));
+    if (!t->valf) return ovk__fail(OVK_ENOMEM, "eisenstat: float values of %zu entries", nnz);
+    for (size_t k = 0; k < nnz; k++) t->valf[k] = (float)t->val[k];
+    free(t->val);
+    t->val = NULL;
+    return OVK_OK;
+}
+
+static int eis_setup(void *state, const ovk__pc_env *env)
+{
+    eis *e = state;
+    const ovk_matrix *A = env->A;
+    int rc = ovk__pc_diag_check_sign(A, "eisenstat", env->nonsymmetric);
+    if (rc) return rc;
+    eis_free(e);
+    int n = e->n = A->lay.nlocal;
+    int *ptr = malloc(sizeof(int) * ((size_t)n + 1)), *col = NULL;
+    double *val = NULL;
+    if (!ptr) return ovk__fail(OVK_ENOMEM, "eisenstat: %d rows", n);
+    rc = ovk__matrix_diag_ptr(A, ptr);
+    if (!rc) {
+        size_t nnz = (size_t)ptr[n];
+        col = malloc(sizeof(int) * (nnz > 0 ? nnz : 1));
+        val = malloc(sizeof(double) * (nnz > 0 ? nnz : 1));
+        if (!col || !val) rc = ovk__fail(OVK_ENOMEM, "eisenstat: %zu entries", nnz);
+    }
+    if (!rc) rc = ovk__matrix_diag_fill(A, ptr, col, val);
+    if (!rc) rc = split_tri(n, ptr, col, val, 0, &e->lo);
+    if (!rc) rc = split_tri(n, ptr, col, val, 1, &e->up);
+    free(ptr);
+    free(col);
+    free(val);
+    if (!rc) rc = ovk__pc_alloc(n, "eisenstat", &e->d);
+    if (!rc) rc = ovk__pc_alloc(n, "eisenstat", &e->einv);
+    if (!rc) rc = ovk__pc_alloc(n, "eisenstat", &e->s);
+    if (rc) return rc;
+    for (int i = 0; i < n; i++) {
+        e->d[i] = A->diagonal[i];
+        e->einv[i] = e->omega / A->diagonal[i];
+    }
+    int off = offsets_fit(&e->lo, n) && offsets_fit(&e->up, n);
+    int single = e->precision == PREC_SINGLE;
+    if (single) rc = float_fits(&e->lo, n, A);
+    if (!rc && single) rc = float_fits(&e->up, n, A);
+    if (!rc) rc = compact_tri(&e->lo, n, off, single);
+    if (!rc) rc = compact_tri(&e->up, n, off, single);
+    return rc;
+}
+
+/* sum_k t_ik x_k over row i of triangle t, in the storage form (off,
+ * single) that the callers' constant arguments select */
+static inline __attribute__((always_inline)) double row_sum(const etri *t, int i, const double *x, int off,
+                                                            int single)
+{
+    double s = 0.0;
+    for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) {
+        int j = off ? i + t->off[k] : t->col[k];
+        double a = single ? (double)t->valf[k] : t->val[k];
+        s += a * x[j];
+    }
+    return s;
+}
+
+/* backward: y = (E + U)^-1 v, or with scaled (apply's second sweep)
+ * y_i = v_i - einv_i sum_{j>i} u_ij y_j, i.e. y = (E + U)^-1 E v.  y may
+ * be v. */
+static inline __attribute__((always_inline)) void upper_sweep(const eis *e, const double *v, double *y, int scaled,
+                                                               const ovk__hook *h, int off, int single)
+{
+    const double *restrict einv = e->einv;
+    int n = e->n, step = ovk__chunk_rows(n, h);
+    for (int hi = n; hi > 0; hi -= step) {
+        int lo = hi > step ? hi - step : 0;
+        for (int i = hi - 1; i >= lo; i--) {
+            double u = row_sum(&e->up, i, y, off, single);
+            y[i] = scaled ? v[i] - einv[i] * u : (v[i] - u) * einv[i];
+        }
+        ovk__poke(h);
+    }
+}
+
+/* forward: s = (E + L)^-1 r into s; with out, out_i = e_i s_i (E s).  s
+ * may be r; out may be r. */
+static inline __attribute__((always_inline)) void lower_sweep(const eis *e, const double *r, double *s, double *out,
+                                                               const ovk__hook *h, int off, int single)
+{
+    const double *restrict einv = e->einv, *restrict d = e->d;
+    double ew = 1.0 / e->omega;
+    int n = e->n, step = ovk__chunk_rows(n, h);
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int i = lo; i < hi; i++) {
+            double si = (r[i] - row_sum(&e->lo, i, s, off, single)) * einv[i];
+            s[i] = si;
+            if (out) out[i] = ew * d[i] * si;
+        }
+        ovk__poke(h);
+    }
+}
+
+/* the fused product's forward sweep: g = v + (D - 2E) t + A_o t (A_o t
+ * from the halo's external values ext), s = (E + L)^-1 g, w = E (t + s) */
+static inline __attribute__((always_inline)) void fused_forward(const eis *e, const ovk_matrix *A, const double *v,
+                                                                 const double *t, double *w, const ovk__hook *h,
+                                                                 int off, int single)
+{
+    const double *restrict einv = e->einv, *restrict d = e->d, *restrict ext = A->halo.ext;
+    double *restrict s = e->s;
+    const ovk__csr *o = &A->offd;
+    const int *restrict optr = o->rowptr, *restrict ocol = o->col;
+    const double *restrict oval = o->val;
+    int has_offd = A->ncols_offd > 0;
+    double ew = 1.0 / e->omega, cd = 1.0 - 2.0 / e->omega; /* E = ew D, D - 2E = cd D */
+    int n = e->n, step = ovk__chunk_rows(n, h);
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int i = lo; i < hi; i++) {
+            double g = v[i] + cd * d[i] * t[i];
+            if (has_offd)
+                for (int k = optr[i]; k < optr[i + 1]; k++) g += oval[k] * ext[ocol[k]];
+            double si = (g - row_sum(&e->lo, i, s, off, single)) * einv[i];
+            s[i] = si;
+            w[i] = ew * d[i] * (t[i] + si);
+        }
+        ovk__poke(h);
+    }
+}
+
+/* The kernels above for each storage form, chosen once per call. */
+#define FORMS(CALL)                                                   \
+    do {                                                              \
+        int off_ = e->lo.off != NULL, single_ = e->lo.valf != NULL;   \
+        if (off_ && single_) CALL(1, 1);                              \
+        else if (off_) CALL(1, 0);                                    \
+        else if (single_) CALL(0, 1);                                 \
+        else CALL(0, 0);                                              \
+    } while (0)
+
+/* z = M^-1 r = (E + U)^-1 E (E + L)^-1 r */
+static int eis_apply(void *state, const double *r, double *z, const ovk__hook *h)
+{
+    const eis *e = state;
+#define APPLY(OF, SG)                              \
+    do {                                         \
+        lower_sweep(e, r, z, NULL, h, OF, SG);     \
+        upper_sweep(e, z, z, 1, h, OF, SG);        \
+    } while (0)
+    FORMS(APPLY);
+#undef APPLY
+    return OVK_OK;
+}
+
+/* rh = Lt^-1 r = E (E + L)^-1 r */
+static int eis_split_in(void *state, const double *r, double *rh, const ovk__hook *h)
+{
+    eis *e = state;
+#define IN(OF, SG) lower_sweep(e, r, e->s, rh, h, OF, SG)
+    FORMS(IN);
+#undef IN
+    return OVK_OK;
+}
+
+/* x = Ut^-1 xh = (E + U)^-1 xh */
+static int eis_split_out(void *state, const double *xh, double *x, const ovk__hook *h)
+{
+    const eis *e = state;
+#define OUT(OF, SG) upper_sweep(e, xh, x, 0, h, OF, SG)
+    FORMS(OUT);
+#undef OUT
+    return OVK_OK;
+}
+
+/* w = Lt^-1 A Ut^-1 v: t = (E + U)^-1 v (in w), its halo, then the
+ * forward sweep writing w over t row by row (row i reads t_i only) */
+static int eis_split_op(void *state, const ovk_matrix *A, const double *v, double *w, const ovk__hook *h)
+{
+    eis *e = state;
+    if (A->lay.nlocal != e->n)
+        return ovk__fail(OVK_EMISMATCH, "eisenstat: the matrix has %d rows here, the setup had %d", A->lay.nlocal,
+                         e->n);
+#define UP(OF, SG) upper_sweep(e, v, w, 0, h, OF, SG)
+    FORMS(UP);
+#undef UP
+    int rc = ovk__halo_begin(A, w);
+    if (!rc) rc = ovk__halo_end(A);
+    if (rc) return rc;
+#define FWD(OF, SG) fused_forward(e, A, v, w, w, h, OF, SG)
+    FORMS(FWD);
+#undef FWD
+    return OVK_OK;
+}
+
+static void eis_view(void *state, FILE *f)
+{
+    const eis *e = state;
+    fprintf(f, "  eisenstat: omega %g, triangles' values in %s, columns as %s\n", e->omega,
+            e->lo.valf ? "float" : "double", e->lo.off ? "16-bit offsets" : "int");
+}
+
+const ovk__pc_type ovk__pc_eisenstat = {
+    .name = "eisenstat",
+    .description = "block SSOR (M = (D/w + L) (D/w)^-1 (D/w + U) on each rank's block), any matrix; "
+                   "split form with Eisenstat's trick for bicgstab",
+    .options = "omega=(0.001..1.999): the relaxation (1: symmetric Gauss-Seidel); "
+               "precision=double|single: the triangles' values as the sweeps read them (double)",
+    .needs_matrix = 1,
+    .create = eis_create, .setup = eis_setup, .destroy = eis_destroy,
+    .apply = eis_apply,
+    .split_in = eis_split_in, .split_op = eis_split_op, .split_out = eis_split_out,
+    .view = eis_view,
+};
