@@ -19,10 +19,9 @@
  * C then A would read the triangles and all of A.
  *
  * The sweeps stream each triangle apart (as ilu0), its columns as 16-bit
- * offsets from the row where all fit, and with precision=single its
- * values rounded to float (a fixed operator close to C; the sums in
- * double). */
-#include <float.h>
+ * offsets from the row where all fit.  The values stay double: the fused
+ * product is A^ only with the triangles of A itself (rounded ones would
+ * make it the split operator of another matrix). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,20 +30,15 @@
 #include "precond.h"
 
 /* A strict triangle of the block as CSR: columns in col or as off
- * (j - i), values in val or valf (one of each pair kept). */
+ * (j - i), one of the two kept. */
 typedef struct etri {
     int *ptr, *col;
     int16_t *off;
     double *val;
-    float *valf;
 } etri;
-
-static const char *const precision_names[] = {"double", "single", NULL};
-enum { PREC_DOUBLE, PREC_SINGLE };
 
 typedef struct eis {
     double omega;
-    int precision;
     int n;
     etri lo, up;   /* strict lower and strict upper triangles of A_d */
     double *d;     /* a_ii */
@@ -58,7 +52,6 @@ static void tri_free(etri *t)
     free(t->col);
     free(t->off);
     free(t->val);
-    free(t->valf);
     memset(t, 0, sizeof *t);
 }
 
@@ -74,16 +67,13 @@ static void eis_free(eis *e)
 
 static int eis_create(ovk__opts *opts, void **state)
 {
-    int precision = PREC_DOUBLE;
     double omega = 1.0;
-    const ovk__opt_entry t[] = {OVK__OPT_DOUBLE("omega", 1e-3, 2.0 - 1e-3, &omega),
-                                OVK__OPT_CHOICE("precision", precision_names, &precision)};
-    int rc = ovk__opts_read(opts, "eisenstat", t, 2);
+    const ovk__opt_entry t[] = {OVK__OPT_DOUBLE("omega", 1e-3, 2.0 - 1e-3, &omega)};
+    int rc = ovk__opts_read(opts, "eisenstat", t, 1);
     if (!rc) rc = ovk__pc_zeroed_state(sizeof(eis), "eisenstat", state);
     if (rc) return rc;
     eis *e = *state;
     e->omega = omega;
-    e->precision = precision;
     return OVK_OK;
 }
 
@@ -127,37 +117,16 @@ static int offsets_fit(const etri *t, int n)
     return 1;
 }
 
-/* OVK_EPRECOND naming the first value of t beyond float's range */
-static int float_fits(const etri *t, int n, const ovk_matrix *A)
-{
-    for (int i = 0; i < n; i++)
-        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++)
-            if (!(fabs(t->val[k]) <= FLT_MAX))
-                return ovk__fail(OVK_EPRECOND,
-                                 "eisenstat:precision=single: value %g at row %lld is beyond float's range; "
-                                 "use precision=double",
-                                 t->val[k], ovk__row_id(&A->lay, i));
-    return OVK_OK;
-}
-
-/* t's columns as 16-bit offsets (off), its values as float (single) */
-static int compact_tri(etri *t, int n, int off, int single)
+/* t's columns as 16-bit offsets from their rows, replacing col */
+static int compact_tri(etri *t, int n)
 {
     size_t nnz = (size_t)t->ptr[n];
-    if (off) {
-        t->off = malloc(sizeof(int16_t) * (nnz > 0 ? nnz : 1));
-        if (!t->off) return ovk__fail(OVK_ENOMEM, "eisenstat: offsets of %zu entries", nnz);
-        for (int i = 0; i < n; i++)
-            for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) t->off[k] = (int16_t)(t->col[k] - i);
-        free(t->col);
-        t->col = NULL;
-    }
-    if (!single) return OVK_OK;
-    t->valf = malloc(sizeof(float) * (nnz > 0 ? nnz : 1));
-    if (!t->valf) return ovk__fail(OVK_ENOMEM, "eisenstat: float values of %zu entries", nnz);
-    for (size_t k = 0; k < nnz; k++) t->valf[k] = (float)t->val[k];
-    free(t->val);
-    t->val = NULL;
+    t->off = malloc(sizeof(int16_t) * (nnz > 0 ? nnz : 1));
+    if (!t->off) return ovk__fail(OVK_ENOMEM, "eisenstat: offsets of %zu entries", nnz);
+    for (int i = 0; i < n; i++)
+        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) t->off[k] = (int16_t)(t->col[k] - i);
+    free(t->col);
+    t->col = NULL;
     return OVK_OK;
 }
 
@@ -193,25 +162,21 @@ static int eis_setup(void *state, const ovk__pc_env *env)
         e->d[i] = A->diagonal[i];
         e->einv[i] = e->omega / A->diagonal[i];
     }
-    int off = offsets_fit(&e->lo, n) && offsets_fit(&e->up, n);
-    int single = e->precision == PREC_SINGLE;
-    if (single) rc = float_fits(&e->lo, n, A);
-    if (!rc && single) rc = float_fits(&e->up, n, A);
-    if (!rc) rc = compact_tri(&e->lo, n, off, single);
-    if (!rc) rc = compact_tri(&e->up, n, off, single);
+    if (offsets_fit(&e->lo, n) && offsets_fit(&e->up, n)) {
+        rc = compact_tri(&e->lo, n);
+        if (!rc) rc = compact_tri(&e->up, n);
+    }
     return rc;
 }
 
-/* sum_k t_ik x_k over row i of triangle t, in the storage form (off,
- * single) that the callers' constant arguments select */
-static inline __attribute__((always_inline)) double row_sum(const etri *t, int i, const double *x, int off,
-                                                            int single)
+/* sum_k t_ik x_k over row i of triangle t, in the storage form (off)
+ * that the callers' constant argument selects */
+static inline __attribute__((always_inline)) double row_sum(const etri *t, int i, const double *x, int off)
 {
     double s = 0.0;
     for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) {
         int j = off ? i + t->off[k] : t->col[k];
-        double a = single ? (double)t->valf[k] : t->val[k];
-        s += a * x[j];
+        s += t->val[k] * x[j];
     }
     return s;
 }
@@ -220,14 +185,14 @@ static inline __attribute__((always_inline)) double row_sum(const etri *t, int i
  * y_i = v_i - einv_i sum_{j>i} u_ij y_j, i.e. y = (E + U)^-1 E v.  y may
  * be v. */
 static inline __attribute__((always_inline)) void upper_sweep(const eis *e, const double *v, double *y, int scaled,
-                                                               const ovk__hook *h, int off, int single)
+                                                               const ovk__hook *h, int off)
 {
     const double *restrict einv = e->einv;
     int n = e->n, step = ovk__chunk_rows(n, h);
     for (int hi = n; hi > 0; hi -= step) {
         int lo = hi > step ? hi - step : 0;
         for (int i = hi - 1; i >= lo; i--) {
-            double u = row_sum(&e->up, i, y, off, single);
+            double u = row_sum(&e->up, i, y, off);
             y[i] = scaled ? v[i] - einv[i] * u : (v[i] - u) * einv[i];
         }
         ovk__poke(h);
@@ -237,7 +202,7 @@ static inline __attribute__((always_inline)) void upper_sweep(const eis *e, cons
 /* forward: s = (E + L)^-1 r into s; with out, out_i = e_i s_i (E s).  s
  * may be r; out may be r. */
 static inline __attribute__((always_inline)) void lower_sweep(const eis *e, const double *r, double *s, double *out,
-                                                               const ovk__hook *h, int off, int single)
+                                                               const ovk__hook *h, int off)
 {
     const double *restrict einv = e->einv, *restrict d = e->d;
     double ew = 1.0 / e->omega;
@@ -245,7 +210,7 @@ static inline __attribute__((always_inline)) void lower_sweep(const eis *e, cons
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
         for (int i = lo; i < hi; i++) {
-            double si = (r[i] - row_sum(&e->lo, i, s, off, single)) * einv[i];
+            double si = (r[i] - row_sum(&e->lo, i, s, off)) * einv[i];
             s[i] = si;
             if (out) out[i] = ew * d[i] * si;
         }
@@ -257,7 +222,7 @@ static inline __attribute__((always_inline)) void lower_sweep(const eis *e, cons
  * from the halo's external values ext), s = (E + L)^-1 g, w = E (t + s) */
 static inline __attribute__((always_inline)) void fused_forward(const eis *e, const ovk_matrix *A, const double *v,
                                                                  const double *t, double *w, const ovk__hook *h,
-                                                                 int off, int single)
+                                                                 int off)
 {
     const double *restrict einv = e->einv, *restrict d = e->d, *restrict ext = A->halo.ext;
     double *restrict s = e->s;
@@ -273,7 +238,7 @@ static inline __attribute__((always_inline)) void fused_forward(const eis *e, co
             double g = v[i] + cd * d[i] * t[i];
             if (has_offd)
                 for (int k = optr[i]; k < optr[i + 1]; k++) g += oval[k] * ext[ocol[k]];
-            double si = (g - row_sum(&e->lo, i, s, off, single)) * einv[i];
+            double si = (g - row_sum(&e->lo, i, s, off)) * einv[i];
             s[i] = si;
             w[i] = ew * d[i] * (t[i] + si);
         }
@@ -282,23 +247,22 @@ static inline __attribute__((always_inline)) void fused_forward(const eis *e, co
 }
 
 /* The kernels above for each storage form, chosen once per call. */
-#define FORMS(CALL)                                                   \
-    do {                                                              \
-        int off_ = e->lo.off != NULL, single_ = e->lo.valf != NULL;   \
-        if (off_ && single_) CALL(1, 1);                              \
-        else if (off_) CALL(1, 0);                                    \
-        else if (single_) CALL(0, 1);                                 \
-        else CALL(0, 0);                                              \
+#define FORMS(CALL)          \
+    do {                     \
+        if (e->lo.off)       \
+            CALL(1);         \
+        else                 \
+            CALL(0);         \
     } while (0)
 
 /* z = M^-1 r = (E + U)^-1 E (E + L)^-1 r */
 static int eis_apply(void *state, const double *r, double *z, const ovk__hook *h)
 {
     const eis *e = state;
-#define APPLY(OF, SG)                              \
+#define APPLY(OF)                              \
     do {                                         \
-        lower_sweep(e, r, z, NULL, h, OF, SG);     \
-        upper_sweep(e, z, z, 1, h, OF, SG);        \
+        lower_sweep(e, r, z, NULL, h, OF);     \
+        upper_sweep(e, z, z, 1, h, OF);        \
     } while (0)
     FORMS(APPLY);
 #undef APPLY
@@ -309,7 +273,7 @@ static int eis_apply(void *state, const double *r, double *z, const ovk__hook *h
 static int eis_split_in(void *state, const double *r, double *rh, const ovk__hook *h)
 {
     eis *e = state;
-#define IN(OF, SG) lower_sweep(e, r, e->s, rh, h, OF, SG)
+#define IN(OF) lower_sweep(e, r, e->s, rh, h, OF)
     FORMS(IN);
 #undef IN
     return OVK_OK;
@@ -319,7 +283,7 @@ static int eis_split_in(void *state, const double *r, double *rh, const ovk__hoo
 static int eis_split_out(void *state, const double *xh, double *x, const ovk__hook *h)
 {
     const eis *e = state;
-#define OUT(OF, SG) upper_sweep(e, xh, x, 0, h, OF, SG)
+#define OUT(OF) upper_sweep(e, xh, x, 0, h, OF)
     FORMS(OUT);
 #undef OUT
     return OVK_OK;
@@ -333,13 +297,13 @@ static int eis_split_op(void *state, const ovk_matrix *A, const double *v, doubl
     if (A->lay.nlocal != e->n)
         return ovk__fail(OVK_EMISMATCH, "eisenstat: the matrix has %d rows here, the setup had %d", A->lay.nlocal,
                          e->n);
-#define UP(OF, SG) upper_sweep(e, v, w, 0, h, OF, SG)
+#define UP(OF) upper_sweep(e, v, w, 0, h, OF)
     FORMS(UP);
 #undef UP
     int rc = ovk__halo_begin(A, w);
     if (!rc) rc = ovk__halo_end(A);
     if (rc) return rc;
-#define FWD(OF, SG) fused_forward(e, A, v, w, w, h, OF, SG)
+#define FWD(OF) fused_forward(e, A, v, w, w, h, OF)
     FORMS(FWD);
 #undef FWD
     return OVK_OK;
@@ -348,16 +312,14 @@ static int eis_split_op(void *state, const ovk_matrix *A, const double *v, doubl
 static void eis_view(void *state, FILE *f)
 {
     const eis *e = state;
-    fprintf(f, "  eisenstat: omega %g, triangles' values in %s, columns as %s\n", e->omega,
-            e->lo.valf ? "float" : "double", e->lo.off ? "16-bit offsets" : "int");
+    fprintf(f, "  eisenstat: omega %g, triangles' columns as %s\n", e->omega, e->lo.off ? "16-bit offsets" : "int");
 }
 
 const ovk__pc_type ovk__pc_eisenstat = {
     .name = "eisenstat",
     .description = "block SSOR (M = (D/w + L) (D/w)^-1 (D/w + U) on each rank's block), any matrix; "
                    "split form with Eisenstat's trick for bicgstab",
-    .options = "omega=(0.001..1.999): the relaxation (1: symmetric Gauss-Seidel); "
-               "precision=double|single: the triangles' values as the sweeps read them (double)",
+    .options = "omega=(0.001..1.999): the relaxation (1: symmetric Gauss-Seidel)",
     .needs_matrix = 1,
     .create = eis_create, .setup = eis_setup, .destroy = eis_destroy,
     .apply = eis_apply,
