@@ -1,22 +1,25 @@
 /* Block SSOR for any matrix, with Eisenstat's trick (Eisenstat, SISC 2,
  * 1981; PETSc's PCEISENSTAT).  With the rank's diagonal block
- * A_d = L + D + U (A = A_d + A_o, A_o the off-rank columns) and E = D / w:
+ * A_d = L + D + U (A = A_d + A_o, A_o the off-rank columns), relaxation w:
  *
- *   M = Lt Ut,   Lt = (E + L) E^-1,   Ut = E + U,   C = M^-1
+ *   M = (D/w + L) (D/w)^-1 (D/w + U) = Lt Ut,   C = M^-1,
+ *   Lt = D + w L,   Ut = I/w + D^-1 U
  *
  * (w = 1: symmetric Gauss-Seidel; for 0 < w < 2 the SSOR preconditioner
  * without its factor w (2 - w), which no Krylov iterate sees).  apply is
  * C, two sweeps with no communication, for every solver.
  *
- * The split form (precond.h) lets a solver iterate on
- * A^ = Lt^-1 A Ut^-1.  Since A_d = (E + L) + (E + U) + (D - 2E) and
- * Lt^-1 (E + L) = E, for t = Ut^-1 v:
+ * The split form (precond.h) lets a solver iterate on A^ = Lt^-1 A Ut^-1.
+ * In the rows scaled by D^-1 (A' = D^-1 A = I + L' + U' + O'), Lt =
+ * D (I + w L') and I + L' + U' = (I/w + L') + (I/w + U') + (1 - 2/w) I, so
+ * for t = Ut^-1 v:
  *
- *   A^ v = E (t + s),   s = (E + L)^-1 (v + (D - 2E) t + A_o t)
+ *   A^ v = t/w + y,   y = (I + w L')^-1 (v + (1 - 2/w) t + O' t)
  *
  * one backward sweep for t, the halo of t, one forward sweep with the
  * off-rank rows folded in: the triangles and A_o read once each, where
- * C then A would read the triangles and all of A.
+ * C then A would read the triangles and all of A, and no diagonal read
+ * in either (the scaled triangles w L', w U' and O' are kept).
  *
  * The sweeps stream each triangle apart (as ilu0), its columns as 16-bit
  * offsets from the row where all fit.  The values stay double: the fused
@@ -40,10 +43,11 @@ typedef struct etri {
 typedef struct eis {
     double omega;
     int n;
-    etri lo, up;   /* strict lower and strict upper triangles of A_d */
-    double *d;     /* a_ii */
-    double *einv;  /* w / a_ii */
-    double *s;     /* the forward sweep's values (split_in, split_op) */
+    etri lo, up;    /* w D^-1 L and w D^-1 U (strict triangles of the block, rows scaled) */
+    double *dinv;   /* 1 / a_ii */
+    double *oval;   /* D^-1 A_o: the offd block's values, rows scaled */
+    int offd_nnz;   /* of the offd block they were made from */
+    double *s;      /* the fused product's forward sweep (y) */
 } eis;
 
 static void tri_free(etri *t)
@@ -59,10 +63,10 @@ static void eis_free(eis *e)
 {
     tri_free(&e->lo);
     tri_free(&e->up);
-    free(e->d);
-    free(e->einv);
+    free(e->dinv);
+    free(e->oval);
     free(e->s);
-    e->d = e->einv = e->s = NULL;
+    e->dinv = e->oval = e->s = NULL;
 }
 
 static int eis_create(ovk__opts *opts, void **state)
@@ -84,8 +88,10 @@ static void eis_destroy(void *state)
 }
 
 /* t = the strict lower (upper = 0) or upper triangle of the block's CSR
- * (ptr, col, val), each row's entries in their order */
-static int split_tri(int n, const int *ptr, const int *col, const double *val, int upper, etri *t)
+ * (ptr, col, val), each row's entries in their order, row i scaled by
+ * scale[i] */
+static int split_tri(int n, const int *ptr, const int *col, const double *val, const double *scale, int upper,
+                     etri *t)
 {
     t->ptr = malloc(sizeof(int) * ((size_t)n + 1));
     if (!t->ptr) return ovk__fail(OVK_ENOMEM, "eisenstat: %d rows", n);
@@ -103,7 +109,7 @@ static int split_tri(int n, const int *ptr, const int *col, const double *val, i
         for (int k = ptr[i]; k < ptr[i + 1]; k++)
             if (upper ? col[k] > i : col[k] < i) {
                 t->col[m] = col[k];
-                t->val[m++] = val[k];
+                t->val[m++] = scale[i] * val[k];
             }
     return OVK_OK;
 }
@@ -138,10 +144,27 @@ static int eis_setup(void *state, const ovk__pc_env *env)
     if (rc) return rc;
     eis_free(e);
     int n = e->n = A->lay.nlocal;
+    double *ws = NULL; /* w / a_ii */
+    rc = ovk__pc_alloc(n, "eisenstat", &e->dinv);
+    if (!rc) rc = ovk__pc_alloc(n, "eisenstat", &e->s);
+    if (!rc) rc = ovk__pc_alloc(n, "eisenstat", &ws);
+    int onnz = A->ncols_offd > 0 ? A->offd.rowptr[n] : 0;
+    if (!rc) rc = ovk__pc_alloc(onnz, "eisenstat", &e->oval);
+    if (rc) {
+        free(ws);
+        return rc;
+    }
+    for (int i = 0; i < n; i++) {
+        e->dinv[i] = 1.0 / A->diagonal[i];
+        ws[i] = e->omega * e->dinv[i];
+    }
+    e->offd_nnz = onnz;
+    for (int i = 0; onnz > 0 && i < n; i++) /* O' = D^-1 A_o */
+        for (int k = A->offd.rowptr[i]; k < A->offd.rowptr[i + 1]; k++) e->oval[k] = e->dinv[i] * A->offd.val[k];
     int *ptr = malloc(sizeof(int) * ((size_t)n + 1)), *col = NULL;
     double *val = NULL;
-    if (!ptr) return ovk__fail(OVK_ENOMEM, "eisenstat: %d rows", n);
-    rc = ovk__matrix_diag_ptr(A, ptr);
+    if (!ptr) rc = ovk__fail(OVK_ENOMEM, "eisenstat: %d rows", n);
+    if (!rc) rc = ovk__matrix_diag_ptr(A, ptr);
     if (!rc) {
         size_t nnz = (size_t)ptr[n];
         col = malloc(sizeof(int) * (nnz > 0 ? nnz : 1));
@@ -149,20 +172,13 @@ static int eis_setup(void *state, const ovk__pc_env *env)
         if (!col || !val) rc = ovk__fail(OVK_ENOMEM, "eisenstat: %zu entries", nnz);
     }
     if (!rc) rc = ovk__matrix_diag_fill(A, ptr, col, val);
-    if (!rc) rc = split_tri(n, ptr, col, val, 0, &e->lo);
-    if (!rc) rc = split_tri(n, ptr, col, val, 1, &e->up);
+    if (!rc) rc = split_tri(n, ptr, col, val, ws, 0, &e->lo); /* w L' */
+    if (!rc) rc = split_tri(n, ptr, col, val, ws, 1, &e->up); /* w U' */
     free(ptr);
     free(col);
     free(val);
-    if (!rc) rc = ovk__pc_alloc(n, "eisenstat", &e->d);
-    if (!rc) rc = ovk__pc_alloc(n, "eisenstat", &e->einv);
-    if (!rc) rc = ovk__pc_alloc(n, "eisenstat", &e->s);
-    if (rc) return rc;
-    for (int i = 0; i < n; i++) {
-        e->d[i] = A->diagonal[i];
-        e->einv[i] = e->omega / A->diagonal[i];
-    }
-    if (offsets_fit(&e->lo, n) && offsets_fit(&e->up, n)) {
+    free(ws);
+    if (!rc && offsets_fit(&e->lo, n) && offsets_fit(&e->up, n)) {
         rc = compact_tri(&e->lo, n);
         if (!rc) rc = compact_tri(&e->up, n);
     }
@@ -181,66 +197,56 @@ static inline __attribute__((always_inline)) double row_sum(const etri *t, int i
     return s;
 }
 
-/* backward: y = (E + U)^-1 v, or with scaled (apply's second sweep)
- * y_i = v_i - einv_i sum_{j>i} u_ij y_j, i.e. y = (E + U)^-1 E v.  y may
- * be v. */
-static inline __attribute__((always_inline)) void upper_sweep(const eis *e, const double *v, double *y, int scaled,
+/* backward: y = Ut^-1 v = (I/w + U')^-1 v, y_i = w v_i - sum_{j>i} (w u'_ij) y_j.
+ * y may be v. */
+static inline __attribute__((always_inline)) void upper_sweep(const eis *e, const double *v, double *y,
                                                                const ovk__hook *h, int off)
 {
-    const double *restrict einv = e->einv;
+    double w = e->omega;
     int n = e->n, step = ovk__chunk_rows(n, h);
     for (int hi = n; hi > 0; hi -= step) {
         int lo = hi > step ? hi - step : 0;
-        for (int i = hi - 1; i >= lo; i--) {
-            double u = row_sum(&e->up, i, y, off);
-            y[i] = scaled ? v[i] - einv[i] * u : (v[i] - u) * einv[i];
-        }
+        for (int i = hi - 1; i >= lo; i--) y[i] = w * v[i] - row_sum(&e->up, i, y, off);
         ovk__poke(h);
     }
 }
 
-/* forward: s = (E + L)^-1 r into s; with out, out_i = e_i s_i (E s).  s
- * may be r; out may be r. */
-static inline __attribute__((always_inline)) void lower_sweep(const eis *e, const double *r, double *s, double *out,
+/* forward: y = Lt^-1 r = (I + w L')^-1 D^-1 r, y_i = r_i / a_ii - sum_{j<i}
+ * (w l'_ij) y_j.  y may be r. */
+static inline __attribute__((always_inline)) void lower_sweep(const eis *e, const double *r, double *y,
                                                                const ovk__hook *h, int off)
 {
-    const double *restrict einv = e->einv, *restrict d = e->d;
-    double ew = 1.0 / e->omega;
+    const double *restrict dinv = e->dinv;
     int n = e->n, step = ovk__chunk_rows(n, h);
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
-        for (int i = lo; i < hi; i++) {
-            double si = (r[i] - row_sum(&e->lo, i, s, off)) * einv[i];
-            s[i] = si;
-            if (out) out[i] = ew * d[i] * si;
-        }
+        for (int i = lo; i < hi; i++) y[i] = r[i] * dinv[i] - row_sum(&e->lo, i, y, off);
         ovk__poke(h);
     }
 }
 
-/* the fused product's forward sweep: g = v + (D - 2E) t + A_o t (A_o t
- * from the halo's external values ext), s = (E + L)^-1 g, w = E (t + s) */
+/* the fused product's forward sweep: g = v + (1 - 2/w) t + O' t (O' t from
+ * the halo's external values), y = (I + w L')^-1 g (in s), w = t/w + y;
+ * out may be t (row i reads t_i only) */
 static inline __attribute__((always_inline)) void fused_forward(const eis *e, const ovk_matrix *A, const double *v,
-                                                                 const double *t, double *w, const ovk__hook *h,
+                                                                 const double *t, double *out, const ovk__hook *h,
                                                                  int off)
 {
-    const double *restrict einv = e->einv, *restrict d = e->d, *restrict ext = A->halo.ext;
-    double *restrict s = e->s;
-    const ovk__csr *o = &A->offd;
-    const int *restrict optr = o->rowptr, *restrict ocol = o->col;
-    const double *restrict oval = o->val;
-    int has_offd = A->ncols_offd > 0;
-    double ew = 1.0 / e->omega, cd = 1.0 - 2.0 / e->omega; /* E = ew D, D - 2E = cd D */
+    const double *restrict ext = A->halo.ext, *restrict oval = e->oval;
+    double *restrict y = e->s;
+    const int *restrict optr = A->offd.rowptr, *restrict ocol = A->offd.col;
+    int has_offd = e->offd_nnz > 0;
+    double rw = 1.0 / e->omega, c = 1.0 - 2.0 / e->omega;
     int n = e->n, step = ovk__chunk_rows(n, h);
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
         for (int i = lo; i < hi; i++) {
-            double g = v[i] + cd * d[i] * t[i];
+            double ti = t[i], g = v[i] + c * ti;
             if (has_offd)
                 for (int k = optr[i]; k < optr[i + 1]; k++) g += oval[k] * ext[ocol[k]];
-            double si = (g - row_sum(&e->lo, i, s, off)) * einv[i];
-            s[i] = si;
-            w[i] = ew * d[i] * (t[i] + si);
+            double yi = g - row_sum(&e->lo, i, y, off);
+            y[i] = yi;
+            out[i] = rw * ti + yi;
         }
         ovk__poke(h);
     }
@@ -255,49 +261,50 @@ static inline __attribute__((always_inline)) void fused_forward(const eis *e, co
             CALL(0);         \
     } while (0)
 
-/* z = M^-1 r = (E + U)^-1 E (E + L)^-1 r */
+/* z = M^-1 r = Ut^-1 Lt^-1 r, in place in z */
 static int eis_apply(void *state, const double *r, double *z, const ovk__hook *h)
 {
     const eis *e = state;
-#define APPLY(OF)                              \
-    do {                                         \
-        lower_sweep(e, r, z, NULL, h, OF);     \
-        upper_sweep(e, z, z, 1, h, OF);        \
+#define APPLY(OF)                          \
+    do {                                   \
+        lower_sweep(e, r, z, h, OF);       \
+        upper_sweep(e, z, z, h, OF);       \
     } while (0)
     FORMS(APPLY);
 #undef APPLY
     return OVK_OK;
 }
 
-/* rh = Lt^-1 r = E (E + L)^-1 r */
+/* rh = Lt^-1 r */
 static int eis_split_in(void *state, const double *r, double *rh, const ovk__hook *h)
 {
-    eis *e = state;
-#define IN(OF) lower_sweep(e, r, e->s, rh, h, OF)
+    const eis *e = state;
+#define IN(OF) lower_sweep(e, r, rh, h, OF)
     FORMS(IN);
 #undef IN
     return OVK_OK;
 }
 
-/* x = Ut^-1 xh = (E + U)^-1 xh */
+/* x = Ut^-1 xh */
 static int eis_split_out(void *state, const double *xh, double *x, const ovk__hook *h)
 {
     const eis *e = state;
-#define OUT(OF) upper_sweep(e, xh, x, 0, h, OF)
+#define OUT(OF) upper_sweep(e, xh, x, h, OF)
     FORMS(OUT);
 #undef OUT
     return OVK_OK;
 }
 
-/* w = Lt^-1 A Ut^-1 v: t = (E + U)^-1 v (in w), its halo, then the
- * forward sweep writing w over t row by row (row i reads t_i only) */
+/* w = Lt^-1 A Ut^-1 v: t = Ut^-1 v (in w), its halo, then the forward
+ * sweep writing w over t row by row */
 static int eis_split_op(void *state, const ovk_matrix *A, const double *v, double *w, const ovk__hook *h)
 {
     eis *e = state;
-    if (A->lay.nlocal != e->n)
-        return ovk__fail(OVK_EMISMATCH, "eisenstat: the matrix has %d rows here, the setup had %d", A->lay.nlocal,
-                         e->n);
-#define UP(OF) upper_sweep(e, v, w, 0, h, OF)
+    int onnz = A->ncols_offd > 0 ? A->offd.rowptr[A->lay.nlocal] : 0;
+    if (A->lay.nlocal != e->n || onnz != e->offd_nnz)
+        return ovk__fail(OVK_EMISMATCH, "eisenstat: the matrix has %d rows and %d off-rank entries here, the setup "
+                         "had %d and %d", A->lay.nlocal, onnz, e->n, e->offd_nnz);
+#define UP(OF) upper_sweep(e, v, w, h, OF)
     FORMS(UP);
 #undef UP
     int rc = ovk__halo_begin(A, w);
