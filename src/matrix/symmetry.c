@@ -49,21 +49,9 @@ static int mismatch(const ovk__layout *lay, int i, int j, double aij, double aji
                      ovk__row_id(lay, j), aij, ovk__row_id(lay, j), ovk__row_id(lay, i), aji);
 }
 
-/* the first entry of row j from k on that is left of the diagonal and not
- * zero, or the row's end; a row's entries other than a_ii ascend */
+/* the first entry of row j from k on that is left of the diagonal, or the
+ * row's end; a row's entries other than a_ii ascend */
 static int next_lower(const ovk__csr *d, int j, int k)
-{
-    for (; k < d->rowptr[j + 1]; k++) {
-        int c = ovk__csr_col(d, j, k);
-        if (c > j) return d->rowptr[j + 1];
-        if (c < j && d->val[k] != 0.0) return k;
-    }
-    return k;
-}
-
-/* the first entry of row j from k on that is left of the diagonal (zero or
- * not), or the row's end */
-static int next_lower_any(const ovk__csr *d, int j, int k)
 {
     for (; k < d->rowptr[j + 1]; k++) {
         int c = ovk__csr_col(d, j, k);
@@ -73,41 +61,84 @@ static int next_lower_any(const ovk__csr *d, int j, int k)
     return k;
 }
 
-/* Local: d's mirror pairs and lone entries from its pattern alone (the
- * walk of diag_symmetric, values aside); OVK_ENOMEM (no detail: the caller
- * walks with the cursors instead) when there is no room. */
-static int build_mirror(ovk__csr *d, int n)
+/* What the pattern walk does with what it meets: check (each mirror pair
+ * equal, each lone entry zero; stop at the first culprit) or record (the
+ * pairs' and lone entries' positions, for mirror_symmetric). */
+typedef struct pair_sink {
+    const ovk_matrix *A;
+    int record;
+    int *pair, *lone;
+    int np, nl;
+} pair_sink;
+
+/* upper entry k = (i, j) and its mirror t = (j, i) */
+static inline int take_pair(pair_sink *s, int i, int k, int j, int t)
 {
-    int nnz = n > 0 ? d->rowptr[n] : 0;
-    int *cur = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    int *pair = malloc(sizeof(int) * ((size_t)nnz + 1)), *lone = malloc(sizeof(int) * ((size_t)nnz + 1));
-    if (!cur || !pair || !lone) {
-        free(cur), free(pair), free(lone);
-        return OVK_ENOMEM;
-    }
-    int np = 0, nl = 0;
-    for (int j = 0; j < n; j++) cur[j] = next_lower_any(d, j, d->rowptr[j]);
-    for (int i = 0; i < n; i++)
-        for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
+    const double *v = s->A->diag.val;
+    if (s->record) s->pair[s->np++] = k, s->pair[s->np++] = t;
+    else if (!mirror_equal(v[k], v[t])) return mismatch(&s->A->lay, i, j, v[k], v[t]);
+    return OVK_OK;
+}
+
+/* entry k of row i, whose mirror is not stored */
+static inline int take_lone(pair_sink *s, int i, int k)
+{
+    const ovk__csr *d = &s->A->diag;
+    if (s->record) s->lone[s->nl++] = k;
+    else if (d->val[k] != 0.0) return mismatch(&s->A->lay, i, ovk__csr_col(d, i, k), d->val[k], 0.0);
+    return OVK_OK;
+}
+
+/* The diag block's pattern walk: each a_ij, j > i, met with a_ji.  Rows
+ * are visited in order, so the lower entries of a row j are met in the
+ * order they are stored: cur[j] (n ints of the caller's) is the next one
+ * of row j to meet. */
+static int walk_pairs(pair_sink *s, int *cur)
+{
+    const ovk__csr *d = &s->A->diag;
+    int n = s->A->lay.nlocal, rc = OVK_OK;
+    for (int j = 0; j < n; j++) cur[j] = next_lower(d, j, d->rowptr[j]);
+    for (int i = 0; i < n && !rc; i++)
+        for (int k = d->rowptr[i]; k < d->rowptr[i + 1] && !rc; k++) {
             int j = ovk__csr_col(d, i, k);
             if (j <= i) continue;
-            for (; cur[j] < d->rowptr[j + 1] && ovk__csr_col(d, j, cur[j]) < i; cur[j] = next_lower_any(d, j, cur[j] + 1))
-                lone[nl++] = cur[j]; /* a_jc, c < i, met by no a_cj */
+            for (; !rc && cur[j] < d->rowptr[j + 1] && ovk__csr_col(d, j, cur[j]) < i;
+                 cur[j] = next_lower(d, j, cur[j] + 1))
+                rc = take_lone(s, j, cur[j]); /* a_jc, c < i, met by no a_cj */
+            if (rc) break;
             if (cur[j] < d->rowptr[j + 1] && ovk__csr_col(d, j, cur[j]) == i) {
-                pair[np++] = k, pair[np++] = cur[j];
-                cur[j] = next_lower_any(d, j, cur[j] + 1);
+                rc = take_pair(s, i, k, j, cur[j]);
+                cur[j] = next_lower(d, j, cur[j] + 1);
             } else {
-                lone[nl++] = k;
+                rc = take_lone(s, i, k);
             }
         }
-    for (int j = 0; j < n; j++) /* lower entries that no upper one met */
-        for (; cur[j] < d->rowptr[j + 1]; cur[j] = next_lower_any(d, j, cur[j] + 1)) lone[nl++] = cur[j];
+    for (int j = 0; j < n && !rc; j++) /* lower entries that no upper one met */
+        for (; !rc && cur[j] < d->rowptr[j + 1]; cur[j] = next_lower(d, j, cur[j] + 1)) rc = take_lone(s, j, cur[j]);
+    return rc;
+}
+
+/* Local: the diag block's mirror pairs and lone entries, kept with it;
+ * OVK_ENOMEM (no detail: the caller walks and checks instead) when there
+ * is no room. */
+static int build_mirror(const ovk_matrix *A)
+{
+    ovk__csr *d = (ovk__csr *)&A->diag; /* a cache: A stays logically const */
+    int n = A->lay.nlocal, nnz = n > 0 ? d->rowptr[n] : 0;
+    int *cur = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    pair_sink s = {.A = A, .record = 1, .pair = malloc(sizeof(int) * ((size_t)nnz + 1)),
+                   .lone = malloc(sizeof(int) * ((size_t)nnz + 1))};
+    if (!cur || !s.pair || !s.lone) {
+        free(cur), free(s.pair), free(s.lone);
+        return OVK_ENOMEM;
+    }
+    (void)walk_pairs(&s, cur); /* recording cannot fail */
     free(cur);
-    int *fit = realloc(pair, sizeof(int) * (size_t)(np > 0 ? np : 1)); /* the walk's own size */
-    if (fit) pair = fit;
-    fit = realloc(lone, sizeof(int) * (size_t)(nl > 0 ? nl : 1));
-    if (fit) lone = fit;
-    d->mirror = pair, d->nmirror = np / 2, d->lone = lone, d->nlone = nl;
+    int *fit = realloc(s.pair, sizeof(int) * (size_t)(s.np > 0 ? s.np : 1)); /* the walk's own size */
+    if (fit) s.pair = fit;
+    fit = realloc(s.lone, sizeof(int) * (size_t)(s.nl > 0 ? s.nl : 1));
+    if (fit) s.lone = fit;
+    d->mirror = s.pair, d->nmirror = s.np / 2, d->lone = s.lone, d->nlone = s.nl;
     return OVK_OK;
 }
 
@@ -148,35 +179,21 @@ static int mirror_symmetric(const ovk_matrix *A)
     return OVK_OK;
 }
 
-/* The diag block: each a_ij, j > i, met with a_ji.  Rows are visited in
- * order, so the lower entries of a row j are met in the order they are
- * stored: cur[j] is the next one of row j to meet. */
+/* The diag block: each a_ij, j > i, equal to a_ji. */
 static int diag_symmetric(const ovk_matrix *A)
 {
     const ovk__csr *d = &A->diag;
-    int n = A->lay.nlocal, rc = OVK_OK;
+    int n = A->lay.nlocal;
     if (d->upper) return OVK_OK; /* kept one triangle: symmetric bit for bit */
     /* values updated on a kept pattern (a time loop): the pairs once, then
-     * one pass over them each time instead of the cursors' scattered walk;
-     * without room for them, the cursors (the list is a cache: A stays
-     * logically const) */
-    if (A->values_version > 0 && !d->mirror) (void)build_mirror((ovk__csr *)&A->diag, n);
+     * one pass over them each time instead of the walk's scattered cursors;
+     * without room for them, the walk */
+    if (A->values_version > 0 && !d->mirror) (void)build_mirror(A);
     if (d->mirror) return mirror_symmetric(A);
     int *cur = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     if (!cur) return ovk__fail(OVK_ENOMEM, "symmetry check: %d rows", n);
-    for (int j = 0; j < n; j++) cur[j] = next_lower(d, j, d->rowptr[j]);
-    for (int i = 0; i < n && !rc; i++)
-        for (int k = d->rowptr[i]; k < d->rowptr[i + 1] && !rc; k++) {
-            int j = ovk__csr_col(d, i, k), t = j > i ? cur[j] : 0, end = j > i ? d->rowptr[j + 1] : 0;
-            if (j <= i) continue;
-            int c = t < end ? ovk__csr_col(d, j, t) : j;
-            if (c < i) rc = mismatch(&A->lay, j, c, d->val[t], 0.0); /* a_jc, c < i, met by no a_cj */
-            else if (c == i && !mirror_equal(d->val[t], d->val[k])) rc = mismatch(&A->lay, i, j, d->val[k], d->val[t]);
-            else if (c > i && d->val[k] != 0.0) rc = mismatch(&A->lay, i, j, d->val[k], 0.0);
-            if (c == i) cur[j] = next_lower(d, j, t + 1);
-        }
-    for (int j = 0; j < n && !rc; j++) /* lower entries that no upper one met */
-        if (cur[j] < d->rowptr[j + 1]) rc = mismatch(&A->lay, j, ovk__csr_col(d, j, cur[j]), d->val[cur[j]], 0.0);
+    pair_sink s = {.A = A};
+    int rc = walk_pairs(&s, cur);
     free(cur);
     return rc;
 }
