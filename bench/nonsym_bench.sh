@@ -55,7 +55,8 @@
 #      wrapper (<= 0.7); pipebicgstab (and early=0, the paper's schedule) against our
 #      bicgstab (<= 0.6) and KSPPIPEBCGS (<= 0.8)
 #   C  time to solution on FILE: the fastest of ours (gmres, bicgstab x jacobi; gmres,
-#      bicgstab, pipebicgstab, pgmres x ilu0; bicgstab x amg) against the fastest PETSc
+#      bicgstab, pipebicgstab, pgmres x ilu0; bicgstab x eisenstat, eisenstat:omega=1.5;
+#      bicgstab x amg) against the fastest PETSc
 #      (GMRES, BCGS x jacobi; GMRES, BCGS, PGMRES, PIPEBCGS x bjacobi; BCGS x hypre)
 #      converged with the same test, setup beside it (<= 0.8, by solve time and by
 #      setup + solve).  PETSc's defaults (left, preconditioned norm) run on convdiff only.
@@ -244,6 +245,12 @@ if [ -n "$FILE" ]; then
                 "${MPIEXEC[@]}" "$OURS_MTX" -f "$FILE" -rhs random -tol 1e-8 -solver "$s" -precond "$pc" -print_level 1 \
                 -backend "$be" -maxit "$MAXIT"
         done
+    done
+    # ours: bicgstab on the split form of block SSOR (eisenstat: Eisenstat's trick, omega 1 and 1.5)
+    for pc in eisenstat eisenstat:omega=1.5; do
+        add "fe_ours_bicgstab_$pc" C fe ours bicgstab "$pc" blocking 0 -- \
+            "${MPIEXEC[@]}" "$OURS_MTX" -f "$FILE" -rhs random -tol 1e-8 -solver bicgstab -precond "$pc" -print_level 1 \
+            -backend blocking -maxit "$MAXIT"
     done
     for pc in ilu0 amg; do
         [ "$pc" = amg ] && [ "$AMG" != 1 ] && continue

@@ -17,7 +17,20 @@
  * C (Jacobi) is applied in the passes that make p and s.
  * Breakdowns (rho or <rhat,v> negligible, omega = 0) restart from the
  * current x with rhat = r (bcgs_common.c); a second one at once stops
- * the solve. */
+ * the solve.
+ *
+ * With a preconditioner that has the split form M = Lt Ut (precond.h:
+ * eisenstat) and an assembled, unscaled A outside a batch, without
+ * -ovk_monitor_true or a convergence test of the application's, the same
+ * loop runs on A^ x^ = b^ (A^ = Lt^-1 A Ut^-1, b^ = Lt^-1 r0): p and s are
+ * multiplied by the fused A^ (no separate C), x^ accumulates in z and
+ * x = x0 + Ut^-1 x^.  Its r is r^ = Lt^-1 r; the history, the monitor and
+ * the tolerance see the estimate q ||r^|| of ||r|| (q = ||r|| / ||r^||,
+ * from r0, then from each true residual).  When the estimate meets the
+ * tolerance (or at any stop) x is formed and b - A x computed: convergence
+ * only when it meets the tolerance, else q is renewed, r^ = Lt^-1 (b - A x)
+ * replaces the recursive one and the loop restarts from it. */
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -28,6 +41,8 @@ typedef struct bicg_work {
     ovk__bcgs_restarts rs;
     double rho, rho_old, alpha, omega, rr; /* rr = <r,r>, and <rhat,rhat> = rr at the restart */
     double hh;
+    int split;   /* iterating on A^ (the preconditioner's split form) */
+    double q2;   /* split: (||r|| / ||r^||)^2 as last measured */
 } bicg_work;
 
 /* rhat = r, the directions reset */
@@ -82,6 +97,15 @@ static void half_residual(ovk__ctx *c, bicg_work *w, const double *d)
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
+/* v = A^ p (the split form's fused product), timed as matvec */
+static int split_product(ovk__ctx *c, const double *p, double *v)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    int rc = c->pc->type->split_op(c->pc->state, c->A, p, v, &c->hook);
+    ovk__tic_stop(c, OVK_TIMER_MATVEC, t0);
+    return rc;
+}
+
 /* p = r + beta (p - omega v);  z = C p;  v = A z;  alpha = rho / <rhat,v>;
  * s = r - alpha v (with d, C's diagonal: zs = C s too).  *rv = <rhat,v>;
  * *broke: it is negligible (nothing updated). */
@@ -89,8 +113,13 @@ static int first_half(ovk__ctx *c, bicg_work *w, const double *d, double *rv, in
 {
     double beta = (w->rho / w->rho_old) * (w->alpha / w->omega), g[2];
     directions(c, w, beta, d);
-    int rc = d ? OVK_OK : ovk__ctx_pc(c, w->p, w->z); /* z = C p */
-    if (!rc) rc = ovk__ctx_matvec(c, w->z, w->v);     /* v = A z */
+    int rc;
+    if (w->split) {
+        rc = split_product(c, w->p, w->v); /* v = A^ p */
+    } else {
+        rc = d ? OVK_OK : ovk__ctx_pc(c, w->p, w->z); /* z = C p */
+        if (!rc) rc = ovk__ctx_matvec(c, w->z, w->v); /* v = A z */
+    }
     if (!rc) rc = ovk__ctx_dots(c, 2, (const double *[]){w->rhat, w->v}, (const double *[]){w->v, w->v}, g);
     if (rc) return rc;
     *rv = g[0];
@@ -111,18 +140,31 @@ static void update(ovk__ctx *c, bicg_work *w, double h[2])
 {
     const double *restrict z = w->z, *restrict zs = w->zs, *restrict t = w->t, *restrict rhat = w->rhat;
     double *restrict x = c->x, *restrict r = w->r, a = w->alpha, o = w->omega;
-    int n = c->n, every = ovk__chunk_rows(n, &c->hook);
+    double *restrict xh = w->z;
+    const double *restrict p = w->p;
+    int n = c->n, every = ovk__chunk_rows(n, &c->hook), split = w->split;
     double hr = 0.0, rr = 0.0;
     for (int lo = 0, since = 0; lo < n; lo += SUM_ROWS) {
         int hi = ovk__chunk_end(lo, SUM_ROWS, n);
         double bh = 0.0, br = 0.0;
+        if (split) { /* x^ += alpha p + omega s (s in r) */
 #pragma omp simd reduction(+ : bh, br)
-        for (int i = lo; i < hi; i++) {
-            x[i] += a * z[i] + o * zs[i];
-            double ri = r[i] - o * t[i];
-            r[i] = ri;
-            bh += rhat[i] * ri;
-            br += ri * ri;
+            for (int i = lo; i < hi; i++) {
+                double si = r[i], ri = si - o * t[i];
+                xh[i] += a * p[i] + o * si;
+                r[i] = ri;
+                bh += rhat[i] * ri;
+                br += ri * ri;
+            }
+        } else {
+#pragma omp simd reduction(+ : bh, br)
+            for (int i = lo; i < hi; i++) {
+                x[i] += a * z[i] + o * zs[i];
+                double ri = r[i] - o * t[i];
+                r[i] = ri;
+                bh += rhat[i] * ri;
+                br += ri * ri;
+            }
         }
         hr += bh;
         rr += br;
@@ -142,8 +184,13 @@ static void update(ovk__ctx *c, bicg_work *w, double h[2])
 static int second_half(ovk__ctx *c, bicg_work *w, const double *d, int *broke)
 {
     double g[2], h[2];
-    int rc = d ? OVK_OK : ovk__ctx_pc(c, w->r, w->zs); /* zs = C s */
-    if (!rc) rc = ovk__ctx_matvec(c, w->zs, w->t);      /* t = A zs */
+    int rc;
+    if (w->split) {
+        rc = split_product(c, w->r, w->t); /* t = A^ s */
+    } else {
+        rc = d ? OVK_OK : ovk__ctx_pc(c, w->r, w->zs); /* zs = C s */
+        if (!rc) rc = ovk__ctx_matvec(c, w->zs, w->t); /* t = A zs */
+    }
     if (rc) return rc;
     ovk__tic t0 = ovk__tic_start(c);
     ovk__dots(c->n, 2, (const double *[]){w->t, w->t}, (const double *[]){w->r, w->t}, g, &c->hook);
@@ -171,12 +218,101 @@ static int recover(ovk__ctx *c, bicg_work *w, int iter, const char *what, double
     return 0;
 }
 
+/* 1 when the loop may run on the split form (see the top of the file) */
+static int split_usable(const ovk__ctx *c)
+{
+    const ovk__pc_type *t = c->pc ? c->pc->type : NULL;
+    return t && t->split_op && t->split_in && t->split_out && c->A && !c->batch && !c->scale.ka && !c->scale.kc &&
+           !c->mon.print_true && !c->mon.conv_fn;
+}
+
+/* split: x += Ut^-1 x^ (through tmp), x^ = 0 */
+static int split_flush(ovk__ctx *c, bicg_work *w, double *tmp)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    int rc = c->pc->type->split_out(c->pc->state, w->z, tmp, &c->hook);
+    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+    if (rc) return rc;
+    ovk__ctx_axpy(c, 1.0, tmp, c->x);
+    if (c->n > 0) memset(w->z, 0, sizeof(double) * (size_t)c->n);
+    return OVK_OK;
+}
+
+/* split: r^ = Lt^-1 r in place, w->rr = <r^,r^> and, from rr = <r,r>
+ * (< 0: summed here too), q2 = <r,r> / <r^,r^> */
+static int split_residual(ovk__ctx *c, bicg_work *w, double rr)
+{
+    double g[2] = {rr < 0.0 ? ovk__dot(c->n, w->r, w->r) : 0.0, 0.0};
+    ovk__tic t0 = ovk__tic_start(c);
+    int rc = c->pc->type->split_in(c->pc->state, w->r, w->r, &c->hook);
+    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+    if (rc) return rc;
+    g[1] = ovk__dot(c->n, w->r, w->r);
+    rc = ovk__sum(c, OVK__IPROD, g, 2);
+    if (rc) return rc;
+    if (rr >= 0.0) g[0] = rr;
+    w->rr = g[1];
+    w->q2 = g[1] > 0.0 && isfinite(g[0] / g[1]) ? g[0] / g[1] : 1.0;
+    return OVK_OK;
+}
+
+/* split: the decision of iteration iter on the estimate q2 <r^,r^>, the
+ * true residual b - A x (in zs, x formed first) deciding convergence, as
+ * ovk__bcgs_check does for the unsplit loop; *replaced: r^ renewed from it */
+static int split_check(ovk__ctx *c, bicg_work *w, int iter, double bb, int *stop, int *replaced)
+{
+    int ok = 1, last = iter >= c->opts->max_iter;
+    *replaced = 0;
+    int rc = ovk__iterate_check(c, iter, w->q2 * w->rr, bb, stop);
+    if (rc) return rc;
+    if (!*stop && !last) return OVK_OK;
+    rc = split_flush(c, w, w->zs);
+    if (rc) return rc;
+    if (*stop && c->res->reason != OVK_REASON_CONVERGED) return OVK_OK; /* monitor, divergence, non-finite */
+    rc = ovk__confirm(c, bb, w->zs, &ok); /* zs = b - A x */
+    if (rc) return rc;
+    if (ok) {
+        *stop = 1;
+        c->res->reason = OVK_REASON_CONVERGED;
+        return OVK_OK;
+    }
+    if (last) { /* rel_residual is the true residual's */
+        *stop = 1;
+        c->res->reason = OVK_REASON_MAXIT;
+        return OVK_OK;
+    }
+    *stop = 0;
+    *replaced = 1;
+    c->res->replacements++;
+    memcpy(w->r, w->zs, sizeof(double) * (size_t)c->n);
+    return split_residual(c, w, c->res->rel_residual * c->res->rel_residual * bb);
+}
+
+/* an early stop of the split loop (a breakdown): x formed, rel_residual
+ * that of b - A x (the reason kept) */
+static int split_end(ovk__ctx *c, bicg_work *w, double bb)
+{
+    if (!w->split) return OVK_OK;
+    int ok = 0, rc = split_flush(c, w, w->zs);
+    ovk_reason why = c->res->reason;
+    if (!rc) rc = ovk__confirm(c, bb, w->zs, &ok);
+    c->res->reason = why;
+    return rc;
+}
+
 static int iterate(ovk__ctx *c, void *work, double bb)
 {
     bicg_work *w = work;
-    int rc = ovk__ctx_dots(c, 1, (const double *[]){w->r}, (const double *[]){w->r}, &w->rr);
+    int rc;
+    w->split = split_usable(c);
+    if (w->split) { /* r^ = Lt^-1 r0, x^ = 0 */
+        if (c->n > 0) memset(w->z, 0, sizeof(double) * (size_t)c->n);
+        rc = split_residual(c, w, -1.0);
+    } else {
+        rc = ovk__ctx_dots(c, 1, (const double *[]){w->r}, (const double *[]){w->r}, &w->rr);
+    }
     if (rc) return rc;
-    const double *d = ovk__ctx_pc_diagonal(c); /* a diagonal C: applied in the vector updates' passes */
+    const double *d = w->split ? NULL : ovk__ctx_pc_diagonal(c); /* a diagonal C: applied in the vector updates' passes */
     w->rs.last = -1;
     restart(c, w);
     for (int iter = 1; iter <= c->opts->max_iter; iter++) {
@@ -185,23 +321,25 @@ static int iterate(ovk__ctx *c, void *work, double bb)
         rc = first_half(c, w, d, &rv, &broke);
         if (rc) return rc;
         if (broke) {
-            if (recover(c, w, iter, "<rhat,v>", rv)) return OVK_OK;
+            if (recover(c, w, iter, "<rhat,v>", rv)) return split_end(c, w, bb);
             continue;
         }
         rc = second_half(c, w, d, &broke);
         if (rc) return rc;
-        rc = ovk__bcgs_check(c, iter, w->rr, bb, w->r, &stop, &replaced);
+        if (w->split) rc = split_check(c, w, iter, bb, &stop, &replaced);
+        else rc = ovk__bcgs_check(c, iter, w->rr, bb, w->r, &stop, &replaced);
         if (rc || stop) return rc;
-        if (replaced) { /* r = b - A x: its norm from the check */
-            w->rr = c->res->rel_residual * c->res->rel_residual * bb;
+        if (replaced) { /* r = b - A x (split: r^ of it): its norm from the check */
+            if (!w->split) w->rr = c->res->rel_residual * c->res->rel_residual * bb;
             restart(c, w);
         } else if (broke) {
-            if (recover(c, w, iter, "omega", w->omega)) return OVK_OK;
+            if (recover(c, w, iter, "omega", w->omega)) return split_end(c, w, bb);
         } else if (ovk__bcgs_tiny(w->rho, w->hh, w->rr)) {
-            if (recover(c, w, iter, "rho", w->rho)) return OVK_OK;
+            if (recover(c, w, iter, "rho", w->rho)) return split_end(c, w, bb);
         }
     }
-    return ovk__bcgs_limit(c, bb, w->r); /* a breakdown at the last iteration */
+    rc = w->split ? split_flush(c, w, w->zs) : OVK_OK;
+    return rc ? rc : ovk__bcgs_limit(c, bb, w->r); /* a breakdown at the last iteration */
 }
 
 #define V(f) offsetof(bicg_work, f)

@@ -1,0 +1,335 @@
+/* Block SSOR for any matrix, with Eisenstat's trick (Eisenstat, SISC 2,
+ * 1981; PETSc's PCEISENSTAT).  With the rank's diagonal block
+ * A_d = L + D + U (A = A_d + A_o, A_o the off-rank columns), relaxation w:
+ *
+ *   M = (D/w + L) (D/w)^-1 (D/w + U) = Lt Ut,   C = M^-1,
+ *   Lt = D + w L,   Ut = I/w + D^-1 U
+ *
+ * (w = 1: symmetric Gauss-Seidel; for 0 < w < 2 the SSOR preconditioner
+ * without its factor w (2 - w), which no Krylov iterate sees).  apply is
+ * C, two sweeps with no communication, for every solver.
+ *
+ * The split form (precond.h) lets a solver iterate on A^ = Lt^-1 A Ut^-1.
+ * In the rows scaled by D^-1 (A' = D^-1 A = I + L' + U' + O'), Lt =
+ * D (I + w L') and I + L' + U' = (I/w + L') + (I/w + U') + (1 - 2/w) I, so
+ * for t = Ut^-1 v:
+ *
+ *   A^ v = t/w + y,   y = (I + w L')^-1 (v + (1 - 2/w) t + O' t)
+ *
+ * one backward sweep for t, the halo of t, one forward sweep with the
+ * off-rank rows folded in: the triangles and A_o read once each, where
+ * C then A would read the triangles and all of A, and no diagonal read
+ * in either (the scaled triangles w L', w U' and O' are kept).
+ *
+ * The sweeps stream each triangle apart (as ilu0), its columns as 16-bit
+ * offsets from the row where all fit.  The values stay double: the fused
+ * product is A^ only with the triangles of A itself (rounded ones would
+ * make it the split operator of another matrix). */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "precond.h"
+
+/* A strict triangle of the block as CSR: columns in col or as off
+ * (j - i), one of the two kept. */
+typedef struct etri {
+    int *ptr, *col;
+    int16_t *off;
+    double *val;
+} etri;
+
+typedef struct eis {
+    double omega;
+    int n;
+    etri lo, up;    /* w D^-1 L and w D^-1 U (strict triangles of the block, rows scaled) */
+    double *dinv;   /* 1 / a_ii */
+    double *oval;   /* D^-1 A_o: the offd block's values, rows scaled */
+    int offd_nnz;   /* of the offd block they were made from */
+    double *s;      /* the fused product's forward sweep (y) */
+} eis;
+
+static void tri_free(etri *t)
+{
+    free(t->ptr);
+    free(t->col);
+    free(t->off);
+    free(t->val);
+    memset(t, 0, sizeof *t);
+}
+
+static void eis_free(eis *e)
+{
+    tri_free(&e->lo);
+    tri_free(&e->up);
+    free(e->dinv);
+    free(e->oval);
+    free(e->s);
+    e->dinv = e->oval = e->s = NULL;
+}
+
+static int eis_create(ovk__opts *opts, void **state)
+{
+    double omega = 1.0;
+    const ovk__opt_entry t[] = {OVK__OPT_DOUBLE("omega", 1e-3, 2.0 - 1e-3, &omega)};
+    int rc = ovk__opts_read(opts, "eisenstat", t, 1);
+    if (!rc) rc = ovk__pc_zeroed_state(sizeof(eis), "eisenstat", state);
+    if (rc) return rc;
+    eis *e = *state;
+    e->omega = omega;
+    return OVK_OK;
+}
+
+static void eis_destroy(void *state)
+{
+    eis_free(state);
+    free(state);
+}
+
+/* t = the strict lower (upper = 0) or upper triangle of the block's CSR
+ * (ptr, col, val), each row's entries in their order, row i scaled by
+ * scale[i] */
+static int split_tri(int n, const int *ptr, const int *col, const double *val, const double *scale, int upper,
+                     etri *t)
+{
+    t->ptr = malloc(sizeof(int) * ((size_t)n + 1));
+    if (!t->ptr) return ovk__fail(OVK_ENOMEM, "eisenstat: %d rows", n);
+    t->ptr[0] = 0;
+    for (int i = 0; i < n; i++) {
+        int c = 0;
+        for (int k = ptr[i]; k < ptr[i + 1]; k++) c += upper ? col[k] > i : col[k] < i;
+        t->ptr[i + 1] = t->ptr[i] + c;
+    }
+    size_t nnz = (size_t)t->ptr[n];
+    t->col = malloc(sizeof(int) * (nnz > 0 ? nnz : 1));
+    t->val = malloc(sizeof(double) * (nnz > 0 ? nnz : 1));
+    if (!t->col || !t->val) return ovk__fail(OVK_ENOMEM, "eisenstat: %zu entries", nnz);
+    for (int i = 0, m = 0; i < n; i++)
+        for (int k = ptr[i]; k < ptr[i + 1]; k++)
+            if (upper ? col[k] > i : col[k] < i) {
+                t->col[m] = col[k];
+                t->val[m++] = scale[i] * val[k];
+            }
+    return OVK_OK;
+}
+
+/* 1 when every column of t is within 16 bits of its row */
+static int offsets_fit(const etri *t, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++)
+            if (t->col[k] - i < INT16_MIN || t->col[k] - i > INT16_MAX) return 0;
+    return 1;
+}
+
+/* t's columns as 16-bit offsets from their rows, replacing col */
+static int compact_tri(etri *t, int n)
+{
+    size_t nnz = (size_t)t->ptr[n];
+    t->off = malloc(sizeof(int16_t) * (nnz > 0 ? nnz : 1));
+    if (!t->off) return ovk__fail(OVK_ENOMEM, "eisenstat: offsets of %zu entries", nnz);
+    for (int i = 0; i < n; i++)
+        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) t->off[k] = (int16_t)(t->col[k] - i);
+    free(t->col);
+    t->col = NULL;
+    return OVK_OK;
+}
+
+static int eis_setup(void *state, const ovk__pc_env *env)
+{
+    eis *e = state;
+    const ovk_matrix *A = env->A;
+    int rc = ovk__pc_diag_check_sign(A, "eisenstat", env->nonsymmetric);
+    if (rc) return rc;
+    eis_free(e);
+    int n = e->n = A->lay.nlocal;
+    double *ws = NULL; /* w / a_ii */
+    rc = ovk__pc_alloc(n, "eisenstat", &e->dinv);
+    if (!rc) rc = ovk__pc_alloc(n, "eisenstat", &e->s);
+    if (!rc) rc = ovk__pc_alloc(n, "eisenstat", &ws);
+    int onnz = A->ncols_offd > 0 ? A->offd.rowptr[n] : 0;
+    if (!rc) rc = ovk__pc_alloc(onnz, "eisenstat", &e->oval);
+    if (rc) {
+        free(ws);
+        return rc;
+    }
+    for (int i = 0; i < n; i++) {
+        e->dinv[i] = 1.0 / A->diagonal[i];
+        ws[i] = e->omega * e->dinv[i];
+    }
+    e->offd_nnz = onnz;
+    for (int i = 0; onnz > 0 && i < n; i++) /* O' = D^-1 A_o */
+        for (int k = A->offd.rowptr[i]; k < A->offd.rowptr[i + 1]; k++) e->oval[k] = e->dinv[i] * A->offd.val[k];
+    int *ptr = malloc(sizeof(int) * ((size_t)n + 1)), *col = NULL;
+    double *val = NULL;
+    if (!ptr) rc = ovk__fail(OVK_ENOMEM, "eisenstat: %d rows", n);
+    if (!rc) rc = ovk__matrix_diag_ptr(A, ptr);
+    if (!rc) {
+        size_t nnz = (size_t)ptr[n];
+        col = malloc(sizeof(int) * (nnz > 0 ? nnz : 1));
+        val = malloc(sizeof(double) * (nnz > 0 ? nnz : 1));
+        if (!col || !val) rc = ovk__fail(OVK_ENOMEM, "eisenstat: %zu entries", nnz);
+    }
+    if (!rc) rc = ovk__matrix_diag_fill(A, ptr, col, val);
+    if (!rc) rc = split_tri(n, ptr, col, val, ws, 0, &e->lo); /* w L' */
+    if (!rc) rc = split_tri(n, ptr, col, val, ws, 1, &e->up); /* w U' */
+    free(ptr);
+    free(col);
+    free(val);
+    free(ws);
+    if (!rc && offsets_fit(&e->lo, n) && offsets_fit(&e->up, n)) {
+        rc = compact_tri(&e->lo, n);
+        if (!rc) rc = compact_tri(&e->up, n);
+    }
+    return rc;
+}
+
+/* sum_k t_ik x_k over row i of triangle t, in the storage form (off)
+ * that the callers' constant argument selects */
+static inline __attribute__((always_inline)) double row_sum(const etri *t, int i, const double *x, int off)
+{
+    double s = 0.0;
+    for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) {
+        int j = off ? i + t->off[k] : t->col[k];
+        s += t->val[k] * x[j];
+    }
+    return s;
+}
+
+/* backward: y = Ut^-1 v = (I/w + U')^-1 v, y_i = w v_i - sum_{j>i} (w u'_ij) y_j.
+ * y may be v. */
+static inline __attribute__((always_inline)) void upper_sweep(const eis *e, const double *v, double *y,
+                                                               const ovk__hook *h, int off)
+{
+    double w = e->omega;
+    int n = e->n, step = ovk__chunk_rows(n, h);
+    for (int hi = n; hi > 0; hi -= step) {
+        int lo = hi > step ? hi - step : 0;
+        for (int i = hi - 1; i >= lo; i--) y[i] = w * v[i] - row_sum(&e->up, i, y, off);
+        ovk__poke(h);
+    }
+}
+
+/* forward: y = Lt^-1 r = (I + w L')^-1 D^-1 r, y_i = r_i / a_ii - sum_{j<i}
+ * (w l'_ij) y_j.  y may be r. */
+static inline __attribute__((always_inline)) void lower_sweep(const eis *e, const double *r, double *y,
+                                                               const ovk__hook *h, int off)
+{
+    const double *restrict dinv = e->dinv;
+    int n = e->n, step = ovk__chunk_rows(n, h);
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int i = lo; i < hi; i++) y[i] = r[i] * dinv[i] - row_sum(&e->lo, i, y, off);
+        ovk__poke(h);
+    }
+}
+
+/* the fused product's forward sweep: g = v + (1 - 2/w) t + O' t (O' t from
+ * the halo's external values), y = (I + w L')^-1 g (in s), w = t/w + y;
+ * out may be t (row i reads t_i only) */
+static inline __attribute__((always_inline)) void fused_forward(const eis *e, const ovk_matrix *A, const double *v,
+                                                                 const double *t, double *out, const ovk__hook *h,
+                                                                 int off)
+{
+    const double *restrict ext = A->halo.ext, *restrict oval = e->oval;
+    double *restrict y = e->s;
+    const int *restrict optr = A->offd.rowptr, *restrict ocol = A->offd.col;
+    int has_offd = e->offd_nnz > 0;
+    double rw = 1.0 / e->omega, c = 1.0 - 2.0 / e->omega;
+    int n = e->n, step = ovk__chunk_rows(n, h);
+    for (int lo = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int i = lo; i < hi; i++) {
+            double ti = t[i], g = v[i] + c * ti;
+            if (has_offd)
+                for (int k = optr[i]; k < optr[i + 1]; k++) g += oval[k] * ext[ocol[k]];
+            double yi = g - row_sum(&e->lo, i, y, off);
+            y[i] = yi;
+            out[i] = rw * ti + yi;
+        }
+        ovk__poke(h);
+    }
+}
+
+/* The kernels above for each storage form, chosen once per call. */
+#define FORMS(CALL)          \
+    do {                     \
+        if (e->lo.off)       \
+            CALL(1);         \
+        else                 \
+            CALL(0);         \
+    } while (0)
+
+/* z = M^-1 r = Ut^-1 Lt^-1 r, in place in z */
+static int eis_apply(void *state, const double *r, double *z, const ovk__hook *h)
+{
+    const eis *e = state;
+#define APPLY(OF)                          \
+    do {                                   \
+        lower_sweep(e, r, z, h, OF);       \
+        upper_sweep(e, z, z, h, OF);       \
+    } while (0)
+    FORMS(APPLY);
+#undef APPLY
+    return OVK_OK;
+}
+
+/* rh = Lt^-1 r */
+static int eis_split_in(void *state, const double *r, double *rh, const ovk__hook *h)
+{
+    const eis *e = state;
+#define IN(OF) lower_sweep(e, r, rh, h, OF)
+    FORMS(IN);
+#undef IN
+    return OVK_OK;
+}
+
+/* x = Ut^-1 xh */
+static int eis_split_out(void *state, const double *xh, double *x, const ovk__hook *h)
+{
+    const eis *e = state;
+#define OUT(OF) upper_sweep(e, xh, x, h, OF)
+    FORMS(OUT);
+#undef OUT
+    return OVK_OK;
+}
+
+/* w = Lt^-1 A Ut^-1 v: t = Ut^-1 v (in w), its halo, then the forward
+ * sweep writing w over t row by row */
+static int eis_split_op(void *state, const ovk_matrix *A, const double *v, double *w, const ovk__hook *h)
+{
+    eis *e = state;
+    int onnz = A->ncols_offd > 0 ? A->offd.rowptr[A->lay.nlocal] : 0;
+    if (A->lay.nlocal != e->n || onnz != e->offd_nnz)
+        return ovk__fail(OVK_EMISMATCH, "eisenstat: the matrix has %d rows and %d off-rank entries here, the setup "
+                         "had %d and %d", A->lay.nlocal, onnz, e->n, e->offd_nnz);
+#define UP(OF) upper_sweep(e, v, w, h, OF)
+    FORMS(UP);
+#undef UP
+    int rc = ovk__halo_begin(A, w);
+    if (!rc) rc = ovk__halo_end(A);
+    if (rc) return rc;
+#define FWD(OF) fused_forward(e, A, v, w, w, h, OF)
+    FORMS(FWD);
+#undef FWD
+    return OVK_OK;
+}
+
+static void eis_view(void *state, FILE *f)
+{
+    const eis *e = state;
+    fprintf(f, "  eisenstat: omega %g, triangles' columns as %s\n", e->omega, e->lo.off ? "16-bit offsets" : "int");
+}
+
+const ovk__pc_type ovk__pc_eisenstat = {
+    .name = "eisenstat",
+    .description = "block SSOR (M = (D/w + L) (D/w)^-1 (D/w + U) on each rank's block), any matrix; "
+                   "split form with Eisenstat's trick for bicgstab",
+    .options = "omega=(0.001..1.999): the relaxation (1: symmetric Gauss-Seidel)",
+    .needs_matrix = 1,
+    .create = eis_create, .setup = eis_setup, .destroy = eis_destroy,
+    .apply = eis_apply,
+    .split_in = eis_split_in, .split_op = eis_split_op, .split_out = eis_split_out,
+    .view = eis_view,
+};

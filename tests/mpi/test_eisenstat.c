@@ -1,0 +1,387 @@
+/* MPI test: the eisenstat preconditioner (block SSOR for any matrix) and
+ * bicgstab's split form with Eisenstat's fused product.
+ *
+ *  - the split form against its definition on convection-diffusion (with
+ *    off-rank columns beyond one rank) and a tridiagonal matrix: split_op v
+ *    equals split_in (A split_out v), and apply r equals split_out
+ *    (split_in r), to 1e-12, for omega 0.7, 1 and 1.3;
+ *  - the shared nonsymmetric matrices (OVK_NONSYM_DIR; skipped when
+ *    absent), b = A x* (x0 = 0), rtol 1e-8: bicgstab + eisenstat (omega 1,
+ *    1.2, 0.8) and gmres + eisenstat (the plain apply)
+ *    converge with the true residual below rtol on every matrix but
+ *    utm1700a, whose solve must end not converged (iteration limit or a
+ *    breakdown) with, at the limit, the true residual reported;
+ *  - convection-diffusion at Peclet 1, 50 (upwind, central) and 1000
+ *    (upwind): both solvers converge, truly; with a monitor and a history
+ *    of one entry per iteration; from a nonzero x0 too;
+ *  - bicgstab's split form is what runs: its solution differs in its bits
+ *    from the unsplit loop's (forced by -ovk_monitor_true) and both
+ *    converge truly;
+ *  - a zero-row rank (the last one, at 2 ranks or more);
+ *  - bad input, the same status on every rank: a zero diagonal entry on
+ *    one rank (OVK_EZERODIAG naming its row), omega 0 and 2, an unknown
+ *    option.
+ * Runs at any rank count. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mpitest.h"
+#include "precond/precond.h"
+
+#ifndef OVK_NONSYM_DIR
+#define OVK_NONSYM_DIR ""
+#endif
+
+enum { MAX_IT = 4000, MAX_HARD = 200 };
+static const double RTOL = 1e-8;
+static int g_rank, g_size;
+
+/* a pseudo-random value in [-1, 1) per global row */
+static double hash_unit(uint64_t g)
+{
+    g += 0x9E3779B97F4A7C15ull;
+    g = (g ^ (g >> 30)) * 0xBF58476D1CE4E5B9ull;
+    g = (g ^ (g >> 27)) * 0x94D049BB133111EBull;
+    g ^= g >> 31;
+    return 2.0 * (double)(g >> 11) * (1.0 / 9007199254740992.0) - 1.0;
+}
+
+typedef struct outcome {
+    int rc, iterations;
+    ovk_reason reason;
+    double rel, true_rel; /* reported, and ||b - A x|| / ||b|| */
+} outcome;
+
+static int count_calls(ovk_solver *s, int it, double rnorm, double rel, void *ctx)
+{
+    (void)s, (void)it, (void)rnorm, (void)rel;
+    (*(int *)ctx)++;
+    return 0;
+}
+
+/* solve A x = A x* with solver/precond from x0 (0, or x0_hash: a random
+ * x0); monitor: count its calls and keep the history; xout: a copy of x
+ * (the caller's, nlocal doubles) */
+static outcome solve(ovk_matrix *A, const char *solver, const char *pc, int maxit, int monitor, int x0_hash,
+                     int monitor_true, double *xout)
+{
+    outcome o = {0};
+    ovk_vector *xs = NULL, *b = NULL, *x = NULL, *r = NULL;
+    ovk_solver *s = NULL;
+    ovk_pcg_result res = {0};
+    int calls = 0;
+    ovk_vector_create(A, &xs);
+    ovk_vector_create(A, &b);
+    ovk_vector_create(A, &x);
+    ovk_vector_create(A, &r);
+    int n = ovk_vector_nlocal(xs);
+    double *d = ovk_vector_data(xs), *xd = ovk_vector_data(x);
+    for (int i = 0; i < n; i++) {
+        d[i] = hash_unit((uint64_t)(ovk_matrix_row_start(A) + i));
+        xd[i] = x0_hash ? hash_unit((uint64_t)(ovk_matrix_row_start(A) + i) + 99u) : 0.0;
+    }
+    ovk_matvec(A, xs, b);
+    ovk_solver_create(A, &s);
+    ovk_solver_set_option(s, "solver", solver);
+    ovk_solver_set_option(s, "precond", pc);
+    ovk_solver_set_option(s, "backend", "blocking");
+    if (monitor_true) ovk_solver_set_option(s, "monitor_true", "1");
+    ovk_solver_set_tolerances(s, RTOL, 0.0, maxit);
+    static double history[MAX_IT + 1];
+    if (monitor) ovk_solver_set_monitor(s, count_calls, &calls);
+    if (monitor) ovk_solver_set_history(s, history, MAX_IT + 1);
+    o.rc = ovk_solver_setup(s);
+    if (!o.rc) o.rc = ovk_solver_solve(s, b, x, &res);
+    if (!o.rc || o.rc == OVK_EMAXIT || o.rc == OVK_EBREAKDOWN) {
+        o.iterations = res.iterations;
+        o.reason = res.reason;
+        o.rel = res.rel_residual;
+        double rr = 0.0, bb = 0.0;
+        ovk_matvec(A, x, r);
+        ovk_vector_scale(-1.0, r);
+        ovk_vector_axpy(1.0, b, r);
+        ovk_vector_dot(r, r, &rr);
+        ovk_vector_dot(b, b, &bb);
+        o.true_rel = sqrt(rr / bb);
+    }
+    if (monitor) {
+        MT_CHECK(calls == o.iterations + 1, "%s %s: monitor called %d times for %d iterations", solver, pc, calls,
+                 o.iterations);
+        MT_CHECK(res.history_len == o.iterations + 1 && isfinite(history[o.iterations]),
+                 "%s %s: history of %d norms for %d iterations", solver, pc, res.history_len, o.iterations);
+    }
+    if (xout && n > 0) memcpy(xout, xd, sizeof(double) * (size_t)n);
+    ovk_solver_destroy(&s);
+    ovk_vector_destroy(xs);
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_vector_destroy(r);
+    return o;
+}
+
+/* converged, and the true residual too */
+static void expect_converged(const char *what, const outcome *o)
+{
+    MT_CHECK(o->rc == OVK_OK && o->reason == OVK_REASON_CONVERGED, "%s: status %s reason %s (%s)", what,
+             ovk_status_name(o->rc), ovk_reason_name(o->reason), o->rc ? ovk_error_detail() : "");
+    MT_CHECK(o->true_rel < RTOL, "%s: true residual %.3e", what, o->true_rel);
+}
+
+/* not converged, a clear status, and at the limit the true residual */
+static void expect_not_converged(const char *what, const outcome *o)
+{
+    MT_CHECK(o->rc == OVK_EMAXIT || o->rc == OVK_EBREAKDOWN || o->rc == OVK_ENONFINITE,
+             "%s: status %s, expected the iteration limit or a breakdown", what, ovk_status_name(o->rc));
+    MT_CHECK(o->reason != OVK_REASON_CONVERGED, "%s: reason converged with status %s", what, ovk_status_name(o->rc));
+    if (o->rc == OVK_EMAXIT)
+        MT_CHECK(fabs(o->rel - o->true_rel) <= 1e-6 * o->true_rel, "%s: reported %.6e, true %.6e", what, o->rel,
+                 o->true_rel);
+}
+
+static int dir_exists(const char *d)
+{
+    struct stat st;
+    return d[0] && stat(d, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static const char *const bcgs_pcs[] = {"eisenstat", "eisenstat:omega=1.2", "eisenstat:omega=0.8"};
+enum { NBCGS_PCS = 3 };
+
+static void shared_matrices(void)
+{
+    static const char *const names[] = {"cdde1", "orsirr_1", "sherman5", "watt_2", "hor131", "utm1700a"};
+    if (!dir_exists(OVK_NONSYM_DIR)) {
+        if (g_rank == 0) printf("shared nonsymmetric matrices: skipped (no directory '%s')\n", OVK_NONSYM_DIR);
+        return;
+    }
+    for (size_t m = 0; m < sizeof names / sizeof names[0]; m++) {
+        char path[1024];
+        ovk_matrix *A = NULL;
+        snprintf(path, sizeof path, "%s/%s.mtx", OVK_NONSYM_DIR, names[m]);
+        int rc = ovk_mm_read(MPI_COMM_WORLD, path, &A);
+        MT_RC(OVK_OK, rc);
+        if (rc) continue;
+        int hard = !strcmp(names[m], "utm1700a");
+        for (int k = 0; k <= NBCGS_PCS; k++) {
+            const char *solver = k < NBCGS_PCS ? "bicgstab" : "gmres", *pc = k < NBCGS_PCS ? bcgs_pcs[k] : "eisenstat";
+            char what[128];
+            snprintf(what, sizeof what, "%s %s %s", names[m], solver, pc);
+            outcome o = solve(A, solver, pc, hard ? MAX_HARD : MAX_IT, 0, 0, 0, NULL);
+            if (hard) expect_not_converged(what, &o);
+            else expect_converged(what, &o);
+            if (g_rank == 0)
+                printf("%-44s %5d its  %-12s reported %.2e true %.2e\n", what, o.iterations, ovk_reason_name(o.reason),
+                       o.rel, o.true_rel);
+        }
+        ovk_matrix_destroy(A);
+    }
+}
+
+static ovk_matrix *convdiff(double peclet, ovk_convdiff_scheme scheme)
+{
+    int P[3] = {0, 0, 0};
+    double v[3] = {1.0, 0.5, -0.25};
+    ovk_matrix *A = NULL;
+    MPI_Dims_create(g_size, 3, P);
+    MT_RC(OVK_OK, ovk_convdiff_create(MPI_COMM_WORLD, 10, 10, 8, P[0], P[1], P[2], v, peclet, scheme, &A));
+    return A;
+}
+
+static void convection_diffusion(void)
+{
+    static const struct {
+        double pe;
+        ovk_convdiff_scheme scheme;
+    } cases[] = {{1.0, OVK_CONVDIFF_UPWIND}, {50.0, OVK_CONVDIFF_UPWIND}, {50.0, OVK_CONVDIFF_CENTRAL},
+                 {1000.0, OVK_CONVDIFF_UPWIND}};
+    for (int c = 0; c < 4; c++) {
+        ovk_matrix *A = convdiff(cases[c].pe, cases[c].scheme);
+        for (int k = 0; k <= NBCGS_PCS; k++) {
+            const char *solver = k < NBCGS_PCS ? "bicgstab" : "gmres", *pc = k < NBCGS_PCS ? bcgs_pcs[k] : "eisenstat";
+            for (int x0 = 0; x0 < 2; x0++) {
+                char what[128];
+                snprintf(what, sizeof what, "convdiff Pe %g %s %s %s x0 %s", cases[c].pe,
+                         cases[c].scheme == OVK_CONVDIFF_UPWIND ? "upwind" : "central", solver, pc,
+                         x0 ? "random" : "0");
+                outcome o = solve(A, solver, pc, MAX_IT, 1, x0, 0, NULL);
+                expect_converged(what, &o);
+                if (g_rank == 0 && !x0) printf("%-60s %4d its  true %.2e\n", what, o.iterations, o.true_rel);
+            }
+        }
+        ovk_matrix_destroy(A);
+    }
+}
+
+/* the split loop runs: its x differs in its bits from the unsplit loop's
+ * (-ovk_monitor_true keeps bicgstab on C then A) */
+static void split_runs(void)
+{
+    ovk_matrix *A = convdiff(50.0, OVK_CONVDIFF_UPWIND);
+    int n = ovk_matrix_nlocal(A);
+    double *xs = calloc((size_t)n + 1, sizeof(double)), *xu = calloc((size_t)n + 1, sizeof(double));
+    outcome s = solve(A, "bicgstab", "eisenstat", MAX_IT, 0, 0, 0, xs);
+    if (g_rank == 0) printf("unsplit loop (-ovk_monitor_true):\n");
+    outcome u = solve(A, "bicgstab", "eisenstat", MAX_IT, 0, 0, 1, xu);
+    expect_converged("split bicgstab eisenstat", &s);
+    expect_converged("unsplit bicgstab eisenstat", &u);
+    int differ = n > 0 && memcmp(xs, xu, sizeof(double) * (size_t)n) != 0;
+    MPI_Allreduce(MPI_IN_PLACE, &differ, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MT_CHECK(differ, "bicgstab + eisenstat: the split loop's x is bitwise the unsplit one's");
+    if (g_rank == 0) printf("split %d its, unsplit %d its\n", s.iterations, u.iterations);
+    free(xs);
+    free(xu);
+    ovk_matrix_destroy(A);
+}
+
+/* a tridiagonal nonsymmetric matrix of n rows over the ranks but the last
+ * (which has none, at 2 ranks or more); a_nn = last */
+static int tridiag(int n, double last, ovk_matrix **A)
+{
+    int holders = g_size > 1 ? g_size - 1 : 1, me = g_rank < holders ? g_rank : -1;
+    int lo = me < 0 ? n : (int)((long)n * me / holders), hi = me < 0 ? n : (int)((long)n * (me + 1) / holders);
+    int nl = hi - lo, *ptr = malloc(sizeof(int) * (size_t)(nl + 1));
+    ovk_gidx *col = malloc(sizeof(ovk_gidx) * (size_t)(3 * nl + 1));
+    double *val = malloc(sizeof(double) * (size_t)(3 * nl + 1));
+    ptr[0] = 0;
+    for (int i = lo, k = 0; i < hi; i++) {
+        if (i > 0) col[k] = i - 1, val[k++] = -1.5;
+        col[k] = i, val[k++] = i == n - 1 ? last : (i % 3 ? 4.0 : -4.0); /* a_ii of either sign */
+        if (i < n - 1) col[k] = i + 1, val[k++] = -0.5;
+        ptr[i - lo + 1] = k;
+    }
+    int rc = ovk_matrix_create_csr(MPI_COMM_WORLD, lo, nl, ptr, col, val, OVK_DUP_REJECT, A);
+    free(ptr);
+    free(col);
+    free(val);
+    return rc;
+}
+
+static void zero_row_rank(void)
+{
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, tridiag(60, 4.0, &A));
+    for (int k = 0; k <= NBCGS_PCS; k++) {
+        const char *solver = k < NBCGS_PCS ? "bicgstab" : "gmres", *pc = k < NBCGS_PCS ? bcgs_pcs[k] : "eisenstat";
+        char what[96];
+        snprintf(what, sizeof what, "zero-row rank %s %s", solver, pc);
+        outcome o = solve(A, solver, pc, 200, 1, 1, 0, NULL);
+        expect_converged(what, &o);
+    }
+    ovk_matrix_destroy(A);
+}
+
+/* max |a - b| / max |b| over the ranks */
+static double rel_diff(int n, const double *a, const double *b)
+{
+    double v[2] = {0.0, 0.0};
+    for (int i = 0; i < n; i++) {
+        v[0] = fmax(v[0], fabs(a[i] - b[i]));
+        v[1] = fmax(v[1], fabs(b[i]));
+    }
+    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return v[1] > 0.0 ? v[0] / v[1] : v[0];
+}
+
+/* split_op v == split_in (A split_out v); apply r == split_out (split_in r) */
+static void split_algebra_on(ovk_matrix *A, const char *name)
+{
+    static const char *const specs[] = {"eisenstat", "eisenstat:omega=1.3", "eisenstat:omega=0.7"};
+    int n = ovk_matrix_nlocal(A);
+    size_t sz = sizeof(double) * (size_t)(n > 0 ? n : 1);
+    double *v = malloc(sz), *w1 = malloc(sz), *w2 = malloc(sz), *t = malloc(sz), *y = malloc(sz);
+    for (int i = 0; i < n; i++) v[i] = hash_unit((uint64_t)(ovk_matrix_row_start(A) + i) + 5u);
+    for (int sp = 0; sp < 3; sp++) {
+        ovk__pc pc = {0};
+        MT_RC(OVK_OK, ovk__pc_create(specs[sp], &pc));
+        ovk__pc_env env = {.A = A, .n = n, .comm = MPI_COMM_WORLD, .nonsymmetric = 1};
+        MT_RC(OVK_OK, pc.type->setup(pc.state, &env));
+        MT_CHECK(pc.type->split_op && pc.type->split_in && pc.type->split_out, "%s: no split form", specs[sp]);
+        MT_RC(OVK_OK, pc.type->split_op(pc.state, A, v, w1, NULL));
+        MT_RC(OVK_OK, pc.type->split_out(pc.state, v, t, NULL)); /* t = Ut^-1 v */
+        MT_RC(OVK_OK, ovk__matvec(A, t, y, NULL));                /* y = A t */
+        MT_RC(OVK_OK, pc.type->split_in(pc.state, y, w2, NULL));  /* w2 = Lt^-1 y */
+        double e1 = rel_diff(n, w1, w2);
+        MT_CHECK(e1 < 1e-12, "%s %s: split_op differs from Lt^-1 A Ut^-1 by %.3e", name, specs[sp], e1);
+        MT_RC(OVK_OK, pc.type->apply(pc.state, v, w1, NULL));     /* M^-1 v */
+        MT_RC(OVK_OK, pc.type->split_in(pc.state, v, t, NULL));
+        MT_RC(OVK_OK, pc.type->split_out(pc.state, t, w2, NULL)); /* Ut^-1 Lt^-1 v */
+        double e2 = rel_diff(n, w1, w2);
+        MT_CHECK(e2 < 1e-12, "%s %s: apply differs from Ut^-1 Lt^-1 by %.3e", name, specs[sp], e2);
+        if (g_rank == 0) printf("split algebra %-10s %-38s op %.1e apply %.1e\n", name, specs[sp], e1, e2);
+        ovk__pc_destroy(&pc);
+    }
+    free(v), free(w1), free(w2), free(t), free(y);
+}
+
+static void split_algebra(void)
+{
+    ovk_matrix *A = convdiff(50.0, OVK_CONVDIFF_CENTRAL), *T = NULL;
+    split_algebra_on(A, "convdiff");
+    ovk_matrix_destroy(A);
+    MT_RC(OVK_OK, tridiag(50, 4.0, &T));
+    split_algebra_on(T, "tridiag");
+    ovk_matrix_destroy(T);
+}
+
+/* the same status on every rank */
+static void expect_everywhere(const char *what, int rc, int expected)
+{
+    int lo = rc, hi = rc;
+    MPI_Allreduce(&rc, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&rc, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MT_CHECK(lo == expected && hi == expected, "%s: status %s..%s, expected %s", what, ovk_status_name(lo),
+             ovk_status_name(hi), ovk_status_name(expected));
+    if (g_rank == 0) printf("bad input %-36s %s: %s\n", what, ovk_status_name(rc), rc ? ovk_error_detail() : "");
+}
+
+static int setup_with(ovk_matrix *A, const char *solver, const char *pc)
+{
+    ovk_solver *s = NULL;
+    ovk_solver_create(A, &s);
+    int rc = ovk_solver_set_option(s, "solver", solver);
+    if (!rc) rc = ovk_solver_set_option(s, "precond", pc);
+    if (!rc) rc = ovk_solver_setup(s);
+    ovk_solver_destroy(&s);
+    return rc;
+}
+
+static void bad_inputs(void)
+{
+    ovk_matrix *Z = NULL, *A = convdiff(50.0, OVK_CONVDIFF_UPWIND);
+    MT_RC(OVK_OK, tridiag(40, 0.0, &Z)); /* a_nn = 0 on the last rank that holds rows */
+    for (int k = 0; k < 2; k++) {
+        const char *solver = k ? "gmres" : "bicgstab";
+        char what[64];
+        snprintf(what, sizeof what, "zero diagonal, %s", solver);
+        int rc = setup_with(Z, solver, "eisenstat");
+        expect_everywhere(what, rc, OVK_EZERODIAG);
+        MT_CHECK(rc != OVK_EZERODIAG || strstr(ovk_error_detail(), "row 39"), "detail '%s' does not name row 39",
+                 ovk_error_detail());
+    }
+    expect_everywhere("eisenstat:omega=0", setup_with(A, "bicgstab", "eisenstat:omega=0"), OVK_EOPTION);
+    expect_everywhere("eisenstat:omega=2", setup_with(A, "bicgstab", "eisenstat:omega=2"), OVK_EOPTION);
+    expect_everywhere("eisenstat:precision=single", setup_with(A, "bicgstab", "eisenstat:precision=single"),
+                      OVK_EOPTION);
+    ovk_matrix_destroy(A);
+    ovk_matrix_destroy(Z);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    split_algebra();
+    shared_matrices();
+    convection_diffusion();
+    split_runs();
+    zero_row_rank();
+    bad_inputs();
+    int status = mt_finish("test_eisenstat");
+    MPI_Finalize();
+    return status;
+}
