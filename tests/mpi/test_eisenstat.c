@@ -300,15 +300,15 @@ static void split_algebra_on(ovk_matrix *A, const char *name)
         ovk__pc_env env = {.A = A, .n = n, .comm = MPI_COMM_WORLD, .nonsymmetric = 1};
         MT_RC(OVK_OK, pc.type->setup(pc.state, &env));
         MT_CHECK(pc.type->split_op && pc.type->split_in && pc.type->split_out, "%s: no split form", specs[sp]);
-        MT_RC(OVK_OK, pc.type->split_op(pc.state, A, v, w1, NULL));
-        MT_RC(OVK_OK, pc.type->split_out(pc.state, v, t, NULL)); /* t = Ut^-1 v */
+        MT_RC(OVK_OK, pc.type->split_op(pc.state, v, w1, NULL));
+        MT_RC(OVK_OK, pc.type->split_out(pc.state, v, t, 0, NULL)); /* t = Ut^-1 v */
         MT_RC(OVK_OK, ovk__matvec(A, t, y, NULL));                /* y = A t */
         MT_RC(OVK_OK, pc.type->split_in(pc.state, y, w2, NULL));  /* w2 = Lt^-1 y */
         double e1 = rel_diff(n, w1, w2);
         MT_CHECK(e1 < 1e-12, "%s %s: split_op differs from Lt^-1 A Ut^-1 by %.3e", name, specs[sp], e1);
         MT_RC(OVK_OK, pc.type->apply(pc.state, v, w1, NULL));     /* M^-1 v */
         MT_RC(OVK_OK, pc.type->split_in(pc.state, v, t, NULL));
-        MT_RC(OVK_OK, pc.type->split_out(pc.state, t, w2, NULL)); /* Ut^-1 Lt^-1 v */
+        MT_RC(OVK_OK, pc.type->split_out(pc.state, t, w2, 0, NULL)); /* Ut^-1 Lt^-1 v */
         double e2 = rel_diff(n, w1, w2);
         MT_CHECK(e2 < 1e-12, "%s %s: apply differs from Ut^-1 Lt^-1 by %.3e", name, specs[sp], e2);
         if (g_rank == 0) printf("split algebra %-10s %-38s op %.1e apply %.1e\n", name, specs[sp], e1, e2);
