@@ -906,8 +906,9 @@ const ovk__pc_type ovk__pc_amg = {
                "(0.3, a row's relative change that forces a full setup, with reuse_scale=diag that of S^-1 A S^-1); "
                "reuse_coarse=keep|galerkin (keep: the full setup's "
                "coarse levels, level 0's smoother refreshed; galerkin: P^T A P again); reuse_scale=diag|none (diag with "
-               "keep: level 0's transfers those of S^-1 P_0, s_i = sqrt(a_ii / a_ii of the full setup), exact for a "
-               "diagonal scaling A = S A_0 S); print=0..3 (hypre's print level)",
+               "keep: level 0's transfers those of S^-1 P_0, s_i = sqrt(a_ii / a_ii of the full setup), for A = S A_0 S the "
+               "Galerkin coarse correction on the kept S^-1 P_0; s_i outside [2^-32, 2^32]: a full setup); print=0..3 "
+               "(hypre's print level)",
     .needs_matrix = 1,
     .create = amg_create, .setup = amg_setup, .destroy = amg_destroy, .view = amg_view,
     .apply = amg_apply, .apply_many = amg_apply_many,
