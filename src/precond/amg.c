@@ -12,13 +12,15 @@
  * solver's matrix itself) and the coarse levels stay, and with
  * reuse_scale=diag (keep's default) level 0's transfers become those of
  * S^-1 P_0 with s_i = sqrt(a_ii / a0_ii) against the full setup's a0_ii.
- * Classical AMG is covariant under a symmetric diagonal scaling: a setup
- * on S A_0 S gives P' = S^-1 P S_C and coarse operators S_C A_c S_C, whose
- * coarse correction P' (P'^T A P')^-1 P'^T = S^-1 P A_c^-1 P^T S^-1 is the
- * kept hierarchy's with that scaling; for a general change S takes its
- * diagonal part (a coefficient smooth in space looks locally like such a
- * scaling), and the drift below is then measured on S^-1 A S^-1, so that
- * a pure scaling never forces a full setup.  With galerkin the new
+ * What is exact: for A = S A_0 S, (S^-1 P_0)^T A (S^-1 P_0) = P_0^T A_0 P_0,
+ * so the kept coarse levels with S^-1 P_0 are the Galerkin coarse
+ * correction of A on the kept interpolation S^-1 P_0.  A fresh setup on A
+ * may differ (strength of connection and truncation are not invariant
+ * under the scaling).  For a general change S takes its diagonal part (a
+ * coefficient smooth in space looks locally like such a scaling), and the
+ * drift below is then measured on S^-1 A S^-1, so that a pure scaling
+ * never forces a full setup; a factor s_i^-1 outside [2^-32, 2^32] does
+ * (the float weights of S^-1 P_0 would leave float's range).  With galerkin the new
  * values go into hypre's copy, A_{l+1} = P_l^T A_l P_l again (hypre's
  * Galerkin product), the coarsest level's dense copy is made again, and our
  * levels take the new values on their kept storage with new smoother bounds
@@ -617,20 +619,27 @@ static int offd_count(hypre_ParCSRMatrix *P)
 /* the number of values of A's diag block and offd block as stored */
 static size_t block_values(const ovk__csr *b, int n) { return n > 0 ? (size_t)b->rowptr[n] : 0; }
 
+/* keep's default reuse_scale=diag applies: not for a singular A, whose
+ * update forms the Galerkin products (update_setup) */
+static int scaling(const amg *m) { return m->o.reuse_scale == RS_DIAG && !m->singular; }
+
 /* Local: A's values at the full setup (its blocks as stored), against
  * which updates drift, and room for the drift's row sums; with
  * reuse_scale=diag its diagonal and room for the scaling. */
 static int keep_values(amg *m, const ovk_matrix *A)
 {
     size_t nd = block_values(&A->diag, m->n), no = block_values(&A->offd, m->n), n = (size_t)m->n;
-    int scale = m->o.reuse_scale == RS_DIAG;
+    int scale = scaling(m);
     free(m->vals0), free(m->row_sums), free(m->diag0), free(m->sinv);
     m->diag0 = m->sinv = NULL;
     m->vals0 = malloc(sizeof(double) * (nd + no + 1));
     m->row_sums = malloc(sizeof(double) * (2 * n + 1));
     if (scale) m->diag0 = malloc(sizeof(double) * (n + 1)), m->sinv = malloc(sizeof(double) * (n + 1));
-    if (!m->vals0 || !m->row_sums || (scale && (!m->diag0 || !m->sinv)))
+    if (!m->vals0 || !m->row_sums || (scale && (!m->diag0 || !m->sinv))) {
+        free(m->vals0), free(m->row_sums), free(m->diag0), free(m->sinv);
+        m->vals0 = m->row_sums = m->diag0 = m->sinv = NULL; /* no vals0: the next setup is a full one */
         return ovk__fail(OVK_ENOMEM, "amg: a copy of %zu values (reuse)", nd + no);
+    }
     if (nd) memcpy(m->vals0, A->diag.val, sizeof(double) * nd);
     if (no) memcpy(m->vals0 + nd, A->offd.val, sizeof(double) * no);
     if (scale && n) memcpy(m->diag0, A->diagonal, sizeof(double) * n);
@@ -703,17 +712,19 @@ static int galerkin_again(amg *m)
     return hy(hypre_GaussElimSetup(d, nlev - 1, HY_GAUSS_ELIM), "hypre_GaussElimSetup");
 }
 
-/* Collective: m->sinv = sqrt(a0_ii / a_ii) (the inverse of S in A = S A_0 S,
- * A_0 the full setup's values, were A such a scaling of it), its values at
- * A's offd columns in A's halo (A->halo.ext); lim[0] = -min, lim[1] = max
- * over the rank's rows (infinite for a factor that is not finite and
- * positive). */
+/* Collective with A's halo neighbours: m->sinv = sqrt(a0_ii / a_ii) (the
+ * inverse of S in A = S A_0 S, A_0 the full setup's values, were A such a
+ * scaling of it), its values at A's offd columns in A's halo
+ * (A->halo.ext); lim[0] = -min, lim[1] = max over the rank's rows
+ * (infinite for a factor outside [2^-32, 2^32], NaN included: the float
+ * weights of S^-1 P_0 would over- or underflow; a full setup).  A failed
+ * exchange is this rank's status only: the caller agrees on it. */
 static int diag_scaling(amg *m, const ovk_matrix *A, double *lim)
 {
     for (int i = 0; i < m->n; i++) {
         double w = sqrt(m->diag0[i] / A->diagonal[i]);
         m->sinv[i] = w;
-        if (!(w > 0.0) || isinf(w)) lim[0] = lim[1] = INFINITY; /* a full setup */
+        if (!(w >= 0x1p-32 && w <= 0x1p32)) lim[0] = lim[1] = INFINITY; /* a full setup */
         if (-w > lim[0]) lim[0] = -w;
         if (w > lim[1]) lim[1] = w;
     }
@@ -735,15 +746,20 @@ static int update_setup(amg *m, const ovk__pc_env *env, int *kept)
      * exactly, which CG on a singular A needs */
     int galerkin = m->o.reuse_coarse == RC_GALERKIN || m->singular;
     const double *sinv = galerkin ? NULL : m->sinv; /* NULL: no scaling */
-    double lim[3] = {0.0, -INFINITY, -INFINITY}; /* the drift, -min and max of sinv */
+    /* the drift, -min and max of sinv, and the scaling's failed exchange
+     * (-status), in one reduction: every rank the same decision */
+    double lim[4] = {0.0, -INFINITY, -INFINITY, 0.0};
     int rc = sinv ? diag_scaling(m, env->A, lim + 1) : OVK_OK;
-    if (rc) return rc;
-    lim[0] = row_drift(m, env->A, sinv, sinv ? env->A->halo.ext : NULL);
-    rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, lim, 3, MPI_DOUBLE, MPI_MAX, m->comm), "MPI_Allreduce (amg drift)");
-    if (sinv && !(isfinite(lim[1]) && isfinite(lim[2]))) lim[0] = INFINITY; /* a factor not finite and positive */
+    lim[3] = -(double)rc;
+    if (!rc) lim[0] = row_drift(m, env->A, sinv, sinv ? env->A->halo.ext : NULL);
+    int mrc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, lim, 4, MPI_DOUBLE, MPI_MAX, m->comm), "MPI_Allreduce (amg drift)");
+    if (mrc) return mrc;
+    int worst = (int)-lim[3]; /* the most negative status of any rank */
+    if (worst) return rc == worst ? rc : ovk__fail(worst, "amg: a rank's halo exchange of the diagonal scaling failed");
+    if (sinv && !(isfinite(lim[1]) && isfinite(lim[2]))) lim[0] = INFINITY; /* a factor out of range */
     m->drift = lim[0];
     m->sinv_lo = sinv ? -lim[1] : 1.0, m->sinv_hi = sinv ? lim[2] : 1.0;
-    if (rc || !(m->drift <= m->o.reuse_tol)) return rc;
+    if (!(m->drift <= m->o.reuse_tol)) return OVK_OK;
     if (galerkin) rc = ovk__agree(m->comm, fill_blocks(env->A, (hypre_ParCSRMatrix *)m->A));
     if (rc) return rc;
     double t1 = MPI_Wtime();
@@ -785,12 +801,14 @@ static void amg_view(void *state, FILE *f)
     fprintf(f, "  amg: %d levels, operator complexity %.3f, grid complexity %.3f; rows (entries) by level:", m->nlev,
             m->nlev ? nnz / m->nnz[0] : 0.0, m->nlev ? rows / m->rows[0] : 0.0);
     for (int l = 0; l < m->nlev; l++) fprintf(f, " %.0f (%.0f)", m->rows[l], m->nnz[l]);
+    int forced = m->singular && m->o.reuse_coarse == RC_KEEP; /* what applies: update_setup's galerkin, no scaling */
     fprintf(f, "\n  amg: last setup %s: copy of A %.3f s, hypre %.3f s, our levels %.3f s; %ld full setups, "
                "%ld on the kept interpolation (reuse=%ld, reuse_coarse=%s, reuse_scale=%s, reuse_tol=%g, last drift "
                "%.3g); coarse levels in %s precision; rigid-body modes: %d",
             m->updates ? "on the kept interpolation" : "full", m->t_copy, m->t_hypre, m->t_cycle, m->full_setups,
-            m->reuses, m->o.reuse, reuse_coarse_names[m->o.reuse_coarse], reuse_scale_names[m->o.reuse_scale],
-            m->o.reuse_tol, m->drift, precision_names[m->precision], m->nmodes);
+            m->reuses, m->o.reuse, forced ? "galerkin (a singular A)" : reuse_coarse_names[m->o.reuse_coarse],
+            forced ? "none" : reuse_scale_names[m->o.reuse_scale], m->o.reuse_tol, m->drift,
+            precision_names[m->precision], m->nmodes);
     if (m->nmodes) fprintf(f, " rotations from level %ld on", m->o.rbm_level);
     if (m->relaid) fprintf(f, "; %ld with a coarse pattern moved (our levels made anew)", m->relaid);
     if (m->updates && (m->sinv_lo != 1.0 || m->sinv_hi != 1.0))
@@ -888,8 +906,9 @@ const ovk__pc_type ovk__pc_amg = {
                "(0.3, a row's relative change that forces a full setup, with reuse_scale=diag that of S^-1 A S^-1); "
                "reuse_coarse=keep|galerkin (keep: the full setup's "
                "coarse levels, level 0's smoother refreshed; galerkin: P^T A P again); reuse_scale=diag|none (diag with "
-               "keep: level 0's transfers those of S^-1 P_0, s_i = sqrt(a_ii / a_ii of the full setup), exact for a "
-               "diagonal scaling A = S A_0 S); print=0..3 (hypre's print level)",
+               "keep: level 0's transfers those of S^-1 P_0, s_i = sqrt(a_ii / a_ii of the full setup), for A = S A_0 S the "
+               "Galerkin coarse correction on the kept S^-1 P_0; s_i outside [2^-32, 2^32]: a full setup); print=0..3 "
+               "(hypre's print level)",
     .needs_matrix = 1,
     .create = amg_create, .setup = amg_setup, .destroy = amg_destroy, .view = amg_view,
     .apply = amg_apply, .apply_many = amg_apply_many,

@@ -737,43 +737,49 @@ static void p_counts(hypre_ParCSRMatrix *P, int *nd, int *no)
     *no = n > 0 && hypre_CSRMatrixNumCols(O) > 0 ? hypre_CSRMatrixI(O)[n] : 0;
 }
 
-/* Local: hypre's P_0 made diag(w) P_0 from its values as set up (kept in
- * L->p0 at the first call; w NULL: those values again).  nd, no: its
- * entries. */
-static int scale_hypre_p(level *L, const double *w, int nd, int no)
+/* Local: a copy of hypre's P_0 values as set up (L->p0, made once),
+ * which its scaled rows are made from: OVK_ENOMEM without room, nothing
+ * changed */
+static int keep_p0(level *L)
+{
+    if (L->p0) return OVK_OK;
+    int nd, no;
+    p_counts(L->P, &nd, &no);
+    L->p0 = malloc(sizeof(double) * ((size_t)nd + (size_t)no + 1));
+    if (!L->p0) return ovk__fail(OVK_ENOMEM, "amg: a copy of P_0 (%d entries, reuse_scale)", nd + no);
+    if (nd) memcpy(L->p0, hypre_CSRMatrixData(hypre_ParCSRMatrixDiag(L->P)), sizeof(double) * (size_t)nd);
+    if (no) memcpy(L->p0 + nd, hypre_CSRMatrixData(hypre_ParCSRMatrixOffd(L->P)), sizeof(double) * (size_t)no);
+    return OVK_OK;
+}
+
+/* Local, after keep_p0: hypre's P_0 made diag(w) P_0 from its values as
+ * set up (w NULL: those values again) */
+static void scale_hypre_p(level *L, const double *w)
 {
     hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(L->P), *O = hypre_ParCSRMatrixOffd(L->P);
     double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
     const int *di = hypre_CSRMatrixI(D), *oi = hypre_CSRMatrixI(O);
-    if (!L->p0) {
-        L->p0 = malloc(sizeof(double) * ((size_t)nd + (size_t)no + 1));
-        if (!L->p0) return ovk__fail(OVK_ENOMEM, "amg: a copy of P_0 (%d entries)", nd + no);
-        if (nd) memcpy(L->p0, dv, sizeof(double) * (size_t)nd);
-        if (no) memcpy(L->p0 + nd, ov, sizeof(double) * (size_t)no);
-    }
+    int nd, no;
+    p_counts(L->P, &nd, &no);
     for (int i = 0; i < L->n; i++) {
         double wi = w ? w[i] : 1.0;
         for (int k = di[i]; k < di[i + 1]; k++) dv[k] = wi * L->p0[k];
         if (no) /* else the offd block has no entries */
             for (int k = oi[i]; k < oi[i + 1]; k++) ov[k] = wi * L->p0[nd + k];
     }
-    return OVK_OK;
 }
 
 int ovk__amg_cycle_scale(ovk__amg_cycle *c, MPI_Comm comm, const double *w)
 {
     level *L = &c->lev[0];
     if ((!w && !c->scaled) || c->nlev < 2) return OVK_OK;
-    int rc = OVK_OK;
-    if (L->tr) {
-        ovk__amg_transfer_scale(L->tr, L->P, w); /* hypre's P_0 stays as set up */
-    } else {
-        int nd, no;
-        p_counts(L->P, &nd, &no);
-        rc = ovk__agree(comm, scale_hypre_p(L, w, nd, no));
-    }
-    if (!rc) c->scaled = w != NULL;
-    return rc;
+    /* the room first, agreed: a failure leaves every rank's P_0 as it was */
+    int rc = ovk__agree(comm, L->tr ? ovk__amg_transfer_scale_room(L->tr) : keep_p0(L));
+    if (rc) return rc;
+    if (L->tr) ovk__amg_transfer_scale(L->tr, L->P, w); /* hypre's P_0 stays as set up */
+    else scale_hypre_p(L, w);
+    c->scaled = w != NULL;
+    return OVK_OK;
 }
 
 /* ---- the cycle ------------------------------------------------------------ */

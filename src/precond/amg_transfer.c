@@ -23,7 +23,8 @@ struct ovk__amg_transfer {
     float *val;
     int *tptr, *tcol;              /* the same block transposed: by coarse rows, fine columns */
     float *tval;
-    int *tpos;                     /* entry k of the diag block is entry tpos[k] of the transpose */
+    int *tpos;                     /* entry k of the diag block is entry tpos[k] of the transpose (made at
+                                      the first scaling: ovk__amg_transfer_scale_room) */
     int *optr, *ocol;              /* P's offd block: columns into ext */
     float *oval;
     hypre_ParCSRCommPkg *pkg;      /* P's (hypre's) */
@@ -59,16 +60,14 @@ static int copy_block(hypre_CSRMatrix *B, int n, int **ptr, int **col, float **v
     return OVK_OK;
 }
 
-/* t's transpose of the diag block (nc rows) by a counting sort: its
- * pattern, and tpos, each entry's place in it */
+/* t's transpose of the diag block (nc rows) by a counting sort */
 static int transpose_block(ovk__amg_transfer *t)
 {
     int nnz = t->ptr[t->nf];
     t->tptr = calloc((size_t)t->nc + 1, sizeof(int));
     t->tcol = malloc(sizeof(int) * ((size_t)nnz + 1));
     t->tval = malloc(sizeof(float) * ((size_t)nnz + 1));
-    t->tpos = malloc(sizeof(int) * ((size_t)nnz + 1));
-    if (!t->tptr || !t->tcol || !t->tval || !t->tpos) return ovk__fail(OVK_ENOMEM, "amg: P^T (%d entries)", nnz);
+    if (!t->tptr || !t->tcol || !t->tval) return ovk__fail(OVK_ENOMEM, "amg: P^T (%d entries)", nnz);
     for (int k = 0; k < nnz; k++) t->tptr[t->col[k] + 1]++;
     for (int j = 0; j < t->nc; j++) t->tptr[j + 1] += t->tptr[j];
     for (int i = 0; i < t->nf; i++)
@@ -76,9 +75,22 @@ static int transpose_block(ovk__amg_transfer *t)
             int at = t->tptr[t->col[k]]++;
             t->tcol[at] = i;
             t->tval[at] = t->val[k];
-            t->tpos[k] = at;
         }
     for (int j = t->nc; j > 0; j--) t->tptr[j] = t->tptr[j - 1]; /* back to the row starts */
+    t->tptr[0] = 0;
+    return OVK_OK;
+}
+
+int ovk__amg_transfer_scale_room(ovk__amg_transfer *t)
+{
+    if (t->tpos) return OVK_OK;
+    int nnz = t->ptr[t->nf];
+    t->tpos = malloc(sizeof(int) * ((size_t)nnz + 1));
+    if (!t->tpos) return ovk__fail(OVK_ENOMEM, "amg: the places of P^T's %d entries (reuse_scale)", nnz);
+    /* the transpose's counting sort again, its row starts as cursors */
+    for (int i = 0; i < t->nf; i++)
+        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) t->tpos[k] = t->tptr[t->col[k]]++;
+    for (int j = t->nc; j > 0; j--) t->tptr[j] = t->tptr[j - 1];
     t->tptr[0] = 0;
     return OVK_OK;
 }

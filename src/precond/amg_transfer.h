@@ -30,9 +30,14 @@ int ovk__amg_interpolate(const ovk__amg_transfer *t, int k, const double *const 
                          const ovk__hook *h);
 int ovk__amg_restrict(const ovk__amg_transfer *t, int k, double alpha, const double *const *r, double *const *yc,
                       const ovk__hook *h);
-/* Local: the copy's weights those of diag(w) P (w: a factor for each fine
- * row; NULL: P's own again), in both the interpolation and its transpose,
- * from hypre's P (its values unchanged since the copy was made). */
+/* Local: room for scaling the weights (each entry's place in the
+ * transpose, 4 bytes an entry, made once): OVK_ENOMEM without it, nothing
+ * changed (the caller agrees on the outcome). */
+int ovk__amg_transfer_scale_room(ovk__amg_transfer *t);
+/* Local, after ovk__amg_transfer_scale_room: the copy's weights those of
+ * diag(w) P (w: a factor for each fine row; NULL: P's own again), in both
+ * the interpolation and its transpose, from hypre's P (its values
+ * unchanged since the copy was made). */
 void ovk__amg_transfer_scale(ovk__amg_transfer *t, hypre_ParCSRMatrix *P, const double *w);
 void ovk__amg_transfer_free(ovk__amg_transfer *t);
 

@@ -194,8 +194,10 @@ int ovk__amg_cycle_refresh(ovk__amg_cycle *c, MPI_Comm comm, int coarse);
  * factor for each of the rank's rows; NULL: P_0's own, as a setup leaves
  * them): the restriction P_0^T diag(w), the interpolation diag(w) P_0.
  * For A = S A_0 S (S diagonal) the hierarchy set up on A_0 with w = S^-1
- * gives a fresh setup's coarse correction on A.  OVK_ENOMEM on every rank
- * (nothing changed) without room for a copy of P_0's values. */
+ * gives the Galerkin coarse correction of A on the kept interpolation
+ * S^-1 P_0.  The room it needs (a copy of P_0's values, or the float
+ * copy's transpose places) is made at the first call, agreed before any
+ * rank scales: OVK_ENOMEM on every rank leaves every rank's P_0 as it was. */
 int ovk__amg_cycle_scale(ovk__amg_cycle *c, MPI_Comm comm, const double *w);
 void ovk__amg_cycle_free(ovk__amg_cycle *c);
 

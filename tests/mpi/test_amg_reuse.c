@@ -9,7 +9,8 @@
  *    products all the same), and in double precision: each solve
  *    converges (true residual below 1e-8) in at most 1.3x the iterations of
  *    a fresh object on the same values, and the view counts the setups on
- *    the kept interpolation (measured at 1-4 ranks: 8 and 8);
+ *    the kept interpolation; for the singular A the view names what
+ *    applies (galerkin, reuse_scale=none);
  *  - a large change (the region x, y < g/2 scaled by 1e3): the drift forces a
  *    full setup (the view says so) and the solve converges; with the drift
  *    bound off (reuse_tol=1e6) the kept interpolation serves it, and the
@@ -18,9 +19,16 @@
  *    reuse_scale=diag (the default) the drift of S^-1 A S^-1 is zero to
  *    rounding (the update is kept), the solve takes at most a fresh setup's
  *    iterations + 1 and no more than with reuse_scale=none, fewer at eps
- *    0.5 (measured at 1-4 ranks: 16-17, fresh 19, unscaled 23), in single
- *    and double precision; apply_many on the scaled transfers bitwise
- *    apply; reuse_scale=diag with reuse_coarse=galerkin refused;
+ *    0.5, in single and double precision; apply_many on the scaled
+ *    transfers (the update kept and scaled, says the view) bitwise apply;
+ *    reuse_scale=diag with reuse_coarse=galerkin refused;
+ *  - A, 4 A, 16 A on the kept hierarchy with l1-Jacobi smoothing and
+ *    reuse_scale=diag, single and double precision: s_i^-1 = 1/2, then 1/4
+ *    against the full setup's diagonal (not compounded), powers of two,
+ *    so each solve repeats A's iterations and residuals bit for bit, and
+ *    the view counts 2 kept updates scaled by [0.25, 0.25];
+ *  - A then 1e20 A and 1e-20 A (s_i^-1 outside [2^-32, 2^32]): a full
+ *    setup, converged;
  *  - a full setup after K = 2 kept updates (the view's counts);
  *  - A to 4 A on the kept interpolation with l1-Jacobi smoothing (no
  *    estimate): every product of the refreshed hierarchy is 4 times the old
@@ -35,7 +43,7 @@
  *    symmetry check's pairs refuse a_01 != a_10 and the lone entry made
  *    nonzero with OVK_ENOTSYM on every rank, and solve symmetric values;
  *  - 50 update/solve cycles: the resident set grows by less than 8 MB
- *    between the 10th and the 50th (measured: 0.0 MB); in the ASan build,
+ *    between the 10th and the 50th; in the ASan build,
  *    whose quarantine holds freed memory, LeakSanitizer checks instead.
  * Exit 0 = PASS, 1 = FAIL. */
 #include <math.h>
@@ -238,6 +246,36 @@ static void setups_drift(const ovk_solver *s, long *full, long *kept, double *dr
 
 static void setups_of(const ovk_solver *s, long *full, long *kept) { setups_drift(s, full, kept, NULL); }
 
+/* Collective: rank 0's view (of the solver s, else of the preconditioner
+ * pc) in text (broadcast); 1 when it holds needle */
+static int view_has(const ovk_solver *s, const ovk__pc *pc, const char *needle, char *text, size_t size)
+{
+    int n = 0;
+    text[0] = '\0';
+    if (g_rank == 0) {
+        FILE *f = tmpfile();
+        if (f) {
+            if (s) ovk_solver_view(s, f);
+            else if (pc->type->view) pc->type->view(pc->state, f);
+            rewind(f);
+            n = (int)fread(text, 1, size - 1, f);
+            fclose(f);
+        }
+        text[n] = '\0';
+    }
+    MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(text, n + 1, MPI_CHAR, 0, MPI_COMM_WORLD);
+    return strstr(text, needle) != NULL;
+}
+
+/* the range of the level-0 scaling the view prints ([0, 0]: none printed) */
+static void scaled_range(const char *text, double *lo, double *hi)
+{
+    const char *at = strstr(text, "scaled by sqrt(a0_ii / a_ii) in [");
+    *lo = *hi = 0.0;
+    if (at && sscanf(at + strlen("scaled by sqrt(a0_ii / a_ii) in ["), "%lf, %lf", lo, hi) != 2) *lo = *hi = 0.0;
+}
+
 /* small changes on reuse=10, of the Dirichlet or (neumann) the singular
  * problem, whose check is the solver's residual (b less its null-space part) */
 static void test_small_changes(int neumann, int steps, const char *spec)
@@ -267,6 +305,10 @@ static void test_small_changes(int neumann, int steps, const char *spec)
     setups_of(s, &full, &kept);
     MT_CHECK(full == 1 && kept == steps, "%s, small changes: %ld full setups, %ld kept (expected 1 and %d)", what,
              full, kept, steps);
+    char text[4096];
+    int says = view_has(s, NULL, neumann ? "reuse_scale=none" : "reuse_scale=", text, sizeof text);
+    MT_CHECK(says && (!neumann || strstr(text, "reuse_coarse=galerkin")),
+             "%s: the view names the reuse that applies (a singular A: galerkin, no scaling): %s", what, text);
     ovk_solver_destroy(&s);
     ovk_matrix_destroy(A);
 }
@@ -326,6 +368,75 @@ static void test_exact_refresh(void)
              o4.iterations, o4.rel, o4.true_rel, o1.iterations, o1.rel, o1.true_rel);
     ovk_solver_destroy(&s);
     ovk_matrix_destroy(A);
+}
+
+/* A, 4 A, 16 A on the kept hierarchy, scaled (reuse_scale=diag): s_i^-1
+ * = 1/2 and 1/4 exactly, so the cycle on c A is the cycle on A over c in
+ * every operation (powers of two: no rounding differs), the coarse levels
+ * and the hierarchy's 2^-scale_exp those of the one full setup: the
+ * solves repeat A's residuals bit for bit; a scaling compounded over the
+ * updates or taken against the last update would not */
+static void test_exact_scaled(const char *spec)
+{
+    field f = {0.3, 1.0, 0};
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    MT_RC(OVK_OK, make_matrix(&f, &A));
+    MT_RC(OVK_OK, make_solver(A, spec, &s));
+    outcome o1 = solve_with(A, s);
+    MT_CHECK(o1.rc == OVK_OK && o1.true_rel < 1e-8, "%s, A: %s, true residual %.2e", spec, ovk_status_name(o1.rc),
+             o1.true_rel);
+    for (int step = 1; step <= 2; step++) {
+        double c = step == 1 ? 4.0 : 16.0;
+        MT_RC(OVK_OK, update_scaled(A, &f, c));
+        outcome o = solve_with(A, s);
+        long full, kept;
+        double lo, hi;
+        char text[4096];
+        setups_of(s, &full, &kept);
+        view_has(s, NULL, "", text, sizeof text);
+        scaled_range(text, &lo, &hi);
+        if (g_rank == 0)
+            printf("%s, %g A on the kept hierarchy: %d iterations, residual %.17g (A: %d, %.17g), sinv in [%g, %g]\n",
+                   spec, c, o.iterations, o.rel, o1.iterations, o1.rel, lo, hi);
+        MT_CHECK(full == 1 && kept == step, "%s, %g A: %ld full setups, %ld kept (expected 1, %d)", spec, c, full, kept,
+                 step);
+        MT_CHECK(lo == 1.0 / sqrt(c) && hi == lo, "%s, %g A: the view's scaling [%g, %g], expected %g", spec, c, lo, hi,
+                 1.0 / sqrt(c));
+        MT_CHECK(o.rc == OVK_OK && o.iterations == o1.iterations && o.rel == o1.rel && o.true_rel == o1.true_rel,
+                 "%s, %g A on the kept hierarchy: %s, %d iterations, residual %.17g, true %.17g; A: %d, %.17g, %.17g",
+                 spec, c, ovk_status_name(o.rc), o.iterations, o.rel, o.true_rel, o1.iterations, o1.rel, o1.true_rel);
+    }
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
+}
+
+/* A then c A with s_i^-1 = c^-1/2 outside [2^-32, 2^32]: the float
+ * weights of S^-1 P_0 would leave float's range, so a full setup */
+static void test_extreme_scale(void)
+{
+    static const double cs[] = {1e20, 1e-20};
+    for (int k = 0; k < 2; k++) {
+        field f = {0.3, 1.0, 0};
+        ovk_matrix *A = NULL;
+        ovk_solver *s = NULL;
+        MT_RC(OVK_OK, make_matrix(&f, &A));
+        MT_RC(OVK_OK, make_solver(A, "amg:reuse=10", &s));
+        outcome o0 = solve_with(A, s);
+        MT_RC(OVK_OK, update_scaled(A, &f, cs[k]));
+        outcome o = solve_with(A, s);
+        long full, kept;
+        setups_of(s, &full, &kept);
+        if (g_rank == 0)
+            printf("A then %g A: %s in %d iterations (A: %d), true residual %.2e, %ld full setups, %ld kept\n", cs[k],
+                   ovk_status_name(o.rc), o.iterations, o0.iterations, o.true_rel, full, kept);
+        MT_CHECK(o0.rc == OVK_OK && o.rc == OVK_OK && o.true_rel < 1e-8, "%g A: %s, true residual %.2e", cs[k],
+                 ovk_status_name(o.rc), o.true_rel);
+        MT_CHECK(full == 2 && kept == 0, "%g A: %ld full setups, %ld kept (expected 2, 0: s_i out of range)", cs[k],
+                 full, kept);
+        ovk_solver_destroy(&s);
+        ovk_matrix_destroy(A);
+    }
 }
 
 /* iterations of a fresh object (spec) on D A D, A of f */
@@ -400,6 +511,12 @@ static void test_scaled_many(const char *spec)
     MT_RC(OVK_OK, pc.type->setup(pc.state, &env));
     MT_RC(OVK_OK, update_scaled_d(A, &f, 1.0, 0.2));
     MT_RC(OVK_OK, pc.type->setup(pc.state, &env)); /* on the kept interpolation, scaled */
+    char text[4096];
+    double lo, hi;
+    int kept = view_has(NULL, &pc, " 1 full setups, 1 on the kept interpolation", text, sizeof text);
+    scaled_range(text, &lo, &hi);
+    MT_CHECK(kept && lo > 0.0 && lo < 1.0 && hi > 1.0, "%s, D A D: kept and scaled (sinv around 1), view: %s", spec,
+             text);
     double *r[K], *z[K], *ref = malloc(sizeof(double) * (size_t)(n + 1));
     for (int j = 0; j < K; j++) {
         r[j] = malloc(sizeof(double) * (size_t)(n + 1));
@@ -590,6 +707,9 @@ int main(int argc, char **argv)
     test_large_change();
     test_every_k();
     test_exact_refresh();
+    test_exact_scaled("amg:smoother=l1jacobi,reuse=10");
+    test_exact_scaled("amg:smoother=l1jacobi,reuse=10,precision=double");
+    test_extreme_scale();
     test_many_cycles();
     test_bad_input();
     test_update_symmetry();
