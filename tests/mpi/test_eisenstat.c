@@ -20,6 +20,8 @@
  *    from the unsplit loop's (forced by -ovk_monitor_true) and both
  *    converge truly;
  *  - a zero-row rank (the last one, at 2 ranks or more);
+ *  - a_00 = 1e-200 beside entries of 1: OVK_ENONFINITE (or truly
+ *    converged), the same on every rank;
  *  - ovk_matrix_update_values then a solve (the setup redone); rtol 1e-17
  *    forces a replacement of r^ (res.replacements > 0, OVK_EMAXIT with the
  *    true residual);
@@ -476,6 +478,40 @@ static void update_and_replace(void)
     free(ptr), free(col), free(val);
 }
 
+/* a_00 = 1e-200 beside entries of 1 (the tridiagonal's first row): Lt^-1
+ * and Ut^-1 reach ~1e200 and more in row 0, in the split form and in C =
+ * M^-1 alike (u'_01 = 1e200): the solve ends with OVK_ENONFINITE naming the
+ * quantity, the same status on every rank, no hang (or converges truly) */
+static void tiny_pivot(void)
+{
+    int n = 60, holders = g_size > 1 ? g_size - 1 : 1, me = g_rank < holders ? g_rank : -1;
+    int lo = me < 0 ? n : n * me / holders, hi = me < 0 ? n : n * (me + 1) / holders, nl = hi - lo;
+    int *ptr = malloc(sizeof(int) * (size_t)(nl + 1));
+    ovk_gidx *col = malloc(sizeof(ovk_gidx) * (size_t)(3 * nl + 1));
+    double *val = malloc(sizeof(double) * (size_t)(3 * nl + 1));
+    ptr[0] = 0;
+    for (int i = lo, k = 0; i < hi; i++) {
+        if (i > 0) col[k] = i - 1, val[k++] = -1.0;
+        col[k] = i, val[k++] = i == 0 ? 1e-200 : 4.0;
+        if (i < n - 1) col[k] = i + 1, val[k++] = i == 0 ? 1.0 : -0.5;
+        ptr[i - lo + 1] = k;
+    }
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, lo, nl, ptr, col, val, OVK_DUP_REJECT, &A));
+    outcome o = solve(A, "bicgstab", "eisenstat", 200, 1, 0, 0, NULL);
+    int lo_rc = o.rc, hi_rc = o.rc;
+    MPI_Allreduce(MPI_IN_PLACE, &lo_rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &hi_rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MT_CHECK(lo_rc == hi_rc, "a_00 = 1e-200: statuses %d..%d", lo_rc, hi_rc);
+    if (o.rc == OVK_OK) expect_converged("a_00 = 1e-200, bicgstab eisenstat", &o);
+    else
+        MT_CHECK(o.rc == OVK_ENONFINITE && strstr(ovk_error_detail(), "inf") != NULL,
+                 "a_00 = 1e-200: %s (%s), expected OVK_ENONFINITE", ovk_status_name(o.rc), ovk_error_detail());
+    if (g_rank == 0) printf("a_00 = 1e-200: %s (%s)\n", ovk_status_name(o.rc), o.rc ? ovk_error_detail() : "");
+    ovk_matrix_destroy(A);
+    free(ptr), free(col), free(val);
+}
+
 /* the same status on every rank */
 static void expect_everywhere(const char *what, int rc, int expected)
 {
@@ -530,6 +566,7 @@ int main(int argc, char **argv)
     split_runs();
     zero_row_rank();
     update_and_replace();
+    tiny_pivot();
     bad_inputs();
     int status = mt_finish("test_eisenstat");
     MPI_Finalize();
