@@ -70,8 +70,9 @@ void ovk_drv_usage(FILE *f)
             "  -ovk_options_left 0  no warning of the -ovk_ options no solver read\n");
     fprintf(f,
             "  -precond SPEC        preconditioner: jacobi (or diag), none, ic0, ssor[:omega=W],\n"
-            "                       cheby[:degree=K], ilu0 (any matrix; ic0, ssor and cheby: symmetric\n"
-            "                       only) (default jacobi)\n"
+            "                       cheby[:degree=K], ilu0, eisenstat[:omega=W] (block SSOR; ilu0 and\n"
+            "                       eisenstat: any matrix; ic0, ssor and cheby: symmetric only)\n"
+            "                       (default jacobi)\n"
             "  -atol A              absolute tolerance: converged when ||r|| < max(tol ||b||, A) (0)\n"
             "  -halo MODE           halo exchange of the matvec: isend (default), persistent, neighbor\n"
             "  -nullspace constant  A is singular with the constants as null space (-ovk_nullspace constant):\n"

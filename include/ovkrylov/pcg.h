@@ -135,8 +135,12 @@ typedef struct ovk_pcg_options {
 
 typedef struct ovk_pcg_result {
     int iterations;              /* iterations done */
-    double rel_residual;         /* final ||r||/||b|| of the recursive residual (cg1, pipecg:
-                                    of the true residual b - A x when converged) */
+    double rel_residual;         /* final ||r||/||b|| of the recursive residual (cg1, pipecg,
+                                    bicgstab, pipebicgstab: of the true residual b - A x when
+                                    converged, at the iteration limit and, bicgstab on a split
+                                    preconditioner (eisenstat), after a breakdown; bicgstab's
+                                    split loop on OVK_REASON_STOPPED or DIVERGED: its estimate
+                                    q ||r^|| of ||r||, docs/solvers.md) */
     ovk_reason reason;           /* why it stopped */
     long long reductions;        /* global reductions started by the solve */
     double time_max[OVK_TIMER_COUNT];  /* seconds, max over ranks */
@@ -149,8 +153,9 @@ typedef struct ovk_pcg_result {
     double lambda_min;
     double lambda_max;
     double cond_est;
-    int replacements; /* cg1, pipecg, groppcg, pipeprcg: residual replacements (recomputed
-                         b - A x) done (0 for the others) */
+    int replacements; /* cg1, pipecg, groppcg, pipeprcg, bicgstab, pipebicgstab: residual
+                         replacements (recomputed b - A x; bicgstab on a split
+                         preconditioner: r^ = sigma Lt^-1 (b - A x)) done (0 for the others) */
     int restarts;     /* cg1, pipecg, pipeprcg: restarts after a breakdown of the recurrences;
                          plcg: restarts after a breakdown or a lost true residual; pgmres: 1
                          when the pipeline broke down or lost the true residual and gmres went

@@ -24,7 +24,13 @@
  * The sweeps stream each triangle apart (as ilu0), its columns as 16-bit
  * offsets from the row where all fit.  The values stay double: the fused
  * product is A^ only with the triangles of A itself (rounded ones would
- * make it the split operator of another matrix). */
+ * make it the split operator of another matrix).
+ *
+ * The split form carries a power of two sigma ~ max |a_ii| (the same on
+ * every rank): split_in is sigma Lt^-1 and split_out Ut^-1 / sigma, so A^
+ * is unchanged while r^ = sigma Lt^-1 r keeps the size of r whatever the
+ * scale of A (D^-1 r alone overflows <r^,r^> for |a_ii| ~ 1e-116 and
+ * underflows it for |a_ii| ~ 1e116).  Exact: sigma is a power of two. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,6 +48,8 @@ typedef struct etri {
 
 typedef struct eis {
     double omega;
+    double sigma;   /* split_in's factor (2^k ~ max |a_ii|), split_out's divisor */
+    const ovk_matrix *A; /* the setup's matrix, whose halo split_op exchanges */
     int n;
     etri lo, up;    /* w D^-1 L and w D^-1 U (strict triangles of the block, rows scaled) */
     double *dinv;   /* 1 / a_ii */
@@ -67,6 +75,8 @@ static void eis_free(eis *e)
     free(e->oval);
     free(e->s);
     e->dinv = e->oval = e->s = NULL;
+    e->A = NULL;
+    e->n = e->offd_nnz = 0;
 }
 
 static int eis_create(ovk__opts *opts, void **state)
@@ -140,9 +150,18 @@ static int eis_setup(void *state, const ovk__pc_env *env)
 {
     eis *e = state;
     const ovk_matrix *A = env->A;
+    eis_free(e); /* a failed setup leaves no state: split_op and apply need a setup */
     int rc = ovk__pc_diag_check_sign(A, "eisenstat", env->nonsymmetric);
     if (rc) return rc;
-    eis_free(e);
+    double amax = 0.0; /* max |a_ii| over every rank: sigma = its power of two */
+    for (int i = 0; i < A->lay.nlocal; i++) amax = fmax(amax, fabs(A->diagonal[i]));
+    rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &amax, 1, MPI_DOUBLE, MPI_MAX, A->lay.comm),
+                  "MPI_Allreduce (eisenstat: the largest diagonal entry)");
+    if (rc) return rc;
+    int ex = 0;
+    (void)frexp(amax > 0.0 ? amax : 1.0, &ex);
+    e->sigma = ldexp(1.0, ex - 1); /* amax in [sigma, 2 sigma): normal, a_ii normal */
+    e->A = A;
     int n = e->n = A->lay.nlocal;
     double *ws = NULL; /* w / a_ii */
     rc = ovk__pc_alloc(n, "eisenstat", &e->dinv);
@@ -152,6 +171,7 @@ static int eis_setup(void *state, const ovk__pc_env *env)
     if (!rc) rc = ovk__pc_alloc(onnz, "eisenstat", &e->oval);
     if (rc) {
         free(ws);
+        eis_free(e);
         return rc;
     }
     for (int i = 0; i < n; i++) {
@@ -182,6 +202,7 @@ static int eis_setup(void *state, const ovk__pc_env *env)
         rc = compact_tri(&e->lo, n);
         if (!rc) rc = compact_tri(&e->up, n);
     }
+    if (rc) eis_free(e); /* no half-built state (e.g. lo compacted, up not) */
     return rc;
 }
 
@@ -275,35 +296,41 @@ static int eis_apply(void *state, const double *r, double *z, const ovk__hook *h
     return OVK_OK;
 }
 
-/* rh = Lt^-1 r */
+/* y *= f (f a power of two: exact) */
+static void scale_by(int n, double f, double *y)
+{
+    if (f == 1.0) return;
+    for (int i = 0; i < n; i++) y[i] *= f;
+}
+
+/* rh = sigma Lt^-1 r (the sweep, then the exact factor) */
 static int eis_split_in(void *state, const double *r, double *rh, const ovk__hook *h)
 {
     const eis *e = state;
 #define IN(OF) lower_sweep(e, r, rh, h, OF)
     FORMS(IN);
 #undef IN
+    scale_by(e->n, e->sigma, rh);
     return OVK_OK;
 }
 
-/* x = Ut^-1 xh */
-static int eis_split_out(void *state, const double *xh, double *x, const ovk__hook *h)
+/* x = 2^k Ut^-1 xh / sigma (one exact factor 2^(k - log2 sigma)) */
+static int eis_split_out(void *state, const double *xh, double *x, int k, const ovk__hook *h)
 {
     const eis *e = state;
 #define OUT(OF) upper_sweep(e, xh, x, h, OF)
     FORMS(OUT);
 #undef OUT
+    scale_by(e->n, ldexp(1.0, k - ilogb(e->sigma)), x);
     return OVK_OK;
 }
 
-/* w = Lt^-1 A Ut^-1 v: t = Ut^-1 v (in w), its halo, then the forward
- * sweep writing w over t row by row */
-static int eis_split_op(void *state, const ovk_matrix *A, const double *v, double *w, const ovk__hook *h)
+/* w = Lt^-1 A Ut^-1 v with A the setup's: t = Ut^-1 v (in w), its halo,
+ * then the forward sweep writing w over t row by row */
+static int eis_split_op(void *state, const double *v, double *w, const ovk__hook *h)
 {
     eis *e = state;
-    int onnz = A->ncols_offd > 0 ? A->offd.rowptr[A->lay.nlocal] : 0;
-    if (A->lay.nlocal != e->n || onnz != e->offd_nnz)
-        return ovk__fail(OVK_EMISMATCH, "eisenstat: the matrix has %d rows and %d off-rank entries here, the setup "
-                         "had %d and %d", A->lay.nlocal, onnz, e->n, e->offd_nnz);
+    const ovk_matrix *A = e->A;
 #define UP(OF) upper_sweep(e, v, w, h, OF)
     FORMS(UP);
 #undef UP
@@ -319,7 +346,8 @@ static int eis_split_op(void *state, const ovk_matrix *A, const double *v, doubl
 static void eis_view(void *state, FILE *f)
 {
     const eis *e = state;
-    fprintf(f, "  eisenstat: omega %g, triangles' columns as %s\n", e->omega, e->lo.off ? "16-bit offsets" : "int");
+    fprintf(f, "  eisenstat: omega %g, triangles' columns as %s, split scale 2^%d\n", e->omega,
+            e->lo.off ? "16-bit offsets" : "int", ilogb(e->sigma > 0.0 ? e->sigma : 1.0));
 }
 
 const ovk__pc_type ovk__pc_eisenstat = {

@@ -57,17 +57,20 @@ typedef struct ovk__pc_type {
     int (*apply_right)(void *state, const double *t, double *w, const ovk__hook *h);
     /* Optional two-sided split C = M^-1, M = Lt Ut, with a product of A^ =
      * Lt^-1 A Ut^-1 cheaper than C then A (Eisenstat's trick, eisenstat.c):
-     * a solver may iterate on A^ x^ = Lt^-1 (b - A x0), x = x0 + Ut^-1 x^,
-     * and must judge convergence on b - A x itself (r = Lt r^).  All three
-     * or none; for an assembled A only (needs_matrix).
-     *   split_in:  rh = Lt^-1 r (local; rh may be r)
-     *   split_op:  w = A^ v with A the matrix of the setup (collective: the
-     *              halo exchange of A; v and w distinct)
-     *   split_out: x = Ut^-1 xh (local; x and xh distinct)
+     * a solver may iterate on A^ x^ = sigma Lt^-1 (b - A x0), x = x0 +
+     * Ut^-1 x^ / sigma, and must judge convergence on b - A x itself.
+     * sigma is a power of two of the setup (the same on every rank) that
+     * keeps r^ the size of r.  All three or none; for an assembled A only
+     * (needs_matrix).
+     *   split_in:  rh = sigma Lt^-1 r (local; rh may be r)
+     *   split_op:  w = A^ v with A the matrix of the setup, kept in the
+     *              state (collective: the halo exchange of A; v and w distinct)
+     *   split_out: x = 2^k Ut^-1 xh / sigma (local; x and xh distinct; k:
+     *              a scaled solve's -kc, as 2^-kc C, 0 otherwise)
      * They share a scratch vector of the state: one call at a time. */
     int (*split_in)(void *state, const double *r, double *rh, const ovk__hook *h);
-    int (*split_op)(void *state, const ovk_matrix *A, const double *v, double *w, const ovk__hook *h);
-    int (*split_out)(void *state, const double *xh, double *x, const ovk__hook *h);
+    int (*split_op)(void *state, const double *v, double *w, const ovk__hook *h);
+    int (*split_out)(void *state, const double *xh, double *x, int k, const ovk__hook *h);
     /* Optional: C = diag(d): d, for the solvers' fused kernels; and the split
      * L^-1 = diag(l) (l = sqrt(d)).  NULL when C is not diagonal. */
     const double *(*diagonal)(void *state);

@@ -20,16 +20,21 @@
  * the solve.
  *
  * With a preconditioner that has the split form M = Lt Ut (precond.h:
- * eisenstat) and an assembled, unscaled A outside a batch, without
+ * eisenstat) and an assembled A outside a batch, without
  * -ovk_monitor_true or a convergence test of the application's, the same
- * loop runs on A^ x^ = b^ (A^ = Lt^-1 A Ut^-1, b^ = Lt^-1 r0): p and s are
- * multiplied by the fused A^ (no separate C), x^ accumulates in z and
- * x = x0 + Ut^-1 x^.  Its r is r^ = Lt^-1 r; the history, the monitor and
- * the tolerance see the estimate q ||r^|| of ||r|| (q = ||r|| / ||r^||,
- * from r0, then from each true residual).  When the estimate meets the
- * tolerance (or at any stop) x is formed and b - A x computed: convergence
- * only when it meets the tolerance, else q is renewed, r^ = Lt^-1 (b - A x)
- * replaces the recursive one and the loop restarts from it. */
+ * loop runs on A^ x^ = b^ (A^ = Lt^-1 A Ut^-1, b^ = sigma Lt^-1 r0, sigma
+ * the preconditioner's power of two): p and s are multiplied by the fused
+ * A^ (no separate C), x^ accumulates in z and x = x0 + Ut^-1 x^ / sigma
+ * (a scaled solve, scaling.c: times 2^-kc, as 2^-kc C; A^ does not scale).
+ * Its r is r^ = sigma Lt^-1 r; the history, the monitor and the tolerance
+ * see the estimate q ||r^|| of ||r|| (q = ||r|| / ||r^||, from r0, then
+ * from each true residual).  When the estimate meets the tolerance (or at
+ * any stop, or on an error) x is formed; on the tolerance b - A x is
+ * computed: convergence only when it meets the tolerance, else q is
+ * renewed, r^ = sigma Lt^-1 (b - A x) replaces the recursive one (one more
+ * reduction, for <r^,r^>) and the loop restarts from it.  Should <r^,r^>
+ * not be a positive finite number while r != 0, the loop leaves the split
+ * form and goes on as the plain one from the current x and r. */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -101,7 +106,7 @@ static void half_residual(ovk__ctx *c, bicg_work *w, const double *d)
 static int split_product(ovk__ctx *c, const double *p, double *v)
 {
     ovk__tic t0 = ovk__tic_start(c);
-    int rc = c->pc->type->split_op(c->pc->state, c->A, p, v, &c->hook);
+    int rc = c->pc->type->split_op(c->pc->state, p, v, &c->hook);
     ovk__tic_stop(c, OVK_TIMER_MATVEC, t0);
     return rc;
 }
@@ -140,14 +145,14 @@ static void update(ovk__ctx *c, bicg_work *w, double h[2])
 {
     const double *restrict z = w->z, *restrict zs = w->zs, *restrict t = w->t, *restrict rhat = w->rhat;
     double *restrict x = c->x, *restrict r = w->r, a = w->alpha, o = w->omega;
-    double *restrict xh = w->z;
     const double *restrict p = w->p;
     int n = c->n, every = ovk__chunk_rows(n, &c->hook), split = w->split;
     double hr = 0.0, rr = 0.0;
     for (int lo = 0, since = 0; lo < n; lo += SUM_ROWS) {
         int hi = ovk__chunk_end(lo, SUM_ROWS, n);
         double bh = 0.0, br = 0.0;
-        if (split) { /* x^ += alpha p + omega s (s in r) */
+        if (split) { /* x^ += alpha p + omega s (s in r; x^ in z, read here only as xh) */
+            double *restrict xh = w->z;
 #pragma omp simd reduction(+ : bh, br)
             for (int i = lo; i < hi; i++) {
                 double si = r[i], ri = si - o * t[i];
@@ -222,15 +227,15 @@ static int recover(ovk__ctx *c, bicg_work *w, int iter, const char *what, double
 static int split_usable(const ovk__ctx *c)
 {
     const ovk__pc_type *t = c->pc ? c->pc->type : NULL;
-    return t && t->split_op && t->split_in && t->split_out && c->A && !c->batch && !c->scale.ka && !c->scale.kc &&
+    return t && t->split_op && t->split_in && t->split_out && c->A && !c->batch &&
            !c->mon.print_true && !c->mon.conv_fn;
 }
 
-/* split: x += Ut^-1 x^ (through tmp), x^ = 0 */
+/* split: x += 2^-kc Ut^-1 x^ / sigma (through tmp), x^ = 0 */
 static int split_flush(ovk__ctx *c, bicg_work *w, double *tmp)
 {
     ovk__tic t0 = ovk__tic_start(c);
-    int rc = c->pc->type->split_out(c->pc->state, w->z, tmp, &c->hook);
+    int rc = c->pc->type->split_out(c->pc->state, w->z, tmp, -c->scale.kc, &c->hook);
     ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
     if (rc) return rc;
     ovk__ctx_axpy(c, 1.0, tmp, c->x);
@@ -238,21 +243,31 @@ static int split_flush(ovk__ctx *c, bicg_work *w, double *tmp)
     return OVK_OK;
 }
 
-/* split: r^ = Lt^-1 r in place, w->rr = <r^,r^> and, from rr = <r,r>
- * (< 0: summed here too), q2 = <r,r> / <r^,r^> */
+/* split: r^ = sigma Lt^-1 r (made in t, then in r), w->rr = <r^,r^> and,
+ * from rr = <r,r> (< 0: summed here too), q2 = <r,r> / <r^,r^>.  When r
+ * != 0 and <r^,r^> is not a positive finite number (or q2 not finite) the
+ * split form is left: r kept, w->rr = <r,r>, w->split = 0 (reduced
+ * values: every rank decides the same). */
 static int split_residual(ovk__ctx *c, bicg_work *w, double rr)
 {
     double g[2] = {rr < 0.0 ? ovk__dot(c->n, w->r, w->r) : 0.0, 0.0};
     ovk__tic t0 = ovk__tic_start(c);
-    int rc = c->pc->type->split_in(c->pc->state, w->r, w->r, &c->hook);
+    int rc = c->pc->type->split_in(c->pc->state, w->r, w->t, &c->hook);
     ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
     if (rc) return rc;
-    g[1] = ovk__dot(c->n, w->r, w->r);
+    g[1] = ovk__dot(c->n, w->t, w->t);
     rc = ovk__sum(c, OVK__IPROD, g, 2);
     if (rc) return rc;
     if (rr >= 0.0) g[0] = rr;
+    double q2 = g[0] == 0.0 && g[1] == 0.0 ? 1.0 : g[0] / g[1]; /* r = 0: any q */
+    if (!(isfinite(g[1]) && isfinite(q2))) { /* <r^,r^> overflowed or underflowed to 0 */
+        w->split = 0;
+        w->rr = g[0];
+        return OVK_OK;
+    }
+    if (c->n > 0) memcpy(w->r, w->t, sizeof(double) * (size_t)c->n);
     w->rr = g[1];
-    w->q2 = g[1] > 0.0 && isfinite(g[0] / g[1]) ? g[0] / g[1] : 1.0;
+    w->q2 = q2;
     return OVK_OK;
 }
 
@@ -288,6 +303,14 @@ static int split_check(ovk__ctx *c, bicg_work *w, int iter, double bb, int *stop
     return split_residual(c, w, c->res->rel_residual * c->res->rel_residual * bb);
 }
 
+/* an error rc in the split loop: x formed from x^ first (local: split_out
+ * and an axpy), so that x is the current iterate; returns rc */
+static int split_fail(ovk__ctx *c, bicg_work *w, int rc)
+{
+    if (w->split) (void)split_flush(c, w, w->zs);
+    return rc;
+}
+
 /* an early stop of the split loop (a breakdown): x formed, rel_residual
  * that of b - A x (the reason kept) */
 static int split_end(ovk__ctx *c, bicg_work *w, double bb)
@@ -319,16 +342,17 @@ static int iterate(ovk__ctx *c, void *work, double bb)
         int broke = 0, stop = 0, replaced = 0;
         double rv = 0.0;
         rc = first_half(c, w, d, &rv, &broke);
-        if (rc) return rc;
+        if (rc) return split_fail(c, w, rc);
         if (broke) {
             if (recover(c, w, iter, "<rhat,v>", rv)) return split_end(c, w, bb);
             continue;
         }
         rc = second_half(c, w, d, &broke);
-        if (rc) return rc;
+        if (rc) return split_fail(c, w, rc);
         if (w->split) rc = split_check(c, w, iter, bb, &stop, &replaced);
         else rc = ovk__bcgs_check(c, iter, w->rr, bb, w->r, &stop, &replaced);
-        if (rc || stop) return rc;
+        if (rc) return split_fail(c, w, rc);
+        if (stop) return OVK_OK;
         if (replaced) { /* r = b - A x (split: r^ of it): its norm from the check */
             if (!w->split) w->rr = c->res->rel_residual * c->res->rel_residual * bb;
             restart(c, w);

@@ -555,7 +555,7 @@ static int pick_precond(ovk_solver *s)
     if (s->sv->nonsymmetric && s->pc.type->symmetric_only)
         return ovk__fail(OVK_EUNSUPPORTED,
                          "preconditioner %s is built for a symmetric matrix; solver %s assumes none (use ilu0, "
-                         "jacobi or none)",
+                         "eisenstat, jacobi or none)",
                          s->pc.type->name, s->sv->name);
     if (s->sv->split && !s->pc.type->apply_left) {
         char any[256];
@@ -821,7 +821,7 @@ static int note_nonsymmetric(ovk_solver *s)
     char detail[320];
     snprintf(detail, sizeof detail, "%s", ovk_error_detail());
     return ovk__fail(OVK_EUNSUPPORTED, "solver %s: the matrix is not symmetric (%s), and preconditioner %s is built "
-                                       "for a symmetric one (use ilu0, jacobi or none)",
+                                       "for a symmetric one (use ilu0, eisenstat, jacobi or none)",
                      s->sv->name, detail, s->pc.type->name);
 }
 

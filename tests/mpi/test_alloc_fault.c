@@ -433,7 +433,7 @@ int main(int argc, char **argv)
     static const char *const solvers[] = {"alg1",     "alg2",  "overlap", "cg1",    "pipecg",
                                           "groppcg",  "pipeprcg", "plcg:l=2", "auto", "gmres",
                                           "fgmres", "pgmres", "bicgstab", "pipebicgstab"};
-    static const char *const preconds[] = {"none", "jacobi", "ssor", "ic0", "ilu0", "cheby",
+    static const char *const preconds[] = {"none", "jacobi", "ssor", "ic0", "ilu0", "cheby", "eisenstat",
 #ifdef OVK_HAVE_HYPRE
                                            "amg",
 #endif

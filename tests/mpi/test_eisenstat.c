@@ -2,9 +2,11 @@
  * bicgstab's split form with Eisenstat's fused product.
  *
  *  - the split form against its definition on convection-diffusion (with
- *    off-rank columns beyond one rank) and a tridiagonal matrix: split_op v
- *    equals split_in (A split_out v), and apply r equals split_out
- *    (split_in r), to 1e-12, for omega 0.7, 1 and 1.3;
+ *    off-rank columns beyond one rank), a tridiagonal matrix and one with
+ *    |j - i| > 32767 in a rank's block (the int-column sweeps): split_op
+ *    v equals split_in (A split_out v), M (apply r) equals r with M =
+ *    (D/w + L)(w D^-1)(D/w + U) from the matrix's entries, and apply r
+ *    equals split_out (split_in r), to 1e-12, for omega 0.7, 1 and 1.3;
  *  - the shared nonsymmetric matrices (OVK_NONSYM_DIR; skipped when
  *    absent), b = A x* (x0 = 0), rtol 1e-8: bicgstab + eisenstat (omega 1,
  *    1.2, 0.8) and gmres + eisenstat (the plain apply)
@@ -18,6 +20,11 @@
  *    from the unsplit loop's (forced by -ovk_monitor_true) and both
  *    converge truly;
  *  - a zero-row rank (the last one, at 2 ranks or more);
+ *  - a_00 = 1e-200 beside entries of 1: OVK_ENONFINITE (or truly
+ *    converged), the same on every rank;
+ *  - ovk_matrix_update_values then a solve (the setup redone); rtol 1e-17
+ *    forces a replacement of r^ (res.replacements > 0, OVK_EMAXIT with the
+ *    true residual);
  *  - bad input, the same status on every rank: a zero diagonal entry on
  *    one rank (OVK_EZERODIAG naming its row), omega 0 and 2, an unknown
  *    option.
@@ -286,10 +293,43 @@ static double rel_diff(int n, const double *a, const double *b)
     return v[1] > 0.0 ? v[0] / v[1] : v[0];
 }
 
-/* split_op v == split_in (A split_out v); apply r == split_out (split_in r) */
-static void split_algebra_on(ovk_matrix *A, const char *name)
+/* max |M z - r| / max |r| for M = (D/w + L)(w D^-1)(D/w + U), the rank's
+ * block from the matrix's entries (independent of the sweeps) */
+static double product_error(ovk_matrix *A, double w, const double *z, const double *r)
+{
+    int n = ovk_matrix_nlocal(A), *ptr = malloc(sizeof(int) * ((size_t)n + 1));
+    MT_RC(OVK_OK, ovk__matrix_diag_ptr(A, ptr));
+    size_t nnz = (size_t)ptr[n] + 1;
+    int *col = malloc(sizeof(int) * nnz);
+    double *val = malloc(sizeof(double) * nnz), *u = malloc(sizeof(double) * ((size_t)n + 1)),
+           *m = malloc(sizeof(double) * ((size_t)n + 1)), *d = malloc(sizeof(double) * ((size_t)n + 1));
+    MT_RC(OVK_OK, ovk__matrix_diag_fill(A, ptr, col, val));
+    for (int i = 0; i < n; i++) /* u = w D^-1 (D/w + U) z */
+        for (int k = ptr[i]; k < ptr[i + 1]; k++)
+            if (col[k] == i) d[i] = val[k];
+    for (int i = 0; i < n; i++) {
+        double s = d[i] / w * z[i];
+        for (int k = ptr[i]; k < ptr[i + 1]; k++)
+            if (col[k] > i) s += val[k] * z[col[k]];
+        u[i] = w / d[i] * s;
+    }
+    for (int i = 0; i < n; i++) { /* m = (D/w + L) u */
+        double s = d[i] / w * u[i];
+        for (int k = ptr[i]; k < ptr[i + 1]; k++)
+            if (col[k] < i) s += val[k] * u[col[k]];
+        m[i] = s;
+    }
+    double e = rel_diff(n, m, r);
+    free(ptr), free(col), free(val), free(u), free(m), free(d);
+    return e;
+}
+
+/* split_op v == split_in (A split_out v); apply r solves M z = r (M from
+ * the matrix's entries); apply r == split_out (split_in r) (sigma cancels) */
+static void split_algebra_on(ovk_matrix *A, const char *name, const char *form)
 {
     static const char *const specs[] = {"eisenstat", "eisenstat:omega=1.3", "eisenstat:omega=0.7"};
+    static const double omegas[] = {1.0, 1.3, 0.7};
     int n = ovk_matrix_nlocal(A);
     size_t sz = sizeof(double) * (size_t)(n > 0 ? n : 1);
     double *v = malloc(sz), *w1 = malloc(sz), *w2 = malloc(sz), *t = malloc(sz), *y = malloc(sz);
@@ -300,31 +340,176 @@ static void split_algebra_on(ovk_matrix *A, const char *name)
         ovk__pc_env env = {.A = A, .n = n, .comm = MPI_COMM_WORLD, .nonsymmetric = 1};
         MT_RC(OVK_OK, pc.type->setup(pc.state, &env));
         MT_CHECK(pc.type->split_op && pc.type->split_in && pc.type->split_out, "%s: no split form", specs[sp]);
-        MT_RC(OVK_OK, pc.type->split_op(pc.state, A, v, w1, NULL));
-        MT_RC(OVK_OK, pc.type->split_out(pc.state, v, t, NULL)); /* t = Ut^-1 v */
+        MT_RC(OVK_OK, pc.type->split_op(pc.state, v, w1, NULL));
+        MT_RC(OVK_OK, pc.type->split_out(pc.state, v, t, 0, NULL)); /* t = Ut^-1 v */
         MT_RC(OVK_OK, ovk__matvec(A, t, y, NULL));                /* y = A t */
         MT_RC(OVK_OK, pc.type->split_in(pc.state, y, w2, NULL));  /* w2 = Lt^-1 y */
         double e1 = rel_diff(n, w1, w2);
         MT_CHECK(e1 < 1e-12, "%s %s: split_op differs from Lt^-1 A Ut^-1 by %.3e", name, specs[sp], e1);
         MT_RC(OVK_OK, pc.type->apply(pc.state, v, w1, NULL));     /* M^-1 v */
+        double e3 = product_error(A, omegas[sp], w1, v);
+        MT_CHECK(e3 < 1e-12, "%s %s: M (apply v) differs from v by %.3e", name, specs[sp], e3);
         MT_RC(OVK_OK, pc.type->split_in(pc.state, v, t, NULL));
-        MT_RC(OVK_OK, pc.type->split_out(pc.state, t, w2, NULL)); /* Ut^-1 Lt^-1 v */
+        MT_RC(OVK_OK, pc.type->split_out(pc.state, t, w2, 0, NULL)); /* Ut^-1 Lt^-1 v */
         double e2 = rel_diff(n, w1, w2);
         MT_CHECK(e2 < 1e-12, "%s %s: apply differs from Ut^-1 Lt^-1 by %.3e", name, specs[sp], e2);
-        if (g_rank == 0) printf("split algebra %-10s %-38s op %.1e apply %.1e\n", name, specs[sp], e1, e2);
+        char view[256] = "";
+        FILE *f = fmemopen(view, sizeof view - 1, "w");
+        pc.type->view(pc.state, f);
+        fclose(f);
+        MT_CHECK(strstr(view, form) != NULL, "%s %s: view '%s' does not say %s", name, specs[sp], view, form);
+        if (g_rank == 0)
+            printf("split algebra %-10s %-38s op %.1e apply %.1e M z - r %.1e\n", name, specs[sp], e1, e2, e3);
         ovk__pc_destroy(&pc);
     }
     free(v), free(w1), free(w2), free(t), free(y);
 }
 
+/* WIDE rows on each rank: a tridiagonal block plus a_{i,i+WIDE-1} and
+ * a_{i+WIDE-1,i} for the block's first and last row (|j - i| > 32767: the
+ * sweeps' int-column form); a_ii of either sign */
+enum { WIDE = 33000 };
+static ovk_matrix *wide_block(void)
+{
+    int lo = g_rank * WIDE, n = WIDE * g_size, *ptr = malloc(sizeof(int) * (WIDE + 1));
+    ovk_gidx *col = malloc(sizeof(ovk_gidx) * 4 * WIDE);
+    double *val = malloc(sizeof(double) * 4 * WIDE);
+    ovk_matrix *A = NULL;
+    ptr[0] = 0;
+    for (int i = lo, k = 0; i < lo + WIDE; i++) {
+        if (i == lo + WIDE - 1) col[k] = lo, val[k++] = 0.25;
+        if (i > 0) col[k] = i - 1, val[k++] = -1.5;
+        col[k] = i, val[k++] = i % 3 ? 4.0 : -4.0;
+        if (i < n - 1) col[k] = i + 1, val[k++] = -0.5;
+        if (i == lo) col[k] = lo + WIDE - 1, val[k++] = -0.75;
+        ptr[i - lo + 1] = k;
+    }
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, lo, WIDE, ptr, col, val, OVK_DUP_REJECT, &A));
+    free(ptr);
+    free(col);
+    free(val);
+    return A;
+}
+
 static void split_algebra(void)
 {
     ovk_matrix *A = convdiff(50.0, OVK_CONVDIFF_CENTRAL), *T = NULL;
-    split_algebra_on(A, "convdiff");
+    split_algebra_on(A, "convdiff", "16-bit");
     ovk_matrix_destroy(A);
     MT_RC(OVK_OK, tridiag(50, 4.0, &T));
-    split_algebra_on(T, "tridiag");
+    split_algebra_on(T, "tridiag", "16-bit");
     ovk_matrix_destroy(T);
+    T = wide_block();
+    split_algebra_on(T, "wide", "int");
+    ovk_matrix_destroy(T);
+}
+
+/* ||b - A x|| / ||b|| */
+static double true_rel(ovk_matrix *A, ovk_vector *b, ovk_vector *x)
+{
+    ovk_vector *r = NULL;
+    double rr = 0.0, bb = 0.0;
+    ovk_vector_create(A, &r);
+    ovk_matvec(A, x, r);
+    ovk_vector_scale(-1.0, r);
+    ovk_vector_axpy(1.0, b, r);
+    ovk_vector_dot(r, r, &rr);
+    ovk_vector_dot(b, b, &bb);
+    ovk_vector_destroy(r);
+    return sqrt(rr / bb);
+}
+
+/* one solver of bicgstab + eisenstat: a solve, ovk_matrix_update_values
+ * (the tridiagonal's values times 1e-3, a_ii 6 -> 1.5e-2 on the first row:
+ * the next solve redoes the setup, sigma included) and a solve that
+ * converges truly; then rtol 1e-17, beyond what b - A x attains: the
+ * estimate meets it first, so the true residual is checked and r^ replaced
+ * (res.replacements > 0) and the solve ends at its limit (OVK_EMAXIT) with
+ * the true residual reported */
+static void update_and_replace(void)
+{
+    int n = 90, holders = g_size > 1 ? g_size - 1 : 1, me = g_rank < holders ? g_rank : -1;
+    int lo = me < 0 ? n : n * me / holders, hi = me < 0 ? n : n * (me + 1) / holders, nl = hi - lo;
+    int *ptr = malloc(sizeof(int) * (size_t)(nl + 1));
+    ovk_gidx *col = malloc(sizeof(ovk_gidx) * (size_t)(3 * nl + 1));
+    double *val = malloc(sizeof(double) * (size_t)(3 * nl + 1));
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, tridiag(n, 4.0, &A));
+    ptr[0] = 0;
+    for (int i = lo, k = 0; i < hi; i++) { /* tridiag's pattern, new values */
+        if (i > 0) col[k] = i - 1, val[k++] = -1.5e-3;
+        col[k] = i, val[k++] = i == 0 ? 1.5e-2 : (i % 3 ? 4e-3 : -4e-3);
+        if (i < n - 1) col[k] = i + 1, val[k++] = -0.5e-3;
+        ptr[i - lo + 1] = k;
+    }
+    ovk_solver *s = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res = {0};
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "bicgstab"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "eisenstat:omega=1.2"));
+    ovk_vector_create(A, &b);
+    ovk_vector_create(A, &x);
+    double *bd = ovk_vector_data(b);
+    for (int i = 0; i < nl; i++) bd[i] = hash_unit((uint64_t)(lo + i) + 7u);
+    ovk_solver_set_tolerances(s, RTOL, 0.0, 500);
+    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
+    double t1 = true_rel(A, b, x);
+    MT_RC(OVK_OK, ovk_matrix_update_values(A, ptr, col, val, OVK_DUP_REJECT));
+    ovk_vector_set(x, 0.0);
+    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
+    double t2 = true_rel(A, b, x);
+    MT_CHECK(t1 <= RTOL && t2 <= RTOL && res.reason == OVK_REASON_CONVERGED,
+             "after ovk_matrix_update_values: true residual %.2e (before %.2e), reason %d", t2, t1, (int)res.reason);
+    ovk_solver_set_tolerances(s, 1e-17, 0.0, 80);
+    ovk_vector_set(x, 0.0);
+    int rc = ovk_solver_solve(s, b, x, &res);
+    double t3 = true_rel(A, b, x);
+    MT_CHECK(rc == OVK_EMAXIT && res.replacements > 0 && fabs(res.rel_residual - t3) <= 1e-3 * t3,
+             "rtol 1e-17: %s, %d replacements, reported %.3e, true %.3e", ovk_status_name(rc), res.replacements,
+             res.rel_residual, t3);
+    if (g_rank == 0)
+        printf("update values: true %.1e then %.1e; rtol 1e-17: %d replacements, true %.1e\n", t1, t2,
+               res.replacements, t3);
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
+    free(ptr), free(col), free(val);
+}
+
+/* a_00 = 1e-200 beside entries of 1 (the tridiagonal's first row): Lt^-1
+ * and Ut^-1 reach ~1e200 and more in row 0, in the split form and in C =
+ * M^-1 alike (u'_01 = 1e200): the solve ends with OVK_ENONFINITE naming the
+ * quantity, the same status on every rank, no hang (or converges truly) */
+static void tiny_pivot(void)
+{
+    int n = 60, holders = g_size > 1 ? g_size - 1 : 1, me = g_rank < holders ? g_rank : -1;
+    int lo = me < 0 ? n : n * me / holders, hi = me < 0 ? n : n * (me + 1) / holders, nl = hi - lo;
+    int *ptr = malloc(sizeof(int) * (size_t)(nl + 1));
+    ovk_gidx *col = malloc(sizeof(ovk_gidx) * (size_t)(3 * nl + 1));
+    double *val = malloc(sizeof(double) * (size_t)(3 * nl + 1));
+    ptr[0] = 0;
+    for (int i = lo, k = 0; i < hi; i++) {
+        if (i > 0) col[k] = i - 1, val[k++] = -1.0;
+        col[k] = i, val[k++] = i == 0 ? 1e-200 : 4.0;
+        if (i < n - 1) col[k] = i + 1, val[k++] = i == 0 ? 1.0 : -0.5;
+        ptr[i - lo + 1] = k;
+    }
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, lo, nl, ptr, col, val, OVK_DUP_REJECT, &A));
+    outcome o = solve(A, "bicgstab", "eisenstat", 200, 1, 0, 0, NULL);
+    int lo_rc = o.rc, hi_rc = o.rc;
+    MPI_Allreduce(MPI_IN_PLACE, &lo_rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &hi_rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MT_CHECK(lo_rc == hi_rc, "a_00 = 1e-200: statuses %d..%d", lo_rc, hi_rc);
+    if (o.rc == OVK_OK) expect_converged("a_00 = 1e-200, bicgstab eisenstat", &o);
+    else
+        MT_CHECK(o.rc == OVK_ENONFINITE && strstr(ovk_error_detail(), "inf") != NULL,
+                 "a_00 = 1e-200: %s (%s), expected OVK_ENONFINITE", ovk_status_name(o.rc), ovk_error_detail());
+    if (g_rank == 0) printf("a_00 = 1e-200: %s (%s)\n", ovk_status_name(o.rc), o.rc ? ovk_error_detail() : "");
+    ovk_matrix_destroy(A);
+    free(ptr), free(col), free(val);
 }
 
 /* the same status on every rank */
@@ -380,6 +565,8 @@ int main(int argc, char **argv)
     convection_diffusion();
     split_runs();
     zero_row_rank();
+    update_and_replace();
+    tiny_pivot();
     bad_inputs();
     int status = mt_finish("test_eisenstat");
     MPI_Finalize();
