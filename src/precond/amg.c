@@ -20,7 +20,7 @@
  * coefficient smooth in space looks locally like such a scaling), and the
  * drift below is then measured on S^-1 A S^-1, so that a pure scaling
  * never forces a full setup; a factor s_i^-1 outside [2^-32, 2^32] does
- * (the float weights of S^-1 P_0 would leave float's range).  With galerkin the new
+ * (kept well inside float's range for the float weights of S^-1 P_0).  With galerkin the new
  * values go into hypre's copy, A_{l+1} = P_l^T A_l P_l again (hypre's
  * Galerkin product), the coarsest level's dense copy is made again, and our
  * levels take the new values on their kept storage with new smoother bounds

@@ -420,7 +420,7 @@ static double true_rel(ovk_matrix *A, ovk_vector *b, ovk_vector *x)
 }
 
 /* one solver of bicgstab + eisenstat: a solve, ovk_matrix_update_values
- * (the tridiagonal's values times 1e-3, a_ii 6 -> 1.5e-2 on the first row:
+ * (the tridiagonal's values times 1e-3 but the first row's a_00, -4 -> 1.5e-2, its sign flipped:
  * the next solve redoes the setup, sigma included) and a solve that
  * converges truly; then rtol 1e-17, beyond what b - A x attains: the
  * estimate meets it first, so the true residual is checked and r^ replaced
