@@ -37,105 +37,16 @@
 #include <sys/stat.h>
 
 #include "mpitest.h"
+#include "nonsym_common.h"
 #include "precond/precond.h"
 
-#ifndef OVK_NONSYM_DIR
-#define OVK_NONSYM_DIR ""
-#endif
-
-enum { MAX_IT = 4000, MAX_HARD = 200 };
-static const double RTOL = 1e-8;
-static int g_rank, g_size;
-
-/* a pseudo-random value in [-1, 1) per global row */
-static double hash_unit(uint64_t g)
-{
-    g += 0x9E3779B97F4A7C15ull;
-    g = (g ^ (g >> 30)) * 0xBF58476D1CE4E5B9ull;
-    g = (g ^ (g >> 27)) * 0x94D049BB133111EBull;
-    g ^= g >> 31;
-    return 2.0 * (double)(g >> 11) * (1.0 / 9007199254740992.0) - 1.0;
-}
-
-typedef struct outcome {
-    int rc, iterations;
-    ovk_reason reason;
-    double rel, true_rel; /* reported, and ||b - A x|| / ||b|| */
-} outcome;
-
-static int count_calls(ovk_solver *s, int it, double rnorm, double rel, void *ctx)
-{
-    (void)s, (void)it, (void)rnorm, (void)rel;
-    (*(int *)ctx)++;
-    return 0;
-}
-
-/* solve A x = A x* with solver/precond from x0 (0, or x0_hash: a random
- * x0); monitor: count its calls and keep the history; xout: a copy of x
- * (the caller's, nlocal doubles) */
+/* solve A x = A x* on blocking (see ns_solve) */
 static outcome solve(ovk_matrix *A, const char *solver, const char *pc, int maxit, int monitor, int x0_hash,
                      int monitor_true, double *xout)
 {
-    outcome o = {0};
-    ovk_vector *xs = NULL, *b = NULL, *x = NULL, *r = NULL;
-    ovk_solver *s = NULL;
-    ovk_pcg_result res = {0};
-    int calls = 0;
-    ovk_vector_create(A, &xs);
-    ovk_vector_create(A, &b);
-    ovk_vector_create(A, &x);
-    ovk_vector_create(A, &r);
-    int n = ovk_vector_nlocal(xs);
-    double *d = ovk_vector_data(xs), *xd = ovk_vector_data(x);
-    for (int i = 0; i < n; i++) {
-        d[i] = hash_unit((uint64_t)(ovk_matrix_row_start(A) + i));
-        xd[i] = x0_hash ? hash_unit((uint64_t)(ovk_matrix_row_start(A) + i) + 99u) : 0.0;
-    }
-    ovk_matvec(A, xs, b);
-    ovk_solver_create(A, &s);
-    ovk_solver_set_option(s, "solver", solver);
-    ovk_solver_set_option(s, "precond", pc);
-    ovk_solver_set_option(s, "backend", "blocking");
-    if (monitor_true) ovk_solver_set_option(s, "monitor_true", "1");
-    ovk_solver_set_tolerances(s, RTOL, 0.0, maxit);
-    static double history[MAX_IT + 1];
-    if (monitor) ovk_solver_set_monitor(s, count_calls, &calls);
-    if (monitor) ovk_solver_set_history(s, history, MAX_IT + 1);
-    o.rc = ovk_solver_setup(s);
-    if (!o.rc) o.rc = ovk_solver_solve(s, b, x, &res);
-    if (!o.rc || o.rc == OVK_EMAXIT || o.rc == OVK_EBREAKDOWN) {
-        o.iterations = res.iterations;
-        o.reason = res.reason;
-        o.rel = res.rel_residual;
-        double rr = 0.0, bb = 0.0;
-        ovk_matvec(A, x, r);
-        ovk_vector_scale(-1.0, r);
-        ovk_vector_axpy(1.0, b, r);
-        ovk_vector_dot(r, r, &rr);
-        ovk_vector_dot(b, b, &bb);
-        o.true_rel = sqrt(rr / bb);
-    }
-    if (monitor) {
-        MT_CHECK(calls == o.iterations + 1, "%s %s: monitor called %d times for %d iterations", solver, pc, calls,
-                 o.iterations);
-        MT_CHECK(res.history_len == o.iterations + 1 && isfinite(history[o.iterations]),
-                 "%s %s: history of %d norms for %d iterations", solver, pc, res.history_len, o.iterations);
-    }
-    if (xout && n > 0) memcpy(xout, xd, sizeof(double) * (size_t)n);
-    ovk_solver_destroy(&s);
-    ovk_vector_destroy(xs);
-    ovk_vector_destroy(b);
-    ovk_vector_destroy(x);
-    ovk_vector_destroy(r);
-    return o;
-}
-
-/* converged, and the true residual too */
-static void expect_converged(const char *what, const outcome *o)
-{
-    MT_CHECK(o->rc == OVK_OK && o->reason == OVK_REASON_CONVERGED, "%s: status %s reason %s (%s)", what,
-             ovk_status_name(o->rc), ovk_reason_name(o->reason), o->rc ? ovk_error_detail() : "");
-    MT_CHECK(o->true_rel < RTOL, "%s: true residual %.3e", what, o->true_rel);
+    ns_run run = {.solver = solver, .pc = pc, .backend = "blocking", .rtol = RTOL, .maxit = maxit,
+                  .monitor = monitor, .x0_hash = x0_hash, .monitor_true = monitor_true, .xout = xout};
+    return ns_solve(A, &run);
 }
 
 /* not converged, a clear status, and at the limit the true residual */
@@ -149,34 +60,20 @@ static void expect_not_converged(const char *what, const outcome *o)
                  o->true_rel);
 }
 
-static int dir_exists(const char *d)
-{
-    struct stat st;
-    return d[0] && stat(d, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 static const char *const bcgs_pcs[] = {"eisenstat", "eisenstat:omega=1.2", "eisenstat:omega=0.8"};
 enum { NBCGS_PCS = 3 };
 
 static void shared_matrices(void)
 {
-    static const char *const names[] = {"cdde1", "orsirr_1", "sherman5", "watt_2", "hor131", "utm1700a"};
-    if (!dir_exists(OVK_NONSYM_DIR)) {
-        if (g_rank == 0) printf("shared nonsymmetric matrices: skipped (no directory '%s')\n", OVK_NONSYM_DIR);
-        return;
-    }
-    for (size_t m = 0; m < sizeof names / sizeof names[0]; m++) {
-        char path[1024];
-        ovk_matrix *A = NULL;
-        snprintf(path, sizeof path, "%s/%s.mtx", OVK_NONSYM_DIR, names[m]);
-        int rc = ovk_mm_read(MPI_COMM_WORLD, path, &A);
-        MT_RC(OVK_OK, rc);
-        if (rc) continue;
-        int hard = !strcmp(names[m], "utm1700a");
+    if (!have_shared()) return;
+    for (int m = 0; m < NSHARED; m++) {
+        ovk_matrix *A = read_shared(m);
+        if (!A) continue;
+        int hard = !strcmp(shared_names[m], "utm1700a");
         for (int k = 0; k <= NBCGS_PCS; k++) {
             const char *solver = k < NBCGS_PCS ? "bicgstab" : "gmres", *pc = k < NBCGS_PCS ? bcgs_pcs[k] : "eisenstat";
             char what[128];
-            snprintf(what, sizeof what, "%s %s %s", names[m], solver, pc);
+            snprintf(what, sizeof what, "%s %s %s", shared_names[m], solver, pc);
             outcome o = solve(A, solver, pc, hard ? MAX_HARD : MAX_IT, 0, 0, 0, NULL);
             if (hard) expect_not_converged(what, &o);
             else expect_converged(what, &o);
@@ -186,16 +83,6 @@ static void shared_matrices(void)
         }
         ovk_matrix_destroy(A);
     }
-}
-
-static ovk_matrix *convdiff(double peclet, ovk_convdiff_scheme scheme)
-{
-    int P[3] = {0, 0, 0};
-    double v[3] = {1.0, 0.5, -0.25};
-    ovk_matrix *A = NULL;
-    MPI_Dims_create(g_size, 3, P);
-    MT_RC(OVK_OK, ovk_convdiff_create(MPI_COMM_WORLD, 10, 10, 8, P[0], P[1], P[2], v, peclet, scheme, &A));
-    return A;
 }
 
 static void convection_diffusion(void)
@@ -408,15 +295,10 @@ static void split_algebra(void)
 static double true_rel(ovk_matrix *A, ovk_vector *b, ovk_vector *x)
 {
     ovk_vector *r = NULL;
-    double rr = 0.0, bb = 0.0;
     ovk_vector_create(A, &r);
-    ovk_matvec(A, x, r);
-    ovk_vector_scale(-1.0, r);
-    ovk_vector_axpy(1.0, b, r);
-    ovk_vector_dot(r, r, &rr);
-    ovk_vector_dot(b, b, &bb);
+    double t = ns_true_rel(A, b, x, r);
     ovk_vector_destroy(r);
-    return sqrt(rr / bb);
+    return t;
 }
 
 /* one solver of bicgstab + eisenstat: a solve, ovk_matrix_update_values
@@ -513,27 +395,6 @@ static void tiny_pivot(void)
 }
 
 /* the same status on every rank */
-static void expect_everywhere(const char *what, int rc, int expected)
-{
-    int lo = rc, hi = rc;
-    MPI_Allreduce(&rc, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&rc, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    MT_CHECK(lo == expected && hi == expected, "%s: status %s..%s, expected %s", what, ovk_status_name(lo),
-             ovk_status_name(hi), ovk_status_name(expected));
-    if (g_rank == 0) printf("bad input %-36s %s: %s\n", what, ovk_status_name(rc), rc ? ovk_error_detail() : "");
-}
-
-static int setup_with(ovk_matrix *A, const char *solver, const char *pc)
-{
-    ovk_solver *s = NULL;
-    ovk_solver_create(A, &s);
-    int rc = ovk_solver_set_option(s, "solver", solver);
-    if (!rc) rc = ovk_solver_set_option(s, "precond", pc);
-    if (!rc) rc = ovk_solver_setup(s);
-    ovk_solver_destroy(&s);
-    return rc;
-}
-
 static void bad_inputs(void)
 {
     ovk_matrix *Z = NULL, *A = convdiff(50.0, OVK_CONVDIFF_UPWIND);

@@ -42,103 +42,19 @@
 #include "mpitest.h"
 
 #include "count_reductions.h"
+#include "nonsym_common.h"
 
-#ifndef OVK_NONSYM_DIR
-#define OVK_NONSYM_DIR ""
-#endif
-
-enum { MAX_IT = 4000, MAX_HARD = 200 };
-static const double RTOL = 1e-8;
-static int g_rank, g_size;
 static const char *const solvers[] = {"bicgstab", "pipebicgstab", "pipebicgstab:early=0"};
 enum { NSOLVERS = 3 };
 static const char *const preconds[] = {"jacobi", "ilu0", "none"};
 
-/* a pseudo-random value in [-1, 1) per global row */
-static double hash_unit(uint64_t g)
-{
-    g += 0x9E3779B97F4A7C15ull;
-    g = (g ^ (g >> 30)) * 0xBF58476D1CE4E5B9ull;
-    g = (g ^ (g >> 27)) * 0x94D049BB133111EBull;
-    g ^= g >> 31;
-    return 2.0 * (double)(g >> 11) * (1.0 / 9007199254740992.0) - 1.0;
-}
-
-typedef struct outcome {
-    int rc, iterations;
-    ovk_reason reason;
-    double rel, true_rel; /* reported, and ||b - A x|| / ||b|| */
-    long reductions;      /* MPI_Iallreduce calls of the solve */
-} outcome;
-
-static int count_calls(ovk_solver *s, int it, double rnorm, double rel, void *ctx)
-{
-    (void)s, (void)it, (void)rnorm, (void)rel;
-    (*(int *)ctx)++;
-    return 0;
-}
-
-/* solve A x = A x* (x0 = 0) with solver/precond/backend; monitor: count its
- * calls and keep the history, one of each per iteration and x0 */
+/* solve A x = A x* (x0 = 0), its MPI_Iallreduce calls counted (see ns_solve) */
 static outcome solve(ovk_matrix *A, const char *solver, const char *pc, const char *backend, double rtol, int maxit,
                      int monitor)
 {
-    outcome o = {0};
-    ovk_vector *xs = NULL, *b = NULL, *x = NULL, *r = NULL;
-    ovk_solver *s = NULL;
-    ovk_pcg_result res = {0};
-    int calls = 0;
-    ovk_vector_create(A, &xs);
-    ovk_vector_create(A, &b);
-    ovk_vector_create(A, &x);
-    ovk_vector_create(A, &r);
-    double *d = ovk_vector_data(xs);
-    for (int i = 0; i < ovk_vector_nlocal(xs); i++) d[i] = hash_unit((uint64_t)(ovk_matrix_row_start(A) + i));
-    ovk_matvec(A, xs, b);
-    ovk_solver_create(A, &s);
-    ovk_solver_set_option(s, "solver", solver);
-    ovk_solver_set_option(s, "precond", pc);
-    ovk_solver_set_option(s, "backend", backend);
-    ovk_solver_set_tolerances(s, rtol, 0.0, maxit);
-    static double history[MAX_IT + 1];
-    if (monitor) ovk_solver_set_monitor(s, count_calls, &calls);
-    if (monitor) ovk_solver_set_history(s, history, MAX_IT + 1);
-    o.rc = ovk_solver_setup(s);
-    long i0 = n_iallreduce;
-    if (!o.rc) o.rc = ovk_solver_solve(s, b, x, &res);
-    o.reductions = n_iallreduce - i0;
-    if (!o.rc || o.rc == OVK_EMAXIT || o.rc == OVK_EBREAKDOWN) {
-        o.iterations = res.iterations;
-        o.reason = res.reason;
-        o.rel = res.rel_residual;
-        double rr = 0.0, bb = 0.0;
-        ovk_matvec(A, x, r);
-        ovk_vector_scale(-1.0, r);
-        ovk_vector_axpy(1.0, b, r);
-        ovk_vector_dot(r, r, &rr);
-        ovk_vector_dot(b, b, &bb);
-        o.true_rel = sqrt(rr / bb);
-    }
-    if (monitor) {
-        MT_CHECK(calls == o.iterations + 1, "%s: monitor called %d times for %d iterations", solver, calls,
-                 o.iterations);
-        MT_CHECK(res.history_len == o.iterations + 1 && isfinite(history[o.iterations]),
-                 "%s: history of %d norms for %d iterations", solver, res.history_len, o.iterations);
-    }
-    ovk_solver_destroy(&s);
-    ovk_vector_destroy(xs);
-    ovk_vector_destroy(b);
-    ovk_vector_destroy(x);
-    ovk_vector_destroy(r);
-    return o;
-}
-
-/* converged, and the true residual too */
-static void expect_converged(const char *what, const outcome *o)
-{
-    MT_CHECK(o->rc == OVK_OK && o->reason == OVK_REASON_CONVERGED, "%s: status %s reason %s (%s)", what,
-             ovk_status_name(o->rc), ovk_reason_name(o->reason), o->rc ? ovk_error_detail() : "");
-    MT_CHECK(o->true_rel < RTOL, "%s: true residual %.3e", what, o->true_rel);
+    ns_run run = {.solver = solver, .pc = pc, .backend = backend, .rtol = rtol, .maxit = maxit, .monitor = monitor,
+                  .count = &n_iallreduce};
+    return ns_solve(A, &run);
 }
 
 /* converged truly, or a clear failure with, at the limit, the true residual */
@@ -164,31 +80,17 @@ static int must_converge(const char *m, const char *pc)
     return !strcmp(m, "cdde1") || !strcmp(m, "orsirr_1");
 }
 
-static int dir_exists(const char *d)
-{
-    struct stat st;
-    return d[0] && stat(d, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 static void shared_matrices(void)
 {
-    static const char *const names[] = {"cdde1", "orsirr_1", "sherman5", "watt_2", "hor131", "utm1700a"};
-    if (!dir_exists(OVK_NONSYM_DIR)) {
-        if (g_rank == 0) printf("shared nonsymmetric matrices: skipped (no directory '%s')\n", OVK_NONSYM_DIR);
-        return;
-    }
-    for (size_t m = 0; m < sizeof names / sizeof names[0]; m++) {
-        char path[1024];
-        ovk_matrix *A = NULL;
-        snprintf(path, sizeof path, "%s/%s.mtx", OVK_NONSYM_DIR, names[m]);
-        int rc = ovk_mm_read(MPI_COMM_WORLD, path, &A);
-        MT_RC(OVK_OK, rc);
-        if (rc) continue;
+    if (!have_shared()) return;
+    for (int m = 0; m < NSHARED; m++) {
+        ovk_matrix *A = read_shared(m);
+        if (!A) continue;
         for (int p = 0; p < 3; p++) {
-            int hard = !must_converge(names[m], preconds[p]);
+            int hard = !must_converge(shared_names[m], preconds[p]);
             for (int k = 0; k < NSOLVERS; k++) {
                 char what[128];
-                snprintf(what, sizeof what, "%s %s %s", names[m], solvers[k], preconds[p]);
+                snprintf(what, sizeof what, "%s %s %s", shared_names[m], solvers[k], preconds[p]);
                 outcome o = solve(A, solvers[k], preconds[p], "blocking", RTOL, hard ? MAX_HARD : MAX_IT, 0);
                 if (hard) expect_honest(what, &o);
                 else expect_converged(what, &o);
@@ -204,36 +106,25 @@ static void shared_matrices(void)
 /* pipebicgstab's attainable accuracy within one digit of bicgstab's */
 static void attainable(void)
 {
-    static const char *const names[] = {"cdde1", "sherman5"};
+    static const int which[] = {0, 2}; /* cdde1, sherman5 */
     if (!dir_exists(OVK_NONSYM_DIR)) return;
-    for (int m = 0; m < 2; m++) {
-        char path[1024];
-        ovk_matrix *A = NULL;
-        snprintf(path, sizeof path, "%s/%s.mtx", OVK_NONSYM_DIR, names[m]);
-        if (ovk_mm_read(MPI_COMM_WORLD, path, &A)) continue;
+    for (int w = 0; w < 2; w++) {
+        int m = which[w];
+        ovk_matrix *A = read_shared(m);
+        if (!A) continue;
         for (int p = 0; p < 2; p++) {
             outcome c = solve(A, "bicgstab", preconds[p], "blocking", 1e-15, 300, 0);
             for (int k = 1; k < NSOLVERS; k++) {
                 outcome q = solve(A, solvers[k], preconds[p], "blocking", 1e-15, 300, 0);
-                MT_CHECK(q.true_rel <= 10.0 * c.true_rel + 1e-15, "%s %s: %s attains %.2e, bicgstab %.2e", names[m],
+                MT_CHECK(q.true_rel <= 10.0 * c.true_rel + 1e-15, "%s %s: %s attains %.2e, bicgstab %.2e", shared_names[m],
                          preconds[p], solvers[k], q.true_rel, c.true_rel);
                 if (g_rank == 0)
-                    printf("attainable %-10s %-7s bicgstab %.2e  %s %.2e\n", names[m], preconds[p], c.true_rel,
+                    printf("attainable %-10s %-7s bicgstab %.2e  %s %.2e\n", shared_names[m], preconds[p], c.true_rel,
                            solvers[k], q.true_rel);
             }
         }
         ovk_matrix_destroy(A);
     }
-}
-
-static ovk_matrix *convdiff(double peclet, ovk_convdiff_scheme scheme)
-{
-    int P[3] = {0, 0, 0};
-    double v[3] = {1.0, 0.5, -0.25};
-    ovk_matrix *A = NULL;
-    MPI_Dims_create(g_size, 3, P);
-    MT_RC(OVK_OK, ovk_convdiff_create(MPI_COMM_WORLD, 10, 10, 8, P[0], P[1], P[2], v, peclet, scheme, &A));
-    return A;
 }
 
 static void convection_diffusion(void)
@@ -367,27 +258,6 @@ static void zero_row_rank(void)
 }
 
 /* the same status on every rank */
-static void expect_everywhere(const char *what, int rc, int expected)
-{
-    int lo = rc, hi = rc;
-    MPI_Allreduce(&rc, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&rc, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    MT_CHECK(lo == expected && hi == expected, "%s: status %s..%s, expected %s", what, ovk_status_name(lo),
-             ovk_status_name(hi), ovk_status_name(expected));
-    if (g_rank == 0) printf("bad input %-36s %s: %s\n", what, ovk_status_name(rc), rc ? ovk_error_detail() : "");
-}
-
-static int setup_with(ovk_matrix *A, const char *solver, const char *pc)
-{
-    ovk_solver *s = NULL;
-    ovk_solver_create(A, &s);
-    ovk_solver_set_option(s, "solver", solver);
-    ovk_solver_set_option(s, "precond", pc);
-    int rc = ovk_solver_setup(s);
-    ovk_solver_destroy(&s);
-    return rc;
-}
-
 /* the convection-diffusion values made symmetric: the 7-point Laplacian's
  * rows of this rank's box (6, -1), on the same pattern */
 static int make_symmetric(ovk_matrix *A)
