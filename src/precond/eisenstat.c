@@ -38,39 +38,22 @@
 
 #include "precond.h"
 
-/* A strict triangle of the block as CSR: columns in col or as off
- * (j - i), one of the two kept. */
-typedef struct etri {
-    int *ptr, *col;
-    int16_t *off;
-    double *val;
-} etri;
-
 typedef struct eis {
     double omega;
     double sigma;   /* split_in's factor (2^k ~ max |a_ii|), split_out's divisor */
     const ovk_matrix *A; /* the setup's matrix, whose halo split_op exchanges */
     int n;
-    etri lo, up;    /* w D^-1 L and w D^-1 U (strict triangles of the block, rows scaled) */
+    ovk__tri lo, up;    /* w D^-1 L and w D^-1 U (strict triangles of the block, rows scaled) */
     double *dinv;   /* 1 / a_ii */
     double *oval;   /* D^-1 A_o: the offd block's values, rows scaled */
     int offd_nnz;   /* of the offd block they were made from */
     double *s;      /* the fused product's forward sweep (y) */
 } eis;
 
-static void tri_free(etri *t)
-{
-    free(t->ptr);
-    free(t->col);
-    free(t->off);
-    free(t->val);
-    memset(t, 0, sizeof *t);
-}
-
 static void eis_free(eis *e)
 {
-    tri_free(&e->lo);
-    tri_free(&e->up);
+    ovk__tri_free(&e->lo);
+    ovk__tri_free(&e->up);
     free(e->dinv);
     free(e->oval);
     free(e->s);
@@ -101,7 +84,7 @@ static void eis_destroy(void *state)
  * (ptr, col, val), each row's entries in their order, row i scaled by
  * scale[i] */
 static int split_tri(int n, const int *ptr, const int *col, const double *val, const double *scale, int upper,
-                     etri *t)
+                     ovk__tri *t)
 {
     t->ptr = malloc(sizeof(int) * ((size_t)n + 1));
     if (!t->ptr) return ovk__fail(OVK_ENOMEM, "eisenstat: %d rows", n);
@@ -121,28 +104,6 @@ static int split_tri(int n, const int *ptr, const int *col, const double *val, c
                 t->col[m] = col[k];
                 t->val[m++] = scale[i] * val[k];
             }
-    return OVK_OK;
-}
-
-/* 1 when every column of t is within 16 bits of its row */
-static int offsets_fit(const etri *t, int n)
-{
-    for (int i = 0; i < n; i++)
-        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++)
-            if (t->col[k] - i < INT16_MIN || t->col[k] - i > INT16_MAX) return 0;
-    return 1;
-}
-
-/* t's columns as 16-bit offsets from their rows, replacing col */
-static int compact_tri(etri *t, int n)
-{
-    size_t nnz = (size_t)t->ptr[n];
-    t->off = malloc(sizeof(int16_t) * (nnz > 0 ? nnz : 1));
-    if (!t->off) return ovk__fail(OVK_ENOMEM, "eisenstat: offsets of %zu entries", nnz);
-    for (int i = 0; i < n; i++)
-        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) t->off[k] = (int16_t)(t->col[k] - i);
-    free(t->col);
-    t->col = NULL;
     return OVK_OK;
 }
 
@@ -198,9 +159,9 @@ static int eis_setup(void *state, const ovk__pc_env *env)
     free(col);
     free(val);
     free(ws);
-    if (!rc && offsets_fit(&e->lo, n) && offsets_fit(&e->up, n)) {
-        rc = compact_tri(&e->lo, n);
-        if (!rc) rc = compact_tri(&e->up, n);
+    if (!rc && ovk__tri_offsets_fit(&e->lo, n) && ovk__tri_offsets_fit(&e->up, n)) {
+        rc = ovk__tri_compact(&e->lo, n, 1, 0, "eisenstat");
+        if (!rc) rc = ovk__tri_compact(&e->up, n, 1, 0, "eisenstat");
     }
     if (rc) eis_free(e); /* no half-built state (e.g. lo compacted, up not) */
     return rc;
@@ -208,7 +169,7 @@ static int eis_setup(void *state, const ovk__pc_env *env)
 
 /* sum_k t_ik x_k over row i of triangle t, in the storage form (off)
  * that the callers' constant argument selects */
-static inline __attribute__((always_inline)) double row_sum(const etri *t, int i, const double *x, int off)
+static inline __attribute__((always_inline)) double row_sum(const ovk__tri *t, int i, const double *x, int off)
 {
     double s = 0.0;
     for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) {

@@ -18,15 +18,6 @@
 
 #include "precond.h"
 
-/* A triangle of the factor without its diagonal, as CSR: columns in col
- * or as off (j - i), values in val or valf (one of each pair kept). */
-typedef struct ilu0_tri {
-    int *ptr, *col;
-    int16_t *off;
-    double *val;
-    float *valf;
-} ilu0_tri;
-
 static const char *const precision_names[] = {"double", "single", NULL};
 enum { PREC_DOUBLE, PREC_SINGLE };
 
@@ -38,20 +29,10 @@ typedef struct ilu0 {
     double *dinv;   /* 1 / u_ii */
     /* the factor as the sweeps read it: each sweep streams its own
      * triangle, not the whole rows (half the bytes of the combined CSR) */
-    ilu0_tri lo, up;
+    ovk__tri lo, up;
     long long row_start; /* of the first row, in the index base of details */
     int precision;       /* of the sweeps' values (PREC_*) */
 } ilu0;
-
-static void tri_free(ilu0_tri *t)
-{
-    free(t->ptr);
-    free(t->col);
-    free(t->off);
-    free(t->val);
-    free(t->valf);
-    memset(t, 0, sizeof *t);
-}
 
 /* the combined CSR's arrays, kept only while factoring */
 static void ilu0_free_block(ilu0 *f)
@@ -69,13 +50,13 @@ static void ilu0_free_factor(ilu0 *f)
     ilu0_free_block(f);
     free(f->dinv);
     f->dinv = NULL;
-    tri_free(&f->lo);
-    tri_free(&f->up);
+    ovk__tri_free(&f->lo);
+    ovk__tri_free(&f->up);
 }
 
 /* t = the strictly lower (upper = 0) or strictly upper triangle of the
  * factored block, each row's entries in their order */
-static int split_tri(const ilu0 *f, int upper, ilu0_tri *t)
+static int split_tri(const ilu0 *f, int upper, ovk__tri *t)
 {
     int n = f->n;
     t->ptr = malloc(sizeof(int) * ((size_t)n + 1));
@@ -97,18 +78,9 @@ static int split_tri(const ilu0 *f, int upper, ilu0_tri *t)
     return OVK_OK;
 }
 
-/* 1 when every column of t is within 16 bits of its row */
-static int offsets_fit(const ilu0_tri *t, int n)
-{
-    for (int i = 0; i < n; i++)
-        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++)
-            if (t->col[k] - i < INT16_MIN || t->col[k] - i > INT16_MAX) return 0;
-    return 1;
-}
-
 /* OVK_EPRECOND naming the first value of t beyond float's range (the
  * factor of row i: L or U), else OVK_OK */
-static int float_fits(const ilu0 *f, const ilu0_tri *t, const char *which)
+static int float_fits(const ilu0 *f, const ovk__tri *t, const char *which)
 {
     for (int i = 0; i < f->n; i++)
         for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++)
@@ -117,28 +89,6 @@ static int float_fits(const ilu0 *f, const ilu0_tri *t, const char *which)
                                  "ilu0:precision=single: %s factor value %g at row %lld is beyond float's range; "
                                  "use precision=double",
                                  which, t->val[k], f->row_start + i);
-    return OVK_OK;
-}
-
-/* t's columns as 16-bit offsets (off), its values as float (single): the
- * copies replace the wide arrays */
-static int compact_tri(ilu0_tri *t, int n, int off, int single)
-{
-    size_t nnz = (size_t)t->ptr[n];
-    if (off) {
-        t->off = malloc(sizeof(int16_t) * (nnz > 0 ? nnz : 1));
-        if (!t->off) return ovk__fail(OVK_ENOMEM, "ilu0: offsets of %zu entries", nnz);
-        for (int i = 0; i < n; i++)
-            for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) t->off[k] = (int16_t)(t->col[k] - i);
-        free(t->col);
-        t->col = NULL;
-    }
-    if (!single) return OVK_OK;
-    t->valf = malloc(sizeof(float) * (nnz > 0 ? nnz : 1));
-    if (!t->valf) return ovk__fail(OVK_ENOMEM, "ilu0: float factor of %zu entries", nnz);
-    for (size_t k = 0; k < nnz; k++) t->valf[k] = (float)t->val[k];
-    free(t->val);
-    t->val = NULL;
     return OVK_OK;
 }
 
@@ -246,12 +196,12 @@ static int ilu0_setup(void *state, const ovk__pc_env *env)
     if (!rc) rc = split_tri(f, 0, &f->lo); /* L and U apart for the sweeps */
     if (!rc) rc = split_tri(f, 1, &f->up);
     ilu0_free_block(f);
-    int off = !rc && offsets_fit(&f->lo, f->n) && offsets_fit(&f->up, f->n);
+    int off = !rc && ovk__tri_offsets_fit(&f->lo, f->n) && ovk__tri_offsets_fit(&f->up, f->n);
     int single = f->precision == PREC_SINGLE;
     if (!rc && single) rc = float_fits(f, &f->lo, "L");
     if (!rc && single) rc = float_fits(f, &f->up, "U");
-    if (!rc) rc = compact_tri(&f->lo, f->n, off, single);
-    if (!rc) rc = compact_tri(&f->up, f->n, off, single);
+    if (!rc) rc = ovk__tri_compact(&f->lo, f->n, off, single, "ilu0");
+    if (!rc) rc = ovk__tri_compact(&f->up, f->n, off, single, "ilu0");
     return rc;
 }
 

@@ -153,6 +153,23 @@ typedef struct ovk__upper_scratch {
 int ovk__upper_apply_many(const ovk__upper *u, double w, const double *scale, int k, const double *const *r,
                           double *const *z, ovk__upper_scratch *sc, const ovk__hook *h);
 
+/* A strict triangle of a rank's block as CSR, as a triangular sweep reads
+ * it (tri.c; ilu0, eisenstat): columns in col or as off (j - i), values
+ * in val or valf, one of each pair kept. */
+typedef struct ovk__tri {
+    int *ptr, *col;
+    int16_t *off;
+    double *val;
+    float *valf;
+} ovk__tri;
+
+void ovk__tri_free(ovk__tri *t);
+/* 1 when every column of t's n rows is within 16 bits of its row */
+int ovk__tri_offsets_fit(const ovk__tri *t, int n);
+/* t's columns as 16-bit offsets (off), its values as float (single): the
+ * copies replace the wide arrays; OVK_ENOMEM naming who */
+int ovk__tri_compact(ovk__tri *t, int n, int off, int single, const char *who);
+
 /* The amg preconditioner's own V-cycle (amg_cycle.c) over the hierarchy of
  * hypre's BoomerAMG after its setup (hypre_solver: the HYPRE_Solver, with
  * Gaussian elimination on the coarsest level and at least two levels).

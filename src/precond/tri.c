@@ -1,5 +1,6 @@
 /* The rank's diagonal block as an upper triangle, and the triangular solves
  * of IC(0) and SSOR on it. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,5 +170,43 @@ int ovk__upper_apply_many(const ovk__upper *u, double w, const double *scale, in
         int kb = k - j0 < OVK__UPPER_BLOCK_MAX ? k - j0 : OVK__UPPER_BLOCK_MAX;
         ovk__upper_sweeps_block(u, w, scale, kb, r + j0, z + j0, sc->yb, h);
     }
+    return OVK_OK;
+}
+
+void ovk__tri_free(ovk__tri *t)
+{
+    free(t->ptr);
+    free(t->col);
+    free(t->off);
+    free(t->val);
+    free(t->valf);
+    memset(t, 0, sizeof *t);
+}
+
+int ovk__tri_offsets_fit(const ovk__tri *t, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++)
+            if (t->col[k] - i < INT16_MIN || t->col[k] - i > INT16_MAX) return 0;
+    return 1;
+}
+
+int ovk__tri_compact(ovk__tri *t, int n, int off, int single, const char *who)
+{
+    size_t nnz = (size_t)t->ptr[n];
+    if (off) {
+        t->off = malloc(sizeof(int16_t) * (nnz > 0 ? nnz : 1));
+        if (!t->off) return ovk__fail(OVK_ENOMEM, "%s: offsets of %zu entries", who, nnz);
+        for (int i = 0; i < n; i++)
+            for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) t->off[k] = (int16_t)(t->col[k] - i);
+        free(t->col);
+        t->col = NULL;
+    }
+    if (!single) return OVK_OK;
+    t->valf = malloc(sizeof(float) * (nnz > 0 ? nnz : 1));
+    if (!t->valf) return ovk__fail(OVK_ENOMEM, "%s: float factor of %zu entries", who, nnz);
+    for (size_t k = 0; k < nnz; k++) t->valf[k] = (float)t->val[k];
+    free(t->val);
+    t->val = NULL;
     return OVK_OK;
 }
