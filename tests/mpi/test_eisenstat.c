@@ -131,28 +131,55 @@ static void split_runs(void)
     ovk_matrix_destroy(A);
 }
 
-/* a tridiagonal nonsymmetric matrix of n rows over the ranks but the last
- * (which has none, at 2 ranks or more); a_nn = last */
-static int tridiag(int n, double last, ovk_matrix **A)
+/* row i's (a_i,i-1, a_ii, a_i,i+1) of an n-row tridiagonal; p: the row
+ * kind's parameter */
+typedef void tri_row_fn(int i, int n, double p, double a[3]);
+
+/* this rank's rows of an n-row tridiagonal over the ranks but the last
+ * (which has none, at 2 ranks or more), as CSR */
+typedef struct tri_rows {
+    int lo, nl, *ptr;
+    ovk_gidx *col;
+    double *val;
+} tri_rows;
+
+static void tri_rows_make(int n, tri_row_fn *row, double p, tri_rows *t)
 {
     int holders = g_size > 1 ? g_size - 1 : 1, me = g_rank < holders ? g_rank : -1;
-    int lo = me < 0 ? n : (int)((long)n * me / holders), hi = me < 0 ? n : (int)((long)n * (me + 1) / holders);
-    int nl = hi - lo, *ptr = malloc(sizeof(int) * (size_t)(nl + 1));
-    ovk_gidx *col = malloc(sizeof(ovk_gidx) * (size_t)(3 * nl + 1));
-    double *val = malloc(sizeof(double) * (size_t)(3 * nl + 1));
-    ptr[0] = 0;
-    for (int i = lo, k = 0; i < hi; i++) {
-        if (i > 0) col[k] = i - 1, val[k++] = -1.5;
-        col[k] = i, val[k++] = i == n - 1 ? last : (i % 3 ? 4.0 : -4.0); /* a_ii of either sign */
-        if (i < n - 1) col[k] = i + 1, val[k++] = -0.5;
-        ptr[i - lo + 1] = k;
+    int hi = me < 0 ? n : (int)((long)n * (me + 1) / holders);
+    t->lo = me < 0 ? n : (int)((long)n * me / holders), t->nl = hi - t->lo;
+    t->ptr = malloc(sizeof(int) * (size_t)(t->nl + 1));
+    t->col = malloc(sizeof(ovk_gidx) * (size_t)(3 * t->nl + 1));
+    t->val = malloc(sizeof(double) * (size_t)(3 * t->nl + 1));
+    t->ptr[0] = 0;
+    for (int i = t->lo, k = 0; i < hi; i++) {
+        double a[3];
+        row(i, n, p, a);
+        if (i > 0) t->col[k] = i - 1, t->val[k++] = a[0];
+        t->col[k] = i, t->val[k++] = a[1];
+        if (i < n - 1) t->col[k] = i + 1, t->val[k++] = a[2];
+        t->ptr[i - t->lo + 1] = k;
     }
-    int rc = ovk_matrix_create_csr(MPI_COMM_WORLD, lo, nl, ptr, col, val, OVK_DUP_REJECT, A);
-    free(ptr);
-    free(col);
-    free(val);
+}
+
+static void tri_rows_free(tri_rows *t) { free(t->ptr), free(t->col), free(t->val); }
+
+static int tri_create(int n, tri_row_fn *row, double p, ovk_matrix **A)
+{
+    tri_rows t;
+    tri_rows_make(n, row, p, &t);
+    int rc = ovk_matrix_create_csr(MPI_COMM_WORLD, t.lo, t.nl, t.ptr, t.col, t.val, OVK_DUP_REJECT, A);
+    tri_rows_free(&t);
     return rc;
 }
+
+/* nonsymmetric, a_ii of either sign; a_nn = last */
+static void plain_row(int i, int n, double last, double a[3])
+{
+    a[0] = -1.5, a[1] = i == n - 1 ? last : (i % 3 ? 4.0 : -4.0), a[2] = -0.5;
+}
+
+static int tridiag(int n, double last, ovk_matrix **A) { return tri_create(n, plain_row, last, A); }
 
 static void zero_row_rank(void)
 {
@@ -301,6 +328,13 @@ static double true_rel(ovk_matrix *A, ovk_vector *b, ovk_vector *x)
     return t;
 }
 
+/* plain_row's values times 1e-3 but a_00 = 1.5e-2 (its sign flipped) */
+static void updated_row(int i, int n, double p, double a[3])
+{
+    (void)n, (void)p;
+    a[0] = -1.5e-3, a[1] = i == 0 ? 1.5e-2 : (i % 3 ? 4e-3 : -4e-3), a[2] = -0.5e-3;
+}
+
 /* one solver of bicgstab + eisenstat: a solve, ovk_matrix_update_values
  * (the tridiagonal's values times 1e-3 but the first row's a_00, -4 -> 1.5e-2, its sign flipped:
  * the next solve redoes the setup, sigma included) and a solve that
@@ -310,20 +344,12 @@ static double true_rel(ovk_matrix *A, ovk_vector *b, ovk_vector *x)
  * the true residual reported */
 static void update_and_replace(void)
 {
-    int n = 90, holders = g_size > 1 ? g_size - 1 : 1, me = g_rank < holders ? g_rank : -1;
-    int lo = me < 0 ? n : n * me / holders, hi = me < 0 ? n : n * (me + 1) / holders, nl = hi - lo;
-    int *ptr = malloc(sizeof(int) * (size_t)(nl + 1));
-    ovk_gidx *col = malloc(sizeof(ovk_gidx) * (size_t)(3 * nl + 1));
-    double *val = malloc(sizeof(double) * (size_t)(3 * nl + 1));
+    int n = 90;
     ovk_matrix *A = NULL;
     MT_RC(OVK_OK, tridiag(n, 4.0, &A));
-    ptr[0] = 0;
-    for (int i = lo, k = 0; i < hi; i++) { /* tridiag's pattern, new values */
-        if (i > 0) col[k] = i - 1, val[k++] = -1.5e-3;
-        col[k] = i, val[k++] = i == 0 ? 1.5e-2 : (i % 3 ? 4e-3 : -4e-3);
-        if (i < n - 1) col[k] = i + 1, val[k++] = -0.5e-3;
-        ptr[i - lo + 1] = k;
-    }
+    tri_rows t; /* tridiag's pattern, new values */
+    tri_rows_make(n, updated_row, 0.0, &t);
+    int lo = t.lo, nl = t.nl;
     ovk_solver *s = NULL;
     ovk_vector *b = NULL, *x = NULL;
     ovk_pcg_result res = {0};
@@ -337,7 +363,7 @@ static void update_and_replace(void)
     ovk_solver_set_tolerances(s, RTOL, 0.0, 500);
     MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
     double t1 = true_rel(A, b, x);
-    MT_RC(OVK_OK, ovk_matrix_update_values(A, ptr, col, val, OVK_DUP_REJECT));
+    MT_RC(OVK_OK, ovk_matrix_update_values(A, t.ptr, t.col, t.val, OVK_DUP_REJECT));
     ovk_vector_set(x, 0.0);
     MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
     double t2 = true_rel(A, b, x);
@@ -357,29 +383,23 @@ static void update_and_replace(void)
     ovk_vector_destroy(x);
     ovk_solver_destroy(&s);
     ovk_matrix_destroy(A);
-    free(ptr), free(col), free(val);
+    tri_rows_free(&t);
 }
 
 /* a_00 = 1e-200 beside entries of 1 (the tridiagonal's first row): Lt^-1
  * and Ut^-1 reach ~1e200 and more in row 0, in the split form and in C =
  * M^-1 alike (u'_01 = 1e200): the solve ends with OVK_ENONFINITE naming the
  * quantity, the same status on every rank, no hang (or converges truly) */
+static void tiny_row(int i, int n, double p, double a[3])
+{
+    (void)n, (void)p;
+    a[0] = -1.0, a[1] = i == 0 ? 1e-200 : 4.0, a[2] = i == 0 ? 1.0 : -0.5;
+}
+
 static void tiny_pivot(void)
 {
-    int n = 60, holders = g_size > 1 ? g_size - 1 : 1, me = g_rank < holders ? g_rank : -1;
-    int lo = me < 0 ? n : n * me / holders, hi = me < 0 ? n : n * (me + 1) / holders, nl = hi - lo;
-    int *ptr = malloc(sizeof(int) * (size_t)(nl + 1));
-    ovk_gidx *col = malloc(sizeof(ovk_gidx) * (size_t)(3 * nl + 1));
-    double *val = malloc(sizeof(double) * (size_t)(3 * nl + 1));
-    ptr[0] = 0;
-    for (int i = lo, k = 0; i < hi; i++) {
-        if (i > 0) col[k] = i - 1, val[k++] = -1.0;
-        col[k] = i, val[k++] = i == 0 ? 1e-200 : 4.0;
-        if (i < n - 1) col[k] = i + 1, val[k++] = i == 0 ? 1.0 : -0.5;
-        ptr[i - lo + 1] = k;
-    }
     ovk_matrix *A = NULL;
-    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, lo, nl, ptr, col, val, OVK_DUP_REJECT, &A));
+    MT_RC(OVK_OK, tri_create(60, tiny_row, 0.0, &A));
     outcome o = solve(A, "bicgstab", "eisenstat", 200, 1, 0, 0, NULL);
     int lo_rc = o.rc, hi_rc = o.rc;
     MPI_Allreduce(MPI_IN_PLACE, &lo_rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -391,7 +411,6 @@ static void tiny_pivot(void)
                  "a_00 = 1e-200: %s (%s), expected OVK_ENONFINITE", ovk_status_name(o.rc), ovk_error_detail());
     if (g_rank == 0) printf("a_00 = 1e-200: %s (%s)\n", ovk_status_name(o.rc), o.rc ? ovk_error_detail() : "");
     ovk_matrix_destroy(A);
-    free(ptr), free(col), free(val);
 }
 
 /* the same status on every rank */
