@@ -411,8 +411,8 @@ static void test_exact_scaled(const char *spec)
     ovk_matrix_destroy(A);
 }
 
-/* A then c A with s_i^-1 = c^-1/2 outside [2^-32, 2^32]: the float
- * weights of S^-1 P_0 would leave float's range, so a full setup */
+/* A then c A with s_i^-1 = c^-1/2 outside [2^-32, 2^32] (the float
+ * weights of S^-1 P_0 kept well inside float's range): a full setup */
 static void test_extreme_scale(void)
 {
     static const double cs[] = {1e20, 1e-20};
