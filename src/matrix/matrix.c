@@ -248,6 +248,7 @@ static void csr_free(ovk__csr *m)
     ovk__csr_drop_runs(m);
     ovk__csr_drop_strips(m);
     ovk__csr_drop_far(m);
+    ovk__csr_drop_slices(m);
     memset(m, 0, sizeof *m);
 }
 
@@ -661,8 +662,9 @@ static int compact_diag(ovk_matrix *M, const ovk__csr *like)
     int upper = like ? like->upper : !d->runs; /* else each symmetric pair once */
     if (upper && M->has_diag_first) rc = ovk__csr_keep_upper(d);
     if (!rc) rc = ovk__csr_pack_far(d); /* columns too wide for off16: most of them in 16 bits all the same */
+    if (!rc) rc = ovk__csr_pack_values(d, OVK__VAL_ALLOW_ALL); /* and its values in fewer bytes */
     if (rc) return rc;
-    return ovk__csr_pack_values(d, OVK__VAL_ALLOW_ALL); /* and its values in fewer bytes */
+    return ovk__csr_make_slices(d); /* rows that neither repeat nor share offsets: eight at once */
 }
 
 /* M's blocks from the caller's rows, the diag block compact (like: see
@@ -742,6 +744,7 @@ static void swap_values(ovk__csr *a, ovk__csr *b)
     a->valf = b->valf;
     a->runs = b->runs;
     a->strips = b->strips;
+    a->slices = b->slices;
     b->val = t.val;
     b->vform = t.vform;
     b->vidx = t.vidx;
@@ -750,6 +753,7 @@ static void swap_values(ovk__csr *a, ovk__csr *b)
     b->valf = t.valf;
     b->runs = t.runs;
     b->strips = t.strips;
+    b->slices = t.slices;
 }
 
 void ovk__matrix_hold(const ovk_matrix *A, int delta)

@@ -151,7 +151,51 @@ typedef struct ovk__csr {
      * symmetry check of new values is one pass over the pairs (symmetry.c);
      * kept with the pattern, or NULL */
     int *mirror, nmirror, *lone, nlone;
+    struct ovk__slices *slices; /* diag block, both triangles, no runs or
+                        strips: its rows in slices for the SIMD product
+                        (ovk__csr_make_slices), or NULL */
 } ovk__csr;
+
+/* Slices: the rows of a diag block in groups of OVK__SLICE_ROWS, the
+ * product's eight rows at once in SIMD lanes with x gathered (an
+ * unstructured matrix, whose rows neither repeat nor share offsets).  Slice
+ * c holds rows [c R, c R + R); its entries entry-major (entry j of each of
+ * its rows, then entry j + 1), padded with zeros to its longest row: slot
+ * j R + r of at[c].  Columns as 16-bit offsets from the row (NARROW) or as
+ * int (WIDE), at byte iat[c] of idx; a slice whose padding would exceed its
+ * entries stays with the block's rows (PLAIN).  Each row is summed from 0
+ * in entry order, its padding masked: the product is bitwise the plain
+ * rows'.  A copy: the block keeps its rows for the other readers. */
+enum { OVK__SLICE_ROWS = 8 };
+enum { OVK__SLICE_PLAIN, OVK__SLICE_NARROW, OVK__SLICE_WIDE };
+typedef struct ovk__slices {
+    int nslice;         /* whole slices: nrows / OVK__SLICE_ROWS (the rest are plain rows) */
+    int64_t *at;        /* [nslice + 1] first slot; width = (at[c + 1] - at[c]) / OVK__SLICE_ROWS */
+    int64_t *iat;       /* [nslice] first byte in idx */
+    uint8_t *kind;      /* [nslice] OVK__SLICE_* */
+    double *val;        /* [slots] */
+    unsigned char *idx; /* int16_t offsets or int columns, by kind */
+    int64_t slots, idx_bytes;
+} ovk__slices;
+
+/* Give m its slices (replacing any) when it is a diag block with both
+ * triangles, no runs and no strips, at least one whole slice, and the mode
+ * allows: AUTO where the CPU has AVX-512 (its gathers pay; measured in
+ * docs/performance.md), ALWAYS, NEVER.  OVK_OK or OVK_ENOMEM. */
+int ovk__csr_make_slices(ovk__csr *m);
+void ovk__csr_drop_slices(ovk__csr *m);
+enum { OVK__SLICES_AUTO, OVK__SLICES_NEVER, OVK__SLICES_ALWAYS };
+/* Set the mode for the blocks made from now on; returns the one before.
+ * For tests and benchmarks (every mode gives the same bits); process-wide. */
+int ovk__slice_set_mode(int mode);
+/* The slice kernels: instruction set isa (OVK__RUN_GENERIC or
+ * OVK__RUN_AVX512; the best this CPU supports when isa < 0 or above it).
+ * Returns the one now in use.  For tests; process-wide. */
+int ovk__slice_set_kernels(int isa);
+/* y_i and dot += x_i y_i for the rows [lo, hi) of m: whole slices by the
+ * slice kernels, the rest by plain(m, x, y, from, to, dot); returns dot */
+double ovk__slice_rows(const ovk__csr *m, double (*plain)(const ovk__csr *, const double *, double *, int, int, double),
+                       const double *x, double *y, int lo, int hi, double dot);
 
 /* The mark of a column too far from its row for 16 bits (ovk__csr.esc16). */
 #define OVK__FAR INT16_MIN

@@ -222,6 +222,7 @@ static double runs_rows(const ovk__csr *m, rows_fn plain, const double *x, doubl
 /* rows [lo, hi) of the diag block m, whatever its forms */
 static double diag_rows(const ovk__csr *m, rows_fn plain, const double *x, double *y, int lo, int hi, double dot)
 {
+    if (m->slices) return ovk__slice_rows(m, plain, x, y, lo, hi, dot);
     if (m->runs) return runs_rows(m, plain, x, y, lo, hi, dot);
     return plain_rows(m, plain, x, y, lo, hi, dot);
 }
@@ -777,12 +778,32 @@ static double value_bytes(const ovk__csr *m, double nnz)
     return nnz * (m->vform == OVK__VAL_FLOAT ? 4.0 : 8.0);
 }
 
+/* bytes of the rows [lo, hi) of d read entry by entry (no runs or strips) */
+static double row_bytes(const ovk__csr *d, int lo, int hi)
+{
+    double rows = hi - lo, nnz = d->rowptr[hi] - d->rowptr[lo];
+    if (d->esc16) return 8.0 * rows + value_bytes(d, nnz) + 2.0 * nnz + 4.0 * (d->far_ptr[hi] - d->far_ptr[lo]);
+    return 4.0 * rows + value_bytes(d, nnz) + (d->off16 ? 2.0 : 4.0) * nnz;
+}
+
+/* bytes of a sliced diag block: rowptr, the slices' values and columns,
+ * the plain slices' and the last rows' entries */
+static double slice_bytes(const ovk__csr *d)
+{
+    const ovk__slices *s = d->slices;
+    double b = 4.0 * (d->nrows + 1) + 8.0 * (double)s->slots + (double)s->idx_bytes;
+    for (int c = 0; c < s->nslice; c++)
+        if (s->kind[c] == OVK__SLICE_PLAIN) b += row_bytes(d, c * OVK__SLICE_ROWS, (c + 1) * OVK__SLICE_ROWS);
+    return b + row_bytes(d, s->nslice * OVK__SLICE_ROWS, d->nrows);
+}
+
 /* bytes of the diag block the matvec reads: rowptr, columns and values of
  * the rows it reads entry by entry, with runs the segments and the shared
  * rows (each read once: a run's row stays in cache), with strips their
  * offset lists and block-transposed values */
 static double diag_bytes(const ovk__csr *d)
 {
+    if (d->slices) return slice_bytes(d);
     const ovk__runs *r = d->runs;
     const ovk__strips *t = d->strips;
     double rows = d->nrows, nnz = d->rowptr[d->nrows], b = 0.0;

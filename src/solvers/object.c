@@ -1279,7 +1279,10 @@ static void view_matrix(const ovk_solver *s, FILE *f)
             : A->diag.esc16 ? "16-bit offsets, far ones apart"
                             : "int",
             v >= 0 && v < 3 ? vform[v] : "?",
-            A->diag.runs ? ", runs of repeated rows" : "", h >= 0 && h < 3 ? halo[h] : "?");
+            A->diag.runs     ? ", runs of repeated rows"
+            : A->diag.slices ? ", slices of 8 rows for the product"
+                             : "",
+            h >= 0 && h < 3 ? halo[h] : "?");
 }
 
 int ovk_solver_view(const ovk_solver *s, FILE *f)
