@@ -156,20 +156,25 @@ typedef struct ovk__csr {
                         (ovk__csr_make_slices), or NULL */
 } ovk__csr;
 
-/* Slices: the rows of a diag block in groups of OVK__SLICE_ROWS, the
- * product's eight rows at once in SIMD lanes with x gathered (an
- * unstructured matrix, whose rows neither repeat nor share offsets).  Slice
- * c holds rows [c R, c R + R); its entries entry-major (entry j of each of
- * its rows, then entry j + 1), padded with zeros to its longest row: slot
- * j R + r of at[c].  Columns as 16-bit offsets from the row (NARROW) or as
- * int (WIDE), at byte iat[c] of idx; a slice whose padding would exceed its
- * entries stays with the block's rows (PLAIN).  Each row is summed from 0
- * in entry order, its padding masked: the product is bitwise the plain
- * rows'.  A copy: the block keeps its rows for the other readers. */
-enum { OVK__SLICE_ROWS = 8 };
+/* Slices: the rows of a diag block eight at a time in SIMD lanes, x
+ * gathered (an unstructured matrix, whose rows neither repeat nor share
+ * offsets).  The rows of each window of OVK__SLICE_WINDOW consecutive rows
+ * are ordered by length, longest first, and cut into slices of
+ * OVK__SLICE_ROWS: slice c holds rows row[c R + r], r < R, of len[c R + r]
+ * entries, stored entry-major (entry j of each row, then entry j + 1) and
+ * padded with zeros to the slice's longest row: slot j R + r of at[c].
+ * Columns as 16-bit offsets from the row (NARROW) or as int (WIDE), at
+ * byte iat[c] of idx; a slice whose padding would exceed its entries keeps
+ * its rows in the block (PLAIN).  Each row is summed from +0 in entry order
+ * and <x, y> added in row order once a window is done: the product is
+ * bitwise the plain rows'.  A copy: the block keeps its rows for the other
+ * readers. */
+enum { OVK__SLICE_ROWS = 8, OVK__SLICE_WINDOW = 128 };
 enum { OVK__SLICE_PLAIN, OVK__SLICE_NARROW, OVK__SLICE_WIDE };
 typedef struct ovk__slices {
-    int nslice;         /* whole slices: nrows / OVK__SLICE_ROWS (the rest are plain rows) */
+    int nwin;           /* whole windows (the rows after them are plain rows) */
+    int nslice;         /* nwin * OVK__SLICE_WINDOW / OVK__SLICE_ROWS */
+    int *row, *len;     /* [nslice * OVK__SLICE_ROWS] each lane's row and its entries */
     int64_t *at;        /* [nslice + 1] first slot; width = (at[c + 1] - at[c]) / OVK__SLICE_ROWS */
     int64_t *iat;       /* [nslice] first byte in idx */
     uint8_t *kind;      /* [nslice] OVK__SLICE_* */
@@ -179,8 +184,8 @@ typedef struct ovk__slices {
 } ovk__slices;
 
 /* Give m its slices (replacing any) when it is a diag block with both
- * triangles, no runs and no strips, at least one whole slice, and the mode
- * allows: AUTO where the CPU has AVX-512 (its gathers pay; measured in
+ * triangles, no runs and no strips, at least one whole window, and the
+ * mode allows: AUTO where the CPU has AVX-512 (its gathers pay; measured in
  * docs/performance.md), ALWAYS, NEVER.  OVK_OK or OVK_ENOMEM. */
 int ovk__csr_make_slices(ovk__csr *m);
 void ovk__csr_drop_slices(ovk__csr *m);

@@ -786,14 +786,15 @@ static double row_bytes(const ovk__csr *d, int lo, int hi)
     return 4.0 * rows + value_bytes(d, nnz) + (d->off16 ? 2.0 : 4.0) * nnz;
 }
 
-/* bytes of a sliced diag block: rowptr, the slices' values and columns,
- * the plain slices' and the last rows' entries */
+/* bytes of a sliced diag block: each lane's row and length, the slices'
+ * values and columns, the plain slices' rows and the rows after the windows */
 static double slice_bytes(const ovk__csr *d)
 {
     const ovk__slices *s = d->slices;
-    double b = 4.0 * (d->nrows + 1) + 8.0 * (double)s->slots + (double)s->idx_bytes;
+    double b = 8.0 * s->nslice * OVK__SLICE_ROWS + 8.0 * (double)s->slots + (double)s->idx_bytes;
     for (int c = 0; c < s->nslice; c++)
-        if (s->kind[c] == OVK__SLICE_PLAIN) b += row_bytes(d, c * OVK__SLICE_ROWS, (c + 1) * OVK__SLICE_ROWS);
+        for (int r = 0; r < OVK__SLICE_ROWS && s->kind[c] == OVK__SLICE_PLAIN; r++)
+            b += row_bytes(d, s->row[c * OVK__SLICE_ROWS + r], s->row[c * OVK__SLICE_ROWS + r] + 1);
     return b + row_bytes(d, s->nslice * OVK__SLICE_ROWS, d->nrows);
 }
 

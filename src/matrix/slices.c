@@ -2,6 +2,8 @@
  * OVK__SLICE_ROWS, one row per SIMD lane, entries stored entry-major and
  * padded to the slice's longest row, so that the product gathers x for
  * eight rows at once instead of running one chain of additions per row.
+ * Each window's rows go longest first, so that a slice's rows are about as
+ * long as each other and the padding small.
  *
  * Each row is summed from +0 in its entry order with a multiply, then an
  * add (the library is built with -ffp-contract=off).  A lane past its row's
@@ -20,12 +22,14 @@
 #include <immintrin.h>
 #endif
 
-enum { R = OVK__SLICE_ROWS };
+enum { R = OVK__SLICE_ROWS, W = OVK__SLICE_WINDOW };
 
 void ovk__csr_drop_slices(ovk__csr *m)
 {
     ovk__slices *s = m->slices;
     if (!s) return;
+    free(s->row);
+    free(s->len);
     free(s->at);
     free(s->iat);
     free(s->kind);
@@ -38,16 +42,31 @@ void ovk__csr_drop_slices(ovk__csr *m)
 /* column of entry k of row i */
 static int col_of(const ovk__csr *m, int i, int k) { return m->col ? m->col[k] : i + m->off16[k]; }
 
-/* the kind of slice c (rows r0 .. r0 + R - 1) and its width: plain when its
- * padding would exceed its entries, else narrow when every column is within
- * 16 bits of its row */
-static int slice_kind(const ovk__csr *m, int r0, int *width)
+/* the rows of window w by length, longest first (ties in row order), into
+ * the lanes of its slices */
+static void order_window(const ovk__csr *m, ovk__slices *s, int w)
+{
+    int *row = s->row + (size_t)w * W, *len = s->len + (size_t)w * W;
+    for (int a = 0; a < W; a++) { /* insertion: a window is short */
+        int i = w * W + a, l = m->rowptr[i + 1] - m->rowptr[i], b = a;
+        for (; b > 0 && len[b - 1] < l; b--) {
+            row[b] = row[b - 1];
+            len[b] = len[b - 1];
+        }
+        row[b] = i;
+        len[b] = l;
+    }
+}
+
+/* the kind of slice c and its width: plain when its padding would exceed
+ * its entries, else narrow when every column is within 16 bits of its row */
+static int slice_kind(const ovk__csr *m, const ovk__slices *s, int c, int *width)
 {
     int w = 0, entries = 0, narrow = 1;
-    for (int i = r0; i < r0 + R; i++) {
-        int len = m->rowptr[i + 1] - m->rowptr[i];
-        w = len > w ? len : w;
-        entries += len;
+    for (int r = 0; r < R; r++) {
+        int i = s->row[c * R + r], l = s->len[c * R + r];
+        w = l > w ? l : w;
+        entries += l;
         for (int k = m->rowptr[i]; k < m->rowptr[i + 1] && narrow; k++) {
             int o = col_of(m, i, k) - i;
             narrow = o >= INT16_MIN && o <= INT16_MAX;
@@ -63,7 +82,7 @@ static void count_slices(const ovk__csr *m, ovk__slices *s, int *width, int64_t 
 {
     *slots = *bytes = 0;
     for (int c = 0; c < s->nslice; c++) {
-        int kind = slice_kind(m, c * R, &width[c]);
+        int kind = slice_kind(m, s, c, &width[c]);
         s->kind[c] = (uint8_t)kind;
         s->at[c] = *slots;
         s->iat[c] = *bytes;
@@ -74,7 +93,7 @@ static void count_slices(const ovk__csr *m, ovk__slices *s, int *width, int64_t 
     s->at[s->nslice] = *slots;
 }
 
-/* slot j of lane r of slice c: entry j of row c R + r (zero when the row is
+/* slot j of lane r of slice c: entry j of its row (zero when the row is
  * shorter; the kernels mask it) */
 static void fill_slice(const ovk__csr *m, ovk__slices *s, int c, int width)
 {
@@ -82,7 +101,7 @@ static void fill_slice(const ovk__csr *m, ovk__slices *s, int c, int width)
     int16_t *off = (int16_t *)(s->idx + s->iat[c]);
     int *col = (int *)(s->idx + s->iat[c]);
     for (int r = 0; r < R; r++) {
-        int i = c * R + r, len = m->rowptr[i + 1] - m->rowptr[i];
+        int i = s->row[c * R + r], len = s->len[c * R + r];
         for (int j = 0; j < width; j++) {
             int k = m->rowptr[i] + j, at = j * R + r;
             val[at] = j < len ? m->val[k] : 0.0;
@@ -103,11 +122,11 @@ int ovk__slice_set_mode(int mode)
 }
 
 /* 1 when m is to be sliced: both triangles, no runs or strips (their own
- * kernels), a whole slice at least, and (AUTO) a CPU that gathers in SIMD */
+ * kernels), a whole window at least, and (AUTO) a CPU that gathers in SIMD */
 static int wants_slices(const ovk__csr *m)
 {
     int mode = atomic_load_explicit(&slice_mode, memory_order_relaxed);
-    if (mode == OVK__SLICES_NEVER || m->upper || m->runs || m->strips || m->nrows < R) return 0;
+    if (mode == OVK__SLICES_NEVER || m->upper || m->runs || m->strips || m->nrows < W) return 0;
     return mode == OVK__SLICES_ALWAYS || ovk__cpu_isa(0) == OVK__RUN_AVX512;
 }
 
@@ -116,15 +135,19 @@ int ovk__csr_make_slices(ovk__csr *m)
     ovk__csr_drop_slices(m);
     if (!wants_slices(m)) return OVK_OK;
     ovk__slices *s = calloc(1, sizeof *s);
-    int nslice = m->nrows / R, *width = malloc(sizeof(int) * (size_t)nslice);
+    int nwin = m->nrows / W, nslice = nwin * (W / R), *width = malloc(sizeof(int) * (size_t)nslice);
     if (s) {
+        s->nwin = nwin;
         s->nslice = nslice;
+        s->row = malloc(sizeof(int) * (size_t)nwin * W);
+        s->len = malloc(sizeof(int) * (size_t)nwin * W);
         s->at = malloc(sizeof(int64_t) * ((size_t)nslice + 1));
         s->iat = malloc(sizeof(int64_t) * (size_t)nslice);
         s->kind = malloc((size_t)nslice);
     }
     m->slices = s;
-    if (!s || !width || !s->at || !s->iat || !s->kind) goto nomem;
+    if (!s || !width || !s->row || !s->len || !s->at || !s->iat || !s->kind) goto nomem;
+    for (int w = 0; w < nwin; w++) order_window(m, s, w);
     int64_t slots, bytes;
     count_slices(m, s, width, &slots, &bytes);
     s->val = malloc(sizeof(double) * (size_t)(slots > 0 ? slots : 1));
@@ -142,63 +165,46 @@ nomem:
     return ovk__fail(OVK_ENOMEM, "slices of a block of %d rows", m->nrows);
 }
 
-/* ---- the kernels: the sums t[r] of the R rows of slice c --------------- */
+/* ---- the kernels: y for the R rows of slice c ------------------------ */
 
-typedef void (*slice_fn)(const ovk__csr *m, int c, const double *restrict x, double *restrict t);
+typedef void (*slice_fn)(const ovk__slices *s, int c, const double *restrict x, double *restrict y);
 
-static void slice_generic(const ovk__csr *m, int c, const double *restrict x, double *restrict t)
+static void slice_generic(const ovk__slices *s, int c, const double *restrict x, double *restrict y)
 {
-    const ovk__slices *s = m->slices;
     const double *restrict val = s->val + s->at[c];
     const int16_t *restrict off = (const int16_t *)(s->idx + s->iat[c]);
     const int *restrict col = (const int *)(s->idx + s->iat[c]);
-    int r0 = c * R, width = (int)((s->at[c + 1] - s->at[c]) / R), narrow = s->kind[c] == OVK__SLICE_NARROW;
-    int len[R];
-    for (int r = 0; r < R; r++) {
-        len[r] = m->rowptr[r0 + r + 1] - m->rowptr[r0 + r];
-        t[r] = 0.0;
-    }
+    const int *row = s->row + c * R, *len = s->len + c * R;
+    int width = (int)((s->at[c + 1] - s->at[c]) / R), narrow = s->kind[c] == OVK__SLICE_NARROW;
+    double t[R] = {0.0};
     for (int j = 0; j < width; j++)
         for (int r = 0; r < R; r++) {
             if (j >= len[r]) continue;
             int at = j * R + r;
-            t[r] += val[at] * x[narrow ? r0 + r + off[at] : col[at]];
+            t[r] += val[at] * x[narrow ? row[r] + off[at] : col[at]];
         }
+    for (int r = 0; r < R; r++) y[row[r]] = t[r];
 }
 
 #ifdef SLICE_X86
-/* lanes r whose row has more than j entries, from the 64-bit lengths */
-#define LIVE(len, j) _mm512_cmpgt_epi64_mask(len, _mm512_set1_epi64(j))
-
-__attribute__((target("avx512f,avx2"))) static void slice_avx512(const ovk__csr *m, int c, const double *restrict x,
-                                                                  double *restrict t)
+__attribute__((target("avx512f,avx2"))) static void slice_avx512(const ovk__slices *s, int c, const double *restrict x,
+                                                                  double *restrict y)
 {
-    const ovk__slices *s = m->slices;
     const double *restrict val = s->val + s->at[c];
     const unsigned char *restrict idx = s->idx + s->iat[c];
-    int r0 = c * R, width = (int)((s->at[c + 1] - s->at[c]) / R);
-    __m256i lo = _mm256_loadu_si256((const __m256i *)(m->rowptr + r0));
-    __m256i hi = _mm256_loadu_si256((const __m256i *)(m->rowptr + r0 + 1));
-    __m512i len = _mm512_cvtepi32_epi64(_mm256_sub_epi32(hi, lo));
+    int width = (int)((s->at[c + 1] - s->at[c]) / R);
+    __m256i row = _mm256_loadu_si256((const __m256i *)(s->row + c * R));
+    __m512i len = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(s->len + c * R)));
     __m512d sum = _mm512_setzero_pd(), zero = _mm512_setzero_pd();
-    if (s->kind[c] == OVK__SLICE_NARROW) {
-        __m256i row = _mm256_add_epi32(_mm256_set1_epi32(r0), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-        for (int j = 0; j < width; j++) {
-            __mmask8 live = LIVE(len, j);
-            __m128i o = _mm_loadu_si128((const __m128i *)(idx + 16 * (size_t)j));
-            __m256i cols = _mm256_add_epi32(row, _mm256_cvtepi16_epi32(o));
-            __m512d xg = _mm512_mask_i32gather_pd(zero, live, cols, x, 8);
-            sum = _mm512_add_pd(sum, _mm512_mul_pd(_mm512_loadu_pd(val + R * j), xg));
-        }
-    } else {
-        for (int j = 0; j < width; j++) {
-            __mmask8 live = LIVE(len, j);
-            __m256i cols = _mm256_loadu_si256((const __m256i *)(idx + 32 * (size_t)j));
-            __m512d xg = _mm512_mask_i32gather_pd(zero, live, cols, x, 8);
-            sum = _mm512_add_pd(sum, _mm512_mul_pd(_mm512_loadu_pd(val + R * j), xg));
-        }
+    for (int j = 0; j < width; j++) {
+        __mmask8 live = _mm512_cmpgt_epi64_mask(len, _mm512_set1_epi64(j)); /* lanes whose row has entry j */
+        __m256i cols = s->kind[c] == OVK__SLICE_NARROW
+                           ? _mm256_add_epi32(row, _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(idx + 16 * (size_t)j))))
+                           : _mm256_loadu_si256((const __m256i *)(idx + 32 * (size_t)j));
+        __m512d xg = _mm512_mask_i32gather_pd(zero, live, cols, x, 8);
+        sum = _mm512_add_pd(sum, _mm512_mul_pd(_mm512_loadu_pd(val + R * j), xg));
     }
-    _mm512_storeu_pd(t, sum);
+    _mm512_i32scatter_pd(y, row, sum, 8);
 }
 #endif
 
@@ -227,26 +233,31 @@ static slice_fn pick_kernel(void)
     return slice_generic;
 }
 
+/* y for the rows of window w (slices by kernel, plain ones by plain), then
+ * dot += x_i y_i in row order */
+static double window_rows(const ovk__csr *m, slice_fn kernel,
+                          double (*plain)(const ovk__csr *, const double *, double *, int, int, double),
+                          const double *x, double *y, int w, double dot)
+{
+    const ovk__slices *s = m->slices;
+    for (int c = w * (W / R); c < (w + 1) * (W / R); c++) {
+        if (s->kind[c] != OVK__SLICE_PLAIN) {
+            kernel(s, c, x, y);
+            continue;
+        }
+        for (int r = 0; r < R; r++) (void)plain(m, x, y, s->row[c * R + r], s->row[c * R + r] + 1, 0.0);
+    }
+    for (int i = w * W; i < (w + 1) * W; i++) dot += x[i] * y[i];
+    return dot;
+}
+
 double ovk__slice_rows(const ovk__csr *m, double (*plain)(const ovk__csr *, const double *, double *, int, int, double),
                        const double *x, double *y, int lo, int hi, double dot)
 {
-    const ovk__slices *s = m->slices;
     slice_fn kernel = pick_kernel();
-    int c = (lo + R - 1) / R, from = c * R < hi ? c * R : hi;
-    if (lo < from) dot = plain(m, x, y, lo, from, dot); /* the rows before the first whole slice */
-    for (; c < s->nslice && (c + 1) * R <= hi; c++) {
-        int r0 = c * R;
-        if (s->kind[c] == OVK__SLICE_PLAIN) {
-            dot = plain(m, x, y, r0, r0 + R, dot);
-            continue;
-        }
-        double t[R];
-        kernel(m, c, x, t);
-        for (int r = 0; r < R; r++) { /* in row order, as the plain rows add to dot */
-            y[r0 + r] = t[r];
-            dot += x[r0 + r] * t[r];
-        }
-    }
-    from = c * R > from ? c * R : from;
+    int w = (lo + W - 1) / W, from = w * W < hi ? w * W : hi;
+    if (lo < from) dot = plain(m, x, y, lo, from, dot); /* the rows before the first whole window */
+    for (; w < m->slices->nwin && (w + 1) * W <= hi; w++) dot = window_rows(m, kernel, plain, x, y, w, dot);
+    from = w * W > from ? w * W : from;
     return from < hi ? plain(m, x, y, from, hi, dot) : dot;
 }

@@ -99,7 +99,7 @@ static void check_matrix(const char *name, const tp_rows *r, int want_kinds)
     ovk_matrix *A0 = make(r, OVK__SLICES_NEVER), *A = make(r, OVK__SLICES_ALWAYS);
     if (!A0 || !A) goto cleanup;
     MT_CHECK(!A0->diag.slices, "%s: sliced in mode NEVER", name);
-    if (n >= OVK__SLICE_ROWS) MT_CHECK(A->diag.slices, "%s: no slices in mode ALWAYS (%d rows)", name, n);
+    if (n >= OVK__SLICE_WINDOW) MT_CHECK(A->diag.slices, "%s: no slices in mode ALWAYS (%d rows)", name, n);
     int kinds = kinds_of(A);
     MT_CHECK((kinds & want_kinds) == want_kinds, "%s: slice kinds 0x%x, expected 0x%x at least", name, kinds, want_kinds);
     double *x = malloc(sizeof(double) * m), *y0 = malloc(sizeof(double) * m), *y = malloc(sizeof(double) * m);
@@ -132,7 +132,7 @@ static void check_update(void)
         int old = ovk__slice_set_mode(OVK__SLICES_ALWAYS); /* the update makes the form afresh */
         MT_RC(OVK_OK, ovk_matrix_update_values(A, b.ptr, b.col, b.val, OVK_DUP_REJECT));
         ovk__slice_set_mode(old);
-        if (n >= OVK__SLICE_ROWS) MT_CHECK(A->diag.slices, "update: the slices were lost");
+        if (n >= OVK__SLICE_WINDOW) MT_CHECK(A->diag.slices, "update: the slices were lost");
         MT_RC(OVK_OK, ovk__matvec(B, x, y0, NULL));
         MT_RC(OVK_OK, ovk__matvec(A, x, y, NULL));
         MT_CHECK(same_bits(y, y0, n), "update: another product than a matrix made with the new values");
