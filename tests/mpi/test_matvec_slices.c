@@ -6,7 +6,8 @@
  *   - a ragged pattern makes all three kinds of slice somewhere: 16-bit
  *     offsets, int columns (a column beyond 16 bits of its row), and plain
  *     (a long row whose padding would cost more than the entries), with
- *     empty rows, -0.0 values and a last partial slice;
+ *     rows reordered by length in their windows, empty rows, -0.0 values
+ *     and rows after the last whole window;
  *   - the slices follow the values through ovk_matrix_update_values;
  *   - a block that keeps one triangle, or has runs, is never sliced.
  * Rows split by tp_split: the last rank owns none from 3 ranks on. */
