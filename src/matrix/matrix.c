@@ -473,6 +473,7 @@ int ovk__csr_keep_upper(ovk__csr *m)
 {
     if (!block_symmetric(m)) return OVK_OK;
     ovk__csr_drop_strips(m); /* copies of the rows as they were */
+    ovk__csr_drop_slices(m);
     int pos = 0, start = 0; /* compacted in place: pos <= k, no entry is overwritten before it is read */
     for (int i = 0; i < m->nrows; i++) {
         int end = m->rowptr[i + 1];
