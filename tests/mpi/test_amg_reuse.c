@@ -22,11 +22,13 @@
  *    0.5, in single and double precision; apply_many on the scaled
  *    transfers (the update kept and scaled, says the view) bitwise apply;
  *    reuse_scale=diag with reuse_coarse=galerkin refused;
- *  - A, 4 A, 16 A on the kept hierarchy with l1-Jacobi smoothing and
- *    reuse_scale=diag, single and double precision: s_i^-1 = 1/2, then 1/4
- *    against the full setup's diagonal (not compounded), powers of two,
- *    so each solve repeats A's iterations and residuals bit for bit, and
- *    the view counts 2 kept updates scaled by [0.25, 0.25];
+ *  - A, 4 A, 16 A on the kept hierarchy with l1-Jacobi and with Chebyshev
+ *    smoothing and reuse_scale=diag, single and double precision: s_i^-1
+ *    = 1/2, then 1/4 against the full setup's diagonal (not compounded),
+ *    powers of two, so each solve repeats A's iterations and residuals bit
+ *    for bit, and the view counts 2 kept updates scaled by [0.25, 0.25],
+ *    with Chebyshev both with the smoother bound derived from the full
+ *    setup's (exactly its emax here; a power step would move it);
  *  - A then 1e20 A and 1e-20 A (s_i^-1 outside [2^-32, 2^32]): a full
  *    setup, converged;
  *  - a full setup after K = 2 kept updates (the view's counts);
@@ -276,6 +278,16 @@ static void scaled_range(const char *text, double *lo, double *hi)
     if (at && sscanf(at + strlen("scaled by sqrt(a0_ii / a_ii) in ["), "%lf, %lf", lo, hi) != 2) *lo = *hi = 0.0;
 }
 
+/* the view's count of kept setups whose level-0 smoother bound was
+ * derived from the full setup's (0: none printed) */
+static long derived_count(const char *text)
+{
+    const char *at = strstr(text, " with level 0's smoother bound derived");
+    if (!at) return 0;
+    while (at > text && at[-1] != ' ' && at[-1] != ';') at--;
+    return strtol(at, NULL, 10);
+}
+
 /* small changes on reuse=10, of the Dirichlet or (neumann) the singular
  * problem, whose check is the solver's residual (b less its null-space part) */
 static void test_small_changes(int neumann, int steps, const char *spec)
@@ -373,9 +385,11 @@ static void test_exact_refresh(void)
 /* A, 4 A, 16 A on the kept hierarchy, scaled (reuse_scale=diag): s_i^-1
  * = 1/2 and 1/4 exactly, so the cycle on c A is the cycle on A over c in
  * every operation (powers of two: no rounding differs), the coarse levels
- * and the hierarchy's 2^-scale_exp those of the one full setup: the
- * solves repeat A's residuals bit for bit; a scaling compounded over the
- * updates or taken against the last update would not */
+ * and the hierarchy's 2^-scale_exp those of the one full setup, and with
+ * Chebyshev the derived smoother bound the full setup's emax (rho = 1,
+ * gamma = 0 exactly): the solves repeat A's residuals bit for bit; a
+ * scaling compounded over the updates or taken against the last update
+ * would not, nor a power step's estimate */
 static void test_exact_scaled(const char *spec)
 {
     field f = {0.3, 1.0, 0};
@@ -403,6 +417,8 @@ static void test_exact_scaled(const char *spec)
                  step);
         MT_CHECK(lo == 1.0 / sqrt(c) && hi == lo, "%s, %g A: the view's scaling [%g, %g], expected %g", spec, c, lo, hi,
                  1.0 / sqrt(c));
+        long derived = derived_count(text), want = strstr(spec, "l1jacobi") ? 0 : step; /* l1-Jacobi: no bound */
+        MT_CHECK(derived == want, "%s, %g A: %ld smoother bounds derived, expected %ld", spec, c, derived, want);
         MT_CHECK(o.rc == OVK_OK && o.iterations == o1.iterations && o.rel == o1.rel && o.true_rel == o1.true_rel,
                  "%s, %g A on the kept hierarchy: %s, %d iterations, residual %.17g, true %.17g; A: %d, %.17g, %.17g",
                  spec, c, ovk_status_name(o.rc), o.iterations, o.rel, o.true_rel, o1.iterations, o1.rel, o1.true_rel);
@@ -709,6 +725,8 @@ int main(int argc, char **argv)
     test_exact_refresh();
     test_exact_scaled("amg:smoother=l1jacobi,reuse=10");
     test_exact_scaled("amg:smoother=l1jacobi,reuse=10,precision=double");
+    test_exact_scaled("amg:reuse=10");
+    test_exact_scaled("amg:reuse=10,precision=double");
     test_extreme_scale();
     test_many_cycles();
     test_bad_input();
