@@ -648,46 +648,29 @@ static size_t block_values(const ovk__csr *b, int n) { return n > 0 ? (size_t)b-
  * update forms the Galerkin products (update_setup) */
 static int scaling(const amg *m) { return m->o.reuse_scale == RS_DIAG && !m->singular; }
 
-/* Row i's stored entries of block b: *ch += sum_j |a_ij w_i wc_j - a0_ij|
- * (a0 NULL: nothing; wc NULL: w_i = wc_j = 1), *sum += sum_j |a_ij|, in
- * entry order; a block that keeps one triangle adds a_ji's parts to row
- * j's change and l1 too */
-static inline void row_entries(const ovk__csr *b, int i, const double *a0, double wi, const double *wc, double *ch,
-                               double *sum, double *change, double *l1)
-{
-    double c = *ch, s = *sum;
-    if (a0 && wc && b->col && !b->upper) { /* the common case, its hot loop */
-        const int *restrict col = b->col;
-        const double *restrict val = b->val;
-        for (int k = b->rowptr[i]; k < b->rowptr[i + 1]; k++) {
-            c += fabs(val[k] * wi * wc[col[k]] - a0[k]);
-            s += fabs(val[k]);
-        }
-    } else {
-        for (int k = b->rowptr[i]; k < b->rowptr[i + 1]; k++) {
-            int j = ovk__csr_col(b, i, k);
-            double a = fabs(b->val[k]), dv = a0 ? fabs(b->val[k] * wi * (wc ? wc[j] : 1.0) - a0[k]) : 0.0;
-            c += dv, s += a;
-            if (b->upper && j != i) change[j] += dv, l1[j] += a; /* a_ji, not stored (j > i) */
-        }
-    }
-    *ch = c, *sum = s;
-}
-
 /* change_i += sum_j |a_ij w_i w_j - a0_ij| and l1_i += sum_j |a_ij| over
  * row i's entries of A's diag then offd block, in one pass over the values
- * (l1 summed in the order of the cycle's own l1 norms: the same bits);
+ * (l1 summed in the order of the cycle's own l1 norms: the same bits); a
+ * diag block that keeps one triangle adds a_ji's parts to row j's too.
  * w: the rows' factors, ext their values at the offd columns (NULL: 1);
- * a0: the values to compare with, diag then offd (NULL: l1 only) */
+ * a0: the values to compare with, diag then offd (NULL: l1 only). */
 static void rows_pass(const ovk_matrix *A, const double *a0, const double *w, const double *ext, double *change,
                       double *l1)
 {
+    const ovk__csr *blk[2] = {&A->diag, &A->offd};
     int n = A->lay.nlocal;
-    const double *a0o = a0 ? a0 + block_values(&A->diag, n) : NULL;
+    const double *a0b[2] = {a0, a0 ? a0 + block_values(&A->diag, n) : NULL}, *wc[2] = {w, ext};
     for (int i = 0; i < n; i++) {
         double ch = 0.0, sum = 0.0, wi = w ? w[i] : 1.0;
-        row_entries(&A->diag, i, a0, wi, w, &ch, &sum, change, l1);
-        row_entries(&A->offd, i, a0o, wi, ext, &ch, &sum, change, l1);
+        for (int q = 0; q < 2; q++) {
+            const ovk__csr *b = blk[q];
+            for (int k = b->rowptr[i]; k < b->rowptr[i + 1]; k++) {
+                int j = ovk__csr_col(b, i, k);
+                double a = fabs(b->val[k]), dv = a0 ? fabs(b->val[k] * wi * (w ? wc[q][j] : 1.0) - a0b[q][k]) : 0.0;
+                ch += dv, sum += a;
+                if (b->upper && j != i) change[j] += dv, l1[j] += a; /* a_ji, not stored (j > i) */
+            }
+        }
         change[i] += ch, l1[i] += sum;
     }
 }
@@ -730,6 +713,50 @@ static void raise_to(double *worst, double q)
     if (!(q <= *worst)) *worst = q == q ? q : INFINITY;
 }
 
+/* the row's parts of the maxima: its drift c / d0 and d0 / e, c / e
+ * (c: ||b_i - a0_i||_1, d0: ||a0_i||_1, e: d_i s_i^-2) */
+static inline void row_maxima(update_pass *u, double c, double d0, double e)
+{
+    raise_to(&u->drift, d0 > 0.0 ? c / d0 : c > 0.0 ? INFINITY : 0.0);
+    raise_to(&u->rho, e > 0.0 ? d0 / e : d0 > 0.0 ? INFINITY : 0.0);
+    raise_to(&u->gamma, e > 0.0 ? c / e : c > 0.0 ? INFINITY : 0.0);
+}
+
+/* values_pass for a scaled update of a diag block with both triangles:
+ * the same sums in the same order, each row's maxima taken as its sums
+ * end (no row gets parts from another); the diag block's columns as
+ * 16-bit offsets or int, a loop for each */
+static update_pass scaled_pass(const ovk_matrix *A, const double *a0, const double *w, const double *ext,
+                               const double *d0, double *l1)
+{
+    const ovk__csr *d = &A->diag, *o = &A->offd;
+    int n = A->lay.nlocal;
+    const int *restrict dp = d->rowptr, *restrict dc = d->col, *restrict op = o->rowptr, *restrict oc = o->col;
+    const int16_t *restrict off = d->off16;
+    const double *restrict dv = d->val, *restrict ov = o->val, *restrict a0o = a0 + block_values(d, n);
+    update_pass u = {0.0, 0.0, 0.0};
+    for (int i = 0; i < n; i++) {
+        double c = 0.0, s = 0.0, wi = w[i];
+        if (off)
+            for (int k = dp[i]; k < dp[i + 1]; k++) {
+                c += fabs(dv[k] * wi * w[i + off[k]] - a0[k]);
+                s += fabs(dv[k]);
+            }
+        else
+            for (int k = dp[i]; k < dp[i + 1]; k++) {
+                c += fabs(dv[k] * wi * w[dc[k]] - a0[k]);
+                s += fabs(dv[k]);
+            }
+        for (int k = op[i]; k < op[i + 1]; k++) {
+            c += fabs(ov[k] * wi * ext[oc[k]] - a0o[k]);
+            s += fabs(ov[k]);
+        }
+        l1[i] = s;
+        row_maxima(&u, c, d0[i], s * wi * wi);
+    }
+    return u;
+}
+
 /* Local: one pass over A's values against the full setup's (vals0): per
  * row c_i = ||b_i - a0_i||_1 for B = S^-1 A S^-1 (sinv = S^-1; ext its
  * values at A's offd columns; NULL: S = I) and d_i = ||a_i||_1 (into
@@ -739,16 +766,12 @@ static void raise_to(double *worst, double q)
 static update_pass values_pass(const amg *m, const ovk_matrix *A, const double *sinv, const double *ext)
 {
     int n = m->n;
-    double *change = m->row_sums, *l1 = m->row_sums + n, *size0 = m->row_sums + 2 * n;
+    double *change = m->row_sums, *l1 = m->row_sums + n, *d0 = m->row_sums + 2 * n;
+    if (sinv && !A->diag.upper) return scaled_pass(A, m->vals0, sinv, ext, d0, l1);
     update_pass u = {0.0, 0.0, 0.0};
     for (int i = 0; i < 2 * n; i++) m->row_sums[i] = 0.0;
     rows_pass(A, m->vals0, sinv, ext, change, l1);
-    for (int i = 0; i < n; i++) {
-        double e = sinv ? l1[i] * sinv[i] * sinv[i] : l1[i];
-        raise_to(&u.drift, size0[i] > 0.0 ? change[i] / size0[i] : change[i] > 0.0 ? INFINITY : 0.0);
-        raise_to(&u.rho, e > 0.0 ? size0[i] / e : size0[i] > 0.0 ? INFINITY : 0.0);
-        raise_to(&u.gamma, e > 0.0 ? change[i] / e : change[i] > 0.0 ? INFINITY : 0.0);
-    }
+    for (int i = 0; i < n; i++) row_maxima(&u, change[i], d0[i], sinv ? l1[i] * sinv[i] * sinv[i] : l1[i]);
     return u;
 }
 

@@ -28,7 +28,8 @@
  *    powers of two, so each solve repeats A's iterations and residuals bit
  *    for bit, and the view counts 2 kept updates scaled by [0.25, 0.25],
  *    with Chebyshev both with the smoother bound derived from the full
- *    setup's (exactly its emax here; a power step would move it);
+ *    setup's (exactly its emax here; a power step would move it); also on
+ *    a diag block that keeps both triangles;
  *  - A then 1e20 A and 1e-20 A (s_i^-1 outside [2^-32, 2^32]): a full
  *    setup, converged;
  *  - a full setup after K = 2 kept updates (the view's counts);
@@ -382,6 +383,39 @@ static void test_exact_refresh(void)
     ovk_matrix_destroy(A);
 }
 
+/* the rows of f with a_ij (j > i) raised by 2^-45 of itself (both
+ * triangles stored: mirrors equal up to assembly rounding only) and one
+ * more entry (i, i + 2) stored without its mirror, of value lone; on row 0
+ * (rank 0's), a_01 times 1 + bump; every value then times scale */
+static int sym_rows(ovk_matrix **A, const field *f, double lone, double bump, double scale)
+{
+    int64_t start;
+    int count, *ptr;
+    ovk_gidx *cols;
+    double *vals;
+    my_rows(&start, &count);
+    rows_of(f, start, count, &ptr, &cols, &vals);
+    int *p2 = malloc(sizeof(int) * ((size_t)count + 1));
+    ovk_gidx *c2 = malloc(sizeof(ovk_gidx) * ((size_t)ptr[count] + (size_t)count + 1));
+    double *v2 = malloc(sizeof(double) * ((size_t)ptr[count] + (size_t)count + 1));
+    int n = 0;
+    p2[0] = 0;
+    for (int i = 0; i < count; i++) {
+        int64_t row = start + i;
+        for (int k = ptr[i]; k < ptr[i + 1]; k++) {
+            c2[n] = cols[k];
+            v2[n++] = scale * vals[k] * (cols[k] > row ? 1.0 + 0x1p-45 : 1.0) * (row == 0 && cols[k] == 1 ? 1.0 + bump : 1.0);
+        }
+        if (row + 2 < (int64_t)G * G * G && row % G + 2 < G) /* (i, i + 2): no 7-point neighbour, no mirror */
+            c2[n] = row + 2, v2[n++] = scale * lone;
+        p2[i + 1] = n;
+    }
+    int rc = *A ? ovk_matrix_update_values(*A, p2, c2, v2, OVK_DUP_REJECT)
+                : ovk_matrix_create_csr(MPI_COMM_WORLD, start, count, p2, c2, v2, OVK_DUP_REJECT, A);
+    free(ptr), free(cols), free(vals), free(p2), free(c2), free(v2);
+    return rc;
+}
+
 /* A, 4 A, 16 A on the kept hierarchy, scaled (reuse_scale=diag): s_i^-1
  * = 1/2 and 1/4 exactly, so the cycle on c A is the cycle on A over c in
  * every operation (powers of two: no rounding differs), the coarse levels
@@ -389,20 +423,21 @@ static void test_exact_refresh(void)
  * Chebyshev the derived smoother bound the full setup's emax (rho = 1,
  * gamma = 0 exactly): the solves repeat A's residuals bit for bit; a
  * scaling compounded over the updates or taken against the last update
- * would not, nor a power step's estimate */
-static void test_exact_scaled(const char *spec)
+ * would not, nor a power step's estimate.  both: a diag block that keeps
+ * both triangles (sym_rows; the update's pass for those) */
+static void test_exact_scaled(const char *spec, int both)
 {
     field f = {0.3, 1.0, 0};
     ovk_matrix *A = NULL;
     ovk_solver *s = NULL;
-    MT_RC(OVK_OK, make_matrix(&f, &A));
+    MT_RC(OVK_OK, both ? sym_rows(&A, &f, 0.0, 0.0, 1.0) : make_matrix(&f, &A));
     MT_RC(OVK_OK, make_solver(A, spec, &s));
     outcome o1 = solve_with(A, s);
     MT_CHECK(o1.rc == OVK_OK && o1.true_rel < 1e-8, "%s, A: %s, true residual %.2e", spec, ovk_status_name(o1.rc),
              o1.true_rel);
     for (int step = 1; step <= 2; step++) {
         double c = step == 1 ? 4.0 : 16.0;
-        MT_RC(OVK_OK, update_scaled(A, &f, c));
+        MT_RC(OVK_OK, both ? sym_rows(&A, &f, 0.0, 0.0, c) : update_scaled(A, &f, c));
         outcome o = solve_with(A, s);
         long full, kept;
         double lo, hi;
@@ -411,8 +446,8 @@ static void test_exact_scaled(const char *spec)
         view_has(s, NULL, "", text, sizeof text);
         scaled_range(text, &lo, &hi);
         if (g_rank == 0)
-            printf("%s, %g A on the kept hierarchy: %d iterations, residual %.17g (A: %d, %.17g), sinv in [%g, %g]\n",
-                   spec, c, o.iterations, o.rel, o1.iterations, o1.rel, lo, hi);
+            printf("%s%s, %g A on the kept hierarchy: %d iterations, residual %.17g (A: %d, %.17g), sinv in [%g, %g]\n",
+                   spec, both ? " (both triangles)" : "", c, o.iterations, o.rel, o1.iterations, o1.rel, lo, hi);
         MT_CHECK(full == 1 && kept == step, "%s, %g A: %ld full setups, %ld kept (expected 1, %d)", spec, c, full, kept,
                  step);
         MT_CHECK(lo == 1.0 / sqrt(c) && hi == lo, "%s, %g A: the view's scaling [%g, %g], expected %g", spec, c, lo, hi,
@@ -630,39 +665,6 @@ static void test_bad_input(void)
     ovk_matrix_destroy(A);
 }
 
-/* the rows of f with a_ij (j > i) raised by 2^-45 of itself (both
- * triangles stored: mirrors equal up to assembly rounding only) and one
- * more entry (i, i + 2) stored without its mirror, of value lone; on row 0
- * (rank 0's), a_01 times 1 + bump */
-static int sym_rows(ovk_matrix **A, const field *f, double lone, double bump)
-{
-    int64_t start;
-    int count, *ptr;
-    ovk_gidx *cols;
-    double *vals;
-    my_rows(&start, &count);
-    rows_of(f, start, count, &ptr, &cols, &vals);
-    int *p2 = malloc(sizeof(int) * ((size_t)count + 1));
-    ovk_gidx *c2 = malloc(sizeof(ovk_gidx) * ((size_t)ptr[count] + (size_t)count + 1));
-    double *v2 = malloc(sizeof(double) * ((size_t)ptr[count] + (size_t)count + 1));
-    int n = 0;
-    p2[0] = 0;
-    for (int i = 0; i < count; i++) {
-        int64_t row = start + i;
-        for (int k = ptr[i]; k < ptr[i + 1]; k++) {
-            c2[n] = cols[k];
-            v2[n++] = vals[k] * (cols[k] > row ? 1.0 + 0x1p-45 : 1.0) * (row == 0 && cols[k] == 1 ? 1.0 + bump : 1.0);
-        }
-        if (row + 2 < (int64_t)G * G * G && row % G + 2 < G) /* (i, i + 2): no 7-point neighbour, no mirror */
-            c2[n] = row + 2, v2[n++] = lone;
-        p2[i + 1] = n;
-    }
-    int rc = *A ? ovk_matrix_update_values(*A, p2, c2, v2, OVK_DUP_REJECT)
-                : ovk_matrix_create_csr(MPI_COMM_WORLD, start, count, p2, c2, v2, OVK_DUP_REJECT, A);
-    free(ptr), free(cols), free(vals), free(p2), free(c2), free(v2);
-    return rc;
-}
-
 /* the same status on every rank */
 static int same_status(int rc)
 {
@@ -682,7 +684,7 @@ static void test_update_symmetry(void)
     field f = {0.0, 1.0, 0};
     ovk_matrix *A = NULL;
     ovk_solver *s = NULL;
-    MT_RC(OVK_OK, sym_rows(&A, &f, 0.0, 0.0));
+    MT_RC(OVK_OK, sym_rows(&A, &f, 0.0, 0.0, 1.0));
     MT_RC(OVK_OK, make_solver(A, "amg", &s));
     outcome o = solve_with(A, s);
     MT_CHECK(o.rc == OVK_OK && o.true_rel < 1e-8, "both triangles, created: %s", ovk_status_name(o.rc));
@@ -694,7 +696,7 @@ static void test_update_symmetry(void)
     };
     for (int k = 0; k < 4; k++) {
         f.t += 0.05;
-        MT_RC(OVK_OK, sym_rows(&A, &f, steps[k].lone, steps[k].bump));
+        MT_RC(OVK_OK, sym_rows(&A, &f, steps[k].lone, steps[k].bump, 1.0));
         o = solve_with(A, s);
         MT_CHECK(o.rc == steps[k].rc && same_status(o.rc), "update %d (%s): %s, expected %s on every rank", k + 1,
                  steps[k].what, ovk_status_name(o.rc), ovk_status_name(steps[k].rc));
@@ -723,10 +725,12 @@ int main(int argc, char **argv)
     test_large_change();
     test_every_k();
     test_exact_refresh();
-    test_exact_scaled("amg:smoother=l1jacobi,reuse=10");
-    test_exact_scaled("amg:smoother=l1jacobi,reuse=10,precision=double");
-    test_exact_scaled("amg:reuse=10");
-    test_exact_scaled("amg:reuse=10,precision=double");
+    test_exact_scaled("amg:smoother=l1jacobi,reuse=10", 0);
+    test_exact_scaled("amg:smoother=l1jacobi,reuse=10,precision=double", 0);
+    test_exact_scaled("amg:reuse=10", 0);
+    test_exact_scaled("amg:reuse=10,precision=double", 0);
+    test_exact_scaled("amg:reuse=10", 1);
+    test_exact_scaled("amg:smoother=l1jacobi,reuse=10", 1);
     test_extreme_scale();
     test_many_cycles();
     test_bad_input();
