@@ -705,6 +705,7 @@ static int keep_values(amg *m, const ovk_matrix *A)
  * row, the bound's rho and gamma (ovk__amg_cycle_refresh_bound) */
 typedef struct update_pass {
     double drift, rho, gamma;
+    double l1_max; /* the largest l1 norm of a row: the rank's ||A||_inf */
 } update_pass;
 
 /* max(*worst, q), infinite for a NaN q */
@@ -734,7 +735,7 @@ static update_pass scaled_pass(const ovk_matrix *A, const double *a0, const doub
     const int *restrict dp = d->rowptr, *restrict dc = d->col, *restrict op = o->rowptr, *restrict oc = o->col;
     const int16_t *restrict off = d->off16;
     const double *restrict dv = d->val, *restrict ov = o->val, *restrict a0o = a0 + block_values(d, n);
-    update_pass u = {0.0, 0.0, 0.0};
+    update_pass u = {0.0, 0.0, 0.0, 0.0};
     for (int i = 0; i < n; i++) {
         double c = 0.0, s = 0.0, wi = w[i];
         if (off)
@@ -752,6 +753,7 @@ static update_pass scaled_pass(const ovk_matrix *A, const double *a0, const doub
             s += fabs(ov[k]);
         }
         l1[i] = s;
+        u.l1_max = fmax(u.l1_max, s);
         row_maxima(&u, c, d0[i], s * wi * wi);
     }
     return u;
@@ -768,10 +770,13 @@ static update_pass values_pass(const amg *m, const ovk_matrix *A, const double *
     int n = m->n;
     double *change = m->row_sums, *l1 = m->row_sums + n, *d0 = m->row_sums + 2 * n;
     if (sinv && !A->diag.upper) return scaled_pass(A, m->vals0, sinv, ext, d0, l1);
-    update_pass u = {0.0, 0.0, 0.0};
+    update_pass u = {0.0, 0.0, 0.0, 0.0};
     for (int i = 0; i < 2 * n; i++) m->row_sums[i] = 0.0;
     rows_pass(A, m->vals0, sinv, ext, change, l1);
-    for (int i = 0; i < n; i++) row_maxima(&u, change[i], d0[i], sinv ? l1[i] * sinv[i] * sinv[i] : l1[i]);
+    for (int i = 0; i < n; i++) {
+        u.l1_max = fmax(u.l1_max, l1[i]);
+        row_maxima(&u, change[i], d0[i], sinv ? l1[i] * sinv[i] * sinv[i] : l1[i]);
+    }
     return u;
 }
 
@@ -850,8 +855,9 @@ static int update_setup(amg *m, const ovk__pc_env *env, int *kept)
     double lim[6] = {0.0, -INFINITY, -INFINITY, 0.0, 0.0, 0.0};
     int rc = sinv ? diag_scaling(m, env->A, lim + 1) : OVK_OK;
     lim[3] = -(double)rc;
+    update_pass u = {0.0, 0.0, 0.0, 0.0};
     if (!rc) {
-        update_pass u = values_pass(m, env->A, sinv, sinv ? env->A->halo.ext : NULL);
+        u = values_pass(m, env->A, sinv, sinv ? env->A->halo.ext : NULL);
         lim[0] = u.drift, lim[4] = u.rho, lim[5] = u.gamma;
     }
     int mrc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, lim, 6, MPI_DOUBLE, MPI_MAX, m->comm), "MPI_Allreduce (amg drift)");
@@ -876,6 +882,7 @@ static int update_setup(amg *m, const ovk__pc_env *env, int *kept)
     rc = galerkin ? cycle_refresh(m, env->A) : refresh_level0(m, m->row_sums + m->n, lim[4], lim[5]);
     if (!rc && !galerkin) rc = ovk__amg_cycle_scale(m->cycle, m->comm, sinv);
     if (rc) return rc;
+    if (env->row_l1_max) *env->row_l1_max = u.l1_max; /* the pass's l1 norms are the solver's too */
     m->updates++, m->reuses++;
     *kept = 1;
     return OVK_OK;

@@ -28,6 +28,11 @@ typedef struct ovk__pc_env {
     const double *coords;
     int nonsymmetric;    /* the solver assumes no symmetry: a_ii of either sign is fine */
     int singular;        /* a null space is declared: A (and a coarse level) is singular */
+    /* out (NULL: not wanted): a setup whose own pass summed |a_ij| over each
+     * of the rank's rows of A's current values (both blocks) may store the
+     * largest sum, the rank's ||A||_inf; the solver then makes no pass of
+     * its own for it.  Left alone otherwise. */
+    double *row_l1_max;
 } ovk__pc_env;
 
 typedef struct ovk__pc_type {

@@ -548,20 +548,27 @@ static void test_diag_scaling(const char *base, double eps, int strict)
 }
 
 /* amg's apply_many on the scaled transfers (A then D A D on the kept
- * interpolation): each of k = 3 systems bitwise its apply */
+ * interpolation): each of k = 3 systems bitwise its apply; the kept
+ * setup's ||A||_inf for the solver (env.row_l1_max) that of the matrix
+ * layer's own pass to rounding, the full setup's left alone */
 static void test_scaled_many(const char *spec)
 {
     enum { K = 3 };
     field f = {0.3, 1.0, 0};
     ovk_matrix *A = NULL;
     MT_RC(OVK_OK, make_matrix(&f, &A));
-    int n = A->lay.nlocal, differ = 0;
+    int n = A->lay.nlocal, differ = 0, longest;
+    double l1_max = -1.0, norm_inf;
     ovk__pc pc = {0};
-    ovk__pc_env env = {.A = A, .n = n, .comm = MPI_COMM_WORLD};
+    ovk__pc_env env = {.A = A, .n = n, .comm = MPI_COMM_WORLD, .row_l1_max = &l1_max};
     MT_RC(OVK_OK, ovk__pc_create(spec, &pc));
     MT_RC(OVK_OK, pc.type->setup(pc.state, &env));
+    MT_CHECK(l1_max == -1.0, "%s: the full setup gave ||A||_inf %g (it sums no rows of A)", spec, l1_max);
     MT_RC(OVK_OK, update_scaled_d(A, &f, 1.0, 0.2));
     MT_RC(OVK_OK, pc.type->setup(pc.state, &env)); /* on the kept interpolation, scaled */
+    MT_RC(OVK_OK, ovk__matrix_row_stats(A, &norm_inf, &longest));
+    MT_CHECK(n == 0 || fabs(l1_max - norm_inf) <= 1e-14 * norm_inf, "%s, D A D: ||A||_inf %.17g from the kept setup, "
+             "%.17g from the matrix", spec, l1_max, norm_inf);
     char text[4096];
     double lo, hi;
     int kept = view_has(NULL, &pc, " 1 full setups, 1 on the kept interpolation", text, sizeof text);
