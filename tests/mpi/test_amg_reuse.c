@@ -20,7 +20,8 @@
  *    rounding (the update is kept), the solve takes at most a fresh setup's
  *    iterations + 1 and no more than with reuse_scale=none, fewer at eps
  *    0.5, in single and double precision; apply_many on the scaled
- *    transfers (the update kept and scaled, says the view) bitwise apply;
+ *    transfers (the update kept and scaled, says the view) bitwise apply,
+ *    and the kept setup's ||A||_inf for the solver the matrix layer's;
  *    reuse_scale=diag with reuse_coarse=galerkin refused;
  *  - A, 4 A, 16 A on the kept hierarchy with l1-Jacobi and with Chebyshev
  *    smoothing and reuse_scale=diag, single and double precision: s_i^-1
