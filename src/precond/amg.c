@@ -921,6 +921,8 @@ static void amg_view(void *state, FILE *f)
     if (m->nmodes) fprintf(f, " rotations from level %ld on", m->o.rbm_level);
     if (m->relaid) fprintf(f, "; %ld with a coarse pattern moved (our levels made anew)", m->relaid);
     if (m->derived) fprintf(f, "; %ld with level 0's smoother bound derived from the full setup's", m->derived);
+    double emax = m->cycle ? ovk__amg_cycle_emax(m->cycle) : 0.0;
+    if (emax > 0.0) fprintf(f, "; level 0's smoother bound emax %.17g", emax);
     if (m->updates && (m->sinv_lo != 1.0 || m->sinv_hi != 1.0))
         fprintf(f, "; level 0's transfers scaled by sqrt(a0_ii / a_ii) in [%.4g, %.4g]", m->sinv_lo, m->sinv_hi);
     fprintf(f, "\n");

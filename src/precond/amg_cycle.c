@@ -766,6 +766,8 @@ int ovk__amg_cycle_refresh_bound(ovk__amg_cycle *c, MPI_Comm comm, const double 
     return rc;
 }
 
+double ovk__amg_cycle_emax(const ovk__amg_cycle *c) { return c->nlev > 1 && c->lev[0].dom ? c->lev[0].emax : 0.0; }
+
 /* the entries of hypre's P's diag and offd blocks on this rank */
 static void p_counts(hypre_ParCSRMatrix *P, int *nd, int *no)
 {

@@ -224,6 +224,8 @@ int ovk__amg_cycle_refresh(ovk__amg_cycle *c, MPI_Comm comm);
  * norm: OVK_EPRECOND) the cycle must be freed. */
 int ovk__amg_cycle_refresh_bound(ovk__amg_cycle *c, MPI_Comm comm, const double *l1, double rho, double gamma,
                                  int *derived);
+/* Local: level 0's Chebyshev bound emax (0: none, l1-Jacobi or one level). */
+double ovk__amg_cycle_emax(const ovk__amg_cycle *c);
 /* Collective: level 0's transfers those of diag(w) P_0 (w: a positive
  * factor for each of the rank's rows; NULL: P_0's own, as a setup leaves
  * them): the restriction P_0^T diag(w), the interpolation diag(w) P_0.

@@ -22,6 +22,10 @@
  *    0.5, in single and double precision; apply_many on the scaled
  *    transfers (the update kept and scaled, says the view) bitwise apply,
  *    and the kept setup's ||A||_inf for the solver the matrix layer's;
+ *  - A then a changed field scaled by D (a pure scaling, small and large
+ *    changes; reuse_tol off): the new smoother bound, derived (the pure
+ *    scaling) or estimated, is at least the largest eigenvalue of D^-1 A
+ *    (500 power steps) times the full setup's own margin;
  *    reuse_scale=diag with reuse_coarse=galerkin refused;
  *  - A, 4 A, 16 A on the kept hierarchy with l1-Jacobi and with Chebyshev
  *    smoothing and reuse_scale=diag, single and double precision: s_i^-1
@@ -548,6 +552,79 @@ static void test_diag_scaling(const char *base, double eps, int strict)
              eps, it[0], it[1]);
 }
 
+/* the view's level-0 smoother bound (0: none printed) */
+static double view_emax(const char *text)
+{
+    const char *at = strstr(text, "smoother bound emax ");
+    return at ? strtod(at + strlen("smoother bound emax "), NULL) : 0.0;
+}
+
+/* Collective: the largest eigenvalue of D^-1 A (D the l1 norms of A's
+ * rows, both blocks) from 500 power steps: the Rayleigh quotient
+ * <x, A x> / <x, D x>, a bound from below */
+static double lambda_max(const ovk_matrix *A)
+{
+    int n = A->lay.nlocal;
+    double *d = calloc((size_t)n + 1, sizeof(double)), *x = malloc(sizeof(double) * ((size_t)n + 1));
+    double *y = malloc(sizeof(double) * ((size_t)n + 1)), q = 0.0;
+    const ovk__csr *blk[2] = {&A->diag, &A->offd};
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < n; i++)
+            for (int k = blk[b]->rowptr[i]; k < blk[b]->rowptr[i + 1]; k++) {
+                int j = ovk__csr_col(blk[b], i, k);
+                d[i] += fabs(blk[b]->val[k]);
+                if (blk[b]->upper && j != i) d[j] += fabs(blk[b]->val[k]); /* a_ji, not stored */
+            }
+    for (int i = 0; i < n; i++) x[i] = 1.0 + 0.5 * sin(0.37 * (double)(A->lay.row_start + i));
+    for (int it = 0; it < 500; it++) {
+        ovk__matvec(A, x, y, NULL);
+        double v[2] = {0.0, 0.0};
+        for (int i = 0; i < n; i++) v[0] += x[i] * y[i], v[1] += x[i] * x[i] * d[i];
+        MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        q = v[0] / v[1];
+        for (int i = 0; i < n; i++) x[i] = y[i] / d[i] / sqrt(v[1]);
+    }
+    free(d), free(x), free(y);
+    return q;
+}
+
+/* A then (after t += dt, a change of the field) D A D, d_i within eps of
+ * 1, on the kept hierarchy with Chebyshev smoothing: the new emax, derived
+ * or estimated, bounds the new largest eigenvalue of D^-1 A as well as the
+ * full setup's bounded the old one, emax1 >= lambda1 min(1, emax0 /
+ * lambda0) (the derived bound's claim; lambda from power steps, so 1 %
+ * slack); with derived the update took the derived bound */
+static void test_bound_safe(double dt, double eps, int derived)
+{
+    field f = {0.3, 1.0, 0};
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    char text[4096];
+    MT_RC(OVK_OK, make_matrix(&f, &A));
+    MT_RC(OVK_OK, make_solver(A, "amg:reuse=10,reuse_tol=1e6", &s));
+    outcome o0 = solve_with(A, s);
+    view_has(s, NULL, "", text, sizeof text);
+    double emax0 = view_emax(text), lambda0 = lambda_max(A);
+    f.t += dt;
+    MT_RC(OVK_OK, update_scaled_d(A, &f, 1.0, eps));
+    outcome o = solve_with(A, s);
+    view_has(s, NULL, "", text, sizeof text);
+    double emax1 = view_emax(text), lambda1 = lambda_max(A);
+    long got = derived_count(text);
+    if (g_rank == 0)
+        printf("t += %g, D A D (eps %g): emax %.6f for lambda %.6f (full setup: %.6f for %.6f), %s; %d iterations "
+               "(%d before)\n", dt, eps, emax1, lambda1, emax0, lambda0, got ? "derived" : "a power step",
+               o.iterations, o0.iterations);
+    MT_CHECK(o0.rc == OVK_OK && o.rc == OVK_OK && o.true_rel < 1e-8, "t += %g, eps %g: %s, true residual %.2e", dt,
+             eps, ovk_status_name(o.rc), o.true_rel);
+    MT_CHECK(emax0 > 0.0 && emax1 >= 0.99 * lambda1 * fmin(1.0, emax0 / lambda0),
+             "t += %g, eps %g: emax %.6f below lambda %.6f times the full setup's margin %.6f / %.6f", dt, eps, emax1,
+             lambda1, emax0, lambda0);
+    MT_CHECK(!derived || got == 1, "t += %g, eps %g: %ld smoother bounds derived, expected 1", dt, eps, got);
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
+}
+
 /* amg's apply_many on the scaled transfers (A then D A D on the kept
  * interpolation): each of k = 3 systems bitwise its apply; the kept
  * setup's ||A||_inf for the solver (env.row_l1_max) that of the matrix
@@ -728,6 +805,9 @@ int main(int argc, char **argv)
     test_diag_scaling("", 0.05, 0);
     test_diag_scaling(",reuse_tol=1e6", 0.5, 1);
     test_diag_scaling(",reuse_tol=1e6,precision=double", 0.5, 1);
+    test_bound_safe(0.0, 0.05, 1);
+    test_bound_safe(0.05, 0.05, 0);
+    test_bound_safe(0.5, 0.3, 0);
     test_scaled_many("amg");
     test_scaled_many("amg:precision=double");
     test_large_change();
