@@ -20,7 +20,15 @@
  * coefficient smooth in space looks locally like such a scaling), and the
  * drift below is then measured on S^-1 A S^-1, so that a pure scaling
  * never forces a full setup; a factor s_i^-1 outside [2^-32, 2^32] does
- * (kept well inside float's range for the float weights of S^-1 P_0).  With galerkin the new
+ * (kept well inside float's range for the float weights of S^-1 P_0).
+ * One pass over the new values (values_pass) gives the drift, level 0's
+ * l1 norms and the smoother's bound: with B = S^-1 A S^-1 = A_0 + E,
+ * c_i = ||e_i||_1 and e_i = d_i / s_i^2, emax(D^-1 A) = emax(E^-1 B) <=
+ * emax(D0^-1 A_0) max_i d0_i / e_i + max_i c_i / e_i (x^T E x <= sum_i c_i
+ * x_i^2), so the full setup's estimate carried over bounds the new one as
+ * it bounded the old (a pure scaling by a power of two keeps it exactly);
+ * ovk__amg_cycle_refresh_bound takes it while it is near, else a power
+ * step estimates.  With galerkin the new
  * values go into hypre's copy, A_{l+1} = P_l^T A_l P_l again (hypre's
  * Galerkin product), the coarsest level's dense copy is made again, and our
  * levels take the new values on their kept storage with new smoother bounds
@@ -145,7 +153,7 @@ typedef struct amg {
     double t_copy, t_hypre, t_cycle; /* the last setup's parts (s): A to hypre, hypre's setup, our levels */
     const ovk_matrix *src; /* the matrix of the hierarchy */
     double *vals0;         /* A's diag then offd values (as stored) at the last full setup */
-    double *row_sums;      /* [2 n]: the drift's per-row sums */
+    double *row_sums;      /* [3 n]: an update's per-row sums (change, l1 norm), then the l1 norms of vals0 */
     double *diag0;         /* reuse_scale=diag: a_ii at the last full setup */
     double *sinv;          /* and sqrt(a0_ii / a_ii) of the last update */
     double sinv_lo, sinv_hi; /* its range over the ranks (1, 1: none) */
@@ -153,6 +161,7 @@ typedef struct amg {
     double drift;          /* the last update's max row drift from vals0 */
     long full_setups, reuses;
     long relaid;           /* kept-P setups whose coarse patterns moved: our levels made anew */
+    long derived;          /* kept-P setups whose level-0 smoother bound was derived, not estimated */
     int nlev;                               /* the hierarchy, for the view */
     double rows[MAX_LEVELS], nnz[MAX_LEVELS]; /* global rows and entries of each level */
     int singular;          /* env->singular: the coarsest level is singular too */
@@ -586,10 +595,10 @@ static int cycle_setup(amg *m, const ovk_matrix *A)
  * pattern moved (hypre's product keeps P^T A P's structural entries, so it
  * should not; the matrix layer checks).  On an error no cycle is left: the
  * next setup is a full one. */
-static int cycle_refresh(amg *m, const ovk_matrix *A, int coarse)
+static int cycle_refresh(amg *m, const ovk_matrix *A)
 {
     double t0 = MPI_Wtime();
-    int rc = ovk__amg_cycle_refresh(m->cycle, m->comm, coarse);
+    int rc = ovk__amg_cycle_refresh(m->cycle, m->comm);
     m->t_cycle = MPI_Wtime() - t0;
     if (!rc) return OVK_OK;
     ovk__amg_cycle_free(m->cycle);
@@ -597,6 +606,22 @@ static int cycle_refresh(amg *m, const ovk_matrix *A, int coarse)
     if (rc != OVK_EMISMATCH) return rc;
     m->relaid++;
     return cycle_setup(m, A);
+}
+
+/* Collective: level 0's smoother on the new values from their l1 norms
+ * and the bound's rho and gamma (the coarse levels kept).  On an error no
+ * cycle is left: the next setup is a full one. */
+static int refresh_level0(amg *m, const double *l1, double rho, double gamma)
+{
+    double t0 = MPI_Wtime();
+    int derived = 0;
+    int rc = ovk__amg_cycle_refresh_bound(m->cycle, m->comm, l1, rho, gamma, &derived);
+    m->t_cycle = MPI_Wtime() - t0;
+    m->derived += derived;
+    if (!rc) return OVK_OK;
+    ovk__amg_cycle_free(m->cycle);
+    m->cycle = NULL;
+    return rc;
 }
 
 /* ---- a value update on the kept coarsening and interpolation ---------- */
@@ -623,6 +648,33 @@ static size_t block_values(const ovk__csr *b, int n) { return n > 0 ? (size_t)b-
  * update forms the Galerkin products (update_setup) */
 static int scaling(const amg *m) { return m->o.reuse_scale == RS_DIAG && !m->singular; }
 
+/* change_i += sum_j |a_ij w_i w_j - a0_ij| and l1_i += sum_j |a_ij| over
+ * row i's entries of A's diag then offd block, in one pass over the values
+ * (l1 summed in the order of the cycle's own l1 norms: the same bits); a
+ * diag block that keeps one triangle adds a_ji's parts to row j's too.
+ * w: the rows' factors, ext their values at the offd columns (NULL: 1);
+ * a0: the values to compare with, diag then offd (NULL: l1 only). */
+static void rows_pass(const ovk_matrix *A, const double *a0, const double *w, const double *ext, double *change,
+                      double *l1)
+{
+    const ovk__csr *blk[2] = {&A->diag, &A->offd};
+    int n = A->lay.nlocal;
+    const double *a0b[2] = {a0, a0 ? a0 + block_values(&A->diag, n) : NULL}, *wc[2] = {w, ext};
+    for (int i = 0; i < n; i++) {
+        double ch = 0.0, sum = 0.0, wi = w ? w[i] : 1.0;
+        for (int q = 0; q < 2; q++) {
+            const ovk__csr *b = blk[q];
+            for (int k = b->rowptr[i]; k < b->rowptr[i + 1]; k++) {
+                int j = ovk__csr_col(b, i, k);
+                double a = fabs(b->val[k]), dv = a0 ? fabs(b->val[k] * wi * (w ? wc[q][j] : 1.0) - a0b[q][k]) : 0.0;
+                ch += dv, sum += a;
+                if (b->upper && j != i) change[j] += dv, l1[j] += a; /* a_ji, not stored (j > i) */
+            }
+        }
+        change[i] += ch, l1[i] += sum;
+    }
+}
+
 /* Local: A's values at the full setup (its blocks as stored), against
  * which updates drift, and room for the drift's row sums; with
  * reuse_scale=diag its diagonal and room for the scaling. */
@@ -633,7 +685,7 @@ static int keep_values(amg *m, const ovk_matrix *A)
     free(m->vals0), free(m->row_sums), free(m->diag0), free(m->sinv);
     m->diag0 = m->sinv = NULL;
     m->vals0 = malloc(sizeof(double) * (nd + no + 1));
-    m->row_sums = malloc(sizeof(double) * (2 * n + 1));
+    m->row_sums = malloc(sizeof(double) * (3 * n + 1));
     if (scale) m->diag0 = malloc(sizeof(double) * (n + 1)), m->sinv = malloc(sizeof(double) * (n + 1));
     if (!m->vals0 || !m->row_sums || (scale && (!m->diag0 || !m->sinv))) {
         free(m->vals0), free(m->row_sums), free(m->diag0), free(m->sinv);
@@ -643,40 +695,89 @@ static int keep_values(amg *m, const ovk_matrix *A)
     if (nd) memcpy(m->vals0, A->diag.val, sizeof(double) * nd);
     if (no) memcpy(m->vals0 + nd, A->offd.val, sizeof(double) * no);
     if (scale && n) memcpy(m->diag0, A->diagonal, sizeof(double) * n);
+    double *size0 = m->row_sums + 2 * n; /* the drift's denominators, the bound's d0_i */
+    for (size_t i = 0; i < 3 * n; i++) m->row_sums[i] = 0.0;
+    rows_pass(A, NULL, NULL, NULL, m->row_sums, size0);
     return OVK_OK;
 }
 
-/* change_i += sum_j |a_ij w_i w_j - a0_ij|, size_i += sum_j |a0_ij| over
- * block b's stored entries (a block that keeps one triangle: row j's a_ji
- * too); w: the rows' factors (NULL: 1), wc the columns' (b's column ids) */
-static void block_change(const ovk__csr *b, int n, const double *a0, const double *w, const double *wc,
-                         double *change, double *size)
+/* What an update's pass over the values finds: the largest drift of a
+ * row, the bound's rho and gamma (ovk__amg_cycle_refresh_bound) */
+typedef struct update_pass {
+    double drift, rho, gamma;
+    double l1_max; /* the largest l1 norm of a row: the rank's ||A||_inf */
+} update_pass;
+
+/* max(*worst, q), infinite for a NaN q */
+static void raise_to(double *worst, double q)
 {
-    for (int i = 0; i < n; i++)
-        for (int k = b->rowptr[i]; k < b->rowptr[i + 1]; k++) {
-            int c = ovk__csr_col(b, i, k), j = b->upper ? c : i;
-            double a = w ? b->val[k] * w[i] * wc[c] : b->val[k];
-            double dv = fabs(a - a0[k]), v0 = fabs(a0[k]);
-            change[i] += dv, size[i] += v0;
-            if (j != i) change[j] += dv, size[j] += v0;
-        }
+    if (!(q <= *worst)) *worst = q == q ? q : INFINITY;
 }
 
-/* Local: the largest relative change of a row of A since the full setup,
- * ||a_i - a0_i||_1 / ||a0_i||_1 (infinite for a NaN), of S^-1 A S^-1 with
- * sinv = S^-1 given (ext: its values at A's offd columns) */
-static double row_drift(const amg *m, const ovk_matrix *A, const double *sinv, const double *ext)
+/* the row's parts of the maxima: its drift c / d0 and d0 / e, c / e
+ * (c: ||b_i - a0_i||_1, d0: ||a0_i||_1, e: d_i s_i^-2) */
+static inline void row_maxima(update_pass *u, double c, double d0, double e)
+{
+    raise_to(&u->drift, d0 > 0.0 ? c / d0 : c > 0.0 ? INFINITY : 0.0);
+    raise_to(&u->rho, e > 0.0 ? d0 / e : d0 > 0.0 ? INFINITY : 0.0);
+    raise_to(&u->gamma, e > 0.0 ? c / e : c > 0.0 ? INFINITY : 0.0);
+}
+
+/* values_pass for a scaled update of a diag block with both triangles:
+ * the same sums in the same order, each row's maxima taken as its sums
+ * end (no row gets parts from another); the diag block's columns as
+ * 16-bit offsets or int, a loop for each */
+static update_pass scaled_pass(const ovk_matrix *A, const double *a0, const double *w, const double *ext,
+                               const double *d0, double *l1)
+{
+    const ovk__csr *d = &A->diag, *o = &A->offd;
+    int n = A->lay.nlocal;
+    const int *restrict dp = d->rowptr, *restrict dc = d->col, *restrict op = o->rowptr, *restrict oc = o->col;
+    const int16_t *restrict off = d->off16;
+    const double *restrict dv = d->val, *restrict ov = o->val, *restrict a0o = a0 + block_values(d, n);
+    update_pass u = {0.0, 0.0, 0.0, 0.0};
+    for (int i = 0; i < n; i++) {
+        double c = 0.0, s = 0.0, wi = w[i];
+        if (off)
+            for (int k = dp[i]; k < dp[i + 1]; k++) {
+                c += fabs(dv[k] * wi * w[i + off[k]] - a0[k]);
+                s += fabs(dv[k]);
+            }
+        else
+            for (int k = dp[i]; k < dp[i + 1]; k++) {
+                c += fabs(dv[k] * wi * w[dc[k]] - a0[k]);
+                s += fabs(dv[k]);
+            }
+        for (int k = op[i]; k < op[i + 1]; k++) {
+            c += fabs(ov[k] * wi * ext[oc[k]] - a0o[k]);
+            s += fabs(ov[k]);
+        }
+        l1[i] = s;
+        u.l1_max = fmax(u.l1_max, s);
+        row_maxima(&u, c, d0[i], s * wi * wi);
+    }
+    return u;
+}
+
+/* Local: one pass over A's values against the full setup's (vals0): per
+ * row c_i = ||b_i - a0_i||_1 for B = S^-1 A S^-1 (sinv = S^-1; ext its
+ * values at A's offd columns; NULL: S = I) and d_i = ||a_i||_1 (into
+ * m->row_sums[n, 2 n): the smoother's l1 norms); the drift c_i / d0_i
+ * (infinite for a NaN), rho = max d0_i / e_i and gamma = max c_i / e_i with
+ * e_i = d_i sinv_i^2 (d0_i: the l1 norms of vals0) */
+static update_pass values_pass(const amg *m, const ovk_matrix *A, const double *sinv, const double *ext)
 {
     int n = m->n;
-    double *change = m->row_sums, *size = m->row_sums + n, worst = 0.0;
+    double *change = m->row_sums, *l1 = m->row_sums + n, *d0 = m->row_sums + 2 * n;
+    if (sinv && !A->diag.upper) return scaled_pass(A, m->vals0, sinv, ext, d0, l1);
+    update_pass u = {0.0, 0.0, 0.0, 0.0};
     for (int i = 0; i < 2 * n; i++) m->row_sums[i] = 0.0;
-    block_change(&A->diag, n, m->vals0, sinv, sinv, change, size);
-    block_change(&A->offd, n, m->vals0 + block_values(&A->diag, n), sinv, ext, change, size);
+    rows_pass(A, m->vals0, sinv, ext, change, l1);
     for (int i = 0; i < n; i++) {
-        double r = size[i] > 0.0 ? change[i] / size[i] : change[i] > 0.0 ? INFINITY : 0.0;
-        if (!(r <= worst)) worst = r == r ? r : INFINITY;
+        u.l1_max = fmax(u.l1_max, l1[i]);
+        row_maxima(&u, change[i], d0[i], sinv ? l1[i] * sinv[i] * sinv[i] : l1[i]);
     }
-    return worst;
+    return u;
 }
 
 /* hypre's dense copy of the coarsest level (its Gaussian elimination's),
@@ -735,8 +836,10 @@ static int diag_scaling(amg *m, const ovk_matrix *A, double *lim)
 /* Collective: the new values on the kept hierarchy (*kept = 1): with
  * reuse_coarse=galerkin in hypre's copy of A, the Galerkin products and our
  * levels; with keep in level 0's smoother only (the coarse levels stay
- * those of the full setup).  Nothing done (*kept = 0: the caller sets up
- * afresh) when a row of A drifted past reuse_tol since the full setup. */
+ * those of the full setup), its l1 norms and bound from the one pass over
+ * the values that measures the drift.  Nothing done (*kept = 0: the caller
+ * sets up afresh) when a row of A drifted past reuse_tol since the full
+ * setup. */
 static int update_setup(amg *m, const ovk__pc_env *env, int *kept)
 {
     *kept = 0;
@@ -746,13 +849,18 @@ static int update_setup(amg *m, const ovk__pc_env *env, int *kept)
      * exactly, which CG on a singular A needs */
     int galerkin = m->o.reuse_coarse == RC_GALERKIN || m->singular;
     const double *sinv = galerkin ? NULL : m->sinv; /* NULL: no scaling */
-    /* the drift, -min and max of sinv, and the scaling's failed exchange
-     * (-status), in one reduction: every rank the same decision */
-    double lim[4] = {0.0, -INFINITY, -INFINITY, 0.0};
+    /* the drift, -min and max of sinv, the scaling's failed exchange
+     * (-status), rho and gamma, in one reduction: every rank the same
+     * decision */
+    double lim[6] = {0.0, -INFINITY, -INFINITY, 0.0, 0.0, 0.0};
     int rc = sinv ? diag_scaling(m, env->A, lim + 1) : OVK_OK;
     lim[3] = -(double)rc;
-    if (!rc) lim[0] = row_drift(m, env->A, sinv, sinv ? env->A->halo.ext : NULL);
-    int mrc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, lim, 4, MPI_DOUBLE, MPI_MAX, m->comm), "MPI_Allreduce (amg drift)");
+    update_pass u = {0.0, 0.0, 0.0, 0.0};
+    if (!rc) {
+        u = values_pass(m, env->A, sinv, sinv ? env->A->halo.ext : NULL);
+        lim[0] = u.drift, lim[4] = u.rho, lim[5] = u.gamma;
+    }
+    int mrc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, lim, 6, MPI_DOUBLE, MPI_MAX, m->comm), "MPI_Allreduce (amg drift)");
     if (mrc) return mrc;
     int worst = (int)-lim[3]; /* the most negative status of any rank */
     if (worst) return rc == worst ? rc : ovk__fail(worst, "amg: a rank's halo exchange of the diagonal scaling failed");
@@ -771,9 +879,10 @@ static int update_setup(amg *m, const ovk__pc_env *env, int *kept)
         if (rc) return rc;
     }
     m->t_copy = t1 - t0, m->t_hypre = MPI_Wtime() - t1;
-    rc = cycle_refresh(m, env->A, galerkin);
+    rc = galerkin ? cycle_refresh(m, env->A) : refresh_level0(m, m->row_sums + m->n, lim[4], lim[5]);
     if (!rc && !galerkin) rc = ovk__amg_cycle_scale(m->cycle, m->comm, sinv);
     if (rc) return rc;
+    if (env->row_l1_max) *env->row_l1_max = u.l1_max; /* the pass's l1 norms are the solver's too */
     m->updates++, m->reuses++;
     *kept = 1;
     return OVK_OK;
@@ -811,6 +920,9 @@ static void amg_view(void *state, FILE *f)
             precision_names[m->precision], m->nmodes);
     if (m->nmodes) fprintf(f, " rotations from level %ld on", m->o.rbm_level);
     if (m->relaid) fprintf(f, "; %ld with a coarse pattern moved (our levels made anew)", m->relaid);
+    if (m->derived) fprintf(f, "; %ld with level 0's smoother bound derived from the full setup's", m->derived);
+    double emax = m->cycle ? ovk__amg_cycle_emax(m->cycle) : 0.0;
+    if (emax > 0.0) fprintf(f, "; level 0's smoother bound emax %.17g", emax);
     if (m->updates && (m->sinv_lo != 1.0 || m->sinv_hi != 1.0))
         fprintf(f, "; level 0's transfers scaled by sqrt(a0_ii / a_ii) in [%.4g, %.4g]", m->sinv_lo, m->sinv_hi);
     fprintf(f, "\n");

@@ -48,12 +48,15 @@
  * value update (the float copy's, or hypre's P_0 from a copy of its values
  * as set up), so that the cycle does no more work for them.
  *
- * A refresh (amg.c's reuse: new A_l on the kept P_l, or with coarse = 0
- * level 0's new values only) keeps each level's
+ * A refresh (amg.c's reuse: new A_l on the kept P_l, or level 0's new
+ * values only) keeps each level's
  * storage and halo plan and takes only the new values (the matrix layer's
  * value update, which refuses another pattern: then the caller sets up
  * anew), the l1 norms, and emax from EST_STEPS_WARM power steps started
- * from the last estimate's Ritz vector (or iterate) instead of anew. */
+ * from the last estimate's Ritz vector (or iterate) instead of anew; or
+ * (ovk__amg_cycle_refresh_bound, level 0 only) the l1 norms the caller
+ * summed in its own pass over the values and emax bounded from the
+ * setup's estimate, no product. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -80,6 +83,14 @@ enum { EST_STEPS = 6, EST_STEPS_SINGULAR = 10, HY_GAUSS_ELIM = 9 };
  * move the quotient by about as much, and the cycle stays SPD up to about
  * 1.25 emax (degree 1; 1.3 at degree 2). */
 enum { EST_STEPS_WARM = 1, EST_STEPS_WARM_SINGULAR = 12 };
+/* A refresh of level 0 from the caller's l1 norms takes the bound
+ * emax0 rho + gamma (ovk__amg_cycle_refresh_bound) instead of a power
+ * step while it is at most BOUND_SLACK times the setup's emax0: a pure
+ * diagonal scaling gives rho = max_i s_i / (the l1-weighted mean of its
+ * neighbours' s_j), gamma = 0, so this admits scalings that vary by up to
+ * that much between neighbours; past it a power step estimates (a looser
+ * bound would weaken the smoothing more than a step costs) */
+#define BOUND_SLACK 1.1
 /* A singular coarsest level (a declared null space): hypre's Gaussian
  * elimination returns a part that does not scale with the right-hand side
  * (on the pure Neumann Laplacian CG broke down near convergence);
@@ -100,6 +111,7 @@ typedef struct level {
     ovk__amg_transfer *tr; /* single: our float copy of P_l, else NULL (hypre's products) */
     double *p0;            /* level 0 without tr, once scaled: hypre's P_0 values (diag, offd) as set up */
     double emax, emin;
+    double emax0;          /* emax of the setup that built the level (a refresh's derived bound starts from it) */
 } level;
 
 struct ovk__amg_cycle {
@@ -252,6 +264,18 @@ cleanup:
 
 /* ---- the smoother -------------------------------------------------------- */
 
+/* local: dinv = 1 / dinv in place (the l1 norms of the rows; 0 for 0),
+ * failing on a non-finite norm (a NaN or infinite entry) */
+static int invert_l1(double *dinv, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (!(dinv[i] >= 0.0) || isinf(dinv[i]))
+            return ovk__fail(OVK_EPRECOND, "amg: hypre's hierarchy has a non-finite row on a level (local row %d of %d)", i, n);
+        dinv[i] = dinv[i] > 0.0 ? 1.0 / dinv[i] : 0.0;
+    }
+    return OVK_OK;
+}
+
 /* local: dinv = 1 / (l1 norm of each row); 0 for an empty row, which a
  * coarse level has where hypre's interpolation left a coarse unknown
  * without fine support (a zero column of P: GM interpolation truncated by
@@ -274,12 +298,7 @@ static int l1_inverse(const ovk_matrix *A, double *dinv)
         for (int k = o->rowptr[i]; k < o->rowptr[i + 1]; k++) row += fabs(o->val[k]);
         dinv[i] += row;
     }
-    for (int i = 0; i < n; i++) {
-        if (!(dinv[i] >= 0.0) || isinf(dinv[i]))
-            return ovk__fail(OVK_EPRECOND, "amg: hypre's hierarchy has a non-finite row on a level (local row %d of %d)", i, n);
-        dinv[i] = dinv[i] > 0.0 ? 1.0 / dinv[i] : 0.0;
-    }
-    return OVK_OK;
+    return invert_l1(dinv, n);
 }
 
 /* Collective: v[0, n) summed over the ranks in place */
@@ -655,6 +674,7 @@ static int make_level(ovk__amg_cycle *c, int l, const ovk_matrix *A0, MPI_Comm c
         if (!rc) rc = ovk__agree(comm, estimate(L, comm, c->coarse_sweeps ? EST_STEPS_SINGULAR : EST_STEPS));
         if (rc) return rc;
         L->emin = L->emax / c->ratio;
+        L->emax0 = L->emax;
     }
     if (coarsest) return OVK_OK;
     L->P = hypre_ParAMGDataPArray(c->amg)[l];
@@ -713,9 +733,8 @@ static int refresh_smoother(ovk__amg_cycle *c, level *L, MPI_Comm comm)
     return rc;
 }
 
-int ovk__amg_cycle_refresh(ovk__amg_cycle *c, MPI_Comm comm, int coarse)
+int ovk__amg_cycle_refresh(ovk__amg_cycle *c, MPI_Comm comm)
 {
-    if (!coarse) return refresh_smoother(c, &c->lev[0], comm); /* level 0: the solver's matrix, its new values */
     for (int l = 1; l < c->nlev; l++) {
         int rc = level_values(comm, hypre_ParAMGDataAArray(c->amg)[l], c->single, c->lev[l].A);
         if (rc) return rc;
@@ -727,6 +746,27 @@ int ovk__amg_cycle_refresh(ovk__amg_cycle *c, MPI_Comm comm, int coarse)
     }
     return OVK_OK;
 }
+
+int ovk__amg_cycle_refresh_bound(ovk__amg_cycle *c, MPI_Comm comm, const double *l1, double rho, double gamma,
+                                 int *derived)
+{
+    level *L = &c->lev[0];
+    *derived = 0;
+    if (L->n) memcpy(L->dinv, l1, sizeof(double) * (size_t)L->n);
+    int rc = ovk__agree(comm, invert_l1(L->dinv, L->n));
+    if (rc || !L->dom) return rc; /* l1-Jacobi or a single level: no estimate */
+    double bound = L->emax0 * rho + gamma; /* emax(D^-1 A) <= emax0 rho + gamma */
+    if (bound <= BOUND_SLACK * L->emax0) {
+        L->emax = fmin(1.0, bound);
+        *derived = 1;
+    } else {
+        rc = ovk__agree(comm, estimate_warm(L, comm, c->coarse_sweeps ? EST_STEPS_WARM_SINGULAR : EST_STEPS_WARM));
+    }
+    L->emin = L->emax / c->ratio;
+    return rc;
+}
+
+double ovk__amg_cycle_emax(const ovk__amg_cycle *c) { return c->nlev > 1 && c->lev[0].dom ? c->lev[0].emax : 0.0; }
 
 /* the entries of hypre's P's diag and offd blocks on this rank */
 static void p_counts(hypre_ParCSRMatrix *P, int *nd, int *no)

@@ -28,6 +28,11 @@ typedef struct ovk__pc_env {
     const double *coords;
     int nonsymmetric;    /* the solver assumes no symmetry: a_ii of either sign is fine */
     int singular;        /* a null space is declared: A (and a coarse level) is singular */
+    /* out (NULL: not wanted): a setup whose own pass summed |a_ij| over each
+     * of the rank's rows of A's current values (both blocks) may store the
+     * largest sum, the rank's ||A||_inf; the solver then makes no pass of
+     * its own for it.  Left alone otherwise. */
+    double *row_l1_max;
 } ovk__pc_env;
 
 typedef struct ovk__pc_type {
@@ -202,11 +207,25 @@ void ovk__amg_cycle_set_scale(ovk__amg_cycle *c, int e);
 /* Collective: the cycle on the new values of the same hierarchy (hypre's
  * A_l made again on the kept P_l; level 0's matrix updated in place): each
  * level's values, l1 norms and smoother bounds, its storage and halo plan
- * kept; without coarse, level 0's l1 norms and bounds only (the coarse
- * levels stay as they are).  OVK_EMISMATCH when a level's pattern is not the one the cycle was
+ * kept.  OVK_EMISMATCH when a level's pattern is not the one the cycle was
  * built on (free the cycle and set it up again); on any error the cycle is
  * partly refreshed and must be freed. */
-int ovk__amg_cycle_refresh(ovk__amg_cycle *c, MPI_Comm comm, int coarse);
+int ovk__amg_cycle_refresh(ovk__amg_cycle *c, MPI_Comm comm);
+/* Collective: level 0's smoother on the new values of the solver's matrix
+ * (the coarse levels kept), from l1 (the l1 norm of each of the rank's
+ * rows of A) and the global maxima rho = max_i d0_i / e_i and gamma =
+ * max_i c_i / e_i, where for A = S B S (S diagonal, positive) e_i = d_i /
+ * s_i^2 (d_i = l1[i]), d0_i is the l1 norm of row i of the setup's A_0 and
+ * c_i = sum_j |b_ij - a0_ij|: emax(D^-1 A) = emax(E^-1 B) <= emax(D0^-1 A_0)
+ * rho + gamma, so the setup's estimate times rho plus gamma bounds the new
+ * largest eigenvalue as well as that estimate bounded the old one.  Taken
+ * (at most 1) when it is close to the setup's, else one power step
+ * estimates as ovk__amg_cycle_refresh does (*derived = 0).  On an error (a non-finite l1
+ * norm: OVK_EPRECOND) the cycle must be freed. */
+int ovk__amg_cycle_refresh_bound(ovk__amg_cycle *c, MPI_Comm comm, const double *l1, double rho, double gamma,
+                                 int *derived);
+/* Local: level 0's Chebyshev bound emax (0: none, l1-Jacobi or one level). */
+double ovk__amg_cycle_emax(const ovk__amg_cycle *c);
 /* Collective: level 0's transfers those of diag(w) P_0 (w: a positive
  * factor for each of the rank's rows; NULL: P_0's own, as a setup leaves
  * them): the restriction P_0^T diag(w), the interpolation diag(w) P_0.

@@ -62,6 +62,12 @@ struct ovk_solver {
     unsigned long version;   /* A's values the numeric setup saw */
     int sym_ok;              /* A's values of sym_version are symmetric (checked for a CG variant) */
     unsigned long sym_version;
+    /* ||A||_inf on the rank as the preconditioner's setup summed it for the
+     * values of pc_l1_version (pc_l1_max < 0: not summed), and the rank's
+     * longest row (longest_row >= 0: known; value updates keep the pattern) */
+    double pc_l1_max;
+    unsigned long pc_l1_version;
+    int longest_row;
     double setup_time;
     int system;              /* ovk_solver_solve_many: the system whose code runs, else -1 */
     ovk__ctx c;
@@ -100,6 +106,7 @@ static int solver_new(ovk_solver **out)
     ovk_pcg_options_init(&s->o);
     snprintf(s->solver_spec, sizeof s->solver_spec, "alg1");
     snprintf(s->precond_spec, sizeof s->precond_spec, "jacobi");
+    s->pc_l1_max = -1.0, s->longest_row = -1; /* not summed, not known */
     s->o.solver = s->solver_spec;
     s->o.precond_spec = s->precond_spec;
     s->o.backend = NULL;
@@ -791,8 +798,14 @@ cleanup:
 static int matrix_norm(ovk_solver *s)
 {
     double v[2] = {0.0, 0.0};
-    int longest = 0;
-    int rc = ovk__agree(s->lay->comm, ovk__matrix_row_stats(s->A, &v[0], &longest));
+    int longest = 0, rc = OVK_OK;
+    if (s->pc_l1_max >= 0.0 && s->pc_l1_version == s->A->values_version && s->longest_row >= 0) {
+        v[0] = s->pc_l1_max, longest = s->longest_row; /* the preconditioner's pass summed the rows */
+    } else {
+        rc = ovk__matrix_row_stats(s->A, &v[0], &longest);
+        s->longest_row = rc ? -1 : longest;
+    }
+    rc = ovk__agree(s->lay->comm, rc);
     if (rc) return rc;
     v[1] = longest;
     rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, s->lay->comm), "MPI_Allreduce (row statistics)");
@@ -852,7 +865,9 @@ static int numeric_setup(ovk_solver *s, int pc_too)
 {
     int rc = check_symmetric(s);
     ovk__pc_env env = {s->A,      s->lay->nlocal, s->lay->comm, s->coord_dim, s->coord_n, s->coords,
-                       s->sv->nonsymmetric || s->c.values_nonsymmetric, s->ns.k > 0};
+                       s->sv->nonsymmetric || s->c.values_nonsymmetric, s->ns.k > 0, &s->pc_l1_max};
+    s->pc_l1_max = -1.0; /* until the setup sums the rows of these values */
+    s->pc_l1_version = s->A ? s->A->values_version : 0;
     if (rc) goto cleanup;
     rc = pc_too ? ovk__agree(s->lay->comm, s->pc.type->setup(s->pc.state, &env)) : OVK_OK;
     ovk__log_mark(&s->log, OVK__LOG_PRECOND);

@@ -20,13 +20,21 @@
  *    rounding (the update is kept), the solve takes at most a fresh setup's
  *    iterations + 1 and no more than with reuse_scale=none, fewer at eps
  *    0.5, in single and double precision; apply_many on the scaled
- *    transfers (the update kept and scaled, says the view) bitwise apply;
+ *    transfers (the update kept and scaled, says the view) bitwise apply,
+ *    and the kept setup's ||A||_inf for the solver the matrix layer's;
+ *  - A then a changed field scaled by D (a pure scaling, small and large
+ *    changes; reuse_tol off): the new smoother bound, derived (the pure
+ *    scaling) or estimated, is at least the largest eigenvalue of D^-1 A
+ *    (500 power steps) times the full setup's own margin;
  *    reuse_scale=diag with reuse_coarse=galerkin refused;
- *  - A, 4 A, 16 A on the kept hierarchy with l1-Jacobi smoothing and
- *    reuse_scale=diag, single and double precision: s_i^-1 = 1/2, then 1/4
- *    against the full setup's diagonal (not compounded), powers of two,
- *    so each solve repeats A's iterations and residuals bit for bit, and
- *    the view counts 2 kept updates scaled by [0.25, 0.25];
+ *  - A, 4 A, 16 A on the kept hierarchy with l1-Jacobi and with Chebyshev
+ *    smoothing and reuse_scale=diag, single and double precision: s_i^-1
+ *    = 1/2, then 1/4 against the full setup's diagonal (not compounded),
+ *    powers of two, so each solve repeats A's iterations and residuals bit
+ *    for bit, and the view counts 2 kept updates scaled by [0.25, 0.25],
+ *    with Chebyshev both with the smoother bound derived from the full
+ *    setup's (exactly its emax here; a power step would move it); also on
+ *    a diag block that keeps both triangles;
  *  - A then 1e20 A and 1e-20 A (s_i^-1 outside [2^-32, 2^32]): a full
  *    setup, converged;
  *  - a full setup after K = 2 kept updates (the view's counts);
@@ -276,6 +284,16 @@ static void scaled_range(const char *text, double *lo, double *hi)
     if (at && sscanf(at + strlen("scaled by sqrt(a0_ii / a_ii) in ["), "%lf, %lf", lo, hi) != 2) *lo = *hi = 0.0;
 }
 
+/* the view's count of kept setups whose level-0 smoother bound was
+ * derived from the full setup's (0: none printed) */
+static long derived_count(const char *text)
+{
+    const char *at = strstr(text, " with level 0's smoother bound derived");
+    if (!at) return 0;
+    while (at > text && at[-1] != ' ' && at[-1] != ';') at--;
+    return strtol(at, NULL, 10);
+}
+
 /* small changes on reuse=10, of the Dirichlet or (neumann) the singular
  * problem, whose check is the solver's residual (b less its null-space part) */
 static void test_small_changes(int neumann, int steps, const char *spec)
@@ -370,25 +388,61 @@ static void test_exact_refresh(void)
     ovk_matrix_destroy(A);
 }
 
+/* the rows of f with a_ij (j > i) raised by 2^-45 of itself (both
+ * triangles stored: mirrors equal up to assembly rounding only) and one
+ * more entry (i, i + 2) stored without its mirror, of value lone; on row 0
+ * (rank 0's), a_01 times 1 + bump; every value then times scale */
+static int sym_rows(ovk_matrix **A, const field *f, double lone, double bump, double scale)
+{
+    int64_t start;
+    int count, *ptr;
+    ovk_gidx *cols;
+    double *vals;
+    my_rows(&start, &count);
+    rows_of(f, start, count, &ptr, &cols, &vals);
+    int *p2 = malloc(sizeof(int) * ((size_t)count + 1));
+    ovk_gidx *c2 = malloc(sizeof(ovk_gidx) * ((size_t)ptr[count] + (size_t)count + 1));
+    double *v2 = malloc(sizeof(double) * ((size_t)ptr[count] + (size_t)count + 1));
+    int n = 0;
+    p2[0] = 0;
+    for (int i = 0; i < count; i++) {
+        int64_t row = start + i;
+        for (int k = ptr[i]; k < ptr[i + 1]; k++) {
+            c2[n] = cols[k];
+            v2[n++] = scale * vals[k] * (cols[k] > row ? 1.0 + 0x1p-45 : 1.0) * (row == 0 && cols[k] == 1 ? 1.0 + bump : 1.0);
+        }
+        if (row + 2 < (int64_t)G * G * G && row % G + 2 < G) /* (i, i + 2): no 7-point neighbour, no mirror */
+            c2[n] = row + 2, v2[n++] = scale * lone;
+        p2[i + 1] = n;
+    }
+    int rc = *A ? ovk_matrix_update_values(*A, p2, c2, v2, OVK_DUP_REJECT)
+                : ovk_matrix_create_csr(MPI_COMM_WORLD, start, count, p2, c2, v2, OVK_DUP_REJECT, A);
+    free(ptr), free(cols), free(vals), free(p2), free(c2), free(v2);
+    return rc;
+}
+
 /* A, 4 A, 16 A on the kept hierarchy, scaled (reuse_scale=diag): s_i^-1
  * = 1/2 and 1/4 exactly, so the cycle on c A is the cycle on A over c in
  * every operation (powers of two: no rounding differs), the coarse levels
- * and the hierarchy's 2^-scale_exp those of the one full setup: the
- * solves repeat A's residuals bit for bit; a scaling compounded over the
- * updates or taken against the last update would not */
-static void test_exact_scaled(const char *spec)
+ * and the hierarchy's 2^-scale_exp those of the one full setup, and with
+ * Chebyshev the derived smoother bound the full setup's emax (rho = 1,
+ * gamma = 0 exactly): the solves repeat A's residuals bit for bit; a
+ * scaling compounded over the updates or taken against the last update
+ * would not, nor a power step's estimate.  both: a diag block that keeps
+ * both triangles (sym_rows; the update's pass for those) */
+static void test_exact_scaled(const char *spec, int both)
 {
     field f = {0.3, 1.0, 0};
     ovk_matrix *A = NULL;
     ovk_solver *s = NULL;
-    MT_RC(OVK_OK, make_matrix(&f, &A));
+    MT_RC(OVK_OK, both ? sym_rows(&A, &f, 0.0, 0.0, 1.0) : make_matrix(&f, &A));
     MT_RC(OVK_OK, make_solver(A, spec, &s));
     outcome o1 = solve_with(A, s);
     MT_CHECK(o1.rc == OVK_OK && o1.true_rel < 1e-8, "%s, A: %s, true residual %.2e", spec, ovk_status_name(o1.rc),
              o1.true_rel);
     for (int step = 1; step <= 2; step++) {
         double c = step == 1 ? 4.0 : 16.0;
-        MT_RC(OVK_OK, update_scaled(A, &f, c));
+        MT_RC(OVK_OK, both ? sym_rows(&A, &f, 0.0, 0.0, c) : update_scaled(A, &f, c));
         outcome o = solve_with(A, s);
         long full, kept;
         double lo, hi;
@@ -397,12 +451,14 @@ static void test_exact_scaled(const char *spec)
         view_has(s, NULL, "", text, sizeof text);
         scaled_range(text, &lo, &hi);
         if (g_rank == 0)
-            printf("%s, %g A on the kept hierarchy: %d iterations, residual %.17g (A: %d, %.17g), sinv in [%g, %g]\n",
-                   spec, c, o.iterations, o.rel, o1.iterations, o1.rel, lo, hi);
+            printf("%s%s, %g A on the kept hierarchy: %d iterations, residual %.17g (A: %d, %.17g), sinv in [%g, %g]\n",
+                   spec, both ? " (both triangles)" : "", c, o.iterations, o.rel, o1.iterations, o1.rel, lo, hi);
         MT_CHECK(full == 1 && kept == step, "%s, %g A: %ld full setups, %ld kept (expected 1, %d)", spec, c, full, kept,
                  step);
         MT_CHECK(lo == 1.0 / sqrt(c) && hi == lo, "%s, %g A: the view's scaling [%g, %g], expected %g", spec, c, lo, hi,
                  1.0 / sqrt(c));
+        long derived = derived_count(text), want = strstr(spec, "l1jacobi") ? 0 : step; /* l1-Jacobi: no bound */
+        MT_CHECK(derived == want, "%s, %g A: %ld smoother bounds derived, expected %ld", spec, c, derived, want);
         MT_CHECK(o.rc == OVK_OK && o.iterations == o1.iterations && o.rel == o1.rel && o.true_rel == o1.true_rel,
                  "%s, %g A on the kept hierarchy: %s, %d iterations, residual %.17g, true %.17g; A: %d, %.17g, %.17g",
                  spec, c, ovk_status_name(o.rc), o.iterations, o.rel, o.true_rel, o1.iterations, o1.rel, o1.true_rel);
@@ -496,21 +552,101 @@ static void test_diag_scaling(const char *base, double eps, int strict)
              eps, it[0], it[1]);
 }
 
+/* the view's level-0 smoother bound (0: none printed) */
+static double view_emax(const char *text)
+{
+    const char *at = strstr(text, "smoother bound emax ");
+    return at ? strtod(at + strlen("smoother bound emax "), NULL) : 0.0;
+}
+
+/* Collective: the largest eigenvalue of D^-1 A (D the l1 norms of A's
+ * rows, both blocks) from 500 power steps: the Rayleigh quotient
+ * <x, A x> / <x, D x>, a bound from below */
+static double lambda_max(const ovk_matrix *A)
+{
+    int n = A->lay.nlocal;
+    double *d = calloc((size_t)n + 1, sizeof(double)), *x = malloc(sizeof(double) * ((size_t)n + 1));
+    double *y = malloc(sizeof(double) * ((size_t)n + 1)), q = 0.0;
+    const ovk__csr *blk[2] = {&A->diag, &A->offd};
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < n; i++)
+            for (int k = blk[b]->rowptr[i]; k < blk[b]->rowptr[i + 1]; k++) {
+                int j = ovk__csr_col(blk[b], i, k);
+                d[i] += fabs(blk[b]->val[k]);
+                if (blk[b]->upper && j != i) d[j] += fabs(blk[b]->val[k]); /* a_ji, not stored */
+            }
+    for (int i = 0; i < n; i++) x[i] = 1.0 + 0.5 * sin(0.37 * (double)(A->lay.row_start + i));
+    for (int it = 0; it < 500; it++) {
+        ovk__matvec(A, x, y, NULL);
+        double v[2] = {0.0, 0.0};
+        for (int i = 0; i < n; i++) v[0] += x[i] * y[i], v[1] += x[i] * x[i] * d[i];
+        MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        q = v[0] / v[1];
+        for (int i = 0; i < n; i++) x[i] = y[i] / d[i] / sqrt(v[1]);
+    }
+    free(d), free(x), free(y);
+    return q;
+}
+
+/* A then (after t += dt, a change of the field) D A D, d_i within eps of
+ * 1, on the kept hierarchy with Chebyshev smoothing: the new emax, derived
+ * or estimated, bounds the new largest eigenvalue of D^-1 A as well as the
+ * full setup's bounded the old one, emax1 >= lambda1 min(1, emax0 /
+ * lambda0) (the derived bound's claim; lambda from power steps, so 1 %
+ * slack); with derived the update took the derived bound */
+static void test_bound_safe(double dt, double eps, int derived)
+{
+    field f = {0.3, 1.0, 0};
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    char text[4096];
+    MT_RC(OVK_OK, make_matrix(&f, &A));
+    MT_RC(OVK_OK, make_solver(A, "amg:reuse=10,reuse_tol=1e6", &s));
+    outcome o0 = solve_with(A, s);
+    view_has(s, NULL, "", text, sizeof text);
+    double emax0 = view_emax(text), lambda0 = lambda_max(A);
+    f.t += dt;
+    MT_RC(OVK_OK, update_scaled_d(A, &f, 1.0, eps));
+    outcome o = solve_with(A, s);
+    view_has(s, NULL, "", text, sizeof text);
+    double emax1 = view_emax(text), lambda1 = lambda_max(A);
+    long got = derived_count(text);
+    if (g_rank == 0)
+        printf("t += %g, D A D (eps %g): emax %.6f for lambda %.6f (full setup: %.6f for %.6f), %s; %d iterations "
+               "(%d before)\n", dt, eps, emax1, lambda1, emax0, lambda0, got ? "derived" : "a power step",
+               o.iterations, o0.iterations);
+    MT_CHECK(o0.rc == OVK_OK && o.rc == OVK_OK && o.true_rel < 1e-8, "t += %g, eps %g: %s, true residual %.2e", dt,
+             eps, ovk_status_name(o.rc), o.true_rel);
+    MT_CHECK(emax0 > 0.0 && emax1 >= 0.99 * lambda1 * fmin(1.0, emax0 / lambda0),
+             "t += %g, eps %g: emax %.6f below lambda %.6f times the full setup's margin %.6f / %.6f", dt, eps, emax1,
+             lambda1, emax0, lambda0);
+    MT_CHECK(!derived || got == 1, "t += %g, eps %g: %ld smoother bounds derived, expected 1", dt, eps, got);
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
+}
+
 /* amg's apply_many on the scaled transfers (A then D A D on the kept
- * interpolation): each of k = 3 systems bitwise its apply */
+ * interpolation): each of k = 3 systems bitwise its apply; the kept
+ * setup's ||A||_inf for the solver (env.row_l1_max) that of the matrix
+ * layer's own pass to rounding, the full setup's left alone */
 static void test_scaled_many(const char *spec)
 {
     enum { K = 3 };
     field f = {0.3, 1.0, 0};
     ovk_matrix *A = NULL;
     MT_RC(OVK_OK, make_matrix(&f, &A));
-    int n = A->lay.nlocal, differ = 0;
+    int n = A->lay.nlocal, differ = 0, longest;
+    double l1_max = -1.0, norm_inf;
     ovk__pc pc = {0};
-    ovk__pc_env env = {.A = A, .n = n, .comm = MPI_COMM_WORLD};
+    ovk__pc_env env = {.A = A, .n = n, .comm = MPI_COMM_WORLD, .row_l1_max = &l1_max};
     MT_RC(OVK_OK, ovk__pc_create(spec, &pc));
     MT_RC(OVK_OK, pc.type->setup(pc.state, &env));
+    MT_CHECK(l1_max == -1.0, "%s: the full setup gave ||A||_inf %g (it sums no rows of A)", spec, l1_max);
     MT_RC(OVK_OK, update_scaled_d(A, &f, 1.0, 0.2));
     MT_RC(OVK_OK, pc.type->setup(pc.state, &env)); /* on the kept interpolation, scaled */
+    MT_RC(OVK_OK, ovk__matrix_row_stats(A, &norm_inf, &longest));
+    MT_CHECK(n == 0 || fabs(l1_max - norm_inf) <= 1e-14 * norm_inf, "%s, D A D: ||A||_inf %.17g from the kept setup, "
+             "%.17g from the matrix", spec, l1_max, norm_inf);
     char text[4096];
     double lo, hi;
     int kept = view_has(NULL, &pc, " 1 full setups, 1 on the kept interpolation", text, sizeof text);
@@ -614,39 +750,6 @@ static void test_bad_input(void)
     ovk_matrix_destroy(A);
 }
 
-/* the rows of f with a_ij (j > i) raised by 2^-45 of itself (both
- * triangles stored: mirrors equal up to assembly rounding only) and one
- * more entry (i, i + 2) stored without its mirror, of value lone; on row 0
- * (rank 0's), a_01 times 1 + bump */
-static int sym_rows(ovk_matrix **A, const field *f, double lone, double bump)
-{
-    int64_t start;
-    int count, *ptr;
-    ovk_gidx *cols;
-    double *vals;
-    my_rows(&start, &count);
-    rows_of(f, start, count, &ptr, &cols, &vals);
-    int *p2 = malloc(sizeof(int) * ((size_t)count + 1));
-    ovk_gidx *c2 = malloc(sizeof(ovk_gidx) * ((size_t)ptr[count] + (size_t)count + 1));
-    double *v2 = malloc(sizeof(double) * ((size_t)ptr[count] + (size_t)count + 1));
-    int n = 0;
-    p2[0] = 0;
-    for (int i = 0; i < count; i++) {
-        int64_t row = start + i;
-        for (int k = ptr[i]; k < ptr[i + 1]; k++) {
-            c2[n] = cols[k];
-            v2[n++] = vals[k] * (cols[k] > row ? 1.0 + 0x1p-45 : 1.0) * (row == 0 && cols[k] == 1 ? 1.0 + bump : 1.0);
-        }
-        if (row + 2 < (int64_t)G * G * G && row % G + 2 < G) /* (i, i + 2): no 7-point neighbour, no mirror */
-            c2[n] = row + 2, v2[n++] = lone;
-        p2[i + 1] = n;
-    }
-    int rc = *A ? ovk_matrix_update_values(*A, p2, c2, v2, OVK_DUP_REJECT)
-                : ovk_matrix_create_csr(MPI_COMM_WORLD, start, count, p2, c2, v2, OVK_DUP_REJECT, A);
-    free(ptr), free(cols), free(vals), free(p2), free(c2), free(v2);
-    return rc;
-}
-
 /* the same status on every rank */
 static int same_status(int rc)
 {
@@ -666,7 +769,7 @@ static void test_update_symmetry(void)
     field f = {0.0, 1.0, 0};
     ovk_matrix *A = NULL;
     ovk_solver *s = NULL;
-    MT_RC(OVK_OK, sym_rows(&A, &f, 0.0, 0.0));
+    MT_RC(OVK_OK, sym_rows(&A, &f, 0.0, 0.0, 1.0));
     MT_RC(OVK_OK, make_solver(A, "amg", &s));
     outcome o = solve_with(A, s);
     MT_CHECK(o.rc == OVK_OK && o.true_rel < 1e-8, "both triangles, created: %s", ovk_status_name(o.rc));
@@ -678,7 +781,7 @@ static void test_update_symmetry(void)
     };
     for (int k = 0; k < 4; k++) {
         f.t += 0.05;
-        MT_RC(OVK_OK, sym_rows(&A, &f, steps[k].lone, steps[k].bump));
+        MT_RC(OVK_OK, sym_rows(&A, &f, steps[k].lone, steps[k].bump, 1.0));
         o = solve_with(A, s);
         MT_CHECK(o.rc == steps[k].rc && same_status(o.rc), "update %d (%s): %s, expected %s on every rank", k + 1,
                  steps[k].what, ovk_status_name(o.rc), ovk_status_name(steps[k].rc));
@@ -702,13 +805,20 @@ int main(int argc, char **argv)
     test_diag_scaling("", 0.05, 0);
     test_diag_scaling(",reuse_tol=1e6", 0.5, 1);
     test_diag_scaling(",reuse_tol=1e6,precision=double", 0.5, 1);
+    test_bound_safe(0.0, 0.05, 1);
+    test_bound_safe(0.05, 0.05, 0);
+    test_bound_safe(0.5, 0.3, 0);
     test_scaled_many("amg");
     test_scaled_many("amg:precision=double");
     test_large_change();
     test_every_k();
     test_exact_refresh();
-    test_exact_scaled("amg:smoother=l1jacobi,reuse=10");
-    test_exact_scaled("amg:smoother=l1jacobi,reuse=10,precision=double");
+    test_exact_scaled("amg:smoother=l1jacobi,reuse=10", 0);
+    test_exact_scaled("amg:smoother=l1jacobi,reuse=10,precision=double", 0);
+    test_exact_scaled("amg:reuse=10", 0);
+    test_exact_scaled("amg:reuse=10,precision=double", 0);
+    test_exact_scaled("amg:reuse=10", 1);
+    test_exact_scaled("amg:smoother=l1jacobi,reuse=10", 1);
     test_extreme_scale();
     test_many_cycles();
     test_bad_input();
