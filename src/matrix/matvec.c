@@ -792,9 +792,11 @@ static double slice_bytes(const ovk__csr *d)
 {
     const ovk__slices *s = d->slices;
     double b = 8.0 * s->nslice * OVK__SLICE_ROWS + 8.0 * (double)s->slots + (double)s->idx_bytes;
-    for (int c = 0; c < s->nslice; c++)
-        for (int r = 0; r < OVK__SLICE_ROWS && s->kind[c] == OVK__SLICE_PLAIN; r++)
+    for (int c = 0; c < s->nslice; c++) {
+        if (s->kind[c] != OVK__SLICE_PLAIN) continue;
+        for (int r = 0; r < OVK__SLICE_ROWS; r++)
             b += row_bytes(d, s->row[c * OVK__SLICE_ROWS + r], s->row[c * OVK__SLICE_ROWS + r] + 1);
+    }
     return b + row_bytes(d, s->nslice * OVK__SLICE_ROWS, d->nrows);
 }
 

@@ -9,7 +9,7 @@
  * add (the library is built with -ffp-contract=off).  A lane past its row's
  * end gathers no x (masked) and adds 0 x 0 = +0, which changes no sum that
  * started from +0 (such a sum is never -0): the product is bitwise that of
- * the plain rows.  A slice whose padding would cost more than its entries
+ * the plain rows (up to the payload of a NaN, as with runs and strips).  A slice whose padding would cost more than its entries
  * stays with the plain rows. */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -62,7 +62,8 @@ static void order_window(const ovk__csr *m, ovk__slices *s, int w)
  * its entries, else narrow when every column is within 16 bits of its row */
 static int slice_kind(const ovk__csr *m, const ovk__slices *s, int c, int *width)
 {
-    int w = 0, entries = 0, narrow = 1;
+    int w = 0, narrow = 1;
+    int64_t entries = 0;
     for (int r = 0; r < R; r++) {
         int i = s->row[c * R + r], l = s->len[c * R + r];
         w = l > w ? l : w;
@@ -73,7 +74,7 @@ static int slice_kind(const ovk__csr *m, const ovk__slices *s, int c, int *width
         }
     }
     *width = w;
-    if (w == 0 || R * w > 2 * entries) return OVK__SLICE_PLAIN;
+    if (w == 0 || (int64_t)R * w > 2 * (int64_t)entries) return OVK__SLICE_PLAIN;
     return narrow ? OVK__SLICE_NARROW : OVK__SLICE_WIDE;
 }
 

@@ -1,8 +1,9 @@
 /* Slices (rows eight at a time in SIMD lanes, ovk__slices):
  *   - the product of a sliced block is bitwise that of the same rows
  *     without slices, with every slice kernel this CPU has (the portable one
- *     everywhere), hook chunks that start and end inside slices, x holding
- *     infinities, and ovk__matvec_dot's <x, y> bit for bit;
+ *     everywhere), hook chunks that start and end inside windows (and ones
+ *     shorter than a window), x holding infinities, and ovk__matvec_dot's
+ *     <x, y> bit for bit, whole and in chunks;
  *   - a ragged pattern makes all three kinds of slice somewhere: 16-bit
  *     offsets, int columns (a column beyond 16 bits of its row), and plain
  *     (a long row whose padding would cost more than the entries), with
@@ -26,9 +27,10 @@ static void no_op(void *arg) { (void)arg; }
 static uint64_t hash(int64_t i, int64_t j) { return (uint64_t)i * 1000003u + (uint64_t)j * 7919u; }
 
 /* Row g: a_gg first, then 0 to 11 entries at distinct offsets of step 1 to
- * 3; every 97th row 90 entries, every 500th row empty, every 61st row one
- * column 35,000 away; values with a -0.0 now and then (salt varies them). */
-static void make_ragged(tp_rows *r, int salt)
+ * 3; every 97th row 90 entries, every 500th row empty, with far_cols every
+ * 61st row one column 35,000 away (the block's columns then stay int);
+ * values with a -0.0 now and then (salt varies them). */
+static void make_ragged(tp_rows *r, int salt, int far_cols)
 {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -43,7 +45,7 @@ static void make_ragged(tp_rows *r, int salt)
             r->col[len++] = g + d;
         }
         int64_t far = g + 35000 < n ? g + 35000 : g - 35000;
-        if (want && g % 61 == 0 && far >= 0) r->col[len++] = far;
+        if (far_cols && want && g % 61 == 0 && far >= 0) r->col[len++] = far;
         for (int k = r->ptr[i]; k < len; k++) {
             uint64_t h = hash(g, r->col[k]) + (uint64_t)salt;
             r->val[k] = h % 53 == 0 ? -0.0 : tp_value(h);
@@ -65,20 +67,22 @@ static ovk_matrix *make(const tp_rows *r, int mode)
 static void check_kernels(const char *name, ovk_matrix *A, const double *x, const double *y0, double xy0, double *y)
 {
     int n = ovk_matrix_nlocal(A);
-    static const int every[] = {0, 5, 13, 40};
+    static const int every[] = {0, 5, 200, 333, 1000}; /* 5: no whole window in a chunk; the rest cut windows */
     static const int isas[] = {OVK__RUN_GENERIC, OVK__RUN_AVX512, -1};
     for (int c = 0; c < 3; c++) {
         int isa = ovk__slice_set_kernels(isas[c]);
-        for (int e = 0; e < 4; e++) {
+        for (int e = 0; e < 5; e++) {
             ovk__hook h = {no_op, NULL, every[e]};
             MT_RC(OVK_OK, ovk__matvec(A, x, y, e ? &h : NULL));
             MT_CHECK(same_bits(y, y0, n), "%s: slices give another product (kernel %d, hook every %d rows)", name,
                      isa, every[e]);
         }
-        double xy = -1.0;
-        MT_RC(OVK_OK, ovk__matvec_dot(A, x, y, &xy, &(ovk__hook){no_op, NULL, 13}));
-        MT_CHECK(same_bits(y, y0, n) && same_bits(&xy, &xy0, 1), "%s: ovk__matvec_dot: another y or <x,y> (kernel %d)",
-                 name, isa);
+        for (int e = 0; e < 2; e++) {
+            double xy = -1.0;
+            MT_RC(OVK_OK, ovk__matvec_dot(A, x, y, &xy, e ? &(ovk__hook){no_op, NULL, 200} : NULL));
+            MT_CHECK(same_bits(y, y0, n) && same_bits(&xy, &xy0, 1),
+                     "%s: ovk__matvec_dot: another y or <x,y> (kernel %d, hook every %d rows)", name, isa, e ? 200 : 0);
+        }
     }
 }
 
@@ -100,6 +104,7 @@ static void check_matrix(const char *name, const tp_rows *r, int want_kinds)
     ovk_matrix *A0 = make(r, OVK__SLICES_NEVER), *A = make(r, OVK__SLICES_ALWAYS);
     if (!A0 || !A) goto cleanup;
     MT_CHECK(!A0->diag.slices, "%s: sliced in mode NEVER", name);
+    MT_CHECK(!A->diag.strips && !A->diag.runs, "%s: strips or runs, which the slices stand aside for", name);
     if (n >= OVK__SLICE_WINDOW) MT_CHECK(A->diag.slices, "%s: no slices in mode ALWAYS (%d rows)", name, n);
     int kinds = kinds_of(A);
     MT_CHECK((kinds & want_kinds) == want_kinds, "%s: slice kinds 0x%x, expected 0x%x at least", name, kinds, want_kinds);
@@ -123,8 +128,8 @@ cleanup:
 static void check_update(void)
 {
     tp_rows a, b;
-    make_ragged(&a, 0);
-    make_ragged(&b, 1);
+    make_ragged(&a, 0, 1);
+    make_ragged(&b, 1, 1);
     int n = a.count, m = n > 0 ? n : 1;
     ovk_matrix *A = make(&a, OVK__SLICES_ALWAYS), *B = make(&b, OVK__SLICES_NEVER);
     double *x = malloc(sizeof(double) * m), *y0 = malloc(sizeof(double) * m), *y = malloc(sizeof(double) * m);
@@ -167,8 +172,11 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     tp_rows r;
-    make_ragged(&r, 0);
+    make_ragged(&r, 0, 1);
     check_matrix("ragged", &r, 1 << OVK__SLICE_PLAIN | 1 << OVK__SLICE_NARROW | 1 << OVK__SLICE_WIDE);
+    tp_rows_free(&r);
+    make_ragged(&r, 0, 0); /* every column within 16 bits: the block's 16-bit offsets */
+    check_matrix("ragged 16-bit", &r, 1 << OVK__SLICE_PLAIN | 1 << OVK__SLICE_NARROW);
     tp_rows_free(&r);
     check_update();
     check_never_sliced();
