@@ -161,6 +161,13 @@ int ovk__upper_apply_many(const ovk__upper *u, double w, const double *scale, in
 /* A strict triangle of a rank's block as CSR, as a triangular sweep reads
  * it (tri.c; ilu0, eisenstat): columns in col or as off (j - i), values
  * in val or valf, one of each pair kept. */
+/* ask for the cache line at p + bytes (an address only: nothing is read,
+ * nothing faults) */
+static inline void ovk__prefetch(const void *p, long bytes)
+{
+    __builtin_prefetch((const void *)((uintptr_t)p + (uintptr_t)bytes));
+}
+
 typedef struct ovk__tri {
     int *ptr, *col;
     int16_t *off;
