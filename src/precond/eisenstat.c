@@ -168,9 +168,13 @@ static int eis_setup(void *state, const ovk__pc_env *env)
 }
 
 /* sum_k t_ik x_k over row i of triangle t, in the storage form (off)
- * that the callers' constant argument selects */
-static inline __attribute__((always_inline)) double row_sum(const ovk__tri *t, int i, const double *x, int off)
+ * that the callers' constant argument selects; dir: the sweep's (+1, -1) */
+static inline __attribute__((always_inline)) double row_sum(const ovk__tri *t, int i, const double *x, int off,
+                                                            int dir)
 {
+    ovk__prefetch(t->val + t->ptr[i], dir * 8L * OVK__PREFETCH_AHEAD);
+    ovk__prefetch(off ? (const void *)(t->off + t->ptr[i]) : (const void *)(t->col + t->ptr[i]),
+                  dir * (off ? 2L : 4L) * OVK__PREFETCH_AHEAD);
     double s = 0.0;
     for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) {
         int j = off ? i + t->off[k] : t->col[k];
@@ -188,7 +192,7 @@ static inline __attribute__((always_inline)) void upper_sweep(const eis *e, cons
     int n = e->n, step = ovk__chunk_rows(n, h);
     for (int hi = n; hi > 0; hi -= step) {
         int lo = hi > step ? hi - step : 0;
-        for (int i = hi - 1; i >= lo; i--) y[i] = w * v[i] - row_sum(&e->up, i, y, off);
+        for (int i = hi - 1; i >= lo; i--) y[i] = w * v[i] - row_sum(&e->up, i, y, off, -1);
         ovk__poke(h);
     }
 }
@@ -202,7 +206,7 @@ static inline __attribute__((always_inline)) void lower_sweep(const eis *e, cons
     int n = e->n, step = ovk__chunk_rows(n, h);
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
-        for (int i = lo; i < hi; i++) y[i] = r[i] * dinv[i] - row_sum(&e->lo, i, y, off);
+        for (int i = lo; i < hi; i++) y[i] = r[i] * dinv[i] - row_sum(&e->lo, i, y, off, 1);
         ovk__poke(h);
     }
 }
@@ -226,7 +230,7 @@ static inline __attribute__((always_inline)) void fused_forward(const eis *e, co
             double ti = t[i], g = v[i] + c * ti;
             if (has_offd)
                 for (int k = optr[i]; k < optr[i + 1]; k++) g += oval[k] * ext[ocol[k]];
-            double yi = g - row_sum(&e->lo, i, y, off);
+            double yi = g - row_sum(&e->lo, i, y, off, 1);
             y[i] = yi;
             out[i] = rw * ti + yi;
         }

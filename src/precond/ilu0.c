@@ -205,13 +205,6 @@ static int ilu0_setup(void *state, const ovk__pc_env *env)
     return rc;
 }
 
-/* Rows are short (about seven entries) and the hardware prefetcher fell
- * behind the factor's streams: each row asks for the entries
- * PREFETCH_AHEAD further on (back, going backward).  In a cold-cache
- * microbenchmark of a 166,000-row block's forward sweep that took 20 %
- * off.  A prefetch changes no value. */
-enum { PREFETCH_AHEAD = 256 };
-
 /* the sweeps for one storage form: column of entry k of row i COL(i, k),
  * its value VAL(k); CP, VP their addresses, CS, VS their sizes */
 #define SWEEPS(NAME, COL, VAL, CP, CS, VP, VS)                                                                   \
@@ -228,8 +221,8 @@ enum { PREFETCH_AHEAD = 256 };
         for (int lo = 0; lo < n; lo += step) {                                                \
             int hi = ovk__chunk_end(lo, step, n);                                             \
             for (int i = lo; i < hi; i++) {                                                   \
-                ovk__prefetch(VP(l, lptr[i]), VS * PREFETCH_AHEAD);                           \
-                ovk__prefetch(CP(l, lptr[i]), CS * PREFETCH_AHEAD);                           \
+                ovk__prefetch(VP(l, lptr[i]), VS * OVK__PREFETCH_AHEAD);                           \
+                ovk__prefetch(CP(l, lptr[i]), CS * OVK__PREFETCH_AHEAD);                           \
                 double s = r[i]; /* y_i = r_i - sum_{j<i} l_ij y_j */                         \
                 for (int k = lptr[i]; k < lptr[i + 1]; k++) s -= VAL(l, k) * z[COL(l, i, k)]; \
                 z[i] = s;                                                                     \
@@ -239,8 +232,8 @@ enum { PREFETCH_AHEAD = 256 };
         for (int hi = n; hi > 0; hi -= step) {                                                \
             int lo = hi > step ? hi - step : 0;                                               \
             for (int i = hi - 1; i >= lo; i--) {                                              \
-                ovk__prefetch(VP(u, uptr[i]), -VS * PREFETCH_AHEAD);                          \
-                ovk__prefetch(CP(u, uptr[i]), -CS * PREFETCH_AHEAD);                          \
+                ovk__prefetch(VP(u, uptr[i]), -VS * OVK__PREFETCH_AHEAD);                          \
+                ovk__prefetch(CP(u, uptr[i]), -CS * OVK__PREFETCH_AHEAD);                          \
                 double s = z[i]; /* z_i = (y_i - sum_{j>i} u_ij z_j) / u_ii */                \
                 for (int k = uptr[i]; k < uptr[i + 1]; k++) s -= VAL(u, k) * z[COL(u, i, k)]; \
                 z[i] = s * dinv[i];                                                           \

@@ -58,6 +58,14 @@ void ovk__upper_free(ovk__upper *u)
     memset(u, 0, sizeof *u);
 }
 
+/* row i's sweep asks for the entries OVK__PREFETCH_AHEAD on in its
+ * direction dir (+1, -1) */
+static inline void ahead(const ovk__upper *u, int i, int dir)
+{
+    ovk__prefetch(u->val + u->ptr[i], dir * 8L * OVK__PREFETCH_AHEAD);
+    ovk__prefetch(u->col + u->ptr[i], dir * 4L * OVK__PREFETCH_AHEAD);
+}
+
 void ovk__upper_solve_t(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h)
 {
     const int *restrict ptr = u->ptr, *restrict col = u->col;
@@ -67,6 +75,7 @@ void ovk__upper_solve_t(const ovk__upper *u, double w, const double *r, double *
     for (int lo = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
         for (int i = lo; i < hi; i++) {
+            ahead(u, i, 1);
             double yi = y[i] / val[ptr[i]]; /* y_i = (r_i - w sum_k u_ki y_k) / u_ii */
             y[i] = yi;
             for (int k = ptr[i] + 1; k < ptr[i + 1]; k++) y[col[k]] -= w * val[k] * yi;
@@ -83,6 +92,7 @@ void ovk__upper_solve(const ovk__upper *u, double w, const double *r, double *y,
     for (int hi = n; hi > 0; hi -= step) {
         int lo = hi > step ? hi - step : 0;
         for (int i = hi - 1; i >= lo; i--) {
+            ahead(u, i, -1);
             double s = r[i]; /* y_i = (r_i - w sum_j u_ij y_j) / u_ii */
             for (int k = ptr[i] + 1; k < ptr[i + 1]; k++) s -= w * val[k] * y[col[k]];
             y[i] = s / val[ptr[i]];
@@ -99,6 +109,7 @@ static inline void forward_rows(const ovk__upper *u, double w, int k, double *re
     const double *restrict val = u->val;
     double v[OVK__UPPER_BLOCK_MAX];
     for (int i = lo; i < hi; i++) {
+        ahead(u, i, 1);
         double *restrict yi = yb + (size_t)i * (size_t)k, d = val[ptr[i]];
         for (int j = 0; j < k; j++) v[j] = yi[j] = yi[j] / d; /* y_i = (r_i - w sum_k u_ki y_k) / u_ii */
         for (int q = ptr[i] + 1; q < ptr[i + 1]; q++) {
@@ -115,6 +126,7 @@ static inline void backward_rows(const ovk__upper *u, double w, int k, double *r
     const double *restrict val = u->val;
     double s[OVK__UPPER_BLOCK_MAX];
     for (int i = hi - 1; i >= lo; i--) {
+        ahead(u, i, -1);
         double *restrict yi = yb + (size_t)i * (size_t)k;
         for (int j = 0; j < k; j++) s[j] = yi[j]; /* y_i = (r_i - w sum_j u_ij y_j) / u_ii */
         for (int q = ptr[i] + 1; q < ptr[i + 1]; q++) {
