@@ -30,7 +30,18 @@
     const float *restrict valf = m->valf;                                                         \
     const uint8_t *restrict vidx = m->vidx;                                                       \
     const double *restrict dict = m->vdict;                                                       \
-    (void)val, (void)valf, (void)vidx, (void)dict
+    const long vsize = m->vform == OVK__VAL_DOUBLE ? 8 : m->vform == OVK__VAL_FLOAT ? 4 : 1;      \
+    const char *vstream = m->vform == OVK__VAL_DOUBLE  ? (const char *)val                        \
+                          : m->vform == OVK__VAL_FLOAT ? (const char *)valf                       \
+                                                       : (const char *)vidx;                      \
+    (void)val, (void)valf, (void)vidx, (void)dict, (void)vsize, (void)vstream
+
+/* row loops: the values and columns OVK__PREFETCH_AHEAD entries on from k */
+#define ROW_AHEAD(k, idx)                                                                         \
+    do {                                                                                          \
+        ovk__prefetch(vstream + vsize * (k), vsize * OVK__PREFETCH_AHEAD);                        \
+        ovk__prefetch((idx) + (k), (long)sizeof *(idx) * OVK__PREFETCH_AHEAD);                    \
+    } while (0)
 
 /* y[lo:hi) = D x for rows [lo, hi): column = idx[k] (IDX col, int) or
  * i + idx[k] (IDX off16, 16-bit offsets; BASE i) */
@@ -41,6 +52,7 @@
         ROW_ARRAYS;                                                                               \
         const IDX_T *restrict idx = m->IDX;                                                       \
         for (int i = lo; i < hi; i++) {                                                           \
+            ROW_AHEAD(ptr[i], idx);                                                               \
             const double *restrict xb = x + (BASE);                                               \
             double s = 0.0;                                                                       \
             for (int k = ptr[i]; k < ptr[i + 1]; k++) s += VAL(k) * xb[idx[k]];                   \
@@ -60,6 +72,7 @@
         const int *restrict far = m->far;                                                         \
         const int *restrict fptr = m->far_ptr;                                                    \
         for (int i = lo; i < hi; i++) {                                                           \
+            ROW_AHEAD(ptr[i], off);                                                               \
             const double *restrict xb = x + i;                                                    \
             double s = 0.0;                                                                       \
             if (fptr[i] == fptr[i + 1]) /* no far column: as OFF_ROWS */                          \
@@ -87,6 +100,7 @@
         ROW_ARRAYS;                                                                               \
         const IDX_T *restrict idx = m->IDX;                                                       \
         for (int i = lo; i < hi; i++) {                                                           \
+            ROW_AHEAD(ptr[i], idx);                                                               \
             const double *restrict xr = x + (BASE);                                               \
             double *restrict yr = y + (BASE);                                                     \
             double xi = x[i];                                                                     \

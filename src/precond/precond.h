@@ -161,20 +161,6 @@ int ovk__upper_apply_many(const ovk__upper *u, double w, const double *scale, in
 /* A strict triangle of a rank's block as CSR, as a triangular sweep reads
  * it (tri.c; ilu0, eisenstat): columns in col or as off (j - i), values
  * in val or valf, one of each pair kept. */
-/* Triangular sweeps run short rows (about seven entries) one after another,
- * and the hardware prefetcher fell behind the factor's streams: each row
- * asks for the entries OVK__PREFETCH_AHEAD further on (back, going
- * backward).  A cold-cache forward sweep of a 166,000-row block took 20 %
- * less time.  A prefetch changes no value. */
-enum { OVK__PREFETCH_AHEAD = 256 };
-
-/* ask for the cache line at p + bytes (an address only: nothing is read,
- * nothing faults) */
-static inline void ovk__prefetch(const void *p, long bytes)
-{
-    __builtin_prefetch((const void *)((uintptr_t)p + (uintptr_t)bytes));
-}
-
 typedef struct ovk__tri {
     int *ptr, *col;
     int16_t *off;
