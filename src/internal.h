@@ -154,8 +154,7 @@ typedef struct ovk__hook {
 /* Row loops (triangular sweeps, row-by-row products) run short rows one
  * after another, and the hardware prefetcher fell behind their streams:
  * each row asks for the entries OVK__PREFETCH_AHEAD further on (back, going
- * backward).  A cold-cache forward sweep of a 166,000-row block took 20 %
- * less time.  A prefetch changes no value. */
+ * backward; docs/performance.md section 7).  A prefetch changes no value. */
 enum { OVK__PREFETCH_AHEAD = 256 };
 
 /* ask for the cache line at p + bytes (an address only: nothing is read,

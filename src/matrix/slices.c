@@ -189,9 +189,8 @@ static void slice_generic(const ovk__slices *s, int c, const double *restrict x,
 
 #ifdef SLICE_X86
 /* Where the block does not stay in cache the hardware prefetcher fell
- * behind the values' stream: asking for them PREFETCH_BYTES ahead took
- * 12 % off a cold-cache product of a 166,000-row block (their indices:
- * a quarter of that ahead).  A prefetch changes no value. */
+ * behind the values' stream: each step asks for them PREFETCH_BYTES ahead
+ * (their indices a quarter of that).  A prefetch changes no value. */
 enum { PREFETCH_BYTES = 2048 };
 
 __attribute__((target("avx512f,avx2"))) static void slice_avx512(const ovk__slices *s, int c, const double *restrict x,
