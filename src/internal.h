@@ -151,18 +151,25 @@ typedef struct ovk__hook {
     int every;
 } ovk__hook;
 
-/* Row loops (triangular sweeps, row-by-row products) run short rows one
- * after another, and the hardware prefetcher fell behind their streams:
- * each row asks for the entries OVK__PREFETCH_AHEAD further on (back, going
- * backward; docs/performance.md section 7).  A prefetch changes no value. */
+/* Row loops (row-by-row products, triangular sweeps) run short rows, whose
+ * streams the hardware prefetcher does not run far enough ahead of: each
+ * row asks for the entries OVK__PREFETCH_AHEAD on (back, going backward;
+ * docs/performance.md section 7).  A prefetch changes no value. */
 enum { OVK__PREFETCH_AHEAD = 256 };
 
 /* ask for the cache line at p + bytes (an address only: nothing is read,
  * nothing faults) */
 static inline void ovk__prefetch(const void *p, long bytes)
 {
+#if defined(__GNUC__)
     __builtin_prefetch((const void *)((uintptr_t)p + (uintptr_t)bytes));
+#else
+    (void)p, (void)bytes;
+#endif
 }
+
+/* the entry OVK__PREFETCH_AHEAD entries on from *p, dir = +1 or -1 */
+#define OVK__AHEAD(p, dir) ovk__prefetch((p), (dir) * (long)sizeof *(p) * OVK__PREFETCH_AHEAD)
 
 /* Chunked kernels: rows per chunk (all of them without a hook), the end of
  * the chunk that starts at lo, and the call after each chunk. */

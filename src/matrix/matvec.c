@@ -30,17 +30,17 @@
     const float *restrict valf = m->valf;                                                         \
     const uint8_t *restrict vidx = m->vidx;                                                       \
     const double *restrict dict = m->vdict;                                                       \
-    const long vsize = m->vform == OVK__VAL_DOUBLE ? 8 : m->vform == OVK__VAL_FLOAT ? 4 : 1;      \
-    const char *vstream = m->vform == OVK__VAL_DOUBLE  ? (const char *)val                        \
-                          : m->vform == OVK__VAL_FLOAT ? (const char *)valf                       \
-                                                       : (const char *)vidx;                      \
-    (void)val, (void)valf, (void)vidx, (void)dict, (void)vsize, (void)vstream
+    (void)val, (void)valf, (void)vidx, (void)dict
 
-/* row loops: the values and columns OVK__PREFETCH_AHEAD entries on from k */
-#define ROW_AHEAD(k, idx)                                                                         \
+/* row loops: the values (form VAL) and columns of the entries
+ * OVK__PREFETCH_AHEAD on from entry k */
+#define AT_VAL_D(k) (val + (k))
+#define AT_VAL_F(k) (valf + (k))
+#define AT_VAL_8(k) (vidx + (k))
+#define ROW_AHEAD(VAL, k, idx)                                                                    \
     do {                                                                                          \
-        ovk__prefetch(vstream + vsize * (k), vsize * OVK__PREFETCH_AHEAD);                        \
-        ovk__prefetch((idx) + (k), (long)sizeof *(idx) * OVK__PREFETCH_AHEAD);                    \
+        OVK__AHEAD(AT_##VAL(k), 1);                                                               \
+        OVK__AHEAD((idx) + (k), 1);                                                               \
     } while (0)
 
 /* y[lo:hi) = D x for rows [lo, hi): column = idx[k] (IDX col, int) or
@@ -52,7 +52,7 @@
         ROW_ARRAYS;                                                                               \
         const IDX_T *restrict idx = m->IDX;                                                       \
         for (int i = lo; i < hi; i++) {                                                           \
-            ROW_AHEAD(ptr[i], idx);                                                               \
+            ROW_AHEAD(VAL, ptr[i], idx);                                                               \
             const double *restrict xb = x + (BASE);                                               \
             double s = 0.0;                                                                       \
             for (int k = ptr[i]; k < ptr[i + 1]; k++) s += VAL(k) * xb[idx[k]];                   \
@@ -72,7 +72,7 @@
         const int *restrict far = m->far;                                                         \
         const int *restrict fptr = m->far_ptr;                                                    \
         for (int i = lo; i < hi; i++) {                                                           \
-            ROW_AHEAD(ptr[i], off);                                                               \
+            ROW_AHEAD(VAL, ptr[i], off);                                                               \
             const double *restrict xb = x + i;                                                    \
             double s = 0.0;                                                                       \
             if (fptr[i] == fptr[i + 1]) /* no far column: as OFF_ROWS */                          \
@@ -100,7 +100,7 @@
         ROW_ARRAYS;                                                                               \
         const IDX_T *restrict idx = m->IDX;                                                       \
         for (int i = lo; i < hi; i++) {                                                           \
-            ROW_AHEAD(ptr[i], idx);                                                               \
+            ROW_AHEAD(VAL, ptr[i], idx);                                                               \
             const double *restrict xr = x + (BASE);                                               \
             double *restrict yr = y + (BASE);                                                     \
             double xi = x[i];                                                                     \

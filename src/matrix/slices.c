@@ -188,10 +188,10 @@ static void slice_generic(const ovk__slices *s, int c, const double *restrict x,
 }
 
 #ifdef SLICE_X86
-/* Where the block does not stay in cache the hardware prefetcher fell
- * behind the values' stream: each step asks for them PREFETCH_BYTES ahead
- * (their indices a quarter of that).  A prefetch changes no value. */
-enum { PREFETCH_BYTES = 2048 };
+/* each step asks for the values and indices of the entries
+ * OVK__PREFETCH_AHEAD on: where the block leaves the cache, the hardware
+ * prefetcher does not run far enough ahead of them */
+enum { AHEAD_STEPS = OVK__PREFETCH_AHEAD / R };
 
 __attribute__((target("avx512f,avx2"))) static void slice_avx512(const ovk__slices *s, int c, const double *restrict x,
                                                                   double *restrict y)
@@ -202,13 +202,14 @@ __attribute__((target("avx512f,avx2"))) static void slice_avx512(const ovk__slic
     __m256i row = _mm256_loadu_si256((const __m256i *)(s->row + c * R));
     __m512i len = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(s->len + c * R)));
     __m512d sum = _mm512_setzero_pd(), zero = _mm512_setzero_pd();
-    size_t step = s->kind[c] == OVK__SLICE_NARROW ? 16 : 32; /* idx bytes per entry of the 8 rows */
+    int narrow = s->kind[c] == OVK__SLICE_NARROW;
+    size_t step = R * (narrow ? sizeof(int16_t) : sizeof(int)); /* idx bytes per entry of the R rows */
     for (int j = 0; j < width; j++) {
-        __builtin_prefetch((const void *)((uintptr_t)(val + R * j) + PREFETCH_BYTES));
-        __builtin_prefetch((const void *)((uintptr_t)(idx + step * (size_t)j) + PREFETCH_BYTES / 4));
+        ovk__prefetch(val + R * j, (long)(R * sizeof(double)) * AHEAD_STEPS);
+        ovk__prefetch(idx + step * (size_t)j, (long)step * AHEAD_STEPS);
         __mmask8 live = _mm512_cmpgt_epi64_mask(len, _mm512_set1_epi64(j)); /* lanes whose row has entry j */
-        __m256i cols = s->kind[c] == OVK__SLICE_NARROW
-                           ? _mm256_add_epi32(row, _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(idx + 16 * (size_t)j))))
+        __m256i cols = narrow
+                           ? _mm256_add_epi32(row, _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(idx + step * (size_t)j))))
                            : _mm256_loadu_si256((const __m256i *)(idx + step * (size_t)j));
         __m512d xg = _mm512_mask_i32gather_pd(zero, live, cols, x, 8);
         sum = _mm512_add_pd(sum, _mm512_mul_pd(_mm512_loadu_pd(val + R * j), xg));

@@ -172,9 +172,9 @@ static int eis_setup(void *state, const ovk__pc_env *env)
 static inline __attribute__((always_inline)) double row_sum(const ovk__tri *t, int i, const double *x, int off,
                                                             int dir)
 {
-    ovk__prefetch(t->val + t->ptr[i], dir * 8L * OVK__PREFETCH_AHEAD);
-    ovk__prefetch(off ? (const void *)(t->off + t->ptr[i]) : (const void *)(t->col + t->ptr[i]),
-                  dir * (off ? 2L : 4L) * OVK__PREFETCH_AHEAD);
+    OVK__AHEAD(t->val + t->ptr[i], dir);
+    if (off) OVK__AHEAD(t->off + t->ptr[i], dir);
+    else OVK__AHEAD(t->col + t->ptr[i], dir);
     double s = 0.0;
     for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) {
         int j = off ? i + t->off[k] : t->col[k];

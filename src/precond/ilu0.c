@@ -206,8 +206,8 @@ static int ilu0_setup(void *state, const ovk__pc_env *env)
 }
 
 /* the sweeps for one storage form: column of entry k of row i COL(i, k),
- * its value VAL(k); CP, VP their addresses, CS, VS their sizes */
-#define SWEEPS(NAME, COL, VAL, CP, CS, VP, VS)                                                                   \
+ * its value VAL(k); CP, VP their addresses (for the prefetch) */
+#define SWEEPS(NAME, COL, VAL, CP, VP)                                                        \
     static void NAME(const ilu0 *f, const double *restrict r, double *restrict z, const ovk__hook *h) \
     {                                                                                         \
         const int *restrict lptr = f->lo.ptr, *restrict uptr = f->up.ptr;                     \
@@ -221,8 +221,8 @@ static int ilu0_setup(void *state, const ovk__pc_env *env)
         for (int lo = 0; lo < n; lo += step) {                                                \
             int hi = ovk__chunk_end(lo, step, n);                                             \
             for (int i = lo; i < hi; i++) {                                                   \
-                ovk__prefetch(VP(l, lptr[i]), VS * OVK__PREFETCH_AHEAD);                           \
-                ovk__prefetch(CP(l, lptr[i]), CS * OVK__PREFETCH_AHEAD);                           \
+                OVK__AHEAD(VP(l, lptr[i]), 1);                                                \
+                OVK__AHEAD(CP(l, lptr[i]), 1);                                                \
                 double s = r[i]; /* y_i = r_i - sum_{j<i} l_ij y_j */                         \
                 for (int k = lptr[i]; k < lptr[i + 1]; k++) s -= VAL(l, k) * z[COL(l, i, k)]; \
                 z[i] = s;                                                                     \
@@ -232,8 +232,8 @@ static int ilu0_setup(void *state, const ovk__pc_env *env)
         for (int hi = n; hi > 0; hi -= step) {                                                \
             int lo = hi > step ? hi - step : 0;                                               \
             for (int i = hi - 1; i >= lo; i--) {                                              \
-                ovk__prefetch(VP(u, uptr[i]), -VS * OVK__PREFETCH_AHEAD);                          \
-                ovk__prefetch(CP(u, uptr[i]), -CS * OVK__PREFETCH_AHEAD);                          \
+                OVK__AHEAD(VP(u, uptr[i]), -1);                                               \
+                OVK__AHEAD(CP(u, uptr[i]), -1);                                               \
                 double s = z[i]; /* z_i = (y_i - sum_{j>i} u_ij z_j) / u_ii */                \
                 for (int k = uptr[i]; k < uptr[i + 1]; k++) s -= VAL(u, k) * z[COL(u, i, k)]; \
                 z[i] = s * dinv[i];                                                           \
@@ -249,10 +249,10 @@ static int ilu0_setup(void *state, const ovk__pc_env *env)
 #define AT_OFF(t, k) (t##off + (k))
 #define AT_DOUBLE(t, k) (t##val + (k))
 #define AT_FLOAT(t, k) (t##valf + (k))
-SWEEPS(sweeps_col_d, COL_INT, VAL_DOUBLE, AT_COL, 4, AT_DOUBLE, 8)
-SWEEPS(sweeps_off_d, COL_OFF, VAL_DOUBLE, AT_OFF, 2, AT_DOUBLE, 8)
-SWEEPS(sweeps_col_f, COL_INT, VAL_FLOAT, AT_COL, 4, AT_FLOAT, 4)
-SWEEPS(sweeps_off_f, COL_OFF, VAL_FLOAT, AT_OFF, 2, AT_FLOAT, 4)
+SWEEPS(sweeps_col_d, COL_INT, VAL_DOUBLE, AT_COL, AT_DOUBLE)
+SWEEPS(sweeps_off_d, COL_OFF, VAL_DOUBLE, AT_OFF, AT_DOUBLE)
+SWEEPS(sweeps_col_f, COL_INT, VAL_FLOAT, AT_COL, AT_FLOAT)
+SWEEPS(sweeps_off_f, COL_OFF, VAL_FLOAT, AT_OFF, AT_FLOAT)
 
 /* z = U^-1 L^-1 r: the forward sweep with unit L, then the backward one,
  * in the kernel of the triangles' form (both in the same one) */

@@ -62,8 +62,8 @@ void ovk__upper_free(ovk__upper *u)
  * direction dir (+1, -1) */
 static inline void ahead(const ovk__upper *u, int i, int dir)
 {
-    ovk__prefetch(u->val + u->ptr[i], dir * 8L * OVK__PREFETCH_AHEAD);
-    ovk__prefetch(u->col + u->ptr[i], dir * 4L * OVK__PREFETCH_AHEAD);
+    OVK__AHEAD(u->val + u->ptr[i], dir);
+    OVK__AHEAD(u->col + u->ptr[i], dir);
 }
 
 void ovk__upper_solve_t(const ovk__upper *u, double w, const double *r, double *y, const ovk__hook *h)
