@@ -52,7 +52,7 @@
         ROW_ARRAYS;                                                                               \
         const IDX_T *restrict idx = m->IDX;                                                       \
         for (int i = lo; i < hi; i++) {                                                           \
-            ROW_AHEAD(VAL, ptr[i], idx);                                                               \
+            ROW_AHEAD(VAL, ptr[i], idx);                                                          \
             const double *restrict xb = x + (BASE);                                               \
             double s = 0.0;                                                                       \
             for (int k = ptr[i]; k < ptr[i + 1]; k++) s += VAL(k) * xb[idx[k]];                   \
@@ -72,7 +72,7 @@
         const int *restrict far = m->far;                                                         \
         const int *restrict fptr = m->far_ptr;                                                    \
         for (int i = lo; i < hi; i++) {                                                           \
-            ROW_AHEAD(VAL, ptr[i], off);                                                               \
+            ROW_AHEAD(VAL, ptr[i], off);                                                          \
             const double *restrict xb = x + i;                                                    \
             double s = 0.0;                                                                       \
             if (fptr[i] == fptr[i + 1]) /* no far column: as OFF_ROWS */                          \
@@ -100,7 +100,7 @@
         ROW_ARRAYS;                                                                               \
         const IDX_T *restrict idx = m->IDX;                                                       \
         for (int i = lo; i < hi; i++) {                                                           \
-            ROW_AHEAD(VAL, ptr[i], idx);                                                               \
+            ROW_AHEAD(VAL, ptr[i], idx);                                                          \
             const double *restrict xr = x + (BASE);                                               \
             double *restrict yr = y + (BASE);                                                     \
             double xi = x[i];                                                                     \
@@ -792,12 +792,19 @@ static double value_bytes(const ovk__csr *m, double nnz)
     return nnz * (m->vform == OVK__VAL_FLOAT ? 4.0 : 8.0);
 }
 
+/* bytes of rows read entry by entry: their row pointers (and far
+ * pointers), nnz values and columns, far of them in the far list */
+static double entry_bytes(const ovk__csr *d, double rows, double nnz, double far)
+{
+    if (d->esc16) return 8.0 * rows + value_bytes(d, nnz) + 2.0 * nnz + 4.0 * far;
+    return 4.0 * rows + value_bytes(d, nnz) + (d->off16 ? 2.0 : 4.0) * nnz;
+}
+
 /* bytes of the rows [lo, hi) of d read entry by entry (no runs or strips) */
 static double row_bytes(const ovk__csr *d, int lo, int hi)
 {
-    double rows = hi - lo, nnz = d->rowptr[hi] - d->rowptr[lo];
-    if (d->esc16) return 8.0 * rows + value_bytes(d, nnz) + 2.0 * nnz + 4.0 * (d->far_ptr[hi] - d->far_ptr[lo]);
-    return 4.0 * rows + value_bytes(d, nnz) + (d->off16 ? 2.0 : 4.0) * nnz;
+    double far = d->esc16 ? d->far_ptr[hi] - d->far_ptr[lo] : 0.0;
+    return entry_bytes(d, hi - lo, d->rowptr[hi] - d->rowptr[lo], far);
 }
 
 /* bytes of a sliced diag block: each lane's row and length, the slices'
@@ -837,8 +844,7 @@ static double diag_bytes(const ovk__csr *d)
         rows -= r->run_rows;
         b += 8.0 * r->nseg + 12.0 * r->pat_ptr[r->npat];
     }
-    if (d->esc16) return b + 8.0 * (rows + 1) + value_bytes(d, nnz) + 2.0 * nnz + 4.0 * d->far_ptr[d->nrows];
-    return b + 4.0 * (rows + 1) + value_bytes(d, nnz) + (d->off16 ? 2.0 : 4.0) * nnz;
+    return b + entry_bytes(d, rows + 1, nnz, d->esc16 ? d->far_ptr[d->nrows] : 0.0);
 }
 
 double ovk__matvec_bytes(const ovk_matrix *A)

@@ -9,8 +9,9 @@
  * add (the library is built with -ffp-contract=off).  A lane past its row's
  * end gathers no x (masked) and adds 0 x 0 = +0, which changes no sum that
  * started from +0 (such a sum is never -0): the product is bitwise that of
- * the plain rows (up to the payload of a NaN, as with runs and strips).  A slice whose padding would cost more than its entries
- * stays with the plain rows. */
+ * the plain rows (up to the payload of a NaN, as with runs and strips).
+ * A slice whose padding would cost more than its entries stays with the
+ * plain rows. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +40,6 @@ void ovk__csr_drop_slices(ovk__csr *m)
     m->slices = NULL;
 }
 
-/* column of entry k of row i */
-static int col_of(const ovk__csr *m, int i, int k) { return m->col ? m->col[k] : i + m->off16[k]; }
-
 /* the rows of window w by length, longest first (ties in row order), into
  * the lanes of its slices */
 static void order_window(const ovk__csr *m, ovk__slices *s, int w)
@@ -69,7 +67,7 @@ static int slice_kind(const ovk__csr *m, const ovk__slices *s, int c, int *width
         w = l > w ? l : w;
         entries += l;
         for (int k = m->rowptr[i]; k < m->rowptr[i + 1] && narrow; k++) {
-            int o = col_of(m, i, k) - i;
+            int o = ovk__csr_col(m, i, k) - i;
             narrow = o >= INT16_MIN && o <= INT16_MAX;
         }
     }
@@ -106,8 +104,8 @@ static void fill_slice(const ovk__csr *m, ovk__slices *s, int c, int width)
         for (int j = 0; j < width; j++) {
             int k = m->rowptr[i] + j, at = j * R + r;
             val[at] = j < len ? m->val[k] : 0.0;
-            if (s->kind[c] == OVK__SLICE_NARROW) off[at] = (int16_t)(j < len ? col_of(m, i, k) - i : 0);
-            else col[at] = j < len ? col_of(m, i, k) : i;
+            if (s->kind[c] == OVK__SLICE_NARROW) off[at] = (int16_t)(j < len ? ovk__csr_col(m, i, k) - i : 0);
+            else col[at] = j < len ? ovk__csr_col(m, i, k) : i;
         }
     }
 }
