@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# report.sh -- rerun the headline benchmarks and regenerate the tables and
-# plots of docs/performance.md from their output.
+# report.sh -- rerun the headline benchmarks, write their data files
+# (bench/results/NAME.csv) and regenerate the tables and plots of
+# docs/performance.md from the data files.
 #
 # Usage: bench/report.sh [-b BUILD] [-p PEERS] [-np N] [-r R] [-o OUT] [-parts "..."]
 #                        [-no-doc] [-quick]
+#        bench/report.sh -render   # measure nothing: every table from bench/results/*.csv
+#        bench/report.sh -check    # exit 1 when a table differs from what its data render
 #   -b BUILD   build directory (default build; configured and built, Release,
 #              when it has no ovk_pcg_bench)
 #   -p PEERS   where the hypre/PETSc peer programs are (default
@@ -14,13 +17,18 @@
 #   -o OUT     raw outputs (default: a fresh mktemp directory)
 #   -parts     any of: latency precond oneshot peers (default: all)
 #   -no-doc    leave docs/performance.md, docs/img and bench/results alone
+#              (the data files and the rendered doc go to OUT)
 #   -quick     a smoke test of the script: -n 10, 2 rounds (implies -no-doc)
-#   -parts "" -o OUT   measure nothing: regenerate the doc, the plots and
-#              bench/results from the output an earlier run left in OUT
+#   -parts "" -o OUT   measure nothing: the data files, the doc and the plots
+#              from the output an earlier run left in OUT
+#   -render    rewrite every generated block of docs/performance.md from
+#              bench/results/*.csv (bench/report_render.py; python3)
+#   -check     the same, writing nothing: exit 1 when a block differs from
+#              its data, 2 when a data file or block is missing
 #
 # Parts (each one existing benchmark; 43 min at a load of 17 on 2 cores; less when quiet).  On a
 # machine shared with other jobs run it at a higher priority (as root:
-# nice -n -15 bench/report.sh); the machine block records niceness and load.
+# nice -n -15 bench/report.sh); each data file's machine line records niceness and load.
 #   latency  bench/pipeline_bench.sh: time per iteration of every solver
 #            against the modelled reduction latency, -n 20 and -n 40
 #   precond  ovk_pcg_bench per preconditioner (jacobi ic0 amg): which solver
@@ -31,10 +39,11 @@
 #
 # docs/performance.md holds the generated text between marker lines
 #   <!-- report:NAME -->  ...  <!-- /report:NAME -->
-# which this script replaces (NAME: machine, latency-n20, latency-n40,
-# precond, oneshot, peers); everything outside the markers is written by
-# hand.  A part that was not run, or was skipped, keeps its block.  The data
-# behind each block go to bench/results/NAME.csv, the plots to docs/img/.
+# made from one data file each (bench/report_render.py lists them: the four
+# parts above and the data files of the benchmarks this script does not run);
+# everything outside the markers is written by hand.  A part that was not
+# run, or was skipped, keeps its data file.  Each data file starts with
+# `# machine:` and `# command:` lines; the plots go to docs/img/.
 set -u
 # the whole script is one compound command, read before it runs: editing this
 # file (or checking out another commit) during a run cannot derail it
@@ -58,12 +67,14 @@ while [ $# -gt 0 ]; do
         -parts) PARTS="$2"; shift 2 ;;
         -no-doc) DOC=0; shift ;;
         -quick) QUICK=1; DOC=0; shift ;;
+        -render) exec python3 "$(dirname "${BASH_SOURCE[0]}")/report_render.py" ;;
+        -check) exec python3 "$(dirname "${BASH_SOURCE[0]}")/report_render.py" -check ;;
         *) echo "report.sh: unknown argument $1 (see the head of the script)" >&2; exit 2 ;;
     esac
 done
 cd "$REPO" || exit 2
 [ -n "$OUT" ] || OUT=$(mktemp -d /tmp/ovk-report.XXXXXX)
-mkdir -p "$OUT/blocks"
+mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 unset OVK_LATENCY_MODEL OVK_REDUCE_BACKEND OVK_OPTIONS
 T0=$(date +%s)
@@ -76,7 +87,7 @@ log() { echo "report: $*" >&2; }
 part_on() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # ------------------------------------------------------------------ build
-if [ ! -x "$BUILD/bench/ovk_pcg_bench" ] || [ ! -x "$BUILD/examples/ovk_laplace27" ]; then
+if [ -n "$PARTS" ] && { [ ! -x "$BUILD/bench/ovk_pcg_bench" ] || [ ! -x "$BUILD/examples/ovk_laplace27" ]; }; then
     log "building $BUILD (Release)"
     cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DOVK_BUILD_TESTS=OFF > "$OUT/build.log" 2>&1 &&
         cmake --build "$BUILD" -j2 >> "$OUT/build.log" 2>&1 || { log "build failed: $OUT/build.log"; exit 1; }
@@ -100,46 +111,33 @@ R=${R_RUN:-$R}  # the rounds of the run whose output is rendered
 # median min hidden hidden_timers noise_cost vs_ref
 md_rows() { awk -F'|' '/^\| [a-z]/ && $4 ~ /[0-9]/ { gsub(/ /, ""); print }' "$1"; }
 
-# render NAME: make the blocks of part NAME from OUT (after measuring it, or
+# collect NAME: make OUT/NAME.csv of part NAME from OUT (after measuring it, or
 # with -parts "" from an earlier run's output)
-render() { part_on "$1" || [ -z "$PARTS" ]; }
+collect() { part_on "$1" || [ -z "$PARTS" ]; }
 
 # ------------------------------------------------------------------ latency
 solvers="alg1 cg1 pipecg groppcg pipeprcg plcg:l=2 plcg:l=3 plcg:l=4 auto"
+cmds_latency=("bench/report.sh -parts latency" "bench/pipeline_bench.sh -np $NP -r $R -s \"$solvers\" $SIZES_LAT")
 if part_on latency; then
     log "latency: bench/pipeline_bench.sh -r $R -s \"$solvers\" $SIZES_LAT"
     bench/pipeline_bench.sh -b "$BUILD" -np "$NP" -r "$R" -o "$OUT/latency" -s "$solvers" $SIZES_LAT \
         > "$OUT/latency.log" 2>&1 || log "latency: pipeline_bench.sh failed (see $OUT/latency.log)"
 fi
-if render latency && [ -d "$OUT/latency" ]; then
+if collect latency && [ -d "$OUT/latency" ]; then
     echo "solver,backend,latency_us,iterations,reductions_per_iter,median_us_per_iter,min_us_per_iter,hidden_pct,hidden_timers_pct,n" \
         > "$OUT/latency.csv"
     for n in $SIZES_LAT; do
         [ -s "$OUT/latency/n$n.md" ] || continue
         md_rows "$OUT/latency/n$n.md" | awk -F'|' -v n="$n" -v OFS=, '{ sub(/%/, "", $10); sub(/%/, "", $11)
             print $2, $3, $4, $6, $7, $8, $9, $10, $11, n }' >> "$OUT/latency.csv"
-        {
-            echo "\`bench/pipeline_bench.sh -r $R -s \"$solvers\" $n\` (nbc backend, 27-point Laplacian"
-            echo "$n³ rows per rank, Jacobi, rtol 1e-8; median µs per iteration over $R paired rounds; hidden ="
-            echo "share of the modelled latency the solver hides at 1000 µs, paired by round):"
-            echo
-            echo "| solver | iterations | reductions/iter | 0 µs | 100 µs | 250 µs | 1000 µs | hidden at 1000 µs |"
-            echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-            md_rows "$OUT/latency/n$n.md" | awk -F'|' '
-                { s = $2; ch = ""; if (s ~ /->/) { ch = s; sub(/.*->/, "", ch); sub(/->.*/, "", s) }
-                  if (!(s in seen)) { seen[s] = 1; order[++k] = s }
-                  if ($4 == 0) { it[s] = $6; rp[s] = $7 }
-                  t[s, $4] = sprintf("%.0f", $8) (ch != "" ? " (" ch ")" : ""); if ($4 == 1000) h[s] = $10 }
-                END { for (i = 1; i <= k; i++) { s = order[i]
-                        printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", s, it[s], rp[s], t[s, 0], t[s, 100], t[s, 250],
-                            t[s, 1000], (s in h) ? h[s] : "-" } }'
-        } > "$OUT/blocks/latency-n$n.md"
     done
 fi
 
 # ------------------------------------------------------------------ precond
 cases="alg1:nbc cg1:nbc pipecg:nbc pipeprcg:nbc plcg:l=2:nbc auto:nbc"
 pcs="jacobi ic0 amg"
+cmds_precond=("bench/report.sh -parts precond"
+    "mpiexec -n $NP build/bench/ovk_pcg_bench -n $N_PRE $N_PRE $N_PRE -cases \"$cases\" -latency \"0 250\" -repeat $R -precond PC   # PC = $pcs")
 if part_on precond; then
     ovk_pcs=$("$BUILD/examples/ovk_laplace27" -precond list 2>&1)
     echo "precond,solver,backend,latency_us,iterations,median_us_per_iter,ms_per_solve" > "$OUT/precond.csv"
@@ -155,52 +153,23 @@ if part_on precond; then
             >> "$OUT/precond.csv"
     done
 fi
-if render precond && [ -s "$OUT/precond.csv" ]; then
-    {
-        echo "\`ovk_pcg_bench -n $N_PRE $N_PRE $N_PRE -cases \"$cases\" -latency \"0 250\" -repeat $R -precond PC\`"
-        echo "for PC in $pcs (27-point Laplacian, rtol 1e-8; milliseconds per solve = iterations × median time per"
-        echo "iteration over $R paired rounds; the fastest of each column in bold):"
-        echo
-        echo "| preconditioner | solver | iterations | ms per solve, 0 µs | ms per solve, 250 µs |"
-        echo "|---|---|---:|---:|---:|"
-        awk -F, 'NR > 1 { s = $2; gsub(/->/, " → ", s); k = $1 SUBSEP $2; if (!(k in seen)) { seen[k] = 1; order[++n] = k }
-                   base = $2; sub(/->.*/, "", base); key = $1 SUBSEP base
-                   if (!(key in kseen)) { kseen[key] = 1; korder[++kn] = key }
-                   lab[key] = (lab[key] == "" || lab[key] == s) ? s : lab[key] " / " s
-                   it[key] = $5; v[key, $4] = $7
-                   if (!(($1, $4) in best) || $7 + 0 < best[$1, $4] + 0) best[$1, $4] = $7 }
-             END { for (i = 1; i <= kn; i++) { split(korder[i], f, SUBSEP); k = korder[i]
-                     a = sprintf("%.1f", v[k, 0]); b = sprintf("%.1f", v[k, 250])
-                     if (v[k, 0] == best[f[1], 0]) a = "**" a "**"; if (v[k, 250] == best[f[1], 250]) b = "**" b "**"
-                     printf "| %s | %s | %s | %s | %s |\n", f[1], lab[k], it[k], a, b } }' "$OUT/precond.csv"
-    } > "$OUT/blocks/precond.md"
-fi
 
 # ------------------------------------------------------------------ oneshot
+cmds_oneshot=("bench/report.sh -parts oneshot" "bench/oneshot_bench.sh -np $NP -r 3 $N_ONE")
 if part_on oneshot; then
     log "oneshot: bench/oneshot_bench.sh -r 3 $N_ONE"
     bench/oneshot_bench.sh -b "$BUILD" -np "$NP" -r 3 -o "$OUT/oneshot" "$N_ONE" > "$OUT/oneshot.log" 2> "$OUT/oneshot.err" ||
         log "oneshot: oneshot_bench.sh failed (see $OUT/oneshot.err)"
 fi
-if render oneshot; then
-    if [ -s "$OUT/oneshot/oneshot_n$N_ONE.raw" ]; then
-        echo "solver,latency_us,iterations,solve_s,setup_s,restarts,auto_choice,round" > "$OUT/oneshot.csv"
-        tr ' ' , < "$OUT/oneshot/oneshot_n$N_ONE.raw" >> "$OUT/oneshot.csv"
-        {
-            echo "\`bench/oneshot_bench.sh -r 3 $N_ONE\` (one \`mpiexec\` of \`ovk_laplace27\` per solve, nbc, setup"
-            echo "included; 3 interleaved rounds, medians; µs per iteration):"
-            echo
-            echo "| solver | latency µs | iterations | restarts | solve µs/iter | setup+solve µs/iter | auto chose |"
-            echo "|---|---:|---:|---:|---:|---:|---|"
-            cat "$OUT/oneshot/oneshot_n$N_ONE.md"
-            echo
-            grep '^-n .* paired by round' "$OUT/oneshot.log" | sed 's/^/- /'
-        } > "$OUT/blocks/oneshot.md"
-    fi
+if collect oneshot && [ -s "$OUT/oneshot/oneshot_n$N_ONE.raw" ]; then
+    echo "solver,latency_us,iterations,solve_s,setup_s,restarts,auto_choice,round" > "$OUT/oneshot.csv"
+    tr ' ' , < "$OUT/oneshot/oneshot_n$N_ONE.raw" >> "$OUT/oneshot.csv"
 fi
 
 # ------------------------------------------------------------------ peers
 osolvers="alg1 cg1 pipecg pipeprcg"
+cmds_peers=("bench/report.sh -parts peers"
+    "bench/compare_peers.sh -np $NP -r $R -n \"$SIZES_PEER\" -s \"$osolvers\" -k \"cg cg:sbaij\" -m \"\"")
 if part_on peers; then
     [ -x "$PEERS/stream_triad" ] || bench/peers/build.sh "$PEERS" > "$OUT/peers_build.log" 2>&1 ||
         log "peers: bench/peers/build.sh failed (see $OUT/peers_build.log)"
@@ -210,43 +179,48 @@ if part_on peers; then
             -k "cg cg:sbaij" -m "" > "$OUT/peers.md" 2> "$OUT/peers.err" ||
             log "peers: compare_peers.sh failed (see $OUT/peers.err)"
     else
-        echo "Not run: no peer program could be built (bench/peers/build.sh; apt-get install libhypre-dev petsc-dev)." \
-            > "$OUT/blocks/peers.md"
+        log "peers: not run: no peer program could be built (bench/peers/build.sh; apt-get install libhypre-dev petsc-dev)"
     fi
 fi
-if render peers && [ -s "$OUT/peers.md" ]; then
-        # what compare_peers.sh skipped (it builds the peers it misses when it can)
-        missing=$(sed -n 's/^# \(hypre\|PETSc\) peer missing.*(\(apt-get install [^;]*\);.*/\1 (\2)/p' "$OUT/peers.err" | tr '\n' ' ')
-        [ -z "$missing" ] || echo "peers: not installed, skipped: $missing" | tee -a "$OUT/skipped.txt" >&2
-        echo "n,solver,iterations,rel_residual,ms_per_iter,solve_s" > "$OUT/peers.csv"
-        awk -F'|' '/^\| [0-9]+ \(/ { for (i = 2; i <= 8; i++) gsub(/^ +| +$/, "", $i); n = $2; sub(/ .*/, "", n)
-                   gsub(/, /, " ", $3)  # the solver column as one CSV field
-                   if ($3 ~ /ovkrylov|hypre|PETSc/) printf "%s,%s,%s,%s,%s,%s\n", n, $3, $4, $5, $6, $8 }' \
-            "$OUT/peers.md" | sed 's/\*//g' >> "$OUT/peers.csv"
-        {
-            echo "\`bench/compare_peers.sh -r $R -n \"$SIZES_PEER\" -s \"$osolvers\" -k \"cg cg:sbaij\" -m \"\"\` (27-point"
-            echo "Laplacian, Jacobi, rtol 1e-8, blocking reductions, no modelled latency; every program one \`mpiexec\`"
-            echo "per repeat, interleaved; medians over $R):"
-            echo
-            grep -E '^\|' "$OUT/peers.md" | sed -n '1,/^$/p' | awk '/^\| n per rank/ && /\| rows \|/ { exit } /^\| n per rank/ { on = 1 } on && /^\|/ { print } on && !/^\|/ { exit }'
-            echo
-            [ -z "$missing" ] || echo "Not run here (not installed): $missing."
-        } > "$OUT/blocks/peers.md"
+if collect peers && [ -s "$OUT/peers.md" ]; then
+    # what compare_peers.sh skipped (it builds the peers it misses when it can)
+    missing=$(sed -n 's/^# \(hypre\|PETSc\) peer missing.*(\(apt-get install [^;]*\);.*/\1 (\2)/p' "$OUT/peers.err" | tr '\n' ' ')
+    [ -z "$missing" ] || echo "peers: not installed, skipped: $missing" | tee -a "$OUT/skipped.txt" >&2
+    echo "n,solver,iterations,rel_residual,ms_per_iter,solve_s" > "$OUT/peers.csv"
+    awk -F'|' '/^\| [0-9]+ \(/ { for (i = 2; i <= 8; i++) gsub(/^ +| +$/, "", $i); n = $2; sub(/ .*/, "", n)
+               gsub(/, /, " ", $3)  # the solver column as one CSV field
+               if ($3 ~ /ovkrylov|hypre|PETSc/) printf "%s,%s,%s,%s,%s,%s\n", n, $3, $4, $5, $6, $8 }' \
+        "$OUT/peers.md" | sed 's/\*//g' >> "$OUT/peers.csv"
 fi
 
 # ------------------------------------------------------------------ machine, at the end
 if [ -n "$PARTS" ]; then
     load_end=$(cut -d' ' -f1 /proc/loadavg)
-    echo "$(cat "$OUT/machine.txt"), at the end $load_end" > "$OUT/machine.txt.new" && mv "$OUT/machine.txt.new" "$OUT/machine.txt"
     load_start=$(sed -n 's/.*load at start \([0-9.]*\).*/\1/p' "$OUT/machine.txt")
     busy=""
     awk -v a="${load_start:-0}" -v b="$load_end" -v c="$(env -u OMP_NUM_THREADS nproc)" 'BEGIN { exit !(a > c || b > c) }' &&
         busy=" (1-minute load averages above the core count: other jobs shared the cores)"
-    {
-        echo "Machine: $(cat "$OUT/machine.txt")$busy."
-        echo "Date: $DATE, commit \`$COMMIT\`, $NP ranks, Release build, \`OMP_NUM_THREADS=1\`."
-    } > "$OUT/blocks/machine.md"
+    echo "$(cat "$OUT/machine.txt"), at the end $load_end$busy; $NP ranks, Release build, OMP_NUM_THREADS=1" \
+        > "$OUT/machine.txt.new" && mv "$OUT/machine.txt.new" "$OUT/machine.txt"
 fi
+
+# ------------------------------------------------------------------ data files
+# OUT/NAME.csv, headed by its machine, commands and commit -> DIR/NAME.csv,
+# for the parts measured now (or, with -parts "", found in OUT)
+write_data() {
+    local dir="$1" f c arr
+    mkdir -p "$dir"
+    for f in latency precond oneshot peers; do
+        collect "$f" && [ -s "$OUT/$f.csv" ] || continue
+        arr="cmds_$f[@]"
+        {
+            echo "# machine: $(cat "$OUT/machine.txt")"
+            for c in "${!arr}"; do echo "# command: $c"; done
+            echo "# commit: $COMMIT ($DATE), bench/report.sh"
+            cat "$OUT/$f.csv"
+        } > "$dir/$f.csv"
+    done
+}
 
 # ------------------------------------------------------------------ plots
 plots() {
@@ -266,33 +240,24 @@ set output 'docs/img/peers.png'
 set style data histograms; set style histogram clustered gap 1; set style fill solid 0.8 border -1
 set ylabel 'ms per iteration (median)'; set grid ytics; set key top left
 set xtics rotate by -30 noenhanced
-set title '27-point Laplacian, Jacobi, $NP ranks ($DATE, $COMMIT)'
+set title '27-point Laplacian, Jacobi, $NP ranks'
 plot for [c=2:*] '$OUT/peers.dat' using c:xtic(1) title columnhead(c)
 EOF
     fi
 }
 
 # ------------------------------------------------------------------ the doc
-# replace the text between <!-- report:NAME --> and <!-- /report:NAME -->
-# by blocks/NAME.md
-fill_doc() {
-    local doc=docs/performance.md name
-    for f in "$OUT"/blocks/*.md; do
-        name=$(basename "$f" .md)
-        grep -q "^<!-- report:$name -->" "$doc" || { log "no block $name in $doc"; continue; }
-        awk -v name="$name" -v file="$f" '
-            $0 == "<!-- report:" name " -->" { print; while ((getline l < file) > 0) print l; skip = 1; next }
-            $0 == "<!-- /report:" name " -->" { skip = 0 }
-            !skip { print }' "$doc" > "$doc.tmp" && mv "$doc.tmp" "$doc"
-    done
-    mkdir -p bench/results
-    for f in latency precond oneshot peers; do
-        [ -s "$OUT/$f.csv" ] && cp "$OUT/$f.csv" "bench/results/$f.csv"
-    done
-    { echo "# bench/report.sh, $DATE, commit $COMMIT"; echo "# $(cat "$OUT/machine.txt")"; } > bench/results/machine.txt
-}
-
-if [ "$DOC" = 1 ]; then plots; fill_doc; fi
+if [ "$DOC" = 1 ]; then
+    plots
+    write_data bench/results
+    python3 bench/report_render.py || log "bench/report_render.py failed"
+else  # the data files and the doc as they would be, in OUT
+    mkdir -p "$OUT/results"
+    cp bench/results/*.csv "$OUT/results/" 2> /dev/null
+    write_data "$OUT/results"
+    python3 bench/report_render.py -results "$OUT/results" -o "$OUT/performance.md" ||
+        log "bench/report_render.py failed"
+fi
 echo "total $(( $(date +%s) - T0 )) s" >> "$OUT/timing.txt"
 log "done in $(( $(date +%s) - T0 )) s: raw outputs in $OUT$([ -s "$OUT/skipped.txt" ] && echo "; skipped: $(tr '\n' ' ' < "$OUT/skipped.txt")")"
 exit
