@@ -29,7 +29,8 @@
 #   -peclet PE  convection-diffusion Peclet number (default 100, velocity 1 1 1, upwind:
 #               ovk_laplace27's defaults)
 #   -amg 0|1    also our amg and PETSc's hypre BoomerAMG on FILE (default 1)
-#   -o DIR      where the CSV files go (default: the repository's bench/results)
+#   -o DIR      where the CSV files go (default: /tmp/ovk-nonsym); the rows of
+#               docs/performance.md's table are those of bench/results/nonsym.csv
 #   -tag NAME   their name: DIR/nonsym_NAME.csv (every run) and DIR/nonsym_NAME_summary.csv
 #               (medians, one row per case) (default: the date, YYYYMMDD)
 #   -l DIR      keep the raw outputs in DIR (default: a fresh mktemp dir)
@@ -78,7 +79,7 @@ MAXIT_IT=90
 MAXIT=390
 PECLET=100
 AMG=1
-OUTDIR="$ROOT/bench/results"
+OUTDIR=/tmp/ovk-nonsym
 TAG="$(date -u +%Y%m%d)"
 LOGDIR=""
 PARSE=0
