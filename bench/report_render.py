@@ -88,19 +88,22 @@ def latency(path):
         if lat == "0":
             it[s, n], rp[s, n] = r["iterations"], r["reductions_per_iter"]
         t[s, n, lat] = f0(r["median_us_per_iter"]) + (f" ({ch})" if ch else "")
-        if lat == "1000":
-            hid[s, n] = r["hidden_pct"] + "%" if r["hidden_pct"] not in ("-", "") else "-"
+        if lat in ("250", "1000") and r["hidden_pct"] not in ("-", ""):
+            hid[s, n, lat] = ("0" if r["hidden_pct"] == "-0" else r["hidden_pct"]) + "%"
     lats = ("0", "100", "250", "1000")
-    out = head(meta, "Median µs per iteration at each modelled latency; hidden: the share of 1000 µs the "
-               "solver hides, paired by round; `auto`'s choice in parentheses:")
+    hlats = [L for L in ("250", "1000") if any(k[2] == L for k in hid)] or ["1000"]
+    out = head(meta, "Median µs per iteration at each modelled latency; hidden: the share of the latency "
+               "the solver hides, paired by round" + ("; `auto`'s choice in parentheses" if any(
+                   "->" in r["solver"] for r in rows) else "") + ":")
     out.append("| solver | iterations | reductions/iter | " + " | ".join(
-        f"{n}³: {L} µs" if L == "0" else f"{L} µs" for n in sizes for L in lats) + " | hidden at 1000 µs |")
-    out.append("|---|---:|---:|" + "---:|" * (len(sizes) * len(lats)) + "---:|")
+        f"{n}³: {L} µs" if L == "0" else f"{L} µs" for n in sizes for L in lats) + " | "
+        + " | ".join(f"hidden at {L} µs" for L in hlats) + " |")
+    out.append("|---|---:|---:|" + "---:|" * (len(sizes) * len(lats) + len(hlats)))
     for s in order:
         out.append(f"| {s} | " + " / ".join(it.get((s, n), "-") for n in sizes) + " | "
                    + " / ".join(rp.get((s, n), "-") for n in sizes) + " | "
                    + " | ".join(t.get((s, n, L), "-") for n in sizes for L in lats) + " | "
-                   + " / ".join(hid.get((s, n), "-") for n in sizes) + " |")
+                   + " | ".join(" / ".join(hid.get((s, n, L), "-") for n in sizes) for L in hlats) + " |")
     return out
 
 
@@ -141,8 +144,25 @@ def precond(path):
 
 
 # ---------------------------------------------------------------- oneshot
+def oneshot_cells(meta, rows):
+    """oneshot_bench.sh's printed ratios, one row per grid and latency"""
+    out = head(meta, "Per grid and modelled latency: the fastest fixed solver one-shot (one `mpiexec` per "
+               "solve, setup + solve, median µs per iteration), and `auto` over it (below 1: `auto` faster): "
+               "one-shot by medians, one-shot paired by round (`auto`, `auto:maxl=4`); repeated solves of "
+               "set-up objects (`auto`, `auto:maxl=4`, over the fastest fixed solver there):")
+    out += ["| grid per rank | latency µs | fastest fixed, µs/it | auto, one-shot | paired: auto | auto:maxl=4 "
+            "| repeated: auto | auto:maxl=4 |", "|---|---:|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append(f"| {r['n']}³ | {r['latency_us']} | {r['best_fixed']} {float(r['best_fixed_us_per_iter']):.1f} | "
+                   + " | ".join(r[k] for k in ("auto_over_best", "auto_paired", "automaxl4_paired",
+                                               "auto_repeated", "automaxl4_repeated")) + " |")
+    return out
+
+
 def oneshot(path):
     meta, rows = rows_of(path)
+    if rows and "best_fixed" in rows[0]:
+        return oneshot_cells(meta, rows)
     solvers, lats, data = [], [], {}
     for r in rows:
         if r["solver"] not in solvers:
@@ -197,10 +217,12 @@ def peers(path):
     solvers = list(dict.fromkeys(r["solver"] for r in rows))
     by = {(r["n"], r["solver"]): r for r in rows}
     its = {n: "/".join(sorted({r["iterations"] for r in rows if r["n"] == n})) for n in ns}
-    res = {n: sorted({float(r["rel_residual"]) for r in rows if r["n"] == n}) for n in ns}
+    res = {n: sorted({float(r["rel_residual"]) for r in rows if r["n"] == n and r.get("rel_residual", "-") != "-"})
+           for n in ns}  # a recorded run may lack the residuals
     out = head(meta, "Blocking reductions, no modelled latency; one `mpiexec` per program and repeat, interleaved; "
                "median ms per iteration, and ours over hypre's and over PETSc's with AIJ (below 1: ours faster); "
-               + "; ".join(f"`-n {n}`: {its[n]} iterations, final residual {res[n][0]:.4e}–{res[n][-1]:.4e}"
+               + "; ".join(f"`-n {n}`: {its[n]} iterations"
+                           + (f", final residual {res[n][0]:.4e}–{res[n][-1]:.4e}" if res[n] else "")
                            for n in ns) + ":")
     out.append("| solver | " + " | ".join(f"`-n {n}`: ms/it | / hypre | / PETSc" for n in ns) + " |")
     out.append("|---|" + "---:|---:|---:|" * len(ns))
@@ -212,7 +234,7 @@ def peers(path):
                 cells += ["-", "-", "-"]
                 continue
             ms = float(r["ms_per_iter"])
-            cells.append(f"{ms:.1f}")
+            cells.append(f"{ms:.3f}" if ms < 10 else f"{ms:.1f}")
             for ref in ("hypre DS-PCG", "PETSc KSPcg + Jacobi"):
                 q = by.get((n, ref))
                 cells.append(f"{ms / float(q['ms_per_iter']):.2f}" if q and s.startswith("ovkrylov") else "-")
