@@ -1,7 +1,8 @@
 /* Flags shared by the drivers for experiments: the network-latency model,
  * noise injection, the Lanczos condition estimate, residual replacement and
  * a CSV record of each solve; the quantiles the benchmarks report.  Not
- * part of the library: the drivers and benchmarks compile this file in. */
+ * part of the library: the drivers and benchmarks compile this file in and
+ * link the testing library ovkrylov_testing (the noise). */
 #ifndef OVK_DRV_EXPERIMENT_H
 #define OVK_DRV_EXPERIMENT_H
 
@@ -9,6 +10,7 @@
 #include <stdio.h>
 
 #include <ovkrylov/ovkrylov.h>
+#include <ovkrylov/testing.h>
 
 typedef struct ovk_drv_experiment {
     int have_latency;       /* -latency_us or -latency_model given */

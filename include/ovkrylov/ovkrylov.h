@@ -4,10 +4,12 @@
  *   error.h     status codes, ovk_strerror
  *   matrix.h    distributed CSR matrices and vectors
  *   reduce.h    split-phase reductions, the backend registry, the latency model
- *   noise.h     noise injection for benchmarks
  *   pcg.h       ovk_pcg_solve and its variants
  *   solver.h    the solver object: set up once, solve many times
  *   problems.h  Laplacian generators, Matrix Market input
+ *
+ * Not included: testing.h, the testing component (noise injection for
+ * benchmarks), a separate library (libovkrylov_testing).
  */
 #ifndef OVKRYLOV_H
 #define OVKRYLOV_H
@@ -18,7 +20,6 @@
 
 #include "error.h"
 #include "matrix.h"
-#include "noise.h"
 #include "pcg.h"
 #include "problems.h"
 #include "reduce.h"

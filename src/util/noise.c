@@ -1,7 +1,8 @@
-/* Noise injection (include/ovkrylov/noise.h): a POSIX timer on
- * CLOCK_MONOTONIC raises a real-time signal hz times a second; its handler
- * busy-waits duration_us microseconds on CLOCK_MONOTONIC, stealing the CPU
- * from whatever the interrupted thread was doing.
+/* Noise injection (include/ovkrylov/testing.h), in the testing library
+ * ovkrylov_testing, not in libovkrylov: a POSIX timer on CLOCK_MONOTONIC
+ * raises a real-time signal hz times a second; its handler busy-waits
+ * duration_us microseconds on CLOCK_MONOTONIC, stealing the CPU from
+ * whatever the interrupted thread was doing.
  *
  * On Linux the signal is directed at the thread that called
  * ovk_noise_start (SIGEV_THREAD_ID), so the noise hits the compute thread
@@ -16,6 +17,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "ovkrylov/testing.h"
 
 #include "../internal.h"
 

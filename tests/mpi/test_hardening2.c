@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "mpitest.h"
+#include "ovkrylov/testing.h"
 #include "problem.h"
 
 enum { GRID = 8, CALLS = 8 };

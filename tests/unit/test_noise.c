@@ -1,4 +1,4 @@
-/* Unit tests of the noise injection (include/ovkrylov/noise.h): argument
+/* Unit tests of the noise injection (include/ovkrylov/testing.h): argument
  * errors, start/stop states, that interruptions are delivered at about the
  * requested rate, and that stop restores the previous signal disposition.
  * Bounds are generous: this is not a performance test. */
@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "ovkrylov/testing.h"
 
 #define NOISE_SIGNAL (SIGRTMIN + 2)
 

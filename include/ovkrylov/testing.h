@@ -1,4 +1,9 @@
-/* ovkrylov: noise injection for benchmarks (the PCG-Overlap paper, Sec. VII-D).
+/* ovkrylov's testing component: noise injection for benchmarks (the
+ * PCG-Overlap paper, Sec. VII-D).  Not part of the library: ovkrylov.h does
+ * not include this header, and its functions are in libovkrylov_testing
+ * (CMake target ovkrylov::ovkrylov_testing, which links ovkrylov::ovkrylov;
+ * by hand: -lovkrylov_testing -lovkrylov), installed when the package was
+ * configured with OVK_TESTING=ON (docs/install.md).
  *
  * While noise is on, the calling process is interrupted hz times a second
  * and each interruption busy-waits duration_us microseconds, the way an OS
@@ -10,10 +15,13 @@
  * to the thread that called ovk_noise_start, so that helper threads of the
  * MPI library do not absorb it.  Handlers of other signals are untouched;
  * system calls interrupted by it restart.  Call ovk_noise_stop from the
- * thread that started the noise.
+ * thread that started the noise.  A failure's detail is in the library's
+ * ovk_error_detail().
  */
-#ifndef OVKRYLOV_NOISE_H
-#define OVKRYLOV_NOISE_H
+#ifndef OVKRYLOV_TESTING_H
+#define OVKRYLOV_TESTING_H
+
+#include "error.h"
 
 #ifdef __cplusplus
 extern "C" {
