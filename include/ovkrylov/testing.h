@@ -2,7 +2,7 @@
  * PCG-Overlap paper, Sec. VII-D).  Not part of the library: ovkrylov.h does
  * not include this header, and its functions are in libovkrylov_testing
  * (CMake target ovkrylov::ovkrylov_testing, which links ovkrylov::ovkrylov;
- * by hand: -lovkrylov_testing -lovkrylov), installed when the package was
+ * by hand: -lovkrylov_testing -lm -lovkrylov), installed when the package was
  * configured with OVK_TESTING=ON (docs/install.md).
  *
  * While noise is on, the calling process is interrupted hz times a second
