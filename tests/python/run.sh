@@ -61,16 +61,26 @@ export PYTHONDONTWRITEBYTECODE=1
 unset OVK_OPTIONS OVK_REDUCE_BACKEND
 "$mpiexec" -n "$np" $pre "$py" -m pytest -q -p no:cacheprovider --color=no -rs "$src/tests/python"
 rc=$?
-# objects not closed at exit: no hang (60 s bound), a warning per object on every rank
+# objects not closed at exit: no hang (60 s bound), a LeakWarning per object on every rank,
+# shown by Python's default warning filters
 out=$(timeout 60 "$mpiexec" -n "$np" $pre "$py" "$src/tests/python/unclosed_at_exit.py" 2>&1 </dev/null)
 erc=$?
-warned=$(grep -c "not closed is leaked" <<<"$out")
+warned=$(grep -c "LeakWarning: ovkrylov: a .* made at .*unclosed_at_exit.py:[0-9]* .* is not closed and is leaked" <<<"$out")
 if [ "$erc" -ne 0 ] || [ "$warned" -ne $((3 * np)) ]; then
   echo "FAIL objects left open at exit: exit $erc, $warned warnings (expected 0 and $((3 * np))):"
   echo "$out"
   rc=1
 else
-  echo "ok   objects left open at exit: exit 0 at once, $warned ResourceWarnings"
+  echo "ok   objects left open at exit: exit 0 at once, $warned LeakWarnings"
+fi
+# MPI.COMM_NULL on rank 0 only: rank 0's ArgumentError, and `python -m mpi4py` ends the job (60 s bound)
+out=$(timeout 60 "$mpiexec" -n "$np" $pre "$py" -m mpi4py "$src/tests/python/comm_null_one_rank.py" 2>&1 </dev/null)
+erc=$?
+if [ "$erc" -ne 0 ] && [ "$erc" -ne 124 ] && grep -q "ArgumentError: .*COMM_NULL" <<<"$out" &&
+   ! grep -q "not reached" <<<"$out"; then
+  echo "ok   MPI.COMM_NULL on rank 0: ArgumentError there, the job ended (exit $erc)"
+else
+  echo "FAIL MPI.COMM_NULL on rank 0: exit $erc (124: the timeout):"; echo "$out"; rc=1
 fi
 # the installed package (cmake --install into a scratch prefix) loads the installed library
 prefix=$(mktemp -d)
