@@ -102,4 +102,33 @@ if lines: print("\n".join(lines))  # rank 0 prints them all, so no two lines int
 else
   echo "FAIL cmake --install $build"; rc=1
 fi
+# pip (offline, --no-build-isolation) into a fresh venv that sees Debian's NumPy and mpi4py, the
+# library taken from this build (OVKRYLOV_BUILD_DIR; without it setup.py builds its own with CMake),
+# then the poisson example from the venv's interpreter; once (at 1 rank)
+if [ "$np" -eq 1 ]; then
+  if ! "$py" -c 'import venv, ensurepip, setuptools, wheel' 2>/dev/null || ! "$py" -m pip --version >/dev/null 2>&1; then
+    echo "FAIL pip install: $py lacks venv, ensurepip, setuptools or wheel (Debian: python3-venv" \
+         "python3-pip python3-setuptools python3-wheel, which .ci/deps.sh installs)"; rc=1
+  else
+    venv=$(mktemp -d)
+    trap 'rm -f "$ref"; rm -rf "$prefix" "$venv"' EXIT
+    # the venv without its own pip (ensurepip takes seconds): Debian's pip installs into it (--python)
+    if ! out=$("$py" -m venv --without-pip --system-site-packages "$venv" 2>&1 &&
+               cd "$src" && OVKRYLOV_BUILD_DIR="$build" "$py" -m pip --python "$venv/bin/python" install \
+                 --no-build-isolation --no-index --no-cache-dir . 2>&1); then
+      echo "FAIL pip install --no-build-isolation . into a fresh venv:"; echo "$out"; rc=1
+    else
+      out=$(cd / && env -u PYTHONPATH -u OVKRYLOV_LIBRARY timeout 60 "$mpiexec" -n 2 $pre "$venv/bin/python" \
+            -c 'import ovkrylov, ovkrylov._lib as L; print("version", ovkrylov.__version__, L._library_path())' 2>&1 &&
+            cd / && env -u PYTHONPATH -u OVKRYLOV_LIBRARY timeout 60 "$mpiexec" -n 2 $pre "$venv/bin/python" \
+            "$src/python/examples/poisson.py" -m 12 2>&1 </dev/null)
+      if [ "$(grep -c "^version [0-9.]* $venv/.*/ovkrylov/libovkrylov.so.0$" <<<"$out")" -eq 2 ] &&
+         [ "$(grep -cE '^(alg1|pipeprcg) .* relative residual [0-9.]+e-(09|1[0-9])' <<<"$out")" -eq 2 ]; then
+        echo "ok   pip install --no-build-isolation . into a fresh venv, import ovkrylov, poisson.py at 2 ranks"
+      else
+        echo "FAIL the pip-installed package:"; echo "$out"; rc=1
+      fi
+    fi
+  fi
+fi
 exit $rc
