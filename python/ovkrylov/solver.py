@@ -122,12 +122,17 @@ class Solver(Collective):
         if not isinstance(A, Matrix):
             raise ArgumentError(f"Solver needs an ovkrylov.Matrix, not {type(A).__name__} "
                                 "(a Python operator: Solver.operator(comm, nlocal, matvec))")
-        self._init_fields(A.comm, A.handle)
+        if not A._h:
+            raise ArgumentError("the matrix is closed")  # destroyed on this rank: no communicator left
+        self._init_fields(A.comm, None)
         self.matrix = A
         h = ctypes.c_void_p()
-        rc = lib.ovk_solver_create(A.handle, ctypes.byref(h))
+        if A._close_pending:  # closed by the program, alive for its solvers: refused on every rank
+            rc = lib.ovk__f_fail(_lib.EINVAL, b"the matrix is closed")
+        else:
+            rc = lib.ovk_solver_create(A._h, ctypes.byref(h))
         self._h = h if not rc else None
-        self._configure(rc, prefix, from_options, options)
+        self._configure(rc, prefix, from_options, options, lib.ovk__f_matrix_comm(A._h))
         A._hold()  # the matrix is destroyed after this solver
         self._track()
 
@@ -156,7 +161,7 @@ class Solver(Collective):
         h = ctypes.c_void_p()
         check(lib.ovk__py_solver_create_operator(f, nlocal, self._matvec_fn, None, ctypes.byref(h)))
         self._h = h
-        self._configure(0, prefix, from_options, options)
+        self._configure(0, prefix, from_options, options, lib.ovk__f_solver_comm(h))
         self._track()
         return self
 
@@ -170,8 +175,10 @@ class Solver(Collective):
         self._history = None
         self._in_solve = False
 
-    def _configure(self, rc, prefix, from_options, options):
-        """Set the keyword options, agree the outcome, then the database."""
+    def _configure(self, rc, prefix, from_options, options, fcomm):
+        """Set the keyword options, agree the outcome on fcomm (the matrix's
+        communicator: every rank has it, whether its solver was made or not),
+        then the database."""
         problem, code = None, _lib.EINVAL
         if rc:
             problem, code = lib.ovk_error_detail().decode(errors="replace") or lib.ovk_strerror(rc).decode(), rc
@@ -184,7 +191,7 @@ class Solver(Collective):
                     problem, code = f"option {key}={value!r}: {e.detail or e.text}", e.code
                     break
         try:
-            agree(lib.ovk__f_solver_comm(self._h) if self._h else fhandle(self.comm), problem, code)
+            agree(fcomm, problem, code)
         except Error:
             self._discard()
             raise

@@ -58,3 +58,17 @@ def test_failed_solver_does_not_hold(comm, deadline):
         ovkrylov.Solver(A, no_such_option=1, from_options=False)
     A.close()
     assert A._h is None
+
+
+def test_new_solver_on_a_matrix_closed_on_one_rank(comm, deadline):
+    """Rank 0 closed the matrix (kept for its open solver), the others did
+    not: a new Solver on it is refused on every rank, no rank waits."""
+    A = ovkrylov.Matrix.laplace27(comm, 3)
+    s = ovkrylov.Solver(A, from_options=False)
+    if comm.Get_rank() == 0:
+        A.close()
+    with pytest.raises(ovkrylov.ArgumentError, match="closed"):
+        ovkrylov.Solver(A, from_options=False)
+    s.close()
+    A.close()
+    assert A._h is None
