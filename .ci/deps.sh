@@ -15,9 +15,12 @@ set -euo pipefail
 # (tests/smpi, run by tests/run_all.sh in build-smpi) and bench/smpi.
 # python3-mpi4py, python3-numpy, python3-scipy, python3-pytest: the Python package (python/) and
 # its tests (tests/python, pytest under mpiexec; Debian's mpi4py is built on Open MPI).
+# python3-venv, python3-pip, python3-setuptools, python3-wheel: `pip install --no-build-isolation .`
+# (pyproject.toml, offline) into a venv, which tests/python/run.sh checks.
 pkgs="cmake make gcc libc6-dev pkg-config libopenmpi-dev openmpi-bin libopenblas-dev liblapack-dev libcmocka-dev
       libfabric-dev libfabric-bin clang gfortran libmpich-dev mpich libhypre64m-dev
-      libsimgrid-dev simgrid python3 python3-mpi4py python3-numpy python3-scipy python3-pytest"
+      libsimgrid-dev simgrid python3 python3-mpi4py python3-numpy python3-scipy python3-pytest
+      python3-venv python3-pip python3-setuptools python3-wheel"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

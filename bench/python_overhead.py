@@ -6,6 +6,15 @@
             "Python Time = T s": the wall time of the Python call Solver.solve() (its
             argument checks and their agreement, the history buffer, the result; the
             solver set up before), max over the ranks.
+  cost      the package's own cost per call: solve() (and solve_many() of 8 systems) on
+            a tiny Laplacian (-n 2 per rank), 300 calls each: the median of (wall time of
+            the call - the library's Solve Time), which the load of a shared machine
+            disturbs far less than a difference of two long solves.
+  many      solve_many of k systems on the 27-point Laplacian (-n N per rank): b = ones
+            and the k - 1 right-hand sides of the C driver's -nrhs k (the same hash of
+            (global row, j)), the solver set up before; prints the driver's lines, with
+            Solve Time the wall time of the Python call Solver.solve_many() (max over the
+            ranks), as the driver's -nrhs times its ovk_solver_solve_many call.
   operator  (one rank) the cost of one call of a matrix-free Python operator: solves with
             Solver.operator of y = D x (D diagonal, distinct entries; 500 iterations, the
             solve stopped by the iteration limit) against the same D assembled (the C
@@ -35,6 +44,59 @@ def solve(n):
         print(f"Final Relative Residual Norm = {info.residual:e}")
         print(f"Solve Time = {info.solve_time:.6f} s")
         print(f"Python Time = {t:.6f} s")
+
+
+def rhs_value(rows, j):
+    """examples/common/experiment.c's right-hand side j > 0 of -nrhs: a hash of
+    (global row, j) in [0, 1), in uint64 arithmetic (wrapping)."""
+    u = np.uint64
+    with np.errstate(over="ignore"):
+        g = rows.astype(u) * u(0x9E3779B97F4A7C15) + u(j) * u(0xD1B54A32D192ED03)
+        g = (g ^ (g >> u(30))) * u(0xBF58476D1CE4E5B9)
+        g = (g ^ (g >> u(27))) * u(0x94D049BB133111EB)
+        return ((g ^ (g >> u(31))) >> u(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
+
+
+def cost(calls=300):
+    comm = MPI.COMM_WORLD
+    with ovkrylov.Matrix.laplace27(comm, 2) as A, ovkrylov.Solver(A, from_options=False) as s:
+        b = np.ones(A.nlocal)
+        B = np.ones((8, A.nlocal))
+        s.setup()
+        one, eight = [], []
+        for _ in range(calls):
+            t = time.perf_counter()
+            x, info = s.solve(b)
+            one.append(time.perf_counter() - t - info.solve_time)
+            t = time.perf_counter()
+            X, infos = s.solve_many(B)
+            eight.append(time.perf_counter() - t - infos[0].solve_time)
+    one = comm.allreduce(float(np.median(one)), op=MPI.MAX)
+    eight = comm.allreduce(float(np.median(eight)), op=MPI.MAX)
+    if comm.Get_rank() == 0:
+        print(f"Python cost per solve() = {one * 1e6:.1f} us (median of {calls}, max over ranks)")
+        print(f"Python cost per solve_many() of 8 = {eight * 1e6:.1f} us")
+
+
+def many(n, k):
+    comm = MPI.COMM_WORLD
+    with ovkrylov.Matrix.laplace27(comm, n) as A, ovkrylov.Solver(A, from_options=False) as s:
+        rows = np.arange(A.row_start, A.row_start + A.nlocal, dtype=np.int64)
+        B = np.empty((k, A.nlocal))
+        B[0] = 1.0
+        for j in range(1, k):
+            B[j] = rhs_value(rows, j)
+        s.setup()
+        comm.Barrier()
+        t = time.perf_counter()
+        X, infos = s.solve_many(B)
+        t = comm.allreduce(time.perf_counter() - t, op=MPI.MAX)
+    if comm.Get_rank() == 0:
+        for j, info in enumerate(infos):
+            print(f"System {j}: {info.iterations} iterations, relative residual {info.residual:e}, {info.reason}")
+        print(f"Iterations = {max(i.iterations for i in infos)}")
+        print(f"Final Relative Residual Norm = {max(i.residual for i in infos):e}")
+        print(f"Solve Time = {t:.6f} s")
 
 
 def operator(nlocal, its=500, repeats=5):
@@ -80,5 +142,9 @@ if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "solve":
         solve(int(sys.argv[2]))
+    elif mode == "cost":
+        cost()
+    elif mode == "many":
+        many(int(sys.argv[2]), int(sys.argv[3]))
     else:
         operator(int(sys.argv[2]))

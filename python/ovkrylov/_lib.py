@@ -14,9 +14,12 @@ Where libovkrylov.so is found, first that wins:
   3. the dynamic loader's search (libovkrylov.so.0 on LD_LIBRARY_PATH or
      in the system's library directories).
 """
+import atexit
 import ctypes
 import os
+import sys
 import warnings
+import weakref
 from ctypes import POINTER, c_char, c_char_p, c_double, c_int, c_int64, c_longlong, c_size_t, c_void_p
 
 from mpi4py import MPI  # noqa: F401  (MPI is initialised before the library is loaded)
@@ -86,6 +89,11 @@ _prototypes = {
     "ovk__py_laplace_create": (c_int, [c_int, c_int, c_int, c_int, c_int, c_int, c_int, c_int, _Pp]),
     "ovk__py_mm_read": (c_int, [c_int, c_char_p, _Pp]),
     "ovk__py_solver_create_operator": (c_int, [c_int, c_int, APPLY_FN, c_void_p, _Pp]),
+    "ovk__py_matrix_vector": (c_int, [_P, _DP, _Pp]),
+    "ovk__py_matrix_diagonal": (c_int, [_P, _DP]),
+    "ovk__py_matrix_local_nnz": (c_int, [_P, POINTER(c_int64)]),
+    "ovk__py_matrix_local_csr": (c_int, [_P, POINTER(c_int), POINTER(c_int64), _DP]),
+    "ovk_matrix_update_values": (c_int, [_P, POINTER(c_int), POINTER(c_int64), _DP, c_int]),
     "ovk_matrix_destroy": (c_int, [_P]),
     "ovk_matrix_nglobal": (c_int64, [_P]),
     "ovk_matrix_row_start": (c_int64, [_P]),
@@ -103,6 +111,7 @@ _prototypes = {
     "ovk_solver_set_nullspace": (c_int, [_P, c_int, c_int, POINTER(_DP)]),
     "ovk_solver_setup": (c_int, [_P]),
     "ovk_solver_solve": (c_int, [_P, _P, _P, POINTER(PcgResult)]),
+    "ovk_solver_solve_many": (c_int, [_P, c_int, _Pp, _Pp, POINTER(PcgResult)]),
     "ovk_solver_progress": (c_int, [_P]),
     "ovk_solver_vector_create": (c_int, [_P, _DP, _Pp]),
     "ovk_solver_nlocal": (c_int, [_P]),
@@ -139,6 +148,9 @@ for _code in range(0, -64, -1):
 EINVAL = STATUS["OVK_EINVAL"]
 ECALLBACK = STATUS["OVK_ECALLBACK"]
 ESTOPPED = STATUS["OVK_ESTOPPED"]
+# a solve that ran and stopped without converging (Solver.solve(check=False) returns them)
+NOT_CONVERGED = {STATUS[n] for n in ("OVK_EMAXIT", "OVK_EBREAKDOWN", "OVK_ENONFINITE", "OVK_ESTOPPED",
+                                     "OVK_EDIVERGED")}
 
 
 class Error(Exception):
@@ -196,15 +208,41 @@ def agree(fcomm, problem, code=EINVAL):
         raise ArgumentError(detail) if rc == EINVAL else Error(rc, detail)
 
 
+class LeakWarning(UserWarning):
+    """An object of the package was not closed: it is leaked (never destroyed
+    by the garbage collector, whose moment differs between ranks).  A
+    UserWarning, so Python shows it by default."""
+
+
+_open = weakref.WeakSet()  # the objects not closed yet (named at exit)
+
+
+def _caller_site():
+    """file:line of the first caller outside the package."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    f = sys._getframe(1)
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == here:
+        f = f.f_back
+    return f"{f.f_code.co_filename}:{f.f_lineno}" if f is not None else "?"
+
+
 class Collective:
     """What the package's objects share: a handle (self._h, None once closed),
     close() through the subclass's _destroy() (collective: every rank calls
     it), `with` blocks, and a garbage collector that never destroys: an
-    object not closed is leaked with a ResourceWarning (a collective destroy
-    from __del__ would run at a different moment on each rank, or after
-    MPI_Finalize)."""
+    object not closed is leaked, with a LeakWarning naming where it was made
+    when the garbage collector drops it or, for those still alive, at
+    interpreter exit (a collective destroy from __del__ or atexit would run
+    at a different moment on each rank, or after MPI_Finalize)."""
     _h = None
     _what = "object"
+    _site = "?"
+    _reported = False
+
+    def _track(self):
+        """Called once the handle is set: the object counts as open."""
+        self._site = _caller_site()
+        _open.add(self)
 
     @property
     def handle(self):
@@ -218,6 +256,7 @@ class Collective:
         if self._h:
             self._destroy()
             self._h = None
+            _open.discard(self)
 
     def __enter__(self):
         return self
@@ -225,7 +264,19 @@ class Collective:
     def __exit__(self, *exc):
         self.close()
 
+    def _leak_warning(self, when):
+        if self._h and not self._reported:
+            self._reported = True
+            warnings.warn(f"ovkrylov: a {self._what} made at {self._site} {when} is not closed and is leaked "
+                          "(close() is collective: call it on every rank, or use `with`)", LeakWarning,
+                          stacklevel=3)
+
     def __del__(self):
-        if self._h:
-            warnings.warn(f"ovkrylov: a {self._what} not closed is leaked (close() is collective: "
-                          "call it on every rank)", ResourceWarning, stacklevel=2)
+        self._leak_warning("dropped by the garbage collector")
+
+
+@atexit.register
+def _report_open():
+    """At exit (before mpi4py's MPI_Finalize): name every object still open."""
+    for obj in list(_open):
+        obj._leak_warning("still open at exit")

@@ -14,7 +14,7 @@ class Reducer(Collective):
     "offload", with options: "nbc:radix=4"; None: $OVK_REDUCE_BACKEND, else
     blocking).  Collective: the constructor and close(); call close() on every
     rank once every request is waited (an object left to the garbage
-    collector is leaked with a ResourceWarning)."""
+    collector is leaked with a LeakWarning)."""
 
     _what = "reducer"
 
@@ -24,6 +24,7 @@ class Reducer(Collective):
         check(lib.ovk__f_reducer_create(f, (backend or "").encode(), ctypes.byref(h)))
         self._h = h
         self.comm = comm
+        self._track()
 
     @property
     def spec(self):

@@ -4,18 +4,28 @@ import sys
 from dataclasses import dataclass, field
 
 import numpy as np
+from mpi4py import MPI
 
 from . import _lib
 from ._lib import APPLY_FN, MONITOR_FN, ArgumentError, Collective, Error, PcgResult, agree, check, fhandle, lib
+
+check_ = check  # solve()'s keyword argument `check` shadows it there
+# a system's status from its reason (ovk_pcg_reason: converged, iteration limit, breakdown, non-finite,
+# stopped by the monitor, diverged)
+_REASON_STATUS = {1: 0, 2: _lib.STATUS["OVK_EMAXIT"], 3: _lib.STATUS["OVK_EBREAKDOWN"],
+                  4: _lib.STATUS["OVK_ENONFINITE"], 5: _lib.STATUS["OVK_ESTOPPED"], 6: _lib.STATUS["OVK_EDIVERGED"]}
 from .matrix import Matrix
 
 _DP = ctypes.POINTER(ctypes.c_double)
 
 
-@dataclass
+@dataclass(repr=False)
 class SolveInfo:
-    """What a solve reports (ovk_pcg_result): times in seconds, the max over
-    the ranks (times_mean: the mean); history: ||r||_2 of iterations 0, 1, ..."""
+    """What a solve reports (ovk_pcg_result): status (0, or the OVK_E* code
+    of a solve that stopped without converging), reason ("converged",
+    "iteration limit", "breakdown", "non-finite", "stopped by the monitor",
+    "diverged"), times in seconds, the max over the ranks (times_mean: the
+    mean); history: ||r||_2 of iterations 0, 1, ...  repr() is one line."""
     status: int
     iterations: int
     residual: float  # final ||r|| / ||b||
@@ -40,6 +50,10 @@ class SolveInfo:
     @property
     def converged(self):
         return self.reason == "converged"
+
+    def __repr__(self):
+        return (f"SolveInfo({self.reason}, {self.iterations} iterations, residual {self.residual:.3e}, "
+                f"solve {self.times.get('solve', 0.0):.4g} s)")
 
 
 def _text(value):
@@ -68,8 +82,8 @@ class _Views:
         if v is None:
             if len(cache) > 64:
                 cache.clear()
-            if self.n:
-                v = np.ctypeslib.as_array(ptr, shape=(self.n,))
+            if self.n:  # .view: native byte order ('d'), which mpi4py takes ('<d' from ctypes it does not)
+                v = np.ctypeslib.as_array(ptr, shape=(self.n,)).view(np.float64)
             else:
                 v = np.empty(0)
             v.flags.writeable = writeable
@@ -94,10 +108,13 @@ class Solver(Collective):
     returns a true value to stop the solve.
 
     Collective over the matrix's communicator: the constructor, solve(),
-    setup() and close().  Call close() on every rank (or use `with`); an
-    object left to the garbage collector is leaked with a ResourceWarning,
-    never destroyed (destroy is collective; at interpreter exit it could
-    hang).  The matrix must outlive the solver."""
+    solve_many(), setup() and close().  Call close() on every rank (or use
+    `with`); an object left to the garbage collector is leaked with a
+    LeakWarning, never destroyed (destroy is collective; at interpreter exit
+    it could hang).  The solver keeps its matrix alive: a Matrix closed
+    while the solver is open is destroyed by the solver's close().  New
+    values of the matrix (Matrix.update_values) are taken at the next solve
+    (only the numeric setup is redone)."""
 
     _what = "solver"
 
@@ -105,17 +122,25 @@ class Solver(Collective):
         if not isinstance(A, Matrix):
             raise ArgumentError(f"Solver needs an ovkrylov.Matrix, not {type(A).__name__} "
                                 "(a Python operator: Solver.operator(comm, nlocal, matvec))")
-        self._init_fields(A.comm, A.handle)
+        if not A._h:
+            raise ArgumentError("the matrix is closed")  # destroyed on this rank: no communicator left
+        self._init_fields(A.comm, None)
         self.matrix = A
         h = ctypes.c_void_p()
-        rc = lib.ovk_solver_create(A.handle, ctypes.byref(h))
+        if A._close_pending:  # closed by the program, alive for its solvers: refused on every rank
+            rc = lib.ovk__f_fail(_lib.EINVAL, b"the matrix is closed")
+        else:
+            rc = lib.ovk_solver_create(A._h, ctypes.byref(h))
         self._h = h if not rc else None
-        self._configure(rc, prefix, from_options, options)
+        self._configure(rc, prefix, from_options, options, lib.ovk__f_matrix_comm(A._h))
+        A._hold()  # the matrix is destroyed after this solver
+        self._track()
 
     @classmethod
     def operator(cls, comm, nlocal, matvec, prefix=None, from_options=True, **options):
         """A solver on the application's operator: matvec(x, y) writes y = A x
-        on this rank's nlocal rows (x read-only, both float64 arrays; the
+        on this rank's nlocal rows (x read-only, both plain float64 arrays
+        that mpi4py takes as buffers, e.g. comm.Sendrecv(x[:1], ...); the
         rows ordered by rank).  A matvec that raises fails the solve with
         OVK_ECALLBACK on every rank; it must still do whatever communication
         its peers' calls do (its halo exchange).  Collective."""
@@ -126,6 +151,8 @@ class Solver(Collective):
         problem = None if callable(matvec) else f"matvec must be callable, not {type(matvec).__name__}"
         try:
             nlocal = int(nlocal)
+            if not 0 <= nlocal <= 2**31 - 1:
+                problem = problem or f"nlocal = {nlocal}: the rows of one rank must lie in [0, 2^31 - 1]"
         except (TypeError, ValueError):
             problem = problem or f"nlocal must be an int, not {type(nlocal).__name__}"
         agree(f, problem)
@@ -134,7 +161,8 @@ class Solver(Collective):
         h = ctypes.c_void_p()
         check(lib.ovk__py_solver_create_operator(f, nlocal, self._matvec_fn, None, ctypes.byref(h)))
         self._h = h
-        self._configure(0, prefix, from_options, options)
+        self._configure(0, prefix, from_options, options, lib.ovk__f_solver_comm(h))
+        self._track()
         return self
 
     def _init_fields(self, comm, _):
@@ -147,8 +175,10 @@ class Solver(Collective):
         self._history = None
         self._in_solve = False
 
-    def _configure(self, rc, prefix, from_options, options):
-        """Set the keyword options, agree the outcome, then the database."""
+    def _configure(self, rc, prefix, from_options, options, fcomm):
+        """Set the keyword options, agree the outcome on fcomm (the matrix's
+        communicator: every rank has it, whether its solver was made or not),
+        then the database."""
         problem, code = None, _lib.EINVAL
         if rc:
             problem, code = lib.ovk_error_detail().decode(errors="replace") or lib.ovk_strerror(rc).decode(), rc
@@ -161,12 +191,16 @@ class Solver(Collective):
                     problem, code = f"option {key}={value!r}: {e.detail or e.text}", e.code
                     break
         try:
-            agree(lib.ovk__f_solver_comm(self._h) if self._h else fhandle(self.comm), problem, code)
+            agree(fcomm, problem, code)
         except Error:
             self._discard()
             raise
         if from_options:
-            self._call(lib.ovk_solver_set_from_options(self._h, prefix.encode() if prefix else None))
+            try:
+                self._call(lib.ovk_solver_set_from_options(self._h, prefix.encode() if prefix else None))
+            except Error:
+                self._discard()  # every rank: the database's outcome is agreed
+                raise
 
     def _discard(self):
         """Destroy after a failure every rank agreed on."""
@@ -286,23 +320,21 @@ class Solver(Collective):
 
     # ---- solve --------------------------------------------------------------
     def _check_vec(self, a, what, n):
-        if not isinstance(a, np.ndarray):
-            return f"{what} must be a numpy.ndarray, not {type(a).__name__}"
-        if a.dtype != np.float64:
-            return f"{what} has dtype {a.dtype}, expected float64"
-        if a.ndim != 1 or a.shape[0] != n:
-            return f"{what} has shape {a.shape}, expected ({n},) (this rank's rows)"
-        if not a.flags.c_contiguous:
-            return f"{what} is not contiguous (pass numpy.ascontiguousarray({what}))"
-        return None
+        from .matrix import _vector
+        return _vector(a, n, what)[1]
 
-    def solve(self, b, x0=None, inplace=False):
+    def solve(self, b, x0=None, inplace=False, check=True):
         """Solve A x = b on this rank's rows: b (and x0, the initial guess;
         zero when None) float64, 1-D, contiguous, of nlocal entries.  The
         library works on b and x in place (no copy); x is a new array, or x0
-        itself with inplace=True.  Returns (x, info).  A solve that does not
-        converge, or fails, raises Error on every rank with .info and .x.
-        Collective."""
+        itself with inplace=True.  Returns (x, info).
+
+        A solve that stops without converging (iteration limit, breakdown,
+        non-finite values, the monitor's stop, divergence) raises Error on
+        every rank with .info and .x; with check=False it returns (x, info)
+        instead, info.status the OVK_E* code and info.reason why, as a
+        KSPConvergedReason.  Bad arguments, bad options and a callback that
+        raised always raise.  Collective."""
         h = self.handle
         if self._in_solve:
             raise ArgumentError("solve() called from a callback of the same solver")
@@ -323,8 +355,8 @@ class Solver(Collective):
         vb, vx = ctypes.c_void_p(), ctypes.c_void_p()
         res = PcgResult()
         try:
-            check(lib.ovk_solver_vector_create(h, b.ctypes.data_as(_DP) if n else None, ctypes.byref(vb)))
-            check(lib.ovk_solver_vector_create(h, x.ctypes.data_as(_DP) if n else None, ctypes.byref(vx)))
+            check_(lib.ovk_solver_vector_create(h, b.ctypes.data_as(_DP) if n else None, ctypes.byref(vb)))
+            check_(lib.ovk_solver_vector_create(h, x.ctypes.data_as(_DP) if n else None, ctypes.byref(vx)))
             self._cb_error = None
             self._in_solve = True
             try:
@@ -335,8 +367,79 @@ class Solver(Collective):
             lib.ovk_vector_destroy(vb)
             lib.ovk_vector_destroy(vx)
         info = self._info(rc, res, hist)
-        self._call(rc, info=info, x=x)
+        self._call(rc if check or not self._stopped(rc, [res]) else 0, info=info, x=x)
         return x, info
+
+    def _stopped(self, rc, results):
+        """rc is a solve that ran and stopped without converging (no
+        argument, option or callback failure)."""
+        return rc in _lib.NOT_CONVERGED and self._cb_error is None and any(r.reason for r in results)
+
+    def solve_many(self, B, X0=None, check=True):
+        """Solve the k systems A X[j] = B[j] together (ovk_solver_solve_many:
+        one reduction per reduction point and one pass over the matrix per
+        product for all k).  B: float64 of shape (k, nlocal), C-contiguous,
+        ONE ROW PER SYSTEM (B[j] is system j's right-hand side on this rank's
+        rows; for one column per system, an (nlocal, k) array in Fortran
+        order, pass its transpose B.T: no copy); the same k on every rank.
+        X0: the initial guesses, the same shape (zero when None).  Returns
+        (X, infos): X of B's shape, a new array (X[j] system j's solution),
+        infos the list of k SolveInfo (reductions: the batch's; the history
+        only in infos[0]).  A system that does not converge raises Error on
+        every rank with .info (the list) and .x (X); with check=False the
+        call returns them, each info saying its reason.  Collective."""
+        h = self.handle
+        if self._in_solve:
+            raise ArgumentError("solve_many() called from a callback of the same solver")
+        n = self._views.n
+        problem, k = None, 0
+        if not isinstance(B, np.ndarray):
+            problem = f"B must be a numpy.ndarray, not {type(B).__name__}"
+        elif B.dtype != np.float64:
+            problem = f"B has dtype {B.dtype}, expected float64"
+        elif B.ndim != 2 or B.shape[1] != n or B.shape[0] < 1:
+            problem = (f"B has shape {B.shape}, expected (k, {n}) with k >= 1: one row per system "
+                       "(for one column per system pass B.T)")
+        elif not B.flags.c_contiguous:
+            problem = "B is not C-contiguous (one row per system; pass numpy.ascontiguousarray(B))"
+        else:
+            k = B.shape[0]
+        if not problem and X0 is not None:
+            if not isinstance(X0, np.ndarray) or X0.dtype != np.float64 or X0.shape != B.shape:
+                problem = f"X0 must be a float64 array of B's shape {B.shape}"
+        f = lib.ovk__f_solver_comm(h)
+        agree(f, problem)
+        ks = np.array([k, -k], dtype=np.int64)
+        MPI.Comm.f2py(f).Allreduce(MPI.IN_PLACE, ks, op=MPI.MAX)
+        agree(f, None if ks[0] == -ks[1] else
+              f"solve_many: B has {k} systems on this rank, between {-ks[1]} and {ks[0]} over the ranks")
+        X = np.zeros((k, n)) if X0 is None else np.array(X0, dtype=np.float64, order="C", copy=True)
+        hist = self._history_buffer()
+        vb = (ctypes.c_void_p * k)()
+        vx = (ctypes.c_void_p * k)()
+        res = (PcgResult * k)()
+        try:
+            v = ctypes.c_void_p()
+            for j in range(k):
+                check_(lib.ovk_solver_vector_create(h, B[j].ctypes.data_as(_DP) if n else None, ctypes.byref(v)))
+                vb[j] = v.value
+                check_(lib.ovk_solver_vector_create(h, X[j].ctypes.data_as(_DP) if n else None, ctypes.byref(v)))
+                vx[j] = v.value
+            self._cb_error = None
+            self._in_solve = True
+            try:
+                rc = lib.ovk_solver_solve_many(h, k, vb, vx, res)
+            finally:
+                self._in_solve = False
+        finally:
+            for j in range(k):
+                lib.ovk_vector_destroy(vb[j])
+                lib.ovk_vector_destroy(vx[j])
+        empty = np.zeros(0)
+        infos = [self._info(_REASON_STATUS.get(res[j].reason, rc), res[j], hist if j == 0 else empty)
+                 for j in range(k)]
+        self._call(rc if check or not self._stopped(rc, res) else 0, info=infos, x=X)
+        return X, infos
 
     def _history_buffer(self):
         """The history buffer: max_it + 1 norms (set again when max_it grew)."""
@@ -367,3 +470,5 @@ class Solver(Collective):
         h = ctypes.c_void_p(self._h.value)
         check(lib.ovk_solver_destroy(ctypes.byref(h)))
         self._history = None
+        if self.matrix is not None:
+            self.matrix._release()  # destroys a matrix closed meanwhile

@@ -49,3 +49,13 @@ def laplace(comm):
     A = ovkrylov.Matrix.laplace27(comm, 6)
     yield A
     A.close()
+
+
+@pytest.fixture
+def deadline():
+    """A hang ends the process (and so mpiexec's job) after 60 s, with every
+    thread's traceback, instead of waiting for ctest's timeout."""
+    import faulthandler
+    faulthandler.dump_traceback_later(60, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()

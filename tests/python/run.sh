@@ -61,16 +61,26 @@ export PYTHONDONTWRITEBYTECODE=1
 unset OVK_OPTIONS OVK_REDUCE_BACKEND
 "$mpiexec" -n "$np" $pre "$py" -m pytest -q -p no:cacheprovider --color=no -rs "$src/tests/python"
 rc=$?
-# objects not closed at exit: no hang (60 s bound), a warning per object on every rank
+# objects not closed at exit: no hang (60 s bound), a LeakWarning per object on every rank,
+# shown by Python's default warning filters
 out=$(timeout 60 "$mpiexec" -n "$np" $pre "$py" "$src/tests/python/unclosed_at_exit.py" 2>&1 </dev/null)
 erc=$?
-warned=$(grep -c "not closed is leaked" <<<"$out")
+warned=$(grep -c "LeakWarning: ovkrylov: a .* made at .*unclosed_at_exit.py:[0-9]* .* is not closed and is leaked" <<<"$out")
 if [ "$erc" -ne 0 ] || [ "$warned" -ne $((3 * np)) ]; then
   echo "FAIL objects left open at exit: exit $erc, $warned warnings (expected 0 and $((3 * np))):"
   echo "$out"
   rc=1
 else
-  echo "ok   objects left open at exit: exit 0 at once, $warned ResourceWarnings"
+  echo "ok   objects left open at exit: exit 0 at once, $warned LeakWarnings"
+fi
+# MPI.COMM_NULL on rank 0 only: rank 0's ArgumentError, and `python -m mpi4py` ends the job (60 s bound)
+out=$(timeout 60 "$mpiexec" -n "$np" $pre "$py" -m mpi4py "$src/tests/python/comm_null_one_rank.py" 2>&1 </dev/null)
+erc=$?
+if [ "$erc" -ne 0 ] && [ "$erc" -ne 124 ] && grep -q "ArgumentError: .*COMM_NULL" <<<"$out" &&
+   ! grep -q "not reached" <<<"$out"; then
+  echo "ok   MPI.COMM_NULL on rank 0: ArgumentError there, the job ended (exit $erc)"
+else
+  echo "FAIL MPI.COMM_NULL on rank 0: exit $erc (124: the timeout):"; echo "$out"; rc=1
 fi
 # the installed package (cmake --install into a scratch prefix) loads the installed library
 prefix=$(mktemp -d)
@@ -91,5 +101,34 @@ if lines: print("\n".join(lines))  # rank 0 prints them all, so no two lines int
   fi
 else
   echo "FAIL cmake --install $build"; rc=1
+fi
+# pip (offline, --no-build-isolation) into a fresh venv that sees Debian's NumPy and mpi4py, the
+# library taken from this build (OVKRYLOV_BUILD_DIR; without it setup.py builds its own with CMake),
+# then the poisson example from the venv's interpreter; once (at 1 rank)
+if [ "$np" -eq 1 ]; then
+  if ! "$py" -c 'import venv, ensurepip, setuptools, wheel' 2>/dev/null || ! "$py" -m pip --version >/dev/null 2>&1; then
+    echo "FAIL pip install: $py lacks venv, ensurepip, setuptools or wheel (Debian: python3-venv" \
+         "python3-pip python3-setuptools python3-wheel, which .ci/deps.sh installs)"; rc=1
+  else
+    venv=$(mktemp -d)
+    trap 'rm -f "$ref"; rm -rf "$prefix" "$venv"' EXIT
+    # the venv without its own pip (ensurepip takes seconds): Debian's pip installs into it (--python)
+    if ! out=$("$py" -m venv --without-pip --system-site-packages "$venv" 2>&1 &&
+               cd "$src" && OVKRYLOV_BUILD_DIR="$build" "$py" -m pip --python "$venv/bin/python" install \
+                 --no-build-isolation --no-index --no-cache-dir . 2>&1); then
+      echo "FAIL pip install --no-build-isolation . into a fresh venv:"; echo "$out"; rc=1
+    else
+      out=$(cd / && env -u PYTHONPATH -u OVKRYLOV_LIBRARY timeout 60 "$mpiexec" -n 2 $pre "$venv/bin/python" \
+            -c 'import ovkrylov, ovkrylov._lib as L; print("version", ovkrylov.__version__, L._library_path())' 2>&1 &&
+            cd / && env -u PYTHONPATH -u OVKRYLOV_LIBRARY timeout 60 "$mpiexec" -n 2 $pre "$venv/bin/python" \
+            "$src/python/examples/poisson.py" -m 12 2>&1 </dev/null)
+      if [ "$(grep -c "^version [0-9.]* $venv/.*/ovkrylov/libovkrylov.so.0$" <<<"$out")" -eq 2 ] &&
+         [ "$(grep -cE '^(alg1|pipeprcg) .* relative residual [0-9.]+e-(09|1[0-9])' <<<"$out")" -eq 2 ]; then
+        echo "ok   pip install --no-build-isolation . into a fresh venv, import ovkrylov, poisson.py at 2 ranks"
+      else
+        echo "FAIL the pip-installed package:"; echo "$out"; rc=1
+      fi
+    fi
+  fi
 fi
 exit $rc

@@ -137,3 +137,61 @@ def test_progress_and_close_from_a_callback(comm, laplace):
     x, info = s.solve(np.ones(laplace.nlocal))
     s.close()
     assert info.converged and refused == ["OVK_EBUSY"]
+
+
+class Laplace1D:
+    """The 1-D Laplacian [-1 2 -1] on nlocal rows per rank, its halo (one value
+    each side) exchanged with mpi4py's buffer interface on the arrays the
+    library passes (comm.Sendrecv(x[:1], ...)): they must be plain float64."""
+
+    def __init__(self, comm, nlocal):
+        self.comm, self.n = comm, nlocal
+        r, p = comm.Get_rank(), comm.Get_size()
+        from mpi4py import MPI
+        self.left = r - 1 if r > 0 else MPI.PROC_NULL
+        self.right = r + 1 if r < p - 1 else MPI.PROC_NULL
+        self.ghost = np.zeros(2)
+
+    def __call__(self, x, y):
+        assert x.dtype == np.float64 and memoryview(x).format == "d"
+        g = self.ghost
+        g[:] = 0.0
+        self.comm.Sendrecv(x[:1], dest=self.left, recvbuf=g[1:], source=self.right)
+        self.comm.Sendrecv(x[-1:], dest=self.right, recvbuf=g[:1], source=self.left)
+        y[:] = 2.0 * x
+        y[1:] -= x[:-1]
+        y[:-1] -= x[1:]
+        y[0] -= g[0]
+        y[-1] -= g[1]
+
+
+def test_operator_halo_exchange_with_mpi4py_buffers(comm):
+    """A matrix-free operator doing its own halo exchange (issue: KeyError '<d')."""
+    nl = 40
+    op = Laplace1D(comm, nl)
+    n, lo = nl * comm.Get_size(), nl * comm.Get_rank()
+    b = np.sin(np.arange(lo, lo + nl) * 0.1) + 1.0
+    with ovkrylov.Solver.operator(comm, nl, op, precond="none", rtol=1e-10, from_options=False) as s:
+        x, info = s.solve(b)
+    rows = [(i, j, 2.0 if i == j else -1.0) for i in range(lo, lo + nl) for j in (i - 1, i, i + 1) if 0 <= j < n]
+    indptr = np.searchsorted([r for r, _, _ in rows], np.arange(lo, lo + nl + 1))
+    with ovkrylov.Matrix.from_csr(comm, lo, indptr, [c for _, c, _ in rows], [v for _, _, v in rows]) as A, \
+            ovkrylov.Solver(A, precond="none", rtol=1e-10, from_options=False) as t:
+        y, ref = t.solve(b)
+    assert info.converged and info.iterations == ref.iterations
+    assert np.allclose(x, y, rtol=1e-9, atol=0)
+
+
+def test_precond_arrays_are_mpi4py_buffers(comm, laplace):
+    """The preconditioner's arrays too: a global Allreduce on them works."""
+    from mpi4py import MPI
+    seen = []
+
+    def jacobi(r, z):
+        z[:] = r / 26.0
+        total = np.zeros(1)
+        comm.Allreduce(z[:1], total, op=MPI.SUM)
+        seen.append(total[0])
+    with ovkrylov.Solver(laplace, precond=jacobi, from_options=False) as s:
+        x, info = s.solve(np.ones(laplace.nlocal))
+    assert info.converged and len(seen) >= info.iterations

@@ -97,3 +97,36 @@ def test_operator_bad_arguments(comm):
         ovkrylov.Solver.operator(comm, 4, None)
     with pytest.raises(ovkrylov.Error):
         ovkrylov.Solver.operator(comm, -1, lambda x, y: None)
+
+
+def test_indices_past_int64_and_nlocal_past_int(comm):
+    """uint64 columns >= 2^63 named as they are (not wrapped); nlocal >= 2^31
+    refused before the library (not wrapped to a negative int)."""
+    lo = comm.Get_rank()
+    with pytest.raises(ovkrylov.ArgumentError, match="9223372036854775817"):
+        ovkrylov.Matrix.from_csr(comm, lo, [0, 1], np.array([2**63 + 9], dtype=np.uint64), [1.0])
+    with pytest.raises(ovkrylov.ArgumentError, match="2147483648"):
+        ovkrylov.Solver.operator(comm, 2**31, lambda x, y: None)
+
+
+def test_check_false_returns_the_reason(comm, laplace):
+    with ovkrylov.Solver(laplace, max_it=2, from_options=False) as s:
+        x, info = s.solve(np.ones(laplace.nlocal), check=False)
+        assert info.reason == "iteration limit" and not info.converged
+        assert info.status == ovkrylov.STATUS["OVK_EMAXIT"] and x.shape == (laplace.nlocal,)
+        text = repr(info)
+        assert "\n" not in text and len(text) < 120 and "iteration limit" in text
+        with pytest.raises(ovkrylov.ArgumentError):  # argument errors still raise
+            s.solve(np.ones(3), check=False)
+    with ovkrylov.Solver(laplace, solver="nosuch", from_options=False) as s:
+        with pytest.raises(ovkrylov.Error):  # so do option errors
+            s.solve(np.ones(laplace.nlocal), check=False)
+
+
+def test_version_is_the_libraries():
+    """ovkrylov.__version__ is CMakeLists.txt's project VERSION (the C library's)."""
+    import pathlib
+    import re
+    top = pathlib.Path(__file__).resolve().parents[2] / "CMakeLists.txt"
+    m = re.search(r"project\(ovkrylov VERSION ([0-9.]+)", top.read_text())
+    assert m and ovkrylov.__version__ == m.group(1)
