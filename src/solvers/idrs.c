@@ -17,7 +17,7 @@
  *     f(k+1:) -= beta M(k+1:,k)
  *   the omega step:
  *     z = C r;  t = A z
- *     <t,r>, <t,t>, P^T r, P^T t, <r,r>               (reduction: 2s + 3)
+ *     P^T r, P^T t, <t,r>, <t,t>, <r,r>               (reduction: 2s + 3)
  *     omega = <t,r> / <t,t>, raised to kappa ||r|| / ||t|| when
  *     |<t,r>| < kappa ||t|| ||r|| (kappa = 0.7, "maintaining the
  *     convergence", Sleijpen and van der Vorst)
@@ -136,28 +136,104 @@ static int shadow_space(ovk__ctx *c, idrs_work *w)
 
 /* ---- local kernels ------------------------------------------------------- */
 
+/* the kernels run over blocks of BLOCK rows, each sum of vectors one vector
+ * at a time into a block on the stack (vectorised, in cache) */
+enum { BLOCK = 512 };
+
+/* rows lo..lo+m of y = a x + sum_j coef[j] X[j], x given from row lo (x
+ * and X read before y is written: y may be one of them) */
+static void block_comb(int lo, int m, double *y, double a, const double *x, int k, double *const *X, const double *coef)
+{
+    double b[BLOCK];
+    for (int i = 0; i < m; i++) b[i] = a * x[i];
+    for (int j = 0; j < k; j++) {
+        const double *restrict xj = X[j] + lo;
+        double cj = coef[j];
+#pragma omp simd
+        for (int i = 0; i < m; i++) b[i] += cj * xj[i];
+    }
+    memcpy(y + lo, b, sizeof(double) * (size_t)m);
+}
+
 /* y = a x + sum_j coef[j] X[j] over k vectors (y may be x or one of X) */
 static void lincomb(ovk__ctx *c, double *y, double a, const double *x, int k, double *const *X, const double *coef)
 {
     int n = c->n, every = ovk__chunk_rows(n, &c->hook);
     ovk__tic t0 = ovk__tic_start(c);
-    for (int lo = 0; lo < n; lo += every) {
-        int hi = ovk__chunk_end(lo, every, n);
-        for (int i = lo; i < hi; i++) {
-            double v = a * x[i];
-            for (int j = 0; j < k; j++) v += coef[j] * X[j][i];
-            y[i] = v;
+    for (int lo = 0, since = 0; lo < n; lo += BLOCK) {
+        int m = ovk__chunk_end(lo, BLOCK, n) - lo;
+        block_comb(lo, m, y, a, x + lo, k, X, coef);
+        since += m;
+        if (since >= every || lo + m == n) {
+            ovk__poke(&c->hook);
+            since = 0;
         }
-        ovk__poke(&c->hook);
     }
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
-/* the local sums <x[i], y[i]>, i < k, into out */
-static void local_dots(ovk__ctx *c, int k, const double *const *x, const double *const *y, double *out)
+/* with a diagonal C (d): u_k = omega d (r - G(:,k:) c) + U(:,k:) c in one
+ * pass (v and z not made) */
+static void direction_diag(ovk__ctx *c, idrs_work *w, int k, const double *d)
 {
+    int n = c->n, s = w->s, every = ovk__chunk_rows(n, &c->hook);
+    double mc[MAX_S], z[BLOCK];
+    for (int j = k; j < s; j++) mc[j] = -w->cf[j];
     ovk__tic t0 = ovk__tic_start(c);
-    ovk__dots(c->n, k, x, y, out, &c->hook);
+    for (int lo = 0, since = 0; lo < n; lo += BLOCK) {
+        int m = ovk__chunk_end(lo, BLOCK, n) - lo;
+        block_comb(0, m, z, 1.0, w->r + lo, 0, NULL, NULL);
+        for (int j = k; j < s; j++) {
+            const double *restrict g = w->G[j] + lo;
+#pragma omp simd
+            for (int i = 0; i < m; i++) z[i] += mc[j] * g[i];
+        }
+        for (int i = 0; i < m; i++) z[i] *= d[lo + i];
+        block_comb(lo, m, w->U[k], w->omega, z, s - k, w->U + k, w->cf + k);
+        since += m;
+        if (since >= every || lo + m == n) {
+            ovk__poke(&c->hook);
+            since = 0;
+        }
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+/* the local sums out[a s + j] = <p_j, Y[a]> (a < ny, j < s), then
+ * <Y[0],Y[0]> (ny = 1) or <Y[1],Y[0]>, <Y[1],Y[1]> (ny = 2): each vector
+ * read once, block by block */
+static void shadow_dots(ovk__ctx *c, idrs_work *w, int ny, const double *const *Y, double *out)
+{
+    int n = c->n, s = w->s, every = ovk__chunk_rows(n, &c->hook), nout = ny * s + ny;
+    ovk__tic t0 = ovk__tic_start(c);
+    for (int j = 0; j < nout; j++) out[j] = 0.0;
+    for (int lo = 0, since = 0; lo < n; lo += BLOCK) {
+        int m = ovk__chunk_end(lo, BLOCK, n) - lo;
+        for (int a = 0; a < ny; a++) {
+            const double *restrict y = Y[a] + lo;
+            for (int j = 0; j < s; j++) {
+                const double *restrict p = w->P[j] + lo;
+                double d = 0.0;
+#pragma omp simd reduction(+ : d)
+                for (int i = 0; i < m; i++) d += p[i] * y[i];
+                out[a * s + j] += d;
+            }
+        }
+        const double *restrict y0 = Y[0] + lo, *restrict y1 = Y[ny - 1] + lo;
+        double d0 = 0.0, d1 = 0.0;
+#pragma omp simd reduction(+ : d0, d1)
+        for (int i = 0; i < m; i++) {
+            d0 += y1[i] * y0[i];
+            d1 += y1[i] * y1[i];
+        }
+        out[ny * s] += d0;
+        if (ny == 2) out[ny * s + 1] += d1;
+        since += m;
+        if (since >= every || lo + m == n) {
+            ovk__poke(&c->hook);
+            since = 0;
+        }
+    }
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
@@ -165,27 +241,30 @@ static void local_dots(ovk__ctx *c, int k, const double *const *x, const double 
  * x += beta u_k;  rr_loc = <r,r>: one pass */
 static void inner_update(ovk__ctx *c, idrs_work *w, int k, double beta)
 {
-    double *restrict g = w->G[k], *restrict u = w->U[k], *restrict r = w->r, *restrict x = c->x;
-    const double *al = w->al;
+    double *restrict r = w->r, *restrict x = c->x, ma[MAX_S];
     int n = c->n, every = ovk__chunk_rows(n, &c->hook);
     double rr = 0.0;
+    for (int j = 0; j < k; j++) ma[j] = -w->al[j];
     ovk__tic t0 = ovk__tic_start(c);
-    for (int lo = 0; lo < n; lo += every) {
-        int hi = ovk__chunk_end(lo, every, n);
-        for (int i = lo; i < hi; i++) {
-            double gi = g[i], ui = u[i];
-            for (int j = 0; j < k; j++) {
-                gi -= al[j] * w->G[j][i];
-                ui -= al[j] * w->U[j][i];
-            }
-            g[i] = gi;
-            u[i] = ui;
-            double ri = r[i] - beta * gi;
-            r[i] = ri;
-            x[i] += beta * ui;
-            rr += ri * ri;
+    for (int lo = 0, since = 0; lo < n; lo += BLOCK) {
+        int m = ovk__chunk_end(lo, BLOCK, n) - lo;
+        block_comb(lo, m, w->G[k], 1.0, w->G[k] + lo, k, w->G, ma);
+        block_comb(lo, m, w->U[k], 1.0, w->U[k] + lo, k, w->U, ma);
+        const double *restrict g = w->G[k] + lo, *restrict u = w->U[k] + lo;
+        double *restrict rb = r + lo, *restrict xb = x + lo, br = 0.0;
+#pragma omp simd reduction(+ : br)
+        for (int i = 0; i < m; i++) {
+            double ri = rb[i] - beta * g[i];
+            rb[i] = ri;
+            xb[i] += beta * u[i];
+            br += ri * ri;
         }
-        ovk__poke(&c->hook);
+        rr += br;
+        since += m;
+        if (since >= every || lo + m == n) {
+            ovk__poke(&c->hook);
+            since = 0;
+        }
     }
     w->rr_loc = rr;
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
@@ -222,12 +301,8 @@ static int restart(ovk__ctx *c, idrs_work *w)
     memset(w->M, 0, sizeof(double) * (size_t)(s * s));
     for (int j = 0; j < s; j++) w->M[j + s * j] = 1.0;
     w->omega = 1.0;
-    const double *x[MAX_S], *y[MAX_S];
-    for (int j = 0; j < s; j++) {
-        x[j] = w->P[j];
-        y[j] = w->r;
-    }
-    local_dots(c, s, x, y, w->f);
+    shadow_dots(c, w, 1, (const double *[]){w->r}, w->vals); /* P^T r and <r,r>: the latter dropped */
+    memcpy(w->f, w->vals, sizeof(double) * (size_t)s);
     return ovk__sum(c, OVK__IPROD, w->f, s);
 }
 
@@ -241,21 +316,21 @@ static int inner_sums(ovk__ctx *c, idrs_work *w, int k)
         for (int j = k; j < i; j++) e -= M[i + s * j] * w->cf[j];
         w->cf[i] = e / M[i + s * i];
     }
-    double mc[MAX_S];
-    for (int j = k; j < s; j++) mc[j] = -w->cf[j];
-    lincomb(c, w->v, 1.0, w->r, s - k, w->G + k, mc + k); /* v = r - G c */
-    int rc = ovk__ctx_pc(c, w->v, w->z);                 /* z = C v */
-    if (rc) return rc;
-    lincomb(c, w->U[k], w->omega, w->z, s - k, w->U + k, w->cf + k); /* u_k = omega z + U c */
+    const double *d = ovk__ctx_pc_diagonal(c);
+    int rc = OVK_OK;
+    if (d) {
+        direction_diag(c, w, k, d);
+    } else {
+        double mc[MAX_S];
+        for (int j = k; j < s; j++) mc[j] = -w->cf[j];
+        lincomb(c, w->v, 1.0, w->r, s - k, w->G + k, mc + k); /* v = r - G c */
+        rc = ovk__ctx_pc(c, w->v, w->z);                     /* z = C v */
+        if (rc) return rc;
+        lincomb(c, w->U[k], w->omega, w->z, s - k, w->U + k, w->cf + k); /* u_k = omega z + U c */
+    }
     rc = ovk__ctx_matvec(c, w->U[k], w->G[k]);                        /* g_k = A u_k */
     if (rc) return rc;
-    const double *x[MAX_S + 1], *y[MAX_S + 1];
-    for (int j = 0; j < s; j++) {
-        x[j] = w->P[j];
-        y[j] = w->G[k];
-    }
-    x[s] = y[s] = w->G[k];
-    local_dots(c, s + 1, x, y, w->vals);
+    shadow_dots(c, w, 1, (const double *[]){w->G[k]}, w->vals);
     w->vals[s + 1] = w->rr_loc;
     return ovk__sum(c, OVK__IPROD, w->vals, s + 2);
 }
@@ -291,21 +366,13 @@ static int inner_finish(ovk__ctx *c, idrs_work *w, int k, int *broke, double *mk
 }
 
 /* the omega step up to its reduction: z = C r;  t = A z (in v);
- * vals = <t,r>, <t,t>, P^T r, P^T t, <r,r> */
+ * vals = P^T r, P^T t, <t,r>, <t,t>, <r,r> */
 static int omega_sums(ovk__ctx *c, idrs_work *w)
 {
     int s = w->s, rc = ovk__ctx_pc(c, w->r, w->z);
     if (!rc) rc = ovk__ctx_matvec(c, w->z, w->v);
     if (rc) return rc;
-    const double *x[2 * MAX_S + 2], *y[2 * MAX_S + 2];
-    x[0] = w->v, y[0] = w->r;
-    x[1] = w->v, y[1] = w->v;
-    for (int j = 0; j < s; j++) {
-        x[2 + j] = x[2 + s + j] = w->P[j];
-        y[2 + j] = w->r;
-        y[2 + s + j] = w->v;
-    }
-    local_dots(c, 2 * s + 2, x, y, w->vals);
+    shadow_dots(c, w, 2, (const double *[]){w->r, w->v}, w->vals);
     w->vals[2 * s + 2] = w->rr_loc;
     return ovk__sum(c, OVK__IPROD, w->vals, 2 * s + 3);
 }
@@ -314,14 +381,14 @@ static int omega_sums(ovk__ctx *c, idrs_work *w)
 static void omega_finish(ovk__ctx *c, idrs_work *w, int *broke)
 {
     int s = w->s;
-    double tr = w->vals[0], tt = w->vals[1], rr = w->vals[2 * s + 2];
+    double tr = w->vals[2 * s], tt = w->vals[2 * s + 1], rr = w->vals[2 * s + 2];
     *broke = !(tt > 0.0);
     if (*broke) return;
     double nt = sqrt(tt), nr = sqrt(rr), rho = tr / (nt * nr);
     w->omega = tr / tt;
     if (!(fabs(rho) >= KAPPA)) w->omega = (tr < 0.0 ? -KAPPA : KAPPA) * nr / nt; /* omega kappa / |rho| */
     omega_update(c, w, w->v);
-    for (int j = 0; j < s; j++) w->f[j] = w->vals[2 + j] - w->omega * w->vals[2 + s + j];
+    for (int j = 0; j < s; j++) w->f[j] = w->vals[j] - w->omega * w->vals[s + j];
 }
 
 /* 1 when a value of the step's sums is not finite (the solve stops at
@@ -384,7 +451,7 @@ static int step(ovk__ctx *c, idrs_work *w, int k, int iter, int checked, double 
         *next = 1;
         return OVK_OK;
     }
-    if (breakdown(c, w, iter, k < s ? "M(k,k) = <p_k,g_k>" : "<t,t>", k < s ? value : w->vals[1])) {
+    if (breakdown(c, w, iter, k < s ? "M(k,k) = <p_k,g_k>" : "<t,t>", k < s ? value : w->vals[2 * s + 1])) {
         *stop = 1;
         return OVK_OK;
     }
