@@ -23,6 +23,7 @@
  *     convergence", Sleijpen and van der Vorst)
  *     r -= omega t;  x += omega z;  f = P^T r - omega P^T t
  *
+ * With a diagonal C (Jacobi) u_k is made in one pass, v and z not formed.
  * The paper's modified Gram-Schmidt biorthogonalisation (k dependent
  * sums) becomes one classical pass on the s sums P^T g_k, and the norm of
  * the residual rides one step late: step j's reduction carries <r,r> of
@@ -60,8 +61,7 @@ typedef struct idrs_work {
     double *vals;          /* the step's sums: 2 s + 3 */
     double omega;
     double rr_loc;         /* the local <r,r> of the last update */
-    int shadow;            /* P is set up (for n rows) */
-    int shadow_n;
+    int shadow;            /* P is set up */
     long long nglobal;
     int last_restart;      /* the step of the latest breakdown restart, or -1 */
 } idrs_work;
@@ -130,7 +130,6 @@ static int shadow_space(ovk__ctx *c, idrs_work *w)
     if (!rc) rc = cholqr(w, c->n, c->comm);
     if (rc) return rc;
     w->shadow = 1;
-    w->shadow_n = c->n;
     return OVK_OK;
 }
 
@@ -462,7 +461,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
 {
     idrs_work *w = work;
     int rc = OVK_OK, checked = 1, k = 0;
-    if (!w->shadow || w->shadow_n != c->n) rc = shadow_space(c, w); /* a system of a batch */
+    if (!w->shadow) rc = shadow_space(c, w); /* a system of a batch: its own instance, no after_setup */
     if (rc) return rc;
     w->last_restart = -1;
     w->rr_loc = 0.0;
@@ -531,7 +530,7 @@ static int idrs_setup(ovk__ctx *c, void *work)
 static int idrs_after_setup(ovk__ctx *c, void *work)
 {
     idrs_work *w = work;
-    return w->shadow && w->shadow_n == c->n ? OVK_OK : shadow_space(c, w);
+    return w->shadow ? OVK_OK : shadow_space(c, w); /* the same on every rank: a fresh instance has none */
 }
 
 static void idrs_destroy(void *work)
