@@ -43,7 +43,7 @@ def read_data(path):
                 if key == "problem" and sep:
                     flush()
                     problem, lines = val.strip(), []
-                elif sep and key in ("machine", "command"):
+                elif sep and key in ("machine", "command", "what"):
                     meta.setdefault(key, []).append(val.strip())
                 continue
             if line.strip():
@@ -397,6 +397,20 @@ def neumann(path):
     return out
 
 
+# ---------------------------------------------------------------- any table
+def table(path):
+    """a data file whose columns are the table's: rendered as they are"""
+    meta, rows = rows_of(path)
+    what = "; ".join(meta.get("what", []))
+    out = head(meta, what)
+    if rows:
+        cols = list(rows[0].keys())
+        out.append("| " + " | ".join(cols) + " |")
+        out.append("|" + "|".join("---" for _ in cols) + "|")
+        out += ["| " + " | ".join(r[c] for c in cols) + " |" for r in rows]
+    return out
+
+
 NAMES = {  # block -> (data file, renderer)
     "latency": ("latency.csv", latency),
     "precond": ("precond.csv", precond),
@@ -408,6 +422,7 @@ NAMES = {  # block -> (data file, renderer)
     "python": ("python.csv", python),
     "many": ("many.csv", many),
     "neumann": ("neumann.csv", neumann),
+    "idrs": ("idrs.csv", table),
 }
 
 

@@ -18,6 +18,7 @@ extern const ovk__solver ovk__solver_pgmres;
 extern const ovk__solver ovk__solver_auto;
 extern const ovk__solver ovk__solver_bicgstab;
 extern const ovk__solver ovk__solver_pipebicgstab;
+extern const ovk__solver ovk__solver_idrs;
 /* SOLVERS: declarations of further variants go here. */
 
 static const ovk__solver *const solvers[] = {
@@ -35,6 +36,7 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_auto,
     &ovk__solver_bicgstab,
     &ovk__solver_pipebicgstab,
+    &ovk__solver_idrs,
     /* SOLVERS: further variants go here. */
 };
 
