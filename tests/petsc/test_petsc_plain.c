@@ -1,8 +1,9 @@
 /* A PETSc program that never names ovkrylov: a 3-D Poisson solved with
  * whatever -ksp_type and -pc_type the command line gives (KSPSetFromOptions),
  * checked by the true residual.  ctest runs it with
- * -dll_append .../libovkrylov_petsc.so -ksp_type ovkrylov ... and checks the
- * type it prints.  Exit 1 when the solve did not converge. */
+ * -dll_append .../libovkrylov_petsc.so -ksp_type ovkrylov ... -expect_type
+ * ovkrylov.  Exit 1 when the solve did not converge or the KSP's type is not
+ * the one -expect_type names. */
 #include <petscksp.h>
 
 enum { N = 12 };
@@ -16,6 +17,8 @@ int main(int argc, char **argv)
     PetscInt lo, hi, its;
     PetscReal rn, bn;
     KSPConvergedReason reason;
+    char expect[64] = "";
+    PetscBool same = PETSC_TRUE;
 
     PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
     PetscCall(MatCreateAIJ(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, N * N * N, N * N * N, 7, NULL, 7, NULL, &A));
@@ -40,6 +43,8 @@ int main(int argc, char **argv)
     PetscCall(KSPSetFromOptions(ksp));
     PetscCall(KSPSolve(ksp, b, x));
     PetscCall(KSPGetType(ksp, &type));
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-expect_type", expect, sizeof expect, NULL));
+    if (expect[0]) PetscCall(PetscStrcmp(expect, type, &same));
     PetscCall(KSPGetIterationNumber(ksp, &its));
     PetscCall(KSPGetConvergedReason(ksp, &reason));
     PetscCall(MatMult(A, x, r));
@@ -47,12 +52,12 @@ int main(int argc, char **argv)
     PetscCall(VecNorm(r, NORM_2, &rn));
     PetscCall(VecNorm(b, NORM_2, &bn));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "KSP type %s: %" PetscInt_FMT " iterations, %s, true residual %.2e: %s\n", type, its,
-                          KSPConvergedReasons[reason], (double)(rn / bn), reason > 0 && rn < 1e-6 * bn ? "passed" : "FAILED"));
+                          KSPConvergedReasons[reason], (double)(rn / bn), same && reason > 0 && rn < 1e-6 * bn ? "passed" : "FAILED"));
     PetscCall(KSPDestroy(&ksp));
     PetscCall(VecDestroy(&b));
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&r));
     PetscCall(MatDestroy(&A));
     PetscCall(PetscFinalize());
-    return reason > 0 && rn < 1e-6 * bn ? 0 : 1;
+    return same && reason > 0 && rn < 1e-6 * bn ? 0 : 1;
 }
