@@ -361,12 +361,14 @@ static PetscErrorCode KSPSetUp_Ovkrylov(KSP ksp)
     KSP_Ovkrylov *d = ksp->data;
     int rc;
     PetscFunctionBegin;
-    /* ovkrylov's preconditioner: the KSP's PC has nothing to set up */
+    /* ovkrylov's preconditioner: the KSP's PC has nothing to set up; else
+       the PC first (KSPSetUp would after this), so that ovkrylov's setup,
+       which may apply it (auto's measurements), finds it ready */
     if (d->given[2]) PetscCall(PCSetType(ksp->pc, PCNONE));
+    else PetscCall(PCSetUp(ksp->pc));
     PetscCall(sync_operator(ksp));
     PetscCall(sync_nullspace(ksp));
     PetscCall(sync_tolerances(ksp));
-    if (!d->given[2]) PetscFunctionReturn(0); /* PETSc's PC is set up after this: ovkrylov's setup at the first solve */
     rc = ovk_solver_setup(d->s);
     PetscCall(check(PetscObjectComm((PetscObject)ksp), rc, "ovk_solver_setup"));
     PetscFunctionReturn(0);
@@ -597,6 +599,7 @@ PetscErrorCode KSPCreate_Ovkrylov(KSP ksp)
     ksp->data = d;
     /* ovkrylov tests ||b - A x||_2: the unpreconditioned norm, PC on the left (z = C r) */
     PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_UNPRECONDITIONED, PC_LEFT, 3));
+    ksp->setupnewmatrix = PETSC_TRUE; /* KSPSetUp after KSPSetOperators: our setup on the new matrix */
     ksp->ops->setup = KSPSetUp_Ovkrylov;
     ksp->ops->solve = KSPSolve_Ovkrylov;
     ksp->ops->matsolve = KSPMatSolve_Ovkrylov;
