@@ -172,6 +172,7 @@ static PetscErrorCode operator_kind(Mat op, int *kind)
 static PetscErrorCode rows_csr(Mat m, int **rowptr, ovk_gidx **cols, double **vals)
 {
     PetscInt lo, hi, nnz = 0, k = 0;
+    int big;
     PetscFunctionBegin;
     PetscCall(MatGetOwnershipRange(m, &lo, &hi));
     for (PetscInt i = lo; i < hi; i++) {
@@ -180,8 +181,9 @@ static PetscErrorCode rows_csr(Mat m, int **rowptr, ovk_gidx **cols, double **va
         nnz += nc;
         PetscCall(MatRestoreRow(m, i, &nc, NULL, NULL));
     }
-    PetscCheck(nnz < INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "ovkrylov: %" PetscInt_FMT " entries on one rank: more than an int counts",
-               nnz);
+    big = nnz >= INT_MAX; /* agreed: every rank raises it */
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &big, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)m)));
+    PetscCheck(!big, PetscObjectComm((PetscObject)m), PETSC_ERR_SUP, "ovkrylov: more entries on one rank than an int counts");
     PetscCall(PetscMalloc3(hi - lo + 1, rowptr, nnz, cols, nnz, vals));
     (*rowptr)[0] = 0;
     for (PetscInt i = lo; i < hi; i++) {
@@ -268,15 +270,17 @@ static PetscErrorCode sync_operator(KSP ksp)
     Mat op;
     PetscInt M, N, m, n;
     PetscObjectState st, nz;
-    int kind = 0, rc;
+    int kind = 0, rc, bad;
     PetscFunctionBegin;
     PetscCall(KSPGetOperators(ksp, &op, NULL));
     PetscCall(MatGetSize(op, &M, &N));
     PetscCall(MatGetLocalSize(op, &m, &n));
     PetscCheck(M == N, comm, PETSC_ERR_ARG_SIZ, "KSP ovkrylov needs a square operator, this one is %" PetscInt_FMT " x %" PetscInt_FMT, M, N);
-    PetscCheck(m == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
-               "KSP ovkrylov needs the same row and column layout: this rank has %" PetscInt_FMT " rows and %" PetscInt_FMT " columns", m, n);
-    PetscCheck(m < INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "ovkrylov: %" PetscInt_FMT " rows on one rank: more than an int counts", m);
+    /* local layouts, agreed: every rank raises the same error */
+    bad = m != n ? 1 : m >= INT_MAX ? 2 : 0;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm));
+    PetscCheck(bad != 1, comm, PETSC_ERR_ARG_SIZ, "KSP ovkrylov needs the same row and column layout (a rank's rows and columns differ)");
+    PetscCheck(bad != 2, comm, PETSC_ERR_SUP, "ovkrylov: more rows on one rank than an int counts");
     PetscCall(operator_kind(op, &kind));
     PetscCall(PetscObjectStateGet((PetscObject)op, &st));
     PetscCall(MatGetNonzeroState(op, &nz));
