@@ -102,15 +102,21 @@ static PetscErrorCode check(MPI_Comm comm, int rc, const char *call)
 
 /* ---- callbacks ------------------------------------------------------------ */
 
+/* out = A in (op) or C in (pc).  The arrays are taken back also when the
+ * product fails, so that the next call (ovkrylov calls on after a failure
+ * until every rank has seen it) still runs the product and its
+ * communication with the other ranks. */
 static PetscErrorCode apply_op(KSP_Ovkrylov *d, Mat op, PC pc, const double *in, double *out)
 {
+    PetscErrorCode ierr;
     PetscFunctionBegin;
     PetscCall(VecPlaceArray(d->win, (const PetscScalar *)in));
     PetscCall(VecPlaceArray(d->wout, (PetscScalar *)out));
-    if (op) PetscCall(MatMult(op, d->win, d->wout));
-    else PetscCall(PCApply(pc, d->win, d->wout));
+    if (op) ierr = MatMult(op, d->win, d->wout);
+    else ierr = PCApply(pc, d->win, d->wout);
     PetscCall(VecResetArray(d->win));
     PetscCall(VecResetArray(d->wout));
+    PetscCall(ierr);
     PetscFunctionReturn(0);
 }
 
@@ -360,6 +366,48 @@ static PetscErrorCode sync_tolerances(KSP ksp)
 
 /* ---- the KSP's methods -------------------------------------------------- */
 
+/* ovkrylov's reason (and status) as the KSP's. */
+static KSPConvergedReason map_reason(KSP ksp, const ovk_pcg_result *res, double rnorm, double bnorm)
+{
+    switch (res->reason) {
+    case OVK_REASON_CONVERGED: /* by the larger of the two bounds, as PETSc's default test */
+        return ksp->abstol > ksp->rtol * bnorm && rnorm < ksp->abstol ? KSP_CONVERGED_ATOL : KSP_CONVERGED_RTOL;
+    case OVK_REASON_MAXIT: return KSP_DIVERGED_ITS;
+    case OVK_REASON_BREAKDOWN: return KSP_DIVERGED_BREAKDOWN;
+    case OVK_REASON_NONFINITE: return KSP_DIVERGED_NANORINF;
+    case OVK_REASON_DIVERGED: return KSP_DIVERGED_DTOL;
+    case OVK_REASON_MONITOR: /* only a failed KSPMonitor asks to stop, an error (finish) */
+    default: return KSP_DIVERGED_NULL;
+    }
+}
+
+/* The solve's status: a failed callback's PETSc error, an ovkrylov error
+ * (setup, arguments), or a reason (the statuses of an iteration that stopped). */
+static PetscErrorCode finish(KSP ksp, int rc, const char *call)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
+    PetscErrorCode cb = d->cb_err;
+    int failed = cb != 0;
+    PetscFunctionBegin;
+    d->cb_err = 0;
+    /* a failed callback (a failed monitor asks ovkrylov to stop: OVK_ESTOPPED)
+       is an error on every rank, with the rank's own PETSc code where it failed */
+    if (rc != OVK_ECALLBACK && rc != OVK_ESTOPPED) failed = 0;
+    else PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm));
+    if (failed) SETERRQ(comm, cb ? cb : PETSC_ERR_LIB, "ovkrylov: %s: the operator, PC or monitor failed%s", call, cb ? "" : " on another rank");
+    switch (rc) {
+    case OVK_OK:
+    case OVK_EMAXIT:
+    case OVK_EBREAKDOWN:
+    case OVK_ENONFINITE:
+    case OVK_EDIVERGED:
+    case OVK_ESTOPPED: break;
+    default: PetscCall(check(PetscObjectComm((PetscObject)ksp), rc, call));
+    }
+    PetscFunctionReturn(0);
+}
+
 static PetscErrorCode KSPSetUp_Ovkrylov(KSP ksp)
 {
     KSP_Ovkrylov *d = ksp->data;
@@ -374,43 +422,7 @@ static PetscErrorCode KSPSetUp_Ovkrylov(KSP ksp)
     PetscCall(sync_nullspace(ksp));
     PetscCall(sync_tolerances(ksp));
     rc = ovk_solver_setup(d->s);
-    PetscCall(check(PetscObjectComm((PetscObject)ksp), rc, "ovk_solver_setup"));
-    PetscFunctionReturn(0);
-}
-
-/* ovkrylov's reason (and status) as the KSP's. */
-static KSPConvergedReason map_reason(KSP ksp, const ovk_pcg_result *res, double rnorm, double bnorm)
-{
-    switch (res->reason) {
-    case OVK_REASON_CONVERGED: /* by the larger of the two bounds, as PETSc's default test */
-        return ksp->abstol > ksp->rtol * bnorm && rnorm < ksp->abstol ? KSP_CONVERGED_ATOL : KSP_CONVERGED_RTOL;
-    case OVK_REASON_MAXIT: return KSP_DIVERGED_ITS;
-    case OVK_REASON_BREAKDOWN: return KSP_DIVERGED_BREAKDOWN;
-    case OVK_REASON_NONFINITE: return KSP_DIVERGED_NANORINF;
-    case OVK_REASON_DIVERGED: return KSP_DIVERGED_DTOL;
-    case OVK_REASON_MONITOR: return KSP_DIVERGED_BREAKDOWN; /* only a failed KSPMonitor stops (its error is returned) */
-    default: return KSP_DIVERGED_NULL;
-    }
-}
-
-/* The solve's status: a failed callback's PETSc error, an ovkrylov error
- * (setup, arguments), or a reason (the statuses of an iteration that stopped). */
-static PetscErrorCode finish(KSP ksp, int rc, const char *call)
-{
-    KSP_Ovkrylov *d = ksp->data;
-    PetscErrorCode cb = d->cb_err;
-    PetscFunctionBegin;
-    d->cb_err = 0;
-    if (rc == OVK_ECALLBACK && cb) SETERRQ(PetscObjectComm((PetscObject)ksp), cb, "ovkrylov: %s: the operator, PC or monitor failed", call);
-    switch (rc) {
-    case OVK_OK:
-    case OVK_EMAXIT:
-    case OVK_EBREAKDOWN:
-    case OVK_ENONFINITE:
-    case OVK_EDIVERGED:
-    case OVK_ESTOPPED: break;
-    default: PetscCall(check(PetscObjectComm((PetscObject)ksp), rc, call));
-    }
+    PetscCall(finish(ksp, rc, "ovk_solver_setup"));
     PetscFunctionReturn(0);
 }
 

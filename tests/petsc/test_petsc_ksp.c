@@ -5,7 +5,8 @@
  * unpreconditioned norm): the same iterations within one; new values
  * between two solves; a MATSHELL operator; KSPMatSolve; a MatNullSpace; the
  * monitor and the residual norm; bad input (an unknown solver, a CG on a
- * nonsymmetric matrix) as a PETSc error on every rank.  Self-checking at
+ * nonsymmetric matrix, a non-square operator, a failing MatMult) as a PETSc
+ * error on every rank.  Self-checking at
  * any number of ranks; exit 1 on a failure. */
 #include <math.h>
 #include <string.h>
@@ -327,6 +328,51 @@ static PetscErrorCode expect_error(const char *what, PetscErrorCode ierr, const 
     PetscFunctionReturn(0);
 }
 
+/* A shell operator whose product fails on rank 0 at the 30th call, in the solve (after
+ * the product itself, whose halo exchange the other ranks wait for). */
+typedef struct {
+    Mat A;
+    int calls;
+} failing_ctx;
+
+static PetscErrorCode failing_mult(Mat S, Vec x, Vec y)
+{
+    failing_ctx *f;
+    PetscMPIInt rank;
+    PetscFunctionBeginUser;
+    PetscCall(MatShellGetContext(S, &f));
+    PetscCall(MatMult(f->A, x, y));
+    PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+    PetscCheck(rank != 0 || ++f->calls < 30, PETSC_COMM_SELF, PETSC_ERR_USER, "the shell's product failed on purpose");
+    PetscFunctionReturn(0);
+}
+
+/* A failing operator callback: an error on every rank, no hang. */
+static PetscErrorCode failing_callback(Mat A, Vec b)
+{
+    char msg[1024] = "";
+    failing_ctx f = {A, 0};
+    Mat S;
+    KSP ksp;
+    Vec x;
+    PetscInt m;
+    PetscErrorCode ierr;
+    PetscFunctionBeginUser;
+    PetscCall(MatGetLocalSize(A, &m, NULL));
+    PetscCall(MatCreateShell(PETSC_COMM_WORLD, m, m, PETSC_DETERMINE, PETSC_DETERMINE, &f, &S));
+    PetscCall(MatShellSetOperation(S, MATOP_MULT, (void (*)(void))failing_mult));
+    PetscCall(make_ksp(S, A, "pipecg", PCJACOBI, NULL, &ksp));
+    PetscCall(VecDuplicate(b, &x));
+    PetscCall(PetscPushErrorHandler(keep_message, msg));
+    ierr = KSPSolve(ksp, b, x);
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(expect_error("failing MatMult", ierr, msg, "failed"));
+    PetscCall(VecDestroy(&x));
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(MatDestroy(&S));
+    PetscFunctionReturn(0);
+}
+
 static PetscErrorCode bad_input(Mat poisson, Mat cd, Vec b)
 {
     char msg[1024] = "";
@@ -443,6 +489,7 @@ int main(int argc, char **argv)
     PetscCall(mat_solve(poisson));
     PetscCall(null_space());
     PetscCall(bad_input(poisson, cd, bcd));
+    PetscCall(failing_callback(poisson, b));
     if (refused) PetscCall(amg_refused(poisson));
     PetscCall(VecDestroy(&b));
     PetscCall(VecDestroy(&bcd));
