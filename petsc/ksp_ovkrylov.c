@@ -69,6 +69,7 @@ typedef struct {
     /* tolerances last given to s (set only when changed: each costs a check) */
     double rtol, atol, divtol;
     int max_it, guess_zero, have_tols;
+    int monitored; /* ovkrylov's monitor set (-1: not yet decided) */
 } KSP_Ovkrylov;
 
 /* ---- status mapping ----------------------------------------------------- */
@@ -260,10 +261,7 @@ static PetscErrorCode configure(KSP ksp)
         else rc = ovk_solver_set_precond_fn(d->s, pcapply_cb, d);
         PetscCall(check(comm, rc, "ovk_solver_set_precond_fn"));
     }
-    if (ksp->numbermonitors > 0 || ksp->res_hist) {
-        rc = ovk_solver_set_monitor(d->s, monitor_cb, d);
-        PetscCall(check(comm, rc, "ovk_solver_set_monitor"));
-    }
+    d->monitored = -1; /* sync_tolerances sets it */
     PetscFunctionReturn(0);
 }
 
@@ -337,7 +335,8 @@ static PetscErrorCode sync_nullspace(KSP ksp)
     PetscFunctionReturn(0);
 }
 
-/* The KSP's tolerances, iteration limit, divtol and initial guess, when changed. */
+/* The KSP's tolerances, iteration limit, divtol, initial guess and
+ * monitors, when changed. */
 static PetscErrorCode sync_tolerances(KSP ksp)
 {
     KSP_Ovkrylov *d = ksp->data;
@@ -358,6 +357,12 @@ static PetscErrorCode sync_tolerances(KSP ksp)
     if (!d->have_tols || d->guess_zero != gz) {
         rc = ovk_solver_set_option(d->s, "initial_guess_zero", gz ? "1" : "0");
         PetscCall(check(comm, rc, "ovk_solver_set_option(initial_guess_zero)"));
+    }
+    /* ovkrylov's monitor while the KSP has monitors or a residual history */
+    if (d->monitored != (ksp->numbermonitors > 0 || ksp->res_hist)) {
+        d->monitored = ksp->numbermonitors > 0 || ksp->res_hist;
+        rc = ovk_solver_set_monitor(d->s, d->monitored ? monitor_cb : NULL, d);
+        PetscCall(check(comm, rc, "ovk_solver_set_monitor"));
     }
     d->rtol = ksp->rtol, d->atol = ksp->abstol, d->divtol = ksp->divtol;
     d->max_it = (int)ksp->max_it, d->guess_zero = gz, d->have_tols = 1;

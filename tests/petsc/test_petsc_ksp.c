@@ -3,7 +3,7 @@
  * ovkrylov's solvers and PETSc's or ovkrylov's preconditioners, checked by
  * the true residual; alg1 + PETSc's jacobi against KSPCG + jacobi (the same
  * unpreconditioned norm): the same iterations within one; new values
- * between two solves; a MATSHELL operator; KSPMatSolve; a MatNullSpace; the
+ * between two solves; a MATSHELL operator; BAIJ and SBAIJ; KSPMatSolve; a MatNullSpace; the
  * monitor and the residual norm; bad input (an unknown solver, a CG on a
  * nonsymmetric matrix, a non-square operator, a failing MatMult) as a PETSc
  * error on every rank.  Self-checking at
@@ -237,6 +237,34 @@ static PetscErrorCode shell_operator(Mat A, Vec b, PetscInt assembled_its)
     PetscCall(VecDestroy(&x));
     PetscCall(KSPDestroy(&ksp));
     PetscCall(MatDestroy(&S));
+    PetscFunctionReturn(0);
+}
+
+/* The same operator as BAIJ and SBAIJ (rows read by MatGetRow; SBAIJ's
+ * converted to AIJ): the AIJ path's iterations. */
+static PetscErrorCode block_formats(Mat A, Vec b, PetscInt aij_its)
+{
+    static const MatType types[] = {MATBAIJ, MATSBAIJ};
+    PetscFunctionBeginUser;
+    PetscCall(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
+    for (int t = 0; t < 2; t++) {
+        Mat B;
+        KSP ksp;
+        Vec x;
+        PetscInt its;
+        PetscReal rel;
+        PetscCall(MatConvert(A, types[t], MAT_INITIAL_MATRIX, &B));
+        PetscCall(make_ksp(B, B, "alg1", NULL, "jacobi", &ksp));
+        PetscCall(VecDuplicate(b, &x));
+        PetscCall(KSPSolve(ksp, b, x));
+        PetscCall(KSPGetIterationNumber(ksp, &its));
+        PetscCall(true_residual(A, b, x, &rel));
+        EXPECT(rel < RES_OK && its == aij_its, "%s: %" PetscInt_FMT " iterations (AIJ %" PetscInt_FMT "), residual %g\n", types[t], its, aij_its,
+               (double)rel);
+        PetscCall(VecDestroy(&x));
+        PetscCall(KSPDestroy(&ksp));
+        PetscCall(MatDestroy(&B));
+    }
     PetscFunctionReturn(0);
 }
 
@@ -486,6 +514,7 @@ int main(int argc, char **argv)
     PetscCall(changed_values(poisson, b, NULL));
     if (has_amg) PetscCall(changed_values(poisson, b, "amg"));
     PetscCall(shell_operator(poisson, b, alg1_its));
+    PetscCall(block_formats(poisson, b, alg1_its));
     PetscCall(mat_solve(poisson));
     PetscCall(null_space());
     PetscCall(bad_input(poisson, cd, bcd));
