@@ -13,14 +13,17 @@ set -euo pipefail
 # FindMPI stay Open MPI (checked at the end).
 # libsimgrid-dev, simgrid: SimGrid's SMPI (smpicc, smpirun) for the simulated build's tests
 # (tests/smpi, run by tests/run_all.sh in build-smpi) and bench/smpi.
+# petsc-dev: PETSc (Debian's: Open MPI, real double, 32-bit PetscInt) for the PETSc plug-in
+# libovkrylov_petsc (petsc/, KSP type ovkrylov) and its tests (tests/petsc); found by CMake.
+# python3-petsc4py: the plug-in from petsc4py (tests/petsc/test_petsc4py.py, ctest petsc4py_np2).
 # python3-mpi4py, python3-numpy, python3-scipy, python3-pytest: the Python package (python/) and
 # its tests (tests/python, pytest under mpiexec; Debian's mpi4py is built on Open MPI).
 # python3-venv, python3-pip, python3-setuptools, python3-wheel: `pip install --no-build-isolation .`
 # (pyproject.toml, offline) into a venv, which tests/python/run.sh checks.
 pkgs="cmake make gcc libc6-dev pkg-config libopenmpi-dev openmpi-bin libopenblas-dev liblapack-dev libcmocka-dev
       libfabric-dev libfabric-bin clang gfortran libmpich-dev mpich libhypre64m-dev
-      libsimgrid-dev simgrid python3 python3-mpi4py python3-numpy python3-scipy python3-pytest
-      python3-venv python3-pip python3-setuptools python3-wheel"
+      libsimgrid-dev simgrid petsc-dev python3-petsc4py python3 python3-mpi4py python3-numpy python3-scipy
+      python3-pytest python3-venv python3-pip python3-setuptools python3-wheel"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

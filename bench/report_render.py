@@ -423,6 +423,7 @@ NAMES = {  # block -> (data file, renderer)
     "many": ("many.csv", many),
     "neumann": ("neumann.csv", neumann),
     "idrs": ("idrs.csv", table),
+    "petsc": ("petsc.csv", table),
 }
 
 

@@ -1,0 +1,662 @@
+/* KSP type "ovkrylov": PETSc's KSPSolve on ovkrylov's solver object, through
+ * the public APIs of both (ovkrylov_petsc.h says how it is loaded and its
+ * options).
+ *
+ * The operator: an assembled AIJ or BAIJ matrix is copied row by row
+ * (MatGetRow) into an ovkrylov matrix, so that ovkrylov's kernels run the
+ * products and drive the reductions in flight; SBAIJ is converted to AIJ
+ * first (its rows hold one triangle).  New values on the same nonzero
+ * pattern go through ovk_matrix_update_values; a new pattern or another
+ * matrix builds both anew.  Any other Mat type is the operator callback
+ * (MatMult).  The preconditioner: ovkrylov's own with -ksp_ovkrylov_precond
+ * (the KSP's PC is then set to none), else the KSP's PC applied as the
+ * preconditioner callback (PCApply).
+ *
+ * Vectors are not copied: the callbacks place ovkrylov's arrays in two
+ * work Vecs (VecPlaceArray), the solve wraps the KSP's b and x.
+ *
+ * ovkrylov's amg calls hypre with 64-bit indices (libHYPRE64m); a PETSc
+ * that links hypre with 32-bit ones (Debian's) loads that first, and its
+ * symbols, of the same names, are the ones every call binds to.  The
+ * plug-in refuses amg then (check_outside_library) rather than let it call
+ * the wrong hypre; PETSc's own -pc_type hypre or gamg is the way there. */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
+#include <limits.h>
+#include <string.h>
+
+#include <petsc/private/kspimpl.h>
+
+#include <ovkrylov/ovkrylov.h>
+
+#include "ovkrylov_petsc.h"
+
+#if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
+#define OVKP_SCALAR_OK 0
+#else
+#define OVKP_SCALAR_OK 1
+#endif
+
+#if OVKP_SCALAR_OK /* else only KSPCreate_Ovkrylov, which refuses */
+
+/* The ovkrylov options forwarded from -[prefix]ksp_ovkrylov_KEY. */
+static const struct {
+    const char *key, *help;
+} forwarded[] = {
+    {"solver", "ovkrylov solver: alg1, cg1, pipecg, groppcg, pipeprcg, plcg[:l=L], gmres, bicgstab, auto, ..."},
+    {"backend", "ovkrylov reduction backend: blocking, native, nbc, offload, ..."},
+    {"precond", "ovkrylov preconditioner (jacobi, ic0, ssor, cheby, amg, ...) in place of the KSP's PC"},
+    {"progress_every", "rows between progress calls of long kernels (0 default, -1 off)"},
+    {"replace_every", "cg1/pipecg residual replacement every N iterations (0 automatic, <0 never)"},
+    {"condest", "1: estimate the condition number (Lanczos)"},
+    {"print_level", "ovkrylov's own print level (0, 1, 2)"},
+    {"log_view", "1: ovkrylov's setup and solve times at KSPDestroy"},
+};
+enum { NFWD = sizeof forwarded / sizeof forwarded[0], OPTLEN = 256 };
+
+typedef struct {
+    char opt[NFWD][OPTLEN];
+    PetscBool given[NFWD];
+    ovk_matrix *A;           /* the copy of an assembled operator, or NULL */
+    ovk_solver *s;
+    Mat op;                  /* the operator s was made for */
+    PetscObjectState state;  /* its state and nonzero state then */
+    PetscObjectState nzstate;
+    MatNullSpace nsp;        /* the null space handed to s */
+    Vec win, wout;           /* the callbacks' work vectors (arrays placed) */
+    PetscErrorCode cb_err;   /* the first PETSc error of a callback */
+    KSP ksp;
+    /* tolerances last given to s (set only when changed: each costs a check) */
+    double rtol, atol, divtol;
+    int max_it, guess_zero, have_tols;
+    int monitored; /* ovkrylov's monitor set (-1: not yet decided) */
+} KSP_Ovkrylov;
+
+/* ---- status mapping ----------------------------------------------------- */
+
+static PetscErrorCode petsc_code(int rc)
+{
+    switch (rc) {
+    case OVK_ENOMEM: return PETSC_ERR_MEM;
+    case OVK_EOPTION:
+    case OVK_EBACKEND: return PETSC_ERR_ARG_UNKNOWN_TYPE;
+    case OVK_EUNSUPPORTED: return PETSC_ERR_SUP;
+    case OVK_EINVAL:
+    case OVK_ENOTSYM:
+    case OVK_EZERODIAG:
+    case OVK_ENONFINITE: return PETSC_ERR_ARG_WRONG;
+    case OVK_EMISMATCH: return PETSC_ERR_ARG_INCOMP;
+    case OVK_EMPI: return PETSC_ERR_MPI;
+    default: return PETSC_ERR_LIB;
+    }
+}
+
+/* An ovkrylov status (the same on every rank of a collective call) as a
+ * PETSc error naming the call, the code and ovkrylov's detail. */
+static PetscErrorCode check(MPI_Comm comm, int rc, const char *call)
+{
+    PetscFunctionBegin;
+    if (rc) SETERRQ(comm, petsc_code(rc), "ovkrylov: %s: %s (%s) %s", call, ovk_status_name(rc), ovk_strerror(rc),
+                    ovk_error_detail());
+    PetscFunctionReturn(0);
+}
+
+/* ---- callbacks ------------------------------------------------------------ */
+
+/* out = A in (op) or C in (pc).  The arrays are taken back also when the
+ * product fails, so that the next call (ovkrylov calls on after a failure
+ * until every rank has seen it) still runs the product and its
+ * communication with the other ranks. */
+static PetscErrorCode apply_op(KSP_Ovkrylov *d, Mat op, PC pc, const double *in, double *out)
+{
+    PetscErrorCode ierr;
+    PetscFunctionBegin;
+    PetscCall(VecPlaceArray(d->win, (const PetscScalar *)in));
+    PetscCall(VecPlaceArray(d->wout, (PetscScalar *)out));
+    if (op) ierr = MatMult(op, d->win, d->wout);
+    else ierr = PCApply(pc, d->win, d->wout);
+    PetscCall(VecResetArray(d->win));
+    PetscCall(VecResetArray(d->wout));
+    PetscCall(ierr);
+    PetscFunctionReturn(0);
+}
+
+/* A failing callback keeps its PETSc error for the solve to return and
+ * fails ovkrylov's solve (OVK_ECALLBACK on every rank). */
+static int callback_status(KSP_Ovkrylov *d, PetscErrorCode ierr)
+{
+    if (ierr && !d->cb_err) d->cb_err = ierr;
+    return ierr ? 1 : 0;
+}
+
+/* y = A x */
+static int matmult_cb(ovk_solver *s, const double *in, double *out, void *ctx)
+{
+    KSP_Ovkrylov *d = ctx;
+    (void)s;
+    return callback_status(d, apply_op(d, d->op, NULL, in, out));
+}
+
+/* z = C r */
+static int pcapply_cb(ovk_solver *s, const double *in, double *out, void *ctx)
+{
+    KSP_Ovkrylov *d = ctx;
+    (void)s;
+    return callback_status(d, apply_op(d, NULL, d->ksp->pc, in, out));
+}
+
+/* -ksp_monitor and KSPMonitorSet: ovkrylov's monitor brings the norm the
+ * variant reduces anyway (no reduction more).  Of a KSPMatSolve, system 0's. */
+static int monitor_cb(ovk_solver *s, int iteration, double rnorm, double rel, void *ctx)
+{
+    KSP_Ovkrylov *d = ctx;
+    KSP ksp = d->ksp;
+    (void)rel;
+    if (ovk_solver_system_index(s) > 0) return 0;
+    ksp->its = iteration;
+    ksp->rnorm = rnorm;
+    KSPLogResidualHistory(ksp, rnorm);
+    return callback_status(d, KSPMonitor(ksp, iteration, rnorm));
+}
+
+/* ---- the operator ------------------------------------------------------- */
+
+/* 1 when op's rows can be read with MatGetRow (an assembled AIJ/BAIJ
+ * matrix), 2 when it is SBAIJ (converted to AIJ to read both triangles),
+ * 0 for any other type (the MatMult callback). */
+static PetscErrorCode operator_kind(Mat op, int *kind)
+{
+    PetscBool rows, sym;
+    PetscFunctionBegin;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)op, &rows, MATSEQAIJ, MATMPIAIJ, MATAIJ, MATSEQBAIJ, MATMPIBAIJ,
+                                        MATBAIJ, ""));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)op, &sym, MATSEQSBAIJ, MATMPISBAIJ, MATSBAIJ, ""));
+    *kind = rows ? 1 : sym ? 2 : 0;
+    PetscFunctionReturn(0);
+}
+
+/* The rank's rows of m as CSR with global columns (arrays freed by the caller). */
+static PetscErrorCode rows_csr(Mat m, int **rowptr, ovk_gidx **cols, double **vals)
+{
+    PetscInt lo, hi, nnz = 0, k = 0;
+    int big;
+    PetscFunctionBegin;
+    PetscCall(MatGetOwnershipRange(m, &lo, &hi));
+    for (PetscInt i = lo; i < hi; i++) {
+        PetscInt nc;
+        PetscCall(MatGetRow(m, i, &nc, NULL, NULL));
+        nnz += nc;
+        PetscCall(MatRestoreRow(m, i, &nc, NULL, NULL));
+    }
+    big = nnz >= INT_MAX; /* agreed: every rank raises it */
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &big, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)m)));
+    PetscCheck(!big, PetscObjectComm((PetscObject)m), PETSC_ERR_SUP, "ovkrylov: more entries on one rank than an int counts");
+    PetscCall(PetscMalloc3(hi - lo + 1, rowptr, nnz, cols, nnz, vals));
+    (*rowptr)[0] = 0;
+    for (PetscInt i = lo; i < hi; i++) {
+        PetscInt nc;
+        const PetscInt *c;
+        const PetscScalar *v;
+        PetscCall(MatGetRow(m, i, &nc, &c, &v));
+        for (PetscInt j = 0; j < nc; j++, k++) (*cols)[k] = (ovk_gidx)c[j], (*vals)[k] = (double)v[j];
+        PetscCall(MatRestoreRow(m, i, &nc, &c, &v));
+        (*rowptr)[i - lo + 1] = (int)k;
+    }
+    PetscFunctionReturn(0);
+}
+
+/* Build (update 0) or update the values of (update 1) d->A from op. */
+static PetscErrorCode copy_matrix(KSP ksp, Mat op, int kind, int update)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
+    Mat m = op;
+    int *rowptr = NULL, rc;
+    ovk_gidx *cols = NULL;
+    double *vals = NULL;
+    PetscInt lo, hi;
+    PetscFunctionBegin;
+    if (kind == 2) PetscCall(MatConvert(op, MATAIJ, MAT_INITIAL_MATRIX, &m));
+    PetscCall(rows_csr(m, &rowptr, &cols, &vals));
+    PetscCall(MatGetOwnershipRange(m, &lo, &hi));
+    if (update) rc = ovk_matrix_update_values(d->A, rowptr, cols, vals, OVK_DUP_REJECT);
+    else rc = ovk_matrix_create_csr(comm, (ovk_gidx)lo, (int)(hi - lo), rowptr, cols, vals, OVK_DUP_REJECT, &d->A);
+    PetscCall(PetscFree3(rowptr, cols, vals));
+    if (m != op) PetscCall(MatDestroy(&m));
+    PetscCall(check(comm, rc, update ? "ovk_matrix_update_values" : "ovk_matrix_create_csr"));
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode teardown(KSP_Ovkrylov *d)
+{
+    int rc;
+    PetscFunctionBegin;
+    rc = ovk_solver_destroy(&d->s);
+    PetscCall(check(PetscObjectComm((PetscObject)d->ksp), rc, "ovk_solver_destroy"));
+    rc = ovk_matrix_destroy(d->A);
+    d->A = NULL;
+    PetscCall(check(PetscObjectComm((PetscObject)d->ksp), rc, "ovk_matrix_destroy"));
+    PetscCall(VecDestroy(&d->win));
+    PetscCall(VecDestroy(&d->wout));
+    d->op = NULL;
+    d->nsp = NULL;
+    d->have_tols = 0;
+    PetscFunctionReturn(0);
+}
+
+/* The forwarded options, the PC and the monitor on a new solver. */
+static PetscErrorCode configure(KSP ksp)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
+    int rc = 0, own_pc = d->given[2];
+    PetscBool none = PETSC_FALSE;
+    PetscFunctionBegin;
+    for (int i = 0; i < NFWD && !rc; i++)
+        if (d->given[i]) rc = ovk_solver_set_option(d->s, forwarded[i].key, d->opt[i]);
+    PetscCall(check(comm, rc, "ovk_solver_set_option"));
+    if (!own_pc) {
+        PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCNONE, &none));
+        if (none) rc = ovk_solver_set_option(d->s, "precond", "none");
+        else rc = ovk_solver_set_precond_fn(d->s, pcapply_cb, d);
+        PetscCall(check(comm, rc, "ovk_solver_set_precond_fn"));
+    }
+    d->monitored = -1; /* sync_tolerances sets it */
+    PetscFunctionReturn(0);
+}
+
+/* Make s (and A) for the KSP's operator, or bring them up to date: new
+ * values through ovk_matrix_update_values, another matrix or pattern anew. */
+static PetscErrorCode sync_operator(KSP ksp)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
+    Mat op;
+    PetscInt M, N, m, n;
+    PetscObjectState st, nz;
+    int kind = 0, rc, bad;
+    PetscFunctionBegin;
+    PetscCall(KSPGetOperators(ksp, &op, NULL));
+    PetscCall(MatGetSize(op, &M, &N));
+    PetscCall(MatGetLocalSize(op, &m, &n));
+    PetscCheck(M == N, comm, PETSC_ERR_ARG_SIZ, "KSP ovkrylov needs a square operator, this one is %" PetscInt_FMT " x %" PetscInt_FMT, M, N);
+    /* local layouts, agreed: every rank raises the same error */
+    bad = m != n ? 1 : m >= INT_MAX ? 2 : 0;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm));
+    PetscCheck(bad != 1, comm, PETSC_ERR_ARG_SIZ, "KSP ovkrylov needs the same row and column layout (a rank's rows and columns differ)");
+    PetscCheck(bad != 2, comm, PETSC_ERR_SUP, "ovkrylov: more rows on one rank than an int counts");
+    PetscCall(operator_kind(op, &kind));
+    PetscCall(PetscObjectStateGet((PetscObject)op, &st));
+    PetscCall(MatGetNonzeroState(op, &nz));
+    if (d->s && op == d->op && nz == d->nzstate && st == d->state) PetscFunctionReturn(0);
+    if (d->s && op == d->op && nz == d->nzstate) { /* new values, same pattern */
+        if (d->A) PetscCall(copy_matrix(ksp, op, kind, 1));
+        d->state = st;
+        PetscFunctionReturn(0);
+    }
+    PetscCall(teardown(d));
+    PetscCall(VecCreateMPIWithArray(comm, 1, m, M, NULL, &d->win));
+    PetscCall(VecCreateMPIWithArray(comm, 1, m, M, NULL, &d->wout));
+    d->op = op;
+    d->state = st;
+    d->nzstate = nz;
+    if (kind) {
+        PetscCall(copy_matrix(ksp, op, kind, 0));
+        rc = ovk_solver_create(d->A, &d->s);
+    } else {
+        rc = ovk_solver_create_operator(comm, (int)m, matmult_cb, d, &d->s);
+    }
+    PetscCall(check(comm, rc, "ovk_solver_create"));
+    PetscCall(configure(ksp));
+    PetscFunctionReturn(0);
+}
+
+/* MatNullSpace attached to the operator -> ovkrylov's null space. */
+static PetscErrorCode sync_nullspace(KSP ksp)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    MatNullSpace nsp;
+    PetscBool has_const = PETSC_FALSE;
+    PetscInt k = 0;
+    const Vec *vecs = NULL;
+    const double **arr = NULL;
+    int rc;
+    PetscFunctionBegin;
+    PetscCall(MatGetNullSpace(d->op, &nsp));
+    if (nsp == d->nsp) PetscFunctionReturn(0);
+    if (nsp) PetscCall(MatNullSpaceGetVecs(nsp, &has_const, &k, &vecs));
+    PetscCall(PetscMalloc1(k + 1, &arr));
+    for (PetscInt j = 0; j < k; j++) PetscCall(VecGetArrayRead(vecs[j], &arr[j]));
+    rc = ovk_solver_set_nullspace(d->s, has_const ? 1 : 0, (int)k, arr);
+    for (PetscInt j = 0; j < k; j++) PetscCall(VecRestoreArrayRead(vecs[j], &arr[j]));
+    PetscCall(PetscFree(arr));
+    PetscCall(check(PetscObjectComm((PetscObject)ksp), rc, "ovk_solver_set_nullspace"));
+    d->nsp = nsp;
+    PetscFunctionReturn(0);
+}
+
+/* The KSP's tolerances, iteration limit, divtol, initial guess and
+ * monitors, when changed. */
+static PetscErrorCode sync_tolerances(KSP ksp)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
+    char buf[64];
+    int rc, gz = ksp->guess_zero ? 1 : 0;
+    PetscFunctionBegin;
+    PetscCheck(ksp->max_it < INT_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE, "KSP ovkrylov: max_it %" PetscInt_FMT " is more than an int", ksp->max_it);
+    if (!d->have_tols || d->rtol != ksp->rtol || d->atol != ksp->abstol || d->max_it != (int)ksp->max_it) {
+        rc = ovk_solver_set_tolerances(d->s, ksp->rtol, ksp->abstol, (int)ksp->max_it);
+        PetscCall(check(comm, rc, "ovk_solver_set_tolerances"));
+    }
+    if (!d->have_tols || d->divtol != ksp->divtol) {
+        snprintf(buf, sizeof buf, "%.17g", (double)ksp->divtol);
+        rc = ovk_solver_set_option(d->s, "divtol", buf);
+        PetscCall(check(comm, rc, "ovk_solver_set_option(divtol)"));
+    }
+    if (!d->have_tols || d->guess_zero != gz) {
+        rc = ovk_solver_set_option(d->s, "initial_guess_zero", gz ? "1" : "0");
+        PetscCall(check(comm, rc, "ovk_solver_set_option(initial_guess_zero)"));
+    }
+    /* ovkrylov's monitor while the KSP has monitors or a residual history */
+    if (d->monitored != (ksp->numbermonitors > 0 || ksp->res_hist)) {
+        d->monitored = ksp->numbermonitors > 0 || ksp->res_hist;
+        rc = ovk_solver_set_monitor(d->s, d->monitored ? monitor_cb : NULL, d);
+        PetscCall(check(comm, rc, "ovk_solver_set_monitor"));
+    }
+    d->rtol = ksp->rtol, d->atol = ksp->abstol, d->divtol = ksp->divtol;
+    d->max_it = (int)ksp->max_it, d->guess_zero = gz, d->have_tols = 1;
+    PetscFunctionReturn(0);
+}
+
+/* ---- the KSP's methods -------------------------------------------------- */
+
+/* ovkrylov's reason (and status) as the KSP's. */
+static KSPConvergedReason map_reason(KSP ksp, const ovk_pcg_result *res, double rnorm, double bnorm)
+{
+    switch (res->reason) {
+    case OVK_REASON_CONVERGED: /* by the larger of the two bounds, as PETSc's default test */
+        return ksp->abstol > ksp->rtol * bnorm && rnorm < ksp->abstol ? KSP_CONVERGED_ATOL : KSP_CONVERGED_RTOL;
+    case OVK_REASON_MAXIT: return KSP_DIVERGED_ITS;
+    case OVK_REASON_BREAKDOWN: return KSP_DIVERGED_BREAKDOWN;
+    case OVK_REASON_NONFINITE: return KSP_DIVERGED_NANORINF;
+    case OVK_REASON_DIVERGED: return KSP_DIVERGED_DTOL;
+    case OVK_REASON_MONITOR: /* only a failed KSPMonitor asks to stop, an error (finish) */
+    default: return KSP_DIVERGED_NULL;
+    }
+}
+
+/* The solve's status: a failed callback's PETSc error, an ovkrylov error
+ * (setup, arguments), or a reason (the statuses of an iteration that stopped). */
+static PetscErrorCode finish(KSP ksp, int rc, const char *call)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
+    PetscErrorCode cb = d->cb_err;
+    int failed = cb != 0;
+    PetscFunctionBegin;
+    d->cb_err = 0;
+    /* a failed callback (a failed monitor asks ovkrylov to stop: OVK_ESTOPPED)
+       is an error on every rank, with the rank's own PETSc code where it failed */
+    if (rc != OVK_ECALLBACK && rc != OVK_ESTOPPED) failed = 0;
+    else PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm));
+    if (failed) SETERRQ(comm, cb ? cb : PETSC_ERR_LIB, "ovkrylov: %s: the operator, PC or monitor failed%s", call, cb ? "" : " on another rank");
+    switch (rc) {
+    case OVK_OK:
+    case OVK_EMAXIT:
+    case OVK_EBREAKDOWN:
+    case OVK_ENONFINITE:
+    case OVK_EDIVERGED:
+    case OVK_ESTOPPED: break;
+    default: PetscCall(check(PetscObjectComm((PetscObject)ksp), rc, call));
+    }
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode KSPSetUp_Ovkrylov(KSP ksp)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    int rc;
+    PetscFunctionBegin;
+    /* ovkrylov's preconditioner: the KSP's PC has nothing to set up; else
+       the PC first (KSPSetUp would after this), so that ovkrylov's setup,
+       which may apply it (auto's measurements), finds it ready */
+    if (d->given[2]) PetscCall(PCSetType(ksp->pc, PCNONE));
+    else PetscCall(PCSetUp(ksp->pc));
+    PetscCall(sync_operator(ksp));
+    PetscCall(sync_nullspace(ksp));
+    PetscCall(sync_tolerances(ksp));
+    rc = ovk_solver_setup(d->s);
+    PetscCall(finish(ksp, rc, "ovk_solver_setup"));
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode prepare_solve(KSP ksp)
+{
+    PetscFunctionBegin;
+    PetscCheck(!ksp->transpose_solve, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP ovkrylov has no transpose solve");
+    PetscCall(sync_operator(ksp));
+    PetscCall(sync_nullspace(ksp));
+    PetscCall(sync_tolerances(ksp));
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode KSPSolve_Ovkrylov(KSP ksp)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res;
+    const PetscScalar *pb;
+    PetscScalar *px;
+    PetscReal bnorm;
+    int rc;
+    PetscFunctionBegin;
+    PetscCall(prepare_solve(ksp));
+    PetscCall(VecNorm(ksp->vec_rhs, NORM_2, &bnorm));
+    PetscCall(VecGetArrayRead(ksp->vec_rhs, &pb));
+    PetscCall(VecGetArray(ksp->vec_sol, &px));
+    memset(&res, 0, sizeof res);
+    rc = ovk_solver_vector_create(d->s, (double *)pb, &b);
+    if (!rc) rc = ovk_solver_vector_create(d->s, px, &x);
+    if (!rc) rc = ovk_solver_solve(d->s, b, x, &res);
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    PetscCall(VecRestoreArray(ksp->vec_sol, &px));
+    PetscCall(VecRestoreArrayRead(ksp->vec_rhs, &pb));
+    PetscCall(finish(ksp, rc, "ovk_solver_solve"));
+    ksp->its = res.iterations;
+    ksp->rnorm = res.rel_residual * bnorm;
+    ksp->reason = map_reason(ksp, &res, ksp->rnorm, bnorm);
+    PetscFunctionReturn(0);
+}
+
+/* KSPMatSolve: the columns of B and X as k systems of ovk_solver_solve_many. */
+static PetscErrorCode KSPMatSolve_Ovkrylov(KSP ksp, Mat B, Mat X)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    const PetscScalar *pb;
+    PetscScalar *px;
+    PetscInt k, ldb, ldx;
+    ovk_vector **vb = NULL, **vx = NULL;
+    ovk_pcg_result *res = NULL;
+    int rc = 0;
+    PetscFunctionBegin;
+    PetscCall(prepare_solve(ksp));
+    PetscCall(MatGetSize(B, NULL, &k));
+    PetscCall(MatDenseGetLDA(B, &ldb));
+    PetscCall(MatDenseGetLDA(X, &ldx));
+    PetscCall(PetscCalloc3(k, &vb, k, &vx, k, &res));
+    PetscCall(MatDenseGetArrayRead(B, &pb));
+    PetscCall(MatDenseGetArray(X, &px));
+    for (PetscInt j = 0; j < k && !rc; j++) {
+        rc = ovk_solver_vector_create(d->s, (double *)pb + j * ldb, &vb[j]);
+        if (!rc) rc = ovk_solver_vector_create(d->s, px + j * ldx, &vx[j]);
+    }
+    if (!rc && k > 0) rc = ovk_solver_solve_many(d->s, (int)k, vb, vx, res);
+    for (PetscInt j = 0; j < k; j++) ovk_vector_destroy(vb[j]), ovk_vector_destroy(vx[j]);
+    PetscCall(MatDenseRestoreArray(X, &px));
+    PetscCall(MatDenseRestoreArrayRead(B, &pb));
+    PetscCall(finish(ksp, rc, "ovk_solver_solve_many"));
+    /* the KSP's: the most iterations, the first system that did not converge */
+    ksp->its = 0;
+    ksp->reason = KSP_CONVERGED_RTOL;
+    ksp->rnorm = 0;
+    for (PetscInt j = 0; j < k; j++) {
+        ksp->its = PetscMax(ksp->its, res[j].iterations);
+        if (ksp->reason > 0 && res[j].reason != OVK_REASON_CONVERGED) ksp->reason = map_reason(ksp, &res[j], 0, 1);
+    }
+    PetscCall(PetscFree3(vb, vx, res));
+    PetscFunctionReturn(0);
+}
+
+/* Preconditioners of ovkrylov built on an outside library: refused when
+ * the process binds that library's symbols to another one (above). */
+static PetscErrorCode check_outside_library(KSP ksp, const char *spec)
+{
+#ifdef OVKP_HYPRE_FILE
+    Dl_info info;
+    void *sym;
+    PetscFunctionBegin;
+    if (strncmp(spec, "amg", 3) || (spec[3] && spec[3] != ':')) PetscFunctionReturn(0);
+    sym = dlsym(RTLD_DEFAULT, "HYPRE_IJMatrixCreate");
+    if (!sym || !dladdr(sym, &info) || !info.dli_fname || strstr(info.dli_fname, OVKP_HYPRE_FILE)) PetscFunctionReturn(0);
+    SETERRQ(PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP,
+            "-ksp_ovkrylov_precond %s: ovkrylov's amg is built on %s (hypre with 64-bit indices), and this process binds hypre's "
+            "symbols to %s (PETSc's hypre), which would take its calls; use PETSc's -pc_type hypre or -pc_type gamg (the KSP's PC "
+            "through the callback) instead",
+            spec, OVKP_HYPRE_FILE, info.dli_fname);
+#else
+    PetscFunctionBegin;
+    (void)ksp, (void)spec;
+    PetscFunctionReturn(0);
+#endif
+}
+
+/* The solver's name before its ':' options is one ovkrylov has. */
+static PetscErrorCode check_solver_name(KSP ksp, const char *spec)
+{
+    char valid[1024] = "";
+    size_t len = strcspn(spec, ":");
+    int n = ovk_solver_type_count();
+    PetscFunctionBegin;
+    for (int i = 0; i < n; i++) {
+        const char *name = ovk_solver_type_name(i);
+        if (strlen(name) == len && !strncmp(name, spec, len)) PetscFunctionReturn(0);
+        if (strlen(valid) + strlen(name) + 2 < sizeof valid) strcat(strcat(valid, " "), name);
+    }
+    SETERRQ(PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown -%sksp_ovkrylov_solver %s; valid:%s",
+            ((PetscObject)ksp)->prefix ? ((PetscObject)ksp)->prefix : "", spec, valid);
+}
+
+static PetscErrorCode KSPSetFromOptions_Ovkrylov(KSP ksp, PetscOptionItems *PetscOptionsObject)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    char name[64], value[OPTLEN];
+    PetscBool flg;
+    int changed = 0;
+    PetscFunctionBegin;
+    PetscOptionsHeadBegin(PetscOptionsObject, "KSP ovkrylov options (docs/guide.md, Coming from PETSc)");
+    for (int i = 0; i < NFWD; i++) {
+        snprintf(name, sizeof name, "-ksp_ovkrylov_%s", forwarded[i].key);
+        PetscCall(PetscOptionsString(name, forwarded[i].help, "KSPOVKRYLOV", d->given[i] ? d->opt[i] : "", value, sizeof value, &flg));
+        if (!flg) continue;
+        if (i == 0) PetscCall(check_solver_name(ksp, value));
+        if (i == 2) PetscCall(check_outside_library(ksp, value));
+        changed |= !d->given[i] || strcmp(d->opt[i], value);
+        PetscCall(PetscStrncpy(d->opt[i], value, OPTLEN));
+        d->given[i] = PETSC_TRUE;
+    }
+    PetscOptionsHeadEnd();
+    if (changed && d->s) PetscCall(teardown(d)); /* made anew with them at the next setup or solve */
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode KSPView_Ovkrylov(KSP ksp, PetscViewer viewer)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    PetscBool ascii;
+    PetscMPIInt rank;
+    FILE *f;
+    PetscFunctionBegin;
+    PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+    if (!ascii) PetscFunctionReturn(0);
+    for (int i = 0; i < NFWD; i++)
+        if (d->given[i]) PetscCall(PetscViewerASCIIPrintf(viewer, "  -ksp_ovkrylov_%s %s\n", forwarded[i].key, d->opt[i]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  operator: %s; preconditioner: %s\n",
+                                     !d->s ? "not set up" : d->A ? "ovkrylov matrix (copied)" : "MatMult callback",
+                                     d->given[2] ? "ovkrylov's" : "the KSP's PC (callback)"));
+    if (!d->s) PetscFunctionReturn(0);
+    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)ksp), &rank));
+    PetscCall(PetscViewerFlush(viewer));
+    if (rank == 0) {
+        PetscCall(PetscViewerASCIIGetPointer(viewer, &f));
+        ovk_solver_view(d->s, f);
+        fflush(f);
+    }
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode KSPReset_Ovkrylov(KSP ksp)
+{
+    PetscFunctionBegin;
+    PetscCall(teardown(ksp->data));
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode KSPDestroy_Ovkrylov(KSP ksp)
+{
+    PetscFunctionBegin;
+    PetscCall(teardown(ksp->data));
+    PetscCall(PetscFree(ksp->data));
+    PetscFunctionReturn(0);
+}
+
+PetscErrorCode KSPCreate_Ovkrylov(KSP ksp)
+{
+    KSP_Ovkrylov *d;
+    PetscFunctionBegin;
+    PetscCall(PetscNew(&d));
+    d->ksp = ksp;
+    ksp->data = d;
+    /* ovkrylov tests ||b - A x||_2: the unpreconditioned norm, PC on the left (z = C r) */
+    PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_UNPRECONDITIONED, PC_LEFT, 3));
+    ksp->setupnewmatrix = PETSC_TRUE; /* KSPSetUp after KSPSetOperators: our setup on the new matrix */
+    ksp->ops->setup = KSPSetUp_Ovkrylov;
+    ksp->ops->solve = KSPSolve_Ovkrylov;
+    ksp->ops->matsolve = KSPMatSolve_Ovkrylov;
+    ksp->ops->destroy = KSPDestroy_Ovkrylov;
+    ksp->ops->reset = KSPReset_Ovkrylov;
+    ksp->ops->view = KSPView_Ovkrylov;
+    ksp->ops->setfromoptions = KSPSetFromOptions_Ovkrylov;
+    ksp->ops->buildsolution = KSPBuildSolutionDefault;
+    ksp->ops->buildresidual = KSPBuildResidualDefault;
+    PetscFunctionReturn(0);
+}
+
+#else
+PetscErrorCode KSPCreate_Ovkrylov(KSP ksp)
+{
+    PetscFunctionBegin;
+    SETERRQ(PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP,
+            "KSP ovkrylov needs PETSc with real double scalars (this PETSc is complex or not double precision)");
+}
+#endif
+
+PetscErrorCode KSPOvkrylovRegister(void)
+{
+    static PetscBool done = PETSC_FALSE;
+    PetscFunctionBegin;
+    if (done) PetscFunctionReturn(0);
+    PetscCall(KSPRegister(KSPOVKRYLOV, KSPCreate_Ovkrylov));
+    done = PETSC_TRUE;
+    PetscFunctionReturn(0);
+}
+
+/* PETSc's entry for -dll_append PATH/libovkrylov_petsc.so (the name after "lib"). */
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_ovkrylov_petsc(void);
+PetscErrorCode PetscDLLibraryRegister_ovkrylov_petsc(void)
+{
+    PetscFunctionBegin;
+    PetscCall(KSPOvkrylovRegister());
+    PetscFunctionReturn(0);
+}

@@ -1,0 +1,28 @@
+/* ovkrylov as a PETSc KSP type: "ovkrylov" (libovkrylov_petsc, docs/guide.md,
+ * "Coming from PETSc").
+ *
+ * Loaded into an unchanged PETSc program at run time with
+ *   -dll_append PATH/libovkrylov_petsc.so -ksp_type ovkrylov
+ * (PETSc calls PetscDLLibraryRegister_ovkrylov_petsc), or registered by an
+ * application that links the library with KSPOvkrylovRegister() after
+ * PetscInitialize.  Options, under the KSP's prefix (listed by -help):
+ *   -ksp_ovkrylov_solver SPEC      ovkrylov's solver (alg1, pipecg, plcg:l=3, gmres, bicgstab, ...)
+ *   -ksp_ovkrylov_backend SPEC     the reduction backend (blocking, native, nbc, ...)
+ *   -ksp_ovkrylov_precond SPEC     ovkrylov's preconditioner in place of the KSP's PC
+ *   -ksp_ovkrylov_progress_every N, -ksp_ovkrylov_replace_every N,
+ *   -ksp_ovkrylov_condest 0|1, -ksp_ovkrylov_print_level N, -ksp_ovkrylov_log_view 0|1
+ * The tolerances, the iteration limit, divtol and the initial guess are the
+ * KSP's; the residual norm is the unpreconditioned two-norm. */
+#ifndef OVKRYLOV_PETSC_H
+#define OVKRYLOV_PETSC_H
+
+#include <petscksp.h>
+
+#define KSPOVKRYLOV "ovkrylov"
+
+/* Register KSP type "ovkrylov" (once; later calls do nothing).  Local. */
+PETSC_EXTERN PetscErrorCode KSPOvkrylovRegister(void);
+/* PETSc's constructor of the type (what KSPSetType(ksp, "ovkrylov") calls). */
+PETSC_EXTERN PetscErrorCode KSPCreate_Ovkrylov(KSP ksp);
+
+#endif
