@@ -147,11 +147,7 @@ static int basis_column(ovk__ctx *c, pgmres_work *w, pipe_state *p, int a)
         minus[i] = -s;
     }
     double arg = d[a + 1] - ss; /* ||z_{a+1}||^2 - ||V^T z_{a+1}||^2 */
-    if (!isfinite(arg)) {
-        ovk__stop(c, c->res->iterations + 1, OVK_REASON_NONFINITE, "the Gram matrix of the pipelined basis", arg);
-        return OVK_OK;
-    }
-    if (!(arg > 0.0)) {
+    if (!(arg > 0.0) || !isfinite(arg)) { /* not finite: the shifts' powers overflowed, or A C z did (gmres says) */
         p->broke = 1;
         return OVK_OK;
     }
@@ -255,7 +251,7 @@ static int run(ovk__ctx *c, pgmres_work *w, double bb)
     }
     if (!w->user_shifts && !w->estimated) { /* a short classical cycle for the Ritz values */
         int m = ovk__pgmres_estimate_steps(w->m);
-        ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .t = w->t, .r = w->r};
+        ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .t = w->t, .r = w->r, .undo_rises = 1};
         rc = ovk__gmres_cycle_run(c, &cy, m, bb, &rr, w->H, &stop);
         if (rc) return rc;
         if (cy.k > 0) estimate(c, w, cy.k, m + 1);
@@ -270,10 +266,10 @@ static int run(ovk__ctx *c, pgmres_work *w, double bb)
         rc = pipeline(c, w, &p, sqrt(rr), bb, iter);
         if (rc) return rc;
         iter += p.k;
-        ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .t = w->t, .r = w->r, .k = p.k, .iter = iter};
+        ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .t = w->t, .r = w->r, .k = p.k, .iter = iter, .undo_rises = 1};
         rc = ovk__gmres_cycle_end(c, &cy, bb, &rr, &stop); /* x from the columns done, b - A x */
         if (rc || stop) return rc;
-        if (p.broke || sqrt(rr) > LOST * p.est) break; /* the basis broke down or lost accuracy */
+        if (p.broke || sqrt(rr) > LOST * p.est || cy.reverted) break; /* the basis broke down or lost accuracy */
     }
     c->res->restarts++;
     return ovk__variant_resume(c, ovk__solver_find(FALLBACK), &w->fallback, bb, iter);
