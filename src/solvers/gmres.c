@@ -4,25 +4,23 @@
  * exit test see the true residual.  One cycle of restart length M:
  *
  *   v_0 = r / ||r||
- *   for j = 0 .. M-1:
- *     w = A C v_j                         (fgmres keeps z_j = C v_j)
- *     h = V^T w, <w,w> -> one reduction;  w -= V h       (CGS, pass 1)
- *     if ||w|| dropped below ||w_0|| / sqrt 2 (cancellation):
- *       h2 = V^T w, <w,w> -> one reduction;  w -= V h2;  h += h2  (pass 2)
- *     h_{j+1,j} = ||w||: refine=never (default) sums it after the pass
- *     (one more reduction, as PETSc); gmres sums it in the pass and
- *     scales v_{j+1} = w / h_{j+1,j} in the next step's, fgmres in passes
- *     of their own;
- *     ifneeded/always from the last pass's <w,w> - ||h||^2 (Pythagoras)
+ *   for j = 0 .. M-1:  w = A C u_j, orthogonalised against the basis
+ *     orth=dcgs2 (default): u_j has had one classical pass; one reduction
+ *       gives its second pass (v_j, and H's column j-1 completed) and w's
+ *       first (column j, u_{j+1}); see "one DCGS2 cycle" below
+ *     orth=cgs: v_j final, classical passes as refine= says: never (one
+ *       pass, the norm summed after it: two reductions, PETSc's),
+ *       ifneeded (a second pass below Kahan's 1/sqrt 2), always
  *     rotate column j: |g_{j+1}| = ||b - A x_j||  -> the iteration's check
- *   x += C V y (fgmres: x += Z y), y = R^-1 g
+ *   x += C V c (fgmres: x += Z c), c from y = R^-1 g
  *   r = b - A x, <r,r> (one reduction): the true residual decides
  *
- * Classical Gram-Schmidt with a conditional second pass (Kahan's "twice is
- * enough", as in Giraud, Langou and Rozloznik 2005) keeps V orthogonal to
- * working precision with one or two reductions per step, against j + 1 for
- * modified Gram-Schmidt.  The shared parts (the least-squares problem, the
- * vector kernels, the end of a cycle) also serve pgmres.c. */
+ * The safeguard (the end of a cycle, run()): an update that raised the
+ * true residual is undone; a cycle undone, or whose true residual lost
+ * what its estimate promised, switches the next cycles to two classical
+ * passes per step; undone again, the solve stops with a breakdown naming
+ * it.  The shared parts (the least-squares problem, the vector kernels,
+ * the end of a cycle, the classical cycle) also serve pgmres.c. */
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
