@@ -598,6 +598,8 @@ typedef struct ovk__gmres_cycle {
     int refine;            /* orth=cgs: OVK__REFINE_*, the Gram-Schmidt passes */
     int undo_rises;        /* the end undoes an update that raised the residual more than rounding does */
     int reverted;          /* set by the end: the update raised the true residual and was undone */
+    int deeper;            /* set by the end: an estimate's convergence was not confirmed; the
+                            * later cycles run on past the estimate's (gmres.c) */
     double rr_end;         /* set by the end: ||b - A x||^2 after the update (before an undo) */
 } ovk__gmres_cycle;
 /* Collective: the end of a cycle after the check of its last step (whose

@@ -1,7 +1,8 @@
 /* The GMRES family's robustness: on watt_2 (cond ~1e11, skipped without the
  * shared matrices) every GMRES with its default settings converges truly
- * to 1e-8 or ends honestly (never "converged" short of rtol, never above
- * the start); one cycle's ||I - V^T V||_F (gmres:orthloss=1, read from the
+ * to 1e-8 with Jacobi (b = A 1 and the drivers' random b) and with ILU(0)
+ * and b = A 1, and ends honestly with ILU(0) and the random b (never
+ * "converged" short of rtol, never above the start); one cycle's ||I - V^T V||_F (gmres:orthloss=1, read from the
  * view) stays below 1e-10 with the default dcgs2 and is far larger with one
  * classical pass; a matrix whose Krylov basis loses its orthogonality in one
  * pass makes orth=cgs's safeguard reorthogonalize fully (the view says so)
@@ -50,7 +51,7 @@ static void view_text(ovk_solver *s, char *text)
     fclose(f);
 }
 
-/* b = A 1 (ones) or entries in [-1, 1) (random) */
+/* b = A 1 (ones) or random, as ovk_mtx_solve -rhs random */
 static void make_b(const ovk_matrix *A, ovk_vector *b, int ones)
 {
     int n = ovk_matrix_nlocal(A);
@@ -64,7 +65,13 @@ static void make_b(const ovk_matrix *A, ovk_vector *b, int ones)
     }
     double *bd = ovk_vector_data(b);
     int64_t start = ovk_matrix_row_start(A);
-    for (int i = 0; i < n; i++) bd[i] = 2.0 * tp_value((uint64_t)(start + i) * 7919u + 13u) - 1.0;
+    for (int i = 0; i < n; i++) { /* SplitMix64 of the global row in [-1, 1): the drivers' -rhs random */
+        uint64_t z = (uint64_t)(start + i) + 0x9e3779b97f4a7c15ULL;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        bd[i] = (double)(z >> 11) / 4503599627370496.0 - 1.0;
+    }
 }
 
 typedef int (*pc_fn)(ovk_solver *s, const double *in, double *out, void *ctx);
@@ -148,9 +155,12 @@ static void watt2(int rank)
         for (int p = 0; p < 2; p++)
             for (int ones = 1; ones >= 0; ones--) {
                 char what[96];
-                outcome o = solve(A, solvers[s], pcs[p], NULL, NULL, ones, 1000);
+                outcome o = solve(A, solvers[s], pcs[p], NULL, NULL, ones, 2000);
                 snprintf(what, sizeof what, "watt_2 %s %s b=%s", solvers[s], pcs[p], ones ? "A1" : "random");
-                expect_honest(what, &o);
+                if (p == 0 || ones) /* converges; ilu0 with a random b: an honest end (docs/solvers.md) */
+                    MT_CHECK(o.rc == OVK_OK && o.reason == OVK_REASON_CONVERGED && o.true_rel < 1e-8,
+                             "%s: status %d, %d iterations, true residual %.3e", what, o.rc, o.iterations, o.true_rel);
+                else expect_honest(what, &o);
                 if (rank == 0)
                     printf("%-40s %5d iterations, %-16s true residual %.2e\n", what, o.iterations,
                            ovk_reason_name(o.reason), o.true_rel);
