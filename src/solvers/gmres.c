@@ -1016,7 +1016,7 @@ static int run(ovk__ctx *c, gmres_work *w, double bb, int iter, double rr)
     int stop = 0, rc = OVK_OK;
     ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .Z = w->flexible ? w->Z : NULL, .t = w->t, .r = w->r,
                            .F = w->basis == OVK__BASIS_SINGLE ? w->F : NULL, .iter = iter, .orth = w->orth,
-                           .refine = w->refine, .undo_rises = 1};
+                           .refine = w->refine};
     w->fell_back_at = w->guard_at = -1;
     w->loss_k = 0;
     if (iter >= c->opts->max_iter) {
@@ -1025,11 +1025,11 @@ static int run(ovk__ctx *c, gmres_work *w, double bb, int iter, double rr)
     }
     while (!rc && !stop) {
         double rr_start = rr;
+        int full = cy.orth == OVK__ORTH_CGS && cy.refine == OVK__REFINE_ALWAYS;
+        cy.undo_rises = !full; /* a rise undone while two passes per step remain to try */
         rc = ovk__gmres_cycle_run(c, &cy, w->m, bb, &rr, NULL, &stop);
         if (!rc && w->orthloss) rc = measure_loss(c, w, &cy);
         if (rc || stop) break;
-        int full = cy.orth == OVK__ORTH_CGS && cy.refine == OVK__REFINE_ALWAYS;
-        cy.undo_rises = !full;
         if (!w->no_room && lost_to_rounding(&cy, rr_start, cy.rr_end)) {
             rc = to_double_basis(c, w, &cy);
         } else if (!full && suspect(&cy, rr_start)) {
