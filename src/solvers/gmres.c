@@ -4,25 +4,23 @@
  * exit test see the true residual.  One cycle of restart length M:
  *
  *   v_0 = r / ||r||
- *   for j = 0 .. M-1:
- *     w = A C v_j                         (fgmres keeps z_j = C v_j)
- *     h = V^T w, <w,w> -> one reduction;  w -= V h       (CGS, pass 1)
- *     if ||w|| dropped below ||w_0|| / sqrt 2 (cancellation):
- *       h2 = V^T w, <w,w> -> one reduction;  w -= V h2;  h += h2  (pass 2)
- *     h_{j+1,j} = ||w||: refine=never (default) sums it after the pass
- *     (one more reduction, as PETSc); gmres sums it in the pass and
- *     scales v_{j+1} = w / h_{j+1,j} in the next step's, fgmres in passes
- *     of their own;
- *     ifneeded/always from the last pass's <w,w> - ||h||^2 (Pythagoras)
+ *   for j = 0 .. M-1:  w = A C u_j, orthogonalised against the basis
+ *     orth=dcgs2 (default): u_j has had one classical pass; one reduction
+ *       gives its second pass (v_j, and H's column j-1 completed) and w's
+ *       first (column j, u_{j+1}); see "one DCGS2 cycle" below
+ *     orth=cgs: v_j final, classical passes as refine= says: never (one
+ *       pass, the norm summed after it: two reductions, PETSc's),
+ *       ifneeded (a second pass below Kahan's 1/sqrt 2), always
  *     rotate column j: |g_{j+1}| = ||b - A x_j||  -> the iteration's check
- *   x += C V y (fgmres: x += Z y), y = R^-1 g
+ *   x += C V c (fgmres: x += Z c), c from y = R^-1 g
  *   r = b - A x, <r,r> (one reduction): the true residual decides
  *
- * Classical Gram-Schmidt with a conditional second pass (Kahan's "twice is
- * enough", as in Giraud, Langou and Rozloznik 2005) keeps V orthogonal to
- * working precision with one or two reductions per step, against j + 1 for
- * modified Gram-Schmidt.  The shared parts (the least-squares problem, the
- * vector kernels, the end of a cycle) also serve pgmres.c. */
+ * The safeguard (the end of a cycle, run()): an update that raised the
+ * true residual is undone; a cycle undone, or whose true residual lost
+ * what its estimate promised, switches the next cycles to two classical
+ * passes per step; undone again, the solve stops with a breakdown naming
+ * it.  The shared parts (the least-squares problem, the vector kernels,
+ * the end of a cycle, the classical cycle) also serve pgmres.c. */
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
@@ -39,9 +37,13 @@ typedef struct gmres_work {
     float *F[OVK__MAX_RESTART + 1];     /* basis=single: the Arnoldi basis, in one block from F[0] */
     double *fallback;                   /* basis=single: V[2..M] once a solve fell back to double */
     ovk__arnoldi ls;
-    int m, flexible, refine, basis;
+    int m, flexible, refine, basis, orth, orthloss;
     int fell_back_at;                   /* the last solve's iteration of the fallback, or -1 */
     int no_room;                        /* the fallback's vectors could not be had (on some rank) */
+    int guard_at, guard_undone;         /* the last solve's safeguard: from the end of iteration, or -1 */
+    double guard_true, guard_est, guard_start; /* the cycle's true residual, estimate, start */
+    double loss;                        /* orthloss: ||I - V^T V||_F of the last cycle's loss_k vectors */
+    int loss_k;
 } gmres_work;
 
 /* ---- the least-squares problem ------------------------------------------ */
@@ -50,12 +52,13 @@ int ovk__arnoldi_alloc(ovk__arnoldi *a, int m)
 {
     memset(a, 0, sizeof *a);
     a->m = m;
-    a->h = calloc((size_t)(m + 1) * (size_t)m + 4 * (size_t)(m + 1), sizeof(double));
+    a->h = calloc((size_t)(m + 1) * (size_t)(2 * m + 1) + 4 * (size_t)(m + 1), sizeof(double)); /* h, s: m + 1 columns */
     if (!a->h) return ovk__fail(OVK_ENOMEM, "a Hessenberg matrix of restart %d", m);
     a->cs = a->h + (size_t)(m + 1) * (size_t)m;
     a->sn = a->cs + m + 1;
     a->g = a->sn + m + 1;
     a->y = a->g + m + 1;
+    a->s = a->y + m + 1;
     return OVK_OK;
 }
 
@@ -69,7 +72,10 @@ void ovk__arnoldi_start(ovk__arnoldi *a, double beta)
 {
     memset(a->g, 0, sizeof(double) * (size_t)(a->m + 1));
     a->g[0] = beta;
+    a->lagged = 0;
 }
+
+double *ovk__arnoldi_lagged(ovk__arnoldi *a, int j) { return a->s + (size_t)j * (size_t)(a->m + 1); }
 
 double *ovk__arnoldi_column(ovk__arnoldi *a, int j) { return a->h + (size_t)j * (size_t)(a->m + 1); }
 
@@ -82,8 +88,8 @@ double ovk__arnoldi_rotate(ovk__arnoldi *a, int j)
         h[i] = t;
     }
     double d = hypot(h[j], h[j + 1]);
-    a->cs[j] = d > 0.0 ? h[j] / d : 1.0;
-    a->sn[j] = d > 0.0 ? h[j + 1] / d : 0.0;
+    a->cs[j] = d > 0.0 ? h[j] / d : (isnan(d) ? d : 1.0); /* NaN: the estimate too, not a rotation by 0 */
+    a->sn[j] = d > 0.0 ? h[j + 1] / d : (isnan(d) ? d : 0.0);
     h[j] = d;
     h[j + 1] = 0.0;
     a->g[j + 1] = -a->sn[j] * a->g[j];
@@ -300,6 +306,162 @@ static void combine_norm(ovk__ctx *c, const basis *b, const double *coef, double
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
+/* ---- DCGS2 kernels: two vectors against the basis in one pass --------- */
+
+/* ou[i] += <X[i], u>, ow[i] += <X[i], w> over rows lo..hi for up to four
+ * vectors; absent ones alias u, their sums dropped */
+static void dots4x2(int nx, const double *const *X, const double *restrict u, const double *restrict w, int lo,
+                    int hi, double *ou, double *ow)
+{
+    const double *restrict x0 = X[0], *restrict x1 = nx > 1 ? X[1] : u, *restrict x2 = nx > 2 ? X[2] : u,
+                 *restrict x3 = nx > 3 ? X[3] : u;
+    double a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+#pragma omp simd reduction(+ : a0, a1, a2, a3, b0, b1, b2, b3)
+    for (int r = lo; r < hi; r++) {
+        double p = u[r], q = w[r];
+        a0 += x0[r] * p;
+        b0 += x0[r] * q;
+        a1 += x1[r] * p;
+        b1 += x1[r] * q;
+        a2 += x2[r] * p;
+        b2 += x2[r] * q;
+        a3 += x3[r] * p;
+        b3 += x3[r] * q;
+    }
+    const double a[4] = {a0, a1, a2, a3}, b[4] = {b0, b1, b2, b3};
+    for (int i = 0; i < nx; i++) {
+        ou[i] += a[i];
+        ow[i] += b[i];
+    }
+}
+
+/* dots4x2 of float vectors, summed in double; absent ones alias F[0] */
+static void dots4x2_single(int nx, const float *const *F, const double *restrict u, const double *restrict w, int lo,
+                           int hi, double *ou, double *ow)
+{
+    const float *restrict f0 = F[0], *restrict f1 = F[nx > 1], *restrict f2 = F[nx > 2 ? 2 : 0],
+                          *restrict f3 = F[nx > 3 ? 3 : 0];
+    double a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+#pragma omp simd reduction(+ : a0, a1, a2, a3, b0, b1, b2, b3)
+    for (int r = lo; r < hi; r++) {
+        double p = u[r], q = w[r], x0 = f0[r], x1 = f1[r], x2 = f2[r], x3 = f3[r];
+        a0 += x0 * p;
+        b0 += x0 * q;
+        a1 += x1 * p;
+        b1 += x1 * q;
+        a2 += x2 * p;
+        b2 += x2 * q;
+        a3 += x3 * p;
+        b3 += x3 * q;
+    }
+    const double a[4] = {a0, a1, a2, a3}, b[4] = {b0, b1, b2, b3};
+    for (int i = 0; i < nx; i++) {
+        ou[i] += a[i];
+        ow[i] += b[i];
+    }
+}
+
+/* d = [Q^T u, <u,u>, Q^T w, <u,w>] (2 k + 2 local sums, k = |Q|), Q and the
+ * two vectors read once */
+static void dots_two(ovk__ctx *c, const basis *q, const double *u, const double *w, double *d)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    int n = c->n, k = q->nf + q->nd, every = ovk__chunk_rows(n, &c->hook), step = every < CACHE_ROWS ? every : CACHE_ROWS;
+    double *du = d, *dw = d + k + 1;
+    memset(d, 0, sizeof(double) * (size_t)(2 * k + 2));
+    for (int lo = 0, since = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int i = 0; i < q->nf; i += 4)
+            dots4x2_single(q->nf - i < 4 ? q->nf - i : 4, q->F + i, u, w, lo, hi, du + i, dw + i);
+        for (int i = 0; i < q->nd; i += 4)
+            dots4x2(q->nd - i < 4 ? q->nd - i : 4, q->X + i, u, w, lo, hi, du + q->nf + i, dw + q->nf + i);
+        double uu = 0.0, uw = 0.0;
+#pragma omp simd reduction(+ : uu, uw)
+        for (int r = lo; r < hi; r++) {
+            uu += u[r] * u[r];
+            uw += u[r] * w[r];
+        }
+        du[k] += uu;
+        dw[k] += uw;
+        since += hi - lo;
+        if (since >= every || hi == n) {
+            ovk__poke(&c->hook);
+            since = 0;
+        }
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+/* u -= sum_i a_i X[i], w -= sum_i b_i X[i] over rows lo..hi for up to four
+ * vectors (absent ones alias X[0] with coefficients 0) */
+static void sub4x2(int nx, const double *const *X, const double *a, const double *b, double *restrict u,
+                   double *restrict w, int lo, int hi)
+{
+    const double *restrict x0 = X[0], *restrict x1 = X[nx > 1], *restrict x2 = X[nx > 2 ? 2 : 0],
+                 *restrict x3 = X[nx > 3 ? 3 : 0];
+    double a0 = a[0], a1 = nx > 1 ? a[1] : 0.0, a2 = nx > 2 ? a[2] : 0.0, a3 = nx > 3 ? a[3] : 0.0;
+    double b0 = b[0], b1 = nx > 1 ? b[1] : 0.0, b2 = nx > 2 ? b[2] : 0.0, b3 = nx > 3 ? b[3] : 0.0;
+#pragma omp simd
+    for (int r = lo; r < hi; r++) {
+        double p0 = x0[r], p1 = x1[r], p2 = x2[r], p3 = x3[r];
+        u[r] -= a0 * p0 + a1 * p1 + a2 * p2 + a3 * p3;
+        w[r] -= b0 * p0 + b1 * p1 + b2 * p2 + b3 * p3;
+    }
+}
+
+/* sub4x2 of float vectors */
+static void sub4x2_single(int nx, const float *const *F, const double *a, const double *b, double *restrict u,
+                          double *restrict w, int lo, int hi)
+{
+    const float *restrict x0 = F[0], *restrict x1 = F[nx > 1], *restrict x2 = F[nx > 2 ? 2 : 0],
+                          *restrict x3 = F[nx > 3 ? 3 : 0];
+    double a0 = a[0], a1 = nx > 1 ? a[1] : 0.0, a2 = nx > 2 ? a[2] : 0.0, a3 = nx > 3 ? a[3] : 0.0;
+    double b0 = b[0], b1 = nx > 1 ? b[1] : 0.0, b2 = nx > 2 ? b[2] : 0.0, b3 = nx > 3 ? b[3] : 0.0;
+#pragma omp simd
+    for (int r = lo; r < hi; r++) {
+        double p0 = x0[r], p1 = x1[r], p2 = x2[r], p3 = x3[r];
+        u[r] -= a0 * p0 + a1 * p1 + a2 * p2 + a3 * p3;
+        w[r] -= b0 * p0 + b1 * p1 + b2 * p2 + b3 * p3;
+    }
+}
+
+/* In one pass over Q, u and w: v = (u - Q s) / alpha into u (uf not NULL:
+ * its float copy, v rounded to it), w = (w - Q t - tau v) / alpha */
+static void update_two(ovk__ctx *c, const basis *q, const double *s, const double *t, double alpha, double tau,
+                       double *restrict u, double *restrict w, float *restrict uf)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    int n = c->n, every = ovk__chunk_rows(n, &c->hook), step = every < CACHE_ROWS ? every : CACHE_ROWS;
+    double ia = 1.0 / alpha;
+    for (int lo = 0, since = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int i = 0; i < q->nf; i += 4)
+            sub4x2_single(q->nf - i < 4 ? q->nf - i : 4, q->F + i, s + i, t + i, u, w, lo, hi);
+        for (int i = 0; i < q->nd; i += 4)
+            sub4x2(q->nd - i < 4 ? q->nd - i : 4, q->X + i, s + q->nf + i, t + q->nf + i, u, w, lo, hi);
+        if (uf) {
+            for (int r = lo; r < hi; r++) {
+                float f = (float)(u[r] * ia);
+                uf[r] = f;
+                u[r] = f;
+                w[r] = (w[r] - tau * u[r]) * ia;
+            }
+        } else {
+#pragma omp simd
+            for (int r = lo; r < hi; r++) {
+                u[r] *= ia;
+                w[r] = (w[r] - tau * u[r]) * ia;
+            }
+        }
+        since += hi - lo;
+        if (since >= every || hi == n) {
+            ovk__poke(&c->hook);
+            since = 0;
+        }
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
 void ovk__gmres_scale(ovk__ctx *c, double a, const double *x, double *y)
 {
     ovk__tic t0 = ovk__tic_start(c);
@@ -310,38 +472,116 @@ void ovk__gmres_scale(ovk__ctx *c, double a, const double *x, double *y)
 
 /* ---- the end of a cycle ------------------------------------------------- */
 
-int ovk__gmres_cycle_end(ovk__ctx *c, const ovk__gmres_cycle *cy, double bb, double *rr, int *stop)
+/* The per-step check; after a cycle whose estimate met the tolerance and
+ * whose true residual did not (cy->deeper), an estimate that meets it does
+ * not end the cycle: short cycles near the attainable accuracy each gained
+ * nothing (watt_2, Jacobi: one step per cycle at 1.005e-8 for rtol 1e-8) */
+static int step_check(ovk__ctx *c, const ovk__gmres_cycle *cy, int iter, double rr, double bb, int *stop)
 {
-    int n = c->n, rc;
+    int rc = ovk__iterate_check(c, iter, rr, bb, stop);
+    if (!rc && *stop && cy->deeper && c->res->reason == OVK_REASON_CONVERGED) {
+        c->res->reason = OVK_REASON_NONE;
+        *stop = 0;
+    }
+    return rc;
+}
+
+/* the coefficients of the update on the stored vectors from y: dcgs2's
+ * column j is that of u_j / alpha_j = v_j + V s_j / alpha_j (fgmres: of
+ * Z_j / alpha_j, Z_j = C u_j) */
+static void update_coefficients(ovk__arnoldi *ls, int k, int flexible, double *coef)
+{
+    for (int i = 0; i < k; i++) coef[i] = ls->y[i];
+    if (!ls->lagged) return;
+    if (flexible) {
+        for (int j = 0; j < k; j++) coef[j] *= ovk__arnoldi_lagged(ls, j)[j];
+        return;
+    }
+    for (int j = 1; j < k; j++)
+        for (int i = 0; i < j; i++) coef[i] += ovk__arnoldi_lagged(ls, j)[i] * ls->y[j];
+}
+
+/* d = the cycle's update of x (x += d): Z coef, or C (V coef) */
+static int update_vector(ovk__ctx *c, const ovk__gmres_cycle *cy, const double *coef, double *d)
+{
+    int n = c->n;
+    memset(d, 0, sizeof(double) * (size_t)n);
+    if (cy->Z) {
+        ovk__gmres_combine(c, cy->k, (const double *const *)cy->Z, coef, 1.0, d);
+        return OVK_OK;
+    }
+    basis b = cy->F ? (basis){.nf = cy->k, .F = (const float *const *)cy->F}
+                    : (basis){.nd = cy->k, .X = (const double *const *)cy->V};
+    memset(cy->t, 0, sizeof(double) * (size_t)n);
+    basis_combine(c, &b, coef, 1.0, cy->t, NULL);
+    return ovk__ctx_pc(c, cy->t, d);
+}
+
+/* no NaN or Inf in v (local) */
+static int finite_vector(const double *v, int n)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++) s += v[i] * 0.0; /* NaN when some v_i is NaN or Inf */
+    return s == 0.0;
+}
+
+/* r = b - A x into out, *rr = <r,r> (one reduction) */
+static int true_residual(ovk__ctx *c, double *out, double *rr)
+{
+    int rc = ovk__ctx_residual(c, out);
+    if (rc) return rc;
+    *rr = 0.0;
+    ovk__gmres_dots(c, 1, (const double *const[]){out}, out, rr);
+    return ovk__sum(c, OVK__IPROD, rr, 1);
+}
+
+/* A cycle's update that raised the true residual by more than GROW (more
+ * than rounding at the attainable accuracy does), or above the solve's
+ * initial residual, is undone */
+static const double GROW = 1.1;
+
+int ovk__gmres_cycle_end(ovk__ctx *c, ovk__gmres_cycle *cy, double bb, double *rr, int *stop)
+{
+    int rc;
+    double rr_start = *rr, coef[OVK__MAX_RESTART + 1];
     ovk_reason why = c->res->reason;
     *stop = 1;
+    cy->reverted = 0;
+    cy->rr_end = rr_start;
     if (why == OVK_REASON_NONFINITE || why == OVK_REASON_BREAKDOWN) return OVK_OK; /* y is meaningless */
+    int updated = 0;
     if (cy->k > 0) {
         double rmin = ovk__arnoldi_solve(cy->ls, cy->k);
         if (ovk__breakdown(c, cy->iter, "the smallest diagonal entry of the rotated Hessenberg matrix", rmin, 0))
             return OVK_OK;
-        if (cy->Z) { /* x += Z y */
-            ovk__gmres_combine(c, cy->k, (const double *const *)cy->Z, cy->ls->y, 1.0, c->x);
-        } else { /* x += C (V y) */
-            basis b = cy->F ? (basis){.nf = cy->k, .F = (const float *const *)cy->F}
-                            : (basis){.nd = cy->k, .X = (const double *const *)cy->V};
-            memset(cy->t, 0, sizeof(double) * (size_t)n);
-            basis_combine(c, &b, cy->ls->y, 1.0, cy->t, NULL);
-            rc = ovk__ctx_pc(c, cy->t, cy->r);
-            if (rc) return rc;
-            ovk__ctx_axpy(c, 1.0, cy->r, c->x);
-        }
+        update_coefficients(cy->ls, cy->k, cy->Z != NULL, coef);
+        rc = update_vector(c, cy, coef, cy->r); /* d in r */
+        if (rc) return rc;
+        updated = finite_vector(cy->r, c->n); /* a NaN here (a failed callback) spares x, and poisons rr */
+        if (updated) ovk__ctx_axpy(c, 1.0, cy->r, c->x); /* x += d */
     }
     if (why != OVK_REASON_NONE && why != OVK_REASON_CONVERGED) return OVK_OK; /* monitor, diverged: x is set */
-    rc = ovk__ctx_residual(c, cy->r); /* r = b - A x */
+    rc = ovk__ctx_residual(c, cy->t); /* t = b - A x */
     if (rc) return rc;
-    *rr = 0.0;
-    ovk__gmres_dots(c, 1, (const double *const[]){cy->r}, cy->r, rr);
+    ovk__gmres_dots(c, 1, (const double *const[]){cy->t}, cy->t, rr);
+    if (cy->k > 0 && !updated) *rr = NAN;
     rc = ovk__sum(c, OVK__IPROD, rr, 1);
     if (rc) return rc;
+    cy->rr_end = *rr;
+    double rr0 = c->watch.rnorm0 * c->watch.rnorm0; /* the solve's start */
+    double bound = cy->undo_rises ? GROW * GROW * rr_start : rr0;
+    if (cy->k > 0 && !(*rr <= bound && *rr <= rr0) && isfinite(rr_start)) { /* raised, or NaN: undo */
+        if (updated) ovk__ctx_axpy(c, -1.0, cy->r, c->x);
+        cy->reverted = 1;
+        rc = true_residual(c, cy->r, rr);
+        if (rc) return rc;
+    } else {
+        memcpy(cy->r, cy->t, sizeof(double) * (size_t)c->n);
+    }
     c->res->reason = OVK_REASON_NONE; /* the true residual decides */
     rc = ovk__iterate_check(c, cy->iter, *rr, bb, stop);
     if (rc || *stop) return rc;
+    if (why == OVK_REASON_CONVERGED) cy->deeper = 1; /* the estimate's convergence not confirmed */
     if (cy->iter >= c->opts->max_iter) {
         c->res->reason = OVK_REASON_MAXIT;
         *stop = 1;
@@ -480,7 +720,161 @@ static int orthogonalise_deferred(ovk__ctx *c, const step_vectors *sv, double rh
     return OVK_OK;
 }
 
-int ovk__gmres_cycle_run(ovk__ctx *c, ovk__gmres_cycle *cy, int m, double bb, double *rr, double *hraw, int *stop)
+/* ---- one DCGS2 cycle ---------------------------------------------------- */
+
+/* Classical Gram-Schmidt with the second pass delayed (DCGS2: Swirydowicz,
+ * Langou, Ananthan, Yang and Thomas, NLAA 28, 2021; Bielich et al.,
+ * Parallel Computing 112, 2022).  Step j multiplies the vector u_j that
+ * has had one pass, and one reduction serves both passes:
+ *
+ *   w = A C u_j                                  (fgmres keeps Z_j = C u_j)
+ *   [Q^T u_j, <u_j,u_j>, Q^T w, <u_j,w>]      Q = v_0..v_{j-1}   (one sum)
+ *   second pass on u_j:  s = Q^T u_j,  alpha = sqrt(<u_j,u_j> - ||s||^2),
+ *     v_j = (u_j - Q s) / alpha;  u_j = Q s + alpha v_j completes H's
+ *     column j-1: h_{i,j-1} += s_i, h_{j,j-1} = alpha; rotated, it gives
+ *     the residual of iteration j (the check lags one step)
+ *   first pass on w:  tau = <v_j,w> = (<u_j,w> - s^T t) / alpha, t = Q^T w,
+ *     u_{j+1} = (w - Q t - tau v_j) / alpha, column j = [t, tau] / alpha:
+ *     A C (u_j / alpha) = [Q, v_j] h_j + u_{j+1}
+ *
+ * The cycle's last u_k gets its second pass in a reduction of its own.  H
+ * is that of the vectors u_j / alpha_j, so x += C (V c) with c = S y, S
+ * unit upper triangular from the s_j / alpha_j (fgmres: x += Z_j y_j /
+ * alpha_j).  When <u_j,u_j> - ||s||^2 kept less than CANCEL of <u_j,u_j>,
+ * the norm and <v_j,w> are summed after u_j -= Q s (one more reduction). */
+static const double CANCEL = 1e-8;
+
+/* What step j works on: Q (the final v_0..v_{j-1}: V or, single, F), u_j
+ * and w in double (V[j], V[j+1]; single: V[j&1], V[(j+1)&1], v_j's float
+ * copy into F[j]); with_w 0: no w (the cycle's last second pass) */
+typedef struct lagged_vectors {
+    basis q;
+    const double *X[OVK__MAX_RESTART + 2];
+    double *u, *w;
+    float *uf;
+} lagged_vectors;
+
+static void lagged_of(const ovk__gmres_cycle *cy, int j, int with_w, lagged_vectors *lv)
+{
+    if (cy->F) {
+        *lv = (lagged_vectors){.q = {.nf = j, .F = (const float *const *)cy->F}, .u = cy->V[j & 1],
+                               .w = with_w ? cy->V[(j + 1) & 1] : NULL, .uf = cy->F[j]};
+        return;
+    }
+    *lv = (lagged_vectors){.q = {.nd = j, .X = lv->X}, .u = cy->V[j], .w = with_w ? cy->V[j + 1] : NULL};
+    for (int i = 0; i < j; i++) lv->X[i] = cy->V[i];
+}
+
+/* The second pass on u_j (j > 0) from d = [s = Q^T u, <u,u>, t = Q^T w,
+ * <u,w>]: *alpha, *tau = <v_j,w> (with w); s's column j of the lagged
+ * coefficients; *done: u -= Q s already applied (the norm summed after) */
+static int second_pass(ovk__ctx *c, ovk__arnoldi *ls, int j, const lagged_vectors *lv, const double *d,
+                       double *alpha, double *tau, int *done)
+{
+    const double *s = d, *t = d + j + 1;
+    double ss = 0.0, st = 0.0, uu = d[j];
+    for (int i = 0; i < j; i++) {
+        ss += s[i] * s[i];
+        if (lv->w) st += s[i] * t[i];
+    }
+    double aa = uu - ss, uw = lv->w ? t[j] - st : 0.0;
+    *done = 0;
+    if (isfinite(aa) && !(aa > CANCEL * uu)) { /* cancelled: u -= Q s, then <u,u>, <u,w> */
+        double minus[OVK__MAX_RESTART + 1], e[2];
+        for (int i = 0; i < j; i++) minus[i] = -s[i];
+        basis_combine(c, &lv->q, minus, 1.0, lv->u, NULL);
+        dots_two(c, &(basis){0}, lv->u, lv->w ? lv->w : lv->u, e);
+        int rc = ovk__sum(c, OVK__IPROD, e, 2);
+        if (rc) return rc;
+        aa = e[0];
+        uw = e[1];
+        *done = 1;
+    }
+    *alpha = isnan(aa) ? aa : sqrt(fmax(aa, 0.0)); /* NaN reaches the check through the rotation */
+    *tau = uw / *alpha;
+    double *col = ovk__arnoldi_lagged(ls, j);
+    for (int i = 0; i < j; i++) col[i] = s[i] / *alpha;
+    col[j] = 1.0 / *alpha;
+    return OVK_OK;
+}
+
+/* Column j-1 completed by u_j = Q s + alpha v_j, rotated, checked as
+ * iteration iter; *happy when alpha vanished next to the column */
+static int lagged_column(ovk__ctx *c, ovk__gmres_cycle *cy, int j, const double *s, double alpha, double bb,
+                         int iter, double *hraw, int ld, int *stop, int *happy)
+{
+    double *h = ovk__arnoldi_column(cy->ls, j - 1), big = 0.0;
+    for (int i = 0; i < j; i++) {
+        h[i] += s[i];
+        big = fmax(big, fabs(h[i]));
+    }
+    h[j] = alpha;
+    *happy = isfinite(alpha) && alpha <= 8.0 * DBL_EPSILON * big;
+    if (hraw) memcpy(hraw + (size_t)(j - 1) * (size_t)ld, h, sizeof(double) * (size_t)(j + 1));
+    double res = ovk__arnoldi_rotate(cy->ls, j - 1); /* ||b - A x_j|| */
+    cy->k = j;
+    cy->iter = iter;
+    return step_check(c, cy, iter, res * res, bb, stop);
+}
+
+/* the cycle's last u_k: its second pass (one reduction), column k-1 */
+static int last_pass(ovk__ctx *c, ovk__gmres_cycle *cy, int k, double bb, int iter, double *hraw, int ld, int *stop)
+{
+    lagged_vectors lv;
+    lagged_of(cy, k, 0, &lv);
+    double d[OVK__MAX_RESTART + 2], alpha, tau;
+    basis qu = lv.q;
+    const double *X[OVK__MAX_RESTART + 2];
+    for (int i = 0; i < qu.nd; i++) X[i] = qu.X[i];
+    X[qu.nd++] = lv.u;
+    qu.X = X;
+    basis_dots(c, &qu, lv.u, d); /* Q^T u, <u,u> */
+    int rc = ovk__sum(c, OVK__IPROD, d, k + 1), done, happy;
+    if (!rc) rc = second_pass(c, cy->ls, k, &lv, d, &alpha, &tau, &done);
+    return rc ? rc : lagged_column(c, cy, k, d, alpha, bb, iter, hraw, ld, stop, &happy);
+}
+
+static int cycle_dcgs2(ovk__ctx *c, ovk__gmres_cycle *cy, int m, double bb, double *rr, double *hraw, int *stop)
+{
+    int rc = OVK_OK, step_stop = 0, happy = 0, iter0 = cy->iter, j;
+    double d[2 * OVK__MAX_RESTART + 2], zero[OVK__MAX_RESTART + 1] = {0};
+    ovk__gmres_scale(c, 1.0 / sqrt(*rr), cy->r, cy->V[0]); /* u_0 = v_0 = r / ||r|| */
+    ovk__arnoldi_start(cy->ls, sqrt(*rr));
+    cy->ls->lagged = 1;
+    cy->k = 0;
+    for (j = 0; j < m && iter0 + j < c->opts->max_iter; j++) {
+        lagged_vectors lv;
+        lagged_of(cy, j, 1, &lv);
+        double *z = cy->Z ? cy->Z[j] : cy->t, alpha = 1.0, tau;
+        rc = ovk__ctx_pc(c, lv.u, z); /* z = C u_j */
+        if (!rc) rc = ovk__ctx_matvec(c, z, lv.w); /* w = A z */
+        if (rc) return rc;
+        dots_two(c, &lv.q, lv.u, lv.w, d);
+        rc = ovk__sum(c, OVK__IPROD, d, 2 * j + 2);
+        if (rc) return rc;
+        int done = 0;
+        if (j > 0) {
+            rc = second_pass(c, cy->ls, j, &lv, d, &alpha, &tau, &done);
+            if (!rc) rc = lagged_column(c, cy, j, d, alpha, bb, iter0 + j, hraw, m + 1, &step_stop, &happy);
+            if (rc) return rc;
+            if (step_stop || happy) break;
+        } else {
+            tau = d[1]; /* <v_0,w> */
+            ovk__arnoldi_lagged(cy->ls, 0)[0] = 1.0;
+        }
+        double *h = ovk__arnoldi_column(cy->ls, j), *t = d + j + 1;
+        for (int i = 0; i < j; i++) h[i] = t[i] / alpha;
+        h[j] = tau / alpha;
+        update_two(c, &lv.q, done ? zero : d, t, alpha, tau, lv.u, lv.w, lv.uf); /* v_j; u_{j+1} in w */
+    }
+    if (!step_stop && !happy && j > cy->k) rc = last_pass(c, cy, j, bb, iter0 + j, hraw, m + 1, &step_stop);
+    if (rc) return rc;
+    return ovk__gmres_cycle_end(c, cy, bb, rr, stop);
+}
+
+/* ---- one cycle ---------------------------------------------------------- */
+
+static int cycle_cgs(ovk__ctx *c, ovk__gmres_cycle *cy, int m, double bb, double *rr, double *hraw, int *stop)
 {
     int rc = OVK_OK, step_stop = 0, deferred = cy->refine == OVK__REFINE_NEVER && !cy->Z;
     double rho = 1.0; /* V[j] = rho v_j (deferred) */
@@ -503,11 +897,16 @@ int ovk__gmres_cycle_run(ovk__ctx *c, ovk__gmres_cycle *cy, int m, double bb, do
         if (hraw) memcpy(hraw + (size_t)j * (size_t)(m + 1), h, sizeof(double) * (size_t)(j + 2));
         double res = ovk__arnoldi_rotate(cy->ls, j); /* ||b - A x_j|| */
         cy->k = j + 1;
-        rc = ovk__iterate_check(c, ++cy->iter, res * res, bb, &step_stop);
+        rc = step_check(c, cy, ++cy->iter, res * res, bb, &step_stop);
         if (rc) return rc;
         if (happy) break; /* the Krylov space is invariant: x is as good as it gets */
     }
     return ovk__gmres_cycle_end(c, cy, bb, rr, stop);
+}
+
+int ovk__gmres_cycle_run(ovk__ctx *c, ovk__gmres_cycle *cy, int m, double bb, double *rr, double *hraw, int *stop)
+{
+    return cy->orth == OVK__ORTH_DCGS2 ? cycle_dcgs2(c, cy, m, bb, rr, hraw, stop) : cycle_cgs(c, cy, m, bb, rr, hraw, stop);
 }
 
 /* basis=single: the cycle's true residual kept less than half the digits
@@ -543,21 +942,105 @@ static int to_double_basis(ovk__ctx *c, gmres_work *w, ovk__gmres_cycle *cy)
     return OVK_OK;
 }
 
+/* ---- the safeguard and the measured orthogonality ----------------------- */
+
+/* A cycle whose update raised the true residual (undone at its end), or
+ * whose true residual kept less than half the digits the rotations'
+ * estimate promised and stands more than LOST times above it: in exact
+ * arithmetic neither happens, the basis lost its orthogonality (or the
+ * solve reached its attainable accuracy). */
+static const double LOST = 10.0;
+
+static int suspect(const ovk__gmres_cycle *cy, double rr_start)
+{
+    if (cy->reverted) return 1;
+    if (cy->k == 0) return 0;
+    double est = fabs(cy->ls->g[cy->k]), tr = sqrt(cy->rr_end);
+    return tr > LOST * est && tr > sqrt(est * sqrt(rr_start));
+}
+
+/* ||I - V^T V||_F of the cycle's k basis vectors (one reduction of
+ * k (k + 1) / 2 sums; a float basis read through t) */
+static int measure_loss(ovk__ctx *c, gmres_work *w, const ovk__gmres_cycle *cy)
+{
+    int k = cy->k;
+    if (k == 0) return OVK_OK;
+    double *g = malloc(sizeof(double) * (size_t)k * (size_t)(k + 1) / 2);
+    int rc = ovk__agree(c->comm, g ? OVK_OK : ovk__fail(OVK_ENOMEM, "the Gram matrix of %d basis vectors", k));
+    if (rc) {
+        free(g);
+        return rc;
+    }
+    size_t at = 0;
+    for (int i = 0; i < k; i++) {
+        const double *v = cy->V[i];
+        basis b = {.nd = i + 1, .X = (const double *const *)cy->V};
+        if (cy->F) {
+            for (int r = 0; r < c->n; r++) w->t[r] = cy->F[i][r];
+            v = w->t;
+            b = (basis){.nf = i + 1, .F = (const float *const *)cy->F};
+        }
+        basis_dots(c, &b, v, g + at); /* <v_l, v_i>, l <= i */
+        at += (size_t)i + 1;
+    }
+    rc = ovk__sum(c, OVK__IPROD, g, (int)at);
+    double f = 0.0;
+    at = 0;
+    for (int i = 0; i < k; i++)
+        for (int l = 0; l <= i; l++, at++) {
+            double e = l == i ? g[at] - 1.0 : g[at];
+            f += (l == i ? 1.0 : 2.0) * e * e;
+        }
+    free(g);
+    w->loss = sqrt(f);
+    w->loss_k = k;
+    return rc;
+}
+
+/* the next cycles with two classical passes at every step (CGS2, on the
+ * double basis) */
+static void reorthogonalise_fully(gmres_work *w, ovk__gmres_cycle *cy, double rr_start)
+{
+    w->guard_at = cy->iter;
+    w->guard_true = sqrt(cy->rr_end);
+    w->guard_est = cy->k ? fabs(cy->ls->g[cy->k]) : 0.0;
+    w->guard_start = sqrt(rr_start);
+    w->guard_undone = cy->reverted;
+    cy->orth = OVK__ORTH_CGS;
+    cy->refine = OVK__REFINE_ALWAYS;
+}
+
 /* cycles from r = b - A x with ||r||^2 = rr, counting from iter */
 static int run(ovk__ctx *c, gmres_work *w, double bb, int iter, double rr)
 {
     int stop = 0, rc = OVK_OK;
     ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .Z = w->flexible ? w->Z : NULL, .t = w->t, .r = w->r,
-                           .F = w->basis == OVK__BASIS_SINGLE ? w->F : NULL, .iter = iter, .refine = w->refine};
-    w->fell_back_at = -1;
+                           .F = w->basis == OVK__BASIS_SINGLE ? w->F : NULL, .iter = iter, .orth = w->orth,
+                           .refine = w->refine};
+    w->fell_back_at = w->guard_at = -1;
+    w->loss_k = 0;
     if (iter >= c->opts->max_iter) {
         c->res->reason = OVK_REASON_MAXIT;
         return OVK_OK;
     }
     while (!rc && !stop) {
         double rr_start = rr;
+        int full = cy.orth == OVK__ORTH_CGS && cy.refine == OVK__REFINE_ALWAYS;
+        cy.undo_rises = !full; /* a rise undone while two passes per step remain to try */
         rc = ovk__gmres_cycle_run(c, &cy, w->m, bb, &rr, NULL, &stop);
-        if (!rc && !stop && !w->no_room && lost_to_rounding(&cy, rr_start, rr)) rc = to_double_basis(c, w, &cy);
+        if (!rc && w->orthloss) rc = measure_loss(c, w, &cy);
+        if (rc || stop) break;
+        if (!w->no_room && lost_to_rounding(&cy, rr_start, cy.rr_end)) {
+            rc = to_double_basis(c, w, &cy);
+        } else if (!full && suspect(&cy, rr_start)) {
+            reorthogonalise_fully(w, &cy, rr_start);
+        } else if (cy.reverted) { /* the same cycle again would end the same */
+            ovk__stop(c, cy.iter, OVK_REASON_BREAKDOWN,
+                      "the true residual over its start after a cycle with two Gram-Schmidt passes per step (the "
+                      "update is lost to rounding: A C too ill-conditioned for this accuracy)",
+                      sqrt(cy.rr_end / rr_start));
+            stop = 1;
+        }
     }
     return rc;
 }
@@ -594,6 +1077,7 @@ static int given(const ovk__opts *o, const char *key)
 }
 
 const char *const ovk__gmres_refine_names[] = {"never", "ifneeded", "always", NULL};
+const char *const ovk__gmres_orth_names[] = {"dcgs2", "cgs", NULL};
 const char *const ovk__gmres_basis_names[] = {"double", "single", NULL};
 
 int ovk__gmres_parse(ovk__opts *o, const char *owner, int pipelined, int max_l, ovk__gmres_params **out)
@@ -603,11 +1087,14 @@ int ovk__gmres_parse(ovk__opts *o, const char *owner, int pipelined, int max_l, 
     if (!p) return ovk__fail(OVK_ENOMEM, "%s", owner);
     p->restart = 30; /* PETSc's */
     p->l = pipelined ? 2 : 0;
-    p->refine = OVK__REFINE_NEVER; /* PETSc's: one classical pass */
+    p->refine = OVK__REFINE_NEVER; /* orth=cgs: PETSc's, one classical pass */
+    p->orth = OVK__ORTH_DCGS2;
     const ovk__opt_entry classical[] = {
         OVK__OPT_INT("restart", 1, OVK__MAX_RESTART, &p->restart),
+        OVK__OPT_CHOICE("orth", ovk__gmres_orth_names, &p->orth),
         OVK__OPT_CHOICE("refine", ovk__gmres_refine_names, &p->refine),
         OVK__OPT_CHOICE("basis", ovk__gmres_basis_names, &p->basis),
+        OVK__OPT_INT("orthloss", 0, 1, &p->orthloss),
     };
     const ovk__opt_entry pipe[] = {
         OVK__OPT_INT("restart", 1, OVK__MAX_RESTART, &p->restart),
@@ -615,8 +1102,12 @@ int ovk__gmres_parse(ovk__opts *o, const char *owner, int pipelined, int max_l, 
         OVK__OPT_DOUBLE("lmin", -1e300, 1e300, &p->lmin),
         OVK__OPT_DOUBLE("lmax", -1e300, 1e300, &p->lmax),
     };
-    int rc = pipelined ? ovk__opts_read(o, owner, pipe, 4) : ovk__opts_read(o, owner, classical, 3);
+    int rc = pipelined ? ovk__opts_read(o, owner, pipe, 4) : ovk__opts_read(o, owner, classical, 5);
     if (rc) return rc;
+    if (given(o, "refine") && !given(o, "orth")) p->orth = OVK__ORTH_CGS; /* refine= names a classical pass */
+    if (given(o, "refine") && p->orth != OVK__ORTH_CGS)
+        return ovk__fail(OVK_EOPTION, "solver %s: refine applies to orth=cgs, not orth=%s", owner,
+                         ovk__gmres_orth_names[p->orth]);
     p->user_shifts = given(o, "lmin") || given(o, "lmax");
     if (p->user_shifts && !(given(o, "lmin") && given(o, "lmax") && p->lmin <= p->lmax))
         rc = ovk__fail(OVK_EOPTION, "solver %s: lmin and lmax must both be given, lmin <= lmax (%g, %g)", owner,
@@ -670,7 +1161,9 @@ static int setup_of(ovk__ctx *c, gmres_work *w, int flexible)
     w->flexible = flexible;
     w->refine = p->refine;
     w->basis = p->basis;
-    w->fell_back_at = -1;
+    w->orth = p->orth;
+    w->orthloss = (int)p->orthloss;
+    w->fell_back_at = w->guard_at = -1;
     int rc = w->basis == OVK__BASIS_SINGLE ? single_basis(c, w) : OVK_OK;
     return rc ? rc : ovk__arnoldi_alloc(&w->ls, w->m);
 }
@@ -691,9 +1184,24 @@ static void destroy(void *work)
 static void view(const void *work, FILE *f)
 {
     const gmres_work *w = work;
-    fprintf(f, "  %s: restart = %d, classical Gram-Schmidt, refine = %s, basis = %s%s\n",
-            w->flexible ? "fgmres" : "gmres", w->m, ovk__gmres_refine_names[w->refine],
-            ovk__gmres_basis_names[w->basis], w->basis == OVK__BASIS_SINGLE ? " (float storage, double arithmetic)" : "");
+    if (w->orth == OVK__ORTH_DCGS2)
+        fprintf(f, "  %s: restart = %d, orth = dcgs2 (classical Gram-Schmidt, second pass delayed: one reduction per "
+                   "step), basis = %s%s\n",
+                w->flexible ? "fgmres" : "gmres", w->m, ovk__gmres_basis_names[w->basis],
+                w->basis == OVK__BASIS_SINGLE ? " (float storage, double arithmetic)" : "");
+    else
+        fprintf(f, "  %s: restart = %d, orth = cgs (classical Gram-Schmidt), refine = %s, basis = %s%s\n",
+                w->flexible ? "fgmres" : "gmres", w->m, ovk__gmres_refine_names[w->refine],
+                ovk__gmres_basis_names[w->basis], w->basis == OVK__BASIS_SINGLE ? " (float storage, double arithmetic)" : "");
+    if (w->guard_at >= 0)
+        fprintf(f, "  safeguard: the cycle ending at iteration %d %s (true residual %.3e, the rotations' estimate %.3e, "
+                   "the cycle's start %.3e): the basis lost its orthogonality; the next cycles reorthogonalized fully "
+                   "(two classical passes at every step)%s\n",
+                w->guard_at, w->guard_undone ? "raised the residual" : "gained less than its estimate",
+                w->guard_true, w->guard_est, w->guard_start, w->guard_undone ? "; its update was undone" : "");
+    if (w->loss_k > 0)
+        fprintf(f, "  orthogonality of the last cycle's basis: ||I - V^T V||_F = %.3e (%d vectors)\n", w->loss,
+                w->loss_k);
     if (w->fell_back_at >= 0)
         fprintf(f, "  the last solve went on with a double basis from iteration %d: a cycle on the float one gained "
                    "less than half the digits of its estimate\n", w->fell_back_at);
@@ -703,14 +1211,17 @@ static void view(const void *work, FILE *f)
 }
 
 #define REFINE_OPTIONS                                                                                       \
-    "restart=1..500: the Krylov space's dimension before a restart (30); refine=never|ifneeded|always: "    \
-    "one classical Gram-Schmidt pass and the norm summed after it (default, PETSc's), "                       \
-    "a second pass when the norm fell below 1/sqrt 2 (CGS2), or at every step; basis=double|single: "           \
-    "the Krylov basis stored in double (default) or float (half the Gram-Schmidt bytes, double arithmetic)"
+    "restart=1..500: the Krylov space's dimension before a restart (30); orth=dcgs2|cgs: classical "           \
+    "Gram-Schmidt with the second pass delayed into the next step's reduction (default: one reduction per "    \
+    "step, two passes' orthogonality), or classical passes as refine= says; refine=never|ifneeded|always "     \
+    "(orth=cgs, implied by refine=): one pass and the norm summed after it (PETSc's default), a second pass "   \
+    "when the norm fell below 1/sqrt 2 (CGS2), or at every step; basis=double|single: the Krylov basis stored " \
+    "in double (default) or float (half the Gram-Schmidt bytes, double arithmetic); orthloss=0|1: measure "    \
+    "||I - V^T V||_F of each cycle's basis (one more reduction per cycle), shown by the view"
 
 const ovk__solver ovk__solver_gmres = {
     .name = "gmres",
-    .description = "restarted GMRES, right-preconditioned, classical Gram-Schmidt: one reduction per step, any matrix",
+    .description = "restarted GMRES, right-preconditioned, DCGS2 Gram-Schmidt: one reduction per step, any matrix",
     .options = REFINE_OPTIONS,
     .nonsymmetric = 1,
     .work_size = sizeof(gmres_work), .vectors = gmres_vectors,
@@ -720,7 +1231,7 @@ const ovk__solver ovk__solver_gmres = {
 
 const ovk__solver ovk__solver_fgmres = {
     .name = "fgmres",
-    .description = "flexible GMRES: the preconditioner may change at every step (keeps C v_j), any matrix",
+    .description = "flexible GMRES: the preconditioner may change at every step (keeps the preconditioned vectors), any matrix",
     .options = REFINE_OPTIONS,
     .nonsymmetric = 1,
     .work_size = sizeof(gmres_work), .vectors = fgmres_vectors,

@@ -22,10 +22,12 @@
  *
  * The sums are of the Gram matrix, not of orthogonalised vectors: when the
  * basis Z is ill-conditioned (l large, shifts poor, A far from normal) the
- * square root's argument goes negative.  That breakdown, or a true residual
- * at a cycle's end more than LOST times the rotations' estimate, ends the
- * pipeline for the rest of the solve: x is updated from the columns done
- * and gmres (CGS2, gmres.c's resume entry) goes on from it, counted as a
+ * square root's argument goes negative or, with shifts whose powers
+ * overflow, is not finite.  That breakdown, a true residual at a cycle's
+ * end more than LOST times the rotations' estimate, or a cycle whose update
+ * the end undid (it raised the residual) ends the pipeline for the rest of
+ * the solve: x is updated from the columns done and gmres (dcgs2 with its
+ * safeguard, gmres.c's resume entry) goes on from it, counted as a
  * restart.  Every cycle ends with b - A x, so a converged answer is never
  * the estimate's alone.
  *
@@ -33,8 +35,8 @@
  * range of the real parts of the Ritz values (the eigenvalues of the square
  * Hessenberg matrix of a first, short cycle of ESTIMATE_STEPS steps, LAPACK
  * dhseqr), estimated in the first solve of a set-up solver and again after
- * new matrix values.  That first cycle is gmres's (CGS2, one or two
- * blocking reductions per step) and ends with b - A x like a restart: run
+ * new matrix values.  That first cycle is gmres's (dcgs2, one blocking
+ * reduction per step) and ends with b - A x like a restart: run
  * unshifted at depth 1 instead, the pipeline's residual estimate drifted
  * from the true one by a factor 3.6 in 25 steps on convection-diffusion. */
 #include <math.h>
@@ -130,7 +132,7 @@ static void pgmres_view(const void *work, FILE *f)
 }
 
 /* G's column a + 1 from the sums of step a, and v_{a+1}; p->broke when the
- * square root's argument is not positive */
+ * square root's argument is not positive or not finite */
 static int basis_column(ovk__ctx *c, pgmres_work *w, pipe_state *p, int a)
 {
     const double *d = dsum(w, a);
@@ -147,11 +149,7 @@ static int basis_column(ovk__ctx *c, pgmres_work *w, pipe_state *p, int a)
         minus[i] = -s;
     }
     double arg = d[a + 1] - ss; /* ||z_{a+1}||^2 - ||V^T z_{a+1}||^2 */
-    if (!isfinite(arg)) {
-        ovk__stop(c, c->res->iterations + 1, OVK_REASON_NONFINITE, "the Gram matrix of the pipelined basis", arg);
-        return OVK_OK;
-    }
-    if (!(arg > 0.0)) {
+    if (!(arg > 0.0) || !isfinite(arg)) { /* not finite: the shifts' powers overflowed, or A C z did (gmres says) */
         p->broke = 1;
         return OVK_OK;
     }
@@ -255,7 +253,7 @@ static int run(ovk__ctx *c, pgmres_work *w, double bb)
     }
     if (!w->user_shifts && !w->estimated) { /* a short classical cycle for the Ritz values */
         int m = ovk__pgmres_estimate_steps(w->m);
-        ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .t = w->t, .r = w->r};
+        ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .t = w->t, .r = w->r, .undo_rises = 1};
         rc = ovk__gmres_cycle_run(c, &cy, m, bb, &rr, w->H, &stop);
         if (rc) return rc;
         if (cy.k > 0) estimate(c, w, cy.k, m + 1);
@@ -270,10 +268,10 @@ static int run(ovk__ctx *c, pgmres_work *w, double bb)
         rc = pipeline(c, w, &p, sqrt(rr), bb, iter);
         if (rc) return rc;
         iter += p.k;
-        ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .t = w->t, .r = w->r, .k = p.k, .iter = iter};
+        ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .t = w->t, .r = w->r, .k = p.k, .iter = iter, .undo_rises = 1};
         rc = ovk__gmres_cycle_end(c, &cy, bb, &rr, &stop); /* x from the columns done, b - A x */
         if (rc || stop) return rc;
-        if (p.broke || sqrt(rr) > LOST * p.est) break; /* the basis broke down or lost accuracy */
+        if (p.broke || sqrt(rr) > LOST * p.est || cy.reverted) break; /* the basis broke down or lost accuracy */
     }
     c->res->restarts++;
     return ovk__variant_resume(c, ovk__solver_find(FALLBACK), &w->fallback, bb, iter);

@@ -525,6 +525,12 @@ int ovk__single_reduction_run(ovk__ctx *c, const ovk__single_reduction_ops *ops,
  * cancelled), ifneeded (CGS2), always; ovk__gmres_refine_names spells them. */
 enum { OVK__REFINE_NEVER, OVK__REFINE_IFNEEDED, OVK__REFINE_ALWAYS };
 extern const char *const ovk__gmres_refine_names[];
+/* The Gram-Schmidt scheme (orth=): dcgs2, classical Gram-Schmidt with the
+ * second pass delayed one step into the next step's reduction (one
+ * reduction per step, two passes' orthogonality), or cgs, classical
+ * passes as refine= says; ovk__gmres_orth_names spells them. */
+enum { OVK__ORTH_DCGS2, OVK__ORTH_CGS };
+extern const char *const ovk__gmres_orth_names[];
 /* How gmres and fgmres store the Krylov basis: double, or single (float
  * storage, all arithmetic in double; the solution confirmed on the true
  * residual as always); ovk__gmres_basis_names spells them. */
@@ -536,9 +542,9 @@ extern const char *const ovk__gmres_basis_names[];
  * (gmres, fgmres; pgmres: never) and, for pgmres, the depth l and the
  * shifts' interval [lmin, lmax] (user_shifts: given). */
 typedef struct ovk__gmres_params {
-    long restart, l;
+    long restart, l, orthloss;
     double lmin, lmax;
-    int user_shifts, refine, basis;
+    int user_shifts, refine, basis, orth;
 } ovk__gmres_params;
 /* Local: the spec's keys (restart, refine, basis; with pipelined restart, l in
  * 1..max_l, lmin, lmax) into *out (malloc'd, the caller's even on failure). */
@@ -550,6 +556,11 @@ typedef struct ovk__arnoldi {
     int m;
     double *h;              /* column j at h + j (m + 1) */
     double *cs, *sn, *g, *y; /* rotations, right-hand side, solution */
+    /* dcgs2: H's column j is that of u_j / alpha_j, u_j = V s_j + alpha_j v_j
+     * the vector the step multiplied; s's column j (at s + j (m + 1)) holds
+     * s_j / alpha_j and 1 / alpha_j (lagged set; ovk__arnoldi_start clears it) */
+    double *s;
+    int lagged;
 } ovk__arnoldi;
 /* Local: room for restart m (OVK_ENOMEM); free: a zeroed a is fine. */
 int ovk__arnoldi_alloc(ovk__arnoldi *a, int m);
@@ -558,6 +569,8 @@ void ovk__arnoldi_free(ovk__arnoldi *a);
 void ovk__arnoldi_start(ovk__arnoldi *a, double beta);
 /* column j (H(0..j+1, j) to fill before rotating it) */
 double *ovk__arnoldi_column(ovk__arnoldi *a, int j);
+/* column j of s (dcgs2) */
+double *ovk__arnoldi_lagged(ovk__arnoldi *a, int j);
 /* the earlier rotations and a new one on column j: returns |g_{j+1}|, the
  * residual norm of the least-squares solution of the first j + 1 columns */
 double ovk__arnoldi_rotate(ovk__arnoldi *a, int j);
@@ -581,14 +594,24 @@ typedef struct ovk__gmres_cycle {
     double *t, *r;         /* scratch; r holds b - A x after */
     float *const *F;       /* basis=single: the basis (V[0], V[1] then hold w and v_j), or NULL */
     int k, iter;
-    int refine;            /* OVK__REFINE_*: the Gram-Schmidt passes */
+    int orth;              /* OVK__ORTH_* */
+    int refine;            /* orth=cgs: OVK__REFINE_*, the Gram-Schmidt passes */
+    int undo_rises;        /* the end undoes an update that raised the residual more than rounding does */
+    int reverted;          /* set by the end: the update raised the true residual and was undone */
+    int deeper;            /* set by the end: an estimate's convergence was not confirmed; the
+                            * later cycles run on past the estimate's (gmres.c) */
+    double rr_end;         /* set by the end: ||b - A x||^2 after the update (before an undo) */
 } ovk__gmres_cycle;
 /* Collective: the end of a cycle after the check of its last step (whose
  * reason stands in res): x updated from the k columns (not after a
  * non-finite value or a breakdown); then, unless the monitor or divergence
  * stopped it, r = b - A x and rr = <r,r> (one reduction) decide again
- * (a converged estimate must be confirmed) and max_iter; *stop when done. */
-int ovk__gmres_cycle_end(ovk__ctx *c, const ovk__gmres_cycle *cy, double bb, double *rr, int *stop);
+ * (a converged estimate must be confirmed) and max_iter; *stop when done.
+ * An update that made the true residual non-finite, raised it above the
+ * solve's initial one, or (undo_rises) more than a tenth above the
+ * cycle's start (*rr on entry) is undone (x as at the start, r summed
+ * again: one product, one reduction), cy->reverted set. */
+int ovk__gmres_cycle_end(ovk__ctx *c, ovk__gmres_cycle *cy, double bb, double *rr, int *stop);
 /* Collective: one classical cycle (gmres.c's) of up to m steps from r
  * (||r||^2 = rr) at iteration cy->iter, then its end: cy->k, cy->iter
  * advanced; hraw (not NULL): H's columns before the rotations, (m + 1) apart. */
