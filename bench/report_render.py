@@ -422,6 +422,7 @@ NAMES = {  # block -> (data file, renderer)
     "python": ("python.csv", python),
     "many": ("many.csv", many),
     "neumann": ("neumann.csv", neumann),
+    "gmres": ("gmres.csv", table),
     "idrs": ("idrs.csv", table),
     "petsc": ("petsc.csv", table),
 }
