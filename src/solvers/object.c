@@ -1,6 +1,7 @@
 /* The solver object: options by name, setup (agreed checks, the reducer,
  * the work vectors, the preconditioner, the row statistics), many solves,
  * value updates picked up by a numeric setup, destroy. */
+#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -219,6 +220,11 @@ static const opt_def *find_opt(const char *key)
 
 int ovk__solver_option_count(void) { return OPT_COUNT; }
 const char *ovk__solver_option_key(int i) { return i >= 0 && i < OPT_COUNT ? opt_defs[i].key : NULL; }
+/* a flag: an on/off integer (0..1), the only kind given without a value */
+int ovk__solver_option_is_flag(int i)
+{
+    return i >= 0 && i < OPT_COUNT && opt_defs[i].kind == OPT_INT && opt_defs[i].lo == 0 && opt_defs[i].hi == 1;
+}
 
 void ovk__solver_option_range(int i, char *buf, size_t len)
 {
@@ -240,9 +246,13 @@ static int unknown_opt(const char *key)
     return ovk__fail(OVK_EOPTION, "unknown solver option '%s'; options: %s", key ? key : "(null)", list);
 }
 
-static int set_text(char *dst, size_t len, const char *key, const char *value)
+static int set_text(const opt_def *d, char *dst, size_t len, const char *value)
 {
-    if (strlen(value) >= len) return ovk__fail(OVK_EOPTION, "option %s: value '%s' is too long", key, value);
+    char range[64];
+    ovk__solver_option_range((int)(d - opt_defs), range, sizeof range);
+    if (strlen(value) >= len) /* what it may be, not only its length */
+        return ovk__fail(OVK_EOPTION, "option %s: value '%s' is not valid (values: %s, at most %zu characters)",
+                         d->key, value, range, len - 1);
     snprintf(dst, len, "%s", value);
     return OVK_OK;
 }
@@ -255,10 +265,12 @@ static int set_value(ovk_solver *s, const opt_def *d, const char *value)
     char *end = NULL;
     if (!value) return ovk__fail(OVK_EOPTION, "option %s: NULL value", d->key);
     if (d->kind == OPT_TEXT) {
-        int rc = set_text(field_of(s, d), d->len, d->key, value);
+        int rc = set_text(d, field_of(s, d), d->len, value);
         s->o.backend = s->backend_spec[0] ? s->backend_spec : NULL; /* the struct form's view of it */
         return rc;
     }
+    if (isspace((unsigned char)value[0])) /* strtod would skip it; "5 " is refused as well */
+        return ovk__fail(OVK_EOPTION, "option %s='%s': white space around the number", d->key, value);
     if (d->kind == OPT_DOUBLE) {
         double v = strtod(value, &end);
         if (!*value || *end || !isfinite(v) || v < 0.0 || (d->lo && v == 0.0))
@@ -351,11 +363,11 @@ int ovk_solver_set_options(ovk_solver *s, const ovk_pcg_options *o)
     if (!pc && o->precond != OVK_PRECOND_DIAG && o->precond != OVK_PRECOND_NONE)
         return ovk__fail(OVK_EOPTION, "unknown preconditioner %d", (int)o->precond);
     if (!pc) pc = o->precond == OVK_PRECOND_NONE ? "none" : "jacobi";
-    int rc = set_text(s->solver_spec, sizeof s->solver_spec, "solver", o->solver ? o->solver : "alg1");
+    int rc = set_text(find_opt("solver"), s->solver_spec, sizeof s->solver_spec, o->solver ? o->solver : "alg1");
     if (rc) return rc;
-    rc = set_text(s->precond_spec, sizeof s->precond_spec, "precond", pc);
+    rc = set_text(find_opt("precond"), s->precond_spec, sizeof s->precond_spec, pc);
     if (rc) return rc;
-    rc = set_text(s->backend_spec, sizeof s->backend_spec, "backend", o->backend ? o->backend : "");
+    rc = set_text(find_opt("backend"), s->backend_spec, sizeof s->backend_spec, o->backend ? o->backend : "");
     if (rc) return rc;
     s->o = *o;
     s->o.solver = s->solver_spec;
@@ -873,7 +885,8 @@ static int numeric_setup(ovk_solver *s, int pc_too)
     ovk__log_mark(&s->log, OVK__LOG_PRECOND);
     if (rc) goto cleanup;
     s->c.norms.current = 0;
-    if (s->sv->needs_norm) {
+    if (s->sv->needs_norm || s->A) { /* an assembled A's is one pass (or the preconditioner's): every
+                                        variant's scaled solve (scaling.c) needs it when A's scale is extreme */
         rc = ctx_norm(&s->c);
         ovk__log_mark(&s->log, OVK__LOG_NORM);
         if (rc) goto cleanup;

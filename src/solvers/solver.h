@@ -641,5 +641,8 @@ void ovk__solver_help(const ovk_solver *s, const char *prefix, FILE *f);
  * (OVK_EINVAL, or OVK_EBUSY from a callback of its setup or solve), local. */
 int ovk__solver_usable(const ovk_solver *s, const char *fn);
 const char *ovk__solver_option_key(int i);
+/* 1 when option i is a flag (on/off), the only kind that may be given
+ * without a value (-ovk_monitor); 0 otherwise. */
+int ovk__solver_option_is_flag(int i);
 
 #endif
