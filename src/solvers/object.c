@@ -460,6 +460,13 @@ int ovk_solver_set_coordinates(ovk_solver *s, int dim, int nnodes, const double 
         if (!copy) return ovk__fail(OVK_ENOMEM, "ovk_solver_set_coordinates: %d nodes", nnodes);
         if (nnodes > 0) memcpy(copy, xyz, sizeof(double) * (size_t)nnodes * (size_t)dim);
     }
+    for (int i = 0; i < (dim > 0 ? nnodes * dim : 0); i++)
+        if (!isfinite(copy[i])) {
+            int node = i / dim, axis = i % dim;
+            free(copy);
+            return ovk__fail(OVK_ENONFINITE, "ovk_solver_set_coordinates: node %d's coordinate %d is %g", node, axis,
+                             xyz[i]);
+        }
     free(s->coords);
     s->coords = copy;
     s->coord_dim = dim;
@@ -1078,6 +1085,37 @@ static int status_of(const ovk_pcg_result *r)
     }
 }
 
+/* Collective, after a solve that failed (iteration limit, breakdown,
+ * divergence) on an assembled A without a declared null space: when A
+ * annihilates the constant vector (||A 1||_2 <= 1e-8 ||A||_inf sqrt(N),
+ * a pure Neumann problem), the detail says so and how to declare it.  One
+ * product and one reduction, on the failure path only; nothing when the
+ * room cannot be had (agreed). */
+static int singular_hint(ovk_solver *s, int rc)
+{
+    ovk__ctx *c = &s->c;
+    double *one = NULL, *a1 = NULL, v[2] = {0.0, 0.0};
+    if ((rc != OVK_EMAXIT && rc != OVK_EBREAKDOWN && rc != OVK_EDIVERGED) || c->ns || !s->A || !c->norms.current)
+        return rc;
+    char detail[512];
+    snprintf(detail, sizeof detail, "%s", ovk_error_detail());
+    int bad = ovk__pc_alloc(c->n, "the singularity check", &one);
+    if (!bad) bad = ovk__pc_alloc(c->n, "the singularity check", &a1);
+    for (int i = 0; !bad && i < c->n; i++) one[i] = 1.0;
+    if (!bad) bad = ovk__matvec(s->A, one, a1, NULL); /* A 1 */
+    v[0] = bad ? 0.0 : ovk__dot(c->n, a1, a1);
+    v[1] = c->n;
+    free(one);
+    free(a1);
+    if (ovk__agree(c->comm, bad)) return ovk__fail(rc, "%s", detail);
+    if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, c->comm) != MPI_SUCCESS ||
+        !(sqrt(v[0]) <= 1e-8 * c->norms.anorm * sqrt(v[1])) || strstr(detail, "ovk_solver_set_nullspace"))
+        return ovk__fail(rc, "%s", detail);
+    return ovk__fail(rc, "%s; A annihilates the constant vector (||A 1|| = %.3g): it is singular, declare its null "
+                         "space (-ovk_nullspace constant, or ovk_solver_set_nullspace)",
+                     detail, sqrt(v[0]));
+}
+
 static void begin_solve(ovk__ctx *c, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
 {
     reset_solve_state(c);
@@ -1123,6 +1161,8 @@ static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
         ovk__log_start(&s->log, 1);
         rc = numeric_setup(s, 1);
         if (rc) return rc;
+        rc = ovk__nullspace_check(c); /* the new values must still annihilate Z */
+        if (rc) return rc;
     }
     begin_solve(c, b, x, res);
     long long started = ovk__reducer_started(c->red);
@@ -1136,7 +1176,7 @@ static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     if (rc) return rc;
     rc = gather_times(c);
     if (rc) return rc;
-    rc = status_of(res);
+    rc = singular_hint(s, status_of(res));
     report_solve(s, res, rc);
     return rc;
 }

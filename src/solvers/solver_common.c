@@ -129,8 +129,10 @@ void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double v
     c->res->iterations = iter;
     c->res->reason = why;
     if (why == OVK_REASON_BREAKDOWN)
-        ovk__fail(OVK_EBREAKDOWN, "iteration %d: %s = %g (%s)", iter, what, value,
-                  c->nonsymmetric ? "singular matrix or preconditioner?" : "matrix or preconditioner not SPD?");
+        ovk__fail(OVK_EBREAKDOWN, "iteration %d: %s = %g (%s%s)", iter, what, value,
+                  c->nonsymmetric ? "singular matrix or preconditioner?" : "matrix or preconditioner not SPD?",
+                  c->ns ? "" : " A singular A, as a pure Neumann problem's, needs its null space declared: "
+                               "ovk_solver_set_nullspace, or -ovk_nullspace constant");
     else
         ovk__fail(OVK_ENONFINITE, "iteration %d: %s = %g", iter, what, value);
 }

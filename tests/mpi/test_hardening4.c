@@ -247,6 +247,200 @@ static void check_lopsided_test(void)
     ovk_matrix_destroy(L);
 }
 
+/* ---- null spaces ------------------------------------------------------- */
+
+/* the 7-point Laplacian with Neumann rows (diagonal = neighbours: the
+ * constants are its null space), or with neumann = 0 the Dirichlet one */
+static void neumann_rows(int neumann, int64_t *start, int *count, int **ptr, ovk_gidx **cols, double **vals)
+{
+    tp_split((int64_t)GRID * GRID * GRID, rank, nranks, start, count);
+    tp_laplace_rows(7, GRID, 0.0, *start, *count, ptr, cols, vals);
+    for (int i = 0; neumann && i < *count; i++) {
+        double off = 0.0;
+        int diag = -1;
+        for (int k = (*ptr)[i]; k < (*ptr)[i + 1]; k++) {
+            if ((*cols)[k] == *start + i) diag = k;
+            else off += (*vals)[k];
+        }
+        (*vals)[diag] = -off;
+    }
+}
+
+static ovk_matrix *make_neumann(void)
+{
+    int64_t start;
+    int count, *ptr;
+    ovk_gidx *cols;
+    double *vals;
+    ovk_matrix *A = NULL;
+    neumann_rows(1, &start, &count, &ptr, &cols, &vals);
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, start, count, ptr, cols, vals, OVK_DUP_REJECT, &A));
+    free(ptr), free(cols), free(vals);
+    return A;
+}
+
+static int update_to(ovk_matrix *A, int neumann)
+{
+    int64_t start;
+    int count, *ptr;
+    ovk_gidx *cols;
+    double *vals;
+    neumann_rows(neumann, &start, &count, &ptr, &cols, &vals);
+    int rc = ovk_matrix_update_values(A, ptr, cols, vals, OVK_DUP_REJECT);
+    free(ptr), free(cols), free(vals);
+    return rc;
+}
+
+/* b: 1 + tp_value(i) minus its mean (consistent), or ones (wholly in the null space) */
+static void neumann_rhs(const ovk_matrix *A, ovk_vector *b, int ones)
+{
+    double *bd = ovk_vector_data(b), sum = 0.0;
+    int n = ovk_matrix_nlocal(A);
+    fill_rhs(A, b);
+    for (int i = 0; i < n; i++) sum += ones ? 0.0 : bd[i];
+    MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < n; i++) bd[i] = ones ? 1.0 : bd[i] - sum / (double)(GRID * GRID * GRID);
+}
+
+/* declared, then values that no longer annihilate it: refused at the next
+ * solve naming the constant; back to Neumann values: solved */
+static void check_nullspace_update(void)
+{
+    ovk_matrix *A = make_neumann();
+    ovk_solver *s = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res;
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "nullspace", "constant"));
+    MT_RC(OVK_OK, ovk_vector_create(A, &b));
+    MT_RC(OVK_OK, ovk_vector_create(A, &x));
+    neumann_rhs(A, b, 0);
+    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
+    MT_RC(OVK_OK, update_to(A, 0));
+    int rc = ovk_solver_solve(s, b, x, &res);
+    MT_RC(OVK_EINVAL, rc);
+    MT_CHECK(strstr(ovk_error_detail(), "not in A's null space") != NULL, "detail: %s", ovk_error_detail());
+    MT_RC(OVK_OK, update_to(A, 1));
+    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
+}
+
+/* b = ones with the constant declared: x = 0 at iteration 0, converged,
+ * the inconsistency 1; the pipelined solvers alike (those that take a null space) */
+static void check_rhs_in_nullspace(void)
+{
+    static const char *const solvers[] = {"alg1", "cg1", "pipecg", "pipeprcg", "plcg:l=2", "groppcg"};
+    ovk_matrix *A = make_neumann();
+    int n = ovk_matrix_nlocal(A);
+    for (int i = 0; i < (int)(sizeof solvers / sizeof *solvers); i++) {
+        ovk_solver *s = NULL;
+        ovk_vector *b = NULL, *x = NULL;
+        ovk_pcg_result res;
+        MT_RC(OVK_OK, ovk_solver_create(A, &s));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", solvers[i]));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "nullspace", "constant"));
+        MT_RC(OVK_OK, ovk_vector_create(A, &b));
+        MT_RC(OVK_OK, ovk_vector_create(A, &x));
+        neumann_rhs(A, b, 1);
+        double *xd = ovk_vector_data(x), xmax = 0.0;
+        for (int j = 0; j < n; j++) xd[j] = 3.0; /* a guess: the answer does not depend on it */
+        int rc = ovk_solver_solve(s, b, x, &res);
+        for (int j = 0; j < n; j++) xmax = fmax(xmax, fabs(xd[j]));
+        MPI_Allreduce(MPI_IN_PLACE, &xmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        MT_CHECK(rc == OVK_OK && res.iterations == 0 && xmax == 0.0 && fabs(res.nullspace_inconsistency - 1.0) < 1e-12,
+                 "%s, b in the null space: %s at %d, max |x| = %g, inconsistency %.17g", solvers[i],
+                 ovk_status_name(rc), res.iterations, xmax, res.nullspace_inconsistency);
+        /* a consistent b is solved as before */
+        neumann_rhs(A, b, 0);
+        rc = ovk_solver_solve(s, b, x, &res);
+        MT_CHECK(rc == OVK_OK && res.iterations > 0, "%s, consistent b: %s", solvers[i], ovk_status_name(rc));
+        ovk_vector_destroy(b);
+        ovk_vector_destroy(x);
+        ovk_solver_destroy(&s);
+    }
+    ovk_matrix_destroy(A);
+}
+
+/* without a null space, an inconsistent b on the Neumann matrix: whatever
+ * the end, not "converged", and a breakdown says to declare one */
+static void check_singular_hint(void)
+{
+    static const char *const solvers[] = {"alg1", "cg1", "pipecg", "gmres", "bicgstab"};
+    ovk_matrix *A = make_neumann();
+    for (int i = 0; i < (int)(sizeof solvers / sizeof *solvers); i++) {
+        ovk_solver *s = NULL;
+        ovk_vector *b = NULL, *x = NULL;
+        ovk_pcg_result res;
+        MT_RC(OVK_OK, ovk_solver_create(A, &s));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", solvers[i]));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "max_it", "300"));
+        MT_RC(OVK_OK, ovk_vector_create(A, &b));
+        MT_RC(OVK_OK, ovk_vector_create(A, &x));
+        neumann_rhs(A, b, 1);
+        int rc = ovk_solver_solve(s, b, x, &res);
+        MT_CHECK(rc != OVK_OK, "%s: singular, b = ones: converged", solvers[i]);
+        MT_CHECK(strstr(ovk_error_detail(), "ovk_solver_set_nullspace") != NULL, "%s: %s: %s", solvers[i],
+                 ovk_status_name(rc), ovk_error_detail());
+        ovk_vector_destroy(b);
+        ovk_vector_destroy(x);
+        ovk_solver_destroy(&s);
+    }
+    ovk_matrix_destroy(A);
+}
+
+/* the constant given as a vector at 1e-300 and 1e+300: accepted, solved */
+static void check_nullspace_vector_scales(void)
+{
+    static const double scales[] = {1e-300, 1e+300, 0x1p-1070};
+    ovk_matrix *A = make_neumann();
+    int n = ovk_matrix_nlocal(A);
+    double *z = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    for (int k = 0; k < (int)(sizeof scales / sizeof *scales); k++) {
+        ovk_solver *s = NULL;
+        ovk_vector *b = NULL, *x = NULL;
+        ovk_pcg_result res;
+        for (int i = 0; i < n; i++) z[i] = scales[k];
+        MT_RC(OVK_OK, ovk_solver_create(A, &s));
+        MT_RC(OVK_OK, ovk_solver_set_nullspace(s, 0, 1, (const double *const[]){z}));
+        MT_RC(OVK_OK, ovk_vector_create(A, &b));
+        MT_RC(OVK_OK, ovk_vector_create(A, &x));
+        neumann_rhs(A, b, 0);
+        int rc = ovk_solver_solve(s, b, x, &res);
+        MT_CHECK(rc == OVK_OK, "null-space vector of %g: %s: %s", scales[k], ovk_status_name(rc), ovk_error_detail());
+        ovk_vector_destroy(b);
+        ovk_vector_destroy(x);
+        ovk_solver_destroy(&s);
+    }
+    free(z);
+    ovk_matrix_destroy(A);
+}
+
+/* a NaN among the coordinates: refused, naming the node (a diagonal
+ * matrix of 12 rows a rank: 4 nodes of 3) */
+static void check_nan_coordinate(void)
+{
+    enum { ROWS = 12 };
+    int ptr[ROWS + 1];
+    ovk_gidx cols[ROWS];
+    double vals[ROWS], xyz[ROWS] = {0};
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    for (int i = 0; i <= ROWS; i++) ptr[i] = i;
+    for (int i = 0; i < ROWS; i++) cols[i] = (ovk_gidx)rank * ROWS + i, vals[i] = 1.0;
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, (ovk_gidx)rank * ROWS, ROWS, ptr, cols, vals, OVK_DUP_REJECT, &A));
+    if (rank == nranks - 1) xyz[3 * 2 + 1] = NAN; /* node 2's y */
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(rank == nranks - 1 ? OVK_ENONFINITE : OVK_OK, ovk_solver_set_coordinates(s, 3, ROWS / 3, xyz));
+    if (rank == nranks - 1) MT_CHECK(strstr(ovk_error_detail(), "node 2") != NULL, "detail: %s", ovk_error_detail());
+    MT_RC(OVK_ENONFINITE, ovk_solver_set_nullspace_rigid_body(s, 3, ROWS / 3, xyz)); /* collective: agreed */
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -255,6 +449,11 @@ int main(int argc, char **argv)
     check_option_without_value();
     check_lopsided_test();
     check_operator_scale();
+    check_nullspace_update();
+    check_rhs_in_nullspace();
+    check_singular_hint();
+    check_nullspace_vector_scales();
+    check_nan_coordinate();
     int rc = mt_finish("test_hardening4");
     MPI_Finalize();
     return rc;
