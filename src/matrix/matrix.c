@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "matrix_impl.h"
 
@@ -60,6 +61,24 @@ int ovk__layout_agree_identity(const ovk__layout *lay, const char *what)
     if (v[0] == -v[1]) return OVK_OK;
     return ovk__fail(OVK_EMISMATCH, "%s: the ranks passed different objects (each rank's must be the same "
                                     "collectively created one)", what);
+}
+
+int ovk__layout_agree_state(const ovk__layout *lay, unsigned *bits, int nbits, const char *what)
+{
+    enum { MAXBITS = 16 };
+    int64_t v[2 + MAXBITS];
+    MPI_Comm comm = !lay || lay->world ? world_dup : lay->comm;
+    if (comm == MPI_COMM_NULL || nbits > MAXBITS) return lay ? OVK_EINVAL : OVK_OK; /* no world to meet on */
+    v[0] = lay ? (int64_t)lay->id : -1;
+    v[1] = -v[0];
+    for (int b = 0; b < nbits; b++) v[2 + b] = (*bits >> b) & 1u;
+    if (MPI_Allreduce(MPI_IN_PLACE, v, 2 + nbits, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+        return ovk__fail(OVK_EMPI, "MPI_Allreduce (%s)", what);
+    *bits = 0;
+    for (int b = 0; b < nbits; b++) *bits |= (unsigned)(v[2 + b] != 0) << b;
+    if (v[0] == -v[1]) return OVK_OK;
+    return ovk__fail(OVK_EMISMATCH, "%s: the ranks passed different objects (each rank's must be the same "
+                                    "collectively created one; NULL or destroyed on some rank?)", what);
 }
 
 enum { K = 3 }; /* what a rank tells the others of a new layout: row_start, nlocal, last id */
@@ -146,6 +165,18 @@ static int check_rows(const ovk__layout *lay, const int *rowptr, const ovk_gidx 
         if (rowptr[i + 1] < rowptr[i])
             return ovk__fail(OVK_EINVAL, "rowptr decreases at local row %d (%d, then %d)", i + lay->base,
                              rowptr[i] + lay->base, rowptr[i + 1] + lay->base);
+    /* entries the caller's arrays cannot hold: more than the node's memory
+     * (rowptr[n] = INT_MAX: 32 GB), or with OVK_DUP_REJECT more in a row
+     * than there are columns; refused before cols[k] is read past their end */
+    long long entries = (long long)rowptr[n] - rowptr[0];
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 && (double)entries * (double)(sizeof(ovk_gidx) + sizeof(double)) > (double)pages * page)
+        return ovk__fail(OVK_EINVAL, "rowptr[%d] = %d: %lld entries of %zu bytes, more than this node's memory",
+                         n, rowptr[n] + lay->base, entries, sizeof(ovk_gidx) + sizeof(double));
+    for (int i = 0; dups == OVK_DUP_REJECT && i < n; i++)
+        if ((long long)rowptr[i + 1] - rowptr[i] > lay->nglobal)
+            return ovk__fail(OVK_EINVAL, "row %lld holds %lld entries, more than the %lld columns (OVK_DUP_REJECT)",
+                             ovk__row_id(lay, i), (long long)rowptr[i + 1] - rowptr[i], (long long)lay->nglobal);
     if (rowptr[n] > rowptr[0] && (!cols || !vals))
         return ovk__fail(OVK_EINVAL, "%s is NULL but the rows hold %d entries", !cols ? "cols" : "vals",
                          rowptr[n] - rowptr[0]);

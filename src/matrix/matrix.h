@@ -97,6 +97,14 @@ int ovk__matrix_create_csr_base(MPI_Comm comm, ovk_gidx row_start, int nlocal, c
  * each matrix has its own communicator, so an agreement over lay->comm
  * would wait for ever).  what names the objects in the detail. */
 int ovk__layout_agree_identity(const ovk__layout *lay, const char *what);
+/* Collective: the OR over the ranks of nbits (<= 16) flags in *bits, and the
+ * identity check of ovk__layout_agree_identity in the same reduction: over
+ * the library's duplicate of MPI_COMM_WORLD when lay->world, else over
+ * lay->comm.  lay NULL: a rank that holds no object (a NULL handle) joins
+ * the world's reduction, so that the others fail with OVK_EMISMATCH
+ * instead of waiting (OVK_OK there; nothing when no world duplicate
+ * exists).  Flags and ids are the caller's ordinary state: one reduction. */
+int ovk__layout_agree_state(const ovk__layout *lay, unsigned *bits, int nbits, const char *what);
 
 /* Runs of consecutive rows of a diag block that are one row repeated: the
  * same entries at the same offsets from the row, the same values bit for

@@ -921,32 +921,30 @@ static int condest_setup(ovk_solver *s)
     return OVK_OK;
 }
 
-/* Collective: the OR of every rank's changes (a rank that changed an
- * option makes every rank redo it). */
-static int agree_redo(ovk_solver *s, unsigned *redo)
-{
-    unsigned mine = *redo;
-    return ovk__mpi(MPI_Allreduce(&mine, redo, 1, MPI_UNSIGNED, MPI_BOR, s->lay->comm), "MPI_Allreduce (setup)");
-}
+/* What a rank brings to the first agreement of a setup: the REDO_* marks,
+ * whether it is set up, and which call it is in (ovk_solver_setup, or a
+ * solve setting up on demand). */
+enum { STATE_NOT_READY = 64u, STATE_IN_SETUP = 128u, STATE_IN_SOLVE = 256u, STATE_BITS = 9 };
 
 /* Collective: set up what is not (all of it the first time, after a
- * failure or ovk_solver_set_options; else what the changed options mark),
- * nothing when nothing changed but one reduction of the marks. */
-static int setup_what_changed(ovk_solver *s)
+ * failure or ovk_solver_set_options, or when any rank is not set up; else
+ * what the changed options of any rank mark), nothing when nothing changed
+ * but one reduction of the marks, which also compares the objects' ids
+ * (ovk__layout_agree_state).  *mixed: some ranks were in ovk_solver_setup
+ * and others in a solve (call): the solve ranks set up with them and
+ * agree again, meeting the setup ranks' own solve next. */
+static int setup_what_changed(ovk_solver *s, unsigned call, int *mixed)
 {
     double t0 = MPI_Wtime();
-    unsigned redo = s->ready ? s->dirty : REDO_ALL;
-    int rc = OVK_OK;
-    if (!s->ready) {
-        teardown(s);
-        /* first: the agreements below run on the matrix's own communicator */
-        rc = ovk__layout_agree_identity(s->lay, "ovk_solver_setup: the solvers' matrices (or operators)");
-        if (rc) return rc;
-    }
-    rc = agree_redo(s, &redo);
+    unsigned redo = (s->ready ? s->dirty : REDO_ALL) | (s->ready ? 0u : STATE_NOT_READY) | call;
+    int rc = ovk__layout_agree_state(s->lay, &redo, STATE_BITS, "ovk_solver_setup: the solvers' matrices (or operators)");
+    *mixed = (redo & STATE_IN_SETUP) && (redo & STATE_IN_SOLVE);
     if (rc) goto fail;
+    if (redo & STATE_NOT_READY) s->ready = 0;
+    redo &= REDO_ALL;
     if (!redo) return OVK_OK;
     ovk__log_start(&s->log, 0);
+    if (!s->ready) redo = REDO_ALL;
     undo(s, redo);
     rc = ovk__agree(s->lay->comm, check_local(s));
     if (rc) goto fail;
@@ -1007,19 +1005,47 @@ fail:
     return rc;
 }
 
+int ovk__solver_agree(const ovk_solver *s, int rc, const char *what)
+{
+    unsigned bits = rc ? 1u : 0u;
+    const ovk__layout *lay = valid(s) ? s->lay : NULL;
+    int arc = ovk__layout_agree_state(lay, &bits, STATE_BITS, what);
+    if (!lay) return rc;
+    if (arc) return arc;
+    return bits ? ovk__agree(lay->comm, rc) : OVK_OK;
+}
+
+/* a call on a handle that is not a solver (NULL, destroyed): refused; the
+ * rank meets the others' first agreement (which then fails) instead of
+ * leaving them waiting; EBUSY (from a callback) stays local */
+static int refuse_call(int bad, const char *fn)
+{
+    return bad == OVK_EBUSY ? bad : ovk__solver_agree(NULL, bad, fn);
+}
+
 int ovk_solver_setup(ovk_solver *s)
 {
-    int bad = usable(s, "ovk_solver_setup");
-    if (bad) return bad;
+    int bad = usable(s, "ovk_solver_setup"), mixed = 0;
+    if (bad) return refuse_call(bad, "ovk_solver_setup");
     s->busy = "setup"; /* operator callbacks run in the norm estimate */
     ovk__matrix_hold(s->A, 1);
-    int rc = setup_what_changed(s);
+    int rc = setup_what_changed(s, STATE_IN_SETUP, &mixed);
     ovk__matrix_hold(s->A, -1);
     s->busy = NULL;
     return rc;
 }
 
 /* ---- solve -------------------------------------------------------------- */
+
+/* Collective: a solve's setup of what changed; while some ranks were in
+ * ovk_solver_setup (which the solve does itself), set up with them and
+ * agree again, meeting their solve. */
+static int setup_on_demand(ovk_solver *s)
+{
+    int mixed = 1, rc = OVK_OK;
+    while (!rc && mixed) rc = setup_what_changed(s, STATE_IN_SOLVE, &mixed);
+    return rc;
+}
 
 static int check_finite(const ovk_vector *v, const char *what)
 {
@@ -1188,10 +1214,10 @@ int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     if (bad == OVK_EBUSY) return bad; /* the outer solve's *res may be this res */
     if (!res) res = &local_res;
     memset(res, 0, sizeof *res);
-    if (bad) return bad;
+    if (bad) return refuse_call(bad, "ovk_solver_solve");
     s->busy = "solve";
     ovk__matrix_hold(s->A, 1);
-    int rc = setup_what_changed(s); /* what changed since the last setup, if anything */
+    int rc = setup_on_demand(s); /* what changed since the last setup, if anything */
     if (!rc) {
         ovk__reducer_hold(s->red, 1);
         rc = run_solve(s, b, x, res);
@@ -1300,10 +1326,10 @@ int ovk_solver_solve_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector
     int bad = usable(s, "ovk_solver_solve_many");
     if (bad == OVK_EBUSY) return bad;
     if (results && k > 0) memset(results, 0, sizeof *results * (size_t)k);
-    if (bad) return bad;
+    if (bad) return refuse_call(bad, "ovk_solver_solve_many");
     s->busy = "solve";
     ovk__matrix_hold(s->A, 1);
-    int rc = setup_what_changed(s);
+    int rc = setup_on_demand(s);
     if (!rc) {
         ovk__reducer_hold(s->red, 1);
         rc = run_many(s, k, B, X, results);

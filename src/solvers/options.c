@@ -259,9 +259,10 @@ static int help_wanted(void)
 int ovk_solver_set_from_options(ovk_solver *s, const char *prefix)
 {
     int bad = ovk__solver_usable(s, "ovk_solver_set_from_options"); /* local: no agreement from a callback */
-    if (bad) return bad;
+    if (bad == OVK_EBUSY) return bad;
+    if (bad) return ovk__solver_agree(NULL, bad, "ovk_solver_set_from_options"); /* met, not waited for */
     if (!prefix) prefix = "";
-    int rank = 0, rc = ovk__agree(ovk_solver_comm(s), read_options(s, prefix));
+    int rank = 0, rc = ovk__solver_agree(s, read_options(s, prefix), "ovk_solver_set_from_options");
     MPI_Comm_rank(ovk_solver_comm(s), &rank);
     if (!rc && help_wanted() && rank == 0) ovk__solver_help(s, prefix, stdout);
     return rc;

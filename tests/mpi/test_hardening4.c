@@ -441,6 +441,86 @@ static void check_nan_coordinate(void)
     ovk_matrix_destroy(A);
 }
 
+/* ---- contract violations ------------------------------------------------ */
+
+/* ovk_solver_setup on rank 0 only, then the solve everywhere (twice);
+ * setup twice on the last rank */
+static void check_setup_on_some_ranks(void)
+{
+    ovk_matrix *A = make_matrix(1.0, 0.0);
+    ovk_solver *s = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res;
+    MT_RC(OVK_OK, ovk_vector_create(A, &b));
+    MT_RC(OVK_OK, ovk_vector_create(A, &x));
+    fill_rhs(A, b);
+    for (int round = 0; round < 2; round++) {
+        MT_RC(OVK_OK, ovk_solver_create(A, &s));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", round ? "pipecg" : "alg1"));
+        int who = round ? nranks - 1 : 0;
+        if (rank == who) MT_RC(OVK_OK, ovk_solver_setup(s));
+        if (rank == who && round) MT_RC(OVK_OK, ovk_solver_setup(s));
+        memset(ovk_vector_data(x), 0, sizeof(double) * (size_t)ovk_matrix_nlocal(A));
+        MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
+        int v[2] = {res.iterations, -res.iterations};
+        MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res)); /* from the solution: at once */
+        MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        MT_CHECK(v[0] == -v[1] && v[0] > 0, "setup on rank %d only: iterations %d..%d", who, -v[1], v[0]);
+        ovk_solver_destroy(&s);
+    }
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_matrix_destroy(A);
+}
+
+/* a NULL solver on the last rank: set_from_options, setup and solve fail on
+ * every rank (rank 0 waited for ever) */
+static void check_null_solver_on_one_rank(void)
+{
+    ovk_matrix *A = make_matrix(1.0, 0.0);
+    ovk_solver *s = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res;
+    MT_RC(OVK_OK, ovk_vector_create(A, &b));
+    MT_RC(OVK_OK, ovk_vector_create(A, &x));
+    fill_rhs(A, b);
+    if (rank != nranks - 1 || nranks == 1) MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    char a0[] = "prog", a1[] = "-ovk_rtol", a2[] = "1e-6";
+    char *argv[] = {a0, a1, a2, NULL};
+    MT_RC(OVK_OK, ovk_options_set_args(3, argv));
+    int rc = ovk_solver_set_from_options(s, NULL);
+    ovk_options_clear();
+    if (nranks > 1) {
+        MT_CHECK(rc == (rank == nranks - 1 ? OVK_EINVAL : OVK_EMISMATCH), "set_from_options: %s", ovk_status_name(rc));
+        rc = ovk_solver_setup(s);
+        MT_CHECK(rc == (rank == nranks - 1 ? OVK_EINVAL : OVK_EMISMATCH), "setup: %s", ovk_status_name(rc));
+        rc = ovk_solver_solve(s, b, x, &res);
+        MT_CHECK(rc == (rank == nranks - 1 ? OVK_EINVAL : OVK_EMISMATCH), "solve: %s", ovk_status_name(rc));
+    } else {
+        MT_RC(OVK_OK, rc);
+    }
+    ovk_solver_destroy(&s);
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_matrix_destroy(A);
+}
+
+/* rowptr[n] = INT_MAX on the last rank (arrays of 4 entries): refused
+ * before cols is read past its end */
+static void check_huge_rowptr(void)
+{
+    int ptr[3] = {0, 2, 4};
+    ovk_gidx cols[4];
+    double vals[4] = {2.0, -1.0, -1.0, 2.0};
+    ovk_matrix *A = NULL;
+    cols[0] = 2 * rank, cols[1] = 2 * rank + 1, cols[2] = 2 * rank, cols[3] = 2 * rank + 1;
+    if (rank == nranks - 1) ptr[2] = INT_MAX;
+    int rc = ovk_matrix_create_csr(MPI_COMM_WORLD, 2 * rank, 2, ptr, cols, vals, OVK_DUP_SUM, &A);
+    MT_RC(OVK_EINVAL, rc);
+    MT_CHECK(strstr(ovk_error_detail(), "rowptr[2]") != NULL, "detail: %s", ovk_error_detail());
+    ovk_matrix_destroy(A);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -454,6 +534,9 @@ int main(int argc, char **argv)
     check_singular_hint();
     check_nullspace_vector_scales();
     check_nan_coordinate();
+    check_setup_on_some_ranks();
+    check_null_solver_on_one_rank();
+    check_huge_rowptr();
     int rc = mt_finish("test_hardening4");
     MPI_Finalize();
     return rc;
