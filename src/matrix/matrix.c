@@ -616,6 +616,7 @@ static int split_blocks(ovk_matrix *A, const entry *e, const int *ptr)
     if (rc) return rc;
     int pd = 0, po = 0;
     A->has_diag_first = 1;
+    A->first_missing_diag = -1;
     for (int i = 0; i < n; i++) {
         int first = pd;
         for (int k = ptr[i]; k < ptr[i + 1]; k++) {
@@ -634,7 +635,10 @@ static int split_blocks(ovk_matrix *A, const entry *e, const int *ptr)
                 A->offd.val[po++] = e[k].val;
             }
         }
-        if (pd == first || A->diag.col[first] != i) A->has_diag_first = 0;
+        if (pd == first || A->diag.col[first] != i) { /* stored a_ii goes first: none here */
+            A->has_diag_first = 0;
+            if (A->first_missing_diag < 0) A->first_missing_diag = i;
+        }
         A->diag.rowptr[i + 1] = pd;
         A->offd.rowptr[i + 1] = po;
     }

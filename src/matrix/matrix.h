@@ -375,6 +375,7 @@ struct ovk_matrix {
     ovk_gidx *col_map;   /* [ncols_offd] sorted global ids of offd columns */
     double *diagonal;    /* a_ii, 0 when absent */
     int has_diag_first;  /* every row's first diag-block entry is a_ii */
+    int first_missing_diag; /* the first local row that stores no a_ii, or -1 */
     ovk__halo halo;
     unsigned long values_version; /* bumped by ovk_matrix_update_values */
     int users;           /* solves and setups in flight (ovk__matrix_hold) */

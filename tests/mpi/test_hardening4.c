@@ -61,7 +61,7 @@ static void fill_rhs(const ovk_matrix *A, ovk_vector *b)
 }
 
 /* 1 when every entry of v is finite on every rank */
-static int __attribute__((unused)) all_finite(const ovk_vector *v, int n)
+static int all_finite(const ovk_vector *v, int n)
 {
     const double *d = ovk_vector_data((ovk_vector *)v);
     int ok = 1;
@@ -521,6 +521,70 @@ static void check_huge_rowptr(void)
     ovk_matrix_destroy(A);
 }
 
+/* ---- iterates after a failure -------------------------------------------- */
+
+typedef struct bad_op {
+    ovk_matrix *A;
+    ovk_vector *in, *out;
+    int calls, from, mode; /* mode 0: fails (returns 1) from call `from` on one rank; 1: NaN there */
+} bad_op;
+
+static int apply_bad(ovk_solver *s, const double *in, double *out, void *ctx)
+{
+    (void)s;
+    bad_op *op = ctx;
+    int n = ovk_matrix_nlocal(op->A);
+    memcpy(ovk_vector_data(op->in), in, sizeof(double) * (size_t)n);
+    ovk_matvec(op->A, op->in, op->out); /* collective: every rank calls it at every call */
+    memcpy(out, ovk_vector_data(op->out), sizeof(double) * (size_t)n);
+    op->calls++;
+    if (rank != (nranks >= 3 ? nranks - 2 : nranks - 1) || op->calls < op->from) return 0; /* the last with rows */
+    if (op->mode == 0) return 1;
+    if (n > 0) out[0] = NAN;
+    return 0;
+}
+
+/* a user operator that fails, or gives a NaN, on the last rank with rows from its
+ * 8th call: OVK_ECALLBACK / OVK_ENONFINITE, and x finite on every rank */
+static void check_iterate_after_failure(void)
+{
+    /* (gmres, fgmres and pgmres: their own tests) */
+    static const char *const solvers[] = {"alg1", "overlap", "cg1", "pipecg", "groppcg", "pipeprcg",
+                                          "plcg", "plcg:l=2", "auto", "bicgstab", "pipebicgstab"};
+    ovk_matrix *A = make_matrix(1.0, 0.0);
+    int n = ovk_matrix_nlocal(A);
+    for (int i = 0; i < (int)(sizeof solvers / sizeof *solvers); i++)
+        for (int mode = 0; mode < 2; mode++) {
+            bad_op op = {A, NULL, NULL, 0, 8, mode};
+            ovk_solver *s = NULL;
+            ovk_vector *b = NULL, *x = NULL;
+            ovk_pcg_result res;
+            MT_RC(OVK_OK, ovk_vector_create(A, &op.in));
+            MT_RC(OVK_OK, ovk_vector_create(A, &op.out));
+            MT_RC(OVK_OK, ovk_vector_create(A, &b));
+            MT_RC(OVK_OK, ovk_vector_create(A, &x));
+            fill_rhs(A, b);
+            MT_RC(OVK_OK, ovk_solver_create_operator(MPI_COMM_WORLD, n, apply_bad, &op, &s));
+            MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", solvers[i]));
+            MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
+            op.from = INT_MAX; /* the setup's norm estimate calls it too */
+            MT_RC(OVK_OK, ovk_solver_setup(s));
+            op.calls = 0;
+            op.from = 8;
+            int rc = ovk_solver_solve(s, b, x, &res);
+            MT_CHECK(rc == (mode ? OVK_ENONFINITE : OVK_ECALLBACK), "%s, %s: %s: %s", solvers[i],
+                     mode ? "NaN" : "failure", ovk_status_name(rc), ovk_error_detail());
+            MT_CHECK(all_finite(x, n), "%s, %s: x holds non-finite values after %s at iteration %d", solvers[i],
+                     mode ? "NaN" : "failure", ovk_status_name(rc), res.iterations);
+            ovk_solver_destroy(&s);
+            ovk_vector_destroy(b);
+            ovk_vector_destroy(x);
+            ovk_vector_destroy(op.in);
+            ovk_vector_destroy(op.out);
+        }
+    ovk_matrix_destroy(A);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -537,6 +601,7 @@ int main(int argc, char **argv)
     check_setup_on_some_ranks();
     check_null_solver_on_one_rank();
     check_huge_rowptr();
+    check_iterate_after_failure();
     int rc = mt_finish("test_hardening4");
     MPI_Finalize();
     return rc;
