@@ -585,6 +585,102 @@ static void check_iterate_after_failure(void)
     ovk_matrix_destroy(A);
 }
 
+/* ---- details -------------------------------------------------------------- */
+
+/* a Matrix Market file's entries named as the file numbers them (from 1) */
+static void check_mm_one_based(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/hardening4_nonsym.mtx", OVK_BINARY_DIR);
+    if (rank == 0) {
+        FILE *f = fopen(path, "w");
+        fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 4\n2 2 4\n3 3 4\n2 3 -1\n3 2 -2\n");
+        fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    MT_RC(OVK_OK, ovk_mm_read(MPI_COMM_WORLD, path, &A));
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_vector_create(A, &b));
+    MT_RC(OVK_OK, ovk_vector_create(A, &x));
+    MT_RC(OVK_ENOTSYM, ovk_solver_solve(s, b, x, NULL)); /* alg1 wants a symmetric matrix */
+    const char *d = ovk_error_detail();
+    MT_CHECK((strstr(d, "A(2,3)") || strstr(d, "A(3,2)")) && !strstr(d, "A(1,2)"), "detail: %s", d);
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) remove(path);
+}
+
+/* a row without a stored diagonal: named as missing (bicgstab with jacobi) */
+static void check_missing_diagonal(void)
+{
+    enum { ROWS = 4 };
+    int ptr[ROWS + 1] = {0, 1, 2, 3, 4};
+    ovk_gidx cols[ROWS];
+    double vals[ROWS] = {2.0, 2.0, 1.0, 2.0};
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    for (int i = 0; i < ROWS; i++) cols[i] = (ovk_gidx)rank * ROWS + i;
+    if (rank == nranks - 1) cols[2] = (ovk_gidx)rank * ROWS + 1; /* row 2: an off-diagonal entry only */
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, (ovk_gidx)rank * ROWS, ROWS, ptr, cols, vals, OVK_DUP_SUM, &A));
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "bicgstab")); /* any matrix; jacobi */
+    MT_RC(OVK_EZERODIAG, ovk_solver_setup(s));
+    MT_CHECK(strstr(ovk_error_detail(), "no diagonal entry") != NULL, "detail: %s", ovk_error_detail());
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
+}
+
+/* a skew-symmetric A (<r, A r> = 0): bicgstab breaks down at every step
+ * and restarts; its count is every iteration done */
+static void check_breakdown_count(void)
+{
+    static const char *const solvers[] = {"bicgstab", "pipebicgstab"};
+    enum { N = 40 };
+    int64_t start;
+    int count;
+    tp_split(N, rank, nranks, &start, &count);
+    int *ptr = calloc((size_t)count + 1, sizeof(int));
+    ovk_gidx *cols = malloc(sizeof(ovk_gidx) * (size_t)(2 * count + 1));
+    double *vals = malloc(sizeof(double) * (size_t)(2 * count + 1));
+    for (int i = 0, k = 0; i < count; i++) {
+        int64_t g = start + i;
+        if (g > 0) cols[k] = g - 1, vals[k++] = -1.0;
+        if (g < N - 1) cols[k] = g + 1, vals[k++] = 1.0;
+        ptr[i + 1] = k;
+    }
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, start, count, ptr, cols, vals, OVK_DUP_REJECT, &A));
+    for (int i = 0; i < 2; i++) {
+        ovk_solver *s = NULL;
+        ovk_vector *b = NULL, *x = NULL;
+        ovk_pcg_result res;
+        MT_RC(OVK_OK, ovk_solver_create(A, &s));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", solvers[i]));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "max_it", "30"));
+        MT_RC(OVK_OK, ovk_vector_create(A, &b));
+        MT_RC(OVK_OK, ovk_vector_create(A, &x));
+        fill_rhs(A, b);
+        int rc = ovk_solver_solve(s, b, x, &res);
+        MT_CHECK(rc != OVK_OK && (rc != OVK_EMAXIT || res.iterations == 30),
+                 "%s, skew-symmetric: %s at iteration %d (%d restarts): %s", solvers[i], ovk_status_name(rc),
+                 res.iterations, res.restarts, ovk_error_detail());
+        MT_CHECK(res.iterations >= res.restarts, "%s: %d iterations, %d restarts", solvers[i], res.iterations,
+                 res.restarts);
+        ovk_vector_destroy(b);
+        ovk_vector_destroy(x);
+        ovk_solver_destroy(&s);
+    }
+    free(ptr), free(cols), free(vals);
+    ovk_matrix_destroy(A);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -602,6 +698,9 @@ int main(int argc, char **argv)
     check_null_solver_on_one_rank();
     check_huge_rowptr();
     check_iterate_after_failure();
+    check_mm_one_based();
+    check_missing_diagonal();
+    check_breakdown_count();
     int rc = mt_finish("test_hardening4");
     MPI_Finalize();
     return rc;
