@@ -826,6 +826,7 @@ int ovk_matrix_update_values(ovk_matrix *A, const int *rowptr, const ovk_gidx *c
 {
     if (!A) return ovk__fail(OVK_EINVAL, "ovk_matrix_update_values: NULL matrix");
     if (A->users) return in_use(A, "ovk_matrix_update_values");
+    if (A->destroyed) return ovk__fail(OVK_EINVAL, "ovk_matrix_update_values: the matrix was destroyed");
     ovk_matrix T = {0};
     T.lay = A->lay; /* borrowed: not freed below */
     int rc = ovk__agree(A->lay.comm, build_update(A, &T, rowptr, cols, vals, dups));
@@ -844,10 +845,8 @@ cleanup:
     return rc;
 }
 
-int ovk_matrix_destroy(ovk_matrix *A)
+static void free_matrix(ovk_matrix *A)
 {
-    if (!A) return OVK_OK;
-    if (A->users) return in_use(A, "ovk_matrix_destroy");
     ovk__halo_free(&A->halo);
     csr_free(&A->diag);
     csr_free(&A->offd);
@@ -855,6 +854,28 @@ int ovk_matrix_destroy(ovk_matrix *A)
     free(A->diagonal);
     if (A->lay.starts || A->lay.comm != MPI_COMM_NULL) ovk__layout_free(&A->lay);
     free(A);
+}
+
+void ovk__matrix_ref(const ovk_matrix *A, int delta)
+{
+    ovk_matrix *M = (ovk_matrix *)A; /* the caller's matrix is not const */
+    if (!M) return;
+    M->refs += delta;
+    if (M->refs == 0 && M->destroyed) free_matrix(M); /* its destroy was called: the last solver frees it */
+}
+
+int ovk_matrix_destroy(ovk_matrix *A)
+{
+    if (!A) return OVK_OK;
+    if (A->users) return in_use(A, "ovk_matrix_destroy");
+    if (A->destroyed)
+        return ovk__fail(OVK_EINVAL, "ovk_matrix_destroy: the matrix was destroyed already (its %d solver(s) keep it "
+                                     "until they are destroyed)", A->refs);
+    if (A->refs > 0) { /* solvers use it: it lives until the last of them is destroyed */
+        A->destroyed = 1;
+        return OVK_OK;
+    }
+    free_matrix(A);
     return OVK_OK;
 }
 

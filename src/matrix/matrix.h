@@ -379,12 +379,19 @@ struct ovk_matrix {
     ovk__halo halo;
     unsigned long values_version; /* bumped by ovk_matrix_update_values */
     int users;           /* solves and setups in flight (ovk__matrix_hold) */
+    int refs;            /* solvers made on it (ovk__matrix_ref): it outlives ovk_matrix_destroy for them */
+    int destroyed;       /* ovk_matrix_destroy was called while refs > 0: freed with the last solver */
 };
 
 /* A solve or setup in flight uses A (delta +1 at its start, -1 at its end):
  * while any does, ovk_matrix_update_values and ovk_matrix_destroy say
  * OVK_EBUSY.  Local; A may be NULL. */
 void ovk__matrix_hold(const ovk_matrix *A, int delta);
+/* A solver made on A takes a reference (+1) and gives it back when it is
+ * destroyed (-1): ovk_matrix_destroy of a matrix that solvers still use
+ * only marks it, and the last reference frees it (collective as the
+ * destroy is, when the solvers' destroys are).  Local; A may be NULL. */
+void ovk__matrix_ref(const ovk_matrix *A, int delta);
 
 /* Halo exchange split so that work can run while messages fly. */
 int ovk__halo_begin(const ovk_matrix *A, const double *x);

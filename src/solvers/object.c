@@ -125,6 +125,7 @@ int ovk_solver_create(const ovk_matrix *A, ovk_solver **out)
     if (rc) return rc;
     (*out)->A = A;
     (*out)->lay = &A->lay;
+    ovk__matrix_ref(A, 1); /* A lives while the solver does, ovk_matrix_destroy or not */
     return OVK_OK;
 }
 
@@ -1434,6 +1435,7 @@ int ovk_solver_destroy(ovk_solver **sp)
     if (s->lay == &s->own_lay) ovk__layout_free(&s->own_lay);
     free(s->coords);
     ovk__nullspace_free(&s->ns);
+    ovk__matrix_ref(s->A, -1); /* frees A when its destroy came first */
     s->magic = 0;
     free(s);
     *sp = NULL;

@@ -681,6 +681,36 @@ static void check_breakdown_count(void)
     ovk_matrix_destroy(A);
 }
 
+/* ---- lifetimes ----------------------------------------------------------- */
+
+/* ovk_matrix_destroy while a solver uses the matrix: the solver keeps it;
+ * its solves go on; a second destroy is refused; the solver's destroy
+ * frees it (ASan: no leak, no use after free) */
+static void check_matrix_outlived(void)
+{
+    ovk_matrix *A = make_matrix(1.0, 0.0);
+    ovk_solver *s = NULL, *s2 = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res;
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_create(A, &s2));
+    MT_RC(OVK_OK, ovk_vector_create(A, &b));
+    MT_RC(OVK_OK, ovk_vector_create(A, &x));
+    fill_rhs(A, b);
+    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
+    MT_RC(OVK_OK, ovk_matrix_destroy(A));
+    MT_RC(OVK_EINVAL, ovk_matrix_destroy(A));
+    MT_CHECK(ovk_solver_comm(s) != MPI_COMM_NULL, "the solver's communicator is gone");
+    memset(ovk_vector_data(x), 0, sizeof(double) * (size_t)ovk_solver_nlocal(s));
+    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
+    MT_CHECK(res.iterations > 0, "solve after the matrix's destroy: %d iterations", res.iterations);
+    MT_RC(OVK_OK, ovk_solver_destroy(&s));
+    MT_RC(OVK_OK, ovk_solver_solve(s2, b, x, &res)); /* the other still has it */
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    MT_RC(OVK_OK, ovk_solver_destroy(&s2)); /* frees A */
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -701,6 +731,7 @@ int main(int argc, char **argv)
     check_mm_one_based();
     check_missing_diagonal();
     check_breakdown_count();
+    check_matrix_outlived();
     int rc = mt_finish("test_hardening4");
     MPI_Finalize();
     return rc;
