@@ -1128,15 +1128,17 @@ static int singular_hint(ovk_solver *s, int rc)
     snprintf(detail, sizeof detail, "%s", ovk_error_detail());
     int bad = ovk__pc_alloc(c->n, "the singularity check", &one);
     if (!bad) bad = ovk__pc_alloc(c->n, "the singularity check", &a1);
+    bad = ovk__agree(c->comm, bad); /* before the product: collective */
     for (int i = 0; !bad && i < c->n; i++) one[i] = 1.0;
-    if (!bad) bad = ovk__matvec(s->A, one, a1, NULL); /* A 1 */
+    if (!bad) bad = ovk__agree(c->comm, ovk__matvec(s->A, one, a1, NULL)); /* A 1 */
     v[0] = bad ? 0.0 : ovk__dot(c->n, a1, a1);
     v[1] = c->n;
     free(one);
     free(a1);
-    if (ovk__agree(c->comm, bad)) return ovk__fail(rc, "%s", detail);
-    if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, c->comm) != MPI_SUCCESS ||
-        !(sqrt(v[0]) <= 1e-8 * c->norms.anorm * sqrt(v[1])) || strstr(detail, "ovk_solver_set_nullspace"))
+    if (bad) return ovk__fail(rc, "%s", detail);
+    bad = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, c->comm), "MPI_Allreduce (||A 1||)");
+    if (bad) return bad;
+    if (!(sqrt(v[0]) <= 1e-8 * c->norms.anorm * sqrt(v[1])) || strstr(detail, "ovk_solver_set_nullspace"))
         return ovk__fail(rc, "%s", detail);
     return ovk__fail(rc, "%s; A annihilates the constant vector (||A 1|| = %.3g): it is singular, declare its null "
                          "space (-ovk_nullspace constant, or ovk_solver_set_nullspace)",
