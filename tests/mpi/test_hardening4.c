@@ -7,14 +7,19 @@
  *     gmres, fgmres and pgmres included, takes the iterations of A;
  *   - agreement: a convergence test that answers differently on one rank
  *     stops every rank at the same iteration (it hung or aborted);
- *   - lifetimes: ovk_matrix_destroy of a matrix a solver uses, solve
- *     after it; setup called on some ranks only, then the solve;
- *     ovk_solver_set_from_options with a NULL solver on the last rank;
+ *   - contracts: setup called on some ranks only, then the solve; a NULL
+ *     solver on the last rank (set_from_options, setup, solve); rowptr[n]
+ *     = INT_MAX on one rank;
+ *   - lifetimes: ovk_matrix_destroy of a matrix solvers use, solves after
+ *     it, a second destroy;
  *   - null spaces: re-checked after ovk_matrix_update_values; b wholly in
  *     the null space gives x = 0; a singular system without a declared
  *     null space suggests one; vectors at 1e-300 and 1e+300 accepted;
- *   - iterates after a failure: finite (the last finite iterate);
- *   - details: a missing diagonal named as missing, a NaN coordinate. */
+ *   - iterates after a failure of a user operator (ECALLBACK, ENONFINITE):
+ *     finite on every rank, every solver but the GMRES family's;
+ *   - details: Matrix Market entries numbered from 1, a missing diagonal
+ *     named as missing, a NaN coordinate, bicgstab's count through
+ *     breakdown restarts. */
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
