@@ -63,10 +63,13 @@ int ovk_matrix_update_values(ovk_matrix *A, const int *rowptr, const ovk_gidx *c
                              ovk_dup_policy dups);
 
 /* Free a matrix (NULL is allowed).  Collective: frees the matrix's
- * duplicate of the communicator.  OVK_EBUSY (nothing freed, nothing
- * communicated) while a solve or setup of a solver on A is in flight, i.e.
- * when called from one of its callbacks; ovk_matrix_update_values says the
- * same then.  Returns OVK_OK otherwise. */
+ * duplicate of the communicator.  While solvers made on A exist, A is
+ * only marked destroyed and lives until the last of them is destroyed
+ * (ovk_solver_destroy then frees it): a solver keeps its matrix alive.
+ * OVK_EBUSY (nothing freed, nothing communicated) while a solve or setup of
+ * a solver on A is in flight, i.e. when called from one of its callbacks;
+ * ovk_matrix_update_values says the same then.  OVK_EINVAL for a second
+ * destroy of a matrix kept by its solvers.  Returns OVK_OK otherwise. */
 int ovk_matrix_destroy(ovk_matrix *A);
 
 /* Layout queries (local, no communication). */

@@ -61,8 +61,9 @@
  * matrix's communicator holds every process of MPI_COMM_WORLD: an
  * agreement on the matrices' own communicators could not be reached).
  *
- * Ownership: the object borrows the matrix (it must outlive the object and
- * keep its pattern), the callbacks' contexts, the history buffer and a
+ * Ownership: the object holds a reference to the matrix (ovk_matrix_destroy
+ * before the solver's destroy leaves it alive for the solver, which frees it
+ * at its own destroy), borrows the callbacks' contexts, the history buffer and a
  * reducer given with ovk_solver_set_reducer; it owns the reducer it makes
  * from the "backend" option.  Options given as strings are copied.
  *

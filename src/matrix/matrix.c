@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "matrix_impl.h"
 
@@ -60,6 +61,24 @@ int ovk__layout_agree_identity(const ovk__layout *lay, const char *what)
     if (v[0] == -v[1]) return OVK_OK;
     return ovk__fail(OVK_EMISMATCH, "%s: the ranks passed different objects (each rank's must be the same "
                                     "collectively created one)", what);
+}
+
+int ovk__layout_agree_state(const ovk__layout *lay, unsigned *bits, int nbits, const char *what)
+{
+    enum { MAXBITS = 16 };
+    int64_t v[2 + MAXBITS];
+    MPI_Comm comm = !lay || lay->world ? world_dup : lay->comm;
+    if (comm == MPI_COMM_NULL || nbits > MAXBITS) return lay ? OVK_EINVAL : OVK_OK; /* no world to meet on */
+    v[0] = lay ? (int64_t)lay->id : -1;
+    v[1] = -v[0];
+    for (int b = 0; b < nbits; b++) v[2 + b] = (*bits >> b) & 1u;
+    if (MPI_Allreduce(MPI_IN_PLACE, v, 2 + nbits, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+        return ovk__fail(OVK_EMPI, "MPI_Allreduce (%s)", what);
+    *bits = 0;
+    for (int b = 0; b < nbits; b++) *bits |= (unsigned)(v[2 + b] != 0) << b;
+    if (v[0] == -v[1]) return OVK_OK;
+    return ovk__fail(OVK_EMISMATCH, "%s: the ranks passed different objects (each rank's must be the same "
+                                    "collectively created one; NULL or destroyed on some rank?)", what);
 }
 
 enum { K = 3 }; /* what a rank tells the others of a new layout: row_start, nlocal, last id */
@@ -146,6 +165,18 @@ static int check_rows(const ovk__layout *lay, const int *rowptr, const ovk_gidx 
         if (rowptr[i + 1] < rowptr[i])
             return ovk__fail(OVK_EINVAL, "rowptr decreases at local row %d (%d, then %d)", i + lay->base,
                              rowptr[i] + lay->base, rowptr[i + 1] + lay->base);
+    /* entries the caller's arrays cannot hold: more than the node's memory
+     * (rowptr[n] = INT_MAX: 32 GB), or with OVK_DUP_REJECT more in a row
+     * than there are columns; refused before cols[k] is read past their end */
+    long long entries = (long long)rowptr[n] - rowptr[0];
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 && (double)entries * (double)(sizeof(ovk_gidx) + sizeof(double)) > (double)pages * page)
+        return ovk__fail(OVK_EINVAL, "rowptr[%d] = %d: %lld entries of %zu bytes, more than this node's memory",
+                         n, rowptr[n] + lay->base, entries, sizeof(ovk_gidx) + sizeof(double));
+    for (int i = 0; dups == OVK_DUP_REJECT && i < n; i++)
+        if ((long long)rowptr[i + 1] - rowptr[i] > lay->nglobal)
+            return ovk__fail(OVK_EINVAL, "row %lld holds %lld entries, more than the %lld columns (OVK_DUP_REJECT)",
+                             ovk__row_id(lay, i), (long long)rowptr[i + 1] - rowptr[i], (long long)lay->nglobal);
     if (rowptr[n] > rowptr[0] && (!cols || !vals))
         return ovk__fail(OVK_EINVAL, "%s is NULL but the rows hold %d entries", !cols ? "cols" : "vals",
                          rowptr[n] - rowptr[0]);
@@ -585,6 +616,7 @@ static int split_blocks(ovk_matrix *A, const entry *e, const int *ptr)
     if (rc) return rc;
     int pd = 0, po = 0;
     A->has_diag_first = 1;
+    A->first_missing_diag = -1;
     for (int i = 0; i < n; i++) {
         int first = pd;
         for (int k = ptr[i]; k < ptr[i + 1]; k++) {
@@ -603,7 +635,10 @@ static int split_blocks(ovk_matrix *A, const entry *e, const int *ptr)
                 A->offd.val[po++] = e[k].val;
             }
         }
-        if (pd == first || A->diag.col[first] != i) A->has_diag_first = 0;
+        if (pd == first || A->diag.col[first] != i) { /* stored a_ii goes first: none here */
+            A->has_diag_first = 0;
+            if (A->first_missing_diag < 0) A->first_missing_diag = i;
+        }
         A->diag.rowptr[i + 1] = pd;
         A->offd.rowptr[i + 1] = po;
     }
@@ -791,6 +826,7 @@ int ovk_matrix_update_values(ovk_matrix *A, const int *rowptr, const ovk_gidx *c
 {
     if (!A) return ovk__fail(OVK_EINVAL, "ovk_matrix_update_values: NULL matrix");
     if (A->users) return in_use(A, "ovk_matrix_update_values");
+    if (A->destroyed) return ovk__fail(OVK_EINVAL, "ovk_matrix_update_values: the matrix was destroyed");
     ovk_matrix T = {0};
     T.lay = A->lay; /* borrowed: not freed below */
     int rc = ovk__agree(A->lay.comm, build_update(A, &T, rowptr, cols, vals, dups));
@@ -809,10 +845,8 @@ cleanup:
     return rc;
 }
 
-int ovk_matrix_destroy(ovk_matrix *A)
+static void free_matrix(ovk_matrix *A)
 {
-    if (!A) return OVK_OK;
-    if (A->users) return in_use(A, "ovk_matrix_destroy");
     ovk__halo_free(&A->halo);
     csr_free(&A->diag);
     csr_free(&A->offd);
@@ -820,6 +854,28 @@ int ovk_matrix_destroy(ovk_matrix *A)
     free(A->diagonal);
     if (A->lay.starts || A->lay.comm != MPI_COMM_NULL) ovk__layout_free(&A->lay);
     free(A);
+}
+
+void ovk__matrix_ref(const ovk_matrix *A, int delta)
+{
+    ovk_matrix *M = (ovk_matrix *)A; /* the caller's matrix is not const */
+    if (!M) return;
+    M->refs += delta;
+    if (M->refs == 0 && M->destroyed) free_matrix(M); /* its destroy was called: the last solver frees it */
+}
+
+int ovk_matrix_destroy(ovk_matrix *A)
+{
+    if (!A) return OVK_OK;
+    if (A->users) return in_use(A, "ovk_matrix_destroy");
+    if (A->destroyed)
+        return ovk__fail(OVK_EINVAL, "ovk_matrix_destroy: the matrix was destroyed already (its %d solver(s) keep it "
+                                     "until they are destroyed)", A->refs);
+    if (A->refs > 0) { /* solvers use it: it lives until the last of them is destroyed */
+        A->destroyed = 1;
+        return OVK_OK;
+    }
+    free_matrix(A);
     return OVK_OK;
 }
 

@@ -97,6 +97,14 @@ int ovk__matrix_create_csr_base(MPI_Comm comm, ovk_gidx row_start, int nlocal, c
  * each matrix has its own communicator, so an agreement over lay->comm
  * would wait for ever).  what names the objects in the detail. */
 int ovk__layout_agree_identity(const ovk__layout *lay, const char *what);
+/* Collective: the OR over the ranks of nbits (<= 16) flags in *bits, and the
+ * identity check of ovk__layout_agree_identity in the same reduction: over
+ * the library's duplicate of MPI_COMM_WORLD when lay->world, else over
+ * lay->comm.  lay NULL: a rank that holds no object (a NULL handle) joins
+ * the world's reduction, so that the others fail with OVK_EMISMATCH
+ * instead of waiting (OVK_OK there; nothing when no world duplicate
+ * exists).  Flags and ids are the caller's ordinary state: one reduction. */
+int ovk__layout_agree_state(const ovk__layout *lay, unsigned *bits, int nbits, const char *what);
 
 /* Runs of consecutive rows of a diag block that are one row repeated: the
  * same entries at the same offsets from the row, the same values bit for
@@ -367,15 +375,23 @@ struct ovk_matrix {
     ovk_gidx *col_map;   /* [ncols_offd] sorted global ids of offd columns */
     double *diagonal;    /* a_ii, 0 when absent */
     int has_diag_first;  /* every row's first diag-block entry is a_ii */
+    int first_missing_diag; /* the first local row that stores no a_ii, or -1 */
     ovk__halo halo;
     unsigned long values_version; /* bumped by ovk_matrix_update_values */
     int users;           /* solves and setups in flight (ovk__matrix_hold) */
+    int refs;            /* solvers made on it (ovk__matrix_ref): it outlives ovk_matrix_destroy for them */
+    int destroyed;       /* ovk_matrix_destroy was called while refs > 0: freed with the last solver */
 };
 
 /* A solve or setup in flight uses A (delta +1 at its start, -1 at its end):
  * while any does, ovk_matrix_update_values and ovk_matrix_destroy say
  * OVK_EBUSY.  Local; A may be NULL. */
 void ovk__matrix_hold(const ovk_matrix *A, int delta);
+/* A solver made on A takes a reference (+1) and gives it back when it is
+ * destroyed (-1): ovk_matrix_destroy of a matrix that solvers still use
+ * only marks it, and the last reference frees it (collective as the
+ * destroy is, when the solvers' destroys are).  Local; A may be NULL. */
+void ovk__matrix_ref(const ovk_matrix *A, int delta);
 
 /* Halo exchange split so that work can run while messages fly. */
 int ovk__halo_begin(const ovk_matrix *A, const double *x);

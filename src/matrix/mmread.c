@@ -606,8 +606,9 @@ int ovk_mm_read_blocked(MPI_Comm comm, const char *path, int bs, ovk_matrix **A)
     /* agree before the collective create so that no rank waits for a failed one */
     rc = ovk__agree(comm, rc);
     if (rc) goto cleanup;
-    rc = ovk_matrix_create_csr(comm, lo, own.nrows, own.rowptr, own.cols, own.vals, OVK_DUP_SUM,
-                               A);
+    /* base 1: the matrix's details (a symmetry mismatch, a zero diagonal, a
+     * NaN in b) number rows and columns as the file does */
+    rc = ovk__matrix_create_csr_base(comm, lo, own.nrows, own.rowptr, own.cols, own.vals, OVK_DUP_SUM, 1, A);
 cleanup:
     rows_free(&own);
     return rc;

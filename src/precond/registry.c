@@ -107,6 +107,11 @@ int ovk__pc_diag_check_sign(const ovk_matrix *A, const char *who, int any_sign)
     int rc = OVK_OK;
     for (int i = 0; i < A->lay.nlocal; i++) {
         double d = A->diagonal[i];
+        if (i == A->first_missing_diag) { /* the first row failing: none before it lacks one */
+            rc = ovk__fail(OVK_EZERODIAG, "row %lld: no diagonal entry is stored (%s needs a_ii %s)",
+                           ovk__row_id(&A->lay, i), who, any_sign ? "!= 0" : "> 0");
+            break;
+        }
         if (any_sign ? d == 0.0 : !(d > 0.0)) {
             rc = ovk__fail(OVK_EZERODIAG, "row %lld: diagonal entry is %g (%s needs a_ii %s)",
                            ovk__row_id(&A->lay, i), d, who, any_sign ? "!= 0" : "> 0");

@@ -12,6 +12,7 @@ int ovk__bcgs_tiny(double d, double xx, double yy)
 
 int ovk__bcgs_breakdown(ovk__ctx *c, ovk__bcgs_restarts *rs, int iter, const char *what, double value)
 {
+    c->res->iterations = iter; /* counted, also when it ends in a restart (no check of its own) */
     if (!isfinite(value)) {
         ovk__stop(c, iter, OVK_REASON_NONFINITE, what, value);
         return 1;

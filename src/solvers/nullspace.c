@@ -74,6 +74,10 @@ int ovk__nullspace_rigid_body(int dim, int nnodes, const double *xyz, double *mo
     int n = dim * nnodes, count = dim == 2 ? 3 : 6;
     if (dim != 2 && dim != 3)
         return ovk__fail(OVK_EINVAL, "ovk_solver_set_nullspace_rigid_body: dim = %d (2 or 3)", dim);
+    for (int i = 0; i < n; i++)
+        if (!isfinite(xyz[i]))
+            return ovk__fail(OVK_ENONFINITE, "ovk_solver_set_nullspace_rigid_body: node %d's coordinate %d is %g",
+                             i / dim, i % dim, xyz[i]);
     memset(modes, 0, sizeof(double) * (size_t)(n > 0 ? n : 1) * (size_t)count);
     for (int i = 0; i < nnodes; i++) {
         const double *p = xyz + (size_t)i * (size_t)dim;
@@ -135,11 +139,16 @@ static int orthonormalise(ovk__nullspace *ns, const ovk__layout *lay, int q, con
 {
     double sums[OVK__NULLSPACE_MAX + 1];
     int n = lay->nlocal;
-    double *v = ns->basis + (size_t)q * (size_t)n;
-    int rc = project_sums(ns, lay, q, v, sums);
+    double *v = ns->basis + (size_t)q * (size_t)n, top = ovk__absmax(n, v);
+    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &top, 1, MPI_DOUBLE, MPI_MAX, lay->comm),
+                      "MPI_Allreduce (null-space basis)");
+    if (rc) return rc;
+    if (!(top > 0.0)) return ovk__fail(OVK_EINVAL, "ovk_solver_set_nullspace: %s is zero", name);
+    int k = ovk__pow2_exponent(top); /* v scaled by 2^k to max |v_i| near 1: its sums neither under- nor overflow */
+    for (int r = 0; r < n; r++) v[r] = ldexp(v[r], k);
+    rc = project_sums(ns, lay, q, v, sums);
     if (rc) return rc;
     double norm0 = sqrt(sums[q]);
-    if (!(norm0 > 0.0)) return ovk__fail(OVK_EINVAL, "ovk_solver_set_nullspace: %s is zero", name);
     for (int pass = 0; pass < 2; pass++) { /* CGS2: orthogonal to rounding */
         subtract(ns, n, q, sums, v);
         rc = project_sums(ns, lay, q, v, sums);
@@ -260,6 +269,25 @@ void ovk__nullspace_remove(ovk__ctx *c, const double *coef, double *u, double al
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
+/* Collective: b - Z Z^T b (in c->ns->b) made exactly zero when it is
+ * rounding of a b wholly in the null space: ||b - Z Z^T b|| below
+ * min(rtol, 1e-10) ||b||, so that the solve answers x = 0, the
+ * minimum-norm least-squares solution, at iteration 0 (it iterated on the
+ * noise to ||r||/||b|| = 1e22 and a breakdown).  Summed only when Z^T b
+ * holds nearly all of b: <b,b> - ||Z^T b||^2 cancels there. */
+static int drop_noise(ovk__ctx *c, double bb, double bnn)
+{
+    double limit = fmin(c->opts->tol, 1e-10), pp = 0.0;
+    if (!(bb > 0.0) || bb - bnn > 1e-2 * bb) return OVK_OK; /* at least a tenth of ||b|| is left */
+    ovk__tic t0 = ovk__tic_start(c);
+    pp = ovk__dot(c->n, c->ns->b, c->ns->b);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    int rc = ovk__sum(c, OVK__IPROD, &pp, 1);
+    if (rc || !(pp <= limit * limit * bb)) return rc; /* reduced: every rank alike */
+    memset(c->ns->b, 0, sizeof(double) * (size_t)c->n);
+    return OVK_OK;
+}
+
 int ovk__nullspace_begin_solve(ovk__ctx *c)
 {
     double sums[OVK__NULLSPACE_MAX + 1], bnn = 0.0; /* <b,b>, Z^T b */
@@ -275,7 +303,7 @@ int ovk__nullspace_begin_solve(ovk__ctx *c)
     for (int j = 0; j < nk; j++) bnn += sums[1 + j] * sums[1 + j]; /* ||Z^T b||^2: Z orthonormal */
     c->res->nullspace_inconsistency = c->ns->inconsistency = sums[0] > 0.0 ? sqrt(bnn / sums[0]) : 0.0;
     c->b = c->ns->b;
-    return OVK_OK;
+    return drop_noise(c, sums[0], bnn);
 }
 
 int ovk__nullspace_end_solve(ovk__ctx *c)

@@ -1,6 +1,7 @@
 /* The solver object: options by name, setup (agreed checks, the reducer,
  * the work vectors, the preconditioner, the row statistics), many solves,
  * value updates picked up by a numeric setup, destroy. */
+#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -124,6 +125,7 @@ int ovk_solver_create(const ovk_matrix *A, ovk_solver **out)
     if (rc) return rc;
     (*out)->A = A;
     (*out)->lay = &A->lay;
+    ovk__matrix_ref(A, 1); /* A lives while the solver does, ovk_matrix_destroy or not */
     return OVK_OK;
 }
 
@@ -219,6 +221,11 @@ static const opt_def *find_opt(const char *key)
 
 int ovk__solver_option_count(void) { return OPT_COUNT; }
 const char *ovk__solver_option_key(int i) { return i >= 0 && i < OPT_COUNT ? opt_defs[i].key : NULL; }
+/* a flag: an on/off integer (0..1), the only kind given without a value */
+int ovk__solver_option_is_flag(int i)
+{
+    return i >= 0 && i < OPT_COUNT && opt_defs[i].kind == OPT_INT && opt_defs[i].lo == 0 && opt_defs[i].hi == 1;
+}
 
 void ovk__solver_option_range(int i, char *buf, size_t len)
 {
@@ -240,9 +247,13 @@ static int unknown_opt(const char *key)
     return ovk__fail(OVK_EOPTION, "unknown solver option '%s'; options: %s", key ? key : "(null)", list);
 }
 
-static int set_text(char *dst, size_t len, const char *key, const char *value)
+static int set_text(const opt_def *d, char *dst, size_t len, const char *value)
 {
-    if (strlen(value) >= len) return ovk__fail(OVK_EOPTION, "option %s: value '%s' is too long", key, value);
+    char range[64];
+    ovk__solver_option_range((int)(d - opt_defs), range, sizeof range);
+    if (strlen(value) >= len) /* what it may be, not only its length */
+        return ovk__fail(OVK_EOPTION, "option %s: value '%s' is not valid (values: %s, at most %zu characters)",
+                         d->key, value, range, len - 1);
     snprintf(dst, len, "%s", value);
     return OVK_OK;
 }
@@ -255,10 +266,12 @@ static int set_value(ovk_solver *s, const opt_def *d, const char *value)
     char *end = NULL;
     if (!value) return ovk__fail(OVK_EOPTION, "option %s: NULL value", d->key);
     if (d->kind == OPT_TEXT) {
-        int rc = set_text(field_of(s, d), d->len, d->key, value);
+        int rc = set_text(d, field_of(s, d), d->len, value);
         s->o.backend = s->backend_spec[0] ? s->backend_spec : NULL; /* the struct form's view of it */
         return rc;
     }
+    if (isspace((unsigned char)value[0])) /* strtod would skip it; "5 " is refused as well */
+        return ovk__fail(OVK_EOPTION, "option %s='%s': white space around the number", d->key, value);
     if (d->kind == OPT_DOUBLE) {
         double v = strtod(value, &end);
         if (!*value || *end || !isfinite(v) || v < 0.0 || (d->lo && v == 0.0))
@@ -351,11 +364,11 @@ int ovk_solver_set_options(ovk_solver *s, const ovk_pcg_options *o)
     if (!pc && o->precond != OVK_PRECOND_DIAG && o->precond != OVK_PRECOND_NONE)
         return ovk__fail(OVK_EOPTION, "unknown preconditioner %d", (int)o->precond);
     if (!pc) pc = o->precond == OVK_PRECOND_NONE ? "none" : "jacobi";
-    int rc = set_text(s->solver_spec, sizeof s->solver_spec, "solver", o->solver ? o->solver : "alg1");
+    int rc = set_text(find_opt("solver"), s->solver_spec, sizeof s->solver_spec, o->solver ? o->solver : "alg1");
     if (rc) return rc;
-    rc = set_text(s->precond_spec, sizeof s->precond_spec, "precond", pc);
+    rc = set_text(find_opt("precond"), s->precond_spec, sizeof s->precond_spec, pc);
     if (rc) return rc;
-    rc = set_text(s->backend_spec, sizeof s->backend_spec, "backend", o->backend ? o->backend : "");
+    rc = set_text(find_opt("backend"), s->backend_spec, sizeof s->backend_spec, o->backend ? o->backend : "");
     if (rc) return rc;
     s->o = *o;
     s->o.solver = s->solver_spec;
@@ -448,6 +461,13 @@ int ovk_solver_set_coordinates(ovk_solver *s, int dim, int nnodes, const double 
         if (!copy) return ovk__fail(OVK_ENOMEM, "ovk_solver_set_coordinates: %d nodes", nnodes);
         if (nnodes > 0) memcpy(copy, xyz, sizeof(double) * (size_t)nnodes * (size_t)dim);
     }
+    for (int i = 0; i < (dim > 0 ? nnodes * dim : 0); i++)
+        if (!isfinite(copy[i])) {
+            int node = i / dim, axis = i % dim;
+            free(copy);
+            return ovk__fail(OVK_ENONFINITE, "ovk_solver_set_coordinates: node %d's coordinate %d is %g", node, axis,
+                             xyz[i]);
+        }
     free(s->coords);
     s->coords = copy;
     s->coord_dim = dim;
@@ -873,7 +893,8 @@ static int numeric_setup(ovk_solver *s, int pc_too)
     ovk__log_mark(&s->log, OVK__LOG_PRECOND);
     if (rc) goto cleanup;
     s->c.norms.current = 0;
-    if (s->sv->needs_norm) {
+    if (s->sv->needs_norm || s->A) { /* an assembled A's is one pass (or the preconditioner's): every
+                                        variant's scaled solve (scaling.c) needs it when A's scale is extreme */
         rc = ctx_norm(&s->c);
         ovk__log_mark(&s->log, OVK__LOG_NORM);
         if (rc) goto cleanup;
@@ -901,32 +922,30 @@ static int condest_setup(ovk_solver *s)
     return OVK_OK;
 }
 
-/* Collective: the OR of every rank's changes (a rank that changed an
- * option makes every rank redo it). */
-static int agree_redo(ovk_solver *s, unsigned *redo)
-{
-    unsigned mine = *redo;
-    return ovk__mpi(MPI_Allreduce(&mine, redo, 1, MPI_UNSIGNED, MPI_BOR, s->lay->comm), "MPI_Allreduce (setup)");
-}
+/* What a rank brings to the first agreement of a setup: the REDO_* marks,
+ * whether it is set up, and which call it is in (ovk_solver_setup, or a
+ * solve setting up on demand). */
+enum { STATE_NOT_READY = 64u, STATE_IN_SETUP = 128u, STATE_IN_SOLVE = 256u, STATE_BITS = 9 };
 
 /* Collective: set up what is not (all of it the first time, after a
- * failure or ovk_solver_set_options; else what the changed options mark),
- * nothing when nothing changed but one reduction of the marks. */
-static int setup_what_changed(ovk_solver *s)
+ * failure or ovk_solver_set_options, or when any rank is not set up; else
+ * what the changed options of any rank mark), nothing when nothing changed
+ * but one reduction of the marks, which also compares the objects' ids
+ * (ovk__layout_agree_state).  *mixed: some ranks were in ovk_solver_setup
+ * and others in a solve (call): the solve ranks set up with them and
+ * agree again, meeting the setup ranks' own solve next. */
+static int setup_what_changed(ovk_solver *s, unsigned call, int *mixed)
 {
     double t0 = MPI_Wtime();
-    unsigned redo = s->ready ? s->dirty : REDO_ALL;
-    int rc = OVK_OK;
-    if (!s->ready) {
-        teardown(s);
-        /* first: the agreements below run on the matrix's own communicator */
-        rc = ovk__layout_agree_identity(s->lay, "ovk_solver_setup: the solvers' matrices (or operators)");
-        if (rc) return rc;
-    }
-    rc = agree_redo(s, &redo);
+    unsigned redo = (s->ready ? s->dirty : REDO_ALL) | (s->ready ? 0u : STATE_NOT_READY) | call;
+    int rc = ovk__layout_agree_state(s->lay, &redo, STATE_BITS, "ovk_solver_setup: the solvers' matrices (or operators)");
+    *mixed = (redo & STATE_IN_SETUP) && (redo & STATE_IN_SOLVE);
     if (rc) goto fail;
+    if (redo & STATE_NOT_READY) s->ready = 0;
+    redo &= REDO_ALL;
     if (!redo) return OVK_OK;
     ovk__log_start(&s->log, 0);
+    if (!s->ready) redo = REDO_ALL;
     undo(s, redo);
     rc = ovk__agree(s->lay->comm, check_local(s));
     if (rc) goto fail;
@@ -987,19 +1006,47 @@ fail:
     return rc;
 }
 
+int ovk__solver_agree(const ovk_solver *s, int rc, const char *what)
+{
+    unsigned bits = rc ? 1u : 0u;
+    const ovk__layout *lay = valid(s) ? s->lay : NULL;
+    int arc = ovk__layout_agree_state(lay, &bits, STATE_BITS, what);
+    if (!lay) return rc;
+    if (arc) return arc;
+    return bits ? ovk__agree(lay->comm, rc) : OVK_OK;
+}
+
+/* a call on a handle that is not a solver (NULL, destroyed): refused; the
+ * rank meets the others' first agreement (which then fails) instead of
+ * leaving them waiting; EBUSY (from a callback) stays local */
+static int refuse_call(int bad, const char *fn)
+{
+    return bad == OVK_EBUSY ? bad : ovk__solver_agree(NULL, bad, fn);
+}
+
 int ovk_solver_setup(ovk_solver *s)
 {
-    int bad = usable(s, "ovk_solver_setup");
-    if (bad) return bad;
+    int bad = usable(s, "ovk_solver_setup"), mixed = 0;
+    if (bad) return refuse_call(bad, "ovk_solver_setup");
     s->busy = "setup"; /* operator callbacks run in the norm estimate */
     ovk__matrix_hold(s->A, 1);
-    int rc = setup_what_changed(s);
+    int rc = setup_what_changed(s, STATE_IN_SETUP, &mixed);
     ovk__matrix_hold(s->A, -1);
     s->busy = NULL;
     return rc;
 }
 
 /* ---- solve -------------------------------------------------------------- */
+
+/* Collective: a solve's setup of what changed; while some ranks were in
+ * ovk_solver_setup (which the solve does itself), set up with them and
+ * agree again, meeting their solve. */
+static int setup_on_demand(ovk_solver *s)
+{
+    int mixed = 1, rc = OVK_OK;
+    while (!rc && mixed) rc = setup_what_changed(s, STATE_IN_SOLVE, &mixed);
+    return rc;
+}
 
 static int check_finite(const ovk_vector *v, const char *what)
 {
@@ -1065,6 +1112,39 @@ static int status_of(const ovk_pcg_result *r)
     }
 }
 
+/* Collective, after a solve that failed (iteration limit, breakdown,
+ * divergence) on an assembled A without a declared null space: when A
+ * annihilates the constant vector (||A 1||_2 <= 1e-8 ||A||_inf sqrt(N),
+ * a pure Neumann problem), the detail says so and how to declare it.  One
+ * product and one reduction, on the failure path only; nothing when the
+ * room cannot be had (agreed). */
+static int singular_hint(ovk_solver *s, int rc)
+{
+    ovk__ctx *c = &s->c;
+    double *one = NULL, *a1 = NULL, v[2] = {0.0, 0.0};
+    if ((rc != OVK_EMAXIT && rc != OVK_EBREAKDOWN && rc != OVK_EDIVERGED) || c->ns || !s->A || !c->norms.current)
+        return rc;
+    char detail[512];
+    snprintf(detail, sizeof detail, "%s", ovk_error_detail());
+    int bad = ovk__pc_alloc(c->n, "the singularity check", &one);
+    if (!bad) bad = ovk__pc_alloc(c->n, "the singularity check", &a1);
+    bad = ovk__agree(c->comm, bad); /* before the product: collective */
+    for (int i = 0; !bad && i < c->n; i++) one[i] = 1.0;
+    if (!bad) bad = ovk__agree(c->comm, ovk__matvec(s->A, one, a1, NULL)); /* A 1 */
+    v[0] = bad ? 0.0 : ovk__dot(c->n, a1, a1);
+    v[1] = c->n;
+    free(one);
+    free(a1);
+    if (bad) return ovk__fail(rc, "%s", detail);
+    bad = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, c->comm), "MPI_Allreduce (||A 1||)");
+    if (bad) return bad;
+    if (!(sqrt(v[0]) <= 1e-8 * c->norms.anorm * sqrt(v[1])) || strstr(detail, "ovk_solver_set_nullspace"))
+        return ovk__fail(rc, "%s", detail);
+    return ovk__fail(rc, "%s; A annihilates the constant vector (||A 1|| = %.3g): it is singular, declare its null "
+                         "space (-ovk_nullspace constant, or ovk_solver_set_nullspace)",
+                     detail, sqrt(v[0]));
+}
+
 static void begin_solve(ovk__ctx *c, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
 {
     reset_solve_state(c);
@@ -1110,6 +1190,8 @@ static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
         ovk__log_start(&s->log, 1);
         rc = numeric_setup(s, 1);
         if (rc) return rc;
+        rc = ovk__nullspace_check(c); /* the new values must still annihilate Z */
+        if (rc) return rc;
     }
     begin_solve(c, b, x, res);
     long long started = ovk__reducer_started(c->red);
@@ -1123,7 +1205,7 @@ static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     if (rc) return rc;
     rc = gather_times(c);
     if (rc) return rc;
-    rc = status_of(res);
+    rc = singular_hint(s, status_of(res));
     report_solve(s, res, rc);
     return rc;
 }
@@ -1135,10 +1217,10 @@ int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     if (bad == OVK_EBUSY) return bad; /* the outer solve's *res may be this res */
     if (!res) res = &local_res;
     memset(res, 0, sizeof *res);
-    if (bad) return bad;
+    if (bad) return refuse_call(bad, "ovk_solver_solve");
     s->busy = "solve";
     ovk__matrix_hold(s->A, 1);
-    int rc = setup_what_changed(s); /* what changed since the last setup, if anything */
+    int rc = setup_on_demand(s); /* what changed since the last setup, if anything */
     if (!rc) {
         ovk__reducer_hold(s->red, 1);
         rc = run_solve(s, b, x, res);
@@ -1247,10 +1329,10 @@ int ovk_solver_solve_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector
     int bad = usable(s, "ovk_solver_solve_many");
     if (bad == OVK_EBUSY) return bad;
     if (results && k > 0) memset(results, 0, sizeof *results * (size_t)k);
-    if (bad) return bad;
+    if (bad) return refuse_call(bad, "ovk_solver_solve_many");
     s->busy = "solve";
     ovk__matrix_hold(s->A, 1);
-    int rc = setup_what_changed(s);
+    int rc = setup_on_demand(s);
     if (!rc) {
         ovk__reducer_hold(s->red, 1);
         rc = run_many(s, k, B, X, results);
@@ -1355,6 +1437,7 @@ int ovk_solver_destroy(ovk_solver **sp)
     if (s->lay == &s->own_lay) ovk__layout_free(&s->own_lay);
     free(s->coords);
     ovk__nullspace_free(&s->ns);
+    ovk__matrix_ref(s->A, -1); /* frees A when its destroy came first */
     s->magic = 0;
     free(s);
     *sp = NULL;

@@ -211,6 +211,16 @@ int ovk_options_skip(int argc, char **argv, int i)
     return i + 1 < argc && !is_name(argv[i + 1]) ? 2 : 1;
 }
 
+/* -name of option i given without a value: refused unless it is a flag
+ * (-ovk_rtol alone is not rtol = 1) */
+static int missing_value(int i, const char *name, int from_env)
+{
+    char range[64];
+    ovk__solver_option_range(i, range, sizeof range);
+    return ovk__fail(OVK_EOPTION, "-%s%s: no value given (values: %s)", name,
+                     from_env ? " (from $" ENV_OPTIONS ")" : "", range);
+}
+
 /* the local part: every key of the table under prefix into s */
 static int read_options(ovk_solver *s, const char *prefix)
 {
@@ -228,6 +238,7 @@ static int read_options(ovk_solver *s, const char *prefix)
         snprintf(name, sizeof name, "%s" LIB_MARK "%s", prefix, key);
         const entry *e = lookup(name);
         if (!e) continue;
+        if (!e->value && !ovk__solver_option_is_flag(i)) return missing_value(i, name, e->from_env);
         rc = ovk_solver_set_option(s, key, e->value ? e->value : "1"); /* a flag alone: 1 */
         if (rc) {
             char detail[512];
@@ -248,9 +259,10 @@ static int help_wanted(void)
 int ovk_solver_set_from_options(ovk_solver *s, const char *prefix)
 {
     int bad = ovk__solver_usable(s, "ovk_solver_set_from_options"); /* local: no agreement from a callback */
-    if (bad) return bad;
+    if (bad == OVK_EBUSY) return bad;
+    if (bad) return ovk__solver_agree(NULL, bad, "ovk_solver_set_from_options"); /* met, not waited for */
     if (!prefix) prefix = "";
-    int rank = 0, rc = ovk__agree(ovk_solver_comm(s), read_options(s, prefix));
+    int rank = 0, rc = ovk__solver_agree(s, read_options(s, prefix), "ovk_solver_set_from_options");
     MPI_Comm_rank(ovk_solver_comm(s), &rank);
     if (!rc && help_wanted() && rank == 0) ovk__solver_help(s, prefix, stdout);
     return rc;

@@ -456,6 +456,12 @@ static int estimate_end(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
     int rc = ovk__sum_end(c, OVK__GAMMA, w->estimate_req);
     w->estimate_req = NULL;
     if (rc) return rc;
+    for (int i = 0; i < 2 * w->estimate_steps + 2; i++) /* a NaN (a failed callback's) is not a breakdown */
+        if (!isfinite(w->estimate_sums[i])) {
+            ovk__stop(c, st->iter, OVK_REASON_NONFINITE, "a sum of the spectrum estimate", w->estimate_sums[i]);
+            *stop = 1;
+            return OVK_OK;
+        }
     moments(w->estimate_steps, w->estimate_scale, w->estimate_sums);
     double lmax = ritz_max(w->estimate_steps, w->estimate_scale, w->estimate_sums); /* from reduced values: the same on every rank */
     if (!(lmax > 0.0)) {

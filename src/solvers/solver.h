@@ -664,5 +664,14 @@ void ovk__solver_help(const ovk_solver *s, const char *prefix, FILE *f);
  * (OVK_EINVAL, or OVK_EBUSY from a callback of its setup or solve), local. */
 int ovk__solver_usable(const ovk_solver *s, const char *fn);
 const char *ovk__solver_option_key(int i);
+/* Collective: a rank's local status rc agreed in the reduction that
+ * starts a setup (ovk__layout_agree_state): a rank whose s is NULL or
+ * destroyed takes part, so the others fail (OVK_EMISMATCH) rather than
+ * wait; it returns its own rc.  Else the agreed status (the culprit's code
+ * and detail, one more reduction when some rank failed). */
+int ovk__solver_agree(const ovk_solver *s, int rc, const char *what);
+/* 1 when option i is a flag (on/off), the only kind that may be given
+ * without a value (-ovk_monitor); 0 otherwise. */
+int ovk__solver_option_is_flag(int i);
 
 #endif

@@ -129,8 +129,10 @@ void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double v
     c->res->iterations = iter;
     c->res->reason = why;
     if (why == OVK_REASON_BREAKDOWN)
-        ovk__fail(OVK_EBREAKDOWN, "iteration %d: %s = %g (%s)", iter, what, value,
-                  c->nonsymmetric ? "singular matrix or preconditioner?" : "matrix or preconditioner not SPD?");
+        ovk__fail(OVK_EBREAKDOWN, "iteration %d: %s = %g (%s%s)", iter, what, value,
+                  c->nonsymmetric ? "singular matrix or preconditioner?" : "matrix or preconditioner not SPD?",
+                  c->ns ? "" : " A singular A, as a pure Neumann problem's, needs its null space declared: "
+                               "ovk_solver_set_nullspace, or -ovk_nullspace constant");
     else
         ovk__fail(OVK_ENONFINITE, "iteration %d: %s = %g", iter, what, value);
 }
@@ -178,22 +180,40 @@ static int observe(ovk__ctx *c, int iter, double rr, double bb)
     return OVK_OK;
 }
 
-/* Why the solve stops at <r,r> = rr, from reduced values only (the same
- * on every rank), or OVK_REASON_NONE: the convergence test or the
- * tolerances, then divtol. */
-static ovk_reason decide(ovk__ctx *c, int iter, double rr, double bb)
+/* The convergence test's verdict, agreed: the test may answer differently
+ * on one rank (it reads local data, or is wrong), and every rank must
+ * branch alike.  One blocking reduction of {v, -v} (MAX): diverged when
+ * any rank says so, converged when all do, else go on. */
+static int agreed_verdict(ovk__ctx *c, int v, int *out)
 {
+    int m[2] = {v == OVK_VERDICT_DIVERGED, -(v == OVK_VERDICT_CONVERGED)};
+    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, m, 2, MPI_INT, MPI_MAX, c->comm),
+                      "MPI_Allreduce (the convergence test's verdict)");
+    *out = m[0] ? OVK_VERDICT_DIVERGED : m[1] ? OVK_VERDICT_CONVERGED : OVK_VERDICT_CONTINUE;
+    return rc;
+}
+
+/* Why the solve stops at <r,r> = rr, from reduced values only (the same
+ * on every rank), or OVK_REASON_NONE: the convergence test (its verdict
+ * agreed) or the tolerances, then divtol. */
+static int decide(ovk__ctx *c, int iter, double rr, double bb, ovk_reason *why)
+{
+    *why = OVK_REASON_NONE;
     if (c->mon.conv_fn) {
         int v = c->mon.conv_fn(c->owner, iter, ovk__unscaled(c, sqrt(rr)), ovk__unscaled(c, sqrt(bb)),
                                ovk__unscaled(c, c->watch.rnorm0), c->mon.conv_ctx);
+        int rc = agreed_verdict(c, v, &v);
+        if (rc) return rc;
         c->watch.user_converged = v == OVK_VERDICT_CONVERGED;
-        if (v == OVK_VERDICT_CONVERGED) return OVK_REASON_CONVERGED;
-        if (v == OVK_VERDICT_DIVERGED) return OVK_REASON_DIVERGED;
+        if (v == OVK_VERDICT_CONVERGED) *why = OVK_REASON_CONVERGED;
+        if (v == OVK_VERDICT_DIVERGED) *why = OVK_REASON_DIVERGED;
+        if (v != OVK_VERDICT_CONTINUE) return OVK_OK;
     } else if (ovk__converged(c, rr)) {
-        return OVK_REASON_CONVERGED;
+        *why = OVK_REASON_CONVERGED;
+        return OVK_OK;
     }
-    if (c->watch.rr_div > 0.0 && rr > c->watch.rr_div) return OVK_REASON_DIVERGED;
-    return OVK_REASON_NONE;
+    if (c->watch.rr_div > 0.0 && rr > c->watch.rr_div) *why = OVK_REASON_DIVERGED;
+    return OVK_OK;
 }
 
 void ovk__initial_dots(const ovk__ctx *c, const double *r, double v[2])
@@ -242,9 +262,9 @@ int ovk__initial_values(ovk__ctx *c, const double v[2], double *bb, int *decided
     c->res->rel_residual = sqrt(v[1] / v[0]);
     rc = observe(c, 0, v[1], v[0]);
     if (rc) return rc;
-    c->res->reason = decide(c, 0, v[1], v[0]);
+    rc = decide(c, 0, v[1], v[0], &c->res->reason);
     *decided = c->res->reason != OVK_REASON_NONE;
-    return OVK_OK;
+    return rc;
 }
 
 int ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop)
@@ -259,7 +279,9 @@ int ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop
     c->res->rel_residual = sqrt(iprod / bb);
     int rc = observe(c, iter, iprod, bb);
     if (rc) return rc;
-    ovk_reason why = c->watch.stop_agreed ? OVK_REASON_MONITOR : decide(c, iter, iprod, bb);
+    ovk_reason why = OVK_REASON_MONITOR;
+    if (!c->watch.stop_agreed) rc = decide(c, iter, iprod, bb, &why);
+    if (rc) return rc;
     if (why != OVK_REASON_NONE) {
         c->res->reason = why;
         *stop = 1;
@@ -277,8 +299,10 @@ int ovk__confirm(ovk__ctx *c, double bb, double *r, int *ok)
     rc = ovk__ctx_dots(c, 1, (const double *[]){r}, (const double *[]){r}, &rr);
     if (rc) return rc;
     c->res->rel_residual = sqrt(rr / bb);
-    *ok = isfinite(rr) && (c->mon.conv_fn ? decide(c, c->res->iterations, rr, bb) == OVK_REASON_CONVERGED
-                                      : ovk__converged(c, rr));
+    ovk_reason why = ovk__converged(c, rr) ? OVK_REASON_CONVERGED : OVK_REASON_NONE;
+    if (c->mon.conv_fn) rc = decide(c, c->res->iterations, rr, bb, &why); /* called on every rank: rr is reduced */
+    if (rc) return rc;
+    *ok = isfinite(rr) && why == OVK_REASON_CONVERGED;
     if (!*ok) c->res->reason = OVK_REASON_NONE;
     return OVK_OK;
 }
