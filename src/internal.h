@@ -153,8 +153,8 @@ typedef struct ovk__hook {
 
 /* Row loops (row-by-row products, triangular sweeps) run short rows, whose
  * streams the hardware prefetcher does not run far enough ahead of: each
- * row asks for the entries OVK__PREFETCH_AHEAD on (back, going backward;
- * docs/performance.md section 7).  A prefetch changes no value. */
+ * row asks for the entries OVK__PREFETCH_AHEAD on (back, going backward).
+ * A prefetch changes no value. */
 enum { OVK__PREFETCH_AHEAD = 256 };
 
 /* ask for the cache line at p + bytes (an address only: nothing is read,

@@ -119,7 +119,7 @@ static const char *const reuse_scale_names[] = {"none", "diag", NULL};
 enum { RS_NONE, RS_DIAG };
 enum { PREC_DOUBLE, PREC_SINGLE };
 /* the coarse levels' values in float by default (the same iterations, a faster
- * solve: docs/performance.md, section 11), but for a singular A (a declared
+ * solve), but for a singular A (a declared
  * null space): the rounded levels keep the null space only to 2^-24 (A_l 1
  * = 0 and P 1 = 1), and CG on a singular A needs it exact */
 enum { PRECISION_DEFAULT = PREC_SINGLE };

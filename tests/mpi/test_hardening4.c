@@ -553,9 +553,9 @@ static int apply_bad(ovk_solver *s, const double *in, double *out, void *ctx)
  * 8th call: OVK_ECALLBACK / OVK_ENONFINITE, and x finite on every rank */
 static void check_iterate_after_failure(void)
 {
-    /* (gmres, fgmres and pgmres: their own tests) */
-    static const char *const solvers[] = {"alg1", "overlap", "cg1", "pipecg", "groppcg", "pipeprcg",
-                                          "plcg", "plcg:l=2", "auto", "bicgstab", "pipebicgstab"};
+    static const char *const solvers[] = {"alg1",   "overlap", "cg1",    "pipecg",       "groppcg",
+                                          "pipeprcg", "plcg", "plcg:l=2", "auto", "bicgstab", "pipebicgstab",
+                                          "gmres", "fgmres", "gmres:basis=single", "pgmres", "idrs"};
     ovk_matrix *A = make_matrix(1.0, 0.0);
     int n = ovk_matrix_nlocal(A);
     for (int i = 0; i < (int)(sizeof solvers / sizeof *solvers); i++)
