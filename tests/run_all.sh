@@ -28,6 +28,15 @@ report_skipped() {
   else
     echo "run_all: 0 tests skipped"
   fi
+  # the closing tally over every ctest pass (ctest counts a skipped test among the passed)
+  local total=0 failed=0 nskip n f
+  nskip=$(grep -c . <<<"$skipped" || true)
+  for log in "$logs"/*.log; do
+    [ -e "$log" ] || continue
+    read -r f n < <(sed -n -E 's/^.* ([0-9]+) tests failed out of ([0-9]+)$/\1 \2/p' "$log" | tail -1) || continue
+    total=$((total + n)) failed=$((failed + f))
+  done
+  echo "run_all: $((total - failed - nskip)) passed, $failed failed, $nskip skipped"
 }
 trap 'report_skipped; rm -rf "$logs"' EXIT
 
