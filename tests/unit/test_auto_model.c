@@ -29,7 +29,7 @@
 #include <cmocka.h>
 #include <math.h>
 
-#include "solvers/auto.h"
+#include "solvers/methods/auto/auto.h"
 
 #define US 1e-6
 

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "matrix/matrix.h"
-#include "solvers/fused.h"
+#include "solvers/engine/fused.h"
 
 static void test_status_codes(void **state)
 {

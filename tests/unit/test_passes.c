@@ -28,7 +28,7 @@
 
 #include "matrix/matrix.h"
 #include "precond/precond.h"
-#include "solvers/fused.h"
+#include "solvers/engine/fused.h"
 
 static int pokes;
 static void poke(void *arg)

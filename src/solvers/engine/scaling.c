@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver.h"
+#include "../solver.h"
 
 #define BB_LO 0x1p-256 /* ||b|| in [2^-128, 2^128] */
 #define BB_HI 0x1p+256

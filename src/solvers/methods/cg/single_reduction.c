@@ -40,7 +40,7 @@
 #include <math.h>
 #include <float.h>
 
-#include "solver.h"
+#include "../../solver.h"
 
 enum { STALL = 100 }; /* steps without halving ||r|| that force a replacement */
 #define DROP 1e-3     /* ||r|| drop since the last replacement that renews one (see crossed) */

@@ -2,7 +2,7 @@
  * one-call convenience on top of the solver object (object.c). */
 #include <string.h>
 
-#include "solver.h"
+#include "../solver.h"
 
 extern const ovk__solver ovk__solver_alg1;
 extern const ovk__solver ovk__solver_alg2;

@@ -6,7 +6,7 @@
  * equal Algorithm1's in exact arithmetic. */
 #include <stddef.h>
 
-#include "solver.h"
+#include "../../solver.h"
 
 typedef struct alg2_work {
     double *r, *t, *w, *s, *p, *p_prev;

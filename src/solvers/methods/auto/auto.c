@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "auto.h"
-#include "solver.h"
+#include "../../solver.h"
 
 /* warm blocking sums that time the latency where the probe cannot */
 enum { PRECISE = 2 };

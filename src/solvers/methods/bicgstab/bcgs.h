@@ -5,7 +5,7 @@
 #ifndef OVK_BCGS_H
 #define OVK_BCGS_H
 
-#include "solver.h"
+#include "../../solver.h"
 
 /* The restarts of one solve. */
 typedef struct ovk__bcgs_restarts {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "log_view.h"
-#include "solver.h"
+#include "../solver.h"
 
 #define SOLVER_MAGIC 0x6f766b73u /* "ovks" */
 enum { DEFAULT_PROGRESS_ROWS = 8192, NORM_STEPS = 12 };

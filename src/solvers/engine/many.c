@@ -50,7 +50,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "solver.h"
+#include "../solver.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)

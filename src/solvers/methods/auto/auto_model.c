@@ -29,7 +29,7 @@
 #include <stdio.h>
 
 #include "auto.h"
-#include "solver.h"
+#include "../../solver.h"
 
 enum { ALG1_PASSES = 5, ALG1_REDUCTIONS = 3 };
 /* the iterations a first solve is assumed to take */

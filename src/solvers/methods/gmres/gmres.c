@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver.h"
+#include "../../solver.h"
 
 typedef struct gmres_work {
     double *r;                          /* the frame's residual; scratch at a cycle's end */

@@ -4,7 +4,7 @@
 #ifndef OVK_FUSED_H
 #define OVK_FUSED_H
 
-#include "solver.h"
+#include "../solver.h"
 
 
 /* cg1, one pass: p = u + b p; s = w + b s; x += a p; r -= a s; u = d .* r.

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver.h"
+#include "../solver.h"
 
 #define ENV_OPTIONS "OVK_OPTIONS"
 #define LIB_MARK "ovk_" /* the library's names: -[prefix]ovk_KEY */

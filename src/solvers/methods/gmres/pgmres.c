@@ -44,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver.h"
+#include "../../solver.h"
 
 enum { MAX_L = 8 };
 static const double LOST = 10.0; /* true / estimated residual norm that ends the pipeline */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver.h"
+#include "../solver.h"
 
 /* the offsets of the variant's vector fields (the declared list, or
  * vectors() filling room, malloc'd: any count), and their count; -1 when

@@ -9,7 +9,7 @@
  * and offd parts separately (the last bits may differ). */
 #include <stddef.h>
 
-#include "fused.h"
+#include "../../engine/fused.h"
 
 typedef struct alg1_work {
     double *r, *s, *p;

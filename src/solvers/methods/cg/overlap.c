@@ -6,7 +6,7 @@
  * The kernels drive the backend's progress through the hook while they run. */
 #include <stddef.h>
 
-#include "solver.h"
+#include "../../solver.h"
 
 typedef struct ovl_work {
     double *r, *t, *w, *s, *p, *p_prev;

@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver.h"
+#include "../../solver.h"
 
 enum { MAX_L = 8, EST_DIM = 12, WIDTH = 2 * MAX_L + 4 };
 /* The variant that goes on where the pipeline breaks down (its `resume`). */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver.h"
+#include "../solver.h"
 
 /* one line of meaning per key of the option table (object.c) */
 static const struct {

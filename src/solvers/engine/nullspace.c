@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver.h"
+#include "../solver.h"
 
 #define NULL_TOL 1e-8 /* ||A z||_2 / ||A||_inf of a null vector z, ||z||_2 = 1: rounding is far below */
 

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "solver.h"
+#include "../solver.h"
 
 /* The parts of a setup, in the order the setup does them. */
 typedef enum ovk__log_part {

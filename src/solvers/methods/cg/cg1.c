@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "fused.h"
+#include "../../engine/fused.h"
 
 typedef struct cg1_work {
     double *r, *u, *w, *p, *s;
