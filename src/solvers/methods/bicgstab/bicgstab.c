@@ -371,7 +371,8 @@ static int iterate(ovk__ctx *c, void *work, double bb)
 #define V(f) offsetof(bicg_work, f)
 const ovk__solver ovk__solver_bicgstab = {
     .name = "bicgstab",
-    .description = "BiCGStab (van der Vorst), right-preconditioned: any matrix, three blocking reductions",
+    .description = "BiCGStab (van der Vorst), right-preconditioned: any matrix, two matvecs and three blocking "
+                   "reductions per iteration",
     .options = "",
     .nonsymmetric = 1,
     .work_size = sizeof(bicg_work), .nvec = 7,

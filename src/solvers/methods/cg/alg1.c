@@ -82,7 +82,8 @@ static int iterate(ovk__ctx *c, void *work, double bb)
 #define V(f) offsetof(alg1_work, f)
 const ovk__solver ovk__solver_alg1 = {
     .name = "alg1",
-    .description = "PCG-Algorithm1: hypre's PCG, three blocking inner products, any preconditioner",
+    .description = "PCG-Algorithm1 (hypre's PCG): three blocking reductions per iteration, the fewest vectors and "
+                   "bytes, any preconditioner",
     .options = "",
     .nullspace = 1,
     .work_size = sizeof(alg1_work), .nvec = 3,

@@ -65,7 +65,8 @@ static int iterate(ovk__ctx *c, void *work, double bb)
 #define V(f) offsetof(alg2_work, f)
 const ovk__solver ovk__solver_alg2 = {
     .name = "alg2",
-    .description = "PCG-Algorithm2: split preconditioner C = L^-T L^-1, x update one step late",
+    .description = "PCG-Algorithm2: split preconditioner C = L^-T L^-1 (jacobi, none, ic0, ssor), three blocking "
+                   "reductions, x updated one step late",
     .options = "",
     .split = 1,
     .work_size = sizeof(alg2_work), .nvec = 6,

@@ -125,7 +125,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
 #define V(f) offsetof(cg1_work, f)
 const ovk__solver ovk__solver_cg1 = {
     .name = "cg1",
-    .description = "single-reduction PCG (Chronopoulos-Gear): one batched reduction per iteration",
+    .description = "single-reduction PCG (Chronopoulos-Gear): one blocking reduction per iteration, all its sums in it",
     .options = "",
     .needs_norm = 1, .nullspace = 1,
     .work_size = sizeof(cg1_work), .nvec = 5,

@@ -86,7 +86,8 @@ static int iterate(ovk__ctx *c, void *work, double bb)
 #define V(f) offsetof(ovl_work, f)
 const ovk__solver ovk__solver_overlap = {
     .name = "overlap",
-    .description = "PCG-Overlap: Algorithm2 with inner products started early, completed late",
+    .description = "PCG-Overlap: alg2 with each of its three reductions started early and completed late, behind a "
+                   "scaling or an axpy",
     .options = "",
     .split = 1,
     .work_size = sizeof(ovl_work), .nvec = 6,

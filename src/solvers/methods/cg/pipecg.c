@@ -181,7 +181,8 @@ static int vector_step(ovk__ctx *c, void *work, double *x)
 #define V(f) offsetof(pipe_work, v.f)
 const ovk__solver ovk__solver_pipecg = {
     .name = "pipecg",
-    .description = "pipelined PCG (Ghysels-Vanroose): one reduction overlapping the preconditioner and matvec",
+    .description = "pipelined PCG (Ghysels-Vanroose): one reduction per iteration, in flight behind the "
+                   "preconditioner and the matvec",
     .options = "",
     .needs_norm = 1, .nullspace = 1,
     .work_size = sizeof(pipe_work), .nvec = 9,

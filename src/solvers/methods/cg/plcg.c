@@ -885,7 +885,8 @@ static int plcg_iterate(ovk__ctx *c, void *work, double bb)
 
 const ovk__solver ovk__solver_plcg = {
     .name = "plcg",
-    .description = "p(l)-CG (Cornelis-Cools-Vanroose): deep pipeline, l reductions in flight behind l matvecs",
+    .description = "p(l)-CG (Cornelis-Cools-Vanroose): a deep pipeline, l reductions in flight behind l matvecs "
+                   "and preconditioner applications; falls back to pipeprcg",
     .options = "l=1..8: pipeline depth (1); lmin, lmax: bounds of the spectrum of CA for the shifts "
                "(default: lmin = 0, lmax = the largest Ritz value of a Krylov space of up to 13 dimensions, two reductions)",
     .defers_initial = 1, .nullspace = 1,
