@@ -24,17 +24,17 @@
  * them) look their symbols up in libovkrylov's own dependency tree first,
  * so ovkrylov's calls reach its hypre, PETSc's reach PETSc's, and hypre's
  * LAPACK calls the 32-bit-integer LAPACK libovkrylov links before hypre
- * (docs/preconditioners.md, "amg").  When the program has loaded
- * libovkrylov itself (its bindings are made) or under AddressSanitizer
- * (which refuses RTLD_DEEPBIND), the plug-in shares the program's scope
- * and refuses amg where another hypre takes its calls
- * (check_outside_library). */
+ * (docs/preconditioners.md, "amg").  When the program holds copies of
+ * MPI's data (find_mpi_copy), has loaded libovkrylov itself (its bindings
+ * are made) or under AddressSanitizer (which refuses RTLD_DEEPBIND), the
+ * plug-in shares the program's scope and refuses amg where another hypre
+ * takes its calls (check_outside_library). */
 #define _GNU_SOURCE /* dladdr, RTLD_DEEPBIND */
 #include <dlfcn.h>
 #include <elf.h>
+#include <limits.h>
 #include <link.h>
 #include <stdio.h>
-#include <limits.h>
 #include <string.h>
 
 #include <petsc/private/kspimpl.h>
@@ -154,7 +154,8 @@ static int resolve(void *lib, const char *name, void *slot)
  * would find the original in its own scope first: for Open MPI's
  * MPI_COMM_WORLD, MPI_INT or MPI_SUM (objects MPI_Init sets up in the
  * copy) the wrong object.  The first copy relocation in the main program
- * of the MPI library's data, named into name (empty if none). */
+ * of the MPI library's data, named into name (empty if none; a '?' first
+ * if it could not be checked). */
 static int find_mpi_copy(struct dl_phdr_info *info, size_t size, void *data)
 {
     char *name = data;
@@ -165,7 +166,10 @@ static int find_mpi_copy(struct dl_phdr_info *info, size_t size, void *data)
     Dl_info mpi, def;
     void *h, *mpi_init = dlsym(RTLD_DEFAULT, "MPI_Init");
     (void)size;
-    if (!mpi_init || !dladdr(mpi_init, &mpi) || !(h = dlopen(mpi.dli_fname, RTLD_LAZY | RTLD_NOLOAD))) return 1;
+    if (!mpi_init || !dladdr(mpi_init, &mpi) || !(h = dlopen(mpi.dli_fname, RTLD_LAZY | RTLD_NOLOAD))) {
+        snprintf(name, 64, "?, the MPI library not found to check"); /* not known: not isolated */
+        return 1;
+    }
     for (int i = 0; i < info->dlpi_phnum; i++) {
         if (info->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
         for (const ElfW(Dyn) *d = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr); d->d_tag != DT_NULL; d++) {
@@ -206,7 +210,7 @@ static PetscErrorCode load_library(void)
     else dl_iterate_phdr(find_mpi_copy, copied);
     if (loaded) snprintf(shared_why, sizeof shared_why, "the program has loaded %s itself", OVKP_LIBRARY);
     else if (copied[0])
-        snprintf(shared_why, sizeof shared_why, "the program holds a copy of MPI's %s (built without -fPIC)", copied);
+        snprintf(shared_why, sizeof shared_why, "the program holds copies of MPI's data (%s: built without -fPIC)", copied);
     else mode |= RTLD_DEEPBIND;
 #else
     snprintf(shared_why, sizeof shared_why, "this build of the plug-in does not isolate it (sanitizer, or no copy relocation check here)");
