@@ -36,6 +36,7 @@
 #include <link.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <petsc/private/kspimpl.h>
 
@@ -193,7 +194,25 @@ static int find_mpi_copy(struct dl_phdr_info *info, size_t size, void *data)
 }
 #endif
 
-/* libovkrylov (OVKP_LIBRARY, found by the plug-in's run path), once:
+/* OVKP_LIBRARY from the plug-in's own directory (installed, both are in
+ * the library directory), else by the plug-in's run path (the build tree)
+ * and the system's search.  The directory first: a dlopen interposed by a
+ * tool (AddressSanitizer's) searches the tool's run path, not ours. */
+static void *open_library(int mode)
+{
+    char path[PATH_MAX];
+    Dl_info self;
+    void *lib = NULL;
+    if (dladdr(&isolated, &self) && self.dli_fname && strrchr(self.dli_fname, '/')) {
+        int dir = (int)(strrchr(self.dli_fname, '/') - self.dli_fname);
+        if (snprintf(path, sizeof path, "%.*s/%s", dir, self.dli_fname, OVKP_LIBRARY) < (int)sizeof path &&
+            !access(path, R_OK))
+            lib = dlopen(path, mode);
+    }
+    return lib ? lib : dlopen(OVKP_LIBRARY, mode);
+}
+
+/* libovkrylov (OVKP_LIBRARY, open_library), once:
  * RTLD_DEEPBIND unless the program has loaded it already or holds copies
  * of MPI's data. */
 static PetscErrorCode load_library(void)
@@ -215,7 +234,7 @@ static PetscErrorCode load_library(void)
 #else
     snprintf(shared_why, sizeof shared_why, "this build of the plug-in does not isolate it (sanitizer, or no copy relocation check here)");
 #endif
-    lib = dlopen(OVKP_LIBRARY, mode);
+    lib = open_library(mode);
     PetscCheck(lib, PETSC_COMM_SELF, PETSC_ERR_LIB, "KSP ovkrylov: cannot load %s: %s", OVKP_LIBRARY, dlerror());
 #define OVKP_RESOLVE(f) \
     if (!missing && resolve(lib, #f, &api.f)) missing = #f;
