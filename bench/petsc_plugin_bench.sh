@@ -19,15 +19,22 @@
 # b random (SplitMix64 of the global row, the same in both programs), x0 = 0, rtol 1e-8 on
 # ||b - A x|| / ||b|| (petsc_mtx sets KSP_NORM_UNPRECONDITIONED).
 #   A  0 us: the plug-in with ovkrylov's matrix and preconditioner (-ksp_ovkrylov_precond jacobi)
-#      against ovk_mtx_solve, alg1 (blocking) and plcg:l=3 (nbc) (target: ratio <= 1.05)
+#      against ovk_mtx_solve, alg1 (blocking) and plcg:l=3 (nbc) (target: ratio <= 1.05).
+#      Both from the same points: ovkrylov's solve timer (ovk_mtx_solve's `Solve Time`; in the
+#      plug-in the same timer, read from -ksp_ovkrylov_log_view's "solve (all parts)", max over
+#      ranks): the iterations, from x0 = 0 to the last check.  Neither includes ovk_solver_solve's
+#      entry (its agreement on what changed, the finiteness checks of b and x0, the timers'
+#      reduction).  petsc_mtx's `Solve Time`, the whole KSPSolve (those, plus the plug-in's
+#      KSPSolve: ||b||, wrapping b and x, the check for a changed operator), is printed beside
+#      it, with the mean excess in us per solve.
 #   B  -lat us: the plug-in's plcg:l=3 on nbc with PETSc's jacobi (the KSP's PC, as callback)
 #      against KSPPIPECG (target <= 0.5) and KSPPIPELCG with -ksp_pipelcg_pipel 3 (<= 0.6),
 #      PETSc's jacobi (KSPPIPELCG takes only the natural norm: it runs with
 #      -ksp_norm_type natural, so its stopping point differs; per iteration compares)
 #   C  0 us: the plug-in's alg1 with PETSc's gamg through the callback against KSPCG + gamg
 #      (iterations equal, time per iteration <= 1.05)
-# Prints one markdown table: median iterations, solve time and us per iteration per case,
-# and the ratios of the targets; the load before and after.
+# Prints one markdown table: median iterations, solve time and us per iteration per case (and for
+# the plug-in's A cases the whole KSPSolve), and the ratios of the targets; the load before and after.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 B=$here/../build F="" NP=2 R=3 LAT=250 MAXIT=10000 SECTIONS=ABC
@@ -49,7 +56,7 @@ MPI=(mpiexec -n "$NP" --oversubscribe)
 LATENV=(-x LD_PRELOAD="$DELAY" -x OVK_PMPI_DELAY_US="$LAT" -x OVK_LATENCY_MODEL="alpha=$LAT")
 COMMON=(-f "$F" -rhs random -maxit "$MAXIT")
 PETSC=("$PEER" "${COMMON[@]}" -dll_append "$PLUG")
-OVKPC=(-ksp_type ovkrylov -ksp_ovkrylov_precond jacobi)
+OVKPC=(-ksp_type ovkrylov -ksp_ovkrylov_precond jacobi -ksp_ovkrylov_log_view 1)
 
 # case id | section | command (words of an array literal)
 declare -A CMD SEC
@@ -77,27 +84,41 @@ for ((round = 1; round <= R; round++)); do
   done
 done
 median() { sort -g | awk '{v[NR] = $1} END {if (!NR) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+# the solve time of case $1 in round $2: ovkrylov's solve timer where the run printed its log
+# view (the plug-in's A cases), else the driver's `Solve Time`
+solve_of() {
+  local f=$LOG/$1.$2 v
+  v=$(awk '$1 == "solve" && $2 == "(all" {print $5; exit}' "$f")
+  [ -n "$v" ] || v=$(sed -n 's/^Solve Time = \([^ ]*\).*/\1/p' "$f" | head -1)
+  echo "$v"
+}
 # us per iteration of case $1 in round $2 (empty when the run failed)
 tpi_of() {
   local f=$LOG/$1.$2 i s
-  i=$(sed -n 's/^Iterations = //p' "$f" | head -1) s=$(sed -n 's/^Solve Time = \([^ ]*\).*/\1/p' "$f" | head -1)
+  grep -q '^Solve Time = ' "$f" || return 0
+  i=$(sed -n 's/^Iterations = //p' "$f" | head -1) s=$(solve_of "$1" "$2")
   [ -n "$i" ] && [ -n "$s" ] && awk -v s="$s" -v i="$i" 'BEGIN {printf "%.3f", i ? 1e6 * s / i : 0}'
 }
-declare -A IT TPI SOL
+declare -A IT TPI SOL WHOLE
 echo
-echo "| case | iterations | solve s | us per iteration |"
-echo "|---|---:|---:|---:|"
+echo "| case | iterations | solve s | us per iteration | whole KSPSolve s (excess us) |"
+echo "|---|---:|---:|---:|---:|"
 for id in "${ORDER[@]}"; do
   [[ $SECTIONS == *${SEC[$id]}* ]] || continue
-  its="" sols="" tpis=""
+  its="" sols="" tpis="" wholes="" excess=""
   for ((round = 1; round <= R; round++)); do
     f=$LOG/$id.$round t=$(tpi_of "$id" "$round")
     [ -n "$t" ] || continue
-    its+="$(sed -n 's/^Iterations = //p' "$f" | head -1) " sols+="$(sed -n 's/^Solve Time = \([^ ]*\).*/\1/p' "$f" | head -1) " tpis+="$t "
+    s=$(solve_of "$id" "$round") w=$(sed -n 's/^Solve Time = \([^ ]*\).*/\1/p' "$f" | head -1)
+    its+="$(sed -n 's/^Iterations = //p' "$f" | head -1) " sols+="$s " tpis+="$t "
+    if [ "$s" != "$w" ] && grep -q 'ovk log_view' "$f"; then
+      wholes+="$w " excess+="$(awk -v w="$w" -v s="$s" 'BEGIN {printf "%.1f", 1e6 * (w - s)}') "
+    fi
   done
   IT[$id]=$(echo $its | tr ' ' '\n' | median) SOL[$id]=$(echo $sols | tr ' ' '\n' | median)
-  TPI[$id]=$(echo $tpis | tr ' ' '\n' | median)
-  echo "| $id (${SEC[$id]}) | ${IT[$id]} | ${SOL[$id]} | ${TPI[$id]} |"
+  TPI[$id]=$(echo $tpis | tr ' ' '\n' | median) WHOLE[$id]="-"
+  [ -n "$wholes" ] && WHOLE[$id]="$(echo $wholes | tr ' ' '\n' | median) ($(echo $excess | tr ' ' '\n' | median))"
+  echo "| $id (${SEC[$id]}) | ${IT[$id]} | ${SOL[$id]} | ${TPI[$id]} | ${WHOLE[$id]} |"
 done
 # the ratio of the medians of us per iteration, and the range of the rounds' paired ratios
 ratio() {

@@ -15,15 +15,28 @@
  * Vectors are not copied: the callbacks place ovkrylov's arrays in two
  * work Vecs (VecPlaceArray), the solve wraps the KSP's b and x.
  *
+ * libovkrylov is not linked: the plug-in loads it (load_library) with
+ * RTLD_DEEPBIND | RTLD_LOCAL and calls its functions through pointers.
  * ovkrylov's amg calls hypre with 64-bit indices (libHYPRE64m); a PETSc
- * that links hypre with 32-bit ones (Debian's) loads that first, and its
- * symbols, of the same names, are the ones every call binds to.  The
- * plug-in refuses amg then (check_outside_library) rather than let it call
- * the wrong hypre; PETSc's own -pc_type hypre or gamg is the way there. */
-#define _GNU_SOURCE /* dladdr */
+ * that links hypre with 32-bit ones (Debian's) has put that one in the
+ * process's global scope, and its symbols carry the same names.  Loaded
+ * on its own, libovkrylov and the libraries it brings (libHYPRE64m among
+ * them) look their symbols up in libovkrylov's own dependency tree first,
+ * so ovkrylov's calls reach its hypre, PETSc's reach PETSc's, and hypre's
+ * LAPACK calls the 32-bit-integer LAPACK libovkrylov links before hypre
+ * (docs/preconditioners.md, "amg").  When the program holds copies of
+ * MPI's data (find_mpi_copy), has loaded libovkrylov itself (its bindings
+ * are made) or under AddressSanitizer (which refuses RTLD_DEEPBIND), the
+ * plug-in shares the program's scope and refuses amg where another hypre
+ * takes its calls (check_outside_library). */
+#define _GNU_SOURCE /* dladdr, RTLD_DEEPBIND */
 #include <dlfcn.h>
+#include <elf.h>
 #include <limits.h>
+#include <link.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <petsc/private/kspimpl.h>
 
@@ -71,6 +84,193 @@ typedef struct {
     int max_it, guess_zero, have_tols;
     int monitored; /* ovkrylov's monitor set (-1: not yet decided) */
 } KSP_Ovkrylov;
+
+/* ---- libovkrylov, loaded on its own -------------------------------------- */
+
+/* The library's functions the plug-in calls, as pointers load_library
+ * resolves; after it, each name stands for its pointer. */
+#define OVKP_API(X) \
+    X(ovk_error_detail) \
+    X(ovk_status_name) \
+    X(ovk_strerror) \
+    X(ovk_matrix_create_csr) \
+    X(ovk_matrix_update_values) \
+    X(ovk_matrix_destroy) \
+    X(ovk_solver_create) \
+    X(ovk_solver_create_operator) \
+    X(ovk_solver_destroy) \
+    X(ovk_solver_set_option) \
+    X(ovk_solver_set_precond_fn) \
+    X(ovk_solver_set_monitor) \
+    X(ovk_solver_set_tolerances) \
+    X(ovk_solver_set_nullspace) \
+    X(ovk_solver_setup) \
+    X(ovk_solver_solve) \
+    X(ovk_solver_solve_many) \
+    X(ovk_solver_vector_create) \
+    X(ovk_vector_destroy) \
+    X(ovk_solver_view) \
+    X(ovk_solver_system_index) \
+    X(ovk_solver_type_count) \
+    X(ovk_solver_type_name)
+
+static struct {
+#define OVKP_FIELD(f) __typeof__(f) *f;
+    OVKP_API(OVKP_FIELD)
+#undef OVKP_FIELD
+} api;
+#if defined(__SANITIZE_ADDRESS__)
+#define OVKP_DEEPBIND 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define OVKP_DEEPBIND 0
+#endif
+#endif
+#ifndef OVKP_DEEPBIND
+#define OVKP_DEEPBIND 1
+#endif
+
+static int isolated;      /* libovkrylov loaded with its own lookup scope first */
+static char shared_why[160]; /* else why not */
+
+/* *slot = the address of name in lib (a function pointer through memcpy:
+ * ISO C has no cast from void *). */
+static int resolve(void *lib, const char *name, void *slot)
+{
+    void *p = dlsym(lib, name);
+    if (p) memcpy(slot, &p, sizeof p);
+    return p == NULL;
+}
+
+#if OVKP_DEEPBIND
+#if defined(__x86_64__)
+#define OVKP_R_COPY R_X86_64_COPY
+#elif defined(__aarch64__)
+#define OVKP_R_COPY R_AARCH64_COPY
+#endif
+
+/* A program compiled without -fPIC holds copies of the shared data it
+ * names (copy relocations), and every library that looks the name up in
+ * the global scope uses the copy.  A library loaded with RTLD_DEEPBIND
+ * would find the original in its own scope first: for Open MPI's
+ * MPI_COMM_WORLD, MPI_INT or MPI_SUM (objects MPI_Init sets up in the
+ * copy) the wrong object.  The first copy relocation in the main program
+ * of the MPI library's data, named into name (empty if none; a '?' first
+ * if it could not be checked). */
+static int find_mpi_copy(struct dl_phdr_info *info, size_t size, void *data)
+{
+    char *name = data;
+    const ElfW(Rela) *rela = NULL;
+    const ElfW(Sym) *sym = NULL;
+    const char *str = NULL;
+    size_t relasz = 0;
+    Dl_info mpi, def;
+    void *h, *mpi_init = dlsym(RTLD_DEFAULT, "MPI_Init");
+    (void)size;
+    if (!mpi_init || !dladdr(mpi_init, &mpi) || !(h = dlopen(mpi.dli_fname, RTLD_LAZY | RTLD_NOLOAD))) {
+        snprintf(name, 64, "?, the MPI library not found to check"); /* not known: not isolated */
+        return 1;
+    }
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        if (info->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
+        for (const ElfW(Dyn) *d = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr); d->d_tag != DT_NULL; d++) {
+            /* glibc has made the addresses absolute (not on every target) */
+            ElfW(Addr) a = d->d_un.d_ptr < info->dlpi_addr ? d->d_un.d_ptr + info->dlpi_addr : d->d_un.d_ptr;
+            if (d->d_tag == DT_RELA) rela = (const void *)a;
+            else if (d->d_tag == DT_RELASZ) relasz = d->d_un.d_val;
+            else if (d->d_tag == DT_SYMTAB) sym = (const void *)a;
+            else if (d->d_tag == DT_STRTAB) str = (const void *)a;
+        }
+    }
+    for (size_t k = 0; rela && sym && str && k < relasz / sizeof *rela && !name[0]; k++) {
+        const char *n = str + sym[ELF64_R_SYM(rela[k].r_info)].st_name;
+        void *orig;
+        if (ELF64_R_TYPE(rela[k].r_info) != OVKP_R_COPY) continue;
+        orig = dlsym(h, n); /* from the MPI library's own scope: the original */
+        if (orig && dladdr(orig, &def) && def.dli_fbase == mpi.dli_fbase) snprintf(name, 64, "%s", n);
+    }
+    dlclose(h);
+    return 1; /* the main program comes first: done */
+}
+#endif
+
+/* OVKP_LIBRARY from the plug-in's own directory (installed, both are in
+ * the library directory), else by the plug-in's run path (the build tree)
+ * and the system's search.  The directory first: a dlopen interposed by a
+ * tool (AddressSanitizer's) searches the tool's run path, not ours. */
+static void *open_library(int mode)
+{
+    char path[PATH_MAX];
+    Dl_info self;
+    void *lib = NULL;
+    if (dladdr(&isolated, &self) && self.dli_fname && strrchr(self.dli_fname, '/')) {
+        int dir = (int)(strrchr(self.dli_fname, '/') - self.dli_fname);
+        if (snprintf(path, sizeof path, "%.*s/%s", dir, self.dli_fname, OVKP_LIBRARY) < (int)sizeof path &&
+            !access(path, R_OK))
+            lib = dlopen(path, mode);
+    }
+    return lib ? lib : dlopen(OVKP_LIBRARY, mode);
+}
+
+/* libovkrylov (OVKP_LIBRARY, open_library), once:
+ * RTLD_DEEPBIND unless the program has loaded it already or holds copies
+ * of MPI's data. */
+static PetscErrorCode load_library(void)
+{
+    static void *lib;
+    const char *missing = NULL;
+    int mode = RTLD_NOW | RTLD_LOCAL;
+    PetscFunctionBegin;
+    if (lib) PetscFunctionReturn(0);
+#if OVKP_DEEPBIND && defined(OVKP_R_COPY)
+    char copied[64] = "";
+    void *loaded = dlopen(OVKP_LIBRARY, RTLD_LAZY | RTLD_NOLOAD);
+    if (loaded) dlclose(loaded);
+    else dl_iterate_phdr(find_mpi_copy, copied);
+    if (loaded) snprintf(shared_why, sizeof shared_why, "the program has loaded %s itself", OVKP_LIBRARY);
+    else if (copied[0])
+        snprintf(shared_why, sizeof shared_why, "the program holds copies of MPI's data (%s: built without -fPIC)", copied);
+    else mode |= RTLD_DEEPBIND;
+#else
+    snprintf(shared_why, sizeof shared_why, "this build of the plug-in does not isolate it (sanitizer, or no copy relocation check here)");
+#endif
+    lib = open_library(mode);
+    PetscCheck(lib, PETSC_COMM_SELF, PETSC_ERR_LIB, "KSP ovkrylov: cannot load %s: %s", OVKP_LIBRARY, dlerror());
+#define OVKP_RESOLVE(f) \
+    if (!missing && resolve(lib, #f, &api.f)) missing = #f;
+    OVKP_API(OVKP_RESOLVE)
+#undef OVKP_RESOLVE
+    if (missing) lib = NULL; /* a later call tries anew (and fails the same) */
+    PetscCheck(!missing, PETSC_COMM_SELF, PETSC_ERR_LIB, "KSP ovkrylov: %s has no %s (another version of ovkrylov?)", OVKP_LIBRARY,
+               missing);
+    isolated = (mode & RTLD_DEEPBIND) != 0;
+    PetscFunctionReturn(0);
+}
+
+/* below, ovkrylov's names are the pointers */
+#define ovk_error_detail (*api.ovk_error_detail)
+#define ovk_status_name (*api.ovk_status_name)
+#define ovk_strerror (*api.ovk_strerror)
+#define ovk_matrix_create_csr (*api.ovk_matrix_create_csr)
+#define ovk_matrix_update_values (*api.ovk_matrix_update_values)
+#define ovk_matrix_destroy (*api.ovk_matrix_destroy)
+#define ovk_solver_create (*api.ovk_solver_create)
+#define ovk_solver_create_operator (*api.ovk_solver_create_operator)
+#define ovk_solver_destroy (*api.ovk_solver_destroy)
+#define ovk_solver_set_option (*api.ovk_solver_set_option)
+#define ovk_solver_set_precond_fn (*api.ovk_solver_set_precond_fn)
+#define ovk_solver_set_monitor (*api.ovk_solver_set_monitor)
+#define ovk_solver_set_tolerances (*api.ovk_solver_set_tolerances)
+#define ovk_solver_set_nullspace (*api.ovk_solver_set_nullspace)
+#define ovk_solver_setup (*api.ovk_solver_setup)
+#define ovk_solver_solve (*api.ovk_solver_solve)
+#define ovk_solver_solve_many (*api.ovk_solver_solve_many)
+#define ovk_solver_vector_create (*api.ovk_solver_vector_create)
+#define ovk_vector_destroy (*api.ovk_vector_destroy)
+#define ovk_solver_view (*api.ovk_solver_view)
+#define ovk_solver_system_index (*api.ovk_solver_system_index)
+#define ovk_solver_type_count (*api.ovk_solver_type_count)
+#define ovk_solver_type_name (*api.ovk_solver_type_name)
 
 /* ---- status mapping ----------------------------------------------------- */
 
@@ -517,14 +717,15 @@ static PetscErrorCode check_outside_library(KSP ksp, const char *spec)
     Dl_info info;
     void *sym;
     PetscFunctionBegin;
-    if (strncmp(spec, "amg", 3) || (spec[3] && spec[3] != ':')) PetscFunctionReturn(0);
+    if (isolated || strncmp(spec, "amg", 3) || (spec[3] && spec[3] != ':')) PetscFunctionReturn(0);
     sym = dlsym(RTLD_DEFAULT, "HYPRE_IJMatrixCreate");
     if (!sym || !dladdr(sym, &info) || !info.dli_fname || strstr(info.dli_fname, OVKP_HYPRE_FILE)) PetscFunctionReturn(0);
     SETERRQ(PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP,
             "-ksp_ovkrylov_precond %s: ovkrylov's amg is built on %s (hypre with 64-bit indices), and this process binds hypre's "
-            "symbols to %s (PETSc's hypre), which would take its calls; use PETSc's -pc_type hypre or -pc_type gamg (the KSP's PC "
-            "through the callback) instead",
-            spec, OVKP_HYPRE_FILE, info.dli_fname);
+            "symbols to %s (PETSc's hypre), which would take its calls; the plug-in loads ovkrylov apart from it except where %s. "
+            "Build the program with -fPIC (as PETSc's makefiles do), or use PETSc's -pc_type hypre or -pc_type gamg (the KSP's PC "
+            "through the callback)",
+            spec, OVKP_HYPRE_FILE, info.dli_fname, shared_why);
 #else
     PetscFunctionBegin;
     (void)ksp, (void)spec;
@@ -615,6 +816,7 @@ PetscErrorCode KSPCreate_Ovkrylov(KSP ksp)
 {
     KSP_Ovkrylov *d;
     PetscFunctionBegin;
+    PetscCall(load_library());
     PetscCall(PetscNew(&d));
     d->ksp = ksp;
     ksp->data = d;
@@ -647,6 +849,9 @@ PetscErrorCode KSPOvkrylovRegister(void)
     static PetscBool done = PETSC_FALSE;
     PetscFunctionBegin;
     if (done) PetscFunctionReturn(0);
+#if OVKP_SCALAR_OK
+    PetscCall(load_library());
+#endif
     PetscCall(KSPRegister(KSPOVKRYLOV, KSPCreate_Ovkrylov));
     done = PETSC_TRUE;
     PetscFunctionReturn(0);

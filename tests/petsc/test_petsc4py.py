@@ -1,8 +1,10 @@
 """KSP type ovkrylov from petsc4py: the plug-in loaded by petsc4py.init's
 -dll_append, ksp.setType("ovkrylov"), a 3-D Poisson solved with pipecg and
-PETSc's jacobi, checked by the true residual and against KSPCG's iterations.
+PETSc's jacobi, checked by the true residual and against KSPCG's iterations;
+with -amg also with ovkrylov's amg beside PETSc's own hypre (PCHYPRE), each
+converging (the plug-in loads ovkrylov apart from PETSc's hypre).
 
-    mpiexec -n 2 python3 test_petsc4py.py PATH/libovkrylov_petsc.so
+    mpiexec -n 2 python3 test_petsc4py.py PATH/libovkrylov_petsc.so [-amg]
 """
 import sys
 
@@ -28,14 +30,14 @@ def poisson():
     return A
 
 
-def solve(A, b, ksp_type, **options):
+def solve(A, b, ksp_type, pc="jacobi", **options):
     opts = PETSc.Options()
     for key, value in options.items():
         opts[key] = value
     ksp = PETSc.KSP().create()
     ksp.setOperators(A)
     ksp.setType(ksp_type)
-    ksp.getPC().setType("jacobi")
+    ksp.getPC().setType(pc)
     ksp.setNormType(PETSc.KSP.NormType.UNPRECONDITIONED)
     ksp.setTolerances(rtol=1e-8)
     ksp.setFromOptions()
@@ -59,6 +61,12 @@ def main():
     _, cg_its, _, _ = solve(A, b, "cg")
     PETSc.Sys.Print(f"KSP type {kind}: {its} iterations (KSPCG {cg_its}), reason {reason}, true residual {rel:.2e}")
     ok = kind == "ovkrylov" and reason > 0 and rel < 1e-6 and abs(its - cg_its) <= 1
+    if "-amg" in sys.argv[2:]:
+        for name, pc, options in (("ovkrylov's amg", "jacobi", {"ksp_ovkrylov_precond": "amg"}),
+                                  ("PETSc's hypre", "hypre", {})):
+            _, its, reason, rel = solve(A, b, "ovkrylov", pc=pc, ksp_ovkrylov_solver="pipecg", **options)
+            PETSc.Sys.Print(f"pipecg + {name}: {its} iterations, reason {reason}, true residual {rel:.2e}")
+            ok = ok and reason > 0 and rel < 1e-6
     PETSc.Sys.Print("passed" if ok else "FAILED")
     return 0 if ok else 1
 
