@@ -97,6 +97,8 @@
  *   log_view        0 | 1: rank 0 prints the object's setup and solve times
  *                   (min/max/avg over ranks) at ovk_solver_destroy; the value
  *                   agreed at the last setup counts (docs/options.md)   (0)
+ *   many_group      solve_many: systems whose vector updates run together between
+ *                   products; 0: as fit the cache (docs/solvers.md)   (0)
  * A solve converges when ||r||_2 < max(rtol ||b||_2, atol), or
  * when the application's convergence test says so.
  *

@@ -241,7 +241,7 @@ static const opt_def opt_defs[] = {
             "1: rank 0 prints why each solve stopped"),
     OPT_NUM("log_view", OPT_INT, log_view, 0, 1, REDO_CHECK, "0", -1,
             "1: rank 0 prints where the time went when the solver is destroyed"),
-    OPT_STR("nullspace", nullspace_spec, REDO_CHECK | REDO_PC, "", NULL, -1, OVK__ROLE_NONE, "none | constant",
+    OPT_STR("nullspace", nullspace_spec, REDO_CHECK | REDO_PC, "", NULL, -1, OVK__ROLE_NULLSPACE, "none | constant",
             "constant: the constant vector is A's null space (a singular A, e.g. pure Neumann); none"),
     OPT_NUM("many_group", OPT_INT, c.many_group, 0, INT32_MAX, REDO_CHECK, "0", -1,
             "solve_many: systems whose vector updates run together between products; 0: as fit the cache"),
@@ -262,6 +262,14 @@ static const opt_def *opt_of_role(ovk__opt_role role)
     for (int i = 0; i < OPT_COUNT; i++)
         if (opt_defs[i].role == role) return &opt_defs[i];
     return NULL;
+}
+
+/* the key of the option stored at offsetof(ovk_solver, field) == off */
+static const char *key_at(size_t off)
+{
+    for (int i = 0; i < OPT_COUNT; i++)
+        if (opt_defs[i].off == off) return opt_defs[i].key;
+    return "?";
 }
 
 static unsigned bit_of(const opt_def *d) { return 1u << (d - opt_defs); }
@@ -1304,8 +1312,8 @@ static int singular_hint(ovk_solver *s, int rc)
     if (!(sqrt(v[0]) <= 1e-8 * c->norms.anorm * sqrt(v[1])) || strstr(detail, "ovk_solver_set_nullspace"))
         return ovk__fail(rc, "%s", detail);
     return ovk__fail(rc, "%s; A annihilates the constant vector (||A 1|| = %.3g): it is singular, declare its null "
-                         "space (-ovk_nullspace constant, or ovk_solver_set_nullspace)",
-                     detail, sqrt(v[0]));
+                         "space (-ovk_%s constant, or ovk_solver_set_nullspace)",
+                     detail, sqrt(v[0]), key_at(offsetof(ovk_solver, nullspace_spec)));
 }
 
 static void begin_solve(ovk__ctx *c, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
@@ -1560,10 +1568,12 @@ int ovk_solver_view(const ovk_solver *s, FILE *f)
     fprintf(f, "  backend: %s (from %s)\n", resolved_backend(s), origin);
     fprintf(f, "  tolerances: rtol = %g, atol = %g, divtol = %g%s, max_it = %d\n", o->tol, o->atol, s->mon.divtol,
             s->mon.divtol > 0.0 ? "" : " (off)", o->max_iter);
-    fprintf(f, "  initial guess: %s; convergence test: %s; monitor: %s%s%s\n",
+    fprintf(f, "  initial guess: %s; convergence test: %s; monitor: %s%s%s%s%s%s\n",
             s->guess_zero ? "zero" : "x on entry", s->mon.conv_fn ? "the application's" : "||r|| < max(rtol ||b||, atol)",
-            s->mon.fn ? "the application's" : "none", s->mon.print ? ", -ovk_monitor" : "",
-            s->mon.print_true ? ", -ovk_monitor_true (one product and one blocking reduction per iteration)" : "");
+            s->mon.fn ? "the application's" : "none", s->mon.print ? ", -ovk_" : "",
+            s->mon.print ? key_at(offsetof(ovk_solver, mon.print)) : "", s->mon.print_true ? ", -ovk_" : "",
+            s->mon.print_true ? key_at(offsetof(ovk_solver, mon.print_true)) : "",
+            s->mon.print_true ? " (one product and one blocking reduction per iteration)" : "");
     view_matrix(s, f);
     if (s->ns.has_constant || s->ns.user_k || !strcmp(s->nullspace_spec, "constant"))
         fprintf(f, "  null space: %s%d vector(s) of the application; projected out of b, of every iteration's "

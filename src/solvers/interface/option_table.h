@@ -7,13 +7,15 @@
 
 #include "../solver.h"
 
-/* the registry whose names a text option takes: what -ovk_help lists under
- * it and how the library finds the option without spelling its key */
+/* how the library's code names an option without spelling its key; for
+ * the first three, the registry whose names it takes (what -ovk_help
+ * lists under it) */
 typedef enum ovk__opt_role {
     OVK__ROLE_NONE,
     OVK__ROLE_SOLVER,  /* the Krylov variants (pcg.c's registry) */
     OVK__ROLE_PRECOND, /* the preconditioners */
-    OVK__ROLE_BACKEND  /* the reduction backends */
+    OVK__ROLE_BACKEND, /* the reduction backends */
+    OVK__ROLE_NULLSPACE /* the declared null space (named in the engine's hints) */
 } ovk__opt_role;
 
 /* the role of option i (OVK__ROLE_NONE outside) */
