@@ -335,12 +335,15 @@ double ovk_solver_setup_time(const ovk_solver *s);
  * (agreed when measured).  An unknown key is OVK_EINVAL with the keys in
  * the detail; ovk_solver_get_info on a text key is OVK_EINVAL too (use
  * _get_info_text, which writes any key as text, numbers as %.17g).
- * ovk_solver_info_count/_name/_help list the keys (NULL outside). */
+ * ovk_solver_info_count/_name/_help list the keys (NULL outside),
+ * ovk_solver_info_is_text says 1 for a text key, 0 for a number (-1
+ * outside). */
 int ovk_solver_get_info(const ovk_solver *s, const char *key, double *value);
 int ovk_solver_get_info_text(const ovk_solver *s, const char *key, char *buf, size_t len);
 int ovk_solver_info_count(void);
 const char *ovk_solver_info_name(int index);
 const char *ovk_solver_info_help(int index);
+int ovk_solver_info_is_text(int index);
 
 /* The layout of a struct the bindings mirror field for field (Python's
  * ctypes, Fortran's bind(C) types), checked by them at load: the offset

@@ -36,6 +36,7 @@ enum { INFO_COUNT = (int)(sizeof infos / sizeof infos[0]) };
 int ovk_solver_info_count(void) { return INFO_COUNT; }
 const char *ovk_solver_info_name(int i) { return i >= 0 && i < INFO_COUNT ? infos[i].key : NULL; }
 const char *ovk_solver_info_help(int i) { return i >= 0 && i < INFO_COUNT ? infos[i].help : NULL; }
+int ovk_solver_info_is_text(int i) { return i >= 0 && i < INFO_COUNT ? infos[i].text : -1; }
 
 static int unknown_info(const char *fn, const char *key)
 {
