@@ -9,7 +9,8 @@
 #      which has no option table);
 #   2. a string literal of src/ holds the database's name -ovk_KEY of a key
 #      (messages take the key from the table: "-ovk_%s");
-#   3. docs/options.md's list of keys (the "One spelling per key" item) or
+#   3. docs/options.md's list of keys (from "The database's name of key" to
+#      the end of its item) or
 #      the option list of include/ovkrylov/solver.h differs from the table's.
 # Prose words equal to a key ("the solver", "a view") are not keys: only a
 # whole literal or the -ovk_ spelling is.  The per-method keys of spec
@@ -63,7 +64,7 @@ while read -r k; do
 done < "$tmp/keys"
 # the documented lists
 sort -u "$tmp/keys" > "$tmp/lib"
-awk '/^- \*\*One spelling per key\.\*\*/{on=1} on && /^- \*\*/ && !/One spelling/{on=0} on' "$src/docs/options.md" |
+awk '/The database.s name of key/{on=1} on && /^- \*\*/{on=0} on' "$src/docs/options.md" |
   grep -oE '`-ovk_[a-z_0-9]+`' | tr -d '`' | sed 's/^-ovk_//' | sort -u > "$tmp/doc"
 if ! diff "$tmp/lib" "$tmp/doc" > "$tmp/d1"; then
   echo "docs/options.md's key list ('<' the library has, '>' the doc has):" >&2
