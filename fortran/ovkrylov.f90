@@ -307,6 +307,7 @@ module ovkrylov
         ovk_matrix_nglobal, ovk_matrix_row_start, ovk_matrix_comm, ovk_matvec
     public :: ovk_vector_create, ovk_vector_wrap, ovk_vector_destroy, ovk_vector_data, ovk_vector_nlocal
     public :: ovk_solver_create, ovk_solver_destroy, ovk_solver_set_option, ovk_solver_get_option, &
+        ovk_solver_get_info, ovk_solver_get_info_text, &
         ovk_solver_set_options, ovk_solver_set_tolerances, ovk_solver_set_coordinates, ovk_solver_set_monitor, &
         ovk_solver_setup, ovk_solver_set_nullspace, ovk_solver_set_nullspace_rigid_body, &
         ovk_solver_solve, ovk_solver_nlocal, ovk_solver_setup_time, ovk_solver_comm, &
@@ -405,9 +406,26 @@ module ovkrylov
             type(c_ptr), value :: s
             integer(c_int) :: f_solver_comm
         end function
-        function f_result_size() bind(C, name='ovk__f_result_size')
-            import :: c_size_t
-            integer(c_size_t) :: f_result_size
+        function f_abi_field(type, field, offset, size) bind(C, name='ovk__f_abi_field')
+            import :: c_char, c_int, c_size_t
+            character(kind=c_char), intent(in) :: type(*), field(*)
+            integer(c_size_t), intent(out) :: offset, size
+            integer(c_int) :: f_abi_field
+        end function
+        function c_solver_get_info(s, key, value) bind(C, name='ovk_solver_get_info')
+            import :: c_char, c_double, c_int, c_ptr
+            type(c_ptr), value :: s
+            character(kind=c_char), intent(in) :: key(*)
+            real(c_double), intent(out) :: value
+            integer(c_int) :: c_solver_get_info
+        end function
+        function c_solver_get_info_text(s, key, buf, len) bind(C, name='ovk_solver_get_info_text')
+            import :: c_char, c_int, c_ptr, c_size_t
+            type(c_ptr), value :: s
+            character(kind=c_char), intent(in) :: key(*)
+            character(kind=c_char), intent(out) :: buf(*)
+            integer(c_size_t), value :: len
+            integer(c_int) :: c_solver_get_info_text
         end function
         function f_solver_view(s, text, len) bind(C, name='ovk__f_solver_view')
             import :: c_int, c_ptr, c_size_t
@@ -856,6 +874,59 @@ contains
         if (.not. dense_int) dense_int = span(c_loc(a(1)), c_loc(a(size(a)))) == (size(a) - 1) * c_sizeof(a(1))
     end function dense_int
 
+    ! "" when the module's ovk_pcg_result has the library's layout (its size
+    ! and every component's offset and size, ovk_abi_field), else the first
+    ! difference.
+    function result_layout_problem() result(why)
+        character(len=:), allocatable :: why
+        type(ovk_pcg_result), target :: r
+        type(c_ptr) :: at
+        character(len=24), parameter :: names(16) = [character(len=24) :: 'iterations', 'rel_residual', &
+            'reason', 'reductions', 'time_max', 'time_mean', 'lambda_min', 'lambda_max', 'cond_est', &
+            'replacements', 'restarts', 'history_len', 'auto_latency_us', 'auto_work_us', 'auto_choice', &
+            'nullspace_inconsistency']
+        type(c_ptr) :: p(16)
+        integer(c_size_t) :: bytes(16)
+        integer :: i
+        at = c_loc(r)
+        p = [c_loc(r%iterations), c_loc(r%rel_residual), c_loc(r%reason), c_loc(r%reductions), &
+            c_loc(r%time_max), c_loc(r%time_mean), c_loc(r%lambda_min), c_loc(r%lambda_max), c_loc(r%cond_est), &
+            c_loc(r%replacements), c_loc(r%restarts), c_loc(r%history_len), c_loc(r%auto_latency_us), &
+            c_loc(r%auto_work_us), c_loc(r%auto_choice), c_loc(r%nullspace_inconsistency)]
+        bytes = [c_sizeof(r%iterations), c_sizeof(r%rel_residual), c_sizeof(r%reason), c_sizeof(r%reductions), &
+            c_sizeof(r%time_max), c_sizeof(r%time_mean), c_sizeof(r%lambda_min), c_sizeof(r%lambda_max), &
+            c_sizeof(r%cond_est), c_sizeof(r%replacements), c_sizeof(r%restarts), c_sizeof(r%history_len), &
+            c_sizeof(r%auto_latency_us), c_sizeof(r%auto_work_us), c_sizeof(r%auto_choice), &
+            c_sizeof(r%nullspace_inconsistency)]
+        why = field_problem('', 0_c_intptr_t, c_sizeof(r))
+        do i = 1, size(names)
+            if (len(why) > 0) return
+            why = field_problem(trim(names(i)), span(at, p(i)), bytes(i))
+        end do
+    end function result_layout_problem
+
+    ! "" when component name of ovk_pcg_result ("": the whole) lies at
+    ! offset `off` with `bytes` bytes in the library too, else the difference.
+    function field_problem(name, off, bytes) result(why)
+        character(len=*), intent(in) :: name
+        integer(c_intptr_t), intent(in) :: off
+        integer(c_size_t), intent(in) :: bytes
+        character(len=:), allocatable :: why
+        integer(c_size_t) :: lib_off, lib_size
+        character(len=80) :: got
+        why = ''
+        if (f_abi_field(to_c('ovk_pcg_result'), to_c(name), lib_off, lib_size) /= OVK_OK) then
+            why = 'the library does not list component '//name
+        else if (lib_off /= off .or. lib_size /= bytes) then
+            write (got, '(4(a,i0))') 'offset ', off, ', size ', bytes, ' here; ', lib_off, ', ', lib_size
+            if (name == '') then
+                why = 'its size: '//trim(got)//' in the library'
+            else
+                why = 'component '//name//': '//trim(got)//' in the library'
+            end if
+        end if
+    end function field_problem
+
     ! Bytes from p to q.
     integer(c_intptr_t) function span(p, q)
         type(c_ptr), intent(in) :: p, q
@@ -1170,10 +1241,11 @@ contains
         real(c_double), intent(in), optional :: tol, atol
         integer, intent(in), optional :: max_iter, print_level
         integer(c_int) :: rc
-        type(ovk_pcg_result) :: probe
-        if (c_sizeof(probe) /= f_result_size()) then
+        character(len=:), allocatable :: why
+        why = result_layout_problem()
+        if (len(why) > 0) then
             rc = fail(OVK_EINVAL, 'ovk_solver_create: the module''s ovk_pcg_result does not match the '// &
-                'library''s (module and library from different versions?)')
+                'library''s ('//why//'; module and library from different versions?)')
         else
             rc = c_solver_create(A%ptr, s%ptr)
         end if
@@ -1267,6 +1339,35 @@ contains
     end subroutine solver_set_option_real
 
     !> The current value of an option, as text.  Local.
+    !> What solver s reports by key (solver.h, ovk_solver_get_info): a number
+    !> (auto_latency_us, auto_work_us, nullspace_inconsistency) of the last
+    !> solve.  Local.  OVK_EINVAL for an unknown or text key.
+    subroutine ovk_solver_get_info(s, key, value, ierr)
+        type(ovk_solver), intent(in) :: s
+        character(len=*), intent(in) :: key
+        real(c_double), intent(out) :: value
+        integer, intent(out), optional :: ierr
+        integer(c_int) :: rc
+        value = 0
+        rc = c_solver_get_info(s%ptr, to_c(key), value)
+        call finish(rc, 'ovk_solver_get_info', ierr)
+    end subroutine ovk_solver_get_info
+
+    !> Any key of ovk_solver_get_info as text (auto_choice: the variant solver
+    !> auto chose; numbers as %.17g).  Local.
+    subroutine ovk_solver_get_info_text(s, key, value, ierr)
+        type(ovk_solver), intent(in) :: s
+        character(len=*), intent(in) :: key
+        character(len=:), allocatable, intent(out) :: value
+        integer, intent(out), optional :: ierr
+        character(kind=c_char), target :: buf(64)
+        integer(c_int) :: rc
+        buf = c_null_char
+        rc = c_solver_get_info_text(s%ptr, to_c(key), buf, int(size(buf), c_size_t))
+        value = from_c(c_loc(buf))
+        call finish(rc, 'ovk_solver_get_info_text', ierr)
+    end subroutine ovk_solver_get_info_text
+
     subroutine ovk_solver_get_option(s, key, value, ierr)
         type(ovk_solver), intent(in) :: s
         character(len=*), intent(in) :: key

@@ -163,13 +163,16 @@ typedef struct ovk_pcg_result {
     int history_len;  /* residual norms written to the solver's history buffer */
     /* solver "auto": what it measured at setup (the latency of one blocking reduction, the
      * local work of one PCG iteration; the largest over the ranks, microseconds) and the
-     * variant it chose ("alg1", "pipecg", "plcg:l=3", "pipeprcg"); 0 and "" for the other solvers */
+     * variant it chose ("alg1", "pipecg", "plcg:l=3", "pipeprcg"); 0 and "" for the other solvers.
+     * Also by key from the solver: ovk_solver_get_info(s, "auto_choice", ...) (solver.h), which
+     * the bindings use rather than these fields */
     double auto_latency_us;
     double auto_work_us;
     char auto_choice[32];
     /* with a null space declared (ovk_solver_set_nullspace): ||Z^T b|| / ||b||, how far b is
        from consistent (Z the orthonormal basis); its component in the null space was removed,
-       and rel_residual is that of the projected system.  0 without one */
+       and rel_residual is that of the projected system.  0 without one (also
+       ovk_solver_get_info(s, "nullspace_inconsistency", ...)) */
     double nullspace_inconsistency;
 } ovk_pcg_result;
 

@@ -97,6 +97,8 @@
  *   log_view        0 | 1: rank 0 prints the object's setup and solve times
  *                   (min/max/avg over ranks) at ovk_solver_destroy; the value
  *                   agreed at the last setup counts (docs/options.md)   (0)
+ *   many_group      solve_many: systems whose vector updates run together between
+ *                   products; 0: as fit the cache (docs/solvers.md)   (0)
  * A solve converges when ||r||_2 < max(rtol ||b||_2, atol), or
  * when the application's convergence test says so.
  *
@@ -182,7 +184,29 @@ int ovk_solver_set_option(ovk_solver *s, const char *key, const char *value);
  * (the reducer's spec once set up, else the option, $OVK_REDUCE_BACKEND or
  * blocking).  Local. */
 int ovk_solver_get_option(const ovk_solver *s, const char *key, char *buf, size_t len);
-/* All options of the struct form at once (its reducer, if any, borrowed). */
+/* Where the value in effect comes from, as text into buf: "option KEY" (a
+ * call: ovk_solver_set_option, _set_options or the options database),
+ * "$VAR" (the option's environment variable: backend's
+ * $OVK_REDUCE_BACKEND), "default", or for backend "the application's
+ * reducer".  Local; OVK_EOPTION for an unknown key. */
+int ovk_solver_get_option_origin(const ovk_solver *s, const char *key, char *buf, size_t len);
+/* The option table itself (no solver needed; local, never fail): how many
+ * options, and of index 0..count-1 the key, the line of help and the
+ * default as text (NULL outside; a text option's default "" is unset: its
+ * environment variable or the library's default applies);
+ * ovk_solver_option_range writes "integer 0..2", "real > 0", ... into buf
+ * (OVK_EINVAL for an index outside).  The bindings take the keys from
+ * here, -ovk_help prints them. */
+int ovk_solver_option_count(void);
+const char *ovk_solver_option_name(int index);
+const char *ovk_solver_option_help(int index);
+const char *ovk_solver_option_default(int index);
+int ovk_solver_option_range(int index, char *buf, size_t len);
+/* All options of the struct form at once (its reducer, if any, borrowed):
+ * each field sets its option through the table, as ovk_solver_set_option
+ * would (every value is checked before any is stored: OVK_EOPTION names
+ * the first refused and changes nothing); a NULL backend leaves that
+ * option unset ($OVK_REDUCE_BACKEND, else blocking). */
 int ovk_solver_set_options(ovk_solver *s, const ovk_pcg_options *opts);
 int ovk_solver_set_tolerances(ovk_solver *s, double tol, double atol, int max_iter);
 /* Use red (borrowed; on the solver's communicator) instead of the backend
@@ -294,6 +318,39 @@ MPI_Comm ovk_solver_comm(const ovk_solver *s);
 /* Seconds of the last setup that did something (numeric setup included),
  * max over ranks. */
 double ovk_solver_setup_time(const ovk_solver *s);
+
+/* ---- what a solver reports by key ----------------------------------------
+ *
+ * Figures that belong to one solver type or feature rather than to every
+ * solve, by key, so that bindings need not mirror the fields of
+ * ovk_pcg_result they stand in (the fields stay for C programs, filled
+ * once per solve):
+ *   auto_choice              text: solver auto's chosen variant ("" else)
+ *   auto_latency_us          solver auto: one blocking reduction's latency (us)
+ *   auto_work_us             solver auto: one iteration's local work (us)
+ *   nullspace_inconsistency  with a null space: ||Z^T b|| / ||b|| (0 else)
+ * Values of the last ovk_solver_solve (ovk_solver_solve_many: of its first
+ * system; the others' are in their results), 0 and "" before any.  Local
+ * and cheap (no communication): the values are the same on every rank
+ * (agreed when measured).  An unknown key is OVK_EINVAL with the keys in
+ * the detail; ovk_solver_get_info on a text key is OVK_EINVAL too (use
+ * _get_info_text, which writes any key as text, numbers as %.17g).
+ * ovk_solver_info_count/_name/_help list the keys (NULL outside),
+ * ovk_solver_info_is_text says 1 for a text key, 0 for a number (-1
+ * outside). */
+int ovk_solver_get_info(const ovk_solver *s, const char *key, double *value);
+int ovk_solver_get_info_text(const ovk_solver *s, const char *key, char *buf, size_t len);
+int ovk_solver_info_count(void);
+const char *ovk_solver_info_name(int index);
+const char *ovk_solver_info_help(int index);
+int ovk_solver_info_is_text(int index);
+
+/* The layout of a struct the bindings mirror field for field (Python's
+ * ctypes, Fortran's bind(C) types), checked by them at load: the offset
+ * and size in bytes of field `field` of `type` ("ovk_pcg_result"), or of
+ * the whole type when field is NULL (offset 0).  OVK_EINVAL for a type or
+ * field the library does not list.  Local, no solver needed. */
+int ovk_abi_field(const char *type, const char *field, size_t *offset, size_t *size);
 
 /* Print the effective configuration to f: the variant and its options,
  * the preconditioner, the backend as resolved (and where it came from: the

@@ -18,7 +18,7 @@ collector drops it or at interpreter exit.  A solver keeps its matrix alive
 """
 import atexit
 
-from ._lib import STATUS, ArgumentError, Error, LeakWarning, lib
+from ._lib import OPTION_KEYS, STATUS, ArgumentError, Error, LeakWarning, lib
 from .matrix import Matrix
 from .reduce import Reducer, Request, dot_start, reduce_start, wait
 from .solver import SolveInfo, Solver
@@ -26,7 +26,7 @@ from .solver import SolveInfo, Solver
 __version__ = "0.2.0"  # the C library's (CMakeLists.txt's project VERSION); pyproject.toml reads it here
 
 __all__ = ["Matrix", "Solver", "SolveInfo", "Error", "ArgumentError", "LeakWarning", "Reducer", "Request",
-           "dot_start", "reduce_start", "wait", "options", "options_finalize", "solvers", "STATUS",
+           "dot_start", "reduce_start", "wait", "options", "options_finalize", "solvers", "option_keys", "STATUS",
            "__version__"]
 
 _options_set = False
@@ -71,3 +71,10 @@ def options_finalize():
 def solvers():
     """The names of the solver variants."""
     return [lib.ovk_solver_type_name(i).decode() for i in range(lib.ovk_solver_type_count())]
+
+
+def option_keys():
+    """The solver's option keys, from the library's option table (what
+    Solver(**options), set_options and -ovk_KEY take), with their line of
+    help: {key: help}."""
+    return {k: lib.ovk_solver_option_help(i).decode() for i, k in enumerate(OPTION_KEYS)}

@@ -2,8 +2,11 @@
 
 ctypes (the standard library) rather than cffi: no compiler and no extra
 package at import time, and the few structures and callbacks of the C API
-are short to declare by hand; ovk_pcg_result's layout is checked against the
-library's size at import.  Communicators cross as Fortran handles (int in
+are short to declare by hand; ovk_pcg_result, the one struct mirrored, is
+checked field by field against the library's layout (ovk_abi_field) at
+import.  The option keys and the per-solver figures (auto_choice, ...) come
+from the library by name (ovk_solver_option_name, ovk_solver_get_info), not
+from lists here.  Communicators cross as Fortran handles (int in
 every MPI; src/bind/python.c converts them).
 
 Where libovkrylov.so is found, first that wins:
@@ -53,7 +56,7 @@ TIMER_COUNT = 14  # OVK_TIMER_COUNT (checked against the library below)
 
 
 class PcgResult(ctypes.Structure):
-    """ovk_pcg_result (include/ovkrylov/pcg.h); its size is checked at import."""
+    """ovk_pcg_result (include/ovkrylov/pcg.h); its layout is checked at import."""
     _fields_ = [("iterations", c_int), ("rel_residual", c_double), ("reason", c_int),
                 ("reductions", c_longlong), ("time_max", c_double * TIMER_COUNT),
                 ("time_mean", c_double * TIMER_COUNT), ("lambda_min", c_double),
@@ -78,7 +81,15 @@ _prototypes = {
     "ovk_timer_name": (c_char_p, [c_int]),
     "ovk__f_fail": (c_int, [c_int, c_char_p]),
     "ovk__f_agree": (c_int, [c_int, c_int]),
-    "ovk__f_result_size": (c_size_t, []),
+    "ovk_abi_field": (c_int, [c_char_p, c_char_p, POINTER(c_size_t), POINTER(c_size_t)]),
+    "ovk_solver_option_count": (c_int, []),
+    "ovk_solver_option_name": (c_char_p, [c_int]),
+    "ovk_solver_option_help": (c_char_p, [c_int]),
+    "ovk_solver_info_count": (c_int, []),
+    "ovk_solver_info_name": (c_char_p, [c_int]),
+    "ovk_solver_info_is_text": (c_int, [c_int]),
+    "ovk_solver_get_info": (c_int, [_P, c_char_p, _DP]),
+    "ovk_solver_get_info_text": (c_int, [_P, c_char_p, c_char_p, c_size_t]),
     "ovk__f_matrix_create_csr": (c_int, [c_int, c_int64, c_int, POINTER(c_int), POINTER(c_int64), _DP, c_int,
                                          c_int, _Pp]),
     "ovk__f_matrix_comm": (c_int, [_P]),
@@ -134,9 +145,37 @@ for _name, (_res, _args) in _prototypes.items():
     _f.restype = _res
     _f.argtypes = _args
 
-if lib.ovk__f_result_size() != ctypes.sizeof(PcgResult) or lib.ovk_timer_name(TIMER_COUNT - 1) != b"solve":
-    raise ImportError("ovkrylov: the library's ovk_pcg_result differs from the package's: "
-                      "the package and libovkrylov.so are of different versions")
+
+def layout_problems(cls, cname):
+    """How the ctypes Structure cls differs from the library's struct cname
+    (its size, each field's offset and size: ovk_abi_field); [] when alike."""
+    off, size = c_size_t(), c_size_t()
+    problems = []
+    if lib.ovk_abi_field(cname.encode(), None, ctypes.byref(off), ctypes.byref(size)):
+        return [f"the library does not list {cname}"]
+    if size.value != ctypes.sizeof(cls):
+        problems.append(f"size {ctypes.sizeof(cls)} here, {size.value} in the library")
+    for name, _ in cls._fields_:
+        f = getattr(cls, name)
+        if lib.ovk_abi_field(cname.encode(), name.encode(), ctypes.byref(off), ctypes.byref(size)):
+            problems.append(f"field {name}: not in the library's {cname}")
+        elif (f.offset, f.size) != (off.value, size.value):
+            problems.append(f"field {name}: offset {f.offset}, size {f.size} here; {off.value}, {size.value} "
+                            "in the library")
+    return problems
+
+
+_problems = layout_problems(PcgResult, "ovk_pcg_result")
+if lib.ovk_timer_name(TIMER_COUNT - 1) != b"solve":
+    _problems.append(f"OVK_TIMER_COUNT is not {TIMER_COUNT}")
+if _problems:
+    raise ImportError("ovkrylov: the library's ovk_pcg_result differs from the package's (the package and "
+                      f"libovkrylov.so are of different versions): {'; '.join(_problems)}")
+
+# the option table's keys and the solver's info keys, from the library
+OPTION_KEYS = tuple(lib.ovk_solver_option_name(i).decode() for i in range(lib.ovk_solver_option_count()))
+INFO_KEYS = {lib.ovk_solver_info_name(i).decode(): bool(lib.ovk_solver_info_is_text(i))
+             for i in range(lib.ovk_solver_info_count())}  # key: text (else a number)
 
 # status codes: every name of error.h, from the library itself
 STATUS = {}

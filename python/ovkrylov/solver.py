@@ -1,7 +1,7 @@
 """The solver object (include/ovkrylov/solver.h): set up once, solve many times."""
 import ctypes
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 from mpi4py import MPI
@@ -97,11 +97,9 @@ class Solver(Collective):
         s = Solver(A, solver="pipeprcg", precond="amg", backend="nbc", rtol=1e-8)
         x, info = s.solve(b)
 
-    Every option of the library's option table by keyword (solver, backend,
-    precond, rtol, atol, divtol, max_it, print_level, progress_every, condest,
-    replace_every, initial_guess_zero, monitor, monitor_true, view,
-    converged_reason, log_view); values as Python values (True -> "1") or as
-    the library's text.  Then, unless from_options=False, the options
+    Every option of the library's option table by keyword (the keys of
+    ovkrylov.option_keys(), from the library: solver, backend, precond, rtol,
+    ...); values as Python values (True -> "1") or as the library's text.  Then, unless from_options=False, the options
     database (ovkrylov.options(sys.argv), $OVK_OPTIONS: -[prefix]ovk_KEY)
     overrides them.  precond may also be a callable precond(r, z) that
     writes z = C r; monitor a callable monitor(iteration, rnorm, rel) that
@@ -209,6 +207,9 @@ class Solver(Collective):
             self._h = None
 
     def _set_one(self, key, value):
+        if key not in _lib.OPTION_KEYS:  # the library's table: the same refusal as ovk_solver_set_option's
+            raise Error(_lib.STATUS["OVK_EOPTION"],
+                        detail=f"unknown solver option '{key}'; options: {', '.join(_lib.OPTION_KEYS)}")
         if key == "precond" and callable(value):
             self._precond = value
             self._precond_fn = APPLY_FN(self._apply_cb(lambda: self._precond))
@@ -436,7 +437,7 @@ class Solver(Collective):
                 lib.ovk_vector_destroy(vb[j])
                 lib.ovk_vector_destroy(vx[j])
         empty = np.zeros(0)
-        infos = [self._info(_REASON_STATUS.get(res[j].reason, rc), res[j], hist if j == 0 else empty)
+        infos = [self._info(_REASON_STATUS.get(res[j].reason, rc), res[j], hist if j == 0 else empty, j)
                  for j in range(k)]
         self._call(rc if check or not self._stopped(rc, res) else 0, info=infos, x=X)
         return X, infos
@@ -452,17 +453,37 @@ class Solver(Collective):
             check(lib.ovk_solver_set_history(self._h, self._history.ctypes.data_as(_DP), need))
         return self._history
 
-    def _info(self, rc, res, hist):
+    def solver_info(self):
+        """What the solver reports by key (ovk_solver_get_info: auto_choice,
+        auto_latency_us, ...; the keys are the library's), of the last solve
+        (solve_many: of its first system).  Local."""
+        out = {}
+        buf = ctypes.create_string_buffer(256)
+        val = ctypes.c_double()
+        for key, text in _lib.INFO_KEYS.items():
+            if text:
+                check(lib.ovk_solver_get_info_text(self.handle, key.encode(), buf, len(buf)))
+                out[key] = buf.value.decode()
+            else:
+                check(lib.ovk_solver_get_info(self.handle, key.encode(), ctypes.byref(val)))
+                out[key] = val.value
+        return out
+
+    def _info(self, rc, res, hist, system=0):
         names = [lib.ovk_timer_name(i).decode() for i in range(_lib.TIMER_COUNT)]
+        reported = self.solver_info()
+        if system:  # solve_many's later systems: their own value where the result has one
+            reported.update({k: getattr(res, k) for k in reported if hasattr(res, k) and not _lib.INFO_KEYS[k]})
+        own = {f.name for f in fields(SolveInfo)}  # a key of its own in SolveInfo, else in extra
         return SolveInfo(
             status=rc, iterations=res.iterations, residual=res.rel_residual,
             reason=lib.ovk_reason_name(res.reason).decode(), reductions=res.reductions,
             times=dict(zip(names, res.time_max)), times_mean=dict(zip(names, res.time_mean)),
             setup_time=lib.ovk_solver_setup_time(self._h), history=hist[:res.history_len].copy(),
             replacements=res.replacements, restarts=res.restarts, lambda_min=res.lambda_min,
-            lambda_max=res.lambda_max, cond_est=res.cond_est, auto_choice=res.auto_choice.decode(),
-            extra={"auto_latency_us": res.auto_latency_us, "auto_work_us": res.auto_work_us,
-                   "nullspace_inconsistency": res.nullspace_inconsistency})
+            lambda_max=res.lambda_max, cond_est=res.cond_est,
+            **{k: v for k, v in reported.items() if k in own},
+            extra={k: v for k, v in reported.items() if k not in own})
 
     # ---- lifetime -------------------------------------------------------------
     def _destroy(self):

@@ -17,7 +17,7 @@ int ovk__f_matrix_create_csr(MPI_Fint fcomm, ovk_gidx row_start, int nlocal, con
                              const ovk_gidx *cols, const double *vals, int dups, int base, ovk_matrix **A);
 MPI_Fint ovk__f_matrix_comm(const ovk_matrix *A);
 MPI_Fint ovk__f_solver_comm(const ovk_solver *s);
-size_t ovk__f_result_size(void);
+int ovk__f_abi_field(const char *type, const char *field, size_t *offset, size_t *size);
 int ovk__f_solver_refuse(ovk_solver *s, int rc);
 int ovk__f_solver_refuse_solve(ovk_solver *s, int rc);
 int ovk__f_solver_create_operator(MPI_Fint fcomm, int nlocal, ovk_apply_fn matvec, void *ctx, ovk_solver **s);
@@ -68,7 +68,11 @@ MPI_Fint ovk__f_solver_comm(const ovk_solver *s)
 }
 
 /* The module's bind(C) copy of ovk_pcg_result must have this size. */
-size_t ovk__f_result_size(void) { return sizeof(ovk_pcg_result); }
+/* ovk_abi_field with "" for the whole type (Fortran has no NULL string) */
+int ovk__f_abi_field(const char *type, const char *field, size_t *offset, size_t *size)
+{
+    return ovk_abi_field(type, field && *field ? field : NULL, offset, size);
+}
 
 /* ovk_solver_set_nullspace from Fortran's vectors(rows, k), one block;
  * rows must be the solver's local row count (agreed: the same error on

@@ -39,7 +39,7 @@
 !> With the argument "abort": a failing call without ierr, which must print
 !> the message and abort (checked by run.sh).
 module ftest_support
-    use, intrinsic :: iso_c_binding, only: c_associated, c_f_pointer, c_ptr
+    use, intrinsic :: iso_c_binding, only: c_associated, c_double, c_f_pointer, c_null_char, c_ptr
     use, intrinsic :: iso_fortran_env, only: error_unit, real64
     use mpi_f08, only: MPI_Allgatherv, MPI_COMM_WORLD, MPI_DOUBLE_PRECISION
     use ovkrylov
@@ -542,6 +542,7 @@ contains
             if (k < 3) then
                 call check(ierr == OVK_OK .and. res%reason == OVK_REASON_CONVERGED .and. res%rel_residual < 1d-8, &
                     'convdiff: '//trim(specs(k))//' converges: '//ovk_error_detail())
+                call info_checks(s, res, trim(specs(k)) == 'auto')
             else
                 call check(ierr == OVK_ENOTSYM, 'convdiff: alg1 refused: '//ovk_error_detail())
             end if
@@ -551,6 +552,35 @@ contains
         call ovk_convdiff_create(MPI_COMM_WORLD, 6, 5, 4, nranks, 1, 1, [1d0, 0d0, 0d0], 50d0, 7, C, ierr)
         call check(ierr == OVK_EINVAL, 'convdiff: scheme 7 refused')
     end subroutine convdiff_tests
+
+    !> ovk_solver_get_info(_text) after a solve: auto's choice and figures as
+    !> the result has them ("" and 0 for another solver), an unknown key and a
+    !> text key read as a number refused with OVK_EINVAL naming the keys.
+    subroutine info_checks(s, res, is_auto)
+        type(ovk_solver), intent(in) :: s
+        type(ovk_pcg_result), intent(in) :: res
+        logical, intent(in) :: is_auto
+        character(len=:), allocatable :: choice
+        character(len=32) :: want
+        real(c_double) :: lat
+        integer :: ierr, n
+        want = ''
+        do n = 1, size(res%auto_choice)
+            if (res%auto_choice(n) == c_null_char) exit
+            want(n:n) = res%auto_choice(n)
+        end do
+        call ovk_solver_get_info_text(s, 'auto_choice', choice, ierr)
+        call check(ierr == OVK_OK .and. choice == trim(want) .and. (len(choice) > 0 .eqv. is_auto), &
+            'get_info_text auto_choice: "'//choice//'", the result''s "'//trim(want)//'"')
+        call ovk_solver_get_info(s, 'auto_latency_us', lat, ierr)
+        call check(ierr == OVK_OK .and. lat == res%auto_latency_us .and. ((lat > 0) .eqv. is_auto), &
+            'get_info auto_latency_us as the result''s')
+        call ovk_solver_get_info(s, 'no_such_key', lat, ierr)
+        call check(ierr == OVK_EINVAL .and. index(ovk_error_detail(), 'auto_choice') > 0, &
+            'get_info of an unknown key: OVK_EINVAL naming the keys: '//ovk_error_detail())
+        call ovk_solver_get_info(s, 'auto_choice', lat, ierr)
+        call check(ierr == OVK_EINVAL, 'get_info of the text key auto_choice refused')
+    end subroutine info_checks
 
     !> The callbacks (operator, preconditioner, monitor with contexts), the
     !> history, the reducer handle and its reductions, failing callbacks,

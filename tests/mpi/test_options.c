@@ -8,6 +8,7 @@
  * log_view table at destroy (its parts within the solve, a value that
  * differs across the ranks refused). */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,6 +208,105 @@ static void test_view_backend(ovk_matrix *A)
     fclose(f);
     MT_CHECK(seen && rows, "the view names the resolved backend and its origin (%d), the matrix (%d)", seen, rows);
     unsetenv(OVK_BACKEND_ENV);
+    ovk_solver_destroy(&s);
+}
+
+/* where the backend comes from, in the documented order: default, then
+ * $OVK_REDUCE_BACKEND, then a call (set_option, the struct form, the
+ * database), then the application's reducer; unset again ("") the
+ * environment is back */
+static void test_origins(ovk_matrix *A)
+{
+    ovk_solver *s = NULL;
+    ovk_reducer *red = NULL;
+    char be[256], from[64];
+    unsetenv(OVK_BACKEND_ENV);
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+#define ORIGIN(want_be, want_from)                                                                         \
+    do {                                                                                                   \
+        MT_RC(OVK_OK, ovk_solver_get_option(s, "backend", be, sizeof be));                                 \
+        MT_RC(OVK_OK, ovk_solver_get_option_origin(s, "backend", from, sizeof from));                      \
+        MT_CHECK(!strncmp(be, want_be, strlen(want_be)) && !strcmp(from, want_from),                       \
+                 "backend '%s' from '%s' (expected '%s' from '%s')", be, from, want_be, want_from);        \
+    } while (0)
+    ORIGIN("blocking", "default");
+    setenv(OVK_BACKEND_ENV, "nbc", 1);
+    ORIGIN("nbc", "$" OVK_BACKEND_ENV);
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", "native"));
+    ORIGIN("native", "option backend");
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", ""));
+    ORIGIN("nbc", "$" OVK_BACKEND_ENV);
+    char *args[] = {"t", "-ovk_backend", "blocking"};
+    MT_RC(OVK_OK, ovk_options_set_args(3, args));
+    MT_RC(OVK_OK, ovk_solver_set_from_options(s, NULL));
+    ORIGIN("blocking", "option backend");
+    ovk_options_clear();
+    ovk_pcg_options o;
+    ovk_pcg_options_init(&o); /* backend NULL: unset, the environment again */
+    MT_RC(OVK_OK, ovk_solver_set_options(s, &o));
+    ORIGIN("nbc", "$" OVK_BACKEND_ENV);
+    MT_RC(OVK_OK, ovk_solver_setup(s)); /* the reducer made from the environment's value */
+    ORIGIN("nbc", "$" OVK_BACKEND_ENV);
+    MT_RC(OVK_OK, ovk_reducer_create(MPI_COMM_WORLD, "blocking", &red));
+    MT_RC(OVK_OK, ovk_solver_set_reducer(s, red));
+    ORIGIN("blocking", "the application's reducer");
+    MT_RC(OVK_OK, ovk_solver_get_option_origin(s, "rtol", from, sizeof from));
+    MT_CHECK(!strcmp(from, "option rtol"), "rtol from the struct form: '%s'", from);
+    MT_RC(OVK_EOPTION, ovk_solver_get_option_origin(s, "no_such", from, sizeof from));
+#undef ORIGIN
+    unsetenv(OVK_BACKEND_ENV);
+    ovk_solver_destroy(&s);
+    ovk_reducer_destroy(red);
+}
+
+/* the struct form sets its fields through the option table: the table's
+ * defaults are ovk_pcg_options_init's, a refused field changes nothing and
+ * is named, and each field reads back under its key */
+static void test_struct_form(ovk_matrix *A)
+{
+    ovk_solver *s = NULL;
+    ovk_pcg_options o;
+    char buf[256];
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    ovk_pcg_options_init(&o);
+    for (int i = 0; i < ovk_solver_option_count(); i++) { /* a fresh solver holds every default */
+        const char *key = ovk_solver_option_name(i), *dflt = ovk_solver_option_default(i);
+        MT_RC(OVK_OK, ovk_solver_get_option(s, key, buf, sizeof buf));
+        char *end = NULL;
+        double v = strtod(dflt, &end);
+        int number = *dflt && !*end, same = number ? strtod(buf, NULL) == v : !strcmp(buf, dflt);
+        if (*dflt) /* "": unset, resolved (the backend) */
+            MT_CHECK(same, "option %s: '%s' at creation, the table's default '%s'", key, buf, dflt);
+    }
+    MT_CHECK(o.tol == 1e-8 && o.max_iter == 1000 && !strcmp(o.solver, "alg1") && !o.backend && !o.precond_spec,
+             "ovk_pcg_options_init: tol %g, max_iter %d, solver %s", o.tol, o.max_iter, o.solver);
+    o.solver = "cg1";
+    o.tol = 1e-5;
+    o.max_iter = 77;
+    o.precond = OVK_PRECOND_NONE;
+    MT_RC(OVK_OK, ovk_solver_set_options(s, &o));
+    MT_RC(OVK_OK, ovk_solver_get_option(s, "max_it", buf, sizeof buf));
+    MT_CHECK(!strcmp(buf, "77"), "max_it from the struct form: %s", buf);
+    MT_RC(OVK_OK, ovk_solver_get_option(s, "precond", buf, sizeof buf));
+    MT_CHECK(!strcmp(buf, "none"), "precond from the struct's enum: %s", buf);
+    o.solver = "pipecg";
+    o.print_level = 7; /* refused: nothing of this call is stored */
+    MT_RC(OVK_EOPTION, ovk_solver_set_options(s, &o));
+    MT_CHECK(strstr(ovk_error_detail(), "print_level") != NULL, "the refusal names print_level: %s",
+             ovk_error_detail());
+    MT_RC(OVK_OK, ovk_solver_get_option(s, "solver", buf, sizeof buf));
+    MT_CHECK(!strcmp(buf, "cg1"), "a refused struct changed solver to %s", buf);
+    double v = -1.0;
+    MT_RC(OVK_OK, ovk_solver_get_info(s, "nullspace_inconsistency", &v));
+    MT_CHECK(v == 0.0, "nullspace_inconsistency before any solve: %g", v);
+    MT_RC(OVK_EINVAL, ovk_solver_get_info(s, "auto_choice", &v)); /* text */
+    MT_RC(OVK_EINVAL, ovk_solver_get_info(s, "nosuch", &v));
+    MT_CHECK(strstr(ovk_error_detail(), "auto_latency_us") != NULL, "the unknown key's detail lists the keys: %s",
+             ovk_error_detail());
+    size_t off = 0, size = 0;
+    MT_RC(OVK_OK, ovk_abi_field("ovk_pcg_result", "nullspace_inconsistency", &off, &size));
+    MT_CHECK(off == offsetof(ovk_pcg_result, nullspace_inconsistency) && size == sizeof(double), "abi field");
+    MT_RC(OVK_EINVAL, ovk_abi_field("ovk_pcg_result", "nosuch", &off, &size));
     ovk_solver_destroy(&s);
 }
 
@@ -563,6 +663,8 @@ int main(int argc, char **argv)
     test_env_too_long(A);
     test_prefix_left_bad(A);
     test_view_backend(A);
+    test_origins(A);
+    test_struct_form(A);
     test_setup_on_demand(A, b, x);
     test_monitor_cost(A, b, x);
     test_log_view(A, b, x);

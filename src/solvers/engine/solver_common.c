@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../solver.h"
+#include "../interface/option_table.h" /* the null space option's key, for a hint */
 #include "fused.h"
 
 static const ovk_timer init_timer[] = {OVK_TIMER_SDOTP_INIT, OVK_TIMER_GAMMA_INIT, OVK_TIMER_IPROD_INIT};
@@ -129,10 +130,11 @@ void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double v
     c->res->iterations = iter;
     c->res->reason = why;
     if (why == OVK_REASON_BREAKDOWN)
-        ovk__fail(OVK_EBREAKDOWN, "iteration %d: %s = %g (%s%s)", iter, what, value,
+        ovk__fail(OVK_EBREAKDOWN, "iteration %d: %s = %g (%s%s%s%s)", iter, what, value,
                   c->nonsymmetric ? "singular matrix or preconditioner?" : "matrix or preconditioner not SPD?",
                   c->ns ? "" : " A singular A, as a pure Neumann problem's, needs its null space declared: "
-                               "ovk_solver_set_nullspace, or -ovk_nullspace constant");
+                               "ovk_solver_set_nullspace, or -ovk_",
+                  c->ns ? "" : ovk__solver_role_key(OVK__ROLE_NULLSPACE), c->ns ? "" : " constant");
     else
         ovk__fail(OVK_ENONFINITE, "iteration %d: %s = %g", iter, what, value);
 }

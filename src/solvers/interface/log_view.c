@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "log_view.h"
+#include "option_table.h"
 
 /* the rows of the table: each rank's seconds, reduced at once */
 enum {
@@ -114,9 +115,9 @@ static void print(const ovk__log *l, const ovk_solver *s, FILE *f, const double 
                   const double *sum, int size)
 {
     char sv[128] = "", pc[256] = "", be[256] = "";
-    ovk_solver_get_option(s, "solver", sv, sizeof sv);
-    ovk_solver_get_option(s, "precond", pc, sizeof pc);
-    ovk_solver_get_option(s, "backend", be, sizeof be);
+    ovk_solver_get_option(s, ovk__solver_role_key(OVK__ROLE_SOLVER), sv, sizeof sv);
+    ovk_solver_get_option(s, ovk__solver_role_key(OVK__ROLE_PRECOND), pc, sizeof pc);
+    ovk_solver_get_option(s, ovk__solver_role_key(OVK__ROLE_BACKEND), be, sizeof be);
     double setup = sum[SETUP] / size, solve = sum[SOLVE] / size;
     fprintf(f, "ovk log_view: solver %s, preconditioner %s, backend %s; %d rank%s\n", sv, pc, be, size,
             size == 1 ? "" : "s");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "log_view.h"
+#include "option_table.h"
 #include "../solver.h"
 
 #define SOLVER_MAGIC 0x6f766b73u /* "ovks" */
@@ -41,6 +42,7 @@ struct ovk_solver {
     ovk__monitor mon;        /* its true_r and stage owned */
     int guess_zero, view, converged_reason, log_view;
     unsigned dirty;          /* REDO_* of the options changed since the last setup */
+    unsigned opt_set;        /* a bit per option of the table: set by a call (not its default) */
     double *coords;          /* owned copy: coord_n points of coord_dim doubles */
     int coord_dim, coord_n;
     ovk__nullspace ns;       /* ovk_solver_set_nullspace's copy and, set up, the basis */
@@ -73,6 +75,7 @@ struct ovk_solver {
     int system;              /* ovk_solver_solve_many: the system whose code runs, else -1 */
     ovk__ctx c;
     ovk__log log;            /* -ovk_log_view's times (log_view.c) */
+    ovk_pcg_result last;     /* the last solve's result: ovk_solver_get_info (info.c) */
 };
 
 static int valid(const ovk_solver *s) { return s && s->magic == SOLVER_MAGIC; }
@@ -98,6 +101,8 @@ static int usable(const ovk_solver *s, const char *fn)
 
 /* ---- creation ----------------------------------------------------------- */
 
+static void set_defaults(ovk_solver *s);
+
 static int solver_new(ovk_solver **out)
 {
     ovk_solver *s = calloc(1, sizeof *s);
@@ -105,8 +110,7 @@ static int solver_new(ovk_solver **out)
     s->magic = SOLVER_MAGIC;
     s->own_lay.comm = MPI_COMM_NULL;
     ovk_pcg_options_init(&s->o);
-    snprintf(s->solver_spec, sizeof s->solver_spec, "alg1");
-    snprintf(s->precond_spec, sizeof s->precond_spec, "jacobi");
+    set_defaults(s);
     s->pc_l1_max = -1.0, s->longest_row = -1; /* not summed, not known */
     s->o.solver = s->solver_spec;
     s->o.precond_spec = s->precond_spec;
@@ -170,47 +174,81 @@ cleanup:
 
 /* ---- options ------------------------------------------------------------ */
 
-/* The options, each written once: its key, its kind, where it lives in
- * the object and what a change of it makes the next setup redo; parsing,
- * printing, getting, the cross-rank check and the options database
- * (options.c: -[prefix]ovk_KEY) read this table. */
+/* The options, each declared once: its key, its kind and range, where it
+ * lives in the object, what a change of it makes the next setup redo, its
+ * default, the environment variable that supplies it when no call set it,
+ * the field of ovk_pcg_options that sets it (ovk_solver_set_options), the
+ * registry it names and its line of help.  Parsing, printing, getting, the
+ * cross-rank check, the struct form, the options database (options.c:
+ * -[prefix]ovk_KEY), -ovk_help (help.c), the view and the public key list
+ * (ovk_solver_option_name: the bindings, docs/options.md's check) read this
+ * table; no other place in src/ spells a key (tests/options_keys.sh). */
 typedef enum opt_kind { OPT_TEXT, OPT_DOUBLE, OPT_INT } opt_kind;
 
 typedef struct opt_def {
     const char *key;
     opt_kind kind;
-    size_t off;    /* offsetof(ovk_solver, the field) */
-    size_t len;    /* OPT_TEXT: the buffer's size */
-    long lo, hi;   /* OPT_INT: the range; OPT_DOUBLE: lo 1 when 0 is excluded */
-    unsigned redo; /* REDO_* */
+    size_t off;         /* offsetof(ovk_solver, the field) */
+    size_t len;         /* OPT_TEXT: the buffer's size */
+    long lo, hi;        /* OPT_INT: the range; OPT_DOUBLE: lo 1 when 0 is excluded */
+    unsigned redo;      /* REDO_* */
+    const char *dflt;   /* the default as text; "" for a text option: unset */
+    const char *env;    /* read when no call set the option (NULL: none) */
+    long pcg_off;       /* offsetof(ovk_pcg_options, the field setting it); -1: none */
+    ovk__opt_role role; /* the registry whose names it takes */
+    const char *values; /* OPT_TEXT: what it may be, for the range */
+    const char *help;   /* one line of meaning (-ovk_help) */
 } opt_def;
 
-#define OPT_STR(key, field, redo) \
-    {key, OPT_TEXT, offsetof(ovk_solver, field), sizeof(((ovk_solver *)0)->field), 0, 0, redo}
-#define OPT_NUM(key, kind, field, lo, hi, redo) {key, kind, offsetof(ovk_solver, field), 0, lo, hi, redo}
+#define PCG_OFF(field) ((long)offsetof(ovk_pcg_options, field))
+#define OPT_STR(key, field, redo, dflt, env, pcg, role, values, help)                                     \
+    {key, OPT_TEXT, offsetof(ovk_solver, field), sizeof(((ovk_solver *)0)->field), 0, 0, redo, dflt, env, pcg, \
+     role, values, help}
+#define OPT_NUM(key, kind, field, lo, hi, redo, dflt, pcg, help) \
+    {key, kind, offsetof(ovk_solver, field), 0, lo, hi, redo, dflt, NULL, pcg, OVK__ROLE_NONE, NULL, help}
+#define SPEC "name[:key=value,...]"
 
 static const opt_def opt_defs[] = {
-    OPT_STR("solver", solver_spec, REDO_VARIANT),
-    OPT_STR("backend", backend_spec, REDO_REDUCER),
-    OPT_STR("precond", precond_spec, REDO_PC),
-    OPT_NUM("rtol", OPT_DOUBLE, o.tol, 1, 0, REDO_CHECK),
-    OPT_NUM("atol", OPT_DOUBLE, o.atol, 0, 0, REDO_CHECK),
-    OPT_NUM("divtol", OPT_DOUBLE, mon.divtol, 0, 0, REDO_CHECK),
-    OPT_NUM("max_it", OPT_INT, o.max_iter, 0, INT32_MAX, REDO_CONDEST),
-    OPT_NUM("print_level", OPT_INT, o.print_level, 0, 2, REDO_CHECK),
-    OPT_NUM("progress_every", OPT_INT, o.progress_every, -1, INT32_MAX, REDO_CTX),
-    OPT_NUM("condest", OPT_INT, o.condest, 0, 1, REDO_CONDEST),
-    OPT_NUM("replace_every", OPT_INT, o.replace_every, -1, INT32_MAX, REDO_CHECK),
-    OPT_NUM("initial_guess_zero", OPT_INT, guess_zero, 0, 1, REDO_CTX),
-    OPT_NUM("monitor", OPT_INT, mon.print, 0, 1, REDO_CTX),
-    OPT_NUM("monitor_true", OPT_INT, mon.print_true, 0, 1, REDO_CTX),
-    OPT_NUM("view", OPT_INT, view, 0, 1, REDO_CHECK),
-    OPT_NUM("converged_reason", OPT_INT, converged_reason, 0, 1, REDO_CHECK),
-    OPT_NUM("log_view", OPT_INT, log_view, 0, 1, REDO_CHECK),
-    OPT_STR("nullspace", nullspace_spec, REDO_CHECK | REDO_PC),
-    OPT_NUM("many_group", OPT_INT, c.many_group, 0, INT32_MAX, REDO_CHECK),
+    OPT_STR("solver", solver_spec, REDO_VARIANT, "alg1", NULL, PCG_OFF(solver), OVK__ROLE_SOLVER, SPEC,
+            "the Krylov variant"),
+    OPT_STR("backend", backend_spec, REDO_REDUCER, "", OVK_BACKEND_ENV, PCG_OFF(backend), OVK__ROLE_BACKEND, SPEC,
+            "the reduction backend (default $" OVK_BACKEND_ENV ", else " OVK_BACKEND_DEFAULT ")"),
+    OPT_STR("precond", precond_spec, REDO_PC, "jacobi", NULL, PCG_OFF(precond_spec), OVK__ROLE_PRECOND, SPEC,
+            "the preconditioner"),
+    OPT_NUM("rtol", OPT_DOUBLE, o.tol, 1, 0, REDO_CHECK, "1e-8", PCG_OFF(tol),
+            "converged when ||r|| < max(rtol ||b||, atol)"),
+    OPT_NUM("atol", OPT_DOUBLE, o.atol, 0, 0, REDO_CHECK, "0", PCG_OFF(atol), "absolute tolerance (see rtol)"),
+    OPT_NUM("divtol", OPT_DOUBLE, mon.divtol, 0, 0, REDO_CHECK, "0", -1,
+            "diverged when ||r|| > divtol ||r0||; 0: off (PETSc's default is 1e4)"),
+    OPT_NUM("max_it", OPT_INT, o.max_iter, 0, INT32_MAX, REDO_CONDEST, "1000", PCG_OFF(max_iter),
+            "iteration limit"),
+    OPT_NUM("print_level", OPT_INT, o.print_level, 0, 2, REDO_CHECK, "0", PCG_OFF(print_level),
+            "0: quiet; 1: a line per solve; 2: ||r|| every iteration too (rank 0)"),
+    OPT_NUM("progress_every", OPT_INT, o.progress_every, -1, INT32_MAX, REDO_CTX, "0", PCG_OFF(progress_every),
+            "rows between progress calls in long kernels; 0: the default, -1: never"),
+    OPT_NUM("condest", OPT_INT, o.condest, 0, 1, REDO_CONDEST, "0", PCG_OFF(condest),
+            "1: estimate the extreme eigenvalues of C A from the CG coefficients"),
+    OPT_NUM("replace_every", OPT_INT, o.replace_every, -1, INT32_MAX, REDO_CHECK, "0", PCG_OFF(replace_every),
+            "cg1, pipecg residual replacement: 0 automatic, k every k iterations, < 0 never"),
+    OPT_NUM("initial_guess_zero", OPT_INT, guess_zero, 0, 1, REDO_CTX, "0", -1,
+            "1: x0 = 0 whatever x holds (r0 = b without a product)"),
+    OPT_NUM("monitor", OPT_INT, mon.print, 0, 1, REDO_CTX, "0", -1,
+            "1: rank 0 prints ||r|| every iteration (no reduction more)"),
+    OPT_NUM("monitor_true", OPT_INT, mon.print_true, 0, 1, REDO_CTX, "0", -1,
+            "1: and the true ||b - A x|| (one product and one blocking reduction more each)"),
+    OPT_NUM("view", OPT_INT, view, 0, 1, REDO_CHECK, "0", -1, "1: rank 0 prints the configuration after each setup"),
+    OPT_NUM("converged_reason", OPT_INT, converged_reason, 0, 1, REDO_CHECK, "0", -1,
+            "1: rank 0 prints why each solve stopped"),
+    OPT_NUM("log_view", OPT_INT, log_view, 0, 1, REDO_CHECK, "0", -1,
+            "1: rank 0 prints where the time went when the solver is destroyed"),
+    OPT_STR("nullspace", nullspace_spec, REDO_CHECK | REDO_PC, "", NULL, -1, OVK__ROLE_NULLSPACE, "none | constant",
+            "constant: the constant vector is A's null space (a singular A, e.g. pure Neumann); none"),
+    OPT_NUM("many_group", OPT_INT, c.many_group, 0, INT32_MAX, REDO_CHECK, "0", -1,
+            "solve_many: systems whose vector updates run together between products; 0: as fit the cache"),
 };
 enum { OPT_COUNT = (int)(sizeof opt_defs / sizeof opt_defs[0]) };
+/* one bit per option in ovk_solver's opt_set */
+_Static_assert(OPT_COUNT <= 32, "opt_set holds a bit per option");
 
 static const opt_def *find_opt(const char *key)
 {
@@ -219,72 +257,129 @@ static const opt_def *find_opt(const char *key)
     return NULL;
 }
 
+static const opt_def *opt_of_role(ovk__opt_role role)
+{
+    for (int i = 0; i < OPT_COUNT; i++)
+        if (opt_defs[i].role == role) return &opt_defs[i];
+    return NULL;
+}
+
+/* the key of the option stored at offsetof(ovk_solver, field) == off */
+static const char *key_at(size_t off)
+{
+    for (int i = 0; i < OPT_COUNT; i++)
+        if (opt_defs[i].off == off) return opt_defs[i].key;
+    return "?";
+}
+
+static unsigned bit_of(const opt_def *d) { return 1u << (d - opt_defs); }
+static const opt_def *at(int i) { return i >= 0 && i < OPT_COUNT ? &opt_defs[i] : NULL; }
+
 int ovk__solver_option_count(void) { return OPT_COUNT; }
-const char *ovk__solver_option_key(int i) { return i >= 0 && i < OPT_COUNT ? opt_defs[i].key : NULL; }
+const char *ovk__solver_option_key(int i) { return at(i) ? at(i)->key : NULL; }
+int ovk_solver_option_count(void) { return OPT_COUNT; }
+const char *ovk_solver_option_name(int i) { return ovk__solver_option_key(i); }
+const char *ovk_solver_option_help(int i) { return at(i) ? at(i)->help : NULL; }
+const char *ovk_solver_option_default(int i) { return at(i) ? at(i)->dflt : NULL; }
+ovk__opt_role ovk__solver_option_role(int i) { return at(i) ? at(i)->role : OVK__ROLE_NONE; }
+const char *ovk__solver_role_key(ovk__opt_role role) { return opt_of_role(role) ? opt_of_role(role)->key : NULL; }
+
 /* a flag: an on/off integer (0..1), the only kind given without a value */
 int ovk__solver_option_is_flag(int i)
 {
-    return i >= 0 && i < OPT_COUNT && opt_defs[i].kind == OPT_INT && opt_defs[i].lo == 0 && opt_defs[i].hi == 1;
+    return at(i) && at(i)->kind == OPT_INT && at(i)->lo == 0 && at(i)->hi == 1;
 }
 
 void ovk__solver_option_range(int i, char *buf, size_t len)
 {
-    const opt_def *d = &opt_defs[i < 0 || i >= OPT_COUNT ? 0 : i];
-    if (d->kind == OPT_TEXT)
-        snprintf(buf, len, "%s", d->off == offsetof(ovk_solver, nullspace_spec) ? "none | constant" : "name[:key=value,...]");
+    const opt_def *d = at(i) ? at(i) : &opt_defs[0];
+    if (d->kind == OPT_TEXT) snprintf(buf, len, "%s", d->values);
     else if (d->kind == OPT_DOUBLE) snprintf(buf, len, "real %s 0", d->lo ? ">" : ">=");
     else if (d->hi == INT32_MAX) snprintf(buf, len, "integer >= %ld", d->lo);
     else snprintf(buf, len, "integer %ld..%ld", d->lo, d->hi);
 }
 
+int ovk_solver_option_range(int i, char *buf, size_t len)
+{
+    if (!at(i)) return ovk__fail(OVK_EINVAL, "ovk_solver_option_range: index %d outside 0..%d", i, OPT_COUNT - 1);
+    if (!buf || len == 0) return ovk__fail(OVK_EINVAL, "ovk_solver_option_range: no buffer");
+    ovk__solver_option_range(i, buf, len);
+    return OVK_OK;
+}
+
 static int unknown_opt(const char *key)
 {
     char list[512] = "";
-    for (int i = 0; i < OPT_COUNT; i++) {
-        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-        strncat(list, opt_defs[i].key, sizeof list - strlen(list) - 1);
-    }
+    for (int i = 0; i < OPT_COUNT; i++) ovk__list_add(list, sizeof list, ", ", opt_defs[i].key);
     return ovk__fail(OVK_EOPTION, "unknown solver option '%s'; options: %s", key ? key : "(null)", list);
-}
-
-static int set_text(const opt_def *d, char *dst, size_t len, const char *value)
-{
-    char range[64];
-    ovk__solver_option_range((int)(d - opt_defs), range, sizeof range);
-    if (strlen(value) >= len) /* what it may be, not only its length */
-        return ovk__fail(OVK_EOPTION, "option %s: value '%s' is not valid (values: %s, at most %zu characters)",
-                         d->key, value, range, len - 1);
-    snprintf(dst, len, "%s", value);
-    return OVK_OK;
 }
 
 /* the option's field in s */
 static void *field_of(const ovk_solver *s, const opt_def *d) { return (char *)s + d->off; }
 
-static int set_value(ovk_solver *s, const opt_def *d, const char *value)
+/* a parsed value, not stored yet */
+typedef union opt_value {
+    double d;
+    int i;
+    const char *text;
+} opt_value;
+
+static int parse_value(const opt_def *d, const char *value, opt_value *v)
 {
-    char *end = NULL;
+    char *end = NULL, range[64];
     if (!value) return ovk__fail(OVK_EOPTION, "option %s: NULL value", d->key);
     if (d->kind == OPT_TEXT) {
-        int rc = set_text(d, field_of(s, d), d->len, value);
-        s->o.backend = s->backend_spec[0] ? s->backend_spec : NULL; /* the struct form's view of it */
-        return rc;
+        ovk__solver_option_range((int)(d - opt_defs), range, sizeof range);
+        if (strlen(value) >= d->len) /* what it may be, not only its length */
+            return ovk__fail(OVK_EOPTION, "option %s: value '%s' is not valid (values: %s, at most %zu characters)",
+                             d->key, value, range, d->len - 1);
+        v->text = value;
+        return OVK_OK;
     }
     if (isspace((unsigned char)value[0])) /* strtod would skip it; "5 " is refused as well */
         return ovk__fail(OVK_EOPTION, "option %s='%s': white space around the number", d->key, value);
     if (d->kind == OPT_DOUBLE) {
-        double v = strtod(value, &end);
-        if (!*value || *end || !isfinite(v) || v < 0.0 || (d->lo && v == 0.0))
+        v->d = strtod(value, &end);
+        if (!*value || *end || !isfinite(v->d) || v->d < 0.0 || (d->lo && v->d == 0.0))
             return ovk__fail(OVK_EOPTION, "option %s=%s must be a finite number %s 0", d->key, value,
                              d->lo ? ">" : ">=");
-        *(double *)field_of(s, d) = v;
         return OVK_OK;
     }
-    long v = strtol(value, &end, 10);
-    if (!*value || *end || v < d->lo || v > d->hi)
+    long l = strtol(value, &end, 10);
+    if (!*value || *end || l < d->lo || l > d->hi)
         return ovk__fail(OVK_EOPTION, "option %s=%s must be an integer in [%ld, %ld]", d->key, value, d->lo, d->hi);
-    *(int *)field_of(s, d) = (int)v;
+    v->i = (int)l;
     return OVK_OK;
+}
+
+/* store a parsed value; a text option set to "" is unset (its default or
+ * environment applies), any other value counts as set by a call */
+static void store_value(ovk_solver *s, const opt_def *d, const opt_value *v)
+{
+    if (d->kind == OPT_TEXT) snprintf(field_of(s, d), d->len, "%s", v->text);
+    else if (d->kind == OPT_DOUBLE) *(double *)field_of(s, d) = v->d;
+    else *(int *)field_of(s, d) = v->i;
+    if (d->kind == OPT_TEXT && !v->text[0]) s->opt_set &= ~bit_of(d);
+    else s->opt_set |= bit_of(d);
+    s->o.backend = s->backend_spec[0] ? s->backend_spec : NULL; /* the struct form's view of it */
+}
+
+static int set_value(ovk_solver *s, const opt_def *d, const char *value)
+{
+    opt_value v;
+    int rc = parse_value(d, value, &v);
+    if (!rc) store_value(s, d, &v);
+    return rc;
+}
+
+/* every option at its default (creation): not counted as set */
+static void set_defaults(ovk_solver *s)
+{
+    for (int i = 0; i < OPT_COUNT; i++) {
+        opt_value v;
+        if (!parse_value(&opt_defs[i], opt_defs[i].dflt, &v)) store_value(s, &opt_defs[i], &v);
+    }
+    s->opt_set = 0;
 }
 
 /* the option's value as text */
@@ -296,6 +391,45 @@ static int print_value(const ovk_solver *s, const opt_def *d, char *buf, size_t 
     case OPT_DOUBLE: return snprintf(buf, len, "%.17g", *(const double *)f);
     default: return snprintf(buf, len, "%d", *(const int *)f);
     }
+}
+
+/* the option's environment variable when it supplies the value: no call
+ * set the option and the variable is not empty; else NULL */
+static const char *env_value(const ovk_solver *s, const opt_def *d)
+{
+    const char *env = d->env && !(s->opt_set & bit_of(d)) ? getenv(d->env) : NULL;
+    return env && *env ? env : NULL;
+}
+
+/* the backend as it is or will be resolved: the reducer's spec once there
+ * is one, else the option's sources (a call, the environment), else the
+ * default backend */
+static const char *resolved_backend(const ovk_solver *s)
+{
+    const opt_def *d = opt_of_role(OVK__ROLE_BACKEND);
+    if (s->user_red) return ovk_reducer_spec(s->user_red);
+    if (s->red_owned && s->red_from == ovk__fingerprint(s->backend_spec, strlen(s->backend_spec)))
+        return ovk_reducer_spec(s->red);
+    if (s->backend_spec[0]) return s->backend_spec;
+    return env_value(s, d) ? env_value(s, d) : OVK_BACKEND_DEFAULT;
+}
+
+/* the value in effect as text: the backend resolved, a text option unset
+ * but supplied by its environment variable, else the stored value */
+static int effective_value(const ovk_solver *s, const opt_def *d, char *buf, size_t len)
+{
+    if (d->role == OVK__ROLE_BACKEND) return snprintf(buf, len, "%s", resolved_backend(s));
+    if (env_value(s, d)) return snprintf(buf, len, "%s", env_value(s, d));
+    return print_value(s, d, buf, len);
+}
+
+/* where the value in effect comes from (the view, ovk_solver_get_option_origin) */
+static int origin_of(const ovk_solver *s, const opt_def *d, char *buf, size_t len)
+{
+    if (d->role == OVK__ROLE_BACKEND && s->user_red) return snprintf(buf, len, "the application's reducer");
+    if (s->opt_set & bit_of(d)) return snprintf(buf, len, "option %s", d->key);
+    if (env_value(s, d)) return snprintf(buf, len, "$%s", d->env);
+    return snprintf(buf, len, "default");
 }
 
 int ovk__solver_refuse(ovk_solver *s, int rc)
@@ -332,27 +466,46 @@ int ovk_solver_set_option(ovk_solver *s, const char *key, const char *value)
 
 int ovk__solver_usable(const ovk_solver *s, const char *fn) { return usable(s, fn); }
 
-/* the backend as it is or will be resolved: the reducer's spec once there
- * is one, else the option, else $OVK_REDUCE_BACKEND, else blocking */
-static const char *resolved_backend(const ovk_solver *s)
+/* a query of option `key` of s: its entry, or the failure */
+static int query(const ovk_solver *s, const char *fn, const char *key, char *buf, size_t len, const opt_def **d)
 {
-    const char *env = getenv(OVK_BACKEND_ENV);
-    if (s->user_red) return ovk_reducer_spec(s->user_red);
-    if (s->red_owned && s->red_from == ovk__fingerprint(s->backend_spec, strlen(s->backend_spec)))
-        return ovk_reducer_spec(s->red);
-    if (s->backend_spec[0]) return s->backend_spec;
-    return env && *env ? env : "blocking";
+    if (!valid(s)) return not_solver(fn);
+    *d = key ? find_opt(key) : NULL;
+    if (!*d) return unknown_opt(key);
+    if (!buf || len == 0) return ovk__fail(OVK_EINVAL, "%s: no buffer", fn);
+    return OVK_OK;
+}
+
+static int fits(int n, size_t len, const char *key)
+{
+    return (n >= 0 && (size_t)n < len) ? OVK_OK : ovk__fail(OVK_EINVAL, "option %s: buffer too short", key);
 }
 
 int ovk_solver_get_option(const ovk_solver *s, const char *key, char *buf, size_t len)
 {
-    if (!valid(s)) return not_solver("ovk_solver_get_option");
-    const opt_def *d = key ? find_opt(key) : NULL;
-    if (!d) return unknown_opt(key);
-    if (!buf || len == 0) return ovk__fail(OVK_EINVAL, "ovk_solver_get_option: no buffer");
-    int n = d->off == offsetof(ovk_solver, backend_spec) ? snprintf(buf, len, "%s", resolved_backend(s))
-                                                          : print_value(s, d, buf, len);
-    return (n >= 0 && (size_t)n < len) ? OVK_OK : ovk__fail(OVK_EINVAL, "option %s: buffer too short", key);
+    const opt_def *d = NULL;
+    int rc = query(s, "ovk_solver_get_option", key, buf, len, &d);
+    return rc ? rc : fits(effective_value(s, d, buf, len), len, key);
+}
+
+int ovk_solver_get_option_origin(const ovk_solver *s, const char *key, char *buf, size_t len)
+{
+    const opt_def *d = NULL;
+    int rc = query(s, "ovk_solver_get_option_origin", key, buf, len, &d);
+    return rc ? rc : fits(origin_of(s, d, buf, len), len, key);
+}
+
+/* the text that field d->pcg_off of *o sets option d to (NULL text: the
+ * default; a NULL precond_spec: the precond enum's name) */
+static const char *struct_text(const ovk_pcg_options *o, const opt_def *d, char *buf, size_t len)
+{
+    const char *p = (const char *)o + d->pcg_off;
+    if (d->kind == OPT_DOUBLE) snprintf(buf, len, "%.17g", *(const double *)p);
+    else if (d->kind == OPT_INT) snprintf(buf, len, "%d", *(const int *)p);
+    else if (*(const char *const *)p) return *(const char *const *)p;
+    else if (d->role == OVK__ROLE_PRECOND) return o->precond == OVK_PRECOND_NONE ? "none" : "jacobi";
+    else return d->dflt;
+    return buf;
 }
 
 int ovk_solver_set_options(ovk_solver *s, const ovk_pcg_options *o)
@@ -360,25 +513,41 @@ int ovk_solver_set_options(ovk_solver *s, const ovk_pcg_options *o)
     int bad = usable(s, "ovk_solver_set_options");
     if (bad) return bad;
     if (!o) return ovk__fail(OVK_EINVAL, "ovk_solver_set_options: NULL options");
-    const char *pc = o->precond_spec;
-    if (!pc && o->precond != OVK_PRECOND_DIAG && o->precond != OVK_PRECOND_NONE)
+    if (!o->precond_spec && o->precond != OVK_PRECOND_DIAG && o->precond != OVK_PRECOND_NONE)
         return ovk__fail(OVK_EOPTION, "unknown preconditioner %d", (int)o->precond);
-    if (!pc) pc = o->precond == OVK_PRECOND_NONE ? "none" : "jacobi";
-    int rc = set_text(find_opt("solver"), s->solver_spec, sizeof s->solver_spec, o->solver ? o->solver : "alg1");
-    if (rc) return rc;
-    rc = set_text(find_opt("precond"), s->precond_spec, sizeof s->precond_spec, pc);
-    if (rc) return rc;
-    rc = set_text(find_opt("backend"), s->backend_spec, sizeof s->backend_spec, o->backend ? o->backend : "");
-    if (rc) return rc;
-    s->o = *o;
-    s->o.solver = s->solver_spec;
-    s->o.precond_spec = s->precond_spec;
-    s->o.backend = s->backend_spec[0] ? s->backend_spec : NULL;
+    char text[OPT_COUNT][64];
+    opt_value v[OPT_COUNT];
+    for (int i = 0; i < OPT_COUNT; i++) { /* every value checked before any is stored */
+        const opt_def *d = &opt_defs[i];
+        int rc = d->pcg_off < 0 ? OVK_OK : parse_value(d, struct_text(o, d, text[i], sizeof text[i]), &v[i]);
+        if (rc) return rc;
+    }
+    for (int i = 0; i < OPT_COUNT; i++)
+        if (opt_defs[i].pcg_off >= 0) store_value(s, &opt_defs[i], &v[i]);
+    s->o.out = o->out;
+    s->o.precond = o->precond;
     s->o.reducer = NULL;
     s->user_red = o->reducer;
     s->refused = 0;
     s->dirty = REDO_ALL;
     return OVK_OK;
+}
+
+/* the struct form's defaults from the table: numbers as the table says,
+ * the solver's name too; the other names NULL (the backend: its
+ * environment, else the default; the preconditioner: the precond enum) */
+void ovk_pcg_options_init(ovk_pcg_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->precond = OVK_PRECOND_DIAG;
+    for (int i = 0; i < OPT_COUNT; i++) {
+        const opt_def *d = &opt_defs[i];
+        char *p = (char *)o + d->pcg_off;
+        if (d->pcg_off < 0) continue;
+        if (d->kind == OPT_DOUBLE) *(double *)p = strtod(d->dflt, NULL);
+        else if (d->kind == OPT_INT) *(int *)p = (int)strtol(d->dflt, NULL, 10);
+        else if (d->role == OVK__ROLE_SOLVER) *(const char **)p = d->dflt;
+    }
 }
 
 int ovk_solver_set_tolerances(ovk_solver *s, double tol, double atol, int max_iter)
@@ -552,7 +721,7 @@ static int pick_solver(ovk_solver *s)
 {
     char name[64], list[256];
     ovk__opts opts;
-    int rc = ovk__spec_parse("solver", OVK_EOPTION, s->solver_spec, name, sizeof name, &opts);
+    int rc = ovk__spec_parse(opt_of_role(OVK__ROLE_SOLVER)->key, OVK_EOPTION, s->solver_spec, name, sizeof name, &opts);
     if (rc) return rc;
     const ovk__solver *sv = ovk__solver_find(name);
     if (!sv) {
@@ -681,8 +850,10 @@ static int make_reducer(ovk_solver *s)
         return rc;
     }
     if (s->red_owned) return OVK_OK;
+    char spec[sizeof s->backend_spec];
+    effective_value(s, opt_of_role(OVK__ROLE_BACKEND), spec, sizeof spec); /* the option's sources, resolved */
     s->red = NULL;
-    rc = ovk_reducer_create(s->lay->comm, s->backend_spec[0] ? s->backend_spec : NULL, &s->red);
+    rc = ovk_reducer_create(s->lay->comm, spec, &s->red);
     if (rc) return rc;
     s->red_owned = 1;
     s->red_from = from;
@@ -1141,8 +1312,8 @@ static int singular_hint(ovk_solver *s, int rc)
     if (!(sqrt(v[0]) <= 1e-8 * c->norms.anorm * sqrt(v[1])) || strstr(detail, "ovk_solver_set_nullspace"))
         return ovk__fail(rc, "%s", detail);
     return ovk__fail(rc, "%s; A annihilates the constant vector (||A 1|| = %.3g): it is singular, declare its null "
-                         "space (-ovk_nullspace constant, or ovk_solver_set_nullspace)",
-                     detail, sqrt(v[0]));
+                         "space (-ovk_%s constant, or ovk_solver_set_nullspace)",
+                     detail, sqrt(v[0]), key_at(offsetof(ovk_solver, nullspace_spec)));
 }
 
 static void begin_solve(ovk__ctx *c, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
@@ -1225,6 +1396,7 @@ int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
         ovk__reducer_hold(s->red, 1);
         rc = run_solve(s, b, x, res);
         ovk__reducer_hold(s->red, -1);
+        s->last = *res;
     }
     ovk__matrix_hold(s->A, -1);
     s->busy = NULL;
@@ -1337,6 +1509,7 @@ int ovk_solver_solve_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector
         ovk__reducer_hold(s->red, 1);
         rc = run_many(s, k, B, X, results);
         ovk__reducer_hold(s->red, -1);
+        if (results && k > 0) s->last = results[0];
     }
     ovk__matrix_hold(s->A, -1);
     s->busy = NULL;
@@ -1345,18 +1518,11 @@ int ovk_solver_solve_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector
     return rc;
 }
 
+const ovk_pcg_result *ovk__solver_last_result(const ovk_solver *s) { return valid(s) ? &s->last : NULL; }
+
 int ovk_solver_system_index(const ovk_solver *s) { return valid(s) ? s->system : -1; }
 
 /* ---- view --------------------------------------------------------------- */
-
-/* where the backend comes from */
-static const char *backend_origin(const ovk_solver *s)
-{
-    const char *env = getenv(OVK_BACKEND_ENV);
-    if (s->user_red) return "the application's reducer";
-    if (s->backend_spec[0]) return "option backend";
-    return env && *env ? "$" OVK_BACKEND_ENV : "default";
-}
 
 static void view_matrix(const ovk_solver *s, FILE *f)
 {
@@ -1397,13 +1563,17 @@ int ovk_solver_view(const ovk_solver *s, FILE *f)
         fprintf(f, "  preconditioner: %s (%s)\n", s->precond_spec, s->pc.type->name);
     else fprintf(f, "  preconditioner: %s\n", s->precond_spec);
     if (!s->pc_fn && s->pc.type && s->pc.type->view && s->pc.state && s->ready) s->pc.type->view(s->pc.state, f);
-    fprintf(f, "  backend: %s (from %s)\n", resolved_backend(s), backend_origin(s));
+    char origin[64];
+    origin_of(s, opt_of_role(OVK__ROLE_BACKEND), origin, sizeof origin);
+    fprintf(f, "  backend: %s (from %s)\n", resolved_backend(s), origin);
     fprintf(f, "  tolerances: rtol = %g, atol = %g, divtol = %g%s, max_it = %d\n", o->tol, o->atol, s->mon.divtol,
             s->mon.divtol > 0.0 ? "" : " (off)", o->max_iter);
-    fprintf(f, "  initial guess: %s; convergence test: %s; monitor: %s%s%s\n",
+    fprintf(f, "  initial guess: %s; convergence test: %s; monitor: %s%s%s%s%s%s\n",
             s->guess_zero ? "zero" : "x on entry", s->mon.conv_fn ? "the application's" : "||r|| < max(rtol ||b||, atol)",
-            s->mon.fn ? "the application's" : "none", s->mon.print ? ", -ovk_monitor" : "",
-            s->mon.print_true ? ", -ovk_monitor_true (one product and one blocking reduction per iteration)" : "");
+            s->mon.fn ? "the application's" : "none", s->mon.print ? ", -ovk_" : "",
+            s->mon.print ? key_at(offsetof(ovk_solver, mon.print)) : "", s->mon.print_true ? ", -ovk_" : "",
+            s->mon.print_true ? key_at(offsetof(ovk_solver, mon.print_true)) : "",
+            s->mon.print_true ? " (one product and one blocking reduction per iteration)" : "");
     view_matrix(s, f);
     if (s->ns.has_constant || s->ns.user_k || !strcmp(s->nullspace_spec, "constant"))
         fprintf(f, "  null space: %s%d vector(s) of the application; projected out of b, of every iteration's "
@@ -1414,8 +1584,7 @@ int ovk_solver_view(const ovk_solver *s, FILE *f)
         fprintf(f, "  null space: the last solve's b had ||Z^T b||/||b|| = %.3e (removed)\n", s->ns.inconsistency);
     fprintf(f, "  options:");
     for (int i = 0; i < OPT_COUNT; i++) {
-        if (opt_defs[i].off == offsetof(ovk_solver, backend_spec)) snprintf(buf, sizeof buf, "%s", resolved_backend(s));
-        else print_value(s, &opt_defs[i], buf, sizeof buf);
+        effective_value(s, &opt_defs[i], buf, sizeof buf);
         fprintf(f, " %s=%s", opt_defs[i].key, buf);
     }
     fprintf(f, "\n");

@@ -9,11 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../solver.h"
+#include "option_table.h"
 
 #define ENV_OPTIONS "OVK_OPTIONS"
 #define LIB_MARK "ovk_" /* the library's names: -[prefix]ovk_KEY */
 #define OPTION_KEY_MAX 32 /* room for the longest key of the option table */
+/* the database's own names, outside the solver's option table */
+#define DB_HELP LIB_MARK "help"
+#define DB_OPTIONS_LEFT LIB_MARK "options_left"
 
 typedef struct entry {
     char *name;  /* without the leading '-' */
@@ -252,7 +255,7 @@ static int read_options(ovk_solver *s, const char *prefix)
 /* -ovk_help given (and not 0) */
 static int help_wanted(void)
 {
-    const entry *e = lookup(LIB_MARK "help");
+    const entry *e = lookup(DB_HELP);
     return e && !(e->value && !strcmp(e->value, "0"));
 }
 
@@ -275,7 +278,7 @@ int ovk_options_left(FILE *f)
     for (int i = 0; i < db.n; i++) {
         const entry *e = &db.e[i];
         if (e->used || (!e->from_env && !strstr(e->name, LIB_MARK))) continue;
-        if (!strcmp(e->name, LIB_MARK "options_left")) continue;
+        if (!strcmp(e->name, DB_OPTIONS_LEFT)) continue;
         left++;
         if (f)
             fprintf(f, "ovk: option -%s%s%s was not used%s\n", e->name, e->value ? " " : "", e->value ? e->value : "",
@@ -289,7 +292,7 @@ int ovk_options_left(FILE *f)
 int ovk_options_finalize(void)
 {
     int rank = 0, init = 0, fin = 0, want = 1, given = 0, left = 0;
-    int rc = ovk_options_get_int("-" LIB_MARK "options_left", &want, &given);
+    int rc = ovk_options_get_int(DB_OPTIONS_LEFT, &want, &given);
     MPI_Initialized(&init);
     MPI_Finalized(&fin);
     if (init && !fin) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -299,10 +302,16 @@ int ovk_options_finalize(void)
             printf("ovk: WARNING! %d option%s you set %s not used (misspelt? a prefix no solver has?):\n", left,
                    left == 1 ? "" : "s", left == 1 ? "was" : "were");
             ovk_options_left(stdout);
-            printf("ovk: (-" LIB_MARK "options_left 0 turns this warning off)\n");
+            printf("ovk: (-" DB_OPTIONS_LEFT " 0 turns this warning off)\n");
         }
         if (rank == 0 && !left && given) printf("ovk: every option was used\n");
     }
     ovk_options_clear();
     return rc ? rc : left;
+}
+
+void ovk__options_help_extra(FILE *f)
+{
+    fprintf(f, "  -" DB_OPTIONS_LEFT " <0|1>: at ovk_options_finalize, 0: no warning for options nobody read; "
+               "1: say also when every option was used\n");
 }

@@ -72,15 +72,6 @@ void ovk__solver_nonsymmetric_names(char *buf, size_t len)
         if (solvers[i]->nonsymmetric) ovk__list_add(buf, len, ", ", solvers[i]->name);
 }
 
-void ovk_pcg_options_init(ovk_pcg_options *o)
-{
-    memset(o, 0, sizeof *o);
-    o->solver = "alg1";
-    o->tol = 1e-8;
-    o->max_iter = 1000;
-    o->precond = OVK_PRECOND_DIAG;
-}
-
 static const char *const reason_names[] = {
 #define OVK_REASON_NAME_(name, value, text) [value] = text,
     OVK_REASON_LIST(OVK_REASON_NAME_)

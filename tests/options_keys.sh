@@ -1,0 +1,82 @@
+#!/bin/sh
+# One spelling per option key.  The keys are the library's own, as
+# -ovk_help prints them from the option table (src/solvers/interface/
+# object.c); the check fails when
+#   1. a string literal of src/ (comments stripped by the C preprocessor)
+#      is a key, but for the key's entry in the table (OPT_STR/OPT_NUM) and
+#      the kind of spec that ovk__spec_parse names in its messages ("solver",
+#      "backend": the spec grammar's word, shared with ovk_reducer_create,
+#      which has no option table);
+#   2. a string literal of src/ holds the database's name -ovk_KEY of a key
+#      (messages take the key from the table: "-ovk_%s");
+#   3. docs/options.md's list of keys (from "The database's name of key" to
+#      the end of its item) or
+#      the option list of include/ovkrylov/solver.h differs from the table's.
+# Prose words equal to a key ("the solver", "a view") are not keys: only a
+# whole literal or the -ovk_ spelling is.  The per-method keys of spec
+# strings (plcg:l=3, gmres:restart=30) belong to each method's parser and
+# its registry description, not to the option table: not checked here.
+# Usage: options_keys.sh SOURCE_DIR 'COMMAND printing -ovk_help' (e.g.
+# "mpiexec -n 1 build/examples/ovk_laplace27 -n 2 2 2 -ovk_help")
+src=${1:?source dir}
+shift
+cc=${CC:-cc}
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+"$@" > "$tmp/help" 2>&1 || { cat "$tmp/help"; echo "options_keys: '$*' failed" >&2; exit 1; }
+sed -n 's/^  -ovk_\([a-z_0-9]*\) <.*/\1/p' "$tmp/help" | grep -v '^options_left$' > "$tmp/keys"
+n=$(wc -l < "$tmp/keys")
+if [ "$n" -lt 10 ]; then
+  cat "$tmp/help"
+  echo "options_keys: only $n keys in the -ovk_help output above" >&2
+  exit 1
+fi
+# every string literal of src/, comments stripped: FILE:LINE:"text"
+for f in $(find "$src/src" -name '*.[ch]' | sort); do
+  "$cc" -fpreprocessed -dD -E -P "$f" 2>/dev/null | grep -noE '"([^"\\]|\\.)*"' | sed "s|^|${f#"$src"/}:|"
+done > "$tmp/literals"
+# and the lines they are on, to know the table's and spec_parse's
+for f in $(find "$src/src" -name '*.[ch]' | sort); do
+  "$cc" -fpreprocessed -dD -E -P "$f" 2>/dev/null | grep -nE '"' | sed "s|^|${f#"$src"/}:|"
+done > "$tmp/lines"
+bad=0
+while read -r k; do
+  whole=$(grep -E ":\"$k\"\$" "$tmp/literals" | cut -d: -f1,2)
+  table=0
+  for at in $whole; do
+    line=$(grep -F "$at:" "$tmp/lines" | head -1)
+    case "$at" in
+      src/solvers/interface/object.c:*)
+        if echo "$line" | grep -qE "OPT_(STR|NUM)\(\"$k\","; then table=$((table + 1)); continue; fi ;;
+    esac
+    if echo "$line" | grep -qE "ovk__spec_parse\(\"$k\","; then continue; fi
+    echo "key '$k' spelled outside the option table: $line" >&2
+    bad=1
+  done
+  if [ "$table" -ne 1 ]; then
+    echo "key '$k': $table entries in the option table of src/solvers/interface/object.c (1 expected)" >&2
+    bad=1
+  fi
+  if grep -E "\"[^\"]*-ovk_$k([^a-z0-9_].*)?\"\$" "$tmp/literals" >&2; then
+    echo "key '$k': the database name -ovk_$k above is spelled out (take the key from the table)" >&2
+    bad=1
+  fi
+done < "$tmp/keys"
+# the documented lists
+sort -u "$tmp/keys" > "$tmp/lib"
+awk '/The database.s name of key/{on=1} on && /^- \*\*/{on=0} on' "$src/docs/options.md" |
+  grep -oE '`-ovk_[a-z_0-9]+`' | tr -d '`' | sed 's/^-ovk_//' | sort -u > "$tmp/doc"
+if ! diff "$tmp/lib" "$tmp/doc" > "$tmp/d1"; then
+  echo "docs/options.md's key list ('<' the library has, '>' the doc has):" >&2
+  cat "$tmp/d1" >&2
+  bad=1
+fi
+awk '/^ \* Options \(ovk_solver_set_option/{on=1} on && /\*\//{on=0} on' "$src/include/ovkrylov/solver.h" |
+  sed -n 's/^ \*   \([a-z_0-9][a-z_0-9]*\) .*/\1/p' | sort -u > "$tmp/hdr"
+if ! diff "$tmp/lib" "$tmp/hdr" > "$tmp/d2"; then
+  echo "include/ovkrylov/solver.h's option list ('<' the library has, '>' the header has):" >&2
+  cat "$tmp/d2" >&2
+  bad=1
+fi
+[ "$bad" -eq 0 ] && echo "options_keys: $n keys, each spelled once in src/ (the option table); docs/options.md and solver.h list the same keys"
+exit "$bad"
