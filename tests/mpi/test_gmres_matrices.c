@@ -5,7 +5,9 @@
  * orsirr_1, sherman5 and watt_2; on utm1700a (GMRES(30) with Jacobi
  * stagnates there) never "converged" short of rtol: converged truly, or
  * the iteration limit or a breakdown whose reported residual is the true
- * one, not above the start. */
+ * one, not above the start.  At 3 and 4 ranks (oversubscribed on small
+ * machines, where MPICH's polling makes each reduction slow) every GMRES
+ * on watt_2, gmres alone on the others. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -90,7 +92,7 @@ static outcome solve(const ovk_matrix *A, const char *solver, const char *precon
 }
 
 /* every GMRES on every shared matrix, each pair of preconditioner and b */
-static void matrices(int rank)
+static void matrices(int rank, int size)
 {
     static const char *const names[] = {"cdde1", "hor131", "orsirr_1", "sherman5", "watt_2", "utm1700a"};
     static const char *const solvers[] = {"gmres",      "fgmres",     "gmres:basis=single",
@@ -109,11 +111,12 @@ static void matrices(int rank)
         MT_RC(OVK_OK, ovk_mm_read(MPI_COMM_WORLD, path, &A));
         if (!A) continue;
         double tm = MPI_Wtime();
-        for (int s = 0; s < 6; s++)
+        int nsolvers = size > 2 && strcmp(names[m], "watt_2") ? 1 : 6;
+        for (int s = 0; s < nsolvers; s++)
             for (int p = 0; p < 2; p++)
                 for (int ones = 1; ones >= 0; ones--) {
                     char what[128];
-                    outcome o = solve(A, solvers[s], pcs[p], ones, hard ? 400 : 3000);
+                    outcome o = solve(A, solvers[s], pcs[p], ones, hard ? 200 : 3000);
                     snprintf(what, sizeof what, "%s %s %s b=%s", names[m], solvers[s], pcs[p], ones ? "A1" : "random");
                     if (!hard || o.rc == OVK_OK)
                         MT_CHECK(o.rc == OVK_OK && o.reason == OVK_REASON_CONVERGED && o.true_rel < 1e-8,
@@ -135,11 +138,12 @@ static void matrices(int rank)
 
 int main(int argc, char **argv)
 {
-    int rank, provided = MPI_THREAD_SINGLE;
+    int rank, size, provided = MPI_THREAD_SINGLE;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     double t0 = MPI_Wtime();
-    matrices(rank);
+    matrices(rank, size);
     if (rank == 0) printf("seconds: %.2f\n", MPI_Wtime() - t0);
     int rc = mt_finish("test_gmres_matrices");
     MPI_Finalize();
