@@ -334,15 +334,15 @@ static double lanes_sum(const double *e)
     V a[G][S], b[G][S], p[S], q[S], y;                                                             \
     memset(a, 0, sizeof a);                                                                        \
     memset(b, 0, sizeof b);                                                                        \
-    int r = lo, w8 = 8 / (S);                                                                      \
+    int r = lo, part = 8 / (S); /* rows per vector of V */                                                                      \
     for (; r + 8 <= hi; r += 8) {                                                                  \
         for (int k = 0; k < (S); k++) {                                                            \
-            memcpy(&p[k], u + r + k * w8, sizeof(V));                                              \
-            memcpy(&q[k], w + r + k * w8, sizeof(V));                                              \
+            memcpy(&p[k], u + r + k * part, sizeof(V));                                              \
+            memcpy(&q[k], w + r + k * part, sizeof(V));                                              \
         }                                                                                          \
         _Pragma("GCC unroll 4") for (int i = 0; i < (G); i++)                                      \
             _Pragma("GCC unroll 2") for (int k = 0; k < (S); k++) {                                \
-            memcpy(&y, x[i] + r + k * w8, sizeof(V));                                              \
+            memcpy(&y, x[i] + r + k * part, sizeof(V));                                              \
             a[i][k] += y * p[k];                                                                   \
             b[i][k] += y * q[k];                                                                   \
         }                                                                                          \
@@ -383,16 +383,16 @@ __attribute__((target("avx512f"))) static void dots4x2_avx512(int nx, const doub
 }
 #endif
 
-/* the widest version the CPU runs, chosen once */
+/* the widest version the CPU runs: 2 AVX-512, 1 AVX2, 0 the quads (asked
+ * at each call: a load of the flags GCC's start-up code set, and no
+ * state shared between threads) */
 static int dots_isa(void)
 {
-    static int isa = -1; /* 0 quads, 1 AVX2, 2 AVX-512 */
 #ifdef OVK_DOTS_X86
-    if (isa < 0) isa = __builtin_cpu_supports("avx512f") ? 2 : (__builtin_cpu_supports("avx2") ? 1 : 0);
+    return __builtin_cpu_supports("avx512f") ? 2 : (__builtin_cpu_supports("avx2") ? 1 : 0);
 #else
-    isa = 0;
+    return 0;
 #endif
-    return isa;
 }
 
 /* ou[i] += <X[i], u>, ow[i] += <X[i], w> over rows lo..hi for up to four
