@@ -396,12 +396,11 @@ static int dots_isa(void)
 }
 
 /* ou[i] += <X[i], u>, ow[i] += <X[i], w> over rows lo..hi for up to four
- * vectors */
-static void dots4x2(int nx, const double *const *X, const double *u, const double *w, int lo, int hi, double *ou,
-                    double *ow)
+ * vectors, by the version isa */
+static void dots4x2_by(int isa, int nx, const double *const *X, const double *u, const double *w, int lo, int hi,
+                       double *ou, double *ow)
 {
 #ifdef OVK_DOTS_X86
-    int isa = dots_isa();
     if (isa == 2) {
         dots4x2_avx512(nx, X, u, w, lo, hi, ou, ow);
         return;
@@ -412,7 +411,24 @@ static void dots4x2(int nx, const double *const *X, const double *u, const doubl
         return;
     }
 #endif
+    (void)isa;
     for (int i = 0; i < nx; i += 2) dots2x2_quads(nx - i < 2 ? nx - i : 2, X + i, u, w, lo, hi, ou + i, ow + i);
+}
+
+static void dots4x2(int nx, const double *const *X, const double *u, const double *w, int lo, int hi, double *ou,
+                    double *ow)
+{
+    dots4x2_by(dots_isa(), nx, X, u, w, lo, hi, ou, ow);
+}
+
+/* For tests (tests/unit/test_gmres_kernels.c): dots4x2 by the version isa
+ * (2 AVX-512, 1 AVX2, 0 the quads); -1 when this CPU does not run it */
+int ovk__gmres_dots4x2_by(int isa, int nx, const double *const *X, const double *u, const double *w, int lo, int hi,
+                          double *ou, double *ow)
+{
+    if (isa < 0 || isa > dots_isa() || nx < 1 || nx > 4) return -1;
+    dots4x2_by(isa, nx, X, u, w, lo, hi, ou, ow);
+    return 0;
 }
 
 /* dots4x2 of float vectors, summed in double; absent ones alias F[0] */
