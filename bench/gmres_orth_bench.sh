@@ -3,9 +3,12 @@
 #   0 us, convection-diffusion -n N0 per rank (2 ranks: 2 N0^3 rows), Jacobi: our gmres
 #        (orth=dcgs2, the default) and gmres:orth=cgs (one classical pass, the norm after
 #        it) against PETSc KSPGMRES (right preconditioning, unpreconditioned norm)
+#   0 us, -n NL per rank: gmres and gmres:orth=cgs, the local work w of a step (the
+#        latency bound's w in docs/performance.md section 7)
 #   LAT us per reduction (ours -latency_us), -n NL per rank, Jacobi: gmres, gmres:orth=cgs,
 #        pgmres (l=2, native backend) and pgmres with the shifts given (the pipeline only)
 # Every case once per repeat, in the same order; medians of the seconds per iteration.
+# The load (uptime) before and after the run goes to stderr.
 #
 # Usage: bench/gmres_orth_bench.sh [-b BUILD] [-p PEERS] [-r R] [-n0 N0] [-nl NL] [-lat US]
 #   BUILD: ovkrylov's build dir (default build/); PEERS: bench/peers/build.sh's dir
@@ -31,12 +34,16 @@ for s in gmres gmres:orth=cgs; do
 done
 [ -n "$P" ] && add "0us petsc-gmres" "${MPI[*]} $P/petsc_cg ${CD[*]} -n $N0 $N0 $N0 -ksp_type gmres -pc_type jacobi -maxit 90"
 for s in gmres gmres:orth=cgs; do
+    add "0us -n $NL $s" "${MPI[*]} $OURS ${CD[*]} -n $NL $NL $NL -solver $s -precond jacobi -backend blocking -maxit 390"
+done
+for s in gmres gmres:orth=cgs; do
     add "${LAT}us $s" "${MPI[*]} $OURS ${CD[*]} -n $NL $NL $NL -solver $s -precond jacobi -backend blocking -latency_us $LAT -maxit 390"
 done
 for s in pgmres pgmres:lmin=0,lmax=2; do
     add "${LAT}us $s" "${MPI[*]} $OURS ${CD[*]} -n $NL $NL $NL -solver $s -precond jacobi -backend native -latency_us $LAT -maxit 390"
 done
 declare -A T
+echo "load before: $(uptime)" >&2
 for ((r = 1; r <= R; r++)); do
     for i in "${!NAMES[@]}"; do
         out=$(${CMDS[$i]} 2>&1 || true)
@@ -47,6 +54,7 @@ for ((r = 1; r <= R; r++)); do
         echo "repeat $r: ${NAMES[$i]}: $it iterations, $st s, $per s/iteration" >&2
     done
 done
+echo "load after: $(uptime)" >&2
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 echo "| case | median s per iteration |"
 echo "|---|---|"

@@ -318,8 +318,10 @@ static void expect_honest(const char *what, const run_out *o)
 /* gmres:basis=single on the shared nonsymmetric matrices (skipped without
  * them) where gmres(30) on a double basis converges: converged too, the
  * true residual below rtol.  Where it does not (utm1700a but with ilu0 on
- * one rank, i.e. a complete ILU(0); watt_2; sherman5 with jacobi for this
- * b) a true convergence or an honest end within the same steps; on watt_2
+ * one rank, i.e. a complete ILU(0); watt_2: Jacobi needs more than 1,500
+ * steps for this b, and with ILU(0), whose L has cond ~2e16, the update is
+ * lost to rounding, the safeguard's breakdown) a true convergence or an
+ * honest end within the same steps; on watt_2
  * the solve goes on with a double basis after the first cycle, and the view
  * says so. */
 static void shared_matrices(int rank)

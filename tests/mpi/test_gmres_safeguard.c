@@ -1,8 +1,6 @@
-/* The GMRES family's robustness: on watt_2 (cond ~1e11, skipped without the
- * shared matrices) every GMRES with its default settings converges truly
- * to 1e-8 with Jacobi (b = A 1 and the drivers' random b) and with ILU(0)
- * and b = A 1, and ends honestly with ILU(0) and the random b (never
- * "converged" short of rtol, never above the start); one cycle's ||I - V^T V||_F (gmres:orthloss=1, read from the
+/* The GMRES family's robustness (every GMRES on every shared matrix:
+ * test_gmres_matrices): one cycle's ||I - V^T V||_F on watt_2 (cond ~1e11,
+ * skipped without the shared matrices; gmres:orthloss=1, read from the
  * view) stays below 1e-10 with the default dcgs2 and is far larger with one
  * classical pass; a matrix whose Krylov basis loses its orthogonality in one
  * pass makes orth=cgs's safeguard reorthogonalize fully (the view says so)
@@ -138,35 +136,6 @@ static ovk_matrix *shared_matrix(const char *name)
     ovk_matrix *A = NULL;
     MT_RC(OVK_OK, ovk_mm_read(MPI_COMM_WORLD, path, &A));
     return A;
-}
-
-/* every GMRES with default settings on watt_2; at 3 and 4 ranks (run
- * oversubscribed, slow under MPICH) the random b's long solves for gmres only */
-static void watt2(int rank, int size)
-{
-    ovk_matrix *A = shared_matrix("watt_2");
-    if (!A) {
-        if (rank == 0) printf("watt_2: skipped (no directory '%s')\n", OVK_NONSYM_DIR);
-        return;
-    }
-    static const char *const solvers[] = {"gmres", "fgmres", "gmres:basis=single", "pgmres:l=1", "pgmres:l=2",
-                                          "pgmres:l=3"};
-    static const char *const pcs[] = {"jacobi", "ilu0"};
-    for (int s = 0; s < 6; s++)
-        for (int p = 0; p < 2; p++)
-            for (int ones = 1; ones >= (size > 2 && s > 0 ? 1 : 0); ones--) {
-                char what[96];
-                outcome o = solve(A, solvers[s], pcs[p], NULL, NULL, ones, 2000);
-                snprintf(what, sizeof what, "watt_2 %s %s b=%s", solvers[s], pcs[p], ones ? "A1" : "random");
-                if (p == 0 || ones) /* converges; ilu0 with a random b: an honest end (docs/solvers.md) */
-                    MT_CHECK(o.rc == OVK_OK && o.reason == OVK_REASON_CONVERGED && o.true_rel < 1e-8,
-                             "%s: status %d, %d iterations, true residual %.3e", what, o.rc, o.iterations, o.true_rel);
-                else expect_honest(what, &o);
-                if (rank == 0)
-                    printf("%-40s %5d iterations, %-16s true residual %.2e\n", what, o.iterations,
-                           ovk_reason_name(o.reason), o.true_rel);
-            }
-    ovk_matrix_destroy(A);
 }
 
 /* ||I - V^T V||_F of the view's orthloss line (-1: none) */
@@ -346,16 +315,13 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    double t0 = MPI_Wtime();
-    watt2(rank, size);
     double t1 = MPI_Wtime();
     orthogonality(rank);
     safeguard(rank, size);
     double t2 = MPI_Wtime();
     last_finite(rank);
     utm(rank);
-    if (rank == 0) printf("seconds: watt_2 %.2f, orthogonality and safeguard %.2f, the rest %.2f\n", t1 - t0, t2 - t1,
-                          MPI_Wtime() - t2);
+    if (rank == 0) printf("seconds: orthogonality and safeguard %.2f, the rest %.2f\n", t2 - t1, MPI_Wtime() - t2);
     int rc = mt_finish("test_gmres_safeguard");
     MPI_Finalize();
     return rc;

@@ -308,31 +308,127 @@ static void combine_norm(ovk__ctx *c, const basis *b, const double *coef, double
 
 /* ---- DCGS2 kernels: two vectors against the basis in one pass --------- */
 
-/* ou[i] += <X[i], u>, ow[i] += <X[i], w> over rows lo..hi for up to four
- * vectors; absent ones alias u, their sums dropped */
-static void dots4x2(int nx, const double *const *X, const double *restrict u, const double *restrict w, int lo,
-                    int hi, double *ou, double *ow)
+/* The two-vector sums run in eight fixed lanes (lane l: the rows r = l mod
+ * 8 of each group of eight from lo), summed over the lanes in one fixed
+ * order at the end, whatever the instruction set: AVX-512 one register of
+ * eight (four basis vectors per call), AVX2 two of four (two basis vectors
+ * per call, the sums in its sixteen registers), else the same quads as the
+ * compiler lowers them; every version gives the same bits.  The
+ * element-wise updates are cloned as they are (OVK__CLONES). */
+typedef double quad __attribute__((vector_size(4 * sizeof(double))));
+typedef double octet __attribute__((vector_size(8 * sizeof(double))));
+
+/* the eight lanes' sum, in a fixed order */
+static double lanes_sum(const double *e)
 {
-    const double *restrict x0 = X[0], *restrict x1 = nx > 1 ? X[1] : u, *restrict x2 = nx > 2 ? X[2] : u,
-                 *restrict x3 = nx > 3 ? X[3] : u;
-    double a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
-#pragma omp simd reduction(+ : a0, a1, a2, a3, b0, b1, b2, b3)
-    for (int r = lo; r < hi; r++) {
-        double p = u[r], q = w[r];
-        a0 += x0[r] * p;
-        b0 += x0[r] * q;
-        a1 += x1[r] * p;
-        b1 += x1[r] * q;
-        a2 += x2[r] * p;
-        b2 += x2[r] * q;
-        a3 += x3[r] * p;
-        b3 += x3[r] * q;
+    return ((e[0] + e[1]) + (e[2] + e[3])) + ((e[4] + e[5]) + (e[6] + e[7]));
+}
+
+/* The body of a kernel over G basis vectors (G <= 4) with S vectors of
+ * type V per group of eight rows: ou[i] += <X[i], u>, ow[i] += <X[i], w>
+ * (absent vectors alias u, their sums dropped), the rows after the last
+ * group of eight summed after the lanes. */
+#define DOTS_X2_BODY(V, S, G)                                                                      \
+    const double *x[4];                                                                            \
+    for (int i = 0; i < (G); i++) x[i] = i < nx ? X[i] : u;                                        \
+    V a[G][S], b[G][S], p[S], q[S], y;                                                             \
+    memset(a, 0, sizeof a);                                                                        \
+    memset(b, 0, sizeof b);                                                                        \
+    int r = lo, part = 8 / (S); /* rows per vector of V */                                                                      \
+    for (; r + 8 <= hi; r += 8) {                                                                  \
+        for (int k = 0; k < (S); k++) {                                                            \
+            memcpy(&p[k], u + r + k * part, sizeof(V));                                              \
+            memcpy(&q[k], w + r + k * part, sizeof(V));                                              \
+        }                                                                                          \
+        _Pragma("GCC unroll 4") for (int i = 0; i < (G); i++)                                      \
+            _Pragma("GCC unroll 2") for (int k = 0; k < (S); k++) {                                \
+            memcpy(&y, x[i] + r + k * part, sizeof(V));                                              \
+            a[i][k] += y * p[k];                                                                   \
+            b[i][k] += y * q[k];                                                                   \
+        }                                                                                          \
+    }                                                                                              \
+    for (int i = 0; i < (G) && i < nx; i++) {                                                      \
+        double ea[8], eb[8];                                                                       \
+        memcpy(ea, a[i], sizeof ea);                                                               \
+        memcpy(eb, b[i], sizeof eb);                                                               \
+        double sa = lanes_sum(ea), sb = lanes_sum(eb);                                             \
+        for (int t = r; t < hi; t++) {                                                             \
+            sa += x[i][t] * u[t];                                                                  \
+            sb += x[i][t] * w[t];                                                                  \
+        }                                                                                          \
+        ou[i] += sa;                                                                               \
+        ow[i] += sb;                                                                               \
     }
-    const double a[4] = {a0, a1, a2, a3}, b[4] = {b0, b1, b2, b3};
-    for (int i = 0; i < nx; i++) {
-        ou[i] += a[i];
-        ow[i] += b[i];
+
+static void dots2x2_quads(int nx, const double *const *X, const double *restrict u, const double *restrict w, int lo,
+                          int hi, double *ou, double *ow)
+{
+    DOTS_X2_BODY(quad, 2, 2)
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define OVK_DOTS_X86 1
+__attribute__((target("avx2"))) static void dots2x2_avx2(int nx, const double *const *X, const double *restrict u,
+                                                        const double *restrict w, int lo, int hi, double *ou,
+                                                        double *ow)
+{
+    DOTS_X2_BODY(quad, 2, 2)
+}
+
+__attribute__((target("avx512f"))) static void dots4x2_avx512(int nx, const double *const *X, const double *restrict u,
+                                                             const double *restrict w, int lo, int hi, double *ou,
+                                                             double *ow)
+{
+    DOTS_X2_BODY(octet, 1, 4)
+}
+#endif
+
+/* the widest version the CPU runs: 2 AVX-512, 1 AVX2, 0 the quads (asked
+ * at each call: a load of the flags GCC's start-up code set, and no
+ * state shared between threads) */
+static int dots_isa(void)
+{
+#ifdef OVK_DOTS_X86
+    return __builtin_cpu_supports("avx512f") ? 2 : (__builtin_cpu_supports("avx2") ? 1 : 0);
+#else
+    return 0;
+#endif
+}
+
+/* ou[i] += <X[i], u>, ow[i] += <X[i], w> over rows lo..hi for up to four
+ * vectors, by the version isa */
+static void dots4x2_by(int isa, int nx, const double *const *X, const double *u, const double *w, int lo, int hi,
+                       double *ou, double *ow)
+{
+#ifdef OVK_DOTS_X86
+    if (isa == 2) {
+        dots4x2_avx512(nx, X, u, w, lo, hi, ou, ow);
+        return;
     }
+    if (isa == 1) {
+        for (int i = 0; i < nx; i += 2)
+            dots2x2_avx2(nx - i < 2 ? nx - i : 2, X + i, u, w, lo, hi, ou + i, ow + i);
+        return;
+    }
+#endif
+    (void)isa;
+    for (int i = 0; i < nx; i += 2) dots2x2_quads(nx - i < 2 ? nx - i : 2, X + i, u, w, lo, hi, ou + i, ow + i);
+}
+
+static void dots4x2(int nx, const double *const *X, const double *u, const double *w, int lo, int hi, double *ou,
+                    double *ow)
+{
+    dots4x2_by(dots_isa(), nx, X, u, w, lo, hi, ou, ow);
+}
+
+/* For tests (tests/unit/test_gmres_kernels.c): dots4x2 by the version isa
+ * (2 AVX-512, 1 AVX2, 0 the quads); -1 when this CPU does not run it */
+int ovk__gmres_dots4x2_by(int isa, int nx, const double *const *X, const double *u, const double *w, int lo, int hi,
+                          double *ou, double *ow)
+{
+    if (isa < 0 || isa > dots_isa() || nx < 1 || nx > 4) return -1;
+    dots4x2_by(isa, nx, X, u, w, lo, hi, ou, ow);
+    return 0;
 }
 
 /* dots4x2 of float vectors, summed in double; absent ones alias F[0] */
@@ -375,14 +471,7 @@ static void dots_two(ovk__ctx *c, const basis *q, const double *u, const double 
             dots4x2_single(q->nf - i < 4 ? q->nf - i : 4, q->F + i, u, w, lo, hi, du + i, dw + i);
         for (int i = 0; i < q->nd; i += 4)
             dots4x2(q->nd - i < 4 ? q->nd - i : 4, q->X + i, u, w, lo, hi, du + q->nf + i, dw + q->nf + i);
-        double uu = 0.0, uw = 0.0;
-#pragma omp simd reduction(+ : uu, uw)
-        for (int r = lo; r < hi; r++) {
-            uu += u[r] * u[r];
-            uw += u[r] * w[r];
-        }
-        du[k] += uu;
-        dw[k] += uw;
+        dots4x2(1, (const double *const[]){u}, u, w, lo, hi, du + k, dw + k); /* <u,u>, <u,w> */
         since += hi - lo;
         if (since >= every || hi == n) {
             ovk__poke(&c->hook);
@@ -394,7 +483,7 @@ static void dots_two(ovk__ctx *c, const basis *q, const double *u, const double 
 
 /* u -= sum_i a_i X[i], w -= sum_i b_i X[i] over rows lo..hi for up to four
  * vectors (absent ones alias X[0] with coefficients 0) */
-static void sub4x2(int nx, const double *const *X, const double *a, const double *b, double *restrict u,
+OVK__CLONES static void sub4x2(int nx, const double *const *X, const double *a, const double *b, double *restrict u,
                    double *restrict w, int lo, int hi)
 {
     const double *restrict x0 = X[0], *restrict x1 = X[nx > 1], *restrict x2 = X[nx > 2 ? 2 : 0],
@@ -410,7 +499,7 @@ static void sub4x2(int nx, const double *const *X, const double *a, const double
 }
 
 /* sub4x2 of float vectors */
-static void sub4x2_single(int nx, const float *const *F, const double *a, const double *b, double *restrict u,
+OVK__CLONES static void sub4x2_single(int nx, const float *const *F, const double *a, const double *b, double *restrict u,
                           double *restrict w, int lo, int hi)
 {
     const float *restrict x0 = F[0], *restrict x1 = F[nx > 1], *restrict x2 = F[nx > 2 ? 2 : 0],
@@ -422,6 +511,16 @@ static void sub4x2_single(int nx, const float *const *F, const double *a, const 
         double p0 = x0[r], p1 = x1[r], p2 = x2[r], p3 = x3[r];
         u[r] -= a0 * p0 + a1 * p1 + a2 * p2 + a3 * p3;
         w[r] -= b0 * p0 + b1 * p1 + b2 * p2 + b3 * p3;
+    }
+}
+
+/* u = ia u, w = (w - tau u) ia over rows lo..hi */
+OVK__CLONES static void scale_two(double ia, double tau, double *restrict u, double *restrict w, int lo, int hi)
+{
+#pragma omp simd
+    for (int r = lo; r < hi; r++) {
+        u[r] *= ia;
+        w[r] = (w[r] - tau * u[r]) * ia;
     }
 }
 
@@ -447,11 +546,7 @@ static void update_two(ovk__ctx *c, const basis *q, const double *s, const doubl
                 w[r] = (w[r] - tau * u[r]) * ia;
             }
         } else {
-#pragma omp simd
-            for (int r = lo; r < hi; r++) {
-                u[r] *= ia;
-                w[r] = (w[r] - tau * u[r]) * ia;
-            }
+            scale_two(ia, tau, u, w, lo, hi);
         }
         since += hi - lo;
         if (since >= every || hi == n) {
