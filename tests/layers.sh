@@ -6,7 +6,7 @@
 # bench/ (its programs, their parts and helpers, the peers) includes the
 # public headers, examples/common/experiment.h and bench/ files only -- but
 # the kernel benchmark's items (bench/kernel), which may include the kernel
-# headers src/matrix/matrix.h and src/solvers/engine/fused.h and nothing else of
+# headers src/matrix/matrix.h and src/solvers/methods/cg/fused.h and nothing else of
 # src/ -- and no bench/ file includes itself through others (no include
 # circle).  Usage: layers.sh [SOURCE_DIR]
 cd "${1:-$(dirname "$0")/..}" || exit 2
@@ -60,10 +60,10 @@ for f in $(find bench -name '*.[ch]' | sort); do
       include/ovkrylov/*.h | examples/common/experiment.h) continue ;;
       bench/*) edges="$edges$f $target
 " ; continue ;;
-      src/matrix/matrix.h | src/solvers/engine/fused.h) case "$f" in bench/kernel/*) continue ;; esac ;;
+      src/matrix/matrix.h | src/solvers/methods/cg/fused.h) case "$f" in bench/kernel/*) continue ;; esac ;;
     esac
     echo "$f includes \"$inc\" ($target): bench/ sees the public headers," \
-      "examples/common/experiment.h and bench/; bench/kernel also src/matrix/matrix.h and src/solvers/engine/fused.h" >&2
+      "examples/common/experiment.h and bench/; bench/kernel also src/matrix/matrix.h and src/solvers/methods/cg/fused.h" >&2
     bad=1
   done
 done
