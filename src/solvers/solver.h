@@ -155,9 +155,29 @@ typedef struct ovk__ctx {
                                    values not symmetric (set by the numeric setup) */
     ovk__scaling scale;         /* this solve's scaling (none: zeros) */
     ovk__nullspace *ns;         /* the declared null space (set up), or NULL */
-    struct ovk__task *batch;    /* solve_many (many.c): this system's task, whose sums and
-                                   products the batch combines; NULL in an ordinary solve */
+    const struct ovk__loop_ops *ops; /* the loop's sums, products and preconditioner */
+    struct ovk__task *batch;    /* solve_many (many.c): this system's task, the argument of the
+                                   batch's ops; NULL in an ordinary solve */
 } ovk__ctx;
+
+/* How a solve's loop reaches the reducer, the operator and the
+ * preconditioner, set once in its context: ovk__direct_ops
+ * (solver_common.c) for one system; a batch's (many.c) combine each
+ * system's with the others' (its task in c->batch).  sum_post starts the
+ * in-place sum of the n values at vals (a token in *req), sum_posted
+ * follows a successful post (a batch runs its other systems), sum_wait
+ * completes and releases it (*waited: the seconds booked); product: s = A p
+ * unscaled, and with ps not NULL (A assembled) the local <p,s>; pc: z = C r
+ * as the context scales it, with rz, rr not NULL the local <r,z>, <r,r>.
+ * product and pc book their own time. */
+typedef struct ovk__loop_ops {
+    int (*sum_post)(struct ovk__ctx *c, double *vals, int n, ovk_request **req);
+    void (*sum_posted)(struct ovk__ctx *c);
+    int (*sum_wait)(struct ovk__ctx *c, ovk_request *req, double *waited);
+    int (*product)(struct ovk__ctx *c, const double *p, double *s, double *ps);
+    int (*pc)(struct ovk__ctx *c, const double *r, double *z, double *rz, double *rr);
+} ovk__loop_ops;
+extern const ovk__loop_ops ovk__direct_ops;
 
 /* Kernel timing that leaves out the time the progress hook spent inside the
  * kernel (that time is booked as the in-flight inner product's test time). */
@@ -223,9 +243,14 @@ typedef struct ovk__solver {
      * it to compare them on their own kernels (pipecg, plcg have it). */
     int (*vector_step)(ovk__ctx *c, void *work, double *x);
     /* Optional, local: for a variant that runs another (after_setup chose
-     * it), that variant's spec ("pipecg", "plcg:l=2"), or NULL before a
-     * choice.  A batch of systems (many.c) runs the choice itself. */
-    const char *(*chosen)(const void *work);
+     * it), that variant's spec ("pipecg", "plcg:l=2") and *sv its type, or
+     * NULL before a choice.  A batch of systems (many.c) runs the choice
+     * itself. */
+    const char *(*chosen)(const void *work, const struct ovk__solver **sv);
+    /* Optional, local: the matrix-vector products of the variant's own
+     * estimate at setup for depth or restart p (plcg's spectrum, pgmres's
+     * shifts), for a variant that models the candidates' cost (auto). */
+    int (*estimate_steps)(int p);
     int nonsymmetric; /* 1: assumes neither A nor C symmetric: accepts any matrix */
     int either_symmetry; /* 1: accepts any matrix, told by ovk__ctx.values_nonsymmetric which */
     int nullspace;    /* 1: projects a declared null space out of its iterates (nullspace.c) */
@@ -250,14 +275,18 @@ int ovk__variant_setup_on(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, d
 /* Local: the doubles from one work vector of n rows to the next in a
  * variant's block (n rounded up to 4 KiB, plus a stagger). */
 size_t ovk__vec_stride(int n);
-/* Collective: the timed solve (r = b - A x, the initial check, iterate);
- * scaled (scaling.c) when <b,b> or ||A|| is out of range. */
+/* Collective: the frame's timed solve (r = b - A x, the initial check,
+ * iterate), as the context is (scaled or not); c->scale.wanted set when
+ * the initial check found <b,b> out of range. */
+int ovk__variant_run(ovk__ctx *c, ovk__variant *v);
+/* Collective: the solve (scaling.c, around ovk__variant_run): run again
+ * scaled when <b,b> or ||A|| is out of range (OVK_ENOMEM when the scaled
+ * solve's two to five vectors cannot be had). */
 int ovk__variant_solve(ovk__ctx *c, ovk__variant *v);
-/* Collective: whether ||A|| (when known) or <b,b> = bb calls for a scaled solve. */
+/* Whether ||A|| (when known) or <b,b> = bb calls for a scaled solve, and
+ * whether ||A|| = anorm is out of range (solver_common.c). */
 int ovk__scale_needed(const ovk__ctx *c, double bb);
-/* Collective: the solve again on (2^ka A) y = 2^kb b (b = 0 exactly: x = 0,
- * converged); OVK_ENOMEM when its two to five vectors cannot be had. */
-int ovk__variant_solve_scaled(ovk__ctx *c, ovk__variant *v);
+int ovk__anorm_out(double anorm);
 /* A norm of this solve's vectors in the caller's units (scaling.c). */
 static inline double ovk__unscaled(const ovk__ctx *c, double norm) { return c->scale.kb ? ldexp(norm, -c->scale.kb) : norm; }
 /* Collective: sv's resume from the current x (v set up at the first call,
@@ -315,12 +344,7 @@ void ovk__nullspace_remove(ovk__ctx *c, const double *coef, double *u, double al
 int ovk__nullspace_begin_solve(ovk__ctx *c);
 int ovk__nullspace_end_solve(ovk__ctx *c);
 
-/* Local: the matvecs of plcg:l=l's spectrum estimate (plcg.c) */
-int ovk__plcg_estimate_steps(int l);
-/* Local: the gmres steps of pgmres:restart=m's shift estimate (pgmres.c) */
-int ovk__pgmres_estimate_steps(int m);
-
-/* The registered variants (pcg.c). */
+/* The registered variants (methods/registry.c). */
 const ovk__solver *ovk__solver_find(const char *name);
 /* "alg1, alg2, ..." into buf; with unsplit_only, those that take any
  * preconditioner (not `split`). */
@@ -412,22 +436,6 @@ int ovk__ctx_dots(ovk__ctx *c, int k, const double *const *x, const double *cons
 static inline int ovk__converged(const ovk__ctx *c, double rr) { return rr < c->rr_stop; }
 
 /* ---- many right-hand sides (many.c) ---------------------------------- */
-
-/* The yield points of a system's task in a batch (c->batch set): its sums
- * and products wait for the batch, which combines them with the other
- * systems'.  sum_begin takes the n values at vals (reduced in place by the
- * end) and gives a token for *req; sum_end waits for it (*waited: the
- * seconds of the combined wait booked to this system).  sum_started: the
- * task waits until every system has started its sums, so that they go as
- * one reduction before the work meant to overlap it.  product: s = A p
- * and, when ps is not NULL, the local <p,s> (*took: the seconds booked). */
-int ovk__task_sum_begin(struct ovk__task *t, double *vals, int n, ovk_request **req);
-void ovk__task_sum_started(struct ovk__task *t);
-int ovk__task_sum_end(struct ovk__task *t, ovk_request *req, double *waited);
-int ovk__task_product(struct ovk__task *t, const double *p, double *s, double *ps, double *took);
-/* z = C r with the other systems' (the preconditioner's apply_many), and
- * with rz, rr not NULL the local <r,z> and <r,r> (*took: the seconds booked). */
-int ovk__task_pc(struct ovk__task *t, const double *r, double *z, double *rz, double *rr, double *took);
 
 /* Collective: the k systems A X[j] = B[j] of the set-up variant v (its
  * parsed options in c->params) solved together from the solver's context

@@ -83,7 +83,7 @@ int ovk__variant_setup(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v)
     return ovk__variant_setup_on(c, sv, v, NULL);
 }
 
-static int solve_once(ovk__ctx *c, ovk__variant *v)
+int ovk__variant_run(ovk__ctx *c, ovk__variant *v)
 {
     double bb = 0.0, t_solve = ovk__now();
     int decided = 0, rc = OVK_OK;
@@ -99,16 +99,6 @@ done:
     c->initial_pending = 0;
     c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
     return rc;
-}
-
-int ovk__variant_solve(ovk__ctx *c, ovk__variant *v)
-{
-    if (c->scale.active) return solve_once(c, v);
-    if (ovk__scale_needed(c, 1.0)) return ovk__variant_solve_scaled(c, v); /* ||A|| out of range */
-    c->scale.wanted = 0;
-    int rc = solve_once(c, v);
-    if (rc || !c->scale.wanted) return rc;
-    return ovk__variant_solve_scaled(c, v); /* <b,b> out of range */
 }
 
 int ovk__variant_resume(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, double bb, int iter0)

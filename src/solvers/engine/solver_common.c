@@ -1,5 +1,6 @@
 /* Helpers shared by the PCG variants: timed split-phase sums, the operator
- * and the preconditioner behind their timers, the initial and per-iteration
+ * and the preconditioner behind their timers (through the context's ops:
+ * the direct ones here, a batch's in many.c), the initial and per-iteration
  * decisions.  All decisions use reduced values, which are bitwise identical
  * on every rank, so every rank decides the same. */
 #include <math.h>
@@ -46,8 +47,7 @@ int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_reques
         send = slot->buf;
     }
     double t0 = ovk__now();
-    int rc = c->batch ? ovk__task_sum_begin(c->batch, send, k + (slot != NULL), req)
-                      : ovk_reduce_start(c->red, send, send, k + (slot != NULL), OVK_DOUBLE, OVK_SUM, req);
+    int rc = c->ops->sum_post(c, send, k + (slot != NULL), req);
     c->t[init_timer[dot]] += ovk__now() - t0;
     c->inflight = (int)dot;
     if (!rc) { /* flight: minus each post's time, plus its wait's end (from a base, for precision) */
@@ -59,50 +59,38 @@ int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_reques
         slot->req = rc ? NULL : *req;
         if (rc) slot->vals = NULL;
     }
-    if (c->batch && !rc) ovk__task_sum_started(c->batch); /* untimed: the other systems run */
+    if (!rc) c->ops->sum_posted(c); /* untimed: a batch's other systems run */
     return rc;
 }
 
-/* the staged sum of req: its values back to the variant, the votes read */
-static void unstage(ovk__ctx *c, const ovk_request *req, int rc)
+/* the monitor's slot staging the sum of req, or NULL */
+static ovk__stage *staged(ovk__ctx *c, const ovk_request *req)
 {
-    for (int i = 0; c->mon.stage && i < OVK__STAGE_SLOTS; i++) {
-        ovk__stage *slot = &c->mon.stage[i];
-        if (slot->req != req) continue;
-        if (!rc) {
-            memcpy(slot->vals, slot->buf, sizeof(double) * (size_t)slot->k);
-            if (slot->buf[slot->k] != 0.0) c->watch.stop_agreed = 1; /* a reduced value: every rank sees it */
-        }
-        slot->req = NULL;
-        slot->vals = NULL;
-        return;
+    for (int i = 0; c->mon.stage && i < OVK__STAGE_SLOTS; i++)
+        if (c->mon.stage[i].req == req) return &c->mon.stage[i];
+    return NULL;
+}
+
+/* the staged sum's values back to the variant, the votes read */
+static void unstage(ovk__ctx *c, ovk__stage *slot, int rc)
+{
+    if (!slot) return;
+    if (!rc) {
+        memcpy(slot->vals, slot->buf, sizeof(double) * (size_t)slot->k);
+        if (slot->buf[slot->k] != 0.0) c->watch.stop_agreed = 1; /* a reduced value: every rank sees it */
     }
-}
-
-/* a batch's sum: its share of the combined wait */
-static int batch_sum_end(ovk__ctx *c, ovk__dot_id dot, ovk_request *req)
-{
-    double waited = 0.0;
-    int rc = ovk__task_sum_end(c->batch, req, &waited);
-    unstage(c, req, rc);
-    c->t[wait_timer[dot]] += waited;
-    c->flight += ovk__now() - c->flight_base;
-    c->flying--;
-    c->inflight = -1;
-    return rc;
+    slot->req = NULL;
+    slot->vals = NULL;
 }
 
 int ovk__sum_end(ovk__ctx *c, ovk__dot_id dot, ovk_request *req)
 {
-    if (c->batch) return batch_sum_end(c, dot, req);
-    double t0 = ovk__now();
-    int rc = ovk_reduce_wait(req);
-    unstage(c, req, rc);
-    int rc2 = ovk_request_free(req); /* released also after a failed wait */
-    if (!rc) rc = rc2;
-    double t1 = ovk__now();
-    c->t[wait_timer[dot]] += t1 - t0;
-    c->flight += t1 - c->flight_base;
+    ovk__stage *slot = staged(c, req);
+    double waited = 0.0;
+    int rc = c->ops->sum_wait(c, req, &waited);
+    unstage(c, slot, rc);
+    c->t[wait_timer[dot]] += waited;
+    c->flight += ovk__now() - c->flight_base;
     c->flying--;
     c->inflight = -1;
     return rc;
@@ -121,6 +109,21 @@ int ovk__sum(ovk__ctx *c, ovk__dot_id dot, double *vals, int k)
     int rc = ovk__sum_begin(c, dot, vals, k, &req);
     if (rc) return rc;
     return ovk__sum_end(c, dot, req);
+}
+
+/* The ranges a solve runs unscaled in (scaling.c): ||b|| in [2^-128,
+ * 2^128], ||A||_inf in [2^-128, 2^128] */
+#define BB_LO 0x1p-256
+#define BB_HI 0x1p+256
+#define ANORM_LO 0x1p-128
+#define ANORM_HI 0x1p+128
+
+int ovk__anorm_out(double anorm) { return anorm > 0.0 && isfinite(anorm) && (anorm < ANORM_LO || anorm > ANORM_HI); }
+
+int ovk__scale_needed(const ovk__ctx *c, double bb)
+{
+    if (c->norms.current && ovk__anorm_out(c->norms.anorm)) return 1;
+    return !isnan(bb) && (bb < BB_LO || bb > BB_HI); /* 0 and Inf included */
 }
 
 void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double value)
@@ -318,17 +321,15 @@ static int callback_failed(ovk__ctx *c, int rc, double *out)
     return OVK_OK;
 }
 
-static int product(ovk__ctx *c, const double *p, double *s)
+/* the direct ops: s = A p (ps not NULL, A assembled: with the local <p,s>
+ * in the product's pass), timed as matvec */
+static int direct_product(ovk__ctx *c, const double *p, double *s, double *ps)
 {
-    if (c->batch && c->A) { /* the batch's multi-vector product, its share of the time */
-        double took = 0.0;
-        int rc = ovk__task_product(c->batch, p, s, NULL, &took);
-        c->t[OVK_TIMER_MATVEC] += took;
-        return rc;
-    }
     ovk__tic t0 = ovk__tic_start(c);
     int rc;
-    if (c->A) {
+    if (ps) {
+        rc = ovk__matvec_dot(c->A, p, s, ps, &c->hook); /* s = A p, <p,s> */
+    } else if (c->A) {
         rc = ovk__matvec(c->A, p, s, &c->hook);
     } else {
         int urc = c->op(c->owner, p, s, c->op_ctx);
@@ -348,12 +349,12 @@ static void scale_into(int n, int k, const double *x, double *y)
 
 int ovk__ctx_matvec(ovk__ctx *c, const double *p, double *s)
 {
-    if (!c->scale.ka) return product(c, p, s);
+    if (!c->scale.ka) return c->ops->product(c, p, s, NULL);
     /* s = 2^k1 A (2^k2 p) = (2^ka A) p, the operand and the product each
      * 2^(ka/2) from A's scale */
     int k2 = c->scale.ka / 2, k1 = c->scale.ka - k2;
     scale_into(c->n, k2, p, c->scale.tmp);
-    int rc = product(c, c->scale.tmp, s);
+    int rc = c->ops->product(c, c->scale.tmp, s, NULL);
     scale_into(c->n, k1, s, s);
     return rc;
 }
@@ -370,16 +371,7 @@ int ovk__ctx_matvec_dot(ovk__ctx *c, const double *p, double *s, double *ps)
         scale_into(c->n, k2, p, c->scale.tmp);
         p = c->scale.tmp;
     }
-    int rc;
-    if (c->batch) { /* the batch's multi-vector product, its share of the time */
-        double took = 0.0;
-        rc = ovk__task_product(c->batch, p, s, ps, &took);
-        c->t[OVK_TIMER_MATVEC] += took;
-    } else {
-        ovk__tic t0 = ovk__tic_start(c);
-        rc = ovk__matvec_dot(c->A, p, s, ps, &c->hook); /* s = A p, <p,s> */
-        ovk__tic_stop(c, OVK_TIMER_MATVEC, t0);
-    }
+    int rc = c->ops->product(c, p, s, ps);
     if (k1) scale_into(c->n, k1, s, s);
     return rc;
 }
@@ -399,18 +391,16 @@ int ovk__ctx_start_residual(ovk__ctx *c, double *r)
     return OVK_OK;
 }
 
-/* 1 when a batch applies C to its systems together (unscaled: a scaled
- * solve's 2^-k factors stay per system) */
-static int batch_pc(const ovk__ctx *c) { return c->batch && c->pc->type->apply_many && !c->scale.kc; }
+int ovk__ctx_pc(ovk__ctx *c, const double *r, double *z) { return c->ops->pc(c, r, z, NULL, NULL); }
 
-int ovk__ctx_pc(ovk__ctx *c, const double *r, double *z)
+int ovk__ctx_pc_dots(ovk__ctx *c, const double *r, double *z, double *rz, double *rr)
 {
-    if (batch_pc(c)) { /* with the other systems', its share of the time */
-        double took = 0.0;
-        int rc = ovk__task_pc(c->batch, r, z, NULL, NULL, &took);
-        c->t[OVK_TIMER_PRECOND] += took;
-        return rc;
-    }
+    return c->ops->pc(c, r, z, rz, rr);
+}
+
+/* the direct ops: z = C r, timed as precond */
+static int direct_pc_apply(ovk__ctx *c, const double *r, double *z)
+{
     ovk__tic t0 = ovk__tic_start(c);
     int k1 = c->scale.kc / 2, k2 = c->scale.kc - k1;
     if (k2) { /* z = 2^-k2 C (2^-k1 r) = 2^-kc C r, the preconditioner of 2^kc A */
@@ -423,15 +413,12 @@ int ovk__ctx_pc(ovk__ctx *c, const double *r, double *z)
     return rc;
 }
 
-int ovk__ctx_pc_dots(ovk__ctx *c, const double *r, double *z, double *rz, double *rr)
+/* the direct ops: z = C r and, with rz and rr not NULL, the local <r,z>
+ * and <r,r>, timed as precond */
+static int direct_pc(ovk__ctx *c, const double *r, double *z, double *rz, double *rr)
 {
     const ovk__pc_type *t = c->pc->type;
-    if (batch_pc(c) && t->apply_dots) { /* as ovk__ctx_pc */
-        double took = 0.0;
-        int rc = ovk__task_pc(c->batch, r, z, rz, rr, &took);
-        c->t[OVK_TIMER_PRECOND] += took;
-        return rc;
-    }
+    if (!rz) return direct_pc_apply(c, r, z);
     if (t->apply_dots) {
         int k1 = c->scale.kc / 2, k2 = c->scale.kc - k1; /* k1 = k2: kc is even */
         const double *in = r;
@@ -552,3 +539,28 @@ int ovk__ctx_dots(ovk__ctx *c, int k, const double *const *x, const double *cons
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     return ovk__sum(c, OVK__IPROD, out, k);
 }
+
+/* the direct ops' sums: posted to the solver's reducer, waited for and
+ * released (also after a failed wait); *waited the wait's seconds */
+static int direct_sum_post(ovk__ctx *c, double *vals, int n, ovk_request **req)
+{
+    return ovk_reduce_start(c->red, vals, vals, n, OVK_DOUBLE, OVK_SUM, req);
+}
+
+static void direct_sum_posted(ovk__ctx *c) { (void)c; }
+
+static int direct_sum_wait(ovk__ctx *c, ovk_request *req, double *waited)
+{
+    (void)c;
+    double t0 = ovk__now();
+    int rc = ovk_reduce_wait(req);
+    int rc2 = ovk_request_free(req);
+    if (!rc) rc = rc2;
+    *waited = ovk__now() - t0;
+    return rc;
+}
+
+const ovk__loop_ops ovk__direct_ops = {
+    .sum_post = direct_sum_post, .sum_posted = direct_sum_posted, .sum_wait = direct_sum_wait,
+    .product = direct_product, .pc = direct_pc,
+};

@@ -745,6 +745,7 @@ static void init_ctx(ovk_solver *s)
     c->guess_zero = s->guess_zero;
     c->mon = s->mon;
     c->norm = ctx_norm;
+    c->ops = &ovk__direct_ops;
     reset_solve_state(c);
     c->hook = (ovk__hook){0};
     int every = s->o.progress_every;

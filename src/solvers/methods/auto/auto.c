@@ -513,9 +513,10 @@ static void auto_view(const void *work, FILE *f)
     if (in->sv && in->sv->view) in->sv->view(in->work, f);
 }
 
-static const char *auto_chosen(const void *work)
+static const char *auto_chosen(const void *work, const ovk__solver **sv)
 {
     const auto_work *w = work;
+    *sv = w->inner.v.sv;
     return w->inner.v.sv ? w->inner.spec : NULL;
 }
 

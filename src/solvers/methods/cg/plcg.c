@@ -408,12 +408,12 @@ static double ritz_max(int m, double b, const double *nu)
  * number of steps grows with l up to EST_DIM: a lower estimate is the safe
  * side for shallow pipelines, and lmin = 0 keeps the attainable accuracy
  * (docs/solvers.md, plcg). */
-int ovk__plcg_estimate_steps(int l) { return 3 * l + 3 < EST_DIM ? 3 * l + 3 : EST_DIM; }
+static int estimate_steps(int l) { return 3 * l + 3 < EST_DIM ? 3 * l + 3 : EST_DIM; }
 
 static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 {
     double *v[3 * MAX_L + 6], q[4];
-    const int m = ovk__plcg_estimate_steps(w->l), k = c->initial_pending ? 4 : 2;
+    const int m = estimate_steps(w->l), k = c->initial_pending ? 4 : 2;
     if (k == 4) ovk__initial_dots(c, w->r, q + 2); /* <b,b>, <r0,r0> in the same sum */
     (void)est_vectors(w, v); /* 3 l + 6 >= EST_VECS */
     int rc = random_rhs(c, v[EST_Y0]);
@@ -891,5 +891,5 @@ const ovk__solver ovk__solver_plcg = {
     .defers_initial = 1, .nullspace = 1,
     .work_size = sizeof(plcg_work), .vectors = plcg_vectors,
     .parse = plcg_parse, .setup = plcg_setup, .destroy = plcg_destroy, .view = plcg_view,
-    .iterate = plcg_iterate, .vector_step = plcg_vector_step,
+    .iterate = plcg_iterate, .vector_step = plcg_vector_step, .estimate_steps = estimate_steps,
 };
