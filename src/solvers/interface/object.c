@@ -1425,6 +1425,17 @@ int ovk_solver_view(const ovk_solver *s, FILE *f)
 
 /* ---- the rest ----------------------------------------------------------- */
 
+/* Collective: -ovk_log_view's table, named by the options as the getter
+ * spells them */
+static void log_view(const ovk_solver *s)
+{
+    ovk__log_names names = {"", "", ""};
+    ovk_solver_get_option(s, "solver", names.solver, sizeof names.solver);
+    ovk_solver_get_option(s, "precond", names.precond, sizeof names.precond);
+    ovk_solver_get_option(s, "backend", names.backend, sizeof names.backend);
+    ovk__log_view(&s->log, &names, ovk_solver_comm(s), s->o.out ? s->o.out : stdout);
+}
+
 int ovk_solver_destroy(ovk_solver **sp)
 {
     if (!sp || !*sp) return OVK_OK;
@@ -1432,7 +1443,7 @@ int ovk_solver_destroy(ovk_solver **sp)
     int bad = usable(s, "ovk_solver_destroy");
     if (bad) return bad;
     int rc = OVK_OK;
-    if (s->log.on) ovk__log_view(&s->log, s, s->o.out ? s->o.out : stdout); /* collective */
+    if (s->log.on) log_view(s); /* collective */
     teardown(s);
     if (s->red_owned) rc = ovk_reducer_destroy(s->red);
     if (s->lay == &s->own_lay) ovk__layout_free(&s->own_lay);
