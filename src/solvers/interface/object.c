@@ -1473,3 +1473,25 @@ int ovk_solver_vector_create(const ovk_solver *s, double *data, ovk_vector **v)
 int ovk_solver_nlocal(const ovk_solver *s) { return valid(s) ? s->lay->nlocal : 0; }
 MPI_Comm ovk_solver_comm(const ovk_solver *s) { return valid(s) ? s->lay->comm : MPI_COMM_NULL; }
 double ovk_solver_setup_time(const ovk_solver *s) { return valid(s) ? s->setup_time : 0.0; }
+
+/* ---- the one-call convenience ------------------------------------------ */
+
+int ovk_pcg_solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, const ovk_pcg_options *opts,
+                  ovk_pcg_result *res)
+{
+    ovk_solver *s = NULL;
+    if (res) memset(res, 0, sizeof *res);
+    int rc2, rc = ovk_solver_create(A, &s); /* a NULL A is a local error: no communicator to agree on */
+    if (rc) return rc;
+    if (!opts) rc = ovk__fail(OVK_EINVAL, "ovk_pcg_solve: NULL options");
+    else rc = ovk_solver_set_options(s, opts);
+    rc = ovk__agree(A->lay.comm, rc);
+    if (rc) goto cleanup;
+    rc = ovk_solver_setup(s);
+    if (rc) goto cleanup;
+    rc = ovk_solver_solve(s, b, x, res);
+cleanup:
+    rc2 = ovk_solver_destroy(&s);
+    if (!rc) rc = rc2; /* the first failure */
+    return rc;
+}

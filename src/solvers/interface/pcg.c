@@ -1,6 +1,6 @@
-/* The names of reasons and timers, the options' defaults, and
- * ovk_pcg_solve: the one-call convenience on top of the solver object
- * (object.c). */
+/* The names of reasons and timers, the options' defaults and the timing
+ * table (ovk_pcg_solve, the one-call convenience, is the object's:
+ * object.c). */
 #include <string.h>
 
 #include "../solver.h"
@@ -32,26 +32,6 @@ static const char *const timer_names[OVK_TIMER_COUNT] = {
 };
 
 const char *ovk_timer_name(ovk_timer t) { return ((unsigned)t < OVK_TIMER_COUNT) ? timer_names[t] : "unknown"; }
-
-int ovk_pcg_solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, const ovk_pcg_options *opts,
-                  ovk_pcg_result *res)
-{
-    ovk_solver *s = NULL;
-    if (res) memset(res, 0, sizeof *res);
-    int rc2, rc = ovk_solver_create(A, &s); /* a NULL A is a local error: no communicator to agree on */
-    if (rc) return rc;
-    if (!opts) rc = ovk__fail(OVK_EINVAL, "ovk_pcg_solve: NULL options");
-    else rc = ovk_solver_set_options(s, opts);
-    rc = ovk__agree(A->lay.comm, rc);
-    if (rc) goto cleanup;
-    rc = ovk_solver_setup(s);
-    if (rc) goto cleanup;
-    rc = ovk_solver_solve(s, b, x, res);
-cleanup:
-    rc2 = ovk_solver_destroy(&s);
-    if (!rc) rc = rc2; /* the first failure */
-    return rc;
-}
 
 void ovk_pcg_print_timing(FILE *f, const ovk_pcg_result *r)
 {
