@@ -13,6 +13,23 @@
 #include "../matrix/matrix.h"
 #include "../precond/precond.h"
 
+/* A hot element-wise loop compiled for AVX-512, AVX2 and the baseline, the
+ * widest the CPU runs picked at load time (GCC's target_clones, x86-64
+ * Linux; elsewhere the one baseline version).  Element-wise only: every
+ * version gives the same bits (no sums reordered; -ffp-contract=off).
+ * -DOVK_NO_CLONES builds the baseline only (to compare). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && !defined(OVK_NO_CLONES)
+#define OVK__CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define OVK__CLONES
+#endif
+
+/* The largest eigenvalue of the symmetric k x k matrix a (column-major,
+ * both triangles, overwritten) by cyclic Jacobi rotations; for small k (no
+ * allocation).  NaN when an entry is not finite.  (src/util/lanczos.c;
+ * plcg's only.) */
+double ovk__sym_eig_max(int k, double *a);
+
 /* Which inner product a reduction belongs to (selects its timers). */
 typedef enum ovk__dot_id { OVK__SDOTP = 0, OVK__GAMMA = 1, OVK__IPROD = 2 } ovk__dot_id;
 
