@@ -83,8 +83,10 @@ typedef struct ovk__monitor {
     int history_cap;
 } ovk__monitor;
 
-/* The monitor's and the convergence test's state in one solve. */
+/* What the stop decisions keep in one solve: the tolerance, the monitor's
+ * and the convergence test's state, the initial check a variant defers. */
 typedef struct ovk__monitor_state {
+    double rr_stop;             /* converged when <r,r> < rr_stop: max(tol^2 <b,b>, atol^2) */
     double rnorm0;              /* ||r0|| */
     double rr_div;              /* divtol^2 <r0,r0> */
     int user_converged;         /* the convergence test said converged: not confirmed again */
@@ -92,7 +94,50 @@ typedef struct ovk__monitor_state {
     int stop_agreed;            /* a sum brought a stop vote: stop at the next check */
     int observed;               /* the last iteration the history, the monitor and the
                                    print saw (a replacement re-checks one) */
+    int initial_pending;        /* <b,b> and <r0,r0> are the variant's to sum (defers_initial) */
 } ovk__monitor_state;
+
+/* The application's callbacks as a solve calls them: the operator (when
+ * A is NULL) and the solver object they are handed; a callback that failed
+ * on this rank (its status, which poisons the sums) and what it said. */
+typedef struct ovk__callbacks {
+    ovk_solver *owner;
+    ovk_apply_fn op;
+    void *op_ctx;
+    int failed;
+    char detail[160];
+} ovk__callbacks;
+
+/* This rank's clock of one solve: the timers, the sums' flight and the
+ * progress hook's time. */
+typedef struct ovk__clock {
+    double t[OVK_TIMER_COUNT];  /* this rank's seconds */
+    double flight, flight_base; /* seconds from the post of each sum to its wait's end, summed
+                                   (times from flight_base, the post that found none in flight) */
+    int flying;                 /* sums posted and not yet waited for (flight is partial while > 0) */
+    int inflight;               /* ovk__dot_id of the reduction in flight, or -1 */
+    double progress_time;       /* seconds spent in the progress hook so far */
+} ovk__clock;
+
+/* Which symmetry a breakdown may blame. */
+typedef struct ovk__symmetry {
+    int running;                /* the running variant's ovk__solver.nonsymmetric (set by the
+                                   frame): a breakdown does not blame symmetry */
+    int values;                 /* a variant with either_symmetry: the check found A's current
+                                   values not symmetric (set by the numeric setup) */
+} ovk__symmetry;
+
+/* solve_many's (many.c): the cache share it sizes its groups by, kept
+ * across setups, and in a system's context its task. */
+typedef struct ovk__many_state {
+    long long cache;            /* the smallest cache share over the ranks (bytes, 0: unknown),
+                                   asked at the first batch (cache_asked) */
+    int cache_asked;
+    struct ovk__task *task;     /* this system's task, the argument of the batch's ops; NULL in
+                                   an ordinary solve */
+} ovk__many_state;
+
+struct ovk__ctx; /* below: what a solve runs on */
 
 /* What the numeric setup derived from A's values; kept across setups. */
 typedef struct ovk__matrix_norms {
@@ -101,6 +146,8 @@ typedef struct ovk__matrix_norms {
     int current;                /* anorm, longest_row are of the current values */
     unsigned epoch;             /* counts numeric setups: what a variant derived from A's
                                    values (plcg's spectrum estimate) is stale when it changed */
+    int (*update)(struct ovk__ctx *c); /* collective: anorm, longest_row of the current values
+                                         (the object's; current set) */
 } ovk__matrix_norms;
 
 /* The Lanczos coefficients of the condition estimate: room made at setup
@@ -129,10 +176,7 @@ typedef struct ovk__nullspace {
  * them, the rest at each solve. */
 typedef struct ovk__ctx {
     /* configuration: what setup decides */
-    const ovk_matrix *A;        /* NULL for a user operator */
-    ovk_solver *owner;
-    ovk_apply_fn op;            /* the user operator (A == NULL) */
-    void *op_ctx;
+    const ovk_matrix *A;        /* NULL for a user operator (cb.op) */
     ovk__pc *pc;
     int n;                      /* local rows */
     MPI_Comm comm;
@@ -144,55 +188,42 @@ typedef struct ovk__ctx {
     int guess_zero;             /* x0 = 0: r = b without the product */
     int many_group;             /* solve_many: systems run together between products; 0: by the cache */
     ovk__monitor mon;
-    int (*norm)(struct ovk__ctx *c); /* collective: norms of the current values (the object's) */
+    const struct ovk__loop_ops *ops; /* the loop's sums, products and preconditioner */
     /* kept across setups */
     ovk__matrix_norms norms;
     ovk__lanczos lanczos;
-    long long many_cache;       /* solve_many: the smallest cache share over the ranks (bytes, 0:
-                                   unknown), asked at the first batch (many_cache_asked) */
-    int many_cache_asked;
+    ovk__many_state many;       /* and, in a batch's system, its task */
     /* this solve */
     const double *b;
     double *x;
     ovk_pcg_result *res;        /* iterations, reason, rel_residual are set by the variant */
-    double t[OVK_TIMER_COUNT];  /* this rank's seconds */
-    double flight, flight_base; /* seconds from the post of each sum to its wait's end, summed
-                                   (times from flight_base, the post that found none in flight) */
-    int flying;                 /* sums posted and not yet waited for (flight is partial while > 0) */
-    int inflight;               /* ovk__dot_id of the reduction in flight, or -1 */
-    double progress_time;       /* seconds spent in the progress hook so far */
-    double rr_stop;             /* converged when <r,r> < rr_stop: max(tol^2 <b,b>, atol^2) */
-    int cb_failed;              /* a callback failed on this rank: status, poisons the sums */
-    char cb_detail[160];        /* what the failed callback said */
-    int initial_pending;        /* <b,b> and <r0,r0> are the variant's to sum (defers_initial) */
+    ovk__clock clock;
+    ovk__callbacks cb;
     ovk__monitor_state watch;
-    int nonsymmetric;           /* the running variant's ovk__solver.nonsymmetric (set by the
-                                   frame): a breakdown does not blame symmetry */
-    int values_nonsymmetric;    /* a variant with either_symmetry: the check found A's current
-                                   values not symmetric (set by the numeric setup) */
+    ovk__symmetry sym;
     ovk__scaling scale;         /* this solve's scaling (none: zeros) */
     ovk__nullspace *ns;         /* the declared null space (set up), or NULL */
-    const struct ovk__loop_ops *ops; /* the loop's sums, products and preconditioner */
-    struct ovk__task *batch;    /* solve_many (many.c): this system's task, the argument of the
-                                   batch's ops; NULL in an ordinary solve */
 } ovk__ctx;
 
 /* How a solve's loop reaches the reducer, the operator and the
  * preconditioner, set once in its context: ovk__direct_ops
  * (solver_common.c) for one system; a batch's (many.c) combine each
- * system's with the others' (its task in c->batch).  sum_post starts the
+ * system's with the others' (its task in c->many.task).  sum_post starts the
  * in-place sum of the n values at vals (a token in *req), sum_posted
  * follows a successful post (a batch runs its other systems), sum_wait
  * completes and releases it (*waited: the seconds booked); product: s = A p
  * unscaled, and with ps not NULL (A assembled) the local <p,s>; pc: z = C r
  * as the context scales it, with rz, rr not NULL the local <r,z>, <r,r>.
- * product and pc book their own time. */
+ * product and pc book their own time.  combined: the products and the
+ * preconditioner run together with other systems' (a batch), which a
+ * variant's own fused operator product cannot join. */
 typedef struct ovk__loop_ops {
     int (*sum_post)(struct ovk__ctx *c, double *vals, int n, ovk_request **req);
     void (*sum_posted)(struct ovk__ctx *c);
     int (*sum_wait)(struct ovk__ctx *c, ovk_request *req, double *waited);
     int (*product)(struct ovk__ctx *c, const double *p, double *s, double *ps);
     int (*pc)(struct ovk__ctx *c, const double *r, double *z, double *rz, double *rr);
+    int combined;
 } ovk__loop_ops;
 extern const ovk__loop_ops ovk__direct_ops;
 
@@ -236,12 +267,12 @@ typedef struct ovk__solver {
      * status the same on every rank; on failure the setup fails. */
     int (*after_setup)(ovk__ctx *c, void *work);
     /* Collective: iterate from r = b - A x with bb = <b,b> until a stop
-     * (with defers_initial: bb = 0 while c->initial_pending). */
+     * (with defers_initial: bb = 0 while c->watch.initial_pending). */
     int (*iterate)(ovk__ctx *c, void *work, double bb);
     /* Optional: the variant sums <b,b> and <r0,r0> in its own first
      * reduction and hands them to ovk__initial_values, which the frame
      * would otherwise take before iterate in a blocking reduction of its
-     * own: the frame leaves c->initial_pending set and passes bb = 0
+     * own: the frame leaves c->watch.initial_pending set and passes bb = 0
      * (not with max_iter 0, where there is no first reduction). */
     int defers_initial;
     /* Optional, collective (the fallback capability): go on with another
@@ -269,7 +300,7 @@ typedef struct ovk__solver {
      * shifts), for a variant that models the candidates' cost (auto). */
     int (*estimate_steps)(int p);
     int nonsymmetric; /* 1: assumes neither A nor C symmetric: accepts any matrix */
-    int either_symmetry; /* 1: accepts any matrix, told by ovk__ctx.values_nonsymmetric which */
+    int either_symmetry; /* 1: accepts any matrix, told by ovk__ctx.sym.values which */
     int nullspace;    /* 1: projects a declared null space out of its iterates (nullspace.c) */
 } ovk__solver;
 
@@ -314,7 +345,7 @@ int ovk__variant_after_setup(ovk__ctx *c, ovk__variant *v);
 /* Collective: iterate with inner (set up with its parsed options params)
  * from the caller's residual r = b - A x and bb, as the frame would run it:
  * the initial check when it is pending and inner does not defer it, ||A||
- * (c->norm) when inner needs it and it is stale, r copied into inner's r,
+ * (c->norms.update) when inner needs it and it is stale, r copied into inner's r,
  * c->params = params during the call.  *ran = 1 when inner's iterate ran
  * (0: failed before it, or the initial check decided the solve). */
 int ovk__variant_delegate(ovk__ctx *c, ovk__variant *inner, void *params, const double *r, double bb, int *ran);
@@ -398,7 +429,7 @@ int ovk__sum(ovk__ctx *c, ovk__dot_id dot, double *vals, int k);
 int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided);
 /* The same in two parts, for a variant that defers it: the local
  * v = {<b,b>, <r,r>} to add to its own sum, then, with the reduced v, the
- * decision (c->initial_pending cleared; *bb = v[0]). */
+ * decision (c->watch.initial_pending cleared; *bb = v[0]). */
 void ovk__initial_dots(const ovk__ctx *c, const double *r, double v[2]);
 int ovk__initial_values(ovk__ctx *c, const double v[2], double *bb, int *decided);
 
@@ -450,7 +481,7 @@ int ovk__lagged_iter_end(ovk__ctx *c, int iter, double iprod, double bb, double 
  * blocking reduction of k values (timed as iprod). */
 int ovk__ctx_dots(ovk__ctx *c, int k, const double *const *x, const double *const *y, double *out);
 /* 1 when <r,r> = rr meets the tolerance. */
-static inline int ovk__converged(const ovk__ctx *c, double rr) { return rr < c->rr_stop; }
+static inline int ovk__converged(const ovk__ctx *c, double rr) { return rr < c->watch.rr_stop; }
 
 /* ---- many right-hand sides (many.c) ---------------------------------- */
 
@@ -647,13 +678,13 @@ static inline double ovk__now(void) { return MPI_Wtime(); }
 
 static inline ovk__tic ovk__tic_start(const ovk__ctx *c)
 {
-    ovk__tic k = {ovk__now(), c->progress_time};
+    ovk__tic k = {ovk__now(), c->clock.progress_time};
     return k;
 }
 
 static inline void ovk__tic_stop(ovk__ctx *c, ovk_timer t, ovk__tic k)
 {
-    c->t[t] += (ovk__now() - k.t0) - (c->progress_time - k.p0);
+    c->clock.t[t] += (ovk__now() - k.t0) - (c->clock.progress_time - k.p0);
 }
 
 /* The progress hook: drives the reducer and books the time as the in-flight

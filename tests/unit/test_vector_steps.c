@@ -82,8 +82,8 @@ static void run_step(const char *spec, int n, const ovk__pc_type *type, int *fai
     for (int i = 0; i < STEP_ROWS; i++) x[i] = 1.0;
     assert_int_equal(sv->vector_step(&c, v.work, x), OVK_OK);
     assert_int_equal(sv->vector_step(&c, v.work, x), OVK_OK);
-    *failed = c.cb_failed;
-    if (!c.cb_failed) {
+    *failed = c.cb.failed;
+    if (!c.cb.failed) {
         for (int i = 0; i < STEP_ROWS; i++) assert_true(x[i] == 1.0); /* x += a p, p = 0 */
         size_t stride = ovk__vec_stride(n);
         int count = sv->vectors ? sv->vectors(params, NULL) : sv->nvec;

@@ -77,7 +77,7 @@ static int solve_scaled(ovk__ctx *c, ovk__variant *v)
     int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &bmax, 1, MPI_DOUBLE, MPI_MAX, c->comm), "MPI_Allreduce (max |b_i|)");
     if (rc) return rc;
     if (bmax == 0.0) return zero_rhs(c); /* the exact test: no entry of b is nonzero */
-    if (!c->norms.current) rc = c->norm(c); /* ||A||_inf (an operator: its estimate) */
+    if (!c->norms.current) rc = c->norms.update(c); /* ||A||_inf (an operator: its estimate) */
     if (rc) return rc;
     memset(sc, 0, sizeof *sc);
     sc->kb = ovk__pow2_exponent(bmax);

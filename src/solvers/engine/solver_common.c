@@ -33,7 +33,7 @@ int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_reques
 {
     ovk__stage *slot = NULL;
     double *send = vals;
-    if (c->cb_failed)
+    if (c->cb.failed)
         for (int i = 0; i < k; i++) vals[i] = NAN; /* every rank sees the failure in this sum */
     if (c->mon.stage) { /* the values and this rank's stop vote, one more value in the same sum */
         int rc = stage_slot(c, k, &slot);
@@ -48,12 +48,12 @@ int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_reques
     }
     double t0 = ovk__now();
     int rc = c->ops->sum_post(c, send, k + (slot != NULL), req);
-    c->t[init_timer[dot]] += ovk__now() - t0;
-    c->inflight = (int)dot;
+    c->clock.t[init_timer[dot]] += ovk__now() - t0;
+    c->clock.inflight = (int)dot;
     if (!rc) { /* flight: minus each post's time, plus its wait's end (from a base, for precision) */
-        if (!c->flying) c->flight_base = t0;
-        c->flight -= t0 - c->flight_base;
-        c->flying++;
+        if (!c->clock.flying) c->clock.flight_base = t0;
+        c->clock.flight -= t0 - c->clock.flight_base;
+        c->clock.flying++;
     }
     if (slot) {
         slot->req = rc ? NULL : *req;
@@ -89,10 +89,10 @@ int ovk__sum_end(ovk__ctx *c, ovk__dot_id dot, ovk_request *req)
     double waited = 0.0;
     int rc = c->ops->sum_wait(c, req, &waited);
     unstage(c, slot, rc);
-    c->t[wait_timer[dot]] += waited;
-    c->flight += ovk__now() - c->flight_base;
-    c->flying--;
-    c->inflight = -1;
+    c->clock.t[wait_timer[dot]] += waited;
+    c->clock.flight += ovk__now() - c->clock.flight_base;
+    c->clock.flying--;
+    c->clock.inflight = -1;
     return rc;
 }
 
@@ -132,7 +132,7 @@ void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double v
     c->res->reason = why;
     if (why == OVK_REASON_BREAKDOWN)
         ovk__fail(OVK_EBREAKDOWN, "iteration %d: %s = %g (%s%s)", iter, what, value,
-                  c->nonsymmetric ? "singular matrix or preconditioner?" : "matrix or preconditioner not SPD?",
+                  c->sym.running ? "singular matrix or preconditioner?" : "matrix or preconditioner not SPD?",
                   c->ns ? "" : " A singular A, as a pure Neumann problem's, needs its null space declared: "
                                "ovk_solver_set_nullspace, or -ovk_nullspace constant");
     else
@@ -178,7 +178,7 @@ static int observe(ovk__ctx *c, int iter, double rr, double bb)
         int rc = print_monitor(c, iter, rnorm, bb);
         if (rc) return rc;
     }
-    if (c->mon.fn && c->mon.fn(c->owner, iter, rnorm, rel, c->mon.fn_ctx) != 0) c->watch.vote = 1;
+    if (c->mon.fn && c->mon.fn(c->cb.owner, iter, rnorm, rel, c->mon.fn_ctx) != 0) c->watch.vote = 1;
     return OVK_OK;
 }
 
@@ -202,7 +202,7 @@ static int decide(ovk__ctx *c, int iter, double rr, double bb, ovk_reason *why)
 {
     *why = OVK_REASON_NONE;
     if (c->mon.conv_fn) {
-        int v = c->mon.conv_fn(c->owner, iter, ovk__unscaled(c, sqrt(rr)), ovk__unscaled(c, sqrt(bb)),
+        int v = c->mon.conv_fn(c->cb.owner, iter, ovk__unscaled(c, sqrt(rr)), ovk__unscaled(c, sqrt(bb)),
                                ovk__unscaled(c, c->watch.rnorm0), c->mon.conv_ctx);
         int rc = agreed_verdict(c, v, &v);
         if (rc) return rc;
@@ -236,7 +236,7 @@ int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided)
 int ovk__initial_values(ovk__ctx *c, const double v[2], double *bb, int *decided)
 {
     int rc;
-    c->initial_pending = 0;
+    c->watch.initial_pending = 0;
     *bb = v[0];
     *decided = 1;
     if (!c->scale.active && ovk__scale_needed(c, v[0])) { /* the frame solves again, scaled */
@@ -248,7 +248,7 @@ int ovk__initial_values(ovk__ctx *c, const double v[2], double *bb, int *decided
     c->watch.user_converged = 0;
     double atol = c->opts->atol, tol = c->opts->tol;
     atol = c->scale.kb ? ldexp(atol, c->scale.kb) : atol;
-    c->rr_stop = fmax(tol * tol * v[0], atol * atol);
+    c->watch.rr_stop = fmax(tol * tol * v[0], atol * atol);
     c->watch.rr_div = c->mon.divtol * c->mon.divtol * v[1];
     c->watch.rnorm0 = sqrt(v[1]);
     if (!isfinite(v[0]) || !isfinite(v[1])) {
@@ -315,9 +315,9 @@ static int callback_failed(ovk__ctx *c, int rc, double *out)
 {
     if (rc != OVK_ECALLBACK) return rc;
     for (int i = 0; i < c->n; i++) out[i] = NAN;
-    if (!c->cb_failed) /* keep the first detail: later failures overwrite the thread's */
-        snprintf(c->cb_detail, sizeof c->cb_detail, "%s", ovk_error_detail());
-    c->cb_failed = rc;
+    if (!c->cb.failed) /* keep the first detail: later failures overwrite the thread's */
+        snprintf(c->cb.detail, sizeof c->cb.detail, "%s", ovk_error_detail());
+    c->cb.failed = rc;
     return OVK_OK;
 }
 
@@ -332,7 +332,7 @@ static int direct_product(ovk__ctx *c, const double *p, double *s, double *ps)
     } else if (c->A) {
         rc = ovk__matvec(c->A, p, s, &c->hook);
     } else {
-        int urc = c->op(c->owner, p, s, c->op_ctx);
+        int urc = c->cb.op(c->cb.owner, p, s, c->cb.op_ctx);
         rc = urc ? ovk__fail(OVK_ECALLBACK, "the operator callback returned %d", urc) : OVK_OK;
         rc = callback_failed(c, rc, s);
     }
@@ -505,8 +505,8 @@ void ovk__ctx_progress(void *ctx)
     double t0 = ovk__now();
     ovk_reducer_progress(c->red); /* errors surface at the wait */
     double dt = ovk__now() - t0;
-    c->progress_time += dt;
-    if (c->inflight >= 0) c->t[test_timer[c->inflight]] += dt;
+    c->clock.progress_time += dt;
+    if (c->clock.inflight >= 0) c->clock.t[test_timer[c->clock.inflight]] += dt;
 }
 
 void ovk__ctx_axpy(ovk__ctx *c, double a, const double *x, double *y)

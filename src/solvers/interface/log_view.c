@@ -60,9 +60,9 @@ void ovk__log_mark(ovk__log *l, ovk__log_part part)
 
 void ovk__log_solve(ovk__log *l, const ovk__ctx *c, const ovk_pcg_result *res)
 {
-    for (int i = 0; i < OVK_TIMER_COUNT; i++) l->t[i] += c->t[i];
-    if (c->flying) l->partial++;
-    else l->flight += c->flight;
+    for (int i = 0; i < OVK_TIMER_COUNT; i++) l->t[i] += c->clock.t[i];
+    if (c->clock.flying) l->partial++;
+    else l->flight += c->clock.flight;
     l->solves++;
     l->iterations += res->iterations;
     l->reductions += res->reductions;

@@ -712,16 +712,10 @@ static void reset_solve_state(ovk__ctx *c)
     c->b = NULL;
     c->x = NULL;
     c->res = NULL;
-    memset(c->t, 0, sizeof c->t);
-    c->inflight = -1;
-    c->progress_time = 0.0;
-    c->flight = 0.0;
-    c->flying = 0;
-    c->rr_stop = 0.0;
-    c->cb_failed = 0;
-    c->cb_detail[0] = '\0';
-    c->initial_pending = 0;
+    c->clock = (ovk__clock){.inflight = -1};
     c->watch = (ovk__monitor_state){0};
+    c->cb.failed = 0;
+    c->cb.detail[0] = '\0';
     c->lanczos.count = 0;
     if (c->mon.stage) memset(c->mon.stage, 0, sizeof *c->mon.stage * OVK__STAGE_SLOTS);
 }
@@ -732,9 +726,9 @@ static void init_ctx(ovk_solver *s)
 {
     ovk__ctx *c = &s->c;
     c->A = s->A;
-    c->owner = s;
-    c->op = s->op;
-    c->op_ctx = s->op_ctx;
+    c->cb.owner = s;
+    c->cb.op = s->op;
+    c->cb.op_ctx = s->op_ctx;
     c->pc = &s->pc;
     c->n = s->lay->nlocal;
     c->comm = s->lay->comm;
@@ -744,7 +738,7 @@ static void init_ctx(ovk_solver *s)
     c->params = s->params;
     c->guess_zero = s->guess_zero;
     c->mon = s->mon;
-    c->norm = ctx_norm;
+    c->norms.update = ctx_norm;
     c->ops = &ovk__direct_ops;
     reset_solve_state(c);
     c->hook = (ovk__hook){0};
@@ -803,9 +797,9 @@ static int operator_norm(ovk_solver *s)
     }
     c->norms.anorm = 1.1 * (v[1] > 0.0 ? v[0] / v[1] : 0.0);
     c->norms.longest_row = 1.0;
-    if (c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "%s (estimating ||A|| at setup)", c->cb_detail);
+    if (c->cb.failed) rc = ovk__fail(OVK_ECALLBACK, "%s (estimating ||A|| at setup)", c->cb.detail);
 cleanup:
-    c->cb_failed = 0;
+    c->cb.failed = 0;
     free(x);
     free(y);
     rc = ovk__agree(c->comm, rc);
@@ -836,10 +830,10 @@ static int matrix_norm(ovk_solver *s)
 }
 
 /* Collective: ||A|| of the current values (the numeric setup's for a
- * variant that needs it; later through c->norm, for a delegated one) */
+ * variant that needs it; later through c->norms.update, for a delegated one) */
 static int ctx_norm(ovk__ctx *c)
 {
-    ovk_solver *s = c->owner;
+    ovk_solver *s = c->cb.owner;
     int rc = s->A ? matrix_norm(s) : operator_norm(s);
     c->norms.current = rc == OVK_OK;
     return rc;
@@ -850,7 +844,7 @@ static int ctx_norm(ovk__ctx *c)
  * refused. */
 static int note_nonsymmetric(ovk_solver *s)
 {
-    s->c.values_nonsymmetric = 1;
+    s->c.sym.values = 1;
     if (!s->pc.type->symmetric_only) return OVK_OK;
     char detail[320];
     snprintf(detail, sizeof detail, "%s", ovk_error_detail());
@@ -870,7 +864,7 @@ static int check_symmetric(ovk_solver *s)
     if (rc != OVK_ENOTSYM) {
         s->sym_ok = !rc;
         s->sym_version = s->A->values_version;
-        s->c.values_nonsymmetric = 0;
+        s->c.sym.values = 0;
         return rc;
     }
     if (s->sv->either_symmetry) return note_nonsymmetric(s);
@@ -886,7 +880,7 @@ static int numeric_setup(ovk_solver *s, int pc_too)
 {
     int rc = check_symmetric(s);
     ovk__pc_env env = {s->A,      s->lay->nlocal, s->lay->comm, s->coord_dim, s->coord_n, s->coords,
-                       s->sv->nonsymmetric || s->c.values_nonsymmetric, s->ns.k > 0, &s->pc_l1_max};
+                       s->sv->nonsymmetric || s->c.sym.values, s->ns.k > 0, &s->pc_l1_max};
     s->pc_l1_max = -1.0; /* until the setup sums the rows of these values */
     s->pc_l1_version = s->A ? s->A->values_version : 0;
     if (rc) goto cleanup;
@@ -1085,10 +1079,10 @@ static int gather_times(ovk__ctx *c)
 {
     int size = 1;
     MPI_Comm_size(c->comm, &size);
-    int rc = ovk__mpi(MPI_Allreduce(c->t, c->res->time_max, OVK_TIMER_COUNT, MPI_DOUBLE, MPI_MAX, c->comm),
+    int rc = ovk__mpi(MPI_Allreduce(c->clock.t, c->res->time_max, OVK_TIMER_COUNT, MPI_DOUBLE, MPI_MAX, c->comm),
                       "MPI_Allreduce (timers)");
     if (rc) return rc;
-    rc = ovk__mpi(MPI_Allreduce(c->t, c->res->time_mean, OVK_TIMER_COUNT, MPI_DOUBLE, MPI_SUM, c->comm),
+    rc = ovk__mpi(MPI_Allreduce(c->clock.t, c->res->time_mean, OVK_TIMER_COUNT, MPI_DOUBLE, MPI_SUM, c->comm),
                   "MPI_Allreduce (timers)");
     if (rc) return rc;
     for (int i = 0; i < OVK_TIMER_COUNT; i++) c->res->time_mean[i] /= size;
@@ -1177,7 +1171,7 @@ static void report_solve(const ovk_solver *s, const ovk_pcg_result *res, int rc)
 static int solved(const ovk__ctx *c, int rc)
 {
     if (rc) return rc;
-    if (c->cb_failed) return ovk__fail(OVK_ECALLBACK, "%s", c->cb_detail);
+    if (c->cb.failed) return ovk__fail(OVK_ECALLBACK, "%s", c->cb.detail);
     return OVK_OK;
 }
 

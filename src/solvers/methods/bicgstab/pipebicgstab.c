@@ -273,7 +273,7 @@ static int step(ovk__ctx *c, pbcgs_work *w, int more, int *broke)
     if (more) rc = pc_matvec(c, w->w, w->w2, w->t); /* w2 = C w; t = A w2 */
     if (more && !rc && w->early_sums) rc = t_sums_begin(c, w);
     rc = ovk__sum_finish(c, OVK__IPROD, req, rc);
-    if (w->early) c->inflight = OVK__GAMMA; /* the Gram sums are still in flight */
+    if (w->early) c->clock.inflight = OVK__GAMMA; /* the Gram sums are still in flight */
     return rc;
 }
 

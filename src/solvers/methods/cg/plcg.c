@@ -81,7 +81,7 @@ typedef struct plcg_work {
     double estimate_sums[2 * EST_DIM + 2], estimate_scale; /* their sums; the basis's scale */
     int estimate_steps;                /* the basis's dimension - 1 */
     ovk__variant fallback;             /* pipeprcg, set up when first needed */
-    double start_sums[3];              /* <r0,Cr0>, <r0,r0> (and <b,b> while c->initial_pending) */
+    double start_sums[3];              /* <r0,Cr0>, <r0,r0> (and <b,b> while c->watch.initial_pending) */
     double sigma[MAX_L];
     int user_bounds, estimated; /* the spec gave the bounds; an estimate is in use */
     unsigned epoch;             /* c->norms.epoch of the estimate */
@@ -140,7 +140,7 @@ static int wait_col(ovk__ctx *c, plcg_work *w, int k)
     w->zeta[slot] = 0.0;
     if (!rc && nk) ovk__nullspace_remove(c, coef, c->x, 0.0, NULL); /* x -= zeta Z Z^T p */
     for (int i = 0; i < w->width; i++)
-        if (w->req[i]) c->inflight = OVK__IPROD; /* others still in flight */
+        if (w->req[i]) c->clock.inflight = OVK__IPROD; /* others still in flight */
     return rc;
 }
 
@@ -207,7 +207,7 @@ static int check_end(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 {
     int rc = ovk__sum_end(c, OVK__IPROD, w->check_req);
     w->check_req = NULL;
-    c->inflight = OVK__IPROD; /* G's sums are in flight (start_sums came first) */
+    c->clock.inflight = OVK__IPROD; /* G's sums are in flight (start_sums came first) */
     if (rc) return rc;
     w->check_met = ovk__converged(c, w->check_sum);
     calibrate(st, w->check_sum, w->check_zeta, 1, stop);
@@ -403,7 +403,7 @@ static double ritz_max(int m, double b, const double *nu)
  * reductions (classical Lanczos takes two per step): the Rayleigh quotient
  * of w_0, which scales the Chebyshev basis (b = 2 rho; blocking, as the
  * basis's first step needs it; it carries the initial check's <b,b> and
- * <r0,r0> while c->initial_pending), then the basis's moments (2 EST_DIM + 2
+ * <r0,r0> while c->watch.initial_pending), then the basis's moments (2 EST_DIM + 2
  * values), in flight into the first cycle (basis, estimate_end).  The
  * number of steps grows with l up to EST_DIM: a lower estimate is the safe
  * side for shallow pipelines, and lmin = 0 keeps the attainable accuracy
@@ -413,7 +413,7 @@ static int estimate_steps(int l) { return 3 * l + 3 < EST_DIM ? 3 * l + 3 : EST_
 static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 {
     double *v[3 * MAX_L + 6], q[4];
-    const int m = estimate_steps(w->l), k = c->initial_pending ? 4 : 2;
+    const int m = estimate_steps(w->l), k = c->watch.initial_pending ? 4 : 2;
     if (k == 4) ovk__initial_dots(c, w->r, q + 2); /* <b,b>, <r0,r0> in the same sum */
     (void)est_vectors(w, v); /* 3 l + 6 >= EST_VECS */
     int rc = random_rhs(c, v[EST_Y0]);
@@ -496,7 +496,7 @@ static int cycle_start(ovk__ctx *c, plcg_work *w, plcg_state *st)
     rc = ovk__ctx_pc(c, w->U[0], w->LZ[0]); /* C r0 */
     if (rc) return rc;
     const double *x[] = {w->U[0], w->U[0], c->b}, *y[] = {w->LZ[0], w->U[0], c->b};
-    int k = c->initial_pending ? 3 : 2;
+    int k = c->watch.initial_pending ? 3 : 2;
     ovk__dots(c->n, k, x, y, w->start_sums, NULL);
     memcpy(w->Z[w->l], w->LZ[0], n);
     return ovk__sum_begin(c, OVK__IPROD, w->start_sums, k, &w->start_req);
@@ -534,9 +534,9 @@ static int normalize(ovk__ctx *c, plcg_work *w, plcg_state *st, int *ok, int *de
 {
     int rc = ovk__sum_end(c, OVK__IPROD, w->start_req);
     w->start_req = NULL;
-    c->inflight = OVK__IPROD; /* the sums of steps 1..l are still in flight */
+    c->clock.inflight = OVK__IPROD; /* the sums of steps 1..l are still in flight */
     *ok = 0;
-    if (!rc && c->initial_pending) rc = ovk__initial_values(c, (double[]){w->start_sums[2], w->start_sums[1]}, &st->bb, decided);
+    if (!rc && c->watch.initial_pending) rc = ovk__initial_values(c, (double[]){w->start_sums[2], w->start_sums[1]}, &st->bb, decided);
     if (rc || *decided) return rc;
     *ok = isfinite(w->start_sums[0]) && w->start_sums[0] > 0.0 && isfinite(w->start_sums[1]);
     if (!*ok) return OVK_OK;
