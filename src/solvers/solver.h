@@ -1,7 +1,8 @@
 /* The solver interface: one variant per file, each exporting one
- * `const ovk__solver ovk__solver_NAME`, listed in pcg.c.  The solver object
- * (object.c) does the argument checks, the reducer, the preconditioner and
- * the result; a variant allocates its work vectors at setup and iterates. */
+ * `const ovk__solver ovk__solver_NAME`, listed in methods/registry.c.  The
+ * solver object (interface/object.c) does the argument checks, the
+ * reducer, the preconditioner and the result; a variant allocates its work
+ * vectors at setup (through the frame, engine/frame.c) and iterates. */
 #ifndef OVK_SOLVER_H
 #define OVK_SOLVER_H
 
