@@ -28,11 +28,12 @@ enum {
     REDO_ALL = 63u
 };
 
-/* The application's callbacks: the operator (A NULL) and the
- * preconditioner (a user preconditioner), each with its context. */
+/* The application's preconditioner (a user preconditioner) and its
+ * context; its operator (A NULL) is the context's (c.cb), set once at
+ * creation. */
 typedef struct solver_fns {
-    ovk_apply_fn op, pc;
-    void *op_ctx, *pc_ctx;
+    ovk_apply_fn pc;
+    void *pc_ctx;
 } solver_fns;
 
 /* The coordinates of a near-null space (ovk_solver_set_coordinates):
@@ -148,6 +149,7 @@ static int solver_new(ovk_solver **out)
     s->o.precond_spec = s->precond_spec;
     s->o.backend = NULL;
     s->running.system = -1;
+    s->c.cb.owner = s; /* what the callbacks are handed */
     *out = s;
     return OVK_OK;
 }
@@ -195,8 +197,8 @@ int ovk__solver_create_operator_base(MPI_Comm comm, int nlocal, ovk_apply_fn mat
     rc = ovk__layout_init_base(comm, rank == 0 ? 0 : start, nlocal, base, &s->own_lay);
     if (rc) goto cleanup;
     s->lay = &s->own_lay;
-    s->fns.op = matvec;
-    s->fns.op_ctx = ctx;
+    s->c.cb.op = matvec; /* the context's, kept across setups */
+    s->c.cb.op_ctx = ctx;
     *out = s;
     return OVK_OK;
 cleanup:
@@ -757,14 +759,12 @@ static void reset_solve_state(ovk__ctx *c)
 }
 
 /* the solve context's configuration from the object (the norms and the
- * condition estimate's room are the setups' that make them) */
+ * condition estimate's room are the setups' that make them, the
+ * callbacks creation's) */
 static void init_ctx(ovk_solver *s)
 {
     ovk__ctx *c = &s->c;
     c->A = s->A;
-    c->cb.owner = s;
-    c->cb.op = s->fns.op;
-    c->cb.op_ctx = s->fns.op_ctx;
     c->pc = &s->made.pc;
     c->n = s->lay->nlocal;
     c->comm = s->lay->comm;
