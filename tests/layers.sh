@@ -6,8 +6,8 @@
 # bench/ (its programs, their parts and helpers, the peers) includes the
 # public headers, examples/common/experiment.h and bench/ files only -- but
 # the kernel benchmark's items (bench/kernel), which may include the kernel
-# headers src/matrix/matrix.h and src/solvers/methods/cg/fused.h and nothing else of
-# src/ -- and no bench/ file includes itself through others (no include
+# headers src/matrix/matrix.h and src/solvers/methods/cg/fused.h and nothing
+# else of src/ -- and no bench/ file includes itself through others (no include
 # circle).  Inside src/solvers, the roles of its folders (below).
 # Usage: layers.sh [SOURCE_DIR]
 cd "${1:-$(dirname "$0")/..}" || exit 2

@@ -1,8 +1,8 @@
 /* ovk_kernel_bench's items: the kernels it measures and their byte counts
  * (bench/ovk_kernel_bench.c has the method).  The one file of bench/ that
  * includes src/: the kernel headers src/matrix/matrix.h and
- * src/solvers/methods/cg/fused.h, nothing else (docs/architecture.md; tests/layers.sh
- * checks it). */
+ * src/solvers/methods/cg/fused.h, nothing else (docs/architecture.md;
+ * tests/layers.sh checks it). */
 #include "items.h"
 
 #include <mpi.h>
