@@ -1,5 +1,5 @@
 /* ovkrylov internals every layer shares: status codes and their agreement,
- * spec strings, the Lanczos estimate, the progress hook.  Each layer keeps
+ * spec strings, the Lanczos estimate, the progress hook and chunked loops.  Each layer keeps
  * the rest in its own private header (src/matrix/matrix.h,
  * src/backends/backend.h, src/precond/precond.h, src/solvers/solver.h).
  * Not installed. */
@@ -117,29 +117,6 @@ int ovk__lanczos_extremes(int k, const double *alpha, const double *beta, double
  * d[0..k) and off-diagonal e[0..k-1), by bisection on Sturm counts (to a
  * few units of roundoff in ||T||): 0, or -1 when an entry is not finite. */
 int ovk__tridiag_extremes(int k, const double *d, const double *e, double *lmin, double *lmax);
-/* The largest eigenvalue of the symmetric k x k matrix a (column-major,
- * both triangles, overwritten) by cyclic Jacobi rotations; for small k (no
- * allocation).  NaN when an entry is not finite. */
-double ovk__sym_eig_max(int k, double *a);
-
-/* ---- noise injection (src/util/noise.c) ------------------------------- */
-
-/* ovk_noise_start without its limits on hz and duration_us (tests of the
- * handler's overload guard). */
-int ovk__noise_start_unchecked(double hz, double duration_us, unsigned seed);
-
-/* ---- multiversioned loops ---------------------------------------------- */
-
-/* A hot element-wise loop compiled for AVX-512, AVX2 and the baseline, the
- * widest the CPU runs picked at load time (GCC's target_clones, x86-64
- * Linux; elsewhere the one baseline version).  Element-wise only: every
- * version gives the same bits (no sums reordered; -ffp-contract=off).
- * -DOVK_NO_CLONES builds the baseline only (to compare). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && !defined(OVK_NO_CLONES)
-#define OVK__CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define OVK__CLONES
-#endif
 
 /* ---- progress hook ---------------------------------------------------- */
 
@@ -150,26 +127,6 @@ typedef struct ovk__hook {
     void *arg;
     int every;
 } ovk__hook;
-
-/* Row loops (row-by-row products, triangular sweeps) run short rows, whose
- * streams the hardware prefetcher does not run far enough ahead of: each
- * row asks for the entries OVK__PREFETCH_AHEAD on (back, going backward).
- * A prefetch changes no value. */
-enum { OVK__PREFETCH_AHEAD = 256 };
-
-/* ask for the cache line at p + bytes (an address only: nothing is read,
- * nothing faults) */
-static inline void ovk__prefetch(const void *p, long bytes)
-{
-#if defined(__GNUC__)
-    __builtin_prefetch((const void *)((uintptr_t)p + (uintptr_t)bytes));
-#else
-    (void)p, (void)bytes;
-#endif
-}
-
-/* the entry OVK__PREFETCH_AHEAD entries on from *p, dir = +1 or -1 */
-#define OVK__AHEAD(p, dir) ovk__prefetch((p), (dir) * (long)sizeof *(p) * OVK__PREFETCH_AHEAD)
 
 /* Chunked kernels: rows per chunk (all of them without a hook), the end of
  * the chunk that starts at lo, and the call after each chunk. */

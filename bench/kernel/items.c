@@ -1,8 +1,8 @@
 /* ovk_kernel_bench's items: the kernels it measures and their byte counts
  * (bench/ovk_kernel_bench.c has the method).  The one file of bench/ that
  * includes src/: the kernel headers src/matrix/matrix.h and
- * src/solvers/engine/fused.h, nothing else (docs/architecture.md; tests/layers.sh
- * checks it). */
+ * src/solvers/methods/cg/fused.h, nothing else (docs/architecture.md;
+ * tests/layers.sh checks it). */
 #include "items.h"
 
 #include <mpi.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "matrix/matrix.h" /* the matrix's kernels, value forms and byte counts */
-#include "solvers/engine/fused.h" /* the solvers' fused kernels (and, through solver.h, Jacobi's) */
+#include "solvers/methods/cg/fused.h" /* the solvers' fused kernels (and, through solver.h, Jacobi's) */
 
 #define ALPHA 1e-3     /* the step of the kernels' updates */
 #define BETA 0.5       /* the direction's coefficient */

@@ -12,6 +12,28 @@
 
 /* ---- local kernels (src/matrix/kernels.c); h may be NULL ------------- */
 
+/* ---- prefetching in row loops (matrix and preconditioner kernels) ---- */
+
+/* Row loops (row-by-row products, triangular sweeps) run short rows, whose
+ * streams the hardware prefetcher does not run far enough ahead of: each
+ * row asks for the entries OVK__PREFETCH_AHEAD on (back, going backward).
+ * A prefetch changes no value. */
+enum { OVK__PREFETCH_AHEAD = 256 };
+
+/* ask for the cache line at p + bytes (an address only: nothing is read,
+ * nothing faults) */
+static inline void ovk__prefetch(const void *p, long bytes)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch((const void *)((uintptr_t)p + (uintptr_t)bytes));
+#else
+    (void)p, (void)bytes;
+#endif
+}
+
+/* the entry OVK__PREFETCH_AHEAD entries on from *p, dir = +1 or -1 */
+#define OVK__AHEAD(p, dir) ovk__prefetch((p), (dir) * (long)sizeof *(p) * OVK__PREFETCH_AHEAD)
+
 double ovk__dot(int n, const double *x, const double *y);
 void ovk__axpy(int n, double a, const double *x, double *y, const ovk__hook *h);
 /* Scale-safe sums of squares: a plain sum ss of squares is exact to

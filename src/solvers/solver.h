@@ -1,7 +1,8 @@
 /* The solver interface: one variant per file, each exporting one
- * `const ovk__solver ovk__solver_NAME`, listed in pcg.c.  The solver object
- * (object.c) does the argument checks, the reducer, the preconditioner and
- * the result; a variant allocates its work vectors at setup and iterates. */
+ * `const ovk__solver ovk__solver_NAME`, listed in methods/registry.c.  The
+ * solver object (interface/object.c) does the argument checks, the
+ * reducer, the preconditioner and the result; a variant allocates its work
+ * vectors at setup (through the frame, engine/frame.c) and iterates. */
 #ifndef OVK_SOLVER_H
 #define OVK_SOLVER_H
 
@@ -12,6 +13,23 @@
 #include "../internal.h"
 #include "../matrix/matrix.h"
 #include "../precond/precond.h"
+
+/* A hot element-wise loop compiled for AVX-512, AVX2 and the baseline, the
+ * widest the CPU runs picked at load time (GCC's target_clones, x86-64
+ * Linux; elsewhere the one baseline version).  Element-wise only: every
+ * version gives the same bits (no sums reordered; -ffp-contract=off).
+ * -DOVK_NO_CLONES builds the baseline only (to compare). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && !defined(OVK_NO_CLONES)
+#define OVK__CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define OVK__CLONES
+#endif
+
+/* The largest eigenvalue of the symmetric k x k matrix a (column-major,
+ * both triangles, overwritten) by cyclic Jacobi rotations; for small k (no
+ * allocation).  NaN when an entry is not finite.  (src/util/lanczos.c;
+ * plcg's only.) */
+double ovk__sym_eig_max(int k, double *a);
 
 /* Which inner product a reduction belongs to (selects its timers). */
 typedef enum ovk__dot_id { OVK__SDOTP = 0, OVK__GAMMA = 1, OVK__IPROD = 2 } ovk__dot_id;
@@ -66,8 +84,10 @@ typedef struct ovk__monitor {
     int history_cap;
 } ovk__monitor;
 
-/* The monitor's and the convergence test's state in one solve. */
+/* What the stop decisions keep in one solve: the tolerance, the monitor's
+ * and the convergence test's state, the initial check a variant defers. */
 typedef struct ovk__monitor_state {
+    double rr_stop;             /* converged when <r,r> < rr_stop: max(tol^2 <b,b>, atol^2) */
     double rnorm0;              /* ||r0|| */
     double rr_div;              /* divtol^2 <r0,r0> */
     int user_converged;         /* the convergence test said converged: not confirmed again */
@@ -75,7 +95,52 @@ typedef struct ovk__monitor_state {
     int stop_agreed;            /* a sum brought a stop vote: stop at the next check */
     int observed;               /* the last iteration the history, the monitor and the
                                    print saw (a replacement re-checks one) */
+    int initial_pending;        /* <b,b> and <r0,r0> are the variant's to sum (defers_initial) */
 } ovk__monitor_state;
+
+/* The application's callbacks as a solve calls them: the operator (when
+ * A is NULL) and the solver object they are handed; a callback that failed
+ * on this rank (its status, which poisons the sums) and what it said. */
+typedef struct ovk__callbacks {
+    ovk_solver *owner;
+    ovk_apply_fn op;
+    void *op_ctx;
+    int failed;
+    char detail[160];
+} ovk__callbacks;
+
+/* This rank's clock of one solve: the timers, the sums' flight and the
+ * progress hook's time. */
+typedef struct ovk__clock {
+    double t[OVK_TIMER_COUNT];  /* this rank's seconds */
+    double flight, flight_base; /* seconds from the post of each sum to its wait's end, summed
+                                   (times from flight_base, the post that found none in flight) */
+    int flying;                 /* sums posted and not yet waited for (flight is partial while > 0) */
+    int inflight;               /* ovk__dot_id of the reduction in flight, or -1 */
+    double progress_time;       /* seconds spent in the progress hook so far */
+} ovk__clock;
+
+/* Which symmetry a breakdown may blame. */
+typedef struct ovk__symmetry {
+    int running;                /* the running variant's ovk__solver.nonsymmetric (set by the
+                                   frame): a breakdown does not blame symmetry */
+    int values;                 /* a variant with either_symmetry: the check found A's current
+                                   values not symmetric (set by the numeric setup) */
+    const char *nullspace_key;  /* the option declaring a null space, which a breakdown's hint
+                                   names (set by the object from its option table) */
+} ovk__symmetry;
+
+/* solve_many's (many.c): the cache share it sizes its groups by, kept
+ * across setups, and in a system's context its task. */
+typedef struct ovk__many_state {
+    long long cache;            /* the smallest cache share over the ranks (bytes, 0: unknown),
+                                   asked at the first batch (cache_asked) */
+    int cache_asked;
+    struct ovk__task *task;     /* this system's task, the argument of the batch's ops; NULL in
+                                   an ordinary solve */
+} ovk__many_state;
+
+struct ovk__ctx; /* below: what a solve runs on */
 
 /* What the numeric setup derived from A's values; kept across setups. */
 typedef struct ovk__matrix_norms {
@@ -84,6 +149,8 @@ typedef struct ovk__matrix_norms {
     int current;                /* anorm, longest_row are of the current values */
     unsigned epoch;             /* counts numeric setups: what a variant derived from A's
                                    values (plcg's spectrum estimate) is stale when it changed */
+    int (*update)(struct ovk__ctx *c); /* collective: anorm, longest_row of the current values
+                                         (the object's; current set) */
 } ovk__matrix_norms;
 
 /* The Lanczos coefficients of the condition estimate: room made at setup
@@ -112,10 +179,7 @@ typedef struct ovk__nullspace {
  * them, the rest at each solve. */
 typedef struct ovk__ctx {
     /* configuration: what setup decides */
-    const ovk_matrix *A;        /* NULL for a user operator */
-    ovk_solver *owner;
-    ovk_apply_fn op;            /* the user operator (A == NULL) */
-    void *op_ctx;
+    const ovk_matrix *A;        /* NULL for a user operator (cb.op) */
     ovk__pc *pc;
     int n;                      /* local rows */
     MPI_Comm comm;
@@ -127,37 +191,44 @@ typedef struct ovk__ctx {
     int guess_zero;             /* x0 = 0: r = b without the product */
     int many_group;             /* solve_many: systems run together between products; 0: by the cache */
     ovk__monitor mon;
-    int (*norm)(struct ovk__ctx *c); /* collective: norms of the current values (the object's) */
+    const struct ovk__loop_ops *ops; /* the loop's sums, products and preconditioner */
     /* kept across setups */
     ovk__matrix_norms norms;
     ovk__lanczos lanczos;
-    long long many_cache;       /* solve_many: the smallest cache share over the ranks (bytes, 0:
-                                   unknown), asked at the first batch (many_cache_asked) */
-    int many_cache_asked;
+    ovk__many_state many;       /* and, in a batch's system, its task */
     /* this solve */
     const double *b;
     double *x;
     ovk_pcg_result *res;        /* iterations, reason, rel_residual are set by the variant */
-    double t[OVK_TIMER_COUNT];  /* this rank's seconds */
-    double flight, flight_base; /* seconds from the post of each sum to its wait's end, summed
-                                   (times from flight_base, the post that found none in flight) */
-    int flying;                 /* sums posted and not yet waited for (flight is partial while > 0) */
-    int inflight;               /* ovk__dot_id of the reduction in flight, or -1 */
-    double progress_time;       /* seconds spent in the progress hook so far */
-    double rr_stop;             /* converged when <r,r> < rr_stop: max(tol^2 <b,b>, atol^2) */
-    int cb_failed;              /* a callback failed on this rank: status, poisons the sums */
-    char cb_detail[160];        /* what the failed callback said */
-    int initial_pending;        /* <b,b> and <r0,r0> are the variant's to sum (defers_initial) */
+    ovk__clock clock;
+    ovk__callbacks cb;
     ovk__monitor_state watch;
-    int nonsymmetric;           /* the running variant's ovk__solver.nonsymmetric (set by the
-                                   frame): a breakdown does not blame symmetry */
-    int values_nonsymmetric;    /* a variant with either_symmetry: the check found A's current
-                                   values not symmetric (set by the numeric setup) */
+    ovk__symmetry sym;
     ovk__scaling scale;         /* this solve's scaling (none: zeros) */
     ovk__nullspace *ns;         /* the declared null space (set up), or NULL */
-    struct ovk__task *batch;    /* solve_many (many.c): this system's task, whose sums and
-                                   products the batch combines; NULL in an ordinary solve */
 } ovk__ctx;
+
+/* How a solve's loop reaches the reducer, the operator and the
+ * preconditioner, set once in its context: ovk__direct_ops
+ * (solver_common.c) for one system; a batch's (many.c) combine each
+ * system's with the others' (its task in c->many.task).  sum_post starts the
+ * in-place sum of the n values at vals (a token in *req), sum_posted
+ * follows a successful post (a batch runs its other systems), sum_wait
+ * completes and releases it (*waited: the seconds booked); product: s = A p
+ * unscaled, and with ps not NULL (A assembled) the local <p,s>; pc: z = C r
+ * as the context scales it, with rz, rr not NULL the local <r,z>, <r,r>.
+ * product and pc book their own time.  combined: the products and the
+ * preconditioner run together with other systems' (a batch), which a
+ * variant's own fused operator product cannot join. */
+typedef struct ovk__loop_ops {
+    int (*sum_post)(struct ovk__ctx *c, double *vals, int n, ovk_request **req);
+    void (*sum_posted)(struct ovk__ctx *c);
+    int (*sum_wait)(struct ovk__ctx *c, ovk_request *req, double *waited);
+    int (*product)(struct ovk__ctx *c, const double *p, double *s, double *ps);
+    int (*pc)(struct ovk__ctx *c, const double *r, double *z, double *rz, double *rr);
+    int combined;
+} ovk__loop_ops;
+extern const ovk__loop_ops ovk__direct_ops;
 
 /* Kernel timing that leaves out the time the progress hook spent inside the
  * kernel (that time is booked as the in-flight inner product's test time). */
@@ -199,12 +270,12 @@ typedef struct ovk__solver {
      * status the same on every rank; on failure the setup fails. */
     int (*after_setup)(ovk__ctx *c, void *work);
     /* Collective: iterate from r = b - A x with bb = <b,b> until a stop
-     * (with defers_initial: bb = 0 while c->initial_pending). */
+     * (with defers_initial: bb = 0 while c->watch.initial_pending). */
     int (*iterate)(ovk__ctx *c, void *work, double bb);
     /* Optional: the variant sums <b,b> and <r0,r0> in its own first
      * reduction and hands them to ovk__initial_values, which the frame
      * would otherwise take before iterate in a blocking reduction of its
-     * own: the frame leaves c->initial_pending set and passes bb = 0
+     * own: the frame leaves c->watch.initial_pending set and passes bb = 0
      * (not with max_iter 0, where there is no first reduction). */
     int defers_initial;
     /* Optional, collective (the fallback capability): go on with another
@@ -223,11 +294,16 @@ typedef struct ovk__solver {
      * it to compare them on their own kernels (pipecg, plcg have it). */
     int (*vector_step)(ovk__ctx *c, void *work, double *x);
     /* Optional, local: for a variant that runs another (after_setup chose
-     * it), that variant's spec ("pipecg", "plcg:l=2"), or NULL before a
-     * choice.  A batch of systems (many.c) runs the choice itself. */
-    const char *(*chosen)(const void *work);
+     * it), that variant's spec ("pipecg", "plcg:l=2") and *sv its type, or
+     * NULL before a choice.  A batch of systems (many.c) runs the choice
+     * itself. */
+    const char *(*chosen)(const void *work, const struct ovk__solver **sv);
+    /* Optional, local: the matrix-vector products of the variant's own
+     * estimate at setup for depth or restart p (plcg's spectrum, pgmres's
+     * shifts), for a variant that models the candidates' cost (auto). */
+    int (*estimate_steps)(int p);
     int nonsymmetric; /* 1: assumes neither A nor C symmetric: accepts any matrix */
-    int either_symmetry; /* 1: accepts any matrix, told by ovk__ctx.values_nonsymmetric which */
+    int either_symmetry; /* 1: accepts any matrix, told by ovk__ctx.sym.values which */
     int nullspace;    /* 1: projects a declared null space out of its iterates (nullspace.c) */
 } ovk__solver;
 
@@ -250,14 +326,18 @@ int ovk__variant_setup_on(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, d
 /* Local: the doubles from one work vector of n rows to the next in a
  * variant's block (n rounded up to 4 KiB, plus a stagger). */
 size_t ovk__vec_stride(int n);
-/* Collective: the timed solve (r = b - A x, the initial check, iterate);
- * scaled (scaling.c) when <b,b> or ||A|| is out of range. */
+/* Collective: the frame's timed solve (r = b - A x, the initial check,
+ * iterate), as the context is (scaled or not); c->scale.wanted set when
+ * the initial check found <b,b> out of range. */
+int ovk__variant_run(ovk__ctx *c, ovk__variant *v);
+/* Collective: the solve (scaling.c, around ovk__variant_run): run again
+ * scaled when <b,b> or ||A|| is out of range (OVK_ENOMEM when the scaled
+ * solve's two to five vectors cannot be had). */
 int ovk__variant_solve(ovk__ctx *c, ovk__variant *v);
-/* Collective: whether ||A|| (when known) or <b,b> = bb calls for a scaled solve. */
+/* Whether ||A|| (when known) or <b,b> = bb calls for a scaled solve, and
+ * whether ||A|| = anorm is out of range (solver_common.c). */
 int ovk__scale_needed(const ovk__ctx *c, double bb);
-/* Collective: the solve again on (2^ka A) y = 2^kb b (b = 0 exactly: x = 0,
- * converged); OVK_ENOMEM when its two to five vectors cannot be had. */
-int ovk__variant_solve_scaled(ovk__ctx *c, ovk__variant *v);
+int ovk__anorm_out(double anorm);
 /* A norm of this solve's vectors in the caller's units (scaling.c). */
 static inline double ovk__unscaled(const ovk__ctx *c, double norm) { return c->scale.kb ? ldexp(norm, -c->scale.kb) : norm; }
 /* Collective: sv's resume from the current x (v set up at the first call,
@@ -268,7 +348,7 @@ int ovk__variant_after_setup(ovk__ctx *c, ovk__variant *v);
 /* Collective: iterate with inner (set up with its parsed options params)
  * from the caller's residual r = b - A x and bb, as the frame would run it:
  * the initial check when it is pending and inner does not defer it, ||A||
- * (c->norm) when inner needs it and it is stale, r copied into inner's r,
+ * (c->norms.update) when inner needs it and it is stale, r copied into inner's r,
  * c->params = params during the call.  *ran = 1 when inner's iterate ran
  * (0: failed before it, or the initial check decided the solve). */
 int ovk__variant_delegate(ovk__ctx *c, ovk__variant *inner, void *params, const double *r, double bb, int *ran);
@@ -315,12 +395,7 @@ void ovk__nullspace_remove(ovk__ctx *c, const double *coef, double *u, double al
 int ovk__nullspace_begin_solve(ovk__ctx *c);
 int ovk__nullspace_end_solve(ovk__ctx *c);
 
-/* Local: the matvecs of plcg:l=l's spectrum estimate (plcg.c) */
-int ovk__plcg_estimate_steps(int l);
-/* Local: the gmres steps of pgmres:restart=m's shift estimate (pgmres.c) */
-int ovk__pgmres_estimate_steps(int m);
-
-/* The registered variants (pcg.c). */
+/* The registered variants (methods/registry.c). */
 const ovk__solver *ovk__solver_find(const char *name);
 /* "alg1, alg2, ..." into buf; with unsplit_only, those that take any
  * preconditioner (not `split`). */
@@ -357,7 +432,7 @@ int ovk__sum(ovk__ctx *c, ovk__dot_id dot, double *vals, int k);
 int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided);
 /* The same in two parts, for a variant that defers it: the local
  * v = {<b,b>, <r,r>} to add to its own sum, then, with the reduced v, the
- * decision (c->initial_pending cleared; *bb = v[0]). */
+ * decision (c->watch.initial_pending cleared; *bb = v[0]). */
 void ovk__initial_dots(const ovk__ctx *c, const double *r, double v[2]);
 int ovk__initial_values(ovk__ctx *c, const double v[2], double *bb, int *decided);
 
@@ -409,25 +484,9 @@ int ovk__lagged_iter_end(ovk__ctx *c, int iter, double iprod, double bb, double 
  * blocking reduction of k values (timed as iprod). */
 int ovk__ctx_dots(ovk__ctx *c, int k, const double *const *x, const double *const *y, double *out);
 /* 1 when <r,r> = rr meets the tolerance. */
-static inline int ovk__converged(const ovk__ctx *c, double rr) { return rr < c->rr_stop; }
+static inline int ovk__converged(const ovk__ctx *c, double rr) { return rr < c->watch.rr_stop; }
 
 /* ---- many right-hand sides (many.c) ---------------------------------- */
-
-/* The yield points of a system's task in a batch (c->batch set): its sums
- * and products wait for the batch, which combines them with the other
- * systems'.  sum_begin takes the n values at vals (reduced in place by the
- * end) and gives a token for *req; sum_end waits for it (*waited: the
- * seconds of the combined wait booked to this system).  sum_started: the
- * task waits until every system has started its sums, so that they go as
- * one reduction before the work meant to overlap it.  product: s = A p
- * and, when ps is not NULL, the local <p,s> (*took: the seconds booked). */
-int ovk__task_sum_begin(struct ovk__task *t, double *vals, int n, ovk_request **req);
-void ovk__task_sum_started(struct ovk__task *t);
-int ovk__task_sum_end(struct ovk__task *t, ovk_request *req, double *waited);
-int ovk__task_product(struct ovk__task *t, const double *p, double *s, double *ps, double *took);
-/* z = C r with the other systems' (the preconditioner's apply_many), and
- * with rz, rr not NULL the local <r,z> and <r,r> (*took: the seconds booked). */
-int ovk__task_pc(struct ovk__task *t, const double *r, double *z, double *rz, double *rr, double *took);
 
 /* Collective: the k systems A X[j] = B[j] of the set-up variant v (its
  * parsed options in c->params) solved together from the solver's context
@@ -622,13 +681,13 @@ static inline double ovk__now(void) { return MPI_Wtime(); }
 
 static inline ovk__tic ovk__tic_start(const ovk__ctx *c)
 {
-    ovk__tic k = {ovk__now(), c->progress_time};
+    ovk__tic k = {ovk__now(), c->clock.progress_time};
     return k;
 }
 
 static inline void ovk__tic_stop(ovk__ctx *c, ovk_timer t, ovk__tic k)
 {
-    c->t[t] += (ovk__now() - k.t0) - (c->progress_time - k.p0);
+    c->clock.t[t] += (ovk__now() - k.t0) - (c->clock.progress_time - k.p0);
 }
 
 /* The progress hook: drives the reducer and books the time as the in-flight

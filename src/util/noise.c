@@ -21,6 +21,7 @@
 #include "ovkrylov/testing.h"
 
 #include "../internal.h"
+#include "noise.h"
 
 #define NOISE_SIGNAL_OFFSET 2 /* SIGRTMIN + 2: clear of the ones libraries commonly take */
 #define NOISE_MAX_HZ 10000.0 /* a period of 100 us: delivering one signal costs ~30 us on some VMs */

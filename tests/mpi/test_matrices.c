@@ -311,7 +311,7 @@ static int check_condest(const matrix_case *c, const spec *sp, const outcome *o)
     return why != NULL;
 }
 
-enum { FIRST_NEW = 5 }; /* groppcg, pipeprcg, plcg and later: registry order (pcg.c) */
+enum { FIRST_NEW = 5 }; /* groppcg, pipeprcg, plcg and later: registry order (methods/registry.c) */
 
 static int is_single_reduction(const char *solver) { return !strcmp(solver, "cg1") || !strcmp(solver, "pipecg"); }
 

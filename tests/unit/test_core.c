@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "matrix/matrix.h"
-#include "solvers/engine/fused.h"
+#include "solvers/methods/cg/fused.h"
 
 static void test_status_codes(void **state)
 {

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "util/noise.h"
 #include "ovkrylov/testing.h"
 
 #define NOISE_SIGNAL (SIGRTMIN + 2)

@@ -28,7 +28,7 @@
 
 #include "matrix/matrix.h"
 #include "precond/precond.h"
-#include "solvers/engine/fused.h"
+#include "solvers/methods/cg/fused.h"
 
 static int pokes;
 static void poke(void *arg)

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "matrix/matrix.h"
+#include "solvers/solver.h" /* ovk__sym_eig_max */
 
 static void test_pow2_exponent(void **state)
 {

@@ -68,7 +68,7 @@ static void run_step(const char *spec, int n, const ovk__pc_type *type, int *fai
     ovk__opts o;
     void *params = NULL;
     ovk__pc pc = {type, NULL};
-    ovk__ctx c = {.comm = MPI_COMM_WORLD, .n = n, .pc = &pc};
+    ovk__ctx c = {.comm = MPI_COMM_WORLD, .n = n, .pc = &pc, .ops = &ovk__direct_ops};
     pc_rows = n;
     assert_int_equal(ovk__spec_parse("solver", OVK_EINVAL, spec, name, sizeof name, &o), OVK_OK);
     const ovk__solver *sv = ovk__solver_find(name);
@@ -82,8 +82,8 @@ static void run_step(const char *spec, int n, const ovk__pc_type *type, int *fai
     for (int i = 0; i < STEP_ROWS; i++) x[i] = 1.0;
     assert_int_equal(sv->vector_step(&c, v.work, x), OVK_OK);
     assert_int_equal(sv->vector_step(&c, v.work, x), OVK_OK);
-    *failed = c.cb_failed;
-    if (!c.cb_failed) {
+    *failed = c.cb.failed;
+    if (!c.cb.failed) {
         for (int i = 0; i < STEP_ROWS; i++) assert_true(x[i] == 1.0); /* x += a p, p = 0 */
         size_t stride = ovk__vec_stride(n);
         int count = sv->vectors ? sv->vectors(params, NULL) : sv->nvec;
@@ -120,7 +120,7 @@ static void test_vector_steps(void **state)
  * vectors): zeroed, in place of the caller's block or a new one */
 static void check_setup_on(int n, int vecs)
 {
-    ovk__ctx c = {.comm = MPI_COMM_WORLD, .n = n};
+    ovk__ctx c = {.comm = MPI_COMM_WORLD, .n = n, .ops = &ovk__direct_ops};
     const ovk__solver *sv = ovk__solver_find("alg1");
     assert_non_null(sv);
     size_t len = ovk__vec_stride(n) * (size_t)vecs;

@@ -83,32 +83,22 @@ int ovk__variant_setup(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v)
     return ovk__variant_setup_on(c, sv, v, NULL);
 }
 
-static int solve_once(ovk__ctx *c, ovk__variant *v)
+int ovk__variant_run(ovk__ctx *c, ovk__variant *v)
 {
     double bb = 0.0, t_solve = ovk__now();
     int decided = 0, rc = OVK_OK;
     if (c->guess_zero) memset(c->x, 0, sizeof(double) * (size_t)c->n); /* x0 = 0 */
     rc = ovk__ctx_start_residual(c, v->r);
     if (rc) goto done;
-    c->nonsymmetric = v->sv->nonsymmetric;
-    c->initial_pending = v->sv->defers_initial && c->opts->max_iter > 0; /* else no first reduction */
-    if (!c->initial_pending) rc = ovk__initial_check(c, v->r, &bb, &decided);
+    c->sym.running = v->sv->nonsymmetric;
+    c->watch.initial_pending = v->sv->defers_initial && c->opts->max_iter > 0; /* else no first reduction */
+    if (!c->watch.initial_pending) rc = ovk__initial_check(c, v->r, &bb, &decided);
     if (rc || decided) goto done;
     rc = v->sv->iterate(c, v->work, bb);
 done:
-    c->initial_pending = 0;
-    c->t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
+    c->watch.initial_pending = 0;
+    c->clock.t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
     return rc;
-}
-
-int ovk__variant_solve(ovk__ctx *c, ovk__variant *v)
-{
-    if (c->scale.active) return solve_once(c, v);
-    if (ovk__scale_needed(c, 1.0)) return ovk__variant_solve_scaled(c, v); /* ||A|| out of range */
-    c->scale.wanted = 0;
-    int rc = solve_once(c, v);
-    if (rc || !c->scale.wanted) return rc;
-    return ovk__variant_solve_scaled(c, v); /* <b,b> out of range */
 }
 
 int ovk__variant_resume(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, double bb, int iter0)
@@ -118,7 +108,7 @@ int ovk__variant_resume(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, dou
         int rc = ovk__variant_setup(c, sv, v);
         if (rc) return rc;
     }
-    c->nonsymmetric = sv->nonsymmetric;
+    c->sym.running = sv->nonsymmetric;
     return sv->resume(c, v->work, bb, iter0);
 }
 
@@ -131,11 +121,11 @@ int ovk__variant_delegate(ovk__ctx *c, ovk__variant *inner, void *params, const 
 {
     int decided = 0, rc = OVK_OK;
     *ran = 0;
-    if (c->initial_pending && !inner->sv->defers_initial) rc = ovk__initial_check(c, r, &bb, &decided);
-    if (!rc && !decided && inner->sv->needs_norm && !c->norms.current) rc = c->norm(c);
+    if (c->watch.initial_pending && !inner->sv->defers_initial) rc = ovk__initial_check(c, r, &bb, &decided);
+    if (!rc && !decided && inner->sv->needs_norm && !c->norms.current) rc = c->norms.update(c);
     if (rc || decided) return rc;
     if (c->n > 0) memcpy(inner->r, r, sizeof(double) * (size_t)c->n);
-    c->nonsymmetric = inner->sv->nonsymmetric;
+    c->sym.running = inner->sv->nonsymmetric;
     void *saved = c->params;
     c->params = params;
     rc = inner->sv->iterate(c, inner->work, bb);

@@ -229,10 +229,18 @@ static int task_stack(ovk__task *t)
     return OVK_OK;
 }
 
-/* ---- the yield points (solver_common.c) --------------------------------- */
+/* ---- the yield points: the batch's loop ops ------------------------------- */
 
-int ovk__task_sum_begin(ovk__task *t, double *vals, int n, ovk_request **req)
+/* A system's sums and products wait for the batch, which combines them
+ * with the other systems' (the ops of solver.h, on the task in c->many.task).
+ * sum_post takes the n values at vals (reduced in place by the wait) and
+ * gives a token for *req; sum_wait waits for it (*waited: the seconds of
+ * the combined wait booked to this system).  sum_posted: the task waits
+ * until every system has started its sums, so that they go as one
+ * reduction before the work meant to overlap it. */
+static int batch_sum_post(ovk__ctx *c, double *vals, int n, ovk_request **req)
 {
+    ovk__task *t = c->many.task;
     ovk__many *m = t->m;
     sum_token *tok = NULL;
     for (int i = 0; i < TASK_SUMS && !tok; i++)
@@ -244,14 +252,16 @@ int ovk__task_sum_begin(ovk__task *t, double *vals, int n, ovk_request **req)
     return OVK_OK;
 }
 
-void ovk__task_sum_started(ovk__task *t)
+static void batch_sum_posted(ovk__ctx *c)
 {
+    ovk__task *t = c->many.task;
     t->state = TASK_STARTED;
     yield(t);
 }
 
-int ovk__task_sum_end(ovk__task *t, ovk_request *req, double *waited)
+static int batch_sum_wait(ovk__ctx *c, ovk_request *req, double *waited)
 {
+    ovk__task *t = c->many.task;
     ovk__many *m = t->m;
     sum_token *tok = (sum_token *)(void *)req;
     if (tok->group < 0 || !m->groups[tok->group].done) {
@@ -278,22 +288,45 @@ static int run_by_batch(ovk__task *t, task_state state, double *took)
     return t->prc;
 }
 
-int ovk__task_product(ovk__task *t, const double *p, double *s, double *ps, double *took)
+/* s = A p (and ps not NULL: the local <p,s>) in the batch's multi-vector
+ * product, its share of the time; an operator's products stay the
+ * system's own */
+static int batch_product(ovk__ctx *c, const double *p, double *s, double *ps)
 {
+    if (!c->A) return ovk__direct_ops.product(c, p, s, ps);
+    ovk__task *t = c->many.task;
+    double took = 0.0;
     t->p = p;
     t->s = s;
     t->ps = ps;
-    return run_by_batch(t, TASK_PRODUCT, took);
+    int rc = run_by_batch(t, TASK_PRODUCT, &took);
+    c->clock.t[OVK_TIMER_MATVEC] += took;
+    return rc;
 }
 
-int ovk__task_pc(ovk__task *t, const double *r, double *z, double *rz, double *rr, double *took)
+/* z = C r (and rz, rr not NULL: the local <r,z>, <r,r>) with the other
+ * systems' (the preconditioner's apply_many), its share of the time; the
+ * system's own when C has no apply_many (or apply_dots, for the sums) or
+ * the solve is scaled (its 2^-k factors stay per system) */
+static int batch_pc(ovk__ctx *c, const double *r, double *z, double *rz, double *rr)
 {
+    const ovk__pc_type *type = c->pc->type;
+    if (!type->apply_many || c->scale.kc || (rz && !type->apply_dots)) return ovk__direct_ops.pc(c, r, z, rz, rr);
+    ovk__task *t = c->many.task;
+    double took = 0.0;
     t->r = r;
     t->z = z;
     t->rz = rz;
     t->rr = rr;
-    return run_by_batch(t, TASK_PC, took);
+    int rc = run_by_batch(t, TASK_PC, &took);
+    c->clock.t[OVK_TIMER_PRECOND] += took;
+    return rc;
 }
+
+static const ovk__loop_ops batch_ops = {
+    .sum_post = batch_sum_post, .sum_posted = batch_sum_posted, .sum_wait = batch_sum_wait,
+    .product = batch_product, .pc = batch_pc, .combined = 1,
+};
 
 /* ---- the scheduler ------------------------------------------------------ */
 
@@ -545,13 +578,11 @@ static int task_variant(ovk__ctx *c, const ovk__variant *v, const ovk__solver **
     *sv = v->sv;
     *params = NULL;
     if (!v->sv->chosen) return OVK_OK;
-    const char *spec = v->sv->chosen(v->work);
+    const char *spec = v->sv->chosen(v->work, sv);
     if (!spec) return ovk__fail(OVK_EUNSUPPORTED, "solve_many: %s has not chosen a variant", v->sv->name);
     int rc = ovk__spec_parse("solver", OVK_EOPTION, spec, name, sizeof name, &opts);
-    if (!rc && !(*sv = ovk__solver_find(name)))
-        rc = ovk__fail(OVK_EUNSUPPORTED, "solve_many: %s chose '%s'", v->sv->name, name);
     if (!rc && (*sv)->parse) rc = (*sv)->parse(&opts, params);
-    if (!rc && (*sv)->needs_norm && !c->norms.current) rc = c->norm(c); /* collective, on every rank alike */
+    if (!rc && (*sv)->needs_norm && !c->norms.current) rc = c->norms.update(c); /* collective, on every rank alike */
     return rc;
 }
 
@@ -564,7 +595,8 @@ static int task_ctx(ovk__many *m, const ovk__ctx *c, int j, const double *b, dou
     t->m = m;
     t->index = j;
     t->c = *c;
-    t->c.batch = t;
+    t->c.many.task = t;
+    t->c.ops = &batch_ops;
     t->c.b = b;
     t->c.x = x;
     t->c.res = res;
@@ -672,7 +704,7 @@ static int group_size(ovk__many *m, ovk__ctx *c, int nvec, int forced)
         if (forced > 0 && forced < m->k) m->group = forced;
         return OVK_OK;
     }
-    if (!c->many_cache_asked) { /* once per solver: a node communicator and a sum */
+    if (!c->many.cache_asked) { /* once per solver: a node communicator and a sum */
         int node_ranks = 1;
         MPI_Comm node = MPI_COMM_NULL;
         int rc = ovk__mpi(MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
@@ -687,14 +719,14 @@ static int group_size(ovk__many *m, ovk__ctx *c, int nvec, int forced)
         rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &share, 1, MPI_LONG_LONG, MPI_MIN, c->comm),
                       "MPI_Allreduce (the cache)");
         if (rc) return rc;
-        c->many_cache = share;
-        c->many_cache_asked = 1;
+        c->many.cache = share;
+        c->many.cache_asked = 1;
     }
     const ovk__layout *lay = &c->A->lay;
     long long rows = 0; /* the largest rank's, from the layout every rank holds */
     for (int r = 0; r < lay->size; r++)
         if (lay->starts[r + 1] - lay->starts[r] > rows) rows = lay->starts[r + 1] - lay->starts[r];
-    long long cache = c->many_cache, system = (nvec + 1) * rows * (long long)sizeof(double);
+    long long cache = c->many.cache, system = (nvec + 1) * rows * (long long)sizeof(double);
     if (cache > 0 && system > 0 && cache / system < m->k) m->group = cache / system > 1 ? (int)(cache / system) : 1;
     return OVK_OK;
 }
@@ -762,7 +794,7 @@ static int gather_times(ovk__many *m, MPI_Comm comm, ovk_pcg_result *results)
         free(t);
         return rc;
     }
-    for (int j = 0; j < k; j++) memcpy(t + j * OVK_TIMER_COUNT, m->tasks[j].c.t, sizeof m->tasks[j].c.t);
+    for (int j = 0; j < k; j++) memcpy(t + j * OVK_TIMER_COUNT, m->tasks[j].c.clock.t, sizeof m->tasks[j].c.clock.t);
     rc = ovk__mpi(MPI_Allreduce(t, t + n, n, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce (timers)");
     if (!rc) rc = ovk__mpi(MPI_Allreduce(t, t + 2 * n, n, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce (timers)");
     for (int j = 0; !rc && j < k; j++)
@@ -802,7 +834,7 @@ int ovk__many_solve(ovk__ctx *c, const ovk__variant *v, int k, const double *con
         if (!B[j]) continue;
         int mine = m.tasks[j].rc;
         if (mine) ovk__detail_restore(&m.tasks[j].why);
-        if (!mine && tc->cb_failed) mine = ovk__fail(OVK_ECALLBACK, "%s", tc->cb_detail);
+        if (!mine && tc->cb.failed) mine = ovk__fail(OVK_ECALLBACK, "%s", tc->cb.detail);
         st[j] = ovk__agree(c->comm, mine);
         snprintf(why[j], OVK__DETAIL_LEN, "%s", st[j] ? ovk_error_detail() : m.tasks[j].why.text);
         ovk__condest_end(tc);

@@ -215,7 +215,7 @@ int ovk__nullspace_check(ovk__ctx *c)
     double az[OVK__NULLSPACE_MAX];
     int nk = ovk__nullspace_count(c), n = c->n;
     if (!nk || !c->A) return OVK_OK;
-    int rc = c->norms.current ? OVK_OK : c->norm(c); /* ||A||_inf */
+    int rc = c->norms.current ? OVK_OK : c->norms.update(c); /* ||A||_inf */
     for (int j = 0; !rc && j < nk; j++) {
         rc = ovk__matvec(c->A, c->ns->basis + (size_t)j * (size_t)n, c->ns->b, NULL); /* A z_j (b: scratch) */
         az[j] = ovk__dot(n, c->ns->b, c->ns->b);

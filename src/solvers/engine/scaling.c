@@ -16,19 +16,6 @@
 
 #include "../solver.h"
 
-#define BB_LO 0x1p-256 /* ||b|| in [2^-128, 2^128] */
-#define BB_HI 0x1p+256
-#define ANORM_LO 0x1p-128
-#define ANORM_HI 0x1p+128
-
-static int anorm_out(double anorm) { return anorm > 0.0 && isfinite(anorm) && (anorm < ANORM_LO || anorm > ANORM_HI); }
-
-int ovk__scale_needed(const ovk__ctx *c, double bb)
-{
-    if (c->norms.current && anorm_out(c->norms.anorm)) return 1;
-    return !isnan(bb) && (bb < BB_LO || bb > BB_HI); /* 0 and Inf included */
-}
-
 /* y = 2^k x (n entries, in place when y == x) */
 static void scale_vec(int n, int k, const double *x, double *y)
 {
@@ -80,7 +67,9 @@ static int zero_rhs(ovk__ctx *c)
     return OVK_OK;
 }
 
-int ovk__variant_solve_scaled(ovk__ctx *c, ovk__variant *v)
+/* the solve again on (2^ka A) y = 2^kb b (b = 0 exactly: x = 0,
+ * converged); OVK_ENOMEM when its two to five vectors cannot be had */
+static int solve_scaled(ovk__ctx *c, ovk__variant *v)
 {
     ovk__scaling *sc = &c->scale;
     const double *b = c->b;
@@ -88,11 +77,11 @@ int ovk__variant_solve_scaled(ovk__ctx *c, ovk__variant *v)
     int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &bmax, 1, MPI_DOUBLE, MPI_MAX, c->comm), "MPI_Allreduce (max |b_i|)");
     if (rc) return rc;
     if (bmax == 0.0) return zero_rhs(c); /* the exact test: no entry of b is nonzero */
-    if (!c->norms.current) rc = c->norm(c); /* ||A||_inf (an operator: its estimate) */
+    if (!c->norms.current) rc = c->norms.update(c); /* ||A||_inf (an operator: its estimate) */
     if (rc) return rc;
     memset(sc, 0, sizeof *sc);
     sc->kb = ovk__pow2_exponent(bmax);
-    if (anorm_out(c->norms.anorm)) sc->ka = ovk__pow2_exponent(c->norms.anorm) & ~1; /* even */
+    if (ovk__anorm_out(c->norms.anorm)) sc->ka = ovk__pow2_exponent(c->norms.anorm) & ~1; /* even */
     sc->kc = c->pc->type->fixed ? 0 : sc->ka;
     rc = ovk__agree(c->comm, make_room(c, &bs));
     if (rc) goto cleanup;
@@ -104,7 +93,7 @@ int ovk__variant_solve_scaled(ovk__ctx *c, ovk__variant *v)
     c->b = bs;
     c->lanczos.count = 0;
     sc->active = 1;
-    rc = ovk__variant_solve(c, v);
+    rc = ovk__variant_run(c, v);
     sc->active = 0;
     c->b = b;
     c->norms.anorm = anorm;
@@ -114,4 +103,13 @@ cleanup:
     free(bs);
     release(sc);
     return rc;
+}
+
+int ovk__variant_solve(ovk__ctx *c, ovk__variant *v)
+{
+    if (ovk__scale_needed(c, 1.0)) return solve_scaled(c, v); /* ||A|| out of range */
+    c->scale.wanted = 0;
+    int rc = ovk__variant_run(c, v);
+    if (rc || !c->scale.wanted) return rc;
+    return solve_scaled(c, v); /* <b,b> out of range */
 }

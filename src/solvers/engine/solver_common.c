@@ -1,5 +1,6 @@
 /* Helpers shared by the PCG variants: timed split-phase sums, the operator
- * and the preconditioner behind their timers, the initial and per-iteration
+ * and the preconditioner behind their timers (through the context's ops:
+ * the direct ones here, a batch's in many.c), the initial and per-iteration
  * decisions.  All decisions use reduced values, which are bitwise identical
  * on every rank, so every rank decides the same. */
 #include <math.h>
@@ -7,8 +8,6 @@
 #include <string.h>
 
 #include "../solver.h"
-#include "../interface/option_table.h" /* the null space option's key, for a hint */
-#include "fused.h"
 
 static const ovk_timer init_timer[] = {OVK_TIMER_SDOTP_INIT, OVK_TIMER_GAMMA_INIT, OVK_TIMER_IPROD_INIT};
 static const ovk_timer test_timer[] = {OVK_TIMER_SDOTP_TEST, OVK_TIMER_GAMMA_TEST, OVK_TIMER_IPROD_TEST};
@@ -34,7 +33,7 @@ int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_reques
 {
     ovk__stage *slot = NULL;
     double *send = vals;
-    if (c->cb_failed)
+    if (c->cb.failed)
         for (int i = 0; i < k; i++) vals[i] = NAN; /* every rank sees the failure in this sum */
     if (c->mon.stage) { /* the values and this rank's stop vote, one more value in the same sum */
         int rc = stage_slot(c, k, &slot);
@@ -48,65 +47,52 @@ int ovk__sum_begin(ovk__ctx *c, ovk__dot_id dot, double *vals, int k, ovk_reques
         send = slot->buf;
     }
     double t0 = ovk__now();
-    int rc = c->batch ? ovk__task_sum_begin(c->batch, send, k + (slot != NULL), req)
-                      : ovk_reduce_start(c->red, send, send, k + (slot != NULL), OVK_DOUBLE, OVK_SUM, req);
-    c->t[init_timer[dot]] += ovk__now() - t0;
-    c->inflight = (int)dot;
+    int rc = c->ops->sum_post(c, send, k + (slot != NULL), req);
+    c->clock.t[init_timer[dot]] += ovk__now() - t0;
+    c->clock.inflight = (int)dot;
     if (!rc) { /* flight: minus each post's time, plus its wait's end (from a base, for precision) */
-        if (!c->flying) c->flight_base = t0;
-        c->flight -= t0 - c->flight_base;
-        c->flying++;
+        if (!c->clock.flying) c->clock.flight_base = t0;
+        c->clock.flight -= t0 - c->clock.flight_base;
+        c->clock.flying++;
     }
     if (slot) {
         slot->req = rc ? NULL : *req;
         if (rc) slot->vals = NULL;
     }
-    if (c->batch && !rc) ovk__task_sum_started(c->batch); /* untimed: the other systems run */
+    if (!rc) c->ops->sum_posted(c); /* untimed: a batch's other systems run */
     return rc;
 }
 
-/* the staged sum of req: its values back to the variant, the votes read */
-static void unstage(ovk__ctx *c, const ovk_request *req, int rc)
+/* the monitor's slot staging the sum of req, or NULL */
+static ovk__stage *staged(ovk__ctx *c, const ovk_request *req)
 {
-    for (int i = 0; c->mon.stage && i < OVK__STAGE_SLOTS; i++) {
-        ovk__stage *slot = &c->mon.stage[i];
-        if (slot->req != req) continue;
-        if (!rc) {
-            memcpy(slot->vals, slot->buf, sizeof(double) * (size_t)slot->k);
-            if (slot->buf[slot->k] != 0.0) c->watch.stop_agreed = 1; /* a reduced value: every rank sees it */
-        }
-        slot->req = NULL;
-        slot->vals = NULL;
-        return;
+    for (int i = 0; c->mon.stage && i < OVK__STAGE_SLOTS; i++)
+        if (c->mon.stage[i].req == req) return &c->mon.stage[i];
+    return NULL;
+}
+
+/* the staged sum's values back to the variant, the votes read */
+static void unstage(ovk__ctx *c, ovk__stage *slot, int rc)
+{
+    if (!slot) return;
+    if (!rc) {
+        memcpy(slot->vals, slot->buf, sizeof(double) * (size_t)slot->k);
+        if (slot->buf[slot->k] != 0.0) c->watch.stop_agreed = 1; /* a reduced value: every rank sees it */
     }
-}
-
-/* a batch's sum: its share of the combined wait */
-static int batch_sum_end(ovk__ctx *c, ovk__dot_id dot, ovk_request *req)
-{
-    double waited = 0.0;
-    int rc = ovk__task_sum_end(c->batch, req, &waited);
-    unstage(c, req, rc);
-    c->t[wait_timer[dot]] += waited;
-    c->flight += ovk__now() - c->flight_base;
-    c->flying--;
-    c->inflight = -1;
-    return rc;
+    slot->req = NULL;
+    slot->vals = NULL;
 }
 
 int ovk__sum_end(ovk__ctx *c, ovk__dot_id dot, ovk_request *req)
 {
-    if (c->batch) return batch_sum_end(c, dot, req);
-    double t0 = ovk__now();
-    int rc = ovk_reduce_wait(req);
-    unstage(c, req, rc);
-    int rc2 = ovk_request_free(req); /* released also after a failed wait */
-    if (!rc) rc = rc2;
-    double t1 = ovk__now();
-    c->t[wait_timer[dot]] += t1 - t0;
-    c->flight += t1 - c->flight_base;
-    c->flying--;
-    c->inflight = -1;
+    ovk__stage *slot = staged(c, req);
+    double waited = 0.0;
+    int rc = c->ops->sum_wait(c, req, &waited);
+    unstage(c, slot, rc);
+    c->clock.t[wait_timer[dot]] += waited;
+    c->clock.flight += ovk__now() - c->clock.flight_base;
+    c->clock.flying--;
+    c->clock.inflight = -1;
     return rc;
 }
 
@@ -125,16 +111,31 @@ int ovk__sum(ovk__ctx *c, ovk__dot_id dot, double *vals, int k)
     return ovk__sum_end(c, dot, req);
 }
 
+/* The ranges a solve runs unscaled in (scaling.c): ||b|| in [2^-128,
+ * 2^128], ||A||_inf in [2^-128, 2^128] */
+#define BB_LO 0x1p-256
+#define BB_HI 0x1p+256
+#define ANORM_LO 0x1p-128
+#define ANORM_HI 0x1p+128
+
+int ovk__anorm_out(double anorm) { return anorm > 0.0 && isfinite(anorm) && (anorm < ANORM_LO || anorm > ANORM_HI); }
+
+int ovk__scale_needed(const ovk__ctx *c, double bb)
+{
+    if (c->norms.current && ovk__anorm_out(c->norms.anorm)) return 1;
+    return !isnan(bb) && (bb < BB_LO || bb > BB_HI); /* 0 and Inf included */
+}
+
 void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double value)
 {
     c->res->iterations = iter;
     c->res->reason = why;
     if (why == OVK_REASON_BREAKDOWN)
         ovk__fail(OVK_EBREAKDOWN, "iteration %d: %s = %g (%s%s%s%s)", iter, what, value,
-                  c->nonsymmetric ? "singular matrix or preconditioner?" : "matrix or preconditioner not SPD?",
+                  c->sym.running ? "singular matrix or preconditioner?" : "matrix or preconditioner not SPD?",
                   c->ns ? "" : " A singular A, as a pure Neumann problem's, needs its null space declared: "
                                "ovk_solver_set_nullspace, or -ovk_",
-                  c->ns ? "" : ovk__solver_role_key(OVK__ROLE_NULLSPACE), c->ns ? "" : " constant");
+                  c->ns ? "" : c->sym.nullspace_key, c->ns ? "" : " constant");
     else
         ovk__fail(OVK_ENONFINITE, "iteration %d: %s = %g", iter, what, value);
 }
@@ -178,7 +179,7 @@ static int observe(ovk__ctx *c, int iter, double rr, double bb)
         int rc = print_monitor(c, iter, rnorm, bb);
         if (rc) return rc;
     }
-    if (c->mon.fn && c->mon.fn(c->owner, iter, rnorm, rel, c->mon.fn_ctx) != 0) c->watch.vote = 1;
+    if (c->mon.fn && c->mon.fn(c->cb.owner, iter, rnorm, rel, c->mon.fn_ctx) != 0) c->watch.vote = 1;
     return OVK_OK;
 }
 
@@ -202,7 +203,7 @@ static int decide(ovk__ctx *c, int iter, double rr, double bb, ovk_reason *why)
 {
     *why = OVK_REASON_NONE;
     if (c->mon.conv_fn) {
-        int v = c->mon.conv_fn(c->owner, iter, ovk__unscaled(c, sqrt(rr)), ovk__unscaled(c, sqrt(bb)),
+        int v = c->mon.conv_fn(c->cb.owner, iter, ovk__unscaled(c, sqrt(rr)), ovk__unscaled(c, sqrt(bb)),
                                ovk__unscaled(c, c->watch.rnorm0), c->mon.conv_ctx);
         int rc = agreed_verdict(c, v, &v);
         if (rc) return rc;
@@ -236,7 +237,7 @@ int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided)
 int ovk__initial_values(ovk__ctx *c, const double v[2], double *bb, int *decided)
 {
     int rc;
-    c->initial_pending = 0;
+    c->watch.initial_pending = 0;
     *bb = v[0];
     *decided = 1;
     if (!c->scale.active && ovk__scale_needed(c, v[0])) { /* the frame solves again, scaled */
@@ -248,7 +249,7 @@ int ovk__initial_values(ovk__ctx *c, const double v[2], double *bb, int *decided
     c->watch.user_converged = 0;
     double atol = c->opts->atol, tol = c->opts->tol;
     atol = c->scale.kb ? ldexp(atol, c->scale.kb) : atol;
-    c->rr_stop = fmax(tol * tol * v[0], atol * atol);
+    c->watch.rr_stop = fmax(tol * tol * v[0], atol * atol);
     c->watch.rr_div = c->mon.divtol * c->mon.divtol * v[1];
     c->watch.rnorm0 = sqrt(v[1]);
     if (!isfinite(v[0]) || !isfinite(v[1])) {
@@ -315,26 +316,24 @@ static int callback_failed(ovk__ctx *c, int rc, double *out)
 {
     if (rc != OVK_ECALLBACK) return rc;
     for (int i = 0; i < c->n; i++) out[i] = NAN;
-    if (!c->cb_failed) /* keep the first detail: later failures overwrite the thread's */
-        snprintf(c->cb_detail, sizeof c->cb_detail, "%s", ovk_error_detail());
-    c->cb_failed = rc;
+    if (!c->cb.failed) /* keep the first detail: later failures overwrite the thread's */
+        snprintf(c->cb.detail, sizeof c->cb.detail, "%s", ovk_error_detail());
+    c->cb.failed = rc;
     return OVK_OK;
 }
 
-static int product(ovk__ctx *c, const double *p, double *s)
+/* the direct ops: s = A p (ps not NULL, A assembled: with the local <p,s>
+ * in the product's pass), timed as matvec */
+static int direct_product(ovk__ctx *c, const double *p, double *s, double *ps)
 {
-    if (c->batch && c->A) { /* the batch's multi-vector product, its share of the time */
-        double took = 0.0;
-        int rc = ovk__task_product(c->batch, p, s, NULL, &took);
-        c->t[OVK_TIMER_MATVEC] += took;
-        return rc;
-    }
     ovk__tic t0 = ovk__tic_start(c);
     int rc;
-    if (c->A) {
+    if (ps) {
+        rc = ovk__matvec_dot(c->A, p, s, ps, &c->hook); /* s = A p, <p,s> */
+    } else if (c->A) {
         rc = ovk__matvec(c->A, p, s, &c->hook);
     } else {
-        int urc = c->op(c->owner, p, s, c->op_ctx);
+        int urc = c->cb.op(c->cb.owner, p, s, c->cb.op_ctx);
         rc = urc ? ovk__fail(OVK_ECALLBACK, "the operator callback returned %d", urc) : OVK_OK;
         rc = callback_failed(c, rc, s);
     }
@@ -351,12 +350,12 @@ static void scale_into(int n, int k, const double *x, double *y)
 
 int ovk__ctx_matvec(ovk__ctx *c, const double *p, double *s)
 {
-    if (!c->scale.ka) return product(c, p, s);
+    if (!c->scale.ka) return c->ops->product(c, p, s, NULL);
     /* s = 2^k1 A (2^k2 p) = (2^ka A) p, the operand and the product each
      * 2^(ka/2) from A's scale */
     int k2 = c->scale.ka / 2, k1 = c->scale.ka - k2;
     scale_into(c->n, k2, p, c->scale.tmp);
-    int rc = product(c, c->scale.tmp, s);
+    int rc = c->ops->product(c, c->scale.tmp, s, NULL);
     scale_into(c->n, k1, s, s);
     return rc;
 }
@@ -373,16 +372,7 @@ int ovk__ctx_matvec_dot(ovk__ctx *c, const double *p, double *s, double *ps)
         scale_into(c->n, k2, p, c->scale.tmp);
         p = c->scale.tmp;
     }
-    int rc;
-    if (c->batch) { /* the batch's multi-vector product, its share of the time */
-        double took = 0.0;
-        rc = ovk__task_product(c->batch, p, s, ps, &took);
-        c->t[OVK_TIMER_MATVEC] += took;
-    } else {
-        ovk__tic t0 = ovk__tic_start(c);
-        rc = ovk__matvec_dot(c->A, p, s, ps, &c->hook); /* s = A p, <p,s> */
-        ovk__tic_stop(c, OVK_TIMER_MATVEC, t0);
-    }
+    int rc = c->ops->product(c, p, s, ps);
     if (k1) scale_into(c->n, k1, s, s);
     return rc;
 }
@@ -402,18 +392,16 @@ int ovk__ctx_start_residual(ovk__ctx *c, double *r)
     return OVK_OK;
 }
 
-/* 1 when a batch applies C to its systems together (unscaled: a scaled
- * solve's 2^-k factors stay per system) */
-static int batch_pc(const ovk__ctx *c) { return c->batch && c->pc->type->apply_many && !c->scale.kc; }
+int ovk__ctx_pc(ovk__ctx *c, const double *r, double *z) { return c->ops->pc(c, r, z, NULL, NULL); }
 
-int ovk__ctx_pc(ovk__ctx *c, const double *r, double *z)
+int ovk__ctx_pc_dots(ovk__ctx *c, const double *r, double *z, double *rz, double *rr)
 {
-    if (batch_pc(c)) { /* with the other systems', its share of the time */
-        double took = 0.0;
-        int rc = ovk__task_pc(c->batch, r, z, NULL, NULL, &took);
-        c->t[OVK_TIMER_PRECOND] += took;
-        return rc;
-    }
+    return c->ops->pc(c, r, z, rz, rr);
+}
+
+/* the direct ops: z = C r, timed as precond */
+static int direct_pc_apply(ovk__ctx *c, const double *r, double *z)
+{
     ovk__tic t0 = ovk__tic_start(c);
     int k1 = c->scale.kc / 2, k2 = c->scale.kc - k1;
     if (k2) { /* z = 2^-k2 C (2^-k1 r) = 2^-kc C r, the preconditioner of 2^kc A */
@@ -426,15 +414,12 @@ int ovk__ctx_pc(ovk__ctx *c, const double *r, double *z)
     return rc;
 }
 
-int ovk__ctx_pc_dots(ovk__ctx *c, const double *r, double *z, double *rz, double *rr)
+/* the direct ops: z = C r and, with rz and rr not NULL, the local <r,z>
+ * and <r,r>, timed as precond */
+static int direct_pc(ovk__ctx *c, const double *r, double *z, double *rz, double *rr)
 {
     const ovk__pc_type *t = c->pc->type;
-    if (batch_pc(c) && t->apply_dots) { /* as ovk__ctx_pc */
-        double took = 0.0;
-        int rc = ovk__task_pc(c->batch, r, z, rz, rr, &took);
-        c->t[OVK_TIMER_PRECOND] += took;
-        return rc;
-    }
+    if (!rz) return direct_pc_apply(c, r, z);
     if (t->apply_dots) {
         int k1 = c->scale.kc / 2, k2 = c->scale.kc - k1; /* k1 = k2: kc is even */
         const double *in = r;
@@ -521,8 +506,8 @@ void ovk__ctx_progress(void *ctx)
     double t0 = ovk__now();
     ovk_reducer_progress(c->red); /* errors surface at the wait */
     double dt = ovk__now() - t0;
-    c->progress_time += dt;
-    if (c->inflight >= 0) c->t[test_timer[c->inflight]] += dt;
+    c->clock.progress_time += dt;
+    if (c->clock.inflight >= 0) c->clock.t[test_timer[c->clock.inflight]] += dt;
 }
 
 void ovk__ctx_axpy(ovk__ctx *c, double a, const double *x, double *y)
@@ -555,3 +540,28 @@ int ovk__ctx_dots(ovk__ctx *c, int k, const double *const *x, const double *cons
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     return ovk__sum(c, OVK__IPROD, out, k);
 }
+
+/* the direct ops' sums: posted to the solver's reducer, waited for and
+ * released (also after a failed wait); *waited the wait's seconds */
+static int direct_sum_post(ovk__ctx *c, double *vals, int n, ovk_request **req)
+{
+    return ovk_reduce_start(c->red, vals, vals, n, OVK_DOUBLE, OVK_SUM, req);
+}
+
+static void direct_sum_posted(ovk__ctx *c) { (void)c; }
+
+static int direct_sum_wait(ovk__ctx *c, ovk_request *req, double *waited)
+{
+    (void)c;
+    double t0 = ovk__now();
+    int rc = ovk_reduce_wait(req);
+    int rc2 = ovk_request_free(req);
+    if (!rc) rc = rc2;
+    *waited = ovk__now() - t0;
+    return rc;
+}
+
+const ovk__loop_ops ovk__direct_ops = {
+    .sum_post = direct_sum_post, .sum_posted = direct_sum_posted, .sum_wait = direct_sum_wait,
+    .product = direct_product, .pc = direct_pc,
+};

@@ -71,5 +71,4 @@ void ovk__solver_help(const ovk_solver *s, const char *prefix, FILE *f)
         default: break;
         }
     }
-    ovk__options_help_extra(f);
 }

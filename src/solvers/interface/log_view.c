@@ -1,6 +1,7 @@
 /* -ovk_log_view: a solver object's setups and solves, in parts a user
  * knows, as min, max and average over the ranks (PETSc's -log_view),
- * printed by rank 0 when the object is destroyed. */
+ * printed by rank 0 when the object is destroyed.  It receives what it
+ * prints (the times, the options' names) and calls nothing of the object. */
 #include <string.h>
 
 #include "log_view.h"
@@ -60,9 +61,9 @@ void ovk__log_mark(ovk__log *l, ovk__log_part part)
 
 void ovk__log_solve(ovk__log *l, const ovk__ctx *c, const ovk_pcg_result *res)
 {
-    for (int i = 0; i < OVK_TIMER_COUNT; i++) l->t[i] += c->t[i];
-    if (c->flying) l->partial++;
-    else l->flight += c->flight;
+    for (int i = 0; i < OVK_TIMER_COUNT; i++) l->t[i] += c->clock.t[i];
+    if (c->clock.flying) l->partial++;
+    else l->flight += c->clock.flight;
     l->solves++;
     l->iterations += res->iterations;
     l->reductions += res->reductions;
@@ -111,13 +112,10 @@ static void row(FILE *f, const char *name, const double *lo, const double *hi, c
             whole > 0.0 ? 100.0 * avg / whole : 0.0);
 }
 
-static void print(const ovk__log *l, const ovk_solver *s, FILE *f, const double *lo, const double *hi,
+static void print(const ovk__log *l, const ovk__log_names *names, FILE *f, const double *lo, const double *hi,
                   const double *sum, int size)
 {
-    char sv[128] = "", pc[256] = "", be[256] = "";
-    ovk_solver_get_option(s, ovk__solver_role_key(OVK__ROLE_SOLVER), sv, sizeof sv);
-    ovk_solver_get_option(s, ovk__solver_role_key(OVK__ROLE_PRECOND), pc, sizeof pc);
-    ovk_solver_get_option(s, ovk__solver_role_key(OVK__ROLE_BACKEND), be, sizeof be);
+    const char *sv = names->solver, *pc = names->precond, *be = names->backend;
     double setup = sum[SETUP] / size, solve = sum[SOLVE] / size;
     fprintf(f, "ovk log_view: solver %s, preconditioner %s, backend %s; %d rank%s\n", sv, pc, be, size,
             size == 1 ? "" : "s");
@@ -152,10 +150,9 @@ static void print(const ovk__log *l, const ovk_solver *s, FILE *f, const double 
                 (double)l->reductions / (double)l->iterations);
 }
 
-void ovk__log_view(const ovk__log *l, const ovk_solver *s, FILE *f)
+void ovk__log_view(const ovk__log *l, const ovk__log_names *names, MPI_Comm comm, FILE *f)
 {
     double v[ROWS], lo[ROWS], hi[ROWS], sum[ROWS];
-    MPI_Comm comm = ovk_solver_comm(s);
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
@@ -166,7 +163,7 @@ void ovk__log_view(const ovk__log *l, const ovk_solver *s, FILE *f)
         MPI_Reduce(v, sum, ROWS, MPI_DOUBLE, MPI_SUM, 0, comm) != MPI_SUCCESS)
         return;
     if (rank == 0) {
-        print(l, s, f, lo, hi, sum, size);
+        print(l, names, f, lo, hi, sum, size);
         fflush(f);
     }
 }

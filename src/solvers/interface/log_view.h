@@ -35,10 +35,15 @@ typedef struct ovk__log {
 void ovk__log_start(ovk__log *l, int numeric);
 /* Local: the time since the last start or mark was spent on part. */
 void ovk__log_mark(ovk__log *l, ovk__log_part part);
-/* Local: add a finished solve's timers (c->t, c->flight) and counts. */
+/* Local: add a finished solve's timers (c->clock.t, c->clock.flight) and counts. */
 void ovk__log_solve(ovk__log *l, const ovk__ctx *c, const ovk_pcg_result *res);
-/* Collective over s's communicator: min, max and average over the ranks;
- * rank 0 prints the table to f. */
-void ovk__log_view(const ovk__log *l, const ovk_solver *s, FILE *f);
+/* What the table's head names: the object's solver, preconditioner and
+ * backend options as its getter spells them (the object fills it). */
+typedef struct ovk__log_names {
+    char solver[128], precond[256], backend[256];
+} ovk__log_names;
+/* Collective over comm (the object's): min, max and average over the
+ * ranks; rank 0 prints the table, headed by names, to f. */
+void ovk__log_view(const ovk__log *l, const ovk__log_names *names, MPI_Comm comm, FILE *f);
 
 #endif

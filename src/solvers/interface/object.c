@@ -29,53 +29,102 @@ enum {
     REDO_ALL = 63u
 };
 
-struct ovk_solver {
-    unsigned magic;
-    const ovk_matrix *A;     /* borrowed; NULL for an operator */
-    ovk__layout own_lay;     /* the operator's rows */
-    const ovk__layout *lay;
-    ovk_apply_fn op, pc_fn;
-    void *op_ctx, *pc_ctx;
-    ovk_pcg_options o;       /* its strings point into the buffers below */
-    char solver_spec[128], backend_spec[256], precond_spec[256];
-    ovk_reducer *user_red;   /* borrowed */
-    ovk__monitor mon;        /* its true_r and stage owned */
-    int guess_zero, view, converged_reason, log_view;
-    unsigned dirty;          /* REDO_* of the options changed since the last setup */
-    unsigned opt_set;        /* a bit per option of the table: set by a call (not its default) */
-    double *coords;          /* owned copy: coord_n points of coord_dim doubles */
-    int coord_dim, coord_n;
-    ovk__nullspace ns;       /* ovk_solver_set_nullspace's copy and, set up, the basis */
-    char nullspace_spec[16]; /* option nullspace: "" | none | constant */
-    const char *busy;        /* "setup" or "solve" while one runs (its callbacks may call in) */
-    int refused;             /* a refusal setup must report (ovk__solver_refuse) */
-    char refused_detail[256];
-    int solve_refused;       /* the next solve's vectors, refused (ovk__solver_refuse_solve) */
-    char solve_refused_detail[256];
-    /* set up */
+/* The application's preconditioner (a user preconditioner) and its
+ * context; its operator (A NULL) is the context's (c.cb), set once at
+ * creation. */
+typedef struct solver_fns {
+    ovk_apply_fn pc;
+    void *pc_ctx;
+} solver_fns;
+
+/* The coordinates of a near-null space (ovk_solver_set_coordinates):
+ * an owned copy, n points of dim doubles. */
+typedef struct solver_coords {
+    double *xyz;
+    int dim, n;
+} solver_coords;
+
+/* Refusals kept for the next setup or solve (ovk__solver_refuse,
+ * ovk__solver_refuse_solve) and their details. */
+typedef struct solver_refusal {
+    int setup;
+    char setup_detail[256];
+    int solve;
+    char solve_detail[256];
+} solver_refusal;
+
+/* What runs now: "setup" or "solve" while one runs (its callbacks may
+ * call in), and in ovk_solver_solve_many the system whose code runs. */
+typedef struct solver_running {
+    const char *call;
+    int system;              /* else -1 */
+} solver_running;
+
+/* What setup made: the variant, the reducer and the preconditioner. */
+typedef struct solver_made {
     int ready;
     const ovk__solver *sv;
     void *params;
-    ovk__variant var; /* the variant's work struct and vectors */
+    ovk__variant var;        /* the variant's work struct and vectors */
     ovk__pc pc;
     ovk_reducer *red;
     int red_owned;
     uint64_t red_from;       /* the owned reducer: the fingerprint of the backend option it was made
                                 from (the spec itself is held once, in backend_spec) */
-    unsigned long version;   /* A's values the numeric setup saw */
+    double setup_time;
+} solver_made;
+
+/* What setup learned of A's values: the version the numeric setup saw,
+ * the symmetry check's, ||A||_inf on the rank as the preconditioner's
+ * setup summed it for the values of pc_l1_version (pc_l1_max < 0: not
+ * summed), and the rank's longest row (>= 0: known; value updates keep
+ * the pattern). */
+typedef struct solver_seen {
+    unsigned long version;
     int sym_ok;              /* A's values of sym_version are symmetric (checked for a CG variant) */
     unsigned long sym_version;
-    /* ||A||_inf on the rank as the preconditioner's setup summed it for the
-     * values of pc_l1_version (pc_l1_max < 0: not summed), and the rank's
-     * longest row (longest_row >= 0: known; value updates keep the pattern) */
     double pc_l1_max;
     unsigned long pc_l1_version;
     int longest_row;
-    double setup_time;
-    int system;              /* ovk_solver_solve_many: the system whose code runs, else -1 */
+} solver_seen;
+
+/* What changed since the last setup: REDO_* of the options changed, and
+ * a bit per option of the table a call set (not left at its default). */
+typedef struct solver_marks {
+    unsigned dirty;
+    unsigned opt_set;
+} solver_marks;
+
+/* What the object keeps of its solves: -ovk_log_view's times (log_view.c)
+ * and the last result, for ovk_solver_get_info (info.c). */
+typedef struct solver_record {
+    ovk__log log;
+    ovk_pcg_result last;
+} solver_record;
+
+struct ovk_solver {
+    unsigned magic;
+    const ovk_matrix *A;     /* borrowed; NULL for an operator */
+    ovk__layout own_lay;     /* the operator's rows */
+    const ovk__layout *lay;
+    solver_fns fns;
+    /* the settings the option table (below) reads and writes */
+    ovk_pcg_options o;       /* its strings point into the buffers below */
+    char solver_spec[128], backend_spec[256], precond_spec[256];
+    ovk__monitor mon;        /* its true_r and stage owned */
+    int guess_zero, view, converged_reason, log_view;
+    char nullspace_spec[16]; /* option nullspace: "" | none | constant */
+    ovk_reducer *user_red;   /* borrowed */
+    solver_marks marks;
+    solver_coords coords;
+    ovk__nullspace ns;       /* ovk_solver_set_nullspace's copy and, set up, the basis */
+    solver_refusal refusal;
+    solver_running running;
+    /* set up */
+    solver_made made;
+    solver_seen seen;
     ovk__ctx c;
-    ovk__log log;            /* -ovk_log_view's times (log_view.c) */
-    ovk_pcg_result last;     /* the last solve's result: ovk_solver_get_info (info.c) */
+    solver_record rec;
 };
 
 static int valid(const ovk_solver *s) { return s && s->magic == SOLVER_MAGIC; }
@@ -91,11 +140,11 @@ static int not_solver(const char *fn)
 static int usable(const ovk_solver *s, const char *fn)
 {
     if (!valid(s)) return not_solver(fn);
-    if (s->busy)
+    if (s->running.call)
         return ovk__fail(OVK_EBUSY,
                          "%s: called from a callback during ovk_solver_%s of the same solver; the object cannot "
                          "change until it returns",
-                         fn, s->busy);
+                         fn, s->running.call);
     return OVK_OK;
 }
 
@@ -111,11 +160,13 @@ static int solver_new(ovk_solver **out)
     s->own_lay.comm = MPI_COMM_NULL;
     ovk_pcg_options_init(&s->o);
     set_defaults(s);
-    s->pc_l1_max = -1.0, s->longest_row = -1; /* not summed, not known */
+    s->seen.pc_l1_max = -1.0, s->seen.longest_row = -1; /* not summed, not known */
     s->o.solver = s->solver_spec;
     s->o.precond_spec = s->precond_spec;
     s->o.backend = NULL;
-    s->system = -1;
+    s->running.system = -1;
+    s->c.cb.owner = s; /* what the callbacks are handed */
+    s->c.sym.nullspace_key = ovk__solver_role_key(OVK__ROLE_NULLSPACE); /* named in breakdown hints */
     *out = s;
     return OVK_OK;
 }
@@ -163,8 +214,8 @@ int ovk__solver_create_operator_base(MPI_Comm comm, int nlocal, ovk_apply_fn mat
     rc = ovk__layout_init_base(comm, rank == 0 ? 0 : start, nlocal, base, &s->own_lay);
     if (rc) goto cleanup;
     s->lay = &s->own_lay;
-    s->op = matvec;
-    s->op_ctx = ctx;
+    s->c.cb.op = matvec; /* the context's, kept across setups */
+    s->c.cb.op_ctx = ctx;
     *out = s;
     return OVK_OK;
 cleanup:
@@ -359,14 +410,14 @@ static void store_value(ovk_solver *s, const opt_def *d, const opt_value *v)
     if (d->kind == OPT_TEXT) snprintf(field_of(s, d), d->len, "%s", v->text);
     else if (d->kind == OPT_DOUBLE) *(double *)field_of(s, d) = v->d;
     else *(int *)field_of(s, d) = v->i;
-    if (d->kind == OPT_TEXT && !v->text[0]) s->opt_set &= ~bit_of(d);
-    else s->opt_set |= bit_of(d);
+    if (d->kind == OPT_TEXT && !v->text[0]) s->marks.opt_set &= ~bit_of(d);
+    else s->marks.opt_set |= bit_of(d);
     s->o.backend = s->backend_spec[0] ? s->backend_spec : NULL; /* the struct form's view of it */
 }
 
 static int set_value(ovk_solver *s, const opt_def *d, const char *value)
 {
-    opt_value v;
+    opt_value v = {0};
     int rc = parse_value(d, value, &v);
     if (!rc) store_value(s, d, &v);
     return rc;
@@ -376,10 +427,10 @@ static int set_value(ovk_solver *s, const opt_def *d, const char *value)
 static void set_defaults(ovk_solver *s)
 {
     for (int i = 0; i < OPT_COUNT; i++) {
-        opt_value v;
+        opt_value v = {0};
         if (!parse_value(&opt_defs[i], opt_defs[i].dflt, &v)) store_value(s, &opt_defs[i], &v);
     }
-    s->opt_set = 0;
+    s->marks.opt_set = 0;
 }
 
 /* the option's value as text */
@@ -397,7 +448,7 @@ static int print_value(const ovk_solver *s, const opt_def *d, char *buf, size_t 
  * set the option and the variable is not empty; else NULL */
 static const char *env_value(const ovk_solver *s, const opt_def *d)
 {
-    const char *env = d->env && !(s->opt_set & bit_of(d)) ? getenv(d->env) : NULL;
+    const char *env = d->env && !(s->marks.opt_set & bit_of(d)) ? getenv(d->env) : NULL;
     return env && *env ? env : NULL;
 }
 
@@ -408,8 +459,8 @@ static const char *resolved_backend(const ovk_solver *s)
 {
     const opt_def *d = opt_of_role(OVK__ROLE_BACKEND);
     if (s->user_red) return ovk_reducer_spec(s->user_red);
-    if (s->red_owned && s->red_from == ovk__fingerprint(s->backend_spec, strlen(s->backend_spec)))
-        return ovk_reducer_spec(s->red);
+    if (s->made.red_owned && s->made.red_from == ovk__fingerprint(s->backend_spec, strlen(s->backend_spec)))
+        return ovk_reducer_spec(s->made.red);
     if (s->backend_spec[0]) return s->backend_spec;
     return env_value(s, d) ? env_value(s, d) : OVK_BACKEND_DEFAULT;
 }
@@ -427,7 +478,7 @@ static int effective_value(const ovk_solver *s, const opt_def *d, char *buf, siz
 static int origin_of(const ovk_solver *s, const opt_def *d, char *buf, size_t len)
 {
     if (d->role == OVK__ROLE_BACKEND && s->user_red) return snprintf(buf, len, "the application's reducer");
-    if (s->opt_set & bit_of(d)) return snprintf(buf, len, "option %s", d->key);
+    if (s->marks.opt_set & bit_of(d)) return snprintf(buf, len, "option %s", d->key);
     if (env_value(s, d)) return snprintf(buf, len, "$%s", d->env);
     return snprintf(buf, len, "default");
 }
@@ -435,16 +486,16 @@ static int origin_of(const ovk_solver *s, const opt_def *d, char *buf, size_t le
 int ovk__solver_refuse(ovk_solver *s, int rc)
 {
     if (!valid(s) || !rc) return rc;
-    s->refused = rc;
-    snprintf(s->refused_detail, sizeof s->refused_detail, "%s", ovk_error_detail());
+    s->refusal.setup = rc;
+    snprintf(s->refusal.setup_detail, sizeof s->refusal.setup_detail, "%s", ovk_error_detail());
     return rc;
 }
 
 int ovk__solver_refuse_solve(ovk_solver *s, int rc)
 {
     if (!valid(s) || !rc) return rc;
-    s->solve_refused = rc;
-    snprintf(s->solve_refused_detail, sizeof s->solve_refused_detail, "%s", ovk_error_detail());
+    s->refusal.solve = rc;
+    snprintf(s->refusal.solve_detail, sizeof s->refusal.solve_detail, "%s", ovk_error_detail());
     return rc;
 }
 
@@ -458,9 +509,9 @@ int ovk_solver_set_option(ovk_solver *s, const char *key, const char *value)
     print_value(s, d, before, sizeof before);
     int rc = set_value(s, d, value);
     if (rc) return rc;
-    s->refused = 0;
+    s->refusal.setup = 0;
     print_value(s, d, after, sizeof after);
-    if (strcmp(before, after)) s->dirty |= d->redo | REDO_CHECK; /* the same value again redoes nothing */
+    if (strcmp(before, after)) s->marks.dirty |= d->redo | REDO_CHECK; /* the same value again redoes nothing */
     return OVK_OK;
 }
 
@@ -528,8 +579,8 @@ int ovk_solver_set_options(ovk_solver *s, const ovk_pcg_options *o)
     s->o.precond = o->precond;
     s->o.reducer = NULL;
     s->user_red = o->reducer;
-    s->refused = 0;
-    s->dirty = REDO_ALL;
+    s->refusal.setup = 0;
+    s->marks.dirty = REDO_ALL;
     return OVK_OK;
 }
 
@@ -557,11 +608,11 @@ int ovk_solver_set_tolerances(ovk_solver *s, double tol, double atol, int max_it
     if (!(tol > 0.0) || !isfinite(tol) || !(atol >= 0.0) || !isfinite(atol) || max_iter < 0)
         return ovk__fail(OVK_EOPTION, "tolerances tol = %g (> 0), atol = %g (>= 0), max_iter = %d (>= 0)", tol,
                          atol, max_iter);
-    s->refused = 0;
+    s->refusal.setup = 0;
     s->o.tol = tol;
     s->o.atol = atol;
     s->o.max_iter = max_iter;
-    s->dirty |= REDO_CHECK | REDO_CONDEST;
+    s->marks.dirty |= REDO_CHECK | REDO_CONDEST;
     return OVK_OK;
 }
 
@@ -570,7 +621,7 @@ int ovk_solver_set_reducer(ovk_solver *s, ovk_reducer *red)
     int bad = usable(s, "ovk_solver_set_reducer");
     if (bad) return bad;
     s->user_red = red;
-    s->dirty |= REDO_CHECK | REDO_REDUCER;
+    s->marks.dirty |= REDO_CHECK | REDO_REDUCER;
     return OVK_OK;
 }
 
@@ -578,9 +629,9 @@ int ovk_solver_set_precond_fn(ovk_solver *s, ovk_apply_fn fn, void *ctx)
 {
     int bad = usable(s, "ovk_solver_set_precond_fn");
     if (bad) return bad;
-    s->pc_fn = fn;
-    s->pc_ctx = ctx;
-    s->dirty |= REDO_CHECK | REDO_PC;
+    s->fns.pc = fn;
+    s->fns.pc_ctx = ctx;
+    s->marks.dirty |= REDO_CHECK | REDO_PC;
     return OVK_OK;
 }
 
@@ -590,7 +641,7 @@ int ovk_solver_set_monitor(ovk_solver *s, ovk_monitor_fn fn, void *ctx)
     if (bad) return bad;
     s->mon.fn = fn;
     s->mon.fn_ctx = ctx;
-    s->dirty |= REDO_CHECK | REDO_CTX; /* every rank must have one: checked at setup */
+    s->marks.dirty |= REDO_CHECK | REDO_CTX; /* every rank must have one: checked at setup */
     return OVK_OK;
 }
 
@@ -600,7 +651,7 @@ int ovk_solver_set_convergence_test(ovk_solver *s, ovk_converged_fn fn, void *ct
     if (bad) return bad;
     s->mon.conv_fn = fn;
     s->mon.conv_ctx = ctx;
-    s->dirty |= REDO_CHECK | REDO_CTX;
+    s->marks.dirty |= REDO_CHECK | REDO_CTX;
     return OVK_OK;
 }
 
@@ -637,11 +688,11 @@ int ovk_solver_set_coordinates(ovk_solver *s, int dim, int nnodes, const double 
             return ovk__fail(OVK_ENONFINITE, "ovk_solver_set_coordinates: node %d's coordinate %d is %g", node, axis,
                              xyz[i]);
         }
-    free(s->coords);
-    s->coords = copy;
-    s->coord_dim = dim;
-    s->coord_n = dim > 0 ? nnodes : 0;
-    s->dirty |= REDO_CHECK | REDO_PC; /* the preconditioner's setup reads them */
+    free(s->coords.xyz);
+    s->coords.xyz = copy;
+    s->coords.dim = dim;
+    s->coords.n = dim > 0 ? nnodes : 0;
+    s->marks.dirty |= REDO_CHECK | REDO_PC; /* the preconditioner's setup reads them */
     return OVK_OK;
 }
 
@@ -650,7 +701,7 @@ int ovk_solver_set_nullspace(ovk_solver *s, int has_constant, int k, const doubl
     int bad = usable(s, "ovk_solver_set_nullspace");
     if (bad) return bad;
     int rc = ovk__nullspace_set(&s->ns, s->lay, has_constant, k, vectors);
-    if (!rc) s->dirty |= REDO_CHECK | REDO_PC; /* the basis is made at setup; amg's coarsest solve reads it */
+    if (!rc) s->marks.dirty |= REDO_CHECK | REDO_PC; /* the basis is made at setup; amg's coarsest solve reads it */
     return rc;
 }
 
@@ -684,12 +735,12 @@ static void undo(ovk_solver *s, unsigned redo)
 {
     ovk__ctx *c = &s->c;
     if (redo & REDO_VARIANT) {
-        ovk__variant_free(&s->var);
-        free(s->params);
-        s->params = NULL;
-        s->sv = NULL;
+        ovk__variant_free(&s->made.var);
+        free(s->made.params);
+        s->made.params = NULL;
+        s->made.sv = NULL;
     }
-    if (redo & REDO_PC) ovk__pc_destroy(&s->pc);
+    if (redo & REDO_PC) ovk__pc_destroy(&s->made.pc);
     if (redo & REDO_CONDEST) {
         free(c->lanczos.alpha);
         c->lanczos.alpha = c->lanczos.beta = c->lanczos.work = NULL;
@@ -701,7 +752,7 @@ static void undo(ovk_solver *s, unsigned redo)
         s->mon.true_r = NULL;
         s->mon.stage = NULL;
     }
-    s->ready = 0;
+    s->made.ready = 0;
 }
 
 static void teardown(ovk_solver *s) { undo(s, REDO_ALL); }
@@ -728,11 +779,11 @@ static int pick_solver(ovk_solver *s)
         ovk__solver_names(list, sizeof list, 0);
         return ovk__fail(OVK_EOPTION, "unknown solver '%s'; available: %s", name, list);
     }
-    if (sv->parse) rc = sv->parse(&opts, &s->params);
+    if (sv->parse) rc = sv->parse(&opts, &s->made.params);
     if (rc) return bad_option(rc);
     rc = ovk__opts_check_unused(&opts, sv->name, sv->options);
     if (rc) return bad_option(rc);
-    s->sv = sv;
+    s->made.sv = sv;
     return OVK_OK;
 }
 
@@ -740,26 +791,26 @@ static int pick_solver(ovk_solver *s)
 static int pick_precond(ovk_solver *s)
 {
     int rc = OVK_OK;
-    if (!s->pc.type)
-        rc = s->pc_fn ? ovk__pc_create_user(s->pc_fn, s->pc_ctx, s, &s->pc) : ovk__pc_create(s->precond_spec, &s->pc);
+    if (!s->made.pc.type)
+        rc = s->fns.pc ? ovk__pc_create_user(s->fns.pc, s->fns.pc_ctx, s, &s->made.pc) : ovk__pc_create(s->precond_spec, &s->made.pc);
     if (rc) return bad_option(rc);
-    if (!s->A && s->pc.type->needs_matrix)
+    if (!s->A && s->made.pc.type->needs_matrix)
         return ovk__fail(OVK_EUNSUPPORTED,
                          "preconditioner %s reads the matrix; a user operator has none (use 'none' or "
                          "ovk_solver_set_precond_fn)",
-                         s->pc.type->name);
-    if (s->sv->nonsymmetric && s->pc.type->symmetric_only)
+                         s->made.pc.type->name);
+    if (s->made.sv->nonsymmetric && s->made.pc.type->symmetric_only)
         return ovk__fail(OVK_EUNSUPPORTED,
                          "preconditioner %s is built for a symmetric matrix; solver %s assumes none (use ilu0, "
                          "eisenstat, jacobi or none)",
-                         s->pc.type->name, s->sv->name);
-    if (s->sv->split && !s->pc.type->apply_left) {
+                         s->made.pc.type->name, s->made.sv->name);
+    if (s->made.sv->split && !s->made.pc.type->apply_left) {
         char any[256];
         ovk__solver_names(any, sizeof any, 1);
         return ovk__fail(OVK_EUNSUPPORTED,
                          "solver %s needs a split preconditioner C = L L^T, which %s does not have; with it use "
                          "one of %s",
-                         s->sv->name, s->pc.type->name, any);
+                         s->made.sv->name, s->made.pc.type->name, any);
     }
     return OVK_OK;
 }
@@ -771,7 +822,7 @@ static int check_nullspace(const ovk_solver *s)
     if (*v && strcmp(v, "none") && strcmp(v, "constant"))
         return ovk__fail(OVK_EOPTION, "nullspace '%s': none or constant (other vectors: ovk_solver_set_nullspace)", v);
     if (!s->ns.has_constant && !s->ns.user_k && strcmp(v, "constant")) return OVK_OK;
-    if (s->sv->nullspace) return OVK_OK;
+    if (s->made.sv->nullspace) return OVK_OK;
     char list[256] = "", name[64];
     for (int i = 0; i < ovk_solver_type_count(); i++) {
         const ovk__solver *sv = ovk__solver_find(ovk_solver_type_name(i));
@@ -779,7 +830,7 @@ static int check_nullspace(const ovk_solver *s)
         snprintf(name, sizeof name, "%s%s", list[0] ? ", " : "", sv->name);
         strncat(list, name, sizeof list - strlen(list) - 1);
     }
-    return ovk__fail(OVK_EUNSUPPORTED, "solver %s does not take a null space; these do: %s", s->sv->name, list);
+    return ovk__fail(OVK_EUNSUPPORTED, "solver %s does not take a null space; these do: %s", s->made.sv->name, list);
 }
 
 /* every local check of the options, the variant and the preconditioner
@@ -787,14 +838,14 @@ static int check_nullspace(const ovk_solver *s)
 static int check_local(ovk_solver *s)
 {
     const ovk_pcg_options *o = &s->o;
-    if (s->refused)
-        return ovk__fail(s->refused, "an option was refused on this rank when the solver was made, and none set "
+    if (s->refusal.setup)
+        return ovk__fail(s->refusal.setup, "an option was refused on this rank when the solver was made, and none set "
                                      "since: %s",
-                         s->refused_detail);
+                         s->refusal.setup_detail);
     if (!(o->tol > 0.0) || !isfinite(o->tol)) return ovk__fail(OVK_EOPTION, "rtol %g must be > 0", o->tol);
     if (!(o->atol >= 0.0) || !isfinite(o->atol)) return ovk__fail(OVK_EOPTION, "atol %g must be >= 0", o->atol);
     if (o->max_iter < 0) return ovk__fail(OVK_EOPTION, "max_it %d must be >= 0", o->max_iter);
-    int rc = s->sv ? OVK_OK : pick_solver(s);
+    int rc = s->made.sv ? OVK_OK : pick_solver(s);
     if (rc) return rc;
     rc = check_nullspace(s);
     if (rc) return rc;
@@ -816,7 +867,7 @@ static int check_same(ovk_solver *s)
         print_value(s, &opt_defs[i], buf, sizeof buf);
         h[i] = ovk__fingerprint(buf, strlen(buf));
     }
-    int flags[5] = {s->mon.fn != NULL, s->pc_fn != NULL, s->user_red != NULL, s->coord_dim, s->mon.conv_fn != NULL};
+    int flags[5] = {s->mon.fn != NULL, s->fns.pc != NULL, s->user_red != NULL, s->coords.dim, s->mon.conv_fn != NULL};
     for (int i = 0; i < 5; i++) h[FLAGS + i] = ovk__fingerprint(&flags[i], sizeof flags[i]);
     rc = ovk__differs(s->lay->comm, h, N, &first);
     if (rc || first < 0) return rc;
@@ -833,11 +884,11 @@ static int make_reducer(ovk_solver *s)
 {
     int cmp = MPI_UNEQUAL, rc = OVK_OK;
     uint64_t from = ovk__fingerprint(s->backend_spec, strlen(s->backend_spec));
-    if (s->red_owned && (s->user_red || from != s->red_from)) {
-        rc = ovk__agree(s->lay->comm, ovk_reducer_destroy(s->red));
+    if (s->made.red_owned && (s->user_red || from != s->made.red_from)) {
+        rc = ovk__agree(s->lay->comm, ovk_reducer_destroy(s->made.red));
         if (rc) return rc;
-        s->red = NULL;
-        s->red_owned = 0;
+        s->made.red = NULL;
+        s->made.red_owned = 0;
         s->c.red = NULL; /* ovk_solver_progress after a failed setup must not reach it */
         memset(&s->c.hook, 0, sizeof s->c.hook);
     }
@@ -846,17 +897,17 @@ static int make_reducer(ovk_solver *s)
         if (cmp != MPI_IDENT && cmp != MPI_CONGRUENT)
             rc = ovk__fail(OVK_EMISMATCH, "the reducer was made on a communicator other than the solver's");
         rc = ovk__agree(s->lay->comm, rc);
-        if (!rc) s->red = s->user_red;
+        if (!rc) s->made.red = s->user_red;
         return rc;
     }
-    if (s->red_owned) return OVK_OK;
+    if (s->made.red_owned) return OVK_OK;
     char spec[sizeof s->backend_spec];
     effective_value(s, opt_of_role(OVK__ROLE_BACKEND), spec, sizeof spec); /* the option's sources, resolved */
-    s->red = NULL;
-    rc = ovk_reducer_create(s->lay->comm, spec, &s->red);
+    s->made.red = NULL;
+    rc = ovk_reducer_create(s->lay->comm, spec, &s->made.red);
     if (rc) return rc;
-    s->red_owned = 1;
-    s->red_from = from;
+    s->made.red_owned = 1;
+    s->made.red_from = from;
     return OVK_OK;
 }
 
@@ -883,43 +934,36 @@ static void reset_solve_state(ovk__ctx *c)
     c->b = NULL;
     c->x = NULL;
     c->res = NULL;
-    memset(c->t, 0, sizeof c->t);
-    c->inflight = -1;
-    c->progress_time = 0.0;
-    c->flight = 0.0;
-    c->flying = 0;
-    c->rr_stop = 0.0;
-    c->cb_failed = 0;
-    c->cb_detail[0] = '\0';
-    c->initial_pending = 0;
+    c->clock = (ovk__clock){.inflight = -1};
     c->watch = (ovk__monitor_state){0};
+    c->cb.failed = 0;
+    c->cb.detail[0] = '\0';
     c->lanczos.count = 0;
     if (c->mon.stage) memset(c->mon.stage, 0, sizeof *c->mon.stage * OVK__STAGE_SLOTS);
 }
 
 /* the solve context's configuration from the object (the norms and the
- * condition estimate's room are the setups' that make them) */
+ * condition estimate's room are the setups' that make them, the
+ * callbacks creation's) */
 static void init_ctx(ovk_solver *s)
 {
     ovk__ctx *c = &s->c;
     c->A = s->A;
-    c->owner = s;
-    c->op = s->op;
-    c->op_ctx = s->op_ctx;
-    c->pc = &s->pc;
+    c->pc = &s->made.pc;
     c->n = s->lay->nlocal;
     c->comm = s->lay->comm;
     c->rank = s->lay->rank;
-    c->red = s->red;
+    c->red = s->made.red;
     c->opts = &s->o;
-    c->params = s->params;
+    c->params = s->made.params;
     c->guess_zero = s->guess_zero;
     c->mon = s->mon;
-    c->norm = ctx_norm;
+    c->norms.update = ctx_norm;
+    c->ops = &ovk__direct_ops;
     reset_solve_state(c);
     c->hook = (ovk__hook){0};
     int every = s->o.progress_every;
-    if (every >= 0 && (ovk_reducer_caps(s->red) & OVK_CAP_NEEDS_TEST)) {
+    if (every >= 0 && (ovk_reducer_caps(s->made.red) & OVK_CAP_NEEDS_TEST)) {
         c->hook.fn = ovk__ctx_progress;
         c->hook.arg = c;
         c->hook.every = every > 0 ? every : DEFAULT_PROGRESS_ROWS;
@@ -973,9 +1017,9 @@ static int operator_norm(ovk_solver *s)
     }
     c->norms.anorm = 1.1 * (v[1] > 0.0 ? v[0] / v[1] : 0.0);
     c->norms.longest_row = 1.0;
-    if (c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "%s (estimating ||A|| at setup)", c->cb_detail);
+    if (c->cb.failed) rc = ovk__fail(OVK_ECALLBACK, "%s (estimating ||A|| at setup)", c->cb.detail);
 cleanup:
-    c->cb_failed = 0;
+    c->cb.failed = 0;
     free(x);
     free(y);
     rc = ovk__agree(c->comm, rc);
@@ -990,11 +1034,11 @@ static int matrix_norm(ovk_solver *s)
 {
     double v[2] = {0.0, 0.0};
     int longest = 0, rc = OVK_OK;
-    if (s->pc_l1_max >= 0.0 && s->pc_l1_version == s->A->values_version && s->longest_row >= 0) {
-        v[0] = s->pc_l1_max, longest = s->longest_row; /* the preconditioner's pass summed the rows */
+    if (s->seen.pc_l1_max >= 0.0 && s->seen.pc_l1_version == s->A->values_version && s->seen.longest_row >= 0) {
+        v[0] = s->seen.pc_l1_max, longest = s->seen.longest_row; /* the preconditioner's pass summed the rows */
     } else {
         rc = ovk__matrix_row_stats(s->A, &v[0], &longest);
-        s->longest_row = rc ? -1 : longest;
+        s->seen.longest_row = rc ? -1 : longest;
     }
     rc = ovk__agree(s->lay->comm, rc);
     if (rc) return rc;
@@ -1006,10 +1050,10 @@ static int matrix_norm(ovk_solver *s)
 }
 
 /* Collective: ||A|| of the current values (the numeric setup's for a
- * variant that needs it; later through c->norm, for a delegated one) */
+ * variant that needs it; later through c->norms.update, for a delegated one) */
 static int ctx_norm(ovk__ctx *c)
 {
-    ovk_solver *s = c->owner;
+    ovk_solver *s = c->cb.owner;
     int rc = s->A ? matrix_norm(s) : operator_norm(s);
     c->norms.current = rc == OVK_OK;
     return rc;
@@ -1020,13 +1064,13 @@ static int ctx_norm(ovk__ctx *c)
  * refused. */
 static int note_nonsymmetric(ovk_solver *s)
 {
-    s->c.values_nonsymmetric = 1;
-    if (!s->pc.type->symmetric_only) return OVK_OK;
+    s->c.sym.values = 1;
+    if (!s->made.pc.type->symmetric_only) return OVK_OK;
     char detail[320];
     snprintf(detail, sizeof detail, "%s", ovk_error_detail());
     return ovk__fail(OVK_EUNSUPPORTED, "solver %s: the matrix is not symmetric (%s), and preconditioner %s is built "
                                        "for a symmetric one (use ilu0, eisenstat, jacobi or none)",
-                     s->sv->name, detail, s->pc.type->name);
+                     s->made.sv->name, detail, s->made.pc.type->name);
 }
 
 /* Collective: a variant that assumes A symmetric (every CG variant) refuses
@@ -1035,19 +1079,19 @@ static int note_nonsymmetric(ovk_solver *s)
 static int check_symmetric(ovk_solver *s)
 {
     char detail[320], list[256];
-    if (!s->A || s->sv->nonsymmetric || (s->sym_ok && s->sym_version == s->A->values_version)) return OVK_OK;
+    if (!s->A || s->made.sv->nonsymmetric || (s->seen.sym_ok && s->seen.sym_version == s->A->values_version)) return OVK_OK;
     int rc = ovk__matrix_check_symmetric(s->A);
     if (rc != OVK_ENOTSYM) {
-        s->sym_ok = !rc;
-        s->sym_version = s->A->values_version;
-        s->c.values_nonsymmetric = 0;
+        s->seen.sym_ok = !rc;
+        s->seen.sym_version = s->A->values_version;
+        s->c.sym.values = 0;
         return rc;
     }
-    if (s->sv->either_symmetry) return note_nonsymmetric(s);
+    if (s->made.sv->either_symmetry) return note_nonsymmetric(s);
     snprintf(detail, sizeof detail, "%s", ovk_error_detail());
     ovk__solver_nonsymmetric_names(list, sizeof list);
     return ovk__fail(OVK_ENOTSYM, "solver %s needs a symmetric matrix (it is a CG variant), and here %s; for a nonsymmetric matrix use one of %s",
-                     s->sv->name, detail, list);
+                     s->made.sv->name, detail, list);
 }
 
 /* Collective: everything that depends on A's values (the preconditioner's
@@ -1055,22 +1099,22 @@ static int check_symmetric(ovk_solver *s)
 static int numeric_setup(ovk_solver *s, int pc_too)
 {
     int rc = check_symmetric(s);
-    ovk__pc_env env = {s->A,      s->lay->nlocal, s->lay->comm, s->coord_dim, s->coord_n, s->coords,
-                       s->sv->nonsymmetric || s->c.values_nonsymmetric, s->ns.k > 0, &s->pc_l1_max};
-    s->pc_l1_max = -1.0; /* until the setup sums the rows of these values */
-    s->pc_l1_version = s->A ? s->A->values_version : 0;
+    ovk__pc_env env = {s->A,      s->lay->nlocal, s->lay->comm, s->coords.dim, s->coords.n, s->coords.xyz,
+                       s->made.sv->nonsymmetric || s->c.sym.values, s->ns.k > 0, &s->seen.pc_l1_max};
+    s->seen.pc_l1_max = -1.0; /* until the setup sums the rows of these values */
+    s->seen.pc_l1_version = s->A ? s->A->values_version : 0;
     if (rc) goto cleanup;
-    rc = pc_too ? ovk__agree(s->lay->comm, s->pc.type->setup(s->pc.state, &env)) : OVK_OK;
-    ovk__log_mark(&s->log, OVK__LOG_PRECOND);
+    rc = pc_too ? ovk__agree(s->lay->comm, s->made.pc.type->setup(s->made.pc.state, &env)) : OVK_OK;
+    ovk__log_mark(&s->rec.log, OVK__LOG_PRECOND);
     if (rc) goto cleanup;
     s->c.norms.current = 0;
-    if (s->sv->needs_norm || s->A) { /* an assembled A's is one pass (or the preconditioner's): every
+    if (s->made.sv->needs_norm || s->A) { /* an assembled A's is one pass (or the preconditioner's): every
                                         variant's scaled solve (scaling.c) needs it when A's scale is extreme */
         rc = ctx_norm(&s->c);
-        ovk__log_mark(&s->log, OVK__LOG_NORM);
+        ovk__log_mark(&s->rec.log, OVK__LOG_NORM);
         if (rc) goto cleanup;
     }
-    if (s->A) s->version = s->A->values_version;
+    if (s->A) s->seen.version = s->A->values_version;
 cleanup:
     s->c.norms.epoch++; /* what a variant derived from the old values is stale, also after a failure */
     return rc;
@@ -1108,30 +1152,30 @@ enum { STATE_NOT_READY = 64u, STATE_IN_SETUP = 128u, STATE_IN_SOLVE = 256u, STAT
 static int setup_what_changed(ovk_solver *s, unsigned call, int *mixed)
 {
     double t0 = MPI_Wtime();
-    unsigned redo = (s->ready ? s->dirty : REDO_ALL) | (s->ready ? 0u : STATE_NOT_READY) | call;
+    unsigned redo = (s->made.ready ? s->marks.dirty : REDO_ALL) | (s->made.ready ? 0u : STATE_NOT_READY) | call;
     int rc = ovk__layout_agree_state(s->lay, &redo, STATE_BITS, "ovk_solver_setup: the solvers' matrices (or operators)");
     *mixed = (redo & STATE_IN_SETUP) && (redo & STATE_IN_SOLVE);
     if (rc) goto fail;
-    if (redo & STATE_NOT_READY) s->ready = 0;
+    if (redo & STATE_NOT_READY) s->made.ready = 0;
     redo &= REDO_ALL;
     if (!redo) return OVK_OK;
-    ovk__log_start(&s->log, 0);
-    if (!s->ready) redo = REDO_ALL;
+    ovk__log_start(&s->rec.log, 0);
+    if (!s->made.ready) redo = REDO_ALL;
     undo(s, redo);
     rc = ovk__agree(s->lay->comm, check_local(s));
     if (rc) goto fail;
     rc = check_same(s);
-    ovk__log_mark(&s->log, OVK__LOG_CHECK);
+    ovk__log_mark(&s->rec.log, OVK__LOG_CHECK);
     if (rc) goto fail;
     if (redo & REDO_REDUCER) {
         rc = make_reducer(s);
-        ovk__log_mark(&s->log, OVK__LOG_BACKEND);
+        ovk__log_mark(&s->rec.log, OVK__LOG_BACKEND);
         if (rc) goto fail;
     }
     rc = ctx_room(s);
     /* what the solve's sums (OVK__RESERVED_VALS values, OVK__STAGE_SLOTS in
      * flight) allocate in the backend, made here where a failure is agreed */
-    if (!rc) rc = ovk__reducer_reserve(s->red, OVK__RESERVED_VALS, OVK_DOUBLE, OVK_SUM, OVK__STAGE_SLOTS);
+    if (!rc) rc = ovk__reducer_reserve(s->made.red, OVK__RESERVED_VALS, OVK_DOUBLE, OVK_SUM, OVK__STAGE_SLOTS);
     rc = ovk__agree(s->lay->comm, rc);
     if (rc) goto fail;
     init_ctx(s);
@@ -1141,8 +1185,8 @@ static int setup_what_changed(ovk_solver *s, unsigned call, int *mixed)
     }
     s->c.ns = s->ns.k ? &s->ns : NULL;
     if (redo & REDO_VARIANT) {
-        rc = ovk__variant_setup(&s->c, s->sv, &s->var);
-        ovk__log_mark(&s->log, OVK__LOG_VECTORS);
+        rc = ovk__variant_setup(&s->c, s->made.sv, &s->made.var);
+        ovk__log_mark(&s->rec.log, OVK__LOG_VECTORS);
         if (rc) goto fail;
     }
     if (redo & (REDO_PC | REDO_VARIANT)) {
@@ -1155,21 +1199,21 @@ static int setup_what_changed(ovk_solver *s, unsigned call, int *mixed)
     }
     if (redo & REDO_CONDEST) {
         rc = condest_setup(s);
-        ovk__log_mark(&s->log, OVK__LOG_VECTORS);
+        ovk__log_mark(&s->rec.log, OVK__LOG_VECTORS);
         if (rc) goto fail;
     }
     if (redo & (REDO_REDUCER | REDO_PC | REDO_VARIANT)) {
-        rc = ovk__variant_after_setup(&s->c, &s->var);
-        ovk__log_mark(&s->log, OVK__LOG_MEASURE);
+        rc = ovk__variant_after_setup(&s->c, &s->made.var);
+        ovk__log_mark(&s->rec.log, OVK__LOG_MEASURE);
         if (rc) goto fail;
     }
     double dt = MPI_Wtime() - t0;
-    rc = ovk__mpi(MPI_Allreduce(&dt, &s->setup_time, 1, MPI_DOUBLE, MPI_MAX, s->lay->comm),
+    rc = ovk__mpi(MPI_Allreduce(&dt, &s->made.setup_time, 1, MPI_DOUBLE, MPI_MAX, s->lay->comm),
                   "MPI_Allreduce (setup time)");
     if (rc) goto fail;
-    s->ready = 1;
-    s->dirty = 0;
-    s->log.on = s->log_view; /* agreed (check_same): destroy's reduction on every rank or none */
+    s->made.ready = 1;
+    s->marks.dirty = 0;
+    s->rec.log.on = s->log_view; /* agreed (check_same): destroy's reduction on every rank or none */
     if (s->view && s->lay->rank == 0) ovk_solver_view(s, s->o.out ? s->o.out : stdout);
     return OVK_OK;
 fail:
@@ -1199,11 +1243,11 @@ int ovk_solver_setup(ovk_solver *s)
 {
     int bad = usable(s, "ovk_solver_setup"), mixed = 0;
     if (bad) return refuse_call(bad, "ovk_solver_setup");
-    s->busy = "setup"; /* operator callbacks run in the norm estimate */
+    s->running.call = "setup"; /* operator callbacks run in the norm estimate */
     ovk__matrix_hold(s->A, 1);
     int rc = setup_what_changed(s, STATE_IN_SETUP, &mixed);
     ovk__matrix_hold(s->A, -1);
-    s->busy = NULL;
+    s->running.call = NULL;
     return rc;
 }
 
@@ -1255,10 +1299,10 @@ static int gather_times(ovk__ctx *c)
 {
     int size = 1;
     MPI_Comm_size(c->comm, &size);
-    int rc = ovk__mpi(MPI_Allreduce(c->t, c->res->time_max, OVK_TIMER_COUNT, MPI_DOUBLE, MPI_MAX, c->comm),
+    int rc = ovk__mpi(MPI_Allreduce(c->clock.t, c->res->time_max, OVK_TIMER_COUNT, MPI_DOUBLE, MPI_MAX, c->comm),
                       "MPI_Allreduce (timers)");
     if (rc) return rc;
-    rc = ovk__mpi(MPI_Allreduce(c->t, c->res->time_mean, OVK_TIMER_COUNT, MPI_DOUBLE, MPI_SUM, c->comm),
+    rc = ovk__mpi(MPI_Allreduce(c->clock.t, c->res->time_mean, OVK_TIMER_COUNT, MPI_DOUBLE, MPI_SUM, c->comm),
                   "MPI_Allreduce (timers)");
     if (rc) return rc;
     for (int i = 0; i < OVK_TIMER_COUNT; i++) c->res->time_mean[i] /= size;
@@ -1335,7 +1379,7 @@ static void report_solve(const ovk_solver *s, const ovk_pcg_result *res, int rc)
     if (s->o.print_level >= 1)
         fprintf(f, "ovk_solver_solve: %s, %s, backend %s: %s in %d iterations, ||r||/||b|| = %.3e, %.6f s, %lld "
                    "reductions\n",
-                s->sv->name, s->pc.type->name, ovk_reducer_spec(s->red), ovk_reason_name(res->reason),
+                s->made.sv->name, s->made.pc.type->name, ovk_reducer_spec(s->made.red), ovk_reason_name(res->reason),
                 res->iterations, res->rel_residual, res->time_max[OVK_TIMER_SOLVE], res->reductions);
     if (s->o.print_level >= 1 && s->c.ns)
         fprintf(f, "ovk_solver_solve: null space of %d vectors: ||Z^T b||/||b|| = %.3e (b's inconsistency, "
@@ -1347,18 +1391,18 @@ static void report_solve(const ovk_solver *s, const ovk_pcg_result *res, int rc)
 static int solved(const ovk__ctx *c, int rc)
 {
     if (rc) return rc;
-    if (c->cb_failed) return ovk__fail(OVK_ECALLBACK, "%s", c->cb_detail);
+    if (c->cb.failed) return ovk__fail(OVK_ECALLBACK, "%s", c->cb.detail);
     return OVK_OK;
 }
 
 static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
 {
     ovk__ctx *c = &s->c;
-    int mine = s->solve_refused ? ovk__fail(s->solve_refused, "%s", s->solve_refused_detail) : check_vectors(s, b, x);
+    int mine = s->refusal.solve ? ovk__fail(s->refusal.solve, "%s", s->refusal.solve_detail) : check_vectors(s, b, x);
     int rc = ovk__agree(s->lay->comm, mine);
     if (rc) return rc;
-    if (s->A && s->A->values_version != s->version) {
-        ovk__log_start(&s->log, 1);
+    if (s->A && s->A->values_version != s->seen.version) {
+        ovk__log_start(&s->rec.log, 1);
         rc = numeric_setup(s, 1);
         if (rc) return rc;
         rc = ovk__nullspace_check(c); /* the new values must still annihilate Z */
@@ -1367,12 +1411,12 @@ static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     begin_solve(c, b, x, res);
     long long started = ovk__reducer_started(c->red);
     rc = ovk__nullspace_begin_solve(c); /* b -= Z Z^T b */
-    if (!rc) rc = ovk__variant_solve(c, &s->var);
+    if (!rc) rc = ovk__variant_solve(c, &s->made.var);
     if (!rc) rc = ovk__nullspace_end_solve(c); /* x -= Z Z^T x */
     rc = ovk__agree(c->comm, solved(c, rc));
     ovk__condest_end(c);
     res->reductions = ovk__reducer_started(c->red) - started;
-    ovk__log_solve(&s->log, c, res);
+    ovk__log_solve(&s->rec.log, c, res);
     if (rc) return rc;
     rc = gather_times(c);
     if (rc) return rc;
@@ -1389,18 +1433,18 @@ int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     if (!res) res = &local_res;
     memset(res, 0, sizeof *res);
     if (bad) return refuse_call(bad, "ovk_solver_solve");
-    s->busy = "solve";
+    s->running.call = "solve";
     ovk__matrix_hold(s->A, 1);
     int rc = setup_on_demand(s); /* what changed since the last setup, if anything */
     if (!rc) {
-        ovk__reducer_hold(s->red, 1);
+        ovk__reducer_hold(s->made.red, 1);
         rc = run_solve(s, b, x, res);
-        ovk__reducer_hold(s->red, -1);
-        s->last = *res;
+        ovk__reducer_hold(s->made.red, -1);
+        s->rec.last = *res;
     }
     ovk__matrix_hold(s->A, -1);
-    s->busy = NULL;
-    s->solve_refused = 0;
+    s->running.call = NULL;
+    s->refusal.solve = 0;
     return rc;
 }
 
@@ -1457,10 +1501,10 @@ static int run_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *cons
     double **x = calloc(room, sizeof *x);
     char(*why)[OVK__DETAIL_LEN] = calloc(room, sizeof *why);
     int rc = bad && st && b && x && why ? OVK_OK : ovk__fail(OVK_ENOMEM, "ovk_solver_solve_many: %d systems", k);
-    if (!rc) rc = s->solve_refused ? ovk__fail(s->solve_refused, "%s", s->solve_refused_detail) : check_many(s, k, B, X, res, bad);
+    if (!rc) rc = s->refusal.solve ? ovk__fail(s->refusal.solve, "%s", s->refusal.solve_detail) : check_many(s, k, B, X, res, bad);
     rc = ovk__agree(s->lay->comm, rc);
     if (!rc) rc = agree_finite(s, k, bad, res, st);
-    if (!rc && s->A && s->A->values_version != s->version) rc = numeric_setup(s, 1);
+    if (!rc && s->A && s->A->values_version != s->seen.version) rc = numeric_setup(s, 1);
     if (rc) goto cleanup;
     for (int j = 0; j < k; j++) { /* a refused system gets no task */
         b[j] = bad[j] ? NULL : B[j]->data;
@@ -1468,7 +1512,7 @@ static int run_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *cons
     }
     reset_solve_state(c);
     long long started = ovk__reducer_started(c->red);
-    rc = ovk__many_solve(c, &s->var, k, b, x, res, st, why, &s->system);
+    rc = ovk__many_solve(c, &s->made.var, k, b, x, res, st, why, &s->running.system);
     long long reductions = ovk__reducer_started(c->red) - started;
     reset_solve_state(c);
     if (rc) goto cleanup;
@@ -1502,25 +1546,25 @@ int ovk_solver_solve_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector
     if (bad == OVK_EBUSY) return bad;
     if (results && k > 0) memset(results, 0, sizeof *results * (size_t)k);
     if (bad) return refuse_call(bad, "ovk_solver_solve_many");
-    s->busy = "solve";
+    s->running.call = "solve";
     ovk__matrix_hold(s->A, 1);
     int rc = setup_on_demand(s);
     if (!rc) {
-        ovk__reducer_hold(s->red, 1);
+        ovk__reducer_hold(s->made.red, 1);
         rc = run_many(s, k, B, X, results);
-        ovk__reducer_hold(s->red, -1);
-        if (results && k > 0) s->last = results[0];
+        ovk__reducer_hold(s->made.red, -1);
+        if (results && k > 0) s->rec.last = results[0];
     }
     ovk__matrix_hold(s->A, -1);
-    s->busy = NULL;
-    s->solve_refused = 0;
-    s->system = -1;
+    s->running.call = NULL;
+    s->refusal.solve = 0;
+    s->running.system = -1;
     return rc;
 }
 
-const ovk_pcg_result *ovk__solver_last_result(const ovk_solver *s) { return valid(s) ? &s->last : NULL; }
+const ovk_pcg_result *ovk__solver_last_result(const ovk_solver *s) { return valid(s) ? &s->rec.last : NULL; }
 
-int ovk_solver_system_index(const ovk_solver *s) { return valid(s) ? s->system : -1; }
+int ovk_solver_system_index(const ovk_solver *s) { return valid(s) ? s->running.system : -1; }
 
 /* ---- view --------------------------------------------------------------- */
 
@@ -1555,14 +1599,14 @@ int ovk_solver_view(const ovk_solver *s, FILE *f)
     if (!f) return ovk__fail(OVK_EINVAL, "ovk_solver_view: NULL stream");
     const ovk_pcg_options *o = &s->o;
     fprintf(f, "ovk_solver: %lld rows on %d ranks, %s\n", (long long)s->lay->nglobal, s->lay->size,
-            s->ready && !s->dirty ? "set up" : "options changed since the last setup (the next solve sets up)");
-    fprintf(f, "  solver: %s%s%s\n", s->solver_spec, s->sv ? " - " : "", s->sv ? s->sv->description : "");
-    if (s->var.sv && s->var.sv->view) s->var.sv->view(s->var.work, f);
-    if (s->pc_fn) fprintf(f, "  preconditioner: the application's callback\n");
-    else if (s->pc.type && strncmp(s->precond_spec, s->pc.type->name, strlen(s->pc.type->name)))
-        fprintf(f, "  preconditioner: %s (%s)\n", s->precond_spec, s->pc.type->name);
+            s->made.ready && !s->marks.dirty ? "set up" : "options changed since the last setup (the next solve sets up)");
+    fprintf(f, "  solver: %s%s%s\n", s->solver_spec, s->made.sv ? " - " : "", s->made.sv ? s->made.sv->description : "");
+    if (s->made.var.sv && s->made.var.sv->view) s->made.var.sv->view(s->made.var.work, f);
+    if (s->fns.pc) fprintf(f, "  preconditioner: the application's callback\n");
+    else if (s->made.pc.type && strncmp(s->precond_spec, s->made.pc.type->name, strlen(s->made.pc.type->name)))
+        fprintf(f, "  preconditioner: %s (%s)\n", s->precond_spec, s->made.pc.type->name);
     else fprintf(f, "  preconditioner: %s\n", s->precond_spec);
-    if (!s->pc_fn && s->pc.type && s->pc.type->view && s->pc.state && s->ready) s->pc.type->view(s->pc.state, f);
+    if (!s->fns.pc && s->made.pc.type && s->made.pc.type->view && s->made.pc.state && s->made.ready) s->made.pc.type->view(s->made.pc.state, f);
     char origin[64];
     origin_of(s, opt_of_role(OVK__ROLE_BACKEND), origin, sizeof origin);
     fprintf(f, "  backend: %s (from %s)\n", resolved_backend(s), origin);
@@ -1593,6 +1637,17 @@ int ovk_solver_view(const ovk_solver *s, FILE *f)
 
 /* ---- the rest ----------------------------------------------------------- */
 
+/* Collective: -ovk_log_view's table, named by the options as the getter
+ * spells them */
+static void log_view(const ovk_solver *s)
+{
+    ovk__log_names names = {"", "", ""};
+    ovk_solver_get_option(s, ovk__solver_role_key(OVK__ROLE_SOLVER), names.solver, sizeof names.solver);
+    ovk_solver_get_option(s, ovk__solver_role_key(OVK__ROLE_PRECOND), names.precond, sizeof names.precond);
+    ovk_solver_get_option(s, ovk__solver_role_key(OVK__ROLE_BACKEND), names.backend, sizeof names.backend);
+    ovk__log_view(&s->rec.log, &names, ovk_solver_comm(s), s->o.out ? s->o.out : stdout);
+}
+
 int ovk_solver_destroy(ovk_solver **sp)
 {
     if (!sp || !*sp) return OVK_OK;
@@ -1600,11 +1655,11 @@ int ovk_solver_destroy(ovk_solver **sp)
     int bad = usable(s, "ovk_solver_destroy");
     if (bad) return bad;
     int rc = OVK_OK;
-    if (s->log.on) ovk__log_view(&s->log, s, s->o.out ? s->o.out : stdout); /* collective */
+    if (s->rec.log.on) log_view(s); /* collective */
     teardown(s);
-    if (s->red_owned) rc = ovk_reducer_destroy(s->red);
+    if (s->made.red_owned) rc = ovk_reducer_destroy(s->made.red);
     if (s->lay == &s->own_lay) ovk__layout_free(&s->own_lay);
-    free(s->coords);
+    free(s->coords.xyz);
     ovk__nullspace_free(&s->ns);
     ovk__matrix_ref(s->A, -1); /* frees A when its destroy came first */
     s->magic = 0;
@@ -1629,4 +1684,26 @@ int ovk_solver_vector_create(const ovk_solver *s, double *data, ovk_vector **v)
 
 int ovk_solver_nlocal(const ovk_solver *s) { return valid(s) ? s->lay->nlocal : 0; }
 MPI_Comm ovk_solver_comm(const ovk_solver *s) { return valid(s) ? s->lay->comm : MPI_COMM_NULL; }
-double ovk_solver_setup_time(const ovk_solver *s) { return valid(s) ? s->setup_time : 0.0; }
+double ovk_solver_setup_time(const ovk_solver *s) { return valid(s) ? s->made.setup_time : 0.0; }
+
+/* ---- the one-call convenience ------------------------------------------ */
+
+int ovk_pcg_solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, const ovk_pcg_options *opts,
+                  ovk_pcg_result *res)
+{
+    ovk_solver *s = NULL;
+    if (res) memset(res, 0, sizeof *res);
+    int rc2, rc = ovk_solver_create(A, &s); /* a NULL A is a local error: no communicator to agree on */
+    if (rc) return rc;
+    if (!opts) rc = ovk__fail(OVK_EINVAL, "ovk_pcg_solve: NULL options");
+    else rc = ovk_solver_set_options(s, opts);
+    rc = ovk__agree(A->lay.comm, rc);
+    if (rc) goto cleanup;
+    rc = ovk_solver_setup(s);
+    if (rc) goto cleanup;
+    rc = ovk_solver_solve(s, b, x, res);
+cleanup:
+    rc2 = ovk_solver_destroy(&s);
+    if (!rc) rc = rc2; /* the first failure */
+    return rc;
+}

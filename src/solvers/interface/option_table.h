@@ -22,9 +22,6 @@ typedef enum ovk__opt_role {
 ovk__opt_role ovk__solver_option_role(int i);
 /* the key of the option of `role` (NULL for OVK__ROLE_NONE) */
 const char *ovk__solver_role_key(ovk__opt_role role);
-/* the library's options database's names outside the table: -ovk_help and
- * -ovk_options_left, with their help lines (options.c) to f */
-void ovk__options_help_extra(FILE *f);
 /* the result of s's last solve (ovk_solver_solve_many: of its first
  * system), zero before any; NULL when s is not a solver (info.c) */
 const ovk_pcg_result *ovk__solver_last_result(const ovk_solver *s);

@@ -252,6 +252,13 @@ static int read_options(ovk_solver *s, const char *prefix)
     return OVK_OK;
 }
 
+/* the database's own name beside the table's, for -ovk_help */
+static void help_extra(FILE *f)
+{
+    fprintf(f, "  -" DB_OPTIONS_LEFT " <0|1>: at ovk_options_finalize, 0: no warning for options nobody read; "
+               "1: say also when every option was used\n");
+}
+
 /* -ovk_help given (and not 0) */
 static int help_wanted(void)
 {
@@ -267,7 +274,10 @@ int ovk_solver_set_from_options(ovk_solver *s, const char *prefix)
     if (!prefix) prefix = "";
     int rank = 0, rc = ovk__solver_agree(s, read_options(s, prefix), "ovk_solver_set_from_options");
     MPI_Comm_rank(ovk_solver_comm(s), &rank);
-    if (!rc && help_wanted() && rank == 0) ovk__solver_help(s, prefix, stdout);
+    if (!rc && help_wanted() && rank == 0) {
+        ovk__solver_help(s, prefix, stdout);
+        help_extra(stdout);
+    }
     return rc;
 }
 
@@ -308,10 +318,4 @@ int ovk_options_finalize(void)
     }
     ovk_options_clear();
     return rc ? rc : left;
-}
-
-void ovk__options_help_extra(FILE *f)
-{
-    fprintf(f, "  -" DB_OPTIONS_LEFT " <0|1>: at ovk_options_finalize, 0: no warning for options nobody read; "
-               "1: say also when every option was used\n");
 }

@@ -293,7 +293,7 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__au
     volatile double keep = sink; /* the dots are timed, their values not used */
     (void)keep;
     if (ps.rc) return ovk__fail(ps.rc, "auto: the latency probe failed: %s", ovk_error_detail());
-    if (!rc && c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "auto: %s (measuring the local work)", c->cb_detail);
+    if (!rc && c->cb.failed) rc = ovk__fail(OVK_ECALLBACK, "auto: %s (measuring the local work)", c->cb.detail);
     return rc;
 }
 
@@ -317,8 +317,8 @@ static int time_step(ovk__ctx *c, ovk__auto_choice ch, double **block, double *x
                              : ovk__fail(OVK_EINVAL, "auto: %s has no vector step", cd->spec);
         *u = fmin(*u, ovk__now() - t0);
     }
-    if (!rc && c->cb_failed) rc = ovk__fail(OVK_ECALLBACK, "auto: %s (timing %s)", c->cb_detail, cd->spec);
-    c->cb_failed = 0;
+    if (!rc && c->cb.failed) rc = ovk__fail(OVK_ECALLBACK, "auto: %s (timing %s)", c->cb.detail, cd->spec);
+    c->cb.failed = 0;
     c->params = saved;
     rc = ovk__agree(c->comm, rc);
     if (rc) {
@@ -383,10 +383,10 @@ static int figures(ovk__ctx *c, double **block, double *r, int first, ovk__auto_
     probe_vecs pv = {0};
     int alg1 = 0, rc = ovk__agree(c->comm, probe_vectors(c, *block, &pv));
     if (!rc) rc = ovk__agree(c->comm, probe(c, &pv, r, first ? SETUP_REPS : WARM_REPS, f, &alg1));
-    c->cb_failed = 0; /* the failing rank's detail went everywhere */
+    c->cb.failed = 0; /* the failing rank's detail went everywhere */
     if (!rc && !alg1) rc = ovk__agree(c->comm, agree_figures(c, f));
     if (rc) return rc;
-    if (c->values_nonsymmetric) return figures_nonsymmetric(c, first, alg1, f, choice);
+    if (c->sym.values) return figures_nonsymmetric(c, first, alg1, f, choice);
     *choice = (ovk__auto_choice){OVK__AUTO_ALG1, 0};
     int settled = alg1 || ovk__auto_settled(f, pp->maxl, first, choice);
     if (settled && choice->kind == OVK__AUTO_ALG1) return OVK_OK;
@@ -422,7 +422,7 @@ static int measure(ovk__ctx *c, auto_work *w, int first)
     ovk__auto_figures f = {0};
     ovk__auto_choice choice;
     chosen_variant kept = {0};
-    if (c->values_nonsymmetric && ovk__nullspace_count(c)) /* agreed: the same on every rank */
+    if (c->sym.values && ovk__nullspace_count(c)) /* agreed: the same on every rank */
         return ovk__fail(OVK_EUNSUPPORTED, "auto: the matrix is not symmetric, and a null space is declared (for a "
                                            "symmetric positive semi-definite A): gmres and pgmres, auto's choices "
                                            "for it, do not take one");
@@ -436,7 +436,7 @@ static int measure(ovk__ctx *c, auto_work *w, int first)
     w->work_us = 1e6 * f.work;
     if (w->epoch != c->norms.epoch) w->broke = 0; /* new values: plcg may run again */
     w->epoch = c->norms.epoch;
-    w->nonsymmetric = c->values_nonsymmetric;
+    w->nonsymmetric = c->sym.values;
     w->solves = 0;
     if (w->broke && choice.kind == OVK__AUTO_PLCG) choice = (ovk__auto_choice){OVK__AUTO_PIPEPRCG, 0};
     int change = !w->inner.v.sv || !ovk__auto_same(choice, w->inner.choice);
@@ -463,7 +463,7 @@ static int again(ovk__ctx *c, auto_work *w, const auto_params *pp)
 {
     int fresh = w->epoch != c->norms.epoch;
     int redo = fresh ? pp->remeasure != 0 : pp->warm && !w->warm && w->solves == 1;
-    redo = redo || w->nonsymmetric != c->values_nonsymmetric;
+    redo = redo || w->nonsymmetric != c->sym.values;
     if (!redo) return OVK_OK;
     w->warm = !fresh;
     int rc = measure(c, w, 0);
@@ -513,9 +513,10 @@ static void auto_view(const void *work, FILE *f)
     if (in->sv && in->sv->view) in->sv->view(in->work, f);
 }
 
-static const char *auto_chosen(const void *work)
+static const char *auto_chosen(const void *work, const ovk__solver **sv)
 {
     const auto_work *w = work;
+    *sv = w->inner.v.sv;
     return w->inner.v.sv ? w->inner.spec : NULL;
 }
 

@@ -76,7 +76,7 @@ static ovk__auto_choice choice_of(ovk__auto_kind kind, int depth) { return (ovk_
  * the pipeline, and two waited reductions */
 static double startup_time(const ovk__auto_figures *f, int k)
 {
-    return ((ovk__plcg_estimate_steps(k) + 1 + k) * f->work + 2.0 * f->latency) / FIRST_ITERATIONS;
+    return ((ovk__solver_find("plcg")->estimate_steps(k) + 1 + k) * f->work + 2.0 * f->latency) / FIRST_ITERATIONS;
 }
 
 /* a variant waiting after its matvec for a sum started `depth` steps
@@ -184,7 +184,7 @@ static double modelled_nonsymmetric(const ovk__auto_figures *f, int first, ovk__
     if (ch.kind == OVK__AUTO_GMRES) return gmres;
     double vec = pgmres_passes(ch.depth) * pass;
     double t = fmax(mv + vec, (f->latency + vec) / ch.depth);
-    int est = ovk__pgmres_estimate_steps(GMRES_RESTART); /* the shifts' estimate, as gmres */
+    int est = ovk__solver_find("pgmres")->estimate_steps(GMRES_RESTART); /* the shifts' estimate, as gmres */
     if (first) t = (est * gmres + (FIRST_ITERATIONS - est) * t) / FIRST_ITERATIONS;
     return t;
 }

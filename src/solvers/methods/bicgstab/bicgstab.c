@@ -229,7 +229,7 @@ static int split_usable(const ovk__ctx *c)
     const ovk__pc_type *t = c->pc ? c->pc->type : NULL;
     /* split_flush undoes the scaling by 2^-kc, right only where C scales
      * with A (kc = ka) */
-    return t && t->split_op && t->split_in && t->split_out && c->A && !c->batch &&
+    return t && t->split_op && t->split_in && t->split_out && c->A && !c->ops->combined &&
            !c->mon.print_true && !c->mon.conv_fn && c->scale.ka == c->scale.kc;
 }
 

@@ -56,10 +56,15 @@ typedef struct pbcgs_params {
     long early; /* 1: the next omega's sums in flight with the second reduction */
 } pbcgs_params;
 
+/* The recurrences' coefficients; hh = <rhat,rhat>. */
+typedef struct pbcgs_coef {
+    double alpha, beta, omega, rho, hh;
+} pbcgs_coef;
+
 typedef struct pbcgs_work {
     double *r, *rhat, *p2, *q, *q2, *y, *r2, *s, *s2, *w, *w2, *z, *z2, *t, *v;
     ovk__bcgs_restarts rs;
-    double alpha, beta, omega, rho, hh; /* hh = <rhat,rhat> */
+    pbcgs_coef k;                       /* the step's coefficients */
     double a[3];                        /* <q,y>, <y,y>, <q,q> */
     double b[NB];                       /* B_RHO, ... */
     double tsum[NT];                    /* <t,r>, ... */
@@ -103,16 +108,16 @@ static int start(ovk__ctx *c, pbcgs_work *w, int iter)
     if (rc) return rc;
     rc = ovk__sum_finish(c, OVK__SDOTP, req, pc_matvec(c, w->w, w->w2, w->t));
     if (rc) return rc;
-    w->rho = w->hh = w->b[B_RR] = d[0];
-    w->beta = 0.0;
-    w->omega = 1.0;
+    w->k.rho = w->k.hh = w->b[B_RR] = d[0];
+    w->k.beta = 0.0;
+    w->k.omega = 1.0;
     w->first = 1;
     if (ovk__bcgs_tiny(d[1], d[0], d[2])) {
         w->rs.last = iter; /* a restart would start from the same r: stop */
         ovk__bcgs_breakdown(c, &w->rs, iter, "<rhat,A C r>", d[1]);
         return OVK_OK;
     }
-    w->alpha = d[0] / d[1];
+    w->k.alpha = d[0] / d[1];
     return OVK_OK;
 }
 
@@ -120,7 +125,7 @@ static int start(ovk__ctx *c, pbcgs_work *w, int iter)
 static void directions(ovk__ctx *c, pbcgs_work *w)
 {
     int n = c->n;
-    double b = w->beta, bo = w->beta * w->omega;
+    double b = w->k.beta, bo = w->k.beta * w->k.omega;
     if (w->first) {
         size_t bytes = sizeof(double) * (size_t)n;
         if (n > 0) {
@@ -143,7 +148,7 @@ static void directions(ovk__ctx *c, pbcgs_work *w)
 static void first_pass(ovk__ctx *c, pbcgs_work *w)
 {
     int n = c->n;
-    double al = w->alpha, qy = 0.0, yy = 0.0, qq = 0.0;
+    double al = w->k.alpha, qy = 0.0, yy = 0.0, qq = 0.0;
     ovk__tic t0 = ovk__tic_start(c);
     directions(c, w);
     for (int i = 0; i < n; i++) {
@@ -165,7 +170,7 @@ static void first_pass(ovk__ctx *c, pbcgs_work *w)
 static void second_pass(ovk__ctx *c, pbcgs_work *w)
 {
     int n = c->n;
-    double al = w->alpha, om = w->omega, d[NB] = {0};
+    double al = w->k.alpha, om = w->k.omega, d[NB] = {0};
     ovk__tic t0 = ovk__tic_start(c);
     for (int i = 0; i < n; i++) {
         c->x[i] += al * w->p2[i] + om * w->q2[i];
@@ -195,18 +200,18 @@ static void second_pass(ovk__ctx *c, pbcgs_work *w)
 static void half_step(ovk__ctx *c, pbcgs_work *w)
 {
     ovk__tic t0 = ovk__tic_start(c);
-    ovk__axpy(c->n, w->alpha, w->p2, c->x, &c->hook);
+    ovk__axpy(c->n, w->k.alpha, w->p2, c->x, &c->hook);
     if (c->n > 0) memcpy(w->r, w->q, sizeof(double) * (size_t)c->n);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     w->b[B_RR] = w->a[2];
-    w->omega = 0.0;
+    w->k.omega = 0.0;
 }
 
 /* <t,r>, <t,w>, <t,ds>, <t,dz>, <t,t> for the next step's omega, started */
 static int t_sums_begin(ovk__ctx *c, pbcgs_work *w)
 {
     int n = c->n;
-    double om = w->omega, d[NT] = {0};
+    double om = w->k.omega, d[NT] = {0};
     ovk__tic t0 = ovk__tic_start(c);
     for (int i = 0; i < n; i++) {
         double t = w->t[i], ds = w->s[i] - om * w->z[i], dz = w->z[i] - om * w->v[i];
@@ -231,7 +236,7 @@ static int t_sums_begin(ovk__ctx *c, pbcgs_work *w)
 static int omega_sums(pbcgs_work *w)
 {
     const double *b = w->b, *g = w->tsum;
-    double c1 = -w->alpha, c2 = -w->alpha * w->beta;
+    double c1 = -w->k.alpha, c2 = -w->k.alpha * w->k.beta;
     double qy = b[B_RW] + c1 * g[T_R] + c2 * b[B_RDZ] + c1 * (b[B_WW] + c1 * g[T_W] + c2 * b[B_WDZ]) +
                 c2 * (b[B_DSW] + c1 * g[T_DS] + c2 * b[B_DSDZ]);
     double terms[6] = {b[B_WW], c1 * c1 * g[T_T], c2 * c2 * b[B_DZDZ], 2 * c1 * g[T_W], 2 * c2 * b[B_WDZ],
@@ -266,14 +271,14 @@ static int step(ovk__ctx *c, pbcgs_work *w, int more, int *broke)
         half_step(c, w);
         return OVK_OK;
     }
-    w->omega = w->a[0] / w->a[1];
+    w->k.omega = w->a[0] / w->a[1];
     second_pass(c, w);
     rc = ovk__sum_begin(c, OVK__IPROD, w->b, NB, &req);
     if (rc) return rc;
     if (more) rc = pc_matvec(c, w->w, w->w2, w->t); /* w2 = C w; t = A w2 */
     if (more && !rc && w->early_sums) rc = t_sums_begin(c, w);
     rc = ovk__sum_finish(c, OVK__IPROD, req, rc);
-    if (w->early) c->inflight = OVK__GAMMA; /* the Gram sums are still in flight */
+    if (w->early) c->clock.inflight = OVK__GAMMA; /* the Gram sums are still in flight */
     return rc;
 }
 
@@ -300,19 +305,19 @@ static int replacement_due(const ovk__ctx *c, int iter)
  * rho or the denominator of alpha is negligible */
 static void coefficients(pbcgs_work *w, int *broke, const char **what, double *value)
 {
-    double rho_old = w->rho, rho = w->b[B_RHO];
-    w->rho = rho;
+    double rho_old = w->k.rho, rho = w->b[B_RHO];
+    w->k.rho = rho;
     *broke = 1;
     *what = "rho";
     *value = rho;
-    if (ovk__bcgs_tiny(rho, w->hh, w->b[B_RR])) return;
-    double beta = (rho / rho_old) * (w->alpha / w->omega);
+    if (ovk__bcgs_tiny(rho, w->k.hh, w->b[B_RR])) return;
+    double beta = (rho / rho_old) * (w->k.alpha / w->k.omega);
     double denom = w->b[B_RHAT_W] + beta * w->b[B_RHAT_DS]; /* <rhat, A C p> */
     *what = "<rhat,A C p>";
     *value = denom;
-    if (ovk__bcgs_tiny(denom, w->hh, w->b[B_WW])) return;
-    w->beta = beta;
-    w->alpha = rho / denom;
+    if (ovk__bcgs_tiny(denom, w->k.hh, w->b[B_WW])) return;
+    w->k.beta = beta;
+    w->k.alpha = rho / denom;
     w->first = 0;
     *broke = 0;
 }

@@ -9,7 +9,7 @@
  * and offd parts separately (the last bits may differ). */
 #include <stddef.h>
 
-#include "../../engine/fused.h"
+#include "fused.h"
 
 typedef struct alg1_work {
     double *r, *s, *p;

@@ -7,7 +7,7 @@
  *   p = u + beta p;  s = w + beta s;  x += alpha p;  r -= alpha s;  u = C r
  *   w = A u;  gamma = <r,u>, delta = <w,u>, <r,r>  -> one reduction
  *
- * With a diagonal C the first line is one fused pass (fused.c), which
+ * With a diagonal C the first line is one fused pass (cg1_fused.c), which
  * also computes the local <r,u>, <r,r> and the norms the residual-gap
  * estimate needs.  With any other C the updates are one pass, u = C r and
  * w = A u follow, and the sums take one more pass.  The decisions
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "../../engine/fused.h"
+#include "fused.h"
 
 typedef struct cg1_work {
     double *r, *u, *w, *p, *s;

@@ -19,7 +19,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "../../engine/fused.h"
+#include "fused.h"
 
 typedef struct gropp_work {
     double *r, *z, *p, *s, *S, *Z;

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "../../engine/fused.h"
+#include "fused.h"
 
 typedef struct pipe_work {
     ovk__pipe_vecs v;       /* v.x is the solution vector */

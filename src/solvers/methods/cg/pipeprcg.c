@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "../../engine/fused.h"
+#include "fused.h"
 
 enum { NU = OVK__PR_NU, MU = OVK__PR_MU, DELTA = OVK__PR_DELTA, GAMMA = OVK__PR_GAMMA, RR = OVK__PR_RR, NSUMS = OVK__PR_COUNT };
 

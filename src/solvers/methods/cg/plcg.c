@@ -57,6 +57,37 @@ typedef struct plcg_params {
     double lmin, lmax; /* lmax = 0: estimate */
 } plcg_params;
 
+/* The sums in flight, by column k mod width: G's rows first..k, then Z^T p. */
+typedef struct plcg_flight {
+    ovk_request *req[WIDTH];
+    double sums[WIDTH][MAX_L + 1 + OVK__NULLSPACE_MAX];
+    int col[WIDTH], first[WIDTH], count[WIDTH]; /* their column, first row, count (without Z^T p) */
+    double zeta[WIDTH];                /* zeta of the p whose Z^T p rides there (0: none) */
+} plcg_flight;
+
+/* A true residual check in flight (check_begin). */
+typedef struct plcg_check {
+    ovk_request *req;
+    double sum, zeta;           /* its <r,r>; |zeta| when it started */
+    int step;                   /* the step it started at */
+    int met;                    /* it met the tolerance: confirm at the current x */
+} plcg_check;
+
+/* The spectrum estimate's moments, in flight into the first cycle. */
+typedef struct plcg_estimate {
+    ovk_request *req;
+    double sums[2 * EST_DIM + 2], scale; /* their sums; the basis's scale */
+    int steps;                  /* the basis's dimension - 1 */
+} plcg_estimate;
+
+/* The shifts and the bounds of the spectrum of CA they come from. */
+typedef struct plcg_shifts {
+    double sigma[MAX_L];
+    int user_bounds, estimated; /* the spec gave the bounds; an estimate is in use */
+    unsigned epoch;             /* c->norms.epoch of the estimate */
+    double lmin, lmax;
+} plcg_shifts;
+
 typedef struct plcg_work {
     int l, nz, width;           /* depth, count of Z vectors, ring width */
     size_t bytes;               /* of the vectors, r to WU */
@@ -68,24 +99,13 @@ typedef struct plcg_work {
     double *r;                  /* b - A x of a check */
     double G[WIDTH * (2 * MAX_L + 1)]; /* columns k mod width, rows k-2l..k */
     double gam[WIDTH], del[WIDTH];     /* the Lanczos coefficients, k mod width */
-    ovk_request *req[WIDTH];           /* the sums of column k, k mod width */
-    double sums[WIDTH][MAX_L + 1 + OVK__NULLSPACE_MAX]; /* in flight: G's rows first..k, then Z^T p */
-    int col[WIDTH], first[WIDTH], count[WIDTH]; /* their column, first row, count (without Z^T p) */
-    double zeta[WIDTH];                /* zeta of the p whose Z^T p rides there (0: none) */
+    plcg_flight fly;
     ovk_request *start_req;            /* start_sums in flight */
-    ovk_request *check_req;            /* a true residual check in flight (check_begin) */
-    double check_sum, check_zeta;      /* its <r,r>; |zeta| when it started */
-    int check_step;                    /* the step it started at */
-    int check_met;                     /* it met the tolerance: confirm at the current x */
-    ovk_request *estimate_req;         /* the estimate's moments, in flight into the first cycle */
-    double estimate_sums[2 * EST_DIM + 2], estimate_scale; /* their sums; the basis's scale */
-    int estimate_steps;                /* the basis's dimension - 1 */
+    plcg_check check;
+    plcg_estimate est;
     ovk__variant fallback;             /* pipeprcg, set up when first needed */
-    double start_sums[3];              /* <r0,Cr0>, <r0,r0> (and <b,b> while c->initial_pending) */
-    double sigma[MAX_L];
-    int user_bounds, estimated; /* the spec gave the bounds; an estimate is in use */
-    unsigned epoch;             /* c->norms.epoch of the estimate */
-    double lmin, lmax;
+    double start_sums[3];              /* <r0,Cr0>, <r0,r0> (and <b,b> while c->watch.initial_pending) */
+    plcg_shifts shifts;
 } plcg_work;
 
 /* The state across the cycles of a solve. */
@@ -129,18 +149,18 @@ static void rotate(double **v, int top)
 static int wait_col(ovk__ctx *c, plcg_work *w, int k)
 {
     int slot = k % w->width;
-    ovk_request **q = &w->req[slot];
+    ovk_request **q = &w->fly.req[slot];
     if (!*q) return OVK_OK;
     int rc = ovk__sum_end(c, OVK__IPROD, *q);
     *q = NULL;
-    double *sums = w->sums[slot], coef[OVK__NULLSPACE_MAX];
-    memcpy(g(w, w->first[slot], w->col[slot]), sums, sizeof(double) * (size_t)w->count[slot]);
-    int nk = w->zeta[slot] != 0.0 ? ovk__nullspace_count(c) : 0;
-    for (int j = 0; j < nk; j++) coef[j] = w->zeta[slot] * sums[w->count[slot] + j];
-    w->zeta[slot] = 0.0;
+    double *sums = w->fly.sums[slot], coef[OVK__NULLSPACE_MAX];
+    memcpy(g(w, w->fly.first[slot], w->fly.col[slot]), sums, sizeof(double) * (size_t)w->fly.count[slot]);
+    int nk = w->fly.zeta[slot] != 0.0 ? ovk__nullspace_count(c) : 0;
+    for (int j = 0; j < nk; j++) coef[j] = w->fly.zeta[slot] * sums[w->fly.count[slot] + j];
+    w->fly.zeta[slot] = 0.0;
     if (!rc && nk) ovk__nullspace_remove(c, coef, c->x, 0.0, NULL); /* x -= zeta Z Z^T p */
     for (int i = 0; i < w->width; i++)
-        if (w->req[i]) c->inflight = OVK__IPROD; /* others still in flight */
+        if (w->fly.req[i]) c->clock.inflight = OVK__IPROD; /* others still in flight */
     return rc;
 }
 
@@ -148,18 +168,18 @@ static int wait_col(ovk__ctx *c, plcg_work *w, int k)
 static int drain(ovk__ctx *c, plcg_work *w)
 {
     int rc = OVK_OK;
-    if (w->estimate_req) rc = ovk__sum_end(c, OVK__GAMMA, w->estimate_req);
-    w->estimate_req = NULL;
+    if (w->est.req) rc = ovk__sum_end(c, OVK__GAMMA, w->est.req);
+    w->est.req = NULL;
     if (w->start_req) {
         int rc2 = ovk__sum_end(c, OVK__IPROD, w->start_req);
         if (!rc) rc = rc2;
     }
     w->start_req = NULL;
-    if (w->check_req) {
-        int rc2 = ovk__sum_end(c, OVK__IPROD, w->check_req);
+    if (w->check.req) {
+        int rc2 = ovk__sum_end(c, OVK__IPROD, w->check.req);
         if (!rc) rc = rc2;
     }
-    w->check_req = NULL;
+    w->check.req = NULL;
     for (int k = 0; k < w->width; k++) {
         int rc2 = wait_col(c, w, k);
         if (!rc) rc = rc2; /* the first failure; every column still completes */
@@ -171,8 +191,8 @@ static int drain(ovk__ctx *c, plcg_work *w)
 
 static void shifts(plcg_work *w)
 {
-    double pi = acos(-1.0), mid = 0.5 * (w->lmin + w->lmax), rad = 0.5 * (w->lmax - w->lmin);
-    for (int i = 0; i < w->l; i++) w->sigma[i] = mid + rad * cos(pi * (2.0 * i + 1.0) / (2.0 * w->l));
+    double pi = acos(-1.0), mid = 0.5 * (w->shifts.lmin + w->shifts.lmax), rad = 0.5 * (w->shifts.lmax - w->shifts.lmin);
+    for (int i = 0; i < w->l; i++) w->shifts.sigma[i] = mid + rad * cos(pi * (2.0 * i + 1.0) / (2.0 * w->l));
 }
 
 /* After a true residual check <b - A x, b - A x> = rr_true taken at |zeta|
@@ -195,22 +215,22 @@ static int check_begin(ovk__ctx *c, plcg_work *w, double zeta, int it)
 {
     int rc = ovk__ctx_residual(c, w->r); /* r = b - A x */
     if (rc) return rc;
-    w->check_sum = ovk__dot(c->n, w->r, w->r);
-    w->check_zeta = zeta;
-    w->check_step = it;
-    return ovk__sum_begin(c, OVK__IPROD, &w->check_sum, 1, &w->check_req);
+    w->check.sum = ovk__dot(c->n, w->r, w->r);
+    w->check.zeta = zeta;
+    w->check.step = it;
+    return ovk__sum_begin(c, OVK__IPROD, &w->check.sum, 1, &w->check.req);
 }
 
 /* That check's sum in: rho recalibrated, *stop = -1 if lost (calibrate);
  * if it met the tolerance, the next check confirms the current x. */
 static int check_end(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 {
-    int rc = ovk__sum_end(c, OVK__IPROD, w->check_req);
-    w->check_req = NULL;
-    c->inflight = OVK__IPROD; /* G's sums are in flight (start_sums came first) */
+    int rc = ovk__sum_end(c, OVK__IPROD, w->check.req);
+    w->check.req = NULL;
+    c->clock.inflight = OVK__IPROD; /* G's sums are in flight (start_sums came first) */
     if (rc) return rc;
-    w->check_met = ovk__converged(c, w->check_sum);
-    calibrate(st, w->check_sum, w->check_zeta, 1, stop);
+    w->check.met = ovk__converged(c, w->check.sum);
+    calibrate(st, w->check.sum, w->check.zeta, 1, stop);
     return OVK_OK;
 }
 
@@ -223,10 +243,10 @@ static int check(ovk__ctx *c, plcg_work *w, plcg_state *st, double rr, double ze
     int ok = 0, rc = ovk__iterate_check(c, st->iter, rr, st->bb, stop);
     if (rc || (*stop && c->res->reason != OVK_REASON_CONVERGED)) return rc;
     int due = rr < CHECK_DROP * CHECK_DROP * st->rr_check; /* the estimate dropped by CHECK_DROP */
-    if (!*stop && !w->check_met) return due && !w->check_req ? check_begin(c, w, zeta, it) : OVK_OK;
-    w->check_met = 0;
-    if (w->check_req) rc = ovk__sum_end(c, OVK__IPROD, w->check_req); /* superseded by this one */
-    w->check_req = NULL;
+    if (!*stop && !w->check.met) return due && !w->check.req ? check_begin(c, w, zeta, it) : OVK_OK;
+    w->check.met = 0;
+    if (w->check.req) rc = ovk__sum_end(c, OVK__IPROD, w->check.req); /* superseded by this one */
+    w->check.req = NULL;
     if (rc) return rc;
     rc = ovk__confirm(c, st->bb, w->r, &ok);
     if (rc) return rc;
@@ -403,17 +423,17 @@ static double ritz_max(int m, double b, const double *nu)
  * reductions (classical Lanczos takes two per step): the Rayleigh quotient
  * of w_0, which scales the Chebyshev basis (b = 2 rho; blocking, as the
  * basis's first step needs it; it carries the initial check's <b,b> and
- * <r0,r0> while c->initial_pending), then the basis's moments (2 EST_DIM + 2
+ * <r0,r0> while c->watch.initial_pending), then the basis's moments (2 EST_DIM + 2
  * values), in flight into the first cycle (basis, estimate_end).  The
  * number of steps grows with l up to EST_DIM: a lower estimate is the safe
  * side for shallow pipelines, and lmin = 0 keeps the attainable accuracy
  * (docs/solvers.md, plcg). */
-int ovk__plcg_estimate_steps(int l) { return 3 * l + 3 < EST_DIM ? 3 * l + 3 : EST_DIM; }
+static int estimate_steps(int l) { return 3 * l + 3 < EST_DIM ? 3 * l + 3 : EST_DIM; }
 
 static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 {
     double *v[3 * MAX_L + 6], q[4];
-    const int m = ovk__plcg_estimate_steps(w->l), k = c->initial_pending ? 4 : 2;
+    const int m = estimate_steps(w->l), k = c->watch.initial_pending ? 4 : 2;
     if (k == 4) ovk__initial_dots(c, w->r, q + 2); /* <b,b>, <r0,r0> in the same sum */
     (void)est_vectors(w, v); /* 3 l + 6 >= EST_VECS */
     int rc = random_rhs(c, v[EST_Y0]);
@@ -430,11 +450,11 @@ static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
     *stop = ovk__breakdown(c, st->iter, "<w,Aw> of the spectrum estimate", q[0], 0) ||
             ovk__breakdown(c, st->iter, "<w,Cw> of the spectrum estimate", q[1], 0);
     if (*stop) return OVK_OK;
-    w->estimate_scale = 2.0 * q[0] / q[1];
-    w->estimate_steps = m;
-    rc = est_basis(c, v, m, w->estimate_scale, w->estimate_sums);
+    w->est.scale = 2.0 * q[0] / q[1];
+    w->est.steps = m;
+    rc = est_basis(c, v, m, w->est.scale, w->est.sums);
     if (rc) return rc;
-    return ovk__sum_begin(c, OVK__GAMMA, w->estimate_sums, 2 * m + 2, &w->estimate_req);
+    return ovk__sum_begin(c, OVK__GAMMA, w->est.sums, 2 * m + 2, &w->est.req);
 }
 
 /* The shifts in use and where they came from: an estimate's bounds, given
@@ -442,37 +462,37 @@ static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 static void plcg_view(const void *work, FILE *f)
 {
     const plcg_work *w = work;
-    if (w->user_bounds && !w->estimated)
-        fprintf(f, "  plcg: l = %d, shifts on [%g, %g] from the spec\n", w->l, w->lmin, w->lmax);
-    else if (w->estimated)
+    if (w->shifts.user_bounds && !w->shifts.estimated)
+        fprintf(f, "  plcg: l = %d, shifts on [%g, %g] from the spec\n", w->l, w->shifts.lmin, w->shifts.lmax);
+    else if (w->shifts.estimated)
         fprintf(f, "  plcg: l = %d, shifts on [%g, %.6g] from the spectrum estimate (the spec plcg:l=%d,lmin=%g,"
-                   "lmax=%.6g skips it)\n", w->l, w->lmin, w->lmax, w->l, w->lmin, w->lmax);
+                   "lmax=%.6g skips it)\n", w->l, w->shifts.lmin, w->shifts.lmax, w->l, w->shifts.lmin, w->shifts.lmax);
     else fprintf(f, "  plcg: l = %d, shifts from a spectrum estimate in the next solve\n", w->l);
 }
 
 /* The estimate's moments in: lmax, the shifts.  *stop on a breakdown. */
 static int estimate_end(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 {
-    int rc = ovk__sum_end(c, OVK__GAMMA, w->estimate_req);
-    w->estimate_req = NULL;
+    int rc = ovk__sum_end(c, OVK__GAMMA, w->est.req);
+    w->est.req = NULL;
     if (rc) return rc;
-    for (int i = 0; i < 2 * w->estimate_steps + 2; i++) /* a NaN (a failed callback's) is not a breakdown */
-        if (!isfinite(w->estimate_sums[i])) {
-            ovk__stop(c, st->iter, OVK_REASON_NONFINITE, "a sum of the spectrum estimate", w->estimate_sums[i]);
+    for (int i = 0; i < 2 * w->est.steps + 2; i++) /* a NaN (a failed callback's) is not a breakdown */
+        if (!isfinite(w->est.sums[i])) {
+            ovk__stop(c, st->iter, OVK_REASON_NONFINITE, "a sum of the spectrum estimate", w->est.sums[i]);
             *stop = 1;
             return OVK_OK;
         }
-    moments(w->estimate_steps, w->estimate_scale, w->estimate_sums);
-    double lmax = ritz_max(w->estimate_steps, w->estimate_scale, w->estimate_sums); /* from reduced values: the same on every rank */
+    moments(w->est.steps, w->est.scale, w->est.sums);
+    double lmax = ritz_max(w->est.steps, w->est.scale, w->est.sums); /* from reduced values: the same on every rank */
     if (!(lmax > 0.0)) {
         ovk__stop(c, st->iter, OVK_REASON_BREAKDOWN, "the Ritz value estimate", lmax);
         *stop = 1;
         return OVK_OK;
     }
-    w->lmin = 0.0;
-    w->lmax = lmax;
-    w->estimated = 1;
-    w->epoch = c->norms.epoch;
+    w->shifts.lmin = 0.0;
+    w->shifts.lmax = lmax;
+    w->shifts.estimated = 1;
+    w->shifts.epoch = c->norms.epoch;
     shifts(w);
     if (c->opts->print_level >= 1 && c->rank == 0) plcg_view(w, c->opts->out ? c->opts->out : stdout);
     return OVK_OK;
@@ -496,7 +516,7 @@ static int cycle_start(ovk__ctx *c, plcg_work *w, plcg_state *st)
     rc = ovk__ctx_pc(c, w->U[0], w->LZ[0]); /* C r0 */
     if (rc) return rc;
     const double *x[] = {w->U[0], w->U[0], c->b}, *y[] = {w->LZ[0], w->U[0], c->b};
-    int k = c->initial_pending ? 3 : 2;
+    int k = c->watch.initial_pending ? 3 : 2;
     ovk__dots(c->n, k, x, y, w->start_sums, NULL);
     memcpy(w->Z[w->l], w->LZ[0], n);
     return ovk__sum_begin(c, OVK__IPROD, w->start_sums, k, &w->start_req);
@@ -512,9 +532,9 @@ static int basis(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, int *stop)
     rotate(w->U, 1);
     if (it < l) {
         rc = ovk__ctx_matvec(c, w->Z[l - it], w->U[0]); /* u = A z */
-        if (!rc && w->estimate_req) rc = estimate_end(c, w, st, stop);
+        if (!rc && w->est.req) rc = estimate_end(c, w, st, stop);
         if (rc || *stop) return rc;
-        ovk__ctx_axpy(c, -w->sigma[it], w->U[1], w->U[0]); /* u -= sigma u_prev */
+        ovk__ctx_axpy(c, -w->shifts.sigma[it], w->U[1], w->U[0]); /* u -= sigma u_prev */
         rc = ovk__ctx_pc(c, w->U[0], w->Z[l - it - 1]); /* z = C u */
         if (rc) return rc;
         if (it < l - 1) memcpy(w->LZ[it + 1], w->Z[l - it - 1], sizeof(double) * (size_t)c->n);
@@ -534,9 +554,9 @@ static int normalize(ovk__ctx *c, plcg_work *w, plcg_state *st, int *ok, int *de
 {
     int rc = ovk__sum_end(c, OVK__IPROD, w->start_req);
     w->start_req = NULL;
-    c->inflight = OVK__IPROD; /* the sums of steps 1..l are still in flight */
+    c->clock.inflight = OVK__IPROD; /* the sums of steps 1..l are still in flight */
     *ok = 0;
-    if (!rc && c->initial_pending) rc = ovk__initial_values(c, (double[]){w->start_sums[2], w->start_sums[1]}, &st->bb, decided);
+    if (!rc && c->watch.initial_pending) rc = ovk__initial_values(c, (double[]){w->start_sums[2], w->start_sums[1]}, &st->bb, decided);
     if (rc || *decided) return rc;
     *ok = isfinite(w->start_sums[0]) && w->start_sums[0] > 0.0 && isfinite(w->start_sums[1]);
     if (!*ok) return OVK_OK;
@@ -575,7 +595,7 @@ static int column(plcg_work *w, const plcg_state *st, int it)
     *g(w, col, col) = sqrt(t);
     double dm = k > 0 ? DEL(w, k - 1) * *g(w, k - 1, k) : 0.0;
     if (it < 2 * l) {
-        GAM(w, k) = (*g(w, k, col) + w->sigma[k] * *g(w, k, k) - dm) / *g(w, k, k);
+        GAM(w, k) = (*g(w, k, col) + w->shifts.sigma[k] * *g(w, k, k) - dm) / *g(w, k, k);
         DEL(w, k) = *g(w, col, col) / *g(w, k, k);
     } else {
         GAM(w, k) = (*g(w, k, k) * GAM(w, k - l) + *g(w, k, col) * DEL(w, k - l) - dm) / *g(w, k, k);
@@ -639,7 +659,7 @@ OVK__CLONES static void advance_rows(plcg_work *w, const step_coef *q, double *x
     double a = q->a, s = q->s, d = q->d;
     for (int j = 0; j <= l; j++) dir_step(m, w->LP[j] + lo, (j < l ? w->LZ[j] : w->Z[1]) + lo, s, a);
     x_step(m, x + lo, w->LP[0] + lo, q->zeta);
-    for (int j = 0; j < l; j++) basis_step(m, w->LZ[j] + lo, w->LP[j + 1] + lo, w->LP[j] + lo, w->sigma[j], d);
+    for (int j = 0; j < l; j++) basis_step(m, w->LZ[j] + lo, w->LP[j + 1] + lo, w->LP[j] + lo, w->shifts.sigma[j], d);
     top_step(m, w->W + lo, w->Z[0] + lo, w->Z[1] + lo, s, a, d);
     top_step(m, w->WU + lo, w->U[0] + lo, w->U[1] + lo, s, a, d);
 }
@@ -676,16 +696,16 @@ static int start_sums(ovk__ctx *c, plcg_work *w, const plcg_state *st, int it)
         x[j - first] = w->U[0];
         y[j - first] = it >= l && j == first ? w->LZ[0] : w->Z[it < l ? l - j : it + 1 - j];
     }
-    double *dst = w->sums[slot];
+    double *dst = w->fly.sums[slot];
     ovk__tic t0 = ovk__tic_start(c);
     ovk__dots_exact(c->n, count, x, y, dst, &c->hook); /* G's entries: small sums of large terms */
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-    w->col[slot] = col;
-    w->first[slot] = first;
-    w->count[slot] = count;
-    w->zeta[slot] = it >= l ? st->zeta : 0.0;
+    w->fly.col[slot] = col;
+    w->fly.first[slot] = first;
+    w->fly.count[slot] = count;
+    w->fly.zeta[slot] = it >= l ? st->zeta : 0.0;
     int k = it >= l ? ovk__nullspace_append(c, dst, count, count, w->LP[0]) : count; /* plain sums */
-    return ovk__sum_begin(c, OVK__IPROD, dst, k, &w->req[slot]);
+    return ovk__sum_begin(c, OVK__IPROD, dst, k, &w->fly.req[slot]);
 }
 
 /* The LDL^T (D-Lanczos) pivot eta_k and coordinate zeta_k of r_k for
@@ -730,7 +750,7 @@ static int cycle_step(ovk__ctx *c, plcg_work *w, plcg_state *st, int it, outcome
     if (rc || it < l) return rc;
     st->iter++;
     rc = check(c, w, st, zn * zn * st->rho * st->rho, fabs(zn), it, &stop);
-    if (!rc && !stop && w->check_req && it >= w->check_step + l) rc = check_end(c, w, st, &stop); /* l steps on */
+    if (!rc && !stop && w->check.req && it >= w->check.step + l) rc = check_end(c, w, st, &stop); /* l steps on */
     if (rc) return rc;
     if (stop) *out = stop > 0 ? STOP : STAGNATED;
     else if (st->iter >= c->opts->max_iter) {
@@ -765,18 +785,18 @@ static int cycle(ovk__ctx *c, plcg_work *w, plcg_state *st, outcome *out)
 {
     int rc2, pending, ok = 0, rc = cycle_start(c, w, st);
     *out = GO;
-    w->check_met = 0;
+    w->check.met = 0;
     if (rc) goto cleanup;
     for (int it = 0; *out == GO; it++) {
         rc = cycle_step(c, w, st, it, out);
         if (rc) goto cleanup;
     }
 cleanup:
-    pending = w->check_req != NULL; /* a check in flight */
+    pending = w->check.req != NULL; /* a check in flight */
     rc2 = drain(c, w); /* whatever happened: nothing stays in flight */
     if (!rc) rc = rc2;
-    if (pending) w->check_met = ovk__converged(c, w->check_sum);
-    if (rc || *out == STOP || !w->check_met) return rc;
+    if (pending) w->check.met = ovk__converged(c, w->check.sum);
+    if (rc || *out == STOP || !w->check.met) return rc;
     rc = ovk__confirm(c, st->bb, w->r, &ok); /* a check met the tolerance: before a restart, x may have too */
     if (!rc && ok) {
         c->res->reason = OVK_REASON_CONVERGED;
@@ -793,7 +813,7 @@ cleanup:
 static int run(ovk__ctx *c, plcg_work *w, double bb)
 {
     plcg_state st = {.bb = bb, .r_fresh = 1};
-    int estimate = !w->user_bounds && !w->estimated;
+    int estimate = !w->shifts.user_bounds && !w->shifts.estimated;
     for (;;) {
         if (st.iter >= c->opts->max_iter) { /* before the startup phase: max_iter 0 costs nothing */
             c->res->reason = OVK_REASON_MAXIT;
@@ -805,7 +825,7 @@ static int run(ovk__ctx *c, plcg_work *w, double bb)
         rc = cycle(c, w, &st, &out);
         if (rc || out == STOP) return rc;
         c->res->restarts++;
-        if (out == BROKE && !w->estimated) { /* a breakdown with the spec's bounds: estimate */
+        if (out == BROKE && !w->shifts.estimated) { /* a breakdown with the spec's bounds: estimate */
             estimate = 1;
             continue;
         }
@@ -858,9 +878,9 @@ static int plcg_setup(ovk__ctx *c, void *work)
     w->nz = w->l + 1;
     w->width = 2 * w->l + 4;
     w->bytes = (size_t)(w->WU - w->r + (c->n > 0 ? c->n : 1)) * sizeof(double);
-    w->user_bounds = pp->lmax > 0.0; /* the spec's bounds (restored by iterate after new values) */
-    w->lmin = pp->lmin;
-    w->lmax = pp->lmax;
+    w->shifts.user_bounds = pp->lmax > 0.0; /* the spec's bounds (restored by iterate after new values) */
+    w->shifts.lmin = pp->lmin;
+    w->shifts.lmax = pp->lmax;
     return OVK_OK;
 }
 
@@ -874,10 +894,10 @@ static int plcg_iterate(ovk__ctx *c, void *work, double bb)
 {
     const plcg_params *pp = c->params;
     plcg_work *w = work;
-    if (w->estimated && w->epoch != c->norms.epoch) w->estimated = 0; /* new values: estimate again */
-    if (w->user_bounds && !w->estimated) { /* an estimate after a breakdown replaces them for good */
-        w->lmin = pp->lmin;
-        w->lmax = pp->lmax;
+    if (w->shifts.estimated && w->shifts.epoch != c->norms.epoch) w->shifts.estimated = 0; /* new values: estimate again */
+    if (w->shifts.user_bounds && !w->shifts.estimated) { /* an estimate after a breakdown replaces them for good */
+        w->shifts.lmin = pp->lmin;
+        w->shifts.lmax = pp->lmax;
         shifts(w);
     }
     return run(c, w, bb);
@@ -892,5 +912,5 @@ const ovk__solver ovk__solver_plcg = {
     .defers_initial = 1, .nullspace = 1,
     .work_size = sizeof(plcg_work), .vectors = plcg_vectors,
     .parse = plcg_parse, .setup = plcg_setup, .destroy = plcg_destroy, .view = plcg_view,
-    .iterate = plcg_iterate, .vector_step = plcg_vector_step,
+    .iterate = plcg_iterate, .vector_step = plcg_vector_step, .estimate_steps = estimate_steps,
 };

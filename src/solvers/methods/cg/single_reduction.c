@@ -49,7 +49,7 @@ enum { STALL = 100 }; /* steps without halving ||r|| that force a replacement */
 static void single_reduction_init(ovk__ctx *c, ovk__single_reduction *st, double bb, int pipelined)
 {
     *st = (ovk__single_reduction){.bb = bb, .pipelined = pipelined, .restarted = 1, .eps = DBL_EPSILON / 2};
-    st->rstop = sqrt(c->rr_stop);
+    st->rstop = sqrt(c->watch.rr_stop);
     st->anorm = c->norms.anorm; /* ||A||_inf and the longest row, from the setup */
     st->longest_row = c->norms.longest_row;
 }

@@ -84,7 +84,7 @@ typedef struct pipe_state {
     double est;                      /* the rotations' residual norm after column k - 1 */
 } pipe_state;
 
-int ovk__pgmres_estimate_steps(int m) { return m < ESTIMATE_STEPS ? m : ESTIMATE_STEPS; }
+static int estimate_steps(int m) { return m < ESTIMATE_STEPS ? m : ESTIMATE_STEPS; }
 
 static double *gcol(const pgmres_work *w, int j) { return w->G + (size_t)j * (size_t)(w->m + 1); }
 static double *hcol(const pgmres_work *w, int j) { return w->H + (size_t)j * (size_t)(w->m + 1); }
@@ -252,7 +252,7 @@ static int run(ovk__ctx *c, pgmres_work *w, double bb)
         return OVK_OK;
     }
     if (!w->user_shifts && !w->estimated) { /* a short classical cycle for the Ritz values */
-        int m = ovk__pgmres_estimate_steps(w->m);
+        int m = estimate_steps(w->m);
         ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .t = w->t, .r = w->r, .undo_rises = 1};
         rc = ovk__gmres_cycle_run(c, &cy, m, bb, &rr, w->H, &stop);
         if (rc) return rc;
@@ -338,5 +338,5 @@ const ovk__solver ovk__solver_pgmres = {
     .nonsymmetric = 1,
     .work_size = sizeof(pgmres_work), .vectors = pgmres_vectors,
     .parse = pgmres_parse, .setup = pgmres_setup, .destroy = pgmres_destroy, .view = pgmres_view,
-    .iterate = pgmres_iterate,
+    .iterate = pgmres_iterate, .estimate_steps = estimate_steps,
 };

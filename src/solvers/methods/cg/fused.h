@@ -1,10 +1,11 @@
-/* The solvers' fused kernels (fused.c): one pass over the vectors for all
- * the updates and local sums of a step.  The single-reduction variants' sums
- * go to the OVK__V_* slots of solver.h, pipeprcg's to OVK__PR_*. */
+/* The CG variants' fused kernels (each in NAME_fused.c beside its variant):
+ * one pass over the vectors for all the updates and local sums of a step.
+ * The single-reduction variants' sums go to the OVK__V_* slots of solver.h,
+ * pipeprcg's to OVK__PR_*. */
 #ifndef OVK_FUSED_H
 #define OVK_FUSED_H
 
-#include "../solver.h"
+#include "../../solver.h"
 
 
 /* cg1, one pass: p = u + b p; s = w + b s; x += a p; r -= a s; u = d .* r.
