@@ -4,9 +4,12 @@
  * the pass that makes s).  Three passes per iteration: s = A p with <s,p>
  * (ovk__matvec_dot), then (Jacobi) x += alpha p, r -= alpha s, s = r ./ a_ii
  * with <r,s>, <r,r>, then p = s + beta p: 88 B per row besides the matvec
- * instead of 112 (docs/solvers.md).  On one rank the iterates are bitwise
- * those of the four-pass loop; on more, <s,p> sums each row's diag-block
- * and offd parts separately (the last bits may differ). */
+ * instead of 112 (docs/solvers.md).  With any other C the test on <r,r>
+ * comes before s = C r, so a solve of k iterations applies C k times (as
+ * PETSc's KSPCG), not k + 1: the last application, wasted, would cost 1/k
+ * of the solve with an expensive C (amg).  On one rank the iterates are
+ * bitwise those of the four-pass loop; on more, <s,p> sums each row's
+ * diag-block and offd parts separately (the last bits may differ). */
 #include <stddef.h>
 
 #include "fused.h"
@@ -15,26 +18,45 @@ typedef struct alg1_work {
     double *r, *s, *p;
 } alg1_work;
 
-/* x += alpha p; r -= alpha s; s = C r with the local <r,s>, <r,r>: one
- * pass when C divides by a diagonal (Jacobi: DiagScale's division, bitwise
- * the two-pass result), else the update, then the preconditioner */
-static int update(ovk__ctx *c, double alpha, alg1_work *w, double *rs, double *rr)
+/* Jacobi: x += alpha p; r -= alpha s; s = r ./ a with <r,s>, <r,r> in one
+ * pass (DiagScale's division, bitwise the two-pass result); the sums of
+ * gamma, Z^T s and <r,r>; the test */
+static int step_jacobi(ovk__ctx *c, int iter, double alpha, const double *a, alg1_work *w, double bb,
+                       double *gz, int *stop)
 {
+    double iprod;
     ovk__tic t0 = ovk__tic_start(c);
-    const double *a = ovk__ctx_pc_divisor(c);
-    if (a) {
-        ovk__alg1_update(c->n, alpha, w->p, c->x, w->s, w->r, a, rs, rr, &c->hook);
-        ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-        return OVK_OK;
-    }
+    ovk__alg1_update(c->n, alpha, w->p, c->x, w->s, w->r, a, &gz[0], &iprod, &c->hook);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    int rc = ovk__sum(c, OVK__GAMMA, gz, ovk__nullspace_append(c, gz, 1, 1, w->s)); /* gamma, Z^T s */
+    if (rc) return rc;
+    rc = ovk__sum(c, OVK__IPROD, &iprod, 1);
+    if (rc) return rc;
+    return ovk__iterate_check(c, iter, iprod, bb, stop);
+}
+
+/* any other C: x += alpha p; r -= alpha s; the sum of <r,r>; the test;
+ * only then (not stopped) s = C r with <r,s> and the sums of gamma, Z^T s,
+ * so C is applied k times in k iterations */
+static int step_general(ovk__ctx *c, int iter, double alpha, alg1_work *w, double bb, double *gz, int *stop)
+{
+    double iprod, rr;
+    ovk__tic t0 = ovk__tic_start(c);
     ovk__axpy2(c->n, alpha, w->p, c->x, w->s, w->r, &c->hook); /* x += alpha p; r -= alpha s */
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-    return ovk__ctx_pc_dots(c, w->r, w->s, rs, rr); /* s = C r, <r,s>, <r,r> */
+    int rc = ovk__ctx_dots(c, 1, (const double *[]){w->r}, (const double *[]){w->r}, &iprod); /* <r,r> */
+    if (rc) return rc;
+    rc = ovk__iterate_check(c, iter, iprod, bb, stop);
+    if (rc || *stop) return rc;
+    rc = ovk__ctx_pc_dots(c, w->r, w->s, &gz[0], &rr); /* s = C r, <r,s> */
+    if (rc) return rc;
+    return ovk__sum(c, OVK__GAMMA, gz, ovk__nullspace_append(c, gz, 1, 1, w->s)); /* gamma, Z^T s */
 }
 
 static int iterate_from(ovk__ctx *c, alg1_work *w, double gamma, double bb)
 {
     int n = c->n, rc = OVK_OK, stop = 0;
+    const double *a = ovk__ctx_pc_divisor(c);
     double *s = w->s, *p = w->p, beta = 0.0, gz[1 + OVK__NULLSPACE_MAX]; /* gamma, Z^T s */
     for (int iter = 1; iter <= c->opts->max_iter; iter++) {
         double sdotp;
@@ -45,16 +67,9 @@ static int iterate_from(ovk__ctx *c, alg1_work *w, double gamma, double bb)
         if (ovk__breakdown(c, iter, "<s,p>", sdotp, 0)) return OVK_OK;
         double alpha = gamma / sdotp, gamma_old = gamma;
         ovk__lanczos_add(c, alpha, beta);
-        double iprod;
-        rc = update(c, alpha, w, &gz[0], &iprod); /* x += alpha p; r -= alpha s; s = C r */
-        if (rc) return rc;
-        rc = ovk__sum(c, OVK__GAMMA, gz, ovk__nullspace_append(c, gz, 1, 1, s)); /* gamma, Z^T s */
-        if (rc) return rc;
-        gamma = gz[0];
-        rc = ovk__sum(c, OVK__IPROD, &iprod, 1);
-        if (rc) return rc;
-        rc = ovk__iterate_check(c, iter, iprod, bb, &stop);
+        rc = a ? step_jacobi(c, iter, alpha, a, w, bb, gz, &stop) : step_general(c, iter, alpha, w, bb, gz, &stop);
         if (rc || stop) return rc;
+        gamma = gz[0];
         if (ovk__breakdown(c, iter, "<r,Cr>", gamma, 1)) return OVK_OK;
         ovk__nullspace_remove(c, gz + 1, s, 0.0, NULL); /* s -= Z Z^T s */
         ovk__tic t0 = ovk__tic_start(c);
