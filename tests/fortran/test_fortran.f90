@@ -15,7 +15,7 @@
 !>   - callbacks (callback_tests, on tridiag(-1, 2 + row/100, -1)): an
 !>     operator callback with the assembled matrix's iterations and solution;
 !>     Jacobi by hand as a preconditioner callback with precond=jacobi's
-!>     iterations (also with the operator); alg2 refusing it; a monitor with
+!>     iterations, called once per iteration (also with the operator); alg2 refusing it; a monitor with
 !>     a context counting iterations+1 calls; the history (iterations+1
 !>     entries equal to the monitor's norms, a shorter buffer, off); a
 !>     reducer handle used by a solver (destroying it from the monitor is
@@ -695,8 +695,8 @@ contains
         call ovk_solver_setup(sp, ierr)
         xp = 0
         call ovk_solver_solve(sp, b, xp, resp, ierr)
-        call check(ierr == OVK_OK .and. resp%iterations == resj%iterations .and. pcd%calls > resp%iterations, &
-            'preconditioner callback: the iterations of jacobi ('//ovk_error_detail()//')')
+        call check(ierr == OVK_OK .and. resp%iterations == resj%iterations .and. pcd%calls == resp%iterations, &
+            'preconditioner callback: the iterations of jacobi, one call each ('//ovk_error_detail()//')')
         call check(all(abs(xp - xj) <= 1d-8 * scale), 'preconditioner callback: jacobi''s solution')
         call ovk_solver_set_precond_fn(so, jacobi_pc, ierr, ctx=c_loc(pcd)) ! operator and preconditioner
         call ovk_solver_setup(so, ierr)
