@@ -560,7 +560,7 @@ contains
         type(ovk_solver), intent(in) :: s
         type(ovk_pcg_result), intent(in) :: res
         logical, intent(in) :: is_auto
-        character(len=:), allocatable :: choice
+        character(len=:), allocatable :: choice, detail
         character(len=32) :: want
         real(c_double) :: lat
         integer :: ierr, n
@@ -576,8 +576,9 @@ contains
         call check(ierr == OVK_OK .and. lat == res%auto_latency_us .and. ((lat > 0) .eqv. is_auto), &
             'get_info auto_latency_us as the result''s')
         call ovk_solver_get_info(s, 'no_such_key', lat, ierr)
-        call check(ierr == OVK_EINVAL .and. index(ovk_error_detail(), 'auto_choice') > 0, &
-            'get_info of an unknown key: OVK_EINVAL naming the keys: '//ovk_error_detail())
+        detail = ovk_error_detail()
+        call check(ierr == OVK_EINVAL .and. index(detail, 'auto_choice') > 0, &
+            'get_info of an unknown key: OVK_EINVAL naming the keys: '//detail)
         call ovk_solver_get_info(s, 'auto_choice', lat, ierr)
         call check(ierr == OVK_EINVAL, 'get_info of the text key auto_choice refused')
     end subroutine info_checks
