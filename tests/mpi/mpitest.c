@@ -89,6 +89,20 @@ const char *mt_recurrence_name(int i)
     return NULL;
 }
 
+double mt_rel_residual(const ovk_matrix *A, const ovk_vector *b, const ovk_vector *x)
+{
+    ovk_vector *r = NULL;
+    double rn = 0.0, bn = 1.0;
+    ovk_vector_duplicate(b, &r);
+    ovk_matvec(A, x, r);
+    ovk_vector_scale(-1.0, r);
+    ovk_vector_axpy(1.0, b, r);
+    ovk_vector_norm2(r, &rn);
+    ovk_vector_norm2(b, &bn);
+    ovk_vector_destroy(r);
+    return rn / bn;
+}
+
 int mt_finish(const char *name)
 {
     int total = 0, rank = 0;

@@ -52,6 +52,9 @@ void mt_nap(double s);
 int mt_recurrence_count(void);
 const char *mt_recurrence_name(int i);
 
+/* Collective: ||b - A x|| / ||b|| (a work vector of its own). */
+double mt_rel_residual(const ovk_matrix *A, const ovk_vector *b, const ovk_vector *x);
+
 /* Collective: prints PASS or FAIL on rank 0 and returns the exit status. */
 int mt_finish(const char *name);
 

@@ -35,21 +35,6 @@ typedef struct outcome {
     double rel, true_rel; /* reported, ||b - A x|| / ||b|| */
 } outcome;
 
-/* ||b - A x|| / ||b|| */
-static double rel_residual(const ovk_matrix *A, const ovk_vector *b, const ovk_vector *x)
-{
-    ovk_vector *r = NULL;
-    double rn = 0.0, bn = 1.0;
-    ovk_vector_duplicate(b, &r);
-    ovk_matvec(A, x, r);
-    ovk_vector_scale(-1.0, r);
-    ovk_vector_axpy(1.0, b, r);
-    ovk_vector_norm2(r, &rn);
-    ovk_vector_norm2(b, &bn);
-    ovk_vector_destroy(r);
-    return rn / bn;
-}
-
 /* b = A 1 (ones) or random, as ovk_mtx_solve -rhs random (the same b at
  * any rank count) */
 static void make_b(const ovk_matrix *A, ovk_vector *b, int ones)
@@ -96,7 +81,7 @@ static outcome solve(const ovk_matrix *A, const char *solver, const char *precon
     o.iterations = res.iterations;
     o.reason = res.reason;
     o.rel = res.rel_residual;
-    o.true_rel = rel_residual(A, b, x);
+    o.true_rel = mt_rel_residual(A, b, x);
     ovk_solver_destroy(&s);
     ovk_vector_destroy(b);
     ovk_vector_destroy(x);

@@ -24,21 +24,6 @@ typedef struct outcome {
     char view[VIEW_LEN];
 } outcome;
 
-/* ||b - A x|| / ||b|| */
-static double rel_residual(const ovk_matrix *A, const ovk_vector *b, const ovk_vector *x)
-{
-    ovk_vector *r = NULL;
-    double rn = 0.0, bn = 1.0;
-    ovk_vector_duplicate(b, &r);
-    ovk_matvec(A, x, r);
-    ovk_vector_scale(-1.0, r);
-    ovk_vector_axpy(1.0, b, r);
-    ovk_vector_norm2(r, &rn);
-    ovk_vector_norm2(b, &bn);
-    ovk_vector_destroy(r);
-    return rn / bn;
-}
-
 static void view_text(ovk_solver *s, char *text)
 {
     FILE *f = tmpfile();
@@ -98,7 +83,7 @@ static outcome solve_to(const ovk_matrix *A, const char *solver, const char *pre
     o.iterations = res.iterations;
     o.reason = res.reason;
     o.rel = res.rel_residual;
-    o.true_rel = rel_residual(A, b, x);
+    o.true_rel = mt_rel_residual(A, b, x);
     o.start_rel = 1.0; /* x0 = 0 */
     view_text(s, o.view);
     ovk_solver_destroy(&s);
