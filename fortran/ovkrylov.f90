@@ -155,6 +155,7 @@ module ovkrylov
         real(c_double) :: auto_latency_us = 0, auto_work_us = 0 !< solver auto: what it measured (us)
         character(kind=c_char) :: auto_choice(32) = c_null_char  !< solver auto: the variant it chose
         real(c_double) :: nullspace_inconsistency = 0 !< with a null space: ||Z^T b|| / ||b||
+        real(c_double) :: rhs_norm = 0            !< ||b||, the norm rel_residual is relative to
     end type ovk_pcg_result
 
     !> A distributed CSR matrix (rows split over the ranks).
@@ -881,23 +882,24 @@ contains
         character(len=:), allocatable :: why
         type(ovk_pcg_result), target :: r
         type(c_ptr) :: at
-        character(len=24), parameter :: names(16) = [character(len=24) :: 'iterations', 'rel_residual', &
+        character(len=24), parameter :: names(17) = [character(len=24) :: 'iterations', 'rel_residual', &
             'reason', 'reductions', 'time_max', 'time_mean', 'lambda_min', 'lambda_max', 'cond_est', &
             'replacements', 'restarts', 'history_len', 'auto_latency_us', 'auto_work_us', 'auto_choice', &
-            'nullspace_inconsistency']
-        type(c_ptr) :: p(16)
-        integer(c_size_t) :: bytes(16)
+            'nullspace_inconsistency', 'rhs_norm']
+        type(c_ptr) :: p(17)
+        integer(c_size_t) :: bytes(17)
         integer :: i
         at = c_loc(r)
         p = [c_loc(r%iterations), c_loc(r%rel_residual), c_loc(r%reason), c_loc(r%reductions), &
             c_loc(r%time_max), c_loc(r%time_mean), c_loc(r%lambda_min), c_loc(r%lambda_max), c_loc(r%cond_est), &
             c_loc(r%replacements), c_loc(r%restarts), c_loc(r%history_len), c_loc(r%auto_latency_us), &
-            c_loc(r%auto_work_us), c_loc(r%auto_choice), c_loc(r%nullspace_inconsistency)]
+            c_loc(r%auto_work_us), c_loc(r%auto_choice), c_loc(r%nullspace_inconsistency), &
+            c_loc(r%rhs_norm)]
         bytes = [c_sizeof(r%iterations), c_sizeof(r%rel_residual), c_sizeof(r%reason), c_sizeof(r%reductions), &
             c_sizeof(r%time_max), c_sizeof(r%time_mean), c_sizeof(r%lambda_min), c_sizeof(r%lambda_max), &
             c_sizeof(r%cond_est), c_sizeof(r%replacements), c_sizeof(r%restarts), c_sizeof(r%history_len), &
             c_sizeof(r%auto_latency_us), c_sizeof(r%auto_work_us), c_sizeof(r%auto_choice), &
-            c_sizeof(r%nullspace_inconsistency)]
+            c_sizeof(r%nullspace_inconsistency), c_sizeof(r%rhs_norm)]
         why = field_problem('', 0_c_intptr_t, c_sizeof(r))
         do i = 1, size(names)
             if (len(why) > 0) return

@@ -480,11 +480,6 @@ static PetscErrorCode sync_operator(KSP ksp)
     PetscCall(MatGetSize(op, &M, &N));
     PetscCall(MatGetLocalSize(op, &m, &n));
     PetscCheck(M == N, comm, PETSC_ERR_ARG_SIZ, "KSP ovkrylov needs a square operator, this one is %" PetscInt_FMT " x %" PetscInt_FMT, M, N);
-    /* local layouts, agreed: every rank raises the same error */
-    bad = m != n ? 1 : m >= INT_MAX ? 2 : 0;
-    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm));
-    PetscCheck(bad != 1, comm, PETSC_ERR_ARG_SIZ, "KSP ovkrylov needs the same row and column layout (a rank's rows and columns differ)");
-    PetscCheck(bad != 2, comm, PETSC_ERR_SUP, "ovkrylov: more rows on one rank than an int counts");
     PetscCall(operator_kind(op, &kind));
     PetscCall(PetscObjectStateGet((PetscObject)op, &st));
     PetscCall(MatGetNonzeroState(op, &nz));
@@ -494,6 +489,12 @@ static PetscErrorCode sync_operator(KSP ksp)
         d->state = st;
         PetscFunctionReturn(0);
     }
+    /* a new operator (the pattern's state is agreed at assembly): its local
+       layouts, agreed, so that every rank raises the same error */
+    bad = m != n ? 1 : m >= INT_MAX ? 2 : 0;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm));
+    PetscCheck(bad != 1, comm, PETSC_ERR_ARG_SIZ, "KSP ovkrylov needs the same row and column layout (a rank's rows and columns differ)");
+    PetscCheck(bad != 2, comm, PETSC_ERR_SUP, "ovkrylov: more rows on one rank than an int counts");
     PetscCall(teardown(d));
     PetscCall(VecCreateMPIWithArray(comm, 1, m, M, NULL, &d->win));
     PetscCall(VecCreateMPIWithArray(comm, 1, m, M, NULL, &d->wout));
@@ -648,11 +649,9 @@ static PetscErrorCode KSPSolve_Ovkrylov(KSP ksp)
     ovk_pcg_result res;
     const PetscScalar *pb;
     PetscScalar *px;
-    PetscReal bnorm;
     int rc;
     PetscFunctionBegin;
     PetscCall(prepare_solve(ksp));
-    PetscCall(VecNorm(ksp->vec_rhs, NORM_2, &bnorm));
     PetscCall(VecGetArrayRead(ksp->vec_rhs, &pb));
     PetscCall(VecGetArray(ksp->vec_sol, &px));
     memset(&res, 0, sizeof res);
@@ -665,8 +664,8 @@ static PetscErrorCode KSPSolve_Ovkrylov(KSP ksp)
     PetscCall(VecRestoreArrayRead(ksp->vec_rhs, &pb));
     PetscCall(finish(ksp, rc, "ovk_solver_solve"));
     ksp->its = res.iterations;
-    ksp->rnorm = res.rel_residual * bnorm;
-    ksp->reason = map_reason(ksp, &res, ksp->rnorm, bnorm);
+    ksp->rnorm = res.rel_residual * res.rhs_norm; /* ||b|| from ovkrylov's first sums: no reduction of its own */
+    ksp->reason = map_reason(ksp, &res, ksp->rnorm, res.rhs_norm);
     PetscFunctionReturn(0);
 }
 

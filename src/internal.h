@@ -38,6 +38,10 @@ int ovk__fail(int code, const char *fmt, ...)
  * the result is the smallest (most negative) code; ranks that did not fail
  * record a detail naming the failing rank.  Returns OVK_EMPI if MPI fails. */
 int ovk__agree(MPI_Comm comm, int rc);
+/* Collective: ovk__agree and, in the same reduction, max[i] and sum[i] of
+ * v[i] over the ranks, i < n <= OVK__AGREE_VALUES_MAX. */
+enum { OVK__AGREE_VALUES_MAX = 32 };
+int ovk__agree_values(MPI_Comm comm, int rc, const double *v, int n, double *max, double *sum);
 
 /* A 64-bit fingerprint of len bytes (FNV-1a). */
 uint64_t ovk__fingerprint(const void *p, size_t len);

@@ -174,6 +174,10 @@ typedef struct ovk_pcg_result {
        and rel_residual is that of the projected system.  0 without one (also
        ovk_solver_get_info(s, "nullspace_inconsistency", ...)) */
     double nullspace_inconsistency;
+    /* ||b||_2 of the system solved, the norm rel_residual is relative to (with a null space,
+       of b with its null-space component removed); 0 before the first reduction (also
+       ovk_solver_get_info(s, "rhs_norm", ...)) */
+    double rhs_norm;
 } ovk_pcg_result;
 
 /* Fill *opts with the defaults above. */

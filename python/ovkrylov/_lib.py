@@ -63,7 +63,7 @@ class PcgResult(ctypes.Structure):
                 ("lambda_max", c_double), ("cond_est", c_double), ("replacements", c_int),
                 ("restarts", c_int), ("history_len", c_int), ("auto_latency_us", c_double),
                 ("auto_work_us", c_double), ("auto_choice", c_char * 32),
-                ("nullspace_inconsistency", c_double)]
+                ("nullspace_inconsistency", c_double), ("rhs_norm", c_double)]
 
 
 # callbacks: ovk_apply_fn, ovk_monitor_fn

@@ -1,4 +1,5 @@
 /* Status codes, their names, and the per-thread failure detail. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -103,6 +104,52 @@ int ovk__agree(MPI_Comm comm, int rc)
     else ovk__fail(out[0], "rank %d: %s", out[1], msg);
     detail_agreed = 1;
     return out[0];
+}
+
+/* ovk__agree_values's reduction, element by element of a block: the
+ * lowest (status, rank) key, then n maxima, then n sums (n from the
+ * block's size) */
+static void key_max_sum(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    int bytes = 0;
+    MPI_Type_size(*type, &bytes);
+    int total = bytes / (int)sizeof(double), n = (total - 1) / 2;
+    const double *a = in;
+    double *b = inout;
+    for (int k = 0; k < *len; k++, a += total, b += total) {
+        b[0] = a[0] < b[0] ? a[0] : b[0];
+        for (int i = 1; i <= n; i++) b[i] = a[i] > b[i] ? a[i] : b[i];
+        for (int i = n + 1; i <= 2 * n; i++) b[i] += a[i];
+    }
+}
+
+int ovk__agree_values(MPI_Comm comm, int rc, const double *v, int n, double *max, double *sum)
+{
+    double buf[1 + 2 * OVK__AGREE_VALUES_MAX];
+    int me = 0, size = 1, err;
+    MPI_Datatype block;
+    MPI_Op op;
+    if (n < 0 || n > OVK__AGREE_VALUES_MAX) return ovk__fail(OVK_EINVAL, "ovk__agree_values: %d values", n);
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    buf[0] = (double)rc * size + me; /* the smallest status and its lowest rank win, as ovk__agree */
+    for (int i = 0; i < n; i++) buf[1 + i] = buf[1 + n + i] = v[i];
+    err = MPI_Type_contiguous(1 + 2 * n, MPI_DOUBLE, &block); /* one block: never split between op calls */
+    if (err == MPI_SUCCESS) err = MPI_Type_commit(&block);
+    if (err != MPI_SUCCESS) return ovk__mpi_fail(err, "MPI_Type_contiguous (agreement)");
+    err = MPI_Op_create(key_max_sum, 1, &op);
+    if (err == MPI_SUCCESS) {
+        err = MPI_Allreduce(MPI_IN_PLACE, buf, 1, block, op, comm);
+        MPI_Op_free(&op);
+    }
+    MPI_Type_free(&block);
+    if (err != MPI_SUCCESS) return ovk__mpi_fail(err, "MPI_Allreduce (agreement)");
+    for (int i = 0; i < n; i++) {
+        max[i] = buf[1 + i];
+        sum[i] = buf[1 + n + i];
+    }
+    /* a failure somewhere: agree again, sharing its detail (the failure path only) */
+    return floor(buf[0] / size) == OVK_OK ? OVK_OK : ovk__agree(comm, rc);
 }
 
 uint64_t ovk__fingerprint(const void *p, size_t len)

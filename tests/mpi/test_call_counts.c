@@ -4,6 +4,7 @@
  * single-reduction cg1 and pipecg) and MPI_Allreduce does not; with a
  * point-to-point backend (nbc) no collective grows (but for plcg's one
  * MPI_Allreduce when it falls back to pipeprcg's recurrences). */
+#include <math.h>
 #include <string.h>
 
 #include "mpitest.h"
@@ -51,6 +52,44 @@ static long reductions_per_iteration(const char *solver)
     return strcmp(solver, "groppcg") ? 3 : 2;
 }
 
+/* A set-up solver's solve makes exactly two blocking reductions of its own:
+ * the agreement on entry (what changed, and the arguments' checks) and the
+ * one on exit (the status, with the timers); nbc's sums are point to point.
+ * rhs_norm is ||b||.  Bad arguments still fail on every rank. */
+static void test_solve_overhead(ovk_matrix *A)
+{
+    ovk_solver *s = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res;
+    long long nglobal = 0, nlocal = 0;
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "cg1"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", "nbc"));
+    MT_RC(OVK_OK, ovk_solver_setup(s));
+    ovk_vector_create(A, &b);
+    ovk_vector_create(A, &x);
+    ovk_vector_set(b, 2.0);
+    nlocal = ovk_vector_nlocal(b);
+    MPI_Allreduce(&nlocal, &nglobal, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    for (int k = 0; k < 2; k++) {
+        ovk_vector_set(x, 0.0);
+        long a0 = n_allreduce, i0 = n_iallreduce;
+        MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
+        long a = n_allreduce - a0, i = n_iallreduce - i0;
+        MT_CHECK(a == 2 && i == 0, "solve %d: %ld MPI_Allreduce, %ld MPI_Iallreduce (2 and 0 expected)", k, a, i);
+        MT_CHECK(fabs(res.rhs_norm - 2.0 * sqrt((double)nglobal)) <= 1e-14 * res.rhs_norm, "rhs_norm %.17g of %lld rows",
+                 res.rhs_norm, nglobal);
+    }
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0 && nlocal > 0) ovk_vector_data(b)[0] = NAN; /* one rank's b: refused everywhere */
+    MT_RC(OVK_ENONFINITE, ovk_solver_solve(s, b, x, &res));
+    MT_CHECK(strstr(ovk_error_detail(), "b at row") != NULL, "the refusal names b: %s", ovk_error_detail());
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_solver_destroy(&s);
+}
+
 int main(int argc, char **argv)
 {
     int rank;
@@ -87,6 +126,7 @@ int main(int argc, char **argv)
             }
         }
     }
+    test_solve_overhead(A);
     ovk_matrix_destroy(A);
     int rc = mt_finish("test_call_counts");
     MPI_Finalize();

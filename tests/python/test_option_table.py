@@ -36,7 +36,9 @@ def test_solver_info_from_the_library(comm, laplace):
         x, info = s.solve(b)
         assert info.converged and info.auto_choice == ""
         assert set(info.extra) == set(_lib.INFO_KEYS) - {"auto_choice"}
-        assert all(v == 0.0 for v in info.extra.values())
+        extra = dict(info.extra)  # rhs_norm: ||b|| of every solve; the others: of auto or a null space
+        assert extra.pop("rhs_norm") == pytest.approx(np.sqrt(comm.allreduce(laplace.nlocal)), rel=1e-14)
+        assert all(v == 0.0 for v in extra.values())
         buf = ctypes.create_string_buffer(64)
         assert _lib.lib.ovk_solver_get_info_text(s.handle, b"no_such_key", buf, len(buf)) == _lib.EINVAL
         assert "auto_choice" in _lib.lib.ovk_error_detail().decode()

@@ -239,6 +239,7 @@ int ovk__initial_values(ovk__ctx *c, const double v[2], double *bb, int *decided
     int rc;
     c->watch.initial_pending = 0;
     *bb = v[0];
+    c->res->rhs_norm = c->scale.kb ? ldexp(sqrt(v[0]), -c->scale.kb) : sqrt(v[0]); /* of the unscaled b */
     *decided = 1;
     if (!c->scale.active && ovk__scale_needed(c, v[0])) { /* the frame solves again, scaled */
         c->scale.wanted = 1;

@@ -30,6 +30,8 @@ static const info_def infos[] = {
                            "0 for the other solvers"),
     INFO_NUM(nullspace_inconsistency, "with a null space: ||Z^T b|| / ||b|| of the last solve's b (removed); "
                                       "0 without one"),
+    INFO_NUM(rhs_norm, "||b||_2 of the last solve, the norm rel_residual is relative to (with a null space, of "
+                       "b with its null-space component removed)"),
 };
 enum { INFO_COUNT = (int)(sizeof infos / sizeof infos[0]) };
 
@@ -113,6 +115,7 @@ static const abi_field abi[] = {
     ABI_FIELD(ovk_pcg_result, auto_work_us),
     ABI_FIELD(ovk_pcg_result, auto_choice),
     ABI_FIELD(ovk_pcg_result, nullspace_inconsistency),
+    ABI_FIELD(ovk_pcg_result, rhs_norm),
 };
 
 int ovk_abi_field(const char *type, const char *field, size_t *offset, size_t *size)

@@ -1138,9 +1138,10 @@ static int condest_setup(ovk_solver *s)
 }
 
 /* What a rank brings to the first agreement of a setup: the REDO_* marks,
- * whether it is set up, and which call it is in (ovk_solver_setup, or a
- * solve setting up on demand). */
-enum { STATE_NOT_READY = 64u, STATE_IN_SETUP = 128u, STATE_IN_SOLVE = 256u, STATE_BITS = 9 };
+ * whether it is set up, which call it is in (ovk_solver_setup, or a solve
+ * setting up on demand) and, in a solve, whether its arguments failed their
+ * local checks (the solve's one agreement on entry). */
+enum { STATE_NOT_READY = 64u, STATE_IN_SETUP = 128u, STATE_IN_SOLVE = 256u, STATE_BAD_ARGS = 512u, STATE_BITS = 10 };
 
 /* Collective: set up what is not (all of it the first time, after a
  * failure or ovk_solver_set_options, or when any rank is not set up; else
@@ -1149,12 +1150,13 @@ enum { STATE_NOT_READY = 64u, STATE_IN_SETUP = 128u, STATE_IN_SOLVE = 256u, STAT
  * (ovk__layout_agree_state).  *mixed: some ranks were in ovk_solver_setup
  * and others in a solve (call): the solve ranks set up with them and
  * agree again, meeting the setup ranks' own solve next. */
-static int setup_what_changed(ovk_solver *s, unsigned call, int *mixed)
+static int setup_what_changed(ovk_solver *s, unsigned call, int *mixed, int *bad_args)
 {
     double t0 = MPI_Wtime();
     unsigned redo = (s->made.ready ? s->marks.dirty : REDO_ALL) | (s->made.ready ? 0u : STATE_NOT_READY) | call;
     int rc = ovk__layout_agree_state(s->lay, &redo, STATE_BITS, "ovk_solver_setup: the solvers' matrices (or operators)");
     *mixed = (redo & STATE_IN_SETUP) && (redo & STATE_IN_SOLVE);
+    *bad_args = (redo & STATE_BAD_ARGS) != 0;
     if (rc) goto fail;
     if (redo & STATE_NOT_READY) s->made.ready = 0;
     redo &= REDO_ALL;
@@ -1241,11 +1243,11 @@ static int refuse_call(int bad, const char *fn)
 
 int ovk_solver_setup(ovk_solver *s)
 {
-    int bad = usable(s, "ovk_solver_setup"), mixed = 0;
+    int bad = usable(s, "ovk_solver_setup"), mixed = 0, bad_args = 0;
     if (bad) return refuse_call(bad, "ovk_solver_setup");
     s->running.call = "setup"; /* operator callbacks run in the norm estimate */
     ovk__matrix_hold(s->A, 1);
-    int rc = setup_what_changed(s, STATE_IN_SETUP, &mixed);
+    int rc = setup_what_changed(s, STATE_IN_SETUP, &mixed, &bad_args);
     ovk__matrix_hold(s->A, -1);
     s->running.call = NULL;
     return rc;
@@ -1255,11 +1257,13 @@ int ovk_solver_setup(ovk_solver *s)
 
 /* Collective: a solve's setup of what changed; while some ranks were in
  * ovk_solver_setup (which the solve does itself), set up with them and
- * agree again, meeting their solve. */
-static int setup_on_demand(ovk_solver *s)
+ * agree again, meeting their solve.  The same agreement carries whether a
+ * rank's arguments failed (mine): *bad_args, the same on every rank. */
+static int setup_on_demand(ovk_solver *s, int mine, int *bad_args)
 {
     int mixed = 1, rc = OVK_OK;
-    while (!rc && mixed) rc = setup_what_changed(s, STATE_IN_SOLVE, &mixed);
+    unsigned call = STATE_IN_SOLVE | (mine ? STATE_BAD_ARGS : 0u);
+    while (!rc && mixed) rc = setup_what_changed(s, call, &mixed, bad_args);
     return rc;
 }
 
@@ -1294,19 +1298,15 @@ static int check_vectors(const ovk_solver *s, const ovk_vector *b, const ovk_vec
     return check_finite(x, "x0");
 }
 
-/* max and mean over ranks of the per-rank timers */
-static int gather_times(ovk__ctx *c)
+/* Collective: the solve's status agreed and, in the same reduction, the
+ * max and mean over ranks of the per-rank timers */
+static int agree_and_time(ovk__ctx *c, int rc)
 {
     int size = 1;
     MPI_Comm_size(c->comm, &size);
-    int rc = ovk__mpi(MPI_Allreduce(c->clock.t, c->res->time_max, OVK_TIMER_COUNT, MPI_DOUBLE, MPI_MAX, c->comm),
-                      "MPI_Allreduce (timers)");
-    if (rc) return rc;
-    rc = ovk__mpi(MPI_Allreduce(c->clock.t, c->res->time_mean, OVK_TIMER_COUNT, MPI_DOUBLE, MPI_SUM, c->comm),
-                  "MPI_Allreduce (timers)");
-    if (rc) return rc;
+    rc = ovk__agree_values(c->comm, rc, c->clock.t, OVK_TIMER_COUNT, c->res->time_max, c->res->time_mean);
     for (int i = 0; i < OVK_TIMER_COUNT; i++) c->res->time_mean[i] /= size;
-    return OVK_OK;
+    return rc;
 }
 
 static int status_of(const ovk_pcg_result *r)
@@ -1395,11 +1395,13 @@ static int solved(const ovk__ctx *c, int rc)
     return OVK_OK;
 }
 
-static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
+/* Collective: the solve after setup_on_demand; mine: this rank's argument
+ * checks, bad_args: some rank's failed (agreed there, so the detail is
+ * shared only on that path) */
+static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res, int mine, int bad_args)
 {
     ovk__ctx *c = &s->c;
-    int mine = s->refusal.solve ? ovk__fail(s->refusal.solve, "%s", s->refusal.solve_detail) : check_vectors(s, b, x);
-    int rc = ovk__agree(s->lay->comm, mine);
+    int rc = bad_args ? ovk__agree(s->lay->comm, mine) : OVK_OK;
     if (rc) return rc;
     if (s->A && s->A->values_version != s->seen.version) {
         ovk__log_start(&s->rec.log, 1);
@@ -1413,12 +1415,10 @@ static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     rc = ovk__nullspace_begin_solve(c); /* b -= Z Z^T b */
     if (!rc) rc = ovk__variant_solve(c, &s->made.var);
     if (!rc) rc = ovk__nullspace_end_solve(c); /* x -= Z Z^T x */
-    rc = ovk__agree(c->comm, solved(c, rc));
+    rc = agree_and_time(c, solved(c, rc));
     ovk__condest_end(c);
     res->reductions = ovk__reducer_started(c->red) - started;
     ovk__log_solve(&s->rec.log, c, res);
-    if (rc) return rc;
-    rc = gather_times(c);
     if (rc) return rc;
     rc = singular_hint(s, status_of(res));
     report_solve(s, res, rc);
@@ -1435,10 +1435,15 @@ int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     if (bad) return refuse_call(bad, "ovk_solver_solve");
     s->running.call = "solve";
     ovk__matrix_hold(s->A, 1);
-    int rc = setup_on_demand(s); /* what changed since the last setup, if anything */
+    char why[OVK__DETAIL_LEN];
+    int bad_args = 0, mine = s->refusal.solve ? ovk__fail(s->refusal.solve, "%s", s->refusal.solve_detail)
+                                              : check_vectors(s, b, x);
+    snprintf(why, sizeof why, "%s", mine ? ovk_error_detail() : "");
+    int rc = setup_on_demand(s, mine, &bad_args); /* what changed since the last setup, if anything */
+    if (!rc && mine) ovk__fail(mine, "%s", why); /* the argument's detail, whatever the setup wrote */
     if (!rc) {
         ovk__reducer_hold(s->made.red, 1);
-        rc = run_solve(s, b, x, res);
+        rc = run_solve(s, b, x, res, mine, bad_args);
         ovk__reducer_hold(s->made.red, -1);
         s->rec.last = *res;
     }
@@ -1548,7 +1553,7 @@ int ovk_solver_solve_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector
     if (bad) return refuse_call(bad, "ovk_solver_solve_many");
     s->running.call = "solve";
     ovk__matrix_hold(s->A, 1);
-    int rc = setup_on_demand(s);
+    int bad_args = 0, rc = setup_on_demand(s, OVK_OK, &bad_args); /* run_many agrees on its arguments */
     if (!rc) {
         ovk__reducer_hold(s->made.red, 1);
         rc = run_many(s, k, B, X, results);
