@@ -38,7 +38,7 @@
 
 #define ITER_BAND 0.15
 #define SAME_TOL 1e-12 /* near the attainable accuracy of b = 1 on bcsstk09 and bcsstk08 */
-enum { MAX_BLOCKING = 5, EST_REDUCTIONS = 2, SMALL = 8000, MEDIUM = 27000, LARGE = 64000 }; /* rows per rank: -n 20, 30, 40 */
+enum { SMALL = 8000, MEDIUM = 27000, LARGE = 64000 }; /* rows per rank: -n 20, 30, 40 */
 /* plcg's start-up runs on 20^3 on any rank count, whose Jacobi spectrum is
  * in (0.023, 1.372): the spec's shifts inside it (docs/solvers.md) */
 enum { STARTUP_EDGE = 20 };
@@ -314,7 +314,8 @@ static void same_as_choice(void)
 }
 
 /* plcg with the spec's shifts (or the default estimate): no restart, and
- * the blocking reductions before the first pipelined iteration */
+ * no blocking reduction before the first pipelined iteration (the estimate
+ * runs at setup: it needs A and C, not b) */
 static void plcg_startup(void)
 {
     ovk_matrix *A = NULL;
@@ -337,8 +338,7 @@ static void plcg_startup(void)
             long e0 = n_exscan;
             MT_RC(OVK_EMAXIT, solve(s, A, &res));
             long long blocking = res.reductions - (l + 2); /* the pipeline: <r0,Cr0> and l + 1 columns */
-            MT_CHECK(blocking == (est ? EST_REDUCTIONS : 0) && blocking <= MAX_BLOCKING,
-                     "%s: %lld reductions before iteration 1", spec, blocking);
+            MT_CHECK(blocking == 0, "%s: %lld reductions before iteration 1", spec, blocking);
             MT_CHECK(n_exscan == e0, "%s: %ld MPI_Exscan in the solve", spec, n_exscan - e0);
             ovk_solver_destroy(&s);
             ovk_reducer_destroy(red);

@@ -17,7 +17,8 @@
  * small sums of large terms, whose rounding the Cholesky-like step
  * amplifies.  The shifts sigma are Chebyshev nodes of [lmin, lmax], from the
  * spec or estimated from inside the spectrum (shifts beyond it break the
- * pipeline down) in the first solve after a setup or new values.
+ * pipeline down): at setup (it needs A and C, not b), and in the first
+ * solve after new values or a setup whose estimate broke down.
  *
  * ||r_k||_2 is estimated as |zeta_k| rho (the recurrences give ||r_k||_C =
  * |zeta_k|; rho = ||r||_2 / ||r||_C from the last check of b - A x), and
@@ -430,21 +431,26 @@ static double ritz_max(int m, double b, const double *nu)
  * (docs/solvers.md, plcg). */
 static int estimate_steps(int l) { return 3 * l + 3 < EST_DIM ? 3 * l + 3 : EST_DIM; }
 
+/* y_0 random, w_0 = C y_0, u_0 = A w_0 in v; q = <w_0, A w_0>, <w_0, C^-1 w_0> (local) */
+static int est_start(ovk__ctx *c, plcg_work *w, double **v, double *q)
+{
+    (void)est_vectors(w, v); /* 3 l + 6 >= EST_VECS */
+    int rc = random_rhs(c, v[EST_Y0]);
+    if (!rc) rc = ovk__ctx_pc(c, v[EST_Y0], v[EST_W0]); /* w_0 = C y_0 */
+    if (!rc) rc = ovk__ctx_matvec(c, v[EST_W0], v[EST_U]); /* u_0 = A w_0 */
+    q[0] = ovk__dot(c->n, v[EST_W0], v[EST_U]);
+    q[1] = ovk__dot(c->n, v[EST_W0], v[EST_Y0]);
+    return rc;
+}
+
 static int startup(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
 {
     double *v[3 * MAX_L + 6], q[4];
     const int m = estimate_steps(w->l), k = c->watch.initial_pending ? 4 : 2;
-    if (k == 4) ovk__initial_dots(c, w->r, q + 2); /* <b,b>, <r0,r0> in the same sum */
-    (void)est_vectors(w, v); /* 3 l + 6 >= EST_VECS */
-    int rc = random_rhs(c, v[EST_Y0]);
-    if (rc) return rc;
-    rc = ovk__ctx_pc(c, v[EST_Y0], v[EST_W0]); /* w_0 = C y_0 */
-    if (rc) return rc;
-    rc = ovk__ctx_matvec(c, v[EST_W0], v[EST_U]); /* u_0 = A w_0 */
-    if (rc) return rc;
-    q[0] = ovk__dot(c->n, v[EST_W0], v[EST_U]); /* <w_0, A w_0> */
-    q[1] = ovk__dot(c->n, v[EST_W0], v[EST_Y0]); /* <w_0, C^-1 w_0> */
-    rc = ovk__sum(c, OVK__GAMMA, q, k);
+    if (k == 4) /* <b,b>, <r0,r0> in the same sum, by cycle_start's kernel: the same bits either way */
+        ovk__dots(c->n, 2, (const double *[]){c->b, w->r}, (const double *[]){c->b, w->r}, q + 2, NULL);
+    int rc = est_start(c, w, v, q);
+    if (!rc) rc = ovk__sum(c, OVK__GAMMA, q, k);
     if (!rc && k == 4) rc = ovk__initial_values(c, q + 2, &st->bb, stop);
     if (rc || *stop) return rc;
     *stop = ovk__breakdown(c, st->iter, "<w,Aw> of the spectrum estimate", q[0], 0) ||
@@ -470,32 +476,70 @@ static void plcg_view(const void *work, FILE *f)
     else fprintf(f, "  plcg: l = %d, shifts from a spectrum estimate in the next solve\n", w->l);
 }
 
-/* The estimate's moments in: lmax, the shifts.  *stop on a breakdown. */
-static int estimate_end(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
+/* lmax from the estimate's reduced moments (the same on every rank): 0, or
+ * what broke: 1 a non-finite sum (a failed callback's NaN is not a
+ * breakdown; *lmax the sum), 2 lmax not positive */
+static int estimate_bound(plcg_work *w, double *lmax)
 {
-    int rc = ovk__sum_end(c, OVK__GAMMA, w->est.req);
-    w->est.req = NULL;
-    if (rc) return rc;
-    for (int i = 0; i < 2 * w->est.steps + 2; i++) /* a NaN (a failed callback's) is not a breakdown */
+    for (int i = 0; i < 2 * w->est.steps + 2; i++)
         if (!isfinite(w->est.sums[i])) {
-            ovk__stop(c, st->iter, OVK_REASON_NONFINITE, "a sum of the spectrum estimate", w->est.sums[i]);
-            *stop = 1;
-            return OVK_OK;
+            *lmax = w->est.sums[i];
+            return 1;
         }
     moments(w->est.steps, w->est.scale, w->est.sums);
-    double lmax = ritz_max(w->est.steps, w->est.scale, w->est.sums); /* from reduced values: the same on every rank */
-    if (!(lmax > 0.0)) {
-        ovk__stop(c, st->iter, OVK_REASON_BREAKDOWN, "the Ritz value estimate", lmax);
-        *stop = 1;
-        return OVK_OK;
-    }
+    *lmax = ritz_max(w->est.steps, w->est.scale, w->est.sums);
+    return *lmax > 0.0 ? 0 : 2;
+}
+
+/* the shifts on [0, lmax], for the matrix values of this epoch */
+static void use_estimate(ovk__ctx *c, plcg_work *w, double lmax)
+{
     w->shifts.lmin = 0.0;
     w->shifts.lmax = lmax;
     w->shifts.estimated = 1;
     w->shifts.epoch = c->norms.epoch;
     shifts(w);
     if (c->opts->print_level >= 1 && c->rank == 0) plcg_view(w, c->opts->out ? c->opts->out : stdout);
+}
+
+/* The estimate's moments in: lmax, the shifts.  *stop on a breakdown. */
+static int estimate_end(ovk__ctx *c, plcg_work *w, plcg_state *st, int *stop)
+{
+    double lmax = 0.0;
+    int rc = ovk__sum_end(c, OVK__GAMMA, w->est.req);
+    w->est.req = NULL;
+    if (rc) return rc;
+    int broke = estimate_bound(w, &lmax);
+    if (broke) {
+        ovk__stop(c, st->iter, broke == 1 ? OVK_REASON_NONFINITE : OVK_REASON_BREAKDOWN,
+                  broke == 1 ? "a sum of the spectrum estimate" : "the Ritz value estimate", lmax);
+        *stop = 1;
+        return OVK_OK;
+    }
+    use_estimate(c, w, lmax);
     return OVK_OK;
+}
+
+/* Collective, at setup (the reducer, the preconditioner or the variant
+ * new): the estimate, both reductions waited for here, so that solves
+ * start with the shifts -- it depends on A and C only, not on b.  One that
+ * breaks down or meets a failed callback is left to the first solve, which
+ * runs it again and reports it; new values estimate again there. */
+static int plcg_after_setup(ovk__ctx *c, void *work)
+{
+    plcg_work *w = work;
+    double *v[3 * MAX_L + 6], q[2], lmax = 0.0;
+    w->shifts.estimated = 0;
+    if (w->shifts.user_bounds || c->opts->max_iter <= 0) return OVK_OK;
+    int rc = est_start(c, w, v, q);
+    if (!rc) rc = ovk__sum(c, OVK__GAMMA, q, 2);
+    if (rc || !(q[0] > 0.0 && q[1] > 0.0 && isfinite(q[0]) && isfinite(q[1]))) return rc;
+    w->est.scale = 2.0 * q[0] / q[1];
+    w->est.steps = estimate_steps(w->l);
+    rc = est_basis(c, v, w->est.steps, w->est.scale, w->est.sums);
+    if (!rc) rc = ovk__sum(c, OVK__GAMMA, w->est.sums, 2 * w->est.steps + 2);
+    if (!rc && !estimate_bound(w, &lmax)) use_estimate(c, w, lmax);
+    return rc;
 }
 
 /* ---- one cycle: the pipeline from x until a stop or a restart ------------- */
@@ -911,6 +955,6 @@ const ovk__solver ovk__solver_plcg = {
                "(default: lmin = 0, lmax = the largest Ritz value of a Krylov space of up to 13 dimensions, two reductions)",
     .defers_initial = 1, .nullspace = 1,
     .work_size = sizeof(plcg_work), .vectors = plcg_vectors,
-    .parse = plcg_parse, .setup = plcg_setup, .destroy = plcg_destroy, .view = plcg_view,
-    .iterate = plcg_iterate, .vector_step = plcg_vector_step, .estimate_steps = estimate_steps,
+    .parse = plcg_parse, .setup = plcg_setup, .after_setup = plcg_after_setup, .destroy = plcg_destroy,
+    .view = plcg_view, .iterate = plcg_iterate, .vector_step = plcg_vector_step, .estimate_steps = estimate_steps,
 };
