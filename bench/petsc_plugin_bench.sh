@@ -99,26 +99,35 @@ tpi_of() {
   i=$(sed -n 's/^Iterations = //p' "$f" | head -1) s=$(solve_of "$1" "$2")
   [ -n "$i" ] && [ -n "$s" ] && awk -v s="$s" -v i="$i" 'BEGIN {printf "%.3f", i ? 1e6 * s / i : 0}'
 }
-declare -A IT TPI SOL WHOLE
+# us per iteration of case $1 in round $2 with the driver's setup counted in (setup + solve) / its
+tot_of() {
+  local f=$LOG/$1.$2 i s u
+  grep -q '^Solve Time = ' "$f" || return 0
+  i=$(sed -n 's/^Iterations = //p' "$f" | head -1) s=$(sed -n 's/^Solve Time = \([^ ]*\).*/\1/p' "$f" | head -1)
+  u=$(sed -n 's/^Setup Time = \([^ ]*\).*/\1/p' "$f" | head -1)
+  [ -n "$i" ] && [ -n "$s" ] && [ -n "$u" ] && awk -v s="$s" -v u="$u" -v i="$i" 'BEGIN {printf "%.3f", i ? 1e6 * (s + u) / i : 0}'
+}
+declare -A IT TPI SOL WHOLE SET
 echo
-echo "| case | iterations | solve s | us per iteration | whole KSPSolve s (excess us) |"
-echo "|---|---:|---:|---:|---:|"
+echo "| case | iterations | setup s | solve s | us per iteration | whole KSPSolve s (excess us) |"
+echo "|---|---:|---:|---:|---:|---:|"
 for id in "${ORDER[@]}"; do
   [[ $SECTIONS == *${SEC[$id]}* ]] || continue
-  its="" sols="" tpis="" wholes="" excess=""
+  its="" sols="" tpis="" wholes="" excess="" sets=""
   for ((round = 1; round <= R; round++)); do
     f=$LOG/$id.$round t=$(tpi_of "$id" "$round")
     [ -n "$t" ] || continue
     s=$(solve_of "$id" "$round") w=$(sed -n 's/^Solve Time = \([^ ]*\).*/\1/p' "$f" | head -1)
     its+="$(sed -n 's/^Iterations = //p' "$f" | head -1) " sols+="$s " tpis+="$t "
+    sets+="$(sed -n 's/^Setup Time = \([^ ]*\).*/\1/p' "$f" | head -1) "
     if [ "$s" != "$w" ] && grep -q 'ovk log_view' "$f"; then
       wholes+="$w " excess+="$(awk -v w="$w" -v s="$s" 'BEGIN {printf "%.1f", 1e6 * (w - s)}') "
     fi
   done
   IT[$id]=$(echo $its | tr ' ' '\n' | median) SOL[$id]=$(echo $sols | tr ' ' '\n' | median)
-  TPI[$id]=$(echo $tpis | tr ' ' '\n' | median) WHOLE[$id]="-"
+  TPI[$id]=$(echo $tpis | tr ' ' '\n' | median) WHOLE[$id]="-" SET[$id]=$(echo $sets | tr ' ' '\n' | median)
   [ -n "$wholes" ] && WHOLE[$id]="$(echo $wholes | tr ' ' '\n' | median) ($(echo $excess | tr ' ' '\n' | median))"
-  echo "| $id (${SEC[$id]}) | ${IT[$id]} | ${SOL[$id]} | ${TPI[$id]} | ${WHOLE[$id]} |"
+  echo "| $id (${SEC[$id]}) | ${IT[$id]} | ${SET[$id]} | ${SOL[$id]} | ${TPI[$id]} | ${WHOLE[$id]} |"
 done
 # the ratio of the medians of us per iteration, and the range of the rounds' paired ratios
 ratio() {
@@ -130,8 +139,18 @@ ratio() {
   awk -v a="${TPI[$1]:-nan}" -v b="${TPI[$2]:-nan}" 'BEGIN {if (b + 0 > 0) printf "%.3f", a / b; else printf "nan"}'
   echo $pairs | tr ' ' '\n' | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {if (NR) printf " (rounds %s-%s)", lo, hi}'
 }
+# the same with setup counted in: the median of the rounds' paired ratios
+ratio_tot() {
+  local r a b pairs=""
+  for ((r = 1; r <= R; r++)); do
+    a=$(tot_of "$1" "$r") b=$(tot_of "$2" "$r")
+    [ -n "$a" ] && [ -n "$b" ] && pairs+="$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.3f", a / b}') "
+  done
+  echo $pairs | tr ' ' '\n' | median
+}
 echo
 [[ $SECTIONS == *A* ]] && echo "A: plugin / ovk_mtx_solve per iteration: alg1 $(ratio plugin_alg1 ours_alg1), plcg:l=3 $(ratio plugin_plcg3 ours_plcg3) (target <= 1.05)"
-[[ $SECTIONS == *B* ]] && echo "B: at $LAT us, plugin plcg:l=3 nbc / KSPPIPECG $(ratio plugin_plcg3_lat petsc_pipecg_lat) (target <= 0.5), / KSPPIPELCG(l=3) $(ratio plugin_plcg3_lat petsc_pipelcg3_lat) (<= 0.6)"
+[[ $SECTIONS == *B* ]] && echo "B: at $LAT us, plugin plcg:l=3 nbc / KSPPIPECG $(ratio plugin_plcg3_lat petsc_pipecg_lat) (target <= 0.5), / KSPPIPELCG(l=3) $(ratio plugin_plcg3_lat petsc_pipelcg3_lat) (<= 0.6)" &&
+  echo "B with each program's setup counted in, (setup + solve) / iterations: / KSPPIPECG $(ratio_tot plugin_plcg3_lat petsc_pipecg_lat), / KSPPIPELCG(l=3) $(ratio_tot plugin_plcg3_lat petsc_pipelcg3_lat)"
 [[ $SECTIONS == *C* ]] && echo "C: gamg through the callback: iterations ${IT[plugin_alg1_gamg]:-nan} vs KSPCG ${IT[petsc_cg_gamg]:-nan}; per iteration $(ratio plugin_alg1_gamg petsc_cg_gamg) (target <= 1.05)"
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg); raw outputs in $LOG"

@@ -437,9 +437,10 @@ static void view_line(ovk_solver *s, const char *head, char *line, size_t len)
     fclose(f);
 }
 
-/* plcg's view names the shifts of its estimate and the spec that skips it;
- * that spec solves in as many iterations with the estimate's two reductions
- * fewer, and its view says the shifts came from the spec */
+/* plcg's view names the shifts of its estimate, made at setup, and the
+ * spec that skips it; that spec solves in as many iterations with as many
+ * reductions (neither solve estimates), and its view says the shifts came
+ * from the spec */
 static void test_view_plcg(ovk_matrix *A, ovk_vector *b, ovk_vector *x)
 {
     ovk_solver *s = NULL, *t = NULL;
@@ -449,21 +450,19 @@ static void test_view_plcg(ovk_matrix *A, ovk_vector *b, ovk_vector *x)
     MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "plcg:l=2"));
     MT_RC(OVK_OK, ovk_solver_setup(s));
     view_line(s, "  plcg:", line, sizeof line);
-    MT_CHECK(strstr(line, "estimate in the next solve") != NULL, "plcg before a solve: '%s'", line);
-    ovk_vector_set(x, 0.0);
-    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &r1));
-    view_line(s, "  plcg:", line, sizeof line);
     const char *at = strstr(line, "the spec ");
     double lmin = -1.0, lmax = 0.0;
     if (at) sscanf(at, "the spec %255[^ ] skips it", spec);
     if (at) sscanf(spec, "plcg:l=2,lmin=%lf,lmax=%lf", &lmin, &lmax);
     MT_CHECK(strstr(line, "from the spectrum estimate") && lmin == 0.0 && lmax > 1.0 && lmax < 1.4,
-             "plcg after its estimate (27-point, Jacobi: lmax in (1, 1.4)): '%s'", line);
+             "plcg after its setup's estimate (27-point, Jacobi: lmax in (1, 1.4)): '%s'", line);
+    ovk_vector_set(x, 0.0);
+    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &r1));
     MT_RC(OVK_OK, ovk_solver_create(A, &t));
     MT_RC(OVK_OK, ovk_solver_set_option(t, "solver", spec));
     ovk_vector_set(x, 0.0);
     MT_RC(OVK_OK, ovk_solver_solve(t, b, x, &r2));
-    MT_CHECK(r2.iterations == r1.iterations && r2.reductions == r1.reductions - 2 && r2.restarts == 0,
+    MT_CHECK(r2.iterations == r1.iterations && r2.reductions == r1.reductions && r2.restarts == 0,
              "%s: %d iterations, %lld reductions; with the estimate %d, %lld", spec, r2.iterations,
              (long long)r2.reductions, r1.iterations, (long long)r1.reductions);
     view_line(t, "  plcg:", line, sizeof line);
