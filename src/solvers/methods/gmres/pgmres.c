@@ -105,6 +105,7 @@ typedef struct pipe_state {
     double beta;                     /* ||r|| at the cycle's start */
     int k;                           /* columns done */
     int broke;                       /* the square root's argument was not positive */
+    int fix;                         /* v_fix's correction, due in the pass that makes the next v; -1: none */
     double est;                      /* the rotations' residual norm after column k - 1 */
 } pipe_state;
 
@@ -116,6 +117,77 @@ static double *dsum(const pgmres_work *w, int s) { return w->D + 2 * (size_t)s *
 static double *bcol(const pgmres_work *w, int s) { return w->B + (size_t)s * (size_t)(w->m + 1); }
 static double *ccol(const pgmres_work *w, int j) { return w->C + (size_t)j * (size_t)(w->m + 1); }
 static int first_v(const pipe_state *p, int s) { return s - p->depth + 1 > 0 ? s - p->depth + 1 : 0; }
+
+enum { CHUNK_ROWS = 2048 }; /* rows of a chunk that stays in cache across the basis, as gmres.c's */
+
+/* oz[i] = <X_i, z>, ov[i] = <X_i, v>, i < k, in one read of the X
+ * (local, timed as axpy, the progress hook poked as gmres.c's kernels) */
+static void dots2(ovk__ctx *c, int k, const double *const *X, const double *z, const double *v, double *oz,
+                  double *ov)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    int n = c->n, every = ovk__chunk_rows(n, &c->hook), step = every < CHUNK_ROWS ? every : CHUNK_ROWS;
+    for (int i = 0; i < k; i++) oz[i] = ov[i] = 0.0;
+    for (int lo = 0, since = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        for (int i = 0; i < k; i++) {
+            const double *restrict x = X[i];
+            double a = 0.0, b = 0.0;
+#pragma omp simd reduction(+ : a, b)
+            for (int r = lo; r < hi; r++) {
+                a += x[r] * z[r];
+                b += x[r] * v[r];
+            }
+            oz[i] += a;
+            ov[i] += b;
+        }
+        since += hi - lo;
+        if (since >= every || hi == n) {
+            ovk__poke(&c->hook);
+            since = 0;
+        }
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+/* y = (y + sum_{i<=a} g_i V_i) / gd with, before it in the same chunk, V_kv
+ * = (V_kv + sum_{i<kv} cm_i V_i) / nu (kv = -1: none): one read of V for
+ * v_kv's correction and v_{a+1} (local, as dots2) */
+static void combine2(ovk__ctx *c, double *const *V, int kv, const double *cm, double nu, int a, const double *g,
+                     double gd, double *y)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    double snu = 1.0 / nu, sgd = 1.0 / gd;
+    int n = c->n, every = ovk__chunk_rows(n, &c->hook), step = every < CHUNK_ROWS ? every : CHUNK_ROWS;
+    for (int lo = 0, since = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        if (kv >= 0) {
+            double *restrict u = V[kv];
+            for (int i = 0; i < kv; i++) {
+                const double *restrict x = V[i];
+                double f = cm[i];
+#pragma omp simd
+                for (int r = lo; r < hi; r++) u[r] += f * x[r];
+            }
+#pragma omp simd
+            for (int r = lo; r < hi; r++) u[r] *= snu;
+        }
+        for (int i = 0; i <= a; i++) {
+            const double *restrict x = V[i];
+            double f = g[i];
+#pragma omp simd
+            for (int r = lo; r < hi; r++) y[r] += f * x[r];
+        }
+#pragma omp simd
+        for (int r = lo; r < hi; r++) y[r] *= sgd;
+        since += hi - lo;
+        if (since >= every || hi == n) {
+            ovk__poke(&c->hook);
+            since = 0;
+        }
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
 
 /* Chebyshev nodes of [lmin, lmax] */
 static void shifts(pgmres_work *w)
@@ -181,17 +253,17 @@ static void rebase(const pgmres_work *w, double *d, int kv, int t)
 
 /* dcgs2: v_kv's second pass from the sums <v_kv, v_i> of step a (kv =
  * a - l + 1), at step now: c = V^T v_kv, nu = sqrt(<v_kv, v_kv> - |c|^2),
- * v_kv = (v_kv - V c) / nu, and G = S G (Z = V G stays exact);
- * p->broke as basis_column */
-static int correct(ovk__ctx *c, pgmres_work *w, pipe_state *p, int a, int now)
+ * G = S G (Z = V G stays exact), and p->fix = kv: basis_column makes
+ * v_kv = (v_kv - V c) / nu in its pass (V untouched if it breaks down, as
+ * H and the rotations); p->broke as basis_column */
+static int correct(pgmres_work *w, pipe_state *p, int a, int now)
 {
     int kv = a - p->depth + 1;
-    double *e = dsum(w, a) + a + 2, *cj = ccol(w, kv), ss = 0.0, minus[OVK__MAX_RESTART + 1];
+    double *e = dsum(w, a) + a + 2, *cj = ccol(w, kv), ss = 0.0;
     rebase(w, e, kv, a);
     for (int i = 0; i < kv; i++) {
         cj[i] = e[i];
         ss += e[i] * e[i];
-        minus[i] = -e[i];
     }
     double arg = e[kv] - ss;
     if (!(arg > 0.0) || !isfinite(arg)) {
@@ -199,7 +271,7 @@ static int correct(ovk__ctx *c, pgmres_work *w, pipe_state *p, int a, int now)
         return OVK_OK;
     }
     cj[kv] = sqrt(arg);
-    ovk__gmres_combine(c, kv, (const double *const *)w->V, minus, 1.0 / cj[kv], w->V[kv]); /* (v - V c) / nu */
+    p->fix = kv; /* v_kv = (v_kv - V c) / nu in basis_column's pass over V */
     for (int j = kv; j <= a; j++) { /* G = S G: rows i < kv += c_i row kv, row kv *= nu */
         double *g = gcol(w, j), gk = g[kv];
         for (int i = 0; i < kv; i++) g[i] += cj[i] * gk;
@@ -215,7 +287,7 @@ static int correct(ovk__ctx *c, pgmres_work *w, pipe_state *p, int a, int now)
 static int basis_column(ovk__ctx *c, pgmres_work *w, pipe_state *p, int a)
 {
     const double *d = dsum(w, a);
-    double *g = gcol(w, a + 1), ss = 0.0, minus[OVK__MAX_RESTART + 1];
+    double *g = gcol(w, a + 1), ss = 0.0, minus[OVK__MAX_RESTART + 1], cm[OVK__MAX_RESTART + 1];
     int kv = first_v(p, a); /* the sums against v end there */
     for (int i = 0; i <= a; i++) {
         double s = d[i];
@@ -235,7 +307,14 @@ static int basis_column(ovk__ctx *c, pgmres_work *w, pipe_state *p, int a)
     g[a + 1] = sqrt(arg);
     double *v = w->V[a + 1];
     memcpy(v, w->Z[a + 1], sizeof(double) * (size_t)c->n);
-    ovk__gmres_combine(c, a + 1, (const double *const *)w->V, minus, 1.0 / g[a + 1], v); /* (z_{a+1} - V g) / g_{a+1,a+1} */
+    if (p->fix < 0) {
+        ovk__gmres_combine(c, a + 1, (const double *const *)w->V, minus, 1.0 / g[a + 1], v); /* (z - V g) / g_{a+1,a+1} */
+        return OVK_OK;
+    }
+    const double *cj = ccol(w, p->fix);
+    for (int i = 0; i < p->fix; i++) cm[i] = -cj[i];
+    combine2(c, w->V, p->fix, cm, cj[p->fix], a, minus, g[a + 1], v); /* v_fix = (v_fix - V c) / nu, then v_{a+1} */
+    p->fix = -1;
     return OVK_OK;
 }
 
@@ -288,15 +367,14 @@ static int next_z(ovk__ctx *c, pgmres_work *w, const pipe_state *p, int s)
         ovk__gmres_combine(c, a + 1, (const double *const *)(w->Z + p->depth), coef, 1.0 / b[a + 1],
                            z); /* / h_{a+1,a} */
     }
-    int kv = first_v(p, s), k = 0;
-    for (int i = 0; i <= kv; i++) X[k++] = w->V[i];
+    int kv = first_v(p, s), k = 0, self = p->orth == OVK__ORTH_DCGS2 && s >= p->depth;
+    double *d = dsum(w, s);
+    for (int i = self ? kv + 1 : 0; i <= kv; i++) X[k++] = w->V[i];
     for (int i = kv + 1; i <= s + 1; i++) X[k++] = w->Z[i];
-    ovk__gmres_dots(c, k, X, z, dsum(w, s));
-    if (p->orth == OVK__ORTH_DCGS2 && s >= p->depth) { /* <v_kv, v_i>, i <= kv */
-        ovk__gmres_dots(c, kv + 1, (const double *const *)w->V, w->V[kv], dsum(w, s) + k);
-        k += kv + 1;
-    }
-    return ovk__sum_begin(c, OVK__IPROD, dsum(w, s), k, &w->req[s]);
+    if (self) /* and <v_kv, v_i>, i <= kv, after them: one read of V for both */
+        dots2(c, kv + 1, (const double *const *)w->V, z, w->V[kv], d, d + s + 2);
+    ovk__gmres_dots(c, k, X, z, d + (self ? kv + 1 : 0));
+    return ovk__sum_begin(c, OVK__IPROD, d, s + 2 + (self ? kv + 1 : 0), &w->req[s]);
 }
 
 /* at step a + l: wait for step a's sums; v_{a-l+1}'s correction (dcgs2),
@@ -307,7 +385,7 @@ static int finish_column(ovk__ctx *c, pgmres_work *w, pipe_state *p, int a, doub
     w->req[a] = NULL;
     if (rc) return rc;
     if (p->orth == OVK__ORTH_DCGS2 && a >= p->depth) {
-        rc = correct(c, w, p, a, now);
+        rc = correct(w, p, a, now);
         fixed = 1;
     }
     if (!rc && !p->broke) {
@@ -396,7 +474,7 @@ static int run(ovk__ctx *c, pgmres_work *w, double bb)
     }
     for (;;) {
         int left = c->opts->max_iter - iter;
-        pipe_state p = {.depth = w->l, .sigma = w->sigma, .orth = w->orth, .columns = left < w->m ? left : w->m};
+        pipe_state p = {.depth = w->l, .sigma = w->sigma, .orth = w->orth, .fix = -1, .columns = left < w->m ? left : w->m};
         rc = pipeline(c, w, &p, sqrt(rr), bb, iter);
         if (!rc && w->orthloss && p.k > 0) rc = measure_loss(c, w, p.k);
         if (rc) return rc;
