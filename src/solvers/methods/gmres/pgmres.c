@@ -120,6 +120,23 @@ static int first_v(const pipe_state *p, int s) { return s - p->depth + 1 > 0 ? s
 
 enum { CHUNK_ROWS = 2048 }; /* rows of a chunk that stays in cache across the basis, as gmres.c's */
 
+/* oz[i] += <X_i, z>, ov[i] += <X_i, v> over rows lo..hi, i < k */
+OVK__CLONES static void dots2_rows(int k, const double *const *X, const double *restrict z, const double *restrict v,
+                                   int lo, int hi, double *oz, double *ov)
+{
+    for (int i = 0; i < k; i++) {
+        const double *restrict x = X[i];
+        double a = 0.0, b = 0.0;
+#pragma omp simd reduction(+ : a, b)
+        for (int r = lo; r < hi; r++) {
+            a += x[r] * z[r];
+            b += x[r] * v[r];
+        }
+        oz[i] += a;
+        ov[i] += b;
+    }
+}
+
 /* oz[i] = <X_i, z>, ov[i] = <X_i, v>, i < k, in one read of the X
  * (local, timed as axpy, the progress hook poked as gmres.c's kernels) */
 static void dots2(ovk__ctx *c, int k, const double *const *X, const double *z, const double *v, double *oz,
@@ -130,17 +147,7 @@ static void dots2(ovk__ctx *c, int k, const double *const *X, const double *z, c
     for (int i = 0; i < k; i++) oz[i] = ov[i] = 0.0;
     for (int lo = 0, since = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
-        for (int i = 0; i < k; i++) {
-            const double *restrict x = X[i];
-            double a = 0.0, b = 0.0;
-#pragma omp simd reduction(+ : a, b)
-            for (int r = lo; r < hi; r++) {
-                a += x[r] * z[r];
-                b += x[r] * v[r];
-            }
-            oz[i] += a;
-            ov[i] += b;
-        }
+        dots2_rows(k, X, z, v, lo, hi, oz, ov);
         since += hi - lo;
         if (since >= every || hi == n) {
             ovk__poke(&c->hook);
@@ -150,36 +157,32 @@ static void dots2(ovk__ctx *c, int k, const double *const *X, const double *z, c
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
+/* y = s (y + sum_{i<k} f_i X_i) over rows lo..hi */
+OVK__CLONES static void combine_rows(int k, const double *const *X, const double *f, double s, double *restrict y,
+                                     int lo, int hi)
+{
+    for (int i = 0; i < k; i++) {
+        const double *restrict x = X[i];
+        double fi = f[i];
+#pragma omp simd
+        for (int r = lo; r < hi; r++) y[r] += fi * x[r];
+    }
+#pragma omp simd
+    for (int r = lo; r < hi; r++) y[r] *= s;
+}
+
 /* y = (y + sum_{i<=a} g_i V_i) / gd with, before it in the same chunk, V_kv
- * = (V_kv + sum_{i<kv} cm_i V_i) / nu (kv = -1: none): one read of V for
- * v_kv's correction and v_{a+1} (local, as dots2) */
+ * = (V_kv + sum_{i<kv} cm_i V_i) / nu: one read of V for v_kv's correction
+ * and v_{a+1} (local, as dots2) */
 static void combine2(ovk__ctx *c, double *const *V, int kv, const double *cm, double nu, int a, const double *g,
                      double gd, double *y)
 {
     ovk__tic t0 = ovk__tic_start(c);
-    double snu = 1.0 / nu, sgd = 1.0 / gd;
     int n = c->n, every = ovk__chunk_rows(n, &c->hook), step = every < CHUNK_ROWS ? every : CHUNK_ROWS;
     for (int lo = 0, since = 0; lo < n; lo += step) {
         int hi = ovk__chunk_end(lo, step, n);
-        if (kv >= 0) {
-            double *restrict u = V[kv];
-            for (int i = 0; i < kv; i++) {
-                const double *restrict x = V[i];
-                double f = cm[i];
-#pragma omp simd
-                for (int r = lo; r < hi; r++) u[r] += f * x[r];
-            }
-#pragma omp simd
-            for (int r = lo; r < hi; r++) u[r] *= snu;
-        }
-        for (int i = 0; i <= a; i++) {
-            const double *restrict x = V[i];
-            double f = g[i];
-#pragma omp simd
-            for (int r = lo; r < hi; r++) y[r] += f * x[r];
-        }
-#pragma omp simd
-        for (int r = lo; r < hi; r++) y[r] *= sgd;
+        combine_rows(kv, (const double *const *)V, cm, 1.0 / nu, V[kv], lo, hi);
+        combine_rows(a + 1, (const double *const *)V, g, 1.0 / gd, y, lo, hi);
         since += hi - lo;
         if (since >= every || hi == n) {
             ovk__poke(&c->hook);
