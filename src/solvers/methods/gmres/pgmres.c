@@ -23,19 +23,23 @@
  * orth=dcgs2: the reduction of step s (s >= l) also carries v_kv's sums
  * <v_kv, v_i>, i <= kv = s - l + 1 (v_kv just made); at step s + l,
  * before v_{s+1}, they give v_kv's second classical pass: c = V^T v_kv,
- * nu = sqrt(<v_kv, v_kv> - |c|^2), v_kv = (v_kv - V c) / nu.  No vector is
- * made again: V_old = V_new S (S = I but column kv = (c; nu)) gives
- * G = S G, the sums in flight taken before the correction are mapped to
- * the new basis (d = S^{-T} d), and H is formed again from G and the
- * coefficients B the recurrence of Z used (M Z = Z B, kept apart from H),
- * from column kv - 1 on, rotated again from column 0 (O(m^2) scalars).
- * One reduction per step as with cgs; the last l vectors of a cycle keep
- * one pass.  Every corrected vector is orthonormal to rounding (||I - V^T
- * V||_F ~ 1e-15 where cgs lost it, hor131 with Jacobi), but the Z basis
- * itself is not repaired: where its Gram step cancels (z_{a+1} in span V
- * to sqrt(eps), as on watt_2 with Jacobi, ||A C v|| ~ 1e6 against Ritz
- * values in [0.05, 2]) the square root's breakdown below still ends the
- * pipeline, so cgs stays the default.
+ * nu = sqrt(<v_kv, v_kv> - |c|^2) (not positive or not finite: the
+ * breakdown below), v_kv = (v_kv - V c) / nu.  No vector is made again:
+ * V_old = V_new S (S = I but column kv = (c; nu)) gives G = S G, the sums
+ * in flight taken before the correction are mapped to the new basis
+ * (d = S^{-T} d, from the log of corrections), and H is formed again from
+ * G and the coefficients B the recurrence of Z used (M Z = Z B, kept apart
+ * from H) from column kv - 1 on, rotated again from column 0 (O(l m^2)
+ * scalars).  One reduction per step as with cgs; the last l vectors of a
+ * cycle keep one pass.  v_kv's sums share next_z's read of V (dots2), its
+ * correction basis_column's (combine2); the second pass's multiply-adds
+ * remain (about 5a against 3a per row at step a).  Every corrected vector
+ * is orthonormal to rounding (||I - V^T V||_F ~ 1e-15 where cgs lost it,
+ * hor131 with Jacobi), but the basis Z is not repaired: where its Gram
+ * step cancels (z_{a+1} in span V to rounding from the second column on,
+ * as on watt_2 with Jacobi: ||A C v_0|| ~ 4e6 against Ritz values' real
+ * parts in [0.05, 1.94]) the breakdown still ends the pipeline, so cgs
+ * stays the default.
  *
  * The sums are of the Gram matrix, not of orthogonalised vectors: when the
  * basis Z is ill-conditioned (l large, shifts poor, A far from normal) the
