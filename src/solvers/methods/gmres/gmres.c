@@ -1196,8 +1196,10 @@ int ovk__gmres_parse(ovk__opts *o, const char *owner, int pipelined, int max_l, 
         OVK__OPT_INT("l", 1, max_l, &p->l),
         OVK__OPT_DOUBLE("lmin", -1e300, 1e300, &p->lmin),
         OVK__OPT_DOUBLE("lmax", -1e300, 1e300, &p->lmax),
+        OVK__OPT_CHOICE("orth", ovk__gmres_orth_names, &p->orth),
+        OVK__OPT_INT("orthloss", 0, 1, &p->orthloss),
     };
-    int rc = pipelined ? ovk__opts_read(o, owner, pipe, 4) : ovk__opts_read(o, owner, classical, 5);
+    int rc = pipelined ? ovk__opts_read(o, owner, pipe, 6) : ovk__opts_read(o, owner, classical, 5);
     if (rc) return rc;
     if (given(o, "refine") && !given(o, "orth")) p->orth = OVK__ORTH_CGS; /* refine= names a classical pass */
     if (given(o, "refine") && p->orth != OVK__ORTH_CGS)

@@ -20,6 +20,27 @@
  * z_{s+1} and its s + 2 sums against the known v and the newer z: one
  * reduction per step, completed l steps later.
  *
+ * orth=dcgs2: the reduction of step s (s >= l) also carries v_kv's sums
+ * <v_kv, v_i>, i <= kv = s - l + 1 (v_kv just made); at step s + l,
+ * before v_{s+1}, they give v_kv's second classical pass: c = V^T v_kv,
+ * nu = sqrt(<v_kv, v_kv> - |c|^2) (not positive or not finite: the
+ * breakdown below), v_kv = (v_kv - V c) / nu.  No vector is made again:
+ * V_old = V_new S (S = I but column kv = (c; nu)) gives G = S G, the sums
+ * in flight taken before the correction are mapped to the new basis
+ * (d = S^{-T} d, from the log of corrections), and H is formed again from
+ * G and the coefficients B the recurrence of Z used (M Z = Z B, kept apart
+ * from H) from column kv - 1 on, rotated again from column 0 (O(l m^2)
+ * scalars).  One reduction per step as with cgs; the last l vectors of a
+ * cycle keep one pass.  v_kv's sums share next_z's read of V (dots2), its
+ * correction basis_column's (combine2); the second pass's multiply-adds
+ * remain (about 5a against 3a per row at step a).  Every corrected vector
+ * is orthonormal to rounding (||I - V^T V||_F ~ 1e-15 where cgs lost it,
+ * hor131 with Jacobi), but the basis Z is not repaired: where its Gram
+ * step cancels (z_{a+1} in span V to rounding from the second column on,
+ * as on watt_2 with Jacobi: ||A C v_0|| ~ 4e6 against Ritz values' real
+ * parts in [0.05, 1.94]) the breakdown still ends the pipeline, so cgs
+ * stays the default.
+ *
  * The sums are of the Gram matrix, not of orthogonalised vectors: when the
  * basis Z is ill-conditioned (l large, shifts poor, A far from normal) the
  * square root's argument goes negative or, with shifts whose powers
@@ -64,10 +85,15 @@ typedef struct pgmres_work {
     ovk__arnoldi ls;                 /* the rotated H */
     double *G;                       /* (m + 1) x (m + 1), column-major */
     double *H;                       /* (m + 1) x m: H before the rotations */
-    double *D;                       /* the sums of step s at D + s (m + 1) */
+    double *D;                       /* the sums of step s at D + 2 s (m + 1) */
+    double *B;                       /* M Z = Z B: the coefficients z_{s+1} was made with, at B + s (m + 1) */
+    double *C;                       /* v_j's correction at C + j (m + 1): c_0..c_{j-1}, nu */
     double *ritz;                    /* m x m + 3 m: dhseqr's room */
+    double *gram;                    /* orthloss: m (m + 1) / 2 sums, or NULL */
+    int *fixed;                      /* the step v_j was corrected at, -1: not (yet) */
     ovk_request **req;               /* step s's reduction in flight, or NULL */
-    int m, l;
+    int m, l, orth, orthloss, loss_k;
+    double loss;                     /* orthloss: ||I - V^T V||_F of the last pipelined cycle */
     double sigma[MAX_L];
     double lmin, lmax;
     int user_shifts, estimated;
@@ -79,8 +105,11 @@ typedef struct pgmres_work {
 typedef struct pipe_state {
     int depth, columns;              /* l of this cycle (1 for the estimate), columns at most */
     const double *sigma;
+    int orth;                        /* OVK__ORTH_DCGS2: v_j corrected at step j + 2 l - 1 */
+    double beta;                     /* ||r|| at the cycle's start */
     int k;                           /* columns done */
     int broke;                       /* the square root's argument was not positive */
+    int fix;                         /* v_fix's correction, due in the pass that makes the next v; -1: none */
     double est;                      /* the rotations' residual norm after column k - 1 */
 } pipe_state;
 
@@ -88,7 +117,84 @@ static int estimate_steps(int m) { return m < ESTIMATE_STEPS ? m : ESTIMATE_STEP
 
 static double *gcol(const pgmres_work *w, int j) { return w->G + (size_t)j * (size_t)(w->m + 1); }
 static double *hcol(const pgmres_work *w, int j) { return w->H + (size_t)j * (size_t)(w->m + 1); }
-static double *dsum(const pgmres_work *w, int s) { return w->D + (size_t)s * (size_t)(w->m + 1); }
+static double *dsum(const pgmres_work *w, int s) { return w->D + 2 * (size_t)s * (size_t)(w->m + 1); }
+static double *bcol(const pgmres_work *w, int s) { return w->B + (size_t)s * (size_t)(w->m + 1); }
+static double *ccol(const pgmres_work *w, int j) { return w->C + (size_t)j * (size_t)(w->m + 1); }
+static int first_v(const pipe_state *p, int s) { return s - p->depth + 1 > 0 ? s - p->depth + 1 : 0; }
+
+enum { CHUNK_ROWS = 2048 }; /* rows of a chunk that stays in cache across the basis, as gmres.c's */
+
+/* oz[i] += <X_i, z>, ov[i] += <X_i, v> over rows lo..hi, i < k */
+OVK__CLONES static void dots2_rows(int k, const double *const *X, const double *restrict z, const double *restrict v,
+                                   int lo, int hi, double *oz, double *ov)
+{
+    for (int i = 0; i < k; i++) {
+        const double *restrict x = X[i];
+        double a = 0.0, b = 0.0;
+#pragma omp simd reduction(+ : a, b)
+        for (int r = lo; r < hi; r++) {
+            a += x[r] * z[r];
+            b += x[r] * v[r];
+        }
+        oz[i] += a;
+        ov[i] += b;
+    }
+}
+
+/* oz[i] = <X_i, z>, ov[i] = <X_i, v>, i < k, in one read of the X
+ * (local, timed as axpy, the progress hook poked as gmres.c's kernels) */
+static void dots2(ovk__ctx *c, int k, const double *const *X, const double *z, const double *v, double *oz,
+                  double *ov)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    int n = c->n, every = ovk__chunk_rows(n, &c->hook), step = every < CHUNK_ROWS ? every : CHUNK_ROWS;
+    for (int i = 0; i < k; i++) oz[i] = ov[i] = 0.0;
+    for (int lo = 0, since = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        dots2_rows(k, X, z, v, lo, hi, oz, ov);
+        since += hi - lo;
+        if (since >= every || hi == n) {
+            ovk__poke(&c->hook);
+            since = 0;
+        }
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+/* y = s (y + sum_{i<k} f_i X_i) over rows lo..hi */
+OVK__CLONES static void combine_rows(int k, const double *const *X, const double *f, double s, double *restrict y,
+                                     int lo, int hi)
+{
+    for (int i = 0; i < k; i++) {
+        const double *restrict x = X[i];
+        double fi = f[i];
+#pragma omp simd
+        for (int r = lo; r < hi; r++) y[r] += fi * x[r];
+    }
+#pragma omp simd
+    for (int r = lo; r < hi; r++) y[r] *= s;
+}
+
+/* y = (y + sum_{i<=a} g_i V_i) / gd with, before it in the same chunk, V_kv
+ * = (V_kv + sum_{i<kv} cm_i V_i) / nu: one read of V for v_kv's correction
+ * and v_{a+1} (local, as dots2) */
+static void combine2(ovk__ctx *c, double *const *V, int kv, const double *cm, double nu, int a, const double *g,
+                     double gd, double *y)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    int n = c->n, every = ovk__chunk_rows(n, &c->hook), step = every < CHUNK_ROWS ? every : CHUNK_ROWS;
+    for (int lo = 0, since = 0; lo < n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, n);
+        combine_rows(kv, (const double *const *)V, cm, 1.0 / nu, V[kv], lo, hi);
+        combine_rows(a + 1, (const double *const *)V, g, 1.0 / gd, y, lo, hi);
+        since += hi - lo;
+        if (since >= every || hi == n) {
+            ovk__poke(&c->hook);
+            since = 0;
+        }
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
 
 /* Chebyshev nodes of [lmin, lmax] */
 static void shifts(pgmres_work *w)
@@ -129,15 +235,67 @@ static void pgmres_view(const void *work, FILE *f)
         fprintf(f, "shifts on [%.6g, %.6g] from the Ritz values (pgmres:l=%d,lmin=%.6g,lmax=%.6g skips the estimate)\n",
                 w->lmin, w->lmax, w->l, w->lmin, w->lmax);
     else fprintf(f, "shifts from the Ritz values of the next solve's first cycle (gmres's)\n");
+    if (w->orth == OVK__ORTH_DCGS2)
+        fprintf(f, "  pgmres: orth = dcgs2 (v_j's second classical pass in step j + %d's reduction, applied %d steps "
+                   "later: one reduction per step)\n", w->l - 1, w->l);
+    else fprintf(f, "  pgmres: orth = cgs (the basis from the Gram matrix alone)\n");
+    if (w->orthloss && w->loss_k > 0)
+        fprintf(f, "  orthogonality of the last cycle's basis: ||I - V^T V||_F = %.3e (%d vectors)\n", w->loss,
+                w->loss_k);
 }
 
-/* G's column a + 1 from the sums of step a, and v_{a+1}; p->broke when the
- * square root's argument is not positive or not finite */
+/* Sums d_0..d_kv against v_0..v_kv taken at step t, into the basis of
+ * now: each correction made after t (in the order made, which is j's),
+ * V_old = V_new S with S = I but column j = (c; nu), maps d to S^{-T} d */
+static void rebase(const pgmres_work *w, double *d, int kv, int t)
+{
+    for (int j = 1; j <= kv; j++) {
+        if (w->fixed[j] <= t) continue;
+        const double *cj = ccol(w, j);
+        double s = d[j];
+        for (int i = 0; i < j; i++) s -= cj[i] * d[i];
+        d[j] = s / cj[j];
+    }
+}
+
+/* dcgs2: v_kv's second pass from the sums <v_kv, v_i> of step a (kv =
+ * a - l + 1), at step now: c = V^T v_kv, nu = sqrt(<v_kv, v_kv> - |c|^2),
+ * G = S G (Z = V G stays exact), and p->fix = kv: basis_column makes
+ * v_kv = (v_kv - V c) / nu in its pass (V untouched if it breaks down, as
+ * H and the rotations); p->broke as basis_column */
+static int correct(pgmres_work *w, pipe_state *p, int a, int now)
+{
+    int kv = a - p->depth + 1;
+    double *e = dsum(w, a) + a + 2, *cj = ccol(w, kv), ss = 0.0;
+    rebase(w, e, kv, a);
+    for (int i = 0; i < kv; i++) {
+        cj[i] = e[i];
+        ss += e[i] * e[i];
+    }
+    double arg = e[kv] - ss;
+    if (!(arg > 0.0) || !isfinite(arg)) {
+        p->broke = 1;
+        return OVK_OK;
+    }
+    cj[kv] = sqrt(arg);
+    p->fix = kv; /* v_kv = (v_kv - V c) / nu in basis_column's pass over V */
+    for (int j = kv; j <= a; j++) { /* G = S G: rows i < kv += c_i row kv, row kv *= nu */
+        double *g = gcol(w, j), gk = g[kv];
+        for (int i = 0; i < kv; i++) g[i] += cj[i] * gk;
+        g[kv] = cj[kv] * gk;
+    }
+    w->fixed[kv] = now;
+    return OVK_OK;
+}
+
+/* G's column a + 1 from the sums of step a (in the current basis), and
+ * v_{a+1}; p->broke when the square root's argument is not positive or
+ * not finite */
 static int basis_column(ovk__ctx *c, pgmres_work *w, pipe_state *p, int a)
 {
     const double *d = dsum(w, a);
-    double *g = gcol(w, a + 1), ss = 0.0, minus[OVK__MAX_RESTART + 1];
-    int kv = a - p->depth + 1 > 0 ? a - p->depth + 1 : 0; /* the sums against v end there */
+    double *g = gcol(w, a + 1), ss = 0.0, minus[OVK__MAX_RESTART + 1], cm[OVK__MAX_RESTART + 1];
+    int kv = first_v(p, a); /* the sums against v end there */
     for (int i = 0; i <= a; i++) {
         double s = d[i];
         if (i > kv) { /* <z_{a+1}, z_i> = sum_{k<=i} g_{k,i} g_{k,a+1} */
@@ -156,31 +314,52 @@ static int basis_column(ovk__ctx *c, pgmres_work *w, pipe_state *p, int a)
     g[a + 1] = sqrt(arg);
     double *v = w->V[a + 1];
     memcpy(v, w->Z[a + 1], sizeof(double) * (size_t)c->n);
-    ovk__gmres_combine(c, a + 1, (const double *const *)w->V, minus, 1.0 / g[a + 1], v); /* (z_{a+1} - V g) / g_{a+1,a+1} */
+    if (p->fix < 0) {
+        ovk__gmres_combine(c, a + 1, (const double *const *)w->V, minus, 1.0 / g[a + 1], v); /* (z - V g) / g_{a+1,a+1} */
+        return OVK_OK;
+    }
+    const double *cj = ccol(w, p->fix);
+    for (int i = 0; i < p->fix; i++) cm[i] = -cj[i];
+    combine2(c, w->V, p->fix, cm, cj[p->fix], a, minus, g[a + 1], v); /* v_fix = (v_fix - V c) / nu, then v_{a+1} */
+    p->fix = -1;
     return OVK_OK;
 }
 
-/* H's column a from G (M z_a in the basis Z, then in V), then rotated */
-static double hessenberg_column(pgmres_work *w, const pipe_state *p, int a)
+/* H's column a from G and the coefficients Z was made with: M z_a in the
+ * basis Z, then in V (M V G = V G B) */
+static void hessenberg_column(pgmres_work *w, const pipe_state *p, int a)
 {
-    double *h = hcol(w, a), *rot = ovk__arnoldi_column(&w->ls, a);
+    double *h = hcol(w, a);
     memset(h, 0, sizeof(double) * (size_t)(a + 2));
     if (a < p->depth) { /* M z_a = z_{a+1} + sigma_a z_a */
         for (int i = 0; i <= a + 1; i++) h[i] = gcol(w, a + 1)[i] + (i <= a ? p->sigma[a] * gcol(w, a)[i] : 0.0);
-    } else { /* M z_a = sum_k h_{k,b} z_{k+l}, b = a - l */
-        int b = a - p->depth;
-        for (int k = 0; k <= b + 1; k++)
-            for (int i = 0; i <= k + p->depth; i++) h[i] += hcol(w, b)[k] * gcol(w, k + p->depth)[i];
+    } else { /* M z_a = sum_k b_k z_{k+l} */
+        for (int k = 0; k <= a - p->depth + 1; k++)
+            for (int i = 0; i <= k + p->depth; i++) h[i] += bcol(w, a)[k] * gcol(w, k + p->depth)[i];
     }
     for (int k = 0; k < a; k++) /* - sum_{k<a} g_{k,a} h_{:,k} */
         for (int i = 0; i <= k + 1; i++) h[i] -= gcol(w, a)[k] * hcol(w, k)[i];
     for (int i = 0; i <= a + 1; i++) h[i] /= gcol(w, a)[a];
-    memcpy(rot, h, sizeof(double) * (size_t)(a + 2));
-    return ovk__arnoldi_rotate(&w->ls, a);
 }
 
-/* z_{s+1} from u = A C z_s in Z[s+1] (H's column s - l when s >= l), and
- * its sums against v_0..v_kv and z_{kv+1}..z_{s+1} started */
+/* H's columns from..a again, the rotations of columns lo..a (lo: 0 or a):
+ * the residual norm of the least-squares solution */
+static double hessenberg(pgmres_work *w, const pipe_state *p, int from, int lo, int a)
+{
+    double est = 0.0;
+    for (int j = from; j <= a; j++) hessenberg_column(w, p, j);
+    if (lo == 0) ovk__arnoldi_start(&w->ls, p->beta);
+    for (int j = lo; j <= a; j++) {
+        memcpy(ovk__arnoldi_column(&w->ls, j), hcol(w, j), sizeof(double) * (size_t)(j + 2));
+        est = ovk__arnoldi_rotate(&w->ls, j);
+    }
+    return est;
+}
+
+/* z_{s+1} from u = A C z_s in Z[s+1] (H's column s - l when s >= l, kept
+ * in B), and in one reduction its sums against v_0..v_kv and
+ * z_{kv+1}..z_{s+1}, with dcgs2 and s >= l those of v_kv against
+ * v_0..v_kv */
 static int next_z(ovk__ctx *c, pgmres_work *w, const pipe_state *p, int s)
 {
     double *z = w->Z[s + 1], coef[OVK__MAX_RESTART + 1];
@@ -189,29 +368,43 @@ static int next_z(ovk__ctx *c, pgmres_work *w, const pipe_state *p, int s)
         ovk__ctx_axpy(c, -p->sigma[s], w->Z[s], z); /* (M - sigma_s) z_s */
     } else {
         int a = s - p->depth;
-        for (int k = 0; k <= a; k++) coef[k] = -hcol(w, a)[k];
-        ovk__gmres_combine(c, a + 1, (const double *const *)(w->Z + p->depth), coef, 1.0 / hcol(w, a)[a + 1],
+        double *b = bcol(w, s);
+        memcpy(b, hcol(w, a), sizeof(double) * (size_t)(a + 2));
+        for (int k = 0; k <= a; k++) coef[k] = -b[k];
+        ovk__gmres_combine(c, a + 1, (const double *const *)(w->Z + p->depth), coef, 1.0 / b[a + 1],
                            z); /* / h_{a+1,a} */
     }
-    int kv = s - p->depth + 1 > 0 ? s - p->depth + 1 : 0, k = 0;
-    for (int i = 0; i <= kv; i++) X[k++] = w->V[i];
+    int kv = first_v(p, s), k = 0, self = p->orth == OVK__ORTH_DCGS2 && s >= p->depth;
+    double *d = dsum(w, s);
+    for (int i = self ? kv + 1 : 0; i <= kv; i++) X[k++] = w->V[i];
     for (int i = kv + 1; i <= s + 1; i++) X[k++] = w->Z[i];
-    ovk__gmres_dots(c, k, X, z, dsum(w, s));
-    return ovk__sum_begin(c, OVK__IPROD, dsum(w, s), k, &w->req[s]);
+    if (self) /* and <v_kv, v_i>, i <= kv, after them: one read of V for both */
+        dots2(c, kv + 1, (const double *const *)w->V, z, w->V[kv], d, d + s + 2);
+    ovk__gmres_dots(c, k, X, z, d + (self ? kv + 1 : 0));
+    return ovk__sum_begin(c, OVK__IPROD, d, s + 2 + (self ? kv + 1 : 0), &w->req[s]);
 }
 
-/* wait for step a's sums; the column, the rotation, the iteration's check */
+/* at step a + l: wait for step a's sums; v_{a-l+1}'s correction (dcgs2),
+ * the column, the rotations, the iteration's check */
 static int finish_column(ovk__ctx *c, pgmres_work *w, pipe_state *p, int a, double bb, int iter0, int *stop)
 {
-    int rc = ovk__sum_end(c, OVK__IPROD, w->req[a]);
+    int rc = ovk__sum_end(c, OVK__IPROD, w->req[a]), now = a + p->depth, fixed = 0;
     w->req[a] = NULL;
     if (rc) return rc;
-    rc = basis_column(c, w, p, a);
+    if (p->orth == OVK__ORTH_DCGS2 && a >= p->depth) {
+        rc = correct(w, p, a, now);
+        fixed = 1;
+    }
+    if (!rc && !p->broke) {
+        rebase(w, dsum(w, a), first_v(p, a), a); /* z_{a+1}'s sums against the V of now */
+        rc = basis_column(c, w, p, a);
+    }
     if (rc || p->broke || c->res->reason != OVK_REASON_NONE) {
         *stop = 1;
         return rc;
     }
-    p->est = hessenberg_column(w, p, a);
+    int from = fixed ? a - p->depth : a; /* v_kv's correction changed H from column kv - 1 on */
+    p->est = hessenberg(w, p, from, fixed ? 0 : a, a);
     p->k = a + 1;
     return ovk__iterate_check(c, iter0 + a + 1, p->est * p->est, bb, stop);
 }
@@ -224,6 +417,8 @@ static int pipeline(ovk__ctx *c, pgmres_work *w, pipe_state *p, double beta, dou
     memcpy(w->Z[0], w->V[0], sizeof(double) * (size_t)c->n); /* z_0 = v_0 */
     memset(w->G, 0, sizeof(double) * (size_t)(w->m + 1) * (size_t)(w->m + 1));
     gcol(w, 0)[0] = 1.0;
+    for (int j = 0; j <= w->m; j++) w->fixed[j] = -1;
+    p->beta = beta;
     ovk__arnoldi_start(&w->ls, beta);
     for (int s = 0; s < p->columns + p->depth && !rc && !stop; s++) {
         if (s < p->columns) {
@@ -239,6 +434,28 @@ static int pipeline(ovk__ctx *c, pgmres_work *w, pipe_state *p, double beta, dou
             w->req[s] = NULL;
             if (!rc) rc = rc2;
         }
+    return rc;
+}
+
+/* ||I - V^T V||_F of the cycle's k basis vectors, as gmres's orthloss=1
+ * (one reduction of k (k + 1) / 2 sums) */
+static int measure_loss(ovk__ctx *c, pgmres_work *w, int k)
+{
+    size_t at = 0;
+    for (int i = 0; i < k; i++) { /* <v_j, v_i>, j <= i */
+        ovk__gmres_dots(c, i + 1, (const double *const *)w->V, w->V[i], w->gram + at);
+        at += (size_t)i + 1;
+    }
+    int rc = ovk__sum(c, OVK__IPROD, w->gram, (int)at);
+    double f = 0.0;
+    at = 0;
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j <= i; j++, at++) {
+            double e = j == i ? w->gram[at] - 1.0 : w->gram[at];
+            f += (j == i ? 1.0 : 2.0) * e * e;
+        }
+    w->loss = sqrt(f);
+    w->loss_k = k;
     return rc;
 }
 
@@ -264,8 +481,9 @@ static int run(ovk__ctx *c, pgmres_work *w, double bb)
     }
     for (;;) {
         int left = c->opts->max_iter - iter;
-        pipe_state p = {.depth = w->l, .sigma = w->sigma, .columns = left < w->m ? left : w->m};
+        pipe_state p = {.depth = w->l, .sigma = w->sigma, .orth = w->orth, .fix = -1, .columns = left < w->m ? left : w->m};
         rc = pipeline(c, w, &p, sqrt(rr), bb, iter);
+        if (!rc && w->orthloss && p.k > 0) rc = measure_loss(c, w, p.k);
         if (rc) return rc;
         iter += p.k;
         ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .t = w->t, .r = w->r, .k = p.k, .iter = iter, .undo_rises = 1};
@@ -284,9 +502,31 @@ static int pgmres_iterate(ovk__ctx *c, void *work, double bb)
     return run(c, w, bb);
 }
 
+/* pgmres's spec: gmres's layout first, read by the fallback (gmres at its
+ * default orth, no orthloss), then pgmres's own basis keys */
+typedef struct pgmres_params {
+    ovk__gmres_params base;
+    int orth, orthloss;
+} pgmres_params;
+
 static int pgmres_parse(ovk__opts *o, void **params)
 {
-    return ovk__gmres_parse(o, "pgmres", 1, MAX_L, (ovk__gmres_params **)params);
+    ovk__gmres_params *g = NULL;
+    int rc = ovk__gmres_parse(o, "pgmres", 1, MAX_L, &g);
+    pgmres_params *p = calloc(1, sizeof *p);
+    *params = p;
+    if (p && g) {
+        p->base = *g;
+        p->orth = OVK__ORTH_CGS; /* dcgs2 only when asked: see the head comment */
+        for (int i = 0; i < o->n; i++)
+            if (strcmp(o->kv[i].key, "orth") == 0) p->orth = g->orth;
+        p->orthloss = (int)g->orthloss;
+        p->base.orth = OVK__ORTH_DCGS2;
+        p->base.orthloss = 0;
+    }
+    free(g);
+    if (!rc && !p) rc = ovk__fail(OVK_ENOMEM, "pgmres's options");
+    return rc;
 }
 
 /* r, t, V[0..M], Z[0..M] */
@@ -304,6 +544,7 @@ static int pgmres_vectors(const void *params, size_t *vec)
 static int pgmres_setup(ovk__ctx *c, void *work)
 {
     const ovk__gmres_params *pp = c->params;
+    const pgmres_params *own = c->params;
     pgmres_work *w = work;
     size_t m = (size_t)pp->restart;
     w->m = (int)m;
@@ -311,13 +552,21 @@ static int pgmres_setup(ovk__ctx *c, void *work)
     w->user_shifts = pp->user_shifts;
     w->lmin = pp->lmin;
     w->lmax = pp->lmax;
+    w->orth = own->orth;
+    w->orthloss = own->orthloss;
     if (w->user_shifts) shifts(w);
-    w->G = malloc(sizeof(double) * ((m + 1) * (m + 1) + (m + 1) * m + m * (m + 1) + m * m + 3 * m));
+    /* G, H, D, B, C, ritz */
+    w->G = malloc(sizeof(double) * (2 * (m + 1) * (m + 1) + (m + 1) * m * 4 + m * m + 3 * m));
     w->req = calloc(m, sizeof *w->req);
-    if (!w->G || !w->req) return ovk__fail(OVK_ENOMEM, "pgmres's Gram and Hessenberg matrices of restart %d", w->m);
+    w->fixed = calloc(m + 1, sizeof *w->fixed);
+    if (w->orthloss) w->gram = malloc(sizeof(double) * m * (m + 1) / 2);
+    if (!w->G || !w->req || !w->fixed || (w->orthloss && !w->gram))
+        return ovk__fail(OVK_ENOMEM, "pgmres's Gram and Hessenberg matrices of restart %d", w->m);
     w->H = w->G + (m + 1) * (m + 1);
     w->D = w->H + (m + 1) * m;
-    w->ritz = w->D + m * (m + 1);
+    w->B = w->D + 2 * m * (m + 1);
+    w->C = w->B + m * (m + 1);
+    w->ritz = w->C + (m + 1) * (m + 1);
     return ovk__arnoldi_alloc(&w->ls, w->m);
 }
 
@@ -327,14 +576,19 @@ static void pgmres_destroy(void *work)
     ovk__arnoldi_free(&w->ls);
     free(w->G);
     free(w->req);
+    free(w->fixed);
+    free(w->gram);
     ovk__variant_free(&w->fallback);
 }
 
 const ovk__solver ovk__solver_pgmres = {
     .name = "pgmres",
     .description = "p(l)-GMRES (Ghysels et al.): one reduction per step behind l matvecs, falls back to gmres",
-    .options = "l=1..8: pipeline depth (2); restart=1..500 (30); lmin, lmax: the interval of the shifts "
-               "(default: the real parts of the first cycle's Ritz values)",
+    .options = "l=1..8: pipeline depth (2); restart=1..500 (30); orth=cgs|dcgs2: the basis from the Gram "
+               "matrix alone (default), or each v_j's second classical pass in the reduction of step j + l - 1, "
+               "applied l steps later; orthloss=0|1: measure ||I - V^T V||_F of each cycle's basis (one reduction "
+               "more a cycle; the view prints the last); lmin, lmax: the interval of the shifts (default: the "
+               "real parts of the first cycle's Ritz values)",
     .nonsymmetric = 1,
     .work_size = sizeof(pgmres_work), .vectors = pgmres_vectors,
     .parse = pgmres_parse, .setup = pgmres_setup, .destroy = pgmres_destroy, .view = pgmres_view,
