@@ -78,6 +78,14 @@ extern void dhseqr_(const char *job, const char *compz, const int *n, const int 
                     const int *ldh, double *wr, double *wi, double *z, const int *ldz, double *work,
                     const int *lwork, int *info);
 
+/* The Newton basis's shifts and where they came from. */
+typedef struct pgmres_shifts {
+    double sigma[MAX_L];
+    double lmin, lmax;
+    int user_shifts, estimated;
+    unsigned epoch;                  /* c->norms.epoch of the estimate */
+} pgmres_shifts;
+
 typedef struct pgmres_work {
     double *r, *t;
     double *V[OVK__MAX_RESTART + 1]; /* the Arnoldi basis */
@@ -94,10 +102,7 @@ typedef struct pgmres_work {
     ovk_request **req;               /* step s's reduction in flight, or NULL */
     int m, l, orth, orthloss, loss_k;
     double loss;                     /* orthloss: ||I - V^T V||_F of the last pipelined cycle */
-    double sigma[MAX_L];
-    double lmin, lmax;
-    int user_shifts, estimated;
-    unsigned epoch;                  /* c->norms.epoch of the estimate */
+    pgmres_shifts sh;
     ovk__variant fallback;
 } pgmres_work;
 
@@ -201,7 +206,7 @@ static void shifts(pgmres_work *w)
 {
     const double pi = 3.14159265358979323846;
     for (int i = 0; i < w->l; i++)
-        w->sigma[i] = 0.5 * (w->lmax + w->lmin) + 0.5 * (w->lmax - w->lmin) * cos(pi * (2 * i + 1) / (2.0 * w->l));
+        w->sh.sigma[i] = 0.5 * (w->sh.lmax + w->sh.lmin) + 0.5 * (w->sh.lmax - w->sh.lmin) * cos(pi * (2 * i + 1) / (2.0 * w->l));
 }
 
 /* the range of the real parts of the eigenvalues of the k x k Hessenberg
@@ -210,19 +215,19 @@ static void estimate(ovk__ctx *c, pgmres_work *w, int k, int ld)
 {
     int n = k, ilo = 1, ldh = k, one = 1, lwork = k, info = 1;
     double *h = w->ritz, *wr = h + (size_t)k * (size_t)k, *wi = wr + k, *work = wi + k, z = 0.0;
-    w->lmin = w->lmax = 0.0;
+    w->sh.lmin = w->sh.lmax = 0.0;
     for (int j = 0; j < k; j++)
         for (int i = 0; i < k; i++) h[(size_t)j * (size_t)k + (size_t)i] = i <= j + 1 ? w->H[(size_t)j * (size_t)ld + (size_t)i] : 0.0;
     if (k > 0) dhseqr_("E", "N", &n, &ilo, &n, h, &ldh, wr, wi, &z, &one, work, &lwork, &info);
     if (info == 0) { /* from reduced values: the same on every rank (else no shift) */
-        w->lmin = w->lmax = wr[0];
+        w->sh.lmin = w->sh.lmax = wr[0];
         for (int i = 1; i < k; i++) {
-            w->lmin = fmin(w->lmin, wr[i]);
-            w->lmax = fmax(w->lmax, wr[i]);
+            w->sh.lmin = fmin(w->sh.lmin, wr[i]);
+            w->sh.lmax = fmax(w->sh.lmax, wr[i]);
         }
     }
-    w->estimated = 1;
-    w->epoch = c->norms.epoch;
+    w->sh.estimated = 1;
+    w->sh.epoch = c->norms.epoch;
     shifts(w);
 }
 
@@ -230,10 +235,10 @@ static void pgmres_view(const void *work, FILE *f)
 {
     const pgmres_work *w = work;
     fprintf(f, "  pgmres: l = %d, restart = %d, ", w->l, w->m);
-    if (w->user_shifts) fprintf(f, "shifts on [%g, %g] from the spec\n", w->lmin, w->lmax);
-    else if (w->estimated)
+    if (w->sh.user_shifts) fprintf(f, "shifts on [%g, %g] from the spec\n", w->sh.lmin, w->sh.lmax);
+    else if (w->sh.estimated)
         fprintf(f, "shifts on [%.6g, %.6g] from the Ritz values (pgmres:l=%d,lmin=%.6g,lmax=%.6g skips the estimate)\n",
-                w->lmin, w->lmax, w->l, w->lmin, w->lmax);
+                w->sh.lmin, w->sh.lmax, w->l, w->sh.lmin, w->sh.lmax);
     else fprintf(f, "shifts from the Ritz values of the next solve's first cycle (gmres's)\n");
     if (w->orth == OVK__ORTH_DCGS2)
         fprintf(f, "  pgmres: orth = dcgs2 (v_j's second classical pass in step j + %d's reduction, applied %d steps "
@@ -468,7 +473,7 @@ static int run(ovk__ctx *c, pgmres_work *w, double bb)
         c->res->reason = OVK_REASON_MAXIT;
         return OVK_OK;
     }
-    if (!w->user_shifts && !w->estimated) { /* a short classical cycle for the Ritz values */
+    if (!w->sh.user_shifts && !w->sh.estimated) { /* a short classical cycle for the Ritz values */
         int m = estimate_steps(w->m);
         ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .t = w->t, .r = w->r, .undo_rises = 1};
         rc = ovk__gmres_cycle_run(c, &cy, m, bb, &rr, w->H, &stop);
@@ -481,7 +486,7 @@ static int run(ovk__ctx *c, pgmres_work *w, double bb)
     }
     for (;;) {
         int left = c->opts->max_iter - iter;
-        pipe_state p = {.depth = w->l, .sigma = w->sigma, .orth = w->orth, .fix = -1, .columns = left < w->m ? left : w->m};
+        pipe_state p = {.depth = w->l, .sigma = w->sh.sigma, .orth = w->orth, .fix = -1, .columns = left < w->m ? left : w->m};
         rc = pipeline(c, w, &p, sqrt(rr), bb, iter);
         if (!rc && w->orthloss && p.k > 0) rc = measure_loss(c, w, p.k);
         if (rc) return rc;
@@ -498,7 +503,7 @@ static int run(ovk__ctx *c, pgmres_work *w, double bb)
 static int pgmres_iterate(ovk__ctx *c, void *work, double bb)
 {
     pgmres_work *w = work;
-    if (w->estimated && w->epoch != c->norms.epoch) w->estimated = 0; /* new values: estimate again */
+    if (w->sh.estimated && w->sh.epoch != c->norms.epoch) w->sh.estimated = 0; /* new values: estimate again */
     return run(c, w, bb);
 }
 
@@ -549,12 +554,12 @@ static int pgmres_setup(ovk__ctx *c, void *work)
     size_t m = (size_t)pp->restart;
     w->m = (int)m;
     w->l = (int)pp->l;
-    w->user_shifts = pp->user_shifts;
-    w->lmin = pp->lmin;
-    w->lmax = pp->lmax;
+    w->sh.user_shifts = pp->user_shifts;
+    w->sh.lmin = pp->lmin;
+    w->sh.lmax = pp->lmax;
     w->orth = own->orth;
     w->orthloss = own->orthloss;
-    if (w->user_shifts) shifts(w);
+    if (w->sh.user_shifts) shifts(w);
     /* G, H, D, B, C, ritz */
     w->G = malloc(sizeof(double) * (2 * (m + 1) * (m + 1) + (m + 1) * m * 4 + m * m + 3 * m));
     w->req = calloc(m, sizeof *w->req);
