@@ -6,7 +6,8 @@
 #   0 us, -n NL per rank: gmres and gmres:orth=cgs, the local work w of a step (the
 #        latency bound's w in docs/performance.md section 7)
 #   LAT us per reduction (ours -latency_us), -n NL per rank, Jacobi: gmres, gmres:orth=cgs,
-#        pgmres (l=2, native backend) and pgmres with the shifts given (the pipeline only)
+#        pgmres (l=2, native backend), pgmres with the shifts given (the pipeline only) and
+#        pgmres:orth=dcgs2 (each v's second pass inside the pipeline)
 # Every case once per repeat, in the same order; medians of the seconds per iteration.
 # The load (uptime) before and after the run goes to stderr.
 #
@@ -39,7 +40,7 @@ done
 for s in gmres gmres:orth=cgs; do
     add "${LAT}us $s" "${MPI[*]} $OURS ${CD[*]} -n $NL $NL $NL -solver $s -precond jacobi -backend blocking -latency_us $LAT -maxit 390"
 done
-for s in pgmres pgmres:lmin=0,lmax=2; do
+for s in pgmres pgmres:lmin=0,lmax=2 pgmres:orth=dcgs2; do
     add "${LAT}us $s" "${MPI[*]} $OURS ${CD[*]} -n $NL $NL $NL -solver $s -precond jacobi -backend native -latency_us $LAT -maxit 390"
 done
 declare -A T

@@ -28,6 +28,7 @@
 #      KSPSolve: ||b||, wrapping b and x, the check for a changed operator), is printed beside
 #      it, with the mean excess in us per solve.
 #   B  -lat us: the plug-in's plcg:l=3 on nbc with PETSc's jacobi (the KSP's PC, as callback)
+#      and with ovkrylov's (-ksp_ovkrylov_precond jacobi: the same preconditioner, its kernel)
 #      against KSPPIPECG (target <= 0.5) and KSPPIPELCG with -ksp_pipelcg_pipel 3 (<= 0.6),
 #      PETSc's jacobi (KSPPIPELCG takes only the natural norm: it runs with
 #      -ksp_norm_type natural, so its stopping point differs; per iteration compares)
@@ -67,6 +68,7 @@ add plugin_alg1 A '"${MPI[@]}" "${PETSC[@]}" "${OVKPC[@]}" -ksp_ovkrylov_solver 
 add ours_plcg3 A '"${MPI[@]}" "$OVK" "${COMMON[@]}" -solver plcg:l=3 -backend nbc -precond jacobi'
 add plugin_plcg3 A '"${MPI[@]}" "${PETSC[@]}" "${OVKPC[@]}" -ksp_ovkrylov_solver plcg:l=3 -ksp_ovkrylov_backend nbc'
 add plugin_plcg3_lat B '"${MPI[@]}" "${LATENV[@]}" "${PETSC[@]}" -ksp_type ovkrylov -ksp_ovkrylov_solver plcg:l=3 -ksp_ovkrylov_backend nbc -pc_type jacobi'
+add plugin_plcg3_ovkpc_lat B '"${MPI[@]}" "${LATENV[@]}" "${PETSC[@]}" -ksp_type ovkrylov -ksp_ovkrylov_solver plcg:l=3 -ksp_ovkrylov_backend nbc -ksp_ovkrylov_precond jacobi'
 add petsc_pipecg_lat B '"${MPI[@]}" "${LATENV[@]}" "${PETSC[@]}" -ksp_type pipecg -pc_type jacobi'
 add petsc_pipelcg3_lat B '"${MPI[@]}" "${LATENV[@]}" "${PETSC[@]}" -ksp_type pipelcg -ksp_pipelcg_pipel 3 -ksp_norm_type natural -pc_type jacobi'
 add plugin_alg1_gamg C '"${MPI[@]}" "${PETSC[@]}" -ksp_type ovkrylov -ksp_ovkrylov_solver alg1 -pc_type gamg'
@@ -151,6 +153,7 @@ ratio_tot() {
 echo
 [[ $SECTIONS == *A* ]] && echo "A: plugin / ovk_mtx_solve per iteration: alg1 $(ratio plugin_alg1 ours_alg1), plcg:l=3 $(ratio plugin_plcg3 ours_plcg3) (target <= 1.05)"
 [[ $SECTIONS == *B* ]] && echo "B: at $LAT us, plugin plcg:l=3 nbc / KSPPIPECG $(ratio plugin_plcg3_lat petsc_pipecg_lat) (target <= 0.5), / KSPPIPELCG(l=3) $(ratio plugin_plcg3_lat petsc_pipelcg3_lat) (<= 0.6)" &&
+  echo "B with ovkrylov's jacobi (-ksp_ovkrylov_precond jacobi, the same preconditioner) / KSPPIPECG $(ratio plugin_plcg3_ovkpc_lat petsc_pipecg_lat), / KSPPIPELCG(l=3) $(ratio plugin_plcg3_ovkpc_lat petsc_pipelcg3_lat)" &&
   echo "B with each program's setup counted in, (setup + solve) / iterations: / KSPPIPECG $(ratio_tot plugin_plcg3_lat petsc_pipecg_lat), / KSPPIPELCG(l=3) $(ratio_tot plugin_plcg3_lat petsc_pipelcg3_lat)"
 [[ $SECTIONS == *C* ]] && echo "C: gamg through the callback: iterations ${IT[plugin_alg1_gamg]:-nan} vs KSPCG ${IT[petsc_cg_gamg]:-nan}; per iteration $(ratio plugin_alg1_gamg petsc_cg_gamg) (target <= 1.05)"
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg); raw outputs in $LOG"
