@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 int mt_failures = 0;
@@ -101,6 +102,30 @@ double mt_rel_residual(const ovk_matrix *A, const ovk_vector *b, const ovk_vecto
     ovk_vector_norm2(b, &bn);
     ovk_vector_destroy(r);
     return rn / bn;
+}
+
+ovk_matrix *mt_nonsym_matrix(const char *name)
+{
+    char path[1024];
+    struct stat st;
+    if (stat(OVK_NONSYM_DIR, &st) != 0 || !S_ISDIR(st.st_mode)) return NULL;
+    snprintf(path, sizeof path, "%s/%s.mtx", OVK_NONSYM_DIR, name);
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, ovk_mm_read(MPI_COMM_WORLD, path, &A));
+    return A;
+}
+
+void mt_random_b(const ovk_matrix *A, ovk_vector *b)
+{
+    double *bd = ovk_vector_data(b);
+    int64_t start = ovk_matrix_row_start(A);
+    for (int i = 0; i < ovk_matrix_nlocal(A); i++) {
+        uint64_t z = (uint64_t)(start + i) + 0x9e3779b97f4a7c15ULL;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        bd[i] = (double)(z >> 11) / 4503599627370496.0 - 1.0;
+    }
 }
 
 int mt_finish(const char *name)

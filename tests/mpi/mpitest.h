@@ -55,6 +55,13 @@ const char *mt_recurrence_name(int i);
 /* Collective: ||b - A x|| / ||b|| (a work vector of its own). */
 double mt_rel_residual(const ovk_matrix *A, const ovk_vector *b, const ovk_vector *x);
 
+/* Collective: tests/data/nonsymmetric/NAME.mtx (OVK_NONSYM_DIR), or NULL
+ * when the directory is missing. */
+ovk_matrix *mt_nonsym_matrix(const char *name);
+
+/* Local: b = the drivers' -rhs random, SplitMix64 of the global row in [-1, 1). */
+void mt_random_b(const ovk_matrix *A, ovk_vector *b);
+
 /* Collective: prints PASS or FAIL on rank 0 and returns the exit status. */
 int mt_finish(const char *name);
 

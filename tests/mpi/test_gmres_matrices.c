@@ -39,7 +39,6 @@ typedef struct outcome {
  * any rank count) */
 static void make_b(const ovk_matrix *A, ovk_vector *b, int ones)
 {
-    int n = ovk_matrix_nlocal(A);
     if (ones) {
         ovk_vector *u = NULL;
         ovk_vector_duplicate(b, &u);
@@ -48,15 +47,7 @@ static void make_b(const ovk_matrix *A, ovk_vector *b, int ones)
         ovk_vector_destroy(u);
         return;
     }
-    double *bd = ovk_vector_data(b);
-    int64_t start = ovk_matrix_row_start(A);
-    for (int i = 0; i < n; i++) { /* SplitMix64 of the global row in [-1, 1) */
-        uint64_t z = (uint64_t)(start + i) + 0x9e3779b97f4a7c15ULL;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        z ^= z >> 31;
-        bd[i] = (double)(z >> 11) / 4503599627370496.0 - 1.0;
-    }
+    mt_random_b(A, b); /* SplitMix64 of the global row in [-1, 1) */
 }
 
 static outcome solve(const ovk_matrix *A, const char *solver, const char *precond, int ones, int max_it)

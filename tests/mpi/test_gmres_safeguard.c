@@ -10,7 +10,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "mpitest.h"
 #include "problem.h"
@@ -112,17 +111,6 @@ static void expect_honest(const char *what, const outcome *o)
              o->true_rel);
 }
 
-static ovk_matrix *shared_matrix(const char *name)
-{
-    char path[1024];
-    struct stat st;
-    if (stat(OVK_NONSYM_DIR, &st) != 0 || !S_ISDIR(st.st_mode)) return NULL;
-    snprintf(path, sizeof path, "%s/%s.mtx", OVK_NONSYM_DIR, name);
-    ovk_matrix *A = NULL;
-    MT_RC(OVK_OK, ovk_mm_read(MPI_COMM_WORLD, path, &A));
-    return A;
-}
-
 /* ||I - V^T V||_F of the view's orthloss line (-1: none) */
 static double loss_of(const char *view)
 {
@@ -133,7 +121,7 @@ static double loss_of(const char *view)
 /* one cycle of 30 steps on watt_2: dcgs2 keeps V orthogonal to 1e-10 */
 static void orthogonality(int rank)
 {
-    ovk_matrix *A = shared_matrix("watt_2");
+    ovk_matrix *A = mt_nonsym_matrix("watt_2");
     if (!A) return;
     outcome d = solve(A, "gmres:orthloss=1", "jacobi", NULL, NULL, 0, 30);
     outcome g = solve(A, "gmres:orthloss=1,orth=cgs", "jacobi", NULL, NULL, 0, 30);
@@ -183,7 +171,7 @@ static ovk_matrix *clustered(void)
  * takes more */
 static void safeguard(int rank, int size)
 {
-    ovk_matrix *A = shared_matrix("watt_2");
+    ovk_matrix *A = mt_nonsym_matrix("watt_2");
     static const char *const solvers[] = {"gmres:orth=cgs", "fgmres:orth=cgs", "gmres:orth=cgs,basis=single"};
     for (int s = 0; A && s < (size > 2 ? 1 : 3); s++) { /* 3 and 4 ranks: the first (time) */
         outcome o = solve_to(A, solvers[s], "jacobi", NULL, NULL, 0, 3000, "1e-5");
@@ -284,7 +272,7 @@ static void last_finite(int rank)
  * to gmres, an honest end */
 static void utm(int rank)
 {
-    ovk_matrix *A = shared_matrix("utm1700a");
+    ovk_matrix *A = mt_nonsym_matrix("utm1700a");
     if (!A) return;
     outcome o = solve(A, "pgmres:l=3", "eisenstat", NULL, NULL, 0, 300);
     expect_honest("utm1700a pgmres:l=3 eisenstat", &o);

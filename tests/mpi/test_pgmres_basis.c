@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "count_reductions.h"
 #include "mpitest.h"
@@ -26,31 +25,6 @@ typedef struct outcome {
     char view[VIEW_LEN];
 } outcome;
 
-static ovk_matrix *shared_matrix(const char *name)
-{
-    char path[1024];
-    struct stat st;
-    if (stat(OVK_NONSYM_DIR, &st) != 0 || !S_ISDIR(st.st_mode)) return NULL;
-    snprintf(path, sizeof path, "%s/%s.mtx", OVK_NONSYM_DIR, name);
-    ovk_matrix *A = NULL;
-    MT_RC(OVK_OK, ovk_mm_read(MPI_COMM_WORLD, path, &A));
-    return A;
-}
-
-/* the drivers' -rhs random: SplitMix64 of the global row in [-1, 1) */
-static void random_b(const ovk_matrix *A, ovk_vector *b)
-{
-    double *bd = ovk_vector_data(b);
-    int64_t start = ovk_matrix_row_start(A);
-    for (int i = 0; i < ovk_matrix_nlocal(A); i++) {
-        uint64_t z = (uint64_t)(start + i) + 0x9e3779b97f4a7c15ULL;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        z ^= z >> 31;
-        bd[i] = (double)(z >> 11) / 4503599627370496.0 - 1.0;
-    }
-}
-
 static outcome solve(const ovk_matrix *A, const char *solver, const char *backend, int max_it, const char *rtol)
 {
     ovk_solver *s = NULL;
@@ -60,7 +34,7 @@ static outcome solve(const ovk_matrix *A, const char *solver, const char *backen
     char buf[32];
     ovk_vector_create(A, &b);
     ovk_vector_create(A, &x);
-    random_b(A, b);
+    mt_random_b(A, b);
     MT_RC(OVK_OK, ovk_solver_create((ovk_matrix *)A, &s));
     MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", solver));
     MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "jacobi"));
@@ -146,7 +120,7 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     double t0 = MPI_Wtime();
-    ovk_matrix *A = shared_matrix("hor131");
+    ovk_matrix *A = mt_nonsym_matrix("hor131");
     if (A) {
         robustness(rank, A);
         reductions(rank, A);
