@@ -131,25 +131,22 @@ for id in "${ORDER[@]}"; do
   [ -n "$wholes" ] && WHOLE[$id]="$(echo $wholes | tr ' ' '\n' | median) ($(echo $excess | tr ' ' '\n' | median))"
   echo "| $id (${SEC[$id]}) | ${IT[$id]} | ${SET[$id]} | ${SOL[$id]} | ${TPI[$id]} | ${WHOLE[$id]} |"
 done
+# the rounds' paired ratios of case $2 over case $3, each round's figure from function $1
+pairs_of() {
+  local r a b pairs=""
+  for ((r = 1; r <= R; r++)); do
+    a=$($1 "$2" "$r") b=$($1 "$3" "$r")
+    [ -n "$a" ] && [ -n "$b" ] && pairs+="$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.3f", a / b}') "
+  done
+  echo $pairs
+}
 # the ratio of the medians of us per iteration, and the range of the rounds' paired ratios
 ratio() {
-  local r a b pairs=""
-  for ((r = 1; r <= R; r++)); do
-    a=$(tpi_of "$1" "$r") b=$(tpi_of "$2" "$r")
-    [ -n "$a" ] && [ -n "$b" ] && pairs+="$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.3f", a / b}') "
-  done
   awk -v a="${TPI[$1]:-nan}" -v b="${TPI[$2]:-nan}" 'BEGIN {if (b + 0 > 0) printf "%.3f", a / b; else printf "nan"}'
-  echo $pairs | tr ' ' '\n' | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {if (NR) printf " (rounds %s-%s)", lo, hi}'
+  pairs_of tpi_of "$1" "$2" | tr ' ' '\n' | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {if (NR) printf " (rounds %s-%s)", lo, hi}'
 }
 # the same with setup counted in: the median of the rounds' paired ratios
-ratio_tot() {
-  local r a b pairs=""
-  for ((r = 1; r <= R; r++)); do
-    a=$(tot_of "$1" "$r") b=$(tot_of "$2" "$r")
-    [ -n "$a" ] && [ -n "$b" ] && pairs+="$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.3f", a / b}') "
-  done
-  echo $pairs | tr ' ' '\n' | median
-}
+ratio_tot() { pairs_of tot_of "$1" "$2" | tr ' ' '\n' | median; }
 echo
 [[ $SECTIONS == *A* ]] && echo "A: plugin / ovk_mtx_solve per iteration: alg1 $(ratio plugin_alg1 ours_alg1), plcg:l=3 $(ratio plugin_plcg3 ours_plcg3) (target <= 1.05)"
 [[ $SECTIONS == *B* ]] && echo "B: at $LAT us, plugin plcg:l=3 nbc / KSPPIPECG $(ratio plugin_plcg3_lat petsc_pipecg_lat) (target <= 0.5), / KSPPIPELCG(l=3) $(ratio plugin_plcg3_lat petsc_pipelcg3_lat) (<= 0.6)" &&

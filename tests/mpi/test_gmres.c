@@ -87,21 +87,6 @@ static int apply_user(ovk_solver *s, const double *in, double *out, void *ctx)
     return 0;
 }
 
-/* ||b - A x|| / ||b|| */
-static double true_rel(const ovk_matrix *A, const ovk_vector *b, const ovk_vector *x)
-{
-    ovk_vector *r = NULL;
-    double rn = 0.0, bn = 1.0;
-    ovk_vector_duplicate(b, &r);
-    ovk_matvec(A, x, r);
-    ovk_vector_scale(-1.0, r);
-    ovk_vector_axpy(1.0, b, r);
-    ovk_vector_norm2(r, &rn);
-    ovk_vector_norm2(b, &bn);
-    ovk_vector_destroy(r);
-    return rn / bn;
-}
-
 typedef struct run_out {
     int rc, iterations, restarts;
     double rel, true_rel;
@@ -173,7 +158,7 @@ static run_out run(ovk_matrix *A, const double *diag, const run_in *in)
         o.restarts = res.restarts;
         o.rel = res.rel_residual;
         o.reason = res.reason;
-        o.true_rel = true_rel(A, b, x);
+        o.true_rel = mt_rel_residual(A, b, x);
         if (in->monitor) MT_CHECK(monitor_calls == res.iterations + 1, "%s: %d monitor calls, %d iterations",
                                   in->solver, monitor_calls, res.iterations);
     }
