@@ -52,24 +52,28 @@
 
 #if OVKP_SCALAR_OK /* else only KSPCreate_Ovkrylov, which refuses */
 
-/* The ovkrylov options forwarded from -[prefix]ksp_ovkrylov_KEY. */
+/* Every key of ovkrylov's option table is -[prefix]ksp_ovkrylov_KEY, but
+ * those that PETSc's own options set: giving one of these is an error
+ * naming the PETSc option. */
 static const struct {
-    const char *key, *help;
-} forwarded[] = {
-    {"solver", "ovkrylov solver: alg1, cg1, pipecg, groppcg, pipeprcg, plcg[:l=L], gmres, bicgstab, auto, ..."},
-    {"backend", "ovkrylov reduction backend: blocking, native, nbc, offload, ..."},
-    {"precond", "ovkrylov preconditioner (jacobi, ic0, ssor, cheby, amg, ...) in place of the KSP's PC"},
-    {"progress_every", "rows between progress calls of long kernels (0 default, -1 off)"},
-    {"replace_every", "cg1/pipecg residual replacement every N iterations (0 automatic, <0 never)"},
-    {"condest", "1: estimate the condition number (Lanczos)"},
-    {"print_level", "ovkrylov's own print level (0, 1, 2)"},
-    {"log_view", "1: ovkrylov's setup and solve times at KSPDestroy"},
+    const char *key, *petsc;
+} petsc_owned[] = {
+    {"rtol", "-ksp_rtol"},
+    {"atol", "-ksp_atol"},
+    {"divtol", "-ksp_divtol"},
+    {"max_it", "-ksp_max_it"},
+    {"initial_guess_zero", "-ksp_initial_guess_nonzero (KSPSetInitialGuessNonzero)"},
+    {"monitor", "-ksp_monitor (KSPMonitorSet)"},
+    {"monitor_true", "-ksp_monitor_true_residual"},
+    {"view", "-ksp_view"},
+    {"converged_reason", "-ksp_converged_reason"},
+    {"nullspace", "MatSetNullSpace on the operator"},
 };
-enum { NFWD = sizeof forwarded / sizeof forwarded[0], OPTLEN = 256 };
+enum { NOWNED = sizeof petsc_owned / sizeof petsc_owned[0], MAXOPT = 32, OPTLEN = 256 };
 
 typedef struct {
-    char opt[NFWD][OPTLEN];
-    PetscBool given[NFWD];
+    char opt[MAXOPT][OPTLEN]; /* by the index of ovkrylov's option table */
+    PetscBool given[MAXOPT];
     ovk_matrix *A;           /* the copy of an assembled operator, or NULL */
     ovk_solver *s;
     Mat op;                  /* the operator s was made for */
@@ -112,7 +116,10 @@ typedef struct {
     X(ovk_solver_view) \
     X(ovk_solver_system_index) \
     X(ovk_solver_type_count) \
-    X(ovk_solver_type_name)
+    X(ovk_solver_type_name) \
+    X(ovk_solver_option_count) \
+    X(ovk_solver_option_name) \
+    X(ovk_solver_option_help)
 
 static struct {
 #define OVKP_FIELD(f) __typeof__(f) *f;
@@ -244,6 +251,10 @@ static PetscErrorCode load_library(void)
     PetscCheck(!missing, PETSC_COMM_SELF, PETSC_ERR_LIB, "KSP ovkrylov: %s has no %s (another version of ovkrylov?)", OVKP_LIBRARY,
                missing);
     isolated = (mode & RTLD_DEEPBIND) != 0;
+    /* a KSP keeps a value per key of the table */
+    PetscCheck((*api.ovk_solver_option_count)() <= MAXOPT, PETSC_COMM_SELF, PETSC_ERR_LIB,
+               "KSP ovkrylov: %s has %d options, this plug-in room for %d (another version of ovkrylov?)", OVKP_LIBRARY,
+               (*api.ovk_solver_option_count)(), MAXOPT);
     PetscFunctionReturn(0);
 }
 
@@ -271,6 +282,27 @@ static PetscErrorCode load_library(void)
 #define ovk_solver_system_index (*api.ovk_solver_system_index)
 #define ovk_solver_type_count (*api.ovk_solver_type_count)
 #define ovk_solver_type_name (*api.ovk_solver_type_name)
+#define ovk_solver_option_count (*api.ovk_solver_option_count)
+#define ovk_solver_option_name (*api.ovk_solver_option_name)
+#define ovk_solver_option_help (*api.ovk_solver_option_help)
+
+/* the PETSc option that sets ovkrylov's key for the KSP, or NULL: the key
+ * is forwarded */
+static const char *petsc_option_for(const char *key)
+{
+    for (int i = 0; i < NOWNED; i++)
+        if (!strcmp(petsc_owned[i].key, key)) return petsc_owned[i].petsc;
+    return NULL;
+}
+
+/* -ksp_ovkrylov_KEY was given */
+static int given(const KSP_Ovkrylov *d, const char *key)
+{
+    int n = ovk_solver_option_count();
+    for (int i = 0; i < n && i < MAXOPT; i++)
+        if (!strcmp(ovk_solver_option_name(i), key)) return d->given[i];
+    return 0;
+}
 
 /* ---- status mapping ----------------------------------------------------- */
 
@@ -444,16 +476,16 @@ static PetscErrorCode teardown(KSP_Ovkrylov *d)
     PetscFunctionReturn(0);
 }
 
-/* The forwarded options, the PC and the monitor on a new solver. */
+/* The -ksp_ovkrylov_KEY options, the PC and the monitor on a new solver. */
 static PetscErrorCode configure(KSP ksp)
 {
     KSP_Ovkrylov *d = ksp->data;
     MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
-    int rc = 0, own_pc = d->given[2];
+    int rc = 0, own_pc = given(d, "precond"), n = ovk_solver_option_count();
     PetscBool none = PETSC_FALSE;
     PetscFunctionBegin;
-    for (int i = 0; i < NFWD && !rc; i++)
-        if (d->given[i]) rc = ovk_solver_set_option(d->s, forwarded[i].key, d->opt[i]);
+    for (int i = 0; i < n && !rc; i++)
+        if (d->given[i]) rc = ovk_solver_set_option(d->s, ovk_solver_option_name(i), d->opt[i]);
     PetscCall(check(comm, rc, "ovk_solver_set_option"));
     if (!own_pc) {
         PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCNONE, &none));
@@ -622,7 +654,7 @@ static PetscErrorCode KSPSetUp_Ovkrylov(KSP ksp)
     /* ovkrylov's preconditioner: the KSP's PC has nothing to set up; else
        the PC first (KSPSetUp would after this), so that ovkrylov's setup,
        which may apply it (auto's measurements), finds it ready */
-    if (d->given[2]) PetscCall(PCSetType(ksp->pc, PCNONE));
+    if (given(d, "precond")) PetscCall(PCSetType(ksp->pc, PCNONE));
     else PetscCall(PCSetUp(ksp->pc));
     PetscCall(sync_operator(ksp));
     PetscCall(sync_nullspace(ksp));
@@ -748,20 +780,43 @@ static PetscErrorCode check_solver_name(KSP ksp, const char *spec)
             ((PetscObject)ksp)->prefix ? ((PetscObject)ksp)->prefix : "", spec, valid);
 }
 
+/* -[prefix]ksp_ovkrylov_KEY for a key that a PETSc option sets: an error
+ * naming that option (the database is the same on every rank) */
+static PetscErrorCode refuse_owned(KSP ksp, const char *key, const char *name)
+{
+    const char *petsc = petsc_option_for(key), *prefix = ((PetscObject)ksp)->prefix;
+    PetscBool flg;
+    PetscFunctionBegin;
+    PetscCall(PetscOptionsHasName(((PetscObject)ksp)->options, prefix, name, &flg));
+    PetscCheck(!flg, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_WRONG,
+               "-%s%s: for KSP ovkrylov, PETSc's %s sets ovkrylov's %s", prefix ? prefix : "", name + 1, petsc, key);
+    PetscFunctionReturn(0);
+}
+
 static PetscErrorCode KSPSetFromOptions_Ovkrylov(KSP ksp, PetscOptionItems *PetscOptionsObject)
 {
     KSP_Ovkrylov *d = ksp->data;
-    char name[64], value[OPTLEN];
+    char name[64], help[512], value[OPTLEN];
     PetscBool flg;
-    int changed = 0;
+    int changed = 0, n = ovk_solver_option_count();
     PetscFunctionBegin;
-    PetscOptionsHeadBegin(PetscOptionsObject, "KSP ovkrylov options (docs/guide.md, Coming from PETSc)");
-    for (int i = 0; i < NFWD; i++) {
-        snprintf(name, sizeof name, "-ksp_ovkrylov_%s", forwarded[i].key);
-        PetscCall(PetscOptionsString(name, forwarded[i].help, "KSPOVKRYLOV", d->given[i] ? d->opt[i] : "", value, sizeof value, &flg));
+    PetscOptionsHeadBegin(PetscOptionsObject, "KSP ovkrylov options: ovkrylov's option table (docs/options.md; "
+                                              "docs/guide.md, Coming from PETSc)");
+    for (int i = 0; i < n; i++) {
+        const char *key = ovk_solver_option_name(i);
+        snprintf(name, sizeof name, "-ksp_ovkrylov_%s", key);
+        if (petsc_option_for(key)) {
+            PetscCall(refuse_owned(ksp, key, name));
+            continue;
+        }
+        snprintf(help, sizeof help, "ovkrylov's %s: %s", key, ovk_solver_option_help(i));
+        for (int t = 0; !strcmp(key, "solver") && t < ovk_solver_type_count(); t++) /* the names it takes */
+            if (strlen(help) + strlen(ovk_solver_type_name(t)) + 4 < sizeof help)
+                strcat(strcat(help, t ? " " : ": "), ovk_solver_type_name(t));
+        PetscCall(PetscOptionsString(name, help, "KSPOVKRYLOV", d->given[i] ? d->opt[i] : "", value, sizeof value, &flg));
         if (!flg) continue;
-        if (i == 0) PetscCall(check_solver_name(ksp, value));
-        if (i == 2) PetscCall(check_outside_library(ksp, value));
+        if (!strcmp(key, "solver")) PetscCall(check_solver_name(ksp, value));
+        if (!strcmp(key, "precond")) PetscCall(check_outside_library(ksp, value));
         changed |= !d->given[i] || strcmp(d->opt[i], value);
         PetscCall(PetscStrncpy(d->opt[i], value, OPTLEN));
         d->given[i] = PETSC_TRUE;
@@ -780,11 +835,11 @@ static PetscErrorCode KSPView_Ovkrylov(KSP ksp, PetscViewer viewer)
     PetscFunctionBegin;
     PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
     if (!ascii) PetscFunctionReturn(0);
-    for (int i = 0; i < NFWD; i++)
-        if (d->given[i]) PetscCall(PetscViewerASCIIPrintf(viewer, "  -ksp_ovkrylov_%s %s\n", forwarded[i].key, d->opt[i]));
+    for (int i = 0; i < ovk_solver_option_count(); i++)
+        if (d->given[i]) PetscCall(PetscViewerASCIIPrintf(viewer, "  -ksp_ovkrylov_%s %s\n", ovk_solver_option_name(i), d->opt[i]));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  operator: %s; preconditioner: %s\n",
                                      !d->s ? "not set up" : d->A ? "ovkrylov matrix (copied)" : "MatMult callback",
-                                     d->given[2] ? "ovkrylov's" : "the KSP's PC (callback)"));
+                                     given(d, "precond") ? "ovkrylov's" : "the KSP's PC (callback)"));
     if (!d->s) PetscFunctionReturn(0);
     PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)ksp), &rank));
     PetscCall(PetscViewerFlush(viewer));

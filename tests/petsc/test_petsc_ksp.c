@@ -4,9 +4,10 @@
  * the true residual; alg1 + PETSc's jacobi against KSPCG + jacobi (the same
  * unpreconditioned norm): the same iterations within one; new values
  * between two solves; a MATSHELL operator; BAIJ and SBAIJ; KSPMatSolve; a MatNullSpace; the
- * monitor and the residual norm; bad input (an unknown solver, a CG on a
- * nonsymmetric matrix, a non-square operator, a failing MatMult) as a PETSc
- * error on every rank.  Self-checking at
+ * monitor and the residual norm; bad input (an unknown solver, a key that a
+ * PETSc option sets, a refused value of another key, a CG on a nonsymmetric
+ * matrix, a non-square operator, a failing MatMult) as a PETSc error on
+ * every rank.  Self-checking at
  * any number of ranks; exit 1 on a failure. */
 #include <math.h>
 #include <string.h>
@@ -285,7 +286,9 @@ static PetscErrorCode mat_solve(Mat A)
     for (PetscInt j = 0; j < K; j++)
         for (PetscInt i = lo; i < hi; i++) pb[j * m + i - lo] = cos(0.1 * (double)(j + 1) * (double)i);
     PetscCall(MatDenseRestoreArray(B, &pb));
+    PetscCall(PetscOptionsSetValue(NULL, "-ksp_ovkrylov_many_group", "2")); /* two systems' updates together */
     PetscCall(make_ksp(A, A, "pipecg", NULL, "jacobi", &ksp));
+    PetscCall(PetscOptionsClearValue(NULL, "-ksp_ovkrylov_many_group"));
     PetscCall(KSPMatSolve(ksp, B, X));
     for (PetscInt j = 0; j < K; j++) {
         Vec bj, xj;
@@ -420,8 +423,32 @@ static PetscErrorCode bad_input(Mat poisson, Mat cd, Vec b)
     PetscCall(PetscPopErrorHandler());
     PetscCall(expect_error("unknown solver", ierr, msg, "pipecg"));
     PetscCall(expect_error("unknown solver", ierr, msg, "nosuch"));
-    PetscCall(PetscOptionsClearValue(NULL, "-bad_ksp_type"));
     PetscCall(PetscOptionsClearValue(NULL, "-bad_ksp_ovkrylov_solver"));
+    /* a key that PETSc's own option sets: KSPSetFromOptions names that one */
+    PetscCall(PetscOptionsSetValue(NULL, "-bad_ksp_ovkrylov_rtol", "1e-3"));
+    msg[0] = '\0';
+    PetscCall(PetscPushErrorHandler(keep_message, msg));
+    ierr = KSPSetFromOptions(ksp);
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(expect_error("-ksp_ovkrylov_rtol", ierr, msg, "-ksp_rtol"));
+    PetscCall(PetscOptionsClearValue(NULL, "-bad_ksp_ovkrylov_rtol"));
+    PetscCall(PetscOptionsClearValue(NULL, "-bad_ksp_type"));
+    PetscCall(KSPDestroy(&ksp));
+    /* any other key of ovkrylov's table reaches it: a refused value is
+       ovkrylov's error at KSPSetUp, naming the key */
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetOperators(ksp, poisson, poisson));
+    PetscCall(KSPSetOptionsPrefix(ksp, "bad_"));
+    PetscCall(PetscOptionsSetValue(NULL, "-bad_ksp_type", "ovkrylov"));
+    PetscCall(PetscOptionsSetValue(NULL, "-bad_ksp_ovkrylov_many_group", "-3"));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(PetscOptionsClearValue(NULL, "-bad_ksp_type"));
+    PetscCall(PetscOptionsClearValue(NULL, "-bad_ksp_ovkrylov_many_group"));
+    msg[0] = '\0';
+    PetscCall(PetscPushErrorHandler(keep_message, msg));
+    ierr = KSPSetUp(ksp);
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(expect_error("-ksp_ovkrylov_many_group -3", ierr, msg, "many_group"));
     PetscCall(KSPDestroy(&ksp));
     /* a CG on a nonsymmetric matrix: ovkrylov's refusal as the KSPSolve's error */
     PetscCall(make_ksp(cd, cd, "alg1", PCJACOBI, NULL, &ksp));
