@@ -145,7 +145,7 @@ echo "|---|---|---|---|---|---|---|---|"
 for pc in $PCS; do
     best=""
     for id in "${IDS[@]}"; do
-        [ "${PC[$id]}" = "$pc" ] && [ "${id#idrs}" != "$id" ] || continue
+        if [ "${PC[$id]}" != "$pc" ] || [ "${id#idrs}" = "$id" ]; then continue; fi
         t=${T[$id]}
         if [ -z "$best" ] || awk "BEGIN {exit !($t < $best)}"; then best=$t; fi
     done
