@@ -11,8 +11,9 @@
  *    eisenstat, s = 1, 2, 4, 8: converged, in as many steps as idrs give or
  *    take 10 % (and 2 steps): the same iterates in exact arithmetic; one
  *    solve with a monitor (one call a step, the history) on native;
- *  - replace_every=7 (the residual replaced, the subspace kept): converged
- *    within the same margin of idrs;
+ *  - replace_every=7 (the residual replaced at the end of the cycle, the
+ *    subspace kept): one replacement each 7 steps, converged within the
+ *    same margin of idrs;
  *  - the pipeline, counted by PMPI on native with a matrix-free operator
  *    (block diagonal: no halo) and a preconditioner callback: one
  *    MPI_Iallreduce a step, and at every preconditioner application and
@@ -256,7 +257,8 @@ static void convection_diffusion(void)
     expect_converged("convdiff Pe 1000 pipeidrs:s=4 ilu0 native, monitor", &o);
     outcome r = run_replacing(A, "pipeidrs:s=4", "7"), i = run_replacing(A, "idrs:s=4", "7");
     expect_converged("convdiff Pe 1000 pipeidrs:s=4 jacobi replace_every=7", &r);
-    MT_CHECK(r.reductions >= r.iterations / 7 && within_margin(r.iterations, i.iterations),
+    /* one each 7 steps, at the end of the 5-step cycle they fall in (a confirmation's more) */
+    MT_CHECK(r.reductions >= (r.iterations - 5) / 7 && r.reductions <= r.iterations / 7 + 1 && within_margin(r.iterations, i.iterations),
              "replace_every=7: %ld replacements in %d steps (idrs %d)", r.reductions, r.iterations, i.iterations);
     if (g_rank == 0)
         printf("replace_every=7: %d steps, %ld replacements, true %.2e (idrs %d)\n", r.iterations, r.reductions,

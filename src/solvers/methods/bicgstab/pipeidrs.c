@@ -32,7 +32,8 @@
  * A restart: G = U = G^ = G~ = 0, M = I, omega = 1, then the images.
  * Residual replacement every `replace_every` steps (pipebicgstab's
  * meaning: 0, every 100 steps up to 1000; < 0, never): r = b - A x and its
- * images, the subspace (G, U, their images, M, omega) kept; dropping it as
+ * images at the end of the cycle (where the next step uses all of f =
+ * P^T r), the subspace (G, U, their images, M, omega) kept; dropping it as
  * a restart does costs IDR(s) its progress (convection-diffusion with
  * Jacobi: 162 steps instead of 102).  The images: f = P^T r in flight
  * while r^ = C r and r~ = A r^ are computed (one reduction, behind one
@@ -317,7 +318,7 @@ static int replacement_due(const ovk__ctx *c, int iter)
 static int iterate(ovk__ctx *c, void *work, double bb)
 {
     pidrs_work *w = work;
-    int rc = OVK_OK, checked = 1, k = 0;
+    int rc = OVK_OK, checked = 1, k = 0, due = 0;
     if (!w->shadow) rc = ovk__idr_shadow(c, "pipeidrs", w->s, w->P, w->M, &w->nglobal); /* a batch's instance */
     if (rc) return rc;
     w->shadow = 1;
@@ -331,7 +332,9 @@ static int iterate(ovk__ctx *c, void *work, double bb)
         if (rc || stop) return rc;
         checked = !next; /* a restart comes from a checked residual */
         k = next ? (k + 1) % (w->s + 1) : 0;
-        if (next && iter < c->opts->max_iter && replacement_due(c, iter)) {
+        due = next && (due || replacement_due(c, iter)); /* a restart replaced r already */
+        if (due && k == 0 && iter < c->opts->max_iter) { /* at a cycle's end: f all used */
+            due = 0;
             rc = true_residual(c, w); /* its norm checked by the next step */
             if (!rc) rc = images(c, w);
             if (rc) return rc;
