@@ -18,7 +18,9 @@
  *    (block diagonal: no halo) and a preconditioner callback: one
  *    MPI_Iallreduce a step, and at every preconditioner application and
  *    every product of the steps a reduction posted and not yet completed
- *    (idrs: none);
+ *    (idrs: none); that product failing, or turning NaN, on the last rank
+ *    while a reduction is in flight: OVK_ECALLBACK (OVK_ENONFINITE) on
+ *    every rank, x finite;
  *  - a preconditioner that turns NaN at its 12th application (step 11's):
  *    reason non-finite at step 11, OVK_ENONFINITE on every rank, x finite;
  *  - bad input, the same status on every rank: s = 0, -1, 65 and an
@@ -272,6 +274,7 @@ enum { OP_ROWS = 300 };
 
 typedef struct calls {
     int pc, pc_flying, mv, mv_flying;
+    int fail_from, fail_mode; /* the last rank's product from call fail_from: 1 fails, 2 NaN (0: never) */
 } calls;
 
 /* 1 when a reduction is posted and not completed */
@@ -286,6 +289,10 @@ static int op_matvec(ovk_solver *s, const double *x, double *y, void *ctx)
     k->mv_flying += flying();
     for (int i = 0; i < n; i++)
         y[i] = (4.0 + 0.01 * i) * x[i] - 1.5 * (i > 0 ? x[i - 1] : 0.0) - 0.7 * (i + 1 < n ? x[i + 1] : 0.0);
+    if (k->fail_mode && k->mv >= k->fail_from && g_rank == g_size - 1) {
+        if (k->fail_mode == 1) return 1;
+        y[0] = NAN;
+    }
     return 0;
 }
 
@@ -300,8 +307,11 @@ static int op_pc(ovk_solver *s, const double *r, double *z, void *ctx)
     return 0;
 }
 
-/* 20 steps (rtol 1e-30) on native; the callbacks' counts, the reductions posted */
-static calls pipeline_run(const char *solver, long *posted)
+/* 20 steps (rtol 1e-30) on native; the callbacks' counts, the reductions
+ * posted; fail_mode: the product fails (1) or turns NaN (2) on the last rank
+ * from its 8th call in the solve, which must then end with OVK_ECALLBACK
+ * (OVK_ENONFINITE) on every rank and x finite */
+static calls pipeline_run(const char *solver, long *posted, int fail_mode)
 {
     calls k = {0};
     ovk_solver *s = NULL;
@@ -317,12 +327,21 @@ static calls pipeline_run(const char *solver, long *posted)
     double *bd = ovk_vector_data(b);
     for (int i = 0; i < OP_ROWS; i++) bd[i] = hash_unit((uint64_t)(g_rank * OP_ROWS + i));
     MT_RC(OVK_OK, ovk_solver_setup(s));
-    k = (calls){0};
+    k = (calls){.fail_from = 8, .fail_mode = fail_mode};
     long p0 = n_iallreduce;
     int rc = ovk_solver_solve(s, b, x, &res);
     *posted = n_iallreduce - p0;
-    MT_CHECK(rc == OVK_EMAXIT && res.iterations == 20, "%s: status %s after %d steps", solver, ovk_status_name(rc),
-             res.iterations);
+    if (fail_mode) {
+        const char *what = fail_mode == 1 ? "a failing product" : "a NaN product";
+        int finite = 1;
+        const double *xd = ovk_vector_data(x);
+        for (int i = 0; i < OP_ROWS; i++) finite &= isfinite(xd[i]) != 0;
+        expect_everywhere(what, rc, fail_mode == 1 ? OVK_ECALLBACK : OVK_ENONFINITE);
+        MT_CHECK(finite, "%s %s: x not finite after %d steps", solver, what, res.iterations);
+    } else {
+        MT_CHECK(rc == OVK_EMAXIT && res.iterations == 20, "%s: status %s after %d steps", solver,
+                 ovk_status_name(rc), res.iterations);
+    }
     ovk_solver_destroy(&s);
     ovk_vector_destroy(b);
     ovk_vector_destroy(x);
@@ -332,7 +351,7 @@ static calls pipeline_run(const char *solver, long *posted)
 static void pipeline(void)
 {
     long posted = 0;
-    calls k = pipeline_run("pipeidrs:s=4", &posted);
+    calls k = pipeline_run("pipeidrs:s=4", &posted, 0);
     /* the restart's r^ = C r, r~ = A r^ and each step's pair, all behind a
      * posted sum; not in flight: r0 = b - A x0 and the limit's true residual */
     MT_CHECK(k.pc == 21 && k.pc_flying == k.pc && k.mv_flying == 21 && k.mv - k.mv_flying <= 2,
@@ -343,9 +362,11 @@ static void pipeline(void)
     if (g_rank == 0)
         printf("pipeline: pipeidrs:s=4 %d/%d applications, %d/%d products in flight, %ld reductions in 20 steps\n",
                k.pc_flying, k.pc, k.mv_flying, k.mv, posted);
-    calls i = pipeline_run("idrs:s=4", &posted);
+    calls i = pipeline_run("idrs:s=4", &posted, 0);
     MT_CHECK(i.pc_flying == 0 && i.mv_flying == 0, "idrs: %d applications, %d products behind a sum", i.pc_flying,
              i.mv_flying);
+    pipeline_run("pipeidrs:s=4", &posted, 1); /* the 8th product: step 6's, a reduction in flight */
+    pipeline_run("pipeidrs:s=4", &posted, 2);
     for (int mon = 0; mon < 2; mon++) { /* a monitor's vote rides the same sums */
         ovk_matrix *A = convdiff(50.0, OVK_CONVDIFF_UPWIND);
         ns_run r = {.solver = "pipeidrs:s=4", .pc = "jacobi", .backend = "native", .rtol = 1e-30, .maxit = 20,
