@@ -23,7 +23,9 @@
  *
  * So a step is one preconditioner application, one product and one
  * reduction in flight behind both; C must be linear (a fixed
- * preconditioner).  As in idrs, <r,r> rides one step late: step j's
+ * preconditioner).  With a diagonal C (Jacobi) r^ = d r and G^ = d G are
+ * not carried: u_k = omega d (r - G(:,k:) c) + U(:,k:) c, as idrs makes it,
+ * and x += omega d r (fewer vector passes, fewer recurrences to drift).  As in idrs, <r,r> rides one step late: step j's
  * reduction carries the norm of step j - 1's residual, checked after the
  * wait, before step j updates x.  Rounding makes r, r^, r~ drift from
  * b - A x, C r, A C r (and G from A U): a converged recursive residual is
@@ -63,6 +65,7 @@ typedef struct pidrs_work {
     double *vals;          /* the step's sums: 2 s + 3 */
     double omega;
     double rr_loc;         /* the local <r,r> of the last update */
+    const double *diag;    /* C's diagonal when C is diagonal (r^ and G^ then not carried), else NULL */
     int shadow;            /* P is set up */
     long long nglobal;
     int last_restart;      /* the step of the latest breakdown restart, or -1 */
@@ -80,8 +83,31 @@ static void progress(ovk__ctx *c, int m, int every, int last, int *since)
     }
 }
 
-/* u_k = omega (r^ - G^(:,k:) c) + U(:,k:) c;  g_k = omega (r~ - G~(:,k:) c)
- * + G(:,k:) c;  the local P^T g_k, <g_k,g_k> in vals[0..s] */
+/* rows lo..lo+m of u_k: omega (r^ - G^(:,k:) c) + U(:,k:) c, or with a
+ * diagonal C omega d (r - G(:,k:) c) + U(:,k:) c (r^ = d r, G^ = d G: not
+ * carried) */
+static void direction_u(pidrs_work *w, int k, int lo, int m, double *const *XU, const double *coef)
+{
+    int q = w->s - k;
+    if (!w->diag) {
+        ovk__idr_block_comb(lo, m, w->U[k], w->omega, w->rh + lo, 2 * q, XU, coef);
+        return;
+    }
+    double z[BLOCK], mc[MAX_S];
+    for (int j = 0; j < q; j++) mc[j] = -w->cf[k + j];
+    ovk__idr_block_comb(0, m, z, 1.0, w->r + lo, 0, NULL, NULL);
+    for (int j = 0; j < q; j++) {
+        const double *restrict g = w->G[k + j] + lo;
+#pragma omp simd
+        for (int i = 0; i < m; i++) z[i] += mc[j] * g[i];
+    }
+    const double *restrict d = w->diag + lo;
+    for (int i = 0; i < m; i++) z[i] *= d[i];
+    ovk__idr_block_comb(lo, m, w->U[k], w->omega, z, q, w->U + k, w->cf + k);
+}
+
+/* u_k (direction_u);  g_k = omega (r~ - G~(:,k:) c) + G(:,k:) c;  the local
+ * P^T g_k, <g_k,g_k> in vals[0..s] */
 static void direction(ovk__ctx *c, pidrs_work *w, int k)
 {
     int n = c->n, s = w->s, q = s - k, every = ovk__chunk_rows(n, &c->hook);
@@ -99,7 +125,7 @@ static void direction(ovk__ctx *c, pidrs_work *w, int k)
     ovk__tic t0 = ovk__tic_start(c);
     for (int lo = 0, since = 0; lo < n; lo += BLOCK) {
         int m = ovk__chunk_end(lo, BLOCK, n) - lo;
-        ovk__idr_block_comb(lo, m, w->U[k], w->omega, w->rh + lo, 2 * q, XU, coef);
+        direction_u(w, k, lo, m, XU, coef); /* before g_k overwrites G(:,k) */
         ovk__idr_block_comb(lo, m, w->G[k], w->omega, w->rt + lo, 2 * q, XG, coef);
         const double *restrict g = w->G[k] + lo;
         for (int j = 0; j < s; j++) {
@@ -119,7 +145,8 @@ static void direction(ovk__ctx *c, pidrs_work *w, int k)
 }
 
 /* (g_k, g^_k, g~_k, u_k) -= (G, G^, G~, U)(:,:k) alpha;  (r, r^, r~) -=
- * beta (g_k, g^_k, g~_k);  x += beta u_k;  rr_loc = <r,r>: one pass */
+ * beta (g_k, g^_k, g~_k);  x += beta u_k;  rr_loc = <r,r>: one pass (g^_k
+ * and r^ not with a diagonal C) */
 static void inner_update(ovk__ctx *c, pidrs_work *w, int k, double beta)
 {
     int n = c->n, every = ovk__chunk_rows(n, &c->hook);
@@ -129,18 +156,19 @@ static void inner_update(ovk__ctx *c, pidrs_work *w, int k, double beta)
     for (int lo = 0, since = 0; lo < n; lo += BLOCK) {
         int m = ovk__chunk_end(lo, BLOCK, n) - lo;
         ovk__idr_block_comb(lo, m, w->G[k], 1.0, w->G[k] + lo, k, w->G, ma);
-        ovk__idr_block_comb(lo, m, w->Gh[k], 1.0, w->Gh[k] + lo, k, w->Gh, ma);
+        if (!w->diag) ovk__idr_block_comb(lo, m, w->Gh[k], 1.0, w->Gh[k] + lo, k, w->Gh, ma);
         ovk__idr_block_comb(lo, m, w->Gt[k], 1.0, w->Gt[k] + lo, k, w->Gt, ma);
         ovk__idr_block_comb(lo, m, w->U[k], 1.0, w->U[k] + lo, k, w->U, ma);
         const double *restrict g = w->G[k] + lo, *restrict gh = w->Gh[k] + lo, *restrict gt = w->Gt[k] + lo;
         const double *restrict u = w->U[k] + lo;
         double *restrict r = w->r + lo, *restrict rh = w->rh + lo, *restrict rt = w->rt + lo;
         double *restrict x = c->x + lo, br = 0.0;
+        if (!w->diag)
+            for (int i = 0; i < m; i++) rh[i] -= beta * gh[i];
 #pragma omp simd reduction(+ : br)
         for (int i = 0; i < m; i++) {
             double ri = r[i] - beta * g[i];
             r[i] = ri;
-            rh[i] -= beta * gh[i];
             rt[i] -= beta * gt[i];
             x[i] += beta * u[i];
             br += ri * ri;
@@ -152,19 +180,27 @@ static void inner_update(ovk__ctx *c, pidrs_work *w, int k, double beta)
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
-/* x += omega r^;  (r, r^, r~) -= omega (r~, t^, t~);  rr_loc = <r,r> */
+/* x += omega r^ (d r with a diagonal C);  (r, r^, r~) -= omega (r~, t^, t~);
+ * rr_loc = <r,r> */
 static void omega_update(ovk__ctx *c, pidrs_work *w)
 {
     double *restrict r = w->r, *restrict rh = w->rh, *restrict rt = w->rt, *restrict x = c->x;
-    const double *restrict th = w->th, *restrict tt = w->tt;
+    const double *restrict th = w->th, *restrict tt = w->tt, *restrict d = w->diag;
     double om = w->omega, rr = 0.0;
+    int n = c->n;
     ovk__tic t0 = ovk__tic_start(c);
+    if (d) {
+        for (int i = 0; i < n; i++) x[i] += om * d[i] * r[i];
+    } else {
+        for (int i = 0; i < n; i++) {
+            x[i] += om * rh[i];
+            rh[i] -= om * th[i];
+        }
+    }
 #pragma omp simd reduction(+ : rr)
-    for (int i = 0; i < c->n; i++) {
-        x[i] += om * rh[i];
+    for (int i = 0; i < n; i++) {
         double ri = r[i] - om * rt[i];
         r[i] = ri;
-        rh[i] -= om * th[i];
         rt[i] -= om * tt[i];
         rr += ri * ri;
     }
@@ -229,7 +265,7 @@ static int inner_sums(ovk__ctx *c, pidrs_work *w, int k)
     ovk__idr_solve_c(s, k, w->M, w->f, w->cf); /* M(k:,k:) c = f(k:) */
     direction(c, w, k);
     w->vals[s + 1] = w->rr_loc;
-    return sums_behind(c, w, s + 2, w->G[k], w->Gh[k], w->Gt[k]);
+    return sums_behind(c, w, s + 2, w->G[k], w->diag ? w->th : w->Gh[k], w->Gt[k]); /* g^_k kept without d */
 }
 
 /* inner step k after its wait; *broke: M(k,k) negligible (nothing updated,
@@ -322,6 +358,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
     if (!w->shadow) rc = ovk__idr_shadow(c, "pipeidrs", w->s, w->P, w->M, &w->nglobal); /* a batch's instance */
     if (rc) return rc;
     w->shadow = 1;
+    w->diag = ovk__ctx_pc_diagonal(c);
     w->last_restart = -1;
     w->rr_loc = 0.0;
     rc = restart(c, w); /* r = b - A x0 from the frame, its norm checked */
