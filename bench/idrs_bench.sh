@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# idrs_bench.sh -- IDR(s) against BiCGStab (ours) and PETSc's KSPBCGS and KSPBCGSL on the
-# 3-D convection-diffusion problem of the drivers, in one interleaved run.
+# idrs_bench.sh -- IDR(s) and pipelined IDR(s) against BiCGStab (ours) and PETSc's KSPBCGS and
+# KSPBCGSL on the 3-D convection-diffusion problem of the drivers, in one interleaved run.
 #
 # Usage: bench/idrs_bench.sh [options]
 #   -b DIR      build dir of ovkrylov (default: the repository's build/)
@@ -10,7 +10,12 @@
 #   -r R        repeats (default 5): every case once per repeat, in the same order; medians
 #   -n S        box per rank (default 40: -n 40 40 40)
 #   -peclet PE  Peclet number (default 1000; velocity 1 1 1, upwind: the drivers' defaults)
-#   -s "S..."   the s of idrs to run (default "2 4 8")
+#   -s "S..."   the s of idrs and pipeidrs to run (default "2 4 8")
+#   -backends "B..."  reduction backends of ours (default "blocking"; pipeidrs wants one that
+#               progresses in flight: native, nbc); each of ours runs once per backend
+#   -latency_us A  ours under the latency model, every reduction at least A us (default 0:
+#               none); PETSc's rows are left out when A > 0 (no such model there)
+#   -peers 0|1  PETSc's rows (default 1)
 #   -pcs "P..." preconditioners (default "jacobi ilu0"; PETSc: jacobi, bjacobi = ILU(0) per rank)
 #   -l DIR      keep the raw outputs in DIR (default: a fresh mktemp dir)
 #
@@ -21,9 +26,11 @@
 # Products: PETSc's MatMult count (-log_view); ours by the recurrences, the product of
 # r0 = b - A x0 included: bicgstab 2 per iteration + 2 (r0, the confirmation of the true
 # residual), idrs 1 per step + 3 (r0, the step whose sums carry the last norm, the
-# confirmation).  Markdown table on stdout: medians over the repeats of the solve time, the
-# ratio to the fastest idrs row of the same preconditioner, iterations and products, the
-# true relative residual.
+# confirmation), pipeidrs 1 per step + 4 (idrs's and r~ = A C r0) + 2 per residual
+# replacement.  Ours with -backends other than blocking are named solver@backend.
+# Markdown table on stdout: medians over the repeats of the solve time, the
+# ratio to the fastest idrs row of the same preconditioner, the time per iteration,
+# iterations and products, the true relative residual.
 set -u
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -36,6 +43,9 @@ N=40
 PE=1000
 SS="2 4 8"
 PCS="jacobi ilu0"
+BACKENDS="blocking"
+LAT=0
+PEERS_ON=1
 LOGDIR=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -47,6 +57,9 @@ while [ $# -gt 0 ]; do
         -peclet) PE="$2"; shift 2 ;;
         -s) SS="$2"; shift 2 ;;
         -pcs) PCS="$2"; shift 2 ;;
+        -backends) BACKENDS="$2"; shift 2 ;;
+        -latency_us) LAT="$2"; shift 2 ;;
+        -peers) PEERS_ON="$2"; shift 2 ;;
         -l) LOGDIR="$2"; shift 2 ;;
         -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "idrs_bench.sh: unknown option $1 (try -h)" >&2; exit 2 ;;
@@ -60,21 +73,34 @@ MPIEXEC=(mpiexec -n "$NP")
 mkdir -p "$LOGDIR"
 OURS="$BUILD/examples/ovk_laplace27"
 PCG="$PEERS/petsc_cg"
-[ -x "$PCG" ] || bash "$HERE/peers/build.sh" "$PEERS" >&2 || true
-for p in "$OURS" "$PCG"; do [ -x "$p" ] || { echo "idrs_bench.sh: $p missing" >&2; exit 1; }; done
+[ "$LAT" = 0 ] || PEERS_ON=0
+NEED=("$OURS")
+if [ "$PEERS_ON" = 1 ]; then
+    [ -x "$PCG" ] || bash "$HERE/peers/build.sh" "$PEERS" >&2 || true
+    NEED+=("$PCG")
+fi
+for p in "${NEED[@]}"; do [ -x "$p" ] || { echo "idrs_bench.sh: $p missing" >&2; exit 1; }; done
 
 CD=(-problem convdiff -peclet "$PE" -rhs random -tol 1e-8 -n "$N" "$N" "$N" -maxit 5000)
 IDS=()
-declare -A WHO PC
+declare -A WHO PC CMD
 add() { # id who pc -- command...
-    IDS+=("$1"); WHO[$1]="$2"; PC[$1]="$3"; local id=$1; shift 4; eval "CMD_$id=(\"\$@\")"
+    IDS+=("$1"); WHO[$1]="$2"; PC[$1]="$3"; local id=$1; shift 4; CMD[$id]=$(printf '%q ' "$@")
 }
+LATOPT=(); [ "$LAT" = 0 ] || LATOPT=(-latency_us "$LAT")
 for pc in $PCS; do
     ppc="-pc_type jacobi"; [ "$pc" = ilu0 ] && ppc="-pc_type bjacobi"
-    add "bicgstab_$pc" ours "$pc" -- "${MPIEXEC[@]}" "$OURS" "${CD[@]}" -solver bicgstab -precond "$pc"
-    for s in $SS; do
-        add "idrs${s}_$pc" ours "$pc" -- "${MPIEXEC[@]}" "$OURS" "${CD[@]}" -solver "idrs:s=$s" -precond "$pc"
+    for be in $BACKENDS; do
+        sfx=""; [ "$BACKENDS" = blocking ] || sfx="@$be"
+        OB=(-backend "$be" "${LATOPT[@]}")
+        add "bicgstab$sfx""_$pc" ours "$pc" -- "${MPIEXEC[@]}" "$OURS" "${CD[@]}" "${OB[@]}" -solver bicgstab -precond "$pc"
+        for s in $SS; do
+            add "idrs$s$sfx""_$pc" ours "$pc" -- "${MPIEXEC[@]}" "$OURS" "${CD[@]}" "${OB[@]}" -solver "idrs:s=$s" -precond "$pc"
+            add "pipeidrs$s$sfx""_$pc" ours "$pc" -- "${MPIEXEC[@]}" "$OURS" "${CD[@]}" "${OB[@]}" -solver "pipeidrs:s=$s" \
+                -precond "$pc"
+        done
     done
+    [ "$PEERS_ON" = 1 ] || continue
     # shellcheck disable=SC2086
     add "KSPBCGS_$pc" petsc "$pc" -- "${MPIEXEC[@]}" "$PCG" "${CD[@]}" -ksp_type bcgs $ppc -log_view
     # shellcheck disable=SC2086
@@ -86,13 +112,12 @@ echo "# $(uname -n), $(nproc --all) cores, $(grep -m1 'model name' /proc/cpuinfo
 echo "# load before: $(uptime | sed 's/.*load average: //')"
 for ((rep = 1; rep <= R; rep++)); do
     for id in "${IDS[@]}"; do
-        eval "cmd=(\"\${CMD_$id[@]}\")"
-        "${cmd[@]}" > "$LOGDIR/$id.$rep.out" 2>&1 || echo "# $id repeat $rep: exit $?" >&2
+        eval "${CMD[$id]}" > "$LOGDIR/$id.$rep.out" 2>&1 || echo "# $id repeat $rep: exit $?" >&2
     done
 done
 echo "# load after: $(uptime | sed 's/.*load average: //')"
 echo "# commands (repeats $R, outputs in $LOGDIR):"
-for id in "${IDS[@]}"; do eval "echo \"#   $id: \${CMD_$id[*]}\""; done
+for id in "${IDS[@]}"; do echo "#   $id: ${CMD[$id]}"; done
 
 field() { sed -n "s/^$2 = \\([^ ]*\\).*/\\1/p" "$1" | tail -1; }
 median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
@@ -105,23 +130,30 @@ for id in "${IDS[@]}"; do
         PR[$id]=$(awk '$1 == "MatMult" {print $2}' "$f" | head -1)
         TR[$id]=$(field "$f" "True Relative Residual Norm")
     else
-        case "$id" in bicgstab*) PR[$id]=$((2 * ${IT[$id]:-0} + 2)) ;; *) PR[$id]=$((${IT[$id]:-0} + 3)) ;; esac
+        rp=$(field "$f" "Residual Replacements" | tr -d ,)
+        case "$id" in
+            bicgstab*) PR[$id]=$((2 * ${IT[$id]:-0} + 2)) ;;
+            pipeidrs*) PR[$id]=$((${IT[$id]:-0} + 4 + 2 * ${rp:-0})) ;;
+            *) PR[$id]=$((${IT[$id]:-0} + 3)) ;;
+        esac
         TR[$id]=$(field "$f" "Final Relative Residual Norm")
     fi
 done
 echo
-echo "| preconditioner | solver | iterations | products | true rel. residual | solve time (s, median) | time / best idrs |"
-echo "|---|---|---|---|---|---|---|"
+echo "| preconditioner | solver | iterations | products | true rel. residual | solve time (s, median) | ms / iteration | time / best idrs |"
+echo "|---|---|---|---|---|---|---|---|"
 for pc in $PCS; do
     best=""
-    for s in $SS; do
-        t=${T[idrs${s}_$pc]}
+    for id in "${IDS[@]}"; do
+        if [ "${PC[$id]}" != "$pc" ] || [ "${id#idrs}" = "$id" ]; then continue; fi
+        t=${T[$id]}
         if [ -z "$best" ] || awk "BEGIN {exit !($t < $best)}"; then best=$t; fi
     done
     for id in "${IDS[@]}"; do
         [ "${PC[$id]}" = "$pc" ] || continue
         name=$id; name=${name%_"$pc"}; name=${name/idrs/idrs:s=}
         ratio=$(awk "BEGIN {printf \"%.2f\", ${T[$id]} / $best}")
-        echo "| $pc | $name | ${IT[$id]} | ${PR[$id]} | ${TR[$id]} | ${T[$id]} | $ratio |"
+        per=$(awk "BEGIN {it = ${IT[$id]:-0}; if (it > 0) printf \"%.3f\", 1000 * ${T[$id]} / it; else print \"nan\"}")
+        echo "| $pc | $name | ${IT[$id]} | ${PR[$id]} | ${TR[$id]} | ${T[$id]} | $per | $ratio |"
     done
 done

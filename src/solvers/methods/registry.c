@@ -21,6 +21,7 @@ extern const ovk__solver ovk__solver_auto;
 extern const ovk__solver ovk__solver_bicgstab;
 extern const ovk__solver ovk__solver_pipebicgstab;
 extern const ovk__solver ovk__solver_idrs;
+extern const ovk__solver ovk__solver_pipeidrs;
 /* SOLVERS: declarations of further variants go here. */
 
 static const ovk__solver *const solvers[] = {
@@ -39,6 +40,7 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_bicgstab,
     &ovk__solver_pipebicgstab,
     &ovk__solver_idrs,
+    &ovk__solver_pipeidrs,
     /* SOLVERS: further variants go here. */
 };
 

@@ -1,9 +1,13 @@
 /* What the BiCGStab variants (bicgstab.c, pipebicgstab.c) share: the
  * restart after a breakdown, the convergence test confirmed on the true
  * residual, and an honest residual when the iteration limit stops them
- * (bcgs_common.c). */
+ * (bcgs_common.c); and what the IDR(s) variants (idrs.c, pipeidrs.c)
+ * share: the shadow space, the blocked kernels, the small triangular
+ * solves, the choice of omega and the breakdown rule. */
 #ifndef OVK_BCGS_H
 #define OVK_BCGS_H
+
+#include <string.h>
 
 #include "../../solver.h"
 
@@ -34,5 +38,62 @@ int ovk__bcgs_check(ovk__ctx *c, int iter, double rr, double bb, double *r, int 
 /* The iteration limit: r = b - A x, rel_residual its norm, reason MAXIT
  * (CONVERGED when that residual meets the tolerance).  Collective. */
 int ovk__bcgs_limit(ovk__ctx *c, double bb, double *r);
+
+/* ---- IDR(s) (idrs.c, pipeidrs.c) ------------------------------------------ */
+
+enum { OVK__IDR_MAX_S = 64 };
+/* the kernels run over blocks of this many rows (vectorised, in cache) */
+enum { OVK__IDR_BLOCK = 512 };
+
+/* rows lo..lo+m of y = a x + sum_j coef[j] X[j], x given from row lo (x
+ * and X read before y is written: y may be one of them) */
+static inline void ovk__idr_block_comb(int lo, int m, double *y, double a, const double *x, int k, double *const *X,
+                                       const double *coef)
+{
+    double b[OVK__IDR_BLOCK];
+    for (int i = 0; i < m; i++) b[i] = a * x[i];
+    for (int j = 0; j < k; j++) {
+        const double *restrict xj = X[j] + lo;
+        double cj = coef[j];
+#pragma omp simd
+        for (int i = 0; i < m; i++) b[i] += cj * xj[i];
+    }
+    memcpy(y + lo, b, sizeof(double) * (size_t)m);
+}
+
+/* Collective: the rows' global count (*nglobal), the check s <= rows
+ * (OVK_EOPTION naming solver `name` and its s) and P, s orthonormal random
+ * vectors hashed from the global row (the same on any partition); scratch:
+ * s x s.  The same status on every rank. */
+int ovk__idr_shadow(ovk__ctx *c, const char *name, int s, double *const *P, double *scratch, long long *nglobal);
+
+/* Local: y = a x + sum_j coef[j] X[j] over k vectors (y may be x or one of
+ * X), blocked, the progress hook poked. */
+void ovk__idr_lincomb(ovk__ctx *c, double *y, double a, const double *x, int k, double *const *X, const double *coef);
+
+/* Local: out[a s + j] = <p_j, Y[a]> (a < ny, j < s), then <Y[0],Y[0]>
+ * (ny = 1) or <Y[1],Y[0]>, <Y[1],Y[1]> (ny = 2): each vector read once. */
+void ovk__idr_shadow_dots(ovk__ctx *c, int s, double *const *P, int ny, const double *const *Y, double *out);
+
+/* M(k:,k:) cf(k:) = f(k:) (M: s x s lower triangular, M[i + s j]). */
+void ovk__idr_solve_c(int s, int k, const double *M, const double *f, double *cf);
+
+/* After the sums m = P^T g_k (m[s] = <g_k,g_k>): M(:k,:k) al = m(:k), the
+ * new column M(:,k) = m - M(:,:k) al (0 above k); returns 1 when M(k,k) is
+ * negligible beside ||g_k|| (or not finite). */
+int ovk__idr_column(int s, int k, double *M, const double *m, double *al);
+
+/* omega = <t,r> / <t,t>, raised to kappa ||r|| / ||t|| when |<t,r>| <
+ * kappa ||t|| ||r|| (kappa = 0.7, "maintaining the convergence"). */
+double ovk__idr_omega(double tr, double tt, double rr);
+
+/* 1 when a value of vals[0..count) is not finite: the solve stops at step
+ * iter - 1 (reason non-finite). */
+int ovk__idr_nonfinite(ovk__ctx *c, const double *vals, int count, int iter);
+
+/* A breakdown at step iter (what = value): 0 when the caller restarts the
+ * cycle (*last = iter, a restart counted), 1 when the solve stops (a second
+ * one at the same step: OVK_EBREAKDOWN, status set). */
+int ovk__idr_breakdown(ovk__ctx *c, int *last, int s, int iter, const char *what, double value);
 
 #endif

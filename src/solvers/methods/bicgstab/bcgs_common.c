@@ -1,7 +1,9 @@
-/* The decisions the BiCGStab variants share (bcgs.h): every one is taken
- * on reduced values, so every rank decides the same. */
+/* The decisions the BiCGStab variants share and the pieces of the IDR(s)
+ * variants (bcgs.h): every decision is taken on reduced values, so every
+ * rank decides the same. */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 
 #include "bcgs.h"
 
@@ -56,4 +58,178 @@ int ovk__bcgs_check(ovk__ctx *c, int iter, double rr, double bb, double *r, int 
     if (!*replaced) return ovk__bcgs_limit(c, bb, r);
     c->res->reason = OVK_REASON_MAXIT; /* rel_residual is the true residual's already */
     return OVK_OK;
+}
+
+/* ---- IDR(s): the shadow space -------------------------------------------- */
+
+/* a value in [-1, 1) from global row g and column j (SplitMix64) */
+static double shadow_entry(uint64_t g, int j)
+{
+    uint64_t x = g * (uint64_t)OVK__IDR_MAX_S + (uint64_t)j + 0x1D8E4E27C47D124Full;
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    return 2.0 * (double)(x >> 11) * (1.0 / 9007199254740992.0) - 1.0;
+}
+
+/* collective: one Cholesky QR pass, P = P L^-T with L L^T = P^T P (g: s x s
+ * scratch); returns OVK_OK or OVK_EINVAL (the same on every rank: reduced
+ * Gram) */
+static int cholqr(ovk__ctx *c, const char *name, int s, double *const *P, double *g)
+{
+    int n = c->n;
+    for (int i = 0; i < s; i++) /* the lower triangle: g[i + s j], j <= i */
+        for (int j = 0; j <= i; j++) g[i + s * j] = ovk__dot(n, P[i], P[j]);
+    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, g, s * s, MPI_DOUBLE, MPI_SUM, c->comm), "MPI_Allreduce (idrs P)");
+    if (rc) return rc;
+    for (int j = 0; j < s; j++) { /* Cholesky, in place */
+        double d = g[j + s * j];
+        for (int k = 0; k < j; k++) d -= g[j + s * k] * g[j + s * k];
+        if (!(d > 0.0 && isfinite(d)))
+            return ovk__fail(OVK_EINVAL, "solver %s: the shadow space's %d random vectors are dependent", name, s);
+        g[j + s * j] = sqrt(d);
+        for (int i = j + 1; i < s; i++) {
+            double e = g[i + s * j];
+            for (int k = 0; k < j; k++) e -= g[i + s * k] * g[j + s * k];
+            g[i + s * j] = e / g[j + s * j];
+        }
+    }
+    for (int r = 0; r < n; r++) /* each row y = p L^-T, in place */
+        for (int j = 0; j < s; j++) {
+            double y = P[j][r];
+            for (int k = 0; k < j; k++) y -= g[j + s * k] * P[k][r];
+            P[j][r] = y / g[j + s * j];
+        }
+    return OVK_OK;
+}
+
+int ovk__idr_shadow(ovk__ctx *c, const char *name, int s, double *const *P, double *scratch, long long *nglobal)
+{
+    long long n = c->n, start = 0, total = 0;
+    int rc = ovk__mpi(MPI_Exscan(&n, &start, 1, MPI_LONG_LONG, MPI_SUM, c->comm), "MPI_Exscan (idrs rows)");
+    if (rc) return rc;
+    rc = ovk__mpi(MPI_Allreduce(&n, &total, 1, MPI_LONG_LONG, MPI_SUM, c->comm), "MPI_Allreduce (idrs rows)");
+    if (rc) return rc;
+    if (c->rank == 0) start = 0; /* MPI_Exscan leaves rank 0's undefined */
+    *nglobal = total;
+    if (s > total)
+        return ovk__fail(OVK_EOPTION, "solver %s: option s=%d exceeds the system's %lld rows (the shadow space "
+                                      "needs s independent vectors)", name, s, total);
+    for (int j = 0; j < s; j++)
+        for (int i = 0; i < c->n; i++) P[j][i] = shadow_entry((uint64_t)(start + i), j);
+    rc = cholqr(c, name, s, P, scratch); /* twice: orthonormal to rounding */
+    return rc ? rc : cholqr(c, name, s, P, scratch);
+}
+
+/* ---- IDR(s): kernels ------------------------------------------------------- */
+
+void ovk__idr_lincomb(ovk__ctx *c, double *y, double a, const double *x, int k, double *const *X, const double *coef)
+{
+    int n = c->n, every = ovk__chunk_rows(n, &c->hook);
+    ovk__tic t0 = ovk__tic_start(c);
+    for (int lo = 0, since = 0; lo < n; lo += OVK__IDR_BLOCK) {
+        int m = ovk__chunk_end(lo, OVK__IDR_BLOCK, n) - lo;
+        ovk__idr_block_comb(lo, m, y, a, x + lo, k, X, coef);
+        since += m;
+        if (since >= every || lo + m == n) {
+            ovk__poke(&c->hook);
+            since = 0;
+        }
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+void ovk__idr_shadow_dots(ovk__ctx *c, int s, double *const *P, int ny, const double *const *Y, double *out)
+{
+    int n = c->n, every = ovk__chunk_rows(n, &c->hook), nout = ny * s + ny;
+    ovk__tic t0 = ovk__tic_start(c);
+    for (int j = 0; j < nout; j++) out[j] = 0.0;
+    for (int lo = 0, since = 0; lo < n; lo += OVK__IDR_BLOCK) {
+        int m = ovk__chunk_end(lo, OVK__IDR_BLOCK, n) - lo;
+        for (int a = 0; a < ny; a++) {
+            const double *restrict y = Y[a] + lo;
+            for (int j = 0; j < s; j++) {
+                const double *restrict p = P[j] + lo;
+                double d = 0.0;
+#pragma omp simd reduction(+ : d)
+                for (int i = 0; i < m; i++) d += p[i] * y[i];
+                out[a * s + j] += d;
+            }
+        }
+        const double *restrict y0 = Y[0] + lo, *restrict y1 = Y[ny - 1] + lo;
+        double d0 = 0.0, d1 = 0.0;
+#pragma omp simd reduction(+ : d0, d1)
+        for (int i = 0; i < m; i++) {
+            d0 += y1[i] * y0[i];
+            d1 += y1[i] * y1[i];
+        }
+        out[ny * s] += d0;
+        if (ny == 2) out[ny * s + 1] += d1;
+        since += m;
+        if (since >= every || lo + m == n) {
+            ovk__poke(&c->hook);
+            since = 0;
+        }
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+/* ---- IDR(s): the small systems and the decisions ----------------------------- */
+
+void ovk__idr_solve_c(int s, int k, const double *M, const double *f, double *cf)
+{
+    for (int i = k; i < s; i++) {
+        double e = f[i];
+        for (int j = k; j < i; j++) e -= M[i + s * j] * cf[j];
+        cf[i] = e / M[i + s * i];
+    }
+}
+
+int ovk__idr_column(int s, int k, double *M, const double *m, double *al)
+{
+    for (int i = 0; i < k; i++) { /* M(:k,:k) alpha = m(:k) */
+        double e = m[i];
+        for (int j = 0; j < i; j++) e -= M[i + s * j] * al[j];
+        al[i] = e / M[i + s * i];
+    }
+    for (int i = 0; i < s; i++) {
+        double e = i < k ? 0.0 : m[i];
+        for (int j = 0; i >= k && j < k; j++) e -= M[i + s * j] * al[j];
+        M[i + s * k] = e;
+    }
+    double d = M[k + s * k];
+    return !isfinite(d) || fabs(d) <= DBL_EPSILON * sqrt(m[s]);
+}
+
+double ovk__idr_omega(double tr, double tt, double rr)
+{
+    static const double KAPPA = 0.7;
+    double nt = sqrt(tt), nr = sqrt(rr), rho = tr / (nt * nr), omega = tr / tt;
+    if (!(fabs(rho) >= KAPPA)) omega = (tr < 0.0 ? -KAPPA : KAPPA) * nr / nt; /* omega kappa / |rho| */
+    return omega;
+}
+
+int ovk__idr_nonfinite(ovk__ctx *c, const double *vals, int count, int iter)
+{
+    for (int i = 0; i < count; i++)
+        if (!isfinite(vals[i])) {
+            ovk__stop(c, iter - 1, OVK_REASON_NONFINITE, "a sum of the following step", vals[i]);
+            return 1;
+        }
+    return 0;
+}
+
+int ovk__idr_breakdown(ovk__ctx *c, int *last, int s, int iter, const char *what, double value)
+{
+    if (*last == iter) {
+        c->res->iterations = iter - 1;
+        c->res->reason = OVK_REASON_BREAKDOWN;
+        ovk__fail(OVK_EBREAKDOWN, "iteration %d: %s = %g again right after a restart (IDR(%d) breaks down on this "
+                                  "system; try gmres, another s or another preconditioner)", iter, what, value, s);
+        return 1;
+    }
+    *last = iter;
+    c->res->restarts++;
+    return 0;
 }

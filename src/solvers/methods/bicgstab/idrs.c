@@ -45,8 +45,7 @@
 
 #include "bcgs.h"
 
-enum { MAX_S = 64 };
-static const double KAPPA = 0.7;
+enum { MAX_S = OVK__IDR_MAX_S };
 
 typedef struct idrs_params {
     long s;
@@ -66,68 +65,10 @@ typedef struct idrs_work {
     int last_restart;      /* the step of the latest breakdown restart, or -1 */
 } idrs_work;
 
-/* ---- the shadow space --------------------------------------------------- */
-
-/* a value in [-1, 1) from global row g and column j (SplitMix64) */
-static double shadow_entry(uint64_t g, int j)
-{
-    uint64_t x = g * (uint64_t)MAX_S + (uint64_t)j + 0x1D8E4E27C47D124Full;
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    x ^= x >> 31;
-    return 2.0 * (double)(x >> 11) * (1.0 / 9007199254740992.0) - 1.0;
-}
-
-/* collective: one Cholesky QR pass, P = P L^-T with L L^T = P^T P;
- * returns OVK_OK or OVK_EINVAL (the same on every rank: reduced Gram) */
-static int cholqr(idrs_work *w, int n, MPI_Comm comm)
-{
-    int s = w->s;
-    double *g = w->M; /* s x s scratch, lower triangle: g[i + s j], j <= i */
-    for (int i = 0; i < s; i++)
-        for (int j = 0; j <= i; j++) g[i + s * j] = ovk__dot(n, w->P[i], w->P[j]);
-    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, g, s * s, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce (idrs P)");
-    if (rc) return rc;
-    for (int j = 0; j < s; j++) { /* Cholesky, in place */
-        double d = g[j + s * j];
-        for (int k = 0; k < j; k++) d -= g[j + s * k] * g[j + s * k];
-        if (!(d > 0.0 && isfinite(d)))
-            return ovk__fail(OVK_EINVAL, "solver idrs: the shadow space's %d random vectors are dependent", s);
-        g[j + s * j] = sqrt(d);
-        for (int i = j + 1; i < s; i++) {
-            double e = g[i + s * j];
-            for (int k = 0; k < j; k++) e -= g[i + s * k] * g[j + s * k];
-            g[i + s * j] = e / g[j + s * j];
-        }
-    }
-    for (int r = 0; r < n; r++) /* each row y = p L^-T, in place */
-        for (int j = 0; j < s; j++) {
-            double y = w->P[j][r];
-            for (int k = 0; k < j; k++) y -= g[j + s * k] * w->P[k][r];
-            w->P[j][r] = y / g[j + s * j];
-        }
-    return OVK_OK;
-}
-
-/* collective: the rows' global offset, the check s <= rows, and P (two
- * Cholesky QR passes: orthonormal to rounding) */
+/* collective: P, and s checked against the rows */
 static int shadow_space(ovk__ctx *c, idrs_work *w)
 {
-    long long n = c->n, start = 0, total = 0;
-    int rc = ovk__mpi(MPI_Exscan(&n, &start, 1, MPI_LONG_LONG, MPI_SUM, c->comm), "MPI_Exscan (idrs rows)");
-    if (rc) return rc;
-    rc = ovk__mpi(MPI_Allreduce(&n, &total, 1, MPI_LONG_LONG, MPI_SUM, c->comm), "MPI_Allreduce (idrs rows)");
-    if (rc) return rc;
-    if (c->rank == 0) start = 0; /* MPI_Exscan leaves rank 0's undefined */
-    w->nglobal = total;
-    if (w->s > total)
-        return ovk__fail(OVK_EOPTION, "solver idrs: option s=%d exceeds the system's %lld rows (the shadow space "
-                                      "needs s independent vectors)", w->s, total);
-    for (int j = 0; j < w->s; j++)
-        for (int i = 0; i < c->n; i++) w->P[j][i] = shadow_entry((uint64_t)(start + i), j);
-    rc = cholqr(w, c->n, c->comm);
-    if (!rc) rc = cholqr(w, c->n, c->comm);
+    int rc = ovk__idr_shadow(c, "idrs", w->s, w->P, w->M, &w->nglobal); /* M: scratch until the restart */
     if (rc) return rc;
     w->shadow = 1;
     return OVK_OK;
@@ -135,98 +76,24 @@ static int shadow_space(ovk__ctx *c, idrs_work *w)
 
 /* ---- local kernels ------------------------------------------------------- */
 
-/* the kernels run over blocks of BLOCK rows, each sum of vectors one vector
- * at a time into a block on the stack (vectorised, in cache) */
-enum { BLOCK = 512 };
-
-/* rows lo..lo+m of y = a x + sum_j coef[j] X[j], x given from row lo (x
- * and X read before y is written: y may be one of them) */
-static void block_comb(int lo, int m, double *y, double a, const double *x, int k, double *const *X, const double *coef)
-{
-    double b[BLOCK];
-    for (int i = 0; i < m; i++) b[i] = a * x[i];
-    for (int j = 0; j < k; j++) {
-        const double *restrict xj = X[j] + lo;
-        double cj = coef[j];
-#pragma omp simd
-        for (int i = 0; i < m; i++) b[i] += cj * xj[i];
-    }
-    memcpy(y + lo, b, sizeof(double) * (size_t)m);
-}
-
-/* y = a x + sum_j coef[j] X[j] over k vectors (y may be x or one of X) */
-static void lincomb(ovk__ctx *c, double *y, double a, const double *x, int k, double *const *X, const double *coef)
-{
-    int n = c->n, every = ovk__chunk_rows(n, &c->hook);
-    ovk__tic t0 = ovk__tic_start(c);
-    for (int lo = 0, since = 0; lo < n; lo += BLOCK) {
-        int m = ovk__chunk_end(lo, BLOCK, n) - lo;
-        block_comb(lo, m, y, a, x + lo, k, X, coef);
-        since += m;
-        if (since >= every || lo + m == n) {
-            ovk__poke(&c->hook);
-            since = 0;
-        }
-    }
-    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-}
-
 /* with a diagonal C (d): u_k = omega d (r - G(:,k:) c) + U(:,k:) c in one
  * pass (v and z not made) */
 static void direction_diag(ovk__ctx *c, idrs_work *w, int k, const double *d)
 {
     int n = c->n, s = w->s, every = ovk__chunk_rows(n, &c->hook);
-    double mc[MAX_S], z[BLOCK];
+    double mc[MAX_S], z[OVK__IDR_BLOCK];
     for (int j = k; j < s; j++) mc[j] = -w->cf[j];
     ovk__tic t0 = ovk__tic_start(c);
-    for (int lo = 0, since = 0; lo < n; lo += BLOCK) {
-        int m = ovk__chunk_end(lo, BLOCK, n) - lo;
-        block_comb(0, m, z, 1.0, w->r + lo, 0, NULL, NULL);
+    for (int lo = 0, since = 0; lo < n; lo += OVK__IDR_BLOCK) {
+        int m = ovk__chunk_end(lo, OVK__IDR_BLOCK, n) - lo;
+        ovk__idr_block_comb(0, m, z, 1.0, w->r + lo, 0, NULL, NULL);
         for (int j = k; j < s; j++) {
             const double *restrict g = w->G[j] + lo;
 #pragma omp simd
             for (int i = 0; i < m; i++) z[i] += mc[j] * g[i];
         }
         for (int i = 0; i < m; i++) z[i] *= d[lo + i];
-        block_comb(lo, m, w->U[k], w->omega, z, s - k, w->U + k, w->cf + k);
-        since += m;
-        if (since >= every || lo + m == n) {
-            ovk__poke(&c->hook);
-            since = 0;
-        }
-    }
-    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
-}
-
-/* the local sums out[a s + j] = <p_j, Y[a]> (a < ny, j < s), then
- * <Y[0],Y[0]> (ny = 1) or <Y[1],Y[0]>, <Y[1],Y[1]> (ny = 2): each vector
- * read once, block by block */
-static void shadow_dots(ovk__ctx *c, idrs_work *w, int ny, const double *const *Y, double *out)
-{
-    int n = c->n, s = w->s, every = ovk__chunk_rows(n, &c->hook), nout = ny * s + ny;
-    ovk__tic t0 = ovk__tic_start(c);
-    for (int j = 0; j < nout; j++) out[j] = 0.0;
-    for (int lo = 0, since = 0; lo < n; lo += BLOCK) {
-        int m = ovk__chunk_end(lo, BLOCK, n) - lo;
-        for (int a = 0; a < ny; a++) {
-            const double *restrict y = Y[a] + lo;
-            for (int j = 0; j < s; j++) {
-                const double *restrict p = w->P[j] + lo;
-                double d = 0.0;
-#pragma omp simd reduction(+ : d)
-                for (int i = 0; i < m; i++) d += p[i] * y[i];
-                out[a * s + j] += d;
-            }
-        }
-        const double *restrict y0 = Y[0] + lo, *restrict y1 = Y[ny - 1] + lo;
-        double d0 = 0.0, d1 = 0.0;
-#pragma omp simd reduction(+ : d0, d1)
-        for (int i = 0; i < m; i++) {
-            d0 += y1[i] * y0[i];
-            d1 += y1[i] * y1[i];
-        }
-        out[ny * s] += d0;
-        if (ny == 2) out[ny * s + 1] += d1;
+        ovk__idr_block_comb(lo, m, w->U[k], w->omega, z, s - k, w->U + k, w->cf + k);
         since += m;
         if (since >= every || lo + m == n) {
             ovk__poke(&c->hook);
@@ -245,10 +112,10 @@ static void inner_update(ovk__ctx *c, idrs_work *w, int k, double beta)
     double rr = 0.0;
     for (int j = 0; j < k; j++) ma[j] = -w->al[j];
     ovk__tic t0 = ovk__tic_start(c);
-    for (int lo = 0, since = 0; lo < n; lo += BLOCK) {
-        int m = ovk__chunk_end(lo, BLOCK, n) - lo;
-        block_comb(lo, m, w->G[k], 1.0, w->G[k] + lo, k, w->G, ma);
-        block_comb(lo, m, w->U[k], 1.0, w->U[k] + lo, k, w->U, ma);
+    for (int lo = 0, since = 0; lo < n; lo += OVK__IDR_BLOCK) {
+        int m = ovk__chunk_end(lo, OVK__IDR_BLOCK, n) - lo;
+        ovk__idr_block_comb(lo, m, w->G[k], 1.0, w->G[k] + lo, k, w->G, ma);
+        ovk__idr_block_comb(lo, m, w->U[k], 1.0, w->U[k] + lo, k, w->U, ma);
         const double *restrict g = w->G[k] + lo, *restrict u = w->U[k] + lo;
         double *restrict rb = r + lo, *restrict xb = x + lo, br = 0.0;
 #pragma omp simd reduction(+ : br)
@@ -300,7 +167,7 @@ static int restart(ovk__ctx *c, idrs_work *w)
     memset(w->M, 0, sizeof(double) * (size_t)(s * s));
     for (int j = 0; j < s; j++) w->M[j + s * j] = 1.0;
     w->omega = 1.0;
-    shadow_dots(c, w, 1, (const double *[]){w->r}, w->vals); /* P^T r and <r,r>: the latter dropped */
+    ovk__idr_shadow_dots(c, w->s, w->P, 1, (const double *[]){w->r}, w->vals); /* P^T r and <r,r>: the latter dropped */
     memcpy(w->f, w->vals, sizeof(double) * (size_t)s);
     return ovk__sum(c, OVK__IPROD, w->f, s);
 }
@@ -309,12 +176,7 @@ static int restart(ovk__ctx *c, idrs_work *w)
 static int inner_sums(ovk__ctx *c, idrs_work *w, int k)
 {
     int s = w->s;
-    const double *M = w->M;
-    for (int i = k; i < s; i++) { /* M(k:,k:) c = f(k:) */
-        double e = w->f[i];
-        for (int j = k; j < i; j++) e -= M[i + s * j] * w->cf[j];
-        w->cf[i] = e / M[i + s * i];
-    }
+    ovk__idr_solve_c(s, k, w->M, w->f, w->cf); /* M(k:,k:) c = f(k:) */
     const double *d = ovk__ctx_pc_diagonal(c);
     int rc = OVK_OK;
     if (d) {
@@ -322,20 +184,17 @@ static int inner_sums(ovk__ctx *c, idrs_work *w, int k)
     } else {
         double mc[MAX_S];
         for (int j = k; j < s; j++) mc[j] = -w->cf[j];
-        lincomb(c, w->v, 1.0, w->r, s - k, w->G + k, mc + k); /* v = r - G c */
+        ovk__idr_lincomb(c, w->v, 1.0, w->r, s - k, w->G + k, mc + k); /* v = r - G c */
         rc = ovk__ctx_pc(c, w->v, w->z);                     /* z = C v */
         if (rc) return rc;
-        lincomb(c, w->U[k], w->omega, w->z, s - k, w->U + k, w->cf + k); /* u_k = omega z + U c */
+        ovk__idr_lincomb(c, w->U[k], w->omega, w->z, s - k, w->U + k, w->cf + k); /* u_k = omega z + U c */
     }
     rc = ovk__ctx_matvec(c, w->U[k], w->G[k]);                        /* g_k = A u_k */
     if (rc) return rc;
-    shadow_dots(c, w, 1, (const double *[]){w->G[k]}, w->vals);
+    ovk__idr_shadow_dots(c, w->s, w->P, 1, (const double *[]){w->G[k]}, w->vals);
     w->vals[s + 1] = w->rr_loc;
     return ovk__sum(c, OVK__IPROD, w->vals, s + 2);
 }
-
-/* 1 when |d| is negligible beside ||g|| (||p|| = 1), or not finite */
-static int negligible(double d, double gg) { return !isfinite(d) || fabs(d) <= DBL_EPSILON * sqrt(gg); }
 
 /* inner step k after its reduction: biorthogonalise g_k, the new column
  * of M, the updates of r, x and f; *mkk: M(k,k) when negligible (nothing
@@ -343,19 +202,9 @@ static int negligible(double d, double gg) { return !isfinite(d) || fabs(d) <= D
 static int inner_finish(ovk__ctx *c, idrs_work *w, int k, int *broke, double *mkk)
 {
     int s = w->s;
-    double *M = w->M, *m = w->vals;
-    for (int i = 0; i < k; i++) { /* M(:k,:k) alpha = m(:k) */
-        double e = m[i];
-        for (int j = 0; j < i; j++) e -= M[i + s * j] * w->al[j];
-        w->al[i] = e / M[i + s * i];
-    }
-    for (int i = 0; i < s; i++) {
-        double e = i < k ? 0.0 : m[i];
-        for (int j = 0; i >= k && j < k; j++) e -= M[i + s * j] * w->al[j];
-        M[i + s * k] = e;
-    }
+    double *M = w->M;
+    *broke = ovk__idr_column(s, k, M, w->vals, w->al); /* alpha, M(:,k) */
     *mkk = M[k + s * k];
-    *broke = negligible(*mkk, m[s]);
     if (*broke) return OVK_OK;
     double beta = w->f[k] / *mkk;
     inner_update(c, w, k, beta);
@@ -371,7 +220,7 @@ static int omega_sums(ovk__ctx *c, idrs_work *w)
     int s = w->s, rc = ovk__ctx_pc(c, w->r, w->z);
     if (!rc) rc = ovk__ctx_matvec(c, w->z, w->v);
     if (rc) return rc;
-    shadow_dots(c, w, 2, (const double *[]){w->r, w->v}, w->vals);
+    ovk__idr_shadow_dots(c, w->s, w->P, 2, (const double *[]){w->r, w->v}, w->vals);
     w->vals[2 * s + 2] = w->rr_loc;
     return ovk__sum(c, OVK__IPROD, w->vals, 2 * s + 3);
 }
@@ -383,39 +232,9 @@ static void omega_finish(ovk__ctx *c, idrs_work *w, int *broke)
     double tr = w->vals[2 * s], tt = w->vals[2 * s + 1], rr = w->vals[2 * s + 2];
     *broke = !(tt > 0.0);
     if (*broke) return;
-    double nt = sqrt(tt), nr = sqrt(rr), rho = tr / (nt * nr);
-    w->omega = tr / tt;
-    if (!(fabs(rho) >= KAPPA)) w->omega = (tr < 0.0 ? -KAPPA : KAPPA) * nr / nt; /* omega kappa / |rho| */
+    w->omega = ovk__idr_omega(tr, tt, rr);
     omega_update(c, w, w->v);
     for (int j = 0; j < s; j++) w->f[j] = w->vals[j] - w->omega * w->vals[s + j];
-}
-
-/* 1 when a value of the step's sums is not finite (the solve stops at
- * step iter - 1, whose x is kept) */
-static int nonfinite(ovk__ctx *c, const idrs_work *w, int count, int iter)
-{
-    for (int i = 0; i < count; i++)
-        if (!isfinite(w->vals[i])) {
-            ovk__stop(c, iter - 1, OVK_REASON_NONFINITE, "a sum of the following step", w->vals[i]);
-            return 1;
-        }
-    return 0;
-}
-
-/* a breakdown at step iter (what = value): 0 when the caller restarts,
- * 1 when the solve stops (a second one at the same step; status set) */
-static int breakdown(ovk__ctx *c, idrs_work *w, int iter, const char *what, double value)
-{
-    if (w->last_restart == iter) {
-        c->res->iterations = iter - 1;
-        c->res->reason = OVK_REASON_BREAKDOWN;
-        ovk__fail(OVK_EBREAKDOWN, "iteration %d: %s = %g again right after a restart (IDR(%d) breaks down on this "
-                                  "system; try gmres, another s or another preconditioner)", iter, what, value, w->s);
-        return 1;
-    }
-    w->last_restart = iter;
-    c->res->restarts++;
-    return 0;
 }
 
 /* step iter (inner step k < s, or the omega step k = s): its sums, the
@@ -439,7 +258,7 @@ static int step(ovk__ctx *c, idrs_work *w, int k, int iter, int checked, double 
             return restart(c, w);
         }
     }
-    if (nonfinite(c, w, count, iter)) {
+    if (ovk__idr_nonfinite(c, w->vals, count, iter)) {
         *stop = 1;
         return OVK_OK;
     }
@@ -450,7 +269,8 @@ static int step(ovk__ctx *c, idrs_work *w, int k, int iter, int checked, double 
         *next = 1;
         return OVK_OK;
     }
-    if (breakdown(c, w, iter, k < s ? "M(k,k) = <p_k,g_k>" : "<t,t>", k < s ? value : w->vals[2 * s + 1])) {
+    const char *what = k < s ? "M(k,k) = <p_k,g_k>" : "<t,t>";
+    if (ovk__idr_breakdown(c, &w->last_restart, s, iter, what, k < s ? value : w->vals[2 * s + 1])) {
         *stop = 1;
         return OVK_OK;
     }
