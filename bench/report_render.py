@@ -424,6 +424,7 @@ NAMES = {  # block -> (data file, renderer)
     "neumann": ("neumann.csv", neumann),
     "gmres": ("gmres.csv", table),
     "idrs": ("idrs.csv", table),
+    "idrs-latency": ("idrs_latency.csv", table),
     "petsc": ("petsc.csv", table),
 }
 
