@@ -42,6 +42,14 @@ int ovk__bcgs_limit(ovk__ctx *c, double bb, double *r);
 /* ---- IDR(s) (idrs.c, pipeidrs.c) ------------------------------------------ */
 
 enum { OVK__IDR_MAX_S = 64 };
+
+/* Solver `name`'s spec keys into *s: s=1..OVK__IDR_MAX_S (4). */
+int ovk__idr_parse_s(ovk__opts *o, const char *name, long *s);
+
+/* The end of an IDR(s) solve at the iteration limit: r (the last step's
+ * residual) checked, or, when `checked` (it was), the limit's true
+ * residual (ovk__bcgs_limit).  Collective. */
+int ovk__idr_limit(ovk__ctx *c, double bb, double *r, int checked);
 /* the kernels run over blocks of this many rows (vectorised, in cache) */
 enum { OVK__IDR_BLOCK = 512 };
 

@@ -233,3 +233,20 @@ int ovk__idr_breakdown(ovk__ctx *c, int *last, int s, int iter, const char *what
     c->res->restarts++;
     return 0;
 }
+
+int ovk__idr_parse_s(ovk__opts *o, const char *name, long *s)
+{
+    *s = 4;
+    const ovk__opt_entry t[] = {OVK__OPT_INT("s", 1, OVK__IDR_MAX_S, s)};
+    return ovk__opts_read(o, name, t, 1);
+}
+
+int ovk__idr_limit(ovk__ctx *c, double bb, double *r, int checked)
+{
+    if (checked) return ovk__bcgs_limit(c, bb, r);
+    double rr = 0.0; /* the last step's residual */
+    int stop = 0, replaced = 0;
+    int rc = ovk__ctx_dots(c, 1, (const double *[]){r}, (const double *[]){r}, &rr);
+    if (!rc) rc = ovk__bcgs_check(c, c->opts->max_iter, rr, bb, r, &stop, &replaced);
+    return rc;
+}

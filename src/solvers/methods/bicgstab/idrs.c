@@ -295,12 +295,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
         k = next ? (k + 1) % (w->s + 1) : 0;
         iter += next;
     }
-    if (checked) return ovk__bcgs_limit(c, bb, w->r);
-    double rr = 0.0; /* the last step's residual */
-    int stop = 0, replaced = 0;
-    rc = ovk__ctx_dots(c, 1, (const double *[]){w->r}, (const double *[]){w->r}, &rr);
-    if (!rc) rc = ovk__bcgs_check(c, c->opts->max_iter, rr, bb, w->r, &stop, &replaced);
-    return rc;
+    return ovk__idr_limit(c, bb, w->r, checked);
 }
 
 /* ---- options, vectors, set-up ---------------------------------------------- */
@@ -310,9 +305,7 @@ static int idrs_parse(ovk__opts *o, void **params)
     idrs_params *p = calloc(1, sizeof *p);
     *params = p;
     if (!p) return ovk__fail(OVK_ENOMEM, "idrs");
-    p->s = 4;
-    const ovk__opt_entry t[] = {OVK__OPT_INT("s", 1, MAX_S, &p->s)};
-    return ovk__opts_read(o, "idrs", t, 1);
+    return ovk__idr_parse_s(o, "idrs", &p->s);
 }
 
 /* r, v, z, then P, G, U (s each) */

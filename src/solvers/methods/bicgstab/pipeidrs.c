@@ -379,12 +379,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
         }
         iter += next;
     }
-    if (checked) return ovk__bcgs_limit(c, bb, w->r);
-    double rr = 0.0; /* the last step's residual */
-    int stop = 0, replaced = 0;
-    rc = ovk__ctx_dots(c, 1, (const double *[]){w->r}, (const double *[]){w->r}, &rr);
-    if (!rc) rc = ovk__bcgs_check(c, c->opts->max_iter, rr, bb, w->r, &stop, &replaced);
-    return rc;
+    return ovk__idr_limit(c, bb, w->r, checked);
 }
 
 /* ---- options, vectors, set-up ------------------------------------------------------ */
@@ -394,9 +389,7 @@ static int pidrs_parse(ovk__opts *o, void **params)
     pidrs_params *p = calloc(1, sizeof *p);
     *params = p;
     if (!p) return ovk__fail(OVK_ENOMEM, "pipeidrs");
-    p->s = 4;
-    const ovk__opt_entry t[] = {OVK__OPT_INT("s", 1, MAX_S, &p->s)};
-    return ovk__opts_read(o, "pipeidrs", t, 1);
+    return ovk__idr_parse_s(o, "pipeidrs", &p->s);
 }
 
 /* r, r^, r~, t^, t~, then P, G, U, G^, G~ (s each) */
