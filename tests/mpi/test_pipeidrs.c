@@ -1,7 +1,8 @@
 /* MPI test: pipelined IDR(s) (solver pipeidrs).
  *
- *  - a dense reference: a small nonsymmetric matrix (60 rows) every rank
- *    builds whole and solves by Gaussian elimination; pipeidrs:s=1, 2, 4, 8
+ *  - a dense reference: a small nonsymmetric matrix (60 rows, the last rank
+ *    without rows at 2 ranks or more) every rank builds whole and solves by
+ *    Gaussian elimination (idr_common.h); pipeidrs:s=1, 2, 4, 8
  *    with none and jacobi to rtol 1e-12 match its x to 1e-9 and finish
  *    within 2 N steps (IDR(s) ends in N + N/s in exact arithmetic);
  *  - the shared nonsymmetric matrices (OVK_NONSYM_DIR; skipped when absent)
@@ -37,6 +38,7 @@
 
 #include "count_reductions.h"
 #include "nonsym_common.h"
+#include "idr_common.h"
 
 /* completions of the reductions (native: MPI_Wait, or an MPI_Test that
  * found one done); with a matrix-free block-diagonal operator nothing else
@@ -58,128 +60,10 @@ int MPI_Test(MPI_Request *q, int *flag, MPI_Status *st)
 
 static const char *const specs[] = {"pipeidrs:s=1", "pipeidrs:s=2", "pipeidrs:s=4", "pipeidrs:s=8"};
 static const char *const idrs_specs[] = {"idrs:s=1", "idrs:s=2", "idrs:s=4", "idrs:s=8"};
-enum { NSPECS = 4, DENSE_N = 60 };
+enum { NSPECS = 4 };
 
 /* the margin of pipeidrs's steps about idrs's: rounding only */
 static int within_margin(int pipe, int idrs) { return abs(pipe - idrs) <= 2 + idrs / 10; }
-
-/* entry (i, j) of the dense test matrix: nonsymmetric, well conditioned */
-static double dense_entry(int n, int i, int j)
-{
-    if (i == j) return 3.0 + (double)i / n;
-    if (j == i + 1) return -1.2;
-    if (j == i - 1) return -0.4;
-    if (j == i + 7) return 0.3 + 0.2 * hash_unit((uint64_t)i);
-    if (j == i - 11) return -0.5 * hash_unit((uint64_t)(i + 1000));
-    return 0.0;
-}
-
-/* the local rows (an even split) of the n x n matrix dense_entry */
-static ovk_matrix *build(int n)
-{
-    int lo = (int)((long)n * g_rank / g_size), hi = (int)((long)n * (g_rank + 1) / g_size), nl = hi - lo;
-    int *ptr = malloc(sizeof(int) * (size_t)(nl + 1));
-    ovk_gidx *col = malloc(sizeof(ovk_gidx) * (size_t)(5 * nl + 1));
-    double *val = malloc(sizeof(double) * (size_t)(5 * nl + 1));
-    static const int off[] = {-11, -1, 0, 1, 7};
-    ptr[0] = 0;
-    for (int i = lo, k = 0; i < hi; i++) {
-        for (int d = 0; d < 5; d++) {
-            int j = i + off[d];
-            double a = j >= 0 && j < n ? dense_entry(n, i, j) : 0.0;
-            if (a != 0.0) {
-                col[k] = j;
-                val[k++] = a;
-            }
-        }
-        ptr[i - lo + 1] = k;
-    }
-    ovk_matrix *A = NULL;
-    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, lo, nl, ptr, col, val, OVK_DUP_REJECT, &A));
-    free(ptr);
-    free(col);
-    free(val);
-    return A;
-}
-
-/* x = A^-1 b by Gaussian elimination with partial pivoting (a: n x n, row
- * major, overwritten; b overwritten by x) */
-static void dense_solve(int n, double *a, double *b)
-{
-    for (int k = 0; k < n; k++) {
-        int p = k;
-        for (int i = k + 1; i < n; i++)
-            if (fabs(a[i * n + k]) > fabs(a[p * n + k])) p = i;
-        for (int j = 0; j < n; j++) {
-            double t = a[k * n + j];
-            a[k * n + j] = a[p * n + j];
-            a[p * n + j] = t;
-        }
-        double t = b[k];
-        b[k] = b[p];
-        b[p] = t;
-        for (int i = k + 1; i < n; i++) {
-            double l = a[i * n + k] / a[k * n + k];
-            for (int j = k; j < n; j++) a[i * n + j] -= l * a[k * n + j];
-            b[i] -= l * b[k];
-        }
-    }
-    for (int k = n - 1; k >= 0; k--) {
-        for (int j = k + 1; j < n; j++) b[k] -= a[k * n + j] * b[j];
-        b[k] /= a[k * n + k];
-    }
-}
-
-static void dense_reference(void)
-{
-    int n = DENSE_N;
-    double *a = malloc(sizeof(double) * (size_t)(n * n)), *xr = malloc(sizeof(double) * (size_t)n);
-    ovk_matrix *A = build(n);
-    ovk_vector *b = NULL, *x = NULL;
-    ovk_vector_create(A, &b);
-    ovk_vector_create(A, &x);
-    mt_random_b(A, b);
-    int lo = (int)ovk_matrix_row_start(A), nl = ovk_vector_nlocal(b);
-    for (int i = 0; i < n * n; i++) a[i] = dense_entry(n, i / n, i % n);
-    memset(xr, 0, sizeof(double) * (size_t)n);
-    if (nl > 0) memcpy(xr + lo, ovk_vector_data(b), sizeof(double) * (size_t)nl);
-    MPI_Allreduce(MPI_IN_PLACE, xr, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* the whole b */
-    dense_solve(n, a, xr);
-    static const char *const pcs[] = {"none", "jacobi"};
-    for (int k = 0; k < NSPECS; k++)
-        for (int p = 0; p < 2; p++) {
-            ovk_solver *s = NULL;
-            ovk_pcg_result res = {0};
-            ovk_vector_set(x, 0.0);
-            ovk_solver_create(A, &s);
-            int rc = ovk_solver_set_option(s, "solver", specs[k]);
-            if (!rc) rc = ovk_solver_set_option(s, "precond", pcs[p]);
-            if (!rc) rc = ovk_solver_set_tolerances(s, 1e-12, 0.0, 4 * n);
-            if (!rc) rc = ovk_solver_setup(s);
-            if (!rc) rc = ovk_solver_solve(s, b, x, &res);
-            ovk_solver_destroy(&s);
-            const double *xd = ovk_vector_data(x);
-            double g[2] = {0.0, 0.0};
-            for (int i = 0; i < nl; i++) {
-                g[0] += (xd[i] - xr[lo + i]) * (xd[i] - xr[lo + i]);
-                g[1] += xr[lo + i] * xr[lo + i];
-            }
-            MPI_Allreduce(MPI_IN_PLACE, g, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-            double err = sqrt(g[0] / g[1]), rel = mt_rel_residual(A, b, x);
-            MT_CHECK(rc == OVK_OK && res.reason == OVK_REASON_CONVERGED, "dense %s %s: status %s reason %s", specs[k],
-                     pcs[p], ovk_status_name(rc), ovk_reason_name(res.reason));
-            MT_CHECK(err < 1e-9 && rel < 1e-12, "dense %s %s: error %.3e, residual %.3e", specs[k], pcs[p], err, rel);
-            MT_CHECK(res.iterations <= 2 * n, "dense %s %s: %d steps for %d rows", specs[k], pcs[p], res.iterations, n);
-            if (g_rank == 0)
-                printf("dense %-13s %-6s %3d steps, error %.2e, true rel %.2e\n", specs[k], pcs[p], res.iterations,
-                       err, rel);
-        }
-    ovk_vector_destroy(b);
-    ovk_vector_destroy(x);
-    ovk_matrix_destroy(A);
-    free(a);
-    free(xr);
-}
 
 static outcome run(ovk_matrix *A, const char *solver, const char *pc, const char *backend, int monitor)
 {
@@ -378,75 +262,17 @@ static void pipeline(void)
     }
 }
 
-/* z = r / 2, NaN from the 12th application on */
-static int nan_pc(ovk_solver *s, const double *r, double *z, void *ctx)
-{
-    int *n_calls = ctx, n = ovk_solver_nlocal(s);
-    (*n_calls)++;
-    for (int i = 0; i < n; i++) z[i] = *n_calls >= 12 ? NAN : 0.5 * r[i];
-    return 0;
-}
-
-static void nonfinite(void)
-{
-    ovk_matrix *A = convdiff(50.0, OVK_CONVDIFF_UPWIND);
-    ovk_vector *b = NULL, *x = NULL;
-    ovk_solver *s = NULL;
-    ovk_pcg_result res = {0};
-    int n_calls = 0;
-    ovk_vector_create(A, &b);
-    ovk_vector_create(A, &x);
-    ovk_vector_set(b, 1.0);
-    ovk_solver_create(A, &s);
-    ovk_solver_set_option(s, "solver", "pipeidrs:s=4");
-    ovk_solver_set_precond_fn(s, nan_pc, &n_calls);
-    int rc = ovk_solver_setup(s);
-    if (!rc) rc = ovk_solver_solve(s, b, x, &res);
-    expect_everywhere("NaN preconditioner", rc, OVK_ENONFINITE);
-    /* application 1: the restart's; 12: step 11's g^ (its x update is finite) */
-    MT_CHECK(res.reason == OVK_REASON_NONFINITE && res.iterations == 11, "NaN preconditioner: reason %s at %d",
-             ovk_reason_name(res.reason), res.iterations);
-    int n = ovk_vector_nlocal(x), finite = 1;
-    const double *xd = ovk_vector_data(x);
-    for (int i = 0; i < n; i++) finite &= isfinite(xd[i]) != 0;
-    MT_CHECK(finite, "NaN preconditioner: x not finite");
-    ovk_solver_destroy(&s);
-    ovk_vector_destroy(b);
-    ovk_vector_destroy(x);
-    ovk_matrix_destroy(A);
-}
-
-static void bad_inputs(void)
-{
-    ovk_matrix *A = convdiff(50.0, OVK_CONVDIFF_UPWIND);
-    static const char *const bad[] = {"pipeidrs:s=0", "pipeidrs:s=-1", "pipeidrs:s=65", "pipeidrs:t=2"};
-    for (int k = 0; k < 4; k++) {
-        int rc = setup_with(A, bad[k], "jacobi");
-        expect_everywhere(bad[k], rc, OVK_EOPTION);
-        MT_CHECK(strstr(ovk_error_detail(), "pipeidrs") != NULL, "%s: detail '%s'", bad[k], ovk_error_detail());
-    }
-    ovk_matrix_destroy(A);
-    ovk_matrix *S = build(5);
-    int rc = setup_with(S, "pipeidrs:s=8", "jacobi");
-    expect_everywhere("pipeidrs:s=8 on 5 rows", rc, OVK_EOPTION);
-    MT_CHECK(strstr(ovk_error_detail(), "pipeidrs") && strstr(ovk_error_detail(), "s=8"), "s=8 on 5 rows: detail '%s'",
-             ovk_error_detail());
-    rc = setup_with(S, "pipeidrs:s=5", "jacobi");
-    expect_everywhere("pipeidrs:s=5 on 5 rows", rc, OVK_OK);
-    ovk_matrix_destroy(S);
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-    dense_reference();
+    idr_dense_reference(specs, NSPECS);
     shared_matrices();
     convection_diffusion();
     pipeline();
-    nonfinite();
-    bad_inputs();
+    idr_nonfinite("pipeidrs:s=4");
+    idr_bad_inputs("pipeidrs");
     int status = mt_finish("test_pipeidrs");
     MPI_Finalize();
     return status;
