@@ -69,6 +69,21 @@ static inline void ovk__idr_block_comb(int lo, int m, double *y, double a, const
     memcpy(y + lo, b, sizeof(double) * (size_t)m);
 }
 
+/* m rows more of a blocked pass (*since counts them): the progress hook
+ * poked every `every` rows and at the last block */
+static inline void ovk__idr_progress(ovk__ctx *c, int m, int every, int last, int *since)
+{
+    *since += m;
+    if (*since >= every || last) {
+        ovk__poke(&c->hook);
+        *since = 0;
+    }
+}
+
+/* Local: the small arrays of an s-dimensional IDR(s) in one block: M
+ * (s x s), f, c, alpha (s each), the sums (2 s + 4); *M owns it. */
+int ovk__idr_small_arrays(const char *name, int s, double **M, double **f, double **cf, double **al, double **vals);
+
 /* Collective: the rows' global count (*nglobal), the check s <= rows
  * (OVK_EOPTION naming solver `name` and its s) and P, s orthonormal random
  * vectors hashed from the global row (the same on any partition); scratch:
@@ -90,6 +105,15 @@ void ovk__idr_solve_c(int s, int k, const double *M, const double *f, double *cf
  * new column M(:,k) = m - M(:,:k) al (0 above k); returns 1 when M(k,k) is
  * negligible beside ||g_k|| (or not finite). */
 int ovk__idr_column(int s, int k, double *M, const double *m, double *al);
+
+/* After the new column M(:,k): beta = f_k / M(k,k) returned, f(k+1:) -=
+ * beta M(k+1:,k), f_k = 0. */
+double ovk__idr_beta(int s, int k, const double *M, double *f);
+
+/* From the omega step's sums vals = P^T r, P^T t, <t,r>, <t,t>, <r,r>:
+ * 1 when <t,t> = 0 (nothing set), else 0 with *omega (ovk__idr_omega)
+ * and f = P^T r - omega P^T t. */
+int ovk__idr_omega_step(int s, const double *vals, double *omega, double *f);
 
 /* omega = <t,r> / <t,t>, raised to kappa ||r|| / ||t|| when |<t,r>| <
  * kappa ||t|| ||r|| (kappa = 0.7, "maintaining the convergence"). */

@@ -4,6 +4,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "bcgs.h"
 
@@ -131,11 +132,7 @@ void ovk__idr_lincomb(ovk__ctx *c, double *y, double a, const double *x, int k, 
     for (int lo = 0, since = 0; lo < n; lo += OVK__IDR_BLOCK) {
         int m = ovk__chunk_end(lo, OVK__IDR_BLOCK, n) - lo;
         ovk__idr_block_comb(lo, m, y, a, x + lo, k, X, coef);
-        since += m;
-        if (since >= every || lo + m == n) {
-            ovk__poke(&c->hook);
-            since = 0;
-        }
+        ovk__idr_progress(c, m, every, lo + m == n, &since);
     }
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
@@ -166,11 +163,7 @@ void ovk__idr_shadow_dots(ovk__ctx *c, int s, double *const *P, int ny, const do
         }
         out[ny * s] += d0;
         if (ny == 2) out[ny * s + 1] += d1;
-        since += m;
-        if (since >= every || lo + m == n) {
-            ovk__poke(&c->hook);
-            since = 0;
-        }
+        ovk__idr_progress(c, m, every, lo + m == n, &since);
     }
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
@@ -249,4 +242,32 @@ int ovk__idr_limit(ovk__ctx *c, double bb, double *r, int checked)
     int rc = ovk__ctx_dots(c, 1, (const double *[]){r}, (const double *[]){r}, &rr);
     if (!rc) rc = ovk__bcgs_check(c, c->opts->max_iter, rr, bb, r, &stop, &replaced);
     return rc;
+}
+
+int ovk__idr_small_arrays(const char *name, int s, double **M, double **f, double **cf, double **al, double **vals)
+{
+    *M = malloc(sizeof(double) * (size_t)(s * s + 5 * s + 4));
+    if (!*M) return ovk__fail(OVK_ENOMEM, "solver %s: its %d x %d matrix", name, s, s);
+    *f = *M + s * s;
+    *cf = *f + s;
+    *al = *cf + s;
+    *vals = *al + s;
+    return OVK_OK;
+}
+
+double ovk__idr_beta(int s, int k, const double *M, double *f)
+{
+    double beta = f[k] / M[k + s * k];
+    for (int i = k + 1; i < s; i++) f[i] -= beta * M[i + s * k];
+    f[k] = 0.0;
+    return beta;
+}
+
+int ovk__idr_omega_step(int s, const double *vals, double *omega, double *f)
+{
+    double tr = vals[2 * s], tt = vals[2 * s + 1], rr = vals[2 * s + 2];
+    if (!(tt > 0.0)) return 1;
+    *omega = ovk__idr_omega(tr, tt, rr);
+    for (int j = 0; j < s; j++) f[j] = vals[j] - *omega * vals[s + j];
+    return 0;
 }

@@ -199,18 +199,13 @@ static int inner_sums(ovk__ctx *c, idrs_work *w, int k)
 /* inner step k after its reduction: biorthogonalise g_k, the new column
  * of M, the updates of r, x and f; *mkk: M(k,k) when negligible (nothing
  * updated), else 0 */
-static int inner_finish(ovk__ctx *c, idrs_work *w, int k, int *broke, double *mkk)
+static void inner_finish(ovk__ctx *c, idrs_work *w, int k, int *broke, double *mkk)
 {
     int s = w->s;
     double *M = w->M;
     *broke = ovk__idr_column(s, k, M, w->vals, w->al); /* alpha, M(:,k) */
     *mkk = M[k + s * k];
-    if (*broke) return OVK_OK;
-    double beta = w->f[k] / *mkk;
-    inner_update(c, w, k, beta);
-    for (int i = k + 1; i < s; i++) w->f[i] -= beta * M[i + s * k];
-    w->f[k] = 0.0;
-    return OVK_OK;
+    if (!*broke) inner_update(c, w, k, ovk__idr_beta(s, k, M, w->f));
 }
 
 /* the omega step up to its reduction: z = C r;  t = A z (in v);
@@ -228,13 +223,8 @@ static int omega_sums(ovk__ctx *c, idrs_work *w)
 /* the omega step after its reduction; *broke: <t,t> = 0 (A C r = 0) */
 static void omega_finish(ovk__ctx *c, idrs_work *w, int *broke)
 {
-    int s = w->s;
-    double tr = w->vals[2 * s], tt = w->vals[2 * s + 1], rr = w->vals[2 * s + 2];
-    *broke = !(tt > 0.0);
-    if (*broke) return;
-    w->omega = ovk__idr_omega(tr, tt, rr);
-    omega_update(c, w, w->v);
-    for (int j = 0; j < s; j++) w->f[j] = w->vals[j] - w->omega * w->vals[s + j];
+    *broke = ovk__idr_omega_step(w->s, w->vals, &w->omega, w->f);
+    if (!*broke) omega_update(c, w, w->v);
 }
 
 /* step iter (inner step k < s, or the omega step k = s): its sums, the
@@ -262,9 +252,8 @@ static int step(ovk__ctx *c, idrs_work *w, int k, int iter, int checked, double 
         *stop = 1;
         return OVK_OK;
     }
-    if (k < s) rc = inner_finish(c, w, k, &broke, &value);
+    if (k < s) inner_finish(c, w, k, &broke, &value);
     else omega_finish(c, w, &broke);
-    if (rc) return rc;
     if (!broke) {
         *next = 1;
         return OVK_OK;
@@ -330,13 +319,7 @@ static int idrs_setup(ovk__ctx *c, void *work)
     idrs_work *w = work;
     int s = (int)((const idrs_params *)c->params)->s;
     w->s = s;
-    w->M = malloc(sizeof(double) * (size_t)(s * s + 5 * s + 4));
-    if (!w->M) return ovk__fail(OVK_ENOMEM, "solver idrs: its %d x %d matrix", s, s);
-    w->f = w->M + s * s;
-    w->cf = w->f + s;
-    w->al = w->cf + s;
-    w->vals = w->al + s;
-    return OVK_OK;
+    return ovk__idr_small_arrays("idrs", s, &w->M, &w->f, &w->cf, &w->al, &w->vals);
 }
 
 /* collective: the shadow space, and s checked against the rows */

@@ -73,16 +73,6 @@ typedef struct pidrs_work {
 
 /* ---- local kernels ----------------------------------------------------------- */
 
-/* poke the progress hook every `every` rows (*since counts them) */
-static void progress(ovk__ctx *c, int m, int every, int last, int *since)
-{
-    *since += m;
-    if (*since >= every || last) {
-        ovk__poke(&c->hook);
-        *since = 0;
-    }
-}
-
 /* rows lo..lo+m of u_k: omega (r^ - G^(:,k:) c) + U(:,k:) c, or with a
  * diagonal C omega d (r - G(:,k:) c) + U(:,k:) c (r^ = d r, G^ = d G: not
  * carried) */
@@ -139,7 +129,7 @@ static void direction(ovk__ctx *c, pidrs_work *w, int k)
 #pragma omp simd reduction(+ : gg)
         for (int i = 0; i < m; i++) gg += g[i] * g[i];
         vals[s] += gg;
-        progress(c, m, every, lo + m == n, &since);
+        ovk__idr_progress(c, m, every, lo + m == n, &since);
     }
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
@@ -174,7 +164,7 @@ static void inner_update(ovk__ctx *c, pidrs_work *w, int k, double beta)
             br += ri * ri;
         }
         rr += br;
-        progress(c, m, every, lo + m == n, &since);
+        ovk__idr_progress(c, m, every, lo + m == n, &since);
     }
     w->rr_loc = rr;
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
@@ -276,11 +266,7 @@ static void inner_finish(ovk__ctx *c, pidrs_work *w, int k, int *broke, double *
     double *M = w->M;
     *broke = ovk__idr_column(s, k, M, w->vals, w->al); /* alpha, M(:,k) */
     *mkk = M[k + s * k];
-    if (*broke) return;
-    double beta = w->f[k] / *mkk;
-    inner_update(c, w, k, beta);
-    for (int i = k + 1; i < s; i++) w->f[i] -= beta * M[i + s * k];
-    w->f[k] = 0.0;
+    if (!*broke) inner_update(c, w, k, ovk__idr_beta(s, k, M, w->f));
 }
 
 /* the omega step up to its wait: P^T r, P^T t, <t,r>, <t,t>, <r,r> (t = r~)
@@ -296,13 +282,8 @@ static int omega_sums(ovk__ctx *c, pidrs_work *w)
 /* the omega step after its wait; *broke: <t,t> = 0 */
 static void omega_finish(ovk__ctx *c, pidrs_work *w, int *broke)
 {
-    int s = w->s;
-    double tr = w->vals[2 * s], tt = w->vals[2 * s + 1], rr = w->vals[2 * s + 2];
-    *broke = !(tt > 0.0);
-    if (*broke) return;
-    w->omega = ovk__idr_omega(tr, tt, rr);
-    omega_update(c, w);
-    for (int j = 0; j < s; j++) w->f[j] = w->vals[j] - w->omega * w->vals[s + j];
+    *broke = ovk__idr_omega_step(w->s, w->vals, &w->omega, w->f);
+    if (!*broke) omega_update(c, w);
 }
 
 /* step iter (inner step k < s, or the omega step k = s): its sums and the
@@ -419,13 +400,7 @@ static int pidrs_setup(ovk__ctx *c, void *work)
     pidrs_work *w = work;
     int s = (int)((const pidrs_params *)c->params)->s;
     w->s = s;
-    w->M = malloc(sizeof(double) * (size_t)(s * s + 5 * s + 4));
-    if (!w->M) return ovk__fail(OVK_ENOMEM, "solver pipeidrs: its %d x %d matrix", s, s);
-    w->f = w->M + s * s;
-    w->cf = w->f + s;
-    w->al = w->cf + s;
-    w->vals = w->al + s;
-    return OVK_OK;
+    return ovk__idr_small_arrays("pipeidrs", s, &w->M, &w->f, &w->cf, &w->al, &w->vals);
 }
 
 /* collective: the shadow space, and s checked against the rows */
