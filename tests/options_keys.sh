@@ -11,7 +11,10 @@
 #      (messages take the key from the table: "-ovk_%s");
 #   3. docs/options.md's list of keys (from "The database's name of key" to
 #      the end of its item) or
-#      the option list of include/ovkrylov/solver.h differs from the table's.
+#      the option list of include/ovkrylov/solver.h differs from the table's;
+#   4. README.md's options table lists other keys than the table, or its
+#      solver and precond rows (and solver.h's entries for them) other names
+#      than -ovk_help's lists of variants and preconditioners.
 # Prose words equal to a key ("the solver", "a view") are not keys: only a
 # whole literal or the -ovk_ spelling is.  The per-method keys of spec
 # strings (plcg:l=3, gmres:restart=30) belong to each method's parser and
@@ -78,5 +81,46 @@ if ! diff "$tmp/lib" "$tmp/hdr" > "$tmp/d2"; then
   cat "$tmp/d2" >&2
   bad=1
 fi
-[ "$bad" -eq 0 ] && echo "options_keys: $n keys, each spelled once in src/ (the option table); docs/options.md and solver.h list the same keys"
+# README.md's options table: its keys (first column), and the solvers and preconditioners its
+# rows for solver and precond name, against -ovk_help's
+awk '/^\| key \| values \(default\) \|/{on=1; next} on && !/^\|/{on=0} on' "$src/README.md" > "$tmp/readme"
+cut -d'|' -f2 "$tmp/readme" | grep -oE '`[a-z_0-9]+`' | tr -d '`' | sort -u > "$tmp/rkeys"
+if ! diff "$tmp/lib" "$tmp/rkeys" > "$tmp/d3"; then
+  echo "README.md's options table keys ('<' the library has, '>' README has):" >&2
+  cat "$tmp/d3" >&2
+  bad=1
+fi
+readme_names() { # KEY: the names in backticks of README's row for KEY, spec keys dropped
+  grep -E "^\| \`$1\` \|" "$tmp/readme" | cut -d'|' -f3 | grep -oE '`[a-z_0-9]+(\[|`)' |
+    tr -d '`[' | sort -u
+}
+sed -n 's/^      available: //p' "$tmp/help" | tr ',' '\n' | tr -d ' ' | grep . | sort -u > "$tmp/solvers"
+awk '/^  -ovk_precond /{on=1; next} on && /^  -ovk_/{on=0} on' "$tmp/help" |
+  sed -n 's/^      \([a-z_0-9][a-z_0-9]*\)  .*/\1/p' | sort -u > "$tmp/preconds"
+for kind in solver:solvers precond:preconds; do
+  key=${kind%%:*}
+  readme_names "$key" > "$tmp/r_$key"
+  if [ ! -s "$tmp/${kind#*:}" ] || ! diff "$tmp/${kind#*:}" "$tmp/r_$key" > "$tmp/d4"; then
+    echo "README.md's $key row ('<' -ovk_help lists, '>' README has):" >&2
+    cat "$tmp/d4" >&2
+    bad=1
+  fi
+done
+# solver.h's option list: the names of its solver and precond entries
+hdr_names() { # KEY NEXT: the words of solver.h's entry KEY (up to entry NEXT), spec keys dropped
+  awk -v k="$1" -v n="$2" '$0 ~ "^ \\*   " k " " {on=1} $0 ~ "^ \\*   " n " " {on=0} on' \
+    "$src/include/ovkrylov/solver.h" | sed -E 's/\[[^]]*\]//g; s/\([^)]*\)//g; s/^ \*   [a-z]+ //' |
+    tr ' |;:' '\n\n\n\n' | grep -xE '[a-z_0-9]+' | grep -vxE 'any|matrix|either|variants|diag' | sort -u
+}
+hdr_names solver backend > "$tmp/h_solver"
+hdr_names precond rtol > "$tmp/h_precond"
+for kind in solver:solvers precond:preconds; do
+  key=${kind%%:*}
+  if ! diff "$tmp/${kind#*:}" "$tmp/h_$key" > "$tmp/d5"; then
+    echo "include/ovkrylov/solver.h's $key entry ('<' -ovk_help lists, '>' the header has):" >&2
+    cat "$tmp/d5" >&2
+    bad=1
+  fi
+done
+[ "$bad" -eq 0 ] && echo "options_keys: $n keys, each spelled once in src/ (the option table); docs/options.md, solver.h and README.md list the same keys; README and solver.h the same solvers and preconditioners"
 exit "$bad"

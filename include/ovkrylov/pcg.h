@@ -26,8 +26,10 @@
  *   "auto"     measures the reduction latency and the local work of an
  *              iteration at setup and picks alg1, pipecg or plcg with its depth
  *              (pipeprcg after plcg broke down); see auto_choice below
- * (ovk_solver_type_count/_name/_description list them with their options;
- * docs/solvers.md says when each pays.)
+ * The solver object (solver.h) also runs the variants for any nonsingular
+ * matrix (gmres, fgmres, pgmres, bicgstab, pipebicgstab, idrs, pipeidrs);
+ * ovk_solver_type_count/_name/_description list every variant with its
+ * options, and docs/solvers.md says when each pays.
  *
  * Every variant stops when ||r||_2 < max(tol ||b||_2, atol) (hypre's two-norm
  * test, with an absolute floor) or after max_iter iterations, and runs on

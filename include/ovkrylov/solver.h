@@ -69,13 +69,16 @@
  *
  * Options (ovk_solver_set_option, values as text; ovk_solver_get_option
  * reads them back; the options database spells each -[prefix]ovk_KEY):
- *   solver          alg1 | alg2 | overlap | cg1 | pipecg | groppcg | pipeprcg |
- *                   plcg[:l=L,lmin=A,lmax=B] (SPD: CG variants) |
- *                   gmres[:restart=M] | fgmres[:restart=M] |
- *                   pgmres[:l=L,restart=M,lmin=A,lmax=B] (any matrix)  (docs/solvers.md)   (alg1)
+ *   solver          SPD (CG variants): alg1 | alg2 | overlap | cg1 | pipecg | groppcg |
+ *                   pipeprcg | plcg[:l=L,lmin=A,lmax=B];
+ *                   any matrix: gmres[:restart=M,...] | fgmres[:restart=M] |
+ *                   pgmres[:l=L,restart=M,lmin=A,lmax=B] | bicgstab | pipebicgstab |
+ *                   idrs[:s=S] | pipeidrs[:s=S];
+ *                   either: auto[:...]           (docs/solvers.md)   (alg1)
  *   backend         reduction backend spec ($OVK_REDUCE_BACKEND, else blocking); read back
  *                   as resolved (the reducer's spec with its defaults once set up)
- *   precond         jacobi (diag) | none | ic0 | ssor[:omega=W] | cheby[:degree=K] | amg[:...]
+ *   precond         jacobi (diag) | none | ic0 | ssor[:omega=W] | cheby[:degree=K] | amg[:...];
+ *                   any matrix: ilu0[:precision=P] | eisenstat[:omega=W]
  *                   (docs/preconditioners.md)                  (jacobi)
  *   rtol            relative tolerance > 0                  (1e-8)
  *   atol            absolute tolerance >= 0                 (0)
