@@ -209,6 +209,11 @@ static int read_options(ovk__opts *opts, amg_opts *o)
      * doubled their iterations) */
     if (o->coarsen < 0) o->coarsen = o->bs > 1 ? 0 : 1; /* coarsen_names: hmis, pmis */
     if (o->agg_levels < 0) o->agg_levels = o->bs > 1 ? 0 : 1;
+    /* strength: hypre's advice for 3-D systems (bs >= 3, elasticity): 0.5; on
+     * Q1 elasticity of a clamped cube (tests/petsc/test_petsc_elasticity.c,
+     * 6591 unknowns) 25-27 iterations at 1-4 ranks where 0.25 took 29-38, the
+     * rigid-body modes still saving iterations (ovk_elasticity: 25 against 27) */
+    if (o->strong < 0.0) o->strong = o->bs >= 3 ? 0.5 : 0.25;
     if (o->degree < 0) o->degree = 1;
     if (o->smoother < 0) o->smoother = o->cycle == CYCLE_OVK ? SM_CHEBY : SM_L1GS;
     if (o->cycle == CYCLE_OVK && o->smoother != SM_CHEBY && o->smoother != SM_L1JACOBI)
@@ -236,7 +241,7 @@ static int amg_create(ovk__opts *opts, void **state)
     if (!m) return ovk__fail(OVK_ENOMEM, "amg");
     *state = m;
     m->comm = MPI_COMM_NULL;
-    m->o = (amg_opts){.strong = 0.25, .coarsen = -1, .smoother = -1, .cycle = CYCLE_OVK, .precision = -1,
+    m->o = (amg_opts){.strong = -1.0, .coarsen = -1, .smoother = -1, .cycle = CYCLE_OVK, .precision = -1,
                       .degree = -1, .ratio = 4.0,
                       .pmax = 4, .sweeps = 1, .max_levels = 25, .agg_levels = -1, .coarse_size = 9, .bs = 1, .nodal = -1,
                       .rbm = 1, .qmax = 4, .rbm_level = RBM_LEVEL_DEFAULT,
@@ -1055,7 +1060,7 @@ static int amg_apply_many(void *state, int k, const double *const *r, double *co
 const ovk__pc_type ovk__pc_amg = {
     .name = "amg", .alias = "boomeramg",
     .description = "algebraic multigrid: one V-cycle over hypre BoomerAMG's hierarchy (symmetric smoothing)",
-    .options = "cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25); "
+    .options = "cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25; 0.5 when bs>=3); "
                "coarsen=hmis|pmis|falgout|cljp (pmis; hmis when bs>1); interp=ext+i|ext|classical|direct|multipass; pmax=N (4, 0: no "
                "limit); smoother=cheby|l1jacobi (cycle=ovk, cheby) or l1gs|sgs|l1jacobi|cheby (cycle=hypre, l1gs); "
                "degree=N (1, cheby steps, cycle=ovk); ratio=R (4, cheby interval emax/emin, cycle=ovk); "
