@@ -95,6 +95,7 @@ typedef struct {
     double rtol, atol, divtol;
     int max_it, guess_zero, have_tols;
     int monitored; /* ovkrylov's monitor set (-1: not yet decided) */
+    int solving;   /* inside ovk_solver_solve or _solve_many (the monitors run) */
 } KSP_Ovkrylov;
 
 /* ---- libovkrylov, loaded on its own -------------------------------------- */
@@ -914,7 +915,9 @@ static PetscErrorCode KSPSolve_Ovkrylov(KSP ksp)
     memset(&res, 0, sizeof res);
     rc = ovk_solver_vector_create(d->s, (double *)pb, &b);
     if (!rc) rc = ovk_solver_vector_create(d->s, px, &x);
+    d->solving = 1;
     if (!rc) rc = ovk_solver_solve(d->s, b, x, &res);
+    d->solving = 0;
     ovk_vector_destroy(b);
     ovk_vector_destroy(x);
     PetscCall(VecRestoreArray(ksp->vec_sol, &px));
@@ -957,7 +960,9 @@ static PetscErrorCode KSPMatSolve_Ovkrylov(KSP ksp, Mat B, Mat X)
         rc = ovk_solver_vector_create(d->s, (double *)pb + j * ldb, &vb[j]);
         if (!rc) rc = ovk_solver_vector_create(d->s, px + j * ldx, &vx[j]);
     }
+    d->solving = 1;
     if (!rc && k > 0) rc = ovk_solver_solve_many(d->s, (int)k, vb, vx, res);
+    d->solving = 0;
     for (PetscInt j = 0; j < k; j++) ovk_vector_destroy(vb[j]), ovk_vector_destroy(vx[j]);
     PetscCall(MatDenseRestoreArray(X, &px));
     PetscCall(MatDenseRestoreArrayRead(B, &pb));
@@ -1064,6 +1069,25 @@ static PetscErrorCode KSPSetFromOptions_Ovkrylov(KSP ksp, PetscOptionItems *Pets
     PetscFunctionReturn(0);
 }
 
+/* KSPBuildSolution (and KSPBuildResidual, which calls it) during a solve,
+ * from a monitor (-ksp_monitor_true_residual, -ksp_monitor_solution): the
+ * CG variants update x in place, so the KSP's x is the iterate; the
+ * right-preconditioned solvers form x = x0 + C u only when a cycle or the
+ * solve ends, and ovkrylov has no call that forms it in between: refused
+ * rather than a residual of x0. */
+static PetscErrorCode KSPBuildSolution_Ovkrylov(KSP ksp, Vec v, Vec *V)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    PetscFunctionBegin;
+    PetscCheck(!d->solving || ksp->pc_side != PC_RIGHT, PETSC_COMM_SELF, PETSC_ERR_SUP,
+               "KSP ovkrylov: the solution (or true residual) during a solve of %s, which preconditions on the right and forms x "
+               "only at the end of a cycle or of the solve: -ksp_monitor_true_residual and -ksp_monitor_solution work under "
+               "ovkrylov's CG variants; under this one -ksp_monitor shows the unpreconditioned ||b - A x|| the solver iterates on",
+               option_value(d, "solver", 1));
+    PetscCall(KSPBuildSolutionDefault(ksp, v, V));
+    PetscFunctionReturn(0);
+}
+
 static PetscErrorCode KSPView_Ovkrylov(KSP ksp, PetscViewer viewer)
 {
     KSP_Ovkrylov *d = ksp->data;
@@ -1126,7 +1150,7 @@ PetscErrorCode KSPCreate_Ovkrylov(KSP ksp)
     ksp->ops->reset = KSPReset_Ovkrylov;
     ksp->ops->view = KSPView_Ovkrylov;
     ksp->ops->setfromoptions = KSPSetFromOptions_Ovkrylov;
-    ksp->ops->buildsolution = KSPBuildSolutionDefault;
+    ksp->ops->buildsolution = KSPBuildSolution_Ovkrylov;
     ksp->ops->buildresidual = KSPBuildResidualDefault;
     PetscFunctionReturn(0);
 }
