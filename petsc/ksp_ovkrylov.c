@@ -12,8 +12,16 @@
  * (the KSP's PC is then set to none), else the KSP's PC applied as the
  * preconditioner callback (PCApply).
  *
+ * New values that no longer fit ovkrylov's storage (one triangle, the
+ * values turned nonsymmetric) build the matrix anew.  The operator, the PC
+ * and the null spaces are held by reference and compared by PETSc's object
+ * state.  ovkrylov's amg gets the operator's block size (bs=) and near null
+ * space (ovk_solver_set_near_nullspace).
+ *
  * Vectors are not copied: the callbacks place ovkrylov's arrays in two
- * work Vecs (VecPlaceArray), the solve wraps the KSP's b and x.
+ * work Vecs (VecPlaceArray), the solve wraps the KSP's b and x, whose
+ * layouts (and KSPMatSolve's B's and X's) are checked against the
+ * operator's on every rank first (check_sizes).
  *
  * libovkrylov is not linked: the plug-in loads it (load_library) with
  * RTLD_DEEPBIND | RTLD_LOCAL and calls its functions through pointers.
