@@ -546,12 +546,11 @@ static PetscErrorCode teardown(KSP_Ovkrylov *d)
     PetscFunctionReturn(0);
 }
 
-/* ovkrylov's amg on an operator with a block size (MatSetBlockSize) gets
- * it as bs= unless its spec gives one: the spec with it into buf. */
-static const char *precond_spec(KSP_Ovkrylov *d, const char *spec, char *buf, size_t len)
+/* ovkrylov's amg on an operator of block size bs > 1 (MatSetBlockSize)
+ * gets it as bs= unless its spec gives one: the spec with it into buf. */
+static const char *precond_spec(const char *spec, PetscInt bs, char *buf, size_t len)
 {
-    PetscInt bs = 1;
-    if (!names(spec, "amg") || strstr(spec, "bs=") || MatGetBlockSize(d->op, &bs) || bs <= 1) return spec;
+    if (!names(spec, "amg") || strstr(spec, "bs=") || bs <= 1) return spec;
     snprintf(buf, len, "%s%sbs=%" PetscInt_FMT, spec, strchr(spec, ':') ? "," : ":", bs);
     return buf;
 }
@@ -564,11 +563,13 @@ static PetscErrorCode configure(KSP ksp)
     MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
     char buf[OPTLEN + 32];
     int rc = 0, n = ovk_solver_option_count();
+    PetscInt bs;
     PetscFunctionBegin;
+    PetscCall(MatGetBlockSize(d->op, &bs));
     for (int i = 0; i < n && !rc; i++) {
         const char *key = ovk_solver_option_name(i);
         if (!d->given[i]) continue;
-        rc = ovk_solver_set_option(d->s, key, strcmp(key, "precond") ? d->opt[i] : precond_spec(d, d->opt[i], buf, sizeof buf));
+        rc = ovk_solver_set_option(d->s, key, strcmp(key, "precond") ? d->opt[i] : precond_spec(d->opt[i], bs, buf, sizeof buf));
     }
     PetscCall(check(comm, rc, "ovk_solver_set_option"));
     d->monitored = -1; /* sync_tolerances sets it */
