@@ -12,7 +12,7 @@
 
 #include "mpitest.h"
 
-enum { G = 6 }; /* nodes per direction, 3 unknowns each */
+enum { G = 4 }; /* nodes per direction, 3 unknowns each */
 
 static int g_rank, g_size;
 
