@@ -12,8 +12,16 @@
  * (the KSP's PC is then set to none), else the KSP's PC applied as the
  * preconditioner callback (PCApply).
  *
+ * New values that no longer fit ovkrylov's storage (one triangle, the
+ * values turned nonsymmetric) build the matrix anew.  The operator, the PC
+ * and the null spaces are held by reference and compared by PETSc's object
+ * state.  ovkrylov's amg gets the operator's block size (bs=) and near null
+ * space (ovk_solver_set_near_nullspace).
+ *
  * Vectors are not copied: the callbacks place ovkrylov's arrays in two
- * work Vecs (VecPlaceArray), the solve wraps the KSP's b and x.
+ * work Vecs (VecPlaceArray), the solve wraps the KSP's b and x, whose
+ * layouts (and KSPMatSolve's B's and X's) are checked against the
+ * operator's on every rank first (check_sizes).
  *
  * libovkrylov is not linked: the plug-in loads it (load_library) with
  * RTLD_DEEPBIND | RTLD_LOCAL and calls its functions through pointers.
@@ -32,6 +40,7 @@
 #define _GNU_SOURCE /* dladdr, RTLD_DEEPBIND */
 #include <dlfcn.h>
 #include <elf.h>
+#include <float.h>
 #include <limits.h>
 #include <link.h>
 #include <stdio.h>
@@ -76,10 +85,17 @@ typedef struct {
     PetscBool given[MAXOPT];
     ovk_matrix *A;           /* the copy of an assembled operator, or NULL */
     ovk_solver *s;
-    Mat op;                  /* the operator s was made for */
-    PetscObjectState state;  /* its state and nonzero state then */
+    /* what s was made or last brought up to date for, each held by a
+       reference (a new object never takes a held one's address) with the
+       state it had then */
+    Mat op;                  /* the operator */
+    PetscObjectState state;  /* its state and nonzero state */
     PetscObjectState nzstate;
-    MatNullSpace nsp;        /* the null space handed to s */
+    MatNullSpace nsp, nnsp;  /* its null space and near-null space */
+    PetscObjectState nsp_state, nnsp_state;
+    PC pc;                   /* the KSP's PC as the callback (NULL: ovkrylov's own) */
+    PetscBool pc_none;       /* it was PCNONE: ovkrylov's precond none, no callback */
+    PetscLayout lay_op, lay_b, lay_x; /* the last layouts whose local sizes every rank agreed */
     Vec win, wout;           /* the callbacks' work vectors (arrays placed) */
     PetscErrorCode cb_err;   /* the first PETSc error of a callback */
     KSP ksp;
@@ -87,6 +103,7 @@ typedef struct {
     double rtol, atol, divtol;
     int max_it, guess_zero, have_tols;
     int monitored; /* ovkrylov's monitor set (-1: not yet decided) */
+    int solving;   /* inside ovk_solver_solve or _solve_many (the monitors run) */
 } KSP_Ovkrylov;
 
 /* ---- libovkrylov, loaded on its own -------------------------------------- */
@@ -108,6 +125,7 @@ typedef struct {
     X(ovk_solver_set_monitor) \
     X(ovk_solver_set_tolerances) \
     X(ovk_solver_set_nullspace) \
+    X(ovk_solver_set_near_nullspace) \
     X(ovk_solver_setup) \
     X(ovk_solver_solve) \
     X(ovk_solver_solve_many) \
@@ -119,7 +137,8 @@ typedef struct {
     X(ovk_solver_type_name) \
     X(ovk_solver_option_count) \
     X(ovk_solver_option_name) \
-    X(ovk_solver_option_help)
+    X(ovk_solver_option_help) \
+    X(ovk_solver_option_default)
 
 static struct {
 #define OVKP_FIELD(f) __typeof__(f) *f;
@@ -273,6 +292,7 @@ static PetscErrorCode load_library(void)
 #define ovk_solver_set_monitor (*api.ovk_solver_set_monitor)
 #define ovk_solver_set_tolerances (*api.ovk_solver_set_tolerances)
 #define ovk_solver_set_nullspace (*api.ovk_solver_set_nullspace)
+#define ovk_solver_set_near_nullspace (*api.ovk_solver_set_near_nullspace)
 #define ovk_solver_setup (*api.ovk_solver_setup)
 #define ovk_solver_solve (*api.ovk_solver_solve)
 #define ovk_solver_solve_many (*api.ovk_solver_solve_many)
@@ -285,6 +305,7 @@ static PetscErrorCode load_library(void)
 #define ovk_solver_option_count (*api.ovk_solver_option_count)
 #define ovk_solver_option_name (*api.ovk_solver_option_name)
 #define ovk_solver_option_help (*api.ovk_solver_option_help)
+#define ovk_solver_option_default (*api.ovk_solver_option_default)
 
 /* the PETSc option that sets ovkrylov's key for the KSP, or NULL: the key
  * is forwarded */
@@ -295,13 +316,54 @@ static const char *petsc_option_for(const char *key)
     return NULL;
 }
 
-/* -ksp_ovkrylov_KEY was given */
-static int given(const KSP_Ovkrylov *d, const char *key)
+/* The value of -ksp_ovkrylov_KEY, else (dflt) ovkrylov's default or (!dflt) NULL. */
+static const char *option_value(const KSP_Ovkrylov *d, const char *key, int dflt)
 {
     int n = ovk_solver_option_count();
     for (int i = 0; i < n && i < MAXOPT; i++)
-        if (!strcmp(ovk_solver_option_name(i), key)) return d->given[i];
-    return 0;
+        if (!strcmp(ovk_solver_option_name(i), key)) return d->given[i] ? d->opt[i] : dflt ? ovk_solver_option_default(i) : NULL;
+    return NULL;
+}
+
+/* -ksp_ovkrylov_KEY was given */
+static int given(const KSP_Ovkrylov *d, const char *key) { return option_value(d, key, 0) != NULL; }
+
+/* The spec names the solver or preconditioner `name` (before its ':' options). */
+static int names(const char *spec, const char *name)
+{
+    size_t len = strcspn(spec, ":");
+    return strlen(name) == len && !strncmp(spec, name, len);
+}
+
+/* The side on which ovkrylov's solver preconditions (docs/solvers.md): the
+ * nonsymmetric solvers on the right (A C u = b, x = C u), the CG variants
+ * (z = C r) on the left, and auto on the left until a solve says which it
+ * chose. */
+static PCSide solver_side(const char *spec)
+{
+    static const char *const right[] = {"gmres", "fgmres", "pgmres", "bicgstab", "pipebicgstab", "idrs", "pipeidrs"};
+    for (size_t i = 0; i < sizeof right / sizeof *right; i++)
+        if (names(spec, right[i])) return PC_RIGHT;
+    return PC_LEFT;
+}
+
+/* PETSc's table of the norm types and sides for the solver spec: the
+ * unpreconditioned norm (what ovkrylov tests) and none (fixed iterations)
+ * on the side the solver preconditions; natural and preconditioned at the
+ * lowest rank, never chosen by default, so that a request for one reaches
+ * KSPSetUp_Ovkrylov, which refuses it naming the supported ones.  A side
+ * the user did not set follows the solver. */
+static PetscErrorCode set_norms(KSP ksp, const char *spec)
+{
+    PCSide side = solver_side(spec);
+    PetscFunctionBegin;
+    PetscCall(PetscMemzero(ksp->normsupporttable, sizeof ksp->normsupporttable));
+    PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_UNPRECONDITIONED, side, 3));
+    PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_NONE, side, 1));
+    PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_NATURAL, side, 1));
+    PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_PRECONDITIONED, side, 1));
+    if (ksp->pc_side_set == PC_SIDE_DEFAULT) ksp->pc_side = side;
+    PetscFunctionReturn(0);
 }
 
 /* ---- status mapping ----------------------------------------------------- */
@@ -378,13 +440,15 @@ static int pcapply_cb(ovk_solver *s, const double *in, double *out, void *ctx)
 }
 
 /* -ksp_monitor and KSPMonitorSet: ovkrylov's monitor brings the norm the
- * variant reduces anyway (no reduction more).  Of a KSPMatSolve, system 0's. */
+ * variant reduces anyway (no reduction more); 0 under KSP_NORM_NONE, as
+ * PETSc's KSPs give.  Of a KSPMatSolve, system 0's. */
 static int monitor_cb(ovk_solver *s, int iteration, double rnorm, double rel, void *ctx)
 {
     KSP_Ovkrylov *d = ctx;
     KSP ksp = d->ksp;
     (void)rel;
     if (ovk_solver_system_index(s) > 0) return 0;
+    if (ksp->normtype == KSP_NORM_NONE) rnorm = 0.0;
     ksp->its = iteration;
     ksp->rnorm = rnorm;
     KSPLogResidualHistory(ksp, rnorm);
@@ -437,8 +501,11 @@ static PetscErrorCode rows_csr(Mat m, int **rowptr, ovk_gidx **cols, double **va
     PetscFunctionReturn(0);
 }
 
-/* Build (update 0) or update the values of (update 1) d->A from op. */
-static PetscErrorCode copy_matrix(KSP ksp, Mat op, int kind, int update)
+/* Build (update NULL) or update the values of d->A from op; *update set
+ * to 0 when ovkrylov keeps the matrix in a form the new values do not fit
+ * (one triangle of values no longer symmetric: OVK_EMISMATCH, agreed), to
+ * be built anew. */
+static PetscErrorCode copy_matrix(KSP ksp, Mat op, int kind, int *update)
 {
     KSP_Ovkrylov *d = ksp->data;
     MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
@@ -455,6 +522,7 @@ static PetscErrorCode copy_matrix(KSP ksp, Mat op, int kind, int update)
     else rc = ovk_matrix_create_csr(comm, (ovk_gidx)lo, (int)(hi - lo), rowptr, cols, vals, OVK_DUP_REJECT, &d->A);
     PetscCall(PetscFree3(rowptr, cols, vals));
     if (m != op) PetscCall(MatDestroy(&m));
+    if (update && rc == OVK_EMISMATCH) *update = 0, rc = OVK_OK; /* the pattern is the same (PETSc's nonzero state) */
     PetscCall(check(comm, rc, update ? "ovk_matrix_update_values" : "ovk_matrix_create_csr"));
     PetscFunctionReturn(0);
 }
@@ -470,35 +538,69 @@ static PetscErrorCode teardown(KSP_Ovkrylov *d)
     PetscCall(check(PetscObjectComm((PetscObject)d->ksp), rc, "ovk_matrix_destroy"));
     PetscCall(VecDestroy(&d->win));
     PetscCall(VecDestroy(&d->wout));
-    d->op = NULL;
-    d->nsp = NULL;
+    PetscCall(MatDestroy(&d->op));
+    PetscCall(MatNullSpaceDestroy(&d->nsp));
+    PetscCall(MatNullSpaceDestroy(&d->nnsp));
+    PetscCall(PCDestroy(&d->pc));
     d->have_tols = 0;
     PetscFunctionReturn(0);
 }
 
-/* The -ksp_ovkrylov_KEY options, the PC and the monitor on a new solver. */
+/* ovkrylov's amg on an operator of block size bs > 1 (MatSetBlockSize)
+ * gets it as bs= unless its spec gives one: the spec with it into buf. */
+static const char *precond_spec(const char *spec, PetscInt bs, char *buf, size_t len)
+{
+    if (!names(spec, "amg") || strstr(spec, "bs=") || bs <= 1) return spec;
+    snprintf(buf, len, "%s%sbs=%" PetscInt_FMT, spec, strchr(spec, ':') ? "," : ":", bs);
+    return buf;
+}
+
+/* The -ksp_ovkrylov_KEY options and the monitor on a new solver (the PC:
+ * sync_pc). */
 static PetscErrorCode configure(KSP ksp)
 {
     KSP_Ovkrylov *d = ksp->data;
     MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
-    int rc = 0, own_pc = given(d, "precond"), n = ovk_solver_option_count();
-    PetscBool none = PETSC_FALSE;
+    char buf[OPTLEN + 32];
+    int rc = 0, n = ovk_solver_option_count();
+    PetscInt bs;
     PetscFunctionBegin;
-    for (int i = 0; i < n && !rc; i++)
-        if (d->given[i]) rc = ovk_solver_set_option(d->s, ovk_solver_option_name(i), d->opt[i]);
-    PetscCall(check(comm, rc, "ovk_solver_set_option"));
-    if (!own_pc) {
-        PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCNONE, &none));
-        if (none) rc = ovk_solver_set_option(d->s, "precond", "none");
-        else rc = ovk_solver_set_precond_fn(d->s, pcapply_cb, d);
-        PetscCall(check(comm, rc, "ovk_solver_set_precond_fn"));
+    PetscCall(MatGetBlockSize(d->op, &bs));
+    for (int i = 0; i < n && !rc; i++) {
+        const char *key = ovk_solver_option_name(i);
+        if (!d->given[i]) continue;
+        rc = ovk_solver_set_option(d->s, key, strcmp(key, "precond") ? d->opt[i] : precond_spec(d->opt[i], bs, buf, sizeof buf));
     }
+    PetscCall(check(comm, rc, "ovk_solver_set_option"));
     d->monitored = -1; /* sync_tolerances sets it */
     PetscFunctionReturn(0);
 }
 
+/* The KSP's PC as ovkrylov's preconditioner callback (none for PCNONE),
+ * when it is another PC or changed to or from PCNONE since (ovkrylov's own
+ * with -ksp_ovkrylov_precond: nothing to do). */
+static PetscErrorCode sync_pc(KSP ksp)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    PetscBool none;
+    int rc;
+    PetscFunctionBegin;
+    if (given(d, "precond")) PetscFunctionReturn(0);
+    PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCNONE, &none));
+    if (d->pc == ksp->pc && d->pc_none == none) PetscFunctionReturn(0);
+    rc = ovk_solver_set_precond_fn(d->s, none ? NULL : pcapply_cb, d);
+    if (!rc && none) rc = ovk_solver_set_option(d->s, "precond", "none");
+    PetscCall(check(PetscObjectComm((PetscObject)ksp), rc, "ovk_solver_set_precond_fn"));
+    PetscCall(PetscObjectReference((PetscObject)ksp->pc));
+    PetscCall(PCDestroy(&d->pc));
+    d->pc = ksp->pc;
+    d->pc_none = none;
+    PetscFunctionReturn(0);
+}
+
 /* Make s (and A) for the KSP's operator, or bring them up to date: new
- * values through ovk_matrix_update_values, another matrix or pattern anew. */
+ * values through ovk_matrix_update_values, another matrix or pattern, or
+ * values that no longer fit A's storage, anew. */
 static PetscErrorCode sync_operator(KSP ksp)
 {
     KSP_Ovkrylov *d = ksp->data;
@@ -506,7 +608,7 @@ static PetscErrorCode sync_operator(KSP ksp)
     Mat op;
     PetscInt M, N, m, n;
     PetscObjectState st, nz;
-    int kind = 0, rc, bad;
+    int kind = 0, rc, bad, update = 1;
     PetscFunctionBegin;
     PetscCall(KSPGetOperators(ksp, &op, NULL));
     PetscCall(MatGetSize(op, &M, &N));
@@ -517,9 +619,9 @@ static PetscErrorCode sync_operator(KSP ksp)
     PetscCall(MatGetNonzeroState(op, &nz));
     if (d->s && op == d->op && nz == d->nzstate && st == d->state) PetscFunctionReturn(0);
     if (d->s && op == d->op && nz == d->nzstate) { /* new values, same pattern */
-        if (d->A) PetscCall(copy_matrix(ksp, op, kind, 1));
+        if (d->A) PetscCall(copy_matrix(ksp, op, kind, &update));
         d->state = st;
-        PetscFunctionReturn(0);
+        if (update) PetscFunctionReturn(0);
     }
     /* a new operator (the pattern's state is agreed at assembly): its local
        layouts, agreed, so that every rank raises the same error */
@@ -530,11 +632,12 @@ static PetscErrorCode sync_operator(KSP ksp)
     PetscCall(teardown(d));
     PetscCall(VecCreateMPIWithArray(comm, 1, m, M, NULL, &d->win));
     PetscCall(VecCreateMPIWithArray(comm, 1, m, M, NULL, &d->wout));
+    PetscCall(PetscObjectReference((PetscObject)op));
     d->op = op;
     d->state = st;
     d->nzstate = nz;
     if (kind) {
-        PetscCall(copy_matrix(ksp, op, kind, 0));
+        PetscCall(copy_matrix(ksp, op, kind, NULL));
         rc = ovk_solver_create(d->A, &d->s);
     } else {
         rc = ovk_solver_create_operator(comm, (int)m, matmult_cb, d, &d->s);
@@ -544,46 +647,93 @@ static PetscErrorCode sync_operator(KSP ksp)
     PetscFunctionReturn(0);
 }
 
-/* MatNullSpace attached to the operator -> ovkrylov's null space. */
-static PetscErrorCode sync_nullspace(KSP ksp)
+/* *held (referenced) and *state are nsp and its state: 1 when they were
+ * not (a new object, or the same one changed). */
+static PetscErrorCode hold_nullspace(MatNullSpace nsp, MatNullSpace *held, PetscObjectState *state, int *changed)
 {
-    KSP_Ovkrylov *d = ksp->data;
-    MatNullSpace nsp;
-    PetscBool has_const = PETSC_FALSE;
-    PetscInt k = 0;
-    const Vec *vecs = NULL;
-    const double **arr = NULL;
-    int rc;
+    PetscObjectState st = 0;
     PetscFunctionBegin;
-    PetscCall(MatGetNullSpace(d->op, &nsp));
-    if (nsp == d->nsp) PetscFunctionReturn(0);
-    if (nsp) PetscCall(MatNullSpaceGetVecs(nsp, &has_const, &k, &vecs));
-    PetscCall(PetscMalloc1(k + 1, &arr));
-    for (PetscInt j = 0; j < k; j++) PetscCall(VecGetArrayRead(vecs[j], &arr[j]));
-    rc = ovk_solver_set_nullspace(d->s, has_const ? 1 : 0, (int)k, arr);
-    for (PetscInt j = 0; j < k; j++) PetscCall(VecRestoreArrayRead(vecs[j], &arr[j]));
-    PetscCall(PetscFree(arr));
-    PetscCall(check(PetscObjectComm((PetscObject)ksp), rc, "ovk_solver_set_nullspace"));
-    d->nsp = nsp;
+    if (nsp) PetscCall(PetscObjectStateGet((PetscObject)nsp, &st));
+    *changed = nsp != *held || st != *state;
+    if (!*changed) PetscFunctionReturn(0);
+    if (nsp) PetscCall(PetscObjectReference((PetscObject)nsp));
+    PetscCall(MatNullSpaceDestroy(held));
+    *held = nsp;
+    *state = st;
     PetscFunctionReturn(0);
 }
 
+/* nsp's vectors as arrays (its constant in *has_const), to hand to ovkrylov. */
+static PetscErrorCode get_arrays(MatNullSpace nsp, PetscBool *has_const, PetscInt *k, const Vec **vecs, const double ***arr)
+{
+    PetscFunctionBegin;
+    *has_const = PETSC_FALSE, *k = 0, *vecs = NULL;
+    if (nsp) PetscCall(MatNullSpaceGetVecs(nsp, has_const, k, vecs));
+    PetscCall(PetscMalloc1(*k + 1, arr));
+    for (PetscInt j = 0; j < *k; j++) PetscCall(VecGetArrayRead((*vecs)[j], &(*arr)[j]));
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode put_arrays(PetscInt k, const Vec *vecs, const double ***arr)
+{
+    PetscFunctionBegin;
+    for (PetscInt j = 0; j < k; j++) PetscCall(VecRestoreArrayRead(vecs[j], &(*arr)[j]));
+    PetscCall(PetscFree(*arr));
+    PetscFunctionReturn(0);
+}
+
+/* The operator's MatNullSpace -> ovkrylov's null space, and its
+ * MatNearNullSpace -> ovkrylov's near-null space (amg's modes), when either
+ * is another object or changed (PETSc's object state) since. */
+static PetscErrorCode sync_nullspace(KSP ksp)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
+    MatNullSpace nsp;
+    PetscBool has_const;
+    PetscInt k;
+    const Vec *vecs;
+    const double **arr;
+    int rc, changed;
+    PetscFunctionBegin;
+    PetscCall(MatGetNullSpace(d->op, &nsp));
+    PetscCall(hold_nullspace(nsp, &d->nsp, &d->nsp_state, &changed));
+    if (changed) {
+        PetscCall(get_arrays(nsp, &has_const, &k, &vecs, &arr));
+        rc = ovk_solver_set_nullspace(d->s, has_const ? 1 : 0, (int)k, arr);
+        PetscCall(put_arrays(k, vecs, &arr));
+        PetscCall(check(comm, rc, "ovk_solver_set_nullspace"));
+    }
+    PetscCall(MatGetNearNullSpace(d->op, &nsp));
+    PetscCall(hold_nullspace(nsp, &d->nnsp, &d->nnsp_state, &changed));
+    if (changed) { /* its constant, constant in every unknown of a node, is one amg carries anyway */
+        PetscCall(get_arrays(nsp, &has_const, &k, &vecs, &arr));
+        rc = ovk_solver_set_near_nullspace(d->s, (int)k, arr);
+        PetscCall(put_arrays(k, vecs, &arr));
+        PetscCall(check(comm, rc, "ovk_solver_set_near_nullspace"));
+    }
+    PetscFunctionReturn(0);
+}
 /* The KSP's tolerances, iteration limit, divtol, initial guess and
- * monitors, when changed. */
+ * monitors, when changed.  KSP_NORM_NONE: max_it iterations with no test,
+ * as tolerances no residual but an exact zero meets (rtol DBL_MIN, whose
+ * square, the bound on <r,r>, is 0; atol 0; divtol off): no reduction
+ * beyond the method's own. */
 static PetscErrorCode sync_tolerances(KSP ksp)
 {
     KSP_Ovkrylov *d = ksp->data;
     MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
     char buf[64];
-    int rc, gz = ksp->guess_zero ? 1 : 0;
+    int rc, gz = ksp->guess_zero ? 1 : 0, none = ksp->normtype == KSP_NORM_NONE;
+    double rtol = none ? DBL_MIN : ksp->rtol, atol = none ? 0.0 : ksp->abstol, divtol = none ? 0.0 : ksp->divtol;
     PetscFunctionBegin;
     PetscCheck(ksp->max_it < INT_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE, "KSP ovkrylov: max_it %" PetscInt_FMT " is more than an int", ksp->max_it);
-    if (!d->have_tols || d->rtol != ksp->rtol || d->atol != ksp->abstol || d->max_it != (int)ksp->max_it) {
-        rc = ovk_solver_set_tolerances(d->s, ksp->rtol, ksp->abstol, (int)ksp->max_it);
+    if (!d->have_tols || d->rtol != rtol || d->atol != atol || d->max_it != (int)ksp->max_it) {
+        rc = ovk_solver_set_tolerances(d->s, rtol, atol, (int)ksp->max_it);
         PetscCall(check(comm, rc, "ovk_solver_set_tolerances"));
     }
-    if (!d->have_tols || d->divtol != ksp->divtol) {
-        snprintf(buf, sizeof buf, "%.17g", (double)ksp->divtol);
+    if (!d->have_tols || d->divtol != divtol) {
+        snprintf(buf, sizeof buf, "%.17g", divtol);
         rc = ovk_solver_set_option(d->s, "divtol", buf);
         PetscCall(check(comm, rc, "ovk_solver_set_option(divtol)"));
     }
@@ -597,16 +747,19 @@ static PetscErrorCode sync_tolerances(KSP ksp)
         rc = ovk_solver_set_monitor(d->s, d->monitored ? monitor_cb : NULL, d);
         PetscCall(check(comm, rc, "ovk_solver_set_monitor"));
     }
-    d->rtol = ksp->rtol, d->atol = ksp->abstol, d->divtol = ksp->divtol;
+    d->rtol = rtol, d->atol = atol, d->divtol = divtol;
     d->max_it = (int)ksp->max_it, d->guess_zero = gz, d->have_tols = 1;
     PetscFunctionReturn(0);
 }
 
 /* ---- the KSP's methods -------------------------------------------------- */
 
-/* ovkrylov's reason (and status) as the KSP's. */
+/* ovkrylov's reason (and status) as the KSP's; under KSP_NORM_NONE the
+ * iteration limit is PETSc's KSP_CONVERGED_ITS. */
 static KSPConvergedReason map_reason(KSP ksp, const ovk_pcg_result *res, double rnorm, double bnorm)
 {
+    if (ksp->normtype == KSP_NORM_NONE && (res->reason == OVK_REASON_MAXIT || res->reason == OVK_REASON_CONVERGED))
+        return KSP_CONVERGED_ITS;
     switch (res->reason) {
     case OVK_REASON_CONVERGED: /* by the larger of the two bounds, as PETSc's default test */
         return ksp->abstol > ksp->rtol * bnorm && rnorm < ksp->abstol ? KSP_CONVERGED_ATOL : KSP_CONVERGED_RTOL;
@@ -646,17 +799,33 @@ static PetscErrorCode finish(KSP ksp, int rc, const char *call)
     PetscFunctionReturn(0);
 }
 
+/* -ksp_norm_type natural or preconditioned: refused, naming what is
+ * supported (set_norms lets them reach here). */
+static PetscErrorCode check_norm_type(KSP ksp)
+{
+    PetscFunctionBegin;
+    PetscCheck(ksp->normtype != KSP_NORM_NATURAL && ksp->normtype != KSP_NORM_PRECONDITIONED, PetscObjectComm((PetscObject)ksp),
+               PETSC_ERR_SUP,
+               "KSP ovkrylov: -ksp_norm_type %s is not supported; the supported types are unpreconditioned (the default: "
+               "ovkrylov's solvers test ||b - A x||_2) and none (max_it iterations, no convergence test); ovkrylov's CG variants "
+               "do not test <r, C r>",
+               KSPNormTypes[ksp->normtype]);
+    PetscFunctionReturn(0);
+}
+
 static PetscErrorCode KSPSetUp_Ovkrylov(KSP ksp)
 {
     KSP_Ovkrylov *d = ksp->data;
     int rc;
     PetscFunctionBegin;
+    PetscCall(check_norm_type(ksp));
     /* ovkrylov's preconditioner: the KSP's PC has nothing to set up; else
        the PC first (KSPSetUp would after this), so that ovkrylov's setup,
        which may apply it (auto's measurements), finds it ready */
     if (given(d, "precond")) PetscCall(PCSetType(ksp->pc, PCNONE));
     else PetscCall(PCSetUp(ksp->pc));
     PetscCall(sync_operator(ksp));
+    PetscCall(sync_pc(ksp));
     PetscCall(sync_nullspace(ksp));
     PetscCall(sync_tolerances(ksp));
     rc = ovk_solver_setup(d->s);
@@ -664,13 +833,76 @@ static PetscErrorCode KSPSetUp_Ovkrylov(KSP ksp)
     PetscFunctionReturn(0);
 }
 
-static PetscErrorCode prepare_solve(KSP ksp)
+/* The row layouts of b and x (of a KSPMatSolve, B's and X's) against the
+ * operator's: PETSc's PETSC_ERR_ARG_SIZ ("Nonconforming object sizes") on
+ * every rank, also when a local size differs on one rank only (agreed: one
+ * reduction, made only for layouts not checked before, which are then
+ * held by reference). */
+static PetscErrorCode check_sizes(KSP ksp, PetscLayout lb, PetscLayout lx, const char *bn, const char *xn)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
+    Mat op;
+    PetscLayout la;
+    PetscInt n[3], N[3];
+    struct {
+        int bad, rank;
+    } in, out;
+    PetscFunctionBegin;
+    PetscCall(KSPGetOperators(ksp, &op, NULL));
+    PetscCall(MatGetLayouts(op, &la, NULL));
+    PetscCall(PetscLayoutGetSize(lb, &N[0]));
+    PetscCall(PetscLayoutGetSize(lx, &N[1]));
+    PetscCall(PetscLayoutGetSize(la, &N[2]));
+    PetscCheck(N[0] == N[2] && N[1] == N[2], comm, PETSC_ERR_ARG_SIZ,
+               "KSP ovkrylov: %s has %" PetscInt_FMT " rows, %s %" PetscInt_FMT ", the operator %" PetscInt_FMT, bn, N[0], xn, N[1], N[2]);
+    if (la == d->lay_op && lb == d->lay_b && lx == d->lay_x) PetscFunctionReturn(0);
+    PetscCall(PetscLayoutGetLocalSize(lb, &n[0]));
+    PetscCall(PetscLayoutGetLocalSize(lx, &n[1]));
+    PetscCall(PetscLayoutGetLocalSize(la, &n[2]));
+    in.bad = n[0] != n[2] ? 2 : n[1] != n[2] ? 1 : 0;
+    PetscCallMPI(MPI_Comm_rank(comm, &in.rank));
+    PetscCallMPI(MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, comm));
+    if (out.bad) { /* the sizes of the first rank where they differ */
+        PetscCallMPI(MPI_Bcast(n, 3, MPIU_INT, out.rank, comm));
+        SETERRQ(comm, PETSC_ERR_ARG_SIZ,
+                "KSP ovkrylov: on rank %d %s has %" PetscInt_FMT " local rows, %s %" PetscInt_FMT ", the operator %" PetscInt_FMT
+                " (the same global size, another layout)",
+                out.rank, bn, n[0], xn, n[1], n[2]);
+    }
+    PetscCall(PetscLayoutReference(la, &d->lay_op));
+    PetscCall(PetscLayoutReference(lb, &d->lay_b));
+    PetscCall(PetscLayoutReference(lx, &d->lay_x));
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode prepare_solve(KSP ksp, PetscLayout lb, PetscLayout lx, const char *bn, const char *xn)
 {
     PetscFunctionBegin;
     PetscCheck(!ksp->transpose_solve, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP ovkrylov has no transpose solve");
+    PetscCall(check_norm_type(ksp));
+    PetscCall(check_sizes(ksp, lb, lx, bn, xn));
     PetscCall(sync_operator(ksp));
+    PetscCall(sync_pc(ksp));
     PetscCall(sync_nullspace(ksp));
     PetscCall(sync_tolerances(ksp));
+    PetscFunctionReturn(0);
+}
+
+/* A solve that failed where the KSP's PC failed (PCGetFailedReasonRank on
+ * any rank; the reason is the same on every rank): KSP_DIVERGED_PC_FAILED,
+ * as PETSc's KSPs report it. */
+static PetscErrorCode pc_failed(KSP ksp)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    PCFailedReason why = PC_NOERROR;
+    int failed;
+    PetscFunctionBegin;
+    if (ksp->reason >= 0 || !d->pc || d->pc_none) PetscFunctionReturn(0);
+    PetscCall(PCGetFailedReasonRank(ksp->pc, &why));
+    failed = why != PC_NOERROR;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)ksp)));
+    if (failed) ksp->reason = KSP_DIVERGED_PC_FAILED;
     PetscFunctionReturn(0);
 }
 
@@ -681,23 +913,31 @@ static PetscErrorCode KSPSolve_Ovkrylov(KSP ksp)
     ovk_pcg_result res;
     const PetscScalar *pb;
     PetscScalar *px;
+    PetscLayout lb, lx;
     int rc;
     PetscFunctionBegin;
-    PetscCall(prepare_solve(ksp));
+    PetscCall(VecGetLayout(ksp->vec_rhs, &lb));
+    PetscCall(VecGetLayout(ksp->vec_sol, &lx));
+    PetscCall(prepare_solve(ksp, lb, lx, "b", "x"));
     PetscCall(VecGetArrayRead(ksp->vec_rhs, &pb));
     PetscCall(VecGetArray(ksp->vec_sol, &px));
     memset(&res, 0, sizeof res);
     rc = ovk_solver_vector_create(d->s, (double *)pb, &b);
     if (!rc) rc = ovk_solver_vector_create(d->s, px, &x);
+    d->solving = 1;
     if (!rc) rc = ovk_solver_solve(d->s, b, x, &res);
+    d->solving = 0;
     ovk_vector_destroy(b);
     ovk_vector_destroy(x);
     PetscCall(VecRestoreArray(ksp->vec_sol, &px));
     PetscCall(VecRestoreArrayRead(ksp->vec_rhs, &pb));
     PetscCall(finish(ksp, rc, "ovk_solver_solve"));
     ksp->its = res.iterations;
-    ksp->rnorm = res.rel_residual * res.rhs_norm; /* ||b|| from ovkrylov's first sums: no reduction of its own */
+    /* ||b|| from ovkrylov's first sums: no reduction of its own; none: 0, as PETSc's */
+    ksp->rnorm = ksp->normtype == KSP_NORM_NONE ? 0.0 : res.rel_residual * res.rhs_norm;
     ksp->reason = map_reason(ksp, &res, ksp->rnorm, res.rhs_norm);
+    PetscCall(pc_failed(ksp));
+    if (res.auto_choice[0]) PetscCall(set_norms(ksp, res.auto_choice)); /* auto's side: its choice's */
     PetscFunctionReturn(0);
 }
 
@@ -707,13 +947,19 @@ static PetscErrorCode KSPMatSolve_Ovkrylov(KSP ksp, Mat B, Mat X)
     KSP_Ovkrylov *d = ksp->data;
     const PetscScalar *pb;
     PetscScalar *px;
-    PetscInt k, ldb, ldx;
+    PetscInt k, kx, ldb, ldx;
+    PetscLayout lb, lx;
     ovk_vector **vb = NULL, **vx = NULL;
     ovk_pcg_result *res = NULL;
     int rc = 0;
     PetscFunctionBegin;
-    PetscCall(prepare_solve(ksp));
     PetscCall(MatGetSize(B, NULL, &k));
+    PetscCall(MatGetSize(X, NULL, &kx));
+    PetscCheck(k == kx, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_SIZ,
+               "KSP ovkrylov: KSPMatSolve's B has %" PetscInt_FMT " columns, X %" PetscInt_FMT, k, kx);
+    PetscCall(MatGetLayouts(B, &lb, NULL));
+    PetscCall(MatGetLayouts(X, &lx, NULL));
+    PetscCall(prepare_solve(ksp, lb, lx, "KSPMatSolve's B", "X"));
     PetscCall(MatDenseGetLDA(B, &ldb));
     PetscCall(MatDenseGetLDA(X, &ldx));
     PetscCall(PetscCalloc3(k, &vb, k, &vx, k, &res));
@@ -723,20 +969,23 @@ static PetscErrorCode KSPMatSolve_Ovkrylov(KSP ksp, Mat B, Mat X)
         rc = ovk_solver_vector_create(d->s, (double *)pb + j * ldb, &vb[j]);
         if (!rc) rc = ovk_solver_vector_create(d->s, px + j * ldx, &vx[j]);
     }
+    d->solving = 1;
     if (!rc && k > 0) rc = ovk_solver_solve_many(d->s, (int)k, vb, vx, res);
+    d->solving = 0;
     for (PetscInt j = 0; j < k; j++) ovk_vector_destroy(vb[j]), ovk_vector_destroy(vx[j]);
     PetscCall(MatDenseRestoreArray(X, &px));
     PetscCall(MatDenseRestoreArrayRead(B, &pb));
     PetscCall(finish(ksp, rc, "ovk_solver_solve_many"));
     /* the KSP's: the most iterations, the first system that did not converge */
     ksp->its = 0;
-    ksp->reason = KSP_CONVERGED_RTOL;
+    ksp->reason = ksp->normtype == KSP_NORM_NONE ? KSP_CONVERGED_ITS : KSP_CONVERGED_RTOL;
     ksp->rnorm = 0;
     for (PetscInt j = 0; j < k; j++) {
         ksp->its = PetscMax(ksp->its, res[j].iterations);
         if (ksp->reason > 0 && res[j].reason != OVK_REASON_CONVERGED) ksp->reason = map_reason(ksp, &res[j], 0, 1);
     }
     PetscCall(PetscFree3(vb, vx, res));
+    PetscCall(pc_failed(ksp));
     PetscFunctionReturn(0);
 }
 
@@ -813,7 +1062,9 @@ static PetscErrorCode KSPSetFromOptions_Ovkrylov(KSP ksp, PetscOptionItems *Pets
         for (int t = 0; !strcmp(key, "solver") && t < ovk_solver_type_count(); t++) /* the names it takes */
             if (strlen(help) + strlen(ovk_solver_type_name(t)) + 4 < sizeof help)
                 strcat(strcat(help, t ? " " : ": "), ovk_solver_type_name(t));
-        PetscCall(PetscOptionsString(name, help, "KSPOVKRYLOV", d->given[i] ? d->opt[i] : "", value, sizeof value, &flg));
+        /* -help shows the value given, else ovkrylov's default */
+        PetscCall(PetscOptionsString(name, help, "KSPOVKRYLOV", d->given[i] ? d->opt[i] : ovk_solver_option_default(i), value, sizeof value,
+                                     &flg));
         if (!flg) continue;
         if (!strcmp(key, "solver")) PetscCall(check_solver_name(ksp, value));
         if (!strcmp(key, "precond")) PetscCall(check_outside_library(ksp, value));
@@ -822,7 +1073,27 @@ static PetscErrorCode KSPSetFromOptions_Ovkrylov(KSP ksp, PetscOptionItems *Pets
         d->given[i] = PETSC_TRUE;
     }
     PetscOptionsHeadEnd();
+    PetscCall(set_norms(ksp, option_value(d, "solver", 1)));
     if (changed && d->s) PetscCall(teardown(d)); /* made anew with them at the next setup or solve */
+    PetscFunctionReturn(0);
+}
+
+/* KSPBuildSolution (and KSPBuildResidual, which calls it) during a solve,
+ * from a monitor (-ksp_monitor_true_residual, -ksp_monitor_solution): the
+ * CG variants update x in place, so the KSP's x is the iterate; the
+ * right-preconditioned solvers form x = x0 + C u only when a cycle or the
+ * solve ends, and ovkrylov has no call that forms it in between: refused
+ * rather than a residual of x0. */
+static PetscErrorCode KSPBuildSolution_Ovkrylov(KSP ksp, Vec v, Vec *V)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    PetscFunctionBegin;
+    PetscCheck(!d->solving || ksp->pc_side != PC_RIGHT, PETSC_COMM_SELF, PETSC_ERR_SUP,
+               "KSP ovkrylov: the solution (or true residual) during a solve of %s, which preconditions on the right and forms x "
+               "only at the end of a cycle or of the solve: -ksp_monitor_true_residual and -ksp_monitor_solution work under "
+               "ovkrylov's CG variants; under this one -ksp_monitor shows the unpreconditioned ||b - A x|| the solver iterates on",
+               option_value(d, "solver", 1));
+    PetscCall(KSPBuildSolutionDefault(ksp, v, V));
     PetscFunctionReturn(0);
 }
 
@@ -860,8 +1131,12 @@ static PetscErrorCode KSPReset_Ovkrylov(KSP ksp)
 
 static PetscErrorCode KSPDestroy_Ovkrylov(KSP ksp)
 {
+    KSP_Ovkrylov *d = ksp->data;
     PetscFunctionBegin;
-    PetscCall(teardown(ksp->data));
+    PetscCall(teardown(d));
+    PetscCall(PetscLayoutDestroy(&d->lay_op));
+    PetscCall(PetscLayoutDestroy(&d->lay_b));
+    PetscCall(PetscLayoutDestroy(&d->lay_x));
     PetscCall(PetscFree(ksp->data));
     PetscFunctionReturn(0);
 }
@@ -874,8 +1149,8 @@ PetscErrorCode KSPCreate_Ovkrylov(KSP ksp)
     PetscCall(PetscNew(&d));
     d->ksp = ksp;
     ksp->data = d;
-    /* ovkrylov tests ||b - A x||_2: the unpreconditioned norm, PC on the left (z = C r) */
-    PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_UNPRECONDITIONED, PC_LEFT, 3));
+    /* ovkrylov tests ||b - A x||_2: the unpreconditioned norm, PC on the side of the default solver */
+    PetscCall(set_norms(ksp, option_value(d, "solver", 1)));
     ksp->setupnewmatrix = PETSC_TRUE; /* KSPSetUp after KSPSetOperators: our setup on the new matrix */
     ksp->ops->setup = KSPSetUp_Ovkrylov;
     ksp->ops->solve = KSPSolve_Ovkrylov;
@@ -884,7 +1159,7 @@ PetscErrorCode KSPCreate_Ovkrylov(KSP ksp)
     ksp->ops->reset = KSPReset_Ovkrylov;
     ksp->ops->view = KSPView_Ovkrylov;
     ksp->ops->setfromoptions = KSPSetFromOptions_Ovkrylov;
-    ksp->ops->buildsolution = KSPBuildSolutionDefault;
+    ksp->ops->buildsolution = KSPBuildSolution_Ovkrylov;
     ksp->ops->buildresidual = KSPBuildResidualDefault;
     PetscFunctionReturn(0);
 }

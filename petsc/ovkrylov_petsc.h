@@ -12,7 +12,10 @@
  *   -ksp_ovkrylov_progress_every N, -ksp_ovkrylov_replace_every N,
  *   -ksp_ovkrylov_condest 0|1, -ksp_ovkrylov_print_level N, -ksp_ovkrylov_log_view 0|1
  * The tolerances, the iteration limit, divtol and the initial guess are the
- * KSP's; the residual norm is the unpreconditioned two-norm. */
+ * KSP's; the norm type is unpreconditioned (||b - A x||_2) or none (max_it
+ * iterations: a smoother), the side the solver's own (CG variants left,
+ * the nonsymmetric solvers right).  ovkrylov's amg takes the operator's
+ * block size and near null space. */
 #ifndef OVKRYLOV_PETSC_H
 #define OVKRYLOV_PETSC_H
 

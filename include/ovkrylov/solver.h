@@ -231,6 +231,20 @@ int ovk_solver_set_convergence_test(ovk_solver *s, ovk_converged_fn fn, void *ct
  * give the same dim (checked at setup); takes effect at the next
  * ovk_solver_setup.  Preconditioners that need no coordinates ignore them. */
 int ovk_solver_set_coordinates(ovk_solver *s, int dim, int nnodes, const double *xyz);
+/* The near-null space of A for a preconditioner that builds its coarse
+ * spaces from one (amg with bs > 1), as PETSc's MatSetNearNullSpace: k
+ * vectors (0 <= k <= 32) of the rank's rows, vectors[j] pointing at nlocal
+ * doubles (copied; vectors may be NULL when k = 0 or nlocal = 0); k 0
+ * removes them.  amg removes from each vector its part that is constant
+ * in each of the bs unknowns of a node (the translations, which nodal
+ * coarsening carries) and gives what remains (the rotations of
+ * MatNullSpaceCreateRigidBody's modes) to hypre's interpolation, as it does
+ * the rotations it makes from coordinates; given both, the vectors count.
+ * Local, but every rank must give the same k (checked at setup); takes
+ * effect at the next ovk_solver_setup; OVK_ENONFINITE naming the vector
+ * and row holding a NaN or an infinity.  Preconditioners that take no
+ * near-null space ignore it. */
+int ovk_solver_set_near_nullspace(ovk_solver *s, int k, const double *const vectors[]);
 /* The null space of a singular A (symmetric positive semi-definite, A Z =
  * 0), as PETSc's MatNullSpace: the constant vector when has_constant is 1,
  * and k vectors (0 <= k, has_constant + k <= 32) of the rank's rows,

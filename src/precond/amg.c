@@ -50,7 +50,10 @@
  * interleaved by node) and nodal coarsening; with coordinates
  * (ovk_solver_set_coordinates, dim = bs) the rotations of the rigid-body
  * modes enter the interpolation (hypre's GM variant 2; the translations are
- * carried by the unknown approach) from level rbm_level down.
+ * carried by the unknown approach) from level rbm_level down.  A near-null
+ * space given as vectors (ovk_solver_set_near_nullspace, PETSc's
+ * MatSetNearNullSpace) takes the coordinates' place: each vector less its
+ * part constant in each unknown of a node (the translations) is a mode.
  *
  * Built only when CMake finds hypre with 64-bit global indices
  * (libhypre64m-dev) on the same MPI as the library; else `amg` is absent
@@ -148,6 +151,7 @@ typedef struct amg {
     HYPRE_ParVector b, x;
     HYPRE_ParVector *modes; /* [nmodes]; lent to hypre, ours to free */
     int nmodes;
+    int from_vectors; /* the modes are the near-null space's (else rotations of coordinates) */
     HYPRE_Solver solver;
     ovk__amg_cycle *cycle; /* cycle=ovk: ours over hypre's hierarchy, else NULL */
     double t_copy, t_hypre, t_cycle; /* the last setup's parts (s): A to hypre, hypre's setup, our levels */
@@ -205,6 +209,11 @@ static int read_options(ovk__opts *opts, amg_opts *o)
      * doubled their iterations) */
     if (o->coarsen < 0) o->coarsen = o->bs > 1 ? 0 : 1; /* coarsen_names: hmis, pmis */
     if (o->agg_levels < 0) o->agg_levels = o->bs > 1 ? 0 : 1;
+    /* strength: hypre's advice for 3-D systems (bs >= 3, elasticity): 0.5; on
+     * Q1 elasticity of a clamped cube (tests/petsc/test_petsc_elasticity.c,
+     * 6591 unknowns) 25-27 iterations at 1-4 ranks where 0.25 took 29-38, the
+     * rigid-body modes still saving iterations (ovk_elasticity: 25 against 27) */
+    if (o->strong < 0.0) o->strong = o->bs >= 3 ? 0.5 : 0.25;
     if (o->degree < 0) o->degree = 1;
     if (o->smoother < 0) o->smoother = o->cycle == CYCLE_OVK ? SM_CHEBY : SM_L1GS;
     if (o->cycle == CYCLE_OVK && o->smoother != SM_CHEBY && o->smoother != SM_L1JACOBI)
@@ -232,7 +241,7 @@ static int amg_create(ovk__opts *opts, void **state)
     if (!m) return ovk__fail(OVK_ENOMEM, "amg");
     *state = m;
     m->comm = MPI_COMM_NULL;
-    m->o = (amg_opts){.strong = 0.25, .coarsen = -1, .smoother = -1, .cycle = CYCLE_OVK, .precision = -1,
+    m->o = (amg_opts){.strong = -1.0, .coarsen = -1, .smoother = -1, .cycle = CYCLE_OVK, .precision = -1,
                       .degree = -1, .ratio = 4.0,
                       .pmax = 4, .sweeps = 1, .max_levels = 25, .agg_levels = -1, .coarse_size = 9, .bs = 1, .nodal = -1,
                       .rbm = 1, .qmax = 4, .rbm_level = RBM_LEVEL_DEFAULT,
@@ -272,6 +281,7 @@ static void release(amg *m)
     m->b = m->x = NULL;
     m->modes = NULL;
     m->nmodes = 0;
+    m->from_vectors = 0;
 }
 
 static void amg_destroy(void *state)
@@ -444,11 +454,56 @@ static int prepare_modes(amg *m, const ovk__pc_env *env, int want, double *c)
     return OVK_OK;
 }
 
-/* Collective: the rotations as hypre vectors, when coordinates are given. */
+/* Collective: the near-null space's vectors as modes, each less its mean
+ * in each of the bs unknowns of a node (the translations, which nodal
+ * coarsening carries: the rank owns whole nodes, check_blocks); a vector
+ * left with less than 1e-6 of its norm (a translation) is dropped. */
+static int modes_from_vectors(amg *m, const ovk__pc_env *env, HYPRE_BigInt lo, HYPRE_BigInt hi)
+{
+    enum { KMAX = 32, BSMAX = 16 };
+    int bs = (int)m->o.bs, k = env->nns_k, n = env->n, keep[KMAX], kept = 0;
+    double acc[KMAX * BSMAX + KMAX] = {0.0}, after[KMAX] = {0.0}, nodes = (double)env->A->lay.nglobal / bs;
+    double *before = acc + (size_t)k * bs;
+    for (int j = 0; j < k; j++) /* sums by unknown and <v, v> */
+        for (int i = 0; i < n; i++) {
+            double v = env->nns[(size_t)j * n + i];
+            acc[j * bs + i % bs] += v;
+            before[j] += v * v;
+        }
+    if (MPI_Allreduce(MPI_IN_PLACE, acc, k * bs + k, MPI_DOUBLE, MPI_SUM, m->comm) != MPI_SUCCESS)
+        return ovk__fail(OVK_EMPI, "MPI_Allreduce (amg: the near-null space's means)");
+    for (int j = 0; j < k; j++) /* the means by unknown */
+        for (int f = 0; f < bs; f++) acc[j * bs + f] /= nodes;
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < n; i++) {
+            double v = env->nns[(size_t)j * n + i] - acc[j * bs + i % bs];
+            after[j] += v * v;
+        }
+    if (MPI_Allreduce(MPI_IN_PLACE, after, k, MPI_DOUBLE, MPI_SUM, m->comm) != MPI_SUCCESS)
+        return ovk__fail(OVK_EMPI, "MPI_Allreduce (amg: the near-null space's norms)");
+    for (int j = 0; j < k; j++)
+        if (after[j] > 1e-12 * before[j]) keep[kept++] = j;
+    if (!kept) return OVK_OK;
+    m->from_vectors = 1;
+    int rc = ovk__agree(m->comm, (m->modes = calloc((size_t)kept, sizeof *m->modes)) ? OVK_OK
+                                                                                   : ovk__fail(OVK_ENOMEM, "amg: modes"));
+    for (int q = 0; q < kept && !rc; q++) {
+        m->nmodes++;
+        rc = make_vector(m, lo, hi, env->A->lay.nglobal, &m->modes[q]);
+        double *u = rc ? NULL : local_data(m->modes[q]);
+        for (int i = 0; u && i < n; i++) u[i] = env->nns[(size_t)keep[q] * n + i] - acc[keep[q] * bs + i % bs];
+    }
+    return rc;
+}
+
+/* Collective: the rotations as hypre vectors, when coordinates are given,
+ * or the near-null space's modes. */
 static int build_modes(amg *m, const ovk__pc_env *env, HYPRE_BigInt lo, HYPRE_BigInt hi)
 {
     int dim = env->coord_dim, bs = (int)m->o.bs, want = dim == 3 ? 3 : 1;
-    if (!m->o.rbm || bs == 1 || dim == 0) return OVK_OK;
+    if (!m->o.rbm || bs == 1) return OVK_OK;
+    if (env->nns_k > 0) return modes_from_vectors(m, env, lo, hi);
+    if (dim == 0) return OVK_OK;
     double c[3];
     int rc = ovk__agree(m->comm, prepare_modes(m, env, want, c));
     if (rc) return rc;
@@ -478,7 +533,7 @@ static int check_blocks(const amg *m, const ovk__pc_env *env)
                          "amg: block size bs=%ld does not divide this rank's rows [%lld, %lld) (each rank "
                          "must own whole nodes)",
                          bs, ovk__row_id(lay, 0), ovk__row_id(lay, lay->nlocal));
-    if (!m->o.rbm || bs == 1 || env->coord_dim == 0) return OVK_OK;
+    if (!m->o.rbm || bs == 1 || env->coord_dim == 0 || env->nns_k > 0) return OVK_OK;
     if (env->coord_dim != bs || bs > 3)
         return ovk__fail(OVK_EOPTION,
                          "amg: rigid-body modes need coordinates of dimension bs (got dim %d for bs=%ld; "
@@ -918,7 +973,7 @@ static void amg_view(void *state, FILE *f)
             m->reuses, m->o.reuse, forced ? "galerkin (a singular A)" : reuse_coarse_names[m->o.reuse_coarse],
             forced ? "none" : reuse_scale_names[m->o.reuse_scale], m->o.reuse_tol, m->drift,
             precision_names[m->precision], m->nmodes);
-    if (m->nmodes) fprintf(f, " rotations from level %ld on", m->o.rbm_level);
+    if (m->nmodes) fprintf(f, " (%s) from level %ld on", m->from_vectors ? "the near-null space's" : "rotations", m->o.rbm_level);
     if (m->relaid) fprintf(f, "; %ld with a coarse pattern moved (our levels made anew)", m->relaid);
     if (m->derived) fprintf(f, "; %ld with level 0's smoother bound derived from the full setup's", m->derived);
     double emax = m->cycle ? ovk__amg_cycle_emax(m->cycle) : 0.0;
@@ -1005,7 +1060,7 @@ static int amg_apply_many(void *state, int k, const double *const *r, double *co
 const ovk__pc_type ovk__pc_amg = {
     .name = "amg", .alias = "boomeramg",
     .description = "algebraic multigrid: one V-cycle over hypre BoomerAMG's hierarchy (symmetric smoothing)",
-    .options = "cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25); "
+    .options = "cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25; 0.5 when bs>=3); "
                "coarsen=hmis|pmis|falgout|cljp (pmis; hmis when bs>1); interp=ext+i|ext|classical|direct|multipass; pmax=N (4, 0: no "
                "limit); smoother=cheby|l1jacobi (cycle=ovk, cheby) or l1gs|sgs|l1jacobi|cheby (cycle=hypre, l1gs); "
                "degree=N (1, cheby steps, cycle=ovk); ratio=R (4, cheby interval emax/emin, cycle=ovk); "
@@ -1013,7 +1068,7 @@ const ovk__pc_type ovk__pc_amg = {
                "interpolation in float, cycle=ovk); sweeps=N (1); "
                "max_levels=N (25); agg_levels=N (1; 0 when bs>1: levels of aggressive coarsening); coarse_size=N (9); bs=N (1, "
                "unknowns per node); nodal=0..6 (4 when bs>1); rbm=0|1 (1: rigid-body modes from the "
-               "solver's coordinates); rbm_level=N (2, the first level whose interpolation takes them; 0: all); "
+               "solver's near-null space or coordinates); rbm_level=N (2, the first level whose interpolation takes them; 0: all); "
                "qmax=N (4); reuse=K (20 with cycle=ovk, value updates served by the kept interpolation; 0: none); reuse_tol=T "
                "(0.3, a row's relative change that forces a full setup, with reuse_scale=diag that of S^-1 A S^-1); "
                "reuse_coarse=keep|galerkin (keep: the full setup's "

@@ -26,6 +26,10 @@ typedef struct ovk__pc_env {
      * interleaved (coord_dim 0: none given) */
     int coord_dim, ncoords;
     const double *coords;
+    /* ovk_solver_set_near_nullspace: nns_k vectors of n doubles, one after
+     * the other (nns_k 0: none given) */
+    int nns_k;
+    const double *nns;
     int nonsymmetric;    /* the solver assumes no symmetry: a_ii of either sign is fine */
     int singular;        /* a null space is declared: A (and a coarse level) is singular */
     /* out (NULL: not wanted): a setup whose own pass summed |a_ij| over each

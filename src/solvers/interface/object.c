@@ -38,10 +38,14 @@ typedef struct solver_fns {
 } solver_fns;
 
 /* The coordinates of a near-null space (ovk_solver_set_coordinates):
- * an owned copy, n points of dim doubles. */
+ * an owned copy, n points of dim doubles; and the near-null space's
+ * vectors (ovk_solver_set_near_nullspace): an owned copy, nns_k vectors of
+ * the rank's rows one after the other. */
 typedef struct solver_coords {
     double *xyz;
     int dim, n;
+    double *nns;
+    int nns_k;
 } solver_coords;
 
 /* Refusals kept for the next setup or solve (ovk__solver_refuse,
@@ -696,6 +700,33 @@ int ovk_solver_set_coordinates(ovk_solver *s, int dim, int nnodes, const double 
     return OVK_OK;
 }
 
+int ovk_solver_set_near_nullspace(ovk_solver *s, int k, const double *const vectors[])
+{
+    int bad = usable(s, "ovk_solver_set_near_nullspace");
+    if (bad) return bad;
+    int n = s->lay->nlocal;
+    if (k < 0 || k > 32) return ovk__fail(OVK_EINVAL, "ovk_solver_set_near_nullspace: k = %d (0..32)", k);
+    for (int j = 0; j < k && n > 0; j++)
+        if (!vectors || !vectors[j]) return ovk__fail(OVK_EINVAL, "ovk_solver_set_near_nullspace: vector %d is NULL", j);
+    double *copy = NULL;
+    if (k > 0 && !(copy = malloc(sizeof(double) * (size_t)k * (size_t)(n > 0 ? n : 1))))
+        return ovk__fail(OVK_ENOMEM, "ovk_solver_set_near_nullspace: %d vectors of %d rows", k, n);
+    for (int j = 0; j < k && n > 0; j++)
+        for (int i = 0; i < n; i++) {
+            if (!isfinite(vectors[j][i])) {
+                free(copy);
+                return ovk__fail(OVK_ENONFINITE, "ovk_solver_set_near_nullspace: vector %d's local row %d is %g", j, i,
+                                 vectors[j][i]);
+            }
+            copy[(size_t)j * (size_t)n + (size_t)i] = vectors[j][i];
+        }
+    free(s->coords.nns);
+    s->coords.nns = copy;
+    s->coords.nns_k = k;
+    s->marks.dirty |= REDO_CHECK | REDO_PC; /* the preconditioner's setup reads them */
+    return OVK_OK;
+}
+
 int ovk_solver_set_nullspace(ovk_solver *s, int has_constant, int k, const double *const vectors[])
 {
     int bad = usable(s, "ovk_solver_set_nullspace");
@@ -858,8 +889,8 @@ static int check_same(ovk_solver *s)
 {
     static const char *const setting[] = {"whether a monitor is set", "whether a preconditioner callback is set",
                                           "whether a reducer is set", "the coordinates' dimension",
-                                          "whether a convergence test is set"};
-    enum { FLAGS = OPT_COUNT, N = OPT_COUNT + 5 };
+                                          "whether a convergence test is set", "the near-null space's vector count"};
+    enum { FLAGS = OPT_COUNT, N = OPT_COUNT + 6 };
     uint64_t h[N];
     char buf[256];
     int first = -1, rc;
@@ -867,8 +898,9 @@ static int check_same(ovk_solver *s)
         print_value(s, &opt_defs[i], buf, sizeof buf);
         h[i] = ovk__fingerprint(buf, strlen(buf));
     }
-    int flags[5] = {s->mon.fn != NULL, s->fns.pc != NULL, s->user_red != NULL, s->coords.dim, s->mon.conv_fn != NULL};
-    for (int i = 0; i < 5; i++) h[FLAGS + i] = ovk__fingerprint(&flags[i], sizeof flags[i]);
+    int flags[6] = {s->mon.fn != NULL, s->fns.pc != NULL, s->user_red != NULL, s->coords.dim, s->mon.conv_fn != NULL,
+                    s->coords.nns_k};
+    for (int i = 0; i < 6; i++) h[FLAGS + i] = ovk__fingerprint(&flags[i], sizeof flags[i]);
     rc = ovk__differs(s->lay->comm, h, N, &first);
     if (rc || first < 0) return rc;
     if (first >= OPT_COUNT)
@@ -1099,8 +1131,10 @@ static int check_symmetric(ovk_solver *s)
 static int numeric_setup(ovk_solver *s, int pc_too)
 {
     int rc = check_symmetric(s);
-    ovk__pc_env env = {s->A,      s->lay->nlocal, s->lay->comm, s->coords.dim, s->coords.n, s->coords.xyz,
-                       s->made.sv->nonsymmetric || s->c.sym.values, s->ns.k > 0, &s->seen.pc_l1_max};
+    ovk__pc_env env = {.A = s->A, .n = s->lay->nlocal, .comm = s->lay->comm, .coord_dim = s->coords.dim,
+                       .ncoords = s->coords.n, .coords = s->coords.xyz, .nns_k = s->coords.nns_k, .nns = s->coords.nns,
+                       .nonsymmetric = s->made.sv->nonsymmetric || s->c.sym.values, .singular = s->ns.k > 0,
+                       .row_l1_max = &s->seen.pc_l1_max};
     s->seen.pc_l1_max = -1.0; /* until the setup sums the rows of these values */
     s->seen.pc_l1_version = s->A ? s->A->values_version : 0;
     if (rc) goto cleanup;
@@ -1665,6 +1699,7 @@ int ovk_solver_destroy(ovk_solver **sp)
     if (s->made.red_owned) rc = ovk_reducer_destroy(s->made.red);
     if (s->lay == &s->own_lay) ovk__layout_free(&s->own_lay);
     free(s->coords.xyz);
+    free(s->coords.nns);
     ovk__nullspace_free(&s->ns);
     ovk__matrix_ref(s->A, -1); /* frees A when its destroy came first */
     s->magic = 0;
