@@ -86,6 +86,7 @@ typedef struct solver_seen {
     double pc_l1_max;
     unsigned long pc_l1_version;
     int longest_row;
+    ovk__elim elim;          /* a CG variant's: A's Dirichlet rows eliminated (E the solve's matrix), or none */
 } solver_seen;
 
 /* What changed since the last setup: REDO_* of the options changed, and
@@ -815,6 +816,12 @@ static int pick_precond(ovk_solver *s)
     return OVK_OK;
 }
 
+/* A variant takes a null space when it projects it out of its iterates
+ * (nullspace), or when it is right-preconditioned (every nonsymmetric one):
+ * its residuals stay in A's range (A Z = 0), so b projected at the start
+ * and x at the end (nullspace.c) are all it needs. */
+static int takes_nullspace(const ovk__solver *sv) { return sv->nullspace || sv->nonsymmetric; }
+
 /* the option nullspace, and whether the variant takes a null space */
 static int check_nullspace(const ovk_solver *s)
 {
@@ -822,11 +829,11 @@ static int check_nullspace(const ovk_solver *s)
     if (*v && strcmp(v, "none") && strcmp(v, "constant"))
         return ovk__fail(OVK_EOPTION, "nullspace '%s': none or constant (other vectors: ovk_solver_set_nullspace)", v);
     if (!s->ns.has_constant && !s->ns.user_k && strcmp(v, "constant")) return OVK_OK;
-    if (s->made.sv->nullspace) return OVK_OK;
+    if (takes_nullspace(s->made.sv)) return OVK_OK;
     char list[256] = "", name[64];
     for (int i = 0; i < ovk_solver_type_count(); i++) {
         const ovk__solver *sv = ovk__solver_find(ovk_solver_type_name(i));
-        if (!sv || !sv->nullspace) continue;
+        if (!sv || !takes_nullspace(sv)) continue;
         snprintf(name, sizeof name, "%s%s", list[0] ? ", " : "", sv->name);
         strncat(list, name, sizeof list - strlen(list) - 1);
     }
@@ -948,7 +955,7 @@ static void reset_solve_state(ovk__ctx *c)
 static void init_ctx(ovk_solver *s)
 {
     ovk__ctx *c = &s->c;
-    c->A = s->A;
+    c->A = s->seen.elim.E && !s->made.sv->nonsymmetric ? s->seen.elim.E : s->A; /* the eliminated matrix, when made */
     c->pc = &s->made.pc;
     c->n = s->lay->nlocal;
     c->comm = s->lay->comm;
@@ -1073,14 +1080,38 @@ static int note_nonsymmetric(ovk_solver *s)
                      s->made.sv->name, detail, s->made.pc.type->name);
 }
 
+/* Collective, after A's check found it not symmetric (its detail current):
+ * A's Dirichlet rows eliminated, OVK_OK when that leaves E symmetric (the
+ * solve then runs on E); else OVK_ENOTSYM naming A's culprit, or E's apart
+ * from those rows, and nothing kept. */
+static int eliminate_dirichlet(ovk_solver *s)
+{
+    char detail[320];
+    snprintf(detail, sizeof detail, "%s", ovk_error_detail());
+    int rc = ovk__elim_setup(&s->seen.elim, s->A);
+    if (rc) return rc;
+    if (!s->seen.elim.E) return ovk__fail(OVK_ENOTSYM, "%s", detail);
+    rc = ovk__matrix_check_symmetric(s->seen.elim.E);
+    if (rc != OVK_ENOTSYM) return rc;
+    snprintf(detail, sizeof detail, "%s (with the columns of its %lld Dirichlet rows dropped)", ovk_error_detail(),
+             s->seen.elim.count);
+    ovk__elim_free(&s->seen.elim);
+    return ovk__fail(OVK_ENOTSYM, "%s", detail);
+}
+
 /* Collective: a variant that assumes A symmetric (every CG variant) refuses
- * a matrix whose stored values are not, naming the nonsymmetric solvers;
- * checked once per set of values.  A user operator is taken at its word. */
+ * a matrix whose stored values are not, naming the nonsymmetric solvers,
+ * unless they are symmetric apart from Dirichlet rows, which it then
+ * eliminates; checked once per set of values.  A user operator is taken
+ * at its word. */
 static int check_symmetric(ovk_solver *s)
 {
     char detail[320], list[256];
     if (!s->A || s->made.sv->nonsymmetric || (s->seen.sym_ok && s->seen.sym_version == s->A->values_version)) return OVK_OK;
     int rc = ovk__matrix_check_symmetric(s->A);
+    if (rc == OVK_ENOTSYM) rc = eliminate_dirichlet(s);
+    else ovk__elim_free(&s->seen.elim); /* symmetric values: nothing to eliminate */
+    s->c.A = s->seen.elim.E ? s->seen.elim.E : s->A;
     if (rc != OVK_ENOTSYM) {
         s->seen.sym_ok = !rc;
         s->seen.sym_version = s->A->values_version;
@@ -1099,7 +1130,7 @@ static int check_symmetric(ovk_solver *s)
 static int numeric_setup(ovk_solver *s, int pc_too)
 {
     int rc = check_symmetric(s);
-    ovk__pc_env env = {s->A,      s->lay->nlocal, s->lay->comm, s->coords.dim, s->coords.n, s->coords.xyz,
+    ovk__pc_env env = {s->c.A,    s->lay->nlocal, s->lay->comm, s->coords.dim, s->coords.n, s->coords.xyz,
                        s->made.sv->nonsymmetric || s->c.sym.values, s->ns.k > 0, &s->seen.pc_l1_max};
     s->seen.pc_l1_max = -1.0; /* until the setup sums the rows of these values */
     s->seen.pc_l1_version = s->A ? s->A->values_version : 0;
@@ -1412,9 +1443,11 @@ static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     }
     begin_solve(c, b, x, res);
     long long started = ovk__reducer_started(c->red);
-    rc = ovk__nullspace_begin_solve(c); /* b -= Z Z^T b */
+    rc = ovk__elim_begin_solve(c, &s->seen.elim, s->A); /* b' = b - A_ND x_D */
+    if (!rc) rc = ovk__nullspace_begin_solve(c); /* b -= Z Z^T b */
     if (!rc) rc = ovk__variant_solve(c, &s->made.var);
     if (!rc) rc = ovk__nullspace_end_solve(c); /* x -= Z Z^T x */
+    ovk__elim_end_solve(c, &s->seen.elim, s->A); /* x_D = b_D / a_DD */
     rc = agree_and_time(c, solved(c, rc));
     ovk__condest_end(c);
     res->reductions = ovk__reducer_started(c->red) - started;
@@ -1505,6 +1538,7 @@ static int run_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *cons
     const double **b = calloc(room, sizeof *b);
     double **x = calloc(room, sizeof *x);
     char(*why)[OVK__DETAIL_LEN] = calloc(room, sizeof *why);
+    double *elim_b = NULL; /* the Dirichlet rows' b' */
     int rc = bad && st && b && x && why ? OVK_OK : ovk__fail(OVK_ENOMEM, "ovk_solver_solve_many: %d systems", k);
     if (!rc) rc = s->refusal.solve ? ovk__fail(s->refusal.solve, "%s", s->refusal.solve_detail) : check_many(s, k, B, X, res, bad);
     rc = ovk__agree(s->lay->comm, rc);
@@ -1517,7 +1551,10 @@ static int run_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *cons
     }
     reset_solve_state(c);
     long long started = ovk__reducer_started(c->red);
-    rc = ovk__many_solve(c, &s->made.var, k, b, x, res, st, why, &s->running.system);
+    rc = ovk__elim_many_begin(c, &s->seen.elim, s->A, k, b, x, &elim_b); /* each b' = b - A_ND x_D */
+    if (!rc) rc = ovk__many_solve(c, &s->made.var, k, b, x, res, st, why, &s->running.system);
+    for (int j = 0; !rc && j < k; j++)
+        if (!bad[j]) ovk__elim_fix(c, &s->seen.elim, s->A, B[j]->data, X[j]->data); /* x_D = b_D / a_DD */
     long long reductions = ovk__reducer_started(c->red) - started;
     reset_solve_state(c);
     if (rc) goto cleanup;
@@ -1537,6 +1574,7 @@ static int run_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *cons
     }
     rc = first;
 cleanup:
+    free(elim_b);
     free(bad);
     free(st);
     free(b);
@@ -1595,6 +1633,10 @@ static void view_matrix(const ovk_solver *s, FILE *f)
             : A->diag.slices ? ", slices of 8 rows for the product"
                              : "",
             h >= 0 && h < 3 ? halo[h] : "?");
+    if (s->seen.elim.E)
+        fprintf(f, "  Dirichlet rows: %lld eliminated symmetrically (their columns dropped from the other rows, the "
+                   "known values moved to the right-hand side)\n",
+                s->seen.elim.count);
 }
 
 int ovk_solver_view(const ovk_solver *s, FILE *f)
@@ -1666,6 +1708,7 @@ int ovk_solver_destroy(ovk_solver **sp)
     if (s->lay == &s->own_lay) ovk__layout_free(&s->own_lay);
     free(s->coords.xyz);
     ovk__nullspace_free(&s->ns);
+    ovk__elim_free(&s->seen.elim);
     ovk__matrix_ref(s->A, -1); /* frees A when its destroy came first */
     s->magic = 0;
     free(s);
