@@ -85,13 +85,27 @@ static int elim_rows(const ovk_matrix *A, const plain_rows *p, const double *mar
     return OVK_OK;
 }
 
+/* Collective: *E's values updated to the rows when it has their pattern
+ * (a time loop's new values: no new matrix, communicator or halo), else a
+ * new *E made from them (the old one destroyed) */
+static int make_or_update(const ovk_matrix *A, const int *ptr, const ovk_gidx *col, const double *val, ovk_matrix **E)
+{
+    if (*E && ovk_matrix_update_values(*E, ptr, col, val, OVK_DUP_REJECT) == OVK_OK) return OVK_OK; /* agreed */
+    ovk_matrix_destroy(*E);
+    *E = NULL;
+    int rc = ovk__matrix_create_csr_base(A->lay.comm, A->lay.row_start, A->lay.nlocal, ptr, col, val, OVK_DUP_REJECT,
+                                         A->lay.base, E);
+    if (rc) return rc;
+    return ovk_matrix_set_halo(*E, ovk_matrix_get_halo(A));
+}
+
 int ovk__matrix_eliminate(const ovk_matrix *A, ovk_matrix **E, int **rows, int *nrows, long long *count)
 {
     int n = A->lay.nlocal, *ptr = NULL, nd = 0;
     ovk_gidx *col = NULL;
     double *val = NULL, *mark = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     plain_rows p = {0};
-    *E = NULL, *rows = NULL, *nrows = 0, *count = 0;
+    *rows = NULL, *nrows = 0, *count = 0;
     int rc = mark ? plain_diag(A, &p) : ovk__fail(OVK_ENOMEM, "Dirichlet rows: %d rows", n);
     for (int i = 0; !rc && i < n; i++) nd += (int)(mark[i] = dirichlet_row(A, &p, i));
     if (!rc) *rows = malloc(sizeof(int) * (size_t)(nd > 0 ? nd : 1));
@@ -108,8 +122,7 @@ int ovk__matrix_eliminate(const ovk_matrix *A, ovk_matrix **E, int **rows, int *
     if (!rc) rc = ovk__halo_end(A);
     rc = ovk__agree(A->lay.comm, rc);
     if (!rc) rc = ovk__agree(A->lay.comm, elim_rows(A, &p, mark, A->halo.ext, &ptr, &col, &val));
-    if (!rc) rc = ovk__matrix_create_csr_base(A->lay.comm, A->lay.row_start, n, ptr, col, val, OVK_DUP_REJECT, A->lay.base, E);
-    if (!rc) rc = ovk_matrix_set_halo(*E, ovk_matrix_get_halo(A));
+    if (!rc) rc = make_or_update(A, ptr, col, val, E);
 cleanup:
     plain_free(&p);
     free(mark);

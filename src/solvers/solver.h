@@ -412,8 +412,9 @@ typedef struct ovk__elim {
     double *b, *xd;     /* a solve's b' and x~ (n rows each) */
     const double *b_in; /* the solve's own b */
 } ovk__elim;
-/* Collective: e made anew from A's values (the old one freed first); E
- * NULL when A has no Dirichlet row.  The same status on every rank. */
+/* Collective: e made anew from A's values (E's values updated when they
+ * keep its pattern); E NULL when A has no Dirichlet row.  The same status
+ * on every rank. */
 int ovk__elim_setup(ovk__elim *e, const ovk_matrix *A);
 void ovk__elim_free(ovk__elim *e);
 /* Collective (one product with A): out = b' of b (out may not be b);

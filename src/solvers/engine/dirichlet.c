@@ -20,7 +20,10 @@ void ovk__elim_free(ovk__elim *e)
 
 int ovk__elim_setup(ovk__elim *e, const ovk_matrix *A)
 {
+    ovk_matrix *E = e->E; /* its values updated when the pattern is the same */
+    e->E = NULL;
     ovk__elim_free(e);
+    e->E = E;
     int rc = ovk__matrix_eliminate(A, &e->E, &e->rows, &e->nrows, &e->count);
     if (rc || !e->E) return rc;
     size_t rows = (size_t)(A->lay.nlocal > 0 ? A->lay.nlocal : 1);
