@@ -4,8 +4,8 @@
  * mod N), so that A 1 = A^T 1 = 0 and A is not symmetric; rows split
  * unevenly (a rank without rows from 3 ranks).
  *   - gmres, fgmres, pgmres, bicgstab, pipebicgstab, idrs, pipeidrs and
- *     auto, with jacobi, on the symmetric and the skewed matrix, consistent
- *     and inconsistent b: converged, x of zero mean to rounding, the
+ *     auto, with jacobi, on the symmetric and the skewed matrix, with a
+ *     consistent b on one and an inconsistent one on the other: converged, x of zero mean to rounding, the
  *     projected system's true residual within the tolerance, and the
  *     reported inconsistency ||Z^T b|| / ||b|| that of b's mean;
  *   - alg2 (a CG variant that projects nothing) still refuses one, naming
@@ -149,11 +149,10 @@ int main(int argc, char **argv)
     ovk_matrix *A = NULL, *S = NULL;
     MT_RC(OVK_OK, neumann(&A, 0.0));
     MT_RC(OVK_OK, neumann(&S, 0.75));
-    for (int v = 0; v < NVAR; v++)
-        for (int consistent = 0; consistent < 2; consistent++) {
-            check_solve(A, variants[v], consistent, "symmetric");
-            check_solve(S, variants[v], consistent, "skewed");
-        }
+    for (int v = 0; v < NVAR; v++) { /* each matrix with one kind of b, alternating */
+        check_solve(A, variants[v], v % 2, "symmetric");
+        check_solve(S, variants[v], !(v % 2), "skewed");
+    }
     check_refused(A);
     ovk_matrix_destroy(A);
     ovk_matrix_destroy(S);
