@@ -1633,7 +1633,7 @@ static void view_matrix(const ovk_solver *s, FILE *f)
             : A->diag.slices ? ", slices of 8 rows for the product"
                              : "",
             h >= 0 && h < 3 ? halo[h] : "?");
-    if (s->seen.elim.E)
+    if (s->seen.elim.E && s->c.A == s->seen.elim.E)
         fprintf(f, "  Dirichlet rows: %lld eliminated symmetrically (their columns dropped from the other rows, the "
                    "known values moved to the right-hand side)\n",
                 s->seen.elim.count);
