@@ -259,10 +259,12 @@ int ovk_solver_set_near_nullspace(ovk_solver *s, int k, const double *const vect
  * the variant's own reduction: no reduction more per iteration) and
  * returns x without a null-space component; rel_residual is that of the
  * projected system.  The CG variants alg1, cg1, pipecg, groppcg, pipeprcg
- * and plcg take it, and auto (its choice does; on nonsymmetric values it
- * refuses), in ovk_solver_solve and ovk_solver_solve_many (each system its
- * own inconsistency); the others (alg2, overlap, the nonsymmetric solvers) refuse it at
- * setup (OVK_EUNSUPPORTED).  has_constant 0 and k 0 remove
+ * and plcg take it, and auto (its choice does); the nonsymmetric solvers
+ * (right-preconditioned: their residuals stay in A's range) take it with b
+ * and x projected alone, no cost per iteration (for a nonsymmetric A, Z
+ * must be A^T's null space too); in ovk_solver_solve and
+ * ovk_solver_solve_many (each system its own inconsistency); alg2 and
+ * overlap refuse it at setup (OVK_EUNSUPPORTED).  has_constant 0 and k 0 remove
  * it.  Collective: the arguments are checked and agreed (OVK_EINVAL on
  * every rank); every rank declares the same count.  The option
  * "nullspace constant" (-ovk_nullspace constant) adds the constant. */

@@ -366,6 +366,16 @@ int ovk__csr_keep_upper(ovk__csr *m);
  * freed with A) for the next checks. */
 int ovk__matrix_check_symmetric(const ovk_matrix *A);
 
+/* Collective: the Dirichlet rows of A (a_ii != 0 its only nonzero) and,
+ * when some rank has one, *E: A with the entries of the other rows in
+ * their columns dropped (dirichlet.c); this rank's such rows in *rows
+ * (malloc'd, *nrows of them, local ids ascending), the global count in
+ * *count.  *E on entry: NULL, or an earlier call's E, whose values are
+ * updated when the new E has its pattern (else it is destroyed and a new
+ * one made).  None anywhere: *E (destroyed) and *rows NULL, *count 0.  The
+ * same status on every rank; on failure nothing is kept. */
+int ovk__matrix_eliminate(const ovk_matrix *A, ovk_matrix **E, int **rows, int *nrows, long long *count);
+
 /* Local ||A||_inf over the owned rows and the longest owned row (entries of
  * both blocks). */
 int ovk__matrix_row_stats(const ovk_matrix *A, double *norm_inf, int *longest);

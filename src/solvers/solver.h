@@ -304,7 +304,9 @@ typedef struct ovk__solver {
     int (*estimate_steps)(int p);
     int nonsymmetric; /* 1: assumes neither A nor C symmetric: accepts any matrix */
     int either_symmetry; /* 1: accepts any matrix, told by ovk__ctx.sym.values which */
-    int nullspace;    /* 1: projects a declared null space out of its iterates (nullspace.c) */
+    int nullspace;    /* 1: projects a declared null space out of its iterates (nullspace.c); a
+                       * nonsymmetric (right-preconditioned) variant takes one without: b and x
+                       * projected by the engine */
 } ovk__solver;
 
 /* A variant's instance: its work struct and vector block. */
@@ -394,6 +396,43 @@ void ovk__nullspace_remove(ovk__ctx *c, const double *coef, double *u, double al
  * nullspace_inconsistency = ||Z^T b|| / ||b||), and x projected at the end. */
 int ovk__nullspace_begin_solve(ovk__ctx *c);
 int ovk__nullspace_end_solve(ovk__ctx *c);
+
+/* ---- Dirichlet rows eliminated (dirichlet.c) --------------------------- */
+
+/* A variant that needs a symmetric A, on an A symmetric apart from the
+ * columns of its Dirichlet rows (a_ii its only nonzero, the column not
+ * eliminated): the solve runs on E, A with those columns dropped from the
+ * other rows (ovk__matrix_eliminate), for b' = b - A x~ (x~ = b_i / a_ii on
+ * the Dirichlet rows, 0 elsewhere; b'_i = b_i there), whose solution is A x
+ * = b's; x_i = b_i / a_ii is set on those rows at the end. */
+typedef struct ovk__elim {
+    ovk_matrix *E;      /* NULL: nothing eliminated */
+    int *rows, nrows;   /* this rank's Dirichlet rows */
+    long long count;    /* over the ranks */
+    double *b, *xd;     /* a solve's b' and x~ (n rows each) */
+    const double *b_in; /* the solve's own b */
+} ovk__elim;
+/* Collective: e made anew from A's values (E's values updated when they
+ * keep its pattern); E NULL when A has no Dirichlet row.  The same status
+ * on every rank. */
+int ovk__elim_setup(ovk__elim *e, const ovk_matrix *A);
+void ovk__elim_free(ovk__elim *e);
+/* Collective (one product with A): out = b' of b (out may not be b);
+ * with x not NULL (an initial guess) its Dirichlet rows set to b_i / a_ii. */
+int ovk__elim_rhs(ovk__ctx *c, ovk__elim *e, const ovk_matrix *A, const double *b, double *out, double *x);
+/* Local: x_i = b_i / a_ii on the Dirichlet rows (when the solve runs on
+ * E, c->A; else nothing). */
+void ovk__elim_fix(const ovk__ctx *c, const ovk__elim *e, const ovk_matrix *A, const double *b, double *x);
+/* A solve's: c->b replaced by b' (e->b), then x fixed; nothing unless the
+ * solve runs on E. */
+int ovk__elim_begin_solve(ovk__ctx *c, ovk__elim *e, const ovk_matrix *A);
+void ovk__elim_end_solve(ovk__ctx *c, const ovk__elim *e, const ovk_matrix *A);
+/* Collective, a batch's: each b[j] not NULL replaced by its b' in *room
+ * (malloc'd, k vectors; the caller frees it), x[j]'s Dirichlet rows set
+ * unless the guess is zero; nothing (*room NULL) unless it runs on E.
+ * ovk__elim_fix of each system's b and x at the end. */
+int ovk__elim_many_begin(ovk__ctx *c, ovk__elim *e, const ovk_matrix *A, int k, const double **b, double *const *x,
+                         double **room);
 
 /* The registered variants (methods/registry.c). */
 const ovk__solver *ovk__solver_find(const char *name);

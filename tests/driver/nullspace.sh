@@ -30,8 +30,12 @@ o=$(run 2 "$bin/ovk_laplace27" -n 8 8 8 -bc neumann -rhs random -maxit 200 2>&1)
 [ $rc -eq 1 ] && ! grep -q 'Null Space' <<<"$o"; check "laplace27 -bc neumann without a null space: not converged, exit 1" $?
 o=$(run 2 "$bin/ovk_laplace27" -n 8 8 8 -bc neumann -rhs random -nullspace constant -solver plcg:l=2 2>&1); rc=$?
 [ $rc -eq 0 ] && grep -q '^Null Space Inconsistency = ' <<<"$o"; check "plcg:l=2 with -nullspace constant: converged" $?
+for s in gmres bicgstab; do
+  o=$(run 2 "$bin/ovk_laplace27" -n 8 8 8 -bc neumann -rhs random -nullspace constant -solver $s 2>&1); rc=$?
+  [ $rc -eq 0 ] && grep -q '^Null Space Inconsistency = ' <<<"$o"; check "$s with -nullspace constant: converged" $?
+done
 o=$(run 2 "$bin/ovk_laplace27" -n 8 8 8 -bc neumann -rhs random -ovk_nullspace constant -solver alg2 2>&1); rc=$?
-[ $rc -eq 1 ] && grep -q 'alg2 does not take a null space; these do: alg1, cg1, pipecg, groppcg, pipeprcg, plcg' <<<"$o"
+[ $rc -eq 1 ] && grep -q 'alg2 does not take a null space; these do: alg1, cg1, pipecg, groppcg, pipeprcg, plcg, gmres' <<<"$o"
 check "alg2 refuses the null space, naming those that take it" $?
 o=$(run 2 "$bin/ovk_laplace27" -n 8 8 8 -nullspace constant 2>&1); rc=$?
 [ $rc -eq 1 ] && grep -q "the constant vector is not in A's null space" <<<"$o"

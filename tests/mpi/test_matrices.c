@@ -469,9 +469,11 @@ static int run_bad_inputs(void)
     snprintf(text, sizeof text, "%s8 8 10\n1 1 4\n2 2 4\n3 3 4\n4 4 4\n5 5 4\n6 6 4\n7 7 4\n"
                                 "8 8 4\n7 8 -1\n8 7 -2\n", gen);
     f += check_cg_refuses("asymmetric on the last rank", text);
-    /* (8,1) on the last rank, its mirror (1,8) absent on the first */
-    snprintf(text, sizeof text, "%s8 8 9\n1 1 4\n2 2 4\n3 3 4\n4 4 4\n5 5 4\n6 6 4\n7 7 4\n"
-                                "8 8 4\n8 1 -1\n", gen);
+    /* (8,1) on the last rank, its mirror (1,8) absent on the first; row 1
+     * holds (1,2) and (2,1) too (a row of a_11 alone would be a Dirichlet
+     * row, eliminated: test_dirichlet.c) */
+    snprintf(text, sizeof text, "%s8 8 11\n1 1 4\n2 2 4\n3 3 4\n4 4 4\n5 5 4\n6 6 4\n7 7 4\n"
+                                "8 8 4\n8 1 -1\n1 2 -1\n2 1 -1\n", gen);
     f += check_cg_refuses("missing mirror entry", text);
     return f;
 }

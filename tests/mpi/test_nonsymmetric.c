@@ -292,23 +292,33 @@ static int make_symmetric(ovk_matrix *A)
 }
 
 /* 4 rows per rank: a_ii = 4, a_01 = a_10 = -1 in each block, and on the
- * last rank a_23 = v23 without a_32 */
-static int blocks(double v23, ovk_matrix **A)
+ * last rank a_23 = v23 without a_32; with a13, a_13 = a_31 = -0.5 on every
+ * rank (else row 3 holds a_33 alone: a Dirichlet row, eliminated) */
+static int blocks(double v23, int a13, ovk_matrix **A)
 {
-    int last = g_rank == g_size - 1, rowptr[5] = {0, 2, 4, 5 + last, 6 + last};
-    ovk_gidx b = 4 * (ovk_gidx)g_rank, col[7] = {b, b + 1, b, b + 1, b + 2, b + 3, b + 3};
-    double val[7] = {4.0, -1.0, -1.0, 4.0, 4.0, last ? v23 : 4.0, 4.0};
+    int last = g_rank == g_size - 1, rowptr[5] = {0, 2, 4 + a13, 5 + a13 + last, 6 + 2 * a13 + last};
+    ovk_gidx b = 4 * (ovk_gidx)g_rank, col[9] = {b, b + 1, b, b + 1}, *c = col + 4;
+    double val[9] = {4.0, -1.0, -1.0, 4.0}, *v = val + 4;
+    if (a13) *c++ = b + 3, *v++ = -0.5;             /* row 1 */
+    *c++ = b + 2, *v++ = 4.0;                         /* row 2 */
+    if (last) *c++ = b + 3, *v++ = v23;
+    if (a13) *c++ = b + 1, *v++ = -0.5;             /* row 3 */
+    *c++ = b + 3, *v++ = 4.0;
     return ovk_matrix_create_csr(MPI_COMM_WORLD, b, 4, rowptr, col, val, OVK_DUP_REJECT, A);
 }
 
 static void symmetry_check(void)
 {
     ovk_matrix *A = NULL;
-    MT_RC(OVK_OK, blocks(-1.0, &A));
+    MT_RC(OVK_OK, blocks(-1.0, 1, &A));
     expect_everywhere("alg1, a_23 without a_32 on the last rank", setup_with(A, "alg1", "jacobi"), OVK_ENOTSYM);
     ovk_matrix_destroy(A);
     A = NULL;
-    MT_RC(OVK_OK, blocks(0.0, &A));
+    MT_RC(OVK_OK, blocks(-1.0, 0, &A));
+    expect_everywhere("alg1, row 3 a_33 alone: eliminated", setup_with(A, "alg1", "jacobi"), OVK_OK);
+    ovk_matrix_destroy(A);
+    A = NULL;
+    MT_RC(OVK_OK, blocks(0.0, 1, &A));
     expect_everywhere("alg1, a_23 = 0 stored without a_32", setup_with(A, "alg1", "jacobi"), OVK_OK);
     ovk_matrix_destroy(A);
 }

@@ -90,6 +90,7 @@ typedef struct solver_seen {
     double pc_l1_max;
     unsigned long pc_l1_version;
     int longest_row;
+    ovk__elim elim;          /* a CG variant's: A's Dirichlet rows eliminated (E the solve's matrix), or none */
 } solver_seen;
 
 /* What changed since the last setup: REDO_* of the options changed, and
@@ -846,6 +847,12 @@ static int pick_precond(ovk_solver *s)
     return OVK_OK;
 }
 
+/* A variant takes a null space when it projects it out of its iterates
+ * (nullspace), or when it is right-preconditioned (every nonsymmetric one):
+ * its residuals stay in A's range (A Z = 0), so b projected at the start
+ * and x at the end (nullspace.c) are all it needs. */
+static int takes_nullspace(const ovk__solver *sv) { return sv->nullspace || sv->nonsymmetric; }
+
 /* the option nullspace, and whether the variant takes a null space */
 static int check_nullspace(const ovk_solver *s)
 {
@@ -853,11 +860,11 @@ static int check_nullspace(const ovk_solver *s)
     if (*v && strcmp(v, "none") && strcmp(v, "constant"))
         return ovk__fail(OVK_EOPTION, "nullspace '%s': none or constant (other vectors: ovk_solver_set_nullspace)", v);
     if (!s->ns.has_constant && !s->ns.user_k && strcmp(v, "constant")) return OVK_OK;
-    if (s->made.sv->nullspace) return OVK_OK;
+    if (takes_nullspace(s->made.sv)) return OVK_OK;
     char list[256] = "", name[64];
     for (int i = 0; i < ovk_solver_type_count(); i++) {
         const ovk__solver *sv = ovk__solver_find(ovk_solver_type_name(i));
-        if (!sv || !sv->nullspace) continue;
+        if (!sv || !takes_nullspace(sv)) continue;
         snprintf(name, sizeof name, "%s%s", list[0] ? ", " : "", sv->name);
         strncat(list, name, sizeof list - strlen(list) - 1);
     }
@@ -980,7 +987,7 @@ static void reset_solve_state(ovk__ctx *c)
 static void init_ctx(ovk_solver *s)
 {
     ovk__ctx *c = &s->c;
-    c->A = s->A;
+    c->A = s->seen.elim.E && !s->made.sv->nonsymmetric ? s->seen.elim.E : s->A; /* the eliminated matrix, when made */
     c->pc = &s->made.pc;
     c->n = s->lay->nlocal;
     c->comm = s->lay->comm;
@@ -1105,14 +1112,38 @@ static int note_nonsymmetric(ovk_solver *s)
                      s->made.sv->name, detail, s->made.pc.type->name);
 }
 
+/* Collective, after A's check found it not symmetric (its detail current):
+ * A's Dirichlet rows eliminated, OVK_OK when that leaves E symmetric (the
+ * solve then runs on E); else OVK_ENOTSYM naming A's culprit, or E's apart
+ * from those rows, and nothing kept. */
+static int eliminate_dirichlet(ovk_solver *s)
+{
+    char detail[320];
+    snprintf(detail, sizeof detail, "%s", ovk_error_detail());
+    int rc = ovk__elim_setup(&s->seen.elim, s->A);
+    if (rc) return rc;
+    if (!s->seen.elim.E) return ovk__fail(OVK_ENOTSYM, "%s", detail);
+    rc = ovk__matrix_check_symmetric(s->seen.elim.E);
+    if (rc != OVK_ENOTSYM) return rc;
+    snprintf(detail, sizeof detail, "%s (with the columns of its %lld Dirichlet rows dropped)", ovk_error_detail(),
+             s->seen.elim.count);
+    ovk__elim_free(&s->seen.elim);
+    return ovk__fail(OVK_ENOTSYM, "%s", detail);
+}
+
 /* Collective: a variant that assumes A symmetric (every CG variant) refuses
- * a matrix whose stored values are not, naming the nonsymmetric solvers;
- * checked once per set of values.  A user operator is taken at its word. */
+ * a matrix whose stored values are not, naming the nonsymmetric solvers,
+ * unless they are symmetric apart from Dirichlet rows, which it then
+ * eliminates; checked once per set of values.  A user operator is taken
+ * at its word. */
 static int check_symmetric(ovk_solver *s)
 {
     char detail[320], list[256];
     if (!s->A || s->made.sv->nonsymmetric || (s->seen.sym_ok && s->seen.sym_version == s->A->values_version)) return OVK_OK;
     int rc = ovk__matrix_check_symmetric(s->A);
+    if (rc == OVK_ENOTSYM) rc = eliminate_dirichlet(s);
+    else ovk__elim_free(&s->seen.elim); /* symmetric values: nothing to eliminate */
+    s->c.A = s->seen.elim.E ? s->seen.elim.E : s->A;
     if (rc != OVK_ENOTSYM) {
         s->seen.sym_ok = !rc;
         s->seen.sym_version = s->A->values_version;
@@ -1131,7 +1162,7 @@ static int check_symmetric(ovk_solver *s)
 static int numeric_setup(ovk_solver *s, int pc_too)
 {
     int rc = check_symmetric(s);
-    ovk__pc_env env = {.A = s->A, .n = s->lay->nlocal, .comm = s->lay->comm, .coord_dim = s->coords.dim,
+    ovk__pc_env env = {.A = s->c.A, .n = s->lay->nlocal, .comm = s->lay->comm, .coord_dim = s->coords.dim,
                        .ncoords = s->coords.n, .coords = s->coords.xyz, .nns_k = s->coords.nns_k, .nns = s->coords.nns,
                        .nonsymmetric = s->made.sv->nonsymmetric || s->c.sym.values, .singular = s->ns.k > 0,
                        .row_l1_max = &s->seen.pc_l1_max};
@@ -1446,9 +1477,11 @@ static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     }
     begin_solve(c, b, x, res);
     long long started = ovk__reducer_started(c->red);
-    rc = ovk__nullspace_begin_solve(c); /* b -= Z Z^T b */
+    rc = ovk__elim_begin_solve(c, &s->seen.elim, s->A); /* b' = b - A_ND x_D */
+    if (!rc) rc = ovk__nullspace_begin_solve(c); /* b -= Z Z^T b */
     if (!rc) rc = ovk__variant_solve(c, &s->made.var);
     if (!rc) rc = ovk__nullspace_end_solve(c); /* x -= Z Z^T x */
+    ovk__elim_end_solve(c, &s->seen.elim, s->A); /* x_D = b_D / a_DD */
     rc = agree_and_time(c, solved(c, rc));
     ovk__condest_end(c);
     res->reductions = ovk__reducer_started(c->red) - started;
@@ -1539,6 +1572,7 @@ static int run_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *cons
     const double **b = calloc(room, sizeof *b);
     double **x = calloc(room, sizeof *x);
     char(*why)[OVK__DETAIL_LEN] = calloc(room, sizeof *why);
+    double *elim_b = NULL; /* the Dirichlet rows' b' */
     int rc = bad && st && b && x && why ? OVK_OK : ovk__fail(OVK_ENOMEM, "ovk_solver_solve_many: %d systems", k);
     if (!rc) rc = s->refusal.solve ? ovk__fail(s->refusal.solve, "%s", s->refusal.solve_detail) : check_many(s, k, B, X, res, bad);
     rc = ovk__agree(s->lay->comm, rc);
@@ -1551,7 +1585,10 @@ static int run_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *cons
     }
     reset_solve_state(c);
     long long started = ovk__reducer_started(c->red);
-    rc = ovk__many_solve(c, &s->made.var, k, b, x, res, st, why, &s->running.system);
+    rc = ovk__elim_many_begin(c, &s->seen.elim, s->A, k, b, x, &elim_b); /* each b' = b - A_ND x_D */
+    if (!rc) rc = ovk__many_solve(c, &s->made.var, k, b, x, res, st, why, &s->running.system);
+    for (int j = 0; !rc && j < k; j++)
+        if (!bad[j]) ovk__elim_fix(c, &s->seen.elim, s->A, B[j]->data, X[j]->data); /* x_D = b_D / a_DD */
     long long reductions = ovk__reducer_started(c->red) - started;
     reset_solve_state(c);
     if (rc) goto cleanup;
@@ -1571,6 +1608,7 @@ static int run_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *cons
     }
     rc = first;
 cleanup:
+    free(elim_b);
     free(bad);
     free(st);
     free(b);
@@ -1629,6 +1667,10 @@ static void view_matrix(const ovk_solver *s, FILE *f)
             : A->diag.slices ? ", slices of 8 rows for the product"
                              : "",
             h >= 0 && h < 3 ? halo[h] : "?");
+    if (s->seen.elim.E && s->c.A == s->seen.elim.E)
+        fprintf(f, "  Dirichlet rows: %lld eliminated symmetrically (their columns dropped from the other rows, the "
+                   "known values moved to the right-hand side)\n",
+                s->seen.elim.count);
 }
 
 int ovk_solver_view(const ovk_solver *s, FILE *f)
@@ -1701,6 +1743,7 @@ int ovk_solver_destroy(ovk_solver **sp)
     free(s->coords.xyz);
     free(s->coords.nns);
     ovk__nullspace_free(&s->ns);
+    ovk__elim_free(&s->seen.elim);
     ovk__matrix_ref(s->A, -1); /* frees A when its destroy came first */
     s->magic = 0;
     free(s);

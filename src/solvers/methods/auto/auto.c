@@ -422,10 +422,6 @@ static int measure(ovk__ctx *c, auto_work *w, int first)
     ovk__auto_figures f = {0};
     ovk__auto_choice choice;
     chosen_variant kept = {0};
-    if (c->sym.values && ovk__nullspace_count(c)) /* agreed: the same on every rank */
-        return ovk__fail(OVK_EUNSUPPORTED, "auto: the matrix is not symmetric, and a null space is declared (for a "
-                                           "symmetric positive semi-definite A): gmres and pgmres, auto's choices "
-                                           "for it, do not take one");
     double *block = malloc(sizeof(double) * ovk__vec_stride(c->n) * PROBE_VECS);
     int rc = figures(c, &block, w->r, first, &f, &choice, &kept);
     if (rc) {
