@@ -14,6 +14,7 @@ extern const ovk__solver ovk__solver_pipecg;
 extern const ovk__solver ovk__solver_groppcg;
 extern const ovk__solver ovk__solver_pipeprcg;
 extern const ovk__solver ovk__solver_plcg;
+extern const ovk__solver ovk__solver_scg;
 extern const ovk__solver ovk__solver_gmres;
 extern const ovk__solver ovk__solver_fgmres;
 extern const ovk__solver ovk__solver_pgmres;
@@ -34,6 +35,7 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_groppcg,
     &ovk__solver_pipeprcg,
     &ovk__solver_plcg,
+    &ovk__solver_scg,
     &ovk__solver_gmres,
     &ovk__solver_fgmres,
     &ovk__solver_pgmres,
