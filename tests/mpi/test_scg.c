@@ -4,9 +4,9 @@
  * the same iterations on every rank; on the 27-point Laplacian exactly one
  * reduction per s iterations after the first phase (PMPI on the blocking
  * and the non-blocking backend, the library's count on nbc); the safeguard
- * forced (a diagonal matrix of 14 distinct values: the Krylov space ends
- * inside a block of 8, its P^T A P singular) halves s, converges and says
- * so; bad specs fail with OVK_EOPTION on every rank. */
+ * forced (a diagonal matrix of 3 distinct values, a second solve, whose
+ * first block is s-step: a block of 8 in a Krylov space of dimension 3, its
+ * P^T A P singular) halves s, converges and says so; bad specs fail with OVK_EOPTION on every rank. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +34,8 @@ static double dense_entry(int i, int j)
     return i == j ? a + 1.0 + 2.0 * i / DENSE_N : a;
 }
 
-/* 1 + (i mod 14) on the diagonal: 14 distinct eigenvalues */
-static double diag_entry(int i, int j) { return i == j ? 1.0 + (i % 14) : 0.0; }
+/* 1 + (i mod 3) on the diagonal: 3 distinct eigenvalues */
+static double diag_entry(int i, int j) { return i == j ? 1.0 + (i % 3) : 0.0; }
 
 static ovk_matrix *matrix_of(int n, double (*entry)(int, int))
 {
@@ -203,12 +203,12 @@ static void safeguard(int rank)
     ovk_vector_create(A, &b);
     ovk_vector_create(A, &x);
     mt_random_b(A, b);
-    outcome o = solve(A, b, x, (config){"scg:s=8", "none", "blocking", "1e-10", 200, 0});
+    outcome o = solve(A, b, x, (config){"scg:s=8", "none", "blocking", "1e-10", 200, 1}); /* the s-step solve */
     MT_CHECK(o.rc == OVK_OK && o.true_rel < 1e-10 && o.restarts > 0 && strstr(o.view, "safeguard"),
              "forced safeguard: status %s, %d iterations, true residual %.3e, %d halvings; view:\n%s",
              ovk_status_name(o.rc), o.iterations, o.true_rel, o.restarts, o.view);
     if (rank == 0)
-        printf("diagonal, 14 distinct values: scg:s=8 %d iterations, %d halvings, true residual %.2e\n", o.iterations,
+        printf("diagonal, 3 distinct values, a second solve: scg:s=8 %d iterations, %d halvings, true residual %.2e\n", o.iterations,
                o.restarts, o.true_rel);
     ovk_vector_destroy(b);
     ovk_vector_destroy(x);
