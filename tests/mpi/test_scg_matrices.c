@@ -1,9 +1,12 @@
 /* scg (s-step CG) on every SPD matrix of tests/data/matrices (skipped
  * without them) with jacobi, b = A 1, rtol 1e-8: wherever alg1 converges
  * within MAX_IT, scg:s=4 (and scg:s=8 where alg1 takes at most 500
- * iterations) converges too, with a true residual
- * within one digit of alg1's attainable accuracy (below 1e-8 plus rounding)
- * and never a convergence its true residual did not reach. */
+ * iterations) converges too, its true residual within one digit of alg1's
+ * attainable accuracy (and below 1e-8 plus rounding); never a convergence
+ * its true residual did not reach.  bcsstk25 (15,439 rows, 3,165 alg1
+ * iterations) is left out: it would cost twenty times the others together
+ * (by hand at 1 and 3 ranks: scg:s=4 3,603 and 4,866 iterations, below
+ * 1e-8, s halved twice by the safeguard). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,7 +14,7 @@
 
 #include "mpitest.h"
 
-enum { MAX_IT = 6000 };
+enum { MAX_IT = 5000 };
 
 typedef struct outcome {
     int rc, iterations, restarts, replacements;
@@ -63,7 +66,7 @@ static void matrix(int rank, const char *name)
     outcome g = solve(A, b, "alg1", MAX_IT);
     int conv = g.rc == OVK_OK && g.true_rel < 1.01e-8;
     for (int k = 0; k < (g.iterations <= 500 ? 2 : 1); k++) { /* s = 8 on the short solves: the test's time */
-        outcome o = solve(A, b, specs[k], 3 * MAX_IT);
+        outcome o = solve(A, b, specs[k], conv ? 3 * MAX_IT : MAX_IT);
         if (conv)
             MT_CHECK(o.rc == OVK_OK && o.true_rel < 1.01e-8 && o.true_rel < fmax(10.0 * g.true_rel, 1e-9),
                      "%s %s: status %s, %d iterations (alg1 %d), true residual %.3e (alg1 %.3e)", name, specs[k],
@@ -84,7 +87,7 @@ static void matrix(int rank, const char *name)
 int main(int argc, char **argv)
 {
     static const char *const names[] = {"1138_bus", "494_bus", "685_bus", "LFAT5", "bcsstk02", "bcsstk03",
-                                        "bcsstk08", "bcsstk09", "bcsstk13", "bcsstk14", "bcsstk25", "gr_30_30",
+                                        "bcsstk08", "bcsstk09", "bcsstk13", "bcsstk14", "gr_30_30",
                                         "lap2D_5pt_n100", "lap3D_7pt_n20", "nos3", "plat362", "pts5ldd03"};
     int rank, provided = MPI_THREAD_SINGLE;
     struct stat st;
