@@ -197,7 +197,24 @@ OVK__CLONES static void block_dots_rows(int p, int b, const double *const *X, do
     for (int c = 0; c < b; c++) {
         const double *restrict y = Y[c];
         double *o = out + (size_t)c * (size_t)p + (size_t)(c * (c + 1) / 2);
-        for (int i = 0; i < p + c + 1; i++) {
+        int k = p + c + 1, i = 0;
+        for (; i + 4 <= k; i += 4) { /* four sums at once: four independent accumulators */
+            const double *restrict x0 = i < p ? X[i] : Y[i - p], *restrict x1 = i + 1 < p ? X[i + 1] : Y[i + 1 - p];
+            const double *restrict x2 = i + 2 < p ? X[i + 2] : Y[i + 2 - p], *restrict x3 = i + 3 < p ? X[i + 3] : Y[i + 3 - p];
+            double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+#pragma omp simd reduction(+ : a0, a1, a2, a3)
+            for (int r = lo; r < hi; r++) {
+                a0 += x0[r] * y[r];
+                a1 += x1[r] * y[r];
+                a2 += x2[r] * y[r];
+                a3 += x3[r] * y[r];
+            }
+            o[i] += a0;
+            o[i + 1] += a1;
+            o[i + 2] += a2;
+            o[i + 3] += a3;
+        }
+        for (; i < k; i++) {
             const double *restrict x = i < p ? X[i] : Y[i - p];
             double a = 0.0;
 #pragma omp simd reduction(+ : a)
