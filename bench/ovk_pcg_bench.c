@@ -33,7 +33,7 @@
  *
  * Usage: mpiexec -n P ovk_pcg_bench [-n nx ny nz] [-stencil 27|7]
  *          [-cases "solver:backend ..."] [-latency "0 250"] [-noise "0:0 1000:200"]
- *          [-repeat R] [-tol T] [-precond SPEC] [-csv FILE]
+ *          [-repeat R] [-tol T] [-precond SPEC] [-csv FILE] [-convdiff PE] [-cpu]
  *   -cases    solver[:key=value,...]:backend[:key=value,...] items (default
  *             "alg1:blocking"; e.g. "plcg:l=3:nbc": the backend starts at the
  *             first field that is a name, not key=value pairs)
@@ -41,6 +41,10 @@
  *   -noise    F:D items, F Hz x D us per rank (0:0 = none), default "0:0"
  *   -precond  the preconditioner of every case (default jacobi; e.g. amg)
  *   -csv      one row per solve, the columns of ovk_laplace27 -csv
+ *   -convdiff PE  the upwind convection-diffusion operator of Peclet number PE, velocity
+ *             (1, 1, 1) (ovk_laplace27 -problem convdiff's), instead of the Laplacian
+ *   -cpu      time per iteration from the solve's CPU time (this thread's, slowest rank)
+ *             instead of its wall time: the local work on a host shared with other jobs
  * Prints a markdown table on rank 0.  Exits 0, 1 on a failed solve, 2 on
  * bad usage (1 for a bad -cases, -latency or -noise item). */
 #include <mpi.h>
@@ -76,8 +80,8 @@ typedef struct bench_case {
 } bench_case;
 
 typedef struct bench {
-    int n[3], P[3], stencil, repeat;
-    double tol;
+    int n[3], P[3], stencil, repeat, cpu;
+    double tol, peclet; /* peclet > 0: -convdiff's operator instead of the Laplacian */
     const char *csv, *precond; /* -precond SPEC for every case (NULL: jacobi) */
     item_list cases, lats, noises;
     int ncase;
@@ -115,6 +119,8 @@ static int parse_args(int argc, char **argv, bench *b, const char **bad)
         else if (!strcmp(f, "-tol") && more) b->tol = atof(argv[++i]);
         else if (!strcmp(f, "-csv") && more) b->csv = argv[++i];
         else if (!strcmp(f, "-precond") && more) b->precond = argv[++i];
+        else if (!strcmp(f, "-convdiff") && more) b->peclet = atof(argv[++i]);
+        else if (!strcmp(f, "-cpu")) b->cpu = 1;
         else return -1;
     }
     *bad = "-n (each >= 1), -stencil (27 or 7), -repeat (1..1000) or -tol (> 0)";
@@ -230,7 +236,7 @@ static int solve_case(bench *b, bench_case *c, int round, const ovk_matrix *A, c
                       ovk_vector *x)
 {
     ovk_drv_experiment e = {.noise_hz = c->noise_hz, .noise_us = c->noise_us, .csv = b->csv};
-    ovk_drv_run run = {.problem = b->stencil == 7 ? "laplace7" : "laplace27",
+    ovk_drv_run run = {.problem = b->peclet > 0.0 ? "convdiff" : b->stencil == 7 ? "laplace7" : "laplace27",
                        .solver = c->solver,
                        .backend = c->backend,
                        .nx = (long long)b->n[0] * b->P[0],
@@ -248,14 +254,16 @@ static int solve_case(bench *b, bench_case *c, int round, const ovk_matrix *A, c
     if (rc) return rc;
     memset(ovk_vector_data(x), 0, sizeof(double) * (size_t)ovk_vector_nlocal(x));
     rc = ovk_drv_agree(ovk_drv_noise_start(&e, rank));
+    double c0 = ovk_bench_cpu_s();
     if (!rc) rc = ovk_solver_solve(c->obj, bv, x, &res);
+    double cpu = ovk_bench_slowest(ovk_bench_cpu_s() - c0);
     ovk_drv_noise_stop(&e);
     if (rank == 0 && res.reason != OVK_REASON_NONE && ovk_drv_csv_row(&e, &run, &res)) rc = rc ? rc : OVK_EFILE;
     if (!rc && res.reason != OVK_REASON_CONVERGED) rc = OVK_EMAXIT;
     if (rc) return rc;
     double red = 0.0;
     for (int t = OVK_TIMER_SDOTP_INIT; t <= OVK_TIMER_IPROD_WAIT; t++) red += res.time_max[t];
-    c->tpi[round] = res.time_max[OVK_TIMER_SOLVE] / (res.iterations > 0 ? res.iterations : 1);
+    c->tpi[round] = (b->cpu ? cpu : res.time_max[OVK_TIMER_SOLVE]) / (res.iterations > 0 ? res.iterations : 1);
     c->rdpi[round] = red / (res.iterations > 0 ? res.iterations : 1);
     c->rpi = (double)res.reductions / (res.iterations > 0 ? res.iterations : 1);
     c->iterations = res.iterations;
@@ -335,8 +343,11 @@ static int run(bench *b, int rank, int size, const char **bad)
 {
     ovk_matrix *A = NULL;
     ovk_vector *bv = NULL, *x = NULL;
-    int rc = ovk_laplace_create(MPI_COMM_WORLD, (ovk_stencil)b->stencil, b->n[0], b->n[1], b->n[2], b->P[0],
-                                b->P[1], b->P[2], &A);
+    const double vel[3] = {1.0, 1.0, 1.0};
+    int rc = b->peclet > 0.0 ? ovk_convdiff_create(MPI_COMM_WORLD, b->n[0], b->n[1], b->n[2], b->P[0], b->P[1], b->P[2],
+                                                   vel, b->peclet, OVK_CONVDIFF_UPWIND, &A)
+                             : ovk_laplace_create(MPI_COMM_WORLD, (ovk_stencil)b->stencil, b->n[0], b->n[1], b->n[2],
+                                                  b->P[0], b->P[1], b->P[2], &A);
     if (!rc) rc = ovk_drv_agree(build_cases(b, bad));
     if (rc) goto cleanup;
     rc = ovk_vector_create(A, &bv);

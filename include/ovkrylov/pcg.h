@@ -156,13 +156,14 @@ typedef struct ovk_pcg_result {
     double lambda_min;
     double lambda_max;
     double cond_est;
-    int replacements; /* cg1, pipecg, groppcg, pipeprcg, bicgstab, pipebicgstab: residual
+    int replacements; /* cg1, pipecg, groppcg, pipeprcg, scg, bicgstab, pipebicgstab: residual
                          replacements (recomputed b - A x; bicgstab on a split
                          preconditioner: r^ = sigma Lt^-1 (b - A x)) done (0 for the others) */
     int restarts;     /* cg1, pipecg, pipeprcg: restarts after a breakdown of the recurrences;
                          plcg: restarts after a breakdown or a lost true residual; pgmres: 1
                          when the pipeline broke down or lost the true residual and gmres went
-                         on (0 for the others) */
+                         on; sgmres: cycles its safeguard ran as DCGS2 (and 1 more when gmres
+                         went on); scg: halvings of s by its safeguard (0 for the others) */
     int history_len;  /* residual norms written to the solver's history buffer */
     /* solver "auto": what it measured at setup (the latency of one blocking reduction, the
      * local work of one PCG iteration; the largest over the ranks, microseconds) and the

@@ -85,7 +85,7 @@ const char *mt_recurrence_name(int i)
 {
     for (int k = 0; k < ovk_solver_type_count(); k++) {
         const char *name = ovk_solver_type_name(k);
-        if (strcmp(name, "auto") && !ovk_solver_type_nonsymmetric(k) && i-- == 0) return name;
+        if (strcmp(name, "auto") && strcmp(name, "scg") && !ovk_solver_type_nonsymmetric(k) && i-- == 0) return name;
     }
     return NULL;
 }

@@ -14,9 +14,11 @@ extern const ovk__solver ovk__solver_pipecg;
 extern const ovk__solver ovk__solver_groppcg;
 extern const ovk__solver ovk__solver_pipeprcg;
 extern const ovk__solver ovk__solver_plcg;
+extern const ovk__solver ovk__solver_scg;
 extern const ovk__solver ovk__solver_gmres;
 extern const ovk__solver ovk__solver_fgmres;
 extern const ovk__solver ovk__solver_pgmres;
+extern const ovk__solver ovk__solver_sgmres;
 extern const ovk__solver ovk__solver_auto;
 extern const ovk__solver ovk__solver_bicgstab;
 extern const ovk__solver ovk__solver_pipebicgstab;
@@ -33,9 +35,11 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_groppcg,
     &ovk__solver_pipeprcg,
     &ovk__solver_plcg,
+    &ovk__solver_scg,
     &ovk__solver_gmres,
     &ovk__solver_fgmres,
     &ovk__solver_pgmres,
+    &ovk__solver_sgmres,
     &ovk__solver_auto,
     &ovk__solver_bicgstab,
     &ovk__solver_pipebicgstab,

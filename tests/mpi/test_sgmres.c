@@ -1,0 +1,309 @@
+/* sgmres (s-step GMRES): against a dense LU solve of a small nonsymmetric
+ * matrix for s = 1..10 (rows split unevenly, a rank without rows at 3 and 4
+ * ranks), the answer the same on every rank; on a 2-D convection-diffusion
+ * problem the reductions per basis vector (PMPI on the blocking and the
+ * non-blocking backend, the library's count on nbc) are exactly 2 per block
+ * of s and one per cycle, <= 2/s + 1/m; the safeguard forced (a monomial
+ * basis of 16 powers: the block Gram matrix not numerically SPD) falls back
+ * to DCGS2 cycles, converges truly and says so in the view and in
+ * res.restarts; bad specs (s <= 0, s > 32, s > m, s above the rows) fail
+ * with OVK_EOPTION on every rank. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "count_reductions.h"
+#include "mpitest.h"
+#include "problem.h"
+
+enum { DENSE_N = 48, VIEW_LEN = 4096 };
+
+typedef struct outcome {
+    int rc, iterations, restarts;
+    ovk_reason reason;
+    double true_rel;
+    long long reductions;
+    long allreduce, iallreduce;
+    char view[VIEW_LEN];
+} outcome;
+
+/* the dense test matrix's entry (i, j): a shifted diagonal of varying size
+ * and a nonsymmetric random part */
+static double dense_entry(int i, int j)
+{
+    double a = 0.8 * tp_value((uint64_t)(i * DENSE_N + j)) / sqrt((double)DENSE_N);
+    if (i == j) a += 1.0 + 2.0 * i / DENSE_N;
+    if (j == i + 1) a += 0.7; /* a non-normal part */
+    return a;
+}
+
+/* rows split by tp_split, every column stored */
+static ovk_matrix *dense_matrix(int n)
+{
+    tp_rows r;
+    ovk_matrix *A = NULL;
+    tp_rows_alloc(&r, n, n);
+    for (int i = 0; i < r.count; i++) {
+        int at = r.ptr[i];
+        for (int j = 0; j < n; j++) {
+            r.col[at] = j;
+            r.val[at++] = dense_entry((int)r.start + i, j);
+        }
+        r.ptr[i + 1] = at;
+    }
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, r.start, r.count, r.ptr, r.col, r.val, OVK_DUP_REJECT, &A));
+    tp_rows_free(&r);
+    return A;
+}
+
+/* x = A^-1 b by Gaussian elimination with partial pivoting (every rank the whole) */
+static void dense_solve(int n, const double *b, double *x)
+{
+    double *a = malloc(sizeof(double) * (size_t)n * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++) a[i * n + j] = dense_entry(i, j);
+        x[i] = b[i];
+    }
+    for (int k = 0; k < n; k++) {
+        int p = k;
+        for (int i = k + 1; i < n; i++)
+            if (fabs(a[i * n + k]) > fabs(a[p * n + k])) p = i;
+        for (int j = 0; j < n; j++) {
+            double t = a[k * n + j];
+            a[k * n + j] = a[p * n + j];
+            a[p * n + j] = t;
+        }
+        double t = x[k];
+        x[k] = x[p];
+        x[p] = t;
+        for (int i = k + 1; i < n; i++) {
+            double f = a[i * n + k] / a[k * n + k];
+            for (int j = k; j < n; j++) a[i * n + j] -= f * a[k * n + j];
+            x[i] -= f * x[k];
+        }
+    }
+    for (int k = n - 1; k >= 0; k--) {
+        for (int j = k + 1; j < n; j++) x[k] -= a[k * n + j] * x[j];
+        x[k] /= a[k * n + k];
+    }
+    free(a);
+}
+
+/* -lap u + p (1, -0.6) . grad u + c u on g x g, first-order upwind, c in
+ * [0.5, 1.5) varying by row */
+static ovk_matrix *convdiff(int g, double p)
+{
+    const double vel[2] = {1.0, -0.6};
+    tp_rows r;
+    ovk_matrix *A = NULL;
+    tp_rows_alloc(&r, (int64_t)g * g, 5);
+    for (int i = 0; i < r.count; i++) {
+        int64_t row = r.start + i, at[2] = {row % g, row / g};
+        int len = r.ptr[i];
+        double d = 4.0 + 1.0 + tp_value((uint64_t)row);
+        for (int k = 0; k < 2; k++) {
+            double up = p * fabs(vel[k]);
+            d += up;
+            for (int s = -1; s <= 1; s += 2) {
+                int64_t c = at[k] + s, stride = k == 0 ? 1 : g;
+                if (c < 0 || c >= g) continue;
+                r.col[len] = row + s * stride;
+                r.val[len++] = -1.0 - ((vel[k] > 0) == (s < 0) ? up : 0.0);
+            }
+        }
+        r.col[len] = row;
+        r.val[len++] = d;
+        r.ptr[i + 1] = len;
+    }
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, r.start, r.count, r.ptr, r.col, r.val, OVK_DUP_REJECT, &A));
+    tp_rows_free(&r);
+    return A;
+}
+
+typedef struct config {
+    const char *solver, *precond, *backend, *rtol;
+    int max_it;
+} config;
+
+/* one solve from x = 0 on a fresh solver (b given) */
+static outcome solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, config cf)
+{
+    ovk_solver *s = NULL;
+    ovk_pcg_result res;
+    outcome o = {0};
+    char buf[32];
+    ovk_vector_set(x, 0.0);
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", cf.solver));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", cf.precond));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", cf.backend));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "rtol", cf.rtol));
+    snprintf(buf, sizeof buf, "%d", cf.max_it);
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "max_it", buf));
+    memset(&res, 0, sizeof res);
+    o.rc = ovk_solver_setup(s);
+    long a0 = n_allreduce, i0 = n_iallreduce;
+    if (!o.rc) o.rc = ovk_solver_solve(s, b, x, &res);
+    o.allreduce = n_allreduce - a0;
+    o.iallreduce = n_iallreduce - i0;
+    o.iterations = res.iterations;
+    o.restarts = res.restarts;
+    o.reason = res.reason;
+    o.reductions = res.reductions;
+    o.true_rel = mt_rel_residual(A, b, x);
+    FILE *f = tmpfile();
+    MT_RC(OVK_OK, ovk_solver_view(s, f));
+    rewind(f);
+    size_t len = fread(o.view, 1, VIEW_LEN - 1, f);
+    o.view[len] = '\0';
+    fclose(f);
+    ovk_solver_destroy(&s);
+    return o;
+}
+
+/* s = 1..10 against the dense solve, none and jacobi */
+static void dense_reference(int rank)
+{
+    ovk_matrix *A = dense_matrix(DENSE_N);
+    ovk_vector *b = NULL, *x = NULL;
+    double bg[DENSE_N], xr[DENSE_N], xmax = 0.0;
+    ovk_vector_create(A, &b);
+    ovk_vector_create(A, &x);
+    int64_t start;
+    int count, np;
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    tp_split(DENSE_N, rank, np, &start, &count);
+    for (int i = 0; i < DENSE_N; i++) bg[i] = tp_value((uint64_t)i + 101);
+    dense_solve(DENSE_N, bg, xr);
+    for (int i = 0; i < DENSE_N; i++) xmax = fmax(xmax, fabs(xr[i]));
+    memcpy(ovk_vector_data(b), bg + start, sizeof(double) * (size_t)count);
+    for (int s = 1; s <= 10; s++) {
+        char spec[32]; /* a short restart: the s-step cycles do most of the work */
+        snprintf(spec, sizeof spec, "sgmres:s=%d,m=%d", s, s * (12 / s > 1 ? 12 / s : 1));
+        const char *pc = s % 2 ? "none" : "jacobi";
+        outcome o = solve(A, b, x, (config){spec, pc, s % 3 ? "blocking" : "native", "1e-12", 400});
+        double err = 0.0, *xd = ovk_vector_data(x);
+        for (int i = 0; i < count; i++) err = fmax(err, fabs(xd[i] - xr[start + i]));
+        MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        MT_CHECK(o.rc == OVK_OK && o.reason == OVK_REASON_CONVERGED && o.true_rel < 1e-12 && err < 1e-10 * xmax,
+                 "%s/%s: status %s, %d iterations, true residual %.3e, error %.3e", spec, pc, ovk_status_name(o.rc),
+                 o.iterations, o.true_rel, err / xmax);
+        double got[2] = {(double)o.iterations, o.true_rel};
+        MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, got, 2), "%s: iterations or residual differ across ranks", spec);
+        if (rank == 0)
+            printf("dense %d: %-12s %-6s %3d iterations, true residual %.2e, error %.2e, restarts %d\n", DENSE_N, spec,
+                   pc, o.iterations, o.true_rel, err / xmax, o.restarts);
+    }
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_matrix_destroy(A);
+}
+
+/* the reductions of cycles 3 and 4 (iterations 45..105 of m = 30: the first
+ * cycle is gmres's, the shifts' estimate): exactly 2 m / s + 1 a cycle */
+static void reductions(int rank, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x)
+{
+    static const char *const backends[] = {"blocking", "native", "nbc"};
+    static const int svals[] = {3, 5, 10};
+    for (int k = 0; k < 3; k++)
+        for (int si = 0; si < 3; si++) {
+            char spec[32];
+            int s = svals[si], m = 30;
+            snprintf(spec, sizeof spec, "sgmres:s=%d", s);
+            outcome few = solve(A, b, x, (config){spec, "jacobi", backends[k], "1e-30", 45});
+            outcome many = solve(A, b, x, (config){spec, "jacobi", backends[k], "1e-30", 105});
+            int steps = many.iterations - few.iterations;
+            long long grow = many.reductions - few.reductions;
+            long pmpi = k == 0 ? many.allreduce - few.allreduce : many.iallreduce - few.iallreduce;
+            long long want = (long long)(steps / m) * (2 * m / s + 1);
+            MT_CHECK(few.rc == OVK_EMAXIT && many.rc == OVK_EMAXIT && steps == 60 && many.restarts == 0,
+                     "%s/%s: %d, %d iterations, %d restarts", spec, backends[k], few.iterations, many.iterations,
+                     many.restarts);
+            MT_CHECK(grow == want && (double)grow / steps <= 2.0 / s + 1.0 / m + 1e-12,
+                     "%s/%s: %lld reductions in %d steps (want %lld)", spec, backends[k], grow, steps, want);
+            if (k < 2) MT_CHECK(pmpi == grow, "%s/%s: PMPI counted %ld, the library %lld", spec, backends[k], pmpi, grow);
+            if (k == 1)
+                MT_CHECK(many.allreduce == few.allreduce, "%s native: MPI_Allreduce %ld vs %ld", spec, many.allreduce,
+                         few.allreduce);
+            if (rank == 0)
+                printf("%-12s %-8s %lld reductions in %d steps (%.3f a basis vector; 2/s + 1/m = %.3f)\n", spec,
+                       backends[k], grow, steps, (double)grow / steps, 2.0 / s + 1.0 / m);
+        }
+}
+
+/* the monomial basis of 16 powers: its Gram matrix is not numerically SPD */
+static void safeguard(int rank, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x)
+{
+    outcome o = solve(A, b, x, (config){"sgmres:s=16,basis=monomial", "jacobi", "blocking", "1e-8", 3000});
+    outcome g = solve(A, b, x, (config){"gmres", "jacobi", "blocking", "1e-8", 3000});
+    MT_CHECK(o.rc == OVK_OK && o.reason == OVK_REASON_CONVERGED && o.true_rel < 1e-8 && o.restarts > 0,
+             "forced safeguard: status %s, %d iterations, true residual %.3e, %d restarts", ovk_status_name(o.rc),
+             o.iterations, o.true_rel, o.restarts);
+    MT_CHECK(strstr(o.view, "safeguard") && strstr(o.view, "not numerically positive definite"),
+             "the view does not say the safeguard acted:\n%s", o.view);
+    MT_CHECK(o.iterations <= 2 * g.iterations, "forced safeguard: %d iterations, gmres %d", o.iterations, g.iterations);
+    outcome n = solve(A, b, x, (config){"sgmres:s=5", "jacobi", "blocking", "1e-8", 3000});
+    MT_CHECK(n.rc == OVK_OK && n.true_rel < 1e-8 && n.restarts == 0 && !strstr(n.view, "safeguard"),
+             "newton s=5: status %s, true residual %.3e, %d restarts", ovk_status_name(n.rc), n.true_rel, n.restarts);
+    MT_CHECK(n.iterations <= g.iterations + g.iterations / 2, "newton s=5: %d iterations, gmres %d", n.iterations,
+             g.iterations);
+    if (rank == 0)
+        printf("convection-diffusion: gmres %d iterations; sgmres:s=5 %d; monomial s=16 %d with %d safeguard cycles\n",
+               g.iterations, n.iterations, o.iterations, o.restarts);
+}
+
+/* the spec's status: at set_option or at setup */
+static int spec_status(const ovk_matrix *A, const char *spec)
+{
+    ovk_solver *s = NULL;
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    int rc = ovk_solver_set_option(s, "solver", spec);
+    if (!rc) rc = ovk_solver_setup(s);
+    ovk_solver_destroy(&s);
+    return rc;
+}
+
+static void bad_input(const ovk_matrix *big)
+{
+    static const char *const specs[] = {"sgmres:s=0", "sgmres:s=-3", "sgmres:s=33", "sgmres:s=10,m=5",
+                                        "sgmres:s=4,basis=chebyshev"};
+    for (int i = 0; i < 5; i++) {
+        int rc = spec_status(big, specs[i]);
+        MT_CHECK(rc == OVK_EOPTION, "%s: status %s", specs[i], ovk_status_name(rc));
+        double v = rc;
+        MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, &v, 1), "%s: status differs across ranks", specs[i]);
+    }
+    ovk_matrix *small = convdiff(2, 1.0); /* 4 rows */
+    int rc = spec_status(small, "sgmres:s=5");
+    double v = rc;
+    MT_CHECK(rc == OVK_EOPTION, "s = 5 on 4 rows: status %s", ovk_status_name(rc));
+    MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, &v, 1), "s above the rows: status differs across ranks");
+    rc = spec_status(small, "sgmres:s=4");
+    MT_CHECK(rc == OVK_OK, "s = 4 on 4 rows: status %s", ovk_status_name(rc));
+    ovk_matrix_destroy(small);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    double t0 = MPI_Wtime();
+    dense_reference(rank);
+    ovk_matrix *A = convdiff(40, 2.0);
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_vector_create(A, &b);
+    ovk_vector_create(A, &x);
+    mt_random_b(A, b);
+    reductions(rank, A, b, x);
+    safeguard(rank, A, b, x);
+    bad_input(A);
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_matrix_destroy(A);
+    if (rank == 0) printf("seconds: %.2f\n", MPI_Wtime() - t0);
+    int rc = mt_finish("test_sgmres");
+    MPI_Finalize();
+    return rc;
+}
