@@ -70,9 +70,10 @@
  * Options (ovk_solver_set_option, values as text; ovk_solver_get_option
  * reads them back; the options database spells each -[prefix]ovk_KEY):
  *   solver          SPD (CG variants): alg1 | alg2 | overlap | cg1 | pipecg | groppcg |
- *                   pipeprcg | plcg[:l=L,lmin=A,lmax=B];
+ *                   pipeprcg | plcg[:l=L,lmin=A,lmax=B] | scg[:s=S];
  *                   any matrix: gmres[:restart=M,...] | fgmres[:restart=M] |
- *                   pgmres[:l=L,restart=M,lmin=A,lmax=B] | bicgstab | pipebicgstab |
+ *                   pgmres[:l=L,restart=M,lmin=A,lmax=B] | sgmres[:s=S,m=M] |
+ *                   bicgstab | pipebicgstab |
  *                   idrs[:s=S] | pipeidrs[:s=S];
  *                   either: auto[:...]           (docs/solvers.md)   (alg1)
  *   backend         reduction backend spec ($OVK_REDUCE_BACKEND, else blocking); read back
