@@ -1090,7 +1090,7 @@ static int check_symmetric(ovk_solver *s)
     if (s->made.sv->either_symmetry) return note_nonsymmetric(s);
     snprintf(detail, sizeof detail, "%s", ovk_error_detail());
     ovk__solver_nonsymmetric_names(list, sizeof list);
-    return ovk__fail(OVK_ENOTSYM, "solver %s needs a symmetric matrix (it is a CG variant), and here %s; for a nonsymmetric matrix use one of %s",
+    return ovk__fail(OVK_ENOTSYM, "solver %s needs a symmetric matrix (a CG or MINRES variant), and here %s; for a nonsymmetric matrix use one of %s",
                      s->made.sv->name, detail, list);
 }
 
