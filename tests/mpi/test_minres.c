@@ -10,6 +10,7 @@
  *    their attainable accuracy (rtol 1e-16, 400 steps): pminres's true
  *    residual within one digit of minres's; alg1 and pipecg refuse it
  *    (a negative <p,Ap>) with OVK_EBREAKDOWN on every rank naming minres;
+ *    three right-hand sides at once (solve_many): each as its own solve;
  *  - a saddle-point matrix [[A, B^T], [B, 0]] (A SPD tridiagonal, B a
  *    discrete divergence of full row rank; the last rank without rows at 2
  *    ranks or more): minres and pminres with none and with a user
@@ -323,6 +324,53 @@ static double lap_entry(int n, int i, int j)
     return 0.0;
 }
 
+/* three right-hand sides b_j = (j + 1) 1 + hash solved together
+ * (ovk_solver_solve_many): each converged, confirmed, in the steps of its
+ * own solve and to its x within 1e-10 */
+static void batch(ovk_matrix *A, const char *solver)
+{
+    enum { K = 3 };
+    ovk_vector *B[K], *X[K], *x1 = NULL;
+    ovk_pcg_result res[K], one;
+    ovk_solver *s = NULL;
+    ovk_vector_create(A, &x1);
+    int n = ovk_vector_nlocal(x1);
+    for (int j = 0; j < K; j++) {
+        ovk_vector_create(A, &B[j]);
+        ovk_vector_create(A, &X[j]);
+        double *bd = ovk_vector_data(B[j]);
+        for (int i = 0; i < n; i++) bd[i] = (j + 1) + hash_unit((uint64_t)(ovk_matrix_row_start(A) + i) + 100u * j);
+    }
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", solver));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "jacobi"));
+    MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-8, 0.0, 2000));
+    int rc = ovk_solver_solve_many(s, K, B, X, res);
+    expect_everywhere("solve_many", rc, OVK_OK);
+    for (int j = 0; j < K; j++) {
+        ovk_vector_set(x1, 0.0);
+        MT_RC(OVK_OK, ovk_solver_solve(s, B[j], x1, &one));
+        double d = 0.0, xx = 0.0;
+        const double *a = ovk_vector_data(X[j]), *c = ovk_vector_data(x1);
+        for (int i = 0; i < n; i++) {
+            d += (a[i] - c[i]) * (a[i] - c[i]);
+            xx += c[i] * c[i];
+        }
+        double g[2] = {d, xx};
+        MPI_Allreduce(MPI_IN_PLACE, g, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        MT_CHECK(res[j].reason == OVK_REASON_CONVERGED && res[j].iterations == one.iterations &&
+                     sqrt(g[0] / g[1]) < 1e-10,
+                 "%s batch system %d: %s in %d steps (alone %d), x differs by %.2e", solver, j,
+                 ovk_reason_name(res[j].reason), res[j].iterations, one.iterations, sqrt(g[0] / g[1]));
+        ovk_vector_destroy(B[j]);
+        ovk_vector_destroy(X[j]);
+    }
+    if (g_rank == 0) printf("batch of %d %s: %d, %d, %d steps\n", K, solver, res[0].iterations, res[1].iterations,
+                            res[2].iterations);
+    ovk_solver_destroy(&s);
+    ovk_vector_destroy(x1);
+}
+
 static void shifted_laplacian(void)
 {
     int n = GRID * GRID;
@@ -355,6 +403,8 @@ static void shifted_laplacian(void)
     }
     MT_CHECK(best[0].true_rel < 1e-13 && best[1].true_rel < 10.0 * best[0].true_rel,
              "attainable accuracy: minres %.2e, pminres %.2e", best[0].true_rel, best[1].true_rel);
+    batch(A, "minres");
+    batch(A, "pminres");
     static const char *const cg[] = {"alg1", "pipecg"};
     for (int k = 0; k < 2; k++) {
         char what[64];
