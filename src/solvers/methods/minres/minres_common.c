@@ -192,8 +192,9 @@ static void finish(ovk__ctx *c, const ovk__minres_vecs *mv, const ovk__minres_qr
 }
 
 /* stopped (converged, the monitor, divergence) or at the limit: x updated;
- * a convergence confirmed by the true residual, else a restart */
-static int stop_or_restart(ovk__ctx *c, const ovk__minres_vecs *mv, const ovk__minres_qr *qr, double bb,
+ * a convergence confirmed by the true residual, else a restart (none at
+ * the limit: the limit stands) */
+static int stop_or_restart(ovk__ctx *c, const ovk__minres_vecs *mv, const ovk__minres_qr *qr, int iter, double bb,
                            ovk__minres_action *act)
 {
     int ok = 1;
@@ -202,6 +203,10 @@ static int stop_or_restart(ovk__ctx *c, const ovk__minres_vecs *mv, const ovk__m
     if (c->res->reason != OVK_REASON_CONVERGED) return OVK_OK;
     int rc = ovk__confirm(c, bb, mv->r, &ok); /* r = b - A x */
     if (rc || ok) return rc;
+    if (iter >= c->opts->max_iter) {
+        c->res->reason = OVK_REASON_MAXIT;
+        return OVK_OK;
+    }
     c->res->restarts++;
     *act = OVK__MR_RESTART;
     return OVK_OK;
@@ -223,10 +228,10 @@ int ovk__minres_decide(ovk__ctx *c, ovk__minres_vecs *mv, ovk__minres_qr *qr, in
     qr->rr = rr;
     int rc = ovk__iterate_check(c, iter, rr, bb, &stop);
     if (rc) return rc;
-    if (stop) return stop_or_restart(c, mv, qr, bb, act);
+    if (stop) return stop_or_restart(c, mv, qr, iter, bb, act);
     if (iter >= c->opts->max_iter) {
         c->res->reason = OVK_REASON_MAXIT;
-        return stop_or_restart(c, mv, qr, bb, act);
+        return stop_or_restart(c, mv, qr, iter, bb, act);
     }
     if (qr->beta == 0.0) { /* an invariant subspace short of the tolerance: start again from b - A x */
         finish(c, mv, qr);
