@@ -17,11 +17,14 @@
  *   wait; rotation j, the test                          (minres_common.c)
  *
  * The carried v^, w^ drift from C u^, A v^ by rounding amplified along the
- * three-term recurrence; the residual recurrence then stops telling the
- * truth below some level.  The residual replacement that keeps the
- * attainable accuracy: a convergence of the recurrence is confirmed on
- * b - A x, and when it is not met the Lanczos process starts afresh from
- * that residual with the vectors computed, not carried (docs/solvers.md). */
+ * three-term recurrence (as Cools et al. find for pipelined CG's auxiliary
+ * vectors): the Lanczos coefficients go wrong and the residual recurrence
+ * stops telling the truth.  Two replacements keep its steps near minres's and
+ * attainable accuracy: the carried vectors recomputed from u every tenfold
+ * drop of ||r|| and at least every 50 steps (refresh, behind the step's
+ * reduction), and a convergence of the recurrence confirmed on b - A x, the
+ * Lanczos process started afresh from that residual when it is not met
+ * (minres_common.c; docs/solvers.md). */
 #include <stddef.h>
 #include <string.h>
 
