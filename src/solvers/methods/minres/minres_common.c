@@ -120,8 +120,9 @@ static void refuse(ovk__ctx *c, int iter, const char *what, double value, const 
 }
 
 static const char *const NOT_SPD =
-    "the preconditioner is not SPD (minres and pminres need a symmetric positive definite one, e.g. jacobi on a "
-    "positive diagonal, ic0, amg, or none; for an indefinite preconditioner use gmres or fgmres)";
+    "the preconditioner is not SPD (minres and pminres need a symmetric positive definite one: none, jacobi on a "
+    "positive diagonal, or a callback applying an SPD approximation of |A|^-1; with an indefinite one use gmres or "
+    "fgmres)";
 
 /* The reduced values are finite and <u^, C u^> > 0; else the solve stops. */
 static int usable(ovk__ctx *c, int iter, const double *v)
