@@ -22,7 +22,7 @@
  *    symmetric indefinite operator and a preconditioner callback, every
  *    product of pminres but r0 = b - A x0, and every preconditioner
  *    application but the first, runs while a reduction is posted and not
- *    completed (minres: none); that product failing on the last rank in
+ *    completed, those of its refreshes (replace_every=5) too (minres: none); that product failing on the last rank in
  *    the middle of the solve: OVK_ECALLBACK on every rank, x finite;
  *  - bad input, the same status on every rank: a nonsymmetric matrix
  *    (OVK_ENOTSYM at setup naming the solver), an indefinite preconditioner
@@ -518,7 +518,7 @@ static int op_pc(ovk_solver *s, const double *r, double *z, void *ctx)
 
 /* 20 steps (rtol 1e-30) on native; with fail_from the product fails on the
  * last rank from that call on: OVK_ECALLBACK on every rank, x finite */
-static calls pipeline_run(const char *solver, int fail_from)
+static calls pipeline_run(const char *solver, int fail_from, const char *replace_every)
 {
     calls k = {0};
     ovk_solver *s = NULL;
@@ -529,6 +529,7 @@ static calls pipeline_run(const char *solver, int fail_from)
     MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", "native"));
     MT_RC(OVK_OK, ovk_solver_set_precond_fn(s, op_pc, &k));
     MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-30, 0.0, 20));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "replace_every", replace_every));
     MT_RC(OVK_OK, ovk_solver_vector_create(s, NULL, &b));
     MT_RC(OVK_OK, ovk_solver_vector_create(s, NULL, &x));
     double *bd = ovk_vector_data(b);
@@ -554,19 +555,25 @@ static calls pipeline_run(const char *solver, int fail_from)
 
 static void pipeline(void)
 {
-    calls k = pipeline_run("pminres", 0);
-    /* not in flight: r0 = b - A x0 and the start's v^_1 = C u^_1 */
-    MT_CHECK(k.mv >= 21 && k.mv_flying == k.mv - 1 && k.pc >= 21 && k.pc_flying == k.pc - 1,
-             "pminres: %d of %d products and %d of %d preconditioner applications behind a posted sum", k.mv_flying,
-             k.mv, k.pc_flying, k.pc);
-    if (g_rank == 0)
-        printf("pipeline: pminres %d/%d products, %d/%d applications in flight\n", k.mv_flying, k.mv, k.pc_flying,
-               k.pc);
-    calls m = pipeline_run("minres", 0);
+    /* r0, the start's w^_1, m^_1, n^_1, one n a step but the last; with
+     * replace_every=5 two products and two applications more at steps 5, 10, 15 */
+    static const char *const every[] = {"0", "5"};
+    for (int e = 0; e < 2; e++) {
+        calls k = pipeline_run("pminres", 0, every[e]);
+        int extra = e ? 6 : 0;
+        /* not in flight: r0 = b - A x0 and the start's v^_1 = C u^_1 */
+        MT_CHECK(k.mv == 22 + extra && k.mv_flying == k.mv - 1 && k.pc == 21 + extra && k.pc_flying == k.pc - 1,
+                 "pminres replace_every=%s: %d of %d products and %d of %d preconditioner applications behind a "
+                 "posted sum", every[e], k.mv_flying, k.mv, k.pc_flying, k.pc);
+        if (g_rank == 0)
+            printf("pipeline: pminres replace_every=%s: %d/%d products, %d/%d applications in flight\n", every[e],
+                   k.mv_flying, k.mv, k.pc_flying, k.pc);
+    }
+    calls m = pipeline_run("minres", 0, "0");
     MT_CHECK(m.mv_flying == 0 && m.pc_flying == 0, "minres: %d products, %d applications behind a sum", m.mv_flying,
              m.pc_flying);
-    pipeline_run("pminres", 9); /* step 6's n = A m, a reduction in flight */
-    pipeline_run("minres", 9);
+    pipeline_run("pminres", 9, "0"); /* step 6's n = A m, a reduction in flight */
+    pipeline_run("minres", 9, "0");
 }
 
 /* ---- bad input ------------------------------------------------------------ */
