@@ -425,6 +425,7 @@ NAMES = {  # block -> (data file, renderer)
     "gmres": ("gmres.csv", table),
     "idrs": ("idrs.csv", table),
     "idrs-latency": ("idrs_latency.csv", table),
+    "minres-latency": ("minres_latency.csv", table),
     "petsc": ("petsc.csv", table),
 }
 

@@ -78,7 +78,8 @@ srank() {
     src/solvers/interface/*) echo 3 ;; *) echo 0 ;;
   esac
 }
-# the family of a methods/ path (methods/cg/x.c: cg), else empty
+# the family of a methods/ path (methods/cg/x.c: cg; any folder under methods/ is one: cg,
+# gmres, bicgstab, auto, minres), else empty
 family() { case "$1" in src/solvers/methods/*/*) echo "$1" | cut -d/ -f4 ;; esac; }
 # 1 when file $1 may use file $2
 may_use() {

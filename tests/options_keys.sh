@@ -110,7 +110,7 @@ done
 hdr_names() { # KEY NEXT: the words of solver.h's entry KEY (up to entry NEXT), spec keys dropped
   awk -v k="$1" -v n="$2" '$0 ~ "^ \\*   " k " " {on=1} $0 ~ "^ \\*   " n " " {on=0} on' \
     "$src/include/ovkrylov/solver.h" | sed -E 's/\[[^]]*\]//g; s/\([^)]*\)//g; s/^ \*   [a-z]+ //' |
-    tr ' |;:' '\n\n\n\n' | grep -xE '[a-z_0-9]+' | grep -vxE 'any|matrix|either|variants|diag' | sort -u
+    tr ' |;:' '\n\n\n\n' | grep -xE '[a-z_0-9]+' | grep -vxE 'any|matrix|either|variants|diag|symmetric|indefinite' | sort -u
 }
 hdr_names solver backend > "$tmp/h_solver"
 hdr_names precond rtol > "$tmp/h_precond"

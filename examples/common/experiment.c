@@ -87,8 +87,8 @@ void ovk_drv_usage(FILE *f)
             "  -noise F D           interrupt each rank F times a second for D us of busy work\n"
             "  -csv FILE            append one CSV row per solve to FILE\n"
             "  -condest             estimate the condition number (Lanczos, from the CG coefficients)\n"
-            "  -replace_every K     residual replacement of cg1, pipecg, pipebicgstab, pipeidrs every K\n"
-            "                       iterations (0 automatic, -1 never)\n");
+            "  -replace_every K     residual replacement of cg1, pipecg, pipebicgstab, pipeidrs, pminres\n"
+            "                       every K iterations (0 automatic, -1 never)\n");
 }
 
 static int set_latency(ovk_drv_experiment *e, const char *text)

@@ -130,7 +130,9 @@ typedef struct ovk_pcg_options {
                              ||r|| has not halved in 100 iterations; k > 0: every k iterations; < 0:
                              never (the exit test still uses the true residual and replaces
                              when it fails); pipebicgstab and pipeidrs: 0 every 100 steps up
-                             to 1000, k > 0 every k, < 0 never */
+                             to 1000, k > 0 every k, < 0 never; pminres (its carried C u, A C u
+                             recomputed): 0 at each tenfold drop of ||r|| and at least every
+                             50 steps, k > 0 every k, < 0 never */
     const char *precond_spec; /* preconditioner spec "name[:key=value,...]" (jacobi, diag, none, ic0,
                              ssor, cheby; see solver.h); NULL: from `precond` */
     double atol;          /* absolute tolerance: converged when ||r|| < max(tol ||b||, atol); 0 */

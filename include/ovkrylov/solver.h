@@ -75,6 +75,7 @@
  *                   pgmres[:l=L,restart=M,lmin=A,lmax=B] | sgmres[:s=S,m=M] |
  *                   bicgstab | pipebicgstab |
  *                   idrs[:s=S] | pipeidrs[:s=S];
+ *                   symmetric indefinite: minres | pminres;
  *                   either: auto[:...]           (docs/solvers.md)   (alg1)
  *   backend         reduction backend spec ($OVK_REDUCE_BACKEND, else blocking); read back
  *                   as resolved (the reducer's spec with its defaults once set up)
@@ -88,7 +89,7 @@
  *   print_level     0 | 1: a line per solve (rank 0) | 2: ||r|| every iteration too   (0)
  *   progress_every  rows between progress calls; 0 default, -1 off   (0)
  *   condest         0 | 1                                   (0)
- *   replace_every   residual replacement of cg1, pipecg, pipebicgstab, pipeidrs (pcg.h) (0)
+ *   replace_every   residual replacement of cg1, pipecg, pipebicgstab, pipeidrs, pminres (pcg.h) (0)
  *   initial_guess_zero  0 | 1: x0 = 0 whatever x holds; r0 = b without a product   (0)
  *   monitor         0 | 1: rank 0 prints ||r|| of every iteration (the norm the
  *                   variant reduces anyway: no reduction more)        (0)

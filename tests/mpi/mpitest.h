@@ -48,7 +48,8 @@ void mt_nap(double s);
 /* The registry's CG variants that run a recurrence of their own, in its
  * order (auto, which runs one of them, is tested in test_auto.c; scg, whose
  * iterations come in blocks of s, checked a block late, in test_scg*.c; the
- * nonsymmetric solvers in test_nonsymmetric.c): how many, and the name of
+ * nonsymmetric solvers in test_nonsymmetric.c; minres and pminres, symmetric
+ * but not CG, in test_minres.c): how many, and the name of
  * index i (NULL outside). */
 int mt_recurrence_count(void);
 const char *mt_recurrence_name(int i);

@@ -132,7 +132,9 @@ void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double v
     c->res->reason = why;
     if (why == OVK_REASON_BREAKDOWN)
         ovk__fail(OVK_EBREAKDOWN, "iteration %d: %s = %g (%s%s%s%s)", iter, what, value,
-                  c->sym.running ? "singular matrix or preconditioner?" : "matrix or preconditioner not SPD?",
+                  c->sym.running ? "singular matrix or preconditioner?"
+                                 : "matrix or preconditioner not SPD? For a symmetric indefinite matrix use minres "
+                                   "or pminres, with an SPD preconditioner.",
                   c->ns ? "" : " A singular A, as a pure Neumann problem's, needs its null space declared: "
                                "ovk_solver_set_nullspace, or -ovk_",
                   c->ns ? "" : c->sym.nullspace_key, c->ns ? "" : " constant");

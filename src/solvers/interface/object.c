@@ -285,7 +285,8 @@ static const opt_def opt_defs[] = {
     OPT_NUM("condest", OPT_INT, o.condest, 0, 1, REDO_CONDEST, "0", PCG_OFF(condest),
             "1: estimate the extreme eigenvalues of C A from the CG coefficients"),
     OPT_NUM("replace_every", OPT_INT, o.replace_every, -1, INT32_MAX, REDO_CHECK, "0", PCG_OFF(replace_every),
-            "cg1, pipecg, pipebicgstab, pipeidrs residual replacement: 0 automatic, k every k iterations, < 0 never"),
+            "cg1, pipecg, pipebicgstab, pipeidrs, pminres residual replacement: 0 automatic, k every k iterations, < 0 "
+            "never"),
     OPT_NUM("initial_guess_zero", OPT_INT, guess_zero, 0, 1, REDO_CTX, "0", -1,
             "1: x0 = 0 whatever x holds (r0 = b without a product)"),
     OPT_NUM("monitor", OPT_INT, mon.print, 0, 1, REDO_CTX, "0", -1,
@@ -1153,7 +1154,7 @@ static int check_symmetric(ovk_solver *s)
     if (s->made.sv->either_symmetry) return note_nonsymmetric(s);
     snprintf(detail, sizeof detail, "%s", ovk_error_detail());
     ovk__solver_nonsymmetric_names(list, sizeof list);
-    return ovk__fail(OVK_ENOTSYM, "solver %s needs a symmetric matrix (it is a CG variant), and here %s; for a nonsymmetric matrix use one of %s",
+    return ovk__fail(OVK_ENOTSYM, "solver %s needs a symmetric matrix (a CG or MINRES variant), and here %s; for a nonsymmetric matrix use one of %s",
                      s->made.sv->name, detail, list);
 }
 

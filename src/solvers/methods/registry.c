@@ -24,6 +24,7 @@ extern const ovk__solver ovk__solver_bicgstab;
 extern const ovk__solver ovk__solver_pipebicgstab;
 extern const ovk__solver ovk__solver_idrs;
 extern const ovk__solver ovk__solver_pipeidrs;
+extern const ovk__solver ovk__solver_minres, ovk__solver_pminres;
 /* SOLVERS: declarations of further variants go here. */
 
 static const ovk__solver *const solvers[] = {
@@ -45,6 +46,7 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_pipebicgstab,
     &ovk__solver_idrs,
     &ovk__solver_pipeidrs,
+    &ovk__solver_minres, &ovk__solver_pminres,
     /* SOLVERS: further variants go here. */
 };
 

@@ -1,0 +1,89 @@
+/* MINRES (Paige and Saunders, SIAM J. Numer. Anal. 12(4), 1975) for a
+ * symmetric, possibly indefinite A with an SPD preconditioner C, in one
+ * blocking reduction per iteration: the step forms the next Lanczos vector
+ * u^ and computes v^ = C u^ and w^ = A v^ before summing, so that both
+ * coefficients of the next column of the Lanczos matrix, beta^2 = <u^, v^>
+ * and alpha beta^2 = <v^, w^>, come in one reduction with the terms of
+ * ||r||^2 (minres.h):
+ *
+ *   (pass)  u_j, v_j = u^_j, v^_j / beta_j;  x += phi_{j-1} d_{j-1};
+ *           r_{j-1} = s^2 r_{j-2} - phibar c u_j;
+ *           u^_{j+1} = w^_j / beta_j - alpha_j u_j - beta_j u_{j-1}
+ *   v^_{j+1} = C u^_{j+1};  w^_{j+1} = A v^_{j+1}
+ *   <u^,v^>, <v^,w^>, <r,r>, <r,u^>, <u^,u^>  -> one reduction
+ *   rotation j: phi_j, ||r_j||; the test                (minres_common.c)
+ *
+ * Converged by the recurrence, it is confirmed on b - A x, and started
+ * afresh from that residual when it is not. */
+#include <stddef.h>
+#include <string.h>
+
+#include "minres.h"
+
+typedef struct minres_work {
+    ovk__minres_vecs mv;          /* mv.x is the solution vector */
+    ovk__minres_qr qr;
+    double sums[OVK__MR_COUNT];   /* reduced values, OVK__MR_* slots */
+} minres_work;
+
+/* a (re)start from r = b - A x: u^_1 = r, v^_1 = C u^_1, w^_1 = A v^_1 and
+ * one reduction of <u^,v^>, <v^,w^>, <r,r> */
+static int start(ovk__ctx *c, minres_work *w, int iter, ovk__minres_action *act)
+{
+    ovk__minres_vecs *mv = &w->mv;
+    double *s = w->sums;
+    memset(s, 0, sizeof w->sums);
+    if (c->n > 0) memcpy(mv->u, mv->r, sizeof(double) * (size_t)c->n);
+    ovk__minres_clear(c, mv);
+    int rc = ovk__ctx_pc_dots(c, mv->u, mv->v, &s[OVK__MR_BB], &s[OVK__MR_RR]); /* v^ = C u^ */
+    if (rc) return rc;
+    rc = ovk__ctx_matvec_dot(c, mv->v, mv->w, &s[OVK__MR_AB]); /* w^ = A v^ */
+    if (rc) return rc;
+    rc = ovk__sum(c, OVK__IPROD, s, OVK__MR_RR + 1);
+    if (rc) return rc;
+    ovk__minres_begin(c, &w->qr, iter, s, act);
+    return OVK_OK;
+}
+
+/* step j: the pass, v^ = C u^, w^ = A v^, the one reduction, the decision */
+static int step(ovk__ctx *c, minres_work *w, int iter, double bb, ovk__minres_action *act)
+{
+    ovk__minres_vecs *mv = &w->mv;
+    double *s = w->sums, uu = 0.0;
+    ovk__minres_pass(c, mv, &w->qr, s); /* u = u^_{j+1}; v_old = v_j */
+    int rc = ovk__ctx_pc_dots(c, mv->u, mv->v, &s[OVK__MR_BB], &uu); /* v^ = C u^ */
+    if (rc) return rc;
+    rc = ovk__ctx_matvec_dot(c, mv->v, mv->w, &s[OVK__MR_AB]); /* w^ = A v^ */
+    if (rc) return rc;
+    rc = ovk__sum(c, OVK__IPROD, s, OVK__MR_COUNT);
+    if (rc) return rc;
+    return ovk__minres_decide(c, mv, &w->qr, iter, s, bb, act);
+}
+
+static int iterate(ovk__ctx *c, void *work, double bb)
+{
+    minres_work *w = work;
+    ovk__minres_action act = OVK__MR_RESTART;
+    int iter = 0, rc = OVK_OK;
+    w->mv.x = c->x;
+    if (c->opts->max_iter <= 0) {
+        c->res->reason = OVK_REASON_MAXIT;
+        return OVK_OK;
+    }
+    while (!rc && act != OVK__MR_STOP) {
+        if (act == OVK__MR_RESTART) rc = start(c, w, iter, &act);
+        else rc = step(c, w, ++iter, bb, &act);
+    }
+    return rc;
+}
+
+#define V(f) offsetof(minres_work, mv.f)
+const ovk__solver ovk__solver_minres = {
+    .name = "minres",
+    .description = "MINRES (Paige-Saunders) for a symmetric, possibly indefinite matrix with an SPD preconditioner: "
+                   "one blocking reduction per iteration",
+    .options = "",
+    .work_size = sizeof(minres_work), .nvec = 8,
+    .vec = (const size_t[]){V(r), V(u_old), V(u), V(v_old), V(v), V(w), V(d_old), V(d)},
+    .iterate = iterate,
+};

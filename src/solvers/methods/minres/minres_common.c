@@ -1,0 +1,245 @@
+/* The parts the MINRES variants share (minres.h): the rotations of the QR
+ * factorization (Paige-Saunders, in the form of SciPy's and Choi's codes:
+ * one Givens rotation per column, the two before it applied to it), the
+ * decision after each reduction, and the fused pass of a step. */
+#include <math.h>
+#include <string.h>
+
+#include "minres.h"
+
+/* the update of no column: the first pass changes neither x, r nor d */
+static void no_update(ovk__minres_qr *qr)
+{
+    qr->p_eps = qr->p_delta = qr->p_phi = qr->p_pc = 0.0;
+    qr->p_gamma = qr->p_s2 = 1.0;
+}
+
+
+void ovk__minres_clear(ovk__ctx *c, ovk__minres_vecs *mv)
+{
+    double *zero[] = {mv->u_old, mv->v_old, mv->w_old, mv->d_old, mv->d};
+    for (int k = 0; k < 5; k++)
+        if (zero[k]) memset(zero[k], 0, sizeof(double) * (size_t)c->n);
+}
+
+/* minres's pass over rows [lo, hi) (see ovk__minres_pass) */
+static void pass_rows(int lo, int hi, const ovk__minres_vecs *mv, const ovk__minres_qr *qr, double *s)
+{
+    double *restrict r = mv->r, *restrict x = mv->x, *restrict uo = mv->u_old, *restrict u = mv->u;
+    double *restrict vo = mv->v_old, *restrict v = mv->v, *restrict dd = mv->d_old;
+    const double *restrict w = mv->w, *restrict d = mv->d;
+    double ib = 1.0 / qr->beta, a = qr->alpha, b = qr->beta, g = 1.0 / qr->p_gamma;
+    double rr = 0.0, ru = 0.0, uu = 0.0;
+    for (int i = lo; i < hi; i++) {
+        double uj = u[i] * ib, dn = (vo[i] - qr->p_eps * dd[i] - qr->p_delta * d[i]) * g; /* d_{j-1} */
+        x[i] += qr->p_phi * dn;
+        r[i] = qr->p_s2 * r[i] - qr->p_pc * uj; /* r_{j-1} */
+        dd[i] = dn;
+        v[i] *= ib; /* v_j */
+        double un = w[i] * ib - a * uj - b * uo[i]; /* u^_{j+1} */
+        u[i] = uj;
+        uo[i] = un;
+        rr += r[i] * r[i];
+        ru += r[i] * un;
+        uu += un * un;
+    }
+    s[OVK__MR_RR] += rr;
+    s[OVK__MR_RU] += ru;
+    s[OVK__MR_UU] += uu;
+}
+
+/* pminres's: also w_j, v^_{j+1} = m_j - alpha v_j - beta v_{j-1},
+ * w^_{j+1} = n_j - alpha w_j - beta w_{j-1} and their sums */
+static void pipe_rows(int lo, int hi, const ovk__minres_vecs *mv, const ovk__minres_qr *qr, double *s)
+{
+    double *restrict r = mv->r, *restrict x = mv->x, *restrict uo = mv->u_old, *restrict u = mv->u;
+    double *restrict vo = mv->v_old, *restrict v = mv->v, *restrict wo = mv->w_old, *restrict w = mv->w;
+    double *restrict dd = mv->d_old;
+    const double *restrict m = mv->m, *restrict nv = mv->n, *restrict d = mv->d;
+    double ib = 1.0 / qr->beta, a = qr->alpha, b = qr->beta, g = 1.0 / qr->p_gamma;
+    double bb = 0.0, ab = 0.0, rr = 0.0, ru = 0.0, uu = 0.0;
+    for (int i = lo; i < hi; i++) {
+        double uj = u[i] * ib, vj = v[i] * ib, wj = w[i] * ib;
+        double dn = (vo[i] - qr->p_eps * dd[i] - qr->p_delta * d[i]) * g; /* d_{j-1} */
+        x[i] += qr->p_phi * dn;
+        r[i] = qr->p_s2 * r[i] - qr->p_pc * uj; /* r_{j-1} */
+        dd[i] = dn;
+        double un = wj - a * uj - b * uo[i];          /* u^_{j+1} */
+        double vn = m[i] * ib - a * vj - b * vo[i];   /* v^_{j+1} = C u^_{j+1} */
+        double wn = nv[i] * ib - a * wj - b * wo[i];  /* w^_{j+1} = A v^_{j+1} */
+        u[i] = uj;
+        v[i] = vj;
+        w[i] = wj;
+        uo[i] = un;
+        vo[i] = vn;
+        wo[i] = wn;
+        bb += un * vn;
+        ab += vn * wn;
+        rr += r[i] * r[i];
+        ru += r[i] * un;
+        uu += un * un;
+    }
+    s[OVK__MR_BB] += bb;
+    s[OVK__MR_AB] += ab;
+    s[OVK__MR_RR] += rr;
+    s[OVK__MR_RU] += ru;
+    s[OVK__MR_UU] += uu;
+}
+
+static void swap(double **a, double **b)
+{
+    double *t = *a;
+    *a = *b;
+    *b = t;
+}
+
+void ovk__minres_pass(ovk__ctx *c, ovk__minres_vecs *mv, ovk__minres_qr *qr, double *sums)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    int step = ovk__chunk_rows(c->n, &c->hook);
+    for (int k = 0; k < OVK__MR_COUNT; k++) sums[k] = 0.0;
+    for (int lo = 0; lo < c->n; lo += step) {
+        int hi = ovk__chunk_end(lo, step, c->n);
+        if (mv->m) pipe_rows(lo, hi, mv, qr, sums);
+        else pass_rows(lo, hi, mv, qr, sums);
+        ovk__poke(&c->hook);
+    }
+    swap(&mv->u_old, &mv->u);
+    swap(&mv->v_old, &mv->v);
+    if (mv->w_old) swap(&mv->w_old, &mv->w);
+    swap(&mv->d_old, &mv->d);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+/* The solve stops at iteration iter on a breakdown whose cause is known. */
+static void refuse(ovk__ctx *c, int iter, const char *what, double value, const char *cause)
+{
+    c->res->iterations = iter;
+    c->res->reason = OVK_REASON_BREAKDOWN;
+    ovk__fail(OVK_EBREAKDOWN, "iteration %d: %s = %g: %s", iter, what, value, cause);
+}
+
+static const char *const NOT_SPD =
+    "the preconditioner is not SPD (minres and pminres need a symmetric positive definite one: none, jacobi on a "
+    "positive diagonal, or a callback applying an SPD approximation of |A|^-1; with an indefinite one use gmres or "
+    "fgmres)";
+
+/* The reduced values are finite and <u^, C u^> > 0; else the solve stops. */
+static int usable(ovk__ctx *c, int iter, const double *v)
+{
+    for (int k = 0; k < OVK__MR_COUNT; k++)
+        if (!isfinite(v[k])) {
+            ovk__stop(c, iter, OVK_REASON_NONFINITE, "a reduced value", v[k]);
+            return 0;
+        }
+    if (v[OVK__MR_BB] < 0.0) {
+        refuse(c, iter, "<r, C r>", v[OVK__MR_BB], NOT_SPD);
+        return 0;
+    }
+    return 1;
+}
+
+void ovk__minres_begin(ovk__ctx *c, ovk__minres_qr *qr, int iter, const double *v, ovk__minres_action *act)
+{
+    *act = OVK__MR_STOP;
+    if (!usable(c, iter, v)) return;
+    if (v[OVK__MR_BB] == 0.0 && v[OVK__MR_RR] == 0.0) { /* r = 0 (a restart at a tolerance of 0) */
+        c->res->iterations = iter;
+        c->res->rel_residual = 0.0;
+        c->res->reason = OVK_REASON_CONVERGED;
+        return;
+    }
+    if (v[OVK__MR_BB] == 0.0) {
+        refuse(c, iter, "<r, C r>", 0.0, NOT_SPD);
+        return;
+    }
+    double beta = sqrt(v[OVK__MR_BB]);
+    *qr = (ovk__minres_qr){.cs = -1.0, .phibar = beta, .beta = beta, .alpha = v[OVK__MR_AB] / v[OVK__MR_BB],
+                           .rr = v[OVK__MR_RR]};
+    no_update(qr);
+    *act = OVK__MR_STEP;
+}
+
+/* rotation j on column j of T (alpha_j, beta_{j+1}): the update of x, d, r
+ * it defines becomes the pending one; *rr the expanded ||r_j||^2 */
+static void rotate(ovk__minres_qr *qr, const double *v, double *rr)
+{
+    double beta = sqrt(v[OVK__MR_BB]), alpha = qr->alpha;
+    double oldeps = qr->eps, delta = qr->cs * qr->dbar + qr->sn * alpha, gbar = qr->sn * qr->dbar - qr->cs * alpha;
+    qr->eps = qr->sn * beta;
+    qr->dbar = -qr->cs * beta;
+    double gamma = hypot(gbar, beta);
+    qr->cs = gamma > 0.0 ? gbar / gamma : 1.0;
+    qr->sn = gamma > 0.0 ? beta / gamma : 0.0;
+    double phi = qr->cs * qr->phibar, s2 = qr->sn * qr->sn, pc = qr->sn * qr->phibar * qr->cs;
+    qr->phibar *= qr->sn;
+    /* ||r_j||^2 = ||s^2 r_{j-1} - phibar c u^_{j+1} / beta||^2 */
+    *rr = s2 * s2 * v[OVK__MR_RR];
+    if (beta > 0.0) *rr += -2.0 * s2 * pc * v[OVK__MR_RU] / beta + pc * pc * v[OVK__MR_UU] / v[OVK__MR_BB];
+    if (*rr < 0.0) *rr = 0.0; /* cancellation: the confirmation decides */
+    *qr = (ovk__minres_qr){.cs = qr->cs, .sn = qr->sn, .dbar = qr->dbar, .eps = qr->eps, .phibar = qr->phibar,
+                           .alpha = beta > 0.0 ? v[OVK__MR_AB] / v[OVK__MR_BB] : 0.0, .beta = beta, .pending = 1,
+                           .p_eps = oldeps, .p_delta = delta, .p_gamma = gamma, .p_phi = phi, .p_s2 = s2, .p_pc = pc};
+}
+
+/* the pending update of x: x += phi_j d_j (the d and r of the pass not kept) */
+static void finish(ovk__ctx *c, const ovk__minres_vecs *mv, const ovk__minres_qr *qr)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    const double *vo = mv->v_old, *dd = mv->d_old, *d = mv->d;
+    double g = 1.0 / qr->p_gamma;
+    for (int i = 0; i < c->n; i++) mv->x[i] += qr->p_phi * (vo[i] - qr->p_eps * dd[i] - qr->p_delta * d[i]) * g;
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+/* stopped (converged, the monitor, divergence) or at the limit: x updated;
+ * a convergence confirmed by the true residual, else a restart (none at
+ * the limit: the limit stands) */
+static int stop_or_restart(ovk__ctx *c, const ovk__minres_vecs *mv, const ovk__minres_qr *qr, int iter, double bb,
+                           ovk__minres_action *act)
+{
+    int ok = 1;
+    finish(c, mv, qr);
+    *act = OVK__MR_STOP;
+    if (c->res->reason != OVK_REASON_CONVERGED) return OVK_OK;
+    int rc = ovk__confirm(c, bb, mv->r, &ok); /* r = b - A x */
+    if (rc || ok) return rc;
+    if (iter >= c->opts->max_iter) {
+        c->res->reason = OVK_REASON_MAXIT;
+        return OVK_OK;
+    }
+    c->res->restarts++;
+    *act = OVK__MR_RESTART;
+    return OVK_OK;
+}
+
+int ovk__minres_decide(ovk__ctx *c, ovk__minres_vecs *mv, ovk__minres_qr *qr, int iter, const double *v, double bb,
+                       ovk__minres_action *act)
+{
+    double rr = 0.0;
+    int stop = 0;
+    *act = OVK__MR_STOP;
+    if (!usable(c, iter, v)) return OVK_OK;
+    rotate(qr, v, &rr);
+    if (!(qr->p_gamma > 0.0)) { /* alpha_j = beta_{j+1} = 0 after a zero rotation: T singular */
+        refuse(c, iter, "gamma", qr->p_gamma,
+               "the Lanczos matrix is singular (A singular, and b not in its range?)");
+        return OVK_OK;
+    }
+    qr->rr = rr;
+    int rc = ovk__iterate_check(c, iter, rr, bb, &stop);
+    if (rc) return rc;
+    if (stop) return stop_or_restart(c, mv, qr, iter, bb, act);
+    if (iter >= c->opts->max_iter) {
+        c->res->reason = OVK_REASON_MAXIT;
+        return stop_or_restart(c, mv, qr, iter, bb, act);
+    }
+    if (qr->beta == 0.0) { /* an invariant subspace short of the tolerance: start again from b - A x */
+        finish(c, mv, qr);
+        c->res->restarts++;
+        *act = OVK__MR_RESTART;
+        return ovk__ctx_residual(c, mv->r);
+    }
+    *act = OVK__MR_STEP;
+    return OVK_OK;
+}
