@@ -60,6 +60,19 @@ int ovk__mpi_fail(int mpi_rc, const char *call);
  *     if (rc) goto cleanup; */
 int ovk__mpi(int mpi_err, const char *what);
 
+/* ---- communicators (src/util/comm.c) --------------------------------- */
+
+/* Collective over comm the first time: *out = the inner communicator every
+ * object on comm shares (a duplicate cached on comm, errors returned; comm
+ * itself when it is one), one reference more.  Released by
+ * ovk__comm_release (local), which sets *comm to MPI_COMM_NULL. */
+int ovk__comm_acquire(MPI_Comm comm, MPI_Comm *out);
+void ovk__comm_release(MPI_Comm *comm);
+/* Collective: *out = a private duplicate of comm's inner communicator (errors
+ * returned; freed with MPI_Comm_free), for an object that needs its own
+ * tag space or collective order; agreed OVK_EMPI when MPI has none left. */
+int ovk__comm_private(MPI_Comm comm, MPI_Comm *out);
+
 /* ---- spec strings "name[:key=value,...]" (src/util/spec.c) ---------- */
 
 #define OVK__MAX_OPTS 16

@@ -40,9 +40,15 @@ typedef struct ovk__backend {
     const char *description; /* one line */
     const char *options;     /* "key=values: meaning; ..." */
     unsigned caps;           /* OVK_CAP_* */
+    /* 1: its traffic is collectives called in program order from the calling
+     * thread, so it runs on the inner communicator every object on the
+     * user's communicator shares; 0: a private duplicate of it (its own tags
+     * or a thread that calls MPI). */
+    int shares_comm;
     /* 1 when usable in this process (may be NULL: always). */
     int (*available)(void);
-    /* Collective.  comm is a private duplicate owned by the generic layer.
+    /* Collective.  comm is owned by the generic layer: the shared inner
+     * communicator (shares_comm) or a private duplicate.
      * Read options with ovk__opt_*; unread options are reported as unknown.
      * NULL for a decorator. */
     int (*create)(MPI_Comm comm, ovk__opts *opts, void **state);

@@ -6,7 +6,8 @@
 
 #include "matrix_impl.h"
 
-enum { HALO_TAG = 7 };
+/* the layout's tags: other matrices on the shared communicator may exchange at the same time */
+#define HALO_TAG ovk__layout_tag(&A->lay, 0)
 
 static void drop_mode(ovk__halo *h);
 
@@ -257,7 +258,7 @@ int ovk__halo_end(const ovk_matrix *A)
 
 /* ---- the exchange of k vectors at once ------------------------------- */
 
-enum { HALO_MULTI_TAG = 8 };
+#define HALO_MULTI_TAG ovk__layout_tag(&A->lay, 1)
 
 void ovk__halo_multi_free(ovk__halo_multi *hm)
 {

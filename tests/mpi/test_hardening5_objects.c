@@ -1,0 +1,194 @@
+/* Hardening, fifth round (objects and communicators):
+ *   - communicators: 100,000 matrices made without a destroy (4,000 at
+ *     more than 1 rank) all succeed
+ *     (every ovkrylov object on a user's communicator shares one inner
+ *     duplicate of it; Open MPI aborted near 65,500, MPICH near 2,040);
+ *     2,500 reducers of a backend that shares it (blocking; native 500)
+ *     succeed;
+ *     of one that takes a private duplicate (nbc) each is OVK_OK or, once
+ *     MPI has no communicator left, OVK_EMPI on every rank (never an
+ *     abort), and after destroying them the library works again;
+ *   - a user's communicator freed before its objects: they keep working,
+ *     and the inner communicator goes with the last of them (2,100 rounds,
+ *     more than MPICH's limit: a leak would run out);
+ *   - callbacks: ovk_matrix_update_values and ovk_solver_set_nullspace from
+ *     a callback on one rank are OVK_EBUSY there, with nothing collective
+ *     (the other ranks' solve goes on). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpitest.h"
+
+static int rank, nranks;
+
+/* one row per rank: the identity */
+static int tiny(MPI_Comm comm, ovk_matrix **A)
+{
+    int r = 0, ptr[2] = {0, 1};
+    MPI_Comm_rank(comm, &r);
+    ovk_gidx col = r;
+    double one = 1.0;
+    return ovk_matrix_create_csr(comm, r, 1, ptr, &col, &one, OVK_DUP_REJECT, A);
+}
+
+/* 1 when rc is the same on every rank */
+static int same_rc(int rc)
+{
+    int lo = rc, hi = rc;
+    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return lo == hi;
+}
+
+/* 100,000 at 1 rank (past Open MPI's 65,536 communicators per process);
+ * 4,000 at more (past MPICH's 2,048; a creation's collectives cost more) */
+static void many_matrices(void)
+{
+    int N = nranks == 1 ? 100000 : 4000;
+    ovk_matrix **all = calloc((size_t)N, sizeof *all);
+    int made = 0, rc = OVK_OK;
+    double t = MPI_Wtime();
+    for (; made < N; made++) {
+        rc = tiny(MPI_COMM_WORLD, &all[made]);
+        if (rc) break;
+    }
+    MT_RC(OVK_OK, rc);
+    MT_CHECK(same_rc(rc) && same_rc(made), "matrix %d: status %d not the same on every rank", made, rc);
+    /* the last one still multiplies */
+    ovk_vector *x = NULL, *y = NULL;
+    if (made > 0 && !ovk_vector_create(all[made - 1], &x) && !ovk_vector_create(all[made - 1], &y)) {
+        ovk_vector_set(x, 2.0);
+        MT_RC(OVK_OK, ovk_matvec(all[made - 1], x, y));
+        MT_CHECK(ovk_vector_data(y)[0] == 2.0, "y = %g, expected 2", ovk_vector_data(y)[0]);
+    }
+    ovk_vector_destroy(x);
+    ovk_vector_destroy(y);
+    for (int i = 0; i < made; i++) MT_RC(OVK_OK, ovk_matrix_destroy(all[i]));
+    free(all);
+    if (rank == 0) printf("%d matrices without destroy: %d made (%.2f s)\n", N, made, MPI_Wtime() - t);
+}
+
+/* n reducers of spec without destroy: OVK_OK, or OVK_EMPI on every rank when
+ * may_run_out; then destroyed, and one more made */
+static void many_reducers(const char *spec, int n, int may_run_out)
+{
+    ovk_reducer **all = calloc((size_t)n, sizeof *all);
+    int made = 0, rc = OVK_OK;
+    for (; made < n; made++) {
+        rc = ovk_reducer_create(MPI_COMM_WORLD, spec, &all[made]);
+        if (rc) break;
+    }
+    MT_CHECK(rc == OVK_OK || (may_run_out && rc == OVK_EMPI), "%s reducer %d: status %d (%s)", spec, made, rc,
+             ovk_error_detail());
+    MT_CHECK(same_rc(rc) && same_rc(made), "%s reducer %d: status %d not the same on every rank", spec, made, rc);
+    for (int i = 0; i < made; i++) MT_RC(OVK_OK, ovk_reducer_destroy(all[i]));
+    free(all);
+    ovk_reducer *red = NULL;
+    MT_RC(OVK_OK, ovk_reducer_create(MPI_COMM_WORLD, spec, &red));
+    MT_RC(OVK_OK, ovk_reducer_destroy(red));
+    if (rank == 0) printf("%d %s reducers without destroy: %d made, status %s\n", n, spec, made, ovk_status_name(rc));
+}
+
+/* the user's communicator freed first, many times */
+static void comm_freed_first(void)
+{
+    enum { ROUNDS = 2100 };
+    int bad = 0;
+    for (int i = 0; i < ROUNDS && !bad; i++) {
+        MPI_Comm c = MPI_COMM_NULL;
+        ovk_matrix *A = NULL, *B = NULL;
+        ovk_vector *x = NULL, *y = NULL;
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        int rc = tiny(c, &A);
+        if (!rc) rc = tiny(c, &B); /* the same inner communicator */
+        MPI_Comm_free(&c);
+        if (!rc) rc = ovk_vector_create(A, &x);
+        if (!rc) rc = ovk_vector_create(A, &y);
+        if (!rc) ovk_vector_set(x, 3.0);
+        if (!rc) rc = ovk_matvec(A, x, y);
+        if (!rc && ovk_vector_data(y)[0] != 3.0) rc = OVK_EINVAL;
+        ovk_vector_destroy(x);
+        ovk_vector_destroy(y);
+        ovk_matrix_destroy(B);
+        ovk_matrix_destroy(A);
+        MT_CHECK(!rc, "round %d: status %d (%s)", i, rc, ovk_error_detail());
+        bad = rc != 0;
+    }
+}
+
+/* ---- calls from a callback on one rank ------------------------------------ */
+
+typedef struct {
+    ovk_matrix *A;
+    ovk_solver *s;
+    int rc_update, rc_nullspace, called;
+} cb_ctx;
+
+static int monitor(ovk_solver *s, int it, double rnorm, double rel, void *vctx)
+{
+    (void)s, (void)rnorm, (void)rel;
+    cb_ctx *c = vctx;
+    if (rank != nranks - 1 || it != 1 || c->called) return 0;
+    c->called = 1;
+    int ptr[2] = {0, 1};
+    ovk_gidx col = rank;
+    double v = 2.0;
+    c->rc_update = ovk_matrix_update_values(c->A, ptr, &col, &v, OVK_DUP_REJECT);
+    c->rc_nullspace = ovk_solver_set_nullspace(c->s, 1, 0, NULL);
+    return 0;
+}
+
+static void busy_from_callback(void)
+{
+    enum { N = 40 };
+    int start = rank * N, ptr[N + 1];
+    ovk_gidx cols[3 * N];
+    double vals[3 * N];
+    int k = 0;
+    for (int i = 0; i < N; i++) { /* the 1-D Laplacian */
+        ptr[i] = k;
+        int64_t g = start + i, n = (int64_t)N * nranks;
+        if (g > 0) cols[k] = g - 1, vals[k++] = -1.0;
+        cols[k] = g, vals[k++] = 2.0;
+        if (g + 1 < n) cols[k] = g + 1, vals[k++] = -1.0;
+    }
+    ptr[N] = k;
+    cb_ctx c = {0};
+    ovk_solver *s = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res;
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, start, N, ptr, cols, vals, OVK_DUP_REJECT, &c.A));
+    MT_RC(OVK_OK, ovk_solver_create(c.A, &s));
+    c.s = s;
+    MT_RC(OVK_OK, ovk_solver_set_monitor(s, monitor, &c));
+    MT_RC(OVK_OK, ovk_vector_create(c.A, &b));
+    MT_RC(OVK_OK, ovk_vector_create(c.A, &x));
+    ovk_vector_set(b, 1.0);
+    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
+    if (rank == nranks - 1) {
+        MT_RC(OVK_EBUSY, c.rc_update);
+        MT_RC(OVK_EBUSY, c.rc_nullspace);
+    }
+    MT_CHECK(res.reason == OVK_REASON_CONVERGED, "reason %d", (int)res.reason);
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(c.A);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    many_matrices();
+    many_reducers("blocking", 2500, 0); /* past MPICH's 2,048 */
+    many_reducers("native", 500, 0);
+    many_reducers("nbc", 2100, 1);
+    comm_freed_first();
+    busy_from_callback();
+    int rc = mt_finish("hardening5_objects");
+    MPI_Finalize();
+    return rc;
+}
