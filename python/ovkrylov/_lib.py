@@ -100,6 +100,7 @@ _prototypes = {
     "ovk__py_laplace_create": (c_int, [c_int, c_int, c_int, c_int, c_int, c_int, c_int, c_int, _Pp]),
     "ovk__py_mm_read": (c_int, [c_int, c_char_p, _Pp]),
     "ovk__py_solver_create_operator": (c_int, [c_int, c_int, APPLY_FN, c_void_p, _Pp]),
+    "ovk__py_busy": (c_int, [_P, _P, c_char_p]),
     "ovk__py_matrix_vector": (c_int, [_P, _DP, _Pp]),
     "ovk__py_matrix_diagonal": (c_int, [_P, _DP]),
     "ovk__py_matrix_local_nnz": (c_int, [_P, POINTER(c_int64)]),

@@ -37,6 +37,19 @@ int ovk__py_solver_create_operator(MPI_Fint fcomm, int nlocal, ovk_apply_fn matv
     return ovk__solver_create_operator_base(MPI_Comm_f2c(fcomm), nlocal, matvec, ctx, 0, s);
 }
 
+int ovk__py_busy(const ovk_matrix *A, const ovk_solver *s, const char *fn);
+
+/* Local, before any agreement: OVK_EBUSY (with the C call's detail) when
+ * the call comes from a callback of a solve that uses A or s (either may be
+ * NULL); the package's collective calls that change them ask it first, so
+ * that the calling rank fails alone and nothing collective starts. */
+int ovk__py_busy(const ovk_matrix *A, const ovk_solver *s, const char *fn)
+{
+    int rc = A ? ovk__matrix_usable(A, fn) : OVK_OK;
+    if (!rc && s) rc = ovk__solver_usable(s, fn);
+    return rc == OVK_EBUSY ? rc : OVK_OK;
+}
+
 int ovk__py_matrix_vector(const ovk_matrix *A, double *data, ovk_vector **v);
 int ovk__py_matrix_diagonal(const ovk_matrix *A, double *d);
 int ovk__py_matrix_local_nnz(const ovk_matrix *A, int64_t *nnz);
