@@ -52,6 +52,11 @@ uint64_t ovk__fingerprint(const void *p, size_t len);
 enum { OVK__MAX_FINGERPRINTS = 32 };
 int ovk__differs(MPI_Comm comm, const uint64_t *h, int k, int *first);
 
+/* d without its leading "rank N: " (another rank's agreed detail), which
+ * goes into prefix ("" when there is none): a message quoting a detail puts
+ * the rank first, not mid-sentence. */
+const char *ovk__detail_rank(const char *d, char *prefix, size_t len);
+
 /* Map an MPI error to OVK_EMPI with a detail naming the call. */
 int ovk__mpi_fail(int mpi_rc, const char *call);
 /* The status of an MPI call's return value: OVK_OK for MPI_SUCCESS, else

@@ -1,6 +1,6 @@
 /* Hardening, fifth round (objects and communicators):
- *   - communicators: 100,000 matrices made without a destroy (4,000 at
- *     more than 1 rank) all succeed
+ *   - communicators (the counts at 1 rank, fewer at more): 100,000 matrices
+ *     made without a destroy all succeed
  *     (every ovkrylov object on a user's communicator shares one inner
  *     duplicate of it; Open MPI aborted near 65,500, MPICH near 2,040);
  *     2,500 reducers of a backend that shares it (blocking; native 500)
@@ -13,7 +13,13 @@
  *     more than MPICH's limit: a leak would run out);
  *   - callbacks: ovk_matrix_update_values and ovk_solver_set_nullspace from
  *     a callback on one rank are OVK_EBUSY there, with nothing collective
- *     (the other ranks' solve goes on). */
+ *     (the other ranks' solve goes on);
+ *   - options: ovk_options_get_real refuses nan, inf and 1e999; specs refuse
+ *     white space ("restart= 5") and a trailing comma; the backend resolved
+ *     to the same name from different sources ($OVK_REDUCE_BACKEND on one
+ *     rank, the option on the others) is not "different"; replace_every
+ *     -2 is "never" as documented; a symmetry failure on another rank is
+ *     named with its rank first, not mid-sentence. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +47,14 @@ static int same_rc(int rc)
     return lo == hi;
 }
 
-/* 100,000 at 1 rank (past Open MPI's 65,536 communicators per process);
- * 4,000 at more (past MPICH's 2,048; a creation's collectives cost more) */
+/* MPI's limits are per process: 1 rank passes them (Open MPI's 65,536
+ * communicators, MPICH's 2,048); more ranks, whose creations cost
+ * collectives on an oversubscribed host, check the agreement on fewer. */
+static int count(int at_one_rank, int at_more) { return nranks == 1 ? at_one_rank : at_more; }
+
 static void many_matrices(void)
 {
-    int N = nranks == 1 ? 100000 : 4000;
+    int N = count(100000, 400);
     ovk_matrix **all = calloc((size_t)N, sizeof *all);
     int made = 0, rc = OVK_OK;
     double t = MPI_Wtime();
@@ -93,9 +102,8 @@ static void many_reducers(const char *spec, int n, int may_run_out)
 /* the user's communicator freed first, many times */
 static void comm_freed_first(void)
 {
-    enum { ROUNDS = 2100 };
-    int bad = 0;
-    for (int i = 0; i < ROUNDS && !bad; i++) {
+    int bad = 0, rounds = count(2100, 100);
+    for (int i = 0; i < rounds && !bad; i++) {
         MPI_Comm c = MPI_COMM_NULL;
         ovk_matrix *A = NULL, *B = NULL;
         ovk_vector *x = NULL, *y = NULL;
@@ -115,6 +123,91 @@ static void comm_freed_first(void)
         MT_CHECK(!rc, "round %d: status %d (%s)", i, rc, ovk_error_detail());
         bad = rc != 0;
     }
+}
+
+/* ---- options --------------------------------------------------------------- */
+
+static void options_checks(void)
+{
+    static const char *const bad[] = {"nan", "inf", "-inf", "1e999"};
+    for (int i = 0; i < 4; i++) {
+        char *argv[] = {"prog", "-h5_real", (char *)bad[i], NULL};
+        double v = 7.0;
+        int found = -1;
+        MT_RC(OVK_OK, ovk_options_set_args(3, argv));
+        MT_RC(OVK_EOPTION, ovk_options_get_real("h5_real", &v, &found));
+        MT_CHECK(v == 7.0, "%s: value %g written", bad[i], v);
+    }
+    char *argv[] = {"prog", "-h5_real", "2.5", NULL};
+    double v = 0.0;
+    MT_RC(OVK_OK, ovk_options_set_args(3, argv));
+    MT_RC(OVK_OK, ovk_options_get_real("h5_real", &v, NULL));
+    MT_CHECK(v == 2.5, "2.5 read as %g", v);
+    char *none[] = {"prog", NULL};
+    MT_RC(OVK_OK, ovk_options_set_args(1, none));
+
+    ovk_reducer *red = NULL;
+    MT_RC(OVK_EOPTION, ovk_reducer_create(MPI_COMM_WORLD, "blocking:verify= 1", &red));
+    MT_RC(OVK_EOPTION, ovk_reducer_create(MPI_COMM_WORLD, "blocking:verify=1,", &red));
+    MT_RC(OVK_OK, ovk_reducer_create(MPI_COMM_WORLD, "blocking:verify=1", &red));
+    MT_RC(OVK_OK, ovk_reducer_destroy(red));
+
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res;
+    MT_RC(OVK_OK, ovk_laplace_create(MPI_COMM_WORLD, OVK_STENCIL_7, 6, 6, 6, nranks, 1, 1, &A));
+    MT_RC(OVK_OK, ovk_vector_create(A, &b));
+    MT_RC(OVK_OK, ovk_vector_create(A, &x));
+    ovk_vector_set(b, 1.0);
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "gmres:restart= 5"));
+    MT_RC(OVK_EOPTION, ovk_solver_setup(s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "gmres:restart=5,"));
+    MT_RC(OVK_EOPTION, ovk_solver_setup(s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "cg1"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "replace_every", "-2")); /* < 0: never */
+    if (rank == 0) setenv("OVK_REDUCE_BACKEND", "nbc", 1);
+    else MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", "nbc"));
+    int rc = ovk_solver_solve(s, b, x, &res);
+    MT_CHECK(rc == OVK_OK, "nbc from $OVK_REDUCE_BACKEND and from the option: %s (%s)", ovk_status_name(rc),
+             ovk_error_detail());
+    MT_CHECK(res.replacements == 0, "replace_every -2: %d replacements", res.replacements);
+    unsetenv("OVK_REDUCE_BACKEND");
+    ovk_solver_destroy(&s);
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_matrix_destroy(A);
+}
+
+/* a_{n-1,n-2} perturbed on the last rank: the symmetry check fails there */
+static void symmetry_detail(void)
+{
+    enum { N = 6 };
+    int start = rank * N, ptr[N + 1], k = 0;
+    ovk_gidx cols[3 * N];
+    double vals[3 * N];
+    int64_t n = (int64_t)N * nranks;
+    for (int i = 0; i < N; i++) {
+        ptr[i] = k;
+        int64_t g = start + i;
+        if (g > 0) cols[k] = g - 1, vals[k++] = g == n - 1 ? -1.5 : -1.0;
+        cols[k] = g, vals[k++] = 2.0;
+        if (g + 1 < n) cols[k] = g + 1, vals[k++] = -1.0;
+    }
+    ptr[N] = k;
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, start, N, ptr, cols, vals, OVK_DUP_REJECT, &A));
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_ENOTSYM, ovk_solver_setup(s));
+    const char *d = ovk_error_detail();
+    char want[32];
+    snprintf(want, sizeof want, "rank %d: solver", nranks - 1);
+    MT_CHECK(!strstr(d, "and here rank"), "the rank spliced mid-message: %s", d);
+    MT_CHECK(rank == nranks - 1 || strncmp(d, want, strlen(want)) == 0, "detail '%s', expected '%s ...'", d, want);
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
 }
 
 /* ---- calls from a callback on one rank ------------------------------------ */
@@ -183,11 +276,13 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     many_matrices();
-    many_reducers("blocking", 2500, 0); /* past MPICH's 2,048 */
-    many_reducers("native", 500, 0);
-    many_reducers("nbc", 2100, 1);
+    many_reducers("blocking", count(2500, 200), 0);
+    many_reducers("native", count(500, 100), 0);
+    many_reducers("nbc", count(2100, 200), 1);
     comm_freed_first();
     busy_from_callback();
+    options_checks();
+    symmetry_detail();
     int rc = mt_finish("hardening5_objects");
     MPI_Finalize();
     return rc;

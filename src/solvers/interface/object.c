@@ -279,7 +279,7 @@ static const opt_def opt_defs[] = {
             "rows between progress calls in long kernels; 0: the default, -1: never"),
     OPT_NUM("condest", OPT_INT, o.condest, 0, 1, REDO_CONDEST, "0", PCG_OFF(condest),
             "1: estimate the extreme eigenvalues of C A from the CG coefficients"),
-    OPT_NUM("replace_every", OPT_INT, o.replace_every, -1, INT32_MAX, REDO_CHECK, "0", PCG_OFF(replace_every),
+    OPT_NUM("replace_every", OPT_INT, o.replace_every, INT32_MIN, INT32_MAX, REDO_CHECK, "0", PCG_OFF(replace_every),
             "cg1, pipecg, pipebicgstab, pipeidrs residual replacement: 0 automatic, k every k iterations, < 0 never"),
     OPT_NUM("initial_guess_zero", OPT_INT, guess_zero, 0, 1, REDO_CTX, "0", -1,
             "1: x0 = 0 whatever x holds (r0 = b without a product)"),
@@ -863,8 +863,8 @@ static int check_same(ovk_solver *s)
     uint64_t h[N];
     char buf[256];
     int first = -1, rc;
-    for (int i = 0; i < OPT_COUNT; i++) {
-        print_value(s, &opt_defs[i], buf, sizeof buf);
+    for (int i = 0; i < OPT_COUNT; i++) { /* the values in effect, whatever their source */
+        effective_value(s, &opt_defs[i], buf, sizeof buf);
         h[i] = ovk__fingerprint(buf, strlen(buf));
     }
     int flags[5] = {s->mon.fn != NULL, s->fns.pc != NULL, s->user_red != NULL, s->coords.dim, s->mon.conv_fn != NULL};
@@ -1078,7 +1078,7 @@ static int note_nonsymmetric(ovk_solver *s)
  * checked once per set of values.  A user operator is taken at its word. */
 static int check_symmetric(ovk_solver *s)
 {
-    char detail[320], list[256];
+    char detail[320], list[256], who[32];
     if (!s->A || s->made.sv->nonsymmetric || (s->seen.sym_ok && s->seen.sym_version == s->A->values_version)) return OVK_OK;
     int rc = ovk__matrix_check_symmetric(s->A);
     if (rc != OVK_ENOTSYM) {
@@ -1088,10 +1088,15 @@ static int check_symmetric(ovk_solver *s)
         return rc;
     }
     if (s->made.sv->either_symmetry) return note_nonsymmetric(s);
-    snprintf(detail, sizeof detail, "%s", ovk_error_detail());
+    snprintf(detail, sizeof detail, "%s", ovk__detail_rank(ovk_error_detail(), who, sizeof who));
     ovk__solver_nonsymmetric_names(list, sizeof list);
-    return ovk__fail(OVK_ENOTSYM, "solver %s needs a symmetric matrix (it is a CG variant), and here %s; for a nonsymmetric matrix use one of %s",
-                     s->made.sv->name, detail, list);
+    rc = ovk__fail(OVK_ENOTSYM, "%ssolver %s needs a symmetric matrix (it is a CG variant), and here %s; for a nonsymmetric matrix use one of %s",
+                   who, s->made.sv->name, detail, list);
+    ovk__detail d; /* another rank's failure, named first: an agreement keeps it as it is */
+    ovk__detail_save(&d);
+    d.agreed = who[0] != '\0';
+    ovk__detail_restore(&d);
+    return rc;
 }
 
 /* Collective: everything that depends on A's values (the preconditioner's
