@@ -11,10 +11,11 @@ reductions, over the C library (libovkrylov.so) through ctypes.
 Communicators are mpi4py's; vectors NumPy float64 arrays of this rank's rows.
 Errors are ovkrylov.Error (.code, .name, .detail), raised on every rank alike
 by collective calls.  Objects are destroyed by close() (collective: call it
-on every rank) or a `with` block, never by the garbage collector: one left
-open is leaked, with a LeakWarning (shown by default) when the garbage
-collector drops it or at interpreter exit.  A solver keeps its matrix alive
-(closing the matrix first is safe).  docs/python.md.
+on every rank) or a `with` block; one the garbage collector drops is
+released there (locally, nothing collective); those still open at
+interpreter exit are leaked, with a LeakWarning (shown by default).  A
+solver keeps its matrix alive (closing the matrix first is safe).
+docs/python.md.
 """
 import atexit
 

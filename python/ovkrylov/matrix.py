@@ -58,9 +58,8 @@ class Matrix(Collective):
     the matrix is open, close() only marks the matrix closed (no call on it
     works any more) and the last such solver's close() destroys it: closing
     the matrix first, as a `with` block around the solver's creation does,
-    is safe.  An object left to the garbage collector is not destroyed (that
-    would be a collective call at a moment that differs between ranks): it is
-    leaked with a LeakWarning."""
+    is safe.  A matrix the garbage collector drops without close() is
+    released there (locally, nothing collective)."""
 
     _what = "matrix"
 
@@ -314,3 +313,6 @@ class Matrix(Collective):
 
     def _destroy(self):
         check(lib.ovk_matrix_destroy(self._h))
+
+    def _gc_release(self):
+        check(lib.ovk__py_release(self._h, None, None))  # local, as ovk_matrix_destroy is

@@ -107,9 +107,8 @@ class Solver(Collective):
 
     Collective over the matrix's communicator: the constructor, solve(),
     solve_many(), setup() and close().  Call close() on every rank (or use
-    `with`); an object left to the garbage collector is leaked with a
-    LeakWarning, never destroyed (destroy is collective; at interpreter exit
-    it could hang).  The solver keeps its matrix alive: a Matrix closed
+    `with`); one the garbage collector drops is released there without
+    anything collective (no -ovk_log_view report).  The solver keeps its matrix alive: a Matrix closed
     while the solver is open is destroyed by the solver's close().  New
     values of the matrix (Matrix.update_values) are taken at the next solve
     (only the numeric setup is redone)."""
@@ -516,6 +515,21 @@ class Solver(Collective):
             extra={k: v for k, v in reported.items() if k not in own})
 
     # ---- lifetime -------------------------------------------------------------
+    def _gc_release(self):
+        """Dropped without close(): the solver and the reducer it made,
+        without anything collective (its matrix too when closed meanwhile)."""
+        h = ctypes.c_void_p(self._h.value)
+        check(lib.ovk__py_release(None, h, None))
+        self._history = None
+        A = self.matrix
+        if A is not None:
+            A._users -= 1
+            if A._close_pending and not A._users and A._h:
+                A._close_pending = False
+                A._gc_release()
+                A._h = None
+                _lib._open.discard(A)
+
     def _destroy(self):
         """The solver and the reducer it made."""
         h = ctypes.c_void_p(self._h.value)

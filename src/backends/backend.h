@@ -115,11 +115,14 @@ int ovk__latency_from_env(ovk_reducer *red);
 const ovk__backend *ovk__reducer_backend(const ovk_reducer *red, void **state);
 void ovk__reducer_set_backend(ovk_reducer *red, const ovk__backend *be, void *state);
 int ovk__reducer_outstanding(const ovk_reducer *red);
+/* The solves in flight that use red (ovk__reducer_hold).  Local. */
+int ovk__reducer_users(const ovk_reducer *red);
 
 /* A new reducer, for the registry's ovk_reducer_create (reduce.c): made
- * with backend be (not yet created) and its spec, local; its private
- * duplicate of comm; and, when the creation fails, its release (the
- * backend's destroy is collective when its state exists). */
+ * with backend be (not yet created) and its spec, local; its communicator
+ * (collective: the inner communicator of comm, shared when be->shares_comm,
+ * else a private duplicate of it); and its release (the backend's destroy
+ * is collective when its state exists). */
 int ovk__reducer_alloc(const ovk__backend *be, const char *spec, ovk_reducer **out);
 /* Local: the backend's reserve (above) and requests for inflight
  * reductions; call it where its status can be agreed (a setup). */

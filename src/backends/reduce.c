@@ -141,6 +141,7 @@ unsigned ovk_reducer_caps(const ovk_reducer *red)
 }
 const char *ovk_reducer_spec(const ovk_reducer *red) { return red ? red->spec : ""; }
 MPI_Comm ovk__reducer_comm(const ovk_reducer *red) { return red->comm; }
+int ovk__reducer_users(const ovk_reducer *red) { return red->users; }
 long long ovk__reducer_started(const ovk_reducer *red) { return red->started; }
 
 const ovk__backend *ovk__reducer_backend(const ovk_reducer *red, void **state)

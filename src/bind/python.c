@@ -50,6 +50,23 @@ int ovk__py_busy(const ovk_matrix *A, const ovk_solver *s, const char *fn)
     return rc == OVK_EBUSY ? rc : OVK_OK;
 }
 
+int ovk__py_release(ovk_matrix *A, ovk_solver *s, ovk_reducer *red);
+
+/* Local, nothing collective: the object of a Python wrapper the garbage
+ * collector dropped without close() (its moment differs between ranks),
+ * whichever of A, s, red is not NULL: its memory and its reference to the
+ * inner communicator.  A reducer with requests outstanding, or in use by a
+ * solve, is kept (OVK_EBUSY). */
+int ovk__py_release(ovk_matrix *A, ovk_solver *s, ovk_reducer *red)
+{
+    if (A) return ovk_matrix_destroy(A);
+    if (s) return ovk__solver_release(&s);
+    if (red && (ovk__reducer_outstanding(red) || ovk__reducer_users(red)))
+        return ovk__fail(OVK_EBUSY, "the reducer has requests outstanding or a solve uses it");
+    ovk__reducer_discard(red);
+    return OVK_OK;
+}
+
 int ovk__py_matrix_vector(const ovk_matrix *A, double *data, ovk_vector **v);
 int ovk__py_matrix_diagonal(const ovk_matrix *A, double *d);
 int ovk__py_matrix_local_nnz(const ovk_matrix *A, int64_t *nnz);

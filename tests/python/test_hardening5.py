@@ -75,3 +75,36 @@ def test_unknown_solver_refused_at_the_call(comm, laplace):
             s.set_options(solver="cgg")
         x, info = s.solve(np.ones(laplace.nlocal))
         assert info.converged
+
+
+def test_dropped_objects_are_released(comm, deadline):
+    """Issue: objects dropped without close() kept their communicators (MPI
+    ran out).  5,000 dropped at moments that differ between ranks (rank 0 at
+    once, the others 250 or 100 at a time; the solvers' cycles collected
+    every 20 or 100): each released by the garbage collector (its
+    ResourceWarning), then the program goes on."""
+    rank = comm.Get_rank()
+    held = []
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        for i in range(4800):
+            held.append(ovkrylov.Matrix.laplace27(comm, 2))
+            if rank == 0 or len(held) == 250:
+                held.clear()
+        with ovkrylov.Matrix.laplace27(comm, 2) as A:
+            for i in range(200):  # set up: a reducer each, nbc's on a private communicator
+                s = ovkrylov.Solver(A, solver="cg1", backend="nbc" if i % 2 else "blocking", from_options=False)
+                s.setup()
+                held.append(s)
+                if rank == 0 or len(held) == 100:
+                    held.clear()
+                if i % (20 if rank == 0 else 100) == 19:
+                    gc.collect()  # a solver's callbacks make a cycle
+            del s
+            held.clear()
+            gc.collect()
+    released = [w for w in seen if issubclass(w.category, ResourceWarning) and "released" in str(w.message)]
+    assert len(released) == 5000, [str(w.message) for w in seen if w not in released][:3]
+    with ovkrylov.Matrix.laplace27(comm, 4) as A, ovkrylov.Solver(A, from_options=False) as s:
+        x, info = s.solve(np.ones(A.nlocal))
+    assert info.converged

@@ -1658,16 +1658,20 @@ static void log_view(const ovk_solver *s)
     ovk__log_view(&s->rec.log, &names, ovk_solver_comm(s), s->o.out ? s->o.out : stdout);
 }
 
-int ovk_solver_destroy(ovk_solver **sp)
+/* ovk_solver_destroy, or with local (a garbage collector's release, at a
+ * moment that differs between ranks) without its collective parts: no
+ * -ovk_log_view report, the reducer discarded without its agreement */
+static int destroy(ovk_solver **sp, int local)
 {
     if (!sp || !*sp) return OVK_OK;
     ovk_solver *s = *sp;
-    int bad = usable(s, "ovk_solver_destroy");
+    int bad = usable(s, local ? "ovk__solver_release" : "ovk_solver_destroy");
     if (bad) return bad;
     int rc = OVK_OK;
-    if (s->rec.log.on) log_view(s); /* collective */
+    if (s->rec.log.on && !local) log_view(s); /* collective */
     teardown(s);
-    if (s->made.red_owned) rc = ovk_reducer_destroy(s->made.red);
+    if (s->made.red_owned && local) ovk__reducer_discard(s->made.red);
+    else if (s->made.red_owned) rc = ovk_reducer_destroy(s->made.red);
     if (s->lay == &s->own_lay) ovk__layout_free(&s->own_lay);
     free(s->coords.xyz);
     ovk__nullspace_free(&s->ns);
@@ -1677,6 +1681,9 @@ int ovk_solver_destroy(ovk_solver **sp)
     *sp = NULL;
     return rc;
 }
+
+int ovk_solver_destroy(ovk_solver **sp) { return destroy(sp, 0); }
+int ovk__solver_release(ovk_solver **sp) { return destroy(sp, 1); }
 
 int ovk_solver_progress(ovk_solver *s)
 {
