@@ -193,6 +193,8 @@ int ovk_matrix_set_halo(ovk_matrix *A, ovk_halo_mode mode)
     if (!A) return ovk__fail(OVK_EINVAL, "ovk_matrix_set_halo: NULL matrix");
     if (mode != OVK_HALO_ISEND && mode != OVK_HALO_PERSISTENT && mode != OVK_HALO_NEIGHBOR)
         return ovk__fail(OVK_EINVAL, "ovk_matrix_set_halo: unknown mode %d", (int)mode);
+    int bad = ovk__matrix_usable(A, "ovk_matrix_set_halo"); /* from a callback: local, nothing collective */
+    if (bad) return bad;
     ovk__halo *h = &A->halo;
     drop_mode(h);
     int rc = OVK_OK;

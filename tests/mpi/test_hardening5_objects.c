@@ -11,8 +11,8 @@
  *   - a user's communicator freed before its objects: they keep working,
  *     and the inner communicator goes with the last of them (2,100 rounds,
  *     more than MPICH's limit: a leak would run out);
- *   - callbacks: ovk_matrix_update_values and ovk_solver_set_nullspace from
- *     a callback on one rank are OVK_EBUSY there, with nothing collective
+ *   - callbacks: ovk_matrix_update_values, ovk_solver_set_nullspace and
+ *     ovk_matrix_set_halo (it hung) from a callback on one rank are OVK_EBUSY there, with nothing collective
  *     (the other ranks' solve goes on);
  *   - options: ovk_options_get_real refuses nan, inf and 1e999; specs refuse
  *     white space ("restart= 5") and a trailing comma; the backend resolved
@@ -215,7 +215,7 @@ static void symmetry_detail(void)
 typedef struct {
     ovk_matrix *A;
     ovk_solver *s;
-    int rc_update, rc_nullspace, called;
+    int rc_update, rc_nullspace, rc_halo, called;
 } cb_ctx;
 
 static int monitor(ovk_solver *s, int it, double rnorm, double rel, void *vctx)
@@ -229,6 +229,7 @@ static int monitor(ovk_solver *s, int it, double rnorm, double rel, void *vctx)
     double v = 2.0;
     c->rc_update = ovk_matrix_update_values(c->A, ptr, &col, &v, OVK_DUP_REJECT);
     c->rc_nullspace = ovk_solver_set_nullspace(c->s, 1, 0, NULL);
+    c->rc_halo = ovk_matrix_set_halo(c->A, OVK_HALO_PERSISTENT);
     return 0;
 }
 
@@ -262,6 +263,7 @@ static void busy_from_callback(void)
     if (rank == nranks - 1) {
         MT_RC(OVK_EBUSY, c.rc_update);
         MT_RC(OVK_EBUSY, c.rc_nullspace);
+        MT_RC(OVK_EBUSY, c.rc_halo);
     }
     MT_CHECK(res.reason == OVK_REASON_CONVERGED, "reason %d", (int)res.reason);
     ovk_vector_destroy(b);
