@@ -52,6 +52,11 @@ uint64_t ovk__fingerprint(const void *p, size_t len);
 enum { OVK__MAX_FINGERPRINTS = 32 };
 int ovk__differs(MPI_Comm comm, const uint64_t *h, int k, int *first);
 
+/* d without its leading "rank N: " (another rank's agreed detail), which
+ * goes into prefix ("" when there is none): a message quoting a detail puts
+ * the rank first, not mid-sentence. */
+const char *ovk__detail_rank(const char *d, char *prefix, size_t len);
+
 /* Map an MPI error to OVK_EMPI with a detail naming the call. */
 int ovk__mpi_fail(int mpi_rc, const char *call);
 /* The status of an MPI call's return value: OVK_OK for MPI_SUCCESS, else
@@ -59,6 +64,19 @@ int ovk__mpi_fail(int mpi_rc, const char *call);
  *     rc = ovk__mpi(MPI_Allgather(...), "MPI_Allgather");
  *     if (rc) goto cleanup; */
 int ovk__mpi(int mpi_err, const char *what);
+
+/* ---- communicators (src/util/comm.c) --------------------------------- */
+
+/* Collective over comm the first time: *out = the inner communicator every
+ * object on comm shares (a duplicate cached on comm, errors returned; comm
+ * itself when it is one), one reference more.  Released by
+ * ovk__comm_release (local), which sets *comm to MPI_COMM_NULL. */
+int ovk__comm_acquire(MPI_Comm comm, MPI_Comm *out);
+void ovk__comm_release(MPI_Comm *comm);
+/* Collective: *out = a private duplicate of comm's inner communicator (errors
+ * returned; freed with MPI_Comm_free), for an object that needs its own
+ * tag space or collective order; agreed OVK_EMPI when MPI has none left. */
+int ovk__comm_private(MPI_Comm comm, MPI_Comm *out);
 
 /* ---- spec strings "name[:key=value,...]" (src/util/spec.c) ---------- */
 

@@ -14,8 +14,10 @@
 #ifndef OVKRYLOV_H
 #define OVKRYLOV_H
 
+/* The version's one source: CMake reads it; the Python package's copy is
+ * checked against it (ctest version_agrees). */
 #define OVK_VERSION_MAJOR 0
-#define OVK_VERSION_MINOR 1
+#define OVK_VERSION_MINOR 2
 #define OVK_VERSION_PATCH 0
 
 #include "error.h"

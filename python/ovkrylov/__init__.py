@@ -11,10 +11,11 @@ reductions, over the C library (libovkrylov.so) through ctypes.
 Communicators are mpi4py's; vectors NumPy float64 arrays of this rank's rows.
 Errors are ovkrylov.Error (.code, .name, .detail), raised on every rank alike
 by collective calls.  Objects are destroyed by close() (collective: call it
-on every rank) or a `with` block, never by the garbage collector: one left
-open is leaked, with a LeakWarning (shown by default) when the garbage
-collector drops it or at interpreter exit.  A solver keeps its matrix alive
-(closing the matrix first is safe).  docs/python.md.
+on every rank) or a `with` block; one the garbage collector drops is
+released there (locally, nothing collective); those still open at
+interpreter exit are leaked, with a LeakWarning (shown by default).  A
+solver keeps its matrix alive (closing the matrix first is safe).
+docs/python.md.
 """
 import atexit
 
@@ -23,7 +24,7 @@ from .matrix import Matrix
 from .reduce import Reducer, Request, dot_start, reduce_start, wait
 from .solver import SolveInfo, Solver
 
-__version__ = "0.2.0"  # the C library's (CMakeLists.txt's project VERSION); pyproject.toml reads it here
+__version__ = "0.2.0"  # include/ovkrylov/ovkrylov.h's OVK_VERSION_* (ctest version_agrees); pyproject.toml reads it here
 
 __all__ = ["Matrix", "Solver", "SolveInfo", "Error", "ArgumentError", "LeakWarning", "Reducer", "Request",
            "dot_start", "reduce_start", "wait", "options", "options_finalize", "solvers", "option_keys", "STATUS",

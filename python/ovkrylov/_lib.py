@@ -100,6 +100,8 @@ _prototypes = {
     "ovk__py_laplace_create": (c_int, [c_int, c_int, c_int, c_int, c_int, c_int, c_int, c_int, _Pp]),
     "ovk__py_mm_read": (c_int, [c_int, c_char_p, _Pp]),
     "ovk__py_solver_create_operator": (c_int, [c_int, c_int, APPLY_FN, c_void_p, _Pp]),
+    "ovk__py_busy": (c_int, [_P, _P, c_char_p]),
+    "ovk__py_release": (c_int, [_P, _P, _P]),
     "ovk__py_matrix_vector": (c_int, [_P, _DP, _Pp]),
     "ovk__py_matrix_diagonal": (c_int, [_P, _DP]),
     "ovk__py_matrix_local_nnz": (c_int, [_P, POINTER(c_int64)]),
@@ -248,8 +250,8 @@ def agree(fcomm, problem, code=EINVAL):
 
 
 class LeakWarning(UserWarning):
-    """An object of the package was not closed: it is leaked (never destroyed
-    by the garbage collector, whose moment differs between ranks).  A
+    """An object of the package was still open at interpreter exit: it is
+    leaked (a destroy then would come after MPI_Finalize on some rank).  A
     UserWarning, so Python shows it by default."""
 
 
@@ -268,11 +270,13 @@ def _caller_site():
 class Collective:
     """What the package's objects share: a handle (self._h, None once closed),
     close() through the subclass's _destroy() (collective: every rank calls
-    it), `with` blocks, and a garbage collector that never destroys: an
-    object not closed is leaked, with a LeakWarning naming where it was made
-    when the garbage collector drops it or, for those still alive, at
-    interpreter exit (a collective destroy from __del__ or atexit would run
-    at a different moment on each rank, or after MPI_Finalize)."""
+    it), `with` blocks, and a garbage collector that releases: an object
+    dropped without close() is released by _gc_release() (local, nothing
+    collective, so the moment, which differs between ranks, does not
+    matter: its memory and its reference to the communicator every object
+    on the user's shares), with a ResourceWarning (hidden by default) naming
+    where it was made.  Those still open at interpreter exit are leaked with
+    a LeakWarning (a release after MPI_Finalize cannot be made)."""
     _h = None
     _what = "object"
     _site = "?"
@@ -310,8 +314,23 @@ class Collective:
                           "(close() is collective: call it on every rank, or use `with`)", LeakWarning,
                           stacklevel=3)
 
+    def _gc_release(self):
+        """Local: the subclass's object without anything collective."""
+        raise NotImplementedError
+
     def __del__(self):
-        self._leak_warning("dropped by the garbage collector")
+        if not self._h or self._reported:
+            return
+        try:
+            if not MPI.Is_initialized() or MPI.Is_finalized():
+                return
+            self._gc_release()
+            self._h = None
+        except Exception:  # noqa: BLE001 -- in use (a reducer's request in flight): leaked
+            self._leak_warning("dropped by the garbage collector")
+            return
+        warnings.warn(f"ovkrylov: a {self._what} made at {self._site} was dropped without close() and released by "
+                      "the garbage collector", ResourceWarning, stacklevel=2)
 
 
 @atexit.register

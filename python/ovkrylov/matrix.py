@@ -33,6 +33,9 @@ def _vector(a, n, what, writeable=False):
     """(array, problem): a float64 1-D C-contiguous array of n entries."""
     if not isinstance(a, np.ndarray):
         return None, f"{what} must be a numpy.ndarray, not {type(a).__name__}"
+    if np.iscomplexobj(a):
+        return None, (f"{what} is complex ({a.dtype}): the library is real (pass {what}.real and {what}.imag "
+                      "apart)")
     if a.dtype != np.float64:
         return None, f"{what} has dtype {a.dtype}, expected float64"
     if a.ndim != 1 or a.shape[0] != n:
@@ -55,9 +58,8 @@ class Matrix(Collective):
     the matrix is open, close() only marks the matrix closed (no call on it
     works any more) and the last such solver's close() destroys it: closing
     the matrix first, as a `with` block around the solver's creation does,
-    is safe.  An object left to the garbage collector is not destroyed (that
-    would be a collective call at a moment that differs between ranks): it is
-    leaked with a LeakWarning."""
+    is safe.  A matrix the garbage collector drops without close() is
+    released there (locally, nothing collective)."""
 
     _what = "matrix"
 
@@ -249,8 +251,10 @@ class Matrix(Collective):
 
     def __matmul__(self, x):
         """A @ x: mult(x) of a float64 1-D array (x converted when it is a
-        list or another real dtype, on every rank alike)."""
+        list or another real dtype, on every rank alike; complex x refused)."""
         if not isinstance(x, np.ndarray) or x.dtype != np.float64:
+            if np.iscomplexobj(x):
+                return self.mult(np.asarray(x))  # refused there: a conversion would drop the imaginary part
             try:
                 x = np.ascontiguousarray(x, dtype=np.float64)
             except (TypeError, ValueError):
@@ -276,6 +280,7 @@ class Matrix(Collective):
         values are unchanged; non-finite values: OVK_ENONFINITE.
         Collective."""
         h = self.handle
+        check(lib.ovk__py_busy(h, None, b"Matrix.update_values"))  # from a callback: this rank alone, nothing collective
         problem = None
         if indices is None and data is None and hasattr(indptr, "tocsr"):
             csr = indptr.tocsr()
@@ -308,3 +313,6 @@ class Matrix(Collective):
 
     def _destroy(self):
         check(lib.ovk_matrix_destroy(self._h))
+
+    def _gc_release(self):
+        check(lib.ovk__py_release(self._h, None, None))  # local, as ovk_matrix_destroy is

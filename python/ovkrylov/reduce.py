@@ -13,8 +13,8 @@ class Reducer(Collective):
     """A reduction backend on a communicator ("blocking", "native", "nbc",
     "offload", with options: "nbc:radix=4"; None: $OVK_REDUCE_BACKEND, else
     blocking).  Collective: the constructor and close(); call close() on every
-    rank once every request is waited (an object left to the garbage
-    collector is leaked with a LeakWarning)."""
+    rank once every request is waited (one the garbage collector drops
+    without close() is released there, locally)."""
 
     _what = "reducer"
 
@@ -32,6 +32,9 @@ class Reducer(Collective):
 
     def _destroy(self):
         check(lib.ovk_reducer_destroy(self._h))
+
+    def _gc_release(self):
+        check(lib.ovk__py_release(None, None, self._h))  # OVK_EBUSY with requests in flight: leaked
 
 
 class Request:

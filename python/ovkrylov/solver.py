@@ -107,9 +107,8 @@ class Solver(Collective):
 
     Collective over the matrix's communicator: the constructor, solve(),
     solve_many(), setup() and close().  Call close() on every rank (or use
-    `with`); an object left to the garbage collector is leaked with a
-    LeakWarning, never destroyed (destroy is collective; at interpreter exit
-    it could hang).  The solver keeps its matrix alive: a Matrix closed
+    `with`); one the garbage collector drops is released there without
+    anything collective (no -ovk_log_view report).  The solver keeps its matrix alive: a Matrix closed
     while the solver is open is destroyed by the solver's close().  New
     values of the matrix (Matrix.update_values) are taken at the next solve
     (only the numeric setup is redone)."""
@@ -219,6 +218,12 @@ class Solver(Collective):
             self._monitor_fn = MONITOR_FN(self._monitor_cb)
             check(lib.ovk_solver_set_monitor(self._h, self._monitor_fn, None))
         else:
+            if key == "solver":  # the name checked here, not at the next setup
+                name = _text(value).split(":", 1)[0]
+                known = [lib.ovk_solver_type_name(i).decode() for i in range(lib.ovk_solver_type_count())]
+                if name and name not in known:
+                    raise Error(_lib.STATUS["OVK_EOPTION"],
+                                detail=f"unknown solver '{name}'; available: {', '.join(known)}")
             if key == "precond" and self._precond is not None:
                 self._precond = self._precond_fn = None
                 check(lib.ovk_solver_set_precond_fn(self._h, APPLY_FN(), None))
@@ -277,6 +282,7 @@ class Solver(Collective):
         annihilate them).  has_constant=False with no vectors removes it.
         Collective."""
         h = self.handle
+        check(lib.ovk__py_busy(None, h, b"Solver.set_nullspace"))  # from a callback: this rank alone, nothing collective
         n, problem, arr = self._views.n, None, np.zeros((0, self._views.n))
         if vectors is not None and not (isinstance(vectors, (list, tuple)) and len(vectors) == 0):
             try:
@@ -368,8 +374,30 @@ class Solver(Collective):
             lib.ovk_vector_destroy(vb)
             lib.ovk_vector_destroy(vx)
         info = self._info(rc, res, hist)
+        self._agree_callbacks(h, rc, info=info, x=x)
         self._call(rc if check or not self._stopped(rc, [res]) else 0, info=info, x=x)
         return x, info
+
+    def _agree_callbacks(self, h, rc, **kw):
+        """Collective, after a solve: when a callback raised on some rank,
+        every rank raises (check=True or not), Error of the solve's status
+        (OVK_ECALLBACK if it converged first), with the callback's exception
+        as the cause on its rank and its text named in the detail on the
+        others."""
+        err, detail = self._cb_error, lib.ovk_error_detail().decode(errors="replace")
+        mine = 0
+        if err is not None:
+            mine = lib.ovk__f_fail(_lib.STATUS["OVK_ECALLBACK"], f"{type(err).__name__}: {err}"[:200].encode())
+        raised = lib.ovk__f_agree(lib.ovk__f_solver_comm(h), mine)
+        if not raised:
+            return
+        self._cb_error = None
+        if err is not None:
+            if not rc:
+                raise err
+            raise Error(rc, detail=detail, **kw) from err
+        other = lib.ovk_error_detail().decode(errors="replace")
+        raise Error(rc or raised, detail=f"{detail + '; ' if detail else ''}a callback raised on {other}", **kw)
 
     def _stopped(self, rc, results):
         """rc is a solve that ran and stopped without converging (no
@@ -439,6 +467,7 @@ class Solver(Collective):
         empty = np.zeros(0)
         infos = [self._info(_REASON_STATUS.get(res[j].reason, rc), res[j], hist if j == 0 else empty, j)
                  for j in range(k)]
+        self._agree_callbacks(h, rc, info=infos, x=X)
         self._call(rc if check or not self._stopped(rc, res) else 0, info=infos, x=X)
         return X, infos
 
@@ -486,6 +515,21 @@ class Solver(Collective):
             extra={k: v for k, v in reported.items() if k not in own})
 
     # ---- lifetime -------------------------------------------------------------
+    def _gc_release(self):
+        """Dropped without close(): the solver and the reducer it made,
+        without anything collective (its matrix too when closed meanwhile)."""
+        h = ctypes.c_void_p(self._h.value)
+        check(lib.ovk__py_release(None, h, None))
+        self._history = None
+        A = self.matrix
+        if A is not None:
+            A._users -= 1
+            if A._close_pending and not A._users and A._h:
+                A._close_pending = False
+                A._gc_release()
+                A._h = None
+                _lib._open.discard(A)
+
     def _destroy(self):
         """The solver and the reducer it made."""
         h = ctypes.c_void_p(self._h.value)

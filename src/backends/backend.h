@@ -40,9 +40,15 @@ typedef struct ovk__backend {
     const char *description; /* one line */
     const char *options;     /* "key=values: meaning; ..." */
     unsigned caps;           /* OVK_CAP_* */
+    /* 1: its traffic is collectives called in program order from the calling
+     * thread, so it runs on the inner communicator every object on the
+     * user's communicator shares; 0: a private duplicate of it (its own tags
+     * or a thread that calls MPI). */
+    int shares_comm;
     /* 1 when usable in this process (may be NULL: always). */
     int (*available)(void);
-    /* Collective.  comm is a private duplicate owned by the generic layer.
+    /* Collective.  comm is owned by the generic layer: the shared inner
+     * communicator (shares_comm) or a private duplicate.
      * Read options with ovk__opt_*; unread options are reported as unknown.
      * NULL for a decorator. */
     int (*create)(MPI_Comm comm, ovk__opts *opts, void **state);
@@ -109,11 +115,14 @@ int ovk__latency_from_env(ovk_reducer *red);
 const ovk__backend *ovk__reducer_backend(const ovk_reducer *red, void **state);
 void ovk__reducer_set_backend(ovk_reducer *red, const ovk__backend *be, void *state);
 int ovk__reducer_outstanding(const ovk_reducer *red);
+/* The solves in flight that use red (ovk__reducer_hold).  Local. */
+int ovk__reducer_users(const ovk_reducer *red);
 
 /* A new reducer, for the registry's ovk_reducer_create (reduce.c): made
- * with backend be (not yet created) and its spec, local; its private
- * duplicate of comm; and, when the creation fails, its release (the
- * backend's destroy is collective when its state exists). */
+ * with backend be (not yet created) and its spec, local; its communicator
+ * (collective: the inner communicator of comm, shared when be->shares_comm,
+ * else a private duplicate of it); and its release (the backend's destroy
+ * is collective when its state exists). */
 int ovk__reducer_alloc(const ovk__backend *be, const char *spec, ovk_reducer **out);
 /* Local: the backend's reserve (above) and requests for inflight
  * reductions; call it where its status can be agreed (a setup). */

@@ -11,7 +11,7 @@
 #include "backend.h"
 
 typedef struct blocking_state {
-    MPI_Comm comm; /* the private communicator, owned by the generic layer */
+    MPI_Comm comm; /* the shared inner communicator, owned by the generic layer */
     int verify;
     unsigned long long seq; /* reductions so far */
     uint64_t *check;        /* verify=1: the reserved check buffer, 2 check_count words */
@@ -105,6 +105,7 @@ const ovk__backend ovk__backend_blocking = {
     .name = "blocking",
     .description = "MPI_Allreduce, complete when started (no overlap)",
     .options = "verify=0|1: check every result is bitwise identical on all ranks (OVK_EMPI if not)",
+    .shares_comm = 1,
     .caps = 0, .available = NULL,
     .create = blocking_create, .reserve = blocking_reserve, .destroy = blocking_destroy,
     .start = blocking_start, .test = blocking_test, .wait = blocking_wait, .progress = NULL,

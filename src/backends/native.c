@@ -1,5 +1,6 @@
-/* Backend "native": the MPI library's own MPI_Iallreduce on the backend's
- * private communicator.
+/* Backend "native": the MPI library's own MPI_Iallreduce on the inner
+ * communicator the objects on the user's communicator share (its
+ * collectives are started in program order from the calling thread).
  *
  * persistent=1 uses persistent collectives (MPI-4 MPI_Allreduce_init, or Open
  * MPI's MPIX_Allreduce_init extension).  A persistent request binds its
@@ -20,7 +21,7 @@
  *
  * verify=1 checks that each result is bitwise identical on every rank, which
  * the MPI standard does not promise: the result words x and their complements
- * ~x are reduced with MPI_BAND on a second private communicator (equal
+ * ~x are reduced with MPI_BAND on a private communicator (equal
  * everywhere iff AND x == ~AND ~x, i.e. AND == OR).  The checks are started
  * in the order of the reductions' starts, so ranks that complete requests in
  * different orders still match them; a request is complete once its check is.
@@ -454,6 +455,7 @@ const ovk__backend ovk__backend_native = {
     .name = "native",
     .description = "the MPI library's MPI_Iallreduce (progress as the MPI provides it)",
     .options = PERSISTENT_OPTION "verify=0|1: check every result is bitwise identical on all ranks (OVK_EMPI if not)",
+    .shares_comm = 1,
     .caps = OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST, .available = native_available,
     .create = native_create, .reserve = native_reserve, .destroy = native_destroy,
     .start = native_start, .test = native_test, .wait = native_wait, .progress = NULL,

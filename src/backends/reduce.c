@@ -86,7 +86,13 @@ int ovk__reducer_reserve(ovk_reducer *red, int max_count, ovk_datatype type, ovk
 
 int ovk__reducer_open(ovk_reducer *red, MPI_Comm comm)
 {
-    return ovk__mpi(MPI_Comm_dup(comm, &red->comm), "MPI_Comm_dup");
+    return red->base->shares_comm ? ovk__comm_acquire(comm, &red->comm) : ovk__comm_private(comm, &red->comm);
+}
+
+static void close_comm(ovk_reducer *red)
+{
+    if (red->base->shares_comm) ovk__comm_release(&red->comm);
+    else if (red->comm != MPI_COMM_NULL) MPI_Comm_free(&red->comm);
 }
 
 static void free_pool(ovk_reducer *red)
@@ -104,7 +110,7 @@ void ovk__reducer_discard(ovk_reducer *red)
     if (!red) return;
     if (red->state) red->be->destroy(red->state);
     free_pool(red);
-    if (red->comm != MPI_COMM_NULL) MPI_Comm_free(&red->comm);
+    close_comm(red);
     free(red);
 }
 
@@ -122,7 +128,7 @@ int ovk_reducer_destroy(ovk_reducer *red)
     if (rc) return rc; /* one busy rank: nobody enters the collective destroy */
     red->be->destroy(red->state);
     free_pool(red);
-    MPI_Comm_free(&red->comm);
+    close_comm(red);
     free(red);
     return OVK_OK;
 }
@@ -135,6 +141,7 @@ unsigned ovk_reducer_caps(const ovk_reducer *red)
 }
 const char *ovk_reducer_spec(const ovk_reducer *red) { return red ? red->spec : ""; }
 MPI_Comm ovk__reducer_comm(const ovk_reducer *red) { return red->comm; }
+int ovk__reducer_users(const ovk_reducer *red) { return red->users; }
 long long ovk__reducer_started(const ovk_reducer *red) { return red->started; }
 
 const ovk__backend *ovk__reducer_backend(const ovk_reducer *red, void **state)

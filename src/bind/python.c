@@ -37,6 +37,36 @@ int ovk__py_solver_create_operator(MPI_Fint fcomm, int nlocal, ovk_apply_fn matv
     return ovk__solver_create_operator_base(MPI_Comm_f2c(fcomm), nlocal, matvec, ctx, 0, s);
 }
 
+int ovk__py_busy(const ovk_matrix *A, const ovk_solver *s, const char *fn);
+
+/* Local, before any agreement: OVK_EBUSY (with the C call's detail) when
+ * the call comes from a callback of a solve that uses A or s (either may be
+ * NULL); the package's collective calls that change them ask it first, so
+ * that the calling rank fails alone and nothing collective starts. */
+int ovk__py_busy(const ovk_matrix *A, const ovk_solver *s, const char *fn)
+{
+    int rc = A ? ovk__matrix_usable(A, fn) : OVK_OK;
+    if (!rc && s) rc = ovk__solver_usable(s, fn);
+    return rc == OVK_EBUSY ? rc : OVK_OK;
+}
+
+int ovk__py_release(ovk_matrix *A, ovk_solver *s, ovk_reducer *red);
+
+/* Local, nothing collective: the object of a Python wrapper the garbage
+ * collector dropped without close() (its moment differs between ranks),
+ * whichever of A, s, red is not NULL: its memory and its reference to the
+ * inner communicator.  A reducer with requests outstanding, or in use by a
+ * solve, is kept (OVK_EBUSY). */
+int ovk__py_release(ovk_matrix *A, ovk_solver *s, ovk_reducer *red)
+{
+    if (A) return ovk_matrix_destroy(A);
+    if (s) return ovk__solver_release(&s);
+    if (red && (ovk__reducer_outstanding(red) || ovk__reducer_users(red)))
+        return ovk__fail(OVK_EBUSY, "the reducer has requests outstanding or a solve uses it");
+    ovk__reducer_discard(red);
+    return OVK_OK;
+}
+
 int ovk__py_matrix_vector(const ovk_matrix *A, double *data, ovk_vector **v);
 int ovk__py_matrix_diagonal(const ovk_matrix *A, double *d);
 int ovk__py_matrix_local_nnz(const ovk_matrix *A, int64_t *nnz);

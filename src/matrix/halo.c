@@ -6,7 +6,8 @@
 
 #include "matrix_impl.h"
 
-enum { HALO_TAG = 7 };
+/* the layout's tags: other matrices on the shared communicator may exchange at the same time */
+#define HALO_TAG ovk__layout_tag(&A->lay, 0)
 
 static void drop_mode(ovk__halo *h);
 
@@ -192,6 +193,8 @@ int ovk_matrix_set_halo(ovk_matrix *A, ovk_halo_mode mode)
     if (!A) return ovk__fail(OVK_EINVAL, "ovk_matrix_set_halo: NULL matrix");
     if (mode != OVK_HALO_ISEND && mode != OVK_HALO_PERSISTENT && mode != OVK_HALO_NEIGHBOR)
         return ovk__fail(OVK_EINVAL, "ovk_matrix_set_halo: unknown mode %d", (int)mode);
+    int bad = ovk__matrix_usable(A, "ovk_matrix_set_halo"); /* from a callback: local, nothing collective */
+    if (bad) return bad;
     ovk__halo *h = &A->halo;
     drop_mode(h);
     int rc = OVK_OK;
@@ -257,7 +260,7 @@ int ovk__halo_end(const ovk_matrix *A)
 
 /* ---- the exchange of k vectors at once ------------------------------- */
 
-enum { HALO_MULTI_TAG = 8 };
+#define HALO_MULTI_TAG ovk__layout_tag(&A->lay, 1)
 
 void ovk__halo_multi_free(ovk__halo_multi *hm)
 {

@@ -114,7 +114,7 @@ int ovk__layout_init_base(MPI_Comm comm, ovk_gidx row_start, int nlocal, int bas
     memset(lay, 0, sizeof *lay);
     lay->comm = MPI_COMM_NULL;
     lay->base = base;
-    int rc = ovk__mpi(MPI_Comm_dup(comm, &lay->comm), "MPI_Comm_dup");
+    int rc = ovk__comm_acquire(comm, &lay->comm); /* shared by every object on comm */
     if (rc) goto cleanup;
     MPI_Comm_rank(comm, &lay->rank);
     MPI_Comm_size(comm, &lay->size);
@@ -141,9 +141,14 @@ cleanup:
     return rc;
 }
 
+int ovk__layout_tag(const ovk__layout *lay, int k)
+{
+    return 32 + OVK__LAYOUT_TAGS * (int)(lay->id % 8000u) + k; /* below 32767, MPI's least MPI_TAG_UB */
+}
+
 void ovk__layout_free(ovk__layout *lay)
 {
-    if (lay->comm != MPI_COMM_NULL) MPI_Comm_free(&lay->comm);
+    ovk__comm_release(&lay->comm);
     free(lay->starts);
     lay->starts = NULL;
 }
@@ -804,6 +809,8 @@ static int in_use(const ovk_matrix *A, const char *fn)
                                 "callback?); call it after the solve returns",
                      fn, A->users);
 }
+
+int ovk__matrix_usable(const ovk_matrix *A, const char *fn) { return A && A->users ? in_use(A, fn) : OVK_OK; }
 
 /* T's blocks from the new rows, on A's pattern (else OVK_EMISMATCH).  Local. */
 static int build_update(const ovk_matrix *A, ovk_matrix *T, const int *rowptr, const ovk_gidx *cols,

@@ -72,7 +72,9 @@ void ovk__dots_exact(int n, int k, const double *const *x, const double *const *
 /* ---- layout, vectors, matrices (src/matrix) -------------------------- */
 
 typedef struct ovk__layout {
-    MPI_Comm comm; /* the matrix's private duplicate */
+    MPI_Comm comm; /* the inner communicator every object on the user's shares
+                      (ovk__comm_acquire): point-to-point on it uses the
+                      layout's own tags (ovk__layout_tag) */
     uint64_t id;   /* the same on every rank of comm, different for every
                       other layout made on this process (ovk__layout_init) */
     int world;     /* comm holds the processes of MPI_COMM_WORLD, in order */
@@ -101,6 +103,11 @@ int ovk__layout_init(MPI_Comm comm, ovk_gidx row_start, int nlocal, ovk__layout 
 /* The same with the ids of failure details in index base `base` (0 or 1). */
 int ovk__layout_init_base(MPI_Comm comm, ovk_gidx row_start, int nlocal, int base, ovk__layout *lay);
 void ovk__layout_free(ovk__layout *lay);
+/* The point-to-point tag k < OVK__LAYOUT_TAGS of lay's exchanges on the
+ * shared communicator: the same on every rank, different for layouts whose
+ * ids differ by less than 8000 (none of the library's own fixed tags). */
+enum { OVK__LAYOUT_TAGS = 4 };
+int ovk__layout_tag(const ovk__layout *lay, int k);
 /* Global row (or column) ids as failure details print them: in the index
  * base of the application that made the layout. */
 static inline long long ovk__row_id(const ovk__layout *lay, int local_row)
@@ -419,6 +426,9 @@ struct ovk_matrix {
  * while any does, ovk_matrix_update_values and ovk_matrix_destroy say
  * OVK_EBUSY.  Local; A may be NULL. */
 void ovk__matrix_hold(const ovk_matrix *A, int delta);
+/* Local: OVK_EBUSY naming fn when a solve or setup uses A (a call from its
+ * callback), else OVK_OK; the first check of a call that changes A. */
+int ovk__matrix_usable(const ovk_matrix *A, const char *fn);
 /* A solver made on A takes a reference (+1) and gives it back when it is
  * destroyed (-1): ovk_matrix_destroy of a matrix that solvers still use
  * only marks it, and the last reference frees it (collective as the

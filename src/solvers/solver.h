@@ -761,6 +761,10 @@ void ovk__solver_help(const ovk_solver *s, const char *prefix, FILE *f);
 /* OVK_OK when s is a solver that may change now; else its refusal
  * (OVK_EINVAL, or OVK_EBUSY from a callback of its setup or solve), local. */
 int ovk__solver_usable(const ovk_solver *s, const char *fn);
+/* Local: ovk_solver_destroy without its collective parts (the
+ * -ovk_log_view report, the agreement of the reducer it made), for a
+ * garbage collector whose moment differs between ranks (python.c). */
+int ovk__solver_release(ovk_solver **sp);
 const char *ovk__solver_option_key(int i);
 /* Collective: a rank's local status rc agreed in the reduction that
  * starts a setup (ovk__layout_agree_state): a rank whose s is NULL or

@@ -67,6 +67,15 @@ int ovk__fail(int code, const char *fmt, ...)
     return code;
 }
 
+const char *ovk__detail_rank(const char *d, char *prefix, size_t len)
+{
+    int rank = -1, n = 0;
+    prefix[0] = '\0';
+    if (sscanf(d, "rank %d: %n", &rank, &n) != 1 || n == 0) return d;
+    snprintf(prefix, len, "%.*s", n, d);
+    return d + n;
+}
+
 int ovk__mpi_fail(int mpi_rc, const char *call)
 {
     char msg[MPI_MAX_ERROR_STRING];

@@ -1,6 +1,7 @@
 /* Spec strings "name[:key=value,...]", shared by the backend, solver and
  * preconditioner registries: the split into name and options, typed option
  * reads, and the refusal of options nobody read. */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,12 @@ int ovk__spec_parse(const char *kind, int bad_name_code, const char *spec, char 
         const char *eq = memchr(p, '=', len);
         if (!eq || eq == p)
             return ovk__fail(OVK_EOPTION, "%s %s: option '%.*s' is not key=value", kind, name, (int)len, p);
+        for (size_t i = 0; i < len; i++) /* strtol and strtod would skip it in a value */
+            if (isspace((unsigned char)p[i]))
+                return ovk__fail(OVK_EOPTION, "%s %s: white space in option '%.*s' (write key=value)", kind, name,
+                                 (int)len, p);
+        if (comma && !comma[1])
+            return ovk__fail(OVK_EOPTION, "%s %s: the options '%s' end with a comma", kind, name, colon + 1);
         size_t klen = (size_t)(eq - p), vlen = len - klen - 1;
         if (o->n == OVK__MAX_OPTS || klen >= sizeof o->kv[0].key || vlen >= sizeof o->kv[0].val)
             return ovk__fail(OVK_EOPTION, "%s %s: too many or too long options", kind, name);

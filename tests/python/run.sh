@@ -62,12 +62,13 @@ unset OVK_OPTIONS OVK_REDUCE_BACKEND
 "$mpiexec" -n "$np" $pre "$py" -m pytest -q -p no:cacheprovider --color=no -rs "$src/tests/python"
 rc=$?
 # objects not closed at exit: no hang (60 s bound), a LeakWarning per object on every rank,
-# shown by Python's default warning filters
+# shown by Python's default warning filters, but for the solver the last rank dropped (released
+# by the garbage collector, locally)
 out=$(timeout 60 "$mpiexec" -n "$np" $pre "$py" "$src/tests/python/unclosed_at_exit.py" 2>&1 </dev/null)
 erc=$?
 warned=$(grep -c "LeakWarning: ovkrylov: a .* made at .*unclosed_at_exit.py:[0-9]* .* is not closed and is leaked" <<<"$out")
-if [ "$erc" -ne 0 ] || [ "$warned" -ne $((3 * np)) ]; then
-  echo "FAIL objects left open at exit: exit $erc, $warned warnings (expected 0 and $((3 * np))):"
+if [ "$erc" -ne 0 ] || [ "$warned" -ne $((3 * np - 1)) ]; then
+  echo "FAIL objects left open at exit: exit $erc, $warned warnings (expected 0 and $((3 * np - 1))):"
   echo "$out"
   rc=1
 else

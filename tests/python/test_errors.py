@@ -62,7 +62,10 @@ def test_library_statuses(comm, laplace):
     with pytest.raises(ovkrylov.Error) as e:
         ovkrylov.Solver(laplace, no_such_option=1, from_options=False)
     assert e.value.name == "OVK_EOPTION" and "no_such_option" in str(e.value)
-    with ovkrylov.Solver(laplace, solver="nosuch", from_options=False) as s:
+    with pytest.raises(ovkrylov.Error) as e:  # a solver's name at the call, on every rank
+        ovkrylov.Solver(laplace, solver="nosuch", from_options=False)
+    assert e.value.name == "OVK_EOPTION" and "nosuch" in e.value.detail
+    with ovkrylov.Solver(laplace, precond="nosuch", from_options=False) as s:  # a preconditioner's at setup
         with pytest.raises(ovkrylov.Error) as e:
             s.solve(np.ones(laplace.nlocal))
         assert e.value.name == "OVK_EOPTION" and "nosuch" in e.value.detail
@@ -118,15 +121,15 @@ def test_check_false_returns_the_reason(comm, laplace):
         assert "\n" not in text and len(text) < 120 and "iteration limit" in text
         with pytest.raises(ovkrylov.ArgumentError):  # argument errors still raise
             s.solve(np.ones(3), check=False)
-    with ovkrylov.Solver(laplace, solver="nosuch", from_options=False) as s:
+    with ovkrylov.Solver(laplace, precond="nosuch", from_options=False) as s:
         with pytest.raises(ovkrylov.Error):  # so do option errors
             s.solve(np.ones(laplace.nlocal), check=False)
 
 
 def test_version_is_the_libraries():
-    """ovkrylov.__version__ is CMakeLists.txt's project VERSION (the C library's)."""
+    """ovkrylov.__version__ is include/ovkrylov/ovkrylov.h's (the C library's)."""
     import pathlib
     import re
-    top = pathlib.Path(__file__).resolve().parents[2] / "CMakeLists.txt"
-    m = re.search(r"project\(ovkrylov VERSION ([0-9.]+)", top.read_text())
-    assert m and ovkrylov.__version__ == m.group(1)
+    h = (pathlib.Path(__file__).resolve().parents[2] / "include" / "ovkrylov" / "ovkrylov.h").read_text()
+    parts = [re.search(rf"#define OVK_VERSION_{p} +([0-9]+)", h) for p in ("MAJOR", "MINOR", "PATCH")]
+    assert all(parts) and ovkrylov.__version__ == ".".join(m.group(1) for m in parts)

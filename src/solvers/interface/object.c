@@ -284,7 +284,7 @@ static const opt_def opt_defs[] = {
             "rows between progress calls in long kernels; 0: the default, -1: never"),
     OPT_NUM("condest", OPT_INT, o.condest, 0, 1, REDO_CONDEST, "0", PCG_OFF(condest),
             "1: estimate the extreme eigenvalues of C A from the CG coefficients"),
-    OPT_NUM("replace_every", OPT_INT, o.replace_every, -1, INT32_MAX, REDO_CHECK, "0", PCG_OFF(replace_every),
+    OPT_NUM("replace_every", OPT_INT, o.replace_every, INT32_MIN, INT32_MAX, REDO_CHECK, "0", PCG_OFF(replace_every),
             "cg1, pipecg, pipebicgstab, pipeidrs, pminres residual replacement: 0 automatic, k every k iterations, < 0 "
             "never"),
     OPT_NUM("initial_guess_zero", OPT_INT, guess_zero, 0, 1, REDO_CTX, "0", -1,
@@ -902,8 +902,8 @@ static int check_same(ovk_solver *s)
     uint64_t h[N];
     char buf[256];
     int first = -1, rc;
-    for (int i = 0; i < OPT_COUNT; i++) {
-        print_value(s, &opt_defs[i], buf, sizeof buf);
+    for (int i = 0; i < OPT_COUNT; i++) { /* the values in effect, whatever their source */
+        effective_value(s, &opt_defs[i], buf, sizeof buf);
         h[i] = ovk__fingerprint(buf, strlen(buf));
     }
     int flags[6] = {s->mon.fn != NULL, s->fns.pc != NULL, s->user_red != NULL, s->coords.dim, s->mon.conv_fn != NULL,
@@ -1139,7 +1139,7 @@ static int eliminate_dirichlet(ovk_solver *s)
  * at its word. */
 static int check_symmetric(ovk_solver *s)
 {
-    char detail[320], list[256];
+    char detail[320], list[256], who[32];
     if (!s->A || s->made.sv->nonsymmetric || (s->seen.sym_ok && s->seen.sym_version == s->A->values_version)) return OVK_OK;
     int rc = ovk__matrix_check_symmetric(s->A);
     if (rc == OVK_ENOTSYM) rc = eliminate_dirichlet(s);
@@ -1152,10 +1152,15 @@ static int check_symmetric(ovk_solver *s)
         return rc;
     }
     if (s->made.sv->either_symmetry) return note_nonsymmetric(s);
-    snprintf(detail, sizeof detail, "%s", ovk_error_detail());
+    snprintf(detail, sizeof detail, "%s", ovk__detail_rank(ovk_error_detail(), who, sizeof who));
     ovk__solver_nonsymmetric_names(list, sizeof list);
-    return ovk__fail(OVK_ENOTSYM, "solver %s needs a symmetric matrix (a CG or MINRES variant), and here %s; for a nonsymmetric matrix use one of %s",
-                     s->made.sv->name, detail, list);
+    rc = ovk__fail(OVK_ENOTSYM, "%ssolver %s needs a symmetric matrix (a CG or MINRES variant), and here %s; for a nonsymmetric matrix use one of %s",
+                   who, s->made.sv->name, detail, list);
+    ovk__detail d; /* another rank's failure, named first: an agreement keeps it as it is */
+    ovk__detail_save(&d);
+    d.agreed = who[0] != '\0';
+    ovk__detail_restore(&d);
+    return rc;
 }
 
 /* Collective: everything that depends on A's values (the preconditioner's
@@ -1730,16 +1735,20 @@ static void log_view(const ovk_solver *s)
     ovk__log_view(&s->rec.log, &names, ovk_solver_comm(s), s->o.out ? s->o.out : stdout);
 }
 
-int ovk_solver_destroy(ovk_solver **sp)
+/* ovk_solver_destroy, or with local (a garbage collector's release, at a
+ * moment that differs between ranks) without its collective parts: no
+ * -ovk_log_view report, the reducer discarded without its agreement */
+static int destroy(ovk_solver **sp, int local)
 {
     if (!sp || !*sp) return OVK_OK;
     ovk_solver *s = *sp;
-    int bad = usable(s, "ovk_solver_destroy");
+    int bad = usable(s, local ? "ovk__solver_release" : "ovk_solver_destroy");
     if (bad) return bad;
     int rc = OVK_OK;
-    if (s->rec.log.on) log_view(s); /* collective */
+    if (s->rec.log.on && !local) log_view(s); /* collective */
     teardown(s);
-    if (s->made.red_owned) rc = ovk_reducer_destroy(s->made.red);
+    if (s->made.red_owned && local) ovk__reducer_discard(s->made.red);
+    else if (s->made.red_owned) rc = ovk_reducer_destroy(s->made.red);
     if (s->lay == &s->own_lay) ovk__layout_free(&s->own_lay);
     free(s->coords.xyz);
     free(s->coords.nns);
@@ -1751,6 +1760,9 @@ int ovk_solver_destroy(ovk_solver **sp)
     *sp = NULL;
     return rc;
 }
+
+int ovk_solver_destroy(ovk_solver **sp) { return destroy(sp, 0); }
+int ovk__solver_release(ovk_solver **sp) { return destroy(sp, 1); }
 
 int ovk_solver_progress(ovk_solver *s)
 {

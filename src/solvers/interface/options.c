@@ -6,6 +6,7 @@
  * whether a call read it, for the warning of ovk_options_finalize
  * (-ovk_options_left). */
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,7 +203,8 @@ int ovk_options_get_real(const char *name, double *value, int *found)
     int rc = get_text("ovk_options_get_real", name, value, buf, sizeof buf, &have, found);
     if (rc || !have) return rc;
     double v = buf[0] ? strtod(buf, &end) : 1.0; /* a flag alone: 1, as ovk_options_get_int */
-    if (buf[0] && *end) return ovk__fail(OVK_EOPTION, "option %s=%s must be a number", name, buf);
+    if (buf[0] && (*end || !isfinite(v)))
+        return ovk__fail(OVK_EOPTION, "option %s=%s must be a finite number", name, buf);
     *value = v;
     if (found) *found = 1;
     return OVK_OK;
