@@ -83,9 +83,9 @@ void ovk__elim_end_solve(ovk__ctx *c, const ovk__elim *e, const ovk_matrix *A)
 int ovk__elim_many_begin(ovk__ctx *c, ovk__elim *e, const ovk_matrix *A, int k, const double **b, double *const *x,
                          double **room)
 {
-    int n = A->lay.nlocal, rc = OVK_OK;
     *room = NULL;
-    if (!active(c, e)) return OVK_OK;
+    if (!active(c, e)) return OVK_OK; /* also an operator solver's (A NULL) */
+    int n = A->lay.nlocal, rc;
     *room = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1) * (size_t)k);
     rc = ovk__agree(c->comm, *room ? OVK_OK : ovk__fail(OVK_ENOMEM, "the Dirichlet rows' %d right-hand sides", k));
     for (int j = 0; !rc && j < k; j++) {
