@@ -82,6 +82,7 @@ static int make_inner(MPI_Comm comm, inner **out)
 {
     inner *n = calloc(1, sizeof *n);
     int rc = n ? OVK_OK : ovk__fail(OVK_ENOMEM, "the inner communicator");
+    if (n) n->comm = MPI_COMM_NULL; /* not 0 in every MPI */
     rc = ovk__agree(comm, rc);
     if (!rc) rc = ovk__agree(comm, dup_returning(comm, &n->comm));
     if (!rc) MPI_Comm_set_errhandler(n->comm, MPI_ERRORS_RETURN);
