@@ -480,6 +480,12 @@ void ovk__ctx_axpy(ovk__ctx *c, double a, const double *x, double *y);
  * or max_iter) the last x += alpha p.  *done = 1 when the loop must stop. */
 int ovk__lagged_iter_end(ovk__ctx *c, int iter, double iprod, double bb, double alpha, double **p,
                          double **p_prev, int *done);
+/* After ovk__lagged_iter_end stopped them (*done) on convergence: the
+ * true residual must converge too (ovk__confirm, r = b - A x).  If it does
+ * not, r holds b - A x (counted as a replacement), *alpha = 0 (x has the
+ * last step) and *done = 0 unless iter is the last: the caller recomputes
+ * what it derives from r and goes on. */
+int ovk__lagged_confirm(ovk__ctx *c, int iter, double bb, double *r, double *alpha, int *done);
 /* out[j] = global <x[j], y[j]>, j < k, one pass (timed as axpy) and one
  * blocking reduction of k values (timed as iprod). */
 int ovk__ctx_dots(ovk__ctx *c, int k, const double *const *x, const double *const *y, double *out);
