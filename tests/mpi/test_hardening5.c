@@ -287,6 +287,51 @@ static void check_pipeidrs_drift(void)
     ovk_matrix_destroy(A);
 }
 
+/* idrs and pipeidrs on the nilpotent Jordan block (50 rows, ones on the
+ * superdiagonal), b = 1: OVK_ENONFINITE naming <x,x>, x finite (x was NaN) */
+static void check_idr_jordan(void)
+{
+    enum { N = 50 };
+    static const char *const solvers[] = {"idrs", "pipeidrs"};
+    int64_t start;
+    int count;
+    split(N, &start, &count);
+    int ptr[N + 1];
+    ovk_gidx cols[N];
+    double vals[N];
+    int k = 0;
+    ptr[0] = 0;
+    for (int i = 0; i < count; i++) {
+        if (start + i + 1 < N) {
+            cols[k] = start + i + 1;
+            vals[k++] = 1.0;
+        }
+        ptr[i + 1] = k;
+    }
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, start, count, ptr, cols, vals, OVK_DUP_REJECT, &A));
+    ovk_vector *b = NULL, *x = NULL;
+    MT_RC(OVK_OK, ovk_vector_create(A, &b));
+    MT_RC(OVK_OK, ovk_vector_create(A, &x));
+    ovk_vector_set(b, 1.0);
+    for (int i = 0; i < 2; i++) {
+        ovk_solver *s = NULL;
+        ovk_pcg_result res;
+        MT_RC(OVK_OK, ovk_solver_create(A, &s));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", solvers[i]));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
+        ovk_vector_set(x, 0.0);
+        int rc = ovk_solver_solve(s, b, x, &res);
+        MT_CHECK(rc == OVK_ENONFINITE || rc == OVK_EMAXIT || rc == OVK_EBREAKDOWN, "%s, Jordan block: %s (%s)",
+                 solvers[i], ovk_status_name(rc), ovk_error_detail());
+        MT_CHECK(all_finite(x, count), "%s, Jordan block: x not finite after %s", solvers[i], ovk_status_name(rc));
+        ovk_solver_destroy(&s);
+    }
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_matrix_destroy(A);
+}
+
 /* ---- GMRES: what its end says ------------------------------------------------ */
 
 /* watt_2, ilu0, b = 1 (||x|| ~ 1e10 ||b||): every GMRES variant that gives
@@ -421,6 +466,7 @@ int main(int argc, char **argv)
     sweep("idrs", 11); /* two cycles of s + 1 = 5 steps and one step more */
     sweep("pipeidrs", 11);
     check_pipeidrs_drift();
+    check_idr_jordan();
     check_gmres_lost();
     check_gmres_changing_pc();
     check_gmres_nonfinite_residual();

@@ -131,7 +131,8 @@ int ovk__idr_nonfinite(ovk__ctx *c, const double *vals, int count, int iter);
 
 /* 1 when xx = <x,x> of the update of step iter - 1 (its sum rides step
  * iter's reduction) is not finite: x grew past 1e154 (or is not finite),
- * the recurrences having drifted from b - A x; the solve stops at step
+ * on a singular A C or with recurrences drifted from b - A x; the solve
+ * stops at step
  * iter - 1 (reason non-finite) before step iter moves x again. */
 int ovk__idr_unbounded(ovk__ctx *c, double xx, int iter);
 

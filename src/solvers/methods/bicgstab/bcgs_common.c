@@ -238,8 +238,8 @@ int ovk__idr_unbounded(ovk__ctx *c, double xx, int iter)
 {
     if (isfinite(xx)) return 0;
     ovk__stop(c, iter - 1, OVK_REASON_NONFINITE,
-              "<x,x> (x grew past 1e154 while the recursive residual did not: it has drifted from b - A x; "
-              "replace_every > 0 replaces it by the true one)", xx);
+              "<x,x> (x grew past 1e154 while the recursive residual stayed finite: A C singular or nearly so, or "
+              "the recursive residual drifted from b - A x, which pipeidrs's replace_every > 0 corrects)", xx);
     return 1;
 }
 
