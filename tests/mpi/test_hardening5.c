@@ -10,9 +10,10 @@
  *     iterations, every step of an IDR(s) cycle): bicgstab, pipebicgstab,
  *     idrs, pipeidrs end OVK_ECALLBACK / OVK_ENONFINITE on every rank
  *     with x finite everywhere (the last finite iterate);
- *   - pipeidrs on watt_2 with ilu0 (or jacobi) without replacements: a
- *     non-finite step named as such, x finite (it reported the iteration
- *     limit with ||r||/||b|| = -nan and x NaN);
+ *   - pipeidrs on watt_2 with ilu0 without replacements, idrs and pipeidrs
+ *     on a nilpotent Jordan block: x growing past 1e154 is named (<x,x>),
+ *     x finite (they reported the iteration limit with ||r||/||b|| = -nan,
+ *     x NaN);
  *   - GMRES on watt_2 with ilu0 and b = 1 (||x|| ~ 1e10 ||b||): the message
  *     names the update lost to rounding, no SPD or null-space hint; a
  *     preconditioner that changes between applications is told to use
