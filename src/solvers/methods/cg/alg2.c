@@ -45,9 +45,10 @@ static int iterate_from(ovk__ctx *c, alg2_work *w, double gamma, double bb)
         if (rc) return rc;
         beta = gamma / gamma_old;
         rc = ovk__lagged_iter_end(c, iter, iprod, bb, alpha, &w->p, &w->p_prev, &done);
+        int stopped = done;
         if (!rc && done) rc = ovk__lagged_confirm(c, iter, bb, w->r, &alpha, &done);
         if (rc || done) return rc;
-        if (alpha == 0.0) { /* r was replaced by b - A x: t, gamma and beta from it */
+        if (stopped) { /* not confirmed: r was replaced by b - A x; t, gamma and beta from it */
             rc = ovk__ctx_pc_left(c, w->r, w->t, &gamma); /* t = L^-1 r */
             if (!rc) rc = ovk__sum(c, OVK__GAMMA, &gamma, 1); /* gamma = <t,t> */
             if (rc) return rc;
