@@ -98,7 +98,7 @@ module ovkrylov
     integer, parameter, public :: OVK_EUNSUPPORTED = -13 !< not available in this build or MPI
     integer, parameter, public :: OVK_ESTATE = -14       !< used in the wrong state (e.g. not set up)
     integer, parameter, public :: OVK_EBUSY = -15        !< request in flight, or object in use by a solve
-    integer, parameter, public :: OVK_EBREAKDOWN = -16   !< Krylov breakdown (matrix not SPD?)
+    integer, parameter, public :: OVK_EBREAKDOWN = -16   !< Krylov breakdown
     integer, parameter, public :: OVK_ENONFINITE = -17   !< NaN or Inf in the input or iteration
     integer, parameter, public :: OVK_EMAXIT = -18       !< iteration limit reached
     integer, parameter, public :: OVK_ECALLBACK = -19    !< a user callback failed

@@ -37,7 +37,7 @@ extern "C" {
     X(OVK_EUNSUPPORTED, -13, "not supported by this build, this MPI or this combination of options") \
     X(OVK_ESTATE, -14, "request or solver object used in the wrong state") \
     X(OVK_EBUSY, -15, "request still in flight, or object in use by a solve in flight") \
-    X(OVK_EBREAKDOWN, -16, "Krylov breakdown (matrix not SPD?)") \
+    X(OVK_EBREAKDOWN, -16, "Krylov breakdown") \
     X(OVK_ENONFINITE, -17, "NaN or Inf encountered") \
     X(OVK_EMAXIT, -18, "iteration limit reached without convergence") \
     X(OVK_ECALLBACK, -19, "a user callback failed") \

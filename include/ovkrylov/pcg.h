@@ -33,9 +33,8 @@
  *
  * Every variant stops when ||r||_2 < max(tol ||b||_2, atol) (hypre's two-norm
  * test, with an absolute floor) or after max_iter iterations, and runs on
- * any reduction backend.  The variants with recurrences for the residual
- * (cg1, pipecg, groppcg, pipeprcg, plcg) confirm convergence with the true
- * residual b - A x (so rel_residual is then the true one) and replace the
+ * any reduction backend.  Every variant confirms convergence with the true
+ * residual b - A x (so rel_residual is then the true one) and replaces the
  * recursive residual when it drifts from the true one; cg1, pipecg and
  * pipeprcg also restart from the current x after a breakdown of their
  * recurrences, and plcg falls back to pipeprcg's; a breakdown that persists

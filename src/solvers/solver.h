@@ -519,6 +519,12 @@ void ovk__ctx_axpy(ovk__ctx *c, double a, const double *x, double *y);
  * or max_iter) the last x += alpha p.  *done = 1 when the loop must stop. */
 int ovk__lagged_iter_end(ovk__ctx *c, int iter, double iprod, double bb, double alpha, double **p,
                          double **p_prev, int *done);
+/* After ovk__lagged_iter_end stopped them (*done) on convergence: the
+ * true residual must converge too (ovk__confirm, r = b - A x).  If it does
+ * not, r holds b - A x (counted as a replacement), *alpha = 0 (x has the
+ * last step) and *done = 0 unless iter is the last: the caller recomputes
+ * what it derives from r and goes on. */
+int ovk__lagged_confirm(ovk__ctx *c, int iter, double bb, double *r, double *alpha, int *done);
 /* out[j] = global <x[j], y[j]>, j < k, one pass (timed as axpy) and one
  * blocking reduction of k values (timed as iprod). */
 int ovk__ctx_dots(ovk__ctx *c, int k, const double *const *x, const double *const *y, double *out);
@@ -699,6 +705,7 @@ typedef struct ovk__gmres_cycle {
     int deeper;            /* set by the end: an estimate's convergence was not confirmed; the
                             * later cycles run on past the estimate's (gmres.c) */
     double rr_end;         /* set by the end: ||b - A x||^2 after the update (before an undo) */
+    double dd, xx;         /* set by an undo: ||d||^2 of the update undone, ||x||^2 after it */
 } ovk__gmres_cycle;
 /* Collective: the end of a cycle after the check of its last step (whose
  * reason stands in res): x updated from the k columns (not after a
@@ -708,7 +715,9 @@ typedef struct ovk__gmres_cycle {
  * An update that made the true residual non-finite, raised it above the
  * solve's initial one, or (undo_rises) more than a tenth above the
  * cycle's start (*rr on entry) is undone (x as at the start, r summed
- * again: one product, one reduction), cy->reverted set. */
+ * again with ||d|| and ||x||: one product, one reduction), cy->reverted
+ * set.  After a non-finite value or a breakdown x is the cycle's start
+ * and rel_residual that of its true residual (*rr on entry). */
 int ovk__gmres_cycle_end(ovk__ctx *c, ovk__gmres_cycle *cy, double bb, double *rr, int *stop);
 /* Collective: one classical cycle (gmres.c's) of up to m steps from r
  * (||r||^2 = rr) at iteration cy->iter, then its end: cy->k, cy->iter

@@ -536,6 +536,18 @@ int ovk__lagged_iter_end(ovk__ctx *c, int iter, double iprod, double bb, double 
     return OVK_OK;
 }
 
+int ovk__lagged_confirm(ovk__ctx *c, int iter, double bb, double *r, double *alpha, int *done)
+{
+    if (!*done || c->res->reason != OVK_REASON_CONVERGED) return OVK_OK;
+    int ok = 0, rc = ovk__confirm(c, bb, r, &ok); /* r = b - A x */
+    if (rc || ok) return rc;
+    c->res->replacements++;
+    *alpha = 0.0; /* x holds the last step: the next lagged update adds nothing */
+    *done = iter >= c->opts->max_iter;
+    if (*done) c->res->reason = OVK_REASON_MAXIT;
+    return OVK_OK;
+}
+
 int ovk__ctx_dots(ovk__ctx *c, int k, const double *const *x, const double *const *y, double *out)
 {
     ovk__tic t0 = ovk__tic_start(c);

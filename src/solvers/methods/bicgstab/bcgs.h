@@ -36,8 +36,14 @@ int ovk__bcgs_tiny(double d, double xx, double yy);
 int ovk__bcgs_check(ovk__ctx *c, int iter, double rr, double bb, double *r, int *stop, int *replaced);
 
 /* The iteration limit: r = b - A x, rel_residual its norm, reason MAXIT
- * (CONVERGED when that residual meets the tolerance).  Collective. */
+ * (CONVERGED when that residual meets the tolerance, NONFINITE when it is
+ * not finite).  Collective. */
 int ovk__bcgs_limit(ovk__ctx *c, double bb, double *r);
+
+/* 1 when a value of the reduced vals[0..count) is not finite: the solve
+ * stops at iteration iter (reason non-finite, `what` named), before the
+ * update that would use them, so x stays the last finite iterate. */
+int ovk__bcgs_nonfinite(ovk__ctx *c, int iter, const double *vals, int count, const char *what);
 
 /* ---- IDR(s) (idrs.c, pipeidrs.c) ------------------------------------------ */
 
@@ -122,6 +128,13 @@ double ovk__idr_omega(double tr, double tt, double rr);
 /* 1 when a value of vals[0..count) is not finite: the solve stops at step
  * iter - 1 (reason non-finite). */
 int ovk__idr_nonfinite(ovk__ctx *c, const double *vals, int count, int iter);
+
+/* 1 when xx = <x,x> of the update of step iter - 1 (its sum rides step
+ * iter's reduction) is not finite: x grew past 1e154 (or is not finite),
+ * on a singular A C or with recurrences drifted from b - A x; the solve
+ * stops at step
+ * iter - 1 (reason non-finite) before step iter moves x again. */
+int ovk__idr_unbounded(ovk__ctx *c, double xx, int iter);
 
 /* A breakdown at step iter (what = value): 0 when the caller restarts the
  * cycle (*last = iter, a restart counted), 1 when the solve stops (a second

@@ -33,11 +33,32 @@ int ovk__bcgs_breakdown(ovk__ctx *c, ovk__bcgs_restarts *rs, int iter, const cha
     return 0;
 }
 
+/* the true residual at the iteration limit not finite (an operator that
+ * gave a NaN there): the solve ends non-finite, x as it is (1), else 0 */
+static int limit_nonfinite(ovk__ctx *c)
+{
+    double rel = c->res->rel_residual;
+    if (isfinite(rel)) return 0;
+    ovk__stop(c, c->res->iterations, OVK_REASON_NONFINITE, "||b - A x||/||b|| at the iteration limit", rel);
+    return 1;
+}
+
 int ovk__bcgs_limit(ovk__ctx *c, double bb, double *r)
 {
     int ok = 0, rc = ovk__confirm(c, bb, r, &ok);
+    if (rc || limit_nonfinite(c)) return rc;
     c->res->reason = ok ? OVK_REASON_CONVERGED : OVK_REASON_MAXIT;
-    return rc;
+    return OVK_OK;
+}
+
+int ovk__bcgs_nonfinite(ovk__ctx *c, int iter, const double *vals, int count, const char *what)
+{
+    for (int i = 0; i < count; i++)
+        if (!isfinite(vals[i])) {
+            ovk__stop(c, iter, OVK_REASON_NONFINITE, what, vals[i]);
+            return 1;
+        }
+    return 0;
 }
 
 int ovk__bcgs_check(ovk__ctx *c, int iter, double rr, double bb, double *r, int *stop, int *replaced)
@@ -57,7 +78,7 @@ int ovk__bcgs_check(ovk__ctx *c, int iter, double rr, double bb, double *r, int 
     if (iter < c->opts->max_iter) return OVK_OK;
     *stop = 1;
     if (!*replaced) return ovk__bcgs_limit(c, bb, r);
-    c->res->reason = OVK_REASON_MAXIT; /* rel_residual is the true residual's already */
+    if (!limit_nonfinite(c)) c->res->reason = OVK_REASON_MAXIT; /* rel_residual is the true residual's already */
     return OVK_OK;
 }
 
@@ -211,6 +232,15 @@ int ovk__idr_nonfinite(ovk__ctx *c, const double *vals, int count, int iter)
             return 1;
         }
     return 0;
+}
+
+int ovk__idr_unbounded(ovk__ctx *c, double xx, int iter)
+{
+    if (isfinite(xx)) return 0;
+    ovk__stop(c, iter - 1, OVK_REASON_NONFINITE,
+              "<x,x> (x grew past 1e154 while the recursive residual stayed finite: A C singular or nearly so, or "
+              "the recursive residual drifted from b - A x, which pipeidrs's replace_every > 0 corrects)", xx);
+    return 1;
 }
 
 int ovk__idr_breakdown(ovk__ctx *c, int *last, int s, int iter, const char *what, double value)

@@ -185,8 +185,9 @@ static void update(ovk__ctx *c, bicg_work *w, double h[2])
 
 /* zs = C s (unless first_half made it: d);  t = A zs;  omega = <t,s> /
  * <t,t>;  x += alpha z + omega zs;  r = s - omega t; then rho = <rhat,r>
- * and rr = <r,r>.  *broke: omega = 0 (r = s). */
-static int second_half(ovk__ctx *c, bicg_work *w, const double *d, int *broke)
+ * and rr = <r,r>.  *broke: omega = 0 (r = s).  Sums of omega that are
+ * not finite stop the solve at iteration iter (reason set) before x moves. */
+static int second_half(ovk__ctx *c, bicg_work *w, int iter, const double *d, int *broke)
 {
     double g[2], h[2];
     int rc;
@@ -201,7 +202,7 @@ static int second_half(ovk__ctx *c, bicg_work *w, const double *d, int *broke)
     ovk__dots(c->n, 2, (const double *[]){w->t, w->t}, (const double *[]){w->r, w->t}, g, &c->hook);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     rc = ovk__sum(c, OVK__GAMMA, g, 2);
-    if (rc) return rc;
+    if (rc || ovk__bcgs_nonfinite(c, iter, g, 2, "<t,s> or <t,t>")) return rc; /* x not updated from them */
     *broke = g[1] == 0.0 || g[0] == 0.0;
     w->omega = *broke ? 0.0 : g[0] / g[1];
     t0 = ovk__tic_start(c);
@@ -349,8 +350,9 @@ static int iterate(ovk__ctx *c, void *work, double bb)
             if (recover(c, w, iter, "<rhat,v>", rv)) return split_end(c, w, bb);
             continue;
         }
-        rc = second_half(c, w, d, &broke);
+        rc = second_half(c, w, iter, d, &broke);
         if (rc) return split_fail(c, w, rc);
+        if (c->res->reason == OVK_REASON_NONFINITE) return split_end(c, w, bb);
         if (w->split) rc = split_check(c, w, iter, bb, &stop, &replaced);
         else rc = ovk__bcgs_check(c, iter, w->rr, bb, w->r, &stop, &replaced);
         if (rc) return split_fail(c, w, rc);

@@ -57,9 +57,10 @@ typedef struct idrs_work {
     int s;
     double *M;             /* s x s, M[i + s j] = <p_i, g_j> */
     double *f, *cf, *al;   /* P^T r; the step's c; alpha */
-    double *vals;          /* the step's sums: 2 s + 3 */
+    double *vals;          /* the step's sums: 2 s + 4 */
     double omega;
     double rr_loc;         /* the local <r,r> of the last update */
+    double xx_loc;         /* the local <x,x> of the last update: not finite when x grew past 1e154 */
     int shadow;            /* P is set up */
     long long nglobal;
     int last_restart;      /* the step of the latest breakdown restart, or -1 */
@@ -104,12 +105,12 @@ static void direction_diag(ovk__ctx *c, idrs_work *w, int k, const double *d)
 }
 
 /* g_k -= G(:,:k) alpha;  u_k -= U(:,:k) alpha;  r -= beta g_k;
- * x += beta u_k;  rr_loc = <r,r>: one pass */
+ * x += beta u_k;  rr_loc = <r,r>, xx_loc = <x,x>: one pass */
 static void inner_update(ovk__ctx *c, idrs_work *w, int k, double beta)
 {
     double *restrict r = w->r, *restrict x = c->x, ma[MAX_S];
     int n = c->n, every = ovk__chunk_rows(n, &c->hook);
-    double rr = 0.0;
+    double rr = 0.0, xx = 0.0;
     for (int j = 0; j < k; j++) ma[j] = -w->al[j];
     ovk__tic t0 = ovk__tic_start(c);
     for (int lo = 0, since = 0; lo < n; lo += OVK__IDR_BLOCK) {
@@ -117,15 +118,17 @@ static void inner_update(ovk__ctx *c, idrs_work *w, int k, double beta)
         ovk__idr_block_comb(lo, m, w->G[k], 1.0, w->G[k] + lo, k, w->G, ma);
         ovk__idr_block_comb(lo, m, w->U[k], 1.0, w->U[k] + lo, k, w->U, ma);
         const double *restrict g = w->G[k] + lo, *restrict u = w->U[k] + lo;
-        double *restrict rb = r + lo, *restrict xb = x + lo, br = 0.0;
-#pragma omp simd reduction(+ : br)
+        double *restrict rb = r + lo, *restrict xb = x + lo, br = 0.0, bx = 0.0;
+#pragma omp simd reduction(+ : br, bx)
         for (int i = 0; i < m; i++) {
-            double ri = rb[i] - beta * g[i];
+            double ri = rb[i] - beta * g[i], xi = xb[i] + beta * u[i];
             rb[i] = ri;
-            xb[i] += beta * u[i];
+            xb[i] = xi;
             br += ri * ri;
+            bx += xi * xi;
         }
         rr += br;
+        xx += bx;
         since += m;
         if (since >= every || lo + m == n) {
             ovk__poke(&c->hook);
@@ -133,23 +136,26 @@ static void inner_update(ovk__ctx *c, idrs_work *w, int k, double beta)
         }
     }
     w->rr_loc = rr;
+    w->xx_loc = xx;
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
-/* r -= omega t;  x += omega z;  rr_loc = <r,r> */
+/* r -= omega t;  x += omega z;  rr_loc = <r,r>, xx_loc = <x,x> */
 static void omega_update(ovk__ctx *c, idrs_work *w, const double *t)
 {
-    double *restrict r = w->r, *restrict x = c->x, om = w->omega, rr = 0.0;
+    double *restrict r = w->r, *restrict x = c->x, om = w->omega, rr = 0.0, xx = 0.0;
     const double *restrict z = w->z;
     ovk__tic t0 = ovk__tic_start(c);
-#pragma omp simd reduction(+ : rr)
+#pragma omp simd reduction(+ : rr, xx)
     for (int i = 0; i < c->n; i++) {
-        double ri = r[i] - om * t[i];
+        double ri = r[i] - om * t[i], xi = x[i] + om * z[i];
         r[i] = ri;
-        x[i] += om * z[i];
+        x[i] = xi;
         rr += ri * ri;
+        xx += xi * xi;
     }
     w->rr_loc = rr;
+    w->xx_loc = xx;
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
@@ -172,7 +178,8 @@ static int restart(ovk__ctx *c, idrs_work *w)
     return ovk__sum(c, OVK__IPROD, w->f, s);
 }
 
-/* inner step k up to its reduction: vals = P^T g_k, <g_k,g_k>, <r,r> */
+/* inner step k up to its reduction: vals = P^T g_k, <g_k,g_k>, <r,r>,
+ * <x,x> (the last two of the previous step's update) */
 static int inner_sums(ovk__ctx *c, idrs_work *w, int k)
 {
     int s = w->s;
@@ -193,7 +200,8 @@ static int inner_sums(ovk__ctx *c, idrs_work *w, int k)
     if (rc) return rc;
     ovk__idr_shadow_dots(c, w->s, w->P, 1, (const double *[]){w->G[k]}, w->vals);
     w->vals[s + 1] = w->rr_loc;
-    return ovk__sum(c, OVK__IPROD, w->vals, s + 2);
+    w->vals[s + 2] = w->xx_loc;
+    return ovk__sum(c, OVK__IPROD, w->vals, s + 3);
 }
 
 /* inner step k after its reduction: biorthogonalise g_k, the new column
@@ -209,7 +217,7 @@ static void inner_finish(ovk__ctx *c, idrs_work *w, int k, int *broke, double *m
 }
 
 /* the omega step up to its reduction: z = C r;  t = A z (in v);
- * vals = P^T r, P^T t, <t,r>, <t,t>, <r,r> */
+ * vals = P^T r, P^T t, <t,r>, <t,t>, <r,r>, <x,x> */
 static int omega_sums(ovk__ctx *c, idrs_work *w)
 {
     int s = w->s, rc = ovk__ctx_pc(c, w->r, w->z);
@@ -217,7 +225,8 @@ static int omega_sums(ovk__ctx *c, idrs_work *w)
     if (rc) return rc;
     ovk__idr_shadow_dots(c, w->s, w->P, 2, (const double *[]){w->r, w->v}, w->vals);
     w->vals[2 * s + 2] = w->rr_loc;
-    return ovk__sum(c, OVK__IPROD, w->vals, 2 * s + 3);
+    w->vals[2 * s + 3] = w->xx_loc;
+    return ovk__sum(c, OVK__IPROD, w->vals, 2 * s + 4);
 }
 
 /* the omega step after its reduction; *broke: <t,t> = 0 (A C r = 0) */
@@ -248,7 +257,7 @@ static int step(ovk__ctx *c, idrs_work *w, int k, int iter, int checked, double 
             return restart(c, w);
         }
     }
-    if (ovk__idr_nonfinite(c, w->vals, count, iter)) {
+    if (ovk__idr_nonfinite(c, w->vals, count, iter) || ovk__idr_unbounded(c, w->vals[count], iter)) {
         *stop = 1;
         return OVK_OK;
     }
@@ -273,7 +282,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
     if (!w->shadow) rc = shadow_space(c, w); /* a system of a batch: its own instance, no after_setup */
     if (rc) return rc;
     w->last_restart = -1;
-    w->rr_loc = 0.0;
+    w->rr_loc = w->xx_loc = 0.0;
     rc = restart(c, w);
     if (rc) return rc;
     for (int iter = 1; iter <= c->opts->max_iter;) {
@@ -340,8 +349,8 @@ static void idrs_view(const void *work, FILE *f)
 {
     const idrs_work *w = work;
     fprintf(f, "  idrs: s = %d (biorthogonal IDR(s), %d steps a cycle), shadow space of %d orthonormal random "
-               "vectors; one reduction per step (%d values, the omega step's %d), <r,r> one step late\n",
-            w->s, w->s + 1, w->s, w->s + 2, 2 * w->s + 3);
+               "vectors; one reduction per step (%d values, the omega step's %d), <r,r> and <x,x> one step late\n",
+            w->s, w->s + 1, w->s, w->s + 3, 2 * w->s + 4);
 }
 
 const ovk__solver ovk__solver_idrs = {

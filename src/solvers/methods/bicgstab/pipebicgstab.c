@@ -254,8 +254,9 @@ static int omega_sums(pbcgs_work *w)
 
 /* One step; *broke: omega = 0 (the step ended at its half, r = q).  The
  * second reduction overlaps the next step's w2, t and its sums with t,
- * which stay in flight into the next step (skipped without one). */
-static int step(ovk__ctx *c, pbcgs_work *w, int more, int *broke)
+ * which stay in flight into the next step (skipped without one).  Sums of
+ * omega that are not finite stop the solve (reason set) before x moves. */
+static int step(ovk__ctx *c, pbcgs_work *w, int iter, int more, int *broke)
 {
     ovk_request *req = w->early;
     int early = req != NULL;
@@ -265,7 +266,7 @@ static int step(ovk__ctx *c, pbcgs_work *w, int more, int *broke)
     if (rc) return rc;
     rc = ovk__sum_finish(c, OVK__GAMMA, req, pc_matvec(c, w->z, w->z2, w->v)); /* z2 = C z; v = A z2 */
     if (!rc && early && !omega_sums(w)) rc = ovk__sum(c, OVK__GAMMA, w->a, 3);
-    if (rc) return rc;
+    if (rc || ovk__bcgs_nonfinite(c, iter, w->a, 2, "<q,y> or <y,y>")) return rc; /* x not updated from them */
     *broke = w->a[1] == 0.0 || w->a[0] == 0.0;
     if (*broke) {
         half_step(c, w);
@@ -331,8 +332,9 @@ static int run(ovk__ctx *c, pbcgs_work *w, double bb)
         int broke = 0, stop = 0, replaced = 0;
         const char *what = "omega";
         double value = 0.0;
-        rc = step(c, w, iter < c->opts->max_iter, &broke);
-        if (rc) return rc;
+        rc = step(c, w, iter, iter < c->opts->max_iter, &broke);
+        if (rc || c->res->reason != OVK_REASON_NONE) return rc;
+        if (ovk__bcgs_nonfinite(c, iter, w->b, NB, "a sum of the step")) return OVK_OK; /* the next step's */
         rc = ovk__bcgs_check(c, iter, w->b[B_RR], bb, w->r, &stop, &replaced);
         if (rc || stop) return rc;
         if (!broke && !replaced) coefficients(w, &broke, &what, &value);

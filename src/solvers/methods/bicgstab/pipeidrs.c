@@ -62,9 +62,10 @@ typedef struct pidrs_work {
     int s;
     double *M;             /* s x s, M[i + s j] = <p_i, g_j> */
     double *f, *cf, *al;   /* P^T r; the step's c; alpha */
-    double *vals;          /* the step's sums: 2 s + 3 */
+    double *vals;          /* the step's sums: 2 s + 4 */
     double omega;
     double rr_loc;         /* the local <r,r> of the last update */
+    double xx_loc;         /* the local <x,x> of the last update: not finite when x grew past 1e154 */
     const double *diag;    /* C's diagonal when C is diagonal (r^ and G^ then not carried), else NULL */
     int shadow;            /* P is set up */
     long long nglobal;
@@ -135,12 +136,12 @@ static void direction(ovk__ctx *c, pidrs_work *w, int k)
 }
 
 /* (g_k, g^_k, g~_k, u_k) -= (G, G^, G~, U)(:,:k) alpha;  (r, r^, r~) -=
- * beta (g_k, g^_k, g~_k);  x += beta u_k;  rr_loc = <r,r>: one pass (g^_k
+ * beta (g_k, g^_k, g~_k);  x += beta u_k;  rr_loc = <r,r>, xx_loc = <x,x>: one pass (g^_k
  * and r^ not with a diagonal C) */
 static void inner_update(ovk__ctx *c, pidrs_work *w, int k, double beta)
 {
     int n = c->n, every = ovk__chunk_rows(n, &c->hook);
-    double ma[MAX_S], rr = 0.0;
+    double ma[MAX_S], rr = 0.0, xx = 0.0;
     for (int j = 0; j < k; j++) ma[j] = -w->al[j];
     ovk__tic t0 = ovk__tic_start(c);
     for (int lo = 0, since = 0; lo < n; lo += BLOCK) {
@@ -152,31 +153,34 @@ static void inner_update(ovk__ctx *c, pidrs_work *w, int k, double beta)
         const double *restrict g = w->G[k] + lo, *restrict gh = w->Gh[k] + lo, *restrict gt = w->Gt[k] + lo;
         const double *restrict u = w->U[k] + lo;
         double *restrict r = w->r + lo, *restrict rh = w->rh + lo, *restrict rt = w->rt + lo;
-        double *restrict x = c->x + lo, br = 0.0;
+        double *restrict x = c->x + lo, br = 0.0, bx = 0.0;
         if (!w->diag)
             for (int i = 0; i < m; i++) rh[i] -= beta * gh[i];
-#pragma omp simd reduction(+ : br)
+#pragma omp simd reduction(+ : br, bx)
         for (int i = 0; i < m; i++) {
-            double ri = r[i] - beta * g[i];
+            double ri = r[i] - beta * g[i], xi = x[i] + beta * u[i];
             r[i] = ri;
             rt[i] -= beta * gt[i];
-            x[i] += beta * u[i];
+            x[i] = xi;
             br += ri * ri;
+            bx += xi * xi;
         }
         rr += br;
+        xx += bx;
         ovk__idr_progress(c, m, every, lo + m == n, &since);
     }
     w->rr_loc = rr;
+    w->xx_loc = xx;
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
 /* x += omega r^ (d r with a diagonal C);  (r, r^, r~) -= omega (r~, t^, t~);
- * rr_loc = <r,r> */
+ * rr_loc = <r,r>, xx_loc = <x,x> */
 static void omega_update(ovk__ctx *c, pidrs_work *w)
 {
     double *restrict r = w->r, *restrict rh = w->rh, *restrict rt = w->rt, *restrict x = c->x;
     const double *restrict th = w->th, *restrict tt = w->tt, *restrict d = w->diag;
-    double om = w->omega, rr = 0.0;
+    double om = w->omega, rr = 0.0, xx = 0.0;
     int n = c->n;
     ovk__tic t0 = ovk__tic_start(c);
     if (d) {
@@ -187,14 +191,16 @@ static void omega_update(ovk__ctx *c, pidrs_work *w)
             rh[i] -= om * th[i];
         }
     }
-#pragma omp simd reduction(+ : rr)
+#pragma omp simd reduction(+ : rr, xx)
     for (int i = 0; i < n; i++) {
         double ri = r[i] - om * rt[i];
         r[i] = ri;
         rt[i] -= om * tt[i];
         rr += ri * ri;
+        xx += x[i] * x[i];
     }
     w->rr_loc = rr;
+    w->xx_loc = xx;
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
@@ -248,14 +254,15 @@ static int true_residual(ovk__ctx *c, pidrs_work *w)
 }
 
 /* inner step k up to its wait: u_k, g_k by the recurrences; m = P^T g_k,
- * <g_k,g_k>, <r,r> in flight while g^_k = C g_k, g~_k = A g^_k */
+ * <g_k,g_k>, <r,r>, <x,x> (the last two of the previous update) in flight while g^_k = C g_k, g~_k = A g^_k */
 static int inner_sums(ovk__ctx *c, pidrs_work *w, int k)
 {
     int s = w->s;
     ovk__idr_solve_c(s, k, w->M, w->f, w->cf); /* M(k:,k:) c = f(k:) */
     direction(c, w, k);
     w->vals[s + 1] = w->rr_loc;
-    return sums_behind(c, w, s + 2, w->G[k], w->diag ? w->th : w->Gh[k], w->Gt[k]); /* g^_k kept without d */
+    w->vals[s + 2] = w->xx_loc;
+    return sums_behind(c, w, s + 3, w->G[k], w->diag ? w->th : w->Gh[k], w->Gt[k]); /* g^_k kept without d */
 }
 
 /* inner step k after its wait; *broke: M(k,k) negligible (nothing updated,
@@ -269,14 +276,15 @@ static void inner_finish(ovk__ctx *c, pidrs_work *w, int k, int *broke, double *
     if (!*broke) inner_update(c, w, k, ovk__idr_beta(s, k, M, w->f));
 }
 
-/* the omega step up to its wait: P^T r, P^T t, <t,r>, <t,t>, <r,r> (t = r~)
+/* the omega step up to its wait: P^T r, P^T t, <t,r>, <t,t>, <r,r>, <x,x> (t = r~)
  * in flight while t^ = C t, t~ = A t^ */
 static int omega_sums(ovk__ctx *c, pidrs_work *w)
 {
     int s = w->s;
     ovk__idr_shadow_dots(c, s, w->P, 2, (const double *[]){w->r, w->rt}, w->vals);
     w->vals[2 * s + 2] = w->rr_loc;
-    return sums_behind(c, w, 2 * s + 3, w->rt, w->th, w->tt);
+    w->vals[2 * s + 3] = w->xx_loc;
+    return sums_behind(c, w, 2 * s + 4, w->rt, w->th, w->tt);
 }
 
 /* the omega step after its wait; *broke: <t,t> = 0 */
@@ -305,7 +313,7 @@ static int step(ovk__ctx *c, pidrs_work *w, int k, int iter, int checked, double
             return restart(c, w);
         }
     }
-    if (ovk__idr_nonfinite(c, w->vals, count, iter)) {
+    if (ovk__idr_nonfinite(c, w->vals, count, iter) || ovk__idr_unbounded(c, w->vals[count], iter)) {
         *stop = 1;
         return OVK_OK;
     }
@@ -341,7 +349,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
     w->shadow = 1;
     w->diag = ovk__ctx_pc_diagonal(c);
     w->last_restart = -1;
-    w->rr_loc = 0.0;
+    w->rr_loc = w->xx_loc = 0.0;
     rc = restart(c, w); /* r = b - A x0 from the frame, its norm checked */
     if (rc) return rc;
     for (int iter = 1; iter <= c->opts->max_iter;) {
@@ -426,7 +434,7 @@ static void pidrs_view(const void *work, FILE *f)
     fprintf(f, "  pipeidrs: s = %d (pipelined biorthogonal IDR(s), %d steps a cycle), shadow space of %d "
                "orthonormal random vectors; one reduction per step (%d values, the omega step's %d) in flight "
                "behind the step's preconditioner application and product\n",
-            w->s, w->s + 1, w->s, w->s + 2, 2 * w->s + 3);
+            w->s, w->s + 1, w->s, w->s + 3, 2 * w->s + 4);
 }
 
 const ovk__solver ovk__solver_pipeidrs = {

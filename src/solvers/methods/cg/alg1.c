@@ -18,6 +18,29 @@ typedef struct alg1_work {
     double *r, *s, *p;
 } alg1_work;
 
+/* s = C r with <r,s>, and the sums of gamma = <r,s> and Z^T s */
+static int precondition(ovk__ctx *c, alg1_work *w, double *gz)
+{
+    double rr = 0.0;
+    int rc = ovk__ctx_pc_dots(c, w->r, w->s, &gz[0], &rr); /* s = C r, <r,s> */
+    if (rc) return rc;
+    return ovk__sum(c, OVK__GAMMA, gz, ovk__nullspace_append(c, gz, 1, 1, w->s)); /* gamma, Z^T s */
+}
+
+/* The check stopped the solve: a convergence of the recursive residual
+ * must hold for the true one (one product, one reduction); if it does not,
+ * r = b - A x replaces r (counted as a replacement), the direction is
+ * kept and the iteration goes on (*stop = 0). */
+static int settle(ovk__ctx *c, alg1_work *w, double bb, int *stop)
+{
+    if (c->res->reason != OVK_REASON_CONVERGED) return OVK_OK;
+    int ok = 0, rc = ovk__confirm(c, bb, w->r, &ok); /* r = b - A x */
+    if (rc || ok) return rc;
+    c->res->replacements++;
+    *stop = 0;
+    return OVK_OK;
+}
+
 /* Jacobi: x += alpha p; r -= alpha s; s = r ./ a with <r,s>, <r,r> in one
  * pass (DiagScale's division, bitwise the two-pass result); the sums of
  * gamma, Z^T s and <r,r>; the test */
@@ -32,7 +55,11 @@ static int step_jacobi(ovk__ctx *c, int iter, double alpha, const double *a, alg
     if (rc) return rc;
     rc = ovk__sum(c, OVK__IPROD, &iprod, 1);
     if (rc) return rc;
-    return ovk__iterate_check(c, iter, iprod, bb, stop);
+    rc = ovk__iterate_check(c, iter, iprod, bb, stop);
+    if (rc || !*stop) return rc;
+    rc = settle(c, w, bb, stop);
+    if (rc || *stop) return rc;
+    return precondition(c, w, gz); /* r was replaced: s = C r again */
 }
 
 /* any other C: x += alpha p; r -= alpha s; the sum of <r,r>; the test;
@@ -40,17 +67,16 @@ static int step_jacobi(ovk__ctx *c, int iter, double alpha, const double *a, alg
  * so C is applied k times in k iterations */
 static int step_general(ovk__ctx *c, int iter, double alpha, alg1_work *w, double bb, double *gz, int *stop)
 {
-    double iprod, rr;
+    double iprod;
     ovk__tic t0 = ovk__tic_start(c);
     ovk__axpy2(c->n, alpha, w->p, c->x, w->s, w->r, &c->hook); /* x += alpha p; r -= alpha s */
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     int rc = ovk__ctx_dots(c, 1, (const double *[]){w->r}, (const double *[]){w->r}, &iprod); /* <r,r> */
     if (rc) return rc;
     rc = ovk__iterate_check(c, iter, iprod, bb, stop);
+    if (!rc && *stop) rc = settle(c, w, bb, stop);
     if (rc || *stop) return rc;
-    rc = ovk__ctx_pc_dots(c, w->r, w->s, &gz[0], &rr); /* s = C r, <r,s> */
-    if (rc) return rc;
-    return ovk__sum(c, OVK__GAMMA, gz, ovk__nullspace_append(c, gz, 1, 1, w->s)); /* gamma, Z^T s */
+    return precondition(c, w, gz);
 }
 
 static int iterate_from(ovk__ctx *c, alg1_work *w, double gamma, double bb)

@@ -3,7 +3,9 @@
  * setup and applied as a multiplication, DiagInvScale, Fig. 5; IC(0) and
  * SSOR: their triangular factors).  The x update lags one iteration
  * (x += alpha p_prev), so <s,p> is not needed until after it; the iterates
- * equal Algorithm1's in exact arithmetic. */
+ * equal Algorithm1's in exact arithmetic.  Convergence of the recursive
+ * residual is confirmed with the true one (ovk__lagged_confirm); if it does
+ * not hold, r = b - A x replaces r and the iteration goes on. */
 #include <stddef.h>
 
 #include "../../solver.h"
@@ -43,7 +45,15 @@ static int iterate_from(ovk__ctx *c, alg2_work *w, double gamma, double bb)
         if (rc) return rc;
         beta = gamma / gamma_old;
         rc = ovk__lagged_iter_end(c, iter, iprod, bb, alpha, &w->p, &w->p_prev, &done);
+        int stopped = done;
+        if (!rc && done) rc = ovk__lagged_confirm(c, iter, bb, w->r, &alpha, &done);
         if (rc || done) return rc;
+        if (stopped) { /* not confirmed: r was replaced by b - A x; t, gamma and beta from it */
+            rc = ovk__ctx_pc_left(c, w->r, w->t, &gamma); /* t = L^-1 r */
+            if (!rc) rc = ovk__sum(c, OVK__GAMMA, &gamma, 1); /* gamma = <t,t> */
+            if (rc) return rc;
+            beta = gamma / gamma_old;
+        }
     }
     c->res->reason = OVK_REASON_MAXIT;
     return OVK_OK;

@@ -3,7 +3,10 @@
  *   gamma = <t,t>  overlaps  w = L^-T t        (DiagInvScale for Jacobi)
  *   sdotp = <s,p>  overlaps  x += alpha p_prev (X axpy)
  *   iprod = <r,r>  overlaps  t = L^-1 r        (DiagInvScale for Jacobi)
- * The kernels drive the backend's progress through the hook while they run. */
+ * The kernels drive the backend's progress through the hook while they run.
+ * Convergence of the recursive residual is confirmed with the true one
+ * (ovk__lagged_confirm); if it does not hold, r = b - A x replaces r and
+ * the iteration goes on. */
 #include <stddef.h>
 
 #include "../../solver.h"
@@ -52,6 +55,20 @@ static int step(ovk__ctx *c, ovl_work *w, int iter, double *alpha, double *gamma
     return ovk__sum_begin(c, OVK__GAMMA, &w->gamma, 1, &w->gamma_req); /* init <t,t> */
 }
 
+/* The recursive residual converged: the gamma in flight completed, then
+ * the true residual confirmed (ovk__lagged_confirm); if it does not hold,
+ * r = b - A x replaced r, so t = L^-1 r and <t,t> are started again. */
+static int settle(ovk__ctx *c, ovl_work *w, int iter, double bb, double *alpha, int *done)
+{
+    int rc = ovk__sum_end(c, OVK__GAMMA, w->gamma_req);
+    w->gamma_req = NULL;
+    if (!rc) rc = ovk__lagged_confirm(c, iter, bb, w->r, alpha, done);
+    if (rc || *done) return rc;
+    rc = ovk__ctx_pc_left(c, w->r, w->t, &w->gamma); /* t = L^-1 r */
+    if (rc) return rc;
+    return ovk__sum_begin(c, OVK__GAMMA, &w->gamma, 1, &w->gamma_req); /* init <t,t> */
+}
+
 static int iterate_from(ovk__ctx *c, ovl_work *w, double bb)
 {
     int rc = OVK_OK, done = 0;
@@ -60,6 +77,7 @@ static int iterate_from(ovk__ctx *c, ovl_work *w, double bb)
         rc = step(c, w, iter, &alpha, &gamma_old);
         if (rc || c->res->reason != OVK_REASON_NONE) return rc; /* error or breakdown */
         rc = ovk__lagged_iter_end(c, iter, w->iprod, bb, alpha, &w->p, &w->p_prev, &done);
+        if (!rc && done && c->res->reason == OVK_REASON_CONVERGED) rc = settle(c, w, iter, bb, &alpha, &done);
         if (rc || done) return rc;
     }
     c->res->reason = OVK_REASON_MAXIT;

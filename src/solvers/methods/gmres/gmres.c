@@ -621,13 +621,27 @@ static int finite_vector(const double *v, int n)
 }
 
 /* r = b - A x into out, *rr = <r,r> (one reduction) */
-static int true_residual(ovk__ctx *c, double *out, double *rr)
+/* x is the cycle's start (no update): the result's residual is its true
+ * one, ||r||^2 = rr, not the last step's estimate */
+static int start_residual(ovk__ctx *c, double rr, double bb)
 {
-    int rc = ovk__ctx_residual(c, out);
+    if (isfinite(rr) && bb > 0.0) c->res->rel_residual = sqrt(rr / bb);
+    return OVK_OK;
+}
+
+/* after an undo (x -= d, d in r when updated): r = b - A x and, in the
+ * same reduction, ||r||^2 (rr), ||d||^2 and ||x||^2 (cy->dd, cy->xx) */
+static int undone_residual(ovk__ctx *c, ovk__gmres_cycle *cy, int updated, double *rr)
+{
+    double v[3] = {0.0, updated ? ovk__dot(c->n, cy->r, cy->r) : 0.0, ovk__dot(c->n, c->x, c->x)};
+    int rc = ovk__ctx_residual(c, cy->r);
     if (rc) return rc;
-    *rr = 0.0;
-    ovk__gmres_dots(c, 1, (const double *const[]){out}, out, rr);
-    return ovk__sum(c, OVK__IPROD, rr, 1);
+    ovk__gmres_dots(c, 1, (const double *const[]){cy->r}, cy->r, v);
+    rc = ovk__sum(c, OVK__IPROD, v, 3);
+    *rr = v[0];
+    cy->dd = v[1];
+    cy->xx = v[2];
+    return rc;
 }
 
 /* A cycle's update that raised the true residual by more than GROW (more
@@ -643,12 +657,13 @@ int ovk__gmres_cycle_end(ovk__ctx *c, ovk__gmres_cycle *cy, double bb, double *r
     *stop = 1;
     cy->reverted = 0;
     cy->rr_end = rr_start;
-    if (why == OVK_REASON_NONFINITE || why == OVK_REASON_BREAKDOWN) return OVK_OK; /* y is meaningless */
+    if (why == OVK_REASON_NONFINITE || why == OVK_REASON_BREAKDOWN) /* y is meaningless: x stays the start */
+        return start_residual(c, rr_start, bb);
     int updated = 0;
     if (cy->k > 0) {
         double rmin = ovk__arnoldi_solve(cy->ls, cy->k);
         if (ovk__breakdown(c, cy->iter, "the smallest diagonal entry of the rotated Hessenberg matrix", rmin, 0))
-            return OVK_OK;
+            return start_residual(c, rr_start, bb);
         update_coefficients(cy->ls, cy->k, cy->Z != NULL, coef);
         rc = update_vector(c, cy, coef, cy->r); /* d in r */
         if (rc) return rc;
@@ -668,7 +683,7 @@ int ovk__gmres_cycle_end(ovk__ctx *c, ovk__gmres_cycle *cy, double bb, double *r
     if (cy->k > 0 && !(*rr <= bound && *rr <= rr0) && isfinite(rr_start)) { /* raised, or NaN: undo */
         if (updated) ovk__ctx_axpy(c, -1.0, cy->r, c->x);
         cy->reverted = 1;
-        rc = true_residual(c, cy->r, rr);
+        rc = undone_residual(c, cy, updated, rr);
         if (rc) return rc;
     } else {
         memcpy(cy->r, cy->t, sizeof(double) * (size_t)c->n);
@@ -1105,10 +1120,52 @@ static void reorthogonalise_fully(gmres_work *w, ovk__gmres_cycle *cy, double rr
     cy->refine = OVK__REFINE_ALWAYS;
 }
 
+/* 1 when C applied twice to r (the true residual) gives results that
+ * differ (relative 1e-8): a preconditioner that changes between
+ * applications, which x += C V y does not allow (scratch: V[0], V[1]; one
+ * reduction) */
+static int pc_changes(ovk__ctx *c, gmres_work *w, const double *r, int *changes)
+{
+    double *z1 = w->V[0], *z2 = w->V[1], v[2] = {0.0, 0.0};
+    int rc = ovk__ctx_pc(c, r, z1);
+    if (!rc) rc = ovk__ctx_pc(c, r, z2);
+    if (rc) return rc;
+    for (int i = 0; i < c->n; i++) {
+        v[0] += (z1[i] - z2[i]) * (z1[i] - z2[i]);
+        v[1] += z1[i] * z1[i];
+    }
+    rc = ovk__sum(c, OVK__IPROD, v, 2);
+    *changes = !(v[0] <= 1e-16 * v[1]);
+    return rc;
+}
+
+/* The safeguard gives up: the cycle's update raised the true residual
+ * with two passes per step and again after a restart from the best
+ * iterate.  A preconditioner that changes between applications is named
+ * (fgmres allows it); else the update lost to rounding, with its size. */
+static int give_up(ovk__ctx *c, gmres_work *w, const ovk__gmres_cycle *cy, double rr_start, double bb)
+{
+    int changes = 0, rc = w->flexible ? OVK_OK : pc_changes(c, w, cy->r, &changes);
+    if (rc) return rc;
+    c->res->iterations = cy->iter;
+    c->res->reason = OVK_REASON_BREAKDOWN;
+    if (changes)
+        return ovk__fail(OVK_EBREAKDOWN, "iteration %d: the preconditioner changed between applications (C r "
+                                         "twice gave different results), which GMRES's x += C V y cannot follow: "
+                                         "use fgmres",
+                         cy->iter);
+    ovk__fail(OVK_EBREAKDOWN, "iteration %d: GMRES's update is lost to rounding: an update of %.3g ||b|| (x is %.3g "
+                              "||b||) raised the true residual %.3g times above its start, with two Gram-Schmidt "
+                              "passes per step and after a restart from the best iterate (x is that iterate): A C "
+                              "is too ill-conditioned for an update this large; try bicgstab or pgmres",
+              cy->iter, sqrt(cy->dd / bb), sqrt(cy->xx / bb), sqrt(cy->rr_end / rr_start));
+    return OVK_OK;
+}
+
 /* cycles from r = b - A x with ||r||^2 = rr, counting from iter */
 static int run(ovk__ctx *c, gmres_work *w, double bb, int iter, double rr)
 {
-    int stop = 0, rc = OVK_OK;
+    int stop = 0, rc = OVK_OK, m = w->m, retried = 0;
     ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->V, .Z = w->flexible ? w->Z : NULL, .t = w->t, .r = w->r,
                            .F = w->basis == OVK__BASIS_SINGLE ? w->F : NULL, .iter = iter, .orth = w->orth,
                            .refine = w->refine};
@@ -1122,18 +1179,20 @@ static int run(ovk__ctx *c, gmres_work *w, double bb, int iter, double rr)
         double rr_start = rr;
         int full = cy.orth == OVK__ORTH_CGS && cy.refine == OVK__REFINE_ALWAYS;
         cy.undo_rises = !full; /* a rise undone while two passes per step remain to try */
-        rc = ovk__gmres_cycle_run(c, &cy, w->m, bb, &rr, NULL, &stop);
+        rc = ovk__gmres_cycle_run(c, &cy, m, bb, &rr, NULL, &stop);
         if (!rc && w->orthloss) rc = measure_loss(c, w, &cy);
         if (rc || stop) break;
+        if (!cy.reverted) m = w->m; /* a retry's half cycle held: full cycles again */
         if (!w->no_room && lost_to_rounding(&cy, rr_start, cy.rr_end)) {
             rc = to_double_basis(c, w, &cy);
         } else if (!full && suspect(&cy, rr_start)) {
             reorthogonalise_fully(w, &cy, rr_start);
-        } else if (cy.reverted) { /* the same cycle again would end the same */
-            ovk__stop(c, cy.iter, OVK_REASON_BREAKDOWN,
-                      "the true residual over its start after a cycle with two Gram-Schmidt passes per step (the "
-                      "update is lost to rounding: A C too ill-conditioned for this accuracy)",
-                      sqrt(cy.rr_end / rr_start));
+        } else if (cy.reverted && !retried) { /* once: from the best iterate (x undone) with half the
+                                                  cycle; the same cycle again would end the same */
+            retried = 1;
+            m = m > 1 ? m / 2 : 1;
+        } else if (cy.reverted) {
+            rc = give_up(c, w, &cy, rr_start, bb);
             stop = 1;
         }
     }
