@@ -65,34 +65,6 @@ static ovk_matrix *build(int n, double (*entry)(int, int, int))
     return A;
 }
 
-/* x = A^-1 b by Gaussian elimination with partial pivoting (a: n x n, row
- * major, overwritten) */
-static void dense_solve(int n, double *a, double *b)
-{
-    for (int k = 0; k < n; k++) {
-        int p = k;
-        for (int i = k + 1; i < n; i++)
-            if (fabs(a[i * n + k]) > fabs(a[p * n + k])) p = i;
-        for (int j = 0; j < n; j++) {
-            double t = a[k * n + j];
-            a[k * n + j] = a[p * n + j];
-            a[p * n + j] = t;
-        }
-        double t = b[k];
-        b[k] = b[p];
-        b[p] = t;
-        for (int i = k + 1; i < n; i++) {
-            double l = a[i * n + k] / a[k * n + k];
-            for (int j = k; j < n; j++) a[i * n + j] -= l * a[k * n + j];
-            b[i] -= l * b[k];
-        }
-    }
-    for (int k = n - 1; k >= 0; k--) {
-        for (int j = k + 1; j < n; j++) b[k] -= a[k * n + j] * b[j];
-        b[k] /= a[k * n + k];
-    }
-}
-
 /* one solve of A x = b, b(i) = hash(i), x0 = 0; x copied to xout (local
  * rows); returns the status, res filled */
 static int solve_b(ovk_matrix *A, const char *solver, const char *pc, double rtol, int maxit, double *xout,
@@ -130,7 +102,7 @@ static void idr_dense_reference(const char *const *specs, int nspecs)
         xr[i] = hash_unit((uint64_t)i + 7u);
         for (int j = 0; j < n; j++) a[i * n + j] = dense_entry(n, i, j);
     }
-    dense_solve(n, a, xr);
+    mt_dense_solve(n, a, xr);
     ovk_matrix *A = build(n, dense_entry);
     static const char *const pcs[] = {"none", "jacobi"};
     for (int k = 0; k < nspecs; k++)

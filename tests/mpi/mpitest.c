@@ -138,3 +138,29 @@ int mt_finish(const char *name)
     if (rank == 0) printf("%s: %s (%d failed checks)\n", name, total ? "FAIL" : "PASS", total);
     return total ? 1 : 0;
 }
+
+void mt_dense_solve(int n, double *a, double *b)
+{
+    for (int k = 0; k < n; k++) {
+        int p = k;
+        for (int i = k + 1; i < n; i++)
+            if (fabs(a[i * n + k]) > fabs(a[p * n + k])) p = i;
+        for (int j = 0; j < n; j++) {
+            double t = a[k * n + j];
+            a[k * n + j] = a[p * n + j];
+            a[p * n + j] = t;
+        }
+        double t = b[k];
+        b[k] = b[p];
+        b[p] = t;
+        for (int i = k + 1; i < n; i++) {
+            double l = a[i * n + k] / a[k * n + k];
+            for (int j = k; j < n; j++) a[i * n + j] -= l * a[k * n + j];
+            b[i] -= l * b[k];
+        }
+    }
+    for (int k = n - 1; k >= 0; k--) {
+        for (int j = k + 1; j < n; j++) b[k] -= a[k * n + j] * b[j];
+        b[k] /= a[k * n + k];
+    }
+}

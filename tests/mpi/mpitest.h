@@ -44,6 +44,9 @@ int mt_check_against_mpi(const void *in, const void *got, int n, ovk_datatype t,
  * for checks that an idle helper thread does not spin. */
 double mt_cpu_seconds(void);
 void mt_nap(double s);
+/* b = A^-1 b by Gaussian elimination with partial pivoting (a: n x n, row
+ * major, overwritten): the dense reference of the solver tests */
+void mt_dense_solve(int n, double *a, double *b);
 
 /* The registry's CG variants that run a recurrence of their own, in its
  * order (auto, which runs one of them, is tested in test_auto.c; scg, whose

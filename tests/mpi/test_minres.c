@@ -134,34 +134,6 @@ static double dense_entry(int n, int i, int j)
 /* the same with a skew part: not symmetric */
 static double skew_entry(int n, int i, int j) { return dense_entry(n, i, j) + (j == i + 1 ? 0.25 : 0.0); }
 
-/* x = A^-1 b by Gaussian elimination with partial pivoting (a: n x n, row
- * major, overwritten) */
-static void dense_solve(int n, double *a, double *b)
-{
-    for (int k = 0; k < n; k++) {
-        int p = k;
-        for (int i = k + 1; i < n; i++)
-            if (fabs(a[i * n + k]) > fabs(a[p * n + k])) p = i;
-        for (int j = 0; j < n; j++) {
-            double t = a[k * n + j];
-            a[k * n + j] = a[p * n + j];
-            a[p * n + j] = t;
-        }
-        double t = b[k];
-        b[k] = b[p];
-        b[p] = t;
-        for (int i = k + 1; i < n; i++) {
-            double l = a[i * n + k] / a[k * n + k];
-            for (int j = k; j < n; j++) a[i * n + j] -= l * a[k * n + j];
-            b[i] -= l * b[k];
-        }
-    }
-    for (int k = n - 1; k >= 0; k--) {
-        for (int j = k + 1; j < n; j++) b[k] -= a[k * n + j] * b[j];
-        b[k] /= a[k * n + k];
-    }
-}
-
 /* z = r ./ |d| for the diagonal d of the rank's rows (an SPD preconditioner
  * of an indefinite matrix), or z = -r when negate (indefinite) */
 typedef struct diag_pc {
@@ -270,7 +242,7 @@ static void dense_reference(void)
         xr[i] = hash_unit((uint64_t)i + 7u);
         for (int j = 0; j < n; j++) a[i * n + j] = dense_entry(n, i, j);
     }
-    dense_solve(n, a, xr);
+    mt_dense_solve(n, a, xr);
     ovk_matrix *A = build(n, 1, dense_entry, dense_cols);
     ovk_vector *b = NULL;
     ovk_vector_create(A, &b);

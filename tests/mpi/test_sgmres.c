@@ -57,7 +57,7 @@ static ovk_matrix *dense_matrix(int n)
     return A;
 }
 
-/* x = A^-1 b by Gaussian elimination with partial pivoting (every rank the whole) */
+/* x = A^-1 b for the dense reference matrix (every rank the whole) */
 static void dense_solve(int n, const double *b, double *x)
 {
     double *a = malloc(sizeof(double) * (size_t)n * (size_t)n);
@@ -65,28 +65,7 @@ static void dense_solve(int n, const double *b, double *x)
         for (int j = 0; j < n; j++) a[i * n + j] = dense_entry(i, j);
         x[i] = b[i];
     }
-    for (int k = 0; k < n; k++) {
-        int p = k;
-        for (int i = k + 1; i < n; i++)
-            if (fabs(a[i * n + k]) > fabs(a[p * n + k])) p = i;
-        for (int j = 0; j < n; j++) {
-            double t = a[k * n + j];
-            a[k * n + j] = a[p * n + j];
-            a[p * n + j] = t;
-        }
-        double t = x[k];
-        x[k] = x[p];
-        x[p] = t;
-        for (int i = k + 1; i < n; i++) {
-            double f = a[i * n + k] / a[k * n + k];
-            for (int j = k; j < n; j++) a[i * n + j] -= f * a[k * n + j];
-            x[i] -= f * x[k];
-        }
-    }
-    for (int k = n - 1; k >= 0; k--) {
-        for (int j = k + 1; j < n; j++) x[k] -= a[k * n + j] * x[j];
-        x[k] /= a[k * n + k];
-    }
+    mt_dense_solve(n, a, x);
     free(a);
 }
 
