@@ -14,6 +14,8 @@
  *     on a nilpotent Jordan block: x growing past 1e154 is named (<x,x>),
  *     x finite (they reported the iteration limit with ||r||/||b|| = -nan,
  *     x NaN);
+ *   - idrs and pipeidrs on watt_2 with jacobi, breaking down one step after
+ *     each restart: OVK_EBREAKDOWN, not 999 restarts to the iteration limit;
  *   - GMRES on watt_2 with ilu0 and b = 1 (||x|| ~ 1e10 ||b||): the message
  *     names the update lost to rounding, no SPD or null-space hint; a
  *     preconditioner that changes between applications is told to use
@@ -288,6 +290,52 @@ static void check_pipeidrs_drift(void)
     ovk_matrix_destroy(A);
 }
 
+/* idrs and pipeidrs on watt_2 with jacobi and the drivers' random b: breakdowns
+ * one step after each restart, never a whole cycle between them, end
+ * OVK_EBREAKDOWN within a few restarts (they restarted at nearly every step
+ * up to the iteration limit) */
+/* entry i of the drivers' -rhs random (splitmix64 of the global row, in [-1, 1)) */
+static double driver_random(ovk_gidx i)
+{
+    uint64_t z = (uint64_t)i + 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (double)(z >> 11) / 4503599627370496.0 - 1.0;
+}
+
+static void check_idr_restart_loop(void)
+{
+    ovk_matrix *A = mt_nonsym_matrix("watt_2");
+    if (!A) return;
+    int n = ovk_matrix_nlocal(A);
+    ovk_gidx start = ovk_matrix_row_start(A);
+    const char *const solvers[] = {"idrs", "pipeidrs"};
+    for (int v = 0; v < 2; v++) {
+        ovk_solver *s = NULL;
+        ovk_vector *b = NULL, *x = NULL;
+        ovk_pcg_result res;
+        MT_RC(OVK_OK, ovk_vector_create(A, &b));
+        MT_RC(OVK_OK, ovk_vector_create(A, &x));
+        double *bd = ovk_vector_data(b);
+        for (int i = 0; i < n; i++) bd[i] = driver_random(start + i);
+        MT_RC(OVK_OK, ovk_solver_create(A, &s));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", solvers[v]));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "jacobi"));
+        int rc = ovk_solver_solve(s, b, x, &res);
+        MT_CHECK((rc == OVK_OK || rc == OVK_EBREAKDOWN || rc == OVK_EMAXIT) && res.restarts < 50,
+                 "%s on watt_2, jacobi: %s after %d iterations and %d restarts (%s)", solvers[v], ovk_status_name(rc),
+                 res.iterations, res.restarts, ovk_error_detail());
+        MT_CHECK(rc != OVK_OK || res.rel_residual < 1e-8, "%s on watt_2: converged at %g", solvers[v],
+                 res.rel_residual);
+        MT_CHECK(all_finite(x, n), "%s on watt_2: x not finite", solvers[v]);
+        ovk_solver_destroy(&s);
+        ovk_vector_destroy(b);
+        ovk_vector_destroy(x);
+    }
+    ovk_matrix_destroy(A);
+}
+
 /* idrs and pipeidrs on the nilpotent Jordan block (50 rows, ones on the
  * superdiagonal), b = 1: OVK_ENONFINITE naming <x,x>, x finite (x was NaN) */
 static void check_idr_jordan(void)
@@ -468,6 +516,7 @@ int main(int argc, char **argv)
     sweep("pipeidrs", 11);
     check_pipeidrs_drift();
     check_idr_jordan();
+    check_idr_restart_loop();
     check_gmres_lost();
     check_gmres_changing_pc();
     check_gmres_nonfinite_residual();

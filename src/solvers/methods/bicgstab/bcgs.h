@@ -137,8 +137,9 @@ int ovk__idr_nonfinite(ovk__ctx *c, const double *vals, int count, int iter);
 int ovk__idr_unbounded(ovk__ctx *c, double xx, int iter);
 
 /* A breakdown at step iter (what = value): 0 when the caller restarts the
- * cycle (*last = iter, a restart counted), 1 when the solve stops (a second
- * one at the same step: OVK_EBREAKDOWN, status set). */
+ * cycle (*last = iter, a restart counted), 1 when the solve stops (another
+ * one before a whole cycle of s + 1 steps since the last: OVK_EBREAKDOWN,
+ * status set). */
 int ovk__idr_breakdown(ovk__ctx *c, int *last, int s, int iter, const char *what, double value);
 
 #endif

@@ -245,11 +245,12 @@ int ovk__idr_unbounded(ovk__ctx *c, double xx, int iter)
 
 int ovk__idr_breakdown(ovk__ctx *c, int *last, int s, int iter, const char *what, double value)
 {
-    if (*last == iter) {
+    if (*last >= 0 && iter - *last <= s + 1) { /* no whole cycle since the last restart: no progress */
         c->res->iterations = iter - 1;
         c->res->reason = OVK_REASON_BREAKDOWN;
-        ovk__fail(OVK_EBREAKDOWN, "iteration %d: %s = %g again right after a restart (IDR(%d) breaks down on this "
-                                  "system; try gmres, another s or another preconditioner)", iter, what, value, s);
+        ovk__fail(OVK_EBREAKDOWN, "iteration %d: %s = %g again within a cycle of the restart at iteration %d (IDR(%d) "
+                                  "breaks down on this system; try gmres, another s or another preconditioner)",
+                  iter, what, value, *last, s);
         return 1;
     }
     *last = iter;
