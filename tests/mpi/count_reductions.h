@@ -5,6 +5,10 @@
 #define OVK_TEST_COUNT_REDUCTIONS_H
 
 #include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mpitest.h"
 
 static long n_allreduce, n_iallreduce;
 
@@ -18,6 +22,43 @@ int MPI_Iallreduce(const void *s, void *r, int c, MPI_Datatype t, MPI_Op o, MPI_
 {
     n_iallreduce++;
     return PMPI_Iallreduce(s, r, c, t, o, comm, q);
+}
+
+enum { MT_VIEW_LEN = 4096 };
+
+/* A solve and what the tests of a variant's reductions read of it. */
+typedef struct mt_counted {
+    int rc, iterations, restarts;
+    ovk_reason reason;
+    double true_rel;          /* ||b - A x|| / ||b|| of the x returned */
+    long long reductions;     /* the result's count */
+    long allreduce, iallreduce; /* the solve's, as PMPI counts them */
+    char view[MT_VIEW_LEN];   /* ovk_solver_view after the solve */
+} mt_counted;
+
+/* Collective: o->rc (a setup's status) unless 0, else the solve of s (set up)
+ * on b from x, counted; then s's view. */
+static inline void mt_counted_solve(ovk_solver *s, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, mt_counted *o)
+{
+    ovk_pcg_result res;
+    memset(&res, 0, sizeof res);
+    long a0 = n_allreduce, i0 = n_iallreduce;
+    if (!o->rc) o->rc = ovk_solver_solve(s, b, x, &res);
+    o->allreduce = n_allreduce - a0;
+    o->iallreduce = n_iallreduce - i0;
+    o->iterations = res.iterations;
+    o->restarts = res.restarts;
+    o->reason = res.reason;
+    o->reductions = res.reductions;
+    o->true_rel = mt_rel_residual(A, b, x);
+    FILE *f = tmpfile();
+    size_t len = 0;
+    if (f && ovk_solver_view(s, f) == OVK_OK) {
+        rewind(f);
+        len = fread(o->view, 1, MT_VIEW_LEN - 1, f);
+    }
+    if (f) fclose(f);
+    o->view[len] = '\0';
 }
 
 #endif

@@ -15,22 +15,11 @@
 #include "count_reductions.h"
 #include "mpitest.h"
 
-enum { VIEW_LEN = 4096 };
-
-typedef struct outcome {
-    int rc, iterations, restarts;
-    ovk_reason reason;
-    double true_rel;
-    long allreduce, iallreduce;
-    char view[VIEW_LEN];
-} outcome;
-
-static outcome solve(const ovk_matrix *A, const char *solver, const char *backend, int max_it, const char *rtol)
+static mt_counted solve(const ovk_matrix *A, const char *solver, const char *backend, int max_it, const char *rtol)
 {
     ovk_solver *s = NULL;
     ovk_vector *b = NULL, *x = NULL;
-    ovk_pcg_result res;
-    outcome o = {0};
+    mt_counted o = {0};
     char buf[32];
     ovk_vector_create(A, &b);
     ovk_vector_create(A, &x);
@@ -42,22 +31,8 @@ static outcome solve(const ovk_matrix *A, const char *solver, const char *backen
     MT_RC(OVK_OK, ovk_solver_set_option(s, "rtol", rtol));
     snprintf(buf, sizeof buf, "%d", max_it);
     MT_RC(OVK_OK, ovk_solver_set_option(s, "max_it", buf));
-    memset(&res, 0, sizeof res);
     o.rc = ovk_solver_setup(s);
-    long a0 = n_allreduce, i0 = n_iallreduce;
-    if (!o.rc) o.rc = ovk_solver_solve(s, b, x, &res);
-    o.allreduce = n_allreduce - a0;
-    o.iallreduce = n_iallreduce - i0;
-    o.iterations = res.iterations;
-    o.restarts = res.restarts;
-    o.reason = res.reason;
-    o.true_rel = mt_rel_residual(A, b, x);
-    FILE *f = tmpfile();
-    MT_RC(OVK_OK, ovk_solver_view(s, f));
-    rewind(f);
-    size_t len = fread(o.view, 1, VIEW_LEN - 1, f);
-    o.view[len] = '\0';
-    fclose(f);
+    mt_counted_solve(s, A, b, x, &o);
     ovk_solver_destroy(&s);
     ovk_vector_destroy(b);
     ovk_vector_destroy(x);
@@ -74,8 +49,8 @@ static double loss_of(const char *view)
 /* dcgs2 converges without the fallback, V orthonormal; cgs falls back */
 static void robustness(int rank, const ovk_matrix *A)
 {
-    outcome d = solve(A, "pgmres:l=1,orth=dcgs2,orthloss=1", "native", 3000, "1e-8");
-    outcome g = solve(A, "pgmres:l=1,orth=cgs,orthloss=1", "native", 3000, "1e-8");
+    mt_counted d = solve(A, "pgmres:l=1,orth=dcgs2,orthloss=1", "native", 3000, "1e-8");
+    mt_counted g = solve(A, "pgmres:l=1,orth=cgs,orthloss=1", "native", 3000, "1e-8");
     double ld = loss_of(d.view), lg = loss_of(g.view);
     MT_CHECK(d.rc == OVK_OK && d.reason == OVK_REASON_CONVERGED && d.true_rel < 1e-8 && d.restarts == 0,
              "dcgs2: status %s, %d iterations, true residual %.3e, %d restarts", ovk_status_name(d.rc), d.iterations,
@@ -100,8 +75,8 @@ static void reductions(int rank, const ovk_matrix *A)
     static const char *const backends[] = {"blocking", "native"};
     for (int s = 0; s < 3; s++)
         for (int k = 0; k < 2; k++) {
-            outcome few = solve(A, specs[s], backends[k], 5, "1e-30");
-            outcome many = solve(A, specs[s], backends[k], 25, "1e-30");
+            mt_counted few = solve(A, specs[s], backends[k], 5, "1e-30");
+            mt_counted many = solve(A, specs[s], backends[k], 25, "1e-30");
             long grow = k == 0 ? many.allreduce - few.allreduce : many.iallreduce - few.iallreduce;
             int steps = many.iterations - few.iterations;
             MT_CHECK(few.rc == OVK_EMAXIT && many.rc == OVK_EMAXIT && steps == 20 && many.restarts == 0,

@@ -16,16 +16,7 @@
 #include "mpitest.h"
 #include "problem.h"
 
-enum { DENSE_N = 40, DIAG_N = 60, VIEW_LEN = 4096 };
-
-typedef struct outcome {
-    int rc, iterations, restarts;
-    ovk_reason reason;
-    double true_rel;
-    long long reductions;
-    long allreduce, iallreduce;
-    char view[VIEW_LEN];
-} outcome;
+enum { DENSE_N = 40, DIAG_N = 60 };
 
 /* a symmetric random part of norm below 1 on a diagonal in [1, 3) */
 static double dense_entry(int i, int j)
@@ -75,11 +66,11 @@ typedef struct config {
     int again; /* solve twice from x = 0 on the solver, the second solve's outcome (no first phase) */
 } config;
 
-static outcome solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, config cf)
+static mt_counted solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, config cf)
 {
     ovk_solver *s = NULL;
     ovk_pcg_result res;
-    outcome o = {0};
+    mt_counted o = {0};
     char buf[32];
     ovk_vector_set(x, 0.0);
     MT_RC(OVK_OK, ovk_solver_create(A, &s));
@@ -95,21 +86,7 @@ static outcome solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, co
         o.rc = ovk_solver_solve(s, b, x, &res);
         ovk_vector_set(x, 0.0);
     }
-    long a0 = n_allreduce, i0 = n_iallreduce;
-    if (!o.rc) o.rc = ovk_solver_solve(s, b, x, &res);
-    o.allreduce = n_allreduce - a0;
-    o.iallreduce = n_iallreduce - i0;
-    o.iterations = res.iterations;
-    o.restarts = res.restarts;
-    o.reason = res.reason;
-    o.reductions = res.reductions;
-    o.true_rel = mt_rel_residual(A, b, x);
-    FILE *f = tmpfile();
-    MT_RC(OVK_OK, ovk_solver_view(s, f));
-    rewind(f);
-    size_t len = fread(o.view, 1, VIEW_LEN - 1, f);
-    o.view[len] = '\0';
-    fclose(f);
+    mt_counted_solve(s, A, b, x, &o);
     ovk_solver_destroy(&s);
     return o;
 }
@@ -133,7 +110,7 @@ static void dense_reference(int rank)
         char spec[32];
         snprintf(spec, sizeof spec, "scg:s=%d", s);
         const char *pc = s % 2 ? "none" : "jacobi";
-        outcome o = solve(A, b, x, (config){spec, pc, s % 3 ? "blocking" : "native", "1e-12", 400, 1});
+        mt_counted o = solve(A, b, x, (config){spec, pc, s % 3 ? "blocking" : "native", "1e-12", 400, 1});
         double err = 0.0, *xd = ovk_vector_data(x);
         for (int i = 0; i < count; i++) err = fmax(err, fabs(xd[i] - xr[start + i]));
         MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -168,8 +145,8 @@ static void reductions(int rank)
             char spec[32];
             int s = svals[si];
             snprintf(spec, sizeof spec, "scg:s=%d", s);
-            outcome few = solve(A, b, x, (config){spec, "jacobi", backends[k], "1e-30", 28, 0});
-            outcome many = solve(A, b, x, (config){spec, "jacobi", backends[k], "1e-30", 60, 0});
+            mt_counted few = solve(A, b, x, (config){spec, "jacobi", backends[k], "1e-30", 28, 0});
+            mt_counted many = solve(A, b, x, (config){spec, "jacobi", backends[k], "1e-30", 60, 0});
             int steps = many.iterations - few.iterations;
             long long grow = many.reductions - few.reductions;
             long pmpi = k == 0 ? many.allreduce - few.allreduce : many.iallreduce - few.iallreduce;
@@ -194,7 +171,7 @@ static void safeguard(int rank)
     ovk_vector_create(A, &b);
     ovk_vector_create(A, &x);
     mt_random_b(A, b);
-    outcome o = solve(A, b, x, (config){"scg:s=8", "none", "blocking", "1e-10", 200, 1}); /* the s-step solve */
+    mt_counted o = solve(A, b, x, (config){"scg:s=8", "none", "blocking", "1e-10", 200, 1}); /* the s-step solve */
     MT_CHECK(o.rc == OVK_OK && o.true_rel < 1e-10 && o.restarts > 0 && strstr(o.view, "safeguard"),
              "forced safeguard: status %s, %d iterations, true residual %.3e, %d halvings; view:\n%s",
              ovk_status_name(o.rc), o.iterations, o.true_rel, o.restarts, o.view);

@@ -17,16 +17,7 @@
 #include "mpitest.h"
 #include "problem.h"
 
-enum { DENSE_N = 48, VIEW_LEN = 4096 };
-
-typedef struct outcome {
-    int rc, iterations, restarts;
-    ovk_reason reason;
-    double true_rel;
-    long long reductions;
-    long allreduce, iallreduce;
-    char view[VIEW_LEN];
-} outcome;
+enum { DENSE_N = 48 };
 
 /* the dense test matrix's entry (i, j): a shifted diagonal of varying size
  * and a nonsymmetric random part */
@@ -106,11 +97,10 @@ typedef struct config {
 } config;
 
 /* one solve from x = 0 on a fresh solver (b given) */
-static outcome solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, config cf)
+static mt_counted solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, config cf)
 {
     ovk_solver *s = NULL;
-    ovk_pcg_result res;
-    outcome o = {0};
+    mt_counted o = {0};
     char buf[32];
     ovk_vector_set(x, 0.0);
     MT_RC(OVK_OK, ovk_solver_create(A, &s));
@@ -120,23 +110,8 @@ static outcome solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, co
     MT_RC(OVK_OK, ovk_solver_set_option(s, "rtol", cf.rtol));
     snprintf(buf, sizeof buf, "%d", cf.max_it);
     MT_RC(OVK_OK, ovk_solver_set_option(s, "max_it", buf));
-    memset(&res, 0, sizeof res);
     o.rc = ovk_solver_setup(s);
-    long a0 = n_allreduce, i0 = n_iallreduce;
-    if (!o.rc) o.rc = ovk_solver_solve(s, b, x, &res);
-    o.allreduce = n_allreduce - a0;
-    o.iallreduce = n_iallreduce - i0;
-    o.iterations = res.iterations;
-    o.restarts = res.restarts;
-    o.reason = res.reason;
-    o.reductions = res.reductions;
-    o.true_rel = mt_rel_residual(A, b, x);
-    FILE *f = tmpfile();
-    MT_RC(OVK_OK, ovk_solver_view(s, f));
-    rewind(f);
-    size_t len = fread(o.view, 1, VIEW_LEN - 1, f);
-    o.view[len] = '\0';
-    fclose(f);
+    mt_counted_solve(s, A, b, x, &o);
     ovk_solver_destroy(&s);
     return o;
 }
@@ -161,7 +136,7 @@ static void dense_reference(int rank)
         char spec[32]; /* a short restart: the s-step cycles do most of the work */
         snprintf(spec, sizeof spec, "sgmres:s=%d,m=%d", s, s * (12 / s > 1 ? 12 / s : 1));
         const char *pc = s % 2 ? "none" : "jacobi";
-        outcome o = solve(A, b, x, (config){spec, pc, s % 3 ? "blocking" : "native", "1e-12", 400});
+        mt_counted o = solve(A, b, x, (config){spec, pc, s % 3 ? "blocking" : "native", "1e-12", 400});
         double err = 0.0, *xd = ovk_vector_data(x);
         for (int i = 0; i < count; i++) err = fmax(err, fabs(xd[i] - xr[start + i]));
         MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -190,8 +165,8 @@ static void reductions(int rank, const ovk_matrix *A, const ovk_vector *b, ovk_v
             char spec[32];
             int s = svals[si], m = 30;
             snprintf(spec, sizeof spec, "sgmres:s=%d", s);
-            outcome few = solve(A, b, x, (config){spec, "jacobi", backends[k], "1e-30", 45});
-            outcome many = solve(A, b, x, (config){spec, "jacobi", backends[k], "1e-30", 105});
+            mt_counted few = solve(A, b, x, (config){spec, "jacobi", backends[k], "1e-30", 45});
+            mt_counted many = solve(A, b, x, (config){spec, "jacobi", backends[k], "1e-30", 105});
             int steps = many.iterations - few.iterations;
             long long grow = many.reductions - few.reductions;
             long pmpi = k == 0 ? many.allreduce - few.allreduce : many.iallreduce - few.iallreduce;
@@ -214,15 +189,15 @@ static void reductions(int rank, const ovk_matrix *A, const ovk_vector *b, ovk_v
 /* the monomial basis of 16 powers: its Gram matrix is not numerically SPD */
 static void safeguard(int rank, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x)
 {
-    outcome o = solve(A, b, x, (config){"sgmres:s=16,basis=monomial", "jacobi", "blocking", "1e-8", 3000});
-    outcome g = solve(A, b, x, (config){"gmres", "jacobi", "blocking", "1e-8", 3000});
+    mt_counted o = solve(A, b, x, (config){"sgmres:s=16,basis=monomial", "jacobi", "blocking", "1e-8", 3000});
+    mt_counted g = solve(A, b, x, (config){"gmres", "jacobi", "blocking", "1e-8", 3000});
     MT_CHECK(o.rc == OVK_OK && o.reason == OVK_REASON_CONVERGED && o.true_rel < 1e-8 && o.restarts > 0,
              "forced safeguard: status %s, %d iterations, true residual %.3e, %d restarts", ovk_status_name(o.rc),
              o.iterations, o.true_rel, o.restarts);
     MT_CHECK(strstr(o.view, "safeguard") && strstr(o.view, "not numerically positive definite"),
              "the view does not say the safeguard acted:\n%s", o.view);
     MT_CHECK(o.iterations <= 2 * g.iterations, "forced safeguard: %d iterations, gmres %d", o.iterations, g.iterations);
-    outcome n = solve(A, b, x, (config){"sgmres:s=5", "jacobi", "blocking", "1e-8", 3000});
+    mt_counted n = solve(A, b, x, (config){"sgmres:s=5", "jacobi", "blocking", "1e-8", 3000});
     MT_CHECK(n.rc == OVK_OK && n.true_rel < 1e-8 && n.restarts == 0 && !strstr(n.view, "safeguard"),
              "newton s=5: status %s, true residual %.3e, %d restarts", ovk_status_name(n.rc), n.true_rel, n.restarts);
     MT_CHECK(n.iterations <= g.iterations + g.iterations / 2, "newton s=5: %d iterations, gmres %d", n.iterations,
