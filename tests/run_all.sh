@@ -47,9 +47,10 @@ run_ctest build-test -j"$jobs" --output-on-failure
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DOVK_SANITIZE=ON -DOVK_BUILD_BENCH=OFF
 cmake --build build-asan -j"$jobs"
 # The sanitizers look for memory errors and undefined behaviour, which the runs at 1 and 3
-# ranks exercise (no message at 1; halos, an odd count and a rank without rows at 3;
-# tests/CMakeLists.txt, OVK_MPI_RANKS_SANITIZE); the 4-rank runs, oversubscribed 2:1 on 2
-# cores, took the largest share of this pass and run in the release build above.
+# ranks exercise (no message at 1; halos, an odd count and a rank without rows at 3; the
+# longest sweeps at 3 only; tests/CMakeLists.txt, OVK_MPI_RANKS_SANITIZE); the runs at 2, 4
+# and 5-8 ranks, the checks of text and the drivers' long comparisons run in the release
+# build above.
 run_ctest build-asan -j"$jobs" --output-on-failure -E '_np4$'
 
 # The Matrix Market reader under libFuzzer (clang) for a bounded time (60 s).
