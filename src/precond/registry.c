@@ -15,6 +15,7 @@ extern const ovk__pc_type ovk__pc_ssor;
 extern const ovk__pc_type ovk__pc_cheby;
 extern const ovk__pc_type ovk__pc_ilu0;
 extern const ovk__pc_type ovk__pc_eisenstat;
+extern const ovk__pc_type ovk__pc_fieldsplit;
 #ifdef OVK_HAVE_HYPRE
 extern const ovk__pc_type ovk__pc_amg;
 #endif
@@ -22,6 +23,7 @@ extern const ovk__pc_type ovk__pc_amg;
 
 static const ovk__pc_type *const types[] = {
     &ovk__pc_jacobi, &ovk__pc_none, &ovk__pc_ic0, &ovk__pc_ssor, &ovk__pc_cheby, &ovk__pc_ilu0, &ovk__pc_eisenstat,
+    &ovk__pc_fieldsplit,
 #ifdef OVK_HAVE_HYPRE
     &ovk__pc_amg,
 #endif
