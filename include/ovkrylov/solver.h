@@ -81,7 +81,7 @@
  *                   as resolved (the reducer's spec with its defaults once set up)
  *   precond         jacobi (diag) | none | ic0 | ssor[:omega=W] | cheby[:degree=K] | amg[:...];
  *                   any matrix: ilu0[:precision=P] | eisenstat[:omega=W];
- *                   block systems: fieldsplit[:type=T,0=P,1=P,schur=S]
+ *                   fieldsplit[:type=T,0=P,1=P,schur=S] (saddle points; ovk_solver_set_fields)
  *                   (docs/preconditioners.md)                  (jacobi)
  *   rtol            relative tolerance > 0                  (1e-8)
  *   atol            absolute tolerance >= 0                 (0)

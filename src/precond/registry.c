@@ -89,11 +89,11 @@ cleanup:
 void ovk_precond_print(FILE *f)
 {
     for (int i = 0; i < TYPE_COUNT; i++) {
-        fprintf(f, "  %-10s %s\n", types[i]->name, types[i]->description);
-        if (types[i]->options[0]) fprintf(f, "  %-10s options: %s\n", "", types[i]->options);
+        fprintf(f, "  %-11s %s\n", types[i]->name, types[i]->description);
+        if (types[i]->options[0]) fprintf(f, "  %-11s options: %s\n", "", types[i]->options);
     }
     for (int i = 0; absent[i].name; i++)
-        fprintf(f, "  %-10s [not in this build: it %s]\n", absent[i].name, absent[i].why);
+        fprintf(f, "  %-11s [not in this build: it %s]\n", absent[i].name, absent[i].why);
 }
 
 void ovk__pc_destroy(ovk__pc *pc)
