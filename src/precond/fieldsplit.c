@@ -270,10 +270,10 @@ static int inverse_diagonal(const fieldsplit *f, const ovk__pc_env *env, double 
     return ovk__agree(env->comm, rc);
 }
 
-/* Collective with A's halo neighbours: the rows of D^-1 A01 (b: by field
- * 0's local index; pos: a local row's index in its field) that A's halo
- * sends, received as x: one row per halo column, empty for field 1's.  The
- * caller agrees. */
+/* Collective over A's communicator: the rows of D^-1 A01 (b: by field 0's
+ * local index; pos: a local row's index in its field) that A's halo sends,
+ * received as x: one row per halo column, empty for field 1's.  Agreed
+ * before each exchange (no rank waits for one that failed to allocate). */
 static int exchange_rows(const ovk_matrix *A, const int *field, const int *pos,
                          const rowset *b, rowset *x)
 {
@@ -283,10 +283,9 @@ static int exchange_rows(const ovk_matrix *A, const int *field, const int *pos,
     int *soff = calloc((size_t)h->nsend + 1, sizeof(int)), *roff = calloc((size_t)h->nrecv + 1, sizeof(int));
     MPI_Request *req = malloc(sizeof(MPI_Request) * (size_t)(h->nsend + h->nrecv + 1));
     double *sbuf = NULL, *rbuf = NULL;
-    if (!scnt || !rcnt || !soff || !roff || !req) {
-        rc = ovk__fail(OVK_ENOMEM, "fieldsplit: the halo's row counts");
-        goto cleanup;
-    }
+    if (!scnt || !rcnt || !soff || !roff || !req) rc = ovk__fail(OVK_ENOMEM, "fieldsplit: the halo's row counts");
+    rc = ovk__agree(A->lay.comm, rc);
+    if (rc) goto cleanup;
     for (int k = 0; k < ns; k++) { /* entries of each row sent */
         int i = h->send_idx[k];
         scnt[k] = field[i] ? 0 : b->ptr[pos[i] + 1] - b->ptr[pos[i]];
@@ -299,6 +298,7 @@ static int exchange_rows(const ovk_matrix *A, const int *field, const int *pos,
         rc = ovk__mpi(MPI_Isend(scnt + h->send_ptr[p], h->send_ptr[p + 1] - h->send_ptr[p], MPI_INT, h->send_rank[p],
                                 tag, A->lay.comm, &req[nr++]), "MPI_Isend");
     if (!rc) rc = ovk__mpi(MPI_Waitall(nr, req, MPI_STATUSES_IGNORE), "MPI_Waitall");
+    rc = ovk__agree(A->lay.comm, rc);
     if (rc) goto cleanup;
     /* the entries as (id, value) pairs of doubles (ids below 2^53) */
     int64_t stot = 0, rtot = 0;
@@ -314,6 +314,7 @@ static int exchange_rows(const ovk_matrix *A, const int *field, const int *pos,
     sbuf = malloc(sizeof(double) * (size_t)(2 * stot + 1));
     rbuf = malloc(sizeof(double) * (size_t)(2 * rtot + 1));
     if (!rc && (!sbuf || !rbuf)) rc = ovk__fail(OVK_ENOMEM, "fieldsplit: the halo's rows of B^T");
+    rc = ovk__agree(A->lay.comm, rc);
     if (rc) goto cleanup;
     for (int k = 0, m = 0; k < ns; k++) {
         int i = h->send_idx[k];
@@ -330,6 +331,7 @@ static int exchange_rows(const ovk_matrix *A, const int *field, const int *pos,
         rc = ovk__mpi(MPI_Isend(sbuf + 2 * (size_t)soff[p], 2 * (soff[p + 1] - soff[p]), MPI_DOUBLE, h->send_rank[p],
                                 dtag, A->lay.comm, &req[nr++]), "MPI_Isend");
     if (!rc) rc = ovk__mpi(MPI_Waitall(nr, req, MPI_STATUSES_IGNORE), "MPI_Waitall");
+    rc = ovk__agree(A->lay.comm, rc);
     if (rc) goto cleanup;
     for (int c = 0; c < nx; c++) x->ptr[c + 1] = x->ptr[c] + rcnt[c];
     for (int64_t m = 0; m < rtot; m++) {
@@ -374,9 +376,8 @@ static int form_selfp(fieldsplit *f, const ovk__pc_env *env, const arows *a, ovk
     if (rc) goto cleanup;
     for (int g = 0; g < 2; g++)
         for (int j = 0; j < f->nf[g]; j++) pos[f->rows[g][j]] = j, field[f->rows[g][j]] = g;
-    rc = extract(a, f->rows[0], f->nf[0], 1, 1.0, dinv, &b); /* D^-1 A01 */
+    rc = ovk__agree(env->comm, extract(a, f->rows[0], f->nf[0], 1, 1.0, dinv, &b)); /* D^-1 A01 */
     if (!rc) rc = exchange_rows(env->A, field, pos, &b, &x);
-    rc = ovk__agree(env->comm, rc);
     if (rc) goto cleanup;
     int64_t nnz = 0;
     for (int j = 0; j < f->nf[1]; j++) nnz += schur_row(a, f->rows[1][j], pos, &b, &x, NULL, NULL);
