@@ -24,6 +24,26 @@
  * Each column is rotated and checked as gmres's; the cycle ends with gmres's
  * end (x += C Q y, r = b - A x: the true residual decides).
  *
+ * overlap=1: block k + 1 starts from the raw z_{j0+s} of block k (its
+ * coordinates in Q, G's column, known once block k is orthonormal), so a
+ * cycle's basis is one Newton chain from q_0, the m-step basis of Bai, Hu
+ * and Reichel's Newton-basis GMRES (IMA J. Numer. Anal. 14, 1994), its
+ * shifts the cycle's m Leja-ordered Ritz values instead of the same s per
+ * block, orthogonalized block by block with each block's second pass
+ * delayed into the next block's reduction (as the one-sync block
+ * Gram-Schmidt variants of Carson, Lund, Rozloznik and Thomas).  Reduction k
+ * carries block k - 1's second pass (its one-pass vectors Y' against the
+ * final Q) and block k's first (its raw Y against the final Q and Y'); it
+ * is in flight while block k + 1's products run; after it, block k - 1's
+ * second pass, its columns, then Y's sums against Y' rebased to the
+ * twice-orthogonalized Y'' (Y''^T y = T2^-T (Y'^T y - S2^T Q^T y)) and
+ * block k's first pass.  One reduction per block and one more per cycle
+ * (the last block's second pass), besides the cycle's end; block k's
+ * columns are checked a block later (at convergence up to 2s products
+ * more).  The chain is as well conditioned as the cycle's Newton basis:
+ * where it is not, the Gram safeguard below acts more often than with
+ * blocks started from q_j0.
+ *
  * The safeguard: a block whose Gram matrix is not numerically positive
  * definite (a Cholesky pivot below PIVOT of its vector's squared norm, or
  * not finite) ends the s-step cycle with the columns before the block, a
