@@ -551,41 +551,6 @@ static int block_columns(ovk__ctx *c, sgmres_work *w, ovk__gmres_cycle *cy, int 
     return rc;
 }
 
-/* 1 when a column of block j0 .. j0 + b - 1 meets the tolerance by its
- * first pass alone: its coordinates [S1; T1] in [Q, Y'], H's columns from
- * them and the rotations on copies (an estimate only: Y' is orthonormal to
- * eps kappa(Y)^2; G's and H's columns are written again from both passes) */
-static int provisional(const ovk__ctx *c, sgmres_work *w, int j0, int b, const double *S1, const double *T1)
-{
-    int p = j0 + 1, ld = w->m + 1;
-    double cs[MAX_S], sn[MAX_S], g = w->ls.g[j0], h[OVK__MAX_RESTART + 2];
-    for (int j = 0; j < b; j++) {
-        double *gc = gcol(w, j0 + 1 + j);
-        memset(gc, 0, sizeof(double) * (size_t)ld);
-        memcpy(gc, S1 + (size_t)j * (size_t)ld, sizeof(double) * (size_t)p);
-        memcpy(gc + p, T1 + (size_t)j * (size_t)b, sizeof(double) * (size_t)(j + 1));
-    }
-    for (int i = 0; i < b; i++) {
-        int j = j0 + i;
-        hessenberg_column(w, j0, i);
-        memcpy(h, hcol(w, j), sizeof(double) * (size_t)(j + 2));
-        for (int k = 0; k < j; k++) { /* the rotations: the cycle's before j0, the copies' after */
-            double ck = k < j0 ? w->ls.cs[k] : cs[k - j0], sk = k < j0 ? w->ls.sn[k] : sn[k - j0];
-            double t = ck * h[k] + sk * h[k + 1];
-            h[k + 1] = -sk * h[k] + ck * h[k + 1];
-            h[k] = t;
-        }
-        double d = hypot(h[j], h[j + 1]);
-        if (!(d > 0.0) || !isfinite(d)) return 0;
-        cs[i] = h[j] / d;
-        sn[i] = h[j + 1] / d;
-        double est = fabs(sn[i] * g);
-        g *= cs[i];
-        if (ovk__converged(c, est * est)) return 1;
-    }
-    return 0;
-}
-
 /* One s-step cycle with each block's reduction in flight behind the next
  * block's products.  The cycle's basis is one Newton chain from q_0 (its m
  * shifts the Leja-ordered Ritz values): block k + 1 starts from the raw
@@ -595,18 +560,13 @@ static int provisional(const ovk__ctx *c, sgmres_work *w, int j0, int b, const d
  * (its raw vectors against the final Q and block k - 1's one-pass ones,
  * rebased after the second pass): one reduction per block and one more
  * per cycle, each in flight while block k + 1's products run; block k's
- * columns are known at reduction k + 1.  Where block k's first pass
- * alone meets the tolerance (provisional), block k + 2 waits for block k's
- * columns (made after reduction k + 1, not behind it), so that at
- * convergence s products, not 2s, are spent beyond the last block; an
- * estimate that was wrong costs that one reduction's overlap.  *broke as
- * sstep_cycle's. */
+ * columns are known at reduction k + 1.  *broke as sstep_cycle's. */
 static int overlap_cycle(ovk__ctx *c, sgmres_work *w, ovk__gmres_cycle *cy, int columns, double bb, double *rr,
                          int *stop, int *broke)
 {
     size_t ss = (size_t)w->s;
     double *T1 = w->T, *T2 = T1 + ss * ss, *S1 = T2 + ss * ss, *S2 = S1 + (size_t)(w->m + 1) * ss;
-    int rc, step_stop = 0, iter0 = cy->iter, s = w->s, nb = (columns + s - 1) / s, held = 0;
+    int rc, step_stop = 0, iter0 = cy->iter, s = w->s, nb = (columns + s - 1) / s;
     double beta = sqrt(*rr), worst = 1.0;
     ovk__gmres_scale(c, 1.0 / beta, w->r, w->Q[0]); /* q_0 = r / ||r|| */
     ovk__arnoldi_start(&w->ls, beta);
@@ -621,7 +581,7 @@ static int overlap_cycle(ovk__ctx *c, sgmres_work *w, ovk__gmres_cycle *cy, int 
         int n = overlap_sums(c, w, j2 + 1, b2, j1 + 1, b1);
         rc = ovk__sum_begin(c, OVK__IPROD, w->D, n, &req);
         if (rc) break;
-        if (k + 1 < nb && !held) { /* block k + 1 from block k's raw last vector, behind the sums */
+        if (k + 1 < nb) { /* block k + 1 from block k's raw last vector, behind the sums */
             int j = (k + 1) * s;
             rc = newton_block(c, w, j, columns - j < s ? columns - j : s);
         }
@@ -640,12 +600,6 @@ static int overlap_cycle(ovk__ctx *c, sgmres_work *w, ovk__gmres_cycle *cy, int 
             if (rc || step_stop) break;
             rebase_sums(w, j2 + 1, b2, S2, T2, j1 + 1, b1, d1);
         }
-        if (held && k + 1 < nb) { /* the held block, from block k's raw last vector (before its first pass) */
-            int j = (k + 1) * s;
-            rc = newton_block(c, w, j, columns - j < s ? columns - j : s);
-            if (rc) break;
-        }
-        held = 0;
         if (b1) { /* block k's first pass against the final Q */
             pip_factor(w, j1 + 1, b1, d1, S1, T1, broke, &worst);
             if (*broke) {
@@ -653,7 +607,6 @@ static int overlap_cycle(ovk__ctx *c, sgmres_work *w, ovk__gmres_cycle *cy, int 
                 break;
             }
             block_update(c, j1 + 1, b1, (const double *const *)w->Q, w->Q + j1 + 1, S1, w->m + 1, T1);
-            held = k + 2 < nb && !cy->deeper && provisional(c, w, j1, b1, S1, T1);
         }
     }
     if (rc) return rc;
