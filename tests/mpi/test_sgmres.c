@@ -257,8 +257,8 @@ static applications flying_run(int rank, const char *spec, int max_it)
     MT_RC(OVK_OK, ovk_solver_setup(s));
     a = (applications){0};
     int rc = ovk_solver_solve(s, b, x, &res);
-    MT_CHECK(rc == OVK_EMAXIT && res.iterations == max_it && res.restarts == 0, "%s: status %s, %d iterations, %d restarts",
-             spec, ovk_status_name(rc), res.iterations, res.restarts);
+    MT_CHECK(rc == OVK_EMAXIT && res.iterations == max_it && res.restarts == 0,
+             "%s: status %s, %d iterations, %d restarts", spec, ovk_status_name(rc), res.iterations, res.restarts);
     ovk_solver_destroy(&s);
     ovk_vector_destroy(b);
     ovk_vector_destroy(x);

@@ -794,7 +794,8 @@ static void sgmres_view(const void *work, FILE *f)
     if (w->overlap)
         fprintf(f, "  sgmres: s = %d, restart = %d, %s basis of the whole cycle, BCGS-PIP2 with the second pass "
                    "delayed (one reduction per block of s vectors and one more per cycle, all but a cycle's last two "
-                   "in flight behind the next block's products)\n", w->s, w->m, w->basis == BASIS_MONOMIAL ? "monomial" : "Newton");
+                   "in flight behind the next block's products)\n",
+                w->s, w->m, w->basis == BASIS_MONOMIAL ? "monomial" : "Newton");
     else
         fprintf(f, "  sgmres: s = %d, restart = %d, %s basis, BCGS-PIP2 (two reductions per block of s vectors)\n",
                 w->s, w->m, w->basis == BASIS_MONOMIAL || w->s == 1 ? "monomial" : "Newton");
