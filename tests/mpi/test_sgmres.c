@@ -7,7 +7,9 @@
  * overlap=1 one per block and two per cycle; with overlap=1 on native every
  * product but a cycle's first block's runs while a reduction is posted and
  * not completed (PMPI: MPI_Iallreduce against MPI_Wait / a completing
- * MPI_Test), with overlap=0 none; the safeguard forced (a monomial basis of
+ * MPI_Test), with overlap=0 none, and a last cycle predicted to need
+ * fewer than s columns runs with blocking blocks (the view says so); the
+ * safeguard forced (a monomial basis of
  * 16 powers: the block Gram matrix not numerically SPD) falls back to DCGS2
  * cycles, converges truly and says so in the view and in res.restarts; bad
  * specs (s <= 0, s > 32, s > m, s above the rows, overlap=2) fail with
@@ -316,9 +318,14 @@ static void safeguard(int rank, const ovk_matrix *A, const ovk_vector *b, ovk_ve
                  v.iterations <= g.iterations + g.iterations / 2,
              "newton s=10 overlap=1: status %s, true residual %.3e, %d restarts, %d iterations (gmres %d)",
              ovk_status_name(v.rc), v.true_rel, v.restarts, v.iterations, g.iterations);
+    /* m = 28: the third cycle needs a few columns, fewer than s, by the second's rate: blocking blocks */
+    mt_counted t = solve(A, b, x, (config){"sgmres:s=10,m=28,overlap=1", "jacobi", "native", "1e-8", 3000});
+    MT_CHECK(t.rc == OVK_OK && t.true_rel < 1e-8 && strstr(t.view, "ran with blocking blocks") != NULL,
+             "s=10,m=28,overlap=1: status %s, %d iterations, true residual %.3e, view:\n%s", ovk_status_name(t.rc),
+             t.iterations, t.true_rel, t.view);
     if (rank == 0)
-        printf("convection-diffusion: gmres %d iterations; sgmres:s=5 %d; sgmres:s=10,overlap=1 %d\n", g.iterations,
-               n.iterations, v.iterations);
+        printf("convection-diffusion: gmres %d iterations; sgmres:s=5 %d; sgmres:s=10,overlap=1 %d; "
+               "sgmres:s=10,m=28,overlap=1 %d\n", g.iterations, n.iterations, v.iterations, t.iterations);
 }
 
 /* the spec's status: at set_option or at setup */

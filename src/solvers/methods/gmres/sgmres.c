@@ -40,7 +40,9 @@
  * block k's first pass.  One reduction per block and one more per cycle
  * (the last block's second pass), besides the cycle's end; block k's
  * columns are checked a block later (at convergence up to 2s products
- * more).  The chain is as well conditioned as the cycle's Newton basis:
+ * more), so a cycle that the last cycle's rate predicts to need at most s
+ * columns runs as the blocking variant's (the first s of the m shifts, a
+ * prefix of their Leja order).  The chain is as well conditioned as the cycle's Newton basis:
  * where it is not, the Gram safeguard below acts more often than with
  * blocks started from q_j0.
  *
@@ -103,7 +105,9 @@ typedef struct sgmres_work {
     double *T;    /* T1, T2, S1 (s x s, s x s, (m + 1) x s) */
     double *ritz; /* dhseqr's room */
     int m, s, basis, overlap;
-    int len; /* the shifts' sequence: s (one per position of a block), or m with overlap (one per column) */
+    int len;   /* the shifts' sequence: s (one per position of a block), or m with overlap (one per column) */
+    int chain; /* the cycle running is overlap_cycle's: shifts by column, not by position */
+    int short_cycles; /* the last solve's cycles run with blocking blocks by overlap=1's prediction */
     long long rows;
     sgmres_shifts sh;
     int guard, guard_at, guards; /* the last solve's last safeguard (GUARD_*, iteration), and their count */
@@ -367,7 +371,7 @@ static int pip_pass(ovk__ctx *c, sgmres_work *w, int p, int b, double *S, double
 
 /* the shift of column j0 + i: position i of every block, or with overlap
  * the cycle's column j0 + i (one Newton basis for the whole cycle) */
-static int shift_at(const sgmres_work *w, int j0, int i) { return w->overlap ? j0 + i : i; }
+static int shift_at(const sgmres_work *w, int j0, int i) { return w->chain ? j0 + i : i; }
 
 /* the pair term's factor g_{q-1} b^2 of shift q (0: none) */
 static double pair_term(const sgmres_work *w, int q)
@@ -475,6 +479,7 @@ static int sstep_cycle(ovk__ctx *c, sgmres_work *w, ovk__gmres_cycle *cy, int co
     ovk__gmres_scale(c, 1.0 / beta, w->r, w->Q[0]); /* q_0 = r / ||r|| */
     ovk__arnoldi_start(&w->ls, beta);
     cy->k = 0;
+    w->chain = 0; /* with overlap: the first s of the cycle's m shifts, a prefix of their Leja order */
     for (int j0 = 0; j0 < columns && !step_stop; j0 += w->s) {
         int b = columns - j0 < w->s ? columns - j0 : w->s;
         rc = block(c, w, j0, b, broke, &worst);
@@ -571,6 +576,7 @@ static int overlap_cycle(ovk__ctx *c, sgmres_work *w, ovk__gmres_cycle *cy, int 
     ovk__gmres_scale(c, 1.0 / beta, w->r, w->Q[0]); /* q_0 = r / ||r|| */
     ovk__arnoldi_start(&w->ls, beta);
     cy->k = 0;
+    w->chain = 1;
     memset(gcol(w, 0), 0, sizeof(double) * (size_t)(w->m + 1));
     gcol(w, 0)[0] = 1.0; /* z_0 = q_0 */
     rc = newton_block(c, w, 0, s < columns ? s : columns);
@@ -645,22 +651,41 @@ static int first_cycle(ovk__ctx *c, sgmres_work *w, ovk__gmres_cycle *cy, double
     return OVK_OK;
 }
 
+/* the residual norm's factor per column of a cycle of k columns from rr0
+ * to rr (0: unknown, or the cycle did not reduce it) */
+static double rate_of(double rr0, double rr, int k)
+{
+    return k > 0 && rr > 0.0 && rr < rr0 ? pow(rr / rr0, 0.5 / k) : 0.0;
+}
+
+/* overlap=1: the next cycle from rr is predicted (the last cycle's rate)
+ * to need at most s columns, where the blocks made behind a reduction
+ * before any column is known would be spent: it runs with blocking blocks */
+static int short_cycle(const ovk__ctx *c, const sgmres_work *w, double rr, double rate)
+{
+    if (!(rate > 0.0 && rate < 1.0) || !(rr > c->watch.rr_stop)) return 0;
+    return log(c->watch.rr_stop / rr) / (2.0 * log(rate)) <= w->s;
+}
+
 /* cycles from r = b - A x (||r||^2 = rr) until a stop, or the fallback */
 static int run(ovk__ctx *c, sgmres_work *w, double bb)
 {
     int stop = 0, rc = OVK_OK, dcgs2_next = 0;
-    double rr = c->watch.rnorm0 * c->watch.rnorm0;
+    double rr = c->watch.rnorm0 * c->watch.rnorm0, rate = 0.0;
     ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->Q, .t = w->t, .r = w->r, .orth = OVK__ORTH_DCGS2, .undo_rises = 1};
     w->guard = GUARD_NONE;
     w->guard_at = -1;
     w->guards = 0;
+    w->short_cycles = 0;
     if (c->opts->max_iter <= 0) {
         c->res->reason = OVK_REASON_MAXIT;
         return OVK_OK;
     }
     if (!w->sh.estimated) {
+        double rr0 = rr;
         rc = first_cycle(c, w, &cy, bb, &rr, &stop);
         if (rc || stop) return rc;
+        rate = rate_of(rr0, rr, cy.k);
     }
     for (;;) {
         double rr_start = rr;
@@ -669,12 +694,16 @@ static int run(ovk__ctx *c, sgmres_work *w, double bb)
             rc = ovk__gmres_cycle_run(c, &cy, w->m, bb, &rr, NULL, &stop);
             if (rc || stop) return rc;
             if (cy.reverted || lost(&cy, rr_start)) break; /* DCGS2 failed too: gmres's own safeguard */
+            rate = rate_of(rr_start, rr, cy.k);
             dcgs2_next = 0;
             continue;
         }
-        if (w->overlap) rc = overlap_cycle(c, w, &cy, left < w->m ? left : w->m, bb, &rr, &stop, &broke);
-        else rc = sstep_cycle(c, w, &cy, left < w->m ? left : w->m, bb, &rr, &stop, &broke);
+        int blocking = !w->overlap || short_cycle(c, w, rr, rate);
+        w->short_cycles += w->overlap && blocking;
+        if (blocking) rc = sstep_cycle(c, w, &cy, left < w->m ? left : w->m, bb, &rr, &stop, &broke);
+        else rc = overlap_cycle(c, w, &cy, left < w->m ? left : w->m, bb, &rr, &stop, &broke);
         if (rc || stop) return rc;
+        rate = rate_of(rr_start, rr, cy.k);
         if (broke || cy.reverted || lost(&cy, rr_start)) {
             if (!broke) {
                 w->guard = cy.reverted ? GUARD_RAISED : GUARD_LOST;
@@ -799,6 +828,9 @@ static void sgmres_view(const void *work, FILE *f)
     else
         fprintf(f, "  sgmres: s = %d, restart = %d, %s basis, BCGS-PIP2 (two reductions per block of s vectors)\n",
                 w->s, w->m, w->basis == BASIS_MONOMIAL || w->s == 1 ? "monomial" : "Newton");
+    if (w->overlap && w->short_cycles)
+        fprintf(f, "  sgmres: %d cycles of the last solve ran with blocking blocks (predicted by the last cycle's rate "
+                   "to need at most s = %d columns)\n", w->short_cycles, w->s);
     if (!w->sh.estimated) fprintf(f, "  sgmres: shifts from the Ritz values of the next solve's first cycle (gmres's)\n");
     else if (w->sh.nonfinite)
         fprintf(f, "  sgmres: the first cycle's Ritz values were not finite: monomial basis instead of Newton\n");
