@@ -33,7 +33,8 @@
  *    converges to the true residual, and says so in the result and the
  *    view; at no latency it does not where the latency is below the work;
  *    never with sstep=0, nor with a tolerance below 1e-10 (the view says
- *    why), also when the tolerance is tightened after the setup.
+ *    why), also when the tolerance is tightened after the setup; after
+ *    scg's safeguard acted (bcsstk03), another variant from the next solve.
  *  - bad input: unknown keys, depths 0 and 9, lmin > lmax, and a latency
  *    probe that fails on one rank (PMPI: MPI_Iallreduce of the native
  *    backend returns an error there): the same error on every rank. */
@@ -532,6 +533,43 @@ static void sstep_tightened(ovk_matrix *A, const char *what)
     ovk_reducer_destroy(red);
 }
 
+/* bcsstk03 (Jacobi) at 1000 us, maxl=1: scg:s=8, whose safeguard halves s
+ * there at 1 and 2 ranks (not at 3 and 4: then only printed); the next
+ * solve of the same values runs another variant, and the view says why */
+static void sstep_safeguard(void)
+{
+    char path[4096], text[8192];
+    ovk_matrix *A = NULL;
+    ovk_pcg_result res;
+    double rel = 1.0;
+    int rc;
+    snprintf(path, sizeof path, "%s/bcsstk03.mtx", OVK_MATRIX_DIR);
+    if (ovk_mm_read(MPI_COMM_WORLD, path, &A) != OVK_OK) return; /* not present */
+    ovk_reducer *red = reducer("nbc", 1000.0);
+    ovk_solver *s = make(A, "auto:maxl=1", red, 5000, &rc);
+    MT_RC(OVK_OK, rc);
+    MT_RC(OVK_OK, solve_from(s, A, 0.0, &res, &rel));
+    int acted = is_sstep(res.auto_choice) && res.restarts > 0;
+    char first[32];
+    snprintf(first, sizeof first, "%s", res.auto_choice);
+    int restarts = res.restarts;
+    MT_RC(OVK_OK, solve_from(s, A, 0.0, &res, &rel));
+    check_agreed(&res, "bcsstk03");
+    MT_CHECK(rel <= 1.01e-8, "bcsstk03, %s: true residual %g", res.auto_choice, rel);
+    if (acted) MT_CHECK(!is_sstep(res.auto_choice), "bcsstk03: %s acted (%d restarts), then %s", first, restarts,
+                        res.auto_choice);
+    if (g_rank == 0) {
+        printf("bcsstk03, 1000 us: %s (%d restarts), then %s%s\n", first, restarts, res.auto_choice,
+               acted ? "" : " (the safeguard did not act: not checked)");
+        view_text(s, text, sizeof text);
+        if (acted)
+            MT_CHECK(strstr(text, "a safeguard acted") != NULL, "bcsstk03: the view does not say why:\n%s", text);
+    }
+    ovk_solver_destroy(&s);
+    ovk_reducer_destroy(red);
+    ovk_matrix_destroy(A);
+}
+
 static void sstep_choices(void)
 {
     ovk_matrix *A = NULL;
@@ -692,6 +730,7 @@ int main(int argc, char **argv)
     nonsymmetric_matrix(per_core);
     values_change_kind();
     sstep_choices();
+    sstep_safeguard();
     int status = mt_finish("test_auto");
     MPI_Finalize();
     return status;
