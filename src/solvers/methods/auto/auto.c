@@ -517,7 +517,8 @@ static int sstep_again(ovk__ctx *c, auto_work *w)
     const auto_params *pp = c->params;
     ovk__auto_figures f = w->fig;
     f.sstep = 0;
-    ovk__auto_choice ch = w->nonsymmetric ? ovk__auto_best_nonsymmetric(&f, pp->maxl, 1) : ovk__auto_best(&f, pp->maxl, 1);
+    ovk__auto_choice ch =
+        w->nonsymmetric ? ovk__auto_best_nonsymmetric(&f, pp->maxl, 1) : ovk__auto_best(&f, pp->maxl, 1);
     if (w->broke && ch.kind == OVK__AUTO_PLCG) ch = (ovk__auto_choice){OVK__AUTO_PIPEPRCG, 0};
     w->sstep_off = why;
     int rc = use(c, &w->inner, ch, NULL);
