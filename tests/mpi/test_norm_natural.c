@@ -11,6 +11,8 @@
  *     the true residual that confirmed it: to 1e-6), rhs_norm
  *     sqrt(<b, C b>), and the true residual's natural norm within rtol;
  *   - a nonzero x0: still relative to sqrt(<b, C b>) (not r0's), converged;
+ *   - b times 2^-600 (<b,b> underflows: the solve runs scaled): the same
+ *     iterations, the norms scaled back;
  *   - a variant without it (pipecg) refused at setup (OVK_EUNSUPPORTED)
  *     on every rank, a bad value (OVK_EOPTION). */
 #include <math.h>
@@ -106,19 +108,19 @@ static int jacobi_cb(ovk_solver *s, const double *r, double *z, void *ctx)
     return 0;
 }
 
-/* sqrt(<v, D^-1 v>) over the ranks */
-static double natural_norm(const ovk_matrix *A, const double *v)
+/* sqrt(<u, D^-1 u>) over the ranks, u = v / scale (no underflow) */
+static double natural_norm(const ovk_matrix *A, const double *v, double scale)
 {
     int n = ovk_matrix_nlocal(A);
     int64_t start = ovk_matrix_row_start(A);
     double s = 0.0;
-    for (int i = 0; i < n; i++) s += v[i] * v[i] / diag_of(start + i);
+    for (int i = 0; i < n; i++) s += (v[i] / scale) * (v[i] / scale) / diag_of(start + i);
     MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     return sqrt(s);
 }
 
-/* one solve with norm=natural; x0 = 0 or x0 = x0val everywhere */
-static void check_solve(ovk_matrix *A, int callback, double x0val, int ref_its, double bnat)
+/* one solve with norm=natural of bscale b; x0 = 0 or x0 = x0val everywhere */
+static void check_solve(ovk_matrix *A, int callback, double x0val, double bscale, int ref_its, double bnat)
 {
     ovk_vector *b = NULL, *x = NULL, *r = NULL;
     ovk_vector_create(A, &b);
@@ -127,7 +129,8 @@ static void check_solve(ovk_matrix *A, int callback, double x0val, int ref_its, 
     int n = ovk_matrix_nlocal(A);
     int64_t start = ovk_matrix_row_start(A);
     double *bv = ovk_vector_data(b);
-    for (int i = 0; i < n; i++) bv[i] = rhs_of(start + i);
+    for (int i = 0; i < n; i++) bv[i] = bscale * rhs_of(start + i);
+    bnat *= bscale;
     ovk_vector_set(x, x0val);
     ovk_solver *s = NULL;
     seen m = {0.0, 0.0, 0};
@@ -144,9 +147,9 @@ static void check_solve(ovk_matrix *A, int callback, double x0val, int ref_its, 
     ovk_matvec(A, x, r);
     double *rv = ovk_vector_data(r);
     for (int i = 0; i < n; i++) rv[i] = bv[i] - rv[i];
-    double true_rel = natural_norm(A, rv) / bnat;
+    double true_rel = natural_norm(A, rv, bscale) / (bnat / bscale);
     const char *path = callback ? "callback" : "jacobi";
-    if (rank0()) printf("%s, x0 = %g: %d iterations (reference %d), rel %.3e, true %.3e\n", path, x0val, res.iterations, ref_its,
+    if (rank0()) printf("%s, x0 = %g, b times %g: %d iterations (reference %d), rel %.3e, true %.3e\n", path, x0val, bscale, res.iterations, ref_its,
                         res.rel_residual, true_rel);
     MT_CHECK(res.reason == OVK_REASON_CONVERGED && true_rel < RTOL, "%s: reason %d, natural true residual %.3e", path,
              (int)res.reason, true_rel);
@@ -191,9 +194,10 @@ int main(int argc, char **argv)
     ovk_matrix *A = make();
     double bnat = 0.0;
     int ref = reference_iterations(&bnat);
-    check_solve(A, 0, 0.0, ref, bnat);
-    check_solve(A, 1, 0.0, ref, bnat);
-    check_solve(A, 0, 0.5, ref, bnat);
+    check_solve(A, 0, 0.0, 1.0, ref, bnat);
+    check_solve(A, 1, 0.0, 1.0, ref, bnat);
+    check_solve(A, 0, 0.5, 1.0, ref, bnat);
+    check_solve(A, 0, 0.0, ldexp(1.0, -600), ref, bnat); /* <b,b> underflows: the scaled solve */
     check_refusals(A);
     ovk_matrix_destroy(A);
     int status = mt_finish("test_norm_natural");
