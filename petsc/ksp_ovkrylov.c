@@ -343,7 +343,7 @@ static int names(const char *spec, const char *name)
  * chose. */
 static PCSide solver_side(const char *spec)
 {
-    static const char *const right[] = {"gmres", "fgmres", "pgmres", "bicgstab", "pipebicgstab", "idrs", "pipeidrs"};
+    static const char *const right[] = {"gmres", "fgmres", "pgmres", "sgmres", "bicgstab", "pipebicgstab", "idrs", "pipeidrs"};
     for (size_t i = 0; i < sizeof right / sizeof *right; i++)
         if (names(spec, right[i])) return PC_RIGHT;
     return PC_LEFT;

@@ -398,7 +398,8 @@ static PetscErrorCode sides(Mat A)
     static const struct {
         const char *solver;
         PCSide side;
-    } t[] = {{"alg1", PC_LEFT}, {"pipecg", PC_LEFT}, {"gmres", PC_RIGHT}, {"fgmres", PC_RIGHT}, {"bicgstab", PC_RIGHT}, {"idrs", PC_RIGHT}};
+    } t[] = {{"alg1", PC_LEFT}, {"pipecg", PC_LEFT}, {"gmres", PC_RIGHT}, {"fgmres", PC_RIGHT}, {"bicgstab", PC_RIGHT}, {"idrs", PC_RIGHT},
+           {"sgmres", PC_RIGHT}, {"pgmres", PC_RIGHT}, {"minres", PC_LEFT}};
     PetscFunctionBeginUser;
     for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
         KSP ksp;
