@@ -13,6 +13,7 @@
  *   - a nonzero x0: still relative to sqrt(<b, C b>) (not r0's), converged;
  *   - b times 2^-600 (<b,b> underflows: the solve runs scaled): the same
  *     iterations, the norms scaled back;
+ *   - solve_many: each system as a single solve;
  *   - a variant without it (pipecg) refused at setup (OVK_EUNSUPPORTED)
  *     on every rank, a bad value (OVK_EOPTION). */
 #include <math.h>
@@ -171,6 +172,37 @@ static void check_solve(ovk_matrix *A, int callback, double x0val, double bscale
     ovk_vector_destroy(r);
 }
 
+/* solve_many of b and 3 b with norm=natural: each converged in the
+ * reference's iterations (+-1), relative to its own sqrt(<b, C b>) */
+static void check_many(ovk_matrix *A, int ref_its, double bnat)
+{
+    ovk_vector *B[2], *X[2];
+    ovk_pcg_result res[2];
+    int n = ovk_matrix_nlocal(A);
+    int64_t start = ovk_matrix_row_start(A);
+    for (int j = 0; j < 2; j++) {
+        ovk_vector_create(A, &B[j]);
+        ovk_vector_create(A, &X[j]);
+        double *bv = ovk_vector_data(B[j]);
+        for (int i = 0; i < n; i++) bv[i] = (1 + 2 * j) * rhs_of(start + i);
+    }
+    ovk_solver *s = NULL;
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "norm", "natural"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "initial_guess_zero", "1"));
+    MT_RC(OVK_OK, ovk_solver_set_tolerances(s, RTOL, 0.0, 1000));
+    MT_RC(OVK_OK, ovk_solver_solve_many(s, 2, B, X, res));
+    for (int j = 0; j < 2; j++) {
+        MT_CHECK(res[j].reason == OVK_REASON_CONVERGED && abs(res[j].iterations - ref_its) <= 1,
+                 "solve_many system %d: reason %d, %d iterations, the reference %d", j, (int)res[j].reason, res[j].iterations, ref_its);
+        MT_CHECK(fabs(res[j].rhs_norm - (1 + 2 * j) * bnat) <= 1e-12 * (1 + 2 * j) * bnat,
+                 "solve_many system %d: rhs_norm %.17g, sqrt(<b, C b>) %.17g", j, res[j].rhs_norm, (1 + 2 * j) * bnat);
+        ovk_vector_destroy(B[j]);
+        ovk_vector_destroy(X[j]);
+    }
+    ovk_solver_destroy(&s);
+}
+
 /* norm=natural on a variant without it, and a bad value */
 static void check_refusals(ovk_matrix *A)
 {
@@ -198,6 +230,7 @@ int main(int argc, char **argv)
     check_solve(A, 1, 0.0, 1.0, ref, bnat);
     check_solve(A, 0, 0.5, 1.0, ref, bnat);
     check_solve(A, 0, 0.0, ldexp(1.0, -600), ref, bnat); /* <b,b> underflows: the scaled solve */
+    check_many(A, ref, bnat);
     check_refusals(A);
     ovk_matrix_destroy(A);
     int status = mt_finish("test_norm_natural");
