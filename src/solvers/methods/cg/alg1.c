@@ -7,7 +7,9 @@
  * instead of 112 (docs/solvers.md).  With any other C the test on <r,r>
  * comes before s = C r, so a solve of k iterations applies C k times (as
  * PETSc's KSPCG), not k + 1: the last application, wasted, would cost 1/k
- * of the solve with an expensive C (amg).  On one rank the iterates are
+ * of the solve with an expensive C (amg).  With norm=natural the test is on
+ * gamma = <r,s> (PETSc's natural norm): s = C r comes first and <r,r> is
+ * not summed (two reductions an iteration).  On one rank the iterates are
  * bitwise those of the four-pass loop; on more, <s,p> sums each row's
  * diag-block and offd parts separately (the last bits may differ). */
 #include <stddef.h>
