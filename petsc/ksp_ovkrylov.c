@@ -77,6 +77,7 @@ static const struct {
     {"view", "-ksp_view"},
     {"converged_reason", "-ksp_converged_reason"},
     {"nullspace", "MatSetNullSpace on the operator"},
+    {"norm", "-ksp_norm_type (KSPSetNormType)"},
 };
 enum { NOWNED = sizeof petsc_owned / sizeof petsc_owned[0], MAXOPT = 32, OPTLEN = 256 };
 
@@ -102,6 +103,7 @@ typedef struct {
     /* tolerances last given to s (set only when changed: each costs a check) */
     double rtol, atol, divtol;
     int max_it, guess_zero, have_tols;
+    int natural; /* the norm given to s: 1 natural (KSP_NORM_NATURAL), 0 unpreconditioned */
     int monitored; /* ovkrylov's monitor set (-1: not yet decided) */
     int solving;   /* inside ovk_solver_solve or _solve_many (the monitors run) */
     char fields[PETSC_MAX_PATH_LEN]; /* -ksp_ovkrylov_fields FILE ("": none) */
@@ -344,18 +346,20 @@ static int names(const char *spec, const char *name)
  * chose. */
 static PCSide solver_side(const char *spec)
 {
-    static const char *const right[] = {"gmres", "fgmres", "pgmres", "bicgstab", "pipebicgstab", "idrs", "pipeidrs"};
+    static const char *const right[] = {"gmres", "fgmres", "pgmres", "sgmres", "bicgstab", "pipebicgstab", "idrs", "pipeidrs"};
     for (size_t i = 0; i < sizeof right / sizeof *right; i++)
         if (names(spec, right[i])) return PC_RIGHT;
     return PC_LEFT;
 }
 
 /* PETSc's table of the norm types and sides for the solver spec: the
- * unpreconditioned norm (what ovkrylov tests) and none (fixed iterations)
- * on the side the solver preconditions; natural and preconditioned at the
- * lowest rank, never chosen by default, so that a request for one reaches
- * KSPSetUp_Ovkrylov, which refuses it naming the supported ones.  A side
- * the user did not set follows the solver. */
+ * unpreconditioned norm (ovkrylov's default test) and none (fixed
+ * iterations) on the side the solver preconditions; natural (ovkrylov's
+ * norm=natural: alg1, the other variants refuse it at setup) and
+ * preconditioned at the lowest rank, never chosen by default, so that a
+ * request reaches ovkrylov or check_norm_type, which refuses
+ * preconditioned naming the supported ones.  A side the user did not set
+ * follows the solver. */
 static PetscErrorCode set_norms(KSP ksp, const char *spec)
 {
     PCSide side = solver_side(spec);
@@ -777,7 +781,7 @@ static PetscErrorCode sync_tolerances(KSP ksp)
     KSP_Ovkrylov *d = ksp->data;
     MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
     char buf[64];
-    int rc, gz = ksp->guess_zero ? 1 : 0, none = ksp->normtype == KSP_NORM_NONE;
+    int rc, gz = ksp->guess_zero ? 1 : 0, none = ksp->normtype == KSP_NORM_NONE, nat = ksp->normtype == KSP_NORM_NATURAL;
     double rtol = none ? DBL_MIN : ksp->rtol, atol = none ? 0.0 : ksp->abstol, divtol = none ? 0.0 : ksp->divtol;
     PetscFunctionBegin;
     PetscCheck(ksp->max_it < INT_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE, "KSP ovkrylov: max_it %" PetscInt_FMT " is more than an int", ksp->max_it);
@@ -790,6 +794,10 @@ static PetscErrorCode sync_tolerances(KSP ksp)
         rc = ovk_solver_set_option(d->s, "divtol", buf);
         PetscCall(check(comm, rc, "ovk_solver_set_option(divtol)"));
     }
+    if (!d->have_tols || d->natural != nat) { /* KSP_NORM_NATURAL: ovkrylov's norm=natural */
+        rc = ovk_solver_set_option(d->s, "norm", nat ? "natural" : "unpreconditioned");
+        PetscCall(check(comm, rc, "ovk_solver_set_option(norm)"));
+    }
     if (!d->have_tols || d->guess_zero != gz) {
         rc = ovk_solver_set_option(d->s, "initial_guess_zero", gz ? "1" : "0");
         PetscCall(check(comm, rc, "ovk_solver_set_option(initial_guess_zero)"));
@@ -801,7 +809,7 @@ static PetscErrorCode sync_tolerances(KSP ksp)
         PetscCall(check(comm, rc, "ovk_solver_set_monitor"));
     }
     d->rtol = rtol, d->atol = atol, d->divtol = divtol;
-    d->max_it = (int)ksp->max_it, d->guess_zero = gz, d->have_tols = 1;
+    d->max_it = (int)ksp->max_it, d->guess_zero = gz, d->natural = nat, d->have_tols = 1;
     PetscFunctionReturn(0);
 }
 
@@ -852,16 +860,16 @@ static PetscErrorCode finish(KSP ksp, int rc, const char *call)
     PetscFunctionReturn(0);
 }
 
-/* -ksp_norm_type natural or preconditioned: refused, naming what is
- * supported (set_norms lets them reach here). */
+/* -ksp_norm_type preconditioned: refused, naming what is supported
+ * (set_norms lets it reach here); natural goes to ovkrylov, whose setup
+ * refuses it for a variant other than alg1. */
 static PetscErrorCode check_norm_type(KSP ksp)
 {
     PetscFunctionBegin;
-    PetscCheck(ksp->normtype != KSP_NORM_NATURAL && ksp->normtype != KSP_NORM_PRECONDITIONED, PetscObjectComm((PetscObject)ksp),
-               PETSC_ERR_SUP,
+    PetscCheck(ksp->normtype != KSP_NORM_PRECONDITIONED, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP,
                "KSP ovkrylov: -ksp_norm_type %s is not supported; the supported types are unpreconditioned (the default: "
-               "ovkrylov's solvers test ||b - A x||_2) and none (max_it iterations, no convergence test); ovkrylov's CG variants "
-               "do not test <r, C r>",
+               "ovkrylov's solvers test ||b - A x||_2), natural (alg1: sqrt(<r, C r>), as KSPCG's) and none (max_it "
+               "iterations, no convergence test); no ovkrylov solver tests ||C r||",
                KSPNormTypes[ksp->normtype]);
     PetscFunctionReturn(0);
 }

@@ -180,7 +180,8 @@ typedef struct ovk_pcg_result {
        ovk_solver_get_info(s, "nullspace_inconsistency", ...)) */
     double nullspace_inconsistency;
     /* ||b||_2 of the system solved, the norm rel_residual is relative to (with a null space,
-       of b with its null-space component removed); 0 before the first reduction (also
+       of b with its null-space component removed; with the solver option norm=natural
+       sqrt(<b, C b>), and rel_residual sqrt(<r, C r>) / sqrt(<b, C b>)); 0 before the first reduction (also
        ovk_solver_get_info(s, "rhs_norm", ...)) */
     double rhs_norm;
 } ovk_pcg_result;

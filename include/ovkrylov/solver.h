@@ -103,10 +103,14 @@
  *   log_view        0 | 1: rank 0 prints the object's setup and solve times
  *                   (min/max/avg over ranks) at ovk_solver_destroy; the value
  *                   agreed at the last setup counts (docs/options.md)   (0)
+ *   norm            unpreconditioned | natural: the convergence test's norm; natural
+ *                   (alg1 only, else OVK_EUNSUPPORTED at setup): sqrt(<r, C r>) against
+ *                   sqrt(<b, C b>), PETSc's KSP_NORM_NATURAL   (unpreconditioned)
  *   many_group      solve_many: systems whose vector updates run together between
  *                   products; 0: as fit the cache (docs/solvers.md)   (0)
- * A solve converges when ||r||_2 < max(rtol ||b||_2, atol), or
- * when the application's convergence test says so.
+ * A solve converges when ||r||_2 < max(rtol ||b||_2, atol) (norm=natural:
+ * sqrt(<r, C r>) < max(rtol sqrt(<b, C b>), atol)), or when the
+ * application's convergence test says so.
  *
  * Status codes: an unknown key, a malformed value or an unknown name of a
  * solver or preconditioner is OVK_EOPTION (an unknown backend

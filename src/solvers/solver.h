@@ -76,6 +76,8 @@ typedef struct ovk__monitor {
     ovk_converged_fn conv_fn;   /* the application's convergence test, or NULL */
     void *conv_ctx;
     double divtol;              /* diverged when ||r|| > divtol ||r0|| (0: off) */
+    char norm[24];              /* option norm: "" | unpreconditioned | natural */
+    int natural;                /* norm=natural: the tests on <r, C r> and <b, C b> (a variant with natural_norm) */
     int print;                  /* -ovk_monitor: rank 0 prints ||r|| each iteration */
     int print_true;             /* -ovk_monitor_true: and ||b - A x|| (true_r) */
     double *true_r;             /* -ovk_monitor_true: room for b - A x, else NULL */
@@ -88,7 +90,8 @@ typedef struct ovk__monitor {
  * and the convergence test's state, the initial check a variant defers. */
 typedef struct ovk__monitor_state {
     double rr_stop;             /* converged when <r,r> < rr_stop: max(tol^2 <b,b>, atol^2) */
-    double rnorm0;              /* ||r0|| */
+    double rnorm0;              /* ||r0|| (norm=natural: sqrt(<r0, C r0>)) */
+    double bb2;                 /* <b,b> (-ovk_monitor_true's ||b - A x|| / ||b||) */
     double rr_div;              /* divtol^2 <r0,r0> */
     int user_converged;         /* the convergence test said converged: not confirmed again */
     int vote;                   /* this rank's monitor asked to stop */
@@ -304,6 +307,12 @@ typedef struct ovk__solver {
     int (*estimate_steps)(int p);
     int nonsymmetric; /* 1: assumes neither A nor C symmetric: accepts any matrix */
     int either_symmetry; /* 1: accepts any matrix, told by ovk__ctx.sym.values which */
+    /* 1: with norm=natural (c->mon.natural) the variant tests sqrt(<r, C r>)
+     * against sqrt(<b, C b>): it sums <b,b>, <b,C b> and <r0,C r0> in its
+     * first reduction (the frame leaves the initial check to it, even at
+     * max_iter 0) and hands them to ovk__initial_natural, passes <r, C r>
+     * to ovk__iterate_check and confirms with ovk__confirm_value */
+    int natural_norm;
     int nullspace;    /* 1: projects a declared null space out of its iterates (nullspace.c); a
                        * nonsymmetric (right-preconditioned) variant takes one without: b and x
                        * projected by the engine */
@@ -341,7 +350,14 @@ int ovk__variant_solve(ovk__ctx *c, ovk__variant *v);
 int ovk__scale_needed(const ovk__ctx *c, double bb);
 int ovk__anorm_out(double anorm);
 /* A norm of this solve's vectors in the caller's units (scaling.c). */
-static inline double ovk__unscaled(const ovk__ctx *c, double norm) { return c->scale.kb ? ldexp(norm, -c->scale.kb) : norm; }
+/* A norm of the scaled solve as the unscaled one's: 2^-kb ||r||, and for
+ * the natural norm sqrt(<r, C r>) (C scaled by 2^-kc) 2^(kc/2 - kb) of it */
+static inline int ovk__norm_exponent(const ovk__ctx *c) { return c->mon.natural ? c->scale.kb - c->scale.kc / 2 : c->scale.kb; }
+static inline double ovk__unscaled(const ovk__ctx *c, double norm)
+{
+    int k = ovk__norm_exponent(c);
+    return k ? ldexp(norm, -k) : norm;
+}
 /* Collective: sv's resume from the current x (v set up at the first call,
  * agreed, and kept until ovk__variant_free). */
 int ovk__variant_resume(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, double bb, int iter0);
@@ -474,6 +490,10 @@ int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided);
  * decision (c->watch.initial_pending cleared; *bb = v[0]). */
 void ovk__initial_dots(const ovk__ctx *c, const double *r, double v[2]);
 int ovk__initial_values(ovk__ctx *c, const double v[2], double *bb, int *decided);
+/* norm=natural: the same from the reduced v = {<b,b>, <b,C b>, <r0,C r0>}
+ * (<b,b> decides b = 0 and the scaling); *bb = <b,C b>, the reference of
+ * the tests, rhs_norm and rel_residual. */
+int ovk__initial_natural(ovk__ctx *c, const double v[3], double *bb, int *decided);
 
 /* Per-iteration decision: records iterations and residual; sets *stop when
  * converged (tolerances or the convergence test), diverged, non-finite or
@@ -486,6 +506,9 @@ int ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop
  * overwritten with b - A x (one blocking reduction), rel_residual set from
  * it; *ok = 0 (and the reason reset) when it does not meet the tolerance. */
 int ovk__confirm(ovk__ctx *c, double bb, double *r, int *ok);
+/* The same decision on a reduced value the variant made of the true
+ * residual (norm=natural: <r, C r> with r = b - A x). */
+int ovk__confirm_value(ovk__ctx *c, double bb, double rr, int *ok);
 
 /* Mark a breakdown or non-finite value found at iteration iter. */
 void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double value);

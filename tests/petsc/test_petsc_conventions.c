@@ -6,8 +6,9 @@
  * (gmres) solved; a new MatNullSpace, operator or PC type seen although
  * the old object's address or state could repeat; a failed PC as
  * KSP_DIVERGED_PC_FAILED; the side the solver really preconditions on;
- * KSP_NORM_NONE (fixed iterations, and as PCGAMG's smoother); natural and
- * preconditioned norms refused naming the supported ones; -help showing
+ * KSP_NORM_NONE (fixed iterations, and as PCGAMG's smoother); the natural
+ * norm under alg1 in KSPCG's iterations (+-1), refused by pipecg naming
+ * alg1; the preconditioned norm refused naming the supported ones; -help showing
  * ovkrylov's defaults; the true residual monitor right under CG and
  * refused where x is formed only at the end.  Self-checking at any number
  * of ranks; exit 1 on a failure. */
@@ -397,7 +398,8 @@ static PetscErrorCode sides(Mat A)
     static const struct {
         const char *solver;
         PCSide side;
-    } t[] = {{"alg1", PC_LEFT}, {"pipecg", PC_LEFT}, {"gmres", PC_RIGHT}, {"fgmres", PC_RIGHT}, {"bicgstab", PC_RIGHT}, {"idrs", PC_RIGHT}};
+    } t[] = {{"alg1", PC_LEFT}, {"pipecg", PC_LEFT}, {"gmres", PC_RIGHT}, {"fgmres", PC_RIGHT}, {"bicgstab", PC_RIGHT}, {"idrs", PC_RIGHT},
+           {"sgmres", PC_RIGHT}, {"pgmres", PC_RIGHT}, {"minres", PC_LEFT}};
     PetscFunctionBeginUser;
     for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
         KSP ksp;
@@ -487,10 +489,12 @@ static PetscErrorCode smoother(Mat A, Vec b)
     PetscFunctionReturn(0);
 }
 
-/* Row 7: natural and preconditioned norms refused, naming the supported. */
+/* Row 7: the preconditioned norm refused, naming the supported; the
+ * natural norm refused by a variant without it (pipecg), naming alg1. */
 static PetscErrorCode norm_refused(Mat A, Vec b)
 {
     static const KSPNormType types[] = {KSP_NORM_NATURAL, KSP_NORM_PRECONDITIONED};
+    static const char *const expect[] = {"these test sqrt(<r, C r>): alg1", "supported types are unpreconditioned"};
     PetscFunctionBeginUser;
     for (int t = 0; t < 2; t++) {
         KSP ksp;
@@ -498,10 +502,76 @@ static PetscErrorCode norm_refused(Mat A, Vec b)
         PetscCall(VecDuplicate(b, &x));
         PetscCall(make_ksp(A, KSPOVKRYLOV, "pipecg", PCJACOBI, &ksp));
         PetscCall(KSPSetNormType(ksp, types[t]));
-        PetscCall(solve_fails(KSPNormTypes[types[t]], ksp, b, x, PETSC_ERR_SUP, "supported types are unpreconditioned"));
+        PetscCall(solve_fails(KSPNormTypes[types[t]], ksp, b, x, PETSC_ERR_SUP, expect[t]));
         PetscCall(KSPDestroy(&ksp));
         PetscCall(VecDestroy(&x));
     }
+    PetscFunctionReturn(0);
+}
+
+typedef struct {
+    PetscReal first, last;
+} norms_seen;
+
+static PetscErrorCode record_norms(KSP ksp, PetscInt it, PetscReal rnorm, void *ctx)
+{
+    norms_seen *m = ctx;
+    (void)ksp;
+    if (it == 0) m->first = rnorm;
+    m->last = rnorm;
+    return 0;
+}
+
+/* Row 7: -ksp_norm_type natural under alg1, with PETSc's jacobi (the
+ * callback) and ovkrylov's own: KSPCG's iterations with the natural norm
+ * +-1 (the operator's diagonal varies: the natural norm is not the two-norm
+ * scaled), the monitor's first norm sqrt(<b, C b>), the last and the KSP's
+ * final norm below rtol times it. */
+static PetscErrorCode norm_natural(Mat A, Vec b)
+{
+    static const char *const label[] = {"KSPCG", "ovkrylov alg1 + PETSc's jacobi", "ovkrylov alg1 + its jacobi"};
+    PetscInt its[3];
+    PetscReal bnat = 0, final;
+    PetscScalar bcb;
+    Vec x, z;
+    PC pc;
+    PetscFunctionBeginUser;
+    PetscCall(VecDuplicate(b, &x));
+    PetscCall(VecDuplicate(b, &z));
+    for (int k = 0; k < 3; k++) {
+        KSP ksp;
+        KSPConvergedReason reason;
+        norms_seen m = {0, 0};
+        if (k == 2) PetscCall(PetscOptionsSetValue(NULL, "-ksp_ovkrylov_precond", "jacobi"));
+        PetscCall(make_ksp(A, k ? KSPOVKRYLOV : KSPCG, k ? "alg1" : NULL, PCJACOBI, &ksp));
+        PetscCall(PetscOptionsClearValue(NULL, "-ksp_ovkrylov_precond"));
+        PetscCall(KSPSetNormType(ksp, KSP_NORM_NATURAL));
+        PetscCall(KSPMonitorSet(ksp, record_norms, &m, NULL));
+        PetscCall(KSPSetUp(ksp));
+        if (k == 0) { /* sqrt(<b, C b>) with KSPCG's jacobi */
+            PetscCall(KSPGetPC(ksp, &pc));
+            PetscCall(PCApply(pc, b, z));
+            PetscCall(VecDot(b, z, &bcb));
+            bnat = PetscSqrtReal(PetscRealPart(bcb));
+        }
+        PetscCall(VecSet(x, 0.0));
+        PetscCall(KSPSolve(ksp, b, x));
+        PetscCall(KSPGetIterationNumber(ksp, &its[k]));
+        PetscCall(KSPGetConvergedReason(ksp, &reason));
+        PetscCall(KSPGetResidualNorm(ksp, &final));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "natural norm, %s: %" PetscInt_FMT " iterations, %s, first %.6e, final %.3e\n", label[k], its[k],
+                              KSPConvergedReasons[reason], (double)m.first, (double)final));
+        EXPECT(reason > 0, "natural norm, %s: %s\n", label[k], KSPConvergedReasons[reason]);
+        EXPECT(PetscAbsReal(m.first - bnat) <= 1e-10 * bnat, "natural norm, %s: first norm %.17g, sqrt(<b, C b>) %.17g\n", label[k],
+               (double)m.first, (double)bnat);
+        EXPECT(final < RTOL * bnat && m.last < RTOL * bnat, "natural norm, %s: final %g, last monitored %g, rtol sqrt(<b, C b>) %g\n",
+               label[k], (double)final, (double)m.last, (double)(RTOL * bnat));
+        EXPECT(k == 0 || PetscAbs(its[k] - its[0]) <= 1, "natural norm, %s: %" PetscInt_FMT " iterations, KSPCG %" PetscInt_FMT "\n", label[k],
+               its[k], its[0]);
+        PetscCall(KSPDestroy(&ksp));
+    }
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&z));
     PetscFunctionReturn(0);
 }
 
@@ -603,6 +673,7 @@ int main(int argc, char **argv)
     PetscCall(norm_none(A, b));
     PetscCall(smoother(A, b));
     PetscCall(norm_refused(A, b));
+    PetscCall(norm_natural(A, b));
     PetscCall(help_defaults(A));
     PetscCall(true_residual_monitor(A, b));
     PetscCall(VecDestroy(&b));

@@ -4,8 +4,9 @@
  * null space (MatSetNearNullSpace of MatNullSpaceCreateRigidBody): with no
  * key but -ksp_ovkrylov_precond amg, alg1 + amg takes at most half the
  * iterations of amg:bs=1 (the operator's block size and modes not used)
- * and at most 1.4 times those of KSPCG + PCGAMG (which reads the same two;
- * 1.14-1.37 times at 1-4 ranks), and its answer meets the tolerance.
+ * and at most 1.3 times those of KSPCG + PCGAMG (which reads the same two;
+ * 1.05-1.26 times at 1-4 ranks: 23, 23, 24, 23 against 21, 21, 19, 22),
+ * and its answer meets the tolerance.
  * Self-checking at any number of ranks; exit 1 on a failure.  -amg SPEC
  * runs another spec in place of amg (to compare). */
 #include <math.h>
@@ -166,9 +167,9 @@ int main(int argc, char **argv)
     PetscCall(solve(A, b, KSPOVKRYLOV, "ovkrylov alg1 + amg:bs=1", &plain));
     PetscCall(PetscOptionsClearValue(NULL, "-ksp_ovkrylov_solver"));
     PetscCall(PetscOptionsClearValue(NULL, "-ksp_ovkrylov_precond"));
-    if (ovk > 1.4 * gamg || 2 * ovk > plain) {
+    if (ovk > 1.3 * gamg || 2 * ovk > plain) {
         PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                              "FAIL: amg %" PetscInt_FMT " iterations: more than 1.4 x GAMG's %" PetscInt_FMT
+                              "FAIL: amg %" PetscInt_FMT " iterations: more than 1.3 x GAMG's %" PetscInt_FMT
                               " or half of amg:bs=1's %" PetscInt_FMT "\n",
                               ovk, gamg, plain));
         fails++;

@@ -91,7 +91,9 @@ int ovk__variant_run(ovk__ctx *c, ovk__variant *v)
     rc = ovk__ctx_start_residual(c, v->r);
     if (rc) goto done;
     c->sym.running = v->sv->nonsymmetric;
-    c->watch.initial_pending = v->sv->defers_initial && c->opts->max_iter > 0; /* else no first reduction */
+    /* defers_initial: not at max_iter 0 (no first reduction); norm=natural
+       always (C r0 and <r0, C r0> are the variant's) */
+    c->watch.initial_pending = c->mon.natural || (v->sv->defers_initial && c->opts->max_iter > 0);
     if (!c->watch.initial_pending) rc = ovk__initial_check(c, v->r, &bb, &decided);
     if (rc || decided) goto done;
     rc = v->sv->iterate(c, v->work, bb);

@@ -144,7 +144,7 @@ void ovk__stop(ovk__ctx *c, int iter, ovk_reason why, const char *what, double v
 
 /* -ovk_monitor (rank 0): ||r|| as the variant reduced it; with
  * -ovk_monitor_true also ||b - A x|| (one product and one blocking sum) */
-static int print_monitor(ovk__ctx *c, int iter, double rnorm, double bb)
+static int print_monitor(ovk__ctx *c, int iter, double rnorm)
 {
     FILE *f = c->opts->out ? c->opts->out : stdout;
     double tt = 0.0;
@@ -158,7 +158,7 @@ static int print_monitor(ovk__ctx *c, int iter, double rnorm, double bb)
     if (rc) return rc;
     if (c->rank == 0)
         fprintf(f, "%4d ovk residual norm %.12e true resid norm %.12e ||r(i)||/||b|| %.12e\n", iter, rnorm,
-                ovk__unscaled(c, sqrt(tt)), bb > 0.0 ? sqrt(tt / bb) : 0.0);
+                ldexp(sqrt(tt), -c->scale.kb), c->watch.bb2 > 0.0 ? sqrt(tt / c->watch.bb2) : 0.0);
     return OVK_OK;
 }
 
@@ -178,7 +178,7 @@ static int observe(ovk__ctx *c, int iter, double rr, double bb)
     if (c->opts->print_level >= 2 && c->rank == 0)
         fprintf(c->opts->out ? c->opts->out : stdout, "Iter %5d  ||r||/||b|| = %e\n", iter, rel);
     if (c->mon.print || c->mon.print_true) {
-        int rc = print_monitor(c, iter, rnorm, bb);
+        int rc = print_monitor(c, iter, rnorm);
         if (rc) return rc;
     }
     if (c->mon.fn && c->mon.fn(c->cb.owner, iter, rnorm, rel, c->mon.fn_ctx) != 0) c->watch.vote = 1;
@@ -236,14 +236,18 @@ int ovk__initial_check(ovk__ctx *c, const double *r, double *bb, int *decided)
     return ovk__initial_values(c, v, bb, decided);
 }
 
-int ovk__initial_values(ovk__ctx *c, const double v[2], double *bb, int *decided)
+/* The initial decision from the reduced <b,b> (bb2: b = 0, the scaling),
+ * the tests' reference ref (<b,b>, or <b,C b> for the natural norm) and
+ * the initial residual's r0 in the same norm; *bb = ref. */
+static int initial_from(ovk__ctx *c, double bb2, double ref, double r0, double *bb, int *decided)
 {
     int rc;
     c->watch.initial_pending = 0;
-    *bb = v[0];
-    c->res->rhs_norm = c->scale.kb ? ldexp(sqrt(v[0]), -c->scale.kb) : sqrt(v[0]); /* of the unscaled b */
+    *bb = ref;
     *decided = 1;
-    if (!c->scale.active && ovk__scale_needed(c, v[0])) { /* the frame solves again, scaled */
+    c->watch.bb2 = bb2;
+    c->res->rhs_norm = ovk__unscaled(c, sqrt(ref)); /* of the unscaled b */
+    if (!c->scale.active && ovk__scale_needed(c, bb2)) { /* the frame solves again, scaled */
         c->scale.wanted = 1;
         return OVK_OK;
     }
@@ -251,26 +255,42 @@ int ovk__initial_values(ovk__ctx *c, const double v[2], double *bb, int *decided
     c->watch.observed = -1;
     c->watch.user_converged = 0;
     double atol = c->opts->atol, tol = c->opts->tol;
-    atol = c->scale.kb ? ldexp(atol, c->scale.kb) : atol;
-    c->watch.rr_stop = fmax(tol * tol * v[0], atol * atol);
-    c->watch.rr_div = c->mon.divtol * c->mon.divtol * v[1];
-    c->watch.rnorm0 = sqrt(v[1]);
-    if (!isfinite(v[0]) || !isfinite(v[1])) {
-        ovk__stop(c, 0, OVK_REASON_NONFINITE, "<b,b> or <r0,r0>", isfinite(v[0]) ? v[1] : v[0]);
+    int k = ovk__norm_exponent(c);
+    atol = k ? ldexp(atol, k) : atol;
+    c->watch.rr_stop = fmax(tol * tol * ref, atol * atol);
+    c->watch.rr_div = c->mon.divtol * c->mon.divtol * r0;
+    c->watch.rnorm0 = sqrt(r0);
+    if (!isfinite(bb2) || !isfinite(ref) || !isfinite(r0)) {
+        double bad = !isfinite(bb2) ? bb2 : !isfinite(ref) ? ref : r0;
+        ovk__stop(c, 0, OVK_REASON_NONFINITE, c->mon.natural ? "<b,b>, <b,Cb> or <r0,Cr0>" : "<b,b> or <r0,r0>", bad);
         return OVK_OK;
     }
-    if (v[0] == 0.0) { /* b = 0: the solution is x = 0, as hypre returns */
+    if (bb2 == 0.0) { /* b = 0: the solution is x = 0, as hypre returns */
         for (int i = 0; i < c->n; i++) c->x[i] = 0.0;
         c->res->rel_residual = 0.0;
         c->res->reason = OVK_REASON_CONVERGED;
         return OVK_OK;
     }
-    c->res->rel_residual = sqrt(v[1] / v[0]);
-    rc = observe(c, 0, v[1], v[0]);
+    if (!(ref > 0.0) || !(r0 >= 0.0)) { /* <b,C b> <= 0 for b != 0 or <r0,C r0> < 0: C not SPD */
+        ovk__stop(c, 0, OVK_REASON_BREAKDOWN, ref > 0.0 ? "<r0,Cr0>" : "<b,Cb>", ref > 0.0 ? r0 : ref);
+        return OVK_OK;
+    }
+    c->res->rel_residual = sqrt(r0 / ref);
+    rc = observe(c, 0, r0, ref);
     if (rc) return rc;
-    rc = decide(c, 0, v[1], v[0], &c->res->reason);
+    rc = decide(c, 0, r0, ref, &c->res->reason);
     *decided = c->res->reason != OVK_REASON_NONE;
     return rc;
+}
+
+int ovk__initial_values(ovk__ctx *c, const double v[2], double *bb, int *decided)
+{
+    return initial_from(c, v[0], v[0], v[1], bb, decided);
+}
+
+int ovk__initial_natural(ovk__ctx *c, const double v[3], double *bb, int *decided)
+{
+    return initial_from(c, v[0], v[1], v[2], bb, decided);
 }
 
 int ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop)
@@ -278,7 +298,7 @@ int ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop
     c->res->iterations = iter;
     *stop = 0;
     if (!isfinite(iprod)) {
-        ovk__stop(c, iter, OVK_REASON_NONFINITE, "<r,r>", iprod);
+        ovk__stop(c, iter, OVK_REASON_NONFINITE, c->mon.natural ? "<r,Cr>" : "<r,r>", iprod);
         *stop = 1;
         return OVK_OK;
     }
@@ -304,6 +324,14 @@ int ovk__confirm(ovk__ctx *c, double bb, double *r, int *ok)
     double rr = 0.0;
     rc = ovk__ctx_dots(c, 1, (const double *[]){r}, (const double *[]){r}, &rr);
     if (rc) return rc;
+    return ovk__confirm_value(c, bb, rr, ok);
+}
+
+int ovk__confirm_value(ovk__ctx *c, double bb, double rr, int *ok)
+{
+    *ok = 1;
+    if (c->watch.user_converged) return OVK_OK; /* the application's test decided */
+    int rc = OVK_OK;
     c->res->rel_residual = sqrt(rr / bb);
     ovk_reason why = ovk__converged(c, rr) ? OVK_REASON_CONVERGED : OVK_REASON_NONE;
     if (c->mon.conv_fn) rc = decide(c, c->res->iterations, rr, bb, &why); /* called on every rank: rr is reduced */

@@ -306,6 +306,9 @@ static const opt_def opt_defs[] = {
             "1: rank 0 prints where the time went when the solver is destroyed"),
     OPT_STR("nullspace", nullspace_spec, REDO_CHECK | REDO_PC, "", NULL, -1, OVK__ROLE_NULLSPACE, "none | constant",
             "constant: the constant vector is A's null space (a singular A, e.g. pure Neumann); none"),
+    OPT_STR("norm", mon.norm, REDO_CHECK | REDO_CTX, "unpreconditioned", NULL, -1, OVK__ROLE_NONE,
+            "unpreconditioned | natural",
+            "the convergence test's norm: ||r||; natural: sqrt(<r, C r>) against sqrt(<b, C b>) (alg1)"),
     OPT_NUM("many_group", OPT_INT, c.many_group, 0, INT32_MAX, REDO_CHECK, "0", -1,
             "solve_many: systems whose vector updates run together between products; 0: as fit the cache"),
 };
@@ -915,6 +918,29 @@ static int check_nullspace(const ovk_solver *s)
     return ovk__fail(OVK_EUNSUPPORTED, "solver %s does not take a null space; these do: %s", s->made.sv->name, list);
 }
 
+/* 1 when the option norm asks for the natural norm */
+static int natural_norm(const ovk_solver *s) { return !strcmp(s->mon.norm, "natural"); }
+
+/* the option norm, and whether the variant tests the natural norm */
+static int check_norm(const ovk_solver *s)
+{
+    const char *v = s->mon.norm;
+    if (*v && strcmp(v, "unpreconditioned") && strcmp(v, "natural"))
+        return ovk__fail(OVK_EOPTION, "norm '%s': unpreconditioned or natural", v);
+    if (!natural_norm(s) || s->made.sv->natural_norm) return OVK_OK;
+    char list[256] = "", name[64];
+    for (int i = 0; i < ovk_solver_type_count(); i++) {
+        const ovk__solver *sv = ovk__solver_find(ovk_solver_type_name(i));
+        if (!sv || !sv->natural_norm) continue;
+        snprintf(name, sizeof name, "%s%s", list[0] ? ", " : "", sv->name);
+        strncat(list, name, sizeof list - strlen(list) - 1);
+    }
+    return ovk__fail(OVK_EUNSUPPORTED,
+                     "norm natural: solver %s tests ||r|| only; "
+                     "these test sqrt(<r, C r>): %s",
+                     s->made.sv->name, list);
+}
+
 /* every local check of the options, the variant and the preconditioner
  * made where they are redone; the caller agrees the status */
 static int check_local(ovk_solver *s)
@@ -930,6 +956,7 @@ static int check_local(ovk_solver *s)
     int rc = s->made.sv ? OVK_OK : pick_solver(s);
     if (rc) return rc;
     rc = check_nullspace(s);
+    if (!rc) rc = check_norm(s);
     if (rc) return rc;
     return pick_precond(s);
 }
@@ -1040,6 +1067,7 @@ static void init_ctx(ovk_solver *s)
     c->opts = &s->o;
     c->params = s->made.params;
     c->guess_zero = s->guess_zero;
+    s->mon.natural = natural_norm(s);
     c->mon = s->mon;
     c->norms.update = ctx_norm;
     c->ops = &ovk__direct_ops;
@@ -1744,7 +1772,9 @@ int ovk_solver_view(const ovk_solver *s, FILE *f)
     fprintf(f, "  tolerances: rtol = %g, atol = %g, divtol = %g%s, max_it = %d\n", o->tol, o->atol, s->mon.divtol,
             s->mon.divtol > 0.0 ? "" : " (off)", o->max_iter);
     fprintf(f, "  initial guess: %s; convergence test: %s; monitor: %s%s%s%s%s%s\n",
-            s->guess_zero ? "zero" : "x on entry", s->mon.conv_fn ? "the application's" : "||r|| < max(rtol ||b||, atol)",
+            s->guess_zero ? "zero" : "x on entry", s->mon.conv_fn ? "the application's"
+                                                    : natural_norm(s) ? "sqrt(<r, C r>) < max(rtol sqrt(<b, C b>), atol)"
+                                                                      : "||r|| < max(rtol ||b||, atol)",
             s->mon.fn ? "the application's" : "none", s->mon.print ? ", -ovk_" : "",
             s->mon.print ? key_at(offsetof(ovk_solver, mon.print)) : "", s->mon.print_true ? ", -ovk_" : "",
             s->mon.print_true ? key_at(offsetof(ovk_solver, mon.print_true)) : "",

@@ -7,7 +7,9 @@
  * instead of 112 (docs/solvers.md).  With any other C the test on <r,r>
  * comes before s = C r, so a solve of k iterations applies C k times (as
  * PETSc's KSPCG), not k + 1: the last application, wasted, would cost 1/k
- * of the solve with an expensive C (amg).  On one rank the iterates are
+ * of the solve with an expensive C (amg).  With norm=natural the test is on
+ * gamma = <r,s> (PETSc's natural norm): s = C r comes first and <r,r> is
+ * not summed (two reductions an iteration).  On one rank the iterates are
  * bitwise those of the four-pass loop; on more, <s,p> sums each row's
  * diag-block and offd parts separately (the last bits may differ). */
 #include <stddef.h>
@@ -41,6 +43,37 @@ static int settle(ovk__ctx *c, alg1_work *w, double bb, int *stop)
     return OVK_OK;
 }
 
+/* norm=natural, the check stopped the solve converged: the true residual
+ * r = b - A x, s = C r and the sums of <r,s>, Z^T s (one product, one
+ * application, one reduction) must meet the tolerance; if they do not,
+ * r and s replace the recursive ones (gz their sums: counted as a
+ * replacement) and the iteration goes on (*stop = 0). */
+static int settle_natural(ovk__ctx *c, alg1_work *w, double bb, double *gz, int *stop)
+{
+    if (c->res->reason != OVK_REASON_CONVERGED || c->watch.user_converged) return OVK_OK;
+    int ok = 0, rc = ovk__ctx_residual(c, w->r); /* r = b - A x */
+    if (!rc) rc = precondition(c, w, gz);       /* s = C r, gamma, Z^T s */
+    if (!rc && ovk__breakdown(c, c->res->iterations, "<r,Cr>", gz[0], 1)) return OVK_OK;
+    if (!rc) rc = ovk__confirm_value(c, bb, gz[0], &ok);
+    if (rc || ok) return rc;
+    c->res->replacements++;
+    *stop = 0;
+    return OVK_OK;
+}
+
+/* norm=natural: the test on gamma = <r, C r> (KSPCG's natural norm),
+ * which the iteration sums anyway: no <r,r>, one reduction fewer */
+static int check_natural(ovk__ctx *c, int iter, alg1_work *w, double bb, double *gz, int *stop)
+{
+    if (ovk__breakdown(c, iter, "<r,Cr>", gz[0], 1)) {
+        *stop = 1;
+        return OVK_OK;
+    }
+    int rc = ovk__iterate_check(c, iter, gz[0], bb, stop);
+    if (rc || !*stop) return rc;
+    return settle_natural(c, w, bb, gz, stop);
+}
+
 /* Jacobi: x += alpha p; r -= alpha s; s = r ./ a with <r,s>, <r,r> in one
  * pass (DiagScale's division, bitwise the two-pass result); the sums of
  * gamma, Z^T s and <r,r>; the test */
@@ -53,6 +86,7 @@ static int step_jacobi(ovk__ctx *c, int iter, double alpha, const double *a, alg
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     int rc = ovk__sum(c, OVK__GAMMA, gz, ovk__nullspace_append(c, gz, 1, 1, w->s)); /* gamma, Z^T s */
     if (rc) return rc;
+    if (c->mon.natural) return check_natural(c, iter, w, bb, gz, stop);
     rc = ovk__sum(c, OVK__IPROD, &iprod, 1);
     if (rc) return rc;
     rc = ovk__iterate_check(c, iter, iprod, bb, stop);
@@ -71,6 +105,10 @@ static int step_general(ovk__ctx *c, int iter, double alpha, alg1_work *w, doubl
     ovk__tic t0 = ovk__tic_start(c);
     ovk__axpy2(c->n, alpha, w->p, c->x, w->s, w->r, &c->hook); /* x += alpha p; r -= alpha s */
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    if (c->mon.natural) { /* s = C r first: the test is on <r,s> */
+        int rc = precondition(c, w, gz);
+        return rc ? rc : check_natural(c, iter, w, bb, gz, stop);
+    }
     int rc = ovk__ctx_dots(c, 1, (const double *[]){w->r}, (const double *[]){w->r}, &iprod); /* <r,r> */
     if (rc) return rc;
     rc = ovk__iterate_check(c, iter, iprod, bb, stop);
@@ -107,15 +145,34 @@ static int iterate_from(ovk__ctx *c, alg1_work *w, double gamma, double bb)
     return OVK_OK;
 }
 
+/* norm=natural: the initial check on the sums gz = {gamma, Z^T p} of
+ * p = C r0 with <b,b> and <b, C b> beside them in the same reduction (x0
+ * = 0: r0 = b, so <b, C b> is gamma; else t = C b in s, one application
+ * more, as PETSc's KSPCG with a nonzero guess) */
+static int initial_natural(ovk__ctx *c, alg1_work *w, double rr, double *gz, double *bb, int *decided)
+{
+    double v[2] = {rr, 0.0}; /* <b,b>, <b, C b> */
+    int k = ovk__nullspace_append(c, gz, 1, 1, w->p), rc = OVK_OK;
+    if (!c->guess_zero) rc = ovk__ctx_pc_dots(c, c->b, w->s, &v[1], &v[0]); /* s = C b */
+    if (rc) return rc;
+    gz[k] = v[0], gz[k + 1] = v[1];
+    rc = ovk__sum(c, OVK__GAMMA, gz, k + 2);
+    if (rc) return rc;
+    if (c->guess_zero) gz[k + 1] = gz[0];
+    return ovk__initial_natural(c, (double[]){gz[k], gz[k + 1], gz[0]}, bb, decided);
+}
+
 /* p = C r, gamma = <r,p>, then the iterations */
 static int iterate(ovk__ctx *c, void *work, double bb)
 {
     alg1_work *w = work;
-    double gz[1 + OVK__NULLSPACE_MAX] = {0.0}, rr = 0.0; /* gamma, Z^T p */
+    double gz[3 + OVK__NULLSPACE_MAX] = {0.0}, rr = 0.0; /* gamma, Z^T p (natural: and <b,b>, <b, C b>) */
     int rc = ovk__ctx_pc_dots(c, w->r, w->p, &gz[0], &rr); /* p = C r, gamma = <r,p> */
     if (rc) return rc;
-    rc = ovk__sum(c, OVK__GAMMA, gz, ovk__nullspace_append(c, gz, 1, 1, w->p));
-    if (rc) return rc;
+    int decided = 0;
+    if (c->mon.natural) rc = initial_natural(c, w, rr, gz, &bb, &decided);
+    else rc = ovk__sum(c, OVK__GAMMA, gz, ovk__nullspace_append(c, gz, 1, 1, w->p));
+    if (rc || decided) return rc;
     ovk__nullspace_remove(c, gz + 1, w->p, 0.0, NULL); /* p -= Z Z^T p */
     return iterate_from(c, w, gz[0], bb);
 }
@@ -127,6 +184,7 @@ const ovk__solver ovk__solver_alg1 = {
                    "bytes, any preconditioner",
     .options = "",
     .nullspace = 1,
+    .natural_norm = 1,
     .work_size = sizeof(alg1_work), .nvec = 3,
     .vec = (const size_t[]){V(r), V(s), V(p)},
     .iterate = iterate,
