@@ -33,6 +33,8 @@ typedef struct args {
     rhs_kind rhs;
     int bs;             /* -bs: rows per node (the split keeps nodes whole) */
     const char *coords; /* -coords FILE: node coordinates */
+    const char *fields; /* -fields FILE: each row's field, for fieldsplit */
+    const char *schur;  /* -schur FILE: fieldsplit's Schur matrix (field 1's rows) */
     int help;
     ovk_drv_experiment ex;
 } args;
@@ -60,6 +62,10 @@ static void usage(FILE *f)
                "                   dense array ('%%%%MatrixMarket matrix array real general', a line 'N K',\n"
                "                   then the N x K values column by column), N the matrix's rows, any\n"
                "                   basis (orthonormalised by the library); or -nullspace constant\n"
+               "  -fields FILE     the field (0 or 1) of each row for -precond fieldsplit: one integer\n"
+               "                   per row in global row order, separated by white space\n"
+               "  -schur FILE      fieldsplit's Schur complement approximation (schur=user), e.g. the\n"
+               "                   pressure mass matrix: Matrix Market, field 1's rows in their order\n"
                "  -precond list    print the preconditioners of this build\n"
                "  -help            this message\n",
             OVK_BACKEND_ENV, OVK_BACKEND_DEFAULT);
@@ -116,6 +122,8 @@ static int parse_flag(int argc, char **argv, int *i, args *a, const char **bad)
     else if (!strcmp(flag, "-rhs")) ok = parse_rhs(val, &a->rhs);
     else if (!strcmp(flag, "-bs")) ok = parse_int(val, 1, 64, &a->bs);
     else if (!strcmp(flag, "-coords")) a->coords = val;
+    else if (!strcmp(flag, "-fields")) a->fields = val;
+    else if (!strcmp(flag, "-schur")) a->schur = val;
     else return 0;
     if (a->help || !strcmp(flag, "-timing")) return 1;
     *i += 1;
@@ -265,6 +273,89 @@ static int load_coords(args *a, const ovk_matrix *A, double **xyz)
     return ovk_drv_agree(rc);
 }
 
+/* The fields of this rank's rows [first, first + count) from -fields FILE
+ * (nglobal integers); *nf1_before and *nf1: field 1's rows before this
+ * rank's and on it.  Local; OVK_EFILE or OVK_EFORMAT with *why. */
+static int read_fields(const char *path, long long nglobal, long long first, int count, int *ids,
+                       long long *nf1_before, int *nf1, char *why, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    long long k = 0;
+    int rc = OVK_OK;
+    *nf1_before = 0, *nf1 = 0;
+    if (!f) {
+        snprintf(why, len, "cannot be read");
+        return OVK_EFILE;
+    }
+    for (long v; !rc && fscanf(f, "%ld", &v) == 1; k++) {
+        if (k < first) *nf1_before += v == 1;
+        else if (k < first + count) {
+            ids[k - first] = v < -1000 || v > 1000 ? 1000 : (int)v; /* the library names a bad id's row */
+            *nf1 += v == 1;
+        }
+    }
+    if (!feof(f)) {
+        snprintf(why, len, "entry %lld is not an integer", k + 1);
+        rc = OVK_EFORMAT;
+    } else if (k != nglobal) {
+        snprintf(why, len, "%lld field ids for a matrix of %lld rows (one per row)", k, nglobal);
+        rc = OVK_EFORMAT;
+    }
+    fclose(f);
+    return rc;
+}
+
+/* Collective: -schur FILE's rows that field 1's rows of this rank are
+ * (nf1 from nf1_before on), nf1_total of them in all. */
+static int read_schur(const char *path, long long nf1_before, int nf1, long long nf1_total, ovk_matrix **S,
+                      char *why, size_t len)
+{
+    int *ptr = NULL, got = 0;
+    ovk_gidx n = 0, *col = NULL;
+    double *val = NULL;
+    int rc = ovk_mm_read_rows(path, 0, 0, &n, &got, &ptr, &col, &val); /* its size */
+    free(ptr), free(col), free(val);
+    ptr = NULL, col = NULL, val = NULL;
+    if (rc) snprintf(why, len, "%s", ovk_error_detail());
+    else if (n != nf1_total) {
+        snprintf(why, len, "%lld rows, field 1 (-fields) has %lld", (long long)n, nf1_total);
+        rc = OVK_EFORMAT;
+    }
+    if (!rc) rc = ovk_mm_read_rows(path, nf1_before, nf1, &n, &got, &ptr, &col, &val);
+    if (rc && !why[0]) snprintf(why, len, "%s", ovk_error_detail());
+    rc = ovk_drv_agree(rc);
+    if (!rc) rc = ovk_matrix_create_csr(MPI_COMM_WORLD, nf1_before, nf1, ptr, col, val, OVK_DUP_SUM, S);
+    if (rc && !why[0]) snprintf(why, len, "%s", ovk_error_detail());
+    free(ptr), free(col), free(val);
+    return rc;
+}
+
+/* Collective: -fields FILE (and -schur FILE) into the experiment settings. */
+static int load_fields(args *a, const ovk_matrix *A, int **ids, ovk_matrix **S)
+{
+    int n = ovk_matrix_nlocal(A), rank = 0, nf1 = 0;
+    long long before = 0, total = 0, mine;
+    char why[256] = "";
+    const char *culprit = a->fields;
+    *ids = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    int rc = *ids ? read_fields(a->fields, (long long)ovk_matrix_nglobal(A), (long long)ovk_matrix_row_start(A), n,
+                                *ids, &before, &nf1, why, sizeof why)
+                  : OVK_ENOMEM;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    rc = ovk_drv_agree(rc);
+    if (!rc && a->schur) {
+        mine = nf1;
+        MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+        culprit = a->schur;
+        rc = read_schur(a->schur, before, nf1, total, S, why, sizeof why);
+    }
+    if (rc && rank == 0) fprintf(stderr, "ovk_mtx_solve: %s %s: %s\n", culprit == a->schur ? "-schur" : "-fields",
+                                 culprit, why[0] ? why : ovk_strerror(rc));
+    a->ex.fields = *ids;
+    a->ex.schur = *S;
+    return rc;
+}
+
 /* max |x_i - 1| over all ranks. */
 static double error_vs_ones(const ovk_vector *x, MPI_Comm comm)
 {
@@ -312,9 +403,16 @@ static int run(args *a, int rank, int nranks)
     ovk_reducer *red = NULL;
     ovk_pcg_options opts;
     ovk_pcg_result res;
+    ovk_matrix *S = NULL;
     double *xyz = NULL, *ns = NULL;
+    int *fields = NULL;
     int reported = 0; /* the failure's message is printed */
     int rc = ovk_mm_read_blocked(MPI_COMM_WORLD, a->file, a->bs, &A);
+    if (!rc && a->schur && !a->fields) {
+        if (rank == 0) fprintf(stderr, "ovk_mtx_solve: -schur needs -fields (which rows are field 1's)\n");
+        reported = rc = OVK_EINVAL;
+    }
+    if (!rc && a->fields) reported = rc = load_fields(a, A, &fields, &S);
     if (!rc && a->coords) rc = load_coords(a, A, &xyz);
     if (!rc && a->ex.nullspace && strcmp(a->ex.nullspace, "constant")) reported = rc = load_nullspace(a, A, &ns);
     if (rc) goto cleanup;
@@ -344,6 +442,8 @@ cleanup:
     ovk_reducer_destroy(red);
     free(xyz);
     free(ns);
+    free(fields);
+    ovk_matrix_destroy(S);
     ovk_vector_destroy(ones);
     ovk_vector_destroy(x);
     ovk_vector_destroy(b);

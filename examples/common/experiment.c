@@ -363,7 +363,9 @@ static int solve_once(const ovk_drv_experiment *e, const ovk_matrix *A, const ov
     rc = ovk_solver_set_options(s, opts);
     if (!rc) rc = ovk_solver_set_from_options(s, NULL); /* -ovk_* (collective: every rank gets here) */
     if (!rc && e->coord_dim > 0) rc = ovk_solver_set_coordinates(s, e->coord_dim, e->ncoords, e->coords);
+    if (!rc && e->schur) rc = ovk_solver_set_schur_matrix(s, e->schur);
     rc = ovk_drv_agree(rc);
+    if (!rc && e->fields) rc = ovk_solver_set_fields(s, e->fields); /* collective, agreed */
     if (!rc) rc = set_nullspace(e, s);
     if (!rc && opts->print_level >= 2) {
         rc = ovk_solver_set_option(s, "print_level", "1");

@@ -34,6 +34,10 @@ typedef struct ovk_drv_experiment {
     const char *nullspace;
     const double *ns_vectors;
     int ns_k, ns_rigid;
+    /* the field of each of the rank's rows and the Schur matrix, for
+     * fieldsplit (the driver's; NULL: none) */
+    const int *fields;
+    ovk_matrix *schur;
 } ovk_drv_experiment;
 
 /* Copy the solver settings of the flags into *opts. */

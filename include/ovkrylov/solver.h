@@ -80,7 +80,8 @@
  *   backend         reduction backend spec ($OVK_REDUCE_BACKEND, else blocking); read back
  *                   as resolved (the reducer's spec with its defaults once set up)
  *   precond         jacobi (diag) | none | ic0 | ssor[:omega=W] | cheby[:degree=K] | amg[:...];
- *                   any matrix: ilu0[:precision=P] | eisenstat[:omega=W]
+ *                   any matrix: ilu0[:precision=P] | eisenstat[:omega=W];
+ *                   fieldsplit[:type=T,0=P,1=P,schur=S] (saddle points; ovk_solver_set_fields)
  *                   (docs/preconditioners.md)                  (jacobi)
  *   rtol            relative tolerance > 0                  (1e-8)
  *   atol            absolute tolerance >= 0                 (0)
@@ -247,6 +248,24 @@ int ovk_solver_set_coordinates(ovk_solver *s, int dim, int nnodes, const double 
  * and row holding a NaN or an infinity.  Preconditioners that take no
  * near-null space ignore it. */
 int ovk_solver_set_near_nullspace(ovk_solver *s, int k, const double *const vectors[]);
+/* The fields of a block system [[A, B^T], [B, -C]] (saddle points: velocity
+ * and pressure, flux and pressure; KKT systems) for the fieldsplit
+ * preconditioner: field_of_local_row[i] is 0 or 1 for each of the rank's
+ * nlocal rows (copied; any interleaving; NULL on a rank without rows).
+ * Collective: the ids are checked and the outcome agreed (OVK_EINVAL on
+ * every rank naming the first row whose id is not 0 or 1); an empty field is
+ * refused at setup.  Takes effect at the next ovk_solver_setup; other
+ * preconditioners ignore it. */
+int ovk_solver_set_fields(ovk_solver *s, const int *field_of_local_row);
+/* The application's approximation of the Schur complement (a pressure
+ * mass matrix) for fieldsplit's field 1 (schur=user, the default once one
+ * is set): a matrix of field 1's rows, numbered in global row order, each
+ * rank holding its own field-1 rows (checked at setup: OVK_EMISMATCH on
+ * every rank).  Borrowed but kept alive as the solver's matrix is (its
+ * ovk_matrix_destroy may come first); NULL drops it.  Local; call it on
+ * every rank, and again after updating S's values.  Takes effect at the
+ * next ovk_solver_setup. */
+int ovk_solver_set_schur_matrix(ovk_solver *s, ovk_matrix *S);
 /* The null space of a singular A (symmetric positive semi-definite, A Z =
  * 0), as PETSc's MatNullSpace: the constant vector when has_constant is 1,
  * and k vectors (0 <= k, has_constant + k <= 32) of the rank's rows,

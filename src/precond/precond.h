@@ -30,6 +30,11 @@ typedef struct ovk__pc_env {
      * the other (nns_k 0: none given) */
     int nns_k;
     const double *nns;
+    /* ovk_solver_set_fields: the field (0 or 1) of each of the n rows, or
+     * NULL (none given); ovk_solver_set_schur_matrix: the application's
+     * Schur complement approximation, or NULL (fieldsplit.c) */
+    const int *fields;
+    const ovk_matrix *schur;
     int nonsymmetric;    /* the solver assumes no symmetry: a_ii of either sign is fine */
     int singular;        /* a null space is declared: A (and a coarse level) is singular */
     /* out (NULL: not wanted): a setup whose own pass summed |a_ij| over each

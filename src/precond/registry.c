@@ -15,6 +15,7 @@ extern const ovk__pc_type ovk__pc_ssor;
 extern const ovk__pc_type ovk__pc_cheby;
 extern const ovk__pc_type ovk__pc_ilu0;
 extern const ovk__pc_type ovk__pc_eisenstat;
+extern const ovk__pc_type ovk__pc_fieldsplit;
 #ifdef OVK_HAVE_HYPRE
 extern const ovk__pc_type ovk__pc_amg;
 #endif
@@ -22,6 +23,7 @@ extern const ovk__pc_type ovk__pc_amg;
 
 static const ovk__pc_type *const types[] = {
     &ovk__pc_jacobi, &ovk__pc_none, &ovk__pc_ic0, &ovk__pc_ssor, &ovk__pc_cheby, &ovk__pc_ilu0, &ovk__pc_eisenstat,
+    &ovk__pc_fieldsplit,
 #ifdef OVK_HAVE_HYPRE
     &ovk__pc_amg,
 #endif
@@ -87,11 +89,11 @@ cleanup:
 void ovk_precond_print(FILE *f)
 {
     for (int i = 0; i < TYPE_COUNT; i++) {
-        fprintf(f, "  %-10s %s\n", types[i]->name, types[i]->description);
-        if (types[i]->options[0]) fprintf(f, "  %-10s options: %s\n", "", types[i]->options);
+        fprintf(f, "  %-11s %s\n", types[i]->name, types[i]->description);
+        if (types[i]->options[0]) fprintf(f, "  %-11s options: %s\n", "", types[i]->options);
     }
     for (int i = 0; absent[i].name; i++)
-        fprintf(f, "  %-10s [not in this build: it %s]\n", absent[i].name, absent[i].why);
+        fprintf(f, "  %-11s [not in this build: it %s]\n", absent[i].name, absent[i].why);
 }
 
 void ovk__pc_destroy(ovk__pc *pc)

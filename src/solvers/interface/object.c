@@ -48,6 +48,14 @@ typedef struct solver_coords {
     int nns_k;
 } solver_coords;
 
+/* The field of each row (ovk_solver_set_fields): an owned copy, or NULL;
+ * the application's Schur matrix (ovk_solver_set_schur_matrix): one
+ * reference of the solver's, or NULL.  For fieldsplit's setup. */
+typedef struct solver_fields {
+    int *id;
+    ovk_matrix *schur;
+} solver_fields;
+
 /* Refusals kept for the next setup or solve (ovk__solver_refuse,
  * ovk__solver_refuse_solve) and their details. */
 typedef struct solver_refusal {
@@ -122,6 +130,7 @@ struct ovk_solver {
     ovk_reducer *user_red;   /* borrowed */
     solver_marks marks;
     solver_coords coords;
+    solver_fields fields;
     ovk__nullspace ns;       /* ovk_solver_set_nullspace's copy and, set up, the basis */
     solver_refusal refusal;
     solver_running running;
@@ -729,6 +738,43 @@ int ovk_solver_set_near_nullspace(ovk_solver *s, int k, const double *const vect
     return OVK_OK;
 }
 
+int ovk_solver_set_fields(ovk_solver *s, const int *field_of_local_row)
+{
+    int bad = usable(s, "ovk_solver_set_fields");
+    if (bad) return bad;
+    int n = s->lay->nlocal, rc = OVK_OK;
+    int *copy = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (!copy) rc = ovk__fail(OVK_ENOMEM, "ovk_solver_set_fields: %d rows", n);
+    else if (n > 0 && !field_of_local_row)
+        rc = ovk__fail(OVK_EINVAL, "ovk_solver_set_fields: NULL fields for %d local rows", n);
+    for (int i = 0; i < n && !rc; i++) {
+        copy[i] = field_of_local_row[i];
+        if (copy[i] != 0 && copy[i] != 1)
+            rc = ovk__fail(OVK_EINVAL, "ovk_solver_set_fields: row %lld's field is %d (0 or 1)",
+                           ovk__row_id(s->lay, i), copy[i]);
+    }
+    rc = ovk__agree(s->lay->comm, rc);
+    if (rc) {
+        free(copy);
+        return rc;
+    }
+    free(s->fields.id);
+    s->fields.id = copy;
+    s->marks.dirty |= REDO_CHECK | REDO_PC; /* fieldsplit's setup reads them */
+    return OVK_OK;
+}
+
+int ovk_solver_set_schur_matrix(ovk_solver *s, ovk_matrix *S)
+{
+    int bad = usable(s, "ovk_solver_set_schur_matrix");
+    if (bad) return bad;
+    ovk__matrix_ref(S, +1);
+    ovk__matrix_ref(s->fields.schur, -1); /* frees a matrix destroyed meanwhile */
+    s->fields.schur = S;
+    s->marks.dirty |= REDO_CHECK | REDO_PC;
+    return OVK_OK;
+}
+
 int ovk_solver_set_nullspace(ovk_solver *s, int has_constant, int k, const double *const vectors[])
 {
     int bad = usable(s, "ovk_solver_set_nullspace");
@@ -1170,6 +1216,7 @@ static int numeric_setup(ovk_solver *s, int pc_too)
     int rc = check_symmetric(s);
     ovk__pc_env env = {.A = s->c.A, .n = s->lay->nlocal, .comm = s->lay->comm, .coord_dim = s->coords.dim,
                        .ncoords = s->coords.n, .coords = s->coords.xyz, .nns_k = s->coords.nns_k, .nns = s->coords.nns,
+                       .fields = s->fields.id, .schur = s->fields.schur,
                        .nonsymmetric = s->made.sv->nonsymmetric || s->c.sym.values, .singular = s->ns.k > 0,
                        .row_l1_max = &s->seen.pc_l1_max};
     s->seen.pc_l1_max = -1.0; /* until the setup sums the rows of these values */
@@ -1752,6 +1799,8 @@ static int destroy(ovk_solver **sp, int local)
     if (s->lay == &s->own_lay) ovk__layout_free(&s->own_lay);
     free(s->coords.xyz);
     free(s->coords.nns);
+    free(s->fields.id);
+    ovk__matrix_ref(s->fields.schur, -1);
     ovk__nullspace_free(&s->ns);
     ovk__elim_free(&s->seen.elim);
     ovk__matrix_ref(s->A, -1); /* frees A when its destroy came first */
