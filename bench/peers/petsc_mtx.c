@@ -195,6 +195,9 @@ static PetscErrorCode schur_matrix(const char *path, PetscInt plo, PetscInt phi,
     PetscCall(MatCreateAIJ(PETSC_COMM_WORLD, phi - plo, phi - plo, PETSC_DETERMINE, PETSC_DETERMINE, 30, NULL, 30, NULL,
                            S));
     PetscCall(MatSetOption(*S, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscInt N;
+    PetscCall(MatGetSize(*S, &N, NULL));
+    ok = ok && nr == N;
     for (long long k = 0; ok && k < nz; k++) {
         if (fscanf(f, "%lld %lld %lg", &i, &j, &v) != 3 || i < 1 || j < 1 || i > nr || j > nr) {
             ok = 0;
@@ -205,9 +208,7 @@ static PetscErrorCode schur_matrix(const char *path, PetscInt plo, PetscInt phi,
         if (sym && r != c && c >= plo && c < phi) PetscCall(MatSetValue(*S, c, r, v, ADD_VALUES));
     }
     fclose(f);
-    PetscInt N;
-    PetscCall(MatGetSize(*S, &N, NULL));
-    PetscCheck(ok && nr == N, PETSC_COMM_WORLD, PETSC_ERR_FILE_UNEXPECTED,
+    PetscCheck(ok, PETSC_COMM_WORLD, PETSC_ERR_FILE_UNEXPECTED,
                "-schur %s: not a real coordinate Matrix Market file of %d rows (the field-1 rows)", path, (int)N);
     PetscCall(MatAssemblyBegin(*S, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(*S, MAT_FINAL_ASSEMBLY));
