@@ -311,6 +311,7 @@ module ovkrylov
         ovk_solver_get_info, ovk_solver_get_info_text, &
         ovk_solver_set_options, ovk_solver_set_tolerances, ovk_solver_set_coordinates, ovk_solver_set_monitor, &
         ovk_solver_setup, ovk_solver_set_nullspace, ovk_solver_set_nullspace_rigid_body, &
+        ovk_solver_set_fields, ovk_solver_set_schur_matrix, &
         ovk_solver_solve, ovk_solver_nlocal, ovk_solver_setup_time, ovk_solver_comm, &
         ovk_solver_solve_many, ovk_solver_system_index
     public :: ovk_solver_create_operator, ovk_solver_set_precond_fn, ovk_solver_set_history, &
@@ -610,6 +611,18 @@ module ovkrylov
             integer(c_int), value :: has_constant, k, rows
             real(c_double), intent(in) :: block(*)
             integer(c_int) :: c_solver_set_nullspace
+        end function
+        function c_solver_set_fields(s, ids, rows) bind(C, name='ovk__f_solver_set_fields')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: s
+            integer(c_int), intent(in) :: ids(*)
+            integer(c_int), value :: rows
+            integer(c_int) :: c_solver_set_fields
+        end function
+        function c_solver_set_schur_matrix(s, m) bind(C, name='ovk_solver_set_schur_matrix')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: s, m
+            integer(c_int) :: c_solver_set_schur_matrix
         end function
         function c_solver_set_nullspace_rigid_body(s, dim, nnodes, xyz) &
             bind(C, name='ovk_solver_set_nullspace_rigid_body')
@@ -1464,6 +1477,28 @@ contains
                 int(size(vectors, 1), c_int)), 'ovk_solver_set_nullspace', ierr)
         end if
     end subroutine ovk_solver_set_nullspace
+
+    !> The field (0 or 1) of each of the rank's rows, fields(nlocal), for
+    !> the fieldsplit preconditioner (copied).  Collective: another length
+    !> or an id other than 0 or 1 is OVK_EINVAL on every rank.
+    subroutine ovk_solver_set_fields(s, fields, ierr)
+        type(ovk_solver), intent(inout) :: s
+        integer, intent(in) :: fields(:)
+        integer, intent(out), optional :: ierr
+        integer(c_int) :: ids(max(size(fields), 1))
+        ids(1:size(fields)) = int(fields, c_int)
+        call finish(c_solver_set_fields(s%ptr, ids, int(size(fields), c_int)), 'ovk_solver_set_fields', ierr)
+    end subroutine ovk_solver_set_fields
+
+    !> fieldsplit's Schur complement approximation (a pressure mass matrix):
+    !> m holds field 1's rows, each rank its own (checked at setup).  The
+    !> solver keeps m alive.  Local; call it on every rank.
+    subroutine ovk_solver_set_schur_matrix(s, m, ierr)
+        type(ovk_solver), intent(inout) :: s
+        type(ovk_matrix), intent(in) :: m
+        integer, intent(out), optional :: ierr
+        call finish(c_solver_set_schur_matrix(s%ptr, m%ptr), 'ovk_solver_set_schur_matrix', ierr)
+    end subroutine ovk_solver_set_schur_matrix
 
     !> The rigid-body modes from the coordinates xyz(dim, nnodes) of the
     !> rank's nodes (dim 2: 3 modes, 3: 6; node k carries rows

@@ -104,6 +104,7 @@ typedef struct {
     int max_it, guess_zero, have_tols;
     int monitored; /* ovkrylov's monitor set (-1: not yet decided) */
     int solving;   /* inside ovk_solver_solve or _solve_many (the monitors run) */
+    char fields[PETSC_MAX_PATH_LEN]; /* -ksp_ovkrylov_fields FILE ("": none) */
 } KSP_Ovkrylov;
 
 /* ---- libovkrylov, loaded on its own -------------------------------------- */
@@ -126,6 +127,7 @@ typedef struct {
     X(ovk_solver_set_tolerances) \
     X(ovk_solver_set_nullspace) \
     X(ovk_solver_set_near_nullspace) \
+    X(ovk_solver_set_fields) \
     X(ovk_solver_setup) \
     X(ovk_solver_solve) \
     X(ovk_solver_solve_many) \
@@ -293,6 +295,7 @@ static PetscErrorCode load_library(void)
 #define ovk_solver_set_tolerances (*api.ovk_solver_set_tolerances)
 #define ovk_solver_set_nullspace (*api.ovk_solver_set_nullspace)
 #define ovk_solver_set_near_nullspace (*api.ovk_solver_set_near_nullspace)
+#define ovk_solver_set_fields (*api.ovk_solver_set_fields)
 #define ovk_solver_setup (*api.ovk_solver_setup)
 #define ovk_solver_solve (*api.ovk_solver_solve)
 #define ovk_solver_solve_many (*api.ovk_solver_solve_many)
@@ -555,6 +558,55 @@ static const char *precond_spec(const char *spec, PetscInt bs, char *buf, size_t
     return buf;
 }
 
+/* -ksp_ovkrylov_fields FILE: the field of each global row (integers
+ * separated by white space) into ids for this rank's rows [lo, lo + m);
+ * the count of the file's ids in *count (-1: unreadable, -2: not an
+ * integer).  Local. */
+static void read_fields(const char *path, PetscInt lo, PetscInt m, int *ids, long long *count)
+{
+    FILE *f = fopen(path, "r");
+    long long k = 0;
+    long v;
+    if (!f) {
+        *count = -1;
+        return;
+    }
+    for (; fscanf(f, "%ld", &v) == 1; k++)
+        if (k >= lo && k < lo + m) ids[k - lo] = v < -1000 || v > 1000 ? 1000 : (int)v; /* ovkrylov names a bad id */
+    *count = feof(f) ? k : -2;
+    fclose(f);
+}
+
+/* The fields of -ksp_ovkrylov_fields on a new solver (for ovkrylov's
+ * fieldsplit): a file of another length is an error on every rank. */
+static PetscErrorCode set_fields(KSP ksp)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
+    PetscInt lo, hi, M, N;
+    long long count[2];
+    int *ids = NULL, rc;
+    PetscFunctionBegin;
+    if (!d->fields[0]) PetscFunctionReturn(0);
+    PetscCall(MatGetOwnershipRange(d->op, &lo, &hi));
+    PetscCall(MatGetSize(d->op, &M, &N));
+    PetscCall(PetscMalloc1(hi - lo + 1, &ids));
+    read_fields(d->fields, lo, hi - lo, ids, &count[0]);
+    count[1] = -count[0]; /* the smallest and the largest count, in one reduction */
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, count, 2, MPI_LONG_LONG, MPI_MAX, comm));
+    if (count[1] > 0 || count[0] != (long long)M) PetscCall(PetscFree(ids));
+    PetscCheck(count[1] != 1, comm, PETSC_ERR_FILE_OPEN, "-ksp_ovkrylov_fields %s: cannot be read", d->fields);
+    PetscCheck(count[1] != 2, comm, PETSC_ERR_FILE_UNEXPECTED, "-ksp_ovkrylov_fields %s: an entry is not an integer",
+               d->fields);
+    PetscCheck(count[0] == (long long)M, comm, PETSC_ERR_FILE_UNEXPECTED,
+               "-ksp_ovkrylov_fields %s: %lld field ids for an operator of %" PetscInt_FMT " rows (one per row)",
+               d->fields, count[0], M);
+    rc = ovk_solver_set_fields(d->s, ids);
+    PetscCall(PetscFree(ids));
+    PetscCall(check(comm, rc, "ovk_solver_set_fields"));
+    PetscFunctionReturn(0);
+}
+
 /* The -ksp_ovkrylov_KEY options and the monitor on a new solver (the PC:
  * sync_pc). */
 static PetscErrorCode configure(KSP ksp)
@@ -572,6 +624,7 @@ static PetscErrorCode configure(KSP ksp)
         rc = ovk_solver_set_option(d->s, key, strcmp(key, "precond") ? d->opt[i] : precond_spec(d->opt[i], bs, buf, sizeof buf));
     }
     PetscCall(check(comm, rc, "ovk_solver_set_option"));
+    PetscCall(set_fields(ksp));
     d->monitored = -1; /* sync_tolerances sets it */
     PetscFunctionReturn(0);
 }
@@ -1071,6 +1124,13 @@ static PetscErrorCode KSPSetFromOptions_Ovkrylov(KSP ksp, PetscOptionItems *Pets
         changed |= !d->given[i] || strcmp(d->opt[i], value);
         PetscCall(PetscStrncpy(d->opt[i], value, OPTLEN));
         d->given[i] = PETSC_TRUE;
+    }
+    PetscCall(PetscOptionsString("-ksp_ovkrylov_fields", "a file of each row's field (0 or 1; one integer per global "
+                                 "row) for -ksp_ovkrylov_precond fieldsplit", "KSPOVKRYLOV", d->fields, value, sizeof value,
+                                 &flg));
+    if (flg) {
+        changed |= strcmp(d->fields, value) != 0;
+        PetscCall(PetscStrncpy(d->fields, value, sizeof d->fields));
     }
     PetscOptionsHeadEnd();
     PetscCall(set_norms(ksp, option_value(d, "solver", 1)));

@@ -9,6 +9,8 @@
  *   -ksp_ovkrylov_solver SPEC      ovkrylov's solver (alg1, pipecg, plcg:l=3, gmres, bicgstab, ...)
  *   -ksp_ovkrylov_backend SPEC     the reduction backend (blocking, native, nbc, ...)
  *   -ksp_ovkrylov_precond SPEC     ovkrylov's preconditioner in place of the KSP's PC
+ *   -ksp_ovkrylov_fields FILE      each row's field (0 or 1), one integer per global row, for
+ *                                  ovkrylov's fieldsplit (PETSc's PCFIELDSPLIT is the KSP's PC)
  *   -ksp_ovkrylov_progress_every N, -ksp_ovkrylov_replace_every N,
  *   -ksp_ovkrylov_condest 0|1, -ksp_ovkrylov_print_level N, -ksp_ovkrylov_log_view 0|1
  * The tolerances, the iteration limit, divtol and the initial guess are the

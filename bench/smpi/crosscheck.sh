@@ -3,7 +3,8 @@
 # (scaling.sh) against what the latency model (docs/latency-model.md) predicts
 # for the same compute, rank count and reductions, with its preset's
 # L = alpha + beta * ceil(log2 P) (pcg-overlap-256: beta = 31.25 us, P = 256):
-#   blocking (no overlap), and alg1 on any backend:  C + R L
+#   blocking (no overlap), and alg1, gmres, sgmres, scg (blocking sums) on
+#   any backend:                                     C + R L
 #   pipecg, pipeprcg on nbc (one reduction in flight over the window W, all of
 #   C here, levels advanced by the pokes):           C + R L - min(W, R L)
 #   plcg:l=L on nbc (a reduction has l iterations):  max(C, (C + R L) / l)
@@ -31,7 +32,7 @@ awk -v beta="${2:-31.25}" -v P="${3:-256}" '
          m_in, t / m_in
 }
 function model(s, b, l, C, R, L) {
-  if (b == "blocking" || s == "alg1") return C + R * L
+  if (b == "blocking" || s == "alg1" || s ~ /^(s?gmres|scg)/) return C + R * L
   if (s ~ /^plcg/) return (C > (C + R * L) / l) ? C : (C + R * L) / l
   return C + R * L - ((C < R * L) ? C : R * L)
 }' "$1"

@@ -7,12 +7,16 @@
 # Environment (defaults in brackets):
 #   PLATFORM   platform file [bench/smpi/platforms/fattree-pcg-overlap-256.xml]
 #   RANKS      simulated rank counts ["16 64 256"]
-#   SOLVERS    ["alg1 pipecg pipeprcg plcg:l=2 plcg:l=3 plcg:l=4"]
+#   SOLVERS    ["alg1 pipecg pipeprcg plcg:l=2 plcg:l=3 plcg:l=4"]; an item
+#              solver/backend (e.g. plcg:l=3/nbc) runs on that backend only.
+#              sgmres* and scg* run one untimed solve of MAXIT iterations
+#              first (-warmup: their first solve's estimate, kept)
 #   BACKENDS   ["blocking nbc"]   (native: SMPI's MPI_Iallreduce, see docs/scaling.md)
 #   STUDIES    ["strong weak"]    strong: 40 x 40 x 160 rows in all (1000 per rank
 #              at 256 ranks); weak: 20^3 = 8000 rows per rank
 #   MAXIT      iterations timed per run [30] (time per iteration; no convergence needed)
 #   LIMIT      wall-time bound of one simulation, seconds [900]
+#   REPS       real runs per calibration, the least of each cost kept [5]
 #   JOBS       simulations run at once [1]: every calibration (real runs on
 #              this host) is done first, alone; the simulations after it
 #              charge those fixed costs, so running them side by side does
@@ -61,7 +65,7 @@ calibrate() {
   local solver=$1 nx=$2 ny=$3 nz=$4 key="$1 $2 $3 $4"
   [ -n "${cost[$key]:-}" ] && return 0
   local runs=()
-  for rep in 1 2 3 4 5; do
+  for rep in $(seq 1 "${REPS:-5}"); do
     runs+=("$(mpiexec -n 1 "$real" -n $nx $ny $nz -P 1 1 1 -solver $solver -maxit 200 -tol 1e-7 -calibrate 2>/dev/null |
       sed -n 's/.*matvec_us=\([^ ]*\) pc_us=\([^ ]*\) rest_us=\([^ ]*\).*/\1 \2 \3/p')")
   done
@@ -88,16 +92,19 @@ for study in $studies; do
     # the matvec and the preconditioner are the same work whatever the solver:
     # their cost is the least any solver's calibration measured
     mv="" pc=""
-    for solver in $solvers; do
+    for item in $solvers; do
+      solver=${item%%/*}
       calibrate $solver $nx $ny $nz
       read -r m p r <<<"${cost["$solver $nx $ny $nz"]}"
       mv=$(printf '%s\n' $mv $m | sort -g | head -1) pc=$(printf '%s\n' $pc $p | sort -g | head -1)
     done
-    for solver in $solvers; do
+    for item in $solvers; do
+      solver=${item%%/*} pinned=$backends
+      [ "$item" != "$solver" ] && pinned=${item#*/}
       read -r m p r <<<"${cost["$solver $nx $ny $nz"]}"
       charge="$mv $pc $r"
       echo "charged $solver $nx $ny $nz: $charge" >>"$out/costs.txt"
-      for backend in $backends; do
+      for backend in $pinned; do
         n=$((n + 1))
         echo "$n $study $np $solver $backend $nlocal $every $px $py $pz $nx $ny $nz $charge" >>"$jobs"
       done
@@ -109,9 +116,11 @@ done
 simulate() { # one line of jobs.txt
   local k study np solver backend nlocal every px py pz nx ny nz c1 c2 c3 start line wall
   read -r k study np solver backend nlocal every px py pz nx ny nz c1 c2 c3 <<<"$1"
+  local warm=0
+  case $solver in sgmres* | scg*) warm=$maxit ;; esac # their first solve's estimate, untimed
   start=$(date +%s.%N)
   line=$(ovk_smpi_run "$limit" $np "$platform" "$sim" -n $nx $ny $nz -P $px $py $pz -solver $solver \
-         -backend $backend -maxit $maxit -tol 1e-30 -progress $every -cost $c1 $c2 $c3 | grep '^SMPI_RESULT')
+         -backend $backend -maxit $maxit -tol 1e-30 -progress $every -warmup $warm -cost $c1 $c2 $c3 | grep '^SMPI_RESULT')
   wall=$(echo "$(date +%s.%N) - $start" | bc)
   [ -n "$line" ] || line="SMPI_RESULT solver=$solver backend=$backend ranks=$np nlocal=$nlocal FAILED"
   printf '%s study=%s wall_s=%.1f\n' "$line" $study "$wall" | tee "$out/job.$k"

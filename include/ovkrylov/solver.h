@@ -72,7 +72,7 @@
  *   solver          SPD (CG variants): alg1 | alg2 | overlap | cg1 | pipecg | groppcg |
  *                   pipeprcg | plcg[:l=L,lmin=A,lmax=B] | scg[:s=S];
  *                   any matrix: gmres[:restart=M,...] | fgmres[:restart=M] |
- *                   pgmres[:l=L,restart=M,lmin=A,lmax=B] | sgmres[:s=S,m=M] |
+ *                   pgmres[:l=L,restart=M,lmin=A,lmax=B] | sgmres[:s=S,m=M,overlap=1] |
  *                   bicgstab | pipebicgstab |
  *                   idrs[:s=S] | pipeidrs[:s=S];
  *                   symmetric indefinite: minres | pminres;

@@ -122,6 +122,8 @@ _prototypes = {
     "ovk_solver_set_monitor": (c_int, [_P, MONITOR_FN, c_void_p]),
     "ovk_solver_set_history": (c_int, [_P, _DP, c_int]),
     "ovk_solver_set_nullspace": (c_int, [_P, c_int, c_int, POINTER(_DP)]),
+    "ovk_solver_set_fields": (c_int, [_P, POINTER(c_int)]),
+    "ovk_solver_set_schur_matrix": (c_int, [_P, _P]),
     "ovk_solver_setup": (c_int, [_P]),
     "ovk_solver_solve": (c_int, [_P, _P, _P, POINTER(PcgResult)]),
     "ovk_solver_solve_many": (c_int, [_P, c_int, _Pp, _Pp, POINTER(PcgResult)]),

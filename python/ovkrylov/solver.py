@@ -298,6 +298,39 @@ class Solver(Collective):
         rows = (_DP * max(k, 1))(*[arr[j].ctypes.data_as(_DP) if n else None for j in range(k)])
         self._call(lib.ovk_solver_set_nullspace(h, 1 if has_constant else 0, k, rows))
 
+    def set_fields(self, fields):
+        """The field (0 or 1) of each of this rank's rows, for the fieldsplit
+        preconditioner (ovk_solver_set_fields): an integer array of nlocal
+        entries, copied.  Collective: a wrong length, and an id other than
+        0 or 1 (naming the row), raise on every rank."""
+        h = self.handle
+        check(lib.ovk__py_busy(None, h, b"Solver.set_fields"))  # from a callback: this rank alone
+        n, problem, arr = self._views.n, None, None
+        try:
+            arr = np.asarray(fields)
+        except (TypeError, ValueError) as e:
+            problem = f"fields: {e}"
+        if not problem and (arr.ndim != 1 or arr.shape[0] != n):
+            problem = f"fields have shape {arr.shape}, expected ({n},) (one id per row of this rank)"
+        elif not problem and arr.dtype.kind not in "biu":
+            problem = f"fields must be integers, not {arr.dtype}"
+        elif not problem and n and (arr.min() < -2**31 or arr.max() >= 2**31):
+            problem = "a field id is out of range (0 or 1)"
+        agree(lib.ovk__f_solver_comm(h), problem)
+        ids = np.ascontiguousarray(arr, dtype=np.int32)
+        self._call(lib.ovk_solver_set_fields(h, ids.ctypes.data_as(ctypes.POINTER(ctypes.c_int)) if n else None))
+
+    def set_schur_matrix(self, M):
+        """fieldsplit's Schur complement approximation (schur=user; a pressure
+        mass matrix; ovk_solver_set_schur_matrix): a Matrix of field 1's
+        rows, this rank holding its own field-1 rows (checked at setup), or
+        None to drop it.  The solver keeps M alive.  Call it on every rank."""
+        h = self.handle
+        if M is not None and not isinstance(M, Matrix):
+            raise Error(_lib.EINVAL, detail=f"set_schur_matrix: a Matrix or None, not {type(M).__name__}")
+        check(lib.ovk_solver_set_schur_matrix(h, M.handle if M is not None else None))
+        self._schur = M
+
     def progress(self):
         """From inside a callback: drive the reductions in flight (local)."""
         check(lib.ovk_solver_progress(self.handle))

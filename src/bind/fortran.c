@@ -31,6 +31,7 @@ void ovk__f_free(void *p);
 int ovk__f_convdiff_create(MPI_Fint fcomm, int nx, int ny, int nz, int px, int py, int pz, const double *velocity,
                            double peclet, int scheme, ovk_matrix **A);
 int ovk__f_solver_set_nullspace(ovk_solver *s, int has_constant, int k, const double *block, int rows);
+int ovk__f_solver_set_fields(ovk_solver *s, const int *ids, int rows);
 
 /* Record msg as the calling thread's failure detail; returns code. */
 int ovk__f_fail(int code, const char *msg)
@@ -88,6 +89,16 @@ int ovk__f_solver_set_nullspace(ovk_solver *s, int has_constant, int k, const do
     if (rc) return rc;
     for (int j = 0; j < k && j < OVK__NULLSPACE_MAX; j++) vec[j] = block + (size_t)j * (size_t)(rows > 0 ? rows : 0);
     return ovk_solver_set_nullspace(s, has_constant, k, vec);
+}
+
+/* ovk_solver_set_fields with the array's length checked (agreed first) */
+int ovk__f_solver_set_fields(ovk_solver *s, const int *ids, int rows)
+{
+    if (ovk__solver_usable(s, "ovk_solver_set_fields")) return ovk_solver_set_fields(s, ids);
+    int n = ovk_solver_nlocal(s), rc = OVK_OK;
+    if (rows != n) rc = ovk__fail(OVK_EINVAL, "ovk_solver_set_fields: %d field ids for %d local rows", rows, n);
+    rc = ovk__agree(ovk_solver_comm(s), rc);
+    return rc ? rc : ovk_solver_set_fields(s, ids);
 }
 
 /* The module's create refused an option on this rank: setup reports it. */

@@ -57,13 +57,13 @@ typedef struct fieldsplit {
 /* ---- options and lifetime ------------------------------------------------ */
 
 /* rc with the detail "fieldsplit: field k's preconditioner SPEC: " before
- * the one recorded (its rank first) */
-static int sub_failed(int rc, int k, const char *spec)
+ * the one recorded (its rank first), and hint after it */
+static int sub_failed(int rc, int k, const char *spec, const char *hint)
 {
     char prefix[64], detail[OVK__DETAIL_LEN];
     snprintf(detail, sizeof detail, "%s", ovk_error_detail());
     const char *d = ovk__detail_rank(detail, prefix, sizeof prefix);
-    return ovk__fail(rc, "%sfieldsplit: field %d's preconditioner %s: %s", prefix, k, spec, d);
+    return ovk__fail(rc, "%sfieldsplit: field %d's preconditioner %s: %s%s", prefix, k, spec, d, hint);
 }
 
 /* A sub-preconditioner's spec from key (0 or 1), marked read. */
@@ -119,7 +119,7 @@ static int fs_create(ovk__opts *opts, void **state)
     if (!rc) rc = sub_spec(opts, "1", f->spec[1], sizeof f->spec[1]);
     for (int k = 0; k < 2 && !rc; k++) { /* an unknown name now, not at setup */
         rc = ovk__pc_create(f->spec[k], &f->pc[k]);
-        if (rc) rc = sub_failed(rc, k, f->spec[k]);
+        if (rc) rc = sub_failed(rc, k, f->spec[k], "");
         ovk__pc_destroy(&f->pc[k]);
     }
     return rc;
@@ -470,7 +470,11 @@ static int setup_sub(fieldsplit *f, int k, const ovk__pc_env *env)
     if (!rc && env->nonsymmetric && f->pc[k].type->symmetric_only)
         rc = ovk__fail(OVK_EUNSUPPORTED, "built for a symmetric matrix; this solver assumes none");
     if (!rc) rc = ovk__agree(env->comm, f->pc[k].type->setup(f->pc[k].state, &e));
-    return rc ? sub_failed(rc, k, f->spec[k]) : OVK_OK;
+    const char *hint = k && f->schur_used == SCHUR_SELFP && rc == OVK_EZERODIAG
+                           ? " (selfp's S = C + B diag(A)^-1 B^T is SPD for [[A, B^T], [B, -C]] with A SPD and C "
+                             "positive semi-definite: field 1's diagonal block is -C)"
+                           : "";
+    return rc ? sub_failed(rc, k, f->spec[k], hint) : OVK_OK;
 }
 
 static int fs_setup(void *state, const ovk__pc_env *env)

@@ -238,8 +238,9 @@ contains
         type(ovk_matrix) :: A1, A0, Abad
         type(ovk_solver) :: s, s2, s3
         real(real64), allocatable :: nsv(:, :)
+        integer, allocatable :: fields(:)
         type(ovk_vector) :: vb, vx, vw, vbw, vy
-        type(ovk_pcg_result) :: res, res2
+        type(ovk_pcg_result) :: res, res2, res_fs
         real(real64) :: tolread, rr, bb
 
         call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -345,6 +346,32 @@ contains
         call check(res%rel_residual < 1d-10 .and. res%time_max(OVK_TIMER_SOLVE) > 0, 'arrays: result fields')
         call many_rhs(s, b, x1, res%iterations)
         call check(ovk_reason_name(res%reason) /= '', 'reason name')
+
+        ! ---- fieldsplit's fields: the wrong length on one rank, an id 2, then a solve ----
+        call ovk_solver_create(A1, s3, ierr, solver='gmres', precond='fieldsplit:type=lower,0=jacobi')
+        allocate (fields(nlocal + merge(1, 0, rank == 0)))
+        fields = [(mod(first + i, 2), i = 0, size(fields) - 1)] ! odd rows field 1, even rows field 0 (1-based)
+        call ovk_solver_set_fields(s3, fields, ierr)
+        text = ovk_error_detail()
+        call check(ierr == OVK_EINVAL .and. index(text, 'field ids for') > 0, &
+            'fields of the wrong length on one rank: OVK_EINVAL everywhere ('//text//')')
+        if (nlocal > 0 .and. rank == nranks - 1) fields(nlocal) = 2
+        call ovk_solver_set_fields(s3, fields(1:nlocal), ierr)
+        text = ovk_error_detail()
+        call check(ierr == OVK_EINVAL .and. index(text, 'field is 2') > 0, 'a field id 2: OVK_EINVAL everywhere ('//text//')')
+        fields = [(mod(first + i, 2), i = 0, size(fields) - 1)]
+        call ovk_solver_set_fields(s3, fields(1:nlocal), ierr)
+        x2 = 0
+        if (ierr == OVK_OK) call ovk_solver_solve(s3, b, x2, res_fs, ierr)
+        call check(ierr == OVK_OK .and. res_fs%reason == OVK_REASON_CONVERGED, &
+            'gmres + fieldsplit:type=lower (the Laplacian split by odd and even rows): '//ovk_error_detail())
+        call ovk_solver_set_schur_matrix(s3, A1, ierr) ! N rows for field 1's N/2: refused at setup
+        if (ierr == OVK_OK) call ovk_solver_setup(s3, ierr)
+        text = ovk_error_detail()
+        call check(ierr == OVK_EMISMATCH .and. index(text, 'Schur matrix has') > 0, &
+            'a Schur matrix of the wrong size: OVK_EMISMATCH everywhere ('//text//')')
+        call ovk_solver_destroy(s3)
+
         call ovk_vector_create(A1, vx, ierr)
         call ovk_vector_create(A1, vy, ierr)
         p => ovk_vector_data(vx)

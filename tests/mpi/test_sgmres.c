@@ -1,13 +1,19 @@
-/* sgmres (s-step GMRES): against a dense LU solve of a small nonsymmetric
- * matrix for s = 1..10 (rows split unevenly, a rank without rows at 3 and 4
- * ranks), the answer the same on every rank; on a 2-D convection-diffusion
- * problem the reductions per basis vector (PMPI on the blocking and the
- * non-blocking backend, the library's count on nbc) are exactly 2 per block
- * of s and one per cycle, <= 2/s + 1/m; the safeguard forced (a monomial
- * basis of 16 powers: the block Gram matrix not numerically SPD) falls back
- * to DCGS2 cycles, converges truly and says so in the view and in
- * res.restarts; bad specs (s <= 0, s > 32, s > m, s above the rows) fail
- * with OVK_EOPTION on every rank. */
+/* sgmres (s-step GMRES), with overlap=0 and 1: against a dense LU solve of
+ * a small nonsymmetric matrix for s = 1..10 (rows split unevenly, a rank
+ * without rows at 3 and 4 ranks), the answer the same on every rank; on a
+ * 2-D convection-diffusion problem the reductions per basis vector (PMPI on
+ * the blocking and the non-blocking backend, the library's count on nbc
+ * and, at s = 10, offload) are exactly 2 per block of s and one per cycle, <= 2/s + 1/m, with
+ * overlap=1 one per block and two per cycle; with overlap=1 on native every
+ * product but a cycle's first block's runs while a reduction is posted and
+ * not completed (PMPI: MPI_Iallreduce against MPI_Wait / a completing
+ * MPI_Test), with overlap=0 none, and a last cycle predicted to need
+ * fewer than s columns runs with blocking blocks (the view says so); the
+ * safeguard forced (a monomial basis of
+ * 16 powers: the block Gram matrix not numerically SPD) falls back to DCGS2
+ * cycles, converges truly and says so in the view and in res.restarts; bad
+ * specs (s <= 0, s > 32, s > m, s above the rows, overlap=2) fail with
+ * OVK_EOPTION on every rank. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +24,21 @@
 #include "problem.h"
 
 enum { DENSE_N = 48 };
+
+static long n_done; /* completions of the reductions (native: MPI_Wait, or an MPI_Test that found one done) */
+
+int MPI_Wait(MPI_Request *q, MPI_Status *st)
+{
+    n_done++;
+    return PMPI_Wait(q, st);
+}
+
+int MPI_Test(MPI_Request *q, int *flag, MPI_Status *st)
+{
+    int rc = PMPI_Test(q, flag, st);
+    if (*flag) n_done++;
+    return rc;
+}
 
 /* the dense test matrix's entry (i, j): a shifted diagonal of varying size
  * and a nonsymmetric random part */
@@ -132,9 +153,10 @@ static void dense_reference(int rank)
     dense_solve(DENSE_N, bg, xr);
     for (int i = 0; i < DENSE_N; i++) xmax = fmax(xmax, fabs(xr[i]));
     memcpy(ovk_vector_data(b), bg + start, sizeof(double) * (size_t)count);
-    for (int s = 1; s <= 10; s++) {
-        char spec[32]; /* a short restart: the s-step cycles do most of the work */
-        snprintf(spec, sizeof spec, "sgmres:s=%d,m=%d", s, s * (12 / s > 1 ? 12 / s : 1));
+    for (int t = 0; t < 20; t++) {
+        int s = t % 10 + 1, ov = t / 10;
+        char spec[48]; /* a short restart: the s-step cycles do most of the work */
+        snprintf(spec, sizeof spec, "sgmres:s=%d,m=%d%s", s, s * (12 / s > 1 ? 12 / s : 1), ov ? ",overlap=1" : "");
         const char *pc = s % 2 ? "none" : "jacobi";
         mt_counted o = solve(A, b, x, (config){spec, pc, s % 3 ? "blocking" : "native", "1e-12", 400});
         double err = 0.0, *xd = ovk_vector_data(x);
@@ -146,7 +168,7 @@ static void dense_reference(int rank)
         double got[2] = {(double)o.iterations, o.true_rel};
         MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, got, 2), "%s: iterations or residual differ across ranks", spec);
         if (rank == 0)
-            printf("dense %d: %-12s %-6s %3d iterations, true residual %.2e, error %.2e, restarts %d\n", DENSE_N, spec,
+            printf("dense %d: %-22s %-6s %3d iterations, true residual %.2e, error %.2e, restarts %d\n", DENSE_N, spec,
                    pc, o.iterations, o.true_rel, err / xmax, o.restarts);
     }
     ovk_vector_destroy(b);
@@ -158,19 +180,20 @@ static void dense_reference(int rank)
  * cycle is gmres's, the shifts' estimate): exactly 2 m / s + 1 a cycle */
 static void reductions(int rank, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x)
 {
-    static const char *const backends[] = {"blocking", "native", "nbc"};
+    static const char *const backends[] = {"blocking", "native", "nbc", "offload"};
     static const int svals[] = {3, 5, 10};
-    for (int k = 0; k < 3; k++)
-        for (int si = 0; si < 3; si++) {
+    for (int k = 0; k < 4; k++)
+        for (int si = 0; si < 6; si++) {
             char spec[32];
-            int s = svals[si], m = 30;
-            snprintf(spec, sizeof spec, "sgmres:s=%d", s);
+            int s = svals[si % 3], m = 30, ov = si / 3;
+            if (k == 3 && si % 3 != 2) continue; /* offload (an agent thread a rank): s = 10 only, the test's time */
+            snprintf(spec, sizeof spec, "sgmres:s=%d%s", s, ov ? ",overlap=1" : "");
             mt_counted few = solve(A, b, x, (config){spec, "jacobi", backends[k], "1e-30", 45});
             mt_counted many = solve(A, b, x, (config){spec, "jacobi", backends[k], "1e-30", 105});
             int steps = many.iterations - few.iterations;
             long long grow = many.reductions - few.reductions;
             long pmpi = k == 0 ? many.allreduce - few.allreduce : many.iallreduce - few.iallreduce;
-            long long want = (long long)(steps / m) * (2 * m / s + 1);
+            long long want = (long long)(steps / m) * (ov ? m / s + 2 : 2 * m / s + 1);
             MT_CHECK(few.rc == OVK_EMAXIT && many.rc == OVK_EMAXIT && steps == 60 && many.restarts == 0,
                      "%s/%s: %d, %d iterations, %d restarts", spec, backends[k], few.iterations, many.iterations,
                      many.restarts);
@@ -181,30 +204,128 @@ static void reductions(int rank, const ovk_matrix *A, const ovk_vector *b, ovk_v
                 MT_CHECK(many.allreduce == few.allreduce, "%s native: MPI_Allreduce %ld vs %ld", spec, many.allreduce,
                          few.allreduce);
             if (rank == 0)
-                printf("%-12s %-8s %lld reductions in %d steps (%.3f a basis vector; 2/s + 1/m = %.3f)\n", spec,
+                printf("%-22s %-8s %lld reductions in %d steps (%.3f a basis vector; 2/s + 1/m = %.3f)\n", spec,
                        backends[k], grow, steps, (double)grow / steps, 2.0 / s + 1.0 / m);
+        }
+}
+
+/* the products and preconditioner applications of an operator solve, and
+ * those run while a reduction is posted and not completed */
+typedef struct applications {
+    long mv, mv_flying, pc, pc_flying;
+} applications;
+
+enum { OP_ROWS = 400 };
+
+/* y = A x: each rank's rows a nonsymmetric tridiagonal block of its own */
+static int op_matvec(ovk_solver *s, const double *x, double *y, void *ctx)
+{
+    applications *a = ctx;
+    int n = ovk_solver_nlocal(s);
+    a->mv++;
+    a->mv_flying += n_iallreduce > n_done;
+    for (int i = 0; i < n; i++)
+        y[i] = (1.0 + 0.01 * i) * x[i] - 1.3 * (i > 0 ? x[i - 1] : 0.0) - 0.7 * (i + 1 < n ? x[i + 1] : 0.0);
+    return 0;
+}
+
+/* z = r / diag(A) */
+static int op_pc(ovk_solver *s, const double *r, double *z, void *ctx)
+{
+    applications *a = ctx;
+    int n = ovk_solver_nlocal(s);
+    a->pc++;
+    a->pc_flying += n_iallreduce > n_done;
+    for (int i = 0; i < n; i++) z[i] = r[i] / (1.0 + 0.01 * i);
+    return 0;
+}
+
+/* max_it steps (rtol 1e-30) of spec on native, counted */
+static applications flying_run(int rank, const char *spec, int max_it)
+{
+    applications a = {0};
+    ovk_solver *s = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res = {0};
+    MT_RC(OVK_OK, ovk_solver_create_operator(MPI_COMM_WORLD, OP_ROWS, op_matvec, &a, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", spec));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", "native"));
+    MT_RC(OVK_OK, ovk_solver_set_precond_fn(s, op_pc, &a));
+    MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-30, 0.0, max_it));
+    MT_RC(OVK_OK, ovk_solver_vector_create(s, NULL, &b));
+    MT_RC(OVK_OK, ovk_solver_vector_create(s, NULL, &x));
+    double *bd = ovk_vector_data(b);
+    for (int i = 0; i < OP_ROWS; i++) bd[i] = tp_value((uint64_t)(rank * OP_ROWS + i));
+    MT_RC(OVK_OK, ovk_solver_setup(s));
+    a = (applications){0};
+    int rc = ovk_solver_solve(s, b, x, &res);
+    MT_CHECK(rc == OVK_EMAXIT && res.iterations == max_it && res.restarts == 0,
+             "%s: status %s, %d iterations, %d restarts", spec, ovk_status_name(rc), res.iterations, res.restarts);
+    ovk_solver_destroy(&s);
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    return a;
+}
+
+/* cycles 3 and 4 (iterations 45..105): a cycle's m products and its end's
+ * b - A x and x += C V y; with overlap=1 the products of blocks 2..m/s
+ * behind a posted reduction, m - s a cycle; with overlap=0 none */
+static void in_flight(int rank)
+{
+    static const int svals[] = {5, 10};
+    for (int ov = 0; ov < 2; ov++)
+        for (int si = 0; si < 2; si++) {
+            char spec[32];
+            int s = svals[si], m = 30, want = ov ? 2 * (m - s) : 0;
+            snprintf(spec, sizeof spec, "sgmres:s=%d,overlap=%d", s, ov);
+            applications few = flying_run(rank, spec, 45), many = flying_run(rank, spec, 105);
+            long mv = many.mv - few.mv, pc = many.pc - few.pc;
+            long mvf = many.mv_flying - few.mv_flying, pcf = many.pc_flying - few.pc_flying;
+            MT_CHECK(mv == 2 * (m + 1) && pc == 2 * (m + 1) && mvf == want && pcf == want,
+                     "%s native: %ld of %ld products and %ld of %ld applications behind a posted reduction (want %d)",
+                     spec, mvf, mv, pcf, pc, want);
+            if (rank == 0)
+                printf("%-22s native: %ld/%ld products, %ld/%ld applications (cycles 3, 4) behind a posted, "
+                       "uncompleted reduction\n", spec, mvf, mv, pcf, pc);
         }
 }
 
 /* the monomial basis of 16 powers: its Gram matrix is not numerically SPD */
 static void safeguard(int rank, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x)
 {
-    mt_counted o = solve(A, b, x, (config){"sgmres:s=16,basis=monomial", "jacobi", "blocking", "1e-8", 3000});
     mt_counted g = solve(A, b, x, (config){"gmres", "jacobi", "blocking", "1e-8", 3000});
-    MT_CHECK(o.rc == OVK_OK && o.reason == OVK_REASON_CONVERGED && o.true_rel < 1e-8 && o.restarts > 0,
-             "forced safeguard: status %s, %d iterations, true residual %.3e, %d restarts", ovk_status_name(o.rc),
-             o.iterations, o.true_rel, o.restarts);
-    MT_CHECK(strstr(o.view, "safeguard") && strstr(o.view, "not numerically positive definite"),
-             "the view does not say the safeguard acted:\n%s", o.view);
-    MT_CHECK(o.iterations <= 2 * g.iterations, "forced safeguard: %d iterations, gmres %d", o.iterations, g.iterations);
+    for (int ov = 0; ov < 2; ov++) {
+        const char *spec = ov ? "sgmres:s=16,basis=monomial,overlap=1" : "sgmres:s=16,basis=monomial";
+        mt_counted o = solve(A, b, x, (config){spec, "jacobi", ov ? "native" : "blocking", "1e-8", 3000});
+        MT_CHECK(o.rc == OVK_OK && o.reason == OVK_REASON_CONVERGED && o.true_rel < 1e-8 && o.restarts > 0,
+                 "%s: status %s, %d iterations, true residual %.3e, %d restarts", spec, ovk_status_name(o.rc),
+                 o.iterations, o.true_rel, o.restarts);
+        MT_CHECK(strstr(o.view, "safeguard") && strstr(o.view, "not numerically positive definite"),
+                 "%s: the view does not say the safeguard acted:\n%s", spec, o.view);
+        MT_CHECK(o.iterations <= 2 * g.iterations, "%s: %d iterations, gmres %d", spec, o.iterations, g.iterations);
+        if (rank == 0)
+            printf("forced safeguard: %s %d iterations with %d safeguard cycles\n", spec, o.iterations, o.restarts);
+    }
     mt_counted n = solve(A, b, x, (config){"sgmres:s=5", "jacobi", "blocking", "1e-8", 3000});
     MT_CHECK(n.rc == OVK_OK && n.true_rel < 1e-8 && n.restarts == 0 && !strstr(n.view, "safeguard"),
              "newton s=5: status %s, true residual %.3e, %d restarts", ovk_status_name(n.rc), n.true_rel, n.restarts);
     MT_CHECK(n.iterations <= g.iterations + g.iterations / 2, "newton s=5: %d iterations, gmres %d", n.iterations,
              g.iterations);
+    mt_counted v = solve(A, b, x, (config){"sgmres:s=10,overlap=1", "jacobi", "native", "1e-8", 3000});
+    MT_CHECK(strstr(v.view, "in flight behind the next block's products") != NULL, "overlap=1: the view says:\n%s",
+             v.view);
+    MT_CHECK(v.rc == OVK_OK && v.true_rel < 1e-8 && v.restarts == 0 && !strstr(v.view, "safeguard") &&
+                 v.iterations <= g.iterations + g.iterations / 2,
+             "newton s=10 overlap=1: status %s, true residual %.3e, %d restarts, %d iterations (gmres %d)",
+             ovk_status_name(v.rc), v.true_rel, v.restarts, v.iterations, g.iterations);
+    /* m = 28: the third cycle needs a few columns, fewer than s, by the second's rate: blocking blocks */
+    mt_counted t = solve(A, b, x, (config){"sgmres:s=10,m=28,overlap=1", "jacobi", "native", "1e-8", 3000});
+    MT_CHECK(t.rc == OVK_OK && t.true_rel < 1e-8 && strstr(t.view, "ran with blocking blocks") != NULL,
+             "s=10,m=28,overlap=1: status %s, %d iterations, true residual %.3e, view:\n%s", ovk_status_name(t.rc),
+             t.iterations, t.true_rel, t.view);
     if (rank == 0)
-        printf("convection-diffusion: gmres %d iterations; sgmres:s=5 %d; monomial s=16 %d with %d safeguard cycles\n",
-               g.iterations, n.iterations, o.iterations, o.restarts);
+        printf("convection-diffusion: gmres %d iterations; sgmres:s=5 %d; sgmres:s=10,overlap=1 %d; "
+               "sgmres:s=10,m=28,overlap=1 %d\n", g.iterations, n.iterations, v.iterations, t.iterations);
 }
 
 /* the spec's status: at set_option or at setup */
@@ -221,8 +342,8 @@ static int spec_status(const ovk_matrix *A, const char *spec)
 static void bad_input(const ovk_matrix *big)
 {
     static const char *const specs[] = {"sgmres:s=0", "sgmres:s=-3", "sgmres:s=33", "sgmres:s=10,m=5",
-                                        "sgmres:s=4,basis=chebyshev"};
-    for (int i = 0; i < 5; i++) {
+                                        "sgmres:s=4,basis=chebyshev", "sgmres:overlap=2", "sgmres:overlap=-1"};
+    for (int i = 0; i < 7; i++) {
         int rc = spec_status(big, specs[i]);
         MT_CHECK(rc == OVK_EOPTION, "%s: status %s", specs[i], ovk_status_name(rc));
         double v = rc;
@@ -251,6 +372,7 @@ int main(int argc, char **argv)
     ovk_vector_create(A, &x);
     mt_random_b(A, b);
     reductions(rank, A, b, x);
+    in_flight(rank);
     safeguard(rank, A, b, x);
     bad_input(A);
     ovk_vector_destroy(b);

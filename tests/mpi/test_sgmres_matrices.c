@@ -1,7 +1,7 @@
 /* sgmres on the shared nonsymmetric matrices (skipped without them) with
  * jacobi and ilu0, b = A 1 and the drivers' random b, rtol 1e-8, at most
- * 900 iterations: wherever gmres converges, sgmres:s=5 (and with ilu0
- * sgmres:s=10) converges too, its true residual below 1e-8 (plus
+ * 900 iterations: wherever gmres converges, sgmres:s=5 and
+ * sgmres:s=10,overlap=1 (and with ilu0 sgmres:s=10) converge too, its true residual below 1e-8 (plus
  * rounding), within 1.5 times gmres's iterations (basis vectors: one
  * product each); where gmres does not (utm1700a; watt_2 with jacobi and a
  * random b), sgmres never claims a convergence its true residual did not
@@ -44,7 +44,7 @@ static outcome solve(const ovk_matrix *A, const ovk_vector *b, const char *solve
 static void matrix(int rank, const char *name)
 {
     static const char *const pcs[] = {"jacobi", "ilu0"};
-    static const char *const specs[] = {"sgmres:s=5", "sgmres:s=10"};
+    static const char *const specs[] = {"sgmres:s=5", "sgmres:s=10,overlap=1", "sgmres:s=10"};
     ovk_matrix *A = mt_nonsym_matrix(name);
     ovk_vector *b = NULL, *one = NULL;
     ovk_vector_create(A, &b);
@@ -56,7 +56,7 @@ static void matrix(int rank, const char *name)
         for (int p = 0; p < 2; p++) {
             outcome g = solve(A, b, "gmres", pcs[p]);
             int gconv = g.rc == OVK_OK && g.true_rel < 1.01e-8;
-            for (int k = 0; k < 1 + p; k++) { /* s = 10 with ilu0 only: the test's time */
+            for (int k = 0; k < 2 + p; k++) { /* s = 10 blocking with ilu0 only: the test's time */
                 outcome o = solve(A, b, specs[k], pcs[p]);
                 if (gconv) {
                     MT_CHECK(o.rc == OVK_OK && o.true_rel < 1.01e-8 && o.iterations <= g.iterations * 3 / 2,
@@ -67,7 +67,7 @@ static void matrix(int rank, const char *name)
                 MT_CHECK(o.reason != OVK_REASON_CONVERGED || o.true_rel < 1.01e-8,
                          "%s %s %s: converged claimed at true residual %.3e", name, specs[k], pcs[p], o.true_rel);
                 if (rank == 0)
-                    printf("%-9s %-6s b=%-6s %-11s %4d iterations (gmres %4d%s), true %.2e, %d safeguard cycles\n",
+                    printf("%-9s %-6s b=%-6s %-21s %4d iterations (gmres %4d%s), true %.2e, %d safeguard cycles\n",
                            name, pcs[p], rhs ? "random" : "A1", specs[k], o.iterations, g.iterations,
                            gconv ? "" : ", unconverged", o.true_rel, o.restarts);
             }

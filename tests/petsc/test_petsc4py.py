@@ -2,10 +2,13 @@
 -dll_append, ksp.setType("ovkrylov"), a 3-D Poisson solved with pipecg and
 PETSc's jacobi, checked by the true residual and against KSPCG's iterations;
 with -amg also with ovkrylov's amg beside PETSc's own hypre (PCHYPRE), each
-converging (the plug-in loads ovkrylov apart from PETSc's hypre).
+converging (the plug-in loads ovkrylov apart from PETSc's hypre); a saddle
+point [[A, B^T], [B, 0]] with minres and ovkrylov's fieldsplit, the fields
+from -ksp_ovkrylov_fields FILE (converged; a file one id short refused).
 
     mpiexec -n 2 python3 test_petsc4py.py PATH/libovkrylov_petsc.so [-amg]
 """
+import os
 import sys
 
 import petsc4py
@@ -53,6 +56,57 @@ def solve(A, b, ksp_type, pc="jacobi", **options):
     return result
 
 
+def saddle(m):
+    """A the 1-D Laplacian of 2m velocity rows, B the differences of m
+    disjoint pairs, rows interleaved u u p; the matrix and each row's field."""
+    n, fields = 3 * m, [int(r % 3 == 2) for r in range(3 * m)]
+    u = lambda k: 3 * (k // 2) + k % 2  # noqa: E731 (velocity k's row)
+    K = PETSc.Mat().createAIJ([n, n], nnz=4)
+    lo, hi = K.getOwnershipRange()
+    for k in range(2 * m):
+        if lo <= u(k) < hi:
+            K.setValue(u(k), u(k), 2.0)
+            for j in (k - 1, k + 1):
+                if 0 <= j < 2 * m:
+                    K.setValue(u(k), u(j), -1.0)
+            K.setValue(u(k), 3 * (k // 2) + 2, 1.0 if k % 2 == 0 else -1.0)
+    for j in range(m):
+        if lo <= 3 * j + 2 < hi:
+            K.setValues([3 * j + 2], [u(2 * j), u(2 * j + 1)], [1.0, -1.0])
+    K.assemble()
+    return K, fields
+
+
+def fieldsplit():
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    K, fields = saddle(20)
+    b = K.createVecLeft()
+    b.set(1.0)
+    names = comm.bcast([f"fields_{os.getpid()}", f"short_{os.getpid()}"] if comm.rank == 0 else None)
+    if comm.rank == 0:
+        for name, ids in zip(names, (fields, fields[:-1])):
+            with open(name, "w") as f:
+                f.write(" ".join(map(str, ids)) + "\n")
+    comm.barrier()
+    try:
+        spec = {"ksp_ovkrylov_solver": "minres", "ksp_ovkrylov_precond": "fieldsplit:0=jacobi"}
+        _, its, reason, rel = solve(K, b, "ovkrylov", ksp_ovkrylov_fields=names[0], **spec)
+        PETSc.Sys.Print(f"minres + fieldsplit: {its} iterations, reason {reason}, true residual {rel:.2e}")
+        ok = reason > 0 and rel < 1e-6
+        try:
+            solve(K, b, "ovkrylov", ksp_ovkrylov_fields=names[1], **spec)
+            ok = False
+        except PETSc.Error:
+            PETSc.Sys.Print("a fields file one id short: refused")
+    finally:
+        comm.barrier()
+        if comm.rank == 0:
+            for name in names:
+                os.remove(name)
+    return ok
+
+
 def main():
     A = poisson()
     b = A.createVecLeft()
@@ -67,6 +121,7 @@ def main():
             _, its, reason, rel = solve(A, b, "ovkrylov", pc=pc, ksp_ovkrylov_solver="pipecg", **options)
             PETSc.Sys.Print(f"pipecg + {name}: {its} iterations, reason {reason}, true residual {rel:.2e}")
             ok = ok and reason > 0 and rel < 1e-6
+    ok = fieldsplit() and ok
     PETSc.Sys.Print("passed" if ok else "FAILED")
     return 0 if ok else 1
 

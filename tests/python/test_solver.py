@@ -122,3 +122,57 @@ def test_nullspace(comm, solver):
             with pytest.raises(ovkrylov.Error, match="not in A's null space"):
                 s.set_nullspace(vectors=[np.arange(lo, hi, dtype=float) ** 2])
                 s.setup()
+
+
+def _saddle(m):
+    """[[A, B^T], [B, 0]]: A the 1-D Laplacian of 2m velocity rows, B the
+    differences of m disjoint pairs; rows interleaved u u p.  CSR and fields."""
+    import scipy.sparse as sp
+    n = 2 * m
+    a = sp.diags([-np.ones(n - 1), 2 * np.ones(n), -np.ones(n - 1)], [-1, 0, 1])
+    b = sp.lil_matrix((m, n))
+    for j in range(m):
+        b[j, 2 * j], b[j, 2 * j + 1] = 1.0, -1.0
+    k = sp.bmat([[a, b.T], [b, None]]).tocsr()
+    perm = np.empty(3 * m, dtype=int)  # new row -> natural unknown
+    perm[0::3], perm[1::3], perm[2::3] = np.arange(0, n, 2), np.arange(1, n, 2), n + np.arange(m)
+    return k[perm][:, perm].tocsr(), (perm >= n).astype(int)
+
+
+def test_fieldsplit(comm):
+    from conftest import my_rows
+    m = 20
+    K, fields = _saddle(m)
+    lo, hi = my_rows(comm, 3 * m)
+    A = ovkrylov.Matrix.from_csr(comm, lo, K[lo:hi])
+    plo = int(fields[:lo].sum())
+    M = ovkrylov.Matrix.from_csr(comm, plo, ovkrylov_identity_rows(plo, int(fields[lo:hi].sum()), m))
+    b = np.ones(hi - lo)
+    with A, M:
+        with ovkrylov.Solver(A, solver="minres", precond="fieldsplit:0=jacobi", rtol=1e-10, from_options=False) as s:
+            with pytest.raises(ovkrylov.Error, match="ovk_solver_set_fields"):
+                s.solve(b)
+            with pytest.raises(ovkrylov.Error, match="expected"):
+                s.set_fields(fields[lo:hi][:-1] if hi > lo else [0])
+            bad = fields[lo:hi].copy()
+            if hi == 3 * m:
+                bad[-1] = 2
+            with pytest.raises(ovkrylov.Error, match=f"row {3 * m - 1}'s field is 2"):
+                s.set_fields(bad)
+            s.set_fields(fields[lo:hi])
+            x, info = s.solve(b)
+            assert info.converged
+        with ovkrylov.Solver(A, solver="gmres", precond="fieldsplit:type=lower,0=jacobi", rtol=1e-10,
+                             from_options=False) as s:
+            s.set_fields(fields[lo:hi])
+            s.set_schur_matrix(M)
+            y, info = s.solve(b)
+            assert info.converged and "user" in s.view()
+    xs, ys = np.concatenate(comm.allgather(x)), np.concatenate(comm.allgather(y))
+    assert np.linalg.norm(K @ xs - 1) < 1e-8 * np.sqrt(3 * m) and np.allclose(xs, ys, atol=1e-7)
+
+
+def ovkrylov_identity_rows(start, count, n):
+    """Rows [start, start + count) of the n x n identity, CSR."""
+    import scipy.sparse as sp
+    return sp.identity(n, format="csr")[start:start + count]

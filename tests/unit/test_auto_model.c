@@ -18,6 +18,12 @@
  *     misses; pipecg when plcg's step is slow); elsewhere the steps are not
  *     consulted (alg1 at 0 us, plcg:l=3 at 250 us whatever they say); never
  *     shallower as the latency grows.
+ *   - the s-step variants (figures.sstep): never without it (every test
+ *     above); never at no latency; where the latency is large against the
+ *     work, scg:s=8 and sgmres:s=10 (maxl = 1, a first solve; with maxl =
+ *     4 sgmres in the steady state, plcg and pgmres in a first solve, which
+ *     pays scg's PCG steps and sgmres's gmres cycle); once chosen, kept as
+ *     the latency grows, s never falling.
  * The variants' vector steps that auto times are tested in
  * test_vector_steps.c. */
 #include <setjmp.h>
@@ -117,7 +123,7 @@ static const char *timed_for(double lat_us, double mv_us, double work_us, double
                              int first)
 {
     static char spec[32];
-    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, mv_us * US};
+    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, mv_us * US, 0};
     ovk__auto_choice cand[2];
     double u[2];
     int n = ovk__auto_candidates(&f, maxl, first, cand);
@@ -201,6 +207,56 @@ static void test_nonsymmetric(void **state)
     assert_true(first.kind == OVK__AUTO_GMRES || first.depth <= steady.depth);
 }
 
+static const char *sstep_choice(double lat_us, double work_us, double vec_us, long maxl, int first, int nonsym)
+{
+    static char spec[32];
+    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, 0.0, 1};
+    ovk__auto_spec(nonsym ? ovk__auto_best_nonsymmetric(&f, maxl, first) : ovk__auto_best(&f, maxl, first), spec,
+                   sizeof spec);
+    return spec;
+}
+
+static int is_sstep(const char *spec) { return !strncmp(spec, "scg:s=", 6) || !strncmp(spec, "sgmres:s=", 9); }
+
+static void test_sstep(void **state)
+{
+    (void)state;
+    /* -n 20, 2 ranks: W = 54, V = 14 us (docs/solvers.md, auto) */
+    for (int nonsym = 0; nonsym <= 1; nonsym++)
+        for (int first = 0; first <= 1; first++) {
+            assert_false(is_sstep(sstep_choice(0.0, 54.0, 14.0, 4, first, nonsym)));
+            assert_false(is_sstep(sstep_choice(0.0, 54.0, 14.0, 1, first, nonsym)));
+            /* the latency below the work: never (test_auto.c relies on it) */
+            for (double w = 20.0; w <= 2000.0; w *= 1.5)
+                for (long maxl = 1; maxl <= 8; maxl++)
+                    assert_false(is_sstep(sstep_choice(0.99 * w, w, 0.25 * w, maxl, first, nonsym)));
+        }
+    assert_string_equal(sstep_choice(1000.0, 54.0, 14.0, 1, 1, 0), "scg:s=8");
+    assert_string_equal(sstep_choice(1000.0, 54.0, 14.0, 1, 1, 1), "sgmres:s=10");
+    assert_string_equal(sstep_choice(1000.0, 54.0, 14.0, 1, 0, 0), "scg:s=8");
+    assert_string_equal(sstep_choice(1000.0, 54.0, 14.0, 4, 0, 1), "sgmres:s=10");
+    assert_string_equal(sstep_choice(1000.0, 54.0, 14.0, 4, 1, 1), "pgmres:l=3");
+    assert_string_equal(sstep_choice(1000.0, 54.0, 14.0, 4, 1, 0), "plcg:l=4");
+    assert_string_equal(sstep_choice(5000.0, 54.0, 14.0, 4, 0, 0), "scg:s=8");
+    /* where the latency is large against the work: s-step (maxl = 1, a first solve) */
+    for (double w = 20.0; w <= 2000.0; w *= 1.5) {
+        assert_true(is_sstep(sstep_choice(4.0 * w, w, 0.25 * w, 1, 1, 0)));
+        assert_true(is_sstep(sstep_choice(2.0 * w, w, 0.25 * w, 1, 1, 1)));
+    }
+    /* once chosen, kept, s never falling */
+    for (int nonsym = 0; nonsym <= 1; nonsym++)
+        for (int first = 0; first <= 1; first++)
+            for (long maxl = 1; maxl <= 3; maxl++) {
+                int last = 0;
+                for (double lat = 0.0; lat <= 20000.0; lat += 10.0) {
+                    const char *c = sstep_choice(lat, 75.0, 25.0, maxl, first, nonsym);
+                    int s = is_sstep(c) ? atoi(strchr(c, '=') + 1) : 0;
+                    assert_true(s >= last);
+                    last = s;
+                }
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -212,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_timed_choice),
         cmocka_unit_test(test_timed_monotone),
         cmocka_unit_test(test_nonsymmetric),
+        cmocka_unit_test(test_sstep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL) ? 1 : 0;
 }

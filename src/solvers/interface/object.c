@@ -37,24 +37,22 @@ typedef struct solver_fns {
     void *pc_ctx;
 } solver_fns;
 
-/* The coordinates of a near-null space (ovk_solver_set_coordinates):
- * an owned copy, n points of dim doubles; and the near-null space's
- * vectors (ovk_solver_set_near_nullspace): an owned copy, nns_k vectors of
- * the rank's rows one after the other. */
+/* What the preconditioner's setup reads besides A.  The coordinates of a
+ * near-null space (ovk_solver_set_coordinates): an owned copy, n points of
+ * dim doubles; the near-null space's vectors
+ * (ovk_solver_set_near_nullspace): an owned copy, nns_k vectors of the
+ * rank's rows one after the other; the field of each row
+ * (ovk_solver_set_fields): an owned copy, or NULL; the application's Schur
+ * matrix (ovk_solver_set_schur_matrix): one reference of the solver's, or
+ * NULL. */
 typedef struct solver_coords {
     double *xyz;
     int dim, n;
     double *nns;
     int nns_k;
-} solver_coords;
-
-/* The field of each row (ovk_solver_set_fields): an owned copy, or NULL;
- * the application's Schur matrix (ovk_solver_set_schur_matrix): one
- * reference of the solver's, or NULL.  For fieldsplit's setup. */
-typedef struct solver_fields {
-    int *id;
+    int *fields;
     ovk_matrix *schur;
-} solver_fields;
+} solver_coords;
 
 /* Refusals kept for the next setup or solve (ovk__solver_refuse,
  * ovk__solver_refuse_solve) and their details. */
@@ -130,7 +128,6 @@ struct ovk_solver {
     ovk_reducer *user_red;   /* borrowed */
     solver_marks marks;
     solver_coords coords;
-    solver_fields fields;
     ovk__nullspace ns;       /* ovk_solver_set_nullspace's copy and, set up, the basis */
     solver_refusal refusal;
     solver_running running;
@@ -758,8 +755,8 @@ int ovk_solver_set_fields(ovk_solver *s, const int *field_of_local_row)
         free(copy);
         return rc;
     }
-    free(s->fields.id);
-    s->fields.id = copy;
+    free(s->coords.fields);
+    s->coords.fields = copy;
     s->marks.dirty |= REDO_CHECK | REDO_PC; /* fieldsplit's setup reads them */
     return OVK_OK;
 }
@@ -769,8 +766,8 @@ int ovk_solver_set_schur_matrix(ovk_solver *s, ovk_matrix *S)
     int bad = usable(s, "ovk_solver_set_schur_matrix");
     if (bad) return bad;
     ovk__matrix_ref(S, +1);
-    ovk__matrix_ref(s->fields.schur, -1); /* frees a matrix destroyed meanwhile */
-    s->fields.schur = S;
+    ovk__matrix_ref(s->coords.schur, -1); /* frees a matrix destroyed meanwhile */
+    s->coords.schur = S;
     s->marks.dirty |= REDO_CHECK | REDO_PC;
     return OVK_OK;
 }
@@ -1216,7 +1213,7 @@ static int numeric_setup(ovk_solver *s, int pc_too)
     int rc = check_symmetric(s);
     ovk__pc_env env = {.A = s->c.A, .n = s->lay->nlocal, .comm = s->lay->comm, .coord_dim = s->coords.dim,
                        .ncoords = s->coords.n, .coords = s->coords.xyz, .nns_k = s->coords.nns_k, .nns = s->coords.nns,
-                       .fields = s->fields.id, .schur = s->fields.schur,
+                       .fields = s->coords.fields, .schur = s->coords.schur,
                        .nonsymmetric = s->made.sv->nonsymmetric || s->c.sym.values, .singular = s->ns.k > 0,
                        .row_l1_max = &s->seen.pc_l1_max};
     s->seen.pc_l1_max = -1.0; /* until the setup sums the rows of these values */
@@ -1799,8 +1796,8 @@ static int destroy(ovk_solver **sp, int local)
     if (s->lay == &s->own_lay) ovk__layout_free(&s->own_lay);
     free(s->coords.xyz);
     free(s->coords.nns);
-    free(s->fields.id);
-    ovk__matrix_ref(s->fields.schur, -1);
+    free(s->coords.fields);
+    ovk__matrix_ref(s->coords.schur, -1);
     ovk__nullspace_free(&s->ns);
     ovk__elim_free(&s->seen.elim);
     ovk__matrix_ref(s->A, -1); /* frees A when its destroy came first */

@@ -1,4 +1,4 @@
-/* The solver auto (spec auto[:remeasure=0|1,warm=0|1,maxl=1..8]): after the
+/* The solver auto (spec auto[:remeasure=0|1,warm=0|1,maxl=1..8,sstep=0|1]): after the
  * setup it measures the latency of one reduction of the solver's backend
  * and the local work of one alg1 iteration, agrees on them, and sets up the
  * candidate its model (auto_model.c) finds fastest; its solves run that
@@ -17,7 +17,16 @@
  * (auto_model.c); values that change kind are measured again.  The choice
  * and its figures go to the result and, at print_level >= 1, to rank 0's
  * output.  A declared null space goes to the choice (every symmetric one
- * takes it); on nonsymmetric values it is refused. */
+ * takes it); on nonsymmetric values it is refused.
+ *
+ * The s-step variants (scg, sgmres) are candidates unless sstep=0, the
+ * tolerance is below SSTEP_RTOL (tighter than their bases' accuracy
+ * reliably reaches), or their safeguard acted in a solve of these values
+ * (the Gram matrix of a block not positive definite, a stall, a cycle
+ * undone: the problem is too ill-conditioned for the block) or plcg broke
+ * down on them (its basis lost its accuracy: a block's would); the last two
+ * are checked at every solve, and the choice is made again from the same
+ * figures without them.  The view says why they were left out. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +43,16 @@ enum { SETUP_REPS = 1, WARM_REPS = 3 };
 enum { STEP_REPS = 2 };
 /* rows between the probe's tests of its sum in the warming iteration */
 enum { PROBE_POLL_ROWS = 1024 };
+/* a tolerance below this leaves the s-step variants out: scg's attainable
+ * accuracy is up to one digit short of alg1's, sgmres's Newton basis loses
+ * digits with s (docs/solvers.md, auto) */
+static const double SSTEP_RTOL = 1e-10;
+
+/* why the s-step variants are not candidates */
+enum { SSTEP_ON, SSTEP_KEY, SSTEP_RTOL_OFF, SSTEP_GUARD };
 
 typedef struct auto_params {
-    long remeasure, maxl, warm;
+    long remeasure, maxl, warm, sstep;
 } auto_params;
 
 /* A candidate set up: the instance, its parsed options, what it is */
@@ -56,6 +72,10 @@ typedef struct auto_work {
     int warm;                  /* the measurement was taken in a solve, not at setup */
     int broke;                 /* plcg broke down on these values: pipeprcg stands for it */
     int nonsymmetric;          /* the choice is for nonsymmetric values */
+    int sstep_broke;           /* an s-step choice's safeguard acted on the values of sstep_epoch */
+    unsigned sstep_epoch;
+    int sstep_off;             /* SSTEP_*: why the last choice left them out */
+    ovk__auto_figures fig;     /* the figures of the last choice */
 } auto_work;
 
 /* Local: cv's instance and options freed (cv may be empty) */
@@ -404,8 +424,24 @@ static int figures(ovk__ctx *c, double **block, double *r, int first, ovk__auto_
 /* the choice and its figures, one line (print_level 1 and the view) */
 static void choice_line(const auto_work *w, const char *indent, FILE *f)
 {
-    fprintf(f, "%sauto: latency %.0f us, local work %.0f us per iteration%s -> %s\n", indent, w->latency_us,
-            w->work_us, w->warm ? " (warm)" : "", w->inner.spec);
+    static const char *const why[] = {
+        [SSTEP_ON] = "", [SSTEP_KEY] = "",
+        [SSTEP_RTOL_OFF] = " (scg, sgmres left out: tolerance below 1e-10)",
+        [SSTEP_GUARD] = " (scg, sgmres left out: a safeguard acted on these values)",
+    };
+    fprintf(f, "%sauto: latency %.0f us, local work %.0f us per iteration%s -> %s%s\n", indent, w->latency_us,
+            w->work_us, w->warm ? " (warm)" : "", w->inner.spec, why[w->sstep_off]);
+}
+
+/* Local: why the s-step variants are not candidates now (SSTEP_ON: they are) */
+static int sstep_off(const ovk__ctx *c, const auto_work *w)
+{
+    const auto_params *pp = c->params;
+    if (!pp->sstep) return SSTEP_KEY;
+    if (c->opts->tol < SSTEP_RTOL) return SSTEP_RTOL_OFF;
+    if (w->sstep_broke && w->sstep_epoch == c->norms.epoch) return SSTEP_GUARD;
+    if (w->broke && w->epoch == c->norms.epoch) return SSTEP_GUARD; /* plcg's basis lost its accuracy here */
+    return SSTEP_ON;
 }
 
 static int report(const ovk__ctx *c, const auto_work *w)
@@ -422,6 +458,8 @@ static int measure(ovk__ctx *c, auto_work *w, int first)
     ovk__auto_figures f = {0};
     ovk__auto_choice choice;
     chosen_variant kept = {0};
+    w->sstep_off = sstep_off(c, w);
+    f.sstep = w->sstep_off == SSTEP_ON;
     double *block = malloc(sizeof(double) * ovk__vec_stride(c->n) * PROBE_VECS);
     int rc = figures(c, &block, w->r, first, &f, &choice, &kept);
     if (rc) {
@@ -430,6 +468,7 @@ static int measure(ovk__ctx *c, auto_work *w, int first)
     }
     w->latency_us = 1e6 * f.latency;
     w->work_us = 1e6 * f.work;
+    w->fig = f;
     if (w->epoch != c->norms.epoch) w->broke = 0; /* new values: plcg may run again */
     w->epoch = c->norms.epoch;
     w->nonsymmetric = c->sym.values;
@@ -467,10 +506,31 @@ static int again(ovk__ctx *c, auto_work *w, const auto_params *pp)
     return ovk__ctx_start_residual(c, w->r);
 }
 
+/* Collective: an s-step choice no longer allowed (the tolerance, or its
+ * safeguard acted) replaced by the model's choice without them from the
+ * same figures (a fresh variant: its first solve) */
+static int sstep_again(ovk__ctx *c, auto_work *w)
+{
+    if (!ovk__auto_is_sstep(w->inner.choice)) return OVK_OK;
+    int why = sstep_off(c, w);
+    if (why == SSTEP_ON) return OVK_OK;
+    const auto_params *pp = c->params;
+    ovk__auto_figures f = w->fig;
+    f.sstep = 0;
+    ovk__auto_choice ch =
+        w->nonsymmetric ? ovk__auto_best_nonsymmetric(&f, pp->maxl, 1) : ovk__auto_best(&f, pp->maxl, 1);
+    if (w->broke && ch.kind == OVK__AUTO_PLCG) ch = (ovk__auto_choice){OVK__AUTO_PIPEPRCG, 0};
+    w->sstep_off = why;
+    int rc = use(c, &w->inner, ch, NULL);
+    if (!rc) rc = report(c, w);
+    return rc;
+}
+
 static int auto_iterate(ovk__ctx *c, void *work, double bb)
 {
     auto_work *w = work;
     int ran = 0, rc = again(c, w, c->params);
+    if (!rc) rc = sstep_again(c, w);
     if (rc) return rc;
     rc = ovk__variant_delegate(c, &w->inner.v, w->inner.params, w->r, bb, &ran);
     if (!ran) return rc;
@@ -478,6 +538,12 @@ static int auto_iterate(ovk__ctx *c, void *work, double bb)
     c->res->auto_latency_us = w->latency_us;
     c->res->auto_work_us = w->work_us;
     w->solves++;
+    if (ovk__auto_is_sstep(w->inner.choice) && c->res->restarts > 0) {
+        w->sstep_broke = 1; /* the block was too ill-conditioned: no s-step on these values */
+        w->sstep_epoch = c->norms.epoch;
+        int rc2 = sstep_again(c, w);
+        return rc ? rc : rc2;
+    }
     if (rc || w->inner.choice.kind != OVK__AUTO_PLCG || c->res->restarts == 0) return rc;
     w->broke = 1; /* a reduced count: pipeprcg from now on */
     return use(c, &w->inner, (ovk__auto_choice){OVK__AUTO_PIPEPRCG, 0}, NULL);
@@ -490,10 +556,12 @@ static int auto_parse(ovk__opts *o, void **params)
     if (!p) return ovk__fail(OVK_ENOMEM, "auto");
     p->maxl = OVK__AUTO_DEFAULT_DEPTH;
     p->warm = 1;
+    p->sstep = 1;
     const ovk__opt_entry t[] = {
         OVK__OPT_INT("remeasure", 0, 1, &p->remeasure),
         OVK__OPT_INT("maxl", 1, OVK__AUTO_MAX_DEPTH, &p->maxl),
         OVK__OPT_INT("warm", 0, 1, &p->warm),
+        OVK__OPT_INT("sstep", 0, 1, &p->sstep),
     };
     return ovk__opts_read(o, "auto", t, (int)(sizeof t / sizeof t[0]));
 }
@@ -519,10 +587,12 @@ static const char *auto_chosen(const void *work, const ovk__solver **sv)
 #define V(f) offsetof(auto_work, f)
 const ovk__solver ovk__solver_auto = {
     .name = "auto",
-    .description = "measures the reduction latency and the local work at setup and picks alg1, pipecg or "
-                   "plcg:l=k (pipeprcg after a breakdown of plcg); on a nonsymmetric matrix gmres or pgmres:l=k",
+    .description = "measures the reduction latency and the local work at setup and picks alg1, pipecg, "
+                   "plcg:l=k or scg:s=4|8 (pipeprcg after a breakdown of plcg); on a nonsymmetric matrix gmres, "
+                   "pgmres:l=k or sgmres:s=5|10",
     .options = "remeasure=0|1: measure again after new matrix values (0); warm=0|1: measure again, warm, in the "
-               "second solve of the same values (1); maxl=1..8: deepest plcg (4; pgmres: at most 3)",
+               "second solve of the same values (1); maxl=1..8: deepest plcg (4; pgmres: at most 3); "
+               "sstep=0|1: scg and sgmres are candidates (1; never below rtol 1e-10)",
     /* the initial residual and the null space go to the chosen variant when it takes them */
     .defers_initial = 1, .either_symmetry = 1, .nullspace = 1,
     .work_size = sizeof(auto_work), .nvec = 1,

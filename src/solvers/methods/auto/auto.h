@@ -16,11 +16,13 @@ typedef enum ovk__auto_kind {
     OVK__AUTO_PIPEPRCG, /* stands for plcg after plcg broke down */
     OVK__AUTO_GMRES,    /* a nonsymmetric matrix: gmres or pgmres:l=k */
     OVK__AUTO_PGMRES,
+    OVK__AUTO_SCG,      /* s-step: depth is s (with figures.sstep) */
+    OVK__AUTO_SGMRES,
     OVK__AUTO_KINDS
 } ovk__auto_kind;
 
-/* A choice: the variant and, for plcg and pgmres, its depth l (0 for the
- * others). */
+/* A choice: the variant and, for plcg and pgmres, its depth l, for scg and
+ * sgmres its block size s (0 for the others). */
 typedef struct ovk__auto_choice {
     ovk__auto_kind kind;
     int depth;
@@ -33,19 +35,21 @@ typedef struct ovk__auto_figures {
     double work;        /* one alg1 iteration's local work */
     double vec;         /* its vector part */
     double matvec;      /* its matvec */
+    int sstep;          /* 1: scg and sgmres are candidates too (auto.c allows them) */
 } ovk__auto_figures;
 
 /* The deepest plcg auto may choose, and its default. */
 enum { OVK__AUTO_MAX_DEPTH = 8, OVK__AUTO_DEFAULT_DEPTH = 4 };
 
-/* The spec of a choice ("alg1", "pipecg", "plcg:l=3", ...) into spec. */
+/* The spec of a choice ("alg1", "pipecg", "plcg:l=3", "scg:s=8", ...) into spec. */
 void ovk__auto_spec(ovk__auto_choice ch, char *spec, size_t len);
 /* 1 when a and b are the same choice. */
 int ovk__auto_same(ovk__auto_choice a, ovk__auto_choice b);
 
-/* The pass model's choice at f->latency among alg1, pipecg and plcg:l=2..maxl,
- * the shallowest on a tie; first: for a set-up object's first solve, which
- * pays plcg's start-up. */
+/* The pass model's choice at f->latency among alg1, pipecg and plcg:l=2..maxl
+ * (and scg:s=4, 8 with f->sstep), the shallowest on a tie; first: for a
+ * set-up object's first solve, which pays plcg's start-up (scg's spectrum
+ * estimate). */
 ovk__auto_choice ovk__auto_best(const ovk__auto_figures *f, long maxl, int first);
 /* With the latency known only within [latency_low, latency]: 1 and the
  * choice in *out when the interval settles it (the same at both ends, or
@@ -62,8 +66,9 @@ int ovk__auto_candidates(const ovk__auto_figures *f, long maxl, int first, ovk__
 ovk__auto_choice ovk__auto_best_timed(const ovk__auto_figures *f, const ovk__auto_choice *cand, const double *u,
                                       int n, int first);
 /* For a nonsymmetric matrix: the model's choice at f->latency between
- * gmres and pgmres:l=1..maxl (both at restart 30), the shallowest on a tie;
- * first: a first solve, whose first cycle pgmres runs as gmres. */
+ * gmres and pgmres:l=1..maxl (and sgmres:s=5, 10 with f->sstep; all at
+ * restart 30), the shallowest on a tie; first: a first solve, whose first
+ * cycle pgmres and sgmres run as gmres. */
 ovk__auto_choice ovk__auto_best_nonsymmetric(const ovk__auto_figures *f, long maxl, int first);
 /* 1 and the choice in *out when both ends of [latency_low, latency] give
  * the same nonsymmetric choice; 0 when a timed latency must decide. */
@@ -72,5 +77,7 @@ int ovk__auto_settled_nonsymmetric(const ovk__auto_figures *f, long maxl, int fi
  * least extra vector work of a pipelined variant, judged from the vector
  * work cold_vec of a cold iteration: nothing is worth hiding. */
 int ovk__auto_nothing_to_hide(double latency, double cold_vec);
+/* 1 when ch is scg or sgmres */
+int ovk__auto_is_sstep(ovk__auto_choice ch);
 
 #endif

@@ -21,7 +21,22 @@
  *   pgmres:l=k  max(M + G_p A, (L + G_p A) / k)
  *
  * and in a first solve pgmres's first, short cycle is gmres's (the
- * shifts' estimate).  BiCGStab is not a candidate: whether it or restarted GMRES
+ * shifts' estimate).
+ *
+ * With f->sstep (auto.c: the tolerance and the key allow them, and their
+ * safeguard has not acted on these values) the s-step variants are
+ * candidates too, blocking sums 1/s (scg) and 2/s + 1/m (sgmres) per step:
+ *
+ *   scg:s       T = W + (SCG_PASS_0 + SCG_PASS_S s) A + L / s, plus a
+ *               solve's end (the check a block late and the residual
+ *               replacements' blocks, about s steps more than alg1's in a
+ *               solve, and the confirmation: (s T + L) / 50)
+ *   sgmres:s    M + (G + SGMRES_PASS (s + 1)) A + L (2/s + 1/m)
+ *
+ * their extra passes fitted to their local work measured against alg1's
+ * and gmres's (the constants below); a first solve runs scg's 12 PCG steps
+ * of two blocking sums each (its spectrum) and sgmres's first cycle as
+ * gmres's (its Ritz values).  BiCGStab is not a candidate: whether it or restarted GMRES
  * takes fewer iterations depends on the spectrum, which auto does not
  * measure.  The constants and how well the model predicts are in
  * docs/performance.md, section 3 (one solve and auto). */
@@ -50,6 +65,23 @@ enum { FIRST_ITERATIONS = 50 };
 #define REGRET 0.05
 /* pipecg and the best plcg within REFINE of each other are timed */
 #define REFINE 0.25
+/* scg:s's passes per iteration beyond alg1's (its block sums, s^2 / 2 + s^2
+ * values read over s iterations, and its s-wide updates), fitted to its
+ * local work on the -n 20 Laplacian with Jacobi, one rank: 1.67, 2.26 and
+ * 3.26 x alg1's at s = 4, 8, 16, alg1's vector part 5 A = 14 of 54 us
+ * (docs/solvers.md, auto) */
+#define SCG_PASS_0 1.5
+#define SCG_PASS_S 2.8
+/* sgmres:s's passes per basis vector beyond gmres's (the block's Gram sums
+ * Y^T Y twice and its Newton recurrence), the same way: 1.10 and 1.19 x
+ * gmres's local work at s = 5, 10 */
+#define SGMRES_PASS 0.6
+/* scg's first-solve PCG steps (scg.c's EST_STEPS), two blocking sums each */
+enum { SCG_EST_STEPS = 12 };
+/* the block sizes auto may choose: deeper ones lose accuracy (scg:s=8
+ * already takes 3.4 x alg1's iterations on bcsstk03, docs/solvers.md) */
+static const int scg_sizes[] = {4, 8}, sgmres_sizes[] = {5, 10};
+enum { SIZES = 2 };
 
 static const char *const kind_names[OVK__AUTO_KINDS] = {
     [OVK__AUTO_ALG1] = "alg1",
@@ -58,14 +90,19 @@ static const char *const kind_names[OVK__AUTO_KINDS] = {
     [OVK__AUTO_PIPEPRCG] = "pipeprcg",
     [OVK__AUTO_GMRES] = "gmres",
     [OVK__AUTO_PGMRES] = "pgmres",
+    [OVK__AUTO_SCG] = "scg",
+    [OVK__AUTO_SGMRES] = "sgmres",
 };
 
 void ovk__auto_spec(ovk__auto_choice ch, char *spec, size_t len)
 {
     if (ch.kind == OVK__AUTO_PLCG || ch.kind == OVK__AUTO_PGMRES)
         snprintf(spec, len, "%s:l=%d", kind_names[ch.kind], ch.depth);
+    else if (ovk__auto_is_sstep(ch)) snprintf(spec, len, "%s:s=%d", kind_names[ch.kind], ch.depth);
     else snprintf(spec, len, "%s", kind_names[ch.kind]);
 }
+
+int ovk__auto_is_sstep(ovk__auto_choice ch) { return ch.kind == OVK__AUTO_SCG || ch.kind == OVK__AUTO_SGMRES; }
 
 int ovk__auto_same(ovk__auto_choice a, ovk__auto_choice b) { return a.kind == b.kind && a.depth == b.depth; }
 
@@ -88,9 +125,24 @@ static double pipelined_time(const ovk__auto_figures *f, double passes, int dept
     return fmax(local, (f->latency + after_wait) / depth);
 }
 
+/* scg:s per iteration: its step, its s steps more per solve (-n 20 and 25:
+ * 36, 40 against alg1's 33 at s = 4, 8; 68 and 68 against 58) and the
+ * confirmation spread over
+ * FIRST_ITERATIONS, and in a first solve its PCG steps */
+static double scg_time(const ovk__auto_figures *f, int s, int first)
+{
+    double pass = f->vec / ALG1_PASSES;
+    double step = f->work + (SCG_PASS_0 + SCG_PASS_S * s) * pass + f->latency / s;
+    double t = step + (s * step + f->latency) / FIRST_ITERATIONS;
+    if (!first) return t;
+    double pcg = f->work + 2.0 * f->latency;
+    return (SCG_EST_STEPS * pcg + (FIRST_ITERATIONS - SCG_EST_STEPS) * t) / FIRST_ITERATIONS;
+}
+
 static double modelled(const ovk__auto_figures *f, int first, ovk__auto_choice ch)
 {
     if (ch.kind == OVK__AUTO_ALG1) return f->work + ALG1_REDUCTIONS * f->latency;
+    if (ch.kind == OVK__AUTO_SCG) return scg_time(f, ch.depth, first);
     if (ch.kind == OVK__AUTO_PIPECG) return pipelined_time(f, PIPECG_PASSES, 1);
     int k = ch.depth;
     return pipelined_time(f, PLCG_PASS_K * k + PLCG_PASS_0, k) + (first ? startup_time(f, k) : 0.0);
@@ -113,6 +165,10 @@ ovk__auto_choice ovk__auto_best(const ovk__auto_figures *f, long maxl, int first
     ovk__auto_choice best = choice_of(OVK__AUTO_ALG1, 0);
     for (int k = 1; k <= maxl; k++) { /* shallowest first: deeper pipelines lose accuracy */
         ovk__auto_choice ch = k == 1 ? choice_of(OVK__AUTO_PIPECG, 0) : choice_of(OVK__AUTO_PLCG, k);
+        if (modelled(f, first, ch) < modelled(f, first, best)) best = ch;
+    }
+    for (int i = 0; f->sstep && i < SIZES; i++) {
+        ovk__auto_choice ch = choice_of(OVK__AUTO_SCG, scg_sizes[i]);
         if (modelled(f, first, ch) < modelled(f, first, best)) best = ch;
     }
     return best;
@@ -182,6 +238,11 @@ static double modelled_nonsymmetric(const ovk__auto_figures *f, int first, ovk__
     double pass = f->vec / ALG1_PASSES, mv = f->work - f->vec;
     double gmres = mv + gmres_passes() * pass + f->latency;
     if (ch.kind == OVK__AUTO_GMRES) return gmres;
+    if (ch.kind == OVK__AUTO_SGMRES) {
+        double q = 2.0 / ch.depth + 1.0 / GMRES_RESTART; /* blocking sums per basis vector */
+        double t = mv + (gmres_passes() + SGMRES_PASS * (ch.depth + 1)) * pass + q * f->latency;
+        return first ? (GMRES_RESTART * gmres + (FIRST_ITERATIONS - GMRES_RESTART) * t) / FIRST_ITERATIONS : t;
+    }
     double vec = pgmres_passes(ch.depth) * pass;
     double t = fmax(mv + vec, (f->latency + vec) / ch.depth);
     int est = ovk__solver_find("pgmres")->estimate_steps(GMRES_RESTART); /* the shifts' estimate, as gmres */
@@ -194,6 +255,10 @@ ovk__auto_choice ovk__auto_best_nonsymmetric(const ovk__auto_figures *f, long ma
     ovk__auto_choice best = choice_of(OVK__AUTO_GMRES, 0);
     for (int k = 1; k <= maxl && k <= PGMRES_MAX_DEPTH; k++) {
         ovk__auto_choice ch = choice_of(OVK__AUTO_PGMRES, k);
+        if (modelled_nonsymmetric(f, first, ch) < modelled_nonsymmetric(f, first, best)) best = ch;
+    }
+    for (int i = 0; f->sstep && i < SIZES; i++) {
+        ovk__auto_choice ch = choice_of(OVK__AUTO_SGMRES, sgmres_sizes[i]);
         if (modelled_nonsymmetric(f, first, ch) < modelled_nonsymmetric(f, first, best)) best = ch;
     }
     return best;

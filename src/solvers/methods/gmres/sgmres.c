@@ -24,6 +24,28 @@
  * Each column is rotated and checked as gmres's; the cycle ends with gmres's
  * end (x += C Q y, r = b - A x: the true residual decides).
  *
+ * overlap=1: block k + 1 starts from the raw z_{j0+s} of block k (its
+ * coordinates in Q, G's column, known once block k is orthonormal), so a
+ * cycle's basis is one Newton chain from q_0, the m-step basis of Bai, Hu
+ * and Reichel's Newton-basis GMRES (IMA J. Numer. Anal. 14, 1994), its
+ * shifts the cycle's m Leja-ordered Ritz values instead of the same s per
+ * block, orthogonalized block by block with each block's second pass
+ * delayed into the next block's reduction (as the one-sync block
+ * Gram-Schmidt variants of Carson, Lund, Rozloznik and Thomas).  Reduction k
+ * carries block k - 1's second pass (its one-pass vectors Y' against the
+ * final Q) and block k's first (its raw Y against the final Q and Y'); it
+ * is in flight while block k + 1's products run; after it, block k - 1's
+ * second pass, its columns, then Y's sums against Y' rebased to the
+ * twice-orthogonalized Y'' (Y''^T y = T2^-T (Y'^T y - S2^T Q^T y)) and
+ * block k's first pass.  One reduction per block and one more per cycle
+ * (the last block's second pass), besides the cycle's end; block k's
+ * columns are checked a block later (at convergence up to 2s products
+ * more), so a cycle that the last cycle's rate predicts to need at most s
+ * columns runs as the blocking variant's (the first s of the m shifts, a
+ * prefix of their Leja order).  The chain is as well conditioned as the cycle's Newton basis:
+ * where it is not, the Gram safeguard below acts more often than with
+ * blocks started from q_j0.
+ *
  * The safeguard: a block whose Gram matrix is not numerically positive
  * definite (a Cholesky pivot below PIVOT of its vector's squared norm, or
  * not finite) ends the s-step cycle with the columns before the block, a
@@ -56,7 +78,7 @@ static const char *const basis_names[] = {"newton", "monomial", NULL};
 /* the parsed spec: gmres's layout first (the fallback reads it) */
 typedef struct sgmres_params {
     ovk__gmres_params base;
-    long s, m;
+    long s, m, overlap;
     int basis;
 } sgmres_params;
 
@@ -66,8 +88,8 @@ enum { GUARD_NONE, GUARD_GRAM, GUARD_RAISED, GUARD_LOST, GUARD_GMRES };
 /* The Newton basis's shifts: position i of a block takes re[i] (and with
  * pair[i] = 2 it is the second of a conjugate pair re[i] +- i im[i]) */
 typedef struct sgmres_shifts {
-    double re[MAX_S], im[MAX_S], scale[MAX_S];
-    int pair[MAX_S];   /* 1: the first of a pair, 2: the second, 0: real */
+    double re[OVK__MAX_RESTART], im[OVK__MAX_RESTART], scale[OVK__MAX_RESTART];
+    int pair[OVK__MAX_RESTART]; /* 1: the first of a pair, 2: the second, 0: real */
     int estimated, ritz, complex_pairs;
     int nonfinite;     /* the Ritz values were not finite: the monomial basis instead */
     unsigned epoch;
@@ -79,10 +101,13 @@ typedef struct sgmres_work {
     ovk__arnoldi ls;
     double *G;    /* (m + 1) x (m + 1): column j the coordinates of z_j in Q */
     double *H;    /* (m + 1) x m: H before the rotations */
-    double *D;    /* a block's sums: Q^T Y (p x b) then Y^T Y (upper, by columns) */
+    double *D;    /* a block's sums: Q^T Y (p x b) then Y^T Y (upper, by columns); twice with overlap */
     double *T;    /* T1, T2, S1 (s x s, s x s, (m + 1) x s) */
     double *ritz; /* dhseqr's room */
-    int m, s, basis;
+    int m, s, basis, overlap;
+    int len;   /* the shifts' sequence: s (one per position of a block), or m with overlap (one per column) */
+    int chain; /* the cycle running is overlap_cycle's: shifts by column, not by position */
+    int short_cycles; /* the last solve's cycles run with blocking blocks by overlap=1's prediction */
     long long rows;
     sgmres_shifts sh;
     int guard, guard_at, guards; /* the last solve's last safeguard (GUARD_*, iteration), and their count */
@@ -111,8 +136,9 @@ static double leja_gap(double re, double im, const double *cre, const double *ci
  * part); fewer than s values repeat in order */
 static void leja(sgmres_work *w, int k, const double *wr, const double *wi)
 {
-    double ore[MAX_S], oim[MAX_S];
-    int used[OVK__MAX_RESTART], n = 0, s = w->s;
+    double ore[OVK__MAX_RESTART], oim[OVK__MAX_RESTART];
+    int used[OVK__MAX_RESTART], n = 0, s = w->len;
+    int pairs = !(w->overlap && w->s == 1); /* a pair's second takes the raw z two back: not in flight at s = 1 */
     memset(used, 0, sizeof(int) * (size_t)k);
     while (n < s) {
         int best = -1;
@@ -131,7 +157,7 @@ static void leja(sgmres_work *w, int k, const double *wr, const double *wi)
             continue;
         }
         used[best] = 1;
-        int complex = wi[best] > 0.0;
+        int complex = pairs && wi[best] > 0.0;
         w->sh.re[n] = ore[n] = wr[best];
         w->sh.im[n] = oim[n] = complex && n + 1 < s ? wi[best] : 0.0;
         w->sh.pair[n] = complex && n + 1 < s ? 1 : 0;
@@ -158,7 +184,7 @@ static void monomial(sgmres_work *w, int k, const double *wr, const double *wi)
 {
     double big = 0.0;
     for (int j = 0; j < k; j++) big = fmax(big, hypot(wr[j], wi[j]));
-    for (int i = 0; i < w->s; i++) {
+    for (int i = 0; i < w->len; i++) {
         w->sh.re[i] = w->sh.im[i] = 0.0;
         w->sh.pair[i] = 0;
         w->sh.scale[i] = big > 0.0 && isfinite(big) ? 1.0 / big : 1.0;
@@ -181,7 +207,7 @@ static void estimate(ovk__ctx *c, sgmres_work *w, int k)
     w->sh.nonfinite = k > 0 && !finite;
     w->sh.ritz = finite ? k : 0;
     if (!finite) monomial(w, 0, NULL, NULL);
-    else if (w->s == 1 || w->basis == BASIS_MONOMIAL) monomial(w, k, wr, wi);
+    else if (w->len == 1 || w->basis == BASIS_MONOMIAL) monomial(w, k, wr, wi);
     else leja(w, k, wr, wi);
     w->sh.estimated = 1;
     w->sh.epoch = c->norms.epoch;
@@ -294,20 +320,16 @@ OVK__CLONES static void newton_rows(int n, double g, double a, const double *res
 
 /* ---- one block ------------------------------------------------------------ */
 
-/* One pass of the Pythagorean Cholesky QR: the sums of Q^T Y, Y^T Y in one
- * reduction, S = Q^T Y into S (leading dimension m + 1), T^T T = Y^T Y -
- * S^T S into T, Y = (Y - Q S) T^-1.  *broke: a pivot was not positive
- * enough or not finite (Y untouched) */
-static int pip_pass(ovk__ctx *c, sgmres_work *w, int p, int b, double *S, double *T, int *broke, double *worst)
+/* The Pythagorean Cholesky QR's small part: from a block's reduced sums d
+ * (block_dots's layout, p x b), S = Q^T Y into S (leading dimension m + 1)
+ * and T^T T = Y^T Y - S^T S into T.  *broke: a pivot was not positive
+ * enough or not finite */
+static void pip_factor(const sgmres_work *w, int p, int b, const double *D, double *S, double *T, int *broke,
+                       double *worst)
 {
-    double *const *Y = w->Q + p;
-    const double *const *X = (const double *const *)w->Q;
     int ld = w->m + 1;
-    block_dots(c, p, b, X, Y, w->D);
-    int rc = ovk__sum(c, OVK__IPROD, w->D, p * b + b * (b + 1) / 2);
-    if (rc) return rc;
     for (int j = 0; j < b; j++) {
-        const double *d = w->D + (size_t)j * (size_t)p + (size_t)(j * (j + 1) / 2);
+        const double *d = D + (size_t)j * (size_t)p + (size_t)(j * (j + 1) / 2);
         memcpy(S + (size_t)j * (size_t)ld, d, sizeof(double) * (size_t)p);
         for (int i = 0; i <= j; i++) { /* P_ij = <y_i, y_j> - sum_k S_ki S_kj, then Cholesky's row i */
             double v = d[p + i];
@@ -321,17 +343,44 @@ static int pip_pass(ovk__ctx *c, sgmres_work *w, int p, int b, double *S, double
             if (!(ratio > PIVOT) || !isfinite(v)) {
                 *broke = 1;
                 *worst = ratio;
-                return OVK_OK;
+                return;
             }
             *worst = fmin(*worst, ratio);
             T[(size_t)j * (size_t)b + (size_t)j] = sqrt(v);
         }
     }
-    block_update(c, p, b, X, Y, S, ld, T);
+}
+
+/* the number of a block's sums (block_dots's layout) */
+static int sums_count(int p, int b) { return p * b + b * (b + 1) / 2; }
+
+/* One pass of the Pythagorean Cholesky QR: the sums of Q^T Y, Y^T Y in one
+ * reduction, S and T (pip_factor), Y = (Y - Q S) T^-1.  *broke: not SPD
+ * (Y untouched) */
+static int pip_pass(ovk__ctx *c, sgmres_work *w, int p, int b, double *S, double *T, int *broke, double *worst)
+{
+    double *const *Y = w->Q + p;
+    const double *const *X = (const double *const *)w->Q;
+    block_dots(c, p, b, X, Y, w->D);
+    int rc = ovk__sum(c, OVK__IPROD, w->D, sums_count(p, b));
+    if (rc) return rc;
+    pip_factor(w, p, b, w->D, S, T, broke, worst);
+    if (!*broke) block_update(c, p, b, X, Y, S, w->m + 1, T);
     return OVK_OK;
 }
 
-/* the block's basis from q_j0: z_{j0+i+1} = g_i ((M - a_i) z_{j0+i} [+ g_{i-1} b^2 z_{j0+i-1}]) */
+/* the shift of column j0 + i: position i of every block, or with overlap
+ * the cycle's column j0 + i (one Newton basis for the whole cycle) */
+static int shift_at(const sgmres_work *w, int j0, int i) { return w->chain ? j0 + i : i; }
+
+/* the pair term's factor g_{q-1} b^2 of shift q (0: none) */
+static double pair_term(const sgmres_work *w, int q)
+{
+    return w->sh.pair[q] == 2 && q > 0 ? w->sh.scale[q - 1] * w->sh.im[q] * w->sh.im[q] : 0.0;
+}
+
+/* the block's basis from z_j0: z_{j0+i+1} = g_q ((M - a_q) z_{j0+i} [+ g_{q-1} b^2 z_{j0+i-1}]),
+ * q = shift_at(j0, i) */
 static int newton_block(ovk__ctx *c, sgmres_work *w, int j0, int b)
 {
     for (int i = 0; i < b; i++) {
@@ -339,9 +388,10 @@ static int newton_block(ovk__ctx *c, sgmres_work *w, int j0, int b)
         int rc = ovk__ctx_pc(c, z, w->t); /* t = C z */
         if (!rc) rc = ovk__ctx_matvec(c, w->t, y); /* y = A t */
         if (rc) return rc;
-        double f = w->sh.pair[i] == 2 && i > 0 ? w->sh.scale[i - 1] * w->sh.im[i] * w->sh.im[i] : 0.0;
+        int q = shift_at(w, j0, i);
+        double f = pair_term(w, q);
         ovk__tic t0 = ovk__tic_start(c);
-        newton_rows(c->n, w->sh.scale[i], w->sh.re[i], z, f, f != 0.0 ? w->Q[j0 + i - 1] : z, y);
+        newton_rows(c->n, w->sh.scale[q], w->sh.re[q], z, f, f != 0.0 ? w->Q[j0 + i - 1] : z, y);
         ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     }
     return OVK_OK;
@@ -372,12 +422,11 @@ static void coordinates(sgmres_work *w, int j0, int b, const double *S1, const d
  * in Q's coordinates, then M q_j = (M z_j - sum_{k<j} G_kj Q h_k) / G_jj */
 static void hessenberg_column(sgmres_work *w, int j0, int i)
 {
-    int j = j0 + i;
-    double *h = hcol(w, j), a = w->sh.re[i], f = 0.0;
-    if (w->sh.pair[i] == 2 && i > 0) f = w->sh.scale[i - 1] * w->sh.im[i] * w->sh.im[i];
-    const double *gn = gcol(w, j + 1), *gj = gcol(w, j), *gp = i > 0 ? gcol(w, j - 1) : NULL;
+    int j = j0 + i, q = shift_at(w, j0, i);
+    double *h = hcol(w, j), a = w->sh.re[q], f = pair_term(w, q);
+    const double *gn = gcol(w, j + 1), *gj = gcol(w, j), *gp = f != 0.0 ? gcol(w, j - 1) : NULL;
     for (int r = 0; r <= j + 1; r++) {
-        double v = gn[r] / w->sh.scale[i];
+        double v = gn[r] / w->sh.scale[q];
         if (r <= j) v += a * gj[r];
         if (f != 0.0 && r < j) v -= f * gp[r];
         h[r] = v;
@@ -430,6 +479,7 @@ static int sstep_cycle(ovk__ctx *c, sgmres_work *w, ovk__gmres_cycle *cy, int co
     ovk__gmres_scale(c, 1.0 / beta, w->r, w->Q[0]); /* q_0 = r / ||r|| */
     ovk__arnoldi_start(&w->ls, beta);
     cy->k = 0;
+    w->chain = 0; /* with overlap: the first s of the cycle's m shifts, a prefix of their Leja order */
     for (int j0 = 0; j0 < columns && !step_stop; j0 += w->s) {
         int b = columns - j0 < w->s ? columns - j0 : w->s;
         rc = block(c, w, j0, b, broke, &worst);
@@ -457,6 +507,126 @@ static int sstep_cycle(ovk__ctx *c, sgmres_work *w, ovk__gmres_cycle *cy, int co
     return ovk__gmres_cycle_end(c, cy, bb, rr, stop);
 }
 
+/* ---- the block's reductions in flight ------------------------------------ */
+
+/* the sums of pass 2 of the one-pass block Y' = Q[p2 .. p2 + b2 - 1] (b2
+ * may be 0), in w->D, then those of pass 1 of the raw block Y = Q[p1 ..
+ * p1 + b1 - 1] against Q[0 .. p1 - 1] (Y' among them); their count */
+static int overlap_sums(ovk__ctx *c, sgmres_work *w, int p2, int b2, int p1, int b1)
+{
+    const double *const *X = (const double *const *)w->Q;
+    int n2 = b2 ? sums_count(p2, b2) : 0;
+    if (b2) block_dots(c, p2, b2, X, w->Q + p2, w->D);
+    if (b1) block_dots(c, p1, b1, X, w->Q + p1, w->D + n2);
+    return n2 + (b1 ? sums_count(p1, b1) : 0);
+}
+
+/* Y's sums against Y' (rows p2 .. p2 + b2 - 1 of d1) taken before Y''s
+ * second pass Y'' = (Y' - Q S2) T2^-1: Y''^T y = T2^-T (Y'^T y - S2^T Q^T y) */
+static void rebase_sums(const sgmres_work *w, int p2, int b2, const double *S2, const double *T2, int p1, int b1,
+                        double *d1)
+{
+    int ld = w->m + 1;
+    for (int c = 0; c < b1; c++) {
+        double *o = d1 + (size_t)c * (size_t)p1 + (size_t)(c * (c + 1) / 2), *u = o + p2;
+        for (int i = 0; i < b2; i++) { /* forward substitution with T2^T (lower) */
+            double v = u[i];
+            for (int k = 0; k < p2; k++) v -= S2[(size_t)i * (size_t)ld + (size_t)k] * o[k];
+            for (int k = 0; k < i; k++) v -= T2[(size_t)i * (size_t)b2 + (size_t)k] * u[k];
+            u[i] = v / T2[(size_t)i * (size_t)b2 + (size_t)i];
+        }
+    }
+}
+
+/* the column checks of the finished block j0 .. j0 + b - 1 (H from G) */
+static int block_columns(ovk__ctx *c, sgmres_work *w, ovk__gmres_cycle *cy, int iter0, int j0, int b, double bb,
+                         int *step_stop)
+{
+    int rc = OVK_OK;
+    for (int i = 0; i < b; i++) hessenberg_column(w, j0, i);
+    for (int i = 0; i < b && !*step_stop; i++) {
+        int j = j0 + i;
+        memcpy(ovk__arnoldi_column(&w->ls, j), hcol(w, j), sizeof(double) * (size_t)(j + 2));
+        double est = ovk__arnoldi_rotate(&w->ls, j);
+        cy->k = j + 1;
+        cy->iter = iter0 + j + 1;
+        rc = column_check(c, cy, cy->iter, est * est, bb, step_stop);
+        if (rc) return rc;
+    }
+    return rc;
+}
+
+/* One s-step cycle with each block's reduction in flight behind the next
+ * block's products.  The cycle's basis is one Newton chain from q_0 (its m
+ * shifts the Leja-ordered Ritz values): block k + 1 starts from the raw
+ * last vector of block k, whose coordinates in Q (G's column) its
+ * orthogonalization gives later.  Reduction k carries block k - 1's second
+ * pass (its one-pass vectors against the final Q) and block k's first
+ * (its raw vectors against the final Q and block k - 1's one-pass ones,
+ * rebased after the second pass): one reduction per block and one more
+ * per cycle, each in flight while block k + 1's products run; block k's
+ * columns are known at reduction k + 1.  *broke as sstep_cycle's. */
+static int overlap_cycle(ovk__ctx *c, sgmres_work *w, ovk__gmres_cycle *cy, int columns, double bb, double *rr,
+                         int *stop, int *broke)
+{
+    size_t ss = (size_t)w->s;
+    double *T1 = w->T, *T2 = T1 + ss * ss, *S1 = T2 + ss * ss, *S2 = S1 + (size_t)(w->m + 1) * ss;
+    int rc, step_stop = 0, iter0 = cy->iter, s = w->s, nb = (columns + s - 1) / s;
+    double beta = sqrt(*rr), worst = 1.0;
+    ovk__gmres_scale(c, 1.0 / beta, w->r, w->Q[0]); /* q_0 = r / ||r|| */
+    ovk__arnoldi_start(&w->ls, beta);
+    cy->k = 0;
+    w->chain = 1;
+    memset(gcol(w, 0), 0, sizeof(double) * (size_t)(w->m + 1));
+    gcol(w, 0)[0] = 1.0; /* z_0 = q_0 */
+    rc = newton_block(c, w, 0, s < columns ? s : columns);
+    for (int k = 0; k <= nb && !rc && !step_stop; k++) {
+        int j2 = (k - 1) * s, b2 = k > 0 ? s : 0, j1 = k * s, b1 = k < nb ? (columns - j1 < s ? columns - j1 : s) : 0;
+        if (k == nb && k > 0) b2 = columns - j2; /* the last block may be short */
+        ovk_request *req = NULL;
+        int n = overlap_sums(c, w, j2 + 1, b2, j1 + 1, b1);
+        rc = ovk__sum_begin(c, OVK__IPROD, w->D, n, &req);
+        if (rc) break;
+        if (k + 1 < nb) { /* block k + 1 from block k's raw last vector, behind the sums */
+            int j = (k + 1) * s;
+            rc = newton_block(c, w, j, columns - j < s ? columns - j : s);
+        }
+        rc = ovk__sum_finish(c, OVK__IPROD, req, rc);
+        if (rc) break;
+        double *d1 = w->D + (b2 ? sums_count(j2 + 1, b2) : 0);
+        if (b2) { /* block k - 1's second pass, its coordinates and columns */
+            pip_factor(w, j2 + 1, b2, w->D, S2, T2, broke, &worst);
+            if (*broke) {
+                w->guard_at = iter0 + j2;
+                break;
+            }
+            block_update(c, j2 + 1, b2, (const double *const *)w->Q, w->Q + j2 + 1, S2, w->m + 1, T2);
+            coordinates(w, j2, b2, S1, S2, T1, T2);
+            rc = block_columns(c, w, cy, iter0, j2, b2, bb, &step_stop);
+            if (rc || step_stop) break;
+            rebase_sums(w, j2 + 1, b2, S2, T2, j1 + 1, b1, d1);
+        }
+        if (b1) { /* block k's first pass against the final Q */
+            pip_factor(w, j1 + 1, b1, d1, S1, T1, broke, &worst);
+            if (*broke) {
+                w->guard_at = iter0 + j1;
+                break;
+            }
+            block_update(c, j1 + 1, b1, (const double *const *)w->Q, w->Q + j1 + 1, S1, w->m + 1, T1);
+        }
+    }
+    if (rc) return rc;
+    if (*broke) {
+        w->guard = GUARD_GRAM;
+        w->guard_value = worst;
+        if (cy->k == 0) { /* nothing to update: r, rr stand */
+            *stop = 0;
+            return OVK_OK;
+        }
+    }
+    return ovk__gmres_cycle_end(c, cy, bb, rr, stop);
+}
+
 /* the true residual lost what the rotations promised (gmres.c's test) */
 static int lost(const ovk__gmres_cycle *cy, double rr_start)
 {
@@ -475,28 +645,47 @@ static int first_cycle(ovk__ctx *c, sgmres_work *w, ovk__gmres_cycle *cy, double
     if (c->opts->print_level >= 1 && c->rank == 0) {
         FILE *f = c->opts->out ? c->opts->out : stdout;
         fprintf(f, "  sgmres: shifts from %d Ritz values of the first cycle:", w->sh.ritz);
-        for (int i = 0; i < w->s; i++) fprintf(f, " %.4g%s", w->sh.re[i], w->sh.pair[i] ? "(c)" : "");
+        for (int i = 0; i < w->len; i++) fprintf(f, " %.4g%s", w->sh.re[i], w->sh.pair[i] ? "(c)" : "");
         fprintf(f, "\n");
     }
     return OVK_OK;
+}
+
+/* the residual norm's factor per column of a cycle of k columns from rr0
+ * to rr (0: unknown, or the cycle did not reduce it) */
+static double rate_of(double rr0, double rr, int k)
+{
+    return k > 0 && rr > 0.0 && rr < rr0 ? pow(rr / rr0, 0.5 / k) : 0.0;
+}
+
+/* overlap=1: the next cycle from rr is predicted (the last cycle's rate)
+ * to need at most s columns, where the blocks made behind a reduction
+ * before any column is known would be spent: it runs with blocking blocks */
+static int short_cycle(const ovk__ctx *c, const sgmres_work *w, double rr, double rate)
+{
+    if (!(rate > 0.0 && rate < 1.0) || !(rr > c->watch.rr_stop)) return 0;
+    return log(c->watch.rr_stop / rr) / (2.0 * log(rate)) <= w->s;
 }
 
 /* cycles from r = b - A x (||r||^2 = rr) until a stop, or the fallback */
 static int run(ovk__ctx *c, sgmres_work *w, double bb)
 {
     int stop = 0, rc = OVK_OK, dcgs2_next = 0;
-    double rr = c->watch.rnorm0 * c->watch.rnorm0;
+    double rr = c->watch.rnorm0 * c->watch.rnorm0, rate = 0.0;
     ovk__gmres_cycle cy = {.ls = &w->ls, .V = w->Q, .t = w->t, .r = w->r, .orth = OVK__ORTH_DCGS2, .undo_rises = 1};
     w->guard = GUARD_NONE;
     w->guard_at = -1;
     w->guards = 0;
+    w->short_cycles = 0;
     if (c->opts->max_iter <= 0) {
         c->res->reason = OVK_REASON_MAXIT;
         return OVK_OK;
     }
     if (!w->sh.estimated) {
+        double rr0 = rr;
         rc = first_cycle(c, w, &cy, bb, &rr, &stop);
         if (rc || stop) return rc;
+        rate = rate_of(rr0, rr, cy.k);
     }
     for (;;) {
         double rr_start = rr;
@@ -505,11 +694,16 @@ static int run(ovk__ctx *c, sgmres_work *w, double bb)
             rc = ovk__gmres_cycle_run(c, &cy, w->m, bb, &rr, NULL, &stop);
             if (rc || stop) return rc;
             if (cy.reverted || lost(&cy, rr_start)) break; /* DCGS2 failed too: gmres's own safeguard */
+            rate = rate_of(rr_start, rr, cy.k);
             dcgs2_next = 0;
             continue;
         }
-        rc = sstep_cycle(c, w, &cy, left < w->m ? left : w->m, bb, &rr, &stop, &broke);
+        int blocking = !w->overlap || short_cycle(c, w, rr, rate);
+        w->short_cycles += w->overlap && blocking;
+        if (blocking) rc = sstep_cycle(c, w, &cy, left < w->m ? left : w->m, bb, &rr, &stop, &broke);
+        else rc = overlap_cycle(c, w, &cy, left < w->m ? left : w->m, bb, &rr, &stop, &broke);
         if (rc || stop) return rc;
+        rate = rate_of(rr_start, rr, cy.k);
         if (broke || cy.reverted || lost(&cy, rr_start)) {
             if (!broke) {
                 w->guard = cy.reverted ? GUARD_RAISED : GUARD_LOST;
@@ -549,8 +743,9 @@ static int sgmres_parse(ovk__opts *o, void **params)
         OVK__OPT_INT("s", 1, MAX_S, &p->s),
         OVK__OPT_INT("m", 1, OVK__MAX_RESTART, &p->m),
         OVK__OPT_CHOICE("basis", basis_names, &p->basis),
+        OVK__OPT_INT("overlap", 0, 1, &p->overlap),
     };
-    int rc = ovk__opts_read(o, "sgmres", t, 3);
+    int rc = ovk__opts_read(o, "sgmres", t, 4);
     if (rc) return rc;
     if (p->m == 0) { /* the smallest multiple of s from DEFAULT_M */
         p->m = (DEFAULT_M + p->s - 1) / p->s * p->s;
@@ -585,15 +780,17 @@ static int sgmres_setup(ovk__ctx *c, void *work)
     w->m = (int)m;
     w->s = (int)s;
     w->basis = p->basis;
+    w->overlap = (int)p->overlap;
+    w->len = w->overlap ? w->m : w->s;
     w->guard_at = -1;
-    /* G, H, D, T (T1, T2, S1, S2), ritz */
-    size_t count = (m + 1) * (m + 1) + (m + 1) * m + ((m + 1) * s + s * (s + 1) / 2) + (2 * s * s + 2 * (m + 1) * s) +
-                   (m * m + 3 * m);
+    /* G, H, D (two blocks' sums), T (T1, T2, S1, S2), ritz */
+    size_t count = (m + 1) * (m + 1) + (m + 1) * m + 2 * ((m + 1) * s + s * (s + 1) / 2) +
+                   (2 * s * s + 2 * (m + 1) * s) + (m * m + 3 * m);
     w->G = calloc(count, sizeof(double));
     if (!w->G) return ovk__fail(OVK_ENOMEM, "sgmres's small matrices of restart %d, s = %d", w->m, w->s);
     w->H = w->G + (m + 1) * (m + 1);
     w->D = w->H + (m + 1) * m;
-    w->T = w->D + (m + 1) * s + s * (s + 1) / 2;
+    w->T = w->D + 2 * ((m + 1) * s + s * (s + 1) / 2);
     w->ritz = w->T + 2 * s * s + 2 * (m + 1) * s;
     return ovk__arnoldi_alloc(&w->ls, w->m);
 }
@@ -623,15 +820,24 @@ static void sgmres_destroy(void *work)
 static void sgmres_view(const void *work, FILE *f)
 {
     const sgmres_work *w = work;
-    fprintf(f, "  sgmres: s = %d, restart = %d, %s basis, BCGS-PIP2 (two reductions per block of s vectors)\n", w->s,
-            w->m, w->basis == BASIS_MONOMIAL || w->s == 1 ? "monomial" : "Newton");
+    if (w->overlap)
+        fprintf(f, "  sgmres: s = %d, restart = %d, %s basis of the whole cycle, BCGS-PIP2 with the second pass "
+                   "delayed (one reduction per block of s vectors and one more per cycle, all but a cycle's last two "
+                   "in flight behind the next block's products)\n",
+                w->s, w->m, w->basis == BASIS_MONOMIAL ? "monomial" : "Newton");
+    else
+        fprintf(f, "  sgmres: s = %d, restart = %d, %s basis, BCGS-PIP2 (two reductions per block of s vectors)\n",
+                w->s, w->m, w->basis == BASIS_MONOMIAL || w->s == 1 ? "monomial" : "Newton");
+    if (w->overlap && w->short_cycles)
+        fprintf(f, "  sgmres: %d cycles of the last solve ran with blocking blocks (predicted by the last cycle's rate "
+                   "to need at most s = %d columns)\n", w->short_cycles, w->s);
     if (!w->sh.estimated) fprintf(f, "  sgmres: shifts from the Ritz values of the next solve's first cycle (gmres's)\n");
     else if (w->sh.nonfinite)
         fprintf(f, "  sgmres: the first cycle's Ritz values were not finite: monomial basis instead of Newton\n");
     else {
         fprintf(f, "  sgmres: shifts (Leja-ordered, from %d Ritz values; %d conjugate pairs):", w->sh.ritz,
                 w->sh.complex_pairs);
-        for (int i = 0; i < w->s; i++)
+        for (int i = 0; i < w->len; i++)
             if (w->sh.pair[i] == 1) fprintf(f, " %.6g+-%.6gi", w->sh.re[i], w->sh.im[i]);
             else if (w->sh.pair[i] == 0) fprintf(f, " %.6g", w->sh.re[i]);
         fprintf(f, "\n");
@@ -656,7 +862,10 @@ const ovk__solver ovk__solver_sgmres = {
     .description = "s-step GMRES (CA-GMRES): s products per block, two block reductions per s steps, Newton basis",
     .options = "s=1..32: the block size, products between reductions (5); m=1..500: the restart (the smallest "
                "multiple of s from 30); basis=newton|monomial: the block's basis, Newton with Leja-ordered Ritz "
-               "shifts from a first gmres cycle (default) or powers of A C",
+               "shifts from a first gmres cycle (default) or powers of A C; overlap=0|1: 1 starts each block from "
+               "the previous block's raw last vector (one Newton basis per cycle, m shifts) so that one reduction per "
+               "block, carrying the previous block's second pass, runs in flight behind the next block's products "
+               "(0)",
     .nonsymmetric = 1,
     .work_size = sizeof(sgmres_work), .vectors = sgmres_vectors,
     .parse = sgmres_parse, .setup = sgmres_setup, .after_setup = sgmres_after_setup, .destroy = sgmres_destroy,
