@@ -427,6 +427,7 @@ NAMES = {  # block -> (data file, renderer)
     "idrs-latency": ("idrs_latency.csv", table),
     "minres-latency": ("minres_latency.csv", table),
     "petsc": ("petsc.csv", table),
+    "stokes": ("stokes.csv", table),
 }
 
 

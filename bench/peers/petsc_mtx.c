@@ -9,9 +9,17 @@
  * sub-PC).
  *
  *   mpiexec -n 2 petsc_mtx -f FILE.mtx [-tol T] [-maxit N] [-repeat R]
- *                          [-rhs Aones|random] [-bs N] [-coords FILE.xyz] [-nrhs K] [PETSc options]
+ *                          [-rhs Aones|random] [-bs N] [-coords FILE.xyz] [-nrhs K]
+ *                          [-fields FILE [-schur FILE.mtx]] [PETSc options]
  *
  *   -nrhs K       then KSPMatSolve on K random right-hand sides (mat_solve)
+ *   -fields F     field ids, one integer 0 or 1 per row in global row order
+ *                 (bench/fe_gen.py stokes's NAME.fields): PCFieldSplitSetIS
+ *                 "0" and "1" of this rank's rows (with -pc_type fieldsplit)
+ *   -schur F      with -fields: a Matrix Market matrix of the field-1 size
+ *                 (NAME.mass.mtx, row k the k-th field-1 row) given as
+ *                 PCFieldSplitSetSchurPre(USER, F): the Schur complement's
+ *                 preconditioner is built from it
  *
  *   -rhs Aones    b = A * 1 (default: what compare_peers.sh and precond_bench.sh
  *                 compare with ovk_mtx_solve)
@@ -40,6 +48,7 @@
  * any -mat_type (aij, baij, sbaij: SBAIJ gets only the upper triangle).
  * The flags, the reading of the file, the KSP's set-up, the timing and the
  * lines are peer_common.c's. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,6 +144,77 @@ static PetscErrorCode near_null_space(Mat A, const double *xyz, PetscInt nl)
     PetscFunctionReturn(0);
 }
 
+/* -fields: the global rows of field 0 and of field 1 among this rank's
+ * [lo, hi); *plo, *phi: this rank's range of the field-1 numbering (the
+ * rows of -schur's matrix).  Every rank reads the whole file. */
+static PetscErrorCode field_sets(const char *path, PetscInt n, PetscInt lo, PetscInt hi, IS *is0, IS *is1,
+                                 PetscInt *plo, PetscInt *phi)
+{
+    PetscInt *i0, *i1, n0 = 0, n1 = 0, before = 0, k = 0;
+    long v = 0;
+    int bad = 0;
+    PetscFunctionBeginUser;
+    FILE *f = fopen(path, "r");
+    PetscCheck(f, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "-fields: cannot open %s", path);
+    PetscCall(PetscMalloc2(hi - lo, &i0, hi - lo, &i1));
+    for (; k < n && fscanf(f, "%ld", &v) == 1; k++) {
+        if (v != 0 && v != 1) bad = 1;
+        if (k < lo) before += v == 1;
+        else if (k < hi) {
+            if (v == 1) i1[n1++] = k;
+            else i0[n0++] = k;
+        }
+    }
+    if (k == n && fscanf(f, "%ld", &v) == 1) bad = 1; /* more ids than rows */
+    fclose(f);
+    PetscCheck(k == n && !bad, PETSC_COMM_WORLD, PETSC_ERR_FILE_UNEXPECTED,
+               "-fields %s: %d ids read for %d rows, or an id other than 0 and 1, or more ids than rows", path, (int)k,
+               (int)n);
+    PetscCall(ISCreateGeneral(PETSC_COMM_WORLD, n0, i0, PETSC_COPY_VALUES, is0));
+    PetscCall(ISCreateGeneral(PETSC_COMM_WORLD, n1, i1, PETSC_COPY_VALUES, is1));
+    PetscCall(PetscFree2(i0, i1));
+    *plo = before, *phi = before + n1;
+    PetscFunctionReturn(0);
+}
+
+/* -schur: this rank's rows [plo, phi) of a Matrix Market file (coordinate,
+ * real, general or symmetric) as an AIJ matrix of that row split.  Every rank
+ * reads the whole file (a field-1-sized matrix, small). */
+static PetscErrorCode schur_matrix(const char *path, PetscInt plo, PetscInt phi, Mat *S)
+{
+    char line[PEER_TEXT];
+    long long nr = 0, nc = 0, nz = 0, i, j;
+    double v;
+    PetscFunctionBeginUser;
+    FILE *f = fopen(path, "r");
+    PetscCheck(f, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "-schur: cannot open %s", path);
+    int ok = fgets(line, sizeof line, f) != NULL && !strncmp(line, "%%MatrixMarket matrix coordinate real", 37);
+    int sym = ok && strstr(line, "symmetric") != NULL;
+    while (ok && fgets(line, sizeof line, f) && line[0] == '%') continue;
+    ok = ok && sscanf(line, "%lld %lld %lld", &nr, &nc, &nz) == 3 && nr == nc;
+    PetscCall(MatCreateAIJ(PETSC_COMM_WORLD, phi - plo, phi - plo, PETSC_DETERMINE, PETSC_DETERMINE, 30, NULL, 30, NULL,
+                           S));
+    PetscCall(MatSetOption(*S, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscInt N;
+    PetscCall(MatGetSize(*S, &N, NULL));
+    ok = ok && nr == N;
+    for (long long k = 0; ok && k < nz; k++) {
+        if (fscanf(f, "%lld %lld %lg", &i, &j, &v) != 3 || i < 1 || j < 1 || i > nr || j > nr) {
+            ok = 0;
+            break;
+        }
+        PetscInt r = (PetscInt)(i - 1), c = (PetscInt)(j - 1);
+        if (r >= plo && r < phi) PetscCall(MatSetValue(*S, r, c, v, ADD_VALUES));
+        if (sym && r != c && c >= plo && c < phi) PetscCall(MatSetValue(*S, c, r, v, ADD_VALUES));
+    }
+    fclose(f);
+    PetscCheck(ok, PETSC_COMM_WORLD, PETSC_ERR_FILE_UNEXPECTED,
+               "-schur %s: not a real coordinate Matrix Market file of %d rows (the field-1 rows)", path, (int)N);
+    PetscCall(MatAssemblyBegin(*S, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(*S, MAT_FINAL_ASSEMBLY));
+    PetscFunctionReturn(0);
+}
+
 /* b: random (peer_random_entry of the global row) or A * 1 (w as work) */
 static PetscErrorCode right_hand_side(Mat A, int random_rhs, PetscInt lo, Vec b, Vec w)
 {
@@ -153,10 +233,17 @@ static PetscErrorCode right_hand_side(Mat A, int random_rhs, PetscInt lo, Vec b,
     PetscFunctionReturn(0);
 }
 
+/* -fields and -schur: the index sets of the two fields and the Schur
+ * complement's preconditioning matrix (NULL: not given). */
+typedef struct splits {
+    IS is0, is1;
+    Mat schur;
+} splits;
+
 /* Every repeat a new KSP from x = 0: KSPSetUp (which runs PCSetUp) and
  * KSPSolve timed apart, slowest rank.  The last KSP stays in *ksp. */
-static PetscErrorCode solve_repeats(Mat A, const peer_mtx_args *a, const double *xyz, Vec b, Vec x, KSP *ksp,
-                                    PC *pc, double *setup_s, double *solve_s)
+static PetscErrorCode solve_repeats(Mat A, const peer_mtx_args *a, const double *xyz, const splits *fs, Vec b, Vec x,
+                                    KSP *ksp, PC *pc, double *setup_s, double *solve_s)
 {
     PetscInt nl;
     PetscFunctionBeginUser;
@@ -166,6 +253,11 @@ static PetscErrorCode solve_repeats(Mat A, const peer_mtx_args *a, const double 
         PetscCall(peer_ksp_cg(A, a->tol, a->maxit, ksp, pc));
         if (xyz) /* a no-op for PCs without coordinates */
             PetscCall(PCSetCoordinates(*pc, COORD_DIM, nl / COORD_DIM, (PetscReal *)xyz));
+        if (fs->is0) { /* no-ops unless -pc_type fieldsplit */
+            PetscCall(PCFieldSplitSetIS(*pc, "0", fs->is0));
+            PetscCall(PCFieldSplitSetIS(*pc, "1", fs->is1));
+        }
+        if (fs->schur) PetscCall(PCFieldSplitSetSchurPre(*pc, PC_FIELDSPLIT_SCHUR_PRE_USER, fs->schur));
         PetscCall(VecSet(x, 0.0));
         double t0 = ovk_bench_sync();
         PetscCall(KSPSetUp(*ksp));
@@ -271,7 +363,7 @@ int main(int argc, char **argv)
     const char *bad = parse(argc, argv, &a);
     PetscCheck(!bad, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
                "%s; usage: petsc_mtx -f FILE.mtx [-tol T] [-maxit N] [-repeat R] [-rhs Aones|random] [-bs N] "
-               "[-coords FILE.xyz] [PETSc options]", bad);
+               "[-coords FILE.xyz] [-fields FILE [-schur FILE.mtx]] [PETSc options]", bad);
     int failed = peer_mtx_read("petsc_mtx", &a, &m, &xyz);
     PetscCheck(!failed, PETSC_COMM_WORLD, PETSC_ERR_FILE_READ, "cannot read %s",
                failed == PEER_READ_COORDS ? a.coords : a.path);
@@ -280,8 +372,19 @@ int main(int argc, char **argv)
     PetscCall(MatCreateVecs(A, &x, &b));
     PetscCall(VecDuplicate(x, &r));
     PetscCall(right_hand_side(A, a.random_rhs, (PetscInt)m.lo, b, r));
+    splits fs = {NULL, NULL, NULL};
+    char fpath[PETSC_MAX_PATH_LEN], spath[PETSC_MAX_PATH_LEN];
+    PetscBool has_fields, has_schur;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-fields", fpath, sizeof fpath, &has_fields));
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-schur", spath, sizeof spath, &has_schur));
+    PetscCheck(!has_schur || has_fields, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-schur needs -fields");
+    if (has_fields) {
+        PetscInt plo = 0, phi = 0;
+        PetscCall(field_sets(fpath, (PetscInt)m.n, (PetscInt)m.lo, (PetscInt)m.hi, &fs.is0, &fs.is1, &plo, &phi));
+        if (has_schur) PetscCall(schur_matrix(spath, plo, phi, &fs.schur));
+    }
     PetscCall(PetscMalloc2(a.repeat, &ts, a.repeat, &tu));
-    PetscCall(solve_repeats(A, &a, xyz, b, x, &ksp, &pc, tu, ts));
+    PetscCall(solve_repeats(A, &a, xyz, &fs, b, x, &ksp, &pc, tu, ts));
     peer_result res = {a.repeat, 0, NULL, NULL, 0.0, 0.0, tu, ts, 0};
     PetscCall(peer_ksp_result(ksp, A, x, b, r, &res));
     PetscCall(print_setting(ksp, pc, A, &a, (PetscInt)m.n, xyz != NULL));
@@ -290,6 +393,9 @@ int main(int argc, char **argv)
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-nrhs", &nrhs, NULL));
     if (nrhs > 1) PetscCall(mat_solve(A, &a, nrhs));
     PetscCall(PetscFree2(ts, tu));
+    PetscCall(ISDestroy(&fs.is0));
+    PetscCall(ISDestroy(&fs.is1));
+    PetscCall(MatDestroy(&fs.schur));
     peer_mtx_free(&m);
     free(xyz);
     PetscCall(peer_petsc_destroy(&ksp, &A, &x, &b, &r));
