@@ -1,6 +1,7 @@
 /* PMPI wrappers that count the reductions a test program starts (each test
  * is its own executable, so one definition per program): n_allreduce
- * blocking, n_iallreduce non-blocking. */
+ * blocking, n_iallreduce non-blocking; n_done the completions (an MPI_Wait,
+ * or an MPI_Test that found its request done). */
 #ifndef OVK_TEST_COUNT_REDUCTIONS_H
 #define OVK_TEST_COUNT_REDUCTIONS_H
 
@@ -23,6 +24,24 @@ int MPI_Iallreduce(const void *s, void *r, int c, MPI_Datatype t, MPI_Op o, MPI_
     n_iallreduce++;
     return PMPI_Iallreduce(s, r, c, t, o, comm, q);
 }
+
+static long n_done;
+
+int MPI_Wait(MPI_Request *q, MPI_Status *st)
+{
+    n_done++;
+    return PMPI_Wait(q, st);
+}
+
+int MPI_Test(MPI_Request *q, int *flag, MPI_Status *st)
+{
+    int rc = PMPI_Test(q, flag, st);
+    if (*flag) n_done++;
+    return rc;
+}
+
+/* a non-blocking reduction is posted and not yet completed (native backend) */
+static inline int mt_reduction_in_flight(void) { return n_iallreduce > n_done; }
 
 enum { MT_VIEW_LEN = 4096 };
 

@@ -247,6 +247,10 @@ int main(int argc, char **argv)
             double err;
             snprintf(path, sizeof path, "%s/%s", OVK_MATRIX_DIR, cases[k].name);
             MT_RC(OVK_OK, ovk_mm_read(MPI_COMM_WORLD, path, &A));
+            if (mt_sanitized_skip(ovk_matrix_nglobal(A))) {
+                ovk_matrix_destroy(A);
+                continue;
+            }
             sys_init(&s, A);
             int it = run(&s, "alg1", pcs[p], 1e-8, MAX_N, &err); /* alg1(1e-8) */
             int n_fixed = 2 * it + 10 < MAX_N ? 2 * it + 10 : MAX_N;

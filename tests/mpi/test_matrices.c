@@ -136,7 +136,6 @@ typedef struct spec {
 
 #define CONDEST_MAX_COND 1e7
 #define LONG_SOLVE 2000 /* alg1 iterations beyond which cg1, pipecg run on blocking only */
-#define SANITIZED_MAX_ROWS 12000 /* the sanitizer build skips larger matrices: see run_matrices */
 #define CONDEST_MAX_ITER 5000
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -358,11 +357,7 @@ static int run_matrices(MPI_Comm self)
         char path[4096];
         outcome par, ser, alg1 = {.rc = OVK_EINVAL};
         spec ref = {"alg1", "blocking", OVK_PRECOND_DIAG, MAX_ITER, 0};
-#ifdef OVK_TEST_SANITIZED
-        /* bcsstk25's 3,000-iteration solves were half this sweep's time under the sanitizers;
-         * the smaller matrices take the same paths, the release build runs it */
-        if (cases[k].n > SANITIZED_MAX_ROWS) continue;
-#endif
+        if (mt_sanitized_skip(cases[k].n)) continue;
         snprintf(path, sizeof path, "%s/%s", OVK_MATRIX_DIR, cases[k].name);
         if (g_rank == 0) solve_file(self, path, &ref, &ser); /* the 1-rank reference */
         for (int s = 0; s < mt_recurrence_count(); s++) {

@@ -40,23 +40,8 @@
 #include "nonsym_common.h"
 #include "idr_common.h"
 
-/* completions of the reductions (native: MPI_Wait, or an MPI_Test that
- * found one done); with a matrix-free block-diagonal operator nothing else
- * calls them during a solve */
-static long n_done;
-
-int MPI_Wait(MPI_Request *q, MPI_Status *st)
-{
-    n_done++;
-    return PMPI_Wait(q, st);
-}
-
-int MPI_Test(MPI_Request *q, int *flag, MPI_Status *st)
-{
-    int rc = PMPI_Test(q, flag, st);
-    if (*flag) n_done++;
-    return rc;
-}
+/* with a matrix-free block-diagonal operator nothing but the reductions
+ * calls MPI_Wait or MPI_Test during a solve (count_reductions.h's n_done) */
 
 static const char *const specs[] = {"pipeidrs:s=1", "pipeidrs:s=2", "pipeidrs:s=4", "pipeidrs:s=8"};
 static const char *const idrs_specs[] = {"idrs:s=1", "idrs:s=2", "idrs:s=4", "idrs:s=8"};
@@ -162,7 +147,7 @@ typedef struct calls {
 } calls;
 
 /* 1 when a reduction is posted and not completed */
-static int flying(void) { return n_iallreduce > n_done; }
+static int flying(void) { return mt_reduction_in_flight(); }
 
 /* y = A x: each rank's rows a nonsymmetric tridiagonal block of its own */
 static int op_matvec(ovk_solver *s, const double *x, double *y, void *ctx)

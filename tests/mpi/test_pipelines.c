@@ -260,6 +260,7 @@ static void test_matrices(void)
     for (int k = 0; k < NCASES; k++) {
         char path[4096];
         ovk_matrix *A = NULL;
+        if (mt_sanitized_skip(cases[k].n)) continue;
         snprintf(path, sizeof path, "%s/%s", OVK_MATRIX_DIR, cases[k].name);
         MT_RC(OVK_OK, ovk_mm_read(MPI_COMM_WORLD, path, &A));
         for (int p = 0; p < 2; p++) {

@@ -25,21 +25,6 @@
 
 enum { DENSE_N = 48 };
 
-static long n_done; /* completions of the reductions (native: MPI_Wait, or an MPI_Test that found one done) */
-
-int MPI_Wait(MPI_Request *q, MPI_Status *st)
-{
-    n_done++;
-    return PMPI_Wait(q, st);
-}
-
-int MPI_Test(MPI_Request *q, int *flag, MPI_Status *st)
-{
-    int rc = PMPI_Test(q, flag, st);
-    if (*flag) n_done++;
-    return rc;
-}
-
 /* the dense test matrix's entry (i, j): a shifted diagonal of varying size
  * and a nonsymmetric random part */
 static double dense_entry(int i, int j)
@@ -223,7 +208,7 @@ static int op_matvec(ovk_solver *s, const double *x, double *y, void *ctx)
     applications *a = ctx;
     int n = ovk_solver_nlocal(s);
     a->mv++;
-    a->mv_flying += n_iallreduce > n_done;
+    a->mv_flying += mt_reduction_in_flight();
     for (int i = 0; i < n; i++)
         y[i] = (1.0 + 0.01 * i) * x[i] - 1.3 * (i > 0 ? x[i - 1] : 0.0) - 0.7 * (i + 1 < n ? x[i + 1] : 0.0);
     return 0;
@@ -235,7 +220,7 @@ static int op_pc(ovk_solver *s, const double *r, double *z, void *ctx)
     applications *a = ctx;
     int n = ovk_solver_nlocal(s);
     a->pc++;
-    a->pc_flying += n_iallreduce > n_done;
+    a->pc_flying += mt_reduction_in_flight();
     for (int i = 0; i < n; i++) z[i] = r[i] / (1.0 + 0.01 * i);
     return 0;
 }
