@@ -5,12 +5,7 @@
 # without hypre: amg is listed as absent and refused with the reason.
 # usage: amg.sh BINDIR MPIEXEC "MPIEXEC_PREFLAGS"
 set -u
-bin=$1 mpiexec=$2 pre=$3
-fail=0
-run() { timeout 120 "$mpiexec" -n "$1" $pre "${@:2}"; }
-check() { # description, condition result
-  if [ "$2" -eq 0 ]; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi
-}
+. "$(dirname "$0")/common.sh"
 its_of() { sed -n 's/^Iterations = //p' <<<"$1"; }
 
 list=$(run 1 "$bin/ovk_laplace27" -precond list 2>&1); check "-precond list exits 0" $?

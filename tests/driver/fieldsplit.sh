@@ -8,14 +8,7 @@
 # library's checks: tests/mpi/test_fieldsplit.c.)
 # usage: fieldsplit.sh BINDIR MPIEXEC "MPIEXEC_PREFLAGS"
 set -u
-bin=$1 mpiexec=$2 pre=$3
-fail=0
-run() { timeout 120 "$mpiexec" -n "$1" $pre "${@:2}"; }
-check() { # description, condition result
-  if [ "$2" -eq 0 ]; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi
-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/common.sh"
 m=20
 # velocity k -> row 3 (k / 2) + k % 2, pressure j -> row 3 j + 2 (1-based below)
 awk -v m=$m 'function u(k) { return 3 * int(k / 2) + k % 2 + 1 }

@@ -5,14 +5,7 @@
 # flag values.
 # usage: nullspace.sh BINDIR MPIEXEC "MPIEXEC_PREFLAGS"
 set -u
-bin=$1 mpiexec=$2 pre=$3
-fail=0
-run() { timeout 120 "$mpiexec" -n "$1" $pre "${@:2}"; }
-check() { # description, condition result
-  if [ "$2" -eq 0 ]; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi
-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/common.sh"
 amg=0
 run 1 "$bin/ovk_laplace27" -precond list 2>&1 | grep -q '^  amg .*BoomerAMG' && amg=1
 
