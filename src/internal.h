@@ -12,6 +12,15 @@
 
 #include "ovkrylov/ovkrylov.h"
 
+/* State of the calling rank's thread: _Thread_local, except under SimGrid
+ * SMPI (OVK_SIMULATE), whose ranks share threads and keep private copies
+ * of the globals. */
+#ifdef OVK_SIMULATE
+#define OVK__RANK_LOCAL
+#else
+#define OVK__RANK_LOCAL _Thread_local
+#endif
+
 /* ---- errors (src/util/error.c) ---------------------------------------- */
 
 /* The detail message's room, its terminating zero included. */

@@ -82,7 +82,11 @@ MPI_Comm ovk_matrix_comm(const ovk_matrix *A);
 /* y = A x.  Collective: the argument checks are agreed first (one small
  * reduction: a vector of another layout or communicator on one rank is
  * OVK_EMISMATCH on every rank), then the halo exchange.  x and y must have
- * A's layout and be distinct. */
+ * A's layout and be distinct.  Inside an operator or preconditioner
+ * callback of a solve the checks are not agreed (no reduction): a rank
+ * whose checks fail still serves its neighbours' halo (NaN), sets y to NaN
+ * and returns the failure; the callback returns it and the solve fails
+ * with OVK_ECALLBACK on every rank. */
 int ovk_matvec(const ovk_matrix *A, const ovk_vector *x, ovk_vector *y);
 
 /* How y = A x exchanges the halo (the x values of other ranks' rows). */

@@ -1,6 +1,7 @@
 /* The halo exchange of y = A x: the communication package is built once at
  * setup; each product posts the receives and sends (ovk__halo_begin) and
  * completes them (ovk__halo_end) around the diag block's product (matvec.c). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,10 +209,10 @@ int ovk_matrix_set_halo(ovk_matrix *A, ovk_halo_mode mode)
 
 ovk_halo_mode ovk_matrix_get_halo(const ovk_matrix *A) { return A ? (ovk_halo_mode)A->halo.mode : OVK_HALO_ISEND; }
 
-/* pack the x values the neighbours need */
+/* pack the x values the neighbours need (NaN without x) */
 static void pack(const ovk__halo *h, const double *x)
 {
-    for (int k = 0; k < h->send_ptr[h->nsend]; k++) h->send_buf[k] = x[h->send_idx[k]];
+    for (int k = 0; k < h->send_ptr[h->nsend]; k++) h->send_buf[k] = x ? x[h->send_idx[k]] : NAN;
 }
 
 /* The receives posted, x packed, the sends posted (OVK_HALO_ISEND). */

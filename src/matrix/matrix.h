@@ -458,6 +458,12 @@ void ovk__halo_multi_free(ovk__halo_multi *hm);
 
 /* y = A x with an optional progress hook. */
 int ovk__matvec(const ovk_matrix *A, const double *x, double *y, const ovk__hook *hook);
+/* The solver engine's count (+1 before, -1 after) of the operator and
+ * preconditioner callbacks the rank is in: there ovk_matvec does not agree
+ * its checks (one reduction less per product); a rank that fails them
+ * serves its neighbours' halo with NaN and returns the failure, which the
+ * solve's next sum carries to every rank. */
+void ovk__matvec_in_callback(int delta);
 /* y = A x and *xy = <x, y> (local) in the same pass over the matrix: y is
  * bitwise ovk__matvec's; *xy sums the diag-block part of each row, then
  * the offd part, so it may differ from ovk__dot(x, y) in the last bits. */

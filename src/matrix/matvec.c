@@ -4,6 +4,7 @@
  * bytes a product moves (for the bandwidth figures) and the public
  * ovk_matvec. */
 #define _DEFAULT_SOURCE /* madvise */
+#include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -874,11 +875,31 @@ static int check_matvec(const ovk_matrix *A, const ovk_vector *x, const ovk_vect
     return ovk__layout_check(y->lay, "y", &A->lay, "the matrix", "ovk_matvec");
 }
 
+/* solves in whose operator or preconditioner callback the rank now is */
+static OVK__RANK_LOCAL int in_callback;
+
+void ovk__matvec_in_callback(int delta) { in_callback += delta; }
+
+/* A failed check inside a callback: the neighbours' halo served with NaN,
+ * y NaN where it is A's, the failure the caller's (the solve's next sum
+ * carries it to every rank) */
+static int fail_in_callback(const ovk_matrix *A, ovk_vector *y, int bad)
+{
+    if (y && y->data)
+        for (int i = 0; i < y->n; i++) y->data[i] = NAN;
+    int rc = ovk__halo_begin(A, NULL);
+    if (!rc) rc = ovk__halo_end(A);
+    return rc ? rc : bad;
+}
+
 int ovk_matvec(const ovk_matrix *A, const ovk_vector *x, ovk_vector *y)
 {
     if (!A) return ovk__fail(OVK_EINVAL, "ovk_matvec: NULL matrix");
-    /* agreed: a rank that fails its checks must not leave the others in the halo exchange */
-    int rc = ovk__agree(A->lay.comm, check_matvec(A, x, y));
+    int bad = check_matvec(A, x, y);
+    if (in_callback && bad) return fail_in_callback(A, y, bad);
+    /* outside a solve agreed: a rank that fails its checks must not leave
+       the others in the halo exchange */
+    int rc = in_callback ? OVK_OK : ovk__agree(A->lay.comm, bad);
     if (rc) return rc;
     return ovk__matvec(A, x->data, y->data, NULL);
 }

@@ -6,8 +6,8 @@
 
 #include "../internal.h"
 
-static _Thread_local char detail[OVK__DETAIL_LEN];
-static _Thread_local int detail_agreed; /* detail came from another rank's failure, prefixed */
+static OVK__RANK_LOCAL char detail[OVK__DETAIL_LEN];
+static OVK__RANK_LOCAL int detail_agreed; /* detail came from another rank's failure, prefixed */
 
 typedef struct status_entry {
     int code;

@@ -3,7 +3,8 @@
  * MPI_Iallreduce count grows with the iterations (3 per iteration, 1 for the
  * single-reduction cg1 and pipecg) and MPI_Allreduce does not; with a
  * point-to-point backend (nbc) no collective grows (but for plcg's one
- * MPI_Allreduce when it falls back to pipeprcg's recurrences). */
+ * MPI_Allreduce when it falls back to pipeprcg's recurrences); ovk_matvec in
+ * an operator callback adds none. */
 #include <math.h>
 #include <string.h>
 
@@ -90,6 +91,67 @@ static void test_solve_overhead(ovk_matrix *A)
     ovk_solver_destroy(&s);
 }
 
+/* an operator through ovk_matvec; the rank fail_rank passes a NULL y from
+ * its product fail_at on */
+typedef struct op_ctx {
+    ovk_matrix *A;
+    ovk_vector *x, *y;
+    int calls, fail_at, fail_rank;
+} op_ctx;
+
+static int apply_matvec(ovk_solver *s, const double *in, double *out, void *ctx)
+{
+    (void)s;
+    op_ctx *o = ctx;
+    int n = ovk_matrix_nlocal(o->A), rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int bad = rank == o->fail_rank && ++o->calls >= o->fail_at;
+    memcpy(ovk_vector_data(o->x), in, sizeof(double) * (size_t)n);
+    int rc = ovk_matvec(o->A, o->x, bad ? NULL : o->y);
+    memcpy(out, ovk_vector_data(o->y), sizeof(double) * (size_t)n);
+    return rc;
+}
+
+/* ovk_matvec inside an operator callback makes no reduction (the solve's
+ * two remain); a NULL y there on one rank fails the solve on every rank,
+ * with no hang: its neighbours' halo is still served */
+static void test_operator_matvec(ovk_matrix *A)
+{
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    op_ctx oc = {.A = A, .fail_at = 1 << 30, .fail_rank = size - 1};
+    ovk_solver *s = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res;
+    int n = ovk_matrix_nlocal(A);
+    MT_RC(OVK_OK, ovk_vector_create(A, &oc.x));
+    MT_RC(OVK_OK, ovk_vector_create(A, &oc.y));
+    MT_RC(OVK_OK, ovk_solver_create_operator(MPI_COMM_WORLD, n, apply_matvec, &oc, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "cg1"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", "nbc"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "max_it", "10"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "rtol", "1e-30"));
+    MT_RC(OVK_OK, ovk_solver_setup(s));
+    MT_RC(OVK_OK, ovk_solver_vector_create(s, NULL, &b));
+    MT_RC(OVK_OK, ovk_solver_vector_create(s, NULL, &x));
+    ovk_vector_set(b, 1.0);
+    long a0 = n_allreduce, i0 = n_iallreduce;
+    MT_RC(OVK_EMAXIT, ovk_solver_solve(s, b, x, &res));
+    long a = n_allreduce - a0, i = n_iallreduce - i0;
+    MT_CHECK(a == 2 && i == 0, "operator through ovk_matvec: %ld MPI_Allreduce, %ld MPI_Iallreduce in %d iterations "
+             "(2 and 0 expected)", a, i, res.iterations);
+    oc.calls = 0;
+    oc.fail_at = 3;
+    ovk_vector_set(x, 0.0);
+    MT_RC(OVK_ECALLBACK, ovk_solver_solve(s, b, x, &res));
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_solver_destroy(&s);
+    ovk_vector_destroy(oc.x);
+    ovk_vector_destroy(oc.y);
+}
+
 int main(int argc, char **argv)
 {
     int rank;
@@ -127,6 +189,7 @@ int main(int argc, char **argv)
         }
     }
     test_solve_overhead(A);
+    test_operator_matvec(A);
     ovk_matrix_destroy(A);
     int rc = mt_finish("test_call_counts");
     MPI_Finalize();

@@ -364,7 +364,9 @@ static int direct_product(ovk__ctx *c, const double *p, double *s, double *ps)
     } else if (c->A) {
         rc = ovk__matvec(c->A, p, s, &c->hook);
     } else {
+        ovk__matvec_in_callback(1);
         int urc = c->cb.op(c->cb.owner, p, s, c->cb.op_ctx);
+        ovk__matvec_in_callback(-1);
         rc = urc ? ovk__fail(OVK_ECALLBACK, "the operator callback returned %d", urc) : OVK_OK;
         rc = callback_failed(c, rc, s);
     }
@@ -439,7 +441,9 @@ static int direct_pc_apply(ovk__ctx *c, const double *r, double *z)
         scale_into(c->n, -k1, r, c->scale.tmp);
         r = c->scale.tmp;
     }
+    ovk__matvec_in_callback(1); /* the application's preconditioner among them */
     int rc = callback_failed(c, c->pc->type->apply(c->pc->state, r, z, &c->hook), z);
+    ovk__matvec_in_callback(-1);
     if (k2) scale_into(c->n, -k2, z, z);
     ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
     return rc;
@@ -497,7 +501,9 @@ int ovk__ctx_pc_left(ovk__ctx *c, const double *r, double *t, double *tt)
         ovk__tic_stop(c, OVK_TIMER_SCALE, t0);
         return OVK_OK;
     }
+    ovk__matvec_in_callback(1);
     int rc = callback_failed(c, type->apply_left(c->pc->state, r, t, &c->hook), t);
+    ovk__matvec_in_callback(-1);
     if (rc) goto cleanup;
     if (c->scale.kc) scale_into(c->n, -c->scale.kc / 2, t, t); /* 2^-kc C = (2^(-kc/2) L)(...)^T */
     if (tt) *tt = ovk__dot(c->n, t, t);
@@ -513,7 +519,11 @@ int ovk__ctx_pc_right(ovk__ctx *c, const double *t, double *w)
     ovk__tic t0 = ovk__tic_start(c);
     int rc = OVK_OK;
     if (l) ovk__mul(c->n, l, t, w, &c->hook); /* w = L^-T t */
-    else rc = callback_failed(c, type->apply_right(c->pc->state, t, w, &c->hook), w);
+    else {
+        ovk__matvec_in_callback(1);
+        rc = callback_failed(c, type->apply_right(c->pc->state, t, w, &c->hook), w);
+        ovk__matvec_in_callback(-1);
+    }
     if (!l && c->scale.kc) scale_into(c->n, -c->scale.kc / 2, w, w);
     ovk__tic_stop(c, l ? OVK_TIMER_SCALE : OVK_TIMER_PRECOND, t0); /* l: DiagInvScale */
     return rc;

@@ -23,12 +23,16 @@
  * = 1 takes theta = 0 (the monomial basis: CG).
  *
  * <r,r> arrives in the next outer step's reduction: the check of r comes
- * one block late (s products may be wasted at the end).  A check that
- * meets the tolerance is confirmed on b - A x (one blocking reduction);
- * every time <r,r> has dropped REPLACE below its value at the last
- * replacement, r = b - A x after the next update (one product, no
- * reduction: the sums of the next step take it), so the recursive residual
- * does not drift from the true one (attainable accuracy as PCG's).
+ * one block late (s products may be wasted at the end).  The solve's first
+ * reduction also carries <b,b> and <r0,r0> (defers_initial: no reduction
+ * of its own before the first block).  r = b - A x after an update (one
+ * product, no reduction: the sums of the next step take it) every time
+ * <r,r> has dropped REPLACE below its value at the last replacement, so the
+ * recursive residual does not drift from the true one (attainable accuracy
+ * as PCG's), and when the last two checks' rate predicts that the next one
+ * comes within LIKELY of the tolerance: a check of b - A x that meets it
+ * needs no confirmation.  Any other check that meets it is confirmed on
+ * b - A x (a product and a blocking reduction).
  *
  * The safeguard: a W that is not numerically positive definite (a Cholesky
  * pivot below PIVOT of its diagonal entry: the basis lost its rank), or
@@ -46,8 +50,9 @@
 enum { MAX_S = 16, DEFAULT_S = 4, EST_STEPS = 12, CHUNK = 1024 };
 static const double PIVOT = 1e-13;   /* a Cholesky pivot below this of its diagonal: not SPD */
 static const double REPLACE = 1e-4;  /* <r,r> dropped this far since the last replacement: replace */
+static const double LIKELY = 100.0;  /* the next <r,r> predicted within this of rr_stop: replace */
 enum { STALL = 400 };                /* iterations without ||r|| halving: the safeguard halves s */
-enum { SUMS = 2 * MAX_S * MAX_S + 2 * MAX_S + 1 };
+enum { SUMS = 2 * MAX_S * MAX_S + 2 * MAX_S + 2 };
 
 typedef struct scg_params {
     long s;
@@ -214,30 +219,36 @@ static void update(ovk__ctx *c, scg_work *w, int b, int sp, const double *B, con
 /* ---- the first phase: PCG steps for the spectrum's interval ----------------- */
 
 /* the check of r at iteration iter (rr = <r,r>): a convergence is confirmed
- * on b - A x (r then holds it, *replaced: it did not meet the tolerance) */
-static int check(ovk__ctx *c, scg_work *w, int iter, double rr, double bb, int *stop, int *replaced)
+ * on b - A x, by rr itself when r is b - A x (fresh), else by a product and
+ * a reduction (r then holds it, *replaced: it did not meet the tolerance) */
+static int check(ovk__ctx *c, scg_work *w, int iter, double rr, double bb, int fresh, int *stop, int *replaced)
 {
     int ok = 1;
     *replaced = 0;
     int rc = ovk__iterate_check(c, iter, rr, bb, stop);
     if (rc || !*stop || c->res->reason != OVK_REASON_CONVERGED) return rc;
-    rc = ovk__confirm(c, bb, w->r, &ok);
+    rc = fresh ? ovk__confirm_value(c, bb, rr, &ok) : ovk__confirm(c, bb, w->r, &ok);
     if (rc || ok) return rc;
     *stop = 0;
+    if (fresh) return OVK_OK; /* the convergence test's vote on b - A x */
     *replaced = 1;
     c->res->replacements++;
     return OVK_OK;
 }
 
 /* k PCG steps from r (z in Y[0], p in P[0], A p in AP[0]); their
- * coefficients give [lmin, lmax] */
-static int pcg_phase(ovk__ctx *c, scg_work *w, int k, double bb, int *iter, int *stop)
+ * coefficients give [lmin, lmax].  The first sum carries the initial
+ * <b,b> and <r0,r0> while they are pending (*bb from them). */
+static int pcg_phase(ovk__ctx *c, scg_work *w, int k, double *bb, int *iter, int *stop)
 {
-    double alpha[EST_STEPS], beta[EST_STEPS] = {0.0}, work[2 * EST_STEPS], v[2] = {0.0, 0.0}, gamma, ps = 0.0;
+    double alpha[EST_STEPS], beta[EST_STEPS] = {0.0}, work[2 * EST_STEPS], v[3] = {0.0, 0.0, 0.0}, gamma, ps = 0.0;
     double *z = w->Y[0], *p = w->P[0], *s = w->AP[0];
-    int rc = ovk__ctx_pc_dots(c, w->r, z, &v[0], &v[1]), done = 0, replaced = 0;
-    if (!rc) rc = ovk__sum(c, OVK__GAMMA, v, 1);
-    if (rc) return rc;
+    int rc = ovk__ctx_pc_dots(c, w->r, z, &v[0], &v[1]), done = 0, replaced = 0, decided = 0;
+    int pending = c->watch.initial_pending;
+    if (pending) v[2] = ovk__dot(c->n, c->b, c->b);
+    if (!rc) rc = ovk__sum(c, OVK__GAMMA, v, pending ? 3 : 1); /* <r,Cr> (, <r,r>, <b,b>) */
+    if (!rc && pending) rc = ovk__initial_values(c, (double[]){v[2], v[1]}, bb, &decided);
+    if (rc || decided) return (*stop = decided, rc);
     gamma = v[0];
     memcpy(p, z, sizeof(double) * (size_t)c->n);
     for (int j = 0; j < k && !*stop; j++) {
@@ -251,7 +262,7 @@ static int pcg_phase(ovk__ctx *c, scg_work *w, int k, double bb, int *iter, int 
         ovk__ctx_axpy(c, -alpha[j], s, w->r);
         rc = ovk__ctx_pc_dots(c, w->r, z, &v[0], &v[1]); /* z = C r, <r,z>, <r,r> */
         if (!rc) rc = ovk__sum(c, OVK__IPROD, v, 2);
-        if (!rc) rc = check(c, w, ++*iter, v[1], bb, stop, &replaced);
+        if (!rc) rc = check(c, w, ++*iter, v[1], *bb, 0, stop, &replaced);
         if (rc) return rc;
         done = j + 1;
         if (*stop || replaced || ovk__breakdown(c, *iter, "<r,Cr>", v[0], 1) || c->res->reason != OVK_REASON_NONE) break;
@@ -306,6 +317,7 @@ static int block_sums(ovk__ctx *c, scg_work *w, int b, int sp)
     for (int j = 0; j < b; j++) X[K] = w->Y[j], Z[K++] = w->r;
     for (int i = 0; i < sp; i++) X[K] = w->P[i], Z[K++] = w->r;
     X[K] = w->r, Z[K++] = w->r;
+    if (c->watch.initial_pending) X[K] = c->b, Z[K++] = c->b; /* the solve's first reduction */
     pair_dots(c, K, X, Z, w->sums);
     return ovk__sum(c, OVK__IPROD, w->sums, K);
 }
@@ -367,8 +379,8 @@ static int halve(ovk__ctx *c, scg_work *w, int iter, int b, double ratio, int *s
 
 static int run(ovk__ctx *c, scg_work *w, double bb)
 {
-    int iter = 0, stop = 0, rc = OVK_OK, sp = 0, checked = 0, best_at = 0;
-    double rr_repl = c->watch.rnorm0 * c->watch.rnorm0, best = rr_repl, B[MAX_S * MAX_S], a[MAX_S];
+    int iter = 0, stop = 0, rc = OVK_OK, sp = 0, checked = 0, best_at = 0, fresh = 1; /* fresh: r is b - A x */
+    double rr_repl = -1.0, best = 0.0, rr_prev = 0.0, B[MAX_S * MAX_S], a[MAX_S];
     w->s_cur = w->s;
     w->halved_at = -1;
     w->halvings = 0;
@@ -378,9 +390,10 @@ static int run(ovk__ctx *c, scg_work *w, double bb)
     }
     if (!w->estimated) {
         int k = c->opts->max_iter < EST_STEPS ? c->opts->max_iter : EST_STEPS;
-        rc = pcg_phase(c, w, k, bb, &iter, &stop);
+        rc = pcg_phase(c, w, k, &bb, &iter, &stop);
         if (rc || stop) return rc;
         checked = iter;
+        fresh = 0;
     }
     for (;;) {
         int b = c->opts->max_iter - iter < w->s_cur ? c->opts->max_iter - iter : w->s_cur, replaced = 0, broke = 0;
@@ -388,13 +401,19 @@ static int run(ovk__ctx *c, scg_work *w, double bb)
         rc = b > 0 ? basis(c, w, b) : OVK_OK;
         if (!rc) rc = block_sums(c, w, b, b > 0 ? sp : 0);
         if (rc) return rc;
-        int spe = b > 0 ? sp : 0;
-        double rr = w->sums[b * (b + 1) / 2 + spe * b + b + spe]; /* <r,r>, the last sum */
+        int spe = b > 0 ? sp : 0, at = b * (b + 1) / 2 + spe * b + b + spe, decided = 0;
+        double rr = w->sums[at]; /* <r,r>, after the block's sums (<b,b> next while pending) */
+        if (c->watch.initial_pending) rc = ovk__initial_values(c, (double[]){w->sums[at + 1], rr}, &bb, &decided);
+        if (rc || decided) return rc;
+        if (rr_repl < 0.0) rr_repl = best = c->watch.rnorm0 * c->watch.rnorm0;
         if (iter > checked) {
             checked = iter;
-            rc = check(c, w, iter, rr, bb, &stop, &replaced);
+            rc = check(c, w, iter, rr, bb, fresh, &stop, &replaced);
             if (rc || stop) return rc;
-            if (replaced) continue; /* r = b - A x: the block from it */
+            if (replaced) { /* r = b - A x: the block from it */
+                fresh = 1;
+                continue;
+            }
         }
         if (b == 0) {
             c->res->reason = OVK_REASON_MAXIT;
@@ -414,7 +433,11 @@ static int run(ovk__ctx *c, scg_work *w, double bb)
         iter += b;
         swap_blocks(w);
         sp = b;
-        if (rr < REPLACE * rr_repl) { /* r = b - A x: the next sums take it */
+        /* the next check's <r,r> at this block's rate of decrease */
+        int likely = rr_prev > 0.0 && rr < rr_prev && rr * (rr / rr_prev) < LIKELY * c->watch.rr_stop;
+        rr_prev = rr;
+        fresh = rr < REPLACE * rr_repl || likely;
+        if (fresh) { /* r = b - A x: the next sums take it */
             rc = ovk__ctx_residual(c, w->r);
             if (rc) return rc;
             rr_repl = rr;
@@ -486,4 +509,5 @@ const ovk__solver ovk__solver_scg = {
     .options = "s=1..16: iterations per reduction, the block's basis vectors (4)",
     .work_size = sizeof(scg_work), .vectors = scg_vectors,
     .parse = scg_parse, .setup = scg_setup, .view = scg_view, .iterate = scg_iterate,
+    .defers_initial = 1,
 };
