@@ -589,7 +589,7 @@ const ovk__solver ovk__solver_auto = {
     .name = "auto",
     .description = "measures the reduction latency and the local work at setup and picks alg1, pipecg, "
                    "plcg:l=k or scg:s=4|8 (pipeprcg after a breakdown of plcg); on a nonsymmetric matrix gmres, "
-                   "pgmres:l=k or sgmres:s=5|10",
+                   "pgmres:l=k or sgmres:s=5|10[,overlap=1]",
     .options = "remeasure=0|1: measure again after new matrix values (0); warm=0|1: measure again, warm, in the "
                "second solve of the same values (1); maxl=1..8: deepest plcg (4; pgmres: at most 3); "
                "sstep=0|1: scg and sgmres are candidates (1; never below rtol 1e-10)",

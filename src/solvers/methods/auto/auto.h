@@ -18,11 +18,12 @@ typedef enum ovk__auto_kind {
     OVK__AUTO_PGMRES,
     OVK__AUTO_SCG,      /* s-step: depth is s (with figures.sstep) */
     OVK__AUTO_SGMRES,
+    OVK__AUTO_SGMRES_OVERLAP, /* sgmres:s=S,overlap=1: its blocks' sums in flight */
     OVK__AUTO_KINDS
 } ovk__auto_kind;
 
 /* A choice: the variant and, for plcg and pgmres, its depth l, for scg and
- * sgmres its block size s (0 for the others). */
+ * sgmres (either form) its block size s (0 for the others). */
 typedef struct ovk__auto_choice {
     ovk__auto_kind kind;
     int depth;

@@ -32,6 +32,9 @@
  *               replacements' blocks, about s steps more than alg1's in a
  *               solve, and the confirmation: (s T + L) / 50)
  *   sgmres:s    M + (G + SGMRES_PASS (s + 1)) A + L (2/s + 1/m)
+ *   sgmres:s,overlap=1  SGMRES_OVERLAP_PASS A more local work; of its m/s
+ *               + 2 sums per cycle 3 waited for and m/s - 1 in flight
+ *               behind s products: (3 L + (m/s - 1) max(0, L - s M)) / m
  *
  * their extra passes fitted to their local work measured against alg1's
  * and gmres's (the constants below); a first solve runs scg's 12 PCG steps
@@ -76,6 +79,10 @@ enum { FIRST_ITERATIONS = 50 };
  * Y^T Y twice and its Newton recurrence), the same way: 1.10 and 1.19 x
  * gmres's local work at s = 5, 10 */
 #define SGMRES_PASS 0.6
+/* sgmres:s,overlap=1's beyond that (the change of basis its in-flight
+ * blocks carry), from two ranks' wall time at 0 us: 1.04 and 1.09 x the
+ * blocking form's on convection-diffusion and the -n 20 Laplacian */
+#define SGMRES_OVERLAP_PASS 1.5
 /* scg's first-solve PCG steps (scg.c's EST_STEPS), two blocking sums each */
 enum { SCG_EST_STEPS = 12 };
 /* the block sizes auto may choose: deeper ones lose accuracy (scg:s=8
@@ -92,21 +99,31 @@ static const char *const kind_names[OVK__AUTO_KINDS] = {
     [OVK__AUTO_PGMRES] = "pgmres",
     [OVK__AUTO_SCG] = "scg",
     [OVK__AUTO_SGMRES] = "sgmres",
+    [OVK__AUTO_SGMRES_OVERLAP] = "sgmres",
 };
 
 void ovk__auto_spec(ovk__auto_choice ch, char *spec, size_t len)
 {
     if (ch.kind == OVK__AUTO_PLCG || ch.kind == OVK__AUTO_PGMRES)
         snprintf(spec, len, "%s:l=%d", kind_names[ch.kind], ch.depth);
+    else if (ch.kind == OVK__AUTO_SGMRES_OVERLAP) snprintf(spec, len, "%s:s=%d,overlap=1", kind_names[ch.kind], ch.depth);
     else if (ovk__auto_is_sstep(ch)) snprintf(spec, len, "%s:s=%d", kind_names[ch.kind], ch.depth);
     else snprintf(spec, len, "%s", kind_names[ch.kind]);
 }
 
-int ovk__auto_is_sstep(ovk__auto_choice ch) { return ch.kind == OVK__AUTO_SCG || ch.kind == OVK__AUTO_SGMRES; }
+int ovk__auto_is_sstep(ovk__auto_choice ch)
+{
+    return ch.kind == OVK__AUTO_SCG || ch.kind == OVK__AUTO_SGMRES || ch.kind == OVK__AUTO_SGMRES_OVERLAP;
+}
 
 int ovk__auto_same(ovk__auto_choice a, ovk__auto_choice b) { return a.kind == b.kind && a.depth == b.depth; }
 
 static ovk__auto_choice choice_of(ovk__auto_kind kind, int depth) { return (ovk__auto_choice){kind, depth}; }
+
+/* the s-step variants are candidates where the latency is at least an
+ * iteration's local work: their blocks cost accuracy and, on ill-conditioned
+ * matrices, iterations that the model does not price */
+static int sstep_allowed(const ovk__auto_figures *f) { return f->sstep && f->latency >= f->work; }
 
 /* plcg:l=k's start-up per iteration of a first solve: the spectrum
  * estimate's matvecs (about an alg1 iteration each), the k steps filling
@@ -167,7 +184,7 @@ ovk__auto_choice ovk__auto_best(const ovk__auto_figures *f, long maxl, int first
         ovk__auto_choice ch = k == 1 ? choice_of(OVK__AUTO_PIPECG, 0) : choice_of(OVK__AUTO_PLCG, k);
         if (modelled(f, first, ch) < modelled(f, first, best)) best = ch;
     }
-    for (int i = 0; f->sstep && i < SIZES; i++) {
+    for (int i = 0; sstep_allowed(f) && i < SIZES; i++) {
         ovk__auto_choice ch = choice_of(OVK__AUTO_SCG, scg_sizes[i]);
         if (modelled(f, first, ch) < modelled(f, first, best)) best = ch;
     }
@@ -224,8 +241,18 @@ ovk__auto_choice ovk__auto_best_timed(const ovk__auto_figures *f, const ovk__aut
 
 /* the restart both GMRES candidates run at (their default); pgmres's
  * deepest pipeline (deeper ones' bases lose conditioning, and gain little
- * once the latency is hidden) */
-enum { GMRES_RESTART = 30, PGMRES_MAX_DEPTH = 3 };
+ * once the latency is hidden); the sums per cycle sgmres:s,overlap=1 waits
+ * for at once (its last block's two and the cycle end's) */
+enum { GMRES_RESTART = 30, PGMRES_MAX_DEPTH = 3, SGMRES_WAITED = 3 };
+
+/* sgmres:s's reduction time per basis vector: blocking, 2/s + 1/m sums;
+ * with overlap=1 each in flight hides behind its next block's s products */
+static double sgmres_latency(const ovk__auto_figures *f, ovk__auto_choice ch, double mv)
+{
+    double m = GMRES_RESTART, s = ch.depth, L = f->latency;
+    if (ch.kind == OVK__AUTO_SGMRES) return (2.0 / s + 1.0 / m) * L;
+    return (SGMRES_WAITED * L + (m / s - 1.0) * fmax(0.0, L - s * mv)) / m;
+}
 
 /* a GMRES step's vector passes (of three vector reads or writes): its
  * multi-dot and multi-axpy over half the basis on average, w read twice and
@@ -238,9 +265,9 @@ static double modelled_nonsymmetric(const ovk__auto_figures *f, int first, ovk__
     double pass = f->vec / ALG1_PASSES, mv = f->work - f->vec;
     double gmres = mv + gmres_passes() * pass + f->latency;
     if (ch.kind == OVK__AUTO_GMRES) return gmres;
-    if (ch.kind == OVK__AUTO_SGMRES) {
-        double q = 2.0 / ch.depth + 1.0 / GMRES_RESTART; /* blocking sums per basis vector */
-        double t = mv + (gmres_passes() + SGMRES_PASS * (ch.depth + 1)) * pass + q * f->latency;
+    if (ch.kind == OVK__AUTO_SGMRES || ch.kind == OVK__AUTO_SGMRES_OVERLAP) {
+        double extra = ch.kind == OVK__AUTO_SGMRES_OVERLAP ? SGMRES_OVERLAP_PASS : 0.0;
+        double t = mv + (gmres_passes() + SGMRES_PASS * (ch.depth + 1) + extra) * pass + sgmres_latency(f, ch, mv);
         return first ? (GMRES_RESTART * gmres + (FIRST_ITERATIONS - GMRES_RESTART) * t) / FIRST_ITERATIONS : t;
     }
     double vec = pgmres_passes(ch.depth) * pass;
@@ -257,8 +284,9 @@ ovk__auto_choice ovk__auto_best_nonsymmetric(const ovk__auto_figures *f, long ma
         ovk__auto_choice ch = choice_of(OVK__AUTO_PGMRES, k);
         if (modelled_nonsymmetric(f, first, ch) < modelled_nonsymmetric(f, first, best)) best = ch;
     }
-    for (int i = 0; f->sstep && i < SIZES; i++) {
-        ovk__auto_choice ch = choice_of(OVK__AUTO_SGMRES, sgmres_sizes[i]);
+    for (int i = 0; sstep_allowed(f) && i < 2 * SIZES; i++) { /* blocking blocks first: the simpler on a tie */
+        ovk__auto_kind kind = i < SIZES ? OVK__AUTO_SGMRES : OVK__AUTO_SGMRES_OVERLAP;
+        ovk__auto_choice ch = choice_of(kind, sgmres_sizes[i % SIZES]);
         if (modelled_nonsymmetric(f, first, ch) < modelled_nonsymmetric(f, first, best)) best = ch;
     }
     return best;
