@@ -127,14 +127,10 @@ def check(A, do_solve):
         b = np.random.default_rng(1).uniform(-1, 1, n)
         ilu = spilu(A.tocsc(), drop_tol=0.0, fill_factor=1.0)
         M = LinearOperator((n, n), matvec=ilu.solve)
-        its = [0]
-
-        def cb(_):
-            its[0] += 1
-        kw = {"rtol": 1e-8} if "rtol" in gmres.__code__.co_varnames else {"tol": 1e-8}
-        x, info = gmres(A, b, M=M, restart=30, maxiter=2000, callback=cb, callback_type="pr_norm", atol=0.0, **kw)
+        x, info, its = fe_gen.scipy_solve(gmres, A, b, 1e-8, M=M, restart=30, maxiter=2000, callback_type="pr_norm",
+                                          atol=0.0)
         rel = np.linalg.norm(b - A @ x) / np.linalg.norm(b)
-        log(f"check: scipy GMRES(30) + ILU, random b, rtol 1e-8: info {info}, {its[0]} inner iterations, "
+        log(f"check: scipy GMRES(30) + ILU, random b, rtol 1e-8: info {info}, {its} inner iterations, "
             f"true relative residual {rel:.2e}")
         ok = ok and info == 0
     return ok

@@ -342,17 +342,24 @@ def check(A, asym, do_cg):
         b = np.random.default_rng(1).uniform(-1, 1, n)
         dinv = 1.0 / d
         M = LinearOperator((n, n), matvec=lambda v: dinv * v)
-        its = [0]
-
-        def cb(_):
-            its[0] += 1
-        kw = {"rtol": 1e-8} if "rtol" in cg.__code__.co_varnames else {"tol": 1e-8}
-        x, info = cg(A, b, M=M, maxiter=100000, callback=cb, atol=0.0, **kw)
+        x, info, its = scipy_solve(cg, A, b, 1e-8, M=M, maxiter=100000, atol=0.0)
         rel = np.linalg.norm(b - A @ x) / np.linalg.norm(b)
-        log(f"check: scipy Jacobi-CG, random b, rtol 1e-8: info {info}, {its[0]} iterations, "
+        log(f"check: scipy Jacobi-CG, random b, rtol 1e-8: info {info}, {its} iterations, "
             f"true relative residual {rel:.2e}")
         ok = ok and info == 0
     return ok
+
+
+def scipy_solve(method, A, b, rtol, **kw):
+    """x, info and the iterations (counted by its callback) of a scipy.sparse.linalg method, rtol
+    under the name the installed scipy takes (tol before 1.12)"""
+    its = [0]
+
+    def cb(_):
+        its[0] += 1
+    name = "rtol" if "rtol" in method.__code__.co_varnames else "tol"
+    x, info = method(A, b, callback=cb, **{name: rtol}, **kw)
+    return x, info, its[0]
 
 
 # ---------------------------------------------------------------- output
@@ -608,14 +615,9 @@ def stokes_check(K, b, fields, Mp, info):
             y[iu] = Alu.solve(v[iu])
             y[ip] = dm * v[ip]
             return y
-        its = [0]
-
-        def cb(_):
-            its[0] += 1
-        kw = {"rtol": 1e-8} if "rtol" in minres.__code__.co_varnames else {"tol": 1e-8}
-        xm, flag = minres(K, b, M=LinearOperator((n, n), matvec=prec), maxiter=2000, callback=cb, **kw)
+        xm, flag, its = scipy_solve(minres, K, b, 1e-8, M=LinearOperator((n, n), matvec=prec), maxiter=2000)
         relm = np.linalg.norm(b - K @ xm) / np.linalg.norm(b)
-        log(f"check: scipy MINRES, preconditioner diag(A^-1, diag(Mp)^-1): flag {flag}, {its[0]} iterations, "
+        log(f"check: scipy MINRES, preconditioner diag(A^-1, diag(Mp)^-1): flag {flag}, {its} iterations, "
             f"true relative residual {relm:.1e}")
         ok = ok and flag == 0
     return ok

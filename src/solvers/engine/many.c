@@ -151,7 +151,7 @@ struct ovk__many {
     int group; /* tasks run together between two products (k: all) */
 };
 
-static _Thread_local ovk__task *starting;
+static OVK__RANK_LOCAL ovk__task *starting;
 
 /* ---- switching ---------------------------------------------------------- */
 
