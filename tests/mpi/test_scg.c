@@ -2,8 +2,10 @@
  * 1..8 (rows split unevenly, a rank without rows at 3 and 4 ranks; a
  * second solve, whose shifts the first estimated: s-step from the start),
  * the same iterations on every rank; on the 27-point Laplacian exactly one
- * reduction per s iterations after the first phase (PMPI on the blocking
- * and the non-blocking backend, the library's count on nbc); the safeguard
+ * reduction per s iterations after the first blocks (PMPI on the blocking
+ * and the non-blocking backend, the library's count on nbc), and a one-shot
+ * solve (its shifts from its first, monomial block) no more than 3
+ * reductions above a solve whose shifts were known; the safeguard
  * forced (a diagonal matrix of 3 distinct values, a second solve, whose
  * first block is s-step: a block of 8 in a Krylov space of dimension 3, its
  * P^T A P singular) halves s, converges and says so; bad specs fail with OVK_EOPTION on every rank. */
@@ -63,7 +65,7 @@ static void dense_solve(int n, const double *b, double *x)
 typedef struct config {
     const char *solver, *precond, *backend, *rtol;
     int max_it;
-    int again; /* solve twice from x = 0 on the solver, the second solve's outcome (no first phase) */
+    int again; /* solve twice from x = 0 on the solver, the second solve's outcome (the shifts known) */
 } config;
 
 static mt_counted solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, config cf)
@@ -128,8 +130,8 @@ static void dense_reference(int rank)
     ovk_matrix_destroy(A);
 }
 
-/* iterations 28..60 (after the first phase's 12 PCG steps): one reduction
- * per s iterations */
+/* iterations 28..60 (after the first, monomial block of min(s, 4)): one
+ * reduction per s iterations */
 static void reductions(int rank)
 {
     static const char *const backends[] = {"blocking", "native", "nbc"};
@@ -159,6 +161,51 @@ static void reductions(int rank)
                 printf("%-8s %-8s %lld reductions in %d iterations (%.3f an iteration)\n", spec, backends[k], grow,
                        steps, (double)grow / steps);
         }
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_matrix_destroy(A);
+}
+
+/* the start-up's price in a one-shot solve: its reductions (PMPI, blocking)
+ * over 20 iterations against those of a solve whose shifts were known (the
+ * second solve of one object), at most 3 more; the same convergence to
+ * rtol 1e-8 */
+static void startup(int rank)
+{
+    static const int svals[] = {4, 8, 16};
+    ovk_matrix *A = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 16, 0.0, &A));
+    ovk_vector_create(A, &b);
+    ovk_vector_create(A, &x);
+    mt_random_b(A, b);
+    for (int si = 0; si < 3; si++) {
+        char spec[32];
+        snprintf(spec, sizeof spec, "scg:s=%d", svals[si]);
+        mt_counted once = solve(A, b, x, (config){spec, "jacobi", "blocking", "1e-30", 20, 0}), known = {0};
+        ovk_solver *sv = NULL;
+        ovk_pcg_result res;
+        MT_RC(OVK_OK, ovk_solver_create(A, &sv));
+        MT_RC(OVK_OK, ovk_solver_set_option(sv, "solver", spec));
+        MT_RC(OVK_OK, ovk_solver_set_option(sv, "precond", "jacobi"));
+        MT_RC(OVK_OK, ovk_solver_set_option(sv, "rtol", "1e-30"));
+        MT_RC(OVK_OK, ovk_solver_set_option(sv, "max_it", "20"));
+        ovk_vector_set(x, 0.0);
+        (void)ovk_solver_solve(sv, b, x, &res); /* the shifts, kept */
+        ovk_vector_set(x, 0.0);
+        mt_counted_solve(sv, A, b, x, &known);
+        ovk_solver_destroy(&sv);
+        MT_CHECK(once.iterations == 20 && known.iterations == 20 && once.allreduce <= known.allreduce + 3 &&
+                     once.reductions <= known.reductions + 3,
+                 "%s: one-shot %d iterations, %ld reductions; shifts known %d iterations, %ld reductions", spec,
+                 once.iterations, once.allreduce, known.iterations, known.allreduce);
+        mt_counted conv = solve(A, b, x, (config){spec, "jacobi", "blocking", "1e-8", 200, 0});
+        MT_CHECK(conv.rc == OVK_OK && conv.true_rel < 1.01e-8, "%s one-shot: status %s, true residual %.3e", spec,
+                 ovk_status_name(conv.rc), conv.true_rel);
+        if (rank == 0)
+            printf("%-9s one-shot: %ld reductions in 20 iterations (shifts known: %ld); to 1e-8 in %d iterations\n",
+                   spec, once.allreduce, known.allreduce, conv.iterations);
+    }
     ovk_vector_destroy(b);
     ovk_vector_destroy(x);
     ovk_matrix_destroy(A);
@@ -208,6 +255,7 @@ int main(int argc, char **argv)
     double t0 = MPI_Wtime();
     dense_reference(rank);
     reductions(rank);
+    startup(rank);
     safeguard(rank);
     bad_input();
     if (rank == 0) printf("seconds: %.2f\n", MPI_Wtime() - t0);

@@ -24,7 +24,8 @@
  * reliably reaches), or their safeguard acted in a solve of these values
  * (the Gram matrix of a block not positive definite, a stall, a cycle
  * undone: the problem is too ill-conditioned for the block) or plcg broke
- * down on them (its basis lost its accuracy: a block's would); the last two
+ * down on them (its basis lost its accuracy: a block's would; and after
+ * scg's safeguard plcg's would, pipeprcg stands for it); the last two
  * are checked at every solve, and the choice is made again from the same
  * figures without them.  The view says why they were left out. */
 #include <math.h>
@@ -70,7 +71,7 @@ typedef struct auto_work {
     unsigned epoch;            /* c->norms.epoch of the measurement */
     int solves;                /* solves since the measurement */
     int warm;                  /* the measurement was taken in a solve, not at setup */
-    int broke;                 /* plcg broke down on these values: pipeprcg stands for it */
+    int broke;                 /* plcg broke down (or scg's safeguard acted) on these values: pipeprcg stands for plcg */
     int nonsymmetric;          /* the choice is for nonsymmetric values */
     int sstep_broke;           /* an s-step choice's safeguard acted on the values of sstep_epoch */
     unsigned sstep_epoch;
@@ -541,6 +542,7 @@ static int auto_iterate(ovk__ctx *c, void *work, double bb)
     if (ovk__auto_is_sstep(w->inner.choice) && c->res->restarts > 0) {
         w->sstep_broke = 1; /* the block was too ill-conditioned: no s-step on these values */
         w->sstep_epoch = c->norms.epoch;
+        if (!w->nonsymmetric) w->broke = 1; /* nor plcg's deep basis: pipeprcg stands for it */
         int rc2 = sstep_again(c, w);
         return rc ? rc : rc2;
     }

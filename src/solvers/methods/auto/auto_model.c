@@ -37,9 +37,9 @@
  *               behind s products: (3 L + (m/s - 1) max(0, L - s M)) / m
  *
  * their extra passes fitted to their local work measured against alg1's
- * and gmres's (the constants below); a first solve runs scg's 12 PCG steps
- * of two blocking sums each (its spectrum) and sgmres's first cycle as
- * gmres's (its Ritz values).  BiCGStab is not a candidate: whether it or restarted GMRES
+ * and gmres's (the constants below); a first solve runs scg's first block
+ * at min(s, SCG_FIRST_BLOCK) (its Ritz values) and sgmres's first cycle as
+ * gmres's.  BiCGStab is not a candidate: whether it or restarted GMRES
  * takes fewer iterations depends on the spectrum, which auto does not
  * measure.  The constants and how well the model predicts are in
  * docs/performance.md, section 3 (one solve and auto). */
@@ -83,8 +83,9 @@ enum { FIRST_ITERATIONS = 50 };
  * blocks carry), from two ranks' wall time at 0 us: 1.04 and 1.09 x the
  * blocking form's on convection-diffusion and the -n 20 Laplacian */
 #define SGMRES_OVERLAP_PASS 1.5
-/* scg's first-solve PCG steps (scg.c's EST_STEPS), two blocking sums each */
-enum { SCG_EST_STEPS = 12 };
+/* scg's first block in a first solve (scg.c's FIRST_S), in the monomial
+ * basis: its Ritz values give the shifts */
+enum { SCG_FIRST_BLOCK = 4 };
 /* the block sizes auto may choose: deeper ones lose accuracy (scg:s=8
  * already takes 3.4 x alg1's iterations on bcsstk03, docs/solvers.md) */
 static const int scg_sizes[] = {4, 8}, sgmres_sizes[] = {5, 10};
@@ -144,16 +145,15 @@ static double pipelined_time(const ovk__auto_figures *f, double passes, int dept
 
 /* scg:s per iteration: its step, its s steps more per solve (-n 20 and 25:
  * 36, 40 against alg1's 33 at s = 4, 8; 68 and 68 against 58) and the
- * confirmation spread over
- * FIRST_ITERATIONS, and in a first solve its PCG steps */
+ * confirmation spread over FIRST_ITERATIONS, and in a first solve its
+ * first block's shorter reach (one sum for SCG_FIRST_BLOCK steps) */
 static double scg_time(const ovk__auto_figures *f, int s, int first)
 {
     double pass = f->vec / ALG1_PASSES;
     double step = f->work + (SCG_PASS_0 + SCG_PASS_S * s) * pass + f->latency / s;
     double t = step + (s * step + f->latency) / FIRST_ITERATIONS;
-    if (!first) return t;
-    double pcg = f->work + 2.0 * f->latency;
-    return (SCG_EST_STEPS * pcg + (FIRST_ITERATIONS - SCG_EST_STEPS) * t) / FIRST_ITERATIONS;
+    if (first && s > SCG_FIRST_BLOCK) t += (1.0 - (double)SCG_FIRST_BLOCK / s) * f->latency / FIRST_ITERATIONS;
+    return t;
 }
 
 static double modelled(const ovk__auto_figures *f, int first, ovk__auto_choice ch)

@@ -17,10 +17,13 @@
  * In exact arithmetic x after k outer steps minimizes the A-norm error over
  * x_0 + K_ks(C A, C r_0): PCG's iterate ks.  The shifts theta_j are the
  * Chebyshev nodes of [lmin, lmax] in Leja order, g_j = 1 / max(lmax -
- * theta_j, theta_j - lmin): the interval from the Lanczos matrix
- * (src/util/lanczos.c) of a first phase of EST_STEPS plain PCG steps
- * (two reductions each), kept for the later solves of the same values; s
- * = 1 takes theta = 0 (the monomial basis: CG).
+ * theta_j, theta_j - lmin), the interval from Ritz values the blocks'
+ * own sums give (ritz_interval): a solve without one starts with a block
+ * of min(s, FIRST_S) in the monomial basis (theta = 0, g = 1: well
+ * conditioned at that size), whose Ritz values set the interval, and every
+ * later block of that solve widens it to its own; no reduction of its own.
+ * The interval is kept for the later solves of the same values; s = 1
+ * takes theta = 0 (the monomial basis: CG).
  *
  * <r,r> arrives in the next outer step's reduction: the check of r comes
  * one block late (s products may be wasted at the end).  The solve's first
@@ -47,7 +50,7 @@
 
 #include "../../solver.h"
 
-enum { MAX_S = 16, DEFAULT_S = 4, EST_STEPS = 12, CHUNK = 1024 };
+enum { MAX_S = 16, DEFAULT_S = 4, FIRST_S = 4, CHUNK = 1024 };
 static const double PIVOT = 1e-13;   /* a Cholesky pivot below this of its diagonal: not SPD */
 static const double REPLACE = 1e-4;  /* <r,r> dropped this far since the last replacement: replace */
 static const double LIKELY = 100.0;  /* the next <r,r> predicted within this of rr_stop: replace */
@@ -216,7 +219,7 @@ static void update(ovk__ctx *c, scg_work *w, int b, int sp, const double *B, con
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
-/* ---- the first phase: PCG steps for the spectrum's interval ----------------- */
+/* ---- the check --------------------------------------------------------------- */
 
 /* the check of r at iteration iter (rr = <r,r>): a convergence is confirmed
  * on b - A x, by rr itself when r is b - A x (fresh), else by a product and
@@ -236,52 +239,84 @@ static int check(ovk__ctx *c, scg_work *w, int iter, double rr, double bb, int f
     return OVK_OK;
 }
 
-/* k PCG steps from r (z in Y[0], p in P[0], A p in AP[0]); their
- * coefficients give [lmin, lmax].  The first sum carries the initial
- * <b,b> and <r0,r0> while they are pending (*bb from them). */
-static int pcg_phase(ovk__ctx *c, scg_work *w, int k, double *bb, int *iter, int *stop)
+/* ---- the shifts' interval from the blocks' own sums ---------------------- */
+
+/* The Ritz values of C A on the span of a block Y (a Krylov space of C A
+ * from y_0 = C r) from the sums the block reduces anyway: H = Y^T A Y, and
+ * M = Y^T C^-1 Y by the recurrence of the basis, C^-1 y_0 = r and C^-1
+ * y_{j+1} = g_j (A y_j - theta_j C^-1 y_j):
+ *   M_i0 = <y_i, r>,  M_i,j+1 = g_j (H_ij - theta_j M_ij).
+ * The pencil (H, M) by M = L L^T (a column whose pivot falls below
+ * RITZ_PIVOT of its diagonal is left out: the basis is numerically
+ * dependent there), then the extreme eigenvalues of L^-1 H L^-T.  -1 when
+ * no column is left or a value is not finite. */
+static int ritz_interval(scg_work *w, int b, const double *yay, const double *yr, double *lo, double *hi)
 {
-    double alpha[EST_STEPS], beta[EST_STEPS] = {0.0}, work[2 * EST_STEPS], v[3] = {0.0, 0.0, 0.0}, gamma, ps = 0.0;
-    double *z = w->Y[0], *p = w->P[0], *s = w->AP[0];
-    int rc = ovk__ctx_pc_dots(c, w->r, z, &v[0], &v[1]), done = 0, replaced = 0, decided = 0;
-    int pending = c->watch.initial_pending;
-    if (pending) v[2] = ovk__dot(c->n, c->b, c->b);
-    if (!rc) rc = ovk__sum(c, OVK__GAMMA, v, pending ? 3 : 1); /* <r,Cr> (, <r,r>, <b,b>) */
-    if (!rc && pending) rc = ovk__initial_values(c, (double[]){v[2], v[1]}, bb, &decided);
-    if (rc || decided) return (*stop = decided, rc);
-    gamma = v[0];
-    memcpy(p, z, sizeof(double) * (size_t)c->n);
-    for (int j = 0; j < k && !*stop; j++) {
-        rc = ovk__ctx_matvec_dot(c, p, s, &ps); /* s = A p, <p,s> */
-        if (!rc) rc = ovk__sum(c, OVK__SDOTP, &ps, 1);
-        if (rc) return rc;
-        if (ovk__breakdown(c, *iter + 1, "<p,Ap>", ps, 0)) return (*stop = 1, OVK_OK);
-        alpha[j] = gamma / ps;
-        ovk__lanczos_add(c, alpha[j], beta[j]);
-        ovk__ctx_axpy(c, alpha[j], p, c->x);
-        ovk__ctx_axpy(c, -alpha[j], s, w->r);
-        rc = ovk__ctx_pc_dots(c, w->r, z, &v[0], &v[1]); /* z = C r, <r,z>, <r,r> */
-        if (!rc) rc = ovk__sum(c, OVK__IPROD, v, 2);
-        if (!rc) rc = check(c, w, ++*iter, v[1], *bb, 0, stop, &replaced);
-        if (rc) return rc;
-        done = j + 1;
-        if (*stop || replaced || ovk__breakdown(c, *iter, "<r,Cr>", v[0], 1) || c->res->reason != OVK_REASON_NONE) break;
-        double next = v[0] / gamma; /* p = z + beta p */
-        if (j + 1 < k) beta[j + 1] = next;
-        gamma = v[0];
-        ovk__tic t0 = ovk__tic_start(c);
-        for (int i = 0; i < c->n; i++) p[i] = z[i] + next * p[i];
-        ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    const double RITZ_PIVOT = 1e-10;
+    double H[MAX_S][MAX_S], M[MAX_S][MAX_S], L[MAX_S][MAX_S] = {{0}}, X[MAX_S][MAX_S], T[MAX_S * MAX_S];
+    int idx[MAX_S], k = 0;
+    for (int j = 0, at = 0; j < b; j++)
+        for (int i = 0; i <= j; i++, at++) H[i][j] = H[j][i] = yay[at];
+    for (int i = 0; i < b; i++) M[i][0] = yr[i];
+    for (int j = 0; j + 1 < b; j++)
+        for (int i = 0; i < b; i++) M[i][j + 1] = w->g[j] * (H[i][j] - w->theta[j] * M[i][j]);
+    for (int i = 0; i < b; i++) /* symmetric in exact arithmetic */
+        for (int j = 0; j < i; j++) M[i][j] = M[j][i] = 0.5 * (M[i][j] + M[j][i]);
+    for (int j = 0; j < b; j++) { /* M restricted to idx[0..k) = L L^T */
+        double col[MAX_S], d = M[j][j];
+        if (!(d > 0.0) || !isfinite(d)) continue;
+        for (int p = 0; p < k; p++) {
+            double v = M[idx[p]][j];
+            for (int q = 0; q < p; q++) v -= L[p][q] * col[q];
+            col[p] = v / L[p][p];
+            d -= col[p] * col[p];
+        }
+        if (!(d > RITZ_PIVOT * M[j][j])) continue;
+        for (int p = 0; p < k; p++) L[k][p] = col[p];
+        L[k][k] = sqrt(d);
+        idx[k++] = j;
     }
-    if (c->res->reason != OVK_REASON_NONE && !*stop) *stop = 1;
-    double lmin = 0.0, lmax = 0.0;
-    w->est_failed = done == 0 || ovk__lanczos_extremes(done, alpha, beta, work, &lmin, &lmax) || !(lmax > 0.0);
-    w->lmin = w->est_failed ? 0.0 : fmax(lmin, 0.0);
-    w->lmax = w->est_failed ? 1.0 : lmax;
-    w->estimated = 1;
-    w->epoch = c->norms.epoch;
+    if (k == 0) return -1;
+    for (int q = 0; q < k; q++) /* X = L^-1 H(idx, idx) */
+        for (int p = 0; p < k; p++) {
+            double v = H[idx[p]][idx[q]];
+            for (int t = 0; t < p; t++) v -= L[p][t] * X[t][q];
+            X[p][q] = v / L[p][p];
+        }
+    for (int q = 0; q < k; q++) /* T = L^-1 X^T = L^-1 H L^-T (symmetric) */
+        for (int p = 0; p < k; p++) {
+            double v = X[q][p];
+            for (int t = 0; t < p; t++) v -= L[p][t] * T[t + q * k];
+            T[p + q * k] = v / L[p][p];
+        }
+    for (int q = 0; q < k; q++)
+        for (int p = 0; p < q; p++) T[q + p * k] = T[p + q * k];
+    double neg[MAX_S * MAX_S];
+    for (int i = 0; i < k * k; i++) neg[i] = -T[i];
+    *hi = ovk__sym_eig_max(k, T);
+    *lo = -ovk__sym_eig_max(k, neg);
+    return isfinite(*hi) && isfinite(*lo) && *lo <= *hi ? 0 : -1;
+}
+
+/* the interval after a block's sums: the first block's Ritz values set it,
+ * each later block of the same solve widens it to its own (Ritz values lie
+ * inside C A's spectrum); a value not positive or not finite is left out */
+static void refine(scg_work *w, int b, int sp, int first)
+{
+    double lo = 0.0, hi = 0.0;
+    int bad = ritz_interval(w, b, w->sums, w->sums + b * (b + 1) / 2 + sp * b, &lo, &hi) != 0 || !(hi > 0.0);
+    if (bad) {
+        if (first) w->est_failed = 1, w->lmin = 0.0, w->lmax = 1.0;
+        else return;
+    } else if (first || w->est_failed) {
+        w->est_failed = 0;
+        w->lmin = fmax(lo, 0.0);
+        w->lmax = hi;
+    } else {
+        w->lmin = fmin(w->lmin, fmax(lo, 0.0));
+        w->lmax = fmax(w->lmax, hi);
+    }
     shifts(w);
-    return OVK_OK;
 }
 
 /* ---- the s-step loop ---------------------------------------------------------- */
@@ -388,15 +423,12 @@ static int run(ovk__ctx *c, scg_work *w, double bb)
         c->res->reason = OVK_REASON_MAXIT;
         return OVK_OK;
     }
-    if (!w->estimated) {
-        int k = c->opts->max_iter < EST_STEPS ? c->opts->max_iter : EST_STEPS;
-        rc = pcg_phase(c, w, k, &bb, &iter, &stop);
-        if (rc || stop) return rc;
-        checked = iter;
-        fresh = 0;
-    }
+    int startup = !w->estimated, first = w->s < FIRST_S ? w->s : FIRST_S; /* the first block: monomial */
+    if (startup)
+        for (int j = 0; j < MAX_S; j++) w->theta[j] = 0.0, w->g[j] = 1.0;
     for (;;) {
-        int b = c->opts->max_iter - iter < w->s_cur ? c->opts->max_iter - iter : w->s_cur, replaced = 0, broke = 0;
+        int want = startup && !w->estimated ? first : w->s_cur, replaced = 0, broke = 0;
+        int b = c->opts->max_iter - iter < want ? c->opts->max_iter - iter : want;
         double ratio = 1.0;
         rc = b > 0 ? basis(c, w, b) : OVK_OK;
         if (!rc) rc = block_sums(c, w, b, b > 0 ? sp : 0);
@@ -423,6 +455,13 @@ static int run(ovk__ctx *c, scg_work *w, double bb)
         int stalled = iter - best_at > STALL && b > 1; /* the basis's rounding stalls the recurrence */
         if (!stalled) coefficients(w, b, sp, B, a, &broke, &ratio);
         if (stalled) best_at = iter, ratio = NAN, broke = 1;
+        int monomial = startup && !w->estimated;
+        if (startup && (b > 1 || w->s == 1)) { /* the solve that estimates: its blocks' Ritz values */
+            refine(w, b, sp, monomial);
+            w->estimated = 1;
+            w->epoch = c->norms.epoch;
+        }
+        if (broke && monomial && b > 1) continue; /* its rank lost: again in the Newton basis of its Ritz values */
         if (broke) {
             rc = halve(c, w, iter, b, ratio, &stop);
             if (rc || stop) return rc;
@@ -492,10 +531,14 @@ static void scg_view(const void *work, FILE *f)
 {
     const scg_work *w = work;
     fprintf(f, "  scg: s = %d (one reduction per %d iterations), ", w->s, w->s);
-    if (!w->estimated) fprintf(f, "shifts from the first %d PCG steps of the next solve\n", EST_STEPS);
+    if (!w->estimated)
+        fprintf(f, "the next solve's first block of %d in the monomial basis, its Ritz values the shifts of the next\n",
+                w->s < FIRST_S ? w->s : FIRST_S);
     else if (w->s == 1) fprintf(f, "monomial basis (CG)\n");
     else if (w->est_failed) fprintf(f, "the spectrum estimate failed: shifts on [0, 1]\n");
-    else fprintf(f, "Newton basis, Leja-ordered Chebyshev shifts on [%.6g, %.6g] (the PCG phase's Lanczos estimate)\n", w->lmin, w->lmax);
+    else
+        fprintf(f, "Newton basis, Leja-ordered Chebyshev shifts on [%.6g, %.6g] (the Ritz values of the first solve's blocks)\n",
+                w->lmin, w->lmax);
     if (w->halvings)
         fprintf(f, "  safeguard (%d times in the last solve): at iteration %d the block's P^T A P was not numerically "
                    "positive definite (pivot ratio %.3e; nan: the residual had not halved in %d iterations): s "
