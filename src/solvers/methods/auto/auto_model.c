@@ -38,8 +38,8 @@
  *
  * their extra passes fitted to their local work measured against alg1's
  * and gmres's (the constants below); a first solve runs scg's first block
- * at min(s, SCG_FIRST_BLOCK) (its Ritz values) and sgmres's first cycle as
- * gmres's.  BiCGStab is not a candidate: whether it or restarted GMRES
+ * at min(s, SCG_FIRST_BLOCK) (its Ritz values) and sgmres's first cycle
+ * with blocking blocks, its first columns in short monomial ones (theirs).  BiCGStab is not a candidate: whether it or restarted GMRES
  * takes fewer iterations depends on the spectrum, which auto does not
  * measure.  The constants and how well the model predicts are in
  * docs/performance.md, section 3 (one solve and auto). */
@@ -244,6 +244,8 @@ ovk__auto_choice ovk__auto_best_timed(const ovk__auto_figures *f, const ovk__aut
  * once the latency is hidden); the sums per cycle sgmres:s,overlap=1 waits
  * for at once (its last block's two and the cycle end's) */
 enum { GMRES_RESTART = 30, PGMRES_MAX_DEPTH = 3, SGMRES_WAITED = 3 };
+/* sgmres's first cycle without shifts (sgmres.c's FIRST_S, FIRST_COLS) */
+enum { SGMRES_FIRST_S = 5, SGMRES_FIRST_COLS = 10 };
 
 /* sgmres:s's reduction time per basis vector: blocking, 2/s + 1/m sums;
  * with overlap=1 each in flight hides behind its next block's s products */
@@ -252,6 +254,18 @@ static double sgmres_latency(const ovk__auto_figures *f, ovk__auto_choice ch, do
     double m = GMRES_RESTART, s = ch.depth, L = f->latency;
     if (ch.kind == OVK__AUTO_SGMRES) return (2.0 / s + 1.0 / m) * L;
     return (SGMRES_WAITED * L + (m / s - 1.0) * fmax(0.0, L - s * mv)) / m;
+}
+
+/* sgmres:s's first cycle in a first solve (sgmres.c's start-up): blocking
+ * blocks, its first SGMRES_FIRST_COLS columns in blocks of SGMRES_FIRST_S,
+ * two sums each, the rest in blocks of s, and the cycle's end: its sums'
+ * time beyond a cycle of the steady state */
+static double sgmres_first_cycle(const ovk__auto_figures *f, ovk__auto_choice ch, double mv)
+{
+    int s = ch.depth, s0 = s < SGMRES_FIRST_S ? s : SGMRES_FIRST_S;
+    int cols = s > SGMRES_FIRST_COLS ? s : SGMRES_FIRST_COLS;
+    double sums = 2.0 * ((cols + s0 - 1) / s0) + 2.0 * ((GMRES_RESTART - cols + s - 1) / s) + 1.0;
+    return fmax(0.0, sums * f->latency - GMRES_RESTART * sgmres_latency(f, ch, mv));
 }
 
 /* a GMRES step's vector passes (of three vector reads or writes): its
@@ -268,7 +282,7 @@ static double modelled_nonsymmetric(const ovk__auto_figures *f, int first, ovk__
     if (ch.kind == OVK__AUTO_SGMRES || ch.kind == OVK__AUTO_SGMRES_OVERLAP) {
         double extra = ch.kind == OVK__AUTO_SGMRES_OVERLAP ? SGMRES_OVERLAP_PASS : 0.0;
         double t = mv + (gmres_passes() + SGMRES_PASS * (ch.depth + 1) + extra) * pass + sgmres_latency(f, ch, mv);
-        return first ? (GMRES_RESTART * gmres + (FIRST_ITERATIONS - GMRES_RESTART) * t) / FIRST_ITERATIONS : t;
+        return first ? t + sgmres_first_cycle(f, ch, mv) / FIRST_ITERATIONS : t;
     }
     double vec = pgmres_passes(ch.depth) * pass;
     double t = fmax(mv + vec, (f->latency + vec) / ch.depth);

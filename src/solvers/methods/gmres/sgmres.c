@@ -64,6 +64,10 @@
 #include "../../solver.h"
 
 enum { MAX_S = 32, DEFAULT_S = 5, DEFAULT_M = 30 };
+/* a first cycle without shifts: blocks of min(s, FIRST_S) in the monomial
+ * basis for its first max(s, FIRST_COLS) columns (well conditioned at that
+ * size), whose Hessenberg matrix's Ritz values are the shifts of the rest */
+enum { FIRST_S = 5, FIRST_COLS = 10 };
 static const double LOST = 10.0;   /* true / estimated residual norm that the next cycle runs as DCGS2 after */
 static const double PIVOT = 1e-12; /* a Cholesky pivot below this of its vector's squared norm: not SPD */
 #define FALLBACK "gmres"
@@ -474,14 +478,17 @@ static int column_check(ovk__ctx *c, const ovk__gmres_cycle *cy, int iter, doubl
 static int sstep_cycle(ovk__ctx *c, sgmres_work *w, ovk__gmres_cycle *cy, int columns, double bb, double *rr,
                        int *stop, int *broke)
 {
-    int rc = OVK_OK, step_stop = 0, iter0 = cy->iter;
+    int rc = OVK_OK, step_stop = 0, iter0 = cy->iter, startup = !w->sh.estimated;
+    int s0 = w->s < FIRST_S ? w->s : FIRST_S, est_cols = w->s > FIRST_COLS ? w->s : FIRST_COLS;
     double beta = sqrt(*rr), worst = 1.0;
     ovk__gmres_scale(c, 1.0 / beta, w->r, w->Q[0]); /* q_0 = r / ||r|| */
     ovk__arnoldi_start(&w->ls, beta);
     cy->k = 0;
     w->chain = 0; /* with overlap: the first s of the cycle's m shifts, a prefix of their Leja order */
-    for (int j0 = 0; j0 < columns && !step_stop; j0 += w->s) {
-        int b = columns - j0 < w->s ? columns - j0 : w->s;
+    for (int j0 = 0, size = w->s; j0 < columns && !step_stop; j0 += size) {
+        if (startup && !w->sh.estimated && j0 >= est_cols) estimate(c, w, j0); /* the rest in the Newton basis */
+        size = startup && !w->sh.estimated ? s0 : w->s;
+        int b = columns - j0 < size ? columns - j0 : size;
         rc = block(c, w, j0, b, broke, &worst);
         if (rc) return rc;
         if (*broke) {
@@ -635,19 +642,36 @@ static int lost(const ovk__gmres_cycle *cy, double rr_start)
     return tr > LOST * est && tr > sqrt(est * sqrt(rr_start));
 }
 
-/* the first solve's (and after new values) first cycle: gmres's, its raw H
- * giving the Ritz values */
-static int first_cycle(ovk__ctx *c, sgmres_work *w, ovk__gmres_cycle *cy, double bb, double *rr, int *stop)
+/* the shifts in use, at print_level >= 1 */
+static void print_shifts(const ovk__ctx *c, const sgmres_work *w)
 {
-    int rc = ovk__gmres_cycle_run(c, cy, w->m, bb, rr, w->H, stop);
-    if (rc) return rc;
-    estimate(c, w, cy->k);
     if (c->opts->print_level >= 1 && c->rank == 0) {
         FILE *f = c->opts->out ? c->opts->out : stdout;
         fprintf(f, "  sgmres: shifts from %d Ritz values of the first cycle:", w->sh.ritz);
         for (int i = 0; i < w->len; i++) fprintf(f, " %.4g%s", w->sh.re[i], w->sh.pair[i] ? "(c)" : "");
         fprintf(f, "\n");
     }
+}
+
+/* the first cycle of a solve without shifts (the first after new values):
+ * s-step, its first max(s, FIRST_COLS) columns in blocks of min(s, FIRST_S)
+ * in the monomial basis, the rest in the Newton basis of their Ritz values
+ * (sstep_cycle); the cycle's whole Hessenberg matrix then gives the shifts
+ * of the later cycles.  A cycle whose first block lost its rank has no
+ * columns: gmres's cycle instead, its raw H giving them. */
+static int first_cycle(ovk__ctx *c, sgmres_work *w, ovk__gmres_cycle *cy, double bb, double *rr, int *stop,
+                       int *broke)
+{
+    monomial(w, 0, NULL, NULL);
+    int rc = sstep_cycle(c, w, cy, c->opts->max_iter < w->m ? c->opts->max_iter : w->m, bb, rr, stop, broke);
+    if (!rc && *broke && cy->k == 0) {
+        *broke = 0;
+        rc = ovk__gmres_cycle_run(c, cy, w->m, bb, rr, w->H, stop);
+    }
+    if (rc) return rc;
+    if (cy->k > 0) estimate(c, w, cy->k);
+    else monomial(w, 0, NULL, NULL), w->sh.estimated = 0;
+    print_shifts(c, w);
     return OVK_OK;
 }
 
@@ -667,6 +691,21 @@ static int short_cycle(const ovk__ctx *c, const sgmres_work *w, double rr, doubl
     return log(c->watch.rr_stop / rr) / (2.0 * log(rate)) <= w->s;
 }
 
+/* the safeguard after an s-step cycle from rr_start: a block not SPD
+ * (broke), a true residual raised or lost; 1: the next cycle is DCGS2 */
+static int guarded(ovk__ctx *c, sgmres_work *w, const ovk__gmres_cycle *cy, int broke, double rr_start)
+{
+    if (!broke && !cy->reverted && !lost(cy, rr_start)) return 0;
+    if (!broke) {
+        w->guard = cy->reverted ? GUARD_RAISED : GUARD_LOST;
+        w->guard_at = cy->iter;
+        w->guard_value = sqrt(cy->rr_end / rr_start);
+    }
+    w->guards++;
+    c->res->restarts++;
+    return 1;
+}
+
 /* cycles from r = b - A x (||r||^2 = rr) until a stop, or the fallback */
 static int run(ovk__ctx *c, sgmres_work *w, double bb)
 {
@@ -683,9 +722,11 @@ static int run(ovk__ctx *c, sgmres_work *w, double bb)
     }
     if (!w->sh.estimated) {
         double rr0 = rr;
-        rc = first_cycle(c, w, &cy, bb, &rr, &stop);
+        int broke = 0;
+        rc = first_cycle(c, w, &cy, bb, &rr, &stop, &broke);
         if (rc || stop) return rc;
         rate = rate_of(rr0, rr, cy.k);
+        dcgs2_next = guarded(c, w, &cy, broke, rr0);
     }
     for (;;) {
         double rr_start = rr;
@@ -704,16 +745,7 @@ static int run(ovk__ctx *c, sgmres_work *w, double bb)
         else rc = overlap_cycle(c, w, &cy, left < w->m ? left : w->m, bb, &rr, &stop, &broke);
         if (rc || stop) return rc;
         rate = rate_of(rr_start, rr, cy.k);
-        if (broke || cy.reverted || lost(&cy, rr_start)) {
-            if (!broke) {
-                w->guard = cy.reverted ? GUARD_RAISED : GUARD_LOST;
-                w->guard_at = cy.iter;
-                w->guard_value = sqrt(cy.rr_end / rr_start);
-            }
-            w->guards++;
-            c->res->restarts++;
-            dcgs2_next = 1;
-        }
+        dcgs2_next = guarded(c, w, &cy, broke, rr_start);
     }
     w->guard = GUARD_GMRES;
     w->guard_at = cy.iter;
@@ -831,7 +863,10 @@ static void sgmres_view(const void *work, FILE *f)
     if (w->overlap && w->short_cycles)
         fprintf(f, "  sgmres: %d cycles of the last solve ran with blocking blocks (predicted by the last cycle's rate "
                    "to need at most s = %d columns)\n", w->short_cycles, w->s);
-    if (!w->sh.estimated) fprintf(f, "  sgmres: shifts from the Ritz values of the next solve's first cycle (gmres's)\n");
+    if (!w->sh.estimated)
+        fprintf(f, "  sgmres: shifts from the Ritz values of the next solve's first cycle (its first %d columns in "
+                   "blocks of %d in the monomial basis)\n", w->s > FIRST_COLS ? w->s : FIRST_COLS,
+                w->s < FIRST_S ? w->s : FIRST_S);
     else if (w->sh.nonfinite)
         fprintf(f, "  sgmres: the first cycle's Ritz values were not finite: monomial basis instead of Newton\n");
     else {
