@@ -24,6 +24,8 @@
  *     4 as well, in the steady state and in a first solve, whose start-up
  *     costs them a few sums); once chosen, kept as
  *     the latency grows, s never falling.
+ *   - the exposed fraction of a reduction (figures.exposed): all of it
+ *     never gives plcg, pgmres or overlap=1; the runner-up (test_exposed).
  * The variants' vector steps that auto times are tested in
  * test_vector_steps.c. */
 #include <setjmp.h>
@@ -123,7 +125,7 @@ static const char *timed_for(double lat_us, double mv_us, double work_us, double
                              int first)
 {
     static char spec[32];
-    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, mv_us * US, 0};
+    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, mv_us * US, 0, 0.0, 0};
     ovk__auto_choice cand[2];
     double u[2];
     int n = ovk__auto_candidates(&f, maxl, first, cand);
@@ -207,10 +209,20 @@ static void test_nonsymmetric(void **state)
     assert_true(first.kind == OVK__AUTO_GMRES || first.depth <= steady.depth);
 }
 
+static const char *exposed_choice(double lat_us, double work_us, double vec_us, long maxl, int first, int nonsym,
+                                  double exposed)
+{
+    static char spec[32];
+    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, 0.0, 1, exposed, 0};
+    ovk__auto_spec(nonsym ? ovk__auto_best_nonsymmetric(&f, maxl, first) : ovk__auto_best(&f, maxl, first), spec,
+                   sizeof spec);
+    return spec;
+}
+
 static const char *sstep_choice(double lat_us, double work_us, double vec_us, long maxl, int first, int nonsym)
 {
     static char spec[32];
-    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, 0.0, 1};
+    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, 0.0, 1, 0.0, 0};
     ovk__auto_spec(nonsym ? ovk__auto_best_nonsymmetric(&f, maxl, first) : ovk__auto_best(&f, maxl, first), spec,
                    sizeof spec);
     return spec;
@@ -257,6 +269,44 @@ static void test_sstep(void **state)
             }
 }
 
+/* the fraction of a reduction the backend leaves exposed (its overlap
+ * probes): all of it (blocking) never gives a variant whose gain is a sum
+ * in flight (plcg, pgmres, sgmres with overlap=1; pipecg stays: one sum
+ * a step where alg1 makes three), whatever the latency; none of it gives
+ * the choices above; the modelled time never falls as more is exposed, and
+ * the runner-up is another candidate, no faster than the choice */
+static void test_exposed(void **state)
+{
+    (void)state;
+    for (int nonsym = 0; nonsym <= 1; nonsym++)
+        for (int first = 0; first <= 1; first++)
+            for (double lat = 0.0; lat <= 5000.0; lat += 50.0)
+                for (long maxl = 1; maxl <= 8; maxl++) {
+                    const char *c = exposed_choice(lat, 54.0, 14.0, maxl, first, nonsym, 1.0);
+                    assert_null(strstr(c, "plcg"));
+                    assert_null(strstr(c, "pgmres"));
+                    assert_null(strstr(c, "overlap=1"));
+                }
+    assert_string_equal(exposed_choice(1000.0, 54.0, 14.0, 4, 0, 1, 0.0), "sgmres:s=10,overlap=1");
+    assert_string_equal(exposed_choice(1000.0, 54.0, 14.0, 4, 0, 1, 1.0), "sgmres:s=10");
+    assert_string_equal(exposed_choice(250.0, 54.0, 14.0, 4, 0, 0, 1.0), "scg:s=4");
+    assert_string_equal(exposed_choice(250.0, 54.0, 14.0, 4, 0, 0, 0.0), "plcg:l=3");
+    for (int nonsym = 0; nonsym <= 1; nonsym++) {
+        ovk__auto_choice pl = {nonsym ? OVK__AUTO_PGMRES : OVK__AUTO_PLCG, 3};
+        double last = 0.0;
+        for (double e = 0.0; e <= 1.0; e += 0.125) {
+            ovk__auto_figures f = {500 * US, 500 * US, 54 * US, 14 * US, 0.0, 1, e, 0};
+            double t = ovk__auto_modelled(&f, 0, nonsym, pl);
+            assert_true(t >= last);
+            last = t;
+            ovk__auto_choice best = nonsym ? ovk__auto_best_nonsymmetric(&f, 4, 0) : ovk__auto_best(&f, 4, 0), second;
+            ovk__auto_runner_up(&f, 4, 0, nonsym, best, &second);
+            assert_false(ovk__auto_same(best, second));
+            assert_true(ovk__auto_modelled(&f, 0, nonsym, second) >= ovk__auto_modelled(&f, 0, nonsym, best));
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_timed_choice),
         cmocka_unit_test(test_timed_monotone),
         cmocka_unit_test(test_nonsymmetric),
+        cmocka_unit_test(test_exposed),
         cmocka_unit_test(test_sstep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL) ? 1 : 0;

@@ -77,6 +77,8 @@ typedef struct auto_work {
     unsigned sstep_epoch;
     int sstep_off;             /* SSTEP_*: why the last choice left them out */
     ovk__auto_figures fig;     /* the figures of the last choice */
+    ovk__auto_choice runner;   /* the model's runner-up to it */
+    double t_choice, t_runner; /* their modelled times per iteration, seconds */
 } auto_work;
 
 /* Local: cv's instance and options freed (cv may be empty) */
@@ -318,6 +320,55 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__au
     return rc;
 }
 
+/* The overlap probes: OVERLAP_PROBES sums, each posted before ceil(L / W)
+ * local alg1 iterations (at most OVERLAP_ITERS; the solver's own progress
+ * hook, no test of ours) and waited for after them.  The time the sum
+ * held the host (its start and its wait, less the wait that L would leave
+ * after work shorter than it) over L is the exposed fraction; the median of
+ * the probes, each bounded to [0, 1], the smallest over the ranks (as the
+ * latency: an early rank's wait includes the others' lateness); noisy when
+ * a rank's probes spread by more than NOISY_SPREAD.  Skipped (nothing
+ * exposed, as before the probes) where L is below half an iteration's
+ * work: pipelining gains little there. */
+enum { OVERLAP_PROBES = 3, OVERLAP_ITERS = 8 };
+static const double NOISY_SPREAD = 0.25;
+
+static int overlap_probes(ovk__ctx *c, const probe_vecs *pv, double *r, ovk__auto_figures *f)
+{
+    double L = f->latency, e[OVERLAP_PROBES], sink = 0.0, vk, mk;
+    f->exposed = NAN; /* not measured: the model takes it as hidden */
+    f->noisy = 0;
+    if (!(L >= 0.5 * f->work) || !isfinite(L)) return OVK_OK;
+    int iters = (int)fmin(ceil(L / f->work), OVERLAP_ITERS), rc = OVK_OK;
+    probe_sum none = {.done = 1}; /* no test of ours */
+    for (int k = 0; k < OVERLAP_PROBES; k++) {
+        double v = 1.0, t0 = ovk__now();
+        ovk_request *req = NULL;
+        int rs = ovk__sum_begin(c, OVK__GAMMA, &v, 1, &req);
+        double t1 = ovk__now();
+        for (int i = 0; i < iters; i++) rc = first(rc, local_iteration(c, pv, r, &none, &vk, &mk, &sink));
+        double t2 = ovk__now();
+        if (req) rs = first(rs, ovk__sum_end(c, OVK__GAMMA, req));
+        double t3 = ovk__now(), left = fmax(0.0, L - (t2 - t0)); /* the wait no overlap could avoid */
+        e[k] = fmin(1.0, fmax(0.0, ((t1 - t0) + fmax(0.0, t3 - t2 - left)) / L));
+        if (rs) rc = first(rc, ovk__fail(rs, "auto: an overlap probe's sum failed: %s", ovk_error_detail()));
+    }
+    for (int i = 1; i < OVERLAP_PROBES; i++) /* sorted: the median in the middle */
+        for (int j = i; j > 0 && e[j] < e[j - 1]; j--) {
+            double t = e[j];
+            e[j] = e[j - 1];
+            e[j - 1] = t;
+        }
+    volatile double keep = sink;
+    (void)keep;
+    double g[2] = {-e[OVERLAP_PROBES / 2], e[OVERLAP_PROBES - 1] - e[0]};
+    rc = first(rc, agree_max(c, g, 2));
+    f->exposed = -g[0];
+    f->noisy = g[1] > NOISY_SPREAD;
+    if (!rc && c->cb.failed) rc = ovk__fail(OVK_ECALLBACK, "auto: %s (the overlap probes)", c->cb.detail);
+    return rc;
+}
+
 /* Collective: candidate ch set up in cd on *block, the fastest of reps of
  * its vector step in *u (seconds).  With keep cd stays set up; else the
  * block comes back in *block.  After a failure the block is freed (*block
@@ -406,6 +457,8 @@ static int figures(ovk__ctx *c, double **block, double *r, int first, ovk__auto_
     if (!rc) rc = ovk__agree(c->comm, probe(c, &pv, r, first ? SETUP_REPS : WARM_REPS, f, &alg1));
     c->cb.failed = 0; /* the failing rank's detail went everywhere */
     if (!rc && !alg1) rc = ovk__agree(c->comm, agree_figures(c, f));
+    if (!rc && !alg1) rc = ovk__agree(c->comm, overlap_probes(c, &pv, r, f));
+    c->cb.failed = 0;
     if (rc) return rc;
     if (c->sym.values) return figures_nonsymmetric(c, first, alg1, f, choice);
     *choice = (ovk__auto_choice){OVK__AUTO_ALG1, 0};
@@ -432,6 +485,25 @@ static void choice_line(const auto_work *w, const char *indent, FILE *f)
     };
     fprintf(f, "%sauto: latency %.0f us, local work %.0f us per iteration%s -> %s%s\n", indent, w->latency_us,
             w->work_us, w->warm ? " (warm)" : "", w->inner.spec, why[w->sstep_off]);
+    char runner[32];
+    ovk__auto_spec(w->runner, runner, sizeof runner);
+    if (isnan(w->fig.exposed))
+        fprintf(f, "%s  overlap: not measured (the latency below half an iteration's work: taken as hidden)", indent);
+    else
+        fprintf(f, "%s  overlap: %.0f %% of a reduction hidden behind local work (median of %d probes%s)", indent,
+                100.0 * (1.0 - w->fig.exposed), (int)OVERLAP_PROBES,
+                w->fig.noisy ? "; noisy: they disagreed by more than 25 %, the host is loaded" : "");
+    fprintf(f, "; model: %s %.1f us per iteration, runner-up %s %.1f us\n", w->inner.spec, 1e6 * w->t_choice, runner,
+            1e6 * w->t_runner);
+}
+
+/* the model's figures for the choice in w->inner and its runner-up */
+static void note_model(const ovk__ctx *c, auto_work *w, int first)
+{
+    const auto_params *pp = c->params;
+    ovk__auto_runner_up(&w->fig, pp->maxl, first, w->nonsymmetric, w->inner.choice, &w->runner);
+    w->t_choice = ovk__auto_modelled(&w->fig, first, w->nonsymmetric, w->inner.choice);
+    w->t_runner = ovk__auto_modelled(&w->fig, first, w->nonsymmetric, w->runner);
 }
 
 /* Local: why the s-step variants are not candidates now (SSTEP_ON: they are) */
@@ -479,6 +551,7 @@ static int measure(ovk__ctx *c, auto_work *w, int first)
     if (change && kept.v.sv && ovk__auto_same(choice, kept.choice)) { /* refine's last candidate */
         drop(&w->inner);
         w->inner = kept;
+        note_model(c, w, first);
         return report(c, w);
     }
     if (kept.v.sv) block = ovk__variant_take_block(&kept.v);
@@ -486,6 +559,7 @@ static int measure(ovk__ctx *c, auto_work *w, int first)
     if (change) rc = use(c, &w->inner, choice, block); /* the block is the choice's */
     else free(block);
     if (rc) return rc;
+    note_model(c, w, first);
     return report(c, w);
 }
 
@@ -523,7 +597,11 @@ static int sstep_again(ovk__ctx *c, auto_work *w)
     if (w->broke && ch.kind == OVK__AUTO_PLCG) ch = (ovk__auto_choice){OVK__AUTO_PIPEPRCG, 0};
     w->sstep_off = why;
     int rc = use(c, &w->inner, ch, NULL);
-    if (!rc) rc = report(c, w);
+    if (!rc) {
+        w->fig.sstep = 0;
+        note_model(c, w, 1);
+        rc = report(c, w);
+    }
     return rc;
 }
 

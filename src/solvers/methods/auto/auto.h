@@ -37,6 +37,10 @@ typedef struct ovk__auto_figures {
     double vec;         /* its vector part */
     double matvec;      /* its matvec */
     int sstep;          /* 1: scg and sgmres are candidates too (auto.c allows them) */
+    double exposed;     /* the fraction of a posted reduction's latency not hidden behind local work on
+                         * this backend, in [0, 1] (0: all of it hidden; NaN: not measured, taken as 0;
+                         * auto.c's overlap probes) */
+    int noisy;          /* 1: those probes disagreed (auto.c) */
 } ovk__auto_figures;
 
 /* The deepest plcg auto may choose, and its default. */
@@ -78,6 +82,13 @@ int ovk__auto_settled_nonsymmetric(const ovk__auto_figures *f, long maxl, int fi
  * least extra vector work of a pipelined variant, judged from the vector
  * work cold_vec of a cold iteration: nothing is worth hiding. */
 int ovk__auto_nothing_to_hide(double latency, double cold_vec);
+/* The model's time per iteration (seconds) of ch at f->latency, and the
+ * runner-up to best (the candidate of ovk__auto_best or
+ * ovk__auto_best_nonsymmetric, by nonsymmetric, with the next smallest
+ * time; *second = best when there is none). */
+double ovk__auto_modelled(const ovk__auto_figures *f, int first, int nonsymmetric, ovk__auto_choice ch);
+void ovk__auto_runner_up(const ovk__auto_figures *f, long maxl, int first, int nonsymmetric, ovk__auto_choice best,
+                         ovk__auto_choice *second);
 /* 1 when ch is scg or sgmres */
 int ovk__auto_is_sstep(ovk__auto_choice ch);
 

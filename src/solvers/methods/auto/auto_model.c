@@ -9,6 +9,11 @@
  *
  * A pipelined variant waits for a sum started k steps earlier after its
  * matvec, so k steps last at least L plus the vector work after the wait.
+ * Of L only the part the backend progresses behind local work can hide:
+ * with e = f->exposed (auto.c's overlap probes), e L of every sum is paid
+ * as a blocking sum's would be and (1 - e) L is hidden as above, so that a
+ * backend that hides nothing (e = 1) makes a pipelined variant cost its
+ * blocking form (one blocking sum per step).
  * pipecg waits after one matvec, as plcg:l=1 would, with fewer passes: it
  * stands for depth 1.  A first solve also pays plcg's start-up, spread over
  * FIRST_ITERATIONS.
@@ -121,6 +126,15 @@ int ovk__auto_same(ovk__auto_choice a, ovk__auto_choice b) { return a.kind == b.
 
 static ovk__auto_choice choice_of(ovk__auto_kind kind, int depth) { return (ovk__auto_choice){kind, depth}; }
 
+/* the exposed fraction, bounded */
+static double exposed(const ovk__auto_figures *f) { return f->exposed > 0.0 ? fmin(f->exposed, 1.0) : 0.0; } /* NaN: 0 */
+
+/* a variant whose gain is a sum in flight is a candidate only where the
+ * backend hides at least this fraction of one: where it hides less, its
+ * blocking form makes no fewer blocking sums than it */
+#define OVERLAP_MIN 0.5
+static int overlap_allowed(const ovk__auto_figures *f) { return exposed(f) <= 1.0 - OVERLAP_MIN; }
+
 /* the s-step variants are candidates where the latency is at least an
  * iteration's local work: their blocks cost accuracy and, on ill-conditioned
  * matrices, iterations that the model does not price */
@@ -138,9 +152,9 @@ static double startup_time(const ovk__auto_figures *f, int k)
  * earlier, with `passes` vector passes beyond alg1's */
 static double pipelined_time(const ovk__auto_figures *f, double passes, int depth)
 {
-    double pass = f->vec / ALG1_PASSES;
+    double pass = f->vec / ALG1_PASSES, e = exposed(f);
     double local = f->work + passes * pass, after_wait = (passes + ALG1_PASSES) * pass;
-    return fmax(local, (f->latency + after_wait) / depth);
+    return fmax(local, ((1.0 - e) * f->latency + after_wait) / depth) + e * f->latency;
 }
 
 /* scg:s per iteration: its step, its s steps more per solve (-n 20 and 25:
@@ -170,17 +184,17 @@ static double modelled(const ovk__auto_figures *f, int first, ovk__auto_choice c
  * solve ||A||'s pass, about a matvec); plcg as modelled */
 static double measured(const ovk__auto_figures *f, double u, int first, ovk__auto_choice ch)
 {
-    double mv = f->matvec, lat = f->latency;
+    double mv = f->matvec, e = exposed(f), lat = (1.0 - e) * f->latency, paid = e * f->latency;
     if (ch.kind == OVK__AUTO_PIPECG)
-        return fmax(mv, lat) + u + (PIPECG_SOLVE_SUMS * lat + (first ? mv : 0.0)) / FIRST_ITERATIONS;
+        return fmax(mv, lat) + u + paid + (PIPECG_SOLVE_SUMS * f->latency + (first ? mv : 0.0)) / FIRST_ITERATIONS;
     int k = ch.depth;
-    return fmax(mv + u, (lat + u) / k) + (first ? startup_time(f, k) : 0.0);
+    return fmax(mv + u, (lat + u) / k) + paid + (first ? startup_time(f, k) : 0.0);
 }
 
 ovk__auto_choice ovk__auto_best(const ovk__auto_figures *f, long maxl, int first)
 {
     ovk__auto_choice best = choice_of(OVK__AUTO_ALG1, 0);
-    for (int k = 1; k <= maxl; k++) { /* shallowest first: deeper pipelines lose accuracy */
+    for (int k = 1; k <= (overlap_allowed(f) ? maxl : 1); k++) { /* shallowest first: deeper pipelines lose accuracy */
         ovk__auto_choice ch = k == 1 ? choice_of(OVK__AUTO_PIPECG, 0) : choice_of(OVK__AUTO_PLCG, k);
         if (modelled(f, first, ch) < modelled(f, first, best)) best = ch;
     }
@@ -217,7 +231,7 @@ int ovk__auto_candidates(const ovk__auto_figures *f, long maxl, int first, ovk__
 {
     ovk__auto_choice best = ovk__auto_best(f, maxl, first), plcg = choice_of(OVK__AUTO_PLCG, 2);
     ovk__auto_choice pipecg = choice_of(OVK__AUTO_PIPECG, 0);
-    if (best.kind == OVK__AUTO_ALG1 || maxl < 2) return 0;
+    if (best.kind == OVK__AUTO_ALG1 || maxl < 2 || !overlap_allowed(f)) return 0;
     for (int k = 3; k <= maxl; k++) {
         ovk__auto_choice deeper = choice_of(OVK__AUTO_PLCG, k);
         if (modelled(f, first, deeper) < modelled(f, first, plcg)) plcg = deeper;
@@ -253,7 +267,8 @@ static double sgmres_latency(const ovk__auto_figures *f, ovk__auto_choice ch, do
 {
     double m = GMRES_RESTART, s = ch.depth, L = f->latency;
     if (ch.kind == OVK__AUTO_SGMRES) return (2.0 / s + 1.0 / m) * L;
-    return (SGMRES_WAITED * L + (m / s - 1.0) * fmax(0.0, L - s * mv)) / m;
+    double e = exposed(f);
+    return (SGMRES_WAITED * L + (m / s - 1.0) * (e * L + fmax(0.0, (1.0 - e) * L - s * mv))) / m;
 }
 
 /* sgmres:s's first cycle in a first solve (sgmres.c's start-up): blocking
@@ -284,8 +299,8 @@ static double modelled_nonsymmetric(const ovk__auto_figures *f, int first, ovk__
         double t = mv + (gmres_passes() + SGMRES_PASS * (ch.depth + 1) + extra) * pass + sgmres_latency(f, ch, mv);
         return first ? t + sgmres_first_cycle(f, ch, mv) / FIRST_ITERATIONS : t;
     }
-    double vec = pgmres_passes(ch.depth) * pass;
-    double t = fmax(mv + vec, (f->latency + vec) / ch.depth);
+    double vec = pgmres_passes(ch.depth) * pass, e = exposed(f);
+    double t = fmax(mv + vec, ((1.0 - e) * f->latency + vec) / ch.depth) + e * f->latency;
     int est = ovk__solver_find("pgmres")->estimate_steps(GMRES_RESTART); /* the shifts' estimate, as gmres */
     if (first) t = (est * gmres + (FIRST_ITERATIONS - est) * t) / FIRST_ITERATIONS;
     return t;
@@ -294,11 +309,11 @@ static double modelled_nonsymmetric(const ovk__auto_figures *f, int first, ovk__
 ovk__auto_choice ovk__auto_best_nonsymmetric(const ovk__auto_figures *f, long maxl, int first)
 {
     ovk__auto_choice best = choice_of(OVK__AUTO_GMRES, 0);
-    for (int k = 1; k <= maxl && k <= PGMRES_MAX_DEPTH; k++) {
+    for (int k = 1; overlap_allowed(f) && k <= maxl && k <= PGMRES_MAX_DEPTH; k++) {
         ovk__auto_choice ch = choice_of(OVK__AUTO_PGMRES, k);
         if (modelled_nonsymmetric(f, first, ch) < modelled_nonsymmetric(f, first, best)) best = ch;
     }
-    for (int i = 0; sstep_allowed(f) && i < 2 * SIZES; i++) { /* blocking blocks first: the simpler on a tie */
+    for (int i = 0; sstep_allowed(f) && i < (overlap_allowed(f) ? 2 : 1) * SIZES; i++) { /* blocking blocks first */
         ovk__auto_kind kind = i < SIZES ? OVK__AUTO_SGMRES : OVK__AUTO_SGMRES_OVERLAP;
         ovk__auto_choice ch = choice_of(kind, sgmres_sizes[i % SIZES]);
         if (modelled_nonsymmetric(f, first, ch) < modelled_nonsymmetric(f, first, best)) best = ch;
@@ -317,4 +332,36 @@ int ovk__auto_settled_nonsymmetric(const ovk__auto_figures *f, long maxl, int fi
 int ovk__auto_nothing_to_hide(double latency, double cold_vec)
 {
     return !(ALG1_REDUCTIONS * latency > cold_vec / COLD_VEC);
+}
+
+double ovk__auto_modelled(const ovk__auto_figures *f, int first, int nonsymmetric, ovk__auto_choice ch)
+{
+    if (ch.kind == OVK__AUTO_PIPEPRCG) ch = choice_of(OVK__AUTO_PIPECG, 0); /* its recurrences: pipecg's passes */
+    return nonsymmetric ? modelled_nonsymmetric(f, first, ch) : modelled(f, first, ch);
+}
+
+void ovk__auto_runner_up(const ovk__auto_figures *f, long maxl, int first, int nonsymmetric, ovk__auto_choice best,
+                         ovk__auto_choice *second)
+{
+    ovk__auto_choice cand[OVK__AUTO_MAX_DEPTH + 2 * SIZES + 2];
+    int n = 0, overlap = overlap_allowed(f), sstep = sstep_allowed(f);
+    if (nonsymmetric) {
+        cand[n++] = choice_of(OVK__AUTO_GMRES, 0);
+        for (int k = 1; overlap && k <= maxl && k <= PGMRES_MAX_DEPTH; k++) cand[n++] = choice_of(OVK__AUTO_PGMRES, k);
+        for (int i = 0; sstep && i < SIZES; i++) {
+            cand[n++] = choice_of(OVK__AUTO_SGMRES, sgmres_sizes[i]);
+            if (overlap) cand[n++] = choice_of(OVK__AUTO_SGMRES_OVERLAP, sgmres_sizes[i]);
+        }
+    } else {
+        cand[n++] = choice_of(OVK__AUTO_ALG1, 0);
+        cand[n++] = choice_of(OVK__AUTO_PIPECG, 0);
+        for (int k = 2; overlap && k <= maxl; k++) cand[n++] = choice_of(OVK__AUTO_PLCG, k);
+        for (int i = 0; sstep && i < SIZES; i++) cand[n++] = choice_of(OVK__AUTO_SCG, scg_sizes[i]);
+    }
+    *second = best;
+    double t2 = INFINITY;
+    for (int i = 0; i < n; i++) {
+        double t = ovk__auto_modelled(f, first, nonsymmetric, cand[i]);
+        if (!ovk__auto_same(cand[i], best) && t < t2) *second = cand[i], t2 = t;
+    }
 }
