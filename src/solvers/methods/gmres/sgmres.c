@@ -8,9 +8,10 @@
  *                 z_{i+2} = g_{i+1} ((M - a) z_{i+1} + g_i b^2 z_i)
  *                                                       (a pair a +- i b)
  *
- * (shifts a_i: Leja-ordered Ritz values of a first cycle of gmres, the
- * conjugate of a complex one next to it; g_i = 1 / max |lambda - a_i| over
- * the Ritz values scales each new vector; s = 1 or basis=monomial: a_i = 0),
+ * (shifts a_i: Leja-ordered Ritz values of the first cycle, whose first
+ * blocks are monomial (first_cycle), the conjugate of a complex one next
+ * to it; g_i = 1 / max |lambda - a_i| over the Ritz values scales each new
+ * vector; s = 1 or basis=monomial: a_i = 0),
  * then orthonormalizes the block Y = [z_{j0+1} .. z_{j0+s}] against Q =
  * [q_0 .. q_j0] by block classical Gram-Schmidt with the Pythagorean
  * Cholesky QR, twice (BCGS-PIP2: Carson, Lund, Rozloznik and Thomas, 2022):
@@ -897,7 +898,7 @@ const ovk__solver ovk__solver_sgmres = {
     .description = "s-step GMRES (CA-GMRES): s products per block, two block reductions per s steps, Newton basis",
     .options = "s=1..32: the block size, products between reductions (5); m=1..500: the restart (the smallest "
                "multiple of s from 30); basis=newton|monomial: the block's basis, Newton with Leja-ordered Ritz "
-               "shifts from a first gmres cycle (default) or powers of A C; overlap=0|1: 1 starts each block from "
+               "shifts from the first cycle's Ritz values, its first blocks monomial (default) or powers of A C; overlap=0|1: 1 starts each block from "
                "the previous block's raw last vector (one Newton basis per cycle, m shifts) so that one reduction per "
                "block, carrying the previous block's second pass, runs in flight behind the next block's products "
                "(0)",
