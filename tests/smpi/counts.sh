@@ -7,7 +7,7 @@
 # mpiexec) and once on 64 simulated ranks (SMPI).  Every simulated count must be
 # the real count of its pair, and all the counts the same.  sgmres and scg (the
 # s-step variants, blocking: their sums do not overlap) take their own counts
-# (45 and 56), each the same real and simulated.
+# (45 and 44), each the same real and simulated.
 #   counts.sh SMPIRUN PLATFORM SIM_DRIVER REF_MPIEXEC REF_DRIVER
 # Exit 77 (skipped) when no reference driver was configured.
 set -uo pipefail
