@@ -125,7 +125,7 @@ static const char *timed_for(double lat_us, double mv_us, double work_us, double
                              int first)
 {
     static char spec[32];
-    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, mv_us * US, 0, 0.0, 0};
+    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, mv_us * US, 0, 0.0, 0, 0};
     ovk__auto_choice cand[2];
     double u[2];
     int n = ovk__auto_candidates(&f, maxl, first, cand);
@@ -213,7 +213,7 @@ static const char *exposed_choice(double lat_us, double work_us, double vec_us, 
                                   double exposed)
 {
     static char spec[32];
-    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, 0.0, 1, exposed, 0};
+    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, 0.0, 1, exposed, 0, 0};
     ovk__auto_spec(nonsym ? ovk__auto_best_nonsymmetric(&f, maxl, first) : ovk__auto_best(&f, maxl, first), spec,
                    sizeof spec);
     return spec;
@@ -222,7 +222,7 @@ static const char *exposed_choice(double lat_us, double work_us, double vec_us, 
 static const char *sstep_choice(double lat_us, double work_us, double vec_us, long maxl, int first, int nonsym)
 {
     static char spec[32];
-    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, 0.0, 1, 0.0, 0};
+    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, 0.0, 1, 0.0, 0, 0};
     ovk__auto_spec(nonsym ? ovk__auto_best_nonsymmetric(&f, maxl, first) : ovk__auto_best(&f, maxl, first), spec,
                    sizeof spec);
     return spec;
@@ -295,7 +295,7 @@ static void test_exposed(void **state)
         ovk__auto_choice pl = {nonsym ? OVK__AUTO_PGMRES : OVK__AUTO_PLCG, 3};
         double last = 0.0;
         for (double e = 0.0; e <= 1.0; e += 0.125) {
-            ovk__auto_figures f = {500 * US, 500 * US, 54 * US, 14 * US, 0.0, 1, e, 0};
+            ovk__auto_figures f = {500 * US, 500 * US, 54 * US, 14 * US, 0.0, 1, e, 0, 0};
             double t = ovk__auto_modelled(&f, 0, nonsym, pl);
             assert_true(t >= last);
             last = t;

@@ -37,9 +37,10 @@
 
 /* warm blocking sums that time the latency where the probe cannot */
 enum { PRECISE = 2 };
-/* timed local iterations after the warming one: one at setup (a first
- * solve pays for it), the fastest of three in a later solve */
-enum { SETUP_REPS = 1, WARM_REPS = 3 };
+/* timed local iterations after the warming one, the fastest counting: three
+ * at setup and in a later solve (one descheduled iteration on a loaded host
+ * measured 50 ms of work for 50 us) */
+enum { SETUP_REPS = 3, WARM_REPS = 3 };
 /* timed vector steps of each candidate refine compares at setup */
 enum { STEP_REPS = 2 };
 /* rows between the probe's tests of its sum in the warming iteration */
@@ -320,26 +321,54 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__au
     return rc;
 }
 
-/* The overlap probes: OVERLAP_PROBES sums, each posted before ceil(L / W)
- * local alg1 iterations (at most OVERLAP_ITERS; the solver's own progress
- * hook, no test of ours) and waited for after them.  The time the sum
- * held the host (its start and its wait, less the wait that L would leave
- * after work shorter than it) over L is the exposed fraction; the median of
+/* The overlap probes: L taken again as the fastest of PRECISE blocking sums
+ * (where the latency probe's is larger, the figures' L too), then OVERLAP_PROBES sums, each
+ * posted before ceil(L / W) local alg1 iterations (at most OVERLAP_ITERS;
+ * the solver's own progress hook, no test of ours) and waited for after
+ * them.  The time the sum held the host (its start and its wait, less the
+ * wait that L would leave after work shorter than it) over L is the
+ * exposed fraction; the median of
  * the probes, each bounded to [0, 1], the smallest over the ranks (as the
  * latency: an early rank's wait includes the others' lateness); noisy when
- * a rank's probes spread by more than NOISY_SPREAD.  Skipped (nothing
- * exposed, as before the probes) where L is below half an iteration's
- * work: pipelining gains little there. */
+ * a rank's probes spread by more than NOISY_SPREAD.  Skipped (NaN: taken as
+ * hidden) where L is below half an iteration's work (pipelining gains
+ * little there) and where the model chooses the same whether the backend
+ * hides all or nothing (the probes would cost without deciding). */
 enum { OVERLAP_PROBES = 3, OVERLAP_ITERS = 8 };
 static const double NOISY_SPREAD = 0.25;
+
+/* Local: the model chooses the same with all of a reduction hidden and with
+ * none (the same figures on every rank: the same answer) */
+static int moot(const ovk__ctx *c, const ovk__auto_figures *f)
+{
+    const auto_params *pp = c->params;
+    ovk__auto_figures hid = *f, shown = *f;
+    hid.exposed = 0.0;
+    shown.exposed = 1.0;
+    if (c->sym.values)
+        return ovk__auto_same(ovk__auto_best_nonsymmetric(&hid, pp->maxl, 1), ovk__auto_best_nonsymmetric(&shown, pp->maxl, 1)) &&
+               ovk__auto_same(ovk__auto_best_nonsymmetric(&hid, pp->maxl, 0), ovk__auto_best_nonsymmetric(&shown, pp->maxl, 0));
+    return ovk__auto_same(ovk__auto_best(&hid, pp->maxl, 1), ovk__auto_best(&shown, pp->maxl, 1)) &&
+           ovk__auto_same(ovk__auto_best(&hid, pp->maxl, 0), ovk__auto_best(&shown, pp->maxl, 0));
+}
 
 static int overlap_probes(ovk__ctx *c, const probe_vecs *pv, double *r, ovk__auto_figures *f)
 {
     double L = f->latency, e[OVERLAP_PROBES], sink = 0.0, vk, mk;
     f->exposed = NAN; /* not measured: the model takes it as hidden */
     f->noisy = 0;
+    f->unprobed = OVK__AUTO_PROBE_SHORT;
     if (!(L >= 0.5 * f->work) || !isfinite(L)) return OVK_OK;
-    int iters = (int)fmin(ceil(L / f->work), OVERLAP_ITERS), rc = OVK_OK;
+    if (moot(c, f)) {
+        f->unprobed = OVK__AUTO_PROBE_MOOT;
+        return OVK_OK;
+    }
+    f->unprobed = OVK__AUTO_PROBED;
+    double timed = INFINITY; /* the reference: the probe's L can be a descheduled rank's (8.9 ms for 1 ms) */
+    int rc = timed_latency(c, &timed); /* every rank goes on: the probes' sums need it */
+    if (timed > 0.0) L = f->latency = fmin(L, timed); /* the better figure for the model too */
+    f->latency_low = fmin(f->latency_low, f->latency);
+    int iters = (int)fmin(ceil(L / f->work), OVERLAP_ITERS);
     probe_sum none = {.done = 1}; /* no test of ours */
     for (int k = 0; k < OVERLAP_PROBES; k++) {
         double v = 1.0, t0 = ovk__now();
@@ -488,7 +517,9 @@ static void choice_line(const auto_work *w, const char *indent, FILE *f)
     char runner[32];
     ovk__auto_spec(w->runner, runner, sizeof runner);
     if (isnan(w->fig.exposed))
-        fprintf(f, "%s  overlap: not measured (the latency below half an iteration's work: taken as hidden)", indent);
+        fprintf(f, "%s  overlap: not measured (%s: taken as hidden)", indent,
+                w->fig.unprobed == OVK__AUTO_PROBE_MOOT ? "the model chooses the same whether it is hidden or not"
+                                                        : "the latency below half an iteration's work");
     else
         fprintf(f, "%s  overlap: %.0f %% of a reduction hidden behind local work (median of %d probes%s)", indent,
                 100.0 * (1.0 - w->fig.exposed), (int)OVERLAP_PROBES,

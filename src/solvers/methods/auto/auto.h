@@ -41,7 +41,11 @@ typedef struct ovk__auto_figures {
                          * this backend, in [0, 1] (0: all of it hidden; NaN: not measured, taken as 0;
                          * auto.c's overlap probes) */
     int noisy;          /* 1: those probes disagreed (auto.c) */
+    int unprobed;       /* why exposed is NaN: OVK__AUTO_PROBE_* */
 } ovk__auto_figures;
+
+/* why the overlap probes did not run */
+enum { OVK__AUTO_PROBED, OVK__AUTO_PROBE_SHORT, OVK__AUTO_PROBE_MOOT };
 
 /* The deepest plcg auto may choose, and its default. */
 enum { OVK__AUTO_MAX_DEPTH = 8, OVK__AUTO_DEFAULT_DEPTH = 4 };
