@@ -200,7 +200,9 @@ static void reductions(int rank, const ovk_matrix *A, const ovk_vector *b, ovk_v
  * blocking) over the first cycle (30 iterations) against those of a solve
  * whose shifts were known (the second solve of one object): at most 3 more
  * plus its first blocks' (two blocks of 5 monomial vectors for the first
- * 10 columns, two sums more than one Newton block of 10) */
+ * 10 columns, two sums more than one Newton block of 10; with overlap=1 the
+ * first cycle's blocks are blocking: 9 sums where a later cycle waits for
+ * 5) */
 static void startup(int rank, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x)
 {
     static const char *const specs[] = {"sgmres:s=5", "sgmres:s=10", "sgmres:s=10,overlap=1"};
