@@ -370,14 +370,23 @@ contains
 
     subroutine usage(unit)
         integer, intent(in) :: unit
+        character(len=:), allocatable :: solvers, preconds
+        integer :: i
+        solvers = ''
+        do i = 1, ovk_solver_type_count()
+            solvers = solvers // ' ' // ovk_solver_type_name(i)
+        end do
+        preconds = ''
+        do i = 1, ovk_precond_type_count()
+            preconds = preconds // ' ' // ovk_precond_type_name(i)
+        end do
         write (unit, '(a)') 'usage: ovk_laplace27_f [flags]', &
             '  -n nx ny nz          grid points per process (default 40 40 40)', &
             '  -P px py pz          process grid (default: balanced, MPI_Dims_create)', &
-            '  -solver NAME         PCG variant: alg1 alg2 overlap cg1 pipecg (default alg1)', &
+            '  -solver NAME         solver (default alg1):' // solvers, &
             '  -backend SPEC        reduction backend name[:key=value,...] (default: $OVK_REDUCE_BACKEND', &
             '                       or blocking)', &
-            '  -precond SPEC        preconditioner: jacobi (or diag), none, ic0, ssor[:omega=W],', &
-            '                       cheby[:degree=K] (default jacobi)', &
+            '  -precond SPEC        preconditioner name[:key=value,...] (default jacobi):' // preconds, &
             '  -tol T               relative residual tolerance (default 1e-8)', &
             '  -atol A              absolute tolerance: converged when ||r|| < max(tol ||b||, A) (0)', &
             '  -maxit N             iteration limit (default 1000)', &

@@ -320,7 +320,8 @@ module ovkrylov
         ovk_reduce_start, ovk_reduce_test, ovk_reduce_wait, ovk_request_free, ovk_dot_init, ovk_dot_wait
     public :: ovk_options_set_args, ovk_solver_set_from_options, ovk_options_get, ovk_options_left, &
         ovk_options_finalize, ovk_options_clear, ovk_solver_view, ovk_solver_set_convergence_test, &
-        ovk_solver_type_count, ovk_solver_type_name, ovk_solver_type_description
+        ovk_solver_type_count, ovk_solver_type_name, ovk_solver_type_description, &
+        ovk_precond_type_count, ovk_precond_type_name
     public :: ovk_strerror, ovk_status_name, ovk_error_detail, ovk_reason_name
     public :: ovk_convdiff_create
 
@@ -510,6 +511,15 @@ module ovkrylov
             import :: c_int, c_ptr
             integer(c_int), value :: i
             type(c_ptr) :: c_solver_type_name
+        end function
+        pure function c_precond_type_count() bind(C, name='ovk_precond_type_count')
+            import :: c_int
+            integer(c_int) :: c_precond_type_count
+        end function
+        pure function c_precond_type_name(i) bind(C, name='ovk_precond_type_name')
+            import :: c_int, c_ptr
+            integer(c_int), value :: i
+            type(c_ptr) :: c_precond_type_name
         end function
         pure function c_solver_type_description(i) bind(C, name='ovk_solver_type_description')
             import :: c_int, c_ptr
@@ -2302,5 +2312,18 @@ contains
         character(len=:), allocatable :: text
         text = from_c(c_solver_type_description(int(i - 1, c_int)))
     end function ovk_solver_type_description
+
+    !> How many preconditioners this build has.
+    pure integer function ovk_precond_type_count()
+        ovk_precond_type_count = int(c_precond_type_count())
+    end function ovk_precond_type_count
+
+    !> The name of preconditioner i (1 .. ovk_precond_type_count(); ''
+    !> outside), as the option precond takes it.
+    function ovk_precond_type_name(i) result(text)
+        integer, intent(in) :: i
+        character(len=:), allocatable :: text
+        text = from_c(c_precond_type_name(int(i - 1, c_int)))
+    end function ovk_precond_type_name
 
 end module ovkrylov

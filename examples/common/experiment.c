@@ -68,11 +68,11 @@ void ovk_drv_usage(FILE *f)
             "  -ovk_help            rank 0 lists every -ovk_ option with its value, range and meaning\n"
             "  -ovk_log_view        rank 0 prints where the solver's time went (at its destroy)\n"
             "  -ovk_options_left 0  no warning of the -ovk_ options no solver read\n");
+    fprintf(f, "  -precond SPEC        preconditioner name[:key=value,...] (default jacobi):");
+    for (int i = 0; i < ovk_precond_type_count(); i++) fprintf(f, " %s", ovk_precond_type_name(i));
     fprintf(f,
-            "  -precond SPEC        preconditioner: jacobi (or diag), none, ic0, ssor[:omega=W],\n"
-            "                       cheby[:degree=K], ilu0, eisenstat[:omega=W] (block SSOR; ilu0 and\n"
-            "                       eisenstat: any matrix; ic0, ssor and cheby: symmetric only)\n"
-            "                       (default jacobi)\n"
+            "\n"
+            "                       (-precond list: each with its keys; -ovk_help: the same)\n"
             "  -atol A              absolute tolerance: converged when ||r|| < max(tol ||b||, A) (0)\n"
             "  -halo MODE           halo exchange of the matvec: isend (default), persistent, neighbor\n"
             "  -nullspace constant  A is singular with the constants as null space (-ovk_nullspace constant):\n"

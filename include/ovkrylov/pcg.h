@@ -216,6 +216,10 @@ int ovk_solver_type_nonsymmetric(int index);
 /* The preconditioners of this build with their options, and those it
  * leaves out with the reason (one per line; what `-precond list` prints). */
 void ovk_precond_print(FILE *f);
+/* The preconditioners of this build: how many, and the name of index
+ * 0..count-1 (NULL outside). */
+int ovk_precond_type_count(void);
+const char *ovk_precond_type_name(int index);
 const char *ovk_reason_name(ovk_reason reason);
 const char *ovk_timer_name(ovk_timer timer);
 
