@@ -130,7 +130,7 @@ contains
     integer function run()
         type(ovk_matrix) :: A
         type(ovk_solver) :: s
-        type(ovk_pcg_result) :: res
+        type(ovk_result) :: res
         integer, allocatable :: rowptr(:)
         integer(int64), allocatable :: cols(:)
         real(real64), allocatable :: vals(:), b(:), x(:)
@@ -141,7 +141,7 @@ contains
         call laplace27_rows(first_row, rowptr, cols, vals)
         call ovk_matrix_create_csr(MPI_COMM_WORLD, first_row, rowptr, cols, vals, A, ierr, dups=OVK_DUP_REJECT)
         deallocate (rowptr, cols, vals) ! the matrix has its own copy
-        if (ierr == OVK_OK) call ovk_solver_create(A, s, ierr, solver=trim(solver), tol=tol, atol=atol, max_iter=maxit)
+        if (ierr == OVK_OK) call ovk_solver_create(A, s, ierr, solver=trim(solver), rtol=tol, atol=atol, max_it=maxit)
         if (ierr == OVK_OK .and. len_trim(backend) > 0) call ovk_solver_set_option(s, 'backend', backend, ierr)
         if (ierr == OVK_OK .and. len_trim(precond) > 0) call ovk_solver_set_option(s, 'precond', precond, ierr)
         if (ierr == OVK_OK .and. print_level >= 1) call ovk_solver_set_option(s, 'print_level', 1, ierr)
