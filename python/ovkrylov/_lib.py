@@ -75,6 +75,7 @@ _Pp = POINTER(c_void_p)
 _DP = POINTER(c_double)
 _prototypes = {
     "ovk_strerror": (c_char_p, [c_int]),
+    "ovk_version": (c_char_p, []),
     "ovk_status_name": (c_char_p, [c_int]),
     "ovk_error_detail": (c_char_p, []),
     "ovk_reason_name": (c_char_p, [c_int]),

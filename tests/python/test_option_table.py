@@ -44,6 +44,10 @@ def test_solver_info_from_the_library(comm, laplace):
         assert "auto_choice" in _lib.lib.ovk_error_detail().decode()
 
 
+def test_version_is_the_library_s():
+    assert _lib.lib.ovk_version().decode() == ovkrylov.__version__
+
+
 def test_result_layout_is_checked():
     assert _lib.layout_problems(_lib.Result, "ovk_result") == []
     # the deprecated name of 0.2 is the same struct

@@ -478,6 +478,9 @@ static void test_deprecated_names(void **state)
     assert_int_equal(ovk_abi_field("ovk_pcg_result", "rhs_norm", &off_old, &size_old), OVK_OK);
     assert_int_equal(ovk_abi_field("ovk_result", "rhs_norm", &off_new, &size_new), OVK_OK);
     assert_true(off_old == off_new && size_old == size_new);
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", OVK_VERSION_MAJOR, OVK_VERSION_MINOR, OVK_VERSION_PATCH);
+    assert_string_equal(ovk_version(), want);
 
     int rowptr[] = {0, 1, 2};
     ovk_gidx cols[] = {0, 1};
