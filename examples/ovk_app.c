@@ -2,7 +2,7 @@
  * 2-D Poisson problem on an m x m grid with a variable coefficient, each rank
  * assembling a block of rows), solves with the default backend, then solves
  * again with the backend named on the command line.  The one-call
- * ovk_pcg_solve takes no options database; a solver object does
+ * ovk_solve takes no options database; a solver object does
  * (ovk_solver_set_from_options: ovk_laplace27, ovk_heat_port).
  *
  *   mpiexec -n 4 ovk_app native
@@ -45,15 +45,15 @@ static int assemble(MPI_Comm comm, int m, ovk_matrix **A)
 static int solve(ovk_matrix *A, const char *backend, int rank)
 {
     ovk_vector *b = NULL, *x = NULL;
-    ovk_pcg_options opts;
-    ovk_pcg_result res;
+    ovk_solve_options opts;
+    ovk_result res;
     ovk_vector_create(A, &b);
     ovk_vector_create(A, &x);
     ovk_vector_set(b, 1.0);
-    ovk_pcg_options_init(&opts);
+    ovk_solve_options_init(&opts);
     opts.solver = "overlap";
     opts.backend = backend; /* NULL: $OVK_REDUCE_BACKEND or blocking */
-    int rc = ovk_pcg_solve(A, b, x, &opts, &res);
+    int rc = ovk_solve(A, b, x, &opts, &res);
     if (rank == 0) {
         if (rc) fprintf(stderr, "ovk_app: %s: %s\n", ovk_strerror(rc), ovk_error_detail());
         else printf("backend %-24s iterations %d, relative residual %.3e\n", backend ? backend : "(default)",

@@ -76,7 +76,7 @@ static int solve_all(const args *a, const ovk_fe_box *m, ovk_matrix *A, const do
 {
     ovk_solver *s = NULL;
     ovk_vector *b = NULL, *x = NULL;
-    ovk_pcg_result res;
+    ovk_result res;
     int rc = ovk_solver_create(A, &s);
     if (!rc) rc = ovk_vector_create(A, &b);
     if (!rc) rc = ovk_vector_create(A, &x);

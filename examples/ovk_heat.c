@@ -11,11 +11,11 @@
  * that moves a little every update (a time loop whose values change on a
  * fixed pattern: `-precond amg:reuse=K` keeps the hierarchy's interpolation).  -matfree runs the same steps through the operator
  * callback with this file's own stencil and halo exchange (and its own
- * Jacobi callback for -precond jacobi); -oneshot calls ovk_pcg_solve every
+ * Jacobi callback for -precond jacobi); -oneshot calls ovk_solve every
  * step instead, the full setup each time, for comparison.  The solver
  * object's options also come from -ovk_KEY VALUE and $OVK_OPTIONS (they
  * override -solver, -backend, -precond, -tol; not with -oneshot, whose
- * ovk_pcg_solve takes no options database).  examples/ovk_heat_port.c is
+ * ovk_solve takes no options database).  examples/ovk_heat_port.c is
  * a shorter program written with the database only.
  *
  * Prints one line per step on rank 0, then Setup Time (setup, value updates
@@ -73,7 +73,7 @@ static void usage(FILE *f)
                "  -varcoef W  a coefficient field varying in space that moves by about W dt per update\n"
                "              (instead of k(t) = 1 + sin(t)/2; not with -matfree)\n"
                "  -matfree    apply the operator through the callback (own stencil and halo)\n"
-               "  -oneshot    ovk_pcg_solve every step (full setup each time)\n");
+               "  -oneshot    ovk_solve every step (full setup each time)\n");
     ovk_drv_usage(f);
 }
 
@@ -254,9 +254,9 @@ typedef struct totals {
 } totals;
 
 /* the options of the flags */
-static void options(const args *a, ovk_pcg_options *o)
+static void options(const args *a, ovk_solve_options *o)
 {
-    ovk_pcg_options_init(o);
+    ovk_solve_options_init(o);
     ovk_drv_apply(&a->ex, o);
     o->solver = a->solver;
     o->backend = a->backend;
@@ -266,7 +266,7 @@ static void options(const args *a, ovk_pcg_options *o)
 
 static int make_solver(const args *a, box *b, ovk_matrix *A, ovk_solver **s)
 {
-    ovk_pcg_options o;
+    ovk_solve_options o;
     options(a, &o);
     const char *pc = a->ex.precond ? a->ex.precond : "jacobi";
     int own_jacobi = a->matfree && (!strcmp(pc, "jacobi") || !strcmp(pc, "diag"));
@@ -302,15 +302,15 @@ static int update_values(const args *a, box *b, ovk_matrix *A, double t)
 static int step(const args *a, ovk_solver *s, const ovk_matrix *A, ovk_vector *b, ovk_vector *u, int m,
                 totals *tot)
 {
-    ovk_pcg_result res;
+    ovk_result res;
     int rank = 0, rc;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     for (int i = 0; i < ovk_vector_nlocal(b); i++) ovk_vector_data(b)[i] = ovk_vector_data_const(u)[i] + a->dt;
     double t0 = MPI_Wtime();
     if (a->oneshot) {
-        ovk_pcg_options o;
+        ovk_solve_options o;
         options(a, &o);
-        rc = ovk_pcg_solve(A, b, u, &o, &res);
+        rc = ovk_solve(A, b, u, &o, &res);
     } else {
         rc = ovk_solver_solve(s, b, u, &res); /* u: the previous solution as initial guess */
     }

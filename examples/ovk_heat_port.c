@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     ovk_matrix *A = NULL;
     ovk_solver *s = NULL;
     ovk_vector *b = NULL, *u = NULL;
-    ovk_pcg_result res = {0};
+    ovk_result res = {0};
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank), MPI_Comm_size(MPI_COMM_WORLD, &size);
     ovk_options_set_args(argc, argv);

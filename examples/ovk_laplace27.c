@@ -191,7 +191,7 @@ static void report_error(int rank, int rc)
 
 /* The solve, with the experiment flags (noise, CSV row). */
 static int solve(const args *a, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
-                 const ovk_pcg_options *opts, ovk_pcg_result *res)
+                 const ovk_solve_options *opts, ovk_result *res)
 {
     int convdiff = !strcmp(a->problem, "convdiff");
     int neumann = !strcmp(a->bc, "neumann");
@@ -209,8 +209,8 @@ static int run(const args *a, int rank, int size)
     ovk_matrix *A = NULL;
     ovk_reducer *red = NULL;
     ovk_vector *b = NULL, *x = NULL;
-    ovk_pcg_options opts;
-    ovk_pcg_result res;
+    ovk_solve_options opts;
+    ovk_result res;
     int convdiff = !strcmp(a->problem, "convdiff");
     int rc = convdiff ? ovk_convdiff_create(MPI_COMM_WORLD, a->n[0], a->n[1], a->n[2], a->P[0], a->P[1], a->P[2],
                                             a->velocity, a->peclet,
@@ -229,13 +229,13 @@ static int run(const args *a, int rank, int size)
     double *bd = ovk_vector_data(b);
     for (int i = 0; i < ovk_vector_nlocal(b); i++)
         bd[i] = a->random_rhs ? hash_unit((uint64_t)(ovk_matrix_row_start(A) + i)) : 1.0;
-    ovk_pcg_options_init(&opts);
+    ovk_solve_options_init(&opts);
     opts.solver = a->solver;
     opts.reducer = red;
     opts.backend = a->backend; /* when red is NULL: NULL is $OVK_REDUCE_BACKEND, else blocking */
     ovk_drv_apply(&a->ex, &opts);
-    opts.tol = a->tol;
-    opts.max_iter = a->maxit;
+    opts.rtol = a->tol;
+    opts.max_it = a->maxit;
     opts.print_level = a->print_level;
     opts.progress_every = a->progress;
     char solver[128];

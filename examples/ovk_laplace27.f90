@@ -130,7 +130,7 @@ contains
     integer function run()
         type(ovk_matrix) :: A
         type(ovk_solver) :: s
-        type(ovk_pcg_result) :: res
+        type(ovk_result) :: res
         integer, allocatable :: rowptr(:)
         integer(int64), allocatable :: cols(:)
         real(real64), allocatable :: vals(:), b(:), x(:)
@@ -141,7 +141,7 @@ contains
         call laplace27_rows(first_row, rowptr, cols, vals)
         call ovk_matrix_create_csr(MPI_COMM_WORLD, first_row, rowptr, cols, vals, A, ierr, dups=OVK_DUP_REJECT)
         deallocate (rowptr, cols, vals) ! the matrix has its own copy
-        if (ierr == OVK_OK) call ovk_solver_create(A, s, ierr, solver=trim(solver), tol=tol, atol=atol, max_iter=maxit)
+        if (ierr == OVK_OK) call ovk_solver_create(A, s, ierr, solver=trim(solver), rtol=tol, atol=atol, max_it=maxit)
         if (ierr == OVK_OK .and. len_trim(backend) > 0) call ovk_solver_set_option(s, 'backend', backend, ierr)
         if (ierr == OVK_OK .and. len_trim(precond) > 0) call ovk_solver_set_option(s, 'precond', precond, ierr)
         if (ierr == OVK_OK .and. print_level >= 1) call ovk_solver_set_option(s, 'print_level', 1, ierr)
@@ -370,14 +370,23 @@ contains
 
     subroutine usage(unit)
         integer, intent(in) :: unit
+        character(len=:), allocatable :: solvers, preconds
+        integer :: i
+        solvers = ''
+        do i = 1, ovk_solver_type_count()
+            solvers = solvers // ' ' // ovk_solver_type_name(i)
+        end do
+        preconds = ''
+        do i = 1, ovk_precond_type_count()
+            preconds = preconds // ' ' // ovk_precond_type_name(i)
+        end do
         write (unit, '(a)') 'usage: ovk_laplace27_f [flags]', &
             '  -n nx ny nz          grid points per process (default 40 40 40)', &
             '  -P px py pz          process grid (default: balanced, MPI_Dims_create)', &
-            '  -solver NAME         PCG variant: alg1 alg2 overlap cg1 pipecg (default alg1)', &
+            '  -solver NAME         solver (default alg1):' // solvers, &
             '  -backend SPEC        reduction backend name[:key=value,...] (default: $OVK_REDUCE_BACKEND', &
             '                       or blocking)', &
-            '  -precond SPEC        preconditioner: jacobi (or diag), none, ic0, ssor[:omega=W],', &
-            '                       cheby[:degree=K] (default jacobi)', &
+            '  -precond SPEC        preconditioner name[:key=value,...] (default jacobi):' // preconds, &
             '  -tol T               relative residual tolerance (default 1e-8)', &
             '  -atol A              absolute tolerance: converged when ||r|| < max(tol ||b||, A) (0)', &
             '  -maxit N             iteration limit (default 1000)', &

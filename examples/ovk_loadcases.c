@@ -71,7 +71,7 @@ static double largest(const ovk_vector *x)
 /* Collective: the K cases solved one after another; the slowest rank's seconds */
 static int one_by_one(ovk_solver *s, int k, ovk_vector **B, ovk_vector **X, double *seconds)
 {
-    ovk_pcg_result res;
+    ovk_result res;
     int rc = OVK_OK;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
@@ -90,7 +90,7 @@ static int solve_cases(const args *a, const ovk_fe_box *m, ovk_matrix *A, const 
     int k = a->k, rc = OVK_OK;
     ovk_solver *s = NULL;
     ovk_vector **B = calloc((size_t)k, sizeof *B), **X = calloc((size_t)k, sizeof *X);
-    ovk_pcg_result *res = calloc((size_t)k, sizeof *res);
+    ovk_result *res = calloc((size_t)k, sizeof *res);
     if (!B || !X || !res) rc = OVK_ENOMEM;
     if (!rc) rc = ovk_solver_create(A, &s);
     for (int j = 0; !rc && j < k; j++) {

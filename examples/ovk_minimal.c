@@ -15,7 +15,7 @@ int main(int argc, char **argv)
     ovk_matrix *A = NULL;
     ovk_vector *b = NULL, *x = NULL;
     ovk_solver *s = NULL;
-    ovk_pcg_result res;
+    ovk_result res;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

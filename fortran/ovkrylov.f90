@@ -1,3 +1,37 @@
+!> What a solve reports (the C struct ovk_result) and the indices of its time
+!> breakdown, in a module of their own so that module ovkrylov can give the
+!> type its deprecated name of 0.2 too (ovk_pcg_result, the same type).
+module ovkrylov_result
+    use, intrinsic :: iso_c_binding, only: c_char, c_double, c_int, c_long_long, c_null_char
+    implicit none
+    private
+
+    ! ---- the time breakdown: indices of ovk_result%time_max(0:) ------
+    integer, parameter, public :: OVK_TIMER_MATVEC = 0, OVK_TIMER_PRECOND = 1, OVK_TIMER_AXPY = 2, &
+        OVK_TIMER_SCALE = 3, OVK_TIMER_SDOTP_INIT = 4, OVK_TIMER_SDOTP_TEST = 5, &
+        OVK_TIMER_SDOTP_WAIT = 6, OVK_TIMER_GAMMA_INIT = 7, OVK_TIMER_GAMMA_TEST = 8, &
+        OVK_TIMER_GAMMA_WAIT = 9, OVK_TIMER_IPROD_INIT = 10, OVK_TIMER_IPROD_TEST = 11, &
+        OVK_TIMER_IPROD_WAIT = 12, OVK_TIMER_SOLVE = 13, OVK_TIMER_COUNT = 14
+
+    !> The outcome of a solve, whatever the solver (the C struct ovk_result, field for field).
+    type, bind(C), public :: ovk_result
+        integer(c_int) :: iterations = 0          !< iterations done
+        real(c_double) :: rel_residual = 0        !< final ||r|| / ||b||
+        integer(c_int) :: reason = 0              !< OVK_REASON_*
+        integer(c_long_long) :: reductions = 0    !< global reductions started
+        real(c_double) :: time_max(0:OVK_TIMER_COUNT - 1) = 0  !< seconds, max over ranks
+        real(c_double) :: time_mean(0:OVK_TIMER_COUNT - 1) = 0 !< seconds, mean over ranks
+        real(c_double) :: lambda_min = 0, lambda_max = 0, cond_est = 0 !< option condest = 1
+        integer(c_int) :: replacements = 0        !< cg1, pipecg residual replacements
+        integer(c_int) :: restarts = 0            !< cg1, pipecg restarts
+        integer(c_int) :: history_len = 0
+        real(c_double) :: auto_latency_us = 0, auto_work_us = 0 !< solver auto: what it measured (us)
+        character(kind=c_char) :: auto_choice(32) = c_null_char  !< solver auto: the variant it chose
+        real(c_double) :: nullspace_inconsistency = 0 !< with a null space: ||Z^T b|| / ||b||
+        real(c_double) :: rhs_norm = 0            !< ||b||, the norm rel_residual is relative to
+    end type ovk_result
+end module ovkrylov_result
+
 !> ovkrylov: the Fortran 2008 interface of the ovkrylov library (MPI PCG
 !> solvers that hide the latency of global reductions).
 !>
@@ -5,10 +39,10 @@
 !>     use ovkrylov
 !>     type(ovk_matrix) :: A
 !>     type(ovk_solver) :: s
-!>     type(ovk_pcg_result) :: res
+!>     type(ovk_result) :: res
 !>     call ovk_matrix_create_csr(MPI_COMM_WORLD, first_row, rowptr, cols, vals, A, ierr)
 !>     call ovk_options_set_args(ierr)   ! once, after MPI_Init: the command line's -ovk_* options
-!>     call ovk_solver_create(A, s, ierr, solver='pipecg', precond='ic0', backend='nbc', tol=1d-8)
+!>     call ovk_solver_create(A, s, ierr, solver='pipecg', precond='ic0', backend='nbc', rtol=1d-8)
 !>     call ovk_solver_set_from_options(s, ierr)           ! collective: -ovk_solver pipeprcg ... win
 !>     call ovk_solver_setup(s, ierr)                      ! collective, optional (the solve sets up)
 !>     call ovk_solver_solve(s, b, x, res, ierr)           ! b, x: this rank's rows
@@ -72,8 +106,17 @@ module ovkrylov
     use, intrinsic :: iso_fortran_env, only: compiler_version, error_unit, int32, int64, output_unit
     use mpi_f08, only: MPI_Abort, MPI_Comm, MPI_COMM_WORLD, MPI_Comm_rank, MPI_Initialized, &
         MPI_Finalized
+    use ovkrylov_result, only: ovk_result, ovk_pcg_result => ovk_result, OVK_TIMER_MATVEC, OVK_TIMER_PRECOND, &
+        OVK_TIMER_AXPY, OVK_TIMER_SCALE, OVK_TIMER_SDOTP_INIT, OVK_TIMER_SDOTP_TEST, OVK_TIMER_SDOTP_WAIT, &
+        OVK_TIMER_GAMMA_INIT, OVK_TIMER_GAMMA_TEST, OVK_TIMER_GAMMA_WAIT, OVK_TIMER_IPROD_INIT, &
+        OVK_TIMER_IPROD_TEST, OVK_TIMER_IPROD_WAIT, OVK_TIMER_SOLVE, OVK_TIMER_COUNT
     implicit none
     private
+    ! ovk_pcg_result: deprecated name of ovk_result (the same type), for one release
+    public :: ovk_result, ovk_pcg_result, OVK_TIMER_MATVEC, OVK_TIMER_PRECOND, OVK_TIMER_AXPY, OVK_TIMER_SCALE, &
+        OVK_TIMER_SDOTP_INIT, OVK_TIMER_SDOTP_TEST, OVK_TIMER_SDOTP_WAIT, OVK_TIMER_GAMMA_INIT, &
+        OVK_TIMER_GAMMA_TEST, OVK_TIMER_GAMMA_WAIT, OVK_TIMER_IPROD_INIT, OVK_TIMER_IPROD_TEST, &
+        OVK_TIMER_IPROD_WAIT, OVK_TIMER_SOLVE, OVK_TIMER_COUNT
 
     !> The compiler (and version) this module was compiled with: only that
     !> compiler reads ovkrylov.mod (also in the installed package:
@@ -108,7 +151,7 @@ module ovkrylov
     ! (src/bind/fortran.c refuses to compile when error.h's list no longer
     ! has these 23 codes: add a new one here and there.)
 
-    ! ---- why a solve stopped (ovk_pcg_result%reason) ----------------------
+    ! ---- why a solve stopped (ovk_result%reason) ----------------------
     integer, parameter, public :: OVK_REASON_NONE = 0       !< the solve did not run
     integer, parameter, public :: OVK_REASON_CONVERGED = 1
     integer, parameter, public :: OVK_REASON_MAXIT = 2
@@ -132,31 +175,6 @@ module ovkrylov
     ! ---- reductions (reduce.h): operations, the largest ovk_dot_init ------
     integer, parameter, public :: OVK_SUM = 0, OVK_MAX = 1, OVK_MIN = 2
     integer, parameter, public :: OVK_DOT_MAX = 16
-
-    ! ---- the time breakdown: indices of ovk_pcg_result%time_max(0:) ------
-    integer, parameter, public :: OVK_TIMER_MATVEC = 0, OVK_TIMER_PRECOND = 1, OVK_TIMER_AXPY = 2, &
-        OVK_TIMER_SCALE = 3, OVK_TIMER_SDOTP_INIT = 4, OVK_TIMER_SDOTP_TEST = 5, &
-        OVK_TIMER_SDOTP_WAIT = 6, OVK_TIMER_GAMMA_INIT = 7, OVK_TIMER_GAMMA_TEST = 8, &
-        OVK_TIMER_GAMMA_WAIT = 9, OVK_TIMER_IPROD_INIT = 10, OVK_TIMER_IPROD_TEST = 11, &
-        OVK_TIMER_IPROD_WAIT = 12, OVK_TIMER_SOLVE = 13, OVK_TIMER_COUNT = 14
-
-    !> The outcome of a solve (the C struct ovk_pcg_result, field for field).
-    type, bind(C), public :: ovk_pcg_result
-        integer(c_int) :: iterations = 0          !< iterations done
-        real(c_double) :: rel_residual = 0        !< final ||r|| / ||b||
-        integer(c_int) :: reason = 0              !< OVK_REASON_*
-        integer(c_long_long) :: reductions = 0    !< global reductions started
-        real(c_double) :: time_max(0:OVK_TIMER_COUNT - 1) = 0  !< seconds, max over ranks
-        real(c_double) :: time_mean(0:OVK_TIMER_COUNT - 1) = 0 !< seconds, mean over ranks
-        real(c_double) :: lambda_min = 0, lambda_max = 0, cond_est = 0 !< option condest = 1
-        integer(c_int) :: replacements = 0        !< cg1, pipecg residual replacements
-        integer(c_int) :: restarts = 0            !< cg1, pipecg restarts
-        integer(c_int) :: history_len = 0
-        real(c_double) :: auto_latency_us = 0, auto_work_us = 0 !< solver auto: what it measured (us)
-        character(kind=c_char) :: auto_choice(32) = c_null_char  !< solver auto: the variant it chose
-        real(c_double) :: nullspace_inconsistency = 0 !< with a null space: ||Z^T b|| / ||b||
-        real(c_double) :: rhs_norm = 0            !< ||b||, the norm rel_residual is relative to
-    end type ovk_pcg_result
 
     !> A distributed CSR matrix (rows split over the ranks).
     type, public :: ovk_matrix
@@ -320,7 +338,8 @@ module ovkrylov
         ovk_reduce_start, ovk_reduce_test, ovk_reduce_wait, ovk_request_free, ovk_dot_init, ovk_dot_wait
     public :: ovk_options_set_args, ovk_solver_set_from_options, ovk_options_get, ovk_options_left, &
         ovk_options_finalize, ovk_options_clear, ovk_solver_view, ovk_solver_set_convergence_test, &
-        ovk_solver_type_count, ovk_solver_type_name, ovk_solver_type_description
+        ovk_solver_type_count, ovk_solver_type_name, ovk_solver_type_description, &
+        ovk_precond_type_count, ovk_precond_type_name
     public :: ovk_strerror, ovk_status_name, ovk_error_detail, ovk_reason_name
     public :: ovk_convdiff_create
 
@@ -511,6 +530,15 @@ module ovkrylov
             integer(c_int), value :: i
             type(c_ptr) :: c_solver_type_name
         end function
+        pure function c_precond_type_count() bind(C, name='ovk_precond_type_count')
+            import :: c_int
+            integer(c_int) :: c_precond_type_count
+        end function
+        pure function c_precond_type_name(i) bind(C, name='ovk_precond_type_name')
+            import :: c_int, c_ptr
+            integer(c_int), value :: i
+            type(c_ptr) :: c_precond_type_name
+        end function
         pure function c_solver_type_description(i) bind(C, name='ovk_solver_type_description')
             import :: c_int, c_ptr
             integer(c_int), value :: i
@@ -645,17 +673,17 @@ module ovkrylov
             integer(c_int) :: c_solver_setup
         end function
         function c_solver_solve(s, b, x, res) bind(C, name='ovk_solver_solve')
-            import :: c_int, c_ptr, ovk_pcg_result
+            import :: c_int, c_ptr, ovk_result
             type(c_ptr), value :: s, b, x
-            type(ovk_pcg_result), intent(out) :: res
+            type(ovk_result), intent(out) :: res
             integer(c_int) :: c_solver_solve
         end function
         function c_solver_solve_many(s, k, b, x, res) bind(C, name='ovk_solver_solve_many')
-            import :: c_int, c_ptr, ovk_pcg_result
+            import :: c_int, c_ptr, ovk_result
             type(c_ptr), value :: s
             integer(c_int), value :: k
             type(c_ptr), intent(in) :: b(*), x(*)
-            type(ovk_pcg_result), intent(inout) :: res(*)
+            type(ovk_result), intent(inout) :: res(*)
             integer(c_int) :: c_solver_solve_many
         end function
         function c_solver_system_index(s) bind(C, name='ovk_solver_system_index')
@@ -800,7 +828,7 @@ contains
         text = from_c(c_error_detail())
     end function ovk_error_detail
 
-    !> Name of a reason code (ovk_pcg_result%reason), e.g. "converged".
+    !> Name of a reason code (ovk_result%reason), e.g. "converged".
     function ovk_reason_name(reason) result(text)
         integer, intent(in) :: reason
         character(len=:), allocatable :: text
@@ -888,12 +916,12 @@ contains
         if (.not. dense_int) dense_int = span(c_loc(a(1)), c_loc(a(size(a)))) == (size(a) - 1) * c_sizeof(a(1))
     end function dense_int
 
-    ! "" when the module's ovk_pcg_result has the library's layout (its size
+    ! "" when the module's ovk_result has the library's layout (its size
     ! and every component's offset and size, ovk_abi_field), else the first
     ! difference.
     function result_layout_problem() result(why)
         character(len=:), allocatable :: why
-        type(ovk_pcg_result), target :: r
+        type(ovk_result), target :: r
         type(c_ptr) :: at
         character(len=24), parameter :: names(17) = [character(len=24) :: 'iterations', 'rel_residual', &
             'reason', 'reductions', 'time_max', 'time_mean', 'lambda_min', 'lambda_max', 'cond_est', &
@@ -920,7 +948,7 @@ contains
         end do
     end function result_layout_problem
 
-    ! "" when component name of ovk_pcg_result ("": the whole) lies at
+    ! "" when component name of ovk_result ("": the whole) lies at
     ! offset `off` with `bytes` bytes in the library too, else the difference.
     function field_problem(name, off, bytes) result(why)
         character(len=*), intent(in) :: name
@@ -930,7 +958,7 @@ contains
         integer(c_size_t) :: lib_off, lib_size
         character(len=80) :: got
         why = ''
-        if (f_abi_field(to_c('ovk_pcg_result'), to_c(name), lib_off, lib_size) /= OVK_OK) then
+        if (f_abi_field(to_c('ovk_result'), to_c(name), lib_off, lib_size) /= OVK_OK) then
             why = 'the library does not list component '//name
         else if (lib_off /= off .or. lib_size /= bytes) then
             write (got, '(4(a,i0))') 'offset ', off, ', size ', bytes, ' here; ', lib_off, ', ', lib_size
@@ -1248,18 +1276,19 @@ contains
     !> when one is refused, ierr says so and s is kept all the same (destroy
     !> it, or set an option again): ovk_solver_setup fails on every rank
     !> with the refusal until then, so that no rank is left alone in setup.
-    subroutine ovk_solver_create(A, s, ierr, solver, backend, precond, tol, atol, max_iter, print_level)
+    subroutine ovk_solver_create(A, s, ierr, solver, backend, precond, tol, atol, max_iter, print_level, rtol, &
+        max_it)
         type(ovk_matrix), intent(in) :: A
         type(ovk_solver), intent(out) :: s
         integer, intent(out), optional :: ierr
         character(len=*), intent(in), optional :: solver, backend, precond
-        real(c_double), intent(in), optional :: tol, atol
-        integer, intent(in), optional :: max_iter, print_level
+        real(c_double), intent(in), optional :: tol, atol, rtol
+        integer, intent(in), optional :: max_iter, print_level, max_it
         integer(c_int) :: rc
         character(len=:), allocatable :: why
         why = result_layout_problem()
         if (len(why) > 0) then
-            rc = fail(OVK_EINVAL, 'ovk_solver_create: the module''s ovk_pcg_result does not match the '// &
+            rc = fail(OVK_EINVAL, 'ovk_solver_create: the module''s ovk_result does not match the '// &
                 'library''s ('//why//'; module and library from different versions?)')
         else
             rc = c_solver_create(A%ptr, s%ptr)
@@ -1268,7 +1297,7 @@ contains
         ! leave the other ranks waiting in their setup; the library remembers the
         ! refusal and ovk_solver_setup reports it on every rank.
         if (rc == OVK_OK) then
-            call set_options(s, rc, solver, backend, precond, tol, atol, max_iter, print_level)
+            call set_options(s, rc, solver, backend, precond, tol, atol, max_iter, print_level, rtol, max_it)
             if (rc /= OVK_OK) rc = f_solver_refuse(s%ptr, rc)
         end if
         call finish(rc, 'ovk_solver_create', ierr)
@@ -1283,7 +1312,7 @@ contains
     !> (jacobi) reads a matrix, which an operator has not: give precond='none'
     !> or a preconditioner callback (ovk_solver_set_precond_fn).
     subroutine ovk_solver_create_operator(comm, nlocal, matvec, s, ierr, ctx, solver, backend, precond, tol, atol, &
-        max_iter, print_level)
+        max_iter, print_level, rtol, max_it)
         type(MPI_Comm), intent(in) :: comm
         integer, intent(in) :: nlocal
         procedure(ovk_apply_fn) :: matvec
@@ -1291,8 +1320,8 @@ contains
         integer, intent(out), optional :: ierr
         type(c_ptr), intent(in), optional :: ctx
         character(len=*), intent(in), optional :: solver, backend, precond
-        real(c_double), intent(in), optional :: tol, atol
-        integer, intent(in), optional :: max_iter, print_level
+        real(c_double), intent(in), optional :: tol, atol, rtol
+        integer, intent(in), optional :: max_iter, print_level, max_it
         integer(c_int) :: rc
         allocate (s%cb)
         s%cb%op => matvec
@@ -1301,7 +1330,7 @@ contains
             c_loc(s%cb), s%ptr)
         if (rc /= OVK_OK) deallocate (s%cb)
         if (rc == OVK_OK) then ! a refusal is kept, as in ovk_solver_create
-            call set_options(s, rc, solver, backend, precond, tol, atol, max_iter, print_level)
+            call set_options(s, rc, solver, backend, precond, tol, atol, max_iter, print_level, rtol, max_it)
             if (rc /= OVK_OK) rc = f_solver_refuse(s%ptr, rc)
         end if
         call finish(rc, 'ovk_solver_create_operator', ierr)
@@ -1398,23 +1427,23 @@ contains
 
     !> The options that are present, in the order of the arguments; stops at
     !> the first refused one.  Local.
-    subroutine ovk_solver_set_options(s, ierr, solver, backend, precond, tol, atol, max_iter, print_level)
+    subroutine ovk_solver_set_options(s, ierr, solver, backend, precond, tol, atol, max_iter, print_level, rtol, max_it)
         type(ovk_solver), intent(inout) :: s
         integer, intent(out), optional :: ierr
         character(len=*), intent(in), optional :: solver, backend, precond
-        real(c_double), intent(in), optional :: tol, atol
-        integer, intent(in), optional :: max_iter, print_level
+        real(c_double), intent(in), optional :: tol, atol, rtol
+        integer, intent(in), optional :: max_iter, print_level, max_it
         integer(c_int) :: rc
-        call set_options(s, rc, solver, backend, precond, tol, atol, max_iter, print_level)
+        call set_options(s, rc, solver, backend, precond, tol, atol, max_iter, print_level, rtol, max_it)
         call finish(rc, 'ovk_solver_set_options', ierr)
     end subroutine ovk_solver_set_options
 
-    subroutine set_options(s, rc, solver, backend, precond, tol, atol, max_iter, print_level)
+    subroutine set_options(s, rc, solver, backend, precond, tol, atol, max_iter, print_level, rtol, max_it)
         type(ovk_solver), intent(inout) :: s
         integer(c_int), intent(out) :: rc
         character(len=*), intent(in), optional :: solver, backend, precond
-        real(c_double), intent(in), optional :: tol, atol
-        integer, intent(in), optional :: max_iter, print_level
+        real(c_double), intent(in), optional :: tol, atol, rtol
+        integer, intent(in), optional :: max_iter, print_level, max_it
         integer :: st
         st = OVK_OK
         if (present(solver)) call solver_set_option_text(s, 'solver', solver, st)
@@ -1424,6 +1453,8 @@ contains
         if (st == OVK_OK .and. present(atol)) call solver_set_option_real(s, 'atol', atol, st)
         if (st == OVK_OK .and. present(max_iter)) call solver_set_option_int(s, 'max_it', max_iter, st)
         if (st == OVK_OK .and. present(print_level)) call solver_set_option_int(s, 'print_level', print_level, st)
+        if (st == OVK_OK .and. present(rtol)) call solver_set_option_real(s, 'rtol', rtol, st)
+        if (st == OVK_OK .and. present(max_it)) call solver_set_option_int(s, 'max_it', max_it, st)
         rc = int(st, c_int)
     end subroutine set_options
 
@@ -1737,7 +1768,7 @@ contains
         type(ovk_solver), intent(inout) :: s
         type(ovk_vector), intent(in) :: b
         type(ovk_vector), intent(inout) :: x
-        type(ovk_pcg_result), intent(out) :: result
+        type(ovk_result), intent(out) :: result
         integer, intent(out), optional :: ierr
         call finish(c_solver_solve(s%ptr, b%ptr, x%ptr, result), 'ovk_solver_solve', ierr)
     end subroutine solver_solve_vectors
@@ -1748,7 +1779,7 @@ contains
         type(ovk_solver), intent(inout) :: s
         real(c_double), intent(in), target, contiguous :: b(:)
         real(c_double), intent(inout), target, contiguous :: x(:)
-        type(ovk_pcg_result), intent(out) :: result
+        type(ovk_result), intent(out) :: result
         integer, intent(out), optional :: ierr
         character(len=160) :: msg
         type(c_ptr) :: vb, vx
@@ -1795,7 +1826,7 @@ contains
         type(ovk_solver), intent(inout) :: s
         type(ovk_vector), intent(in) :: b(:)
         type(ovk_vector), intent(inout) :: x(:)
-        type(ovk_pcg_result), intent(out) :: result(:)
+        type(ovk_result), intent(out) :: result(:)
         integer, intent(out), optional :: ierr
         type(c_ptr) :: pb(max(1, size(b))), px(max(1, size(b)))
         integer :: j, k
@@ -1820,7 +1851,7 @@ contains
         type(ovk_solver), intent(inout) :: s
         real(c_double), intent(in), target, contiguous :: b(:, :)
         real(c_double), intent(inout), target, contiguous :: x(:, :)
-        type(ovk_pcg_result), intent(out) :: result(:)
+        type(ovk_result), intent(out) :: result(:)
         integer, intent(out), optional :: ierr
         type(c_ptr) :: pb(max(1, size(b, 2))), px(max(1, size(b, 2)))
         integer :: j, k
@@ -2302,5 +2333,18 @@ contains
         character(len=:), allocatable :: text
         text = from_c(c_solver_type_description(int(i - 1, c_int)))
     end function ovk_solver_type_description
+
+    !> How many preconditioners this build has.
+    pure integer function ovk_precond_type_count()
+        ovk_precond_type_count = int(c_precond_type_count())
+    end function ovk_precond_type_count
+
+    !> The name of preconditioner i (1 .. ovk_precond_type_count(); ''
+    !> outside), as the option precond takes it.
+    function ovk_precond_type_name(i) result(text)
+        integer, intent(in) :: i
+        character(len=:), allocatable :: text
+        text = from_c(c_precond_type_name(int(i - 1, c_int)))
+    end function ovk_precond_type_name
 
 end module ovkrylov

@@ -68,11 +68,11 @@ void ovk_drv_usage(FILE *f)
             "  -ovk_help            rank 0 lists every -ovk_ option with its value, range and meaning\n"
             "  -ovk_log_view        rank 0 prints where the solver's time went (at its destroy)\n"
             "  -ovk_options_left 0  no warning of the -ovk_ options no solver read\n");
+    fprintf(f, "  -precond SPEC        preconditioner name[:key=value,...] (default jacobi):");
+    for (int i = 0; i < ovk_precond_type_count(); i++) fprintf(f, " %s", ovk_precond_type_name(i));
     fprintf(f,
-            "  -precond SPEC        preconditioner: jacobi (or diag), none, ic0, ssor[:omega=W],\n"
-            "                       cheby[:degree=K], ilu0, eisenstat[:omega=W] (block SSOR; ilu0 and\n"
-            "                       eisenstat: any matrix; ic0, ssor and cheby: symmetric only)\n"
-            "                       (default jacobi)\n"
+            "\n"
+            "                       (-precond list: each with its keys; -ovk_help: the same)\n"
             "  -atol A              absolute tolerance: converged when ||r|| < max(tol ||b||, A) (0)\n"
             "  -halo MODE           halo exchange of the matvec: isend (default), persistent, neighbor\n"
             "  -nullspace constant  A is singular with the constants as null space (-ovk_nullspace constant):\n"
@@ -173,7 +173,7 @@ int ovk_drv_parse_flag(int argc, char **argv, int *i, ovk_drv_experiment *e)
     return (e->noise_hz > 0.0 && e->noise_us > 0.0) ? 1 : -1;
 }
 
-void ovk_drv_apply(const ovk_drv_experiment *e, ovk_pcg_options *opts)
+void ovk_drv_apply(const ovk_drv_experiment *e, ovk_solve_options *opts)
 {
     opts->condest = e->condest;
     opts->replace_every = e->replace_every;
@@ -181,7 +181,7 @@ void ovk_drv_apply(const ovk_drv_experiment *e, ovk_pcg_options *opts)
     opts->atol = e->atol;
 }
 
-void ovk_drv_print(const ovk_drv_experiment *e, const ovk_pcg_result *res)
+void ovk_drv_print(const ovk_drv_experiment *e, const ovk_result *res)
 {
     if (e->condest)
         printf("Condition Estimate = %e (lambda_min = %e, lambda_max = %e)\n", res->cond_est, res->lambda_min,
@@ -245,7 +245,7 @@ static void csv_text(const char *text, char *buf, size_t len)
         if (*c == ',') *c = ';';
 }
 
-int ovk_drv_csv_row(const ovk_drv_experiment *e, const ovk_drv_run *run, const ovk_pcg_result *res)
+int ovk_drv_csv_row(const ovk_drv_experiment *e, const ovk_drv_run *run, const ovk_result *res)
 {
     char model[128], backend[256];
     if (!e->csv) return 0;
@@ -309,11 +309,11 @@ static double rhs_value(long long row, int j)
 /* -nrhs K: b and K - 1 random right-hand sides solved together, x the
  * first's; one line per system on rank 0, *res the batch's summary */
 static int solve_many(const ovk_drv_experiment *e, ovk_solver *s, const ovk_matrix *A, const ovk_vector *b,
-                      ovk_vector *x, ovk_pcg_result *res)
+                      ovk_vector *x, ovk_result *res)
 {
     int k = e->nrhs, rank = 0, rc = OVK_OK, n = ovk_vector_nlocal(x);
     ovk_vector **B = calloc((size_t)k, sizeof *B), **X = calloc((size_t)k, sizeof *X);
-    ovk_pcg_result *all = calloc((size_t)k, sizeof *all);
+    ovk_result *all = calloc((size_t)k, sizeof *all);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (!B || !X || !all) rc = OVK_ENOMEM;
     for (int j = 1; !rc && j < k; j++) {
@@ -354,7 +354,7 @@ cleanup:
 
 /* create, set up, solve, destroy; the residual lines through the monitor */
 static int solve_once(const ovk_drv_experiment *e, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
-                      const ovk_pcg_options *opts, ovk_pcg_result *res, ovk_drv_run *run)
+                      const ovk_solve_options *opts, ovk_result *res, ovk_drv_run *run)
 {
     ovk_solver *s = NULL;
     memset(res, 0, sizeof *res);
@@ -382,7 +382,7 @@ static int solve_once(const ovk_drv_experiment *e, const ovk_matrix *A, const ov
 }
 
 int ovk_drv_solve(const ovk_drv_experiment *e, ovk_drv_run *run, int print_noise, const ovk_matrix *A,
-                  const ovk_vector *b, ovk_vector *x, const ovk_pcg_options *opts, ovk_pcg_result *res)
+                  const ovk_vector *b, ovk_vector *x, const ovk_solve_options *opts, ovk_result *res)
 {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -41,11 +41,11 @@ typedef struct ovk_drv_experiment {
 } ovk_drv_experiment;
 
 /* Copy the solver settings of the flags into *opts. */
-void ovk_drv_apply(const ovk_drv_experiment *e, ovk_pcg_options *opts);
+void ovk_drv_apply(const ovk_drv_experiment *e, ovk_solve_options *opts);
 
 /* Rank 0: print the lines the flags ask for after a solve (condition
  * estimate, replacements). */
-void ovk_drv_print(const ovk_drv_experiment *e, const ovk_pcg_result *res);
+void ovk_drv_print(const ovk_drv_experiment *e, const ovk_result *res);
 
 /* MPI_Init, or MPI_Init_thread(MPI_THREAD_MULTIPLE) when an argument,
  * $OVK_OPTIONS or $OVK_REDUCE_BACKEND names a backend with a thread of its own
@@ -100,7 +100,7 @@ typedef struct ovk_drv_run {
     char solver_buf[128];   /* the variant as run (-ovk_solver included); run->solver points here */
     char backend_buf[256];  /* the backend as resolved; run->backend points here */
 } ovk_drv_run;
-int ovk_drv_csv_row(const ovk_drv_experiment *e, const ovk_drv_run *run, const ovk_pcg_result *res);
+int ovk_drv_csv_row(const ovk_drv_experiment *e, const ovk_drv_run *run, const ovk_result *res);
 
 /* Collective: a solver object (solver.h) made, set up and run between the
  * start and stop of the noise, then the CSV row (run->backend and
@@ -115,6 +115,6 @@ int ovk_drv_csv_row(const ovk_drv_experiment *e, const ovk_drv_run *run, const o
  * relative residual, the first failure's reason (else converged), the
  * whole solve's time in time_max[OVK_TIMER_SOLVE]. */
 int ovk_drv_solve(const ovk_drv_experiment *e, ovk_drv_run *run, int print_noise, const ovk_matrix *A,
-                  const ovk_vector *b, ovk_vector *x, const ovk_pcg_options *opts, ovk_pcg_result *res);
+                  const ovk_vector *b, ovk_vector *x, const ovk_solve_options *opts, ovk_result *res);
 
 #endif

@@ -1,6 +1,6 @@
-/* ovkrylov: preconditioned conjugate gradients.
+/* ovkrylov: the one-call solve, its options and the result every solve reports.
  *
- * ovk_pcg_solve() solves A x = b for a symmetric positive definite A in one
+ * ovk_solve() solves A x = b in one
  * call: it creates a solver object (solver.h) from the options, sets it
  * up, solves and destroys it.  Applications that solve more than once keep
  * the object instead.  The solver variant is chosen by name:
@@ -31,8 +31,8 @@
  * ovk_solver_type_count/_name/_description list every variant with its
  * options, and docs/solvers.md says when each pays.
  *
- * Every variant stops when ||r||_2 < max(tol ||b||_2, atol) (hypre's two-norm
- * test, with an absolute floor) or after max_iter iterations, and runs on
+ * Every variant stops when ||r||_2 < max(rtol ||b||_2, atol) (hypre's two-norm
+ * test, with an absolute floor) or after max_it iterations, and runs on
  * any reduction backend.  Every variant confirms convergence with the true
  * residual b - A x (so rel_residual is then the true one) and replaces the
  * recursive residual when it drifts from the true one; cg1, pipecg and
@@ -66,8 +66,8 @@ typedef enum ovk_precond {
  * ovk_reason_name come from it). */
 #define OVK_REASON_LIST(X)                                                                       \
     X(OVK_REASON_NONE, 0, "none")                  /* the solve did not run (argument error) */ \
-    X(OVK_REASON_CONVERGED, 1, "converged")        /* ||r|| < max(tol ||b||, atol) */           \
-    X(OVK_REASON_MAXIT, 2, "iteration limit")      /* max_iter reached */                      \
+    X(OVK_REASON_CONVERGED, 1, "converged")        /* ||r|| < max(rtol ||b||, atol) */          \
+    X(OVK_REASON_MAXIT, 2, "iteration limit")      /* max_it reached */                        \
     X(OVK_REASON_BREAKDOWN, 3, "breakdown")        /* <p,Ap> <= 0 or <r,Cr> < 0: not SPD */    \
     X(OVK_REASON_NONFINITE, 4, "non-finite")       /* NaN or Inf in the iteration */           \
     X(OVK_REASON_MONITOR, 5, "stopped by the monitor") /* the monitor callback asked to stop */ \
@@ -107,13 +107,22 @@ typedef enum ovk_timer {
     OVK_TIMER_COUNT
 } ovk_timer;
 
-typedef struct ovk_pcg_options {
+/* The options of ovk_solve and ovk_solver_set_options, named like the option keys (rtol,
+ * max_it).  The CG-era names stay one release as deprecated aliases: the type ovk_pcg_options,
+ * the fields tol and max_iter (the same storage as rtol and max_it). */
+typedef struct ovk_solve_options {
     const char *solver;   /* variant name; NULL means "alg1" */
     ovk_reducer *reducer; /* reduction backend to use; NULL: create one from `backend` */
     const char *backend;  /* backend spec used when reducer is NULL; NULL: $OVK_REDUCE_BACKEND,
                              else "blocking" */
-    double tol;           /* relative two-norm tolerance (default 1e-8) */
-    int max_iter;         /* iteration limit (default 1000) */
+    union {
+        double rtol;      /* relative two-norm tolerance (default 1e-8) */
+        double tol;       /* deprecated: rtol */
+    };
+    union {
+        int max_it;       /* iteration limit (default 1000) */
+        int max_iter;     /* deprecated: max_it */
+    };
     ovk_precond precond;  /* default OVK_PRECOND_DIAG */
     int print_level;      /* 0 quiet; 2 prints the residual every iteration on rank 0 */
     int progress_every;   /* long kernels drive reductions in flight every this many rows;
@@ -134,10 +143,12 @@ typedef struct ovk_pcg_options {
                              50 steps, k > 0 every k, < 0 never */
     const char *precond_spec; /* preconditioner spec "name[:key=value,...]" (jacobi, diag, none, ic0,
                              ssor, cheby; see solver.h); NULL: from `precond` */
-    double atol;          /* absolute tolerance: converged when ||r|| < max(tol ||b||, atol); 0 */
-} ovk_pcg_options;
+    double atol;          /* absolute tolerance: converged when ||r|| < max(rtol ||b||, atol); 0 */
+} ovk_solve_options;
+typedef ovk_solve_options ovk_pcg_options; /* deprecated: ovk_solve_options */
 
-typedef struct ovk_pcg_result {
+/* What every solve reports, whatever the solver (CG, GMRES, MINRES, ...). */
+typedef struct ovk_result {
     int iterations;              /* iterations done */
     double rel_residual;         /* final ||r||/||b|| of the recursive residual (cg1, pipecg,
                                     bicgstab, pipebicgstab: of the true residual b - A x when
@@ -184,10 +195,12 @@ typedef struct ovk_pcg_result {
        sqrt(<b, C b>), and rel_residual sqrt(<r, C r>) / sqrt(<b, C b>)); 0 before the first reduction (also
        ovk_solver_get_info(s, "rhs_norm", ...)) */
     double rhs_norm;
-} ovk_pcg_result;
+} ovk_result;
+typedef ovk_result ovk_pcg_result; /* deprecated: ovk_result */
 
 /* Fill *opts with the defaults above. */
-void ovk_pcg_options_init(ovk_pcg_options *opts);
+void ovk_solve_options_init(ovk_solve_options *opts);
+void ovk_pcg_options_init(ovk_pcg_options *opts); /* deprecated: ovk_solve_options_init */
 
 /* Solve A x = b; x holds the initial guess on entry and the solution on
  * return.  Collective over A's communicator: every argument check is agreed,
@@ -199,8 +212,11 @@ void ovk_pcg_options_init(ovk_pcg_options *opts);
  * database here: a solver object takes one (solver.h,
  * ovk_solver_set_from_options).  *res is filled in every
  * case (res may be NULL). */
-int ovk_pcg_solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
-                  const ovk_pcg_options *opts, ovk_pcg_result *res);
+int ovk_solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, const ovk_solve_options *opts,
+              ovk_result *res);
+/* deprecated: ovk_solve */
+int ovk_pcg_solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, const ovk_pcg_options *opts,
+                  ovk_pcg_result *res);
 
 /* The registered solver variants (types, not solver objects): how many,
  * the name and the description (with its options) of index 0..count-1
@@ -216,11 +232,15 @@ int ovk_solver_type_nonsymmetric(int index);
 /* The preconditioners of this build with their options, and those it
  * leaves out with the reason (one per line; what `-precond list` prints). */
 void ovk_precond_print(FILE *f);
+/* The preconditioners of this build: how many, and the name of index
+ * 0..count-1 (NULL outside). */
+int ovk_precond_type_count(void);
+const char *ovk_precond_type_name(int index);
 const char *ovk_reason_name(ovk_reason reason);
 const char *ovk_timer_name(ovk_timer timer);
 
 /* Print the time breakdown of *res as a table (rank 0 should call it). */
-void ovk_pcg_print_timing(FILE *f, const ovk_pcg_result *res);
+void ovk_pcg_print_timing(FILE *f, const ovk_result *res);
 
 #ifdef __cplusplus
 }

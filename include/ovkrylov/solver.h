@@ -217,7 +217,7 @@ int ovk_solver_option_range(int index, char *buf, size_t len);
  * would (every value is checked before any is stored: OVK_EOPTION names
  * the first refused and changes nothing); a NULL backend leaves that
  * option unset ($OVK_REDUCE_BACKEND, else blocking). */
-int ovk_solver_set_options(ovk_solver *s, const ovk_pcg_options *opts);
+int ovk_solver_set_options(ovk_solver *s, const ovk_solve_options *opts);
 int ovk_solver_set_tolerances(ovk_solver *s, double tol, double atol, int max_iter);
 /* Use red (borrowed; on the solver's communicator) instead of the backend
  * option; NULL goes back to the option. */
@@ -313,7 +313,7 @@ int ovk_solver_setup(ovk_solver *s);
  * with initial_guess_zero).  Sets up first what is not.  Returns as
  * ovk_pcg_solve does (plus OVK_ESTOPPED, OVK_ECALLBACK, OVK_EDIVERGED, and
  * any status of the setup); *res filled in every case (res may be NULL). */
-int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res);
+int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_result *res);
 
 /* Solve the k systems A X[j] = B[j] (j < k) together: each with its own
  * coefficients and convergence test, one reduction per reduction point
@@ -345,7 +345,7 @@ int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
  * task stacks (2 MiB mapped each, touched as used) and the multi-vector
  * product's interleaved copies; all freed on return.  docs/solvers.md,
  * "Many right-hand sides". */
-int ovk_solver_solve_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *const *X, ovk_pcg_result *results);
+int ovk_solver_solve_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *const *X, ovk_result *results);
 /* Inside a callback of ovk_solver_solve_many: the index j of the system
  * being solved; -1 outside it (and in ovk_solver_solve).  Local. */
 int ovk_solver_system_index(const ovk_solver *s);
@@ -367,7 +367,7 @@ double ovk_solver_setup_time(const ovk_solver *s);
  *
  * Figures that belong to one solver type or feature rather than to every
  * solve, by key, so that bindings need not mirror the fields of
- * ovk_pcg_result they stand in (the fields stay for C programs, filled
+ * ovk_result they stand in (the fields stay for C programs, filled
  * once per solve):
  *   auto_choice              text: solver auto's chosen variant ("" else)
  *   auto_latency_us          solver auto: one blocking reduction's latency (us)
@@ -391,7 +391,7 @@ int ovk_solver_info_is_text(int index);
 
 /* The layout of a struct the bindings mirror field for field (Python's
  * ctypes, Fortran's bind(C) types), checked by them at load: the offset
- * and size in bytes of field `field` of `type` ("ovk_pcg_result"), or of
+ * and size in bytes of field `field` of `type` ("ovk_result"), or of
  * the whole type when field is NULL (offset 0).  OVK_EINVAL for a type or
  * field the library does not list.  Local, no solver needed. */
 int ovk_abi_field(const char *type, const char *field, size_t *offset, size_t *size);

@@ -24,7 +24,7 @@ from .matrix import Matrix
 from .reduce import Reducer, Request, dot_start, reduce_start, wait
 from .solver import SolveInfo, Solver
 
-__version__ = "0.2.0"  # include/ovkrylov/ovkrylov.h's OVK_VERSION_* (ctest version_agrees); pyproject.toml reads it here
+__version__ = "0.3.0"  # include/ovkrylov/ovkrylov.h's OVK_VERSION_* (ctest version_agrees); pyproject.toml reads it here
 
 __all__ = ["Matrix", "Solver", "SolveInfo", "Error", "ArgumentError", "LeakWarning", "Reducer", "Request",
            "dot_start", "reduce_start", "wait", "options", "options_finalize", "solvers", "option_keys", "STATUS",

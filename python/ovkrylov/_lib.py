@@ -2,7 +2,7 @@
 
 ctypes (the standard library) rather than cffi: no compiler and no extra
 package at import time, and the few structures and callbacks of the C API
-are short to declare by hand; ovk_pcg_result, the one struct mirrored, is
+are short to declare by hand; ovk_result, the one struct mirrored, is
 checked field by field against the library's layout (ovk_abi_field) at
 import.  The option keys and the per-solver figures (auto_choice, ...) come
 from the library by name (ovk_solver_option_name, ovk_solver_get_info), not
@@ -55,8 +55,8 @@ lib = _load()
 TIMER_COUNT = 14  # OVK_TIMER_COUNT (checked against the library below)
 
 
-class PcgResult(ctypes.Structure):
-    """ovk_pcg_result (include/ovkrylov/pcg.h); its layout is checked at import."""
+class Result(ctypes.Structure):
+    """ovk_result (include/ovkrylov/pcg.h); its layout is checked at import."""
     _fields_ = [("iterations", c_int), ("rel_residual", c_double), ("reason", c_int),
                 ("reductions", c_longlong), ("time_max", c_double * TIMER_COUNT),
                 ("time_mean", c_double * TIMER_COUNT), ("lambda_min", c_double),
@@ -75,6 +75,7 @@ _Pp = POINTER(c_void_p)
 _DP = POINTER(c_double)
 _prototypes = {
     "ovk_strerror": (c_char_p, [c_int]),
+    "ovk_version": (c_char_p, []),
     "ovk_status_name": (c_char_p, [c_int]),
     "ovk_error_detail": (c_char_p, []),
     "ovk_reason_name": (c_char_p, [c_int]),
@@ -125,8 +126,8 @@ _prototypes = {
     "ovk_solver_set_fields": (c_int, [_P, POINTER(c_int)]),
     "ovk_solver_set_schur_matrix": (c_int, [_P, _P]),
     "ovk_solver_setup": (c_int, [_P]),
-    "ovk_solver_solve": (c_int, [_P, _P, _P, POINTER(PcgResult)]),
-    "ovk_solver_solve_many": (c_int, [_P, c_int, _Pp, _Pp, POINTER(PcgResult)]),
+    "ovk_solver_solve": (c_int, [_P, _P, _P, POINTER(Result)]),
+    "ovk_solver_solve_many": (c_int, [_P, c_int, _Pp, _Pp, POINTER(Result)]),
     "ovk_solver_progress": (c_int, [_P]),
     "ovk_solver_vector_create": (c_int, [_P, _DP, _Pp]),
     "ovk_solver_nlocal": (c_int, [_P]),
@@ -169,11 +170,11 @@ def layout_problems(cls, cname):
     return problems
 
 
-_problems = layout_problems(PcgResult, "ovk_pcg_result")
+_problems = layout_problems(Result, "ovk_result")
 if lib.ovk_timer_name(TIMER_COUNT - 1) != b"solve":
     _problems.append(f"OVK_TIMER_COUNT is not {TIMER_COUNT}")
 if _problems:
-    raise ImportError("ovkrylov: the library's ovk_pcg_result differs from the package's (the package and "
+    raise ImportError("ovkrylov: the library's ovk_result differs from the package's (the package and "
                       f"libovkrylov.so are of different versions): {'; '.join(_problems)}")
 
 # the option table's keys and the solver's info keys, from the library

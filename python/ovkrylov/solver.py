@@ -7,10 +7,10 @@ import numpy as np
 from mpi4py import MPI
 
 from . import _lib
-from ._lib import APPLY_FN, MONITOR_FN, ArgumentError, Collective, Error, PcgResult, agree, check, fhandle, lib
+from ._lib import APPLY_FN, MONITOR_FN, ArgumentError, Collective, Error, Result, agree, check, fhandle, lib
 
 check_ = check  # solve()'s keyword argument `check` shadows it there
-# a system's status from its reason (ovk_pcg_reason: converged, iteration limit, breakdown, non-finite,
+# a system's status from its reason (ovk_reason: converged, iteration limit, breakdown, non-finite,
 # stopped by the monitor, diverged)
 _REASON_STATUS = {1: 0, 2: _lib.STATUS["OVK_EMAXIT"], 3: _lib.STATUS["OVK_EBREAKDOWN"],
                   4: _lib.STATUS["OVK_ENONFINITE"], 5: _lib.STATUS["OVK_ESTOPPED"], 6: _lib.STATUS["OVK_EDIVERGED"]}
@@ -21,7 +21,7 @@ _DP = ctypes.POINTER(ctypes.c_double)
 
 @dataclass(repr=False)
 class SolveInfo:
-    """What a solve reports (ovk_pcg_result): status (0, or the OVK_E* code
+    """What a solve reports (ovk_result): status (0, or the OVK_E* code
     of a solve that stopped without converging), reason ("converged",
     "iteration limit", "breakdown", "non-finite", "stopped by the monitor",
     "diverged"), times in seconds, the max over the ranks (times_mean: the
@@ -393,7 +393,7 @@ class Solver(Collective):
             x = x0 if inplace else x0.copy()
         hist = self._history_buffer()
         vb, vx = ctypes.c_void_p(), ctypes.c_void_p()
-        res = PcgResult()
+        res = Result()
         try:
             check_(lib.ovk_solver_vector_create(h, b.ctypes.data_as(_DP) if n else None, ctypes.byref(vb)))
             check_(lib.ovk_solver_vector_create(h, x.ctypes.data_as(_DP) if n else None, ctypes.byref(vx)))
@@ -479,7 +479,7 @@ class Solver(Collective):
         hist = self._history_buffer()
         vb = (ctypes.c_void_p * k)()
         vx = (ctypes.c_void_p * k)()
-        res = (PcgResult * k)()
+        res = (Result * k)()
         try:
             v = ctypes.c_void_p()
             for j in range(k):

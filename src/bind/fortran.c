@@ -68,7 +68,7 @@ MPI_Fint ovk__f_solver_comm(const ovk_solver *s)
     return MPI_Comm_c2f(s ? ovk_solver_comm(s) : MPI_COMM_NULL);
 }
 
-/* The module's bind(C) copy of ovk_pcg_result must have this size. */
+/* The module's bind(C) copy of ovk_result must have this size. */
 /* ovk_abi_field with "" for the whole type (Fortran has no NULL string) */
 int ovk__f_abi_field(const char *type, const char *field, size_t *offset, size_t *size)
 {

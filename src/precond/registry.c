@@ -86,6 +86,10 @@ cleanup:
     return rc;
 }
 
+int ovk_precond_type_count(void) { return TYPE_COUNT; }
+
+const char *ovk_precond_type_name(int index) { return index >= 0 && index < TYPE_COUNT ? types[index]->name : NULL; }
+
 void ovk_precond_print(FILE *f)
 {
     for (int i = 0; i < TYPE_COUNT; i++) {

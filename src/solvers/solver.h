@@ -188,7 +188,7 @@ typedef struct ovk__ctx {
     MPI_Comm comm;
     int rank;
     ovk_reducer *red;
-    const ovk_pcg_options *opts;
+    const ovk_solve_options *opts;
     void *params;               /* the variant's parsed spec options */
     ovk__hook hook;             /* progress hook for long kernels (fn NULL: none) */
     int guess_zero;             /* x0 = 0: r = b without the product */
@@ -202,7 +202,7 @@ typedef struct ovk__ctx {
     /* this solve */
     const double *b;
     double *x;
-    ovk_pcg_result *res;        /* iterations, reason, rel_residual are set by the variant */
+    ovk_result *res;        /* iterations, reason, rel_residual are set by the variant */
     ovk__clock clock;
     ovk__callbacks cb;
     ovk__monitor_state watch;
@@ -567,7 +567,7 @@ static inline int ovk__converged(const ovk__ctx *c, double rr) { return rr < c->
  * ask), -1 after.  Returns OVK_OK or an error of the batch itself
  * (OVK_ENOMEM, agreed), in which case no system's result is meaningful. */
 int ovk__many_solve(ovk__ctx *c, const ovk__variant *v, int k, const double *const *B, double *const *X,
-                    ovk_pcg_result *results, int *st, char (*why)[OVK__DETAIL_LEN], int *current);
+                    ovk_result *results, int *st, char (*why)[OVK__DETAIL_LEN], int *current);
 
 /* ---- the Lanczos condition estimate (condest.c) ----------------------- */
 

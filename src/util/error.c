@@ -28,6 +28,13 @@ static const status_entry *find_status(int code)
     return NULL;
 }
 
+#define OVK_STR_(x) #x
+#define OVK_STR(x) OVK_STR_(x)
+const char *ovk_version(void)
+{
+    return OVK_STR(OVK_VERSION_MAJOR) "." OVK_STR(OVK_VERSION_MINOR) "." OVK_STR(OVK_VERSION_PATCH);
+}
+
 const char *ovk_strerror(int status)
 {
     const status_entry *e = find_status(status);

@@ -206,7 +206,7 @@ contains
         real(real64), intent(in) :: b(:), x1(:)
         integer, intent(in) :: iterations
         real(real64), allocatable, target :: bm(:, :), xm(:, :)
-        type(ovk_pcg_result) :: rm(3)
+        type(ovk_result) :: rm(3)
         integer :: ierr
         allocate (bm(size(b), 3), xm(size(b), 3))
         bm(:, 1) = b
@@ -240,7 +240,7 @@ contains
         real(real64), allocatable :: nsv(:, :)
         integer, allocatable :: fields(:)
         type(ovk_vector) :: vb, vx, vw, vbw, vy
-        type(ovk_pcg_result) :: res, res2, res_fs
+        type(ovk_pcg_result) :: res, res2, res_fs ! the deprecated name of ovk_result: the same type
         real(real64) :: tolread, rr, bb
 
         call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -387,7 +387,7 @@ contains
         call ovk_vector_destroy(vy)
 
         ! ---- the 0-based matrix, owned vectors: bitwise the same ----
-        call ovk_solver_create(A0, s2, ierr, solver='alg1', tol=1d-10, max_iter=500)
+        call ovk_solver_create(A0, s2, ierr, solver='alg1', rtol=1d-10, max_it=500)
         call ovk_solver_setup(s2, ierr)
         call ovk_vector_create(s2, vb, ierr)
         call ovk_vector_create(A0, vx, ierr)
@@ -551,7 +551,7 @@ contains
         integer, intent(in) :: nranks
         type(ovk_matrix) :: C
         type(ovk_solver) :: s
-        type(ovk_pcg_result) :: res
+        type(ovk_result) :: res
         real(real64), allocatable :: b(:), x(:)
         character(len=8), parameter :: specs(3) = [character(len=8) :: 'gmres', 'auto', 'alg1']
         integer :: ierr, k
@@ -585,7 +585,7 @@ contains
     !> text key read as a number refused with OVK_EINVAL naming the keys.
     subroutine info_checks(s, res, is_auto)
         type(ovk_solver), intent(in) :: s
-        type(ovk_pcg_result), intent(in) :: res
+        type(ovk_result), intent(in) :: res
         logical, intent(in) :: is_auto
         character(len=:), allocatable :: choice, detail
         character(len=32) :: want
@@ -629,7 +629,7 @@ contains
         type(ovk_reducer) :: red, bad
         type(ovk_request) :: req
         type(ovk_vector) :: v(2)
-        type(ovk_pcg_result) :: resa, reso, resj, resp
+        type(ovk_result) :: resa, reso, resj, resp
         real(real64), pointer :: p(:)
         real(real64) :: ref(2), scale
         character(len=96) :: msg
@@ -860,7 +860,7 @@ contains
             '1e-9', '-ovk_max_it', '300', '-ovk_backend', 'nbc', '-p_ovk_precond', 'none', '-p_ovk_divtol', '1e5', &
             '-ovk_bogus', '-n', '12', '-x', '0.25']
         type(ovk_solver) :: s, sp, se, sc, sd
-        type(ovk_pcg_result) :: res
+        type(ovk_result) :: res
         type(conv_data), target :: cd
         real(real64), allocatable :: b(:), x(:)
         real(real64), allocatable, target :: hist(:)

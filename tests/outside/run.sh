@@ -27,6 +27,35 @@ echo "ovkrylov.pc requires: $(pc --print-requires ovkrylov | paste -sd' ' -)"
 ${CC:-cc} -std=c11 "$src/examples/ovk_app.c" -o "$prefix/app_pc" \
   $(pc --cflags --libs ovkrylov) -Wl,-rpath,"$libdir"
 "$mpiexec" -n 2 $pre "$prefix/app_pc" blocking
+# docs/install.md's commands of "Building an application against it", as written there: PREFIX the
+# scratch install, app.c and app.f90 the examples; the MPI module and hypre as this build has them
+# (the doc names Open MPI's and a build with amg). Each program they build must start.
+doc_blocks() { # the sh blocks of that section, continuation lines joined
+  awk '/^## Building an application against it/{on=1; next} on && /^## /{on=0}
+       on && /^```sh/{inb=1; next} inb && /^```/{inb=0; next} on && inb' "$src/docs/install.md" |
+    sed -e ':a' -e '/\\$/N; s/\\\n//; ta'
+}
+mpimod=$(pc --print-requires ovkrylov | grep -oE '^(ompi-c|mpich)' | head -n 1)
+hypre=-lHYPRE64m
+pc --static --libs ovkrylov | grep -q HYPRE || hypre=""
+mkdir "$prefix/doc_cmds"
+doc_blocks | { [ "$fortran" = ON ] && cat || grep -v 'ovkrylov-fortran'; } |
+  sed -e "s|PREFIX|$prefix|g" -e "s|app\.c |$src/examples/ovk_app.c |" \
+      -e "s|app\.f90 |$src/examples/ovk_laplace27.f90 |" -e "s|-lHYPRE64m|$hypre|" -e "s|ompi-c|$mpimod|" \
+  > "$prefix/doc_cmds/cmds.sh"
+[ "$(grep -c . "$prefix/doc_cmds/cmds.sh")" -ge 3 ] ||
+  { echo "outside project: docs/install.md's commands not found"; cat "$prefix/doc_cmds/cmds.sh"; exit 1; }
+(cd "$prefix/doc_cmds" && PKG_CONFIG_PATH="" bash -e cmds.sh) ||
+  { echo "outside project: docs/install.md's commands failed:"; cat "$prefix/doc_cmds/cmds.sh"; exit 1; }
+for app in app app_static; do
+  "$mpiexec" -n 2 $pre "$prefix/doc_cmds/$app" blocking | grep -q 'iterations [0-9]*, relative residual' ||
+    { echo "outside project: docs/install.md's $app does not run"; exit 1; }
+done
+if [ "$fortran" = ON ]; then
+  (cd "$prefix/doc_cmds" && "$mpiexec" -n 2 $pre ./app_f -n 8 8 8 -solver pipecg) |
+    grep -q '^Iterations = [0-9]*$' || { echo "outside project: docs/install.md's app_f does not run"; exit 1; }
+fi
+echo "outside project: docs/install.md's commands build programs that run ($(grep -c . "$prefix/doc_cmds/cmds.sh") lines)"
 # the MPI wrapper and pkg-config (built and checked, not run)
 "$mpicc" -std=c11 "$src/examples/ovk_app.c" -o "$prefix/app_pc_wrapper" \
   $(pc --cflags --libs ovkrylov) -Wl,-rpath,"$libdir"

@@ -44,15 +44,21 @@ def test_solver_info_from_the_library(comm, laplace):
         assert "auto_choice" in _lib.lib.ovk_error_detail().decode()
 
 
+def test_version_is_the_library_s():
+    assert _lib.lib.ovk_version().decode() == ovkrylov.__version__
+
+
 def test_result_layout_is_checked():
-    assert _lib.layout_problems(_lib.PcgResult, "ovk_pcg_result") == []
+    assert _lib.layout_problems(_lib.Result, "ovk_result") == []
+    # the deprecated name of 0.2 is the same struct
+    assert _lib.layout_problems(_lib.Result, "ovk_pcg_result") == []
 
     class Swapped(ctypes.Structure):  # two fields exchanged: the check must see it
-        _fields_ = [(n, t) for n, t in _lib.PcgResult._fields_]
+        _fields_ = [(n, t) for n, t in _lib.Result._fields_]
         _fields_[0], _fields_[1] = _fields_[1], _fields_[0]
-    problems = _lib.layout_problems(Swapped, "ovk_pcg_result")
+    problems = _lib.layout_problems(Swapped, "ovk_result")
     assert any("iterations" in p for p in problems) and any("rel_residual" in p for p in problems)
 
     class Short(ctypes.Structure):
-        _fields_ = _lib.PcgResult._fields_[:-1]
-    assert any(p.startswith("size") for p in _lib.layout_problems(Short, "ovk_pcg_result"))
+        _fields_ = _lib.Result._fields_[:-1]
+    assert any(p.startswith("size") for p in _lib.layout_problems(Short, "ovk_result"))

@@ -434,7 +434,7 @@ static void test_laplace(void **state)
 }
 
 /* Solve a 2x2 system; returns the status. */
-static int solve2(const double a[4], const double bv[2], ovk_precond pc, int maxit, ovk_pcg_result *res)
+static int solve2(const double a[4], const double bv[2], ovk_precond pc, int maxit, ovk_result *res)
 {
     int rowptr[] = {0, 2, 4};
     ovk_gidx cols[] = {0, 1, 0, 1};
@@ -445,22 +445,69 @@ static int solve2(const double a[4], const double bv[2], ovk_precond pc, int max
     ovk_vector_create(A, &b);
     ovk_vector_create(A, &x);
     memcpy(ovk_vector_data(b), bv, 2 * sizeof(double));
-    ovk_pcg_options o;
-    ovk_pcg_options_init(&o);
+    ovk_solve_options o;
+    ovk_solve_options_init(&o);
     o.precond = pc;
-    o.max_iter = maxit;
+    o.max_it = maxit;
     o.backend = "blocking";
-    rc = ovk_pcg_solve(A, b, x, &o, res);
+    rc = ovk_solve(A, b, x, &o, res);
     ovk_vector_destroy(b);
     ovk_vector_destroy(x);
     ovk_matrix_destroy(A);
     return rc;
 }
 
+/* The CG-era names of 0.2 are aliases of the solver-neutral ones: the same types, the
+ * same storage for tol/rtol and max_iter/max_it, the same defaults, the same solve. */
+static void test_deprecated_names(void **state)
+{
+    (void)state;
+    ovk_pcg_options old;
+    ovk_solve_options now;
+    ovk_pcg_options_init(&old);
+    ovk_solve_options_init(&now);
+    assert_memory_equal(&old, &now, sizeof now);
+    assert_true(now.rtol == 1e-8 && now.max_it == 1000);
+    old.tol = 1e-5;
+    old.max_iter = 7;
+    assert_true(old.rtol == 1e-5 && old.max_it == 7);
+    assert_int_equal(_Generic(&old, ovk_solve_options *: 1, default: 0), 1);
+    ovk_pcg_result *alias = NULL;
+    assert_int_equal(_Generic(alias, ovk_result *: 1, default: 0), 1);
+    size_t off_old, size_old, off_new, size_new;
+    assert_int_equal(ovk_abi_field("ovk_pcg_result", "rhs_norm", &off_old, &size_old), OVK_OK);
+    assert_int_equal(ovk_abi_field("ovk_result", "rhs_norm", &off_new, &size_new), OVK_OK);
+    assert_true(off_old == off_new && size_old == size_new);
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", OVK_VERSION_MAJOR, OVK_VERSION_MINOR, OVK_VERSION_PATCH);
+    assert_string_equal(ovk_version(), want);
+
+    int rowptr[] = {0, 1, 2};
+    ovk_gidx cols[] = {0, 1};
+    double vals[] = {2, 4};
+    ovk_matrix *A = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    assert_int_equal(ovk_matrix_create_csr(MPI_COMM_SELF, 0, 2, rowptr, cols, vals, OVK_DUP_REJECT, &A), OVK_OK);
+    assert_int_equal(ovk_vector_create(A, &b), OVK_OK);
+    assert_int_equal(ovk_vector_create(A, &x), OVK_OK);
+    ovk_vector_data(b)[0] = ovk_vector_data(b)[1] = 1.0;
+    ovk_pcg_result res;
+    old.backend = now.backend = "blocking";
+    assert_int_equal(ovk_pcg_solve(A, b, x, &old, &res), OVK_OK);
+    assert_int_equal(res.reason, OVK_REASON_CONVERGED);
+    ovk_vector_data(x)[0] = ovk_vector_data(x)[1] = 0.0;
+    ovk_result res2;
+    assert_int_equal(ovk_solve(A, b, x, &now, &res2), OVK_OK);
+    assert_int_equal(res2.iterations, res.iterations);
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_matrix_destroy(A);
+}
+
 static void test_solver_bad_input(void **state)
 {
     (void)state;
-    ovk_pcg_result res;
+    ovk_result res;
     double spd[4] = {2, -1, -1, 2}, b[2] = {1, 1};
     assert_int_equal(solve2(spd, b, OVK_PRECOND_DIAG, 10, &res), OVK_OK);
     assert_int_equal(res.reason, OVK_REASON_CONVERGED);
@@ -492,6 +539,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_spmv_upper),
         cmocka_unit_test(test_kernels),      cmocka_unit_test(test_fused_updates),
         cmocka_unit_test(test_laplace),      cmocka_unit_test(test_solver_bad_input),
+        cmocka_unit_test(test_deprecated_names),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();

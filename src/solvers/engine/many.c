@@ -588,7 +588,7 @@ static int task_variant(ovk__ctx *c, const ovk__variant *v, const ovk__solver **
 
 /* Local: task j's context (the template's copy, with what a solve writes
  * made its own) */
-static int task_ctx(ovk__many *m, const ovk__ctx *c, int j, const double *b, double *x, ovk_pcg_result *res,
+static int task_ctx(ovk__many *m, const ovk__ctx *c, int j, const double *b, double *x, ovk_result *res,
                     void *params)
 {
     ovk__task *t = &m->tasks[j];
@@ -784,7 +784,7 @@ static void batch_free(ovk__many *m)
 
 /* Collective: max and mean over the ranks of every system's timers, in
  * two reductions */
-static int gather_times(ovk__many *m, MPI_Comm comm, ovk_pcg_result *results)
+static int gather_times(ovk__many *m, MPI_Comm comm, ovk_result *results)
 {
     int size = 1, k = m->k, n = k * OVK_TIMER_COUNT;
     MPI_Comm_size(comm, &size);
@@ -807,7 +807,7 @@ static int gather_times(ovk__many *m, MPI_Comm comm, ovk_pcg_result *results)
 }
 
 int ovk__many_solve(ovk__ctx *c, const ovk__variant *v, int k, const double *const *B, double *const *X,
-                    ovk_pcg_result *results, int *st, char (*why)[OVK__DETAIL_LEN], int *current)
+                    ovk_result *results, int *st, char (*why)[OVK__DETAIL_LEN], int *current)
 {
     ovk__many m;
     const ovk__solver *sv = NULL;

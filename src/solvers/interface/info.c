@@ -12,14 +12,14 @@
 typedef struct info_def {
     const char *key;
     int text;      /* 1: a char array, else a double */
-    size_t off;    /* offsetof(ovk_pcg_result, the field) */
+    size_t off;    /* offsetof(ovk_result, the field) */
     size_t len;    /* text: the array's size */
     const char *help;
 } info_def;
 
-#define INFO_NUM(field, help) {#field, 0, offsetof(ovk_pcg_result, field), 0, help}
+#define INFO_NUM(field, help) {#field, 0, offsetof(ovk_result, field), 0, help}
 #define INFO_TEXT(field, help) \
-    {#field, 1, offsetof(ovk_pcg_result, field), sizeof(((ovk_pcg_result *)0)->field), help}
+    {#field, 1, offsetof(ovk_result, field), sizeof(((ovk_result *)0)->field), help}
 
 static const info_def infos[] = {
     INFO_TEXT(auto_choice, "solver auto: the variant it chose (\"alg1\", \"pipecg\", \"plcg:l=3\", ...); "
@@ -50,7 +50,7 @@ static int unknown_info(const char *fn, const char *key)
 /* the entry of key and s's last result, or the failure */
 static int lookup(const ovk_solver *s, const char *fn, const char *key, const info_def **d, const char **field)
 {
-    const ovk_pcg_result *r = ovk__solver_last_result(s);
+    const ovk_result *r = ovk__solver_last_result(s);
     if (!r) return ovk__fail(OVK_EINVAL, "%s: not a solver (NULL, destroyed or never created)", fn);
     for (int i = 0; key && i < INFO_COUNT; i++)
         if (!strcmp(infos[i].key, key)) {
@@ -96,26 +96,16 @@ typedef struct abi_field {
 
 #define ABI_TYPE(T) {#T, NULL, 0, sizeof(T)}
 #define ABI_FIELD(T, f) {#T, #f, offsetof(T, f), sizeof(((T *)0)->f)}
+/* ovk_result under its name and its deprecated alias's (the bindings of 0.2 ask for that) */
+#define ABI_RESULT(T) ABI_TYPE(T), ABI_FIELD(T, iterations), ABI_FIELD(T, rel_residual), ABI_FIELD(T, reason), \
+    ABI_FIELD(T, reductions), ABI_FIELD(T, time_max), ABI_FIELD(T, time_mean), ABI_FIELD(T, lambda_min), \
+    ABI_FIELD(T, lambda_max), ABI_FIELD(T, cond_est), ABI_FIELD(T, replacements), ABI_FIELD(T, restarts), \
+    ABI_FIELD(T, history_len), ABI_FIELD(T, auto_latency_us), ABI_FIELD(T, auto_work_us), \
+    ABI_FIELD(T, auto_choice), ABI_FIELD(T, nullspace_inconsistency), ABI_FIELD(T, rhs_norm)
 
 static const abi_field abi[] = {
-    ABI_TYPE(ovk_pcg_result),
-    ABI_FIELD(ovk_pcg_result, iterations),
-    ABI_FIELD(ovk_pcg_result, rel_residual),
-    ABI_FIELD(ovk_pcg_result, reason),
-    ABI_FIELD(ovk_pcg_result, reductions),
-    ABI_FIELD(ovk_pcg_result, time_max),
-    ABI_FIELD(ovk_pcg_result, time_mean),
-    ABI_FIELD(ovk_pcg_result, lambda_min),
-    ABI_FIELD(ovk_pcg_result, lambda_max),
-    ABI_FIELD(ovk_pcg_result, cond_est),
-    ABI_FIELD(ovk_pcg_result, replacements),
-    ABI_FIELD(ovk_pcg_result, restarts),
-    ABI_FIELD(ovk_pcg_result, history_len),
-    ABI_FIELD(ovk_pcg_result, auto_latency_us),
-    ABI_FIELD(ovk_pcg_result, auto_work_us),
-    ABI_FIELD(ovk_pcg_result, auto_choice),
-    ABI_FIELD(ovk_pcg_result, nullspace_inconsistency),
-    ABI_FIELD(ovk_pcg_result, rhs_norm),
+    ABI_RESULT(ovk_result),
+    ABI_RESULT(ovk_pcg_result),
 };
 
 int ovk_abi_field(const char *type, const char *field, size_t *offset, size_t *size)
@@ -128,6 +118,6 @@ int ovk_abi_field(const char *type, const char *field, size_t *offset, size_t *s
         *size = abi[i].size;
         return OVK_OK;
     }
-    return ovk__fail(OVK_EINVAL, "ovk_abi_field: %s%s%s is not a mirrored struct or field (ovk_pcg_result)", type,
+    return ovk__fail(OVK_EINVAL, "ovk_abi_field: %s%s%s is not a mirrored struct or field (ovk_result)", type,
                      field ? "." : "", field ? field : "");
 }

@@ -59,7 +59,7 @@ void ovk__log_mark(ovk__log *l, ovk__log_part part)
     l->mark = now;
 }
 
-void ovk__log_solve(ovk__log *l, const ovk__ctx *c, const ovk_pcg_result *res)
+void ovk__log_solve(ovk__log *l, const ovk__ctx *c, const ovk_result *res)
 {
     for (int i = 0; i < OVK_TIMER_COUNT; i++) l->t[i] += c->clock.t[i];
     if (c->clock.flying) l->partial++;

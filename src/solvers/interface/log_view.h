@@ -36,7 +36,7 @@ void ovk__log_start(ovk__log *l, int numeric);
 /* Local: the time since the last start or mark was spent on part. */
 void ovk__log_mark(ovk__log *l, ovk__log_part part);
 /* Local: add a finished solve's timers (c->clock.t, c->clock.flight) and counts. */
-void ovk__log_solve(ovk__log *l, const ovk__ctx *c, const ovk_pcg_result *res);
+void ovk__log_solve(ovk__log *l, const ovk__ctx *c, const ovk_result *res);
 /* What the table's head names: the object's solver, preconditioner and
  * backend options as its getter spells them (the object fills it). */
 typedef struct ovk__log_names {

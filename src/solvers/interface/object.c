@@ -110,7 +110,7 @@ typedef struct solver_marks {
  * and the last result, for ovk_solver_get_info (info.c). */
 typedef struct solver_record {
     ovk__log log;
-    ovk_pcg_result last;
+    ovk_result last;
 } solver_record;
 
 struct ovk_solver {
@@ -120,7 +120,7 @@ struct ovk_solver {
     const ovk__layout *lay;
     solver_fns fns;
     /* the settings the option table (below) reads and writes */
-    ovk_pcg_options o;       /* its strings point into the buffers below */
+    ovk_solve_options o;       /* its strings point into the buffers below */
     char solver_spec[128], backend_spec[256], precond_spec[256];
     ovk__monitor mon;        /* its true_r and stage owned */
     int guess_zero, view, converged_reason, log_view;
@@ -169,7 +169,7 @@ static int solver_new(ovk_solver **out)
     if (!s) return ovk__fail(OVK_ENOMEM, "solver object");
     s->magic = SOLVER_MAGIC;
     s->own_lay.comm = MPI_COMM_NULL;
-    ovk_pcg_options_init(&s->o);
+    ovk_solve_options_init(&s->o);
     set_defaults(s);
     s->seen.pc_l1_max = -1.0, s->seen.longest_row = -1; /* not summed, not known */
     s->o.solver = s->solver_spec;
@@ -239,7 +239,7 @@ cleanup:
 /* The options, each declared once: its key, its kind and range, where it
  * lives in the object, what a change of it makes the next setup redo, its
  * default, the environment variable that supplies it when no call set it,
- * the field of ovk_pcg_options that sets it (ovk_solver_set_options), the
+ * the field of ovk_solve_options that sets it (ovk_solver_set_options), the
  * registry it names and its line of help.  Parsing, printing, getting, the
  * cross-rank check, the struct form, the options database (options.c:
  * -[prefix]ovk_KEY), -ovk_help (help.c), the view and the public key list
@@ -256,13 +256,13 @@ typedef struct opt_def {
     unsigned redo;      /* REDO_* */
     const char *dflt;   /* the default as text; "" for a text option: unset */
     const char *env;    /* read when no call set the option (NULL: none) */
-    long pcg_off;       /* offsetof(ovk_pcg_options, the field setting it); -1: none */
+    long pcg_off;       /* offsetof(ovk_solve_options, the field setting it); -1: none */
     ovk__opt_role role; /* the registry whose names it takes */
     const char *values; /* OPT_TEXT: what it may be, for the range */
     const char *help;   /* one line of meaning (-ovk_help) */
 } opt_def;
 
-#define PCG_OFF(field) ((long)offsetof(ovk_pcg_options, field))
+#define PCG_OFF(field) ((long)offsetof(ovk_solve_options, field))
 #define OPT_STR(key, field, redo, dflt, env, pcg, role, values, help)                                     \
     {key, OPT_TEXT, offsetof(ovk_solver, field), sizeof(((ovk_solver *)0)->field), 0, 0, redo, dflt, env, pcg, \
      role, values, help}
@@ -277,12 +277,12 @@ static const opt_def opt_defs[] = {
             "the reduction backend (default $" OVK_BACKEND_ENV ", else " OVK_BACKEND_DEFAULT ")"),
     OPT_STR("precond", precond_spec, REDO_PC, "jacobi", NULL, PCG_OFF(precond_spec), OVK__ROLE_PRECOND, SPEC,
             "the preconditioner"),
-    OPT_NUM("rtol", OPT_DOUBLE, o.tol, 1, 0, REDO_CHECK, "1e-8", PCG_OFF(tol),
+    OPT_NUM("rtol", OPT_DOUBLE, o.rtol, 1, 0, REDO_CHECK, "1e-8", PCG_OFF(rtol),
             "converged when ||r|| < max(rtol ||b||, atol)"),
     OPT_NUM("atol", OPT_DOUBLE, o.atol, 0, 0, REDO_CHECK, "0", PCG_OFF(atol), "absolute tolerance (see rtol)"),
     OPT_NUM("divtol", OPT_DOUBLE, mon.divtol, 0, 0, REDO_CHECK, "0", -1,
             "diverged when ||r|| > divtol ||r0||; 0: off (PETSc's default is 1e4)"),
-    OPT_NUM("max_it", OPT_INT, o.max_iter, 0, INT32_MAX, REDO_CONDEST, "1000", PCG_OFF(max_iter),
+    OPT_NUM("max_it", OPT_INT, o.max_it, 0, INT32_MAX, REDO_CONDEST, "1000", PCG_OFF(max_it),
             "iteration limit"),
     OPT_NUM("print_level", OPT_INT, o.print_level, 0, 2, REDO_CHECK, "0", PCG_OFF(print_level),
             "0: quiet; 1: a line per solve; 2: ||r|| every iteration too (rank 0)"),
@@ -563,7 +563,7 @@ int ovk_solver_get_option_origin(const ovk_solver *s, const char *key, char *buf
 
 /* the text that field d->pcg_off of *o sets option d to (NULL text: the
  * default; a NULL precond_spec: the precond enum's name) */
-static const char *struct_text(const ovk_pcg_options *o, const opt_def *d, char *buf, size_t len)
+static const char *struct_text(const ovk_solve_options *o, const opt_def *d, char *buf, size_t len)
 {
     const char *p = (const char *)o + d->pcg_off;
     if (d->kind == OPT_DOUBLE) snprintf(buf, len, "%.17g", *(const double *)p);
@@ -574,7 +574,7 @@ static const char *struct_text(const ovk_pcg_options *o, const opt_def *d, char 
     return buf;
 }
 
-int ovk_solver_set_options(ovk_solver *s, const ovk_pcg_options *o)
+int ovk_solver_set_options(ovk_solver *s, const ovk_solve_options *o)
 {
     int bad = usable(s, "ovk_solver_set_options");
     if (bad) return bad;
@@ -602,7 +602,9 @@ int ovk_solver_set_options(ovk_solver *s, const ovk_pcg_options *o)
 /* the struct form's defaults from the table: numbers as the table says,
  * the solver's name too; the other names NULL (the backend: its
  * environment, else the default; the preconditioner: the precond enum) */
-void ovk_pcg_options_init(ovk_pcg_options *o)
+void ovk_pcg_options_init(ovk_pcg_options *o) { ovk_solve_options_init(o); }
+
+void ovk_solve_options_init(ovk_solve_options *o)
 {
     memset(o, 0, sizeof *o);
     o->precond = OVK_PRECOND_DIAG;
@@ -945,7 +947,7 @@ static int check_norm(const ovk_solver *s)
  * made where they are redone; the caller agrees the status */
 static int check_local(ovk_solver *s)
 {
-    const ovk_pcg_options *o = &s->o;
+    const ovk_solve_options *o = &s->o;
     if (s->refusal.setup)
         return ovk__fail(s->refusal.setup, "an option was refused on this rank when the solver was made, and none set "
                                      "since: %s",
@@ -1452,7 +1454,7 @@ static int agree_and_time(ovk__ctx *c, int rc)
     return rc;
 }
 
-static int status_of(const ovk_pcg_result *r)
+static int status_of(const ovk_result *r)
 {
     switch (r->reason) {
     case OVK_REASON_CONVERGED: return OVK_OK;
@@ -1503,7 +1505,7 @@ static int singular_hint(ovk_solver *s, int rc)
                      detail, sqrt(v[0]), key_at(offsetof(ovk_solver, nullspace_spec)));
 }
 
-static void begin_solve(ovk__ctx *c, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
+static void begin_solve(ovk__ctx *c, const ovk_vector *b, ovk_vector *x, ovk_result *res)
 {
     reset_solve_state(c);
     c->b = b->data;
@@ -1512,7 +1514,7 @@ static void begin_solve(ovk__ctx *c, const ovk_vector *b, ovk_vector *x, ovk_pcg
 }
 
 /* rank 0: the one-line summary of print_level 1 and -ovk_converged_reason */
-static void report_solve(const ovk_solver *s, const ovk_pcg_result *res, int rc)
+static void report_solve(const ovk_solver *s, const ovk_result *res, int rc)
 {
     FILE *f = s->o.out ? s->o.out : stdout;
     if (s->lay->rank != 0) return;
@@ -1541,7 +1543,7 @@ static int solved(const ovk__ctx *c, int rc)
 /* Collective: the solve after setup_on_demand; mine: this rank's argument
  * checks, bad_args: some rank's failed (agreed there, so the detail is
  * shared only on that path) */
-static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res, int mine, int bad_args)
+static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_result *res, int mine, int bad_args)
 {
     ovk__ctx *c = &s->c;
     int rc = bad_args ? ovk__agree(s->lay->comm, mine) : OVK_OK;
@@ -1570,9 +1572,9 @@ static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     return rc;
 }
 
-int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_result *res)
+int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_result *res)
 {
-    ovk_pcg_result local_res;
+    ovk_result local_res;
     int bad = usable(s, "ovk_solver_solve");
     if (bad == OVK_EBUSY) return bad; /* the outer solve's *res may be this res */
     if (!res) res = &local_res;
@@ -1602,7 +1604,7 @@ int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
 
 /* the checks of solve_many's arrays (local); *bad[j]: system j's vectors
  * hold a NaN or Inf on this rank */
-static int check_many(const ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *const *X, ovk_pcg_result *res,
+static int check_many(const ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *const *X, ovk_result *res,
                       int *bad)
 {
     static const char fn[] = "ovk_solver_solve_many";
@@ -1627,7 +1629,7 @@ static int check_many(const ovk_solver *s, int k, ovk_vector *const *B, ovk_vect
 
 /* Collective: the systems whose input is not finite on some rank, agreed
  * (their results say so; the detail is the first such system's) */
-static int agree_finite(const ovk_solver *s, int k, int *bad, ovk_pcg_result *res, int *st)
+static int agree_finite(const ovk_solver *s, int k, int *bad, ovk_result *res, int *st)
 {
     char detail[256];
     snprintf(detail, sizeof detail, "%s", ovk_error_detail());
@@ -1642,7 +1644,7 @@ static int agree_finite(const ovk_solver *s, int k, int *bad, ovk_pcg_result *re
     return rc;
 }
 
-static int run_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *const *X, ovk_pcg_result *res)
+static int run_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *const *X, ovk_result *res)
 {
     ovk__ctx *c = &s->c;
     size_t room = k > 0 ? (size_t)k : 1;
@@ -1695,7 +1697,7 @@ cleanup:
     return rc;
 }
 
-int ovk_solver_solve_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *const *X, ovk_pcg_result *results)
+int ovk_solver_solve_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *const *X, ovk_result *results)
 {
     int bad = usable(s, "ovk_solver_solve_many");
     if (bad == OVK_EBUSY) return bad;
@@ -1717,7 +1719,7 @@ int ovk_solver_solve_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector
     return rc;
 }
 
-const ovk_pcg_result *ovk__solver_last_result(const ovk_solver *s) { return valid(s) ? &s->rec.last : NULL; }
+const ovk_result *ovk__solver_last_result(const ovk_solver *s) { return valid(s) ? &s->rec.last : NULL; }
 
 int ovk_solver_system_index(const ovk_solver *s) { return valid(s) ? s->running.system : -1; }
 
@@ -1756,7 +1758,7 @@ int ovk_solver_view(const ovk_solver *s, FILE *f)
     char buf[256];
     if (!valid(s)) return not_solver("ovk_solver_view");
     if (!f) return ovk__fail(OVK_EINVAL, "ovk_solver_view: NULL stream");
-    const ovk_pcg_options *o = &s->o;
+    const ovk_solve_options *o = &s->o;
     fprintf(f, "ovk_solver: %lld rows on %d ranks, %s\n", (long long)s->lay->nglobal, s->lay->size,
             s->made.ready && !s->marks.dirty ? "set up" : "options changed since the last setup (the next solve sets up)");
     fprintf(f, "  solver: %s%s%s\n", s->solver_spec, s->made.sv ? " - " : "", s->made.sv ? s->made.sv->description : "");
@@ -1863,11 +1865,17 @@ double ovk_solver_setup_time(const ovk_solver *s) { return valid(s) ? s->made.se
 int ovk_pcg_solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, const ovk_pcg_options *opts,
                   ovk_pcg_result *res)
 {
+    return ovk_solve(A, b, x, opts, res);
+}
+
+int ovk_solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, const ovk_solve_options *opts,
+              ovk_result *res)
+{
     ovk_solver *s = NULL;
     if (res) memset(res, 0, sizeof *res);
     int rc2, rc = ovk_solver_create(A, &s); /* a NULL A is a local error: no communicator to agree on */
     if (rc) return rc;
-    if (!opts) rc = ovk__fail(OVK_EINVAL, "ovk_pcg_solve: NULL options");
+    if (!opts) rc = ovk__fail(OVK_EINVAL, "ovk_solve: NULL options");
     else rc = ovk_solver_set_options(s, opts);
     rc = ovk__agree(A->lay.comm, rc);
     if (rc) goto cleanup;

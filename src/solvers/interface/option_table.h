@@ -24,6 +24,6 @@ ovk__opt_role ovk__solver_option_role(int i);
 const char *ovk__solver_role_key(ovk__opt_role role);
 /* the result of s's last solve (ovk_solver_solve_many: of its first
  * system), zero before any; NULL when s is not a solver (info.c) */
-const ovk_pcg_result *ovk__solver_last_result(const ovk_solver *s);
+const ovk_result *ovk__solver_last_result(const ovk_solver *s);
 
 #endif

@@ -24,7 +24,7 @@ static const char *const timer_names[OVK_TIMER_COUNT] = {
 
 const char *ovk_timer_name(ovk_timer t) { return ((unsigned)t < OVK_TIMER_COUNT) ? timer_names[t] : "unknown"; }
 
-void ovk_pcg_print_timing(FILE *f, const ovk_pcg_result *r)
+void ovk_pcg_print_timing(FILE *f, const ovk_result *r)
 {
     fprintf(f, "%-12s %12s %12s %8s\n", "operation", "max (s)", "mean (s)", "% solve");
     double total = r->time_max[OVK_TIMER_SOLVE] > 0 ? r->time_max[OVK_TIMER_SOLVE] : 1.0;

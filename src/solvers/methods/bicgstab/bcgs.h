@@ -86,6 +86,60 @@ static inline void ovk__idr_progress(ovk__ctx *c, int m, int every, int last, in
     }
 }
 
+/* What idrs and pipeidrs share, the first member of each one's work. */
+typedef struct ovk__idr {
+    double *r;
+    double *P[OVK__IDR_MAX_S], *G[OVK__IDR_MAX_S], *U[OVK__IDR_MAX_S]; /* shadow space; G = A U */
+    int s;
+    double *M;           /* s x s, M[i + s j] = <p_i, g_j> */
+    double *f, *cf, *al; /* P^T r; the step's c; alpha */
+    double *vals;        /* the step's sums: 2 s + 4 */
+    double omega;
+    double rr_loc;       /* the local <r,r> of the last update */
+    double xx_loc;       /* the local <x,x> of the last update: not finite when x grew past 1e154 */
+    int shadow;          /* P is set up */
+    long long nglobal;
+    int last_restart;    /* the step of the latest breakdown restart, or -1 */
+} ovk__idr;
+
+/* A variant's parts of a step; w is its work, an ovk__idr first. */
+typedef struct ovk__idr_ops {
+    int (*inner_sums)(ovk__ctx *c, void *w, int k); /* inner step k up to its completed reduction */
+    void (*inner_update)(ovk__ctx *c, void *w, int k, double beta); /* after the new column of M */
+    int (*omega_sums)(ovk__ctx *c, void *w);        /* the omega step up to its completed reduction */
+    void (*omega_update)(ovk__ctx *c, void *w);     /* after omega */
+    int (*restart)(ovk__ctx *c, void *w);           /* the cycle anew from r */
+    int (*after_breakdown)(ovk__ctx *c, void *w);   /* before the restart a breakdown makes; NULL: none */
+    void (*begin)(ovk__ctx *c, void *w);            /* at the solve's start; NULL: none */
+    int (*after_step)(ovk__ctx *c, void *w, int iter, int next, int k); /* k: the next step's; NULL: none */
+} ovk__idr_ops;
+
+/* The solve (the vtable's iterate): the shadow space when a batch's instance
+ * has none, the cycle from r = b - A x0, the steps up to max_it.  Collective. */
+int ovk__idr_iterate(ovk__ctx *c, const ovk__idr_ops *ops, void *w, const char *name, double bb);
+
+/* The parsed spec of both: s. */
+typedef struct ovk__idr_params {
+    long s;
+} ovk__idr_params;
+int ovk__idr_parse(ovk__opts *o, void **params, const char *name);
+
+/* Step iter (inner step k < s, or the omega step k = s): its sums, the check of
+ * step iter - 1 (unless `checked`: its norm was known), then its updates.
+ * *next: 1 when the step was done, 0 when the cycle restarted (a replaced
+ * residual, a breakdown); *stop: the solve ends.  Collective. */
+int ovk__idr_step(ovk__ctx *c, const ovk__idr_ops *ops, void *w, int k, int iter, int checked, double bb, int *next,
+                  int *stop);
+
+/* Local: G = U = 0, M = I, omega = 1 (a restart's common part). */
+void ovk__idr_reset(ovk__ctx *c, ovk__idr *d);
+
+/* The vtable's setup (local: s from the parsed params, the small arrays),
+ * after_setup (collective: the shadow space unless set) and destroy. */
+int ovk__idr_setup(ovk__idr *d, const char *name, long s);
+int ovk__idr_after_setup(ovk__ctx *c, ovk__idr *d, const char *name);
+void ovk__idr_destroy(ovk__idr *d);
+
 /* Local: the small arrays of an s-dimensional IDR(s) in one block: M
  * (s x s), f, c, alpha (s each), the sums (2 s + 4); *M owns it. */
 int ovk__idr_small_arrays(const char *name, int s, double **M, double **f, double **cf, double **al, double **vals);

@@ -302,3 +302,122 @@ int ovk__idr_omega_step(int s, const double *vals, double *omega, double *f)
     for (int j = 0; j < s; j++) f[j] = vals[j] - *omega * vals[s + j];
     return 0;
 }
+
+/* ---- the step idrs and pipeidrs share ----------------------------------------- */
+
+void ovk__idr_reset(ovk__ctx *c, ovk__idr *d)
+{
+    int s = d->s;
+    size_t bytes = sizeof(double) * (size_t)c->n;
+    for (int j = 0; j < s && c->n > 0; j++) {
+        memset(d->G[j], 0, bytes);
+        memset(d->U[j], 0, bytes);
+    }
+    memset(d->M, 0, sizeof(double) * (size_t)(s * s));
+    for (int j = 0; j < s; j++) d->M[j + s * j] = 1.0;
+    d->omega = 1.0;
+}
+
+/* after the reduction: inner step k biorthogonalises g_k (alpha, the new
+ * column of M) and updates r, x, f; the omega step sets omega and f;
+ * *broke: M(k,k) negligible (*value) or <t,t> = 0, nothing updated */
+static void finish(ovk__ctx *c, const ovk__idr_ops *ops, void *w, int k, int *broke, double *value)
+{
+    ovk__idr *d = w;
+    int s = d->s;
+    if (k == s) {
+        *broke = ovk__idr_omega_step(s, d->vals, &d->omega, d->f);
+        *value = d->vals[2 * s + 1];
+        if (!*broke) ops->omega_update(c, w);
+        return;
+    }
+    *broke = ovk__idr_column(s, k, d->M, d->vals, d->al); /* alpha, M(:,k) */
+    *value = d->M[k + s * k];
+    if (!*broke) ops->inner_update(c, w, k, ovk__idr_beta(s, k, d->M, d->f));
+}
+
+int ovk__idr_step(ovk__ctx *c, const ovk__idr_ops *ops, void *w, int k, int iter, int checked, double bb, int *next,
+                  int *stop)
+{
+    ovk__idr *d = w;
+    int s = d->s, replaced = 0, broke = 0, count = k < s ? s + 2 : 2 * s + 3;
+    double value = 0.0;
+    *next = *stop = 0;
+    int rc = k < s ? ops->inner_sums(c, w, k) : ops->omega_sums(c, w);
+    if (rc) return rc;
+    if (!checked) {
+        rc = ovk__bcgs_check(c, iter - 1, d->vals[count - 1], bb, d->r, stop, &replaced);
+        if (rc || *stop) return rc;
+        if (replaced) { /* r = b - A x: its norm from the check */
+            d->rr_loc = 0.0;
+            return ops->restart(c, w);
+        }
+    }
+    if (ovk__idr_nonfinite(c, d->vals, count, iter) || ovk__idr_unbounded(c, d->vals[count], iter)) {
+        *stop = 1;
+        return OVK_OK;
+    }
+    finish(c, ops, w, k, &broke, &value);
+    if (!broke) {
+        *next = 1;
+        return OVK_OK;
+    }
+    if (ovk__idr_breakdown(c, &d->last_restart, s, iter, k < s ? "M(k,k) = <p_k,g_k>" : "<t,t>", value)) {
+        *stop = 1;
+        return OVK_OK;
+    }
+    rc = ops->after_breakdown ? ops->after_breakdown(c, w) : OVK_OK;
+    return rc ? rc : ops->restart(c, w);
+}
+
+int ovk__idr_iterate(ovk__ctx *c, const ovk__idr_ops *ops, void *w, const char *name, double bb)
+{
+    ovk__idr *d = w;
+    int checked = 1, k = 0;
+    int rc = ovk__idr_after_setup(c, d, name); /* a system of a batch: its own instance, no after_setup */
+    if (rc) return rc;
+    if (ops->begin) ops->begin(c, w);
+    d->last_restart = -1;
+    d->rr_loc = d->xx_loc = 0.0;
+    rc = ops->restart(c, w); /* r = b - A x0 from the frame, its norm checked */
+    if (rc) return rc;
+    for (int iter = 1; iter <= c->opts->max_iter;) {
+        int next = 0, stop = 0;
+        rc = ovk__idr_step(c, ops, w, k, iter, checked, bb, &next, &stop);
+        if (rc || stop) return rc;
+        checked = !next; /* a restart comes from a checked residual */
+        k = next ? (k + 1) % (d->s + 1) : 0;
+        rc = ops->after_step ? ops->after_step(c, w, iter, next, k) : OVK_OK;
+        if (rc) return rc;
+        iter += next;
+    }
+    return ovk__idr_limit(c, bb, d->r, checked);
+}
+
+int ovk__idr_parse(ovk__opts *o, void **params, const char *name)
+{
+    ovk__idr_params *p = calloc(1, sizeof *p);
+    *params = p;
+    if (!p) return ovk__fail(OVK_ENOMEM, "%s", name);
+    return ovk__idr_parse_s(o, name, &p->s);
+}
+
+int ovk__idr_setup(ovk__idr *d, const char *name, long s)
+{
+    d->s = (int)s;
+    return ovk__idr_small_arrays(name, d->s, &d->M, &d->f, &d->cf, &d->al, &d->vals);
+}
+
+int ovk__idr_after_setup(ovk__ctx *c, ovk__idr *d, const char *name)
+{
+    if (d->shadow) return OVK_OK; /* the same on every rank: a fresh instance has none */
+    int rc = ovk__idr_shadow(c, name, d->s, d->P, d->M, &d->nglobal); /* M: scratch until the restart */
+    d->shadow = rc == OVK_OK;
+    return rc;
+}
+
+void ovk__idr_destroy(ovk__idr *d)
+{
+    free(d->M);
+    d->M = NULL;
+}

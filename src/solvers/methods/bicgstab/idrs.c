@@ -47,33 +47,10 @@
 
 enum { MAX_S = OVK__IDR_MAX_S };
 
-typedef struct idrs_params {
-    long s;
-} idrs_params;
-
 typedef struct idrs_work {
-    double *r, *v, *z;
-    double *P[MAX_S], *G[MAX_S], *U[MAX_S];
-    int s;
-    double *M;             /* s x s, M[i + s j] = <p_i, g_j> */
-    double *f, *cf, *al;   /* P^T r; the step's c; alpha */
-    double *vals;          /* the step's sums: 2 s + 4 */
-    double omega;
-    double rr_loc;         /* the local <r,r> of the last update */
-    double xx_loc;         /* the local <x,x> of the last update: not finite when x grew past 1e154 */
-    int shadow;            /* P is set up */
-    long long nglobal;
-    int last_restart;      /* the step of the latest breakdown restart, or -1 */
+    ovk__idr idr; /* first: what pipeidrs shares */
+    double *v, *z;
 } idrs_work;
-
-/* collective: P, and s checked against the rows */
-static int shadow_space(ovk__ctx *c, idrs_work *w)
-{
-    int rc = ovk__idr_shadow(c, "idrs", w->s, w->P, w->M, &w->nglobal); /* M: scratch until the restart */
-    if (rc) return rc;
-    w->shadow = 1;
-    return OVK_OK;
-}
 
 /* ---- local kernels ------------------------------------------------------- */
 
@@ -81,20 +58,20 @@ static int shadow_space(ovk__ctx *c, idrs_work *w)
  * pass (v and z not made) */
 static void direction_diag(ovk__ctx *c, idrs_work *w, int k, const double *d)
 {
-    int n = c->n, s = w->s, every = ovk__chunk_rows(n, &c->hook);
+    int n = c->n, s = w->idr.s, every = ovk__chunk_rows(n, &c->hook);
     double mc[MAX_S], z[OVK__IDR_BLOCK];
-    for (int j = k; j < s; j++) mc[j] = -w->cf[j];
+    for (int j = k; j < s; j++) mc[j] = -w->idr.cf[j];
     ovk__tic t0 = ovk__tic_start(c);
     for (int lo = 0, since = 0; lo < n; lo += OVK__IDR_BLOCK) {
         int m = ovk__chunk_end(lo, OVK__IDR_BLOCK, n) - lo;
-        ovk__idr_block_comb(0, m, z, 1.0, w->r + lo, 0, NULL, NULL);
+        ovk__idr_block_comb(0, m, z, 1.0, w->idr.r + lo, 0, NULL, NULL);
         for (int j = k; j < s; j++) {
-            const double *restrict g = w->G[j] + lo;
+            const double *restrict g = w->idr.G[j] + lo;
 #pragma omp simd
             for (int i = 0; i < m; i++) z[i] += mc[j] * g[i];
         }
         for (int i = 0; i < m; i++) z[i] *= d[lo + i];
-        ovk__idr_block_comb(lo, m, w->U[k], w->omega, z, s - k, w->U + k, w->cf + k);
+        ovk__idr_block_comb(lo, m, w->idr.U[k], w->idr.omega, z, s - k, w->idr.U + k, w->idr.cf + k);
         since += m;
         if (since >= every || lo + m == n) {
             ovk__poke(&c->hook);
@@ -106,18 +83,19 @@ static void direction_diag(ovk__ctx *c, idrs_work *w, int k, const double *d)
 
 /* g_k -= G(:,:k) alpha;  u_k -= U(:,:k) alpha;  r -= beta g_k;
  * x += beta u_k;  rr_loc = <r,r>, xx_loc = <x,x>: one pass */
-static void inner_update(ovk__ctx *c, idrs_work *w, int k, double beta)
+static void inner_update(ovk__ctx *c, void *work, int k, double beta)
 {
-    double *restrict r = w->r, *restrict x = c->x, ma[MAX_S];
+    idrs_work *w = work;
+    double *restrict r = w->idr.r, *restrict x = c->x, ma[MAX_S];
     int n = c->n, every = ovk__chunk_rows(n, &c->hook);
     double rr = 0.0, xx = 0.0;
-    for (int j = 0; j < k; j++) ma[j] = -w->al[j];
+    for (int j = 0; j < k; j++) ma[j] = -w->idr.al[j];
     ovk__tic t0 = ovk__tic_start(c);
     for (int lo = 0, since = 0; lo < n; lo += OVK__IDR_BLOCK) {
         int m = ovk__chunk_end(lo, OVK__IDR_BLOCK, n) - lo;
-        ovk__idr_block_comb(lo, m, w->G[k], 1.0, w->G[k] + lo, k, w->G, ma);
-        ovk__idr_block_comb(lo, m, w->U[k], 1.0, w->U[k] + lo, k, w->U, ma);
-        const double *restrict g = w->G[k] + lo, *restrict u = w->U[k] + lo;
+        ovk__idr_block_comb(lo, m, w->idr.G[k], 1.0, w->idr.G[k] + lo, k, w->idr.G, ma);
+        ovk__idr_block_comb(lo, m, w->idr.U[k], 1.0, w->idr.U[k] + lo, k, w->idr.U, ma);
+        const double *restrict g = w->idr.G[k] + lo, *restrict u = w->idr.U[k] + lo;
         double *restrict rb = r + lo, *restrict xb = x + lo, br = 0.0, bx = 0.0;
 #pragma omp simd reduction(+ : br, bx)
         for (int i = 0; i < m; i++) {
@@ -135,15 +113,17 @@ static void inner_update(ovk__ctx *c, idrs_work *w, int k, double beta)
             since = 0;
         }
     }
-    w->rr_loc = rr;
-    w->xx_loc = xx;
+    w->idr.rr_loc = rr;
+    w->idr.xx_loc = xx;
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
-/* r -= omega t;  x += omega z;  rr_loc = <r,r>, xx_loc = <x,x> */
-static void omega_update(ovk__ctx *c, idrs_work *w, const double *t)
+/* r -= omega t;  x += omega z;  rr_loc = <r,r>, xx_loc = <x,x> (t in v) */
+static void omega_update(ovk__ctx *c, void *work)
 {
-    double *restrict r = w->r, *restrict x = c->x, om = w->omega, rr = 0.0, xx = 0.0;
+    idrs_work *w = work;
+    const double *restrict t = w->v;
+    double *restrict r = w->idr.r, *restrict x = c->x, om = w->idr.omega, rr = 0.0, xx = 0.0;
     const double *restrict z = w->z;
     ovk__tic t0 = ovk__tic_start(c);
 #pragma omp simd reduction(+ : rr, xx)
@@ -154,170 +134,88 @@ static void omega_update(ovk__ctx *c, idrs_work *w, const double *t)
         rr += ri * ri;
         xx += xi * xi;
     }
-    w->rr_loc = rr;
-    w->xx_loc = xx;
+    w->idr.rr_loc = rr;
+    w->idr.xx_loc = xx;
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
 /* ---- the steps ------------------------------------------------------------ */
 
 /* G = U = 0, M = I, omega = 1, f = P^T r (one reduction) */
-static int restart(ovk__ctx *c, idrs_work *w)
+static int restart(ovk__ctx *c, void *work)
 {
-    int s = w->s;
-    size_t bytes = sizeof(double) * (size_t)c->n;
-    for (int j = 0; j < s && c->n > 0; j++) {
-        memset(w->G[j], 0, bytes);
-        memset(w->U[j], 0, bytes);
-    }
-    memset(w->M, 0, sizeof(double) * (size_t)(s * s));
-    for (int j = 0; j < s; j++) w->M[j + s * j] = 1.0;
-    w->omega = 1.0;
-    ovk__idr_shadow_dots(c, w->s, w->P, 1, (const double *[]){w->r}, w->vals); /* P^T r and <r,r>: the latter dropped */
-    memcpy(w->f, w->vals, sizeof(double) * (size_t)s);
-    return ovk__sum(c, OVK__IPROD, w->f, s);
+    idrs_work *w = work;
+    int s = w->idr.s;
+    ovk__idr_reset(c, &w->idr);
+    ovk__idr_shadow_dots(c, s, w->idr.P, 1, (const double *[]){w->idr.r}, w->idr.vals); /* P^T r and <r,r>: the latter dropped */
+    memcpy(w->idr.f, w->idr.vals, sizeof(double) * (size_t)s);
+    return ovk__sum(c, OVK__IPROD, w->idr.f, s);
 }
 
 /* inner step k up to its reduction: vals = P^T g_k, <g_k,g_k>, <r,r>,
  * <x,x> (the last two of the previous step's update) */
-static int inner_sums(ovk__ctx *c, idrs_work *w, int k)
+static int inner_sums(ovk__ctx *c, void *work, int k)
 {
-    int s = w->s;
-    ovk__idr_solve_c(s, k, w->M, w->f, w->cf); /* M(k:,k:) c = f(k:) */
+    idrs_work *w = work;
+    int s = w->idr.s;
+    ovk__idr_solve_c(s, k, w->idr.M, w->idr.f, w->idr.cf); /* M(k:,k:) c = f(k:) */
     const double *d = ovk__ctx_pc_diagonal(c);
     int rc = OVK_OK;
     if (d) {
         direction_diag(c, w, k, d);
     } else {
         double mc[MAX_S];
-        for (int j = k; j < s; j++) mc[j] = -w->cf[j];
-        ovk__idr_lincomb(c, w->v, 1.0, w->r, s - k, w->G + k, mc + k); /* v = r - G c */
+        for (int j = k; j < s; j++) mc[j] = -w->idr.cf[j];
+        ovk__idr_lincomb(c, w->v, 1.0, w->idr.r, s - k, w->idr.G + k, mc + k); /* v = r - G c */
         rc = ovk__ctx_pc(c, w->v, w->z);                     /* z = C v */
         if (rc) return rc;
-        ovk__idr_lincomb(c, w->U[k], w->omega, w->z, s - k, w->U + k, w->cf + k); /* u_k = omega z + U c */
+        ovk__idr_lincomb(c, w->idr.U[k], w->idr.omega, w->z, s - k, w->idr.U + k, w->idr.cf + k); /* u_k = omega z + U c */
     }
-    rc = ovk__ctx_matvec(c, w->U[k], w->G[k]);                        /* g_k = A u_k */
+    rc = ovk__ctx_matvec(c, w->idr.U[k], w->idr.G[k]);                        /* g_k = A u_k */
     if (rc) return rc;
-    ovk__idr_shadow_dots(c, w->s, w->P, 1, (const double *[]){w->G[k]}, w->vals);
-    w->vals[s + 1] = w->rr_loc;
-    w->vals[s + 2] = w->xx_loc;
-    return ovk__sum(c, OVK__IPROD, w->vals, s + 3);
-}
-
-/* inner step k after its reduction: biorthogonalise g_k, the new column
- * of M, the updates of r, x and f; *mkk: M(k,k) when negligible (nothing
- * updated), else 0 */
-static void inner_finish(ovk__ctx *c, idrs_work *w, int k, int *broke, double *mkk)
-{
-    int s = w->s;
-    double *M = w->M;
-    *broke = ovk__idr_column(s, k, M, w->vals, w->al); /* alpha, M(:,k) */
-    *mkk = M[k + s * k];
-    if (!*broke) inner_update(c, w, k, ovk__idr_beta(s, k, M, w->f));
+    ovk__idr_shadow_dots(c, w->idr.s, w->idr.P, 1, (const double *[]){w->idr.G[k]}, w->idr.vals);
+    w->idr.vals[s + 1] = w->idr.rr_loc;
+    w->idr.vals[s + 2] = w->idr.xx_loc;
+    return ovk__sum(c, OVK__IPROD, w->idr.vals, s + 3);
 }
 
 /* the omega step up to its reduction: z = C r;  t = A z (in v);
  * vals = P^T r, P^T t, <t,r>, <t,t>, <r,r>, <x,x> */
-static int omega_sums(ovk__ctx *c, idrs_work *w)
-{
-    int s = w->s, rc = ovk__ctx_pc(c, w->r, w->z);
-    if (!rc) rc = ovk__ctx_matvec(c, w->z, w->v);
-    if (rc) return rc;
-    ovk__idr_shadow_dots(c, w->s, w->P, 2, (const double *[]){w->r, w->v}, w->vals);
-    w->vals[2 * s + 2] = w->rr_loc;
-    w->vals[2 * s + 3] = w->xx_loc;
-    return ovk__sum(c, OVK__IPROD, w->vals, 2 * s + 4);
-}
-
-/* the omega step after its reduction; *broke: <t,t> = 0 (A C r = 0) */
-static void omega_finish(ovk__ctx *c, idrs_work *w, int *broke)
-{
-    *broke = ovk__idr_omega_step(w->s, w->vals, &w->omega, w->f);
-    if (!*broke) omega_update(c, w, w->v);
-}
-
-/* step iter (inner step k < s, or the omega step k = s): its sums, the
- * check of step iter - 1 (checked: its norm was known already), then its
- * updates.  *next: 1 when the step was done, 0 when the cycle restarts
- * from the current x (a replaced residual, a breakdown); *stop: the solve
- * ends. */
-static int step(ovk__ctx *c, idrs_work *w, int k, int iter, int checked, double bb, int *next, int *stop)
-{
-    int s = w->s, replaced = 0, broke = 0, count = k < s ? s + 2 : 2 * s + 3;
-    double value = 0.0;
-    *next = *stop = 0;
-    int rc = k < s ? inner_sums(c, w, k) : omega_sums(c, w);
-    if (rc) return rc;
-    double rr = w->vals[count - 1];
-    if (!checked) {
-        rc = ovk__bcgs_check(c, iter - 1, rr, bb, w->r, stop, &replaced);
-        if (rc || *stop) return rc;
-        if (replaced) { /* r = b - A x: its norm from the check */
-            w->rr_loc = 0.0;
-            return restart(c, w);
-        }
-    }
-    if (ovk__idr_nonfinite(c, w->vals, count, iter) || ovk__idr_unbounded(c, w->vals[count], iter)) {
-        *stop = 1;
-        return OVK_OK;
-    }
-    if (k < s) inner_finish(c, w, k, &broke, &value);
-    else omega_finish(c, w, &broke);
-    if (!broke) {
-        *next = 1;
-        return OVK_OK;
-    }
-    const char *what = k < s ? "M(k,k) = <p_k,g_k>" : "<t,t>";
-    if (ovk__idr_breakdown(c, &w->last_restart, s, iter, what, k < s ? value : w->vals[2 * s + 1])) {
-        *stop = 1;
-        return OVK_OK;
-    }
-    return restart(c, w);
-}
-
-static int iterate(ovk__ctx *c, void *work, double bb)
+static int omega_sums(ovk__ctx *c, void *work)
 {
     idrs_work *w = work;
-    int rc = OVK_OK, checked = 1, k = 0;
-    if (!w->shadow) rc = shadow_space(c, w); /* a system of a batch: its own instance, no after_setup */
+    int s = w->idr.s, rc = ovk__ctx_pc(c, w->idr.r, w->z);
+    if (!rc) rc = ovk__ctx_matvec(c, w->z, w->v);
     if (rc) return rc;
-    w->last_restart = -1;
-    w->rr_loc = w->xx_loc = 0.0;
-    rc = restart(c, w);
-    if (rc) return rc;
-    for (int iter = 1; iter <= c->opts->max_iter;) {
-        int next = 0, stop = 0;
-        rc = step(c, w, k, iter, checked, bb, &next, &stop);
-        if (rc || stop) return rc;
-        checked = !next; /* a restart comes from a checked residual */
-        k = next ? (k + 1) % (w->s + 1) : 0;
-        iter += next;
-    }
-    return ovk__idr_limit(c, bb, w->r, checked);
+    ovk__idr_shadow_dots(c, w->idr.s, w->idr.P, 2, (const double *[]){w->idr.r, w->v}, w->idr.vals);
+    w->idr.vals[2 * s + 2] = w->idr.rr_loc;
+    w->idr.vals[2 * s + 3] = w->idr.xx_loc;
+    return ovk__sum(c, OVK__IPROD, w->idr.vals, 2 * s + 4);
 }
+
+static const ovk__idr_ops ops = {
+    .inner_sums = inner_sums, .inner_update = inner_update, .omega_sums = omega_sums,
+    .omega_update = omega_update, .restart = restart,
+};
+
+static int iterate(ovk__ctx *c, void *work, double bb) { return ovk__idr_iterate(c, &ops, work, "idrs", bb); }
 
 /* ---- options, vectors, set-up ---------------------------------------------- */
 
-static int idrs_parse(ovk__opts *o, void **params)
-{
-    idrs_params *p = calloc(1, sizeof *p);
-    *params = p;
-    if (!p) return ovk__fail(OVK_ENOMEM, "idrs");
-    return ovk__idr_parse_s(o, "idrs", &p->s);
-}
+static int idrs_parse(ovk__opts *o, void **params) { return ovk__idr_parse(o, params, "idrs"); }
 
 /* r, v, z, then P, G, U (s each) */
 static int idrs_vectors(const void *params, size_t *vec)
 {
-    int s = (int)((const idrs_params *)params)->s, k = 0;
+    int s = (int)((const ovk__idr_params *)params)->s, k = 0;
     if (!vec) return 3 + 3 * s;
-    vec[k++] = offsetof(idrs_work, r);
+    vec[k++] = offsetof(idrs_work, idr.r);
     vec[k++] = offsetof(idrs_work, v);
     vec[k++] = offsetof(idrs_work, z);
     for (int j = 0; j < s; j++) {
-        vec[k++] = offsetof(idrs_work, P) + sizeof(double *) * (size_t)j;
-        vec[k++] = offsetof(idrs_work, G) + sizeof(double *) * (size_t)j;
-        vec[k++] = offsetof(idrs_work, U) + sizeof(double *) * (size_t)j;
+        vec[k++] = offsetof(idrs_work, idr.P) + sizeof(double *) * (size_t)j;
+        vec[k++] = offsetof(idrs_work, idr.G) + sizeof(double *) * (size_t)j;
+        vec[k++] = offsetof(idrs_work, idr.U) + sizeof(double *) * (size_t)j;
     }
     return k;
 }
@@ -325,32 +223,20 @@ static int idrs_vectors(const void *params, size_t *vec)
 /* local: the small arrays (M, f, c, alpha, the sums) */
 static int idrs_setup(ovk__ctx *c, void *work)
 {
-    idrs_work *w = work;
-    int s = (int)((const idrs_params *)c->params)->s;
-    w->s = s;
-    return ovk__idr_small_arrays("idrs", s, &w->M, &w->f, &w->cf, &w->al, &w->vals);
+    return ovk__idr_setup(work, "idrs", ((const ovk__idr_params *)c->params)->s);
 }
 
 /* collective: the shadow space, and s checked against the rows */
-static int idrs_after_setup(ovk__ctx *c, void *work)
-{
-    idrs_work *w = work;
-    return w->shadow ? OVK_OK : shadow_space(c, w); /* the same on every rank: a fresh instance has none */
-}
+static int idrs_after_setup(ovk__ctx *c, void *work) { return ovk__idr_after_setup(c, work, "idrs"); }
 
-static void idrs_destroy(void *work)
-{
-    idrs_work *w = work;
-    free(w->M);
-    w->M = NULL;
-}
+static void idrs_destroy(void *work) { ovk__idr_destroy(work); }
 
 static void idrs_view(const void *work, FILE *f)
 {
     const idrs_work *w = work;
     fprintf(f, "  idrs: s = %d (biorthogonal IDR(s), %d steps a cycle), shadow space of %d orthonormal random "
                "vectors; one reduction per step (%d values, the omega step's %d), <r,r> and <x,x> one step late\n",
-            w->s, w->s + 1, w->s, w->s + 3, 2 * w->s + 4);
+            w->idr.s, w->idr.s + 1, w->idr.s, w->idr.s + 3, 2 * w->idr.s + 4);
 }
 
 const ovk__solver ovk__solver_idrs = {

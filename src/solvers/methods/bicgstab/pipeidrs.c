@@ -51,25 +51,13 @@
 enum { MAX_S = OVK__IDR_MAX_S, BLOCK = OVK__IDR_BLOCK };
 enum { AUTO_EVERY = 100, AUTO_UNTIL = 1000 }; /* pipebicgstab's replacement schedule */
 
-typedef struct pidrs_params {
-    long s;
-} pidrs_params;
-
 typedef struct pidrs_work {
-    double *r, *rh, *rt;   /* r, r^ = C r, r~ = A C r */
+    ovk__idr idr;          /* first: what idrs shares */
+    double *rh, *rt;       /* r^ = C r, r~ = A C r */
     double *th, *tt;       /* the omega step's t^ = C t, t~ = A t^ */
-    double *P[MAX_S], *G[MAX_S], *U[MAX_S], *Gh[MAX_S], *Gt[MAX_S];
-    int s;
-    double *M;             /* s x s, M[i + s j] = <p_i, g_j> */
-    double *f, *cf, *al;   /* P^T r; the step's c; alpha */
-    double *vals;          /* the step's sums: 2 s + 4 */
-    double omega;
-    double rr_loc;         /* the local <r,r> of the last update */
-    double xx_loc;         /* the local <x,x> of the last update: not finite when x grew past 1e154 */
+    double *Gh[MAX_S], *Gt[MAX_S];
     const double *diag;    /* C's diagonal when C is diagonal (r^ and G^ then not carried), else NULL */
-    int shadow;            /* P is set up */
-    long long nglobal;
-    int last_restart;      /* the step of the latest breakdown restart, or -1 */
+    int due;               /* a residual replacement is due at the cycle's end */
 } pidrs_work;
 
 /* ---- local kernels ----------------------------------------------------------- */
@@ -79,48 +67,48 @@ typedef struct pidrs_work {
  * carried) */
 static void direction_u(pidrs_work *w, int k, int lo, int m, double *const *XU, const double *coef)
 {
-    int q = w->s - k;
+    int q = w->idr.s - k;
     if (!w->diag) {
-        ovk__idr_block_comb(lo, m, w->U[k], w->omega, w->rh + lo, 2 * q, XU, coef);
+        ovk__idr_block_comb(lo, m, w->idr.U[k], w->idr.omega, w->rh + lo, 2 * q, XU, coef);
         return;
     }
     double z[BLOCK], mc[MAX_S];
-    for (int j = 0; j < q; j++) mc[j] = -w->cf[k + j];
-    ovk__idr_block_comb(0, m, z, 1.0, w->r + lo, 0, NULL, NULL);
+    for (int j = 0; j < q; j++) mc[j] = -w->idr.cf[k + j];
+    ovk__idr_block_comb(0, m, z, 1.0, w->idr.r + lo, 0, NULL, NULL);
     for (int j = 0; j < q; j++) {
-        const double *restrict g = w->G[k + j] + lo;
+        const double *restrict g = w->idr.G[k + j] + lo;
 #pragma omp simd
         for (int i = 0; i < m; i++) z[i] += mc[j] * g[i];
     }
     const double *restrict d = w->diag + lo;
     for (int i = 0; i < m; i++) z[i] *= d[i];
-    ovk__idr_block_comb(lo, m, w->U[k], w->omega, z, q, w->U + k, w->cf + k);
+    ovk__idr_block_comb(lo, m, w->idr.U[k], w->idr.omega, z, q, w->idr.U + k, w->idr.cf + k);
 }
 
 /* u_k (direction_u);  g_k = omega (r~ - G~(:,k:) c) + G(:,k:) c;  the local
  * P^T g_k, <g_k,g_k> in vals[0..s] */
 static void direction(ovk__ctx *c, pidrs_work *w, int k)
 {
-    int n = c->n, s = w->s, q = s - k, every = ovk__chunk_rows(n, &c->hook);
+    int n = c->n, s = w->idr.s, q = s - k, every = ovk__chunk_rows(n, &c->hook);
     double *XU[2 * MAX_S], *XG[2 * MAX_S], coef[2 * MAX_S];
     for (int j = 0; j < q; j++) {
         XU[j] = w->Gh[k + j];
-        XU[q + j] = w->U[k + j];
+        XU[q + j] = w->idr.U[k + j];
         XG[j] = w->Gt[k + j];
-        XG[q + j] = w->G[k + j];
-        coef[j] = -w->omega * w->cf[k + j];
-        coef[q + j] = w->cf[k + j];
+        XG[q + j] = w->idr.G[k + j];
+        coef[j] = -w->idr.omega * w->idr.cf[k + j];
+        coef[q + j] = w->idr.cf[k + j];
     }
-    double *vals = w->vals;
+    double *vals = w->idr.vals;
     for (int j = 0; j <= s; j++) vals[j] = 0.0;
     ovk__tic t0 = ovk__tic_start(c);
     for (int lo = 0, since = 0; lo < n; lo += BLOCK) {
         int m = ovk__chunk_end(lo, BLOCK, n) - lo;
         direction_u(w, k, lo, m, XU, coef); /* before g_k overwrites G(:,k) */
-        ovk__idr_block_comb(lo, m, w->G[k], w->omega, w->rt + lo, 2 * q, XG, coef);
-        const double *restrict g = w->G[k] + lo;
+        ovk__idr_block_comb(lo, m, w->idr.G[k], w->idr.omega, w->rt + lo, 2 * q, XG, coef);
+        const double *restrict g = w->idr.G[k] + lo;
         for (int j = 0; j < s; j++) {
-            const double *restrict p = w->P[j] + lo;
+            const double *restrict p = w->idr.P[j] + lo;
             double d = 0.0;
 #pragma omp simd reduction(+ : d)
             for (int i = 0; i < m; i++) d += p[i] * g[i];
@@ -138,21 +126,22 @@ static void direction(ovk__ctx *c, pidrs_work *w, int k)
 /* (g_k, g^_k, g~_k, u_k) -= (G, G^, G~, U)(:,:k) alpha;  (r, r^, r~) -=
  * beta (g_k, g^_k, g~_k);  x += beta u_k;  rr_loc = <r,r>, xx_loc = <x,x>: one pass (g^_k
  * and r^ not with a diagonal C) */
-static void inner_update(ovk__ctx *c, pidrs_work *w, int k, double beta)
+static void inner_update(ovk__ctx *c, void *work, int k, double beta)
 {
+    pidrs_work *w = work;
     int n = c->n, every = ovk__chunk_rows(n, &c->hook);
     double ma[MAX_S], rr = 0.0, xx = 0.0;
-    for (int j = 0; j < k; j++) ma[j] = -w->al[j];
+    for (int j = 0; j < k; j++) ma[j] = -w->idr.al[j];
     ovk__tic t0 = ovk__tic_start(c);
     for (int lo = 0, since = 0; lo < n; lo += BLOCK) {
         int m = ovk__chunk_end(lo, BLOCK, n) - lo;
-        ovk__idr_block_comb(lo, m, w->G[k], 1.0, w->G[k] + lo, k, w->G, ma);
+        ovk__idr_block_comb(lo, m, w->idr.G[k], 1.0, w->idr.G[k] + lo, k, w->idr.G, ma);
         if (!w->diag) ovk__idr_block_comb(lo, m, w->Gh[k], 1.0, w->Gh[k] + lo, k, w->Gh, ma);
         ovk__idr_block_comb(lo, m, w->Gt[k], 1.0, w->Gt[k] + lo, k, w->Gt, ma);
-        ovk__idr_block_comb(lo, m, w->U[k], 1.0, w->U[k] + lo, k, w->U, ma);
-        const double *restrict g = w->G[k] + lo, *restrict gh = w->Gh[k] + lo, *restrict gt = w->Gt[k] + lo;
-        const double *restrict u = w->U[k] + lo;
-        double *restrict r = w->r + lo, *restrict rh = w->rh + lo, *restrict rt = w->rt + lo;
+        ovk__idr_block_comb(lo, m, w->idr.U[k], 1.0, w->idr.U[k] + lo, k, w->idr.U, ma);
+        const double *restrict g = w->idr.G[k] + lo, *restrict gh = w->Gh[k] + lo, *restrict gt = w->Gt[k] + lo;
+        const double *restrict u = w->idr.U[k] + lo;
+        double *restrict r = w->idr.r + lo, *restrict rh = w->rh + lo, *restrict rt = w->rt + lo;
         double *restrict x = c->x + lo, br = 0.0, bx = 0.0;
         if (!w->diag)
             for (int i = 0; i < m; i++) rh[i] -= beta * gh[i];
@@ -169,18 +158,19 @@ static void inner_update(ovk__ctx *c, pidrs_work *w, int k, double beta)
         xx += bx;
         ovk__idr_progress(c, m, every, lo + m == n, &since);
     }
-    w->rr_loc = rr;
-    w->xx_loc = xx;
+    w->idr.rr_loc = rr;
+    w->idr.xx_loc = xx;
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
 /* x += omega r^ (d r with a diagonal C);  (r, r^, r~) -= omega (r~, t^, t~);
  * rr_loc = <r,r>, xx_loc = <x,x> */
-static void omega_update(ovk__ctx *c, pidrs_work *w)
+static void omega_update(ovk__ctx *c, void *work)
 {
-    double *restrict r = w->r, *restrict rh = w->rh, *restrict rt = w->rt, *restrict x = c->x;
+    pidrs_work *w = work;
+    double *restrict r = w->idr.r, *restrict rh = w->rh, *restrict rt = w->rt, *restrict x = c->x;
     const double *restrict th = w->th, *restrict tt = w->tt, *restrict d = w->diag;
-    double om = w->omega, rr = 0.0, xx = 0.0;
+    double om = w->idr.omega, rr = 0.0, xx = 0.0;
     int n = c->n;
     ovk__tic t0 = ovk__tic_start(c);
     if (d) {
@@ -199,8 +189,8 @@ static void omega_update(ovk__ctx *c, pidrs_work *w)
         rr += ri * ri;
         xx += x[i] * x[i];
     }
-    w->rr_loc = rr;
-    w->xx_loc = xx;
+    w->idr.rr_loc = rr;
+    w->idr.xx_loc = xx;
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
@@ -210,7 +200,7 @@ static void omega_update(ovk__ctx *c, pidrs_work *w)
 static int sums_behind(ovk__ctx *c, pidrs_work *w, int k, const double *x, double *y, double *ax)
 {
     ovk_request *req = NULL;
-    int rc = ovk__sum_begin(c, OVK__IPROD, w->vals, k, &req);
+    int rc = ovk__sum_begin(c, OVK__IPROD, w->idr.vals, k, &req);
     if (rc) return rc;
     rc = ovk__ctx_pc(c, x, y);
     if (!rc) rc = ovk__ctx_matvec(c, y, ax);
@@ -220,116 +210,59 @@ static int sums_behind(ovk__ctx *c, pidrs_work *w, int k, const double *x, doubl
 /* from r: f = P^T r in flight while r^ = C r, r~ = A r^ */
 static int images(ovk__ctx *c, pidrs_work *w)
 {
-    int s = w->s;
-    ovk__idr_shadow_dots(c, s, w->P, 1, (const double *[]){w->r}, w->vals); /* P^T r; <r,r> not reduced */
-    int rc = sums_behind(c, w, s, w->r, w->rh, w->rt);
+    int s = w->idr.s;
+    ovk__idr_shadow_dots(c, s, w->idr.P, 1, (const double *[]){w->idr.r}, w->idr.vals); /* P^T r; <r,r> not reduced */
+    int rc = sums_behind(c, w, s, w->idr.r, w->rh, w->rt);
     if (rc) return rc;
-    memcpy(w->f, w->vals, sizeof(double) * (size_t)s);
+    memcpy(w->idr.f, w->idr.vals, sizeof(double) * (size_t)s);
     return OVK_OK;
 }
 
 /* the cycle anew from r: G = U = G^ = G~ = 0, M = I, omega = 1, the images */
-static int restart(ovk__ctx *c, pidrs_work *w)
+static int restart(ovk__ctx *c, void *work)
 {
-    int s = w->s;
+    pidrs_work *w = work;
     size_t bytes = sizeof(double) * (size_t)c->n;
-    for (int j = 0; j < s && c->n > 0; j++) {
-        memset(w->G[j], 0, bytes);
-        memset(w->U[j], 0, bytes);
+    ovk__idr_reset(c, &w->idr);
+    for (int j = 0; j < w->idr.s && c->n > 0; j++) {
         memset(w->Gh[j], 0, bytes);
         memset(w->Gt[j], 0, bytes);
     }
-    memset(w->M, 0, sizeof(double) * (size_t)(s * s));
-    for (int j = 0; j < s; j++) w->M[j + s * j] = 1.0;
-    w->omega = 1.0;
     return images(c, w);
 }
 
 /* r = b - A x, rr_loc its local <r,r> */
-static int true_residual(ovk__ctx *c, pidrs_work *w)
+static int true_residual(ovk__ctx *c, void *work)
 {
-    int rc = ovk__ctx_residual(c, w->r);
-    if (!rc) w->rr_loc = ovk__dot(c->n, w->r, w->r);
+    pidrs_work *w = work;
+    int rc = ovk__ctx_residual(c, w->idr.r);
+    if (!rc) w->idr.rr_loc = ovk__dot(c->n, w->idr.r, w->idr.r);
     return rc;
 }
 
 /* inner step k up to its wait: u_k, g_k by the recurrences; m = P^T g_k,
  * <g_k,g_k>, <r,r>, <x,x> (the last two of the previous update) in flight while g^_k = C g_k, g~_k = A g^_k */
-static int inner_sums(ovk__ctx *c, pidrs_work *w, int k)
+static int inner_sums(ovk__ctx *c, void *work, int k)
 {
-    int s = w->s;
-    ovk__idr_solve_c(s, k, w->M, w->f, w->cf); /* M(k:,k:) c = f(k:) */
+    pidrs_work *w = work;
+    int s = w->idr.s;
+    ovk__idr_solve_c(s, k, w->idr.M, w->idr.f, w->idr.cf); /* M(k:,k:) c = f(k:) */
     direction(c, w, k);
-    w->vals[s + 1] = w->rr_loc;
-    w->vals[s + 2] = w->xx_loc;
-    return sums_behind(c, w, s + 3, w->G[k], w->diag ? w->th : w->Gh[k], w->Gt[k]); /* g^_k kept without d */
-}
-
-/* inner step k after its wait; *broke: M(k,k) negligible (nothing updated,
- * *mkk its value) */
-static void inner_finish(ovk__ctx *c, pidrs_work *w, int k, int *broke, double *mkk)
-{
-    int s = w->s;
-    double *M = w->M;
-    *broke = ovk__idr_column(s, k, M, w->vals, w->al); /* alpha, M(:,k) */
-    *mkk = M[k + s * k];
-    if (!*broke) inner_update(c, w, k, ovk__idr_beta(s, k, M, w->f));
+    w->idr.vals[s + 1] = w->idr.rr_loc;
+    w->idr.vals[s + 2] = w->idr.xx_loc;
+    return sums_behind(c, w, s + 3, w->idr.G[k], w->diag ? w->th : w->Gh[k], w->Gt[k]); /* g^_k kept without d */
 }
 
 /* the omega step up to its wait: P^T r, P^T t, <t,r>, <t,t>, <r,r>, <x,x> (t = r~)
  * in flight while t^ = C t, t~ = A t^ */
-static int omega_sums(ovk__ctx *c, pidrs_work *w)
+static int omega_sums(ovk__ctx *c, void *work)
 {
-    int s = w->s;
-    ovk__idr_shadow_dots(c, s, w->P, 2, (const double *[]){w->r, w->rt}, w->vals);
-    w->vals[2 * s + 2] = w->rr_loc;
-    w->vals[2 * s + 3] = w->xx_loc;
+    pidrs_work *w = work;
+    int s = w->idr.s;
+    ovk__idr_shadow_dots(c, s, w->idr.P, 2, (const double *[]){w->idr.r, w->rt}, w->idr.vals);
+    w->idr.vals[2 * s + 2] = w->idr.rr_loc;
+    w->idr.vals[2 * s + 3] = w->idr.xx_loc;
     return sums_behind(c, w, 2 * s + 4, w->rt, w->th, w->tt);
-}
-
-/* the omega step after its wait; *broke: <t,t> = 0 */
-static void omega_finish(ovk__ctx *c, pidrs_work *w, int *broke)
-{
-    *broke = ovk__idr_omega_step(w->s, w->vals, &w->omega, w->f);
-    if (!*broke) omega_update(c, w);
-}
-
-/* step iter (inner step k < s, or the omega step k = s): its sums and the
- * work in flight, the check of step iter - 1 (unless checked), then its
- * updates.  *next: 1 when the step was done, 0 when the cycle restarted
- * (a replaced residual, a breakdown); *stop: the solve ends. */
-static int step(ovk__ctx *c, pidrs_work *w, int k, int iter, int checked, double bb, int *next, int *stop)
-{
-    int s = w->s, replaced = 0, broke = 0, count = k < s ? s + 2 : 2 * s + 3;
-    double value = 0.0;
-    *next = *stop = 0;
-    int rc = k < s ? inner_sums(c, w, k) : omega_sums(c, w);
-    if (rc) return rc;
-    if (!checked) {
-        rc = ovk__bcgs_check(c, iter - 1, w->vals[count - 1], bb, w->r, stop, &replaced);
-        if (rc || *stop) return rc;
-        if (replaced) { /* r = b - A x: its norm from the check */
-            w->rr_loc = 0.0;
-            return restart(c, w);
-        }
-    }
-    if (ovk__idr_nonfinite(c, w->vals, count, iter) || ovk__idr_unbounded(c, w->vals[count], iter)) {
-        *stop = 1;
-        return OVK_OK;
-    }
-    if (k < s) inner_finish(c, w, k, &broke, &value);
-    else omega_finish(c, w, &broke);
-    if (!broke) {
-        *next = 1;
-        return OVK_OK;
-    }
-    const char *what = k < s ? "M(k,k) = <p_k,g_k>" : "<t,t>";
-    if (ovk__idr_breakdown(c, &w->last_restart, s, iter, what, k < s ? value : w->vals[2 * s + 1])) {
-        *stop = 1;
-        return OVK_OK;
-    }
-    rc = true_residual(c, w);
-    return rc ? rc : restart(c, w);
 }
 
 /* replace_every k > 0: every k steps; 0: every 100 steps up to 1000; < 0: never */
@@ -340,62 +273,55 @@ static int replacement_due(const ovk__ctx *c, int iter)
     return every == 0 && iter % AUTO_EVERY == 0 && iter <= AUTO_UNTIL;
 }
 
-static int iterate(ovk__ctx *c, void *work, double bb)
+/* at a cycle's end (f all used), when due: r = b - A x and its images, its
+ * norm checked by the next step */
+static int after_step(ovk__ctx *c, void *work, int iter, int next, int k)
 {
     pidrs_work *w = work;
-    int rc = OVK_OK, checked = 1, k = 0, due = 0;
-    if (!w->shadow) rc = ovk__idr_shadow(c, "pipeidrs", w->s, w->P, w->M, &w->nglobal); /* a batch's instance */
-    if (rc) return rc;
-    w->shadow = 1;
-    w->diag = ovk__ctx_pc_diagonal(c);
-    w->last_restart = -1;
-    w->rr_loc = w->xx_loc = 0.0;
-    rc = restart(c, w); /* r = b - A x0 from the frame, its norm checked */
-    if (rc) return rc;
-    for (int iter = 1; iter <= c->opts->max_iter;) {
-        int next = 0, stop = 0;
-        rc = step(c, w, k, iter, checked, bb, &next, &stop);
-        if (rc || stop) return rc;
-        checked = !next; /* a restart comes from a checked residual */
-        k = next ? (k + 1) % (w->s + 1) : 0;
-        due = next && (due || replacement_due(c, iter)); /* a restart replaced r already */
-        if (due && k == 0 && iter < c->opts->max_iter) { /* at a cycle's end: f all used */
-            due = 0;
-            rc = true_residual(c, w); /* its norm checked by the next step */
-            if (!rc) rc = images(c, w);
-            if (rc) return rc;
-            c->res->replacements++;
-        }
-        iter += next;
-    }
-    return ovk__idr_limit(c, bb, w->r, checked);
+    w->due = next && (w->due || replacement_due(c, iter)); /* a restart replaced r already */
+    if (!w->due || k != 0 || iter >= c->opts->max_iter) return OVK_OK;
+    w->due = 0;
+    int rc = true_residual(c, w);
+    if (!rc) rc = images(c, w);
+    if (!rc) c->res->replacements++;
+    return rc;
 }
+
+static void begin(ovk__ctx *c, void *work)
+{
+    pidrs_work *w = work;
+    w->diag = ovk__ctx_pc_diagonal(c);
+    w->due = 0;
+}
+
+/* a breakdown restarts from r = b - A x */
+static const ovk__idr_ops ops = {
+    .inner_sums = inner_sums, .inner_update = inner_update, .omega_sums = omega_sums,
+    .omega_update = omega_update, .restart = restart, .after_breakdown = true_residual,
+    .begin = begin, .after_step = after_step,
+};
+
+static int iterate(ovk__ctx *c, void *work, double bb) { return ovk__idr_iterate(c, &ops, work, "pipeidrs", bb); }
 
 /* ---- options, vectors, set-up ------------------------------------------------------ */
 
-static int pidrs_parse(ovk__opts *o, void **params)
-{
-    pidrs_params *p = calloc(1, sizeof *p);
-    *params = p;
-    if (!p) return ovk__fail(OVK_ENOMEM, "pipeidrs");
-    return ovk__idr_parse_s(o, "pipeidrs", &p->s);
-}
+static int pidrs_parse(ovk__opts *o, void **params) { return ovk__idr_parse(o, params, "pipeidrs"); }
 
 /* r, r^, r~, t^, t~, then P, G, U, G^, G~ (s each) */
 static int pidrs_vectors(const void *params, size_t *vec)
 {
-    int s = (int)((const pidrs_params *)params)->s, k = 0;
+    int s = (int)((const ovk__idr_params *)params)->s, k = 0;
     if (!vec) return 5 + 5 * s;
-    vec[k++] = offsetof(pidrs_work, r);
+    vec[k++] = offsetof(pidrs_work, idr.r);
     vec[k++] = offsetof(pidrs_work, rh);
     vec[k++] = offsetof(pidrs_work, rt);
     vec[k++] = offsetof(pidrs_work, th);
     vec[k++] = offsetof(pidrs_work, tt);
     for (int j = 0; j < s; j++) {
         size_t off = sizeof(double *) * (size_t)j;
-        vec[k++] = offsetof(pidrs_work, P) + off;
-        vec[k++] = offsetof(pidrs_work, G) + off;
-        vec[k++] = offsetof(pidrs_work, U) + off;
+        vec[k++] = offsetof(pidrs_work, idr.P) + off;
+        vec[k++] = offsetof(pidrs_work, idr.G) + off;
+        vec[k++] = offsetof(pidrs_work, idr.U) + off;
         vec[k++] = offsetof(pidrs_work, Gh) + off;
         vec[k++] = offsetof(pidrs_work, Gt) + off;
     }
@@ -405,28 +331,13 @@ static int pidrs_vectors(const void *params, size_t *vec)
 /* local: the small arrays (M, f, c, alpha, the sums) */
 static int pidrs_setup(ovk__ctx *c, void *work)
 {
-    pidrs_work *w = work;
-    int s = (int)((const pidrs_params *)c->params)->s;
-    w->s = s;
-    return ovk__idr_small_arrays("pipeidrs", s, &w->M, &w->f, &w->cf, &w->al, &w->vals);
+    return ovk__idr_setup(work, "pipeidrs", ((const ovk__idr_params *)c->params)->s);
 }
 
 /* collective: the shadow space, and s checked against the rows */
-static int pidrs_after_setup(ovk__ctx *c, void *work)
-{
-    pidrs_work *w = work;
-    if (w->shadow) return OVK_OK; /* the same on every rank: a fresh instance has none */
-    int rc = ovk__idr_shadow(c, "pipeidrs", w->s, w->P, w->M, &w->nglobal);
-    w->shadow = rc == OVK_OK;
-    return rc;
-}
+static int pidrs_after_setup(ovk__ctx *c, void *work) { return ovk__idr_after_setup(c, work, "pipeidrs"); }
 
-static void pidrs_destroy(void *work)
-{
-    pidrs_work *w = work;
-    free(w->M);
-    w->M = NULL;
-}
+static void pidrs_destroy(void *work) { ovk__idr_destroy(work); }
 
 static void pidrs_view(const void *work, FILE *f)
 {
@@ -434,7 +345,7 @@ static void pidrs_view(const void *work, FILE *f)
     fprintf(f, "  pipeidrs: s = %d (pipelined biorthogonal IDR(s), %d steps a cycle), shadow space of %d "
                "orthonormal random vectors; one reduction per step (%d values, the omega step's %d) in flight "
                "behind the step's preconditioner application and product\n",
-            w->s, w->s + 1, w->s, w->s + 3, 2 * w->s + 4);
+            w->idr.s, w->idr.s + 1, w->idr.s, w->idr.s + 3, 2 * w->idr.s + 4);
 }
 
 const ovk__solver ovk__solver_pipeidrs = {
