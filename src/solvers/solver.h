@@ -637,9 +637,13 @@ int ovk__recycle_update(ovk__ctx *c, ovk__eigwin *w);
 /* Local: the window for nev values (OVK_ENOMEM); free: a zeroed w is fine. */
 int ovk__eigwin_alloc(ovk__eigwin *w, int n, int nev);
 void ovk__eigwin_free(ovk__eigwin *w);
-/* Local: one Lanczos vector u / sqrt(gamma) with T's diagonal entry and its
- * coupling off to the previous vector (nothing once closed). */
-void ovk__eigwin_add(ovk__ctx *c, ovk__eigwin *w, const double *u, double gamma, double diag, double off);
+/* Local: room for the next Lanczos vector, u * *scale (scale = 1 / sqrt(gamma),
+ * the caller writes it), with T's diagonal entry and its coupling off to the
+ * previous vector; NULL once closed or full. */
+double *ovk__eigwin_next(ovk__eigwin *w, double gamma, double diag, double off, double *scale);
+/* Local: a full window thick-restarted (the vectors' work, progress hook
+ * active: for the time a reduction is in flight). */
+void ovk__eigwin_compress(ovk__ctx *c, ovk__eigwin *w);
 
 /* ---- the Lanczos condition estimate (condest.c) ----------------------- */
 

@@ -88,20 +88,22 @@ static int sym_eig(int n, double *a, double *vec, double *val)
 
 /* Local, in place on the rows: X[j] = sum_l X[l] C(l, j), j < out, l < in
  * (C column-major, in x out, out <= in), chunk by chunk. */
-static void combine_in_place(int n, double **X, int in, int out, const double *C)
+static void combine_in_place(int n, double **X, int in, int out, const double *C, const ovk__hook *hook)
 {
-    static OVK__RANK_LOCAL double acc[2 * OVK__RECYCLE_MAX][ROWS_PER_CHUNK];
+    static OVK__RANK_LOCAL double acc[3 * OVK__RECYCLE_MAX][ROWS_PER_CHUNK];
     for (int i0 = 0; i0 < n; i0 += ROWS_PER_CHUNK) {
         int len = n - i0 < ROWS_PER_CHUNK ? n - i0 : ROWS_PER_CHUNK;
-        for (int j = 0; j < out; j++) {
-            memset(acc[j], 0, sizeof(double) * (size_t)len);
-            for (int l = 0; l < in; l++) {
+        for (int j = 0; j < out; j++) memset(acc[j], 0, sizeof(double) * (size_t)len);
+        for (int l = 0; l < in; l++) {
+            const double *restrict x = X[l] + i0;
+            for (int j = 0; j < out; j++) {
+                double *restrict a = acc[j];
                 double cl = C[l + j * in];
-                const double *x = X[l] + i0;
-                for (int i = 0; i < len; i++) acc[j][i] += cl * x[i];
+                for (int i = 0; i < len; i++) a[i] += cl * x[i];
             }
         }
         for (int j = 0; j < out; j++) memcpy(X[j] + i0, acc[j], sizeof(double) * (size_t)len);
+        ovk__poke(hook); /* a reduction in flight moves */
     }
 }
 
@@ -293,7 +295,7 @@ int ovk__eigwin_alloc(ovk__eigwin *w, int n, int nev)
 {
     memset(w, 0, sizeof *w);
     if (nev <= 0) return OVK_OK;
-    int mw = nev >= 4 ? 3 * nev : 2 * nev + 4;
+    int mw = nev >= 4 ? 4 * nev : 2 * nev + 8; /* restarts every mw - 2 nev steps */
     size_t stride = ovk__vec_stride(n);
     w->block = calloc(stride * (size_t)mw, sizeof(double));
     w->V = malloc(sizeof(double *) * (size_t)mw);
@@ -370,7 +372,7 @@ static void thick_restart(ovk__ctx *c, ovk__eigwin *w)
             QZ[i + j * m] = v;
         }
     ovk__tic t0 = ovk__tic_start(c);
-    combine_in_place(c->n, w->V, m, q, QZ);
+    combine_in_place(c->n, w->V, m, q, QZ, &c->hook);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     memset(w->T, 0, sizeof(double) * (size_t)(m * m));
     for (int j = 0; j < q; j++) {
@@ -380,20 +382,22 @@ static void thick_restart(ovk__ctx *c, ovk__eigwin *w)
     w->cnt = q;
 }
 
-void ovk__eigwin_add(ovk__ctx *c, ovk__eigwin *w, const double *u, double gamma, double diag, double off)
+double *ovk__eigwin_next(ovk__eigwin *w, double gamma, double diag, double off, double *scale)
 {
-    if (!w->open || w->mw == 0 || !(gamma > 0.0)) return;
-    if (w->cnt == w->mw) thick_restart(c, w);
+    if (!w->open || w->mw == 0 || !(gamma > 0.0) || w->cnt == w->mw) return NULL;
     int j = w->cnt, m = w->mw;
-    double scale = 1.0 / sqrt(gamma), *v = w->V[j];
-    ovk__tic t0 = ovk__tic_start(c);
-    for (int i = 0; i < c->n; i++) v[i] = scale * u[i];
-    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    *scale = 1.0 / sqrt(gamma);
     w->T[j + j * m] = diag;
     for (int i = 0; i < j; i++) w->T[i + j * m] = w->T[j + i * m] = w->last[i] * off;
     for (int i = 0; i < j; i++) w->last[i] = 0.0;
     w->last[j] = 1.0;
     w->cnt = j + 1;
+    return w->V[j];
+}
+
+void ovk__eigwin_compress(ovk__ctx *c, ovk__eigwin *w)
+{
+    if (w->open && w->mw > 0 && w->cnt == w->mw) thick_restart(c, w);
 }
 
 /* ---- the update after a solve ------------------------------------------- */
@@ -504,9 +508,9 @@ int ovk__recycle_update(ovk__ctx *c, ovk__eigwin *w)
         return OVK_OK;
     }
     ovk__tic t0 = ovk__tic_start(c);
-    combine_in_place(c->n, r->W, nz, knew, C);   /* W = Z C */
-    combine_in_place(c->n, r->AW, nz, knew, C);  /* A W */
-    combine_in_place(c->n, r->MAW, nz, knew, C); /* C A W */
+    combine_in_place(c->n, r->W, nz, knew, C, &c->hook);   /* W = Z C */
+    combine_in_place(c->n, r->AW, nz, knew, C, &c->hook);  /* A W */
+    combine_in_place(c->n, r->MAW, nz, knew, C, &c->hook); /* C A W */
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     for (int j = 0; j < knew; j++) {
         rc = ovk__ctx_matvec(c, r->MAW[j], r->AMAW[j]); /* A C A W */

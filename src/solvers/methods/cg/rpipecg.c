@@ -15,7 +15,8 @@
  *
  * so that p stays A-orthogonal to W.  The solve starts with r projected
  * (x += W E^-1 W^T r: one reduction); each step's u / sqrt(gamma) and
- * coefficients feed the eigCG window (no product, no reduction), from
+ * coefficients feed the eigCG window (no product, no reduction; a full
+ * window's thick restart runs while the step's reduction is in flight), from
  * which the solve's end makes the space again (recycle.c).  The decisions
  * are pipecg's (single_reduction.c: the residual replacement, the
  * true-residual exit test, the restart after a loss of positivity) on
@@ -88,7 +89,7 @@ static void all_sums(ovk__ctx *c, rp_work *w)
 
 /* the step's updates, chunk by chunk, with the deflation's combinations
  * and the local sums of the new vectors */
-static void update(ovk__ctx *c, rp_work *w, double a, double b)
+static void update(ovk__ctx *c, rp_work *w, double a, double b, double *lv, double scale)
 {
     const ovk__recycle *sp = &c->recycle;
     const double *d = ovk__ctx_pc_diagonal(c);
@@ -110,6 +111,8 @@ static void update(ovk__ctx *c, rp_work *w, double a, double b)
         double *restrict z = w->z + i0, *restrict q = w->q + i0, *restrict s = w->s + i0, *restrict p = w->p + i0;
         double *restrict x = w->x + i0, *restrict r = w->r + i0, *restrict u = w->u + i0, *restrict wv = w->w + i0;
         const double *restrict nv = w->nv + i0, *restrict m = w->m + i0;
+        if (lv) /* the window's Lanczos vector u / sqrt(gamma), before u changes */
+            for (int i = 0; i < len; i++) lv[i0 + i] = scale * u[i];
         for (int i = 0; i < len; i++) {
             z[i] = nv[i] - acc[2][i] + b * z[i];
             q[i] = m[i] - acc[3][i] + b * q[i];
@@ -174,22 +177,25 @@ static int refresh(ovk__ctx *c, void *work, int restart) { return refresh_from(c
 
 static int start(ovk__ctx *c, void *work) { return refresh_from(c, work, 1, 1); }
 
-/* One step: the window takes u / sqrt(gamma) and T's column, then the
- * updates and the reduction in flight behind the next m = C w, n = A m
- * (skipped when no further step can follow). */
+/* One step: the updates, the window's Lanczos vector u / sqrt(gamma) in
+ * their pass (T's column from alpha, beta), then the reduction in flight
+ * behind the next m = C w, n = A m (skipped when no further step can
+ * follow) and a full window's thick restart. */
 static int step(ovk__ctx *c, void *work, const ovk__single_reduction *st, int more)
 {
     rp_work *w = work;
     ovk_request *req = NULL;
     int first = st->beta == 0.0 || w->alpha_old == 0.0;
-    ovk__eigwin_add(c, &w->win, w->u, st->gamma_old, 1.0 / st->alpha + (first ? 0.0 : st->beta / w->alpha_old),
-                    first ? 0.0 : -sqrt(st->beta) / w->alpha_old);
+    double scale = 0.0;
+    double *lv = ovk__eigwin_next(&w->win, st->gamma_old, 1.0 / st->alpha + (first ? 0.0 : st->beta / w->alpha_old),
+                                  first ? 0.0 : -sqrt(st->beta) / w->alpha_old, &scale);
     w->alpha_old = st->alpha;
-    update(c, w, st->alpha, st->beta);
+    update(c, w, st->alpha, st->beta, lv, scale);
     w->sums[OVK__V_MM] = w->mm; /* of the m this update read through n = A m */
     int rc = ovk__sum_begin(c, OVK__IPROD, w->sums, OVK__V_COUNT + w->k, &req);
     if (rc) return rc;
     if (more) rc = precond_matvec(c, w);
+    if (!rc) ovk__eigwin_compress(c, &w->win); /* in flight too */
     rc = ovk__sum_finish(c, OVK__IPROD, req, rc);
     if (!rc) deflate_values(c, w);
     return rc;
