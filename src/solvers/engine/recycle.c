@@ -44,11 +44,14 @@ static int sym_eig(int n, double *a, double *vec, double *val)
             diag += a[j + j * n] * a[j + j * n];
             for (int i = 0; i < j; i++) off += a[i + j * n] * a[i + j * n];
         }
-        if (off <= 1e-30 * diag || off == 0.0) break;
+        if (off <= 1e-28 * diag) break;
+        int rotated = 0;
         for (int p = 0; p < n; p++) {
             for (int q = p + 1; q < n; q++) {
                 double apq = a[p + q * n];
-                if (apq == 0.0) continue;
+                /* negligible against its diagonal pair: the rotation would change nothing */
+                if (fabs(apq) <= 1e-18 * (fabs(a[p + p * n]) + fabs(a[q + q * n]))) continue;
+                rotated = 1;
                 double theta = (a[q + q * n] - a[p + p * n]) / (2.0 * apq);
                 double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
                 double cs = 1.0 / sqrt(t * t + 1.0), sn = t * cs;
@@ -69,6 +72,7 @@ static int sym_eig(int n, double *a, double *vec, double *val)
                 }
             }
         }
+        if (!rotated) break;
     }
     for (int i = 0; i < n; i++) val[i] = a[i + i * n];
     for (int i = 1; i < n; i++) { /* insertion sort, ascending, with the columns */
