@@ -111,7 +111,9 @@
  *   recycle         K in 0..32: the solver keeps a space of K vectors across its solves
  *                   (a sequence: time loop, Newton) and deflates it; rpipecg only, any
  *                   other solver refuses it at setup (OVK_EOPTION naming those that
- *                   take it); ovk_solver_recycle_reset drops the space   (0)
+ *                   take it); ovk_solver_recycle_reset drops the space (call it when
+ *                   a user operator's action changes: new values of a matrix are
+ *                   seen by themselves, an operator's are not)   (0)
  * A solve converges when ||r||_2 < max(rtol ||b||_2, atol) (norm=natural:
  * sqrt(<r, C r>) < max(rtol sqrt(<b, C b>), atol)), or when the
  * application's convergence test says so.
