@@ -19,6 +19,8 @@
  *     contrast) is still solved in at most a fresh solve's iterations plus
  *     k, and the view says the space was made again for the new values;
  *   - ovk_solver_recycle_reset: the next solve is a fresh one;
+ *   - a NaN from the operator in one solve fails it on every rank and
+ *     does not enter the space: the next solve is recycled as before;
  *   - bad input, refused on every rank: recycle on a solver that keeps no
  *     space (OVK_EOPTION naming rpipecg), more vectors than rows, a value
  *     outside 0..32. */
@@ -275,6 +277,63 @@ static void check_in_flight(void)
     tp_rows_free(&rw);
 }
 
+/* NaN from the operator in one solve (on the first rank that has rows):
+ * that solve fails on every rank, the space is not updated from it, and
+ * the next clean solve is recycled as before */
+static int poison_apply(ovk_solver *s, const double *in, double *out, void *ctx)
+{
+    op_ctx *o = ctx;
+    int rc = apply(s, in, out, ctx);
+    if (o->in_flight < 0 && ovk_vector_nlocal(o->xv) > 0 && o->products > 5) out[0] = NAN;
+    return rc;
+}
+
+static void check_nan(void)
+{
+    tp_rows rw;
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    op_ctx o = {0};
+    tp_rows_alloc(&rw, N, 5);
+    rows_of(&rw, 0, 10.0, 0);
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, rw.start, rw.count, rw.ptr, rw.col, rw.val, OVK_DUP_REJECT, &A));
+    o.A = A;
+    ovk_vector_create(A, &o.xv);
+    ovk_vector_create(A, &o.yv);
+    MT_RC(OVK_OK, ovk_solver_create_operator(MPI_COMM_WORLD, rw.count, poison_apply, &o, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "rpipecg"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "recycle", "4"));
+    double *b = malloc(sizeof(double) * (size_t)(rw.count + 1)), *x = calloc((size_t)rw.count + 1, sizeof(double));
+    for (int l = 0; l < rw.count; l++) b[l] = tp_value((uint64_t)(rw.start + l));
+    ovk_vector *bv = NULL, *xv = NULL;
+    MT_RC(OVK_OK, ovk_solver_vector_create(s, b, &bv));
+    MT_RC(OVK_OK, ovk_solver_vector_create(s, x, &xv));
+    int its[4] = {0}, rcs[4] = {0};
+    for (int solve = 0; solve < 4; solve++) {
+        ovk_pcg_result res;
+        memset(x, 0, sizeof(double) * (size_t)rw.count);
+        o.products = 0;
+        o.in_flight = solve == 2 ? -1000000 : 0; /* < 0: poisoned */
+        rcs[solve] = ovk_solver_solve(s, bv, xv, &res);
+        its[solve] = res.iterations;
+    }
+    MT_RC(OVK_OK, rcs[0]);
+    MT_RC(OVK_OK, rcs[1]);
+    MT_CHECK(rcs[2] != OVK_OK, "the poisoned solve succeeded");
+    MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, &(double){rcs[2]}, 1), "the poisoned solve's status differs");
+    MT_RC(OVK_OK, rcs[3]);
+    MT_CHECK(its[3] <= its[1] + 2, "after the NaN: %d iterations, %d before it", its[3], its[1]);
+    ovk_vector_destroy(bv);
+    ovk_vector_destroy(xv);
+    free(b), free(x);
+    MT_RC(OVK_OK, ovk_solver_destroy(&s));
+    ovk_vector_destroy(o.xv);
+    ovk_vector_destroy(o.yv);
+    MT_RC(OVK_OK, ovk_matrix_destroy(A));
+    tp_rows_free(&rw);
+}
+
 /* reset: the solve after it takes the first solve's iterations again */
 static void check_reset(void)
 {
@@ -346,6 +405,7 @@ int main(int argc, char **argv)
     check_changed();
     check_in_flight();
     check_reset();
+    check_nan();
     check_refusals();
     int status = mt_finish("test_recycle");
     MPI_Finalize();

@@ -263,18 +263,20 @@ int ovk__recycle_project(ovk__ctx *c, double *rvec, int *kout)
             E[i + j * k] = E[j + i * k] = vals[at];
             drift = fmax(drift, fabs(vals[at] - (i == j ? 1.0 : 0.0)));
         }
-    int finite = 1;
-    for (int i = 0; i < m; i++) finite = finite && isfinite(vals[i]);
+    int finite = 1, r_finite = 1;
+    for (int i = 0; i < k; i++) r_finite = r_finite && isfinite(vals[i]);
+    for (int i = k; i < m; i++) finite = finite && isfinite(vals[i]);
+    r->changed = stale;
+    if (finite && !r_finite) return OVK_OK; /* the residual is lost, not the space: the solve stops on it */
     if (!finite || factor(k, E, r->L, scratch, &lo, &hi)) {
         char why[200];
-        if (!finite) snprintf(why, sizeof why, "dropped: W^T A W or W^T r not finite");
+        if (!finite) snprintf(why, sizeof why, "dropped: W^T A W not finite");
         else snprintf(why, sizeof why, "dropped: W^T A W %s (eigenvalues %.3g .. %.3g)%s",
                       lo > 0.0 ? "badly conditioned" : "not positive definite", lo, hi,
                       stale ? " after new values" : "");
         ovk__recycle_drop(r, why);
         return OVK_OK;
     }
-    r->changed = stale;
     if (stale)
         snprintf(r->note, sizeof r->note, "A W made again for new values; max |W^T A W - I| = %.3g", drift);
     double mu[OVK__RECYCLE_MAX];
