@@ -7,7 +7,13 @@
  *
  * The right-hand side is b = A*1 by default, so the exact solution is x = 1 and
  * the driver also reports the error against it.  x0 = 0.  Exit status: 0 when
- * the solve converged, 1 on any error or non-convergence, 2 on bad flags. */
+ * the solve converged, 1 on any error or non-convergence, 2 on bad flags.
+ *
+ * A sequence (time loop, Newton): -f A1.mtx,A2.mtx,... solves the systems in
+ * order with one solver object (its recycled space, -ovk_recycle K, carried
+ * from one to the next): the next matrix's values on the same pattern
+ * (ovk_matrix_update_values), else a new matrix and solver; -b b1.mtx,...
+ * the right-hand sides (dense Matrix Market arrays), else -rhs for each. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,8 +28,11 @@
 
 typedef enum rhs_kind { RHS_AONES, RHS_ONES, RHS_RANDOM } rhs_kind;
 
+enum { MAX_SEQUENCE = 1000 };
+
 typedef struct args {
-    const char *file;
+    const char *file;   /* -f: one file, or a comma-separated list (a sequence) */
+    const char *rhs_files; /* -b: a comma-separated list, one per system; NULL: -rhs */
     const char *solver;
     const char *backend;
     double tol;
@@ -45,7 +54,11 @@ static void usage(FILE *f)
             "usage: ovk_mtx_solve -f FILE.mtx [options]\n"
             "  -f FILE          Matrix Market file (coordinate; real, integer or pattern;\n"
             "                   general or symmetric); SPD for the CG variants, any\n"
-            "                   matrix for the nonsymmetric solvers (bicgstab, pipebicgstab)\n"
+            "                   matrix for the nonsymmetric solvers (bicgstab, pipebicgstab);\n"
+            "                   FILE1,FILE2,...: a sequence solved in order with one solver\n"
+            "                   (new values on the same pattern, else a new matrix)\n"
+            "  -b F1,F2,...     the sequence's right-hand sides, one per system: dense Matrix\n"
+            "                   Market arrays ('%%%%MatrixMarket matrix array real general')\n"
             "  -solver NAME     solver:");
     for (int i = 0; i < ovk_solver_type_count(); i++) fprintf(f, " %s", ovk_solver_type_name(i));
     fprintf(f, " (default alg1)\n"
@@ -114,6 +127,7 @@ static int parse_flag(int argc, char **argv, int *i, args *a, const char **bad)
     else if (!strcmp(flag, "-timing")) a->timing = 1;
     else if (!val) return 0; /* every other flag takes a value */
     else if (!strcmp(flag, "-f")) a->file = val;
+    else if (!strcmp(flag, "-b")) a->rhs_files = val;
     else if (!strcmp(flag, "-solver")) a->solver = val;
     else if (!strcmp(flag, "-backend")) a->backend = val;
     else if (!strcmp(flag, "-tol")) ok = parse_double(val, &a->tol) && a->tol > 0;
@@ -128,6 +142,35 @@ static int parse_flag(int argc, char **argv, int *i, args *a, const char **bad)
     if (a->help || !strcmp(flag, "-timing")) return 1;
     *i += 1;
     return ok;
+}
+
+/* the entries of a comma-separated list (0 for an empty entry) */
+static int list_count(const char *list)
+{
+    int n = 1;
+    for (const char *c = list; *c; c++) n += *c == ',';
+    if (list[0] == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,")) return 0;
+    return n;
+}
+
+/* 1 when -f names a sequence or -b is given */
+static int is_sequence(const args *a) { return strchr(a->file, ',') || a->rhs_files; }
+
+/* a sequence's flags: -b's count is -f's, and none of the per-matrix
+ * flags (0 ok, 2 bad, the message printed on rank 0) */
+static int check_sequence(const args *a, int rank)
+{
+    const char *why = NULL;
+    if (!is_sequence(a)) return 0;
+    int nf = list_count(a->file), nb = a->rhs_files ? list_count(a->rhs_files) : nf;
+    if (nf == 0 || nb == 0) why = "an empty entry in the list of -f or -b";
+    else if (nf > MAX_SEQUENCE) why = "more systems than 1000";
+    else if (nb != nf) why = "-b names as many files as -f";
+    else if (a->coords || a->fields || a->schur || (a->ex.nullspace && strcmp(a->ex.nullspace, "constant")) ||
+             a->ex.nrhs > 1 || a->bs != 1)
+        why = "a sequence takes none of -coords, -fields, -schur, -nullspace FILE, -nrhs, -bs";
+    if (why && rank == 0) fprintf(stderr, "ovk_mtx_solve: %s\n", why);
+    return why ? 2 : 0;
 }
 
 /* 0 ok, 2 bad flags (message printed on rank 0). */
@@ -150,7 +193,7 @@ static int parse_args(int argc, char **argv, int rank, args *a)
         }
         return 2;
     }
-    return 0;
+    return a->help ? 0 : check_sequence(a, rank);
 }
 
 static int make_rhs(const ovk_matrix *A, rhs_kind kind, ovk_vector *ones, ovk_vector *b)
@@ -451,6 +494,158 @@ cleanup:
     return rc ? 1 : 0;
 }
 
+/* ---- sequences ----------------------------------------------------------- */
+
+/* list's entries, in place (the commas become ends) */
+static int list_split(char *list, const char **out)
+{
+    int n = 0;
+    for (char *t = list, *end; t; t = end ? end + 1 : NULL) {
+        end = strchr(t, ',');
+        if (end) *end = '\0';
+        out[n++] = t;
+    }
+    return n;
+}
+
+/* Collective: b from a dense Matrix Market array of one column */
+static int read_rhs(const char *path, const ovk_matrix *A, ovk_vector *b)
+{
+    int k = 0, rank = 0;
+    double *vec = NULL;
+    char why[160];
+    int rc = read_nullspace(path, (long long)ovk_matrix_nglobal(A), (long long)ovk_matrix_row_start(A),
+                            ovk_matrix_nlocal(A), &k, &vec, why, sizeof why);
+    if (!rc && k != 1) {
+        snprintf(why, sizeof why, "%d columns, one expected", k);
+        rc = OVK_EFORMAT;
+    }
+    if (!rc) memcpy(ovk_vector_data(b), vec, sizeof(double) * (size_t)ovk_matrix_nlocal(A));
+    free(vec);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    rc = ovk_drv_agree(rc);
+    if (rc && rank == 0) fprintf(stderr, "ovk_mtx_solve: -b %s: %s\n", path, why);
+    return rc;
+}
+
+/* A sequence's state: the matrix, its solver and vectors, the totals. */
+typedef struct seq_state {
+    ovk_matrix *A;
+    ovk_solver *s;
+    ovk_vector *b, *x, *ones;
+    long long iterations;
+    double time;
+    int failed;
+} seq_state;
+
+static void seq_free_system(seq_state *q)
+{
+    ovk_solver_destroy(&q->s);
+    ovk_vector_destroy(q->ones);
+    ovk_vector_destroy(q->x);
+    ovk_vector_destroy(q->b);
+    ovk_matrix_destroy(q->A);
+    q->A = NULL;
+    q->b = q->x = q->ones = NULL;
+}
+
+/* Collective: the values of path on A's pattern (*same = 1), or, when the
+ * size or the pattern differs, *same = 0 and nothing changed */
+static int update_values(seq_state *q, const char *path, int *same)
+{
+    ovk_gidx n = 0;
+    int got = 0, *ptr = NULL;
+    ovk_gidx *col = NULL;
+    double *val = NULL;
+    *same = 0;
+    int rc = ovk_drv_agree(ovk_mm_read_rows(path, ovk_matrix_row_start(q->A), ovk_matrix_nlocal(q->A), &n, &got, &ptr,
+                                            &col, &val));
+    long long mine = rc ? -1 : (long long)n, lo = 0;
+    MPI_Allreduce(&mine, &lo, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    if (!rc && lo == (long long)ovk_matrix_nglobal(q->A)) {
+        rc = ovk_matrix_update_values(q->A, ptr, col, val, OVK_DUP_SUM);
+        *same = rc == OVK_OK;
+        if (rc == OVK_EMISMATCH) rc = OVK_OK; /* another pattern: a new matrix */
+    }
+    free(ptr), free(col), free(val);
+    return rc;
+}
+
+/* Collective: system k's matrix (new values, or a new matrix and solver) */
+static int next_matrix(args *a, seq_state *q, const char *path, const ovk_pcg_options *opts, int rank)
+{
+    int same = 0, rc = q->A ? update_values(q, path, &same) : OVK_OK;
+    if (rc || same) return rc;
+    if (q->A && rank == 0) printf("New pattern: a new matrix and solver (the recycled space, if any, is dropped)\n");
+    seq_free_system(q);
+    rc = ovk_mm_read_blocked(MPI_COMM_WORLD, path, 1, &q->A);
+    if (!rc) rc = ovk_vector_create(q->A, &q->b);
+    if (!rc) rc = ovk_vector_create(q->A, &q->x);
+    if (!rc) rc = ovk_vector_create(q->A, &q->ones);
+    rc = ovk_drv_agree(rc);
+    if (!rc) rc = ovk_drv_solver_create(&a->ex, q->A, opts, &q->s);
+    return rc;
+}
+
+/* Collective: system k of the sequence */
+static int solve_system(args *a, seq_state *q, const char *path, const char *rhs, const ovk_pcg_options *opts, int k,
+                        int count, int rank)
+{
+    ovk_pcg_result res;
+    char view[8] = "0";
+    int rc = next_matrix(a, q, path, opts, rank);
+    if (rc) return rc;
+    rc = rhs ? read_rhs(rhs, q->A, q->b) : ovk_drv_agree(make_rhs(q->A, a->rhs, q->ones, q->b));
+    if (!rc) rc = ovk_vector_set(q->x, 0.0);
+    if (rc) return rc;
+    if (rank == 0) printf("System %d of %d: %s\n", k + 1, count, path);
+    rc = ovk_solver_solve(q->s, q->b, q->x, &res);
+    double err = a->rhs == RHS_AONES && !rhs ? error_vs_ones(q->x, MPI_COMM_WORLD) : 0.0;
+    rhs_kind kind = a->rhs;
+    if (rhs) a->rhs = RHS_RANDOM; /* no error against x = 1 */
+    if (rank == 0 && res.reason != OVK_REASON_NONE) print_result(a, &res, err);
+    a->rhs = kind;
+    ovk_solver_get_option(q->s, "view", view, sizeof view);
+    if (rank == 0 && !strcmp(view, "1")) ovk_solver_view(q->s, stdout); /* the recycled space's line */
+    q->iterations += res.iterations;
+    q->time += res.time_max[OVK_TIMER_SOLVE];
+    q->failed |= res.reason != OVK_REASON_CONVERGED;
+    return rc;
+}
+
+static int run_sequence(args *a, int rank)
+{
+    static const char *files[MAX_SEQUENCE], *rhs[MAX_SEQUENCE];
+    seq_state q = {0};
+    ovk_reducer *red = NULL;
+    ovk_pcg_options opts;
+    char *fbuf = strdup(a->file), *bbuf = a->rhs_files ? strdup(a->rhs_files) : NULL;
+    int rc = fbuf && (bbuf || !a->rhs_files) ? OVK_OK : OVK_ENOMEM, count = 0;
+    if (!rc) count = list_split(fbuf, files);
+    if (!rc && bbuf) list_split(bbuf, rhs);
+    rc = ovk_drv_agree(rc);
+    if (!rc) rc = ovk_drv_reducer(MPI_COMM_WORLD, a->backend, &a->ex, &red);
+    ovk_pcg_options_init(&opts);
+    if (a->solver) opts.solver = a->solver;
+    opts.reducer = red;
+    opts.backend = a->backend;
+    ovk_drv_apply(&a->ex, &opts);
+    opts.tol = a->tol;
+    opts.max_iter = a->maxit;
+    opts.print_level = a->print_level;
+    for (int k = 0; !rc && k < count; k++) rc = solve_system(a, &q, files[k], bbuf ? rhs[k] : NULL, &opts, k, count, rank);
+    if (!rc && rank == 0) {
+        printf("Total Iterations = %lld\n", q.iterations);
+        printf("Total Solve Time = %f s\n", q.time);
+    }
+    if (rc && rank == 0) fprintf(stderr, "ovkrylov error: %s: %s\n", ovk_strerror(rc), ovk_error_detail());
+    seq_free_system(&q);
+    ovk_reducer_destroy(red);
+    free(fbuf);
+    free(bbuf);
+    return rc || q.failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     args a = {.tol = 1e-8, .maxit = 1000, .rhs = RHS_AONES, .bs = 1};
@@ -461,7 +656,7 @@ int main(int argc, char **argv)
     status = parse_args(argc, argv, rank, &a);
     if (!status && a.help == 1 && rank == 0) usage(stdout);
     if (!status && a.help == 2 && rank == 0) ovk_precond_print(stdout);
-    if (!status && !a.help) status = run(&a, rank, nranks);
+    if (!status && !a.help) status = is_sequence(&a) ? run_sequence(&a, rank) : run(&a, rank, nranks);
     ovk_options_finalize(); /* -ovk_options_left */
     MPI_Finalize();
     return status;

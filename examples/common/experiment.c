@@ -352,12 +352,12 @@ cleanup:
     return rc;
 }
 
-/* create, set up, solve, destroy; the residual lines through the monitor */
-static int solve_once(const ovk_drv_experiment *e, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
-                      const ovk_solve_options *opts, ovk_result *res, ovk_drv_run *run)
+/* create and set up; the residual lines through the monitor */
+int ovk_drv_solver_create(const ovk_drv_experiment *e, const ovk_matrix *A, const ovk_solve_options *opts,
+                          ovk_solver **out)
 {
     ovk_solver *s = NULL;
-    memset(res, 0, sizeof *res);
+    *out = NULL;
     int rc = ovk_drv_agree(ovk_solver_create(A, &s));
     if (rc) return rc;
     rc = ovk_solver_set_options(s, opts);
@@ -373,6 +373,22 @@ static int solve_once(const ovk_drv_experiment *e, const ovk_matrix *A, const ov
     }
     rc = ovk_drv_agree(rc);
     if (!rc) rc = ovk_solver_setup(s);
+    if (rc) {
+        ovk_solver_destroy(&s);
+        return rc;
+    }
+    *out = s;
+    return OVK_OK;
+}
+
+/* create, set up, solve, destroy */
+static int solve_once(const ovk_drv_experiment *e, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x,
+                      const ovk_solve_options *opts, ovk_result *res, ovk_drv_run *run)
+{
+    ovk_solver *s = NULL;
+    memset(res, 0, sizeof *res);
+    int rc = ovk_drv_solver_create(e, A, opts, &s);
+    if (rc) return rc;
     run->setup_s = ovk_solver_setup_time(s);
     if (!rc) rc = e->nrhs > 1 ? solve_many(e, s, A, b, x, res) : ovk_solver_solve(s, b, x, res);
     ovk_solver_get_option(s, "solver", run->solver_buf, sizeof run->solver_buf); /* as run, -ovk_* included */

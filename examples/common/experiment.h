@@ -116,5 +116,10 @@ int ovk_drv_csv_row(const ovk_drv_experiment *e, const ovk_drv_run *run, const o
  * whole solve's time in time_max[OVK_TIMER_SOLVE]. */
 int ovk_drv_solve(const ovk_drv_experiment *e, ovk_drv_run *run, int print_noise, const ovk_matrix *A,
                   const ovk_vector *b, ovk_vector *x, const ovk_solve_options *opts, ovk_result *res);
+/* Collective: the solver object ovk_drv_solve runs, made from opts and the
+ * flags (-ovk_* included) and set up, for a driver that solves several
+ * systems with it (ovk_mtx_solve's sequences); on failure *out is NULL. */
+int ovk_drv_solver_create(const ovk_drv_experiment *e, const ovk_matrix *A, const ovk_solve_options *opts,
+                          ovk_solver **out);
 
 #endif

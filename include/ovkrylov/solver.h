@@ -70,7 +70,7 @@
  * Options (ovk_solver_set_option, values as text; ovk_solver_get_option
  * reads them back; the options database spells each -[prefix]ovk_KEY):
  *   solver          SPD (CG variants): alg1 | alg2 | overlap | cg1 | pipecg | groppcg |
- *                   pipeprcg | plcg[:l=L,lmin=A,lmax=B] | scg[:s=S];
+ *                   pipeprcg | plcg[:l=L,lmin=A,lmax=B] | scg[:s=S] | rpipecg;
  *                   any matrix: gmres[:restart=M,...] | fgmres[:restart=M] |
  *                   pgmres[:l=L,restart=M,lmin=A,lmax=B] | sgmres[:s=S,m=M,overlap=1] |
  *                   bicgstab | pipebicgstab |
@@ -108,6 +108,12 @@
  *                   sqrt(<b, C b>), PETSc's KSP_NORM_NATURAL   (unpreconditioned)
  *   many_group      solve_many: systems whose vector updates run together between
  *                   products; 0: as fit the cache (docs/solvers.md)   (0)
+ *   recycle         K in 0..32: the solver keeps a space of K vectors across its solves
+ *                   (a sequence: time loop, Newton) and deflates it; rpipecg only, any
+ *                   other solver refuses it at setup (OVK_EOPTION naming those that
+ *                   take it); ovk_solver_recycle_reset drops the space (call it when
+ *                   a user operator's action changes: new values of a matrix are
+ *                   seen by themselves, an operator's are not)   (0)
  * A solve converges when ||r||_2 < max(rtol ||b||_2, atol) (norm=natural:
  * sqrt(<r, C r>) < max(rtol sqrt(<b, C b>), atol)), or when the
  * application's convergence test says so.
@@ -184,6 +190,9 @@ int ovk_solver_create_operator(MPI_Comm comm, int nlocal, ovk_apply_fn matvec, v
  * fail, returns nothing.  Only the solver's takes the handle's address and
  * clears it (a solver is often kept in a struct field and destroyed from
  * several exits). */
+/* Local: drop the space the option recycle keeps (the next solve starts
+ * without one and builds it again). */
+int ovk_solver_recycle_reset(ovk_solver *s);
 int ovk_solver_destroy(ovk_solver **s);
 
 /* Options by name (see above).  Local; OVK_EOPTION for an unknown key or a

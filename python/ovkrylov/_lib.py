@@ -118,6 +118,7 @@ _prototypes = {
     "ovk_solver_create": (c_int, [_P, _Pp]),
     "ovk_solver_destroy": (c_int, [_Pp]),
     "ovk_solver_set_option": (c_int, [_P, c_char_p, c_char_p]),
+    "ovk_solver_recycle_reset": (c_int, [_P]),
     "ovk_solver_get_option": (c_int, [_P, c_char_p, c_char_p, c_size_t]),
     "ovk_solver_set_precond_fn": (c_int, [_P, APPLY_FN, c_void_p]),
     "ovk_solver_set_monitor": (c_int, [_P, MONITOR_FN, c_void_p]),

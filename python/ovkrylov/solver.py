@@ -274,6 +274,11 @@ class Solver(Collective):
         """Set up what is not (collective; a solve does it by itself)."""
         self._call(lib.ovk_solver_setup(self.handle))
 
+    def recycle_reset(self):
+        """Drop the space option recycle keeps across solves (local; the next
+        solve starts without one and builds it again)."""
+        check(lib.ovk_solver_recycle_reset(self.handle))
+
     def set_nullspace(self, has_constant=False, vectors=None):
         """The null space of a singular A (ovk_solver_set_nullspace): the
         constant vector when has_constant, and vectors: k float64 arrays of

@@ -139,6 +139,7 @@ typedef struct ovk__many_state {
     long long cache;            /* the smallest cache share over the ranks (bytes, 0: unknown),
                                    asked at the first batch (cache_asked) */
     int cache_asked;
+    int group;                  /* option many_group: systems run together between products; 0: by the cache */
     struct ovk__task *task;     /* this system's task, the argument of the batch's ops; NULL in
                                    an ordinary solve */
 } ovk__many_state;
@@ -177,6 +178,40 @@ typedef struct ovk__nullspace {
     double inconsistency; /* the last solve's ||Z^T b|| / ||b|| (-1: no solve since the setup) */
 } ovk__nullspace;
 
+/* The recycled space of a sequence of solves (recycle.c): k vectors W,
+ * A-orthonormal when made, with A W, C A W and A C A W (C the
+ * preconditioner) of the values of `epoch`; room for 3 cap of the first
+ * three (the update's Z = [W, C A W, U]) and cap of the last.  Kept across setups
+ * (the option recycle = want; dropped when want or the rows change). */
+enum { OVK__RECYCLE_MAX = 32 };
+typedef struct ovk__recycle {
+    int want;              /* option recycle: K (0: off) */
+    int k;                 /* the space's dimension now (0: none) */
+    int n, cap;            /* rows and K the storage was made for */
+    double *block;         /* the vectors */
+    double **W, **AW, **MAW, **AMAW;
+    unsigned epoch;        /* c->norms.epoch of AW, MAW, AMAW */
+    int changed;           /* this solve made them again for new values */
+    int updates;           /* solves that updated it */
+    double *L;             /* this solve: Cholesky factor of W^T A W (cap x cap) */
+    double *dense;         /* room for the small matrices of an update */
+    const double **px, **py; /* room for the update's pairs of sums */
+    char note[200];        /* how it was last changed */
+} ovk__recycle;
+
+/* The eigCG window of a solve (Stathopoulos and Orginos, SISC 2010): up to
+ * mw normalised residuals C r / sqrt(<r, C r>) and the Lanczos matrix T
+ * the CG coefficients make of them, thick-restarted to 2 nev Ritz vectors
+ * when full; no product and no reduction of its own. */
+typedef struct ovk__eigwin {
+    int nev, mw, cnt, open;
+    double *block;         /* the vectors, mw of n rows */
+    double **V;
+    double *T;             /* mw x mw, column-major */
+    double *last;          /* the previous Lanczos vector in the window's basis (mw) */
+    double *work;          /* dense scratch */
+} ovk__eigwin;
+
 /* What a solve runs on.  Lives in the solver object: the configuration is
  * set at each setup (init_ctx), norms and lanczos by the setups that make
  * them, the rest at each solve. */
@@ -192,13 +227,13 @@ typedef struct ovk__ctx {
     void *params;               /* the variant's parsed spec options */
     ovk__hook hook;             /* progress hook for long kernels (fn NULL: none) */
     int guess_zero;             /* x0 = 0: r = b without the product */
-    int many_group;             /* solve_many: systems run together between products; 0: by the cache */
     ovk__monitor mon;
     const struct ovk__loop_ops *ops; /* the loop's sums, products and preconditioner */
     /* kept across setups */
     ovk__matrix_norms norms;
     ovk__lanczos lanczos;
     ovk__many_state many;       /* and, in a batch's system, its task */
+    ovk__recycle recycle;       /* the recycled space (recycle.c) */
     /* this solve */
     const double *b;
     double *x;
@@ -313,6 +348,7 @@ typedef struct ovk__solver {
      * max_iter 0) and hands them to ovk__initial_natural, passes <r, C r>
      * to ovk__iterate_check and confirms with ovk__confirm_value */
     int natural_norm;
+    int recycles;     /* 1: takes the option recycle (a space kept across solves, recycle.c) */
     int nullspace;    /* 1: projects a declared null space out of its iterates (nullspace.c); a
                        * nonsymmetric (right-preconditioned) variant takes one without: b and x
                        * projected by the engine */
@@ -457,6 +493,8 @@ const ovk__solver *ovk__solver_find(const char *name);
 void ovk__solver_names(char *buf, size_t len, int unsplit_only);
 /* "bicgstab, pipebicgstab, ..." into buf: the variants with `nonsymmetric`. */
 void ovk__solver_nonsymmetric_names(char *buf, size_t len);
+/* "rpipecg" into buf: the variants with `recycles`. */
+void ovk__solver_recycling_names(char *buf, size_t len);
 
 /* 0 when v is finite and positive (or zero, with zero_ok); else the solve
  * stops at iteration iter on a breakdown (v finite: not SPD, or for a
@@ -568,6 +606,44 @@ static inline int ovk__converged(const ovk__ctx *c, double rr) { return rr < c->
  * (OVK_ENOMEM, agreed), in which case no system's result is meaningful. */
 int ovk__many_solve(ovk__ctx *c, const ovk__variant *v, int k, const double *const *B, double *const *X,
                     ovk_result *results, int *st, char (*why)[OVK__DETAIL_LEN], int *current);
+
+/* ---- recycling a space across solves (recycle.c) ---------------------- */
+
+/* Local: storage for the option's K (c->recycle.want) on c->n rows; the
+ * space is kept when they are unchanged, else dropped (OVK_ENOMEM). */
+int ovk__recycle_reserve(ovk__ctx *c);
+void ovk__recycle_free(ovk__recycle *r);
+/* Local: the space dropped, why in its note. */
+void ovk__recycle_drop(ovk__recycle *r, const char *why);
+/* Local: its lines of ovk_solver_view. */
+void ovk__recycle_view(const ovk__recycle *r, FILE *f);
+/* 1 when this solve may use and update the space: recycle on, not scaled,
+ * not one system of a batch. */
+int ovk__recycle_active(const ovk__ctx *c);
+/* Collective: at a solve's start (and after a restart) with r = b - A x:
+ * A W, C A W, A C A W made again when A's values changed since; one
+ * reduction of W^T r and E = W^T A W; E factored (a space whose E is not
+ * finite or not well conditioned is dropped, the note says why); then
+ * x += W E^-1 W^T r, r -= A W E^-1 W^T r.  *k: the dimension this solve
+ * deflates (0: none). */
+int ovk__recycle_project(ovk__ctx *c, double *r, int *k);
+/* Local: mu = E^-1 g (k values). */
+void ovk__recycle_solve(const ovk__recycle *r, int k, const double *g, double *mu);
+/* Collective: after a solve, the space made again by Rayleigh-Ritz of C A
+ * in the A inner product on [W, U], U the window's nev smallest Ritz
+ * vectors: nev products and preconditioner applications for A U, C A U,
+ * one reduction, then k products for A C A W. */
+int ovk__recycle_update(ovk__ctx *c, ovk__eigwin *w);
+/* Local: the window for nev values (OVK_ENOMEM); free: a zeroed w is fine. */
+int ovk__eigwin_alloc(ovk__eigwin *w, int n, int nev);
+void ovk__eigwin_free(ovk__eigwin *w);
+/* Local: room for the next Lanczos vector, u * *scale (scale = 1 / sqrt(gamma),
+ * the caller writes it), with T's diagonal entry and its coupling off to the
+ * previous vector; NULL once closed or full. */
+double *ovk__eigwin_next(ovk__eigwin *w, double gamma, double diag, double off, double *scale);
+/* Local: a full window thick-restarted (the vectors' work, progress hook
+ * active: for the time a reduction is in flight). */
+void ovk__eigwin_compress(ovk__ctx *c, ovk__eigwin *w);
 
 /* ---- the Lanczos condition estimate (condest.c) ----------------------- */
 

@@ -47,7 +47,7 @@ enum { MT_VIEW_LEN = 4096 };
 
 /* A solve and what the tests of a variant's reductions read of it. */
 typedef struct mt_counted {
-    int rc, iterations, restarts;
+    int rc, iterations, restarts, replacements;
     ovk_reason reason;
     double true_rel;          /* ||b - A x|| / ||b|| of the x returned */
     long long reductions;     /* the result's count */
@@ -67,6 +67,7 @@ static inline void mt_counted_solve(ovk_solver *s, const ovk_matrix *A, const ov
     o->iallreduce = n_iallreduce - i0;
     o->iterations = res.iterations;
     o->restarts = res.restarts;
+    o->replacements = res.replacements;
     o->reason = res.reason;
     o->reductions = res.reductions;
     o->true_rel = mt_rel_residual(A, b, x);

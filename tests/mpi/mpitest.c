@@ -86,7 +86,9 @@ const char *mt_recurrence_name(int i)
     for (int k = 0; k < ovk_solver_type_count(); k++) {
         const char *name = ovk_solver_type_name(k);
         int minres = !strcmp(name, "minres") || !strcmp(name, "pminres"); /* not CG: test_minres.c */
-        if (strcmp(name, "auto") && strcmp(name, "scg") && !minres && !ovk_solver_type_nonsymmetric(k) && i-- == 0)
+        int sequences = !strcmp(name, "rpipecg"); /* pipecg's recurrence deflated: test_recycle.c */
+        if (strcmp(name, "auto") && strcmp(name, "scg") && !minres && !sequences && !ovk_solver_type_nonsymmetric(k) &&
+            i-- == 0)
             return name;
     }
     return NULL;

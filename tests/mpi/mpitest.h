@@ -52,7 +52,8 @@ void mt_dense_solve(int n, double *a, double *b);
  * order (auto, which runs one of them, is tested in test_auto.c; scg, whose
  * iterations come in blocks of s, checked a block late, in test_scg*.c; the
  * nonsymmetric solvers in test_nonsymmetric.c; minres and pminres, symmetric
- * but not CG, in test_minres.c): how many, and the name of
+ * but not CG, in test_minres.c; rpipecg, pipecg's recurrence deflated by a
+ * recycled space, on sequences in test_recycle.c): how many, and the name of
  * index i (NULL outside). */
 int mt_recurrence_count(void);
 const char *mt_recurrence_name(int i);

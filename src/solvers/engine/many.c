@@ -818,7 +818,7 @@ int ovk__many_solve(ovk__ctx *c, const ovk__variant *v, int k, const double *con
     if (!rc) rc = ovk__agree(c->comm, task_variant(c, v, &sv, &params));
     if (!rc) {
         int nvec = sv->vectors ? sv->vectors(params ? params : c->params, NULL) : sv->nvec;
-        rc = group_size(&m, c, nvec > 0 ? nvec : 1, c->many_group);
+        rc = group_size(&m, c, nvec > 0 ? nvec : 1, c->many.group);
     }
     for (int j = 0; !rc && j < k; j++) {
         if (!B[j]) continue; /* a system left out (its input refused): no task */

@@ -309,8 +309,10 @@ static const opt_def opt_defs[] = {
     OPT_STR("norm", mon.norm, REDO_CHECK | REDO_CTX, "unpreconditioned", NULL, -1, OVK__ROLE_NONE,
             "unpreconditioned | natural",
             "the convergence test's norm: ||r||; natural: sqrt(<r, C r>) against sqrt(<b, C b>) (alg1)"),
-    OPT_NUM("many_group", OPT_INT, c.many_group, 0, INT32_MAX, REDO_CHECK, "0", -1,
+    OPT_NUM("many_group", OPT_INT, c.many.group, 0, INT32_MAX, REDO_CHECK, "0", -1,
             "solve_many: systems whose vector updates run together between products; 0: as fit the cache"),
+    OPT_NUM("recycle", OPT_INT, c.recycle.want, 0, OVK__RECYCLE_MAX, REDO_VARIANT, "0", -1,
+            "K > 0: keep a space of K vectors across solves and deflate it (rpipecg); 0: off"),
 };
 enum { OPT_COUNT = (int)(sizeof opt_defs / sizeof opt_defs[0]) };
 /* one bit per option in ovk_solver's opt_set */
@@ -943,6 +945,24 @@ static int check_norm(const ovk_solver *s)
                      s->made.sv->name, list);
 }
 
+/* option recycle: a variant that takes it, and no more vectors than rows */
+static int check_recycle(const ovk_solver *s)
+{
+    char list[128];
+    int k = s->c.recycle.want;
+    const char *key = key_at(offsetof(ovk_solver, c.recycle.want));
+    if (k == 0) return OVK_OK;
+    if (!s->made.sv->recycles) {
+        ovk__solver_recycling_names(list, sizeof list);
+        return ovk__fail(OVK_EOPTION, "option %s=%d: solver %s keeps no space across solves; the solvers that do: %s",
+                         key, k, s->made.sv->name, list);
+    }
+    if ((long long)k > (long long)s->lay->nglobal)
+        return ovk__fail(OVK_EOPTION, "option %s=%d: more vectors than the %lld rows", key, k,
+                         (long long)s->lay->nglobal);
+    return OVK_OK;
+}
+
 /* every local check of the options, the variant and the preconditioner
  * made where they are redone; the caller agrees the status */
 static int check_local(ovk_solver *s)
@@ -959,6 +979,7 @@ static int check_local(ovk_solver *s)
     if (rc) return rc;
     rc = check_nullspace(s);
     if (!rc) rc = check_norm(s);
+    if (!rc) rc = check_recycle(s);
     if (rc) return rc;
     return pick_precond(s);
 }
@@ -1763,6 +1784,7 @@ int ovk_solver_view(const ovk_solver *s, FILE *f)
             s->made.ready && !s->marks.dirty ? "set up" : "options changed since the last setup (the next solve sets up)");
     fprintf(f, "  solver: %s%s%s\n", s->solver_spec, s->made.sv ? " - " : "", s->made.sv ? s->made.sv->description : "");
     if (s->made.var.sv && s->made.var.sv->view) s->made.var.sv->view(s->made.var.work, f);
+    ovk__recycle_view(&s->c.recycle, f);
     if (s->fns.pc) fprintf(f, "  preconditioner: the application's callback\n");
     else if (s->made.pc.type && strncmp(s->precond_spec, s->made.pc.type->name, strlen(s->made.pc.type->name)))
         fprintf(f, "  preconditioner: %s (%s)\n", s->precond_spec, s->made.pc.type->name);
@@ -1831,12 +1853,21 @@ static int destroy(ovk_solver **sp, int local)
     free(s->coords.fields);
     ovk__matrix_ref(s->coords.schur, -1);
     ovk__nullspace_free(&s->ns);
+    ovk__recycle_free(&s->c.recycle);
     ovk__elim_free(&s->seen.elim);
     ovk__matrix_ref(s->A, -1); /* frees A when its destroy came first */
     s->magic = 0;
     free(s);
     *sp = NULL;
     return rc;
+}
+
+int ovk_solver_recycle_reset(ovk_solver *s)
+{
+    int rc = usable(s, "ovk_solver_recycle_reset");
+    if (rc) return rc;
+    if (s->c.recycle.k > 0) ovk__recycle_drop(&s->c.recycle, "reset by the application");
+    return OVK_OK;
 }
 
 int ovk_solver_destroy(ovk_solver **sp) { return destroy(sp, 0); }

@@ -11,6 +11,7 @@ extern const ovk__solver ovk__solver_alg2;
 extern const ovk__solver ovk__solver_overlap;
 extern const ovk__solver ovk__solver_cg1;
 extern const ovk__solver ovk__solver_pipecg;
+extern const ovk__solver ovk__solver_rpipecg;
 extern const ovk__solver ovk__solver_groppcg;
 extern const ovk__solver ovk__solver_pipeprcg;
 extern const ovk__solver ovk__solver_plcg;
@@ -33,6 +34,7 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_overlap,
     &ovk__solver_cg1,
     &ovk__solver_pipecg,
+    &ovk__solver_rpipecg,
     &ovk__solver_groppcg,
     &ovk__solver_pipeprcg,
     &ovk__solver_plcg,
@@ -82,3 +84,9 @@ void ovk__solver_nonsymmetric_names(char *buf, size_t len)
         if (solvers[i]->nonsymmetric) ovk__list_add(buf, len, ", ", solvers[i]->name);
 }
 
+void ovk__solver_recycling_names(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < SOLVER_COUNT; i++)
+        if (solvers[i]->recycles) ovk__list_add(buf, len, ", ", solvers[i]->name);
+}

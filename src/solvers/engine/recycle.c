@@ -1,0 +1,532 @@
+/* A space recycled across a sequence of solves (deflation; Saad, Yeung,
+ * Erhel and Guyomarc'h, SISC 2000), built eigCG-style from the CG
+ * coefficients of earlier solves (Stathopoulos and Orginos, SISC 2010).
+ *
+ * The space W (k vectors) lives in the solver's context and is kept with
+ * A W, C A W and A C A W, so that a deflated recurrence needs no product
+ * with W during its iterations, only the k sums W^T (A u) that ride its
+ * one reduction (rpipecg.c).  A solve's start projects the residual
+ * (x += W E^-1 W^T r, E = W^T A W: one reduction); its end makes the
+ * space again: the window's Ritz vectors U (the eigCG window below, from
+ * the coefficients alone) join W, and the Rayleigh-Ritz of C A, self-adjoint
+ * in the A inner product, on Z = [W, U],
+ *
+ *     (AZ)^T C (AZ) y = theta Z^T A Z y,
+ *
+ * keeps the k smallest theta's vectors, A-orthonormal (one reduction of
+ * both Gram matrices, nev products and preconditioner applications for
+ * A U and C A U, k products for A C A W).  New values of A are seen at the
+ * next start (the norms' epoch): A W, C A W, A C A W made again (2 k
+ * products, k applications); a space whose E = W^T A W is then not finite
+ * or badly conditioned is dropped, and the note says so. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../solver.h"
+
+enum { ROWS_PER_CHUNK = 256 };
+
+/* ---- small dense helpers ---------------------------------------------- */
+
+/* Symmetric eigen-decomposition of the n x n a (column-major, both
+ * triangles, overwritten) by cyclic Jacobi rotations: val ascending, vec's
+ * columns the vectors.  0, or -1 when an entry is not finite. */
+static int sym_eig(int n, double *a, double *vec, double *val)
+{
+    for (int i = 0; i < n * n; i++)
+        if (!isfinite(a[i])) return -1;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) vec[i + j * n] = i == j ? 1.0 : 0.0;
+    for (int sweep = 0; sweep < 60; sweep++) {
+        double off = 0.0, diag = 0.0;
+        for (int j = 0; j < n; j++) {
+            diag += a[j + j * n] * a[j + j * n];
+            for (int i = 0; i < j; i++) off += a[i + j * n] * a[i + j * n];
+        }
+        if (off <= 1e-28 * diag) break;
+        int rotated = 0;
+        for (int p = 0; p < n; p++) {
+            for (int q = p + 1; q < n; q++) {
+                double apq = a[p + q * n];
+                /* negligible against its diagonal pair: the rotation would change nothing */
+                if (fabs(apq) <= 1e-18 * (fabs(a[p + p * n]) + fabs(a[q + q * n]))) continue;
+                rotated = 1;
+                double theta = (a[q + q * n] - a[p + p * n]) / (2.0 * apq);
+                double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+                double cs = 1.0 / sqrt(t * t + 1.0), sn = t * cs;
+                for (int k = 0; k < n; k++) { /* columns p, q */
+                    double akp = a[k + p * n], akq = a[k + q * n];
+                    a[k + p * n] = cs * akp - sn * akq;
+                    a[k + q * n] = sn * akp + cs * akq;
+                }
+                for (int k = 0; k < n; k++) { /* rows p, q */
+                    double apk = a[p + k * n], aqk = a[q + k * n];
+                    a[p + k * n] = cs * apk - sn * aqk;
+                    a[q + k * n] = sn * apk + cs * aqk;
+                }
+                for (int k = 0; k < n; k++) {
+                    double vp = vec[k + p * n], vq = vec[k + q * n];
+                    vec[k + p * n] = cs * vp - sn * vq;
+                    vec[k + q * n] = sn * vp + cs * vq;
+                }
+            }
+        }
+        if (!rotated) break;
+    }
+    for (int i = 0; i < n; i++) val[i] = a[i + i * n];
+    for (int i = 1; i < n; i++) { /* insertion sort, ascending, with the columns */
+        for (int j = i; j > 0 && val[j] < val[j - 1]; j--) {
+            double t = val[j];
+            val[j] = val[j - 1];
+            val[j - 1] = t;
+            for (int k = 0; k < n; k++) {
+                double v = vec[k + j * n];
+                vec[k + j * n] = vec[k + (j - 1) * n];
+                vec[k + (j - 1) * n] = v;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Local, in place on the rows: X[j] = sum_l X[l] C(l, j), j < out, l < in
+ * (C column-major, in x out, out <= in), chunk by chunk. */
+static void combine_in_place(int n, double **X, int in, int out, const double *C, const ovk__hook *hook)
+{
+    static OVK__RANK_LOCAL double acc[3 * OVK__RECYCLE_MAX][ROWS_PER_CHUNK];
+    for (int i0 = 0; i0 < n; i0 += ROWS_PER_CHUNK) {
+        int len = n - i0 < ROWS_PER_CHUNK ? n - i0 : ROWS_PER_CHUNK;
+        for (int j = 0; j < out; j++) memset(acc[j], 0, sizeof(double) * (size_t)len);
+        for (int l = 0; l < in; l++) {
+            const double *restrict x = X[l] + i0;
+            for (int j = 0; j < out; j++) {
+                double *restrict a = acc[j];
+                double cl = C[l + j * in];
+                for (int i = 0; i < len; i++) a[i] += cl * x[i];
+            }
+        }
+        for (int j = 0; j < out; j++) memcpy(X[j] + i0, acc[j], sizeof(double) * (size_t)len);
+        ovk__poke(hook); /* a reduction in flight moves */
+    }
+}
+
+/* ---- the space ------------------------------------------------------------ */
+
+void ovk__recycle_free(ovk__recycle *r)
+{
+    free(r->block);
+    free(r->W);
+    free(r->L);
+    free(r->px);
+    r->block = NULL;
+    r->W = r->AW = r->MAW = r->AMAW = NULL;
+    r->L = r->dense = NULL;
+    r->px = r->py = NULL;
+    r->k = r->n = r->cap = 0;
+}
+
+void ovk__recycle_drop(ovk__recycle *r, const char *why)
+{
+    r->k = 0;
+    snprintf(r->note, sizeof r->note, "%s", why);
+}
+
+int ovk__recycle_reserve(ovk__ctx *c)
+{
+    ovk__recycle *r = &c->recycle;
+    if (r->want == r->cap && c->n == r->n && (r->want == 0 || r->block)) return OVK_OK;
+    int had = r->cap > 0;
+    ovk__recycle_free(r);
+    if (r->want == 0) return OVK_OK;
+    int cap = r->want, nz = 3 * cap;
+    size_t stride = ovk__vec_stride(c->n);
+    r->block = calloc(stride * (size_t)(10 * cap), sizeof(double));
+    r->W = malloc(sizeof(double *) * (size_t)(10 * cap));
+    /* L (cap^2), the update's dense room (G2, G1, Q, vals, B, H, Y, C:
+       8 nz^2 at most), the pairs' pointers */
+    r->L = malloc(sizeof(double) * ((size_t)cap * cap + 8 * (size_t)nz * nz + 4 * (size_t)nz));
+    size_t pairs = (size_t)nz * (size_t)(nz + 1);
+    r->px = malloc(sizeof(double *) * 2 * pairs);
+    if (!r->block || !r->W || !r->L || !r->px) {
+        ovk__recycle_free(r);
+        return ovk__fail(OVK_ENOMEM, "recycle=%d: %d vectors of %d rows", cap, 10 * cap, c->n);
+    }
+    for (int j = 0; j < 10 * cap; j++) r->W[j] = r->block + stride * (size_t)j;
+    r->AW = r->W + nz;
+    r->MAW = r->AW + nz;
+    r->AMAW = r->MAW + nz;
+    r->dense = r->L + (size_t)cap * cap;
+    r->py = r->px + pairs;
+    r->cap = cap;
+    r->n = c->n;
+    r->k = 0;
+    snprintf(r->note, sizeof r->note, "%s", had ? "empty (recycle or the rows changed)" : "empty (no solve yet)");
+    return OVK_OK;
+}
+
+void ovk__recycle_view(const ovk__recycle *r, FILE *f)
+{
+    if (r->want == 0) return;
+    fprintf(f, "  recycle: %d of %d vectors after %d update(s); last: %s\n", r->k, r->want, r->updates, r->note);
+}
+
+int ovk__recycle_active(const ovk__ctx *c)
+{
+    return c->recycle.want > 0 && c->recycle.block && !c->scale.active && !c->many.task;
+}
+
+/* A W, C A W, A C A W of the current values (2 k products, k applications) */
+static int refresh_products(ovk__ctx *c, ovk__recycle *r)
+{
+    for (int j = 0; j < r->k; j++) {
+        int rc = ovk__ctx_matvec(c, r->W[j], r->AW[j]); /* A w */
+        if (rc) return rc;
+        rc = ovk__ctx_pc(c, r->AW[j], r->MAW[j]); /* C A w */
+        if (rc) return rc;
+        rc = ovk__ctx_matvec(c, r->MAW[j], r->AMAW[j]); /* A C A w */
+        if (rc) return rc;
+    }
+    r->epoch = c->norms.epoch;
+    return OVK_OK;
+}
+
+/* L L^T = E (k x k, column-major, full); 0, or -1 when E is not well
+ * conditioned: a pivot below 1e-12 of the largest diagonal entry, or
+ * cond(E) above 1e12 (E's eigenvalues in *lo, *hi) */
+static int factor(int k, const double *E, double *L, double *scratch, double *lo, double *hi)
+{
+    double *a = scratch, *vec = scratch + k * k, *val = vec + k * k;
+    memcpy(a, E, sizeof(double) * (size_t)(k * k));
+    if (sym_eig(k, a, vec, val)) return -1;
+    *lo = val[0];
+    *hi = val[k - 1];
+    if (!(val[0] > 1e-12 * val[k - 1])) return -1;
+    memset(L, 0, sizeof(double) * (size_t)(k * k));
+    for (int j = 0; j < k; j++) {
+        double d = E[j + j * k];
+        for (int l = 0; l < j; l++) d -= L[j + l * k] * L[j + l * k];
+        if (!(d > 0.0)) return -1;
+        L[j + j * k] = sqrt(d);
+        for (int i = j + 1; i < k; i++) {
+            double v = E[i + j * k];
+            for (int l = 0; l < j; l++) v -= L[i + l * k] * L[j + l * k];
+            L[i + j * k] = v / L[j + j * k];
+        }
+    }
+    return 0;
+}
+
+void ovk__recycle_solve(const ovk__recycle *r, int k, const double *g, double *mu)
+{
+    const double *L = r->L;
+    for (int i = 0; i < k; i++) { /* L y = g */
+        double v = g[i];
+        for (int l = 0; l < i; l++) v -= L[i + l * k] * mu[l];
+        mu[i] = v / L[i + i * k];
+    }
+    for (int i = k - 1; i >= 0; i--) { /* L^T mu = y */
+        double v = mu[i];
+        for (int l = i + 1; l < k; l++) v -= L[l + i * k] * mu[l];
+        mu[i] = v / L[i + i * k];
+    }
+}
+
+int ovk__recycle_project(ovk__ctx *c, double *rvec, int *kout)
+{
+    ovk__recycle *r = &c->recycle;
+    int k = ovk__recycle_active(c) ? r->k : 0, rc = OVK_OK;
+    *kout = 0;
+    if (k == 0) return OVK_OK;
+    int stale = r->epoch != c->norms.epoch;
+    if (stale) {
+        rc = refresh_products(c, r);
+        if (rc) return rc;
+    }
+    /* one reduction: W^T r, then E = W^T A W (upper triangle) */
+    double vals[OVK__RECYCLE_MAX + OVK__RECYCLE_MAX * (OVK__RECYCLE_MAX + 1) / 2];
+    int m = 0;
+    for (int j = 0; j < k; j++) {
+        r->px[m] = r->W[j];
+        r->py[m++] = rvec;
+    }
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i <= j; i++) {
+            r->px[m] = r->W[i];
+            r->py[m++] = r->AW[j];
+        }
+    rc = ovk__ctx_dots(c, m, r->px, r->py, vals);
+    if (rc) return rc;
+    double *E = r->dense, *scratch = E + k * k, lo = 0.0, hi = 0.0, drift = 0.0;
+    for (int j = 0, at = k; j < k; j++)
+        for (int i = 0; i <= j; i++, at++) {
+            E[i + j * k] = E[j + i * k] = vals[at];
+            drift = fmax(drift, fabs(vals[at] - (i == j ? 1.0 : 0.0)));
+        }
+    int finite = 1, r_finite = 1;
+    for (int i = 0; i < k; i++) r_finite = r_finite && isfinite(vals[i]);
+    for (int i = k; i < m; i++) finite = finite && isfinite(vals[i]);
+    r->changed = stale;
+    if (finite && !r_finite) return OVK_OK; /* the residual is lost, not the space: the solve stops on it */
+    if (!finite || factor(k, E, r->L, scratch, &lo, &hi)) {
+        char why[200];
+        if (!finite) snprintf(why, sizeof why, "dropped: W^T A W not finite");
+        else snprintf(why, sizeof why, "dropped: W^T A W %s (eigenvalues %.3g .. %.3g)%s",
+                      lo > 0.0 ? "badly conditioned" : "not positive definite", lo, hi,
+                      stale ? " after new values" : "");
+        ovk__recycle_drop(r, why);
+        return OVK_OK;
+    }
+    if (stale)
+        snprintf(r->note, sizeof r->note, "A W made again for new values; max |W^T A W - I| = %.3g", drift);
+    double mu[OVK__RECYCLE_MAX];
+    ovk__recycle_solve(r, k, vals, mu); /* mu = E^-1 W^T r */
+    ovk__tic t0 = ovk__tic_start(c);
+    for (int j = 0; j < k; j++) {
+        double *x = c->x;
+        const double *w = r->W[j], *aw = r->AW[j];
+        for (int i = 0; i < c->n; i++) {
+            x[i] += mu[j] * w[i];   /* x += W mu */
+            rvec[i] -= mu[j] * aw[i]; /* r -= A W mu */
+        }
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    *kout = k;
+    return OVK_OK;
+}
+
+/* ---- the eigCG window ------------------------------------------------------ */
+
+int ovk__eigwin_alloc(ovk__eigwin *w, int n, int nev)
+{
+    memset(w, 0, sizeof *w);
+    if (nev <= 0) return OVK_OK;
+    int mw = nev >= 4 ? 4 * nev : 2 * nev + 8; /* restarts every mw - 2 nev steps */
+    size_t stride = ovk__vec_stride(n);
+    w->block = calloc(stride * (size_t)mw, sizeof(double));
+    w->V = malloc(sizeof(double *) * (size_t)mw);
+    /* T, last, and the restart's scratch: 2 mw^2 (two eigen-problems), Q
+       (mw x 2 nev), H, Zh (2 nev)^2 each, QZ, values */
+    w->T = malloc(sizeof(double) * (size_t)(8 * mw * mw + 4 * mw));
+    if (!w->block || !w->V || !w->T) {
+        ovk__eigwin_free(w);
+        return ovk__fail(OVK_ENOMEM, "the eigCG window: %d vectors of %d rows", mw, n);
+    }
+    for (int j = 0; j < mw; j++) w->V[j] = w->block + stride * (size_t)j;
+    w->last = w->T + mw * mw;
+    w->work = w->last + mw;
+    w->nev = nev;
+    w->mw = mw;
+    return OVK_OK;
+}
+
+void ovk__eigwin_free(ovk__eigwin *w)
+{
+    free(w->block);
+    free(w->V);
+    free(w->T);
+    memset(w, 0, sizeof *w);
+}
+
+/* The thick restart of a full window (m = mw vectors): the nev smallest
+ * Ritz vectors of T_m and of T_{m-1} (padded), orthonormalised (Q), the
+ * Rayleigh-Ritz of T on them (H = Q^T T Q = Zh diag(theta) Zh^T), V = V Q Zh,
+ * T = diag(theta), and the last vector's coordinates in the new basis. */
+static void thick_restart(ovk__ctx *c, ovk__eigwin *w)
+{
+    int m = w->mw, nev = w->nev;
+    double *a = w->work, *y1 = a + m * m, *val = y1 + m * m, *Q = val + m;
+    double *H = Q + m * 2 * nev, *Zh = H + 4 * nev * nev, *QZ = Zh + 4 * nev * nev;
+    memcpy(a, w->T, sizeof(double) * (size_t)(m * m));
+    sym_eig(m, a, y1, val);
+    for (int j = 0; j < nev; j++) memcpy(Q + j * m, y1 + j * m, sizeof(double) * (size_t)m);
+    for (int j = 0; j < m - 1; j++) /* T_{m-1} */
+        for (int i = 0; i < m - 1; i++) a[i + j * (m - 1)] = w->T[i + j * m];
+    sym_eig(m - 1, a, y1, val);
+    int q = nev;
+    for (int j = 0; j < nev; j++) {
+        double *col = Q + q * m;
+        memcpy(col, y1 + j * (m - 1), sizeof(double) * (size_t)(m - 1));
+        col[m - 1] = 0.0;
+        for (int pass = 0; pass < 2; pass++) /* Gram-Schmidt twice */
+            for (int l = 0; l < q; l++) {
+                double d = 0.0;
+                for (int i = 0; i < m; i++) d += Q[i + l * m] * col[i];
+                for (int i = 0; i < m; i++) col[i] -= d * Q[i + l * m];
+            }
+        double nn = 0.0;
+        for (int i = 0; i < m; i++) nn += col[i] * col[i];
+        if (nn < 1e-20) continue; /* dependent: dropped */
+        for (int i = 0; i < m; i++) col[i] /= sqrt(nn);
+        q++;
+    }
+    for (int j = 0; j < q; j++) /* H = Q^T T Q */
+        for (int l = 0; l < q; l++) {
+            double h = 0.0;
+            for (int i = 0; i < m; i++) {
+                double ti = 0.0;
+                for (int s = 0; s < m; s++) ti += w->T[i + s * m] * Q[s + l * m];
+                h += Q[i + j * m] * ti;
+            }
+            H[j + l * q] = h;
+        }
+    sym_eig(q, H, Zh, val);
+    for (int j = 0; j < q; j++) /* QZ = Q Zh */
+        for (int i = 0; i < m; i++) {
+            double v = 0.0;
+            for (int l = 0; l < q; l++) v += Q[i + l * m] * Zh[l + j * q];
+            QZ[i + j * m] = v;
+        }
+    ovk__tic t0 = ovk__tic_start(c);
+    combine_in_place(c->n, w->V, m, q, QZ, &c->hook);
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    memset(w->T, 0, sizeof(double) * (size_t)(m * m));
+    for (int j = 0; j < q; j++) {
+        w->T[j + j * m] = val[j];
+        w->last[j] = QZ[(m - 1) + j * m];
+    }
+    w->cnt = q;
+}
+
+double *ovk__eigwin_next(ovk__eigwin *w, double gamma, double diag, double off, double *scale)
+{
+    if (!w->open || w->mw == 0 || !(gamma > 0.0) || w->cnt == w->mw) return NULL;
+    int j = w->cnt, m = w->mw;
+    *scale = 1.0 / sqrt(gamma);
+    w->T[j + j * m] = diag;
+    for (int i = 0; i < j; i++) w->T[i + j * m] = w->T[j + i * m] = w->last[i] * off;
+    for (int i = 0; i < j; i++) w->last[i] = 0.0;
+    w->last[j] = 1.0;
+    w->cnt = j + 1;
+    return w->V[j];
+}
+
+void ovk__eigwin_compress(ovk__ctx *c, ovk__eigwin *w)
+{
+    if (w->open && w->mw > 0 && w->cnt == w->mw) thick_restart(c, w);
+}
+
+/* ---- the update after a solve ------------------------------------------- */
+
+/* U = V Y(:, 0..ku) into r->W[k..k + ku): the window's ku smallest Ritz vectors */
+static int ritz_vectors(ovk__ctx *c, ovk__eigwin *w, ovk__recycle *r, int k)
+{
+    int m = w->mw, cnt = w->cnt, ku = cnt < w->nev ? cnt : w->nev;
+    double *a = w->work, *y = a + m * m, *val = y + m * m;
+    for (int j = 0; j < cnt; j++)
+        for (int i = 0; i < cnt; i++) a[i + j * cnt] = w->T[i + j * m];
+    if (sym_eig(cnt, a, y, val)) return 0;
+    ovk__tic t0 = ovk__tic_start(c);
+    for (int j = 0; j < ku; j++) {
+        double *u = r->W[k + j];
+        memset(u, 0, sizeof(double) * (size_t)c->n);
+        for (int l = 0; l < cnt; l++) {
+            double yl = y[l + j * cnt];
+            const double *v = w->V[l];
+            for (int i = 0; i < c->n; i++) u[i] += yl * v[i];
+        }
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    return ku;
+}
+
+/* From G2 = Z^T A Z and G1 = (AZ)^T C (AZ) (nz x nz): C (nz x *knew) whose
+ * columns are the pencil's vectors of the knew smallest theta,
+ * A-orthonormal; *lo, *hi the kept theta's range.  -1 when none is left. */
+static int pencil(int nz, int want, double *G2, double *G1, double *dense, double *C, int *knew, double *lo,
+                  double *hi)
+{
+    double *Q = dense, *lam = Q + nz * nz, *B = lam + nz, *H = B + nz * nz, *Y = H + nz * nz, *th = Y + nz * nz;
+    if (sym_eig(nz, G2, Q, lam)) return -1;
+    int nk = 0;
+    for (int j = 0; j < nz; j++) { /* B = Q_kept Lambda^-1/2: Z B is A-orthonormal */
+        if (!(lam[j] > 1e-12 * lam[nz - 1])) continue;
+        for (int i = 0; i < nz; i++) B[i + nk * nz] = Q[i + j * nz] / sqrt(lam[j]);
+        nk++;
+    }
+    if (nk == 0) return -1;
+    for (int j = 0; j < nk; j++) /* H = B^T G1 B */
+        for (int l = 0; l < nk; l++) {
+            double h = 0.0;
+            for (int i = 0; i < nz; i++) {
+                double t = 0.0;
+                for (int s = 0; s < nz; s++) t += G1[i + s * nz] * B[s + l * nz];
+                h += B[i + j * nz] * t;
+            }
+            H[j + l * nk] = h;
+        }
+    if (sym_eig(nk, H, Y, th)) return -1;
+    *knew = nk < want ? nk : want;
+    for (int j = 0; j < *knew; j++)
+        for (int i = 0; i < nz; i++) {
+            double v = 0.0;
+            for (int l = 0; l < nk; l++) v += B[i + l * nz] * Y[l + j * nk];
+            C[i + j * nz] = v;
+        }
+    *lo = th[0];
+    *hi = th[*knew - 1];
+    return 0;
+}
+
+int ovk__recycle_update(ovk__ctx *c, ovk__eigwin *w)
+{
+    ovk__recycle *r = &c->recycle;
+    if (!ovk__recycle_active(c) || w->cnt == 0) return OVK_OK;
+    int k = r->k, rc = OVK_OK, kx = 0;
+    if (k > 0 && r->epoch != c->norms.epoch) k = 0; /* not projected this solve: A W is stale */
+    if (k > 0 && r->changed) { /* new values: C A W joins, a block Krylov step from W */
+        kx = k;
+        for (int j = 0; j < k; j++) {
+            memcpy(r->W[k + j], r->MAW[j], sizeof(double) * (size_t)c->n);
+            memcpy(r->AW[k + j], r->AMAW[j], sizeof(double) * (size_t)c->n);
+            rc = ovk__ctx_pc(c, r->AMAW[j], r->MAW[k + j]); /* C A C A W */
+            if (rc) return rc;
+        }
+    }
+    int ku = ritz_vectors(c, w, r, k + kx), nz = k + kx + ku;
+    if (ku == 0) return OVK_OK;
+    for (int j = k + kx; j < nz; j++) {
+        rc = ovk__ctx_matvec(c, r->W[j], r->AW[j]); /* A U */
+        if (rc) return rc;
+        rc = ovk__ctx_pc(c, r->AW[j], r->MAW[j]); /* C A U */
+        if (rc) return rc;
+    }
+    int m = 0;
+    for (int j = 0; j < nz; j++)
+        for (int i = 0; i <= j; i++) {
+            r->px[m] = r->W[i]; /* G2 = Z^T A Z */
+            r->py[m++] = r->AW[j];
+            r->px[m] = r->AW[i]; /* G1 = (AZ)^T C A Z */
+            r->py[m++] = r->MAW[j];
+        }
+    double *vals = r->dense, *G2 = vals + m, *G1 = G2 + nz * nz, *C = G1 + nz * nz, *room = C + nz * nz;
+    rc = ovk__ctx_dots(c, m, r->px, r->py, vals);
+    if (rc) return rc;
+    for (int j = 0, at = 0; j < nz; j++)
+        for (int i = 0; i <= j; i++, at += 2) {
+            G2[i + j * nz] = G2[j + i * nz] = vals[at];
+            G1[i + j * nz] = G1[j + i * nz] = vals[at + 1];
+        }
+    int knew = 0;
+    double lo = 0.0, hi = 0.0;
+    if (pencil(nz, r->want, G2, G1, room, C, &knew, &lo, &hi)) {
+        ovk__recycle_drop(r, "dropped: the update's Gram matrices are not finite or not positive definite");
+        return OVK_OK;
+    }
+    ovk__tic t0 = ovk__tic_start(c);
+    combine_in_place(c->n, r->W, nz, knew, C, &c->hook);   /* W = Z C */
+    combine_in_place(c->n, r->AW, nz, knew, C, &c->hook);  /* A W */
+    combine_in_place(c->n, r->MAW, nz, knew, C, &c->hook); /* C A W */
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    for (int j = 0; j < knew; j++) {
+        rc = ovk__ctx_matvec(c, r->MAW[j], r->AMAW[j]); /* A C A W */
+        if (rc) return rc;
+    }
+    r->k = knew;
+    r->epoch = c->norms.epoch;
+    r->updates++;
+    snprintf(r->note, sizeof r->note, "updated from %d kept%s + %d Ritz vectors; Ritz values of C A %.3g .. %.3g", k,
+             kx ? " (and C A W: new values)" : "", ku, lo, hi);
+    r->changed = 0;
+    return OVK_OK;
+}
