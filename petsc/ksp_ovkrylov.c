@@ -105,6 +105,7 @@ typedef struct {
     int max_it, guess_zero, have_tols;
     int natural; /* the norm given to s: 1 natural (KSP_NORM_NATURAL), 0 unpreconditioned */
     int monitored; /* ovkrylov's monitor set (-1: not yet decided) */
+    int declared;  /* assume_symmetric given to s from MAT_SYMMETRIC / MAT_SPD */
     int solving;   /* inside ovk_solver_solve or _solve_many (the monitors run) */
     char fields[PETSC_MAX_PATH_LEN]; /* -ksp_ovkrylov_fields FILE ("": none) */
 } KSP_Ovkrylov;
@@ -550,6 +551,7 @@ static PetscErrorCode teardown(KSP_Ovkrylov *d)
     PetscCall(MatNullSpaceDestroy(&d->nnsp));
     PetscCall(PCDestroy(&d->pc));
     d->have_tols = 0;
+    d->declared = 0;
     PetscFunctionReturn(0);
 }
 
@@ -701,6 +703,27 @@ static PetscErrorCode sync_operator(KSP ksp)
     }
     PetscCall(check(comm, rc, "ovk_solver_create"));
     PetscCall(configure(ksp));
+    PetscFunctionReturn(0);
+}
+
+/* MAT_SYMMETRIC or MAT_SPD set by the program (MatSetOption): ovkrylov's
+ * assume_symmetric, so that its CG and MINRES variants take the matrix at
+ * the program's word instead of checking its values; withdrawn when the
+ * program unsets it.  -ksp_ovkrylov_assume_symmetric, given, wins. */
+static PetscErrorCode sync_symmetry(KSP ksp)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    PetscBool sym_set, sym, spd_set, spd;
+    int declared, rc;
+    PetscFunctionBegin;
+    if (!d->A || given(d, "assume_symmetric")) PetscFunctionReturn(0);
+    PetscCall(MatIsSymmetricKnown(d->op, &sym_set, &sym));
+    PetscCall(MatIsSPDKnown(d->op, &spd_set, &spd));
+    declared = (sym_set && sym) || (spd_set && spd);
+    if (declared == d->declared) PetscFunctionReturn(0);
+    rc = ovk_solver_set_option(d->s, "assume_symmetric", declared ? "1" : "0");
+    PetscCall(check(PetscObjectComm((PetscObject)ksp), rc, "ovk_solver_set_option(assume_symmetric)"));
+    d->declared = declared;
     PetscFunctionReturn(0);
 }
 
@@ -886,6 +909,7 @@ static PetscErrorCode KSPSetUp_Ovkrylov(KSP ksp)
     if (given(d, "precond")) PetscCall(PCSetType(ksp->pc, PCNONE));
     else PetscCall(PCSetUp(ksp->pc));
     PetscCall(sync_operator(ksp));
+    PetscCall(sync_symmetry(ksp));
     PetscCall(sync_pc(ksp));
     PetscCall(sync_nullspace(ksp));
     PetscCall(sync_tolerances(ksp));
@@ -944,6 +968,7 @@ static PetscErrorCode prepare_solve(KSP ksp, PetscLayout lb, PetscLayout lx, con
     PetscCall(check_norm_type(ksp));
     PetscCall(check_sizes(ksp, lb, lx, bn, xn));
     PetscCall(sync_operator(ksp));
+    PetscCall(sync_symmetry(ksp));
     PetscCall(sync_pc(ksp));
     PetscCall(sync_nullspace(ksp));
     PetscCall(sync_tolerances(ksp));
