@@ -28,6 +28,7 @@ static const struct {
     {"progress_every", "512"}, {"condest", "1"},         {"replace_every", "-1"},       {"initial_guess_zero", "1"},
     {"monitor", "0"},          {"monitor_true", "0"},    {"view", "0"},                 {"converged_reason", "0"},
     {"log_view", "1"},         {"nullspace", "constant"}, {"norm", "natural"},        {"many_group", "3"},
+    {"assume_symmetric", "1"},
 };
 enum { NVALUES = (int)(sizeof values / sizeof values[0]) };
 
