@@ -114,9 +114,11 @@ typedef struct {
     int gmres_refine;        /* -ksp_gmres_cgs_refinement_type (-1: not given) */
     char spec[OPTLEN + 64];  /* the solver spec s was given */
     /* the operator's values as last copied into A (an unchanged re-assembly
-       then updates nothing) */
+       then updates nothing): an AIJ matrix's stored blocks as PETSc keeps
+       them (raw, compared without reading rows), else the rows' */
     double *vals;
     PetscInt nvals;
+    int raw;
     /* -ksp_view_singularvalues (KSPSetComputeSingularValues): the CG
        variants' Lanczos estimate (ovkrylov's condest) of the last solve */
     int condest;             /* condest=1 given to s */
@@ -569,6 +571,74 @@ static PetscErrorCode rows_csr(Mat m, int **rowptr, ovk_gidx **cols, double **va
     PetscFunctionReturn(0);
 }
 
+/* An AIJ operator's stored values as PETSc keeps them, without a copy:
+ * SeqAIJ's array, or MPIAIJ's diagonal and off-diagonal blocks' (*v[1]
+ * NULL for SeqAIJ); 0 in *ok for any other type. */
+static PetscErrorCode aij_values(Mat op, int *ok, Mat blk[2], const PetscScalar *v[2], PetscInt n[2])
+{
+    PetscBool seq, mpi;
+    MatInfo info;
+    PetscFunctionBegin;
+    blk[0] = blk[1] = NULL, v[0] = v[1] = NULL, n[0] = n[1] = 0;
+    PetscCall(PetscObjectTypeCompare((PetscObject)op, MATSEQAIJ, &seq));
+    PetscCall(PetscObjectTypeCompare((PetscObject)op, MATMPIAIJ, &mpi));
+    *ok = seq || mpi;
+    if (!*ok) PetscFunctionReturn(0);
+    if (seq) blk[0] = op;
+    else PetscCall(MatMPIAIJGetSeqAIJ(op, &blk[0], &blk[1], NULL));
+    for (int k = 0; k < 2 && blk[k]; k++) {
+        PetscCall(MatGetInfo(blk[k], MAT_LOCAL, &info));
+        n[k] = (PetscInt)info.nz_used;
+        PetscCall(MatSeqAIJGetArrayRead(blk[k], &v[k]));
+    }
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode aij_values_restore(Mat blk[2], const PetscScalar *v[2])
+{
+    PetscFunctionBegin;
+    for (int k = 0; k < 2; k++)
+        if (blk[k]) PetscCall(MatSeqAIJRestoreArrayRead(blk[k], &v[k]));
+    PetscFunctionReturn(0);
+}
+
+/* 1 when op's values are those last kept (d->vals), or (keep) keep them.
+ * An AIJ matrix's stored blocks are compared as they are (raw, no rows
+ * read), another's rows (vals, nnz of them) as copied. */
+static PetscErrorCode kept_values(KSP_Ovkrylov *d, Mat op, const double *vals, PetscInt nnz, int keep, int *same)
+{
+    Mat blk[2];
+    const PetscScalar *v[2];
+    PetscInt n[2];
+    int raw;
+    PetscFunctionBegin;
+    if (same) *same = 0;
+    PetscCall(aij_values(op, &raw, blk, v, n));
+    if (raw) nnz = n[0] + n[1];
+    if (!keep) {
+        *same = d->vals && raw == d->raw && nnz == d->nvals;
+        if (raw) *same = *same && !memcmp(v[0], d->vals, sizeof(double) * (size_t)n[0]) &&
+                         !memcmp(v[1] ? v[1] : v[0], d->vals + n[0], sizeof(double) * (size_t)n[1]);
+        else if (vals) *same = *same && !memcmp(vals, d->vals, sizeof(double) * (size_t)nnz);
+        else *same = 0;
+    } else if (raw || vals) {
+        if (nnz != d->nvals || !d->vals) {
+            PetscCall(PetscFree(d->vals));
+            PetscCall(PetscMalloc1(nnz + 1, &d->vals));
+            d->nvals = nnz;
+        }
+        if (raw) {
+            PetscCall(PetscArraycpy(d->vals, v[0], n[0]));
+            if (n[1]) PetscCall(PetscArraycpy(d->vals + n[0], v[1], n[1]));
+        } else {
+            PetscCall(PetscArraycpy(d->vals, vals, nnz));
+        }
+        d->raw = raw;
+    }
+    if (raw) PetscCall(aij_values_restore(blk, v));
+    PetscFunctionReturn(0);
+}
+
 /* Build (update NULL) or update the values of d->A from op; *update set
  * to 0 when ovkrylov keeps the matrix in a form the new values do not fit
  * (one triangle of values no longer symmetric: OVK_EMISMATCH, agreed), to
@@ -583,30 +653,30 @@ static PetscErrorCode copy_matrix(KSP ksp, Mat op, int kind, int *update)
     double *vals = NULL;
     PetscInt lo, hi;
     PetscFunctionBegin;
-    if (kind == 2) PetscCall(MatConvert(op, MATAIJ, MAT_INITIAL_MATRIX, &m));
-    PetscCall(rows_csr(m, &rowptr, &cols, &vals));
-    PetscCall(MatGetOwnershipRange(m, &lo, &hi));
     if (update) { /* a re-assembly of the same values (a time loop's Jacobian): nothing to redo, agreed */
-        PetscInt nnz = rowptr[hi - lo];
-        int same = d->vals && nnz == d->nvals && !memcmp(vals, d->vals, sizeof(double) * (size_t)nnz);
+        int same;
+        PetscCall(kept_values(d, op, NULL, 0, 0, &same));
+        if (!same && !d->raw) { /* compared by its rows */
+            if (kind == 2) PetscCall(MatConvert(op, MATAIJ, MAT_INITIAL_MATRIX, &m));
+            PetscCall(rows_csr(m, &rowptr, &cols, &vals));
+            PetscCall(MatGetOwnershipRange(m, &lo, &hi));
+            PetscCall(kept_values(d, op, vals, rowptr[hi - lo], 0, &same));
+        }
         PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, comm));
         if (same) {
-            PetscCall(PetscFree3(rowptr, cols, vals));
+            if (rowptr) PetscCall(PetscFree3(rowptr, cols, vals));
             if (m != op) PetscCall(MatDestroy(&m));
             PetscFunctionReturn(0);
         }
     }
+    if (!rowptr) {
+        if (kind == 2) PetscCall(MatConvert(op, MATAIJ, MAT_INITIAL_MATRIX, &m));
+        PetscCall(rows_csr(m, &rowptr, &cols, &vals));
+        PetscCall(MatGetOwnershipRange(m, &lo, &hi));
+    }
     if (update) rc = ovk_matrix_update_values(d->A, rowptr, cols, vals, OVK_DUP_REJECT);
     else rc = ovk_matrix_create_csr(comm, (ovk_gidx)lo, (int)(hi - lo), rowptr, cols, vals, OVK_DUP_REJECT, &d->A);
-    if (!rc) { /* the values kept to compare the next assembly's with */
-        PetscInt nnz = rowptr[hi - lo];
-        if (nnz != d->nvals) {
-            PetscCall(PetscFree(d->vals));
-            PetscCall(PetscMalloc1(nnz + 1, &d->vals));
-            d->nvals = nnz;
-        }
-        PetscCall(PetscArraycpy(d->vals, vals, nnz));
-    }
+    if (!rc) PetscCall(kept_values(d, op, vals, rowptr[hi - lo], 1, NULL)); /* to compare the next assembly's with */
     PetscCall(PetscFree3(rowptr, cols, vals));
     if (m != op) PetscCall(MatDestroy(&m));
     if (update && rc == OVK_EMISMATCH) *update = 0, rc = OVK_OK; /* the pattern is the same (PETSc's nonzero state) */
