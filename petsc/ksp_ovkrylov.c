@@ -1078,6 +1078,15 @@ static PetscErrorCode KSPSetUp_Ovkrylov(KSP ksp)
     PetscCall(sync_nullspace(ksp));
     PetscCall(sync_tolerances(ksp));
     rc = ovk_solver_setup(d->s);
+    if (rc == OVK_EBACKEND || rc == OVK_EOPTION) { /* a spec's key, resolved at setup: the specs as the user typed them */
+        static const char *const specs[] = {"solver", "precond", "backend"};
+        char opt[96], typed[3 * (OPTLEN + 96)] = "";
+        for (int k = 0; k < 3; k++)
+            if (given(d, specs[k]))
+                snprintf(typed + strlen(typed), sizeof typed - strlen(typed), "%s%s %s", typed[0] ? ", " : "",
+                         opt_name(ksp, specs[k], opt, sizeof opt), option_value(d, specs[k], 0));
+        SETERRQ(PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_WRONG, "%s%s%s", typed, typed[0] ? ": " : "", ovk_error_detail());
+    }
     PetscCall(finish(ksp, rc, "ovk_solver_setup"));
     PetscFunctionReturn(0);
 }

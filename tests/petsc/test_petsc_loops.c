@@ -13,8 +13,11 @@
  *    counts of setups and numeric setups match what changed;
  *  - PETSc's GMRES options: -ksp_gmres_restart 7 reaches gmres's restart
  *    (-ksp_view shows gmres:restart=7), -ksp_gmres_modifiedgramschmidt is
- *    refused naming the option; a MATSHELL nonsymmetric operator with no
- *    solver given solves (the default is gmres there).
+ *    refused naming the option; a bad spec key under a prefix named as
+ *    typed (-fs_ksp_ovkrylov_precond ...); a MATSHELL nonsymmetric operator with no
+ *    solver given solves (the default is gmres there);
+ *  - KSPSetComputeSingularValues: alg1's estimate within 5 % of KSPCG's
+ *    (the same Lanczos coefficients), refused under gmres.
  * Exit 1 on a failure. */
 #include <math.h>
 #include <stdio.h>
@@ -466,6 +469,24 @@ static PetscErrorCode test_gmres_options(void)
     EXPECT(ierr == PETSC_ERR_SUP && msg && strstr(msg, "-ksp_gmres_modifiedgramschmidt"), "modified Gram-Schmidt: error %d '%s'\n", (int)ierr,
            msg ? msg : "");
     PetscCall(KSPDestroy(&ksp));
+    /* a bad value under a prefix: PETSc's "Invalid argument", naming the option as typed */
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetOptionsPrefix(ksp, "fs_"));
+    PetscCall(KSPSetType(ksp, KSPOVKRYLOV));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(PetscOptionsSetValue(NULL, "-fs_ksp_ovkrylov_precond", "jacobi:nosuchkey=1"));
+    PetscCall(PetscOptionsSetValue(NULL, "-fs_ksp_ovkrylov_solver", "gmres"));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(PetscOptionsClearValue(NULL, "-fs_ksp_ovkrylov_precond"));
+    PetscCall(PetscOptionsClearValue(NULL, "-fs_ksp_ovkrylov_solver"));
+    msg = NULL;
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = KSPSolve(ksp, b, x);
+    PetscCall(PetscPopErrorHandler());
+    if (ierr) PetscCall(PetscErrorMessage(ierr, NULL, &msg));
+    EXPECT(ierr == PETSC_ERR_ARG_WRONG && msg && strstr(msg, "-fs_ksp_ovkrylov_precond jacobi:nosuchkey=1"),
+           "a bad key under prefix fs_: error %d '%s'\n", (int)ierr, msg ? msg : "");
+    PetscCall(KSPDestroy(&ksp));
     /* a nonsymmetric MATSHELL, no solver given: the default (gmres) solves it */
     PetscCall(MatGetLocalSize(A, &m, &n));
     PetscCall(MatCreateShell(PETSC_COMM_WORLD, m, n, G * G, G * G, A, &S));
@@ -485,6 +506,61 @@ static PetscErrorCode test_gmres_options(void)
     PetscFunctionReturn(0);
 }
 
+/* ---- -ksp_view_singularvalues: the CG variants' Lanczos estimate -------- */
+
+/* KSPSetComputeSingularValues on the Laplacian with PETSc's jacobi: the
+ * extreme estimates of type (and ovkrylov's solver), or the error */
+static PetscErrorCode singular_values(Mat A, Vec b, KSPType type, const char *solver, PetscReal *emax, PetscReal *emin, PetscErrorCode *ierr)
+{
+    KSP ksp;
+    PC pc;
+    Vec x;
+    PetscFunctionBeginUser;
+    *emax = *emin = 0;
+    PetscCall(VecDuplicate(b, &x));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetType(ksp, type));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCJACOBI));
+    PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+    PetscCall(KSPSetComputeSingularValues(ksp, PETSC_TRUE));
+    if (solver) PetscCall(PetscOptionsSetValue(NULL, "-ksp_ovkrylov_solver", solver));
+    PetscCall(KSPSetFromOptions(ksp));
+    if (solver) PetscCall(PetscOptionsClearValue(NULL, "-ksp_ovkrylov_solver"));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    *ierr = KSPSolve(ksp, b, x);
+    if (!*ierr) *ierr = KSPComputeExtremeSingularValues(ksp, emax, emin);
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(VecDestroy(&x));
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode test_singular_values(void)
+{
+    Mat A;
+    Vec b;
+    PetscReal cg[2], ovk[2], none[2];
+    PetscErrorCode ierr[3];
+    PetscFunctionBeginUser;
+    PetscCall(laplacian(0.0, -1, -1, &A));
+    PetscCall(MatCreateVecs(A, NULL, &b));
+    PetscCall(VecSet(b, 1.0));
+    PetscCall(singular_values(A, b, KSPCG, NULL, &cg[0], &cg[1], &ierr[0]));
+    PetscCall(singular_values(A, b, KSPOVKRYLOV, "alg1", &ovk[0], &ovk[1], &ierr[1]));
+    PetscCall(singular_values(A, b, KSPOVKRYLOV, "gmres", &none[0], &none[1], &ierr[2]));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "singular values: KSPCG %.4g .. %.4g, ovkrylov alg1 %.4g .. %.4g\n", (double)cg[1], (double)cg[0],
+                          (double)ovk[1], (double)ovk[0]));
+    EXPECT(!ierr[0] && !ierr[1] && ovk[1] > 0 && PetscAbsReal(ovk[0] - cg[0]) <= 0.05 * cg[0] && PetscAbsReal(ovk[1] - cg[1]) <= 0.05 * cg[1],
+           "-ksp_view_singularvalues under alg1: %.6g .. %.6g (error %d), KSPCG %.6g .. %.6g\n", (double)ovk[1], (double)ovk[0], (int)ierr[1],
+           (double)cg[1], (double)cg[0]);
+    EXPECT(ierr[2] == PETSC_ERR_SUP, "-ksp_view_singularvalues under gmres: error %d, expected a refusal\n", (int)ierr[2]);
+    PetscCall(VecDestroy(&b));
+    PetscCall(MatDestroy(&A));
+    PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
     PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -493,6 +569,7 @@ int main(int argc, char **argv)
     PetscCall(test_newton());
     PetscCall(test_time_loop());
     PetscCall(test_gmres_options());
+    PetscCall(test_singular_values());
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s\n", fails ? "FAIL" : "PASS"));
     PetscCall(PetscFinalize());
