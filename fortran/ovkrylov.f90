@@ -148,8 +148,9 @@ module ovkrylov
     integer, parameter, public :: OVK_ESTOPPED = -20     !< the monitor stopped the solve
     integer, parameter, public :: OVK_EPRECOND = -21     !< preconditioner setup failed
     integer, parameter, public :: OVK_EDIVERGED = -22    !< diverged (divtol or the convergence test)
+    integer, parameter, public :: OVK_ESTAGNATED = -23   !< the true residual stagnated above the tolerance
     ! (src/bind/fortran.c refuses to compile when error.h's list no longer
-    ! has these 23 codes: add a new one here and there.)
+    ! has these 24 codes: add a new one here and there.)
 
     ! ---- why a solve stopped (ovk_result%reason) ----------------------
     integer, parameter, public :: OVK_REASON_NONE = 0       !< the solve did not run
@@ -159,6 +160,7 @@ module ovkrylov
     integer, parameter, public :: OVK_REASON_NONFINITE = 4
     integer, parameter, public :: OVK_REASON_MONITOR = 5    !< the monitor asked to stop
     integer, parameter, public :: OVK_REASON_DIVERGED = 6   !< divtol, or the convergence test's verdict
+    integer, parameter, public :: OVK_REASON_STAGNATED = 7  !< the true residual stagnated above the tolerance
 
     ! ---- the convergence test's verdict (ovk_converged_fn) -----------------
     integer, parameter, public :: OVK_VERDICT_CONTINUE = 0  !< iterate on (max_it still stops)

@@ -5,8 +5,9 @@
  * The operator: an assembled AIJ or BAIJ matrix is copied row by row
  * (MatGetRow) into an ovkrylov matrix, so that ovkrylov's kernels run the
  * products and drive the reductions in flight; SBAIJ is converted to AIJ
- * first (its rows hold one triangle).  New values on the same nonzero
- * pattern go through ovk_matrix_update_values; a new pattern or another
+ * first (its rows hold one triangle).  A re-assembly of the same values
+ * changes nothing (compared with the values last copied); new values on
+ * the same nonzero pattern go through ovk_matrix_update_values; a new pattern or another
  * matrix builds both anew.  Any other Mat type is the operator callback
  * (MatMult).  The preconditioner: ovkrylov's own with -ksp_ovkrylov_precond
  * (the KSP's PC is then set to none), else the KSP's PC applied as the
@@ -105,8 +106,23 @@ typedef struct {
     int max_it, guess_zero, have_tols;
     int natural; /* the norm given to s: 1 natural (KSP_NORM_NATURAL), 0 unpreconditioned */
     int monitored; /* ovkrylov's monitor set (-1: not yet decided) */
+    int declared;  /* assume_symmetric given to s from MAT_SYMMETRIC / MAT_SPD */
     int solving;   /* inside ovk_solver_solve or _solve_many (the monitors run) */
     char fields[PETSC_MAX_PATH_LEN]; /* -ksp_ovkrylov_fields FILE ("": none) */
+    /* PETSc's GMRES options, mapped onto ovkrylov's GMRES keys (solver_spec) */
+    PetscInt gmres_restart;  /* -ksp_gmres_restart (0: not given) */
+    int gmres_refine;        /* -ksp_gmres_cgs_refinement_type (-1: not given) */
+    char spec[OPTLEN + 64];  /* the solver spec s was given */
+    /* the operator's values as last copied into A (an unchanged re-assembly
+       then updates nothing): an AIJ matrix's stored blocks as PETSc keeps
+       them (raw, compared without reading rows), else the rows' */
+    double *vals;
+    PetscInt nvals;
+    int raw;
+    /* -ksp_view_singularvalues (KSPSetComputeSingularValues): the CG
+       variants' Lanczos estimate (ovkrylov's condest) of the last solve */
+    int condest;             /* condest=1 given to s */
+    double smin, smax;       /* 0, 0: none */
 } KSP_Ovkrylov;
 
 /* ---- libovkrylov, loaded on its own -------------------------------------- */
@@ -340,6 +356,53 @@ static int names(const char *spec, const char *name)
     return strlen(name) == len && !strncmp(spec, name, len);
 }
 
+/* The option -[prefix]ksp_ovkrylov_KEY as the user spells it, into buf. */
+static const char *opt_name(KSP ksp, const char *key, char *buf, size_t len)
+{
+    const char *prefix = ((PetscObject)ksp)->prefix;
+    snprintf(buf, len, "-%sksp_ovkrylov_%s", prefix ? prefix : "", key);
+    return buf;
+}
+
+/* the solvers that take a restart (ovkrylov's key for it in *key) */
+static int restarted(const char *spec, const char **key)
+{
+    *key = names(spec, "sgmres") ? "m" : "restart";
+    return names(spec, "gmres") || names(spec, "fgmres") || names(spec, "pgmres") || names(spec, "sgmres");
+}
+
+/* The solver without -ksp_ovkrylov_solver: gmres when a PETSc GMRES option
+ * was given or the operator is matrix-free and not declared symmetric
+ * (nothing checks it: PETSc's default KSP, GMRES, is then the safe one);
+ * else auto, which picks a CG variant on symmetric values and a GMRES
+ * variant on others (its check of the assembled values). */
+static const char *default_solver(const KSP_Ovkrylov *d)
+{
+    PetscBool sym_set = PETSC_FALSE, sym = PETSC_FALSE, spd_set = PETSC_FALSE, spd = PETSC_FALSE;
+    if (d->gmres_restart > 0 || d->gmres_refine >= 0) return "gmres";
+    if (!d->op || d->A) return "auto";
+    if (MatIsSymmetricKnown(d->op, &sym_set, &sym) || MatIsSPDKnown(d->op, &spd_set, &spd)) return "gmres";
+    return (sym_set && sym) || (spd_set && spd) ? "auto" : "gmres";
+}
+
+/* The solver spec for s into buf: -ksp_ovkrylov_solver or the default,
+ * with PETSc's -ksp_gmres_restart (restart=, sgmres's m=) and
+ * -ksp_gmres_cgs_refinement_type (refine=) where the spec has none. */
+static const char *solver_spec(const KSP_Ovkrylov *d, char *buf, size_t len)
+{
+    const char *spec = option_value(d, "solver", 0), *key;
+    size_t at;
+    if (!spec) spec = default_solver(d);
+    snprintf(buf, len, "%s", spec);
+    at = strlen(buf);
+    if (d->gmres_restart > 0 && restarted(buf, &key) && !strstr(buf, key[0] == 'm' ? "m=" : "restart="))
+        at += (size_t)snprintf(buf + at, len - at, "%s%s=%" PetscInt_FMT, strchr(buf, ':') ? "," : ":", key, d->gmres_restart);
+    if (at < len && d->gmres_refine >= 0 && (names(buf, "gmres") || names(buf, "fgmres")) && !strstr(buf, "refine="))
+        snprintf(buf + at, len - at, "%srefine=%s", strchr(buf, ':') ? "," : ":",
+                 d->gmres_refine == KSP_GMRES_CGS_REFINE_NEVER ? "never" : d->gmres_refine == KSP_GMRES_CGS_REFINE_IFNEEDED ? "ifneeded" : "always");
+    return buf;
+}
+
 /* The side on which ovkrylov's solver preconditions (docs/solvers.md): the
  * nonsymmetric solvers on the right (A C u = b, x = C u), the CG variants
  * (z = C r) on the left, and auto on the left until a solve says which it
@@ -380,7 +443,7 @@ static PetscErrorCode petsc_code(int rc)
     switch (rc) {
     case OVK_ENOMEM: return PETSC_ERR_MEM;
     case OVK_EOPTION:
-    case OVK_EBACKEND: return PETSC_ERR_ARG_UNKNOWN_TYPE;
+    case OVK_EBACKEND: return PETSC_ERR_ARG_WRONG; /* a value, not a missing package */
     case OVK_EUNSUPPORTED: return PETSC_ERR_SUP;
     case OVK_EINVAL:
     case OVK_ENOTSYM:
@@ -508,6 +571,74 @@ static PetscErrorCode rows_csr(Mat m, int **rowptr, ovk_gidx **cols, double **va
     PetscFunctionReturn(0);
 }
 
+/* An AIJ operator's stored values as PETSc keeps them, without a copy:
+ * SeqAIJ's array, or MPIAIJ's diagonal and off-diagonal blocks' (*v[1]
+ * NULL for SeqAIJ); 0 in *ok for any other type. */
+static PetscErrorCode aij_values(Mat op, int *ok, Mat blk[2], const PetscScalar *v[2], PetscInt n[2])
+{
+    PetscBool seq, mpi;
+    MatInfo info;
+    PetscFunctionBegin;
+    blk[0] = blk[1] = NULL, v[0] = v[1] = NULL, n[0] = n[1] = 0;
+    PetscCall(PetscObjectTypeCompare((PetscObject)op, MATSEQAIJ, &seq));
+    PetscCall(PetscObjectTypeCompare((PetscObject)op, MATMPIAIJ, &mpi));
+    *ok = seq || mpi;
+    if (!*ok) PetscFunctionReturn(0);
+    if (seq) blk[0] = op;
+    else PetscCall(MatMPIAIJGetSeqAIJ(op, &blk[0], &blk[1], NULL));
+    for (int k = 0; k < 2 && blk[k]; k++) {
+        PetscCall(MatGetInfo(blk[k], MAT_LOCAL, &info));
+        n[k] = (PetscInt)info.nz_used;
+        PetscCall(MatSeqAIJGetArrayRead(blk[k], &v[k]));
+    }
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode aij_values_restore(Mat blk[2], const PetscScalar *v[2])
+{
+    PetscFunctionBegin;
+    for (int k = 0; k < 2; k++)
+        if (blk[k]) PetscCall(MatSeqAIJRestoreArrayRead(blk[k], &v[k]));
+    PetscFunctionReturn(0);
+}
+
+/* 1 when op's values are those last kept (d->vals), or (keep) keep them.
+ * An AIJ matrix's stored blocks are compared as they are (raw, no rows
+ * read), another's rows (vals, nnz of them) as copied. */
+static PetscErrorCode kept_values(KSP_Ovkrylov *d, Mat op, const double *vals, PetscInt nnz, int keep, int *same)
+{
+    Mat blk[2];
+    const PetscScalar *v[2];
+    PetscInt n[2];
+    int raw;
+    PetscFunctionBegin;
+    if (same) *same = 0;
+    PetscCall(aij_values(op, &raw, blk, v, n));
+    if (raw) nnz = n[0] + n[1];
+    if (!keep) {
+        *same = d->vals && raw == d->raw && nnz == d->nvals;
+        if (raw) *same = *same && !memcmp(v[0], d->vals, sizeof(double) * (size_t)n[0]) &&
+                         !memcmp(v[1] ? v[1] : v[0], d->vals + n[0], sizeof(double) * (size_t)n[1]);
+        else if (vals) *same = *same && !memcmp(vals, d->vals, sizeof(double) * (size_t)nnz);
+        else *same = 0;
+    } else if (raw || vals) {
+        if (nnz != d->nvals || !d->vals) {
+            PetscCall(PetscFree(d->vals));
+            PetscCall(PetscMalloc1(nnz + 1, &d->vals));
+            d->nvals = nnz;
+        }
+        if (raw) {
+            PetscCall(PetscArraycpy(d->vals, v[0], n[0]));
+            if (n[1]) PetscCall(PetscArraycpy(d->vals + n[0], v[1], n[1]));
+        } else {
+            PetscCall(PetscArraycpy(d->vals, vals, nnz));
+        }
+        d->raw = raw;
+    }
+    if (raw) PetscCall(aij_values_restore(blk, v));
+    PetscFunctionReturn(0);
+}
+
 /* Build (update NULL) or update the values of d->A from op; *update set
  * to 0 when ovkrylov keeps the matrix in a form the new values do not fit
  * (one triangle of values no longer symmetric: OVK_EMISMATCH, agreed), to
@@ -522,11 +653,30 @@ static PetscErrorCode copy_matrix(KSP ksp, Mat op, int kind, int *update)
     double *vals = NULL;
     PetscInt lo, hi;
     PetscFunctionBegin;
-    if (kind == 2) PetscCall(MatConvert(op, MATAIJ, MAT_INITIAL_MATRIX, &m));
-    PetscCall(rows_csr(m, &rowptr, &cols, &vals));
-    PetscCall(MatGetOwnershipRange(m, &lo, &hi));
+    if (update) { /* a re-assembly of the same values (a time loop's Jacobian): nothing to redo, agreed */
+        int same;
+        PetscCall(kept_values(d, op, NULL, 0, 0, &same));
+        if (!same && !d->raw) { /* compared by its rows */
+            if (kind == 2) PetscCall(MatConvert(op, MATAIJ, MAT_INITIAL_MATRIX, &m));
+            PetscCall(rows_csr(m, &rowptr, &cols, &vals));
+            PetscCall(MatGetOwnershipRange(m, &lo, &hi));
+            PetscCall(kept_values(d, op, vals, rowptr[hi - lo], 0, &same));
+        }
+        PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, comm));
+        if (same) {
+            if (rowptr) PetscCall(PetscFree3(rowptr, cols, vals));
+            if (m != op) PetscCall(MatDestroy(&m));
+            PetscFunctionReturn(0);
+        }
+    }
+    if (!rowptr) {
+        if (kind == 2) PetscCall(MatConvert(op, MATAIJ, MAT_INITIAL_MATRIX, &m));
+        PetscCall(rows_csr(m, &rowptr, &cols, &vals));
+        PetscCall(MatGetOwnershipRange(m, &lo, &hi));
+    }
     if (update) rc = ovk_matrix_update_values(d->A, rowptr, cols, vals, OVK_DUP_REJECT);
     else rc = ovk_matrix_create_csr(comm, (ovk_gidx)lo, (int)(hi - lo), rowptr, cols, vals, OVK_DUP_REJECT, &d->A);
+    if (!rc) PetscCall(kept_values(d, op, vals, rowptr[hi - lo], 1, NULL)); /* to compare the next assembly's with */
     PetscCall(PetscFree3(rowptr, cols, vals));
     if (m != op) PetscCall(MatDestroy(&m));
     if (update && rc == OVK_EMISMATCH) *update = 0, rc = OVK_OK; /* the pattern is the same (PETSc's nonzero state) */
@@ -549,7 +699,11 @@ static PetscErrorCode teardown(KSP_Ovkrylov *d)
     PetscCall(MatNullSpaceDestroy(&d->nsp));
     PetscCall(MatNullSpaceDestroy(&d->nnsp));
     PetscCall(PCDestroy(&d->pc));
+    PetscCall(PetscFree(d->vals));
+    d->nvals = 0;
     d->have_tols = 0;
+    d->declared = 0;
+    d->condest = 0;
     PetscFunctionReturn(0);
 }
 
@@ -590,8 +744,10 @@ static PetscErrorCode set_fields(KSP ksp)
     PetscInt lo, hi, M, N;
     long long count[2];
     int *ids = NULL, rc;
+    char opt[96];
     PetscFunctionBegin;
     if (!d->fields[0]) PetscFunctionReturn(0);
+    opt_name(ksp, "fields", opt, sizeof opt);
     PetscCall(MatGetOwnershipRange(d->op, &lo, &hi));
     PetscCall(MatGetSize(d->op, &M, &N));
     PetscCall(PetscMalloc1(hi - lo + 1, &ids));
@@ -599,12 +755,10 @@ static PetscErrorCode set_fields(KSP ksp)
     count[1] = -count[0]; /* the smallest and the largest count, in one reduction */
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, count, 2, MPI_LONG_LONG, MPI_MAX, comm));
     if (count[1] > 0 || count[0] != (long long)M) PetscCall(PetscFree(ids));
-    PetscCheck(count[1] != 1, comm, PETSC_ERR_FILE_OPEN, "-ksp_ovkrylov_fields %s: cannot be read", d->fields);
-    PetscCheck(count[1] != 2, comm, PETSC_ERR_FILE_UNEXPECTED, "-ksp_ovkrylov_fields %s: an entry is not an integer",
-               d->fields);
+    PetscCheck(count[1] != 1, comm, PETSC_ERR_FILE_OPEN, "%s %s: cannot be read", opt, d->fields);
+    PetscCheck(count[1] != 2, comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: an entry is not an integer", opt, d->fields);
     PetscCheck(count[0] == (long long)M, comm, PETSC_ERR_FILE_UNEXPECTED,
-               "-ksp_ovkrylov_fields %s: %lld field ids for an operator of %" PetscInt_FMT " rows (one per row)",
-               d->fields, count[0], M);
+               "%s %s: %lld field ids for an operator of %" PetscInt_FMT " rows (one per row)", opt, d->fields, count[0], M);
     rc = ovk_solver_set_fields(d->s, ids);
     PetscCall(PetscFree(ids));
     PetscCall(check(comm, rc, "ovk_solver_set_fields"));
@@ -617,17 +771,24 @@ static PetscErrorCode configure(KSP ksp)
 {
     KSP_Ovkrylov *d = ksp->data;
     MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
-    char buf[OPTLEN + 32];
+    char buf[OPTLEN + 32], opt[96];
     int rc = 0, n = ovk_solver_option_count();
     PetscInt bs;
     PetscFunctionBegin;
     PetscCall(MatGetBlockSize(d->op, &bs));
-    for (int i = 0; i < n && !rc; i++) {
-        const char *key = ovk_solver_option_name(i);
-        if (!d->given[i]) continue;
-        rc = ovk_solver_set_option(d->s, key, strcmp(key, "precond") ? d->opt[i] : precond_spec(d->opt[i], bs, buf, sizeof buf));
+    for (int i = 0; i < n; i++) {
+        const char *key = ovk_solver_option_name(i), *value = d->opt[i];
+        if (!strcmp(key, "solver")) value = solver_spec(d, d->spec, sizeof d->spec); /* given or not */
+        else if (!d->given[i]) continue;
+        else if (!strcmp(key, "precond")) value = precond_spec(d->opt[i], bs, buf, sizeof buf);
+        rc = ovk_solver_set_option(d->s, key, value);
+        /* named as the user gave it: -[prefix]ksp_ovkrylov_KEY (or PETSc's GMRES option) */
+        if (rc)
+            SETERRQ(comm, petsc_code(rc), "%s %s%s: %s (%s)", opt_name(ksp, key, opt, sizeof opt), value,
+                    d->given[i] ? "" : " (the default solver with PETSc's -ksp_gmres_* options)", ovk_strerror(rc),
+                    ovk_error_detail());
     }
-    PetscCall(check(comm, rc, "ovk_solver_set_option"));
+    PetscCall(set_norms(ksp, d->spec));
     PetscCall(set_fields(ksp));
     d->monitored = -1; /* sync_tolerances sets it */
     PetscFunctionReturn(0);
@@ -701,6 +862,27 @@ static PetscErrorCode sync_operator(KSP ksp)
     }
     PetscCall(check(comm, rc, "ovk_solver_create"));
     PetscCall(configure(ksp));
+    PetscFunctionReturn(0);
+}
+
+/* MAT_SYMMETRIC or MAT_SPD set by the program (MatSetOption): ovkrylov's
+ * assume_symmetric, so that its CG and MINRES variants take the matrix at
+ * the program's word instead of checking its values; withdrawn when the
+ * program unsets it.  -ksp_ovkrylov_assume_symmetric, given, wins. */
+static PetscErrorCode sync_symmetry(KSP ksp)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    PetscBool sym_set, sym, spd_set, spd;
+    int declared, rc;
+    PetscFunctionBegin;
+    if (!d->A || given(d, "assume_symmetric")) PetscFunctionReturn(0);
+    PetscCall(MatIsSymmetricKnown(d->op, &sym_set, &sym));
+    PetscCall(MatIsSPDKnown(d->op, &spd_set, &spd));
+    declared = (sym_set && sym) || (spd_set && spd);
+    if (declared == d->declared) PetscFunctionReturn(0);
+    rc = ovk_solver_set_option(d->s, "assume_symmetric", declared ? "1" : "0");
+    PetscCall(check(PetscObjectComm((PetscObject)ksp), rc, "ovk_solver_set_option(assume_symmetric)"));
+    d->declared = declared;
     PetscFunctionReturn(0);
 }
 
@@ -828,6 +1010,10 @@ static KSPConvergedReason map_reason(KSP ksp, const ovk_pcg_result *res, double 
     case OVK_REASON_BREAKDOWN: return KSP_DIVERGED_BREAKDOWN;
     case OVK_REASON_NONFINITE: return KSP_DIVERGED_NANORINF;
     case OVK_REASON_DIVERGED: return KSP_DIVERGED_DTOL;
+    case OVK_REASON_STAGNATED: /* the recursive residual met the tolerance, the true one stagnated above it
+                                  (an inexact operator: -snes_mf): what KSPCG, which tests the recursive one,
+                                  reports; the norm is the true one reached (finish says so in -info) */
+        return KSP_CONVERGED_RTOL;
     case OVK_REASON_MONITOR: /* only a failed KSPMonitor asks to stop, an error (finish) */
     default: return KSP_DIVERGED_NULL;
     }
@@ -855,6 +1041,7 @@ static PetscErrorCode finish(KSP ksp, int rc, const char *call)
     case OVK_ENONFINITE:
     case OVK_EDIVERGED:
     case OVK_ESTOPPED: break;
+    case OVK_ESTAGNATED: PetscCall(PetscInfo(ksp, "ovkrylov: %s\n", ovk_error_detail())); break;
     default: PetscCall(check(PetscObjectComm((PetscObject)ksp), rc, call));
     }
     PetscFunctionReturn(0);
@@ -886,10 +1073,20 @@ static PetscErrorCode KSPSetUp_Ovkrylov(KSP ksp)
     if (given(d, "precond")) PetscCall(PCSetType(ksp->pc, PCNONE));
     else PetscCall(PCSetUp(ksp->pc));
     PetscCall(sync_operator(ksp));
+    PetscCall(sync_symmetry(ksp));
     PetscCall(sync_pc(ksp));
     PetscCall(sync_nullspace(ksp));
     PetscCall(sync_tolerances(ksp));
     rc = ovk_solver_setup(d->s);
+    if (rc == OVK_EBACKEND || rc == OVK_EOPTION) { /* a spec's key, resolved at setup: the specs as the user typed them */
+        static const char *const specs[] = {"solver", "precond", "backend"};
+        char opt[96], typed[3 * (OPTLEN + 96)] = "";
+        for (int k = 0; k < 3; k++)
+            if (given(d, specs[k]))
+                snprintf(typed + strlen(typed), sizeof typed - strlen(typed), "%s%s %s", typed[0] ? ", " : "",
+                         opt_name(ksp, specs[k], opt, sizeof opt), option_value(d, specs[k], 0));
+        SETERRQ(PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_WRONG, "%s%s%s", typed, typed[0] ? ": " : "", ovk_error_detail());
+    }
     PetscCall(finish(ksp, rc, "ovk_solver_setup"));
     PetscFunctionReturn(0);
 }
@@ -937,6 +1134,40 @@ static PetscErrorCode check_sizes(KSP ksp, PetscLayout lb, PetscLayout lx, const
     PetscFunctionReturn(0);
 }
 
+/* KSPSetComputeSingularValues (-ksp_view_singularvalues): the CG variants'
+ * Lanczos estimate from their coefficients (ovkrylov's condest), as KSPCG
+ * makes its; refused, with the reason, under a solver that makes none. */
+static PetscErrorCode sync_singular_values(KSP ksp)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    const char *prefix = ((PetscObject)ksp)->prefix ? ((PetscObject)ksp)->prefix : "";
+    int rc;
+    PetscFunctionBegin;
+    if (!ksp->calc_sings || d->condest) PetscFunctionReturn(0);
+    PetscCheck(solver_side(d->spec) == PC_LEFT && !names(d->spec, "minres") && !names(d->spec, "pminres"), PetscObjectComm((PetscObject)ksp),
+               PETSC_ERR_SUP,
+               "KSP ovkrylov: -%sksp_view_singularvalues (KSPSetComputeSingularValues): solver %s makes no estimate of them; "
+               "ovkrylov's CG variants (and auto where it picks one) estimate the extreme singular values of the "
+               "preconditioned operator from their coefficients, as KSPCG: -%sksp_ovkrylov_solver alg1",
+               prefix, d->spec, prefix);
+    rc = ovk_solver_set_option(d->s, "condest", "1");
+    PetscCall(check(PetscObjectComm((PetscObject)ksp), rc, "ovk_solver_set_option(condest)"));
+    d->condest = 1;
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode KSPComputeExtremeSingularValues_Ovkrylov(KSP ksp, PetscReal *emax, PetscReal *emin)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    PetscFunctionBegin;
+    PetscCheck(d->smax > 0.0, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_WRONGSTATE,
+               "KSP ovkrylov: no estimate of the singular values: the last solve (%s) made none (auto's choice not a CG "
+               "variant, or no iteration ran)", d->spec);
+    *emax = d->smax;
+    *emin = d->smin;
+    PetscFunctionReturn(0);
+}
+
 static PetscErrorCode prepare_solve(KSP ksp, PetscLayout lb, PetscLayout lx, const char *bn, const char *xn)
 {
     PetscFunctionBegin;
@@ -944,9 +1175,11 @@ static PetscErrorCode prepare_solve(KSP ksp, PetscLayout lb, PetscLayout lx, con
     PetscCall(check_norm_type(ksp));
     PetscCall(check_sizes(ksp, lb, lx, bn, xn));
     PetscCall(sync_operator(ksp));
+    PetscCall(sync_symmetry(ksp));
     PetscCall(sync_pc(ksp));
     PetscCall(sync_nullspace(ksp));
     PetscCall(sync_tolerances(ksp));
+    PetscCall(sync_singular_values(ksp));
     PetscFunctionReturn(0);
 }
 
@@ -997,6 +1230,7 @@ static PetscErrorCode KSPSolve_Ovkrylov(KSP ksp)
     /* ||b|| from ovkrylov's first sums: no reduction of its own; none: 0, as PETSc's */
     ksp->rnorm = ksp->normtype == KSP_NORM_NONE ? 0.0 : res.rel_residual * res.rhs_norm;
     ksp->reason = map_reason(ksp, &res, ksp->rnorm, res.rhs_norm);
+    if (d->condest) d->smax = res.lambda_max, d->smin = res.lambda_min;
     PetscCall(pc_failed(ksp));
     if (res.auto_choice[0]) PetscCall(set_norms(ksp, res.auto_choice)); /* auto's side: its choice's */
     PetscFunctionReturn(0);
@@ -1062,11 +1296,11 @@ static PetscErrorCode check_outside_library(KSP ksp, const char *spec)
     sym = dlsym(RTLD_DEFAULT, "HYPRE_IJMatrixCreate");
     if (!sym || !dladdr(sym, &info) || !info.dli_fname || strstr(info.dli_fname, OVKP_HYPRE_FILE)) PetscFunctionReturn(0);
     SETERRQ(PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP,
-            "-ksp_ovkrylov_precond %s: ovkrylov's amg is built on %s (hypre with 64-bit indices), and this process binds hypre's "
+            "-%sksp_ovkrylov_precond %s: ovkrylov's amg is built on %s (hypre with 64-bit indices), and this process binds hypre's "
             "symbols to %s (PETSc's hypre), which would take its calls; the plug-in loads ovkrylov apart from it except where %s. "
             "Build the program with -fPIC (as PETSc's makefiles do), or use PETSc's -pc_type hypre or -pc_type gamg (the KSP's PC "
             "through the callback)",
-            spec, OVKP_HYPRE_FILE, info.dli_fname, shared_why);
+            ((PetscObject)ksp)->prefix ? ((PetscObject)ksp)->prefix : "", spec, OVKP_HYPRE_FILE, info.dli_fname, shared_why);
 #else
     PetscFunctionBegin;
     (void)ksp, (void)spec;
@@ -1103,6 +1337,48 @@ static PetscErrorCode refuse_owned(KSP ksp, const char *key, const char *name)
     PetscFunctionReturn(0);
 }
 
+/* PETSc's GMRES options: -ksp_gmres_restart as ovkrylov's restart= (sgmres:
+ * m=), -ksp_gmres_cgs_refinement_type as refine= (gmres, fgmres), either
+ * making gmres the default solver; refused under a solver without them,
+ * and -ksp_gmres_modifiedgramschmidt, which ovkrylov has no counterpart of. */
+static PetscErrorCode gmres_options(KSP ksp, PetscOptionItems *PetscOptionsObject, int *changed)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
+    const char *prefix = ((PetscObject)ksp)->prefix ? ((PetscObject)ksp)->prefix : "", *solver = option_value(d, "solver", 0), *key;
+    PetscInt restart = d->gmres_restart;
+    PetscEnum refine = d->gmres_refine >= 0 ? (PetscEnum)d->gmres_refine : (PetscEnum)KSP_GMRES_CGS_REFINE_NEVER;
+    PetscBool flg, mgs = PETSC_FALSE;
+    PetscFunctionBegin;
+    PetscCall(PetscOptionsInt("-ksp_gmres_restart", "PETSc's GMRES restart: ovkrylov's restart= of gmres, fgmres, pgmres (sgmres: m=)",
+                              "KSPOVKRYLOV", restart, &restart, &flg));
+    if (flg) {
+        PetscCheck(restart >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%sksp_gmres_restart %" PetscInt_FMT ": must be at least 1", prefix, restart);
+        PetscCheck(!solver || restarted(solver, &key), comm, PETSC_ERR_ARG_INCOMP,
+                   "-%sksp_gmres_restart %" PetscInt_FMT ": -%sksp_ovkrylov_solver %s does not restart (ovkrylov's gmres, fgmres, pgmres "
+                   "take restart=, sgmres m=)", prefix, restart, prefix, solver);
+        *changed |= restart != d->gmres_restart;
+        d->gmres_restart = restart;
+    }
+    PetscCall(PetscOptionsEnum("-ksp_gmres_cgs_refinement_type", "PETSc's GMRES refinement: ovkrylov's refine= of gmres, fgmres", "KSPOVKRYLOV",
+                               KSPGMRESCGSRefinementTypes, refine, &refine, &flg));
+    if (flg) {
+        PetscCheck(!solver || names(solver, "gmres") || names(solver, "fgmres"), comm, PETSC_ERR_ARG_INCOMP,
+                   "-%sksp_gmres_cgs_refinement_type: -%sksp_ovkrylov_solver %s has no refinement of classical Gram-Schmidt "
+                   "(ovkrylov's gmres and fgmres take refine=)", prefix, prefix, solver);
+        *changed |= (int)refine != d->gmres_refine;
+        d->gmres_refine = (int)refine;
+    }
+    PetscCall(PetscOptionsBool("-ksp_gmres_modifiedgramschmidt", "PETSc's modified Gram-Schmidt: ovkrylov has none (refused)", "KSPOVKRYLOV", mgs,
+                               &mgs, &flg));
+    PetscCheck(!flg || !mgs, comm, PETSC_ERR_SUP,
+               "-%sksp_gmres_modifiedgramschmidt: ovkrylov's GMRES has no modified Gram-Schmidt (a reduction per basis vector); its "
+               "default, orth=dcgs2 (classical Gram-Schmidt twice, one reduction per step), is as stable: drop the option, or "
+               "-%sksp_ovkrylov_solver gmres:refine=always for PETSc's -ksp_gmres_cgs_refinement_type refine_always",
+               prefix, prefix);
+    PetscFunctionReturn(0);
+}
+
 static PetscErrorCode KSPSetFromOptions_Ovkrylov(KSP ksp, PetscOptionItems *PetscOptionsObject)
 {
     KSP_Ovkrylov *d = ksp->data;
@@ -1123,9 +1399,10 @@ static PetscErrorCode KSPSetFromOptions_Ovkrylov(KSP ksp, PetscOptionItems *Pets
         for (int t = 0; !strcmp(key, "solver") && t < ovk_solver_type_count(); t++) /* the names it takes */
             if (strlen(help) + strlen(ovk_solver_type_name(t)) + 4 < sizeof help)
                 strcat(strcat(help, t ? " " : ": "), ovk_solver_type_name(t));
-        /* -help shows the value given, else ovkrylov's default */
-        PetscCall(PetscOptionsString(name, help, "KSPOVKRYLOV", d->given[i] ? d->opt[i] : ovk_solver_option_default(i), value, sizeof value,
-                                     &flg));
+        /* -help shows the value given, else the default (the solver's: the plug-in's, solver_spec) */
+        PetscCall(PetscOptionsString(name, help, "KSPOVKRYLOV",
+                                     d->given[i] ? d->opt[i] : !strcmp(key, "solver") ? solver_spec(d, d->spec, sizeof d->spec) : ovk_solver_option_default(i),
+                                     value, sizeof value, &flg));
         if (!flg) continue;
         if (!strcmp(key, "solver")) PetscCall(check_solver_name(ksp, value));
         if (!strcmp(key, "precond")) PetscCall(check_outside_library(ksp, value));
@@ -1140,8 +1417,9 @@ static PetscErrorCode KSPSetFromOptions_Ovkrylov(KSP ksp, PetscOptionItems *Pets
         changed |= strcmp(d->fields, value) != 0;
         PetscCall(PetscStrncpy(d->fields, value, sizeof d->fields));
     }
+    PetscCall(gmres_options(ksp, PetscOptionsObject, &changed));
     PetscOptionsHeadEnd();
-    PetscCall(set_norms(ksp, option_value(d, "solver", 1)));
+    PetscCall(set_norms(ksp, solver_spec(d, d->spec, sizeof d->spec)));
     if (changed && d->s) PetscCall(teardown(d)); /* made anew with them at the next setup or solve */
     PetscFunctionReturn(0);
 }
@@ -1160,7 +1438,7 @@ static PetscErrorCode KSPBuildSolution_Ovkrylov(KSP ksp, Vec v, Vec *V)
                "KSP ovkrylov: the solution (or true residual) during a solve of %s, which preconditions on the right and forms x "
                "only at the end of a cycle or of the solve: -ksp_monitor_true_residual and -ksp_monitor_solution work under "
                "ovkrylov's CG variants; under this one -ksp_monitor shows the unpreconditioned ||b - A x|| the solver iterates on",
-               option_value(d, "solver", 1));
+               d->spec);
     PetscCall(KSPBuildSolutionDefault(ksp, v, V));
     PetscFunctionReturn(0);
 }
@@ -1174,8 +1452,11 @@ static PetscErrorCode KSPView_Ovkrylov(KSP ksp, PetscViewer viewer)
     PetscFunctionBegin;
     PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
     if (!ascii) PetscFunctionReturn(0);
+    char opt[96];
     for (int i = 0; i < ovk_solver_option_count(); i++)
-        if (d->given[i]) PetscCall(PetscViewerASCIIPrintf(viewer, "  -ksp_ovkrylov_%s %s\n", ovk_solver_option_name(i), d->opt[i]));
+        if (d->given[i])
+            PetscCall(PetscViewerASCIIPrintf(viewer, "  %s %s\n", opt_name(ksp, ovk_solver_option_name(i), opt, sizeof opt), d->opt[i]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  solver: %s\n", d->s ? d->spec : solver_spec(d, opt, sizeof opt)));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  operator: %s; preconditioner: %s\n",
                                      !d->s ? "not set up" : d->A ? "ovkrylov matrix (copied)" : "MatMult callback",
                                      given(d, "precond") ? "ovkrylov's" : "the KSP's PC (callback)"));
@@ -1217,8 +1498,9 @@ PetscErrorCode KSPCreate_Ovkrylov(KSP ksp)
     PetscCall(PetscNew(&d));
     d->ksp = ksp;
     ksp->data = d;
+    d->gmres_refine = -1;
     /* ovkrylov tests ||b - A x||_2: the unpreconditioned norm, PC on the side of the default solver */
-    PetscCall(set_norms(ksp, option_value(d, "solver", 1)));
+    PetscCall(set_norms(ksp, solver_spec(d, d->spec, sizeof d->spec)));
     ksp->setupnewmatrix = PETSC_TRUE; /* KSPSetUp after KSPSetOperators: our setup on the new matrix */
     ksp->ops->setup = KSPSetUp_Ovkrylov;
     ksp->ops->solve = KSPSolve_Ovkrylov;
@@ -1229,6 +1511,7 @@ PetscErrorCode KSPCreate_Ovkrylov(KSP ksp)
     ksp->ops->setfromoptions = KSPSetFromOptions_Ovkrylov;
     ksp->ops->buildsolution = KSPBuildSolution_Ovkrylov;
     ksp->ops->buildresidual = KSPBuildResidualDefault;
+    ksp->ops->computeextremesingularvalues = KSPComputeExtremeSingularValues_Ovkrylov;
     PetscFunctionReturn(0);
 }
 

@@ -6,7 +6,10 @@
  * (PETSc calls PetscDLLibraryRegister_ovkrylov_petsc), or registered by an
  * application that links the library with KSPOvkrylovRegister() after
  * PetscInitialize.  Options, under the KSP's prefix (listed by -help):
- *   -ksp_ovkrylov_solver SPEC      ovkrylov's solver (alg1, pipecg, plcg:l=3, gmres, bicgstab, ...)
+ *   -ksp_ovkrylov_solver SPEC      ovkrylov's solver (alg1, pipecg, plcg:l=3, gmres, bicgstab, ...);
+ *                                  default auto, gmres on a matrix-free operator not declared
+ *                                  symmetric or with -ksp_gmres_restart N (restart=N) or
+ *                                  -ksp_gmres_cgs_refinement_type (refine=)
  *   -ksp_ovkrylov_backend SPEC     the reduction backend (blocking, native, nbc, ...)
  *   -ksp_ovkrylov_precond SPEC     ovkrylov's preconditioner in place of the KSP's PC
  *   -ksp_ovkrylov_fields FILE      each row's field (0 or 1), one integer per global row, for
@@ -17,7 +20,8 @@
  * KSP's; the norm type is unpreconditioned (||b - A x||_2) or none (max_it
  * iterations: a smoother), the side the solver's own (CG variants left,
  * the nonsymmetric solvers right).  ovkrylov's amg takes the operator's
- * block size and near null space. */
+ * block size and near null space; MAT_SYMMETRIC or MAT_SPD set on the
+ * operator skips ovkrylov's check of its values. */
 #ifndef OVKRYLOV_PETSC_H
 #define OVKRYLOV_PETSC_H
 

@@ -43,7 +43,8 @@ extern "C" {
     X(OVK_ECALLBACK, -19, "a user callback failed") \
     X(OVK_ESTOPPED, -20, "stopped by the monitor callback") \
     X(OVK_EPRECOND, -21, "preconditioner setup failed") \
-    X(OVK_EDIVERGED, -22, "the iteration diverged (divtol or the convergence test)")
+    X(OVK_EDIVERGED, -22, "the iteration diverged (divtol or the convergence test)") \
+    X(OVK_ESTAGNATED, -23, "the true residual stagnated above the tolerance the recursive one met")
 
 typedef enum ovk_status {
 #define OVK_STATUS_ENUM_(name, value, text) name = value,

@@ -71,7 +71,8 @@ typedef enum ovk_precond {
     X(OVK_REASON_BREAKDOWN, 3, "breakdown")        /* <p,Ap> <= 0 or <r,Cr> < 0: not SPD */    \
     X(OVK_REASON_NONFINITE, 4, "non-finite")       /* NaN or Inf in the iteration */           \
     X(OVK_REASON_MONITOR, 5, "stopped by the monitor") /* the monitor callback asked to stop */ \
-    X(OVK_REASON_DIVERGED, 6, "diverged")          /* ||r|| > divtol ||r0||, or the convergence test said so */
+    X(OVK_REASON_DIVERGED, 6, "diverged")          /* ||r|| > divtol ||r0||, or the convergence test said so */ \
+    X(OVK_REASON_STAGNATED, 7, "stagnated")        /* the recursive ||r|| met the tolerance, the true one stayed above it */
 
 typedef enum ovk_reason {
 #define OVK_REASON_ENUM_(name, value, text) name = value,

@@ -98,6 +98,10 @@
  *                   blocking reduction more per iteration             (0)
  *   view            0 | 1: rank 0 prints ovk_solver_view after each setup   (0)
  *   converged_reason 0 | 1: rank 0 prints why each solve stopped     (0)
+ *   assume_symmetric 0 | 1: A is declared symmetric (PETSc's MAT_SYMMETRIC): the
+ *                   CG and MINRES variants take it so, unchecked; 0: its values
+ *                   are checked, equal up to 2^-40 sqrt(m_i m_j) (m_i the
+ *                   largest |a_ik| of row i)                         (0)
  *   nullspace       none | constant: the constant vector as A's null space (with
  *                   ovk_solver_set_nullspace's vectors, below)          (none)
  *   log_view        0 | 1: rank 0 prints the object's setup and solve times

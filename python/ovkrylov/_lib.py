@@ -195,7 +195,7 @@ ECALLBACK = STATUS["OVK_ECALLBACK"]
 ESTOPPED = STATUS["OVK_ESTOPPED"]
 # a solve that ran and stopped without converging (Solver.solve(check=False) returns them)
 NOT_CONVERGED = {STATUS[n] for n in ("OVK_EMAXIT", "OVK_EBREAKDOWN", "OVK_ENONFINITE", "OVK_ESTOPPED",
-                                     "OVK_EDIVERGED")}
+                                     "OVK_EDIVERGED", "OVK_ESTAGNATED")}
 
 
 class Error(Exception):

@@ -11,9 +11,10 @@ from ._lib import APPLY_FN, MONITOR_FN, ArgumentError, Collective, Error, Result
 
 check_ = check  # solve()'s keyword argument `check` shadows it there
 # a system's status from its reason (ovk_reason: converged, iteration limit, breakdown, non-finite,
-# stopped by the monitor, diverged)
+# stopped by the monitor, diverged, stagnated)
 _REASON_STATUS = {1: 0, 2: _lib.STATUS["OVK_EMAXIT"], 3: _lib.STATUS["OVK_EBREAKDOWN"],
-                  4: _lib.STATUS["OVK_ENONFINITE"], 5: _lib.STATUS["OVK_ESTOPPED"], 6: _lib.STATUS["OVK_EDIVERGED"]}
+                  4: _lib.STATUS["OVK_ENONFINITE"], 5: _lib.STATUS["OVK_ESTOPPED"], 6: _lib.STATUS["OVK_EDIVERGED"],
+                  7: _lib.STATUS["OVK_ESTAGNATED"]}
 from .matrix import Matrix
 
 _DP = ctypes.POINTER(ctypes.c_double)

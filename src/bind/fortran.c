@@ -231,13 +231,13 @@ int ovk__f_convdiff_create(MPI_Fint fcomm, int nx, int ny, int nz, int px, int p
  * (fortran/ovkrylov.f90's parameters, its test checks every name): a code
  * added to error.h or pcg.h stops the build here until the module has it. */
 #define OVK_F_ONE_(name, value, text) 1,
-enum { OVK_F_STATUS_COUNT = 23, OVK_F_REASON_COUNT = 7 };
+enum { OVK_F_STATUS_COUNT = 24, OVK_F_REASON_COUNT = 8 };
 _Static_assert(sizeof((char[]){OVK_STATUS_LIST(OVK_F_ONE_)}) == OVK_F_STATUS_COUNT,
                "error.h's status codes changed: update fortran/ovkrylov.f90's OVK_E* and OVK_F_STATUS_COUNT");
 _Static_assert(sizeof((char[]){OVK_REASON_LIST(OVK_F_ONE_)}) == OVK_F_REASON_COUNT,
                "pcg.h's reasons changed: update fortran/ovkrylov.f90's OVK_REASON_* and OVK_F_REASON_COUNT");
 #undef OVK_F_ONE_
-_Static_assert(OVK_EDIVERGED == -22 && OVK_REASON_DIVERGED == 6, "the module's last status and reason");
+_Static_assert(OVK_ESTAGNATED == -23 && OVK_REASON_STAGNATED == 7, "the module's last status and reason");
 _Static_assert(OVK_VERDICT_CONTINUE == 0 && OVK_VERDICT_CONVERGED == 1 && OVK_VERDICT_DIVERGED == 2,
                "the module's OVK_VERDICT_* values");
 

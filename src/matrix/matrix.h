@@ -364,9 +364,10 @@ int ovk__dot2_set_kernels(int isa);
  * off-diagonal pair once.  Returns OVK_OK or OVK_ENOMEM. */
 int ovk__csr_keep_upper(ovk__csr *m);
 
-/* Collective: OVK_OK when the stored values are symmetric bit for bit
- * (A == A^T; an entry stored on one side only must be 0), else
- * OVK_ENOTSYM naming an entry and its mirror, the same on every rank.
+/* Collective: OVK_OK when the stored values are symmetric up to rounding
+ * (|a_ij - a_ji| <= 2^-40 sqrt(m_i m_j), m_i the largest |a_ik| of row i;
+ * an entry stored on one side only is compared with 0), else OVK_ENOTSYM
+ * naming the pair of the largest mismatch, the same on every rank.
  * O(nnz) work, one int per row, and the offd entries sent to the owners of
  * their columns (symmetry.c).  After ovk_matrix_update_values it keeps, in
  * A's diag block, the list of its mirror pairs (about one int an entry,

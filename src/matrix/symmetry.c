@@ -1,8 +1,13 @@
 /* The test A == A^T of the stored values, for the solvers that need a
  * symmetric matrix (CG).  Entry by entry, equal up to the rounding of an
- * assembly (relative SYM_RTOL: a finite-element matrix summed in another
- * order differs in the last bits); an entry stored on one side only must be
- * zero.
+ * assembly: |a_ij - a_ji| <= SYM_RTOL sqrt(m_i m_j), m_i = max_k |a_ik|
+ * the scale of row i (a finite-element matrix summed in another order
+ * differs in the last bits of its rows' scale, also where one mirror is an
+ * exact zero and the other assembly noise); an entry stored on one side
+ * only is compared with 0 the same way.  Each pair is first compared
+ * against its own size (no row scale needed); only those that fail that
+ * take their rows' scales.  Every pair is visited: a refusal names the
+ * pair of the largest mismatch over all ranks.
  *
  * Cost: O(nnz) local work and one int per row.  The diag block is walked
  * once, each upper entry meeting its mirror through a cursor per row (a
@@ -30,8 +35,9 @@ enum { PREFETCH_AHEAD = 64 };
 
 enum { SYM_RTOL_EXP = -40 }; /* SYM_RTOL = 2^-40 ~ 9e-13 */
 
-/* a_ij and a_ji equal up to assembly rounding; 2^SYM_RTOL_EXP big by a
- * product (exact as ldexp's) but where it would be subnormal */
+/* a_ij and a_ji equal up to rounding of their own size (the fast test);
+ * 2^SYM_RTOL_EXP big by a product (exact as ldexp's) but where it would
+ * be subnormal */
 static inline int mirror_equal(double a, double b)
 {
     double fa = fabs(a), fb = fabs(b), big = fa > fb ? fa : fb;
@@ -41,15 +47,51 @@ static inline int mirror_equal(double a, double b)
     return a == b || fabs(a - b) <= tol;
 }
 
+/* |a - b| in units of the tolerance at the rows' scales mi, mj:
+ * <= 1 is equal up to rounding (Inf for a difference at a zero scale or
+ * a non-finite value) */
+static double excess(double a, double b, double mi, double mj)
+{
+    double d = fabs(a - b), tol = ldexp(sqrt(mi) * sqrt(mj), SYM_RTOL_EXP);
+    if (a == b) return 0.0;
+    if (!(d == d) || !(tol > 0.0)) return INFINITY;
+    return d / tol;
+}
+
+/* m_i = max_k |a_ik| over both blocks of local row i */
+static double row_scale(const ovk_matrix *A, int i)
+{
+    const ovk__csr *d = &A->diag, *o = &A->offd;
+    double m = 0.0;
+    for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) m = fmax(m, fabs(d->val[k]));
+    for (int k = o->rowptr[i]; k < o->rowptr[i + 1]; k++) m = fmax(m, fabs(o->val[k]));
+    return m;
+}
+
+/* The largest mismatch met so far (ratio: excess; > 1 refuses), its
+ * entry (i, j) as reported ids and whether a_ji is stored. */
+typedef struct sym_worst {
+    double ratio;
+    long long i, j;
+    double aij, aji;
+    int stored;
+} sym_worst;
+
+static void note_pair(sym_worst *w, double ratio, long long i, long long j, double aij, double aji, int stored)
+{
+    if (!(ratio <= w->ratio)) *w = (sym_worst){ratio, i, j, aij, aji, stored};
+}
+
 typedef struct triple {
     int64_t row, col;
-    double val;
+    double val, scale; /* a_rc and m_r */
 } triple;
 
-static int mismatch(const ovk__layout *lay, int i, int j, double aij, double aji)
+/* the mismatch of diag entries a_ij (local i, j) and a_ji, if it is the largest */
+static void note_local(const ovk_matrix *A, sym_worst *w, int i, int j, double aij, double aji, int stored)
 {
-    return ovk__fail(OVK_ENOTSYM, "A(%lld,%lld) = %.17g but A(%lld,%lld) = %.17g", ovk__row_id(lay, i),
-                     ovk__row_id(lay, j), aij, ovk__row_id(lay, j), ovk__row_id(lay, i), aji);
+    double ratio = excess(aij, aji, row_scale(A, i), row_scale(A, j));
+    if (ratio > 1.0) note_pair(w, ratio, ovk__row_id(&A->lay, i), ovk__row_id(&A->lay, j), aij, aji, stored);
 }
 
 /* the first entry of row j from k on that is left of the diagonal, or the
@@ -65,13 +107,14 @@ static int next_lower(const ovk__csr *d, int j, int k)
 }
 
 /* What the pattern walk does with what it meets: check (each mirror pair
- * equal, each lone entry zero; stop at the first culprit) or record (the
- * pairs' and lone entries' positions, for mirror_symmetric). */
+ * equal, each lone entry zero; the largest mismatch into *worst) or record
+ * (the pairs' and lone entries' positions, for mirror_symmetric). */
 typedef struct pair_sink {
     const ovk_matrix *A;
     int record;
     int *pair, *lone;
     int np, nl;
+    sym_worst *worst;
 } pair_sink;
 
 /* upper entry k = (i, j) and its mirror t = (j, i) */
@@ -79,7 +122,7 @@ static inline int take_pair(pair_sink *s, int i, int k, int j, int t)
 {
     const double *v = s->A->diag.val;
     if (s->record) s->pair[s->np++] = k, s->pair[s->np++] = t;
-    else if (!mirror_equal(v[k], v[t])) return mismatch(&s->A->lay, i, j, v[k], v[t]);
+    else if (!mirror_equal(v[k], v[t])) note_local(s->A, s->worst, i, j, v[k], v[t], 1);
     return OVK_OK;
 }
 
@@ -88,7 +131,7 @@ static inline int take_lone(pair_sink *s, int i, int k)
 {
     const ovk__csr *d = &s->A->diag;
     if (s->record) s->lone[s->nl++] = k;
-    else if (d->val[k] != 0.0) return mismatch(&s->A->lay, i, ovk__csr_col(d, i, k), d->val[k], 0.0);
+    else if (d->val[k] != 0.0) note_local(s->A, s->worst, i, ovk__csr_col(d, i, k), d->val[k], 0.0, 0);
     return OVK_OK;
 }
 
@@ -158,32 +201,31 @@ static int row_of(const ovk__csr *d, int n, int k)
 }
 
 /* The diag block by its mirror pairs: each pair equal, each lone entry
- * zero (the verdict of diag_symmetric; the first culprit in pair order). */
-static int mirror_symmetric(const ovk_matrix *A)
+ * zero (the largest mismatch into *w, as diag_symmetric). */
+static void mirror_symmetric(const ovk_matrix *A, sym_worst *w)
 {
     const ovk__csr *d = &A->diag;
     const double *v = d->val;
-    int n = A->lay.nlocal, bad = -1, all = 1;
+    int n = A->lay.nlocal, all = 1;
     for (int p = 0; p < d->nmirror; p++) {
         if (p + PREFETCH_AHEAD < d->nmirror) __builtin_prefetch(&v[d->mirror[2 * (p + PREFETCH_AHEAD) + 1]]);
         all &= mirror_equal(v[d->mirror[2 * p]], v[d->mirror[2 * p + 1]]);
     }
-    for (int p = 0; p < d->nmirror && !all && bad < 0; p++) /* the culprit, named */
-        if (!mirror_equal(v[d->mirror[2 * p]], v[d->mirror[2 * p + 1]])) bad = p;
-    if (bad >= 0) {
-        int k = d->mirror[2 * bad], t = d->mirror[2 * bad + 1], i = row_of(d, n, k);
-        return mismatch(&A->lay, i, ovk__csr_col(d, i, k), v[k], v[t]);
-    }
+    for (int p = 0; p < d->nmirror && !all; p++) /* those not equal to their own size, at their rows' scale */
+        if (!mirror_equal(v[d->mirror[2 * p]], v[d->mirror[2 * p + 1]])) {
+            int k = d->mirror[2 * p], t = d->mirror[2 * p + 1], i = row_of(d, n, k);
+            note_local(A, w, i, ovk__csr_col(d, i, k), v[k], v[t], 1);
+        }
     for (int q = 0; q < d->nlone; q++)
         if (v[d->lone[q]] != 0.0) {
             int k = d->lone[q], i = row_of(d, n, k);
-            return mismatch(&A->lay, i, ovk__csr_col(d, i, k), v[k], 0.0);
+            note_local(A, w, i, ovk__csr_col(d, i, k), v[k], 0.0, 0);
         }
-    return OVK_OK;
 }
 
-/* The diag block: each a_ij, j > i, equal to a_ji. */
-static int diag_symmetric(const ovk_matrix *A)
+/* The diag block: each a_ij, j > i, equal to a_ji (the largest mismatch
+ * into *w); OVK_OK or OVK_ENOMEM. */
+static int diag_symmetric(const ovk_matrix *A, sym_worst *w)
 {
     const ovk__csr *d = &A->diag;
     int n = A->lay.nlocal;
@@ -192,10 +234,13 @@ static int diag_symmetric(const ovk_matrix *A)
      * one pass over them each time instead of the walk's scattered cursors;
      * without room for them, the walk */
     if (A->values_version > 0 && !d->mirror) (void)build_mirror(A);
-    if (d->mirror) return mirror_symmetric(A);
+    if (d->mirror) {
+        mirror_symmetric(A, w);
+        return OVK_OK;
+    }
     int *cur = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     if (!cur) return ovk__fail(OVK_ENOMEM, "symmetry check: %d rows", n);
-    pair_sink s = {.A = A};
+    pair_sink s = {.A = A, .worst = w};
     int rc = walk_pairs(&s, cur);
     free(cur);
     return rc;
@@ -236,34 +281,32 @@ static int pack_offd(const ovk_matrix *A, triple **out, int *cnt, int *off)
     off[0] = 0;
     for (int j = 0; j < h->nrecv; j++) off[j + 1] = off[j] + cnt[j];
     for (int j = 0; j < h->nrecv; j++) cnt[j] = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        double m = o->rowptr[i + 1] > o->rowptr[i] ? row_scale(A, i) : 0.0;
         for (int k = o->rowptr[i]; k < o->rowptr[i + 1]; k++) {
             int j = owner[o->col[k]];
-            triple e = {A->lay.row_start + i, A->col_map[o->col[k]], o->val[k]};
+            triple e = {A->lay.row_start + i, A->col_map[o->col[k]], o->val[k], m};
             (*out)[off[j] + cnt[j]++] = e;
         }
+    }
     free(owner);
     return OVK_OK;
 }
 
-/* a received (r, g, a_rg) against this rank's a_gr; seen marks the offd
- * entries matched */
-static int match_remote(const ovk_matrix *A, const triple *e, char *seen)
+/* a received (r, g, a_rg, m_r) against this rank's a_gr (0 when not
+ * stored), the largest mismatch into *w */
+static void match_remote(const ovk_matrix *A, const triple *e, sym_worst *w)
 {
     const ovk__csr *o = &A->offd;
     int i = (int)(e->col - A->lay.row_start), c = find_col(A, e->row);
-    for (int k = c < 0 ? 0 : o->rowptr[i]; c >= 0 && k < o->rowptr[i + 1]; k++) {
-        if (o->col[k] != c) continue;
-        seen[k] = 1;
-        if (mirror_equal(o->val[k], e->val)) return OVK_OK;
-        return ovk__fail(OVK_ENOTSYM, "A(%lld,%lld) = %.17g but A(%lld,%lld) = %.17g", ovk__gid(&A->lay, e->row),
-                         ovk__gid(&A->lay, e->col), e->val, ovk__row_id(&A->lay, i), ovk__gid(&A->lay, e->row),
-                         o->val[k]);
-    }
-    if (e->val == 0.0) return OVK_OK;
-    return ovk__fail(OVK_ENOTSYM, "A(%lld,%lld) = %.17g but A(%lld,%lld) is not stored (0)",
-                     ovk__gid(&A->lay, e->row), ovk__gid(&A->lay, e->col), e->val, ovk__row_id(&A->lay, i),
-                     ovk__gid(&A->lay, e->row));
+    double mine = 0.0;
+    int stored = 0;
+    for (int k = c < 0 ? 0 : o->rowptr[i]; c >= 0 && k < o->rowptr[i + 1] && !stored; k++)
+        if (o->col[k] == c) mine = o->val[k], stored = 1;
+    if (stored ? mirror_equal(mine, e->val) : e->val == 0.0) return;
+    double ratio = excess(e->val, mine, e->scale, row_scale(A, i));
+    if (ratio > 1.0)
+        note_pair(w, ratio, ovk__gid(&A->lay, e->row), ovk__gid(&A->lay, e->col), e->val, mine, stored);
 }
 
 /* post the receives and sends of one round; wait for all */
@@ -285,20 +328,21 @@ static int exchange(const ovk_matrix *A, int tag, size_t unit, void *sendbuf, co
     return rc ? rc : rc2;
 }
 
-/* the offd entries against their mirrors on the ranks that own them; the
- * allocations are agreed before each round, so that no rank waits for a
- * message a failed one will not send */
-static int offd_symmetric(const ovk_matrix *A)
+/* the offd entries against their mirrors on the ranks that own them (an
+ * entry (i, g) whose mirror is not stored is compared with 0 by the owner
+ * of g, which receives it); the largest mismatch into *w.  The allocations
+ * are agreed before each round, so that no rank waits for a message a
+ * failed one will not send. */
+static int offd_symmetric(const ovk_matrix *A, sym_worst *w)
 {
     const ovk__halo *h = &A->halo;
-    int ns = h->nsend, nr = h->nrecv, nnz = A->offd.rowptr[A->lay.nlocal], most = ns > nr ? ns : nr;
+    int ns = h->nsend, nr = h->nrecv, most = ns > nr ? ns : nr;
     triple *out = NULL, *in = NULL;
-    char *seen = calloc((size_t)nnz + 1, 1);
     int *ints = calloc((size_t)(4 * (most + 1)), sizeof(int));
     MPI_Request *req = malloc(sizeof(MPI_Request) * (size_t)(ns + nr + 1));
     int *idx = ints, *one = idx + most + 1, *scnt = one + most + 1, *soff = scnt + most + 1;
     int *rcnt = NULL, *roff = NULL; /* in counts, once agreed */
-    int rc = seen && ints && req ? pack_offd(A, &out, scnt, soff)
+    int rc = ints && req ? pack_offd(A, &out, scnt, soff)
                                  : ovk__fail(OVK_ENOMEM, "symmetry check: %d neighbours", ns + nr);
     int *counts = malloc(sizeof(int) * (size_t)(2 * (ns + 1)));
     if (!rc && !counts) rc = ovk__fail(OVK_ENOMEM, "symmetry check: %d neighbours", ns);
@@ -320,19 +364,10 @@ static int offd_symmetric(const ovk_matrix *A)
     rc = ovk__agree(A->lay.comm, rc);
     if (rc) goto cleanup;
     rc = exchange(A, ENTRY_TAG, sizeof(triple), out, scnt, soff, in, rcnt, roff, req); /* the entries */
-    for (int k = 0; !rc && k < roff[ns]; k++) rc = match_remote(A, &in[k], seen);
-    for (int i = 0; !rc && i < A->lay.nlocal; i++) /* stored here, not sent by the owner of the column */
-        for (int k = A->offd.rowptr[i]; !rc && k < A->offd.rowptr[i + 1]; k++) {
-            ovk_gidx g = A->col_map[A->offd.col[k]];
-            if (!seen[k] && A->offd.val[k] != 0.0)
-                rc = ovk__fail(OVK_ENOTSYM, "A(%lld,%lld) = %.17g but A(%lld,%lld) is not stored (0)",
-                               ovk__row_id(&A->lay, i), ovk__gid(&A->lay, g), A->offd.val[k], ovk__gid(&A->lay, g),
-                               ovk__row_id(&A->lay, i));
-        }
+    for (int k = 0; !rc && k < roff[ns]; k++) match_remote(A, &in[k], w);
 cleanup:
     free(out);
     free(in);
-    free(seen);
     free(ints);
     free(counts);
     free(req);
@@ -341,8 +376,28 @@ cleanup:
 
 int ovk__matrix_check_symmetric(const ovk_matrix *A)
 {
-    int rc = diag_symmetric(A);
+    sym_worst w = {0.0, 0, 0, 0.0, 0.0, 0};
+    int rc = diag_symmetric(A, &w);
     /* every rank takes part in the exchange, whatever its diag block said */
-    int rc2 = offd_symmetric(A);
-    return ovk__agree(A->lay.comm, rc ? rc : rc2);
+    int rc2 = offd_symmetric(A, &w);
+    rc = ovk__agree(A->lay.comm, rc ? rc : rc2);
+    if (rc) return rc;
+    /* the largest mismatch of all ranks, named by the rank that met it */
+    struct {
+        double ratio;
+        int rank;
+    } in = {w.ratio, 0}, out;
+    MPI_Comm_rank(A->lay.comm, &in.rank);
+    rc = ovk__mpi(MPI_Allreduce(&in, &out, 1, MPI_DOUBLE_INT, MPI_MAXLOC, A->lay.comm), "MPI_Allreduce (symmetry check)");
+    if (rc || out.ratio <= 1.0) return rc;
+    if (out.rank == in.rank) {
+        char stored[48];
+        if (w.stored) snprintf(stored, sizeof stored, "%.17g", w.aji);
+        else snprintf(stored, sizeof stored, "not stored (0)");
+        rc = ovk__fail(OVK_ENOTSYM,
+                       "A(%lld,%lld) = %.17g but A(%lld,%lld) = %s, the largest mismatch: %.3g times the rounding "
+                       "tolerance 2^%d sqrt(m_i m_j), m_i the largest |a_ik| of row i",
+                       w.i, w.j, w.aij, w.j, w.i, stored, w.ratio, SYM_RTOL_EXP);
+    }
+    return ovk__agree(A->lay.comm, rc);
 }

@@ -99,6 +99,11 @@ typedef struct ovk__monitor_state {
     int observed;               /* the last iteration the history, the monitor and the
                                    print saw (a replacement re-checks one) */
     int initial_pending;        /* <b,b> and <r0,r0> are the variant's to sum (defers_initial) */
+    double stag_best;           /* the smallest true <r,r> of the confirmations that failed */
+    int stag_checks;            /* failed confirmations since the true ||r|| last halved */
+    int stag_iter;              /* the iteration of the last failed confirmation */
+    int stag_window;            /* iterations the residual then has to halve in */
+    double stag_min;            /* the smallest <r,r> iterated since that confirmation */
 } ovk__monitor_state;
 
 /* The application's callbacks as a solve calls them: the operator (when
@@ -542,7 +547,21 @@ int ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop
 
 /* The recursive residual met the tolerance: so must the true one.  r is
  * overwritten with b - A x (one blocking reduction), rel_residual set from
- * it; *ok = 0 (and the reason reset) when it does not meet the tolerance. */
+ * it; *ok = 1 and the reason converged when it meets the tolerance; *ok = 0
+ * (and the reason reset) when it does not, but *ok = 1 and the reason
+ * stagnated (OVK_ESTAGNATED's detail set) when it has failed
+ * OVK__STAGNATION_CHECKS confirmations in a row without the true ||r||
+ * halving: an inexact operator (matrix-free differences) or a tolerance
+ * below the attainable accuracy, where iterating on would only drift.
+ * On *ok = 1 the variant stops with the reason as set.  After a failed
+ * confirmation on an operator callback (not an assembled matrix: the
+ * callback may not be linear), ovk__iterate_check stops the solve
+ * stagnated too when the
+ * iterated ||r|| has not fallen below half the true one within a window
+ * of iterations: 4x those the solve took per halving until then, at least
+ * 10 (the residual the variant carries on from the true one does not
+ * converge again when the operator is not linear). */
+enum { OVK__STAGNATION_CHECKS = 4 };
 int ovk__confirm(ovk__ctx *c, double bb, double *r, int *ok);
 /* The same decision on a reduced value the variant made of the true
  * residual (norm=natural: <r, C r> with r = b - A x). */

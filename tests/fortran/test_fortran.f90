@@ -871,16 +871,18 @@ contains
         integer, parameter :: codes(*) = [OVK_OK, OVK_EINVAL, OVK_ENOMEM, OVK_EMPI, OVK_EPARTITION, OVK_ECOLUMN, &
             OVK_EMISMATCH, OVK_EZERODIAG, OVK_EFILE, OVK_EFORMAT, OVK_ENOTSYM, OVK_EBACKEND, OVK_EOPTION, &
             OVK_EUNSUPPORTED, OVK_ESTATE, OVK_EBUSY, OVK_EBREAKDOWN, OVK_ENONFINITE, OVK_EMAXIT, OVK_ECALLBACK, &
-            OVK_ESTOPPED, OVK_EPRECOND, OVK_EDIVERGED]
+            OVK_ESTOPPED, OVK_EPRECOND, OVK_EDIVERGED, OVK_ESTAGNATED]
         character(len=16), parameter :: code_names(*) = [character(len=16) :: 'OVK_OK', 'OVK_EINVAL', 'OVK_ENOMEM', &
             'OVK_EMPI', 'OVK_EPARTITION', 'OVK_ECOLUMN', 'OVK_EMISMATCH', 'OVK_EZERODIAG', 'OVK_EFILE', 'OVK_EFORMAT', &
             'OVK_ENOTSYM', 'OVK_EBACKEND', 'OVK_EOPTION', 'OVK_EUNSUPPORTED', 'OVK_ESTATE', 'OVK_EBUSY', &
             'OVK_EBREAKDOWN', 'OVK_ENONFINITE', 'OVK_EMAXIT', 'OVK_ECALLBACK', 'OVK_ESTOPPED', 'OVK_EPRECOND', &
-            'OVK_EDIVERGED']
+            'OVK_EDIVERGED', 'OVK_ESTAGNATED']
         integer, parameter :: reasons(*) = [OVK_REASON_NONE, OVK_REASON_CONVERGED, OVK_REASON_MAXIT, &
-            OVK_REASON_BREAKDOWN, OVK_REASON_NONFINITE, OVK_REASON_MONITOR, OVK_REASON_DIVERGED]
+            OVK_REASON_BREAKDOWN, OVK_REASON_NONFINITE, OVK_REASON_MONITOR, OVK_REASON_DIVERGED, &
+            OVK_REASON_STAGNATED]
         character(len=24), parameter :: reason_names(*) = [character(len=24) :: 'none', 'converged', &
-            'iteration limit', 'breakdown', 'non-finite', 'stopped by the monitor', 'diverged']
+            'iteration limit', 'breakdown', 'non-finite', 'stopped by the monitor', 'diverged', &
+            'stagnated']
         logical :: found, seen
         integer :: ierr, nval, u, ios, i, want, len, envlen
 
@@ -1082,7 +1084,7 @@ contains
             call check(ovk_status_name(codes(i)) == trim(code_names(i)), 'the module''s '//trim(code_names(i))// &
                 ' is the library''s code of that name ('//ovk_status_name(codes(i))//')')
         end do
-        call check(ovk_status_name(OVK_EDIVERGED - 1) == 'OVK_UNKNOWN', 'no code past OVK_EDIVERGED')
+        call check(ovk_status_name(OVK_ESTAGNATED - 1) == 'OVK_UNKNOWN', 'no code past OVK_ESTAGNATED')
         do i = 1, size(reasons)
             call check(ovk_reason_name(reasons(i)) == trim(reason_names(i)), 'reason '//trim(reason_names(i)))
         end do

@@ -29,6 +29,7 @@ static const struct {
     {"monitor", "0"},          {"monitor_true", "0"},    {"view", "0"},                 {"converged_reason", "0"},
     {"log_view", "1"},         {"nullspace", "constant"}, {"norm", "natural"},        {"many_group", "3"},
     {"recycle", "2"},
+    {"assume_symmetric", "1"},
 };
 enum { NVALUES = (int)(sizeof values / sizeof values[0]) };
 

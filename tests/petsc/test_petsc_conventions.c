@@ -589,10 +589,10 @@ static PetscErrorCode keep_help(MPI_Comm comm, const char fmt[], ...)
     return 0;
 }
 
-/* Row 7: -help shows ovkrylov's defaults (solver alg1, precond jacobi). */
+/* Row 7: -help shows the defaults (the plug-in's solver auto, ovkrylov's precond jacobi). */
 static PetscErrorCode help_defaults(Mat A)
 {
-    static const char *keys[][2] = {{"-h_ksp_ovkrylov_solver <", "alg1"}, {"-h_ksp_ovkrylov_precond <", "jacobi"}};
+    static const char *keys[][2] = {{"-h_ksp_ovkrylov_solver <", "auto"}, {"-h_ksp_ovkrylov_precond <", "jacobi"}};
     PetscErrorCode (*saved)(MPI_Comm, const char[], ...) = PetscHelpPrintf;
     KSP ksp;
     PetscFunctionBeginUser;

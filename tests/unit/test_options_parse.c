@@ -43,11 +43,11 @@ static void test_flags_declared(void **state)
         const char *key = ovk__solver_option_key(i);
         int want = !strcmp(key, "condest") || !strcmp(key, "initial_guess_zero") || !strcmp(key, "monitor") ||
                    !strcmp(key, "monitor_true") || !strcmp(key, "view") || !strcmp(key, "converged_reason") ||
-                   !strcmp(key, "log_view");
+                   !strcmp(key, "log_view") || !strcmp(key, "assume_symmetric");
         assert_int_equal(ovk__solver_option_is_flag(i), want);
         flags += want;
     }
-    assert_int_equal(flags, 7);
+    assert_int_equal(flags, 8);
     assert_int_equal(ovk__solver_option_is_flag(-1), 0);
     assert_int_equal(ovk__solver_option_is_flag(ovk__solver_option_count()), 0);
 }

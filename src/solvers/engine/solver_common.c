@@ -254,6 +254,9 @@ static int initial_from(ovk__ctx *c, double bb2, double ref, double r0, double *
     c->res->iterations = 0;
     c->watch.observed = -1;
     c->watch.user_converged = 0;
+    c->watch.stag_best = INFINITY;
+    c->watch.stag_checks = 0;
+    c->watch.stag_window = 0;
     double atol = c->opts->atol, tol = c->opts->tol;
     int k = ovk__norm_exponent(c);
     atol = k ? ldexp(atol, k) : atol;
@@ -293,6 +296,55 @@ int ovk__initial_natural(ovk__ctx *c, const double v[3], double *bb, int *decide
     return initial_from(c, v[0], v[1], v[2], bb, decided);
 }
 
+/* The solve stops, stagnated: the true ||r|| reached (best, <r,r>) above
+ * the tolerance; why: over how many checks or iterations. */
+static void stagnated(ovk__ctx *c, double bb, const char *why, int count)
+{
+    c->res->reason = OVK_REASON_STAGNATED;
+    ovk__fail(OVK_ESTAGNATED,
+              "iteration %d: the recursive residual met the tolerance, but the true ||b - A x||/||b|| stayed at %g "
+              "over %d %s, above the tolerance: the operator is inexact (matrix-free finite differences?) or the "
+              "tolerance is below the attainable accuracy",
+              c->res->iterations, sqrt(c->watch.stag_best / bb), count, why);
+}
+
+/* A confirmation failed at the true <r,r> = rr (reduced: the same on
+ * every rank): counted unless ||r|| halved since the best of those before;
+ * the OVK__STAGNATION_CHECKS-th in a row stops the solve, stagnated.  The
+ * first sets the window of iterations the residual then has to halve in
+ * (ovk__iterate_check): 4x the iterations per halving so far, at least 10. */
+static void stagnation(ovk__ctx *c, double rr, double bb)
+{
+    int iter = c->res->iterations;
+    if (!c->watch.stag_window) {
+        double r0 = c->watch.rnorm0 * c->watch.rnorm0, drop = rr > 0.0 && r0 > rr ? log(r0 / rr) : 0.0;
+        double per_halving = drop > 0.0 ? log(4.0) * (iter > 0 ? iter : 1) / drop : (double)iter;
+        c->watch.stag_window = per_halving < 2.5 ? 10 : per_halving > 1e8 ? 400000000 : (int)(4.0 * per_halving);
+    }
+    c->watch.stag_iter = iter;
+    c->watch.stag_min = INFINITY;
+    if (rr < 0.25 * c->watch.stag_best) {
+        c->watch.stag_best = rr;
+        c->watch.stag_checks = 0;
+        return;
+    }
+    if (++c->watch.stag_checks >= OVK__STAGNATION_CHECKS) stagnated(c, bb, "checks", OVK__STAGNATION_CHECKS + 1);
+}
+
+/* After a failed confirmation, iteration iter at <r,r> = rr: stagnated
+ * when the window passed without ||r|| below half the true one.  Only on
+ * an operator callback, which may not be linear (finite differences): on
+ * an assembled matrix the residual carried on from the true one converges
+ * again, and the checks decide (a BiCGStab residual may take longer than
+ * the window to halve near the attainable accuracy). */
+static void stagnation_window(ovk__ctx *c, int iter, double rr, double bb)
+{
+    if (c->A || !c->watch.stag_window || !isfinite(c->watch.stag_best)) return;
+    if (rr < c->watch.stag_min) c->watch.stag_min = rr;
+    if (c->watch.stag_min < 0.25 * c->watch.stag_best || iter - c->watch.stag_iter < c->watch.stag_window) return;
+    stagnated(c, bb, "iterations since its last check", iter - c->watch.stag_iter);
+}
+
 int ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop)
 {
     c->res->iterations = iter;
@@ -308,6 +360,10 @@ int ovk__iterate_check(ovk__ctx *c, int iter, double iprod, double bb, int *stop
     ovk_reason why = OVK_REASON_MONITOR;
     if (!c->watch.stop_agreed) rc = decide(c, iter, iprod, bb, &why);
     if (rc) return rc;
+    if (why == OVK_REASON_NONE) { /* no progress since a confirmation failed: stop, stagnated */
+        stagnation_window(c, iter, iprod, bb);
+        why = c->res->reason == OVK_REASON_STAGNATED ? OVK_REASON_STAGNATED : OVK_REASON_NONE;
+    }
     if (why != OVK_REASON_NONE) {
         c->res->reason = why;
         *stop = 1;
@@ -337,7 +393,9 @@ int ovk__confirm_value(ovk__ctx *c, double bb, double rr, int *ok)
     if (c->mon.conv_fn) rc = decide(c, c->res->iterations, rr, bb, &why); /* called on every rank: rr is reduced */
     if (rc) return rc;
     *ok = isfinite(rr) && why == OVK_REASON_CONVERGED;
-    if (!*ok) c->res->reason = OVK_REASON_NONE;
+    c->res->reason = *ok ? OVK_REASON_CONVERGED : OVK_REASON_NONE;
+    if (!*ok && isfinite(rr)) stagnation(c, rr, bb);
+    if (c->res->reason == OVK_REASON_STAGNATED) *ok = 1;
     return OVK_OK;
 }
 

@@ -44,7 +44,7 @@ typedef struct solver_fns {
  * rank's rows one after the other; the field of each row
  * (ovk_solver_set_fields): an owned copy, or NULL; the application's Schur
  * matrix (ovk_solver_set_schur_matrix): one reference of the solver's, or
- * NULL. */
+ * NULL; whether A is declared symmetric (option assume_symmetric). */
 typedef struct solver_coords {
     double *xyz;
     int dim, n;
@@ -52,6 +52,7 @@ typedef struct solver_coords {
     int nns_k;
     int *fields;
     ovk_matrix *schur;
+    int symmetric; /* option assume_symmetric: A declared symmetric, its values not checked */
 } solver_coords;
 
 /* Refusals kept for the next setup or solve (ovk__solver_refuse,
@@ -304,6 +305,9 @@ static const opt_def opt_defs[] = {
             "1: rank 0 prints why each solve stopped"),
     OPT_NUM("log_view", OPT_INT, log_view, 0, 1, REDO_CHECK, "0", -1,
             "1: rank 0 prints where the time went when the solver is destroyed"),
+    OPT_NUM("assume_symmetric", OPT_INT, coords.symmetric, 0, 1, REDO_PC, "0", -1,
+            "1: A is symmetric (declared, e.g. PETSc's MAT_SYMMETRIC): the CG and MINRES variants skip the check of "
+            "its values"),
     OPT_STR("nullspace", nullspace_spec, REDO_CHECK | REDO_PC, "", NULL, -1, OVK__ROLE_NULLSPACE, "none | constant",
             "constant: the constant vector is A's null space (a singular A, e.g. pure Neumann); none"),
     OPT_STR("norm", mon.norm, REDO_CHECK | REDO_CTX, "unpreconditioned", NULL, -1, OVK__ROLE_NONE,
@@ -1234,6 +1238,13 @@ static int eliminate_dirichlet(ovk_solver *s)
 static int check_symmetric(ovk_solver *s)
 {
     char detail[320], list[256], who[32];
+    if (s->A && !s->made.sv->nonsymmetric && s->coords.symmetric) { /* declared symmetric: taken at its word */
+        ovk__elim_free(&s->seen.elim);
+        s->c.A = s->A;
+        s->seen.sym_ok = 0; /* checked again if the declaration is withdrawn */
+        s->c.sym.values = 0;
+        return OVK_OK;
+    }
     if (!s->A || s->made.sv->nonsymmetric || (s->seen.sym_ok && s->seen.sym_version == s->A->values_version)) return OVK_OK;
     int rc = ovk__matrix_check_symmetric(s->A);
     if (rc == OVK_ENOTSYM) rc = eliminate_dirichlet(s);
@@ -1489,6 +1500,7 @@ static int status_of(const ovk_result *r)
     case OVK_REASON_DIVERGED:
         return ovk__fail(OVK_EDIVERGED, "diverged at iteration %d (||r||/||b|| = %g)", r->iterations,
                          r->rel_residual);
+    case OVK_REASON_STAGNATED: return OVK_ESTAGNATED; /* detail set where detected */
     default: return OVK_EINVAL;
     }
 }
@@ -1768,6 +1780,10 @@ static void view_matrix(const ovk_solver *s, FILE *f)
             : A->diag.slices ? ", slices of 8 rows for the product"
                              : "",
             h >= 0 && h < 3 ? halo[h] : "?");
+    if (s->made.sv && !s->made.sv->nonsymmetric)
+        fprintf(f, "  symmetry: %s\n",
+                s->coords.symmetric ? "declared (option assume_symmetric), not checked"
+                             : "checked, each mirror pair equal up to 2^-40 sqrt(m_i m_j), m_i the largest |a_ik| of row i");
     if (s->seen.elim.E && s->c.A == s->seen.elim.E)
         fprintf(f, "  Dirichlet rows: %lld eliminated symmetrically (their columns dropped from the other rows, the "
                    "known values moved to the right-hand side)\n",

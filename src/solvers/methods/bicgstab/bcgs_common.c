@@ -47,7 +47,7 @@ int ovk__bcgs_limit(ovk__ctx *c, double bb, double *r)
 {
     int ok = 0, rc = ovk__confirm(c, bb, r, &ok);
     if (rc || limit_nonfinite(c)) return rc;
-    c->res->reason = ok ? OVK_REASON_CONVERGED : OVK_REASON_MAXIT;
+    if (!ok) c->res->reason = OVK_REASON_MAXIT; /* else converged or stagnated, as confirmed */
     return OVK_OK;
 }
 

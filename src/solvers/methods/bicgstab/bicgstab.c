@@ -289,9 +289,8 @@ static int split_check(ovk__ctx *c, bicg_work *w, int iter, double bb, int *stop
     if (*stop && c->res->reason != OVK_REASON_CONVERGED) return OVK_OK; /* monitor, divergence, non-finite */
     rc = ovk__confirm(c, bb, w->zs, &ok); /* zs = b - A x */
     if (rc) return rc;
-    if (ok) {
+    if (ok) { /* converged or stagnated, as confirmed */
         *stop = 1;
-        c->res->reason = OVK_REASON_CONVERGED;
         return OVK_OK;
     }
     if (last) { /* rel_residual is the true residual's */

@@ -251,8 +251,7 @@ static int check(ovk__ctx *c, plcg_work *w, plcg_state *st, double rr, double ze
     if (rc) return rc;
     rc = ovk__confirm(c, st->bb, w->r, &ok);
     if (rc) return rc;
-    if (ok) {
-        c->res->reason = OVK_REASON_CONVERGED;
+    if (ok) { /* converged or stagnated, as confirmed */
         *stop = 1;
         return OVK_OK;
     }
@@ -842,10 +841,7 @@ cleanup:
     if (pending) w->check.met = ovk__converged(c, w->check.sum);
     if (rc || *out == STOP || !w->check.met) return rc;
     rc = ovk__confirm(c, st->bb, w->r, &ok); /* a check met the tolerance: before a restart, x may have too */
-    if (!rc && ok) {
-        c->res->reason = OVK_REASON_CONVERGED;
-        *out = STOP;
-    }
+    if (!rc && ok) *out = STOP; /* converged or stagnated, as confirmed */
     return rc;
 }
 
