@@ -99,6 +99,8 @@ typedef struct ovk__monitor_state {
     int observed;               /* the last iteration the history, the monitor and the
                                    print saw (a replacement re-checks one) */
     int initial_pending;        /* <b,b> and <r0,r0> are the variant's to sum (defers_initial) */
+    const char *limit_note;     /* a variant's word on a solve that reached the iteration limit
+                                   (static text), appended to the status's detail */
 } ovk__monitor_state;
 
 /* The application's callbacks as a solve calls them: the operator (when

@@ -1470,6 +1470,14 @@ static int status_of(const ovk_pcg_result *r)
     }
 }
 
+/* the variant's word on a solve at the iteration limit, after the detail */
+static int limit_note(int rc, const char *note)
+{
+    char detail[512];
+    snprintf(detail, sizeof detail, "%s", ovk_error_detail());
+    return ovk__fail(rc, "%s: %s", detail, note);
+}
+
 /* Collective, after a solve that failed (iteration limit, breakdown,
  * divergence) on an assembled A without a declared null space: when A
  * annihilates the constant vector (||A 1||_2 <= 1e-8 ||A||_inf sqrt(N),
@@ -1565,7 +1573,9 @@ static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_pcg_
     res->reductions = ovk__reducer_started(c->red) - started;
     ovk__log_solve(&s->rec.log, c, res);
     if (rc) return rc;
-    rc = singular_hint(s, status_of(res));
+    rc = status_of(res);
+    if (rc == OVK_EMAXIT && c->watch.limit_note) rc = limit_note(rc, c->watch.limit_note);
+    rc = singular_hint(s, rc);
     report_solve(s, res, rc);
     return rc;
 }

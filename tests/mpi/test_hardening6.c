@@ -1,0 +1,155 @@
+/* Hostile input for the newer families (docs/robustness.md):
+ *   - minres and pminres on singular systems with b outside A's range (a
+ *     1-D Neumann Laplacian, a 1-D Dirichlet Laplacian shifted by its
+ *     smallest eigenvalue), no preconditioner, at the iteration limit: the
+ *     x returned is no worse than x = 0, the residual reported is its true
+ *     one, and the detail names the null space; declared
+ *     (ovk_solver_set_nullspace: the constant, or the shifted Laplacian's
+ *     sine), both converge on the projected system with x orthogonal to it.
+ * Rows split unevenly (a rank without rows from 3 ranks). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpitest.h"
+#include "problem.h"
+
+enum { N1 = 400 }; /* rows of the 1-D problems */
+static const double PI = 3.14159265358979323846;
+
+static int rank, nranks;
+
+static double gsum(double v)
+{
+    double out = 0.0;
+    MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    return out;
+}
+
+/* the 1-D Laplacian tridiag(-1, 2, -1) of n rows; neumann: the end rows'
+ * diagonal 1 (row sums zero); else shifted by -shift on the diagonal */
+static ovk_matrix *line(int neumann, double shift)
+{
+    tp_rows r;
+    tp_rows_alloc(&r, N1, 3);
+    int k = 0;
+    for (int i = 0; i < r.count; i++) {
+        int64_t g = r.start + i;
+        double diag = 2.0 - shift;
+        if (neumann && (g == 0 || g == N1 - 1)) diag = 1.0;
+        if (g > 0) r.col[k] = g - 1, r.val[k++] = -1.0;
+        r.col[k] = g, r.val[k++] = diag;
+        if (g < N1 - 1) r.col[k] = g + 1, r.val[k++] = -1.0;
+        r.ptr[i + 1] = k;
+    }
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, r.start, r.count, r.ptr, r.col, r.val, OVK_DUP_REJECT, &A));
+    tp_rows_free(&r);
+    return A;
+}
+
+/* the smallest eigenvalue of the Dirichlet line and its eigenvector's row g */
+static double lambda1(void) { return 2.0 - 2.0 * cos(PI / (N1 + 1)); }
+static double sine(int64_t g) { return sin(PI * (double)(g + 1) / (N1 + 1)); }
+
+/* ||b - A x|| / ||b|| and, when z is given, |<z,x>| / (||z|| ||x||) */
+static double true_rel(ovk_matrix *A, ovk_vector *b, ovk_vector *x, const double *z, double *along)
+{
+    ovk_vector *r = NULL;
+    ovk_vector_create(A, &r);
+    ovk_matvec(A, x, r);
+    const double *bv = ovk_vector_data(b), *xv = ovk_vector_data(x), *rv = ovk_vector_data(r);
+    double rr = 0.0, bb = 0.0, zx = 0.0, zz = 0.0, xx = 0.0;
+    for (int i = 0; i < ovk_vector_nlocal(b); i++) {
+        rr += (bv[i] - rv[i]) * (bv[i] - rv[i]), bb += bv[i] * bv[i];
+        if (z) zx += z[i] * xv[i], zz += z[i] * z[i], xx += xv[i] * xv[i];
+    }
+    ovk_vector_destroy(r);
+    if (along) *along = fabs(gsum(zx)) / sqrt(gsum(zz) * gsum(xx));
+    return sqrt(gsum(rr) / gsum(bb));
+}
+
+/* b - its projection on z when consistent (z NULL: the constant) */
+static void project(ovk_vector *b, const double *z)
+{
+    double *bv = ovk_vector_data(b), zb = 0.0, zz = 0.0;
+    int n = ovk_vector_nlocal(b);
+    for (int i = 0; i < n; i++) zb += (z ? z[i] : 1.0) * bv[i], zz += z ? z[i] * z[i] : 1.0;
+    zb = gsum(zb), zz = gsum(zz);
+    for (int i = 0; i < n; i++) bv[i] -= zb / zz * (z ? z[i] : 1.0);
+}
+
+/* minres/pminres on the singular A with an inconsistent b: at the limit or
+ * stopped on x's growth, x no worse than 0 and its true residual reported;
+ * with the null space declared, converged on the projected b */
+static void singular_case(const char *what, ovk_matrix *A, const double *z, const char *solver)
+{
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res;
+    ovk_vector_create(A, &b);
+    ovk_vector_create(A, &x);
+    double *bv = ovk_vector_data(b);
+    for (int i = 0; i < ovk_vector_nlocal(b); i++) bv[i] = tp_value((uint64_t)(ovk_matrix_row_start(A) + i)) + 0.1;
+    ovk_solver *s = NULL;
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", solver));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
+    MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-8, 0.0, 4 * N1));
+    int rc = ovk_solver_solve(s, b, x, &res);
+    const char *detail = ovk_error_detail();
+    double t = true_rel(A, b, x, NULL, NULL);
+    if (rank == 0)
+        printf("%-8s %-9s no null space: %s after %d, reported %.3e, true %.3e\n", solver, what, ovk_status_name(rc),
+               res.iterations, res.rel_residual, t);
+    MT_CHECK(rc == OVK_EMAXIT || rc == OVK_EBREAKDOWN, "%s %s: status %s", solver, what, ovk_status_name(rc));
+    MT_CHECK(t <= 1.0, "%s %s: x returned has ||b - A x||/||b|| = %g, worse than x = 0", solver, what, t);
+    MT_CHECK(fabs(res.rel_residual - t) <= 1e-6 * t, "%s %s: reported %.6e, true %.6e", solver, what,
+             res.rel_residual, t);
+    MT_CHECK(strstr(detail, "ovk_solver_set_nullspace") != NULL, "%s %s: the detail names no null space: %s", solver,
+             what, detail);
+    /* declared: the projected system solved, x without its null-space part */
+    ovk_vector_set(x, 0.0);
+    const double *const zv[1] = {z};
+    MT_RC(OVK_OK, ovk_solver_set_nullspace(s, z ? 0 : 1, z ? 1 : 0, z ? zv : NULL));
+    rc = ovk_solver_solve(s, b, x, &res);
+    MT_CHECK(rc == OVK_OK, "%s %s with the null space: %s after %d (%s)", solver, what, ovk_status_name(rc),
+             res.iterations, rc ? ovk_error_detail() : "");
+    double along = 0.0;
+    project(b, z);
+    t = true_rel(A, b, x, z, &along);
+    if (rank == 0)
+        printf("%-8s %-9s null space:    %s after %d, reported %.3e, true %.3e, x along it %.1e\n", solver, what,
+               ovk_status_name(rc), res.iterations, res.rel_residual, t, z ? along : 0.0);
+    MT_CHECK(t <= 1e-7, "%s %s with the null space: ||Pb - A x||/||Pb|| = %g", solver, what, t);
+    if (z) MT_CHECK(along <= 1e-10, "%s %s: x's part along the null space %g", solver, what, along);
+    ovk_solver_destroy(&s);
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+}
+
+static void singular_minres(void)
+{
+    static const char *const solvers[] = {"minres", "pminres"};
+    ovk_matrix *neu = line(1, 0.0), *shifted = line(0, lambda1());
+    int n = ovk_matrix_nlocal(shifted);
+    double *z = malloc(sizeof(double) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) z[i] = sine(ovk_matrix_row_start(shifted) + i);
+    for (int k = 0; k < 2; k++) {
+        singular_case("neumann", neu, NULL, solvers[k]);
+        singular_case("shifted", shifted, z, solvers[k]);
+    }
+    free(z);
+    ovk_matrix_destroy(neu);
+    ovk_matrix_destroy(shifted);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    singular_minres();
+    int status = mt_finish("test_hardening6");
+    MPI_Finalize();
+    return status;
+}
