@@ -6,6 +6,10 @@
  *     one, and the detail names the null space; declared
  *     (ovk_solver_set_nullspace: the constant, or the shifted Laplacian's
  *     sine), both converge on the projected system with x orthogonal to it.
+ *   - scg (s = 2, 4, 8) with a user preconditioner that writes a NaN on one
+ *     rank from a call after its start-up: OVK_ENONFINITE naming the block's
+ *     sums and the callback on every rank, x finite (it halved s and blamed
+ *     SPD: OVK_EBREAKDOWN "... = nan (matrix or preconditioner not SPD?)").
  * Rows split unevenly (a rank without rows from 3 ranks). */
 #include <math.h>
 #include <stdlib.h>
@@ -143,12 +147,68 @@ static void singular_minres(void)
     ovk_matrix_destroy(shifted);
 }
 
+/* z = r / 2 (the line's Jacobi), a NaN in the first row of the last rank
+ * with rows from call nan_from on */
+typedef struct nan_pc {
+    int calls, nan_from, mine, n;
+} nan_pc;
+
+static int nan_precond(ovk_solver *s, const double *in, double *out, void *ctx)
+{
+    (void)s;
+    nan_pc *p = ctx;
+    for (int i = 0; i < p->n; i++) out[i] = 0.5 * in[i];
+    if (++p->calls >= p->nan_from && p->mine && p->n > 0) out[0] = NAN;
+    return 0;
+}
+
+static void scg_nan(void)
+{
+    static const char *const specs[] = {"scg:s=2", "scg:s=4", "scg:s=8"};
+    ovk_matrix *A = line(0, 0.0);
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res;
+    ovk_vector_create(A, &b);
+    ovk_vector_create(A, &x);
+    double *bv = ovk_vector_data(b);
+    int n = ovk_vector_nlocal(b), last = 0;
+    for (int i = 0; i < n; i++) bv[i] = tp_value((uint64_t)(ovk_matrix_row_start(A) + i));
+    int has = n > 0 ? rank : -1;
+    MPI_Allreduce(&has, &last, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    for (int k = 0; k < 3; k++) {
+        nan_pc pc = {.nan_from = 60, .mine = rank == last, .n = n};
+        ovk_solver *s = NULL;
+        MT_RC(OVK_OK, ovk_solver_create(A, &s));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", specs[k]));
+        MT_RC(OVK_OK, ovk_solver_set_precond_fn(s, nan_precond, &pc));
+        MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-10, 0.0, 2000));
+        ovk_vector_set(x, 0.0);
+        int rc = ovk_solver_solve(s, b, x, &res);
+        long long r = rc;
+        MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, &r, 1), "%s: the ranks returned different statuses", specs[k]);
+        MT_CHECK(rc == OVK_ENONFINITE && strstr(ovk_error_detail(), "s-step block") &&
+                     strstr(ovk_error_detail(), "callback"),
+                 "%s, a NaN from the preconditioner: %s after %d: %s", specs[k], ovk_status_name(rc), res.iterations,
+                 ovk_error_detail());
+        const double *xv = ovk_vector_data(x);
+        int finite = 1;
+        for (int i = 0; i < n; i++) finite &= isfinite(xv[i]) != 0;
+        MT_CHECK(finite, "%s: x not finite", specs[k]);
+        if (rank == 0) printf("%s, NaN from call 60: %s after %d\n", specs[k], ovk_status_name(rc), res.iterations);
+        ovk_solver_destroy(&s);
+    }
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_matrix_destroy(A);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     singular_minres();
+    scg_nan();
     int status = mt_finish("test_hardening6");
     MPI_Finalize();
     return status;
