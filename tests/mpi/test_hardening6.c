@@ -10,6 +10,9 @@
  *     rank from a call after its start-up: OVK_ENONFINITE naming the block's
  *     sums and the callback on every rank, x finite (it halved s and blamed
  *     SPD: OVK_EBREAKDOWN "... = nan (matrix or preconditioner not SPD?)").
+ *   - ovk_solver_set_schur_matrix on rank 0 only, fieldsplit: OVK_EOPTION on
+ *     every rank at setup naming the ranks that set none (each rank chose
+ *     between the user's matrix and selfp alone: the setup deadlocked).
  * Rows split unevenly (a rank without rows from 3 ranks). */
 #include <math.h>
 #include <stdlib.h>
@@ -202,6 +205,45 @@ static void scg_nan(void)
     ovk_matrix_destroy(A);
 }
 
+/* a Schur matrix set on rank 0 only (the rest of the setup is valid) */
+static void schur_on_one_rank(void)
+{
+    if (nranks < 2) return;
+    ovk_matrix *A = line(0, 0.0), *S = NULL;
+    int n = ovk_matrix_nlocal(A), n1 = 0, *field = malloc(sizeof(int) * (size_t)(n + 1));
+    int64_t start = ovk_matrix_row_start(A), before = 0;
+    for (int i = 0; i < n; i++) n1 += field[i] = (int)((start + i) % 2);
+    int64_t mine = n1;
+    MPI_Exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) before = 0;
+    int *ptr = calloc((size_t)n1 + 1, sizeof(int));
+    ovk_gidx *col = malloc(sizeof(ovk_gidx) * (size_t)(n1 + 1));
+    double *val = malloc(sizeof(double) * (size_t)(n1 + 1));
+    for (int i = 0; i < n1; i++) ptr[i + 1] = i + 1, col[i] = before + i, val[i] = 1.0; /* a mass matrix: I */
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, before, n1, ptr, col, val, OVK_DUP_REJECT, &S));
+    ovk_solver *s = NULL;
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "minres"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "fieldsplit:0=jacobi,1=jacobi"));
+    MT_RC(OVK_OK, ovk_solver_set_fields(s, field));
+    if (rank == 0) MT_RC(OVK_OK, ovk_solver_set_schur_matrix(s, S));
+    int rc = ovk_solver_setup(s);
+    long long r = rc;
+    char want[64] = "the ranks that set none: 1";
+    for (int k = 2; k < nranks; k++) snprintf(want + strlen(want), sizeof want - strlen(want), ", %d", k);
+    MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, &r, 1), "schur on rank 0: the ranks returned different statuses");
+    MT_CHECK(rc == OVK_EOPTION && strstr(ovk_error_detail(), want), "schur on rank 0 only: %s: %s (wanted '%s')",
+             ovk_status_name(rc), ovk_error_detail(), want);
+    if (rank == 0) printf("schur on rank 0 only: %s: %s\n", ovk_status_name(rc), ovk_error_detail());
+    /* set everywhere: the setup goes on */
+    MT_RC(OVK_OK, ovk_solver_set_schur_matrix(s, S));
+    MT_RC(OVK_OK, ovk_solver_setup(s));
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(S);
+    ovk_matrix_destroy(A);
+    free(ptr), free(col), free(val), free(field);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -209,6 +251,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     singular_minres();
     scg_nan();
+    schur_on_one_rank();
     int status = mt_finish("test_hardening6");
     MPI_Finalize();
     return status;
