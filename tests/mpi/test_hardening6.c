@@ -20,6 +20,9 @@
  *     request made and freed; the requests are now kept across reducers).
  *     With arguments `lifetimes N [backend...]` only that, N lifetimes per
  *     backend (docs/robustness.md's long run).
+ *   - specs with an empty option value or a bare ':' (fieldsplit:0= took
+ *     jacobi, not field 0's default; fieldsplit: and jacobi: were accepted):
+ *     OVK_EOPTION on every rank at setup.
  * Rows split unevenly (a rank without rows from 3 ranks). */
 #include <math.h>
 #include <stdlib.h>
@@ -251,6 +254,33 @@ static void schur_on_one_rank(void)
     free(ptr), free(col), free(val), free(field);
 }
 
+static void empty_specs(void)
+{
+    static const char *const specs[][3] = {{"precond", "fieldsplit:0=", "has no value"},
+                                           {"precond", "fieldsplit:0=,1=jacobi", "has no value"},
+                                           {"precond", "fieldsplit:", "ends with ':'"},
+                                           {"precond", "jacobi:", "ends with ':'"},
+                                           {"solver", "scg:s=", "has no value"}};
+    ovk_matrix *A = line(0, 0.0);
+    int n = ovk_matrix_nlocal(A), *field = malloc(sizeof(int) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) field[i] = (int)((ovk_matrix_row_start(A) + i) % 2);
+    for (int k = 0; k < 5; k++) {
+        ovk_solver *s = NULL;
+        MT_RC(OVK_OK, ovk_solver_create(A, &s));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "minres"));
+        MT_RC(OVK_OK, ovk_solver_set_fields(s, field));
+        int rc = ovk_solver_set_option(s, specs[k][0], specs[k][1]);
+        if (!rc) rc = ovk_solver_setup(s);
+        long long r = rc;
+        MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, &r, 1), "%s: the ranks returned different statuses", specs[k][1]);
+        MT_CHECK(rc == OVK_EOPTION && strstr(ovk_error_detail(), specs[k][2]), "%s=%s: %s: %s", specs[k][0],
+                 specs[k][1], ovk_status_name(rc), ovk_error_detail());
+        ovk_solver_destroy(&s);
+    }
+    free(field);
+    ovk_matrix_destroy(A);
+}
+
 /* this process's resident set, bytes (0 where /proc is missing) */
 static double rss_bytes(void)
 {
@@ -333,6 +363,7 @@ int main(int argc, char **argv)
     singular_minres();
     scg_nan();
     schur_on_one_rank();
+    empty_specs();
     lifetimes_check();
     int status = mt_finish("test_hardening6");
     MPI_Finalize();
