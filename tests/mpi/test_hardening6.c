@@ -281,6 +281,59 @@ static void empty_specs(void)
     ovk_matrix_destroy(A);
 }
 
+/* z = scale r, or (singular) r divided by a diagonal with a zero in the
+ * first row of the first rank with rows */
+typedef struct scaled_pc {
+    double scale;
+    int singular, first, n;
+} scaled_pc;
+
+static int scaled_precond(ovk_solver *s, const double *in, double *out, void *ctx)
+{
+    (void)s;
+    const scaled_pc *p = ctx;
+    for (int i = 0; i < p->n; i++) out[i] = p->scale * in[i];
+    if (p->singular && p->first && p->n > 0) out[0] = in[0] / 0.0;
+    return 0;
+}
+
+/* minres and pminres with a preconditioner that overflows (singular) or
+ * scales toward zero: the detail names the preconditioner, not A */
+static void minres_blame(void)
+{
+    static const char *const solvers[] = {"minres", "pminres"};
+    ovk_matrix *A = line(0, 0.0);
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res;
+    ovk_vector_create(A, &b);
+    ovk_vector_create(A, &x);
+    double *bv = ovk_vector_data(b);
+    int n = ovk_vector_nlocal(b), first = 0, has = n > 0 ? rank : nranks;
+    for (int i = 0; i < n; i++) bv[i] = tp_value((uint64_t)(ovk_matrix_row_start(A) + i));
+    MPI_Allreduce(&has, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    for (int k = 0; k < 4; k++) {
+        scaled_pc pc = {.scale = k < 2 ? 0.5 : 1e-300, .singular = k < 2, .first = rank == first, .n = n};
+        ovk_solver *s = NULL;
+        MT_RC(OVK_OK, ovk_solver_create(A, &s));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", solvers[k % 2]));
+        MT_RC(OVK_OK, ovk_solver_set_precond_fn(s, scaled_precond, &pc));
+        MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-10, 0.0, 1000));
+        ovk_vector_set(x, 0.0);
+        int rc = ovk_solver_solve(s, b, x, &res);
+        const char *d = ovk_error_detail();
+        if (rank == 0)
+            printf("%s, preconditioner %s: %s after %d: %s\n", solvers[k % 2], k < 2 ? "singular" : "x 1e-300",
+                   ovk_status_name(rc), res.iterations, d);
+        MT_CHECK(rc != OVK_OK ? strstr(d, "preconditioner") != NULL && !strstr(d, "A singular") : 1,
+                 "%s, preconditioner %s: %s: the detail does not name the preconditioner: %s", solvers[k % 2],
+                 k < 2 ? "singular" : "x 1e-300", ovk_status_name(rc), d);
+        ovk_solver_destroy(&s);
+    }
+    ovk_vector_destroy(b);
+    ovk_vector_destroy(x);
+    ovk_matrix_destroy(A);
+}
+
 /* this process's resident set, bytes (0 where /proc is missing) */
 static double rss_bytes(void)
 {
@@ -364,6 +417,7 @@ int main(int argc, char **argv)
     scg_nan();
     schur_on_one_rank();
     empty_specs();
+    minres_blame();
     lifetimes_check();
     int status = mt_finish("test_hardening6");
     MPI_Finalize();

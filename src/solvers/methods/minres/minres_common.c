@@ -133,9 +133,16 @@ static const char *const NOT_SPD =
  * else the solve stops (<x,x> and <t,t> may overflow: x grew). */
 static int usable(ovk__ctx *c, int iter, const double *v)
 {
+    static const char *const what[OVK__MR_XX] = {
+        "<u, C u> (the preconditioner's output C u overflowed or is NaN: a singular or badly scaled preconditioner, "
+        "or a NaN from its callback?)",
+        "<C u, A C u> (A C u overflowed or is NaN: the preconditioner or A scaled far too large, or a NaN from a "
+        "callback?)",
+        "<r, r> (the residual overflowed or is NaN)", "<r, u> (the residual or the Lanczos vector overflowed)",
+        "<u, u> (the Lanczos vector A C u overflowed: the preconditioner or A scaled far too large?)"};
     for (int k = 0; k < OVK__MR_XX; k++)
         if (!isfinite(v[k])) {
-            ovk__stop(c, iter, OVK_REASON_NONFINITE, "a reduced value", v[k]);
+            ovk__stop(c, iter, OVK_REASON_NONFINITE, what[k], v[k]);
             return 0;
         }
     if (v[OVK__MR_BB] < 0.0) {
@@ -292,8 +299,15 @@ int ovk__minres_decide(ovk__ctx *c, ovk__minres_vecs *mv, ovk__minres_qr *qr, ov
     }
     rotate(qr, v, &rr);
     if (!(qr->p_gamma > 0.0)) { /* alpha_j = beta_{j+1} = 0 after a zero rotation: T singular */
-        refuse(c, iter, "gamma", qr->p_gamma,
-               "the Lanczos matrix is singular (A singular, and b not in its range?)");
+        double cu = v[OVK__MR_UU] > 0.0 ? v[OVK__MR_BB] / v[OVK__MR_UU] : 1.0; /* C's Rayleigh quotient on u */
+        if (cu < 1e-150) { /* C (nearly) annihilates u: its coefficients underflowed, not A's fault */
+            c->res->iterations = iter;
+            c->res->reason = OVK_REASON_BREAKDOWN;
+            ovk__fail(OVK_EBREAKDOWN, "iteration %d: gamma = 0: the Lanczos matrix is singular with <u, C u> / <u, u> "
+                      "= %g: the preconditioner (nearly) annihilates u (scaled toward zero, or singular?)", iter, cu);
+        } else {
+            refuse(c, iter, "gamma", qr->p_gamma, "the Lanczos matrix is singular (A singular, and b not in its range?)");
+        }
         return OVK_OK;
     }
     qr->rr = rr;
