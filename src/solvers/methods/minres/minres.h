@@ -64,6 +64,7 @@ typedef struct ovk__minres_vecs {
 typedef struct ovk__minres_growth {
     int pending, kept;
     double kept_tt;
+    double bb_max; /* the largest beta^2 so far: a negative one within rounding of it is 0 */
 } ovk__minres_growth;
 
 /* The QR factorization as it goes, and the coefficients of the step whose

@@ -279,12 +279,17 @@ static int stop_or_restart(ovk__ctx *c, ovk__minres_vecs *mv, const ovk__minres_
 }
 
 int ovk__minres_decide(ovk__ctx *c, ovk__minres_vecs *mv, ovk__minres_qr *qr, ovk__minres_growth *g, int iter,
-                       const double *v, double bb, ovk__minres_action *act)
+                       const double *reduced, double bb, ovk__minres_action *act)
 {
-    double rr = 0.0;
+    double rr = 0.0, v[OVK__MR_COUNT];
     int stop = 0;
     *act = OVK__MR_STOP;
+    memcpy(v, reduced, sizeof v);
+    /* beta^2 at the Krylov space's end: 0 to rounding, which pminres's carried
+     * sums can leave negative (-1e-11 on a 60-row Neumann line, 59 steps) */
+    if (v[OVK__MR_BB] < 0.0 && -v[OVK__MR_BB] <= 1e-8 * g->bb_max) v[OVK__MR_BB] = v[OVK__MR_AB] = 0.0;
     if (!usable(c, iter, v)) return OVK_OK;
+    if (v[OVK__MR_BB] > g->bb_max) g->bb_max = v[OVK__MR_BB];
     take_checkpoint(mv, g, v);
     if (grew_past_b(c, v, bb)) { /* x_{j-1} may be worse than x = 0: stop with the better iterate */
         double grown = DBL_EPSILON * c->norms.anorm * sqrt(v[OVK__MR_XX] / bb);
