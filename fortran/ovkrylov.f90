@@ -1361,7 +1361,13 @@ contains
         type(ovk_solver), intent(inout) :: s
         character(len=*), intent(in) :: key, value
         integer, intent(out), optional :: ierr
-        call finish(c_solver_set_option(s%ptr, to_c(key), to_c(value)), 'ovk_solver_set_option', ierr)
+        integer(c_int) :: rc
+        if (index(key, c_null_char) > 0 .or. index(value, c_null_char) > 0) then ! C would read only up to it
+            rc = fail(OVK_EOPTION, 'option '//trim(key)//': the key or value holds a NUL character (char(0))')
+        else
+            rc = c_solver_set_option(s%ptr, to_c(key), to_c(value))
+        end if
+        call finish(rc, 'ovk_solver_set_option', ierr)
     end subroutine solver_set_option_text
 
     subroutine solver_set_option_int(s, key, value, ierr)
@@ -1928,7 +1934,13 @@ contains
         character(len=*), intent(in) :: spec
         type(ovk_reducer), intent(out) :: red
         integer, intent(out), optional :: ierr
-        call finish(c_reducer_create(int(comm%MPI_VAL, c_int), to_c(spec), red%ptr), 'ovk_reducer_create', ierr)
+        integer(c_int) :: rc
+        rc = OVK_OK
+        if (index(spec, c_null_char) > 0) rc = fail(OVK_EOPTION, 'backend '//trim(spec)// &
+                                                   ' holds a NUL character (char(0))') ! C would read only up to it
+        rc = f_agree(int(comm%MPI_VAL, c_int), rc) ! collective: no rank creates alone
+        if (rc == OVK_OK) rc = c_reducer_create(int(comm%MPI_VAL, c_int), to_c(spec), red%ptr)
+        call finish(rc, 'ovk_reducer_create', ierr)
     end subroutine ovk_reducer_create
 
     !> Free a reducer (collective; one never created is allowed).  OVK_EBUSY

@@ -226,6 +226,17 @@ class ArgumentError(Error, ValueError, TypeError):
         super().__init__(EINVAL, detail)
 
 
+def cbytes(text, what):
+    """text as C's NUL-terminated bytes; a NUL inside it is refused
+    (Error OVK_EOPTION): the library would read only what comes before it."""
+    text = str(text)
+    if "\x00" in text:
+        raise Error(STATUS["OVK_EOPTION"],
+                    detail=f"{what} {text!r} holds a NUL character: the library would read only "
+                           f"{text.split(chr(0), 1)[0]!r}")
+    return text.encode()
+
+
 def check(rc, **kw):
     """Raise Error for a nonzero status."""
     if rc:

@@ -3,6 +3,7 @@ import ctypes
 
 import numpy as np
 
+from . import _lib
 from ._lib import ArgumentError, Collective, Error, check, fhandle, lib
 
 _OPS = {"sum": 0, "max": 1, "min": 2}
@@ -21,7 +22,10 @@ class Reducer(Collective):
     def __init__(self, comm, backend=None):
         f = fhandle(comm)
         h = ctypes.c_void_p()
-        check(lib.ovk__f_reducer_create(f, (backend or "").encode(), ctypes.byref(h)))
+        spec = str(backend or "")
+        nul = f"backend {spec!r} holds a NUL character" if "\x00" in spec else None
+        _lib.agree(f, nul, _lib.STATUS["OVK_EOPTION"])  # collective: no rank creates alone
+        check(lib.ovk__f_reducer_create(f, spec.encode(), ctypes.byref(h)))
         self._h = h
         self.comm = comm
         self._track()

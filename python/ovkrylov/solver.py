@@ -7,7 +7,7 @@ import numpy as np
 from mpi4py import MPI
 
 from . import _lib
-from ._lib import APPLY_FN, MONITOR_FN, ArgumentError, Collective, Error, Result, agree, check, fhandle, lib
+from ._lib import APPLY_FN, MONITOR_FN, ArgumentError, Collective, Error, Result, agree, cbytes, check, fhandle, lib
 
 check_ = check  # solve()'s keyword argument `check` shadows it there
 # a system's status from its reason (ovk_reason: converged, iteration limit, breakdown, non-finite,
@@ -228,7 +228,8 @@ class Solver(Collective):
             if key == "precond" and self._precond is not None:
                 self._precond = self._precond_fn = None
                 check(lib.ovk_solver_set_precond_fn(self._h, APPLY_FN(), None))
-            check(lib.ovk_solver_set_option(self._h, key.encode(), _text(value).encode()))
+            check(lib.ovk_solver_set_option(self._h, cbytes(key, "option key"),
+                                            cbytes(_text(value), f"option {key}'s value")))
 
     # ---- callbacks --------------------------------------------------------
     def _apply_cb(self, target):
@@ -264,7 +265,7 @@ class Solver(Collective):
     def get_option(self, key):
         """The current value of an option as text ("backend" as resolved)."""
         buf = ctypes.create_string_buffer(512)
-        check(lib.ovk_solver_get_option(self.handle, key.encode(), buf, len(buf)))
+        check(lib.ovk_solver_get_option(self.handle, cbytes(key, "option key"), buf, len(buf)))
         return buf.value.decode()
 
     @property

@@ -19,6 +19,15 @@
  * does, so that its starts allocate nothing (the requests are initialised at
  * their first start: MPI's, not ours).
  *
+ * A destroyed reducer's idle classes, requests initialised, go to its
+ * communicator's pool (an attribute of the inner communicator, freed with
+ * it), and the next persistent reducer on it adopts them instead of
+ * initialising new ones: Open MPI 4.1 leaks about 330 B per persistent
+ * request initialised and freed, 12 kB per gmres solver.  The ranks may
+ * destroy reducers in different orders (a Python finalizer), so a reducer
+ * adopts the pool only when a fingerprint of it is the same on every rank
+ * (one reduction at creation); else it starts with none.
+ *
  * verify=1 checks that each result is bitwise identical on every rank, which
  * the MPI standard does not promise: the result words x and their complements
  * ~x are reduced with MPI_BAND on a private communicator (equal
@@ -125,6 +134,8 @@ static int allreduce_init(pentry *e, const pclass *k, MPI_Comm comm)
 }
 #endif
 
+static int adopt(native_state *s); /* below: the communicator's pool */
+
 static int native_create(MPI_Comm comm, ovk__opts *opts, void **state)
 {
     long persistent = 0, verify = 0;
@@ -146,10 +157,12 @@ static int native_create(MPI_Comm comm, ovk__opts *opts, void **state)
     for (int c = 0; c < NCLASS; c++)
         for (int i = 0; i < RING; i++) s->cls[c].ring[i].req = MPI_REQUEST_NULL;
     if (verify) rc = ovk__mpi(MPI_Comm_dup(comm, &s->vcomm), "MPI_Comm_dup");
+    if (!rc && persistent) rc = adopt(s); /* collective: the pool's classes, when alike on every rank */
     if (rc) goto cleanup;
     *state = s;
     return OVK_OK;
 cleanup:
+    if (s && s->vcomm != MPI_COMM_NULL) MPI_Comm_free(&s->vcomm);
     free(s);
     return rc;
 }
@@ -169,10 +182,106 @@ static void class_free(pclass *k)
     for (int i = 0; i < RING; i++) k->ring[i].req = MPI_REQUEST_NULL;
 }
 
+/* ---- the communicator's pool of idle classes ---------------------------- */
+
+typedef struct ppool {
+    int n;              /* classes held, oldest first */
+    pclass cls[NCLASS];
+} ppool;
+
+static int pool_key = MPI_KEYVAL_INVALID; /* on an inner communicator: its pool */
+
+/* The communicator is freed (its last object went, or MPI is finalized):
+ * the pool's requests and buffers go with it. */
+static int pool_deleted(MPI_Comm comm, int key, void *val, void *extra)
+{
+    (void)comm, (void)key, (void)extra;
+    ppool *p = val;
+    for (int i = 0; i < p->n; i++) class_free(&p->cls[i]);
+    free(p);
+    return MPI_SUCCESS;
+}
+
+/* comm's pool, made when `make` (NULL when it cannot be had). Local. */
+static ppool *pool_of(MPI_Comm comm, int make)
+{
+    ppool *p = NULL;
+    int flag = 0;
+    if (pool_key == MPI_KEYVAL_INVALID &&
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, pool_deleted, &pool_key, NULL) != MPI_SUCCESS)
+        return NULL;
+    if (MPI_Comm_get_attr(comm, pool_key, &p, &flag) == MPI_SUCCESS && flag) return p;
+    if (!make || !(p = calloc(1, sizeof *p))) return NULL;
+    if (MPI_Comm_set_attr(comm, pool_key, p) != MPI_SUCCESS) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* a class holds no running reduction */
+static int idle(const pclass *k)
+{
+    for (int i = 0; i < RING; i++)
+        if (k->ring[i].owner) return 0;
+    return 1;
+}
+
+/* FNV-1a over the pool's classes (count, type, op), in order */
+static uint64_t pool_print(const ppool *p)
+{
+    uint64_t h = 1469598103934665603ull;
+    int n = p ? p->n : 0;
+    for (int i = -1; i < n; i++) {
+        long long v[3] = {n, 0, 0};
+        if (i >= 0) v[0] = p->cls[i].count, v[1] = p->cls[i].type, v[2] = p->cls[i].op;
+        const unsigned char *b = (const unsigned char *)v;
+        for (size_t j = 0; j < sizeof v; j++) h = (h ^ b[j]) * 1099511628211ull;
+    }
+    return h;
+}
+
+/* Collective: the pool's classes taken by s when the pool is the same on
+ * every rank (then every rank takes the same classes, in the same order). */
+static int adopt(native_state *s)
+{
+    ppool *p = pool_of(s->comm, 0);
+    uint64_t h = pool_print(p);
+    int first = -1, rc = ovk__differs(s->comm, &h, 1, &first);
+    if (rc || first >= 0 || !p) return rc;
+    for (int i = 0; i < p->n; i++) {
+        pclass *k = &s->cls[i];
+        *k = p->cls[i];
+        k->starts = k->last = 0;
+        k->pinned = 0;
+    }
+    p->n = 0;
+    return OVK_OK;
+}
+
+/* Local: k's class into comm's pool (the oldest freed when it is full),
+ * or freed */
+static void deposit(ppool *p, pclass *k)
+{
+    if (!p || !k->used || !idle(k)) {
+        class_free(k);
+        return;
+    }
+    if (p->n == NCLASS) {
+        class_free(&p->cls[0]);
+        memmove(p->cls, p->cls + 1, sizeof(pclass) * (NCLASS - 1));
+        p->n--;
+    }
+    p->cls[p->n++] = *k;
+    memset(k, 0, sizeof *k);
+    for (int i = 0; i < RING; i++) k->ring[i].req = MPI_REQUEST_NULL;
+}
+
 static void native_destroy(void *state)
 {
     native_state *s = state;
-    for (int c = 0; c < NCLASS; c++) class_free(&s->cls[c]);
+    ppool *p = s->persistent ? pool_of(s->comm, 1) : NULL;
+    for (int c = 0; c < NCLASS; c++) deposit(p, &s->cls[c]);
     if (s->vcomm != MPI_COMM_NULL) MPI_Comm_free(&s->vcomm);
     free(s->vpool);
     free(s->vfree);

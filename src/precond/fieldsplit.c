@@ -461,14 +461,27 @@ cleanup:
     return rc;
 }
 
+/* Collective: a preconditioner built for a symmetric matrix on a block of
+ * a solver that assumes no symmetry (gmres): taken when the block is
+ * symmetric, else refused naming the entry and the alternatives. */
+static int symmetric_block(const ovk_matrix *B)
+{
+    int rc = ovk__matrix_check_symmetric(B);
+    if (rc != OVK_ENOTSYM) return rc;
+    char detail[OVK__DETAIL_LEN];
+    snprintf(detail, sizeof detail, "%s", ovk_error_detail());
+    return ovk__fail(OVK_EUNSUPPORTED, "it is built for a symmetric matrix and this block is not (%s): use ilu0, "
+                                       "jacobi or amg for this field", detail);
+}
+
 /* Collective: field k's preconditioner set up on its block (agreed). */
 static int setup_sub(fieldsplit *f, int k, const ovk__pc_env *env)
 {
     const ovk_matrix *B = k ? f->S : f->a00;
     ovk__pc_env e = {.A = B, .n = ovk_matrix_nlocal(B), .comm = B->lay.comm, .nonsymmetric = env->nonsymmetric};
     int rc = ovk__agree(env->comm, ovk__pc_create(f->spec[k], &f->pc[k]));
-    if (!rc && env->nonsymmetric && f->pc[k].type->symmetric_only)
-        rc = ovk__fail(OVK_EUNSUPPORTED, "built for a symmetric matrix; this solver assumes none");
+    if (!rc && env->nonsymmetric && f->pc[k].type->symmetric_only) /* the block may be symmetric all the same */
+        rc = symmetric_block(B);
     if (!rc) rc = ovk__agree(env->comm, f->pc[k].type->setup(f->pc[k].state, &e));
     const char *hint = k && f->schur_used == SCHUR_SELFP && rc == OVK_EZERODIAG
                            ? " (selfp's S = C + B diag(A)^-1 B^T is SPD for [[A, B^T], [B, -C]] with A SPD and C "

@@ -104,6 +104,8 @@ typedef struct ovk__monitor_state {
     int stag_iter;              /* the iteration of the last failed confirmation */
     int stag_window;            /* iterations the residual then has to halve in */
     double stag_min;            /* the smallest <r,r> iterated since that confirmation */
+    const char *limit_note;     /* a variant's word on a solve that reached the iteration limit
+                                   (static text), appended to the status's detail */
 } ovk__monitor_state;
 
 /* The application's callbacks as a solve calls them: the operator (when

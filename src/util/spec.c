@@ -20,6 +20,9 @@ int ovk__spec_parse(const char *kind, int bad_name_code, const char *spec, char 
     memcpy(name, spec, n);
     name[n] = '\0';
     const char *p = colon ? colon + 1 : NULL;
+    if (p && !*p)
+        return ovk__fail(OVK_EOPTION, "%s %s: the spec '%s' ends with ':' and no options (write %s, or "
+                                      "%s:key=value)", kind, name, spec, name, name);
     while (p && *p) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
@@ -33,6 +36,9 @@ int ovk__spec_parse(const char *kind, int bad_name_code, const char *spec, char 
         if (comma && !comma[1])
             return ovk__fail(OVK_EOPTION, "%s %s: the options '%s' end with a comma", kind, name, colon + 1);
         size_t klen = (size_t)(eq - p), vlen = len - klen - 1;
+        if (vlen == 0) /* fieldsplit's 0= took jacobi, not field 0's default */
+            return ovk__fail(OVK_EOPTION, "%s %s: option '%.*s' has no value (leave the option out for its default)",
+                             kind, name, (int)len, p);
         if (o->n == OVK__MAX_OPTS || klen >= sizeof o->kv[0].key || vlen >= sizeof o->kv[0].val)
             return ovk__fail(OVK_EOPTION, "%s %s: too many or too long options", kind, name);
         memcpy(o->kv[o->n].key, p, klen);

@@ -293,6 +293,22 @@ static void spd_solver(problem *pb, result *first)
     baseline(pb, "minres", "none", its_max);
 }
 
+/* gmres with a block-triangular split whose blocks are symmetric takes the
+ * preconditioners built for a symmetric matrix (it refused them: "built for a
+ * symmetric matrix") */
+static void symmetric_blocks(problem *pb)
+{
+    const char *pcs[] = {"fieldsplit:type=lower,0=ic0", "fieldsplit:type=lower,0=ssor", "fieldsplit:type=upper,0=cheby",
+                         "fieldsplit:type=lower,0=jacobi,1=ic0"};
+    for (int k = 0; k < 4; k++) {
+        char what[128];
+        snprintf(what, sizeof what, "gmres + %s", pcs[k]);
+        result fs = solve(pb, "gmres", pcs[k], pb->fields, NULL);
+        expect_solved(what, &fs, 1e-7);
+        if (g_rank == 0) printf("  %-48s %4d iterations\n", what, fs.iterations);
+    }
+}
+
 static void triangular(problem *pb)
 {
     const char *runs[][2] = {{"gmres", "diag"}, {"gmres", "lower"}, {"gmres", "upper"}, {"fgmres", "lower"}};
@@ -396,6 +412,7 @@ int main(int argc, char **argv)
     static result diag_ic0; /* a result holds x: not on the stack */
     spd_solver(&pb, &diag_ic0);
     triangular(&pb);
+    symmetric_blocks(&pb);
     user_schur(&pb, &diag_ic0);
     bad_inputs(&pb);
     problem_free(&pb);

@@ -513,14 +513,15 @@ static calls pipeline_run(const char *solver, int fail_from, const char *replace
 
 static void pipeline(void)
 {
-    /* r0, the start's w^_1, m^_1, n^_1, one n a step but the last; with
-     * replace_every=5 two products and two applications more at steps 5, 10, 15 */
+    /* r0, the start's w^_1, m^_1, n^_1, one n a step but the last, and at the
+     * limit b - A x of the x returned; with replace_every=5 two products and
+     * two applications more at steps 5, 10, 15 */
     static const char *const every[] = {"0", "5"};
     for (int e = 0; e < 2; e++) {
         calls k = pipeline_run("pminres", 0, every[e]);
         int extra = e ? 6 : 0;
-        /* not in flight: r0 = b - A x0 and the start's v^_1 = C u^_1 */
-        MT_CHECK(k.mv == 22 + extra && k.mv_flying == k.mv - 1 && k.pc == 21 + extra && k.pc_flying == k.pc - 1,
+        /* not in flight: r0 = b - A x0, the start's v^_1 = C u^_1 and the limit's b - A x */
+        MT_CHECK(k.mv == 23 + extra && k.mv_flying == k.mv - 2 && k.pc == 21 + extra && k.pc_flying == k.pc - 1,
                  "pminres replace_every=%s: %d of %d products and %d of %d preconditioner applications behind a "
                  "posted sum", every[e], k.mv_flying, k.mv, k.pc_flying, k.pc);
         if (g_rank == 0)

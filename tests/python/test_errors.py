@@ -133,3 +133,17 @@ def test_version_is_the_libraries():
     h = (pathlib.Path(__file__).resolve().parents[2] / "include" / "ovkrylov" / "ovkrylov.h").read_text()
     parts = [re.search(rf"#define OVK_VERSION_{p} +([0-9]+)", h) for p in ("MAJOR", "MINOR", "PATCH")]
     assert all(parts) and ovkrylov.__version__ == ".".join(m.group(1) for m in parts)
+
+
+def test_nul_in_strings_refused(comm, laplace):
+    """A NUL inside a string is refused (OVK_EOPTION), not cut short: 'scg:s=4\\x00junk'
+    ran scg:s=4."""
+    with pytest.raises(ovkrylov.Error, match="NUL") as e:
+        ovkrylov.Solver(laplace, solver="scg:s=4\x00junk", from_options=False)
+    assert e.value.name == "OVK_EOPTION"
+    with ovkrylov.Solver(laplace, from_options=False) as s:
+        with pytest.raises(ovkrylov.Error, match="NUL"):
+            s.set_options(precond="jacobi\x00")
+        assert s.get_option("precond") != "jacobi\x00"
+    with pytest.raises(ovkrylov.Error, match="NUL"):
+        ovkrylov.Reducer(comm, "native\x00:persistent=1")

@@ -94,7 +94,7 @@ def _neumann_path(comm, n=60):
     return ovkrylov.Matrix.from_csr(comm, lo, indptr, indices, data), lo, hi
 
 
-@pytest.mark.parametrize("solver", ["cg1", "plcg"])
+@pytest.mark.parametrize("solver", ["cg1", "plcg", "minres", "pminres"])
 def test_nullspace(comm, solver):
     n = 60
     A, lo, hi = _neumann_path(comm, n)

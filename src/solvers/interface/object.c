@@ -988,14 +988,41 @@ static int check_local(ovk_solver *s)
     return pick_precond(s);
 }
 
+/* Collective, after the ranks were found to differ on whether a Schur
+ * matrix is set: OVK_EOPTION naming the ranks that set none (fieldsplit
+ * would pick the user's matrix on some ranks and selfp on the others: their
+ * collectives would not match). */
+static int schur_differs(ovk_solver *s)
+{
+    int size = 1, mine = s->coords.schur != NULL, *all = NULL;
+    MPI_Comm_size(s->lay->comm, &size);
+    int rc = ovk__agree(s->lay->comm, (all = malloc(sizeof(int) * (size_t)size)) ? OVK_OK
+                                                                                   : ovk__fail(OVK_ENOMEM, "%d ranks", size));
+    if (!rc) rc = ovk__mpi(MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, s->lay->comm), "MPI_Allgather (Schur)");
+    if (rc) {
+        free(all);
+        return rc;
+    }
+    char list[160] = "";
+    size_t len = 0;
+    for (int r = 0, shown = 0; r < size && len + 16 < sizeof list; r++)
+        if (!all[r]) len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", shown++ ? ", " : "", r);
+    free(all);
+    return ovk__fail(OVK_EOPTION, "ovk_solver_set_schur_matrix was called on some ranks only; the ranks that set "
+                                  "none: %s%s (it is collective: set the same Schur matrix on every rank, or none)",
+                     list, len + 16 >= sizeof list ? ", ..." : "");
+}
+
 /* Collective: OVK_EOPTION naming the first option whose value differs
  * across the ranks (one reduction of a hash per option). */
 static int check_same(ovk_solver *s)
 {
     static const char *const setting[] = {"whether a monitor is set", "whether a preconditioner callback is set",
                                           "whether a reducer is set", "the coordinates' dimension",
-                                          "whether a convergence test is set", "the near-null space's vector count"};
-    enum { FLAGS = OPT_COUNT, N = OPT_COUNT + 6 };
+                                          "whether a convergence test is set", "the near-null space's vector count",
+                                          "whether a Schur matrix is set"};
+    enum { FLAGS = OPT_COUNT, NFLAGS = 7, N = OPT_COUNT + NFLAGS };
+    _Static_assert((int)N <= (int)OVK__MAX_FINGERPRINTS, "one fingerprint per option and setting");
     uint64_t h[N];
     char buf[256];
     int first = -1, rc;
@@ -1003,11 +1030,12 @@ static int check_same(ovk_solver *s)
         effective_value(s, &opt_defs[i], buf, sizeof buf);
         h[i] = ovk__fingerprint(buf, strlen(buf));
     }
-    int flags[6] = {s->mon.fn != NULL, s->fns.pc != NULL, s->user_red != NULL, s->coords.dim, s->mon.conv_fn != NULL,
-                    s->coords.nns_k};
-    for (int i = 0; i < 6; i++) h[FLAGS + i] = ovk__fingerprint(&flags[i], sizeof flags[i]);
+    int flags[NFLAGS] = {s->mon.fn != NULL,       s->fns.pc != NULL, s->user_red != NULL, s->coords.dim,
+                         s->mon.conv_fn != NULL, s->coords.nns_k,   s->coords.schur != NULL};
+    for (int i = 0; i < NFLAGS; i++) h[FLAGS + i] = ovk__fingerprint(&flags[i], sizeof flags[i]);
     rc = ovk__differs(s->lay->comm, h, N, &first);
     if (rc || first < 0) return rc;
+    if (first == FLAGS + NFLAGS - 1) return schur_differs(s);
     if (first >= OPT_COUNT)
         return ovk__fail(OVK_EOPTION, "%s differs across the ranks (it must be the same everywhere)",
                          setting[first - FLAGS]);
@@ -1505,6 +1533,14 @@ static int status_of(const ovk_result *r)
     }
 }
 
+/* the variant's word on a solve at the iteration limit, after the detail */
+static int limit_note(int rc, const char *note)
+{
+    char detail[512];
+    snprintf(detail, sizeof detail, "%s", ovk_error_detail());
+    return ovk__fail(rc, "%s: %s", detail, note);
+}
+
 /* Collective, after a solve that failed (iteration limit, breakdown,
  * divergence) on an assembled A without a declared null space: when A
  * annihilates the constant vector (||A 1||_2 <= 1e-8 ||A||_inf sqrt(N),
@@ -1600,7 +1636,9 @@ static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_resu
     res->reductions = ovk__reducer_started(c->red) - started;
     ovk__log_solve(&s->rec.log, c, res);
     if (rc) return rc;
-    rc = singular_hint(s, status_of(res));
+    rc = status_of(res);
+    if (rc == OVK_EMAXIT && c->watch.limit_note) rc = limit_note(rc, c->watch.limit_note);
+    rc = singular_hint(s, rc);
     report_solve(s, res, rc);
     return rc;
 }

@@ -412,6 +412,22 @@ static int halve(ovk__ctx *c, scg_work *w, int iter, int b, double ratio, int *s
     return OVK_OK;
 }
 
+/* A sum of the block not finite (a NaN or Inf from the operator or the
+ * preconditioner, a failed callback's NaN): the solve stops on it, not on
+ * a breakdown the halvings would blame on W */
+static int nonfinite_sums(ovk__ctx *c, scg_work *w, int iter, int at)
+{
+    for (int k = 0; k <= at; k++)
+        if (!isfinite(w->sums[k])) {
+            ovk__stop(c, iter, OVK_REASON_NONFINITE,
+                      "a sum of the s-step block (Y^T A Y, (A P)^T Y, Y^T r, <r,r>: a NaN or Inf from the operator "
+                      "or the preconditioner callback, or from A's or C's values)",
+                      w->sums[k]);
+            return 1;
+        }
+    return 0;
+}
+
 static int run(ovk__ctx *c, scg_work *w, double bb)
 {
     int iter = 0, stop = 0, rc = OVK_OK, sp = 0, checked = 0, best_at = 0, fresh = 1; /* fresh: r is b - A x */
@@ -434,6 +450,7 @@ static int run(ovk__ctx *c, scg_work *w, double bb)
         if (!rc) rc = block_sums(c, w, b, b > 0 ? sp : 0);
         if (rc) return rc;
         int spe = b > 0 ? sp : 0, at = b * (b + 1) / 2 + spe * b + b + spe, decided = 0;
+        if (nonfinite_sums(c, w, iter, at)) return OVK_OK; /* x stays the last block's */
         double rr = w->sums[at]; /* <r,r>, after the block's sums (<b,b> next while pending) */
         if (c->watch.initial_pending) rc = ovk__initial_values(c, (double[]){w->sums[at + 1], rr}, &bb, &decided);
         if (rc || decided) return rc;

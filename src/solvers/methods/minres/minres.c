@@ -14,7 +14,9 @@
  *   rotation j: phi_j, ||r_j||; the test                (minres_common.c)
  *
  * Converged by the recurrence, it is confirmed on b - A x, and started
- * afresh from that residual when it is not. */
+ * afresh from that residual when it is not.  A declared null space's
+ * Z^T v^ rides the same reduction (minres.h). */
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -23,11 +25,12 @@
 typedef struct minres_work {
     ovk__minres_vecs mv;          /* mv.x is the solution vector */
     ovk__minres_qr qr;
-    double sums[OVK__MR_COUNT];   /* reduced values, OVK__MR_* slots */
+    ovk__minres_growth growth;
+    double sums[OVK__MR_ROOM];    /* reduced values, OVK__MR_* slots, then Z^T v^ */
 } minres_work;
 
 /* a (re)start from r = b - A x: u^_1 = r, v^_1 = C u^_1, w^_1 = A v^_1 and
- * one reduction of <u^,v^>, <v^,w^>, <r,r> */
+ * one reduction of <u^,v^>, <v^,w^>, <r,r> (and Z^T v^: v^ projected) */
 static int start(ovk__ctx *c, minres_work *w, int iter, ovk__minres_action *act)
 {
     ovk__minres_vecs *mv = &w->mv;
@@ -39,8 +42,9 @@ static int start(ovk__ctx *c, minres_work *w, int iter, ovk__minres_action *act)
     if (rc) return rc;
     rc = ovk__ctx_matvec_dot(c, mv->v, mv->w, &s[OVK__MR_AB]); /* w^ = A v^ */
     if (rc) return rc;
-    rc = ovk__sum(c, OVK__IPROD, s, OVK__MR_RR + 1);
+    rc = ovk__sum(c, OVK__IPROD, s, ovk__nullspace_append(c, s, OVK__MR_RR + 1, OVK__MR_COUNT, mv->v));
     if (rc) return rc;
+    ovk__minres_project(c, s, mv->v); /* v^ -= Z Z^T v^ */
     ovk__minres_begin(c, &w->qr, iter, s, act);
     return OVK_OK;
 }
@@ -51,13 +55,16 @@ static int step(ovk__ctx *c, minres_work *w, int iter, double bb, ovk__minres_ac
     ovk__minres_vecs *mv = &w->mv;
     double *s = w->sums, uu = 0.0;
     ovk__minres_pass(c, mv, &w->qr, s); /* u = u^_{j+1}; v_old = v_j */
-    int rc = ovk__ctx_pc_dots(c, mv->u, mv->v, &s[OVK__MR_BB], &uu); /* v^ = C u^ */
+    int rc = ovk__minres_checkpoint(c, mv, &w->growth, iter, s); /* every OVK__MR_EVERY steps: b - A x */
+    if (rc) return rc;
+    rc = ovk__ctx_pc_dots(c, mv->u, mv->v, &s[OVK__MR_BB], &uu); /* v^ = C u^ */
     if (rc) return rc;
     rc = ovk__ctx_matvec_dot(c, mv->v, mv->w, &s[OVK__MR_AB]); /* w^ = A v^ */
     if (rc) return rc;
-    rc = ovk__sum(c, OVK__IPROD, s, OVK__MR_COUNT);
+    rc = ovk__sum(c, OVK__IPROD, s, ovk__nullspace_append(c, s, OVK__MR_COUNT, OVK__MR_COUNT, mv->v));
     if (rc) return rc;
-    return ovk__minres_decide(c, mv, &w->qr, iter, s, bb, act);
+    ovk__minres_project(c, s, mv->v); /* v^ -= Z Z^T v^ */
+    return ovk__minres_decide(c, mv, &w->qr, &w->growth, iter, s, bb, act);
 }
 
 static int iterate(ovk__ctx *c, void *work, double bb)
@@ -66,6 +73,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
     ovk__minres_action act = OVK__MR_RESTART;
     int iter = 0, rc = OVK_OK;
     w->mv.x = c->x;
+    w->growth = (ovk__minres_growth){.kept_tt = INFINITY};
     if (c->opts->max_iter <= 0) {
         c->res->reason = OVK_REASON_MAXIT;
         return OVK_OK;
@@ -83,7 +91,7 @@ const ovk__solver ovk__solver_minres = {
     .description = "MINRES (Paige-Saunders) for a symmetric, possibly indefinite matrix with an SPD preconditioner: "
                    "one blocking reduction per iteration",
     .options = "",
-    .work_size = sizeof(minres_work), .nvec = 8,
-    .vec = (const size_t[]){V(r), V(u_old), V(u), V(v_old), V(v), V(w), V(d_old), V(d)},
-    .iterate = iterate,
+    .work_size = sizeof(minres_work), .nvec = 11,
+    .vec = (const size_t[]){V(r), V(u_old), V(u), V(v_old), V(v), V(w), V(d_old), V(d), V(x_kept), V(x_cand), V(t)},
+    .iterate = iterate, .nullspace = 1,
 };

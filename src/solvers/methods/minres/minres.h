@@ -24,15 +24,29 @@
  * Saunders, SIAM J. Sci. Comput. 33(4), 2011, sec. 3), is carried too, and
  * its 2-norm, which the tolerance is on, is expanded from <r_{j-1}, r_{j-1}>,
  * <r_{j-1}, u^_{j+1}> and <u^_{j+1}, u^_{j+1}>, summed in the same reduction
- * (phibar_j itself is ||r_j|| in C's norm). */
+ * (phibar_j itself is ||r_j|| in C's norm).
+ *
+ * A declared null space Z (nullspace.c) is projected out of v^ = C u^, the
+ * vector x is built from, as the CG variants project their direction: Z^T v^
+ * rides the step's reduction and v^ -= Z Z^T v^ follows it (A Z = 0 leaves
+ * w^ = A v^ as it is).  On a singular A with b outside its range x grows
+ * and the recurrence stops holding its residual; pminres's carried vectors
+ * can drift as far.  So every OVK__MR_EVERY steps x is copied and its true
+ * residual's <t,t> rides the step's reduction: the best of these
+ * checkpoints is kept; <x,x> rides every reduction, and the solve stops when
+ * the rounding of A x alone, eps ||A|| ||x||, could exceed ||b||.  A solve
+ * that does not converge returns the better of x and the kept iterate by
+ * their true residuals, and reports that residual. */
 #ifndef OVK_MINRES_H
 #define OVK_MINRES_H
 
 #include "../../solver.h"
 
 /* the reduced values of a step: beta^2 = <u^,v^>, alpha beta^2 = <v^,w^>,
- * <r,r>, <r,u^>, <u^,u^> */
-enum { OVK__MR_BB, OVK__MR_AB, OVK__MR_RR, OVK__MR_RU, OVK__MR_UU, OVK__MR_COUNT };
+ * <r,r>, <r,u^>, <u^,u^>, <x,x>, a checkpoint's <t,t>; then Z^T v^ (a null space's OVK__MR_ROOM) */
+enum { OVK__MR_BB, OVK__MR_AB, OVK__MR_RR, OVK__MR_RU, OVK__MR_UU, OVK__MR_XX, OVK__MR_TT, OVK__MR_COUNT };
+enum { OVK__MR_EVERY = 50 }; /* steps between checkpoints of x (one product more each) */
+enum { OVK__MR_ROOM = OVK__MR_COUNT + OVK__NULLSPACE_MAX };
 
 /* The vectors of a step (pointers swapped by ovk__minres_pass). */
 typedef struct ovk__minres_vecs {
@@ -42,7 +56,16 @@ typedef struct ovk__minres_vecs {
     double *w_old, *w;  /* pminres: w_{j-1}; w^_j (minres: w^_j only, w_old NULL) */
     double *m, *n;      /* pminres: m^_j = C w^_j, n^_j = A m^_j; NULL in minres */
     double *d_old, *d;  /* d_{j-2}, d_{j-1} */
+    double *x_kept;     /* the checkpoint of the smallest true residual so far */
+    double *x_cand, *t; /* the checkpoint whose <t,t> is in flight, t = b - A x_cand */
 } ovk__minres_vecs;
+
+/* The checkpoints (minres.h's top): one in flight, one kept (its <t,t>). */
+typedef struct ovk__minres_growth {
+    int pending, kept;
+    double kept_tt;
+    double bb_max; /* the largest beta^2 so far: a negative one within rounding of it is 0 */
+} ovk__minres_growth;
 
 /* The QR factorization as it goes, and the coefficients of the step whose
  * update is pending. */
@@ -73,8 +96,14 @@ void ovk__minres_begin(ovk__ctx *c, ovk__minres_qr *qr, int iter, const double *
 void ovk__minres_pass(ovk__ctx *c, ovk__minres_vecs *mv, ovk__minres_qr *qr, double *sums);
 /* Collective (a product and a blocking reduction when the recurrence
  * converged): the decision after step iter's reduction of v.  */
-int ovk__minres_decide(ovk__ctx *c, ovk__minres_vecs *mv, ovk__minres_qr *qr, int iter, const double *v, double bb,
-                       ovk__minres_action *act);
+int ovk__minres_decide(ovk__ctx *c, ovk__minres_vecs *mv, ovk__minres_qr *qr, ovk__minres_growth *g, int iter,
+                       const double *v, double bb, ovk__minres_action *act);
+/* Collective only through the product (a user operator's): every
+ * OVK__MR_EVERY steps, x copied to x_cand, t = b - A x and the local <t,t>
+ * in sums[OVK__MR_TT] (after the pass, before the step's sum). */
+int ovk__minres_checkpoint(ovk__ctx *c, ovk__minres_vecs *mv, ovk__minres_growth *g, int iter, double *sums);
+/* Local: v -= Z coef (the coefficients of Z^T v reduced at vals[OVK__MR_COUNT]) */
+void ovk__minres_project(ovk__ctx *c, const double *vals, double *v);
 /* Local: v_j = 0 for the first step, and d = 0 (a fresh start). */
 void ovk__minres_clear(ovk__ctx *c, ovk__minres_vecs *mv);
 

@@ -2,6 +2,7 @@
  * factorization (Paige-Saunders, in the form of SciPy's and Choi's codes:
  * one Givens rotation per column, the two before it applied to it), the
  * decision after each reduction, and the fused pass of a step. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -29,10 +30,11 @@ static void pass_rows(int lo, int hi, const ovk__minres_vecs *mv, const ovk__min
     double *restrict vo = mv->v_old, *restrict v = mv->v, *restrict dd = mv->d_old;
     const double *restrict w = mv->w, *restrict d = mv->d;
     double ib = 1.0 / qr->beta, a = qr->alpha, b = qr->beta, g = 1.0 / qr->p_gamma;
-    double rr = 0.0, ru = 0.0, uu = 0.0;
+    double rr = 0.0, ru = 0.0, uu = 0.0, xx = 0.0;
     for (int i = lo; i < hi; i++) {
         double uj = u[i] * ib, dn = (vo[i] - qr->p_eps * dd[i] - qr->p_delta * d[i]) * g; /* d_{j-1} */
         x[i] += qr->p_phi * dn;
+        xx += x[i] * x[i];
         r[i] = qr->p_s2 * r[i] - qr->p_pc * uj; /* r_{j-1} */
         dd[i] = dn;
         v[i] *= ib; /* v_j */
@@ -46,6 +48,7 @@ static void pass_rows(int lo, int hi, const ovk__minres_vecs *mv, const ovk__min
     s[OVK__MR_RR] += rr;
     s[OVK__MR_RU] += ru;
     s[OVK__MR_UU] += uu;
+    s[OVK__MR_XX] += xx;
 }
 
 /* pminres's: also w_j, v^_{j+1} = m_j - alpha v_j - beta v_{j-1},
@@ -57,11 +60,12 @@ static void pipe_rows(int lo, int hi, const ovk__minres_vecs *mv, const ovk__min
     double *restrict dd = mv->d_old;
     const double *restrict m = mv->m, *restrict nv = mv->n, *restrict d = mv->d;
     double ib = 1.0 / qr->beta, a = qr->alpha, b = qr->beta, g = 1.0 / qr->p_gamma;
-    double bb = 0.0, ab = 0.0, rr = 0.0, ru = 0.0, uu = 0.0;
+    double bb = 0.0, ab = 0.0, rr = 0.0, ru = 0.0, uu = 0.0, xx = 0.0;
     for (int i = lo; i < hi; i++) {
         double uj = u[i] * ib, vj = v[i] * ib, wj = w[i] * ib;
         double dn = (vo[i] - qr->p_eps * dd[i] - qr->p_delta * d[i]) * g; /* d_{j-1} */
         x[i] += qr->p_phi * dn;
+        xx += x[i] * x[i];
         r[i] = qr->p_s2 * r[i] - qr->p_pc * uj; /* r_{j-1} */
         dd[i] = dn;
         double un = wj - a * uj - b * uo[i];          /* u^_{j+1} */
@@ -84,6 +88,7 @@ static void pipe_rows(int lo, int hi, const ovk__minres_vecs *mv, const ovk__min
     s[OVK__MR_RR] += rr;
     s[OVK__MR_RU] += ru;
     s[OVK__MR_UU] += uu;
+    s[OVK__MR_XX] += xx;
 }
 
 static void swap(double **a, double **b)
@@ -97,7 +102,7 @@ void ovk__minres_pass(ovk__ctx *c, ovk__minres_vecs *mv, ovk__minres_qr *qr, dou
 {
     ovk__tic t0 = ovk__tic_start(c);
     int step = ovk__chunk_rows(c->n, &c->hook);
-    for (int k = 0; k < OVK__MR_COUNT; k++) sums[k] = 0.0;
+    for (int k = 0; k < OVK__MR_ROOM; k++) sums[k] = 0.0;
     for (int lo = 0; lo < c->n; lo += step) {
         int hi = ovk__chunk_end(lo, step, c->n);
         if (mv->m) pipe_rows(lo, hi, mv, qr, sums);
@@ -124,12 +129,20 @@ static const char *const NOT_SPD =
     "positive diagonal, or a callback applying an SPD approximation of |A|^-1; with an indefinite one use gmres or "
     "fgmres)";
 
-/* The reduced values are finite and <u^, C u^> > 0; else the solve stops. */
+/* The reduced values of the recurrence are finite and <u^, C u^> > 0;
+ * else the solve stops (<x,x> and <t,t> may overflow: x grew). */
 static int usable(ovk__ctx *c, int iter, const double *v)
 {
-    for (int k = 0; k < OVK__MR_COUNT; k++)
+    static const char *const what[OVK__MR_XX] = {
+        "<u, C u> (the preconditioner's output C u overflowed or is NaN: a singular or badly scaled preconditioner, "
+        "or a NaN from its callback?)",
+        "<C u, A C u> (A C u overflowed or is NaN: the preconditioner or A scaled far too large, or a NaN from a "
+        "callback?)",
+        "<r, r> (the residual overflowed or is NaN)", "<r, u> (the residual or the Lanczos vector overflowed)",
+        "<u, u> (the Lanczos vector A C u overflowed: the preconditioner or A scaled far too large?)"};
+    for (int k = 0; k < OVK__MR_XX; k++)
         if (!isfinite(v[k])) {
-            ovk__stop(c, iter, OVK_REASON_NONFINITE, "a reduced value", v[k]);
+            ovk__stop(c, iter, OVK_REASON_NONFINITE, what[k], v[k]);
             return 0;
         }
     if (v[OVK__MR_BB] < 0.0) {
@@ -192,47 +205,123 @@ static void finish(ovk__ctx *c, const ovk__minres_vecs *mv, const ovk__minres_qr
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
+#define GREW                                                                                                     \
+    "x grew past what the recurrence's residual holds (eps ||A|| ||x|| above it): A singular or nearly so, and b " \
+    "outside its range? The x returned is the iterate of the smaller true residual, which is the one reported"
+#define DECLARE                                                                                                  \
+    "; declare A's null space (ovk_solver_set_nullspace, or the option nullspace=constant): minres and pminres " \
+    "project it out of x and solve in A's range"
+#define DECLARE_REST "; the declared null space is not all of A's: declare the rest (ovk_solver_set_nullspace)"
+
+/* what x's growth tells: declare the null space, or (declared) the rest of it */
+static const char *grew_note(const ovk__ctx *c) { return c->ns ? GREW DECLARE_REST : GREW DECLARE; }
+
+/* Local: the checkpoint whose <t,t> came with v kept when it is the best
+ * (x_kept and x_cand swapped) */
+static void take_checkpoint(ovk__minres_vecs *mv, ovk__minres_growth *g, const double *v)
+{
+    if (!g->pending) return;
+    g->pending = 0;
+    double tt = v[OVK__MR_TT];
+    if (!(tt < g->kept_tt)) return; /* not finite, or no better */
+    double *t = mv->x_kept;
+    mv->x_kept = mv->x_cand;
+    mv->x_cand = t;
+    g->kept = 1;
+    g->kept_tt = tt;
+}
+
+/* the rounding of A x alone could exceed ||b||: x = 0 may be better than x */
+static int grew_past_b(const ovk__ctx *c, const double *v, double bb)
+{
+    return c->norms.current && !(DBL_EPSILON * c->norms.anorm * sqrt(v[OVK__MR_XX]) <= sqrt(bb));
+}
+
+/* Collective: a solve stopping short of convergence reports the true
+ * residual of the x it returns: x's, or the kept checkpoint's when it is
+ * smaller (then x = x_kept).  One product and one blocking reduction. */
+static int report_true(ovk__ctx *c, ovk__minres_vecs *mv, ovk__minres_growth *g, double bb)
+{
+    double rr = 0.0;
+    int rc = ovk__ctx_residual(c, mv->r); /* r = b - A x */
+    if (!rc) rc = ovk__ctx_dots(c, 1, (const double *[]){mv->r}, (const double *[]){mv->r}, &rr);
+    if (rc) return rc;
+    if (g->kept && !(rr <= g->kept_tt)) { /* reduced: every rank alike */
+        if (c->n > 0) memcpy(mv->x, mv->x_kept, sizeof(double) * (size_t)c->n);
+        rr = g->kept_tt;
+        c->watch.limit_note = grew_note(c);
+    }
+    c->res->rel_residual = sqrt(rr / bb);
+    return OVK_OK;
+}
+
 /* stopped (converged, the monitor, divergence) or at the limit: x updated;
  * a convergence confirmed by the true residual, else a restart (none at
- * the limit: the limit stands) */
-static int stop_or_restart(ovk__ctx *c, const ovk__minres_vecs *mv, const ovk__minres_qr *qr, int iter, double bb,
-                           ovk__minres_action *act)
+ * the limit: the limit stands, with x's true residual) */
+static int stop_or_restart(ovk__ctx *c, ovk__minres_vecs *mv, const ovk__minres_qr *qr, ovk__minres_growth *g,
+                           int iter, double bb, ovk__minres_action *act)
 {
     int ok = 1;
     finish(c, mv, qr);
     *act = OVK__MR_STOP;
-    if (c->res->reason != OVK_REASON_CONVERGED) return OVK_OK;
-    int rc = ovk__confirm(c, bb, mv->r, &ok); /* r = b - A x */
-    if (rc || ok) return rc;
-    if (iter >= c->opts->max_iter) {
+    if (c->res->reason == OVK_REASON_CONVERGED) {
+        int rc = ovk__confirm(c, bb, mv->r, &ok); /* r = b - A x */
+        if (rc || ok) return rc;
+        if (iter < c->opts->max_iter) {
+            c->res->restarts++;
+            *act = OVK__MR_RESTART;
+            return OVK_OK;
+        }
         c->res->reason = OVK_REASON_MAXIT;
-        return OVK_OK;
     }
-    c->res->restarts++;
-    *act = OVK__MR_RESTART;
-    return OVK_OK;
+    if (c->res->reason != OVK_REASON_MAXIT) return OVK_OK;
+    return report_true(c, mv, g, bb);
 }
 
-int ovk__minres_decide(ovk__ctx *c, ovk__minres_vecs *mv, ovk__minres_qr *qr, int iter, const double *v, double bb,
-                       ovk__minres_action *act)
+int ovk__minres_decide(ovk__ctx *c, ovk__minres_vecs *mv, ovk__minres_qr *qr, ovk__minres_growth *g, int iter,
+                       const double *reduced, double bb, ovk__minres_action *act)
 {
-    double rr = 0.0;
+    double rr = 0.0, v[OVK__MR_COUNT];
     int stop = 0;
     *act = OVK__MR_STOP;
+    memcpy(v, reduced, sizeof v);
+    /* beta^2 at the Krylov space's end: 0 to rounding, which pminres's carried
+     * sums can leave negative (-1e-11 on a 60-row Neumann line, 59 steps) */
+    if (v[OVK__MR_BB] < 0.0 && -v[OVK__MR_BB] <= 1e-8 * g->bb_max) v[OVK__MR_BB] = v[OVK__MR_AB] = 0.0;
     if (!usable(c, iter, v)) return OVK_OK;
+    if (v[OVK__MR_BB] > g->bb_max) g->bb_max = v[OVK__MR_BB];
+    take_checkpoint(mv, g, v);
+    if (grew_past_b(c, v, bb)) { /* x_{j-1} may be worse than x = 0: stop with the better iterate */
+        double grown = DBL_EPSILON * c->norms.anorm * sqrt(v[OVK__MR_XX] / bb);
+        c->res->iterations = iter;
+        c->res->reason = OVK_REASON_BREAKDOWN;
+        int rc = report_true(c, mv, g, bb);
+        if (rc) return rc;
+        c->watch.limit_note = NULL;
+        ovk__fail(OVK_EBREAKDOWN, "iteration %d: eps ||A|| ||x|| = %.3g ||b||; the x returned has ||b - A x||/||b|| = "
+                  "%.3g: %s", iter, grown, c->res->rel_residual, grew_note(c));
+        return OVK_OK;
+    }
     rotate(qr, v, &rr);
     if (!(qr->p_gamma > 0.0)) { /* alpha_j = beta_{j+1} = 0 after a zero rotation: T singular */
-        refuse(c, iter, "gamma", qr->p_gamma,
-               "the Lanczos matrix is singular (A singular, and b not in its range?)");
+        double cu = v[OVK__MR_UU] > 0.0 ? v[OVK__MR_BB] / v[OVK__MR_UU] : 1.0; /* C's Rayleigh quotient on u */
+        if (cu < 1e-150) { /* C (nearly) annihilates u: its coefficients underflowed, not A's fault */
+            c->res->iterations = iter;
+            c->res->reason = OVK_REASON_BREAKDOWN;
+            ovk__fail(OVK_EBREAKDOWN, "iteration %d: gamma = 0: the Lanczos matrix is singular with <u, C u> / <u, u> "
+                      "= %g: the preconditioner (nearly) annihilates u (scaled toward zero, or singular?)", iter, cu);
+        } else {
+            refuse(c, iter, "gamma", qr->p_gamma, "the Lanczos matrix is singular (A singular, and b not in its range?)");
+        }
         return OVK_OK;
     }
     qr->rr = rr;
     int rc = ovk__iterate_check(c, iter, rr, bb, &stop);
     if (rc) return rc;
-    if (stop) return stop_or_restart(c, mv, qr, iter, bb, act);
+    if (stop) return stop_or_restart(c, mv, qr, g, iter, bb, act);
     if (iter >= c->opts->max_iter) {
         c->res->reason = OVK_REASON_MAXIT;
-        return stop_or_restart(c, mv, qr, iter, bb, act);
+        return stop_or_restart(c, mv, qr, g, iter, bb, act);
     }
     if (qr->beta == 0.0) { /* an invariant subspace short of the tolerance: start again from b - A x */
         finish(c, mv, qr);
@@ -241,5 +330,28 @@ int ovk__minres_decide(ovk__ctx *c, ovk__minres_vecs *mv, ovk__minres_qr *qr, in
         return ovk__ctx_residual(c, mv->r);
     }
     *act = OVK__MR_STEP;
+    return OVK_OK;
+}
+
+void ovk__minres_project(ovk__ctx *c, const double *vals, double *v)
+{
+    ovk__nullspace_remove(c, vals + OVK__MR_COUNT, v, 0.0, NULL); /* v -= Z Z^T v */
+}
+
+int ovk__minres_checkpoint(ovk__ctx *c, ovk__minres_vecs *mv, ovk__minres_growth *g, int iter, double *sums)
+{
+    if (iter % OVK__MR_EVERY || !mv->x_cand) return OVK_OK;
+    if (c->n > 0) memcpy(mv->x_cand, mv->x, sizeof(double) * (size_t)c->n);
+    int rc = ovk__ctx_matvec(c, mv->x_cand, mv->t);
+    if (rc) return rc;
+    ovk__tic t0 = ovk__tic_start(c);
+    double tt = 0.0;
+    for (int i = 0; i < c->n; i++) {
+        mv->t[i] = c->b[i] - mv->t[i]; /* t = b - A x */
+        tt += mv->t[i] * mv->t[i];
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+    sums[OVK__MR_TT] = tt;
+    g->pending = 1;
     return OVK_OK;
 }

@@ -24,7 +24,10 @@
  * drop of ||r|| and at least every 50 steps (refresh, behind the step's
  * reduction), and a convergence of the recurrence confirmed on b - A x, the
  * Lanczos process started afresh from that residual when it is not met
- * (minres_common.c; docs/solvers.md). */
+ * (minres_common.c; docs/solvers.md).  A declared null space's Z^T v^
+ * rides the step's reduction (minres.h); a refresh, which recomputes v from
+ * u behind it, projects its vectors with a blocking sum of its own. */
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -39,7 +42,8 @@ enum { DROP = 100, EVERY = 50 };
 typedef struct pminres_work {
     ovk__minres_vecs mv;          /* mv.x is the solution vector */
     ovk__minres_qr qr;
-    double sums[OVK__MR_COUNT];   /* reduced values, OVK__MR_* slots */
+    ovk__minres_growth growth;
+    double sums[OVK__MR_ROOM];    /* reduced values, OVK__MR_* slots, then Z^T v^ */
     double rr_fresh;              /* ||r||^2 at the last (re)start or refresh */
     int since;                    /* steps since then */
 } pminres_work;
@@ -53,6 +57,22 @@ static int refresh_due(const ovk__ctx *c, const pminres_work *w)
     if (every < 0) return 0;
     if (every > 0) return w->since >= every;
     return w->qr.rr * DROP < w->rr_fresh || w->since >= EVERY;
+}
+
+/* the refreshed v_j and v^ projected (v -= Z Z^T v): one blocking sum of
+ * their Z^T, with a null space only */
+static int project_refreshed(ovk__ctx *c, ovk__minres_vecs *mv)
+{
+    double zv[2 * OVK__NULLSPACE_MAX];
+    int nk = ovk__nullspace_count(c);
+    if (!nk) return OVK_OK;
+    ovk__nullspace_append(c, zv, 0, 0, mv->v_old); /* Z^T v_j at zv[0..nk) */
+    ovk__nullspace_append(c, zv + nk, 0, 0, mv->v); /* Z^T v^ after it */
+    int rc = ovk__sum(c, OVK__IPROD, zv, 2 * nk);
+    if (rc) return rc;
+    ovk__nullspace_remove(c, zv, mv->v_old, 0.0, NULL);
+    ovk__nullspace_remove(c, zv + nk, mv->v, 0.0, NULL);
+    return OVK_OK;
 }
 
 /* While the step's reduction runs: the carried vectors computed from u_j
@@ -70,6 +90,8 @@ static int refresh(ovk__ctx *c, pminres_work *w)
     rc = ovk__ctx_pc(c, mv->u, mv->v);
     if (rc) return rc;
     rc = ovk__ctx_matvec(c, mv->v, mv->w);
+    if (rc) return rc;
+    rc = project_refreshed(c, mv);
     if (rc) return rc;
     c->res->replacements++;
     w->rr_fresh = w->qr.rr;
@@ -97,11 +119,12 @@ static int start(ovk__ctx *c, pminres_work *w, int iter, ovk__minres_action *act
     ovk__minres_clear(c, mv);
     int rc = ovk__ctx_pc_dots(c, mv->u, mv->v, &s[OVK__MR_BB], &s[OVK__MR_RR]); /* v^ = C u^ */
     if (rc) return rc;
-    rc = ovk__sum_begin(c, OVK__IPROD, s, OVK__MR_RR + 1, &req);
+    rc = ovk__sum_begin(c, OVK__IPROD, s, ovk__nullspace_append(c, s, OVK__MR_RR + 1, OVK__MR_COUNT, mv->v), &req);
     if (rc) return rc;
     rc = ovk__ctx_matvec_dot(c, mv->v, mv->w, &ab[0]); /* w^ = A v^ */
     rc = ovk__sum_finish(c, OVK__IPROD, req, rc);
     if (rc) return rc;
+    ovk__minres_project(c, s, mv->v); /* v^ -= Z Z^T v^ (A Z = 0: w^ stays) */
     rc = ovk__sum_begin(c, OVK__IPROD, ab, 1, &req);
     if (rc) return rc;
     rc = precond_matvec(c, mv);
@@ -123,13 +146,17 @@ static int step(ovk__ctx *c, pminres_work *w, int iter, double bb, ovk__minres_a
     int more = iter < c->opts->max_iter;
     ovk__minres_pass(c, mv, &w->qr, w->sums); /* u, v, w = u^, v^, w^_{j+1} */
     w->since++;
-    int rc = ovk__sum_begin(c, OVK__IPROD, w->sums, OVK__MR_COUNT, &req);
+    int rc = ovk__minres_checkpoint(c, mv, &w->growth, iter, w->sums); /* every OVK__MR_EVERY steps: b - A x */
     if (rc) return rc;
-    if (more && refresh_due(c, w)) rc = refresh(c, w);
+    int count = ovk__nullspace_append(c, w->sums, OVK__MR_COUNT, OVK__MR_COUNT, mv->v), fresh = 0; /* and Z^T v^ */
+    rc = ovk__sum_begin(c, OVK__IPROD, w->sums, count, &req);
+    if (rc) return rc;
+    if (more && refresh_due(c, w)) rc = refresh(c, w), fresh = 1;
     if (more && !rc) rc = precond_matvec(c, mv);
     rc = ovk__sum_finish(c, OVK__IPROD, req, rc);
     if (rc) return rc;
-    return ovk__minres_decide(c, mv, &w->qr, iter, w->sums, bb, act);
+    if (!fresh) ovk__minres_project(c, w->sums, mv->v); /* v^ -= Z Z^T v^ (a refresh projected its own) */
+    return ovk__minres_decide(c, mv, &w->qr, &w->growth, iter, w->sums, bb, act);
 }
 
 static int iterate(ovk__ctx *c, void *work, double bb)
@@ -138,6 +165,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
     ovk__minres_action act = OVK__MR_RESTART;
     int iter = 0, rc = OVK_OK;
     w->mv.x = c->x;
+    w->growth = (ovk__minres_growth){.kept_tt = INFINITY};
     if (c->opts->max_iter <= 0) {
         c->res->reason = OVK_REASON_MAXIT;
         return OVK_OK;
@@ -155,7 +183,8 @@ const ovk__solver ovk__solver_pminres = {
     .description = "pipelined MINRES: one reduction per iteration, in flight behind the preconditioner and the "
                    "matvec; symmetric, possibly indefinite matrix, SPD preconditioner",
     .options = "",
-    .work_size = sizeof(pminres_work), .nvec = 11,
-    .vec = (const size_t[]){V(r), V(u_old), V(u), V(v_old), V(v), V(w_old), V(w), V(m), V(n), V(d_old), V(d)},
-    .iterate = iterate,
+    .work_size = sizeof(pminres_work), .nvec = 14,
+    .vec = (const size_t[]){V(r), V(u_old), V(u), V(v_old), V(v), V(w_old), V(w), V(m), V(n), V(d_old), V(d),
+                            V(x_kept), V(x_cand), V(t)},
+    .iterate = iterate, .nullspace = 1,
 };
