@@ -55,6 +55,11 @@
  * MatSetNearNullSpace) takes the coordinates' place: each vector less its
  * part constant in each unknown of a node (the translations) is a mode.
  *
+ * setup=agg: the hierarchy is our smoothed aggregation (amg_agg.c) in
+ * hypre's hierarchy object, under our cycle, the near-null space (the
+ * application's vectors, the rigid-body modes of the coordinates, or the
+ * constants per unknown) in its tentative prolongator (agg_nullspace).
+ *
  * Built only when CMake finds hypre with 64-bit global indices
  * (libhypre64m-dev) on the same MPI as the library; else `amg` is absent
  * and registry.c says why. */
@@ -148,6 +153,7 @@ typedef struct amg_opts {
     int setup;        /* SETUP_* */
     long agg_smooth;  /* setup=agg: 1 smoothed aggregation, 0 the tentative prolongator */
     double agg_threshold; /* setup=agg: strength of connection */
+    long agg_mis2;        /* setup=agg: levels aggregated on an MIS-2 (the rest on an MIS-1) */
 } amg_opts;
 
 typedef struct amg {
@@ -186,8 +192,8 @@ typedef struct amg {
 static int agg_options(amg_opts *o)
 {
     if (o->setup != SETUP_AGG) {
-        if (o->agg_smooth >= 0 || o->agg_threshold >= 0.0)
-            return ovk__fail(OVK_EOPTION, "amg: agg_smooth and agg_threshold are keys of setup=agg");
+        if (o->agg_smooth >= 0 || o->agg_threshold >= 0.0 || o->agg_mis2 >= 0)
+            return ovk__fail(OVK_EOPTION, "amg: agg_smooth, agg_threshold and agg_mis2 are keys of setup=agg");
         return OVK_OK;
     }
     if (o->cycle != CYCLE_OVK)
@@ -198,6 +204,7 @@ static int agg_options(amg_opts *o)
     if (o->max_levels < 2) return ovk__fail(OVK_EOPTION, "amg: setup=agg needs max_levels >= 2");
     if (o->agg_smooth < 0) o->agg_smooth = 1;
     if (o->agg_threshold < 0.0) o->agg_threshold = 0.0;
+    if (o->agg_mis2 < 0) o->agg_mis2 = 1;
     return OVK_OK;
 }
 
@@ -230,6 +237,7 @@ static int read_options(ovk__opts *opts, amg_opts *o)
         OVK__OPT_CHOICE("setup", setup_names, &o->setup),
         OVK__OPT_INT("agg_smooth", 0, 1, &o->agg_smooth),
         OVK__OPT_DOUBLE("agg_threshold", 0.0, 1.0, &o->agg_threshold),
+        OVK__OPT_INT("agg_mis2", 0, 40, &o->agg_mis2),
     };
     int rc = ovk__opts_read(opts, "amg", t, (int)(sizeof t / sizeof t[0]));
     if (rc) return rc;
@@ -287,7 +295,7 @@ static int amg_create(ovk__opts *opts, void **state)
                       .pmax = 4, .sweeps = 1, .max_levels = 25, .agg_levels = -1, .coarse_size = 9, .bs = 1, .nodal = -1,
                       .rbm = 1, .qmax = 4, .rbm_level = RBM_LEVEL_DEFAULT,
                       .reuse = -1, .reuse_tol = 0.3, .reuse_coarse = REUSE_COARSE_DEFAULT, .reuse_scale = -1,
-                      .setup = SETUP_BOOMERAMG, .agg_smooth = -1, .agg_threshold = -1.0};
+                      .setup = SETUP_BOOMERAMG, .agg_smooth = -1, .agg_threshold = -1.0, .agg_mis2 = -1};
     return read_options(opts, &m->o);
 }
 
@@ -626,7 +634,7 @@ static int agg_setup(amg *m, const ovk__pc_env *env)
     int rc = agg_nullspace(m, env, &B, &k);
     if (!rc) {
         ovk__amg_agg_opts ao = {(int)m->o.bs, m->o.agg_threshold, (int)m->o.agg_smooth, (int)m->o.max_levels,
-                                (int)m->o.coarse_size, m->singular};
+                                (int)m->o.coarse_size, (int)m->o.agg_mis2, m->singular};
         rc = ovk__amg_agg_build((hypre_ParCSRMatrix *)m->A, (hypre_ParVector *)m->b, (hypre_ParVector *)m->x, k, B, &ao,
                                 (hypre_ParAMGData *)m->solver, NULL);
     }
@@ -1180,7 +1188,8 @@ const ovk__pc_type ovk__pc_amg = {
     .name = "amg", .alias = "boomeramg",
     .description = "algebraic multigrid: one V-cycle over hypre BoomerAMG's hierarchy (symmetric smoothing)",
     .options = "setup=boomeramg|agg (boomeramg: hypre's classical hierarchy; agg: our smoothed aggregation, "
-               "cycle=ovk); agg_smooth=0|1 (1, setup=agg: smoothed prolongator); agg_threshold=0..1 (0, setup=agg: "
+               "cycle=ovk); agg_smooth=0|1 (1, setup=agg: smoothed prolongator); agg_mis2=N (1, setup=agg: levels "
+               "aggregated on a distance-2 MIS, the rest on a distance-1 MIS); agg_threshold=0..1 (0, setup=agg: "
                "strength of connection); cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25; 0.5 when bs>=3); "
                "coarsen=hmis|pmis|falgout|cljp (pmis; hmis when bs>1); interp=ext+i|ext|classical|direct|multipass; pmax=N (4, 0: no "
                "limit); smoother=cheby|l1jacobi (cycle=ovk, cheby) or l1gs|sgs|l1jacobi|cheby (cycle=hypre, l1gs); "

@@ -211,13 +211,13 @@ static int strength(level_graph *g, double threshold)
     g->gadj = malloc(sizeof(int) * (nnz + 1));
     int rc = acc && dn && list && seen && g->gptr && g->gadj ? OVK_OK : nomem("strength graph");
     rc = ovk__agree(g->comm, rc);
-    for (int I = 0; !rc && I < g->nn; I++) { /* |A_II| */
+    for (int I = 0; !rc && threshold > 0.0 && I < g->nn; I++) { /* |A_II| (threshold 0: every nonzero block) */
         int len;
         block_norms(g, I, acc, list, &len, seen);
         dn[I] = seen[I] ? sqrt(acc[I]) : 0.0;
         for (int t = 0; t < len; t++) seen[list[t]] = 0;
     }
-    if (!rc) rc = ovk__agree(g->comm, node_halo(g, dn, dn + g->nn));
+    if (!rc && threshold > 0.0) rc = ovk__agree(g->comm, node_halo(g, dn, dn + g->nn));
     if (!rc) {
         g->gptr[0] = 0;
         for (int I = 0; I < g->nn; I++) {
@@ -227,7 +227,7 @@ static int strength(level_graph *g, double threshold)
                 int J = list[t];
                 seen[J] = 0;
                 double s = sqrt(acc[J]);
-                if (J != I && s > 0.0 && s >= threshold * sqrt(dn[I] * dn[J])) g->gadj[at++] = J;
+                if (J != I && s > 0.0 && (threshold == 0.0 || s >= threshold * sqrt(dn[I] * dn[J]))) g->gadj[at++] = J;
             }
             g->gptr[I + 1] = at;
         }
@@ -267,14 +267,15 @@ static void max_step(const level_graph *g, const double *k1, const double *k2, d
     }
 }
 
-/* Collective: in[I] = 1 for the nodes of an MIS-2 of g's strong graph.
+/* Collective: in[I] = 1 for the nodes of an MIS-2 (dist 2) or MIS-1
+ * (dist 1: one max step) of g's strong graph.
  * Each round: every undecided node's tuple (UND, hash, id), a member's
  * (IN, 0, id), a non-member's (OUT, 0, id); the largest within distance 2
  * by two max steps; an undecided node that finds its own tuple joins, one
  * that finds a member's leaves.  A node with no undecided node in reach
  * takes no further part (decisions are final), so later rounds cost what
  * is left undecided. */
-static int mis2(level_graph *g, char *in)
+static int mis(level_graph *g, int dist, char *in)
 {
     int m = g->nn + g->nono;
     double *k1 = malloc(sizeof(double) * ((size_t)m + 1)), *k2 = malloc(sizeof(double) * ((size_t)m + 1));
@@ -293,11 +294,16 @@ static int mis2(level_graph *g, char *in)
         rc = ovk__agree(g->comm, node_halo(g, k1, k1 + g->nn));
         if (!rc) rc = ovk__agree(g->comm, node_halo(g, k2, k2 + g->nn));
         if (rc) break;
-        max_step(g, k1, k2, m1, m2, act, 1); /* distance 1, on the nodes some undecided node reads */
-        rc = ovk__agree(g->comm, node_halo(g, m1, m1 + g->nn));
-        if (!rc) rc = ovk__agree(g->comm, node_halo(g, m2, m2 + g->nn));
-        if (rc) break;
-        max_step(g, m1, m2, k1, k2, und, 0); /* distance 2, on the undecided nodes: into k */
+        if (dist == 1) { /* distance 1, on the undecided nodes: into k */
+            max_step(g, k1, k2, m1, m2, und, 0);
+            memcpy(k1, m1, sizeof(double) * (size_t)g->nn), memcpy(k2, m2, sizeof(double) * (size_t)g->nn);
+        } else {
+            max_step(g, k1, k2, m1, m2, act, 1); /* distance 1, on the nodes some undecided node reads */
+            rc = ovk__agree(g->comm, node_halo(g, m1, m1 + g->nn));
+            if (!rc) rc = ovk__agree(g->comm, node_halo(g, m2, m2 + g->nn));
+            if (rc) break;
+            max_step(g, m1, m2, k1, k2, und, 0); /* distance 2, on the undecided nodes: into k */
+        }
         long long left = 0;
         for (int I = 0; I < g->nn; I++) {
             if (st[I] != ST_UND) continue;
@@ -325,7 +331,10 @@ static int aggregate(level_graph *g, const char *in, HYPRE_BigInt *agg)
         a1[I] = -1.0;
         if (in[I]) a1[I] = (double)(g->nstart + I);
         for (int e = g->gptr[I]; !in[I] && e < g->gptr[I + 1]; e++)
-            if (s[g->gadj[e]] > 0.5) a1[I] = (double)gid_of(g, g->gadj[e]);
+            if (s[g->gadj[e]] > 0.5) { /* a root (MIS-1: the smallest of several) */
+                double r = (double)gid_of(g, g->gadj[e]);
+                if (a1[I] < 0.0 || r < a1[I]) a1[I] = r;
+            }
     }
     if (!rc) rc = ovk__agree(g->comm, node_halo(g, a1, a1 + g->nn));
     int lost = 0;
@@ -842,7 +851,7 @@ static int fill_data(hypre_ParAMGData *d, int nlev, hypre_ParCSRMatrix **As, hyp
 }
 
 /* Collective: one level's aggregation, P and A_{l+1}. */
-static int one_level(level_graph *g, const ovk__amg_agg_opts *o, const double *B, int k, coarse *c,
+static int one_level(level_graph *g, int l, const ovk__amg_agg_opts *o, const double *B, int k, coarse *c,
                      hypre_ParCSRMatrix **P, hypre_ParCSRMatrix **Ac)
 {
     char *in = malloc((size_t)g->nn + 1);
@@ -850,7 +859,7 @@ static int one_level(level_graph *g, const ovk__amg_agg_opts *o, const double *B
     int rc = ovk__agree(g->comm, in && agg ? OVK_OK : nomem("aggregates"));
     if (!rc) rc = graph_setup(g, g->A);
     if (!rc) rc = strength(g, o->threshold);
-    if (!rc) rc = mis2(g, in);
+    if (!rc) rc = mis(g, l < o->mis2_levels ? 2 : 1, in);
     if (!rc) rc = aggregate(g, in, agg);
     if (!rc) rc = tentative(g, agg, in, B, k, c);
     *P = NULL;
@@ -889,7 +898,7 @@ int ovk__amg_agg_build(hypre_ParCSRMatrix *A, hypre_ParVector *b, hypre_ParVecto
         if (l > 0 && rows <= o->coarse_size) break;
         level_graph g = {.comm = comm, .size = size, .rank = rank, .A = As[l], .nn = nn, .nptr = nptr, .nstart = nstart};
         coarse c = {0};
-        rc = one_level(&g, o, Bcur, k, &c, &Ps[l], &As[l + 1]);
+        rc = one_level(&g, l, o, Bcur, k, &c, &Ps[l], &As[l + 1]);
         g.nptr = NULL; /* ours, not the graph's */
         graph_free(&g);
         if (!rc && o->singular && l > 0 && c.nglobal <= k) {

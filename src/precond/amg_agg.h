@@ -17,6 +17,7 @@ typedef struct ovk__amg_agg_opts {
     int smooth;       /* 1: P = (I - w D^-1 A) P_tent, w = 4 / (3 lambda_max(D^-1 A)); 0: P_tent */
     int max_levels;   /* at least 2 */
     int coarse_size;  /* stop below this many global rows */
+    int mis2_levels;  /* levels (from the finest) aggregated on an MIS-2, the others on an MIS-1 */
     int singular;     /* A is singular (a declared null space): no coarsest level of at most k rows */
 } ovk__amg_agg_opts;
 
