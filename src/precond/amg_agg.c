@@ -242,80 +242,76 @@ static HYPRE_BigInt gid_of(const level_graph *g, int J) { return J < g->nn ? g->
 enum { ST_OUT = 0, ST_UND = 1, ST_IN = 2 };
 #define ST_UNIT 0x1p51
 
-/* (a1, a2) > (b1, b2), lexicographically */
-static int above(double a1, double a2, double b1, double b2) { return a1 > b1 || (a1 == b1 && a2 > b2); }
-
-/* Local: (m1, m2)[I] = the largest tuple of (k1, k2) over I and its
- * neighbours, for the nodes marked in `want`; a node with no undecided
- * node in reach (itself and its neighbours decided, seen on k1) is no
- * longer wanted by anyone and is dropped from `want` (with und set: for
- * the first step only). */
-static void max_step(const level_graph *g, const double *k1, const double *k2, double *m1, double *m2, char *want,
-                     int drop)
+/* Local: m[I] = the largest key over I and its neighbours, for the nodes
+ * marked in `want`; with drop, a node with no undecided node in reach
+ * (itself and its neighbours decided, seen on k) is no longer wanted by
+ * anyone and is dropped from `want`. */
+static void max_step(const level_graph *g, const double *k, double *m, char *want, int drop)
 {
     for (int I = 0; I < g->nn; I++) {
         if (!want[I]) continue;
-        double b1 = k1[I], b2 = k2[I];
-        int und = b1 >= ST_UNIT && b1 < 2 * ST_UNIT;
+        double b = k[I];
+        int und = b >= ST_UNIT && b < 2 * ST_UNIT;
         for (int e = g->gptr[I]; e < g->gptr[I + 1]; e++) {
-            int J = g->gadj[e];
-            und |= k1[J] >= ST_UNIT && k1[J] < 2 * ST_UNIT;
-            if (above(k1[J], k2[J], b1, b2)) b1 = k1[J], b2 = k2[J];
+            double kj = k[g->gadj[e]];
+            und |= kj >= ST_UNIT && kj < 2 * ST_UNIT;
+            if (kj > b) b = kj;
         }
-        m1[I] = b1, m2[I] = b2;
+        m[I] = b;
         if (drop && !und) want[I] = 0;
     }
 }
 
 /* Collective: in[I] = 1 for the nodes of an MIS-2 (dist 2) or MIS-1
- * (dist 1: one max step) of g's strong graph.
- * Each round: every undecided node's tuple (UND, hash, id), a member's
- * (IN, 0, id), a non-member's (OUT, 0, id); the largest within distance 2
- * by two max steps; an undecided node that finds its own tuple joins, one
- * that finds a member's leaves.  A node with no undecided node in reach
- * takes no further part (decisions are final), so later rounds cost what
- * is left undecided. */
+ * (dist 1: one max step) of g's strong graph.  Each round: every
+ * undecided node's key UND + a hash of its global id (51 bits), a
+ * member's IN, a non-member's OUT (0); the largest within distance 2 (1)
+ * by two (one) max steps over the halo; an undecided node that finds its
+ * own key joins, one that finds a member's leaves.  Two nodes whose
+ * hashes collide may both join (the aggregation takes the smallest root
+ * id of several): what is decided depends on the graph and the ids only.
+ * A node with no undecided node in reach takes no further part (decisions
+ * are final), so later rounds cost what is left undecided. */
 static int mis(level_graph *g, int dist, char *in)
 {
     int m = g->nn + g->nono;
-    double *k1 = malloc(sizeof(double) * ((size_t)m + 1)), *k2 = malloc(sizeof(double) * ((size_t)m + 1));
-    double *m1 = malloc(sizeof(double) * ((size_t)m + 1)), *m2 = malloc(sizeof(double) * ((size_t)m + 1));
+    double *k = malloc(sizeof(double) * ((size_t)m + 1)), *mx = malloc(sizeof(double) * ((size_t)m + 1));
+    double *own = malloc(sizeof(double) * ((size_t)g->nn + 1));
     char *st = malloc((size_t)g->nn + 1), *act = malloc((size_t)g->nn + 1), *und = malloc((size_t)g->nn + 1);
-    int rc = k1 && k2 && m1 && m2 && st && act && und ? OVK_OK : nomem("MIS-2");
+    int rc = k && mx && own && st && act && und ? OVK_OK : nomem("MIS");
     rc = ovk__agree(g->comm, rc);
-    for (int I = 0; !rc && I < g->nn; I++) st[I] = ST_UND, act[I] = 1, m1[I] = m2[I] = 0.0;
+    for (int I = 0; !rc && I < g->nn; I++) {
+        st[I] = ST_UND, act[I] = 1, mx[I] = 0.0;
+        own[I] = ST_UNIT + (double)(mix((uint64_t)(g->nstart + I)) >> 13); /* < 2 ST_UNIT */
+    }
     while (!rc) {
         for (int I = 0; I < g->nn; I++) {
-            uint64_t h = mix((uint64_t)(g->nstart + I)) >> 13; /* < 2^51 */
-            k1[I] = st[I] * ST_UNIT + (st[I] == ST_UND ? (double)h : 0.0);
-            k2[I] = (double)(g->nstart + I);
+            k[I] = st[I] == ST_UND ? own[I] : st[I] * ST_UNIT;
             und[I] = st[I] == ST_UND;
         }
-        rc = ovk__agree(g->comm, node_halo(g, k1, k1 + g->nn));
-        if (!rc) rc = ovk__agree(g->comm, node_halo(g, k2, k2 + g->nn));
+        rc = ovk__agree(g->comm, node_halo(g, k, k + g->nn));
         if (rc) break;
-        if (dist == 1) { /* distance 1, on the undecided nodes: into k */
-            max_step(g, k1, k2, m1, m2, und, 0);
-            memcpy(k1, m1, sizeof(double) * (size_t)g->nn), memcpy(k2, m2, sizeof(double) * (size_t)g->nn);
+        if (dist == 1) { /* distance 1, on the undecided nodes */
+            max_step(g, k, mx, und, 0);
         } else {
-            max_step(g, k1, k2, m1, m2, act, 1); /* distance 1, on the nodes some undecided node reads */
-            rc = ovk__agree(g->comm, node_halo(g, m1, m1 + g->nn));
-            if (!rc) rc = ovk__agree(g->comm, node_halo(g, m2, m2 + g->nn));
+            max_step(g, k, mx, act, 1); /* distance 1, on the nodes some undecided node reads */
+            rc = ovk__agree(g->comm, node_halo(g, mx, mx + g->nn));
             if (rc) break;
-            max_step(g, m1, m2, k1, k2, und, 0); /* distance 2, on the undecided nodes: into k */
+            max_step(g, mx, k, und, 0); /* distance 2, on the undecided nodes: into k */
+            memcpy(mx, k, sizeof(double) * (size_t)g->nn);
         }
         long long left = 0;
         for (int I = 0; I < g->nn; I++) {
             if (st[I] != ST_UND) continue;
-            if (k2[I] == (double)(g->nstart + I) && k1[I] < 2 * ST_UNIT) st[I] = ST_IN;
-            else if (k1[I] >= 2 * ST_UNIT) st[I] = ST_OUT;
+            if (mx[I] == own[I]) st[I] = ST_IN;
+            else if (mx[I] >= 2 * ST_UNIT) st[I] = ST_OUT;
             else left++;
         }
-        rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &left, 1, MPI_LONG_LONG, MPI_SUM, g->comm), "MPI_Allreduce (amg agg MIS-2)");
+        rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &left, 1, MPI_LONG_LONG, MPI_SUM, g->comm), "MPI_Allreduce (amg agg MIS)");
         if (rc || !left) break;
     }
     for (int I = 0; !rc && I < g->nn; I++) in[I] = st[I] == ST_IN;
-    free(k1), free(k2), free(m1), free(m2), free(st), free(act), free(und);
+    free(k), free(mx), free(own), free(st), free(act), free(und);
     return rc;
 }
 
