@@ -33,6 +33,7 @@
 
 static int g_rank, g_size;
 
+#ifdef OVK_HAVE_HYPRE
 /* A 2-D grid problem: nx x ny nodes of bs unknowns; the 5-point operator
  * with weights 1 in x and eps in y (Dirichlet boundary), times c(x, y)
  * (jump inside a disc), coupled within a node by K = [[2, 1], [1, 2]]
@@ -100,7 +101,6 @@ static int grid_matrix(const grid *p, MPI_Comm comm, ovk_matrix **A, int *n0, in
     return rc;
 }
 
-#ifdef OVK_HAVE_HYPRE
 /* ---- the hierarchy ------------------------------------------------------ */
 
 /* hypre's ParCSR of the grid on comm, through its IJ interface */
