@@ -55,6 +55,11 @@
  * MatSetNearNullSpace) takes the coordinates' place: each vector less its
  * part constant in each unknown of a node (the translations) is a mode.
  *
+ * setup=agg: the hierarchy is our smoothed aggregation (amg_agg.c) in
+ * hypre's hierarchy object, under our cycle, the near-null space (the
+ * application's vectors, the rigid-body modes of the coordinates, or the
+ * constants per unknown) in its tentative prolongator (agg_nullspace).
+ *
  * Built only when CMake finds hypre with 64-bit global indices
  * (libhypre64m-dev) on the same MPI as the library; else `amg` is absent
  * and registry.c says why. */
@@ -68,6 +73,7 @@
 #include <_hypre_parcsr_ls.h>
 #include <_hypre_parcsr_mv.h>
 
+#include "amg_agg.h"
 #include "precond.h"
 
 _Static_assert(sizeof(HYPRE_BigInt) == sizeof(ovk_gidx), "hypre's global indices must be 64-bit (libhypre64m)");
@@ -121,6 +127,10 @@ enum { REUSE_COARSE_DEFAULT = RC_KEEP };
 static const char *const reuse_scale_names[] = {"none", "diag", NULL};
 enum { RS_NONE, RS_DIAG };
 enum { PREC_DOUBLE, PREC_SINGLE };
+/* who builds the hierarchy: hypre's BoomerAMG (classical AMG) or our
+ * smoothed aggregation (amg_agg.c) */
+static const char *const setup_names[] = {"boomeramg", "agg", NULL};
+enum { SETUP_BOOMERAMG, SETUP_AGG };
 /* the coarse levels' values in float by default (the same iterations, a faster
  * solve), but for a singular A (a declared
  * null space): the rounded levels keep the null space only to 2^-24 (A_l 1
@@ -140,6 +150,10 @@ typedef struct amg_opts {
     int reuse_coarse; /* what such an update does to the coarse operators (RC_*) */
     int reuse_scale;  /* keep: level 0's transfers scaled by the diagonal's change (RS_*) */
     double reuse_tol; /* the values' drift since the full setup that forces one */
+    int setup;        /* SETUP_* */
+    long agg_smooth;  /* setup=agg: 1 smoothed aggregation, 0 the tentative prolongator */
+    double agg_threshold; /* setup=agg: strength of connection */
+    long agg_mis2;        /* setup=agg: levels aggregated on an MIS-2 (the rest on an MIS-1) */
 } amg_opts;
 
 typedef struct amg {
@@ -170,7 +184,29 @@ typedef struct amg {
     double rows[MAX_LEVELS], nnz[MAX_LEVELS]; /* global rows and entries of each level */
     int singular;          /* env->singular: the coarsest level is singular too */
     int precision;         /* the cycle's (PREC_*): the option, or its default for this A */
+    int agg_k;             /* setup=agg: the near-null space's vectors */
 } amg;
+
+/* setup=agg: BoomerAMG's coarsening keys do not apply, nor hypre's cycle;
+ * the aggregation keys need it */
+static int agg_options(amg_opts *o)
+{
+    if (o->setup != SETUP_AGG) {
+        if (o->agg_smooth >= 0 || o->agg_threshold >= 0.0 || o->agg_mis2 >= 0)
+            return ovk__fail(OVK_EOPTION, "amg: agg_smooth, agg_threshold and agg_mis2 are keys of setup=agg");
+        return OVK_OK;
+    }
+    if (o->cycle != CYCLE_OVK)
+        return ovk__fail(OVK_EOPTION, "amg: setup=agg runs our cycle (cycle=ovk), not cycle=hypre");
+    if (o->strong >= 0.0 || o->coarsen >= 0 || o->agg_levels >= 0 || o->nodal >= 0)
+        return ovk__fail(OVK_EOPTION, "amg: strong_threshold, coarsen, agg_levels and nodal are BoomerAMG's keys "
+                                      "(setup=boomeramg); setup=agg takes agg_threshold and agg_smooth");
+    if (o->max_levels < 2) return ovk__fail(OVK_EOPTION, "amg: setup=agg needs max_levels >= 2");
+    if (o->agg_smooth < 0) o->agg_smooth = 1;
+    if (o->agg_threshold < 0.0) o->agg_threshold = 0.0;
+    if (o->agg_mis2 < 0) o->agg_mis2 = 1;
+    return OVK_OK;
+}
 
 static int read_options(ovk__opts *opts, amg_opts *o)
 {
@@ -198,8 +234,14 @@ static int read_options(ovk__opts *opts, amg_opts *o)
         OVK__OPT_CHOICE("reuse_scale", reuse_scale_names, &o->reuse_scale),
         OVK__OPT_DOUBLE("reuse_tol", 0.0, 1e6, &o->reuse_tol),
         OVK__OPT_INT("rbm_level", 0, 40, &o->rbm_level),
+        OVK__OPT_CHOICE("setup", setup_names, &o->setup),
+        OVK__OPT_INT("agg_smooth", 0, 1, &o->agg_smooth),
+        OVK__OPT_DOUBLE("agg_threshold", 0.0, 1.0, &o->agg_threshold),
+        OVK__OPT_INT("agg_mis2", 0, 40, &o->agg_mis2),
     };
     int rc = ovk__opts_read(opts, "amg", t, (int)(sizeof t / sizeof t[0]));
+    if (rc) return rc;
+    rc = agg_options(o);
     if (rc) return rc;
     if (o->nodal < 0) o->nodal = o->bs > 1 ? NODAL_DEFAULT : 0; /* nodal coarsening for systems */
     /* the defaults of each class (docs/preconditioners.md): scalar problems
@@ -252,7 +294,8 @@ static int amg_create(ovk__opts *opts, void **state)
                       .degree = -1, .ratio = -1.0,
                       .pmax = 4, .sweeps = 1, .max_levels = 25, .agg_levels = -1, .coarse_size = 9, .bs = 1, .nodal = -1,
                       .rbm = 1, .qmax = 4, .rbm_level = RBM_LEVEL_DEFAULT,
-                      .reuse = -1, .reuse_tol = 0.3, .reuse_coarse = REUSE_COARSE_DEFAULT, .reuse_scale = -1};
+                      .reuse = -1, .reuse_tol = 0.3, .reuse_coarse = REUSE_COARSE_DEFAULT, .reuse_scale = -1,
+                      .setup = SETUP_BOOMERAMG, .agg_smooth = -1, .agg_threshold = -1.0, .agg_mis2 = -1};
     return read_options(opts, &m->o);
 }
 
@@ -508,7 +551,7 @@ static int modes_from_vectors(amg *m, const ovk__pc_env *env, HYPRE_BigInt lo, H
 static int build_modes(amg *m, const ovk__pc_env *env, HYPRE_BigInt lo, HYPRE_BigInt hi)
 {
     int dim = env->coord_dim, bs = (int)m->o.bs, want = dim == 3 ? 3 : 1;
-    if (!m->o.rbm || bs == 1) return OVK_OK;
+    if (!m->o.rbm || bs == 1 || m->o.setup == SETUP_AGG) return OVK_OK; /* agg: agg_nullspace */
     if (env->nns_k > 0) return modes_from_vectors(m, env, lo, hi);
     if (dim == 0) return OVK_OK;
     double c[3];
@@ -526,6 +569,78 @@ static int build_modes(amg *m, const ovk__pc_env *env, HYPRE_BigInt lo, HYPRE_Bi
         }
     }
     return OVK_OK;
+}
+
+/* ---- setup=agg's near-null space ---------------------------------------- */
+
+/* Local: B's k vectors of the rank's n rows from env: the application's
+ * vectors; the rigid-body modes of the coordinates about the centroid c
+ * (translations, then rotations); or the constant of each unknown. */
+static void fill_nullspace(const amg *m, const ovk__pc_env *env, int k, int modes, const double *c, double *B)
+{
+    int n = env->n, bs = (int)m->o.bs, dim = env->coord_dim;
+    if (env->nns_k > 0 && m->o.rbm) {
+        memcpy(B, env->nns, sizeof(double) * (size_t)n * (size_t)k);
+        return;
+    }
+    memset(B, 0, sizeof(double) * (size_t)n * (size_t)k);
+    for (int i = 0; i < n; i++) B[(size_t)(i % bs) * n + i] = 1.0; /* translations: unknown f of each node */
+    for (int q = 0; q < modes; q++)
+        for (int node = 0; node < env->ncoords; node++) {
+            double p[3] = {0.0, 0.0, 0.0}, u[3];
+            for (int d = 0; d < dim; d++) p[d] = env->coords[(size_t)node * dim + d] - c[d];
+            rotation(q, p, u);
+            for (int d = 0; d < bs; d++) B[(size_t)(bs + q) * n + (size_t)node * bs + d] = u[d];
+        }
+}
+
+/* Collective: setup=agg's near-null space, k vectors of the rank's rows
+ * one after the other (*B, malloc'd): the application's
+ * (ovk_solver_set_near_nullspace) as given; with coordinates of dimension
+ * bs (2 or 3) the rigid-body modes (bs translations, 1 or 3 rotations
+ * about the centroid); else the constant of each of a node's bs unknowns.
+ * rbm=0 takes the constants.  Zero on every rank (rank zero) or not finite
+ * is OVK_EINVAL. */
+static int agg_nullspace(amg *m, const ovk__pc_env *env, double **B, int *k)
+{
+    int bs = (int)m->o.bs, dim = env->coord_dim, vecs = env->nns_k > 0 && m->o.rbm;
+    int modes = !vecs && m->o.rbm && bs > 1 && dim == bs ? (dim == 3 ? 3 : 1) : 0;
+    double c[3] = {0.0, 0.0, 0.0};
+    *k = vecs ? env->nns_k : bs + modes;
+    int rc = modes ? centroid(m, env, c) : OVK_OK;
+    *B = rc ? NULL : malloc(sizeof(double) * ((size_t)env->n * (size_t)*k + 1));
+    if (!rc && !*B) rc = ovk__fail(OVK_ENOMEM, "amg: the near-null space (%d vectors)", *k);
+    rc = ovk__agree(m->comm, rc);
+    if (rc) return rc;
+    fill_nullspace(m, env, *k, modes, c, *B);
+    double s[2] = {0.0, 0.0}; /* sum of squares, non-finite entries */
+    for (size_t i = 0; i < (size_t)env->n * (size_t)*k; i++) {
+        double v = (*B)[i];
+        if (isfinite(v)) s[0] += v * v;
+        else s[1] += 1.0;
+    }
+    rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, m->comm), "MPI_Allreduce (amg near-null space)");
+    if (!rc && s[1] > 0.0) rc = ovk__fail(OVK_EINVAL, "amg: the near-null space has %.0f entries that are not finite", s[1]);
+    if (!rc && !(s[0] > 0.0))
+        rc = ovk__fail(OVK_EINVAL, "amg: the near-null space has rank zero (its %d vectors are zero on every rank)", *k);
+    return rc;
+}
+
+/* Collective: setup=agg's hierarchy in hypre's object m->solver. */
+static int agg_setup(amg *m, const ovk__pc_env *env)
+{
+    double *B = NULL;
+    int k = 0;
+    int rc = agg_nullspace(m, env, &B, &k);
+    if (!rc) {
+        ovk__amg_agg_opts ao = {(int)m->o.bs, m->o.agg_threshold, (int)m->o.agg_smooth, (int)m->o.max_levels,
+                                (int)m->o.coarse_size, (int)m->o.agg_mis2, m->singular};
+        rc = ovk__amg_agg_build((hypre_ParCSRMatrix *)m->A, (hypre_ParVector *)m->b, (hypre_ParVector *)m->x, k, B, &ao,
+                                (hypre_ParAMGData *)m->solver, NULL);
+    }
+    m->agg_k = k;
+    free(B);
+    return rc;
 }
 
 /* ---- setup and apply -------------------------------------------------- */
@@ -969,14 +1084,18 @@ static void amg_view(void *state, FILE *f)
     const amg *m = state;
     double rows = 0.0, nnz = 0.0;
     for (int l = 0; l < m->nlev; l++) rows += m->rows[l], nnz += m->nnz[l];
+    if (m->o.setup == SETUP_AGG)
+        fprintf(f, "  amg: setup=agg (%s aggregation, agg_threshold=%g), near-null space of %d vectors\n",
+                m->o.agg_smooth ? "smoothed" : "unsmoothed", m->o.agg_threshold, m->agg_k);
     fprintf(f, "  amg: %d levels, operator complexity %.3f, grid complexity %.3f; rows (entries) by level:", m->nlev,
             m->nlev ? nnz / m->nnz[0] : 0.0, m->nlev ? rows / m->rows[0] : 0.0);
     for (int l = 0; l < m->nlev; l++) fprintf(f, " %.0f (%.0f)", m->rows[l], m->nnz[l]);
     int forced = m->singular && m->o.reuse_coarse == RC_KEEP; /* what applies: update_setup's galerkin, no scaling */
-    fprintf(f, "\n  amg: last setup %s: copy of A %.3f s, hypre %.3f s, our levels %.3f s; %ld full setups, "
+    fprintf(f, "\n  amg: last setup %s: copy of A %.3f s, %s %.3f s, our levels %.3f s; %ld full setups, "
                "%ld on the kept interpolation (reuse=%ld, reuse_coarse=%s, reuse_scale=%s, reuse_tol=%g, last drift "
                "%.3g); coarse levels in %s precision; rigid-body modes: %d",
-            m->updates ? "on the kept interpolation" : "full", m->t_copy, m->t_hypre, m->t_cycle, m->full_setups,
+            m->updates ? "on the kept interpolation" : "full", m->t_copy,
+            m->o.setup == SETUP_AGG ? "aggregation" : "hypre", m->t_hypre, m->t_cycle, m->full_setups,
             m->reuses, m->o.reuse, forced ? "galerkin (a singular A)" : reuse_coarse_names[m->o.reuse_coarse],
             forced ? "none" : reuse_scale_names[m->o.reuse_scale], m->o.reuse_tol, m->drift,
             precision_names[m->precision], m->nmodes);
@@ -999,7 +1118,8 @@ static int full_setup(amg *m, const ovk__pc_env *env)
     int rc = ovk__agree(m->comm, build_objects(m, env));
     if (rc) return rc;
     double t1 = MPI_Wtime();
-    rc = ovk__agree(m->comm, hy(HYPRE_BoomerAMGSetup(m->solver, m->A, m->b, m->x), "HYPRE_BoomerAMGSetup"));
+    if (m->o.setup == SETUP_AGG) rc = agg_setup(m, env);
+    else rc = ovk__agree(m->comm, hy(HYPRE_BoomerAMGSetup(m->solver, m->A, m->b, m->x), "HYPRE_BoomerAMGSetup"));
     if (rc) return rc;
     m->t_copy = t1 - t0, m->t_hypre = MPI_Wtime() - t1, m->t_cycle = 0.0;
     rc = cycle_setup(m, env->A);
@@ -1067,7 +1187,10 @@ static int amg_apply_many(void *state, int k, const double *const *r, double *co
 const ovk__pc_type ovk__pc_amg = {
     .name = "amg", .alias = "boomeramg",
     .description = "algebraic multigrid: one V-cycle over hypre BoomerAMG's hierarchy (symmetric smoothing)",
-    .options = "cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25; 0.5 when bs>=3); "
+    .options = "setup=boomeramg|agg (boomeramg: hypre's classical hierarchy; agg: our smoothed aggregation, "
+               "cycle=ovk); agg_smooth=0|1 (1, setup=agg: smoothed prolongator); agg_mis2=N (1, setup=agg: levels "
+               "aggregated on a distance-2 MIS, the rest on a distance-1 MIS); agg_threshold=0..1 (0, setup=agg: "
+               "strength of connection); cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25; 0.5 when bs>=3); "
                "coarsen=hmis|pmis|falgout|cljp (pmis; hmis when bs>1); interp=ext+i|ext|classical|direct|multipass; pmax=N (4, 0: no "
                "limit); smoother=cheby|l1jacobi (cycle=ovk, cheby) or l1gs|sgs|l1jacobi|cheby (cycle=hypre, l1gs); "
                "degree=N (1, cheby steps, cycle=ovk); ratio=R (4; 10 when bs>1: cheby interval emax/emin, cycle=ovk); "

@@ -1,0 +1,449 @@
+/* amg:setup=agg, the aggregation hierarchy of amg_agg.c.
+ *
+ * The hierarchy itself (ovk__amg_agg_build on hypre matrices), on 2-D
+ * problems split unevenly over the ranks (at 3-4 ranks the last owns no
+ * rows; aggregates cross rank boundaries: checked): every coarse operator
+ * equals P^T A P formed densely; each tentative prolongator reproduces the
+ * near-null space exactly (P_tent B_{l+1} = B_l: the constants, and for a
+ * 2-unknown system the translations and the rotation from coordinates);
+ * the levels, their sizes and their operators are those of the same
+ * matrix on one rank (MPI_COMM_SELF).
+ *
+ * Through the solver: iterations of the default amg and of setup=agg
+ * bounded on small members of each family (27-point Laplacian,
+ * anisotropic diffusion, a coefficient jump of 1e5 in a disc); bad input
+ * refused on every rank with a detail naming it (a block size that does
+ * not divide a rank's rows, coordinates of the wrong length, a zero
+ * diagonal entry, a near-null space of rank zero, an unknown or misplaced
+ * key).  Self-checking at 1-4 ranks; the iteration bounds in the release
+ * build only. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpitest.h"
+#include "problem.h"
+
+#ifdef OVK_HAVE_HYPRE
+#include <HYPRE_IJ_mv.h>
+
+#include "precond/amg_agg.h"
+#endif
+
+static int g_rank, g_size;
+
+#ifdef OVK_HAVE_HYPRE
+/* A 2-D grid problem: nx x ny nodes of bs unknowns; the 5-point operator
+ * with weights 1 in x and eps in y (Dirichlet boundary), times c(x, y)
+ * (jump inside a disc), coupled within a node by K = [[2, 1], [1, 2]]
+ * when bs = 2. */
+typedef struct grid {
+    int nx, ny, bs;
+    double eps, jump;
+} grid;
+
+static double coef(const grid *p, int x, int y)
+{
+    double dx = x - 0.5 * p->nx, dy = y - 0.5 * p->ny, r = 0.2 * p->nx;
+    return dx * dx + dy * dy < r * r ? p->jump : 1.0;
+}
+
+/* rows of the nodes [n0, n0 + nn) as CSR with global columns */
+static void grid_rows(const grid *p, int n0, int nn, int **ptr, ovk_gidx **col, double **val)
+{
+    int bs = p->bs, n = nn * bs, k = 0;
+    *ptr = malloc(sizeof(int) * ((size_t)n + 1));
+    *col = malloc(sizeof(ovk_gidx) * ((size_t)n * 5 * bs + 1));
+    *val = malloc(sizeof(double) * ((size_t)n * 5 * bs + 1));
+    (*ptr)[0] = 0;
+    for (int node = n0; node < n0 + nn; node++)
+        for (int c = 0; c < bs; c++) {
+            int x = node % p->nx, y = node / p->nx;
+            double diag = 0.0;
+            const int dx[4] = {-1, 1, 0, 0}, dy[4] = {0, 0, -1, 1};
+            for (int d = 0; d < 4; d++) {
+                int a = x + dx[d], b = y + dy[d];
+                double w = (dy[d] ? p->eps : 1.0);
+                if (a >= 0 && b >= 0 && a < p->nx && b < p->ny) w *= 0.5 * (coef(p, x, y) + coef(p, a, b));
+                else w *= coef(p, x, y);
+                diag += w;
+                if (a < 0 || b < 0 || a >= p->nx || b >= p->ny) continue;
+                for (int e = 0; e < bs; e++)
+                    (*col)[k] = (ovk_gidx)(a + p->nx * b) * bs + e, (*val)[k++] = -w * (bs == 2 ? (c == e ? 2.0 : 1.0) : 1.0);
+            }
+            for (int e = 0; e < bs; e++)
+                (*col)[k] = (ovk_gidx)node * bs + e, (*val)[k++] = diag * (bs == 2 ? (c == e ? 2.0 : 1.0) : 1.0);
+            (*ptr)[(node - n0) * bs + c + 1] = k;
+        }
+}
+
+/* this rank's nodes of the grid on comm (uneven; none on the last of 3+) */
+static void grid_split(const grid *p, MPI_Comm comm, int *n0, int *nn)
+{
+    int r, s;
+    int64_t start;
+    MPI_Comm_rank(comm, &r);
+    MPI_Comm_size(comm, &s);
+    tp_split((int64_t)p->nx * p->ny, r, s, &start, nn);
+    *n0 = (int)start;
+}
+
+static int grid_matrix(const grid *p, MPI_Comm comm, ovk_matrix **A, int *n0, int *nn)
+{
+    int *ptr;
+    ovk_gidx *col;
+    double *val;
+    grid_split(p, comm, n0, nn);
+    grid_rows(p, *n0, *nn, &ptr, &col, &val);
+    int rc = ovk_matrix_create_csr(comm, (ovk_gidx)*n0 * p->bs, *nn * p->bs, ptr, col, val, OVK_DUP_REJECT, A);
+    free(ptr), free(col), free(val);
+    return rc;
+}
+
+/* ---- the hierarchy ------------------------------------------------------ */
+
+/* hypre's ParCSR of the grid on comm, through its IJ interface */
+static hypre_ParCSRMatrix *grid_parcsr(const grid *p, MPI_Comm comm, HYPRE_IJMatrix *ij)
+{
+    int n0, nn, *ptr;
+    ovk_gidx *col;
+    double *val;
+    grid_split(p, comm, &n0, &nn);
+    grid_rows(p, n0, nn, &ptr, &col, &val);
+    int n = nn * p->bs;
+    HYPRE_BigInt lo = (HYPRE_BigInt)n0 * p->bs, hi = lo + n - 1;
+    HYPRE_IJMatrixCreate(comm, lo, hi, lo, hi, ij);
+    HYPRE_IJMatrixSetObjectType(*ij, HYPRE_PARCSR);
+    HYPRE_IJMatrixInitialize(*ij);
+    for (int i = 0; i < n; i++) {
+        HYPRE_Int len = ptr[i + 1] - ptr[i];
+        HYPRE_BigInt row = lo + i;
+        HYPRE_IJMatrixSetValues(*ij, 1, &len, &row, (const HYPRE_BigInt *)col + ptr[i], val + ptr[i]);
+    }
+    HYPRE_IJMatrixAssemble(*ij);
+    void *obj = NULL;
+    HYPRE_IJMatrixGetObject(*ij, &obj);
+    free(ptr), free(col), free(val);
+    hypre_ParCSRMatrix *A = obj;
+    if (!hypre_ParCSRMatrixCommPkg(A)) hypre_MatvecCommPkgCreate(A);
+    return A;
+}
+
+/* the k vectors of the near-null space of the rank's rows: the constants of
+ * each unknown, and for bs = 2 the rotation (-y, x) */
+static int grid_nullspace(const grid *p, MPI_Comm comm, double **B)
+{
+    int n0, nn, bs = p->bs, k = bs == 2 ? 3 : 1;
+    grid_split(p, comm, &n0, &nn);
+    int n = nn * bs;
+    *B = calloc((size_t)n * k + 1, sizeof(double));
+    for (int i = 0; i < nn; i++)
+        for (int c = 0; c < bs; c++) {
+            (*B)[(size_t)c * n + i * bs + c] = 1.0;
+            if (bs == 2) {
+                double x = (n0 + i) % p->nx, y = (n0 + i) / p->nx;
+                (*B)[(size_t)2 * n + i * bs + c] = c == 0 ? -y : x;
+            }
+        }
+    return k;
+}
+
+static hypre_ParVector *vector_of(hypre_ParCSRMatrix *A)
+{
+    HYPRE_BigInt r0 = hypre_ParCSRMatrixFirstRowIndex(A);
+    HYPRE_BigInt part[2] = {r0, r0 + hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(A))};
+    hypre_ParVector *v = hypre_ParVectorCreate(hypre_ParCSRMatrixComm(A), hypre_ParCSRMatrixGlobalNumRows(A), part);
+    hypre_ParVectorInitialize(v);
+    return v;
+}
+
+/* Collective: M as a dense rows x cols matrix (row major) on every rank */
+static double *dense(hypre_ParCSRMatrix *M)
+{
+    MPI_Comm comm = hypre_ParCSRMatrixComm(M);
+    size_t R = (size_t)hypre_ParCSRMatrixGlobalNumRows(M), C = (size_t)hypre_ParCSRMatrixGlobalNumCols(M);
+    double *d = calloc(R * C + 1, sizeof(double));
+    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(M), *O = hypre_ParCSRMatrixOffd(M);
+    int n = hypre_CSRMatrixNumRows(D);
+    HYPRE_BigInt r0 = hypre_ParCSRMatrixFirstRowIndex(M), c0 = hypre_ParCSRMatrixFirstColDiag(M);
+    for (int i = 0; i < n; i++) {
+        for (int e = hypre_CSRMatrixI(D)[i]; e < hypre_CSRMatrixI(D)[i + 1]; e++)
+            d[(size_t)(r0 + i) * C + (size_t)(c0 + hypre_CSRMatrixJ(D)[e])] += hypre_CSRMatrixData(D)[e];
+        if (hypre_CSRMatrixNumCols(O))
+            for (int e = hypre_CSRMatrixI(O)[i]; e < hypre_CSRMatrixI(O)[i + 1]; e++)
+                d[(size_t)(r0 + i) * C + (size_t)hypre_ParCSRMatrixColMapOffd(M)[hypre_CSRMatrixJ(O)[e]]] +=
+                    hypre_CSRMatrixData(O)[e];
+    }
+    MPI_Allreduce(MPI_IN_PLACE, d, (int)(R * C), MPI_DOUBLE, MPI_SUM, comm);
+    return d;
+}
+
+/* Collective: the rows of B (n x k by columns) of every rank, dense N x k (row major) */
+static double *dense_b(hypre_ParCSRMatrix *A, const double *B, int k)
+{
+    MPI_Comm comm = hypre_ParCSRMatrixComm(A);
+    size_t N = (size_t)hypre_ParCSRMatrixGlobalNumRows(A);
+    int n = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(A));
+    HYPRE_BigInt r0 = hypre_ParCSRMatrixFirstRowIndex(A);
+    double *d = calloc(N * k + 1, sizeof(double));
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < k; j++) d[(size_t)(r0 + i) * k + j] = B[(size_t)j * n + i];
+    MPI_Allreduce(MPI_IN_PLACE, d, (int)(N * k), MPI_DOUBLE, MPI_SUM, comm);
+    return d;
+}
+
+static double maxabs(const double *v, size_t n)
+{
+    double m = 0.0;
+    for (size_t i = 0; i < n; i++) m = fmax(m, fabs(v[i]));
+    return m;
+}
+
+/* A hierarchy, built and checked on comm; its levels' dense operators
+ * (rows[l] x rows[l]) returned for the comparison across rank counts. */
+typedef struct built {
+    int nlev;
+    long rows[40];
+    double *a[40];
+    long offd_ptent; /* entries of the level-0 tentative prolongator's offd blocks, all ranks */
+} built;
+
+static void built_free(built *b)
+{
+    for (int l = 0; l < b->nlev; l++) free(b->a[l]);
+    memset(b, 0, sizeof *b);
+}
+
+static void check_hierarchy(const grid *p, MPI_Comm comm, const ovk__amg_agg_opts *o, const char *what, built *out)
+{
+    HYPRE_IJMatrix ij;
+    hypre_ParCSRMatrix *A = grid_parcsr(p, comm, &ij);
+    hypre_ParVector *b = vector_of(A), *x = vector_of(A);
+    double *B;
+    int k = grid_nullspace(p, comm, &B);
+    HYPRE_Solver s;
+    HYPRE_BoomerAMGCreate(&s);
+    ovk__amg_agg_keep keep;
+    int rc = ovk__amg_agg_build(A, b, x, k, B, o, (hypre_ParAMGData *)s, &keep);
+    MT_RC(OVK_OK, rc);
+    hypre_ParAMGData *d = (hypre_ParAMGData *)s;
+    int nlev = rc ? 0 : hypre_ParAMGDataNumLevels(d);
+    MT_CHECK(nlev >= 2 && keep.nlev == nlev, "%s: %d levels (kept %d)", what, nlev, keep.nlev);
+    memset(out, 0, sizeof *out);
+    out->nlev = nlev;
+    for (int l = 0; l < nlev; l++) {
+        hypre_ParCSRMatrix *Al = hypre_ParAMGDataAArray(d)[l];
+        out->rows[l] = (long)hypre_ParCSRMatrixGlobalNumRows(Al);
+        out->a[l] = dense(Al);
+        if (l) MT_CHECK(out->rows[l] < out->rows[l - 1] && out->rows[l] > 0, "%s: level %d of %ld rows after %ld", what, l,
+                        out->rows[l], out->rows[l - 1]);
+    }
+    for (int l = 0; l + 1 < nlev; l++) {
+        /* A_{l+1} = P^T A_l P, densely */
+        hypre_ParCSRMatrix *P = hypre_ParAMGDataPArray(d)[l];
+        size_t nf = (size_t)out->rows[l], nc = (size_t)out->rows[l + 1];
+        double *pd = dense(P), *ap = calloc(nf * nc + 1, sizeof(double)), err = 0.0;
+        for (size_t i = 0; i < nf; i++)
+            for (size_t j = 0; j < nf; j++) {
+                double a = out->a[l][i * nf + j];
+                if (a != 0.0)
+                    for (size_t c = 0; c < nc; c++) ap[i * nc + c] += a * pd[j * nc + c];
+            }
+        for (size_t r = 0; r < nc; r++)
+            for (size_t c = 0; c < nc; c++) {
+                double v = 0.0;
+                for (size_t i = 0; i < nf; i++) v += pd[i * nc + r] * ap[i * nc + c];
+                err = fmax(err, fabs(v - out->a[l + 1][r * nc + c]));
+            }
+        double scale = maxabs(out->a[l + 1], nc * nc);
+        MT_CHECK(err <= 1e-12 * scale * nf, "%s: level %d: |A_c - P^T A P| = %g (|A_c| %g)", what, l + 1, err, scale);
+        /* P_tent B_{l+1} = B_l */
+        double *pt = dense(keep.ptent[l]), *bf = dense_b(hypre_ParAMGDataAArray(d)[l], keep.b[l], k);
+        double *bc = dense_b(hypre_ParAMGDataAArray(d)[l + 1], keep.b[l + 1], k), berr = 0.0;
+        for (size_t i = 0; i < nf; i++)
+            for (int j = 0; j < k; j++) {
+                double v = 0.0;
+                for (size_t c = 0; c < nc; c++) v += pt[i * nc + c] * bc[c * k + j];
+                berr = fmax(berr, fabs(v - bf[i * k + j]));
+            }
+        MT_CHECK(berr <= 1e-11 * maxabs(bf, nf * k), "%s: level %d: |P_tent B_c - B| = %g", what, l, berr);
+        if (l == 0) {
+            hypre_CSRMatrix *O = hypre_ParCSRMatrixOffd(keep.ptent[0]);
+            long no = hypre_CSRMatrixNumCols(O) ? hypre_CSRMatrixI(O)[hypre_CSRMatrixNumRows(O)] : 0;
+            MPI_Allreduce(&no, &out->offd_ptent, 1, MPI_LONG, MPI_SUM, comm);
+        }
+        free(pd), free(ap), free(pt), free(bf), free(bc);
+    }
+    ovk__amg_agg_keep_free(&keep);
+    HYPRE_BoomerAMGDestroy(s); /* the levels but level 0 */
+    HYPRE_IJMatrixDestroy(ij);
+    hypre_ParVectorDestroy(b), hypre_ParVectorDestroy(x);
+    free(B);
+}
+
+/* the hierarchy on all ranks, and on each rank alone (the whole matrix):
+ * the same levels, sizes and operators */
+static void hierarchy(const grid *p, const ovk__amg_agg_opts *o, const char *what, int crosses)
+{
+    built all, one;
+    check_hierarchy(p, MPI_COMM_WORLD, o, what, &all);
+    check_hierarchy(p, MPI_COMM_SELF, o, what, &one);
+    MT_CHECK(all.nlev == one.nlev, "%s: %d levels at %d ranks, %d at 1", what, all.nlev, g_size, one.nlev);
+    for (int l = 0; l < all.nlev && l < one.nlev; l++) {
+        MT_CHECK(all.rows[l] == one.rows[l], "%s: level %d: %ld rows at %d ranks, %ld at 1", what, l, all.rows[l], g_size,
+                 one.rows[l]);
+        if (all.rows[l] != one.rows[l]) continue;
+        size_t m = (size_t)all.rows[l] * (size_t)all.rows[l];
+        double err = 0.0;
+        for (size_t i = 0; i < m; i++) err = fmax(err, fabs(all.a[l][i] - one.a[l][i]));
+        MT_CHECK(err <= 1e-10 * maxabs(one.a[l], m), "%s: level %d differs from 1 rank's by %g", what, l, err);
+    }
+    if (g_size > 1 && crosses) MT_CHECK(all.offd_ptent > 0, "%s: no aggregate crosses a rank boundary", what);
+    if (g_rank == 0) {
+        printf("%s: %d levels, rows", what, all.nlev);
+        for (int l = 0; l < all.nlev; l++) printf(" %ld", all.rows[l]);
+        printf("; %ld entries of P_tent across ranks\n", all.offd_ptent);
+    }
+    built_free(&all), built_free(&one);
+}
+
+#endif
+
+/* the status of a setup with spec, which must be `want` on every rank with
+ * a detail holding `needle` */
+static void refused(const ovk_matrix *A, const char *spec, int want, const char *needle, int ncoords, const double *xyz,
+                    const double *const *nns)
+{
+    ovk_solver *s = NULL;
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    int rc = ovk_solver_set_option(s, "precond", spec);
+    if (!rc && xyz) rc = ovk_solver_set_coordinates(s, 2, ncoords, xyz);
+    if (!rc && nns) rc = ovk_solver_set_near_nullspace(s, 1, nns);
+    if (!rc) rc = ovk_solver_setup(s);
+    MT_CHECK(rc == want && strstr(ovk_error_detail(), needle), "%s: %s (%s), expected %s naming '%s'", spec,
+             ovk_status_name(rc), ovk_error_detail(), ovk_status_name(want), needle);
+    ovk_solver_destroy(&s);
+}
+
+#ifdef OVK_HAVE_HYPRE
+/* ---- through the solver ----------------------------------------------- */
+
+#ifndef OVK_TEST_SANITIZED
+/* iterations of cg with precond spec on A (random b, rtol 1e-8), or -1 */
+static int iterations(const ovk_matrix *A, const char *spec)
+{
+    ovk_solver *s = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res;
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", spec));
+    MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-8, 0.0, 400));
+    MT_RC(OVK_OK, ovk_vector_create(A, &b));
+    MT_RC(OVK_OK, ovk_vector_create(A, &x));
+    mt_random_b(A, b);
+    int rc = ovk_solver_solve(s, b, x, &res);
+    MT_CHECK(rc == OVK_OK, "%s: %s (%s)", spec, ovk_status_name(rc), ovk_error_detail());
+    ovk_vector_destroy(b), ovk_vector_destroy(x);
+    ovk_solver_destroy(&s);
+    return rc ? -1 : res.iterations;
+}
+
+static void bounded(const ovk_matrix *A, const char *family, const char *spec, int bound)
+{
+    int its = iterations(A, spec);
+    MT_CHECK(its >= 1 && its <= bound, "%s with %s: %d iterations (bound %d)", family, spec, its, bound);
+    if (g_rank == 0) printf("%s with %s: %d iterations (bound %d)\n", family, spec, its, bound);
+}
+
+static void suite(void)
+{
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 16, 0.0, &A));
+    bounded(A, "27-point Laplacian 16^3", "amg", 18);
+    bounded(A, "27-point Laplacian 16^3", "amg:setup=agg", 14);
+    ovk_matrix_destroy(A);
+    int n0, nn;
+    grid aniso = {64, 64, 1, 1e-3, 1.0};
+    MT_RC(OVK_OK, grid_matrix(&aniso, MPI_COMM_WORLD, &A, &n0, &nn));
+    bounded(A, "anisotropic 64^2 (eps 1e-3)", "amg", 34);
+    bounded(A, "anisotropic 64^2 (eps 1e-3)", "amg:setup=agg,agg_threshold=0.08", 20);
+    ovk_matrix_destroy(A);
+    grid jump = {64, 64, 1, 1.0, 1e5};
+    MT_RC(OVK_OK, grid_matrix(&jump, MPI_COMM_WORLD, &A, &n0, &nn));
+    bounded(A, "coefficient jump 1e5, 64^2", "amg", 30);
+    bounded(A, "coefficient jump 1e5, 64^2", "amg:setup=agg", 24);
+    ovk_matrix_destroy(A);
+}
+#endif
+
+static void bad_input(void)
+{
+    ovk_matrix *A = NULL;
+    int n0, nn;
+    grid sys = {9, 7, 2, 1.0, 1.0}; /* 63 nodes of 2 unknowns */
+    MT_RC(OVK_OK, grid_matrix(&sys, MPI_COMM_WORLD, &A, &n0, &nn));
+    /* bs=3 does not divide a rank's 2-unknown nodes (each rank owns an even count; 126 rows in all) */
+    refused(A, "amg:setup=agg,bs=4", OVK_EOPTION, "bs=4", 0, NULL, NULL);
+    double *xyz = calloc(2 * (size_t)nn + 2, sizeof(double));
+    for (int i = 0; i < nn; i++) xyz[2 * i] = (n0 + i) % 9, xyz[2 * i + 1] = (n0 + i) / 9;
+    refused(A, "amg:setup=agg,bs=2", OVK_EINVAL, "coordinate", g_rank == 0 ? nn + 1 : nn, xyz, NULL);
+    double *zero = calloc((size_t)nn * 2 + 1, sizeof(double));
+    const double *nns[1] = {zero};
+    refused(A, "amg:setup=agg,bs=2", OVK_EINVAL, "rank zero", 0, NULL, nns);
+    refused(A, "amg:setup=agg,bogus=1", OVK_EOPTION, "bogus", 0, NULL, NULL);
+    refused(A, "amg:setup=agg,cycle=hypre", OVK_EOPTION, "cycle=ovk", 0, NULL, NULL);
+    refused(A, "amg:setup=agg,coarsen=pmis", OVK_EOPTION, "setup=boomeramg", 0, NULL, NULL);
+    refused(A, "amg:agg_smooth=0", OVK_EOPTION, "setup=agg", 0, NULL, NULL);
+    refused(A, "amg:setup=agg,max_levels=1", OVK_EOPTION, "max_levels", 0, NULL, NULL);
+    refused(A, "amg:setup=classic", OVK_EOPTION, "setup", 0, NULL, NULL);
+    ovk_matrix_destroy(A);
+    free(xyz), free(zero);
+    /* a zero diagonal entry on the last rank with rows */
+    int *ptr;
+    ovk_gidx *col;
+    double *val;
+    grid lap = {10, 10, 1, 1.0, 1.0};
+    grid_split(&lap, MPI_COMM_WORLD, &n0, &nn);
+    grid_rows(&lap, n0, nn, &ptr, &col, &val);
+    for (int i = 0; i < nn; i++)
+        for (int e = ptr[i]; e < ptr[i + 1]; e++)
+            if (col[e] == n0 + i && n0 + i == 57) val[e] = 0.0;
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, n0, nn, ptr, col, val, OVK_DUP_REJECT, &A));
+    refused(A, "amg:setup=agg", OVK_EZERODIAG, "57", 0, NULL, NULL);
+    ovk_matrix_destroy(A);
+    free(ptr), free(col), free(val);
+}
+
+#endif
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+#ifndef OVK_HAVE_HYPRE
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 6, 0.0, &A));
+    refused(A, "amg:setup=agg", OVK_EUNSUPPORTED, "not in this build", 0, NULL, NULL);
+    ovk_matrix_destroy(A);
+    int rc = mt_finish("test_amg_agg (no hypre in this build)");
+#else
+    ovk__amg_agg_opts smoothed = {1, 0.0, 1, 25, 9, 1, 0}, plain = {1, 0.0, 0, 25, 9, 1, 0}, sys = {2, 0.0, 1, 25, 9, 1, 0};
+    ovk__amg_agg_opts strong = {1, 0.1, 1, 25, 9, 1, 0}, mis1 = {1, 0.0, 1, 25, 9, 0, 0};
+    grid lap = {24, 24, 1, 1.0, 1.0}, aniso = {20, 20, 1, 1e-3, 1.0}, elast = {14, 14, 2, 1.0, 1.0};
+    hierarchy(&lap, &smoothed, "Laplacian 24^2, smoothed", 1);
+    hierarchy(&lap, &plain, "Laplacian 24^2, unsmoothed", 1);
+    hierarchy(&lap, &mis1, "Laplacian 24^2, MIS-1 on every level", 1);
+    /* strong in x only: aggregates along the rows, which the ranks do not split */
+    hierarchy(&aniso, &strong, "anisotropic 20^2, agg_threshold 0.1", 0);
+    hierarchy(&elast, &sys, "bs=2 with the rotation, smoothed", 1);
+#ifndef OVK_TEST_SANITIZED
+    suite(); /* the solves' kernels run under the sanitizers in test_amg */
+#endif
+    bad_input();
+    int rc = mt_finish("test_amg_agg");
+#endif
+    MPI_Finalize();
+    return rc;
+}
