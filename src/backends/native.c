@@ -147,11 +147,11 @@ static int native_create(MPI_Comm comm, ovk__opts *opts, void **state)
         return ovk__fail(OVK_EUNSUPPORTED, "native:persistent=1 needs MPI_Allreduce_init (MPI-4) or "
                                            "Open MPI's MPIX_Allreduce_init; this MPI has neither");
     native_state *s = calloc(1, sizeof *s);
+    if (s) s->vcomm = MPI_COMM_NULL; /* not 0: Open MPI's MPI_COMM_NULL is an object's address */
     rc = s ? OVK_OK : ovk__fail(OVK_ENOMEM, "native backend state");
-    if (verify) rc = ovk__agree(comm, rc); /* before the collective MPI_Comm_dup */
+    if (verify || persistent) rc = ovk__agree(comm, rc); /* before the collective MPI_Comm_dup, adopt */
     if (rc) goto cleanup;
     s->comm = comm;
-    s->vcomm = MPI_COMM_NULL;
     s->persistent = (int)persistent;
     s->verify = (int)verify;
     for (int c = 0; c < NCLASS; c++)
