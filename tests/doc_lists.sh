@@ -20,7 +20,8 @@ run1() { "$mpiexec" -n 1 $pre "$@" 2>&1; }
 run1 "$bin/ovk_laplace27" -n 2 2 2 -ovk_solver auto -ovk_help > "$tmp/help" ||
   { cat "$tmp/help"; echo "doc_lists: ovk_laplace27 -ovk_help failed" >&2; exit 1; }
 sed -n 's/^      available: \(.*\)/\1/p' "$tmp/help" | head -n 1 | tr -d ' ' | tr ',' '\n' > "$tmp/solvers"
-run1 "$bin/ovk_mtx_solve" -precond list | sed -n 's/^  \([a-z][a-z_0-9]*\) .*/\1/p' > "$tmp/preconds"
+run1 "$bin/ovk_mtx_solve" -precond list | grep -v '\[not in this build' |
+  sed -n 's/^  \([a-z][a-z_0-9]*\) .*/\1/p' > "$tmp/preconds" # those of this build
 [ "$(wc -l < "$tmp/solvers")" -ge 10 ] || { cat "$tmp/help"; echo "doc_lists: no solver list" >&2; exit 1; }
 [ "$(wc -l < "$tmp/preconds")" -ge 5 ] || { echo "doc_lists: no preconditioner list" >&2; exit 1; }
 
