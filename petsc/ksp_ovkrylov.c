@@ -41,10 +41,12 @@
 #define _GNU_SOURCE /* dladdr, RTLD_DEEPBIND */
 #include <dlfcn.h>
 #include <elf.h>
+#include <errno.h>
 #include <float.h>
 #include <limits.h>
 #include <link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -719,18 +721,32 @@ static const char *precond_spec(const char *spec, PetscInt bs, char *buf, size_t
 /* -ksp_ovkrylov_fields FILE: the field of each global row (integers
  * separated by white space) into ids for this rank's rows [lo, lo + m);
  * the count of the file's ids in *count (-1: unreadable, -2: not an
- * integer).  Local. */
-static void read_fields(const char *path, PetscInt lo, PetscInt m, int *ids, long long *count)
+ * integer); the first entry that is not 0 or 1 in *bad (-1: none) with its
+ * text as written (every rank reads the whole file: the same on each).
+ * Local. */
+static void read_fields(const char *path, PetscInt lo, PetscInt m, int *ids, long long *count, long long *bad,
+                        char *bad_text, size_t len)
 {
     FILE *f = fopen(path, "r");
     long long k = 0;
-    long v;
+    char tok[64];
+    *bad = -1;
     if (!f) {
         *count = -1;
         return;
     }
-    for (; fscanf(f, "%ld", &v) == 1; k++)
-        if (k >= lo && k < lo + m) ids[k - lo] = v < -1000 || v > 1000 ? 1000 : (int)v; /* ovkrylov names a bad id */
+    for (; fscanf(f, "%63s", tok) == 1; k++) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(tok, &end, 10);
+        if (*end || end == tok) break;
+        int ok = errno == 0 && (v == 0 || v == 1);
+        if (!ok && *bad < 0) {
+            *bad = k;
+            snprintf(bad_text, len, "%s", tok);
+        }
+        if (k >= lo && k < lo + m) ids[k - lo] = ok ? (int)v : 1;
+    }
     *count = feof(f) ? k : -2;
     fclose(f);
 }
@@ -742,16 +758,16 @@ static PetscErrorCode set_fields(KSP ksp)
     KSP_Ovkrylov *d = ksp->data;
     MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
     PetscInt lo, hi, M, N;
-    long long count[2];
+    long long count[2], bad;
     int *ids = NULL, rc;
-    char opt[96];
+    char opt[96], bad_text[64];
     PetscFunctionBegin;
     if (!d->fields[0]) PetscFunctionReturn(0);
     opt_name(ksp, "fields", opt, sizeof opt);
     PetscCall(MatGetOwnershipRange(d->op, &lo, &hi));
     PetscCall(MatGetSize(d->op, &M, &N));
     PetscCall(PetscMalloc1(hi - lo + 1, &ids));
-    read_fields(d->fields, lo, hi - lo, ids, &count[0]);
+    read_fields(d->fields, lo, hi - lo, ids, &count[0], &bad, bad_text, sizeof bad_text);
     count[1] = -count[0]; /* the smallest and the largest count, in one reduction */
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, count, 2, MPI_LONG_LONG, MPI_MAX, comm));
     if (count[1] > 0 || count[0] != (long long)M) PetscCall(PetscFree(ids));
@@ -759,6 +775,9 @@ static PetscErrorCode set_fields(KSP ksp)
     PetscCheck(count[1] != 2, comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: an entry is not an integer", opt, d->fields);
     PetscCheck(count[0] == (long long)M, comm, PETSC_ERR_FILE_UNEXPECTED,
                "%s %s: %lld field ids for an operator of %" PetscInt_FMT " rows (one per row)", opt, d->fields, count[0], M);
+    if (bad >= 0) PetscCall(PetscFree(ids));
+    PetscCheck(bad < 0, comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: entry %lld (global row %lld) is %s, not a field (0 or 1)",
+               opt, d->fields, bad + 1, bad, bad_text);
     rc = ovk_solver_set_fields(d->s, ids);
     PetscCall(PetscFree(ids));
     PetscCall(check(comm, rc, "ovk_solver_set_fields"));

@@ -77,15 +77,26 @@ def saddle(m):
     return K, fields
 
 
+def error_of(call):
+    """The text of the PETSc.Error that call() raises (its traceback and message); '' when it succeeds."""
+    try:
+        call()
+    except PETSc.Error as e:
+        return str(e)
+    return ""
+
+
 def fieldsplit():
     from mpi4py import MPI
     comm = MPI.COMM_WORLD
     K, fields = saddle(20)
     b = K.createVecLeft()
     b.set(1.0)
-    names = comm.bcast([f"fields_{os.getpid()}", f"short_{os.getpid()}"] if comm.rank == 0 else None)
+    huge = fields[:5] + ["99999999999999999999"] + fields[6:]  # an id that overflows any integer
+    names = comm.bcast([f"fields_{os.getpid()}", f"short_{os.getpid()}", f"huge_{os.getpid()}"]
+                       if comm.rank == 0 else None)
     if comm.rank == 0:
-        for name, ids in zip(names, (fields, fields[:-1])):
+        for name, ids in zip(names, (fields, fields[:-1], huge)):
             with open(name, "w") as f:
                 f.write(" ".join(map(str, ids)) + "\n")
     comm.barrier()
@@ -99,6 +110,12 @@ def fieldsplit():
             ok = False
         except PETSc.Error:
             PETSc.Sys.Print("a fields file one id short: refused")
+        said = error_of(lambda: solve(K, b, "ovkrylov", ksp_ovkrylov_fields=names[2], **spec))
+        if "99999999999999999999" in said and "entry 6" in said:  # the value as written, where
+            PETSc.Sys.Print("a field id of 99999999999999999999: refused, named as written")
+        else:
+            PETSc.Sys.Print(f"a field id of 99999999999999999999: not named as written: {said!r}")
+            ok = False
     finally:
         comm.barrier()
         if comm.rank == 0:
