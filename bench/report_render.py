@@ -4,7 +4,8 @@
     bench/report_render.py [-results DIR] [-doc FILE] [-check] [-o FILE]
 
 Each block sits between `<!-- report:NAME -->` and `<!-- /report:NAME -->`
-and is made from one data file alone (NAMES below: block -> file).  A data
+and is made from one data file alone (NAMES below: block -> file; a block
+not named there is rendered by `table` from NAME.csv, '-' read as '_').  A data
 file is CSV; its leading `# key: value` lines name the machine (`machine`)
 and the commands that produced it (`command`, one per line); other `#` lines
 are notes for the reader of the file and are not rendered.  `# problem: X`
@@ -451,7 +452,12 @@ def main():
     with open(a.doc, encoding="utf-8") as f:
         doc = f.read()
     bad, missing = [], []
-    for name, (fn, render) in NAMES.items():
+    names = dict(NAMES)
+    for line in doc.split("\n"):
+        if line.startswith("<!-- report:") and line.endswith(" -->"):
+            name = line[len("<!-- report:"):-len(" -->")]
+            names.setdefault(name, (name.replace("-", "_") + ".csv", table))
+    for name, (fn, render) in names.items():
         path = os.path.join(a.results, fn)
         if not os.path.exists(path):
             missing.append(f"{name}: no data file {path}")
