@@ -1,7 +1,7 @@
 #!/bin/sh
 # One spelling per option key.  The keys are the library's own, as
 # -ovk_help prints them from the option table (src/solvers/interface/
-# object.c); the check fails when
+# object_options.c); the check fails when
 #   1. a string literal of src/ (comments stripped by the C preprocessor)
 #      is a key, but for the key's entry in the table (OPT_STR/OPT_NUM) and
 #      the kind of spec that ovk__spec_parse names in its messages ("solver",
@@ -49,7 +49,7 @@ while read -r k; do
   for at in $whole; do
     line=$(grep -F "$at:" "$tmp/lines" | head -1)
     case "$at" in
-      src/solvers/interface/object.c:*)
+      src/solvers/interface/object_options.c:*)
         if echo "$line" | grep -qE "OPT_(STR|NUM)\(\"$k\","; then table=$((table + 1)); continue; fi ;;
     esac
     if echo "$line" | grep -qE "ovk__spec_parse\(\"$k\","; then continue; fi
@@ -57,7 +57,7 @@ while read -r k; do
     bad=1
   done
   if [ "$table" -ne 1 ]; then
-    echo "key '$k': $table entries in the option table of src/solvers/interface/object.c (1 expected)" >&2
+    echo "key '$k': $table entries in the option table of src/solvers/interface/object_options.c (1 expected)" >&2
     bad=1
   fi
   if grep -E "\"[^\"]*-ovk_$k([^a-z0-9_].*)?\"\$" "$tmp/literals" >&2; then

@@ -8,170 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object.h"
 #include "log_view.h"
 #include "option_table.h"
 #include "../solver.h"
 
-#define SOLVER_MAGIC 0x6f766b73u /* "ovks" */
 enum { DEFAULT_PROGRESS_ROWS = 8192, NORM_STEPS = 12 };
 
-/* What a changed option makes the next setup redo (the next solve runs
- * that setup by itself): the cross-rank check of the options, the solve
- * context, the reducer, the preconditioner, the variant's work and
- * vectors, the condition estimate's room. */
-enum {
-    REDO_CHECK = 1u,
-    REDO_CTX = 2u,
-    REDO_REDUCER = 4u,
-    REDO_PC = 8u,
-    REDO_VARIANT = 16u,
-    REDO_CONDEST = 32u,
-    REDO_ALL = 63u
-};
-
-/* The application's preconditioner (a user preconditioner) and its
- * context; its operator (A NULL) is the context's (c.cb), set once at
- * creation. */
-typedef struct solver_fns {
-    ovk_apply_fn pc;
-    void *pc_ctx;
-} solver_fns;
-
-/* What the preconditioner's setup reads besides A.  The coordinates of a
- * near-null space (ovk_solver_set_coordinates): an owned copy, n points of
- * dim doubles; the near-null space's vectors
- * (ovk_solver_set_near_nullspace): an owned copy, nns_k vectors of the
- * rank's rows one after the other; the field of each row
- * (ovk_solver_set_fields): an owned copy, or NULL; the application's Schur
- * matrix (ovk_solver_set_schur_matrix): one reference of the solver's, or
- * NULL; whether A is declared symmetric (option assume_symmetric). */
-typedef struct solver_coords {
-    double *xyz;
-    int dim, n;
-    double *nns;
-    int nns_k;
-    int *fields;
-    ovk_matrix *schur;
-    int symmetric; /* option assume_symmetric: A declared symmetric, its values not checked */
-} solver_coords;
-
-/* Refusals kept for the next setup or solve (ovk__solver_refuse,
- * ovk__solver_refuse_solve) and their details. */
-typedef struct solver_refusal {
-    int setup;
-    char setup_detail[256];
-    int solve;
-    char solve_detail[256];
-} solver_refusal;
-
-/* What runs now: "setup" or "solve" while one runs (its callbacks may
- * call in), and in ovk_solver_solve_many the system whose code runs. */
-typedef struct solver_running {
-    const char *call;
-    int system;              /* else -1 */
-} solver_running;
-
-/* What setup made: the variant, the reducer and the preconditioner. */
-typedef struct solver_made {
-    int ready;
-    const ovk__solver *sv;
-    void *params;
-    ovk__variant var;        /* the variant's work struct and vectors */
-    ovk__pc pc;
-    ovk_reducer *red;
-    int red_owned;
-    uint64_t red_from;       /* the owned reducer: the fingerprint of the backend option it was made
-                                from (the spec itself is held once, in backend_spec) */
-    double setup_time;
-} solver_made;
-
-/* What setup learned of A's values: the version the numeric setup saw,
- * the symmetry check's, ||A||_inf on the rank as the preconditioner's
- * setup summed it for the values of pc_l1_version (pc_l1_max < 0: not
- * summed), and the rank's longest row (>= 0: known; value updates keep
- * the pattern). */
-typedef struct solver_seen {
-    unsigned long version;
-    int sym_ok;              /* A's values of sym_version are symmetric (checked for a CG variant) */
-    unsigned long sym_version;
-    double pc_l1_max;
-    unsigned long pc_l1_version;
-    int longest_row;
-    ovk__elim elim;          /* a CG variant's: A's Dirichlet rows eliminated (E the solve's matrix), or none */
-} solver_seen;
-
-/* What changed since the last setup: REDO_* of the options changed, and
- * a bit per option of the table a call set (not left at its default). */
-typedef struct solver_marks {
-    unsigned dirty;
-    unsigned opt_set;
-} solver_marks;
-
-/* What the object keeps of its solves: -ovk_log_view's times (log_view.c)
- * and the last result, for ovk_solver_get_info (info.c). */
-typedef struct solver_record {
-    ovk__log log;
-    ovk_result last;
-} solver_record;
-
-struct ovk_solver {
-    unsigned magic;
-    const ovk_matrix *A;     /* borrowed; NULL for an operator */
-    ovk__layout own_lay;     /* the operator's rows */
-    const ovk__layout *lay;
-    solver_fns fns;
-    /* the settings the option table (below) reads and writes */
-    ovk_solve_options o;       /* its strings point into the buffers below */
-    char solver_spec[128], backend_spec[256], precond_spec[256];
-    ovk__monitor mon;        /* its true_r and stage owned */
-    int guess_zero, view, converged_reason, log_view;
-    char nullspace_spec[16]; /* option nullspace: "" | none | constant */
-    ovk_reducer *user_red;   /* borrowed */
-    solver_marks marks;
-    solver_coords coords;
-    ovk__nullspace ns;       /* ovk_solver_set_nullspace's copy and, set up, the basis */
-    solver_refusal refusal;
-    solver_running running;
-    /* set up */
-    solver_made made;
-    solver_seen seen;
-    ovk__ctx c;
-    solver_record rec;
-};
-
-static int valid(const ovk_solver *s) { return s && s->magic == SOLVER_MAGIC; }
-
-static int not_solver(const char *fn)
-{
-    return ovk__fail(OVK_EINVAL, "%s: not a solver (NULL, destroyed or never created)", fn);
-}
-
-/* Calls that change or free the object are refused while a setup or solve
- * of it runs, i.e. from its own callbacks: locally, before any
- * communication, so that the solve goes on undisturbed on every rank. */
-static int usable(const ovk_solver *s, const char *fn)
-{
-    if (!valid(s)) return not_solver(fn);
-    if (s->running.call)
-        return ovk__fail(OVK_EBUSY,
-                         "%s: called from a callback during ovk_solver_%s of the same solver; the object cannot "
-                         "change until it returns",
-                         fn, s->running.call);
-    return OVK_OK;
-}
-
 /* ---- creation ----------------------------------------------------------- */
-
-static void set_defaults(ovk_solver *s);
 
 static int solver_new(ovk_solver **out)
 {
     ovk_solver *s = calloc(1, sizeof *s);
     if (!s) return ovk__fail(OVK_ENOMEM, "solver object");
-    s->magic = SOLVER_MAGIC;
+    s->magic = OVK__SOLVER_MAGIC;
     s->own_lay.comm = MPI_COMM_NULL;
     ovk_solve_options_init(&s->o);
-    set_defaults(s);
+    ovk__solver_set_defaults(s);
     s->seen.pc_l1_max = -1.0, s->seen.longest_row = -1; /* not summed, not known */
     s->o.solver = s->solver_spec;
     s->o.precond_spec = s->precond_spec;
@@ -235,605 +88,25 @@ cleanup:
     return rc;
 }
 
-/* ---- options ------------------------------------------------------------ */
-
-/* The options, each declared once: its key, its kind and range, where it
- * lives in the object, what a change of it makes the next setup redo, its
- * default, the environment variable that supplies it when no call set it,
- * the field of ovk_solve_options that sets it (ovk_solver_set_options), the
- * registry it names and its line of help.  Parsing, printing, getting, the
- * cross-rank check, the struct form, the options database (options.c:
- * -[prefix]ovk_KEY), -ovk_help (help.c), the view and the public key list
- * (ovk_solver_option_name: the bindings, docs/options.md's check) read this
- * table; no other place in src/ spells a key (tests/options_keys.sh). */
-typedef enum opt_kind { OPT_TEXT, OPT_DOUBLE, OPT_INT } opt_kind;
-
-typedef struct opt_def {
-    const char *key;
-    opt_kind kind;
-    size_t off;         /* offsetof(ovk_solver, the field) */
-    size_t len;         /* OPT_TEXT: the buffer's size */
-    long lo, hi;        /* OPT_INT: the range; OPT_DOUBLE: lo 1 when 0 is excluded */
-    unsigned redo;      /* REDO_* */
-    const char *dflt;   /* the default as text; "" for a text option: unset */
-    const char *env;    /* read when no call set the option (NULL: none) */
-    long pcg_off;       /* offsetof(ovk_solve_options, the field setting it); -1: none */
-    ovk__opt_role role; /* the registry whose names it takes */
-    const char *values; /* OPT_TEXT: what it may be, for the range */
-    const char *help;   /* one line of meaning (-ovk_help) */
-} opt_def;
-
-#define PCG_OFF(field) ((long)offsetof(ovk_solve_options, field))
-#define OPT_STR(key, field, redo, dflt, env, pcg, role, values, help)                                     \
-    {key, OPT_TEXT, offsetof(ovk_solver, field), sizeof(((ovk_solver *)0)->field), 0, 0, redo, dflt, env, pcg, \
-     role, values, help}
-#define OPT_NUM(key, kind, field, lo, hi, redo, dflt, pcg, help) \
-    {key, kind, offsetof(ovk_solver, field), 0, lo, hi, redo, dflt, NULL, pcg, OVK__ROLE_NONE, NULL, help}
-#define SPEC "name[:key=value,...]"
-
-static const opt_def opt_defs[] = {
-    OPT_STR("solver", solver_spec, REDO_VARIANT, "alg1", NULL, PCG_OFF(solver), OVK__ROLE_SOLVER, SPEC,
-            "the Krylov variant"),
-    OPT_STR("backend", backend_spec, REDO_REDUCER, "", OVK_BACKEND_ENV, PCG_OFF(backend), OVK__ROLE_BACKEND, SPEC,
-            "the reduction backend (default $" OVK_BACKEND_ENV ", else " OVK_BACKEND_DEFAULT ")"),
-    OPT_STR("precond", precond_spec, REDO_PC, "jacobi", NULL, PCG_OFF(precond_spec), OVK__ROLE_PRECOND, SPEC,
-            "the preconditioner"),
-    OPT_NUM("rtol", OPT_DOUBLE, o.rtol, 1, 0, REDO_CHECK, "1e-8", PCG_OFF(rtol),
-            "converged when ||r|| < max(rtol ||b||, atol)"),
-    OPT_NUM("atol", OPT_DOUBLE, o.atol, 0, 0, REDO_CHECK, "0", PCG_OFF(atol), "absolute tolerance (see rtol)"),
-    OPT_NUM("divtol", OPT_DOUBLE, mon.divtol, 0, 0, REDO_CHECK, "0", -1,
-            "diverged when ||r|| > divtol ||r0||; 0: off (PETSc's default is 1e4)"),
-    OPT_NUM("max_it", OPT_INT, o.max_it, 0, INT32_MAX, REDO_CONDEST, "1000", PCG_OFF(max_it),
-            "iteration limit"),
-    OPT_NUM("print_level", OPT_INT, o.print_level, 0, 2, REDO_CHECK, "0", PCG_OFF(print_level),
-            "0: quiet; 1: a line per solve; 2: ||r|| every iteration too (rank 0)"),
-    OPT_NUM("progress_every", OPT_INT, o.progress_every, -1, INT32_MAX, REDO_CTX, "0", PCG_OFF(progress_every),
-            "rows between progress calls in long kernels; 0: the default, -1: never"),
-    OPT_NUM("condest", OPT_INT, o.condest, 0, 1, REDO_CONDEST, "0", PCG_OFF(condest),
-            "1: estimate the extreme eigenvalues of C A from the CG coefficients"),
-    OPT_NUM("replace_every", OPT_INT, o.replace_every, INT32_MIN, INT32_MAX, REDO_CHECK, "0", PCG_OFF(replace_every),
-            "cg1, pipecg, pipebicgstab, pipeidrs, pminres residual replacement: 0 automatic, k every k iterations, < 0 "
-            "never"),
-    OPT_NUM("initial_guess_zero", OPT_INT, guess_zero, 0, 1, REDO_CTX, "0", -1,
-            "1: x0 = 0 whatever x holds (r0 = b without a product)"),
-    OPT_NUM("monitor", OPT_INT, mon.print, 0, 1, REDO_CTX, "0", -1,
-            "1: rank 0 prints ||r|| every iteration (no reduction more)"),
-    OPT_NUM("monitor_true", OPT_INT, mon.print_true, 0, 1, REDO_CTX, "0", -1,
-            "1: and the true ||b - A x|| (one product and one blocking reduction more each)"),
-    OPT_NUM("view", OPT_INT, view, 0, 1, REDO_CHECK, "0", -1, "1: rank 0 prints the configuration after each setup"),
-    OPT_NUM("converged_reason", OPT_INT, converged_reason, 0, 1, REDO_CHECK, "0", -1,
-            "1: rank 0 prints why each solve stopped"),
-    OPT_NUM("log_view", OPT_INT, log_view, 0, 1, REDO_CHECK, "0", -1,
-            "1: rank 0 prints where the time went when the solver is destroyed"),
-    OPT_NUM("assume_symmetric", OPT_INT, coords.symmetric, 0, 1, REDO_PC, "0", -1,
-            "1: A is symmetric (declared, e.g. PETSc's MAT_SYMMETRIC): the CG and MINRES variants skip the check of "
-            "its values"),
-    OPT_STR("nullspace", nullspace_spec, REDO_CHECK | REDO_PC, "", NULL, -1, OVK__ROLE_NULLSPACE, "none | constant",
-            "constant: the constant vector is A's null space (a singular A, e.g. pure Neumann); none"),
-    OPT_STR("norm", mon.norm, REDO_CHECK | REDO_CTX, "unpreconditioned", NULL, -1, OVK__ROLE_NONE,
-            "unpreconditioned | natural",
-            "the convergence test's norm: ||r||; natural: sqrt(<r, C r>) against sqrt(<b, C b>) (alg1)"),
-    OPT_NUM("many_group", OPT_INT, c.many.group, 0, INT32_MAX, REDO_CHECK, "0", -1,
-            "solve_many: systems whose vector updates run together between products; 0: as fit the cache"),
-    OPT_NUM("recycle", OPT_INT, c.recycle.want, 0, OVK__RECYCLE_MAX, REDO_VARIANT, "0", -1,
-            "K > 0: keep a space of K vectors across solves and deflate it (rpipecg); 0: off"),
-};
-enum { OPT_COUNT = (int)(sizeof opt_defs / sizeof opt_defs[0]) };
-/* one bit per option in ovk_solver's opt_set */
-_Static_assert(OPT_COUNT <= 32, "opt_set holds a bit per option");
-
-static const opt_def *find_opt(const char *key)
-{
-    for (int i = 0; i < OPT_COUNT; i++)
-        if (!strcmp(opt_defs[i].key, key)) return &opt_defs[i];
-    return NULL;
-}
-
-static const opt_def *opt_of_role(ovk__opt_role role)
-{
-    for (int i = 0; i < OPT_COUNT; i++)
-        if (opt_defs[i].role == role) return &opt_defs[i];
-    return NULL;
-}
-
-/* the key of the option stored at offsetof(ovk_solver, field) == off */
-static const char *key_at(size_t off)
-{
-    for (int i = 0; i < OPT_COUNT; i++)
-        if (opt_defs[i].off == off) return opt_defs[i].key;
-    return "?";
-}
-
-static unsigned bit_of(const opt_def *d) { return 1u << (d - opt_defs); }
-static const opt_def *at(int i) { return i >= 0 && i < OPT_COUNT ? &opt_defs[i] : NULL; }
-
-int ovk__solver_option_count(void) { return OPT_COUNT; }
-const char *ovk__solver_option_key(int i) { return at(i) ? at(i)->key : NULL; }
-int ovk_solver_option_count(void) { return OPT_COUNT; }
-const char *ovk_solver_option_name(int i) { return ovk__solver_option_key(i); }
-const char *ovk_solver_option_help(int i) { return at(i) ? at(i)->help : NULL; }
-const char *ovk_solver_option_default(int i) { return at(i) ? at(i)->dflt : NULL; }
-ovk__opt_role ovk__solver_option_role(int i) { return at(i) ? at(i)->role : OVK__ROLE_NONE; }
-const char *ovk__solver_role_key(ovk__opt_role role) { return opt_of_role(role) ? opt_of_role(role)->key : NULL; }
-
-/* a flag: an on/off integer (0..1), the only kind given without a value */
-int ovk__solver_option_is_flag(int i)
-{
-    return at(i) && at(i)->kind == OPT_INT && at(i)->lo == 0 && at(i)->hi == 1;
-}
-
-void ovk__solver_option_range(int i, char *buf, size_t len)
-{
-    const opt_def *d = at(i) ? at(i) : &opt_defs[0];
-    if (d->kind == OPT_TEXT) snprintf(buf, len, "%s", d->values);
-    else if (d->kind == OPT_DOUBLE) snprintf(buf, len, "real %s 0", d->lo ? ">" : ">=");
-    else if (d->hi == INT32_MAX) snprintf(buf, len, "integer >= %ld", d->lo);
-    else snprintf(buf, len, "integer %ld..%ld", d->lo, d->hi);
-}
-
-int ovk_solver_option_range(int i, char *buf, size_t len)
-{
-    if (!at(i)) return ovk__fail(OVK_EINVAL, "ovk_solver_option_range: index %d outside 0..%d", i, OPT_COUNT - 1);
-    if (!buf || len == 0) return ovk__fail(OVK_EINVAL, "ovk_solver_option_range: no buffer");
-    ovk__solver_option_range(i, buf, len);
-    return OVK_OK;
-}
-
-static int unknown_opt(const char *key)
-{
-    char list[512] = "";
-    for (int i = 0; i < OPT_COUNT; i++) ovk__list_add(list, sizeof list, ", ", opt_defs[i].key);
-    return ovk__fail(OVK_EOPTION, "unknown solver option '%s'; options: %s", key ? key : "(null)", list);
-}
-
-/* the option's field in s */
-static void *field_of(const ovk_solver *s, const opt_def *d) { return (char *)s + d->off; }
-
-/* a parsed value, not stored yet */
-typedef union opt_value {
-    double d;
-    int i;
-    const char *text;
-} opt_value;
-
-static int parse_value(const opt_def *d, const char *value, opt_value *v)
-{
-    char *end = NULL, range[64];
-    if (!value) return ovk__fail(OVK_EOPTION, "option %s: NULL value", d->key);
-    if (d->kind == OPT_TEXT) {
-        ovk__solver_option_range((int)(d - opt_defs), range, sizeof range);
-        if (strlen(value) >= d->len) /* what it may be, not only its length */
-            return ovk__fail(OVK_EOPTION, "option %s: value '%s' is not valid (values: %s, at most %zu characters)",
-                             d->key, value, range, d->len - 1);
-        v->text = value;
-        return OVK_OK;
-    }
-    if (isspace((unsigned char)value[0])) /* strtod would skip it; "5 " is refused as well */
-        return ovk__fail(OVK_EOPTION, "option %s='%s': white space around the number", d->key, value);
-    if (d->kind == OPT_DOUBLE) {
-        v->d = strtod(value, &end);
-        if (!*value || *end || !isfinite(v->d) || v->d < 0.0 || (d->lo && v->d == 0.0))
-            return ovk__fail(OVK_EOPTION, "option %s=%s must be a finite number %s 0", d->key, value,
-                             d->lo ? ">" : ">=");
-        return OVK_OK;
-    }
-    long l = strtol(value, &end, 10);
-    if (!*value || *end || l < d->lo || l > d->hi)
-        return ovk__fail(OVK_EOPTION, "option %s=%s must be an integer in [%ld, %ld]", d->key, value, d->lo, d->hi);
-    v->i = (int)l;
-    return OVK_OK;
-}
-
-/* store a parsed value; a text option set to "" is unset (its default or
- * environment applies), any other value counts as set by a call */
-static void store_value(ovk_solver *s, const opt_def *d, const opt_value *v)
-{
-    if (d->kind == OPT_TEXT) snprintf(field_of(s, d), d->len, "%s", v->text);
-    else if (d->kind == OPT_DOUBLE) *(double *)field_of(s, d) = v->d;
-    else *(int *)field_of(s, d) = v->i;
-    if (d->kind == OPT_TEXT && !v->text[0]) s->marks.opt_set &= ~bit_of(d);
-    else s->marks.opt_set |= bit_of(d);
-    s->o.backend = s->backend_spec[0] ? s->backend_spec : NULL; /* the struct form's view of it */
-}
-
-static int set_value(ovk_solver *s, const opt_def *d, const char *value)
-{
-    opt_value v = {0};
-    int rc = parse_value(d, value, &v);
-    if (!rc) store_value(s, d, &v);
-    return rc;
-}
-
-/* every option at its default (creation): not counted as set */
-static void set_defaults(ovk_solver *s)
-{
-    for (int i = 0; i < OPT_COUNT; i++) {
-        opt_value v = {0};
-        if (!parse_value(&opt_defs[i], opt_defs[i].dflt, &v)) store_value(s, &opt_defs[i], &v);
-    }
-    s->marks.opt_set = 0;
-}
-
-/* the option's value as text */
-static int print_value(const ovk_solver *s, const opt_def *d, char *buf, size_t len)
-{
-    const void *f = field_of(s, d);
-    switch (d->kind) {
-    case OPT_TEXT: return snprintf(buf, len, "%s", (const char *)f);
-    case OPT_DOUBLE: return snprintf(buf, len, "%.17g", *(const double *)f);
-    default: return snprintf(buf, len, "%d", *(const int *)f);
-    }
-}
-
-/* the option's environment variable when it supplies the value: no call
- * set the option and the variable is not empty; else NULL */
-static const char *env_value(const ovk_solver *s, const opt_def *d)
-{
-    const char *env = d->env && !(s->marks.opt_set & bit_of(d)) ? getenv(d->env) : NULL;
-    return env && *env ? env : NULL;
-}
-
-/* the backend as it is or will be resolved: the reducer's spec once there
- * is one, else the option's sources (a call, the environment), else the
- * default backend */
-static const char *resolved_backend(const ovk_solver *s)
-{
-    const opt_def *d = opt_of_role(OVK__ROLE_BACKEND);
-    if (s->user_red) return ovk_reducer_spec(s->user_red);
-    if (s->made.red_owned && s->made.red_from == ovk__fingerprint(s->backend_spec, strlen(s->backend_spec)))
-        return ovk_reducer_spec(s->made.red);
-    if (s->backend_spec[0]) return s->backend_spec;
-    return env_value(s, d) ? env_value(s, d) : OVK_BACKEND_DEFAULT;
-}
-
-/* the value in effect as text: the backend resolved, a text option unset
- * but supplied by its environment variable, else the stored value */
-static int effective_value(const ovk_solver *s, const opt_def *d, char *buf, size_t len)
-{
-    if (d->role == OVK__ROLE_BACKEND) return snprintf(buf, len, "%s", resolved_backend(s));
-    if (env_value(s, d)) return snprintf(buf, len, "%s", env_value(s, d));
-    return print_value(s, d, buf, len);
-}
-
-/* where the value in effect comes from (the view, ovk_solver_get_option_origin) */
-static int origin_of(const ovk_solver *s, const opt_def *d, char *buf, size_t len)
-{
-    if (d->role == OVK__ROLE_BACKEND && s->user_red) return snprintf(buf, len, "the application's reducer");
-    if (s->marks.opt_set & bit_of(d)) return snprintf(buf, len, "option %s", d->key);
-    if (env_value(s, d)) return snprintf(buf, len, "$%s", d->env);
-    return snprintf(buf, len, "default");
-}
-
-int ovk__solver_refuse(ovk_solver *s, int rc)
-{
-    if (!valid(s) || !rc) return rc;
-    s->refusal.setup = rc;
-    snprintf(s->refusal.setup_detail, sizeof s->refusal.setup_detail, "%s", ovk_error_detail());
-    return rc;
-}
-
-int ovk__solver_refuse_solve(ovk_solver *s, int rc)
-{
-    if (!valid(s) || !rc) return rc;
-    s->refusal.solve = rc;
-    snprintf(s->refusal.solve_detail, sizeof s->refusal.solve_detail, "%s", ovk_error_detail());
-    return rc;
-}
-
-int ovk_solver_set_option(ovk_solver *s, const char *key, const char *value)
-{
-    int bad = usable(s, "ovk_solver_set_option");
-    if (bad) return bad;
-    const opt_def *d = key ? find_opt(key) : NULL;
-    if (!d) return unknown_opt(key);
-    char before[256], after[256];
-    print_value(s, d, before, sizeof before);
-    int rc = set_value(s, d, value);
-    if (rc) return rc;
-    s->refusal.setup = 0;
-    print_value(s, d, after, sizeof after);
-    if (strcmp(before, after)) s->marks.dirty |= d->redo | REDO_CHECK; /* the same value again redoes nothing */
-    return OVK_OK;
-}
-
-int ovk__solver_usable(const ovk_solver *s, const char *fn) { return usable(s, fn); }
-
-/* a query of option `key` of s: its entry, or the failure */
-static int query(const ovk_solver *s, const char *fn, const char *key, char *buf, size_t len, const opt_def **d)
-{
-    if (!valid(s)) return not_solver(fn);
-    *d = key ? find_opt(key) : NULL;
-    if (!*d) return unknown_opt(key);
-    if (!buf || len == 0) return ovk__fail(OVK_EINVAL, "%s: no buffer", fn);
-    return OVK_OK;
-}
-
-static int fits(int n, size_t len, const char *key)
-{
-    return (n >= 0 && (size_t)n < len) ? OVK_OK : ovk__fail(OVK_EINVAL, "option %s: buffer too short", key);
-}
-
-int ovk_solver_get_option(const ovk_solver *s, const char *key, char *buf, size_t len)
-{
-    const opt_def *d = NULL;
-    int rc = query(s, "ovk_solver_get_option", key, buf, len, &d);
-    return rc ? rc : fits(effective_value(s, d, buf, len), len, key);
-}
-
-int ovk_solver_get_option_origin(const ovk_solver *s, const char *key, char *buf, size_t len)
-{
-    const opt_def *d = NULL;
-    int rc = query(s, "ovk_solver_get_option_origin", key, buf, len, &d);
-    return rc ? rc : fits(origin_of(s, d, buf, len), len, key);
-}
-
-/* the text that field d->pcg_off of *o sets option d to (NULL text: the
- * default; a NULL precond_spec: the precond enum's name) */
-static const char *struct_text(const ovk_solve_options *o, const opt_def *d, char *buf, size_t len)
-{
-    const char *p = (const char *)o + d->pcg_off;
-    if (d->kind == OPT_DOUBLE) snprintf(buf, len, "%.17g", *(const double *)p);
-    else if (d->kind == OPT_INT) snprintf(buf, len, "%d", *(const int *)p);
-    else if (*(const char *const *)p) return *(const char *const *)p;
-    else if (d->role == OVK__ROLE_PRECOND) return o->precond == OVK_PRECOND_NONE ? "none" : "jacobi";
-    else return d->dflt;
-    return buf;
-}
-
-int ovk_solver_set_options(ovk_solver *s, const ovk_solve_options *o)
-{
-    int bad = usable(s, "ovk_solver_set_options");
-    if (bad) return bad;
-    if (!o) return ovk__fail(OVK_EINVAL, "ovk_solver_set_options: NULL options");
-    if (!o->precond_spec && o->precond != OVK_PRECOND_DIAG && o->precond != OVK_PRECOND_NONE)
-        return ovk__fail(OVK_EOPTION, "unknown preconditioner %d", (int)o->precond);
-    char text[OPT_COUNT][64];
-    opt_value v[OPT_COUNT];
-    for (int i = 0; i < OPT_COUNT; i++) { /* every value checked before any is stored */
-        const opt_def *d = &opt_defs[i];
-        int rc = d->pcg_off < 0 ? OVK_OK : parse_value(d, struct_text(o, d, text[i], sizeof text[i]), &v[i]);
-        if (rc) return rc;
-    }
-    for (int i = 0; i < OPT_COUNT; i++)
-        if (opt_defs[i].pcg_off >= 0) store_value(s, &opt_defs[i], &v[i]);
-    s->o.out = o->out;
-    s->o.precond = o->precond;
-    s->o.reducer = NULL;
-    s->user_red = o->reducer;
-    s->refusal.setup = 0;
-    s->marks.dirty = REDO_ALL;
-    return OVK_OK;
-}
-
-/* the struct form's defaults from the table: numbers as the table says,
- * the solver's name too; the other names NULL (the backend: its
- * environment, else the default; the preconditioner: the precond enum) */
-void ovk_pcg_options_init(ovk_pcg_options *o) { ovk_solve_options_init(o); }
-
-void ovk_solve_options_init(ovk_solve_options *o)
-{
-    memset(o, 0, sizeof *o);
-    o->precond = OVK_PRECOND_DIAG;
-    for (int i = 0; i < OPT_COUNT; i++) {
-        const opt_def *d = &opt_defs[i];
-        char *p = (char *)o + d->pcg_off;
-        if (d->pcg_off < 0) continue;
-        if (d->kind == OPT_DOUBLE) *(double *)p = strtod(d->dflt, NULL);
-        else if (d->kind == OPT_INT) *(int *)p = (int)strtol(d->dflt, NULL, 10);
-        else if (d->role == OVK__ROLE_SOLVER) *(const char **)p = d->dflt;
-    }
-}
-
-int ovk_solver_set_tolerances(ovk_solver *s, double tol, double atol, int max_iter)
-{
-    int bad = usable(s, "ovk_solver_set_tolerances");
-    if (bad) return bad;
-    if (!(tol > 0.0) || !isfinite(tol) || !(atol >= 0.0) || !isfinite(atol) || max_iter < 0)
-        return ovk__fail(OVK_EOPTION, "tolerances tol = %g (> 0), atol = %g (>= 0), max_iter = %d (>= 0)", tol,
-                         atol, max_iter);
-    s->refusal.setup = 0;
-    s->o.tol = tol;
-    s->o.atol = atol;
-    s->o.max_iter = max_iter;
-    s->marks.dirty |= REDO_CHECK | REDO_CONDEST;
-    return OVK_OK;
-}
-
-int ovk_solver_set_reducer(ovk_solver *s, ovk_reducer *red)
-{
-    int bad = usable(s, "ovk_solver_set_reducer");
-    if (bad) return bad;
-    s->user_red = red;
-    s->marks.dirty |= REDO_CHECK | REDO_REDUCER;
-    return OVK_OK;
-}
-
-int ovk_solver_set_precond_fn(ovk_solver *s, ovk_apply_fn fn, void *ctx)
-{
-    int bad = usable(s, "ovk_solver_set_precond_fn");
-    if (bad) return bad;
-    s->fns.pc = fn;
-    s->fns.pc_ctx = ctx;
-    s->marks.dirty |= REDO_CHECK | REDO_PC;
-    return OVK_OK;
-}
-
-int ovk_solver_set_monitor(ovk_solver *s, ovk_monitor_fn fn, void *ctx)
-{
-    int bad = usable(s, "ovk_solver_set_monitor");
-    if (bad) return bad;
-    s->mon.fn = fn;
-    s->mon.fn_ctx = ctx;
-    s->marks.dirty |= REDO_CHECK | REDO_CTX; /* every rank must have one: checked at setup */
-    return OVK_OK;
-}
-
-int ovk_solver_set_convergence_test(ovk_solver *s, ovk_converged_fn fn, void *ctx)
-{
-    int bad = usable(s, "ovk_solver_set_convergence_test");
-    if (bad) return bad;
-    s->mon.conv_fn = fn;
-    s->mon.conv_ctx = ctx;
-    s->marks.dirty |= REDO_CHECK | REDO_CTX;
-    return OVK_OK;
-}
-
-int ovk_solver_set_history(ovk_solver *s, double *buf, int len)
-{
-    int bad = usable(s, "ovk_solver_set_history");
-    if (bad) return bad;
-    if (buf && len < 0) return ovk__fail(OVK_EINVAL, "ovk_solver_set_history: len = %d < 0", len);
-    s->mon.history = buf;
-    s->mon.history_cap = buf ? len : 0;
-    s->c.mon.history = buf; /* also between setups */
-    s->c.mon.history_cap = s->mon.history_cap;
-    return OVK_OK;
-}
-
-int ovk_solver_set_coordinates(ovk_solver *s, int dim, int nnodes, const double *xyz)
-{
-    int bad = usable(s, "ovk_solver_set_coordinates");
-    if (bad) return bad;
-    if (dim < 0 || dim > 3) return ovk__fail(OVK_EINVAL, "ovk_solver_set_coordinates: dim = %d (1, 2 or 3; 0 removes)", dim);
-    if (dim > 0 && (nnodes < 0 || nnodes > s->lay->nlocal))
-        return ovk__fail(OVK_EINVAL, "ovk_solver_set_coordinates: %d nodes for %d local rows", nnodes, s->lay->nlocal);
-    if (dim > 0 && nnodes > 0 && !xyz) return ovk__fail(OVK_EINVAL, "ovk_solver_set_coordinates: NULL coordinates");
-    double *copy = NULL;
-    if (dim > 0) {
-        copy = malloc(sizeof(double) * (size_t)(nnodes > 0 ? nnodes * dim : 1));
-        if (!copy) return ovk__fail(OVK_ENOMEM, "ovk_solver_set_coordinates: %d nodes", nnodes);
-        if (nnodes > 0) memcpy(copy, xyz, sizeof(double) * (size_t)nnodes * (size_t)dim);
-    }
-    for (int i = 0; i < (dim > 0 ? nnodes * dim : 0); i++)
-        if (!isfinite(copy[i])) {
-            int node = i / dim, axis = i % dim;
-            free(copy);
-            return ovk__fail(OVK_ENONFINITE, "ovk_solver_set_coordinates: node %d's coordinate %d is %g", node, axis,
-                             xyz[i]);
-        }
-    free(s->coords.xyz);
-    s->coords.xyz = copy;
-    s->coords.dim = dim;
-    s->coords.n = dim > 0 ? nnodes : 0;
-    s->marks.dirty |= REDO_CHECK | REDO_PC; /* the preconditioner's setup reads them */
-    return OVK_OK;
-}
-
-int ovk_solver_set_near_nullspace(ovk_solver *s, int k, const double *const vectors[])
-{
-    int bad = usable(s, "ovk_solver_set_near_nullspace");
-    if (bad) return bad;
-    int n = s->lay->nlocal;
-    if (k < 0 || k > 32) return ovk__fail(OVK_EINVAL, "ovk_solver_set_near_nullspace: k = %d (0..32)", k);
-    for (int j = 0; j < k && n > 0; j++)
-        if (!vectors || !vectors[j]) return ovk__fail(OVK_EINVAL, "ovk_solver_set_near_nullspace: vector %d is NULL", j);
-    double *copy = NULL;
-    if (k > 0 && !(copy = malloc(sizeof(double) * (size_t)k * (size_t)(n > 0 ? n : 1))))
-        return ovk__fail(OVK_ENOMEM, "ovk_solver_set_near_nullspace: %d vectors of %d rows", k, n);
-    for (int j = 0; j < k && n > 0; j++)
-        for (int i = 0; i < n; i++) {
-            if (!isfinite(vectors[j][i])) {
-                free(copy);
-                return ovk__fail(OVK_ENONFINITE, "ovk_solver_set_near_nullspace: vector %d's local row %d is %g", j, i,
-                                 vectors[j][i]);
-            }
-            copy[(size_t)j * (size_t)n + (size_t)i] = vectors[j][i];
-        }
-    free(s->coords.nns);
-    s->coords.nns = copy;
-    s->coords.nns_k = k;
-    s->marks.dirty |= REDO_CHECK | REDO_PC; /* the preconditioner's setup reads them */
-    return OVK_OK;
-}
-
-int ovk_solver_set_fields(ovk_solver *s, const int *field_of_local_row)
-{
-    int bad = usable(s, "ovk_solver_set_fields");
-    if (bad) return bad;
-    int n = s->lay->nlocal, rc = OVK_OK;
-    int *copy = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    if (!copy) rc = ovk__fail(OVK_ENOMEM, "ovk_solver_set_fields: %d rows", n);
-    else if (n > 0 && !field_of_local_row)
-        rc = ovk__fail(OVK_EINVAL, "ovk_solver_set_fields: NULL fields for %d local rows", n);
-    for (int i = 0; i < n && !rc; i++) {
-        copy[i] = field_of_local_row[i];
-        if (copy[i] != 0 && copy[i] != 1)
-            rc = ovk__fail(OVK_EINVAL, "ovk_solver_set_fields: row %lld's field is %d (0 or 1)",
-                           ovk__row_id(s->lay, i), copy[i]);
-    }
-    rc = ovk__agree(s->lay->comm, rc);
-    if (rc) {
-        free(copy);
-        return rc;
-    }
-    free(s->coords.fields);
-    s->coords.fields = copy;
-    s->marks.dirty |= REDO_CHECK | REDO_PC; /* fieldsplit's setup reads them */
-    return OVK_OK;
-}
-
-int ovk_solver_set_schur_matrix(ovk_solver *s, ovk_matrix *S)
-{
-    int bad = usable(s, "ovk_solver_set_schur_matrix");
-    if (bad) return bad;
-    ovk__matrix_ref(S, +1);
-    ovk__matrix_ref(s->coords.schur, -1); /* frees a matrix destroyed meanwhile */
-    s->coords.schur = S;
-    s->marks.dirty |= REDO_CHECK | REDO_PC;
-    return OVK_OK;
-}
-
-int ovk_solver_set_nullspace(ovk_solver *s, int has_constant, int k, const double *const vectors[])
-{
-    int bad = usable(s, "ovk_solver_set_nullspace");
-    if (bad) return bad;
-    int rc = ovk__nullspace_set(&s->ns, s->lay, has_constant, k, vectors);
-    if (!rc) s->marks.dirty |= REDO_CHECK | REDO_PC; /* the basis is made at setup; amg's coarsest solve reads it */
-    return rc;
-}
-
-int ovk_solver_set_nullspace_rigid_body(ovk_solver *s, int dim, int nnodes, const double *xyz)
-{
-    int bad = usable(s, "ovk_solver_set_nullspace_rigid_body");
-    if (bad) return bad;
-    int n = s->lay->nlocal, count = dim == 2 ? 3 : 6;
-    double *modes = NULL;
-    const double *vec[6];
-    int rc = OVK_OK;
-    if (dim != 2 && dim != 3) rc = ovk__fail(OVK_EINVAL, "ovk_solver_set_nullspace_rigid_body: dim = %d (2 or 3)", dim);
-    else if (nnodes < 0 || (long long)nnodes * dim != n)
-        rc = ovk__fail(OVK_EINVAL, "ovk_solver_set_nullspace_rigid_body: %d nodes of %d rows for %d local rows", nnodes,
-                       dim, n);
-    else if (nnodes > 0 && !xyz) rc = ovk__fail(OVK_EINVAL, "ovk_solver_set_nullspace_rigid_body: NULL coordinates");
-    else if (!(modes = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1) * (size_t)count)))
-        rc = ovk__fail(OVK_ENOMEM, "ovk_solver_set_nullspace_rigid_body: %d modes of %d rows", count, n);
-    else rc = ovk__nullspace_rigid_body(dim, nnodes, xyz, modes);
-    rc = ovk__agree(s->lay->comm, rc);
-    for (int j = 0; !rc && j < count; j++) vec[j] = modes + (size_t)j * (size_t)n;
-    if (!rc) rc = ovk_solver_set_nullspace(s, 0, count, vec);
-    free(modes);
-    return rc;
-}
-
 /* ---- setup -------------------------------------------------------------- */
 
-/* Free what the next setup redoes (all of it on REDO_ALL).  Local. */
+/* Free what the next setup redoes (all of it on OVK__REDO_ALL).  Local. */
 static void undo(ovk_solver *s, unsigned redo)
 {
     ovk__ctx *c = &s->c;
-    if (redo & REDO_VARIANT) {
+    if (redo & OVK__REDO_VARIANT) {
         ovk__variant_free(&s->made.var);
         free(s->made.params);
         s->made.params = NULL;
         s->made.sv = NULL;
     }
-    if (redo & REDO_PC) ovk__pc_destroy(&s->made.pc);
-    if (redo & REDO_CONDEST) {
+    if (redo & OVK__REDO_PC) ovk__pc_destroy(&s->made.pc);
+    if (redo & OVK__REDO_CONDEST) {
         free(c->lanczos.alpha);
         c->lanczos.alpha = c->lanczos.beta = c->lanczos.work = NULL;
         c->lanczos.cap = 0;
     }
-    if (redo & REDO_CTX) {
+    if (redo & OVK__REDO_CTX) {
         free(s->mon.true_r);
         free(s->mon.stage);
         s->mon.true_r = NULL;
@@ -842,7 +115,7 @@ static void undo(ovk_solver *s, unsigned redo)
     s->made.ready = 0;
 }
 
-static void teardown(ovk_solver *s) { undo(s, REDO_ALL); }
+static void teardown(ovk_solver *s) { undo(s, OVK__REDO_ALL); }
 
 /* a failure of a registry that names the wrong code for a bad option value
  * (an unknown name): OVK_EOPTION, the detail kept */
@@ -859,7 +132,7 @@ static int pick_solver(ovk_solver *s)
 {
     char name[64], list[256];
     ovk__opts opts;
-    int rc = ovk__spec_parse(opt_of_role(OVK__ROLE_SOLVER)->key, OVK_EOPTION, s->solver_spec, name, sizeof name, &opts);
+    int rc = ovk__spec_parse(ovk__solver_role_key(OVK__ROLE_SOLVER), OVK_EOPTION, s->solver_spec, name, sizeof name, &opts);
     if (rc) return rc;
     const ovk__solver *sv = ovk__solver_find(name);
     if (!sv) {
@@ -926,16 +199,13 @@ static int check_nullspace(const ovk_solver *s)
     return ovk__fail(OVK_EUNSUPPORTED, "solver %s does not take a null space; these do: %s", s->made.sv->name, list);
 }
 
-/* 1 when the option norm asks for the natural norm */
-static int natural_norm(const ovk_solver *s) { return !strcmp(s->mon.norm, "natural"); }
-
 /* the option norm, and whether the variant tests the natural norm */
 static int check_norm(const ovk_solver *s)
 {
     const char *v = s->mon.norm;
     if (*v && strcmp(v, "unpreconditioned") && strcmp(v, "natural"))
         return ovk__fail(OVK_EOPTION, "norm '%s': unpreconditioned or natural", v);
-    if (!natural_norm(s) || s->made.sv->natural_norm) return OVK_OK;
+    if (!ovk__solver_natural_norm(s) || s->made.sv->natural_norm) return OVK_OK;
     char list[256] = "", name[64];
     for (int i = 0; i < ovk_solver_type_count(); i++) {
         const ovk__solver *sv = ovk__solver_find(ovk_solver_type_name(i));
@@ -954,7 +224,7 @@ static int check_recycle(const ovk_solver *s)
 {
     char list[128];
     int k = s->c.recycle.want;
-    const char *key = key_at(offsetof(ovk_solver, c.recycle.want));
+    const char *key = ovk__solver_key_at(offsetof(ovk_solver, c.recycle.want));
     if (k == 0) return OVK_OK;
     if (!s->made.sv->recycles) {
         ovk__solver_recycling_names(list, sizeof list);
@@ -988,61 +258,6 @@ static int check_local(ovk_solver *s)
     return pick_precond(s);
 }
 
-/* Collective, after the ranks were found to differ on whether a Schur
- * matrix is set: OVK_EOPTION naming the ranks that set none (fieldsplit
- * would pick the user's matrix on some ranks and selfp on the others: their
- * collectives would not match). */
-static int schur_differs(ovk_solver *s)
-{
-    int size = 1, mine = s->coords.schur != NULL, *all = NULL;
-    MPI_Comm_size(s->lay->comm, &size);
-    int rc = ovk__agree(s->lay->comm, (all = malloc(sizeof(int) * (size_t)size)) ? OVK_OK
-                                                                                   : ovk__fail(OVK_ENOMEM, "%d ranks", size));
-    if (!rc) rc = ovk__mpi(MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, s->lay->comm), "MPI_Allgather (Schur)");
-    if (rc) {
-        free(all);
-        return rc;
-    }
-    char list[160] = "";
-    size_t len = 0;
-    for (int r = 0, shown = 0; r < size && len + 16 < sizeof list; r++)
-        if (!all[r]) len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", shown++ ? ", " : "", r);
-    free(all);
-    return ovk__fail(OVK_EOPTION, "ovk_solver_set_schur_matrix was called on some ranks only; the ranks that set "
-                                  "none: %s%s (it is collective: set the same Schur matrix on every rank, or none)",
-                     list, len + 16 >= sizeof list ? ", ..." : "");
-}
-
-/* Collective: OVK_EOPTION naming the first option whose value differs
- * across the ranks (one reduction of a hash per option). */
-static int check_same(ovk_solver *s)
-{
-    static const char *const setting[] = {"whether a monitor is set", "whether a preconditioner callback is set",
-                                          "whether a reducer is set", "the coordinates' dimension",
-                                          "whether a convergence test is set", "the near-null space's vector count",
-                                          "whether a Schur matrix is set"};
-    enum { FLAGS = OPT_COUNT, NFLAGS = 7, N = OPT_COUNT + NFLAGS };
-    _Static_assert((int)N <= (int)OVK__MAX_FINGERPRINTS, "one fingerprint per option and setting");
-    uint64_t h[N];
-    char buf[256];
-    int first = -1, rc;
-    for (int i = 0; i < OPT_COUNT; i++) { /* the values in effect, whatever their source */
-        effective_value(s, &opt_defs[i], buf, sizeof buf);
-        h[i] = ovk__fingerprint(buf, strlen(buf));
-    }
-    int flags[NFLAGS] = {s->mon.fn != NULL,       s->fns.pc != NULL, s->user_red != NULL, s->coords.dim,
-                         s->mon.conv_fn != NULL, s->coords.nns_k,   s->coords.schur != NULL};
-    for (int i = 0; i < NFLAGS; i++) h[FLAGS + i] = ovk__fingerprint(&flags[i], sizeof flags[i]);
-    rc = ovk__differs(s->lay->comm, h, N, &first);
-    if (rc || first < 0) return rc;
-    if (first == FLAGS + NFLAGS - 1) return schur_differs(s);
-    if (first >= OPT_COUNT)
-        return ovk__fail(OVK_EOPTION, "%s differs across the ranks (it must be the same everywhere)",
-                         setting[first - FLAGS]);
-    return ovk__fail(OVK_EOPTION, "option %s differs across the ranks (it must be the same everywhere)",
-                     opt_defs[first].key);
-}
-
 /* Collective: the caller's reducer, or one made from the backend option
  * (kept across setups while that option does not change). */
 static int make_reducer(ovk_solver *s)
@@ -1067,7 +282,7 @@ static int make_reducer(ovk_solver *s)
     }
     if (s->made.red_owned) return OVK_OK;
     char spec[sizeof s->backend_spec];
-    effective_value(s, opt_of_role(OVK__ROLE_BACKEND), spec, sizeof spec); /* the option's sources, resolved */
+    snprintf(spec, sizeof spec, "%s", ovk__solver_backend(s)); /* the option's sources, resolved */
     s->made.red = NULL;
     rc = ovk_reducer_create(s->lay->comm, spec, &s->made.red);
     if (rc) return rc;
@@ -1122,7 +337,7 @@ static void init_ctx(ovk_solver *s)
     c->opts = &s->o;
     c->params = s->made.params;
     c->guess_zero = s->guess_zero;
-    s->mon.natural = natural_norm(s);
+    s->mon.natural = ovk__solver_natural_norm(s);
     c->mon = s->mon;
     c->norms.update = ctx_norm;
     c->ops = &ovk__direct_ops;
@@ -1342,7 +557,7 @@ static int condest_setup(ovk_solver *s)
     return OVK_OK;
 }
 
-/* What a rank brings to the first agreement of a setup: the REDO_* marks,
+/* What a rank brings to the first agreement of a setup: the OVK__REDO_* marks,
  * whether it is set up, which call it is in (ovk_solver_setup, or a solve
  * setting up on demand) and, in a solve, whether its arguments failed their
  * local checks (the solve's one agreement on entry). */
@@ -1358,23 +573,23 @@ enum { STATE_NOT_READY = 64u, STATE_IN_SETUP = 128u, STATE_IN_SOLVE = 256u, STAT
 static int setup_what_changed(ovk_solver *s, unsigned call, int *mixed, int *bad_args)
 {
     double t0 = MPI_Wtime();
-    unsigned redo = (s->made.ready ? s->marks.dirty : REDO_ALL) | (s->made.ready ? 0u : STATE_NOT_READY) | call;
+    unsigned redo = (s->made.ready ? s->marks.dirty : OVK__REDO_ALL) | (s->made.ready ? 0u : STATE_NOT_READY) | call;
     int rc = ovk__layout_agree_state(s->lay, &redo, STATE_BITS, "ovk_solver_setup: the solvers' matrices (or operators)");
     *mixed = (redo & STATE_IN_SETUP) && (redo & STATE_IN_SOLVE);
     *bad_args = (redo & STATE_BAD_ARGS) != 0;
     if (rc) goto fail;
     if (redo & STATE_NOT_READY) s->made.ready = 0;
-    redo &= REDO_ALL;
+    redo &= OVK__REDO_ALL;
     if (!redo) return OVK_OK;
     ovk__log_start(&s->rec.log, 0);
-    if (!s->made.ready) redo = REDO_ALL;
+    if (!s->made.ready) redo = OVK__REDO_ALL;
     undo(s, redo);
     rc = ovk__agree(s->lay->comm, check_local(s));
     if (rc) goto fail;
-    rc = check_same(s);
+    rc = ovk__solver_check_same(s);
     ovk__log_mark(&s->rec.log, OVK__LOG_CHECK);
     if (rc) goto fail;
-    if (redo & REDO_REDUCER) {
+    if (redo & OVK__REDO_REDUCER) {
         rc = make_reducer(s);
         ovk__log_mark(&s->rec.log, OVK__LOG_BACKEND);
         if (rc) goto fail;
@@ -1386,30 +601,30 @@ static int setup_what_changed(ovk_solver *s, unsigned call, int *mixed, int *bad
     rc = ovk__agree(s->lay->comm, rc);
     if (rc) goto fail;
     init_ctx(s);
-    if (redo & REDO_CHECK) {
+    if (redo & OVK__REDO_CHECK) {
         rc = ovk__nullspace_setup(&s->ns, s->lay, !strcmp(s->nullspace_spec, "constant"));
         if (rc) goto fail;
     }
     s->c.ns = s->ns.k ? &s->ns : NULL;
-    if (redo & REDO_VARIANT) {
+    if (redo & OVK__REDO_VARIANT) {
         rc = ovk__variant_setup(&s->c, s->made.sv, &s->made.var);
         ovk__log_mark(&s->rec.log, OVK__LOG_VECTORS);
         if (rc) goto fail;
     }
-    if (redo & (REDO_PC | REDO_VARIANT)) {
-        rc = numeric_setup(s, (redo & REDO_PC) != 0);
+    if (redo & (OVK__REDO_PC | OVK__REDO_VARIANT)) {
+        rc = numeric_setup(s, (redo & OVK__REDO_PC) != 0);
         if (rc) goto fail;
     }
-    if (redo & (REDO_CHECK | REDO_PC | REDO_VARIANT)) {
+    if (redo & (OVK__REDO_CHECK | OVK__REDO_PC | OVK__REDO_VARIANT)) {
         rc = ovk__nullspace_check(&s->c); /* A Z = 0 */
         if (rc) goto fail;
     }
-    if (redo & REDO_CONDEST) {
+    if (redo & OVK__REDO_CONDEST) {
         rc = condest_setup(s);
         ovk__log_mark(&s->rec.log, OVK__LOG_VECTORS);
         if (rc) goto fail;
     }
-    if (redo & (REDO_REDUCER | REDO_PC | REDO_VARIANT)) {
+    if (redo & (OVK__REDO_REDUCER | OVK__REDO_PC | OVK__REDO_VARIANT)) {
         rc = ovk__variant_after_setup(&s->c, &s->made.var);
         ovk__log_mark(&s->rec.log, OVK__LOG_MEASURE);
         if (rc) goto fail;
@@ -1431,7 +646,7 @@ fail:
 int ovk__solver_agree(const ovk_solver *s, int rc, const char *what)
 {
     unsigned bits = rc ? 1u : 0u;
-    const ovk__layout *lay = valid(s) ? s->lay : NULL;
+    const ovk__layout *lay = ovk__solver_valid(s) ? s->lay : NULL;
     int arc = ovk__layout_agree_state(lay, &bits, STATE_BITS, what);
     if (!lay) return rc;
     if (arc) return arc;
@@ -1448,7 +663,7 @@ static int refuse_call(int bad, const char *fn)
 
 int ovk_solver_setup(ovk_solver *s)
 {
-    int bad = usable(s, "ovk_solver_setup"), mixed = 0, bad_args = 0;
+    int bad = ovk__solver_check_usable(s, "ovk_solver_setup"), mixed = 0, bad_args = 0;
     if (bad) return refuse_call(bad, "ovk_solver_setup");
     s->running.call = "setup"; /* operator callbacks run in the norm estimate */
     ovk__matrix_hold(s->A, 1);
@@ -1571,7 +786,7 @@ static int singular_hint(ovk_solver *s, int rc)
         return ovk__fail(rc, "%s", detail);
     return ovk__fail(rc, "%s; A annihilates the constant vector (||A 1|| = %.3g): it is singular, declare its null "
                          "space (-ovk_%s constant, or ovk_solver_set_nullspace)",
-                     detail, sqrt(v[0]), key_at(offsetof(ovk_solver, nullspace_spec)));
+                     detail, sqrt(v[0]), ovk__solver_key_at(offsetof(ovk_solver, nullspace_spec)));
 }
 
 static void begin_solve(ovk__ctx *c, const ovk_vector *b, ovk_vector *x, ovk_result *res)
@@ -1646,7 +861,7 @@ static int run_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_resu
 int ovk_solver_solve(ovk_solver *s, const ovk_vector *b, ovk_vector *x, ovk_result *res)
 {
     ovk_result local_res;
-    int bad = usable(s, "ovk_solver_solve");
+    int bad = ovk__solver_check_usable(s, "ovk_solver_solve");
     if (bad == OVK_EBUSY) return bad; /* the outer solve's *res may be this res */
     if (!res) res = &local_res;
     memset(res, 0, sizeof *res);
@@ -1770,7 +985,7 @@ cleanup:
 
 int ovk_solver_solve_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector *const *X, ovk_result *results)
 {
-    int bad = usable(s, "ovk_solver_solve_many");
+    int bad = ovk__solver_check_usable(s, "ovk_solver_solve_many");
     if (bad == OVK_EBUSY) return bad;
     if (results && k > 0) memset(results, 0, sizeof *results * (size_t)k);
     if (bad) return refuse_call(bad, "ovk_solver_solve_many");
@@ -1790,9 +1005,9 @@ int ovk_solver_solve_many(ovk_solver *s, int k, ovk_vector *const *B, ovk_vector
     return rc;
 }
 
-const ovk_result *ovk__solver_last_result(const ovk_solver *s) { return valid(s) ? &s->rec.last : NULL; }
+const ovk_result *ovk__solver_last_result(const ovk_solver *s) { return ovk__solver_valid(s) ? &s->rec.last : NULL; }
 
-int ovk_solver_system_index(const ovk_solver *s) { return valid(s) ? s->running.system : -1; }
+int ovk_solver_system_index(const ovk_solver *s) { return ovk__solver_valid(s) ? s->running.system : -1; }
 
 /* ---- view --------------------------------------------------------------- */
 
@@ -1831,7 +1046,7 @@ static void view_matrix(const ovk_solver *s, FILE *f)
 int ovk_solver_view(const ovk_solver *s, FILE *f)
 {
     char buf[256];
-    if (!valid(s)) return not_solver("ovk_solver_view");
+    if (!ovk__solver_valid(s)) return ovk__solver_not_solver("ovk_solver_view");
     if (!f) return ovk__fail(OVK_EINVAL, "ovk_solver_view: NULL stream");
     const ovk_solve_options *o = &s->o;
     fprintf(f, "ovk_solver: %lld rows on %d ranks, %s\n", (long long)s->lay->nglobal, s->lay->size,
@@ -1845,17 +1060,17 @@ int ovk_solver_view(const ovk_solver *s, FILE *f)
     else fprintf(f, "  preconditioner: %s\n", s->precond_spec);
     if (!s->fns.pc && s->made.pc.type && s->made.pc.type->view && s->made.pc.state && s->made.ready) s->made.pc.type->view(s->made.pc.state, f);
     char origin[64];
-    origin_of(s, opt_of_role(OVK__ROLE_BACKEND), origin, sizeof origin);
-    fprintf(f, "  backend: %s (from %s)\n", resolved_backend(s), origin);
+    ovk__solver_backend_origin(s, origin, sizeof origin);
+    fprintf(f, "  backend: %s (from %s)\n", ovk__solver_backend(s), origin);
     fprintf(f, "  tolerances: rtol = %g, atol = %g, divtol = %g%s, max_it = %d\n", o->tol, o->atol, s->mon.divtol,
             s->mon.divtol > 0.0 ? "" : " (off)", o->max_iter);
     fprintf(f, "  initial guess: %s; convergence test: %s; monitor: %s%s%s%s%s%s\n",
             s->guess_zero ? "zero" : "x on entry", s->mon.conv_fn ? "the application's"
-                                                    : natural_norm(s) ? "sqrt(<r, C r>) < max(rtol sqrt(<b, C b>), atol)"
+                                                    : ovk__solver_natural_norm(s) ? "sqrt(<r, C r>) < max(rtol sqrt(<b, C b>), atol)"
                                                                       : "||r|| < max(rtol ||b||, atol)",
             s->mon.fn ? "the application's" : "none", s->mon.print ? ", -ovk_" : "",
-            s->mon.print ? key_at(offsetof(ovk_solver, mon.print)) : "", s->mon.print_true ? ", -ovk_" : "",
-            s->mon.print_true ? key_at(offsetof(ovk_solver, mon.print_true)) : "",
+            s->mon.print ? ovk__solver_key_at(offsetof(ovk_solver, mon.print)) : "", s->mon.print_true ? ", -ovk_" : "",
+            s->mon.print_true ? ovk__solver_key_at(offsetof(ovk_solver, mon.print_true)) : "",
             s->mon.print_true ? " (one product and one blocking reduction per iteration)" : "");
     view_matrix(s, f);
     if (s->ns.has_constant || s->ns.user_k || !strcmp(s->nullspace_spec, "constant"))
@@ -1866,9 +1081,9 @@ int ovk_solver_view(const ovk_solver *s, FILE *f)
     if (s->ns.k && s->ns.inconsistency >= 0.0)
         fprintf(f, "  null space: the last solve's b had ||Z^T b||/||b|| = %.3e (removed)\n", s->ns.inconsistency);
     fprintf(f, "  options:");
-    for (int i = 0; i < OPT_COUNT; i++) {
-        effective_value(s, &opt_defs[i], buf, sizeof buf);
-        fprintf(f, " %s=%s", opt_defs[i].key, buf);
+    for (int i = 0; i < ovk__solver_option_count(); i++) {
+        ovk__solver_option_value(s, i, buf, sizeof buf);
+        fprintf(f, " %s=%s", ovk__solver_option_key(i), buf);
     }
     fprintf(f, "\n");
     return OVK_OK;
@@ -1894,7 +1109,7 @@ static int destroy(ovk_solver **sp, int local)
 {
     if (!sp || !*sp) return OVK_OK;
     ovk_solver *s = *sp;
-    int bad = usable(s, local ? "ovk__solver_release" : "ovk_solver_destroy");
+    int bad = ovk__solver_check_usable(s, local ? "ovk__solver_release" : "ovk_solver_destroy");
     if (bad) return bad;
     int rc = OVK_OK;
     if (s->rec.log.on && !local) log_view(s); /* collective */
@@ -1918,7 +1133,7 @@ static int destroy(ovk_solver **sp, int local)
 
 int ovk_solver_recycle_reset(ovk_solver *s)
 {
-    int rc = usable(s, "ovk_solver_recycle_reset");
+    int rc = ovk__solver_check_usable(s, "ovk_solver_recycle_reset");
     if (rc) return rc;
     if (s->c.recycle.k > 0) ovk__recycle_drop(&s->c.recycle, "reset by the application");
     return OVK_OK;
@@ -1927,23 +1142,25 @@ int ovk_solver_recycle_reset(ovk_solver *s)
 int ovk_solver_destroy(ovk_solver **sp) { return destroy(sp, 0); }
 int ovk__solver_release(ovk_solver **sp) { return destroy(sp, 1); }
 
+int ovk__solver_usable(const ovk_solver *s, const char *fn) { return ovk__solver_check_usable(s, fn); }
+
 int ovk_solver_progress(ovk_solver *s)
 {
-    if (!valid(s)) return not_solver("ovk_solver_progress");
+    if (!ovk__solver_valid(s)) return ovk__solver_not_solver("ovk_solver_progress");
     if (s->c.red && s->c.hook.fn) ovk__ctx_progress(&s->c);
     return OVK_OK;
 }
 
 int ovk_solver_vector_create(const ovk_solver *s, double *data, ovk_vector **v)
 {
-    if (!valid(s)) return not_solver("ovk_solver_vector_create");
+    if (!ovk__solver_valid(s)) return ovk__solver_not_solver("ovk_solver_vector_create");
     if (!v) return ovk__fail(OVK_EINVAL, "ovk_solver_vector_create: NULL output");
     return ovk__vector_new(s->lay, data, v);
 }
 
-int ovk_solver_nlocal(const ovk_solver *s) { return valid(s) ? s->lay->nlocal : 0; }
-MPI_Comm ovk_solver_comm(const ovk_solver *s) { return valid(s) ? s->lay->comm : MPI_COMM_NULL; }
-double ovk_solver_setup_time(const ovk_solver *s) { return valid(s) ? s->made.setup_time : 0.0; }
+int ovk_solver_nlocal(const ovk_solver *s) { return ovk__solver_valid(s) ? s->lay->nlocal : 0; }
+MPI_Comm ovk_solver_comm(const ovk_solver *s) { return ovk__solver_valid(s) ? s->lay->comm : MPI_COMM_NULL; }
+double ovk_solver_setup_time(const ovk_solver *s) { return ovk__solver_valid(s) ? s->made.setup_time : 0.0; }
 
 /* ---- the one-call convenience ------------------------------------------ */
 
