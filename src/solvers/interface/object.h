@@ -178,4 +178,20 @@ int ovk__solver_option_value(const ovk_solver *s, int i, char *buf, size_t len);
  * differs across the ranks */
 int ovk__solver_check_same(ovk_solver *s);
 
+/* ---- object_setup.c: what destroy and the solves call ---- */
+
+/* free what setup made (local) */
+void ovk__solver_teardown(ovk_solver *s);
+/* Collective: everything that depends on A's values (the preconditioner's
+ * part only with pc_too) */
+int ovk__solver_numeric_setup(ovk_solver *s, int pc_too);
+/* the context's per-solve state as before any solve (local) */
+void ovk__solver_reset_solve_state(ovk__ctx *c);
+/* a call on a handle that is not a solver: refused, meeting the other
+ * ranks' first agreement (EBUSY stays local) */
+int ovk__solver_refuse_call(int bad, const char *fn);
+/* Collective: a solve's setup of what changed; mine: this rank's argument
+ * checks, *bad_args: whether some rank's failed (agreed) */
+int ovk__solver_setup_on_demand(ovk_solver *s, int mine, int *bad_args);
+
 #endif
