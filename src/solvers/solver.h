@@ -1,6 +1,6 @@
 /* The solver interface: one variant per file, each exporting one
  * `const ovk__solver ovk__solver_NAME`, listed in methods/registry.c.  The
- * solver object (interface/object.c) does the argument checks, the
+ * solver object (interface/object*.c) does the argument checks, the
  * reducer, the preconditioner and the result; a variant allocates its work
  * vectors at setup (through the frame, engine/frame.c) and iterates. */
 #ifndef OVK_SOLVER_H
@@ -862,7 +862,7 @@ static inline void ovk__tic_stop(ovk__ctx *c, ovk_timer t, ovk__tic k)
  * inner product's test time. */
 void ovk__ctx_progress(void *ctx);
 
-/* ---- the solver object (src/solvers/object.c) ------------------------ */
+/* ---- the solver object (src/solvers/interface/object*.c) ------------- */
 
 /* Keep the refusal rc (and the calling thread's detail) in s: setup then
  * fails with it on every rank until an option is set successfully.  For
@@ -879,7 +879,7 @@ int ovk__solver_refuse_solve(ovk_solver *s, int rc);
 int ovk__solver_create_operator_base(MPI_Comm comm, int nlocal, ovk_apply_fn matvec, void *ctx, int base,
                                      ovk_solver **out);
 
-/* The keys of the solver's option table (object.c), for the options
+/* The keys of the solver's option table (object_options.c), for the options
  * database (options.c): how many, the key of index i (NULL outside). */
 int ovk__solver_option_count(void);
 /* The range of values of option i as text ("integer 0..2", "real > 0"). */

@@ -1,6 +1,6 @@
 /* The Lanczos condition estimate from the CG coefficients the variants
  * record (ovk__lanczos_add); the tridiagonal matrix and its eigenvalues are
- * in src/util/lanczos.c.  The arrays are allocated at setup (object.c). */
+ * in src/util/lanczos.c.  The arrays are allocated at setup (object_setup.c). */
 #include "../solver.h"
 
 void ovk__condest_end(ovk__ctx *c)

@@ -1,6 +1,6 @@
 /* -ovk_help: every key of the solver's option table as the options
  * database spells it, with its current value, its range and its line of
- * help (all from the table in object.c: this file spells no key), under
+ * help (all from the table in object_options.c: this file spells no key), under
  * the options that name a registry the names to choose from. */
 #include <stdlib.h>
 #include <string.h>

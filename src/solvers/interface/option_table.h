@@ -1,4 +1,4 @@
-/* The solver's option table (object.c) as its readers inside the library
+/* The solver's option table (object_options.c) as its readers inside the library
  * see it (help.c, options.c, log_view.c), and the solver's last result for
  * the info queries (info.c).  The public side (names,
  * help, defaults, ranges, origins) is in include/ovkrylov/solver.h. */

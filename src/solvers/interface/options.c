@@ -1,7 +1,7 @@
 /* The options database: the words of $OVK_OPTIONS, then the program's
  * arguments (ovk_options_set_args), as entries "-name [value]" that
  * ovk_solver_set_from_options reads as -[prefix]ovk_KEY for every key of
- * the solver's option table (object.c), and the application through
+ * the solver's option table (object_options.c), and the application through
  * ovk_options_get*.  The last entry of a name wins; every entry remembers
  * whether a call read it, for the warning of ovk_options_finalize
  * (-ovk_options_left). */
