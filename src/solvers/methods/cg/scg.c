@@ -118,31 +118,35 @@ static void chol_solve(int n, const double *L, double *x)
 
 /* ---- the shifts ------------------------------------------------------------ */
 
-/* Chebyshev nodes of [lmin, lmax] in Leja order (the first the largest in
- * modulus, each next the farthest in product from those before), and the
- * scales; s = 1: the monomial basis */
+/* Chebyshev nodes of [lmin, lmax] in Leja order (the first the largest,
+ * lmin >= 0; each next the farthest in product from those before), and the
+ * scales; s = 1: the monomial basis.  The order is taken on the nodes of
+ * [-1, 1], so that it does not depend on the interval: the products tie
+ * exactly between nodes symmetric about the centre, and logs of the
+ * interval's own distances broke those ties by their rounding, differently
+ * for an interval scaled by a power of two (the shifts of 2^k A were then
+ * not 2^k those of A). */
 static void shifts(scg_work *w)
 {
     const double pi = 3.14159265358979323846;
-    double node[MAX_S];
+    double unit[MAX_S], picked[MAX_S];
     int used[MAX_S] = {0}, s = w->s;
-    for (int i = 0; i < s; i++) node[i] = 0.5 * (w->lmax + w->lmin) + 0.5 * (w->lmax - w->lmin) * cos(pi * (2 * i + 1) / (2.0 * s));
+    for (int i = 0; i < s; i++) unit[i] = cos(pi * (2 * i + 1) / (2.0 * s)); /* decreasing: unit[0] the largest */
     for (int n = 0; n < s; n++) {
         int best = -1;
         double gap = -INFINITY;
         for (int i = 0; i < s; i++) {
             if (used[i]) continue;
             double v = 0.0;
-            if (n == 0) v = fabs(node[i]);
-            else
-                for (int k = 0; k < n; k++) v += log(fabs(node[i] - w->theta[k]));
+            for (int k = 0; k < n; k++) v += log(fabs(unit[i] - picked[k]));
             if (best < 0 || v > gap) {
                 best = i;
                 gap = v;
             }
         }
         used[best] = 1;
-        w->theta[n] = s == 1 ? 0.0 : node[best];
+        picked[n] = unit[best];
+        w->theta[n] = s == 1 ? 0.0 : 0.5 * (w->lmax + w->lmin) + 0.5 * (w->lmax - w->lmin) * unit[best];
     }
     for (int i = 0; i < s; i++) {
         double span = fmax(fabs(w->lmax - w->theta[i]), fabs(w->theta[i] - w->lmin));
