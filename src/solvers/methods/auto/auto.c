@@ -251,16 +251,17 @@ static int timed_latency(ovk__ctx *c, double *lat)
 }
 
 /* Collective, after the warming iteration (its cold times w, v, mv): where
- * its sum was done within it and leaves nothing to hide, the latency is
- * timed at once (*timed); if that too leaves nothing to hide, alg1 is
- * chosen (*alg1, the cold figures agreed in f). */
+ * its sum was done within half of it on every rank, the latency is timed
+ * at once (*timed: two sums, under an iteration; the sum's own interval
+ * holds the ranks' skew); if that leaves nothing to hide, alg1 is chosen
+ * (*alg1, the cold figures agreed in f). */
 static int early(ovk__ctx *c, probe_sum *ps, double w, double v, double mv, ovk__auto_figures *f, int *timed,
                  int *alg1)
 {
     double e[5] = {ps->done ? ps->done_at : INFINITY, -ps->pending_at, w, v, mv}; /* the interval's ends, the times */
     int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, e, 5, MPI_DOUBLE, MPI_MAX, c->comm), "MPI_Allreduce (auto's probe)");
-    double low = -e[1], vec = e[3];
-    if (rc || !(2.0 * e[0] <= e[2]) || !ovk__auto_nothing_to_hide(low, vec)) return rc;
+    double vec = e[3];
+    if (rc || !(2.0 * e[0] <= e[2])) return rc;
     if (ps->req) ps->rc = first(ps->rc, ovk__sum_end(c, OVK__GAMMA, ps->req));
     ps->req = NULL;
     rc = timed_latency(c, &f->latency);
@@ -322,7 +323,9 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__au
 }
 
 /* The overlap probes: L taken again as the fastest of PRECISE blocking sums
- * (where the latency probe's is larger, the figures' L too), then OVERLAP_PROBES sums, each
+ * where the latency probe's sum ended within its iterations (its interval
+ * can be a rank's skew; where it outlasted them, its L is bounded below by
+ * the probes' own sums', no sum of its own), then OVERLAP_PROBES sums, each
  * posted before ceil(L / W) local alg1 iterations (at most OVERLAP_ITERS;
  * the solver's own progress hook, no test of ours) and waited for after
  * them.  The time the sum held the host (its start and its wait, less the
@@ -337,38 +340,50 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__au
 enum { OVERLAP_PROBES = 3, OVERLAP_ITERS = 8 };
 static const double NOISY_SPREAD = 0.25;
 
-/* Local: the model chooses the same with all of a reduction hidden and with
- * none (the same figures on every rank: the same answer) */
-static int moot(const ovk__ctx *c, const ovk__auto_figures *f)
+/* Local: the choice this measurement makes (for a first solve or not) is
+ * the same with all of a reduction hidden and with none (the same figures
+ * on every rank: the same answer).  Only that choice counts: a later solve
+ * keeps it or measures again (warm, remeasure). */
+static int moot(const ovk__ctx *c, const ovk__auto_figures *f, int first)
 {
     const auto_params *pp = c->params;
     ovk__auto_figures hid = *f, shown = *f;
     hid.exposed = 0.0;
     shown.exposed = 1.0;
     if (c->sym.values)
-        return ovk__auto_same(ovk__auto_best_nonsymmetric(&hid, pp->maxl, 1), ovk__auto_best_nonsymmetric(&shown, pp->maxl, 1)) &&
-               ovk__auto_same(ovk__auto_best_nonsymmetric(&hid, pp->maxl, 0), ovk__auto_best_nonsymmetric(&shown, pp->maxl, 0));
-    return ovk__auto_same(ovk__auto_best(&hid, pp->maxl, 1), ovk__auto_best(&shown, pp->maxl, 1)) &&
-           ovk__auto_same(ovk__auto_best(&hid, pp->maxl, 0), ovk__auto_best(&shown, pp->maxl, 0));
+        return ovk__auto_same(ovk__auto_best_nonsymmetric(&hid, pp->maxl, first),
+                              ovk__auto_best_nonsymmetric(&shown, pp->maxl, first));
+    return ovk__auto_same(ovk__auto_best(&hid, pp->maxl, first), ovk__auto_best(&shown, pp->maxl, first));
 }
 
-static int overlap_probes(ovk__ctx *c, const probe_vecs *pv, double *r, ovk__auto_figures *f)
+/* Local: the overlap probes would decide nothing at f's figures: the
+ * latency is below half an iteration's work (pipelining gains little
+ * there) or the choice does not depend on the overlap (*why says which) */
+static int probes_needless(const ovk__ctx *c, const ovk__auto_figures *f, int first, int *why)
+{
+    *why = OVK__AUTO_PROBE_SHORT;
+    if (!(f->latency >= 0.5 * f->work) || !isfinite(f->latency)) return 1;
+    *why = OVK__AUTO_PROBE_MOOT;
+    return moot(c, f, first);
+}
+
+static int overlap_probes(ovk__ctx *c, const probe_vecs *pv, double *r, int first_solve, ovk__auto_figures *f)
 {
     double L = f->latency, e[OVERLAP_PROBES], sink = 0.0, vk, mk;
     f->exposed = NAN; /* not measured: the model takes it as hidden */
     f->noisy = 0;
-    f->unprobed = OVK__AUTO_PROBE_SHORT;
-    if (!(L >= 0.5 * f->work) || !isfinite(L)) return OVK_OK;
-    if (moot(c, f)) {
-        f->unprobed = OVK__AUTO_PROBE_MOOT;
-        return OVK_OK;
+    if (probes_needless(c, f, first_solve, &f->unprobed)) return OVK_OK;
+    int rc = OVK_OK, outlasted = f->latency_low == f->latency; /* the probe's sum outlasted its iterations */
+    if (!outlasted) { /* an interval: the reference L from timed sums */
+        double timed = INFINITY;
+        rc = timed_latency(c, &timed); /* every rank goes on: the probes' sums need it */
+        if (timed > 0.0) L = f->latency = fmin(L, timed); /* the better figure for the model too */
+        f->latency_low = fmin(f->latency_low, f->latency);
+        if (probes_needless(c, f, first_solve, &f->unprobed)) return rc; /* the probe's interval held a rank's skew */
     }
     f->unprobed = OVK__AUTO_PROBED;
-    double timed = INFINITY; /* the reference: the probe's L can be a descheduled rank's (8.9 ms for 1 ms) */
-    int rc = timed_latency(c, &timed); /* every rank goes on: the probes' sums need it */
-    if (timed > 0.0) L = f->latency = fmin(L, timed); /* the better figure for the model too */
-    f->latency_low = fmin(f->latency_low, f->latency);
     int iters = (int)fmin(ceil(L / f->work), OVERLAP_ITERS);
+    double t[OVERLAP_PROBES][4], shortest = INFINITY;
     probe_sum none = {.done = 1}; /* no test of ours */
     for (int k = 0; k < OVERLAP_PROBES; k++) {
         double v = 1.0, t0 = ovk__now();
@@ -378,9 +393,16 @@ static int overlap_probes(ovk__ctx *c, const probe_vecs *pv, double *r, ovk__aut
         for (int i = 0; i < iters; i++) rc = first(rc, local_iteration(c, pv, r, &none, &vk, &mk, &sink));
         double t2 = ovk__now();
         if (req) rs = first(rs, ovk__sum_end(c, OVK__GAMMA, req));
-        double t3 = ovk__now(), left = fmax(0.0, L - (t2 - t0)); /* the wait no overlap could avoid */
-        e[k] = fmin(1.0, fmax(0.0, ((t1 - t0) + fmax(0.0, t3 - t2 - left)) / L));
+        double t3 = ovk__now();
+        t[k][0] = t0, t[k][1] = t1, t[k][2] = t2, t[k][3] = t3;
+        shortest = fmin(shortest, t3 - t0);
         if (rs) rc = first(rc, ovk__fail(rs, "auto: an overlap probe's sum failed: %s", ovk_error_detail()));
+    }
+    if (outlasted) L = fmin(L, shortest); /* a sum lasts no longer than its probe: the probe's L was a wait for a
+                                             descheduled rank where it is longer (8.9 ms for 1 ms) */
+    for (int k = 0; k < OVERLAP_PROBES; k++) {
+        double left = fmax(0.0, L - (t[k][2] - t[k][0])); /* the wait no overlap could avoid */
+        e[k] = fmin(1.0, fmax(0.0, ((t[k][1] - t[k][0]) + fmax(0.0, t[k][3] - t[k][2] - left)) / L));
     }
     for (int i = 1; i < OVERLAP_PROBES; i++) /* sorted: the median in the middle */
         for (int j = i; j > 0 && e[j] < e[j - 1]; j--) {
@@ -390,10 +412,11 @@ static int overlap_probes(ovk__ctx *c, const probe_vecs *pv, double *r, ovk__aut
         }
     volatile double keep = sink;
     (void)keep;
-    double g[2] = {-e[OVERLAP_PROBES / 2], e[OVERLAP_PROBES - 1] - e[0]};
-    rc = first(rc, agree_max(c, g, 2));
+    double g[3] = {-e[OVERLAP_PROBES / 2], e[OVERLAP_PROBES - 1] - e[0], -L};
+    rc = first(rc, agree_max(c, g, 3));
     f->exposed = -g[0];
     f->noisy = g[1] > NOISY_SPREAD;
+    f->latency = f->latency_low = fmin(f->latency, -g[2]); /* the better figure for the model too */
     if (!rc && c->cb.failed) rc = ovk__fail(OVK_ECALLBACK, "auto: %s (the overlap probes)", c->cb.detail);
     return rc;
 }
@@ -458,14 +481,21 @@ static int refine(ovk__ctx *c, double **block, double *x, int first, const ovk__
     return OVK_OK;
 }
 
+/* Local: the probe's interval [latency_low, latency] (not timed: its ends
+ * differ) lies within an iteration's work, where the ranks' skew at the
+ * probe's start (tens of us on a loaded host) outweighs the latency: its
+ * ends cannot tell the blocking solver from a pipelined one, timed sums
+ * (two, each about L) must */
+static int skewed(const ovk__auto_figures *f) { return f->latency_low < f->work && f->latency_low != f->latency; }
+
 /* Collective, for nonsymmetric values: the choice between gmres and
  * pgmres from figures agreed (nothing to hide: gmres); an interval whose
- * ends disagree is replaced by timed sums */
+ * ends disagree or that the skew can fill is replaced by timed sums */
 static int figures_nonsymmetric(ovk__ctx *c, int first, int nothing, ovk__auto_figures *f, ovk__auto_choice *choice)
 {
     const auto_params *pp = c->params;
     *choice = (ovk__auto_choice){OVK__AUTO_GMRES, 0};
-    if (nothing || ovk__auto_settled_nonsymmetric(f, pp->maxl, first, choice)) return OVK_OK;
+    if (nothing || (ovk__auto_settled_nonsymmetric(f, pp->maxl, first, choice) && !skewed(f))) return OVK_OK;
     double lat = INFINITY;
     int rc = ovk__agree(c->comm, timed_latency(c, &lat));
     if (rc) return rc;
@@ -486,12 +516,12 @@ static int figures(ovk__ctx *c, double **block, double *r, int first, ovk__auto_
     if (!rc) rc = ovk__agree(c->comm, probe(c, &pv, r, first ? SETUP_REPS : WARM_REPS, f, &alg1));
     c->cb.failed = 0; /* the failing rank's detail went everywhere */
     if (!rc && !alg1) rc = ovk__agree(c->comm, agree_figures(c, f));
-    if (!rc && !alg1) rc = ovk__agree(c->comm, overlap_probes(c, &pv, r, f));
+    if (!rc && !alg1) rc = ovk__agree(c->comm, overlap_probes(c, &pv, r, first, f));
     c->cb.failed = 0;
     if (rc) return rc;
     if (c->sym.values) return figures_nonsymmetric(c, first, alg1, f, choice);
     *choice = (ovk__auto_choice){OVK__AUTO_ALG1, 0};
-    int settled = alg1 || ovk__auto_settled(f, pp->maxl, first, choice);
+    int settled = alg1 || (ovk__auto_settled(f, pp->maxl, first, choice) && !skewed(f));
     if (settled && choice->kind == OVK__AUTO_ALG1) return OVK_OK;
     if (!settled) {
         double lat = INFINITY;
@@ -559,7 +589,7 @@ static int report(const ovk__ctx *c, const auto_work *w)
  * vectors in the probe's block. */
 static int measure(ovk__ctx *c, auto_work *w, int first)
 {
-    ovk__auto_figures f = {0};
+    ovk__auto_figures f = {.exposed = NAN, .unprobed = OVK__AUTO_PROBE_SHORT}; /* alg1 at once: no overlap probes */
     ovk__auto_choice choice;
     chosen_variant kept = {0};
     w->sstep_off = sstep_off(c, w);
