@@ -81,4 +81,58 @@ static inline void mt_counted_solve(ovk_solver *s, const ovk_matrix *A, const ov
     o->view[len] = '\0';
 }
 
+/* A counted solve's settings: from x = 0 on a fresh solver, with again the
+ * outcome of its second solve from x = 0 (the first's start-up state, such
+ * as the s-step solvers' shifts, kept). */
+typedef struct mt_config {
+    const char *solver, *precond, *backend, *rtol;
+    int max_it;
+    int again;
+} mt_config;
+
+/* Collective: the solve of cf on A, b (x its answer), counted. */
+static inline mt_counted mt_solve_counted(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, mt_config cf)
+{
+    ovk_solver *s = NULL;
+    ovk_pcg_result res;
+    mt_counted o = {0};
+    char buf[32];
+    ovk_vector_set(x, 0.0);
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", cf.solver));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", cf.precond));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", cf.backend));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "rtol", cf.rtol));
+    snprintf(buf, sizeof buf, "%d", cf.max_it);
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "max_it", buf));
+    memset(&res, 0, sizeof res);
+    o.rc = ovk_solver_setup(s);
+    if (!o.rc && cf.again) {
+        o.rc = ovk_solver_solve(s, b, x, &res);
+        if (o.rc == OVK_EMAXIT) o.rc = OVK_OK; /* max_it steps: the second solve's status counts */
+        ovk_vector_set(x, 0.0);
+    }
+    mt_counted_solve(s, A, b, x, &o);
+    ovk_solver_destroy(&s);
+    return o;
+}
+
+/* Collective: a start-up's price in reductions.  max_it steps of spec
+ * (jacobi, blocking, rtol 1e-30) one-shot and as the second solve of one
+ * object (its start-up state kept): both run max_it steps and the
+ * one-shot's reductions, as PMPI and the library count them, are at most
+ * extra above the other's.  The counts in *once and *known. */
+static inline void mt_check_startup(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, const char *spec,
+                                    int max_it, long extra, mt_counted *once, mt_counted *known)
+{
+    *once = mt_solve_counted(A, b, x, (mt_config){spec, "jacobi", "blocking", "1e-30", max_it, 0});
+    *known = mt_solve_counted(A, b, x, (mt_config){spec, "jacobi", "blocking", "1e-30", max_it, 1});
+    MT_CHECK(once->iterations == max_it && known->iterations == max_it && once->allreduce <= known->allreduce + extra &&
+                 once->reductions <= known->reductions + extra,
+             "%s: one-shot %d iterations, %ld reductions (the library: %lld); start-up state kept %d iterations, %ld "
+             "(%lld)",
+             spec, once->iterations, once->allreduce, once->reductions, known->iterations, known->allreduce,
+             known->reductions);
+}
+
 #endif

@@ -62,37 +62,6 @@ static void dense_solve(int n, const double *b, double *x)
     free(a);
 }
 
-typedef struct config {
-    const char *solver, *precond, *backend, *rtol;
-    int max_it;
-    int again; /* solve twice from x = 0 on the solver, the second solve's outcome (the shifts known) */
-} config;
-
-static mt_counted solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, config cf)
-{
-    ovk_solver *s = NULL;
-    ovk_pcg_result res;
-    mt_counted o = {0};
-    char buf[32];
-    ovk_vector_set(x, 0.0);
-    MT_RC(OVK_OK, ovk_solver_create(A, &s));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", cf.solver));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", cf.precond));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", cf.backend));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "rtol", cf.rtol));
-    snprintf(buf, sizeof buf, "%d", cf.max_it);
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "max_it", buf));
-    memset(&res, 0, sizeof res);
-    o.rc = ovk_solver_setup(s);
-    if (!o.rc && cf.again) {
-        o.rc = ovk_solver_solve(s, b, x, &res);
-        ovk_vector_set(x, 0.0);
-    }
-    mt_counted_solve(s, A, b, x, &o);
-    ovk_solver_destroy(&s);
-    return o;
-}
-
 static void dense_reference(int rank)
 {
     ovk_matrix *A = matrix_of(DENSE_N, dense_entry);
@@ -112,7 +81,7 @@ static void dense_reference(int rank)
         char spec[32];
         snprintf(spec, sizeof spec, "scg:s=%d", s);
         const char *pc = s % 2 ? "none" : "jacobi";
-        mt_counted o = solve(A, b, x, (config){spec, pc, s % 3 ? "blocking" : "native", "1e-12", 400, 1});
+        mt_counted o = mt_solve_counted(A, b, x, (mt_config){spec, pc, s % 3 ? "blocking" : "native", "1e-12", 400, 1});
         double err = 0.0, *xd = ovk_vector_data(x);
         for (int i = 0; i < count; i++) err = fmax(err, fabs(xd[i] - xr[start + i]));
         MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -147,8 +116,8 @@ static void reductions(int rank)
             char spec[32];
             int s = svals[si];
             snprintf(spec, sizeof spec, "scg:s=%d", s);
-            mt_counted few = solve(A, b, x, (config){spec, "jacobi", backends[k], "1e-30", 28, 0});
-            mt_counted many = solve(A, b, x, (config){spec, "jacobi", backends[k], "1e-30", 60, 0});
+            mt_counted few = mt_solve_counted(A, b, x, (mt_config){spec, "jacobi", backends[k], "1e-30", 28, 0});
+            mt_counted many = mt_solve_counted(A, b, x, (mt_config){spec, "jacobi", backends[k], "1e-30", 60, 0});
             int steps = many.iterations - few.iterations;
             long long grow = many.reductions - few.reductions;
             long pmpi = k == 0 ? many.allreduce - few.allreduce : many.iallreduce - few.iallreduce;
@@ -182,24 +151,9 @@ static void startup(int rank)
     for (int si = 0; si < 3; si++) {
         char spec[32];
         snprintf(spec, sizeof spec, "scg:s=%d", svals[si]);
-        mt_counted once = solve(A, b, x, (config){spec, "jacobi", "blocking", "1e-30", 20, 0}), known = {0};
-        ovk_solver *sv = NULL;
-        ovk_pcg_result res;
-        MT_RC(OVK_OK, ovk_solver_create(A, &sv));
-        MT_RC(OVK_OK, ovk_solver_set_option(sv, "solver", spec));
-        MT_RC(OVK_OK, ovk_solver_set_option(sv, "precond", "jacobi"));
-        MT_RC(OVK_OK, ovk_solver_set_option(sv, "rtol", "1e-30"));
-        MT_RC(OVK_OK, ovk_solver_set_option(sv, "max_it", "20"));
-        ovk_vector_set(x, 0.0);
-        (void)ovk_solver_solve(sv, b, x, &res); /* the shifts, kept */
-        ovk_vector_set(x, 0.0);
-        mt_counted_solve(sv, A, b, x, &known);
-        ovk_solver_destroy(&sv);
-        MT_CHECK(once.iterations == 20 && known.iterations == 20 && once.allreduce <= known.allreduce + 3 &&
-                     once.reductions <= known.reductions + 3,
-                 "%s: one-shot %d iterations, %ld reductions; shifts known %d iterations, %ld reductions", spec,
-                 once.iterations, once.allreduce, known.iterations, known.allreduce);
-        mt_counted conv = solve(A, b, x, (config){spec, "jacobi", "blocking", "1e-8", 200, 0});
+        mt_counted once, known;
+        mt_check_startup(A, b, x, spec, 20, 3, &once, &known);
+        mt_counted conv = mt_solve_counted(A, b, x, (mt_config){spec, "jacobi", "blocking", "1e-8", 200, 0});
         MT_CHECK(conv.rc == OVK_OK && conv.true_rel < 1.01e-8, "%s one-shot: status %s, true residual %.3e", spec,
                  ovk_status_name(conv.rc), conv.true_rel);
         if (rank == 0)
@@ -218,7 +172,7 @@ static void safeguard(int rank)
     ovk_vector_create(A, &b);
     ovk_vector_create(A, &x);
     mt_random_b(A, b);
-    mt_counted o = solve(A, b, x, (config){"scg:s=8", "none", "blocking", "1e-10", 200, 1}); /* the s-step solve */
+    mt_counted o = mt_solve_counted(A, b, x, (mt_config){"scg:s=8", "none", "blocking", "1e-10", 200, 1}); /* the s-step solve */
     MT_CHECK(o.rc == OVK_OK && o.true_rel < 1e-10 && o.restarts > 0 && strstr(o.view, "safeguard"),
              "forced safeguard: status %s, %d iterations, true residual %.3e, %d halvings; view:\n%s",
              ovk_status_name(o.rc), o.iterations, o.true_rel, o.restarts, o.view);

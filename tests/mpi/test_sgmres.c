@@ -99,31 +99,6 @@ static ovk_matrix *convdiff(int g, double p)
     return A;
 }
 
-typedef struct config {
-    const char *solver, *precond, *backend, *rtol;
-    int max_it;
-} config;
-
-/* one solve from x = 0 on a fresh solver (b given) */
-static mt_counted solve(const ovk_matrix *A, const ovk_vector *b, ovk_vector *x, config cf)
-{
-    ovk_solver *s = NULL;
-    mt_counted o = {0};
-    char buf[32];
-    ovk_vector_set(x, 0.0);
-    MT_RC(OVK_OK, ovk_solver_create(A, &s));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", cf.solver));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", cf.precond));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", cf.backend));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "rtol", cf.rtol));
-    snprintf(buf, sizeof buf, "%d", cf.max_it);
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "max_it", buf));
-    o.rc = ovk_solver_setup(s);
-    mt_counted_solve(s, A, b, x, &o);
-    ovk_solver_destroy(&s);
-    return o;
-}
-
 /* s = 1..10 against the dense solve, none and jacobi */
 static void dense_reference(int rank)
 {
@@ -145,7 +120,7 @@ static void dense_reference(int rank)
         char spec[48]; /* a short restart: the s-step cycles do most of the work */
         snprintf(spec, sizeof spec, "sgmres:s=%d,m=%d%s", s, s * (12 / s > 1 ? 12 / s : 1), ov ? ",overlap=1" : "");
         const char *pc = s % 2 ? "none" : "jacobi";
-        mt_counted o = solve(A, b, x, (config){spec, pc, s % 3 ? "blocking" : "native", "1e-12", 400});
+        mt_counted o = mt_solve_counted(A, b, x, (mt_config){spec, pc, s % 3 ? "blocking" : "native", "1e-12", 400, 0});
         double err = 0.0, *xd = ovk_vector_data(x);
         for (int i = 0; i < count; i++) err = fmax(err, fabs(xd[i] - xr[start + i]));
         MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -175,8 +150,8 @@ static void reductions(int rank, const ovk_matrix *A, const ovk_vector *b, ovk_v
             int s = svals[si % 3], m = 30, ov = si / 3;
             if (k == 3 && si % 3 != 2) continue; /* offload (an agent thread a rank): s = 10 only, the test's time */
             snprintf(spec, sizeof spec, "sgmres:s=%d%s", s, ov ? ",overlap=1" : "");
-            mt_counted few = solve(A, b, x, (config){spec, "jacobi", backends[k], "1e-30", 45});
-            mt_counted many = solve(A, b, x, (config){spec, "jacobi", backends[k], "1e-30", 105});
+            mt_counted few = mt_solve_counted(A, b, x, (mt_config){spec, "jacobi", backends[k], "1e-30", 45, 0});
+            mt_counted many = mt_solve_counted(A, b, x, (mt_config){spec, "jacobi", backends[k], "1e-30", 105, 0});
             int steps = many.iterations - few.iterations;
             long long grow = many.reductions - few.reductions;
             long pmpi = k == 0 ? many.allreduce - few.allreduce : many.iallreduce - few.iallreduce;
@@ -207,23 +182,8 @@ static void startup(int rank, const ovk_matrix *A, const ovk_vector *b, ovk_vect
 {
     static const char *const specs[] = {"sgmres:s=5", "sgmres:s=10", "sgmres:s=10,overlap=1"};
     for (int k = 0; k < 3; k++) {
-        mt_counted once = solve(A, b, x, (config){specs[k], "jacobi", "blocking", "1e-30", 30}), known = {0};
-        ovk_solver *sv = NULL;
-        ovk_pcg_result res;
-        MT_RC(OVK_OK, ovk_solver_create(A, &sv));
-        MT_RC(OVK_OK, ovk_solver_set_option(sv, "solver", specs[k]));
-        MT_RC(OVK_OK, ovk_solver_set_option(sv, "precond", "jacobi"));
-        MT_RC(OVK_OK, ovk_solver_set_option(sv, "rtol", "1e-30"));
-        MT_RC(OVK_OK, ovk_solver_set_option(sv, "max_it", "30"));
-        ovk_vector_set(x, 0.0);
-        (void)ovk_solver_solve(sv, b, x, &res); /* the shifts, kept */
-        ovk_vector_set(x, 0.0);
-        mt_counted_solve(sv, A, b, x, &known);
-        ovk_solver_destroy(&sv);
-        MT_CHECK(once.iterations == 30 && known.iterations == 30 && once.allreduce <= known.allreduce + 3 + 2 &&
-                     once.reductions <= known.reductions + 3 + 2,
-                 "%s: one-shot %d iterations, %ld reductions; shifts known %d iterations, %ld reductions", specs[k],
-                 once.iterations, once.allreduce, known.iterations, known.allreduce);
+        mt_counted once, known;
+        mt_check_startup(A, b, x, specs[k], 30, 3 + 2, &once, &known);
         if (rank == 0)
             printf("%-22s one-shot: %ld reductions in its first cycle (shifts known: %ld)\n", specs[k], once.allreduce,
                    known.allreduce);
@@ -314,10 +274,10 @@ static void in_flight(int rank)
 /* the monomial basis of 16 powers: its Gram matrix is not numerically SPD */
 static void safeguard(int rank, const ovk_matrix *A, const ovk_vector *b, ovk_vector *x)
 {
-    mt_counted g = solve(A, b, x, (config){"gmres", "jacobi", "blocking", "1e-8", 3000});
+    mt_counted g = mt_solve_counted(A, b, x, (mt_config){"gmres", "jacobi", "blocking", "1e-8", 3000, 0});
     for (int ov = 0; ov < 2; ov++) {
         const char *spec = ov ? "sgmres:s=16,basis=monomial,overlap=1" : "sgmres:s=16,basis=monomial";
-        mt_counted o = solve(A, b, x, (config){spec, "jacobi", ov ? "native" : "blocking", "1e-8", 3000});
+        mt_counted o = mt_solve_counted(A, b, x, (mt_config){spec, "jacobi", ov ? "native" : "blocking", "1e-8", 3000, 0});
         MT_CHECK(o.rc == OVK_OK && o.reason == OVK_REASON_CONVERGED && o.true_rel < 1e-8 && o.restarts > 0,
                  "%s: status %s, %d iterations, true residual %.3e, %d restarts", spec, ovk_status_name(o.rc),
                  o.iterations, o.true_rel, o.restarts);
@@ -327,12 +287,12 @@ static void safeguard(int rank, const ovk_matrix *A, const ovk_vector *b, ovk_ve
         if (rank == 0)
             printf("forced safeguard: %s %d iterations with %d safeguard cycles\n", spec, o.iterations, o.restarts);
     }
-    mt_counted n = solve(A, b, x, (config){"sgmres:s=5", "jacobi", "blocking", "1e-8", 3000});
+    mt_counted n = mt_solve_counted(A, b, x, (mt_config){"sgmres:s=5", "jacobi", "blocking", "1e-8", 3000, 0});
     MT_CHECK(n.rc == OVK_OK && n.true_rel < 1e-8 && n.restarts == 0 && !strstr(n.view, "safeguard"),
              "newton s=5: status %s, true residual %.3e, %d restarts", ovk_status_name(n.rc), n.true_rel, n.restarts);
     MT_CHECK(n.iterations <= g.iterations + g.iterations / 2, "newton s=5: %d iterations, gmres %d", n.iterations,
              g.iterations);
-    mt_counted v = solve(A, b, x, (config){"sgmres:s=10,overlap=1", "jacobi", "native", "1e-8", 3000});
+    mt_counted v = mt_solve_counted(A, b, x, (mt_config){"sgmres:s=10,overlap=1", "jacobi", "native", "1e-8", 3000, 0});
     MT_CHECK(strstr(v.view, "in flight behind the next block's products") != NULL, "overlap=1: the view says:\n%s",
              v.view);
     MT_CHECK(v.rc == OVK_OK && v.true_rel < 1e-8 && v.restarts == 0 && !strstr(v.view, "safeguard") &&
@@ -340,7 +300,7 @@ static void safeguard(int rank, const ovk_matrix *A, const ovk_vector *b, ovk_ve
              "newton s=10 overlap=1: status %s, true residual %.3e, %d restarts, %d iterations (gmres %d)",
              ovk_status_name(v.rc), v.true_rel, v.restarts, v.iterations, g.iterations);
     /* m = 28: the third cycle needs a few columns, fewer than s, by the second's rate: blocking blocks */
-    mt_counted t = solve(A, b, x, (config){"sgmres:s=10,m=28,overlap=1", "jacobi", "native", "1e-8", 3000});
+    mt_counted t = mt_solve_counted(A, b, x, (mt_config){"sgmres:s=10,m=28,overlap=1", "jacobi", "native", "1e-8", 3000, 0});
     MT_CHECK(t.rc == OVK_OK && t.true_rel < 1e-8 && strstr(t.view, "ran with blocking blocks") != NULL,
              "s=10,m=28,overlap=1: status %s, %d iterations, true residual %.3e, view:\n%s", ovk_status_name(t.rc),
              t.iterations, t.true_rel, t.view);
