@@ -6,10 +6,12 @@
 # one each round).  Problems: the 27-point Laplacian -n 10 20 20 per rank
 # (20^3 = 8,000 rows, 4,000 a rank) and convection-diffusion (upwind, Peclet
 # 100) -n 16 16 16 per rank (8,192 rows, 4,096 a rank), Jacobi, rtol 1e-8.
-# Prints per cell the median over rounds of (setup + solve) / iterations (us
-# per iteration, per basis vector for the GMRES variants), then the ratios
-# paired by round (medians): sgmres / gmres, scg / plcg:l=3, and auto over
-# the best fixed solver of the same backend and latency.
+# Writes OUTDIR/oneshot_sstep.csv, the data of docs/performance.md's block:
+# per backend and latency the ratios paired by round (medians): sgmres /
+# gmres per basis vector, scg / plcg:l=3 per iteration; and per problem the
+# fastest fixed solver by its median time to solution (setup + solve),
+# auto's choices with the medians of its measured latency L and local work
+# W, and auto / that solver in time to solution, paired by round.
 #
 # Usage: bench/oneshot_sstep.sh [-b BUILD] [-r ROUNDS] [-o OUTDIR] [-summary RAW]
 #   -summary RAW: only the tables of an earlier run's raw data
@@ -36,14 +38,14 @@ LAP_SOLVERS="alg1 pipecg plcg:l=3 plcg:l=4 scg:s=4 scg:s=8 auto"
 CD_SOLVERS="gmres pgmres:l=2 pgmres:l=3 sgmres:s=10 sgmres:s=10,overlap=1 auto"
 LATS="0 250 1000"
 BACKENDS="nbc native"
-echo "# $(date -u +%FT%TZ) $(uname -n) $(env -u OMP_NUM_THREADS nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
 cells=()
 for be in $BACKENDS; do for L in $LATS; do
     for s in $LAP_SOLVERS; do cells+=("lap|$s|$be|$L"); done
     for s in $CD_SOLVERS; do cells+=("cd|$s|$be|$L"); done
 done; done
 raw="$OUT/oneshot_sstep.raw"
-: > "$raw"
+echo "# load $(cut -d' ' -f1 /proc/loadavg) at the start" > "$raw"
 n=${#cells[@]}
 for r in $(seq 0 $((ROUNDS - 1))); do
     for i in $(seq 0 $((n - 1))); do
@@ -55,42 +57,71 @@ for r in $(seq 0 $((ROUNDS - 1))); do
         st=$(echo "$o" | awk '/^Solve Time =/ {print $4}')
         su=$(echo "$o" | awk '/^Setup Time =/ {print $4}')
         ch=$(echo "$o" | awk '/^auto:/ {print $NF}')
-        echo "$p $s $be $L ${it:-0} ${st:-nan} ${su:-0} ${ch:--} $r" >> "$raw"
+        lw=$(echo "$o" | awk '/^auto:/ {print $3, $7}')
+        echo "$p $s $be $L ${it:-0} ${st:-nan} ${su:-0} ${ch:--} $r ${lw:-nan nan}" >> "$raw"
     done
+    echo "# load $(cut -d' ' -f1 /proc/loadavg) after round $((r + 1))" >> "$raw"
     echo "# round $((r + 1)) of $ROUNDS done $(date -u +%T), load $(cut -d' ' -f1 /proc/loadavg)" >&2
 done
-echo "# load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 fi
 raw=${RAW:-$raw}
-awk '
-    function med(v, k,   i, j, x) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
-            if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x }
-        return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2 }
-    { key = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4; t[key, $9] = ($5 > 0 ? 1e6 * ($6 + $7) / $5 : 1e99)
-      its[key] = $5; ch[key] = ch[key] == "" || ch[key] == $8 ? $8 : ch[key] "/" $8
-      cell[key] = 1; rnd[$9] = 1; solver[$1, $2] = 1; be[$3] = 1; lat[$4] = 1 }
-    function cellmed(key,   k, r, a) { k = 0; for (r in rnd) if ((key, r) in t) a[++k] = t[key, r]; return med(a, k) }
-    function paired(k1, k2,   k, r, a) { k = 0; for (r in rnd) if ((k1, r) in t && (k2, r) in t) a[++k] = t[k1, r] / t[k2, r]
-        return med(a, k) }
-    END {
-        print "| problem | solver | backend | latency us | iterations | setup+solve us/iter | auto chose |"
-        print "|---|---|---|---:|---:|---:|---|"
-        for (key in cell) { split(key, f, SUBSEP)
-            printf "| %s | %s | %s | %s | %d | %.1f | %s |\n", f[1], f[2], f[3], f[4], its[key], cellmed(key),
-                f[2] == "auto" ? ch[key] : "" | "sort -t\"|\" -k2,2 -k4,4 -k5,5n -k3,3" }
-        close("sort -t\"|\" -k2,2 -k4,4 -k5,5n -k3,3")
-        print ""
-        for (b in be) for (L in lat) {
-            printf "%s %5s us: sgmres:s=10 / gmres %.2f, sgmres:s=10,overlap=1 / gmres %.2f, scg:s=8 / plcg:l=3 %.2f, scg:s=4 / plcg:l=3 %.2f\n", b, L,
-                paired("cd" SUBSEP "sgmres:s=10" SUBSEP b SUBSEP L, "cd" SUBSEP "gmres" SUBSEP b SUBSEP L),
-                paired("cd" SUBSEP "sgmres:s=10,overlap=1" SUBSEP b SUBSEP L, "cd" SUBSEP "gmres" SUBSEP b SUBSEP L),
-                paired("lap" SUBSEP "scg:s=8" SUBSEP b SUBSEP L, "lap" SUBSEP "plcg:l=3" SUBSEP b SUBSEP L),
-                paired("lap" SUBSEP "scg:s=4" SUBSEP b SUBSEP L, "lap" SUBSEP "plcg:l=3" SUBSEP b SUBSEP L)
-            for (pi = 0; pi < 2; pi++) { p = pi ? "cd" : "lap"; best = ""; bt = 0
-                for (k in solver) { split(k, g, SUBSEP); if (g[1] != p || g[2] == "auto") continue
-                    m = cellmed(p SUBSEP g[2] SUBSEP b SUBSEP L); if (best == "" || m < bt) { best = g[2]; bt = m } }
-                printf "%s %5s us %s: auto / best fixed (%s) %.2f paired by round\n", b, L, p, best,
-                    paired(p SUBSEP "auto" SUBSEP b SUBSEP L, p SUBSEP best SUBSEP b SUBSEP L) }
-        }
-    }' "$raw" | tee "$OUT/oneshot_sstep.md"
-echo "raw data: $raw"
+python3 - "$raw" "$OUT" <<'PY'
+import collections, statistics, sys
+raw, out = sys.argv[1], sys.argv[2]
+t, tot, its, lw, ch = {}, {}, {}, collections.defaultdict(list), collections.defaultdict(list)
+head = [l.strip() for l in open(raw) if l.startswith("#")]
+for line in open(raw):
+    f = line.split()
+    if not f or f[0].startswith("#"):
+        continue
+    key, rnd = (f[0], f[1], f[2], int(f[3])), int(f[8])
+    it = int(f[4])
+    t[key + (rnd,)] = 1e6 * (float(f[5]) + float(f[6])) / it if it > 0 else float("inf")
+    tot[key + (rnd,)] = 1e3 * (float(f[5]) + float(f[6])) if it > 0 else float("inf")
+    its[key] = it
+    if f[1] == "auto":
+        ch[key].append(f[7])
+        if len(f) > 10 and f[9] != "nan":
+            lw[key].append((float(f[9]), float(f[10])))
+rounds = sorted({k[4] for k in t})
+def cell(p, s, be, L, t=tot):
+    v = [t[(p, s, be, L, r)] for r in rounds if (p, s, be, L, r) in t]
+    return statistics.median(v) if v else float("nan")
+def paired(a, b, t=t):
+    v = [t[a + (r,)] / t[b + (r,)] for r in rounds if a + (r,) in t and b + (r,) in t]
+    return statistics.median(v) if v else float("nan")
+cells = {k[:4] for k in t}
+bes = sorted({k[2] for k in cells}, key=lambda b: b != "nbc")
+lats = sorted({k[3] for k in cells})
+loads = [float(h.split()[2]) for h in head if h.startswith("# load ")]
+machine = "# machine: AMD EPYC KVM guest, 2 cores; Open MPI 4.1.4, GCC 12.2; RelWithDebInfo; " + (
+    "1-minute load average %.1f-%.1f during the run (%s)" % (min(loads), max(loads), "other jobs shared the 2 cores" if max(loads) > 3 else "quiet") if loads else "load not recorded")
+command = "# command: bench/oneshot_sstep.sh -b build -r %d -o bench/results   # the rounds in oneshot_sstep.raw; -summary bench/results/oneshot_sstep.raw -o bench/results renders these tables again" % len(rounds)
+def auto_cells(p, be, L):
+    fixed = sorted({k[1] for k in cells if k[0] == p and k[1] != "auto"})
+    best = min(fixed, key=lambda s: cell(p, s, be, L))
+    key = (p, "auto", be, L)
+    cnt = collections.Counter(ch[key])
+    chose = " ".join("%s%s" % (c, "" if n == len(ch[key]) else " (%d of %d)" % (n, len(ch[key]))) for c, n in cnt.most_common())
+    Ls, Ws = [x[0] for x in lw[key]], [x[1] for x in lw[key]]
+    if Ls:
+        chose += " (%.0f, %.0f)" % (statistics.median(Ls), statistics.median(Ws))
+    return ["%s %.2f" % (best, cell(p, best, be, L)), chose, "%.2f" % paired(key, (p, best, be, L), tot)]
+def q(x):
+    return '"%s"' % x if "," in x else x
+with open(out + "/oneshot_sstep.csv", "w") as o:
+    print(machine, file=o)
+    print(command, file=o)
+    print("# what: medians of %d rounds. The s-step columns: (setup + solve) per basis vector (per iteration for CG), the ratio paired by round. The auto columns, per problem: the fastest fixed solver of the cell by its median time to solution (setup + solve) and that time; auto's choice (of how many rounds when they differ) with the medians of its measured latency L and local work W per iteration; auto / that solver in time to solution, paired by round" % len(rounds), file=o)
+    print('backend,latency us,sgmres:s=10 / gmres,"sgmres:s=10,overlap=1 / gmres",scg:s=8 / plcg:l=3,"Laplacian: best fixed, ms","Laplacian: auto (L, W us)",Laplacian: auto / best,"convdiff: best fixed, ms","convdiff: auto (L, W us)",convdiff: auto / best', file=o)
+    for be in bes:
+        for L in lats:
+            r = [paired(("cd", "sgmres:s=10", be, L), ("cd", "gmres", be, L)),
+                 paired(("cd", "sgmres:s=10,overlap=1", be, L), ("cd", "gmres", be, L)),
+                 paired(("lap", "scg:s=8", be, L), ("lap", "plcg:l=3", be, L))]
+            row = [be, str(L)] + ["%.2f" % x for x in r] + auto_cells("lap", be, L) + auto_cells("cd", be, L)
+            print(",".join(q(x) for x in row), file=o)
+for n in ("oneshot_sstep.csv",):
+    print(open(out + "/" + n).read())
+PY
+echo "raw data: $raw; table: $OUT/oneshot_sstep.csv"

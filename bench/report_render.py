@@ -423,7 +423,6 @@ NAMES = {  # block -> (data file, renderer)
     "python": ("python.csv", python),
     "many": ("many.csv", many),
     "neumann": ("neumann.csv", neumann),
-    "gmres": ("gmres.csv", table),
     "idrs": ("idrs.csv", table),
     "idrs-latency": ("idrs_latency.csv", table),
     "minres-latency": ("minres_latency.csv", table),
