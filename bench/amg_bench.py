@@ -20,12 +20,18 @@ same file, splits the rows in the same contiguous blocks (of whole nodes with
 (ovk and the peers take the same flags).
 
 -raw FILE appends every run (round, label, iterations, setup, solve) as CSV.
+-from_raw RAW takes the runs of an earlier -raw file instead of running.
+-csv FILE -problem NAME appends the medians as rows of a generated table of
+docs/performance.md (problem, case, iterations, setup, solve, their sum, and
+this case's setup + solve over the first case's, paired by round), with the
+header when FILE is new.
 
 Reports per case the medians of Setup Time, Solve Time and their sum, the
 iterations, and the ratios of ours to the fastest peer case (by solve time
 and by setup + solve), each from the same rounds; prints a markdown table.
 """
 import argparse
+import csv
 import os
 import re
 import statistics
@@ -86,6 +92,23 @@ def run_once(a, case):
     return got
 
 
+def load_raw(a, cases):
+    """the runs of a -raw file, by round, into the cases of the same labels"""
+    by = {c["label"]: c for c in cases}
+    rows = []
+    for line in list(open(a.from_raw))[1:]:  # round,label,iterations,setup,solve; the label may hold commas
+        f = line.rstrip("\n").split(",")
+        rows.append({"round": f[0], "case": ",".join(f[1:-3]).strip('"'), "iterations": f[-3], "setup_s": f[-2],
+                     "solve_s": f[-1]})
+    a.r = max(int(r["round"]) for r in rows)
+    for c in cases:
+        c["runs"] = [None] * a.r
+    for r in rows:
+        if r["case"] in by and r["iterations"]:
+            by[r["case"]]["runs"][int(r["round"]) - 1] = {"it": float(r["iterations"]), "setup": float(r["setup_s"]),
+                                                          "solve": float(r["solve_s"])}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-b", default="build")
@@ -96,10 +119,15 @@ def main():
     ap.add_argument("-bs", type=int, default=1)
     ap.add_argument("-coords")
     ap.add_argument("-raw")
+    ap.add_argument("-csv")
+    ap.add_argument("-from_raw", help="read the runs from this -raw file instead of running them")
+    ap.add_argument("-problem", default="")
     ap.add_argument("cases")
     a = ap.parse_args()
     cases = parse_cases(a.cases)
-    for r in range(a.r):
+    if a.from_raw:
+        load_raw(a, cases)
+    for r in range(0 if a.from_raw else a.r):
         for k in range(len(cases)):
             case = cases[(k + r) % len(cases)]
             got = run_once(a, case)
@@ -137,6 +165,30 @@ def main():
             cells += [ratio(rs), ratio(rt)]
         print(f"| {c['label']} | {med['it']:.0f} | {med['setup']:.3f} | {med['solve']:.3f} | "
               f"{med['setup'] + med['solve']:.3f} | " + " | ".join(cells) + " |")
+    if a.csv:
+        write_csv(a, cases)
+
+
+def write_csv(a, cases):
+    """the medians as table rows; total / first: paired by round against cases[0]"""
+    new = not os.path.exists(a.csv)
+    first = cases[0]["runs"]
+    with open(a.csv, "a", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        if new:
+            w.writerow(["problem", "case", "iterations", "setup s", "solve s", "setup + solve s",
+                        "total / first case"])
+        for k, c in enumerate(cases):
+            ok = [g for g in c["runs"] if g]
+            name = a.problem if k == 0 else ""
+            if not ok:
+                w.writerow([name, c["label"], "failed", "", "", "", ""])
+                continue
+            med = {key: statistics.median(g[key] for g in ok) for key in ("it", "setup", "solve")}
+            pr = [(g["setup"] + g["solve"]) / (h["setup"] + h["solve"]) for g, h in zip(c["runs"], first) if g and h]
+            q = "-" if k == 0 else (f"{statistics.median(pr):.2f}" if pr else "-")
+            w.writerow([name, c["label"], f"{med['it']:.0f}", f"{med['setup']:.2f}", f"{med['solve']:.2f}",
+                        f"{med['setup'] + med['solve']:.2f}", q])
 
 
 if __name__ == "__main__":

@@ -154,6 +154,7 @@ typedef struct amg_opts {
     long agg_smooth;  /* setup=agg: 1 smoothed aggregation, 0 the tentative prolongator */
     double agg_threshold; /* setup=agg: strength of connection */
     long agg_mis2;        /* setup=agg: levels aggregated on an MIS-2 (the rest on an MIS-1) */
+    double agg_corr;      /* setup=agg: the cycle's coarse corrections times this (over-correction) */
 } amg_opts;
 
 typedef struct amg {
@@ -192,8 +193,8 @@ typedef struct amg {
 static int agg_options(amg_opts *o)
 {
     if (o->setup != SETUP_AGG) {
-        if (o->agg_smooth >= 0 || o->agg_threshold >= 0.0 || o->agg_mis2 >= 0)
-            return ovk__fail(OVK_EOPTION, "amg: agg_smooth, agg_threshold and agg_mis2 are keys of setup=agg");
+        if (o->agg_smooth >= 0 || o->agg_threshold >= 0.0 || o->agg_mis2 >= 0 || o->agg_corr >= 0.0)
+            return ovk__fail(OVK_EOPTION, "amg: agg_smooth, agg_threshold, agg_mis2 and agg_corr are keys of setup=agg");
         return OVK_OK;
     }
     if (o->cycle != CYCLE_OVK)
@@ -205,6 +206,7 @@ static int agg_options(amg_opts *o)
     if (o->agg_smooth < 0) o->agg_smooth = 1;
     if (o->agg_threshold < 0.0) o->agg_threshold = 0.0;
     if (o->agg_mis2 < 0) o->agg_mis2 = 1;
+    if (o->agg_corr < 0.0) o->agg_corr = 1.0;
     return OVK_OK;
 }
 
@@ -238,6 +240,7 @@ static int read_options(ovk__opts *opts, amg_opts *o)
         OVK__OPT_INT("agg_smooth", 0, 1, &o->agg_smooth),
         OVK__OPT_DOUBLE("agg_threshold", 0.0, 1.0, &o->agg_threshold),
         OVK__OPT_INT("agg_mis2", 0, 40, &o->agg_mis2),
+        OVK__OPT_DOUBLE("agg_corr", 1.0, 2.0, &o->agg_corr),
     };
     int rc = ovk__opts_read(opts, "amg", t, (int)(sizeof t / sizeof t[0]));
     if (rc) return rc;
@@ -295,7 +298,8 @@ static int amg_create(ovk__opts *opts, void **state)
                       .pmax = 4, .sweeps = 1, .max_levels = 25, .agg_levels = -1, .coarse_size = 9, .bs = 1, .nodal = -1,
                       .rbm = 1, .qmax = 4, .rbm_level = RBM_LEVEL_DEFAULT,
                       .reuse = -1, .reuse_tol = 0.3, .reuse_coarse = REUSE_COARSE_DEFAULT, .reuse_scale = -1,
-                      .setup = SETUP_BOOMERAMG, .agg_smooth = -1, .agg_threshold = -1.0, .agg_mis2 = -1};
+                      .setup = SETUP_BOOMERAMG, .agg_smooth = -1, .agg_threshold = -1.0, .agg_mis2 = -1,
+                      .agg_corr = -1.0};
     return read_options(opts, &m->o);
 }
 
@@ -760,7 +764,7 @@ static int cycle_setup(amg *m, const ovk_matrix *A)
     int jacobi = m->o.smoother == SM_L1JACOBI;
     m->precision = m->o.precision >= 0 ? m->o.precision : m->singular ? PREC_DOUBLE : PRECISION_DEFAULT;
     ovk__amg_cycle_opts co = {(int)(jacobi ? m->o.sweeps : m->o.degree), jacobi, m->o.ratio,
-                              m->precision == PREC_SINGLE};
+                              m->precision == PREC_SINGLE, m->o.setup == SETUP_AGG ? m->o.agg_corr : 1.0};
     int rc = ovk__amg_cycle_setup(m->solver, A, m->comm, &co, &m->cycle);
     if (!rc) ovk__amg_cycle_set_scale(m->cycle, m->scale_exp);
     m->t_cycle = MPI_Wtime() - t0;
@@ -1190,7 +1194,7 @@ const ovk__pc_type ovk__pc_amg = {
     .options = "setup=boomeramg|agg (boomeramg: hypre's classical hierarchy; agg: our smoothed aggregation, "
                "cycle=ovk); agg_smooth=0|1 (1, setup=agg: smoothed prolongator); agg_mis2=N (1, setup=agg: levels "
                "aggregated on a distance-2 MIS, the rest on a distance-1 MIS); agg_threshold=0..1 (0, setup=agg: "
-               "strength of connection); cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25; 0.5 when bs>=3); "
+               "strength of connection); agg_corr=1..2 (1, setup=agg: coarse corrections times this); cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25; 0.5 when bs>=3); "
                "coarsen=hmis|pmis|falgout|cljp (pmis; hmis when bs>1); interp=ext+i|ext|classical|direct|multipass; pmax=N (4, 0: no "
                "limit); smoother=cheby|l1jacobi (cycle=ovk, cheby) or l1gs|sgs|l1jacobi|cheby (cycle=hypre, l1gs); "
                "degree=N (1, cheby steps, cycle=ovk); ratio=R (4; 10 when bs>1: cheby interval emax/emin, cycle=ovk); "

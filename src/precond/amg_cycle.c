@@ -13,6 +13,13 @@
  *   V(L-1, b) = hypre's coarsest solve (Gaussian elimination, as in its cycle;
  *               for a singular A COARSE_SWEEPS l1-Jacobi sweeps from zero)
  *
+ * With corr = c != 1 (amg:agg_corr, for unsmoothed aggregation, whose
+ * piecewise-constant P makes coarse corrections too small; Vanek's and
+ * Notay's over-correction) the correction is x += c P_l V(l+1, P_l^T r),
+ * c taken into the restriction's factor: still linear and symmetric, and
+ * for c < 2 the two-grid error I - c P A_c^-1 P^T A has no eigenvalue
+ * of magnitude above 1.
+ *
  * S_l is `degree` steps of Chebyshev iteration on D_l^-1 A_l, D_l the l1 row
  * norms (d_i = sum_j |a_ij|, so the spectrum of D_l^-1 A_l lies in (0, 1]),
  * on the interval [emax / ratio, emax], emax from a few Lanczos steps on
@@ -120,6 +127,7 @@ struct ovk__amg_cycle {
     hypre_ParAMGData *amg;
     int degree, jacobi;
     double ratio;
+    double corr; /* the coarse correction's factor (over-correction of unsmoothed aggregation) */
     int single; /* the levels l >= 1 hold float values */
     int scale_exp; /* the levels l >= 1 are of 2^-scale_exp A's hierarchy */
     int scaled;    /* level 0's transfers are those of diag(w) P_0 (ovk__amg_cycle_scale) */
@@ -694,6 +702,7 @@ int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm,
     rc = ovk__agree(comm, rc);
     if (rc) goto cleanup;
     c->amg = amg, c->degree = o->degree, c->jacobi = o->jacobi, c->ratio = o->ratio, c->single = o->single;
+    c->corr = o->corr > 0.0 ? o->corr : 1.0;
     c->nlev = nlev; /* the levels not made yet are zero: freed as such */
     /* amg.c sets hypre's coarsest smoother (index 3) to l1-Jacobi instead of
      * Gaussian elimination for a singular A (a declared null space): ours too */
@@ -932,7 +941,8 @@ static int vcycle(const ovk__amg_cycle *c, int l, int k, const double *const *b,
     level_vecs(c, l + 1, k, one_c, &w);
     int rc = smooth(L, &v, c->degree, c->jacobi, b, x, 1, 1, h); /* x = S(0, b), res = b - A x */
     /* b_1 = 2^-e P^T r: the coarse levels solve with 2^-e A_l, so V(1, b_1) is A_1^-1 P^T r */
-    double alpha = l == 0 ? ldexp(1.0, -c->scale_exp) : 1.0;
+    /* times corr: x += corr P_l V(l+1, P_l^T r), linear and symmetric */
+    double alpha = (l == 0 ? ldexp(1.0, -c->scale_exp) : 1.0) * c->corr;
     if (!rc) rc = restrict_all(c, l, &v, alpha, w.b, h);
     if (!rc) rc = vcycle(c, l + 1, k, (const double *const *)w.b, w.x, h);
     if (!rc) rc = interpolate_all(c, l, k, w.x, x, h);

@@ -200,6 +200,7 @@ typedef struct ovk__amg_cycle_opts {
     int degree, jacobi;
     double ratio;
     int single; /* the coarse levels' values in float: the rounded A_l (l >= 1), the P_l */
+    double corr; /* each coarse correction times corr (1: none; 0 taken as 1) */
 } ovk__amg_cycle_opts;
 int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm, const ovk__amg_cycle_opts *o,
                          ovk__amg_cycle **out);
