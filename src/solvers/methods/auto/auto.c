@@ -735,7 +735,7 @@ const ovk__solver ovk__solver_auto = {
                "second solve of the same values (1); maxl=1..8: deepest plcg (4; pgmres: at most 3); "
                "sstep=0|1: scg and sgmres are candidates (1; never below rtol 1e-10)",
     /* the initial residual and the null space go to the chosen variant when it takes them */
-    .defers_initial = 1, .either_symmetry = 1, .nullspace = 1,
+    .caps = OVK__CAP_DEFERS_INITIAL | OVK__CAP_EITHER_SYMMETRY | OVK__CAP_NULLSPACE,
     .work_size = sizeof(auto_work), .nvec = 1,
     .vec = (const size_t[]){V(r)},
     .parse = auto_parse, .after_setup = auto_after_setup, .destroy = auto_destroy, .view = auto_view,
