@@ -311,6 +311,9 @@ enum {
      * leaves c->watch.initial_pending set and passes bb = 0 (not with
      * max_iter 0, where there is no first reduction) */
     OVK__CAP_DEFERS_INITIAL = 1u << 5,
+    /* records the CG coefficients of each iteration (ovk__lanczos_add):
+     * takes the option condest (the others refuse it at setup) */
+    OVK__CAP_CONDEST = 1u << 6,
 };
 
 typedef struct ovk__solver {
@@ -514,6 +517,8 @@ void ovk__solver_names(char *buf, size_t len, int unsplit_only);
 void ovk__solver_nonsymmetric_names(char *buf, size_t len);
 /* "rpipecg" into buf: the variants with OVK__CAP_RECYCLES. */
 void ovk__solver_recycling_names(char *buf, size_t len);
+/* "alg1, alg2, ..." into buf: the variants with every bit of cap. */
+void ovk__solver_cap_names(char *buf, size_t len, unsigned cap);
 
 /* 0 when v is finite and positive (or zero, with zero_ok); else the solve
  * stops at iteration iter on a breakdown (v finite: not SPD, or for a

@@ -23,6 +23,10 @@
  *   - specs with an empty option value or a bare ':' (fieldsplit:0= took
  *     jacobi, not field 0's default; fieldsplit: and jacobi: were accepted):
  *     OVK_EOPTION on every rank at setup.
+ *   - condest=1 under every solver: an estimate, or OVK_EOPTION on every
+ *     rank naming the option, the solver and those that take it (minres,
+ *     pminres, gmres, scg and the rest accepted it and reported 0), also in
+ *     solve_many and for auto on a nonsymmetric matrix.
  * Rows split unevenly (a rank without rows from 3 ranks). */
 #include <math.h>
 #include <stdlib.h>
@@ -334,6 +338,87 @@ static void minres_blame(void)
     ovk_matrix_destroy(A);
 }
 
+/* the 1-D line with its upper off-diagonal -0.5: nonsymmetric */
+static ovk_matrix *skewed_line(void)
+{
+    tp_rows r;
+    tp_rows_alloc(&r, N1, 3);
+    int k = 0;
+    for (int i = 0; i < r.count; i++) {
+        int64_t g = r.start + i;
+        if (g > 0) r.col[k] = g - 1, r.val[k++] = -1.0;
+        r.col[k] = g, r.val[k++] = 2.0;
+        if (g < N1 - 1) r.col[k] = g + 1, r.val[k++] = -0.5;
+        r.ptr[i + 1] = k;
+    }
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, r.start, r.count, r.ptr, r.col, r.val, OVK_DUP_REJECT, &A));
+    tp_rows_free(&r);
+    return A;
+}
+
+/* condest=1 under solver name (solve_many's two systems with many): an
+ * estimate (lambda_max > 0, cond >= 1) or OVK_EOPTION on every rank naming
+ * the option, the solver and the solvers that record the coefficients;
+ * never accepted and 0 (minres, pminres, gmres, scg reported 0).  Returns
+ * 1 when refused. */
+static int condest_case(ovk_matrix *A, const char *name, int many)
+{
+    ovk_vector *b[2] = {NULL, NULL}, *x[2] = {NULL, NULL};
+    ovk_result res[2];
+    memset(res, 0, sizeof res);
+    for (int j = 0; j < 2; j++) {
+        ovk_vector_create(A, &b[j]);
+        ovk_vector_create(A, &x[j]);
+        double *bv = ovk_vector_data(b[j]);
+        for (int i = 0; i < ovk_vector_nlocal(b[j]); i++)
+            bv[i] = tp_value((uint64_t)(ovk_matrix_row_start(A) + i + 7 * j)); /* every eigenvector in b */
+    }
+    ovk_solver *s = NULL;
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", name));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "condest", "1"));
+    MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-8, 0.0, 2000));
+    int rc = many ? ovk_solver_solve_many(s, 2, b, x, res) : ovk_solver_solve(s, b[0], x[0], &res[0]);
+    long long r = rc;
+    const char *d = ovk_error_detail();
+    char named[48];
+    snprintf(named, sizeof named, "solver %s ", name);
+    MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, &r, 1), "condest %s: the ranks returned different statuses", name);
+    if (rc == OVK_EOPTION)
+        MT_CHECK(strstr(d, "condest=1") && strstr(d, named) && strstr(d, "alg1"),
+                 "condest %s: the refusal names not the option, the solver and those that take it: %s", name, d);
+    else
+        for (int j = 0; j < (many ? 2 : 1); j++)
+            MT_CHECK(rc == OVK_OK && res[j].lambda_max > 0.0 && res[j].cond_est >= 1.0,
+                     "condest %s%s: %s, lambda_max %g, cond %g (accepted, and no estimate): %s", name,
+                     many ? " (solve_many)" : "", ovk_status_name(rc), res[j].lambda_max, res[j].cond_est, d);
+    if (rank == 0 && rc) printf("condest %s%s: %s: %s\n", name, many ? " (solve_many)" : "", ovk_status_name(rc), d);
+    ovk_solver_destroy(&s);
+    for (int j = 0; j < 2; j++) ovk_vector_destroy(b[j]), ovk_vector_destroy(x[j]);
+    return rc == OVK_EOPTION;
+}
+
+/* condest=1 under every solver; minres and pminres refuse it (their docs
+ * say so), cg1 takes it in solve_many and minres refuses it there, auto
+ * refuses it on a nonsymmetric matrix (every candidate there is a GMRES) */
+static void condest_everywhere(void)
+{
+    ovk_matrix *A = line(0, 0.0), *N = skewed_line();
+    for (int k = 0; k < ovk_solver_type_count(); k++) {
+        const char *name = ovk_solver_type_name(k);
+        int refused = condest_case(A, name, 0);
+        if (!strcmp(name, "minres") || !strcmp(name, "pminres") || !strcmp(name, "alg1"))
+            MT_CHECK(refused == (strcmp(name, "alg1") != 0), "condest %s: refused %d", name, refused);
+    }
+    MT_CHECK(condest_case(A, "minres", 1), "condest minres (solve_many): accepted");
+    MT_CHECK(!condest_case(A, "cg1", 1), "condest cg1 (solve_many): refused");
+    MT_CHECK(condest_case(N, "auto", 0), "condest auto on a nonsymmetric matrix: accepted");
+    ovk_matrix_destroy(N);
+    ovk_matrix_destroy(A);
+}
+
 /* this process's resident set, bytes (0 where /proc is missing) */
 static double rss_bytes(void)
 {
@@ -418,6 +503,7 @@ int main(int argc, char **argv)
     schur_on_one_rank();
     empty_specs();
     minres_blame();
+    condest_everywhere();
     lifetimes_check();
     int status = mt_finish("test_hardening6");
     MPI_Finalize();

@@ -163,6 +163,16 @@ static int check_recycle(const ovk_solver *s)
     return OVK_OK;
 }
 
+/* option condest: a variant that records the CG coefficients */
+static int check_condest(const ovk_solver *s)
+{
+    char list[160];
+    if (!s->o.condest || ovk__has_cap(s->made.sv, OVK__CAP_CONDEST)) return OVK_OK;
+    ovk__solver_cap_names(list, sizeof list, OVK__CAP_CONDEST);
+    return ovk__fail(OVK_EOPTION, "option condest=1: solver %s records no CG coefficients to estimate from; the "
+                     "solvers that do: %s", s->made.sv->name, list);
+}
+
 /* every local check of the options, the variant and the preconditioner
  * made where they are redone; the caller agrees the status */
 static int check_local(ovk_solver *s)
@@ -180,6 +190,7 @@ static int check_local(ovk_solver *s)
     rc = check_nullspace(s);
     if (!rc) rc = check_norm(s);
     if (!rc) rc = check_recycle(s);
+    if (!rc) rc = check_condest(s);
     if (rc) return rc;
     return pick_precond(s);
 }

@@ -90,3 +90,10 @@ void ovk__solver_recycling_names(char *buf, size_t len)
     for (int i = 0; i < SOLVER_COUNT; i++)
         if (ovk__has_cap(solvers[i], OVK__CAP_RECYCLES)) ovk__list_add(buf, len, ", ", solvers[i]->name);
 }
+
+void ovk__solver_cap_names(char *buf, size_t len, unsigned cap)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < SOLVER_COUNT; i++)
+        if (ovk__has_cap(solvers[i], cap)) ovk__list_add(buf, len, ", ", solvers[i]->name);
+}
