@@ -25,12 +25,6 @@
 #define OVK__CLONES
 #endif
 
-/* The largest eigenvalue of the symmetric k x k matrix a (column-major,
- * both triangles, overwritten) by cyclic Jacobi rotations; for small k (no
- * allocation).  NaN when an entry is not finite.  (src/util/lanczos.c;
- * plcg's only.) */
-double ovk__sym_eig_max(int k, double *a);
-
 /* Which inner product a reduction belongs to (selects its timers). */
 typedef enum ovk__dot_id { OVK__SDOTP = 0, OVK__GAMMA = 1, OVK__IPROD = 2 } ovk__dot_id;
 

@@ -457,6 +457,7 @@ int ovk__solver_numeric_setup(ovk_solver *s, int pc_too)
                        .ncoords = s->coords.n, .coords = s->coords.xyz, .nns_k = s->coords.nns_k, .nns = s->coords.nns,
                        .fields = s->coords.fields, .schur = s->coords.schur,
                        .nonsymmetric = ovk__has_cap(s->made.sv, OVK__CAP_NONSYMMETRIC) || s->c.sym.values, .singular = s->ns.k > 0,
+                       .ns_k = s->ns.k, .ns = s->ns.basis,
                        .row_l1_max = &s->seen.pc_l1_max};
     s->seen.pc_l1_max = -1.0; /* until the setup sums the rows of these values */
     s->seen.pc_l1_version = s->A ? s->A->values_version : 0;
