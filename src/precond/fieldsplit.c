@@ -488,7 +488,7 @@ static int singular_blocks(const fieldsplit *f, const ovk__pc_env *env, int sing
     int k = env->ns_k;
     singular[0] = singular[1] = 0;
     if (k <= 0 || !env->ns) return OVK_OK;
-    double *g = calloc((size_t)(4 * k * k), sizeof(double));
+    double *g = calloc((size_t)(2 * k * k), sizeof(double));
     int rc = ovk__agree(env->comm, g ? OVK_OK : ovk__fail(OVK_ENOMEM, "fieldsplit: %d x %d Gram matrices", k, k));
     if (rc) {
         free(g);
