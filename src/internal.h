@@ -148,6 +148,11 @@ int ovk__lanczos_extremes(int k, const double *alpha, const double *beta, double
  * d[0..k) and off-diagonal e[0..k-1), by bisection on Sturm counts (to a
  * few units of roundoff in ||T||): 0, or -1 when an entry is not finite. */
 int ovk__tridiag_extremes(int k, const double *d, const double *e, double *lmin, double *lmax);
+/* The largest eigenvalue of the symmetric k x k matrix a (column-major,
+ * both triangles, overwritten) by cyclic Jacobi rotations; for small k (no
+ * allocation).  NaN when an entry is not finite.  (plcg's Ritz value,
+ * fieldsplit's singular blocks.) */
+double ovk__sym_eig_max(int k, double *a);
 
 /* ---- progress hook ---------------------------------------------------- */
 

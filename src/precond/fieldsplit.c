@@ -474,11 +474,49 @@ static int symmetric_block(const ovk_matrix *B)
                                        "jacobi or amg for this field", detail);
 }
 
-/* Collective: field k's preconditioner set up on its block (agreed). */
-static int setup_sub(fieldsplit *f, int k, const ovk__pc_env *env)
+/* Collective: which blocks a declared null space makes singular.  With Z
+ * its orthonormal basis and Z_k its rows of field k (Z_0^T Z_0 + Z_1^T Z_1
+ * = I), a null vector zero in field 1 is (z0, 0) with A00 z0 = 0: A00 is
+ * singular when the largest eigenvalue of Z_0^T Z_0 is 1; one zero in
+ * field 0 is (0, z1) with B^T z1 = 0 and C z1 = 0, so that selfp's
+ * S z1 = 0: S is singular when Z_1^T Z_1's is (the user's Schur matrix is
+ * taken as given).  A block's preconditioner that is not told (amg's exact
+ * coarsest solve of a singular level) puts a huge null component into its
+ * output, whose cancellation in x stalled gmres near 1e-10 of ||b||. */
+static int singular_blocks(const fieldsplit *f, const ovk__pc_env *env, int singular[2])
+{
+    int k = env->ns_k;
+    singular[0] = singular[1] = 0;
+    if (k <= 0 || !env->ns) return OVK_OK;
+    double *g = calloc((size_t)(2 * k * k), sizeof(double));
+    int rc = ovk__agree(env->comm, g ? OVK_OK : ovk__fail(OVK_ENOMEM, "fieldsplit: %d x %d Gram matrices", k, k));
+    if (rc) {
+        free(g);
+        return rc;
+    }
+    for (int fk = 0; fk < 2; fk++) /* G_fk = Z_fk^T Z_fk, this rank's rows */
+        for (int a = 0; a < k; a++)
+            for (int b = 0; b < k; b++) {
+                const double *za = env->ns + (size_t)a * (size_t)env->n, *zb = env->ns + (size_t)b * (size_t)env->n;
+                double s = 0.0;
+                for (int j = 0; j < f->nf[fk]; j++) s += za[f->rows[fk][j]] * zb[f->rows[fk][j]];
+                g[(size_t)fk * k * k + (size_t)a * k + b] = s;
+            }
+    rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, g, 2 * k * k, MPI_DOUBLE, MPI_SUM, env->comm),
+                  "MPI_Allreduce (fieldsplit's null space)");
+    for (int fk = 0; fk < 2 && !rc; fk++) singular[fk] = ovk__sym_eig_max(k, g + (size_t)fk * k * k) > 1.0 - 1e-6;
+    if (f->schur_used == SCHUR_USER) singular[1] = 0;
+    free(g);
+    return rc;
+}
+
+/* Collective: field k's preconditioner set up on its block (agreed);
+ * singular: the block is (singular_blocks). */
+static int setup_sub(fieldsplit *f, int k, const ovk__pc_env *env, int singular)
 {
     const ovk_matrix *B = k ? f->S : f->a00;
-    ovk__pc_env e = {.A = B, .n = ovk_matrix_nlocal(B), .comm = B->lay.comm, .nonsymmetric = env->nonsymmetric};
+    ovk__pc_env e = {.A = B, .n = ovk_matrix_nlocal(B), .comm = B->lay.comm, .nonsymmetric = env->nonsymmetric,
+                     .singular = singular};
     int rc = ovk__agree(env->comm, ovk__pc_create(f->spec[k], &f->pc[k]));
     if (!rc && env->nonsymmetric && f->pc[k].type->symmetric_only) /* the block may be symmetric all the same */
         rc = symmetric_block(B);
@@ -498,8 +536,10 @@ static int fs_setup(void *state, const ovk__pc_env *env)
     f->A = env->A, f->n = env->n, f->S = NULL;
     int rc = ovk__agree(env->comm, check_env(f, env));
     if (!rc) rc = split_rows(f, env);
+    int singular[2] = {0, 0};
     if (!rc) rc = make_blocks(f, env);
-    for (int k = 0; k < 2 && !rc; k++) rc = setup_sub(f, k, env);
+    if (!rc) rc = singular_blocks(f, env, singular);
+    for (int k = 0; k < 2 && !rc; k++) rc = setup_sub(f, k, env, singular[k]);
     if (rc) return rc;
     for (int k = 0; k < 2 && !rc; k++) {
         rc = ovk__pc_alloc(f->nf[k], "fieldsplit", &f->r[k]);

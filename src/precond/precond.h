@@ -37,6 +37,10 @@ typedef struct ovk__pc_env {
     const ovk_matrix *schur;
     int nonsymmetric;    /* the solver assumes no symmetry: a_ii of either sign is fine */
     int singular;        /* a null space is declared: A (and a coarse level) is singular */
+    /* the declared null space, set up: ns_k orthonormal vectors of n rows,
+     * n apart (ns_k 0: none; fieldsplit finds which block is singular) */
+    int ns_k;
+    const double *ns;
     /* out (NULL: not wanted): a setup whose own pass summed |a_ij| over each
      * of the rank's rows of A's current values (both blocks) may store the
      * largest sum, the rank's ||A||_inf; the solver then makes no pass of

@@ -25,12 +25,6 @@
 #define OVK__CLONES
 #endif
 
-/* The largest eigenvalue of the symmetric k x k matrix a (column-major,
- * both triangles, overwritten) by cyclic Jacobi rotations; for small k (no
- * allocation).  NaN when an entry is not finite.  (src/util/lanczos.c;
- * plcg's only.) */
-double ovk__sym_eig_max(int k, double *a);
-
 /* Which inner product a reduction belongs to (selects its timers). */
 typedef enum ovk__dot_id { OVK__SDOTP = 0, OVK__GAMMA = 1, OVK__IPROD = 2 } ovk__dot_id;
 
@@ -77,7 +71,7 @@ typedef struct ovk__monitor {
     void *conv_ctx;
     double divtol;              /* diverged when ||r|| > divtol ||r0|| (0: off) */
     char norm[24];              /* option norm: "" | unpreconditioned | natural */
-    int natural;                /* norm=natural: the tests on <r, C r> and <b, C b> (a variant with natural_norm) */
+    int natural;                /* norm=natural: the tests on <r, C r> and <b, C b> (a variant with OVK__CAP_NATURAL_NORM) */
     int print;                  /* -ovk_monitor: rank 0 prints ||r|| each iteration */
     int print_true;             /* -ovk_monitor_true: and ||b - A x|| (true_r) */
     double *true_r;             /* -ovk_monitor_true: room for b - A x, else NULL */
@@ -98,7 +92,7 @@ typedef struct ovk__monitor_state {
     int stop_agreed;            /* a sum brought a stop vote: stop at the next check */
     int observed;               /* the last iteration the history, the monitor and the
                                    print saw (a replacement re-checks one) */
-    int initial_pending;        /* <b,b> and <r0,r0> are the variant's to sum (defers_initial) */
+    int initial_pending;        /* <b,b> and <r0,r0> are the variant's to sum (OVK__CAP_DEFERS_INITIAL) */
     double stag_best;           /* the smallest true <r,r> of the confirmations that failed */
     int stag_checks;            /* failed confirmations since the true ||r|| last halved */
     int stag_iter;              /* the iteration of the last failed confirmation */
@@ -132,9 +126,9 @@ typedef struct ovk__clock {
 
 /* Which symmetry a breakdown may blame. */
 typedef struct ovk__symmetry {
-    int running;                /* the running variant's ovk__solver.nonsymmetric (set by the
+    int running;                /* the running variant's OVK__CAP_NONSYMMETRIC (set by the
                                    frame): a breakdown does not blame symmetry */
-    int values;                 /* a variant with either_symmetry: the check found A's current
+    int values;                 /* a variant with OVK__CAP_EITHER_SYMMETRY: the check found A's current
                                    values not symmetric (set by the numeric setup) */
     const char *nullspace_key;  /* the option declaring a null space, which a breakdown's hint
                                    names (set by the object from its option table) */
@@ -287,6 +281,35 @@ typedef struct ovk__tic {
  * doubles in one staggered block, times the solve, computes r = b - A x into
  * the first declared vector, decides the trivial cases (b = 0, converged or
  * non-finite at x0, the monitor) and then calls iterate. */
+/* The bits of ovk__solver.caps. */
+enum {
+    /* assumes neither A nor C symmetric: accepts any matrix */
+    OVK__CAP_NONSYMMETRIC = 1u << 0,
+    /* accepts any matrix, told by ovk__ctx.sym.values which */
+    OVK__CAP_EITHER_SYMMETRY = 1u << 1,
+    /* with norm=natural (c->mon.natural) the variant tests sqrt(<r, C r>)
+     * against sqrt(<b, C b>): it sums <b,b>, <b,C b> and <r0,C r0> in its
+     * first reduction (the frame leaves the initial check to it, even at
+     * max_iter 0) and hands them to ovk__initial_natural, passes <r, C r>
+     * to ovk__iterate_check and confirms with ovk__confirm_value */
+    OVK__CAP_NATURAL_NORM = 1u << 2,
+    /* takes the option recycle (a space kept across solves, recycle.c) */
+    OVK__CAP_RECYCLES = 1u << 3,
+    /* projects a declared null space out of its iterates (nullspace.c); a
+     * nonsymmetric (right-preconditioned) variant takes one without: b and
+     * x projected by the engine */
+    OVK__CAP_NULLSPACE = 1u << 4,
+    /* the variant sums <b,b> and <r0,r0> in its own first reduction and
+     * hands them to ovk__initial_values, which the frame would otherwise
+     * take before iterate in a blocking reduction of its own: the frame
+     * leaves c->watch.initial_pending set and passes bb = 0 (not with
+     * max_iter 0, where there is no first reduction) */
+    OVK__CAP_DEFERS_INITIAL = 1u << 5,
+    /* records the CG coefficients of each iteration (ovk__lanczos_add):
+     * takes the option condest (the others refuse it at setup) */
+    OVK__CAP_CONDEST = 1u << 6,
+};
+
 typedef struct ovk__solver {
     const char *name;
     const char *description;
@@ -315,14 +338,8 @@ typedef struct ovk__solver {
      * status the same on every rank; on failure the setup fails. */
     int (*after_setup)(ovk__ctx *c, void *work);
     /* Collective: iterate from r = b - A x with bb = <b,b> until a stop
-     * (with defers_initial: bb = 0 while c->watch.initial_pending). */
+     * (with OVK__CAP_DEFERS_INITIAL: bb = 0 while c->watch.initial_pending). */
     int (*iterate)(ovk__ctx *c, void *work, double bb);
-    /* Optional: the variant sums <b,b> and <r0,r0> in its own first
-     * reduction and hands them to ovk__initial_values, which the frame
-     * would otherwise take before iterate in a blocking reduction of its
-     * own: the frame leaves c->watch.initial_pending set and passes bb = 0
-     * (not with max_iter 0, where there is no first reduction). */
-    int defers_initial;
     /* Optional, collective (the fallback capability): go on with another
      * variant's solve from the current x, counting from iteration iter0. */
     int (*resume)(ovk__ctx *c, void *work, double bb, int iter0);
@@ -347,19 +364,11 @@ typedef struct ovk__solver {
      * estimate at setup for depth or restart p (plcg's spectrum, pgmres's
      * shifts), for a variant that models the candidates' cost (auto). */
     int (*estimate_steps)(int p);
-    int nonsymmetric; /* 1: assumes neither A nor C symmetric: accepts any matrix */
-    int either_symmetry; /* 1: accepts any matrix, told by ovk__ctx.sym.values which */
-    /* 1: with norm=natural (c->mon.natural) the variant tests sqrt(<r, C r>)
-     * against sqrt(<b, C b>): it sums <b,b>, <b,C b> and <r0,C r0> in its
-     * first reduction (the frame leaves the initial check to it, even at
-     * max_iter 0) and hands them to ovk__initial_natural, passes <r, C r>
-     * to ovk__iterate_check and confirms with ovk__confirm_value */
-    int natural_norm;
-    int recycles;     /* 1: takes the option recycle (a space kept across solves, recycle.c) */
-    int nullspace;    /* 1: projects a declared null space out of its iterates (nullspace.c); a
-                       * nonsymmetric (right-preconditioned) variant takes one without: b and x
-                       * projected by the engine */
+    unsigned caps;        /* what the variant can do or assumes: OVK__CAP_* bits */
 } ovk__solver;
+
+/* 1 when variant sv has every bit of cap */
+static inline int ovk__has_cap(const struct ovk__solver *sv, unsigned cap) { return (sv->caps & cap) == cap; }
 
 /* A variant's instance: its work struct and vector block. */
 typedef struct ovk__variant {
@@ -498,10 +507,12 @@ const ovk__solver *ovk__solver_find(const char *name);
 /* "alg1, alg2, ..." into buf; with unsplit_only, those that take any
  * preconditioner (not `split`). */
 void ovk__solver_names(char *buf, size_t len, int unsplit_only);
-/* "bicgstab, pipebicgstab, ..." into buf: the variants with `nonsymmetric`. */
+/* "bicgstab, pipebicgstab, ..." into buf: the variants with OVK__CAP_NONSYMMETRIC. */
 void ovk__solver_nonsymmetric_names(char *buf, size_t len);
-/* "rpipecg" into buf: the variants with `recycles`. */
+/* "rpipecg" into buf: the variants with OVK__CAP_RECYCLES. */
 void ovk__solver_recycling_names(char *buf, size_t len);
+/* "alg1, alg2, ..." into buf: the variants with every bit of cap. */
+void ovk__solver_cap_names(char *buf, size_t len, unsigned cap);
 
 /* 0 when v is finite and positive (or zero, with zero_ok); else the solve
  * stops at iteration iter on a breakdown (v finite: not SPD, or for a

@@ -13,6 +13,8 @@
  *   - ovk_solver_set_schur_matrix on rank 0 only, fieldsplit: OVK_EOPTION on
  *     every rank at setup naming the ranks that set none (each rank chose
  *     between the user's matrix and selfp alone: the setup deadlocked).
+ *     Set everywhere as 1e-300 I, minres and pminres: the overflow's detail
+ *     names the preconditioner (it said "a reduced value = -inf").
  *   - solver lifetimes (create, setup, a 5-step solve, destroy; cg1 and
  *     gmres in turn) on native:persistent=1: the resident set grows by less
  *     than 200 B per lifetime after a warm-up (it grew 1.7 kB per cg1 and
@@ -23,6 +25,14 @@
  *   - specs with an empty option value or a bare ':' (fieldsplit:0= took
  *     jacobi, not field 0's default; fieldsplit: and jacobi: were accepted):
  *     OVK_EOPTION on every rank at setup.
+ *   - condest=1 under every solver: an estimate, or OVK_EOPTION on every
+ *     rank naming the option, the solver and those that take it (minres,
+ *     pminres, gmres, scg and the rest accepted it and reported 0), also in
+ *     solve_many and for auto on a nonsymmetric matrix.
+ *   - fgmres, gmres, minres with fieldsplit:type=diag,1=amg on an enclosed
+ *     Stokes matrix (zero pressure block), the constant pressure declared:
+ *     converged to 1e-12 (amg on the singular Schur block was not told it
+ *     is singular, and the solves stalled near 1e-10).
  * Rows split unevenly (a rank without rows from 3 ranks). */
 #include <math.h>
 #include <stdlib.h>
@@ -216,6 +226,54 @@ static void scg_nan(void)
 }
 
 /* a Schur matrix set on rank 0 only (the rest of the setup is valid) */
+/* minres and pminres + fieldsplit with the user's Schur matrix 1e-300 I
+ * (its jacobi 1e300): the overflow's detail names the preconditioner (it
+ * said "a reduced value = -inf") */
+static void schur_tiny(void)
+{
+    static const char *const solvers[] = {"minres", "pminres"};
+    ovk_matrix *A = line(0, 0.0), *S = NULL;
+    int n = ovk_matrix_nlocal(A), n1 = 0, *field = malloc(sizeof(int) * (size_t)(n + 1));
+    int64_t start = ovk_matrix_row_start(A), before = 0, mine;
+    for (int i = 0; i < n; i++) n1 += field[i] = (int)((start + i) % 2);
+    mine = n1;
+    MPI_Exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) before = 0;
+    int *ptr = calloc((size_t)n1 + 1, sizeof(int));
+    ovk_gidx *col = malloc(sizeof(ovk_gidx) * (size_t)(n1 + 1));
+    double *val = malloc(sizeof(double) * (size_t)(n1 + 1));
+    for (int i = 0; i < n1; i++) ptr[i + 1] = i + 1, col[i] = before + i, val[i] = 1e-300;
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, before, n1, ptr, col, val, OVK_DUP_REJECT, &S));
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_vector_create(A, &b), ovk_vector_create(A, &x);
+    double *bv = ovk_vector_data(b);
+    for (int i = 0; i < ovk_vector_nlocal(b); i++) bv[i] = tp_value((uint64_t)(ovk_matrix_row_start(A) + i));
+    for (int k = 0; k < 2; k++) {
+        ovk_solver *s = NULL;
+        ovk_result res;
+        MT_RC(OVK_OK, ovk_solver_create(A, &s));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", solvers[k]));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "fieldsplit:0=jacobi,1=jacobi"));
+        MT_RC(OVK_OK, ovk_solver_set_fields(s, field));
+        MT_RC(OVK_OK, ovk_solver_set_schur_matrix(s, S));
+        ovk_vector_set(x, 0.0);
+        int rc = ovk_solver_solve(s, b, x, &res);
+        const char *d = ovk_error_detail();
+        long long r = rc;
+        if (rank == 0) printf("Schur matrix 1e-300 I, %s: %s after %d: %s\n", solvers[k], ovk_status_name(rc),
+                              res.iterations, d);
+        MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, &r, 1), "Schur 1e-300 %s: the ranks returned different statuses",
+                 solvers[k]);
+        MT_CHECK(rc != OVK_OK && strstr(d, "preconditioner") && !strstr(d, "a reduced value"),
+                 "Schur 1e-300 %s: %s: the detail names no culprit: %s", solvers[k], ovk_status_name(rc), d);
+        ovk_solver_destroy(&s);
+    }
+    ovk_vector_destroy(b), ovk_vector_destroy(x);
+    ovk_matrix_destroy(S);
+    ovk_matrix_destroy(A);
+    free(ptr), free(col), free(val), free(field);
+}
+
 static void schur_on_one_rank(void)
 {
     if (nranks < 2) return;
@@ -334,6 +392,190 @@ static void minres_blame(void)
     ovk_matrix_destroy(A);
 }
 
+/* the 1-D line with its upper off-diagonal -0.5: nonsymmetric */
+static ovk_matrix *skewed_line(void)
+{
+    tp_rows r;
+    tp_rows_alloc(&r, N1, 3);
+    int k = 0;
+    for (int i = 0; i < r.count; i++) {
+        int64_t g = r.start + i;
+        if (g > 0) r.col[k] = g - 1, r.val[k++] = -1.0;
+        r.col[k] = g, r.val[k++] = 2.0;
+        if (g < N1 - 1) r.col[k] = g + 1, r.val[k++] = -0.5;
+        r.ptr[i + 1] = k;
+    }
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, r.start, r.count, r.ptr, r.col, r.val, OVK_DUP_REJECT, &A));
+    tp_rows_free(&r);
+    return A;
+}
+
+/* condest=1 under solver name (solve_many's two systems with many): an
+ * estimate (lambda_max > 0, cond >= 1) or OVK_EOPTION on every rank naming
+ * the option, the solver and the solvers that record the coefficients;
+ * never accepted and 0 (minres, pminres, gmres, scg reported 0).  Returns
+ * 1 when refused. */
+static int condest_case(ovk_matrix *A, const char *name, int many)
+{
+    ovk_vector *b[2] = {NULL, NULL}, *x[2] = {NULL, NULL};
+    ovk_result res[2];
+    memset(res, 0, sizeof res);
+    for (int j = 0; j < 2; j++) {
+        ovk_vector_create(A, &b[j]);
+        ovk_vector_create(A, &x[j]);
+        double *bv = ovk_vector_data(b[j]);
+        for (int i = 0; i < ovk_vector_nlocal(b[j]); i++)
+            bv[i] = tp_value((uint64_t)(ovk_matrix_row_start(A) + i + 7 * j)); /* every eigenvector in b */
+    }
+    ovk_solver *s = NULL;
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", name));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "condest", "1"));
+    MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-8, 0.0, 2000));
+    int rc = many ? ovk_solver_solve_many(s, 2, b, x, res) : ovk_solver_solve(s, b[0], x[0], &res[0]);
+    long long r = rc;
+    const char *d = ovk_error_detail();
+    char named[48];
+    snprintf(named, sizeof named, "solver %s ", name);
+    MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, &r, 1), "condest %s: the ranks returned different statuses", name);
+    if (rc == OVK_EOPTION)
+        MT_CHECK(strstr(d, "condest=1") && strstr(d, named) && strstr(d, "alg1"),
+                 "condest %s: the refusal names not the option, the solver and those that take it: %s", name, d);
+    else
+        for (int j = 0; j < (many ? 2 : 1); j++)
+            MT_CHECK(rc == OVK_OK && res[j].lambda_max > 0.0 && res[j].cond_est >= 1.0,
+                     "condest %s%s: %s, lambda_max %g, cond %g (accepted, and no estimate): %s", name,
+                     many ? " (solve_many)" : "", ovk_status_name(rc), res[j].lambda_max, res[j].cond_est, d);
+    if (rank == 0 && rc) printf("condest %s%s: %s: %s\n", name, many ? " (solve_many)" : "", ovk_status_name(rc), d);
+    ovk_solver_destroy(&s);
+    for (int j = 0; j < 2; j++) ovk_vector_destroy(b[j]), ovk_vector_destroy(x[j]);
+    return rc == OVK_EOPTION;
+}
+
+/* condest=1 under every solver; minres and pminres refuse it (their docs
+ * say so), cg1 takes it in solve_many and minres refuses it there, auto
+ * refuses it on a nonsymmetric matrix (every candidate there is a GMRES) */
+static void condest_everywhere(void)
+{
+    ovk_matrix *A = line(0, 0.0), *N = skewed_line();
+    for (int k = 0; k < ovk_solver_type_count(); k++) {
+        const char *name = ovk_solver_type_name(k);
+        int refused = condest_case(A, name, 0);
+        if (!strcmp(name, "minres") || !strcmp(name, "pminres") || !strcmp(name, "alg1"))
+            MT_CHECK(refused == (strcmp(name, "alg1") != 0), "condest %s: refused %d", name, refused);
+    }
+    MT_CHECK(condest_case(A, "minres", 1), "condest minres (solve_many): accepted");
+    MT_CHECK(!condest_case(A, "cg1", 1), "condest cg1 (solve_many): refused");
+    MT_CHECK(condest_case(N, "auto", 0), "condest auto on a nonsymmetric matrix: accepted");
+    ovk_matrix_destroy(N);
+    ovk_matrix_destroy(A);
+}
+
+/* ---- a Stokes matrix with a zero pressure block ---------------------------- */
+
+/* The MAC grid of KS x KS cells, velocity on the interior faces (u then v),
+ * then the cell pressures: [[L, B^T], [B, 0]], L the 5-point Laplacian of
+ * each component (Dirichlet walls), B the divergence.  The flow is
+ * enclosed: the constant pressure is the null space. */
+enum { KS = 16, SNU = (KS - 1) * KS, SN0 = 2 * SNU, SN = SN0 + KS * KS };
+
+static int64_t s_u(int i, int j) { return i >= 1 && i <= KS - 1 && j >= 0 && j < KS ? (i - 1) * KS + j : -1; }
+static int64_t s_v(int i, int j) { return i >= 0 && i < KS && j >= 1 && j <= KS - 1 ? SNU + i * (KS - 1) + (j - 1) : -1; }
+
+/* row g's entries into col/val (at most 7), their count */
+static int stokes_row(int64_t g, ovk_gidx *col, double *val)
+{
+    int k = 0;
+    if (g >= SN0) { /* pressure (i, j): the divergence of its cell */
+        int i = (int)((g - SN0) / KS), j = (int)((g - SN0) % KS);
+        int64_t f[4] = {s_u(i + 1, j), s_u(i, j), s_v(i, j + 1), s_v(i, j)};
+        for (int d = 0; d < 4; d++)
+            if (f[d] >= 0) col[k] = f[d], val[k++] = d % 2 ? -1.0 : 1.0;
+        return k;
+    }
+    int c = g >= SNU, i, j; /* a u face (i, j) between cells (i-1, j), (i, j); a v face likewise in j */
+    if (!c) i = (int)(g / KS) + 1, j = (int)(g % KS);
+    else i = (int)((g - SNU) / (KS - 1)), j = (int)((g - SNU) % (KS - 1)) + 1;
+    int64_t nb[4] = {c ? s_v(i - 1, j) : s_u(i - 1, j), c ? s_v(i + 1, j) : s_u(i + 1, j),
+                     c ? s_v(i, j - 1) : s_u(i, j - 1), c ? s_v(i, j + 1) : s_u(i, j + 1)};
+    col[k] = g, val[k++] = 4.0;
+    for (int d = 0; d < 4; d++)
+        if (nb[d] >= 0) col[k] = nb[d], val[k++] = -1.0;
+    /* B^T: the pressures of the two cells beside the face */
+    int64_t lo = SN0 + (c ? (int64_t)i * KS + (j - 1) : (int64_t)(i - 1) * KS + j);
+    int64_t hi = SN0 + (c ? (int64_t)i * KS + j : (int64_t)i * KS + j);
+    col[k] = lo, val[k++] = 1.0; /* the face is the first cell's +1 side */
+    col[k] = hi, val[k++] = -1.0;
+    return k;
+}
+
+static ovk_matrix *stokes(void)
+{
+    tp_rows r;
+    tp_rows_alloc(&r, SN, 8);
+    int k = 0;
+    for (int i = 0; i < r.count; i++) {
+        k += stokes_row(r.start + i, r.col + k, r.val + k);
+        r.ptr[i + 1] = k;
+    }
+    ovk_matrix *A = NULL;
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, r.start, r.count, r.ptr, r.col, r.val, OVK_DUP_SUM, &A));
+    tp_rows_free(&r);
+    return A;
+}
+
+/* fgmres with fieldsplit:type=diag,1=amg on the enclosed Stokes matrix, the
+ * constant pressure declared as its null space, b = A y (consistent):
+ * converged to rtol 1e-12 with x's true residual within 1e-11 of ||b||
+ * (the Schur block's amg was not told the block is singular: its exact
+ * coarsest solve put a huge constant into its output, and gmres stalled
+ * near 1e-10); minres with the same blocks too */
+static void stokes_null_space(void)
+{
+#ifdef OVK_HAVE_HYPRE
+    static const char *const solvers[] = {"fgmres", "gmres", "minres"};
+    ovk_matrix *A = stokes();
+    int n = ovk_matrix_nlocal(A), *field = malloc(sizeof(int) * (size_t)(n + 1));
+    int64_t start = ovk_matrix_row_start(A);
+    double *z = malloc(sizeof(double) * (size_t)(n + 1));
+    ovk_vector *b = NULL, *x = NULL, *y = NULL;
+    ovk_vector_create(A, &b), ovk_vector_create(A, &x), ovk_vector_create(A, &y);
+    double *yv = ovk_vector_data(y);
+    for (int i = 0; i < n; i++) {
+        field[i] = start + i >= SN0;
+        z[i] = field[i] ? 1.0 : 0.0;
+        yv[i] = tp_value((uint64_t)(start + i));
+    }
+    ovk_matvec(A, y, b);
+    for (int k = 0; k < 2; k++) {
+        ovk_solver *s = NULL;
+        ovk_result res;
+        MT_RC(OVK_OK, ovk_solver_create(A, &s));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", solvers[k]));
+        MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "fieldsplit:type=diag,1=amg"));
+        MT_RC(OVK_OK, ovk_solver_set_fields(s, field));
+        const double *zv[1] = {z};
+        MT_RC(OVK_OK, ovk_solver_set_nullspace(s, 0, 1, zv));
+        MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-12, 0.0, 1500));
+        ovk_vector_set(x, 0.0);
+        int rc = ovk_solver_solve(s, b, x, &res);
+        double along = 0.0, tr = true_rel(A, b, x, z, &along);
+        if (rank == 0)
+            printf("stokes, constant pressure declared, %s + fieldsplit:type=diag,1=amg: %s after %d, true %.2e\n",
+                   solvers[k], ovk_status_name(rc), res.iterations, tr);
+        MT_CHECK(rc == OVK_OK && tr < 1e-11 && along < 1e-8, "stokes %s: %s after %d iterations, true %g, "
+                 "x along the null space %g: %s", solvers[k], ovk_status_name(rc), res.iterations, tr, along,
+                 ovk_error_detail());
+        ovk_solver_destroy(&s);
+    }
+    ovk_vector_destroy(b), ovk_vector_destroy(x), ovk_vector_destroy(y);
+    free(field), free(z);
+    ovk_matrix_destroy(A);
+#endif
+}
+
 /* this process's resident set, bytes (0 where /proc is missing) */
 static double rss_bytes(void)
 {
@@ -416,8 +658,11 @@ int main(int argc, char **argv)
     singular_minres();
     scg_nan();
     schur_on_one_rank();
+    schur_tiny();
     empty_specs();
     minres_blame();
+    condest_everywhere();
+    stokes_null_space();
     lifetimes_check();
     int status = mt_finish("test_hardening6");
     MPI_Finalize();

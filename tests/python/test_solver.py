@@ -172,6 +172,30 @@ def test_fieldsplit(comm):
     assert np.linalg.norm(K @ xs - 1) < 1e-8 * np.sqrt(3 * m) and np.allclose(xs, ys, atol=1e-7)
 
 
+def test_schur_raised_on_one_rank(comm):
+    """set_schur_matrix raising on rank 0 (caught) and a solve: an Error on
+    every rank naming rank 0 as one that set none (it hung: the ranks chose
+    between the user's matrix and selfp apart)."""
+    if comm.size < 2:
+        pytest.skip("needs 2 ranks")
+    from conftest import my_rows
+    m = 20
+    K, fields = _saddle(m)
+    lo, hi = my_rows(comm, 3 * m)
+    A = ovkrylov.Matrix.from_csr(comm, lo, K[lo:hi])
+    plo = int(fields[:lo].sum())
+    M = ovkrylov.Matrix.from_csr(comm, plo, ovkrylov_identity_rows(plo, int(fields[lo:hi].sum()), m))
+    with A, M:
+        with ovkrylov.Solver(A, solver="minres", precond="fieldsplit:0=jacobi", from_options=False) as s:
+            s.set_fields(fields[lo:hi])
+            try:
+                s.set_schur_matrix("not a matrix" if comm.rank == 0 else M)
+            except ovkrylov.Error:
+                pass
+            with pytest.raises(ovkrylov.Error, match="the ranks that set none: 0"):
+                s.solve(np.ones(hi - lo))
+
+
 def ovkrylov_identity_rows(start, count, n):
     """Rows [start, start + count) of the n x n identity, CSR."""
     import scipy.sparse as sp

@@ -90,10 +90,10 @@ int ovk__variant_run(ovk__ctx *c, ovk__variant *v)
     if (c->guess_zero) memset(c->x, 0, sizeof(double) * (size_t)c->n); /* x0 = 0 */
     rc = ovk__ctx_start_residual(c, v->r);
     if (rc) goto done;
-    c->sym.running = v->sv->nonsymmetric;
-    /* defers_initial: not at max_iter 0 (no first reduction); norm=natural
+    c->sym.running = ovk__has_cap(v->sv, OVK__CAP_NONSYMMETRIC);
+    /* OVK__CAP_DEFERS_INITIAL: not at max_iter 0 (no first reduction); norm=natural
        always (C r0 and <r0, C r0> are the variant's) */
-    c->watch.initial_pending = c->mon.natural || (v->sv->defers_initial && c->opts->max_iter > 0);
+    c->watch.initial_pending = c->mon.natural || (ovk__has_cap(v->sv, OVK__CAP_DEFERS_INITIAL) && c->opts->max_iter > 0);
     if (!c->watch.initial_pending) rc = ovk__initial_check(c, v->r, &bb, &decided);
     if (rc || decided) goto done;
     rc = v->sv->iterate(c, v->work, bb);
@@ -110,7 +110,7 @@ int ovk__variant_resume(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, dou
         int rc = ovk__variant_setup(c, sv, v);
         if (rc) return rc;
     }
-    c->sym.running = sv->nonsymmetric;
+    c->sym.running = ovk__has_cap(sv, OVK__CAP_NONSYMMETRIC);
     return sv->resume(c, v->work, bb, iter0);
 }
 
@@ -123,11 +123,11 @@ int ovk__variant_delegate(ovk__ctx *c, ovk__variant *inner, void *params, const 
 {
     int decided = 0, rc = OVK_OK;
     *ran = 0;
-    if (c->watch.initial_pending && !inner->sv->defers_initial) rc = ovk__initial_check(c, r, &bb, &decided);
+    if (c->watch.initial_pending && !ovk__has_cap(inner->sv, OVK__CAP_DEFERS_INITIAL)) rc = ovk__initial_check(c, r, &bb, &decided);
     if (!rc && !decided && inner->sv->needs_norm && !c->norms.current) rc = c->norms.update(c);
     if (rc || decided) return rc;
     if (c->n > 0) memcpy(inner->r, r, sizeof(double) * (size_t)c->n);
-    c->sym.running = inner->sv->nonsymmetric;
+    c->sym.running = ovk__has_cap(inner->sv, OVK__CAP_NONSYMMETRIC);
     void *saved = c->params;
     c->params = params;
     rc = inner->sv->iterate(c, inner->work, bb);

@@ -85,7 +85,7 @@ static int pick_precond(ovk_solver *s)
                          "preconditioner %s reads the matrix; a user operator has none (use 'none' or "
                          "ovk_solver_set_precond_fn)",
                          s->made.pc.type->name);
-    if (s->made.sv->nonsymmetric && s->made.pc.type->symmetric_only)
+    if (ovk__has_cap(s->made.sv, OVK__CAP_NONSYMMETRIC) && s->made.pc.type->symmetric_only)
         return ovk__fail(OVK_EUNSUPPORTED,
                          "preconditioner %s is built for a symmetric matrix; solver %s assumes none (use ilu0, "
                          "eisenstat, jacobi or none)",
@@ -105,7 +105,7 @@ static int pick_precond(ovk_solver *s)
  * (nullspace), or when it is right-preconditioned (every nonsymmetric one):
  * its residuals stay in A's range (A Z = 0), so b projected at the start
  * and x at the end (nullspace.c) are all it needs. */
-static int takes_nullspace(const ovk__solver *sv) { return sv->nullspace || sv->nonsymmetric; }
+static int takes_nullspace(const ovk__solver *sv) { return ovk__has_cap(sv, OVK__CAP_NULLSPACE) || ovk__has_cap(sv, OVK__CAP_NONSYMMETRIC); }
 
 /* the option nullspace, and whether the variant takes a null space */
 static int check_nullspace(const ovk_solver *s)
@@ -131,11 +131,11 @@ static int check_norm(const ovk_solver *s)
     const char *v = s->mon.norm;
     if (*v && strcmp(v, "unpreconditioned") && strcmp(v, "natural"))
         return ovk__fail(OVK_EOPTION, "norm '%s': unpreconditioned or natural", v);
-    if (!ovk__solver_natural_norm(s) || s->made.sv->natural_norm) return OVK_OK;
+    if (!ovk__solver_natural_norm(s) || ovk__has_cap(s->made.sv, OVK__CAP_NATURAL_NORM)) return OVK_OK;
     char list[256] = "", name[64];
     for (int i = 0; i < ovk_solver_type_count(); i++) {
         const ovk__solver *sv = ovk__solver_find(ovk_solver_type_name(i));
-        if (!sv || !sv->natural_norm) continue;
+        if (!sv || !ovk__has_cap(sv, OVK__CAP_NATURAL_NORM)) continue;
         snprintf(name, sizeof name, "%s%s", list[0] ? ", " : "", sv->name);
         strncat(list, name, sizeof list - strlen(list) - 1);
     }
@@ -152,7 +152,7 @@ static int check_recycle(const ovk_solver *s)
     int k = s->c.recycle.want;
     const char *key = ovk__solver_key_at(offsetof(ovk_solver, c.recycle.want));
     if (k == 0) return OVK_OK;
-    if (!s->made.sv->recycles) {
+    if (!ovk__has_cap(s->made.sv, OVK__CAP_RECYCLES)) {
         ovk__solver_recycling_names(list, sizeof list);
         return ovk__fail(OVK_EOPTION, "option %s=%d: solver %s keeps no space across solves; the solvers that do: %s",
                          key, k, s->made.sv->name, list);
@@ -161,6 +161,16 @@ static int check_recycle(const ovk_solver *s)
         return ovk__fail(OVK_EOPTION, "option %s=%d: more vectors than the %lld rows", key, k,
                          (long long)s->lay->nglobal);
     return OVK_OK;
+}
+
+/* option condest: a variant that records the CG coefficients */
+static int check_condest(const ovk_solver *s)
+{
+    char list[160];
+    if (!s->o.condest || ovk__has_cap(s->made.sv, OVK__CAP_CONDEST)) return OVK_OK;
+    ovk__solver_cap_names(list, sizeof list, OVK__CAP_CONDEST);
+    return ovk__fail(OVK_EOPTION, "option condest=1: solver %s records no CG coefficients to estimate from; the "
+                     "solvers that do: %s", s->made.sv->name, list);
 }
 
 /* every local check of the options, the variant and the preconditioner
@@ -180,6 +190,7 @@ static int check_local(ovk_solver *s)
     rc = check_nullspace(s);
     if (!rc) rc = check_norm(s);
     if (!rc) rc = check_recycle(s);
+    if (!rc) rc = check_condest(s);
     if (rc) return rc;
     return pick_precond(s);
 }
@@ -254,7 +265,7 @@ void ovk__solver_reset_solve_state(ovk__ctx *c)
 static void init_ctx(ovk_solver *s)
 {
     ovk__ctx *c = &s->c;
-    c->A = s->seen.elim.E && !s->made.sv->nonsymmetric ? s->seen.elim.E : s->A; /* the eliminated matrix, when made */
+    c->A = s->seen.elim.E && !ovk__has_cap(s->made.sv, OVK__CAP_NONSYMMETRIC) ? s->seen.elim.E : s->A; /* the eliminated matrix, when made */
     c->pc = &s->made.pc;
     c->n = s->lay->nlocal;
     c->comm = s->lay->comm;
@@ -407,14 +418,14 @@ static int eliminate_dirichlet(ovk_solver *s)
 static int check_symmetric(ovk_solver *s)
 {
     char detail[320], list[256], who[32];
-    if (s->A && !s->made.sv->nonsymmetric && s->coords.symmetric) { /* declared symmetric: taken at its word */
+    if (s->A && !ovk__has_cap(s->made.sv, OVK__CAP_NONSYMMETRIC) && s->coords.symmetric) { /* declared symmetric: taken at its word */
         ovk__elim_free(&s->seen.elim);
         s->c.A = s->A;
         s->seen.sym_ok = 0; /* checked again if the declaration is withdrawn */
         s->c.sym.values = 0;
         return OVK_OK;
     }
-    if (!s->A || s->made.sv->nonsymmetric || (s->seen.sym_ok && s->seen.sym_version == s->A->values_version)) return OVK_OK;
+    if (!s->A || ovk__has_cap(s->made.sv, OVK__CAP_NONSYMMETRIC) || (s->seen.sym_ok && s->seen.sym_version == s->A->values_version)) return OVK_OK;
     int rc = ovk__matrix_check_symmetric(s->A);
     if (rc == OVK_ENOTSYM) rc = eliminate_dirichlet(s);
     else ovk__elim_free(&s->seen.elim); /* symmetric values: nothing to eliminate */
@@ -425,7 +436,7 @@ static int check_symmetric(ovk_solver *s)
         s->c.sym.values = 0;
         return rc;
     }
-    if (s->made.sv->either_symmetry) return note_nonsymmetric(s);
+    if (ovk__has_cap(s->made.sv, OVK__CAP_EITHER_SYMMETRY)) return note_nonsymmetric(s);
     snprintf(detail, sizeof detail, "%s", ovk__detail_rank(ovk_error_detail(), who, sizeof who));
     ovk__solver_nonsymmetric_names(list, sizeof list);
     rc = ovk__fail(OVK_ENOTSYM, "%ssolver %s needs a symmetric matrix (a CG or MINRES variant), and here %s; for a nonsymmetric matrix use one of %s",
@@ -445,7 +456,8 @@ int ovk__solver_numeric_setup(ovk_solver *s, int pc_too)
     ovk__pc_env env = {.A = s->c.A, .n = s->lay->nlocal, .comm = s->lay->comm, .coord_dim = s->coords.dim,
                        .ncoords = s->coords.n, .coords = s->coords.xyz, .nns_k = s->coords.nns_k, .nns = s->coords.nns,
                        .fields = s->coords.fields, .schur = s->coords.schur,
-                       .nonsymmetric = s->made.sv->nonsymmetric || s->c.sym.values, .singular = s->ns.k > 0,
+                       .nonsymmetric = ovk__has_cap(s->made.sv, OVK__CAP_NONSYMMETRIC) || s->c.sym.values, .singular = s->ns.k > 0,
+                       .ns_k = s->ns.k, .ns = s->ns.basis,
                        .row_l1_max = &s->seen.pc_l1_max};
     s->seen.pc_l1_max = -1.0; /* until the setup sums the rows of these values */
     s->seen.pc_l1_version = s->A ? s->A->values_version : 0;

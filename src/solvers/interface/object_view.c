@@ -32,7 +32,7 @@ static void view_matrix(const ovk_solver *s, FILE *f)
             : A->diag.slices ? ", slices of 8 rows for the product"
                              : "",
             h >= 0 && h < 3 ? halo[h] : "?");
-    if (s->made.sv && !s->made.sv->nonsymmetric)
+    if (s->made.sv && !ovk__has_cap(s->made.sv, OVK__CAP_NONSYMMETRIC))
         fprintf(f, "  symmetry: %s\n",
                 s->coords.symmetric ? "declared (option assume_symmetric), not checked"
                              : "checked, each mirror pair equal up to 2^-40 sqrt(m_i m_j), m_i the largest |a_ik| of row i");

@@ -60,7 +60,7 @@ const char *ovk_solver_type_description(int i)
 {
     return (i >= 0 && i < SOLVER_COUNT) ? solvers[i]->description : NULL;
 }
-int ovk_solver_type_nonsymmetric(int i) { return (i >= 0 && i < SOLVER_COUNT) ? solvers[i]->nonsymmetric : 0; }
+int ovk_solver_type_nonsymmetric(int i) { return (i >= 0 && i < SOLVER_COUNT) ? ovk__has_cap(solvers[i], OVK__CAP_NONSYMMETRIC) : 0; }
 
 const ovk__solver *ovk__solver_find(const char *name)
 {
@@ -81,12 +81,19 @@ void ovk__solver_nonsymmetric_names(char *buf, size_t len)
 {
     buf[0] = '\0';
     for (int i = 0; i < SOLVER_COUNT; i++)
-        if (solvers[i]->nonsymmetric) ovk__list_add(buf, len, ", ", solvers[i]->name);
+        if (ovk__has_cap(solvers[i], OVK__CAP_NONSYMMETRIC)) ovk__list_add(buf, len, ", ", solvers[i]->name);
 }
 
 void ovk__solver_recycling_names(char *buf, size_t len)
 {
     buf[0] = '\0';
     for (int i = 0; i < SOLVER_COUNT; i++)
-        if (solvers[i]->recycles) ovk__list_add(buf, len, ", ", solvers[i]->name);
+        if (ovk__has_cap(solvers[i], OVK__CAP_RECYCLES)) ovk__list_add(buf, len, ", ", solvers[i]->name);
+}
+
+void ovk__solver_cap_names(char *buf, size_t len, unsigned cap)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < SOLVER_COUNT; i++)
+        if (ovk__has_cap(solvers[i], cap)) ovk__list_add(buf, len, ", ", solvers[i]->name);
 }

@@ -27,7 +27,10 @@
  * down on them (its basis lost its accuracy: a block's would; and after
  * scg's safeguard plcg's would, pipeprcg stands for it); the last two
  * are checked at every solve, and the choice is made again from the same
- * figures without them.  The view says why they were left out. */
+ * figures without them.  The view says why they were left out.  With
+ * condest=1 scg is no candidate (it records no CG coefficients), and on
+ * nonsymmetric values, where no candidate records them, condest=1 is
+ * refused. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +54,7 @@ enum { PROBE_POLL_ROWS = 1024 };
 static const double SSTEP_RTOL = 1e-10;
 
 /* why the s-step variants are not candidates */
-enum { SSTEP_ON, SSTEP_KEY, SSTEP_RTOL_OFF, SSTEP_GUARD };
+enum { SSTEP_ON, SSTEP_KEY, SSTEP_RTOL_OFF, SSTEP_GUARD, SSTEP_CONDEST };
 
 typedef struct auto_params {
     long remeasure, maxl, warm, sstep;
@@ -541,6 +544,7 @@ static void choice_line(const auto_work *w, const char *indent, FILE *f)
         [SSTEP_ON] = "", [SSTEP_KEY] = "",
         [SSTEP_RTOL_OFF] = " (scg, sgmres left out: tolerance below 1e-10)",
         [SSTEP_GUARD] = " (scg, sgmres left out: a safeguard acted on these values)",
+        [SSTEP_CONDEST] = " (scg left out: condest=1, which it does not record)",
     };
     fprintf(f, "%sauto: latency %.0f us, local work %.0f us per iteration%s -> %s%s\n", indent, w->latency_us,
             w->work_us, w->warm ? " (warm)" : "", w->inner.spec, why[w->sstep_off]);
@@ -573,6 +577,7 @@ static int sstep_off(const ovk__ctx *c, const auto_work *w)
     const auto_params *pp = c->params;
     if (!pp->sstep) return SSTEP_KEY;
     if (c->opts->tol < SSTEP_RTOL) return SSTEP_RTOL_OFF;
+    if (c->opts->condest) return SSTEP_CONDEST;
     if (w->sstep_broke && w->sstep_epoch == c->norms.epoch) return SSTEP_GUARD;
     if (w->broke && w->epoch == c->norms.epoch) return SSTEP_GUARD; /* plcg's basis lost its accuracy here */
     return SSTEP_ON;
@@ -584,6 +589,18 @@ static int report(const ovk__ctx *c, const auto_work *w)
     return OVK_OK;
 }
 
+/* condest=1 on nonsymmetric values (agreed, as the option is): every
+ * candidate there (gmres, pgmres, sgmres) records no CG coefficients */
+static int condest_refused(const ovk__ctx *c)
+{
+    char list[160];
+    if (!c->opts->condest || !c->sym.values) return OVK_OK;
+    ovk__solver_cap_names(list, sizeof list, OVK__CAP_CONDEST);
+    return ovk__fail(OVK_EOPTION, "option condest=1: solver auto on a nonsymmetric matrix chooses gmres, pgmres or "
+                                  "sgmres, which record no CG coefficients to estimate from; the solvers that do, on "
+                                  "a symmetric matrix: %s", list);
+}
+
 /* Collective: measure, agree, choose and set up the choice (kept set up
  * when it is the variant already running: its start-up state stays), its
  * vectors in the probe's block. */
@@ -592,10 +609,12 @@ static int measure(ovk__ctx *c, auto_work *w, int first)
     ovk__auto_figures f = {.exposed = NAN, .unprobed = OVK__AUTO_PROBE_SHORT}; /* alg1 at once: no overlap probes */
     ovk__auto_choice choice;
     chosen_variant kept = {0};
+    int rc = condest_refused(c);
+    if (rc) return rc;
     w->sstep_off = sstep_off(c, w);
     f.sstep = w->sstep_off == SSTEP_ON;
     double *block = malloc(sizeof(double) * ovk__vec_stride(c->n) * PROBE_VECS);
-    int rc = figures(c, &block, w->r, first, &f, &choice, &kept);
+    rc = figures(c, &block, w->r, first, &f, &choice, &kept);
     if (rc) {
         free(block);
         return rc;
@@ -670,6 +689,7 @@ static int auto_iterate(ovk__ctx *c, void *work, double bb)
 {
     auto_work *w = work;
     int ran = 0, rc = again(c, w, c->params);
+    if (!rc) rc = condest_refused(c); /* condest set after the setup */
     if (!rc) rc = sstep_again(c, w);
     if (rc) return rc;
     rc = ovk__variant_delegate(c, &w->inner.v, w->inner.params, w->r, bb, &ran);
@@ -733,9 +753,9 @@ const ovk__solver ovk__solver_auto = {
                    "pgmres:l=k or sgmres:s=5|10[,overlap=1]",
     .options = "remeasure=0|1: measure again after new matrix values (0); warm=0|1: measure again, warm, in the "
                "second solve of the same values (1); maxl=1..8: deepest plcg (4; pgmres: at most 3); "
-               "sstep=0|1: scg and sgmres are candidates (1; never below rtol 1e-10)",
+               "sstep=0|1: scg and sgmres are candidates (1; never below rtol 1e-10, nor scg with condest=1)",
     /* the initial residual and the null space go to the chosen variant when it takes them */
-    .defers_initial = 1, .either_symmetry = 1, .nullspace = 1,
+    .caps = OVK__CAP_DEFERS_INITIAL | OVK__CAP_EITHER_SYMMETRY | OVK__CAP_NULLSPACE | OVK__CAP_CONDEST,
     .work_size = sizeof(auto_work), .nvec = 1,
     .vec = (const size_t[]){V(r)},
     .parse = auto_parse, .after_setup = auto_after_setup, .destroy = auto_destroy, .view = auto_view,

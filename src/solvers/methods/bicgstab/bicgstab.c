@@ -375,7 +375,7 @@ const ovk__solver ovk__solver_bicgstab = {
     .description = "BiCGStab (van der Vorst), right-preconditioned: any matrix, two matvecs and three blocking "
                    "reductions per iteration",
     .options = "",
-    .nonsymmetric = 1,
+    .caps = OVK__CAP_NONSYMMETRIC,
     .work_size = sizeof(bicg_work), .nvec = 7,
     .vec = (const size_t[]){V(r), V(rhat), V(p), V(v), V(z), V(zs), V(t)},
     .iterate = iterate,

@@ -244,7 +244,7 @@ const ovk__solver ovk__solver_idrs = {
     .description = "IDR(s) (biorthogonal, van Gijzen-Sonneveld), right-preconditioned: any matrix, one blocking "
                    "reduction per step, s + 1 steps a cycle",
     .options = "s=1..64: the shadow space's dimension (4); a step is one product and one reduction",
-    .nonsymmetric = 1,
+    .caps = OVK__CAP_NONSYMMETRIC,
     .work_size = sizeof(idrs_work), .vectors = idrs_vectors,
     .parse = idrs_parse, .setup = idrs_setup, .after_setup = idrs_after_setup, .destroy = idrs_destroy,
     .view = idrs_view,

@@ -383,7 +383,7 @@ const ovk__solver ovk__solver_pipebicgstab = {
     .description = "pipelined BiCGStab (Cools-Vanroose): any matrix, two reductions behind C and a matvec each, "
                    "in flight together with early=1",
     .options = "early=0|1: start the next omega's sums before beta and alpha are known (1)",
-    .nonsymmetric = 1,
+    .caps = OVK__CAP_NONSYMMETRIC,
     .work_size = sizeof(pbcgs_work), .nvec = 15,
     .vec = (const size_t[]){V(r), V(rhat), V(p2), V(q), V(q2), V(y), V(r2), V(s), V(s2), V(w), V(w2), V(z), V(z2),
                             V(t), V(v)},

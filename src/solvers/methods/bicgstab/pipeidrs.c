@@ -353,7 +353,7 @@ const ovk__solver ovk__solver_pipeidrs = {
     .description = "pipelined IDR(s): idrs's iterates, right-preconditioned, any matrix, one reduction per step in "
                    "flight behind the step's preconditioner application and matvec",
     .options = "s=1..64: the shadow space's dimension (4); a step is one product and one reduction",
-    .nonsymmetric = 1,
+    .caps = OVK__CAP_NONSYMMETRIC,
     .work_size = sizeof(pidrs_work), .vectors = pidrs_vectors,
     .parse = pidrs_parse, .setup = pidrs_setup, .after_setup = pidrs_after_setup, .destroy = pidrs_destroy,
     .view = pidrs_view,

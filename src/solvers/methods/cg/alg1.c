@@ -183,8 +183,7 @@ const ovk__solver ovk__solver_alg1 = {
     .description = "PCG-Algorithm1 (hypre's PCG): three blocking reductions per iteration, the fewest vectors and "
                    "bytes, any preconditioner",
     .options = "",
-    .nullspace = 1,
-    .natural_norm = 1,
+    .caps = OVK__CAP_NULLSPACE | OVK__CAP_NATURAL_NORM | OVK__CAP_CONDEST,
     .work_size = sizeof(alg1_work), .nvec = 3,
     .vec = (const size_t[]){V(r), V(s), V(p)},
     .iterate = iterate,

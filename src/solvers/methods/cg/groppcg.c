@@ -183,7 +183,7 @@ const ovk__solver ovk__solver_groppcg = {
     .name = "groppcg",
     .description = "Gropp's PCG: two non-blocking reductions, one behind the preconditioner, one behind the matvec",
     .options = "",
-    .nullspace = 1,
+    .caps = OVK__CAP_NULLSPACE | OVK__CAP_CONDEST,
     .work_size = sizeof(gropp_work), .nvec = 6,
     .vec = (const size_t[]){V(r), V(z), V(p), V(s), V(S), V(Z)},
     .iterate = iterate,

@@ -210,7 +210,7 @@ const ovk__solver ovk__solver_pipeprcg = {
     .description = "pipelined predict-and-recompute PCG (Chen-Carson): one reduction behind two matvecs and "
                    "two preconditioner applications, classical attainable accuracy",
     .options = "",
-    .nullspace = 1,
+    .caps = OVK__CAP_NULLSPACE | OVK__CAP_CONDEST,
     .work_size = sizeof(prcg_work), .nvec = 9,
     .vec = (const size_t[]){V(r), V(rt), V(w), V(wt), V(p), V(s), V(st), V(u), V(ut)},
     .iterate = iterate, .resume = resume,

@@ -949,7 +949,7 @@ const ovk__solver ovk__solver_plcg = {
                    "and preconditioner applications; falls back to pipeprcg",
     .options = "l=1..8: pipeline depth (1); lmin, lmax: bounds of the spectrum of CA for the shifts "
                "(default: lmin = 0, lmax = the largest Ritz value of a Krylov space of up to 13 dimensions, two reductions)",
-    .defers_initial = 1, .nullspace = 1,
+    .caps = OVK__CAP_DEFERS_INITIAL | OVK__CAP_NULLSPACE | OVK__CAP_CONDEST,
     .work_size = sizeof(plcg_work), .vectors = plcg_vectors,
     .parse = plcg_parse, .setup = plcg_setup, .after_setup = plcg_after_setup, .destroy = plcg_destroy,
     .view = plcg_view, .iterate = plcg_iterate, .vector_step = plcg_vector_step, .estimate_steps = estimate_steps,

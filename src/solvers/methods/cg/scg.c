@@ -27,7 +27,7 @@
  *
  * <r,r> arrives in the next outer step's reduction: the check of r comes
  * one block late (s products may be wasted at the end).  The solve's first
- * reduction also carries <b,b> and <r0,r0> (defers_initial: no reduction
+ * reduction also carries <b,b> and <r0,r0> (OVK__CAP_DEFERS_INITIAL: no reduction
  * of its own before the first block).  r = b - A x after an update (one
  * product, no reduction: the sums of the next step take it) every time
  * <r,r> has dropped REPLACE below its value at the last replacement, so the
@@ -573,5 +573,5 @@ const ovk__solver ovk__solver_scg = {
     .options = "s=1..16: iterations per reduction, the block's basis vectors (4)",
     .work_size = sizeof(scg_work), .vectors = scg_vectors,
     .parse = scg_parse, .setup = scg_setup, .view = scg_view, .iterate = scg_iterate,
-    .defers_initial = 1,
+    .caps = OVK__CAP_DEFERS_INITIAL,
 };

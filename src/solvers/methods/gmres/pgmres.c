@@ -594,7 +594,7 @@ const ovk__solver ovk__solver_pgmres = {
                "applied l steps later; orthloss=0|1: measure ||I - V^T V||_F of each cycle's basis (one reduction "
                "more a cycle; the view prints the last); lmin, lmax: the interval of the shifts (default: the "
                "real parts of the first cycle's Ritz values)",
-    .nonsymmetric = 1,
+    .caps = OVK__CAP_NONSYMMETRIC,
     .work_size = sizeof(pgmres_work), .vectors = pgmres_vectors,
     .parse = pgmres_parse, .setup = pgmres_setup, .destroy = pgmres_destroy, .view = pgmres_view,
     .iterate = pgmres_iterate, .estimate_steps = estimate_steps,

@@ -902,7 +902,7 @@ const ovk__solver ovk__solver_sgmres = {
                "the previous block's raw last vector (one Newton basis per cycle, m shifts) so that one reduction per "
                "block, carrying the previous block's second pass, runs in flight behind the next block's products "
                "(0)",
-    .nonsymmetric = 1,
+    .caps = OVK__CAP_NONSYMMETRIC,
     .work_size = sizeof(sgmres_work), .vectors = sgmres_vectors,
     .parse = sgmres_parse, .setup = sgmres_setup, .after_setup = sgmres_after_setup, .destroy = sgmres_destroy,
     .view = sgmres_view, .iterate = sgmres_iterate,

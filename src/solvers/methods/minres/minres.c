@@ -93,5 +93,5 @@ const ovk__solver ovk__solver_minres = {
     .options = "",
     .work_size = sizeof(minres_work), .nvec = 11,
     .vec = (const size_t[]){V(r), V(u_old), V(u), V(v_old), V(v), V(w), V(d_old), V(d), V(x_kept), V(x_cand), V(t)},
-    .iterate = iterate, .nullspace = 1,
+    .iterate = iterate, .caps = OVK__CAP_NULLSPACE,
 };

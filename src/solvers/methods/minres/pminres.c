@@ -186,5 +186,5 @@ const ovk__solver ovk__solver_pminres = {
     .work_size = sizeof(pminres_work), .nvec = 14,
     .vec = (const size_t[]){V(r), V(u_old), V(u), V(v_old), V(v), V(w_old), V(w), V(m), V(n), V(d_old), V(d),
                             V(x_kept), V(x_cand), V(t)},
-    .iterate = iterate, .nullspace = 1,
+    .iterate = iterate, .caps = OVK__CAP_NULLSPACE,
 };
