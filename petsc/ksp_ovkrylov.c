@@ -111,6 +111,15 @@ typedef struct {
     int declared;  /* assume_symmetric given to s from MAT_SYMMETRIC / MAT_SPD */
     int solving;   /* inside ovk_solver_solve or _solve_many (the monitors run) */
     char fields[PETSC_MAX_PATH_LEN]; /* -ksp_ovkrylov_fields FILE ("": none) */
+    /* fieldsplit's fields from PETSc (petsc_fields): the PC's index sets of
+       PCFieldSplitSetIS, held from before the PC is set to none; each local
+       row's field; field 0's components (amg's bs=); where they came from */
+    IS split_is[2];
+    int *ids;
+    PetscInt bs0;
+    char fields_from[160];
+    Mat pmat;                /* schur=a11: the Pmat whose (1,1) block s holds, and its state */
+    PetscObjectState pmat_state;
     /* PETSc's GMRES options, mapped onto ovkrylov's GMRES keys (solver_spec) */
     PetscInt gmres_restart;  /* -ksp_gmres_restart (0: not given) */
     int gmres_refine;        /* -ksp_gmres_cgs_refinement_type (-1: not given) */
@@ -148,6 +157,7 @@ typedef struct {
     X(ovk_solver_set_nullspace) \
     X(ovk_solver_set_near_nullspace) \
     X(ovk_solver_set_fields) \
+    X(ovk_solver_set_schur_matrix) \
     X(ovk_solver_setup) \
     X(ovk_solver_solve) \
     X(ovk_solver_solve_many) \
@@ -316,6 +326,7 @@ static PetscErrorCode load_library(void)
 #define ovk_solver_set_nullspace (*api.ovk_solver_set_nullspace)
 #define ovk_solver_set_near_nullspace (*api.ovk_solver_set_near_nullspace)
 #define ovk_solver_set_fields (*api.ovk_solver_set_fields)
+#define ovk_solver_set_schur_matrix (*api.ovk_solver_set_schur_matrix)
 #define ovk_solver_setup (*api.ovk_solver_setup)
 #define ovk_solver_solve (*api.ovk_solver_solve)
 #define ovk_solver_solve_many (*api.ovk_solver_solve_many)
@@ -698,6 +709,8 @@ static PetscErrorCode teardown(KSP_Ovkrylov *d)
     PetscCall(VecDestroy(&d->win));
     PetscCall(VecDestroy(&d->wout));
     PetscCall(MatDestroy(&d->op));
+    PetscCall(MatDestroy(&d->pmat)); /* the solver that held its block is gone */
+    PetscCall(PetscFree(d->ids));
     PetscCall(MatNullSpaceDestroy(&d->nsp));
     PetscCall(MatNullSpaceDestroy(&d->nnsp));
     PetscCall(PCDestroy(&d->pc));
@@ -716,6 +729,294 @@ static const char *precond_spec(const char *spec, PetscInt bs, char *buf, size_t
     if (!names(spec, "amg") || strstr(spec, "bs=") || bs <= 1) return spec;
     snprintf(buf, len, "%s%sbs=%" PetscInt_FMT, spec, strchr(spec, ':') ? "," : ":", bs);
     return buf;
+}
+
+/* ---- fieldsplit's fields from PETSc -------------------------------------- */
+
+/* -ksp_ovkrylov_precond names fieldsplit */
+static int fieldsplit_given(const KSP_Ovkrylov *d)
+{
+    const char *p = option_value(d, "precond", 0);
+    return p && names(p, "fieldsplit");
+}
+
+/* The spec has the option key=value kv (at a key's start: after ':' or ','). */
+static int has_option(const char *spec, const char *kv)
+{
+    size_t n = strlen(kv);
+    for (const char *p = strchr(spec, ':'); p; p = strchr(p + 1, ','))
+        if (!strncmp(p + 1, kv, n) && (p[1 + n] == ',' || p[1 + n] == '\0')) return 1;
+    return 0;
+}
+
+/* fieldsplit's spec with bs=bs0 for field 0's amg when it names 0=amg
+ * without a bs (the keys after 0=amg: up to type, schur, 0 or 1 are
+ * amg's, as fieldsplit.c reads them), into buf. */
+static const char *fieldsplit_spec(const char *spec, PetscInt bs0, char *buf, size_t len)
+{
+    static const char *const own[] = {"type=", "schur=", "0=", "1="};
+    const char *at = NULL, *end;
+    if (bs0 <= 1) return spec;
+    for (const char *p = strchr(spec, ':'); p && !at; p = strchr(p + 1, ','))
+        if (!strncmp(p + 1, "0=amg", 5) && (p[6] == ':' || p[6] == ',' || !p[6])) at = p + 6;
+    if (!at) return spec;
+    for (end = at; *end == ':' || *end == ',';) { /* the sub-spec's keys: to the next of fieldsplit's own */
+        int mine = 0;
+        for (size_t k = 0; k < sizeof own / sizeof *own && *end == ','; k++) mine |= !strncmp(end + 1, own[k], strlen(own[k]));
+        if (mine) break;
+        if (!strncmp(end + 1, "bs=", 3)) return spec; /* the user's bs */
+        end += 1 + strcspn(end + 1, ",");
+    }
+    snprintf(buf, len, "%.*s%sbs=%" PetscInt_FMT "%s", (int)(end - spec), spec, *at == ':' ? "," : ":", bs0, end);
+    return buf;
+}
+
+/* The index sets the program gave the KSP's PC by PCFieldSplitSetIS (a
+ * PCFIELDSPLIT), held before the plug-in sets the PC to none; splits by
+ * PCFieldSplitSetFields have no index set before PETSc's setup (not held).
+ * More than two: refused (ovkrylov's fieldsplit has two fields). */
+static PetscErrorCode capture_splits(KSP ksp)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    PetscBool fs;
+    IS is[3] = {NULL, NULL, NULL};
+    PetscInt n = 0;
+    PetscFunctionBegin;
+    PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCFIELDSPLIT, &fs));
+    if (!fs || !fieldsplit_given(d)) PetscFunctionReturn(0);
+    /* PCFieldSplitGetISByIndex refuses an index past the last split: the count, without a message */
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    while (n < 3 && !PCFieldSplitGetISByIndex(ksp->pc, n, &is[n])) n++;
+    PetscCall(PetscPopErrorHandler());
+    PetscCheck(n < 3 || !is[0], PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP,
+               "KSP ovkrylov: the PC has 3 or more splits (PCFieldSplitSetIS); ovkrylov's fieldsplit takes two fields "
+               "(velocity and pressure): give it two index sets");
+    if (n != 2 || !is[0] || !is[1]) PetscFunctionReturn(0);
+    for (int k = 0; k < 2; k++) {
+        PetscCall(PetscObjectReference((PetscObject)is[k]));
+        PetscCall(ISDestroy(&d->split_is[k]));
+        d->split_is[k] = is[k];
+    }
+    PetscFunctionReturn(0);
+}
+
+/* A bad row, agreed: the largest code over the ranks and its smallest
+ * global row (ranks without that code hold LLONG_MAX). */
+enum { ROW_OK, ROW_FOREIGN, ROW_TWICE, ROW_NONE };
+static PetscErrorCode agree_row(MPI_Comm comm, int *code, long long *row)
+{
+    int mine = *code;
+    PetscFunctionBegin;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, code, 1, MPI_INT, MPI_MAX, comm));
+    if (*code == ROW_OK) PetscFunctionReturn(0);
+    if (mine != *code) *row = LLONG_MAX;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, row, 1, MPI_LONG_LONG, MPI_MIN, comm));
+    PetscFunctionReturn(0);
+}
+
+/* d->ids of this rank's rows [lo, lo + m) from k index sets of global
+ * rows, set j's rows in field map[j]; a row of another rank, in two sets
+ * or in none refused naming it (agreed).  Collective. */
+static PetscErrorCode ids_from_sets(KSP ksp, PetscInt k, IS *is, const int *map, PetscInt lo, PetscInt m, const char *what)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
+    int code = ROW_OK;
+    long long row = LLONG_MAX;
+    PetscFunctionBegin;
+    for (PetscInt i = 0; i < m; i++) d->ids[i] = -1;
+    for (PetscInt j = 0; j < k; j++) {
+        PetscInt n;
+        const PetscInt *idx;
+        PetscCall(ISGetLocalSize(is[j], &n));
+        PetscCall(ISGetIndices(is[j], &idx));
+        for (PetscInt e = 0; e < n; e++) {
+            PetscInt g = idx[e];
+            int c = g < lo || g >= lo + m ? ROW_FOREIGN : d->ids[g - lo] >= 0 ? ROW_TWICE : ROW_OK;
+            if (c > code || (c && c == code && g < row)) code = c, row = g;
+            if (!c) d->ids[g - lo] = map[j];
+        }
+        PetscCall(ISRestoreIndices(is[j], &idx));
+    }
+    for (PetscInt i = 0; i < m && code <= ROW_NONE; i++)
+        if (d->ids[i] < 0 && (code < ROW_NONE || lo + i < row)) code = ROW_NONE, row = lo + i;
+    PetscCall(agree_row(comm, &code, &row));
+    PetscCheck(code != ROW_FOREIGN, comm, PETSC_ERR_ARG_WRONG,
+               "KSP ovkrylov: fieldsplit's fields from %s: global row %lld is in a set of another rank (each rank's sets "
+               "hold its own rows)", what, row);
+    PetscCheck(code != ROW_TWICE, comm, PETSC_ERR_ARG_WRONG,
+               "KSP ovkrylov: fieldsplit's fields from %s: global row %lld is in two sets", what, row);
+    PetscCheck(code != ROW_NONE, comm, PETSC_ERR_ARG_WRONG,
+               "KSP ovkrylov: fieldsplit's fields from %s: global row %lld is in neither field", what, row);
+    PetscFunctionReturn(0);
+}
+
+/* The field of each of ncomp components from -[prefix]pc_fieldsplit_0_fields
+ * and _1_fields (a list given alone: the other components are the other
+ * field) into map; 0 in *lists when neither is given; *bs0: field 0's
+ * count.  Every rank reads the same options. */
+static PetscErrorCode component_lists(KSP ksp, PetscInt ncomp, int *map, int *lists, PetscInt *bs0)
+{
+    MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
+    const char *prefix = ((PetscObject)ksp->pc)->prefix;
+    PetscInt list[2][64], nl[2] = {64, 64};
+    PetscBool has[2];
+    char key[2][40], name[2][128];
+    PetscFunctionBegin;
+    for (int k = 0; k < 2; k++) {
+        snprintf(key[k], sizeof key[k], "-pc_fieldsplit_%d_fields", k);
+        snprintf(name[k], sizeof name[k], "-%s%s", prefix ? prefix : "", key[k] + 1);
+        PetscCall(PetscOptionsGetIntArray(((PetscObject)ksp)->options, prefix, key[k], list[k], &nl[k], &has[k]));
+        if (!has[k]) nl[k] = 0;
+    }
+    *lists = has[0] || has[1];
+    if (!*lists) PetscFunctionReturn(0);
+    for (PetscInt c = 0; c < ncomp; c++) map[c] = has[0] && has[1] ? -1 : has[0] ? 1 : 0;
+    for (int k = 0; k < 2; k++)
+        for (PetscInt j = 0; j < nl[k]; j++) {
+            PetscInt c = list[k][j];
+            PetscCheck(c >= 0 && c < ncomp, comm, PETSC_ERR_ARG_OUTOFRANGE,
+                       "%s: %" PetscInt_FMT " is not a field (0..%" PetscInt_FMT ")", name[k], c, ncomp - 1);
+            PetscCheck(!(k == 1 && has[0] && map[c] == 0), comm, PETSC_ERR_ARG_WRONG,
+                       "%s and %s both list %" PetscInt_FMT, name[0], name[1], c);
+            map[c] = k;
+        }
+    *bs0 = 0;
+    for (PetscInt c = 0; c < ncomp; c++) {
+        PetscCheck(map[c] >= 0, comm, PETSC_ERR_ARG_WRONG, "field %" PetscInt_FMT " (of 0..%" PetscInt_FMT
+                   ") is in neither %s nor %s", c, ncomp - 1, name[0], name[1]);
+        *bs0 += map[c] == 0;
+    }
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode free_decomposition(PetscInt nf, char ***fnames, IS **fis)
+{
+    PetscFunctionBegin;
+    for (PetscInt f = 0; f < nf; f++) {
+        PetscCall(ISDestroy(&(*fis)[f]));
+        PetscCall(PetscFree((*fnames)[f]));
+    }
+    PetscCall(PetscFree(*fis));
+    PetscCall(PetscFree(*fnames));
+    PetscFunctionReturn(0);
+}
+
+/* Each local row's field for ovkrylov's fieldsplit, without a file, from
+ * what the program gave PETSc (into d->ids, d->bs0, d->fields_from): the
+ * PC's index sets (PCFieldSplitSetIS); else the DM's field decomposition
+ * (DMCreateFieldDecomposition: a DMDA's components), two fields or joined
+ * by the -pc_fieldsplit_N_fields lists; else the operator's block size (or
+ * -pc_fieldsplit_block_size) with those lists.  Collective. */
+static PetscErrorCode petsc_fields(KSP ksp)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
+    const char *prefix = ((PetscObject)ksp->pc)->prefix, *pre = prefix ? prefix : "";
+    DM dm = ksp->dm;
+    PetscInt lo, hi, nf = 0, bs = 1;
+    int map[64] = {0, 1}, lists = 0;
+    char **fnames = NULL;
+    IS *fis = NULL;
+    PetscBool has_bs;
+    PetscFunctionBegin;
+    PetscCall(MatGetOwnershipRange(d->op, &lo, &hi));
+    PetscCall(PetscMalloc1(hi - lo + 1, &d->ids));
+    d->bs0 = 1;
+    if (!dm) PetscCall(PCGetDM(ksp->pc, &dm));
+    if (d->split_is[0]) { /* PCFieldSplitSetIS */
+        PetscInt b[2];
+        PetscCall(ids_from_sets(ksp, 2, d->split_is, map, lo, hi - lo, "PCFieldSplitSetIS"));
+        PetscCall(ISGetBlockSize(d->split_is[0], &b[0]));
+        b[1] = -b[0];
+        PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, b, 2, MPIU_INT, MPI_MAX, comm));
+        d->bs0 = b[0] == -b[1] ? b[0] : 1; /* the same on every rank */
+        snprintf(d->fields_from, sizeof d->fields_from, "the PC's index sets (PCFieldSplitSetIS)");
+        PetscFunctionReturn(0);
+    }
+    if (dm) PetscCall(DMCreateFieldDecomposition(dm, &nf, &fnames, &fis, NULL));
+    if (nf >= 2 && nf <= 64) { /* the DM's fields, two or joined by the lists */
+        PetscErrorCode ierr = component_lists(ksp, nf, map, &lists, &d->bs0);
+        if (ierr || (!lists && nf != 2)) PetscCall(free_decomposition(nf, &fnames, &fis));
+        PetscCall(ierr);
+        PetscCheck(lists || nf == 2, comm, PETSC_ERR_ARG_WRONG,
+                   "KSP ovkrylov: the DM has %" PetscInt_FMT " fields and ovkrylov's fieldsplit takes two: say which "
+                   "form each with -%spc_fieldsplit_0_fields and -%spc_fieldsplit_1_fields (0,1 and 2 for velocity "
+                   "and pressure of a DMDA of 3 components)", nf, pre, pre);
+        snprintf(d->fields_from, sizeof d->fields_from, "the DM's %" PetscInt_FMT " fields%s", nf,
+                 lists ? " joined by -pc_fieldsplit_N_fields" : "");
+        ierr = ids_from_sets(ksp, nf, fis, map, lo, hi - lo, "the DM's field decomposition");
+        PetscCall(free_decomposition(nf, &fnames, &fis));
+        PetscCall(ierr);
+        PetscFunctionReturn(0);
+    }
+    PetscCall(free_decomposition(nf, &fnames, &fis));
+    /* the operator's blocks with the lists */
+    PetscCall(MatGetBlockSize(d->op, &bs));
+    PetscCall(PetscOptionsGetInt(((PetscObject)ksp)->options, prefix, "-pc_fieldsplit_block_size", &bs, &has_bs));
+    if (bs > 1 && bs <= 64) PetscCall(component_lists(ksp, bs, map, &lists, &d->bs0));
+    PetscCheck(lists, comm, PETSC_ERR_ARG_WRONG,
+               "KSP ovkrylov: -%sksp_ovkrylov_precond fieldsplit needs each row's field: PCFieldSplitSetIS on the KSP's "
+               "PC (-%spc_type fieldsplit), a DM with fields (KSPSetDM), -%spc_fieldsplit_0_fields and "
+               "-%spc_fieldsplit_1_fields with the operator's block size (here %" PetscInt_FMT "; "
+               "-%spc_fieldsplit_block_size), or -%sksp_ovkrylov_fields FILE", pre, pre, pre, pre, bs, pre, pre);
+    PetscCheck(lo % bs == 0 && hi % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
+               "KSP ovkrylov: this rank's rows [%" PetscInt_FMT ", %" PetscInt_FMT ") split a block of %" PetscInt_FMT, lo, hi, bs);
+    for (PetscInt i = lo; i < hi; i++) d->ids[i - lo] = map[i % bs];
+    snprintf(d->fields_from, sizeof d->fields_from, "blocks of %" PetscInt_FMT " joined by -pc_fieldsplit_N_fields", bs);
+    PetscFunctionReturn(0);
+}
+
+/* schur=a11: the Pmat's (1,1) block (field 1's rows and columns) as
+ * fieldsplit's Schur matrix, negated when the sum of its diagonal is
+ * negative (-M/eta: fieldsplit's S = C + B A^-1 B^T is positive); again
+ * when the Pmat or its values changed.  Collective. */
+static PetscErrorCode sync_schur(KSP ksp)
+{
+    KSP_Ovkrylov *d = ksp->data;
+    MPI_Comm comm = PetscObjectComm((PetscObject)ksp);
+    const char *spec = option_value(d, "precond", 0);
+    Mat P, P11;
+    IS is1;
+    PetscObjectState st;
+    PetscInt lo, hi, n1 = 0, *rows, lo1, hi1;
+    int *rowptr, rc;
+    ovk_gidx *cols;
+    double *vals, dsum = 0;
+    ovk_matrix *S = NULL;
+    PetscFunctionBegin;
+    if (!spec || !names(spec, "fieldsplit") || !has_option(spec, "schur=a11") || !d->ids) PetscFunctionReturn(0);
+    PetscCall(KSPGetOperators(ksp, NULL, &P));
+    PetscCall(PetscObjectStateGet((PetscObject)P, &st));
+    if (P == d->pmat && st == d->pmat_state) PetscFunctionReturn(0);
+    PetscCall(MatGetOwnershipRange(d->op, &lo, &hi));
+    PetscCall(PetscMalloc1(hi - lo + 1, &rows));
+    for (PetscInt i = 0; i < hi - lo; i++)
+        if (d->ids[i] == 1) rows[n1++] = lo + i;
+    PetscCall(ISCreateGeneral(comm, n1, rows, PETSC_OWN_POINTER, &is1));
+    PetscCall(MatCreateSubMatrix(P, is1, is1, MAT_INITIAL_MATRIX, &P11));
+    PetscCall(ISDestroy(&is1));
+    PetscCall(rows_csr(P11, &rowptr, &cols, &vals));
+    PetscCall(MatGetOwnershipRange(P11, &lo1, &hi1));
+    for (PetscInt i = lo1; i < hi1; i++)
+        for (int k = rowptr[i - lo1]; k < rowptr[i - lo1 + 1]; k++)
+            if (cols[k] == (ovk_gidx)i) dsum += vals[k];
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dsum, 1, MPI_DOUBLE, MPI_SUM, comm));
+    if (dsum < 0)
+        for (int k = 0; k < rowptr[hi1 - lo1]; k++) vals[k] = -vals[k];
+    rc = ovk_matrix_create_csr(comm, (ovk_gidx)lo1, (int)(hi1 - lo1), rowptr, cols, vals, OVK_DUP_REJECT, &S);
+    PetscCall(PetscFree3(rowptr, cols, vals));
+    PetscCall(MatDestroy(&P11));
+    PetscCall(check(comm, rc, "ovk_matrix_create_csr (the Pmat's (1,1) block, schur=a11)"));
+    rc = ovk_solver_set_schur_matrix(d->s, S); /* the solver holds a reference of its own */
+    int rc_free = ovk_matrix_destroy(S);
+    if (!rc) rc = rc_free;
+    PetscCall(check(comm, rc, "ovk_solver_set_schur_matrix"));
+    PetscCall(PetscObjectReference((PetscObject)P));
+    PetscCall(MatDestroy(&d->pmat));
+    d->pmat = P;
+    d->pmat_state = st;
+    PetscFunctionReturn(0);
 }
 
 /* -ksp_ovkrylov_fields FILE: the field of each global row (integers
@@ -751,8 +1052,9 @@ static void read_fields(const char *path, PetscInt lo, PetscInt m, int *ids, lon
     fclose(f);
 }
 
-/* The fields of -ksp_ovkrylov_fields on a new solver (for ovkrylov's
- * fieldsplit): a file of another length is an error on every rank. */
+/* The fields of -ksp_ovkrylov_fields, else PETSc's (petsc_fields), on a
+ * new solver (for ovkrylov's fieldsplit): a file of another length is an
+ * error on every rank. */
 static PetscErrorCode set_fields(KSP ksp)
 {
     KSP_Ovkrylov *d = ksp->data;
@@ -762,6 +1064,11 @@ static PetscErrorCode set_fields(KSP ksp)
     int *ids = NULL, rc;
     char opt[96], bad_text[64];
     PetscFunctionBegin;
+    if (!d->fields[0] && d->ids) { /* from PETSc (petsc_fields) */
+        rc = ovk_solver_set_fields(d->s, d->ids);
+        PetscCall(check(comm, rc, "ovk_solver_set_fields"));
+        PetscFunctionReturn(0);
+    }
     if (!d->fields[0]) PetscFunctionReturn(0);
     opt_name(ksp, "fields", opt, sizeof opt);
     PetscCall(MatGetOwnershipRange(d->op, &lo, &hi));
@@ -779,7 +1086,7 @@ static PetscErrorCode set_fields(KSP ksp)
     PetscCheck(bad < 0, comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: entry %lld (global row %lld) is %s, not a field (0 or 1)",
                opt, d->fields, bad + 1, bad, bad_text);
     rc = ovk_solver_set_fields(d->s, ids);
-    PetscCall(PetscFree(ids));
+    d->ids = ids; /* schur=a11's field 1 (sync_schur) */
     PetscCall(check(comm, rc, "ovk_solver_set_fields"));
     PetscFunctionReturn(0);
 }
@@ -795,11 +1102,15 @@ static PetscErrorCode configure(KSP ksp)
     PetscInt bs;
     PetscFunctionBegin;
     PetscCall(MatGetBlockSize(d->op, &bs));
+    d->fields_from[0] = '\0';
+    PetscCall(PetscFree(d->ids));
+    if (!d->fields[0] && fieldsplit_given(d)) PetscCall(petsc_fields(ksp));
     for (int i = 0; i < n; i++) {
         const char *key = ovk_solver_option_name(i), *value = d->opt[i];
         if (!strcmp(key, "solver")) value = solver_spec(d, d->spec, sizeof d->spec); /* given or not */
         else if (!d->given[i]) continue;
-        else if (!strcmp(key, "precond")) value = precond_spec(d->opt[i], bs, buf, sizeof buf);
+        else if (!strcmp(key, "precond"))
+            value = d->ids ? fieldsplit_spec(d->opt[i], d->bs0, buf, sizeof buf) : precond_spec(d->opt[i], bs, buf, sizeof buf);
         rc = ovk_solver_set_option(d->s, key, value);
         /* named as the user gave it: -[prefix]ksp_ovkrylov_KEY (or PETSc's GMRES option) */
         if (rc)
@@ -1089,9 +1400,12 @@ static PetscErrorCode KSPSetUp_Ovkrylov(KSP ksp)
     /* ovkrylov's preconditioner: the KSP's PC has nothing to set up; else
        the PC first (KSPSetUp would after this), so that ovkrylov's setup,
        which may apply it (auto's measurements), finds it ready */
-    if (given(d, "precond")) PetscCall(PCSetType(ksp->pc, PCNONE));
-    else PetscCall(PCSetUp(ksp->pc));
+    if (given(d, "precond")) {
+        PetscCall(capture_splits(ksp)); /* the program's PCFieldSplitSetIS, before the PC goes */
+        PetscCall(PCSetType(ksp->pc, PCNONE));
+    } else PetscCall(PCSetUp(ksp->pc));
     PetscCall(sync_operator(ksp));
+    PetscCall(sync_schur(ksp));
     PetscCall(sync_symmetry(ksp));
     PetscCall(sync_pc(ksp));
     PetscCall(sync_nullspace(ksp));
@@ -1479,6 +1793,7 @@ static PetscErrorCode KSPView_Ovkrylov(KSP ksp, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  operator: %s; preconditioner: %s\n",
                                      !d->s ? "not set up" : d->A ? "ovkrylov matrix (copied)" : "MatMult callback",
                                      given(d, "precond") ? "ovkrylov's" : "the KSP's PC (callback)"));
+    if (d->fields_from[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "  fieldsplit's fields: %s\n", d->fields_from));
     if (!d->s) PetscFunctionReturn(0);
     PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)ksp), &rank));
     PetscCall(PetscViewerFlush(viewer));
@@ -1502,6 +1817,8 @@ static PetscErrorCode KSPDestroy_Ovkrylov(KSP ksp)
     KSP_Ovkrylov *d = ksp->data;
     PetscFunctionBegin;
     PetscCall(teardown(d));
+    PetscCall(ISDestroy(&d->split_is[0]));
+    PetscCall(ISDestroy(&d->split_is[1]));
     PetscCall(PetscLayoutDestroy(&d->lay_op));
     PetscCall(PetscLayoutDestroy(&d->lay_b));
     PetscCall(PetscLayoutDestroy(&d->lay_x));

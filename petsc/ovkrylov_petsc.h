@@ -13,7 +13,15 @@
  *   -ksp_ovkrylov_backend SPEC     the reduction backend (blocking, native, nbc, ...)
  *   -ksp_ovkrylov_precond SPEC     ovkrylov's preconditioner in place of the KSP's PC
  *   -ksp_ovkrylov_fields FILE      each row's field (0 or 1), one integer per global row, for
- *                                  ovkrylov's fieldsplit (PETSc's PCFIELDSPLIT is the KSP's PC)
+ *                                  ovkrylov's fieldsplit; without it the fields come from PETSc:
+ *                                  the KSP's PC's two index sets (PCFieldSplitSetIS, read before
+ *                                  the plug-in sets the PC to none), else the DM's field
+ *                                  decomposition (KSPSetDM; two fields, or joined by
+ *                                  -pc_fieldsplit_0_fields 0,1 -pc_fieldsplit_1_fields 2), else the
+ *                                  operator's block size (or -pc_fieldsplit_block_size) with those
+ *                                  lists; field 0's component count reaches 0=amg as bs=; with
+ *                                  schur=a11 the Pmat's (1,1) block (negated when its diagonal is
+ *                                  negative) is fieldsplit's Schur matrix
  *   -ksp_ovkrylov_progress_every N, -ksp_ovkrylov_replace_every N,
  *   -ksp_ovkrylov_condest 0|1, -ksp_ovkrylov_print_level N, -ksp_ovkrylov_log_view 0|1
  * The tolerances, the iteration limit, divtol and the initial guess are the

@@ -37,9 +37,13 @@
 #include "precond.h"
 
 enum { FS_DIAG, FS_LOWER, FS_UPPER };
-enum { SCHUR_AUTO = -1, SCHUR_SELFP = 0, SCHUR_USER = 1 };
+enum { SCHUR_AUTO = -1, SCHUR_SELFP = 0, SCHUR_USER = 1, SCHUR_A11 = 2 };
 static const char *const type_names[] = {"diag", "lower", "upper", NULL};
-static const char *const schur_names[] = {"selfp", "user", NULL};
+/* a11: the user's matrix, named as PETSc's -pc_fieldsplit_schur_precondition
+   a11 (the PETSc plug-in gives the Pmat's (1,1) block) */
+static const char *const schur_names[] = {"selfp", "user", "a11", NULL};
+/* fieldsplit's own keys: any other key after a field's spec continues it */
+static const char *const own_keys[] = {"type", "schur", "0", "1", NULL};
 
 typedef struct fieldsplit {
     int type, schur;        /* FS_*, SCHUR_* (as parsed) */
@@ -66,7 +70,16 @@ static int sub_failed(int rc, int k, const char *spec, const char *hint)
     return ovk__fail(rc, "%sfieldsplit: field %d's preconditioner %s: %s%s", prefix, k, spec, d, hint);
 }
 
-/* A sub-preconditioner's spec from key (0 or 1), marked read. */
+static int own_key(const char *key)
+{
+    for (int i = 0; own_keys[i]; i++)
+        if (!strcmp(own_keys[i], key)) return 1;
+    return 0;
+}
+
+/* A sub-preconditioner's spec from key (0 or 1), marked read: its value
+ * and, when that has options (amg:bs=3), the keys that follow it up to the
+ * next of fieldsplit's own (0=amg:bs=3,agg_levels=0,1=jacobi). */
 static int sub_spec(ovk__opts *o, const char *key, char *out, size_t len)
 {
     for (int i = 0; i < o->n; i++)
@@ -76,7 +89,14 @@ static int sub_spec(ovk__opts *o, const char *key, char *out, size_t len)
                 return ovk__fail(OVK_EOPTION, "preconditioner fieldsplit: option %s=%s: a field's preconditioner "
                                               "cannot be fieldsplit again",
                                  key, o->kv[i].val);
-            snprintf(out, len, "%s", o->kv[i].val);
+            size_t at = (size_t)snprintf(out, len, "%s", o->kv[i].val);
+            for (int j = i + 1; strchr(o->kv[i].val, ':') && j < o->n && !own_key(o->kv[j].key); j++) {
+                o->kv[j].used = 1;
+                if (at < len) at += (size_t)snprintf(out + at, len - at, ",%s=%s", o->kv[j].key, o->kv[j].val);
+            }
+            if (at >= len)
+                return ovk__fail(OVK_EOPTION, "preconditioner fieldsplit: option %s: field %s's preconditioner spec "
+                                              "is longer than %zu characters", key, key, len - 1);
         }
     return OVK_OK;
 }
@@ -405,9 +425,10 @@ static int check_env(const fieldsplit *f, const ovk__pc_env *env)
                                            "or MINRES variant) needs a symmetric positive definite preconditioner: "
                                            "use type=diag, or type=%s with gmres or fgmres",
                          type_names[f->type], type_names[f->type]);
-    if (f->schur == SCHUR_USER && !env->schur)
-        return ovk__fail(OVK_EINVAL, "fieldsplit:schur=user but no Schur matrix is set "
-                                     "(ovk_solver_set_schur_matrix; -schur FILE in ovk_mtx_solve)");
+    if ((f->schur == SCHUR_USER || f->schur == SCHUR_A11) && !env->schur)
+        return ovk__fail(OVK_EINVAL, "fieldsplit:schur=%s but no Schur matrix is set "
+                                     "(ovk_solver_set_schur_matrix; -schur FILE in ovk_mtx_solve; the PETSc plug-in "
+                                     "sets the Pmat's (1,1) block for schur=a11)", schur_names[f->schur]);
     return OVK_OK;
 }
 
@@ -447,7 +468,8 @@ static int make_blocks(fieldsplit *f, const ovk__pc_env *env)
     rc = ovk__agree(env->comm, extract(&a, f->rows[0], f->nf[0], 0, 1.0, NULL, &a00));
     if (!rc) rc = ovk_matrix_create_csr(env->comm, start[0], f->nf[0], a00.ptr, a00.col, a00.val, OVK_DUP_REJECT, &f->a00);
     if (rc) goto cleanup;
-    f->schur_used = f->schur == SCHUR_AUTO ? (env->schur ? SCHUR_USER : SCHUR_SELFP) : f->schur;
+    f->schur_used = f->schur == SCHUR_AUTO ? (env->schur ? SCHUR_USER : SCHUR_SELFP)
+                    : f->schur == SCHUR_A11 ? SCHUR_USER : f->schur;
     if (f->schur_used == SCHUR_USER) {
         rc = check_user_schur(f, env->schur, env->comm);
         f->S = env->schur;
@@ -610,7 +632,7 @@ static void fs_view(void *state, FILE *out)
     fieldsplit *f = state;
     fprintf(out, "  fieldsplit: type=%s, field 0: %lld rows (%s), field 1: %lld rows (%s), Schur %s",
             type_names[f->type], f->nglob[0], f->spec[0], f->nglob[1], f->spec[1],
-            f->schur_used == SCHUR_USER ? "the user's matrix" : "selfp");
+            f->schur_used == SCHUR_SELFP ? "selfp" : f->schur == SCHUR_A11 ? "a11 (the user's matrix)" : "the user's matrix");
     if (f->S) fprintf(out, " (%lld entries on rank 0)", (long long)ovk_matrix_nnz_local(f->S));
     fprintf(out, "\n");
 }
@@ -621,9 +643,10 @@ const ovk__pc_type ovk__pc_fieldsplit = {
                    "minres) or triangular (gmres) with a Schur complement approximation",
     .options = "type=diag|lower|upper (diag: SPD, for minres and CG; lower, upper: block triangular, for gmres, "
                "fgmres); 0=PRECOND: field 0's block A (amg); 1=PRECOND: the Schur approximation (jacobi); "
-               "a field's PRECOND is a name with its defaults, or with one key of its own (0=amg:bs=3), not "
-               "fieldsplit; schur=selfp|user: C + B diag(A)^-1 B^T assembled, or ovk_solver_set_schur_matrix's "
-               "(user when one is set, else selfp)",
+               "a field's PRECOND is a name with its defaults, or with keys of its own (0=amg:bs=3,agg_levels=0: "
+               "the keys after it up to type, schur, 0 or 1), not fieldsplit; schur=selfp|user|a11: C + B "
+               "diag(A)^-1 B^T assembled, or ovk_solver_set_schur_matrix's (user when one is set, else selfp; a11 "
+               "the same, as PETSc names it: the PETSc plug-in sets the Pmat's (1,1) block)",
     .needs_matrix = 1,
     .create = fs_create, .setup = fs_setup, .destroy = fs_destroy, .apply = fs_apply, .view = fs_view,
 };

@@ -34,6 +34,11 @@ typedef struct ovk__pipe_vecs {
  * takes <m,m> from the pass that made m). */
 void ovk__pipecg_update(int n, double a, double b, const ovk__pipe_vecs *vv, double *v,
                         const ovk__hook *h);
+/* pipecg with any C (the application's, IC(0), ...), one pass: the paper's
+ * recurrences z = n + b z; q = m + b q; s = w + b s; p = u + b p; x += a p;
+ * r -= a s; u -= a q; w -= a z, and v[GAMMA..ZZ] of the new vectors (v[MM]
+ * left 0, as above). */
+void ovk__pipecg_update_any(int n, double a, double b, const ovk__pipe_vecs *vv, double *v, const ovk__hook *h);
 
 /* alg1 with hypre's DiagScale, one pass: x += a p; r -= a s; s = r ./ diag;
  * *rs = <r,s>, *rr = <r,r> (local; the same operations in the same order as

@@ -17,7 +17,7 @@
  * forms them from C's diagonal instead, exactly the same vectors in exact
  * arithmetic and 24 bytes less per row (docs/solvers.md).  With any other C
  * (IC(0), SSOR, Chebyshev, the application's) the paper's recurrences run,
- * and the sums take a second pass.
+ * with the sums in the same pass.
  *
  * The recurrences drift from their definitions faster than CG's; the
  * residual replacement, the true-residual exit test and the restart after
@@ -100,38 +100,14 @@ static int refresh_from(ovk__ctx *c, pipe_work *w, int restart, int r_ready)
 
 static int refresh(ovk__ctx *c, void *work, int restart) { return refresh_from(c, work, restart, 0); }
 
-/* The paper's updates for any C: z = n + b z; q = m + b q; s = w + b s;
- * p = u + b p; x += a p; r -= a s; u -= a q; w -= a z */
-static void update_any(int n, double a, double b, const ovk__pipe_vecs *v)
-{
-    double *restrict z = v->z, *restrict q = v->q, *restrict s = v->s, *restrict p = v->p;
-    double *restrict x = v->x, *restrict r = v->r, *restrict u = v->u, *restrict w = v->w;
-    const double *restrict nv = v->n, *restrict m = v->m;
-    for (int i = 0; i < n; i++) {
-        z[i] = nv[i] + b * z[i];
-        q[i] = m[i] + b * q[i];
-        s[i] = w[i] + b * s[i];
-        p[i] = u[i] + b * p[i];
-        x[i] += a * p[i];
-        r[i] -= a * s[i];
-        u[i] -= a * q[i];
-        w[i] -= a * z[i];
-    }
-}
-
-/* the updates and their local sums: fused with a diagonal C, else two passes */
+/* the updates and their local sums in one pass: u and q from a diagonal C,
+ * else by the paper's recurrences */
 static void update(ovk__ctx *c, pipe_work *w, const ovk__single_reduction *st)
 {
     const ovk__pipe_vecs *v = &w->v;
     ovk__tic t0 = ovk__tic_start(c);
-    if (v->d) {
-        ovk__pipecg_update(c->n, st->alpha, st->beta, v, w->sums, &c->hook); /* z s p x r w, dots */
-    } else {
-        update_any(c->n, st->alpha, st->beta, v);
-        const double *x[] = {v->r, v->w, v->r, v->u, v->p, v->p, v->x, v->p, v->s, v->u, v->w, v->q, v->z};
-        const double *y[] = {v->u, v->u, v->r, v->s, v->w, v->s, v->x, v->p, v->s, v->u, v->w, v->q, v->z};
-        ovk__dots(c->n, OVK__V_MM, x, y, w->sums, &c->hook);
-    }
+    if (v->d) ovk__pipecg_update(c->n, st->alpha, st->beta, v, w->sums, &c->hook); /* z s p x r w, dots */
+    else ovk__pipecg_update_any(c->n, st->alpha, st->beta, v, w->sums, &c->hook); /* z q s p x r u w, dots */
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 

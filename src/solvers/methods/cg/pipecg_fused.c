@@ -69,3 +69,58 @@ void ovk__pipecg_update(int n, double a, double b, const ovk__pipe_vecs *vv, dou
     }
 }
 
+
+/* rows [0, m) of ovk__pipecg_update_any, sums added to v */
+static void pipecg_any_rows(int m, double a, double b, const double *restrict nv, const double *restrict mv,
+                            double *restrict x, double *restrict r, double *restrict w, double *restrict p,
+                            double *restrict s, double *restrict z, double *restrict u, double *restrict q,
+                            double *v)
+{
+    double ru = 0.0, wu = 0.0, rr = 0.0, us = 0.0, pw = 0.0, ps = 0.0, xx = 0.0, pp = 0.0, ss = 0.0, uu = 0.0,
+           ww = 0.0, qq = 0.0, zz = 0.0;
+#pragma omp simd reduction(+ : ru, wu, rr, us, pw, ps, xx, pp, ss, uu, ww, qq, zz)
+    for (int i = 0; i < m; i++) {
+        double zi = nv[i] + b * z[i], qi = mv[i] + b * q[i], si = w[i] + b * s[i], pi = u[i] + b * p[i];
+        double xi = x[i] + a * pi, ri = r[i] - a * si, ui = u[i] - a * qi, wi = w[i] - a * zi;
+        z[i] = zi, q[i] = qi, s[i] = si, p[i] = pi, x[i] = xi, r[i] = ri, u[i] = ui, w[i] = wi;
+        ru += ri * ui;
+        wu += wi * ui;
+        rr += ri * ri;
+        us += ui * si;
+        pw += pi * wi;
+        ps += pi * si;
+        xx += xi * xi;
+        pp += pi * pi;
+        ss += si * si;
+        uu += ui * ui;
+        ww += wi * wi;
+        qq += qi * qi;
+        zz += zi * zi;
+    }
+    v[OVK__V_GAMMA] += ru;
+    v[OVK__V_DELTA] += wu;
+    v[OVK__V_RR] += rr;
+    v[OVK__V_US] += us;
+    v[OVK__V_PW] += pw;
+    v[OVK__V_PS] += ps;
+    v[OVK__V_XX] += xx;
+    v[OVK__V_PP] += pp;
+    v[OVK__V_SS] += ss;
+    v[OVK__V_UU] += uu;
+    v[OVK__V_WW] += ww;
+    v[OVK__V_QQ] += qq;
+    v[OVK__V_ZZ] += zz;
+}
+
+/* pipecg with any C: the paper's eight recurrences and the sums in one pass */
+void ovk__pipecg_update_any(int n, double a, double b, const ovk__pipe_vecs *vv, double *v, const ovk__hook *h)
+{
+    int step = ovk__chunk_rows(n, h);
+    for (int j = 0; j < OVK__V_COUNT; j++) v[j] = 0.0;
+    for (int lo = 0; lo < n; lo += step) {
+        int m = ovk__chunk_end(lo, step, n) - lo;
+        pipecg_any_rows(m, a, b, vv->n + lo, vv->m + lo, vv->x + lo, vv->r + lo, vv->w + lo, vv->p + lo,
+                        vv->s + lo, vv->z + lo, vv->u + lo, vv->q + lo, v);
+        ovk__poke(h);
+    }
+}
