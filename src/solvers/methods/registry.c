@@ -20,6 +20,7 @@ extern const ovk__solver ovk__solver_gmres;
 extern const ovk__solver ovk__solver_fgmres;
 extern const ovk__solver ovk__solver_pgmres;
 extern const ovk__solver ovk__solver_sgmres;
+extern const ovk__solver ovk__solver_gcrodr;
 extern const ovk__solver ovk__solver_auto;
 extern const ovk__solver ovk__solver_bicgstab;
 extern const ovk__solver ovk__solver_pipebicgstab;
@@ -43,6 +44,7 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_fgmres,
     &ovk__solver_pgmres,
     &ovk__solver_sgmres,
+    &ovk__solver_gcrodr,
     &ovk__solver_auto,
     &ovk__solver_bicgstab,
     &ovk__solver_pipebicgstab,
