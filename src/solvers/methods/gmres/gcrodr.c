@@ -55,7 +55,7 @@ typedef struct gcrodr_work {
     int lapack_info; /* the last update's dggev info when it failed */
 } gcrodr_work;
 
-enum { CHUNK = 1024 };
+enum { CHUNK = 256 };
 /* A second Gram-Schmidt pass when the norm cancelled below 1e-2 of ||w||
  * (||w - V h||^2 < 1e-4 <w,w>): one pass then leaves v_{j+1} orthogonal to
  * about eps / 1e-2, and the norm from Pythagoras is good to about eps /
@@ -66,20 +66,50 @@ static const double REFINE = 1e-4;
 /* ---- kernels ------------------------------------------------------------- */
 
 /* out[j] = sum_l X[l] coef(l, j), j < nout, l < nin (coef column-major,
- * nin rows); out may not alias X; chunk by chunk, timed as axpy */
+ * nin rows); out may not alias X.  Chunk by chunk (the outputs' chunks stay
+ * in L1), four inputs at a time; timed as axpy */
 static void combine_out(ovk__ctx *c, int nin, const double *const *X, int nout, const double *coef, double *const *out)
 {
     ovk__tic t0 = ovk__tic_start(c);
     for (int i0 = 0; i0 < c->n; i0 += CHUNK) {
         int len = c->n - i0 < CHUNK ? c->n - i0 : CHUNK;
-        for (int j = 0; j < nout; j++) {
-            double *restrict o = out[j] + i0;
-            memset(o, 0, sizeof(double) * (size_t)len);
-            for (int l = 0; l < nin; l++) {
-                double a = coef[l + (size_t)j * (size_t)nin];
-                const double *restrict x = X[l] + i0;
-                if (a != 0.0)
-                    for (int i = 0; i < len; i++) o[i] += a * x[i];
+        for (int j = 0; j < nout; j++) memset(out[j] + i0, 0, sizeof(double) * (size_t)len);
+        for (int l = 0; l < nin; l += 4) {
+            int nl = nin - l < 4 ? nin - l : 4;
+            const double *restrict x0 = X[l] + i0, *restrict x1 = X[l + (nl > 1)] + i0;
+            const double *restrict x2 = X[l + (nl > 2 ? 2 : 0)] + i0, *restrict x3 = X[l + (nl > 3 ? 3 : 0)] + i0;
+            for (int j = 0; j < nout; j++) {
+                const double *a = coef + (size_t)j * (size_t)nin + l;
+                double a0 = a[0], a1 = nl > 1 ? a[1] : 0.0, a2 = nl > 2 ? a[2] : 0.0, a3 = nl > 3 ? a[3] : 0.0;
+                double *restrict o = out[j] + i0;
+#pragma omp simd
+                for (int i = 0; i < len; i++) o[i] += a0 * x0[i] + a1 * x1[i] + a2 * x2[i] + a3 * x3[i];
+            }
+        }
+        ovk__poke(&c->hook);
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+/* out[j * nx + l] += <X[l], Y[j]>, l < nx, j < ny, in one pass over the
+ * rows (chunk by chunk, Y's chunks reused from L1); timed as axpy */
+static void gram_out(ovk__ctx *c, int nx, const double *const *X, int ny, double *const *Y, double *out)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    for (int i0 = 0; i0 < c->n; i0 += CHUNK) {
+        int len = c->n - i0 < CHUNK ? c->n - i0 : CHUNK;
+        for (int l = 0; l < nx; l++) {
+            const double *restrict x = X[l] + i0;
+            for (int j = 0; j < ny; j += 2) {
+                const double *restrict y0 = Y[j] + i0, *restrict y1 = Y[j + 1 < ny ? j + 1 : j] + i0;
+                double s0 = 0.0, s1 = 0.0;
+#pragma omp simd reduction(+ : s0, s1)
+                for (int i = 0; i < len; i++) {
+                    s0 += x[i] * y0[i];
+                    s1 += x[i] * y1[i];
+                }
+                out[(size_t)j * (size_t)nx + l] += s0;
+                if (j + 1 < ny) out[(size_t)(j + 1) * (size_t)nx + l] += s1;
             }
         }
         ovk__poke(&c->hook);
@@ -497,7 +527,10 @@ static int cycle_end(ovk__ctx *c, gcrodr_work *w, int k, int mk, int iter, doubl
     ovk__gmres_dots(c, 1, (const double *const[]){w->r}, w->r, vals);
     for (int i = 0; i < k; i++) X[i] = sp->AW[i];
     for (int i = 0; i <= mk; i++) X[k + i] = w->V[i];
-    for (int j = 0; updating && j < k; j++) ovk__gmres_dots(c, k + mk + 1, X, sp->W[j], vals + 1 + j * (k + mk + 1));
+    if (updating) {
+        memset(vals + 1, 0, sizeof(double) * (size_t)nv);
+        gram_out(c, k + mk + 1, X, k, sp->W, vals + 1); /* Ck^T U, V^T U */
+    }
     rc = ovk__sum(c, OVK__IPROD, vals, 1 + nv);
     if (rc) return rc;
     *rr = vals[0];
