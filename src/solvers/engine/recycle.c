@@ -91,19 +91,25 @@ static int sym_eig(int n, double *a, double *vec, double *val)
 }
 
 /* Local, in place on the rows: X[j] = sum_l X[l] C(l, j), j < out, l < in
- * (C column-major, in x out, out <= in), chunk by chunk. */
-static void combine_in_place(int n, double **X, int in, int out, const double *C, const ovk__hook *hook)
+ * (C column-major, in x out, out <= in), chunk by chunk: the outputs'
+ * chunks accumulate in L1, four inputs at a time (one load and store of an
+ * output per four inputs). */
+OVK__CLONES static void combine_in_place(int n, double **X, int in, int out, const double *C, const ovk__hook *hook)
 {
     static OVK__RANK_LOCAL double acc[3 * OVK__RECYCLE_MAX][ROWS_PER_CHUNK];
     for (int i0 = 0; i0 < n; i0 += ROWS_PER_CHUNK) {
         int len = n - i0 < ROWS_PER_CHUNK ? n - i0 : ROWS_PER_CHUNK;
         for (int j = 0; j < out; j++) memset(acc[j], 0, sizeof(double) * (size_t)len);
-        for (int l = 0; l < in; l++) {
-            const double *restrict x = X[l] + i0;
+        for (int l = 0; l < in; l += 4) {
+            int nl = in - l < 4 ? in - l : 4;
+            const double *restrict x0 = X[l] + i0, *restrict x1 = X[l + (nl > 1)] + i0;
+            const double *restrict x2 = X[l + (nl > 2 ? 2 : 0)] + i0, *restrict x3 = X[l + (nl > 3 ? 3 : 0)] + i0;
             for (int j = 0; j < out; j++) {
+                const double *cj = C + l + j * in;
+                double c0 = cj[0], c1 = nl > 1 ? cj[1] : 0.0, c2 = nl > 2 ? cj[2] : 0.0, c3 = nl > 3 ? cj[3] : 0.0;
                 double *restrict a = acc[j];
-                double cl = C[l + j * in];
-                for (int i = 0; i < len; i++) a[i] += cl * x[i];
+#pragma omp simd
+                for (int i = 0; i < len; i++) a[i] += c0 * x0[i] + c1 * x1[i] + c2 * x2[i] + c3 * x3[i];
             }
         }
         for (int j = 0; j < out; j++) memcpy(X[j] + i0, acc[j], sizeof(double) * (size_t)len);
