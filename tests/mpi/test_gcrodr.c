@@ -11,6 +11,8 @@
  *     rare), one per cycle and a few per solve;
  *   - the view says how the space was last made; ovk_solver_recycle_reset:
  *     the next solve takes the first solve's iterations again;
+ *   - a NaN from the operator in one solve fails it on every rank; the next
+ *     solve still starts from a space;
  *   - bad input, refused on every rank: recycle >= restart, restart 1, a key
  *     gcrodr does not take. */
 #include <math.h>
@@ -208,6 +210,74 @@ static void check_repeat(void)
     tp_rows_free(&rw);
 }
 
+/* NaN from an operator around A in one solve (on the first rank that has
+ * rows): that solve fails on every rank, and the next solve still starts
+ * from a space (no more iterations than the first, fresh solve) */
+typedef struct op_ctx {
+    const ovk_matrix *A;
+    ovk_vector *xv, *yv;
+    long products, poison_after;
+} op_ctx;
+
+static int apply(ovk_solver *s, const double *in, double *out, void *ctx)
+{
+    (void)s;
+    op_ctx *o = ctx;
+    int n = ovk_vector_nlocal(o->xv);
+    memcpy(ovk_vector_data(o->xv), in, sizeof(double) * (size_t)n);
+    int rc = ovk_matvec(o->A, o->xv, o->yv);
+    memcpy(out, ovk_vector_data_const(o->yv), sizeof(double) * (size_t)n);
+    if (++o->products > o->poison_after && n > 0) out[0] = NAN;
+    return rc;
+}
+
+static void check_nan(void)
+{
+    tp_rows rw;
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    op_ctx o = {0};
+    tp_rows_alloc(&rw, N, 5);
+    rows_of(&rw, 1);
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, rw.start, rw.count, rw.ptr, rw.col, rw.val, OVK_DUP_REJECT, &A));
+    o.A = A;
+    ovk_vector_create(A, &o.xv);
+    ovk_vector_create(A, &o.yv);
+    MT_RC(OVK_OK, ovk_solver_create_operator(MPI_COMM_WORLD, rw.count, apply, &o, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "gcrodr:restart=15"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "recycle", "5"));
+    double *b = malloc(sizeof(double) * (size_t)(rw.count + 1)), *x = calloc((size_t)rw.count + 1, sizeof(double));
+    for (int l = 0; l < rw.count; l++) b[l] = 1.0 + tp_value((uint64_t)(rw.start + l));
+    ovk_vector *bv = NULL, *xv = NULL;
+    MT_RC(OVK_OK, ovk_solver_vector_create(s, b, &bv));
+    MT_RC(OVK_OK, ovk_solver_vector_create(s, x, &xv));
+    int its[4] = {0}, rcs[4] = {0};
+    for (int solve = 0; solve < 4; solve++) {
+        ovk_pcg_result res;
+        memset(x, 0, sizeof(double) * (size_t)rw.count);
+        o.products = 0;
+        o.poison_after = solve == 2 ? 25 : 1L << 40;
+        rcs[solve] = ovk_solver_solve(s, bv, xv, &res);
+        its[solve] = res.iterations;
+    }
+    MT_RC(OVK_OK, rcs[0]);
+    MT_RC(OVK_OK, rcs[1]);
+    MT_CHECK(rcs[2] != OVK_OK, "the poisoned solve succeeded");
+    MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, &(double){rcs[2]}, 1), "the poisoned solve's status differs");
+    MT_RC(OVK_OK, rcs[3]);
+    MT_CHECK(its[1] < its[0] && its[3] < its[0], "iterations %d fresh, %d recycled, %d after the NaN", its[0], its[1],
+             its[3]);
+    ovk_vector_destroy(bv);
+    ovk_vector_destroy(xv);
+    free(b), free(x);
+    MT_RC(OVK_OK, ovk_solver_destroy(&s));
+    ovk_vector_destroy(o.xv);
+    ovk_vector_destroy(o.yv);
+    MT_RC(OVK_OK, ovk_matrix_destroy(A));
+    tp_rows_free(&rw);
+}
+
 /* spec and recycle refused (by set_option or setup) on every rank, the detail naming what */
 static void refused(ovk_matrix *A, const char *spec, const char *recycle, const char *word)
 {
@@ -239,6 +309,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     check_sequence();
     check_repeat();
+    check_nan();
     check_refusals();
     int status = mt_finish("test_gcrodr");
     MPI_Finalize();
