@@ -15,6 +15,8 @@
  *     the first solve, with nothing to project, 1); on the native
  *     backend every product of a step runs with its reduction posted and
  *     not completed;
+ *   - rcg (deflated PCG, not pipelined) on the same sequence: the same
+ *     answers, systems 2..K at most 0.6 of the iterations without a space;
  *   - a matrix that changes completely (other inclusions, another
  *     contrast) is still solved in at most a fresh solve's iterations plus
  *     k, and the view says the space was made again for the new values;
@@ -115,8 +117,8 @@ typedef struct run {
     char view[MT_VIEW_LEN];
 } run;
 
-/* the sequence with recycle = k on the backend, x0 = 0 each time */
-static run sequence(int k, const char *backend, int changed_last)
+/* the sequence with solver (rpipecg, rcg) and recycle = k on the backend, x0 = 0 each time */
+static run sequence_of(const char *solver, int k, const char *backend, int changed_last)
 {
     tp_rows rw;
     ovk_matrix *A = NULL;
@@ -138,7 +140,7 @@ static run sequence(int k, const char *backend, int changed_last)
             MT_RC(OVK_OK, ovk_vector_create(A, &x));
             for (int l = 0; l < rw.count; l++) ovk_vector_data(b)[l] = bg[rw.start + l];
             MT_RC(OVK_OK, ovk_solver_create(A, &s));
-            MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "rpipecg"));
+            MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", solver));
             MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", backend));
             snprintf(buf, sizeof buf, "%d", k);
             MT_RC(OVK_OK, ovk_solver_set_option(s, "recycle", buf));
@@ -167,6 +169,24 @@ static run sequence(int k, const char *backend, int changed_last)
     MT_RC(OVK_OK, ovk_matrix_destroy(A));
     tp_rows_free(&rw);
     return out;
+}
+
+static run sequence(int k, const char *backend, int changed_last) { return sequence_of("rpipecg", k, backend, changed_last); }
+
+/* rcg (deflated PCG, not pipelined): the same answers, systems 2..K at most
+   0.6 of the iterations without a space and none more than those plus k */
+static void check_rcg(void)
+{
+    run fresh = sequence_of("rcg", 0, "blocking", 0), rec = sequence_of("rcg", K, "blocking", 0);
+    int sum_fresh = 0, sum_rec = 0;
+    for (int t = 0; t < STEPS; t++) {
+        MT_CHECK(rec.error[t] < 1e-6, "rcg system %d: error %.3g", t, rec.error[t]);
+        MT_CHECK(rec.iterations[t] <= fresh.iterations[t] + K, "rcg system %d: %d iterations recycled, %d fresh", t,
+                 rec.iterations[t], fresh.iterations[t]);
+        if (t > 0) sum_fresh += fresh.iterations[t], sum_rec += rec.iterations[t];
+    }
+    MT_CHECK(sum_rec <= 0.6 * sum_fresh, "rcg systems 2..%d: %d iterations recycled, %d fresh", STEPS, sum_rec, sum_fresh);
+    MT_CHECK(strstr(rec.view, "recycle: 6 of 6 vectors") != NULL, "rcg, the view: %s", rec.view);
 }
 
 static void check_sequence(void)
@@ -391,6 +411,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     check_sequence();
+    check_rcg();
     check_changed();
     check_in_flight();
     check_reset();

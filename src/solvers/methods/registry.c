@@ -12,6 +12,7 @@ extern const ovk__solver ovk__solver_overlap;
 extern const ovk__solver ovk__solver_cg1;
 extern const ovk__solver ovk__solver_pipecg;
 extern const ovk__solver ovk__solver_rpipecg;
+extern const ovk__solver ovk__solver_rcg;
 extern const ovk__solver ovk__solver_groppcg;
 extern const ovk__solver ovk__solver_pipeprcg;
 extern const ovk__solver ovk__solver_plcg;
@@ -36,6 +37,7 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_cg1,
     &ovk__solver_pipecg,
     &ovk__solver_rpipecg,
+    &ovk__solver_rcg,
     &ovk__solver_groppcg,
     &ovk__solver_pipeprcg,
     &ovk__solver_plcg,
