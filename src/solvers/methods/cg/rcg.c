@@ -118,8 +118,17 @@ static int iterate(ovk__ctx *c, void *work, double bb)
     if (!rc) rc = reduce_and_direct(c, w, 0.0); /* p = z - W mu */
     if (rc) return rc;
     double gamma = w->sums[0], beta = 0.0, alpha_old = 0.0;
-    if (w->k > 0) { /* the projection may have solved it */
+    if (w->k > 0) { /* the projection may have solved it: the true residual decides */
         rc = ovk__iterate_check(c, 0, w->sums[1], bb, &stop);
+        if (!rc && stop && c->res->reason == OVK_REASON_CONVERGED) {
+            int ok = 0;
+            rc = ovk__confirm(c, bb, w->r, &ok); /* r = b - A x */
+            if (rc || ok) return rc;
+            stop = 0;
+            rc = precondition(c, w);
+            if (!rc) rc = reduce_and_direct(c, w, 0.0);
+            gamma = w->sums[0];
+        }
         if (rc || stop) return rc;
     }
     if (ovk__breakdown(c, 0, "<r,Cr>", gamma, 1)) return OVK_OK;
