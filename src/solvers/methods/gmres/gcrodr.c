@@ -583,15 +583,15 @@ static int iterate(ovk__ctx *c, void *work, double bb)
         ovk__recycle_drop(sp, "dropped: the ranks' spaces differed (the rows changed on some)");
         k = 0;
     }
+    if (c->opts->max_iter <= 0) { /* x as given: not even projected */
+        c->res->reason = OVK_REASON_MAXIT;
+        return OVK_OK;
+    }
     if (active && k > 0) {
         rc = start_space(c, w, &rr, &k);
         if (rc) return rc;
     } else {
         k = 0;
-    }
-    if (c->opts->max_iter <= 0) {
-        c->res->reason = OVK_REASON_MAXIT;
-        return OVK_OK;
     }
     if (!(rr > 0.0) || !isfinite(rr)) { /* solved by the projection, or lost */
         rc = ovk__iterate_check(c, 0, rr, bb, &stop);
