@@ -138,17 +138,18 @@ void ovk__recycle_drop(ovk__recycle *r, const char *why)
     snprintf(r->note, sizeof r->note, "%s", why);
 }
 
-int ovk__recycle_reserve(ovk__ctx *c)
+int ovk__recycle_reserve(ovk__ctx *c, int products)
 {
     ovk__recycle *r = &c->recycle;
-    if (r->want == r->cap && c->n == r->n && (r->want == 0 || r->block)) return OVK_OK;
+    if (r->want == r->cap && c->n == r->n && products == r->products && (r->want == 0 || r->block)) return OVK_OK;
     int had = r->cap > 0;
     ovk__recycle_free(r);
     if (r->want == 0) return OVK_OK;
-    int cap = r->want, nz = 3 * cap;
+    /* products: W, A W, C A W 3 cap each and A C A W cap; else W and A W 2 cap each */
+    int cap = r->want, nz = products ? 3 * cap : 2 * cap, nvec = products ? 10 * cap : 4 * cap;
     size_t stride = ovk__vec_stride(c->n);
-    r->block = calloc(stride * (size_t)(10 * cap), sizeof(double));
-    r->W = malloc(sizeof(double *) * (size_t)(10 * cap));
+    r->block = calloc(stride * (size_t)nvec, sizeof(double));
+    r->W = malloc(sizeof(double *) * (size_t)nvec);
     /* L (cap^2), the update's dense room (G2, G1, Q, vals, B, H, Y, C:
        8 nz^2 at most), the pairs' pointers */
     r->L = malloc(sizeof(double) * ((size_t)cap * cap + 8 * (size_t)nz * nz + 4 * (size_t)nz));
@@ -156,16 +157,17 @@ int ovk__recycle_reserve(ovk__ctx *c)
     r->px = malloc(sizeof(double *) * 2 * pairs);
     if (!r->block || !r->W || !r->L || !r->px) {
         ovk__recycle_free(r);
-        return ovk__fail(OVK_ENOMEM, "recycle=%d: %d vectors of %d rows", cap, 10 * cap, c->n);
+        return ovk__fail(OVK_ENOMEM, "recycle=%d: %d vectors of %d rows", cap, nvec, c->n);
     }
-    for (int j = 0; j < 10 * cap; j++) r->W[j] = r->block + stride * (size_t)j;
+    for (int j = 0; j < nvec; j++) r->W[j] = r->block + stride * (size_t)j;
     r->AW = r->W + nz;
-    r->MAW = r->AW + nz;
-    r->AMAW = r->MAW + nz;
+    r->MAW = products ? r->AW + nz : NULL;
+    r->AMAW = products ? r->MAW + nz : NULL;
     r->dense = r->L + (size_t)cap * cap;
     r->py = r->px + pairs;
     r->cap = cap;
     r->n = c->n;
+    r->products = products;
     r->k = 0;
     snprintf(r->note, sizeof r->note, "%s", had ? "empty (recycle or the rows changed)" : "empty (no solve yet)");
     return OVK_OK;

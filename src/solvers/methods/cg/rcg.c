@@ -196,7 +196,7 @@ static int run(ovk__ctx *c, void *work, double bb)
 static int setup(ovk__ctx *c, void *work)
 {
     rcg_work *w = work;
-    int rc = ovk__recycle_reserve(c);
+    int rc = ovk__recycle_reserve(c, 1);
     if (rc) return rc;
     return ovk__eigwin_alloc(&w->win, c->n, c->recycle.want);
 }

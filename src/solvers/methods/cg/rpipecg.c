@@ -262,7 +262,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
 static int setup(ovk__ctx *c, void *work)
 {
     rp_work *w = work;
-    int rc = ovk__recycle_reserve(c);
+    int rc = ovk__recycle_reserve(c, 1);
     if (rc) return rc;
     return ovk__eigwin_alloc(&w->win, c->n, c->recycle.want);
 }

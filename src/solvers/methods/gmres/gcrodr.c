@@ -642,7 +642,7 @@ static int setup(ovk__ctx *c, void *work)
     if (want >= w->m)
         return ovk__fail(OVK_EOPTION, "solver gcrodr: recycle=%d must be less than restart=%d (the cycle's dimension)",
                          want, w->m);
-    int rc = ovk__recycle_reserve(c);
+    int rc = ovk__recycle_reserve(c, 0);
     if (rc) return rc;
     int nn = want + w->m, rows = nn + 1, kw = want > 0 ? want : 1;
     /* G, M2 (rows x nn), GA, GB (nn^2), Y (rows x kw), R (kw^2), PR, P (nn x kw), VR (nn^2), dggev's arrays */
