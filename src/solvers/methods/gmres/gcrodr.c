@@ -51,6 +51,7 @@ typedef struct gcrodr_work {
     double *dense; /* the update's small matrices */
     int dense_len;
     const double **X; /* room for a pass's vector lists */
+    double *cvals;    /* the cycle end's sums: 1 + K (K + m + 1) */
     int deeper;    /* an estimate's convergence was not confirmed: cycles run on past it */
     int lapack_info; /* the last update's dggev info when it failed */
 } gcrodr_work;
@@ -523,7 +524,7 @@ static int cycle_end(ovk__ctx *c, gcrodr_work *w, int k, int mk, int iter, doubl
     if (rc) return rc;
     int updating = ovk__recycle_active(c) && mk > 0;
     int nv = updating ? (k + mk + 1) * k : 0;
-    double vals[1 + OVK__RECYCLE_MAX * (OVK__RECYCLE_MAX + OVK__MAX_RESTART + 1)];
+    double *vals = w->cvals;
     ovk__gmres_dots(c, 1, (const double *const[]){w->r}, w->r, vals);
     for (int i = 0; i < k; i++) X[i] = sp->AW[i];
     for (int i = 0; i <= mk; i++) X[k + i] = w->V[i];
@@ -651,7 +652,8 @@ static int setup(ovk__ctx *c, void *work)
     w->hraw = malloc(sizeof(double) * (size_t)(w->m + 1) * (size_t)w->m);
     w->B = calloc((size_t)w->m * OVK__RECYCLE_MAX, sizeof(double));
     w->X = malloc(sizeof(double *) * (size_t)(OVK__RECYCLE_MAX + w->m + 2));
-    if (!w->dense || !w->hraw || !w->B || !w->X)
+    w->cvals = malloc(sizeof(double) * (size_t)(1 + want * (want + w->m + 1)));
+    if (!w->dense || !w->hraw || !w->B || !w->X || !w->cvals)
         return ovk__fail(OVK_ENOMEM, "gcrodr: the small matrices of restart %d, recycle %d", w->m, want);
     return ovk__arnoldi_alloc(&w->ls, w->m);
 }
@@ -664,7 +666,8 @@ static void destroy(void *work)
     free(w->hraw);
     free(w->B);
     free(w->X);
-    w->dense = w->hraw = w->B = NULL;
+    free(w->cvals);
+    w->dense = w->hraw = w->B = w->cvals = NULL;
     w->X = NULL;
 }
 
