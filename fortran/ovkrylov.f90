@@ -333,7 +333,7 @@ module ovkrylov
         ovk_solver_setup, ovk_solver_set_nullspace, ovk_solver_set_nullspace_rigid_body, &
         ovk_solver_set_fields, ovk_solver_set_schur_matrix, &
         ovk_solver_solve, ovk_solver_nlocal, ovk_solver_setup_time, ovk_solver_comm, &
-        ovk_solver_solve_many, ovk_solver_system_index
+        ovk_solver_solve_many, ovk_solver_system_index, ovk_solver_recycle_reset
     public :: ovk_solver_create_operator, ovk_solver_set_precond_fn, ovk_solver_set_history, &
         ovk_solver_set_reducer, ovk_solver_progress
     public :: ovk_reducer_create, ovk_reducer_destroy, ovk_reducer_name, ovk_reducer_spec, ovk_reducer_progress, &
@@ -673,6 +673,11 @@ module ovkrylov
             import :: c_int, c_ptr
             type(c_ptr), value :: s
             integer(c_int) :: c_solver_setup
+        end function
+        function c_solver_recycle_reset(s) bind(C, name='ovk_solver_recycle_reset')
+            import :: c_int, c_ptr
+            type(c_ptr), value :: s
+            integer(c_int) :: c_solver_recycle_reset
         end function
         function c_solver_solve(s, b, x, res) bind(C, name='ovk_solver_solve')
             import :: c_int, c_ptr, ovk_result
@@ -1767,6 +1772,16 @@ contains
         integer, intent(out), optional :: ierr
         call finish(c_solver_setup(s%ptr), 'ovk_solver_setup', ierr)
     end subroutine ovk_solver_setup
+
+    !> Drop the space that the option recycle keeps across solves (rpipecg,
+    !> gcrodr): the next solve starts from nothing.  Call it on every rank,
+    !> e.g. when a user operator's action changes (new values of a matrix
+    !> are seen by themselves).  Local.
+    subroutine ovk_solver_recycle_reset(s, ierr)
+        type(ovk_solver), intent(inout) :: s
+        integer, intent(out), optional :: ierr
+        call finish(c_solver_recycle_reset(s%ptr), 'ovk_solver_recycle_reset', ierr)
+    end subroutine ovk_solver_recycle_reset
 
     !> Solve A x = b; x is the initial guess on entry (zeroed first with
     !> initial_guess_zero).  Collective; sets up first what is not.  ierr:

@@ -70,9 +70,10 @@
  * Options (ovk_solver_set_option, values as text; ovk_solver_get_option
  * reads them back; the options database spells each -[prefix]ovk_KEY):
  *   solver          SPD (CG variants): alg1 | alg2 | overlap | cg1 | pipecg | groppcg |
- *                   pipeprcg | plcg[:l=L,lmin=A,lmax=B] | scg[:s=S] | rpipecg;
+ *                   pipeprcg | plcg[:l=L,lmin=A,lmax=B] | scg[:s=S] | rpipecg | rcg;
  *                   any matrix: gmres[:restart=M,...] | fgmres[:restart=M] |
  *                   pgmres[:l=L,restart=M,lmin=A,lmax=B] | sgmres[:s=S,m=M,overlap=1] |
+ *                   gcrodr[:restart=M] (with recycle=K) |
  *                   bicgstab | pipebicgstab |
  *                   idrs[:s=S] | pipeidrs[:s=S];
  *                   symmetric indefinite: minres | pminres;
@@ -113,8 +114,8 @@
  *   many_group      solve_many: systems whose vector updates run together between
  *                   products; 0: as fit the cache (docs/solvers.md)   (0)
  *   recycle         K in 0..32: the solver keeps a space of K vectors across its solves
- *                   (a sequence: time loop, Newton) and deflates it; rpipecg only, any
- *                   other solver refuses it at setup (OVK_EOPTION naming those that
+ *                   (a sequence: time loop, Newton) and deflates it; rpipecg, rcg
+ *                   and gcrodr (K < its restart), any other solver refuses it at setup (OVK_EOPTION naming those that
  *                   take it); ovk_solver_recycle_reset drops the space (call it when
  *                   a user operator's action changes: new values of a matrix are
  *                   seen by themselves, an operator's are not)   (0)

@@ -188,7 +188,7 @@ enum { OVK__RECYCLE_MAX = 32 };
 typedef struct ovk__recycle {
     int want;              /* option recycle: K (0: off) */
     int k;                 /* the space's dimension now (0: none) */
-    int n, cap;            /* rows and K the storage was made for */
+    int n, cap, products;  /* rows, K and the layout the storage was made for */
     double *block;         /* the vectors */
     double **W, **AW, **MAW, **AMAW;
     unsigned epoch;        /* c->norms.epoch of AW, MAW, AMAW */
@@ -642,8 +642,11 @@ int ovk__many_solve(ovk__ctx *c, const ovk__variant *v, int k, const double *con
 /* ---- recycling a space across solves (recycle.c) ---------------------- */
 
 /* Local: storage for the option's K (c->recycle.want) on c->n rows; the
- * space is kept when they are unchanged, else dropped (OVK_ENOMEM). */
-int ovk__recycle_reserve(ovk__ctx *c);
+ * space is kept when they are unchanged, else dropped (OVK_ENOMEM).
+ * products: W, A W, C A W (3K each: the update's Z) and A C A W (K), as
+ * deflated CG needs (recycle.c's project and update); 0: W and A W, 2K
+ * each (MAW, AMAW NULL: gcrodr's U and Ck). */
+int ovk__recycle_reserve(ovk__ctx *c, int products);
 void ovk__recycle_free(ovk__recycle *r);
 /* Local: the space dropped, why in its note. */
 void ovk__recycle_drop(ovk__recycle *r, const char *why);

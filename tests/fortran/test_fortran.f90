@@ -560,7 +560,7 @@ contains
         type(ovk_result) :: res
         real(real64), allocatable :: b(:), x(:)
         character(len=8), parameter :: specs(3) = [character(len=8) :: 'gmres', 'auto', 'alg1']
-        integer :: ierr, k
+        integer :: ierr, k, its(3)
         call ovk_convdiff_create(MPI_COMM_WORLD, 6, 5, 4, nranks, 1, 1, [1d0, 0.5d0, -0.25d0], 50d0, &
             OVK_CONVDIFF_UPWIND, C, ierr)
         call check(ierr == OVK_OK .and. ovk_matrix_nglobal(C) == 120 * nranks, 'convdiff: '//ovk_error_detail())
@@ -581,6 +581,20 @@ contains
             end if
             call ovk_solver_destroy(s)
         end do
+        ! gcrodr keeps its space across solves; ovk_solver_recycle_reset drops it
+        call ovk_solver_create(C, s, ierr, solver='gcrodr:restart=12', tol=1d-8, max_iter=500)
+        call ovk_solver_set_option(s, 'recycle', '4', ierr)
+        call check(ierr == OVK_OK, 'recycle=4: '//ovk_error_detail())
+        do k = 1, 3
+            if (k == 3) call ovk_solver_recycle_reset(s, ierr)
+            call check(ierr == OVK_OK, 'recycle_reset: '//ovk_error_detail())
+            x = 0
+            call ovk_solver_solve(s, b, x, res, ierr)
+            call check(ierr == OVK_OK .and. res%rel_residual < 1d-8, 'gcrodr recycle=4: '//ovk_error_detail())
+            its(k) = res%iterations
+        end do
+        call check(its(2) < its(1) .and. its(3) == its(1), 'gcrodr: the space cuts the second solve, the reset drops it')
+        call ovk_solver_destroy(s)
         call ovk_matrix_destroy(C)
         call ovk_convdiff_create(MPI_COMM_WORLD, 6, 5, 4, nranks, 1, 1, [1d0, 0d0, 0d0], 50d0, 7, C, ierr)
         call check(ierr == OVK_EINVAL, 'convdiff: scheme 7 refused')

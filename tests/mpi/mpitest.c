@@ -86,7 +86,7 @@ const char *mt_recurrence_name(int i)
     for (int k = 0; k < ovk_solver_type_count(); k++) {
         const char *name = ovk_solver_type_name(k);
         int minres = !strcmp(name, "minres") || !strcmp(name, "pminres"); /* not CG: test_minres.c */
-        int sequences = !strcmp(name, "rpipecg"); /* pipecg's recurrence deflated: test_recycle.c */
+        int sequences = !strcmp(name, "rpipecg") || !strcmp(name, "rcg"); /* deflated: test_recycle.c */
         if (strcmp(name, "auto") && strcmp(name, "scg") && !minres && !sequences && !ovk_solver_type_nonsymmetric(k) &&
             i-- == 0)
             return name;

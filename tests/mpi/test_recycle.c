@@ -15,6 +15,8 @@
  *     the first solve, with nothing to project, 1); on the native
  *     backend every product of a step runs with its reduction posted and
  *     not completed;
+ *   - rcg (deflated PCG, not pipelined) on the same sequence: the same
+ *     answers, systems 2..K at most 0.6 of the iterations without a space;
  *   - a matrix that changes completely (other inclusions, another
  *     contrast) is still solved in at most a fresh solve's iterations plus
  *     k, and the view says the space was made again for the new values;
@@ -115,8 +117,8 @@ typedef struct run {
     char view[MT_VIEW_LEN];
 } run;
 
-/* the sequence with recycle = k on the backend, x0 = 0 each time */
-static run sequence(int k, const char *backend, int changed_last)
+/* the sequence with solver (rpipecg, rcg) and recycle = k on the backend, x0 = 0 each time */
+static run sequence_of(const char *solver, int k, const char *backend, int changed_last)
 {
     tp_rows rw;
     ovk_matrix *A = NULL;
@@ -138,7 +140,7 @@ static run sequence(int k, const char *backend, int changed_last)
             MT_RC(OVK_OK, ovk_vector_create(A, &x));
             for (int l = 0; l < rw.count; l++) ovk_vector_data(b)[l] = bg[rw.start + l];
             MT_RC(OVK_OK, ovk_solver_create(A, &s));
-            MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "rpipecg"));
+            MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", solver));
             MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", backend));
             snprintf(buf, sizeof buf, "%d", k);
             MT_RC(OVK_OK, ovk_solver_set_option(s, "recycle", buf));
@@ -167,6 +169,24 @@ static run sequence(int k, const char *backend, int changed_last)
     MT_RC(OVK_OK, ovk_matrix_destroy(A));
     tp_rows_free(&rw);
     return out;
+}
+
+static run sequence(int k, const char *backend, int changed_last) { return sequence_of("rpipecg", k, backend, changed_last); }
+
+/* rcg (deflated PCG, not pipelined): the same answers, systems 2..K at most
+   0.6 of the iterations without a space and none more than those plus k */
+static void check_rcg(void)
+{
+    run fresh = sequence_of("rcg", 0, "blocking", 0), rec = sequence_of("rcg", K, "blocking", 0);
+    int sum_fresh = 0, sum_rec = 0;
+    for (int t = 0; t < STEPS; t++) {
+        MT_CHECK(rec.error[t] < 1e-6, "rcg system %d: error %.3g", t, rec.error[t]);
+        MT_CHECK(rec.iterations[t] <= fresh.iterations[t] + K, "rcg system %d: %d iterations recycled, %d fresh", t,
+                 rec.iterations[t], fresh.iterations[t]);
+        if (t > 0) sum_fresh += fresh.iterations[t], sum_rec += rec.iterations[t];
+    }
+    MT_CHECK(sum_rec <= 0.6 * sum_fresh, "rcg systems 2..%d: %d iterations recycled, %d fresh", STEPS, sum_rec, sum_fresh);
+    MT_CHECK(strstr(rec.view, "recycle: 6 of 6 vectors") != NULL, "rcg, the view: %s", rec.view);
 }
 
 static void check_sequence(void)
@@ -233,48 +253,81 @@ static int apply(ovk_solver *s, const double *in, double *out, void *ctx)
     return rc;
 }
 
-/* on the native backend every step's product (n = A m) runs behind its reduction */
+/* A solver on the G x G problem of step 0 (contrast `contrast`) with
+ * recycle = 4, its b and x: through an operator around A (fn, counting its
+ * products; precond none) or, fn NULL, on A itself (jacobi) */
+typedef struct fixture {
+    tp_rows rw;
+    ovk_matrix *A;
+    ovk_solver *s;
+    op_ctx o;
+    double *b, *x;
+    ovk_vector *bv, *xv;
+} fixture;
+
+static void fixture_make(fixture *f, ovk_apply_fn fn, const char *backend, double contrast)
+{
+    memset(f, 0, sizeof *f);
+    tp_rows_alloc(&f->rw, N, 5);
+    rows_of(&f->rw, 0, contrast, 0);
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, f->rw.start, f->rw.count, f->rw.ptr, f->rw.col, f->rw.val,
+                                        OVK_DUP_REJECT, &f->A));
+    f->o.A = f->A;
+    ovk_vector_create(f->A, &f->o.xv);
+    ovk_vector_create(f->A, &f->o.yv);
+    if (fn) {
+        MT_RC(OVK_OK, ovk_solver_create_operator(MPI_COMM_WORLD, f->rw.count, fn, &f->o, &f->s));
+        MT_RC(OVK_OK, ovk_solver_set_option(f->s, "precond", "none"));
+    } else {
+        MT_RC(OVK_OK, ovk_solver_create(f->A, &f->s));
+    }
+    MT_RC(OVK_OK, ovk_solver_set_option(f->s, "solver", "rpipecg"));
+    if (backend) MT_RC(OVK_OK, ovk_solver_set_option(f->s, "backend", backend));
+    MT_RC(OVK_OK, ovk_solver_set_option(f->s, "recycle", "4"));
+    f->b = malloc(sizeof(double) * (size_t)(f->rw.count + 1));
+    f->x = calloc((size_t)f->rw.count + 1, sizeof(double));
+    for (int l = 0; l < f->rw.count; l++) f->b[l] = tp_value((uint64_t)(f->rw.start + l));
+    MT_RC(OVK_OK, ovk_solver_vector_create(f->s, f->b, &f->bv));
+    MT_RC(OVK_OK, ovk_solver_vector_create(f->s, f->x, &f->xv));
+}
+
+/* a solve from x = 0, the operator's counts reset (in_flight: its start) */
+static int fixture_solve(fixture *f, long in_flight, ovk_pcg_result *res)
+{
+    memset(f->x, 0, sizeof(double) * (size_t)f->rw.count);
+    f->o.products = 0;
+    f->o.in_flight = in_flight;
+    return ovk_solver_solve(f->s, f->bv, f->xv, res);
+}
+
+static void fixture_free(fixture *f)
+{
+    ovk_vector_destroy(f->bv);
+    ovk_vector_destroy(f->xv);
+    free(f->b), free(f->x);
+    MT_RC(OVK_OK, ovk_solver_destroy(&f->s));
+    ovk_vector_destroy(f->o.xv);
+    ovk_vector_destroy(f->o.yv);
+    MT_RC(OVK_OK, ovk_matrix_destroy(f->A));
+    tp_rows_free(&f->rw);
+}
+
+/* on the native backend every step's product (n = A m) runs behind its
+ * reduction (a contrast of 10: without a preconditioner) */
 static void check_in_flight(void)
 {
-    tp_rows rw;
-    ovk_matrix *A = NULL;
-    ovk_solver *s = NULL;
-    op_ctx o = {0};
-    tp_rows_alloc(&rw, N, 5);
-    rows_of(&rw, 0, 10.0, 0); /* a contrast of 10: without a preconditioner */
-    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, rw.start, rw.count, rw.ptr, rw.col, rw.val, OVK_DUP_REJECT, &A));
-    o.A = A;
-    ovk_vector_create(A, &o.xv);
-    ovk_vector_create(A, &o.yv);
-    MT_RC(OVK_OK, ovk_solver_create_operator(MPI_COMM_WORLD, rw.count, apply, &o, &s));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "rpipecg"));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", "native"));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "recycle", "4"));
-    double *b = malloc(sizeof(double) * (size_t)(rw.count + 1)), *x = calloc((size_t)rw.count + 1, sizeof(double));
-    for (int l = 0; l < rw.count; l++) b[l] = tp_value((uint64_t)(rw.start + l));
-    ovk_vector *bv = NULL, *xv = NULL;
-    MT_RC(OVK_OK, ovk_solver_vector_create(s, b, &bv));
-    MT_RC(OVK_OK, ovk_solver_vector_create(s, x, &xv));
+    fixture f;
+    fixture_make(&f, apply, "native", 10.0);
     for (int solve = 0; solve < 2; solve++) {
         ovk_pcg_result res;
-        memset(x, 0, sizeof(double) * (size_t)rw.count);
-        o.products = o.in_flight = 0;
-        int rc = ovk_solver_solve(s, bv, xv, &res);
+        int rc = fixture_solve(&f, 0, &res);
         MT_CHECK(rc == OVK_OK, "in flight, solve %d: %s: %s", solve, ovk_status_name(rc), ovk_error_detail());
         MT_CHECK(res.reason == OVK_REASON_CONVERGED, "in flight, solve %d: %s", solve, ovk_reason_name(res.reason));
         /* one product per step behind the reduction, the last step's skipped */
-        MT_CHECK(o.in_flight >= res.iterations - 1, "solve %d: %ld of %ld products in flight, %d iterations", solve,
-                 o.in_flight, o.products, res.iterations);
+        MT_CHECK(f.o.in_flight >= res.iterations - 1, "solve %d: %ld of %ld products in flight, %d iterations", solve,
+                 f.o.in_flight, f.o.products, res.iterations);
     }
-    ovk_vector_destroy(bv);
-    ovk_vector_destroy(xv);
-    free(b), free(x);
-    MT_RC(OVK_OK, ovk_solver_destroy(&s));
-    ovk_vector_destroy(o.xv);
-    ovk_vector_destroy(o.yv);
-    MT_RC(OVK_OK, ovk_matrix_destroy(A));
-    tp_rows_free(&rw);
+    fixture_free(&f);
 }
 
 /* NaN from the operator in one solve (on the first rank that has rows):
@@ -290,32 +343,12 @@ static int poison_apply(ovk_solver *s, const double *in, double *out, void *ctx)
 
 static void check_nan(void)
 {
-    tp_rows rw;
-    ovk_matrix *A = NULL;
-    ovk_solver *s = NULL;
-    op_ctx o = {0};
-    tp_rows_alloc(&rw, N, 5);
-    rows_of(&rw, 0, 10.0, 0);
-    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, rw.start, rw.count, rw.ptr, rw.col, rw.val, OVK_DUP_REJECT, &A));
-    o.A = A;
-    ovk_vector_create(A, &o.xv);
-    ovk_vector_create(A, &o.yv);
-    MT_RC(OVK_OK, ovk_solver_create_operator(MPI_COMM_WORLD, rw.count, poison_apply, &o, &s));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "rpipecg"));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "none"));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "recycle", "4"));
-    double *b = malloc(sizeof(double) * (size_t)(rw.count + 1)), *x = calloc((size_t)rw.count + 1, sizeof(double));
-    for (int l = 0; l < rw.count; l++) b[l] = tp_value((uint64_t)(rw.start + l));
-    ovk_vector *bv = NULL, *xv = NULL;
-    MT_RC(OVK_OK, ovk_solver_vector_create(s, b, &bv));
-    MT_RC(OVK_OK, ovk_solver_vector_create(s, x, &xv));
+    fixture f;
     int its[4] = {0}, rcs[4] = {0};
+    fixture_make(&f, poison_apply, NULL, 10.0);
     for (int solve = 0; solve < 4; solve++) {
         ovk_pcg_result res;
-        memset(x, 0, sizeof(double) * (size_t)rw.count);
-        o.products = 0;
-        o.in_flight = solve == 2 ? -1000000 : 0; /* < 0: poisoned */
-        rcs[solve] = ovk_solver_solve(s, bv, xv, &res);
+        rcs[solve] = fixture_solve(&f, solve == 2 ? -1000000 : 0, &res); /* < 0: poisoned */
         its[solve] = res.iterations;
     }
     MT_RC(OVK_OK, rcs[0]);
@@ -324,47 +357,23 @@ static void check_nan(void)
     MT_CHECK(mt_same_everywhere(MPI_COMM_WORLD, &(double){rcs[2]}, 1), "the poisoned solve's status differs");
     MT_RC(OVK_OK, rcs[3]);
     MT_CHECK(its[3] <= its[1] + 2, "after the NaN: %d iterations, %d before it", its[3], its[1]);
-    ovk_vector_destroy(bv);
-    ovk_vector_destroy(xv);
-    free(b), free(x);
-    MT_RC(OVK_OK, ovk_solver_destroy(&s));
-    ovk_vector_destroy(o.xv);
-    ovk_vector_destroy(o.yv);
-    MT_RC(OVK_OK, ovk_matrix_destroy(A));
-    tp_rows_free(&rw);
+    fixture_free(&f);
 }
 
-/* reset: the solve after it takes the first solve's iterations again */
+/* reset: the solve after it takes the first solve's iterations again
+ * (on A itself, jacobi, a contrast of 1e3) */
 static void check_reset(void)
 {
-    tp_rows rw;
-    ovk_matrix *A = NULL;
-    ovk_solver *s = NULL;
-    ovk_vector *b = NULL, *x = NULL;
-    ovk_pcg_result r1, r2, r3;
-    tp_rows_alloc(&rw, N, 5);
-    rows_of(&rw, 0, 1e3, 0);
-    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, rw.start, rw.count, rw.ptr, rw.col, rw.val, OVK_DUP_REJECT, &A));
-    ovk_vector_create(A, &b);
-    ovk_vector_create(A, &x);
-    mt_random_b(A, b);
-    MT_RC(OVK_OK, ovk_solver_create(A, &s));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "rpipecg"));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "recycle", "4"));
-    ovk_vector_set(x, 0.0);
-    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &r1));
-    ovk_vector_set(x, 0.0);
-    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &r2));
-    MT_RC(OVK_OK, ovk_solver_recycle_reset(s));
-    ovk_vector_set(x, 0.0);
-    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &r3));
-    MT_CHECK(r2.iterations < r1.iterations, "recycled %d, fresh %d", r2.iterations, r1.iterations);
-    MT_CHECK(r3.iterations == r1.iterations, "after the reset %d, fresh %d", r3.iterations, r1.iterations);
-    ovk_vector_destroy(x);
-    ovk_vector_destroy(b);
-    MT_RC(OVK_OK, ovk_solver_destroy(&s));
-    MT_RC(OVK_OK, ovk_matrix_destroy(A));
-    tp_rows_free(&rw);
+    fixture f;
+    ovk_pcg_result r[3];
+    fixture_make(&f, NULL, NULL, 1e3);
+    for (int solve = 0; solve < 3; solve++) {
+        if (solve == 2) MT_RC(OVK_OK, ovk_solver_recycle_reset(f.s));
+        MT_RC(OVK_OK, fixture_solve(&f, 0, &r[solve]));
+    }
+    MT_CHECK(r[1].iterations < r[0].iterations, "recycled %d, fresh %d", r[1].iterations, r[0].iterations);
+    MT_CHECK(r[2].iterations == r[0].iterations, "after the reset %d, fresh %d", r[2].iterations, r[0].iterations);
+    fixture_free(&f);
 }
 
 static void check_refusals(void)
@@ -402,6 +411,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     check_sequence();
+    check_rcg();
     check_changed();
     check_in_flight();
     check_reset();

@@ -17,7 +17,9 @@
  *    typed (-fs_ksp_ovkrylov_precond ...); a MATSHELL nonsymmetric operator with no
  *    solver given solves (the default is gmres there);
  *  - KSPSetComputeSingularValues: alg1's estimate within 5 % of KSPCG's
- *    (the same Lanczos coefficients), refused under gmres.
+ *    (the same Lanczos coefficients), refused under gmres;
+ *  - -ksp_ovkrylov_recycle 4 with gcrodr: a KSP kept across solves keeps
+ *    its space (the second solve of the same system takes fewer iterations).
  * Exit 1 on a failure. */
 #include <math.h>
 #include <stdio.h>
@@ -561,6 +563,46 @@ static PetscErrorCode test_singular_values(void)
     PetscFunctionReturn(0);
 }
 
+/* ---- -ksp_ovkrylov_recycle: a KSP kept across solves keeps its space ---- */
+
+static PetscErrorCode test_recycle(void)
+{
+    Mat A;
+    KSP ksp;
+    Vec b, x;
+    PetscInt its[3];
+    KSPConvergedReason reason;
+    PetscFunctionBeginUser;
+    PetscCall(MatCreateAIJ(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, G * G, G * G, 5, NULL, 5, NULL, &A));
+    PetscCall(assemble(A, 1.0, 0));
+    PetscCall(MatCreateVecs(A, &x, &b));
+    PetscCall(VecSet(b, 1.0));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetType(ksp, KSPOVKRYLOV));
+    PetscCall(PetscOptionsSetValue(NULL, "-ksp_ovkrylov_solver", "gcrodr:restart=10"));
+    PetscCall(PetscOptionsSetValue(NULL, "-ksp_ovkrylov_recycle", "4"));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(PetscOptionsClearValue(NULL, "-ksp_ovkrylov_solver"));
+    PetscCall(PetscOptionsClearValue(NULL, "-ksp_ovkrylov_recycle"));
+    PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, 1000));
+    for (int t = 0; t < 3; t++) {
+        if (t == 2) PetscCall(assemble(A, 1.5, 0)); /* new values: the space is made again for them */
+        PetscCall(KSPSetOperators(ksp, A, A));
+        PetscCall(VecSet(x, 0.0));
+        PetscCall(KSPSolve(ksp, b, x));
+        PetscCall(KSPGetIterationNumber(ksp, &its[t]));
+        PetscCall(KSPGetConvergedReason(ksp, &reason));
+        EXPECT(reason > 0, "recycle: solve %d did not converge (%d)\n", t, (int)reason);
+    }
+    /* the option reached the solver: the second solve of the same system starts from the space */
+    EXPECT(its[1] < its[0], "recycle: %d iterations recycled, %d for the first solve\n", (int)its[1], (int)its[0]);
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&b));
+    PetscCall(MatDestroy(&A));
+    PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
     PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -570,6 +612,7 @@ int main(int argc, char **argv)
     PetscCall(test_time_loop());
     PetscCall(test_gmres_options());
     PetscCall(test_singular_values());
+    PetscCall(test_recycle());
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s\n", fails ? "FAIL" : "PASS"));
     PetscCall(PetscFinalize());

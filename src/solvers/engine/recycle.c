@@ -91,19 +91,25 @@ static int sym_eig(int n, double *a, double *vec, double *val)
 }
 
 /* Local, in place on the rows: X[j] = sum_l X[l] C(l, j), j < out, l < in
- * (C column-major, in x out, out <= in), chunk by chunk. */
-static void combine_in_place(int n, double **X, int in, int out, const double *C, const ovk__hook *hook)
+ * (C column-major, in x out, out <= in), chunk by chunk: the outputs'
+ * chunks accumulate in L1, four inputs at a time (one load and store of an
+ * output per four inputs). */
+OVK__CLONES static void combine_in_place(int n, double **X, int in, int out, const double *C, const ovk__hook *hook)
 {
     static OVK__RANK_LOCAL double acc[3 * OVK__RECYCLE_MAX][ROWS_PER_CHUNK];
     for (int i0 = 0; i0 < n; i0 += ROWS_PER_CHUNK) {
         int len = n - i0 < ROWS_PER_CHUNK ? n - i0 : ROWS_PER_CHUNK;
         for (int j = 0; j < out; j++) memset(acc[j], 0, sizeof(double) * (size_t)len);
-        for (int l = 0; l < in; l++) {
-            const double *restrict x = X[l] + i0;
+        for (int l = 0; l < in; l += 4) {
+            int nl = in - l < 4 ? in - l : 4;
+            const double *restrict x0 = X[l] + i0, *restrict x1 = X[l + (nl > 1)] + i0;
+            const double *restrict x2 = X[l + (nl > 2 ? 2 : 0)] + i0, *restrict x3 = X[l + (nl > 3 ? 3 : 0)] + i0;
             for (int j = 0; j < out; j++) {
+                const double *cj = C + l + j * in;
+                double c0 = cj[0], c1 = nl > 1 ? cj[1] : 0.0, c2 = nl > 2 ? cj[2] : 0.0, c3 = nl > 3 ? cj[3] : 0.0;
                 double *restrict a = acc[j];
-                double cl = C[l + j * in];
-                for (int i = 0; i < len; i++) a[i] += cl * x[i];
+#pragma omp simd
+                for (int i = 0; i < len; i++) a[i] += c0 * x0[i] + c1 * x1[i] + c2 * x2[i] + c3 * x3[i];
             }
         }
         for (int j = 0; j < out; j++) memcpy(X[j] + i0, acc[j], sizeof(double) * (size_t)len);
@@ -132,17 +138,18 @@ void ovk__recycle_drop(ovk__recycle *r, const char *why)
     snprintf(r->note, sizeof r->note, "%s", why);
 }
 
-int ovk__recycle_reserve(ovk__ctx *c)
+int ovk__recycle_reserve(ovk__ctx *c, int products)
 {
     ovk__recycle *r = &c->recycle;
-    if (r->want == r->cap && c->n == r->n && (r->want == 0 || r->block)) return OVK_OK;
+    if (r->want == r->cap && c->n == r->n && products == r->products && (r->want == 0 || r->block)) return OVK_OK;
     int had = r->cap > 0;
     ovk__recycle_free(r);
     if (r->want == 0) return OVK_OK;
-    int cap = r->want, nz = 3 * cap;
+    /* products: W, A W, C A W 3 cap each and A C A W cap; else W and A W 2 cap each */
+    int cap = r->want, nz = products ? 3 * cap : 2 * cap, nvec = products ? 10 * cap : 4 * cap;
     size_t stride = ovk__vec_stride(c->n);
-    r->block = calloc(stride * (size_t)(10 * cap), sizeof(double));
-    r->W = malloc(sizeof(double *) * (size_t)(10 * cap));
+    r->block = calloc(stride * (size_t)nvec, sizeof(double));
+    r->W = malloc(sizeof(double *) * (size_t)nvec);
     /* L (cap^2), the update's dense room (G2, G1, Q, vals, B, H, Y, C:
        8 nz^2 at most), the pairs' pointers */
     r->L = malloc(sizeof(double) * ((size_t)cap * cap + 8 * (size_t)nz * nz + 4 * (size_t)nz));
@@ -150,16 +157,17 @@ int ovk__recycle_reserve(ovk__ctx *c)
     r->px = malloc(sizeof(double *) * 2 * pairs);
     if (!r->block || !r->W || !r->L || !r->px) {
         ovk__recycle_free(r);
-        return ovk__fail(OVK_ENOMEM, "recycle=%d: %d vectors of %d rows", cap, 10 * cap, c->n);
+        return ovk__fail(OVK_ENOMEM, "recycle=%d: %d vectors of %d rows", cap, nvec, c->n);
     }
-    for (int j = 0; j < 10 * cap; j++) r->W[j] = r->block + stride * (size_t)j;
+    for (int j = 0; j < nvec; j++) r->W[j] = r->block + stride * (size_t)j;
     r->AW = r->W + nz;
-    r->MAW = r->AW + nz;
-    r->AMAW = r->MAW + nz;
+    r->MAW = products ? r->AW + nz : NULL;
+    r->AMAW = products ? r->MAW + nz : NULL;
     r->dense = r->L + (size_t)cap * cap;
     r->py = r->px + pairs;
     r->cap = cap;
     r->n = c->n;
+    r->products = products;
     r->k = 0;
     snprintf(r->note, sizeof r->note, "%s", had ? "empty (recycle or the rows changed)" : "empty (no solve yet)");
     return OVK_OK;

@@ -97,7 +97,7 @@ static const opt_def opt_defs[] = {
     OPT_NUM("many_group", OPT_INT, c.many.group, 0, INT32_MAX, OVK__REDO_CHECK, "0", -1,
             "solve_many: systems whose vector updates run together between products; 0: as fit the cache"),
     OPT_NUM("recycle", OPT_INT, c.recycle.want, 0, OVK__RECYCLE_MAX, OVK__REDO_VARIANT, "0", -1,
-            "K > 0: keep a space of K vectors across solves and deflate it (rpipecg); 0: off"),
+            "K > 0: keep a space of K vectors across solves and deflate it (rpipecg, rcg, gcrodr); 0: off"),
 };
 enum { OPT_COUNT = (int)(sizeof opt_defs / sizeof opt_defs[0]) };
 /* one bit per option in ovk_solver's opt_set */

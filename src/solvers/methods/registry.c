@@ -12,6 +12,7 @@ extern const ovk__solver ovk__solver_overlap;
 extern const ovk__solver ovk__solver_cg1;
 extern const ovk__solver ovk__solver_pipecg;
 extern const ovk__solver ovk__solver_rpipecg;
+extern const ovk__solver ovk__solver_rcg;
 extern const ovk__solver ovk__solver_groppcg;
 extern const ovk__solver ovk__solver_pipeprcg;
 extern const ovk__solver ovk__solver_plcg;
@@ -20,6 +21,7 @@ extern const ovk__solver ovk__solver_gmres;
 extern const ovk__solver ovk__solver_fgmres;
 extern const ovk__solver ovk__solver_pgmres;
 extern const ovk__solver ovk__solver_sgmres;
+extern const ovk__solver ovk__solver_gcrodr;
 extern const ovk__solver ovk__solver_auto;
 extern const ovk__solver ovk__solver_bicgstab;
 extern const ovk__solver ovk__solver_pipebicgstab;
@@ -35,6 +37,7 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_cg1,
     &ovk__solver_pipecg,
     &ovk__solver_rpipecg,
+    &ovk__solver_rcg,
     &ovk__solver_groppcg,
     &ovk__solver_pipeprcg,
     &ovk__solver_plcg,
@@ -43,6 +46,7 @@ static const ovk__solver *const solvers[] = {
     &ovk__solver_fgmres,
     &ovk__solver_pgmres,
     &ovk__solver_sgmres,
+    &ovk__solver_gcrodr,
     &ovk__solver_auto,
     &ovk__solver_bicgstab,
     &ovk__solver_pipebicgstab,

@@ -74,7 +74,21 @@ static void chunk_sums(const rp_work *w, const ovk__recycle *sp, int i0, int len
         t[OVK__V_ZZ] += z[i] * z[i];
     }
     for (int i = 0; i < OVK__V_MM; i++) v[i] += t[i];
-    for (int j = 0; j < w->k; j++) v[OVK__V_COUNT + j] += ovk__dot(len, sp->W[j] + i0, wv); /* W^T w */
+    for (int j = 0; j < w->k; j += 4) { /* W^T w, four sums per pass over w's chunk */
+        int nj = w->k - j < 4 ? w->k - j : 4;
+        const double *restrict w0 = sp->W[j] + i0, *restrict w1 = sp->W[j + (nj > 1)] + i0;
+        const double *restrict w2 = sp->W[j + (nj > 2 ? 2 : 0)] + i0, *restrict w3 = sp->W[j + (nj > 3 ? 3 : 0)] + i0;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+#pragma omp simd reduction(+ : s0, s1, s2, s3)
+        for (int i = 0; i < len; i++) {
+            s0 += w0[i] * wv[i];
+            s1 += w1[i] * wv[i];
+            s2 += w2[i] * wv[i];
+            s3 += w3[i] * wv[i];
+        }
+        double sj[4] = {s0, s1, s2, s3};
+        for (int q = 0; q < nj; q++) v[OVK__V_COUNT + j + q] += sj[q];
+    }
 }
 
 /* the sums of the current vectors, in one pass (timed as axpy) */
@@ -87,42 +101,70 @@ static void all_sums(ovk__ctx *c, rp_work *w)
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
-/* the step's updates, chunk by chunk, with the deflation's combinations
- * and the local sums of the new vectors */
+/* acc = sum_j mu_j X[j] (rows i0 .. i0 + len), four vectors per load and
+ * store of the sum */
+static inline void combine_rows(double *restrict acc, double *const *X, const double *mu, int k, int i0, int len)
+{
+    memset(acc, 0, sizeof(double) * (size_t)len);
+    for (int j = 0; j < k; j += 4) {
+        int nj = k - j < 4 ? k - j : 4;
+        const double *restrict x0 = X[j] + i0, *restrict x1 = X[j + (nj > 1)] + i0;
+        const double *restrict x2 = X[j + (nj > 2 ? 2 : 0)] + i0, *restrict x3 = X[j + (nj > 3 ? 3 : 0)] + i0;
+        double m0 = mu[j], m1 = nj > 1 ? mu[j + 1] : 0.0, m2 = nj > 2 ? mu[j + 2] : 0.0, m3 = nj > 3 ? mu[j + 3] : 0.0;
+#pragma omp simd
+        for (int i = 0; i < len; i++) acc[i] += m0 * x0[i] + m1 * x1[i] + m2 * x2[i] + m3 * x3[i];
+    }
+}
+
+/* One chunk of the step's updates (element-wise: the same bits in every
+ * clone): the deflation's combinations W mu, A W mu, A C A W mu and C A W
+ * mu (d .* A W mu when C is diagonal), then the recurrences */
+OVK__CLONES static void update_chunk(rp_work *w, const ovk__recycle *sp, const double *d, int i0, int len, double a,
+                                     double b, double *lv, double scale)
+{
+    double acc[4][ROWS];
+    int k = w->k;
+    combine_rows(acc[0], sp->W, w->mu, k, i0, len);
+    combine_rows(acc[1], sp->AW, w->mu, k, i0, len);
+    combine_rows(acc[2], sp->AMAW, w->mu, k, i0, len);
+    if (d) {
+#pragma omp simd
+        for (int i = 0; i < len; i++) acc[3][i] = d[i0 + i] * acc[1][i];
+    } else {
+        combine_rows(acc[3], sp->MAW, w->mu, k, i0, len);
+    }
+    double *restrict z = w->z + i0, *restrict q = w->q + i0, *restrict s = w->s + i0, *restrict p = w->p + i0;
+    double *restrict x = w->x + i0, *restrict r = w->r + i0, *restrict u = w->u + i0, *restrict wv = w->w + i0;
+    const double *restrict nv = w->nv + i0, *restrict m = w->m + i0;
+    const double *restrict a0 = acc[0], *restrict a1 = acc[1], *restrict a2 = acc[2], *restrict a3 = acc[3];
+    if (lv) { /* the window's Lanczos vector u / sqrt(gamma), before u changes */
+        double *restrict l = lv + i0;
+#pragma omp simd
+        for (int i = 0; i < len; i++) l[i] = scale * u[i];
+    }
+#pragma omp simd
+    for (int i = 0; i < len; i++) {
+        z[i] = nv[i] - a2[i] + b * z[i];
+        q[i] = m[i] - a3[i] + b * q[i];
+        s[i] = wv[i] - a1[i] + b * s[i];
+        p[i] = u[i] - a0[i] + b * p[i];
+        x[i] += a * p[i];
+        r[i] -= a * s[i];
+        u[i] -= a * q[i];
+        wv[i] -= a * z[i];
+    }
+}
+
+/* the step's updates, chunk by chunk, with the local sums of the new vectors */
 static void update(ovk__ctx *c, rp_work *w, double a, double b, double *lv, double scale)
 {
     const ovk__recycle *sp = &c->recycle;
     const double *d = ovk__ctx_pc_diagonal(c);
-    int k = w->k, n = c->n;
-    double acc[4][ROWS];
     ovk__tic t0 = ovk__tic_start(c);
     memset(w->sums, 0, sizeof w->sums);
-    for (int i0 = 0; i0 < n; i0 += ROWS) {
-        int len = n - i0 < ROWS ? n - i0 : ROWS;
-        for (int t = 0; t < 4; t++) memset(acc[t], 0, sizeof(double) * (size_t)len);
-        for (int j = 0; j < k; j++) { /* W mu, A W mu, A C A W mu; C A W mu unless C is diagonal */
-            const double *X[4] = {sp->W[j] + i0, sp->AW[j] + i0, sp->AMAW[j] + i0, sp->MAW[j] + i0};
-            double mj = w->mu[j];
-            for (int t = 0; t < (d ? 3 : 4); t++)
-                for (int i = 0; i < len; i++) acc[t][i] += mj * X[t][i];
-        }
-        if (k && d) /* C A W mu = d .* (A W mu) */
-            for (int i = 0; i < len; i++) acc[3][i] = d[i0 + i] * acc[1][i];
-        double *restrict z = w->z + i0, *restrict q = w->q + i0, *restrict s = w->s + i0, *restrict p = w->p + i0;
-        double *restrict x = w->x + i0, *restrict r = w->r + i0, *restrict u = w->u + i0, *restrict wv = w->w + i0;
-        const double *restrict nv = w->nv + i0, *restrict m = w->m + i0;
-        if (lv) /* the window's Lanczos vector u / sqrt(gamma), before u changes */
-            for (int i = 0; i < len; i++) lv[i0 + i] = scale * u[i];
-        for (int i = 0; i < len; i++) {
-            z[i] = nv[i] - acc[2][i] + b * z[i];
-            q[i] = m[i] - acc[3][i] + b * q[i];
-            s[i] = wv[i] - acc[1][i] + b * s[i];
-            p[i] = u[i] - acc[0][i] + b * p[i];
-            x[i] += a * p[i];
-            r[i] -= a * s[i];
-            u[i] -= a * q[i];
-            wv[i] -= a * z[i];
-        }
+    for (int i0 = 0; i0 < c->n; i0 += ROWS) {
+        int len = c->n - i0 < ROWS ? c->n - i0 : ROWS;
+        update_chunk(w, sp, d, i0, len, a, b, lv, scale);
         chunk_sums(w, sp, i0, len, w->sums);
     }
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
@@ -220,7 +262,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
 static int setup(ovk__ctx *c, void *work)
 {
     rp_work *w = work;
-    int rc = ovk__recycle_reserve(c);
+    int rc = ovk__recycle_reserve(c, 1);
     if (rc) return rc;
     return ovk__eigwin_alloc(&w->win, c->n, c->recycle.want);
 }
