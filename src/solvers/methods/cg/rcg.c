@@ -213,7 +213,7 @@ const ovk__solver ovk__solver_rcg = {
     .description = "recycled PCG, not pipelined: deflated PCG with a space kept across solves (option recycle=K), "
                    "built eigCG-style as rpipecg's; two reductions per iteration, 2K vectors more than PCG",
     .options = "",
-    .recycles = 1,
+    .caps = OVK__CAP_RECYCLES | OVK__CAP_CONDEST,
     .work_size = sizeof(rcg_work), .nvec = 4,
     .vec = (const size_t[]){V(r), V(z), V(p), V(s)},
     .setup = setup, .iterate = run, .destroy = destroy,

@@ -684,7 +684,7 @@ const ovk__solver ovk__solver_gcrodr = {
                    "cycles and solves (option recycle=K < restart), any matrix",
     .options = "restart=2..500: the Krylov space's dimension before a restart (30); the recycled space's dimension "
                "is the solver option recycle (0: plain restarted GMRES, classical Gram-Schmidt)",
-    .nonsymmetric = 1, .recycles = 1, .defers_initial = 1,
+    .caps = OVK__CAP_NONSYMMETRIC | OVK__CAP_RECYCLES | OVK__CAP_DEFERS_INITIAL,
     .work_size = sizeof(gcrodr_work), .vectors = vectors,
     .parse = parse, .setup = setup, .destroy = destroy, .view = view,
     .iterate = iterate,
