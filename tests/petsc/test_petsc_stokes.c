@@ -12,6 +12,7 @@
  *     -pc_fieldsplit_1_fields 2,
  *   - PCFieldSplitSetIS on the KSP's PC (a multi-key 0=amg: spec),
  *   - the operator's block size (3) with the same lists, no DM,
+ * and ovkrylov's minres with PETSc's own PCFIELDSPLIT through the callback,
  * against native KSPMINRES + PCFIELDSPLIT (Schur, diag, a11; hypre's
  * BoomerAMG on the velocity, jacobi on a11): each converges, its true
  * residual ||b - A x|| / ||b|| within 1.5 rtol (native minres tests the
@@ -135,7 +136,7 @@ static PetscErrorCode build(DM da, Mat *A, Mat *P, Vec *b)
     PetscFunctionReturn(0);
 }
 
-enum { FROM_NATIVE, FROM_DM, FROM_IS, FROM_BS, FROM_NOTHING, FROM_DM_NOLISTS };
+enum { FROM_NATIVE, FROM_DM, FROM_IS, FROM_BS, PETSC_PC, FROM_NOTHING, FROM_DM_NOLISTS, NCASES };
 
 /* One solve with the prefix's options: iterations, reason and the true
  * relative residual; *err the PETSc error of a refused setup (pushed
@@ -217,15 +218,15 @@ int main(int argc, char **argv)
     DM da;
     Mat A, P;
     Vec b;
-    PetscInt its[6] = {0};
-    KSPConvergedReason reason[6] = {0};
-    double rel[6] = {0};
-    PetscErrorCode err[6] = {0};
-    const char *prefix[6] = {"native_", "dm_", "is_", "bs_", "nothing_", "nolists_"};
-    const char *what[6] = {"native KSPMINRES + PCFIELDSPLIT", "fields from the DM and -pc_fieldsplit_N_fields",
-                           "fields from PCFieldSplitSetIS", "fields from the block size and -pc_fieldsplit_N_fields",
-                           "", ""};
-    char msg[256], text[6][1024] = {""};
+    PetscInt its[NCASES] = {0};
+    KSPConvergedReason reason[NCASES] = {0};
+    double rel[NCASES] = {0};
+    PetscErrorCode err[NCASES] = {0};
+    const char *prefix[NCASES] = {"native_", "dm_", "is_", "bs_", "pcfs_", "nothing_", "nolists_"};
+    const char *what[NCASES] = {"native KSPMINRES + PCFIELDSPLIT", "fields from the DM and -pc_fieldsplit_N_fields",
+                                "fields from PCFieldSplitSetIS", "fields from the block size and -pc_fieldsplit_N_fields",
+                                "ovkrylov's minres with PETSc's PCFIELDSPLIT", "", ""};
+    char msg[256], text[NCASES][1024] = {""};
     PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
     PetscCall(KSPOvkrylovRegister());
     PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, NE + 1, NE + 1,
@@ -237,19 +238,26 @@ int main(int argc, char **argv)
     PetscCall(build(da, &A, &P, &b));
     /* native: Schur complement, block diagonal, a11 approximating it */
     PetscCall(set("-native_ksp_type", "minres"));
-    PetscCall(set("-native_pc_type", "fieldsplit"));
-    PetscCall(set("-native_pc_fieldsplit_block_size", "3"));
-    PetscCall(set("-native_pc_fieldsplit_0_fields", "0,1"));
-    PetscCall(set("-native_pc_fieldsplit_1_fields", "2"));
-    PetscCall(set("-native_pc_fieldsplit_type", "schur"));
-    PetscCall(set("-native_pc_fieldsplit_schur_fact_type", "diag"));
-    PetscCall(set("-native_pc_fieldsplit_schur_precondition", "a11"));
-    PetscCall(set("-native_fieldsplit_0_ksp_type", "preonly"));
-    PetscCall(set("-native_fieldsplit_0_pc_type", "hypre"));
-    PetscCall(set("-native_fieldsplit_1_ksp_type", "preonly"));
-    PetscCall(set("-native_fieldsplit_1_pc_type", "jacobi"));
+    /* the same PCFIELDSPLIT under native KSPMINRES and, through the callback, under ovkrylov's minres */
+    for (int j = 0; j < 2; j++) {
+        int k = j ? PETSC_PC : FROM_NATIVE;
+        static const char *const fs[][2] = {{"pc_type", "fieldsplit"}, {"pc_fieldsplit_block_size", "3"},
+                                            {"pc_fieldsplit_0_fields", "0,1"}, {"pc_fieldsplit_1_fields", "2"},
+                                            {"pc_fieldsplit_type", "schur"}, {"pc_fieldsplit_schur_fact_type", "diag"},
+                                            {"pc_fieldsplit_schur_precondition", "a11"},
+                                            {"fieldsplit_0_ksp_type", "preonly"}, {"fieldsplit_0_pc_type", "hypre"},
+                                            {"fieldsplit_1_ksp_type", "preonly"}, {"fieldsplit_1_pc_type", "jacobi"}};
+        for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++) {
+            char name[96];
+            snprintf(name, sizeof name, "-%s%s", prefix[k], fs[i][0]);
+            PetscCall(set(name, fs[i][1]));
+        }
+    }
+    PetscCall(set("-pcfs_ksp_type", "ovkrylov"));
+    PetscCall(set("-pcfs_ksp_ovkrylov_solver", "minres"));
     for (int k = FROM_DM; k <= FROM_DM_NOLISTS; k++) {
         char name[64];
+        if (k == PETSC_PC) continue;
         snprintf(name, sizeof name, "-%sksp_type", prefix[k]);
         PetscCall(set(name, "ovkrylov"));
         snprintf(name, sizeof name, "-%sksp_ovkrylov_solver", prefix[k]);
@@ -267,7 +275,7 @@ int main(int argc, char **argv)
     PetscCall(set("-nothing_pc_type", "none")); /* the block size (3) and no lists */
     for (int k = FROM_NATIVE; k <= FROM_DM_NOLISTS; k++)
         PetscCall(solve(da, A, P, b, k, prefix[k], &its[k], &reason[k], &rel[k], &err[k], text[k], sizeof text[k]));
-    for (int k = FROM_NATIVE; k <= FROM_BS; k++) {
+    for (int k = FROM_NATIVE; k <= PETSC_PC; k++) {
         snprintf(msg, sizeof msg, "%s: %s, %d iterations, ||b - A x|| / ||b|| = %.2e", what[k],
                  KSPConvergedReasons[reason[k]], (int)its[k], rel[k]);
         check(reason[k] > 0 && rel[k] <= 1.5 * RTOL, msg);
