@@ -175,5 +175,10 @@ static inline void ovk__poke(const ovk__hook *h)
 {
     if (h && h->fn) h->fn(h->arg);
 }
+/* The chunked loop: rows [lo, hi) of [0, n) a chunk at a time, the hook
+ * poked after each:  OVK__CHUNKS(n, h, lo, hi) { ... rows lo..hi-1 ... } */
+#define OVK__CHUNKS(n, h, lo, hi)                                                                           \
+    for (int lo##_step = ovk__chunk_rows((n), (h)), lo = 0, hi = ovk__chunk_end(0, lo##_step, (n)); lo < (n); \
+         ovk__poke(h), lo = hi, hi = ovk__chunk_end(lo, lo##_step, (n)))
 
 #endif

@@ -46,24 +46,18 @@ int ovk__pow2_exponent(double m)
 /* y += a x */
 void ovk__axpy(int n, double a, const double *restrict x, double *restrict y, const ovk__hook *h)
 {
-    int step = ovk__chunk_rows(n, h);
-    for (int lo = 0; lo < n; lo += step) {
-        int hi = ovk__chunk_end(lo, step, n);
+    OVK__CHUNKS(n, h, lo, hi) {
 #pragma omp simd
         for (int i = lo; i < hi; i++) y[i] += a * x[i];
-        ovk__poke(h);
     }
 }
 
 /* y = x + b y */
 void ovk__xpay(int n, const double *restrict x, double b, double *restrict y, const ovk__hook *h)
 {
-    int step = ovk__chunk_rows(n, h);
-    for (int lo = 0; lo < n; lo += step) {
-        int hi = ovk__chunk_end(lo, step, n);
+    OVK__CHUNKS(n, h, lo, hi) {
 #pragma omp simd
         for (int i = lo; i < hi; i++) y[i] = x[i] + b * y[i];
-        ovk__poke(h);
     }
 }
 
@@ -71,12 +65,9 @@ void ovk__xpay(int n, const double *restrict x, double b, double *restrict y, co
 void ovk__zxpby(int n, const double *restrict x, double b, const double *restrict y, double *restrict z,
                 const ovk__hook *h)
 {
-    int step = ovk__chunk_rows(n, h);
-    for (int lo = 0; lo < n; lo += step) {
-        int hi = ovk__chunk_end(lo, step, n);
+    OVK__CHUNKS(n, h, lo, hi) {
 #pragma omp simd
         for (int i = lo; i < hi; i++) z[i] = x[i] + b * y[i];
-        ovk__poke(h);
     }
 }
 
@@ -84,15 +75,12 @@ void ovk__zxpby(int n, const double *restrict x, double b, const double *restric
 void ovk__axpy2(int n, double a, const double *restrict p, double *restrict x,
                 const double *restrict s, double *restrict r, const ovk__hook *h)
 {
-    int step = ovk__chunk_rows(n, h);
-    for (int lo = 0; lo < n; lo += step) {
-        int hi = ovk__chunk_end(lo, step, n);
+    OVK__CHUNKS(n, h, lo, hi) {
 #pragma omp simd
         for (int i = lo; i < hi; i++) {
             x[i] += a * p[i];
             r[i] -= a * s[i];
         }
-        ovk__poke(h);
     }
 }
 
@@ -100,12 +88,9 @@ void ovk__axpy2(int n, double a, const double *restrict p, double *restrict x,
 void ovk__mul(int n, const double *restrict d, const double *restrict x, double *restrict y,
               const ovk__hook *h)
 {
-    int step = ovk__chunk_rows(n, h);
-    for (int lo = 0; lo < n; lo += step) {
-        int hi = ovk__chunk_end(lo, step, n);
+    OVK__CHUNKS(n, h, lo, hi) {
 #pragma omp simd
         for (int i = lo; i < hi; i++) y[i] = d[i] * x[i];
-        ovk__poke(h);
     }
 }
 
@@ -113,15 +98,12 @@ void ovk__mul(int n, const double *restrict d, const double *restrict x, double 
 void ovk__mul_dot(int n, const double *restrict d, const double *restrict x, double *restrict y,
                   double *yy, const ovk__hook *h)
 {
-    int step = ovk__chunk_rows(n, h);
     double s = 0.0;
-    for (int lo = 0; lo < n; lo += step) {
-        int hi = ovk__chunk_end(lo, step, n);
+    OVK__CHUNKS(n, h, lo, hi) {
         for (int i = lo; i < hi; i++) {
             y[i] = d[i] * x[i];
             s += y[i] * y[i];
         }
-        ovk__poke(h);
     }
     *yy = s;
 }
@@ -130,15 +112,12 @@ void ovk__mul_dot(int n, const double *restrict d, const double *restrict x, dou
 void ovk__axpy_dot(int n, double a, const double *restrict x, double *restrict y, double *yy,
                    const ovk__hook *h)
 {
-    int step = ovk__chunk_rows(n, h);
     double s = 0.0;
-    for (int lo = 0; lo < n; lo += step) {
-        int hi = ovk__chunk_end(lo, step, n);
+    OVK__CHUNKS(n, h, lo, hi) {
         for (int i = lo; i < hi; i++) {
             y[i] += a * x[i];
             s += y[i] * y[i];
         }
-        ovk__poke(h);
     }
     *yy = s;
 }

@@ -44,9 +44,10 @@
         OVK__AHEAD((idx) + (k), 1);                                                               \
     } while (0)
 
-/* y[lo:hi) = D x for rows [lo, hi): column = idx[k] (IDX col, int) or
- * i + idx[k] (IDX off16, 16-bit offsets; BASE i) */
-#define PLAIN_ROWS(NAME, VAL, IDX_T, IDX, BASE)                                                   \
+/* A row kernel over rows [lo, hi) of the diag block, its entries' columns
+ * in m->IDX (of type IDX_T): the row's body (the variadic arguments) sets
+ * s, then y_i = s and dot += x_i s. */
+#define ROWS_KERNEL(NAME, VAL, IDX_T, IDX, ...)                                                   \
     static double NAME(const ovk__csr *m, const double *restrict x, double *restrict y, int lo,   \
                        int hi, double dot)                                                        \
     {                                                                                             \
@@ -54,38 +55,28 @@
         const IDX_T *restrict idx = m->IDX;                                                       \
         for (int i = lo; i < hi; i++) {                                                           \
             ROW_AHEAD(VAL, ptr[i], idx);                                                          \
-            const double *restrict xb = x + (BASE);                                               \
             double s = 0.0;                                                                       \
-            for (int k = ptr[i]; k < ptr[i + 1]; k++) s += VAL(k) * xb[idx[k]];                   \
+            __VA_ARGS__                                                                           \
             y[i] = s;                                                                             \
             dot += x[i] * s;                                                                      \
         }                                                                                         \
         return dot;                                                                               \
     }
+
+/* y[lo:hi) = D x for rows [lo, hi): column = idx[k] (IDX col, int) or
+ * i + idx[k] (IDX off16, 16-bit offsets; BASE i) */
+#define PLAIN_ROWS(NAME, VAL, IDX_T, IDX, BASE)                                                   \
+    ROWS_KERNEL(NAME, VAL, IDX_T, IDX, const double *restrict xb = x + (BASE);                   \
+                for (int k = ptr[i]; k < ptr[i + 1]; k++) s += VAL(k) * xb[idx[k]];)
 /* the same with the columns of esc16/far: an offset from the row, or the
  * next far column */
 #define FAR_ROWS(NAME, VAL)                                                                       \
-    static double NAME(const ovk__csr *m, const double *restrict x, double *restrict y, int lo,   \
-                       int hi, double dot)                                                        \
-    {                                                                                             \
-        ROW_ARRAYS;                                                                               \
-        const int16_t *restrict off = m->esc16;                                                   \
-        const int *restrict far = m->far;                                                         \
-        const int *restrict fptr = m->far_ptr;                                                    \
-        for (int i = lo; i < hi; i++) {                                                           \
-            ROW_AHEAD(VAL, ptr[i], off);                                                          \
-            const double *restrict xb = x + i;                                                    \
-            double s = 0.0;                                                                       \
-            if (fptr[i] == fptr[i + 1]) /* no far column: as OFF_ROWS */                          \
-                for (int k = ptr[i]; k < ptr[i + 1]; k++) s += VAL(k) * xb[off[k]];               \
-            else                                                                                  \
-                for (int k = ptr[i], f = fptr[i]; k < ptr[i + 1]; k++)                            \
-                    s += VAL(k) * x[off[k] != OVK__FAR ? i + off[k] : far[f++]];                  \
-            y[i] = s;                                                                             \
-            dot += x[i] * s;                                                                      \
-        }                                                                                         \
-        return dot;                                                                               \
-    }
+    ROWS_KERNEL(NAME, VAL, int16_t, esc16, const double *restrict xb = x + i;                    \
+                const int *restrict far = m->far; const int *restrict fptr = m->far_ptr;          \
+                if (fptr[i] == fptr[i + 1]) /* no far column: as OFF_ROWS */                      \
+                    for (int k = ptr[i]; k < ptr[i + 1]; k++) s += VAL(k) * xb[idx[k]];           \
+                else for (int k = ptr[i], f = fptr[i]; k < ptr[i + 1]; k++)                       \
+                    s += VAL(k) * x[idx[k] != OVK__FAR ? i + idx[k] : far[f++]];)
 #define COL_ROWS(NAME, VAL) PLAIN_ROWS(NAME, VAL, int, col, 0)
 #define OFF_ROWS(NAME, VAL) PLAIN_ROWS(NAME, VAL, int16_t, off16, i)
 
@@ -95,28 +86,14 @@
  * the rows run in ascending order; x and y must not overlap.  y_i is final
  * (for the diag block) once row i is done.  Columns as in PLAIN_ROWS. */
 #define UPPER_ROWS(NAME, VAL, IDX_T, IDX, BASE)                                                   \
-    static double NAME(const ovk__csr *m, const double *restrict x, double *restrict y, int lo,   \
-                       int hi, double dot)                                                        \
-    {                                                                                             \
-        ROW_ARRAYS;                                                                               \
-        const IDX_T *restrict idx = m->IDX;                                                       \
-        for (int i = lo; i < hi; i++) {                                                           \
-            ROW_AHEAD(VAL, ptr[i], idx);                                                          \
-            const double *restrict xr = x + (BASE);                                               \
-            double *restrict yr = y + (BASE);                                                     \
-            double xi = x[i];                                                                     \
-            int k = ptr[i];                                                                       \
-            double s = y[i] + VAL(k) * xi; /* a_ii first */                                       \
-            for (k++; k < ptr[i + 1]; k++) {                                                      \
-                double a = VAL(k);                                                                \
-                s += a * xr[idx[k]];                                                              \
-                yr[idx[k]] += a * xi;                                                             \
-            }                                                                                     \
-            y[i] = s;                                                                             \
-            dot += xi * s;                                                                        \
-        }                                                                                         \
-        return dot;                                                                               \
-    }
+    ROWS_KERNEL(NAME, VAL, IDX_T, IDX, const double *restrict xr = x + (BASE);                   \
+                double *restrict yr = y + (BASE); double xi = x[i]; int k = ptr[i];               \
+                s = y[i] + VAL(k) * xi; /* a_ii first */                                          \
+                for (k++; k < ptr[i + 1]; k++) {                                                  \
+                    double a = VAL(k);                                                            \
+                    s += a * xr[idx[k]];                                                          \
+                    yr[idx[k]] += a * xi;                                                         \
+                })
 #define UPPER_OFF_ROWS(NAME, VAL) UPPER_ROWS(NAME, VAL, int16_t, off16, i)
 #define UPPER_COL_ROWS(NAME, VAL) UPPER_ROWS(NAME, VAL, int, col, 0)
 

@@ -1,4 +1,4 @@
-/* Unit test (one rank) of gmres.c's DCGS2 sums: every version of the
+/* Unit test (one rank) of gmres_kernels.c's DCGS2 sums: every version of the
  * two-vector dots this CPU runs (AVX-512, AVX2, the generic quads) gives
  * the same bits as the generic one, at every alignment of the rows, for
  * one to four basis vectors and row counts around the group of eight; and
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-/* gmres.c, for tests: -1 when this CPU does not run version isa */
+/* gmres_kernels.c, for tests: -1 when this CPU does not run version isa */
 int ovk__gmres_dots4x2_by(int isa, int nx, const double *const *X, const double *u, const double *w, int lo, int hi,
                           double *ou, double *ow);
 

@@ -279,12 +279,13 @@ static int batch_sum_wait(ovk__ctx *c, ovk_request *req, double *waited)
     return rc;
 }
 
-/* back to the scheduler until it has run what t asks for (state) */
-static int run_by_batch(ovk__task *t, task_state state, double *took)
+/* back to the scheduler until it has run what t asks for (state), its
+ * share of the batch's time added to the system's timer */
+static int run_by_batch(ovk__ctx *c, ovk__task *t, task_state state, int timer)
 {
     t->state = state;
     yield(t);
-    *took = t->took;
+    c->clock.t[timer] += t->took;
     return t->prc;
 }
 
@@ -295,13 +296,10 @@ static int batch_product(ovk__ctx *c, const double *p, double *s, double *ps)
 {
     if (!c->A) return ovk__direct_ops.product(c, p, s, ps);
     ovk__task *t = c->many.task;
-    double took = 0.0;
     t->p = p;
     t->s = s;
     t->ps = ps;
-    int rc = run_by_batch(t, TASK_PRODUCT, &took);
-    c->clock.t[OVK_TIMER_MATVEC] += took;
-    return rc;
+    return run_by_batch(c, t, TASK_PRODUCT, OVK_TIMER_MATVEC);
 }
 
 /* z = C r (and rz, rr not NULL: the local <r,z>, <r,r>) with the other
@@ -313,14 +311,11 @@ static int batch_pc(ovk__ctx *c, const double *r, double *z, double *rz, double 
     const ovk__pc_type *type = c->pc->type;
     if (!type->apply_many || c->scale.kc || (rz && !type->apply_dots)) return ovk__direct_ops.pc(c, r, z, rz, rr);
     ovk__task *t = c->many.task;
-    double took = 0.0;
     t->r = r;
     t->z = z;
     t->rz = rz;
     t->rr = rr;
-    int rc = run_by_batch(t, TASK_PC, &took);
-    c->clock.t[OVK_TIMER_PRECOND] += took;
-    return rc;
+    return run_by_batch(c, t, TASK_PC, OVK_TIMER_PRECOND);
 }
 
 static const ovk__loop_ops batch_ops = {

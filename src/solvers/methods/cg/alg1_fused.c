@@ -7,10 +7,8 @@
 void ovk__alg1_update(int n, double a, const double *restrict p, double *restrict x, double *restrict s,
                       double *restrict r, const double *restrict diag, double *rs, double *rr, const ovk__hook *h)
 {
-    int step = ovk__chunk_rows(n, h);
     double sum_rs = 0.0, sum_rr = 0.0;
-    for (int lo = 0; lo < n; lo += step) {
-        int hi = ovk__chunk_end(lo, step, n);
+    OVK__CHUNKS(n, h, lo, hi) {
         for (int i = lo; i < hi; i++) {
             x[i] += a * p[i];
             double ri = r[i] - a * s[i], si = ri / diag[i]; /* r -= a s; s = r ./ diag */
@@ -19,7 +17,6 @@ void ovk__alg1_update(int n, double a, const double *restrict p, double *restric
             sum_rs += ri * si;
             sum_rr += ri * ri;
         }
-        ovk__poke(h);
     }
     *rs = sum_rs;
     *rr = sum_rr;

@@ -9,10 +9,8 @@ void ovk__cg1_update(int n, double a, double b, const double *restrict d, const 
                      double *restrict u, double *restrict p, double *restrict s, double *restrict x,
                      double *restrict r, double *v, const ovk__hook *h)
 {
-    int step = ovk__chunk_rows(n, h);
     double ru = 0.0, rr = 0.0, us = 0.0, ps = 0.0, xx = 0.0, pp = 0.0, ss = 0.0, uu = 0.0, ww = 0.0;
-    for (int lo = 0; lo < n; lo += step) {
-        int hi = ovk__chunk_end(lo, step, n);
+    OVK__CHUNKS(n, h, lo, hi) {
 #pragma omp simd reduction(+ : ru, rr, us, ps, xx, pp, ss, uu, ww)
         for (int i = lo; i < hi; i++) {
             double pi = u[i] + b * p[i], si = w[i] + b * s[i];
@@ -32,7 +30,6 @@ void ovk__cg1_update(int n, double a, double b, const double *restrict d, const 
             pp += pi * pi;
             ss += si * si;
         }
-        ovk__poke(h);
     }
     v[OVK__V_GAMMA] = ru;
     v[OVK__V_RR] = rr;

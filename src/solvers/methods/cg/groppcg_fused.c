@@ -7,10 +7,8 @@ void ovk__gropp_update(int n, double a, const double *restrict p, const double *
                    const double *restrict S, double *restrict x, double *restrict r, double *restrict z,
                    double v[2], const ovk__hook *h)
 {
-    int step = ovk__chunk_rows(n, h);
     double rz = 0.0, rr = 0.0;
-    for (int lo = 0; lo < n; lo += step) {
-        int hi = ovk__chunk_end(lo, step, n);
+    OVK__CHUNKS(n, h, lo, hi) {
 #pragma omp simd reduction(+ : rz, rr)
         for (int i = lo; i < hi; i++) {
             x[i] += a * p[i];
@@ -19,7 +17,6 @@ void ovk__gropp_update(int n, double a, const double *restrict p, const double *
             rz += r[i] * z[i];
             rr += r[i] * r[i];
         }
-        ovk__poke(h);
     }
     v[0] = rz;
     v[1] = rr;

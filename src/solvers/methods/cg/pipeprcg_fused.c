@@ -8,10 +8,8 @@ void ovk__prcg_update(int n, double a, double b, const ovk__prcg_vecs *vv, doubl
     double *restrict x = vv->x, *restrict r = vv->r, *restrict rt = vv->rt, *restrict ww = vv->w;
     double *restrict wt = vv->wt, *restrict p = vv->p, *restrict s = vv->s, *restrict st = vv->st;
     const double *restrict u = vv->u, *restrict ut = vv->ut;
-    int step = ovk__chunk_rows(n, h);
     double nu = 0.0, mu = 0.0, de = 0.0, ga = 0.0, rr = 0.0;
-    for (int lo = 0; lo < n; lo += step) {
-        int hi = ovk__chunk_end(lo, step, n);
+    OVK__CHUNKS(n, h, lo, hi) {
 #pragma omp simd reduction(+ : nu, mu, de, ga, rr)
         for (int i = lo; i < hi; i++) {
             x[i] += a * p[i];
@@ -31,7 +29,6 @@ void ovk__prcg_update(int n, double a, double b, const ovk__prcg_vecs *vv, doubl
             ga += sti * si;
             rr += ri * ri;
         }
-        ovk__poke(h);
     }
     v[OVK__PR_NU] = nu;
     v[OVK__PR_MU] = mu;

@@ -147,7 +147,7 @@ OVK__CLONES static void dots2_rows(int k, const double *const *X, const double *
 }
 
 /* oz[i] = <X_i, z>, ov[i] = <X_i, v>, i < k, in one read of the X
- * (local, timed as axpy, the progress hook poked as gmres.c's kernels) */
+ * (local, timed as axpy, the progress hook poked as gmres_kernels.c's) */
 static void dots2(ovk__ctx *c, int k, const double *const *X, const double *z, const double *v, double *oz,
                   double *ov)
 {

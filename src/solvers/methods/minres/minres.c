@@ -31,14 +31,12 @@ typedef struct minres_work {
 
 /* a (re)start from r = b - A x: u^_1 = r, v^_1 = C u^_1, w^_1 = A v^_1 and
  * one reduction of <u^,v^>, <v^,w^>, <r,r> (and Z^T v^: v^ projected) */
-static int start(ovk__ctx *c, minres_work *w, int iter, ovk__minres_action *act)
+static int start(ovk__ctx *c, void *work, int iter, ovk__minres_action *act)
 {
+    minres_work *w = work;
     ovk__minres_vecs *mv = &w->mv;
     double *s = w->sums;
-    memset(s, 0, sizeof w->sums);
-    if (c->n > 0) memcpy(mv->u, mv->r, sizeof(double) * (size_t)c->n);
-    ovk__minres_clear(c, mv);
-    int rc = ovk__ctx_pc_dots(c, mv->u, mv->v, &s[OVK__MR_BB], &s[OVK__MR_RR]); /* v^ = C u^ */
+    int rc = ovk__minres_restart_head(c, mv, s, OVK__MR_ROOM); /* u^ = r, v^ = C u^ */
     if (rc) return rc;
     rc = ovk__ctx_matvec_dot(c, mv->v, mv->w, &s[OVK__MR_AB]); /* w^ = A v^ */
     if (rc) return rc;
@@ -50,8 +48,9 @@ static int start(ovk__ctx *c, minres_work *w, int iter, ovk__minres_action *act)
 }
 
 /* step j: the pass, v^ = C u^, w^ = A v^, the one reduction, the decision */
-static int step(ovk__ctx *c, minres_work *w, int iter, double bb, ovk__minres_action *act)
+static int step(ovk__ctx *c, void *work, int iter, double bb, ovk__minres_action *act)
 {
+    minres_work *w = work;
     ovk__minres_vecs *mv = &w->mv;
     double *s = w->sums, uu = 0.0;
     ovk__minres_pass(c, mv, &w->qr, s); /* u = u^_{j+1}; v_old = v_j */
@@ -70,19 +69,7 @@ static int step(ovk__ctx *c, minres_work *w, int iter, double bb, ovk__minres_ac
 static int iterate(ovk__ctx *c, void *work, double bb)
 {
     minres_work *w = work;
-    ovk__minres_action act = OVK__MR_RESTART;
-    int iter = 0, rc = OVK_OK;
-    w->mv.x = c->x;
-    w->growth = (ovk__minres_growth){.kept_tt = INFINITY};
-    if (c->opts->max_iter <= 0) {
-        c->res->reason = OVK_REASON_MAXIT;
-        return OVK_OK;
-    }
-    while (!rc && act != OVK__MR_STOP) {
-        if (act == OVK__MR_RESTART) rc = start(c, w, iter, &act);
-        else rc = step(c, w, ++iter, bb, &act);
-    }
-    return rc;
+    return ovk__minres_iterate(c, w, &w->mv, &w->growth, bb, start, step);
 }
 
 #define V(f) offsetof(minres_work, mv.f)

@@ -106,5 +106,17 @@ int ovk__minres_checkpoint(ovk__ctx *c, ovk__minres_vecs *mv, ovk__minres_growth
 void ovk__minres_project(ovk__ctx *c, const double *vals, double *v);
 /* Local: v_j = 0 for the first step, and d = 0 (a fresh start). */
 void ovk__minres_clear(ovk__ctx *c, ovk__minres_vecs *mv);
+/* Collective only through C (a user preconditioner's): the head of a
+ * (re)start from r, both variants' own: sums (room slots) cleared,
+ * u^_1 = r, the other vectors cleared, v^_1 = C u^_1 with the local
+ * <u^,v^> and <r,r> in sums[BB], sums[RR]. */
+int ovk__minres_restart_head(ovk__ctx *c, ovk__minres_vecs *mv, double *sums, int room);
+/* A variant's (re)start and step, on its work (whose vectors are mv). */
+typedef int (*ovk__minres_start_fn)(ovk__ctx *c, void *work, int iter, ovk__minres_action *act);
+typedef int (*ovk__minres_step_fn)(ovk__ctx *c, void *work, int iter, double bb, ovk__minres_action *act);
+/* Collective: the iterations both variants run, (re)starts and steps until
+ * a decision stops them (reason set); x is c->x. */
+int ovk__minres_iterate(ovk__ctx *c, void *work, ovk__minres_vecs *mv, ovk__minres_growth *g, double bb,
+                        ovk__minres_start_fn start, ovk__minres_step_fn step);
 
 #endif

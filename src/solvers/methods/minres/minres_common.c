@@ -23,6 +23,32 @@ void ovk__minres_clear(ovk__ctx *c, ovk__minres_vecs *mv)
         if (zero[k]) memset(zero[k], 0, sizeof(double) * (size_t)c->n);
 }
 
+int ovk__minres_restart_head(ovk__ctx *c, ovk__minres_vecs *mv, double *sums, int room)
+{
+    memset(sums, 0, sizeof(double) * (size_t)room);
+    if (c->n > 0) memcpy(mv->u, mv->r, sizeof(double) * (size_t)c->n);
+    ovk__minres_clear(c, mv);
+    return ovk__ctx_pc_dots(c, mv->u, mv->v, &sums[OVK__MR_BB], &sums[OVK__MR_RR]); /* v^ = C u^ */
+}
+
+int ovk__minres_iterate(ovk__ctx *c, void *work, ovk__minres_vecs *mv, ovk__minres_growth *g, double bb,
+                        ovk__minres_start_fn start, ovk__minres_step_fn step)
+{
+    ovk__minres_action act = OVK__MR_RESTART;
+    int iter = 0, rc = OVK_OK;
+    mv->x = c->x;
+    *g = (ovk__minres_growth){.kept_tt = INFINITY};
+    if (c->opts->max_iter <= 0) {
+        c->res->reason = OVK_REASON_MAXIT;
+        return OVK_OK;
+    }
+    while (!rc && act != OVK__MR_STOP) {
+        if (act == OVK__MR_RESTART) rc = start(c, work, iter, &act);
+        else rc = step(c, work, ++iter, bb, &act);
+    }
+    return rc;
+}
+
 /* minres's pass over rows [lo, hi) (see ovk__minres_pass) */
 static void pass_rows(int lo, int hi, const ovk__minres_vecs *mv, const ovk__minres_qr *qr, double *s)
 {

@@ -109,15 +109,13 @@ static int precond_matvec(ovk__ctx *c, ovk__minres_vecs *mv)
 
 /* a (re)start from r = b - A x: u^_1 = r, v^_1 = C u^_1; <u^,v^>, <r,r>
  * summed behind w^_1 = A v^_1, then <v^,w^> behind m^_1, n^_1 */
-static int start(ovk__ctx *c, pminres_work *w, int iter, ovk__minres_action *act)
+static int start(ovk__ctx *c, void *work, int iter, ovk__minres_action *act)
 {
+    pminres_work *w = work;
     ovk__minres_vecs *mv = &w->mv;
     double *s = w->sums, ab[1] = {0.0};
     ovk_request *req = NULL;
-    memset(s, 0, sizeof w->sums);
-    if (c->n > 0) memcpy(mv->u, mv->r, sizeof(double) * (size_t)c->n);
-    ovk__minres_clear(c, mv);
-    int rc = ovk__ctx_pc_dots(c, mv->u, mv->v, &s[OVK__MR_BB], &s[OVK__MR_RR]); /* v^ = C u^ */
+    int rc = ovk__minres_restart_head(c, mv, s, OVK__MR_ROOM); /* u^ = r, v^ = C u^ */
     if (rc) return rc;
     rc = ovk__sum_begin(c, OVK__IPROD, s, ovk__nullspace_append(c, s, OVK__MR_RR + 1, OVK__MR_COUNT, mv->v), &req);
     if (rc) return rc;
@@ -139,8 +137,9 @@ static int start(ovk__ctx *c, pminres_work *w, int iter, ovk__minres_action *act
 
 /* step j: the pass, the reduction started, m^ = C w^ and n^ = A m^ (after a
  * refresh when due) while it runs (not after the last step), the decision */
-static int step(ovk__ctx *c, pminres_work *w, int iter, double bb, ovk__minres_action *act)
+static int step(ovk__ctx *c, void *work, int iter, double bb, ovk__minres_action *act)
 {
+    pminres_work *w = work;
     ovk__minres_vecs *mv = &w->mv;
     ovk_request *req = NULL;
     int more = iter < c->opts->max_iter;
@@ -162,19 +161,7 @@ static int step(ovk__ctx *c, pminres_work *w, int iter, double bb, ovk__minres_a
 static int iterate(ovk__ctx *c, void *work, double bb)
 {
     pminres_work *w = work;
-    ovk__minres_action act = OVK__MR_RESTART;
-    int iter = 0, rc = OVK_OK;
-    w->mv.x = c->x;
-    w->growth = (ovk__minres_growth){.kept_tt = INFINITY};
-    if (c->opts->max_iter <= 0) {
-        c->res->reason = OVK_REASON_MAXIT;
-        return OVK_OK;
-    }
-    while (!rc && act != OVK__MR_STOP) {
-        if (act == OVK__MR_RESTART) rc = start(c, w, iter, &act);
-        else rc = step(c, w, ++iter, bb, &act);
-    }
-    return rc;
+    return ovk__minres_iterate(c, w, &w->mv, &w->growth, bb, start, step);
 }
 
 #define V(f) offsetof(pminres_work, mv.f)
