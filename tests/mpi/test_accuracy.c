@@ -21,7 +21,7 @@
  *     orders on the checked ones; bcsstk13, not checked, 1.1 short);
  *     without a preconditioner it is up to 9 orders short (LFAT5), which is
  *     why pipeprcg is preferred to pipecg without a preconditioner
- *     (docs/solvers.md): printed, and err_pipeprcg <= 10 err_pipecg checked;
+ *     (docs/solvers-notes.md): printed, and err_pipeprcg <= 10 err_pipecg checked;
  *   - plcg, l = 1..3: err <= 10 err_alg1 with Jacobi on every matrix but
  *     those of plcg_short, and without a preconditioner on the matrices
  *     with cond2 < PRCG_NONE_COND; without one on the others, where
@@ -40,7 +40,7 @@
  * rounding noise that changes order with the rank count (the table prints
  * them as they are).
  *
- * `mpi_test_accuracy --table` prints instead the table of docs/solvers.md:
+ * `mpi_test_accuracy --table` prints instead the table of docs/solvers-notes.md:
  * log10 of the error of every registered solver and plcg:l=2, l=3, on every
  * shared matrix, Jacobi and none (N capped at 20000 where alg1 does not
  * reach 1e-8), and asserts nothing. */

@@ -57,7 +57,7 @@ enum { SMALL = 8000, MEDIUM = 27000, LARGE = 64000 }; /* rows per rank: -n 20, 3
 enum { STARTUP_EDGE = 20 };
 /* with the estimate's [0, lmax], l = 4 sits at its attainable accuracy near
  * 1e-8 on 20^3 and may restart once near convergence, by the last bits of
- * the estimate (docs/solvers.md, plcg), depending on the host's vector
+ * the estimate (docs/solvers-notes.md, plcg), depending on the host's vector
  * width and the rank count; l = 1..3 must not */
 enum { EST_LAST_DEPTH = 4 };
 
@@ -175,7 +175,7 @@ static int latency_dominates(const ovk_pcg_result *res) { return res->auto_laten
 static int within_band(int it, int ref) { return fabs((double)it - ref) <= ITER_BAND * ref + 1.0; }
 
 /* the same for choice's iterations: an s-step choice checks its residual
- * a block late, s iterations more (docs/solvers.md, auto) */
+ * a block late, s iterations more (docs/solvers-notes.md, auto) */
 static int choice_within_band(const char *choice, int it, int ref)
 {
     const char *s = strstr(choice, ":s=");

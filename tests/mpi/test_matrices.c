@@ -36,7 +36,7 @@
  * when cond2 < 1e5; above, it must converge (same residual checks) but its
  * count is not compared: its D-Lanczos recurrences and square-root
  * breakdown restarts cost it 1.6x on bcsstk03 (203 against 129) and 3.1x on
- * bcsstk25 (9810 against 3164) at 2 ranks (docs/solvers.md, "groppcg,
+ * bcsstk25 (9810 against 3164) at 2 ranks (docs/solvers-notes.md, "groppcg,
  * pipeprcg, plcg"; test_pipelines).  The solvers after pipecg in the
  * registry skip the solves where alg1 needs more than LONG_SOLVE iterations
  * (plat362, bcsstk25): test_pipelines covers them, and with plcg's 9810

@@ -34,7 +34,7 @@
  *     LFAT5 without a preconditioner, whose plcg count moves with the last
  *     bits of the estimated spectrum bound).  There the deep pipelines break down (the
  *     square-root breakdown) or lose the true residual, and plcg goes on
- *     with pipeprcg's recurrences from x (docs/solvers.md, plcg; the
+ *     with pipeprcg's recurrences from x (docs/solvers-notes.md, plcg; the
  *     worst are LFAT5 and nos3 with Jacobi at l = 3, under 1.9x alg1's
  *     count);
  *   - plcg:l=3 with several reductions in flight (native, nbc, offload):

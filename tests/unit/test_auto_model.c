@@ -233,7 +233,7 @@ static int is_sstep(const char *spec) { return !strncmp(spec, "scg:s=", 6) || !s
 static void test_sstep(void **state)
 {
     (void)state;
-    /* -n 20, 2 ranks: W = 54, V = 14 us (docs/solvers.md, auto) */
+    /* -n 20, 2 ranks: W = 54, V = 14 us (docs/solvers-notes.md, auto) */
     for (int nonsym = 0; nonsym <= 1; nonsym++)
         for (int first = 0; first <= 1; first++) {
             assert_false(is_sstep(sstep_choice(0.0, 54.0, 14.0, 4, first, nonsym)));

@@ -206,8 +206,9 @@ static int check_entry(const ovk__solver *sv)
                         "(options: %s)\n", sv->name, doc_k.key[i], sv->options[0] ? sv->options : "(none)");
             bad++;
         }
-    if (!strstr(entry, "**Cost.**") || !strstr(entry, "**When.**")) {
-        print_error("docs/solvers.md, `%s`: the entry lacks a \"**Cost.**\" or \"**When.**\" paragraph\n",
+    if (!strstr(entry, "**Cost.**") || !strstr(entry, "**When.**") || !strstr(entry, "**Refuses.**")) {
+        print_error("docs/solvers.md, `%s`: the entry lacks a \"**Cost.**\", \"**When.**\" or "
+                    "\"**Refuses.**\" paragraph\n",
                     sv->name);
         bad++;
     }
