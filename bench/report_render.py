@@ -14,7 +14,8 @@ lines inside amg.csv and amg_loop.csv start the rows of one problem.
 Without -check the doc is rewritten in place (or written to -o FILE);
 with -check nothing is written and the exit status is 1 when any block
 differs from what its data render (the differing blocks are named), 2 when a
-data file or block is missing.  Python 3 standard library only.
+data file or an end marker is missing.  A renderer whose block the doc does
+not hold is not run.  Python 3 standard library only.
 """
 import argparse
 import csv
@@ -412,17 +413,78 @@ def table(path):
     return out
 
 
-NAMES = {  # block -> (data file, renderer)
+
+# ---------------------------------------------------------------- summary
+def summary(results):
+    """ours over hypre and PETSc, one row a comparison, from the data files of
+    other blocks (a row whose data file or rows are missing is left out)"""
+    rows = []
+
+    def add(what, hypre, petsc, src):
+        cell = lambda r: "-" if r is None else f"{r:.2f}"
+        rows.append(f"| {what} | {cell(hypre)} | {cell(petsc)} | {src} |")
+
+    def label(problem):  # the problem's name and size: "FE Poisson, 838,212 unknowns"
+        return ", ".join(problem.split(", ")[:2])
+
+    def amg_rows(fn, what, src):
+        _, groups = read_data(os.path.join(results, fn))
+        for problem, rs in groups:
+            cases = list(dict.fromkeys(r["case"] for r in rs))
+            tot = {c: med([float(r["setup_s"]) + float(r["solve_s"]) for r in rs if r["case"] == c]) for c in cases}
+            peer = {p: next((tot[cases[0]] / tot[c] for c in cases[1:] if c.startswith(p)), None)
+                    for p in ("hypre", "PETSc")}
+            add(what.format(label(problem)), peer["hypre"], peer["PETSc"], src)
+
+    def nonsym_rows():
+        _, rs = rows_of(os.path.join(results, "nonsym.csv"))
+        by = {r["id"]: float(r["s_per_iter"]) for r in rs}
+        for ours, peer, what in (("fe_ours_gmres_ilu0", "fe_petsc_gmres_ilu0", "GMRES(30) + ILU(0)"),
+                                 ("fe_ours_bicgstab_ilu0", "fe_petsc_bcgs_ilu0", "BiCGStab + ILU(0)")):
+            if ours in by and peer in by:
+                add(f"{what}, unstructured advection–diffusion, per iteration", None, by[ours] / by[peer], "§7")
+
+    def many_rows():
+        _, rs = rows_of(os.path.join(results, "many.csv"))
+        for c in dict.fromkeys(r["case"] for r in rs):
+            b = [float(r["time_s"]) for r in rs if r["case"] == c and r["who"] == "batch"]
+            p = [float(r["time_s"]) for r in rs if r["case"] == c and r["who"] == "petsc"]
+            if b and p:
+                what = next(r["label"] for r in rs if r["case"] == c).split(", ")[0]
+                add(f"8 right-hand sides in one call against KSPMatSolve, {what}", None, med(b) / med(p), "§9")
+                return
+
+    def stokes_rows():
+        _, rs = rows_of(os.path.join(results, "stokes.csv"))
+        big = max(int(r["rows"]) for r in rs)
+        for r in rs:
+            if int(r["rows"]) == big and r["case"] == "ovk-selfp":
+                add(f"Stokes, {big:,} rows, minres + fieldsplit, setup + solve", None,
+                    float(r["total / petsc-selfp"]), "§15")
+
+    for f in (lambda: amg_rows("amg.csv", "CG + AMG, {}, setup + solve", "§5"),
+              lambda: amg_rows("amg_loop.csv", "CG + AMG in a time loop, {}", "§11"),
+              nonsym_rows, many_rows, stokes_rows):
+        try:
+            f()
+        except (OSError, KeyError, ValueError, StopIteration, statistics.StatisticsError):
+            pass
+    out = ["Run: `bench/report.sh -render` (this table from the data files of the sections named, where their "
+           "runs and machines are). Ratios of medians, ours / peer's default solver (below 1: ours faster):", "",
+           "| comparison | ours / hypre | ours / PETSc | section |", "|---|---:|---:|---|"]
+    return out + rows
+
+
+NAMES = {  # block -> (data file, renderer); None: the renderer reads the results folder
     "latency": ("latency.csv", latency),
     "precond": ("precond.csv", precond),
-    "oneshot": ("oneshot.csv", oneshot),
-    "peers": ("peers.csv", peers),
     "amg": ("amg.csv", amg),
     "amg-loop": ("amg_loop.csv", amg),
     "nonsym": ("nonsym.csv", nonsym),
     "python": ("python.csv", python),
     "many": ("many.csv", many),
     "neumann": ("neumann.csv", neumann),
+    "summary": (None, summary),
     "idrs": ("idrs.csv", table),
     "idrs-latency": ("idrs_latency.csv", table),
     "minres-latency": ("minres_latency.csv", table),
@@ -457,14 +519,16 @@ def main():
             name = line[len("<!-- report:"):-len(" -->")]
             names.setdefault(name, (name.replace("-", "_") + ".csv", table))
     for name, (fn, render) in names.items():
-        path = os.path.join(a.results, fn)
+        if f"<!-- report:{name} -->" not in doc.split("\n"):
+            continue  # a renderer the doc does not use (its table was removed)
+        path = os.path.join(a.results, fn) if fn else a.results
         if not os.path.exists(path):
             missing.append(f"{name}: no data file {path}")
             continue
         body = render(path)
         new, old = splice(doc, name, body)
         if new is None:
-            missing.append(f"{name}: no <!-- report:{name} --> block in {a.doc}")
+            missing.append(f"{name}: no <!-- /report:{name} --> end marker in {a.doc}")
             continue
         if old != "\n".join(body):
             bad.append(name)
