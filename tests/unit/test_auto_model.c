@@ -1,7 +1,7 @@
 /* Unit tests of the solver auto's model (auto.h, auto_model.c; the
  * measurement itself is timing and is exercised in tests/mpi/test_auto.c):
  *   - no latency: alg1; a latency far below one vector pass: alg1;
- *   - figures of the 27-point Laplacian on 2 ranks (docs/performance.md, section 3
+ *   - figures of the 27-point Laplacian on 2 ranks (docs/performance.md, section 1
  *     (auto)): -n 20 at 1000 us a deep plcg, bounded by maxl; -n 60 at
  *     1000 us, where one reduction costs less than the local work: pipecg;
  *   - maxl = 1: alg1 or pipecg only;

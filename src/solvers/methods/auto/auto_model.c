@@ -47,7 +47,7 @@
  * with blocking blocks, its first columns in short monomial ones (theirs).  BiCGStab is not a candidate: whether it or restarted GMRES
  * takes fewer iterations depends on the spectrum, which auto does not
  * measure.  The constants and how well the model predicts are in
- * docs/performance.md, section 3 (one solve and auto). */
+ * docs/solvers-notes.md, "auto", and docs/performance.md, section 1. */
 #include <math.h>
 #include <stdio.h>
 
