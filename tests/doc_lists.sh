@@ -6,9 +6,10 @@
 #   4. README.md's and docs/guide.md's rows for `auto` name every solver that auto's
 #      own description (the registry's) says it chooses from;
 #   5. README.md's replace_every row names the solvers the option's help names;
-#   6. README.md's solver table with its paragraphs, its preconditioner paragraph and
-#      its options rows `solver` and `precond`, and docs/solvers.md's summary table
-#      name every registered solver (preconditioner of the build).
+#   6. README.md's solver table with its paragraphs and its preconditioner paragraph,
+#      docs/solvers.md's and docs/preconditioners.md's summary tables name every
+#      registered solver (preconditioner of the build); README.md's options rows are
+#      tests/options_keys.sh's.
 # The registries speak through -ovk_help (solvers, auto's description, the keys' help)
 # and -precond list.
 # usage: doc_lists.sh SOURCE_DIR BIN_DIR MPIEXEC [MPIEXEC_PREFLAGS]
@@ -72,15 +73,13 @@ sed -n 's/^  -ovk_replace_every <[^>]*>: \(.*\)/\1/p' "$tmp/help" | sed 's/resid
 grep -E '^\| .*`replace_every`' "$src/README.md" > "$tmp/readme_replace"
 names_in "$tmp/readme_replace" "$tmp/replace" "README.md's replace_every row"
 
-# 6. README.md's solvers and preconditioners, its options rows; docs/solvers.md's table
+# 6. README.md's solvers and preconditioners; docs/solvers.md's and preconditioners.md's tables
 sed -n '/^\*\*Solvers\*\*/,/^\*\*Preconditioners\*\*/p' "$src/README.md" > "$tmp/readme_solvers"
 names_in "$tmp/readme_solvers" "$tmp/solvers" "README.md's solvers (table and paragraphs)"
 sed -n '/^\*\*Preconditioners\*\*/,/^$/p' "$src/README.md" > "$tmp/readme_preconds"
 names_in "$tmp/readme_preconds" "$tmp/preconds" "README.md's preconditioner paragraph"
-grep -E '^\| `solver` \|' "$src/README.md" > "$tmp/readme_opt_solver"
-names_in "$tmp/readme_opt_solver" "$tmp/solvers" "README.md's options row solver"
-grep -E '^\| `precond` \|' "$src/README.md" > "$tmp/readme_opt_precond"
-names_in "$tmp/readme_opt_precond" "$tmp/preconds" "README.md's options row precond"
+sed -n '/^| spec | C | setup |/,/^$/p' "$src/docs/preconditioners.md" > "$tmp/precond_table"
+names_in "$tmp/precond_table" "$tmp/preconds" "docs/preconditioners.md's table of preconditioners"
 sed -n '/^| solver | matrix |/,/^$/p' "$src/docs/solvers.md" > "$tmp/solvers_table"
 names_in "$tmp/solvers_table" "$tmp/solvers" "docs/solvers.md's summary table"
 
