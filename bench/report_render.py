@@ -14,8 +14,9 @@ lines inside amg.csv and amg_loop.csv start the rows of one problem.
 Without -check the doc is rewritten in place (or written to -o FILE);
 with -check nothing is written and the exit status is 1 when any block
 differs from what its data render (the differing blocks are named), 2 when a
-data file or an end marker is missing.  A renderer whose block the doc does
-not hold is not run.  Python 3 standard library only.
+data file or an end marker is missing or a markdown table stands outside the
+blocks (every table of the doc is generated).  A renderer whose block the doc
+does not hold is not run.  Python 3 standard library only.
 """
 import argparse
 import csv
@@ -503,6 +504,24 @@ def splice(doc, name, body):
     return "\n".join(lines[:i + 1] + body + lines[j:]), "\n".join(lines[i + 1:j])
 
 
+def tables_outside(doc):
+    """(line number, section) of each markdown table (a row followed by a
+    |---| row) outside the generated blocks"""
+    out, inside, section = [], None, "preamble"
+    lines = doc.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("## "):
+            section = line[3:]
+        if line.startswith("<!-- report:") and line.endswith(" -->"):
+            inside = line
+        elif line.startswith("<!-- /report:"):
+            inside = None
+        elif (not inside and line.startswith("|") and i + 1 < len(lines)
+              and set(lines[i + 1].replace(" ", "")) <= set("|-:") and lines[i + 1].startswith("|")):
+            out.append((i + 1, section))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-results", default=os.path.join(HERE, "results"))
@@ -533,6 +552,9 @@ def main():
         if old != "\n".join(body):
             bad.append(name)
         doc = new
+    for line_no, sec in tables_outside(doc):
+        missing.append(f"a table outside a generated block at line {line_no} ({sec}): make it a data file "
+                       "bench/results/NAME.csv and a block <!-- report:NAME -->")
     for m in missing:
         print("report_render: " + m, file=sys.stderr)
     if a.check:
