@@ -5,7 +5,7 @@
  * full setup, or with reuse=K the Galerkin products on the kept
  * interpolation): its time is the solve call's wall time less the solve's
  * own timer, as examples/ovk_heat.c counts it.  The peer is bench/peers/petsc_loop.c
- * (the same matrices, b and stopping test); bench/amg_loop.sh runs both.
+ * (the same matrices, b and stopping test); bench/amg/amg_loop.sh runs both.
  *
  *   mpiexec -n 2 ovk_loop_bench -f FILE.mtx [-steps S] [-eps E] [-tol T]
  *                               [-maxit N] [-solver NAME] [-precond SPEC] [-rhs random] [-view]

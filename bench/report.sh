@@ -22,24 +22,24 @@
 #   -parts "" -o OUT   measure nothing: the data files, the doc and the plots
 #              from the output an earlier run left in OUT
 #   -render    rewrite every generated block of docs/performance.md from
-#              bench/results/*.csv (bench/report_render.py; python3)
+#              bench/results/*.csv (bench/report/report_render.py; python3)
 #   -check     the same, writing nothing: exit 1 when a block differs from
 #              its data, 2 when a data file or block is missing
 #
 # Parts (each one existing benchmark; 43 min at a load of 17 on 2 cores; less when quiet).  On a
 # machine shared with other jobs run it at a higher priority (as root:
 # nice -n -15 bench/report.sh); each data file's machine line records niceness and load.
-#   latency  bench/pipeline_bench.sh: time per iteration of every solver
+#   latency  bench/latency/pipeline_bench.sh: time per iteration of every solver
 #            against the modelled reduction latency, -n 20 and -n 40
 #   precond  ovk_pcg_bench per preconditioner (jacobi ic0 amg): which solver
 #            is fastest with which preconditioner, 0 and 250 us, -n 40
-#   oneshot  bench/oneshot_bench.sh -n 20: one mpiexec per solve (setup
+#   oneshot  bench/latency/oneshot_bench.sh -n 20: one mpiexec per solve (setup
 #            included), auto against the best fixed solver
-#   peers    bench/compare_peers.sh: ours against hypre DS-PCG and PETSc CG
+#   peers    bench/peers/compare_peers.sh: ours against hypre DS-PCG and PETSc CG
 #
 # docs/performance.md holds the generated text between marker lines
 #   <!-- report:NAME -->  ...  <!-- /report:NAME -->
-# made from one data file each (bench/report_render.py lists them: the four
+# made from one data file each (bench/report/report_render.py lists them: the four
 # parts above and the data files of the benchmarks this script does not run);
 # everything outside the markers is written by hand.  A part that was not
 # run, or was skipped, keeps its data file.  Each data file starts with
@@ -67,8 +67,8 @@ while [ $# -gt 0 ]; do
         -parts) PARTS="$2"; shift 2 ;;
         -no-doc) DOC=0; shift ;;
         -quick) QUICK=1; DOC=0; shift ;;
-        -render) exec python3 "$(dirname "${BASH_SOURCE[0]}")/report_render.py" ;;
-        -check) exec python3 "$(dirname "${BASH_SOURCE[0]}")/report_render.py" -check ;;
+        -render) exec python3 "$(dirname "${BASH_SOURCE[0]}")/report/report_render.py" ;;
+        -check) exec python3 "$(dirname "${BASH_SOURCE[0]}")/report/report_render.py" -check ;;
         *) echo "report.sh: unknown argument $1 (see the head of the script)" >&2; exit 2 ;;
     esac
 done
@@ -117,10 +117,10 @@ collect() { part_on "$1" || [ -z "$PARTS" ]; }
 
 # ------------------------------------------------------------------ latency
 solvers="alg1 cg1 pipecg groppcg pipeprcg plcg:l=2 plcg:l=3 plcg:l=4 auto"
-cmds_latency=("bench/report.sh -parts latency" "bench/pipeline_bench.sh -np $NP -r $R -s \"$solvers\" $SIZES_LAT")
+cmds_latency=("bench/report.sh -parts latency" "bench/latency/pipeline_bench.sh -np $NP -r $R -s \"$solvers\" $SIZES_LAT")
 if part_on latency; then
-    log "latency: bench/pipeline_bench.sh -r $R -s \"$solvers\" $SIZES_LAT"
-    bench/pipeline_bench.sh -b "$BUILD" -np "$NP" -r "$R" -o "$OUT/latency" -s "$solvers" $SIZES_LAT \
+    log "latency: bench/latency/pipeline_bench.sh -r $R -s \"$solvers\" $SIZES_LAT"
+    bench/latency/pipeline_bench.sh -b "$BUILD" -np "$NP" -r "$R" -o "$OUT/latency" -s "$solvers" $SIZES_LAT \
         > "$OUT/latency.log" 2>&1 || log "latency: pipeline_bench.sh failed (see $OUT/latency.log)"
 fi
 if collect latency && [ -d "$OUT/latency" ]; then
@@ -155,10 +155,10 @@ if part_on precond; then
 fi
 
 # ------------------------------------------------------------------ oneshot
-cmds_oneshot=("bench/report.sh -parts oneshot" "bench/oneshot_bench.sh -np $NP -r 3 $N_ONE")
+cmds_oneshot=("bench/report.sh -parts oneshot" "bench/latency/oneshot_bench.sh -np $NP -r 3 $N_ONE")
 if part_on oneshot; then
-    log "oneshot: bench/oneshot_bench.sh -r 3 $N_ONE"
-    bench/oneshot_bench.sh -b "$BUILD" -np "$NP" -r 3 -o "$OUT/oneshot" "$N_ONE" > "$OUT/oneshot.log" 2> "$OUT/oneshot.err" ||
+    log "oneshot: bench/latency/oneshot_bench.sh -r 3 $N_ONE"
+    bench/latency/oneshot_bench.sh -b "$BUILD" -np "$NP" -r 3 -o "$OUT/oneshot" "$N_ONE" > "$OUT/oneshot.log" 2> "$OUT/oneshot.err" ||
         log "oneshot: oneshot_bench.sh failed (see $OUT/oneshot.err)"
 fi
 if collect oneshot && [ -s "$OUT/oneshot/oneshot_n$N_ONE.raw" ]; then
@@ -169,13 +169,13 @@ fi
 # ------------------------------------------------------------------ peers
 osolvers="alg1 cg1 pipecg pipeprcg"
 cmds_peers=("bench/report.sh -parts peers"
-    "bench/compare_peers.sh -np $NP -r $R -n \"$SIZES_PEER\" -s \"$osolvers\" -k \"cg cg:sbaij\" -m \"\"")
+    "bench/peers/compare_peers.sh -np $NP -r $R -n \"$SIZES_PEER\" -s \"$osolvers\" -k \"cg cg:sbaij\" -m \"\"")
 if part_on peers; then
     [ -x "$PEERS/stream_triad" ] || bench/peers/build.sh "$PEERS" > "$OUT/peers_build.log" 2>&1 ||
         log "peers: bench/peers/build.sh failed (see $OUT/peers_build.log)"
     if [ -x "$PEERS/hypre_pcg" ] || [ -x "$PEERS/petsc_cg" ] || [ -x "$PEERS/stream_triad" ]; then
-        log "peers: bench/compare_peers.sh -r $R -n \"$SIZES_PEER\" -s \"$osolvers\" -k \"cg cg:sbaij\" -m \"\""
-        bench/compare_peers.sh -b "$BUILD" -p "$PEERS" -np "$NP" -r "$R" -n "$SIZES_PEER" -s "$osolvers" \
+        log "peers: bench/peers/compare_peers.sh -r $R -n \"$SIZES_PEER\" -s \"$osolvers\" -k \"cg cg:sbaij\" -m \"\""
+        bench/peers/compare_peers.sh -b "$BUILD" -p "$PEERS" -np "$NP" -r "$R" -n "$SIZES_PEER" -s "$osolvers" \
             -k "cg cg:sbaij" -m "" > "$OUT/peers.md" 2> "$OUT/peers.err" ||
             log "peers: compare_peers.sh failed (see $OUT/peers.err)"
     else
@@ -250,13 +250,13 @@ EOF
 if [ "$DOC" = 1 ]; then
     plots
     write_data bench/results
-    python3 bench/report_render.py || log "bench/report_render.py failed"
+    python3 bench/report/report_render.py || log "bench/report/report_render.py failed"
 else  # the data files and the doc as they would be, in OUT
     mkdir -p "$OUT/results"
     cp bench/results/*.csv "$OUT/results/" 2> /dev/null
     write_data "$OUT/results"
-    python3 bench/report_render.py -results "$OUT/results" -o "$OUT/performance.md" ||
-        log "bench/report_render.py failed"
+    python3 bench/report/report_render.py -results "$OUT/results" -o "$OUT/performance.md" ||
+        log "bench/report/report_render.py failed"
 fi
 echo "total $(( $(date +%s) - T0 )) s" >> "$OUT/timing.txt"
 log "done in $(( $(date +%s) - T0 )) s: raw outputs in $OUT$([ -s "$OUT/skipped.txt" ] && echo "; skipped: $(tr '\n' ' ' < "$OUT/skipped.txt")")"

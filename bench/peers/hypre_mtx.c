@@ -12,7 +12,7 @@
  *                 ours and petsc_mtx -rhs random); -rhs Aones: b = A * 1
  *   -bs N         HYPRE_BoomerAMGSetNumFunctions N (unknowns interleaved by
  *                 node; the rows are split on nodes of N rows)
- *   -coords F     node coordinates (bench/fe_gen.py's NAME.xyz; implies -bs 3):
+ *   -coords F     node coordinates (bench/gen/fe_gen.py's NAME.xyz; implies -bs 3):
  *                 the 3 rotational rigid-body modes as interpolation vectors
  *                 (HYPRE_BoomerAMGSetInterpVectors, HYPRE_BoomerAMGSetInterpVecVariant
  *                 -vecvar, default 2 = GM-2) with nodal coarsening (-nodal,

@@ -257,7 +257,7 @@ static int read_local(const char *path, int bs, peer_mtx *m, char *err, size_t e
     return rc;
 }
 
-/* The coordinates file of bench/fe_gen.py: the number of nodes, then
+/* The coordinates file of bench/gen/fe_gen.py: the number of nodes, then
  * "x y z" per node in the order of the matrix's node blocks.  Keeps the
  * nodes [lo, hi) in xyz (3 per node, interleaved); checks the count. */
 static int read_xyz(const char *path, long long nodes, long long lo, long long hi, double **xyz, char *err,

@@ -2,8 +2,8 @@
  * Laplacian of ovk_laplace27's flags), hypre_mtx and petsc_mtx (a Matrix
  * Market file).  Their flags, the driver's lines they print after the
  * solves (Iterations = N, Final Relative Residual Norm = R, Solve Time = T s,
- * ...; bench/compare_peers.sh and bench/amg_bench.py read them), the
- * reading of this rank's rows of a Matrix Market file and of bench/fe_gen.py's
+ * ...; bench/peers/compare_peers.sh and bench/amg/amg_bench.py read them), the
+ * reading of this rank's rows of a Matrix Market file and of bench/gen/fe_gen.py's
  * coordinates, and the random right-hand side.  The clocks and the median of
  * the repeats are ../bench_common.h's.  The helpers of one library are
  * compiled in for the programs built on it (OVK_PEER_HYPRE, OVK_PEER_PETSC:
@@ -47,7 +47,7 @@ void peer_grid_print(const peer_grid *g);
 
 typedef struct peer_mtx_args {
     const char *path;   /* -f FILE.mtx */
-    const char *coords; /* -coords FILE.xyz (bench/fe_gen.py), or NULL */
+    const char *coords; /* -coords FILE.xyz (bench/gen/fe_gen.py), or NULL */
     const char *rhs;    /* -rhs random|Aones */
     double tol;
     int maxit, repeat;

@@ -12,7 +12,7 @@
  * Step s (0 <= s < S) solves with A_s = D_s A D_s, where A holds the file's
  * values and d_i = 1 + E sin(8 pi i / N + s / 2) (i the global row, N the
  * rows; default E = 0.03): a congruence, so A_s stays SPD, and a_ij moves
- * by up to about 3 % per step along the rows' order (bench/fe_gen.py
+ * by up to about 3 % per step along the rows' order (bench/gen/fe_gen.py
  * numbers the nodes along a Hilbert curve: a smooth field in space).
  * bench/ovk_loop_bench.c makes the same matrices (both take d_i from
  * bench/loop_scaling.h).  b: -rhs random's (the same every step), x0 = 0,

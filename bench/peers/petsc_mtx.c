@@ -14,7 +14,7 @@
  *
  *   -nrhs K       then KSPMatSolve on K random right-hand sides (mat_solve)
  *   -fields F     field ids, one integer 0 or 1 per row in global row order
- *                 (bench/fe_gen.py stokes's NAME.fields): PCFieldSplitSetIS
+ *                 (bench/gen/fe_gen.py stokes's NAME.fields): PCFieldSplitSetIS
  *                 "0" and "1" of this rank's rows (with -pc_type fieldsplit)
  *   -schur F      with -fields: a Matrix Market matrix of the field-1 size
  *                 (NAME.mass.mtx, row k the k-th field-1 row) given as
@@ -26,8 +26,8 @@
  *   -rhs random   b_i = SplitMix64 of the global row i, uniform in [-1, 1)
  *                 (peer_random_entry in peer_common.h, the same b as ours)
  *   -bs N         MatSetBlockSize N (N divides the rows; the rows are split
- *                 on nodes of N rows), e.g. 3 for bench/fe_gen.py elasticity
- *   -coords F     node coordinates (bench/fe_gen.py's NAME.xyz; implies -bs 3):
+ *                 on nodes of N rows), e.g. 3 for bench/gen/fe_gen.py elasticity
+ *   -coords F     node coordinates (bench/gen/fe_gen.py's NAME.xyz; implies -bs 3):
  *                 MatNullSpaceCreateRigidBody + MatSetNearNullSpace (GAMG's
  *                 and PCHYPRE's -pc_hypre_boomeramg_vec_interp_variant use it)
  *                 and PCSetCoordinates (GAMG)

@@ -36,7 +36,7 @@ enum { RBM_LEVEL_DEFAULT = 2 };
 enum { MAX_LEVELS = 40 };
 /* a full setup at least every 20 value updates: a bound on how stale a kept
  * P may get while no row drifts past reuse_tol.  Chosen on the 20-step FE
- * Poisson loop (bench/amg_cases/loop.txt: one full setup fewer than with 10
+ * Poisson loop (bench/amg/cases/loop.txt: one full setup fewer than with 10
  * and no more iterations) and on ovk_heat -varcoef's (there reuse_tol forces
  * the second full setup before either bound: the same work with 10 or 20);
  * docs/performance.md, section 11 */
