@@ -16,9 +16,8 @@
  * With corr = c != 1 (amg:agg_corr, for unsmoothed aggregation, whose
  * piecewise-constant P makes coarse corrections too small; Vanek's and
  * Notay's over-correction) the correction is x += c P_l V(l+1, P_l^T r),
- * c taken into the restriction's factor: still linear and symmetric, and
- * for c < 2 the two-grid error I - c P A_c^-1 P^T A has no eigenvalue
- * of magnitude above 1.
+ * c taken into the restriction's factor: still linear and symmetric, and for
+ * c < 2 the two-grid error I - c P A_c^-1 P^T A has no eigenvalue above 1.
  *
  * S_l is `degree` steps of Chebyshev iteration on D_l^-1 A_l, D_l the l1 row
  * norms (d_i = sum_j |a_ij|, so the spectrum of D_l^-1 A_l lies in (0, 1]),
@@ -32,16 +31,15 @@
  * below 1 in magnitude on the spectrum: always for l1-Jacobi (spectrum in
  * (0, 1]); for Chebyshev of degree 2 on [emax/4, emax] up to a largest
  * eigenvalue of about 1.3 emax, i.e. a Rayleigh quotient within 30 % of it
- * (a smooth start and EST_STEPS Lanczos steps: no failure seen in the
- * tests).
+ * (a smooth start and EST_STEPS Lanczos steps: no failure seen in tests).
  *
  * With single (amg:precision=single) the levels l >= 1 are rounded to
  * float (the matrix layer then stores 4 bytes a value) and P_l and P_l^T
  * are our float copies of hypre's P_l (amg_transfer.c); level 0 is the
- * solver's matrix as it is, and vectors stay double.  The cycle is still symmetric (the rounded A_l are, and the
- * restriction is the exact transpose of the interpolation).  Otherwise P_l
- * and P_l^T are hypre's ParCSR products on hypre vectors over our arrays.
- * No reduction but the coarsest level's gather (hypre's).
+ * solver's matrix as it is, and vectors stay double.  The cycle is still
+ * symmetric (the rounded A_l are, and the restriction is the exact transpose
+ * of the interpolation).  Otherwise P_l and P_l^T are hypre's ParCSR products
+ * on hypre vectors over our arrays.  No reduction but hypre's coarsest gather.
  *
  * apply_many runs the cycle on k systems at once: each level's products
  * one multi-vector product (A_l read once for all k), the float transfers
@@ -55,15 +53,14 @@
  * value update (the float copy's, or hypre's P_0 from a copy of its values
  * as set up), so that the cycle does no more work for them.
  *
- * A refresh (amg.c's reuse: new A_l on the kept P_l, or level 0's new
- * values only) keeps each level's
- * storage and halo plan and takes only the new values (the matrix layer's
- * value update, which refuses another pattern: then the caller sets up
- * anew), the l1 norms, and emax from EST_STEPS_WARM power steps started
- * from the last estimate's Ritz vector (or iterate) instead of anew; or
- * (ovk__amg_cycle_refresh_bound, level 0 only) the l1 norms the caller
- * summed in its own pass over the values and emax bounded from the
- * setup's estimate, no product. */
+ * A refresh (amg.c's reuse: new A_l on the kept P_l, or level 0's new values
+ * only) keeps each level's storage and halo plan and takes only the new
+ * values (the matrix layer's value update, which refuses another pattern:
+ * then the caller sets up anew), the l1 norms, and emax from EST_STEPS_WARM
+ * power steps started from the last estimate's Ritz vector (or iterate)
+ * instead of anew; or (ovk__amg_cycle_refresh_bound, level 0 only) the l1
+ * norms the caller summed in its own pass over the values and emax bounded
+ * from the setup's estimate, no product. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -787,8 +784,7 @@ static void p_counts(hypre_ParCSRMatrix *P, int *nd, int *no)
 }
 
 /* Local: a copy of hypre's P_0 values as set up (L->p0, made once),
- * which its scaled rows are made from: OVK_ENOMEM without room, nothing
- * changed */
+ * which its scaled rows are made from (OVK_ENOMEM without room: unchanged) */
 static int keep_p0(level *L)
 {
     if (L->p0) return OVK_OK;
