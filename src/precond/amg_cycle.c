@@ -17,7 +17,7 @@
  * piecewise-constant P makes coarse corrections too small; Vanek's and
  * Notay's over-correction) the correction is x += c P_l V(l+1, P_l^T r),
  * c taken into the restriction's factor: still linear and symmetric, and for
- * c < 2 the two-grid error I - c P A_c^-1 P^T A has no eigenvalue |λ| > 1.
+ * c < 2 the two-grid error I - c P A_c^-1 P^T A has no eigenvalue |lambda| > 1.
  *
  * S_l is `degree` steps of Chebyshev iteration on D_l^-1 A_l, D_l the l1 row
  * norms (d_i = sum_j |a_ij|, so the spectrum of D_l^-1 A_l lies in (0, 1]),
