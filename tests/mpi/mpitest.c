@@ -166,3 +166,20 @@ void mt_dense_solve(int n, double *a, double *b)
         b[k] /= a[k * n + k];
     }
 }
+
+double mt_dense_error(int n, double *a, const double *b, const ovk_vector *x, int64_t start)
+{
+    double *ref = malloc(sizeof(double) * n), *xg = calloc(n, sizeof(double));
+    memcpy(ref, b, sizeof(double) * n);
+    mt_dense_solve(n, a, ref);
+    const double *xl = ovk_vector_data_const(x);
+    for (int l = 0; l < ovk_vector_nlocal(x); l++) xg[start + l] = xl[l];
+    MPI_Allreduce(MPI_IN_PLACE, xg, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    double err = 0.0, nrm = 0.0;
+    for (int r = 0; r < n; r++) {
+        err = fmax(err, fabs(xg[r] - ref[r]));
+        nrm = fmax(nrm, fabs(ref[r]));
+    }
+    free(ref), free(xg);
+    return err / nrm;
+}

@@ -47,6 +47,9 @@ void mt_nap(double s);
 /* b = A^-1 b by Gaussian elimination with partial pivoting (a: n x n, row
  * major, overwritten): the dense reference of the solver tests */
 void mt_dense_solve(int n, double *a, double *b);
+/* Collective: ||x - A^-1 b||_inf / ||A^-1 b||_inf for the dense row-major a
+ * (n x n, overwritten) and the global b, x holding rows from start on. */
+double mt_dense_error(int n, double *a, const double *b, const ovk_vector *x, int64_t start);
 
 /* The registry's CG variants that run a recurrence of their own, in its
  * order (auto, which runs one of them, is tested in test_auto.c; scg, whose

@@ -62,22 +62,12 @@ static void rows_of(tp_rows *rw, int t)
 /* ||x - A^-1 b||_inf / ||A^-1 b||_inf against a dense solve of system t */
 static double dense_error(const ovk_vector *x, const double *bg, int t, int64_t start)
 {
-    double *a = malloc(sizeof(double) * N * N), *ref = malloc(sizeof(double) * N), *xg = calloc(N, sizeof(double));
-    for (int r = 0; r < N; r++) {
+    double *a = malloc(sizeof(double) * N * N);
+    for (int r = 0; r < N; r++)
         for (int c = 0; c < N; c++) a[r * N + c] = entry(r, c, t);
-        ref[r] = bg[r];
-    }
-    mt_dense_solve(N, a, ref);
-    const double *xl = ovk_vector_data_const(x);
-    for (int l = 0; l < ovk_vector_nlocal(x); l++) xg[start + l] = xl[l];
-    MPI_Allreduce(MPI_IN_PLACE, xg, N, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    double err = 0.0, nrm = 0.0;
-    for (int r = 0; r < N; r++) {
-        err = fmax(err, fabs(xg[r] - ref[r]));
-        nrm = fmax(nrm, fabs(ref[r]));
-    }
-    free(a), free(ref), free(xg);
-    return err / nrm;
+    double e = mt_dense_error(N, a, bg, x, start);
+    free(a);
+    return e;
 }
 
 typedef struct run {
