@@ -19,21 +19,13 @@
 #include <petscksp.h>
 
 #include "ovkrylov_petsc.h"
+#include "petsc_expect.h"
 
 enum { N = 8 }; /* grid points per direction: N^3 unknowns */
 #define RTOL 1e-8
 #define RES_OK 1e-6
 
-static int fails;
 static PetscMPIInt rank, size;
-
-#define EXPECT(cond, ...)                                                   \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL: " __VA_ARGS__)); \
-            fails++;                                                        \
-        }                                                                   \
-    } while (0)
 
 /* The 7-point operator on the n^3 grid, diagonal 6 + shift + (varcoef: row
  * mod 7, so that Jacobi differs from no PC); neumann: the Laplacian whose

@@ -23,20 +23,11 @@
 #include <petscksp.h>
 
 #include "ovkrylov_petsc.h"
+#include "petsc_expect.h"
 
 enum { M = 13 }; /* grid points per direction: M^3 unknowns (M - 1 even: PCMG coarsens) */
 #define RTOL 1e-8
 #define RES_OK 1e-6
-
-static int fails;
-
-#define EXPECT(cond, ...)                                                   \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL: " __VA_ARGS__)); \
-            fails++;                                                        \
-        }                                                                   \
-    } while (0)
 
 /* ex45's operator: boundary rows 2 (HxHydHz + HxHzdHy + HyHzdHx) alone;
  * neumann: ex32's kind instead, every row the 7-point stencil of the

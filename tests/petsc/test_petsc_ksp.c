@@ -15,20 +15,11 @@
 #include <petscksp.h>
 
 #include "ovkrylov_petsc.h"
+#include "petsc_expect.h"
 
 enum { N = 10 }; /* grid points per direction: N^3 unknowns */
 #define RTOL 1e-8
 #define RES_OK 1e-6 /* true relative residual accepted for rtol 1e-8 */
-
-static int fails;
-
-#define EXPECT(cond, ...)                                                   \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL: " __VA_ARGS__)); \
-            fails++;                                                        \
-        }                                                                   \
-    } while (0)
 
 /* The 7-point operator on the N^3 grid: Dirichlet Poisson (conv 0),
  * upwind convection-diffusion (conv > 0: nonsymmetric), or the Neumann

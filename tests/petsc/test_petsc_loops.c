@@ -30,18 +30,9 @@
 #include <petscsnes.h>
 
 #include "ovkrylov_petsc.h"
+#include "petsc_expect.h"
 
 enum { G = 24 }; /* grid points per direction of the 2-D problems */
-
-static int fails;
-
-#define EXPECT(cond, ...)                                                   \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL: " __VA_ARGS__)); \
-            fails++;                                                        \
-        }                                                                   \
-    } while (0)
 
 /* ---- rank 0's stdout into a file, to read what the library printed ---- */
 

@@ -20,19 +20,10 @@
 #include <petscksp.h>
 
 #include "ovkrylov_petsc.h"
+#include "petsc_expect.h"
 
 enum { G = 24, MAXIT = 300 };
 #define RTOL 1e-8
-
-static int fails;
-
-#define EXPECT(cond, ...)                                                   \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL: " __VA_ARGS__)); \
-            fails++;                                                        \
-        }                                                                   \
-    } while (0)
 
 /* the Laplacian with its boundary rows zeroed (columns too with zrc), the
  * boundary values 1 in b; x zero */
