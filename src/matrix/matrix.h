@@ -373,6 +373,11 @@ int ovk__csr_keep_upper(ovk__csr *m);
  * A's diag block, the list of its mirror pairs (about one int an entry,
  * freed with A) for the next checks. */
 int ovk__matrix_check_symmetric(const ovk_matrix *A);
+/* Collective: the same verdict, at a rank's first mismatch in its diag
+ * block (then no exchange); the pair named is that rank's first, not the
+ * largest.  For a caller that needs only the verdict (a solver that takes
+ * either kind of matrix). */
+int ovk__matrix_check_symmetric_quick(const ovk_matrix *A);
 
 /* Collective: the Dirichlet rows of A (a_ii != 0 its only nonzero) and,
  * when some rank has one, *E: A with the entries of the other rows in

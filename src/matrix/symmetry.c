@@ -115,7 +115,12 @@ typedef struct pair_sink {
     int *pair, *lone;
     int np, nl;
     sym_worst *worst;
+    int quick; /* stop at the first mismatch */
 } pair_sink;
+
+/* the walk stops: a quick check met a mismatch */
+enum { STOP = -1 };
+static inline int met(const pair_sink *s) { return s->quick && s->worst->ratio > 1.0 ? STOP : OVK_OK; }
 
 /* upper entry k = (i, j) and its mirror t = (j, i) */
 static inline int take_pair(pair_sink *s, int i, int k, int j, int t)
@@ -123,7 +128,7 @@ static inline int take_pair(pair_sink *s, int i, int k, int j, int t)
     const double *v = s->A->diag.val;
     if (s->record) s->pair[s->np++] = k, s->pair[s->np++] = t;
     else if (!mirror_equal(v[k], v[t])) note_local(s->A, s->worst, i, j, v[k], v[t], 1);
-    return OVK_OK;
+    return s->record ? OVK_OK : met(s);
 }
 
 /* entry k of row i, whose mirror is not stored */
@@ -132,7 +137,7 @@ static inline int take_lone(pair_sink *s, int i, int k)
     const ovk__csr *d = &s->A->diag;
     if (s->record) s->lone[s->nl++] = k;
     else if (d->val[k] != 0.0) note_local(s->A, s->worst, i, ovk__csr_col(d, i, k), d->val[k], 0.0, 0);
-    return OVK_OK;
+    return s->record ? OVK_OK : met(s);
 }
 
 /* The diag block's pattern walk: each a_ij, j > i, met with a_ji.  Rows
@@ -225,7 +230,7 @@ static void mirror_symmetric(const ovk_matrix *A, sym_worst *w)
 
 /* The diag block: each a_ij, j > i, equal to a_ji (the largest mismatch
  * into *w); OVK_OK or OVK_ENOMEM. */
-static int diag_symmetric(const ovk_matrix *A, sym_worst *w)
+static int diag_symmetric(const ovk_matrix *A, sym_worst *w, int quick)
 {
     const ovk__csr *d = &A->diag;
     int n = A->lay.nlocal;
@@ -240,10 +245,10 @@ static int diag_symmetric(const ovk_matrix *A, sym_worst *w)
     }
     int *cur = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     if (!cur) return ovk__fail(OVK_ENOMEM, "symmetry check: %d rows", n);
-    pair_sink s = {.A = A, .worst = w};
+    pair_sink s = {.A = A, .worst = w, .quick = quick};
     int rc = walk_pairs(&s, cur);
     free(cur);
-    return rc;
+    return rc == STOP ? OVK_OK : rc;
 }
 
 /* index of global column g in col_map, or -1 */
@@ -374,30 +379,49 @@ cleanup:
     return rc;
 }
 
-int ovk__matrix_check_symmetric(const ovk_matrix *A)
+/* Collective: the largest ratio of all ranks in *out, and its rank */
+typedef struct ratio_rank {
+    double ratio;
+    int rank;
+} ratio_rank;
+static int largest(const ovk_matrix *A, const sym_worst *w, ratio_rank *out)
+{
+    ratio_rank in = {w->ratio, 0};
+    MPI_Comm_rank(A->lay.comm, &in.rank);
+    return ovk__mpi(MPI_Allreduce(&in, out, 1, MPI_DOUBLE_INT, MPI_MAXLOC, A->lay.comm), "MPI_Allreduce (symmetry check)");
+}
+
+static int check(const ovk_matrix *A, int quick)
 {
     sym_worst w = {0.0, 0, 0, 0.0, 0.0, 0};
-    int rc = diag_symmetric(A, &w);
-    /* every rank takes part in the exchange, whatever its diag block said */
-    int rc2 = offd_symmetric(A, &w);
-    rc = ovk__agree(A->lay.comm, rc ? rc : rc2);
-    if (rc) return rc;
-    /* the largest mismatch of all ranks, named by the rank that met it */
-    struct {
-        double ratio;
-        int rank;
-    } in = {w.ratio, 0}, out;
-    MPI_Comm_rank(A->lay.comm, &in.rank);
-    rc = ovk__mpi(MPI_Allreduce(&in, &out, 1, MPI_DOUBLE_INT, MPI_MAXLOC, A->lay.comm), "MPI_Allreduce (symmetry check)");
-    if (rc || out.ratio <= 1.0) return rc;
-    if (out.rank == in.rank) {
+    ratio_rank out = {0.0, 0};
+    int rc = diag_symmetric(A, &w, quick);
+    if (quick) { /* a diag block's mismatch settles it: no exchange */
+        rc = ovk__agree(A->lay.comm, rc);
+        if (!rc) rc = largest(A, &w, &out);
+        if (rc) return rc;
+    }
+    if (out.ratio <= 1.0) {
+        /* every rank takes part in the exchange, whatever its diag block said */
+        int rc2 = offd_symmetric(A, &w);
+        rc = ovk__agree(A->lay.comm, rc ? rc : rc2);
+        if (!rc) rc = largest(A, &w, &out); /* the largest mismatch of all ranks, named by the rank that met it */
+        if (rc || out.ratio <= 1.0) return rc;
+    }
+    int rank;
+    MPI_Comm_rank(A->lay.comm, &rank);
+    if (out.rank == rank) {
         char stored[48];
         if (w.stored) snprintf(stored, sizeof stored, "%.17g", w.aji);
         else snprintf(stored, sizeof stored, "not stored (0)");
         rc = ovk__fail(OVK_ENOTSYM,
-                       "A(%lld,%lld) = %.17g but A(%lld,%lld) = %s, the largest mismatch: %.3g times the rounding "
+                       "A(%lld,%lld) = %.17g but A(%lld,%lld) = %s, %s mismatch: %.3g times the rounding "
                        "tolerance 2^%d sqrt(m_i m_j), m_i the largest |a_ik| of row i",
-                       w.i, w.j, w.aij, w.j, w.i, stored, w.ratio, SYM_RTOL_EXP);
+                       w.i, w.j, w.aij, w.j, w.i, stored, quick ? "a" : "the largest", w.ratio, SYM_RTOL_EXP);
     }
     return ovk__agree(A->lay.comm, rc);
 }
+
+int ovk__matrix_check_symmetric(const ovk_matrix *A) { return check(A, 0); }
+
+int ovk__matrix_check_symmetric_quick(const ovk_matrix *A) { return check(A, 1); }

@@ -395,14 +395,14 @@ static int note_nonsymmetric(ovk_solver *s)
  * A's Dirichlet rows eliminated, OVK_OK when that leaves E symmetric (the
  * solve then runs on E); else OVK_ENOTSYM naming A's culprit, or E's apart
  * from those rows, and nothing kept. */
-static int eliminate_dirichlet(ovk_solver *s)
+static int eliminate_dirichlet(ovk_solver *s, int (*check)(const ovk_matrix *))
 {
     char detail[320];
     snprintf(detail, sizeof detail, "%s", ovk_error_detail());
     int rc = ovk__elim_setup(&s->seen.elim, s->A);
     if (rc) return rc;
     if (!s->seen.elim.E) return ovk__fail(OVK_ENOTSYM, "%s", detail);
-    rc = ovk__matrix_check_symmetric(s->seen.elim.E);
+    rc = check(s->seen.elim.E);
     if (rc != OVK_ENOTSYM) return rc;
     snprintf(detail, sizeof detail, "%s (with the columns of its %lld Dirichlet rows dropped)", ovk_error_detail(),
              s->seen.elim.count);
@@ -426,8 +426,12 @@ static int check_symmetric(ovk_solver *s)
         return OVK_OK;
     }
     if (!s->A || ovk__has_cap(s->made.sv, OVK__CAP_NONSYMMETRIC) || (s->seen.sym_ok && s->seen.sym_version == s->A->values_version)) return OVK_OK;
-    int rc = ovk__matrix_check_symmetric(s->A);
-    if (rc == OVK_ENOTSYM) rc = eliminate_dirichlet(s);
+    /* a variant that takes either kind needs only the verdict */
+    int (*check)(const ovk_matrix *) = ovk__has_cap(s->made.sv, OVK__CAP_EITHER_SYMMETRY)
+                                           ? ovk__matrix_check_symmetric_quick
+                                           : ovk__matrix_check_symmetric;
+    int rc = check(s->A);
+    if (rc == OVK_ENOTSYM) rc = eliminate_dirichlet(s, check);
     else ovk__elim_free(&s->seen.elim); /* symmetric values: nothing to eliminate */
     s->c.A = s->seen.elim.E ? s->seen.elim.E : s->A;
     if (rc != OVK_ENOTSYM) {
