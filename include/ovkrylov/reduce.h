@@ -57,8 +57,10 @@ enum {
     OVK_CAP_NONBLOCKING = 1u << 0, /* start returns before the reduction is done */
     OVK_CAP_NEEDS_TEST = 1u << 1,  /* progress happens only inside test/wait calls */
     OVK_CAP_ASYNC = 1u << 2,       /* progresses on its own (thread or hardware) */
-    OVK_CAP_NEEDS_THREADS = 1u << 3 /* needs MPI initialised with MPI_THREAD_MULTIPLE
-                                       (reported by ovk_backend_caps only) */
+    OVK_CAP_NEEDS_THREADS = 1u << 3, /* needs MPI initialised with MPI_THREAD_MULTIPLE
+                                        (reported by ovk_backend_caps only) */
+    OVK_CAP_SCHEDULED = 1u << 4      /* runs its own schedule, a step at each test or progress
+                                        call: work that calls them hides it (nbc) */
 };
 
 /* Name of the environment variable read when no backend is chosen in code. */

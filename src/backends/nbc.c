@@ -540,7 +540,8 @@ void ovk__nbc_cache_stats(void *state, long *hits, long *misses)
 static unsigned nbc_caps_of(const void *state)
 {
     const nbc_state *s = state;
-    return s->threaded ? (OVK_CAP_NONBLOCKING | OVK_CAP_ASYNC) : (OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST);
+    return s->threaded ? (OVK_CAP_NONBLOCKING | OVK_CAP_ASYNC)
+                       : (OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST | OVK_CAP_SCHEDULED);
 }
 
 /* thread=1 starts a progress thread that calls MPI. */
@@ -549,7 +550,7 @@ static int nbc_caps_of_spec(ovk__opts *o, unsigned *caps)
     long thread = 0;
     int rc = ovk__opt_int(o, NAME, "thread", 0, 1, &thread);
     *caps = thread ? (OVK_CAP_NONBLOCKING | OVK_CAP_ASYNC | OVK_CAP_NEEDS_THREADS)
-                   : (OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST);
+                   : (OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST | OVK_CAP_SCHEDULED);
     return rc;
 }
 
@@ -563,7 +564,7 @@ const ovk__backend ovk__backend_nbc = {
                "ppn=N: twolevel pretends nodes of N consecutive ranks (0: real nodes); "
                "seg=bytes: rsa segment size (default 1048576); thresh=bytes: auto switch to rsa "
                "(default 131072); thread=0|1: progress thread (needs MPI_THREAD_MULTIPLE)",
-    .caps = OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST, .available = NULL,
+    .caps = OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST | OVK_CAP_SCHEDULED, .available = NULL,
     .caps_of = nbc_caps_of, .caps_of_spec = nbc_caps_of_spec,
     .create = nbc_create, .reserve = nbc_reserve, .destroy = nbc_destroy,
     .start = nbc_start, .test = nbc_test, .wait = nbc_wait, .progress = nbc_progress,

@@ -217,7 +217,7 @@ static void check_caps_query(void)
     MT_RC(OVK_OK, ovk_backend_caps("nbc:thread=1", &caps));
     MT_CHECK(caps == (OVK_CAP_NONBLOCKING | OVK_CAP_ASYNC | OVK_CAP_NEEDS_THREADS), "nbc:thread=1 caps %#x", caps);
     MT_RC(OVK_OK, ovk_backend_caps("nbc", &caps));
-    MT_CHECK(caps == (OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST), "nbc caps %#x", caps);
+    MT_CHECK(caps == (OVK_CAP_NONBLOCKING | OVK_CAP_NEEDS_TEST | OVK_CAP_SCHEDULED), "nbc caps %#x", caps);
     MT_RC(OVK_OK, ovk_backend_caps("offload:engine=agent", &caps));
     MT_CHECK(caps == (OVK_CAP_NONBLOCKING | OVK_CAP_ASYNC | OVK_CAP_NEEDS_THREADS), "agent caps %#x", caps);
     MT_RC(OVK_OK, ovk_backend_caps("offload:engine=fabric", &caps));

@@ -40,10 +40,12 @@
 
 /* warm blocking sums that time the latency where the probe cannot */
 enum { PRECISE = 2 };
-/* timed local iterations after the warming one, the fastest counting: three
- * at setup and in a later solve (one descheduled iteration on a loaded host
- * measured 50 ms of work for 50 us) */
-enum { SETUP_REPS = 3, WARM_REPS = 3 };
+/* timed local iterations after the warming one, the fastest counting (one
+ * descheduled iteration on a loaded host measured 50 ms of work for 50 us):
+ * six at setup, so that a latency of up to about 6 W ends behind them and
+ * gives the exposed fraction with no probe of its own; three in a later
+ * solve */
+enum { SETUP_REPS = 6, WARM_REPS = 3 };
 /* timed vector steps of each candidate refine compares at setup */
 enum { STEP_REPS = 2 };
 /* rows between the probe's tests of its sum in the warming iteration */
@@ -141,7 +143,7 @@ static int use(ovk__ctx *c, chosen_variant *cv, ovk__auto_choice choice, double 
  * pending and the first that saw it done (seconds from its start) */
 typedef struct probe_sum {
     ovk_request *req;
-    double t0, pending_at, done_at, spent;
+    double t0, pending_at, done_at, spent; /* spent: in its start and the tests that saw it pending */
     int done, rc;
 } probe_sum;
 
@@ -221,17 +223,21 @@ static int agree_max(ovk__ctx *c, double *v, int k)
     return ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, k, MPI_DOUBLE, MPI_MAX, c->comm), "MPI_Allreduce (auto's figures)");
 }
 
-/* Collective: the largest work over the ranks (the slowest sets the pace)
- * and the smallest latency (the early ranks' times include their wait) */
+/* Collective: the largest work over the ranks (the slowest sets the pace),
+ * the smallest latency and exposed fraction (the early ranks' times include
+ * their wait; NaN where a rank has none), noisy where a rank is */
 static int agree_figures(ovk__ctx *c, ovk__auto_figures *f)
 {
-    double v[5] = {-f->latency, -f->latency_low, f->work, f->vec, f->matvec};
-    int rc = agree_max(c, v, 5);
+    int none = isnan(f->exposed);
+    double v[8] = {-f->latency, -f->latency_low, f->work, f->vec, f->matvec, none ? -1.0 : -f->exposed, none, f->noisy};
+    int rc = agree_max(c, v, 8);
     f->latency = -v[0];
     f->latency_low = -v[1];
     f->work = v[2];
     f->vec = v[3];
     f->matvec = v[4];
+    f->exposed = v[6] > 0.0 ? NAN : -v[5];
+    f->noisy = v[7] > 0.0;
     return rc;
 }
 
@@ -254,17 +260,17 @@ static int timed_latency(ovk__ctx *c, double *lat)
 }
 
 /* Collective, after the warming iteration (its cold times w, v, mv): where
- * its sum was done within half of it on every rank, the latency is timed
- * at once (*timed: two sums, under an iteration; the sum's own interval
- * holds the ranks' skew); if that leaves nothing to hide, alg1 is chosen
- * (*alg1, the cold figures agreed in f). */
+ * its sum was done within it on every rank, the latency is timed at once
+ * (*timed: two sums, each under an iteration; the sum's own interval holds
+ * the ranks' skew); if that leaves nothing to hide, alg1 is chosen (*alg1,
+ * the cold figures agreed in f). */
 static int early(ovk__ctx *c, probe_sum *ps, double w, double v, double mv, ovk__auto_figures *f, int *timed,
                  int *alg1)
 {
     double e[5] = {ps->done ? ps->done_at : INFINITY, -ps->pending_at, w, v, mv}; /* the interval's ends, the times */
     int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, e, 5, MPI_DOUBLE, MPI_MAX, c->comm), "MPI_Allreduce (auto's probe)");
     double vec = e[3];
-    if (rc || !(2.0 * e[0] <= e[2])) return rc;
+    if (rc || !(e[0] <= e[2])) return rc;
     if (ps->req) ps->rc = first(ps->rc, ovk__sum_end(c, OVK__GAMMA, ps->req));
     ps->req = NULL;
     rc = timed_latency(c, &f->latency);
@@ -278,11 +284,29 @@ static int early(ovk__ctx *c, probe_sum *ps, double w, double v, double mv, ovk_
     return rc;
 }
 
+/* the iterations' times spread by more than this over their fastest: noisy */
+static const double NOISY_SPREAD = 0.25;
+
+/* Local: the median of v[0..n), sorted in place */
+static double median(double *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /* Collective: the figures at the cost of about one reduction or reps + 1
  * local iterations, whichever is longer: one sum started, the iterations
  * run behind it (the first warms the caches; the fastest of the others
- * counts).  Still in flight after them, its time to the wait's end is the
- * latency; done earlier, the tests bracket it.  Every rank runs every step
+ * counts, noisy where their median is more than NOISY_SPREAD slower).
+ * Still in flight after them, its time to the wait's end is the latency;
+ * done earlier, the tests bracket it, and the host time its start and
+ * tests took over its time in flight is the exposed fraction (the tests
+ * poll it as the solvers' progress hook does).  Every rank runs every step
  * whatever failed: the others' halos and sums need this rank. */
 static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__auto_figures *f, int *alg1)
 {
@@ -296,7 +320,9 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__au
     probe_sum ps = {.t0 = ovk__now()};
     ps.rc = ovk__sum_begin(c, OVK__GAMMA, &v, 1, &ps.req);
     ps.done = ps.rc != OVK_OK;
-    int rc = OVK_OK, timed = 0;
+    ps.spent = ovk__now() - ps.t0;
+    int rc = OVK_OK, timed = 0, n = 0;
+    double w[SETUP_REPS > WARM_REPS ? SETUP_REPS : WARM_REPS];
     f->work = f->vec = f->matvec = INFINITY;
     probe_hook ph = {c->hook, &ps};
     for (int k = -1; k < reps && !*alg1; k++) {
@@ -306,6 +332,7 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__au
         c->hook = ph.inner;
         double te = ovk__now() - (ps.spent - s0);
         if (k < 0) rc = first(rc, early(c, &ps, te - ts, vk, mk, f, &timed, alg1));
+        if (k >= 0) w[n++] = te - ts;
         if (k >= 0 && te - ts < f->work) {
             f->work = te - ts;
             f->vec = vk;
@@ -313,6 +340,10 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__au
         }
     }
     int pending = !ps.done;
+    /* ended within the iterations: the host time it took over its time in flight (the solvers' tests, as theirs) */
+    f->exposed = pending || !(ps.done_at > 0.0) ? NAN : fmin(1.0, ps.spent / ps.done_at);
+    f->noisy = n > 1 && median(w, n) > (1.0 + NOISY_SPREAD) * f->work;
+    if (*alg1) f->exposed = NAN, f->noisy = 0; /* settled early: not agreed, not needed */
     if (ps.req) ps.rc = first(ps.rc, ovk__sum_end(c, OVK__GAMMA, ps.req));
     if (!timed) {
         f->latency = pending ? ovk__now() - ps.t0 : ps.done_at;
@@ -325,23 +356,23 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__au
     return rc;
 }
 
-/* The overlap probes: L taken again as the fastest of PRECISE blocking sums
- * where the latency probe's sum ended within its iterations (its interval
- * can be a rank's skew; where it outlasted them, its L is bounded below by
- * the probes' own sums', no sum of its own), then OVERLAP_PROBES sums, each
- * posted before ceil(L / W) local alg1 iterations (at most OVERLAP_ITERS;
- * the solver's own progress hook, no test of ours) and waited for after
- * them.  The time the sum held the host (its start and its wait, less the
- * wait that L would leave after work shorter than it) over L is the
- * exposed fraction; the median of
- * the probes, each bounded to [0, 1], the smallest over the ranks (as the
- * latency: an early rank's wait includes the others' lateness); noisy when
- * a rank's probes spread by more than NOISY_SPREAD.  Skipped (NaN: taken as
+/* What the backend hides.  Its caps settle it where they can: a backend
+ * that cannot overlap (its start waits L out) hides none of a reduction;
+ * one that progresses on its own or runs its own schedule at each test
+ * (the solvers test as they compute) hides all of it.  Else (native: the
+ * MPI's progress) it is measured: by the latency probe where its sum ended
+ * within its iterations on every rank, else by OVERLAP_PROBES overlap
+ * probes, each a sum posted before ceil(L / W) local alg1 iterations (at
+ * most OVERLAP_ITERS; the solver's own progress hook, no test of ours) and
+ * waited for after them: the time the sum held the host (its start and its
+ * wait, less the wait that L leaves after work shorter than it) over L,
+ * bounded to [0, 1]; the median of the probes, the smallest over the ranks
+ * (as the latency: an early rank's wait includes the others' lateness),
+ * noisy where a rank's probes spread by more than NOISY_SPREAD.  Not measured (NaN: taken as
  * hidden) where L is below half an iteration's work (pipelining gains
  * little there) and where the model chooses the same whether the backend
- * hides all or nothing (the probes would cost without deciding). */
+ * hides all or nothing. */
 enum { OVERLAP_PROBES = 3, OVERLAP_ITERS = 8 };
-static const double NOISY_SPREAD = 0.25;
 
 /* Local: the choice this measurement makes (for a first solve or not) is
  * the same with all of a reduction hidden and with none (the same figures
@@ -370,22 +401,25 @@ static int probes_needless(const ovk__ctx *c, const ovk__auto_figures *f, int fi
     return moot(c, f, first);
 }
 
+/* Local: the exposed fraction the backend's caps settle (NaN: they do not) */
+static double exposed_by_caps(const ovk__ctx *c)
+{
+    unsigned caps = ovk_reducer_caps(c->red);
+    if (!(caps & OVK_CAP_NONBLOCKING)) return 1.0;
+    return caps & (OVK_CAP_ASYNC | OVK_CAP_SCHEDULED) ? 0.0 : NAN;
+}
+
+/* Collective: f->exposed (the latency probe's, agreed, on entry) */
 static int overlap_probes(ovk__ctx *c, const probe_vecs *pv, double *r, int first_solve, ovk__auto_figures *f)
 {
-    double L = f->latency, e[OVERLAP_PROBES], sink = 0.0, vk, mk;
-    f->exposed = NAN; /* not measured: the model takes it as hidden */
-    f->noisy = 0;
-    if (probes_needless(c, f, first_solve, &f->unprobed)) return OVK_OK;
-    int rc = OVK_OK, outlasted = f->latency_low == f->latency; /* the probe's sum outlasted its iterations */
-    if (!outlasted) { /* an interval: the reference L from timed sums */
-        double timed = INFINITY;
-        rc = timed_latency(c, &timed); /* every rank goes on: the probes' sums need it */
-        if (timed > 0.0) L = f->latency = fmin(L, timed); /* the better figure for the model too */
-        f->latency_low = fmin(f->latency_low, f->latency);
-        if (probes_needless(c, f, first_solve, &f->unprobed)) return rc; /* the probe's interval held a rank's skew */
-    }
+    double seen = f->exposed, L = f->latency, e[OVERLAP_PROBES], sink = 0.0, vk, mk;
+    f->exposed = exposed_by_caps(c);
+    f->unprobed = OVK__AUTO_PROBE_CAPS;
+    if (!isnan(f->exposed) || probes_needless(c, f, first_solve, &f->unprobed)) return OVK_OK;
     f->unprobed = OVK__AUTO_PROBED;
-    int iters = (int)fmin(ceil(L / f->work), OVERLAP_ITERS);
+    f->exposed = seen;
+    if (!isnan(seen)) return OVK_OK;
+    int rc = OVK_OK, iters = (int)fmin(ceil(L / f->work), OVERLAP_ITERS);
     double t[OVERLAP_PROBES][4], shortest = INFINITY;
     probe_sum none = {.done = 1}; /* no test of ours */
     for (int k = 0; k < OVERLAP_PROBES; k++) {
@@ -401,24 +435,19 @@ static int overlap_probes(ovk__ctx *c, const probe_vecs *pv, double *r, int firs
         shortest = fmin(shortest, t3 - t0);
         if (rs) rc = first(rc, ovk__fail(rs, "auto: an overlap probe's sum failed: %s", ovk_error_detail()));
     }
-    if (outlasted) L = fmin(L, shortest); /* a sum lasts no longer than its probe: the probe's L was a wait for a
-                                             descheduled rank where it is longer (8.9 ms for 1 ms) */
+    L = fmin(L, shortest); /* a sum lasts no longer than its probe: the latency probe's L was a wait for a
+                              descheduled rank where it is longer (8.9 ms for 1 ms) */
     for (int k = 0; k < OVERLAP_PROBES; k++) {
         double left = fmax(0.0, L - (t[k][2] - t[k][0])); /* the wait no overlap could avoid */
         e[k] = fmin(1.0, fmax(0.0, ((t[k][1] - t[k][0]) + fmax(0.0, t[k][3] - t[k][2] - left)) / L));
     }
-    for (int i = 1; i < OVERLAP_PROBES; i++) /* sorted: the median in the middle */
-        for (int j = i; j > 0 && e[j] < e[j - 1]; j--) {
-            double t = e[j];
-            e[j] = e[j - 1];
-            e[j - 1] = t;
-        }
     volatile double keep = sink;
     (void)keep;
-    double g[3] = {-e[OVERLAP_PROBES / 2], e[OVERLAP_PROBES - 1] - e[0], -L};
+    double g[3] = {-median(e, OVERLAP_PROBES), 0.0, -L};
+    g[1] = e[OVERLAP_PROBES - 1] - e[0] > NOISY_SPREAD; /* sorted by median() */
     rc = first(rc, agree_max(c, g, 3));
     f->exposed = -g[0];
-    f->noisy = g[1] > NOISY_SPREAD;
+    f->noisy = f->noisy || g[1] > 0.0;
     f->latency = f->latency_low = fmin(f->latency, -g[2]); /* the better figure for the model too */
     if (!rc && c->cb.failed) rc = ovk__fail(OVK_ECALLBACK, "auto: %s (the overlap probes)", c->cb.detail);
     return rc;
@@ -554,10 +583,15 @@ static void choice_line(const auto_work *w, const char *indent, FILE *f)
         fprintf(f, "%s  overlap: not measured (%s: taken as hidden)", indent,
                 w->fig.unprobed == OVK__AUTO_PROBE_MOOT ? "the model chooses the same whether it is hidden or not"
                                                         : "the latency below half an iteration's work");
+    else if (w->fig.unprobed == OVK__AUTO_PROBE_CAPS)
+        fprintf(f, "%s  overlap: %.0f %% of a reduction hidden behind local work (%s)", indent,
+                100.0 * (1.0 - w->fig.exposed),
+                w->fig.exposed > 0.0 ? "the backend cannot overlap"
+                                     : "the backend progresses on its own or at each of the solvers' tests");
     else
-        fprintf(f, "%s  overlap: %.0f %% of a reduction hidden behind local work (median of %d probes%s)", indent,
-                100.0 * (1.0 - w->fig.exposed), (int)OVERLAP_PROBES,
-                w->fig.noisy ? "; noisy: they disagreed by more than 25 %, the host is loaded" : "");
+        fprintf(f, "%s  overlap: %.0f %% of a reduction hidden behind local work (measured)", indent,
+                100.0 * (1.0 - w->fig.exposed));
+    if (w->fig.noisy) fprintf(f, "; noisy: the local work's timings spread by more than 25 %%, the host is loaded");
     fprintf(f, "; model: %s %.1f us per iteration, runner-up %s %.1f us\n", w->inner.spec, 1e6 * w->t_choice, runner,
             1e6 * w->t_runner);
 }

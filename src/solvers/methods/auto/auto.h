@@ -39,13 +39,14 @@ typedef struct ovk__auto_figures {
     int sstep;          /* 1: scg and sgmres are candidates too (auto.c allows them) */
     double exposed;     /* the fraction of a posted reduction's latency not hidden behind local work on
                          * this backend, in [0, 1] (0: all of it hidden; NaN: not measured, taken as 0;
-                         * auto.c's overlap probes) */
-    int noisy;          /* 1: those probes disagreed (auto.c) */
-    int unprobed;       /* why exposed is NaN: OVK__AUTO_PROBE_* */
+                         * auto.c's probes or the backend's caps) */
+    int noisy;          /* 1: the local work's timings spread (auto.c) */
+    int unprobed;       /* where exposed came from: OVK__AUTO_PROBE* */
 } ovk__auto_figures;
 
-/* why the overlap probes did not run */
-enum { OVK__AUTO_PROBED, OVK__AUTO_PROBE_SHORT, OVK__AUTO_PROBE_MOOT };
+/* exposed measured; not measured (NaN) as the latency is short or the
+ * choice the same either way; settled by the backend's caps */
+enum { OVK__AUTO_PROBED, OVK__AUTO_PROBE_SHORT, OVK__AUTO_PROBE_MOOT, OVK__AUTO_PROBE_CAPS };
 
 /* The deepest plcg auto may choose, and its default. */
 enum { OVK__AUTO_MAX_DEPTH = 8, OVK__AUTO_DEFAULT_DEPTH = 4 };
