@@ -154,6 +154,8 @@ typedef struct ovk__matrix_norms {
     int current;                /* anorm, longest_row are of the current values */
     unsigned epoch;             /* counts numeric setups: what a variant derived from A's
                                    values (plcg's spectrum estimate) is stale when it changed */
+    double sum_time;            /* this rank's seconds in the reducer's blocking sum that agreed
+                                   anorm (0: none): a latency sample at no sum of its own (auto) */
     int (*update)(struct ovk__ctx *c); /* collective: anorm, longest_row of the current values
                                          (the object's; current set) */
 } ovk__matrix_norms;

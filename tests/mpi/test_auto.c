@@ -68,7 +68,7 @@ static long n_exscan;
 int MPI_Iallreduce(const void *s, void *r, int c, MPI_Datatype t, MPI_Op o, MPI_Comm comm, MPI_Request *q)
 {
     int rc = PMPI_Iallreduce(s, r, c, t, o, comm, q);
-    if (!fail_probe || g_rank != g_size - 1 || rc != MPI_SUCCESS) return rc;
+    if (!fail_probe || g_rank != g_size - 1 || rc != MPI_SUCCESS || --fail_probe > 0) return rc; /* the n-th fails */
     PMPI_Wait(q, MPI_STATUS_IGNORE); /* the others' reduction completes; this rank reports a failure */
     *q = MPI_REQUEST_NULL;
     return MPI_ERR_OTHER;
@@ -679,7 +679,9 @@ static void bad_input(void)
     refused(A, "plcg:l=2,lmin=2,lmax=1", red, "lmin");
     ovk_reducer_destroy(red);
     red = reducer("native", 0.0);
-    fail_probe = 1;
+    fail_probe = 1; /* the numeric setup's sum (the matrix norm), then auto's */
+    refused(A, "auto", red, "norm");
+    fail_probe = 2;
     refused(A, "auto", red, "latency probe");
     fail_probe = 0;
     ovk_reducer_destroy(red);

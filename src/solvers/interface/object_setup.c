@@ -348,6 +348,21 @@ cleanup:
 }
 
 /* Collective: ||A||_inf and the longest row of an assembled matrix. */
+/* Collective: v[0..k) (k <= 2) maxed over the ranks through the solve's
+ * reducer, as every global sum (the latency model charges it), its time on
+ * this rank in c.norms.sum_time */
+static int reducer_max(ovk_solver *s, double *v, int k)
+{
+    double in[2] = {v[0], k > 1 ? v[1] : 0.0}, t0 = ovk__now();
+    ovk_request *req = NULL;
+    int rc = ovk_reduce_start(s->c.red, in, v, k, OVK_DOUBLE, OVK_MAX, &req);
+    if (!rc) rc = ovk_reduce_wait(req);
+    if (req) ovk_request_free(req);
+    s->c.norms.sum_time = rc ? 0.0 : ovk__now() - t0;
+    if (rc) rc = ovk__fail(rc, "the sum of the matrix norm: %s", ovk_error_detail());
+    return ovk__agree(s->lay->comm, rc);
+}
+
 static int matrix_norm(ovk_solver *s)
 {
     double v[2] = {0.0, 0.0};
@@ -361,7 +376,10 @@ static int matrix_norm(ovk_solver *s)
     rc = ovk__agree(s->lay->comm, rc);
     if (rc) return rc;
     v[1] = longest;
-    rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, s->lay->comm), "MPI_Allreduce (row statistics)");
+    s->c.norms.sum_time = 0.0;
+    rc = s->c.red ? reducer_max(s, v, 2)
+                  : ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, s->lay->comm),
+                             "MPI_Allreduce (row statistics)");
     s->c.norms.anorm = v[0];
     s->c.norms.longest_row = v[1];
     return rc;
@@ -540,6 +558,7 @@ static int setup_what_changed(ovk_solver *s, unsigned call, int *mixed, int *bad
     /* what the solve's sums (OVK__RESERVED_VALS values, OVK__STAGE_SLOTS in
      * flight) allocate in the backend, made here where a failure is agreed */
     if (!rc) rc = ovk__reducer_reserve(s->made.red, OVK__RESERVED_VALS, OVK_DOUBLE, OVK_SUM, OVK__STAGE_SLOTS);
+    if (!rc) rc = ovk__reducer_reserve(s->made.red, 2, OVK_DOUBLE, OVK_MAX, 1); /* the matrix norm's (reducer_max) */
     rc = ovk__agree(s->lay->comm, rc);
     if (rc) goto fail;
     init_ctx(s);

@@ -308,15 +308,21 @@ static double median(double *v, int n)
  * tests took over its time in flight is the exposed fraction (the tests
  * poll it as the solvers' progress hook does).  Every rank runs every step
  * whatever failed: the others' halos and sums need this rank. */
-static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__auto_figures *f, int *alg1)
+/* Local: the probe's vectors' values (their first touches) */
+static void probe_init(const ovk__ctx *c, const probe_vecs *pv, double *r)
 {
-    double v = 1.0, sink = 0.0;
-    for (int i = 0; i < c->n; i++) { /* first touches: before the sum, outside its interval */
+    for (int i = 0; i < c->n; i++) {
         pv->p[i] = 1.0 + (double)(i % 7) / 7.0;
         r[i] = 1.0;
         pv->x[i] = 0.0;
         pv->s[i] = pv->z[i] = 0.0;
     }
+}
+
+static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__auto_figures *f, int *alg1)
+{
+    double v = 1.0, sink = 0.0;
+    probe_init(c, pv, r); /* before the sum, outside its interval */
     probe_sum ps = {.t0 = ovk__now()};
     ps.rc = ovk__sum_begin(c, OVK__GAMMA, &v, 1, &ps.req);
     ps.done = ps.rc != OVK_OK;
@@ -352,6 +358,47 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__au
     volatile double keep = sink; /* the dots are timed, their values not used */
     (void)keep;
     if (ps.rc) return ovk__fail(ps.rc, "auto: the latency probe failed: %s", ovk_error_detail());
+    if (!rc && c->cb.failed) rc = ovk__fail(OVK_ECALLBACK, "auto: %s (measuring the local work)", c->cb.detail);
+    return rc;
+}
+
+/* Collective: the figures where the latency is ls, this setup's blocking
+ * sum's (agreed), and the backend's caps settle what it hides: local
+ * iterations only, no sum of auto's (the first warms the caches; where ls
+ * is below its work, two timed sums refine ls, the setup's being cold;
+ * alg1 at once where that leaves nothing to hide; else the fastest of
+ * LOCAL_REPS more counts, noisy where their median is more than
+ * NOISY_SPREAD slower) */
+enum { LOCAL_REPS = 3 };
+static int local_figures(ovk__ctx *c, const probe_vecs *pv, double *r, double ls, ovk__auto_figures *f, int *alg1)
+{
+    double sink = 0.0, w[LOCAL_REPS];
+    probe_sum none = {.done = 1}; /* no sum */
+    int rc = OVK_OK, n = 0;
+    probe_init(c, pv, r);
+    f->work = f->vec = f->matvec = INFINITY;
+    f->latency = f->latency_low = ls;
+    for (int k = -1; k < LOCAL_REPS && !*alg1; k++) {
+        double vk = 0.0, mk = 0.0, ts = ovk__now();
+        rc = first(rc, local_iteration(c, pv, r, &none, &vk, &mk, &sink));
+        double e[3] = {ovk__now() - ts, vk, mk};
+        if (k < 0) { /* the cold figures, agreed: the slowest rank sets the pace */
+            rc = first(rc, agree_max(c, e, 3));
+            double timed = INFINITY;
+            if (ls < e[0]) rc = first(rc, timed_latency(c, &timed)); /* warm sums, each under an iteration: the
+                                                                       setup's was the first, cold */
+            f->latency = f->latency_low = ls = fmin(ls, timed);
+            if (!ovk__auto_nothing_to_hide(ls, e[1])) continue;
+            f->work = e[0], f->vec = e[1], f->matvec = e[2];
+            *alg1 = 1;
+        } else {
+            w[n++] = e[0];
+            if (e[0] < f->work) f->work = e[0], f->vec = vk, f->matvec = mk;
+        }
+    }
+    f->noisy = !*alg1 && n > 1 && median(w, n) > (1.0 + NOISY_SPREAD) * f->work;
+    volatile double keep = sink;
+    (void)keep;
     if (!rc && c->cb.failed) rc = ovk__fail(OVK_ECALLBACK, "auto: %s (measuring the local work)", c->cb.detail);
     return rc;
 }
@@ -536,6 +583,19 @@ static int figures_nonsymmetric(ovk__ctx *c, int first, int nothing, ovk__auto_f
     return OVK_OK;
 }
 
+/* Collective: at setup (first), where the backend's caps settle what it
+ * hides, the latency of the numeric setup's blocking sum through the
+ * reducer (the smallest over the ranks: an early rank's time includes its
+ * wait for the others), a sample auto pays no sum for; else 0 (the probe
+ * measures it) */
+static double setup_latency(ovk__ctx *c, int first)
+{
+    if (!first || isnan(exposed_by_caps(c))) return 0.0;
+    double v[2] = {c->norms.sum_time > 0.0 ? -c->norms.sum_time : -INFINITY, !(c->norms.sum_time > 0.0)};
+    if (agree_max(c, v, 2) || v[1] > 0.0) return 0.0;
+    return -v[0];
+}
+
 /* Collective: the figures, agreed, and the choice.  alg1 settled by the
  * probe or the latency's interval is taken at once; an unsettled interval
  * is replaced by timed sums, a settled one by its midpoint; then refine. */
@@ -545,7 +605,9 @@ static int figures(ovk__ctx *c, double **block, double *r, int first, ovk__auto_
     const auto_params *pp = c->params;
     probe_vecs pv = {0};
     int alg1 = 0, rc = ovk__agree(c->comm, probe_vectors(c, *block, &pv));
-    if (!rc) rc = ovk__agree(c->comm, probe(c, &pv, r, first ? SETUP_REPS : WARM_REPS, f, &alg1));
+    double ls = setup_latency(c, first);
+    if (!rc && ls > 0.0) rc = ovk__agree(c->comm, local_figures(c, &pv, r, ls, f, &alg1));
+    else if (!rc) rc = ovk__agree(c->comm, probe(c, &pv, r, first ? SETUP_REPS : WARM_REPS, f, &alg1));
     c->cb.failed = 0; /* the failing rank's detail went everywhere */
     if (!rc && !alg1) rc = ovk__agree(c->comm, agree_figures(c, f));
     if (!rc && !alg1) rc = ovk__agree(c->comm, overlap_probes(c, &pv, r, first, f));
