@@ -46,6 +46,9 @@ enum { PRECISE = 2 };
  * gives the exposed fraction with no probe of its own; three in a later
  * solve */
 enum { SETUP_REPS = 6, WARM_REPS = 3 };
+/* the most iterations a probe runs behind its sum (exposure_probe sizes
+ * them to the latency known from the setup's sum) */
+enum { PROBE_MAX_REPS = 64 };
 /* timed vector steps of each candidate refine compares at setup */
 enum { STEP_REPS = 2 };
 /* rows between the probe's tests of its sum in the warming iteration */
@@ -253,6 +256,7 @@ static int timed_latency(ovk__ctx *c, double *lat)
         double dt = ovk__now() - t0;
         if (dt < fastest) fastest = dt;
     }
+    if (rc) rc = ovk__fail(rc, "auto: the latency probe's timed sums failed: %s", ovk_error_detail());
     double neg = -fastest;
     rc = first(rc, agree_max(c, &neg, 1));
     *lat = -neg;
@@ -328,7 +332,7 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__au
     ps.done = ps.rc != OVK_OK;
     ps.spent = ovk__now() - ps.t0;
     int rc = OVK_OK, timed = 0, n = 0;
-    double w[SETUP_REPS > WARM_REPS ? SETUP_REPS : WARM_REPS];
+    double w[PROBE_MAX_REPS];
     f->work = f->vec = f->matvec = INFINITY;
     probe_hook ph = {c->hook, &ps};
     for (int k = -1; k < reps && !*alg1; k++) {
@@ -583,14 +587,32 @@ static int figures_nonsymmetric(ovk__ctx *c, int first, int nothing, ovk__auto_f
     return OVK_OK;
 }
 
-/* Collective: at setup (first), where the backend's caps settle what it
- * hides, the latency of the numeric setup's blocking sum through the
- * reducer (the smallest over the ranks: an early rank's time includes its
- * wait for the others), a sample auto pays no sum for; else 0 (the probe
- * measures it) */
+/* Collective, after local_figures (f agreed): where the caps leave what
+ * the backend hides open and it decides the choice, the latency probe's
+ * sum behind 1.25 L / W iterations (at least SETUP_REPS, at most
+ * PROBE_MAX_REPS) measures it (f->exposed; NaN where the sum outlasted
+ * them: the overlap probes then do); f's L and W stay */
+static int exposure_probe(ovk__ctx *c, const probe_vecs *pv, double *r, int first, ovk__auto_figures *f)
+{
+    int why, alg1 = 0;
+    if (!isnan(exposed_by_caps(c)) || probes_needless(c, f, first, &why)) return OVK_OK;
+    ovk__auto_figures g = *f;
+    int reps = (int)fmin(fmax(ceil(1.25 * f->latency / f->work), SETUP_REPS), PROBE_MAX_REPS); /* its sum ends
+                                                                                               within them */
+    int rc = ovk__agree(c->comm, probe(c, pv, r, reps, &g, &alg1));
+    if (!rc) rc = ovk__agree(c->comm, agree_figures(c, &g));
+    f->exposed = g.exposed;
+    f->noisy = f->noisy || g.noisy;
+    return rc;
+}
+
+/* Collective: at setup (first), the latency of the numeric setup's
+ * blocking sum through the reducer (the smallest over the ranks: an early
+ * rank's time includes its wait for the others), a sample auto pays no sum
+ * for; else 0 (the probe measures it) */
 static double setup_latency(ovk__ctx *c, int first)
 {
-    if (!first || isnan(exposed_by_caps(c))) return 0.0;
+    if (!first) return 0.0;
     double v[2] = {c->norms.sum_time > 0.0 ? -c->norms.sum_time : -INFINITY, !(c->norms.sum_time > 0.0)};
     if (agree_max(c, v, 2) || v[1] > 0.0) return 0.0;
     return -v[0];
@@ -610,6 +632,7 @@ static int figures(ovk__ctx *c, double **block, double *r, int first, ovk__auto_
     else if (!rc) rc = ovk__agree(c->comm, probe(c, &pv, r, first ? SETUP_REPS : WARM_REPS, f, &alg1));
     c->cb.failed = 0; /* the failing rank's detail went everywhere */
     if (!rc && !alg1) rc = ovk__agree(c->comm, agree_figures(c, f));
+    if (!rc && !alg1 && ls > 0.0) rc = ovk__agree(c->comm, exposure_probe(c, &pv, r, first, f));
     if (!rc && !alg1) rc = ovk__agree(c->comm, overlap_probes(c, &pv, r, first, f));
     c->cb.failed = 0;
     if (rc) return rc;
