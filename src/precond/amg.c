@@ -228,6 +228,7 @@ static void release(ovk__amg *m)
     for (int k = 0; k < m->nmodes; k++)
         if (m->modes[k]) hypre_ParVectorDestroy((hypre_ParVector *)m->modes[k]);
     free(m->modes);
+    for (int l = 0; l < MAX_LEVELS; l++) ovk__amg_rap_free(m->rap[l]), m->rap[l] = NULL;
     m->solver = NULL;
     m->A = NULL;
     m->b = m->x = NULL;

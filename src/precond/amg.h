@@ -107,6 +107,9 @@ typedef struct ovk__amg {
     int singular;          /* env->singular: the coarsest level is singular too */
     int precision;         /* the cycle's (PREC_*): the option, or its default for this A */
     int agg_k;             /* setup=agg: the near-null space's vectors */
+    /* unsmoothed setup=agg with reuse forming the products again: each
+     * level's product kept (amg_galerkin.c), an update its sums only */
+    ovk__amg_rap *rap[MAX_LEVELS];
 } ovk__amg;
 
 /* the rank's entries of hypre's copy of A: diag block, offd block */

@@ -28,7 +28,8 @@
  *      the aggregate's rows of B_{l+1}: P_tent B_{l+1} = B_l;
  *   5. smoothing: P = (I - w D^-1 A) P_tent, D = diag(A), w = 4 / (3
  *      lambda), lambda from power steps on D^-1 A; hypre's products;
- *   6. A_{l+1} = P^T A P (hypre's Galerkin product).
+ *   6. A_{l+1} = P^T A P: hypre's Galerkin product for a smoothed P; for
+ *      P_tent sums over its rows (amg_galerkin.c), no general product.
  * Coarsening stops at coarse_size global rows, max_levels, or when a level
  * shrinks by less than a tenth; the coarsest level is hypre's Gaussian
  * elimination, as with BoomerAMG's hierarchy. */
@@ -848,7 +849,7 @@ static int fill_data(hypre_ParAMGData *d, int nlev, hypre_ParCSRMatrix **As, hyp
 
 /* Collective: one level's aggregation, P and A_{l+1}. */
 static int one_level(level_graph *g, int l, const ovk__amg_agg_opts *o, const double *B, int k, coarse *c,
-                     hypre_ParCSRMatrix **P, hypre_ParCSRMatrix **Ac)
+                     hypre_ParCSRMatrix **P, hypre_ParCSRMatrix **Ac, ovk__amg_rap **plan)
 {
     char *in = malloc((size_t)g->nn + 1);
     HYPRE_BigInt *agg = malloc(sizeof(HYPRE_BigInt) * ((size_t)g->nn + 1));
@@ -867,13 +868,13 @@ static int one_level(level_graph *g, int l, const ovk__amg_agg_opts *o, const do
             rc = fail_hy("hypre_MatvecCommPkgCreate");
         rc = ovk__agree(g->comm, rc);
     }
-    if (!rc) rc = galerkin(g->A, *P, Ac);
+    if (!rc) rc = o->smooth ? galerkin(g->A, *P, Ac) : ovk__amg_rap_build(g->A, *P, Ac, plan);
     free(in), free(agg);
     return rc;
 }
 
 int ovk__amg_agg_build(hypre_ParCSRMatrix *A, hypre_ParVector *b, hypre_ParVector *x, int k, const double *B,
-                       const ovk__amg_agg_opts *o, hypre_ParAMGData *d, ovk__amg_agg_keep *keep)
+                       const ovk__amg_agg_opts *o, hypre_ParAMGData *d, ovk__amg_agg_keep *keep, ovk__amg_rap **plans)
 {
     MPI_Comm comm = hypre_ParCSRMatrixComm(A);
     hypre_ParCSRMatrix *As[MAXLEV] = {A}, *Ps[MAXLEV] = {NULL};
@@ -894,7 +895,7 @@ int ovk__amg_agg_build(hypre_ParCSRMatrix *A, hypre_ParVector *b, hypre_ParVecto
         if (l > 0 && rows <= o->coarse_size) break;
         level_graph g = {.comm = comm, .size = size, .rank = rank, .A = As[l], .nn = nn, .nptr = nptr, .nstart = nstart};
         coarse c = {0};
-        rc = one_level(&g, l, o, Bcur, k, &c, &Ps[l], &As[l + 1]);
+        rc = one_level(&g, l, o, Bcur, k, &c, &Ps[l], &As[l + 1], plans && !o->smooth ? &plans[l] : NULL);
         g.nptr = NULL; /* ours, not the graph's */
         graph_free(&g);
         if (!rc && o->singular && l > 0 && c.nglobal <= k) {
@@ -903,6 +904,7 @@ int ovk__amg_agg_build(hypre_ParCSRMatrix *A, hypre_ParVector *b, hypre_ParVecto
              * operator is zero but for rounding; the level above is the coarsest */
             hypre_ParCSRMatrixDestroy(As[l + 1]), hypre_ParCSRMatrixDestroy(Ps[l]);
             As[l + 1] = Ps[l] = NULL;
+            if (plans) ovk__amg_rap_free(plans[l]), plans[l] = NULL;
             coarse_free(&c);
             break;
         }

@@ -9,6 +9,7 @@
 #include <HYPRE_parcsr_ls.h>
 #include <_hypre_parcsr_ls.h>
 
+#include "amg_galerkin.h"
 #include "precond.h"
 
 typedef struct ovk__amg_agg_opts {
@@ -41,8 +42,11 @@ void ovk__amg_agg_keep_free(ovk__amg_agg_keep *keep);
  * elimination unless d's coarsest smoother is another (a singular A).
  * B: k vectors of the rank's rows, one after the other (the near-null
  * space; at least one must be nonzero on some rank: the caller checks).
- * Every level at least 2. */
+ * Every level at least 2.  plans (NULL: none; else [40], NULL-filled): for
+ * unsmoothed aggregation each level's Galerkin product kept for
+ * ovk__amg_rap_values (the caller frees them; on an error any made are
+ * in plans all the same). */
 int ovk__amg_agg_build(hypre_ParCSRMatrix *A, hypre_ParVector *b, hypre_ParVector *x, int k, const double *B,
-                       const ovk__amg_agg_opts *o, hypre_ParAMGData *d, ovk__amg_agg_keep *keep);
+                       const ovk__amg_agg_opts *o, hypre_ParAMGData *d, ovk__amg_agg_keep *keep, ovk__amg_rap **plans);
 
 #endif

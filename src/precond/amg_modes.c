@@ -167,6 +167,13 @@ static int agg_nullspace(ovk__amg *m, const ovk__pc_env *env, double **B, int *k
     return rc;
 }
 
+/* an update forms the products again (amg_reuse.c): unsmoothed
+ * aggregation keeps the pattern of its own */
+static int keep_products(const ovk__amg *m)
+{
+    return m->o.reuse > 0 && !m->o.agg_smooth && (m->o.reuse_coarse == RC_GALERKIN || m->singular);
+}
+
 /* Collective: setup=agg's hierarchy in hypre's object m->solver. */
 int ovk__amg_agg_setup(ovk__amg *m, const ovk__pc_env *env)
 {
@@ -177,7 +184,7 @@ int ovk__amg_agg_setup(ovk__amg *m, const ovk__pc_env *env)
         ovk__amg_agg_opts ao = {(int)m->o.bs, m->o.agg_threshold, (int)m->o.agg_smooth, (int)m->o.max_levels,
                                 (int)m->o.coarse_size, (int)m->o.agg_mis2, m->singular};
         rc = ovk__amg_agg_build((hypre_ParCSRMatrix *)m->A, (hypre_ParVector *)m->b, (hypre_ParVector *)m->x, k, B, &ao,
-                                (hypre_ParAMGData *)m->solver, NULL);
+                                (hypre_ParAMGData *)m->solver, NULL, keep_products(m) ? m->rap : NULL);
     }
     m->agg_k = k;
     free(B);

@@ -197,13 +197,19 @@ static void drop_coarsest(hypre_ParAMGData *d)
 }
 
 /* Collective: A_{l+1} = P_l^T A_l P_l with hypre's kept P_l, from the
- * finest level down, and the coarsest level's dense copy. */
+ * finest level down (a kept product of ours: its sums on A_{l+1}'s
+ * storage), and the coarsest level's dense copy. */
 static int galerkin_again(ovk__amg *m)
 {
     hypre_ParAMGData *d = (hypre_ParAMGData *)m->solver;
     hypre_ParCSRMatrix **A = hypre_ParAMGDataAArray(d), **P = hypre_ParAMGDataPArray(d);
     int nlev = hypre_ParAMGDataNumLevels(d);
     for (int l = 0; l + 1 < nlev; l++) {
+        if (m->rap[l]) {
+            int rc = ovk__amg_rap_values(m->rap[l], A[l], A[l + 1]);
+            if (rc) return rc;
+            continue;
+        }
         hypre_ParCSRMatrix *C = NULL;
         int rc = ovk__amg_hy(hypre_BoomerAMGBuildCoarseOperator(P[l], A[l], P[l], &C), "hypre_BoomerAMGBuildCoarseOperator");
         if (rc) {

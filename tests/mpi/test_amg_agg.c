@@ -228,7 +228,7 @@ static void check_hierarchy(const grid *p, MPI_Comm comm, const ovk__amg_agg_opt
     HYPRE_Solver s;
     HYPRE_BoomerAMGCreate(&s);
     ovk__amg_agg_keep keep;
-    int rc = ovk__amg_agg_build(A, b, x, k, B, o, (hypre_ParAMGData *)s, &keep);
+    int rc = ovk__amg_agg_build(A, b, x, k, B, o, (hypre_ParAMGData *)s, &keep, NULL);
     MT_RC(OVK_OK, rc);
     hypre_ParAMGData *d = (hypre_ParAMGData *)s;
     int nlev = rc ? 0 : hypre_ParAMGDataNumLevels(d);

@@ -1,0 +1,609 @@
+/* The Galerkin product A_c = P^T A P of unsmoothed aggregation by sums, as
+ * AGMG, AmgX and Ginkgo form it for piecewise-constant prolongation: P has
+ * a few entries a row (one aggregate's columns, as many as its block of the
+ * near-null space keeps), so
+ *   (A_c)_cd = sum over a_ij of p_ic a_ij p_jd
+ * costs nnz(A) k^2 products (k: P's longest row), with no general sparse
+ * product and no P^T formed as a distributed matrix.
+ *
+ * Build (collective):
+ *   1. P's rows at A's offd columns from their ranks (A's halo plan, one
+ *      message each way per neighbour): each row's columns and values;
+ *   2. the coarse columns this rank touches numbered compactly: its own
+ *      (P's diag columns) then the others in ascending global order;
+ *   3. P^T of the rank's rows (coarse column -> fine rows), and for each
+ *      coarse row c it touches, a sparse accumulator over A's rows of c:
+ *      the partial row sum_i p_ic a_i* P (partial sums in a fixed order);
+ *   4. partial rows of coarse rows owned elsewhere (aggregates crossing a
+ *      rank boundary) sent to the owner, (row, column) once, then values;
+ *   5. A_c's rows laid out (the diagonal first, as hypre's product does),
+ *      each partial sum's slot kept.
+ * A value update (reuse: P and the patterns kept) redoes 3 for the values
+ * and adds each partial sum into its slot (4's values only): the numeric
+ * sum only. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "amg_galerkin.h"
+
+enum { TAG_HALO = 8217 };
+
+struct ovk__amg_rap {
+    MPI_Comm comm;
+    int size;
+    int nf, no;           /* A's local rows, offd columns */
+    int nc, ne;           /* coarse columns: the rank's own, the others (compact) */
+    HYPRE_BigInt c0;      /* the first own coarse column */
+    int *pptr, *pcol;     /* P's local rows, compact columns */
+    double *pval;
+    int *hptr, *hcol;     /* P's rows at A's offd columns */
+    double *hval;
+    int *tptr, *trow;     /* P^T: compact coarse column -> the local fine rows */
+    double *tval;
+    int *mark, *list;     /* the accumulator's [nc + ne] */
+    double *acc;
+    size_t nout;          /* the partial sums, in the order of step 3 */
+    double *out;
+    int *dest;            /* >= 0: A_c's slot (diag values then offd); < 0: -1 - the send position */
+    int *scount, *sdisp, *rcount, *rdisp;
+    double *sbuf, *rbuf;
+    size_t nrecv;
+    int *rdest;           /* each received sum's slot */
+    HYPRE_Int annz_d, annz_o, cnnz_d, cnnz_o; /* A's and A_c's local entries at the build */
+};
+
+static int nomem(const char *what) { return ovk__fail(OVK_ENOMEM, "amg (Galerkin product): %s", what); }
+
+static int cmp_big(const void *a, const void *b)
+{
+    HYPRE_BigInt x = *(const HYPRE_BigInt *)a, y = *(const HYPRE_BigInt *)b;
+    return (x > y) - (x < y);
+}
+
+/* index of id in the sorted v[0..n), or -1 */
+static int find_big(const HYPRE_BigInt *v, int n, HYPRE_BigInt id)
+{
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (v[mid] < id) lo = mid + 1;
+        else if (v[mid] > id) hi = mid - 1;
+        else return mid;
+    }
+    return -1;
+}
+
+static HYPRE_Int row_nnz(hypre_CSRMatrix *M)
+{
+    int n = hypre_CSRMatrixNumRows(M);
+    return n > 0 ? hypre_CSRMatrixI(M)[n] : 0;
+}
+
+void ovk__amg_rap_free(ovk__amg_rap *r)
+{
+    if (!r) return;
+    free(r->pptr), free(r->pcol), free(r->pval), free(r->hptr), free(r->hcol), free(r->hval);
+    free(r->tptr), free(r->trow), free(r->tval), free(r->mark), free(r->list), free(r->acc);
+    free(r->out), free(r->dest), free(r->scount), free(r->sdisp), free(r->rcount), free(r->rdisp);
+    free(r->sbuf), free(r->rbuf), free(r->rdest);
+    free(r);
+}
+
+/* ---- 1. P's rows at A's offd columns ------------------------------------- */
+
+/* Local: row i of P as global columns and values (at most kmax) into w:
+ * [count, columns..., values...] */
+static void pack_row(hypre_ParCSRMatrix *P, int i, int kmax, double *w)
+{
+    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(P), *O = hypre_ParCSRMatrixOffd(P);
+    HYPRE_BigInt c0 = hypre_ParCSRMatrixFirstColDiag(P), *cmap = hypre_ParCSRMatrixColMapOffd(P);
+    int t = 0;
+    for (HYPRE_Int e = hypre_CSRMatrixI(D)[i]; e < hypre_CSRMatrixI(D)[i + 1]; e++, t++)
+        w[1 + t] = (double)(c0 + hypre_CSRMatrixJ(D)[e]), w[1 + kmax + t] = hypre_CSRMatrixData(D)[e];
+    if (hypre_CSRMatrixNumCols(O))
+        for (HYPRE_Int e = hypre_CSRMatrixI(O)[i]; e < hypre_CSRMatrixI(O)[i + 1]; e++, t++)
+            w[1 + t] = (double)cmap[hypre_CSRMatrixJ(O)[e]], w[1 + kmax + t] = hypre_CSRMatrixData(O)[e];
+    w[0] = t;
+}
+
+/* Collective with A's neighbours: the packed rows of P at A's offd columns
+ * into *halo ([no] records of 1 + 2 kmax). */
+static int halo_rows(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, int kmax, double **halo)
+{
+    hypre_ParCSRCommPkg *pkg = hypre_ParCSRMatrixCommPkg(A);
+    int ns = hypre_ParCSRCommPkgNumSends(pkg), nr = hypre_ParCSRCommPkgNumRecvs(pkg);
+    int no = hypre_CSRMatrixNumCols(hypre_ParCSRMatrixOffd(A));
+    size_t W = 1 + 2 * (size_t)kmax, nsend = (size_t)hypre_ParCSRCommPkgSendMapStart(pkg, ns);
+    double *sbuf = malloc(sizeof(double) * (nsend * W + 1));
+    *halo = malloc(sizeof(double) * ((size_t)no * W + 1));
+    MPI_Request *req = malloc(sizeof(MPI_Request) * ((size_t)ns + (size_t)nr + 1));
+    int rc = sbuf && *halo && req ? OVK_OK : nomem("P's halo rows");
+    if (!rc) {
+        const HYPRE_Int *elm = hypre_ParCSRCommPkgSendMapElmts(pkg);
+        for (size_t s = 0; s < nsend; s++) pack_row(P, (int)elm[s], kmax, sbuf + s * W);
+    }
+    rc = ovk__agree(hypre_ParCSRMatrixComm(A), rc);
+    MPI_Comm comm = hypre_ParCSRMatrixComm(A);
+    int nreq = 0;
+    for (int q = 0; !rc && q < nr; q++) {
+        HYPRE_Int a = hypre_ParCSRCommPkgRecvVecStart(pkg, q), b = hypre_ParCSRCommPkgRecvVecStart(pkg, q + 1);
+        rc = ovk__mpi(MPI_Irecv(*halo + (size_t)a * W, (int)((size_t)(b - a) * W), MPI_DOUBLE,
+                                hypre_ParCSRCommPkgRecvProc(pkg, q), TAG_HALO, comm, &req[nreq++]),
+                      "MPI_Irecv (amg Galerkin halo)");
+    }
+    for (int q = 0; !rc && q < ns; q++) {
+        HYPRE_Int a = hypre_ParCSRCommPkgSendMapStart(pkg, q), b = hypre_ParCSRCommPkgSendMapStart(pkg, q + 1);
+        rc = ovk__mpi(MPI_Isend(sbuf + (size_t)a * W, (int)((size_t)(b - a) * W), MPI_DOUBLE,
+                                hypre_ParCSRCommPkgSendProc(pkg, q), TAG_HALO, comm, &req[nreq++]),
+                      "MPI_Isend (amg Galerkin halo)");
+    }
+    if (nreq) {
+        int wrc = ovk__mpi(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE), "MPI_Waitall (amg Galerkin halo)");
+        if (!rc) rc = wrc;
+    }
+    free(sbuf), free(req);
+    return ovk__agree(comm, rc);
+}
+
+/* ---- 2. the compact coarse columns, P's rows on them, P^T ---------------- */
+
+/* Local: the compact column of global column id (ext: the others, sorted) */
+static int compact(const ovk__amg_rap *r, const HYPRE_BigInt *ext, HYPRE_BigInt id)
+{
+    if (id >= r->c0 && id < r->c0 + r->nc) return (int)(id - r->c0);
+    int e = find_big(ext, r->ne, id);
+    return e < 0 ? -1 : r->nc + e;
+}
+
+/* Local: rows [0, n) of packed records (W wide) as CSR on compact columns */
+static int unpack_rows(const ovk__amg_rap *r, const HYPRE_BigInt *ext, const double *rec, int n, int kmax, int **ptr,
+                       int **col, double **val)
+{
+    size_t W = 1 + 2 * (size_t)kmax, tot = 0;
+    for (int i = 0; i < n; i++) tot += (size_t)rec[i * W];
+    *ptr = malloc(sizeof(int) * ((size_t)n + 1));
+    *col = malloc(sizeof(int) * (tot + 1));
+    *val = malloc(sizeof(double) * (tot + 1));
+    if (!*ptr || !*col || !*val) return nomem("P's rows");
+    (*ptr)[0] = 0;
+    for (int i = 0, t = 0; i < n; i++) {
+        const double *w = rec + i * W;
+        for (int s = 0; s < (int)w[0]; s++, t++) {
+            (*col)[t] = compact(r, ext, (HYPRE_BigInt)w[1 + s]);
+            (*val)[t] = w[1 + kmax + s];
+            if ((*col)[t] < 0) return ovk__fail(OVK_EPRECOND, "amg (Galerkin product): a column of P not numbered");
+        }
+        (*ptr)[i + 1] = t;
+    }
+    return OVK_OK;
+}
+
+/* Local: ext = the sorted other columns of the local and halo rows of P */
+static int other_columns(ovk__amg_rap *r, const double *loc, const double *halo, int kmax, HYPRE_BigInt **ext)
+{
+    size_t W = 1 + 2 * (size_t)kmax, cap = ((size_t)r->nf + (size_t)r->no) * (size_t)kmax + 1, n = 0;
+    *ext = malloc(sizeof(HYPRE_BigInt) * cap);
+    if (!*ext) return nomem("coarse columns");
+    for (int pass = 0; pass < 2; pass++) {
+        const double *rec = pass ? halo : loc;
+        int rows = pass ? r->no : r->nf;
+        for (int i = 0; i < rows; i++)
+            for (int s = 0; s < (int)rec[i * W]; s++) {
+                HYPRE_BigInt id = (HYPRE_BigInt)rec[i * W + 1 + s];
+                if (id < r->c0 || id >= r->c0 + r->nc) (*ext)[n++] = id;
+            }
+    }
+    qsort(*ext, n, sizeof **ext, cmp_big);
+    size_t u = 0;
+    for (size_t t = 0; t < n; t++)
+        if (!u || (*ext)[u - 1] != (*ext)[t]) (*ext)[u++] = (*ext)[t];
+    r->ne = (int)u;
+    return OVK_OK;
+}
+
+/* Local: P^T of the local rows, by compact coarse column */
+static int transpose(ovk__amg_rap *r)
+{
+    int nct = r->nc + r->ne, nnz = r->pptr[r->nf];
+    r->tptr = calloc((size_t)nct + 2, sizeof(int));
+    r->trow = malloc(sizeof(int) * ((size_t)nnz + 1));
+    r->tval = malloc(sizeof(double) * ((size_t)nnz + 1));
+    if (!r->tptr || !r->trow || !r->tval) return nomem("P^T");
+    for (int t = 0; t < nnz; t++) r->tptr[r->pcol[t] + 2]++;
+    for (int c = 0; c < nct; c++) r->tptr[c + 2] += r->tptr[c + 1];
+    for (int i = 0; i < r->nf; i++)
+        for (int t = r->pptr[i]; t < r->pptr[i + 1]; t++) {
+            int at = r->tptr[r->pcol[t] + 1]++;
+            r->trow[at] = i, r->tval[at] = r->pval[t];
+        }
+    return OVK_OK;
+}
+
+/* ---- 3. the partial rows ------------------------------------------------- */
+
+/* Local: each touched coarse row's partial row sum_i p_ic a_i* P into
+ * r->out, in the order of the compact rows and of first touch (the same
+ * for the same patterns); with row and col (not NULL) their compact row
+ * and column, grown as needed (*cap). */
+static int partial_rows(ovk__amg_rap *r, hypre_ParCSRMatrix *A, int **row, int **col, size_t *cap)
+{
+    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(A), *O = hypre_ParCSRMatrixOffd(A);
+    const HYPRE_Int *di = hypre_CSRMatrixI(D), *dj = hypre_CSRMatrixJ(D);
+    const HYPRE_Int *oi = r->no ? hypre_CSRMatrixI(O) : NULL, *oj = r->no ? hypre_CSRMatrixJ(O) : NULL;
+    const double *dv = hypre_CSRMatrixData(D), *ov = r->no ? hypre_CSRMatrixData(O) : NULL;
+    int *mark = r->mark, *list = r->list;
+    double *acc = r->acc;
+    size_t o = 0;
+    for (int c = 0; c < r->nc + r->ne; c++) mark[c] = -1;
+    for (int c = 0; c < r->nc + r->ne; c++) {
+        int cnt = 0;
+        for (int t = r->tptr[c]; t < r->tptr[c + 1]; t++) {
+            int i = r->trow[t];
+            double p = r->tval[t];
+            for (int pass = 0; pass < 2; pass++) {
+                const HYPRE_Int *ai = pass ? oi : di, *aj = pass ? oj : dj;
+                const double *av = pass ? ov : dv;
+                const int *qp = pass ? r->hptr : r->pptr, *qc = pass ? r->hcol : r->pcol;
+                const double *qv = pass ? r->hval : r->pval;
+                if (!ai) continue;
+                for (HYPRE_Int e = ai[i]; e < ai[i + 1]; e++) {
+                    int j = (int)aj[e];
+                    double pa = p * av[e];
+                    for (int s = qp[j]; s < qp[j + 1]; s++) {
+                        int d = qc[s];
+                        if (mark[d] != c) mark[d] = c, acc[d] = 0.0, list[cnt++] = d;
+                        acc[d] += pa * qv[s];
+                    }
+                }
+            }
+        }
+        if (row && o + (size_t)cnt > *cap) {
+            size_t nc = 2 * (o + (size_t)cnt) + 16;
+            double *no = realloc(r->out, sizeof(double) * nc);
+            if (no) r->out = no;
+            int *nr = realloc(*row, sizeof(int) * nc);
+            if (nr) *row = nr;
+            int *ncl = realloc(*col, sizeof(int) * nc);
+            if (ncl) *col = ncl;
+            if (!no || !nr || !ncl) return nomem("partial sums");
+            *cap = nc;
+        }
+        if (!row && o + (size_t)cnt > r->nout)
+            return ovk__fail(OVK_EMISMATCH, "amg (Galerkin product): A's pattern is not that of the kept product");
+        for (int t = 0; t < cnt; t++, o++) {
+            r->out[o] = acc[list[t]];
+            if (row) (*row)[o] = c, (*col)[o] = list[t];
+        }
+    }
+    if (!row && o != r->nout)
+        return ovk__fail(OVK_EMISMATCH, "amg (Galerkin product): A's pattern is not that of the kept product");
+    r->nout = o;
+    return OVK_OK;
+}
+
+/* ---- 4. and 5.: the owners' rows ---------------------------------------- */
+
+/* Collective: every partial sum into A_c's values (zeroed first): the
+ * rank's own by slot, the others' sent to their owners */
+static int scatter_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *Ac)
+{
+    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(Ac), *O = hypre_ParCSRMatrixOffd(Ac);
+    double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
+    int nd = (int)r->cnnz_d;
+    if (nd) memset(dv, 0, sizeof(double) * (size_t)nd);
+    if (r->cnnz_o) memset(ov, 0, sizeof(double) * (size_t)r->cnnz_o);
+    for (size_t t = 0; t < r->nout; t++) {
+        int d = r->dest[t];
+        if (d >= nd) ov[d - nd] += r->out[t];
+        else if (d >= 0) dv[d] += r->out[t];
+        else r->sbuf[-1 - d] = r->out[t];
+    }
+    int rc = ovk__mpi(MPI_Alltoallv(r->sbuf, r->scount, r->sdisp, MPI_DOUBLE, r->rbuf, r->rcount, r->rdisp, MPI_DOUBLE,
+                                    r->comm),
+                      "MPI_Alltoallv (amg Galerkin sums)");
+    for (size_t q = 0; !rc && q < r->nrecv; q++) {
+        int d = r->rdest[q];
+        if (d >= nd) ov[d - nd] += r->rbuf[q];
+        else dv[d] += r->rbuf[q];
+    }
+    return rc;
+}
+
+/* Local: the rank of coarse row id (starts: [size + 1]) */
+static int owner_of(const HYPRE_BigInt *starts, int size, HYPRE_BigInt id)
+{
+    int lo = 0, hi = size - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (starts[mid] <= id) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* The layout's working arrays (step 5) */
+typedef struct layout {
+    int *row, *col;            /* each partial sum's compact row and column */
+    HYPRE_BigInt *ext;         /* the compact others, sorted; then with the received columns */
+    HYPRE_BigInt *starts;      /* [size + 1] the coarse partition */
+    long long *spair, *rpair;  /* (row, column) of the sums sent and received */
+    int *rrow, *rcol;          /* a received sum's local row and compact column */
+    int *rfirst, *rperm;       /* received sums by local row */
+    int *slot, *used, *first;  /* per compact column; first: each local row's first partial sum */
+} layout;
+
+static void layout_free(layout *L)
+{
+    free(L->row), free(L->col), free(L->ext), free(L->starts), free(L->spair), free(L->rpair);
+    free(L->rrow), free(L->rcol), free(L->rfirst), free(L->rperm), free(L->slot), free(L->used), free(L->first);
+}
+
+/* Collective: the partial sums of rows owned elsewhere to their owners as
+ * (row, column) pairs, the sends' positions in r->dest */
+static int send_pattern(ovk__amg_rap *r, layout *L)
+{
+    int size = r->size;
+    r->scount = calloc((size_t)size + 1, sizeof(int)), r->sdisp = calloc((size_t)size + 1, sizeof(int));
+    r->rcount = calloc((size_t)size + 1, sizeof(int)), r->rdisp = calloc((size_t)size + 1, sizeof(int));
+    int *cur = calloc((size_t)size + 1, sizeof(int)), *c2 = malloc(sizeof(int) * ((size_t)size + 1));
+    int *d2 = malloc(sizeof(int) * ((size_t)size + 1)), *r2 = malloc(sizeof(int) * ((size_t)size + 1));
+    int *rd2 = malloc(sizeof(int) * ((size_t)size + 1));
+    r->dest = malloc(sizeof(int) * (r->nout + 1));
+    int rc = r->scount && r->sdisp && r->rcount && r->rdisp && cur && c2 && d2 && r2 && rd2 && r->dest
+                 ? OVK_OK
+                 : nomem("the sums' pattern");
+    size_t nsend = 0;
+    for (size_t t = 0; !rc && t < r->nout; t++)
+        if (L->row[t] >= r->nc) r->scount[owner_of(L->starts, size, L->ext[L->row[t] - r->nc])]++, nsend++;
+    for (int p = 1; !rc && p < size; p++) r->sdisp[p] = r->sdisp[p - 1] + r->scount[p - 1];
+    r->sbuf = rc ? NULL : malloc(sizeof(double) * (nsend + 1));
+    L->spair = rc ? NULL : malloc(sizeof(long long) * (2 * nsend + 1));
+    if (!rc && (!r->sbuf || !L->spair)) rc = nomem("the sums' pattern");
+    for (size_t t = 0; !rc && t < r->nout; t++) {
+        if (L->row[t] < r->nc) continue;
+        HYPRE_BigInt id = L->ext[L->row[t] - r->nc];
+        int p = owner_of(L->starts, size, id), at = r->sdisp[p] + cur[p]++;
+        int c = L->col[t];
+        r->dest[t] = -1 - at;
+        L->spair[2 * at] = id, L->spair[2 * at + 1] = c < r->nc ? r->c0 + c : L->ext[c - r->nc];
+    }
+    rc = ovk__agree(r->comm, rc);
+    if (!rc) rc = ovk__mpi(MPI_Alltoall(r->scount, 1, MPI_INT, r->rcount, 1, MPI_INT, r->comm), "MPI_Alltoall (amg Galerkin)");
+    size_t nrecv = 0;
+    for (int p = 0; !rc && p < size; p++) r->rdisp[p] = (int)nrecv, nrecv += (size_t)r->rcount[p];
+    if (!rc && nrecv > INT32_MAX / 2) rc = ovk__fail(OVK_EPRECOND, "amg (Galerkin product): %zu sums to receive", nrecv);
+    r->nrecv = nrecv;
+    if (!rc) {
+        r->rbuf = malloc(sizeof(double) * (nrecv + 1)), L->rpair = malloc(sizeof(long long) * (2 * nrecv + 1));
+        r->rdest = malloc(sizeof(int) * (nrecv + 1));
+        rc = r->rbuf && L->rpair && r->rdest ? OVK_OK : nomem("the sums received");
+    }
+    rc = ovk__agree(r->comm, rc);
+    for (int p = 0; !rc && p < size; p++)
+        c2[p] = 2 * r->scount[p], d2[p] = 2 * r->sdisp[p], r2[p] = 2 * r->rcount[p], rd2[p] = 2 * r->rdisp[p];
+    if (!rc)
+        rc = ovk__mpi(MPI_Alltoallv(L->spair, c2, d2, MPI_LONG_LONG, L->rpair, r2, rd2, MPI_LONG_LONG, r->comm),
+                      "MPI_Alltoallv (amg Galerkin pattern)");
+    free(cur), free(c2), free(d2), free(r2), free(rd2);
+    return rc;
+}
+
+/* Local: the received columns joined to the compact others (renumbering
+ * the partial sums' columns), the received sums by local row */
+static int join_received(ovk__amg_rap *r, layout *L, int *ne2)
+{
+    size_t nr = r->nrecv;
+    HYPRE_BigInt *all = malloc(sizeof(HYPRE_BigInt) * ((size_t)r->ne + nr + 1));
+    int *remap = malloc(sizeof(int) * ((size_t)r->ne + 1));
+    L->rrow = malloc(sizeof(int) * (nr + 1)), L->rcol = malloc(sizeof(int) * (nr + 1));
+    L->rfirst = calloc((size_t)r->nc + 2, sizeof(int)), L->rperm = malloc(sizeof(int) * (nr + 1));
+    if (!all || !remap || !L->rrow || !L->rcol || !L->rfirst || !L->rperm) {
+        free(all), free(remap);
+        return nomem("the sums received");
+    }
+    size_t n = 0;
+    for (int e = 0; e < r->ne; e++) all[n++] = L->ext[e];
+    for (size_t q = 0; q < nr; q++) {
+        HYPRE_BigInt c = L->rpair[2 * q + 1];
+        if (c < r->c0 || c >= r->c0 + r->nc) all[n++] = c;
+    }
+    qsort(all, n, sizeof *all, cmp_big);
+    size_t u = 0;
+    for (size_t t = 0; t < n; t++)
+        if (!u || all[u - 1] != all[t]) all[u++] = all[t];
+    for (int e = 0; e < r->ne; e++) remap[e] = find_big(all, (int)u, L->ext[e]);
+    for (size_t t = 0; t < r->nout; t++)
+        if (L->col[t] >= r->nc) L->col[t] = r->nc + remap[L->col[t] - r->nc];
+    int rc = OVK_OK;
+    for (size_t q = 0; q < nr; q++) {
+        HYPRE_BigInt row = L->rpair[2 * q], c = L->rpair[2 * q + 1];
+        if (row < r->c0 || row >= r->c0 + r->nc) rc = ovk__fail(OVK_EPRECOND, "amg (Galerkin product): a row sent astray");
+        L->rrow[q] = rc ? 0 : (int)(row - r->c0);
+        L->rcol[q] = c >= r->c0 && c < r->c0 + r->nc ? (int)(c - r->c0) : r->nc + find_big(all, (int)u, c);
+        L->rfirst[L->rrow[q] + 2]++;
+    }
+    for (int c = 0; c < r->nc; c++) L->rfirst[c + 2] += L->rfirst[c + 1];
+    for (size_t q = 0; q < nr; q++) L->rperm[L->rfirst[L->rrow[q] + 1]++] = (int)q;
+    free(L->ext), free(remap);
+    L->ext = all, *ne2 = (int)u;
+    return rc;
+}
+
+/* Local: the sums of local row c: its own partial sums, then those received */
+static int row_count(const layout *L, int c) { return L->first[c + 1] - L->first[c] + L->rfirst[c + 1] - L->rfirst[c]; }
+
+/* Local: the index of row c's k-th sum (own: < nout; received: nout + q) */
+static size_t row_sum(const ovk__amg_rap *r, const layout *L, int c, int k)
+{
+    int n1 = L->first[c + 1] - L->first[c];
+    return k < n1 ? (size_t)L->first[c] + (size_t)k : r->nout + (size_t)L->rperm[L->rfirst[c] + k - n1];
+}
+
+static int sum_col(const ovk__amg_rap *r, const layout *L, size_t x)
+{
+    return x < r->nout ? L->col[x] : L->rcol[x - r->nout];
+}
+
+/* Collective: A_c laid out from the sums' columns, each sum's slot */
+static int lay_out(ovk__amg_rap *r, layout *L, HYPRE_BigInt N, hypre_ParCSRMatrix **Ac)
+{
+    int ne2 = 0, rc = join_received(r, L, &ne2);
+    int nct = r->nc + ne2;
+    L->slot = rc ? NULL : malloc(sizeof(int) * ((size_t)nct + 1));
+    L->used = rc ? NULL : calloc((size_t)nct + 1, sizeof(int));
+    L->first = rc ? NULL : calloc((size_t)r->nc + 1, sizeof(int));
+    HYPRE_Int *di = rc ? NULL : malloc(sizeof(HYPRE_Int) * ((size_t)r->nc + 1));
+    HYPRE_Int *oi = rc ? NULL : malloc(sizeof(HYPRE_Int) * ((size_t)r->nc + 1));
+    int *offd = rc ? NULL : malloc(sizeof(int) * ((size_t)ne2 + 1)); /* an other column's offd index */
+    if (!rc && (!L->slot || !L->used || !L->first || !di || !oi || !offd)) rc = nomem("the coarse operator's layout");
+    if (!rc) { /* own sums: rows < nc first, contiguous by row */
+        size_t t = 0;
+        for (int c = 0; c < r->nc; c++) {
+            L->first[c] = (int)t;
+            while (t < r->nout && L->row[t] == c) t++;
+        }
+        L->first[r->nc] = (int)t;
+        for (int c = 0; c < nct; c++) L->slot[c] = -1;
+        di[0] = oi[0] = 0;
+        for (int c = 0; c < r->nc; c++) { /* pass 1: counts */
+            int nd = 0, no = 0;
+            for (int k = 0; k < row_count(L, c); k++) {
+                int d = sum_col(r, L, row_sum(r, L, c, k));
+                if (L->slot[d] == c) continue;
+                L->slot[d] = c;
+                if (d < r->nc) nd++;
+                else no++, L->used[d] = 1;
+            }
+            di[c + 1] = di[c] + nd, oi[c + 1] = oi[c] + no;
+        }
+    }
+    int ncols = 0;
+    for (int d = r->nc; !rc && d < nct; d++)
+        if (L->used[d]) L->used[d] = ncols++ + 1; /* 1 + its offd column */
+    HYPRE_BigInt cs[2] = {r->c0, r->c0 + r->nc};
+    *Ac = NULL;
+    if (!rc) {
+        *Ac = hypre_ParCSRMatrixCreate(r->comm, N, N, cs, cs, ncols, di[r->nc], oi[r->nc]);
+        if (!*Ac || hypre_ParCSRMatrixInitialize(*Ac)) rc = ovk__fail(OVK_EPRECOND, "amg (Galerkin product): hypre_ParCSRMatrixCreate failed");
+    }
+    rc = ovk__agree(r->comm, rc);
+    if (!rc) {
+        hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(*Ac), *O = hypre_ParCSRMatrixOffd(*Ac);
+        HYPRE_Int *dj = hypre_CSRMatrixJ(D), *oj = hypre_CSRMatrixJ(O);
+        HYPRE_BigInt *cmap = hypre_ParCSRMatrixColMapOffd(*Ac);
+        memcpy(hypre_CSRMatrixI(D), di, sizeof(HYPRE_Int) * ((size_t)r->nc + 1));
+        memcpy(hypre_CSRMatrixI(O), oi, sizeof(HYPRE_Int) * ((size_t)r->nc + 1));
+        for (int d = r->nc; d < nct; d++)
+            if (L->used[d]) offd[d - r->nc] = L->used[d] - 1, cmap[L->used[d] - 1] = L->ext[d - r->nc];
+        r->cnnz_d = di[r->nc], r->cnnz_o = oi[r->nc];
+        for (int c = 0; c < nct; c++) L->slot[c] = -1, L->used[c] = -1; /* used: the row that set slot */
+        for (int c = 0; c < r->nc; c++) { /* pass 2: slots, the diagonal first */
+            HYPRE_Int pd = di[c], po = oi[c];
+            for (int k = 0; k < row_count(L, c); k++)
+                if (sum_col(r, L, row_sum(r, L, c, k)) == c && L->used[c] != c) L->used[c] = c, L->slot[c] = (int)pd, dj[pd++] = c;
+            for (int k = 0; k < row_count(L, c); k++) {
+                size_t x = row_sum(r, L, c, k);
+                int d = sum_col(r, L, x);
+                if (L->used[d] != c) {
+                    L->used[d] = c;
+                    if (d < r->nc) L->slot[d] = (int)pd, dj[pd++] = d;
+                    else L->slot[d] = (int)(r->cnnz_d + po), oj[po++] = offd[d - r->nc];
+                }
+                if (x < r->nout) r->dest[x] = L->slot[d];
+                else r->rdest[x - r->nout] = L->slot[d];
+            }
+        }
+    }
+    free(di), free(oi), free(offd);
+    return rc;
+}
+
+/* ---- the entry points ----------------------------------------------------- */
+
+/* Collective: steps 1-3 */
+static int rows_and_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, layout *L)
+{
+    hypre_CSRMatrix *PD = hypre_ParCSRMatrixDiag(P), *PO = hypre_ParCSRMatrixOffd(P);
+    int kmax = 0;
+    for (int i = 0; i < r->nf; i++) {
+        int len = (int)(hypre_CSRMatrixI(PD)[i + 1] - hypre_CSRMatrixI(PD)[i]);
+        if (hypre_CSRMatrixNumCols(PO)) len += (int)(hypre_CSRMatrixI(PO)[i + 1] - hypre_CSRMatrixI(PO)[i]);
+        if (len > kmax) kmax = len;
+    }
+    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &kmax, 1, MPI_INT, MPI_MAX, r->comm), "MPI_Allreduce (amg Galerkin)");
+    if (rc) return rc;
+    size_t W = 1 + 2 * (size_t)kmax;
+    double *loc = malloc(sizeof(double) * ((size_t)r->nf * W + 1)), *halo = NULL;
+    rc = ovk__agree(r->comm, loc ? OVK_OK : nomem("P's rows"));
+    if (!rc) {
+        for (int i = 0; i < r->nf; i++) pack_row(P, i, kmax, loc + i * W);
+        rc = halo_rows(A, P, kmax, &halo);
+    }
+    if (!rc) rc = other_columns(r, loc, halo, kmax, &L->ext);
+    if (!rc) rc = unpack_rows(r, L->ext, loc, r->nf, kmax, &r->pptr, &r->pcol, &r->pval);
+    if (!rc) rc = unpack_rows(r, L->ext, halo, r->no, kmax, &r->hptr, &r->hcol, &r->hval);
+    if (!rc) rc = transpose(r);
+    if (!rc) {
+        size_t nct = (size_t)r->nc + (size_t)r->ne + 1;
+        r->mark = malloc(sizeof(int) * nct), r->list = malloc(sizeof(int) * nct), r->acc = malloc(sizeof(double) * nct);
+        rc = r->mark && r->list && r->acc ? OVK_OK : nomem("the accumulator");
+    }
+    size_t cap = 0;
+    if (!rc) rc = partial_rows(r, A, &L->row, &L->col, &cap);
+    free(loc), free(halo);
+    return ovk__agree(r->comm, rc);
+}
+
+int ovk__amg_rap_build(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_ParCSRMatrix **Ac, ovk__amg_rap **plan)
+{
+    MPI_Comm comm = hypre_ParCSRMatrixComm(A);
+    *Ac = NULL;
+    if (plan) *plan = NULL;
+    ovk__amg_rap *r = calloc(1, sizeof *r);
+    layout L = {0};
+    int rc = ovk__agree(comm, r ? OVK_OK : nomem("the product's plan"));
+    if (rc) return rc;
+    r->comm = comm;
+    MPI_Comm_size(comm, &r->size);
+    r->nf = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(A));
+    r->no = hypre_CSRMatrixNumCols(hypre_ParCSRMatrixOffd(A));
+    r->nc = hypre_CSRMatrixNumCols(hypre_ParCSRMatrixDiag(P));
+    r->c0 = hypre_ParCSRMatrixFirstColDiag(P);
+    r->annz_d = row_nnz(hypre_ParCSRMatrixDiag(A)), r->annz_o = row_nnz(hypre_ParCSRMatrixOffd(A));
+    rc = rows_and_sums(r, A, P, &L);
+    L.starts = rc ? NULL : malloc(sizeof(HYPRE_BigInt) * ((size_t)r->size + 1));
+    if (!rc) rc = ovk__agree(comm, L.starts ? OVK_OK : nomem("the coarse partition"));
+    if (!rc) rc = ovk__mpi(MPI_Allgather(&r->c0, 1, HYPRE_MPI_BIG_INT, L.starts, 1, HYPRE_MPI_BIG_INT, comm),
+                           "MPI_Allgather (amg Galerkin)");
+    HYPRE_BigInt N = hypre_ParCSRMatrixGlobalNumCols(P);
+    if (!rc) L.starts[r->size] = N;
+    if (!rc) rc = send_pattern(r, &L);
+    if (!rc) rc = lay_out(r, &L, N, Ac);
+    if (!rc) rc = ovk__agree(comm, scatter_sums(r, *Ac));
+    if (!rc && hypre_MatvecCommPkgCreate(*Ac))
+        rc = ovk__fail(OVK_EPRECOND, "amg (Galerkin product): hypre_MatvecCommPkgCreate failed");
+    rc = ovk__agree(comm, rc);
+    if (!rc && hypre_ParCSRMatrixSetNumNonzeros(*Ac))
+        rc = ovk__fail(OVK_EPRECOND, "amg (Galerkin product): hypre_ParCSRMatrixSetNumNonzeros failed");
+    rc = ovk__agree(comm, rc);
+    layout_free(&L);
+    if (rc && *Ac) hypre_ParCSRMatrixDestroy(*Ac), *Ac = NULL;
+    if (!rc && plan) *plan = r;
+    else ovk__amg_rap_free(r);
+    return rc;
+}
+
+int ovk__amg_rap_values(ovk__amg_rap *r, hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *Ac)
+{
+    int rc = OVK_OK;
+    if (hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(A)) != r->nf ||
+        hypre_CSRMatrixNumCols(hypre_ParCSRMatrixOffd(A)) != r->no || row_nnz(hypre_ParCSRMatrixDiag(A)) != r->annz_d ||
+        row_nnz(hypre_ParCSRMatrixOffd(A)) != r->annz_o || row_nnz(hypre_ParCSRMatrixDiag(Ac)) != r->cnnz_d ||
+        row_nnz(hypre_ParCSRMatrixOffd(Ac)) != r->cnnz_o)
+        rc = ovk__fail(OVK_EMISMATCH, "amg (Galerkin product): A's pattern is not that of the kept product");
+    if (!rc) rc = partial_rows(r, A, NULL, NULL, NULL);
+    rc = ovk__agree(r->comm, rc);
+    if (!rc) rc = ovk__agree(r->comm, scatter_sums(r, Ac));
+    return rc;
+}

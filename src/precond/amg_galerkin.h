@@ -1,0 +1,32 @@
+/* The Galerkin product A_c = P^T A P by sums over P's rows (amg_galerkin.c),
+ * for a P of a few entries a row: unsmoothed aggregation's tentative
+ * prolongator (one aggregate's columns a row, as many as its near-null
+ * space keeps).  Private to src/precond. */
+#ifndef OVK_AMG_GALERKIN_H
+#define OVK_AMG_GALERKIN_H
+
+#include <HYPRE.h>
+#include <_hypre_parcsr_mv.h>
+
+#include "precond.h"
+
+/* The kept pattern of one product: P's rows (its halo included), the
+ * order of the partial sums and where each goes. */
+typedef struct ovk__amg_rap ovk__amg_rap;
+
+/* Collective over A's communicator (statuses agreed): *Ac = P^T A P, a new
+ * hypre matrix (the caller's; its matvec communication package made), P's
+ * columns partitioned as A_c's rows.  A and P need their communication
+ * packages.  Each entry a_ij adds p_ic a_ij p_jd to (A_c)_cd, the sums of a
+ * coarse row owned elsewhere sent to its rank once per product; no general
+ * sparse product.  plan (NULL: none) keeps the pattern for
+ * ovk__amg_rap_values (freed by ovk__amg_rap_free). */
+int ovk__amg_rap_build(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_ParCSRMatrix **Ac, ovk__amg_rap **plan);
+
+/* Collective: Ac's values again (in place) for A's new values on the pattern
+ * of the build (P and the patterns unchanged: OVK_EMISMATCH otherwise). */
+int ovk__amg_rap_values(ovk__amg_rap *plan, hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *Ac);
+
+void ovk__amg_rap_free(ovk__amg_rap *plan);
+
+#endif
