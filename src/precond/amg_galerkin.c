@@ -2,18 +2,20 @@
  * AGMG, AmgX and Ginkgo form it for piecewise-constant prolongation: P has
  * a few entries a row (one aggregate's columns, as many as its block of the
  * near-null space keeps), so
- *   (A_c)_cd = sum over a_ij of p_ic a_ij p_jd
- * costs nnz(A) k^2 products (k: P's longest row), with no general sparse
- * product and no P^T formed as a distributed matrix.
+ *   (A_c)_cd = sum over a_ij of p_ic a_ij p_jd,
+ * summed as the rank's rows of A P first (nnz(A) k products, k: P's
+ * longest row), then P^T of the rank's rows times them (nnz(A P) k): no
+ * general distributed sparse product, no P^T formed as a matrix.
  *
  * Build (collective):
  *   1. P's rows at A's offd columns from their ranks (A's halo plan, one
  *      message each way per neighbour): each row's columns and values;
  *   2. the coarse columns this rank touches numbered compactly: its own
  *      (P's diag columns) then the others in ascending global order;
- *   3. P^T of the rank's rows (coarse column -> fine rows), and for each
- *      coarse row c it touches, a sparse accumulator over A's rows of c:
- *      the partial row sum_i p_ic a_i* P (partial sums in a fixed order);
+ *   3. the rank's rows of A P (a sparse accumulator a row), P^T of its
+ *      rows (coarse column -> fine rows), and for each coarse row c it
+ *      touches the partial row sum_i p_ic (A P)_i (partial sums in a fixed
+ *      order);
  *   4. partial rows of coarse rows owned elsewhere (aggregates crossing a
  *      rank boundary) sent to the owner, (row, column) once, then values;
  *   5. A_c's rows laid out (the diagonal first, as hypre's product does),
@@ -41,6 +43,9 @@ struct ovk__amg_rap {
     double *hval;
     int *tptr, *trow;     /* P^T: compact coarse column -> the local fine rows */
     double *tval;
+    int *apptr, *apcol;   /* A P: local rows, compact columns */
+    double *apval;
+    size_t apcap;
     int *mark, *list;     /* the accumulator's [nc + ne] */
     double *acc;
     size_t nout;          /* the partial sums, in the order of step 3 */
@@ -85,6 +90,7 @@ void ovk__amg_rap_free(ovk__amg_rap *r)
     if (!r) return;
     free(r->pptr), free(r->pcol), free(r->pval), free(r->hptr), free(r->hcol), free(r->hval);
     free(r->tptr), free(r->trow), free(r->tval), free(r->mark), free(r->list), free(r->acc);
+    free(r->apptr), free(r->apcol), free(r->apval);
     free(r->out), free(r->dest), free(r->scount), free(r->sdisp), free(r->rcount), free(r->rdisp);
     free(r->sbuf), free(r->rbuf), free(r->rdest);
     free(r);
@@ -222,16 +228,79 @@ static int transpose(ovk__amg_rap *r)
 
 /* ---- 3. the partial rows ------------------------------------------------- */
 
-/* Local: each touched coarse row's partial row sum_i p_ic a_i* P into
- * r->out, in the order of the compact rows and of first touch (the same
- * for the same patterns); with row and col (not NULL) their compact row
- * and column, grown as needed (*cap). */
-static int partial_rows(ovk__amg_rap *r, hypre_ParCSRMatrix *A, int **row, int **col, size_t *cap)
+/* Local: room for at least need entries in the arrays (NULL: not grown) */
+static int grow(size_t need, size_t *cap, double **v, int **a, int **b)
+{
+    if (need <= *cap) return OVK_OK;
+    size_t nc = 2 * need + 16;
+    double *nv = realloc(*v, sizeof(double) * nc);
+    if (nv) *v = nv;
+    int *na = a ? realloc(*a, sizeof(int) * nc) : NULL;
+    if (na) *a = na;
+    int *nb = b ? realloc(*b, sizeof(int) * nc) : NULL;
+    if (nb) *b = nb;
+    if (!nv || (a && !na) || (b && !nb)) return nomem("partial sums");
+    *cap = nc;
+    return OVK_OK;
+}
+
+static int pattern_moved(void)
+{
+    return ovk__fail(OVK_EMISMATCH, "amg (Galerkin product): A's pattern is not that of the kept product");
+}
+
+/* Local: the rows of A P (local rows, compact columns) into r->ap*: each
+ * row's sums in the order of first touch (the same for the same patterns);
+ * sym: the pattern too, grown as needed, else checked against it.
+ * nnz(A) k products. */
+static int ap_rows(ovk__amg_rap *r, hypre_ParCSRMatrix *A, int sym)
 {
     hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(A), *O = hypre_ParCSRMatrixOffd(A);
-    const HYPRE_Int *di = hypre_CSRMatrixI(D), *dj = hypre_CSRMatrixJ(D);
-    const HYPRE_Int *oi = r->no ? hypre_CSRMatrixI(O) : NULL, *oj = r->no ? hypre_CSRMatrixJ(O) : NULL;
-    const double *dv = hypre_CSRMatrixData(D), *ov = r->no ? hypre_CSRMatrixData(O) : NULL;
+    const HYPRE_Int *ai[2] = {hypre_CSRMatrixI(D), r->no ? hypre_CSRMatrixI(O) : NULL};
+    const HYPRE_Int *aj[2] = {hypre_CSRMatrixJ(D), r->no ? hypre_CSRMatrixJ(O) : NULL};
+    const double *av[2] = {hypre_CSRMatrixData(D), r->no ? hypre_CSRMatrixData(O) : NULL};
+    const int *qp[2] = {r->pptr, r->hptr}, *qc[2] = {r->pcol, r->hcol};
+    const double *qv[2] = {r->pval, r->hval};
+    int *mark = r->mark, *list = r->list;
+    double *acc = r->acc;
+    size_t o = 0;
+    for (int c = 0; c < r->nc + r->ne; c++) mark[c] = -1;
+    if (sym) r->apptr[0] = 0;
+    for (int i = 0; i < r->nf; i++) {
+        int cnt = 0;
+        for (int b = 0; b < 2; b++) /* (A P)_i = sum_j a_ij P_j */
+            for (HYPRE_Int e = ai[b] ? ai[b][i] : 0; ai[b] && e < ai[b][i + 1]; e++) {
+                int j = (int)aj[b][e];
+                double a = av[b][e];
+                for (int s = qp[b][j]; s < qp[b][j + 1]; s++) {
+                    int d = qc[b][s];
+                    if (mark[d] != i) mark[d] = i, acc[d] = 0.0, list[cnt++] = d;
+                    acc[d] += a * qv[b][s];
+                }
+            }
+        if (sym && grow(o + (size_t)cnt, &r->apcap, &r->apval, &r->apcol, NULL)) return nomem("A P");
+        if (!sym && (size_t)r->apptr[i + 1] != o + (size_t)cnt) return pattern_moved();
+        for (int t = 0; t < cnt; t++, o++) {
+            r->apval[o] = acc[list[t]];
+            if (sym) r->apcol[o] = list[t];
+            else if (r->apcol[o] != list[t]) return pattern_moved();
+        }
+        if (sym) {
+            if (o > INT32_MAX) return ovk__fail(OVK_EPRECOND, "amg (Galerkin product): A P has %zu local entries", o);
+            r->apptr[i + 1] = (int)o;
+        }
+    }
+    return OVK_OK;
+}
+
+/* Local: each touched coarse row's partial row sum_i p_ic (A P)_i into
+ * r->out, in the order of the compact rows and of first touch; with row and
+ * col (not NULL) their compact row and column, grown as needed (*cap).
+ * nnz(A P) k products. */
+static int partial_rows(ovk__amg_rap *r, hypre_ParCSRMatrix *A, int **row, int **col, size_t *cap)
+{
+    int rc = ap_rows(r, A, row != NULL);
+    if (rc) return rc;
     int *mark = r->mark, *list = r->list;
     double *acc = r->acc;
     size_t o = 0;
@@ -241,43 +310,20 @@ static int partial_rows(ovk__amg_rap *r, hypre_ParCSRMatrix *A, int **row, int *
         for (int t = r->tptr[c]; t < r->tptr[c + 1]; t++) {
             int i = r->trow[t];
             double p = r->tval[t];
-            for (int pass = 0; pass < 2; pass++) {
-                const HYPRE_Int *ai = pass ? oi : di, *aj = pass ? oj : dj;
-                const double *av = pass ? ov : dv;
-                const int *qp = pass ? r->hptr : r->pptr, *qc = pass ? r->hcol : r->pcol;
-                const double *qv = pass ? r->hval : r->pval;
-                if (!ai) continue;
-                for (HYPRE_Int e = ai[i]; e < ai[i + 1]; e++) {
-                    int j = (int)aj[e];
-                    double pa = p * av[e];
-                    for (int s = qp[j]; s < qp[j + 1]; s++) {
-                        int d = qc[s];
-                        if (mark[d] != c) mark[d] = c, acc[d] = 0.0, list[cnt++] = d;
-                        acc[d] += pa * qv[s];
-                    }
-                }
+            for (int e = r->apptr[i]; e < r->apptr[i + 1]; e++) {
+                int d = r->apcol[e];
+                if (mark[d] != c) mark[d] = c, acc[d] = 0.0, list[cnt++] = d;
+                acc[d] += p * r->apval[e];
             }
         }
-        if (row && o + (size_t)cnt > *cap) {
-            size_t nc = 2 * (o + (size_t)cnt) + 16;
-            double *no = realloc(r->out, sizeof(double) * nc);
-            if (no) r->out = no;
-            int *nr = realloc(*row, sizeof(int) * nc);
-            if (nr) *row = nr;
-            int *ncl = realloc(*col, sizeof(int) * nc);
-            if (ncl) *col = ncl;
-            if (!no || !nr || !ncl) return nomem("partial sums");
-            *cap = nc;
-        }
-        if (!row && o + (size_t)cnt > r->nout)
-            return ovk__fail(OVK_EMISMATCH, "amg (Galerkin product): A's pattern is not that of the kept product");
+        if (row && grow(o + (size_t)cnt, cap, &r->out, row, col)) return nomem("partial sums");
+        if (!row && o + (size_t)cnt > r->nout) return pattern_moved();
         for (int t = 0; t < cnt; t++, o++) {
             r->out[o] = acc[list[t]];
             if (row) (*row)[o] = c, (*col)[o] = list[t];
         }
     }
-    if (!row && o != r->nout)
-        return ovk__fail(OVK_EMISMATCH, "amg (Galerkin product): A's pattern is not that of the kept product");
+    if (!row && o != r->nout) return pattern_moved();
     r->nout = o;
     return OVK_OK;
 }
@@ -547,7 +593,8 @@ static int rows_and_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *A, hypre_ParCSRMat
     if (!rc) {
         size_t nct = (size_t)r->nc + (size_t)r->ne + 1;
         r->mark = malloc(sizeof(int) * nct), r->list = malloc(sizeof(int) * nct), r->acc = malloc(sizeof(double) * nct);
-        rc = r->mark && r->list && r->acc ? OVK_OK : nomem("the accumulator");
+        r->apptr = malloc(sizeof(int) * ((size_t)r->nf + 1));
+        rc = r->mark && r->list && r->acc && r->apptr ? OVK_OK : nomem("the accumulator");
     }
     size_t cap = 0;
     if (!rc) rc = partial_rows(r, A, &L->row, &L->col, &cap);
