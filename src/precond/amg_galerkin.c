@@ -114,8 +114,10 @@ static void pack_row(hypre_ParCSRMatrix *P, int i, int kmax, double *w)
 }
 
 /* Collective with A's neighbours: the packed rows of P at A's offd columns
- * into *halo ([no] records of 1 + 2 kmax). */
-static int halo_rows(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, int kmax, double **halo)
+ * into *halo ([no] records of 1 + 2 kmax); status: the caller's so far,
+ * agreed with the buffers' before the messages (the caller agrees on the
+ * outcome). */
+static int halo_rows(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, int kmax, double **halo, int status)
 {
     hypre_ParCSRCommPkg *pkg = hypre_ParCSRMatrixCommPkg(A);
     int ns = hypre_ParCSRCommPkgNumSends(pkg), nr = hypre_ParCSRCommPkgNumRecvs(pkg);
@@ -124,7 +126,7 @@ static int halo_rows(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, int kmax, dou
     double *sbuf = malloc(sizeof(double) * (nsend * W + 1));
     *halo = malloc(sizeof(double) * ((size_t)no * W + 1));
     MPI_Request *req = malloc(sizeof(MPI_Request) * ((size_t)ns + (size_t)nr + 1));
-    int rc = sbuf && *halo && req ? OVK_OK : nomem("P's halo rows");
+    int rc = status ? status : sbuf && *halo && req ? OVK_OK : nomem("P's halo rows");
     if (!rc) {
         const HYPRE_Int *elm = hypre_ParCSRCommPkgSendMapElmts(pkg);
         for (size_t s = 0; s < nsend; s++) pack_row(P, (int)elm[s], kmax, sbuf + s * W);
@@ -149,7 +151,7 @@ static int halo_rows(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, int kmax, dou
         if (!rc) rc = wrc;
     }
     free(sbuf), free(req);
-    return ovk__agree(comm, rc);
+    return rc;
 }
 
 /* ---- 2. the compact coarse columns, P's rows on them, P^T ---------------- */
@@ -330,12 +332,11 @@ static int partial_rows(ovk__amg_rap *r, hypre_ParCSRMatrix *A, int **row, int *
 
 /* ---- 4. and 5.: the owners' rows ---------------------------------------- */
 
-/* Collective: every partial sum into A_c's values (zeroed first): the
- * rank's own by slot, the others' sent to their owners */
-static int scatter_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *Ac)
+/* Local: A_c's values zeroed, the rank's own partial sums added by slot,
+ * the others' into the send buffer */
+static void own_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *Ac)
 {
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(Ac), *O = hypre_ParCSRMatrixOffd(Ac);
-    double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
+    double *dv = hypre_CSRMatrixData(hypre_ParCSRMatrixDiag(Ac)), *ov = hypre_CSRMatrixData(hypre_ParCSRMatrixOffd(Ac));
     int nd = (int)r->cnnz_d;
     if (nd) memset(dv, 0, sizeof(double) * (size_t)nd);
     if (r->cnnz_o) memset(ov, 0, sizeof(double) * (size_t)r->cnnz_o);
@@ -345,14 +346,29 @@ static int scatter_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *Ac)
         else if (d >= 0) dv[d] += r->out[t];
         else r->sbuf[-1 - d] = r->out[t];
     }
-    int rc = ovk__mpi(MPI_Alltoallv(r->sbuf, r->scount, r->sdisp, MPI_DOUBLE, r->rbuf, r->rcount, r->rdisp, MPI_DOUBLE,
-                                    r->comm),
-                      "MPI_Alltoallv (amg Galerkin sums)");
-    for (size_t q = 0; !rc && q < r->nrecv; q++) {
+}
+
+/* Local: the received sums (r->rbuf) added by slot */
+static void received_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *Ac)
+{
+    double *dv = hypre_CSRMatrixData(hypre_ParCSRMatrixDiag(Ac)), *ov = hypre_CSRMatrixData(hypre_ParCSRMatrixOffd(Ac));
+    int nd = (int)r->cnnz_d;
+    for (size_t q = 0; q < r->nrecv; q++) {
         int d = r->rdest[q];
         if (d >= nd) ov[d - nd] += r->rbuf[q];
         else dv[d] += r->rbuf[q];
     }
+}
+
+/* Collective: every partial sum into A_c's values, the others' sent to
+ * their owners */
+static int scatter_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *Ac)
+{
+    own_sums(r, Ac);
+    int rc = ovk__mpi(MPI_Alltoallv(r->sbuf, r->scount, r->sdisp, MPI_DOUBLE, r->rbuf, r->rcount, r->rdisp, MPI_DOUBLE,
+                                    r->comm),
+                      "MPI_Alltoallv (amg Galerkin sums)");
+    if (!rc) received_sums(r, Ac);
     return rc;
 }
 
@@ -386,7 +402,8 @@ static void layout_free(layout *L)
 }
 
 /* Collective: the partial sums of rows owned elsewhere to their owners as
- * (row, column) pairs, the sends' positions in r->dest */
+ * (row, column, value) triples (the value's bits), the sends' positions in
+ * r->dest */
 static int send_pattern(ovk__amg_rap *r, layout *L)
 {
     int size = r->size;
@@ -404,7 +421,7 @@ static int send_pattern(ovk__amg_rap *r, layout *L)
         if (L->row[t] >= r->nc) r->scount[owner_of(L->starts, size, L->ext[L->row[t] - r->nc])]++, nsend++;
     for (int p = 1; !rc && p < size; p++) r->sdisp[p] = r->sdisp[p - 1] + r->scount[p - 1];
     r->sbuf = rc ? NULL : malloc(sizeof(double) * (nsend + 1));
-    L->spair = rc ? NULL : malloc(sizeof(long long) * (2 * nsend + 1));
+    L->spair = rc ? NULL : malloc(sizeof(long long) * (3 * nsend + 1));
     if (!rc && (!r->sbuf || !L->spair)) rc = nomem("the sums' pattern");
     for (size_t t = 0; !rc && t < r->nout; t++) {
         if (L->row[t] < r->nc) continue;
@@ -412,7 +429,8 @@ static int send_pattern(ovk__amg_rap *r, layout *L)
         int p = owner_of(L->starts, size, id), at = r->sdisp[p] + cur[p]++;
         int c = L->col[t];
         r->dest[t] = -1 - at;
-        L->spair[2 * at] = id, L->spair[2 * at + 1] = c < r->nc ? r->c0 + c : L->ext[c - r->nc];
+        L->spair[3 * at] = id, L->spair[3 * at + 1] = c < r->nc ? r->c0 + c : L->ext[c - r->nc];
+        memcpy(&L->spair[3 * at + 2], &r->out[t], sizeof(double)); /* the build's values with the pattern */
     }
     rc = ovk__agree(r->comm, rc);
     if (!rc) rc = ovk__mpi(MPI_Alltoall(r->scount, 1, MPI_INT, r->rcount, 1, MPI_INT, r->comm), "MPI_Alltoall (amg Galerkin)");
@@ -421,13 +439,13 @@ static int send_pattern(ovk__amg_rap *r, layout *L)
     if (!rc && nrecv > INT32_MAX / 2) rc = ovk__fail(OVK_EPRECOND, "amg (Galerkin product): %zu sums to receive", nrecv);
     r->nrecv = nrecv;
     if (!rc) {
-        r->rbuf = malloc(sizeof(double) * (nrecv + 1)), L->rpair = malloc(sizeof(long long) * (2 * nrecv + 1));
+        r->rbuf = malloc(sizeof(double) * (nrecv + 1)), L->rpair = malloc(sizeof(long long) * (3 * nrecv + 1));
         r->rdest = malloc(sizeof(int) * (nrecv + 1));
         rc = r->rbuf && L->rpair && r->rdest ? OVK_OK : nomem("the sums received");
     }
     rc = ovk__agree(r->comm, rc);
     for (int p = 0; !rc && p < size; p++)
-        c2[p] = 2 * r->scount[p], d2[p] = 2 * r->sdisp[p], r2[p] = 2 * r->rcount[p], rd2[p] = 2 * r->rdisp[p];
+        c2[p] = 3 * r->scount[p], d2[p] = 3 * r->sdisp[p], r2[p] = 3 * r->rcount[p], rd2[p] = 3 * r->rdisp[p];
     if (!rc)
         rc = ovk__mpi(MPI_Alltoallv(L->spair, c2, d2, MPI_LONG_LONG, L->rpair, r2, rd2, MPI_LONG_LONG, r->comm),
                       "MPI_Alltoallv (amg Galerkin pattern)");
@@ -451,7 +469,7 @@ static int join_received(ovk__amg_rap *r, layout *L, int *ne2)
     size_t n = 0;
     for (int e = 0; e < r->ne; e++) all[n++] = L->ext[e];
     for (size_t q = 0; q < nr; q++) {
-        HYPRE_BigInt c = L->rpair[2 * q + 1];
+        HYPRE_BigInt c = L->rpair[3 * q + 1];
         if (c < r->c0 || c >= r->c0 + r->nc) all[n++] = c;
     }
     qsort(all, n, sizeof *all, cmp_big);
@@ -463,7 +481,8 @@ static int join_received(ovk__amg_rap *r, layout *L, int *ne2)
         if (L->col[t] >= r->nc) L->col[t] = r->nc + remap[L->col[t] - r->nc];
     int rc = OVK_OK;
     for (size_t q = 0; q < nr; q++) {
-        HYPRE_BigInt row = L->rpair[2 * q], c = L->rpair[2 * q + 1];
+        HYPRE_BigInt row = L->rpair[3 * q], c = L->rpair[3 * q + 1];
+        memcpy(&r->rbuf[q], &L->rpair[3 * q + 2], sizeof(double));
         if (row < r->c0 || row >= r->c0 + r->nc) rc = ovk__fail(OVK_EPRECOND, "amg (Galerkin product): a row sent astray");
         L->rrow[q] = rc ? 0 : (int)(row - r->c0);
         L->rcol[q] = c >= r->c0 && c < r->c0 + r->nc ? (int)(c - r->c0) : r->nc + find_big(all, (int)u, c);
@@ -577,15 +596,21 @@ static int rows_and_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *A, hypre_ParCSRMat
         if (hypre_CSRMatrixNumCols(PO)) len += (int)(hypre_CSRMatrixI(PO)[i + 1] - hypre_CSRMatrixI(PO)[i]);
         if (len > kmax) kmax = len;
     }
-    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &kmax, 1, MPI_INT, MPI_MAX, r->comm), "MPI_Allreduce (amg Galerkin)");
+    /* the longest row and the statuses in one reduction, the coarse partition */
+    L->starts = malloc(sizeof(HYPRE_BigInt) * ((size_t)r->size + 1));
+    int both[2] = {kmax, L->starts ? 0 : 1};
+    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, both, 2, MPI_INT, MPI_MAX, r->comm), "MPI_Allreduce (amg Galerkin)");
+    if (!rc && both[1]) rc = L->starts ? ovk__fail(OVK_ENOMEM, "amg (Galerkin product): another rank ran out of memory")
+                                       : nomem("the coarse partition");
+    if (!rc) rc = ovk__mpi(MPI_Allgather(&r->c0, 1, HYPRE_MPI_BIG_INT, L->starts, 1, HYPRE_MPI_BIG_INT, r->comm),
+                           "MPI_Allgather (amg Galerkin)");
     if (rc) return rc;
+    L->starts[r->size] = hypre_ParCSRMatrixGlobalNumCols(P);
+    kmax = both[0];
     size_t W = 1 + 2 * (size_t)kmax;
     double *loc = malloc(sizeof(double) * ((size_t)r->nf * W + 1)), *halo = NULL;
-    rc = ovk__agree(r->comm, loc ? OVK_OK : nomem("P's rows"));
-    if (!rc) {
-        for (int i = 0; i < r->nf; i++) pack_row(P, i, kmax, loc + i * W);
-        rc = halo_rows(A, P, kmax, &halo);
-    }
+    for (int i = 0; loc && i < r->nf; i++) pack_row(P, i, kmax, loc + i * W);
+    rc = halo_rows(A, P, kmax, &halo, loc ? OVK_OK : nomem("P's rows"));
     if (!rc) rc = other_columns(r, loc, halo, kmax, &L->ext);
     if (!rc) rc = unpack_rows(r, L->ext, loc, r->nf, kmax, &r->pptr, &r->pcol, &r->pval);
     if (!rc) rc = unpack_rows(r, L->ext, halo, r->no, kmax, &r->hptr, &r->hcol, &r->hval);
@@ -619,15 +644,10 @@ int ovk__amg_rap_build(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_ParCS
     r->c0 = hypre_ParCSRMatrixFirstColDiag(P);
     r->annz_d = row_nnz(hypre_ParCSRMatrixDiag(A)), r->annz_o = row_nnz(hypre_ParCSRMatrixOffd(A));
     rc = rows_and_sums(r, A, P, &L);
-    L.starts = rc ? NULL : malloc(sizeof(HYPRE_BigInt) * ((size_t)r->size + 1));
-    if (!rc) rc = ovk__agree(comm, L.starts ? OVK_OK : nomem("the coarse partition"));
-    if (!rc) rc = ovk__mpi(MPI_Allgather(&r->c0, 1, HYPRE_MPI_BIG_INT, L.starts, 1, HYPRE_MPI_BIG_INT, comm),
-                           "MPI_Allgather (amg Galerkin)");
     HYPRE_BigInt N = hypre_ParCSRMatrixGlobalNumCols(P);
-    if (!rc) L.starts[r->size] = N;
     if (!rc) rc = send_pattern(r, &L);
     if (!rc) rc = lay_out(r, &L, N, Ac);
-    if (!rc) rc = ovk__agree(comm, scatter_sums(r, *Ac));
+    if (!rc) own_sums(r, *Ac), received_sums(r, *Ac); /* the values came with the pattern */
     if (!rc && hypre_MatvecCommPkgCreate(*Ac))
         rc = ovk__fail(OVK_EPRECOND, "amg (Galerkin product): hypre_MatvecCommPkgCreate failed");
     rc = ovk__agree(comm, rc);
