@@ -598,15 +598,13 @@ static int rows_and_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *A, hypre_ParCSRMat
     }
     /* the longest row and the statuses in one reduction, the coarse partition */
     L->starts = malloc(sizeof(HYPRE_BigInt) * ((size_t)r->size + 1));
-    int both[2] = {kmax, L->starts ? 0 : 1};
-    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, both, 2, MPI_INT, MPI_MAX, r->comm), "MPI_Allreduce (amg Galerkin)");
-    if (!rc && both[1]) rc = L->starts ? ovk__fail(OVK_ENOMEM, "amg (Galerkin product): another rank ran out of memory")
-                                       : nomem("the coarse partition");
+    double mine = kmax, most = 0.0, sum = 0.0;
+    int rc = ovk__agree_values(r->comm, L->starts ? OVK_OK : nomem("the coarse partition"), &mine, 1, &most, &sum);
     if (!rc) rc = ovk__mpi(MPI_Allgather(&r->c0, 1, HYPRE_MPI_BIG_INT, L->starts, 1, HYPRE_MPI_BIG_INT, r->comm),
                            "MPI_Allgather (amg Galerkin)");
     if (rc) return rc;
     L->starts[r->size] = hypre_ParCSRMatrixGlobalNumCols(P);
-    kmax = both[0];
+    kmax = (int)most;
     size_t W = 1 + 2 * (size_t)kmax;
     double *loc = malloc(sizeof(double) * ((size_t)r->nf * W + 1)), *halo = NULL;
     for (int i = 0; loc && i < r->nf; i++) pack_row(P, i, kmax, loc + i * W);
