@@ -463,7 +463,7 @@ def summary(results):
                 add(f"Stokes, {big:,} rows, minres + fieldsplit, setup + solve", None,
                     float(r["total / petsc-selfp"]), "§15")
 
-    for f in (lambda: amg_rows("amg.csv", "CG + AMG, {}, setup + solve", "§5"),
+    for f in (lambda: amg_rows("amg.csv", "CG + AMG, {}, setup + solve", "`amg.csv`"),
               lambda: amg_rows("amg_loop.csv", "CG + AMG in a time loop, {}", "§11"),
               nonsym_rows, many_rows, stokes_rows):
         try:
@@ -471,7 +471,8 @@ def summary(results):
         except (OSError, KeyError, ValueError, StopIteration, statistics.StatisticsError):
             pass
     out = ["Run: `bench/report.sh -render` (this table from the data files of the sections named, where their "
-           "runs and machines are). Ratios of medians, ours / peer's default solver (below 1: ours faster):", "",
+           "runs and machines are; `amg.csv`: the default amg against hypre's and PETSc's, at larger sizes than §5's suite). "
+           "Ratios of medians, ours / peer's default solver (below 1: ours faster):", "",
            "| comparison | ours / hypre | ours / PETSc | section |", "|---|---:|---:|---|"]
     return out + rows
 
