@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "ovkrylov/ovkrylov.h"
 
@@ -133,6 +134,12 @@ int ovk__opts_read(ovk__opts *o, const char *owner, const ovk__opt_entry *t, int
 /* Append item to the list in buf (len bytes, truncated), after sep unless
  * the list is empty. */
 void ovk__list_add(char *buf, size_t len, const char *sep, const char *item);
+/* free(arrays[0..n)): the arrays an object owns, at its release (resetting
+ * the object is the caller's) */
+static inline void ovk__free_each(int n, void *const *arrays)
+{
+    for (int i = 0; i < n; i++) free(arrays[i]);
+}
 /* OVK_EOPTION naming the first option nobody read, with help (the owner's
  * option list). */
 int ovk__opts_check_unused(const ovk__opts *o, const char *owner, const char *help);
@@ -153,6 +160,13 @@ int ovk__tridiag_extremes(int k, const double *d, const double *e, double *lmin,
  * allocation).  NaN when an entry is not finite.  (plcg's Ritz value,
  * fieldsplit's singular blocks.) */
 double ovk__sym_eig_max(int k, double *a);
+/* L L^T = A in place, A symmetric positive definite k x k: entry (i, j)
+ * of the lower triangle (i >= j) at f[i * rs + j * cs] (rs = 1, cs = k: the
+ * lower triangle of a column-major matrix; rs = k, cs = 1: the upper one,
+ * which then holds R = L^T, R^T R = A); the other triangle is not read.
+ * 0, or -1 when a pivot d_j (a_jj less the squares before it) is not above
+ * 0 and rel a_jj (src/util/dense.c). */
+int ovk__cholesky(int k, double *f, int rs, int cs, double rel);
 
 /* ---- progress hook ---------------------------------------------------- */
 

@@ -418,9 +418,7 @@ static int csr_compact(ovk__csr *m)
 
 void ovk__csr_drop_far(ovk__csr *m)
 {
-    free(m->esc16);
-    free(m->far);
-    free(m->far_ptr);
+    ovk__free_each(3, (void *[]){m->esc16, m->far, m->far_ptr});
     m->esc16 = NULL;
     m->far = m->far_ptr = NULL;
 }

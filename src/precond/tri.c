@@ -52,9 +52,7 @@ int ovk__upper_from(const ovk_matrix *A, ovk__upper *u)
 
 void ovk__upper_free(ovk__upper *u)
 {
-    free(u->ptr);
-    free(u->col);
-    free(u->val);
+    ovk__free_each(3, (void *[]){u->ptr, u->col, u->val});
     memset(u, 0, sizeof *u);
 }
 

@@ -211,18 +211,9 @@ static int factor(int k, const double *E, double *L, double *scratch, double *lo
     *hi = val[k - 1];
     if (!(val[0] > 1e-12 * val[k - 1])) return -1;
     memset(L, 0, sizeof(double) * (size_t)(k * k));
-    for (int j = 0; j < k; j++) {
-        double d = E[j + j * k];
-        for (int l = 0; l < j; l++) d -= L[j + l * k] * L[j + l * k];
-        if (!(d > 0.0)) return -1;
-        L[j + j * k] = sqrt(d);
-        for (int i = j + 1; i < k; i++) {
-            double v = E[i + j * k];
-            for (int l = 0; l < j; l++) v -= L[i + l * k] * L[j + l * k];
-            L[i + j * k] = v / L[j + j * k];
-        }
-    }
-    return 0;
+    for (int j = 0; j < k; j++)
+        for (int i = j; i < k; i++) L[i + j * k] = E[i + j * k];
+    return ovk__cholesky(k, L, 1, k, 0.0); /* L L^T = E */
 }
 
 void ovk__recycle_solve(const ovk__recycle *r, int k, const double *g, double *mu)
@@ -330,9 +321,7 @@ int ovk__eigwin_alloc(ovk__eigwin *w, int n, int nev)
 
 void ovk__eigwin_free(ovk__eigwin *w)
 {
-    free(w->block);
-    free(w->V);
-    free(w->T);
+    ovk__free_each(3, (void *[]){w->block, w->V, w->T});
     memset(w, 0, sizeof *w);
 }
 

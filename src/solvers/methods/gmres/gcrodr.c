@@ -147,18 +147,7 @@ static int cholesky(int k, const double *packed, double *R)
             if (!isfinite(packed[at])) return -1;
             R[i + j * k] = packed[at];
         }
-    for (int j = 0; j < k; j++) {
-        double g = R[j + j * k], d = g;
-        for (int l = 0; l < j; l++) d -= R[l + j * k] * R[l + j * k];
-        if (!(d > 1e-12 * g)) return -1;
-        R[j + j * k] = sqrt(d);
-        for (int i = j + 1; i < k; i++) {
-            double v = R[j + i * k];
-            for (int l = 0; l < j; l++) v -= R[l + j * k] * R[l + i * k];
-            R[j + i * k] = v / R[j + j * k];
-        }
-    }
-    return 0;
+    return ovk__cholesky(k, R, k, 1, 1e-12); /* R^T R = G, R's upper triangle */
 }
 
 /* ---- the solve's start: the space checked, made again, projected --------- */
