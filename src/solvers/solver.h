@@ -25,6 +25,14 @@
 #define OVK__CLONES
 #endif
 
+/* A kernel's body inlined into each caller whatever its size, so that a
+ * flag the caller passes as a constant folds away (one loop per value). */
+#if defined(__GNUC__)
+#define OVK__ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define OVK__ALWAYS_INLINE
+#endif
+
 /* Which inner product a reduction belongs to (selects its timers). */
 typedef enum ovk__dot_id { OVK__SDOTP = 0, OVK__GAMMA = 1, OVK__IPROD = 2 } ovk__dot_id;
 
@@ -710,6 +718,18 @@ enum {
     OVK__V_XX, OVK__V_PP, OVK__V_SS, OVK__V_UU, OVK__V_WW, OVK__V_QQ, OVK__V_ZZ, OVK__V_MM,
     OVK__V_COUNT
 };
+
+/* A fused pass's k local sums into their slots of v: stored in the slots
+ * listed (v[slot[j]] = sums[j], the other slots left alone), or added to
+ * v[0..k) in slot order (a pass in chunks, each adding its rows' sums). */
+static inline void ovk__sums_store(double *v, int k, const int *slot, const double *sums)
+{
+    for (int j = 0; j < k; j++) v[slot[j]] = sums[j];
+}
+static inline void ovk__sums_add(double *v, int k, const double *sums)
+{
+    for (int j = 0; j < k; j++) v[j] += sums[j];
+}
 
 /* What a single-reduction variant does after its reduction completes. */
 typedef enum ovk__single_reduction_action {

@@ -31,13 +31,7 @@ void ovk__cg1_update(int n, double a, double b, const double *restrict d, const 
             ss += si * si;
         }
     }
-    v[OVK__V_GAMMA] = ru;
-    v[OVK__V_RR] = rr;
-    v[OVK__V_US] = us;
-    v[OVK__V_PS] = ps;
-    v[OVK__V_XX] = xx;
-    v[OVK__V_PP] = pp;
-    v[OVK__V_SS] = ss;
-    v[OVK__V_UU] = uu;
-    v[OVK__V_WW] = ww;
+    static const int slot[] = {OVK__V_GAMMA, OVK__V_RR, OVK__V_US, OVK__V_PS, OVK__V_XX,
+                               OVK__V_PP,    OVK__V_SS, OVK__V_UU, OVK__V_WW};
+    ovk__sums_store(v, 9, slot, (const double[]){ru, rr, us, ps, xx, pp, ss, uu, ww});
 }

@@ -30,9 +30,6 @@ void ovk__prcg_update(int n, double a, double b, const ovk__prcg_vecs *vv, doubl
             rr += ri * ri;
         }
     }
-    v[OVK__PR_NU] = nu;
-    v[OVK__PR_MU] = mu;
-    v[OVK__PR_DELTA] = de;
-    v[OVK__PR_GAMMA] = ga;
-    v[OVK__PR_RR] = rr;
+    static const int slot[] = {OVK__PR_NU, OVK__PR_MU, OVK__PR_DELTA, OVK__PR_GAMMA, OVK__PR_RR};
+    ovk__sums_store(v, OVK__PR_COUNT, slot, (const double[]){nu, mu, de, ga, rr});
 }

@@ -49,37 +49,13 @@ int ovk__minres_iterate(ovk__ctx *c, void *work, ovk__minres_vecs *mv, ovk__minr
     return rc;
 }
 
-/* minres's pass over rows [lo, hi) (see ovk__minres_pass) */
-static void pass_rows(int lo, int hi, const ovk__minres_vecs *mv, const ovk__minres_qr *qr, double *s)
-{
-    double *restrict r = mv->r, *restrict x = mv->x, *restrict uo = mv->u_old, *restrict u = mv->u;
-    double *restrict vo = mv->v_old, *restrict v = mv->v, *restrict dd = mv->d_old;
-    const double *restrict w = mv->w, *restrict d = mv->d;
-    double ib = 1.0 / qr->beta, a = qr->alpha, b = qr->beta, g = 1.0 / qr->p_gamma;
-    double rr = 0.0, ru = 0.0, uu = 0.0, xx = 0.0;
-    for (int i = lo; i < hi; i++) {
-        double uj = u[i] * ib, dn = (vo[i] - qr->p_eps * dd[i] - qr->p_delta * d[i]) * g; /* d_{j-1} */
-        x[i] += qr->p_phi * dn;
-        xx += x[i] * x[i];
-        r[i] = qr->p_s2 * r[i] - qr->p_pc * uj; /* r_{j-1} */
-        dd[i] = dn;
-        v[i] *= ib; /* v_j */
-        double un = w[i] * ib - a * uj - b * uo[i]; /* u^_{j+1} */
-        u[i] = uj;
-        uo[i] = un;
-        rr += r[i] * r[i];
-        ru += r[i] * un;
-        uu += un * un;
-    }
-    s[OVK__MR_RR] += rr;
-    s[OVK__MR_RU] += ru;
-    s[OVK__MR_UU] += uu;
-    s[OVK__MR_XX] += xx;
-}
-
-/* pminres's: also w_j, v^_{j+1} = m_j - alpha v_j - beta v_{j-1},
- * w^_{j+1} = n_j - alpha w_j - beta w_{j-1} and their sums */
-static void pipe_rows(int lo, int hi, const ovk__minres_vecs *mv, const ovk__minres_qr *qr, double *s)
+/* the pass over rows [lo, hi) (see ovk__minres_pass): x, d and r by the
+ * pending rotation, u_j = u^_j / beta, v_j and u^_{j+1} = w_j - alpha u_j
+ * - beta u_{j-1}, and their sums.  pipe (pminres): also w_j, v^_{j+1} = m_j
+ * - alpha v_j - beta v_{j-1} and w^_{j+1} = n_j - alpha w_j - beta w_{j-1},
+ * with <u^,v^> and <v^,w^>.  Inlined with pipe a constant: one loop each. */
+static inline OVK__ALWAYS_INLINE void pass_rows(int lo, int hi, const ovk__minres_vecs *mv,
+                                                const ovk__minres_qr *qr, double *s, int pipe)
 {
     double *restrict r = mv->r, *restrict x = mv->x, *restrict uo = mv->u_old, *restrict u = mv->u;
     double *restrict vo = mv->v_old, *restrict v = mv->v, *restrict wo = mv->w_old, *restrict w = mv->w;
@@ -94,27 +70,25 @@ static void pipe_rows(int lo, int hi, const ovk__minres_vecs *mv, const ovk__min
         xx += x[i] * x[i];
         r[i] = qr->p_s2 * r[i] - qr->p_pc * uj; /* r_{j-1} */
         dd[i] = dn;
-        double un = wj - a * uj - b * uo[i];          /* u^_{j+1} */
-        double vn = m[i] * ib - a * vj - b * vo[i];   /* v^_{j+1} = C u^_{j+1} */
-        double wn = nv[i] * ib - a * wj - b * wo[i];  /* w^_{j+1} = A v^_{j+1} */
+        double un = wj - a * uj - b * uo[i]; /* u^_{j+1} */
+        if (pipe) {
+            double vn = m[i] * ib - a * vj - b * vo[i];  /* v^_{j+1} = C u^_{j+1} */
+            double wn = nv[i] * ib - a * wj - b * wo[i]; /* w^_{j+1} = A v^_{j+1} */
+            w[i] = wj;
+            vo[i] = vn;
+            wo[i] = wn;
+            bb += un * vn;
+            ab += vn * wn;
+        }
         u[i] = uj;
         v[i] = vj;
-        w[i] = wj;
         uo[i] = un;
-        vo[i] = vn;
-        wo[i] = wn;
-        bb += un * vn;
-        ab += vn * wn;
         rr += r[i] * r[i];
         ru += r[i] * un;
         uu += un * un;
     }
-    s[OVK__MR_BB] += bb;
-    s[OVK__MR_AB] += ab;
-    s[OVK__MR_RR] += rr;
-    s[OVK__MR_RU] += ru;
-    s[OVK__MR_UU] += uu;
-    s[OVK__MR_XX] += xx;
+    if (pipe) ovk__sums_add(s, OVK__MR_RR, (const double[]){bb, ab}); /* BB, AB */
+    ovk__sums_add(s + OVK__MR_RR, 4, (const double[]){rr, ru, uu, xx}); /* RR, RU, UU, XX */
 }
 
 static void swap(double **a, double **b)
@@ -131,8 +105,8 @@ void ovk__minres_pass(ovk__ctx *c, ovk__minres_vecs *mv, ovk__minres_qr *qr, dou
     for (int k = 0; k < OVK__MR_ROOM; k++) sums[k] = 0.0;
     for (int lo = 0; lo < c->n; lo += step) {
         int hi = ovk__chunk_end(lo, step, c->n);
-        if (mv->m) pipe_rows(lo, hi, mv, qr, sums);
-        else pass_rows(lo, hi, mv, qr, sums);
+        if (mv->m) pass_rows(lo, hi, mv, qr, sums, 1);
+        else pass_rows(lo, hi, mv, qr, sums, 0);
         ovk__poke(&c->hook);
     }
     swap(&mv->u_old, &mv->u);
