@@ -367,12 +367,11 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__au
 }
 
 /* Collective: the figures where the latency is ls, this setup's blocking
- * sum's (agreed), and the backend's caps settle what it hides: local
- * iterations only, no sum of auto's (the first warms the caches; where ls
- * is below its work, two timed sums refine ls, the setup's being cold;
- * alg1 at once where that leaves nothing to hide; else the fastest of
- * LOCAL_REPS more counts, noisy where their median is more than
- * NOISY_SPREAD slower) */
+ * sum's (agreed): local iterations only, no sum of auto's (the first warms
+ * the caches; where ls is below its work, two timed sums refine ls, the
+ * setup's being cold; alg1 at once where that leaves nothing to hide;
+ * else the fastest of LOCAL_REPS more counts, noisy where their median is
+ * more than NOISY_SPREAD slower) */
 enum { LOCAL_REPS = 3 };
 static int local_figures(ovk__ctx *c, const probe_vecs *pv, double *r, double ls, ovk__auto_figures *f, int *alg1)
 {
@@ -589,7 +588,7 @@ static int figures_nonsymmetric(ovk__ctx *c, int first, int nothing, ovk__auto_f
 
 /* Collective, after local_figures (f agreed): where the caps leave what
  * the backend hides open and it decides the choice, the latency probe's
- * sum behind 1.25 L / W iterations (at least SETUP_REPS, at most
+ * sum behind 1.15 L / W iterations (at least SETUP_REPS, at most
  * PROBE_MAX_REPS) measures it (f->exposed; NaN where the sum outlasted
  * them: the overlap probes then do); f's L and W stay */
 static int exposure_probe(ovk__ctx *c, const probe_vecs *pv, double *r, int first, ovk__auto_figures *f)
@@ -597,7 +596,7 @@ static int exposure_probe(ovk__ctx *c, const probe_vecs *pv, double *r, int firs
     int why, alg1 = 0;
     if (!isnan(exposed_by_caps(c)) || probes_needless(c, f, first, &why)) return OVK_OK;
     ovk__auto_figures g = *f;
-    int reps = (int)fmin(fmax(ceil(1.25 * f->latency / f->work), SETUP_REPS), PROBE_MAX_REPS); /* its sum ends
+    int reps = (int)fmin(fmax(ceil(1.15 * f->latency / f->work), SETUP_REPS), PROBE_MAX_REPS); /* its sum ends
                                                                                                within them */
     int rc = ovk__agree(c->comm, probe(c, pv, r, reps, &g, &alg1));
     if (!rc) rc = ovk__agree(c->comm, agree_figures(c, &g));
