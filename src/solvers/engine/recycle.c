@@ -6,8 +6,8 @@
  * A W, C A W and A C A W, so that a deflated recurrence needs no product
  * with W during its iterations, only the k sums W^T (A u) that ride its
  * one reduction (rpipecg.c).  A solve's start projects the residual
- * (x += W E^-1 W^T r, E = W^T A W: one reduction); its end makes the
- * space again: the window's Ritz vectors U (the eigCG window below, from
+ * (x += W E^-1 W^T r, E = W^T A W: one reduction); the end of a solve
+ * that collects (below) makes the space again: the window's Ritz vectors U (the eigCG window below, from
  * the coefficients alone) join W, and the Rayleigh-Ritz of C A, self-adjoint
  * in the A inner product, on Z = [W, U],
  *
@@ -18,7 +18,13 @@
  * A U and C A U, k products for A C A W).  New values of A are seen at the
  * next start (the norms' epoch): A W, C A W, A C A W made again (2 k
  * products, k applications); a space whose E = W^T A W is then not finite
- * or badly conditioned is dropped, and the note says so. */
+ * or badly conditioned is dropped, and the note says so.
+ *
+ * Incremental eigCG (Stathopoulos and Orginos, sec. 5): a solve runs the
+ * window (collects) only while the space is not full, and again after a
+ * solve that took 10% more iterations than the fewest since the space was
+ * last made (the values moved away from it); other solves use the space as
+ * it is, without the window's vectors and restarts, and do not update it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,11 +136,13 @@ void ovk__recycle_free(ovk__recycle *r)
     r->L = r->dense = NULL;
     r->px = r->py = NULL;
     r->k = r->n = r->cap = 0;
+    r->fewest = r->slower = 0;
 }
 
 void ovk__recycle_drop(ovk__recycle *r, const char *why)
 {
     r->k = 0;
+    r->fewest = r->slower = 0;
     snprintf(r->note, sizeof r->note, "%s", why);
 }
 
@@ -176,7 +184,9 @@ int ovk__recycle_reserve(ovk__ctx *c, int products)
 void ovk__recycle_view(const ovk__recycle *r, FILE *f)
 {
     if (r->want == 0) return;
-    fprintf(f, "  recycle: %d of %d vectors after %d update(s); last: %s\n", r->k, r->want, r->updates, r->note);
+    fprintf(f, "  recycle: %d of %d vectors after %d update(s); last: %s%s\n", r->k, r->want, r->updates, r->note,
+            !r->products ? "" : r->k < r->want || r->slower ? "; the next solve collects (eigCG window)"
+                                                             : "; the next solve keeps it (eigCG window off)");
 }
 
 int ovk__recycle_active(const ovk__ctx *c)
@@ -357,16 +367,19 @@ static void thick_restart(ovk__ctx *c, ovk__eigwin *w)
         for (int i = 0; i < m; i++) col[i] /= sqrt(nn);
         q++;
     }
-    for (int j = 0; j < q; j++) /* H = Q^T T Q */
-        for (int l = 0; l < q; l++) {
+    for (int l = 0; l < q; l++) { /* H = Q^T (T Q), T Q's column l in QZ's room */
+        double *tq = QZ;
+        for (int i = 0; i < m; i++) tq[i] = 0.0;
+        for (int s = 0; s < m; s++) {
+            double qs = Q[s + l * m];
+            for (int i = 0; i < m; i++) tq[i] += w->T[i + s * m] * qs;
+        }
+        for (int j = 0; j < q; j++) {
             double h = 0.0;
-            for (int i = 0; i < m; i++) {
-                double ti = 0.0;
-                for (int s = 0; s < m; s++) ti += w->T[i + s * m] * Q[s + l * m];
-                h += Q[i + j * m] * ti;
-            }
+            for (int i = 0; i < m; i++) h += Q[i + j * m] * tq[i];
             H[j + l * q] = h;
         }
+    }
     sym_eig(q, H, Zh, val);
     for (int j = 0; j < q; j++) /* QZ = Q Zh */
         for (int i = 0; i < m; i++) {
@@ -465,10 +478,22 @@ static int pencil(int nz, int want, double *G2, double *G1, double *dense, doubl
     return 0;
 }
 
+int ovk__recycle_collect(const ovk__ctx *c)
+{
+    const ovk__recycle *r = &c->recycle;
+    return ovk__recycle_active(c) && (r->k < r->want || r->slower);
+}
+
 int ovk__recycle_update(ovk__ctx *c, ovk__eigwin *w)
 {
     ovk__recycle *r = &c->recycle;
-    if (!ovk__recycle_active(c) || w->cnt == 0) return OVK_OK;
+    if (!ovk__recycle_active(c)) return OVK_OK;
+    if (w->cnt == 0) { /* nothing collected: the space kept, its effect watched */
+        int its = c->res->iterations;
+        if (r->k > 0 && (r->fewest == 0 || its < r->fewest)) r->fewest = its;
+        else if (r->k > 0 && 10 * its > 11 * r->fewest) r->slower = 1;
+        return OVK_OK;
+    }
     int k = r->k, rc = OVK_OK, kx = 0;
     if (k > 0 && r->epoch != c->norms.epoch) k = 0; /* not projected this solve: A W is stale */
     if (k > 0 && r->changed) { /* new values: C A W joins, a block Krylov step from W */
@@ -522,6 +547,7 @@ int ovk__recycle_update(ovk__ctx *c, ovk__eigwin *w)
     r->k = knew;
     r->epoch = c->norms.epoch;
     r->updates++;
+    r->fewest = r->slower = 0;
     snprintf(r->note, sizeof r->note, "updated from %d kept%s + %d Ritz vectors; Ritz values of C A %.3g .. %.3g", k,
              kx ? " (and C A W: new values)" : "", ku, lo, hi);
     r->changed = 0;
