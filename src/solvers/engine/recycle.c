@@ -35,50 +35,108 @@ enum { ROWS_PER_CHUNK = 256 };
 
 /* ---- small dense helpers ---------------------------------------------- */
 
-/* Symmetric eigen-decomposition of the n x n a (column-major, both
- * triangles, overwritten) by cyclic Jacobi rotations: val ascending, vec's
- * columns the vectors.  0, or -1 when an entry is not finite. */
-static int sym_eig(int n, double *a, double *vec, double *val)
+enum { EIG_MAX = 4 * OVK__RECYCLE_MAX }; /* the largest dense problem: a window of 4 nev */
+
+/* a = G^T a G and vec = vec G, G the rotation [c s; -s c] of rows and
+ * columns p, p + 1 (a's rows and columns lo..hi only: the rest are zero
+ * there) */
+static void rotate(int n, double *a, double *vec, int p, int lo, int hi, double cs, double sn)
 {
-    for (int i = 0; i < n * n; i++)
-        if (!isfinite(a[i])) return -1;
+    int q = p + 1;
+    for (int i = lo; i <= hi; i++) { /* columns p, q */
+        double ap = a[i + p * n], aq = a[i + q * n];
+        a[i + p * n] = cs * ap - sn * aq;
+        a[i + q * n] = sn * ap + cs * aq;
+    }
+    for (int i = lo; i <= hi; i++) { /* rows p, q */
+        double pa = a[p + i * n], qa = a[q + i * n];
+        a[p + i * n] = cs * pa - sn * qa;
+        a[q + i * n] = sn * pa + cs * qa;
+    }
+    for (int i = 0; i < n; i++) {
+        double vp = vec[i + p * n], vq = vec[i + q * n];
+        vec[i + p * n] = cs * vp - sn * vq;
+        vec[i + q * n] = sn * vp + cs * vq;
+    }
+}
+
+/* a = Q T Q^T, T tridiagonal in a, Q in vec, by Householder reflections
+ * H = I - 2 v v^T / v^T v on the trailing block: B = H B H = B - v w^T -
+ * w v^T with p = 2 B v / v^T v, w = p - (v^T p / v^T v) v; Q = Q H */
+static void tridiagonalise(int n, double *a, double *vec)
+{
+    double v[EIG_MAX], p[EIG_MAX];
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) vec[i + j * n] = i == j ? 1.0 : 0.0;
-    for (int sweep = 0; sweep < 60; sweep++) {
-        double off = 0.0, diag = 0.0;
-        for (int j = 0; j < n; j++) {
-            diag += a[j + j * n] * a[j + j * n];
-            for (int i = 0; i < j; i++) off += a[i + j * n] * a[i + j * n];
+    for (int k = 0; k + 2 < n; k++) {
+        int m = n - k - 1, o = k + 1;
+        double xx = 0.0;
+        for (int i = 0; i < m; i++) xx += a[o + i + k * n] * a[o + i + k * n];
+        double x0 = a[o + k * n], alpha = -copysign(sqrt(xx), x0);
+        for (int i = 0; i < m; i++) v[i] = a[o + i + k * n];
+        v[0] -= alpha;
+        double vv = 0.0;
+        for (int i = 0; i < m; i++) vv += v[i] * v[i];
+        if (!(vv > 0.0)) continue; /* the column is already reduced */
+        double vp = 0.0;
+        for (int i = 0; i < m; i++) { /* p = 2 B v / v^T v */
+            double t = 0.0;
+            for (int j = 0; j < m; j++) t += a[o + i + (o + j) * n] * v[j];
+            p[i] = 2.0 * t / vv;
+            vp += v[i] * p[i];
         }
-        if (off <= 1e-28 * diag) break;
-        int rotated = 0;
-        for (int p = 0; p < n; p++) {
-            for (int q = p + 1; q < n; q++) {
-                double apq = a[p + q * n];
-                /* negligible against its diagonal pair: the rotation would change nothing */
-                if (fabs(apq) <= 1e-18 * (fabs(a[p + p * n]) + fabs(a[q + q * n]))) continue;
-                rotated = 1;
-                double theta = (a[q + q * n] - a[p + p * n]) / (2.0 * apq);
-                double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
-                double cs = 1.0 / sqrt(t * t + 1.0), sn = t * cs;
-                for (int k = 0; k < n; k++) { /* columns p, q */
-                    double akp = a[k + p * n], akq = a[k + q * n];
-                    a[k + p * n] = cs * akp - sn * akq;
-                    a[k + q * n] = sn * akp + cs * akq;
-                }
-                for (int k = 0; k < n; k++) { /* rows p, q */
-                    double apk = a[p + k * n], aqk = a[q + k * n];
-                    a[p + k * n] = cs * apk - sn * aqk;
-                    a[q + k * n] = sn * apk + cs * aqk;
-                }
-                for (int k = 0; k < n; k++) {
-                    double vp = vec[k + p * n], vq = vec[k + q * n];
-                    vec[k + p * n] = cs * vp - sn * vq;
-                    vec[k + q * n] = sn * vp + cs * vq;
-                }
+        double kk = vp / vv;
+        for (int i = 0; i < m; i++) p[i] -= kk * v[i]; /* w */
+        for (int j = 0; j < m; j++)
+            for (int i = 0; i < m; i++) a[o + i + (o + j) * n] -= v[i] * p[j] + p[i] * v[j];
+        for (int i = 0; i < m; i++) a[o + i + k * n] = a[k + (o + i) * n] = i == 0 ? alpha : 0.0;
+        for (int i = 0; i < n; i++) { /* Q = Q H */
+            double t = 0.0;
+            for (int j = 0; j < m; j++) t += vec[i + (o + j) * n] * v[j];
+            t *= 2.0 / vv;
+            for (int j = 0; j < m; j++) vec[i + (o + j) * n] -= t * v[j];
+        }
+    }
+}
+
+/* Symmetric eigen-decomposition of the n x n a (column-major, both
+ * triangles, overwritten; n <= EIG_MAX): Householder tridiagonalisation,
+ * then implicit QR steps with Wilkinson's shift (Golub and Van Loan 8.3),
+ * each a chase of the bulge by rotations.  val ascending, vec's columns the
+ * vectors.  0, or -1 when an entry is not finite or the steps do not
+ * converge.  No LAPACK: it runs inside a solve (util/lanczos.c says why). */
+static int sym_eig(int n, double *a, double *vec, double *val)
+{
+    if (n > EIG_MAX) return -1;
+    for (int i = 0; i < n * n; i++)
+        if (!isfinite(a[i])) return -1;
+    tridiagonalise(n, a, vec);
+    int hi = n - 1, steps = 0;
+    while (hi > 0) {
+        double *sub = &a[hi + (hi - 1) * n];
+        if (fabs(*sub) <= 1e-16 * (fabs(a[hi - 1 + (hi - 1) * n]) + fabs(a[hi + hi * n]))) {
+            *sub = a[hi - 1 + hi * n] = 0.0; /* a[hi][hi] converged */
+            hi--;
+            continue;
+        }
+        if (++steps > 40 * n) return -1;
+        int lo = hi - 1; /* the unreduced block lo..hi */
+        while (lo > 0 && fabs(a[lo + (lo - 1) * n]) > 1e-16 * (fabs(a[lo - 1 + (lo - 1) * n]) + fabs(a[lo + lo * n])))
+            lo--;
+        if (lo > 0) a[lo + (lo - 1) * n] = a[lo - 1 + lo * n] = 0.0;
+        double dd = 0.5 * (a[hi - 1 + (hi - 1) * n] - a[hi + hi * n]), b = *sub;
+        double mu = a[hi + hi * n] - b * b / (dd + copysign(hypot(dd, b), dd));
+        double x = a[lo + lo * n] - mu, z = a[lo + 1 + lo * n];
+        for (int k = lo; k < hi; k++) { /* G^T (x, z) = (r, 0) */
+            double r = hypot(x, z);
+            double cs = r > 0.0 ? x / r : 1.0, sn = r > 0.0 ? -z / r : 0.0;
+            rotate(n, a, vec, k, lo, hi, cs, sn);
+            if (k > lo) a[k + 1 + (k - 1) * n] = a[k - 1 + (k + 1) * n] = 0.0; /* the bulge chased on */
+            if (k + 1 < hi) {
+                x = a[k + 1 + k * n];
+                z = a[k + 2 + k * n];
             }
         }
-        if (!rotated) break;
     }
     for (int i = 0; i < n; i++) val[i] = a[i + i * n];
     for (int i = 1; i < n; i++) { /* insertion sort, ascending, with the columns */
