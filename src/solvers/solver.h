@@ -223,6 +223,8 @@ typedef struct ovk__eigwin {
     double *T;             /* mw x mw, column-major */
     double *last;          /* the previous Lanczos vector in the window's basis (mw) */
     double *work;          /* dense scratch */
+    double *theta;         /* the nev smallest Ritz values at the last thick restart */
+    int restarts;          /* thick restarts in this solve */
 } ovk__eigwin;
 
 /* What a solve runs on.  Lives in the solver object: the configuration is

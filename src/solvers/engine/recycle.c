@@ -374,7 +374,7 @@ int ovk__eigwin_alloc(ovk__eigwin *w, int n, int nev)
     w->V = malloc(sizeof(double *) * (size_t)mw);
     /* T, last, and the restart's scratch: 2 mw^2 (two eigen-problems), Q
        (mw x 2 nev), H, Zh (2 nev)^2 each, QZ, values */
-    w->T = malloc(sizeof(double) * (size_t)(8 * mw * mw + 4 * mw));
+    w->T = malloc(sizeof(double) * (size_t)(8 * mw * mw + 4 * mw + nev));
     if (!w->block || !w->V || !w->T) {
         ovk__eigwin_free(w);
         return ovk__fail(OVK_ENOMEM, "the eigCG window: %d vectors of %d rows", mw, n);
@@ -382,6 +382,7 @@ int ovk__eigwin_alloc(ovk__eigwin *w, int n, int nev)
     for (int j = 0; j < mw; j++) w->V[j] = w->block + stride * (size_t)j;
     w->last = w->T + mw * mw;
     w->work = w->last + mw;
+    w->theta = w->T + 8 * mw * mw + 4 * mw;
     w->nev = nev;
     w->mw = mw;
     return OVK_OK;
@@ -393,6 +394,12 @@ void ovk__eigwin_free(ovk__eigwin *w)
     memset(w, 0, sizeof *w);
 }
 
+/* the relative change of the nev smallest Ritz values between two thick
+ * restarts below which the window stops collecting for the rest of the
+ * solve: values settled to 1e-6 leave vectors good to about 1e-3, enough to
+ * deflate, and a pipelined solve's residual replacements no longer reach
+ * the window (on the inclusion sequence its space is then rcg's) */
+static const double SETTLED = 1e-6;
 /* The thick restart of a full window (m = mw vectors): the nev smallest
  * Ritz vectors of T_m and of T_{m-1} (padded), orthonormalised (Q), the
  * Rayleigh-Ritz of T on them (H = Q^T T Q = Zh diag(theta) Zh^T), V = V Q Zh,
@@ -454,6 +461,15 @@ static void thick_restart(ovk__ctx *c, ovk__eigwin *w)
         w->last[j] = QZ[(m - 1) + j * m];
     }
     w->cnt = q;
+    /* the nev smallest Ritz values settled since the last restart: the
+       window stops collecting for the rest of the solve (its vectors kept) */
+    int settled = w->restarts > 0 && q >= nev;
+    for (int j = 0; j < nev && j < q; j++) {
+        if (!(fabs(val[j] - w->theta[j]) <= SETTLED * fabs(val[j]))) settled = 0;
+        w->theta[j] = val[j];
+    }
+    w->restarts++;
+    if (settled) w->open = 0;
 }
 
 double *ovk__eigwin_next(ovk__eigwin *w, double gamma, double diag, double off, double *scale)
@@ -461,6 +477,7 @@ double *ovk__eigwin_next(ovk__eigwin *w, double gamma, double diag, double off, 
     if (!w->open || w->mw == 0 || !(gamma > 0.0) || w->cnt == w->mw) return NULL;
     int j = w->cnt, m = w->mw;
     *scale = 1.0 / sqrt(gamma);
+    if (j == 0) w->restarts = 0; /* a new window */
     w->T[j + j * m] = diag;
     for (int i = 0; i < j; i++) w->T[i + j * m] = w->T[j + i * m] = w->last[i] * off;
     for (int i = 0; i < j; i++) w->last[i] = 0.0;
