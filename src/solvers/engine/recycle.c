@@ -24,7 +24,8 @@
  * window (collects) only while the space is not full, and again after a
  * solve that took 10% more iterations than the fewest since the space was
  * last made (the values moved away from it); other solves use the space as
- * it is, without the window's vectors and restarts, and do not update it. */
+ * it is, without the window's vectors and restarts, and do not update it.
+ * Within a solve the window stops once its Ritz values settle (SETTLED). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
