@@ -144,43 +144,57 @@ OVK__CLONES static void combine_chunk(const rp_work *w, const ovk__recycle *sp, 
     if (!diag) combine_rows(acc[3], sp->MAW, w->mu, w->k, i0, len);
 }
 
-/* One chunk of the step's recurrences with a diagonal C, and the sums of
- * the new vectors: u = d .* r and q = d .* s formed in the pass (C A W mu
- * = d .* A W mu), as pipecg's kernel does, u and q not stored.  The simd
- * reduction keeps each sum in vector lanes (a fixed order per build). */
-static void rows_diag(int len, double a, double b, const double *restrict d, const double *restrict nv,
-                      const double *restrict a0, const double *restrict a1, const double *restrict a2,
-                      double *restrict x, double *restrict r, double *restrict wv, double *restrict p,
-                      double *restrict s, double *restrict z, double *v)
+/* Row i of the step's recurrences with a diagonal C: u = d .* r and
+ * q = d .* s formed in the pass (C A W mu = d .* A W mu), as pipecg's
+ * kernel does, u and q not stored; the sums of the new vectors added to
+ * t[slot * LANES] */
+enum { LANES = 8 };
+static inline void row_diag(int i, double a, double b, const double *restrict d, const double *restrict nv,
+                            const double *restrict a0, const double *restrict a1, const double *restrict a2,
+                            double *restrict x, double *restrict r, double *restrict wv, double *restrict p,
+                            double *restrict s, double *restrict z, double *t)
 {
-    double ru = 0.0, wu = 0.0, rr = 0.0, us = 0.0, pw = 0.0, ps = 0.0, xx = 0.0, pp = 0.0, ss = 0.0, uu = 0.0,
-           ww = 0.0, qq = 0.0, zz = 0.0;
-#pragma omp simd reduction(+ : ru, wu, rr, us, pw, ps, xx, pp, ss, uu, ww, qq, zz)
-    for (int i = 0; i < len; i++) {
-        double zi = nv[i] - a2[i] + b * z[i], si = wv[i] - a1[i] + b * s[i];
-        double pi = d[i] * r[i] - a0[i] + b * p[i];
-        double xi = x[i] + a * pi, ri = r[i] - a * si, wi = wv[i] - a * zi;
-        double ui = d[i] * ri, qi = d[i] * si;
-        z[i] = zi, s[i] = si, p[i] = pi, x[i] = xi, r[i] = ri, wv[i] = wi;
-        ru += ri * ui;
-        wu += wi * ui;
-        rr += ri * ri;
-        us += ui * si;
-        pw += pi * wi;
-        ps += pi * si;
-        xx += xi * xi;
-        pp += pi * pi;
-        ss += si * si;
-        uu += ui * ui;
-        ww += wi * wi;
-        qq += qi * qi;
-        zz += zi * zi;
+    double zi = nv[i] - a2[i] + b * z[i], si = wv[i] - a1[i] + b * s[i];
+    double pi = d[i] * r[i] - a0[i] + b * p[i];
+    double xi = x[i] + a * pi, ri = r[i] - a * si, wi = wv[i] - a * zi;
+    double ui = d[i] * ri, qi = d[i] * si;
+    z[i] = zi, s[i] = si, p[i] = pi, x[i] = xi, r[i] = ri, wv[i] = wi;
+    t[OVK__V_GAMMA * LANES] += ri * ui;
+    t[OVK__V_DELTA * LANES] += wi * ui;
+    t[OVK__V_RR * LANES] += ri * ri;
+    t[OVK__V_US * LANES] += ui * si;
+    t[OVK__V_PW * LANES] += pi * wi;
+    t[OVK__V_PS * LANES] += pi * si;
+    t[OVK__V_XX * LANES] += xi * xi;
+    t[OVK__V_PP * LANES] += pi * pi;
+    t[OVK__V_SS * LANES] += si * si;
+    t[OVK__V_UU * LANES] += ui * ui;
+    t[OVK__V_WW * LANES] += wi * wi;
+    t[OVK__V_QQ * LANES] += qi * qi;
+    t[OVK__V_ZZ * LANES] += zi * zi;
+}
+
+/* One chunk of the step's recurrences with a diagonal C, and the sums of
+ * the new vectors.  Row i's terms go to sum lane i mod LANES, the lanes
+ * added in order at the end: the same additions in the same order in every
+ * clone (element-wise), so that the wide clones give the baseline's bits. */
+OVK__CLONES static void rows_diag(int len, double a, double b, const double *restrict d, const double *restrict nv,
+                                  const double *restrict a0, const double *restrict a1, const double *restrict a2,
+                                  double *restrict x, double *restrict r, double *restrict wv, double *restrict p,
+                                  double *restrict s, double *restrict z, double *v)
+{
+    double t[OVK__V_MM * LANES] = {0};
+    int i0 = 0;
+    for (; i0 + LANES <= len; i0 += LANES) {
+#pragma omp simd
+        for (int l = 0; l < LANES; l++) row_diag(i0 + l, a, b, d, nv, a0, a1, a2, x, r, wv, p, s, z, t + l);
     }
-    double t[OVK__V_MM] = {[OVK__V_GAMMA] = ru, [OVK__V_DELTA] = wu, [OVK__V_RR] = rr, [OVK__V_US] = us,
-                           [OVK__V_PW] = pw, [OVK__V_PS] = ps, [OVK__V_XX] = xx, [OVK__V_PP] = pp,
-                           [OVK__V_SS] = ss, [OVK__V_UU] = uu, [OVK__V_WW] = ww, [OVK__V_QQ] = qq,
-                           [OVK__V_ZZ] = zz};
-    for (int i = 0; i < OVK__V_MM; i++) v[i] += t[i];
+    for (int l = 0; i0 + l < len; l++) row_diag(i0 + l, a, b, d, nv, a0, a1, a2, x, r, wv, p, s, z, t + l);
+    for (int j = 0; j < OVK__V_MM; j++) {
+        double sum = 0.0;
+        for (int l = 0; l < LANES; l++) sum += t[j * LANES + l];
+        v[j] += sum;
+    }
 }
 
 /* One chunk of the paper's eight recurrences (any C), and the sums of the
