@@ -204,6 +204,8 @@ typedef struct ovk__recycle {
     unsigned epoch;        /* c->norms.epoch of AW, MAW, AMAW */
     int changed;           /* this solve made them again for new values */
     int updates;           /* solves that updated it */
+    int fewest;            /* fewest iterations of a solve since it was made (0: none yet) */
+    int slower;            /* a solve since took 10% more: the next one collects again */
     double *L;             /* this solve: Cholesky factor of W^T A W (cap x cap) */
     double *dense;         /* room for the small matrices of an update */
     const double **px, **py; /* room for the update's pairs of sums */
@@ -221,6 +223,8 @@ typedef struct ovk__eigwin {
     double *T;             /* mw x mw, column-major */
     double *last;          /* the previous Lanczos vector in the window's basis (mw) */
     double *work;          /* dense scratch */
+    double *theta;         /* the nev smallest Ritz values at the last thick restart */
+    int restarts;          /* thick restarts in this solve */
 } ovk__eigwin;
 
 /* What a solve runs on.  Lives in the solver object: the configuration is
@@ -674,10 +678,15 @@ int ovk__recycle_active(const ovk__ctx *c);
 int ovk__recycle_project(ovk__ctx *c, double *r, int *k);
 /* Local: mu = E^-1 g (k values). */
 void ovk__recycle_solve(const ovk__recycle *r, int k, const double *g, double *mu);
+/* Local, the same on every rank: 1 when this solve runs the eigCG window
+ * (incremental eigCG): while the space is not full, and again after a solve
+ * that took 10% more iterations than the fewest since it was made. */
+int ovk__recycle_collect(const ovk__ctx *c);
 /* Collective: after a solve, the space made again by Rayleigh-Ritz of C A
  * in the A inner product on [W, U], U the window's nev smallest Ritz
  * vectors: nev products and preconditioner applications for A U, C A U,
- * one reduction, then k products for A C A W. */
+ * one reduction, then k products for A C A W; after a solve that did not
+ * collect, only its iterations noted. */
 int ovk__recycle_update(ovk__ctx *c, ovk__eigwin *w);
 /* Local: the window for nev values (OVK_ENOMEM); free: a zeroed w is fine. */
 int ovk__eigwin_alloc(ovk__eigwin *w, int n, int nev);

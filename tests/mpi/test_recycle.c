@@ -11,8 +11,9 @@
  *   - reductions (PMPI, the blocking backend): one per iteration and per
  *     replacement and the same constant per solve (the initial check, the
  *     first refresh, the confirmation, the numeric setup of new values),
- *     with a space 2 more (the start's projection and the space's update;
- *     the first solve, with nothing to project, 1); on the native
+ *     with a space 1 more (the start's projection) and 1 for the update
+ *     of a solve that collected (the first; once the space is full only
+ *     one after a slower solve: the second keeps it); on the native
  *     backend every product of a step runs with its reduction posted and
  *     not completed;
  *   - rcg (deflated PCG, not pipelined) on the same sequence: the same
@@ -101,7 +102,7 @@ static double dense_error(const ovk_vector *x, const double *bg, int t, double c
 }
 
 typedef struct run {
-    int iterations[STEPS], replacements[STEPS];
+    int iterations[STEPS], replacements[STEPS], updates[STEPS]; /* updates: the view's count after each solve */
     long allreduce[STEPS];
     double error[STEPS];
     char view[MT_VIEW_LEN];
@@ -151,6 +152,8 @@ static run sequence_of(const char *solver, int k, const char *backend, int chang
         if (t == 1 || t == STEPS - 1) /* the dense solve is the test's longest part (sanitizers) */
             out.error[t] = dense_error(x, bg, t, contrast, other, rw.start);
         memcpy(out.view, o.view, sizeof out.view);
+        const char *at = strstr(o.view, "vectors after ");
+        out.updates[t] = at ? atoi(at + strlen("vectors after ")) : 0;
         out.replacements[t] = o.replacements;
     }
     ovk_vector_destroy(x);
@@ -190,8 +193,12 @@ static void check_sequence(void)
                  rec.iterations[t], fresh.iterations[t]);
         /* one reduction per iteration, plus 3 per solve (the initial check, the
            first refresh, the true residual's confirmation) and one per
-           replacement; with a space, the projection and the update */
-        long extra = t > 0 ? 2 : 1; /* the first solve has no space to project yet */
+           replacement; with a space, the projection, and the update when
+           the solve collected (the first, which has no space to project
+           yet, and then those after a slower one) */
+        int updated = rec.updates[t] - (t > 0 ? rec.updates[t - 1] : 0);
+        MT_CHECK(updated == 1 || (t > 0 && updated == 0), "system %d: %d updates of the space", t, updated);
+        long extra = (t > 0) + updated;
         long per_fresh = fresh.allreduce[t] - fresh.iterations[t] - fresh.replacements[t];
         long per_rec = rec.allreduce[t] - rec.iterations[t] - rec.replacements[t];
         MT_CHECK(t < 2 || per_fresh == fresh.allreduce[1] - fresh.iterations[1] - fresh.replacements[1],
@@ -209,6 +216,8 @@ static void check_sequence(void)
     if (rank == 0) printf("systems 2..%d: %d iterations recycled (k = %d), %d without\n", STEPS, sum_rec, K, sum_fresh);
     MT_CHECK(sum_rec <= 0.6 * sum_fresh, "systems 2..%d: %d iterations recycled, %d fresh", STEPS, sum_rec, sum_fresh);
     MT_CHECK(strstr(rec.view, "recycle: 6 of 6 vectors") != NULL, "the view: %s", rec.view);
+    MT_CHECK(rec.updates[0] == 1 && rec.updates[1] == 1, "the space full after system 1: updates %d, %d (1, 1)",
+             rec.updates[0], rec.updates[1]);
 }
 
 static void check_changed(void)

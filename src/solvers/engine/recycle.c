@@ -6,8 +6,8 @@
  * A W, C A W and A C A W, so that a deflated recurrence needs no product
  * with W during its iterations, only the k sums W^T (A u) that ride its
  * one reduction (rpipecg.c).  A solve's start projects the residual
- * (x += W E^-1 W^T r, E = W^T A W: one reduction); its end makes the
- * space again: the window's Ritz vectors U (the eigCG window below, from
+ * (x += W E^-1 W^T r, E = W^T A W: one reduction); the end of a solve
+ * that collects (below) makes the space again: the window's Ritz vectors U (the eigCG window below, from
  * the coefficients alone) join W, and the Rayleigh-Ritz of C A, self-adjoint
  * in the A inner product, on Z = [W, U],
  *
@@ -18,7 +18,14 @@
  * A U and C A U, k products for A C A W).  New values of A are seen at the
  * next start (the norms' epoch): A W, C A W, A C A W made again (2 k
  * products, k applications); a space whose E = W^T A W is then not finite
- * or badly conditioned is dropped, and the note says so. */
+ * or badly conditioned is dropped, and the note says so.
+ *
+ * Incremental eigCG (Stathopoulos and Orginos, sec. 5): a solve runs the
+ * window (collects) only while the space is not full, and again after a
+ * solve that took 10% more iterations than the fewest since the space was
+ * last made (the values moved away from it); other solves use the space as
+ * it is, without the window's vectors and restarts, and do not update it.
+ * Within a solve the window stops once its Ritz values settle (SETTLED). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,50 +36,108 @@ enum { ROWS_PER_CHUNK = 256 };
 
 /* ---- small dense helpers ---------------------------------------------- */
 
-/* Symmetric eigen-decomposition of the n x n a (column-major, both
- * triangles, overwritten) by cyclic Jacobi rotations: val ascending, vec's
- * columns the vectors.  0, or -1 when an entry is not finite. */
-static int sym_eig(int n, double *a, double *vec, double *val)
+enum { EIG_MAX = 4 * OVK__RECYCLE_MAX }; /* the largest dense problem: a window of 4 nev */
+
+/* a = G^T a G and vec = vec G, G the rotation [c s; -s c] of rows and
+ * columns p, p + 1 (a's rows and columns lo..hi only: the rest are zero
+ * there) */
+static void rotate(int n, double *a, double *vec, int p, int lo, int hi, double cs, double sn)
 {
-    for (int i = 0; i < n * n; i++)
-        if (!isfinite(a[i])) return -1;
+    int q = p + 1;
+    for (int i = lo; i <= hi; i++) { /* columns p, q */
+        double ap = a[i + p * n], aq = a[i + q * n];
+        a[i + p * n] = cs * ap - sn * aq;
+        a[i + q * n] = sn * ap + cs * aq;
+    }
+    for (int i = lo; i <= hi; i++) { /* rows p, q */
+        double pa = a[p + i * n], qa = a[q + i * n];
+        a[p + i * n] = cs * pa - sn * qa;
+        a[q + i * n] = sn * pa + cs * qa;
+    }
+    for (int i = 0; i < n; i++) {
+        double vp = vec[i + p * n], vq = vec[i + q * n];
+        vec[i + p * n] = cs * vp - sn * vq;
+        vec[i + q * n] = sn * vp + cs * vq;
+    }
+}
+
+/* a = Q T Q^T, T tridiagonal in a, Q in vec, by Householder reflections
+ * H = I - 2 v v^T / v^T v on the trailing block: B = H B H = B - v w^T -
+ * w v^T with p = 2 B v / v^T v, w = p - (v^T p / v^T v) v; Q = Q H */
+static void tridiagonalise(int n, double *a, double *vec)
+{
+    double v[EIG_MAX], p[EIG_MAX];
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) vec[i + j * n] = i == j ? 1.0 : 0.0;
-    for (int sweep = 0; sweep < 60; sweep++) {
-        double off = 0.0, diag = 0.0;
-        for (int j = 0; j < n; j++) {
-            diag += a[j + j * n] * a[j + j * n];
-            for (int i = 0; i < j; i++) off += a[i + j * n] * a[i + j * n];
+    for (int k = 0; k + 2 < n; k++) {
+        int m = n - k - 1, o = k + 1;
+        double xx = 0.0;
+        for (int i = 0; i < m; i++) xx += a[o + i + k * n] * a[o + i + k * n];
+        double x0 = a[o + k * n], alpha = -copysign(sqrt(xx), x0);
+        for (int i = 0; i < m; i++) v[i] = a[o + i + k * n];
+        v[0] -= alpha;
+        double vv = 0.0;
+        for (int i = 0; i < m; i++) vv += v[i] * v[i];
+        if (!(vv > 0.0)) continue; /* the column is already reduced */
+        double vp = 0.0;
+        for (int i = 0; i < m; i++) { /* p = 2 B v / v^T v */
+            double t = 0.0;
+            for (int j = 0; j < m; j++) t += a[o + i + (o + j) * n] * v[j];
+            p[i] = 2.0 * t / vv;
+            vp += v[i] * p[i];
         }
-        if (off <= 1e-28 * diag) break;
-        int rotated = 0;
-        for (int p = 0; p < n; p++) {
-            for (int q = p + 1; q < n; q++) {
-                double apq = a[p + q * n];
-                /* negligible against its diagonal pair: the rotation would change nothing */
-                if (fabs(apq) <= 1e-18 * (fabs(a[p + p * n]) + fabs(a[q + q * n]))) continue;
-                rotated = 1;
-                double theta = (a[q + q * n] - a[p + p * n]) / (2.0 * apq);
-                double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
-                double cs = 1.0 / sqrt(t * t + 1.0), sn = t * cs;
-                for (int k = 0; k < n; k++) { /* columns p, q */
-                    double akp = a[k + p * n], akq = a[k + q * n];
-                    a[k + p * n] = cs * akp - sn * akq;
-                    a[k + q * n] = sn * akp + cs * akq;
-                }
-                for (int k = 0; k < n; k++) { /* rows p, q */
-                    double apk = a[p + k * n], aqk = a[q + k * n];
-                    a[p + k * n] = cs * apk - sn * aqk;
-                    a[q + k * n] = sn * apk + cs * aqk;
-                }
-                for (int k = 0; k < n; k++) {
-                    double vp = vec[k + p * n], vq = vec[k + q * n];
-                    vec[k + p * n] = cs * vp - sn * vq;
-                    vec[k + q * n] = sn * vp + cs * vq;
-                }
+        double kk = vp / vv;
+        for (int i = 0; i < m; i++) p[i] -= kk * v[i]; /* w */
+        for (int j = 0; j < m; j++)
+            for (int i = 0; i < m; i++) a[o + i + (o + j) * n] -= v[i] * p[j] + p[i] * v[j];
+        for (int i = 0; i < m; i++) a[o + i + k * n] = a[k + (o + i) * n] = i == 0 ? alpha : 0.0;
+        for (int i = 0; i < n; i++) { /* Q = Q H */
+            double t = 0.0;
+            for (int j = 0; j < m; j++) t += vec[i + (o + j) * n] * v[j];
+            t *= 2.0 / vv;
+            for (int j = 0; j < m; j++) vec[i + (o + j) * n] -= t * v[j];
+        }
+    }
+}
+
+/* Symmetric eigen-decomposition of the n x n a (column-major, both
+ * triangles, overwritten; n <= EIG_MAX): Householder tridiagonalisation,
+ * then implicit QR steps with Wilkinson's shift (Golub and Van Loan 8.3),
+ * each a chase of the bulge by rotations.  val ascending, vec's columns the
+ * vectors.  0, or -1 when an entry is not finite or the steps do not
+ * converge.  No LAPACK: it runs inside a solve (util/lanczos.c says why). */
+static int sym_eig(int n, double *a, double *vec, double *val)
+{
+    if (n > EIG_MAX) return -1;
+    for (int i = 0; i < n * n; i++)
+        if (!isfinite(a[i])) return -1;
+    tridiagonalise(n, a, vec);
+    int hi = n - 1, steps = 0;
+    while (hi > 0) {
+        double *sub = &a[hi + (hi - 1) * n];
+        if (fabs(*sub) <= 1e-16 * (fabs(a[hi - 1 + (hi - 1) * n]) + fabs(a[hi + hi * n]))) {
+            *sub = a[hi - 1 + hi * n] = 0.0; /* a[hi][hi] converged */
+            hi--;
+            continue;
+        }
+        if (++steps > 40 * n) return -1;
+        int lo = hi - 1; /* the unreduced block lo..hi */
+        while (lo > 0 && fabs(a[lo + (lo - 1) * n]) > 1e-16 * (fabs(a[lo - 1 + (lo - 1) * n]) + fabs(a[lo + lo * n])))
+            lo--;
+        if (lo > 0) a[lo + (lo - 1) * n] = a[lo - 1 + lo * n] = 0.0;
+        double dd = 0.5 * (a[hi - 1 + (hi - 1) * n] - a[hi + hi * n]), b = *sub;
+        double mu = a[hi + hi * n] - b * b / (dd + copysign(hypot(dd, b), dd));
+        double x = a[lo + lo * n] - mu, z = a[lo + 1 + lo * n];
+        for (int k = lo; k < hi; k++) { /* G^T (x, z) = (r, 0) */
+            double r = hypot(x, z);
+            double cs = r > 0.0 ? x / r : 1.0, sn = r > 0.0 ? -z / r : 0.0;
+            rotate(n, a, vec, k, lo, hi, cs, sn);
+            if (k > lo) a[k + 1 + (k - 1) * n] = a[k - 1 + (k + 1) * n] = 0.0; /* the bulge chased on */
+            if (k + 1 < hi) {
+                x = a[k + 1 + k * n];
+                z = a[k + 2 + k * n];
             }
         }
-        if (!rotated) break;
     }
     for (int i = 0; i < n; i++) val[i] = a[i + i * n];
     for (int i = 1; i < n; i++) { /* insertion sort, ascending, with the columns */
@@ -130,11 +195,13 @@ void ovk__recycle_free(ovk__recycle *r)
     r->L = r->dense = NULL;
     r->px = r->py = NULL;
     r->k = r->n = r->cap = 0;
+    r->fewest = r->slower = 0;
 }
 
 void ovk__recycle_drop(ovk__recycle *r, const char *why)
 {
     r->k = 0;
+    r->fewest = r->slower = 0;
     snprintf(r->note, sizeof r->note, "%s", why);
 }
 
@@ -176,7 +243,9 @@ int ovk__recycle_reserve(ovk__ctx *c, int products)
 void ovk__recycle_view(const ovk__recycle *r, FILE *f)
 {
     if (r->want == 0) return;
-    fprintf(f, "  recycle: %d of %d vectors after %d update(s); last: %s\n", r->k, r->want, r->updates, r->note);
+    fprintf(f, "  recycle: %d of %d vectors after %d update(s); last: %s%s\n", r->k, r->want, r->updates, r->note,
+            !r->products ? "" : r->k < r->want || r->slower ? "; the next solve collects (eigCG window)"
+                                                             : "; the next solve keeps it (eigCG window off)");
 }
 
 int ovk__recycle_active(const ovk__ctx *c)
@@ -306,7 +375,7 @@ int ovk__eigwin_alloc(ovk__eigwin *w, int n, int nev)
     w->V = malloc(sizeof(double *) * (size_t)mw);
     /* T, last, and the restart's scratch: 2 mw^2 (two eigen-problems), Q
        (mw x 2 nev), H, Zh (2 nev)^2 each, QZ, values */
-    w->T = malloc(sizeof(double) * (size_t)(8 * mw * mw + 4 * mw));
+    w->T = malloc(sizeof(double) * (size_t)(8 * mw * mw + 4 * mw + nev));
     if (!w->block || !w->V || !w->T) {
         ovk__eigwin_free(w);
         return ovk__fail(OVK_ENOMEM, "the eigCG window: %d vectors of %d rows", mw, n);
@@ -314,6 +383,7 @@ int ovk__eigwin_alloc(ovk__eigwin *w, int n, int nev)
     for (int j = 0; j < mw; j++) w->V[j] = w->block + stride * (size_t)j;
     w->last = w->T + mw * mw;
     w->work = w->last + mw;
+    w->theta = w->T + 8 * mw * mw + 4 * mw;
     w->nev = nev;
     w->mw = mw;
     return OVK_OK;
@@ -325,6 +395,12 @@ void ovk__eigwin_free(ovk__eigwin *w)
     memset(w, 0, sizeof *w);
 }
 
+/* the relative change of the nev smallest Ritz values between two thick
+ * restarts below which the window stops collecting for the rest of the
+ * solve: values settled to 1e-6 leave vectors good to about 1e-3, enough to
+ * deflate, and a pipelined solve's residual replacements no longer reach
+ * the window (on the inclusion sequence its space is then rcg's) */
+static const double SETTLED = 1e-6;
 /* The thick restart of a full window (m = mw vectors): the nev smallest
  * Ritz vectors of T_m and of T_{m-1} (padded), orthonormalised (Q), the
  * Rayleigh-Ritz of T on them (H = Q^T T Q = Zh diag(theta) Zh^T), V = V Q Zh,
@@ -357,16 +433,19 @@ static void thick_restart(ovk__ctx *c, ovk__eigwin *w)
         for (int i = 0; i < m; i++) col[i] /= sqrt(nn);
         q++;
     }
-    for (int j = 0; j < q; j++) /* H = Q^T T Q */
-        for (int l = 0; l < q; l++) {
+    for (int l = 0; l < q; l++) { /* H = Q^T (T Q), T Q's column l in QZ's room */
+        double *tq = QZ;
+        for (int i = 0; i < m; i++) tq[i] = 0.0;
+        for (int s = 0; s < m; s++) {
+            double qs = Q[s + l * m];
+            for (int i = 0; i < m; i++) tq[i] += w->T[i + s * m] * qs;
+        }
+        for (int j = 0; j < q; j++) {
             double h = 0.0;
-            for (int i = 0; i < m; i++) {
-                double ti = 0.0;
-                for (int s = 0; s < m; s++) ti += w->T[i + s * m] * Q[s + l * m];
-                h += Q[i + j * m] * ti;
-            }
+            for (int i = 0; i < m; i++) h += Q[i + j * m] * tq[i];
             H[j + l * q] = h;
         }
+    }
     sym_eig(q, H, Zh, val);
     for (int j = 0; j < q; j++) /* QZ = Q Zh */
         for (int i = 0; i < m; i++) {
@@ -383,6 +462,15 @@ static void thick_restart(ovk__ctx *c, ovk__eigwin *w)
         w->last[j] = QZ[(m - 1) + j * m];
     }
     w->cnt = q;
+    /* the nev smallest Ritz values settled since the last restart: the
+       window stops collecting for the rest of the solve (its vectors kept) */
+    int settled = w->restarts > 0 && q >= nev;
+    for (int j = 0; j < nev && j < q; j++) {
+        if (!(fabs(val[j] - w->theta[j]) <= SETTLED * fabs(val[j]))) settled = 0;
+        w->theta[j] = val[j];
+    }
+    w->restarts++;
+    if (settled) w->open = 0;
 }
 
 double *ovk__eigwin_next(ovk__eigwin *w, double gamma, double diag, double off, double *scale)
@@ -390,6 +478,7 @@ double *ovk__eigwin_next(ovk__eigwin *w, double gamma, double diag, double off, 
     if (!w->open || w->mw == 0 || !(gamma > 0.0) || w->cnt == w->mw) return NULL;
     int j = w->cnt, m = w->mw;
     *scale = 1.0 / sqrt(gamma);
+    if (j == 0) w->restarts = 0; /* a new window */
     w->T[j + j * m] = diag;
     for (int i = 0; i < j; i++) w->T[i + j * m] = w->T[j + i * m] = w->last[i] * off;
     for (int i = 0; i < j; i++) w->last[i] = 0.0;
@@ -465,10 +554,22 @@ static int pencil(int nz, int want, double *G2, double *G1, double *dense, doubl
     return 0;
 }
 
+int ovk__recycle_collect(const ovk__ctx *c)
+{
+    const ovk__recycle *r = &c->recycle;
+    return ovk__recycle_active(c) && (r->k < r->want || r->slower);
+}
+
 int ovk__recycle_update(ovk__ctx *c, ovk__eigwin *w)
 {
     ovk__recycle *r = &c->recycle;
-    if (!ovk__recycle_active(c) || w->cnt == 0) return OVK_OK;
+    if (!ovk__recycle_active(c)) return OVK_OK;
+    if (w->cnt == 0) { /* nothing collected: the space kept, its effect watched */
+        int its = c->res->iterations;
+        if (r->k > 0 && (r->fewest == 0 || its < r->fewest)) r->fewest = its;
+        else if (r->k > 0 && 10 * its > 11 * r->fewest) r->slower = 1;
+        return OVK_OK;
+    }
     int k = r->k, rc = OVK_OK, kx = 0;
     if (k > 0 && r->epoch != c->norms.epoch) k = 0; /* not projected this solve: A W is stale */
     if (k > 0 && r->changed) { /* new values: C A W joins, a block Krylov step from W */
@@ -522,6 +623,7 @@ int ovk__recycle_update(ovk__ctx *c, ovk__eigwin *w)
     r->k = knew;
     r->epoch = c->norms.epoch;
     r->updates++;
+    r->fewest = r->slower = 0;
     snprintf(r->note, sizeof r->note, "updated from %d kept%s + %d Ritz vectors; Ritz values of C A %.3g .. %.3g", k,
              kx ? " (and C A W: new values)" : "", ku, lo, hi);
     r->changed = 0;

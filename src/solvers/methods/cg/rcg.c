@@ -12,8 +12,10 @@
  * preconditioner application and 2K vectors more than PCG (the K sums of g
  * in z's pass, W mu in p's), against rpipecg's 3K or 4K and its eigCG
  * window in flight.  The solve starts with x += W E^-1 W^T r (one
- * reduction); each step's z / sqrt(gamma) and alpha, beta feed the eigCG
- * window, from which the solve's end makes the space again.  A true residual
+ * reduction); in a solve that collects (recycle.c) each step's
+ * z / sqrt(gamma) and alpha, beta feed the eigCG window, from which the
+ * solve's end makes the space again.  With a diagonal C one pass makes
+ * x, r, z = d .* r and the step's sums.  A true residual
  * that does not confirm a convergence restarts from it (the window's
  * sequence ends there). */
 #include <math.h>
@@ -32,44 +34,95 @@ typedef struct rcg_work {
 
 enum { ROWS = 256 };
 
-/* z = C r, then the local gamma = <r,z>, <r,r> and g = (A W)^T z in one
- * pass (four sums of g per pass over z's chunk) */
-static int precondition(ovk__ctx *c, rcg_work *w)
+/* g += (A W)^T z of a chunk, four sums per pass over z's chunk */
+static void deflation_sums(const double *restrict z, double *const *AW, int k, int i0, int len, double *g)
+{
+    for (int j = 0; j < k; j += 4) {
+        int nj = k - j < 4 ? k - j : 4;
+        const double *restrict a0 = AW[j] + i0, *restrict a1 = AW[j + (nj > 1)] + i0;
+        const double *restrict a2 = AW[j + (nj > 2 ? 2 : 0)] + i0, *restrict a3 = AW[j + (nj > 3 ? 3 : 0)] + i0;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+#pragma omp simd reduction(+ : s0, s1, s2, s3)
+        for (int i = 0; i < len; i++) {
+            s0 += a0[i] * z[i];
+            s1 += a1[i] * z[i];
+            s2 += a2[i] * z[i];
+            s3 += a3[i] * z[i];
+        }
+        double sj[4] = {s0, s1, s2, s3};
+        for (int q = 0; q < nj; q++) g[j + q] += sj[q];
+    }
+}
+
+/* the local gamma = <r,z>, <r,r> and g = (A W)^T z, chunk by chunk; with
+ * a diagonal C (d) z = d .* r formed in the same pass, after x += a p,
+ * r -= a s when a is not 0 (one pass over x, r, p, s, z) */
+static void advance_sums(ovk__ctx *c, rcg_work *w, const double *d, double a)
 {
     const ovk__recycle *sp = &c->recycle;
-    int rc = ovk__ctx_pc(c, w->r, w->z);
-    if (rc) return rc;
-    ovk__tic t0 = ovk__tic_start(c);
     double *v = w->sums;
     memset(v, 0, sizeof(double) * (size_t)(2 + w->k));
     for (int i0 = 0; i0 < c->n; i0 += ROWS) {
         int len = c->n - i0 < ROWS ? c->n - i0 : ROWS;
-        const double *restrict r = w->r + i0, *restrict z = w->z + i0;
+        double *restrict r = w->r + i0, *restrict z = w->z + i0, *restrict x = c->x + i0;
+        const double *restrict p = w->p + i0, *restrict s = w->s + i0;
         double g = 0.0, rr = 0.0;
-        for (int i = 0; i < len; i++) {
-            g += r[i] * z[i];
-            rr += r[i] * r[i];
+        if (d && a == 0.0) {
+            const double *restrict dd = d + i0;
+#pragma omp simd reduction(+ : g, rr)
+            for (int i = 0; i < len; i++) {
+                z[i] = dd[i] * r[i];
+                g += r[i] * z[i];
+                rr += r[i] * r[i];
+            }
+        } else if (d) {
+            const double *restrict dd = d + i0;
+#pragma omp simd reduction(+ : g, rr)
+            for (int i = 0; i < len; i++) {
+                double ri = r[i] - a * s[i];
+                x[i] += a * p[i];
+                r[i] = ri;
+                z[i] = dd[i] * ri;
+                g += ri * z[i];
+                rr += ri * ri;
+            }
+        } else {
+#pragma omp simd reduction(+ : g, rr)
+            for (int i = 0; i < len; i++) {
+                g += r[i] * z[i];
+                rr += r[i] * r[i];
+            }
         }
         v[0] += g;
         v[1] += rr;
-        for (int j = 0; j < w->k; j += 4) {
-            int nj = w->k - j < 4 ? w->k - j : 4;
-            const double *restrict a0 = sp->AW[j] + i0, *restrict a1 = sp->AW[j + (nj > 1)] + i0;
-            const double *restrict a2 = sp->AW[j + (nj > 2 ? 2 : 0)] + i0, *restrict a3 = sp->AW[j + (nj > 3 ? 3 : 0)] + i0;
-            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-            for (int i = 0; i < len; i++) {
-                s0 += a0[i] * z[i];
-                s1 += a1[i] * z[i];
-                s2 += a2[i] * z[i];
-                s3 += a3[i] * z[i];
-            }
-            double sj[4] = {s0, s1, s2, s3};
-            for (int q = 0; q < nj; q++) v[2 + j + q] += sj[q];
-        }
+        deflation_sums(z, sp->AW, w->k, i0, len, v + 2);
     }
+}
+
+/* x += a p, r -= a s (a = 0: neither), z = C r, then the local gamma =
+ * <r,z>, <r,r> and g = (A W)^T z: one pass with a diagonal C */
+static int advance(ovk__ctx *c, rcg_work *w, double a)
+{
+    const double *d = ovk__ctx_pc_diagonal(c);
+    if (!d) {
+        ovk__tic t0 = ovk__tic_start(c);
+        if (a != 0.0)
+            for (int i = 0; i < c->n; i++) {
+                c->x[i] += a * w->p[i];
+                w->r[i] -= a * w->s[i];
+            }
+        ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+        int rc = ovk__ctx_pc(c, w->r, w->z);
+        if (rc) return rc;
+    }
+    ovk__tic t0 = ovk__tic_start(c);
+    advance_sums(c, w, d, a);
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
     return OVK_OK;
 }
+
+/* z = C r, then the local gamma = <r,z>, <r,r> and g = (A W)^T z */
+static int precondition(ovk__ctx *c, rcg_work *w) { return advance(c, w, 0.0); }
 
 /* p = z - W mu + beta p (element-wise: the same bits in every clone) */
 OVK__CLONES static void direction(int n, int k, double *const *W, const double *mu, const double *z, double beta,
@@ -112,7 +165,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
     int rc = ovk__recycle_project(c, w->r, &w->k), stop = 0;
     if (rc) return rc;
     w->win.cnt = 0;
-    w->win.open = ovk__recycle_active(c);
+    w->win.open = ovk__recycle_collect(c);
     memset(w->p, 0, sizeof(double) * (size_t)c->n);
     rc = precondition(c, w);
     if (!rc) rc = reduce_and_direct(c, w, 0.0); /* p = z - W mu */
@@ -145,14 +198,10 @@ static int iterate(ovk__ctx *c, void *work, double bb)
         ovk__tic t0 = ovk__tic_start(c);
         if (lv) /* the window's Lanczos vector z / sqrt(gamma) */
             for (int i = 0; i < c->n; i++) lv[i] = scale * w->z[i];
-        for (int i = 0; i < c->n; i++) {
-            c->x[i] += alpha * w->p[i];
-            w->r[i] -= alpha * w->s[i];
-        }
         ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
         ovk__lanczos_add(c, alpha, beta);
         alpha_old = alpha;
-        rc = precondition(c, w); /* z = C r; gamma, <r,r>, g */
+        rc = advance(c, w, alpha); /* x += alpha p; r -= alpha s; z = C r; gamma, <r,r>, g */
         if (!rc) rc = ovk__sum(c, OVK__GAMMA, w->sums, 2 + w->k);
         if (!rc) rc = ovk__iterate_check(c, iter, w->sums[1], bb, &stop);
         if (rc) return rc;

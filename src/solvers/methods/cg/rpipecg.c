@@ -14,10 +14,13 @@
  *   m = C w;  n = A m                                                 (overlap)
  *
  * so that p stays A-orthogonal to W.  The solve starts with r projected
- * (x += W E^-1 W^T r: one reduction); each step's u / sqrt(gamma) and
- * coefficients feed the eigCG window (no product, no reduction; a full
- * window's thick restart runs while the step's reduction is in flight), from
- * which the solve's end makes the space again (recycle.c).  The decisions
+ * (x += W E^-1 W^T r: one reduction); in a solve that collects (recycle.c:
+ * until the space is full, and after a slower solve) each step's
+ * u / sqrt(gamma) and coefficients feed the eigCG window (no product, no
+ * reduction; a full window's thick restart runs while the step's reduction
+ * is in flight), from which the solve's end makes the space again.  With a
+ * diagonal C the pass forms u = d .* r and q = d .* s as pipecg's does
+ * (C A W mu = d .* A W mu), and keeps neither.  The decisions
  * are pipecg's (single_reduction.c: the residual replacement, the
  * true-residual exit test, the restart after a loss of positivity) on
  * delta^ in place of delta: <p,Ap> = delta^ + beta (<u,s> + <p,w>) +
@@ -52,32 +55,13 @@ static void deflate_values(ovk__ctx *c, rp_work *w)
     for (int j = 0; j < w->k; j++) w->sums[OVK__V_DELTA] -= w->mu[j] * g[j];
 }
 
-/* the sums of a chunk of the vectors, added to v (OVK__V_* order but m's) */
-static void chunk_sums(const rp_work *w, const ovk__recycle *sp, int i0, int len, double *v)
+/* g += W^T w of a chunk, four sums per pass over w's chunk */
+static void deflation_sums(const double *restrict wv, double *const *W, int k, int i0, int len, double *g)
 {
-    const double *r = w->r + i0, *u = w->u + i0, *wv = w->w + i0, *p = w->p + i0, *s = w->s + i0;
-    const double *x = w->x + i0, *q = w->q + i0, *z = w->z + i0;
-    double t[OVK__V_MM] = {0};
-    for (int i = 0; i < len; i++) {
-        t[OVK__V_GAMMA] += r[i] * u[i];
-        t[OVK__V_DELTA] += wv[i] * u[i];
-        t[OVK__V_RR] += r[i] * r[i];
-        t[OVK__V_US] += u[i] * s[i];
-        t[OVK__V_PW] += p[i] * wv[i];
-        t[OVK__V_PS] += p[i] * s[i];
-        t[OVK__V_XX] += x[i] * x[i];
-        t[OVK__V_PP] += p[i] * p[i];
-        t[OVK__V_SS] += s[i] * s[i];
-        t[OVK__V_UU] += u[i] * u[i];
-        t[OVK__V_WW] += wv[i] * wv[i];
-        t[OVK__V_QQ] += q[i] * q[i];
-        t[OVK__V_ZZ] += z[i] * z[i];
-    }
-    for (int i = 0; i < OVK__V_MM; i++) v[i] += t[i];
-    for (int j = 0; j < w->k; j += 4) { /* W^T w, four sums per pass over w's chunk */
-        int nj = w->k - j < 4 ? w->k - j : 4;
-        const double *restrict w0 = sp->W[j] + i0, *restrict w1 = sp->W[j + (nj > 1)] + i0;
-        const double *restrict w2 = sp->W[j + (nj > 2 ? 2 : 0)] + i0, *restrict w3 = sp->W[j + (nj > 3 ? 3 : 0)] + i0;
+    for (int j = 0; j < k; j += 4) {
+        int nj = k - j < 4 ? k - j : 4;
+        const double *restrict w0 = W[j] + i0, *restrict w1 = W[j + (nj > 1)] + i0;
+        const double *restrict w2 = W[j + (nj > 2 ? 2 : 0)] + i0, *restrict w3 = W[j + (nj > 3 ? 3 : 0)] + i0;
         double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
 #pragma omp simd reduction(+ : s0, s1, s2, s3)
         for (int i = 0; i < len; i++) {
@@ -87,8 +71,41 @@ static void chunk_sums(const rp_work *w, const ovk__recycle *sp, int i0, int len
             s3 += w3[i] * wv[i];
         }
         double sj[4] = {s0, s1, s2, s3};
-        for (int q = 0; q < nj; q++) v[OVK__V_COUNT + j + q] += sj[q];
+        for (int q = 0; q < nj; q++) g[j + q] += sj[q];
     }
+}
+
+/* the sums of a chunk of the vectors as they are, added to v (OVK__V_*
+ * order but m's), then W^T w */
+static void chunk_sums(const rp_work *w, const ovk__recycle *sp, int i0, int len, double *v)
+{
+    const double *restrict r = w->r + i0, *restrict u = w->u + i0, *restrict wv = w->w + i0;
+    const double *restrict p = w->p + i0, *restrict s = w->s + i0, *restrict x = w->x + i0;
+    const double *restrict q = w->q + i0, *restrict z = w->z + i0;
+    double ru = 0.0, wu = 0.0, rr = 0.0, us = 0.0, pw = 0.0, ps = 0.0, xx = 0.0, pp = 0.0, ss = 0.0, uu = 0.0,
+           ww = 0.0, qq = 0.0, zz = 0.0;
+#pragma omp simd reduction(+ : ru, wu, rr, us, pw, ps, xx, pp, ss, uu, ww, qq, zz)
+    for (int i = 0; i < len; i++) {
+        ru += r[i] * u[i];
+        wu += wv[i] * u[i];
+        rr += r[i] * r[i];
+        us += u[i] * s[i];
+        pw += p[i] * wv[i];
+        ps += p[i] * s[i];
+        xx += x[i] * x[i];
+        pp += p[i] * p[i];
+        ss += s[i] * s[i];
+        uu += u[i] * u[i];
+        ww += wv[i] * wv[i];
+        qq += q[i] * q[i];
+        zz += z[i] * z[i];
+    }
+    double t[OVK__V_MM] = {[OVK__V_GAMMA] = ru, [OVK__V_DELTA] = wu, [OVK__V_RR] = rr, [OVK__V_US] = us,
+                           [OVK__V_PW] = pw, [OVK__V_PS] = ps, [OVK__V_XX] = xx, [OVK__V_PP] = pp,
+                           [OVK__V_SS] = ss, [OVK__V_UU] = uu, [OVK__V_WW] = ww, [OVK__V_QQ] = qq,
+                           [OVK__V_ZZ] = zz};
+    for (int i = 0; i < OVK__V_MM; i++) v[i] += t[i];
+    deflation_sums(wv, sp->W, w->k, i0, len, v + OVK__V_COUNT);
 }
 
 /* the sums of the current vectors, in one pass (timed as axpy) */
@@ -116,68 +133,155 @@ static inline void combine_rows(double *restrict acc, double *const *X, const do
     }
 }
 
-/* One chunk of the step's updates (element-wise: the same bits in every
- * clone): the deflation's combinations W mu, A W mu, A C A W mu and C A W
- * mu (d .* A W mu when C is diagonal), then the recurrences */
-OVK__CLONES static void update_chunk(rp_work *w, const ovk__recycle *sp, const double *d, int i0, int len, double a,
-                                     double b, double *lv, double scale)
+/* One chunk's deflation combinations (element-wise: the same bits in every
+ * clone): W mu, A W mu, A C A W mu and, unless C is diagonal, C A W mu */
+OVK__CLONES static void combine_chunk(const rp_work *w, const ovk__recycle *sp, int diag, int i0, int len,
+                                      double (*acc)[ROWS])
 {
-    double acc[4][ROWS];
-    int k = w->k;
-    combine_rows(acc[0], sp->W, w->mu, k, i0, len);
-    combine_rows(acc[1], sp->AW, w->mu, k, i0, len);
-    combine_rows(acc[2], sp->AMAW, w->mu, k, i0, len);
-    if (d) {
+    combine_rows(acc[0], sp->W, w->mu, w->k, i0, len);
+    combine_rows(acc[1], sp->AW, w->mu, w->k, i0, len);
+    combine_rows(acc[2], sp->AMAW, w->mu, w->k, i0, len);
+    if (!diag) combine_rows(acc[3], sp->MAW, w->mu, w->k, i0, len);
+}
+
+/* Row i of the step's recurrences with a diagonal C: u = d .* r and
+ * q = d .* s formed in the pass (C A W mu = d .* A W mu), as pipecg's
+ * kernel does, u and q not stored; the sums of the new vectors added to
+ * t[slot * LANES] */
+enum { LANES = 8 };
+static inline void row_diag(int i, double a, double b, const double *restrict d, const double *restrict nv,
+                            const double *restrict a0, const double *restrict a1, const double *restrict a2,
+                            double *restrict x, double *restrict r, double *restrict wv, double *restrict p,
+                            double *restrict s, double *restrict z, double *t)
+{
+    double zi = nv[i] - a2[i] + b * z[i], si = wv[i] - a1[i] + b * s[i];
+    double pi = d[i] * r[i] - a0[i] + b * p[i];
+    double xi = x[i] + a * pi, ri = r[i] - a * si, wi = wv[i] - a * zi;
+    double ui = d[i] * ri, qi = d[i] * si;
+    z[i] = zi, s[i] = si, p[i] = pi, x[i] = xi, r[i] = ri, wv[i] = wi;
+    t[OVK__V_GAMMA * LANES] += ri * ui;
+    t[OVK__V_DELTA * LANES] += wi * ui;
+    t[OVK__V_RR * LANES] += ri * ri;
+    t[OVK__V_US * LANES] += ui * si;
+    t[OVK__V_PW * LANES] += pi * wi;
+    t[OVK__V_PS * LANES] += pi * si;
+    t[OVK__V_XX * LANES] += xi * xi;
+    t[OVK__V_PP * LANES] += pi * pi;
+    t[OVK__V_SS * LANES] += si * si;
+    t[OVK__V_UU * LANES] += ui * ui;
+    t[OVK__V_WW * LANES] += wi * wi;
+    t[OVK__V_QQ * LANES] += qi * qi;
+    t[OVK__V_ZZ * LANES] += zi * zi;
+}
+
+/* One chunk of the step's recurrences with a diagonal C, and the sums of
+ * the new vectors.  Row i's terms go to sum lane i mod LANES, the lanes
+ * added in order at the end: the same additions in the same order in every
+ * clone (element-wise), so that the wide clones give the baseline's bits. */
+OVK__CLONES static void rows_diag(int len, double a, double b, const double *restrict d, const double *restrict nv,
+                                  const double *restrict a0, const double *restrict a1, const double *restrict a2,
+                                  double *restrict x, double *restrict r, double *restrict wv, double *restrict p,
+                                  double *restrict s, double *restrict z, double *v)
+{
+    double t[OVK__V_MM * LANES] = {0};
+    int i0 = 0;
+    for (; i0 + LANES <= len; i0 += LANES) {
 #pragma omp simd
-        for (int i = 0; i < len; i++) acc[3][i] = d[i0 + i] * acc[1][i];
-    } else {
-        combine_rows(acc[3], sp->MAW, w->mu, k, i0, len);
+        for (int l = 0; l < LANES; l++) row_diag(i0 + l, a, b, d, nv, a0, a1, a2, x, r, wv, p, s, z, t + l);
     }
-    double *restrict z = w->z + i0, *restrict q = w->q + i0, *restrict s = w->s + i0, *restrict p = w->p + i0;
-    double *restrict x = w->x + i0, *restrict r = w->r + i0, *restrict u = w->u + i0, *restrict wv = w->w + i0;
-    const double *restrict nv = w->nv + i0, *restrict m = w->m + i0;
-    const double *restrict a0 = acc[0], *restrict a1 = acc[1], *restrict a2 = acc[2], *restrict a3 = acc[3];
-    if (lv) { /* the window's Lanczos vector u / sqrt(gamma), before u changes */
-        double *restrict l = lv + i0;
-#pragma omp simd
-        for (int i = 0; i < len; i++) l[i] = scale * u[i];
-    }
-#pragma omp simd
-    for (int i = 0; i < len; i++) {
-        z[i] = nv[i] - a2[i] + b * z[i];
-        q[i] = m[i] - a3[i] + b * q[i];
-        s[i] = wv[i] - a1[i] + b * s[i];
-        p[i] = u[i] - a0[i] + b * p[i];
-        x[i] += a * p[i];
-        r[i] -= a * s[i];
-        u[i] -= a * q[i];
-        wv[i] -= a * z[i];
+    for (int l = 0; i0 + l < len; l++) row_diag(i0 + l, a, b, d, nv, a0, a1, a2, x, r, wv, p, s, z, t + l);
+    for (int j = 0; j < OVK__V_MM; j++) {
+        double sum = 0.0;
+        for (int l = 0; l < LANES; l++) sum += t[j * LANES + l];
+        v[j] += sum;
     }
 }
 
-/* the step's updates, chunk by chunk, with the local sums of the new vectors */
+/* One chunk of the paper's eight recurrences (any C), and the sums of the
+ * new vectors */
+static void rows_any(int len, double a, double b, const double *restrict nv, const double *restrict mv,
+                     const double *restrict a0, const double *restrict a1, const double *restrict a2,
+                     const double *restrict a3, double *restrict x, double *restrict r, double *restrict wv,
+                     double *restrict p, double *restrict s, double *restrict z, double *restrict u,
+                     double *restrict q, double *v)
+{
+    double ru = 0.0, wu = 0.0, rr = 0.0, us = 0.0, pw = 0.0, ps = 0.0, xx = 0.0, pp = 0.0, ss = 0.0, uu = 0.0,
+           ww = 0.0, qq = 0.0, zz = 0.0;
+#pragma omp simd reduction(+ : ru, wu, rr, us, pw, ps, xx, pp, ss, uu, ww, qq, zz)
+    for (int i = 0; i < len; i++) {
+        double zi = nv[i] - a2[i] + b * z[i], qi = mv[i] - a3[i] + b * q[i];
+        double si = wv[i] - a1[i] + b * s[i], pi = u[i] - a0[i] + b * p[i];
+        double xi = x[i] + a * pi, ri = r[i] - a * si, ui = u[i] - a * qi, wi = wv[i] - a * zi;
+        z[i] = zi, q[i] = qi, s[i] = si, p[i] = pi, x[i] = xi, r[i] = ri, u[i] = ui, wv[i] = wi;
+        ru += ri * ui;
+        wu += wi * ui;
+        rr += ri * ri;
+        us += ui * si;
+        pw += pi * wi;
+        ps += pi * si;
+        xx += xi * xi;
+        pp += pi * pi;
+        ss += si * si;
+        uu += ui * ui;
+        ww += wi * wi;
+        qq += qi * qi;
+        zz += zi * zi;
+    }
+    double t[OVK__V_MM] = {[OVK__V_GAMMA] = ru, [OVK__V_DELTA] = wu, [OVK__V_RR] = rr, [OVK__V_US] = us,
+                           [OVK__V_PW] = pw, [OVK__V_PS] = ps, [OVK__V_XX] = xx, [OVK__V_PP] = pp,
+                           [OVK__V_SS] = ss, [OVK__V_UU] = uu, [OVK__V_WW] = ww, [OVK__V_QQ] = qq,
+                           [OVK__V_ZZ] = zz};
+    for (int i = 0; i < OVK__V_MM; i++) v[i] += t[i];
+}
+
+/* the step's updates and the sums of the new vectors in one pass, chunk by
+ * chunk: the window's Lanczos vector u / sqrt(gamma) before u changes, the
+ * deflation's combinations, the recurrences, then W^T w of the chunk */
 static void update(ovk__ctx *c, rp_work *w, double a, double b, double *lv, double scale)
 {
     const ovk__recycle *sp = &c->recycle;
     const double *d = ovk__ctx_pc_diagonal(c);
+    double acc[4][ROWS];
     ovk__tic t0 = ovk__tic_start(c);
     memset(w->sums, 0, sizeof w->sums);
     for (int i0 = 0; i0 < c->n; i0 += ROWS) {
         int len = c->n - i0 < ROWS ? c->n - i0 : ROWS;
-        update_chunk(w, sp, d, i0, len, a, b, lv, scale);
-        chunk_sums(w, sp, i0, len, w->sums);
+        if (lv) {
+            double *restrict l = lv + i0;
+            const double *restrict u = w->u + i0, *restrict r = w->r + i0, *restrict dd = d ? d + i0 : NULL;
+            if (dd)
+                for (int i = 0; i < len; i++) l[i] = scale * (dd[i] * r[i]);
+            else
+                for (int i = 0; i < len; i++) l[i] = scale * u[i];
+        }
+        combine_chunk(w, sp, d != NULL, i0, len, acc);
+        if (d)
+            rows_diag(len, a, b, d + i0, w->nv + i0, acc[0], acc[1], acc[2], w->x + i0, w->r + i0, w->w + i0,
+                      w->p + i0, w->s + i0, w->z + i0, w->sums);
+        else
+            rows_any(len, a, b, w->nv + i0, w->m + i0, acc[0], acc[1], acc[2], acc[3], w->x + i0, w->r + i0,
+                     w->w + i0, w->p + i0, w->s + i0, w->z + i0, w->u + i0, w->q + i0, w->sums);
+        deflation_sums(w->w + i0, sp->W, w->k, i0, len, w->sums + OVK__V_COUNT);
     }
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
-/* m = C w and <m,m>; n = A m */
+/* m = C w and <m,m> (one pass with a diagonal C, as pipecg's); n = A m */
 static int precond_matvec(ovk__ctx *c, rp_work *w)
 {
-    int rc = ovk__ctx_pc(c, w->w, w->m); /* m = C w */
-    if (rc) return rc;
-    ovk__tic t0 = ovk__tic_start(c);
-    w->mm = ovk__dot(c->n, w->m, w->m);
-    ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+    const double *d = ovk__ctx_pc_diagonal(c);
+    ovk__tic t0;
+    if (d) {
+        t0 = ovk__tic_start(c);
+        ovk__mul_dot(c->n, d, w->w, w->m, &w->mm, NULL); /* not poked: n = A m runs with the reduction posted */
+        ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+    } else {
+        int rc = ovk__ctx_pc(c, w->w, w->m); /* m = C w */
+        if (rc) return rc;
+        t0 = ovk__tic_start(c);
+        w->mm = ovk__dot(c->n, w->m, w->m);
+        ovk__tic_stop(c, OVK_TIMER_PRECOND, t0);
+    }
     return ovk__ctx_matvec(c, w->m, w->nv); /* n = A m */
 }
 
@@ -191,6 +295,7 @@ static int refresh_from(ovk__ctx *c, rp_work *w, int restart, int r_ready)
     if (rc) return rc;
     if (restart) {
         if (w->started) w->win.open = 0; /* the window's Lanczos sequence ends here */
+        else w->win.open = ovk__recycle_collect(c);
         w->started = 1;
         rc = ovk__recycle_project(c, w->r, &w->k);
         if (rc) return rc;
@@ -252,7 +357,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
     w->started = 0;
     w->alpha_old = 0.0;
     w->win.cnt = 0;
-    w->win.open = ovk__recycle_active(c);
+    w->win.open = 0; /* set at the start (ovk__recycle_collect) */
     int rc = ovk__single_reduction_run(c, &ops, w, w->r, w->sums, bb);
     if (!rc && (c->res->reason == OVK_REASON_CONVERGED || c->res->reason == OVK_REASON_MAXIT))
         rc = ovk__recycle_update(c, &w->win);

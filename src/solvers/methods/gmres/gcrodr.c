@@ -93,24 +93,35 @@ static void combine_out(ovk__ctx *c, int nin, const double *const *X, int nout, 
 }
 
 /* out[j * nx + l] += <X[l], Y[j]>, l < nx, j < ny, in one pass over the
- * rows (chunk by chunk, Y's chunks reused from L1); timed as axpy */
+ * rows (chunk by chunk, Y's chunks reused from L1), two X by four Y per
+ * loop (six loads for eight products); timed as axpy */
 static void gram_out(ovk__ctx *c, int nx, const double *const *X, int ny, double *const *Y, double *out)
 {
     ovk__tic t0 = ovk__tic_start(c);
     for (int i0 = 0; i0 < c->n; i0 += CHUNK) {
         int len = c->n - i0 < CHUNK ? c->n - i0 : CHUNK;
-        for (int l = 0; l < nx; l++) {
-            const double *restrict x = X[l] + i0;
-            for (int j = 0; j < ny; j += 2) {
-                const double *restrict y0 = Y[j] + i0, *restrict y1 = Y[j + 1 < ny ? j + 1 : j] + i0;
-                double s0 = 0.0, s1 = 0.0;
-#pragma omp simd reduction(+ : s0, s1)
+        for (int l = 0; l < nx; l += 2) {
+            int nl = nx - l < 2 ? nx - l : 2;
+            const double *restrict x0 = X[l] + i0, *restrict x1 = X[l + nl - 1] + i0;
+            for (int j = 0; j < ny; j += 4) {
+                int nj = ny - j < 4 ? ny - j : 4;
+                const double *restrict y0 = Y[j] + i0, *restrict y1 = Y[j + (nj > 1)] + i0;
+                const double *restrict y2 = Y[j + (nj > 2 ? 2 : 0)] + i0, *restrict y3 = Y[j + (nj > 3 ? 3 : 0)] + i0;
+                double s00 = 0.0, s01 = 0.0, s02 = 0.0, s03 = 0.0, s10 = 0.0, s11 = 0.0, s12 = 0.0, s13 = 0.0;
+#pragma omp simd reduction(+ : s00, s01, s02, s03, s10, s11, s12, s13)
                 for (int i = 0; i < len; i++) {
-                    s0 += x[i] * y0[i];
-                    s1 += x[i] * y1[i];
+                    s00 += x0[i] * y0[i];
+                    s01 += x0[i] * y1[i];
+                    s02 += x0[i] * y2[i];
+                    s03 += x0[i] * y3[i];
+                    s10 += x1[i] * y0[i];
+                    s11 += x1[i] * y1[i];
+                    s12 += x1[i] * y2[i];
+                    s13 += x1[i] * y3[i];
                 }
-                out[(size_t)j * (size_t)nx + l] += s0;
-                if (j + 1 < ny) out[(size_t)(j + 1) * (size_t)nx + l] += s1;
+                double sv[2][4] = {{s00, s01, s02, s03}, {s10, s11, s12, s13}};
+                for (int a = 0; a < nl; a++)
+                    for (int q = 0; q < nj; q++) out[(size_t)(j + q) * (size_t)nx + l + a] += sv[a][q];
             }
         }
         ovk__poke(&c->hook);
