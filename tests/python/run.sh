@@ -120,7 +120,9 @@ if [ "$np" -eq 1 ]; then
       echo "FAIL pip install --no-build-isolation . into a fresh venv:"; echo "$out"; rc=1
     else
       out=$(cd / && env -u PYTHONPATH -u OVKRYLOV_LIBRARY timeout 60 "$mpiexec" -n 2 $pre "$venv/bin/python" \
-            -c 'import ovkrylov, ovkrylov._lib as L; print("version", ovkrylov.__version__, L._library_path())' 2>&1 &&
+            -c 'import ovkrylov, ovkrylov._lib as L; from mpi4py import MPI
+lines = MPI.COMM_WORLD.gather("version %s %s" % (ovkrylov.__version__, L._library_path()))
+if lines: print("\n".join(lines), flush=True)' 2>&1 &&
             cd / && env -u PYTHONPATH -u OVKRYLOV_LIBRARY timeout 60 "$mpiexec" -n 2 $pre "$venv/bin/python" \
             "$src/python/examples/poisson.py" -m 12 2>&1 </dev/null)
       if [ "$(grep -c "^version [0-9.]* $venv/.*/ovkrylov/libovkrylov.so.0$" <<<"$out")" -eq 2 ] &&
