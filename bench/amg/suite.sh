@@ -26,7 +26,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=$root/build peers=/tmp/ovk-peers data=/tmp/amg-suite rounds=1 np=2 out=$root/bench/results/amg_suite.csv
-machine="$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores"
+machine="$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(getconf _NPROCESSORS_ONLN) cores"
 while [ $# -gt 0 ]; do
   case $1 in
     -b) build=$2 ;; -p) peers=$2 ;; -d) data=$2 ;; -r) rounds=$2 ;; -n) np=$2 ;; -o) out=$2 ;;
