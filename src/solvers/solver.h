@@ -678,6 +678,9 @@ int ovk__recycle_active(const ovk__ctx *c);
 int ovk__recycle_project(ovk__ctx *c, double *r, int *k);
 /* Local: mu = E^-1 g (k values). */
 void ovk__recycle_solve(const ovk__recycle *r, int k, const double *g, double *mu);
+/* Local: g[j] += <W[j], wv> over rows [i0, i0 + len), j < k, four sums per
+ * pass over wv's chunk (the deflation's sums of rcg and rpipecg) */
+void ovk__recycle_dots(const double *restrict wv, double *const *W, int k, int i0, int len, double *g);
 /* Local, the same on every rank: 1 when this solve runs the eigCG window
  * (incremental eigCG): while the space is not full, and again after a solve
  * that took 10% more iterations than the fewest since it was made. */

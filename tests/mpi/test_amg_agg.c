@@ -32,6 +32,7 @@
 #include <HYPRE_IJ_mv.h>
 
 #include "precond/amg_agg.h"
+#include "hypre_dense.h"
 #endif
 
 static int g_rank, g_size;
@@ -161,27 +162,6 @@ static hypre_ParVector *vector_of(hypre_ParCSRMatrix *A)
     return v;
 }
 
-/* Collective: M as a dense rows x cols matrix (row major) on every rank */
-static double *dense(hypre_ParCSRMatrix *M)
-{
-    MPI_Comm comm = hypre_ParCSRMatrixComm(M);
-    size_t R = (size_t)hypre_ParCSRMatrixGlobalNumRows(M), C = (size_t)hypre_ParCSRMatrixGlobalNumCols(M);
-    double *d = calloc(R * C + 1, sizeof(double));
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(M), *O = hypre_ParCSRMatrixOffd(M);
-    int n = hypre_CSRMatrixNumRows(D);
-    HYPRE_BigInt r0 = hypre_ParCSRMatrixFirstRowIndex(M), c0 = hypre_ParCSRMatrixFirstColDiag(M);
-    for (int i = 0; i < n; i++) {
-        for (int e = hypre_CSRMatrixI(D)[i]; e < hypre_CSRMatrixI(D)[i + 1]; e++)
-            d[(size_t)(r0 + i) * C + (size_t)(c0 + hypre_CSRMatrixJ(D)[e])] += hypre_CSRMatrixData(D)[e];
-        if (hypre_CSRMatrixNumCols(O))
-            for (int e = hypre_CSRMatrixI(O)[i]; e < hypre_CSRMatrixI(O)[i + 1]; e++)
-                d[(size_t)(r0 + i) * C + (size_t)hypre_ParCSRMatrixColMapOffd(M)[hypre_CSRMatrixJ(O)[e]]] +=
-                    hypre_CSRMatrixData(O)[e];
-    }
-    MPI_Allreduce(MPI_IN_PLACE, d, (int)(R * C), MPI_DOUBLE, MPI_SUM, comm);
-    return d;
-}
-
 /* Collective: the rows of B (n x k by columns) of every rank, dense N x k (row major) */
 static double *dense_b(hypre_ParCSRMatrix *A, const double *B, int k)
 {
@@ -238,7 +218,7 @@ static void check_hierarchy(const grid *p, MPI_Comm comm, const ovk__amg_agg_opt
     for (int l = 0; l < nlev; l++) {
         hypre_ParCSRMatrix *Al = hypre_ParAMGDataAArray(d)[l];
         out->rows[l] = (long)hypre_ParCSRMatrixGlobalNumRows(Al);
-        out->a[l] = dense(Al);
+        out->a[l] = hypre_dense(Al);
         if (l) MT_CHECK(out->rows[l] < out->rows[l - 1] && out->rows[l] > 0, "%s: level %d of %ld rows after %ld", what, l,
                         out->rows[l], out->rows[l - 1]);
     }
@@ -246,7 +226,7 @@ static void check_hierarchy(const grid *p, MPI_Comm comm, const ovk__amg_agg_opt
         /* A_{l+1} = P^T A_l P, densely */
         hypre_ParCSRMatrix *P = hypre_ParAMGDataPArray(d)[l];
         size_t nf = (size_t)out->rows[l], nc = (size_t)out->rows[l + 1];
-        double *pd = dense(P), *ap = calloc(nf * nc + 1, sizeof(double)), err = 0.0;
+        double *pd = hypre_dense(P), *ap = calloc(nf * nc + 1, sizeof(double)), err = 0.0;
         for (size_t i = 0; i < nf; i++)
             for (size_t j = 0; j < nf; j++) {
                 double a = out->a[l][i * nf + j];
@@ -262,7 +242,7 @@ static void check_hierarchy(const grid *p, MPI_Comm comm, const ovk__amg_agg_opt
         double scale = maxabs(out->a[l + 1], nc * nc);
         MT_CHECK(err <= 1e-12 * scale * nf, "%s: level %d: |A_c - P^T A P| = %g (|A_c| %g)", what, l + 1, err, scale);
         /* P_tent B_{l+1} = B_l */
-        double *pt = dense(keep.ptent[l]), *bf = dense_b(hypre_ParAMGDataAArray(d)[l], keep.b[l], k);
+        double *pt = hypre_dense(keep.ptent[l]), *bf = dense_b(hypre_ParAMGDataAArray(d)[l], keep.b[l], k);
         double *bc = dense_b(hypre_ParAMGDataAArray(d)[l + 1], keep.b[l + 1], k), berr = 0.0;
         for (size_t i = 0; i < nf; i++)
             for (int j = 0; j < k; j++) {

@@ -30,6 +30,7 @@
 
 #include "precond/amg_agg.h"
 #include "precond/amg_galerkin.h"
+#include "hypre_dense.h"
 
 static int g_rank, g_size;
 
@@ -110,26 +111,6 @@ static hypre_ParCSRMatrix *short_rows(hypre_ParCSRMatrix *A, long Nc, HYPRE_IJMa
     return P;
 }
 
-/* Collective: M dense (row major) on every rank */
-static double *dense(hypre_ParCSRMatrix *M)
-{
-    size_t R = (size_t)hypre_ParCSRMatrixGlobalNumRows(M), C = (size_t)hypre_ParCSRMatrixGlobalNumCols(M);
-    double *d = calloc(R * C + 1, sizeof(double));
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(M), *O = hypre_ParCSRMatrixOffd(M);
-    int n = hypre_CSRMatrixNumRows(D);
-    HYPRE_BigInt r0 = hypre_ParCSRMatrixFirstRowIndex(M), c0 = hypre_ParCSRMatrixFirstColDiag(M);
-    for (int i = 0; i < n; i++) {
-        for (HYPRE_Int e = hypre_CSRMatrixI(D)[i]; e < hypre_CSRMatrixI(D)[i + 1]; e++)
-            d[(size_t)(r0 + i) * C + (size_t)(c0 + hypre_CSRMatrixJ(D)[e])] += hypre_CSRMatrixData(D)[e];
-        if (hypre_CSRMatrixNumCols(O))
-            for (HYPRE_Int e = hypre_CSRMatrixI(O)[i]; e < hypre_CSRMatrixI(O)[i + 1]; e++)
-                d[(size_t)(r0 + i) * C + (size_t)hypre_ParCSRMatrixColMapOffd(M)[hypre_CSRMatrixJ(O)[e]]] +=
-                    hypre_CSRMatrixData(O)[e];
-    }
-    MPI_Allreduce(MPI_IN_PLACE, d, (int)(R * C), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    return d;
-}
-
 /* Collective: our product against hypre's, entrywise and in entries */
 static void same(hypre_ParCSRMatrix *ours, hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, const char *what)
 {
@@ -142,7 +123,7 @@ static void same(hypre_ParCSRMatrix *ours, hypre_ParCSRMatrix *A, hypre_ParCSRMa
     MT_CHECK(hypre_ParCSRMatrixNumNonzeros(ours) == hypre_ParCSRMatrixNumNonzeros(ref), "%s: %lld entries, hypre %lld",
              what, (long long)hypre_ParCSRMatrixNumNonzeros(ours), (long long)hypre_ParCSRMatrixNumNonzeros(ref));
     size_t n = (size_t)hypre_ParCSRMatrixGlobalNumRows(ref);
-    double *a = dense(ours), *b = dense(ref), err = 0.0, big = 0.0;
+    double *a = hypre_dense(ours), *b = hypre_dense(ref), err = 0.0, big = 0.0;
     for (size_t t = 0; t < n * n; t++) err = fmax(err, fabs(a[t] - b[t])), big = fmax(big, fabs(b[t]));
     MT_CHECK(big > 0.0 && err <= 1e-13 * big, "%s: |ours - hypre's| %.3g of %.3g", what, err, big);
     /* the diagonal first in each local row, as hypre's own */

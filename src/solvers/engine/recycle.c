@@ -629,3 +629,22 @@ int ovk__recycle_update(ovk__ctx *c, ovk__eigwin *w)
     r->changed = 0;
     return OVK_OK;
 }
+
+void ovk__recycle_dots(const double *restrict wv, double *const *W, int k, int i0, int len, double *g)
+{
+    for (int j = 0; j < k; j += 4) {
+        int nj = k - j < 4 ? k - j : 4;
+        const double *restrict w0 = W[j] + i0, *restrict w1 = W[j + (nj > 1)] + i0;
+        const double *restrict w2 = W[j + (nj > 2 ? 2 : 0)] + i0, *restrict w3 = W[j + (nj > 3 ? 3 : 0)] + i0;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+#pragma omp simd reduction(+ : s0, s1, s2, s3)
+        for (int i = 0; i < len; i++) {
+            s0 += w0[i] * wv[i];
+            s1 += w1[i] * wv[i];
+            s2 += w2[i] * wv[i];
+            s3 += w3[i] * wv[i];
+        }
+        double sj[4] = {s0, s1, s2, s3};
+        for (int q = 0; q < nj; q++) g[j + q] += sj[q];
+    }
+}

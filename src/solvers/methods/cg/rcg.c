@@ -34,26 +34,6 @@ typedef struct rcg_work {
 
 enum { ROWS = 256 };
 
-/* g += (A W)^T z of a chunk, four sums per pass over z's chunk */
-static void deflation_sums(const double *restrict z, double *const *AW, int k, int i0, int len, double *g)
-{
-    for (int j = 0; j < k; j += 4) {
-        int nj = k - j < 4 ? k - j : 4;
-        const double *restrict a0 = AW[j] + i0, *restrict a1 = AW[j + (nj > 1)] + i0;
-        const double *restrict a2 = AW[j + (nj > 2 ? 2 : 0)] + i0, *restrict a3 = AW[j + (nj > 3 ? 3 : 0)] + i0;
-        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-#pragma omp simd reduction(+ : s0, s1, s2, s3)
-        for (int i = 0; i < len; i++) {
-            s0 += a0[i] * z[i];
-            s1 += a1[i] * z[i];
-            s2 += a2[i] * z[i];
-            s3 += a3[i] * z[i];
-        }
-        double sj[4] = {s0, s1, s2, s3};
-        for (int q = 0; q < nj; q++) g[j + q] += sj[q];
-    }
-}
-
 /* the local gamma = <r,z>, <r,r> and g = (A W)^T z, chunk by chunk; with
  * a diagonal C (d) z = d .* r formed in the same pass, after x += a p,
  * r -= a s when a is not 0 (one pass over x, r, p, s, z) */
@@ -95,7 +75,7 @@ static void advance_sums(ovk__ctx *c, rcg_work *w, const double *d, double a)
         }
         v[0] += g;
         v[1] += rr;
-        deflation_sums(z, sp->AW, w->k, i0, len, v + 2);
+        ovk__recycle_dots(z, sp->AW, w->k, i0, len, v + 2);
     }
 }
 

@@ -55,26 +55,6 @@ static void deflate_values(ovk__ctx *c, rp_work *w)
     for (int j = 0; j < w->k; j++) w->sums[OVK__V_DELTA] -= w->mu[j] * g[j];
 }
 
-/* g += W^T w of a chunk, four sums per pass over w's chunk */
-static void deflation_sums(const double *restrict wv, double *const *W, int k, int i0, int len, double *g)
-{
-    for (int j = 0; j < k; j += 4) {
-        int nj = k - j < 4 ? k - j : 4;
-        const double *restrict w0 = W[j] + i0, *restrict w1 = W[j + (nj > 1)] + i0;
-        const double *restrict w2 = W[j + (nj > 2 ? 2 : 0)] + i0, *restrict w3 = W[j + (nj > 3 ? 3 : 0)] + i0;
-        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-#pragma omp simd reduction(+ : s0, s1, s2, s3)
-        for (int i = 0; i < len; i++) {
-            s0 += w0[i] * wv[i];
-            s1 += w1[i] * wv[i];
-            s2 += w2[i] * wv[i];
-            s3 += w3[i] * wv[i];
-        }
-        double sj[4] = {s0, s1, s2, s3};
-        for (int q = 0; q < nj; q++) g[j + q] += sj[q];
-    }
-}
-
 /* the sums of a chunk of the vectors as they are, added to v (OVK__V_*
  * order but m's), then W^T w */
 static void chunk_sums(const rp_work *w, const ovk__recycle *sp, int i0, int len, double *v)
@@ -105,7 +85,7 @@ static void chunk_sums(const rp_work *w, const ovk__recycle *sp, int i0, int len
                            [OVK__V_SS] = ss, [OVK__V_UU] = uu, [OVK__V_WW] = ww, [OVK__V_QQ] = qq,
                            [OVK__V_ZZ] = zz};
     for (int i = 0; i < OVK__V_MM; i++) v[i] += t[i];
-    deflation_sums(wv, sp->W, w->k, i0, len, v + OVK__V_COUNT);
+    ovk__recycle_dots(wv, sp->W, w->k, i0, len, v + OVK__V_COUNT);
 }
 
 /* the sums of the current vectors, in one pass (timed as axpy) */
@@ -261,7 +241,7 @@ static void update(ovk__ctx *c, rp_work *w, double a, double b, double *lv, doub
         else
             rows_any(len, a, b, w->nv + i0, w->m + i0, acc[0], acc[1], acc[2], acc[3], w->x + i0, w->r + i0,
                      w->w + i0, w->p + i0, w->s + i0, w->z + i0, w->u + i0, w->q + i0, w->sums);
-        deflation_sums(w->w + i0, sp->W, w->k, i0, len, w->sums + OVK__V_COUNT);
+        ovk__recycle_dots(w->w + i0, sp->W, w->k, i0, len, w->sums + OVK__V_COUNT);
     }
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
