@@ -48,7 +48,7 @@ enum { PRECISE = 2 };
 enum { SETUP_REPS = 6, WARM_REPS = 3 };
 /* the most iterations a probe runs behind its sum (exposure_probe sizes
  * them to the latency known from the setup's sum) */
-enum { PROBE_MAX_REPS = 64 };
+enum { PROBE_MAX_REPS = 256 };
 /* timed vector steps of each candidate refine compares at setup */
 enum { STEP_REPS = 2 };
 /* rows between the probe's tests of its sum in the warming iteration */
