@@ -324,6 +324,12 @@ enum {
     OVK__CAP_CONDEST = 1u << 6,
 };
 
+/* A descriptor's work struct and its vector fields (offsetof each, r first)
+ * from one list: work_size, nvec and vec, the count taken from the list. */
+#define OVK__WORK_VECTORS(type, ...)                                                                        \
+    .work_size = sizeof(type), .nvec = (int)(sizeof((const size_t[]){__VA_ARGS__}) / sizeof(size_t)),    \
+    .vec = (const size_t[]){__VA_ARGS__}
+
 typedef struct ovk__solver {
     const char *name;
     const char *description;

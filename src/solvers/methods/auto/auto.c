@@ -874,8 +874,7 @@ const ovk__solver ovk__solver_auto = {
                "sstep=0|1: scg and sgmres are candidates (1; never below rtol 1e-10, nor scg with condest=1)",
     /* the initial residual and the null space go to the chosen variant when it takes them */
     .caps = OVK__CAP_DEFERS_INITIAL | OVK__CAP_EITHER_SYMMETRY | OVK__CAP_NULLSPACE | OVK__CAP_CONDEST,
-    .work_size = sizeof(auto_work), .nvec = 1,
-    .vec = (const size_t[]){V(r)},
+    OVK__WORK_VECTORS(auto_work, V(r)),
     .parse = auto_parse, .after_setup = auto_after_setup, .destroy = auto_destroy, .view = auto_view,
     .iterate = auto_iterate, .chosen = auto_chosen,
 };

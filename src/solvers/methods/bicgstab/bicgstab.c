@@ -376,7 +376,6 @@ const ovk__solver ovk__solver_bicgstab = {
                    "reductions per iteration",
     .options = "",
     .caps = OVK__CAP_NONSYMMETRIC,
-    .work_size = sizeof(bicg_work), .nvec = 7,
-    .vec = (const size_t[]){V(r), V(rhat), V(p), V(v), V(z), V(zs), V(t)},
+    OVK__WORK_VECTORS(bicg_work, V(r), V(rhat), V(p), V(v), V(z), V(zs), V(t)),
     .iterate = iterate,
 };

@@ -384,9 +384,8 @@ const ovk__solver ovk__solver_pipebicgstab = {
                    "in flight together with early=1",
     .options = "early=0|1: start the next omega's sums before beta and alpha are known (1)",
     .caps = OVK__CAP_NONSYMMETRIC,
-    .work_size = sizeof(pbcgs_work), .nvec = 15,
-    .vec = (const size_t[]){V(r), V(rhat), V(p2), V(q), V(q2), V(y), V(r2), V(s), V(s2), V(w), V(w2), V(z), V(z2),
-                            V(t), V(v)},
+    OVK__WORK_VECTORS(pbcgs_work, V(r), V(rhat), V(p2), V(q), V(q2), V(y), V(r2), V(s), V(s2), V(w), V(w2), V(z),
+                      V(z2), V(t), V(v)),
     .parse = pbcgs_parse, .setup = pbcgs_setup, .view = pbcgs_view,
     .iterate = iterate,
 };

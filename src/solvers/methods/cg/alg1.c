@@ -184,7 +184,6 @@ const ovk__solver ovk__solver_alg1 = {
                    "bytes, any preconditioner",
     .options = "",
     .caps = OVK__CAP_NULLSPACE | OVK__CAP_NATURAL_NORM | OVK__CAP_CONDEST,
-    .work_size = sizeof(alg1_work), .nvec = 3,
-    .vec = (const size_t[]){V(r), V(s), V(p)},
+    OVK__WORK_VECTORS(alg1_work, V(r), V(s), V(p)),
     .iterate = iterate,
 };

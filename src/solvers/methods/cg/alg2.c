@@ -80,7 +80,6 @@ const ovk__solver ovk__solver_alg2 = {
     .options = "",
     .split = 1,
     .caps = OVK__CAP_CONDEST,
-    .work_size = sizeof(alg2_work), .nvec = 6,
-    .vec = (const size_t[]){V(r), V(t), V(w), V(s), V(p), V(p_prev)},
+    OVK__WORK_VECTORS(alg2_work, V(r), V(t), V(w), V(s), V(p), V(p_prev)),
     .iterate = iterate,
 };

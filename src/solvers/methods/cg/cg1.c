@@ -128,7 +128,6 @@ const ovk__solver ovk__solver_cg1 = {
     .description = "single-reduction PCG (Chronopoulos-Gear): one blocking reduction per iteration, all its sums in it",
     .options = "",
     .needs_norm = 1, .caps = OVK__CAP_NULLSPACE | OVK__CAP_CONDEST,
-    .work_size = sizeof(cg1_work), .nvec = 5,
-    .vec = (const size_t[]){V(r), V(u), V(w), V(p), V(s)},
+    OVK__WORK_VECTORS(cg1_work, V(r), V(u), V(w), V(p), V(s)),
     .iterate = iterate,
 };

@@ -184,7 +184,6 @@ const ovk__solver ovk__solver_groppcg = {
     .description = "Gropp's PCG: two non-blocking reductions, one behind the preconditioner, one behind the matvec",
     .options = "",
     .caps = OVK__CAP_NULLSPACE | OVK__CAP_CONDEST,
-    .work_size = sizeof(gropp_work), .nvec = 6,
-    .vec = (const size_t[]){V(r), V(z), V(p), V(s), V(S), V(Z)},
+    OVK__WORK_VECTORS(gropp_work, V(r), V(z), V(p), V(s), V(S), V(Z)),
     .iterate = iterate,
 };

@@ -109,7 +109,6 @@ const ovk__solver ovk__solver_overlap = {
     .options = "",
     .split = 1,
     .caps = OVK__CAP_CONDEST,
-    .work_size = sizeof(ovl_work), .nvec = 6,
-    .vec = (const size_t[]){V(r), V(t), V(w), V(s), V(p), V(p_prev)},
+    OVK__WORK_VECTORS(ovl_work, V(r), V(t), V(w), V(s), V(p), V(p_prev)),
     .iterate = iterate,
 };

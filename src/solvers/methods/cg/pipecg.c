@@ -161,7 +161,6 @@ const ovk__solver ovk__solver_pipecg = {
                    "preconditioner and the matvec",
     .options = "",
     .needs_norm = 1, .caps = OVK__CAP_NULLSPACE | OVK__CAP_CONDEST,
-    .work_size = sizeof(pipe_work), .nvec = 9,
-    .vec = (const size_t[]){V(r), V(u), V(w), V(p), V(s), V(q), V(z), V(m), V(n)},
+    OVK__WORK_VECTORS(pipe_work, V(r), V(u), V(w), V(p), V(s), V(q), V(z), V(m), V(n)),
     .iterate = iterate, .vector_step = vector_step,
 };

@@ -211,7 +211,6 @@ const ovk__solver ovk__solver_pipeprcg = {
                    "two preconditioner applications, classical attainable accuracy",
     .options = "",
     .caps = OVK__CAP_NULLSPACE | OVK__CAP_CONDEST,
-    .work_size = sizeof(prcg_work), .nvec = 9,
-    .vec = (const size_t[]){V(r), V(rt), V(w), V(wt), V(p), V(s), V(st), V(u), V(ut)},
+    OVK__WORK_VECTORS(prcg_work, V(r), V(rt), V(w), V(wt), V(p), V(s), V(st), V(u), V(ut)),
     .iterate = iterate, .resume = resume,
 };

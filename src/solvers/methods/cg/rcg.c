@@ -243,7 +243,6 @@ const ovk__solver ovk__solver_rcg = {
                    "built eigCG-style as rpipecg's; two reductions per iteration, 2K vectors more than PCG",
     .options = "",
     .caps = OVK__CAP_RECYCLES | OVK__CAP_CONDEST,
-    .work_size = sizeof(rcg_work), .nvec = 4,
-    .vec = (const size_t[]){V(r), V(z), V(p), V(s)},
+    OVK__WORK_VECTORS(rcg_work, V(r), V(z), V(p), V(s)),
     .setup = setup, .iterate = run, .destroy = destroy,
 };

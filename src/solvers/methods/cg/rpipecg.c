@@ -365,7 +365,6 @@ const ovk__solver ovk__solver_rpipecg = {
                    "built eigCG-style from earlier solves' coefficients; one reduction per iteration, in flight",
     .options = "",
     .needs_norm = 1, .caps = OVK__CAP_RECYCLES | OVK__CAP_CONDEST,
-    .work_size = sizeof(rp_work), .nvec = 9,
-    .vec = (const size_t[]){V(r), V(u), V(w), V(m), V(nv), V(p), V(s), V(q), V(z)},
+    OVK__WORK_VECTORS(rp_work, V(r), V(u), V(w), V(m), V(nv), V(p), V(s), V(q), V(z)),
     .setup = setup, .iterate = iterate, .destroy = destroy,
 };

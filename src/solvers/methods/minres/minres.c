@@ -78,7 +78,7 @@ const ovk__solver ovk__solver_minres = {
     .description = "MINRES (Paige-Saunders) for a symmetric, possibly indefinite matrix with an SPD preconditioner: "
                    "one blocking reduction per iteration",
     .options = "",
-    .work_size = sizeof(minres_work), .nvec = 11,
-    .vec = (const size_t[]){V(r), V(u_old), V(u), V(v_old), V(v), V(w), V(d_old), V(d), V(x_kept), V(x_cand), V(t)},
+    OVK__WORK_VECTORS(minres_work, V(r), V(u_old), V(u), V(v_old), V(v), V(w), V(d_old), V(d), V(x_kept), V(x_cand),
+                      V(t)),
     .iterate = iterate, .caps = OVK__CAP_NULLSPACE,
 };

@@ -170,8 +170,7 @@ const ovk__solver ovk__solver_pminres = {
     .description = "pipelined MINRES: one reduction per iteration, in flight behind the preconditioner and the "
                    "matvec; symmetric, possibly indefinite matrix, SPD preconditioner",
     .options = "",
-    .work_size = sizeof(pminres_work), .nvec = 14,
-    .vec = (const size_t[]){V(r), V(u_old), V(u), V(v_old), V(v), V(w_old), V(w), V(m), V(n), V(d_old), V(d),
-                            V(x_kept), V(x_cand), V(t)},
+    OVK__WORK_VECTORS(pminres_work, V(r), V(u_old), V(u), V(v_old), V(v), V(w_old), V(w), V(m), V(n), V(d_old), V(d),
+                      V(x_kept), V(x_cand), V(t)),
     .iterate = iterate, .caps = OVK__CAP_NULLSPACE,
 };
