@@ -46,6 +46,9 @@ enum { PRECISE = 2 };
  * gives the exposed fraction with no probe of its own; three in a later
  * solve */
 enum { SETUP_REPS = 6, WARM_REPS = 3 };
+/* timed local iterations after the cold one where the setup's sum gave the
+ * latency (the fewest the exposure probe runs where it times them) */
+enum { LOCAL_REPS = 3 };
 /* the most iterations a probe runs behind its sum (exposure_probe sizes
  * them to the latency known from the setup's sum) */
 enum { PROBE_MAX_REPS = 256 };
@@ -303,15 +306,6 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* Collective: the figures at the cost of about one reduction or reps + 1
- * local iterations, whichever is longer: one sum started, the iterations
- * run behind it (the first warms the caches; the fastest of the others
- * counts, noisy where their median is more than NOISY_SPREAD slower).
- * Still in flight after them, its time to the wait's end is the latency;
- * done earlier, the tests bracket it, and the host time its start and
- * tests took over its time in flight is the exposed fraction (the tests
- * poll it as the solvers' progress hook does).  Every rank runs every step
- * whatever failed: the others' halos and sums need this rank. */
 /* Local: the probe's vectors' values (their first touches) */
 static void probe_init(const ovk__ctx *c, const probe_vecs *pv, double *r)
 {
@@ -323,7 +317,35 @@ static void probe_init(const ovk__ctx *c, const probe_vecs *pv, double *r)
     }
 }
 
-static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__auto_figures *f, int *alg1)
+/* Collective, after a warm probe's first reps iterations (work: their
+ * fastest on this rank): where its sum is pending on a rank, *total grows
+ * by the iterations that bring the local work since its start to until
+ * seconds, by the fastest iteration over the ranks (at least one; at most
+ * PROBE_MAX_REPS in all).  This agreement's time counts as the sum's own
+ * (host time it held while in flight). */
+static int extend(ovk__ctx *c, probe_sum *ps, double until, double work, int *total)
+{
+    double t1 = ovk__now(), v[3] = {!ps->done, work, t1 - ps->t0};
+    int rc = agree_max(c, v, 3);
+    if (!ps->done) ps->spent += ovk__now() - t1;
+    if (!rc && v[0] > 0.0 && v[1] > 0.0 && isfinite(v[1]))
+        *total += (int)fmin(fmax(ceil((until - v[2]) / v[1]), 1.0), PROBE_MAX_REPS - *total);
+    return rc;
+}
+
+/* Collective: the figures at the cost of about one reduction or reps + 1
+ * local iterations, whichever is longer: one sum started, the iterations
+ * run behind it (the first warms the caches; the fastest of the others
+ * counts, noisy where their median is more than NOISY_SPREAD slower).
+ * With until > 0 the caches are warm already: no warming iteration, and
+ * where the sum outlasts the reps iterations on a rank, more run (extend).
+ * Still in flight after them, its time to the wait's end is the latency;
+ * done earlier, the tests bracket it, and the host time its start and
+ * tests took over its time in flight is the exposed fraction (the tests
+ * poll it as the solvers' progress hook does).  Every rank runs every step
+ * whatever failed: the others' halos and sums need this rank. */
+static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, double until, ovk__auto_figures *f,
+                 int *alg1)
 {
     double v = 1.0, sink = 0.0;
     probe_init(c, pv, r); /* before the sum, outside its interval */
@@ -335,7 +357,8 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__au
     double w[PROBE_MAX_REPS];
     f->work = f->vec = f->matvec = INFINITY;
     probe_hook ph = {c->hook, &ps};
-    for (int k = -1; k < reps && !*alg1; k++) {
+    int total = reps;
+    for (int k = until > 0.0 ? 0 : -1; k < total && !*alg1; k++) {
         double vk = 0.0, mk = 0.0, ts = ovk__now(), s0 = ps.spent;
         if (!ps.done) c->hook = (ovk__hook){probe_poke, &ph, PROBE_POLL_ROWS};
         rc = first(rc, local_iteration(c, pv, r, &ps, &vk, &mk, &sink));
@@ -348,6 +371,7 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__au
             f->vec = vk;
             f->matvec = mk;
         }
+        if (until > 0.0 && k == reps - 1) rc = first(rc, extend(c, &ps, until, f->work, &total));
     }
     int pending = !ps.done;
     /* ended within the iterations: the host time it took over its time in flight (the solvers' tests, as theirs) */
@@ -366,40 +390,47 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, ovk__au
     return rc;
 }
 
-/* Collective: the figures where the latency is ls, this setup's blocking
- * sum's (agreed): local iterations only, no sum of auto's (the first warms
- * the caches; where ls is below its work, two timed sums refine ls, the
- * setup's being cold; alg1 at once where that leaves nothing to hide;
- * else the fastest of LOCAL_REPS more counts, noisy where their median is
- * more than NOISY_SPREAD slower) */
-enum { LOCAL_REPS = 3 };
-static int local_figures(ovk__ctx *c, const probe_vecs *pv, double *r, double ls, ovk__auto_figures *f, int *alg1)
+/* Collective: the cold figures where the latency is ls, this setup's
+ * blocking sum's (agreed): one local iteration, which warms the caches, and
+ * no sum of auto's but, where ls is below its work, two timed sums that
+ * refine ls (the setup's was the first, cold); alg1 at once where that
+ * leaves nothing to hide.  f's figures are agreed: the slowest rank's work
+ * sets the pace. */
+static int cold_figures(ovk__ctx *c, const probe_vecs *pv, double *r, double ls, ovk__auto_figures *f, int *alg1)
+{
+    double sink = 0.0, vk = 0.0, mk = 0.0;
+    probe_sum none = {.done = 1}; /* no sum */
+    probe_init(c, pv, r);
+    double ts = ovk__now();
+    int rc = local_iteration(c, pv, r, &none, &vk, &mk, &sink);
+    double e[3] = {ovk__now() - ts, vk, mk}, timed = INFINITY;
+    rc = first(rc, agree_max(c, e, 3));
+    if (ls < e[0]) rc = first(rc, timed_latency(c, &timed));
+    f->latency = f->latency_low = fmin(ls, timed);
+    f->work = e[0], f->vec = e[1], f->matvec = e[2];
+    *alg1 = ovk__auto_nothing_to_hide(f->latency, e[1]);
+    volatile double keep = sink;
+    (void)keep;
+    if (!rc && c->cb.failed) rc = ovk__fail(OVK_ECALLBACK, "auto: %s (measuring the local work)", c->cb.detail);
+    return rc;
+}
+
+/* Local, after cold_figures: the fastest of LOCAL_REPS local iterations is
+ * the work (not agreed), noisy where their median is more than
+ * NOISY_SPREAD slower */
+static int warm_figures(ovk__ctx *c, const probe_vecs *pv, double *r, ovk__auto_figures *f)
 {
     double sink = 0.0, w[LOCAL_REPS];
-    probe_sum none = {.done = 1}; /* no sum */
-    int rc = OVK_OK, n = 0;
-    probe_init(c, pv, r);
+    probe_sum none = {.done = 1};
+    int rc = OVK_OK;
     f->work = f->vec = f->matvec = INFINITY;
-    f->latency = f->latency_low = ls;
-    for (int k = -1; k < LOCAL_REPS && !*alg1; k++) {
+    for (int k = 0; k < LOCAL_REPS; k++) {
         double vk = 0.0, mk = 0.0, ts = ovk__now();
         rc = first(rc, local_iteration(c, pv, r, &none, &vk, &mk, &sink));
-        double e[3] = {ovk__now() - ts, vk, mk};
-        if (k < 0) { /* the cold figures, agreed: the slowest rank sets the pace */
-            rc = first(rc, agree_max(c, e, 3));
-            double timed = INFINITY;
-            if (ls < e[0]) rc = first(rc, timed_latency(c, &timed)); /* warm sums, each under an iteration: the
-                                                                       setup's was the first, cold */
-            f->latency = f->latency_low = ls = fmin(ls, timed);
-            if (!ovk__auto_nothing_to_hide(ls, e[1])) continue;
-            f->work = e[0], f->vec = e[1], f->matvec = e[2];
-            *alg1 = 1;
-        } else {
-            w[n++] = e[0];
-            if (e[0] < f->work) f->work = e[0], f->vec = vk, f->matvec = mk;
-        }
+        w[k] = ovk__now() - ts;
+        if (w[k] < f->work) f->work = w[k], f->vec = vk, f->matvec = mk;
     }
-    f->noisy = !*alg1 && n > 1 && median(w, n) > (1.0 + NOISY_SPREAD) * f->work;
+    f->noisy = median(w, LOCAL_REPS) > (1.0 + NOISY_SPREAD) * f->work;
     volatile double keep = sink;
     (void)keep;
     if (!rc && c->cb.failed) rc = ovk__fail(OVK_ECALLBACK, "auto: %s (measuring the local work)", c->cb.detail);
@@ -586,22 +617,30 @@ static int figures_nonsymmetric(ovk__ctx *c, int first, int nothing, ovk__auto_f
     return OVK_OK;
 }
 
-/* Collective, after local_figures (f agreed): where the caps leave what
+/* Collective, after cold_figures (f agreed): where the caps leave what
  * the backend hides open and it decides the choice, the latency probe's
- * sum behind 1.15 L / W iterations (at least SETUP_REPS, at most
- * PROBE_MAX_REPS) measures it (f->exposed; NaN where the sum outlasted
- * them: the overlap probes then do); f's L and W stay */
-static int exposure_probe(ovk__ctx *c, const probe_vecs *pv, double *r, int first, ovk__auto_figures *f)
+ * sum behind local iterations, 1.15 L of local work from its start (the
+ * first ceil(1.15 L / W), at least LOCAL_REPS, then extend's; at most
+ * PROBE_MAX_REPS), measures it (f->exposed; NaN where the sum outlasted
+ * them: the overlap probes then do); with cold (f's W the cold
+ * iteration's) the fastest of its iterations is the work (agreed, noisy
+ * where they spread) and no local iterations of their own time it; f's L
+ * stays.  *probed: the probe ran. */
+static int exposure_probe(ovk__ctx *c, const probe_vecs *pv, double *r, int first, int cold, ovk__auto_figures *f,
+                          int *probed)
 {
     int why, alg1 = 0;
+    *probed = 0;
     if (!isnan(exposed_by_caps(c)) || probes_needless(c, f, first, &why)) return OVK_OK;
+    *probed = 1;
     ovk__auto_figures g = *f;
-    int reps = (int)fmin(fmax(ceil(1.15 * f->latency / f->work), SETUP_REPS), PROBE_MAX_REPS); /* its sum ends
-                                                                                               within them */
-    int rc = ovk__agree(c->comm, probe(c, pv, r, reps, &g, &alg1));
+    double until = 1.15 * f->latency; /* its sum ends within them */
+    int reps = (int)fmin(fmax(ceil(until / f->work), LOCAL_REPS), PROBE_MAX_REPS);
+    int rc = ovk__agree(c->comm, probe(c, pv, r, reps, until, &g, &alg1));
     if (!rc) rc = ovk__agree(c->comm, agree_figures(c, &g));
     f->exposed = g.exposed;
     f->noisy = f->noisy || g.noisy;
+    if (cold) f->work = g.work, f->vec = g.vec, f->matvec = g.matvec;
     return rc;
 }
 
@@ -627,11 +666,18 @@ static int figures(ovk__ctx *c, double **block, double *r, int first, ovk__auto_
     probe_vecs pv = {0};
     int alg1 = 0, rc = ovk__agree(c->comm, probe_vectors(c, *block, &pv));
     double ls = setup_latency(c, first);
-    if (!rc && ls > 0.0) rc = ovk__agree(c->comm, local_figures(c, &pv, r, ls, f, &alg1));
-    else if (!rc) rc = ovk__agree(c->comm, probe(c, &pv, r, first ? SETUP_REPS : WARM_REPS, f, &alg1));
+    int probed = 0; /* the figures' W from the exposure probe's iterations */
+    if (!rc && ls > 0.0) {
+        rc = ovk__agree(c->comm, cold_figures(c, &pv, r, ls, f, &alg1));
+        c->cb.failed = 0;
+        if (!rc && !alg1) rc = exposure_probe(c, &pv, r, first, 1, f, &probed);
+        if (!rc && !alg1 && !probed) rc = ovk__agree(c->comm, warm_figures(c, &pv, r, f));
+    } else if (!rc) {
+        rc = ovk__agree(c->comm, probe(c, &pv, r, first ? SETUP_REPS : WARM_REPS, 0.0, f, &alg1));
+    }
     c->cb.failed = 0; /* the failing rank's detail went everywhere */
-    if (!rc && !alg1) rc = ovk__agree(c->comm, agree_figures(c, f));
-    if (!rc && !alg1 && ls > 0.0) rc = ovk__agree(c->comm, exposure_probe(c, &pv, r, first, f));
+    if (!rc && !alg1 && !probed) rc = ovk__agree(c->comm, agree_figures(c, f));
+    if (!rc && !alg1 && ls > 0.0 && !probed) rc = exposure_probe(c, &pv, r, first, 0, f, &probed);
     if (!rc && !alg1) rc = ovk__agree(c->comm, overlap_probes(c, &pv, r, first, f));
     c->cb.failed = 0;
     if (rc) return rc;
