@@ -4,9 +4,13 @@
  * candidate its model (auto_model.c) finds fastest; its solves run that
  * variant (ovk__variant_delegate).
  *
- * The measurement costs about one reduction: one sum is started and local
- * alg1 iterations run while it is in flight, the sum tested between their
- * phases (probe).  The work agreed is the largest over the ranks, the
+ * At setup the latency is the setup's matrix-norm sum's (through the
+ * reducer) and the local work a cold alg1 iteration's, the fastest of
+ * three more where that does not settle alg1, or of the exposure probe's
+ * own iterations where the backend's caps leave what it hides open
+ * (native).  A later measurement costs about one reduction: one sum is
+ * started and local alg1 iterations run while it is in flight, the sum
+ * tested between their phases (probe).  The work agreed is the largest over the ranks, the
  * latency the smallest (the ranks that came early to the sum waited for the
  * last one).  Where the model puts pipecg and the best plcg close, their
  * own vector steps are timed (refine).  After a breakdown of plcg the later
