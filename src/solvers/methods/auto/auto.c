@@ -629,7 +629,7 @@ static int figures_nonsymmetric(ovk__ctx *c, int first, int nothing, ovk__auto_f
  * them: the overlap probes then do); with cold (f's W the cold
  * iteration's) the fastest of its iterations is the work (agreed, noisy
  * where they spread) and no local iterations of their own time it; f's L
- * stays.  *probed: the probe ran. */
+ * the smaller of the setup's and the probe's.  *probed: the probe ran. */
 static int exposure_probe(ovk__ctx *c, const probe_vecs *pv, double *r, int first, int cold, ovk__auto_figures *f,
                           int *probed)
 {
@@ -645,6 +645,8 @@ static int exposure_probe(ovk__ctx *c, const probe_vecs *pv, double *r, int firs
     f->exposed = g.exposed;
     f->noisy = f->noisy || g.noisy;
     if (cold) f->work = g.work, f->vec = g.vec, f->matvec = g.matvec;
+    f->latency = f->latency_low = fmin(f->latency, g.latency); /* a sum lasts no longer than the probe's: the
+                                                                  setup's may have waited for a descheduled rank */
     return rc;
 }
 
