@@ -54,7 +54,14 @@ typedef struct gcrodr_work {
     double *cvals;    /* the cycle end's sums: 1 + K (K + m + 1) */
     int deeper;    /* an estimate's convergence was not confirmed: cycles run on past it */
     int lapack_info; /* the last update's dggev info when it failed */
+    int fresh_its;   /* iterations of the last solve that started without a space (0: none yet) */
+    int fresh_left;  /* solves still to start without the carried space */
 } gcrodr_work;
+
+/* A carried space that cost more than it saved (a recycled solve over a
+ * fresh one's iterations plus K): the next FRESH_RUNS solves start without
+ * it, their cycles making it again as the first solve's did (GMRES-DR) */
+enum { FRESH_RUNS = 8 };
 
 enum { CHUNK = 256 };
 /* A second Gram-Schmidt pass when the norm cancelled below 1e-2 of ||w||
@@ -558,6 +565,23 @@ static int cycle_end(ovk__ctx *c, gcrodr_work *w, int k, int mk, int iter, doubl
 
 /* ---- the solve ------------------------------------------------------------ */
 
+/* After a solve (the same iterations on every rank, so the same decision):
+ * a fresh solve's count is the reference; a carried space that took more
+ * than it plus K is not carried into the next FRESH_RUNS solves */
+static void judge_carried(ovk__recycle *sp, gcrodr_work *w, int carried, int iter)
+{
+    if (!carried) {
+        w->fresh_its = iter;
+        return;
+    }
+    if (w->fresh_its <= 0 || iter <= w->fresh_its + sp->want) return;
+    w->fresh_left = FRESH_RUNS;
+    size_t len = strlen(sp->note);
+    snprintf(sp->note + len, sizeof sp->note - len,
+             "; not carried into the next %d solves: the last carried one took %d iterations, a fresh one %d",
+             FRESH_RUNS, iter, w->fresh_its);
+}
+
 static int iterate(ovk__ctx *c, void *work, double bb)
 {
     gcrodr_work *w = work;
@@ -588,7 +612,13 @@ static int iterate(ovk__ctx *c, void *work, double bb)
         c->res->reason = OVK_REASON_MAXIT;
         return OVK_OK;
     }
-    if (active && k > 0) {
+    if (active && sp->k == 0) w->fresh_left = 0; /* nothing carried: the next space is tried */
+    if (active && k > 0 && w->fresh_left > 0) {
+        w->fresh_left--;
+        k = 0;
+    }
+    int carried = active && k > 0;
+    if (carried) {
         rc = start_space(c, w, &rr, &k);
         if (rc) return rc;
     } else {
@@ -606,6 +636,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
         if (rc) return rc;
         k = active ? sp->k : 0;
     }
+    if (active) judge_carried(sp, w, carried, iter);
     return OVK_OK;
 }
 
