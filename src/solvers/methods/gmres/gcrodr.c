@@ -56,6 +56,7 @@ typedef struct gcrodr_work {
     int lapack_info; /* the last update's dggev info when it failed */
     int fresh_its;   /* iterations of the last solve that started without a space (0: none yet) */
     int fresh_left;  /* solves still to start without the carried space */
+    int carried_its; /* iterations of the carried solve that decided it */
 } gcrodr_work;
 
 /* A carried space that cost more than it saved (a recycled solve over a
@@ -73,64 +74,147 @@ static const double REFINE = 1e-4;
 
 /* ---- kernels ------------------------------------------------------------- */
 
-/* out[j] = sum_l X[l] coef(l, j), j < nout, l < nin (coef column-major,
- * nin rows); out may not alias X.  Chunk by chunk (the outputs' chunks stay
- * in L1), four inputs at a time; timed as axpy */
+/* out[j] = sum_l X[l] coef(l, j) over rows i0 .. i0 + len, j < nout, l <
+ * nin (coef column-major, nin rows), four inputs at a time (element-wise:
+ * the same bits in every clone) */
+OVK__CLONES static void combine_chunk(int i0, int len, int nin, const double *const *X, int nout,
+                                      const double *coef, double *const *out)
+{
+    for (int j = 0; j < nout; j++) memset(out[j] + i0, 0, sizeof(double) * (size_t)len);
+    for (int l = 0; l < nin; l += 4) {
+        int nl = nin - l < 4 ? nin - l : 4;
+        const double *restrict x0 = X[l] + i0, *restrict x1 = X[l + (nl > 1)] + i0;
+        const double *restrict x2 = X[l + (nl > 2 ? 2 : 0)] + i0, *restrict x3 = X[l + (nl > 3 ? 3 : 0)] + i0;
+        for (int j = 0; j < nout; j++) {
+            const double *a = coef + (size_t)j * (size_t)nin + l;
+            double a0 = a[0], a1 = nl > 1 ? a[1] : 0.0, a2 = nl > 2 ? a[2] : 0.0, a3 = nl > 3 ? a[3] : 0.0;
+            double *restrict o = out[j] + i0;
+#pragma omp simd
+            for (int i = 0; i < len; i++) o[i] += a0 * x0[i] + a1 * x1[i] + a2 * x2[i] + a3 * x3[i];
+        }
+    }
+}
+
+/* combine_chunk over all rows, chunk by chunk (the outputs' chunks stay in
+ * L1); out may not alias X; timed as axpy */
 static void combine_out(ovk__ctx *c, int nin, const double *const *X, int nout, const double *coef, double *const *out)
 {
     ovk__tic t0 = ovk__tic_start(c);
     for (int i0 = 0; i0 < c->n; i0 += CHUNK) {
-        int len = c->n - i0 < CHUNK ? c->n - i0 : CHUNK;
-        for (int j = 0; j < nout; j++) memset(out[j] + i0, 0, sizeof(double) * (size_t)len);
-        for (int l = 0; l < nin; l += 4) {
-            int nl = nin - l < 4 ? nin - l : 4;
-            const double *restrict x0 = X[l] + i0, *restrict x1 = X[l + (nl > 1)] + i0;
-            const double *restrict x2 = X[l + (nl > 2 ? 2 : 0)] + i0, *restrict x3 = X[l + (nl > 3 ? 3 : 0)] + i0;
-            for (int j = 0; j < nout; j++) {
-                const double *a = coef + (size_t)j * (size_t)nin + l;
-                double a0 = a[0], a1 = nl > 1 ? a[1] : 0.0, a2 = nl > 2 ? a[2] : 0.0, a3 = nl > 3 ? a[3] : 0.0;
-                double *restrict o = out[j] + i0;
-#pragma omp simd
-                for (int i = 0; i < len; i++) o[i] += a0 * x0[i] + a1 * x1[i] + a2 * x2[i] + a3 * x3[i];
-            }
-        }
+        combine_chunk(i0, c->n - i0 < CHUNK ? c->n - i0 : CHUNK, nin, X, nout, coef, out);
         ovk__poke(&c->hook);
     }
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
-/* out[j * nx + l] += <X[l], Y[j]>, l < nx, j < ny, in one pass over the
- * rows (chunk by chunk, Y's chunks reused from L1), two X by four Y per
- * loop (six loads for eight products); timed as axpy */
+/* out[l] += <X[l], w> over rows i0 .. i0 + len, l < nx, four X per loop,
+ * in LANES fixed lanes as gram_chunk's */
+enum { LANES = 8 };
+OVK__CLONES static void dots_chunk(int i0, int len, int nx, const double *const *X, const double *restrict w,
+                                   double *out)
+{
+    for (int l = 0; l < nx; l += 4) {
+        int nl = nx - l < 4 ? nx - l : 4;
+        const double *restrict x0 = X[l], *restrict x1 = X[l + (nl > 1)];
+        const double *restrict x2 = X[l + (nl > 2 ? 2 : 0)], *restrict x3 = X[l + (nl > 3 ? 3 : 0)];
+        double s[4][LANES] = {{0.0}};
+        int b = i0, end = i0 + len;
+        for (; b + LANES <= end; b += LANES) {
+#pragma omp simd
+            for (int q = 0; q < LANES; q++) {
+                double u = w[b + q];
+                s[0][q] += x0[b + q] * u;
+                s[1][q] += x1[b + q] * u;
+                s[2][q] += x2[b + q] * u;
+                s[3][q] += x3[b + q] * u;
+            }
+        }
+        for (int q = 0; b + q < end; q++) {
+            double u = w[b + q];
+            s[0][q] += x0[b + q] * u;
+            s[1][q] += x1[b + q] * u;
+            s[2][q] += x2[b + q] * u;
+            s[3][q] += x3[b + q] * u;
+        }
+        for (int a = 0; a < nl; a++) {
+            double sum = 0.0;
+            for (int e = 0; e < LANES; e++) sum += s[a][e];
+            out[l + a] += sum;
+        }
+    }
+}
+
+/* out = X^T w (nx local sums), chunk by chunk (w's chunk stays in L1);
+ * timed as axpy */
+static void dots_out(ovk__ctx *c, int nx, const double *const *X, const double *w, double *out)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    memset(out, 0, sizeof(double) * (size_t)nx);
+    for (int i0 = 0; i0 < c->n; i0 += CHUNK) {
+        dots_chunk(i0, c->n - i0 < CHUNK ? c->n - i0 : CHUNK, nx, X, w, out);
+        ovk__poke(&c->hook);
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+/* out[j * nx + l] += <X[l], Y[j]> over rows i0 .. i0 + len, l < nx, j <
+ * ny: two X by four Y per loop (six loads for eight products), row i's
+ * products to lane i mod LANES and the lanes added in order at the end, so
+ * that every clone gives the same bits */
+OVK__CLONES static void gram_chunk(int i0, int len, int nx, const double *const *X, int ny, double *const *Y,
+                                   double *out)
+{
+    for (int l = 0; l < nx; l += 2) {
+        int nl = nx - l < 2 ? nx - l : 2;
+        const double *restrict x0 = X[l] + i0, *restrict x1 = X[l + nl - 1] + i0;
+        for (int j = 0; j < ny; j += 4) {
+            int nj = ny - j < 4 ? ny - j : 4;
+            const double *restrict y0 = Y[j] + i0, *restrict y1 = Y[j + (nj > 1)] + i0;
+            const double *restrict y2 = Y[j + (nj > 2 ? 2 : 0)] + i0, *restrict y3 = Y[j + (nj > 3 ? 3 : 0)] + i0;
+            double s[8][LANES] = {{0.0}};
+            int b = 0;
+            for (; b + LANES <= len; b += LANES) {
+#pragma omp simd
+                for (int q = 0; q < LANES; q++) {
+                    int i = b + q;
+                    s[0][q] += x0[i] * y0[i];
+                    s[1][q] += x0[i] * y1[i];
+                    s[2][q] += x0[i] * y2[i];
+                    s[3][q] += x0[i] * y3[i];
+                    s[4][q] += x1[i] * y0[i];
+                    s[5][q] += x1[i] * y1[i];
+                    s[6][q] += x1[i] * y2[i];
+                    s[7][q] += x1[i] * y3[i];
+                }
+            }
+            for (int q = 0; b + q < len; q++) {
+                int i = b + q;
+                s[0][q] += x0[i] * y0[i];
+                s[1][q] += x0[i] * y1[i];
+                s[2][q] += x0[i] * y2[i];
+                s[3][q] += x0[i] * y3[i];
+                s[4][q] += x1[i] * y0[i];
+                s[5][q] += x1[i] * y1[i];
+                s[6][q] += x1[i] * y2[i];
+                s[7][q] += x1[i] * y3[i];
+            }
+            for (int a = 0; a < nl; a++)
+                for (int q = 0; q < nj; q++) {
+                    double sum = 0.0;
+                    for (int e = 0; e < LANES; e++) sum += s[4 * a + q][e];
+                    out[(size_t)(j + q) * (size_t)nx + l + a] += sum;
+                }
+        }
+    }
+}
+
+/* gram_chunk over all rows, chunk by chunk (Y's chunks reused from L1);
+ * timed as axpy */
 static void gram_out(ovk__ctx *c, int nx, const double *const *X, int ny, double *const *Y, double *out)
 {
     ovk__tic t0 = ovk__tic_start(c);
     for (int i0 = 0; i0 < c->n; i0 += CHUNK) {
-        int len = c->n - i0 < CHUNK ? c->n - i0 : CHUNK;
-        for (int l = 0; l < nx; l += 2) {
-            int nl = nx - l < 2 ? nx - l : 2;
-            const double *restrict x0 = X[l] + i0, *restrict x1 = X[l + nl - 1] + i0;
-            for (int j = 0; j < ny; j += 4) {
-                int nj = ny - j < 4 ? ny - j : 4;
-                const double *restrict y0 = Y[j] + i0, *restrict y1 = Y[j + (nj > 1)] + i0;
-                const double *restrict y2 = Y[j + (nj > 2 ? 2 : 0)] + i0, *restrict y3 = Y[j + (nj > 3 ? 3 : 0)] + i0;
-                double s00 = 0.0, s01 = 0.0, s02 = 0.0, s03 = 0.0, s10 = 0.0, s11 = 0.0, s12 = 0.0, s13 = 0.0;
-#pragma omp simd reduction(+ : s00, s01, s02, s03, s10, s11, s12, s13)
-                for (int i = 0; i < len; i++) {
-                    s00 += x0[i] * y0[i];
-                    s01 += x0[i] * y1[i];
-                    s02 += x0[i] * y2[i];
-                    s03 += x0[i] * y3[i];
-                    s10 += x1[i] * y0[i];
-                    s11 += x1[i] * y1[i];
-                    s12 += x1[i] * y2[i];
-                    s13 += x1[i] * y3[i];
-                }
-                double sv[2][4] = {{s00, s01, s02, s03}, {s10, s11, s12, s13}};
-                for (int a = 0; a < nl; a++)
-                    for (int q = 0; q < nj; q++) out[(size_t)(j + q) * (size_t)nx + l + a] += sv[a][q];
-            }
-        }
+        gram_chunk(i0, c->n - i0 < CHUNK ? c->n - i0 : CHUNK, nx, X, ny, Y, out);
         ovk__poke(&c->hook);
     }
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
@@ -290,7 +374,7 @@ static int orthogonalise(ovk__ctx *c, gcrodr_work *w, int k, int j, double *wv, 
     memset(h, 0, sizeof(double) * (size_t)(j + 2));
     double ww0 = 0.0, left = 0.0;
     for (int pass = 0; pass < 2; pass++) {
-        ovk__gmres_dots(c, nx + 1, X, wv, vals); /* Ck^T w, V^T w, <w,w> */
+        dots_out(c, nx + 1, X, wv, vals); /* Ck^T w, V^T w, <w,w> */
         int rc = ovk__sum(c, OVK__IPROD, vals, nx + 1);
         if (rc) return rc;
         double ww = vals[nx], ss = 0.0;
@@ -567,19 +651,20 @@ static int cycle_end(ovk__ctx *c, gcrodr_work *w, int k, int mk, int iter, doubl
 
 /* After a solve (the same iterations on every rank, so the same decision):
  * a fresh solve's count is the reference; a carried space that took more
- * than it plus K is not carried into the next FRESH_RUNS solves */
+ * than it plus K is not carried into the next FRESH_RUNS solves, and the
+ * note says so while they run */
 static void judge_carried(ovk__recycle *sp, gcrodr_work *w, int carried, int iter)
 {
-    if (!carried) {
-        w->fresh_its = iter;
-        return;
+    if (!carried) w->fresh_its = iter;
+    else if (w->fresh_its > 0 && iter > w->fresh_its + sp->want) {
+        w->fresh_left = FRESH_RUNS;
+        w->carried_its = iter;
     }
-    if (w->fresh_its <= 0 || iter <= w->fresh_its + sp->want) return;
-    w->fresh_left = FRESH_RUNS;
+    if (w->fresh_left == 0) return;
     size_t len = strlen(sp->note);
     snprintf(sp->note + len, sizeof sp->note - len,
-             "; not carried into the next %d solves: the last carried one took %d iterations, a fresh one %d",
-             FRESH_RUNS, iter, w->fresh_its);
+             "; not carried into %d more solves (a carried one took %d iterations, a fresh one %d)", w->fresh_left,
+             w->carried_its, w->fresh_its);
 }
 
 static int iterate(ovk__ctx *c, void *work, double bb)
