@@ -110,6 +110,17 @@ static void combine_out(ovk__ctx *c, int nin, const double *const *X, int nout, 
 /* out[l] += <X[l], w> over rows i0 .. i0 + len, l < nx, four X per loop,
  * in LANES fixed lanes as gram_chunk's */
 enum { LANES = 8 };
+static inline void dots_row(int i, int q, const double *restrict x0, const double *restrict x1,
+                            const double *restrict x2, const double *restrict x3, const double *restrict w,
+                            double (*s)[LANES])
+{
+    double u = w[i];
+    s[0][q] += x0[i] * u;
+    s[1][q] += x1[i] * u;
+    s[2][q] += x2[i] * u;
+    s[3][q] += x3[i] * u;
+}
+
 OVK__CLONES static void dots_chunk(int i0, int len, int nx, const double *const *X, const double *restrict w,
                                    double *out)
 {
@@ -121,21 +132,9 @@ OVK__CLONES static void dots_chunk(int i0, int len, int nx, const double *const 
         int b = i0, end = i0 + len;
         for (; b + LANES <= end; b += LANES) {
 #pragma omp simd
-            for (int q = 0; q < LANES; q++) {
-                double u = w[b + q];
-                s[0][q] += x0[b + q] * u;
-                s[1][q] += x1[b + q] * u;
-                s[2][q] += x2[b + q] * u;
-                s[3][q] += x3[b + q] * u;
-            }
+            for (int q = 0; q < LANES; q++) dots_row(b + q, q, x0, x1, x2, x3, w, s);
         }
-        for (int q = 0; b + q < end; q++) {
-            double u = w[b + q];
-            s[0][q] += x0[b + q] * u;
-            s[1][q] += x1[b + q] * u;
-            s[2][q] += x2[b + q] * u;
-            s[3][q] += x3[b + q] * u;
-        }
+        for (int q = 0; b + q < end; q++) dots_row(b + q, q, x0, x1, x2, x3, w, s);
         for (int a = 0; a < nl; a++) {
             double sum = 0.0;
             for (int e = 0; e < LANES; e++) sum += s[a][e];
@@ -161,6 +160,20 @@ static void dots_out(ovk__ctx *c, int nx, const double *const *X, const double *
  * ny: two X by four Y per loop (six loads for eight products), row i's
  * products to lane i mod LANES and the lanes added in order at the end, so
  * that every clone gives the same bits */
+static inline void gram_row(int i, int q, const double *restrict x0, const double *restrict x1,
+                            const double *restrict y0, const double *restrict y1, const double *restrict y2,
+                            const double *restrict y3, double (*s)[LANES])
+{
+    s[0][q] += x0[i] * y0[i];
+    s[1][q] += x0[i] * y1[i];
+    s[2][q] += x0[i] * y2[i];
+    s[3][q] += x0[i] * y3[i];
+    s[4][q] += x1[i] * y0[i];
+    s[5][q] += x1[i] * y1[i];
+    s[6][q] += x1[i] * y2[i];
+    s[7][q] += x1[i] * y3[i];
+}
+
 OVK__CLONES static void gram_chunk(int i0, int len, int nx, const double *const *X, int ny, double *const *Y,
                                    double *out)
 {
@@ -175,29 +188,9 @@ OVK__CLONES static void gram_chunk(int i0, int len, int nx, const double *const 
             int b = 0;
             for (; b + LANES <= len; b += LANES) {
 #pragma omp simd
-                for (int q = 0; q < LANES; q++) {
-                    int i = b + q;
-                    s[0][q] += x0[i] * y0[i];
-                    s[1][q] += x0[i] * y1[i];
-                    s[2][q] += x0[i] * y2[i];
-                    s[3][q] += x0[i] * y3[i];
-                    s[4][q] += x1[i] * y0[i];
-                    s[5][q] += x1[i] * y1[i];
-                    s[6][q] += x1[i] * y2[i];
-                    s[7][q] += x1[i] * y3[i];
-                }
+                for (int q = 0; q < LANES; q++) gram_row(b + q, q, x0, x1, y0, y1, y2, y3, s);
             }
-            for (int q = 0; b + q < len; q++) {
-                int i = b + q;
-                s[0][q] += x0[i] * y0[i];
-                s[1][q] += x0[i] * y1[i];
-                s[2][q] += x0[i] * y2[i];
-                s[3][q] += x0[i] * y3[i];
-                s[4][q] += x1[i] * y0[i];
-                s[5][q] += x1[i] * y1[i];
-                s[6][q] += x1[i] * y2[i];
-                s[7][q] += x1[i] * y3[i];
-            }
+            for (int q = 0; b + q < len; q++) gram_row(b + q, q, x0, x1, y0, y1, y2, y3, s);
             for (int a = 0; a < nl; a++)
                 for (int q = 0; q < nj; q++) {
                     double sum = 0.0;
