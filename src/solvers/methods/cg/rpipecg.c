@@ -131,10 +131,11 @@ OVK__CLONES static void combine_chunk(const rp_work *w, const ovk__recycle *sp, 
  * kernel does, u and q not stored; the sums of the new vectors added to
  * t[slot * LANES] */
 enum { LANES = 8 };
-static inline void row_diag(int i, double a, double b, const double *restrict d, const double *restrict nv,
-                            const double *restrict a0, const double *restrict a1, const double *restrict a2,
-                            double *restrict x, double *restrict r, double *restrict wv, double *restrict p,
-                            double *restrict s, double *restrict z, double *t)
+static inline OVK__ALWAYS_INLINE void row_diag(int i, double a, double b, const double *restrict d,
+                                               const double *restrict nv, const double *restrict a0,
+                                               const double *restrict a1, const double *restrict a2,
+                                               double *restrict x, double *restrict r, double *restrict wv,
+                                               double *restrict p, double *restrict s, double *restrict z, double *t)
 {
     double zi = nv[i] - a2[i] + b * z[i], si = wv[i] - a1[i] + b * s[i];
     double pi = d[i] * r[i] - a0[i] + b * p[i];
