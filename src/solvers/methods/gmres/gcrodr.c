@@ -15,8 +15,9 @@
  * squares of the cycle is GMRES's on Hbar (y2) with y1 = -B y2; x += C (V
  * y2 + U y1).  Its end (one reduction: ||b - A x||^2, Ck^T U, V_{m+1}^T U)
  * makes the space again from the harmonic Ritz vectors of the k smallest
- * |theta| of G^T G p = theta G^T [Ck, V_{m+1}]^T [U, V_m] p (LAPACK dggev;
- * a complex pair enters as its real and imaginary parts, or not at all):
+ * |theta| of G^T G p = theta G^T [Ck, V_{m+1}]^T [U, V_m] p (LAPACK dgeev
+ * after a Cholesky factor of G^T G, else dggev; a complex pair enters as
+ * its real and imaginary parts, or not at all):
  * G P = Q R, Ck = [Ck, V_{m+1}] Q, U = [U, V_m] P R^-1.
  *
  * A solve's start: the ranks agree on k in the initial check's reduction;
@@ -36,6 +37,10 @@ extern void dggev_(const char *jobvl, const char *jobvr, const int *n, double *a
                    const int *ldb, double *alphar, double *alphai, double *beta, double *vl, const int *ldvl,
                    double *vr, const int *ldvr, double *work, const int *lwork, int *info, size_t ljobvl,
                    size_t ljobvr);
+
+extern void dgeev_(const char *jobvl, const char *jobvr, const int *n, double *a, const int *lda, double *wr,
+                   double *wi, double *vl, const int *ldvl, double *vr, const int *ldvr, double *work, const int *lwork,
+                   int *info, size_t ljobvl, size_t ljobvr);
 
 typedef struct gcrodr_params {
     long restart;
@@ -423,20 +428,53 @@ static int arnoldi(ovk__ctx *c, gcrodr_work *w, int k, double rr, double bb, int
 
 /* ---- the space made again at a cycle's end --------------------------------- */
 
+/* GA p = theta GB p as a standard problem when GA = R^T R (Cholesky, into
+ * GA's upper triangle; RC keeps GA for the general one when it fails):
+ * M q = mu q, M = R^-T GB R^-1 (into GB), q = R p, mu = 1 / theta (LAPACK
+ * dgeev, a third of dggev's time at nn = 40).  ar, ai, be as dggev's:
+ * |theta| = |ar + i ai| / be; 1 standard, 0 general, -1 LAPACK failed */
+static int pencil_eig(gcrodr_work *w, int nn, double *GA, double *GB, double *RC, double *ar, double *ai, double *be,
+                      double *VR)
+{
+    int lwork = 8 * nn + 16, info = 0, one = 1;
+    double dummy = 0.0, *work = be + nn;
+    memcpy(RC, GA, sizeof(double) * (size_t)nn * (size_t)nn);
+    if (ovk__cholesky(nn, GA, nn, 1, 1e-12) == 0) {
+        for (int j = 0; j < nn; j++) { /* GB = R^-T GB, column by column */
+            double *col = GB + (size_t)j * nn;
+            for (int i = 0; i < nn; i++) {
+                double v = col[i];
+                for (int l = 0; l < i; l++) v -= GA[l + (size_t)i * nn] * col[l];
+                col[i] = v / GA[i + (size_t)i * nn];
+            }
+        }
+        for (int i = 0; i < nn; i++) /* GB = GB R^-1, row by row */
+            for (int j = 0; j < nn; j++) {
+                double v = GB[i + (size_t)j * nn];
+                for (int l = 0; l < j; l++) v -= GB[i + (size_t)l * nn] * GA[l + (size_t)j * nn];
+                GB[i + (size_t)j * nn] = v / GA[j + (size_t)j * nn];
+            }
+        dgeev_("N", "V", &nn, GB, &nn, ar, ai, &dummy, &one, VR, &nn, work, &lwork, &info, 1, 1);
+        for (int i = 0; i < nn && info == 0; i++) be[i] = ar[i] * ar[i] + ai[i] * ai[i]; /* |theta| = 1 / |mu| */
+        if (info != 0) w->lapack_info = info;
+        return info == 0 ? 1 : -1;
+    }
+    dggev_("N", "V", &nn, RC, &nn, GB, &nn, ar, ai, be, &dummy, &one, VR, &nn, work, &lwork, &info, 1, 1);
+    if (info != 0) w->lapack_info = info;
+    return info == 0 ? 0 : -1;
+}
+
 /* The harmonic Ritz vectors of the k smallest |theta| into P (nn x *kp,
  * real; a complex pair as its two parts, dropped when only one fits);
  * -1 when LAPACK fails or nothing finite is found */
 static int harmonic_ritz(gcrodr_work *w, int nn, double *GA, double *GB, int want, double *P, int *kp)
 {
-    double *ar = w->dense + w->dense_len - 11 * nn - 16, *ai = ar + nn, *be = ai + nn, *work = be + nn;
-    double *VR = P + (size_t)nn * (size_t)want; /* after P's room: nn x nn */
-    int lwork = 8 * nn + 16, info = 0, one = 1, order[OVK__MAX_RESTART + OVK__RECYCLE_MAX];
-    double dummy = 0.0, mag[OVK__MAX_RESTART + OVK__RECYCLE_MAX];
-    dggev_("N", "V", &nn, GA, &nn, GB, &nn, ar, ai, be, &dummy, &one, VR, &nn, work, &lwork, &info, 1, 1);
-    if (info != 0) {
-        w->lapack_info = info;
-        return -1;
-    }
+    double *ar = w->dense + w->dense_len - 11 * nn - 16, *ai = ar + nn, *be = ai + nn;
+    double *VR = P + (size_t)nn * (size_t)want; /* after P's room: nn x nn, then RC's */
+    int order[OVK__MAX_RESTART + OVK__RECYCLE_MAX];
+    double mag[OVK__MAX_RESTART + OVK__RECYCLE_MAX];
+    int std = pencil_eig(w, nn, GA, GB, VR + (size_t)nn * nn, ar, ai, be, VR);
+    if (std < 0) return -1;
     int cnt = 0;
     for (int i = 0; i < nn; i++) {
         double v = hypot(ar[i], ai[i]) / fabs(be[i]);
@@ -465,6 +503,14 @@ static int harmonic_ritz(gcrodr_work *w, int nn, double *GA, double *GB, int wan
         if (seen) continue;
         memcpy(P + (size_t)np++ * (size_t)nn, VR + (size_t)first * (size_t)nn, sizeof(double) * (size_t)nn);
         memcpy(P + (size_t)np++ * (size_t)nn, VR + (size_t)(first + 1) * (size_t)nn, sizeof(double) * (size_t)nn);
+    }
+    for (int j = 0; std && j < np; j++) { /* p = R^-1 q */
+        double *q = P + (size_t)j * nn;
+        for (int i = nn - 1; i >= 0; i--) {
+            double v = q[i];
+            for (int l = i + 1; l < nn; l++) v -= GA[i + (size_t)l * nn] * q[l];
+            q[i] = v / GA[i + (size_t)i * nn];
+        }
     }
     *kp = np;
     return np > 0 ? 0 : -1;
@@ -627,7 +673,7 @@ static int cycle_end(ovk__ctx *c, gcrodr_work *w, int k, int mk, int iter, doubl
             for (int i = 0; i <= mk; i++) VU[i + j * (mk + 1)] = vals[1 + j * (k + mk + 1) + k + i];
         if (update_space(c, w, k, mk, CU, VU))
             snprintf(sp->note, sizeof sp->note, "kept: the last cycle's harmonic Ritz problem failed%s",
-                     w->lapack_info ? " (LAPACK dggev)" : "");
+                     w->lapack_info ? " (LAPACK)" : "");
     }
     c->res->reason = OVK_REASON_NONE; /* the true residual decides */
     rc = ovk__iterate_check(c, iter, *rr, bb, stop);
@@ -755,8 +801,8 @@ static int setup(ovk__ctx *c, void *work)
     int rc = ovk__recycle_reserve(c, 0);
     if (rc) return rc;
     int nn = want + w->m, rows = nn + 1, kw = want > 0 ? want : 1;
-    /* G, M2 (rows x nn), GA, GB (nn^2), Y (rows x kw), R (kw^2), PR, P (nn x kw), VR (nn^2), dggev's arrays */
-    w->dense_len = 2 * rows * nn + 3 * nn * nn + rows * kw + kw * kw + 2 * nn * kw + 11 * nn + 16;
+    /* G, M2 (rows x nn), GA, GB (nn^2), Y (rows x kw), R (kw^2), PR, P (nn x kw), VR, RC (nn^2), LAPACK's arrays */
+    w->dense_len = 2 * rows * nn + 4 * nn * nn + rows * kw + kw * kw + 2 * nn * kw + 11 * nn + 16;
     w->dense = malloc(sizeof(double) * (size_t)w->dense_len);
     w->hraw = malloc(sizeof(double) * (size_t)(w->m + 1) * (size_t)w->m);
     w->B = calloc((size_t)w->m * OVK__RECYCLE_MAX, sizeof(double));
