@@ -383,17 +383,17 @@ static int orthogonalise(ovk__ctx *c, gcrodr_work *w, int k, int j, double *wv, 
         }
         for (int i = 0; i < k; i++) b[i] += vals[i];
         for (int i = 0; i <= j; i++) h[i] += vals[k + i];
-        ovk__gmres_combine(c, nx, X, coef, 1.0, wv); /* w -= Ck b + V h */
-        left = ww - ss;
-        if (!isfinite(ww)) {
-            left = NAN;
-            break;
+        left = isfinite(ww) ? ww - ss : NAN;
+        int last = pass == 1 || !isfinite(ww) || left > REFINE * ww;
+        double scale = 1.0;
+        if (last) { /* the norm is known: v_{j+1} = w / h_{j+1,j} in the same pass */
+            *happy = !(left > 1e-28 * ww0) && isfinite(left);
+            h[j + 1] = *happy ? 0.0 : sqrt(left);
+            if (!*happy) scale = 1.0 / h[j + 1];
         }
-        if (left > REFINE * ww) break;
+        ovk__gmres_combine(c, nx, X, coef, scale, wv); /* w = scale (w - Ck b - V h) */
+        if (last) break;
     }
-    *happy = !(left > 1e-28 * ww0) && isfinite(left);
-    h[j + 1] = *happy ? 0.0 : sqrt(left);
-    if (!*happy) ovk__gmres_scale(c, 1.0 / h[j + 1], wv, wv);
     return OVK_OK;
 }
 
