@@ -62,6 +62,7 @@ typedef struct gcrodr_work {
     int fresh_its;   /* iterations of the last solve that started without a space (0: none yet) */
     int fresh_left;  /* solves still to start without the carried space */
     int carried_its; /* iterations of the carried solve that decided it */
+    int judged_its;  /* and of the fresh solve it was judged against */
 } gcrodr_work;
 
 /* A carried space that cost more than it saved (a recycled solve over a
@@ -698,12 +699,13 @@ static void judge_carried(ovk__recycle *sp, gcrodr_work *w, int carried, int ite
     else if (w->fresh_its > 0 && iter > w->fresh_its + sp->want) {
         w->fresh_left = FRESH_RUNS;
         w->carried_its = iter;
+        w->judged_its = w->fresh_its;
     }
     if (w->fresh_left == 0) return;
     size_t len = strlen(sp->note);
     snprintf(sp->note + len, sizeof sp->note - len,
-             "; not carried into %d more solves (a carried one took %d iterations, a fresh one %d)", w->fresh_left,
-             w->carried_its, w->fresh_its);
+             "; not carried into the next %d solve(s): a carried one took %d iterations, the fresh one before %d",
+             w->fresh_left, w->carried_its, w->judged_its);
 }
 
 static int iterate(ovk__ctx *c, void *work, double bb)
