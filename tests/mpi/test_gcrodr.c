@@ -11,6 +11,10 @@
  *     rare), one per cycle and a few per solve;
  *   - the view says how the space was last made; ovk_solver_recycle_reset:
  *     the next solve takes the first solve's iterations again;
+ *   - after a first system far easier than the next, the space carried
+ *     into system 2 takes more than system 1's iterations plus k: system 3
+ *     starts without it (the iterations of a solve after a reset) and the
+ *     view says so;
  *   - a NaN from the operator in one solve fails it on every rank; the next
  *     solve still starts from a space;
  *   - bad input, refused on every rank: recycle >= restart, restart 1, a key
@@ -26,6 +30,9 @@
 
 enum { G = 20, N = G * G, STEPS = 5, K = 6 };
 
+/* added to system 0's diagonal (check_not_carried: an easy first system) */
+static double first_shift = 0.0;
+
 /* entry (r, c) of system t: -eps lap u + w . grad u, upwind, h = 1/(G+1),
  * the wind (cos 0.3 t, sin 0.3 t) */
 static double entry(int r, int c, int t)
@@ -34,7 +41,7 @@ static double entry(int r, int c, int t)
     double wx = cos(0.3 * t), wy = sin(0.3 * t);
     int i = r / G, j = r % G, ci = c / G, cj = c % G;
     double diag = 4.0 * eps / (h * h) + (fabs(wx) + fabs(wy)) / h;
-    if (c == r) return diag;
+    if (c == r) return diag + (t == 0 ? first_shift : 0.0);
     double v = -eps / (h * h);
     if (ci == i - 1 && cj == j) return v - (wx > 0 ? wx / h : 0.0);
     if (ci == i + 1 && cj == j) return v + (wx < 0 ? wx / h : 0.0);
@@ -164,6 +171,21 @@ static void check_sequence(void)
     run reset = sequence("gcrodr:restart=20", K, 2);
     MT_CHECK(reset.iterations[1] == rec.iterations[1], "before the reset: %d, %d", reset.iterations[1], rec.iterations[1]);
     MT_CHECK(strstr(reset.view, "recycle:") != NULL, "the view after a reset: %s", reset.view);
+}
+
+/* a first system far easier than the next (a shifted diagonal): the space
+ * carried into system 2 cannot keep within system 1's iterations plus K,
+ * so systems 3.. start without it, as after a reset, and the view says so */
+static void check_not_carried(void)
+{
+    first_shift = 4.0 * 0.02 * (G + 1) * (G + 1); /* twice the diagonal: a few iterations */
+    run rec = sequence("gcrodr:restart=20", K, -1), reset = sequence("gcrodr:restart=20", K, 2);
+    first_shift = 0.0;
+    MT_CHECK(rec.iterations[1] > rec.iterations[0] + K, "system 2 carried: %d iterations, system 1: %d",
+             rec.iterations[1], rec.iterations[0]);
+    MT_CHECK(rec.iterations[2] == reset.iterations[2], "system 3: %d iterations not carried, %d after a reset",
+             rec.iterations[2], reset.iterations[2]);
+    MT_CHECK(strstr(rec.view, "not carried into") != NULL, "the view: %s", rec.view);
 }
 
 /* the same system twice on one object: the second solve starts from the
@@ -299,6 +321,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     check_sequence();
     check_repeat();
+    check_not_carried();
     check_nan();
     check_refusals();
     int status = mt_finish("test_gcrodr");

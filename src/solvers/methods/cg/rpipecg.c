@@ -32,6 +32,8 @@
 #include <string.h>
 
 #include "../../solver.h"
+#include "fused.h"
+#include "pipecg_rows.h"
 
 typedef struct rp_work {
     double *r, *u, *w, *m, *nv, *p, *s, *q, *z;
@@ -129,10 +131,11 @@ OVK__CLONES static void combine_chunk(const rp_work *w, const ovk__recycle *sp, 
  * kernel does, u and q not stored; the sums of the new vectors added to
  * t[slot * LANES] */
 enum { LANES = 8 };
-static inline void row_diag(int i, double a, double b, const double *restrict d, const double *restrict nv,
-                            const double *restrict a0, const double *restrict a1, const double *restrict a2,
-                            double *restrict x, double *restrict r, double *restrict wv, double *restrict p,
-                            double *restrict s, double *restrict z, double *t)
+static inline OVK__ALWAYS_INLINE void row_diag(int i, double a, double b, const double *restrict d,
+                                               const double *restrict nv, const double *restrict a0,
+                                               const double *restrict a1, const double *restrict a2,
+                                               double *restrict x, double *restrict r, double *restrict wv,
+                                               double *restrict p, double *restrict s, double *restrict z, double *t)
 {
     double zi = nv[i] - a2[i] + b * z[i], si = wv[i] - a1[i] + b * s[i];
     double pi = d[i] * r[i] - a0[i] + b * p[i];
@@ -177,43 +180,6 @@ OVK__CLONES static void rows_diag(int len, double a, double b, const double *res
     }
 }
 
-/* One chunk of the paper's eight recurrences (any C), and the sums of the
- * new vectors */
-static void rows_any(int len, double a, double b, const double *restrict nv, const double *restrict mv,
-                     const double *restrict a0, const double *restrict a1, const double *restrict a2,
-                     const double *restrict a3, double *restrict x, double *restrict r, double *restrict wv,
-                     double *restrict p, double *restrict s, double *restrict z, double *restrict u,
-                     double *restrict q, double *v)
-{
-    double ru = 0.0, wu = 0.0, rr = 0.0, us = 0.0, pw = 0.0, ps = 0.0, xx = 0.0, pp = 0.0, ss = 0.0, uu = 0.0,
-           ww = 0.0, qq = 0.0, zz = 0.0;
-#pragma omp simd reduction(+ : ru, wu, rr, us, pw, ps, xx, pp, ss, uu, ww, qq, zz)
-    for (int i = 0; i < len; i++) {
-        double zi = nv[i] - a2[i] + b * z[i], qi = mv[i] - a3[i] + b * q[i];
-        double si = wv[i] - a1[i] + b * s[i], pi = u[i] - a0[i] + b * p[i];
-        double xi = x[i] + a * pi, ri = r[i] - a * si, ui = u[i] - a * qi, wi = wv[i] - a * zi;
-        z[i] = zi, q[i] = qi, s[i] = si, p[i] = pi, x[i] = xi, r[i] = ri, u[i] = ui, wv[i] = wi;
-        ru += ri * ui;
-        wu += wi * ui;
-        rr += ri * ri;
-        us += ui * si;
-        pw += pi * wi;
-        ps += pi * si;
-        xx += xi * xi;
-        pp += pi * pi;
-        ss += si * si;
-        uu += ui * ui;
-        ww += wi * wi;
-        qq += qi * qi;
-        zz += zi * zi;
-    }
-    double t[OVK__V_MM] = {[OVK__V_GAMMA] = ru, [OVK__V_DELTA] = wu, [OVK__V_RR] = rr, [OVK__V_US] = us,
-                           [OVK__V_PW] = pw, [OVK__V_PS] = ps, [OVK__V_XX] = xx, [OVK__V_PP] = pp,
-                           [OVK__V_SS] = ss, [OVK__V_UU] = uu, [OVK__V_WW] = ww, [OVK__V_QQ] = qq,
-                           [OVK__V_ZZ] = zz};
-    for (int i = 0; i < OVK__V_MM; i++) v[i] += t[i];
-}
-
 /* the step's updates and the sums of the new vectors in one pass, chunk by
  * chunk: the window's Lanczos vector u / sqrt(gamma) before u changes, the
  * deflation's combinations, the recurrences, then W^T w of the chunk */
@@ -239,8 +205,10 @@ static void update(ovk__ctx *c, rp_work *w, double a, double b, double *lv, doub
             rows_diag(len, a, b, d + i0, w->nv + i0, acc[0], acc[1], acc[2], w->x + i0, w->r + i0, w->w + i0,
                       w->p + i0, w->s + i0, w->z + i0, w->sums);
         else
-            rows_any(len, a, b, w->nv + i0, w->m + i0, acc[0], acc[1], acc[2], acc[3], w->x + i0, w->r + i0,
-                     w->w + i0, w->p + i0, w->s + i0, w->z + i0, w->u + i0, w->q + i0, w->sums);
+            ovk__pipecg_rows(len, a, b, 0, NULL, w->nv + i0, w->m + i0,
+                             (const double *const[]){acc[0], acc[1], acc[2], acc[3]}, w->x + i0,
+                             w->r + i0, w->w + i0, w->p + i0, w->s + i0, w->z + i0, w->u + i0, w->q + i0,
+                             w->sums);
         ovk__recycle_dots(w->w + i0, sp->W, w->k, i0, len, w->sums + OVK__V_COUNT);
     }
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);

@@ -15,8 +15,9 @@
  * squares of the cycle is GMRES's on Hbar (y2) with y1 = -B y2; x += C (V
  * y2 + U y1).  Its end (one reduction: ||b - A x||^2, Ck^T U, V_{m+1}^T U)
  * makes the space again from the harmonic Ritz vectors of the k smallest
- * |theta| of G^T G p = theta G^T [Ck, V_{m+1}]^T [U, V_m] p (LAPACK dggev;
- * a complex pair enters as its real and imaginary parts, or not at all):
+ * |theta| of G^T G p = theta G^T [Ck, V_{m+1}]^T [U, V_m] p (LAPACK dgeev
+ * after a Cholesky factor of G^T G, else dggev; a complex pair enters as
+ * its real and imaginary parts, or not at all):
  * G P = Q R, Ck = [Ck, V_{m+1}] Q, U = [U, V_m] P R^-1.
  *
  * A solve's start: the ranks agree on k in the initial check's reduction;
@@ -37,6 +38,10 @@ extern void dggev_(const char *jobvl, const char *jobvr, const int *n, double *a
                    double *vr, const int *ldvr, double *work, const int *lwork, int *info, size_t ljobvl,
                    size_t ljobvr);
 
+extern void dgeev_(const char *jobvl, const char *jobvr, const int *n, double *a, const int *lda, double *wr,
+                   double *wi, double *vl, const int *ldvl, double *vr, const int *ldvr, double *work, const int *lwork,
+                   int *info, size_t ljobvl, size_t ljobvr);
+
 typedef struct gcrodr_params {
     long restart;
 } gcrodr_params;
@@ -54,7 +59,16 @@ typedef struct gcrodr_work {
     double *cvals;    /* the cycle end's sums: 1 + K (K + m + 1) */
     int deeper;    /* an estimate's convergence was not confirmed: cycles run on past it */
     int lapack_info; /* the last update's dggev info when it failed */
+    int fresh_its;   /* iterations of the last solve that started without a space (0: none yet) */
+    int fresh_left;  /* solves still to start without the carried space */
+    int carried_its; /* iterations of the carried solve that decided it */
+    int judged_its;  /* and of the fresh solve it was judged against */
 } gcrodr_work;
+
+/* A carried space that cost more than it saved (a recycled solve over a
+ * fresh one's iterations plus K): the next FRESH_RUNS solves start without
+ * it, their cycles making it again as the first solve's did (GMRES-DR) */
+enum { FRESH_RUNS = 8 };
 
 enum { CHUNK = 256 };
 /* A second Gram-Schmidt pass when the norm cancelled below 1e-2 of ||w||
@@ -66,64 +80,140 @@ static const double REFINE = 1e-4;
 
 /* ---- kernels ------------------------------------------------------------- */
 
-/* out[j] = sum_l X[l] coef(l, j), j < nout, l < nin (coef column-major,
- * nin rows); out may not alias X.  Chunk by chunk (the outputs' chunks stay
- * in L1), four inputs at a time; timed as axpy */
+/* out[j] = sum_l X[l] coef(l, j) over rows i0 .. i0 + len, j < nout, l <
+ * nin (coef column-major, nin rows), four inputs at a time (element-wise:
+ * the same bits in every clone) */
+OVK__CLONES static void combine_chunk(int i0, int len, int nin, const double *const *X, int nout,
+                                      const double *coef, double *const *out)
+{
+    for (int j = 0; j < nout; j++) memset(out[j] + i0, 0, sizeof(double) * (size_t)len);
+    for (int l = 0; l < nin; l += 4) {
+        int nl = nin - l < 4 ? nin - l : 4;
+        const double *restrict x0 = X[l] + i0, *restrict x1 = X[l + (nl > 1)] + i0;
+        const double *restrict x2 = X[l + (nl > 2 ? 2 : 0)] + i0, *restrict x3 = X[l + (nl > 3 ? 3 : 0)] + i0;
+        for (int j = 0; j < nout; j++) {
+            const double *a = coef + (size_t)j * (size_t)nin + l;
+            double a0 = a[0], a1 = nl > 1 ? a[1] : 0.0, a2 = nl > 2 ? a[2] : 0.0, a3 = nl > 3 ? a[3] : 0.0;
+            double *restrict o = out[j] + i0;
+#pragma omp simd
+            for (int i = 0; i < len; i++) o[i] += a0 * x0[i] + a1 * x1[i] + a2 * x2[i] + a3 * x3[i];
+        }
+    }
+}
+
+/* combine_chunk over all rows, chunk by chunk (the outputs' chunks stay in
+ * L1); out may not alias X; timed as axpy */
 static void combine_out(ovk__ctx *c, int nin, const double *const *X, int nout, const double *coef, double *const *out)
 {
     ovk__tic t0 = ovk__tic_start(c);
     for (int i0 = 0; i0 < c->n; i0 += CHUNK) {
-        int len = c->n - i0 < CHUNK ? c->n - i0 : CHUNK;
-        for (int j = 0; j < nout; j++) memset(out[j] + i0, 0, sizeof(double) * (size_t)len);
-        for (int l = 0; l < nin; l += 4) {
-            int nl = nin - l < 4 ? nin - l : 4;
-            const double *restrict x0 = X[l] + i0, *restrict x1 = X[l + (nl > 1)] + i0;
-            const double *restrict x2 = X[l + (nl > 2 ? 2 : 0)] + i0, *restrict x3 = X[l + (nl > 3 ? 3 : 0)] + i0;
-            for (int j = 0; j < nout; j++) {
-                const double *a = coef + (size_t)j * (size_t)nin + l;
-                double a0 = a[0], a1 = nl > 1 ? a[1] : 0.0, a2 = nl > 2 ? a[2] : 0.0, a3 = nl > 3 ? a[3] : 0.0;
-                double *restrict o = out[j] + i0;
-#pragma omp simd
-                for (int i = 0; i < len; i++) o[i] += a0 * x0[i] + a1 * x1[i] + a2 * x2[i] + a3 * x3[i];
-            }
-        }
+        combine_chunk(i0, c->n - i0 < CHUNK ? c->n - i0 : CHUNK, nin, X, nout, coef, out);
         ovk__poke(&c->hook);
     }
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
-/* out[j * nx + l] += <X[l], Y[j]>, l < nx, j < ny, in one pass over the
- * rows (chunk by chunk, Y's chunks reused from L1), two X by four Y per
- * loop (six loads for eight products); timed as axpy */
+/* out[l] += <X[l], w> over rows i0 .. i0 + len, l < nx, four X per loop,
+ * in LANES fixed lanes as gram_chunk's */
+enum { LANES = 8 };
+static inline void dots_row(int i, int q, const double *restrict x0, const double *restrict x1,
+                            const double *restrict x2, const double *restrict x3, const double *restrict w,
+                            double (*s)[LANES])
+{
+    double u = w[i];
+    s[0][q] += x0[i] * u;
+    s[1][q] += x1[i] * u;
+    s[2][q] += x2[i] * u;
+    s[3][q] += x3[i] * u;
+}
+
+OVK__CLONES static void dots_chunk(int i0, int len, int nx, const double *const *X, const double *restrict w,
+                                   double *out)
+{
+    for (int l = 0; l < nx; l += 4) {
+        int nl = nx - l < 4 ? nx - l : 4;
+        const double *restrict x0 = X[l], *restrict x1 = X[l + (nl > 1)];
+        const double *restrict x2 = X[l + (nl > 2 ? 2 : 0)], *restrict x3 = X[l + (nl > 3 ? 3 : 0)];
+        double s[4][LANES] = {{0.0}};
+        int b = i0, end = i0 + len;
+        for (; b + LANES <= end; b += LANES) {
+#pragma omp simd
+            for (int q = 0; q < LANES; q++) dots_row(b + q, q, x0, x1, x2, x3, w, s);
+        }
+        for (int q = 0; b + q < end; q++) dots_row(b + q, q, x0, x1, x2, x3, w, s);
+        for (int a = 0; a < nl; a++) {
+            double sum = 0.0;
+            for (int e = 0; e < LANES; e++) sum += s[a][e];
+            out[l + a] += sum;
+        }
+    }
+}
+
+/* out = X^T w (nx local sums), chunk by chunk (w's chunk stays in L1);
+ * timed as axpy */
+static void dots_out(ovk__ctx *c, int nx, const double *const *X, const double *w, double *out)
+{
+    ovk__tic t0 = ovk__tic_start(c);
+    memset(out, 0, sizeof(double) * (size_t)nx);
+    for (int i0 = 0; i0 < c->n; i0 += CHUNK) {
+        dots_chunk(i0, c->n - i0 < CHUNK ? c->n - i0 : CHUNK, nx, X, w, out);
+        ovk__poke(&c->hook);
+    }
+    ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
+}
+
+/* out[j * nx + l] += <X[l], Y[j]> over rows i0 .. i0 + len, l < nx, j <
+ * ny: two X by four Y per loop (six loads for eight products), row i's
+ * products to lane i mod LANES and the lanes added in order at the end, so
+ * that every clone gives the same bits */
+static inline void gram_row(int i, int q, const double *restrict x0, const double *restrict x1,
+                            const double *restrict y0, const double *restrict y1, const double *restrict y2,
+                            const double *restrict y3, double (*s)[LANES])
+{
+    s[0][q] += x0[i] * y0[i];
+    s[1][q] += x0[i] * y1[i];
+    s[2][q] += x0[i] * y2[i];
+    s[3][q] += x0[i] * y3[i];
+    s[4][q] += x1[i] * y0[i];
+    s[5][q] += x1[i] * y1[i];
+    s[6][q] += x1[i] * y2[i];
+    s[7][q] += x1[i] * y3[i];
+}
+
+OVK__CLONES static void gram_chunk(int i0, int len, int nx, const double *const *X, int ny, double *const *Y,
+                                   double *out)
+{
+    for (int l = 0; l < nx; l += 2) {
+        int nl = nx - l < 2 ? nx - l : 2;
+        const double *restrict x0 = X[l] + i0, *restrict x1 = X[l + nl - 1] + i0;
+        for (int j = 0; j < ny; j += 4) {
+            int nj = ny - j < 4 ? ny - j : 4;
+            const double *restrict y0 = Y[j] + i0, *restrict y1 = Y[j + (nj > 1)] + i0;
+            const double *restrict y2 = Y[j + (nj > 2 ? 2 : 0)] + i0, *restrict y3 = Y[j + (nj > 3 ? 3 : 0)] + i0;
+            double s[8][LANES] = {{0.0}};
+            int b = 0;
+            for (; b + LANES <= len; b += LANES) {
+#pragma omp simd
+                for (int q = 0; q < LANES; q++) gram_row(b + q, q, x0, x1, y0, y1, y2, y3, s);
+            }
+            for (int q = 0; b + q < len; q++) gram_row(b + q, q, x0, x1, y0, y1, y2, y3, s);
+            for (int a = 0; a < nl; a++)
+                for (int q = 0; q < nj; q++) {
+                    double sum = 0.0;
+                    for (int e = 0; e < LANES; e++) sum += s[4 * a + q][e];
+                    out[(size_t)(j + q) * (size_t)nx + l + a] += sum;
+                }
+        }
+    }
+}
+
+/* gram_chunk over all rows, chunk by chunk (Y's chunks reused from L1);
+ * timed as axpy */
 static void gram_out(ovk__ctx *c, int nx, const double *const *X, int ny, double *const *Y, double *out)
 {
     ovk__tic t0 = ovk__tic_start(c);
     for (int i0 = 0; i0 < c->n; i0 += CHUNK) {
-        int len = c->n - i0 < CHUNK ? c->n - i0 : CHUNK;
-        for (int l = 0; l < nx; l += 2) {
-            int nl = nx - l < 2 ? nx - l : 2;
-            const double *restrict x0 = X[l] + i0, *restrict x1 = X[l + nl - 1] + i0;
-            for (int j = 0; j < ny; j += 4) {
-                int nj = ny - j < 4 ? ny - j : 4;
-                const double *restrict y0 = Y[j] + i0, *restrict y1 = Y[j + (nj > 1)] + i0;
-                const double *restrict y2 = Y[j + (nj > 2 ? 2 : 0)] + i0, *restrict y3 = Y[j + (nj > 3 ? 3 : 0)] + i0;
-                double s00 = 0.0, s01 = 0.0, s02 = 0.0, s03 = 0.0, s10 = 0.0, s11 = 0.0, s12 = 0.0, s13 = 0.0;
-#pragma omp simd reduction(+ : s00, s01, s02, s03, s10, s11, s12, s13)
-                for (int i = 0; i < len; i++) {
-                    s00 += x0[i] * y0[i];
-                    s01 += x0[i] * y1[i];
-                    s02 += x0[i] * y2[i];
-                    s03 += x0[i] * y3[i];
-                    s10 += x1[i] * y0[i];
-                    s11 += x1[i] * y1[i];
-                    s12 += x1[i] * y2[i];
-                    s13 += x1[i] * y3[i];
-                }
-                double sv[2][4] = {{s00, s01, s02, s03}, {s10, s11, s12, s13}};
-                for (int a = 0; a < nl; a++)
-                    for (int q = 0; q < nj; q++) out[(size_t)(j + q) * (size_t)nx + l + a] += sv[a][q];
-            }
-        }
+        gram_chunk(i0, c->n - i0 < CHUNK ? c->n - i0 : CHUNK, nx, X, ny, Y, out);
         ovk__poke(&c->hook);
     }
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
@@ -283,7 +373,7 @@ static int orthogonalise(ovk__ctx *c, gcrodr_work *w, int k, int j, double *wv, 
     memset(h, 0, sizeof(double) * (size_t)(j + 2));
     double ww0 = 0.0, left = 0.0;
     for (int pass = 0; pass < 2; pass++) {
-        ovk__gmres_dots(c, nx + 1, X, wv, vals); /* Ck^T w, V^T w, <w,w> */
+        dots_out(c, nx + 1, X, wv, vals); /* Ck^T w, V^T w, <w,w> */
         int rc = ovk__sum(c, OVK__IPROD, vals, nx + 1);
         if (rc) return rc;
         double ww = vals[nx], ss = 0.0;
@@ -294,17 +384,17 @@ static int orthogonalise(ovk__ctx *c, gcrodr_work *w, int k, int j, double *wv, 
         }
         for (int i = 0; i < k; i++) b[i] += vals[i];
         for (int i = 0; i <= j; i++) h[i] += vals[k + i];
-        ovk__gmres_combine(c, nx, X, coef, 1.0, wv); /* w -= Ck b + V h */
-        left = ww - ss;
-        if (!isfinite(ww)) {
-            left = NAN;
-            break;
+        left = isfinite(ww) ? ww - ss : NAN;
+        int last = pass == 1 || !isfinite(ww) || left > REFINE * ww;
+        double scale = 1.0;
+        if (last) { /* the norm is known: v_{j+1} = w / h_{j+1,j} in the same pass */
+            *happy = !(left > 1e-28 * ww0) && isfinite(left);
+            h[j + 1] = *happy ? 0.0 : sqrt(left);
+            if (!*happy) scale = 1.0 / h[j + 1];
         }
-        if (left > REFINE * ww) break;
+        ovk__gmres_combine(c, nx, X, coef, scale, wv); /* w = scale (w - Ck b - V h) */
+        if (last) break;
     }
-    *happy = !(left > 1e-28 * ww0) && isfinite(left);
-    h[j + 1] = *happy ? 0.0 : sqrt(left);
-    if (!*happy) ovk__gmres_scale(c, 1.0 / h[j + 1], wv, wv);
     return OVK_OK;
 }
 
@@ -339,20 +429,53 @@ static int arnoldi(ovk__ctx *c, gcrodr_work *w, int k, double rr, double bb, int
 
 /* ---- the space made again at a cycle's end --------------------------------- */
 
+/* GA p = theta GB p as a standard problem when GA = R^T R (Cholesky, into
+ * GA's upper triangle; RC keeps GA for the general one when it fails):
+ * M q = mu q, M = R^-T GB R^-1 (into GB), q = R p, mu = 1 / theta (LAPACK
+ * dgeev, a third of dggev's time at nn = 40).  ar, ai, be as dggev's:
+ * |theta| = |ar + i ai| / be; 1 standard, 0 general, -1 LAPACK failed */
+static int pencil_eig(gcrodr_work *w, int nn, double *GA, double *GB, double *RC, double *ar, double *ai, double *be,
+                      double *VR)
+{
+    int lwork = 8 * nn + 16, info = 0, one = 1;
+    double dummy = 0.0, *work = be + nn;
+    memcpy(RC, GA, sizeof(double) * (size_t)nn * (size_t)nn);
+    if (ovk__cholesky(nn, GA, nn, 1, 1e-12) == 0) {
+        for (int j = 0; j < nn; j++) { /* GB = R^-T GB, column by column */
+            double *col = GB + (size_t)j * nn;
+            for (int i = 0; i < nn; i++) {
+                double v = col[i];
+                for (int l = 0; l < i; l++) v -= GA[l + (size_t)i * nn] * col[l];
+                col[i] = v / GA[i + (size_t)i * nn];
+            }
+        }
+        for (int i = 0; i < nn; i++) /* GB = GB R^-1, row by row */
+            for (int j = 0; j < nn; j++) {
+                double v = GB[i + (size_t)j * nn];
+                for (int l = 0; l < j; l++) v -= GB[i + (size_t)l * nn] * GA[l + (size_t)j * nn];
+                GB[i + (size_t)j * nn] = v / GA[j + (size_t)j * nn];
+            }
+        dgeev_("N", "V", &nn, GB, &nn, ar, ai, &dummy, &one, VR, &nn, work, &lwork, &info, 1, 1);
+        for (int i = 0; i < nn && info == 0; i++) be[i] = ar[i] * ar[i] + ai[i] * ai[i]; /* |theta| = 1 / |mu| */
+        if (info != 0) w->lapack_info = info;
+        return info == 0 ? 1 : -1;
+    }
+    dggev_("N", "V", &nn, RC, &nn, GB, &nn, ar, ai, be, &dummy, &one, VR, &nn, work, &lwork, &info, 1, 1);
+    if (info != 0) w->lapack_info = info;
+    return info == 0 ? 0 : -1;
+}
+
 /* The harmonic Ritz vectors of the k smallest |theta| into P (nn x *kp,
  * real; a complex pair as its two parts, dropped when only one fits);
  * -1 when LAPACK fails or nothing finite is found */
 static int harmonic_ritz(gcrodr_work *w, int nn, double *GA, double *GB, int want, double *P, int *kp)
 {
-    double *ar = w->dense + w->dense_len - 11 * nn - 16, *ai = ar + nn, *be = ai + nn, *work = be + nn;
-    double *VR = P + (size_t)nn * (size_t)want; /* after P's room: nn x nn */
-    int lwork = 8 * nn + 16, info = 0, one = 1, order[OVK__MAX_RESTART + OVK__RECYCLE_MAX];
-    double dummy = 0.0, mag[OVK__MAX_RESTART + OVK__RECYCLE_MAX];
-    dggev_("N", "V", &nn, GA, &nn, GB, &nn, ar, ai, be, &dummy, &one, VR, &nn, work, &lwork, &info, 1, 1);
-    if (info != 0) {
-        w->lapack_info = info;
-        return -1;
-    }
+    double *ar = w->dense + w->dense_len - 11 * nn - 16, *ai = ar + nn, *be = ai + nn;
+    double *VR = P + (size_t)nn * (size_t)want; /* after P's room: nn x nn, then RC's */
+    int order[OVK__MAX_RESTART + OVK__RECYCLE_MAX];
+    double mag[OVK__MAX_RESTART + OVK__RECYCLE_MAX];
+    int std = pencil_eig(w, nn, GA, GB, VR + (size_t)nn * nn, ar, ai, be, VR);
+    if (std < 0) return -1;
     int cnt = 0;
     for (int i = 0; i < nn; i++) {
         double v = hypot(ar[i], ai[i]) / fabs(be[i]);
@@ -381,6 +504,14 @@ static int harmonic_ritz(gcrodr_work *w, int nn, double *GA, double *GB, int wan
         if (seen) continue;
         memcpy(P + (size_t)np++ * (size_t)nn, VR + (size_t)first * (size_t)nn, sizeof(double) * (size_t)nn);
         memcpy(P + (size_t)np++ * (size_t)nn, VR + (size_t)(first + 1) * (size_t)nn, sizeof(double) * (size_t)nn);
+    }
+    for (int j = 0; std && j < np; j++) { /* p = R^-1 q */
+        double *q = P + (size_t)j * nn;
+        for (int i = nn - 1; i >= 0; i--) {
+            double v = q[i];
+            for (int l = i + 1; l < nn; l++) v -= GA[i + (size_t)l * nn] * q[l];
+            q[i] = v / GA[i + (size_t)i * nn];
+        }
     }
     *kp = np;
     return np > 0 ? 0 : -1;
@@ -543,7 +674,7 @@ static int cycle_end(ovk__ctx *c, gcrodr_work *w, int k, int mk, int iter, doubl
             for (int i = 0; i <= mk; i++) VU[i + j * (mk + 1)] = vals[1 + j * (k + mk + 1) + k + i];
         if (update_space(c, w, k, mk, CU, VU))
             snprintf(sp->note, sizeof sp->note, "kept: the last cycle's harmonic Ritz problem failed%s",
-                     w->lapack_info ? " (LAPACK dggev)" : "");
+                     w->lapack_info ? " (LAPACK)" : "");
     }
     c->res->reason = OVK_REASON_NONE; /* the true residual decides */
     rc = ovk__iterate_check(c, iter, *rr, bb, stop);
@@ -557,6 +688,25 @@ static int cycle_end(ovk__ctx *c, gcrodr_work *w, int k, int mk, int iter, doubl
 }
 
 /* ---- the solve ------------------------------------------------------------ */
+
+/* After a solve (the same iterations on every rank, so the same decision):
+ * a fresh solve's count is the reference; a carried space that took more
+ * than it plus K is not carried into the next FRESH_RUNS solves, and the
+ * note says so while they run */
+static void judge_carried(ovk__recycle *sp, gcrodr_work *w, int carried, int iter)
+{
+    if (!carried) w->fresh_its = iter;
+    else if (w->fresh_its > 0 && iter > w->fresh_its + sp->want) {
+        w->fresh_left = FRESH_RUNS;
+        w->carried_its = iter;
+        w->judged_its = w->fresh_its;
+    }
+    if (w->fresh_left == 0) return;
+    size_t len = strlen(sp->note);
+    snprintf(sp->note + len, sizeof sp->note - len,
+             "; not carried into the next %d solve(s): a carried one took %d iterations, the fresh one before %d",
+             w->fresh_left, w->carried_its, w->judged_its);
+}
 
 static int iterate(ovk__ctx *c, void *work, double bb)
 {
@@ -588,7 +738,13 @@ static int iterate(ovk__ctx *c, void *work, double bb)
         c->res->reason = OVK_REASON_MAXIT;
         return OVK_OK;
     }
-    if (active && k > 0) {
+    if (active && sp->k == 0) w->fresh_left = 0; /* nothing carried: the next space is tried */
+    if (active && k > 0 && w->fresh_left > 0) {
+        w->fresh_left--;
+        k = 0;
+    }
+    int carried = active && k > 0;
+    if (carried) {
         rc = start_space(c, w, &rr, &k);
         if (rc) return rc;
     } else {
@@ -606,6 +762,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
         if (rc) return rc;
         k = active ? sp->k : 0;
     }
+    if (active) judge_carried(sp, w, carried, iter);
     return OVK_OK;
 }
 
@@ -646,8 +803,8 @@ static int setup(ovk__ctx *c, void *work)
     int rc = ovk__recycle_reserve(c, 0);
     if (rc) return rc;
     int nn = want + w->m, rows = nn + 1, kw = want > 0 ? want : 1;
-    /* G, M2 (rows x nn), GA, GB (nn^2), Y (rows x kw), R (kw^2), PR, P (nn x kw), VR (nn^2), dggev's arrays */
-    w->dense_len = 2 * rows * nn + 3 * nn * nn + rows * kw + kw * kw + 2 * nn * kw + 11 * nn + 16;
+    /* G, M2 (rows x nn), GA, GB (nn^2), Y (rows x kw), R (kw^2), PR, P (nn x kw), VR, RC (nn^2), LAPACK's arrays */
+    w->dense_len = 2 * rows * nn + 4 * nn * nn + rows * kw + kw * kw + 2 * nn * kw + 11 * nn + 16;
     w->dense = malloc(sizeof(double) * (size_t)w->dense_len);
     w->hraw = malloc(sizeof(double) * (size_t)(w->m + 1) * (size_t)w->m);
     w->B = calloc((size_t)w->m * OVK__RECYCLE_MAX, sizeof(double));

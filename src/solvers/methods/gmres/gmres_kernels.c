@@ -96,8 +96,8 @@ void ovk__gmres_dots(ovk__ctx *c, int k, const double *const *X, const double *w
 }
 
 /* y = s (y + sum_i a_i X[i]) over rows lo..hi for up to four vectors: y
- * read and written once for all of them */
-static void combine4(int nx, const double *const *X, const double *a, double s, double *restrict y, int lo, int hi)
+ * read and written once for all of them (element-wise: cloned) */
+OVK__CLONES static void combine4(int nx, const double *const *X, const double *a, double s, double *restrict y, int lo, int hi)
 {
     const double *restrict x0 = X[0];
     double a0 = a[0];
