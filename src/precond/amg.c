@@ -91,8 +91,9 @@ static const int relax_up[] = {HY_L1_GS_BWD, HY_HYBRID_SGS, HY_L1_JACOBI, HY_CHE
 static int agg_options(ovk__amg_opts *o)
 {
     if (o->setup != SETUP_AGG) {
-        if (o->agg_smooth >= 0 || o->agg_threshold >= 0.0 || o->agg_mis2 >= 0 || o->agg_corr >= 0.0)
-            return ovk__fail(OVK_EOPTION, "amg: agg_smooth, agg_threshold, agg_mis2 and agg_corr are keys of setup=agg");
+        if (o->agg_smooth >= 0 || o->agg_threshold >= 0.0 || o->agg_mis2 >= 0 || o->agg_corr >= 0.0 || o->agg_gather >= 0.0)
+            return ovk__fail(OVK_EOPTION,
+                             "amg: agg_smooth, agg_threshold, agg_mis2, agg_corr and agg_gather are keys of setup=agg");
         return OVK_OK;
     }
     if (o->cycle != CYCLE_OVK)
@@ -105,6 +106,7 @@ static int agg_options(ovk__amg_opts *o)
     if (o->agg_threshold < 0.0) o->agg_threshold = 0.0;
     if (o->agg_mis2 < 0) o->agg_mis2 = 1;
     if (o->agg_corr < 0.0) o->agg_corr = 1.0;
+    if (o->agg_gather < 0.0) o->agg_gather = AGG_GATHER_DEFAULT;
     return OVK_OK;
 }
 
@@ -139,6 +141,7 @@ static int read_options(ovk__opts *opts, ovk__amg_opts *o)
         OVK__OPT_DOUBLE("agg_threshold", 0.0, 1.0, &o->agg_threshold),
         OVK__OPT_INT("agg_mis2", 0, 40, &o->agg_mis2),
         OVK__OPT_DOUBLE("agg_corr", 1.0, 2.0, &o->agg_corr),
+        OVK__OPT_DOUBLE("agg_gather", 0.0, 1e9, &o->agg_gather),
     };
     int rc = ovk__opts_read(opts, "amg", t, (int)(sizeof t / sizeof t[0]));
     if (rc) return rc;
@@ -197,7 +200,7 @@ static int amg_create(ovk__opts *opts, void **state)
                       .rbm = 1, .qmax = 4, .rbm_level = RBM_LEVEL_DEFAULT,
                       .reuse = -1, .reuse_tol = 0.3, .reuse_coarse = REUSE_COARSE_DEFAULT, .reuse_scale = -1,
                       .setup = SETUP_BOOMERAMG, .agg_smooth = -1, .agg_threshold = -1.0, .agg_mis2 = -1,
-                      .agg_corr = -1.0};
+                      .agg_corr = -1.0, .agg_gather = -1.0};
     return read_options(opts, &m->o);
 }
 
@@ -502,7 +505,11 @@ static int level_sizes(ovk__amg *m)
         hypre_ParCSRMatrix *A = hypre_ParAMGDataAArray(d)[l];
         m->rows[l] = (double)hypre_ParCSRMatrixGlobalNumRows(A);
         m->nnz[l] = (double)ovk__amg_diag_count(A) + (hypre_CSRMatrixNumCols(hypre_ParCSRMatrixOffd(A)) ? ovk__amg_offd_count(A) : 0);
+        m->ranks[l] = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(A)) > 0;
     }
+    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, m->ranks, m->nlev, MPI_INT, MPI_SUM, m->comm),
+                      "MPI_Allreduce (amg level ranks)");
+    if (rc) return rc;
     return ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, m->nnz, m->nlev, MPI_DOUBLE, MPI_SUM, m->comm),
                     "MPI_Allreduce (amg level sizes)");
 }
@@ -513,8 +520,13 @@ static void amg_view(void *state, FILE *f)
     double rows = 0.0, nnz = 0.0;
     for (int l = 0; l < m->nlev; l++) rows += m->rows[l], nnz += m->nnz[l];
     if (m->o.setup == SETUP_AGG)
-        fprintf(f, "  amg: setup=agg (%s aggregation, agg_threshold=%g), near-null space of %d vectors\n",
-                m->o.agg_smooth ? "smoothed" : "unsmoothed", m->o.agg_threshold, m->agg_k);
+    {
+        fprintf(f, "  amg: setup=agg (%s aggregation, agg_threshold=%g, agg_gather=%g), near-null space of %d vectors; "
+                   "ranks holding rows by level:",
+                m->o.agg_smooth ? "smoothed" : "unsmoothed", m->o.agg_threshold, m->o.agg_gather, m->agg_k);
+        for (int l = 0; l < m->nlev; l++) fprintf(f, " %d", m->ranks[l]);
+        fprintf(f, "\n");
+    }
     fprintf(f, "  amg: %d levels, operator complexity %.3f, grid complexity %.3f; rows (entries) by level:", m->nlev,
             m->nlev ? nnz / m->nnz[0] : 0.0, m->nlev ? rows / m->rows[0] : 0.0);
     for (int l = 0; l < m->nlev; l++) fprintf(f, " %.0f (%.0f)", m->rows[l], m->nnz[l]);
@@ -618,7 +630,8 @@ const ovk__pc_type ovk__pc_amg = {
     .options = "setup=boomeramg|agg (boomeramg: hypre's classical hierarchy; agg: our smoothed aggregation, "
                "cycle=ovk); agg_smooth=0|1 (1, setup=agg: smoothed prolongator); agg_mis2=N (1, setup=agg: levels "
                "aggregated on a distance-2 MIS, the rest on a distance-1 MIS); agg_threshold=0..1 (0, setup=agg: "
-               "strength of connection); agg_corr=1..2 (1, setup=agg: coarse corrections times this); cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25; 0.5 when bs>=3); "
+               "strength of connection); agg_corr=1..2 (1, setup=agg: coarse corrections times this); agg_gather=R (0, setup=agg: a coarse level "
+               "of fewer rows per rank is gathered onto fewer ranks; 0: never); cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25; 0.5 when bs>=3); "
                "coarsen=hmis|pmis|falgout|cljp (pmis; hmis when bs>1); interp=ext+i|ext|classical|direct|multipass; pmax=N (4, 0: no "
                "limit); smoother=cheby|l1jacobi (cycle=ovk, cheby) or l1gs|sgs|l1jacobi|cheby (cycle=hypre, l1gs); "
                "degree=N (1, cheby steps, cycle=ovk); ratio=R (4; 10 when bs>1: cheby interval emax/emin, cycle=ovk); "

@@ -59,6 +59,9 @@ enum { SETUP_BOOMERAMG, SETUP_AGG };
  * null space): the rounded levels keep the null space only to 2^-24 (A_l 1
  * = 0 and P 1 = 1), and CG on a singular A needs it exact */
 enum { PRECISION_DEFAULT = PREC_SINGLE };
+/* setup=agg: a coarse level of fewer rows per rank than this is gathered
+ * onto every 2nd, 4th, ... rank (docs/preconditioners.md) */
+#define AGG_GATHER_DEFAULT 0.0
 
 typedef struct ovk__amg_opts {
     double strong;
@@ -76,6 +79,7 @@ typedef struct ovk__amg_opts {
     double agg_threshold; /* setup=agg: strength of connection */
     long agg_mis2;        /* setup=agg: levels aggregated on an MIS-2 (the rest on an MIS-1) */
     double agg_corr;      /* setup=agg: the cycle's coarse corrections times this (over-correction) */
+    double agg_gather;    /* setup=agg: rows per rank below which a coarse level is gathered (0: never) */
 } ovk__amg_opts;
 
 typedef struct ovk__amg {
@@ -104,6 +108,7 @@ typedef struct ovk__amg {
     long derived;          /* kept-P setups whose level-0 smoother bound was derived, not estimated */
     int nlev;                               /* the hierarchy, for the view */
     double rows[MAX_LEVELS], nnz[MAX_LEVELS]; /* global rows and entries of each level */
+    int ranks[MAX_LEVELS];                    /* ranks holding rows on each level */
     int singular;          /* env->singular: the coarsest level is singular too */
     int precision;         /* the cycle's (PREC_*): the option, or its default for this A */
     int agg_k;             /* setup=agg: the near-null space's vectors */

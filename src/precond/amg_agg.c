@@ -417,8 +417,11 @@ typedef struct coarse {
     HYPRE_BigInt cstart;  /* global id of the first local coarse unknown */
     HYPRE_BigInt nglobal; /* coarse unknowns in all */
     HYPRE_BigInt astart;  /* global id of the first local aggregate */
+    HYPRE_BigInt atotal;  /* aggregates in all */
     double *B;            /* nc x k */
     hypre_ParCSRMatrix *Pt;
+    int stride;           /* ranks holding the coarse rows: every stride-th (in: the fine level's) */
+    HYPRE_BigInt own0, own1; /* the coarse unknowns this rank owns (gathered: its group's, or none) */
 } coarse;
 
 static void coarse_free(coarse *c)
@@ -487,7 +490,7 @@ static int build_ptent(level_graph *g, coarse *c, const double *rep, const int *
         first[I] = f, rr[I] = r, at[I] = pos;
         pos += HDR + (size_t)nd * (size_t)k;
     }
-    HYPRE_BigInt c0 = c->cstart, c1 = c->cstart + c->cptr[c->nagg];
+    HYPRE_BigInt c0 = c->own0, c1 = c->own1;
     size_t nd_diag = 0, nd_offd = 0;
     for (int I = 0; !rc && I < g->nn; I++) {
         int nd = g->nptr[I + 1] - g->nptr[I];
@@ -643,9 +646,96 @@ static int member_records(const level_graph *g, const HYPRE_BigInt *agg, const d
     return OVK_OK;
 }
 
+/* Local (global values only, so every rank the same): the stride of the
+ * coarse level, from the fine level's: doubled while the coarse level's
+ * rows per rank holding them stay below gather (0: never), up to one rank */
+static int coarse_stride(int size, int stride, long long rows, double gather)
+{
+    while (gather > 0.0 && stride < size && (double)rows < gather * (double)((size + stride - 1) / stride))
+        stride *= 2;
+    return stride;
+}
+
+/* Collective: c->own0, own1 and *next, the first aggregate of the next
+ * group of ranks (the node numbering's start on an idle rank): the coarse
+ * unknowns of ranks r .. r+stride-1 (r a multiple of stride) owned by r, in
+ * the same global numbering; the idle ranks own an empty range at the next
+ * group's start, so that "the last rank whose start is <= id" owns id. */
+static int coarse_owners(level_graph *g, coarse *c, HYPRE_BigInt *next)
+{
+    int s = c->stride, r = g->rank, t = r / s * s, end = t + s < g->size ? t + s : g->size;
+    if (s == 1) {
+        c->own0 = c->cstart, c->own1 = c->cstart + c->cptr[c->nagg];
+        *next = c->astart + c->nagg;
+        return OVK_OK;
+    }
+    long long mine[2] = {(long long)c->cstart, (long long)c->astart};
+    long long *all = malloc(sizeof(long long) * 2 * ((size_t)g->size + 1));
+    int rc = ovk__agree(g->comm, all ? OVK_OK : nomem("the gathered partition"));
+    if (!rc) rc = ovk__mpi(MPI_Allgather(mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG, g->comm), "MPI_Allgather (amg agg)");
+    if (!rc) all[2 * g->size] = (long long)c->nglobal, all[2 * g->size + 1] = (long long)c->atotal;
+    if (!rc) {
+        c->own0 = r == t ? all[2 * t] : all[2 * end];
+        c->own1 = all[2 * end];
+        *next = all[2 * end + 1];
+    }
+    free(all);
+    return rc;
+}
+
+/* Collective: the coarse nodes (their unknowns' counts, their rows of B)
+ * of ranks r .. r+stride-1 onto rank r, in rank order (which is the global
+ * order): one MPI_Alltoallv of records [nagg, each aggregate's unknowns,
+ * B's rows].  next: coarse_owners'. */
+static int gather_coarse(level_graph *g, coarse *c, int k, HYPRE_BigInt next)
+{
+    int s = c->stride, r = g->rank, t = r / s * s, nc = c->cptr[c->nagg];
+    int *scount = calloc((size_t)g->size + 1, sizeof(int)), *rcount = malloc(sizeof(int) * ((size_t)g->size + 1));
+    int *rdisp = malloc(sizeof(int) * ((size_t)g->size + 1));
+    double *send = malloc(sizeof(double) * (1 + (size_t)c->nagg + (size_t)nc * k)), *recv = NULL;
+    int rc = ovk__agree(g->comm, scount && rcount && rdisp && send ? OVK_OK : nomem("gathering a level"));
+    if (!rc) {
+        scount[t] = 1 + c->nagg + nc * k;
+        send[0] = c->nagg;
+        for (int a = 0; a < c->nagg; a++) send[1 + a] = c->cptr[a + 1] - c->cptr[a];
+        for (int i = 0; i < nc; i++)
+            for (int j = 0; j < k; j++) send[1 + c->nagg + (size_t)i * k + j] = c->B[(size_t)j * nc + i];
+        rc = exchange(g, send, scount, &recv, rcount, rdisp);
+    }
+    int nagg = 0, ncg = 0;
+    for (int p = 0; !rc && p < g->size; p++)
+        if (rcount[p]) {
+            int na = (int)recv[rdisp[p]];
+            nagg += na, ncg += (rcount[p] - 1 - na) / k;
+        }
+    int *cptr = rc ? NULL : malloc(sizeof(int) * ((size_t)nagg + 1));
+    double *B = rc ? NULL : malloc(sizeof(double) * ((size_t)ncg * k + 1));
+    if (!rc) rc = cptr && B ? OVK_OK : nomem("gathering a level");
+    rc = ovk__agree(g->comm, rc);
+    if (!rc) {
+        int a = 0, i = 0;
+        cptr[0] = 0;
+        for (int p = 0; p < g->size; p++) {
+            if (!rcount[p]) continue;
+            const double *q = recv + rdisp[p];
+            int na = (int)q[0], ni = (rcount[p] - 1 - na) / k;
+            for (int e = 0; e < na; e++, a++) cptr[a + 1] = cptr[a] + (int)q[1 + e];
+            for (int e = 0; e < ni; e++, i++)
+                for (int j = 0; j < k; j++) B[(size_t)j * ncg + i] = q[1 + na + (size_t)e * k + j];
+        }
+        free(c->cptr), free(c->B);
+        c->cptr = cptr, c->B = B, cptr = NULL, B = NULL;
+        c->nagg = nagg, c->cstart = c->own0;
+        if (r != t) c->astart = next; /* idle: no nodes, at the next group's start */
+    }
+    free(scount), free(rcount), free(rdisp), free(send), free(recv), free(cptr), free(B);
+    return rc;
+}
+
 /* Collective: P_tent and B_{l+1} of g's aggregates (agg: each node's
  * root; in: the roots). */
-static int tentative(level_graph *g, const HYPRE_BigInt *agg, const char *in, const double *B, int k, coarse *c)
+static int tentative(level_graph *g, const HYPRE_BigInt *agg, const char *in, const double *B, int k, double gather,
+                     coarse *c)
 {
     int *aidx = malloc(sizeof(int) * ((size_t)g->nn + 1)), *scount = malloc(sizeof(int) * ((size_t)g->size + 1));
     int *rcount = malloc(sizeof(int) * ((size_t)g->size + 1)), *rdisp = malloc(sizeof(int) * ((size_t)g->size + 1));
@@ -659,7 +749,7 @@ static int tentative(level_graph *g, const HYPRE_BigInt *agg, const char *in, co
     rc = ovk__agree(g->comm, rc);
     long long before = 0, total = 0;
     if (!rc) rc = exscan(g->comm, c->nagg, &before, &total);
-    c->astart = before;
+    c->astart = before, c->atotal = total;
     if (!rc) rc = exchange(g, send, scount, &recv, rcount, rdisp);
     if (!rc) rc = parse_members(g, recv, rcount, rdisp, k, aidx, &m, &cnt);
     if (!rc) {
@@ -675,7 +765,10 @@ static int tentative(level_graph *g, const HYPRE_BigInt *agg, const char *in, co
         for (int a = 0; a < c->nagg; a++) c->cptr[a + 1] = c->cptr[a] + ra[a];
         rc = exscan(g->comm, c->cptr[c->nagg], &before, &total);
         c->cstart = before, c->nglobal = total;
+        c->stride = coarse_stride(g->size, c->stride, total, gather);
     }
+    HYPRE_BigInt next = 0;
+    if (!rc) rc = coarse_owners(g, c, &next);
     if (!rc) { /* the replies: [first coarse id, node id, rank], Q's rows */
         for (int t = 0; t < cnt; t++) {
             double *r = recv + m[t].at;
@@ -693,6 +786,7 @@ static int tentative(level_graph *g, const HYPRE_BigInt *agg, const char *in, co
     }
     rc = ovk__agree(g->comm, rc);
     if (!rc) rc = build_ptent(g, c, rep, rc2, k, &c->Pt);
+    if (!rc && c->stride > 1) rc = gather_coarse(g, c, k, next);
     free(aidx), free(scount), free(rcount), free(rdisp), free(rc2), free(rd2);
     free(send), free(recv), free(rep), free(Rall), free(ra), free(m);
     return rc;
@@ -858,7 +952,7 @@ static int one_level(level_graph *g, int l, const ovk__amg_agg_opts *o, const do
     if (!rc) rc = strength(g, o->threshold);
     if (!rc) rc = mis(g, l < o->mis2_levels ? 2 : 1, in);
     if (!rc) rc = aggregate(g, in, agg);
-    if (!rc) rc = tentative(g, agg, in, B, k, c);
+    if (!rc) rc = tentative(g, agg, in, B, k, o->gather, c);
     *P = NULL;
     if (!rc && o->smooth) rc = smooth_p(g->A, c->Pt, P);
     if (!rc && !o->smooth) {
@@ -878,7 +972,7 @@ int ovk__amg_agg_build(hypre_ParCSRMatrix *A, hypre_ParVector *b, hypre_ParVecto
 {
     MPI_Comm comm = hypre_ParCSRMatrixComm(A);
     hypre_ParCSRMatrix *As[MAXLEV] = {A}, *Ps[MAXLEV] = {NULL};
-    int nlev = 1, size, rank, bs = o->bs;
+    int nlev = 1, size, rank, bs = o->bs, stride = 1; /* every stride-th rank holds the level's rows */
     MPI_Comm_size(comm, &size), MPI_Comm_rank(comm, &rank);
     int n0 = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(A));
     int *nptr = malloc(sizeof(int) * ((size_t)n0 / bs + 1));
@@ -894,7 +988,7 @@ int ovk__amg_agg_build(hypre_ParCSRMatrix *A, hypre_ParVector *b, hypre_ParVecto
         HYPRE_BigInt rows = hypre_ParCSRMatrixGlobalNumRows(As[l]);
         if (l > 0 && rows <= o->coarse_size) break;
         level_graph g = {.comm = comm, .size = size, .rank = rank, .A = As[l], .nn = nn, .nptr = nptr, .nstart = nstart};
-        coarse c = {0};
+        coarse c = {.stride = stride};
         rc = one_level(&g, l, o, Bcur, k, &c, &Ps[l], &As[l + 1], plans && !o->smooth ? &plans[l] : NULL);
         g.nptr = NULL; /* ours, not the graph's */
         graph_free(&g);
@@ -922,7 +1016,7 @@ int ovk__amg_agg_build(hypre_ParCSRMatrix *A, hypre_ParVector *b, hypre_ParVecto
             break;
         }
         free(nptr), free(Bown);
-        nptr = c.cptr, c.cptr = NULL, nn = c.nagg, nstart = c.astart;
+        nptr = c.cptr, c.cptr = NULL, nn = c.nagg, nstart = c.astart, stride = c.stride;
         Bown = c.B, c.B = NULL, Bcur = Bown;
         HYPRE_BigInt crows = c.nglobal;
         coarse_free(&c);

@@ -20,6 +20,8 @@ typedef struct ovk__amg_agg_opts {
     int coarse_size;  /* stop below this many global rows */
     int mis2_levels;  /* levels (from the finest) aggregated on an MIS-2, the others on an MIS-1 */
     int singular;     /* A is singular (a declared null space): no coarsest level of at most k rows */
+    double gather;    /* a coarse level of fewer rows per rank holding rows than this is gathered onto
+                       * every 2nd, 4th, ... rank (0: never); the levels themselves are unchanged */
 } ovk__amg_agg_opts;
 
 /* What a test may keep of a build (NULL: nothing): each level's tentative

@@ -182,7 +182,7 @@ int ovk__amg_agg_setup(ovk__amg *m, const ovk__pc_env *env)
     int rc = agg_nullspace(m, env, &B, &k);
     if (!rc) {
         ovk__amg_agg_opts ao = {(int)m->o.bs, m->o.agg_threshold, (int)m->o.agg_smooth, (int)m->o.max_levels,
-                                (int)m->o.coarse_size, (int)m->o.agg_mis2, m->singular};
+                                (int)m->o.coarse_size, (int)m->o.agg_mis2, m->singular, m->o.agg_gather};
         rc = ovk__amg_agg_build((hypre_ParCSRMatrix *)m->A, (hypre_ParVector *)m->b, (hypre_ParVector *)m->x, k, B, &ao,
                                 (hypre_ParAMGData *)m->solver, NULL, keep_products(m) ? m->rap : NULL);
     }

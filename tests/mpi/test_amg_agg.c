@@ -7,7 +7,10 @@
  * near-null space exactly (P_tent B_{l+1} = B_l: the constants, and for a
  * 2-unknown system the translations and the rotation from coordinates);
  * the levels, their sizes and their operators are those of the same
- * matrix on one rank (MPI_COMM_SELF).
+ * matrix on one rank (MPI_COMM_SELF).  The same with coarse levels
+ * gathered (agg_gather: all onto rank 0, or onto every 2nd, 4th ... rank
+ * while below 12 rows a rank; a group may hold the rank without rows),
+ * whose ranks holding rows are checked.
  *
  * Through the solver: iterations of the default amg and of setup=agg
  * bounded on small members of each family (27-point Laplacian,
@@ -190,6 +193,7 @@ typedef struct built {
     long rows[40];
     double *a[40];
     long offd_ptent; /* entries of the level-0 tentative prolongator's offd blocks, all ranks */
+    int ranks[40];   /* ranks holding rows on each level */
 } built;
 
 static void built_free(built *b)
@@ -219,6 +223,8 @@ static void check_hierarchy(const grid *p, MPI_Comm comm, const ovk__amg_agg_opt
         hypre_ParCSRMatrix *Al = hypre_ParAMGDataAArray(d)[l];
         out->rows[l] = (long)hypre_ParCSRMatrixGlobalNumRows(Al);
         out->a[l] = hypre_dense(Al);
+        int has = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(Al)) > 0;
+        MPI_Allreduce(&has, &out->ranks[l], 1, MPI_INT, MPI_SUM, comm);
         if (l) MT_CHECK(out->rows[l] < out->rows[l - 1] && out->rows[l] > 0, "%s: level %d of %ld rows after %ld", what, l,
                         out->rows[l], out->rows[l - 1]);
     }
@@ -272,6 +278,15 @@ static void hierarchy(const grid *p, const ovk__amg_agg_opts *o, const char *wha
     built all, one;
     check_hierarchy(p, MPI_COMM_WORLD, o, what, &all);
     check_hierarchy(p, MPI_COMM_SELF, o, what, &one);
+    /* gathering: a coarse level's rows on every 2nd, 4th ... rank while its
+     * rows per such rank stay below o->gather (level 0 never) */
+    for (int l = 1, stride = 1; l < all.nlev && o->gather > 0.0; l++) {
+        while (stride < g_size && (double)all.rows[l] < o->gather * (double)((g_size + stride - 1) / stride)) stride *= 2;
+        int most = (g_size + stride - 1) / stride;
+        MT_CHECK(all.ranks[l] <= most,
+                 "%s: level %d (%ld rows) on %d ranks, at most %d with gathering below %g rows a rank", what, l,
+                 all.rows[l], all.ranks[l], most, o->gather);
+    }
     MT_CHECK(all.nlev == one.nlev, "%s: %d levels at %d ranks, %d at 1", what, all.nlev, g_size, one.nlev);
     for (int l = 0; l < all.nlev && l < one.nlev; l++) {
         MT_CHECK(all.rows[l] == one.rows[l], "%s: level %d: %ld rows at %d ranks, %ld at 1", what, l, all.rows[l], g_size,
@@ -286,7 +301,9 @@ static void hierarchy(const grid *p, const ovk__amg_agg_opts *o, const char *wha
     if (g_rank == 0) {
         printf("%s: %d levels, rows", what, all.nlev);
         for (int l = 0; l < all.nlev; l++) printf(" %ld", all.rows[l]);
-        printf("; %ld entries of P_tent across ranks\n", all.offd_ptent);
+        printf("; %ld entries of P_tent across ranks; ranks holding rows", all.offd_ptent);
+        for (int l = 0; l < all.nlev; l++) printf(" %d", all.ranks[l]);
+        printf("\n");
     }
     built_free(&all), built_free(&one);
 }
@@ -346,6 +363,16 @@ static void suite(void)
     MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 16, 0.0, &A));
     bounded(A, "27-point Laplacian 16^3", "amg", 18);
     bounded(A, "27-point Laplacian 16^3", "amg:setup=agg", 14);
+    /* coarse levels gathered: the same hierarchy, so the same iterations (but
+     * for the sums' order in the products) */
+    const char *gathered[] = {"amg:setup=agg,agg_gather=50", "amg:setup=agg,agg_gather=1e9",
+                              "amg:setup=agg,agg_smooth=0,agg_gather=1e9"};
+    for (int t = 0; t < 3; t++) {
+        int base = iterations(A, t < 2 ? "amg:setup=agg" : "amg:setup=agg,agg_smooth=0"), its = iterations(A, gathered[t]);
+        MT_CHECK(its >= 1 && abs(its - base) <= 1, "27-point Laplacian 16^3: %d iterations with %s, %d without", its,
+                 gathered[t], base);
+        if (g_rank == 0) printf("27-point Laplacian 16^3 with %s: %d iterations, %d without\n", gathered[t], its, base);
+    }
     ovk_matrix_destroy(A);
     int n0, nn;
     grid aniso = {64, 64, 1, 1e-3, 1.0};
@@ -387,6 +414,8 @@ static void bad_input(void)
     refused(A, "amg:agg_smooth=0", OVK_EOPTION, "setup=agg", 0, NULL, NULL);
     refused(A, "amg:agg_corr=1.5", OVK_EOPTION, "setup=agg", 0, NULL, NULL);
     refused(A, "amg:setup=agg,agg_corr=2.5", OVK_EOPTION, "agg_corr", 0, NULL, NULL);
+    refused(A, "amg:agg_gather=100", OVK_EOPTION, "setup=agg", 0, NULL, NULL);
+    refused(A, "amg:setup=agg,agg_gather=-1", OVK_EOPTION, "agg_gather", 0, NULL, NULL);
     refused(A, "amg:setup=agg,max_levels=1", OVK_EOPTION, "max_levels", 0, NULL, NULL);
     refused(A, "amg:setup=classic", OVK_EOPTION, "setup", 0, NULL, NULL);
     ovk_matrix_destroy(A);
@@ -421,8 +450,8 @@ int main(int argc, char **argv)
     ovk_matrix_destroy(A);
     int rc = mt_finish("test_amg_agg (no hypre in this build)");
 #else
-    ovk__amg_agg_opts smoothed = {1, 0.0, 1, 25, 9, 1, 0}, plain = {1, 0.0, 0, 25, 9, 1, 0}, sys = {2, 0.0, 1, 25, 9, 1, 0};
-    ovk__amg_agg_opts strong = {1, 0.1, 1, 25, 9, 1, 0}, mis1 = {1, 0.0, 1, 25, 9, 0, 0};
+    ovk__amg_agg_opts smoothed = {1, 0.0, 1, 25, 9, 1, 0, 0.0}, plain = {1, 0.0, 0, 25, 9, 1, 0, 0.0}, sys = {2, 0.0, 1, 25, 9, 1, 0, 0.0};
+    ovk__amg_agg_opts strong = {1, 0.1, 1, 25, 9, 1, 0, 0.0}, mis1 = {1, 0.0, 1, 25, 9, 0, 0, 0.0};
     grid lap = {24, 24, 1, 1.0, 1.0}, aniso = {20, 20, 1, 1e-3, 1.0}, elast = {14, 14, 2, 1.0, 1.0};
     hierarchy(&lap, &smoothed, "Laplacian 24^2, smoothed", 1);
     hierarchy(&lap, &plain, "Laplacian 24^2, unsmoothed", 1);
@@ -430,6 +459,13 @@ int main(int argc, char **argv)
     /* strong in x only: aggregates along the rows, which the ranks do not split */
     hierarchy(&aniso, &strong, "anisotropic 20^2, agg_threshold 0.1", 0);
     hierarchy(&elast, &sys, "bs=2 with the rotation, smoothed", 1);
+    /* coarse levels gathered: all onto rank 0, or halved while below 12 rows a rank */
+    ovk__amg_agg_opts all0 = {1, 0.0, 0, 25, 9, 1, 0, 1e9}, half = {1, 0.0, 0, 25, 9, 1, 0, 12.0};
+    ovk__amg_agg_opts sys0 = {2, 0.0, 1, 25, 9, 1, 0, 1e9}, syshalf = {2, 0.0, 0, 25, 9, 1, 0, 12.0};
+    hierarchy(&lap, &all0, "Laplacian 24^2, unsmoothed, coarse levels on one rank", 1);
+    hierarchy(&lap, &half, "Laplacian 24^2, unsmoothed, gathered below 12 rows a rank", 1);
+    hierarchy(&elast, &sys0, "bs=2 with the rotation, smoothed, coarse levels on one rank", 1);
+    hierarchy(&elast, &syshalf, "bs=2 with the rotation, unsmoothed, gathered below 12 rows a rank", 1);
 #ifndef OVK_TEST_SANITIZED
     suite(); /* the solves' kernels run under the sanitizers in test_amg */
 #endif
