@@ -60,8 +60,11 @@ enum { SETUP_BOOMERAMG, SETUP_AGG };
  * = 0 and P 1 = 1), and CG on a singular A needs it exact */
 enum { PRECISION_DEFAULT = PREC_SINGLE };
 /* setup=agg: a coarse level of fewer rows per rank than this is gathered
- * onto every 2nd, 4th, ... rank (docs/preconditioners.md) */
-#define AGG_GATHER_DEFAULT 0.0
+ * onto every 2nd, 4th, ... rank.  On FE Poisson (424,546 rows, unsmoothed,
+ * 2 and 4 ranks on 2 cores) 1000 cost nothing at 2 ranks and took 0.86x the
+ * setup + solve of no gathering at 4, 100 0.96x; 10000 gathers the first
+ * coarse level too and was slower at 2 ranks (docs/preconditioners.md) */
+#define AGG_GATHER_DEFAULT 1000.0
 
 typedef struct ovk__amg_opts {
     double strong;

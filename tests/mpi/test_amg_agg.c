@@ -363,12 +363,14 @@ static void suite(void)
     MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 16, 0.0, &A));
     bounded(A, "27-point Laplacian 16^3", "amg", 18);
     bounded(A, "27-point Laplacian 16^3", "amg:setup=agg", 14);
-    /* coarse levels gathered: the same hierarchy, so the same iterations (but
-     * for the sums' order in the products) */
-    const char *gathered[] = {"amg:setup=agg,agg_gather=50", "amg:setup=agg,agg_gather=1e9",
+    /* coarse levels gathered (by default below 1000 rows a rank): the same
+     * hierarchy, so the same iterations (but for the sums' order in the
+     * products) as without */
+    const char *gathered[] = {"amg:setup=agg", "amg:setup=agg,agg_gather=50", "amg:setup=agg,agg_gather=1e9",
                               "amg:setup=agg,agg_smooth=0,agg_gather=1e9"};
-    for (int t = 0; t < 3; t++) {
-        int base = iterations(A, t < 2 ? "amg:setup=agg" : "amg:setup=agg,agg_smooth=0"), its = iterations(A, gathered[t]);
+    for (int t = 0; t < 4; t++) {
+        int base = iterations(A, t < 3 ? "amg:setup=agg,agg_gather=0" : "amg:setup=agg,agg_smooth=0,agg_gather=0");
+        int its = iterations(A, gathered[t]);
         MT_CHECK(its >= 1 && abs(its - base) <= 1, "27-point Laplacian 16^3: %d iterations with %s, %d without", its,
                  gathered[t], base);
         if (g_rank == 0) printf("27-point Laplacian 16^3 with %s: %d iterations, %d without\n", gathered[t], its, base);
