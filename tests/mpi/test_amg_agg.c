@@ -10,7 +10,9 @@
  * matrix on one rank (MPI_COMM_SELF).  The same with coarse levels
  * gathered (agg_gather: all onto rank 0, or onto every 2nd, 4th ... rank
  * while below 12 rows a rank; a group may hold the rank without rows),
- * whose ranks holding rows are checked.
+ * whose ranks holding rows are checked; through the solver the same
+ * iterations gathered or not, also after a value update served on the kept
+ * hierarchy with reuse_coarse=galerkin (smoothed and unsmoothed).
  *
  * Through the solver: iterations of the default amg and of setup=agg
  * bounded on small members of each family (27-point Laplacian,
@@ -394,6 +396,70 @@ static void suite(void)
     if (g_rank == 0) printf("coefficient jump 1e5, 64^2, unsmoothed, degree=2: %d iterations, agg_corr=1.6 %d\n", plain, over);
     ovk_matrix_destroy(A);
 }
+
+/* iterations of the solve after a value update on the kept hierarchy (the
+ * jump 1e5 made 1.2e5, a drift below reuse_tol; reuse_coarse=galerkin forms the coarse operators
+ * again on the kept P: our sums unsmoothed, hypre's product smoothed) */
+static int after_update(const char *spec)
+{
+    grid jump = {64, 64, 1, 1.0, 1e5}, milder = {64, 64, 1, 1.0, 1.2e5};
+    ovk_matrix *A = NULL;
+    int n0, nn, *ptr;
+    ovk_gidx *col;
+    double *val;
+    MT_RC(OVK_OK, grid_matrix(&jump, MPI_COMM_WORLD, &A, &n0, &nn));
+    ovk_solver *s = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res = {0};
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", spec));
+    MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-8, 0.0, 400));
+    MT_RC(OVK_OK, ovk_vector_create(A, &b));
+    MT_RC(OVK_OK, ovk_vector_create(A, &x));
+    mt_random_b(A, b);
+    int rc = ovk_solver_solve(s, b, x, &res);
+    grid_rows(&milder, n0, nn, &ptr, &col, &val);
+    if (!rc) rc = ovk_matrix_update_values(A, ptr, col, val, OVK_DUP_REJECT);
+    if (!rc) rc = ovk_vector_set(x, 0.0);
+    if (!rc) rc = ovk_solver_solve(s, b, x, &res);
+    MT_CHECK(rc == OVK_OK, "%s after an update: %s (%s)", spec, ovk_status_name(rc), ovk_error_detail());
+    long kept = -1; /* the view's count of setups on the kept interpolation (rank 0's) */
+    if (g_rank == 0) {
+        FILE *f = tmpfile();
+        char line[1024];
+        if (f && ovk_solver_view(s, f) == OVK_OK) {
+            rewind(f);
+            while (fgets(line, sizeof line, f)) {
+                const char *at = strstr(line, " full setups, ");
+                if (at) kept = strtol(at + strlen(" full setups, "), NULL, 10);
+            }
+        }
+        if (f) fclose(f);
+    }
+    MPI_Bcast(&kept, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    MT_CHECK(kept == 1, "%s: the update was served by a setup on the kept interpolation (the view counts %ld)", spec,
+             kept);
+    free(ptr), free(col), free(val);
+    ovk_vector_destroy(b), ovk_vector_destroy(x);
+    ovk_solver_destroy(&s);
+    ovk_matrix_destroy(A);
+    return rc ? -1 : res.iterations;
+}
+
+/* a value update on gathered coarse levels: the iterations of the levels
+ * not gathered */
+static void reuse_gathered(void)
+{
+    const char *specs[] = {"amg:setup=agg,agg_smooth=0,reuse_coarse=galerkin", "amg:setup=agg,reuse_coarse=galerkin"};
+    for (int t = 0; t < 2; t++) {
+        char none[160], all[160];
+        snprintf(none, sizeof none, "%s,agg_gather=0", specs[t]);
+        snprintf(all, sizeof all, "%s,agg_gather=1e9", specs[t]);
+        int a = after_update(none), g = after_update(all);
+        MT_CHECK(g >= 1 && abs(g - a) <= 1, "%s after an update: %d iterations gathered, %d not", specs[t], g, a);
+        if (g_rank == 0) printf("%s after an update: %d iterations gathered, %d not\n", specs[t], g, a);
+    }
+}
 #endif
 
 static void bad_input(void)
@@ -470,6 +536,7 @@ int main(int argc, char **argv)
     hierarchy(&elast, &syshalf, "bs=2 with the rotation, unsmoothed, gathered below 12 rows a rank", 1);
 #ifndef OVK_TEST_SANITIZED
     suite(); /* the solves' kernels run under the sanitizers in test_amg */
+    reuse_gathered();
 #endif
     bad_input();
     int rc = mt_finish("test_amg_agg");
