@@ -5,7 +5,13 @@
 # one table (bench/results/amg_suite.csv, the block report:amg-suite).
 #
 #   bench/amg/suite.sh [-b build] [-p /tmp/ovk-peers] [-d /tmp/amg-suite] [-r 1] [-n 2]
-#                      [-o bench/results/amg_suite.csv] [-machine "text"]
+#                      [-o bench/results/amg_suite.csv] [-machine "text"] [-cases gather]
+#
+# -cases gather: instead, setup=agg (unsmoothed as below, and smoothed) with
+# its coarse levels never gathered (agg_gather=0, the first of each pair)
+# against its default agg_gather, on the same families (no peers; -o
+# defaults to bench/results/amg_gather.csv; docs/preconditioners.md,
+# "Coarse levels gathered").
 #
 # The matrices are made in -d unless there already (Debian's /usr/bin/python3
 # with gmsh, numpy, scipy):
@@ -25,18 +31,23 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=$root/build peers=/tmp/ovk-peers data=/tmp/amg-suite rounds=1 np=2 out=$root/bench/results/amg_suite.csv
+build=$root/build peers=/tmp/ovk-peers data=/tmp/amg-suite rounds=1 np=2 out= cases=default
 machine="$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(getconf _NPROCESSORS_ONLN) cores"
 while [ $# -gt 0 ]; do
   case $1 in
     -b) build=$2 ;; -p) peers=$2 ;; -d) data=$2 ;; -r) rounds=$2 ;; -n) np=$2 ;; -o) out=$2 ;;
-    -machine) machine=$2 ;;
+    -machine) machine=$2 ;; -cases) cases=$2 ;;
     *) echo "suite.sh: unknown flag $1" >&2; exit 2 ;;
   esac
   shift 2
 done
 PY=/usr/bin/python3
 mkdir -p "$data"
+case $cases in
+  default) out=${out:-$root/bench/results/amg_suite.csv} ;;
+  gather) out=${out:-$root/bench/results/amg_gather.csv} ;;
+  *) echo "suite.sh: -cases default or gather, not $cases" >&2; exit 2 ;;
+esac
 
 # ---- the matrices ----------------------------------------------------------
 make_once() { # FILE COMMAND...: run COMMAND unless FILE exists
@@ -72,6 +83,19 @@ ours gmres + amg:setup=agg | ovk | -solver gmres -precond amg:setup=agg
 PETSc GMRES + GAMG | petsc default | -ksp_type gmres -pc_type gamg -maxit 500
 EOF
 
+if [ "$cases" = gather ]; then # pairs: never gathered, then the default
+  for kind in scalar elasticity nonsym; do
+    case $kind in scalar) sv="cg1" bs="" ;; elasticity) sv="cg1" bs="bs=3," ;; nonsym) sv="gmres" bs="" ;; esac
+    for smooth in "$agg0" setup=agg; do
+      tag=$([ "$smooth" = setup=agg ] && echo smoothed || echo unsmoothed)
+      printf 'ours %s + amg:%s%s,agg_gather=0 | ovk | -solver %s -precond amg:%s%s,agg_gather=0\n' \
+        "$sv" "$bs" "$smooth" "$sv" "$bs" "$smooth" > "$data/$kind-$tag.txt"
+      printf 'ours %s + amg:%s%s | ovk | -solver %s -precond amg:%s%s\n' \
+        "$sv" "$bs" "$smooth" "$sv" "$bs" "$smooth" >> "$data/$kind-$tag.txt"
+    done
+  done
+fi
+
 # ---- the runs ----------------------------------------------------------------
 tmp=$data/suite.csv
 rm -f "$tmp" "$data"/*.raw
@@ -79,33 +103,44 @@ rows() { grep -v '^%' "$1" | head -1 | awk '{printf "%\047d", $1}'; }
 bench() { # NAME FILE CASES [flags]
   local name=$1 f=$2 cases=$3 tag
   shift 3
-  tag=$(basename "$f" .mtx)
+  tag=$(basename "$f" .mtx)$(basename "$cases" .txt)
   echo "# suite: $name ($(cut -d' ' -f1-3 /proc/loadavg))" >&2
   python3 "$here/amg_bench.py" -b "$build" -p "$peers" -n "$np" -r "$rounds" -f "$f" "$@" -raw "$data/$tag.raw" \
     -csv "$tmp" -problem "$name, $(rows "$f")" "$cases" > "$data/$tag.md"
 }
 load0=$(cut -d' ' -f1 /proc/loadavg)
-bench "FE Poisson (jump 1e3)" "$data/fe_poisson.mtx" "$data/scalar.txt"
-bench "FE elasticity" "$data/fe_elast.mtx" "$data/elasticity.txt" -bs 3 -coords "$data/fe_elast.xyz"
-bench "Q1 elasticity" "$data/q1_elast.mtx" "$data/elasticity.txt" -bs 3 -coords "$data/q1_elast.xyz"
-bench "27-point Laplacian" "$data/lap27.mtx" "$data/scalar.txt"
-bench "anisotropic (eps 1e-3)" "$data/aniso.mtx" "$data/scalar.txt"
-bench "inclusions (1e5)" "$data/incl.mtx" "$data/scalar.txt"
-bench "convection-diffusion" "$data/advdiff.mtx" "$data/nonsym.txt"
+sets=default
+[ "$cases" = gather ] && sets="-unsmoothed -smoothed"
+for set in $sets; do
+  [ "$set" = default ] && set=
+  bench "FE Poisson (jump 1e3)" "$data/fe_poisson.mtx" "$data/scalar$set.txt"
+  bench "FE elasticity" "$data/fe_elast.mtx" "$data/elasticity$set.txt" -bs 3 -coords "$data/fe_elast.xyz"
+  bench "Q1 elasticity" "$data/q1_elast.mtx" "$data/elasticity$set.txt" -bs 3 -coords "$data/q1_elast.xyz"
+  bench "27-point Laplacian" "$data/lap27.mtx" "$data/scalar$set.txt"
+  bench "anisotropic (eps 1e-3)" "$data/aniso.mtx" "$data/scalar$set.txt"
+  bench "inclusions (1e5)" "$data/incl.mtx" "$data/scalar$set.txt"
+  bench "convection-diffusion" "$data/advdiff.mtx" "$data/nonsym$set.txt"
+done
 load1=$(cut -d' ' -f1 /proc/loadavg)
 
 # ---- the table: problem, configuration, setup, solve, iterations, sum, ratio --
-$PY - "$tmp" "$out" "$machine" "$rounds" "$load0" "$load1" <<'EOF'
+$PY - "$tmp" "$out" "$machine" "$rounds" "$load0" "$load1" "$cases" "$np" <<'EOF'
 import csv, sys
-src, out, machine, rounds, l0, l1 = sys.argv[1:7]
+src, out, machine, rounds, l0, l1, cases, np = sys.argv[1:9]
 rows = list(csv.DictReader(open(src)))
 with open(out, "w", newline="") as f:
     f.write(f"# machine: {machine}; load {l0} before, {l1} after\n")
-    f.write("# command: bench/peers/build.sh /tmp/ovk-peers; bench/amg/suite.sh -b build -p /tmp/ovk-peers"
-            f" -r {rounds}\n")
-    f.write(f"# what: Medians of {rounds} interleaved round(s) at 2 ranks, random b, rtol 1e-8; ours with no keys "
-            "but bs=3 on elasticity, where every case has the coordinates' rigid-body modes; PETSc at its defaults; "
-            "ratio to the default: setup + solve over the default's (the problem's first row), paired by round\n")
+    if cases == "gather":
+        f.write(f"# command: bench/amg/suite.sh -b build -r {rounds} -n {np} -cases gather\n")
+        f.write(f"# what: Medians of {rounds} interleaved round(s) at {np} ranks, random b, rtol 1e-8; setup=agg "
+                "(bs=3 and the coordinates' rigid-body modes on elasticity) with agg_gather=0 (never gathered) "
+                "and at its default; ratio: setup + solve over agg_gather=0's (the row above), paired by round\n")
+    else:
+        f.write("# command: bench/peers/build.sh /tmp/ovk-peers; bench/amg/suite.sh -b build -p /tmp/ovk-peers"
+                f" -r {rounds}\n")
+        f.write(f"# what: Medians of {rounds} interleaved round(s) at 2 ranks, random b, rtol 1e-8; ours with no keys "
+                "but bs=3 on elasticity, where every case has the coordinates' rigid-body modes; PETSc at its defaults; "
+                "ratio to the default: setup + solve over the default's (the problem's first row), paired by round\n")
     w = csv.writer(f, lineterminator="\n")
     w.writerow(["problem", "configuration", "setup s", "solve s", "iterations", "setup + solve s",
                 "ratio to the default"])

@@ -630,7 +630,7 @@ const ovk__pc_type ovk__pc_amg = {
     .options = "setup=boomeramg|agg (boomeramg: hypre's classical hierarchy; agg: our smoothed aggregation, "
                "cycle=ovk); agg_smooth=0|1 (1, setup=agg: smoothed prolongator); agg_mis2=N (1, setup=agg: levels "
                "aggregated on a distance-2 MIS, the rest on a distance-1 MIS); agg_threshold=0..1 (0, setup=agg: "
-               "strength of connection); agg_corr=1..2 (1, setup=agg: coarse corrections times this); agg_gather=R (1000, setup=agg: a coarse level "
+               "strength of connection); agg_corr=1..2 (1, setup=agg: coarse corrections times this); agg_gather=R (0, setup=agg: a coarse level "
                "of fewer rows per rank is gathered onto fewer ranks; 0: never); cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25; 0.5 when bs>=3); "
                "coarsen=hmis|pmis|falgout|cljp (pmis; hmis when bs>1); interp=ext+i|ext|classical|direct|multipass; pmax=N (4, 0: no "
                "limit); smoother=cheby|l1jacobi (cycle=ovk, cheby) or l1gs|sgs|l1jacobi|cheby (cycle=hypre, l1gs); "

@@ -60,11 +60,13 @@ enum { SETUP_BOOMERAMG, SETUP_AGG };
  * = 0 and P 1 = 1), and CG on a singular A needs it exact */
 enum { PRECISION_DEFAULT = PREC_SINGLE };
 /* setup=agg: a coarse level of fewer rows per rank than this is gathered
- * onto every 2nd, 4th, ... rank.  On FE Poisson (424,546 rows, unsmoothed,
- * 2 and 4 ranks on 2 cores) 1000 cost nothing at 2 ranks and took 0.86x the
- * setup + solve of no gathering at 4, 100 0.96x; 10000 gathers the first
- * coarse level too and was slower at 2 ranks (docs/preconditioners.md) */
-#define AGG_GATHER_DEFAULT 1000.0
+ * onto every 2nd, 4th, ... rank; never by default: on the amg suite at 2
+ * ranks agg_gather=1000 gained on the 27-point Laplacian only (0.85x setup
+ * + solve) and cost 1.85-2.3x on the elasticity families with smoothed
+ * aggregation, whose gathered level's Galerkin product in hypre is slow when
+ * all of P's columns are on another rank (bench/results/amg_gather.csv,
+ * docs/preconditioners.md) */
+#define AGG_GATHER_DEFAULT 0.0
 
 typedef struct ovk__amg_opts {
     double strong;
