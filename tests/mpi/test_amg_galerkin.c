@@ -4,7 +4,8 @@
  *     summing into coarse rows of others), on a 2-D Laplacian and on a
  *     2-unknown system;
  *   - unsmoothed aggregation's tentative prolongators (ovk__amg_agg_build,
- *     the constants and the 2-unknown system's rotation), each level;
+ *     the constants and the 2-unknown system's rotation), each level, also
+ *     with coarse levels gathered onto fewer ranks (agg_gather);
  *   - the kept pattern's numeric product (ovk__amg_rap_values) after A's
  *     values changed, and a matrix of another pattern refused with
  *     OVK_EMISMATCH on every rank;
@@ -161,7 +162,7 @@ static void short_rows_case(int nx, int ny, int bs, long Nc, const char *what)
 
 /* unsmoothed aggregation's hierarchy: each level's operator against
  * hypre's product on the kept tentative prolongator */
-static void hierarchy_case(int nx, int ny, int bs, const char *what)
+static void hierarchy_case(int nx, int ny, int bs, double gather, const char *what)
 {
     HYPRE_IJMatrix ij;
     hypre_ParCSRMatrix *A = grid(nx, ny, bs, 1.0, &ij);
@@ -180,7 +181,7 @@ static void hierarchy_case(int nx, int ny, int bs, const char *what)
     hypre_ParVectorInitialize(b), hypre_ParVectorInitialize(x);
     HYPRE_Solver s;
     HYPRE_BoomerAMGCreate(&s);
-    ovk__amg_agg_opts o = {bs, 0.0, 0, 25, 9, 1, 0};
+    ovk__amg_agg_opts o = {bs, 0.0, 0, 25, 9, 1, 0, gather};
     ovk__amg_rap *plans[40] = {NULL};
     MT_RC(OVK_OK, ovk__amg_agg_build(A, b, x, k, B, &o, (hypre_ParAMGData *)s, NULL, plans));
     hypre_ParAMGData *d = (hypre_ParAMGData *)s;
@@ -291,8 +292,11 @@ int main(int argc, char **argv)
     HYPRE_Init();
     short_rows_case(12, 10, 1, 37, "Laplacian 12x10, P of 0-3 entries a row");
     short_rows_case(7, 6, 2, 29, "2-unknown system 7x6, P of 0-3 entries a row");
-    hierarchy_case(30, 30, 1, "Laplacian 30^2, unsmoothed aggregation");
-    hierarchy_case(16, 16, 2, "2-unknown system 16^2 with the rotation, unsmoothed aggregation");
+    hierarchy_case(30, 30, 1, 0.0, "Laplacian 30^2, unsmoothed aggregation");
+    hierarchy_case(16, 16, 2, 0.0, "2-unknown system 16^2 with the rotation, unsmoothed aggregation");
+    /* coarse levels gathered (agg_gather): rows summed into coarse rows of fewer ranks */
+    hierarchy_case(30, 30, 1, 40.0, "Laplacian 30^2, unsmoothed, gathered below 40 rows a rank");
+    hierarchy_case(16, 16, 2, 1e9, "2-unknown system 16^2, unsmoothed, coarse levels on one rank");
     solver_reuse();
     int rc = mt_finish("test_amg_galerkin");
     MPI_Finalize();
