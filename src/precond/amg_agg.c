@@ -475,8 +475,8 @@ static int cmp_big(const void *a, const void *b)
 }
 
 /* Collective: P_tent of the fine level's rows from the replies (hypre ParCSR). */
-static int build_ptent(level_graph *g, coarse *c, const double *rep, const int *rcount, int k,
-                       hypre_ParCSRMatrix **out)
+static int build_ptent(level_graph *g, coarse *c, const double *rep, const int *rcount, int k, HYPRE_BigInt c0,
+                       HYPRE_BigInt c1, hypre_ParCSRMatrix **out)
 {
     size_t tot = 0;
     for (int p = 0; p < g->size; p++) tot += (size_t)rcount[p];
@@ -490,7 +490,6 @@ static int build_ptent(level_graph *g, coarse *c, const double *rep, const int *
         first[I] = f, rr[I] = r, at[I] = pos;
         pos += HDR + (size_t)nd * (size_t)k;
     }
-    HYPRE_BigInt c0 = c->own0, c1 = c->own1;
     size_t nd_diag = 0, nd_offd = 0;
     for (int I = 0; !rc && I < g->nn; I++) {
         int nd = g->nptr[I + 1] - g->nptr[I];
@@ -735,7 +734,7 @@ static int gather_coarse(level_graph *g, coarse *c, int k, HYPRE_BigInt next)
 /* Collective: P_tent and B_{l+1} of g's aggregates (agg: each node's
  * root; in: the roots). */
 static int tentative(level_graph *g, const HYPRE_BigInt *agg, const char *in, const double *B, int k, double gather,
-                     coarse *c)
+                     int late, coarse *c)
 {
     int *aidx = malloc(sizeof(int) * ((size_t)g->nn + 1)), *scount = malloc(sizeof(int) * ((size_t)g->size + 1));
     int *rcount = malloc(sizeof(int) * ((size_t)g->size + 1)), *rdisp = malloc(sizeof(int) * ((size_t)g->size + 1));
@@ -785,7 +784,12 @@ static int tentative(level_graph *g, const HYPRE_BigInt *agg, const char *in, co
                 for (int j = 0; j < k; j++) c->B[(size_t)j * nc + c->cptr[a] + i] = Rall[(size_t)a * k * k + (size_t)j * k + i];
     }
     rc = ovk__agree(g->comm, rc);
-    if (!rc) rc = build_ptent(g, c, rep, rc2, k, &c->Pt);
+    /* late (a smoothed P): P_tent on the partition of the rank's own
+     * aggregates, P and A_{l+1} moved to the gathered one after the products */
+    if (!rc) {
+        HYPRE_BigInt c0 = late ? c->cstart : c->own0, c1 = late ? c->cstart + c->cptr[c->nagg] : c->own1;
+        rc = build_ptent(g, c, rep, rc2, k, c0, c1, &c->Pt);
+    }
     if (!rc && c->stride > 1) rc = gather_coarse(g, c, k, next);
     free(aidx), free(scount), free(rcount), free(rdisp), free(rc2), free(rd2);
     free(send), free(recv), free(rep), free(Rall), free(ra), free(m);
@@ -941,6 +945,167 @@ static int fill_data(hypre_ParAMGData *d, int nlev, hypre_ParCSRMatrix **As, hyp
     return ovk__agree(comm, hypre_GaussElimSetup(d, nlev - 1, HY_GAUSS_ELIM) ? fail_hy("hypre_GaussElimSetup") : OVK_OK);
 }
 
+/* Local: a rank's rows (ptr, global columns gcol, val) as a new hypre
+ * matrix of N x M with rows r0 .. r0+n and diag columns c0 .. c1 (a square
+ * matrix: the diagonal entry first in its row, as hypre keeps it), its
+ * communication package made (collective) */
+static int parcsr_of_rows(MPI_Comm comm, HYPRE_BigInt N, HYPRE_BigInt M, HYPRE_BigInt r0, int n, HYPRE_BigInt c0,
+                          HYPRE_BigInt c1, const int *ptr, const HYPRE_BigInt *gcol, const double *val, int square,
+                          hypre_ParCSRMatrix **out)
+{
+    int nnz = ptr[n], ndiag = 0, no = 0;
+    for (int e = 0; e < nnz; e++) ndiag += gcol[e] >= c0 && gcol[e] < c1;
+    HYPRE_BigInt *cmap = malloc(sizeof(HYPRE_BigInt) * ((size_t)(nnz - ndiag) + 1));
+    int rc = cmap ? OVK_OK : nomem("a gathered level");
+    for (int e = 0; !rc && e < nnz; e++)
+        if (!(gcol[e] >= c0 && gcol[e] < c1)) cmap[no++] = gcol[e];
+    if (!rc) {
+        qsort(cmap, (size_t)no, sizeof *cmap, cmp_big);
+        int u = 0;
+        for (int t = 0; t < no; t++)
+            if (!u || cmap[u - 1] != cmap[t]) cmap[u++] = cmap[t];
+        no = u;
+    }
+    HYPRE_BigInt rs[2] = {r0, r0 + n}, cs[2] = {c0, c1};
+    hypre_ParCSRMatrix *H = NULL;
+    if (!rc) {
+        H = hypre_ParCSRMatrixCreate(comm, N, M, rs, cs, no, ndiag, nnz - ndiag);
+        if (!H || hypre_ParCSRMatrixInitialize(H)) rc = fail_hy("hypre_ParCSRMatrixCreate");
+    }
+    rc = ovk__agree(comm, rc);
+    if (!rc) {
+        hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(H), *O = hypre_ParCSRMatrixOffd(H);
+        HYPRE_Int *di = hypre_CSRMatrixI(D), *dj = hypre_CSRMatrixJ(D), *oi = hypre_CSRMatrixI(O), *oj = hypre_CSRMatrixJ(O);
+        double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
+        if (no) memcpy(hypre_ParCSRMatrixColMapOffd(H), cmap, sizeof(HYPRE_BigInt) * (size_t)no);
+        int ed = 0, eo = 0;
+        di[0] = oi[0] = 0;
+        for (int i = 0; i < n; i++) {
+            int first = ed;
+            for (int e = ptr[i]; e < ptr[i + 1]; e++) {
+                if (gcol[e] >= c0 && gcol[e] < c1) {
+                    dj[ed] = (HYPRE_Int)(gcol[e] - c0), dv[ed] = val[e];
+                    if (square && gcol[e] == r0 + i && ed > first) { /* the diagonal first */
+                        HYPRE_Int tj = dj[first];
+                        double tv = dv[first];
+                        dj[first] = dj[ed], dv[first] = dv[ed], dj[ed] = tj, dv[ed] = tv;
+                    }
+                    ed++;
+                    continue;
+                }
+                int lo = 0, hi = no - 1; /* the place of gcol[e] among the offd columns */
+                while (lo < hi) {
+                    int mid = (lo + hi) / 2;
+                    if (cmap[mid] < gcol[e]) lo = mid + 1;
+                    else hi = mid;
+                }
+                oj[eo] = lo, ov[eo++] = val[e];
+            }
+            di[i + 1] = ed, oi[i + 1] = eo;
+        }
+        rc = ovk__agree(comm, hypre_ParCSRMatrixSetNumNonzeros(H) ? fail_hy("SetNumNonzeros") : OVK_OK);
+        if (!rc) rc = ovk__agree(comm, hypre_MatvecCommPkgCreate(H) ? fail_hy("hypre_MatvecCommPkgCreate") : OVK_OK);
+    }
+    if (rc && H) hypre_ParCSRMatrixDestroy(H), H = NULL;
+    free(cmap);
+    *out = H;
+    return rc;
+}
+
+/* the entries of a block */
+static int csr_count(hypre_CSRMatrix *M)
+{
+    int n = hypre_CSRMatrixNumRows(M);
+    return n > 0 ? hypre_CSRMatrixI(M)[n] : 0;
+}
+
+/* Local: H's rows with global columns (ptr: n + 1, gcol and val: its entries) */
+static int rows_of(hypre_ParCSRMatrix *H, int **ptr, HYPRE_BigInt **gcol, double **val)
+{
+    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(H), *O = hypre_ParCSRMatrixOffd(H);
+    int n = hypre_CSRMatrixNumRows(D), nd = csr_count(D), no = hypre_CSRMatrixNumCols(O) ? csr_count(O) : 0;
+    const HYPRE_Int *di = hypre_CSRMatrixI(D), *dj = hypre_CSRMatrixJ(D), *oi = hypre_CSRMatrixI(O), *oj = hypre_CSRMatrixJ(O);
+    const double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
+    const HYPRE_BigInt *cmap = hypre_ParCSRMatrixColMapOffd(H), c0 = hypre_ParCSRMatrixFirstColDiag(H);
+    *ptr = malloc(sizeof(int) * ((size_t)n + 1));
+    *gcol = malloc(sizeof(HYPRE_BigInt) * ((size_t)nd + no + 1));
+    *val = malloc(sizeof(double) * ((size_t)nd + no + 1));
+    if (!*ptr || !*gcol || !*val) return nomem("a gathered level");
+    int e = 0;
+    (*ptr)[0] = 0;
+    for (int i = 0; i < n; i++) {
+        for (int t = di[i]; t < di[i + 1]; t++) (*gcol)[e] = c0 + dj[t], (*val)[e++] = dv[t];
+        for (int t = no ? oi[i] : 0; no && t < oi[i + 1]; t++) (*gcol)[e] = cmap[oj[t]], (*val)[e++] = ov[t];
+        (*ptr)[i + 1] = e;
+    }
+    return OVK_OK;
+}
+
+/* Collective: P's columns and Ac's rows and columns on c's gathered
+ * partition (own0 .. own1): P's rows stay, Ac's rows go to the first rank
+ * of their group in rank order (one MPI_Alltoallv of [entries, (column,
+ * value) ...] records) */
+static int to_gathered(level_graph *g, coarse *c, hypre_ParCSRMatrix **P, hypre_ParCSRMatrix **Ac)
+{
+    int *ptr = NULL, *scount = calloc((size_t)g->size + 1, sizeof(int)), *rcount = malloc(sizeof(int) * ((size_t)g->size + 1));
+    int *rdisp = malloc(sizeof(int) * ((size_t)g->size + 1)), *nptr = NULL;
+    HYPRE_BigInt *gcol = NULL, *ncol = NULL;
+    double *val = NULL, *send = NULL, *recv = NULL, *nval = NULL;
+    hypre_ParCSRMatrix *Pg = NULL, *Ag = NULL;
+    int rc = ovk__agree(g->comm, scount && rcount && rdisp ? rows_of(*P, &ptr, &gcol, &val) : nomem("a gathered level"));
+    HYPRE_BigInt Nf = hypre_ParCSRMatrixGlobalNumRows(*P), Nc = c->nglobal;
+    if (!rc)
+        rc = parcsr_of_rows(g->comm, Nf, Nc, hypre_ParCSRMatrixFirstRowIndex(*P), g->n, c->own0, c->own1, ptr, gcol, val,
+                            0, &Pg);
+    free(ptr), free(gcol), free(val), ptr = NULL, gcol = NULL, val = NULL;
+    int n = rc ? 0 : hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(*Ac));
+    if (!rc) rc = ovk__agree(g->comm, rows_of(*Ac, &ptr, &gcol, &val));
+    if (!rc) { /* the records to the group's first rank */
+        int t = g->rank / c->stride * c->stride;
+        scount[t] = n + 2 * ptr[n];
+        send = malloc(sizeof(double) * ((size_t)scount[t] + 1));
+        rc = send ? OVK_OK : nomem("a gathered level");
+        for (int i = 0, at = 0; !rc && i < n; i++) {
+            send[at++] = ptr[i + 1] - ptr[i];
+            for (int e = ptr[i]; e < ptr[i + 1]; e++) send[at++] = (double)gcol[e], send[at++] = val[e];
+        }
+        rc = ovk__agree(g->comm, rc);
+    }
+    if (!rc) rc = exchange(g, send, scount, &recv, rcount, rdisp);
+    int m = (int)(c->own1 - c->own0);
+    size_t tot = 0;
+    for (int p = 0; !rc && p < g->size; p++) tot += (size_t)rcount[p];
+    if (!rc) {
+        nptr = malloc(sizeof(int) * ((size_t)m + 1));
+        ncol = malloc(sizeof(HYPRE_BigInt) * (tot / 2 + 1));
+        nval = malloc(sizeof(double) * (tot / 2 + 1));
+        rc = nptr && ncol && nval ? OVK_OK : nomem("a gathered level");
+    }
+    rc = ovk__agree(g->comm, rc);
+    if (!rc) { /* the records in rank order: the rows in global order */
+        int i = 0, e = 0;
+        nptr[0] = 0;
+        for (int p = 0; p < g->size; p++)
+            for (size_t at = (size_t)rdisp[p]; at < (size_t)rdisp[p] + (size_t)rcount[p]; i++) {
+                int len = (int)recv[at++];
+                for (int q = 0; q < len; q++, e++) ncol[e] = (HYPRE_BigInt)recv[at++], nval[e] = recv[at++];
+                nptr[i + 1] = e;
+            }
+        if (i != m) rc = ovk__fail(OVK_EPRECOND, "amg (setup=agg): %d rows gathered for %d", i, m);
+        rc = ovk__agree(g->comm, rc);
+    }
+    if (!rc) rc = parcsr_of_rows(g->comm, Nc, Nc, c->own0, m, c->own0, c->own1, nptr, ncol, nval, 1, &Ag);
+    if (!rc) {
+        hypre_ParCSRMatrixDestroy(*P), hypre_ParCSRMatrixDestroy(*Ac);
+        *P = Pg, *Ac = Ag, Pg = Ag = NULL;
+    }
+    if (Pg) hypre_ParCSRMatrixDestroy(Pg);
+    if (Ag) hypre_ParCSRMatrixDestroy(Ag);
+    free(ptr), free(gcol), free(val), free(scount), free(rcount), free(rdisp), free(send), free(recv);
+    free(nptr), free(ncol), free(nval);
+    return rc;
+}
+
 /* Collective: one level's aggregation, P and A_{l+1}. */
 static int one_level(level_graph *g, int l, const ovk__amg_agg_opts *o, const double *B, int k, coarse *c,
                      hypre_ParCSRMatrix **P, hypre_ParCSRMatrix **Ac, ovk__amg_rap **plan)
@@ -952,7 +1117,7 @@ static int one_level(level_graph *g, int l, const ovk__amg_agg_opts *o, const do
     if (!rc) rc = strength(g, o->threshold);
     if (!rc) rc = mis(g, l < o->mis2_levels ? 2 : 1, in);
     if (!rc) rc = aggregate(g, in, agg);
-    if (!rc) rc = tentative(g, agg, in, B, k, o->gather, c);
+    if (!rc) rc = tentative(g, agg, in, B, k, o->gather, o->smooth, c);
     *P = NULL;
     if (!rc && o->smooth) rc = smooth_p(g->A, c->Pt, P);
     if (!rc && !o->smooth) {
@@ -963,6 +1128,11 @@ static int one_level(level_graph *g, int l, const ovk__amg_agg_opts *o, const do
         rc = ovk__agree(g->comm, rc);
     }
     if (!rc) rc = o->smooth ? galerkin(g->A, *P, Ac) : ovk__amg_rap_build(g->A, *P, Ac, plan);
+    /* a smoothed level gathered: hypre's products ran on the rank's own
+     * aggregates' partition (on a P whose columns are all on another rank
+     * its Galerkin product took 75 % of the setup), then P's columns and
+     * A_{l+1}'s rows move to the gathered partition */
+    if (!rc && o->smooth && c->stride > 1) rc = to_gathered(g, c, P, Ac);
     free(in), free(agg);
     return rc;
 }

@@ -633,7 +633,10 @@ int ovk__amg_rap_build(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_ParCS
     ovk__amg_rap *r = calloc(1, sizeof *r);
     layout L = {0};
     int rc = ovk__agree(comm, r ? OVK_OK : nomem("the product's plan"));
-    if (rc) return rc;
+    if (rc) {
+        free(r); /* made here, failed on another rank */
+        return rc;
+    }
     r->comm = comm;
     MPI_Comm_size(comm, &r->size);
     r->nf = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(A));

@@ -479,6 +479,8 @@ int main(int argc, char **argv)
     /* our aggregation hierarchy: in the release sweep (under the sanitizers its 137
      * failed setups took 35 s at 2 ranks) */
     if (!quick) configs[nconfigs++] = (config){"pipecg", "amg:setup=agg", "nbc", 0, 0, 0};
+    /* its coarse levels gathered: P and A_{l+1} moved after hypre's products */
+    if (!quick) configs[nconfigs++] = (config){"pipecg", "amg:setup=agg,agg_gather=1e9", "nbc", 0, 0, 0};
     /* and unsmoothed, whose Galerkin product is ours (amg_galerkin.c), its
      * coarse levels gathered onto one rank (agg_gather) */
     if (!quick) configs[nconfigs++] = (config){"pipecg", "amg:setup=agg,agg_smooth=0,agg_gather=1e9", "nbc", 0, 0, 0};
