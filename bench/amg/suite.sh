@@ -5,11 +5,11 @@
 # one table (bench/results/amg_suite.csv, the block report:amg-suite).
 #
 #   bench/amg/suite.sh [-b build] [-p /tmp/ovk-peers] [-d /tmp/amg-suite] [-r 1] [-n 2]
-#                      [-o bench/results/amg_suite.csv] [-machine "text"] [-cases gather]
+#                      [-o bench/results/amg_suite.csv] [-machine "text"] [-cases gather [-gather R]]
 #
 # -cases gather: instead, setup=agg (unsmoothed as below, and smoothed) with
 # its coarse levels never gathered (agg_gather=0, the first of each pair)
-# against its default agg_gather, on the same families (no peers; -o
+# against agg_gather=R (1000), on the same families (no peers; -o
 # defaults to bench/results/amg_gather.csv; docs/preconditioners.md,
 # "Coarse levels gathered").
 #
@@ -31,12 +31,12 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=$root/build peers=/tmp/ovk-peers data=/tmp/amg-suite rounds=1 np=2 out= cases=default
+build=$root/build peers=/tmp/ovk-peers data=/tmp/amg-suite rounds=1 np=2 out= cases=default gather=1000
 machine="$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(getconf _NPROCESSORS_ONLN) cores"
 while [ $# -gt 0 ]; do
   case $1 in
     -b) build=$2 ;; -p) peers=$2 ;; -d) data=$2 ;; -r) rounds=$2 ;; -n) np=$2 ;; -o) out=$2 ;;
-    -machine) machine=$2 ;; -cases) cases=$2 ;;
+    -machine) machine=$2 ;; -cases) cases=$2 ;; -gather) gather=$2 ;;
     *) echo "suite.sh: unknown flag $1" >&2; exit 2 ;;
   esac
   shift 2
@@ -83,15 +83,15 @@ ours gmres + amg:setup=agg | ovk | -solver gmres -precond amg:setup=agg
 PETSc GMRES + GAMG | petsc default | -ksp_type gmres -pc_type gamg -maxit 500
 EOF
 
-if [ "$cases" = gather ]; then # pairs: never gathered, then the default
+if [ "$cases" = gather ]; then # pairs: never gathered, then agg_gather=$gather
   for kind in scalar elasticity nonsym; do
     case $kind in scalar) sv="cg1" bs="" ;; elasticity) sv="cg1" bs="bs=3," ;; nonsym) sv="gmres" bs="" ;; esac
     for smooth in "$agg0" setup=agg; do
       tag=$([ "$smooth" = setup=agg ] && echo smoothed || echo unsmoothed)
       printf 'ours %s + amg:%s%s,agg_gather=0 | ovk | -solver %s -precond amg:%s%s,agg_gather=0\n' \
         "$sv" "$bs" "$smooth" "$sv" "$bs" "$smooth" > "$data/$kind-$tag.txt"
-      printf 'ours %s + amg:%s%s | ovk | -solver %s -precond amg:%s%s\n' \
-        "$sv" "$bs" "$smooth" "$sv" "$bs" "$smooth" >> "$data/$kind-$tag.txt"
+      printf 'ours %s + amg:%s%s,agg_gather=%s | ovk | -solver %s -precond amg:%s%s,agg_gather=%s\n' \
+        "$sv" "$bs" "$smooth" "$gather" "$sv" "$bs" "$smooth" "$gather" >> "$data/$kind-$tag.txt"
     done
   done
 fi
@@ -124,17 +124,17 @@ done
 load1=$(cut -d' ' -f1 /proc/loadavg)
 
 # ---- the table: problem, configuration, setup, solve, iterations, sum, ratio --
-$PY - "$tmp" "$out" "$machine" "$rounds" "$load0" "$load1" "$cases" "$np" <<'EOF'
+$PY - "$tmp" "$out" "$machine" "$rounds" "$load0" "$load1" "$cases" "$np" "$gather" <<'EOF'
 import csv, sys
-src, out, machine, rounds, l0, l1, cases, np = sys.argv[1:9]
+src, out, machine, rounds, l0, l1, cases, np, gather = sys.argv[1:10]
 rows = list(csv.DictReader(open(src)))
 with open(out, "w", newline="") as f:
     f.write(f"# machine: {machine}; load {l0} before, {l1} after\n")
     if cases == "gather":
-        f.write(f"# command: bench/amg/suite.sh -b build -r {rounds} -n {np} -cases gather\n")
+        f.write(f"# command: bench/amg/suite.sh -b build -r {rounds} -n {np} -cases gather -gather {gather}\n")
         f.write(f"# what: Medians of {rounds} interleaved round(s) at {np} ranks, random b, rtol 1e-8; setup=agg "
                 "(bs=3 and the coordinates' rigid-body modes on elasticity) with agg_gather=0 (never gathered) "
-                "and at its default; ratio: setup + solve over agg_gather=0's (the row above), paired by round\n")
+                f"and {gather}; ratio: setup + solve over agg_gather=0's (the row above), paired by round\n")
     else:
         f.write("# command: bench/peers/build.sh /tmp/ovk-peers; bench/amg/suite.sh -b build -p /tmp/ovk-peers"
                 f" -r {rounds}\n")

@@ -61,11 +61,9 @@ enum { SETUP_BOOMERAMG, SETUP_AGG };
 enum { PRECISION_DEFAULT = PREC_SINGLE };
 /* setup=agg: a coarse level of fewer rows per rank than this is gathered
  * onto every 2nd, 4th, ... rank; never by default: on the amg suite at 2
- * ranks agg_gather=1000 gained on the 27-point Laplacian only (0.85x setup
- * + solve) and cost 1.85-2.3x on the elasticity families with smoothed
- * aggregation, whose gathered level's Galerkin product in hypre is slow when
- * all of P's columns are on another rank (bench/results/amg_gather.csv,
- * docs/preconditioners.md) */
+ * ranks agg_gather=1000 took 0.89-1.51x the setup + solve of no gathering,
+ * no family clearly faster (bench/results/amg_gather.csv,
+ * docs/preconditioners.md); its gain is for many ranks */
 #define AGG_GATHER_DEFAULT 0.0
 
 typedef struct ovk__amg_opts {
