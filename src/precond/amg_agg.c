@@ -32,25 +32,26 @@
  *      P_tent sums over its rows (amg_galerkin.c), no general product.
  * Coarsening stops at coarse_size global rows, max_levels, or when a level
  * shrinks by less than a tenth; the coarsest level is hypre's Gaussian
- * elimination, as with BoomerAMG's hierarchy. */
+ * elimination, as with BoomerAMG's hierarchy.  A coarse level may go onto
+ * fewer ranks (agg_gather): amg_gather.c. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "amg_agg.h"
+#include "amg_agg_impl.h"
 
 enum { MAXLEV = 40, POWER_STEPS = 10, HY_GAUSS_ELIM = 9 };
 #define QR_DROP 1e-9
 #define STALL 0.9
 
-static int fail_hy(const char *call)
+int ovk__amg_agg_fail_hy(const char *call)
 {
     HYPRE_ClearAllErrors();
     return ovk__fail(OVK_EPRECOND, "amg (setup=agg): %s failed in hypre", call);
 }
 
-static int nomem(const char *what) { return ovk__fail(OVK_ENOMEM, "amg (setup=agg): %s", what); }
+int ovk__amg_agg_nomem(const char *what) { return ovk__fail(OVK_ENOMEM, "amg (setup=agg): %s", what); }
 
 /* a bijection of 64-bit integers (splitmix64's finalizer), for the MIS's
  * pseudo-random order */
@@ -61,25 +62,6 @@ static uint64_t mix(uint64_t z)
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
 }
-
-/* One level's node structure and strength graph. */
-typedef struct level_graph {
-    MPI_Comm comm;
-    int size, rank;
-    hypre_ParCSRMatrix *A;
-    hypre_ParCSRCommPkg *pkg;
-    int n, no;            /* local rows, offd columns */
-    int nn;               /* local nodes */
-    int *nptr;            /* nn + 1: node I's rows are nptr[I] .. nptr[I+1] */
-    int *node_of_row;     /* n */
-    HYPRE_BigInt nstart;  /* global id of the first local node */
-    HYPRE_BigInt *nstarts; /* size + 1: every rank's first node */
-    int nono;             /* offd nodes */
-    int *onode;           /* no: offd column -> offd node */
-    HYPRE_BigInt *ogid;   /* nono: offd node -> global node id */
-    int *gptr, *gadj;     /* strong graph: neighbours < nn local, nn + q offd node q */
-    double *rowbuf, *sendbuf, *offdbuf;
-} level_graph;
 
 static void graph_free(level_graph *g)
 {
@@ -97,7 +79,7 @@ static int node_halo(level_graph *g, const double *v, double *ov)
     const HYPRE_Int *elm = hypre_ParCSRCommPkgSendMapElmts(p);
     for (int i = 0; i < len; i++) g->sendbuf[i] = v[g->node_of_row[elm[i]]];
     hypre_ParCSRCommHandle *h = hypre_ParCSRCommHandleCreate(1, p, g->sendbuf, g->offdbuf);
-    if (!h) return fail_hy("hypre_ParCSRCommHandleCreate");
+    if (!h) return ovk__amg_agg_fail_hy("hypre_ParCSRCommHandleCreate");
     hypre_ParCSRCommHandleDestroy(h);
     for (int j = 0; j < g->no; j++) ov[g->onode[j]] = g->offdbuf[j];
     return OVK_OK;
@@ -108,7 +90,7 @@ static int graph_nodes(level_graph *g, const HYPRE_BigInt *onode_gid_of_col)
 {
     g->onode = malloc(sizeof(int) * ((size_t)g->no + 1));
     g->ogid = malloc(sizeof(HYPRE_BigInt) * ((size_t)g->no + 1));
-    if (!g->onode || !g->ogid) return nomem("node maps");
+    if (!g->onode || !g->ogid) return ovk__amg_agg_nomem("node maps");
     g->nono = 0; /* offd columns ascend by global id, a node's unknowns are consecutive */
     for (int j = 0; j < g->no; j++) {
         if (!g->nono || g->ogid[g->nono - 1] != onode_gid_of_col[j]) g->ogid[g->nono++] = onode_gid_of_col[j];
@@ -122,7 +104,7 @@ static int offd_node_ids(level_graph *g, HYPRE_BigInt **out)
 {
     double *gid = malloc(sizeof(double) * ((size_t)g->nn + 1));
     HYPRE_BigInt *ocol = malloc(sizeof(HYPRE_BigInt) * ((size_t)g->no + 1));
-    int rc = gid && ocol ? OVK_OK : nomem("node ids");
+    int rc = gid && ocol ? OVK_OK : ovk__amg_agg_nomem("node ids");
     rc = ovk__agree(g->comm, rc);
     if (!rc) {
         for (int I = 0; I < g->nn; I++) gid[I] = (double)(g->nstart + I);
@@ -132,7 +114,7 @@ static int offd_node_ids(level_graph *g, HYPRE_BigInt **out)
         const HYPRE_Int *elm = hypre_ParCSRCommPkgSendMapElmts(p);
         for (int i = 0; i < len; i++) g->sendbuf[i] = gid[g->node_of_row[elm[i]]];
         hypre_ParCSRCommHandle *h = hypre_ParCSRCommHandleCreate(1, p, g->sendbuf, g->offdbuf);
-        rc = h ? OVK_OK : fail_hy("hypre_ParCSRCommHandleCreate");
+        rc = h ? OVK_OK : ovk__amg_agg_fail_hy("hypre_ParCSRCommHandleCreate");
         if (h) hypre_ParCSRCommHandleDestroy(h);
         for (int j = 0; !rc && j < g->no; j++) ocol[j] = (HYPRE_BigInt)g->offdbuf[j];
         rc = ovk__agree(g->comm, rc);
@@ -157,7 +139,7 @@ static int graph_setup(level_graph *g, hypre_ParCSRMatrix *A)
     g->offdbuf = malloc(sizeof(double) * ((size_t)g->no + 1));
     g->nstarts = malloc(sizeof(HYPRE_BigInt) * ((size_t)g->size + 1));
     g->node_of_row = malloc(sizeof(int) * ((size_t)g->n + 1));
-    int rc = g->rowbuf && g->sendbuf && g->offdbuf && g->nstarts && g->node_of_row ? OVK_OK : nomem("halo buffers");
+    int rc = g->rowbuf && g->sendbuf && g->offdbuf && g->nstarts && g->node_of_row ? OVK_OK : ovk__amg_agg_nomem("halo buffers");
     rc = ovk__agree(g->comm, rc);
     if (rc) return rc;
     for (int I = 0; I < g->nn; I++)
@@ -210,7 +192,7 @@ static int strength(level_graph *g, double threshold)
     char *seen = calloc((size_t)m + 1, 1);
     g->gptr = malloc(sizeof(int) * ((size_t)g->nn + 1));
     g->gadj = malloc(sizeof(int) * (nnz + 1));
-    int rc = acc && dn && list && seen && g->gptr && g->gadj ? OVK_OK : nomem("strength graph");
+    int rc = acc && dn && list && seen && g->gptr && g->gadj ? OVK_OK : ovk__amg_agg_nomem("strength graph");
     rc = ovk__agree(g->comm, rc);
     for (int I = 0; !rc && threshold > 0.0 && I < g->nn; I++) { /* |A_II| (threshold 0: every nonzero block) */
         int len;
@@ -279,7 +261,7 @@ static int mis(level_graph *g, int dist, char *in)
     double *k = malloc(sizeof(double) * ((size_t)m + 1)), *mx = malloc(sizeof(double) * ((size_t)m + 1));
     double *own = malloc(sizeof(double) * ((size_t)g->nn + 1));
     char *st = malloc((size_t)g->nn + 1), *act = malloc((size_t)g->nn + 1), *und = malloc((size_t)g->nn + 1);
-    int rc = k && mx && own && st && act && und ? OVK_OK : nomem("MIS");
+    int rc = k && mx && own && st && act && und ? OVK_OK : ovk__amg_agg_nomem("MIS");
     rc = ovk__agree(g->comm, rc);
     for (int I = 0; !rc && I < g->nn; I++) {
         st[I] = ST_UND, act[I] = 1, mx[I] = 0.0;
@@ -321,7 +303,7 @@ static int aggregate(level_graph *g, const char *in, HYPRE_BigInt *agg)
 {
     int m = g->nn + g->nono;
     double *a1 = malloc(sizeof(double) * ((size_t)m + 1)), *s = malloc(sizeof(double) * ((size_t)m + 1));
-    int rc = ovk__agree(g->comm, a1 && s ? OVK_OK : nomem("aggregates"));
+    int rc = ovk__agree(g->comm, a1 && s ? OVK_OK : ovk__amg_agg_nomem("aggregates"));
     for (int I = 0; !rc && I < g->nn; I++) s[I] = in[I];
     if (!rc) rc = ovk__agree(g->comm, node_halo(g, s, s + g->nn));
     for (int I = 0; !rc && I < g->nn; I++) { /* pass 1: the roots and their neighbours */
@@ -410,20 +392,6 @@ static void qr(double *M, int m, int k, double *R, int *r)
     *r = rank;
 }
 
-/* The next level's pieces from one level's aggregation. */
-typedef struct coarse {
-    int nagg;             /* local aggregates = coarse nodes */
-    int *cptr;            /* nagg + 1: coarse node -> its unknowns */
-    HYPRE_BigInt cstart;  /* global id of the first local coarse unknown */
-    HYPRE_BigInt nglobal; /* coarse unknowns in all */
-    HYPRE_BigInt astart;  /* global id of the first local aggregate */
-    HYPRE_BigInt atotal;  /* aggregates in all */
-    double *B;            /* nc x k */
-    hypre_ParCSRMatrix *Pt;
-    int stride;           /* ranks holding the coarse rows: every stride-th (in: the fine level's) */
-    HYPRE_BigInt own0, own1; /* the coarse unknowns this rank owns (gathered: its group's, or none) */
-} coarse;
-
 static void coarse_free(coarse *c)
 {
     free(c->cptr), free(c->B);
@@ -444,10 +412,10 @@ static int exscan(MPI_Comm comm, long long mine, long long *before, long long *t
 }
 
 /* Collective: records to their ranks; *recv (malloc'd) and rcount/rdisp. */
-static int exchange(level_graph *g, const double *send, const int *scount, double **recv, int *rcount, int *rdisp)
+int ovk__amg_agg_exchange(level_graph *g, const double *send, const int *scount, double **recv, int *rcount, int *rdisp)
 {
     int *sdisp = malloc(sizeof(int) * ((size_t)g->size + 1));
-    int rc = ovk__agree(g->comm, sdisp ? OVK_OK : nomem("exchange"));
+    int rc = ovk__agree(g->comm, sdisp ? OVK_OK : ovk__amg_agg_nomem("exchange"));
     if (!rc) rc = ovk__mpi(MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, g->comm), "MPI_Alltoall (amg agg)");
     long long tot = 0;
     for (int p = 0; !rc && p < g->size; p++) {
@@ -457,7 +425,7 @@ static int exchange(level_graph *g, const double *send, const int *scount, doubl
     }
     if (!rc && tot > INT32_MAX) rc = ovk__fail(OVK_EPRECOND, "amg (setup=agg): %lld values to receive (more than an int)", tot);
     *recv = rc ? NULL : malloc(sizeof(double) * ((size_t)tot + 1));
-    if (!rc) rc = *recv ? OVK_OK : nomem("exchange");
+    if (!rc) rc = *recv ? OVK_OK : ovk__amg_agg_nomem("exchange");
     rc = ovk__agree(g->comm, rc);
     if (!rc)
         rc = ovk__mpi(MPI_Alltoallv(send, scount, sdisp, MPI_DOUBLE, *recv, rcount, rdisp, MPI_DOUBLE, g->comm),
@@ -468,7 +436,7 @@ static int exchange(level_graph *g, const double *send, const int *scount, doubl
 
 enum { HDR = 3 }; /* a record: [root or first coarse id, node id, ndof or rank], payload ndof x k */
 
-static int cmp_big(const void *a, const void *b)
+int ovk__amg_agg_cmp_big(const void *a, const void *b)
 {
     HYPRE_BigInt x = *(const HYPRE_BigInt *)a, y = *(const HYPRE_BigInt *)b;
     return (x > y) - (x < y);
@@ -483,7 +451,7 @@ static int build_ptent(level_graph *g, coarse *c, const double *rep, const int *
     int *rr = malloc(sizeof(int) * ((size_t)g->nn + 1));
     HYPRE_BigInt *first = malloc(sizeof(HYPRE_BigInt) * ((size_t)g->nn + 1));
     size_t *at = malloc(sizeof(size_t) * ((size_t)g->nn + 1));
-    int rc = rr && first && at ? OVK_OK : nomem("tentative prolongator");
+    int rc = rr && first && at ? OVK_OK : ovk__amg_agg_nomem("tentative prolongator");
     for (size_t pos = 0; !rc && pos < tot;) {
         HYPRE_BigInt f = (HYPRE_BigInt)rep[pos], id = (HYPRE_BigInt)rep[pos + 1];
         int r = (int)rep[pos + 2], I = (int)(id - g->nstart), nd = g->nptr[I + 1] - g->nptr[I];
@@ -498,13 +466,13 @@ static int build_ptent(level_graph *g, coarse *c, const double *rep, const int *
     }
     /* the offd coarse columns: each offd aggregate's r columns, ascending */
     HYPRE_BigInt *cols = rc ? NULL : malloc(sizeof(HYPRE_BigInt) * (nd_offd + 1));
-    if (!rc && !cols) rc = nomem("tentative prolongator");
+    if (!rc && !cols) rc = ovk__amg_agg_nomem("tentative prolongator");
     int ncols = 0;
     if (!rc) {
         for (int I = 0; I < g->nn; I++)
             if (!(first[I] >= c0 && first[I] < c1))
                 for (int q = 0; q < rr[I]; q++) cols[ncols++] = first[I] + q;
-        qsort(cols, (size_t)ncols, sizeof *cols, cmp_big);
+        qsort(cols, (size_t)ncols, sizeof *cols, ovk__amg_agg_cmp_big);
         int u = 0;
         for (int t = 0; t < ncols; t++)
             if (!u || cols[u - 1] != cols[t]) cols[u++] = cols[t];
@@ -516,7 +484,7 @@ static int build_ptent(level_graph *g, coarse *c, const double *rep, const int *
     if (!rc) {
         P = hypre_ParCSRMatrixCreate(g->comm, hypre_ParCSRMatrixGlobalNumRows(g->A), c->nglobal, rs, cs, ncols,
                                      (HYPRE_Int)nd_diag, (HYPRE_Int)nd_offd);
-        if (!P || hypre_ParCSRMatrixInitialize(P)) rc = fail_hy("hypre_ParCSRMatrixCreate");
+        if (!P || hypre_ParCSRMatrixInitialize(P)) rc = ovk__amg_agg_fail_hy("hypre_ParCSRMatrixCreate");
     }
     rc = ovk__agree(g->comm, rc);
     if (!rc) {
@@ -547,8 +515,8 @@ static int build_ptent(level_graph *g, coarse *c, const double *rep, const int *
                 di[row + 1] = ed, oi[row + 1] = eo;
             }
         }
-        rc = ovk__agree(g->comm, hypre_ParCSRMatrixSetNumNonzeros(P) ? fail_hy("SetNumNonzeros") : OVK_OK);
-        if (!rc) rc = ovk__agree(g->comm, hypre_MatvecCommPkgCreate(P) ? fail_hy("hypre_MatvecCommPkgCreate") : OVK_OK);
+        rc = ovk__agree(g->comm, hypre_ParCSRMatrixSetNumNonzeros(P) ? ovk__amg_agg_fail_hy("SetNumNonzeros") : OVK_OK);
+        if (!rc) rc = ovk__agree(g->comm, hypre_MatvecCommPkgCreate(P) ? ovk__amg_agg_fail_hy("hypre_MatvecCommPkgCreate") : OVK_OK);
     }
     if (rc && P) hypre_ParCSRMatrixDestroy(P), P = NULL;
     *out = P;
@@ -576,7 +544,7 @@ static int parse_members(const level_graph *g, const double *recv, const int *rc
              pos += HDR + (size_t)recv[pos + 2] * (size_t)k)
             cnt++;
     member *m = malloc(sizeof(member) * ((size_t)cnt + 1));
-    if (!m) return nomem("aggregate members");
+    if (!m) return ovk__amg_agg_nomem("aggregate members");
     cnt = 0;
     for (int p = 0; p < g->size; p++)
         for (size_t pos = (size_t)rdisp[p]; pos < (size_t)rdisp[p] + (size_t)rcount[p];
@@ -600,7 +568,7 @@ static int factor_blocks(member *m, int cnt, double *recv, int k, int nagg, doub
         if (rows > maxm) maxm = rows;
     }
     double *M = malloc(sizeof(double) * ((size_t)maxm * (size_t)k + 1));
-    if (!M) return nomem("aggregate blocks");
+    if (!M) return ovk__amg_agg_nomem("aggregate blocks");
     for (int a = 0; a < nagg; a++) ra[a] = 0;
     for (int s = 0, e; s < cnt; s = e) {
         int rows = 0;
@@ -622,7 +590,7 @@ static int member_records(const level_graph *g, const HYPRE_BigInt *agg, const d
                           int *scount)
 {
     int *cur = calloc((size_t)g->size + 1, sizeof(int));
-    if (!cur) return nomem("aggregate records");
+    if (!cur) return ovk__amg_agg_nomem("aggregate records");
     for (int p = 0; p < g->size; p++) scount[p] = 0;
     for (int I = 0; I < g->nn; I++) scount[owner(g, agg[I])] += HDR + (g->nptr[I + 1] - g->nptr[I]) * k;
     size_t tot = 0;
@@ -630,7 +598,7 @@ static int member_records(const level_graph *g, const HYPRE_BigInt *agg, const d
     double *s = malloc(sizeof(double) * (tot + 1));
     if (!s) {
         free(cur);
-        return nomem("aggregate records");
+        return ovk__amg_agg_nomem("aggregate records");
     }
     for (int I = 0; I < g->nn; I++) {
         int p = owner(g, agg[I]), nd = g->nptr[I + 1] - g->nptr[I];
@@ -645,92 +613,6 @@ static int member_records(const level_graph *g, const HYPRE_BigInt *agg, const d
     return OVK_OK;
 }
 
-/* Local (global values only, so every rank the same): the stride of the
- * coarse level, from the fine level's: doubled while the coarse level's
- * rows per rank holding them stay below gather (0: never), up to one rank */
-static int coarse_stride(int size, int stride, long long rows, double gather)
-{
-    while (gather > 0.0 && stride < size && (double)rows < gather * (double)((size + stride - 1) / stride))
-        stride *= 2;
-    return stride;
-}
-
-/* Collective: c->own0, own1 and *next, the first aggregate of the next
- * group of ranks (the node numbering's start on an idle rank): the coarse
- * unknowns of ranks r .. r+stride-1 (r a multiple of stride) owned by r, in
- * the same global numbering; the idle ranks own an empty range at the next
- * group's start, so that "the last rank whose start is <= id" owns id. */
-static int coarse_owners(level_graph *g, coarse *c, HYPRE_BigInt *next)
-{
-    int s = c->stride, r = g->rank, t = r / s * s, end = t + s < g->size ? t + s : g->size;
-    if (s == 1) {
-        c->own0 = c->cstart, c->own1 = c->cstart + c->cptr[c->nagg];
-        *next = c->astart + c->nagg;
-        return OVK_OK;
-    }
-    long long mine[2] = {(long long)c->cstart, (long long)c->astart};
-    long long *all = malloc(sizeof(long long) * 2 * ((size_t)g->size + 1));
-    int rc = ovk__agree(g->comm, all ? OVK_OK : nomem("the gathered partition"));
-    if (!rc) rc = ovk__mpi(MPI_Allgather(mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG, g->comm), "MPI_Allgather (amg agg)");
-    if (!rc) all[2 * g->size] = (long long)c->nglobal, all[2 * g->size + 1] = (long long)c->atotal;
-    if (!rc) {
-        c->own0 = r == t ? all[2 * t] : all[2 * end];
-        c->own1 = all[2 * end];
-        *next = all[2 * end + 1];
-    }
-    free(all);
-    return rc;
-}
-
-/* Collective: the coarse nodes (their unknowns' counts, their rows of B)
- * of ranks r .. r+stride-1 onto rank r, in rank order (which is the global
- * order): one MPI_Alltoallv of records [nagg, each aggregate's unknowns,
- * B's rows].  next: coarse_owners'. */
-static int gather_coarse(level_graph *g, coarse *c, int k, HYPRE_BigInt next)
-{
-    int s = c->stride, r = g->rank, t = r / s * s, nc = c->cptr[c->nagg];
-    int *scount = calloc((size_t)g->size + 1, sizeof(int)), *rcount = malloc(sizeof(int) * ((size_t)g->size + 1));
-    int *rdisp = malloc(sizeof(int) * ((size_t)g->size + 1));
-    double *send = malloc(sizeof(double) * (1 + (size_t)c->nagg + (size_t)nc * k)), *recv = NULL;
-    int rc = ovk__agree(g->comm, scount && rcount && rdisp && send ? OVK_OK : nomem("gathering a level"));
-    if (!rc) {
-        scount[t] = 1 + c->nagg + nc * k;
-        send[0] = c->nagg;
-        for (int a = 0; a < c->nagg; a++) send[1 + a] = c->cptr[a + 1] - c->cptr[a];
-        for (int i = 0; i < nc; i++)
-            for (int j = 0; j < k; j++) send[1 + c->nagg + (size_t)i * k + j] = c->B[(size_t)j * nc + i];
-        rc = exchange(g, send, scount, &recv, rcount, rdisp);
-    }
-    int nagg = 0, ncg = 0;
-    for (int p = 0; !rc && p < g->size; p++)
-        if (rcount[p]) {
-            int na = (int)recv[rdisp[p]];
-            nagg += na, ncg += (rcount[p] - 1 - na) / k;
-        }
-    int *cptr = rc ? NULL : malloc(sizeof(int) * ((size_t)nagg + 1));
-    double *B = rc ? NULL : malloc(sizeof(double) * ((size_t)ncg * k + 1));
-    if (!rc) rc = cptr && B ? OVK_OK : nomem("gathering a level");
-    rc = ovk__agree(g->comm, rc);
-    if (!rc) {
-        int a = 0, i = 0;
-        cptr[0] = 0;
-        for (int p = 0; p < g->size; p++) {
-            if (!rcount[p]) continue;
-            const double *q = recv + rdisp[p];
-            int na = (int)q[0], ni = (rcount[p] - 1 - na) / k;
-            for (int e = 0; e < na; e++, a++) cptr[a + 1] = cptr[a] + (int)q[1 + e];
-            for (int e = 0; e < ni; e++, i++)
-                for (int j = 0; j < k; j++) B[(size_t)j * ncg + i] = q[1 + na + (size_t)e * k + j];
-        }
-        free(c->cptr), free(c->B);
-        c->cptr = cptr, c->B = B, cptr = NULL, B = NULL;
-        c->nagg = nagg, c->cstart = c->own0;
-        if (r != t) c->astart = next; /* idle: no nodes, at the next group's start */
-    }
-    free(scount), free(rcount), free(rdisp), free(send), free(recv), free(cptr), free(B);
-    return rc;
-}
-
 /* Collective: P_tent and B_{l+1} of g's aggregates (agg: each node's
  * root; in: the roots). */
 static int tentative(level_graph *g, const HYPRE_BigInt *agg, const char *in, const double *B, int k, double gather,
@@ -742,20 +624,20 @@ static int tentative(level_graph *g, const HYPRE_BigInt *agg, const char *in, co
     double *send = NULL, *recv = NULL, *rep = NULL, *Rall = NULL;
     int *ra = NULL, cnt = 0;
     member *m = NULL;
-    int rc = aidx && scount && rcount && rdisp && rc2 && rd2 ? OVK_OK : nomem("aggregates");
+    int rc = aidx && scount && rcount && rdisp && rc2 && rd2 ? OVK_OK : ovk__amg_agg_nomem("aggregates");
     if (!rc) number_roots(g, in, aidx, &c->nagg);
     if (!rc) rc = member_records(g, agg, B, k, &send, scount);
     rc = ovk__agree(g->comm, rc);
     long long before = 0, total = 0;
     if (!rc) rc = exscan(g->comm, c->nagg, &before, &total);
     c->astart = before, c->atotal = total;
-    if (!rc) rc = exchange(g, send, scount, &recv, rcount, rdisp);
+    if (!rc) rc = ovk__amg_agg_exchange(g, send, scount, &recv, rcount, rdisp);
     if (!rc) rc = parse_members(g, recv, rcount, rdisp, k, aidx, &m, &cnt);
     if (!rc) {
         Rall = malloc(sizeof(double) * ((size_t)c->nagg * k * k + 1));
         ra = malloc(sizeof(int) * ((size_t)c->nagg + 1));
         c->cptr = malloc(sizeof(int) * ((size_t)c->nagg + 1));
-        rc = Rall && ra && c->cptr ? OVK_OK : nomem("aggregate factors");
+        rc = Rall && ra && c->cptr ? OVK_OK : ovk__amg_agg_nomem("aggregate factors");
     }
     if (!rc) rc = factor_blocks(m, cnt, recv, k, c->nagg, Rall, ra);
     rc = ovk__agree(g->comm, rc);
@@ -764,21 +646,21 @@ static int tentative(level_graph *g, const HYPRE_BigInt *agg, const char *in, co
         for (int a = 0; a < c->nagg; a++) c->cptr[a + 1] = c->cptr[a] + ra[a];
         rc = exscan(g->comm, c->cptr[c->nagg], &before, &total);
         c->cstart = before, c->nglobal = total;
-        c->stride = coarse_stride(g->size, c->stride, total, gather);
+        c->stride = ovk__amg_coarse_stride(g->size, c->stride, total, gather);
     }
     HYPRE_BigInt next = 0;
-    if (!rc) rc = coarse_owners(g, c, &next);
+    if (!rc) rc = ovk__amg_coarse_owners(g, c, &next);
     if (!rc) { /* the replies: [first coarse id, node id, rank], Q's rows */
         for (int t = 0; t < cnt; t++) {
             double *r = recv + m[t].at;
             r[0] = (double)(c->cstart + c->cptr[m[t].agg]), r[2] = ra[m[t].agg];
         }
-        rc = exchange(g, recv, rcount, &rep, rc2, rd2);
+        rc = ovk__amg_agg_exchange(g, recv, rcount, &rep, rc2, rd2);
     }
     if (!rc) { /* B_{l+1}: each aggregate's R */
         int nc = c->cptr[c->nagg];
         c->B = malloc(sizeof(double) * ((size_t)nc * k + 1));
-        rc = c->B ? OVK_OK : nomem("coarse near-null space");
+        rc = c->B ? OVK_OK : ovk__amg_agg_nomem("coarse near-null space");
         for (int a = 0; !rc && a < c->nagg; a++)
             for (int i = 0; i < ra[a]; i++)
                 for (int j = 0; j < k; j++) c->B[(size_t)j * nc + c->cptr[a] + i] = Rall[(size_t)a * k * k + (size_t)j * k + i];
@@ -790,7 +672,7 @@ static int tentative(level_graph *g, const HYPRE_BigInt *agg, const char *in, co
         HYPRE_BigInt c0 = late ? c->cstart : c->own0, c1 = late ? c->cstart + c->cptr[c->nagg] : c->own1;
         rc = build_ptent(g, c, rep, rc2, k, c0, c1, &c->Pt);
     }
-    if (!rc && c->stride > 1) rc = gather_coarse(g, c, k, next);
+    if (!rc && c->stride > 1) rc = ovk__amg_gather_coarse(g, c, k, next);
     free(aidx), free(scount), free(rcount), free(rdisp), free(rc2), free(rd2);
     free(send), free(recv), free(rep), free(Rall), free(ra), free(m);
     return rc;
@@ -806,14 +688,14 @@ static int lambda_max(hypre_ParCSRMatrix *A, const double *dinv, double *lam)
     hypre_ParVector *v = hypre_ParVectorCreate(comm, hypre_ParCSRMatrixGlobalNumRows(A), part);
     hypre_ParVector *w = hypre_ParVectorCreate(comm, hypre_ParCSRMatrixGlobalNumRows(A), part);
     int rc = v && w && !hypre_ParVectorInitialize(v) && !hypre_ParVectorInitialize(w) ? OVK_OK
-                                                                                      : fail_hy("hypre_ParVectorCreate");
+                                                                                      : ovk__amg_agg_fail_hy("hypre_ParVectorCreate");
     rc = ovk__agree(comm, rc);
     *lam = 1.0;
     if (!rc) {
         double *vd = hypre_VectorData(hypre_ParVectorLocalVector(v)), *wd = hypre_VectorData(hypre_ParVectorLocalVector(w));
         for (int i = 0; i < n; i++) vd[i] = 1.0 + (double)(mix((uint64_t)(r0 + i)) >> 11) * 0x1p-53;
         for (int step = 0; step < POWER_STEPS && !rc; step++) {
-            if (hypre_ParCSRMatrixMatvec(1.0, A, v, 0.0, w)) rc = fail_hy("hypre_ParCSRMatrixMatvec");
+            if (hypre_ParCSRMatrixMatvec(1.0, A, v, 0.0, w)) rc = ovk__amg_agg_fail_hy("hypre_ParCSRMatrixMatvec");
             double s[3] = {0.0, 0.0, 0.0}; /* v^T A v, v^T D v, |D^-1 A v|^2 */
             for (int i = 0; !rc && i < n; i++) {
                 double z = dinv[i] * wd[i];
@@ -842,7 +724,7 @@ static int smooth_p(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *Pt, hypre_ParCSRM
     const HYPRE_Int *di = hypre_CSRMatrixI(D), *dj = hypre_CSRMatrixJ(D);
     const double *dv = hypre_CSRMatrixData(D);
     double *dinv = malloc(sizeof(double) * ((size_t)n + 1));
-    int rc = dinv ? OVK_OK : nomem("prolongator smoothing");
+    int rc = dinv ? OVK_OK : ovk__amg_agg_nomem("prolongator smoothing");
     for (int i = 0; !rc && i < n; i++) {
         double a = 0.0;
         for (int e = di[i]; e < di[i + 1]; e++)
@@ -856,7 +738,7 @@ static int smooth_p(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *Pt, hypre_ParCSRM
     hypre_ParCSRMatrix *AP = NULL;
     if (!rc) {
         AP = hypre_ParMatmul(A, Pt);
-        rc = ovk__agree(comm, AP ? OVK_OK : fail_hy("hypre_ParMatmul"));
+        rc = ovk__agree(comm, AP ? OVK_OK : ovk__amg_agg_fail_hy("hypre_ParMatmul"));
     }
     if (!rc) {
         double w = 4.0 / (3.0 * lam);
@@ -868,11 +750,11 @@ static int smooth_p(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *Pt, hypre_ParCSRM
                 for (int e = bi[i]; e < bi[i + 1]; e++) bv[e] *= w * dinv[i];
         }
         *P = NULL;
-        if (hypre_ParCSRMatrixAdd(1.0, Pt, -1.0, AP, P) || !*P) rc = fail_hy("hypre_ParCSRMatrixAdd");
+        if (hypre_ParCSRMatrixAdd(1.0, Pt, -1.0, AP, P) || !*P) rc = ovk__amg_agg_fail_hy("hypre_ParCSRMatrixAdd");
         rc = ovk__agree(comm, rc);
     }
-    if (!rc && !hypre_ParCSRMatrixCommPkg(*P) && hypre_MatvecCommPkgCreate(*P)) rc = fail_hy("hypre_MatvecCommPkgCreate");
-    if (!rc) rc = ovk__agree(comm, hypre_ParCSRMatrixSetNumNonzeros(*P) ? fail_hy("SetNumNonzeros") : OVK_OK);
+    if (!rc && !hypre_ParCSRMatrixCommPkg(*P) && hypre_MatvecCommPkgCreate(*P)) rc = ovk__amg_agg_fail_hy("hypre_MatvecCommPkgCreate");
+    if (!rc) rc = ovk__agree(comm, hypre_ParCSRMatrixSetNumNonzeros(*P) ? ovk__amg_agg_fail_hy("SetNumNonzeros") : OVK_OK);
     if (AP) hypre_ParCSRMatrixDestroy(AP);
     free(dinv);
     return rc;
@@ -883,11 +765,11 @@ static int galerkin(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_ParCSRMa
 {
     MPI_Comm comm = hypre_ParCSRMatrixComm(A);
     *Ac = NULL;
-    int rc = hypre_BoomerAMGBuildCoarseOperator(P, A, P, Ac) || !*Ac ? fail_hy("hypre_BoomerAMGBuildCoarseOperator")
+    int rc = hypre_BoomerAMGBuildCoarseOperator(P, A, P, Ac) || !*Ac ? ovk__amg_agg_fail_hy("hypre_BoomerAMGBuildCoarseOperator")
                                                                      : OVK_OK;
     rc = ovk__agree(comm, rc);
-    if (!rc && !hypre_ParCSRMatrixCommPkg(*Ac) && hypre_MatvecCommPkgCreate(*Ac)) rc = fail_hy("hypre_MatvecCommPkgCreate");
-    if (!rc) rc = ovk__agree(comm, hypre_ParCSRMatrixSetNumNonzeros(*Ac) ? fail_hy("SetNumNonzeros") : OVK_OK);
+    if (!rc && !hypre_ParCSRMatrixCommPkg(*Ac) && hypre_MatvecCommPkgCreate(*Ac)) rc = ovk__amg_agg_fail_hy("hypre_MatvecCommPkgCreate");
+    if (!rc) rc = ovk__agree(comm, hypre_ParCSRMatrixSetNumNonzeros(*Ac) ? ovk__amg_agg_fail_hy("SetNumNonzeros") : OVK_OK);
     return rc;
 }
 
@@ -916,7 +798,7 @@ static int fill_data(hypre_ParAMGData *d, int nlev, hypre_ParCSRMatrix **As, hyp
                      hypre_ParAMGDataUArray(d) && hypre_ParAMGDataCFMarkerArray(d) && hypre_ParAMGDataABlockArray(d) &&
                      hypre_ParAMGDataPBlockArray(d)
                  ? OVK_OK
-                 : nomem("hypre's level arrays");
+                 : ovk__amg_agg_nomem("hypre's level arrays");
     rc = ovk__agree(comm, rc);
     if (rc) return rc; /* hypre's destroy frees what was made (no levels yet) */
     for (int l = 0; l < nlev; l++) {
@@ -932,8 +814,8 @@ static int fill_data(hypre_ParAMGData *d, int nlev, hypre_ParCSRMatrix **As, hyp
         HYPRE_BigInt part[2] = {r0, r0 + hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(H))};
         for (int t = 0; t < 2; t++) {
             hypre_ParVector *v = hypre_ParVectorCreate(comm, hypre_ParCSRMatrixGlobalNumRows(H), part);
-            if (v && hypre_ParVectorInitialize(v)) rc = fail_hy("hypre_ParVectorInitialize");
-            if (!v) rc = fail_hy("hypre_ParVectorCreate");
+            if (v && hypre_ParVectorInitialize(v)) rc = ovk__amg_agg_fail_hy("hypre_ParVectorInitialize");
+            if (!v) rc = ovk__amg_agg_fail_hy("hypre_ParVectorCreate");
             if (t == 0) hypre_ParAMGDataFArray(d)[l] = v;
             else hypre_ParAMGDataUArray(d)[l] = v;
         }
@@ -942,168 +824,7 @@ static int fill_data(hypre_ParAMGData *d, int nlev, hypre_ParCSRMatrix **As, hyp
     if (rc) return rc;
     const HYPRE_Int *grt = hypre_ParAMGDataGridRelaxType(d);
     if (grt && grt[3] != HY_GAUSS_ELIM) return OVK_OK; /* a singular A: our sweeps on the coarsest level */
-    return ovk__agree(comm, hypre_GaussElimSetup(d, nlev - 1, HY_GAUSS_ELIM) ? fail_hy("hypre_GaussElimSetup") : OVK_OK);
-}
-
-/* Local: a rank's rows (ptr, global columns gcol, val) as a new hypre
- * matrix of N x M with rows r0 .. r0+n and diag columns c0 .. c1 (a square
- * matrix: the diagonal entry first in its row, as hypre keeps it), its
- * communication package made (collective) */
-static int parcsr_of_rows(MPI_Comm comm, HYPRE_BigInt N, HYPRE_BigInt M, HYPRE_BigInt r0, int n, HYPRE_BigInt c0,
-                          HYPRE_BigInt c1, const int *ptr, const HYPRE_BigInt *gcol, const double *val, int square,
-                          hypre_ParCSRMatrix **out)
-{
-    int nnz = ptr[n], ndiag = 0, no = 0;
-    for (int e = 0; e < nnz; e++) ndiag += gcol[e] >= c0 && gcol[e] < c1;
-    HYPRE_BigInt *cmap = malloc(sizeof(HYPRE_BigInt) * ((size_t)(nnz - ndiag) + 1));
-    int rc = cmap ? OVK_OK : nomem("a gathered level");
-    for (int e = 0; !rc && e < nnz; e++)
-        if (!(gcol[e] >= c0 && gcol[e] < c1)) cmap[no++] = gcol[e];
-    if (!rc) {
-        qsort(cmap, (size_t)no, sizeof *cmap, cmp_big);
-        int u = 0;
-        for (int t = 0; t < no; t++)
-            if (!u || cmap[u - 1] != cmap[t]) cmap[u++] = cmap[t];
-        no = u;
-    }
-    HYPRE_BigInt rs[2] = {r0, r0 + n}, cs[2] = {c0, c1};
-    hypre_ParCSRMatrix *H = NULL;
-    if (!rc) {
-        H = hypre_ParCSRMatrixCreate(comm, N, M, rs, cs, no, ndiag, nnz - ndiag);
-        if (!H || hypre_ParCSRMatrixInitialize(H)) rc = fail_hy("hypre_ParCSRMatrixCreate");
-    }
-    rc = ovk__agree(comm, rc);
-    if (!rc) {
-        hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(H), *O = hypre_ParCSRMatrixOffd(H);
-        HYPRE_Int *di = hypre_CSRMatrixI(D), *dj = hypre_CSRMatrixJ(D), *oi = hypre_CSRMatrixI(O), *oj = hypre_CSRMatrixJ(O);
-        double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
-        if (no) memcpy(hypre_ParCSRMatrixColMapOffd(H), cmap, sizeof(HYPRE_BigInt) * (size_t)no);
-        int ed = 0, eo = 0;
-        di[0] = oi[0] = 0;
-        for (int i = 0; i < n; i++) {
-            int first = ed;
-            for (int e = ptr[i]; e < ptr[i + 1]; e++) {
-                if (gcol[e] >= c0 && gcol[e] < c1) {
-                    dj[ed] = (HYPRE_Int)(gcol[e] - c0), dv[ed] = val[e];
-                    if (square && gcol[e] == r0 + i && ed > first) { /* the diagonal first */
-                        HYPRE_Int tj = dj[first];
-                        double tv = dv[first];
-                        dj[first] = dj[ed], dv[first] = dv[ed], dj[ed] = tj, dv[ed] = tv;
-                    }
-                    ed++;
-                    continue;
-                }
-                int lo = 0, hi = no - 1; /* the place of gcol[e] among the offd columns */
-                while (lo < hi) {
-                    int mid = (lo + hi) / 2;
-                    if (cmap[mid] < gcol[e]) lo = mid + 1;
-                    else hi = mid;
-                }
-                oj[eo] = lo, ov[eo++] = val[e];
-            }
-            di[i + 1] = ed, oi[i + 1] = eo;
-        }
-        rc = ovk__agree(comm, hypre_ParCSRMatrixSetNumNonzeros(H) ? fail_hy("SetNumNonzeros") : OVK_OK);
-        if (!rc) rc = ovk__agree(comm, hypre_MatvecCommPkgCreate(H) ? fail_hy("hypre_MatvecCommPkgCreate") : OVK_OK);
-    }
-    if (rc && H) hypre_ParCSRMatrixDestroy(H), H = NULL;
-    free(cmap);
-    *out = H;
-    return rc;
-}
-
-/* the entries of a block */
-static int csr_count(hypre_CSRMatrix *M)
-{
-    int n = hypre_CSRMatrixNumRows(M);
-    return n > 0 ? hypre_CSRMatrixI(M)[n] : 0;
-}
-
-/* Local: H's rows with global columns (ptr: n + 1, gcol and val: its entries) */
-static int rows_of(hypre_ParCSRMatrix *H, int **ptr, HYPRE_BigInt **gcol, double **val)
-{
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(H), *O = hypre_ParCSRMatrixOffd(H);
-    int n = hypre_CSRMatrixNumRows(D), nd = csr_count(D), no = hypre_CSRMatrixNumCols(O) ? csr_count(O) : 0;
-    const HYPRE_Int *di = hypre_CSRMatrixI(D), *dj = hypre_CSRMatrixJ(D), *oi = hypre_CSRMatrixI(O), *oj = hypre_CSRMatrixJ(O);
-    const double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
-    const HYPRE_BigInt *cmap = hypre_ParCSRMatrixColMapOffd(H), c0 = hypre_ParCSRMatrixFirstColDiag(H);
-    *ptr = malloc(sizeof(int) * ((size_t)n + 1));
-    *gcol = malloc(sizeof(HYPRE_BigInt) * ((size_t)nd + no + 1));
-    *val = malloc(sizeof(double) * ((size_t)nd + no + 1));
-    if (!*ptr || !*gcol || !*val) return nomem("a gathered level");
-    int e = 0;
-    (*ptr)[0] = 0;
-    for (int i = 0; i < n; i++) {
-        for (int t = di[i]; t < di[i + 1]; t++) (*gcol)[e] = c0 + dj[t], (*val)[e++] = dv[t];
-        for (int t = no ? oi[i] : 0; no && t < oi[i + 1]; t++) (*gcol)[e] = cmap[oj[t]], (*val)[e++] = ov[t];
-        (*ptr)[i + 1] = e;
-    }
-    return OVK_OK;
-}
-
-/* Collective: P's columns and Ac's rows and columns on c's gathered
- * partition (own0 .. own1): P's rows stay, Ac's rows go to the first rank
- * of their group in rank order (one MPI_Alltoallv of [entries, (column,
- * value) ...] records) */
-static int to_gathered(level_graph *g, coarse *c, hypre_ParCSRMatrix **P, hypre_ParCSRMatrix **Ac)
-{
-    int *ptr = NULL, *scount = calloc((size_t)g->size + 1, sizeof(int)), *rcount = malloc(sizeof(int) * ((size_t)g->size + 1));
-    int *rdisp = malloc(sizeof(int) * ((size_t)g->size + 1)), *nptr = NULL;
-    HYPRE_BigInt *gcol = NULL, *ncol = NULL;
-    double *val = NULL, *send = NULL, *recv = NULL, *nval = NULL;
-    hypre_ParCSRMatrix *Pg = NULL, *Ag = NULL;
-    int rc = ovk__agree(g->comm, scount && rcount && rdisp ? rows_of(*P, &ptr, &gcol, &val) : nomem("a gathered level"));
-    HYPRE_BigInt Nf = hypre_ParCSRMatrixGlobalNumRows(*P), Nc = c->nglobal;
-    if (!rc)
-        rc = parcsr_of_rows(g->comm, Nf, Nc, hypre_ParCSRMatrixFirstRowIndex(*P), g->n, c->own0, c->own1, ptr, gcol, val,
-                            0, &Pg);
-    free(ptr), free(gcol), free(val), ptr = NULL, gcol = NULL, val = NULL;
-    int n = rc ? 0 : hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(*Ac));
-    if (!rc) rc = ovk__agree(g->comm, rows_of(*Ac, &ptr, &gcol, &val));
-    if (!rc) { /* the records to the group's first rank */
-        int t = g->rank / c->stride * c->stride;
-        scount[t] = n + 2 * ptr[n];
-        send = malloc(sizeof(double) * ((size_t)scount[t] + 1));
-        rc = send ? OVK_OK : nomem("a gathered level");
-        for (int i = 0, at = 0; !rc && i < n; i++) {
-            send[at++] = ptr[i + 1] - ptr[i];
-            for (int e = ptr[i]; e < ptr[i + 1]; e++) send[at++] = (double)gcol[e], send[at++] = val[e];
-        }
-        rc = ovk__agree(g->comm, rc);
-    }
-    if (!rc) rc = exchange(g, send, scount, &recv, rcount, rdisp);
-    int m = (int)(c->own1 - c->own0);
-    size_t tot = 0;
-    for (int p = 0; !rc && p < g->size; p++) tot += (size_t)rcount[p];
-    if (!rc) {
-        nptr = malloc(sizeof(int) * ((size_t)m + 1));
-        ncol = malloc(sizeof(HYPRE_BigInt) * (tot / 2 + 1));
-        nval = malloc(sizeof(double) * (tot / 2 + 1));
-        rc = nptr && ncol && nval ? OVK_OK : nomem("a gathered level");
-    }
-    rc = ovk__agree(g->comm, rc);
-    if (!rc) { /* the records in rank order: the rows in global order */
-        int i = 0, e = 0;
-        nptr[0] = 0;
-        for (int p = 0; p < g->size; p++)
-            for (size_t at = (size_t)rdisp[p]; at < (size_t)rdisp[p] + (size_t)rcount[p]; i++) {
-                int len = (int)recv[at++];
-                for (int q = 0; q < len; q++, e++) ncol[e] = (HYPRE_BigInt)recv[at++], nval[e] = recv[at++];
-                nptr[i + 1] = e;
-            }
-        if (i != m) rc = ovk__fail(OVK_EPRECOND, "amg (setup=agg): %d rows gathered for %d", i, m);
-        rc = ovk__agree(g->comm, rc);
-    }
-    if (!rc) rc = parcsr_of_rows(g->comm, Nc, Nc, c->own0, m, c->own0, c->own1, nptr, ncol, nval, 1, &Ag);
-    if (!rc) {
-        hypre_ParCSRMatrixDestroy(*P), hypre_ParCSRMatrixDestroy(*Ac);
-        *P = Pg, *Ac = Ag, Pg = Ag = NULL;
-    }
-    if (Pg) hypre_ParCSRMatrixDestroy(Pg);
-    if (Ag) hypre_ParCSRMatrixDestroy(Ag);
-    free(ptr), free(gcol), free(val), free(scount), free(rcount), free(rdisp), free(send), free(recv);
-    free(nptr), free(ncol), free(nval);
-    return rc;
+    return ovk__agree(comm, hypre_GaussElimSetup(d, nlev - 1, HY_GAUSS_ELIM) ? ovk__amg_agg_fail_hy("hypre_GaussElimSetup") : OVK_OK);
 }
 
 /* Collective: one level's aggregation, P and A_{l+1}. */
@@ -1112,7 +833,7 @@ static int one_level(level_graph *g, int l, const ovk__amg_agg_opts *o, const do
 {
     char *in = malloc((size_t)g->nn + 1);
     HYPRE_BigInt *agg = malloc(sizeof(HYPRE_BigInt) * ((size_t)g->nn + 1));
-    int rc = ovk__agree(g->comm, in && agg ? OVK_OK : nomem("aggregates"));
+    int rc = ovk__agree(g->comm, in && agg ? OVK_OK : ovk__amg_agg_nomem("aggregates"));
     if (!rc) rc = graph_setup(g, g->A);
     if (!rc) rc = strength(g, o->threshold);
     if (!rc) rc = mis(g, l < o->mis2_levels ? 2 : 1, in);
@@ -1122,9 +843,9 @@ static int one_level(level_graph *g, int l, const ovk__amg_agg_opts *o, const do
     if (!rc && o->smooth) rc = smooth_p(g->A, c->Pt, P);
     if (!rc && !o->smooth) {
         *P = hypre_ParCSRMatrixClone(c->Pt, 1);
-        rc = ovk__agree(g->comm, *P ? OVK_OK : fail_hy("hypre_ParCSRMatrixClone"));
+        rc = ovk__agree(g->comm, *P ? OVK_OK : ovk__amg_agg_fail_hy("hypre_ParCSRMatrixClone"));
         if (!rc && !hypre_ParCSRMatrixCommPkg(*P) && hypre_MatvecCommPkgCreate(*P))
-            rc = fail_hy("hypre_MatvecCommPkgCreate");
+            rc = ovk__amg_agg_fail_hy("hypre_MatvecCommPkgCreate");
         rc = ovk__agree(g->comm, rc);
     }
     if (!rc) rc = o->smooth ? galerkin(g->A, *P, Ac) : ovk__amg_rap_build(g->A, *P, Ac, plan);
@@ -1132,7 +853,7 @@ static int one_level(level_graph *g, int l, const ovk__amg_agg_opts *o, const do
      * aggregates' partition (on a P whose columns are all on another rank
      * its Galerkin product took 75 % of the setup), then P's columns and
      * A_{l+1}'s rows move to the gathered partition */
-    if (!rc && o->smooth && c->stride > 1) rc = to_gathered(g, c, P, Ac);
+    if (!rc && o->smooth && c->stride > 1) rc = ovk__amg_to_gathered(g, c, P, Ac);
     free(in), free(agg);
     return rc;
 }
@@ -1146,7 +867,7 @@ int ovk__amg_agg_build(hypre_ParCSRMatrix *A, hypre_ParVector *b, hypre_ParVecto
     MPI_Comm_size(comm, &size), MPI_Comm_rank(comm, &rank);
     int n0 = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(A));
     int *nptr = malloc(sizeof(int) * ((size_t)n0 / bs + 1));
-    int rc = ovk__agree(comm, nptr ? OVK_OK : nomem("nodes"));
+    int rc = ovk__agree(comm, nptr ? OVK_OK : ovk__amg_agg_nomem("nodes"));
     int nn = n0 / bs;
     for (int I = 0; !rc && I <= nn; I++) nptr[I] = I * bs;
     HYPRE_BigInt nstart = hypre_ParCSRMatrixFirstRowIndex(A) / bs;
@@ -1178,7 +899,7 @@ int ovk__amg_agg_build(hypre_ParCSRMatrix *A, hypre_ParVector *b, hypre_ParVecto
             keep->ptent[l] = c.Pt, c.Pt = NULL;
             keep->b[l] = malloc(sizeof(double) * ((size_t)nl * k + 1));
             keep->nlev = l + 1;
-            rc = ovk__agree(comm, keep->b[l] ? OVK_OK : nomem("kept near-null space"));
+            rc = ovk__agree(comm, keep->b[l] ? OVK_OK : ovk__amg_agg_nomem("kept near-null space"));
             if (!rc && nl) memcpy(keep->b[l], Bcur, sizeof(double) * (size_t)nl * k);
         }
         if (rc) {
@@ -1196,7 +917,7 @@ int ovk__amg_agg_build(hypre_ParCSRMatrix *A, hypre_ParVector *b, hypre_ParVecto
         int nl = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(As[nlev - 1]));
         keep->b[nlev - 1] = malloc(sizeof(double) * ((size_t)nl * k + 1));
         keep->nlev = nlev;
-        rc = ovk__agree(comm, keep->b[nlev - 1] ? OVK_OK : nomem("kept near-null space"));
+        rc = ovk__agree(comm, keep->b[nlev - 1] ? OVK_OK : ovk__amg_agg_nomem("kept near-null space"));
         if (!rc && nl) memcpy(keep->b[nlev - 1], Bcur, sizeof(double) * (size_t)nl * k);
     }
     free(nptr), free(Bown);
