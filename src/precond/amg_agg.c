@@ -458,69 +458,27 @@ static int build_ptent(level_graph *g, coarse *c, const double *rep, const int *
         first[I] = f, rr[I] = r, at[I] = pos;
         pos += HDR + (size_t)nd * (size_t)k;
     }
-    size_t nd_diag = 0, nd_offd = 0;
-    for (int I = 0; !rc && I < g->nn; I++) {
-        int nd = g->nptr[I + 1] - g->nptr[I];
-        if (first[I] >= c0 && first[I] < c1) nd_diag += (size_t)nd * (size_t)rr[I];
-        else nd_offd += (size_t)nd * (size_t)rr[I];
-    }
-    /* the offd coarse columns: each offd aggregate's r columns, ascending */
-    HYPRE_BigInt *cols = rc ? NULL : malloc(sizeof(HYPRE_BigInt) * (nd_offd + 1));
-    if (!rc && !cols) rc = ovk__amg_agg_nomem("tentative prolongator");
-    int ncols = 0;
-    if (!rc) {
-        for (int I = 0; I < g->nn; I++)
-            if (!(first[I] >= c0 && first[I] < c1))
-                for (int q = 0; q < rr[I]; q++) cols[ncols++] = first[I] + q;
-        qsort(cols, (size_t)ncols, sizeof *cols, ovk__amg_agg_cmp_big);
-        int u = 0;
-        for (int t = 0; t < ncols; t++)
-            if (!u || cols[u - 1] != cols[t]) cols[u++] = cols[t];
-        ncols = u;
-    }
-    HYPRE_BigInt rs[2] = {hypre_ParCSRMatrixFirstRowIndex(g->A), hypre_ParCSRMatrixFirstRowIndex(g->A) + g->n};
-    HYPRE_BigInt cs[2] = {c0, c1};
-    hypre_ParCSRMatrix *P = NULL;
-    if (!rc) {
-        P = hypre_ParCSRMatrixCreate(g->comm, hypre_ParCSRMatrixGlobalNumRows(g->A), c->nglobal, rs, cs, ncols,
-                                     (HYPRE_Int)nd_diag, (HYPRE_Int)nd_offd);
-        if (!P || hypre_ParCSRMatrixInitialize(P)) rc = ovk__amg_agg_fail_hy("hypre_ParCSRMatrixCreate");
-    }
+    size_t nnz = 0; /* P_tent's rows with global columns: node I's unknown d, first[I] + j for j < rr[I] */
+    for (int I = 0; !rc && I < g->nn; I++) nnz += (size_t)(g->nptr[I + 1] - g->nptr[I]) * (size_t)rr[I];
+    int *ptr = rc ? NULL : malloc(sizeof(int) * ((size_t)g->n + 1));
+    HYPRE_BigInt *gcol = rc ? NULL : malloc(sizeof(HYPRE_BigInt) * (nnz + 1));
+    double *val = rc ? NULL : malloc(sizeof(double) * (nnz + 1));
+    if (!rc && !(ptr && gcol && val)) rc = ovk__amg_agg_nomem("tentative prolongator");
+    if (!rc && nnz > INT32_MAX) rc = ovk__fail(OVK_EPRECOND, "amg (setup=agg): %zu entries of P_tent on a rank", nnz);
     rc = ovk__agree(g->comm, rc);
     if (!rc) {
-        hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(P), *O = hypre_ParCSRMatrixOffd(P);
-        HYPRE_Int *di = hypre_CSRMatrixI(D), *dj = hypre_CSRMatrixJ(D), *oi = hypre_CSRMatrixI(O), *oj = hypre_CSRMatrixJ(O);
-        double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
-        if (ncols) memcpy(hypre_ParCSRMatrixColMapOffd(P), cols, sizeof(HYPRE_BigInt) * (size_t)ncols);
-        int ed = 0, eo = 0;
-        di[0] = oi[0] = 0;
-        for (int I = 0; I < g->nn; I++) {
-            int local = first[I] >= c0 && first[I] < c1, base = 0;
-            if (!local) { /* the place of first[I] among the offd columns */
-                int lo = 0, hi = ncols - 1;
-                while (lo < hi) {
-                    int mid = (lo + hi) / 2;
-                    if (cols[mid] < first[I]) lo = mid + 1;
-                    else hi = mid;
-                }
-                base = lo;
-            }
+        int e = 0;
+        ptr[0] = 0;
+        for (int I = 0; I < g->nn; I++)
             for (int d = 0; d < g->nptr[I + 1] - g->nptr[I]; d++) {
-                int row = g->nptr[I] + d;
                 const double *q = rep + at[I] + HDR + (size_t)d * (size_t)k;
-                for (int j = 0; j < rr[I]; j++) {
-                    if (local) dj[ed] = (HYPRE_Int)(first[I] - c0 + j), dv[ed++] = q[j];
-                    else oj[eo] = base + j, ov[eo++] = q[j];
-                }
-                di[row + 1] = ed, oi[row + 1] = eo;
+                for (int j = 0; j < rr[I]; j++) gcol[e] = first[I] + j, val[e++] = q[j];
+                ptr[g->nptr[I] + d + 1] = e;
             }
-        }
-        rc = ovk__agree(g->comm, hypre_ParCSRMatrixSetNumNonzeros(P) ? ovk__amg_agg_fail_hy("SetNumNonzeros") : OVK_OK);
-        if (!rc) rc = ovk__agree(g->comm, hypre_MatvecCommPkgCreate(P) ? ovk__amg_agg_fail_hy("hypre_MatvecCommPkgCreate") : OVK_OK);
+        rc = ovk__amg_parcsr_of_rows(g->comm, hypre_ParCSRMatrixGlobalNumRows(g->A), c->nglobal,
+                                     hypre_ParCSRMatrixFirstRowIndex(g->A), g->n, c0, c1, ptr, gcol, val, 0, out);
     }
-    if (rc && P) hypre_ParCSRMatrixDestroy(P), P = NULL;
-    *out = P;
-    free(rr), free(first), free(at), free(cols);
+    free(rr), free(first), free(at), free(ptr), free(gcol), free(val);
     return rc;
 }
 

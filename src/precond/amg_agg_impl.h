@@ -48,7 +48,14 @@ int ovk__amg_agg_cmp_big(const void *a, const void *b);
 int ovk__amg_agg_exchange(level_graph *g, const double *send, const int *scount, double **recv, int *rcount,
                           int *rdisp);
 
-/* amg_gather.c.  Local, the same on every rank: the coarse level's stride
+/* amg_gather.c.  Local: a rank's rows (ptr, global columns gcol, val) as
+ * a new hypre matrix of N x M with rows r0 .. r0+n and diag columns c0 ..
+ * c1 (square: the diagonal entry first in its row), its communication
+ * package made (collective: statuses agreed) */
+int ovk__amg_parcsr_of_rows(MPI_Comm comm, HYPRE_BigInt N, HYPRE_BigInt M, HYPRE_BigInt r0, int n, HYPRE_BigInt c0,
+                            HYPRE_BigInt c1, const int *ptr, const HYPRE_BigInt *gcol, const double *val, int square,
+                            hypre_ParCSRMatrix **out);
+/* Local, the same on every rank: the coarse level's stride
  * (every stride-th rank holds its rows) from the fine level's, doubled
  * while its rows per rank holding them stay below gather (0: never). */
 int ovk__amg_coarse_stride(int size, int stride, long long rows, double gather);

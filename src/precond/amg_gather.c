@@ -101,7 +101,7 @@ int ovk__amg_gather_coarse(level_graph *g, coarse *c, int k, HYPRE_BigInt next)
  * matrix of N x M with rows r0 .. r0+n and diag columns c0 .. c1 (a square
  * matrix: the diagonal entry first in its row, as hypre keeps it), its
  * communication package made (collective) */
-static int parcsr_of_rows(MPI_Comm comm, HYPRE_BigInt N, HYPRE_BigInt M, HYPRE_BigInt r0, int n, HYPRE_BigInt c0,
+int ovk__amg_parcsr_of_rows(MPI_Comm comm, HYPRE_BigInt N, HYPRE_BigInt M, HYPRE_BigInt r0, int n, HYPRE_BigInt c0,
                           HYPRE_BigInt c1, const int *ptr, const HYPRE_BigInt *gcol, const double *val, int square,
                           hypre_ParCSRMatrix **out)
 {
@@ -207,7 +207,7 @@ int ovk__amg_to_gathered(level_graph *g, coarse *c, hypre_ParCSRMatrix **P, hypr
     int rc = ovk__agree(g->comm, scount && rcount && rdisp ? rows_of(*P, &ptr, &gcol, &val) : ovk__amg_agg_nomem("a gathered level"));
     HYPRE_BigInt Nf = hypre_ParCSRMatrixGlobalNumRows(*P), Nc = c->nglobal;
     if (!rc)
-        rc = parcsr_of_rows(g->comm, Nf, Nc, hypre_ParCSRMatrixFirstRowIndex(*P), g->n, c->own0, c->own1, ptr, gcol, val,
+        rc = ovk__amg_parcsr_of_rows(g->comm, Nf, Nc, hypre_ParCSRMatrixFirstRowIndex(*P), g->n, c->own0, c->own1, ptr, gcol, val,
                             0, &Pg);
     free(ptr), free(gcol), free(val), ptr = NULL, gcol = NULL, val = NULL;
     int n = rc ? 0 : hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(*Ac));
@@ -246,7 +246,7 @@ int ovk__amg_to_gathered(level_graph *g, coarse *c, hypre_ParCSRMatrix **P, hypr
         if (i != m) rc = ovk__fail(OVK_EPRECOND, "amg (setup=agg): %d rows gathered for %d", i, m);
         rc = ovk__agree(g->comm, rc);
     }
-    if (!rc) rc = parcsr_of_rows(g->comm, Nc, Nc, c->own0, m, c->own0, c->own1, nptr, ncol, nval, 1, &Ag);
+    if (!rc) rc = ovk__amg_parcsr_of_rows(g->comm, Nc, Nc, c->own0, m, c->own0, c->own1, nptr, ncol, nval, 1, &Ag);
     if (!rc) {
         hypre_ParCSRMatrixDestroy(*P), hypre_ParCSRMatrixDestroy(*Ac);
         *P = Pg, *Ac = Ag, Pg = Ag = NULL;
