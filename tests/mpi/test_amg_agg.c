@@ -332,18 +332,24 @@ static void refused(const ovk_matrix *A, const char *spec, int want, const char 
 /* ---- through the solver ----------------------------------------------- */
 
 #ifndef OVK_TEST_SANITIZED
+/* a solver with precond spec on A (rtol 1e-8, 400 iterations), a random b and x */
+static void solver_on(const ovk_matrix *A, const char *spec, ovk_solver **s, ovk_vector **b, ovk_vector **x)
+{
+    MT_RC(OVK_OK, ovk_solver_create(A, s));
+    MT_RC(OVK_OK, ovk_solver_set_option(*s, "precond", spec));
+    MT_RC(OVK_OK, ovk_solver_set_tolerances(*s, 1e-8, 0.0, 400));
+    MT_RC(OVK_OK, ovk_vector_create(A, b));
+    MT_RC(OVK_OK, ovk_vector_create(A, x));
+    mt_random_b(A, *b);
+}
+
 /* iterations of cg with precond spec on A (random b, rtol 1e-8), or -1 */
 static int iterations(const ovk_matrix *A, const char *spec)
 {
     ovk_solver *s = NULL;
     ovk_vector *b = NULL, *x = NULL;
     ovk_pcg_result res;
-    MT_RC(OVK_OK, ovk_solver_create(A, &s));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", spec));
-    MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-8, 0.0, 400));
-    MT_RC(OVK_OK, ovk_vector_create(A, &b));
-    MT_RC(OVK_OK, ovk_vector_create(A, &x));
-    mt_random_b(A, b);
+    solver_on(A, spec, &s, &b, &x);
     int rc = ovk_solver_solve(s, b, x, &res);
     MT_CHECK(rc == OVK_OK, "%s: %s (%s)", spec, ovk_status_name(rc), ovk_error_detail());
     ovk_vector_destroy(b), ovk_vector_destroy(x);
@@ -410,12 +416,7 @@ static int after_update(const char *spec)
     ovk_solver *s = NULL;
     ovk_vector *b = NULL, *x = NULL;
     ovk_pcg_result res = {0};
-    MT_RC(OVK_OK, ovk_solver_create(A, &s));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", spec));
-    MT_RC(OVK_OK, ovk_solver_set_tolerances(s, 1e-8, 0.0, 400));
-    MT_RC(OVK_OK, ovk_vector_create(A, &b));
-    MT_RC(OVK_OK, ovk_vector_create(A, &x));
-    mt_random_b(A, b);
+    solver_on(A, spec, &s, &b, &x);
     int rc = ovk_solver_solve(s, b, x, &res);
     grid_rows(&milder, n0, nn, &ptr, &col, &val);
     if (!rc) rc = ovk_matrix_update_values(A, ptr, col, val, OVK_DUP_REJECT);
