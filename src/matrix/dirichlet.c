@@ -8,9 +8,11 @@
  * right-hand side; the solver's engine, dirichlet.c) has A x = b's
  * solution.
  *
- * Cost: at setup only, the diag block as plain CSR, one halo exchange of
- * the rows' marks, one reduction of their count and E made as a new matrix
- * (its own communicator and halo). */
+ * Cost: at setup only, one pass over the rows up to their first
+ * off-diagonal nonzero and one reduction of the count; where some row is
+ * a Dirichlet row, also the diag block as plain CSR, one halo exchange of
+ * the rows' marks and E made as a new matrix (its own communicator and
+ * halo). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,17 +45,33 @@ static int plain_diag(const ovk_matrix *A, plain_rows *p)
     return ovk__matrix_diag_fill(A, p->ptr, p->col, p->val);
 }
 
-/* 1 when row i stores a_ii != 0 and no other nonzero */
-static int dirichlet_row(const ovk_matrix *A, const plain_rows *p, int i)
+/* Local: row i as stored holds a_ii != 0 and no other nonzero (left at
+ * its first other nonzero: one or two entries of most rows) */
+static int lone_diagonal(const ovk_matrix *A, int i)
 {
+    const ovk__csr *d = &A->diag, *o = &A->offd;
     int has_diag = 0;
-    for (int k = p->ptr[i]; k < p->ptr[i + 1]; k++) {
-        if (p->col[k] == i) has_diag = p->val[k] != 0.0;
-        else if (p->val[k] != 0.0) return 0;
+    for (int k = o->rowptr[i]; k < o->rowptr[i + 1]; k++)
+        if (o->val[k] != 0.0) return 0;
+    for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
+        if (ovk__csr_col(d, i, k) == i) has_diag = d->val[k] != 0.0;
+        else if (d->val[k] != 0.0) return 0;
     }
-    for (int k = A->offd.rowptr[i]; k < A->offd.rowptr[i + 1]; k++)
-        if (A->offd.val[k] != 0.0) return 0;
     return has_diag;
+}
+
+/* Local: mark[i] = 1 where row i is a Dirichlet row, else 0 (a kept
+ * triangle's a_ij, j > i, stands for a_ji too); their number */
+static int mark_dirichlet(const ovk_matrix *A, double *mark)
+{
+    const ovk__csr *d = &A->diag;
+    int n = A->lay.nlocal, nd = 0;
+    for (int i = 0; i < n; i++) mark[i] = lone_diagonal(A, i);
+    for (int i = 0; i < n && d->upper; i++)
+        for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++)
+            if (ovk__csr_col(d, i, k) != i && d->val[k] != 0.0) mark[ovk__csr_col(d, i, k)] = 0.0;
+    for (int i = 0; i < n; i++) nd += mark[i] != 0.0;
+    return nd;
 }
 
 /* E's rows: a Dirichlet row keeps a_ii alone; another drops its entries
@@ -99,26 +117,41 @@ static int make_or_update(const ovk_matrix *A, const int *ptr, const ovk_gidx *c
     return ovk_matrix_set_halo(*E, ovk_matrix_get_halo(A));
 }
 
+/* Local: the Dirichlet rows' marks (mark: n doubles of the caller's, or
+ * NULL where no stored row is a lone diagonal, and then none is) and their
+ * number; the rows' positions in *rows */
+static int find_rows(const ovk_matrix *A, double **mark, int **rows, int *nd)
+{
+    int n = A->lay.nlocal, lone = 0;
+    for (int i = 0; i < n; i++) lone += lone_diagonal(A, i); /* most matrices: none, and no more to do */
+    *nd = 0;
+    if (lone == 0) return OVK_OK;
+    *mark = malloc(sizeof(double) * (size_t)n);
+    if (!*mark) return ovk__fail(OVK_ENOMEM, "Dirichlet rows: %d rows", n);
+    *nd = mark_dirichlet(A, *mark);
+    *rows = malloc(sizeof(int) * (size_t)(*nd > 0 ? *nd : 1));
+    if (!*rows) return ovk__fail(OVK_ENOMEM, "Dirichlet rows: %d", *nd);
+    for (int i = 0, q = 0; i < n; i++)
+        if ((*mark)[i] != 0.0) (*rows)[q++] = i;
+    return OVK_OK;
+}
+
 int ovk__matrix_eliminate(const ovk_matrix *A, ovk_matrix **E, int **rows, int *nrows, long long *count)
 {
     int n = A->lay.nlocal, *ptr = NULL, nd = 0;
     ovk_gidx *col = NULL;
-    double *val = NULL, *mark = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    double *val = NULL, *mark = NULL;
     plain_rows p = {0};
     *rows = NULL, *nrows = 0, *count = 0;
-    int rc = mark ? plain_diag(A, &p) : ovk__fail(OVK_ENOMEM, "Dirichlet rows: %d rows", n);
-    for (int i = 0; !rc && i < n; i++) nd += (int)(mark[i] = dirichlet_row(A, &p, i));
-    if (!rc) *rows = malloc(sizeof(int) * (size_t)(nd > 0 ? nd : 1));
-    if (!rc && !*rows) rc = ovk__fail(OVK_ENOMEM, "Dirichlet rows: %d", nd);
-    for (int i = 0, q = 0; !rc && i < n; i++)
-        if (mark[i] != 0.0) (*rows)[q++] = i;
-    rc = ovk__agree(A->lay.comm, rc); /* before the collectives */
-    long long total = nd;
-    if (!rc)
-        rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_LONG_LONG, MPI_SUM, A->lay.comm),
-                      "MPI_Allreduce (Dirichlet rows)");
+    int rc = find_rows(A, &mark, rows, &nd);
+    long long v[2] = {rc != OVK_OK, nd}; /* failed somewhere, the rows of all ranks: one sum */
+    int mrc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_SUM, A->lay.comm), "MPI_Allreduce (Dirichlet rows)");
+    long long total = v[1];
+    rc = mrc ? mrc : v[0] ? ovk__agree(A->lay.comm, rc) : OVK_OK; /* a failure's detail from its rank */
     if (rc || total == 0) goto cleanup;
-    rc = ovk__halo_begin(A, mark); /* the marks of the offd columns, in A->halo.ext */
+    if (!mark) mark = calloc((size_t)(n > 0 ? n : 1), sizeof(double)); /* no Dirichlet row here */
+    rc = ovk__agree(A->lay.comm, mark ? plain_diag(A, &p) : ovk__fail(OVK_ENOMEM, "Dirichlet rows: %d rows", n));
+    if (!rc) rc = ovk__halo_begin(A, mark); /* the marks of the offd columns, in A->halo.ext */
     if (!rc) rc = ovk__halo_end(A);
     rc = ovk__agree(A->lay.comm, rc);
     if (!rc) rc = ovk__agree(A->lay.comm, elim_rows(A, &p, mark, A->halo.ext, &ptr, &col, &val));

@@ -7,7 +7,9 @@
  * only is compared with 0 the same way.  Each pair is first compared
  * against its own size (no row scale needed); only those that fail that
  * take their rows' scales.  Every pair is visited: a refusal names the
- * pair of the largest mismatch over all ranks.
+ * pair of the largest mismatch over all ranks; the quick check (a verdict
+ * only) stops at the first mismatch.  A sample of rows checked first and
+ * a screen then settle most matrices without the walk (below).
  *
  * Cost: O(nnz) local work and one int per row.  The diag block is walked
  * once, each upper entry meeting its mirror through a cursor per row (a
@@ -470,17 +472,21 @@ static int screen_pass(const ovk_matrix *A, screen_work *s)
     return 1;
 }
 
-/* Collective: *passed when every row of every rank passes the screen */
-static int screen(const ovk_matrix *A, int *passed)
+/* Collective: *passed when every row of every rank passes the screen;
+ * *sampled when a rank's sample met a mismatch (mine: this rank's), the
+ * screen then not run (it would fail) */
+static int screen(const ovk_matrix *A, int mine, int *sampled, int *passed)
 {
     const ovk__halo *h = &A->halo;
     screen_work s = {0};
     int ns = h->nsend, nr = h->nrecv, n = A->lay.nlocal, pass = 0;
-    int rc = ovk__agree(A->lay.comm, screen_alloc(A, &s) ? OVK_ENOMEM : OVK_OK);
+    int flags[2] = {!mine && screen_alloc(A, &s) != OVK_OK, mine}; /* agreed in one sum */
+    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, A->lay.comm), "MPI_Allreduce (symmetry)");
     *passed = 0;
-    if (rc) { /* no room: the check decides (its own allocations are smaller) */
+    *sampled = !rc && flags[1];
+    if (rc || flags[0] || flags[1]) { /* sampled, or no room: the check decides (its allocations are smaller) */
         screen_free(&s);
-        return OVK_OK;
+        return rc;
     }
     for (int i = 0; i < n; i++) s.m[i] = row_scale(A, i);
     rc = ovk__halo_multi_begin(A, 1, (const double *const[]){s.m}, &s.hm);
@@ -508,6 +514,48 @@ cleanup:
     return rc;
 }
 
+/* The sample, before the screen: the diag pairs of SAMPLE_ROWS rows spread
+ * over the local ones, each entry's mirror found in its row by a binary
+ * search (a few us where the screen takes a pass over A and two halo
+ * rounds).  A mismatch met there is one of the check's own (the same
+ * tolerance): a quick check is settled by it, a full one skips the screen,
+ * which would fail, and walks.  A matrix whose asymmetry is everywhere (a
+ * convection term) is met at the first row. */
+enum { SAMPLE_ROWS = 16 };
+
+/* the position of column c in row j of d, or -1; the entries other than
+ * a_jj ascend, a_jj first or in its place */
+static int find_in_row(const ovk__csr *d, int j, int c)
+{
+    int lo = d->rowptr[j], hi = d->rowptr[j + 1] - 1;
+    if (lo <= hi && ovk__csr_col(d, j, lo) == j) {
+        if (c == j) return lo;
+        lo++;
+    }
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2, m = ovk__csr_col(d, j, mid);
+        if (m == c) return mid;
+        if (m < c) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+/* Local: the sampled rows' diag entries against their mirrors (an entry
+ * whose mirror is not stored against 0), the largest mismatch into *w; a
+ * kept triangle is symmetric by construction */
+static void sample_pairs(const ovk_matrix *A, sym_worst *w)
+{
+    const ovk__csr *d = &A->diag;
+    int n = A->lay.nlocal, step = n > SAMPLE_ROWS ? n / SAMPLE_ROWS : 1;
+    for (int i = 0; i < n && !d->upper; i += step)
+        for (int k = d->rowptr[i]; k < d->rowptr[i + 1]; k++) {
+            int j = ovk__csr_col(d, i, k), t = j == i ? -1 : find_in_row(d, j, i);
+            if (j == i || (t >= 0 ? mirror_equal(d->val[k], d->val[t]) : d->val[k] == 0.0)) continue;
+            note_local(A, w, i, j, d->val[k], t >= 0 ? d->val[t] : 0.0, t >= 0);
+        }
+}
+
 /* Collective: the largest ratio of all ranks in *out, and its rank */
 typedef struct ratio_rank {
     double ratio;
@@ -524,9 +572,10 @@ static int check(const ovk_matrix *A, int quick)
 {
     sym_worst w = {0.0, 0, 0, 0.0, 0.0, 0};
     ratio_rank out = {0.0, 0};
-    int passed = 0, rc = screen(A, &passed);
+    sample_pairs(A, &w);
+    int sampled = 0, passed = 0, rc = screen(A, w.ratio > 1.0, &sampled, &passed);
     if (rc || passed) return rc;
-    rc = diag_symmetric(A, &w, quick);
+    if (!(quick && sampled)) rc = diag_symmetric(A, &w, quick); /* a sampled mismatch settles a quick check */
     if (quick) { /* a diag block's mismatch settles it: no exchange */
         rc = ovk__agree(A->lay.comm, rc);
         if (!rc) rc = largest(A, &w, &out);
