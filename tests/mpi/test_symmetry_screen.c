@@ -1,6 +1,6 @@
 /* The symmetry check's sample, its screen (src/matrix/symmetry.c) and the
  * entry-by-entry check behind them, on the 1-D Laplacian (48 rows a rank,
- * every third sampled; rank 1 without rows at 3 ranks or more), each case
+ * every twelfth sampled; rank 1 without rows at 3 ranks or more), each case
  * times 1, 2^-990 and 2^+990:
  *   - symmetric, and every upper entry raised by 2^-52 of itself (assembly
  *     rounding): set up;
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
     /* m_i = 2 s: the tolerance 2^-40 * 2 s, a_{p,p+1} off by bump * s */
     const double scales[] = {1.0, 0x1p-990, 0x1p+990}, two = 4 * 0x1p-40, half = 0x1p-40;
     /* rank 0's last row (at one rank: inside); a sampled row; a pair of rows the sample skips */
-    const int64_t edge = nranks > 1 ? N - 1 : 6, inside = 3, skipped = 4;
+    const int64_t edge = nranks > 1 ? N - 1 : 6, inside = 12, skipped = 4;
     for (int k = 0; k < 3; k++) {
         double sc = scales[k];
         one("symmetric", edge, 0.0, 0.0, sc, OVK_OK);
