@@ -28,8 +28,9 @@
  *      the aggregate's rows of B_{l+1}: P_tent B_{l+1} = B_l;
  *   5. smoothing: P = (I - w D^-1 A) P_tent, D = diag(A), w = 4 / (3
  *      lambda), lambda from power steps on D^-1 A; hypre's products;
- *   6. A_{l+1} = P^T A P: hypre's Galerkin product for a smoothed P; for
- *      P_tent sums over its rows (amg_galerkin.c), no general product.
+ *   6. A_{l+1} = P^T A P by sums over P's rows (amg_galerkin.c), smoothed
+ *      or not: the rows of A P, then P^T's; on smoothed elasticity 2.6x
+ *      faster than hypre's general product.
  * Coarsening stops at coarse_size global rows, max_levels, or when a level
  * shrinks by less than a tenth; the coarsest level is hypre's Gaussian
  * elimination, as with BoomerAMG's hierarchy.  A coarse level may go onto
@@ -718,19 +719,6 @@ static int smooth_p(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *Pt, hypre_ParCSRM
     return rc;
 }
 
-/* Collective: Ac = P^T A P */
-static int galerkin(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_ParCSRMatrix **Ac)
-{
-    MPI_Comm comm = hypre_ParCSRMatrixComm(A);
-    *Ac = NULL;
-    int rc = hypre_BoomerAMGBuildCoarseOperator(P, A, P, Ac) || !*Ac ? ovk__amg_agg_fail_hy("hypre_BoomerAMGBuildCoarseOperator")
-                                                                     : OVK_OK;
-    rc = ovk__agree(comm, rc);
-    if (!rc && !hypre_ParCSRMatrixCommPkg(*Ac) && hypre_MatvecCommPkgCreate(*Ac)) rc = ovk__amg_agg_fail_hy("hypre_MatvecCommPkgCreate");
-    if (!rc) rc = ovk__agree(comm, hypre_ParCSRMatrixSetNumNonzeros(*Ac) ? ovk__amg_agg_fail_hy("SetNumNonzeros") : OVK_OK);
-    return rc;
-}
-
 void ovk__amg_agg_keep_free(ovk__amg_agg_keep *keep)
 {
     for (int l = 0; l < keep->nlev && l < MAXLEV; l++) {
@@ -806,8 +794,8 @@ static int one_level(level_graph *g, int l, const ovk__amg_agg_opts *o, const do
             rc = ovk__amg_agg_fail_hy("hypre_MatvecCommPkgCreate");
         rc = ovk__agree(g->comm, rc);
     }
-    if (!rc) rc = o->smooth ? galerkin(g->A, *P, Ac) : ovk__amg_rap_build(g->A, *P, Ac, plan);
-    /* a smoothed level gathered: hypre's products ran on the rank's own
+    if (!rc) rc = ovk__amg_rap_build(g->A, *P, Ac, plan);
+    /* a smoothed level gathered: the products ran on the rank's own
      * aggregates' partition (on a P whose columns are all on another rank
      * its Galerkin product took 75 % of the setup), then P's columns and
      * A_{l+1}'s rows move to the gathered partition */

@@ -1,7 +1,8 @@
 /* The Galerkin product A_c = P^T A P of unsmoothed aggregation by sums, as
  * AGMG, AmgX and Ginkgo form it for piecewise-constant prolongation: P has
- * a few entries a row (one aggregate's columns, as many as its block of the
- * near-null space keeps), so
+ * a few entries a row (P_tent: one aggregate's columns, as many as its
+ * block of the near-null space keeps; smoothed: those of the aggregates
+ * next to the row's), so
  *   (A_c)_cd = sum over a_ij of p_ic a_ij p_jd,
  * summed as the rank's rows of A P first (nnz(A) k products, k: P's
  * longest row), then P^T of the rank's rows times them (nnz(A P) k): no
