@@ -587,8 +587,8 @@ static int lay_out(ovk__amg_rap *r, layout *L, HYPRE_BigInt N, hypre_ParCSRMatri
 
 /* ---- the entry points ----------------------------------------------------- */
 
-/* Collective: steps 1-3 */
-static int rows_and_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, layout *L)
+/* Collective: steps 1-3 (sums 0: 1, 2 and A P's rows only) */
+static int rows_and_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, layout *L, int sums)
 {
     hypre_CSRMatrix *PD = hypre_ParCSRMatrixDiag(P), *PO = hypre_ParCSRMatrixOffd(P);
     int kmax = 0;
@@ -613,7 +613,7 @@ static int rows_and_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *A, hypre_ParCSRMat
     if (!rc) rc = other_columns(r, loc, halo, kmax, &L->ext);
     if (!rc) rc = unpack_rows(r, L->ext, loc, r->nf, kmax, &r->pptr, &r->pcol, &r->pval);
     if (!rc) rc = unpack_rows(r, L->ext, halo, r->no, kmax, &r->hptr, &r->hcol, &r->hval);
-    if (!rc) rc = transpose(r);
+    if (!rc && sums) rc = transpose(r);
     if (!rc) {
         size_t nct = (size_t)r->nc + (size_t)r->ne + 1;
         r->mark = malloc(sizeof(int) * nct), r->list = malloc(sizeof(int) * nct), r->acc = malloc(sizeof(double) * nct);
@@ -621,22 +621,20 @@ static int rows_and_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *A, hypre_ParCSRMat
         rc = r->mark && r->list && r->acc && r->apptr ? OVK_OK : nomem("the accumulator");
     }
     size_t cap = 0;
-    if (!rc) rc = partial_rows(r, A, &L->row, &L->col, &cap);
+    if (!rc) rc = sums ? partial_rows(r, A, &L->row, &L->col, &cap) : ap_rows(r, A, 1);
     free(loc), free(halo);
     return ovk__agree(r->comm, rc);
 }
 
-int ovk__amg_rap_build(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_ParCSRMatrix **Ac, ovk__amg_rap **plan)
+/* Collective: a new plan of A and P (NULL on every rank if one failed) */
+static ovk__amg_rap *plan_new(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, int *rc)
 {
     MPI_Comm comm = hypre_ParCSRMatrixComm(A);
-    *Ac = NULL;
-    if (plan) *plan = NULL;
     ovk__amg_rap *r = calloc(1, sizeof *r);
-    layout L = {0};
-    int rc = ovk__agree(comm, r ? OVK_OK : nomem("the product's plan"));
-    if (rc) {
+    *rc = ovk__agree(comm, r ? OVK_OK : nomem("the product's plan"));
+    if (*rc) {
         free(r); /* made here, failed on another rank */
-        return rc;
+        return NULL;
     }
     r->comm = comm;
     MPI_Comm_size(comm, &r->size);
@@ -645,7 +643,59 @@ int ovk__amg_rap_build(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_ParCS
     r->nc = hypre_CSRMatrixNumCols(hypre_ParCSRMatrixDiag(P));
     r->c0 = hypre_ParCSRMatrixFirstColDiag(P);
     r->annz_d = row_nnz(hypre_ParCSRMatrixDiag(A)), r->annz_o = row_nnz(hypre_ParCSRMatrixOffd(A));
-    rc = rows_and_sums(r, A, P, &L);
+    return r;
+}
+
+int ovk__amg_smooth_rows(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, const double *scale, int **ptr,
+                         HYPRE_BigInt **gcol, double **val)
+{
+    *ptr = NULL, *gcol = NULL, *val = NULL;
+    int rc;
+    ovk__amg_rap *r = plan_new(A, P, &rc);
+    if (rc) return rc;
+    layout L = {0};
+    rc = rows_and_sums(r, A, P, &L, 0);
+    size_t nnz = rc ? 0 : (size_t)r->apptr[r->nf];
+    if (!rc) {
+        *ptr = malloc(sizeof(int) * ((size_t)r->nf + 1));
+        *gcol = malloc(sizeof(HYPRE_BigInt) * (nnz + 1));
+        *val = malloc(sizeof(double) * (nnz + 1));
+        rc = *ptr && *gcol && *val ? OVK_OK : nomem("the smoothed prolongator's rows");
+    }
+    int *at = r->list, *stamp = r->mark; /* a compact column's entry in the current row */
+    for (int c = 0; !rc && c < r->nc + r->ne; c++) stamp[c] = -1;
+    for (int i = 0; !rc && i < r->nf; i++) {
+        (*ptr)[i] = r->apptr[i];
+        for (int e = r->apptr[i]; e < r->apptr[i + 1]; e++) { /* - scale_i (A P)_i */
+            int d = r->apcol[e];
+            stamp[d] = i, at[d] = e;
+            (*gcol)[e] = d < r->nc ? r->c0 + d : L.ext[d - r->nc];
+            (*val)[e] = -scale[i] * r->apval[e];
+        }
+        for (int t = r->pptr[i]; t < r->pptr[i + 1]; t++) { /* + P_i: in (A P)_i's pattern, a_ii > 0 */
+            int d = r->pcol[t];
+            if (stamp[d] != i) rc = ovk__fail(OVK_EPRECOND, "amg (smoothed prolongator): row %d has no diagonal entry", i);
+            else (*val)[at[d]] += r->pval[t];
+        }
+    }
+    if (!rc) (*ptr)[r->nf] = (int)nnz;
+    rc = ovk__agree(r->comm, rc);
+    if (rc) free(*ptr), free(*gcol), free(*val), *ptr = NULL, *gcol = NULL, *val = NULL;
+    layout_free(&L);
+    ovk__amg_rap_free(r);
+    return rc;
+}
+
+int ovk__amg_rap_build(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_ParCSRMatrix **Ac, ovk__amg_rap **plan)
+{
+    MPI_Comm comm = hypre_ParCSRMatrixComm(A);
+    *Ac = NULL;
+    if (plan) *plan = NULL;
+    int rc;
+    ovk__amg_rap *r = plan_new(A, P, &rc);
+    if (rc) return rc;
+    layout L = {0};
+    rc = rows_and_sums(r, A, P, &L, 1);
     HYPRE_BigInt N = hypre_ParCSRMatrixGlobalNumCols(P);
     if (!rc) rc = send_pattern(r, &L);
     if (!rc) rc = lay_out(r, &L, N, Ac);

@@ -1,7 +1,8 @@
 /* The Galerkin product A_c = P^T A P by sums over P's rows (amg_galerkin.c),
- * for a P of a few entries a row: unsmoothed aggregation's tentative
- * prolongator (one aggregate's columns a row, as many as its near-null
- * space keeps).  Private to src/precond. */
+ * for a P of a few entries a row: aggregation's tentative prolongator (one
+ * aggregate's columns a row, as many as its near-null space keeps) or the
+ * smoothed one; and the smoothed prolongator's rows by the same sums.
+ * Private to src/precond. */
 #ifndef OVK_AMG_GALERKIN_H
 #define OVK_AMG_GALERKIN_H
 
@@ -28,5 +29,13 @@ int ovk__amg_rap_build(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_ParCS
 int ovk__amg_rap_values(ovk__amg_rap *plan, hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *Ac);
 
 void ovk__amg_rap_free(ovk__amg_rap *plan);
+
+/* Collective over A's communicator (statuses agreed): the rank's rows of
+ * P - diag(scale) A P (smoothed aggregation's prolongator) with global
+ * columns, *ptr [n + 1], *gcol, *val malloc'd (the caller's), by the same
+ * row sums as A P above (nnz(A) k products); every row of A has its
+ * diagonal entry (OVK_EPRECOND otherwise), so the pattern is A P's. */
+int ovk__amg_smooth_rows(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, const double *scale, int **ptr,
+                         HYPRE_BigInt **gcol, double **val);
 
 #endif

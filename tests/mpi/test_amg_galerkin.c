@@ -7,6 +7,8 @@
  *     constants and the 2-unknown system's rotation), tentative and
  *     smoothed, each level, also with coarse levels gathered onto fewer
  *     ranks (agg_gather);
+ *   - the smoothed prolongator's rows P - diag(s) A P (ovk__amg_smooth_rows)
+ *     against the dense product, on the short-row P;
  *   - the kept pattern's numeric product (ovk__amg_rap_values) after A's
  *     values changed, and a matrix of another pattern refused with
  *     OVK_EMISMATCH on every rank;
@@ -137,8 +139,36 @@ static void same(hypre_ParCSRMatrix *ours, hypre_ParCSRMatrix *A, hypre_ParCSRMa
     hypre_ParCSRMatrixDestroy(ref);
 }
 
+/* Collective: the rows of P - diag(s) A P (ovk__amg_smooth_rows, s_g =
+ * 0.1 + (g mod 7) / 100 at global row g) against the dense product */
+static void smooth_rows_same(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, const char *what)
+{
+    int n = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(A));
+    HYPRE_BigInt r0 = hypre_ParCSRMatrixFirstRowIndex(A);
+    size_t N = (size_t)hypre_ParCSRMatrixGlobalNumRows(A), C = (size_t)hypre_ParCSRMatrixGlobalNumCols(P);
+    double *scale = malloc(sizeof(double) * ((size_t)n + 1)), *ours = calloc(N * C + 1, sizeof(double));
+    for (int i = 0; i < n; i++) scale[i] = 0.1 + (double)((r0 + i) % 7) / 100.0;
+    int *ptr = NULL;
+    HYPRE_BigInt *gcol = NULL;
+    double *val = NULL;
+    MT_RC(OVK_OK, ovk__amg_smooth_rows(A, P, scale, &ptr, &gcol, &val));
+    for (int i = 0; ptr && i < n; i++)
+        for (int e = ptr[i]; e < ptr[i + 1]; e++) ours[(size_t)(r0 + i) * C + (size_t)gcol[e]] += val[e];
+    MPI_Allreduce(MPI_IN_PLACE, ours, (int)(N * C), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    double *a = hypre_dense(A), *p = hypre_dense(P), err = 0.0, big = 0.0;
+    for (size_t g = 0; g < N; g++)
+        for (size_t c = 0; c < C; c++) {
+            double ap = 0.0;
+            for (size_t j = 0; j < N; j++) ap += a[g * N + j] * p[j * C + c];
+            double ref = p[g * C + c] - (0.1 + (double)(g % 7) / 100.0) * ap;
+            err = fmax(err, fabs(ours[g * C + c] - ref)), big = fmax(big, fabs(ref));
+        }
+    MT_CHECK(big > 0.0 && err <= 1e-13 * big, "%s, smoothed rows: |ours - dense| %.3g of %.3g", what, err, big);
+    free(scale), free(ours), free(ptr), free(gcol), free(val), free(a), free(p);
+}
+
 /* a P of short rows: the product, then the numeric product on new values
- * and a refused pattern */
+ * and a refused pattern; the smoothed rows of P */
 static void short_rows_case(int nx, int ny, int bs, long Nc, const char *what)
 {
     HYPRE_IJMatrix ija, ijp, ijb, ijo;
@@ -146,6 +176,7 @@ static void short_rows_case(int nx, int ny, int bs, long Nc, const char *what)
     ovk__amg_rap *plan = NULL;
     MT_RC(OVK_OK, ovk__amg_rap_build(A, P, &Ac, &plan));
     if (Ac) same(Ac, A, P, what);
+    smooth_rows_same(A, P, what);
     hypre_ParCSRMatrix *B = grid(nx, ny, bs, 1.0, &ijb); /* new values, A's pattern */
     if (plan) {
         char w[160];
