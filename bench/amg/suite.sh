@@ -123,7 +123,7 @@ for set in $sets; do
 done
 load1=$(cut -d' ' -f1 /proc/loadavg)
 
-# ---- the table: problem, configuration, setup, solve, iterations, sum, ratio --
+# ---- the table: a row a problem, a cell a configuration (-cases gather: a row a case) --
 $PY - "$tmp" "$out" "$machine" "$rounds" "$load0" "$load1" "$cases" "$np" "$gather" <<'EOF'
 import csv, sys
 src, out, machine, rounds, l0, l1, cases, np, gather = sys.argv[1:10]
@@ -139,15 +139,31 @@ with open(out, "w", newline="") as f:
         f.write("# command: bench/peers/build.sh /tmp/ovk-peers; bench/amg/suite.sh -b build -p /tmp/ovk-peers"
                 f" -r {rounds}\n")
         f.write(f"# what: Medians of {rounds} interleaved round(s) at 2 ranks, random b, rtol 1e-8; ours with no keys "
-                "but bs=3 on elasticity, where every case has the coordinates' rigid-body modes; PETSc at its defaults; "
-                "ratio to the default: setup + solve over the default's (the problem's first row), paired by round\n")
+                "but bs=3 on elasticity, where every case has the coordinates' rigid-body modes, cg1 but gmres on "
+                "convection-diffusion; PETSc CG (GMRES) at its defaults; a cell: setup + solve = their sum, iterations, "
+                "and (but the default's) setup + solve over the default's, paired by round\n")
     w = csv.writer(f, lineterminator="\n")
-    w.writerow(["problem", "configuration", "setup s", "solve s", "iterations", "setup + solve s",
-                "ratio to the default"])
+    if cases == "gather":
+        w.writerow(["problem", "configuration", "setup s", "solve s", "iterations", "setup + solve s",
+                    "ratio to the default"])
+    else:  # one row a problem, one column a configuration (in the cases files' order)
+        w.writerow(["problem", "default (setup=boomeramg)", "setup=agg,agg_smooth=0,agg_corr=1.6,degree=2",
+                    "setup=agg", "PETSc + GAMG"])
+    line = []
     for r in rows:  # every configuration that converges takes far fewer than 500 iterations
         stuck = r["iterations"].isdigit() and int(r["iterations"]) >= 500
         its = f"{r['iterations']}, not converged" if stuck else r["iterations"]
-        w.writerow([r["problem"], r["case"], r["setup s"], r["solve s"], its, r["setup + solve s"],
-                    "-" if stuck else r["total / first case"]])
+        ratio = "-" if stuck else r["total / first case"]
+        if cases == "gather":
+            w.writerow([r["problem"], r["case"], r["setup s"], r["solve s"], its, r["setup + solve s"], ratio])
+            continue
+        if r["problem"] and line:
+            w.writerow(line)
+        if r["problem"]:
+            line = [r["problem"]]
+        cell = f"{r['setup s']} + {r['solve s']} = {r['setup + solve s']} s, {r['iterations']} it"
+        line.append(f"{cell}, not converged" if stuck else cell if len(line) == 1 else f"{cell}, {ratio}")
+    if line:
+        w.writerow(line)
 print(f"{out}: {len(rows)} rows")
 EOF
