@@ -358,13 +358,6 @@ typedef struct member {
     int ndof;
 } member;
 
-static int by_agg_gid(const void *a, const void *b)
-{
-    const member *x = a, *y = b;
-    if (x->agg != y->agg) return x->agg < y->agg ? -1 : 1;
-    return (x->gid > y->gid) - (x->gid < y->gid);
-}
-
 /* Local: M = Q R (m x k, column after column, in place: Q in M's first r
  * columns), R k x k column after column, *r the rank kept. */
 static void qr(double *M, int m, int k, double *R, int *r)
@@ -494,25 +487,33 @@ static void number_roots(const level_graph *g, const char *in, int *aidx, int *n
 }
 
 /* Local: the member records of the receive buffer, sorted by aggregate
- * and node id (the order of a block's rows whatever the rank count). */
+ * and node id (the order of a block's rows whatever the rank count): a
+ * stable counting sort by aggregate of the records in the order of their
+ * ranks, each rank's in ascending node id (member_records), the ranks'
+ * nodes ascending with the rank. */
 static int parse_members(const level_graph *g, const double *recv, const int *rcount, const int *rdisp, int k,
-                         const int *aidx, member **out, int *count)
+                         const int *aidx, int nagg, member **out, int *count)
 {
     int cnt = 0;
+    int *first = calloc((size_t)nagg + 2, sizeof(int));
+    if (!first) return ovk__amg_agg_nomem("aggregate members");
     for (int p = 0; p < g->size; p++)
         for (size_t pos = (size_t)rdisp[p]; pos < (size_t)rdisp[p] + (size_t)rcount[p];
              pos += HDR + (size_t)recv[pos + 2] * (size_t)k)
-            cnt++;
+            cnt++, first[aidx[(HYPRE_BigInt)recv[pos] - g->nstart] + 2]++;
+    for (int a = 0; a < nagg; a++) first[a + 2] += first[a + 1];
     member *m = malloc(sizeof(member) * ((size_t)cnt + 1));
-    if (!m) return ovk__amg_agg_nomem("aggregate members");
-    cnt = 0;
+    if (!m) {
+        free(first);
+        return ovk__amg_agg_nomem("aggregate members");
+    }
     for (int p = 0; p < g->size; p++)
         for (size_t pos = (size_t)rdisp[p]; pos < (size_t)rdisp[p] + (size_t)rcount[p];
              pos += HDR + (size_t)recv[pos + 2] * (size_t)k) {
-            HYPRE_BigInt root = (HYPRE_BigInt)recv[pos];
-            m[cnt++] = (member){(HYPRE_BigInt)recv[pos + 1], aidx[root - g->nstart], p, pos, (int)recv[pos + 2]};
+            int a = aidx[(HYPRE_BigInt)recv[pos] - g->nstart];
+            m[first[a + 1]++] = (member){(HYPRE_BigInt)recv[pos + 1], a, p, pos, (int)recv[pos + 2]};
         }
-    qsort(m, (size_t)cnt, sizeof *m, by_agg_gid);
+    free(first);
     *out = m, *count = cnt;
     return OVK_OK;
 }
@@ -592,7 +593,7 @@ static int tentative(level_graph *g, const HYPRE_BigInt *agg, const char *in, co
     if (!rc) rc = exscan(g->comm, c->nagg, &before, &total);
     c->astart = before, c->atotal = total;
     if (!rc) rc = ovk__amg_agg_exchange(g, send, scount, &recv, rcount, rdisp);
-    if (!rc) rc = parse_members(g, recv, rcount, rdisp, k, aidx, &m, &cnt);
+    if (!rc) rc = parse_members(g, recv, rcount, rdisp, k, aidx, c->nagg, &m, &cnt);
     if (!rc) {
         Rall = malloc(sizeof(double) * ((size_t)c->nagg * k * k + 1));
         ra = malloc(sizeof(int) * ((size_t)c->nagg + 1));
