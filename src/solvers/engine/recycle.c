@@ -39,11 +39,13 @@ enum { ROWS_PER_CHUNK = 256 };
 enum { EIG_MAX = 4 * OVK__RECYCLE_MAX }; /* the largest dense problem: a window of 4 nev */
 
 /* a = G^T a G and vec = vec G, G the rotation [c s; -s c] of rows and
- * columns p, p + 1 (a's rows and columns lo..hi only: the rest are zero
- * there) */
+ * columns p, p + 1 of a tridiagonal a with the chase's bulge (a's rows and
+ * columns p - 1 .. p + 2 within lo..hi only: the rest are zero there) */
 static void rotate(int n, double *a, double *vec, int p, int lo, int hi, double cs, double sn)
 {
     int q = p + 1;
+    lo = p - 1 > lo ? p - 1 : lo;
+    hi = q + 1 < hi ? q + 1 : hi;
     for (int i = lo; i <= hi; i++) { /* columns p, q */
         double ap = a[i + p * n], aq = a[i + q * n];
         a[i + p * n] = cs * ap - sn * aq;

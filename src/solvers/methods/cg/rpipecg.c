@@ -20,7 +20,8 @@
  * reduction; a full window's thick restart runs while the step's reduction
  * is in flight), from which the solve's end makes the space again.  With a
  * diagonal C the pass forms u = d .* r and q = d .* s as pipecg's does
- * (C A W mu = d .* A W mu), and keeps neither.  The decisions
+ * (C A W mu = d .* A W mu), and keeps neither, and it stores the next
+ * m = d .* w (no pass of its own: the overlap is n = A m alone).  The decisions
  * are pipecg's (single_reduction.c: the residual replacement, the
  * true-residual exit test, the restart after a loss of positivity) on
  * delta^ in place of delta: <p,Ap> = delta^ + beta (<u,s> + <p,w>) +
@@ -128,20 +129,22 @@ OVK__CLONES static void combine_chunk(const rp_work *w, const ovk__recycle *sp, 
 
 /* Row i of the step's recurrences with a diagonal C: u = d .* r and
  * q = d .* s formed in the pass (C A W mu = d .* A W mu), as pipecg's
- * kernel does, u and q not stored; the sums of the new vectors added to
- * t[slot * LANES] */
+ * kernel does, u and q not stored; the next m = d .* w stored (the
+ * overlap's n = A m reads it: no pass of its own); the sums of the new
+ * vectors added to t[slot * LANES] (<m,m> in slot OVK__V_MM) */
 enum { LANES = 8 };
 static inline OVK__ALWAYS_INLINE void row_diag(int i, double a, double b, const double *restrict d,
                                                const double *restrict nv, const double *restrict a0,
                                                const double *restrict a1, const double *restrict a2,
                                                double *restrict x, double *restrict r, double *restrict wv,
-                                               double *restrict p, double *restrict s, double *restrict z, double *t)
+                                               double *restrict p, double *restrict s, double *restrict z,
+                                               double *restrict mv, double *t)
 {
     double zi = nv[i] - a2[i] + b * z[i], si = wv[i] - a1[i] + b * s[i];
     double pi = d[i] * r[i] - a0[i] + b * p[i];
     double xi = x[i] + a * pi, ri = r[i] - a * si, wi = wv[i] - a * zi;
-    double ui = d[i] * ri, qi = d[i] * si;
-    z[i] = zi, s[i] = si, p[i] = pi, x[i] = xi, r[i] = ri, wv[i] = wi;
+    double ui = d[i] * ri, qi = d[i] * si, mi = d[i] * wi;
+    z[i] = zi, s[i] = si, p[i] = pi, x[i] = xi, r[i] = ri, wv[i] = wi, mv[i] = mi;
     t[OVK__V_GAMMA * LANES] += ri * ui;
     t[OVK__V_DELTA * LANES] += wi * ui;
     t[OVK__V_RR * LANES] += ri * ri;
@@ -155,39 +158,44 @@ static inline OVK__ALWAYS_INLINE void row_diag(int i, double a, double b, const 
     t[OVK__V_WW * LANES] += wi * wi;
     t[OVK__V_QQ * LANES] += qi * qi;
     t[OVK__V_ZZ * LANES] += zi * zi;
+    t[OVK__V_MM * LANES] += mi * mi;
 }
 
 /* One chunk of the step's recurrences with a diagonal C, and the sums of
- * the new vectors.  Row i's terms go to sum lane i mod LANES, the lanes
- * added in order at the end: the same additions in the same order in every
- * clone (element-wise), so that the wide clones give the baseline's bits. */
+ * the new vectors (<m,m> to *mm, the others to v).  Row i's terms go to
+ * sum lane i mod LANES, the lanes added in order at the end: the same
+ * additions in the same order in every clone (element-wise), so that the
+ * wide clones give the baseline's bits. */
 OVK__CLONES static void rows_diag(int len, double a, double b, const double *restrict d, const double *restrict nv,
                                   const double *restrict a0, const double *restrict a1, const double *restrict a2,
                                   double *restrict x, double *restrict r, double *restrict wv, double *restrict p,
-                                  double *restrict s, double *restrict z, double *v)
+                                  double *restrict s, double *restrict z, double *restrict mv, double *v, double *mm)
 {
-    double t[OVK__V_MM * LANES] = {0};
+    double t[OVK__V_COUNT * LANES] = {0};
     int i0 = 0;
     for (; i0 + LANES <= len; i0 += LANES) {
 #pragma omp simd
-        for (int l = 0; l < LANES; l++) row_diag(i0 + l, a, b, d, nv, a0, a1, a2, x, r, wv, p, s, z, t + l);
+        for (int l = 0; l < LANES; l++) row_diag(i0 + l, a, b, d, nv, a0, a1, a2, x, r, wv, p, s, z, mv, t + l);
     }
-    for (int l = 0; i0 + l < len; l++) row_diag(i0 + l, a, b, d, nv, a0, a1, a2, x, r, wv, p, s, z, t + l);
-    for (int j = 0; j < OVK__V_MM; j++) {
+    for (int l = 0; i0 + l < len; l++) row_diag(i0 + l, a, b, d, nv, a0, a1, a2, x, r, wv, p, s, z, mv, t + l);
+    for (int j = 0; j <= OVK__V_MM; j++) {
         double sum = 0.0;
         for (int l = 0; l < LANES; l++) sum += t[j * LANES + l];
-        v[j] += sum;
+        if (j < OVK__V_MM) v[j] += sum;
+        else *mm += sum;
     }
 }
 
 /* the step's updates and the sums of the new vectors in one pass, chunk by
  * chunk: the window's Lanczos vector u / sqrt(gamma) before u changes, the
- * deflation's combinations, the recurrences, then W^T w of the chunk */
+ * deflation's combinations, the recurrences (with a diagonal C, the next
+ * m = C w too), then W^T w of the chunk.  sums[OVK__V_MM] is <m,m> of the
+ * m the update read through n = A m. */
 static void update(ovk__ctx *c, rp_work *w, double a, double b, double *lv, double scale)
 {
     const ovk__recycle *sp = &c->recycle;
     const double *d = ovk__ctx_pc_diagonal(c);
-    double acc[4][ROWS];
+    double acc[4][ROWS], mm = 0.0;
     ovk__tic t0 = ovk__tic_start(c);
     memset(w->sums, 0, sizeof w->sums);
     for (int i0 = 0; i0 < c->n; i0 += ROWS) {
@@ -203,7 +211,7 @@ static void update(ovk__ctx *c, rp_work *w, double a, double b, double *lv, doub
         combine_chunk(w, sp, d != NULL, i0, len, acc);
         if (d)
             rows_diag(len, a, b, d + i0, w->nv + i0, acc[0], acc[1], acc[2], w->x + i0, w->r + i0, w->w + i0,
-                      w->p + i0, w->s + i0, w->z + i0, w->sums);
+                      w->p + i0, w->s + i0, w->z + i0, w->m + i0, w->sums, &mm);
         else
             ovk__pipecg_rows(len, a, b, 0, NULL, w->nv + i0, w->m + i0,
                              (const double *const[]){acc[0], acc[1], acc[2], acc[3]}, w->x + i0,
@@ -211,6 +219,8 @@ static void update(ovk__ctx *c, rp_work *w, double a, double b, double *lv, doub
                              w->sums);
         ovk__recycle_dots(w->w + i0, sp->W, w->k, i0, len, w->sums + OVK__V_COUNT);
     }
+    w->sums[OVK__V_MM] = w->mm;
+    if (d) w->mm = mm; /* of the m = C w just formed */
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
 }
 
@@ -274,8 +284,8 @@ static int start(ovk__ctx *c, void *work) { return refresh_from(c, work, 1, 1); 
 
 /* One step: the updates, the window's Lanczos vector u / sqrt(gamma) in
  * their pass (T's column from alpha, beta), then the reduction in flight
- * behind the next m = C w, n = A m (skipped when no further step can
- * follow) and a full window's thick restart. */
+ * behind the next m = C w (unless the pass made it), n = A m (skipped
+ * when no further step can follow) and a full window's thick restart. */
 static int step(ovk__ctx *c, void *work, const ovk__single_reduction *st, int more)
 {
     rp_work *w = work;
@@ -286,10 +296,9 @@ static int step(ovk__ctx *c, void *work, const ovk__single_reduction *st, int mo
                                   first ? 0.0 : -sqrt(st->beta) / w->alpha_old, &scale);
     w->alpha_old = st->alpha;
     update(c, w, st->alpha, st->beta, lv, scale);
-    w->sums[OVK__V_MM] = w->mm; /* of the m this update read through n = A m */
     int rc = ovk__sum_begin(c, OVK__IPROD, w->sums, OVK__V_COUNT + w->k, &req);
     if (rc) return rc;
-    if (more) rc = precond_matvec(c, w);
+    if (more) rc = ovk__ctx_pc_diagonal(c) ? ovk__ctx_matvec(c, w->m, w->nv) : precond_matvec(c, w); /* n = A m */
     if (!rc) ovk__eigwin_compress(c, &w->win); /* in flight too */
     rc = ovk__sum_finish(c, OVK__IPROD, req, rc);
     if (!rc) deflate_values(c, w);
