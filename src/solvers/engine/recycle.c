@@ -632,21 +632,39 @@ int ovk__recycle_update(ovk__ctx *c, ovk__eigwin *w)
     return OVK_OK;
 }
 
-void ovk__recycle_dots(const double *restrict wv, double *const *W, int k, int i0, int len, double *g)
+/* in fixed lanes (row i to lane i mod 8, the lanes added in order): the
+ * same bits in every clone, the wide ones vectorised */
+OVK__CLONES void ovk__recycle_dots(const double *restrict wv, double *const *W, int k, int i0, int len, double *g)
 {
+    enum { L = 8 };
     for (int j = 0; j < k; j += 4) {
         int nj = k - j < 4 ? k - j : 4;
         const double *restrict w0 = W[j] + i0, *restrict w1 = W[j + (nj > 1)] + i0;
         const double *restrict w2 = W[j + (nj > 2 ? 2 : 0)] + i0, *restrict w3 = W[j + (nj > 3 ? 3 : 0)] + i0;
-        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-#pragma omp simd reduction(+ : s0, s1, s2, s3)
-        for (int i = 0; i < len; i++) {
-            s0 += w0[i] * wv[i];
-            s1 += w1[i] * wv[i];
-            s2 += w2[i] * wv[i];
-            s3 += w3[i] * wv[i];
+        double s0[L] = {0}, s1[L] = {0}, s2[L] = {0}, s3[L] = {0};
+        int i = 0;
+        for (; i + L <= len; i += L) {
+#pragma omp simd
+            for (int l = 0; l < L; l++) {
+                s0[l] += w0[i + l] * wv[i + l];
+                s1[l] += w1[i + l] * wv[i + l];
+                s2[l] += w2[i + l] * wv[i + l];
+                s3[l] += w3[i + l] * wv[i + l];
+            }
         }
-        double sj[4] = {s0, s1, s2, s3};
+        for (int l = 0; i + l < len; l++) {
+            s0[l] += w0[i + l] * wv[i + l];
+            s1[l] += w1[i + l] * wv[i + l];
+            s2[l] += w2[i + l] * wv[i + l];
+            s3[l] += w3[i + l] * wv[i + l];
+        }
+        double sj[4] = {0.0, 0.0, 0.0, 0.0};
+        for (int l = 0; l < L; l++) {
+            sj[0] += s0[l];
+            sj[1] += s1[l];
+            sj[2] += s2[l];
+            sj[3] += s3[l];
+        }
         for (int q = 0; q < nj; q++) g[j + q] += sj[q];
     }
 }
