@@ -101,13 +101,19 @@ OVK__CLONES static void combine_chunk(int i0, int len, int nin, const double *co
     }
 }
 
-/* combine_chunk over all rows, chunk by chunk (the outputs' chunks stay in
- * L1); out may not alias X; timed as axpy */
-static void combine_out(ovk__ctx *c, int nin, const double *const *X, int nout, const double *coef, double *const *out)
+/* combine_chunk over all rows for two combinations (outa = XA coefa,
+ * outb = XB coefb), chunk by chunk: the outputs' chunks stay in L1 and the
+ * inputs the two share are read from memory once; out may not alias X;
+ * timed as axpy */
+static void combine_out2(ovk__ctx *c, int na, const double *const *XA, int nouta, const double *coefa,
+                         double *const *outa, int nb, const double *const *XB, int noutb, const double *coefb,
+                         double *const *outb)
 {
     ovk__tic t0 = ovk__tic_start(c);
     for (int i0 = 0; i0 < c->n; i0 += CHUNK) {
-        combine_chunk(i0, c->n - i0 < CHUNK ? c->n - i0 : CHUNK, nin, X, nout, coef, out);
+        int len = c->n - i0 < CHUNK ? c->n - i0 : CHUNK;
+        combine_chunk(i0, len, na, XA, nouta, coefa, outa);
+        combine_chunk(i0, len, nb, XB, noutb, coefb, outb);
         ovk__poke(&c->hook);
     }
     ovk__tic_stop(c, OVK_TIMER_AXPY, t0);
@@ -601,12 +607,13 @@ static int update_space(ovk__ctx *c, gcrodr_work *w, int k, int mk, const double
             PR[i + (size_t)j * nn] = v / R[j + (size_t)j * kp];
         }
     }
-    const double **X = w->X;
+    const double **X = w->X, **XU = w->X + rows;
     for (int i = 0; i < k; i++) X[i] = sp->AW[i];
     for (int i = 0; i <= mk; i++) X[k + i] = w->V[i];
-    combine_out(c, rows, X, kn, Y, sp->AW + sp->cap); /* Ck = [Ck, V_{mk+1}] Q */
-    for (int i = 0; i < k; i++) X[i] = sp->W[i];
-    combine_out(c, nn, X, kn, PR, sp->W + sp->cap); /* U = [U, V_mk] P R^-1 */
+    for (int i = 0; i < k; i++) XU[i] = sp->W[i];
+    for (int i = 0; i < mk; i++) XU[k + i] = w->V[i];
+    /* Ck = [Ck, V_{mk+1}] Q and U = [U, V_mk] P R^-1, V read once */
+    combine_out2(c, rows, X, kn, Y, sp->AW + sp->cap, nn, XU, kn, PR, sp->W + sp->cap);
     for (int j = 0; j < kn; j++) { /* swap the new vectors in */
         double *t = sp->W[j];
         sp->W[j] = sp->W[sp->cap + j];
@@ -808,7 +815,7 @@ static int setup(ovk__ctx *c, void *work)
     w->dense = malloc(sizeof(double) * (size_t)w->dense_len);
     w->hraw = malloc(sizeof(double) * (size_t)(w->m + 1) * (size_t)w->m);
     w->B = calloc((size_t)w->m * OVK__RECYCLE_MAX, sizeof(double));
-    w->X = malloc(sizeof(double *) * (size_t)(OVK__RECYCLE_MAX + w->m + 2));
+    w->X = malloc(sizeof(double *) * (size_t)(2 * (OVK__RECYCLE_MAX + w->m + 2))); /* two lists at a cycle end */
     w->cvals = malloc(sizeof(double) * (size_t)(1 + want * (want + w->m + 1)));
     if (!w->dense || !w->hraw || !w->B || !w->X || !w->cvals)
         return ovk__fail(OVK_ENOMEM, "gcrodr: the small matrices of restart %d, recycle %d", w->m, want);
