@@ -26,6 +26,9 @@
  *     the latency grows, s never falling.
  *   - the exposed fraction of a reduction (figures.exposed): all of it
  *     never gives plcg, pgmres or overlap=1; the runner-up (test_exposed).
+ *   - a cold iteration settles alg1 (gmres) only where its figures and
+ *     their warm lower bound both give it: the -n 20 Laplacian's cold
+ *     figures at 1 us, not at 4, 250 or 1000 us (test_cold_settles).
  * The variants' vector steps that auto times are tested in
  * test_vector_steps.c. */
 #include <setjmp.h>
@@ -81,6 +84,23 @@ static void test_benchmark_figures(void **state)
     assert_string_equal(choice(1000.0, 2070.0, 470.0, 3), "pipecg");
     /* -n 60 at 0 us */
     assert_string_equal(choice(2.0, 2070.0, 470.0, 3), "alg1");
+}
+
+static void test_cold_settles(void **state)
+{
+    (void)state;
+    /* -n 20 at 0 us, cold: W = 66, V = 14, matvec 50 us */
+    ovk__auto_figures f = {.latency = 1 * US, .latency_low = 1 * US, .work = 66 * US, .vec = 14 * US,
+                           .matvec = 50 * US, .exposed = NAN, .sstep = 1};
+    assert_int_equal(ovk__auto_cold_settles(&f, 4, 1, 0), 1);
+    assert_int_equal(ovk__auto_cold_settles(&f, 4, 1, 1), 1);
+    f.latency = 250 * US; /* one end of the interval is enough to leave it open */
+    assert_int_equal(ovk__auto_cold_settles(&f, 4, 1, 0), 0);
+    assert_int_equal(ovk__auto_cold_settles(&f, 4, 1, 1), 0);
+    f.latency = f.latency_low = 1000 * US;
+    assert_int_equal(ovk__auto_cold_settles(&f, 4, 0, 0), 0);
+    f.latency = f.latency_low = 4 * US; /* pipecg at the warm bound */
+    assert_int_equal(ovk__auto_cold_settles(&f, 4, 0, 0), 0);
 }
 
 static void test_maxl_one(void **state)
@@ -313,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_no_latency),
         cmocka_unit_test(test_benchmark_figures),
         cmocka_unit_test(test_maxl_one),
+        cmocka_unit_test(test_cold_settles),
         cmocka_unit_test(test_monotone),
         cmocka_unit_test(test_first_solve),
         cmocka_unit_test(test_timed_choice),

@@ -397,11 +397,14 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, double 
 /* Collective: the cold figures where the latency is ls, this setup's
  * blocking sum's (agreed): one local iteration, which warms the caches, and
  * no sum of auto's but, where ls is below its work, two timed sums that
- * refine ls (the setup's was the first, cold); alg1 at once where that
- * leaves nothing to hide.  f's figures are agreed: the slowest rank's work
- * sets the pace. */
-static int cold_figures(ovk__ctx *c, const probe_vecs *pv, double *r, double ls, ovk__auto_figures *f, int *alg1)
+ * refine ls (the setup's was the first, cold); alg1 (gmres) at once where
+ * that leaves nothing to hide or the model's choice at these figures and at
+ * their warm lower bound is alg1 (warm iterations would not change it).
+ * f's figures are agreed: the slowest rank's work sets the pace. */
+static int cold_figures(ovk__ctx *c, const probe_vecs *pv, double *r, double ls, int first_solve,
+                        ovk__auto_figures *f, int *alg1)
 {
+    const auto_params *pp = c->params;
     double sink = 0.0, vk = 0.0, mk = 0.0;
     probe_sum none = {.done = 1}; /* no sum */
     probe_init(c, pv, r);
@@ -412,7 +415,7 @@ static int cold_figures(ovk__ctx *c, const probe_vecs *pv, double *r, double ls,
     if (ls < e[0]) rc = first(rc, timed_latency(c, &timed));
     f->latency = f->latency_low = fmin(ls, timed);
     f->work = e[0], f->vec = e[1], f->matvec = e[2];
-    *alg1 = ovk__auto_nothing_to_hide(f->latency, e[1]);
+    *alg1 = ovk__auto_nothing_to_hide(f->latency, e[1]) || ovk__auto_cold_settles(f, pp->maxl, first_solve, c->sym.values);
     volatile double keep = sink;
     (void)keep;
     if (!rc && c->cb.failed) rc = ovk__fail(OVK_ECALLBACK, "auto: %s (measuring the local work)", c->cb.detail);
@@ -674,7 +677,7 @@ static int figures(ovk__ctx *c, double **block, double *r, int first, ovk__auto_
     double ls = setup_latency(c, first);
     int probed = 0; /* the figures' W from the exposure probe's iterations */
     if (!rc && ls > 0.0) {
-        rc = ovk__agree(c->comm, cold_figures(c, &pv, r, ls, f, &alg1));
+        rc = ovk__agree(c->comm, cold_figures(c, &pv, r, ls, first, f, &alg1));
         c->cb.failed = 0;
         if (!rc && !alg1) rc = exposure_probe(c, &pv, r, first, 1, f, &probed);
         if (!rc && !alg1 && !probed) rc = ovk__agree(c->comm, warm_figures(c, &pv, r, f));

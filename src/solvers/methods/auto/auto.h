@@ -87,6 +87,10 @@ int ovk__auto_settled_nonsymmetric(const ovk__auto_figures *f, long maxl, int fi
  * least extra vector work of a pipelined variant, judged from the vector
  * work cold_vec of a cold iteration: nothing is worth hiding. */
 int ovk__auto_nothing_to_hide(double latency, double cold_vec);
+/* 1 when the choice is alg1 (gmres on nonsymmetric values) at a cold
+ * iteration's figures and at their warm lower bound, at both ends of the
+ * latency's interval: warm iterations would not change it. */
+int ovk__auto_cold_settles(const ovk__auto_figures *cold, long maxl, int first, int nonsymmetric);
 /* The model's time per iteration (seconds) of ch at f->latency, and the
  * runner-up to best (the candidate of ovk__auto_best or
  * ovk__auto_best_nonsymmetric, by nonsymmetric, with the next smallest

@@ -334,6 +334,20 @@ int ovk__auto_nothing_to_hide(double latency, double cold_vec)
     return !(ALG1_REDUCTIONS * latency > cold_vec / COLD_VEC);
 }
 
+int ovk__auto_cold_settles(const ovk__auto_figures *cold, long maxl, int first, int nonsymmetric)
+{
+    ovk__auto_kind blocking = nonsymmetric ? OVK__AUTO_GMRES : OVK__AUTO_ALG1;
+    for (int k = 0; k < 4; k++) {
+        ovk__auto_figures f = *cold;
+        double warm = k & 1 ? 1.0 / COLD_VEC : 1.0; /* a warm iteration is no faster than this */
+        f.work *= warm, f.vec *= warm, f.matvec *= warm;
+        if (k & 2) f.latency = f.latency_low;
+        ovk__auto_choice ch = nonsymmetric ? ovk__auto_best_nonsymmetric(&f, maxl, first) : ovk__auto_best(&f, maxl, first);
+        if (ch.kind != blocking) return 0;
+    }
+    return 1;
+}
+
 double ovk__auto_modelled(const ovk__auto_figures *f, int first, int nonsymmetric, ovk__auto_choice ch)
 {
     if (ch.kind == OVK__AUTO_PIPEPRCG) ch = choice_of(OVK__AUTO_PIPECG, 0); /* its recurrences: pipecg's passes */
