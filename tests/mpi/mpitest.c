@@ -183,3 +183,33 @@ double mt_dense_error(int n, double *a, const double *b, const ovk_vector *x, in
     free(ref), free(xg);
     return err / nrm;
 }
+
+void mt_amg_setups(const ovk_solver *s, long *full, long *kept, double *drift)
+{
+    long v[2] = {-1, -1};
+    double d = INFINITY;
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) {
+        FILE *f = tmpfile();
+        char line[1024];
+        if (f && ovk_solver_view(s, f) == OVK_OK) {
+            rewind(f);
+            while (fgets(line, sizeof line, f)) {
+                const char *at = strstr(line, " full setups, ");
+                if (!at) continue;
+                const char *p = at;
+                while (p > line && p[-1] != ' ') p--;
+                v[0] = strtol(p, NULL, 10);
+                v[1] = strtol(at + strlen(" full setups, "), NULL, 10);
+                const char *dr = strstr(line, "last drift ");
+                if (dr) d = strtod(dr + strlen("last drift "), NULL);
+            }
+        }
+        if (f) fclose(f);
+    }
+    MPI_Bcast(v, 2, MPI_LONG, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&d, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    *full = v[0], *kept = v[1];
+    if (drift) *drift = d;
+}

@@ -71,6 +71,11 @@ ovk_matrix *mt_nonsym_matrix(const char *name);
 /* Local: b = the drivers' -rhs random, SplitMix64 of the global row in [-1, 1). */
 void mt_random_b(const ovk_matrix *A, ovk_vector *b);
 
+/* Collective: amg's counts of full setups and of setups on the kept
+ * interpolation, and its last drift (drift may be NULL), from rank 0's
+ * view of s (broadcast; -1 and INFINITY where the view has none). */
+void mt_amg_setups(const ovk_solver *s, long *full, long *kept, double *drift);
+
 /* Local: 1 when the sweeps of every shared matrix skip A (nglobal rows): the
  * sanitizer build (OVK_TEST_SANITIZED) leaves out the matrices above 9,000 rows,
  * whose long solves were a third of each sweep's sanitizer time and take no path

@@ -423,20 +423,8 @@ static int after_update(const char *spec)
     if (!rc) rc = ovk_vector_set(x, 0.0);
     if (!rc) rc = ovk_solver_solve(s, b, x, &res);
     MT_CHECK(rc == OVK_OK, "%s after an update: %s (%s)", spec, ovk_status_name(rc), ovk_error_detail());
-    long kept = -1; /* the view's count of setups on the kept interpolation (rank 0's) */
-    if (g_rank == 0) {
-        FILE *f = tmpfile();
-        char line[1024];
-        if (f && ovk_solver_view(s, f) == OVK_OK) {
-            rewind(f);
-            while (fgets(line, sizeof line, f)) {
-                const char *at = strstr(line, " full setups, ");
-                if (at) kept = strtol(at + strlen(" full setups, "), NULL, 10);
-            }
-        }
-        if (f) fclose(f);
-    }
-    MPI_Bcast(&kept, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    long full = -1, kept = -1; /* the view's count of setups on the kept interpolation */
+    mt_amg_setups(s, &full, &kept, NULL);
     MT_CHECK(kept == 1, "%s: the update was served by a setup on the kept interpolation (the view counts %ld)", spec,
              kept);
     free(ptr), free(col), free(val);

@@ -222,37 +222,7 @@ static int fresh_iterations(const field *f)
     return o.iterations;
 }
 
-/* Collective: the view's counts of full setups and setups on the kept
- * interpolation, and its last drift (rank 0 reads its view; broadcast) */
-static void setups_drift(const ovk_solver *s, long *full, long *kept, double *drift)
-{
-    long v[2] = {-1, -1};
-    double d = INFINITY;
-    if (g_rank == 0) {
-        FILE *f = tmpfile();
-        char line[1024];
-        if (f && ovk_solver_view(s, f) == OVK_OK) {
-            rewind(f);
-            while (fgets(line, sizeof line, f)) {
-                const char *at = strstr(line, " full setups, ");
-                if (!at) continue;
-                const char *p = at;
-                while (p > line && p[-1] != ' ') p--;
-                v[0] = strtol(p, NULL, 10);
-                v[1] = strtol(at + strlen(" full setups, "), NULL, 10);
-                const char *dr = strstr(line, "last drift ");
-                if (dr) d = strtod(dr + strlen("last drift "), NULL);
-            }
-        }
-        if (f) fclose(f);
-    }
-    MPI_Bcast(v, 2, MPI_LONG, 0, MPI_COMM_WORLD);
-    MPI_Bcast(&d, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    *full = v[0], *kept = v[1];
-    if (drift) *drift = d;
-}
-
-static void setups_of(const ovk_solver *s, long *full, long *kept) { setups_drift(s, full, kept, NULL); }
+static void setups_of(const ovk_solver *s, long *full, long *kept) { mt_amg_setups(s, full, kept, NULL); }
 
 /* Collective: rank 0's view (of the solver s, else of the preconditioner
  * pc) in text (broadcast); 1 when it holds needle */
@@ -534,7 +504,7 @@ static void test_diag_scaling(const char *base, double eps, int strict)
         outcome o = solve_with(A, s);
         long full, kept;
         double drift;
-        setups_drift(s, &full, &kept, &drift);
+        mt_amg_setups(s, &full, &kept, &drift);
         it[k] = o.iterations;
         if (g_rank == 0)
             printf("%s, A (%d iterations) then D A D (eps %g): %d iterations on the kept interpolation (drift %.3g), "
