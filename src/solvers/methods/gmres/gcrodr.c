@@ -14,8 +14,9 @@
  * so that A C [U, V_m] = [Ck, V_{m+1}] G, G = [I, B; 0, Hbar].  The least
  * squares of the cycle is GMRES's on Hbar (y2) with y1 = -B y2; x += C (V
  * y2 + U y1).  Its end (one reduction: ||b - A x||^2, V_{m+1}^T U, and
- * Ck^T U only when the last update did not leave it as Q^T M2 P R^-1)
- * makes the space again from the harmonic Ritz vectors of the k smallest
+ * Ck^T U at a solve's first cycle only: later ones carry it from the last
+ * update as Q^T M2 P R^-1, its rounding renewed once a solve) makes the
+ * space again from the harmonic Ritz vectors of the k smallest
  * |theta| of G^T G p = theta G^T [Ck, V_{m+1}]^T [U, V_m] p (LAPACK dgeev
  * after a Cholesky factor of G^T G, else dggev; a complex pair enters as
  * its real and imaginary parts, or not at all):
@@ -772,6 +773,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
     double v[4] = {0.0, 0.0, k, (double)k * k}, rr;
     w->deeper = 0;
     w->lapack_info = 0;
+    w->cu_k = 0; /* Ck^T U summed again at the first cycle's end: its rounding renewed once a solve */
     if (c->watch.initial_pending) { /* <b,b>, <r0,r0> and the ranks' k in one reduction */
         ovk__initial_dots(c, w->r, v);
         rc = ovk__sum(c, OVK__IPROD, v, 4);
