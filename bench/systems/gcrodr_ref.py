@@ -11,9 +11,17 @@ what the carried space is worth.
 
 carried: the space goes from one system to the next (gcrodr's default);
 fresh: every system starts without it (what gcrodr does after a carried
-solve took more than a fresh one's iterations plus k).  Prints each system's
-iterations and true relative residual, then the sum over systems 2..STEPS.
-Needs python3-numpy and python3-scipy (Debian's /usr/bin/python3).
+solve took more than a fresh one's iterations plus k); project: the carried
+space projects x0 only, the cycles start a space of their own; first: the
+carried space for the first cycle only; beside: the carried space kept
+fixed through the solve beside k vectors the cycles make (2k in all; the
+next system carries those k).  -same solves every system's b with the first
+matrix, -cycles prints the true residual at each cycle's end, -ritz the
+harmonic Ritz pairs of A D^-1 in the space system 1 leaves (theta and
+||A D^-1 u - theta u||) and the 12 eigenvalues of A D^-1 nearest 0.  Prints
+each system's iterations and true relative residual, then the sum over
+systems 2..STEPS.  Needs python3-numpy and python3-scipy (Debian's
+/usr/bin/python3).
 """
 import argparse
 
@@ -21,6 +29,7 @@ import numpy as np
 import scipy.io
 import scipy.linalg as sla
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 
 def load(prefix, steps):
@@ -78,10 +87,27 @@ def cycle(op, r, C, m, target, its, maxit):
     return V[:, : mk + 1], H[: mk + 1, :mk], B[:, :mk], y, its
 
 
-def solve(A, b, U, m, k, rtol, maxit=20000):
+def harmonic_update(C, U, V, H, Bm, k):
+    """the k harmonic Ritz vectors of [U, V_m] (GCRO-DR's cycle end), or of V_m alone without U"""
+    mk = H.shape[1]
+    if C is None:
+        P = keep_smallest(*sla.eig(H.T @ H, H[:mk, :mk].T), k)
+        Q, R = np.linalg.qr(H @ P)
+        return V @ Q, V[:, :mk] @ P @ np.linalg.inv(R), P, R
+    kk = C.shape[1]
+    G = np.zeros((kk + mk + 1, kk + mk))
+    G[:kk, :kk], G[:kk, kk:], G[kk:, kk:] = np.eye(kk), Bm, H
+    What, Vhat = np.column_stack([C, V]), np.column_stack([U, V[:, :mk]])
+    P = keep_smallest(*sla.eig(G.T @ G, G.T @ (What.T @ Vhat)), k)
+    Q, R = np.linalg.qr(G @ P)
+    return What @ Q, Vhat @ P @ np.linalg.inv(R), P, R
+
+
+def solve(A, b, U, m, k, rtol, mode="carried", cycles=False, maxit=20000):
+    """one system; U the carried space (None: fresh).  Returns x, iterations and the space to carry"""
     d = 1.0 / A.diagonal()
     op = lambda v: A @ (d * v)  # A D^-1: the solve is of A D^-1 y = b, x = D^-1 y
-    y, r, its, C = np.zeros(b.size), b.copy(), 0, None
+    y, r, its, C, Cf, Uf = np.zeros(b.size), b.copy(), 0, None, None, None
     target = rtol * np.linalg.norm(b)
     if U is not None:  # C = A D^-1 U for these values, orthonormal; x0 projected
         C, R = np.linalg.qr(np.column_stack([op(u) for u in U.T]))
@@ -89,26 +115,50 @@ def solve(A, b, U, m, k, rtol, maxit=20000):
         g = C.T @ r
         y += U @ g
         r -= C @ g
+        if mode == "project":
+            C = U = None
+        elif mode == "beside":
+            Cf, Uf, C, U = C, U, None, None
+    cycle_no = 0
     while np.linalg.norm(r) > target and its < maxit:
-        V, H, Bm, y2, its = cycle(op, r, C, m, target, its, maxit)
+        Call = C if Cf is None else (Cf if C is None else np.column_stack([Cf, C]))
+        V, H, Bm, y2, its = cycle(op, r, Call, m, target, its, maxit)
         mk = H.shape[1]
-        if C is None:  # a GMRES(m) cycle; its harmonic Ritz vectors start the space
-            y += V[:, :mk] @ y2
-            if mk >= k:
-                P = keep_smallest(*sla.eig(H.T @ H, H[:mk, :mk].T), k)
-                Q, R = np.linalg.qr(H @ P)
-                C, U = V @ Q, V[:, :mk] @ P @ np.linalg.inv(R)
+        kf = 0 if Cf is None else Cf.shape[1]
+        if Call is not None:
+            Uall = U if Cf is None else (Uf if U is None else np.column_stack([Uf, U]))
+            y += Uall @ (-Bm @ y2)
+        y += V[:, :mk] @ y2
+        if C is None and mk < k:
+            pass
         else:
-            kk = C.shape[1]
-            y += U @ (-Bm @ y2) + V[:, :mk] @ y2
-            G = np.zeros((kk + mk + 1, kk + mk))
-            G[:kk, :kk], G[:kk, kk:], G[kk:, kk:] = np.eye(kk), Bm, H
-            What, Vhat = np.column_stack([C, V]), np.column_stack([U, V[:, :mk]])
-            P = keep_smallest(*sla.eig(G.T @ G, G.T @ (What.T @ Vhat)), k)
-            Q, R = np.linalg.qr(G @ P)
-            C, U = What @ Q, Vhat @ P @ np.linalg.inv(R)
+            C, U, P, R = harmonic_update(C, U, V, H, Bm[kf:], k)
+            if kf:  # U - Uf Cf^T A D^-1 U, so that A D^-1 U = C (C is orthogonal to Cf)
+                kk = P.shape[0] - mk
+                U -= Uf @ (np.column_stack([np.zeros((kf, kk)), Bm[:kf]]) @ P @ np.linalg.inv(R))
         r = b - op(y)
+        cycle_no += 1
+        if mode == "first" and cycle_no == 1 and U is not None and Cf is None and Call is not None:
+            C = U = None  # the carried space served the first cycle
+        if cycles:
+            print("  cycle %d: %d iterations, true relative residual %.2e" % (cycle_no, its, np.linalg.norm(r) / np.linalg.norm(b)))
     return d * y, its, U
+
+
+def ritz_report(A, U):
+    """the harmonic Ritz pairs of A D^-1 in span U, and the eigenvalues of A D^-1 nearest 0"""
+    d = 1.0 / A.diagonal()
+    B = sp.csc_matrix(A @ sp.diags(d))
+    C, R = np.linalg.qr(B @ U)
+    U = U @ np.linalg.inv(R)
+    mu, Z = sla.eig(C.T @ U)  # (B U)^T (B U) z = theta (B U)^T U z, B U = C orthonormal
+    theta = 1.0 / mu
+    for i in np.argsort(np.abs(theta)):
+        u = U @ Z[:, i]
+        u /= np.linalg.norm(u)
+        print("  theta %.4f%+.4fi  ||A D^-1 u - theta u|| %.1e" % (theta[i].real, theta[i].imag, np.linalg.norm(B @ u - theta[i] * u)))
+    ev = spla.eigs(B, k=12, sigma=0, return_eigenvectors=False)
+    print("  eigenvalues nearest 0:", " ".join("%.4f%+.4fi" % (e.real, e.imag) for e in np.sort_complex(ev)))
 
 
 def main():
@@ -118,15 +168,21 @@ def main():
     p.add_argument("-m", type=int, default=30, help="Arnoldi steps a cycle (gcrodr's restart)")
     p.add_argument("-k", type=int, default=10, help="recycled vectors")
     p.add_argument("-rtol", type=float, default=1e-8)
-    p.add_argument("-mode", choices=["carried", "fresh"], default="carried")
+    p.add_argument("-mode", choices=["carried", "fresh", "project", "first", "beside"], default="carried")
+    p.add_argument("-same", action="store_true", help="every b with the first matrix")
+    p.add_argument("-cycles", action="store_true", help="the true residual at each cycle's end")
+    p.add_argument("-ritz", action="store_true", help="the pairs of the space system 1 leaves")
     a = p.parse_args()
     mats, rhs = load(a.prefix, a.steps)
     U, later = None, 0
     for s in range(a.steps):
-        x, its, Unew = solve(mats[s], rhs[s], U if a.mode == "carried" else None, a.m, a.k, a.rtol)
+        A = mats[0] if a.same else mats[s]
+        x, its, Unew = solve(A, rhs[s], U if a.mode != "fresh" else None, a.m, a.k, a.rtol, a.mode, a.cycles)
+        if s == 0 and a.ritz:
+            ritz_report(A, Unew)
         U = Unew
         print("system %d: %d iterations, true relative residual %.2e"
-              % (s + 1, its, np.linalg.norm(rhs[s] - mats[s] @ x) / np.linalg.norm(rhs[s])), flush=True)
+              % (s + 1, its, np.linalg.norm(rhs[s] - A @ x) / np.linalg.norm(rhs[s])), flush=True)
         later += its if s > 0 else 0
     print("systems 2..%d: %d iterations" % (a.steps, later))
 

@@ -4,7 +4,8 @@
 # -b b1,...), the configurations interleaved (A, B, C, A, B, C, ...); per run the
 # iterations of systems 2..K summed, the sequence's total solve time, and the
 # time per iteration over systems 2..K; then the medians per configuration and
-# their ratios to the first.
+# their ratios to the first, and (paired) the medians of each repeat's own ratio
+# to the first configuration's run of that repeat (steadier on a loaded host).
 # Usage: bench/systems/recycle_bench.sh ARGSFILE repeats "CONFIG1" "CONFIG2" ...
 #   ARGSFILE: the -f/-b line bench/gen/seq_gen.py wrote (PREFIX.args)
 #   CONFIG:   ovk_mtx_solve flags, e.g. "-solver pipecg" "-solver rpipecg -ovk_recycle 8"
@@ -35,10 +36,12 @@ done | tee /dev/stderr | awk -v names="$(printf '%s|' "$@")" '
   !/^#/ { c[$1]++; it[$1, c[$1]] = $3; tt[$1, c[$1]] = $4; pi[$1, c[$1]] = $5; if ($1 > m) m = $1 }
   END {
     split(names, nm, "|")
-    printf "%-40s %10s %8s %10s %8s %12s %8s\n", "config", "its 2..K", "ratio", "total s", "ratio", "s/it 2..K", "ratio"
+    printf "%-40s %10s %8s %10s %8s %12s %8s %8s %8s\n", "config", "its 2..K", "ratio", "total s", "ratio", "s/it 2..K", "ratio",
+      "t paired", "s/it p."
     for (k = 1; k <= m; k++) {
-      for (i = 1; i <= c[k]; i++) { a[i] = it[k, i]; b[i] = tt[k, i]; d[i] = pi[k, i] }
+      for (i = 1; i <= c[k]; i++) { a[i] = it[k, i]; b[i] = tt[k, i]; d[i] = pi[k, i]; e[i] = tt[k, i] / tt[1, i]; f[i] = pi[k, i] / pi[1, i] }
       mi[k] = median(a, c[k]); mt[k] = median(b, c[k]); mp[k] = median(d, c[k])
-      printf "%-40s %10d %8.2f %10.2f %8.2f %12.3e %8.2f\n", nm[k], mi[k], mi[k] / mi[1], mt[k], mt[k] / mt[1], mp[k], mp[k] / mp[1]
+      printf "%-40s %10d %8.2f %10.2f %8.2f %12.3e %8.2f %8.2f %8.2f\n", nm[k], mi[k], mi[k] / mi[1], mt[k], mt[k] / mt[1], mp[k], mp[k] / mp[1],
+        median(e, c[k]), median(f, c[k])
     }
   }'

@@ -1,6 +1,6 @@
 /* PMPI wrappers that count the reductions a test program starts (each test
  * is its own executable, so one definition per program): n_allreduce
- * blocking, n_iallreduce non-blocking; n_done the completions (an MPI_Wait,
+ * blocking (allreduce_log: how many values each carried), n_iallreduce non-blocking; n_done the completions (an MPI_Wait,
  * or an MPI_Test that found its request done). */
 #ifndef OVK_TEST_COUNT_REDUCTIONS_H
 #define OVK_TEST_COUNT_REDUCTIONS_H
@@ -12,10 +12,14 @@
 #include "mpitest.h"
 
 static long n_allreduce, n_iallreduce;
+/* when a test points it at a buffer: the values each blocking reduction
+ * carried, in order, up to allreduce_log_cap of them */
+static int *allreduce_log, allreduce_log_len, allreduce_log_cap;
 
 int MPI_Allreduce(const void *s, void *r, int c, MPI_Datatype t, MPI_Op o, MPI_Comm comm)
 {
     n_allreduce++;
+    if (allreduce_log && allreduce_log_len < allreduce_log_cap) allreduce_log[allreduce_log_len++] = c;
     return PMPI_Allreduce(s, r, c, t, o, comm);
 }
 

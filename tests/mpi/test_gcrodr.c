@@ -9,6 +9,8 @@
  *     20 both) and none more than gmres's plus k;
  *   - reductions: about one per iteration (a second Gram-Schmidt pass is
  *     rare), one per cycle and a few per solve;
+ *   - the cycle end sums Ck^T U at a solve's first cycle only (later the
+ *     update carries it): the values each reduction carries;
  *   - the view says how the space was last made; ovk_solver_recycle_reset:
  *     the next solve takes the first solve's iterations again;
  *   - after a first system far easier than the next, the space carried
@@ -222,6 +224,82 @@ static void check_repeat(void)
     tp_rows_free(&rw);
 }
 
+/* The cycle end's one reduction: ||r||^2, V^T U ((M + 1) k values after
+ * a full cycle) and Ck^T U (k^2) at a solve's first cycle only; later
+ * ones carry Ck^T U from the update's small matrices.  With M = 16 and
+ * k <= 5 the two sizes, 1 + 17 k and 1 + k (k + 17), never meet, and a
+ * step's reduction (k + j + 2 <= 23) is smaller than either for k >= 2.
+ * A solve of several cycles, on the same values or new ones: one cycle end
+ * of 1 + k (k + 17) values, the others 1 + 17 k. */
+enum { CE_M = 16, CE_K = 5, CE_LOG = 512 };
+
+/* reductions of the solve just logged: *carried the cycle ends that summed
+ * V^T U alone (k >= 2), *summed those with Ck^T U too */
+static void cycle_end_kinds(int *carried, int *summed)
+{
+    *carried = *summed = 0;
+    for (int i = 0; i < allreduce_log_len; i++)
+        for (int k = 2; k <= CE_K; k++) {
+            *carried += allreduce_log[i] == 1 + (CE_M + 1) * k;
+            *summed += allreduce_log[i] == 1 + k * (k + CE_M + 1);
+        }
+}
+
+static void check_cycle_end_sums(void)
+{
+    tp_rows rw;
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result r1, r2, r3, r4;
+    int log[CE_LOG], carried = 0, summed = 0;
+    tp_rows_alloc(&rw, N, 5);
+    rows_of(&rw, 1);
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, rw.start, rw.count, rw.ptr, rw.col, rw.val, OVK_DUP_REJECT, &A));
+    ovk_vector_create(A, &b);
+    ovk_vector_create(A, &x);
+    mt_random_b(A, b);
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "gcrodr:restart=16"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", "blocking"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "recycle", "5"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "rtol", "1e-10"));
+    ovk_vector_set(x, 0.0);
+    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &r1));
+    allreduce_log = log, allreduce_log_len = 0, allreduce_log_cap = CE_LOG;
+    ovk_vector_set(x, 0.0);
+    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &r2));
+    cycle_end_kinds(&carried, &summed);
+    MT_CHECK(carried >= 1 && summed == 1, "the same values (%d iterations): %d cycle ends with V^T U alone, %d with "
+             "Ck^T U summed (expected the first only)", r2.iterations, carried, summed);
+    rows_of(&rw, 2);
+    MT_RC(OVK_OK, ovk_matrix_update_values(A, rw.ptr, rw.col, rw.val, OVK_DUP_REJECT));
+    allreduce_log_len = 0;
+    ovk_vector_set(x, 0.0);
+    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &r3));
+    cycle_end_kinds(&carried, &summed);
+    MT_CHECK(carried >= 1 && summed == 1, "new values (%d iterations): %d cycle ends with V^T U alone, %d with Ck^T U "
+             "summed (expected the first only)", r3.iterations, carried, summed);
+    allreduce_log = NULL;
+    /* the same two solves after a reset: the same iterations */
+    rows_of(&rw, 1);
+    MT_RC(OVK_OK, ovk_matrix_update_values(A, rw.ptr, rw.col, rw.val, OVK_DUP_REJECT));
+    MT_RC(OVK_OK, ovk_solver_recycle_reset(s));
+    ovk_vector_set(x, 0.0);
+    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &r4));
+    MT_CHECK(r4.iterations == r1.iterations, "the first solve after a reset: %d iterations, before %d", r4.iterations,
+             r1.iterations);
+    ovk_vector_set(x, 0.0);
+    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &r4));
+    MT_CHECK(r4.iterations == r2.iterations, "the second solve after a reset: %d iterations, before %d",
+             r4.iterations, r2.iterations);
+    ovk_vector_destroy(x);
+    ovk_vector_destroy(b);
+    MT_RC(OVK_OK, ovk_solver_destroy(&s));
+    MT_RC(OVK_OK, ovk_matrix_destroy(A));
+    tp_rows_free(&rw);
+}
+
 /* NaN from an operator around A in one solve (on the first rank that has
  * rows): that solve fails on every rank, and the next solve still starts
  * from a space (no more iterations than the first, fresh solve) */
@@ -321,6 +399,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     check_sequence();
     check_repeat();
+    check_cycle_end_sums();
     check_not_carried();
     check_nan();
     check_refusals();

@@ -13,8 +13,10 @@
  *
  * so that A C [U, V_m] = [Ck, V_{m+1}] G, G = [I, B; 0, Hbar].  The least
  * squares of the cycle is GMRES's on Hbar (y2) with y1 = -B y2; x += C (V
- * y2 + U y1).  Its end (one reduction: ||b - A x||^2, Ck^T U, V_{m+1}^T U)
- * makes the space again from the harmonic Ritz vectors of the k smallest
+ * y2 + U y1).  Its end (one reduction: ||b - A x||^2, V_{m+1}^T U, and
+ * Ck^T U at a solve's first cycle only: later ones carry it from the last
+ * update as Q^T M2 P R^-1, its rounding renewed once a solve) makes the
+ * space again from the harmonic Ritz vectors of the k smallest
  * |theta| of G^T G p = theta G^T [Ck, V_{m+1}]^T [U, V_m] p (LAPACK dgeev
  * after a Cholesky factor of G^T G, else dggev; a complex pair enters as
  * its real and imaginary parts, or not at all):
@@ -63,6 +65,10 @@ typedef struct gcrodr_work {
     int fresh_left;  /* solves still to start without the carried space */
     int carried_its; /* iterations of the carried solve that decided it */
     int judged_its;  /* and of the fresh solve it was judged against */
+    double *cu;      /* Ck^T U of the space (k x k), carried from update to update */
+    int cu_k, cu_updates; /* the space it belongs to: k, sp->updates, sp->epoch, U's first vector */
+    unsigned cu_epoch;
+    const double *cu_w0;
 } gcrodr_work;
 
 /* A carried space that cost more than it saved (a recycled solve over a
@@ -556,6 +562,55 @@ static int small_qr(int rows, int kp, double *Y, double *P, int nn, double *R)
     return q;
 }
 
+/* P = X^T Y (X, Y rows x nn, column-major; P nn x nn), the sums in
+ * vector lanes */
+static void gram_small(int rows, int nn, const double *X, const double *Y, double *P)
+{
+    for (int j = 0; j < nn; j++)
+        for (int i = 0; i < nn; i++) {
+            const double *x = X + (size_t)i * rows, *y = Y + (size_t)j * rows;
+            double a = 0.0;
+#pragma omp simd reduction(+ : a)
+            for (int l = 0; l < rows; l++) a += x[l] * y[l];
+            P[i + (size_t)j * nn] = a;
+        }
+}
+
+/* Ck^T U of the space update_space makes, Q^T M2 P R^-1 (Q = Y: rows x
+ * kn, M2 rows x nn, PR nn x kn), so that the next cycle's end sums V^T U
+ * only: [Ck, V]^T [U, V_mk] is M2 as update_space assumes it */
+static void cu_next(gcrodr_work *w, int rows, int nn, int kn, const double *M2, const double *Y, const double *PR)
+{
+    for (int j = 0; j < kn; j++) {
+        double t[OVK__MAX_RESTART + OVK__RECYCLE_MAX + 1]; /* M2 PR's column j */
+        for (int i = 0; i < rows; i++) {
+            double v = 0.0;
+            for (int l = 0; l < nn; l++) v += M2[i + (size_t)l * rows] * PR[l + (size_t)j * nn];
+            t[i] = v;
+        }
+        for (int i = 0; i < kn; i++) {
+            double v = 0.0;
+            for (int l = 0; l < rows; l++) v += Y[l + (size_t)i * rows] * t[l];
+            w->cu[i + j * kn] = v;
+        }
+    }
+}
+
+/* w->cu belongs to the space as it is now (else the cycle's end sums it) */
+static void cu_keep(gcrodr_work *w, const ovk__recycle *sp)
+{
+    w->cu_k = sp->k;
+    w->cu_updates = sp->updates;
+    w->cu_epoch = sp->epoch;
+    w->cu_w0 = sp->k > 0 ? sp->W[0] : NULL;
+}
+
+static int cu_valid(const gcrodr_work *w, const ovk__recycle *sp)
+{
+    return sp->k > 0 && w->cu_k == sp->k && w->cu_updates == sp->updates && w->cu_epoch == sp->epoch &&
+           w->cu_w0 == sp->W[0];
+}
+
 /* From the reduced CU = Ck^T U (k x k) and VU = V_{mk+1}^T U ((mk + 1) x k):
  * the new space (cap columns at most), written to the vectors after the
  * kept ones and swapped in.  Returns 0, or -1 (the space is kept as it was:
@@ -578,16 +633,8 @@ static int update_space(ovk__ctx *c, gcrodr_work *w, int k, int mk, const double
         for (int i = 0; i <= mk; i++) M2[k + i + j * rows] = VU[i + j * (mk + 1)];
     }
     for (int j = 0; j < mk; j++) M2[k + j + (k + j) * rows] = 1.0;
-    for (int j = 0; j < nn; j++) /* GA = G^T G, GB = G^T M2 */
-        for (int i = 0; i < nn; i++) {
-            double a = 0.0, b = 0.0;
-            for (int l = 0; l < rows; l++) {
-                a += G[l + i * rows] * G[l + j * rows];
-                b += G[l + i * rows] * M2[l + j * rows];
-            }
-            GA[i + j * nn] = a;
-            GB[i + j * nn] = b;
-        }
+    gram_small(rows, nn, G, G, GA); /* GA = G^T G */
+    gram_small(rows, nn, G, M2, GB); /* GB = G^T M2 */
     for (int i = 0; i < nn * nn; i++)
         if (!isfinite(GA[i]) || !isfinite(GB[i])) return -1;
     int kp = 0;
@@ -607,6 +654,7 @@ static int update_space(ovk__ctx *c, gcrodr_work *w, int k, int mk, const double
             PR[i + (size_t)j * nn] = v / R[j + (size_t)j * kp];
         }
     }
+    cu_next(w, rows, nn, kn, M2, Y, PR); /* Ck^T U of the new space, from the small matrices */
     const double **X = w->X, **XU = w->X + rows;
     for (int i = 0; i < k; i++) X[i] = sp->AW[i];
     for (int i = 0; i <= mk; i++) X[k + i] = w->V[i];
@@ -625,6 +673,7 @@ static int update_space(ovk__ctx *c, gcrodr_work *w, int k, int mk, const double
     sp->k = kn;
     sp->epoch = c->norms.epoch;
     sp->updates++;
+    cu_keep(w, sp);
     snprintf(sp->note, sizeof sp->note, "harmonic Ritz vectors of the last cycle (%d kept + %d Arnoldi vectors)", k, mk);
     return 0;
 }
@@ -661,14 +710,15 @@ static int cycle_end(ovk__ctx *c, gcrodr_work *w, int k, int mk, int iter, doubl
     rc = ovk__ctx_residual(c, w->r); /* r = b - A x */
     if (rc) return rc;
     int updating = ovk__recycle_active(c) && mk > 0;
-    int nv = updating ? (k + mk + 1) * k : 0;
+    int known = updating && k > 0 && cu_valid(w, sp); /* Ck^T U carried from the last update */
+    int nx = known ? mk + 1 : k + mk + 1, nv = updating ? nx * k : 0;
     double *vals = w->cvals;
     ovk__gmres_dots(c, 1, (const double *const[]){w->r}, w->r, vals);
-    for (int i = 0; i < k; i++) X[i] = sp->AW[i];
-    for (int i = 0; i <= mk; i++) X[k + i] = w->V[i];
+    for (int i = 0; i < k && !known; i++) X[i] = sp->AW[i];
+    for (int i = 0; i <= mk; i++) X[nx - mk - 1 + i] = w->V[i];
     if (updating) {
         memset(vals + 1, 0, sizeof(double) * (size_t)nv);
-        gram_out(c, k + mk + 1, X, k, sp->W, vals + 1); /* Ck^T U, V^T U */
+        gram_out(c, nx, X, k, sp->W, vals + 1); /* Ck^T U (unless known), V^T U */
     }
     rc = ovk__sum(c, OVK__IPROD, vals, 1 + nv);
     if (rc) return rc;
@@ -676,9 +726,9 @@ static int cycle_end(ovk__ctx *c, gcrodr_work *w, int k, int mk, int iter, doubl
     if (updating && isfinite(*rr)) {
         double CU[OVK__RECYCLE_MAX * OVK__RECYCLE_MAX], *VU = vals + 1; /* VU repacked in place */
         for (int j = 0; j < k; j++)
-            for (int i = 0; i < k; i++) CU[i + j * k] = vals[1 + j * (k + mk + 1) + i];
+            for (int i = 0; i < k; i++) CU[i + j * k] = known ? w->cu[i + j * k] : vals[1 + j * nx + i];
         for (int j = 0; j < k; j++)
-            for (int i = 0; i <= mk; i++) VU[i + j * (mk + 1)] = vals[1 + j * (k + mk + 1) + k + i];
+            for (int i = 0; i <= mk; i++) VU[i + j * (mk + 1)] = vals[1 + j * nx + nx - mk - 1 + i];
         if (update_space(c, w, k, mk, CU, VU))
             snprintf(sp->note, sizeof sp->note, "kept: the last cycle's harmonic Ritz problem failed%s",
                      w->lapack_info ? " (LAPACK)" : "");
@@ -723,6 +773,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
     double v[4] = {0.0, 0.0, k, (double)k * k}, rr;
     w->deeper = 0;
     w->lapack_info = 0;
+    w->cu_k = 0; /* Ck^T U summed again at the first cycle's end: its rounding renewed once a solve */
     if (c->watch.initial_pending) { /* <b,b>, <r0,r0> and the ranks' k in one reduction */
         ovk__initial_dots(c, w->r, v);
         rc = ovk__sum(c, OVK__IPROD, v, 4);
@@ -817,7 +868,9 @@ static int setup(ovk__ctx *c, void *work)
     w->B = calloc((size_t)w->m * OVK__RECYCLE_MAX, sizeof(double));
     w->X = malloc(sizeof(double *) * (size_t)(2 * (OVK__RECYCLE_MAX + w->m + 2))); /* two lists at a cycle end */
     w->cvals = malloc(sizeof(double) * (size_t)(1 + want * (want + w->m + 1)));
-    if (!w->dense || !w->hraw || !w->B || !w->X || !w->cvals)
+    w->cu = malloc(sizeof(double) * (size_t)(kw * kw));
+    w->cu_k = 0;
+    if (!w->dense || !w->hraw || !w->B || !w->X || !w->cvals || !w->cu)
         return ovk__fail(OVK_ENOMEM, "gcrodr: the small matrices of restart %d, recycle %d", w->m, want);
     return ovk__arnoldi_alloc(&w->ls, w->m);
 }
@@ -831,7 +884,8 @@ static void destroy(void *work)
     free(w->B);
     free(w->X);
     free(w->cvals);
-    w->dense = w->hraw = w->B = w->cvals = NULL;
+    free(w->cu);
+    w->dense = w->hraw = w->B = w->cvals = w->cu = NULL;
     w->X = NULL;
 }
 
