@@ -202,17 +202,18 @@ static int probe_vectors(const ovk__ctx *c, double *block, probe_vecs *pv)
     return OVK_OK;
 }
 
-/* alg1's vector steps and preconditioner, no matvec: <p,s>, x += a p,
- * r -= a s, z = C r, <r,z>, p = z + b p, the sum tested between the
- * phases; *vec: their seconds less C's. */
-static int vector_steps(ovk__ctx *c, const probe_vecs *pv, double *r, probe_sum *ps, double *vec, double *sink)
+/* alg1's vector steps and (with pc) its preconditioner, no matvec: <p,s>,
+ * x += a p, r -= a s, z = C r, <r,z>, p = z + b p, the sum tested between
+ * the phases; *vec: their seconds less C's. */
+static int vector_steps(ovk__ctx *c, const probe_vecs *pv, double *r, int pc, probe_sum *ps, double *vec,
+                        double *sink)
 {
     double t0 = ovk__now();
     double a = 1e-3 / (1.0 + fabs(ovk__dot(c->n, pv->p, pv->s)));
     ovk__ctx_axpy(c, a, pv->p, pv->x);
     ovk__ctx_axpy(c, -a, pv->s, r);
     *vec = ovk__now() - t0;
-    int rc = ovk__ctx_pc(c, r, pv->z);
+    int rc = pc ? ovk__ctx_pc(c, r, pv->z) : OVK_OK;
     poll(ps);
     t0 = ovk__now();
     double s0 = ps->spent;
@@ -232,7 +233,7 @@ static int local_iteration(ovk__ctx *c, const probe_vecs *pv, double *r, probe_s
     int rc = ovk__ctx_matvec(c, pv->p, pv->s);
     *matvec = ovk__now() - t0 - (ps->spent - s0);
     poll(ps);
-    return first(rc, vector_steps(c, pv, r, ps, vec, sink)); /* every step runs: the matvecs of the others need
+    return first(rc, vector_steps(c, pv, r, 1, ps, vec, sink)); /* every step runs: the matvecs of the others need
                                                                   this rank's halo */
 }
 
@@ -405,13 +406,13 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, double 
 
 /* Collective: the cold figures where the latency is ls, this setup's
  * blocking sum's (agreed): one local iteration, which warms the caches,
- * its vector steps first, and no sum of auto's but, where ls is below its
- * work, two timed sums that refine ls (the setup's was the first, cold).
- * Where the vector steps alone leave nothing to hide (the latency they
- * decide by is ls or, where ls is below them, the timed one) alg1 (gmres)
- * is chosen without the matvec: f's work and matvec NaN (not timed), the
- * first matvec and its halo exchange the choice's.  Else, after the
- * matvec, alg1 where that leaves nothing to hide or the model's choice at
+ * its vector steps first (without C), and no sum of auto's but, where ls
+ * is below its work, two timed sums that refine ls (the setup's was the
+ * first, cold).  Where the vector steps alone leave nothing to hide (the
+ * latency they decide by is ls or, where ls is below them, the timed one)
+ * alg1 (gmres) is chosen without C and the matvec: f's work and matvec NaN
+ * (not timed), the first matvec and its halo exchange the choice's.  Else,
+ * after C and the matvec, alg1 where that leaves nothing to hide or the model's choice at
  * these figures and at their warm lower bound is alg1 (warm iterations
  * would not change it).  f's figures are agreed: the slowest rank's work
  * sets the pace. */
@@ -423,7 +424,7 @@ static int cold_figures(ovk__ctx *c, const probe_vecs *pv, double *r, double ls,
     probe_sum none = {.done = 1}; /* no sum */
     probe_init(c, pv, r);
     double ts = ovk__now();
-    int rc = vector_steps(c, pv, r, &none, &vk, &sink);
+    int rc = vector_steps(c, pv, r, 0, &none, &vk, &sink);
     double steps = ovk__now() - ts, e[3] = {vk, steps, 0.0};
     rc = first(rc, agree_max(c, e, 2));
     if (!ovk__auto_nothing_to_hide(ls, e[0]) && ls < e[1]) /* now or after the matvec: ls is below W */
@@ -435,9 +436,11 @@ static int cold_figures(ovk__ctx *c, const probe_vecs *pv, double *r, double ls,
         f->work = f->matvec = NAN;
     } else {
         ts = ovk__now();
+        rc = first(rc, ovk__ctx_pc(c, r, pv->z)); /* z = C r, the iteration's */
+        double tm = ovk__now();
         rc = first(rc, ovk__ctx_matvec(c, pv->p, pv->s)); /* s = A p */
-        e[2] = ovk__now() - ts;
-        e[1] = steps + e[2]; /* W */
+        e[2] = ovk__now() - tm;
+        e[1] = steps + (ovk__now() - ts); /* W */
         rc = first(rc, agree_max(c, e + 1, 2));
         if (ls < e[1] && isinf(timed)) rc = first(rc, timed_latency(c, &timed));
         f->latency = f->latency_low = fmin(ls, timed);
