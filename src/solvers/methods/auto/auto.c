@@ -122,9 +122,15 @@ static int parse_spec(const char *spec, void **params, const ovk__solver **sv)
 /* The first failure of rc and rc2 */
 static int first(int rc, int rc2) { return rc ? rc : rc2; }
 
+/* the probe's vectors (probe_vecs) */
+enum { PROBE_VECS = 4 };
+
 /* Collective: choice set up in cv in place of what it held, its vectors in
- * block (the probe's, its pages already faulted in) or, with NULL, a new
- * block; on failure block is freed and cv empty. */
+ * block (the probe's, its pages already faulted in) or, with NULL or where
+ * the choice needs more than twice its vectors (gmres: about 35), a new
+ * block (zero pages from the kernel at first touch, where growing the
+ * probe's would write zeros over all of it: 1.3 MB at 4,096 rows); on
+ * failure block is freed and cv empty. */
 static int use(ovk__ctx *c, chosen_variant *cv, ovk__auto_choice choice, double *block)
 {
     const ovk__solver *sv = NULL;
@@ -136,6 +142,10 @@ static int use(ovk__ctx *c, chosen_variant *cv, ovk__auto_choice choice, double 
         free(block);
         drop(cv);
         return rc;
+    }
+    if (block && (sv->vectors ? sv->vectors(cv->params, NULL) : sv->nvec) > 2 * PROBE_VECS) {
+        free(block);
+        block = NULL;
     }
     void *saved = c->params;
     c->params = cv->params;
@@ -184,7 +194,6 @@ static void probe_poke(void *arg)
 }
 
 /* The probe's vectors, in a block the choice takes over (use) */
-enum { PROBE_VECS = 4 };
 typedef struct probe_vecs {
     double *block, *p, *s, *z, *x;
 } probe_vecs;
