@@ -11,13 +11,21 @@
 # gmres per basis vector, scg / plcg:l=3 per iteration; and per problem the
 # fastest fixed solver by its median time to solution (setup + solve),
 # auto's choices with the medians of its measured latency L and local work
-# W, and auto / that solver in time to solution, paired by round.
+# W (where timed), and auto / that solver in time to solution, paired by round.
 #
 # Usage: bench/latency/oneshot_sstep.sh [-b BUILD] [-r ROUNDS] [-o OUTDIR] [-summary RAW]
+#        [-lats "0 250 1000"] [-backends "nbc native"] [-lap SOLVERS] [-cd SOLVERS]
 #   -summary RAW: only the tables of an earlier run's raw data
+#   -lats, -backends, -lap, -cd: a subset of the cells (a paired check of auto
+#   against one solver: -lats 0 -lap "alg1 auto" -cd "pgmres:l=3 auto"; the
+#   columns of solvers left out are nan)
 set -eu
 BUILD=build
 ROUNDS=5
+LAP_SOLVERS="alg1 pipecg plcg:l=3 plcg:l=4 scg:s=4 scg:s=8 auto"
+CD_SOLVERS="gmres pgmres:l=2 pgmres:l=3 sgmres:s=10 sgmres:s=10,overlap=1 auto"
+LATS="0 250 1000"
+BACKENDS="nbc native"
 OUT=""
 RAW=""
 while [ $# -gt 0 ]; do
@@ -26,6 +34,10 @@ while [ $# -gt 0 ]; do
         -b) BUILD="$2"; shift 2 ;;
         -r) ROUNDS="$2"; shift 2 ;;
         -o) OUT="$2"; shift 2 ;;
+        -lats) LATS="$2"; shift 2 ;;
+        -backends) BACKENDS="$2"; shift 2 ;;
+        -lap) LAP_SOLVERS="$2"; shift 2 ;;
+        -cd) CD_SOLVERS="$2"; shift 2 ;;
         *) echo "unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -34,10 +46,6 @@ mkdir -p "$OUT"
 if [ -z "$RAW" ]; then
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
 DRIVER="$BUILD/examples/ovk_laplace27"
-LAP_SOLVERS="alg1 pipecg plcg:l=3 plcg:l=4 scg:s=4 scg:s=8 auto"
-CD_SOLVERS="gmres pgmres:l=2 pgmres:l=3 sgmres:s=10 sgmres:s=10,overlap=1 auto"
-LATS="0 250 1000"
-BACKENDS="nbc native"
 
 cells=()
 for be in $BACKENDS; do for L in $LATS; do
@@ -57,7 +65,7 @@ for r in $(seq 0 $((ROUNDS - 1))); do
         st=$(echo "$o" | awk '/^Solve Time =/ {print $4}')
         su=$(echo "$o" | awk '/^Setup Time =/ {print $4}')
         ch=$(echo "$o" | awk '/^auto:/ {print $NF}')
-        lw=$(echo "$o" | awk '/^auto:/ {print $3, $7}')
+        lw=$(echo "$o" | awk '/^auto:/ {print $3, ($7 ~ /^[0-9.]+$/ ? $7 : "nan")}') # W: nan where not timed
         echo "$p $s $be $L ${it:-0} ${st:-nan} ${su:-0} ${ch:--} $r ${lw:-nan nan}" >> "$raw"
     done
     echo "# load $(cut -d' ' -f1 /proc/loadavg) after round $((r + 1))" >> "$raw"
@@ -99,20 +107,22 @@ machine = "# machine: AMD EPYC KVM guest, 2 cores; Open MPI 4.1.4, GCC 12.2; Rel
 command = "# command: bench/latency/oneshot_sstep.sh -b build -r %d -o bench/results   # the rounds in oneshot_sstep.raw; -summary bench/results/oneshot_sstep.raw -o bench/results renders these tables again" % len(rounds)
 def auto_cells(p, be, L):
     fixed = sorted({k[1] for k in cells if k[0] == p and k[1] != "auto"})
+    if not fixed or (p, "auto", be, L) not in cells:
+        return ["-", "-", "nan"]
     best = min(fixed, key=lambda s: cell(p, s, be, L))
     key = (p, "auto", be, L)
     cnt = collections.Counter(ch[key])
     chose = " ".join("%s%s" % (c, "" if n == len(ch[key]) else " (%d of %d)" % (n, len(ch[key]))) for c, n in cnt.most_common())
-    Ls, Ws = [x[0] for x in lw[key]], [x[1] for x in lw[key]]
-    if Ls:
-        chose += " (%.0f, %.0f)" % (statistics.median(Ls), statistics.median(Ws))
+    Ls, Ws = [x[0] for x in lw[key]], [x[1] for x in lw[key] if x[1] == x[1]]
+    if Ls:  # W "-" where auto chose from its vector steps alone in every round (the matvec not timed)
+        chose += " (%.0f, %s)" % (statistics.median(Ls), "%.0f" % statistics.median(Ws) if Ws else "-")
     return ["%s %.2f" % (best, cell(p, best, be, L)), chose, "%.2f" % paired(key, (p, best, be, L), tot)]
 def q(x):
     return '"%s"' % x if "," in x else x
 with open(out + "/oneshot_sstep.csv", "w") as o:
     print(machine, file=o)
     print(command, file=o)
-    print("# what: medians of %d rounds. The s-step columns: (setup + solve) per basis vector (per iteration for CG), the ratio paired by round. The auto columns, per problem: the fastest fixed solver of the cell by its median time to solution (setup + solve) and that time; auto's choice (of how many rounds when they differ) with the medians of its measured latency L and local work W per iteration; auto / that solver in time to solution, paired by round" % len(rounds), file=o)
+    print("# what: medians of %d rounds. The s-step columns: (setup + solve) per basis vector (per iteration for CG), the ratio paired by round. The auto columns, per problem: the fastest fixed solver of the cell by its median time to solution (setup + solve) and that time; auto's choice (of how many rounds when they differ) with the medians of its measured latency L and local work W per iteration (W over the rounds that timed it; -: none did, the vector steps chose alone); auto / that solver in time to solution, paired by round" % len(rounds), file=o)
     print('backend,latency us,sgmres:s=10 / gmres,"sgmres:s=10,overlap=1 / gmres",scg:s=8 / plcg:l=3,"Laplacian: best fixed, ms","Laplacian: auto (L, W us)",Laplacian: auto / best,"convdiff: best fixed, ms","convdiff: auto (L, W us)",convdiff: auto / best', file=o)
     for be in bes:
         for L in lats:

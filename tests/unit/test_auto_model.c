@@ -29,6 +29,12 @@
  *   - a cold iteration settles alg1 (gmres) only where its figures and
  *     their warm lower bound both give it: the -n 20 Laplacian's cold
  *     figures at 1 us, not at 4, 250 or 1000 us (test_cold_settles).
+ *   - the vector steps alone settle alg1 (gmres), the matvec not timed
+ *     (ovk__auto_nothing_to_hide): the -n 20 Laplacian's at 1 us, not at
+ *     4, 250 or 1000 us; and where they do, the model chooses alg1 (gmres)
+ *     whatever the matvec costs, at the cold vector part and at its warm
+ *     bound, in every exposure, first solve or not, with the s-step
+ *     variants allowed (test_vector_steps_settle).
  * The variants' vector steps that auto times are tested in
  * test_vector_steps.c. */
 #include <setjmp.h>
@@ -101,6 +107,33 @@ static void test_cold_settles(void **state)
     assert_int_equal(ovk__auto_cold_settles(&f, 4, 0, 0), 0);
     f.latency = f.latency_low = 4 * US; /* pipecg at the warm bound */
     assert_int_equal(ovk__auto_cold_settles(&f, 4, 0, 0), 0);
+}
+
+static void test_vector_steps_settle(void **state)
+{
+    (void)state;
+    /* -n 20 on 2 ranks at 0 us: the cold vector steps 13 us, the timed latency 1 us (2 on native) */
+    assert_int_equal(ovk__auto_nothing_to_hide(1 * US, 13 * US), 1);
+    assert_int_equal(ovk__auto_nothing_to_hide(2 * US, 13 * US), 1);
+    assert_int_equal(ovk__auto_nothing_to_hide(4 * US, 13 * US), 0);
+    assert_int_equal(ovk__auto_nothing_to_hide(250 * US, 13 * US), 0);
+    assert_int_equal(ovk__auto_nothing_to_hide(1000 * US, 13 * US), 0);
+    /* where they settle it, no matvec changes the choice */
+    static const double vecs[] = {5.0, 13.0, 470.0}, lat_share[] = {0.0, 0.5, 0.99}, exposures[] = {0.0, 0.5, 1.0};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double vec = vecs[i] * US, lat = lat_share[j] * vec / 6.0; /* 3 L < vec / 2 (at equality, ties) */
+            assert_int_equal(ovk__auto_nothing_to_hide(lat, vec), 1);
+            for (double mv = 0.1 * vec; mv <= 100.0 * vec; mv *= 1.5)
+                for (int k = 0; k < 3; k++)
+                    for (int warm = 0; warm < 2; warm++)
+                        for (int first = 0; first < 2; first++) {
+                            double v = warm ? 0.5 * vec : vec; /* a warm pass is no faster than half a cold one */
+                            ovk__auto_figures f = {lat, lat, v + mv, v, mv, 1, exposures[k], 0, 0};
+                            assert_int_equal(ovk__auto_best(&f, 8, first).kind, OVK__AUTO_ALG1);
+                            assert_int_equal(ovk__auto_best_nonsymmetric(&f, 8, first).kind, OVK__AUTO_GMRES);
+                        }
+        }
 }
 
 static void test_maxl_one(void **state)
@@ -334,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_benchmark_figures),
         cmocka_unit_test(test_maxl_one),
         cmocka_unit_test(test_cold_settles),
+        cmocka_unit_test(test_vector_steps_settle),
         cmocka_unit_test(test_monotone),
         cmocka_unit_test(test_first_solve),
         cmocka_unit_test(test_timed_choice),

@@ -27,6 +27,7 @@ static const info_def infos[] = {
     INFO_NUM(auto_latency_us, "solver auto: the latency of one blocking reduction it measured (us, max over "
                               "the ranks); 0 for the other solvers"),
     INFO_NUM(auto_work_us, "solver auto: the local work of one iteration it measured (us, max over the ranks); "
+                           "NaN where its vector steps alone chose alg1 or gmres (the matvec not timed); "
                            "0 for the other solvers"),
     INFO_NUM(nullspace_inconsistency, "with a null space: ||Z^T b|| / ||b|| of the last solve's b (removed); "
                                       "0 without one"),

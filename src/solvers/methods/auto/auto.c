@@ -36,6 +36,7 @@
  * nonsymmetric values, where no candidate records them, condest=1 is
  * refused. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,9 +122,15 @@ static int parse_spec(const char *spec, void **params, const ovk__solver **sv)
 /* The first failure of rc and rc2 */
 static int first(int rc, int rc2) { return rc ? rc : rc2; }
 
+/* the probe's vectors (probe_vecs) */
+enum { PROBE_VECS = 4 };
+
 /* Collective: choice set up in cv in place of what it held, its vectors in
- * block (the probe's, its pages already faulted in) or, with NULL, a new
- * block; on failure block is freed and cv empty. */
+ * block (the probe's, its pages already faulted in) or, with NULL or where
+ * the choice needs more than twice its vectors (gmres: about 35), a new
+ * block (zero pages from the kernel at first touch, where growing the
+ * probe's would write zeros over all of it: 1.3 MB at 4,096 rows); on
+ * failure block is freed and cv empty. */
 static int use(ovk__ctx *c, chosen_variant *cv, ovk__auto_choice choice, double *block)
 {
     const ovk__solver *sv = NULL;
@@ -135,6 +142,10 @@ static int use(ovk__ctx *c, chosen_variant *cv, ovk__auto_choice choice, double 
         free(block);
         drop(cv);
         return rc;
+    }
+    if (block && (sv->vectors ? sv->vectors(cv->params, NULL) : sv->nvec) > 2 * PROBE_VECS) {
+        free(block);
+        block = NULL;
     }
     void *saved = c->params;
     c->params = cv->params;
@@ -183,7 +194,6 @@ static void probe_poke(void *arg)
 }
 
 /* The probe's vectors, in a block the choice takes over (use) */
-enum { PROBE_VECS = 4 };
 typedef struct probe_vecs {
     double *block, *p, *s, *z, *x;
 } probe_vecs;
@@ -201,30 +211,39 @@ static int probe_vectors(const ovk__ctx *c, double *block, probe_vecs *pv)
     return OVK_OK;
 }
 
-/* One iteration of alg1's local work: s = A p, <p,s>, x += a p, r -= a s,
- * z = C r, <r,z>, p = z + b p, the sum tested between the phases; *vec and
- * *matvec are the seconds of the vector part and the matvec. */
-static int local_iteration(ovk__ctx *c, const probe_vecs *pv, double *r, probe_sum *ps, double *vec,
-                           double *matvec, double *sink)
+/* alg1's vector steps and (with pc) its preconditioner, no matvec: <p,s>,
+ * x += a p, r -= a s, z = C r, <r,z>, p = z + b p, the sum tested between
+ * the phases; *vec: their seconds less C's. */
+static int vector_steps(ovk__ctx *c, const probe_vecs *pv, double *r, int pc, probe_sum *ps, double *vec,
+                        double *sink)
 {
-    double t0 = ovk__now(), s0 = ps->spent;
-    int rc = ovk__ctx_matvec(c, pv->p, pv->s), rc2;
-    *matvec = ovk__now() - t0 - (ps->spent - s0);
-    poll(ps);
-    t0 = ovk__now();
+    double t0 = ovk__now();
     double a = 1e-3 / (1.0 + fabs(ovk__dot(c->n, pv->p, pv->s)));
     ovk__ctx_axpy(c, a, pv->p, pv->x);
     ovk__ctx_axpy(c, -a, pv->s, r);
     *vec = ovk__now() - t0;
-    rc2 = ovk__ctx_pc(c, r, pv->z);
+    int rc = pc ? ovk__ctx_pc(c, r, pv->z) : OVK_OK;
     poll(ps);
     t0 = ovk__now();
-    s0 = ps->spent;
+    double s0 = ps->spent;
     *sink += ovk__dot(c->n, r, pv->z);
     ovk__xpay(c->n, pv->z, 0.5, pv->p, &c->hook);
     *vec += ovk__now() - t0 - (ps->spent - s0);
     poll(ps);
-    return first(rc, rc2); /* every step runs: the matvecs of the others need this rank's halo */
+    return rc;
+}
+
+/* One iteration of alg1's local work: s = A p, then vector_steps; *vec
+ * and *matvec are the seconds of the vector part and the matvec. */
+static int local_iteration(ovk__ctx *c, const probe_vecs *pv, double *r, probe_sum *ps, double *vec,
+                           double *matvec, double *sink)
+{
+    double t0 = ovk__now(), s0 = ps->spent;
+    int rc = ovk__ctx_matvec(c, pv->p, pv->s);
+    *matvec = ovk__now() - t0 - (ps->spent - s0);
+    poll(ps);
+    return first(rc, vector_steps(c, pv, r, 1, ps, vec, sink)); /* every step runs: the matvecs of the others need
+                                                                  this rank's halo */
 }
 
 /* Collective: the largest of v[0..k) over the ranks, in place */
@@ -395,27 +414,49 @@ static int probe(ovk__ctx *c, const probe_vecs *pv, double *r, int reps, double 
 }
 
 /* Collective: the cold figures where the latency is ls, this setup's
- * blocking sum's (agreed): one local iteration, which warms the caches, and
- * no sum of auto's but, where ls is below its work, two timed sums that
- * refine ls (the setup's was the first, cold); alg1 (gmres) at once where
- * that leaves nothing to hide or the model's choice at these figures and at
- * their warm lower bound is alg1 (warm iterations would not change it).
- * f's figures are agreed: the slowest rank's work sets the pace. */
+ * blocking sum's (agreed): one local iteration, which warms the caches,
+ * its vector steps first (without C), and no sum of auto's but, where ls
+ * is below its work, two timed sums that refine ls (the setup's was the
+ * first, cold).  Where the vector steps alone leave nothing to hide (the
+ * latency they decide by is ls or, where ls is below them, the timed one)
+ * alg1 (gmres) is chosen without C and the matvec: f's work and matvec NaN
+ * (not timed), the first matvec and its halo exchange the choice's.  Else,
+ * after C and the matvec, alg1 where that leaves nothing to hide or the model's choice at
+ * these figures and at their warm lower bound is alg1 (warm iterations
+ * would not change it).  f's figures are agreed: the slowest rank's work
+ * sets the pace. */
 static int cold_figures(ovk__ctx *c, const probe_vecs *pv, double *r, double ls, int first_solve,
                         ovk__auto_figures *f, int *alg1)
 {
     const auto_params *pp = c->params;
-    double sink = 0.0, vk = 0.0, mk = 0.0;
+    double sink = 0.0, vk = 0.0, timed = INFINITY;
     probe_sum none = {.done = 1}; /* no sum */
     probe_init(c, pv, r);
     double ts = ovk__now();
-    int rc = local_iteration(c, pv, r, &none, &vk, &mk, &sink);
-    double e[3] = {ovk__now() - ts, vk, mk}, timed = INFINITY;
-    rc = first(rc, agree_max(c, e, 3));
-    if (ls < e[0]) rc = first(rc, timed_latency(c, &timed));
+    int rc = vector_steps(c, pv, r, 0, &none, &vk, &sink);
+    double steps = ovk__now() - ts, e[3] = {vk, steps, 0.0};
+    rc = first(rc, agree_max(c, e, 2));
+    if (!ovk__auto_nothing_to_hide(ls, e[0]) && ls < e[1]) /* now or after the matvec: ls is below W */
+        rc = first(rc, timed_latency(c, &timed));
     f->latency = f->latency_low = fmin(ls, timed);
-    f->work = e[0], f->vec = e[1], f->matvec = e[2];
-    *alg1 = ovk__auto_nothing_to_hide(f->latency, e[1]) || ovk__auto_cold_settles(f, pp->maxl, first_solve, c->sym.values);
+    f->vec = e[0];
+    *alg1 = ovk__auto_nothing_to_hide(f->latency, f->vec);
+    if (*alg1) {
+        f->work = f->matvec = NAN;
+    } else {
+        ts = ovk__now();
+        rc = first(rc, ovk__ctx_pc(c, r, pv->z)); /* z = C r, the iteration's */
+        double tm = ovk__now();
+        rc = first(rc, ovk__ctx_matvec(c, pv->p, pv->s)); /* s = A p */
+        e[2] = ovk__now() - tm;
+        e[1] = steps + (ovk__now() - ts); /* W */
+        rc = first(rc, agree_max(c, e + 1, 2));
+        if (ls < e[1] && isinf(timed)) rc = first(rc, timed_latency(c, &timed));
+        f->latency = f->latency_low = fmin(ls, timed);
+        f->work = e[1], f->matvec = e[2];
+        *alg1 = ovk__auto_nothing_to_hide(f->latency, f->vec) ||
+                ovk__auto_cold_settles(f, pp->maxl, first_solve, c->sym.values);
+    }
     volatile double keep = sink;
     (void)keep;
     if (!rc && c->cb.failed) rc = ovk__fail(OVK_ECALLBACK, "auto: %s (measuring the local work)", c->cb.detail);
@@ -705,7 +746,24 @@ static int figures(ovk__ctx *c, double **block, double *r, int first, ovk__auto_
     return refine(c, block, r, first, f, choice, kept);
 }
 
-/* the choice and its figures, one line (print_level 1 and the view) */
+/* text built up to one write: a line-buffered stream (a terminal, the
+ * pseudo-terminal mpiexec gives the ranks) writes at each newline, tens of
+ * microseconds in the setup of a one-shot solve */
+typedef struct text {
+    char s[1024];
+    size_t len;
+} text;
+
+static void add(text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(t->s + t->len, sizeof t->s - t->len, fmt, ap);
+    va_end(ap);
+    if (k > 0) t->len = fmin(t->len + (size_t)k, sizeof t->s - 1);
+}
+
+/* the choice and its figures, two lines in one write (print_level 1 and the view) */
 static void choice_line(const auto_work *w, const char *indent, FILE *f)
 {
     static const char *const why[] = {
@@ -714,25 +772,35 @@ static void choice_line(const auto_work *w, const char *indent, FILE *f)
         [SSTEP_GUARD] = " (scg, sgmres left out: a safeguard acted on these values)",
         [SSTEP_CONDEST] = " (scg left out: condest=1, which it does not record)",
     };
-    fprintf(f, "%sauto: latency %.0f us, local work %.0f us per iteration%s -> %s%s\n", indent, w->latency_us,
-            w->work_us, w->warm ? " (warm)" : "", w->inner.spec, why[w->sstep_off]);
+    text t = {.len = 0};
+    if (isnan(w->work_us)) { /* settled by the vector steps (cold_figures) */
+        add(&t, "%sauto: latency %.0f us, local work not timed -> %s%s\n", indent, w->latency_us, w->inner.spec,
+            why[w->sstep_off]);
+        add(&t, "%s  overlap: not measured; model: nothing to hide, 3 L = %.1f us below half the vector steps' %.1f us "
+                "(the matvec not timed)\n", indent, 3e6 * w->fig.latency, 1e6 * w->fig.vec);
+        fputs(t.s, f);
+        return;
+    }
+    add(&t, "%sauto: latency %.0f us, local work %.0f us per iteration%s -> %s%s\n", indent, w->latency_us,
+        w->work_us, w->warm ? " (warm)" : "", w->inner.spec, why[w->sstep_off]);
     char runner[32];
     ovk__auto_spec(w->runner, runner, sizeof runner);
     if (isnan(w->fig.exposed))
-        fprintf(f, "%s  overlap: not measured (%s: taken as hidden)", indent,
-                w->fig.unprobed == OVK__AUTO_PROBE_MOOT ? "the model chooses the same whether it is hidden or not"
-                                                        : "the latency below half an iteration's work");
+        add(&t, "%s  overlap: not measured (%s: taken as hidden)", indent,
+            w->fig.unprobed == OVK__AUTO_PROBE_MOOT ? "the model chooses the same whether it is hidden or not"
+                                                    : "the latency below half an iteration's work");
     else if (w->fig.unprobed == OVK__AUTO_PROBE_CAPS)
-        fprintf(f, "%s  overlap: %.0f %% of a reduction hidden behind local work (%s)", indent,
-                100.0 * (1.0 - w->fig.exposed),
-                w->fig.exposed > 0.0 ? "the backend cannot overlap"
-                                     : "the backend progresses on its own or at each of the solvers' tests");
+        add(&t, "%s  overlap: %.0f %% of a reduction hidden behind local work (%s)", indent,
+            100.0 * (1.0 - w->fig.exposed),
+            w->fig.exposed > 0.0 ? "the backend cannot overlap"
+                                 : "the backend progresses on its own or at each of the solvers' tests");
     else
-        fprintf(f, "%s  overlap: %.0f %% of a reduction hidden behind local work (measured)", indent,
-                100.0 * (1.0 - w->fig.exposed));
-    if (w->fig.noisy) fprintf(f, "; noisy: the local work's timings spread by more than 25 %%, the host is loaded");
-    fprintf(f, "; model: %s %.1f us per iteration, runner-up %s %.1f us\n", w->inner.spec, 1e6 * w->t_choice, runner,
-            1e6 * w->t_runner);
+        add(&t, "%s  overlap: %.0f %% of a reduction hidden behind local work (measured)", indent,
+            100.0 * (1.0 - w->fig.exposed));
+    if (w->fig.noisy) add(&t, "; noisy: the local work's timings spread by more than 25 %%, the host is loaded");
+    add(&t, "; model: %s %.1f us per iteration, runner-up %s %.1f us\n", w->inner.spec, 1e6 * w->t_choice, runner,
+        1e6 * w->t_runner);
+    fputs(t.s, f);
 }
 
 /* the model's figures for the choice in w->inner and its runner-up */
