@@ -10,8 +10,8 @@
  *             r = b - A_l x                       (the smoother's last product)
  *             x += P_l V(l+1, P_l^T r)            coarse correction
  *             x = S_l(x, b)                       post-smoothing, the same S_l
- *   V(L-1, b) = hypre's coarsest solve (Gaussian elimination, as in its cycle;
- *               for a singular A COARSE_SWEEPS l1-Jacobi sweeps from zero)
+ *   V(L-1, b) = the coarsest level's dense LU solve (amg_coarse.c; for a
+ *               singular A COARSE_SWEEPS l1-Jacobi sweeps from zero)
  *
  * With corr = c != 1 (amg:agg_corr, for unsmoothed aggregation, whose
  * piecewise-constant P makes coarse corrections too small; Vanek's and
@@ -39,7 +39,7 @@
  * solver's matrix as it is, and vectors stay double.  The cycle is still
  * symmetric (the rounded A_l are, and the restriction is the exact transpose
  * of the interpolation).  Otherwise P_l and P_l^T are hypre's ParCSR products
- * on hypre vectors over our arrays.  No reduction but hypre's coarsest gather.
+ * on hypre vectors over our arrays.  No reduction but the coarsest solve's gather.
  *
  * apply_many runs the cycle on k systems at once: each level's products
  * one multi-vector product (A_l read once for all k), the float transfers
@@ -70,6 +70,7 @@
 #include <HYPRE_parcsr_ls.h>
 #include <_hypre_parcsr_ls.h>
 
+#include "amg_coarse.h"
 #include "amg_transfer.h"
 
 /* Lanczos steps (products) of the smoother's estimate, more for a
@@ -113,6 +114,7 @@ typedef struct level {
     hypre_ParVector *vres; /* hypre vector over res (P^T res) */
     hypre_ParCSRMatrix *P; /* hypre's P_l (not for the coarsest level) */
     ovk__amg_transfer *tr; /* single: our float copy of P_l, else NULL (hypre's products) */
+    ovk__amg_coarse *lu;   /* the coarsest level (not singular): its dense factors */
     double *p0;            /* level 0 without tr, once scaled: hypre's P_0 values (diag, offd) as set up */
     double emax, emin;
     double emax0;          /* emax of the setup that built the level (a refresh's derived bound starts from it) */
@@ -128,7 +130,7 @@ struct ovk__amg_cycle {
     int single; /* the levels l >= 1 hold float values */
     int scale_exp; /* the levels l >= 1 are of 2^-scale_exp A's hierarchy */
     int scaled;    /* level 0's transfers are those of diag(w) P_0 (ovk__amg_cycle_scale) */
-    int coarse_sweeps; /* a singular A: l1-Jacobi sweeps on the coarsest level, not hypre's solve */
+    int coarse_sweeps; /* a singular A: l1-Jacobi sweeps on the coarsest level, not the dense solve */
     /* apply_many's room for kcap systems: each level's vectors in `many`,
      * their pointers in `rows`, each level's multi-vector product scratch */
     int kcap;
@@ -139,133 +141,6 @@ struct ovk__amg_cycle {
 static void free_many(ovk__amg_cycle *c);
 
 static int fail_hy(const char *call) { return ovk__fail(OVK_EPRECOND, "amg: %s failed in hypre", call); }
-
-/* ---- the levels' matrices in our format ---------------------------------- */
-
-typedef struct key_val {
-    int c;
-    double v;
-} key_val;
-
-/* kv[0, len) by column (insertion: the offd part of a row is short) */
-static void sort_row(key_val *kv, int len)
-{
-    for (int k = 1; k < len; k++) {
-        key_val t = kv[k];
-        int p = k;
-        for (; p > 0 && kv[p - 1].c > t.c; p--) kv[p] = kv[p - 1];
-        kv[p] = t;
-    }
-}
-
-/* t = the transpose of the n x n block (ptr, col, val) by a counting sort:
- * each row of t lists its columns ascending.  tptr has n + 1 entries. */
-static void transpose(int n, const int *ptr, const int *col, const double *val, int *tptr, int *tcol, double *tval)
-{
-    memset(tptr, 0, sizeof(int) * ((size_t)n + 1));
-    for (int k = 0; k < (n > 0 ? ptr[n] : 0); k++) tptr[col[k] + 1]++;
-    for (int j = 0; j < n; j++) tptr[j + 1] += tptr[j];
-    for (int i = 0; i < n; i++)
-        for (int k = ptr[i]; k < ptr[i + 1]; k++) {
-            int at = tptr[col[k]]++;
-            tcol[at] = i;
-            tval[at] = val[k];
-        }
-    for (int j = n; j > 0; j--) tptr[j] = tptr[j - 1]; /* back to the row starts */
-    tptr[0] = 0;
-}
-
-/* Row i of the diag block, sorted (scol, sval: a_ij), with each entry that
- * has a mirror (tcol, tval: a_ji) replaced by the mean of the two, into
- * col (global: + r0) and val from *pos. */
-static void mean_row(int i, const int *sptr, const int *scol, const double *sval, const int *tptr,
-                     const int *tcol, const double *tval, HYPRE_BigInt r0, ovk_gidx *col, double *val, int *pos)
-{
-    int t = tptr[i];
-    for (int k = sptr[i]; k < sptr[i + 1]; k++) {
-        int j = scol[k];
-        while (t < tptr[i + 1] && tcol[t] < j) t++;
-        int mirrored = t < tptr[i + 1] && tcol[t] == j;
-        col[*pos] = r0 + j;
-        val[(*pos)++] = mirrored ? 0.5 * (sval[k] + tval[t]) : sval[k]; /* the same sum in both rows */
-    }
-}
-
-/* v[0, n) rounded to float where float holds them (a value beyond float's
- * range stays: then the matrix layer keeps the level in double) */
-static void round_to_float(double *v, int n)
-{
-    for (int k = 0; k < n; k++)
-        if (fabs(v[k]) <= FLT_MAX) v[k] = (double)(float)v[k];
-}
-
-/* the rows of hypre's A as CSR with global columns ascending (the offd
- * entries left of the diag block, the diag block, the rest: the matrix
- * layer need not sort them), each mirrored pair of the diag block replaced
- * by its mean (Galerkin products are symmetric up to rounding; exact
- * symmetry lets the matrix layer keep one triangle), with single rounded
- * to float (symmetric still; the matrix layer then picks its float form).
- * The diag block's rows are sorted by transposing it twice. */
-static int level_rows(hypre_ParCSRMatrix *H, int single, int **ptr_out, ovk_gidx **col_out, double **val_out)
-{
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(H), *O = hypre_ParCSRMatrixOffd(H);
-    int n = hypre_CSRMatrixNumRows(D);
-    const int *di = hypre_CSRMatrixI(D), *dj = hypre_CSRMatrixJ(D), *oi = hypre_CSRMatrixI(O), *oj = hypre_CSRMatrixJ(O);
-    const double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
-    const HYPRE_BigInt *cmap = hypre_ParCSRMatrixColMapOffd(H);
-    HYPRE_BigInt r0 = hypre_ParCSRMatrixFirstRowIndex(H);
-    int nd = n > 0 ? di[n] : 0, no = n > 0 && hypre_CSRMatrixNumCols(O) > 0 ? oi[n] : 0;
-    size_t rows = (size_t)n + 1, ents = (size_t)nd + 1;
-    int *ptr = malloc(sizeof(int) * rows), *tptr = malloc(sizeof(int) * rows), *sptr = malloc(sizeof(int) * rows);
-    int *tcol = malloc(sizeof(int) * ents), *scol = malloc(sizeof(int) * ents);
-    double *tval = malloc(sizeof(double) * ents), *sval = malloc(sizeof(double) * ents);
-    ovk_gidx *col = malloc(sizeof(ovk_gidx) * (size_t)(nd + no + 1));
-    double *val = malloc(sizeof(double) * (size_t)(nd + no + 1));
-    key_val *row = malloc(sizeof(key_val) * (size_t)(no + 1)); /* one offd row */
-    *ptr_out = ptr, *col_out = col, *val_out = val;
-    int rc = ptr && tptr && sptr && tcol && scol && tval && sval && col && val && row
-                 ? OVK_OK
-                 : ovk__fail(OVK_ENOMEM, "amg: a coarse level of %d rows", n);
-    if (rc) goto cleanup;
-    transpose(n, di, dj, dv, tptr, tcol, tval);       /* row i of t: a_ji, j ascending */
-    transpose(n, tptr, tcol, tval, sptr, scol, sval); /* row i of s: a_ij, j ascending */
-    int pos = 0;
-    ptr[0] = 0;
-    for (int i = 0; i < n; i++) {
-        int o = 0, on = no > 0 ? oi[i + 1] - oi[i] : 0; /* the offd row, sorted (cmap ascends) */
-        for (int k = 0; k < on; k++) row[k] = (key_val){oj[oi[i] + k], ov[oi[i] + k]};
-        sort_row(row, on);
-        for (; o < on && cmap[row[o].c] < r0; o++) { /* columns left of the diag block */
-            col[pos] = cmap[row[o].c];
-            val[pos++] = row[o].v;
-        }
-        mean_row(i, sptr, scol, sval, tptr, tcol, tval, r0, col, val, &pos);
-        for (; o < on; o++) { /* right of it */
-            col[pos] = cmap[row[o].c];
-            val[pos++] = row[o].v;
-        }
-        ptr[i + 1] = pos;
-    }
-    if (single) round_to_float(val, pos);
-cleanup:
-    free(tptr), free(sptr), free(tcol), free(scol), free(tval), free(sval), free(row);
-    return rc;
-}
-
-/* Collective: level l's A in our format. */
-static int level_matrix(MPI_Comm comm, hypre_ParCSRMatrix *H, int single, ovk_matrix **A)
-{
-    int *ptr = NULL;
-    ovk_gidx *col = NULL;
-    double *val = NULL;
-    int n = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(H));
-    int rc = ovk__agree(comm, level_rows(H, single, &ptr, &col, &val));
-    if (rc) goto cleanup;
-    rc = ovk_matrix_create_csr(comm, hypre_ParCSRMatrixFirstRowIndex(H), n, ptr, col, val, OVK_DUP_REJECT, A);
-cleanup:
-    free(ptr), free(col), free(val);
-    return rc;
-}
 
 /* ---- the smoother -------------------------------------------------------- */
 
@@ -634,6 +509,7 @@ void ovk__amg_cycle_free(ovk__amg_cycle *c)
         if (L->owns_A) ovk_matrix_destroy(L->A);
         free(L->dinv), free(L->res), free(L->d), free(L->t), free(L->dom), free(L->p0);
         ovk__amg_transfer_free(L->tr);
+        ovk__amg_coarse_free(L->lu);
         if (L->vres) hypre_ParVectorDestroy(L->vres); /* its data is ours (not owned) */
     }
     free_many(c);
@@ -661,7 +537,7 @@ static int make_level(ovk__amg_cycle *c, int l, const ovk_matrix *A0, MPI_Comm c
     if (l == 0) {
         L->A = (ovk_matrix *)A0; /* not changed: owns_A = 0 */
     } else {
-        rc = level_matrix(comm, H, c->single, &L->A);
+        rc = ovk__amg_level_matrix(comm, H, c->single, &L->A);
         if (rc) return rc;
         L->owns_A = 1;
         L->x = hypre_VectorData(hypre_ParVectorLocalVector(hypre_ParAMGDataUArray(c->amg)[l]));
@@ -669,7 +545,8 @@ static int make_level(ovk__amg_cycle *c, int l, const ovk_matrix *A0, MPI_Comm c
     }
     rc = ovk__agree(comm, alloc_level(L, L->A->lay.nlocal));
     int coarsest = l == c->nlev - 1;
-    if (rc || (coarsest && !c->coarse_sweeps)) return rc; /* the coarsest level: hypre's solve */
+    if (!rc && coarsest && !c->coarse_sweeps) rc = ovk__amg_level_coarse(comm, H, &L->lu);
+    if (rc || (coarsest && !c->coarse_sweeps)) return rc; /* the coarsest level: the dense solve */
     rc = ovk__agree(comm, l1_inverse(L->A, L->dinv));
     if (rc) return rc;
     if (coarsest || c->jacobi) {
@@ -716,19 +593,6 @@ cleanup:
     return rc;
 }
 
-/* Collective: level l >= 1's matrix with the values of hypre's new A_l, on
- * its kept pattern (OVK_EMISMATCH when the pattern moved). */
-static int level_values(MPI_Comm comm, hypre_ParCSRMatrix *H, int single, ovk_matrix *A)
-{
-    int *ptr = NULL;
-    ovk_gidx *col = NULL;
-    double *val = NULL;
-    int rc = ovk__agree(comm, level_rows(H, single, &ptr, &col, &val));
-    if (!rc) rc = ovk_matrix_update_values(A, ptr, col, val, OVK_DUP_REJECT);
-    free(ptr), free(col), free(val);
-    return rc;
-}
-
 /* Collective: level l's smoother on its matrix's current values. */
 static int refresh_smoother(ovk__amg_cycle *c, level *L, MPI_Comm comm)
 {
@@ -742,10 +606,17 @@ static int refresh_smoother(ovk__amg_cycle *c, level *L, MPI_Comm comm)
 int ovk__amg_cycle_refresh(ovk__amg_cycle *c, MPI_Comm comm)
 {
     for (int l = 1; l < c->nlev; l++) {
-        int rc = level_values(comm, hypre_ParAMGDataAArray(c->amg)[l], c->single, c->lev[l].A);
+        int rc = ovk__amg_level_values(comm, hypre_ParAMGDataAArray(c->amg)[l], c->single, c->lev[l].A);
         if (rc) return rc;
     }
-    int smoothed = c->coarse_sweeps ? c->nlev : c->nlev - 1; /* the coarsest: hypre's solve, or sweeps */
+    level *C = &c->lev[c->nlev - 1];
+    if (C->lu) { /* the coarsest level's factors of its new values */
+        ovk__amg_coarse_free(C->lu);
+        C->lu = NULL;
+        int rc = ovk__amg_level_coarse(comm, hypre_ParAMGDataAArray(c->amg)[c->nlev - 1], &C->lu);
+        if (rc) return rc;
+    }
+    int smoothed = c->coarse_sweeps ? c->nlev : c->nlev - 1; /* the coarsest: the dense solve, or sweeps */
     for (int l = 0; l < smoothed; l++) {
         int rc = refresh_smoother(c, &c->lev[l], comm);
         if (rc) return rc;
@@ -889,17 +760,13 @@ static int interpolate_all(const ovk__amg_cycle *c, int l, int k, double *const 
     return rc;
 }
 
-/* hypre's coarsest solve of each system on the level's F and U vectors
- * (the system's b copied in, its x out; k = 1: they are F's and U's) */
+/* the coarsest solve of each system: the level's dense factors */
 static int coarsest_solve(const ovk__amg_cycle *c, int l, int k, const double *const *b, double *const *x,
                           const ovk__hook *h)
 {
-    const level *L = &c->lev[l];
-    size_t bytes = sizeof(double) * (size_t)L->n;
     for (int j = 0; j < k; j++) {
-        if (b[j] != L->b && bytes) memcpy(L->b, b[j], bytes);
-        if (hypre_GaussElimSolve(c->amg, l, HY_GAUSS_ELIM)) return fail_hy("hypre_GaussElimSolve");
-        if (x[j] != L->x && bytes) memcpy(x[j], L->x, bytes);
+        int rc = ovk__amg_coarse_solve(c->lev[l].lu, b[j], x[j]);
+        if (rc) return rc;
         ovk__poke(h);
     }
     return OVK_OK;

@@ -7,7 +7,7 @@
 #include <HYPRE.h>
 #include <_hypre_parcsr_mv.h>
 
-#include "precond.h"
+#include "amg_coarse.h"
 
 typedef struct ovk__amg_transfer ovk__amg_transfer;
 
@@ -40,5 +40,14 @@ int ovk__amg_transfer_scale_room(ovk__amg_transfer *t);
  * unchanged since the copy was made). */
 void ovk__amg_transfer_scale(ovk__amg_transfer *t, hypre_ParCSRMatrix *P, const double *w);
 void ovk__amg_transfer_free(ovk__amg_transfer *t);
+
+/* amg_level_rows.c: hypre's levels in our formats.  Collective over comm
+ * (statuses agreed): level H as our matrix (the diag block's mirrored
+ * pairs replaced by their mean, single: values rounded to float); its new
+ * values on that matrix's kept pattern (OVK_EMISMATCH when it moved); the
+ * dense factors of H as it is (the coarsest level, amg_coarse.h). */
+int ovk__amg_level_matrix(MPI_Comm comm, hypre_ParCSRMatrix *H, int single, ovk_matrix **A);
+int ovk__amg_level_values(MPI_Comm comm, hypre_ParCSRMatrix *H, int single, ovk_matrix *A);
+int ovk__amg_level_coarse(MPI_Comm comm, hypre_ParCSRMatrix *H, ovk__amg_coarse **out);
 
 #endif
