@@ -35,23 +35,23 @@
  *
  * With single (amg:precision=single) the levels l >= 1 are rounded to
  * float (the matrix layer then stores 4 bytes a value) and P_l and P_l^T
- * are our float copies of hypre's P_l (amg_transfer.c); level 0 is the
- * solver's matrix as it is, and vectors stay double.  The cycle is still
- * symmetric (the rounded A_l are, and the restriction is the exact transpose
- * of the interpolation).  Otherwise P_l and P_l^T are hypre's ParCSR products
- * on hypre vectors over our arrays.  No reduction but the coarsest solve's gather.
+ * are our copies of hypre's P_l with float weights (amg_transfer.c, its
+ * own halo plan); level 0 is the solver's matrix as it is, and vectors stay
+ * double.  The cycle is still symmetric (the rounded A_l are, and the
+ * restriction is the exact transpose of the interpolation).  Otherwise the
+ * copies keep double weights.  No reduction but the coarsest solve's gather.
  *
  * apply_many runs the cycle on k systems at once: each level's products
- * one multi-vector product (A_l read once for all k), the float transfers
- * reading P_l once for all k, the smoother's vector steps, hypre's ParCSR
- * transfers and its coarsest solve system by system; each system's
+ * one multi-vector product (A_l read once for all k), the transfers
+ * reading P_l once for all k, the smoother's vector steps and the
+ * coarsest solve system by system; each system's
  * operations are those of its single cycle, so its z is bitwise apply's.
  *
  * With amg's scaled reuse (ovk__amg_cycle_scale) level 0's transfers are
  * those of S^-1 P_0 (S diagonal): the restriction P_0^T S^-1 res, the
  * interpolation x += S^-1 P_0 x_1, as weights of P_0 scaled by row once a
- * value update (the float copy's, or hypre's P_0 from a copy of its values
- * as set up), so that the cycle does no more work for them.
+ * value update (the copy's, from hypre's P_0 as set up, which stays), so
+ * that the cycle does no more work for them.
  *
  * A refresh (amg.c's reuse: new A_l on the kept P_l, or level 0's new values
  * only) keeps each level's storage and halo plan and takes only the new
@@ -111,11 +111,9 @@ typedef struct level {
     double *res, *d, *t;  /* residual b - A x, Chebyshev direction, A d */
     double *dom;          /* the estimate's Ritz vector or last power iterate (NULL: no estimate on the level) */
     double *x, *b;        /* l >= 1: hypre's U and F vectors' data */
-    hypre_ParVector *vres; /* hypre vector over res (P^T res) */
     hypre_ParCSRMatrix *P; /* hypre's P_l (not for the coarsest level) */
-    ovk__amg_transfer *tr; /* single: our float copy of P_l, else NULL (hypre's products) */
+    ovk__amg_transfer *tr; /* our copy of P_l (float weights for single) */
     ovk__amg_coarse *lu;   /* the coarsest level (not singular): its dense factors */
-    double *p0;            /* level 0 without tr, once scaled: hypre's P_0 values (diag, offd) as set up */
     double emax, emin;
     double emax0;          /* emax of the setup that built the level (a refresh's derived bound starts from it) */
 } level;
@@ -139,8 +137,6 @@ struct ovk__amg_cycle {
 };
 
 static void free_many(ovk__amg_cycle *c);
-
-static int fail_hy(const char *call) { return ovk__fail(OVK_EPRECOND, "amg: %s failed in hypre", call); }
 
 /* ---- the smoother -------------------------------------------------------- */
 
@@ -507,25 +503,13 @@ void ovk__amg_cycle_free(ovk__amg_cycle *c)
     for (int l = 0; l < c->nlev; l++) {
         level *L = &c->lev[l];
         if (L->owns_A) ovk_matrix_destroy(L->A);
-        free(L->dinv), free(L->res), free(L->d), free(L->t), free(L->dom), free(L->p0);
+        free(L->dinv), free(L->res), free(L->d), free(L->t), free(L->dom);
         ovk__amg_transfer_free(L->tr);
         ovk__amg_coarse_free(L->lu);
-        if (L->vres) hypre_ParVectorDestroy(L->vres); /* its data is ours (not owned) */
     }
     free_many(c);
     free(c->lev);
     free(c);
-}
-
-/* Local: a hypre vector of H's rows over L->res (P^T res reads it). */
-static int wrap_residual(level *L, hypre_ParCSRMatrix *H)
-{
-    HYPRE_BigInt part[2] = {hypre_ParCSRMatrixFirstRowIndex(H), hypre_ParCSRMatrixFirstRowIndex(H) + L->n};
-    L->vres = hypre_ParVectorCreate(hypre_ParCSRMatrixComm(H), hypre_ParCSRMatrixGlobalNumRows(H), part);
-    if (!L->vres) return fail_hy("hypre_ParVectorCreate");
-    hypre_VectorData(hypre_ParVectorLocalVector(L->vres)) = L->res;
-    hypre_VectorOwnsData(hypre_ParVectorLocalVector(L->vres)) = 0; /* ours: freed with the level */
-    return OVK_OK;
 }
 
 /* Collective: level l of the cycle from hypre's level l. */
@@ -560,8 +544,12 @@ static int make_level(ovk__amg_cycle *c, int l, const ovk_matrix *A0, MPI_Comm c
     }
     if (coarsest) return OVK_OK;
     L->P = hypre_ParAMGDataPArray(c->amg)[l];
-    if (c->single) return ovk__amg_transfer_make(comm, L->P, &L->tr);
-    return ovk__agree(comm, wrap_residual(L, H));
+    ovk__amg_prows p;
+    ovk_gidx *cmap = NULL;
+    rc = ovk__agree(comm, ovk__amg_prows_of(L->P, &p, &cmap));
+    if (!rc) rc = ovk__amg_transfer_make(comm, &p, c->single, &L->tr);
+    free(cmap);
+    return rc;
 }
 
 int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm, const ovk__amg_cycle_opts *o,
@@ -645,119 +633,34 @@ int ovk__amg_cycle_refresh_bound(ovk__amg_cycle *c, MPI_Comm comm, const double 
 
 double ovk__amg_cycle_emax(const ovk__amg_cycle *c) { return c->nlev > 1 && c->lev[0].dom ? c->lev[0].emax : 0.0; }
 
-/* the entries of hypre's P's diag and offd blocks on this rank */
-static void p_counts(hypre_ParCSRMatrix *P, int *nd, int *no)
-{
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(P), *O = hypre_ParCSRMatrixOffd(P);
-    int n = hypre_CSRMatrixNumRows(D);
-    *nd = n > 0 ? hypre_CSRMatrixI(D)[n] : 0;
-    *no = n > 0 && hypre_CSRMatrixNumCols(O) > 0 ? hypre_CSRMatrixI(O)[n] : 0;
-}
-
-/* Local: a copy of hypre's P_0 values as set up (L->p0, made once),
- * which its scaled rows are made from (OVK_ENOMEM without room: unchanged) */
-static int keep_p0(level *L)
-{
-    if (L->p0) return OVK_OK;
-    int nd, no;
-    p_counts(L->P, &nd, &no);
-    L->p0 = malloc(sizeof(double) * ((size_t)nd + (size_t)no + 1));
-    if (!L->p0) return ovk__fail(OVK_ENOMEM, "amg: a copy of P_0 (%d entries, reuse_scale)", nd + no);
-    if (nd) memcpy(L->p0, hypre_CSRMatrixData(hypre_ParCSRMatrixDiag(L->P)), sizeof(double) * (size_t)nd);
-    if (no) memcpy(L->p0 + nd, hypre_CSRMatrixData(hypre_ParCSRMatrixOffd(L->P)), sizeof(double) * (size_t)no);
-    return OVK_OK;
-}
-
-/* Local, after keep_p0: hypre's P_0 made diag(w) P_0 from its values as
- * set up (w NULL: those values again) */
-static void scale_hypre_p(level *L, const double *w)
-{
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(L->P), *O = hypre_ParCSRMatrixOffd(L->P);
-    double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
-    const int *di = hypre_CSRMatrixI(D), *oi = hypre_CSRMatrixI(O);
-    int nd, no;
-    p_counts(L->P, &nd, &no);
-    for (int i = 0; i < L->n; i++) {
-        double wi = w ? w[i] : 1.0;
-        for (int k = di[i]; k < di[i + 1]; k++) dv[k] = wi * L->p0[k];
-        if (no) /* else the offd block has no entries */
-            for (int k = oi[i]; k < oi[i + 1]; k++) ov[k] = wi * L->p0[nd + k];
-    }
-}
-
 int ovk__amg_cycle_scale(ovk__amg_cycle *c, MPI_Comm comm, const double *w)
 {
     level *L = &c->lev[0];
     if ((!w && !c->scaled) || c->nlev < 2) return OVK_OK;
     /* the room first, agreed: a failure leaves every rank's P_0 as it was */
-    int rc = ovk__agree(comm, L->tr ? ovk__amg_transfer_scale_room(L->tr) : keep_p0(L));
+    int rc = ovk__agree(comm, ovk__amg_transfer_scale_room(L->tr));
     if (rc) return rc;
-    if (L->tr) ovk__amg_transfer_scale(L->tr, L->P, w); /* hypre's P_0 stays as set up */
-    else scale_hypre_p(L, w);
+    ovk__amg_prows p;
+    ovk__amg_prows_of(L->P, &p, NULL);
+    ovk__amg_transfer_scale(L->tr, &p, w); /* hypre's P_0 stays as set up */
     c->scaled = w != NULL;
     return OVK_OK;
 }
 
 /* ---- the cycle ------------------------------------------------------------ */
 
-/* hypre vector v over the array a for one call: the old array back after */
-static double *lend(hypre_ParVector *v, double *a)
-{
-    hypre_Vector *l = hypre_ParVectorLocalVector(v);
-    double *old = hypre_VectorData(l);
-    hypre_VectorData(l) = a;
-    return old;
-}
-
-/* bc = alpha P_l^T res (bc: level l+1's right-hand side): hypre's product
- * on its vectors lent res and bc */
-static int restrict_residual(const ovk__amg_cycle *c, int l, double alpha, double *res, double *bc,
-                             const ovk__hook *h)
-{
-    const level *L = &c->lev[l];
-    hypre_ParVector *f = hypre_ParAMGDataFArray(c->amg)[l + 1];
-    double *old_res = lend(L->vres, res), *old_f = lend(f, bc);
-    int herr = hypre_ParCSRMatrixMatvecT(alpha, L->P, L->vres, 0.0, f);
-    lend(L->vres, old_res), lend(f, old_f);
-    if (herr) return fail_hy("hypre_ParCSRMatrixMatvecT");
-    ovk__poke(h);
-    return OVK_OK;
-}
-
-/* x += P_l xc: hypre's product */
-static int interpolate(const ovk__amg_cycle *c, int l, double *xc, double *x, const ovk__hook *h)
-{
-    const level *L = &c->lev[l];
-    hypre_ParVector *u = hypre_ParAMGDataUArray(c->amg)[l], *uc = hypre_ParAMGDataUArray(c->amg)[l + 1];
-    double *old = lend(u, x), *old_c = lend(uc, xc);
-    int herr = hypre_ParCSRMatrixMatvec(1.0, L->P, uc, 1.0, u);
-    lend(u, old), lend(uc, old_c);
-    if (herr) return fail_hy("hypre_ParCSRMatrixMatvec");
-    ovk__poke(h);
-    return OVK_OK;
-}
-
-/* bc[j] = alpha P_l^T res[j] for v's systems: our float P read once for
- * all, or hypre's system by system */
+/* bc[j] = alpha P_l^T res[j] for v's systems: our copy of P read once for all */
 static int restrict_all(const ovk__amg_cycle *c, int l, const sysvecs *v, double alpha, double *const *bc,
                         const ovk__hook *h)
 {
-    const level *L = &c->lev[l];
-    if (L->tr) return ovk__amg_restrict(L->tr, v->k, alpha, (const double *const *)v->res, bc, h);
-    int rc = OVK_OK;
-    for (int j = 0; j < v->k && !rc; j++) rc = restrict_residual(c, l, alpha, v->res[j], bc[j], h);
-    return rc;
+    return ovk__amg_restrict(c->lev[l].tr, v->k, alpha, (const double *const *)v->res, bc, h);
 }
 
 /* x[j] += P_l xc[j] for k systems, likewise */
 static int interpolate_all(const ovk__amg_cycle *c, int l, int k, double *const *xc, double *const *x,
                            const ovk__hook *h)
 {
-    const level *L = &c->lev[l];
-    if (L->tr) return ovk__amg_interpolate(L->tr, k, (const double *const *)xc, x, h);
-    int rc = OVK_OK;
-    for (int j = 0; j < k && !rc; j++) rc = interpolate(c, l, xc[j], x[j], h);
-    return rc;
+    return ovk__amg_interpolate(c->lev[l].tr, k, (const double *const *)xc, x, h);
 }
 
 /* the coarsest solve of each system: the level's dense factors */
@@ -841,7 +744,7 @@ static int many_room(ovk__amg_cycle *c, int k)
     c->ms = calloc((size_t)c->nlev, sizeof(ovk__multi_scratch));
     int rc = c->many && c->rows && c->ms ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg cycle: %d systems", k);
     for (int l = 0; l < c->nlev && !rc; l++)
-        if (c->lev[l].tr) rc = ovk__amg_transfer_reserve(c->lev[l].tr, k); /* the float P's halos */
+        if (c->lev[l].tr) rc = ovk__amg_transfer_reserve(c->lev[l].tr, k); /* P's halos */
     rc = ovk__agree(c->lev[0].A->lay.comm, rc);
     if (rc) {
         free_many(c);

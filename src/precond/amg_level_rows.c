@@ -1,7 +1,8 @@
 /* hypre's levels in our formats, for the amg cycle (amg_cycle.c): each
  * A_l (l >= 1) as our matrix (its diag block made exactly symmetric and
- * sorted, the values rounded to float for single), and the coarsest A_l's
- * rows as they are for the dense coarsest solve (amg_coarse.c). */
+ * sorted, the values rounded to float for single), the coarsest A_l's
+ * rows as they are for the dense coarsest solve (amg_coarse.c), and each
+ * P_l's rows for the transfers (amg_transfer.c). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -174,4 +175,20 @@ int ovk__amg_level_coarse(MPI_Comm comm, hypre_ParCSRMatrix *H, ovk__amg_coarse 
 cleanup:
     free(ptr), free(col), free(val);
     return rc;
+}
+
+int ovk__amg_prows_of(hypre_ParCSRMatrix *P, ovk__amg_prows *p, ovk_gidx **cmap)
+{
+    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(P), *O = hypre_ParCSRMatrixOffd(P);
+    int nf = hypre_CSRMatrixNumRows(D), nx = hypre_CSRMatrixNumCols(O);
+    *p = (ovk__amg_prows){nf, hypre_CSRMatrixNumCols(D), nx, hypre_ParCSRMatrixFirstColDiag(P),
+                          hypre_CSRMatrixI(D), hypre_CSRMatrixJ(D), nx > 0 ? hypre_CSRMatrixI(O) : NULL,
+                          hypre_CSRMatrixJ(O), hypre_CSRMatrixData(D), hypre_CSRMatrixData(O), NULL};
+    if (!cmap) return OVK_OK;
+    *cmap = malloc(sizeof(ovk_gidx) * ((size_t)nx + 1));
+    if (!*cmap) return ovk__fail(OVK_ENOMEM, "amg: P's %d offd columns", nx);
+    const HYPRE_BigInt *hmap = hypre_ParCSRMatrixColMapOffd(P);
+    for (int q = 0; q < nx; q++) (*cmap)[q] = hmap[q];
+    p->cmap = *cmap;
+    return OVK_OK;
 }
