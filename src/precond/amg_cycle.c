@@ -1,7 +1,8 @@
-/* The amg preconditioner's own V-cycle (amg:cycle=ovk) over the hierarchy
- * hypre's BoomerAMG set up: hypre chooses the coarse grids, builds the
- * interpolations P_l and the Galerkin products A_{l+1} = P_l^T A_l P_l;
- * this file copies each A_l (l >= 1) into our matrix format (its diag block
+/* The amg preconditioner's own V-cycle (amg:cycle=ovk) over a hierarchy
+ * read through amg_levels.h (hypre's BoomerAMG's, or setup=agg's): its
+ * builder chooses the coarse grids, builds the interpolations P_l and the
+ * Galerkin products A_{l+1} = P_l^T A_l P_l; the cycle takes each A_l
+ * (l >= 1) in our matrix format (its diag block
  * symmetric, one triangle kept and 16-bit offsets where the matrix layer
  * picks them: about half the bytes of ParCSR per product) and runs the
  * cycle with our kernels, which call the progress hook:
@@ -66,18 +67,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <HYPRE.h>
-#include <HYPRE_parcsr_ls.h>
-#include <_hypre_parcsr_ls.h>
-
-#include "amg_coarse.h"
-#include "amg_transfer.h"
+#include "amg_levels.h"
 
 /* Lanczos steps (products) of the smoother's estimate, more for a
  * singular A (a declared null space).  The largest Ritz value is the
  * largest Rayleigh quotient on the Krylov space, so at least the power
  * iteration's quotient with as many products from the same start. */
-enum { EST_STEPS = 6, EST_STEPS_SINGULAR = 10, HY_GAUSS_ELIM = 9 };
+enum { EST_STEPS = 6, EST_STEPS_SINGULAR = 10 };
 /* Power steps of a refresh, from the last estimate's Ritz vector or
  * iterate: close to the dominant eigenvector of the old operator.  The
  * Rayleigh quotients of power iterates on a positive semidefinite operator do not decrease, and
@@ -110,8 +106,7 @@ typedef struct level {
     double *dinv;         /* 1 / l1 row norm */
     double *res, *d, *t;  /* residual b - A x, Chebyshev direction, A d */
     double *dom;          /* the estimate's Ritz vector or last power iterate (NULL: no estimate on the level) */
-    double *x, *b;        /* l >= 1: hypre's U and F vectors' data */
-    hypre_ParCSRMatrix *P; /* hypre's P_l (not for the coarsest level) */
+    double *x, *b;        /* l >= 1: the level's iterate and right-hand side */
     ovk__amg_transfer *tr; /* our copy of P_l (float weights for single) */
     ovk__amg_coarse *lu;   /* the coarsest level (not singular): its dense factors */
     double emax, emin;
@@ -121,7 +116,7 @@ typedef struct level {
 struct ovk__amg_cycle {
     int nlev;
     level *lev;
-    hypre_ParAMGData *amg;
+    ovk__amg_levels src; /* the hierarchy the levels were made of */
     int degree, jacobi;
     double ratio;
     double corr; /* the coarse correction's factor (over-correction of unsmoothed aggregation) */
@@ -486,11 +481,11 @@ static int smooth(const level *L, const sysvecs *v, int degree, int jacobi, cons
 
 /* ---- setup ---------------------------------------------------------------- */
 
-static int alloc_level(level *L, int n)
+static int alloc_level(level *L, int n, int coarse)
 {
     L->n = n;
-    double **v[] = {&L->dinv, &L->res, &L->d, &L->t};
-    for (int k = 0; k < 4; k++) {
+    double **v[] = {&L->dinv, &L->res, &L->d, &L->t, &L->x, &L->b};
+    for (int k = 0; k < (coarse ? 6 : 4); k++) {
         int rc = ovk__pc_alloc(n, "amg cycle", v[k]);
         if (rc) return rc;
     }
@@ -503,7 +498,7 @@ void ovk__amg_cycle_free(ovk__amg_cycle *c)
     for (int l = 0; l < c->nlev; l++) {
         level *L = &c->lev[l];
         if (L->owns_A) ovk_matrix_destroy(L->A);
-        free(L->dinv), free(L->res), free(L->d), free(L->t), free(L->dom);
+        free(L->dinv), free(L->res), free(L->d), free(L->t), free(L->dom), free(L->x), free(L->b);
         ovk__amg_transfer_free(L->tr);
         ovk__amg_coarse_free(L->lu);
     }
@@ -512,24 +507,22 @@ void ovk__amg_cycle_free(ovk__amg_cycle *c)
     free(c);
 }
 
-/* Collective: level l of the cycle from hypre's level l. */
+/* Collective: level l of the cycle from the hierarchy's level l. */
 static int make_level(ovk__amg_cycle *c, int l, const ovk_matrix *A0, MPI_Comm comm)
 {
     level *L = &c->lev[l];
-    hypre_ParCSRMatrix *H = hypre_ParAMGDataAArray(c->amg)[l];
+    const ovk__amg_levels *s = &c->src;
     int rc;
     if (l == 0) {
         L->A = (ovk_matrix *)A0; /* not changed: owns_A = 0 */
     } else {
-        rc = ovk__amg_level_matrix(comm, H, c->single, &L->A);
+        rc = s->matrix(s->ctx, comm, l, c->single, &L->A);
         if (rc) return rc;
         L->owns_A = 1;
-        L->x = hypre_VectorData(hypre_ParVectorLocalVector(hypre_ParAMGDataUArray(c->amg)[l]));
-        L->b = hypre_VectorData(hypre_ParVectorLocalVector(hypre_ParAMGDataFArray(c->amg)[l]));
     }
-    rc = ovk__agree(comm, alloc_level(L, L->A->lay.nlocal));
+    rc = ovk__agree(comm, alloc_level(L, L->A->lay.nlocal, l > 0));
     int coarsest = l == c->nlev - 1;
-    if (!rc && coarsest && !c->coarse_sweeps) rc = ovk__amg_level_coarse(comm, H, &L->lu);
+    if (!rc && coarsest && !c->coarse_sweeps) rc = s->coarse(s->ctx, comm, l, &L->lu);
     if (rc || (coarsest && !c->coarse_sweeps)) return rc; /* the coarsest level: the dense solve */
     rc = ovk__agree(comm, l1_inverse(L->A, L->dinv));
     if (rc) return rc;
@@ -543,33 +536,28 @@ static int make_level(ovk__amg_cycle *c, int l, const ovk_matrix *A0, MPI_Comm c
         L->emax0 = L->emax;
     }
     if (coarsest) return OVK_OK;
-    L->P = hypre_ParAMGDataPArray(c->amg)[l];
     ovk__amg_prows p;
     ovk_gidx *cmap = NULL;
-    rc = ovk__agree(comm, ovk__amg_prows_of(L->P, &p, &cmap));
+    rc = ovk__agree(comm, s->prows(s->ctx, l, &p, &cmap));
     if (!rc) rc = ovk__amg_transfer_make(comm, &p, c->single, &L->tr);
     free(cmap);
     return rc;
 }
 
-int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm, const ovk__amg_cycle_opts *o,
+int ovk__amg_cycle_setup(const ovk__amg_levels *lv, const ovk_matrix *A, MPI_Comm comm, const ovk__amg_cycle_opts *o,
                          ovk__amg_cycle **out)
 {
     *out = NULL;
     ovk__amg_cycle *c = calloc(1, sizeof *c);
-    hypre_ParAMGData *amg = hypre_solver;
-    int nlev = amg ? hypre_ParAMGDataNumLevels(amg) : 0;
+    int nlev = lv->nlev;
     if (c) c->lev = calloc((size_t)(nlev > 0 ? nlev : 1), sizeof(level));
     int rc = c && c->lev ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg cycle");
     rc = ovk__agree(comm, rc);
     if (rc) goto cleanup;
-    c->amg = amg, c->degree = o->degree, c->jacobi = o->jacobi, c->ratio = o->ratio, c->single = o->single;
+    c->src = *lv, c->degree = o->degree, c->jacobi = o->jacobi, c->ratio = o->ratio, c->single = o->single;
     c->corr = o->corr > 0.0 ? o->corr : 1.0;
     c->nlev = nlev; /* the levels not made yet are zero: freed as such */
-    /* amg.c sets hypre's coarsest smoother (index 3) to l1-Jacobi instead of
-     * Gaussian elimination for a singular A (a declared null space): ours too */
-    if (hypre_ParAMGDataGridRelaxType(amg) && hypre_ParAMGDataGridRelaxType(amg)[3] != HY_GAUSS_ELIM)
-        c->coarse_sweeps = COARSE_SWEEPS;
+    if (lv->sweeps) c->coarse_sweeps = COARSE_SWEEPS; /* a singular coarsest level */
     for (int l = 0; l < nlev; l++) {
         rc = make_level(c, l, A, comm);
         if (rc) goto cleanup;
@@ -594,14 +582,14 @@ static int refresh_smoother(ovk__amg_cycle *c, level *L, MPI_Comm comm)
 int ovk__amg_cycle_refresh(ovk__amg_cycle *c, MPI_Comm comm)
 {
     for (int l = 1; l < c->nlev; l++) {
-        int rc = ovk__amg_level_values(comm, hypre_ParAMGDataAArray(c->amg)[l], c->single, c->lev[l].A);
+        int rc = c->src.values(c->src.ctx, comm, l, c->single, c->lev[l].A);
         if (rc) return rc;
     }
     level *C = &c->lev[c->nlev - 1];
     if (C->lu) { /* the coarsest level's factors of its new values */
         ovk__amg_coarse_free(C->lu);
         C->lu = NULL;
-        int rc = ovk__amg_level_coarse(comm, hypre_ParAMGDataAArray(c->amg)[c->nlev - 1], &C->lu);
+        int rc = c->src.coarse(c->src.ctx, comm, c->nlev - 1, &C->lu);
         if (rc) return rc;
     }
     int smoothed = c->coarse_sweeps ? c->nlev : c->nlev - 1; /* the coarsest: the dense solve, or sweeps */
@@ -641,8 +629,8 @@ int ovk__amg_cycle_scale(ovk__amg_cycle *c, MPI_Comm comm, const double *w)
     int rc = ovk__agree(comm, ovk__amg_transfer_scale_room(L->tr));
     if (rc) return rc;
     ovk__amg_prows p;
-    ovk__amg_prows_of(L->P, &p, NULL);
-    ovk__amg_transfer_scale(L->tr, &p, w); /* hypre's P_0 stays as set up */
+    c->src.prows(c->src.ctx, 0, &p, NULL);
+    ovk__amg_transfer_scale(L->tr, &p, w); /* the hierarchy's P_0 stays as set up */
     c->scaled = w != NULL;
     return OVK_OK;
 }

@@ -8,8 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "amg_coarse.h"
-#include "amg_transfer.h"
+#include <HYPRE.h>
+#include <HYPRE_parcsr_ls.h>
+#include <_hypre_parcsr_ls.h>
+
+#include "amg_levels.h"
+
+/* hypre's relaxation type for Gaussian elimination (HYPRE_parcsr_ls.h) */
+enum { HY_GAUSS_ELIM = 9 };
 
 typedef struct key_val {
     int c;
@@ -122,7 +128,7 @@ cleanup:
 }
 
 /* Collective: level l's A in our format. */
-int ovk__amg_level_matrix(MPI_Comm comm, hypre_ParCSRMatrix *H, int single, ovk_matrix **A)
+static int level_matrix(MPI_Comm comm, hypre_ParCSRMatrix *H, int single, ovk_matrix **A)
 {
     int *ptr = NULL;
     ovk_gidx *col = NULL;
@@ -139,7 +145,7 @@ cleanup:
 
 /* Collective: level l >= 1's matrix with the values of hypre's new A_l, on
  * its kept pattern (OVK_EMISMATCH when the pattern moved). */
-int ovk__amg_level_values(MPI_Comm comm, hypre_ParCSRMatrix *H, int single, ovk_matrix *A)
+static int level_values(MPI_Comm comm, hypre_ParCSRMatrix *H, int single, ovk_matrix *A)
 {
     int *ptr = NULL;
     ovk_gidx *col = NULL;
@@ -150,7 +156,8 @@ int ovk__amg_level_values(MPI_Comm comm, hypre_ParCSRMatrix *H, int single, ovk_
     return rc;
 }
 
-int ovk__amg_level_coarse(MPI_Comm comm, hypre_ParCSRMatrix *H, ovk__amg_coarse **out)
+/* Collective: the dense factors of H as it is */
+static int level_coarse(MPI_Comm comm, hypre_ParCSRMatrix *H, ovk__amg_coarse **out)
 {
     hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(H), *O = hypre_ParCSRMatrixOffd(H);
     int n = hypre_CSRMatrixNumRows(D);
@@ -177,7 +184,8 @@ cleanup:
     return rc;
 }
 
-int ovk__amg_prows_of(hypre_ParCSRMatrix *P, ovk__amg_prows *p, ovk_gidx **cmap)
+/* Local: hypre's P as rows (its arrays borrowed; *cmap malloc'd) */
+static int prows_of(hypre_ParCSRMatrix *P, ovk__amg_prows *p, ovk_gidx **cmap)
 {
     hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(P), *O = hypre_ParCSRMatrixOffd(P);
     int nf = hypre_CSRMatrixNumRows(D), nx = hypre_CSRMatrixNumCols(O);
@@ -191,4 +199,39 @@ int ovk__amg_prows_of(hypre_ParCSRMatrix *P, ovk__amg_prows *p, ovk_gidx **cmap)
     for (int q = 0; q < nx; q++) (*cmap)[q] = hmap[q];
     p->cmap = *cmap;
     return OVK_OK;
+}
+
+/* ---- the table ------------------------------------------------------------ */
+
+static hypre_ParCSRMatrix *level_A(void *ctx, int l) { return hypre_ParAMGDataAArray((hypre_ParAMGData *)ctx)[l]; }
+
+static int t_matrix(void *ctx, MPI_Comm comm, int l, int single, ovk_matrix **A)
+{
+    return level_matrix(comm, level_A(ctx, l), single, A);
+}
+
+static int t_values(void *ctx, MPI_Comm comm, int l, int single, ovk_matrix *A)
+{
+    return level_values(comm, level_A(ctx, l), single, A);
+}
+
+static int t_coarse(void *ctx, MPI_Comm comm, int l, ovk__amg_coarse **lu)
+{
+    return level_coarse(comm, level_A(ctx, l), lu);
+}
+
+static int t_prows(void *ctx, int l, ovk__amg_prows *p, ovk_gidx **cmap)
+{
+    return prows_of(hypre_ParAMGDataPArray((hypre_ParAMGData *)ctx)[l], p, cmap);
+}
+
+void ovk__amg_levels_of_hypre(void *hypre_solver, ovk__amg_levels *lv)
+{
+    hypre_ParAMGData *d = hypre_solver;
+    const HYPRE_Int *grt = hypre_ParAMGDataGridRelaxType(d);
+    /* amg.c sets hypre's coarsest smoother (index 3) to l1-Jacobi instead of
+     * Gaussian elimination for a singular A (a declared null space): the
+     * cycle then smooths there too */
+    *lv = (ovk__amg_levels){d, hypre_ParAMGDataNumLevels(d), grt && grt[3] != HY_GAUSS_ELIM,
+                            t_matrix, t_values, t_coarse, t_prows};
 }

@@ -51,20 +51,4 @@ int ovk__amg_transfer_scale_room(ovk__amg_transfer *t);
 void ovk__amg_transfer_scale(ovk__amg_transfer *t, const ovk__amg_prows *p, const double *w);
 void ovk__amg_transfer_free(ovk__amg_transfer *t);
 
-#ifdef OVK_HAVE_HYPRE
-#include <HYPRE.h>
-#include <_hypre_parcsr_mv.h>
-/* amg_level_rows.c: hypre's levels in our formats.  Collective over comm
- * (statuses agreed): level H as our matrix (the diag block's mirrored
- * pairs replaced by their mean, single: values rounded to float); its new
- * values on that matrix's kept pattern (OVK_EMISMATCH when it moved); the
- * dense factors of H as it is (the coarsest level, amg_coarse.h). */
-int ovk__amg_level_matrix(MPI_Comm comm, hypre_ParCSRMatrix *H, int single, ovk_matrix **A);
-int ovk__amg_level_values(MPI_Comm comm, hypre_ParCSRMatrix *H, int single, ovk_matrix *A);
-int ovk__amg_level_coarse(MPI_Comm comm, hypre_ParCSRMatrix *H, ovk__amg_coarse **out);
-/* Local: hypre's P as rows (borrowing its arrays; *cmap malloc'd, the
- * caller's, for p->cmap) */
-int ovk__amg_prows_of(hypre_ParCSRMatrix *P, ovk__amg_prows *p, ovk_gidx **cmap);
-#endif
-
 #endif
