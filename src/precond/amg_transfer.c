@@ -345,8 +345,12 @@ int ovk__amg_restrict(const ovk__amg_transfer *t, int k, double alpha, const dou
     int rc = post(t, k, t->nrecv, t->recv_rank, t->recv_ptr, t->rbuf, t->nsend, t->send_rank, t->send_ptr, t->sbuf);
     for (int lo = 0; lo < t->nc; lo += step) { /* y_c = alpha P_diag^T r, each row of P^T read once for all k */
         int hi = ovk__chunk_end(lo, step, t->nc);
-        for (int c = lo; c < hi; c++)
-            for (int j = 0; j < k; j++) yc[j][c] = alpha * row_sum(t, t->tcol, t->tval, r[j], t->tptr[c], t->tptr[c + 1]);
+        if (t->single) /* the weights' type chosen once a chunk */
+            for (int c = lo; c < hi; c++)
+                for (int j = 0; j < k; j++) yc[j][c] = alpha * row_sum_f(t->tcol, t->tval, r[j], t->tptr[c], t->tptr[c + 1]);
+        else
+            for (int c = lo; c < hi; c++)
+                for (int j = 0; j < k; j++) yc[j][c] = alpha * row_sum_d(t->tcol, t->tval, r[j], t->tptr[c], t->tptr[c + 1]);
         ovk__poke(h);
     }
     if (!rc) rc = wait_all(t);
