@@ -69,6 +69,7 @@
 #include <string.h>
 
 #include "amg.h"
+#include "amg_levels.h"
 
 _Static_assert(sizeof(HYPRE_BigInt) == sizeof(ovk_gidx), "hypre's global indices must be 64-bit (libhypre64m)");
 _Static_assert(sizeof(HYPRE_Real) == sizeof(double), "hypre must be built in double precision");
@@ -490,7 +491,9 @@ int ovk__amg_cycle_setup_ours(ovk__amg *m, const ovk_matrix *A)
     m->precision = m->o.precision >= 0 ? m->o.precision : m->singular ? PREC_DOUBLE : PRECISION_DEFAULT;
     ovk__amg_cycle_opts co = {(int)(jacobi ? m->o.sweeps : m->o.degree), jacobi, m->o.ratio,
                               m->precision == PREC_SINGLE, m->o.setup == SETUP_AGG ? m->o.agg_corr : 1.0};
-    int rc = ovk__amg_cycle_setup(m->solver, A, m->comm, &co, &m->cycle);
+    ovk__amg_levels lv;
+    ovk__amg_levels_of_hypre(m->solver, &lv);
+    int rc = ovk__amg_cycle_setup(&lv, A, m->comm, &co, &m->cycle);
     if (!rc) ovk__amg_cycle_set_scale(m->cycle, m->scale_exp);
     m->t_cycle = MPI_Wtime() - t0;
     return rc;

@@ -33,8 +33,8 @@
  *      or not: the rows of A P, then P^T's; on smoothed elasticity 2.6x
  *      faster than hypre's general product.
  * Coarsening stops at coarse_size global rows, max_levels, or when a level
- * shrinks by less than a tenth; the coarsest level is hypre's Gaussian
- * elimination, as with BoomerAMG's hierarchy.  A coarse level may go onto
+ * shrinks by less than a tenth; the coarsest level is the cycle's dense
+ * LU (amg_coarse.c), as with BoomerAMG's hierarchy.  A coarse level may go onto
  * fewer ranks (agg_gather): amg_gather.c. */
 #include <math.h>
 #include <stdint.h>
@@ -43,7 +43,7 @@
 
 #include "amg_agg_impl.h"
 
-enum { MAXLEV = 40, POWER_STEPS = 10, HY_GAUSS_ELIM = 9 };
+enum { MAXLEV = 40, POWER_STEPS = 10 };
 #define QR_DROP 1e-9
 #define STALL 0.9
 
@@ -761,11 +761,8 @@ static int fill_data(hypre_ParAMGData *d, int nlev, hypre_ParCSRMatrix **As, hyp
             else hypre_ParAMGDataUArray(d)[l] = v;
         }
     }
-    rc = ovk__agree(comm, rc);
-    if (rc) return rc;
-    const HYPRE_Int *grt = hypre_ParAMGDataGridRelaxType(d);
-    if (grt && grt[3] != HY_GAUSS_ELIM) return OVK_OK; /* a singular A: our sweeps on the coarsest level */
-    return ovk__agree(comm, hypre_GaussElimSetup(d, nlev - 1, HY_GAUSS_ELIM) ? ovk__amg_agg_fail_hy("hypre_GaussElimSetup") : OVK_OK);
+    /* the coarsest level: our cycle's dense LU (amg_coarse.c), or its sweeps for a singular A */
+    return ovk__agree(comm, rc);
 }
 
 /* Collective: one level's aggregation, P and A_{l+1}. */

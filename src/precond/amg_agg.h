@@ -40,8 +40,7 @@ void ovk__amg_agg_keep_free(ovk__amg_agg_keep *keep);
  * (level 0, borrowed, with its matvec communication package) into d, a
  * hierarchy object made by HYPRE_BoomerAMGCreate and not set up: its
  * levels, interpolations and level vectors (b and x on level 0, borrowed;
- * hypre frees the rest with d), and on the coarsest level hypre's Gaussian
- * elimination unless d's coarsest smoother is another (a singular A).
+ * hypre frees the rest with d; the coarsest level is the cycle's).
  * B: k vectors of the rank's rows, one after the other (the near-null
  * space; at least one must be nonzero on some rank: the caller checks).
  * Every level at least 2.  plans (NULL: none; else [40], NULL-filled): for

@@ -1,7 +1,8 @@
-/* The amg preconditioner's own V-cycle (amg:cycle=ovk) over the hierarchy
- * hypre's BoomerAMG set up: hypre chooses the coarse grids, builds the
- * interpolations P_l and the Galerkin products A_{l+1} = P_l^T A_l P_l;
- * this file copies each A_l (l >= 1) into our matrix format (its diag block
+/* The amg preconditioner's own V-cycle (amg:cycle=ovk) over a hierarchy
+ * read through amg_levels.h (hypre's BoomerAMG's, or setup=agg's): its
+ * builder chooses the coarse grids, builds the interpolations P_l and the
+ * Galerkin products A_{l+1} = P_l^T A_l P_l; the cycle takes each A_l
+ * (l >= 1) in our matrix format (its diag block
  * symmetric, one triangle kept and 16-bit offsets where the matrix layer
  * picks them: about half the bytes of ParCSR per product) and runs the
  * cycle with our kernels, which call the progress hook:
@@ -10,8 +11,8 @@
  *             r = b - A_l x                       (the smoother's last product)
  *             x += P_l V(l+1, P_l^T r)            coarse correction
  *             x = S_l(x, b)                       post-smoothing, the same S_l
- *   V(L-1, b) = hypre's coarsest solve (Gaussian elimination, as in its cycle;
- *               for a singular A COARSE_SWEEPS l1-Jacobi sweeps from zero)
+ *   V(L-1, b) = the coarsest level's dense LU solve (amg_coarse.c; for a
+ *               singular A COARSE_SWEEPS l1-Jacobi sweeps from zero)
  *
  * With corr = c != 1 (amg:agg_corr, for unsmoothed aggregation, whose
  * piecewise-constant P makes coarse corrections too small; Vanek's and
@@ -35,23 +36,23 @@
  *
  * With single (amg:precision=single) the levels l >= 1 are rounded to
  * float (the matrix layer then stores 4 bytes a value) and P_l and P_l^T
- * are our float copies of hypre's P_l (amg_transfer.c); level 0 is the
- * solver's matrix as it is, and vectors stay double.  The cycle is still
- * symmetric (the rounded A_l are, and the restriction is the exact transpose
- * of the interpolation).  Otherwise P_l and P_l^T are hypre's ParCSR products
- * on hypre vectors over our arrays.  No reduction but hypre's coarsest gather.
+ * are our copies of hypre's P_l with float weights (amg_transfer.c, its
+ * own halo plan); level 0 is the solver's matrix as it is, and vectors stay
+ * double.  The cycle is still symmetric (the rounded A_l are, and the
+ * restriction is the exact transpose of the interpolation).  Otherwise the
+ * copies keep double weights.  No reduction but the coarsest solve's gather.
  *
  * apply_many runs the cycle on k systems at once: each level's products
- * one multi-vector product (A_l read once for all k), the float transfers
- * reading P_l once for all k, the smoother's vector steps, hypre's ParCSR
- * transfers and its coarsest solve system by system; each system's
+ * one multi-vector product (A_l read once for all k), the transfers
+ * reading P_l once for all k, the smoother's vector steps and the
+ * coarsest solve system by system; each system's
  * operations are those of its single cycle, so its z is bitwise apply's.
  *
  * With amg's scaled reuse (ovk__amg_cycle_scale) level 0's transfers are
  * those of S^-1 P_0 (S diagonal): the restriction P_0^T S^-1 res, the
  * interpolation x += S^-1 P_0 x_1, as weights of P_0 scaled by row once a
- * value update (the float copy's, or hypre's P_0 from a copy of its values
- * as set up), so that the cycle does no more work for them.
+ * value update (the copy's, from hypre's P_0 as set up, which stays), so
+ * that the cycle does no more work for them.
  *
  * A refresh (amg.c's reuse: new A_l on the kept P_l, or level 0's new values
  * only) keeps each level's storage and halo plan and takes only the new
@@ -66,17 +67,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <HYPRE.h>
-#include <HYPRE_parcsr_ls.h>
-#include <_hypre_parcsr_ls.h>
-
-#include "amg_transfer.h"
+#include "amg_levels.h"
 
 /* Lanczos steps (products) of the smoother's estimate, more for a
  * singular A (a declared null space).  The largest Ritz value is the
  * largest Rayleigh quotient on the Krylov space, so at least the power
  * iteration's quotient with as many products from the same start. */
-enum { EST_STEPS = 6, EST_STEPS_SINGULAR = 10, HY_GAUSS_ELIM = 9 };
+enum { EST_STEPS = 6, EST_STEPS_SINGULAR = 10 };
 /* Power steps of a refresh, from the last estimate's Ritz vector or
  * iterate: close to the dominant eigenvector of the old operator.  The
  * Rayleigh quotients of power iterates on a positive semidefinite operator do not decrease, and
@@ -109,11 +106,9 @@ typedef struct level {
     double *dinv;         /* 1 / l1 row norm */
     double *res, *d, *t;  /* residual b - A x, Chebyshev direction, A d */
     double *dom;          /* the estimate's Ritz vector or last power iterate (NULL: no estimate on the level) */
-    double *x, *b;        /* l >= 1: hypre's U and F vectors' data */
-    hypre_ParVector *vres; /* hypre vector over res (P^T res) */
-    hypre_ParCSRMatrix *P; /* hypre's P_l (not for the coarsest level) */
-    ovk__amg_transfer *tr; /* single: our float copy of P_l, else NULL (hypre's products) */
-    double *p0;            /* level 0 without tr, once scaled: hypre's P_0 values (diag, offd) as set up */
+    double *x, *b;        /* l >= 1: the level's iterate and right-hand side */
+    ovk__amg_transfer *tr; /* our copy of P_l (float weights for single) */
+    ovk__amg_coarse *lu;   /* the coarsest level (not singular): its dense factors */
     double emax, emin;
     double emax0;          /* emax of the setup that built the level (a refresh's derived bound starts from it) */
 } level;
@@ -121,14 +116,14 @@ typedef struct level {
 struct ovk__amg_cycle {
     int nlev;
     level *lev;
-    hypre_ParAMGData *amg;
+    ovk__amg_levels src; /* the hierarchy the levels were made of */
     int degree, jacobi;
     double ratio;
     double corr; /* the coarse correction's factor (over-correction of unsmoothed aggregation) */
     int single; /* the levels l >= 1 hold float values */
     int scale_exp; /* the levels l >= 1 are of 2^-scale_exp A's hierarchy */
     int scaled;    /* level 0's transfers are those of diag(w) P_0 (ovk__amg_cycle_scale) */
-    int coarse_sweeps; /* a singular A: l1-Jacobi sweeps on the coarsest level, not hypre's solve */
+    int coarse_sweeps; /* a singular A: l1-Jacobi sweeps on the coarsest level, not the dense solve */
     /* apply_many's room for kcap systems: each level's vectors in `many`,
      * their pointers in `rows`, each level's multi-vector product scratch */
     int kcap;
@@ -137,135 +132,6 @@ struct ovk__amg_cycle {
 };
 
 static void free_many(ovk__amg_cycle *c);
-
-static int fail_hy(const char *call) { return ovk__fail(OVK_EPRECOND, "amg: %s failed in hypre", call); }
-
-/* ---- the levels' matrices in our format ---------------------------------- */
-
-typedef struct key_val {
-    int c;
-    double v;
-} key_val;
-
-/* kv[0, len) by column (insertion: the offd part of a row is short) */
-static void sort_row(key_val *kv, int len)
-{
-    for (int k = 1; k < len; k++) {
-        key_val t = kv[k];
-        int p = k;
-        for (; p > 0 && kv[p - 1].c > t.c; p--) kv[p] = kv[p - 1];
-        kv[p] = t;
-    }
-}
-
-/* t = the transpose of the n x n block (ptr, col, val) by a counting sort:
- * each row of t lists its columns ascending.  tptr has n + 1 entries. */
-static void transpose(int n, const int *ptr, const int *col, const double *val, int *tptr, int *tcol, double *tval)
-{
-    memset(tptr, 0, sizeof(int) * ((size_t)n + 1));
-    for (int k = 0; k < (n > 0 ? ptr[n] : 0); k++) tptr[col[k] + 1]++;
-    for (int j = 0; j < n; j++) tptr[j + 1] += tptr[j];
-    for (int i = 0; i < n; i++)
-        for (int k = ptr[i]; k < ptr[i + 1]; k++) {
-            int at = tptr[col[k]]++;
-            tcol[at] = i;
-            tval[at] = val[k];
-        }
-    for (int j = n; j > 0; j--) tptr[j] = tptr[j - 1]; /* back to the row starts */
-    tptr[0] = 0;
-}
-
-/* Row i of the diag block, sorted (scol, sval: a_ij), with each entry that
- * has a mirror (tcol, tval: a_ji) replaced by the mean of the two, into
- * col (global: + r0) and val from *pos. */
-static void mean_row(int i, const int *sptr, const int *scol, const double *sval, const int *tptr,
-                     const int *tcol, const double *tval, HYPRE_BigInt r0, ovk_gidx *col, double *val, int *pos)
-{
-    int t = tptr[i];
-    for (int k = sptr[i]; k < sptr[i + 1]; k++) {
-        int j = scol[k];
-        while (t < tptr[i + 1] && tcol[t] < j) t++;
-        int mirrored = t < tptr[i + 1] && tcol[t] == j;
-        col[*pos] = r0 + j;
-        val[(*pos)++] = mirrored ? 0.5 * (sval[k] + tval[t]) : sval[k]; /* the same sum in both rows */
-    }
-}
-
-/* v[0, n) rounded to float where float holds them (a value beyond float's
- * range stays: then the matrix layer keeps the level in double) */
-static void round_to_float(double *v, int n)
-{
-    for (int k = 0; k < n; k++)
-        if (fabs(v[k]) <= FLT_MAX) v[k] = (double)(float)v[k];
-}
-
-/* the rows of hypre's A as CSR with global columns ascending (the offd
- * entries left of the diag block, the diag block, the rest: the matrix
- * layer need not sort them), each mirrored pair of the diag block replaced
- * by its mean (Galerkin products are symmetric up to rounding; exact
- * symmetry lets the matrix layer keep one triangle), with single rounded
- * to float (symmetric still; the matrix layer then picks its float form).
- * The diag block's rows are sorted by transposing it twice. */
-static int level_rows(hypre_ParCSRMatrix *H, int single, int **ptr_out, ovk_gidx **col_out, double **val_out)
-{
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(H), *O = hypre_ParCSRMatrixOffd(H);
-    int n = hypre_CSRMatrixNumRows(D);
-    const int *di = hypre_CSRMatrixI(D), *dj = hypre_CSRMatrixJ(D), *oi = hypre_CSRMatrixI(O), *oj = hypre_CSRMatrixJ(O);
-    const double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
-    const HYPRE_BigInt *cmap = hypre_ParCSRMatrixColMapOffd(H);
-    HYPRE_BigInt r0 = hypre_ParCSRMatrixFirstRowIndex(H);
-    int nd = n > 0 ? di[n] : 0, no = n > 0 && hypre_CSRMatrixNumCols(O) > 0 ? oi[n] : 0;
-    size_t rows = (size_t)n + 1, ents = (size_t)nd + 1;
-    int *ptr = malloc(sizeof(int) * rows), *tptr = malloc(sizeof(int) * rows), *sptr = malloc(sizeof(int) * rows);
-    int *tcol = malloc(sizeof(int) * ents), *scol = malloc(sizeof(int) * ents);
-    double *tval = malloc(sizeof(double) * ents), *sval = malloc(sizeof(double) * ents);
-    ovk_gidx *col = malloc(sizeof(ovk_gidx) * (size_t)(nd + no + 1));
-    double *val = malloc(sizeof(double) * (size_t)(nd + no + 1));
-    key_val *row = malloc(sizeof(key_val) * (size_t)(no + 1)); /* one offd row */
-    *ptr_out = ptr, *col_out = col, *val_out = val;
-    int rc = ptr && tptr && sptr && tcol && scol && tval && sval && col && val && row
-                 ? OVK_OK
-                 : ovk__fail(OVK_ENOMEM, "amg: a coarse level of %d rows", n);
-    if (rc) goto cleanup;
-    transpose(n, di, dj, dv, tptr, tcol, tval);       /* row i of t: a_ji, j ascending */
-    transpose(n, tptr, tcol, tval, sptr, scol, sval); /* row i of s: a_ij, j ascending */
-    int pos = 0;
-    ptr[0] = 0;
-    for (int i = 0; i < n; i++) {
-        int o = 0, on = no > 0 ? oi[i + 1] - oi[i] : 0; /* the offd row, sorted (cmap ascends) */
-        for (int k = 0; k < on; k++) row[k] = (key_val){oj[oi[i] + k], ov[oi[i] + k]};
-        sort_row(row, on);
-        for (; o < on && cmap[row[o].c] < r0; o++) { /* columns left of the diag block */
-            col[pos] = cmap[row[o].c];
-            val[pos++] = row[o].v;
-        }
-        mean_row(i, sptr, scol, sval, tptr, tcol, tval, r0, col, val, &pos);
-        for (; o < on; o++) { /* right of it */
-            col[pos] = cmap[row[o].c];
-            val[pos++] = row[o].v;
-        }
-        ptr[i + 1] = pos;
-    }
-    if (single) round_to_float(val, pos);
-cleanup:
-    free(tptr), free(sptr), free(tcol), free(scol), free(tval), free(sval), free(row);
-    return rc;
-}
-
-/* Collective: level l's A in our format. */
-static int level_matrix(MPI_Comm comm, hypre_ParCSRMatrix *H, int single, ovk_matrix **A)
-{
-    int *ptr = NULL;
-    ovk_gidx *col = NULL;
-    double *val = NULL;
-    int n = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(H));
-    int rc = ovk__agree(comm, level_rows(H, single, &ptr, &col, &val));
-    if (rc) goto cleanup;
-    rc = ovk_matrix_create_csr(comm, hypre_ParCSRMatrixFirstRowIndex(H), n, ptr, col, val, OVK_DUP_REJECT, A);
-cleanup:
-    free(ptr), free(col), free(val);
-    return rc;
-}
 
 /* ---- the smoother -------------------------------------------------------- */
 
@@ -615,11 +481,11 @@ static int smooth(const level *L, const sysvecs *v, int degree, int jacobi, cons
 
 /* ---- setup ---------------------------------------------------------------- */
 
-static int alloc_level(level *L, int n)
+static int alloc_level(level *L, int n, int coarse)
 {
     L->n = n;
-    double **v[] = {&L->dinv, &L->res, &L->d, &L->t};
-    for (int k = 0; k < 4; k++) {
+    double **v[] = {&L->dinv, &L->res, &L->d, &L->t, &L->x, &L->b};
+    for (int k = 0; k < (coarse ? 6 : 4); k++) {
         int rc = ovk__pc_alloc(n, "amg cycle", v[k]);
         if (rc) return rc;
     }
@@ -632,44 +498,32 @@ void ovk__amg_cycle_free(ovk__amg_cycle *c)
     for (int l = 0; l < c->nlev; l++) {
         level *L = &c->lev[l];
         if (L->owns_A) ovk_matrix_destroy(L->A);
-        free(L->dinv), free(L->res), free(L->d), free(L->t), free(L->dom), free(L->p0);
+        free(L->dinv), free(L->res), free(L->d), free(L->t), free(L->dom), free(L->x), free(L->b);
         ovk__amg_transfer_free(L->tr);
-        if (L->vres) hypre_ParVectorDestroy(L->vres); /* its data is ours (not owned) */
+        ovk__amg_coarse_free(L->lu);
     }
     free_many(c);
     free(c->lev);
     free(c);
 }
 
-/* Local: a hypre vector of H's rows over L->res (P^T res reads it). */
-static int wrap_residual(level *L, hypre_ParCSRMatrix *H)
-{
-    HYPRE_BigInt part[2] = {hypre_ParCSRMatrixFirstRowIndex(H), hypre_ParCSRMatrixFirstRowIndex(H) + L->n};
-    L->vres = hypre_ParVectorCreate(hypre_ParCSRMatrixComm(H), hypre_ParCSRMatrixGlobalNumRows(H), part);
-    if (!L->vres) return fail_hy("hypre_ParVectorCreate");
-    hypre_VectorData(hypre_ParVectorLocalVector(L->vres)) = L->res;
-    hypre_VectorOwnsData(hypre_ParVectorLocalVector(L->vres)) = 0; /* ours: freed with the level */
-    return OVK_OK;
-}
-
-/* Collective: level l of the cycle from hypre's level l. */
+/* Collective: level l of the cycle from the hierarchy's level l. */
 static int make_level(ovk__amg_cycle *c, int l, const ovk_matrix *A0, MPI_Comm comm)
 {
     level *L = &c->lev[l];
-    hypre_ParCSRMatrix *H = hypre_ParAMGDataAArray(c->amg)[l];
+    const ovk__amg_levels *s = &c->src;
     int rc;
     if (l == 0) {
         L->A = (ovk_matrix *)A0; /* not changed: owns_A = 0 */
     } else {
-        rc = level_matrix(comm, H, c->single, &L->A);
+        rc = s->matrix(s->ctx, comm, l, c->single, &L->A);
         if (rc) return rc;
         L->owns_A = 1;
-        L->x = hypre_VectorData(hypre_ParVectorLocalVector(hypre_ParAMGDataUArray(c->amg)[l]));
-        L->b = hypre_VectorData(hypre_ParVectorLocalVector(hypre_ParAMGDataFArray(c->amg)[l]));
     }
-    rc = ovk__agree(comm, alloc_level(L, L->A->lay.nlocal));
+    rc = ovk__agree(comm, alloc_level(L, L->A->lay.nlocal, l > 0));
     int coarsest = l == c->nlev - 1;
-    if (rc || (coarsest && !c->coarse_sweeps)) return rc; /* the coarsest level: hypre's solve */
+    if (!rc && coarsest && !c->coarse_sweeps) rc = s->coarse(s->ctx, comm, l, &L->lu);
+    if (rc || (coarsest && !c->coarse_sweeps)) return rc; /* the coarsest level: the dense solve */
     rc = ovk__agree(comm, l1_inverse(L->A, L->dinv));
     if (rc) return rc;
     if (coarsest || c->jacobi) {
@@ -682,29 +536,28 @@ static int make_level(ovk__amg_cycle *c, int l, const ovk_matrix *A0, MPI_Comm c
         L->emax0 = L->emax;
     }
     if (coarsest) return OVK_OK;
-    L->P = hypre_ParAMGDataPArray(c->amg)[l];
-    if (c->single) return ovk__amg_transfer_make(comm, L->P, &L->tr);
-    return ovk__agree(comm, wrap_residual(L, H));
+    ovk__amg_prows p;
+    ovk_gidx *cmap = NULL;
+    rc = ovk__agree(comm, s->prows(s->ctx, l, &p, &cmap));
+    if (!rc) rc = ovk__amg_transfer_make(comm, &p, c->single, &L->tr);
+    free(cmap);
+    return rc;
 }
 
-int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm, const ovk__amg_cycle_opts *o,
+int ovk__amg_cycle_setup(const ovk__amg_levels *lv, const ovk_matrix *A, MPI_Comm comm, const ovk__amg_cycle_opts *o,
                          ovk__amg_cycle **out)
 {
     *out = NULL;
     ovk__amg_cycle *c = calloc(1, sizeof *c);
-    hypre_ParAMGData *amg = hypre_solver;
-    int nlev = amg ? hypre_ParAMGDataNumLevels(amg) : 0;
+    int nlev = lv->nlev;
     if (c) c->lev = calloc((size_t)(nlev > 0 ? nlev : 1), sizeof(level));
     int rc = c && c->lev ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg cycle");
     rc = ovk__agree(comm, rc);
     if (rc) goto cleanup;
-    c->amg = amg, c->degree = o->degree, c->jacobi = o->jacobi, c->ratio = o->ratio, c->single = o->single;
+    c->src = *lv, c->degree = o->degree, c->jacobi = o->jacobi, c->ratio = o->ratio, c->single = o->single;
     c->corr = o->corr > 0.0 ? o->corr : 1.0;
     c->nlev = nlev; /* the levels not made yet are zero: freed as such */
-    /* amg.c sets hypre's coarsest smoother (index 3) to l1-Jacobi instead of
-     * Gaussian elimination for a singular A (a declared null space): ours too */
-    if (hypre_ParAMGDataGridRelaxType(amg) && hypre_ParAMGDataGridRelaxType(amg)[3] != HY_GAUSS_ELIM)
-        c->coarse_sweeps = COARSE_SWEEPS;
+    if (lv->sweeps) c->coarse_sweeps = COARSE_SWEEPS; /* a singular coarsest level */
     for (int l = 0; l < nlev; l++) {
         rc = make_level(c, l, A, comm);
         if (rc) goto cleanup;
@@ -713,19 +566,6 @@ int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm,
     c = NULL;
 cleanup:
     ovk__amg_cycle_free(c);
-    return rc;
-}
-
-/* Collective: level l >= 1's matrix with the values of hypre's new A_l, on
- * its kept pattern (OVK_EMISMATCH when the pattern moved). */
-static int level_values(MPI_Comm comm, hypre_ParCSRMatrix *H, int single, ovk_matrix *A)
-{
-    int *ptr = NULL;
-    ovk_gidx *col = NULL;
-    double *val = NULL;
-    int rc = ovk__agree(comm, level_rows(H, single, &ptr, &col, &val));
-    if (!rc) rc = ovk_matrix_update_values(A, ptr, col, val, OVK_DUP_REJECT);
-    free(ptr), free(col), free(val);
     return rc;
 }
 
@@ -742,10 +582,17 @@ static int refresh_smoother(ovk__amg_cycle *c, level *L, MPI_Comm comm)
 int ovk__amg_cycle_refresh(ovk__amg_cycle *c, MPI_Comm comm)
 {
     for (int l = 1; l < c->nlev; l++) {
-        int rc = level_values(comm, hypre_ParAMGDataAArray(c->amg)[l], c->single, c->lev[l].A);
+        int rc = c->src.values(c->src.ctx, comm, l, c->single, c->lev[l].A);
         if (rc) return rc;
     }
-    int smoothed = c->coarse_sweeps ? c->nlev : c->nlev - 1; /* the coarsest: hypre's solve, or sweeps */
+    level *C = &c->lev[c->nlev - 1];
+    if (C->lu) { /* the coarsest level's factors of its new values */
+        ovk__amg_coarse_free(C->lu);
+        C->lu = NULL;
+        int rc = c->src.coarse(c->src.ctx, comm, c->nlev - 1, &C->lu);
+        if (rc) return rc;
+    }
+    int smoothed = c->coarse_sweeps ? c->nlev : c->nlev - 1; /* the coarsest: the dense solve, or sweeps */
     for (int l = 0; l < smoothed; l++) {
         int rc = refresh_smoother(c, &c->lev[l], comm);
         if (rc) return rc;
@@ -774,132 +621,43 @@ int ovk__amg_cycle_refresh_bound(ovk__amg_cycle *c, MPI_Comm comm, const double 
 
 double ovk__amg_cycle_emax(const ovk__amg_cycle *c) { return c->nlev > 1 && c->lev[0].dom ? c->lev[0].emax : 0.0; }
 
-/* the entries of hypre's P's diag and offd blocks on this rank */
-static void p_counts(hypre_ParCSRMatrix *P, int *nd, int *no)
-{
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(P), *O = hypre_ParCSRMatrixOffd(P);
-    int n = hypre_CSRMatrixNumRows(D);
-    *nd = n > 0 ? hypre_CSRMatrixI(D)[n] : 0;
-    *no = n > 0 && hypre_CSRMatrixNumCols(O) > 0 ? hypre_CSRMatrixI(O)[n] : 0;
-}
-
-/* Local: a copy of hypre's P_0 values as set up (L->p0, made once),
- * which its scaled rows are made from (OVK_ENOMEM without room: unchanged) */
-static int keep_p0(level *L)
-{
-    if (L->p0) return OVK_OK;
-    int nd, no;
-    p_counts(L->P, &nd, &no);
-    L->p0 = malloc(sizeof(double) * ((size_t)nd + (size_t)no + 1));
-    if (!L->p0) return ovk__fail(OVK_ENOMEM, "amg: a copy of P_0 (%d entries, reuse_scale)", nd + no);
-    if (nd) memcpy(L->p0, hypre_CSRMatrixData(hypre_ParCSRMatrixDiag(L->P)), sizeof(double) * (size_t)nd);
-    if (no) memcpy(L->p0 + nd, hypre_CSRMatrixData(hypre_ParCSRMatrixOffd(L->P)), sizeof(double) * (size_t)no);
-    return OVK_OK;
-}
-
-/* Local, after keep_p0: hypre's P_0 made diag(w) P_0 from its values as
- * set up (w NULL: those values again) */
-static void scale_hypre_p(level *L, const double *w)
-{
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(L->P), *O = hypre_ParCSRMatrixOffd(L->P);
-    double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
-    const int *di = hypre_CSRMatrixI(D), *oi = hypre_CSRMatrixI(O);
-    int nd, no;
-    p_counts(L->P, &nd, &no);
-    for (int i = 0; i < L->n; i++) {
-        double wi = w ? w[i] : 1.0;
-        for (int k = di[i]; k < di[i + 1]; k++) dv[k] = wi * L->p0[k];
-        if (no) /* else the offd block has no entries */
-            for (int k = oi[i]; k < oi[i + 1]; k++) ov[k] = wi * L->p0[nd + k];
-    }
-}
-
 int ovk__amg_cycle_scale(ovk__amg_cycle *c, MPI_Comm comm, const double *w)
 {
     level *L = &c->lev[0];
     if ((!w && !c->scaled) || c->nlev < 2) return OVK_OK;
     /* the room first, agreed: a failure leaves every rank's P_0 as it was */
-    int rc = ovk__agree(comm, L->tr ? ovk__amg_transfer_scale_room(L->tr) : keep_p0(L));
+    int rc = ovk__agree(comm, ovk__amg_transfer_scale_room(L->tr));
     if (rc) return rc;
-    if (L->tr) ovk__amg_transfer_scale(L->tr, L->P, w); /* hypre's P_0 stays as set up */
-    else scale_hypre_p(L, w);
+    ovk__amg_prows p;
+    c->src.prows(c->src.ctx, 0, &p, NULL);
+    ovk__amg_transfer_scale(L->tr, &p, w); /* the hierarchy's P_0 stays as set up */
     c->scaled = w != NULL;
     return OVK_OK;
 }
 
 /* ---- the cycle ------------------------------------------------------------ */
 
-/* hypre vector v over the array a for one call: the old array back after */
-static double *lend(hypre_ParVector *v, double *a)
-{
-    hypre_Vector *l = hypre_ParVectorLocalVector(v);
-    double *old = hypre_VectorData(l);
-    hypre_VectorData(l) = a;
-    return old;
-}
-
-/* bc = alpha P_l^T res (bc: level l+1's right-hand side): hypre's product
- * on its vectors lent res and bc */
-static int restrict_residual(const ovk__amg_cycle *c, int l, double alpha, double *res, double *bc,
-                             const ovk__hook *h)
-{
-    const level *L = &c->lev[l];
-    hypre_ParVector *f = hypre_ParAMGDataFArray(c->amg)[l + 1];
-    double *old_res = lend(L->vres, res), *old_f = lend(f, bc);
-    int herr = hypre_ParCSRMatrixMatvecT(alpha, L->P, L->vres, 0.0, f);
-    lend(L->vres, old_res), lend(f, old_f);
-    if (herr) return fail_hy("hypre_ParCSRMatrixMatvecT");
-    ovk__poke(h);
-    return OVK_OK;
-}
-
-/* x += P_l xc: hypre's product */
-static int interpolate(const ovk__amg_cycle *c, int l, double *xc, double *x, const ovk__hook *h)
-{
-    const level *L = &c->lev[l];
-    hypre_ParVector *u = hypre_ParAMGDataUArray(c->amg)[l], *uc = hypre_ParAMGDataUArray(c->amg)[l + 1];
-    double *old = lend(u, x), *old_c = lend(uc, xc);
-    int herr = hypre_ParCSRMatrixMatvec(1.0, L->P, uc, 1.0, u);
-    lend(u, old), lend(uc, old_c);
-    if (herr) return fail_hy("hypre_ParCSRMatrixMatvec");
-    ovk__poke(h);
-    return OVK_OK;
-}
-
-/* bc[j] = alpha P_l^T res[j] for v's systems: our float P read once for
- * all, or hypre's system by system */
+/* bc[j] = alpha P_l^T res[j] for v's systems: our copy of P read once for all */
 static int restrict_all(const ovk__amg_cycle *c, int l, const sysvecs *v, double alpha, double *const *bc,
                         const ovk__hook *h)
 {
-    const level *L = &c->lev[l];
-    if (L->tr) return ovk__amg_restrict(L->tr, v->k, alpha, (const double *const *)v->res, bc, h);
-    int rc = OVK_OK;
-    for (int j = 0; j < v->k && !rc; j++) rc = restrict_residual(c, l, alpha, v->res[j], bc[j], h);
-    return rc;
+    return ovk__amg_restrict(c->lev[l].tr, v->k, alpha, (const double *const *)v->res, bc, h);
 }
 
 /* x[j] += P_l xc[j] for k systems, likewise */
 static int interpolate_all(const ovk__amg_cycle *c, int l, int k, double *const *xc, double *const *x,
                            const ovk__hook *h)
 {
-    const level *L = &c->lev[l];
-    if (L->tr) return ovk__amg_interpolate(L->tr, k, (const double *const *)xc, x, h);
-    int rc = OVK_OK;
-    for (int j = 0; j < k && !rc; j++) rc = interpolate(c, l, xc[j], x[j], h);
-    return rc;
+    return ovk__amg_interpolate(c->lev[l].tr, k, (const double *const *)xc, x, h);
 }
 
-/* hypre's coarsest solve of each system on the level's F and U vectors
- * (the system's b copied in, its x out; k = 1: they are F's and U's) */
+/* the coarsest solve of each system: the level's dense factors */
 static int coarsest_solve(const ovk__amg_cycle *c, int l, int k, const double *const *b, double *const *x,
                           const ovk__hook *h)
 {
-    const level *L = &c->lev[l];
-    size_t bytes = sizeof(double) * (size_t)L->n;
     for (int j = 0; j < k; j++) {
-        if (b[j] != L->b && bytes) memcpy(L->b, b[j], bytes);
-        if (hypre_GaussElimSolve(c->amg, l, HY_GAUSS_ELIM)) return fail_hy("hypre_GaussElimSolve");
-        if (x[j] != L->x && bytes) memcpy(x[j], L->x, bytes);
+        int rc = ovk__amg_coarse_solve(c->lev[l].lu, b[j], x[j]);
+        if (rc) return rc;
         ovk__poke(h);
     }
     return OVK_OK;
@@ -974,7 +732,7 @@ static int many_room(ovk__amg_cycle *c, int k)
     c->ms = calloc((size_t)c->nlev, sizeof(ovk__multi_scratch));
     int rc = c->many && c->rows && c->ms ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg cycle: %d systems", k);
     for (int l = 0; l < c->nlev && !rc; l++)
-        if (c->lev[l].tr) rc = ovk__amg_transfer_reserve(c->lev[l].tr, k); /* the float P's halos */
+        if (c->lev[l].tr) rc = ovk__amg_transfer_reserve(c->lev[l].tr, k); /* P's halos */
     rc = ovk__agree(c->lev[0].A->lay.comm, rc);
     if (rc) {
         free_many(c);

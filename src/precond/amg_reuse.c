@@ -185,8 +185,9 @@ static update_pass values_pass(const ovk__amg *m, const ovk_matrix *A, const dou
     return u;
 }
 
-/* hypre's dense copy of the coarsest level (its Gaussian elimination's),
- * freed to be made again */
+/* hypre's dense copy of the coarsest level (its Gaussian elimination's,
+ * made by BoomerAMG's setup; read by hypre's cycle only), freed once the
+ * coarsest level changed */
 static void drop_coarsest(hypre_ParAMGData *d)
 {
     hypre_TFree(hypre_ParAMGDataAMat(d), HYPRE_MEMORY_HOST);
@@ -198,7 +199,7 @@ static void drop_coarsest(hypre_ParAMGData *d)
 
 /* Collective: A_{l+1} = P_l^T A_l P_l with hypre's kept P_l, from the
  * finest level down (a kept product of ours: its sums on A_{l+1}'s
- * storage), and the coarsest level's dense copy. */
+ * storage). */
 static int galerkin_again(ovk__amg *m)
 {
     hypre_ParAMGData *d = (hypre_ParAMGData *)m->solver;
@@ -219,9 +220,10 @@ static int galerkin_again(ovk__amg *m)
         hypre_ParCSRMatrixDestroy(A[l + 1]);
         A[l + 1] = C;
     }
-    if (m->singular) return OVK_OK; /* the coarsest level: our l1-Jacobi sweeps, no dense copy */
+    /* the coarsest level: our cycle's refresh factors it again (hypre's
+     * dense copy of the full setup, which only hypre's cycle reads, freed) */
     drop_coarsest(d);
-    return ovk__amg_hy(hypre_GaussElimSetup(d, nlev - 1, HY_GAUSS_ELIM), "hypre_GaussElimSetup");
+    return OVK_OK;
 }
 
 /* Collective with A's halo neighbours: m->sinv = sqrt(a0_ii / a_ii) (the

@@ -1,36 +1,43 @@
-/* The amg cycle's grid transfers in single precision (amg:precision=single):
- * a copy of hypre's interpolation P_l with float weights, by fine rows for
- * the interpolation x_f += P x_c and transposed (by coarse rows) for the
- * restriction y_c = alpha P^T r, so that both read P once in its row order
- * (a gather, where hypre's P^T r scatters).  8 bytes an entry instead of
- * ParCSR's 12.  The halo goes through hypre's communication package of P:
- * forward (job 1) the coarse values P's offd columns need, backward (job
- * 2) the sums of the offd part for the coarse rows other ranks own.
+/* The amg cycle's grid transfers: a copy of the interpolation P_l by fine
+ * rows for the interpolation x_f += P x_c and transposed (by coarse rows)
+ * for the restriction y_c = alpha P^T r, so that both read P once in its
+ * row order (a gather, where a ParCSR P^T r scatters).  The weights are
+ * float (amg:precision=single: 8 bytes an entry instead of ParCSR's 12) or
+ * double.  The halo is the copy's own plan, made once from the global ids
+ * of P's offd columns and the coarse partition: forward, the coarse values
+ * P's offd columns need; backward, the sums of the offd part for the
+ * coarse rows other ranks own; one message per neighbour for all k systems.
  *
- * The restriction of the float copy is the exact transpose of its
- * interpolation, so that the cycle stays symmetric: only the Galerkin
- * product (hypre's, of the double P) differs from P^T A P by the rounding
- * of the weights.  The weights may be those of diag(w) P (amg's scaled
- * reuse: ovk__amg_transfer_scale), both copies alike. */
+ * The restriction is the exact transpose of the interpolation, so that the
+ * cycle stays symmetric.  The weights may be those of diag(w) P (amg's
+ * scaled reuse: ovk__amg_transfer_scale), both copies alike. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "amg_transfer.h"
 
+/* the transfers' messages, on the amg's own communicator (a duplicate),
+ * one level's at a time */
+enum { TRANSFER_TAG = 8207 };
+
 struct ovk__amg_transfer {
+    MPI_Comm comm;
+    int single;                    /* the weights are float (else double) */
     int nf, nc, nx;                /* fine rows, coarse rows (local), P's offd columns */
     int *ptr, *col;                /* P's diag block by fine rows, coarse local columns */
-    float *val;
+    void *val;
     int *tptr, *tcol;              /* the same block transposed: by coarse rows, fine columns */
-    float *tval;
+    void *tval;
     int *tpos;                     /* entry k of the diag block is entry tpos[k] of the transpose (made at
                                       the first scaling: ovk__amg_transfer_scale_room) */
     int *optr, *ocol;              /* P's offd block: columns into ext */
-    float *oval;
-    hypre_ParCSRCommPkg *pkg;      /* P's (hypre's) */
-    int kcap;                      /* room for kcap systems' halos: */
-    double *kbuf, *kext;           /* the rows other ranks need (send map) and P's offd columns' values, */
-    hypre_ParCSRCommHandle **kch;  /* system j's at j nsend and j nx, and their exchanges */
+    void *oval;
+    int nsend, *send_rank, *send_ptr, *send_idx; /* the coarse rows each neighbour's P columns read */
+    int nrecv, *recv_rank, *recv_ptr;            /* P's offd columns by owner (contiguous: cmap ascends) */
+    MPI_Request *reqs;             /* [nsend + nrecv] */
+    int kcap;                      /* room for kcap systems: */
+    double *kbuf, *kext;           /* system j's sent rows at j ns, its offd columns' values at j nx, */
+    double *sbuf, *rbuf;           /* and the messages, each neighbour's k systems side by side */
 };
 
 void ovk__amg_transfer_free(ovk__amg_transfer *t)
@@ -38,24 +45,33 @@ void ovk__amg_transfer_free(ovk__amg_transfer *t)
     if (!t) return;
     free(t->ptr), free(t->col), free(t->val), free(t->tptr), free(t->tcol), free(t->tval), free(t->tpos);
     free(t->optr), free(t->ocol), free(t->oval);
-    free(t->kbuf), free(t->kext), free(t->kch);
+    free(t->send_rank), free(t->send_ptr), free(t->send_idx), free(t->recv_rank), free(t->recv_ptr), free(t->reqs);
+    free(t->kbuf), free(t->kext), free(t->sbuf), free(t->rbuf);
     free(t);
 }
 
-/* the block's rows as CSR of float values (ptr: n + 1 entries) */
-static int copy_block(hypre_CSRMatrix *B, int n, int **ptr, int **col, float **val)
+static size_t wsize(const ovk__amg_transfer *t) { return t->single ? sizeof(float) : sizeof(double); }
+
+/* weight k of the array v */
+static inline void put_w(const ovk__amg_transfer *t, void *v, int k, double x)
 {
-    const int *bi = hypre_CSRMatrixI(B), *bj = hypre_CSRMatrixJ(B);
-    const double *bv = hypre_CSRMatrixData(B);
-    int nnz = n > 0 && bi ? bi[n] : 0;
+    if (t->single) ((float *)v)[k] = (float)x;
+    else ((double *)v)[k] = x;
+}
+
+/* the block's rows as CSR of t's weights (ptr: n + 1 entries; bptr NULL: empty rows) */
+static int copy_block(const ovk__amg_transfer *t, int n, const int *bptr, const int *bcol, const double *bval,
+                      int **ptr, int **col, void **val)
+{
+    int nnz = n > 0 && bptr ? bptr[n] : 0;
     *ptr = malloc(sizeof(int) * ((size_t)n + 1));
     *col = malloc(sizeof(int) * ((size_t)nnz + 1));
-    *val = malloc(sizeof(float) * ((size_t)nnz + 1));
-    if (!*ptr || !*col || !*val) return ovk__fail(OVK_ENOMEM, "amg: a float copy of P (%d entries)", nnz);
-    for (int i = 0; i <= n; i++) (*ptr)[i] = bi && n > 0 ? bi[i] : 0;
+    *val = malloc(wsize(t) * ((size_t)nnz + 1));
+    if (!*ptr || !*col || !*val) return ovk__fail(OVK_ENOMEM, "amg: a copy of P (%d entries)", nnz);
+    for (int i = 0; i <= n; i++) (*ptr)[i] = bptr && n > 0 ? bptr[i] : 0;
     for (int k = 0; k < nnz; k++) {
-        (*col)[k] = bj[k];
-        (*val)[k] = (float)bv[k];
+        (*col)[k] = bcol[k];
+        put_w(t, *val, k, bval[k]);
     }
     return OVK_OK;
 }
@@ -64,9 +80,10 @@ static int copy_block(hypre_CSRMatrix *B, int n, int **ptr, int **col, float **v
 static int transpose_block(ovk__amg_transfer *t)
 {
     int nnz = t->ptr[t->nf];
+    size_t ws = wsize(t);
     t->tptr = calloc((size_t)t->nc + 1, sizeof(int));
     t->tcol = malloc(sizeof(int) * ((size_t)nnz + 1));
-    t->tval = malloc(sizeof(float) * ((size_t)nnz + 1));
+    t->tval = malloc(ws * ((size_t)nnz + 1));
     if (!t->tptr || !t->tcol || !t->tval) return ovk__fail(OVK_ENOMEM, "amg: P^T (%d entries)", nnz);
     for (int k = 0; k < nnz; k++) t->tptr[t->col[k] + 1]++;
     for (int j = 0; j < t->nc; j++) t->tptr[j + 1] += t->tptr[j];
@@ -74,7 +91,7 @@ static int transpose_block(ovk__amg_transfer *t)
         for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) {
             int at = t->tptr[t->col[k]]++;
             t->tcol[at] = i;
-            t->tval[at] = t->val[k];
+            memcpy((char *)t->tval + ws * (size_t)at, (const char *)t->val + ws * (size_t)k, ws);
         }
     for (int j = t->nc; j > 0; j--) t->tptr[j] = t->tptr[j - 1]; /* back to the row starts */
     t->tptr[0] = 0;
@@ -95,145 +112,251 @@ int ovk__amg_transfer_scale_room(ovk__amg_transfer *t)
     return OVK_OK;
 }
 
-void ovk__amg_transfer_scale(ovk__amg_transfer *t, hypre_ParCSRMatrix *P, const double *w)
+void ovk__amg_transfer_scale(ovk__amg_transfer *t, const ovk__amg_prows *p, const double *w)
 {
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(P), *O = hypre_ParCSRMatrixOffd(P);
-    const double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
     for (int i = 0; i < t->nf; i++) {
         double wi = w ? w[i] : 1.0; /* row i of diag(w) P: the same rounding as the copy's when w = 1 */
-        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) t->val[k] = t->tval[t->tpos[k]] = (float)(wi * dv[k]);
+        for (int k = t->ptr[i]; k < t->ptr[i + 1]; k++) {
+            put_w(t, t->val, k, wi * p->dval[k]);
+            put_w(t, t->tval, t->tpos[k], wi * p->dval[k]);
+        }
         if (t->nx > 0) /* else optr has no rows */
-            for (int k = t->optr[i]; k < t->optr[i + 1]; k++) t->oval[k] = (float)(wi * ov[k]);
+            for (int k = t->optr[i]; k < t->optr[i + 1]; k++) put_w(t, t->oval, k, wi * p->oval[k]);
     }
 }
 
-/* the entries of the send map: the coarse rows other ranks need */
-static int send_count(const ovk__amg_transfer *t)
-{
-    return hypre_ParCSRCommPkgSendMapStart(t->pkg, hypre_ParCSRCommPkgNumSends(t->pkg));
-}
+/* ---- the halo plan ------------------------------------------------------- */
 
-/* Local: the float copy of P (its communication package made before). */
-static int make_copy(hypre_ParCSRMatrix *P, ovk__amg_transfer *t)
+/* the rank owning coarse row g: the last r with starts[r] <= g */
+static int owner_of(const ovk_gidx *starts, int size, ovk_gidx g)
 {
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(P), *O = hypre_ParCSRMatrixOffd(P);
-    t->nf = hypre_CSRMatrixNumRows(D);
-    t->nc = hypre_CSRMatrixNumCols(D);
-    t->nx = hypre_CSRMatrixNumCols(O);
-    t->pkg = hypre_ParCSRMatrixCommPkg(P);
-    int rc = copy_block(D, t->nf, &t->ptr, &t->col, &t->val);
-    if (!rc) rc = copy_block(O, t->nx > 0 ? t->nf : 0, &t->optr, &t->ocol, &t->oval);
-    if (!rc) rc = transpose_block(t);
-    return rc ? rc : ovk__amg_transfer_reserve(t, 1);
-}
-
-int ovk__amg_transfer_make(MPI_Comm comm, hypre_ParCSRMatrix *P, ovk__amg_transfer **out)
-{
-    *out = NULL;
-    ovk__amg_transfer *t = calloc(1, sizeof *t);
-    /* agreed first: no rank may skip the collective package creation below */
-    int rc = ovk__agree(comm, t ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: float P"));
-    /* collective: hypre's package of P's halo, when its setup made none */
-    if (!rc && !hypre_ParCSRMatrixCommPkg(P) && hypre_MatvecCommPkgCreate(P))
-        rc = ovk__fail(OVK_EPRECOND, "amg: hypre_MatvecCommPkgCreate failed in hypre (P)");
-    rc = ovk__agree(comm, rc);
-    if (!rc) rc = ovk__agree(comm, make_copy(P, t));
-    if (rc) {
-        ovk__amg_transfer_free(t);
-        return rc;
+    int lo = 0, hi = size - 1;
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if (starts[mid] <= g) lo = mid;
+        else hi = mid - 1;
     }
-    *out = t;
+    return lo;
+}
+
+/* the ranks r with count[r] > 0 ascending, their entries from ptr[j] */
+static int list_peers(int size, const int *count, int *n, int **rank, int **ptr)
+{
+    *n = 0;
+    for (int r = 0; r < size; r++) *n += count[r] > 0;
+    *rank = malloc(sizeof(int) * ((size_t)*n + 1));
+    *ptr = malloc(sizeof(int) * ((size_t)*n + 1));
+    if (!*rank || !*ptr) return ovk__fail(OVK_ENOMEM, "amg: P's halo plan");
+    (*ptr)[0] = 0;
+    for (int r = 0, j = 0; r < size; r++)
+        if (count[r]) {
+            (*rank)[j] = r;
+            (*ptr)[j + 1] = (*ptr)[j] + count[r];
+            j++;
+        }
     return OVK_OK;
 }
 
-/* one row's sum of w_k v[c_k] over [lo, hi) */
-static inline double row_sum(const int *restrict c, const float *restrict w, const double *restrict v, int lo, int hi)
+/* Collective (statuses agreed): every rank tells the owners of its offd
+ * columns which coarse rows it reads (MPI_Alltoall of the counts, then
+ * MPI_Alltoallv of the ids); buf [3 size + 2]: zeroed ints */
+static int plan_halo(ovk__amg_transfer *t, const ovk__amg_prows *p, int size, int *buf)
+{
+    int *need = buf, *give = buf + size, *sdispl = buf + 2 * size, *rdispl = buf + 3 * size + 1;
+    ovk_gidx *starts = malloc(sizeof(ovk_gidx) * ((size_t)size + 1)), *want = NULL;
+    int rc = ovk__agree(t->comm, starts ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: P's halo plan"));
+    if (rc) return rc;
+    rc = ovk__agree(t->comm, ovk__mpi(MPI_Allgather(&p->c0, 1, MPI_INT64_T, starts, 1, MPI_INT64_T, t->comm),
+                                      "MPI_Allgather"));
+    for (int q = 0; q < p->nx && !rc; q++) need[owner_of(starts, size, p->cmap[q])]++;
+    if (!rc) rc = ovk__agree(t->comm, ovk__mpi(MPI_Alltoall(need, 1, MPI_INT, give, 1, MPI_INT, t->comm), "MPI_Alltoall"));
+    if (rc) goto cleanup;
+    sdispl[0] = rdispl[0] = 0;
+    for (int r = 0; r < size; r++) {
+        sdispl[r + 1] = sdispl[r] + need[r];
+        rdispl[r + 1] = rdispl[r] + give[r];
+    }
+    want = malloc(sizeof(ovk_gidx) * ((size_t)rdispl[size] + 1));
+    t->send_idx = malloc(sizeof(int) * ((size_t)rdispl[size] + 1));
+    rc = want && t->send_idx ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: P's halo plan");
+    if (!rc) rc = list_peers(size, need, &t->nrecv, &t->recv_rank, &t->recv_ptr);
+    if (!rc) rc = list_peers(size, give, &t->nsend, &t->send_rank, &t->send_ptr);
+    rc = ovk__agree(t->comm, rc); /* no rank may skip the Alltoallv */
+    if (rc) goto cleanup;
+    rc = ovk__agree(t->comm, ovk__mpi(MPI_Alltoallv(p->cmap, need, sdispl, MPI_INT64_T, want, give, rdispl,
+                                                    MPI_INT64_T, t->comm), "MPI_Alltoallv"));
+    for (int q = 0; q < rdispl[size] && !rc; q++) t->send_idx[q] = (int)(want[q] - p->c0);
+cleanup:
+    free(starts), free(want);
+    return rc;
+}
+
+/* send-map entries: the coarse rows other ranks read */
+static int send_count(const ovk__amg_transfer *t) { return t->send_ptr[t->nsend]; }
+
+int ovk__amg_transfer_make(MPI_Comm comm, const ovk__amg_prows *p, int single, ovk__amg_transfer **out)
+{
+    *out = NULL;
+    int size;
+    MPI_Comm_size(comm, &size);
+    ovk__amg_transfer *t = calloc(1, sizeof *t);
+    int *buf = calloc((size_t)size * 4 + 2, sizeof(int));
+    int rc = ovk__agree(comm, t && buf ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: a copy of P"));
+    if (rc) goto cleanup;
+    t->comm = comm, t->single = single, t->nf = p->nf, t->nc = p->nc, t->nx = p->nx;
+    rc = plan_halo(t, p, size, buf);
+    if (rc) goto cleanup;
+    t->reqs = malloc(sizeof(MPI_Request) * ((size_t)(t->nsend + t->nrecv) + 1));
+    rc = t->reqs ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: P's halo requests");
+    if (!rc) rc = copy_block(t, t->nf, p->dptr, p->dcol, p->dval, &t->ptr, &t->col, &t->val);
+    if (!rc) rc = copy_block(t, t->nx > 0 ? t->nf : 0, p->optr, p->ocol, p->oval, &t->optr, &t->ocol, &t->oval);
+    if (!rc) rc = transpose_block(t);
+    if (!rc) rc = ovk__amg_transfer_reserve(t, 1);
+    rc = ovk__agree(comm, rc);
+cleanup:
+    free(buf);
+    if (rc) ovk__amg_transfer_free(t);
+    else *out = t;
+    return rc;
+}
+
+int ovk__amg_transfer_reserve(ovk__amg_transfer *t, int k)
+{
+    if (k <= t->kcap) return OVK_OK;
+    size_t ns = (size_t)send_count(t) * (size_t)k + 1, nx = (size_t)t->nx * (size_t)k + 1;
+    double *kbuf = malloc(sizeof(double) * ns), *sbuf = malloc(sizeof(double) * ns);
+    double *kext = malloc(sizeof(double) * nx), *rbuf = malloc(sizeof(double) * nx);
+    if (!kbuf || !sbuf || !kext || !rbuf) { /* the room held stays */
+        free(kbuf), free(sbuf), free(kext), free(rbuf);
+        return ovk__fail(OVK_ENOMEM, "amg: P's halo for %d system(s)", k);
+    }
+    free(t->kbuf), free(t->sbuf), free(t->kext), free(t->rbuf);
+    t->kbuf = kbuf, t->sbuf = sbuf, t->kext = kext, t->rbuf = rbuf, t->kcap = k;
+    return OVK_OK;
+}
+
+/* ---- the exchanges -------------------------------------------------------- */
+
+/* Post one message a neighbour each way for k systems: to the `to` ranks
+ * (their entries at to_ptr) from out, from the `from` ranks into in; each
+ * neighbour's k systems side by side (system j's block at ptr k + j cnt). */
+static int post(const ovk__amg_transfer *t, int k, int nto, const int *to, const int *to_ptr, const double *out,
+                int nfrom, const int *from, const int *from_ptr, double *in)
+{
+    int rc = OVK_OK;
+    for (int r = 0; r < nfrom && !rc; r++)
+        rc = ovk__mpi(MPI_Irecv(in + (size_t)from_ptr[r] * (size_t)k, (from_ptr[r + 1] - from_ptr[r]) * k, MPI_DOUBLE,
+                                from[r], TRANSFER_TAG, t->comm, &t->reqs[r]), "MPI_Irecv (amg transfer)");
+    for (int s = 0; s < nto && !rc; s++)
+        rc = ovk__mpi(MPI_Isend(out + (size_t)to_ptr[s] * (size_t)k, (to_ptr[s + 1] - to_ptr[s]) * k, MPI_DOUBLE,
+                                to[s], TRANSFER_TAG, t->comm, &t->reqs[nfrom + s]), "MPI_Isend (amg transfer)");
+    return rc;
+}
+
+static int wait_all(const ovk__amg_transfer *t)
+{
+    return ovk__mpi(MPI_Waitall(t->nsend + t->nrecv, t->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall (amg transfer)");
+}
+
+/* message position of entry q (of a neighbour's entries from lo to hi) of system j */
+static inline size_t at(int lo, int hi, int q, int k, int j)
+{
+    return (size_t)lo * (size_t)k + (size_t)j * (size_t)(hi - lo) + (size_t)(q - lo);
+}
+
+/* ---- the products ---------------------------------------------------------- */
+
+/* one row's sum of w_k v[c_k] over [lo, hi), float or double weights */
+static inline double row_sum_f(const int *restrict c, const float *restrict w, const double *restrict v, int lo, int hi)
 {
     double s = 0.0;
     for (int k = lo; k < hi; k++) s += (double)w[k] * v[c[k]];
     return s;
+}
+static inline double row_sum_d(const int *restrict c, const double *restrict w, const double *restrict v, int lo,
+                               int hi)
+{
+    double s = 0.0;
+    for (int k = lo; k < hi; k++) s += w[k] * v[c[k]];
+    return s;
+}
+static inline double row_sum(const ovk__amg_transfer *t, const int *c, const void *w, const double *v, int lo, int hi)
+{
+    return t->single ? row_sum_f(c, w, v, lo, hi) : row_sum_d(c, w, v, lo, hi);
+}
+static inline double weight(const ovk__amg_transfer *t, const void *w, int k)
+{
+    return t->single ? (double)((const float *)w)[k] : ((const double *)w)[k];
 }
 
 /* x_f[i] += (P_diag x_c)_i for rows [lo, hi) of one system */
 static void interpolate_one(const ovk__amg_transfer *t, const double *restrict xc, double *restrict xf, int lo, int hi)
 {
     const int *restrict ptr = t->ptr;
-    for (int i = lo; i < hi; i++) xf[i] += row_sum(t->col, t->val, xc, ptr[i], ptr[i + 1]);
-}
-
-static int fail_comm(void) { return ovk__fail(OVK_EPRECOND, "amg: hypre's halo exchange of P failed"); }
-
-int ovk__amg_transfer_reserve(ovk__amg_transfer *t, int k)
-{
-    if (k <= t->kcap) return OVK_OK;
-    double *buf = malloc(sizeof(double) * ((size_t)send_count(t) * (size_t)k + 1));
-    double *ext = malloc(sizeof(double) * ((size_t)t->nx * (size_t)k + 1));
-    hypre_ParCSRCommHandle **ch = malloc(sizeof(hypre_ParCSRCommHandle *) * (size_t)k);
-    if (!buf || !ext || !ch) { /* the room held stays */
-        free(buf), free(ext), free(ch);
-        return ovk__fail(OVK_ENOMEM, "amg: P's halo for %d system(s)", k);
-    }
-    free(t->kbuf), free(t->kext), free(t->kch);
-    t->kbuf = buf, t->kext = ext, t->kch = ch, t->kcap = k;
-    return OVK_OK;
-}
-
-/* the exchanges of the k systems ended (all of them, also after a failure) */
-static int end_all(const ovk__amg_transfer *t, int k)
-{
-    int bad = 0;
-    for (int j = 0; j < k; j++) bad |= hypre_ParCSRCommHandleDestroy(t->kch[j]) != 0;
-    return bad ? fail_comm() : OVK_OK;
+    if (t->single)
+        for (int i = lo; i < hi; i++) xf[i] += row_sum_f(t->col, t->val, xc, ptr[i], ptr[i + 1]);
+    else
+        for (int i = lo; i < hi; i++) xf[i] += row_sum_d(t->col, t->val, xc, ptr[i], ptr[i + 1]);
 }
 
 int ovk__amg_interpolate(const ovk__amg_transfer *t, int k, const double *const *xc, double *const *xf,
-                              const ovk__hook *h)
+                         const ovk__hook *h)
 {
-    const int *elm = hypre_ParCSRCommPkgSendMapElmts(t->pkg);
-    int nsend = send_count(t), nx = t->nx, step = ovk__chunk_rows(t->nf, h);
-    for (int j = 0; j < k; j++) { /* system j's coarse values other ranks need, sent */
-        double *buf = t->kbuf + (size_t)j * (size_t)nsend;
-        for (int s = 0; s < nsend; s++) buf[s] = xc[j][elm[s]];
-        t->kch[j] = hypre_ParCSRCommHandleCreate(1, t->pkg, buf, t->kext + (size_t)j * (size_t)nx);
-    }
+    int nx = t->nx, step = ovk__chunk_rows(t->nf, h);
+    for (int s = 0; s < t->nsend; s++) /* the coarse values other ranks need, each neighbour's k systems */
+        for (int j = 0; j < k; j++)
+            for (int q = t->send_ptr[s]; q < t->send_ptr[s + 1]; q++)
+                t->sbuf[at(t->send_ptr[s], t->send_ptr[s + 1], q, k, j)] = xc[j][t->send_idx[q]];
+    int rc = post(t, k, t->nsend, t->send_rank, t->send_ptr, t->sbuf, t->nrecv, t->recv_rank, t->recv_ptr, t->rbuf);
     for (int lo = 0; lo < t->nf; lo += step) { /* x_f += P_diag x_c, each row of P read once for all k */
         int hi = ovk__chunk_end(lo, step, t->nf);
         if (k == 1) /* the same sums without the loop over systems, which costs as much as P's short rows */
             interpolate_one(t, xc[0], xf[0], lo, hi);
         else
             for (int i = lo; i < hi; i++)
-                for (int j = 0; j < k; j++) xf[j][i] += row_sum(t->col, t->val, xc[j], t->ptr[i], t->ptr[i + 1]);
+                for (int j = 0; j < k; j++) xf[j][i] += row_sum(t, t->col, t->val, xc[j], t->ptr[i], t->ptr[i + 1]);
         ovk__poke(h);
     }
-    int rc = end_all(t, k);
+    if (!rc) rc = wait_all(t);
+    for (int r = 0; r < t->nrecv && !rc; r++) /* the offd columns' values, system after system */
+        for (int j = 0; j < k; j++)
+            for (int q = t->recv_ptr[r]; q < t->recv_ptr[r + 1]; q++)
+                t->kext[(size_t)j * (size_t)nx + (size_t)q] = t->rbuf[at(t->recv_ptr[r], t->recv_ptr[r + 1], q, k, j)];
     for (int i = 0; i < t->nf && nx > 0 && !rc; i++)
         for (int j = 0; j < k && t->optr[i] < t->optr[i + 1]; j++)
-            xf[j][i] += row_sum(t->ocol, t->oval, t->kext + (size_t)j * (size_t)nx, t->optr[i], t->optr[i + 1]);
+            xf[j][i] += row_sum(t, t->ocol, t->oval, t->kext + (size_t)j * (size_t)nx, t->optr[i], t->optr[i + 1]);
     ovk__poke(h);
     return rc;
 }
 
 int ovk__amg_restrict(const ovk__amg_transfer *t, int k, double alpha, const double *const *r, double *const *yc,
-                           const ovk__hook *h)
+                      const ovk__hook *h)
 {
-    const int *elm = hypre_ParCSRCommPkgSendMapElmts(t->pkg);
-    int nsend = send_count(t), nx = t->nx, step = ovk__chunk_rows(t->nc, h);
+    int nx = t->nx, step = ovk__chunk_rows(t->nc, h);
     if (nx > 0) memset(t->kext, 0, sizeof(double) * (size_t)nx * (size_t)k);
     for (int i = 0; i < t->nf && nx > 0; i++) /* ext_j = P_offd^T r_j, for the columns' owners */
         for (int q = t->optr[i]; q < t->optr[i + 1]; q++)
             for (int j = 0; j < k; j++)
-                t->kext[(size_t)j * (size_t)nx + (size_t)t->ocol[q]] += (double)t->oval[q] * r[j][i];
-    for (int j = 0; j < k; j++)
-        t->kch[j] = hypre_ParCSRCommHandleCreate(2, t->pkg, t->kext + (size_t)j * (size_t)nx,
-                                                 t->kbuf + (size_t)j * (size_t)nsend);
+                t->kext[(size_t)j * (size_t)nx + (size_t)t->ocol[q]] += weight(t, t->oval, q) * r[j][i];
+    for (int o = 0; o < t->nrecv; o++) /* to the owners, each one's k systems side by side */
+        for (int j = 0; j < k; j++)
+            for (int q = t->recv_ptr[o]; q < t->recv_ptr[o + 1]; q++)
+                t->rbuf[at(t->recv_ptr[o], t->recv_ptr[o + 1], q, k, j)] = t->kext[(size_t)j * (size_t)nx + (size_t)q];
+    int rc = post(t, k, t->nrecv, t->recv_rank, t->recv_ptr, t->rbuf, t->nsend, t->send_rank, t->send_ptr, t->sbuf);
     for (int lo = 0; lo < t->nc; lo += step) { /* y_c = alpha P_diag^T r, each row of P^T read once for all k */
         int hi = ovk__chunk_end(lo, step, t->nc);
-        for (int c = lo; c < hi; c++)
-            for (int j = 0; j < k; j++) yc[j][c] = alpha * row_sum(t->tcol, t->tval, r[j], t->tptr[c], t->tptr[c + 1]);
+        if (t->single) /* the weights' type chosen once a chunk */
+            for (int c = lo; c < hi; c++)
+                for (int j = 0; j < k; j++) yc[j][c] = alpha * row_sum_f(t->tcol, t->tval, r[j], t->tptr[c], t->tptr[c + 1]);
+        else
+            for (int c = lo; c < hi; c++)
+                for (int j = 0; j < k; j++) yc[j][c] = alpha * row_sum_d(t->tcol, t->tval, r[j], t->tptr[c], t->tptr[c + 1]);
         ovk__poke(h);
     }
-    int rc = end_all(t, k);
-    for (int j = 0; j < k && !rc; j++) /* the other ranks' parts of our rows */
-        for (int s = 0; s < nsend; s++) yc[j][elm[s]] += alpha * t->kbuf[(size_t)j * (size_t)nsend + (size_t)s];
+    if (!rc) rc = wait_all(t);
+    for (int j = 0; j < k && !rc; j++) /* the other ranks' parts of our rows, in the send map's order */
+        for (int s = 0; s < t->nsend; s++)
+            for (int q = t->send_ptr[s]; q < t->send_ptr[s + 1]; q++)
+                yc[j][t->send_idx[q]] += alpha * t->sbuf[at(t->send_ptr[s], t->send_ptr[s + 1], q, k, j)];
     return rc;
 }

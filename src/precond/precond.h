@@ -188,9 +188,9 @@ int ovk__tri_offsets_fit(const ovk__tri *t, int n);
  * copies replace the wide arrays; OVK_ENOMEM naming who */
 int ovk__tri_compact(ovk__tri *t, int n, int off, int single, const char *who);
 
-/* The amg preconditioner's own V-cycle (amg_cycle.c) over the hierarchy of
- * hypre's BoomerAMG after its setup (hypre_solver: the HYPRE_Solver, with
- * Gaussian elimination on the coarsest level and at least two levels).
+/* The amg preconditioner's own V-cycle (amg_cycle.c) over a hierarchy of
+ * at least two levels read through lv (amg_levels.h: hypre's BoomerAMG's
+ * after its setup, or setup=agg's), which must outlive the cycle.
  * Setup is collective over comm (statuses agreed) and copies the coarse
  * levels' matrices; A (level 0) is borrowed and must outlive the cycle.
  * smoothing: `degree` steps of Chebyshev iteration on D^-1 A (D the l1 row
@@ -198,7 +198,7 @@ int ovk__tri_compact(ovk__tri *t, int n, int off, int single, const char *who);
  * `degree` l1-Jacobi sweeps; with single the coarse levels multiply with
  * float values (rounded A_l, which the matrix layer then stores in 4 bytes
  * a value; P_l copied, amg_transfer.c).  Apply is local but for the halo exchanges and
- * hypre's coarsest solve, allocates nothing and calls the hook. */
+ * the coarsest solve's gather, allocates nothing and calls the hook. */
 typedef struct ovk__amg_cycle ovk__amg_cycle;
 typedef struct ovk__amg_cycle_opts {
     int degree, jacobi;
@@ -206,7 +206,8 @@ typedef struct ovk__amg_cycle_opts {
     int single; /* the coarse levels' values in float: the rounded A_l (l >= 1), the P_l */
     double corr; /* each coarse correction times corr (1: none; 0 taken as 1) */
 } ovk__amg_cycle_opts;
-int ovk__amg_cycle_setup(void *hypre_solver, const ovk_matrix *A, MPI_Comm comm, const ovk__amg_cycle_opts *o,
+typedef struct ovk__amg_levels ovk__amg_levels;
+int ovk__amg_cycle_setup(const ovk__amg_levels *lv, const ovk_matrix *A, MPI_Comm comm, const ovk__amg_cycle_opts *o,
                          ovk__amg_cycle **out);
 int ovk__amg_cycle_apply(const ovk__amg_cycle *c, const double *r, double *z, const ovk__hook *h);
 /* z[j] = the cycle of r[j] for k systems, each level's matrix read once a
