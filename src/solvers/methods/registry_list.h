@@ -1,12 +1,13 @@
 /* The solvers' registry list: every variant once, in the order the
  * listings show them, with what a user reads of it -- its name, a one-line
  * description and its spec's keys ("key=values: meaning; ..." or "").
- * The variant's file keeps only the math: its ops, `const ovk__solver
- * ovk__solver_NAME` (solver.h).  registry.c reads this list with
- * OVK__SOLVER(name, description, keys) defined for each use: the ops'
- * declarations, the lookup table, and through it ovk_solver_type_*,
- * -help, -ovk_help and the generated lists of the docs.  A new variant is
- * its file and one entry here. */
+ * The variant's file keeps only the math: its ops, `const
+ * ovk__solver_ops ovk__solver_NAME` (solver.h).  registry.c reads this
+ * list with OVK__SOLVER(name, description, keys) defined for each use: the
+ * ops' declarations, the table of registered variants (ovk__solver), and
+ * through it the lookup, ovk_solver_type_*, -help, -ovk_help and the
+ * generated lists of the docs.  A new variant is its file and one entry
+ * here. */
 
 /* gmres's and fgmres's keys (one parser: ovk__gmres_parse) */
 #ifndef OVK__GMRES_KEYS
