@@ -628,28 +628,6 @@ static int amg_apply_many(void *state, int k, const double *const *r, double *co
 }
 
 const ovk__pc_type ovk__pc_amg = {
-    .name = "amg", .alias = "boomeramg",
-    .description = "algebraic multigrid: one V-cycle over hypre BoomerAMG's hierarchy (symmetric smoothing)",
-    .options = "setup=boomeramg|agg (boomeramg: hypre's classical hierarchy; agg: our smoothed aggregation, "
-               "cycle=ovk); agg_smooth=0|1 (1, setup=agg: smoothed prolongator); agg_mis2=N (1, setup=agg: levels "
-               "aggregated on a distance-2 MIS, the rest on a distance-1 MIS); agg_threshold=0..1 (0, setup=agg: "
-               "strength of connection); agg_corr=1..2 (1, setup=agg: coarse corrections times this); agg_gather=R (0, setup=agg: a coarse level "
-               "of fewer rows per rank is gathered onto fewer ranks; 0: never); cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25; 0.5 when bs>=3); "
-               "coarsen=hmis|pmis|falgout|cljp (pmis; hmis when bs>1); interp=ext+i|ext|classical|direct|multipass; pmax=N (4, 0: no "
-               "limit); smoother=cheby|l1jacobi (cycle=ovk, cheby) or l1gs|sgs|l1jacobi|cheby (cycle=hypre, l1gs); "
-               "degree=N (1, cheby steps, cycle=ovk); ratio=R (4; 10 when bs>1: cheby interval emax/emin, cycle=ovk); "
-               "precision=single|double (single, double with a null space: the coarse levels' values and the "
-               "interpolation in float, cycle=ovk); sweeps=N (1); "
-               "max_levels=N (25); agg_levels=N (1; 0 when bs>1: levels of aggressive coarsening); coarse_size=N (9); bs=N (1, "
-               "unknowns per node); nodal=0..6 (4 when bs>1); rbm=0|1 (1: rigid-body modes from the "
-               "solver's near-null space or coordinates); rbm_level=N (2, the first level whose interpolation takes them; 0: all); "
-               "qmax=N (4); reuse=K (20 with cycle=ovk, value updates served by the kept interpolation; 0: none); reuse_tol=T "
-               "(0.3, a row's relative change that forces a full setup, with reuse_scale=diag that of S^-1 A S^-1); "
-               "reuse_coarse=keep|galerkin (keep: the full setup's "
-               "coarse levels, level 0's smoother refreshed; galerkin: P^T A P again); reuse_scale=diag|none (diag with "
-               "keep: level 0's transfers those of S^-1 P_0, s_i = sqrt(a_ii / a_ii of the full setup), for A = S A_0 S the "
-               "Galerkin coarse correction on the kept S^-1 P_0; s_i outside [2^-32, 2^32]: a full setup); print=0..3 "
-               "(hypre's print level)",
     .needs_matrix = 1,
     .create = amg_create, .setup = amg_setup, .destroy = amg_destroy, .view = amg_view,
     .apply = amg_apply, .apply_many = amg_apply_many,

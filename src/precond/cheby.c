@@ -305,10 +305,6 @@ static int cheby_apply_many(void *state, int k, const double *const *r, double *
 }
 
 const ovk__pc_type ovk__pc_cheby = {
-    .name = "cheby",
-    .description = "Chebyshev polynomial in the Jacobi-scaled operator, bounds from a Lanczos estimate at setup",
-    .options = "degree=K: polynomial degree 1-64 (3), each application K-1 matvecs; emin=E,emax=E: the "
-               "eigenvalue bounds of D^-1 A instead of the estimate",
     .needs_matrix = 1, .symmetric_only = 1,
     .create = cheby_create, .setup = cheby_setup, .destroy = cheby_destroy,
     .apply = cheby_apply, .apply_many = cheby_apply_many,

@@ -316,10 +316,6 @@ static void eis_view(void *state, FILE *f)
 }
 
 const ovk__pc_type ovk__pc_eisenstat = {
-    .name = "eisenstat",
-    .description = "block SSOR (M = (D/w + L) (D/w)^-1 (D/w + U) on each rank's block), any matrix; "
-                   "split form with Eisenstat's trick for bicgstab",
-    .options = "omega=(0.001..1.999): the relaxation (1: symmetric Gauss-Seidel)",
     .needs_matrix = 1,
     .create = eis_create, .setup = eis_setup, .destroy = eis_destroy,
     .apply = eis_apply,

@@ -638,15 +638,6 @@ static void fs_view(void *state, FILE *out)
 }
 
 const ovk__pc_type ovk__pc_fieldsplit = {
-    .name = "fieldsplit", .alias = NULL,
-    .description = "field split for [[A, B^T], [B, -C]] (fields: ovk_solver_set_fields): block diagonal (SPD, "
-                   "minres) or triangular (gmres) with a Schur complement approximation",
-    .options = "type=diag|lower|upper (diag: SPD, for minres and CG; lower, upper: block triangular, for gmres, "
-               "fgmres); 0=PRECOND: field 0's block A (amg); 1=PRECOND: the Schur approximation (jacobi); "
-               "a field's PRECOND is a name with its defaults, or with keys of its own (0=amg:bs=3,agg_levels=0: "
-               "the keys after it up to type, schur, 0 or 1), not fieldsplit; schur=selfp|user|a11: C + B "
-               "diag(A)^-1 B^T assembled, or ovk_solver_set_schur_matrix's (user when one is set, else selfp; a11 "
-               "the same, as PETSc names it: the PETSc plug-in sets the Pmat's (1,1) block)",
     .needs_matrix = 1,
     .create = fs_create, .setup = fs_setup, .destroy = fs_destroy, .apply = fs_apply, .view = fs_view,
 };

@@ -98,9 +98,6 @@ static int ic0_apply_many(void *state, int k, const double *const *r, double *co
 }
 
 const ovk__pc_type ovk__pc_ic0 = {
-    .name = "ic0",
-    .description = "block Jacobi IC(0): incomplete Cholesky of each rank's diagonal block, no communication",
-    .options = "",
     .needs_matrix = 1, .symmetric_only = 1,
     .create = ic0_create, .setup = ic0_setup, .destroy = ic0_destroy,
     .apply = ic0_apply, .apply_many = ic0_apply_many, .apply_left = ic0_left, .apply_right = ic0_right,

@@ -266,9 +266,6 @@ static int ilu0_apply(void *state, const double *r, double *z, const ovk__hook *
 }
 
 const ovk__pc_type ovk__pc_ilu0 = {
-    .name = "ilu0",
-    .description = "block Jacobi ILU(0): incomplete LU of each rank's diagonal block, no communication, any matrix",
-    .options = "precision=double|single: the factor's values as the sweeps read them (double)",
     .needs_matrix = 1,
     .create = ilu0_create, .setup = ilu0_setup, .destroy = ilu0_destroy,
     .apply = ilu0_apply,

@@ -128,9 +128,6 @@ static const double *jacobi_split_diagonal(void *state) { return ((jacobi *)stat
 static const double *jacobi_divisor(void *state) { return ((jacobi *)state)->a; }
 
 const ovk__pc_type ovk__pc_jacobi = {
-    .name = "jacobi", .alias = "diag",
-    .description = "Jacobi: C = diag(A)^-1 (hypre's DiagScale; split as diag(A)^-1/2)",
-    .options = "",
     .needs_matrix = 1,
     .create = jacobi_create, .setup = jacobi_setup, .destroy = jacobi_destroy,
     .apply = jacobi_apply, .apply_dots = jacobi_apply_dots, .apply_many = jacobi_apply_many,

@@ -62,9 +62,6 @@ static int none_apply_dots(void *state, const double *restrict r, double *restri
 static const double *none_diagonal(void *state) { return ((none *)state)->ones; }
 
 const ovk__pc_type ovk__pc_none = {
-    .name = "none",
-    .description = "no preconditioner: C = I",
-    .options = "",
     .fixed = 1,
     .create = none_create, .setup = none_setup, .destroy = none_destroy,
     .apply = none_apply, .apply_dots = none_apply_dots, .apply_left = none_apply, .apply_right = none_apply,

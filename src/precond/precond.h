@@ -1,6 +1,7 @@
 /* The preconditioner interface: one preconditioner per file, each exporting
- * one `const ovk__pc_type ovk__pc_NAME`, listed in registry.c and chosen by
- * a spec "name[:key=value,...]" like the backends.
+ * its ops, `const ovk__pc_type ovk__pc_NAME`, listed by name with its
+ * description and keys in registry_list.h and chosen by a spec
+ * "name[:key=value,...]" like the backends.
  *
  * A preconditioner applies C ~ A^-1 to the rank's rows.  It sits beside the
  * solvers, above matrices and vectors: it may read the matrix and run its
@@ -48,11 +49,9 @@ typedef struct ovk__pc_env {
     double *row_l1_max;
 } ovk__pc_env;
 
+/* A preconditioner's ops: its math and what it needs.  Its name, alias,
+ * description and keys are the registry's (registry_list.h). */
 typedef struct ovk__pc_type {
-    const char *name;
-    const char *alias;       /* another accepted name, or NULL */
-    const char *description; /* one line */
-    const char *options;     /* "key=values: meaning; ..." or "" */
     int needs_matrix;        /* 1: refuses a user operator (reads A) */
     int fixed;               /* 1: C does not scale with A (C = I); else C ~ A^-1, so
                                 that 2^k A takes 2^-k C (a scaled solve, scaling.c) */
@@ -107,6 +106,7 @@ typedef struct ovk__pc_type {
 typedef struct ovk__pc {
     const ovk__pc_type *type;
     void *state;
+    const char *name; /* the registry's name of type, or "user" (static text) */
 } ovk__pc;
 
 /* Parse spec and create the instance (local).  Unknown names are

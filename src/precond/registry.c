@@ -1,6 +1,6 @@
-/* The preconditioners compiled into the library, by name, and the helpers
- * they share.  Adding one is one new file exporting its ovk__pc_type and one
- * line in `types` below. */
+/* The preconditioners compiled into the library, by name, read from their
+ * list (registry_list.h), and the helpers they share.  Adding one is one
+ * new file exporting its ops (ovk__pc_type) and one entry in the list. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,26 +8,21 @@
 
 #include "precond.h"
 
-extern const ovk__pc_type ovk__pc_jacobi;
-extern const ovk__pc_type ovk__pc_none;
-extern const ovk__pc_type ovk__pc_ic0;
-extern const ovk__pc_type ovk__pc_ssor;
-extern const ovk__pc_type ovk__pc_cheby;
-extern const ovk__pc_type ovk__pc_ilu0;
-extern const ovk__pc_type ovk__pc_eisenstat;
-extern const ovk__pc_type ovk__pc_fieldsplit;
-#ifdef OVK_HAVE_HYPRE
-extern const ovk__pc_type ovk__pc_amg;
-#endif
-/* REGISTRY: declarations of further preconditioners go here. */
+#define OVK__PC(name, alias, description, keys) extern const ovk__pc_type ovk__pc_##name;
+#define OVK__PC_ABSENT(name, why)
+#include "registry_list.h"
+#undef OVK__PC
+#undef OVK__PC_ABSENT
 
-static const ovk__pc_type *const types[] = {
-    &ovk__pc_jacobi, &ovk__pc_none, &ovk__pc_ic0, &ovk__pc_ssor, &ovk__pc_cheby, &ovk__pc_ilu0, &ovk__pc_eisenstat,
-    &ovk__pc_fieldsplit,
-#ifdef OVK_HAVE_HYPRE
-    &ovk__pc_amg,
-#endif
-    /* REGISTRY: further preconditioners go here. */
+static const struct registered {
+    const char *name, *alias, *description, *keys;
+    const ovk__pc_type *ops;
+} types[] = {
+#define OVK__PC(name, alias, description, keys) {#name, alias, description, keys, &ovk__pc_##name},
+#define OVK__PC_ABSENT(name, why)
+#include "registry_list.h"
+#undef OVK__PC
+#undef OVK__PC_ABSENT
 };
 
 /* Preconditioners this build leaves out, and why (the message a user gets
@@ -35,27 +30,28 @@ static const ovk__pc_type *const types[] = {
 static const struct absent {
     const char *name, *why;
 } absent[] = {
-#ifndef OVK_HAVE_HYPRE
-    {"amg", "needs hypre with 64-bit global indices on the library's MPI (Debian libhypre64m-dev, found at "
-            "configure time; see docs/preconditioners.md)"},
-#endif
+#define OVK__PC(name, alias, description, keys)
+#define OVK__PC_ABSENT(name, why) {#name, why},
+#include "registry_list.h"
+#undef OVK__PC
+#undef OVK__PC_ABSENT
     {NULL, NULL},
 };
 
 enum { TYPE_COUNT = (int)(sizeof types / sizeof types[0]) };
 
 
-static const ovk__pc_type *find(const char *name)
+static const struct registered *find(const char *name)
 {
     for (int i = 0; i < TYPE_COUNT; i++)
-        if (!strcmp(types[i]->name, name) || (types[i]->alias && !strcmp(types[i]->alias, name))) return types[i];
+        if (!strcmp(types[i].name, name) || (types[i].alias && !strcmp(types[i].alias, name))) return &types[i];
     return NULL;
 }
 
 static void names(char *buf, size_t len)
 {
     buf[0] = '\0';
-    for (int i = 0; i < TYPE_COUNT; i++) ovk__list_add(buf, len, ", ", types[i]->name);
+    for (int i = 0; i < TYPE_COUNT; i++) ovk__list_add(buf, len, ", ", types[i].name);
 }
 
 int ovk__pc_create(const char *spec, ovk__pc *pc)
@@ -66,7 +62,7 @@ int ovk__pc_create(const char *spec, ovk__pc *pc)
     int rc = ovk__spec_parse("preconditioner", OVK_EINVAL, spec && *spec ? spec : "jacobi", name, sizeof name,
                              &opts);
     if (rc) return rc;
-    const ovk__pc_type *t = find(name);
+    const struct registered *t = find(name);
     for (int i = 0; !t && absent[i].name; i++)
         if (!strcmp(name, absent[i].name))
             return ovk__fail(OVK_EUNSUPPORTED, "preconditioner '%s' is not in this build: it %s", name, absent[i].why);
@@ -74,27 +70,28 @@ int ovk__pc_create(const char *spec, ovk__pc *pc)
         names(list, sizeof list);
         return ovk__fail(OVK_EINVAL, "unknown preconditioner '%s'; available: %s", name, list);
     }
-    rc = t->create(&opts, &pc->state);
+    rc = t->ops->create(&opts, &pc->state);
     if (rc) goto cleanup;
-    rc = ovk__opts_check_unused(&opts, t->name, t->options);
+    rc = ovk__opts_check_unused(&opts, t->name, t->keys);
     if (rc) goto cleanup;
-    pc->type = t;
+    pc->type = t->ops;
+    pc->name = t->name;
     return OVK_OK;
 cleanup:
-    if (pc->state) t->destroy(pc->state);
+    if (pc->state) t->ops->destroy(pc->state);
     pc->state = NULL;
     return rc;
 }
 
 int ovk_precond_type_count(void) { return TYPE_COUNT; }
 
-const char *ovk_precond_type_name(int index) { return index >= 0 && index < TYPE_COUNT ? types[index]->name : NULL; }
+const char *ovk_precond_type_name(int index) { return index >= 0 && index < TYPE_COUNT ? types[index].name : NULL; }
 
 void ovk_precond_print(FILE *f)
 {
     for (int i = 0; i < TYPE_COUNT; i++) {
-        fprintf(f, "  %-11s %s\n", types[i]->name, types[i]->description);
-        if (types[i]->options[0]) fprintf(f, "  %-11s options: %s\n", "", types[i]->options);
+        fprintf(f, "  %-11s %s\n", types[i].name, types[i].description);
+        if (types[i].keys[0]) fprintf(f, "  %-11s options: %s\n", "", types[i].keys);
     }
     for (int i = 0; absent[i].name; i++)
         fprintf(f, "  %-11s [not in this build: it %s]\n", absent[i].name, absent[i].why);

@@ -96,9 +96,6 @@ static int ssor_right(void *state, const double *t, double *w, const ovk__hook *
 }
 
 const ovk__pc_type ovk__pc_ssor = {
-    .name = "ssor",
-    .description = "block Jacobi SSOR (symmetric Gauss-Seidel at omega=1) on each rank's diagonal block",
-    .options = "omega=W: relaxation in (0, 2), default 1",
     .needs_matrix = 1, .symmetric_only = 1,
     .create = ssor_create, .setup = ssor_setup, .destroy = ssor_destroy,
     .apply = ssor_apply, .apply_many = ssor_apply_many, .apply_left = ssor_left, .apply_right = ssor_right,

@@ -29,9 +29,6 @@ static int user_apply(void *state, const double *r, double *z, const ovk__hook *
 static void user_destroy(void *state) { free(state); }
 
 static const ovk__pc_type user_type = {
-    .name = "user",
-    .description = "the application's preconditioner callback",
-    .options = "",
     .setup = user_setup, .destroy = user_destroy,
     .apply = user_apply,
 };
@@ -42,6 +39,7 @@ int ovk__pc_create_user(ovk_apply_fn fn, void *ctx, ovk_solver *owner, ovk__pc *
     if (!u) return ovk__fail(OVK_ENOMEM, "user preconditioner");
     *u = (user_pc){fn, ctx, owner};
     pc->type = &user_type;
+    pc->name = "user";
     pc->state = u;
     return OVK_OK;
 }

@@ -1,8 +1,9 @@
-/* The solver interface: one variant per file, each exporting one
- * `const ovk__solver ovk__solver_NAME`, listed in methods/registry.c.  The
- * solver object (interface/object*.c) does the argument checks, the
- * reducer, the preconditioner and the result; a variant allocates its work
- * vectors at setup (through the frame, engine/frame.c) and iterates. */
+/* The solver interface: one variant per file, each exporting its ops,
+ * `const ovk__solver_ops ovk__solver_NAME`, listed by name with its
+ * description and keys in methods/registry_list.h.  The solver object
+ * (interface/object*.c) does the argument checks, the reducer, the
+ * preconditioner and the result; a variant allocates its work vectors at
+ * setup (through the frame, engine/frame.c) and iterates. */
 #ifndef OVK_SOLVER_H
 #define OVK_SOLVER_H
 
@@ -295,7 +296,7 @@ typedef struct ovk__tic {
  * doubles in one staggered block, times the solve, computes r = b - A x into
  * the first declared vector, decides the trivial cases (b = 0, converged or
  * non-finite at x0, the monitor) and then calls iterate. */
-/* The bits of ovk__solver.caps. */
+/* The bits of ovk__solver_ops.caps. */
 enum {
     /* assumes neither A nor C symmetric: accepts any matrix */
     OVK__CAP_NONSYMMETRIC = 1u << 0,
@@ -330,10 +331,11 @@ enum {
     .work_size = sizeof(type), .nvec = (int)(sizeof((const size_t[]){__VA_ARGS__}) / sizeof(size_t)),    \
     .vec = (const size_t[]){__VA_ARGS__}
 
-typedef struct ovk__solver {
-    const char *name;
-    const char *description;
-    const char *options;  /* "key=values: meaning; ..." or "" */
+struct ovk__solver;
+
+/* A variant's ops: its math and what it needs, exported by its file.  Its
+ * name, description and keys are the registry's (ovk__solver, below). */
+typedef struct ovk__solver_ops {
     int split;            /* needs the split form C = L^-T L^-1 */
     int needs_norm;       /* uses ||A||_inf and the longest row (c->norms): the
                            * numeric setup takes them (ovk__variant_delegate for an
@@ -385,10 +387,21 @@ typedef struct ovk__solver {
      * shifts), for a variant that models the candidates' cost (auto). */
     int (*estimate_steps)(int p);
     unsigned caps;        /* what the variant can do or assumes: OVK__CAP_* bits */
+} ovk__solver_ops;
+
+/* A registered variant as the registry makes it from its list
+ * (methods/registry_list.h): what a user reads of it and its ops.  What
+ * the object, the engine and a variant running another hold (static: the
+ * registry's). */
+typedef struct ovk__solver {
+    const char *name;
+    const char *description; /* one line */
+    const char *keys;        /* its spec's keys: "key=values: meaning; ..." or "" */
+    const ovk__solver_ops *ops;
 } ovk__solver;
 
 /* 1 when variant sv has every bit of cap */
-static inline int ovk__has_cap(const struct ovk__solver *sv, unsigned cap) { return (sv->caps & cap) == cap; }
+static inline int ovk__has_cap(const ovk__solver *sv, unsigned cap) { return (sv->ops->caps & cap) == cap; }
 
 /* A variant's instance: its work struct and vector block. */
 typedef struct ovk__variant {
@@ -522,7 +535,8 @@ void ovk__elim_end_solve(ovk__ctx *c, const ovk__elim *e, const ovk_matrix *A);
 int ovk__elim_many_begin(ovk__ctx *c, ovk__elim *e, const ovk_matrix *A, int k, const double **b, double *const *x,
                          double **room);
 
-/* The registered variants (methods/registry.c). */
+/* The registered variant `name` (methods/registry.c, from
+ * registry_list.h), or NULL. */
 const ovk__solver *ovk__solver_find(const char *name);
 /* "alg1, alg2, ..." into buf; with unsplit_only, those that take any
  * preconditioner (not `split`). */

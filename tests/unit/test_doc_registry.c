@@ -1,4 +1,5 @@
-/* docs/solvers.md's reference against the solver registry (pcg.c), so that
+/* docs/solvers.md's reference against the solver registry (its list,
+ * src/solvers/methods/registry_list.h), so that
  * neither drifts from the other:
  *   - between the marker lines "<!-- registry solvers: begin -->" and
  *     "<!-- registry solvers: end -->" every registered solver has exactly
@@ -176,7 +177,7 @@ static int check_entry(const ovk__solver *sv)
     if (count != 1) {
         print_error("docs/solvers.md: %d entries \"### `%s`\" between the registry markers, want 1\n"
                     "  description: %s\n  options: %s\n", count, sv->name, sv->description,
-                    sv->options[0] ? sv->options : "(none)");
+                    sv->keys[0] ? sv->keys : "(none)");
         free(entry);
         return 1;
     }
@@ -187,23 +188,23 @@ static int check_entry(const ovk__solver *sv)
         bad++;
     }
     keyset reg, doc_k;
-    options_keys(sv->options, &reg);
+    options_keys(sv->keys, &reg);
     int nd = doc_keys(entry, &doc_k);
     if (nd < 0 || (reg.n == 0 && !strstr(entry, "\nKeys: none."))) {
         print_error("docs/solvers.md, `%s`: no paragraph \"Keys:\" (\"Keys: none.\" for none); options: %s\n",
-                    sv->name, sv->options[0] ? sv->options : "(none)");
+                    sv->name, sv->keys[0] ? sv->keys : "(none)");
         bad++;
     }
     for (int i = 0; i < reg.n; i++)
         if (!has_key(&doc_k, reg.key[i])) {
             print_error("docs/solvers.md, `%s`: \"Keys:\" lacks `%s=...` (options: %s)\n", sv->name, reg.key[i],
-                        sv->options);
+                        sv->keys);
             bad++;
         }
     for (int i = 0; i < doc_k.n; i++)
         if (!has_key(&reg, doc_k.key[i])) {
             print_error("docs/solvers.md, `%s`: \"Keys:\" names `%s=`, which its options string does not "
-                        "(options: %s)\n", sv->name, doc_k.key[i], sv->options[0] ? sv->options : "(none)");
+                        "(options: %s)\n", sv->name, doc_k.key[i], sv->keys[0] ? sv->keys : "(none)");
             bad++;
         }
     if (!strstr(entry, "**Cost.**") || !strstr(entry, "**When.**") || !strstr(entry, "**Refuses.**")) {
@@ -226,7 +227,7 @@ static void test_every_solver_documented(void **state)
         const ovk__solver *sv = ovk__solver_find(ovk_solver_type_name(i));
         assert_non_null(sv);
         assert_non_null(sv->description);
-        assert_non_null(sv->options);
+        assert_non_null(sv->keys);
         assert_true(strlen(sv->description) > 20);
         bad += check_entry(sv);
     }
@@ -258,9 +259,9 @@ static int parser_reads(const ovk__solver *sv, const char *key)
     ovk__opts o;
     snprintf(spec, sizeof spec, "%s:%s=@", sv->name, key);
     assert_int_equal(ovk__spec_parse("solver", OVK_EOPTION, spec, name, sizeof name, &o), OVK_OK);
-    if (!sv->parse) return 0;
+    if (!sv->ops->parse) return 0;
     void *params = NULL;
-    (void)sv->parse(&o, &params);
+    (void)sv->ops->parse(&o, &params);
     free(params);
     return o.kv[0].used;
 }
@@ -314,19 +315,19 @@ static void test_option_strings_match_parsers(void **state)
     methods_keys(&all); /* every key some parser reads */
     assert_true(all.n >= 10); /* restart, orth, l, s, maxl, ...: the scan itself works */
     for (int i = 0; i < ovk_solver_type_count(); i++) {
-        options_keys(ovk__solver_find(ovk_solver_type_name(i))->options, &own);
+        options_keys(ovk__solver_find(ovk_solver_type_name(i))->keys, &own);
         for (int j = 0; j < own.n; j++) add_key(&all, own.key[j], strlen(own.key[j]));
     }
     int bad = 0;
     for (int i = 0; i < ovk_solver_type_count(); i++) {
         const ovk__solver *sv = ovk__solver_find(ovk_solver_type_name(i));
-        options_keys(sv->options, &own);
+        options_keys(sv->keys, &own);
         for (int j = 0; j < all.n; j++) {
             int reads = parser_reads(sv, all.key[j]), listed = has_key(&own, all.key[j]);
             if (reads != listed) {
                 print_error("solver %s: its parser %s key '%s', its options string %s it (\"%s\")\n", sv->name,
                             reads ? "reads" : "does not read", all.key[j], listed ? "names" : "does not name",
-                            sv->options);
+                            sv->keys);
                 bad++;
             }
         }

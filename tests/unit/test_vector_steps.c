@@ -55,10 +55,9 @@ static const double *half_divisor(void *state)
     return pc_a;
 }
 
-static const ovk__pc_type pc_diag = {.name = "half", .apply = half_apply, .diagonal = half_diagonal,
-                                     .divisor = half_divisor};
-static const ovk__pc_type pc_general = {.name = "half-general", .apply = half_apply};
-static const ovk__pc_type pc_failing = {.name = "failing", .apply = failing_apply};
+static const ovk__pc_type pc_diag = {.apply = half_apply, .diagonal = half_diagonal, .divisor = half_divisor};
+static const ovk__pc_type pc_general = {.apply = half_apply};
+static const ovk__pc_type pc_failing = {.apply = failing_apply};
 
 /* spec's vector step on a new zeroed block of n rows with pc: *failed = the
  * context's callback status after it */
@@ -67,26 +66,26 @@ static void run_step(const char *spec, int n, const ovk__pc_type *type, int *fai
     char name[32];
     ovk__opts o;
     void *params = NULL;
-    ovk__pc pc = {type, NULL};
+    ovk__pc pc = {type, NULL, "half"};
     ovk__ctx c = {.comm = MPI_COMM_WORLD, .n = n, .pc = &pc, .ops = &ovk__direct_ops};
     pc_rows = n;
     assert_int_equal(ovk__spec_parse("solver", OVK_EINVAL, spec, name, sizeof name, &o), OVK_OK);
     const ovk__solver *sv = ovk__solver_find(name);
     assert_non_null(sv);
-    assert_non_null(sv->vector_step);
-    if (sv->parse) assert_int_equal(sv->parse(&o, &params), OVK_OK);
+    assert_non_null(sv->ops->vector_step);
+    if (sv->ops->parse) assert_int_equal(sv->ops->parse(&o, &params), OVK_OK);
     c.params = params;
     ovk__variant v;
     assert_int_equal(ovk__variant_setup_on(&c, sv, &v, NULL), OVK_OK);
     double x[STEP_ROWS];
     for (int i = 0; i < STEP_ROWS; i++) x[i] = 1.0;
-    assert_int_equal(sv->vector_step(&c, v.work, x), OVK_OK);
-    assert_int_equal(sv->vector_step(&c, v.work, x), OVK_OK);
+    assert_int_equal(sv->ops->vector_step(&c, v.work, x), OVK_OK);
+    assert_int_equal(sv->ops->vector_step(&c, v.work, x), OVK_OK);
     *failed = c.cb.failed;
     if (!c.cb.failed) {
         for (int i = 0; i < STEP_ROWS; i++) assert_true(x[i] == 1.0); /* x += a p, p = 0 */
         size_t stride = ovk__vec_stride(n);
-        int count = sv->vectors ? sv->vectors(params, NULL) : sv->nvec;
+        int count = sv->ops->vectors ? sv->ops->vectors(params, NULL) : sv->ops->nvec;
         for (int k = 0; k < count; k++)
             for (int i = 0; i < n; i++) assert_true(v.block[stride * (size_t)k + (size_t)i] == 0.0);
     }

@@ -14,13 +14,13 @@
 static int vector_fields(const ovk__ctx *c, const ovk__solver *sv, size_t **room, const size_t **vec)
 {
     *room = NULL;
-    *vec = sv->vec;
-    if (!sv->vectors) return sv->nvec;
-    int count = sv->vectors(c->params, NULL);
+    *vec = sv->ops->vec;
+    if (!sv->ops->vectors) return sv->ops->nvec;
+    int count = sv->ops->vectors(c->params, NULL);
     *room = malloc(sizeof(size_t) * (size_t)(count > 0 ? count : 1));
     if (!*room) return -1;
     *vec = *room;
-    return sv->vectors(c->params, *room);
+    return sv->ops->vectors(c->params, *room);
 }
 
 size_t ovk__vec_stride(int n)
@@ -55,7 +55,7 @@ static int allocate(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, double 
     } else {
         v->block = calloc(len, sizeof(double));
     }
-    v->work = v->block ? calloc(1, sv->work_size) : NULL;
+    v->work = v->block ? calloc(1, sv->ops->work_size) : NULL;
     if (v->work)
         for (int i = 0; i < count; i++) *(double **)((char *)v->work + off[i]) = v->block + stride * (size_t)i;
     free(room);
@@ -71,7 +71,7 @@ int ovk__variant_setup_on(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, d
     int rc = allocate(c, sv, v, block);
     if (!rc) {
         v->sv = sv; /* from here on its destroy frees what setup made */
-        if (sv->setup) rc = sv->setup(c, v->work);
+        if (sv->ops->setup) rc = sv->ops->setup(c, v->work);
     }
     rc = ovk__agree(c->comm, rc); /* one agreement for the vectors and the setup */
     if (rc) ovk__variant_free(v);
@@ -96,7 +96,7 @@ int ovk__variant_run(ovk__ctx *c, ovk__variant *v)
     c->watch.initial_pending = c->mon.natural || (ovk__has_cap(v->sv, OVK__CAP_DEFERS_INITIAL) && c->opts->max_iter > 0);
     if (!c->watch.initial_pending) rc = ovk__initial_check(c, v->r, &bb, &decided);
     if (rc || decided) goto done;
-    rc = v->sv->iterate(c, v->work, bb);
+    rc = v->sv->ops->iterate(c, v->work, bb);
 done:
     c->watch.initial_pending = 0;
     c->clock.t[OVK_TIMER_SOLVE] = ovk__now() - t_solve;
@@ -105,18 +105,18 @@ done:
 
 int ovk__variant_resume(ovk__ctx *c, const ovk__solver *sv, ovk__variant *v, double bb, int iter0)
 {
-    if (!sv->resume) return ovk__fail(OVK_EINVAL, "solver %s cannot resume another's solve", sv->name);
+    if (!sv->ops->resume) return ovk__fail(OVK_EINVAL, "solver %s cannot resume another's solve", sv->name);
     if (!v->sv) {
         int rc = ovk__variant_setup(c, sv, v);
         if (rc) return rc;
     }
     c->sym.running = ovk__has_cap(sv, OVK__CAP_NONSYMMETRIC);
-    return sv->resume(c, v->work, bb, iter0);
+    return sv->ops->resume(c, v->work, bb, iter0);
 }
 
 int ovk__variant_after_setup(ovk__ctx *c, ovk__variant *v)
 {
-    return v->sv && v->sv->after_setup ? v->sv->after_setup(c, v->work) : OVK_OK;
+    return v->sv && v->sv->ops->after_setup ? v->sv->ops->after_setup(c, v->work) : OVK_OK;
 }
 
 int ovk__variant_delegate(ovk__ctx *c, ovk__variant *inner, void *params, const double *r, double bb, int *ran)
@@ -124,13 +124,13 @@ int ovk__variant_delegate(ovk__ctx *c, ovk__variant *inner, void *params, const 
     int decided = 0, rc = OVK_OK;
     *ran = 0;
     if (c->watch.initial_pending && !ovk__has_cap(inner->sv, OVK__CAP_DEFERS_INITIAL)) rc = ovk__initial_check(c, r, &bb, &decided);
-    if (!rc && !decided && inner->sv->needs_norm && !c->norms.current) rc = c->norms.update(c);
+    if (!rc && !decided && inner->sv->ops->needs_norm && !c->norms.current) rc = c->norms.update(c);
     if (rc || decided) return rc;
     if (c->n > 0) memcpy(inner->r, r, sizeof(double) * (size_t)c->n);
     c->sym.running = ovk__has_cap(inner->sv, OVK__CAP_NONSYMMETRIC);
     void *saved = c->params;
     c->params = params;
-    rc = inner->sv->iterate(c, inner->work, bb);
+    rc = inner->sv->ops->iterate(c, inner->work, bb);
     c->params = saved;
     *ran = 1;
     return rc;
@@ -138,7 +138,7 @@ int ovk__variant_delegate(ovk__ctx *c, ovk__variant *inner, void *params, const 
 
 void ovk__variant_free(ovk__variant *v)
 {
-    if (v->sv && v->sv->destroy) v->sv->destroy(v->work);
+    if (v->sv && v->sv->ops->destroy) v->sv->ops->destroy(v->work);
     free(v->work);
     free(v->block);
     memset(v, 0, sizeof *v);

@@ -572,12 +572,13 @@ static int task_variant(ovk__ctx *c, const ovk__variant *v, const ovk__solver **
     ovk__opts opts;
     *sv = v->sv;
     *params = NULL;
-    if (!v->sv->chosen) return OVK_OK;
-    const char *spec = v->sv->chosen(v->work, sv);
+    if (!v->sv->ops->chosen) return OVK_OK;
+    const char *spec = v->sv->ops->chosen(v->work, sv);
     if (!spec) return ovk__fail(OVK_EUNSUPPORTED, "solve_many: %s has not chosen a variant", v->sv->name);
     int rc = ovk__spec_parse("solver", OVK_EOPTION, spec, name, sizeof name, &opts);
-    if (!rc && (*sv)->parse) rc = (*sv)->parse(&opts, params);
-    if (!rc && (*sv)->needs_norm && !c->norms.current) rc = c->norms.update(c); /* collective, on every rank alike */
+    if (!rc && (*sv)->ops->parse) rc = (*sv)->ops->parse(&opts, params);
+    if (!rc && (*sv)->ops->needs_norm && !c->norms.current)
+        rc = c->norms.update(c); /* collective, on every rank alike */
     return rc;
 }
 
@@ -812,7 +813,7 @@ int ovk__many_solve(ovk__ctx *c, const ovk__variant *v, int k, const double *con
     m.current = current;
     if (!rc) rc = ovk__agree(c->comm, task_variant(c, v, &sv, &params));
     if (!rc) {
-        int nvec = sv->vectors ? sv->vectors(params ? params : c->params, NULL) : sv->nvec;
+        int nvec = sv->ops->vectors ? sv->ops->vectors(params ? params : c->params, NULL) : sv->ops->nvec;
         rc = group_size(&m, c, nvec > 0 ? nvec : 1, c->many.group);
     }
     for (int j = 0; !rc && j < k; j++) {

@@ -17,7 +17,7 @@ static void solver_choices(const char *spec, FILE *f)
     const ovk__solver *sv = ovk__solver_find(name);
     if (!sv) return; /* an unknown name is the next setup's error */
     fprintf(f, "      %s: %s\n", sv->name, sv->description);
-    fprintf(f, "      %s's keys: %s\n", sv->name, sv->options[0] ? sv->options : "none");
+    fprintf(f, "      %s's keys: %s\n", sv->name, sv->keys[0] ? sv->keys : "none");
 }
 
 /* a number as its shortest text that reads back the same (1e-07, not

@@ -65,9 +65,9 @@ static int pick_solver(ovk_solver *s)
         ovk__solver_names(list, sizeof list, 0);
         return ovk__fail(OVK_EOPTION, "unknown solver '%s'; available: %s", name, list);
     }
-    if (sv->parse) rc = sv->parse(&opts, &s->made.params);
+    if (sv->ops->parse) rc = sv->ops->parse(&opts, &s->made.params);
     if (rc) return bad_option(rc);
-    rc = ovk__opts_check_unused(&opts, sv->name, sv->options);
+    rc = ovk__opts_check_unused(&opts, sv->name, sv->keys);
     if (rc) return bad_option(rc);
     s->made.sv = sv;
     return OVK_OK;
@@ -84,19 +84,19 @@ static int pick_precond(ovk_solver *s)
         return ovk__fail(OVK_EUNSUPPORTED,
                          "preconditioner %s reads the matrix; a user operator has none (use 'none' or "
                          "ovk_solver_set_precond_fn)",
-                         s->made.pc.type->name);
+                         s->made.pc.name);
     if (ovk__has_cap(s->made.sv, OVK__CAP_NONSYMMETRIC) && s->made.pc.type->symmetric_only)
         return ovk__fail(OVK_EUNSUPPORTED,
                          "preconditioner %s is built for a symmetric matrix; solver %s assumes none (use ilu0, "
                          "eisenstat, jacobi or none)",
-                         s->made.pc.type->name, s->made.sv->name);
-    if (s->made.sv->split && !s->made.pc.type->apply_left) {
+                         s->made.pc.name, s->made.sv->name);
+    if (s->made.sv->ops->split && !s->made.pc.type->apply_left) {
         char any[256];
         ovk__solver_names(any, sizeof any, 1);
         return ovk__fail(OVK_EUNSUPPORTED,
                          "solver %s needs a split preconditioner C = L L^T, which %s does not have; with it use "
                          "one of %s",
-                         s->made.sv->name, s->made.pc.type->name, any);
+                         s->made.sv->name, s->made.pc.name, any);
     }
     return OVK_OK;
 }
@@ -406,7 +406,7 @@ static int note_nonsymmetric(ovk_solver *s)
     snprintf(detail, sizeof detail, "%s", ovk_error_detail());
     return ovk__fail(OVK_EUNSUPPORTED, "solver %s: the matrix is not symmetric (%s), and preconditioner %s is built "
                                        "for a symmetric one (use ilu0, eisenstat, jacobi or none)",
-                     s->made.sv->name, detail, s->made.pc.type->name);
+                     s->made.sv->name, detail, s->made.pc.name);
 }
 
 /* Collective, after A's check found it not symmetric (its detail current):
@@ -488,7 +488,7 @@ int ovk__solver_numeric_setup(ovk_solver *s, int pc_too)
     ovk__log_mark(&s->rec.log, OVK__LOG_PRECOND);
     if (rc) goto cleanup;
     s->c.norms.current = 0;
-    if (s->made.sv->needs_norm || s->A) { /* an assembled A's is one pass (or the preconditioner's): every
+    if (s->made.sv->ops->needs_norm || s->A) { /* an assembled A's is one pass (or the preconditioner's): every
                                         variant's scaled solve (scaling.c) needs it when A's scale is extreme */
         rc = ctx_norm(&s->c);
         ovk__log_mark(&s->rec.log, OVK__LOG_NORM);

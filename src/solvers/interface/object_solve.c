@@ -134,7 +134,7 @@ static void report_solve(const ovk_solver *s, const ovk_result *res, int rc)
     if (s->o.print_level >= 1)
         fprintf(f, "ovk_solver_solve: %s, %s, backend %s: %s in %d iterations, ||r||/||b|| = %.3e, %.6f s, %lld "
                    "reductions\n",
-                s->made.sv->name, s->made.pc.type->name, ovk_reducer_spec(s->made.red), ovk_reason_name(res->reason),
+                s->made.sv->name, s->made.pc.name, ovk_reducer_spec(s->made.red), ovk_reason_name(res->reason),
                 res->iterations, res->rel_residual, res->time_max[OVK_TIMER_SOLVE], res->reductions);
     if (s->o.print_level >= 1 && s->c.ns)
         fprintf(f, "ovk_solver_solve: null space of %d vectors: ||Z^T b||/||b|| = %.3e (b's inconsistency, "

@@ -51,11 +51,11 @@ int ovk_solver_view(const ovk_solver *s, FILE *f)
     fprintf(f, "ovk_solver: %lld rows on %d ranks, %s\n", (long long)s->lay->nglobal, s->lay->size,
             s->made.ready && !s->marks.dirty ? "set up" : "options changed since the last setup (the next solve sets up)");
     fprintf(f, "  solver: %s%s%s\n", s->solver_spec, s->made.sv ? " - " : "", s->made.sv ? s->made.sv->description : "");
-    if (s->made.var.sv && s->made.var.sv->view) s->made.var.sv->view(s->made.var.work, f);
+    if (s->made.var.sv && s->made.var.sv->ops->view) s->made.var.sv->ops->view(s->made.var.work, f);
     ovk__recycle_view(&s->c.recycle, f);
     if (s->fns.pc) fprintf(f, "  preconditioner: the application's callback\n");
-    else if (s->made.pc.type && strncmp(s->precond_spec, s->made.pc.type->name, strlen(s->made.pc.type->name)))
-        fprintf(f, "  preconditioner: %s (%s)\n", s->precond_spec, s->made.pc.type->name);
+    else if (s->made.pc.type && strncmp(s->precond_spec, s->made.pc.name, strlen(s->made.pc.name)))
+        fprintf(f, "  preconditioner: %s (%s)\n", s->precond_spec, s->made.pc.name);
     else fprintf(f, "  preconditioner: %s\n", s->precond_spec);
     if (!s->fns.pc && s->made.pc.type && s->made.pc.type->view && s->made.pc.state && s->made.ready) s->made.pc.type->view(s->made.pc.state, f);
     char origin[64];

@@ -116,7 +116,7 @@ static int parse_spec(const char *spec, void **params, const ovk__solver **sv)
     if (rc) return rc;
     *sv = ovk__solver_find(name);
     if (!*sv) return ovk__fail(OVK_EINVAL, "auto: no solver %s", name);
-    return (*sv)->parse ? (*sv)->parse(&o, params) : OVK_OK;
+    return (*sv)->ops->parse ? (*sv)->ops->parse(&o, params) : OVK_OK;
 }
 
 /* The first failure of rc and rc2 */
@@ -143,7 +143,7 @@ static int use(ovk__ctx *c, chosen_variant *cv, ovk__auto_choice choice, double 
         drop(cv);
         return rc;
     }
-    if (block && (sv->vectors ? sv->vectors(cv->params, NULL) : sv->nvec) > 2 * PROBE_VECS) {
+    if (block && (sv->ops->vectors ? sv->ops->vectors(cv->params, NULL) : sv->ops->nvec) > 2 * PROBE_VECS) {
         free(block);
         block = NULL;
     }
@@ -598,7 +598,7 @@ static int time_step(ovk__ctx *c, ovk__auto_choice ch, double **block, double *x
     *u = INFINITY;
     for (int i = 0; !rc && i < reps; i++) { /* local: no rank waits for another */
         double t0 = ovk__now();
-        rc = sv->vector_step ? sv->vector_step(c, cd->v.work, x)
+        rc = sv->ops->vector_step ? sv->ops->vector_step(c, cd->v.work, x)
                              : ovk__fail(OVK_EINVAL, "auto: %s has no vector step", cd->spec);
         *u = fmin(*u, ovk__now() - t0);
     }
@@ -976,7 +976,7 @@ static void auto_view(const void *work, FILE *f)
     const auto_work *w = work;
     choice_line(w, "  ", f);
     const ovk__variant *in = &w->inner.v;
-    if (in->sv && in->sv->view) in->sv->view(in->work, f);
+    if (in->sv && in->sv->ops->view) in->sv->ops->view(in->work, f);
 }
 
 static const char *auto_chosen(const void *work, const ovk__solver **sv)
@@ -987,14 +987,7 @@ static const char *auto_chosen(const void *work, const ovk__solver **sv)
 }
 
 #define V(f) offsetof(auto_work, f)
-const ovk__solver ovk__solver_auto = {
-    .name = "auto",
-    .description = "measures the reduction latency and the local work at setup and picks alg1, pipecg, "
-                   "plcg:l=k or scg:s=4|8 (pipeprcg after a breakdown of plcg); on a nonsymmetric matrix gmres, "
-                   "pgmres:l=k or sgmres:s=5|10[,overlap=1]",
-    .options = "remeasure=0|1: measure again after new matrix values (0); warm=0|1: measure again, warm, in the "
-               "second solve of the same values (1); maxl=1..8: deepest plcg (4; pgmres: at most 3); "
-               "sstep=0|1: scg and sgmres are candidates (1; never below rtol 1e-10, nor scg with condest=1)",
+const ovk__solver_ops ovk__solver_auto = {
     /* the initial residual and the null space go to the chosen variant when it takes them */
     .caps = OVK__CAP_DEFERS_INITIAL | OVK__CAP_EITHER_SYMMETRY | OVK__CAP_NULLSPACE | OVK__CAP_CONDEST,
     OVK__WORK_VECTORS(auto_work, V(r)),

@@ -145,7 +145,7 @@ static int sstep_allowed(const ovk__auto_figures *f) { return f->sstep && f->lat
  * the pipeline, and two waited reductions */
 static double startup_time(const ovk__auto_figures *f, int k)
 {
-    return ((ovk__solver_find("plcg")->estimate_steps(k) + 1 + k) * f->work + 2.0 * f->latency) / FIRST_ITERATIONS;
+    return ((ovk__solver_find("plcg")->ops->estimate_steps(k) + 1 + k) * f->work + 2.0 * f->latency) / FIRST_ITERATIONS;
 }
 
 /* a variant waiting after its matvec for a sum started `depth` steps
@@ -301,7 +301,7 @@ static double modelled_nonsymmetric(const ovk__auto_figures *f, int first, ovk__
     }
     double vec = pgmres_passes(ch.depth) * pass, e = exposed(f);
     double t = fmax(mv + vec, ((1.0 - e) * f->latency + vec) / ch.depth) + e * f->latency;
-    int est = ovk__solver_find("pgmres")->estimate_steps(GMRES_RESTART); /* the shifts' estimate, as gmres */
+    int est = ovk__solver_find("pgmres")->ops->estimate_steps(GMRES_RESTART); /* the shifts' estimate, as gmres */
     if (first) t = (est * gmres + (FIRST_ITERATIONS - est) * t) / FIRST_ITERATIONS;
     return t;
 }

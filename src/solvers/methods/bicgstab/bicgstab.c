@@ -370,11 +370,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
 }
 
 #define V(f) offsetof(bicg_work, f)
-const ovk__solver ovk__solver_bicgstab = {
-    .name = "bicgstab",
-    .description = "BiCGStab (van der Vorst), right-preconditioned: any matrix, two matvecs and three blocking "
-                   "reductions per iteration",
-    .options = "",
+const ovk__solver_ops ovk__solver_bicgstab = {
     .caps = OVK__CAP_NONSYMMETRIC,
     OVK__WORK_VECTORS(bicg_work, V(r), V(rhat), V(p), V(v), V(z), V(zs), V(t)),
     .iterate = iterate,

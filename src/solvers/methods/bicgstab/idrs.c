@@ -239,11 +239,7 @@ static void idrs_view(const void *work, FILE *f)
             w->idr.s, w->idr.s + 1, w->idr.s, w->idr.s + 3, 2 * w->idr.s + 4);
 }
 
-const ovk__solver ovk__solver_idrs = {
-    .name = "idrs",
-    .description = "IDR(s) (biorthogonal, van Gijzen-Sonneveld), right-preconditioned: any matrix, one blocking "
-                   "reduction per step, s + 1 steps a cycle",
-    .options = "s=1..64: the shadow space's dimension (4); a step is one product and one reduction",
+const ovk__solver_ops ovk__solver_idrs = {
     .caps = OVK__CAP_NONSYMMETRIC,
     .work_size = sizeof(idrs_work), .vectors = idrs_vectors,
     .parse = idrs_parse, .setup = idrs_setup, .after_setup = idrs_after_setup, .destroy = idrs_destroy,

@@ -378,11 +378,7 @@ static void pbcgs_view(const void *work, FILE *f)
 }
 
 #define V(f) offsetof(pbcgs_work, f)
-const ovk__solver ovk__solver_pipebicgstab = {
-    .name = "pipebicgstab",
-    .description = "pipelined BiCGStab (Cools-Vanroose): any matrix, two reductions behind C and a matvec each, "
-                   "in flight together with early=1",
-    .options = "early=0|1: start the next omega's sums before beta and alpha are known (1)",
+const ovk__solver_ops ovk__solver_pipebicgstab = {
     .caps = OVK__CAP_NONSYMMETRIC,
     OVK__WORK_VECTORS(pbcgs_work, V(r), V(rhat), V(p2), V(q), V(q2), V(y), V(r2), V(s), V(s2), V(w), V(w2), V(z),
                       V(z2), V(t), V(v)),

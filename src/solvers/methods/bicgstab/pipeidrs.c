@@ -348,11 +348,7 @@ static void pidrs_view(const void *work, FILE *f)
             w->idr.s, w->idr.s + 1, w->idr.s, w->idr.s + 3, 2 * w->idr.s + 4);
 }
 
-const ovk__solver ovk__solver_pipeidrs = {
-    .name = "pipeidrs",
-    .description = "pipelined IDR(s): idrs's iterates, right-preconditioned, any matrix, one reduction per step in "
-                   "flight behind the step's preconditioner application and matvec",
-    .options = "s=1..64: the shadow space's dimension (4); a step is one product and one reduction",
+const ovk__solver_ops ovk__solver_pipeidrs = {
     .caps = OVK__CAP_NONSYMMETRIC,
     .work_size = sizeof(pidrs_work), .vectors = pidrs_vectors,
     .parse = pidrs_parse, .setup = pidrs_setup, .after_setup = pidrs_after_setup, .destroy = pidrs_destroy,

@@ -178,11 +178,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
 }
 
 #define V(f) offsetof(alg1_work, f)
-const ovk__solver ovk__solver_alg1 = {
-    .name = "alg1",
-    .description = "PCG-Algorithm1 (hypre's PCG): three blocking reductions per iteration, the fewest vectors and "
-                   "bytes, any preconditioner",
-    .options = "",
+const ovk__solver_ops ovk__solver_alg1 = {
     .caps = OVK__CAP_NULLSPACE | OVK__CAP_NATURAL_NORM | OVK__CAP_CONDEST,
     OVK__WORK_VECTORS(alg1_work, V(r), V(s), V(p)),
     .iterate = iterate,

@@ -73,11 +73,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
 }
 
 #define V(f) offsetof(alg2_work, f)
-const ovk__solver ovk__solver_alg2 = {
-    .name = "alg2",
-    .description = "PCG-Algorithm2: split preconditioner C = L^-T L^-1 (jacobi, none, ic0, ssor), three blocking "
-                   "reductions, x updated one step late",
-    .options = "",
+const ovk__solver_ops ovk__solver_alg2 = {
     .split = 1,
     .caps = OVK__CAP_CONDEST,
     OVK__WORK_VECTORS(alg2_work, V(r), V(t), V(w), V(s), V(p), V(p_prev)),

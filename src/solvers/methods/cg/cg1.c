@@ -123,10 +123,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
 }
 
 #define V(f) offsetof(cg1_work, f)
-const ovk__solver ovk__solver_cg1 = {
-    .name = "cg1",
-    .description = "single-reduction PCG (Chronopoulos-Gear): one blocking reduction per iteration, all its sums in it",
-    .options = "",
+const ovk__solver_ops ovk__solver_cg1 = {
     .needs_norm = 1, .caps = OVK__CAP_NULLSPACE | OVK__CAP_CONDEST,
     OVK__WORK_VECTORS(cg1_work, V(r), V(u), V(w), V(p), V(s)),
     .iterate = iterate,

@@ -179,10 +179,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
 }
 
 #define V(f) offsetof(gropp_work, f)
-const ovk__solver ovk__solver_groppcg = {
-    .name = "groppcg",
-    .description = "Gropp's PCG: two non-blocking reductions, one behind the preconditioner, one behind the matvec",
-    .options = "",
+const ovk__solver_ops ovk__solver_groppcg = {
     .caps = OVK__CAP_NULLSPACE | OVK__CAP_CONDEST,
     OVK__WORK_VECTORS(gropp_work, V(r), V(z), V(p), V(s), V(S), V(Z)),
     .iterate = iterate,

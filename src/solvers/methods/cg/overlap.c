@@ -102,11 +102,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
 }
 
 #define V(f) offsetof(ovl_work, f)
-const ovk__solver ovk__solver_overlap = {
-    .name = "overlap",
-    .description = "PCG-Overlap: alg2 with each of its three reductions started early and completed late, behind a "
-                   "scaling or an axpy",
-    .options = "",
+const ovk__solver_ops ovk__solver_overlap = {
     .split = 1,
     .caps = OVK__CAP_CONDEST,
     OVK__WORK_VECTORS(ovl_work, V(r), V(t), V(w), V(s), V(p), V(p_prev)),

@@ -155,11 +155,7 @@ static int vector_step(ovk__ctx *c, void *work, double *x)
 }
 
 #define V(f) offsetof(pipe_work, v.f)
-const ovk__solver ovk__solver_pipecg = {
-    .name = "pipecg",
-    .description = "pipelined PCG (Ghysels-Vanroose): one reduction per iteration, in flight behind the "
-                   "preconditioner and the matvec",
-    .options = "",
+const ovk__solver_ops ovk__solver_pipecg = {
     .needs_norm = 1, .caps = OVK__CAP_NULLSPACE | OVK__CAP_CONDEST,
     OVK__WORK_VECTORS(pipe_work, V(r), V(u), V(w), V(p), V(s), V(q), V(z), V(m), V(n)),
     .iterate = iterate, .vector_step = vector_step,

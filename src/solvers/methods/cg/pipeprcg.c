@@ -205,11 +205,7 @@ static int resume(ovk__ctx *c, void *work, double bb, int iter0)
 }
 
 #define V(f) offsetof(prcg_work, f)
-const ovk__solver ovk__solver_pipeprcg = {
-    .name = "pipeprcg",
-    .description = "pipelined predict-and-recompute PCG (Chen-Carson): one reduction behind two matvecs and "
-                   "two preconditioner applications, classical attainable accuracy",
-    .options = "",
+const ovk__solver_ops ovk__solver_pipeprcg = {
     .caps = OVK__CAP_NULLSPACE | OVK__CAP_CONDEST,
     OVK__WORK_VECTORS(prcg_work, V(r), V(rt), V(w), V(wt), V(p), V(s), V(st), V(u), V(ut)),
     .iterate = iterate, .resume = resume,

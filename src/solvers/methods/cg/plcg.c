@@ -943,12 +943,7 @@ static int plcg_iterate(ovk__ctx *c, void *work, double bb)
     return run(c, w, bb);
 }
 
-const ovk__solver ovk__solver_plcg = {
-    .name = "plcg",
-    .description = "p(l)-CG (Cornelis-Cools-Vanroose): a deep pipeline, l reductions in flight behind l matvecs "
-                   "and preconditioner applications; falls back to pipeprcg",
-    .options = "l=1..8: pipeline depth (1); lmin, lmax: bounds of the spectrum of CA for the shifts "
-               "(default: lmin = 0, lmax = the largest Ritz value of a Krylov space of up to 13 dimensions, two reductions)",
+const ovk__solver_ops ovk__solver_plcg = {
     .caps = OVK__CAP_DEFERS_INITIAL | OVK__CAP_NULLSPACE | OVK__CAP_CONDEST,
     .work_size = sizeof(plcg_work), .vectors = plcg_vectors,
     .parse = plcg_parse, .setup = plcg_setup, .after_setup = plcg_after_setup, .destroy = plcg_destroy,

@@ -237,11 +237,7 @@ static void destroy(void *work)
 }
 
 #define V(f) offsetof(rcg_work, f)
-const ovk__solver ovk__solver_rcg = {
-    .name = "rcg",
-    .description = "recycled PCG, not pipelined: deflated PCG with a space kept across solves (option recycle=K), "
-                   "built eigCG-style as rpipecg's; two reductions per iteration, 2K vectors more than PCG",
-    .options = "",
+const ovk__solver_ops ovk__solver_rcg = {
     .caps = OVK__CAP_RECYCLES | OVK__CAP_CONDEST,
     OVK__WORK_VECTORS(rcg_work, V(r), V(z), V(p), V(s)),
     .setup = setup, .iterate = run, .destroy = destroy,

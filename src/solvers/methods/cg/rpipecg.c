@@ -336,11 +336,7 @@ static void destroy(void *work)
 }
 
 #define V(f) offsetof(rp_work, f)
-const ovk__solver ovk__solver_rpipecg = {
-    .name = "rpipecg",
-    .description = "recycled pipelined PCG: pipecg deflated by a space kept across solves (option recycle=K), "
-                   "built eigCG-style from earlier solves' coefficients; one reduction per iteration, in flight",
-    .options = "",
+const ovk__solver_ops ovk__solver_rpipecg = {
     .needs_norm = 1, .caps = OVK__CAP_RECYCLES | OVK__CAP_CONDEST,
     OVK__WORK_VECTORS(rp_work, V(r), V(u), V(w), V(m), V(nv), V(p), V(s), V(q), V(z)),
     .setup = setup, .iterate = iterate, .destroy = destroy,

@@ -567,10 +567,7 @@ static void scg_view(const void *work, FILE *f)
                 w->halvings, w->halved_at, w->halved_pivot, (int)STALL, w->s_cur);
 }
 
-const ovk__solver ovk__solver_scg = {
-    .name = "scg",
-    .description = "s-step PCG (Chronopoulos-Gear, Newton basis): one reduction per s iterations, any SPD preconditioner",
-    .options = "s=1..16: iterations per reduction, the block's basis vectors (4)",
+const ovk__solver_ops ovk__solver_scg = {
     .work_size = sizeof(scg_work), .vectors = scg_vectors,
     .parse = scg_parse, .setup = scg_setup, .view = scg_view, .iterate = scg_iterate,
     .caps = OVK__CAP_DEFERS_INITIAL,

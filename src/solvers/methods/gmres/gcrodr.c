@@ -896,12 +896,7 @@ static void view(const void *work, FILE *f)
                "when the norm cancels below 1e-2 of ||w||)\n", w->m);
 }
 
-const ovk__solver ovk__solver_gcrodr = {
-    .name = "gcrodr",
-    .description = "GCRO-DR: restarted GMRES, right-preconditioned, recycling k harmonic Ritz vectors across its "
-                   "cycles and solves (option recycle=K < restart), any matrix",
-    .options = "restart=2..500: the Krylov space's dimension before a restart (30); the recycled space's dimension "
-               "is the solver option recycle (0: plain restarted GMRES, classical Gram-Schmidt)",
+const ovk__solver_ops ovk__solver_gcrodr = {
     .caps = OVK__CAP_NONSYMMETRIC | OVK__CAP_RECYCLES | OVK__CAP_DEFERS_INITIAL,
     .work_size = sizeof(gcrodr_work), .vectors = vectors,
     .parse = parse, .setup = setup, .destroy = destroy, .view = view,

@@ -912,29 +912,14 @@ static void view(const void *work, FILE *f)
                    "basis had no room: the float one goes on\n");
 }
 
-#define REFINE_OPTIONS                                                                                       \
-    "restart=1..500: the Krylov space's dimension before a restart (30); orth=dcgs2|cgs: classical "           \
-    "Gram-Schmidt with the second pass delayed into the next step's reduction (default: one reduction per "    \
-    "step, two passes' orthogonality), or classical passes as refine= says; refine=never|ifneeded|always "     \
-    "(orth=cgs, implied by refine=): one pass and the norm summed after it (PETSc's default), a second pass "   \
-    "when the norm fell below 1/sqrt 2 (CGS2), or at every step; basis=double|single: the Krylov basis stored " \
-    "in double (default) or float (half the Gram-Schmidt bytes, double arithmetic); orthloss=0|1: measure "    \
-    "||I - V^T V||_F of each cycle's basis (one more reduction per cycle), shown by the view"
-
-const ovk__solver ovk__solver_gmres = {
-    .name = "gmres",
-    .description = "restarted GMRES, right-preconditioned, DCGS2 Gram-Schmidt: one reduction per step, any matrix",
-    .options = REFINE_OPTIONS,
+const ovk__solver_ops ovk__solver_gmres = {
     .caps = OVK__CAP_NONSYMMETRIC,
     .work_size = sizeof(gmres_work), .vectors = gmres_vectors,
     .parse = gmres_parse, .setup = gmres_setup, .destroy = destroy, .view = view,
     .iterate = iterate, .resume = resume,
 };
 
-const ovk__solver ovk__solver_fgmres = {
-    .name = "fgmres",
-    .description = "flexible GMRES: the preconditioner may change at every step (keeps the preconditioned vectors), any matrix",
-    .options = REFINE_OPTIONS,
+const ovk__solver_ops ovk__solver_fgmres = {
     .caps = OVK__CAP_NONSYMMETRIC,
     .work_size = sizeof(gmres_work), .vectors = fgmres_vectors,
     .parse = fgmres_parse, .setup = fgmres_setup, .destroy = destroy, .view = view,

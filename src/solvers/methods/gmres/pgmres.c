@@ -586,14 +586,7 @@ static void pgmres_destroy(void *work)
     ovk__variant_free(&w->fallback);
 }
 
-const ovk__solver ovk__solver_pgmres = {
-    .name = "pgmres",
-    .description = "p(l)-GMRES (Ghysels et al.): one reduction per step behind l matvecs, falls back to gmres",
-    .options = "l=1..8: pipeline depth (2); restart=1..500 (30); orth=cgs|dcgs2: the basis from the Gram "
-               "matrix alone (default), or each v_j's second classical pass in the reduction of step j + l - 1, "
-               "applied l steps later; orthloss=0|1: measure ||I - V^T V||_F of each cycle's basis (one reduction "
-               "more a cycle; the view prints the last); lmin, lmax: the interval of the shifts (default: the "
-               "real parts of the first cycle's Ritz values)",
+const ovk__solver_ops ovk__solver_pgmres = {
     .caps = OVK__CAP_NONSYMMETRIC,
     .work_size = sizeof(pgmres_work), .vectors = pgmres_vectors,
     .parse = pgmres_parse, .setup = pgmres_setup, .destroy = pgmres_destroy, .view = pgmres_view,

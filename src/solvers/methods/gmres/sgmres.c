@@ -893,15 +893,7 @@ static void sgmres_view(const void *work, FILE *f)
                    "gmres went on from there\n", w->guards, w->guard_at);
 }
 
-const ovk__solver ovk__solver_sgmres = {
-    .name = "sgmres",
-    .description = "s-step GMRES (CA-GMRES): s products per block, two block reductions per s steps, Newton basis",
-    .options = "s=1..32: the block size, products between reductions (5); m=1..500: the restart (the smallest "
-               "multiple of s from 30); basis=newton|monomial: the block's basis, Newton with Leja-ordered Ritz "
-               "shifts from the first cycle's Ritz values, its first blocks monomial (default) or powers of A C; overlap=0|1: 1 starts each block from "
-               "the previous block's raw last vector (one Newton basis per cycle, m shifts) so that one reduction per "
-               "block, carrying the previous block's second pass, runs in flight behind the next block's products "
-               "(0)",
+const ovk__solver_ops ovk__solver_sgmres = {
     .caps = OVK__CAP_NONSYMMETRIC,
     .work_size = sizeof(sgmres_work), .vectors = sgmres_vectors,
     .parse = sgmres_parse, .setup = sgmres_setup, .after_setup = sgmres_after_setup, .destroy = sgmres_destroy,

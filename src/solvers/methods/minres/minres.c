@@ -73,11 +73,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
 }
 
 #define V(f) offsetof(minres_work, mv.f)
-const ovk__solver ovk__solver_minres = {
-    .name = "minres",
-    .description = "MINRES (Paige-Saunders) for a symmetric, possibly indefinite matrix with an SPD preconditioner: "
-                   "one blocking reduction per iteration",
-    .options = "",
+const ovk__solver_ops ovk__solver_minres = {
     OVK__WORK_VECTORS(minres_work, V(r), V(u_old), V(u), V(v_old), V(v), V(w), V(d_old), V(d), V(x_kept), V(x_cand),
                       V(t)),
     .iterate = iterate, .caps = OVK__CAP_NULLSPACE,

@@ -165,11 +165,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
 }
 
 #define V(f) offsetof(pminres_work, mv.f)
-const ovk__solver ovk__solver_pminres = {
-    .name = "pminres",
-    .description = "pipelined MINRES: one reduction per iteration, in flight behind the preconditioner and the "
-                   "matvec; symmetric, possibly indefinite matrix, SPD preconditioner",
-    .options = "",
+const ovk__solver_ops ovk__solver_pminres = {
     OVK__WORK_VECTORS(pminres_work, V(r), V(u_old), V(u), V(v_old), V(v), V(w_old), V(w), V(m), V(n), V(d_old), V(d),
                       V(x_kept), V(x_cand), V(t)),
     .iterate = iterate, .caps = OVK__CAP_NULLSPACE,
