@@ -128,8 +128,13 @@ static void check_scales_of(const char *const *solvers, int nsolvers, const char
             for (int k = 0; k < (int)(sizeof scales / sizeof scales[0]); k++) {
                 outcome o = solve_scaled(solvers[i], pcs[j], scales[k], peclet);
                 double dx = max_rel_diff(o.x, one.x, n);
-                MT_CHECK(o.rc == OVK_OK && o.iterations == one.iterations &&
-                             fabs(o.rel - one.rel) <= rel_tol * one.rel && dx < 1e-7,
+                /* auto may time its way to another variant on a loaded host:
+                   then converged, and x as close as two rtol 1e-8 solves are */
+                int same = strcmp(o.choice, one.choice) == 0;
+                MT_CHECK(o.rc == OVK_OK &&
+                             (same ? o.iterations == one.iterations && fabs(o.rel - one.rel) <= rel_tol * one.rel &&
+                                         dx < 1e-7
+                                   : o.rel <= 1e-8 && dx < 1e-5),
                          "%s, %s, Pe %g, s = %g: %s, %d iterations, ||r||/||b|| = %.6e, ||x - x(s=1)|| = %.1e; "
                          "s = 1: %d, %.6e",
                          solvers[i], pcs[j], peclet, scales[k], ovk_status_name(o.rc), o.iterations, o.rel, dx,
