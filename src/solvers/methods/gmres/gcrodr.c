@@ -21,6 +21,9 @@
  * after a Cholesky factor of G^T G, else dggev; a complex pair enters as
  * its real and imaginary parts, or not at all):
  * G P = Q R, Ck = [Ck, V_{m+1}] Q, U = [U, V_m] P R^-1.
+ * With the key update=N only a solve's first N cycle ends do so (a space
+ * that settled within a solve); later cycles keep U and Ck, their ends sum
+ * ||r||^2 alone and skip the eigenproblem.
  *
  * A solve's start: the ranks agree on k in the initial check's reduction;
  * when A's values (and so C) changed since the space was made, Ck = A C U
@@ -46,12 +49,15 @@ extern void dgeev_(const char *jobvl, const char *jobvr, const int *n, double *a
 
 typedef struct gcrodr_params {
     long restart;
+    long update; /* cycles a solve that make the space again (0: every cycle) */
 } gcrodr_params;
 
 typedef struct gcrodr_work {
     double *r, *t, *d;
     double *V[OVK__MAX_RESTART + 1];
     int m;
+    int update;   /* cycles a solve that make the space again (0: every cycle) */
+    int cycle_no; /* the solve's cycles ended so far */
     ovk__arnoldi ls;
     double *hraw;  /* Hbar's columns before the rotations, (m + 1) apart */
     double *B;     /* Ck^T w of step j at B + j cap */
@@ -709,7 +715,12 @@ static int cycle_end(ovk__ctx *c, gcrodr_work *w, int k, int mk, int iter, doubl
     if (why != OVK_REASON_NONE && why != OVK_REASON_CONVERGED) return OVK_OK; /* monitor, diverged */
     rc = ovk__ctx_residual(c, w->r); /* r = b - A x */
     if (rc) return rc;
-    int updating = ovk__recycle_active(c) && mk > 0;
+    /* after the solve's first w->update cycles the space, once made, is kept as it is */
+    int frozen = k > 0 && w->update > 0 && w->cycle_no >= w->update;
+    int updating = ovk__recycle_active(c) && mk > 0 && !frozen;
+    if (frozen && ovk__recycle_active(c))
+        snprintf(sp->note, sizeof sp->note, "made at the solve's first %d cycle end(s), kept since (update=%d)",
+                 w->update, w->update);
     int known = updating && k > 0 && cu_valid(w, sp); /* Ck^T U carried from the last update */
     int nx = known ? mk + 1 : k + mk + 1, nv = updating ? nx * k : 0;
     double *vals = w->cvals;
@@ -773,6 +784,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
     double v[4] = {0.0, 0.0, k, (double)k * k}, rr;
     w->deeper = 0;
     w->lapack_info = 0;
+    w->cycle_no = 0;
     w->cu_k = 0; /* Ck^T U summed again at the first cycle's end: its rounding renewed once a solve */
     if (c->watch.initial_pending) { /* <b,b>, <r0,r0> and the ranks' k in one reduction */
         ovk__initial_dots(c, w->r, v);
@@ -818,6 +830,7 @@ static int iterate(ovk__ctx *c, void *work, double bb)
         if (rc) return rc;
         rc = cycle_end(c, w, k, mk, iter, bb, &rr, &stop);
         if (rc) return rc;
+        w->cycle_no++;
         k = active ? sp->k : 0;
     }
     if (active) judge_carried(sp, w, carried, iter);
@@ -832,8 +845,10 @@ static int parse(ovk__opts *o, void **params)
     *params = p;
     if (!p) return ovk__fail(OVK_ENOMEM, "gcrodr");
     p->restart = 30;
-    const ovk__opt_entry t[] = {OVK__OPT_INT("restart", 2, OVK__MAX_RESTART, &p->restart)};
-    return ovk__opts_read(o, "gcrodr", t, 1);
+    p->update = 0;
+    const ovk__opt_entry t[] = {OVK__OPT_INT("restart", 2, OVK__MAX_RESTART, &p->restart),
+                                OVK__OPT_INT("update", 0, 1000000, &p->update)};
+    return ovk__opts_read(o, "gcrodr", t, 2);
 }
 
 /* r, t, d, V[0..m] */
@@ -854,6 +869,7 @@ static int setup(ovk__ctx *c, void *work)
     gcrodr_work *w = work;
     const gcrodr_params *p = c->params;
     w->m = (int)p->restart;
+    w->update = (int)p->update;
     int want = c->recycle.want;
     if (want >= w->m)
         return ovk__fail(OVK_EOPTION, "solver gcrodr: recycle=%d must be less than restart=%d (the cycle's dimension)",
@@ -894,6 +910,10 @@ static void view(const void *work, FILE *f)
     const gcrodr_work *w = work;
     fprintf(f, "  gcrodr: restart = %d, classical Gram-Schmidt against [Ck, V] (one reduction per step, a second "
                "when the norm cancels below 1e-2 of ||w||)\n", w->m);
+    if (w->update > 0)
+        fprintf(f, "  gcrodr: the space made again at a solve's first %d cycle end(s) only, then kept\n", w->update);
+    else
+        fprintf(f, "  gcrodr: the space made again at every cycle's end\n");
 }
 
 const ovk__solver_ops ovk__solver_gcrodr = {
