@@ -19,7 +19,8 @@
  *     view says so;
  *   - update=2: the space made at a solve's first two cycle ends only (the
  *     view's update count at most 2 a solve, below every cycle's), each
- *     system still converges; the view says it was kept;
+ *     system still converges; the view says it was kept; settle=0.1 (the
+ *     space kept after a cycle that cut the residual tenfold) likewise;
  *   - a NaN from the operator in one solve fails it on every rank; the next
  *     solve still starts from a space;
  *   - bad input, refused on every rank: recycle >= restart, restart 1, a key
@@ -205,6 +206,16 @@ static void check_frozen(void)
              frozen.error[1], frozen.error[STEPS - 1]);
     MT_CHECK(strstr(frozen.view, "kept since (update=2)") != NULL, "update=2: the view: %s", frozen.view);
     MT_CHECK(strstr(frozen.view, "first 2 cycle end(s) only") != NULL, "update=2: the view: %s", frozen.view);
+    run settled = sequence("gcrodr:restart=20,settle=0.1", K, -1);
+    int us = view_updates(settled.view);
+    if (rank == 0)
+        printf("settle=0.1: %d updates; iterations", us);
+    for (int t = 0; t < STEPS && rank == 0; t++) printf(" %d (%d)", settled.iterations[t], every.iterations[t]);
+    if (rank == 0) printf("\n");
+    MT_CHECK(us >= 1 && us < ue, "settle=0.1: %d updates, every cycle %d", us, ue);
+    MT_CHECK(settled.error[1] < 1e-6 && settled.error[STEPS - 1] < 1e-6, "settle=0.1: errors %.3g, %.3g",
+             settled.error[1], settled.error[STEPS - 1]);
+    MT_CHECK(strstr(settled.view, "settle=0.1)") != NULL, "settle=0.1: the view: %s", settled.view);
 }
 
 /* a first system far easier than the next (a shifted diagonal): the space
@@ -424,6 +435,7 @@ static void check_refusals(void)
     refused(A, "gcrodr:restart=1", "0", "restart");
     refused(A, "gcrodr:orth=cgs", "0", "orth");
     refused(A, "gcrodr:update=-1", "0", "update");
+    refused(A, "gcrodr:settle=2", "0", "settle");
     MT_RC(OVK_OK, ovk_matrix_destroy(A));
 }
 
