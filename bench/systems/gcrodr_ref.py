@@ -15,7 +15,9 @@ solve took more than a fresh one's iterations plus k); project: the carried
 space projects x0 only, the cycles start a space of their own; first: the
 carried space for the first cycle only; beside: the carried space kept
 fixed through the solve beside k vectors the cycles make (2k in all; the
-next system carries those k).  -same solves every system's b with the first
+next system carries those k).  -update N: only a solve's first N cycles
+make the space again, later ones keep it (0: every cycle); -settle F:
+the space kept after the first cycle that cut the true residual by F.  -same solves every system's b with the first
 matrix, -cycles prints the true residual at each cycle's end, -ritz the
 harmonic Ritz pairs of A D^-1 in the space system 1 leaves (theta and
 ||A D^-1 u - theta u||) and the 12 eigenvalues of A D^-1 nearest 0.  Prints
@@ -103,7 +105,7 @@ def harmonic_update(C, U, V, H, Bm, k):
     return What @ Q, Vhat @ P @ np.linalg.inv(R), P, R
 
 
-def solve(A, b, U, m, k, rtol, mode="carried", cycles=False, maxit=20000):
+def solve(A, b, U, m, k, rtol, mode="carried", cycles=False, maxit=20000, update=0, settle=0.0):
     """one system; U the carried space (None: fresh).  Returns x, iterations and the space to carry"""
     d = 1.0 / A.diagonal()
     op = lambda v: A @ (d * v)  # A D^-1: the solve is of A D^-1 y = b, x = D^-1 y
@@ -119,7 +121,7 @@ def solve(A, b, U, m, k, rtol, mode="carried", cycles=False, maxit=20000):
             C = U = None
         elif mode == "beside":
             Cf, Uf, C, U = C, U, None, None
-    cycle_no = 0
+    cycle_no, settled, rprev = 0, False, np.linalg.norm(r)
     while np.linalg.norm(r) > target and its < maxit:
         Call = C if Cf is None else (Cf if C is None else np.column_stack([Cf, C]))
         V, H, Bm, y2, its = cycle(op, r, Call, m, target, its, maxit)
@@ -131,6 +133,8 @@ def solve(A, b, U, m, k, rtol, mode="carried", cycles=False, maxit=20000):
         y += V[:, :mk] @ y2
         if C is None and mk < k:
             pass
+        elif (settled or (update and cycle_no >= update)) and C is not None:
+            pass  # the space settled: kept as it is for the rest of the solve
         else:
             C, U, P, R = harmonic_update(C, U, V, H, Bm[kf:], k)
             if kf:  # U - Uf Cf^T A D^-1 U, so that A D^-1 U = C (C is orthogonal to Cf)
@@ -138,6 +142,9 @@ def solve(A, b, U, m, k, rtol, mode="carried", cycles=False, maxit=20000):
                 U -= Uf @ (np.column_stack([np.zeros((kf, kk)), Bm[:kf]]) @ P @ np.linalg.inv(R))
         r = b - op(y)
         cycle_no += 1
+        rnow = np.linalg.norm(r)
+        settled = settled or (settle > 0 and C is not None and rnow <= settle * rprev)
+        rprev = rnow
         if mode == "first" and cycle_no == 1 and U is not None and Cf is None and Call is not None:
             C = U = None  # the carried space served the first cycle
         if cycles:
@@ -169,6 +176,8 @@ def main():
     p.add_argument("-k", type=int, default=10, help="recycled vectors")
     p.add_argument("-rtol", type=float, default=1e-8)
     p.add_argument("-mode", choices=["carried", "fresh", "project", "first", "beside"], default="carried")
+    p.add_argument("-update", type=int, default=0, help="cycles a solve that update the space (0: every cycle)")
+    p.add_argument("-settle", type=float, default=0.0, help="keep the space once a cycle cut the residual by this")
     p.add_argument("-same", action="store_true", help="every b with the first matrix")
     p.add_argument("-cycles", action="store_true", help="the true residual at each cycle's end")
     p.add_argument("-ritz", action="store_true", help="the pairs of the space system 1 leaves")
@@ -177,7 +186,8 @@ def main():
     U, later = None, 0
     for s in range(a.steps):
         A = mats[0] if a.same else mats[s]
-        x, its, Unew = solve(A, rhs[s], U if a.mode != "fresh" else None, a.m, a.k, a.rtol, a.mode, a.cycles)
+        x, its, Unew = solve(A, rhs[s], U if a.mode != "fresh" else None, a.m, a.k, a.rtol, a.mode, a.cycles,
+                         update=a.update, settle=a.settle)
         if s == 0 and a.ritz:
             ritz_report(A, Unew)
         U = Unew

@@ -17,6 +17,10 @@
  *     into system 2 takes more than system 1's iterations plus k: system 3
  *     starts without it (the iterations of a solve after a reset) and the
  *     view says so;
+ *   - update=2: the space made at a solve's first two cycle ends only (the
+ *     view's update count at most 2 a solve, below every cycle's), each
+ *     system still converges; the view says it was kept; settle=0.1 (the
+ *     space kept after a cycle that cut the residual tenfold) likewise;
  *   - a NaN from the operator in one solve fails it on every rank; the next
  *     solve still starts from a space;
  *   - bad input, refused on every rank: recycle >= restart, restart 1, a key
@@ -141,7 +145,8 @@ static run sequence(const char *solver, int k, int reset_at)
     return out;
 }
 
-static void check_sequence(void)
+/* returns the recycled run (check_frozen compares its updates) */
+static run check_sequence(void)
 {
     run plain = sequence("gmres:restart=20", 0, -1), off = sequence("gcrodr:restart=20", 0, -1);
     run rec = sequence("gcrodr:restart=20", K, -1);
@@ -173,6 +178,46 @@ static void check_sequence(void)
     run reset = sequence("gcrodr:restart=20", K, 2);
     MT_CHECK(reset.iterations[1] == rec.iterations[1], "before the reset: %d, %d", reset.iterations[1], rec.iterations[1]);
     MT_CHECK(strstr(reset.view, "recycle:") != NULL, "the view after a reset: %s", reset.view);
+    return rec;
+}
+
+/* the "N update(s)" of a view's recycle line, -1 without one */
+static int view_updates(const char *view)
+{
+    const char *at = strstr(view, "recycle: ");
+    const char *after = at ? strstr(at, " vectors after ") : NULL;
+    int n = -1;
+    if (after && sscanf(after, " vectors after %d update", &n) != 1) n = -1;
+    return n;
+}
+
+/* update=2, settle=0.1: a solve's later cycles keep the space (no update, no
+ * eigenproblem) and the systems still converge (sequence checks each) */
+static void check_frozen(const run *every)
+{
+    run frozen = sequence("gcrodr:restart=20,update=2", K, -1);
+    int ue = view_updates(every->view), uf = view_updates(frozen.view);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)
+        printf("update=2: %d updates over %d systems (every cycle: %d); systems 1, %d: %d, %d iterations\n", uf, STEPS,
+               ue, STEPS, frozen.iterations[0], frozen.iterations[STEPS - 1]);
+    MT_CHECK(uf >= 1 && uf <= 2 * STEPS, "update=2: %d updates over %d systems: %s", uf, STEPS, frozen.view);
+    MT_CHECK(ue > uf, "every cycle: %d updates, update=2: %d", ue, uf);
+    MT_CHECK(frozen.error[1] < 1e-6 && frozen.error[STEPS - 1] < 1e-6, "update=2: errors %.3g, %.3g",
+             frozen.error[1], frozen.error[STEPS - 1]);
+    MT_CHECK(strstr(frozen.view, "kept since (update=2)") != NULL, "update=2: the view: %s", frozen.view);
+    MT_CHECK(strstr(frozen.view, "first 2 cycle end(s) only") != NULL, "update=2: the view: %s", frozen.view);
+    run settled = sequence("gcrodr:restart=20,settle=0.1", K, -1);
+    int us = view_updates(settled.view);
+    if (rank == 0)
+        printf("settle=0.1: %d updates; iterations", us);
+    for (int t = 0; t < STEPS && rank == 0; t++) printf(" %d (%d)", settled.iterations[t], every->iterations[t]);
+    if (rank == 0) printf("\n");
+    MT_CHECK(us >= 1 && us < ue, "settle=0.1: %d updates, every cycle %d", us, ue);
+    MT_CHECK(settled.error[1] < 1e-6 && settled.error[STEPS - 1] < 1e-6, "settle=0.1: errors %.3g, %.3g",
+             settled.error[1], settled.error[STEPS - 1]);
+    MT_CHECK(strstr(settled.view, "settle=0.1)") != NULL, "settle=0.1: the view: %s", settled.view);
 }
 
 /* a first system far easier than the next (a shifted diagonal): the space
@@ -391,16 +436,19 @@ static void check_refusals(void)
     refused(A, "gcrodr:restart=8", "12", "restart");
     refused(A, "gcrodr:restart=1", "0", "restart");
     refused(A, "gcrodr:orth=cgs", "0", "orth");
+    refused(A, "gcrodr:update=-1", "0", "update");
+    refused(A, "gcrodr:settle=2", "0", "settle");
     MT_RC(OVK_OK, ovk_matrix_destroy(A));
 }
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    check_sequence();
+    run every_cycle = check_sequence();
     check_repeat();
     check_cycle_end_sums();
     check_not_carried();
+    check_frozen(&every_cycle);
     check_nan();
     check_refusals();
     int status = mt_finish("test_gcrodr");

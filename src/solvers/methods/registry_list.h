@@ -71,8 +71,10 @@ OVK__SOLVER(sgmres, "s-step GMRES (CA-GMRES): s products per block, two block re
                     "(0)")
 OVK__SOLVER(gcrodr, "GCRO-DR: restarted GMRES, right-preconditioned, recycling k harmonic Ritz vectors across its "
                     "cycles and solves (option recycle=K < restart), any matrix",
-                    "restart=2..500: the Krylov space's dimension before a restart (30); the recycled space's dimension "
-                    "is the solver option recycle (0: plain restarted GMRES, classical Gram-Schmidt)")
+                    "restart=2..500: the Krylov space's dimension before a restart (30); update=N: only a solve's first "
+                    "N cycles make the space again, later ones keep it (0: every cycle, the default); settle=0..1: "
+                    "none after the first cycle that cut the true residual by that factor (0: never); the recycled "
+                    "space's dimension is the solver option recycle (0: plain restarted GMRES, classical Gram-Schmidt)")
 OVK__SOLVER(auto, "measures the reduction latency and the local work at setup and picks alg1, pipecg, "
                   "plcg:l=k or scg:s=4|8 (pipeprcg after a breakdown of plcg); on a nonsymmetric matrix gmres, "
                   "pgmres:l=k or sgmres:s=5|10[,overlap=1]",

@@ -21,6 +21,10 @@
  * after a Cholesky factor of G^T G, else dggev; a complex pair enters as
  * its real and imaginary parts, or not at all):
  * G P = Q R, Ck = [Ck, V_{m+1}] Q, U = [U, V_m] P R^-1.
+ * With the key update=N only a solve's first N cycle ends do so, with
+ * settle=F those up to the first cycle that cut the true residual by F
+ * (the space settled); later cycles keep U and Ck, their ends sum ||r||^2
+ * alone and skip the eigenproblem.
  *
  * A solve's start: the ranks agree on k in the initial check's reduction;
  * when A's values (and so C) changed since the space was made, Ck = A C U
@@ -46,12 +50,23 @@ extern void dgeev_(const char *jobvl, const char *jobvr, const int *n, double *a
 
 typedef struct gcrodr_params {
     long restart;
+    long update; /* cycles a solve that make the space again (0: every cycle) */
+    double settle; /* the space kept once a cycle cut the true residual by this (0: never) */
 } gcrodr_params;
+
+/* when a solve stops making the space again (keys update, settle) */
+typedef struct gcrodr_keep {
+    int update;    /* cycles a solve that make the space again (0: every cycle) */
+    double settle; /* the space kept once a cycle cut the true residual by this (0: never) */
+    int cycle_no;  /* the solve's cycles ended so far */
+    int kept_at;   /* the first cycle of this solve that kept the space (0: none yet) */
+} gcrodr_keep;
 
 typedef struct gcrodr_work {
     double *r, *t, *d;
     double *V[OVK__MAX_RESTART + 1];
     int m;
+    gcrodr_keep keep;
     ovk__arnoldi ls;
     double *hraw;  /* Hbar's columns before the rotations, (m + 1) apart */
     double *B;     /* Ck^T w of step j at B + j cap */
@@ -709,7 +724,15 @@ static int cycle_end(ovk__ctx *c, gcrodr_work *w, int k, int mk, int iter, doubl
     if (why != OVK_REASON_NONE && why != OVK_REASON_CONVERGED) return OVK_OK; /* monitor, diverged */
     rc = ovk__ctx_residual(c, w->r); /* r = b - A x */
     if (rc) return rc;
-    int updating = ovk__recycle_active(c) && mk > 0;
+    /* after the solve's first w->keep.update cycles, or once it settled, the space is kept as it is */
+    int frozen = k > 0 && (w->keep.kept_at > 0 || (w->keep.update > 0 && w->keep.cycle_no >= w->keep.update));
+    int updating = ovk__recycle_active(c) && mk > 0 && !frozen;
+    if (frozen && w->keep.kept_at == 0) {
+        w->keep.kept_at = w->keep.cycle_no + 1;
+        if (ovk__recycle_active(c))
+            snprintf(sp->note, sizeof sp->note, "made at %d cycle ends, kept since (update=%d)",
+                     w->keep.cycle_no, w->keep.update);
+    }
     int known = updating && k > 0 && cu_valid(w, sp); /* Ck^T U carried from the last update */
     int nx = known ? mk + 1 : k + mk + 1, nv = updating ? nx * k : 0;
     double *vals = w->cvals;
@@ -773,6 +796,8 @@ static int iterate(ovk__ctx *c, void *work, double bb)
     double v[4] = {0.0, 0.0, k, (double)k * k}, rr;
     w->deeper = 0;
     w->lapack_info = 0;
+    w->keep.cycle_no = 0;
+    w->keep.kept_at = 0;
     w->cu_k = 0; /* Ck^T U summed again at the first cycle's end: its rounding renewed once a solve */
     if (c->watch.initial_pending) { /* <b,b>, <r0,r0> and the ranks' k in one reduction */
         ovk__initial_dots(c, w->r, v);
@@ -814,10 +839,19 @@ static int iterate(ovk__ctx *c, void *work, double bb)
     }
     while (!stop) {
         int mk = 0;
+        double rr_start = rr;
         rc = arnoldi(c, w, k, rr, bb, &iter, &mk);
         if (rc) return rc;
         rc = cycle_end(c, w, k, mk, iter, bb, &rr, &stop);
         if (rc) return rc;
+        w->keep.cycle_no++;
+        gcrodr_keep *kp = &w->keep;
+        if (active && kp->kept_at == 0 && sp->k > 0 && rr <= kp->settle * kp->settle * rr_start) { /* settled */
+            kp->kept_at = kp->cycle_no + 1;
+            snprintf(sp->note, sizeof sp->note,
+                     "made at %d cycle ends, kept since (%.3g-fold cut, settle=%g)", kp->cycle_no,
+                     sqrt(rr_start / rr), kp->settle);
+        }
         k = active ? sp->k : 0;
     }
     if (active) judge_carried(sp, w, carried, iter);
@@ -832,8 +866,12 @@ static int parse(ovk__opts *o, void **params)
     *params = p;
     if (!p) return ovk__fail(OVK_ENOMEM, "gcrodr");
     p->restart = 30;
-    const ovk__opt_entry t[] = {OVK__OPT_INT("restart", 2, OVK__MAX_RESTART, &p->restart)};
-    return ovk__opts_read(o, "gcrodr", t, 1);
+    p->update = 0;
+    p->settle = 0.0;
+    const ovk__opt_entry t[] = {OVK__OPT_INT("restart", 2, OVK__MAX_RESTART, &p->restart),
+                                OVK__OPT_INT("update", 0, 1000000, &p->update),
+                                OVK__OPT_DOUBLE("settle", 0.0, 1.0, &p->settle)};
+    return ovk__opts_read(o, "gcrodr", t, 3);
 }
 
 /* r, t, d, V[0..m] */
@@ -854,6 +892,8 @@ static int setup(ovk__ctx *c, void *work)
     gcrodr_work *w = work;
     const gcrodr_params *p = c->params;
     w->m = (int)p->restart;
+    w->keep.update = (int)p->update;
+    w->keep.settle = p->settle;
     int want = c->recycle.want;
     if (want >= w->m)
         return ovk__fail(OVK_EOPTION, "solver gcrodr: recycle=%d must be less than restart=%d (the cycle's dimension)",
@@ -894,6 +934,12 @@ static void view(const void *work, FILE *f)
     const gcrodr_work *w = work;
     fprintf(f, "  gcrodr: restart = %d, classical Gram-Schmidt against [Ck, V] (one reduction per step, a second "
                "when the norm cancels below 1e-2 of ||w||)\n", w->m);
+    const gcrodr_keep *kp = &w->keep;
+    if (kp->update > 0)
+        fprintf(f, "  gcrodr: the space made again at a solve's first %d cycle end(s) only, then kept\n", kp->update);
+    if (kp->settle > 0.0)
+        fprintf(f, "  gcrodr: the space kept once a cycle cut the true residual %g-fold\n", 1.0 / kp->settle);
+    if (kp->update == 0 && kp->settle == 0.0) fprintf(f, "  gcrodr: the space made again at every cycle's end\n");
 }
 
 const ovk__solver_ops ovk__solver_gcrodr = {
