@@ -179,7 +179,8 @@ typedef struct ovk_result {
                          went on); scg: halvings of s by its safeguard (0 for the others) */
     int history_len;  /* residual norms written to the solver's history buffer */
     /* solver "auto": what it measured at setup (the latency of one blocking reduction, the
-     * local work of one PCG iteration; the largest over the ranks, microseconds) and the
+     * local work of one PCG iteration; the largest over the ranks, microseconds; the work NaN
+     * where its vector steps alone chose alg1 or gmres, the matvec not timed) and the
      * variant it chose ("alg1", "pipecg", "plcg:l=3", "pipeprcg"); 0 and "" for the other solvers.
      * Also by key from the solver: ovk_solver_get_info(s, "auto_choice", ...) (solver.h), which
      * the bindings use rather than these fields */

@@ -385,7 +385,8 @@ double ovk_solver_setup_time(const ovk_solver *s);
  * once per solve):
  *   auto_choice              text: solver auto's chosen variant ("" else)
  *   auto_latency_us          solver auto: one blocking reduction's latency (us)
- *   auto_work_us             solver auto: one iteration's local work (us)
+ *   auto_work_us             solver auto: one iteration's local work (us; NaN
+ *                            where its vector steps alone chose alg1 or gmres)
  *   nullspace_inconsistency  with a null space: ||Z^T b|| / ||b|| (0 else)
  * Values of the last ovk_solver_solve (ovk_solver_solve_many: of its first
  * system; the others' are in their results), 0 and "" before any.  Local

@@ -98,7 +98,7 @@ int ovk__amg_coarse_make(MPI_Comm comm, int n, const int *ptr, const ovk_gidx *c
     double *rows = NULL;
     ovk__amg_coarse *c = calloc(1, sizeof *c);
     int rc = ovk__agree(comm, c ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: the coarsest level"));
-    if (rc) return rc;
+    if (rc) goto cleanup; /* the ranks whose c was made free it */
     c->comm = comm, c->n = n;
     rc = partition(c);
     if (rc) goto cleanup;

@@ -165,7 +165,7 @@ static int plan_halo(ovk__amg_transfer *t, const ovk__amg_prows *p, int size, in
     int *need = buf, *give = buf + size, *sdispl = buf + 2 * size, *rdispl = buf + 3 * size + 1;
     ovk_gidx *starts = malloc(sizeof(ovk_gidx) * ((size_t)size + 1)), *want = NULL;
     int rc = ovk__agree(t->comm, starts ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: P's halo plan"));
-    if (rc) return rc;
+    if (rc) goto cleanup; /* the ranks whose starts was made free it */
     rc = ovk__agree(t->comm, ovk__mpi(MPI_Allgather(&p->c0, 1, MPI_INT64_T, starts, 1, MPI_INT64_T, t->comm),
                                       "MPI_Allgather"));
     for (int q = 0; q < p->nx && !rc; q++) need[owner_of(starts, size, p->cmap[q])]++;

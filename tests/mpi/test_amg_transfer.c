@@ -9,6 +9,9 @@
  *     dense solve, an unknown whose row and column are empty (solved as 0
  *     for a zero right-hand side), and a zero row refused with
  *     OVK_EPRECOND on every rank.
+ *   - both makes with each of their allocations failing once, on one
+ *     rank: the same status on every rank, OVK_ENOMEM, and nothing made
+ *     (leaks on the other ranks show under LSan).
  * The fine rows split unevenly with none on the last of 3+ ranks, the
  * coarse rows with none on the first of 2+ ranks.  Self-checking at 1-4
  * ranks. */
@@ -19,6 +22,7 @@
 
 #include "mpitest.h"
 #include "precond/amg_transfer.h"
+#include "util/alloc_fault.h"
 
 static int g_rank, g_size;
 
@@ -179,20 +183,29 @@ static double a_entry(int i, int j, int n, int kind)
     return 0.0;
 }
 
+/* this rank's rows lo .. lo + n - 1 of the N x N test matrix (kind as a_entry's) */
+static void coarse_rows(int N, int kind, int *lo, int *n, int **ptr, ovk_gidx **col, double **val)
+{
+    int hi;
+    split(N, g_size >= 3 ? 1 : -1, lo, &hi);
+    *n = hi - *lo;
+    *ptr = calloc((size_t)*n + 1, sizeof(int));
+    *col = malloc(sizeof(ovk_gidx) * ((size_t)*n * (size_t)N + 1));
+    *val = malloc(sizeof(double) * ((size_t)*n * (size_t)N + 1));
+    int e = 0;
+    for (int i = *lo; i < hi; i++) {
+        for (int j = N - 1; j >= 0; j--) /* columns in any order */
+            if (a_entry(i, j, N, kind) != 0.0) (*col)[e] = j, (*val)[e++] = a_entry(i, j, N, kind);
+        (*ptr)[i - *lo + 1] = e;
+    }
+}
+
 static void coarse_case(int N, int kind)
 {
-    int lo, hi;
-    split(N, g_size >= 3 ? 1 : -1, &lo, &hi);
-    int n = hi - lo;
-    int *ptr = calloc((size_t)n + 1, sizeof(int));
-    ovk_gidx *col = malloc(sizeof(ovk_gidx) * ((size_t)n * (size_t)N + 1));
-    double *val = malloc(sizeof(double) * ((size_t)n * (size_t)N + 1));
-    int e = 0;
-    for (int i = lo; i < hi; i++) {
-        for (int j = N - 1; j >= 0; j--) /* columns in any order */
-            if (a_entry(i, j, N, kind) != 0.0) col[e] = j, val[e++] = a_entry(i, j, N, kind);
-        ptr[i - lo + 1] = e;
-    }
+    int lo, n, *ptr;
+    ovk_gidx *col;
+    double *val;
+    coarse_rows(N, kind, &lo, &n, &ptr, &col, &val);
     ovk__amg_coarse *c = NULL;
     int rc = ovk__amg_coarse_make(MPI_COMM_WORLD, n, ptr, col, val, &c);
     int64_t rc64 = rc;
@@ -227,6 +240,70 @@ static void coarse_case(int N, int kind)
     free(ptr), free(col), free(val);
 }
 
+/* the largest of v over the ranks */
+static long max_over_ranks(long v)
+{
+    long m = v;
+    MPI_Allreduce(&v, &m, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+    return m;
+}
+
+/* Allocation n of the make (what: 0 the coarsest solve's, 1 the transfer's)
+ * failing on rank (n - 1) mod size (n = 0: none); its status, the
+ * allocations it made on this rank and whether one failed here */
+static int make_failing(int what, long n, long *count, int *fired)
+{
+    int lo, m, *ptr = NULL;
+    ovk_gidx *col = NULL;
+    double *val = NULL;
+    ovk__amg_prows p;
+    prows_buf b;
+    if (what == 0) {
+        coarse_rows(11, 0, &lo, &m, &ptr, &col, &val);
+    } else {
+        int f0, f1, c0, c1;
+        split(40, g_size >= 3 ? g_size - 1 : -1, &f0, &f1);
+        split(13, g_size >= 2 ? 0 : -1, &c0, &c1);
+        make_rows(13, f0, f1, c0, c1, &p, &b);
+    }
+    ovk__amg_coarse *c = NULL;
+    ovk__amg_transfer *t = NULL;
+    ovk__alloc_fault_arm(n > 0 && (n - 1) % g_size == g_rank ? n : 0);
+    int rc = what == 0 ? ovk__amg_coarse_make(MPI_COMM_WORLD, m, ptr, col, val, &c)
+                       : ovk__amg_transfer_make(MPI_COMM_WORLD, &p, 0, &t);
+    *count = ovk__alloc_fault_count();
+    *fired = ovk__alloc_fault_fired(NULL, NULL);
+    ovk__alloc_fault_arm(0);
+    MT_CHECK(rc ? !c && !t : c || t, "%s make: status %s with%s an object", what ? "transfer" : "coarse",
+             ovk_status_name(rc), c || t ? "" : "out");
+    ovk__amg_coarse_free(c);
+    ovk__amg_transfer_free(t);
+    if (what == 0) free(ptr), free(col), free(val);
+    else free_buf(&b);
+    return rc;
+}
+
+static void fault_case(int what)
+{
+    long count = 0;
+    int fired = 0;
+    MT_RC(OVK_OK, make_failing(what, 0, &count, &fired));
+    count = max_over_ranks(count);
+    int bad = 0;
+    for (long n = 1; n <= count; n++) {
+        long made;
+        int rc = make_failing(what, n, &made, &fired);
+        int64_t rc64 = rc;
+        int want = max_over_ranks(fired) ? OVK_ENOMEM : OVK_OK; /* a rank with fewer allocations: none failed */
+        bad += !mt_same_everywhere(MPI_COMM_WORLD, &rc64, 1) || rc != want;
+    }
+    MT_CHECK(bad == 0, "%s make: %d of %ld failing allocations without the same status on every rank", what ? "transfer" : "coarse",
+             bad, count);
+    if (g_rank == 0)
+        printf("%s make: each of its %ld allocations failing on one rank gives OVK_ENOMEM on every rank\n",
+               what ? "transfer" : "coarse", count);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -238,6 +315,8 @@ int main(int argc, char **argv)
     coarse_case(11, 0);
     coarse_case(11, 1);
     coarse_case(11, 2);
+    fault_case(0);
+    fault_case(1);
     int rc = mt_finish("test_amg_transfer");
     MPI_Finalize();
     return rc;

@@ -235,6 +235,37 @@ static void check_not_carried(void)
     MT_CHECK(strstr(rec.view, "not carried into") != NULL, "the view: %s", rec.view);
 }
 
+/* settle=0 is never: a first cycle that solves exactly (A = I, b = e_0:
+ * the true residual 0 after one step) leaves the space made, not kept */
+static void check_exact(void)
+{
+    tp_rows rw;
+    ovk_matrix *A = NULL;
+    ovk_solver *s = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    tp_rows_alloc(&rw, N, 1);
+    for (int l = 0; l < rw.count; l++) rw.col[l] = rw.start + l, rw.val[l] = 1.0, rw.ptr[l + 1] = l + 1;
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, rw.start, rw.count, rw.ptr, rw.col, rw.val, OVK_DUP_REJECT, &A));
+    MT_RC(OVK_OK, ovk_vector_create(A, &b));
+    MT_RC(OVK_OK, ovk_vector_create(A, &x));
+    ovk_vector_set(b, 0.0);
+    if (rw.start == 0 && rw.count > 0) ovk_vector_data(b)[0] = 1.0;
+    MT_RC(OVK_OK, ovk_solver_create(A, &s));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "gcrodr:restart=10"));
+    MT_RC(OVK_OK, ovk_solver_set_option(s, "recycle", "2"));
+    ovk_vector_set(x, 0.0);
+    mt_counted o = {0};
+    mt_counted_solve(s, A, b, x, &o);
+    MT_RC(OVK_OK, o.rc);
+    MT_CHECK(o.true_rel == 0.0, "A = I: true residual %.3g, not 0", o.true_rel);
+    MT_CHECK(strstr(o.view, "kept since") == NULL, "settle=0 (never): the view says the space was kept: %s", o.view);
+    ovk_vector_destroy(x);
+    ovk_vector_destroy(b);
+    MT_RC(OVK_OK, ovk_solver_destroy(&s));
+    MT_RC(OVK_OK, ovk_matrix_destroy(A));
+    tp_rows_free(&rw);
+}
+
 /* the same system twice on one object: the second solve starts from the
  * space and takes fewer iterations */
 static void check_repeat(void)
@@ -449,6 +480,7 @@ int main(int argc, char **argv)
     check_cycle_end_sums();
     check_not_carried();
     check_frozen(&every_cycle);
+    check_exact();
     check_nan();
     check_refusals();
     int status = mt_finish("test_gcrodr");

@@ -846,8 +846,8 @@ static int iterate(ovk__ctx *c, void *work, double bb)
         if (rc) return rc;
         w->keep.cycle_no++;
         gcrodr_keep *kp = &w->keep;
-        if (active && kp->kept_at == 0 && sp->k > 0 && rr <= kp->settle * kp->settle * rr_start) { /* settled */
-            kp->kept_at = kp->cycle_no + 1;
+        if (active && kp->settle > 0.0 && kp->kept_at == 0 && sp->k > 0 && rr <= kp->settle * kp->settle * rr_start) {
+            kp->kept_at = kp->cycle_no + 1; /* settled (settle=0: never, not even at an exact solve) */
             snprintf(sp->note, sizeof sp->note,
                      "made at %d cycle ends, kept since (%.3g-fold cut, settle=%g)", kp->cycle_no,
                      sqrt(rr_start / rr), kp->settle);
