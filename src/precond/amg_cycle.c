@@ -92,9 +92,9 @@ enum { EST_STEPS_WARM = 1, EST_STEPS_WARM_SINGULAR = 12 };
  * that much between neighbours; past it a power step estimates (a looser
  * bound would weaken the smoothing more than a step costs) */
 #define BOUND_SLACK 1.1
-/* A singular coarsest level (a declared null space): hypre's Gaussian
- * elimination returns a part that does not scale with the right-hand side
- * (on the pure Neumann Laplacian CG broke down near convergence);
+/* A singular coarsest level (a declared null space): a direct solve
+ * returns a part that does not scale with the right-hand side (on the pure
+ * Neumann Laplacian CG broke down near convergence);
  * l1-Jacobi sweeps from zero are linear, symmetric and bounded. */
 enum { COARSE_SWEEPS = 2 };
 #define EMAX_SAFETY 1.1

@@ -5,7 +5,9 @@
  * variant (ovk__variant_delegate).
  *
  * At setup the latency is the setup's matrix-norm sum's (through the
- * reducer) and the local work a cold alg1 iteration's, the fastest of
+ * reducer); a cold alg1 iteration's vector steps run first and choose alg1
+ * (gmres) alone where they leave nothing to hide; else the local work is
+ * that cold iteration's, the fastest of
  * three more where that does not settle alg1, or of the exposure probe's
  * own iterations where the backend's caps leave what it hides open
  * (native).  A later measurement costs about one reduction: one sum is
