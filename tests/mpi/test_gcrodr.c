@@ -266,24 +266,47 @@ static void check_exact(void)
     tp_rows_free(&rw);
 }
 
+/* system 1 of the sequence, a random b, and a solver of spec with recycle=5 */
+typedef struct fixture {
+    tp_rows rw;
+    ovk_matrix *A;
+    ovk_solver *s;
+    ovk_vector *b, *x;
+} fixture;
+
+static void fixture_make(fixture *f, const char *spec)
+{
+    memset(f, 0, sizeof *f);
+    tp_rows_alloc(&f->rw, N, 5);
+    rows_of(&f->rw, 1);
+    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, f->rw.start, f->rw.count, f->rw.ptr, f->rw.col, f->rw.val,
+                                        OVK_DUP_REJECT, &f->A));
+    MT_RC(OVK_OK, ovk_vector_create(f->A, &f->b));
+    MT_RC(OVK_OK, ovk_vector_create(f->A, &f->x));
+    mt_random_b(f->A, f->b);
+    MT_RC(OVK_OK, ovk_solver_create(f->A, &f->s));
+    MT_RC(OVK_OK, ovk_solver_set_option(f->s, "solver", spec));
+    MT_RC(OVK_OK, ovk_solver_set_option(f->s, "recycle", "5"));
+}
+
+static void fixture_free(fixture *f)
+{
+    ovk_vector_destroy(f->x);
+    ovk_vector_destroy(f->b);
+    MT_RC(OVK_OK, ovk_solver_destroy(&f->s));
+    MT_RC(OVK_OK, ovk_matrix_destroy(f->A));
+    tp_rows_free(&f->rw);
+}
+
 /* the same system twice on one object: the second solve starts from the
  * space and takes fewer iterations */
 static void check_repeat(void)
 {
-    tp_rows rw;
-    ovk_matrix *A = NULL;
-    ovk_solver *s = NULL;
-    ovk_vector *b = NULL, *x = NULL;
+    fixture f;
     ovk_pcg_result r1, r2, r3;
-    tp_rows_alloc(&rw, N, 5);
-    rows_of(&rw, 1);
-    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, rw.start, rw.count, rw.ptr, rw.col, rw.val, OVK_DUP_REJECT, &A));
-    ovk_vector_create(A, &b);
-    ovk_vector_create(A, &x);
-    mt_random_b(A, b);
-    MT_RC(OVK_OK, ovk_solver_create(A, &s));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "gcrodr:restart=15"));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "recycle", "5"));
+    fixture_make(&f, "gcrodr:restart=15");
+    ovk_solver *s = f.s;
+    ovk_vector *b = f.b, *x = f.x;
     ovk_vector_set(x, 0.0);
     MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &r1));
     ovk_vector_set(x, 0.0);
@@ -293,11 +316,7 @@ static void check_repeat(void)
     MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &r3));
     MT_CHECK(r2.iterations < r1.iterations, "recycled %d, fresh %d", r2.iterations, r1.iterations);
     MT_CHECK(r3.iterations == r1.iterations, "after the reset %d, fresh %d", r3.iterations, r1.iterations);
-    ovk_vector_destroy(x);
-    ovk_vector_destroy(b);
-    MT_RC(OVK_OK, ovk_solver_destroy(&s));
-    MT_RC(OVK_OK, ovk_matrix_destroy(A));
-    tp_rows_free(&rw);
+    fixture_free(&f);
 }
 
 /* The cycle end's one reduction: ||r||^2, V^T U ((M + 1) k values after
@@ -323,22 +342,15 @@ static void cycle_end_kinds(int *carried, int *summed)
 
 static void check_cycle_end_sums(void)
 {
-    tp_rows rw;
-    ovk_matrix *A = NULL;
-    ovk_solver *s = NULL;
-    ovk_vector *b = NULL, *x = NULL;
+    fixture f;
     ovk_pcg_result r1, r2, r3, r4;
     int log[CE_LOG], carried = 0, summed = 0;
-    tp_rows_alloc(&rw, N, 5);
-    rows_of(&rw, 1);
-    MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, rw.start, rw.count, rw.ptr, rw.col, rw.val, OVK_DUP_REJECT, &A));
-    ovk_vector_create(A, &b);
-    ovk_vector_create(A, &x);
-    mt_random_b(A, b);
-    MT_RC(OVK_OK, ovk_solver_create(A, &s));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "gcrodr:restart=16"));
+    fixture_make(&f, "gcrodr:restart=16");
+    tp_rows *rw = &f.rw;
+    ovk_matrix *A = f.A;
+    ovk_solver *s = f.s;
+    ovk_vector *b = f.b, *x = f.x;
     MT_RC(OVK_OK, ovk_solver_set_option(s, "backend", "blocking"));
-    MT_RC(OVK_OK, ovk_solver_set_option(s, "recycle", "5"));
     MT_RC(OVK_OK, ovk_solver_set_option(s, "rtol", "1e-10"));
     ovk_vector_set(x, 0.0);
     MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &r1));
@@ -348,8 +360,8 @@ static void check_cycle_end_sums(void)
     cycle_end_kinds(&carried, &summed);
     MT_CHECK(carried >= 1 && summed == 1, "the same values (%d iterations): %d cycle ends with V^T U alone, %d with "
              "Ck^T U summed (expected the first only)", r2.iterations, carried, summed);
-    rows_of(&rw, 2);
-    MT_RC(OVK_OK, ovk_matrix_update_values(A, rw.ptr, rw.col, rw.val, OVK_DUP_REJECT));
+    rows_of(rw, 2);
+    MT_RC(OVK_OK, ovk_matrix_update_values(A, rw->ptr, rw->col, rw->val, OVK_DUP_REJECT));
     allreduce_log_len = 0;
     ovk_vector_set(x, 0.0);
     MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &r3));
@@ -358,8 +370,8 @@ static void check_cycle_end_sums(void)
              "summed (expected the first only)", r3.iterations, carried, summed);
     allreduce_log = NULL;
     /* the same two solves after a reset: the same iterations */
-    rows_of(&rw, 1);
-    MT_RC(OVK_OK, ovk_matrix_update_values(A, rw.ptr, rw.col, rw.val, OVK_DUP_REJECT));
+    rows_of(rw, 1);
+    MT_RC(OVK_OK, ovk_matrix_update_values(A, rw->ptr, rw->col, rw->val, OVK_DUP_REJECT));
     MT_RC(OVK_OK, ovk_solver_recycle_reset(s));
     ovk_vector_set(x, 0.0);
     MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &r4));
@@ -369,11 +381,7 @@ static void check_cycle_end_sums(void)
     MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &r4));
     MT_CHECK(r4.iterations == r2.iterations, "the second solve after a reset: %d iterations, before %d",
              r4.iterations, r2.iterations);
-    ovk_vector_destroy(x);
-    ovk_vector_destroy(b);
-    MT_RC(OVK_OK, ovk_solver_destroy(&s));
-    MT_RC(OVK_OK, ovk_matrix_destroy(A));
-    tp_rows_free(&rw);
+    fixture_free(&f);
 }
 
 /* NaN from an operator around A in one solve (on the first rank that has
