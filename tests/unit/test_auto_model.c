@@ -30,10 +30,10 @@
  *     their warm lower bound both give it: the -n 20 Laplacian's cold
  *     figures at 1 us, not at 4, 250 or 1000 us (test_cold_settles).
  *   - the vector steps alone settle alg1 (gmres), the matvec not timed
- *     (ovk__auto_nothing_to_hide): the -n 20 Laplacian's at 1 us, not at
- *     4, 250 or 1000 us; and where they do, the model chooses alg1 (gmres)
- *     whatever the matvec costs, at the cold vector part and at its warm
- *     bound, in every exposure, first solve or not, with the s-step
+ *     (ovk__auto_nothing_to_hide): the -n 20 Laplacian's cold ones at 1 and
+ *     2 us, not at 3, 250 or 1000 us; timed warm, at 2 us, not at 3 or 250;
+ *     and where they do, the model chooses alg1 (gmres) whatever the matvec
+ *     costs, at the cold vector part and at its warm bound, in every exposure, first solve or not, with the s-step
  *     variants allowed (test_vector_steps_settle).
  * The variants' vector steps that auto times are tested in
  * test_vector_steps.c. */
@@ -113,23 +113,29 @@ static void test_vector_steps_settle(void **state)
 {
     (void)state;
     /* -n 20 on 2 ranks at 0 us: the cold vector steps 13 us, the timed latency 1 us (2 on native) */
-    assert_int_equal(ovk__auto_nothing_to_hide(1 * US, 13 * US), 1);
-    assert_int_equal(ovk__auto_nothing_to_hide(2 * US, 13 * US), 1);
-    assert_int_equal(ovk__auto_nothing_to_hide(4 * US, 13 * US), 0);
-    assert_int_equal(ovk__auto_nothing_to_hide(250 * US, 13 * US), 0);
-    assert_int_equal(ovk__auto_nothing_to_hide(1000 * US, 13 * US), 0);
+    assert_int_equal(ovk__auto_nothing_to_hide(1 * US, 13 * US, 1), 1);
+    assert_int_equal(ovk__auto_nothing_to_hide(2 * US, 13 * US, 1), 1);
+    assert_int_equal(ovk__auto_nothing_to_hide(3 * US, 13 * US, 1), 0);
+    assert_int_equal(ovk__auto_nothing_to_hide(250 * US, 13 * US, 1), 0);
+    assert_int_equal(ovk__auto_nothing_to_hide(1000 * US, 13 * US, 1), 0);
+    /* timed again warm (6 us): 3 us on native is not settled cold, settled warm */
+    assert_int_equal(ovk__auto_nothing_to_hide(2 * US, 6 * US, 0), 1);
+    assert_int_equal(ovk__auto_nothing_to_hide(3 * US, 6 * US, 0), 0);
+    assert_int_equal(ovk__auto_nothing_to_hide(3 * US, 13 * US, 0), 1);
+    assert_int_equal(ovk__auto_nothing_to_hide(250 * US, 13 * US, 0), 0);
     /* where they settle it, no matvec changes the choice */
     static const double vecs[] = {5.0, 13.0, 470.0}, lat_share[] = {0.0, 0.5, 0.99}, exposures[] = {0.0, 0.5, 1.0};
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             double vec = vecs[i] * US, lat = lat_share[j] * vec / 6.0; /* 3 L < vec / 2 (at equality, ties) */
-            assert_int_equal(ovk__auto_nothing_to_hide(lat, vec), 1);
+            assert_int_equal(ovk__auto_nothing_to_hide(lat, vec, 1), 1);
+            assert_int_equal(ovk__auto_nothing_to_hide(lat, 0.5 * vec, 0), 1); /* the warm form: the same bound */
             for (double mv = 0.1 * vec; mv <= 100.0 * vec; mv *= 1.5)
                 for (int k = 0; k < 3; k++)
                     for (int warm = 0; warm < 2; warm++)
                         for (int first = 0; first < 2; first++) {
                             double v = warm ? 0.5 * vec : vec; /* a warm pass is no faster than half a cold one */
-                            ovk__auto_figures f = {lat, lat, v + mv, v, mv, 1, exposures[k], 0, 0};
+                            ovk__auto_figures f = {lat, lat, v + mv, v, mv, 1, exposures[k], 0, 0, 0};
                             assert_int_equal(ovk__auto_best(&f, 8, first).kind, OVK__AUTO_ALG1);
                             assert_int_equal(ovk__auto_best_nonsymmetric(&f, 8, first).kind, OVK__AUTO_GMRES);
                         }
@@ -178,7 +184,7 @@ static const char *timed_for(double lat_us, double mv_us, double work_us, double
                              int first)
 {
     static char spec[32];
-    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, mv_us * US, 0, 0.0, 0, 0};
+    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, mv_us * US, 0, 0.0, 0, 0, 0};
     ovk__auto_choice cand[2];
     double u[2];
     int n = ovk__auto_candidates(&f, maxl, first, cand);
@@ -266,7 +272,7 @@ static const char *exposed_choice(double lat_us, double work_us, double vec_us, 
                                   double exposed)
 {
     static char spec[32];
-    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, 0.0, 1, exposed, 0, 0};
+    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, 0.0, 1, exposed, 0, 0, 0};
     ovk__auto_spec(nonsym ? ovk__auto_best_nonsymmetric(&f, maxl, first) : ovk__auto_best(&f, maxl, first), spec,
                    sizeof spec);
     return spec;
@@ -275,7 +281,7 @@ static const char *exposed_choice(double lat_us, double work_us, double vec_us, 
 static const char *sstep_choice(double lat_us, double work_us, double vec_us, long maxl, int first, int nonsym)
 {
     static char spec[32];
-    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, 0.0, 1, 0.0, 0, 0};
+    ovk__auto_figures f = {lat_us * US, lat_us * US, work_us * US, vec_us * US, 0.0, 1, 0.0, 0, 0, 0};
     ovk__auto_spec(nonsym ? ovk__auto_best_nonsymmetric(&f, maxl, first) : ovk__auto_best(&f, maxl, first), spec,
                    sizeof spec);
     return spec;
@@ -348,7 +354,7 @@ static void test_exposed(void **state)
         ovk__auto_choice pl = {nonsym ? OVK__AUTO_PGMRES : OVK__AUTO_PLCG, 3};
         double last = 0.0;
         for (double e = 0.0; e <= 1.0; e += 0.125) {
-            ovk__auto_figures f = {500 * US, 500 * US, 54 * US, 14 * US, 0.0, 1, e, 0, 0};
+            ovk__auto_figures f = {500 * US, 500 * US, 54 * US, 14 * US, 0.0, 1, e, 0, 0, 0};
             double t = ovk__auto_modelled(&f, 0, nonsym, pl);
             assert_true(t >= last);
             last = t;

@@ -42,6 +42,8 @@ typedef struct ovk__auto_figures {
                          * auto.c's probes or the backend's caps) */
     int noisy;          /* 1: the local work's timings spread (auto.c) */
     int unprobed;       /* where exposed came from: OVK__AUTO_PROBE* */
+    int vec_warm;       /* 1: vec is the warm vector steps' alone (auto.c settled alg1 on them), 0: the cold
+                         * or warm iteration's */
 } ovk__auto_figures;
 
 /* exposed measured; not measured (NaN) as the latency is short or the
@@ -84,9 +86,11 @@ ovk__auto_choice ovk__auto_best_nonsymmetric(const ovk__auto_figures *f, long ma
  * the same nonsymmetric choice; 0 when a timed latency must decide. */
 int ovk__auto_settled_nonsymmetric(const ovk__auto_figures *f, long maxl, int first, ovk__auto_choice *out);
 /* 1 when alg1's blocking reductions at this latency cost less than the
- * least extra vector work of a pipelined variant, judged from the vector
- * work cold_vec of a cold iteration: nothing is worth hiding. */
-int ovk__auto_nothing_to_hide(double latency, double cold_vec);
+ * least extra vector work of a pipelined variant (about alg1's own vector
+ * part), judged from the vector work vec of a warm iteration or, with cold,
+ * of a cold one (at most COLD_VEC times a warm one's): nothing is worth
+ * hiding. */
+int ovk__auto_nothing_to_hide(double latency, double vec, int cold);
 /* 1 when the choice is alg1 (gmres on nonsymmetric values) at a cold
  * iteration's figures and at their warm lower bound, at both ends of the
  * latency's interval: warm iterations would not change it. */

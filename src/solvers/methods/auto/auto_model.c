@@ -329,9 +329,9 @@ int ovk__auto_settled_nonsymmetric(const ovk__auto_figures *f, long maxl, int fi
     return ovk__auto_same(*out, ovk__auto_best_nonsymmetric(&at, maxl, first));
 }
 
-int ovk__auto_nothing_to_hide(double latency, double cold_vec)
+int ovk__auto_nothing_to_hide(double latency, double vec, int cold)
 {
-    return !(ALG1_REDUCTIONS * latency > cold_vec / COLD_VEC);
+    return !(ALG1_REDUCTIONS * latency > (cold ? vec / COLD_VEC : vec));
 }
 
 int ovk__auto_cold_settles(const ovk__auto_figures *cold, long maxl, int first, int nonsymmetric)
