@@ -29,6 +29,11 @@
  *   - a cold iteration settles alg1 (gmres) only where its figures and
  *     their warm lower bound both give it: the -n 20 Laplacian's cold
  *     figures at 1 us, not at 4, 250 or 1000 us (test_cold_settles).
+ *   - the exposure probe is worth its cost (1.15 L) only where the choice
+ *     robust to any exposure loses more over a first solve: not at the
+ *     -n 20 Laplacian's figures at 1000 us with W = 66 us, where scg:s=8
+ *     is 4 % behind plcg:l=4; at W = 80, at 250 us, without the s-step
+ *     variants, on a nonsymmetric matrix it is (test_probe_pays).
  *   - the vector steps alone settle alg1 (gmres), the matvec not timed
  *     (ovk__auto_nothing_to_hide): the -n 20 Laplacian's cold ones at 1 and
  *     2 us, not at 3, 250 or 1000 us; timed warm, at 2 us, not at 3 or 250;
@@ -107,6 +112,28 @@ static void test_cold_settles(void **state)
     assert_int_equal(ovk__auto_cold_settles(&f, 4, 0, 0), 0);
     f.latency = f.latency_low = 4 * US; /* pipecg at the warm bound */
     assert_int_equal(ovk__auto_cold_settles(&f, 4, 0, 0), 0);
+}
+
+static void test_probe_pays(void **state)
+{
+    (void)state;
+    /* the -n 20 Laplacian at 1000 us, a first solve: where the backend hides all, plcg:l=4 by 12 us of
+     * 343 (W = 66 us) or by 40 of 379 (W = 80); where none, scg:s=8; the probe costs 1.15 L */
+    ovk__auto_figures f = {.latency = 1000 * US, .latency_low = 1000 * US, .work = 66 * US, .vec = 16.5 * US,
+                           .matvec = 46.2 * US, .exposed = NAN, .sstep = 1};
+    assert_int_equal(ovk__auto_probe_pays(&f, 4, 1, 0, 1150 * US), 0);
+    assert_int_equal(ovk__auto_probe_pays(&f, 4, 1, 0, 100 * US), 1);
+    f.work = 80 * US, f.vec = 20 * US, f.matvec = 56 * US;
+    assert_int_equal(ovk__auto_probe_pays(&f, 4, 1, 0, 1150 * US), 1);
+    f.latency = f.latency_low = 250 * US; /* plcg:l=3 against scg:s=4: 44 us an iteration */
+    assert_int_equal(ovk__auto_probe_pays(&f, 4, 1, 0, 288 * US), 1);
+    f.sstep = 0; /* plcg or pipecg: hundreds of us */
+    f.latency = f.latency_low = 1000 * US;
+    assert_int_equal(ovk__auto_probe_pays(&f, 4, 1, 0, 1150 * US), 1);
+    f.sstep = 1; /* sgmres:s=10 with or without overlap=1 on a nonsymmetric matrix: 37 us an iteration */
+    assert_int_equal(ovk__auto_probe_pays(&f, 4, 1, 1, 1150 * US), 1);
+    f.latency = f.latency_low = 1 * US; /* alg1 either way */
+    assert_int_equal(ovk__auto_probe_pays(&f, 4, 1, 0, 1.15 * US), 0);
 }
 
 static void test_vector_steps_settle(void **state)
@@ -373,6 +400,7 @@ int main(void)
         cmocka_unit_test(test_benchmark_figures),
         cmocka_unit_test(test_maxl_one),
         cmocka_unit_test(test_cold_settles),
+        cmocka_unit_test(test_probe_pays),
         cmocka_unit_test(test_vector_steps_settle),
         cmocka_unit_test(test_monotone),
         cmocka_unit_test(test_first_solve),

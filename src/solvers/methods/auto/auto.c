@@ -527,7 +527,8 @@ static int warm_figures(ovk__ctx *c, const probe_vecs *pv, double *r, ovk__auto_
  * noisy where a rank's probes spread by more than NOISY_SPREAD.  Not measured (NaN: taken as
  * hidden) where L is below half an iteration's work (pipelining gains
  * little there) and where the model chooses the same whether the backend
- * hides all or nothing. */
+ * hides all or nothing; not measured and taken as none hidden where a
+ * probe would cost more than the choice could gain. */
 enum { OVERLAP_PROBES = 3, OVERLAP_ITERS = 8 };
 
 /* Local: the choice this measurement makes (for a first solve or not) is
@@ -546,15 +547,23 @@ static int moot(const ovk__ctx *c, const ovk__auto_figures *f, int first)
     return ovk__auto_same(ovk__auto_best(&hid, pp->maxl, first), ovk__auto_best(&shown, pp->maxl, first));
 }
 
+/* the exposure probe's local work, in latencies: its sum ends within it */
+#define PROBE_SPAN 1.15
+
 /* Local: the overlap probes would decide nothing at f's figures: the
  * latency is below half an iteration's work (pipelining gains little
- * there) or the choice does not depend on the overlap (*why says which) */
+ * there), the choice does not depend on the overlap, or the exposure
+ * probe (PROBE_SPAN L) would cost more than it could save (*why says
+ * which) */
 static int probes_needless(const ovk__ctx *c, const ovk__auto_figures *f, int first, int *why)
 {
+    const auto_params *pp = c->params;
     *why = OVK__AUTO_PROBE_SHORT;
     if (!(f->latency >= 0.5 * f->work) || !isfinite(f->latency)) return 1;
     *why = OVK__AUTO_PROBE_MOOT;
-    return moot(c, f, first);
+    if (moot(c, f, first)) return 1;
+    *why = OVK__AUTO_PROBE_DEAR;
+    return !ovk__auto_probe_pays(f, pp->maxl, first, c->sym.values, PROBE_SPAN * f->latency);
 }
 
 /* Local: the exposed fraction the backend's caps settle (NaN: they do not) */
@@ -571,7 +580,11 @@ static int overlap_probes(ovk__ctx *c, const probe_vecs *pv, double *r, int firs
     double seen = f->exposed, L = f->latency, e[OVERLAP_PROBES], sink = 0.0, vk, mk;
     f->exposed = exposed_by_caps(c);
     f->unprobed = OVK__AUTO_PROBE_CAPS;
-    if (!isnan(f->exposed) || probes_needless(c, f, first_solve, &f->unprobed)) return OVK_OK;
+    if (!isnan(f->exposed)) return OVK_OK;
+    if (probes_needless(c, f, first_solve, &f->unprobed)) {
+        if (f->unprobed == OVK__AUTO_PROBE_DEAR) f->exposed = 1.0; /* the choice that holds whatever it hides */
+        return OVK_OK;
+    }
     f->unprobed = OVK__AUTO_PROBED;
     f->exposed = seen;
     if (!isnan(seen)) return OVK_OK;
@@ -694,8 +707,8 @@ static int figures_nonsymmetric(ovk__ctx *c, int first, int nothing, ovk__auto_f
 
 /* Collective, after cold_figures (f agreed): where the caps leave what
  * the backend hides open and it decides the choice, the latency probe's
- * sum behind local iterations, 1.15 L of local work from its start (the
- * first ceil(1.15 L / W), at least LOCAL_REPS, then extend's; at most
+ * sum behind local iterations, PROBE_SPAN L of local work from its start
+ * (the first ceil(PROBE_SPAN L / W), at least LOCAL_REPS, then extend's; at most
  * PROBE_MAX_REPS), measures it (f->exposed; NaN where the sum outlasted
  * them: the overlap probes then do); with cold (f's W the cold
  * iteration's) the fastest of its iterations is the work (agreed, noisy
@@ -709,7 +722,7 @@ static int exposure_probe(ovk__ctx *c, const probe_vecs *pv, double *r, int firs
     if (!isnan(exposed_by_caps(c)) || probes_needless(c, f, first, &why)) return OVK_OK;
     *probed = 1;
     ovk__auto_figures g = *f;
-    double until = 1.15 * f->latency; /* its sum ends within them */
+    double until = PROBE_SPAN * f->latency; /* its sum ends within them */
     int reps = (int)fmin(fmax(ceil(until / f->work), LOCAL_REPS), PROBE_MAX_REPS);
     int rc = ovk__agree(c->comm, probe(c, pv, r, reps, until, &g, &alg1));
     if (!rc) rc = ovk__agree(c->comm, agree_figures(c, &g));
@@ -817,6 +830,9 @@ static void choice_line(const auto_work *w, const char *indent, FILE *f)
         add(&t, "%s  overlap: not measured (%s: taken as hidden)", indent,
             w->fig.unprobed == OVK__AUTO_PROBE_MOOT ? "the model chooses the same whether it is hidden or not"
                                                     : "the latency below half an iteration's work");
+    else if (w->fig.unprobed == OVK__AUTO_PROBE_DEAR)
+        add(&t, "%s  overlap: not measured (a probe of %.0f us would cost more than the choice could gain: taken "
+                "as none hidden)", indent, PROBE_SPAN * w->latency_us);
     else if (w->fig.unprobed == OVK__AUTO_PROBE_CAPS)
         add(&t, "%s  overlap: %.0f %% of a reduction hidden behind local work (%s)", indent,
             100.0 * (1.0 - w->fig.exposed),

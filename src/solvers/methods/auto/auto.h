@@ -47,8 +47,9 @@ typedef struct ovk__auto_figures {
 } ovk__auto_figures;
 
 /* exposed measured; not measured (NaN) as the latency is short or the
- * choice the same either way; settled by the backend's caps */
-enum { OVK__AUTO_PROBED, OVK__AUTO_PROBE_SHORT, OVK__AUTO_PROBE_MOOT, OVK__AUTO_PROBE_CAPS };
+ * choice the same either way; settled by the backend's caps; not measured
+ * as the probe would cost more than it could save (1: taken as none hidden) */
+enum { OVK__AUTO_PROBED, OVK__AUTO_PROBE_SHORT, OVK__AUTO_PROBE_MOOT, OVK__AUTO_PROBE_CAPS, OVK__AUTO_PROBE_DEAR };
 
 /* The deepest plcg auto may choose, and its default. */
 enum { OVK__AUTO_MAX_DEPTH = 8, OVK__AUTO_DEFAULT_DEPTH = 4 };
@@ -95,6 +96,12 @@ int ovk__auto_nothing_to_hide(double latency, double vec, int cold);
  * iteration's figures and at their warm lower bound, at both ends of the
  * latency's interval: warm iterations would not change it. */
 int ovk__auto_cold_settles(const ovk__auto_figures *cold, long maxl, int first, int nonsymmetric);
+/* 1 when measuring what the backend hides may pay: the choice where it
+ * hides none, at its time there, loses more than cost seconds over
+ * FIRST_ITERATIONS iterations to the choice where it hides all, at its
+ * time there (every candidate's time grows with the exposed fraction, so
+ * that bounds what the measurement can save). */
+int ovk__auto_probe_pays(const ovk__auto_figures *f, long maxl, int first, int nonsymmetric, double cost);
 /* The model's time per iteration (seconds) of ch at f->latency, and the
  * runner-up to best (the candidate of ovk__auto_best or
  * ovk__auto_best_nonsymmetric, by nonsymmetric, with the next smallest

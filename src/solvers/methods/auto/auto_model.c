@@ -348,6 +348,19 @@ int ovk__auto_cold_settles(const ovk__auto_figures *cold, long maxl, int first, 
     return 1;
 }
 
+int ovk__auto_probe_pays(const ovk__auto_figures *f, long maxl, int first, int nonsymmetric, double cost)
+{
+    ovk__auto_figures hid = *f, shown = *f;
+    hid.exposed = 0.0;
+    shown.exposed = 1.0;
+    ovk__auto_choice x = nonsymmetric ? ovk__auto_best_nonsymmetric(&hid, maxl, first) : ovk__auto_best(&hid, maxl, first);
+    ovk__auto_choice y = nonsymmetric ? ovk__auto_best_nonsymmetric(&shown, maxl, first)
+                                      : ovk__auto_best(&shown, maxl, first);
+    /* every candidate's time grows with the exposure: y at its worst against the best at its best */
+    double gain = ovk__auto_modelled(&shown, first, nonsymmetric, y) - ovk__auto_modelled(&hid, first, nonsymmetric, x);
+    return gain * FIRST_ITERATIONS > cost;
+}
+
 double ovk__auto_modelled(const ovk__auto_figures *f, int first, int nonsymmetric, ovk__auto_choice ch)
 {
     if (ch.kind == OVK__AUTO_PIPEPRCG) ch = choice_of(OVK__AUTO_PIPECG, 0); /* its recurrences: pipecg's passes */
