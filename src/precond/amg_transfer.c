@@ -3,8 +3,8 @@
  * for the restriction y_c = alpha P^T r, so that both read P once in its
  * row order (a gather, where a ParCSR P^T r scatters).  The weights are
  * float (amg:precision=single: 8 bytes an entry instead of ParCSR's 12) or
- * double.  The halo is the copy's own plan, made once from the global ids
- * of P's offd columns and the coarse partition: forward, the coarse values
+ * double.  The halo is the copy's own plan (amg_plan.c), made once from the
+ * global ids of P's offd columns and the coarse partition: forward, the coarse values
  * P's offd columns need; backward, the sums of the offd part for the
  * coarse rows other ranks own; one message per neighbour for all k systems.
  *
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "amg_plan.h"
 #include "amg_transfer.h"
 
 /* the transfers' messages, on the amg's own communicator (a duplicate),
@@ -32,8 +33,7 @@ struct ovk__amg_transfer {
                                       the first scaling: ovk__amg_transfer_scale_room) */
     int *optr, *ocol;              /* P's offd block: columns into ext */
     void *oval;
-    int nsend, *send_rank, *send_ptr, *send_idx; /* the coarse rows each neighbour's P columns read */
-    int nrecv, *recv_rank, *recv_ptr;            /* P's offd columns by owner (contiguous: cmap ascends) */
+    ovk__amg_plan pl;              /* the coarse rows each neighbour's P columns read; P's offd columns by owner */
     MPI_Request *reqs;             /* [nsend + nrecv] */
     int kcap;                      /* room for kcap systems: */
     double *kbuf, *kext;           /* system j's sent rows at j ns, its offd columns' values at j nx, */
@@ -45,7 +45,7 @@ void ovk__amg_transfer_free(ovk__amg_transfer *t)
     if (!t) return;
     free(t->ptr), free(t->col), free(t->val), free(t->tptr), free(t->tcol), free(t->tval), free(t->tpos);
     free(t->optr), free(t->ocol), free(t->oval);
-    free(t->send_rank), free(t->send_ptr), free(t->send_idx), free(t->recv_rank), free(t->recv_ptr), free(t->reqs);
+    ovk__amg_plan_free(&t->pl), free(t->reqs);
     free(t->kbuf), free(t->kext), free(t->sbuf), free(t->rbuf);
     free(t);
 }
@@ -125,88 +125,21 @@ void ovk__amg_transfer_scale(ovk__amg_transfer *t, const ovk__amg_prows *p, cons
     }
 }
 
-/* ---- the halo plan ------------------------------------------------------- */
-
-/* the rank owning coarse row g: the last r with starts[r] <= g */
-static int owner_of(const ovk_gidx *starts, int size, ovk_gidx g)
-{
-    int lo = 0, hi = size - 1;
-    while (lo < hi) {
-        int mid = lo + (hi - lo + 1) / 2;
-        if (starts[mid] <= g) lo = mid;
-        else hi = mid - 1;
-    }
-    return lo;
-}
-
-/* the ranks r with count[r] > 0 ascending, their entries from ptr[j] */
-static int list_peers(int size, const int *count, int *n, int **rank, int **ptr)
-{
-    *n = 0;
-    for (int r = 0; r < size; r++) *n += count[r] > 0;
-    *rank = malloc(sizeof(int) * ((size_t)*n + 1));
-    *ptr = malloc(sizeof(int) * ((size_t)*n + 1));
-    if (!*rank || !*ptr) return ovk__fail(OVK_ENOMEM, "amg: P's halo plan");
-    (*ptr)[0] = 0;
-    for (int r = 0, j = 0; r < size; r++)
-        if (count[r]) {
-            (*rank)[j] = r;
-            (*ptr)[j + 1] = (*ptr)[j] + count[r];
-            j++;
-        }
-    return OVK_OK;
-}
-
-/* Collective (statuses agreed): every rank tells the owners of its offd
- * columns which coarse rows it reads (MPI_Alltoall of the counts, then
- * MPI_Alltoallv of the ids); buf [3 size + 2]: zeroed ints */
-static int plan_halo(ovk__amg_transfer *t, const ovk__amg_prows *p, int size, int *buf)
-{
-    int *need = buf, *give = buf + size, *sdispl = buf + 2 * size, *rdispl = buf + 3 * size + 1;
-    ovk_gidx *starts = malloc(sizeof(ovk_gidx) * ((size_t)size + 1)), *want = NULL;
-    int rc = ovk__agree(t->comm, starts ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: P's halo plan"));
-    if (rc) goto cleanup; /* the ranks whose starts was made free it */
-    rc = ovk__agree(t->comm, ovk__mpi(MPI_Allgather(&p->c0, 1, MPI_INT64_T, starts, 1, MPI_INT64_T, t->comm),
-                                      "MPI_Allgather"));
-    for (int q = 0; q < p->nx && !rc; q++) need[owner_of(starts, size, p->cmap[q])]++;
-    if (!rc) rc = ovk__agree(t->comm, ovk__mpi(MPI_Alltoall(need, 1, MPI_INT, give, 1, MPI_INT, t->comm), "MPI_Alltoall"));
-    if (rc) goto cleanup;
-    sdispl[0] = rdispl[0] = 0;
-    for (int r = 0; r < size; r++) {
-        sdispl[r + 1] = sdispl[r] + need[r];
-        rdispl[r + 1] = rdispl[r] + give[r];
-    }
-    want = malloc(sizeof(ovk_gidx) * ((size_t)rdispl[size] + 1));
-    t->send_idx = malloc(sizeof(int) * ((size_t)rdispl[size] + 1));
-    rc = want && t->send_idx ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: P's halo plan");
-    if (!rc) rc = list_peers(size, need, &t->nrecv, &t->recv_rank, &t->recv_ptr);
-    if (!rc) rc = list_peers(size, give, &t->nsend, &t->send_rank, &t->send_ptr);
-    rc = ovk__agree(t->comm, rc); /* no rank may skip the Alltoallv */
-    if (rc) goto cleanup;
-    rc = ovk__agree(t->comm, ovk__mpi(MPI_Alltoallv(p->cmap, need, sdispl, MPI_INT64_T, want, give, rdispl,
-                                                    MPI_INT64_T, t->comm), "MPI_Alltoallv"));
-    for (int q = 0; q < rdispl[size] && !rc; q++) t->send_idx[q] = (int)(want[q] - p->c0);
-cleanup:
-    free(starts), free(want);
-    return rc;
-}
+/* ---- the copy and its halo plan (amg_plan.c) ------------------------------ */
 
 /* send-map entries: the coarse rows other ranks read */
-static int send_count(const ovk__amg_transfer *t) { return t->send_ptr[t->nsend]; }
+static int send_count(const ovk__amg_transfer *t) { return t->pl.send_ptr[t->pl.nsend]; }
 
 int ovk__amg_transfer_make(MPI_Comm comm, const ovk__amg_prows *p, int single, ovk__amg_transfer **out)
 {
     *out = NULL;
-    int size;
-    MPI_Comm_size(comm, &size);
     ovk__amg_transfer *t = calloc(1, sizeof *t);
-    int *buf = calloc((size_t)size * 4 + 2, sizeof(int));
-    int rc = ovk__agree(comm, t && buf ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: a copy of P"));
+    int rc = ovk__agree(comm, t ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: a copy of P"));
     if (rc) goto cleanup;
     t->comm = comm, t->single = single, t->nf = p->nf, t->nc = p->nc, t->nx = p->nx;
-    rc = plan_halo(t, p, size, buf);
+    rc = ovk__amg_plan_make(comm, p->c0, p->nx, p->cmap, &t->pl);
     if (rc) goto cleanup;
-    t->reqs = malloc(sizeof(MPI_Request) * ((size_t)(t->nsend + t->nrecv) + 1));
+    t->reqs = malloc(sizeof(MPI_Request) * ((size_t)(t->pl.nsend + t->pl.nrecv) + 1));
     rc = t->reqs ? OVK_OK : ovk__fail(OVK_ENOMEM, "amg: P's halo requests");
     if (!rc) rc = copy_block(t, t->nf, p->dptr, p->dcol, p->dval, &t->ptr, &t->col, &t->val);
     if (!rc) rc = copy_block(t, t->nx > 0 ? t->nf : 0, p->optr, p->ocol, p->oval, &t->optr, &t->ocol, &t->oval);
@@ -214,7 +147,6 @@ int ovk__amg_transfer_make(MPI_Comm comm, const ovk__amg_prows *p, int single, o
     if (!rc) rc = ovk__amg_transfer_reserve(t, 1);
     rc = ovk__agree(comm, rc);
 cleanup:
-    free(buf);
     if (rc) ovk__amg_transfer_free(t);
     else *out = t;
     return rc;
@@ -255,7 +187,7 @@ static int post(const ovk__amg_transfer *t, int k, int nto, const int *to, const
 
 static int wait_all(const ovk__amg_transfer *t)
 {
-    return ovk__mpi(MPI_Waitall(t->nsend + t->nrecv, t->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall (amg transfer)");
+    return ovk__mpi(MPI_Waitall(t->pl.nsend + t->pl.nrecv, t->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall (amg transfer)");
 }
 
 /* message position of entry q (of a neighbour's entries from lo to hi) of system j */
@@ -303,11 +235,11 @@ int ovk__amg_interpolate(const ovk__amg_transfer *t, int k, const double *const 
                          const ovk__hook *h)
 {
     int nx = t->nx, step = ovk__chunk_rows(t->nf, h);
-    for (int s = 0; s < t->nsend; s++) /* the coarse values other ranks need, each neighbour's k systems */
+    for (int s = 0; s < t->pl.nsend; s++) /* the coarse values other ranks need, each neighbour's k systems */
         for (int j = 0; j < k; j++)
-            for (int q = t->send_ptr[s]; q < t->send_ptr[s + 1]; q++)
-                t->sbuf[at(t->send_ptr[s], t->send_ptr[s + 1], q, k, j)] = xc[j][t->send_idx[q]];
-    int rc = post(t, k, t->nsend, t->send_rank, t->send_ptr, t->sbuf, t->nrecv, t->recv_rank, t->recv_ptr, t->rbuf);
+            for (int q = t->pl.send_ptr[s]; q < t->pl.send_ptr[s + 1]; q++)
+                t->sbuf[at(t->pl.send_ptr[s], t->pl.send_ptr[s + 1], q, k, j)] = xc[j][t->pl.send_idx[q]];
+    int rc = post(t, k, t->pl.nsend, t->pl.send_rank, t->pl.send_ptr, t->sbuf, t->pl.nrecv, t->pl.recv_rank, t->pl.recv_ptr, t->rbuf);
     for (int lo = 0; lo < t->nf; lo += step) { /* x_f += P_diag x_c, each row of P read once for all k */
         int hi = ovk__chunk_end(lo, step, t->nf);
         if (k == 1) /* the same sums without the loop over systems, which costs as much as P's short rows */
@@ -318,10 +250,10 @@ int ovk__amg_interpolate(const ovk__amg_transfer *t, int k, const double *const 
         ovk__poke(h);
     }
     if (!rc) rc = wait_all(t);
-    for (int r = 0; r < t->nrecv && !rc; r++) /* the offd columns' values, system after system */
+    for (int r = 0; r < t->pl.nrecv && !rc; r++) /* the offd columns' values, system after system */
         for (int j = 0; j < k; j++)
-            for (int q = t->recv_ptr[r]; q < t->recv_ptr[r + 1]; q++)
-                t->kext[(size_t)j * (size_t)nx + (size_t)q] = t->rbuf[at(t->recv_ptr[r], t->recv_ptr[r + 1], q, k, j)];
+            for (int q = t->pl.recv_ptr[r]; q < t->pl.recv_ptr[r + 1]; q++)
+                t->kext[(size_t)j * (size_t)nx + (size_t)q] = t->rbuf[at(t->pl.recv_ptr[r], t->pl.recv_ptr[r + 1], q, k, j)];
     for (int i = 0; i < t->nf && nx > 0 && !rc; i++)
         for (int j = 0; j < k && t->optr[i] < t->optr[i + 1]; j++)
             xf[j][i] += row_sum(t, t->ocol, t->oval, t->kext + (size_t)j * (size_t)nx, t->optr[i], t->optr[i + 1]);
@@ -338,11 +270,11 @@ int ovk__amg_restrict(const ovk__amg_transfer *t, int k, double alpha, const dou
         for (int q = t->optr[i]; q < t->optr[i + 1]; q++)
             for (int j = 0; j < k; j++)
                 t->kext[(size_t)j * (size_t)nx + (size_t)t->ocol[q]] += weight(t, t->oval, q) * r[j][i];
-    for (int o = 0; o < t->nrecv; o++) /* to the owners, each one's k systems side by side */
+    for (int o = 0; o < t->pl.nrecv; o++) /* to the owners, each one's k systems side by side */
         for (int j = 0; j < k; j++)
-            for (int q = t->recv_ptr[o]; q < t->recv_ptr[o + 1]; q++)
-                t->rbuf[at(t->recv_ptr[o], t->recv_ptr[o + 1], q, k, j)] = t->kext[(size_t)j * (size_t)nx + (size_t)q];
-    int rc = post(t, k, t->nrecv, t->recv_rank, t->recv_ptr, t->rbuf, t->nsend, t->send_rank, t->send_ptr, t->sbuf);
+            for (int q = t->pl.recv_ptr[o]; q < t->pl.recv_ptr[o + 1]; q++)
+                t->rbuf[at(t->pl.recv_ptr[o], t->pl.recv_ptr[o + 1], q, k, j)] = t->kext[(size_t)j * (size_t)nx + (size_t)q];
+    int rc = post(t, k, t->pl.nrecv, t->pl.recv_rank, t->pl.recv_ptr, t->rbuf, t->pl.nsend, t->pl.send_rank, t->pl.send_ptr, t->sbuf);
     for (int lo = 0; lo < t->nc; lo += step) { /* y_c = alpha P_diag^T r, each row of P^T read once for all k */
         int hi = ovk__chunk_end(lo, step, t->nc);
         if (t->single) /* the weights' type chosen once a chunk */
@@ -355,8 +287,8 @@ int ovk__amg_restrict(const ovk__amg_transfer *t, int k, double alpha, const dou
     }
     if (!rc) rc = wait_all(t);
     for (int j = 0; j < k && !rc; j++) /* the other ranks' parts of our rows, in the send map's order */
-        for (int s = 0; s < t->nsend; s++)
-            for (int q = t->send_ptr[s]; q < t->send_ptr[s + 1]; q++)
-                yc[j][t->send_idx[q]] += alpha * t->sbuf[at(t->send_ptr[s], t->send_ptr[s + 1], q, k, j)];
+        for (int s = 0; s < t->pl.nsend; s++)
+            for (int q = t->pl.send_ptr[s]; q < t->pl.send_ptr[s + 1]; q++)
+                yc[j][t->pl.send_idx[q]] += alpha * t->sbuf[at(t->pl.send_ptr[s], t->pl.send_ptr[s + 1], q, k, j)];
     return rc;
 }
