@@ -1,6 +1,7 @@
 /* Algebraic multigrid: one V-cycle per application over the hierarchy of
- * hypre's BoomerAMG; the cycle is ours (amg_cycle.c, cycle=ovk, the
- * default) or hypre's BoomerAMGSolve (cycle=hypre).
+ * hypre's BoomerAMG (setup=boomeramg, amg_boomer.c) or ours (setup=agg);
+ * the cycle is ours (amg_cycle.c, cycle=ovk, the default) or hypre's
+ * BoomerAMGSolve (cycle=hypre, with setup=boomeramg).
  *
  * Setup copies the matrix once into hypre's ParCSR (straight from our diag
  * and offd blocks, which have its shape: no IJ assembly; on a duplicate of
@@ -55,14 +56,16 @@
  * MatSetNearNullSpace) takes the coordinates' place: each vector less its
  * part constant in each unknown of a node (the translations) is a mode.
  *
- * setup=agg: the hierarchy is our smoothed aggregation (amg_agg.c) in
- * hypre's hierarchy object, under our cycle, the near-null space (the
+ * setup=agg: the hierarchy is our smoothed aggregation (amg_agg.c, on our
+ * level type, amg_agg_setup.c) under our cycle, the near-null space (the
  * application's vectors, the rigid-body modes of the coordinates, or the
- * constants per unknown) in its tentative prolongator (agg_nullspace).
+ * constants per unknown) in its tentative prolongator (amg_modes.c); a
+ * value update with galerkin forms the products on the kept prolongators.
  *
- * Built only when CMake finds hypre with 64-bit global indices
- * (libhypre64m-dev) on the same MPI as the library; else `amg` is absent
- * and registry.c says why. */
+ * hypre's side (setup=boomeramg, cycle=hypre) is built only when CMake
+ * finds hypre with 64-bit global indices (libhypre64m-dev) on the same MPI
+ * as the library; without it setup=agg is the default and
+ * setup=boomeramg and cycle=hypre are refused by name. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,26 +74,25 @@
 #include "amg.h"
 #include "amg_levels.h"
 
-_Static_assert(sizeof(HYPRE_BigInt) == sizeof(ovk_gidx), "hypre's global indices must be 64-bit (libhypre64m)");
-_Static_assert(sizeof(HYPRE_Real) == sizeof(double), "hypre must be built in double precision");
-
 static const char *const coarsen_names[] = {"hmis", "pmis", "falgout", "cljp", NULL};
-static const int coarsen_types[] = {HY_HMIS, HY_PMIS, HY_FALGOUT, HY_CLJP};
 static const char *const interp_names[] = {"ext+i", "ext", "classical", "direct", "multipass", NULL};
-static const int interp_types[] = {HY_EXT_I, HY_EXT, HY_CLASSICAL, HY_DIRECT, HY_MULTIPASS};
 static const char *const smoother_names[] = {"l1gs", "sgs", "l1jacobi", "cheby", NULL};
 static const char *const cycle_names[] = {"ovk", "hypre", NULL};
 static const char *const precision_names[] = {"double", "single", NULL};
 static const char *const reuse_coarse_names[] = {"galerkin", "keep", NULL};
 static const char *const reuse_scale_names[] = {"none", "diag", NULL};
 static const char *const setup_names[] = {"boomeramg", "agg", NULL};
-static const int relax_down[] = {HY_L1_GS_FWD, HY_HYBRID_SGS, HY_L1_JACOBI, HY_CHEBY};
-static const int relax_up[] = {HY_L1_GS_BWD, HY_HYBRID_SGS, HY_L1_JACOBI, HY_CHEBY};
 
 /* setup=agg: BoomerAMG's coarsening keys do not apply, nor hypre's cycle;
  * the aggregation keys need it */
 static int agg_options(ovk__amg_opts *o)
 {
+#ifndef OVK_HAVE_HYPRE
+    if (o->setup == SETUP_BOOMERAMG)
+        return ovk__fail(OVK_EUNSUPPORTED, "amg: setup=boomeramg (hypre's BoomerAMG) is not in this build: it needs "
+                                           "hypre with 64-bit global indices on the library's MPI; setup=agg (the "
+                                           "default here) needs none");
+#endif
     if (o->setup != SETUP_AGG) {
         if (o->agg_smooth >= 0 || o->agg_threshold >= 0.0 || o->agg_mis2 >= 0 || o->agg_corr >= 0.0 || o->agg_gather >= 0.0)
             return ovk__fail(OVK_EOPTION,
@@ -200,45 +202,21 @@ static int amg_create(ovk__opts *opts, void **state)
                       .pmax = 4, .sweeps = 1, .max_levels = 25, .agg_levels = -1, .coarse_size = 9, .bs = 1, .nodal = -1,
                       .rbm = 1, .qmax = 4, .rbm_level = RBM_LEVEL_DEFAULT,
                       .reuse = -1, .reuse_tol = 0.3, .reuse_coarse = REUSE_COARSE_DEFAULT, .reuse_scale = -1,
-                      .setup = SETUP_BOOMERAMG, .agg_smooth = -1, .agg_threshold = -1.0, .agg_mis2 = -1,
+                      .setup = SETUP_DEFAULT, .agg_smooth = -1, .agg_threshold = -1.0, .agg_mis2 = -1,
                       .agg_corr = -1.0, .agg_gather = -1.0};
     return read_options(opts, &m->o);
 }
 
-/* OVK_OK, or OVK_EPRECOND naming the hypre call and hypre's description
- * (hypre keeps a global error flag: cleared here). */
-int ovk__amg_hy(HYPRE_Int herr, const char *call)
-{
-    herr &= ~HY_ERROR_CONV;
-    if (!herr) {
-        HYPRE_ClearAllErrors();
-        return OVK_OK;
-    }
-    char what[512] = "";
-    HYPRE_DescribeError(herr, what);
-    HYPRE_ClearAllErrors();
-    return ovk__fail(OVK_EPRECOND, "amg: %s failed in hypre (error %d: %s)", call, (int)herr, what);
-}
-
-/* the hypre objects of one setup */
+/* the objects of one setup */
 static void release(ovk__amg *m)
 {
     ovk__amg_cycle_free(m->cycle);
     m->cycle = NULL;
-    if (m->solver) HYPRE_BoomerAMGDestroy(m->solver);
-    if (m->A) hypre_ParCSRMatrixDestroy((hypre_ParCSRMatrix *)m->A);
-    if (m->b) hypre_ParVectorDestroy((hypre_ParVector *)m->b);
-    if (m->x) hypre_ParVectorDestroy((hypre_ParVector *)m->x);
-    for (int k = 0; k < m->nmodes; k++)
-        if (m->modes[k]) hypre_ParVectorDestroy((hypre_ParVector *)m->modes[k]);
-    free(m->modes);
+#ifdef OVK_HAVE_HYPRE
+    ovk__amg_boomer_release(m);
+#endif
+    ovk__amg_agg_release(m);
     for (int l = 0; l < MAX_LEVELS; l++) ovk__amg_rap_free(m->rap[l]), m->rap[l] = NULL;
-    m->solver = NULL;
-    m->A = NULL;
-    m->b = m->x = NULL;
-    m->modes = NULL;
-    m->nmodes = 0;
-    m->from_vectors = 0;
 }
 
 static void amg_destroy(void *state)
@@ -248,129 +226,6 @@ static void amg_destroy(void *state)
     free(m->vals0), free(m->row_sums), free(m->diag0), free(m->sinv);
     if (m->comm != MPI_COMM_NULL) MPI_Comm_free(&m->comm);
     free(m);
-}
-
-/* ---- the matrix and vectors in hypre's form --------------------------- */
-
-/* Local: fill the rank's diag and offd blocks of P (made by
- * hypre_ParCSRMatrixCreate with A's sizes and initialized) from A's: the
- * offd block and its sorted column map are ParCSR's shape already; the
- * diag block is expanded to both triangles, a_ii first (hypre's
- * smoothers read the diagonal there). */
-int ovk__amg_fill_blocks(const ovk_matrix *A, hypre_ParCSRMatrix *P)
-{
-    hypre_CSRMatrix *d = hypre_ParCSRMatrixDiag(P), *o = hypre_ParCSRMatrixOffd(P);
-    int n = A->lay.nlocal, rc = ovk__matrix_diag_ptr(A, hypre_CSRMatrixI(d));
-    if (rc) return rc;
-    rc = ovk__matrix_diag_fill(A, hypre_CSRMatrixI(d), hypre_CSRMatrixJ(d), hypre_CSRMatrixData(d));
-    if (rc) return rc;
-    const ovk__csr *ao = &A->offd;
-    int64_t no = n > 0 ? ao->rowptr[n] : 0;
-    memcpy(hypre_CSRMatrixI(o), ao->rowptr, sizeof(int) * ((size_t)n + 1));
-    if (no > 0) {
-        memcpy(hypre_CSRMatrixJ(o), ao->col, sizeof(int) * (size_t)no);
-        memcpy(hypre_CSRMatrixData(o), ao->val, sizeof(double) * (size_t)no);
-    }
-    if (A->ncols_offd > 0)
-        memcpy(hypre_ParCSRMatrixColMapOffd(P), A->col_map, sizeof(ovk_gidx) * (size_t)A->ncols_offd);
-    return OVK_OK;
-}
-
-/* Local: the number of entries of A's diag block in both triangles */
-static int diag_entries(const ovk_matrix *A, int *nnz)
-{
-    int n = A->lay.nlocal;
-    int *ptr = malloc(sizeof(int) * ((size_t)n + 1));
-    if (!ptr) return ovk__fail(OVK_ENOMEM, "amg: row counts of %d rows", n);
-    int rc = ovk__matrix_diag_ptr(A, ptr);
-    *nnz = rc ? 0 : ptr[n];
-    free(ptr);
-    return rc;
-}
-
-/* Local: hypre's ParCSR P of A's sizes (nd entries in the diag block),
- * allocated and filled from A's blocks (the caller agrees). */
-static int make_parcsr(ovk__amg *m, const ovk_matrix *A, int nd)
-{
-    int n = A->lay.nlocal, no = n > 0 ? A->offd.rowptr[n] : 0;
-    HYPRE_BigInt starts[2] = {A->lay.row_start, A->lay.row_start + n};
-    hypre_ParCSRMatrix *P = hypre_ParCSRMatrixCreate(m->comm, A->lay.nglobal, A->lay.nglobal, starts, starts,
-                                                     A->ncols_offd, nd, no);
-    m->A = (HYPRE_ParCSRMatrix)P;
-    if (!P) return ovk__fail(OVK_ENOMEM, "amg: hypre_ParCSRMatrixCreate");
-    int rc = ovk__amg_hy(hypre_ParCSRMatrixInitialize(P), "hypre_ParCSRMatrixInitialize");
-    if (rc) return rc;
-    return ovk__amg_fill_blocks(A, P);
-}
-
-/* Local: hypre's copy times 2^-scale_exp.  A product with the power of two
- * rounds as ldexp does (once, exactly when no underflow) at the cost of a
- * multiplication; ldexp where 2^-e itself overflows. */
-void ovk__amg_scale_blocks(ovk__amg *m)
-{
-    hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
-    hypre_CSRMatrix *blk[2] = {hypre_ParCSRMatrixDiag(P), hypre_ParCSRMatrixOffd(P)};
-    double s = ldexp(1.0, -m->scale_exp);
-    for (int b = 0; b < 2 && m->scale_exp; b++) {
-        double *v = hypre_CSRMatrixData(blk[b]);
-        int nnz = hypre_CSRMatrixI(blk[b])[hypre_CSRMatrixNumRows(blk[b])];
-        if (isfinite(s))
-            for (int k = 0; k < nnz; k++) v[k] *= s;
-        else
-            for (int k = 0; k < nnz; k++) v[k] = ldexp(v[k], -m->scale_exp);
-    }
-}
-
-/* Collective: hypre's copy scaled by 2^-e, its largest entry in [0.5, 1)
- * (e over every rank).  hypre's setup multiplies entries together
- * (interpolation weights, Galerkin products): at 1e-300 they underflow and
- * the hierarchy is another one.  A power of two scales exactly: the
- * preconditioner of s A is that of A, divided by s, when s is one. */
-static int unit_scale(ovk__amg *m)
-{
-    hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
-    hypre_CSRMatrix *blk[2] = {hypre_ParCSRMatrixDiag(P), hypre_ParCSRMatrixOffd(P)};
-    double amax = 0.0;
-    for (int b = 0; b < 2; b++) {
-        const double *v = hypre_CSRMatrixData(blk[b]);
-        for (int k = 0, nnz = hypre_CSRMatrixI(blk[b])[hypre_CSRMatrixNumRows(blk[b])]; k < nnz; k++) {
-            double a = fabs(v[k]);
-            if (a > amax) amax = a; /* fmax's result, NaNs ignored, without its call */
-        }
-    }
-    if (MPI_Allreduce(MPI_IN_PLACE, &amax, 1, MPI_DOUBLE, MPI_MAX, m->comm) != MPI_SUCCESS)
-        return ovk__fail(OVK_EMPI, "MPI_Allreduce (amg: the largest entry)");
-    m->scale_exp = 0;
-    if (amax > 0.0 && isfinite(amax)) frexp(amax, &m->scale_exp);
-    ovk__amg_scale_blocks(m);
-    return OVK_OK;
-}
-
-/* Collective: hypre's ParCSR of A's current values, built from A's blocks
- * without hypre's IJ assembly, at unit scale. */
-static int build_matrix(ovk__amg *m, const ovk_matrix *A)
-{
-    int nd = 0;
-    int rc = ovk__agree(m->comm, diag_entries(A, &nd));
-    if (rc) return rc;
-    rc = ovk__agree(m->comm, make_parcsr(m, A, nd));
-    if (rc) return rc;
-    rc = ovk__agree(m->comm, unit_scale(m));
-    if (rc) return rc;
-    hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
-    rc = ovk__agree(m->comm, ovk__amg_hy(hypre_ParCSRMatrixSetNumNonzeros(P), "hypre_ParCSRMatrixSetNumNonzeros"));
-    if (rc) return rc;
-    return ovk__agree(m->comm, ovk__amg_hy(hypre_MatvecCommPkgCreate(P), "hypre_MatvecCommPkgCreate"));
-}
-
-/* Collective: a zero vector of the rank's rows [lo, hi]. */
-int ovk__amg_make_vector(ovk__amg *m, HYPRE_BigInt lo, HYPRE_BigInt hi, HYPRE_BigInt N, HYPRE_ParVector *v)
-{
-    HYPRE_BigInt part[2] = {lo, hi + 1};
-    hypre_ParVector *p = hypre_ParVectorCreate(m->comm, N, part);
-    *v = (HYPRE_ParVector)p;
-    if (!p) return ovk__fail(OVK_ENOMEM, "amg: hypre_ParVectorCreate");
-    return ovk__amg_hy(hypre_ParVectorInitialize(p), "hypre_ParVectorInitialize");
 }
 
 /* ---- setup and apply -------------------------------------------------- */
@@ -397,102 +252,34 @@ static int check_blocks(const ovk__amg *m, const ovk__pc_env *env)
     return OVK_OK;
 }
 
-/* One of hypre's settings that take an integer, made when `when` holds. */
-typedef struct hy_setting {
-    HYPRE_Int (*set)(HYPRE_Solver, HYPRE_Int);
-    HYPRE_Int value;
-    const char *call;
-    int when;
-} hy_setting;
-
-/* the smoother of each part of the cycle, as such a setting */
-static HYPRE_Int cycle_down(HYPRE_Solver s, HYPRE_Int t) { return HYPRE_BoomerAMGSetCycleRelaxType(s, t, HY_DOWN); }
-static HYPRE_Int cycle_up(HYPRE_Solver s, HYPRE_Int t) { return HYPRE_BoomerAMGSetCycleRelaxType(s, t, HY_UP); }
-static HYPRE_Int cycle_coarsest(HYPRE_Solver s, HYPRE_Int t)
+/* the hierarchy's levels (0 before a setup) */
+static int levels(const ovk__amg *m)
 {
-    return HYPRE_BoomerAMGSetCycleRelaxType(s, t, HY_COARSEST);
+    if (m->o.setup == SETUP_AGG) return m->agg.nlev;
+#ifdef OVK_HAVE_HYPRE
+    return ovk__amg_boomer_nlev(m);
+#else
+    return 0;
+#endif
 }
 
-/* The settings t[0..n) on s, in order. */
-static int make_settings(HYPRE_Solver s, const hy_setting *t, int n)
-{
-    for (int i = 0; i < n; i++) {
-        if (!t[i].when) continue;
-        int rc = ovk__amg_hy(t[i].set(s, t[i].value), t[i].call);
-        if (rc) return rc;
-    }
-    return OVK_OK;
-}
-
-/* hypre's settings from the options (local calls) */
-static int configure(ovk__amg *m)
-{
-    const ovk__amg_opts *o = &m->o;
-    HYPRE_Solver s = m->solver;
-    int ours = o->cycle == CYCLE_OVK; /* hypre's smoother unused: the cheapest to set up */
-    int rc = ovk__amg_hy(HYPRE_BoomerAMGSetTol(s, 0.0), "HYPRE_BoomerAMGSetTol");
-    if (rc) return rc;
-    rc = ovk__amg_hy(HYPRE_BoomerAMGSetStrongThreshold(s, o->strong), "HYPRE_BoomerAMGSetStrongThreshold");
-    if (rc) return rc;
-    const hy_setting t[] = {
-        {HYPRE_BoomerAMGSetMaxIter, 1, "HYPRE_BoomerAMGSetMaxIter", 1},
-        {HYPRE_BoomerAMGSetPrintLevel, (HYPRE_Int)o->print, "HYPRE_BoomerAMGSetPrintLevel", 1},
-        {HYPRE_BoomerAMGSetCoarsenType, coarsen_types[o->coarsen], "HYPRE_BoomerAMGSetCoarsenType", 1},
-        {HYPRE_BoomerAMGSetInterpType, interp_types[o->interp], "HYPRE_BoomerAMGSetInterpType", 1},
-        {HYPRE_BoomerAMGSetPMaxElmts, (HYPRE_Int)o->pmax, "HYPRE_BoomerAMGSetPMaxElmts", 1},
-        {HYPRE_BoomerAMGSetNumSweeps, (HYPRE_Int)o->sweeps, "HYPRE_BoomerAMGSetNumSweeps", 1},
-        {cycle_down, ours ? HY_JACOBI : relax_down[o->smoother], "SetCycleRelaxType", 1},
-        {cycle_up, ours ? HY_JACOBI : relax_up[o->smoother], "SetCycleRelaxType", 1},
-        /* coarsest: Gaussian elimination, or l1-Jacobi for a singular A (a
-         * declared null space: elimination's result does not scale with r) */
-        {cycle_coarsest, m->singular ? HY_L1_JACOBI : HY_GAUSS_ELIM, "SetCycleRelaxType", 1},
-        {HYPRE_BoomerAMGSetRelaxOrder, 0, "HYPRE_BoomerAMGSetRelaxOrder", 1},
-        {HYPRE_BoomerAMGSetMaxLevels, (HYPRE_Int)o->max_levels, "HYPRE_BoomerAMGSetMaxLevels", 1},
-        {HYPRE_BoomerAMGSetMaxCoarseSize, (HYPRE_Int)o->coarse_size, "SetMaxCoarseSize", 1},
-        {HYPRE_BoomerAMGSetAggNumLevels, (HYPRE_Int)o->agg_levels, "HYPRE_BoomerAMGSetAggNumLevels", 1},
-        {HYPRE_BoomerAMGSetNumFunctions, (HYPRE_Int)o->bs, "SetNumFunctions", o->bs > 1},
-        {HYPRE_BoomerAMGSetNodal, (HYPRE_Int)o->nodal, "HYPRE_BoomerAMGSetNodal", o->nodal > 0},
-        {HYPRE_BoomerAMGSetInterpVecVariant, HY_GM2, "HYPRE_BoomerAMGSetInterpVecVariant", m->nmodes > 0},
-        {HYPRE_BoomerAMGSetInterpVecFirstLevel, (HYPRE_Int)o->rbm_level, "SetInterpVecFirstLevel", m->nmodes > 0},
-        {HYPRE_BoomerAMGSetInterpVecQMax, (HYPRE_Int)o->qmax, "SetInterpVecQMax", m->nmodes > 0},
-    };
-    rc = make_settings(s, t, (int)(sizeof t / sizeof t[0]));
-    if (rc || !m->nmodes) return rc;
-    return ovk__amg_hy(HYPRE_BoomerAMGSetInterpVectors(s, m->nmodes, m->modes), "SetInterpVectors");
-}
-
-/* Collective but for the last steps (the caller agrees): hypre's matrix,
- * vectors and modes of env, and the solver object with its settings. */
-static int build_objects(ovk__amg *m, const ovk__pc_env *env)
-{
-    const ovk_matrix *A = env->A;
-    HYPRE_BigInt lo = A->lay.row_start, hi = lo + A->lay.nlocal - 1;
-    int rc = build_matrix(m, A);
-    if (rc) return rc;
-    rc = ovk__agree(m->comm, ovk__amg_make_vector(m, lo, hi, A->lay.nglobal, &m->b));
-    if (rc) return rc;
-    rc = ovk__agree(m->comm, ovk__amg_make_vector(m, lo, hi, A->lay.nglobal, &m->x));
-    if (rc) return rc;
-    rc = ovk__agree(m->comm, ovk__amg_build_modes(m, env, lo, hi));
-    if (rc) return rc;
-    rc = ovk__amg_hy(HYPRE_BoomerAMGCreate(&m->solver), "HYPRE_BoomerAMGCreate");
-    if (rc) return rc;
-    return configure(m);
-}
-
-/* Collective: our cycle on hypre's hierarchy (cycle=ovk and at least two
- * levels; one level, a matrix of at most coarse_size rows: hypre's solve). */
+/* Collective: our cycle on the hierarchy (cycle=ovk and at least two
+ * levels; one level, a matrix of at most coarse_size rows: hypre's solve;
+ * setup=agg has two levels at least). */
 int ovk__amg_cycle_setup_ours(ovk__amg *m, const ovk_matrix *A)
 {
     double t0 = MPI_Wtime();
     m->precision = PREC_DOUBLE;
-    if (m->o.cycle != CYCLE_OVK || hypre_ParAMGDataNumLevels((hypre_ParAMGData *)m->solver) < 2) return OVK_OK;
+    if (m->o.cycle != CYCLE_OVK || levels(m) < 2) return OVK_OK;
     int jacobi = m->o.smoother == SM_L1JACOBI;
     m->precision = m->o.precision >= 0 ? m->o.precision : m->singular ? PREC_DOUBLE : PRECISION_DEFAULT;
     ovk__amg_cycle_opts co = {(int)(jacobi ? m->o.sweeps : m->o.degree), jacobi, m->o.ratio,
                               m->precision == PREC_SINGLE, m->o.setup == SETUP_AGG ? m->o.agg_corr : 1.0};
     ovk__amg_levels lv;
-    ovk__amg_levels_of_hypre(m->solver, &lv);
+    if (m->o.setup == SETUP_AGG) ovk__amg_levels_of_agg(&m->agg, &lv);
+#ifdef OVK_HAVE_HYPRE
+    else ovk__amg_boomer_levels(m, &lv);
+#endif
     int rc = ovk__amg_cycle_setup(&lv, A, m->comm, &co, &m->cycle);
     if (!rc) ovk__amg_cycle_set_scale(m->cycle, m->scale_exp);
     m->t_cycle = MPI_Wtime() - t0;
@@ -502,13 +289,17 @@ int ovk__amg_cycle_setup_ours(ovk__amg *m, const ovk_matrix *A)
 /* Collective: the global rows and entries of each level, for the view. */
 static int level_sizes(ovk__amg *m)
 {
-    hypre_ParAMGData *d = (hypre_ParAMGData *)m->solver;
-    m->nlev = hypre_ParAMGDataNumLevels(d);
+    m->nlev = levels(m);
     for (int l = 0; l < m->nlev; l++) {
-        hypre_ParCSRMatrix *A = hypre_ParAMGDataAArray(d)[l];
-        m->rows[l] = (double)hypre_ParCSRMatrixGlobalNumRows(A);
-        m->nnz[l] = (double)ovk__amg_diag_count(A) + (hypre_CSRMatrixNumCols(hypre_ParCSRMatrixOffd(A)) ? ovk__amg_offd_count(A) : 0);
-        m->ranks[l] = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(A)) > 0;
+        if (m->o.setup == SETUP_AGG) {
+            const ovk__amg_csr *A = m->agg.A[l];
+            m->rows[l] = (double)A->nrows;
+            m->nnz[l] = (double)ovk__amg_csr_dnnz(A) + (double)ovk__amg_csr_onnz(A);
+            m->ranks[l] = A->n > 0;
+        }
+#ifdef OVK_HAVE_HYPRE
+        else ovk__amg_boomer_level_size(m, l, &m->rows[l], &m->nnz[l], &m->ranks[l]);
+#endif
     }
     int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, m->ranks, m->nlev, MPI_INT, MPI_SUM, m->comm),
                       "MPI_Allreduce (amg level ranks)");
@@ -552,19 +343,19 @@ static void amg_view(void *state, FILE *f)
     fprintf(f, "\n");
 }
 
-/* Collective: hypre's whole setup and our cycle, on a new hypre copy of A. */
+/* Collective: the whole setup, hypre's or ours, and our cycle, on a new
+ * copy of A. */
 static int full_setup(ovk__amg *m, const ovk__pc_env *env)
 {
     release(m);
     m->n = env->A->lay.nlocal;
-    double t0 = MPI_Wtime();
-    int rc = ovk__agree(m->comm, build_objects(m, env));
-    if (rc) return rc;
-    double t1 = MPI_Wtime();
+    int rc = OVK_OK;
     if (m->o.setup == SETUP_AGG) rc = ovk__amg_agg_setup(m, env);
-    else rc = ovk__agree(m->comm, ovk__amg_hy(HYPRE_BoomerAMGSetup(m->solver, m->A, m->b, m->x), "HYPRE_BoomerAMGSetup"));
+#ifdef OVK_HAVE_HYPRE
+    else rc = ovk__amg_boomer_setup(m, env);
+#endif
     if (rc) return rc;
-    m->t_copy = t1 - t0, m->t_hypre = MPI_Wtime() - t1, m->t_cycle = 0.0;
+    m->t_cycle = 0.0;
     rc = ovk__amg_cycle_setup_ours(m, env->A);
     if (!rc) rc = level_sizes(m);
     if (rc) return rc;
@@ -583,35 +374,23 @@ static int amg_setup(void *state, const ovk__pc_env *env)
     if (rc) return rc;
     if (m->comm == MPI_COMM_NULL && MPI_Comm_dup(env->comm, &m->comm) != MPI_SUCCESS)
         return ovk__fail(OVK_EMPI, "MPI_Comm_dup (amg)");
-    static int hypre_ready; /* hypre's process-wide state, made once */
-    if (!hypre_ready) rc = ovk__amg_hy(HYPRE_Init(), "HYPRE_Init");
-    hypre_ready = !rc;
     m->singular = env->singular;
-    rc = ovk__agree(m->comm, rc);
-    if (rc) return rc;
     int kept = 0; /* a value update of the same matrix: the kept P while it serves */
     if (m->cycle && m->vals0 && m->src == env->A && m->updates < m->o.reuse) rc = ovk__amg_update_setup(m, env, &kept);
     if (!rc && !kept) rc = full_setup(m, env);
     return rc;
 }
 
-/* z = V-cycle(r): hypre's vectors borrow r and z for the call */
+/* z = V-cycle(r): ours, or hypre's */
 static int amg_apply(void *state, const double *r, double *z, const ovk__hook *h)
 {
     ovk__amg *m = state;
     if (m->cycle) return ovk__amg_cycle_apply(m->cycle, r, z, h);
-    /* hypre's cycle calls no hook: reductions in flight progress only by themselves */
-    hypre_Vector *bl = hypre_ParVectorLocalVector((hypre_ParVector *)m->b);
-    hypre_Vector *xl = hypre_ParVectorLocalVector((hypre_ParVector *)m->x);
-    double *bd = hypre_VectorData(bl), *xd = hypre_VectorData(xl);
-    if (m->n > 0) memset(z, 0, sizeof(double) * (size_t)m->n); /* x0 = 0 */
-    hypre_VectorData(bl) = (double *)r;
-    hypre_VectorData(xl) = z;
-    HYPRE_Int herr = HYPRE_BoomerAMGSolve(m->solver, m->A, m->b, m->x);
-    hypre_VectorData(bl) = bd;
-    hypre_VectorData(xl) = xd;
-    for (int i = 0; i < m->n && m->scale_exp; i++) z[i] = ldexp(z[i], -m->scale_exp); /* (2^-e A)^-1 = 2^e A^-1 */
-    return ovk__amg_hy(herr, "HYPRE_BoomerAMGSolve");
+#ifdef OVK_HAVE_HYPRE
+    return ovk__amg_boomer_apply(m, r, z);
+#else
+    return ovk__fail(OVK_EPRECOND, "amg: no cycle set up");
+#endif
 }
 
 /* z[j] = V-cycle(r[j]) for k systems: ours on all k at once, hypre's

@@ -1,28 +1,15 @@
-/* amg's state, shared by its files: amg.c (options, hypre's hierarchy,
- * setup and apply), amg_modes.c (the rigid-body modes and setup=agg's
- * near-null space) and amg_reuse.c (a value update on the kept
- * interpolation).  Private to src/precond. */
+/* amg's state, shared by its files: amg.c (options, setup and apply),
+ * amg_boomer.c (hypre's BoomerAMG hierarchy and cycle, built with hypre
+ * only), amg_agg_setup.c (setup=agg's level 0 and hierarchy, no hypre),
+ * amg_modes.c (the rigid-body modes and setup=agg's near-null space) and
+ * amg_reuse.c (a value update on the kept interpolation).  No hypre type:
+ * hypre's objects are opaque pointers here.  Private to src/precond. */
 #ifndef OVK_PRECOND_AMG_H
 #define OVK_PRECOND_AMG_H
-
-#include <HYPRE.h>
-#include <HYPRE_parcsr_ls.h>
-#include <_hypre_parcsr_ls.h>
-#include <_hypre_parcsr_mv.h>
 
 #include "amg_agg.h"
 #include "precond.h"
 
-/* hypre's numbers for its choices (HYPRE_parcsr_ls.h) */
-enum { HY_JACOBI = 0 }; /* hypre's smoother when ours runs the cycle: nothing to set up */
-enum { HY_CLJP = 0, HY_FALGOUT = 6, HY_PMIS = 8, HY_HMIS = 10 };
-enum { HY_CLASSICAL = 0, HY_DIRECT = 3, HY_MULTIPASS = 4, HY_EXT_I = 6, HY_EXT = 14 };
-enum {
-    HY_HYBRID_SGS = 6, HY_GAUSS_ELIM = 9, HY_L1_GS_FWD = 13, HY_L1_GS_BWD = 14, HY_CHEBY = 16, HY_L1_JACOBI = 18
-};
-enum { HY_DOWN = 1, HY_UP = 2, HY_COARSEST = 3 };
-enum { HY_GM2 = 2 };   /* interpolation variant for the rigid-body modes */
-enum { HY_ERROR_CONV = 256 }; /* "did not converge": expected of one cycle */
 /* nodal strength by the row sums of the node blocks (hypre: 4): on the
  * elasticity example 16-21 iterations with the modes at 1-4 ranks, where the
  * Frobenius norm (1) took 16-32 and lost to no modes at 3 ranks */
@@ -54,6 +41,12 @@ enum { PREC_DOUBLE, PREC_SINGLE };
 /* who builds the hierarchy: hypre's BoomerAMG (classical AMG) or our
  * smoothed aggregation (amg_agg.c) */
 enum { SETUP_BOOMERAMG, SETUP_AGG };
+/* without hypre the default is ours (setup=boomeramg is then refused) */
+#ifdef OVK_HAVE_HYPRE
+enum { SETUP_DEFAULT = SETUP_BOOMERAMG };
+#else
+enum { SETUP_DEFAULT = SETUP_AGG };
+#endif
 /* the coarse levels' values in float by default (the same iterations, a faster
  * solve), but for a singular A (a declared
  * null space): the rounded levels keep the null space only to 2^-24 (A_l 1
@@ -87,17 +80,21 @@ typedef struct ovk__amg_opts {
 
 typedef struct ovk__amg {
     ovk__amg_opts o;
-    MPI_Comm comm; /* hypre's duplicate of the solver's communicator */
+    MPI_Comm comm; /* our duplicate of the solver's communicator (hypre's messages and the setup's) */
     int n;
-    HYPRE_ParCSRMatrix A; /* 2^-scale_exp times the solver's matrix */
-    int scale_exp;
-    HYPRE_ParVector b, x;
-    HYPRE_ParVector *modes; /* [nmodes]; lent to hypre, ours to free */
+    int scale_exp; /* the hierarchy is that of 2^-scale_exp times the solver's matrix */
+    /* setup=boomeramg: hypre's objects (amg_boomer.c's; NULL without) */
+    void *A;      /* HYPRE_ParCSRMatrix: 2^-scale_exp times the solver's matrix */
+    void *b, *x;  /* HYPRE_ParVector */
+    void **modes; /* HYPRE_ParVector [nmodes]; lent to hypre, ours to free */
     int nmodes;
     int from_vectors; /* the modes are the near-null space's (else rotations of coordinates) */
-    HYPRE_Solver solver;
-    ovk__amg_cycle *cycle; /* cycle=ovk: ours over hypre's hierarchy, else NULL */
-    double t_copy, t_hypre, t_cycle; /* the last setup's parts (s): A to hypre, hypre's setup, our levels */
+    void *solver; /* HYPRE_Solver */
+    /* setup=agg (amg_agg_setup.c) */
+    ovk__amg_csr *A0;     /* level 0: 2^-scale_exp times the solver's matrix */
+    ovk__amg_agg_hier agg; /* the hierarchy (A0 its level 0) */
+    ovk__amg_cycle *cycle; /* cycle=ovk: ours over the hierarchy, else NULL */
+    double t_copy, t_hypre, t_cycle; /* the last setup's parts (s): A copied, the hierarchy's setup, our levels */
     const ovk_matrix *src; /* the matrix of the hierarchy */
     double *vals0;         /* A's diag then offd values (as stored) at the last full setup */
     double *row_sums;      /* [3 n]: an update's per-row sums (change, l1 norm), then the l1 norms of vals0 */
@@ -120,42 +117,51 @@ typedef struct ovk__amg {
     ovk__amg_rap *rap[MAX_LEVELS];
 } ovk__amg;
 
-/* the rank's entries of hypre's copy of A: diag block, offd block */
-static inline int ovk__amg_diag_count(hypre_ParCSRMatrix *P)
-{
-    hypre_CSRMatrix *d = hypre_ParCSRMatrixDiag(P);
-    int n = hypre_CSRMatrixNumRows(d);
-    return n > 0 ? hypre_CSRMatrixI(d)[n] : 0;
-}
-
-static inline int ovk__amg_offd_count(hypre_ParCSRMatrix *P)
-{
-    hypre_CSRMatrix *o = hypre_ParCSRMatrixOffd(P);
-    int n = hypre_CSRMatrixNumRows(o);
-    return n > 0 ? hypre_CSRMatrixI(o)[n] : 0;
-}
-
-/* OVK_OK, or OVK_EPRECOND naming the hypre call and hypre's description
- * (hypre keeps a global error flag: cleared here). */
-int ovk__amg_hy(HYPRE_Int herr, const char *call);
-/* Local: a hypre vector of rows lo..hi of N on m->comm. */
-int ovk__amg_make_vector(ovk__amg *m, HYPRE_BigInt lo, HYPRE_BigInt hi, HYPRE_BigInt N, HYPRE_ParVector *v);
-static inline double *ovk__amg_local_data(HYPRE_ParVector v)
-{
-    return hypre_VectorData(hypre_ParVectorLocalVector((hypre_ParVector *)v));
-}
-/* Local: A's diag and offd values into hypre's copy P (same shape). */
-int ovk__amg_fill_blocks(const ovk_matrix *A, hypre_ParCSRMatrix *P);
-/* Local: hypre's copy of A times 2^-scale_exp. */
-void ovk__amg_scale_blocks(ovk__amg *m);
-/* Collective: our cycle on hypre's hierarchy. */
+/* Collective: our cycle on the hierarchy (setup's). */
 int ovk__amg_cycle_setup_ours(ovk__amg *m, const ovk_matrix *A);
 
-/* amg_modes.c.  Local: the rigid-body modes (or the near-null space's
- * vectors) as hypre vectors for its interpolation. */
-int ovk__amg_build_modes(ovk__amg *m, const ovk__pc_env *env, HYPRE_BigInt lo, HYPRE_BigInt hi);
-/* Collective: setup=agg's hierarchy in hypre's object. */
+#ifdef OVK_HAVE_HYPRE
+/* amg_boomer.c: hypre's BoomerAMG hierarchy (setup=boomeramg). */
+/* OVK_OK, or OVK_EPRECOND naming the hypre call and hypre's description
+ * (hypre keeps a global error flag: cleared here). */
+int ovk__amg_hy(int herr, const char *call);
+/* Collective: hypre's copy of env->A (unit scale), its vectors and modes,
+ * BoomerAMG's setup (m->t_copy, m->t_hypre set). */
+int ovk__amg_boomer_setup(ovk__amg *m, const ovk__pc_env *env);
+/* Local: hypre's objects freed */
+void ovk__amg_boomer_release(ovk__amg *m);
+/* Local: the levels of hypre's hierarchy (0 before a setup), the table */
+int ovk__amg_boomer_nlev(const ovk__amg *m);
+void ovk__amg_boomer_levels(ovk__amg *m, ovk__amg_levels *lv);
+/* Local: level l's global rows, the rank's entries, whether it holds rows */
+void ovk__amg_boomer_level_size(const ovk__amg *m, int l, double *rows, double *nnz, int *holds);
+/* z = BoomerAMGSolve's one cycle on r (cycle=hypre); collective */
+int ovk__amg_boomer_apply(ovk__amg *m, const double *r, double *z);
+/* Local: A's values into hypre's copy (unscaled); then (collective) the
+ * copy at the hierarchy's scale and the Galerkin products on the kept
+ * interpolations (reuse_coarse=galerkin) */
+int ovk__amg_boomer_values(ovk__amg *m, const ovk_matrix *A);
+int ovk__amg_boomer_products(ovk__amg *m);
+#endif
+
+/* amg_agg_setup.c: setup=agg inside amg (no hypre). */
+/* Collective: level 0 from env->A at unit scale, the near-null space and
+ * the hierarchy (m->t_copy, m->t_hypre set). */
 int ovk__amg_agg_setup(ovk__amg *m, const ovk__pc_env *env);
+void ovk__amg_agg_release(ovk__amg *m);
+/* Local: A's values into level 0 (its pattern kept), at the hierarchy's
+ * scale; then (collective) the Galerkin products again on the kept
+ * interpolations (kept product plans where made) */
+int ovk__amg_agg_values(ovk__amg *m, const ovk_matrix *A);
+int ovk__amg_agg_products(ovk__amg *m);
+
+/* amg_modes.c.  Collective: the global centroid of the coordinates;
+ * Local: rotation k (about z, x, y) of point p relative to it */
+int ovk__amg_centroid(ovk__amg *m, const ovk__pc_env *env, double *c);
+void ovk__amg_rotation(int k, const double *p, double *u);
+/* Collective: setup=agg's near-null space (k vectors of the rank's rows,
+ * *B malloc'd) */
+int ovk__amg_agg_nullspace(ovk__amg *m, const ovk__pc_env *env, double **B, int *k);
 
 /* amg_reuse.c.  Local: the values of the full setup, kept for the drift. */
 int ovk__amg_keep_values(ovk__amg *m, const ovk_matrix *A);

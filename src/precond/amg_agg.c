@@ -4,7 +4,7 @@
  * maximal independent set (MIS-2; Bell, Dalton, Olson 2012), distributed
  * across the ranks, an aggregate free to cross rank boundaries.
  *
- * One level l -> l+1, on A_l (hypre ParCSR) with nodes (level 0: bs
+ * One level l -> l+1, on A_l (our level type, amg_csr.h) with nodes (level 0: bs
  * unknowns each; a coarse level: one node per aggregate, as many unknowns
  * as the aggregate's near-null space has columns) and B_l (n_l x k):
  *   1. strength: nodes I, J strongly coupled when the Frobenius norm of
@@ -47,12 +47,6 @@ enum { MAXLEV = 40, POWER_STEPS = 10 };
 #define QR_DROP 1e-9
 #define STALL 0.9
 
-int ovk__amg_agg_fail_hy(const char *call)
-{
-    HYPRE_ClearAllErrors();
-    return ovk__fail(OVK_EPRECOND, "amg (setup=agg): %s failed in hypre", call);
-}
-
 int ovk__amg_agg_nomem(const char *what) { return ovk__fail(OVK_ENOMEM, "amg (setup=agg): %s", what); }
 
 /* a bijection of 64-bit integers (splitmix64's finalizer), for the MIS's
@@ -68,30 +62,25 @@ static uint64_t mix(uint64_t z)
 static void graph_free(level_graph *g)
 {
     free(g->nptr), free(g->node_of_row), free(g->nstarts), free(g->onode), free(g->ogid);
-    free(g->gptr), free(g->gadj), free(g->rowbuf), free(g->sendbuf), free(g->offdbuf);
+    free(g->gptr), free(g->gadj), free(g->rowbuf), free(g->offdbuf);
     memset(g, 0, sizeof *g);
 }
 
-/* Collective with A's halo neighbours: ov[q] = v[the node of offd node q]
- * (v: one value per local node) */
+/* Collective (statuses agreed): ov[q] = v[the node of offd node q] (v: one
+ * value per local node), through A's halo a row at a time */
 static int node_halo(level_graph *g, const double *v, double *ov)
 {
-    hypre_ParCSRCommPkg *p = g->pkg;
-    int ns = hypre_ParCSRCommPkgNumSends(p), len = hypre_ParCSRCommPkgSendMapStart(p, ns);
-    const HYPRE_Int *elm = hypre_ParCSRCommPkgSendMapElmts(p);
-    for (int i = 0; i < len; i++) g->sendbuf[i] = v[g->node_of_row[elm[i]]];
-    hypre_ParCSRCommHandle *h = hypre_ParCSRCommHandleCreate(1, p, g->sendbuf, g->offdbuf);
-    if (!h) return ovk__amg_agg_fail_hy("hypre_ParCSRCommHandleCreate");
-    hypre_ParCSRCommHandleDestroy(h);
-    for (int j = 0; j < g->no; j++) ov[g->onode[j]] = g->offdbuf[j];
-    return OVK_OK;
+    for (int i = 0; i < g->n; i++) g->rowbuf[i] = v[g->node_of_row[i]];
+    int rc = ovk__amg_csr_halo(g->A, 1, g->rowbuf, g->offdbuf, OVK_OK);
+    for (int j = 0; !rc && j < g->no; j++) ov[g->onode[j]] = g->offdbuf[j];
+    return rc;
 }
 
 /* Local: the rank's nodes from nptr (set by the caller), node_of_row and the offd nodes. */
-static int graph_nodes(level_graph *g, const HYPRE_BigInt *onode_gid_of_col)
+static int graph_nodes(level_graph *g, const ovk_gidx *onode_gid_of_col)
 {
     g->onode = malloc(sizeof(int) * ((size_t)g->no + 1));
-    g->ogid = malloc(sizeof(HYPRE_BigInt) * ((size_t)g->no + 1));
+    g->ogid = malloc(sizeof(ovk_gidx) * ((size_t)g->no + 1));
     if (!g->onode || !g->ogid) return ovk__amg_agg_nomem("node maps");
     g->nono = 0; /* offd columns ascend by global id, a node's unknowns are consecutive */
     for (int j = 0; j < g->no; j++) {
@@ -102,26 +91,13 @@ static int graph_nodes(level_graph *g, const HYPRE_BigInt *onode_gid_of_col)
 }
 
 /* Collective: the global node id of each offd column, through the halo. */
-static int offd_node_ids(level_graph *g, HYPRE_BigInt **out)
+static int offd_node_ids(level_graph *g, ovk_gidx **out)
 {
-    double *gid = malloc(sizeof(double) * ((size_t)g->nn + 1));
-    HYPRE_BigInt *ocol = malloc(sizeof(HYPRE_BigInt) * ((size_t)g->no + 1));
-    int rc = gid && ocol ? OVK_OK : ovk__amg_agg_nomem("node ids");
-    rc = ovk__agree(g->comm, rc);
-    if (!rc) {
-        for (int I = 0; I < g->nn; I++) gid[I] = (double)(g->nstart + I);
-        /* by rows: the offd nodes are not known yet */
-        hypre_ParCSRCommPkg *p = g->pkg;
-        int ns = hypre_ParCSRCommPkgNumSends(p), len = hypre_ParCSRCommPkgSendMapStart(p, ns);
-        const HYPRE_Int *elm = hypre_ParCSRCommPkgSendMapElmts(p);
-        for (int i = 0; i < len; i++) g->sendbuf[i] = gid[g->node_of_row[elm[i]]];
-        hypre_ParCSRCommHandle *h = hypre_ParCSRCommHandleCreate(1, p, g->sendbuf, g->offdbuf);
-        rc = h ? OVK_OK : ovk__amg_agg_fail_hy("hypre_ParCSRCommHandleCreate");
-        if (h) hypre_ParCSRCommHandleDestroy(h);
-        for (int j = 0; !rc && j < g->no; j++) ocol[j] = (HYPRE_BigInt)g->offdbuf[j];
-        rc = ovk__agree(g->comm, rc);
-    }
-    free(gid);
+    ovk_gidx *ocol = malloc(sizeof(ovk_gidx) * ((size_t)g->no + 1));
+    int rc = ocol ? OVK_OK : ovk__amg_agg_nomem("node ids");
+    for (int i = 0; !rc && i < g->n; i++) g->rowbuf[i] = (double)(g->nstart + g->node_of_row[i]);
+    rc = ovk__amg_csr_halo(g->A, 1, g->rowbuf, g->offdbuf, rc); /* by rows: the offd nodes are not known yet */
+    for (int j = 0; !rc && j < g->no; j++) ocol[j] = (ovk_gidx)g->offdbuf[j];
     if (rc) free(ocol), ocol = NULL;
     *out = ocol;
     return rc;
@@ -129,30 +105,27 @@ static int offd_node_ids(level_graph *g, HYPRE_BigInt **out)
 
 /* Collective: g's nodes (nptr, nn and nstart set by the caller), its halo
  * buffers, every rank's first node and the offd nodes. */
-static int graph_setup(level_graph *g, hypre_ParCSRMatrix *A)
+static int graph_setup(level_graph *g, const ovk__amg_csr *A)
 {
     g->A = A;
-    g->pkg = hypre_ParCSRMatrixCommPkg(A);
-    g->n = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(A));
-    g->no = hypre_CSRMatrixNumCols(hypre_ParCSRMatrixOffd(A));
-    int ns = hypre_ParCSRCommPkgNumSends(g->pkg), len = hypre_ParCSRCommPkgSendMapStart(g->pkg, ns);
+    g->n = A->n;
+    g->no = A->nx;
     g->rowbuf = malloc(sizeof(double) * ((size_t)g->n + 1));
-    g->sendbuf = malloc(sizeof(double) * ((size_t)len + 1));
     g->offdbuf = malloc(sizeof(double) * ((size_t)g->no + 1));
-    g->nstarts = malloc(sizeof(HYPRE_BigInt) * ((size_t)g->size + 1));
+    g->nstarts = malloc(sizeof(ovk_gidx) * ((size_t)g->size + 1));
     g->node_of_row = malloc(sizeof(int) * ((size_t)g->n + 1));
-    int rc = g->rowbuf && g->sendbuf && g->offdbuf && g->nstarts && g->node_of_row ? OVK_OK : ovk__amg_agg_nomem("halo buffers");
+    int rc = g->rowbuf && g->offdbuf && g->nstarts && g->node_of_row ? OVK_OK : ovk__amg_agg_nomem("halo buffers");
     rc = ovk__agree(g->comm, rc);
     if (rc) return rc;
     for (int I = 0; I < g->nn; I++)
         for (int r = g->nptr[I]; r < g->nptr[I + 1]; r++) g->node_of_row[r] = I;
     long long s = (long long)g->nstart, mine = g->nn, total = 0;
-    long long *starts = (long long *)g->nstarts; /* HYPRE_BigInt is 64-bit (amg.c asserts) */
+    long long *starts = (long long *)g->nstarts; /* ovk_gidx is 64-bit */
     rc = ovk__mpi(MPI_Allgather(&s, 1, MPI_LONG_LONG, starts, 1, MPI_LONG_LONG, g->comm), "MPI_Allgather (amg agg)");
     if (!rc) rc = ovk__mpi(MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, g->comm), "MPI_Allreduce (amg agg)");
     if (rc) return rc;
     starts[g->size] = total;
-    HYPRE_BigInt *ocol = NULL;
+    ovk_gidx *ocol = NULL;
     rc = offd_node_ids(g, &ocol);
     if (rc) return rc;
     rc = ovk__agree(g->comm, graph_nodes(g, ocol));
@@ -164,10 +137,8 @@ static int graph_setup(level_graph *g, hypre_ParCSRMatrix *A)
  * node), the touched J listed in list (*len) */
 static void block_norms(const level_graph *g, int I, double *acc, int *list, int *len, char *seen)
 {
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(g->A), *O = hypre_ParCSRMatrixOffd(g->A);
-    const HYPRE_Int *di = hypre_CSRMatrixI(D), *dj = hypre_CSRMatrixJ(D), *oi = hypre_CSRMatrixI(O),
-                    *oj = hypre_CSRMatrixJ(O);
-    const double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
+    const int *di = g->A->dptr, *dj = g->A->dcol, *oi = g->A->optr, *oj = g->A->ocol;
+    const double *dv = g->A->dval, *ov = g->A->oval;
     *len = 0;
     for (int r = g->nptr[I]; r < g->nptr[I + 1]; r++) {
         for (int e = di[r]; e < di[r + 1]; e++) {
@@ -175,7 +146,7 @@ static void block_norms(const level_graph *g, int I, double *acc, int *list, int
             if (!seen[J]) seen[J] = 1, acc[J] = 0.0, list[(*len)++] = J;
             acc[J] += dv[e] * dv[e];
         }
-        for (int e = g->no ? oi[r] : 0; g->no && e < oi[r + 1]; e++) {
+        for (int e = oi[r]; e < oi[r + 1]; e++) {
             int J = g->nn + g->onode[oj[e]];
             if (!seen[J]) seen[J] = 1, acc[J] = 0.0, list[(*len)++] = J;
             acc[J] += ov[e] * ov[e];
@@ -186,8 +157,7 @@ static void block_norms(const level_graph *g, int I, double *acc, int *list, int
 /* Collective: the strong graph of g's nodes. */
 static int strength(level_graph *g, double threshold)
 {
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(g->A), *O = hypre_ParCSRMatrixOffd(g->A);
-    size_t nnz = (size_t)(g->n ? hypre_CSRMatrixI(D)[g->n] : 0) + (size_t)(g->n && g->no ? hypre_CSRMatrixI(O)[g->n] : 0);
+    size_t nnz = (size_t)ovk__amg_csr_dnnz(g->A) + (size_t)ovk__amg_csr_onnz(g->A);
     int m = g->nn + g->nono;
     double *acc = malloc(sizeof(double) * ((size_t)m + 1)), *dn = malloc(sizeof(double) * ((size_t)m + 1));
     int *list = malloc(sizeof(int) * ((size_t)m + 1));
@@ -202,7 +172,7 @@ static int strength(level_graph *g, double threshold)
         dn[I] = seen[I] ? sqrt(acc[I]) : 0.0;
         for (int t = 0; t < len; t++) seen[list[t]] = 0;
     }
-    if (!rc && threshold > 0.0) rc = ovk__agree(g->comm, node_halo(g, dn, dn + g->nn));
+    if (!rc && threshold > 0.0) rc = node_halo(g, dn, dn + g->nn);
     if (!rc) {
         g->gptr[0] = 0;
         for (int I = 0; I < g->nn; I++) {
@@ -222,7 +192,7 @@ static int strength(level_graph *g, double threshold)
 }
 
 /* the global id of neighbour J of g */
-static HYPRE_BigInt gid_of(const level_graph *g, int J) { return J < g->nn ? g->nstart + J : g->ogid[J - g->nn]; }
+static ovk_gidx gid_of(const level_graph *g, int J) { return J < g->nn ? g->nstart + J : g->ogid[J - g->nn]; }
 
 enum { ST_OUT = 0, ST_UND = 1, ST_IN = 2 };
 #define ST_UNIT 0x1p51
@@ -274,13 +244,13 @@ static int mis(level_graph *g, int dist, char *in)
             k[I] = st[I] == ST_UND ? own[I] : st[I] * ST_UNIT;
             und[I] = st[I] == ST_UND;
         }
-        rc = ovk__agree(g->comm, node_halo(g, k, k + g->nn));
+        rc = node_halo(g, k, k + g->nn);
         if (rc) break;
         if (dist == 1) { /* distance 1, on the undecided nodes */
             max_step(g, k, mx, und, 0);
         } else {
             max_step(g, k, mx, act, 1); /* distance 1, on the nodes some undecided node reads */
-            rc = ovk__agree(g->comm, node_halo(g, mx, mx + g->nn));
+            rc = node_halo(g, mx, mx + g->nn);
             if (rc) break;
             max_step(g, mx, k, und, 0); /* distance 2, on the undecided nodes: into k */
             memcpy(mx, k, sizeof(double) * (size_t)g->nn);
@@ -301,13 +271,13 @@ static int mis(level_graph *g, int dist, char *in)
 }
 
 /* Collective: agg[I] = the global id of node I's aggregate's root. */
-static int aggregate(level_graph *g, const char *in, HYPRE_BigInt *agg)
+static int aggregate(level_graph *g, const char *in, ovk_gidx *agg)
 {
     int m = g->nn + g->nono;
     double *a1 = malloc(sizeof(double) * ((size_t)m + 1)), *s = malloc(sizeof(double) * ((size_t)m + 1));
     int rc = ovk__agree(g->comm, a1 && s ? OVK_OK : ovk__amg_agg_nomem("aggregates"));
     for (int I = 0; !rc && I < g->nn; I++) s[I] = in[I];
-    if (!rc) rc = ovk__agree(g->comm, node_halo(g, s, s + g->nn));
+    if (!rc) rc = node_halo(g, s, s + g->nn);
     for (int I = 0; !rc && I < g->nn; I++) { /* pass 1: the roots and their neighbours */
         a1[I] = -1.0;
         if (in[I]) a1[I] = (double)(g->nstart + I);
@@ -317,7 +287,7 @@ static int aggregate(level_graph *g, const char *in, HYPRE_BigInt *agg)
                 if (a1[I] < 0.0 || r < a1[I]) a1[I] = r;
             }
     }
-    if (!rc) rc = ovk__agree(g->comm, node_halo(g, a1, a1 + g->nn));
+    if (!rc) rc = node_halo(g, a1, a1 + g->nn);
     int lost = 0;
     for (int I = 0; !rc && I < g->nn; I++) { /* pass 2: the smallest root of a pass-1 neighbour */
         double best = a1[I];
@@ -330,7 +300,7 @@ static int aggregate(level_graph *g, const char *in, HYPRE_BigInt *agg)
             if (c >= 0.0 && c < best) best = c;
         }
         if (best < 0.0) lost = 1;
-        agg[I] = (HYPRE_BigInt)best;
+        agg[I] = (ovk_gidx)best;
     }
     if (!rc && lost) rc = ovk__fail(OVK_EPRECOND, "amg (setup=agg): a node is not within distance 2 of an aggregate root");
     free(a1), free(s);
@@ -338,7 +308,7 @@ static int aggregate(level_graph *g, const char *in, HYPRE_BigInt *agg)
 }
 
 /* the rank owning global node id */
-static int owner(const level_graph *g, HYPRE_BigInt id)
+static int owner(const level_graph *g, ovk_gidx id)
 {
     int lo = 0, hi = g->size - 1;
     while (lo < hi) {
@@ -351,7 +321,7 @@ static int owner(const level_graph *g, HYPRE_BigInt id)
 
 /* a member record on its root's rank */
 typedef struct member {
-    HYPRE_BigInt gid;
+    ovk_gidx gid;
     int agg;   /* local aggregate */
     int src;   /* the rank it came from */
     size_t at; /* its payload in the receive buffer */
@@ -390,7 +360,7 @@ static void qr(double *M, int m, int k, double *R, int *r)
 static void coarse_free(coarse *c)
 {
     free(c->cptr), free(c->B);
-    if (c->Pt) hypre_ParCSRMatrixDestroy(c->Pt);
+    ovk__amg_csr_free(c->Pt);
     memset(c, 0, sizeof *c);
 }
 
@@ -433,22 +403,22 @@ enum { HDR = 3 }; /* a record: [root or first coarse id, node id, ndof or rank],
 
 int ovk__amg_agg_cmp_big(const void *a, const void *b)
 {
-    HYPRE_BigInt x = *(const HYPRE_BigInt *)a, y = *(const HYPRE_BigInt *)b;
+    ovk_gidx x = *(const ovk_gidx *)a, y = *(const ovk_gidx *)b;
     return (x > y) - (x < y);
 }
 
-/* Collective: P_tent of the fine level's rows from the replies (hypre ParCSR). */
-static int build_ptent(level_graph *g, coarse *c, const double *rep, const int *rcount, int k, HYPRE_BigInt c0,
-                       HYPRE_BigInt c1, hypre_ParCSRMatrix **out)
+/* Collective: P_tent of the fine level's rows from the replies. */
+static int build_ptent(level_graph *g, coarse *c, const double *rep, const int *rcount, int k, ovk_gidx c0,
+                       ovk_gidx c1, ovk__amg_csr **out)
 {
     size_t tot = 0;
     for (int p = 0; p < g->size; p++) tot += (size_t)rcount[p];
     int *rr = malloc(sizeof(int) * ((size_t)g->nn + 1));
-    HYPRE_BigInt *first = malloc(sizeof(HYPRE_BigInt) * ((size_t)g->nn + 1));
+    ovk_gidx *first = malloc(sizeof(ovk_gidx) * ((size_t)g->nn + 1));
     size_t *at = malloc(sizeof(size_t) * ((size_t)g->nn + 1));
     int rc = rr && first && at ? OVK_OK : ovk__amg_agg_nomem("tentative prolongator");
     for (size_t pos = 0; !rc && pos < tot;) {
-        HYPRE_BigInt f = (HYPRE_BigInt)rep[pos], id = (HYPRE_BigInt)rep[pos + 1];
+        ovk_gidx f = (ovk_gidx)rep[pos], id = (ovk_gidx)rep[pos + 1];
         int r = (int)rep[pos + 2], I = (int)(id - g->nstart), nd = g->nptr[I + 1] - g->nptr[I];
         first[I] = f, rr[I] = r, at[I] = pos;
         pos += HDR + (size_t)nd * (size_t)k;
@@ -456,7 +426,7 @@ static int build_ptent(level_graph *g, coarse *c, const double *rep, const int *
     size_t nnz = 0; /* P_tent's rows with global columns: node I's unknown d, first[I] + j for j < rr[I] */
     for (int I = 0; !rc && I < g->nn; I++) nnz += (size_t)(g->nptr[I + 1] - g->nptr[I]) * (size_t)rr[I];
     int *ptr = rc ? NULL : malloc(sizeof(int) * ((size_t)g->n + 1));
-    HYPRE_BigInt *gcol = rc ? NULL : malloc(sizeof(HYPRE_BigInt) * (nnz + 1));
+    ovk_gidx *gcol = rc ? NULL : malloc(sizeof(ovk_gidx) * (nnz + 1));
     double *val = rc ? NULL : malloc(sizeof(double) * (nnz + 1));
     if (!rc && !(ptr && gcol && val)) rc = ovk__amg_agg_nomem("tentative prolongator");
     if (!rc && nnz > INT32_MAX) rc = ovk__fail(OVK_EPRECOND, "amg (setup=agg): %zu entries of P_tent on a rank", nnz);
@@ -470,8 +440,7 @@ static int build_ptent(level_graph *g, coarse *c, const double *rep, const int *
                 for (int j = 0; j < rr[I]; j++) gcol[e] = first[I] + j, val[e++] = q[j];
                 ptr[g->nptr[I] + d + 1] = e;
             }
-        rc = ovk__amg_parcsr_of_rows(g->comm, hypre_ParCSRMatrixGlobalNumRows(g->A), c->nglobal,
-                                     hypre_ParCSRMatrixFirstRowIndex(g->A), g->n, c0, c1, ptr, gcol, val, 0, out);
+        rc = ovk__amg_csr_of_rows(g->comm, g->A->nrows, c->nglobal, g->A->r0, g->n, c0, c1, ptr, gcol, val, 0, out);
     }
     free(rr), free(first), free(at), free(ptr), free(gcol), free(val);
     return rc;
@@ -500,7 +469,7 @@ static int parse_members(const level_graph *g, const double *recv, const int *rc
     for (int p = 0; p < g->size; p++)
         for (size_t pos = (size_t)rdisp[p]; pos < (size_t)rdisp[p] + (size_t)rcount[p];
              pos += HDR + (size_t)recv[pos + 2] * (size_t)k)
-            cnt++, first[aidx[(HYPRE_BigInt)recv[pos] - g->nstart] + 2]++;
+            cnt++, first[aidx[(ovk_gidx)recv[pos] - g->nstart] + 2]++;
     for (int a = 0; a < nagg; a++) first[a + 2] += first[a + 1];
     member *m = malloc(sizeof(member) * ((size_t)cnt + 1));
     if (!m) {
@@ -510,8 +479,8 @@ static int parse_members(const level_graph *g, const double *recv, const int *rc
     for (int p = 0; p < g->size; p++)
         for (size_t pos = (size_t)rdisp[p]; pos < (size_t)rdisp[p] + (size_t)rcount[p];
              pos += HDR + (size_t)recv[pos + 2] * (size_t)k) {
-            int a = aidx[(HYPRE_BigInt)recv[pos] - g->nstart];
-            m[first[a + 1]++] = (member){(HYPRE_BigInt)recv[pos + 1], a, p, pos, (int)recv[pos + 2]};
+            int a = aidx[(ovk_gidx)recv[pos] - g->nstart];
+            m[first[a + 1]++] = (member){(ovk_gidx)recv[pos + 1], a, p, pos, (int)recv[pos + 2]};
         }
     free(first);
     *out = m, *count = cnt;
@@ -547,7 +516,7 @@ static int factor_blocks(member *m, int cnt, double *recv, int k, int nagg, doub
 }
 
 /* Local: the send buffer of each node's record to its root's rank. */
-static int member_records(const level_graph *g, const HYPRE_BigInt *agg, const double *B, int k, double **send,
+static int member_records(const level_graph *g, const ovk_gidx *agg, const double *B, int k, double **send,
                           int *scount)
 {
     int *cur = calloc((size_t)g->size + 1, sizeof(int));
@@ -576,7 +545,7 @@ static int member_records(const level_graph *g, const HYPRE_BigInt *agg, const d
 
 /* Collective: P_tent and B_{l+1} of g's aggregates (agg: each node's
  * root; in: the roots). */
-static int tentative(level_graph *g, const HYPRE_BigInt *agg, const char *in, const double *B, int k, double gather,
+static int tentative(level_graph *g, const ovk_gidx *agg, const char *in, const double *B, int k, double gather,
                      int late, coarse *c)
 {
     int *aidx = malloc(sizeof(int) * ((size_t)g->nn + 1)), *scount = malloc(sizeof(int) * ((size_t)g->size + 1));
@@ -609,7 +578,7 @@ static int tentative(level_graph *g, const HYPRE_BigInt *agg, const char *in, co
         c->cstart = before, c->nglobal = total;
         c->stride = ovk__amg_coarse_stride(g->size, c->stride, total, gather);
     }
-    HYPRE_BigInt next = 0;
+    ovk_gidx next = 0;
     if (!rc) rc = ovk__amg_coarse_owners(g, c, &next);
     if (!rc) { /* the replies: [first coarse id, node id, rank], Q's rows */
         for (int t = 0; t < cnt; t++) {
@@ -630,7 +599,7 @@ static int tentative(level_graph *g, const HYPRE_BigInt *agg, const char *in, co
     /* late (a smoothed P): P_tent on the partition of the rank's own
      * aggregates, P and A_{l+1} moved to the gathered one after the products */
     if (!rc) {
-        HYPRE_BigInt c0 = late ? c->cstart : c->own0, c1 = late ? c->cstart + c->cptr[c->nagg] : c->own1;
+        ovk_gidx c0 = late ? c->cstart : c->own0, c1 = late ? c->cstart + c->cptr[c->nagg] : c->own1;
         rc = build_ptent(g, c, rep, rc2, k, c0, c1, &c->Pt);
     }
     if (!rc && c->stride > 1) rc = ovk__amg_gather_coarse(g, c, k, next);
@@ -639,24 +608,34 @@ static int tentative(level_graph *g, const HYPRE_BigInt *agg, const char *in, co
     return rc;
 }
 
+/* Collective (statuses agreed): w = A v, each row's diag part summed,
+ * then its offd part added (ext: room for A's offd columns) */
+static int matvec(const ovk__amg_csr *A, const double *v, double *ext, double *w)
+{
+    int rc = ovk__amg_csr_halo(A, 1, v, ext, OVK_OK);
+    for (int i = 0; !rc && i < A->n; i++) {
+        double d = 0.0, o = 0.0;
+        for (int e = A->dptr[i]; e < A->dptr[i + 1]; e++) d += A->dval[e] * v[A->dcol[e]];
+        for (int e = A->optr[i]; e < A->optr[i + 1]; e++) o += A->oval[e] * ext[A->ocol[e]];
+        w[i] = d + o;
+    }
+    return rc;
+}
+
 /* Collective: lambda ~ lambda_max(D^-1 A) from power steps (Rayleigh
  * quotient x^T A x / x^T D x: a bound from below) */
-static int lambda_max(hypre_ParCSRMatrix *A, const double *dinv, double *lam)
+static int lambda_max(const ovk__amg_csr *A, const double *dinv, double *lam)
 {
-    MPI_Comm comm = hypre_ParCSRMatrixComm(A);
-    int n = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(A));
-    HYPRE_BigInt r0 = hypre_ParCSRMatrixFirstRowIndex(A), part[2] = {r0, r0 + n};
-    hypre_ParVector *v = hypre_ParVectorCreate(comm, hypre_ParCSRMatrixGlobalNumRows(A), part);
-    hypre_ParVector *w = hypre_ParVectorCreate(comm, hypre_ParCSRMatrixGlobalNumRows(A), part);
-    int rc = v && w && !hypre_ParVectorInitialize(v) && !hypre_ParVectorInitialize(w) ? OVK_OK
-                                                                                      : ovk__amg_agg_fail_hy("hypre_ParVectorCreate");
-    rc = ovk__agree(comm, rc);
+    MPI_Comm comm = A->comm;
+    int n = A->n;
+    double *vd = malloc(sizeof(double) * ((size_t)n + 1)), *wd = malloc(sizeof(double) * ((size_t)n + 1));
+    double *ext = malloc(sizeof(double) * ((size_t)A->nx + 1));
+    int rc = ovk__agree(comm, vd && wd && ext ? OVK_OK : ovk__amg_agg_nomem("power steps"));
     *lam = 1.0;
     if (!rc) {
-        double *vd = hypre_VectorData(hypre_ParVectorLocalVector(v)), *wd = hypre_VectorData(hypre_ParVectorLocalVector(w));
-        for (int i = 0; i < n; i++) vd[i] = 1.0 + (double)(mix((uint64_t)(r0 + i)) >> 11) * 0x1p-53;
+        for (int i = 0; i < n; i++) vd[i] = 1.0 + (double)(mix((uint64_t)(A->r0 + i)) >> 11) * 0x1p-53;
         for (int step = 0; step < POWER_STEPS && !rc; step++) {
-            if (hypre_ParCSRMatrixMatvec(1.0, A, v, 0.0, w)) rc = ovk__amg_agg_fail_hy("hypre_ParCSRMatrixMatvec");
+            rc = matvec(A, vd, ext, wd);
             double s[3] = {0.0, 0.0, 0.0}; /* v^T A v, v^T D v, |D^-1 A v|^2 */
             for (int i = 0; !rc && i < n; i++) {
                 double z = dinv[i] * wd[i];
@@ -669,8 +648,7 @@ static int lambda_max(hypre_ParCSRMatrix *A, const double *dinv, double *lam)
             if (!rc && f == 0.0) break;
         }
     }
-    if (v) hypre_ParVectorDestroy(v);
-    if (w) hypre_ParVectorDestroy(w);
+    free(vd), free(wd), free(ext);
     if (!rc && !(*lam > 0.0 && isfinite(*lam)))
         rc = ovk__fail(OVK_EPRECOND, "amg (setup=agg): the estimate of lambda_max(D^-1 A) is %g (A not SPD?)", *lam);
     return rc;
@@ -678,19 +656,16 @@ static int lambda_max(hypre_ParCSRMatrix *A, const double *dinv, double *lam)
 
 /* Collective: P = (I - w D^-1 A) Pt, w = 4 / (3 lambda), by our row sums
  * (amg_galerkin.c) */
-static int smooth_p(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *Pt, hypre_ParCSRMatrix **P)
+static int smooth_p(const ovk__amg_csr *A, const ovk__amg_csr *Pt, ovk__amg_csr **P)
 {
-    MPI_Comm comm = hypre_ParCSRMatrixComm(A);
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(A);
-    int n = hypre_CSRMatrixNumRows(D);
-    const HYPRE_Int *di = hypre_CSRMatrixI(D), *dj = hypre_CSRMatrixJ(D);
-    const double *dv = hypre_CSRMatrixData(D);
+    MPI_Comm comm = A->comm;
+    int n = A->n;
     double *dinv = malloc(sizeof(double) * ((size_t)n + 1));
     int rc = dinv ? OVK_OK : ovk__amg_agg_nomem("prolongator smoothing");
     for (int i = 0; !rc && i < n; i++) {
         double a = 0.0;
-        for (int e = di[i]; e < di[i + 1]; e++)
-            if (dj[e] == i) a += dv[e];
+        for (int e = A->dptr[i]; e < A->dptr[i + 1]; e++)
+            if (A->dcol[e] == i) a += A->dval[e];
         if (!(a > 0.0)) rc = ovk__fail(OVK_EZERODIAG, "amg (setup=agg): a level's diagonal entry %g at local row %d", a, i);
         else dinv[i] = 1.0 / a;
     }
@@ -698,17 +673,13 @@ static int smooth_p(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *Pt, hypre_ParCSRM
     double lam = 1.0;
     if (!rc) rc = lambda_max(A, dinv, &lam);
     int *ptr = NULL;
-    HYPRE_BigInt *gcol = NULL;
+    ovk_gidx *gcol = NULL;
     double *val = NULL, w = 4.0 / (3.0 * lam);
     for (int i = 0; !rc && i < n; i++) dinv[i] *= w; /* the rows' scale w D^-1 */
     *P = NULL;
     if (!rc) rc = ovk__amg_smooth_rows(A, Pt, dinv, &ptr, &gcol, &val);
-    if (!rc) {
-        HYPRE_BigInt c0 = hypre_ParCSRMatrixFirstColDiag(Pt);
-        rc = ovk__amg_parcsr_of_rows(comm, hypre_ParCSRMatrixGlobalNumRows(A), hypre_ParCSRMatrixGlobalNumCols(Pt),
-                                     hypre_ParCSRMatrixFirstRowIndex(A), n, c0,
-                                     c0 + hypre_CSRMatrixNumCols(hypre_ParCSRMatrixDiag(Pt)), ptr, gcol, val, 0, P);
-    }
+    if (!rc)
+        rc = ovk__amg_csr_of_rows(comm, A->nrows, Pt->ncols, A->r0, n, Pt->c0, Pt->c0 + Pt->nc, ptr, gcol, val, 0, P);
     free(ptr), free(gcol), free(val);
     free(dinv);
     return rc;
@@ -717,60 +688,27 @@ static int smooth_p(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *Pt, hypre_ParCSRM
 void ovk__amg_agg_keep_free(ovk__amg_agg_keep *keep)
 {
     for (int l = 0; l < keep->nlev && l < MAXLEV; l++) {
-        if (keep->ptent[l]) hypre_ParCSRMatrixDestroy(keep->ptent[l]);
+        ovk__amg_csr_free(keep->ptent[l]);
         free(keep->b[l]);
     }
     memset(keep, 0, sizeof *keep);
 }
 
-/* Collective: the level vectors and arrays of d (hypre frees them with d). */
-static int fill_data(hypre_ParAMGData *d, int nlev, hypre_ParCSRMatrix **As, hypre_ParCSRMatrix **Ps,
-                     hypre_ParVector *b, hypre_ParVector *x)
+void ovk__amg_agg_hier_free(ovk__amg_agg_hier *h)
 {
-    MPI_Comm comm = hypre_ParCSRMatrixComm(As[0]);
-    hypre_ParAMGDataAArray(d) = hypre_CTAlloc(hypre_ParCSRMatrix *, MAXLEV, HYPRE_MEMORY_HOST);
-    hypre_ParAMGDataPArray(d) = hypre_CTAlloc(hypre_ParCSRMatrix *, MAXLEV, HYPRE_MEMORY_HOST);
-    hypre_ParAMGDataFArray(d) = hypre_CTAlloc(hypre_ParVector *, MAXLEV, HYPRE_MEMORY_HOST);
-    hypre_ParAMGDataUArray(d) = hypre_CTAlloc(hypre_ParVector *, MAXLEV, HYPRE_MEMORY_HOST);
-    hypre_ParAMGDataCFMarkerArray(d) = hypre_CTAlloc(hypre_IntArray *, MAXLEV, HYPRE_MEMORY_HOST);
-    hypre_ParAMGDataABlockArray(d) = hypre_CTAlloc(hypre_ParCSRBlockMatrix *, MAXLEV, HYPRE_MEMORY_HOST);
-    hypre_ParAMGDataPBlockArray(d) = hypre_CTAlloc(hypre_ParCSRBlockMatrix *, MAXLEV, HYPRE_MEMORY_HOST);
-    int rc = hypre_ParAMGDataAArray(d) && hypre_ParAMGDataPArray(d) && hypre_ParAMGDataFArray(d) &&
-                     hypre_ParAMGDataUArray(d) && hypre_ParAMGDataCFMarkerArray(d) && hypre_ParAMGDataABlockArray(d) &&
-                     hypre_ParAMGDataPBlockArray(d)
-                 ? OVK_OK
-                 : ovk__amg_agg_nomem("hypre's level arrays");
-    rc = ovk__agree(comm, rc);
-    if (rc) return rc; /* hypre's destroy frees what was made (no levels yet) */
-    for (int l = 0; l < nlev; l++) {
-        hypre_ParAMGDataAArray(d)[l] = As[l];
-        if (l + 1 < nlev) hypre_ParAMGDataPArray(d)[l] = Ps[l];
-        As[l] = NULL, Ps[l] = NULL; /* hypre's now (level 0 borrowed by both) */
+    for (int l = 0; l < MAXLEV; l++) {
+        if (l > 0) ovk__amg_csr_free(h->A[l]);
+        ovk__amg_csr_free(h->P[l]);
     }
-    hypre_ParAMGDataFArray(d)[0] = b, hypre_ParAMGDataUArray(d)[0] = x;
-    hypre_ParAMGDataNumLevels(d) = nlev;
-    for (int l = 1; l < nlev; l++) { /* a level's vectors, its matrix's rows */
-        hypre_ParCSRMatrix *H = hypre_ParAMGDataAArray(d)[l];
-        HYPRE_BigInt r0 = hypre_ParCSRMatrixFirstRowIndex(H);
-        HYPRE_BigInt part[2] = {r0, r0 + hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(H))};
-        for (int t = 0; t < 2; t++) {
-            hypre_ParVector *v = hypre_ParVectorCreate(comm, hypre_ParCSRMatrixGlobalNumRows(H), part);
-            if (v && hypre_ParVectorInitialize(v)) rc = ovk__amg_agg_fail_hy("hypre_ParVectorInitialize");
-            if (!v) rc = ovk__amg_agg_fail_hy("hypre_ParVectorCreate");
-            if (t == 0) hypre_ParAMGDataFArray(d)[l] = v;
-            else hypre_ParAMGDataUArray(d)[l] = v;
-        }
-    }
-    /* the coarsest level: our cycle's dense LU (amg_coarse.c), or its sweeps for a singular A */
-    return ovk__agree(comm, rc);
+    memset(h, 0, sizeof *h);
 }
 
 /* Collective: one level's aggregation, P and A_{l+1}. */
 static int one_level(level_graph *g, int l, const ovk__amg_agg_opts *o, const double *B, int k, coarse *c,
-                     hypre_ParCSRMatrix **P, hypre_ParCSRMatrix **Ac, ovk__amg_rap **plan)
+                     ovk__amg_csr **P, ovk__amg_csr **Ac, ovk__amg_rap **plan)
 {
     char *in = malloc((size_t)g->nn + 1);
-    HYPRE_BigInt *agg = malloc(sizeof(HYPRE_BigInt) * ((size_t)g->nn + 1));
+    ovk_gidx *agg = malloc(sizeof(ovk_gidx) * ((size_t)g->nn + 1));
     int rc = ovk__agree(g->comm, in && agg ? OVK_OK : ovk__amg_agg_nomem("aggregates"));
     if (!rc) rc = graph_setup(g, g->A);
     if (!rc) rc = strength(g, o->threshold);
@@ -779,13 +717,7 @@ static int one_level(level_graph *g, int l, const ovk__amg_agg_opts *o, const do
     if (!rc) rc = tentative(g, agg, in, B, k, o->gather, o->smooth, c);
     *P = NULL;
     if (!rc && o->smooth) rc = smooth_p(g->A, c->Pt, P);
-    if (!rc && !o->smooth) {
-        *P = hypre_ParCSRMatrixClone(c->Pt, 1);
-        rc = ovk__agree(g->comm, *P ? OVK_OK : ovk__amg_agg_fail_hy("hypre_ParCSRMatrixClone"));
-        if (!rc && !hypre_ParCSRMatrixCommPkg(*P) && hypre_MatvecCommPkgCreate(*P))
-            rc = ovk__amg_agg_fail_hy("hypre_MatvecCommPkgCreate");
-        rc = ovk__agree(g->comm, rc);
-    }
+    if (!rc && !o->smooth) rc = ovk__agree(g->comm, ovk__amg_csr_copy(c->Pt, P));
     if (!rc) rc = ovk__amg_rap_build(g->A, *P, Ac, plan);
     /* a smoothed level gathered: the products ran on the rank's own
      * aggregates' partition (on a P whose columns are all on another rank
@@ -796,25 +728,27 @@ static int one_level(level_graph *g, int l, const ovk__amg_agg_opts *o, const do
     return rc;
 }
 
-int ovk__amg_agg_build(hypre_ParCSRMatrix *A, hypre_ParVector *b, hypre_ParVector *x, int k, const double *B,
-                       const ovk__amg_agg_opts *o, hypre_ParAMGData *d, ovk__amg_agg_keep *keep, ovk__amg_rap **plans)
+int ovk__amg_agg_build(const ovk__amg_csr *A, int k, const double *B, const ovk__amg_agg_opts *o,
+                       ovk__amg_agg_hier *h, ovk__amg_agg_keep *keep, ovk__amg_rap **plans)
 {
-    MPI_Comm comm = hypre_ParCSRMatrixComm(A);
-    hypre_ParCSRMatrix *As[MAXLEV] = {A}, *Ps[MAXLEV] = {NULL};
+    MPI_Comm comm = A->comm;
+    ovk__amg_csr **As = h->A, **Ps = h->P;
+    memset(h, 0, sizeof *h);
+    As[0] = (ovk__amg_csr *)A; /* borrowed: never freed here */
     int nlev = 1, size, rank, bs = o->bs, stride = 1; /* every stride-th rank holds the level's rows */
     MPI_Comm_size(comm, &size), MPI_Comm_rank(comm, &rank);
-    int n0 = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(A));
+    int n0 = A->n;
     int *nptr = malloc(sizeof(int) * ((size_t)n0 / bs + 1));
     int rc = ovk__agree(comm, nptr ? OVK_OK : ovk__amg_agg_nomem("nodes"));
     int nn = n0 / bs;
     for (int I = 0; !rc && I <= nn; I++) nptr[I] = I * bs;
-    HYPRE_BigInt nstart = hypre_ParCSRMatrixFirstRowIndex(A) / bs;
+    ovk_gidx nstart = A->r0 / bs;
     const double *Bcur = B;
     double *Bown = NULL;
     if (keep) memset(keep, 0, sizeof *keep), keep->k = k;
     int maxl = o->max_levels < MAXLEV ? o->max_levels : MAXLEV;
     for (int l = 0; !rc && l + 1 < maxl; l++) {
-        HYPRE_BigInt rows = hypre_ParCSRMatrixGlobalNumRows(As[l]);
+        ovk_gidx rows = As[l]->nrows;
         if (l > 0 && rows <= o->coarse_size) break;
         level_graph g = {.comm = comm, .size = size, .rank = rank, .A = As[l], .nn = nn, .nptr = nptr, .nstart = nstart};
         coarse c = {.stride = stride};
@@ -825,7 +759,7 @@ int ovk__amg_agg_build(hypre_ParCSRMatrix *A, hypre_ParVector *b, hypre_ParVecto
             /* a singular A (a declared null space): a level of no more rows than
              * the near-null space's vectors holds little but the null space, its
              * operator is zero but for rounding; the level above is the coarsest */
-            hypre_ParCSRMatrixDestroy(As[l + 1]), hypre_ParCSRMatrixDestroy(Ps[l]);
+            ovk__amg_csr_free(As[l + 1]), ovk__amg_csr_free(Ps[l]);
             As[l + 1] = Ps[l] = NULL;
             if (plans) ovk__amg_rap_free(plans[l]), plans[l] = NULL;
             coarse_free(&c);
@@ -833,7 +767,7 @@ int ovk__amg_agg_build(hypre_ParCSRMatrix *A, hypre_ParVector *b, hypre_ParVecto
         }
         if (!rc) nlev++;
         if (!rc && keep) {
-            int nl = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(As[l]));
+            int nl = As[l]->n;
             keep->ptent[l] = c.Pt, c.Pt = NULL;
             keep->b[l] = malloc(sizeof(double) * ((size_t)nl * k + 1));
             keep->nlev = l + 1;
@@ -847,22 +781,19 @@ int ovk__amg_agg_build(hypre_ParCSRMatrix *A, hypre_ParVector *b, hypre_ParVecto
         free(nptr), free(Bown);
         nptr = c.cptr, c.cptr = NULL, nn = c.nagg, nstart = c.astart, stride = c.stride;
         Bown = c.B, c.B = NULL, Bcur = Bown;
-        HYPRE_BigInt crows = c.nglobal;
+        ovk_gidx crows = c.nglobal;
         coarse_free(&c);
         if (l >= 1 && (double)crows > STALL * (double)rows) break; /* coarsening stalled */
     }
     if (!rc && keep && nlev > 1) { /* the coarsest level's near-null space */
-        int nl = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(As[nlev - 1]));
+        int nl = As[nlev - 1]->n;
         keep->b[nlev - 1] = malloc(sizeof(double) * ((size_t)nl * k + 1));
         keep->nlev = nlev;
         rc = ovk__agree(comm, keep->b[nlev - 1] ? OVK_OK : ovk__amg_agg_nomem("kept near-null space"));
         if (!rc && nl) memcpy(keep->b[nlev - 1], Bcur, sizeof(double) * (size_t)nl * k);
     }
     free(nptr), free(Bown);
-    if (!rc) rc = fill_data(d, nlev, As, Ps, b, x);
-    for (int l = 0; l < MAXLEV; l++) { /* what was not handed over */
-        if (l > 0 && As[l]) hypre_ParCSRMatrixDestroy(As[l]);
-        if (Ps[l]) hypre_ParCSRMatrixDestroy(Ps[l]);
-    }
+    h->nlev = nlev, h->sweeps = o->singular;
+    if (rc) ovk__amg_agg_hier_free(h);
     return rc;
 }

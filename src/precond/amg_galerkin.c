@@ -37,7 +37,7 @@ struct ovk__amg_rap {
     int size;
     int nf, no;           /* A's local rows, offd columns */
     int nc, ne;           /* coarse columns: the rank's own, the others (compact) */
-    HYPRE_BigInt c0;      /* the first own coarse column */
+    ovk_gidx c0;      /* the first own coarse column */
     int *pptr, *pcol;     /* P's local rows, compact columns */
     double *pval;
     int *hptr, *hcol;     /* P's rows at A's offd columns */
@@ -56,19 +56,19 @@ struct ovk__amg_rap {
     double *sbuf, *rbuf;
     size_t nrecv;
     int *rdest;           /* each received sum's slot */
-    HYPRE_Int annz_d, annz_o, cnnz_d, cnnz_o; /* A's and A_c's local entries at the build */
+    int annz_d, annz_o, cnnz_d, cnnz_o; /* A's and A_c's local entries at the build */
 };
 
 static int nomem(const char *what) { return ovk__fail(OVK_ENOMEM, "amg (Galerkin product): %s", what); }
 
 static int cmp_big(const void *a, const void *b)
 {
-    HYPRE_BigInt x = *(const HYPRE_BigInt *)a, y = *(const HYPRE_BigInt *)b;
+    ovk_gidx x = *(const ovk_gidx *)a, y = *(const ovk_gidx *)b;
     return (x > y) - (x < y);
 }
 
 /* index of id in the sorted v[0..n), or -1 */
-static int find_big(const HYPRE_BigInt *v, int n, HYPRE_BigInt id)
+static int find_big(const ovk_gidx *v, int n, ovk_gidx id)
 {
     int lo = 0, hi = n - 1;
     while (lo <= hi) {
@@ -78,12 +78,6 @@ static int find_big(const HYPRE_BigInt *v, int n, HYPRE_BigInt id)
         else return mid;
     }
     return -1;
-}
-
-static HYPRE_Int row_nnz(hypre_CSRMatrix *M)
-{
-    int n = hypre_CSRMatrixNumRows(M);
-    return n > 0 ? hypre_CSRMatrixI(M)[n] : 0;
 }
 
 void ovk__amg_rap_free(ovk__amg_rap *r)
@@ -101,64 +95,31 @@ void ovk__amg_rap_free(ovk__amg_rap *r)
 
 /* Local: row i of P as global columns and values (at most kmax) into w:
  * [count, columns..., values...] */
-static void pack_row(hypre_ParCSRMatrix *P, int i, int kmax, double *w)
+static void pack_row(const ovk__amg_csr *P, int i, int kmax, double *w)
 {
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(P), *O = hypre_ParCSRMatrixOffd(P);
-    HYPRE_BigInt c0 = hypre_ParCSRMatrixFirstColDiag(P), *cmap = hypre_ParCSRMatrixColMapOffd(P);
     int t = 0;
-    for (HYPRE_Int e = hypre_CSRMatrixI(D)[i]; e < hypre_CSRMatrixI(D)[i + 1]; e++, t++)
-        w[1 + t] = (double)(c0 + hypre_CSRMatrixJ(D)[e]), w[1 + kmax + t] = hypre_CSRMatrixData(D)[e];
-    if (hypre_CSRMatrixNumCols(O))
-        for (HYPRE_Int e = hypre_CSRMatrixI(O)[i]; e < hypre_CSRMatrixI(O)[i + 1]; e++, t++)
-            w[1 + t] = (double)cmap[hypre_CSRMatrixJ(O)[e]], w[1 + kmax + t] = hypre_CSRMatrixData(O)[e];
+    for (int e = P->dptr[i]; e < P->dptr[i + 1]; e++, t++)
+        w[1 + t] = (double)(P->c0 + P->dcol[e]), w[1 + kmax + t] = P->dval[e];
+    for (int e = P->optr[i]; e < P->optr[i + 1]; e++, t++)
+        w[1 + t] = (double)P->cmap[P->ocol[e]], w[1 + kmax + t] = P->oval[e];
     w[0] = t;
 }
 
-/* Collective with A's neighbours: the packed rows of P at A's offd columns
- * into *halo ([no] records of 1 + 2 kmax); status: the caller's so far,
- * agreed with the buffers' before the messages (the caller agrees on the
- * outcome). */
-static int halo_rows(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, int kmax, double **halo, int status)
+/* Collective with A's neighbours (statuses agreed): the packed rows of P
+ * at A's offd columns into *halo ([no] records of 1 + 2 kmax) from the
+ * rank's own (loc [nf] records); status: the caller's so far. */
+static int halo_rows(const ovk__amg_csr *A, const double *loc, int kmax, double **halo, int status)
 {
-    hypre_ParCSRCommPkg *pkg = hypre_ParCSRMatrixCommPkg(A);
-    int ns = hypre_ParCSRCommPkgNumSends(pkg), nr = hypre_ParCSRCommPkgNumRecvs(pkg);
-    int no = hypre_CSRMatrixNumCols(hypre_ParCSRMatrixOffd(A));
-    size_t W = 1 + 2 * (size_t)kmax, nsend = (size_t)hypre_ParCSRCommPkgSendMapStart(pkg, ns);
-    double *sbuf = malloc(sizeof(double) * (nsend * W + 1));
-    *halo = malloc(sizeof(double) * ((size_t)no * W + 1));
-    MPI_Request *req = malloc(sizeof(MPI_Request) * ((size_t)ns + (size_t)nr + 1));
-    int rc = status ? status : sbuf && *halo && req ? OVK_OK : nomem("P's halo rows");
-    if (!rc) {
-        const HYPRE_Int *elm = hypre_ParCSRCommPkgSendMapElmts(pkg);
-        for (size_t s = 0; s < nsend; s++) pack_row(P, (int)elm[s], kmax, sbuf + s * W);
-    }
-    rc = ovk__agree(hypre_ParCSRMatrixComm(A), rc);
-    MPI_Comm comm = hypre_ParCSRMatrixComm(A);
-    int nreq = 0;
-    for (int q = 0; !rc && q < nr; q++) {
-        HYPRE_Int a = hypre_ParCSRCommPkgRecvVecStart(pkg, q), b = hypre_ParCSRCommPkgRecvVecStart(pkg, q + 1);
-        rc = ovk__mpi(MPI_Irecv(*halo + (size_t)a * W, (int)((size_t)(b - a) * W), MPI_DOUBLE,
-                                hypre_ParCSRCommPkgRecvProc(pkg, q), TAG_HALO, comm, &req[nreq++]),
-                      "MPI_Irecv (amg Galerkin halo)");
-    }
-    for (int q = 0; !rc && q < ns; q++) {
-        HYPRE_Int a = hypre_ParCSRCommPkgSendMapStart(pkg, q), b = hypre_ParCSRCommPkgSendMapStart(pkg, q + 1);
-        rc = ovk__mpi(MPI_Isend(sbuf + (size_t)a * W, (int)((size_t)(b - a) * W), MPI_DOUBLE,
-                                hypre_ParCSRCommPkgSendProc(pkg, q), TAG_HALO, comm, &req[nreq++]),
-                      "MPI_Isend (amg Galerkin halo)");
-    }
-    if (nreq) {
-        int wrc = ovk__mpi(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE), "MPI_Waitall (amg Galerkin halo)");
-        if (!rc) rc = wrc;
-    }
-    free(sbuf), free(req);
-    return rc;
+    size_t W = 1 + 2 * (size_t)kmax;
+    *halo = status ? NULL : malloc(sizeof(double) * ((size_t)A->nx * W + 1));
+    int rc = status ? status : *halo ? OVK_OK : nomem("P's halo rows");
+    return ovk__amg_csr_halo(A, (int)W, loc, *halo, rc);
 }
 
 /* ---- 2. the compact coarse columns, P's rows on them, P^T ---------------- */
 
 /* Local: the compact column of global column id (ext: the others, sorted) */
-static int compact(const ovk__amg_rap *r, const HYPRE_BigInt *ext, HYPRE_BigInt id)
+static int compact(const ovk__amg_rap *r, const ovk_gidx *ext, ovk_gidx id)
 {
     if (id >= r->c0 && id < r->c0 + r->nc) return (int)(id - r->c0);
     int e = find_big(ext, r->ne, id);
@@ -166,7 +127,7 @@ static int compact(const ovk__amg_rap *r, const HYPRE_BigInt *ext, HYPRE_BigInt 
 }
 
 /* Local: rows [0, n) of packed records (W wide) as CSR on compact columns */
-static int unpack_rows(const ovk__amg_rap *r, const HYPRE_BigInt *ext, const double *rec, int n, int kmax, int **ptr,
+static int unpack_rows(const ovk__amg_rap *r, const ovk_gidx *ext, const double *rec, int n, int kmax, int **ptr,
                        int **col, double **val)
 {
     size_t W = 1 + 2 * (size_t)kmax, tot = 0;
@@ -179,7 +140,7 @@ static int unpack_rows(const ovk__amg_rap *r, const HYPRE_BigInt *ext, const dou
     for (int i = 0, t = 0; i < n; i++) {
         const double *w = rec + i * W;
         for (int s = 0; s < (int)w[0]; s++, t++) {
-            (*col)[t] = compact(r, ext, (HYPRE_BigInt)w[1 + s]);
+            (*col)[t] = compact(r, ext, (ovk_gidx)w[1 + s]);
             (*val)[t] = w[1 + kmax + s];
             if ((*col)[t] < 0) return ovk__fail(OVK_EPRECOND, "amg (Galerkin product): a column of P not numbered");
         }
@@ -189,17 +150,17 @@ static int unpack_rows(const ovk__amg_rap *r, const HYPRE_BigInt *ext, const dou
 }
 
 /* Local: ext = the sorted other columns of the local and halo rows of P */
-static int other_columns(ovk__amg_rap *r, const double *loc, const double *halo, int kmax, HYPRE_BigInt **ext)
+static int other_columns(ovk__amg_rap *r, const double *loc, const double *halo, int kmax, ovk_gidx **ext)
 {
     size_t W = 1 + 2 * (size_t)kmax, cap = ((size_t)r->nf + (size_t)r->no) * (size_t)kmax + 1, n = 0;
-    *ext = malloc(sizeof(HYPRE_BigInt) * cap);
+    *ext = malloc(sizeof(ovk_gidx) * cap);
     if (!*ext) return nomem("coarse columns");
     for (int pass = 0; pass < 2; pass++) {
         const double *rec = pass ? halo : loc;
         int rows = pass ? r->no : r->nf;
         for (int i = 0; i < rows; i++)
             for (int s = 0; s < (int)rec[i * W]; s++) {
-                HYPRE_BigInt id = (HYPRE_BigInt)rec[i * W + 1 + s];
+                ovk_gidx id = (ovk_gidx)rec[i * W + 1 + s];
                 if (id < r->c0 || id >= r->c0 + r->nc) (*ext)[n++] = id;
             }
     }
@@ -256,12 +217,10 @@ static int pattern_moved(void)
  * row's sums in the order of first touch (the same for the same patterns);
  * sym: the pattern too, grown as needed, else checked against it.
  * nnz(A) k products. */
-static int ap_rows(ovk__amg_rap *r, hypre_ParCSRMatrix *A, int sym)
+static int ap_rows(ovk__amg_rap *r, const ovk__amg_csr *A, int sym)
 {
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(A), *O = hypre_ParCSRMatrixOffd(A);
-    const HYPRE_Int *ai[2] = {hypre_CSRMatrixI(D), r->no ? hypre_CSRMatrixI(O) : NULL};
-    const HYPRE_Int *aj[2] = {hypre_CSRMatrixJ(D), r->no ? hypre_CSRMatrixJ(O) : NULL};
-    const double *av[2] = {hypre_CSRMatrixData(D), r->no ? hypre_CSRMatrixData(O) : NULL};
+    const int *ai[2] = {A->dptr, A->optr}, *aj[2] = {A->dcol, A->ocol};
+    const double *av[2] = {A->dval, A->oval};
     const int *qp[2] = {r->pptr, r->hptr}, *qc[2] = {r->pcol, r->hcol};
     const double *qv[2] = {r->pval, r->hval};
     int *mark = r->mark, *list = r->list;
@@ -272,7 +231,7 @@ static int ap_rows(ovk__amg_rap *r, hypre_ParCSRMatrix *A, int sym)
     for (int i = 0; i < r->nf; i++) {
         int cnt = 0;
         for (int b = 0; b < 2; b++) /* (A P)_i = sum_j a_ij P_j */
-            for (HYPRE_Int e = ai[b] ? ai[b][i] : 0; ai[b] && e < ai[b][i + 1]; e++) {
+            for (int e = ai[b][i]; e < ai[b][i + 1]; e++) {
                 int j = (int)aj[b][e];
                 double a = av[b][e];
                 for (int s = qp[b][j]; s < qp[b][j + 1]; s++) {
@@ -300,7 +259,7 @@ static int ap_rows(ovk__amg_rap *r, hypre_ParCSRMatrix *A, int sym)
  * r->out, in the order of the compact rows and of first touch; with row and
  * col (not NULL) their compact row and column, grown as needed (*cap).
  * nnz(A P) k products. */
-static int partial_rows(ovk__amg_rap *r, hypre_ParCSRMatrix *A, int **row, int **col, size_t *cap)
+static int partial_rows(ovk__amg_rap *r, const ovk__amg_csr *A, int **row, int **col, size_t *cap)
 {
     int rc = ap_rows(r, A, row != NULL);
     if (rc) return rc;
@@ -335,9 +294,9 @@ static int partial_rows(ovk__amg_rap *r, hypre_ParCSRMatrix *A, int **row, int *
 
 /* Local: A_c's values zeroed, the rank's own partial sums added by slot,
  * the others' into the send buffer */
-static void own_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *Ac)
+static void own_sums(ovk__amg_rap *r, ovk__amg_csr *Ac)
 {
-    double *dv = hypre_CSRMatrixData(hypre_ParCSRMatrixDiag(Ac)), *ov = hypre_CSRMatrixData(hypre_ParCSRMatrixOffd(Ac));
+    double *dv = Ac->dval, *ov = Ac->oval;
     int nd = (int)r->cnnz_d;
     if (nd) memset(dv, 0, sizeof(double) * (size_t)nd);
     if (r->cnnz_o) memset(ov, 0, sizeof(double) * (size_t)r->cnnz_o);
@@ -350,9 +309,9 @@ static void own_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *Ac)
 }
 
 /* Local: the received sums (r->rbuf) added by slot */
-static void received_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *Ac)
+static void received_sums(ovk__amg_rap *r, ovk__amg_csr *Ac)
 {
-    double *dv = hypre_CSRMatrixData(hypre_ParCSRMatrixDiag(Ac)), *ov = hypre_CSRMatrixData(hypre_ParCSRMatrixOffd(Ac));
+    double *dv = Ac->dval, *ov = Ac->oval;
     int nd = (int)r->cnnz_d;
     for (size_t q = 0; q < r->nrecv; q++) {
         int d = r->rdest[q];
@@ -363,7 +322,7 @@ static void received_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *Ac)
 
 /* Collective: every partial sum into A_c's values, the others' sent to
  * their owners */
-static int scatter_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *Ac)
+static int scatter_sums(ovk__amg_rap *r, ovk__amg_csr *Ac)
 {
     own_sums(r, Ac);
     int rc = ovk__mpi(MPI_Alltoallv(r->sbuf, r->scount, r->sdisp, MPI_DOUBLE, r->rbuf, r->rcount, r->rdisp, MPI_DOUBLE,
@@ -374,7 +333,7 @@ static int scatter_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *Ac)
 }
 
 /* Local: the rank of coarse row id (starts: [size + 1]) */
-static int owner_of(const HYPRE_BigInt *starts, int size, HYPRE_BigInt id)
+static int owner_of(const ovk_gidx *starts, int size, ovk_gidx id)
 {
     int lo = 0, hi = size - 1;
     while (lo < hi) {
@@ -388,8 +347,8 @@ static int owner_of(const HYPRE_BigInt *starts, int size, HYPRE_BigInt id)
 /* The layout's working arrays (step 5) */
 typedef struct layout {
     int *row, *col;            /* each partial sum's compact row and column */
-    HYPRE_BigInt *ext;         /* the compact others, sorted; then with the received columns */
-    HYPRE_BigInt *starts;      /* [size + 1] the coarse partition */
+    ovk_gidx *ext;         /* the compact others, sorted; then with the received columns */
+    ovk_gidx *starts;      /* [size + 1] the coarse partition */
     long long *spair, *rpair;  /* (row, column) of the sums sent and received */
     int *rrow, *rcol;          /* a received sum's local row and compact column */
     int *rfirst, *rperm;       /* received sums by local row */
@@ -426,7 +385,7 @@ static int send_pattern(ovk__amg_rap *r, layout *L)
     if (!rc && (!r->sbuf || !L->spair)) rc = nomem("the sums' pattern");
     for (size_t t = 0; !rc && t < r->nout; t++) {
         if (L->row[t] < r->nc) continue;
-        HYPRE_BigInt id = L->ext[L->row[t] - r->nc];
+        ovk_gidx id = L->ext[L->row[t] - r->nc];
         int p = owner_of(L->starts, size, id), at = r->sdisp[p] + cur[p]++;
         int c = L->col[t];
         r->dest[t] = -1 - at;
@@ -459,7 +418,7 @@ static int send_pattern(ovk__amg_rap *r, layout *L)
 static int join_received(ovk__amg_rap *r, layout *L, int *ne2)
 {
     size_t nr = r->nrecv;
-    HYPRE_BigInt *all = malloc(sizeof(HYPRE_BigInt) * ((size_t)r->ne + nr + 1));
+    ovk_gidx *all = malloc(sizeof(ovk_gidx) * ((size_t)r->ne + nr + 1));
     int *remap = malloc(sizeof(int) * ((size_t)r->ne + 1));
     L->rrow = malloc(sizeof(int) * (nr + 1)), L->rcol = malloc(sizeof(int) * (nr + 1));
     L->rfirst = calloc((size_t)r->nc + 2, sizeof(int)), L->rperm = malloc(sizeof(int) * (nr + 1));
@@ -470,7 +429,7 @@ static int join_received(ovk__amg_rap *r, layout *L, int *ne2)
     size_t n = 0;
     for (int e = 0; e < r->ne; e++) all[n++] = L->ext[e];
     for (size_t q = 0; q < nr; q++) {
-        HYPRE_BigInt c = L->rpair[3 * q + 1];
+        ovk_gidx c = L->rpair[3 * q + 1];
         if (c < r->c0 || c >= r->c0 + r->nc) all[n++] = c;
     }
     qsort(all, n, sizeof *all, cmp_big);
@@ -482,7 +441,7 @@ static int join_received(ovk__amg_rap *r, layout *L, int *ne2)
         if (L->col[t] >= r->nc) L->col[t] = r->nc + remap[L->col[t] - r->nc];
     int rc = OVK_OK;
     for (size_t q = 0; q < nr; q++) {
-        HYPRE_BigInt row = L->rpair[3 * q], c = L->rpair[3 * q + 1];
+        ovk_gidx row = L->rpair[3 * q], c = L->rpair[3 * q + 1];
         memcpy(&r->rbuf[q], &L->rpair[3 * q + 2], sizeof(double));
         if (row < r->c0 || row >= r->c0 + r->nc) rc = ovk__fail(OVK_EPRECOND, "amg (Galerkin product): a row sent astray");
         L->rrow[q] = rc ? 0 : (int)(row - r->c0);
@@ -512,15 +471,15 @@ static int sum_col(const ovk__amg_rap *r, const layout *L, size_t x)
 }
 
 /* Collective: A_c laid out from the sums' columns, each sum's slot */
-static int lay_out(ovk__amg_rap *r, layout *L, HYPRE_BigInt N, hypre_ParCSRMatrix **Ac)
+static int lay_out(ovk__amg_rap *r, layout *L, ovk_gidx N, ovk__amg_csr **Ac)
 {
     int ne2 = 0, rc = join_received(r, L, &ne2);
     int nct = r->nc + ne2;
     L->slot = rc ? NULL : malloc(sizeof(int) * ((size_t)nct + 1));
     L->used = rc ? NULL : calloc((size_t)nct + 1, sizeof(int));
     L->first = rc ? NULL : calloc((size_t)r->nc + 1, sizeof(int));
-    HYPRE_Int *di = rc ? NULL : malloc(sizeof(HYPRE_Int) * ((size_t)r->nc + 1));
-    HYPRE_Int *oi = rc ? NULL : malloc(sizeof(HYPRE_Int) * ((size_t)r->nc + 1));
+    int *di = rc ? NULL : malloc(sizeof(int) * ((size_t)r->nc + 1));
+    int *oi = rc ? NULL : malloc(sizeof(int) * ((size_t)r->nc + 1));
     int *offd = rc ? NULL : malloc(sizeof(int) * ((size_t)ne2 + 1)); /* an other column's offd index */
     if (!rc && (!L->slot || !L->used || !L->first || !di || !oi || !offd)) rc = nomem("the coarse operator's layout");
     if (!rc) { /* own sums: rows < nc first, contiguous by row */
@@ -547,25 +506,20 @@ static int lay_out(ovk__amg_rap *r, layout *L, HYPRE_BigInt N, hypre_ParCSRMatri
     int ncols = 0;
     for (int d = r->nc; !rc && d < nct; d++)
         if (L->used[d]) L->used[d] = ncols++ + 1; /* 1 + its offd column */
-    HYPRE_BigInt cs[2] = {r->c0, r->c0 + r->nc};
     *Ac = NULL;
-    if (!rc) {
-        *Ac = hypre_ParCSRMatrixCreate(r->comm, N, N, cs, cs, ncols, di[r->nc], oi[r->nc]);
-        if (!*Ac || hypre_ParCSRMatrixInitialize(*Ac)) rc = ovk__fail(OVK_EPRECOND, "amg (Galerkin product): hypre_ParCSRMatrixCreate failed");
-    }
+    if (!rc) rc = ovk__amg_csr_alloc(r->comm, N, N, r->c0, r->nc, r->c0, r->nc, di[r->nc], oi[r->nc], ncols, Ac);
     rc = ovk__agree(r->comm, rc);
     if (!rc) {
-        hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(*Ac), *O = hypre_ParCSRMatrixOffd(*Ac);
-        HYPRE_Int *dj = hypre_CSRMatrixJ(D), *oj = hypre_CSRMatrixJ(O);
-        HYPRE_BigInt *cmap = hypre_ParCSRMatrixColMapOffd(*Ac);
-        memcpy(hypre_CSRMatrixI(D), di, sizeof(HYPRE_Int) * ((size_t)r->nc + 1));
-        memcpy(hypre_CSRMatrixI(O), oi, sizeof(HYPRE_Int) * ((size_t)r->nc + 1));
+        int *dj = (*Ac)->dcol, *oj = (*Ac)->ocol;
+        ovk_gidx *cmap = (*Ac)->cmap;
+        memcpy((*Ac)->dptr, di, sizeof(int) * ((size_t)r->nc + 1));
+        memcpy((*Ac)->optr, oi, sizeof(int) * ((size_t)r->nc + 1));
         for (int d = r->nc; d < nct; d++)
             if (L->used[d]) offd[d - r->nc] = L->used[d] - 1, cmap[L->used[d] - 1] = L->ext[d - r->nc];
         r->cnnz_d = di[r->nc], r->cnnz_o = oi[r->nc];
         for (int c = 0; c < nct; c++) L->slot[c] = -1, L->used[c] = -1; /* used: the row that set slot */
         for (int c = 0; c < r->nc; c++) { /* pass 2: slots, the diagonal first */
-            HYPRE_Int pd = di[c], po = oi[c];
+            int pd = di[c], po = oi[c];
             for (int k = 0; k < row_count(L, c); k++)
                 if (sum_col(r, L, row_sum(r, L, c, k)) == c && L->used[c] != c) L->used[c] = c, L->slot[c] = (int)pd, dj[pd++] = c;
             for (int k = 0; k < row_count(L, c); k++) {
@@ -588,28 +542,26 @@ static int lay_out(ovk__amg_rap *r, layout *L, HYPRE_BigInt N, hypre_ParCSRMatri
 /* ---- the entry points ----------------------------------------------------- */
 
 /* Collective: steps 1-3 (sums 0: 1, 2 and A P's rows only) */
-static int rows_and_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, layout *L, int sums)
+static int rows_and_sums(ovk__amg_rap *r, const ovk__amg_csr *A, const ovk__amg_csr *P, layout *L, int sums)
 {
-    hypre_CSRMatrix *PD = hypre_ParCSRMatrixDiag(P), *PO = hypre_ParCSRMatrixOffd(P);
     int kmax = 0;
     for (int i = 0; i < r->nf; i++) {
-        int len = (int)(hypre_CSRMatrixI(PD)[i + 1] - hypre_CSRMatrixI(PD)[i]);
-        if (hypre_CSRMatrixNumCols(PO)) len += (int)(hypre_CSRMatrixI(PO)[i + 1] - hypre_CSRMatrixI(PO)[i]);
+        int len = P->dptr[i + 1] - P->dptr[i] + P->optr[i + 1] - P->optr[i];
         if (len > kmax) kmax = len;
     }
     /* the longest row and the statuses in one reduction, the coarse partition */
-    L->starts = malloc(sizeof(HYPRE_BigInt) * ((size_t)r->size + 1));
+    L->starts = malloc(sizeof(ovk_gidx) * ((size_t)r->size + 1));
     double mine = kmax, most = 0.0, sum = 0.0;
     int rc = ovk__agree_values(r->comm, L->starts ? OVK_OK : nomem("the coarse partition"), &mine, 1, &most, &sum);
-    if (!rc) rc = ovk__mpi(MPI_Allgather(&r->c0, 1, HYPRE_MPI_BIG_INT, L->starts, 1, HYPRE_MPI_BIG_INT, r->comm),
+    if (!rc) rc = ovk__mpi(MPI_Allgather(&r->c0, 1, MPI_INT64_T, L->starts, 1, MPI_INT64_T, r->comm),
                            "MPI_Allgather (amg Galerkin)");
     if (rc) return rc;
-    L->starts[r->size] = hypre_ParCSRMatrixGlobalNumCols(P);
+    L->starts[r->size] = P->ncols;
     kmax = (int)most;
     size_t W = 1 + 2 * (size_t)kmax;
     double *loc = malloc(sizeof(double) * ((size_t)r->nf * W + 1)), *halo = NULL;
     for (int i = 0; loc && i < r->nf; i++) pack_row(P, i, kmax, loc + i * W);
-    rc = halo_rows(A, P, kmax, &halo, loc ? OVK_OK : nomem("P's rows"));
+    rc = halo_rows(A, loc, kmax, &halo, loc ? OVK_OK : nomem("P's rows"));
     if (!rc) rc = other_columns(r, loc, halo, kmax, &L->ext);
     if (!rc) rc = unpack_rows(r, L->ext, loc, r->nf, kmax, &r->pptr, &r->pcol, &r->pval);
     if (!rc) rc = unpack_rows(r, L->ext, halo, r->no, kmax, &r->hptr, &r->hcol, &r->hval);
@@ -627,9 +579,9 @@ static int rows_and_sums(ovk__amg_rap *r, hypre_ParCSRMatrix *A, hypre_ParCSRMat
 }
 
 /* Collective: a new plan of A and P (NULL on every rank if one failed) */
-static ovk__amg_rap *plan_new(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, int *rc)
+static ovk__amg_rap *plan_new(const ovk__amg_csr *A, const ovk__amg_csr *P, int *rc)
 {
-    MPI_Comm comm = hypre_ParCSRMatrixComm(A);
+    MPI_Comm comm = A->comm;
     ovk__amg_rap *r = calloc(1, sizeof *r);
     *rc = ovk__agree(comm, r ? OVK_OK : nomem("the product's plan"));
     if (*rc) {
@@ -638,16 +590,13 @@ static ovk__amg_rap *plan_new(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, int 
     }
     r->comm = comm;
     MPI_Comm_size(comm, &r->size);
-    r->nf = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(A));
-    r->no = hypre_CSRMatrixNumCols(hypre_ParCSRMatrixOffd(A));
-    r->nc = hypre_CSRMatrixNumCols(hypre_ParCSRMatrixDiag(P));
-    r->c0 = hypre_ParCSRMatrixFirstColDiag(P);
-    r->annz_d = row_nnz(hypre_ParCSRMatrixDiag(A)), r->annz_o = row_nnz(hypre_ParCSRMatrixOffd(A));
+    r->nf = A->n, r->no = A->nx, r->nc = P->nc, r->c0 = P->c0;
+    r->annz_d = ovk__amg_csr_dnnz(A), r->annz_o = ovk__amg_csr_onnz(A);
     return r;
 }
 
-int ovk__amg_smooth_rows(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, const double *scale, int **ptr,
-                         HYPRE_BigInt **gcol, double **val)
+int ovk__amg_smooth_rows(const ovk__amg_csr *A, const ovk__amg_csr *P, const double *scale, int **ptr,
+                         ovk_gidx **gcol, double **val)
 {
     *ptr = NULL, *gcol = NULL, *val = NULL;
     int rc;
@@ -658,7 +607,7 @@ int ovk__amg_smooth_rows(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, const dou
     size_t nnz = rc ? 0 : (size_t)r->apptr[r->nf];
     if (!rc) {
         *ptr = malloc(sizeof(int) * ((size_t)r->nf + 1));
-        *gcol = malloc(sizeof(HYPRE_BigInt) * (nnz + 1));
+        *gcol = malloc(sizeof(ovk_gidx) * (nnz + 1));
         *val = malloc(sizeof(double) * (nnz + 1));
         rc = *ptr && *gcol && *val ? OVK_OK : nomem("the smoothed prolongator's rows");
     }
@@ -686,9 +635,9 @@ int ovk__amg_smooth_rows(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, const dou
     return rc;
 }
 
-int ovk__amg_rap_build(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_ParCSRMatrix **Ac, ovk__amg_rap **plan)
+int ovk__amg_rap_build(const ovk__amg_csr *A, const ovk__amg_csr *P, ovk__amg_csr **Ac, ovk__amg_rap **plan)
 {
-    MPI_Comm comm = hypre_ParCSRMatrixComm(A);
+    MPI_Comm comm = A->comm;
     *Ac = NULL;
     if (plan) *plan = NULL;
     int rc;
@@ -696,30 +645,21 @@ int ovk__amg_rap_build(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_ParCS
     if (rc) return rc;
     layout L = {0};
     rc = rows_and_sums(r, A, P, &L, 1);
-    HYPRE_BigInt N = hypre_ParCSRMatrixGlobalNumCols(P);
     if (!rc) rc = send_pattern(r, &L);
-    if (!rc) rc = lay_out(r, &L, N, Ac);
+    if (!rc) rc = lay_out(r, &L, P->ncols, Ac);
     if (!rc) own_sums(r, *Ac), received_sums(r, *Ac); /* the values came with the pattern */
-    if (!rc && hypre_MatvecCommPkgCreate(*Ac))
-        rc = ovk__fail(OVK_EPRECOND, "amg (Galerkin product): hypre_MatvecCommPkgCreate failed");
-    rc = ovk__agree(comm, rc);
-    if (!rc && hypre_ParCSRMatrixSetNumNonzeros(*Ac))
-        rc = ovk__fail(OVK_EPRECOND, "amg (Galerkin product): hypre_ParCSRMatrixSetNumNonzeros failed");
-    rc = ovk__agree(comm, rc);
+    rc = ovk__amg_csr_finish(comm, Ac, rc);
     layout_free(&L);
-    if (rc && *Ac) hypre_ParCSRMatrixDestroy(*Ac), *Ac = NULL;
     if (!rc && plan) *plan = r;
     else ovk__amg_rap_free(r);
     return rc;
 }
 
-int ovk__amg_rap_values(ovk__amg_rap *r, hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *Ac)
+int ovk__amg_rap_values(ovk__amg_rap *r, const ovk__amg_csr *A, ovk__amg_csr *Ac)
 {
     int rc = OVK_OK;
-    if (hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(A)) != r->nf ||
-        hypre_CSRMatrixNumCols(hypre_ParCSRMatrixOffd(A)) != r->no || row_nnz(hypre_ParCSRMatrixDiag(A)) != r->annz_d ||
-        row_nnz(hypre_ParCSRMatrixOffd(A)) != r->annz_o || row_nnz(hypre_ParCSRMatrixDiag(Ac)) != r->cnnz_d ||
-        row_nnz(hypre_ParCSRMatrixOffd(Ac)) != r->cnnz_o)
+    if (A->n != r->nf || A->nx != r->no || ovk__amg_csr_dnnz(A) != r->annz_d || ovk__amg_csr_onnz(A) != r->annz_o ||
+        ovk__amg_csr_dnnz(Ac) != r->cnnz_d || ovk__amg_csr_onnz(Ac) != r->cnnz_o)
         rc = ovk__fail(OVK_EMISMATCH, "amg (Galerkin product): A's pattern is not that of the kept product");
     if (!rc) rc = partial_rows(r, A, NULL, NULL, NULL);
     rc = ovk__agree(r->comm, rc);

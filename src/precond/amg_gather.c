@@ -26,7 +26,7 @@ int ovk__amg_coarse_stride(int size, int stride, long long rows, double gather)
  * unknowns of ranks r .. r+stride-1 (r a multiple of stride) owned by r, in
  * the same global numbering; the idle ranks own an empty range at the next
  * group's start, so that "the last rank whose start is <= id" owns id. */
-int ovk__amg_coarse_owners(level_graph *g, coarse *c, HYPRE_BigInt *next)
+int ovk__amg_coarse_owners(level_graph *g, coarse *c, ovk_gidx *next)
 {
     int s = c->stride, r = g->rank, t = r / s * s, end = t + s < g->size ? t + s : g->size;
     if (s == 1) {
@@ -52,7 +52,7 @@ int ovk__amg_coarse_owners(level_graph *g, coarse *c, HYPRE_BigInt *next)
  * of ranks r .. r+stride-1 onto rank r, in rank order (which is the global
  * order): one MPI_Alltoallv of records [nagg, each aggregate's unknowns,
  * B's rows].  next: coarse_owners'. */
-int ovk__amg_gather_coarse(level_graph *g, coarse *c, int k, HYPRE_BigInt next)
+int ovk__amg_gather_coarse(level_graph *g, coarse *c, int k, ovk_gidx next)
 {
     int s = c->stride, r = g->rank, t = r / s * s, nc = c->cptr[c->nagg];
     int *scount = calloc((size_t)g->size + 1, sizeof(int)), *rcount = malloc(sizeof(int) * ((size_t)g->size + 1));
@@ -97,97 +97,19 @@ int ovk__amg_gather_coarse(level_graph *g, coarse *c, int k, HYPRE_BigInt next)
     return rc;
 }
 
-/* Local: a rank's rows (ptr, global columns gcol, val) as a new hypre
- * matrix of N x M with rows r0 .. r0+n and diag columns c0 .. c1 (a square
- * matrix: the diagonal entry first in its row, as hypre keeps it), its
- * communication package made (collective) */
-int ovk__amg_parcsr_of_rows(MPI_Comm comm, HYPRE_BigInt N, HYPRE_BigInt M, HYPRE_BigInt r0, int n, HYPRE_BigInt c0,
-                          HYPRE_BigInt c1, const int *ptr, const HYPRE_BigInt *gcol, const double *val, int square,
-                          hypre_ParCSRMatrix **out)
-{
-    int nnz = ptr[n], ndiag = 0, no = 0;
-    for (int e = 0; e < nnz; e++) ndiag += gcol[e] >= c0 && gcol[e] < c1;
-    HYPRE_BigInt *cmap = malloc(sizeof(HYPRE_BigInt) * ((size_t)(nnz - ndiag) + 1));
-    int rc = cmap ? OVK_OK : ovk__amg_agg_nomem("a gathered level");
-    for (int e = 0; !rc && e < nnz; e++)
-        if (!(gcol[e] >= c0 && gcol[e] < c1)) cmap[no++] = gcol[e];
-    if (!rc) {
-        qsort(cmap, (size_t)no, sizeof *cmap, ovk__amg_agg_cmp_big);
-        int u = 0;
-        for (int t = 0; t < no; t++)
-            if (!u || cmap[u - 1] != cmap[t]) cmap[u++] = cmap[t];
-        no = u;
-    }
-    HYPRE_BigInt rs[2] = {r0, r0 + n}, cs[2] = {c0, c1};
-    hypre_ParCSRMatrix *H = NULL;
-    if (!rc) {
-        H = hypre_ParCSRMatrixCreate(comm, N, M, rs, cs, no, ndiag, nnz - ndiag);
-        if (!H || hypre_ParCSRMatrixInitialize(H)) rc = ovk__amg_agg_fail_hy("hypre_ParCSRMatrixCreate");
-    }
-    rc = ovk__agree(comm, rc);
-    if (!rc) {
-        hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(H), *O = hypre_ParCSRMatrixOffd(H);
-        HYPRE_Int *di = hypre_CSRMatrixI(D), *dj = hypre_CSRMatrixJ(D), *oi = hypre_CSRMatrixI(O), *oj = hypre_CSRMatrixJ(O);
-        double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
-        if (no) memcpy(hypre_ParCSRMatrixColMapOffd(H), cmap, sizeof(HYPRE_BigInt) * (size_t)no);
-        int ed = 0, eo = 0;
-        di[0] = oi[0] = 0;
-        for (int i = 0; i < n; i++) {
-            int first = ed;
-            for (int e = ptr[i]; e < ptr[i + 1]; e++) {
-                if (gcol[e] >= c0 && gcol[e] < c1) {
-                    dj[ed] = (HYPRE_Int)(gcol[e] - c0), dv[ed] = val[e];
-                    if (square && gcol[e] == r0 + i && ed > first) { /* the diagonal first */
-                        HYPRE_Int tj = dj[first];
-                        double tv = dv[first];
-                        dj[first] = dj[ed], dv[first] = dv[ed], dj[ed] = tj, dv[ed] = tv;
-                    }
-                    ed++;
-                    continue;
-                }
-                int lo = 0, hi = no - 1; /* the place of gcol[e] among the offd columns */
-                while (lo < hi) {
-                    int mid = (lo + hi) / 2;
-                    if (cmap[mid] < gcol[e]) lo = mid + 1;
-                    else hi = mid;
-                }
-                oj[eo] = lo, ov[eo++] = val[e];
-            }
-            di[i + 1] = ed, oi[i + 1] = eo;
-        }
-        rc = ovk__agree(comm, hypre_ParCSRMatrixSetNumNonzeros(H) ? ovk__amg_agg_fail_hy("SetNumNonzeros") : OVK_OK);
-        if (!rc) rc = ovk__agree(comm, hypre_MatvecCommPkgCreate(H) ? ovk__amg_agg_fail_hy("hypre_MatvecCommPkgCreate") : OVK_OK);
-    }
-    if (rc && H) hypre_ParCSRMatrixDestroy(H), H = NULL;
-    free(cmap);
-    *out = H;
-    return rc;
-}
-
-/* the entries of a block */
-static int csr_count(hypre_CSRMatrix *M)
-{
-    int n = hypre_CSRMatrixNumRows(M);
-    return n > 0 ? hypre_CSRMatrixI(M)[n] : 0;
-}
-
 /* Local: H's rows with global columns (ptr: n + 1, gcol and val: its entries) */
-static int rows_of(hypre_ParCSRMatrix *H, int **ptr, HYPRE_BigInt **gcol, double **val)
+static int rows_of(const ovk__amg_csr *H, int **ptr, ovk_gidx **gcol, double **val)
 {
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(H), *O = hypre_ParCSRMatrixOffd(H);
-    int n = hypre_CSRMatrixNumRows(D), nd = csr_count(D), no = hypre_CSRMatrixNumCols(O) ? csr_count(O) : 0;
-    const HYPRE_Int *di = hypre_CSRMatrixI(D), *dj = hypre_CSRMatrixJ(D), *oi = hypre_CSRMatrixI(O), *oj = hypre_CSRMatrixJ(O);
-    const double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
-    const HYPRE_BigInt *cmap = hypre_ParCSRMatrixColMapOffd(H), c0 = hypre_ParCSRMatrixFirstColDiag(H);
+    int n = H->n, nd = ovk__amg_csr_dnnz(H), no = ovk__amg_csr_onnz(H);
     *ptr = malloc(sizeof(int) * ((size_t)n + 1));
-    *gcol = malloc(sizeof(HYPRE_BigInt) * ((size_t)nd + no + 1));
+    *gcol = malloc(sizeof(ovk_gidx) * ((size_t)nd + no + 1));
     *val = malloc(sizeof(double) * ((size_t)nd + no + 1));
     if (!*ptr || !*gcol || !*val) return ovk__amg_agg_nomem("a gathered level");
     int e = 0;
     (*ptr)[0] = 0;
     for (int i = 0; i < n; i++) {
-        for (int t = di[i]; t < di[i + 1]; t++) (*gcol)[e] = c0 + dj[t], (*val)[e++] = dv[t];
-        for (int t = no ? oi[i] : 0; no && t < oi[i + 1]; t++) (*gcol)[e] = cmap[oj[t]], (*val)[e++] = ov[t];
+        for (int t = H->dptr[i]; t < H->dptr[i + 1]; t++) (*gcol)[e] = H->c0 + H->dcol[t], (*val)[e++] = H->dval[t];
+        for (int t = H->optr[i]; t < H->optr[i + 1]; t++) (*gcol)[e] = H->cmap[H->ocol[t]], (*val)[e++] = H->oval[t];
         (*ptr)[i + 1] = e;
     }
     return OVK_OK;
@@ -197,20 +119,18 @@ static int rows_of(hypre_ParCSRMatrix *H, int **ptr, HYPRE_BigInt **gcol, double
  * partition (own0 .. own1): P's rows stay, Ac's rows go to the first rank
  * of their group in rank order (one MPI_Alltoallv of [entries, (column,
  * value) ...] records) */
-int ovk__amg_to_gathered(level_graph *g, coarse *c, hypre_ParCSRMatrix **P, hypre_ParCSRMatrix **Ac)
+int ovk__amg_to_gathered(level_graph *g, coarse *c, ovk__amg_csr **P, ovk__amg_csr **Ac)
 {
     int *ptr = NULL, *scount = calloc((size_t)g->size + 1, sizeof(int)), *rcount = malloc(sizeof(int) * ((size_t)g->size + 1));
     int *rdisp = malloc(sizeof(int) * ((size_t)g->size + 1)), *nptr = NULL;
-    HYPRE_BigInt *gcol = NULL, *ncol = NULL;
+    ovk_gidx *gcol = NULL, *ncol = NULL;
     double *val = NULL, *send = NULL, *recv = NULL, *nval = NULL;
-    hypre_ParCSRMatrix *Pg = NULL, *Ag = NULL;
+    ovk__amg_csr *Pg = NULL, *Ag = NULL;
     int rc = ovk__agree(g->comm, scount && rcount && rdisp ? rows_of(*P, &ptr, &gcol, &val) : ovk__amg_agg_nomem("a gathered level"));
-    HYPRE_BigInt Nf = hypre_ParCSRMatrixGlobalNumRows(*P), Nc = c->nglobal;
-    if (!rc)
-        rc = ovk__amg_parcsr_of_rows(g->comm, Nf, Nc, hypre_ParCSRMatrixFirstRowIndex(*P), g->n, c->own0, c->own1, ptr, gcol, val,
-                            0, &Pg);
+    ovk_gidx Nf = (*P)->nrows, Nc = c->nglobal;
+    if (!rc) rc = ovk__amg_csr_of_rows(g->comm, Nf, Nc, (*P)->r0, g->n, c->own0, c->own1, ptr, gcol, val, 0, &Pg);
     free(ptr), free(gcol), free(val), ptr = NULL, gcol = NULL, val = NULL;
-    int n = rc ? 0 : hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(*Ac));
+    int n = rc ? 0 : (*Ac)->n;
     if (!rc) rc = ovk__agree(g->comm, rows_of(*Ac, &ptr, &gcol, &val));
     if (!rc) { /* the records to the group's first rank */
         int t = g->rank / c->stride * c->stride;
@@ -229,7 +149,7 @@ int ovk__amg_to_gathered(level_graph *g, coarse *c, hypre_ParCSRMatrix **P, hypr
     for (int p = 0; !rc && p < g->size; p++) tot += (size_t)rcount[p];
     if (!rc) {
         nptr = malloc(sizeof(int) * ((size_t)m + 1));
-        ncol = malloc(sizeof(HYPRE_BigInt) * (tot / 2 + 1));
+        ncol = malloc(sizeof(ovk_gidx) * (tot / 2 + 1));
         nval = malloc(sizeof(double) * (tot / 2 + 1));
         rc = nptr && ncol && nval ? OVK_OK : ovk__amg_agg_nomem("a gathered level");
     }
@@ -240,19 +160,18 @@ int ovk__amg_to_gathered(level_graph *g, coarse *c, hypre_ParCSRMatrix **P, hypr
         for (int p = 0; p < g->size; p++)
             for (size_t at = (size_t)rdisp[p]; at < (size_t)rdisp[p] + (size_t)rcount[p]; i++) {
                 int len = (int)recv[at++];
-                for (int q = 0; q < len; q++, e++) ncol[e] = (HYPRE_BigInt)recv[at++], nval[e] = recv[at++];
+                for (int q = 0; q < len; q++, e++) ncol[e] = (ovk_gidx)recv[at++], nval[e] = recv[at++];
                 nptr[i + 1] = e;
             }
         if (i != m) rc = ovk__fail(OVK_EPRECOND, "amg (setup=agg): %d rows gathered for %d", i, m);
         rc = ovk__agree(g->comm, rc);
     }
-    if (!rc) rc = ovk__amg_parcsr_of_rows(g->comm, Nc, Nc, c->own0, m, c->own0, c->own1, nptr, ncol, nval, 1, &Ag);
+    if (!rc) rc = ovk__amg_csr_of_rows(g->comm, Nc, Nc, c->own0, m, c->own0, c->own1, nptr, ncol, nval, 1, &Ag);
     if (!rc) {
-        hypre_ParCSRMatrixDestroy(*P), hypre_ParCSRMatrixDestroy(*Ac);
+        ovk__amg_csr_free(*P), ovk__amg_csr_free(*Ac);
         *P = Pg, *Ac = Ag, Pg = Ag = NULL;
     }
-    if (Pg) hypre_ParCSRMatrixDestroy(Pg);
-    if (Ag) hypre_ParCSRMatrixDestroy(Ag);
+    ovk__amg_csr_free(Pg), ovk__amg_csr_free(Ag);
     free(ptr), free(gcol), free(val), free(scount), free(rcount), free(rdisp), free(send), free(recv);
     free(nptr), free(ncol), free(nval);
     return rc;

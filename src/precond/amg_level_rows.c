@@ -1,21 +1,15 @@
-/* hypre's levels in our formats, for the amg cycle (amg_cycle.c): each
- * A_l (l >= 1) as our matrix (its diag block made exactly symmetric and
- * sorted, the values rounded to float for single), the coarsest A_l's
+/* A level of a hierarchy (our level type, amg_csr.h: the aggregation
+ * setup's, or a view of hypre's) in the cycle's formats (amg_cycle.c):
+ * each A_l (l >= 1) as our matrix (its diag block made exactly symmetric
+ * and sorted, the values rounded to float for single), the coarsest A_l's
  * rows as they are for the dense coarsest solve (amg_coarse.c), and each
- * P_l's rows for the transfers (amg_transfer.c). */
+ * P_l's rows for the transfers (amg_transfer.c).  No hypre type. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <HYPRE.h>
-#include <HYPRE_parcsr_ls.h>
-#include <_hypre_parcsr_ls.h>
-
 #include "amg_levels.h"
-
-/* hypre's relaxation type for Gaussian elimination (HYPRE_parcsr_ls.h) */
-enum { HY_GAUSS_ELIM = 9 };
 
 typedef struct key_val {
     int c;
@@ -54,7 +48,7 @@ static void transpose(int n, const int *ptr, const int *col, const double *val, 
  * has a mirror (tcol, tval: a_ji) replaced by the mean of the two, into
  * col (global: + r0) and val from *pos. */
 static void mean_row(int i, const int *sptr, const int *scol, const double *sval, const int *tptr,
-                     const int *tcol, const double *tval, HYPRE_BigInt r0, ovk_gidx *col, double *val, int *pos)
+                     const int *tcol, const double *tval, ovk_gidx r0, ovk_gidx *col, double *val, int *pos)
 {
     int t = tptr[i];
     for (int k = sptr[i]; k < sptr[i + 1]; k++) {
@@ -81,15 +75,14 @@ static void round_to_float(double *v, int n)
  * symmetry lets the matrix layer keep one triangle), with single rounded
  * to float (symmetric still; the matrix layer then picks its float form).
  * The diag block's rows are sorted by transposing it twice. */
-static int level_rows(hypre_ParCSRMatrix *H, int single, int **ptr_out, ovk_gidx **col_out, double **val_out)
+static int level_rows(const ovk__amg_csr *H, int single, int **ptr_out, ovk_gidx **col_out, double **val_out)
 {
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(H), *O = hypre_ParCSRMatrixOffd(H);
-    int n = hypre_CSRMatrixNumRows(D);
-    const int *di = hypre_CSRMatrixI(D), *dj = hypre_CSRMatrixJ(D), *oi = hypre_CSRMatrixI(O), *oj = hypre_CSRMatrixJ(O);
-    const double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
-    const HYPRE_BigInt *cmap = hypre_ParCSRMatrixColMapOffd(H);
-    HYPRE_BigInt r0 = hypre_ParCSRMatrixFirstRowIndex(H);
-    int nd = n > 0 ? di[n] : 0, no = n > 0 && hypre_CSRMatrixNumCols(O) > 0 ? oi[n] : 0;
+    int n = H->n;
+    const int *di = H->dptr, *dj = H->dcol, *oi = H->optr, *oj = H->ocol;
+    const double *dv = H->dval, *ov = H->oval;
+    const ovk_gidx *cmap = H->cmap;
+    ovk_gidx r0 = H->r0;
+    int nd = ovk__amg_csr_dnnz(H), no = ovk__amg_csr_onnz(H);
     size_t rows = (size_t)n + 1, ents = (size_t)nd + 1;
     int *ptr = malloc(sizeof(int) * rows), *tptr = malloc(sizeof(int) * rows), *sptr = malloc(sizeof(int) * rows);
     int *tcol = malloc(sizeof(int) * ents), *scol = malloc(sizeof(int) * ents);
@@ -107,7 +100,7 @@ static int level_rows(hypre_ParCSRMatrix *H, int single, int **ptr_out, ovk_gidx
     int pos = 0;
     ptr[0] = 0;
     for (int i = 0; i < n; i++) {
-        int o = 0, on = no > 0 ? oi[i + 1] - oi[i] : 0; /* the offd row, sorted (cmap ascends) */
+        int o = 0, on = oi[i + 1] - oi[i]; /* the offd row, sorted (cmap ascends) */
         for (int k = 0; k < on; k++) row[k] = (key_val){oj[oi[i] + k], ov[oi[i] + k]};
         sort_row(row, on);
         for (; o < on && cmap[row[o].c] < r0; o++) { /* columns left of the diag block */
@@ -127,25 +120,18 @@ cleanup:
     return rc;
 }
 
-/* Collective: level l's A in our format. */
-static int level_matrix(MPI_Comm comm, hypre_ParCSRMatrix *H, int single, ovk_matrix **A)
+int ovk__amg_level_matrix(MPI_Comm comm, const ovk__amg_csr *H, int single, ovk_matrix **A)
 {
     int *ptr = NULL;
     ovk_gidx *col = NULL;
     double *val = NULL;
-    int n = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(H));
     int rc = ovk__agree(comm, level_rows(H, single, &ptr, &col, &val));
-    if (rc) goto cleanup;
-    rc = ovk_matrix_create_csr(comm, hypre_ParCSRMatrixFirstRowIndex(H), n, ptr, col, val, OVK_DUP_REJECT, A);
-cleanup:
+    if (!rc) rc = ovk_matrix_create_csr(comm, H->r0, H->n, ptr, col, val, OVK_DUP_REJECT, A);
     free(ptr), free(col), free(val);
     return rc;
 }
 
-
-/* Collective: level l >= 1's matrix with the values of hypre's new A_l, on
- * its kept pattern (OVK_EMISMATCH when the pattern moved). */
-static int level_values(MPI_Comm comm, hypre_ParCSRMatrix *H, int single, ovk_matrix *A)
+int ovk__amg_level_values(MPI_Comm comm, const ovk__amg_csr *H, int single, ovk_matrix *A)
 {
     int *ptr = NULL;
     ovk_gidx *col = NULL;
@@ -156,16 +142,9 @@ static int level_values(MPI_Comm comm, hypre_ParCSRMatrix *H, int single, ovk_ma
     return rc;
 }
 
-/* Collective: the dense factors of H as it is */
-static int level_coarse(MPI_Comm comm, hypre_ParCSRMatrix *H, ovk__amg_coarse **out)
+int ovk__amg_level_coarse(MPI_Comm comm, const ovk__amg_csr *H, ovk__amg_coarse **out)
 {
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(H), *O = hypre_ParCSRMatrixOffd(H);
-    int n = hypre_CSRMatrixNumRows(D);
-    const int *di = hypre_CSRMatrixI(D), *dj = hypre_CSRMatrixJ(D), *oi = hypre_CSRMatrixI(O), *oj = hypre_CSRMatrixJ(O);
-    const double *dv = hypre_CSRMatrixData(D), *ov = hypre_CSRMatrixData(O);
-    const HYPRE_BigInt *cmap = hypre_ParCSRMatrixColMapOffd(H);
-    HYPRE_BigInt c0 = hypre_ParCSRMatrixFirstColDiag(H);
-    int nd = n > 0 ? di[n] : 0, no = n > 0 && hypre_CSRMatrixNumCols(O) > 0 ? oi[n] : 0;
+    int n = H->n, nd = ovk__amg_csr_dnnz(H), no = ovk__amg_csr_onnz(H);
     int *ptr = malloc(sizeof(int) * ((size_t)n + 1));
     ovk_gidx *col = malloc(sizeof(ovk_gidx) * (size_t)(nd + no + 1));
     double *val = malloc(sizeof(double) * (size_t)(nd + no + 1));
@@ -174,8 +153,8 @@ static int level_coarse(MPI_Comm comm, hypre_ParCSRMatrix *H, ovk__amg_coarse **
     int pos = 0; /* row i: its diag block's entries, then its offd block's */
     ptr[0] = 0;
     for (int i = 0; i < n; i++) {
-        for (int k = di[i]; k < di[i + 1]; k++, pos++) col[pos] = c0 + dj[k], val[pos] = dv[k];
-        for (int k = no > 0 ? oi[i] : 0; k < (no > 0 ? oi[i + 1] : 0); k++, pos++) col[pos] = cmap[oj[k]], val[pos] = ov[k];
+        for (int k = H->dptr[i]; k < H->dptr[i + 1]; k++, pos++) col[pos] = H->c0 + H->dcol[k], val[pos] = H->dval[k];
+        for (int k = H->optr[i]; k < H->optr[i + 1]; k++, pos++) col[pos] = H->cmap[H->ocol[k]], val[pos] = H->oval[k];
         ptr[i + 1] = pos;
     }
     rc = ovk__amg_coarse_make(comm, n, ptr, col, val, out);
@@ -184,54 +163,15 @@ cleanup:
     return rc;
 }
 
-/* Local: hypre's P as rows (its arrays borrowed; *cmap malloc'd) */
-static int prows_of(hypre_ParCSRMatrix *P, ovk__amg_prows *p, ovk_gidx **cmap)
+int ovk__amg_level_prows(const ovk__amg_csr *P, ovk__amg_prows *p, ovk_gidx **cmap)
 {
-    hypre_CSRMatrix *D = hypre_ParCSRMatrixDiag(P), *O = hypre_ParCSRMatrixOffd(P);
-    int nf = hypre_CSRMatrixNumRows(D), nx = hypre_CSRMatrixNumCols(O);
-    *p = (ovk__amg_prows){nf, hypre_CSRMatrixNumCols(D), nx, hypre_ParCSRMatrixFirstColDiag(P),
-                          hypre_CSRMatrixI(D), hypre_CSRMatrixJ(D), nx > 0 ? hypre_CSRMatrixI(O) : NULL,
-                          hypre_CSRMatrixJ(O), hypre_CSRMatrixData(D), hypre_CSRMatrixData(O), NULL};
+    int nx = P->nx;
+    *p = (ovk__amg_prows){P->n, P->nc, nx, P->c0, P->dptr, P->dcol, nx > 0 ? P->optr : NULL, P->ocol,
+                          P->dval, P->oval, NULL};
     if (!cmap) return OVK_OK;
     *cmap = malloc(sizeof(ovk_gidx) * ((size_t)nx + 1));
     if (!*cmap) return ovk__fail(OVK_ENOMEM, "amg: P's %d offd columns", nx);
-    const HYPRE_BigInt *hmap = hypre_ParCSRMatrixColMapOffd(P);
-    for (int q = 0; q < nx; q++) (*cmap)[q] = hmap[q];
+    if (nx) memcpy(*cmap, P->cmap, sizeof(ovk_gidx) * (size_t)nx);
     p->cmap = *cmap;
     return OVK_OK;
-}
-
-/* ---- the table ------------------------------------------------------------ */
-
-static hypre_ParCSRMatrix *level_A(void *ctx, int l) { return hypre_ParAMGDataAArray((hypre_ParAMGData *)ctx)[l]; }
-
-static int t_matrix(void *ctx, MPI_Comm comm, int l, int single, ovk_matrix **A)
-{
-    return level_matrix(comm, level_A(ctx, l), single, A);
-}
-
-static int t_values(void *ctx, MPI_Comm comm, int l, int single, ovk_matrix *A)
-{
-    return level_values(comm, level_A(ctx, l), single, A);
-}
-
-static int t_coarse(void *ctx, MPI_Comm comm, int l, ovk__amg_coarse **lu)
-{
-    return level_coarse(comm, level_A(ctx, l), lu);
-}
-
-static int t_prows(void *ctx, int l, ovk__amg_prows *p, ovk_gidx **cmap)
-{
-    return prows_of(hypre_ParAMGDataPArray((hypre_ParAMGData *)ctx)[l], p, cmap);
-}
-
-void ovk__amg_levels_of_hypre(void *hypre_solver, ovk__amg_levels *lv)
-{
-    hypre_ParAMGData *d = hypre_solver;
-    const HYPRE_Int *grt = hypre_ParAMGDataGridRelaxType(d);
-    /* amg.c sets hypre's coarsest smoother (index 3) to l1-Jacobi instead of
-     * Gaussian elimination for a singular A (a declared null space): the
-     * cycle then smooths there too */
-    *lv = (ovk__amg_levels){d, hypre_ParAMGDataNumLevels(d), grt && grt[3] != HY_GAUSS_ELIM,
-                            t_matrix, t_values, t_coarse, t_prows};
 }

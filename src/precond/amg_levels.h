@@ -1,13 +1,14 @@
 /* A hierarchy as the amg cycle (amg_cycle.c) reads it, whoever built it:
  * each level's matrix, its interpolation's rows and the coarsest level's
  * factors through a table of calls on the builder's object, so that the
- * cycle knows no builder's types.  hypre's BoomerAMG hierarchy (also
- * setup=agg's, kept in hypre's object) is read by amg_level_rows.c.
- * Private to src/precond. */
+ * cycle knows no builder's types.  hypre's BoomerAMG hierarchy is read by
+ * amg_levels_hypre.c, setup=agg's by amg_agg_levels.c, both through
+ * amg_level_rows.c on our level type.  Private to src/precond. */
 #ifndef OVK_AMG_LEVELS_H
 #define OVK_AMG_LEVELS_H
 
 #include "amg_coarse.h"
+#include "amg_csr.h"
 #include "amg_transfer.h"
 
 typedef struct ovk__amg_levels {
@@ -26,9 +27,20 @@ typedef struct ovk__amg_levels {
     int (*prows)(void *ctx, int l, ovk__amg_prows *p, ovk_gidx **cmap);
 } ovk__amg_levels;
 
+/* amg_level_rows.c, on one level H (no hypre type).  Collective over comm
+ * (statuses agreed): H as our matrix (its diag block's mirrored pairs made
+ * equal, single: its values rounded to float); H's new values on that
+ * matrix's kept pattern (OVK_EMISMATCH when it moved); H's dense factors. */
+int ovk__amg_level_matrix(MPI_Comm comm, const ovk__amg_csr *H, int single, ovk_matrix **A);
+int ovk__amg_level_values(MPI_Comm comm, const ovk__amg_csr *H, int single, ovk_matrix *A);
+int ovk__amg_level_coarse(MPI_Comm comm, const ovk__amg_csr *H, ovk__amg_coarse **lu);
+/* Local: P's rows as the transfers take them (arrays borrowed; cmap as in
+ * the table's prows) */
+int ovk__amg_level_prows(const ovk__amg_csr *P, ovk__amg_prows *p, ovk_gidx **cmap);
+
 #ifdef OVK_HAVE_HYPRE
-/* amg_level_rows.c.  Local: the table of hypre's hierarchy (a
- * HYPRE_Solver after its setup, or setup=agg's hierarchy object). */
+/* amg_levels_hypre.c.  Local: the table of hypre's hierarchy (a
+ * HYPRE_Solver after its setup). */
 void ovk__amg_levels_of_hypre(void *hypre_solver, ovk__amg_levels *lv);
 #endif
 

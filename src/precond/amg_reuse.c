@@ -9,7 +9,7 @@
 
 #include "amg.h"
 
-/* Collective: our cycle on hypre's new coarse operators: the levels' values
+/* Collective: our cycle on the new coarse operators: the levels' values
  * and smoother bounds on their kept storage, or made anew where a level's
  * pattern moved (hypre's product keeps P^T A P's structural entries, so it
  * should not; the matrix layer checks).  On an error no cycle is left: the
@@ -185,45 +185,23 @@ static update_pass values_pass(const ovk__amg *m, const ovk_matrix *A, const dou
     return u;
 }
 
-/* hypre's dense copy of the coarsest level (its Gaussian elimination's,
- * made by BoomerAMG's setup; read by hypre's cycle only), freed once the
- * coarsest level changed */
-static void drop_coarsest(hypre_ParAMGData *d)
+/* Local: A's new values into the hierarchy's copy of level 0 (hypre's or
+ * ours); then (collective) the Galerkin products again on the kept
+ * interpolations */
+static int new_values(ovk__amg *m, const ovk_matrix *A)
 {
-    hypre_TFree(hypre_ParAMGDataAMat(d), HYPRE_MEMORY_HOST);
-    hypre_TFree(hypre_ParAMGDataBVec(d), HYPRE_MEMORY_HOST);
-    hypre_TFree(hypre_ParAMGDataCommInfo(d), HYPRE_MEMORY_HOST);
-    if (hypre_ParAMGDataNewComm(d) != hypre_MPI_COMM_NULL) hypre_MPI_Comm_free(&hypre_ParAMGDataNewComm(d));
-    hypre_ParAMGDataNewComm(d) = hypre_MPI_COMM_NULL;
+#ifdef OVK_HAVE_HYPRE
+    if (m->o.setup == SETUP_BOOMERAMG) return ovk__amg_boomer_values(m, A);
+#endif
+    return ovk__amg_agg_values(m, A);
 }
 
-/* Collective: A_{l+1} = P_l^T A_l P_l with hypre's kept P_l, from the
- * finest level down (a kept product of ours: its sums on A_{l+1}'s
- * storage). */
-static int galerkin_again(ovk__amg *m)
+static int products_again(ovk__amg *m)
 {
-    hypre_ParAMGData *d = (hypre_ParAMGData *)m->solver;
-    hypre_ParCSRMatrix **A = hypre_ParAMGDataAArray(d), **P = hypre_ParAMGDataPArray(d);
-    int nlev = hypre_ParAMGDataNumLevels(d);
-    for (int l = 0; l + 1 < nlev; l++) {
-        if (m->rap[l]) {
-            int rc = ovk__amg_rap_values(m->rap[l], A[l], A[l + 1]);
-            if (rc) return rc;
-            continue;
-        }
-        hypre_ParCSRMatrix *C = NULL;
-        int rc = ovk__amg_hy(hypre_BoomerAMGBuildCoarseOperator(P[l], A[l], P[l], &C), "hypre_BoomerAMGBuildCoarseOperator");
-        if (rc) {
-            if (C) hypre_ParCSRMatrixDestroy(C);
-            return rc;
-        }
-        hypre_ParCSRMatrixDestroy(A[l + 1]);
-        A[l + 1] = C;
-    }
-    /* the coarsest level: our cycle's refresh factors it again (hypre's
-     * dense copy of the full setup, which only hypre's cycle reads, freed) */
-    drop_coarsest(d);
-    return OVK_OK;
+#ifdef OVK_HAVE_HYPRE
+    if (m->o.setup == SETUP_BOOMERAMG) return ovk__amg_boomer_products(m);
+#endif
+    return ovk__agree(m->comm, ovk__amg_agg_products(m));
 }
 
 /* Collective with A's halo neighbours: m->sinv = sqrt(a0_ii / a_ii) (the
@@ -247,7 +225,7 @@ static int diag_scaling(ovk__amg *m, const ovk_matrix *A, double *lim)
 }
 
 /* Collective: the new values on the kept hierarchy (*kept = 1): with
- * reuse_coarse=galerkin in hypre's copy of A, the Galerkin products and our
+ * reuse_coarse=galerkin in the hierarchy's copy of A, the Galerkin products and our
  * levels; with keep in level 0's smoother only (the coarse levels stay
  * those of the full setup), its l1 norms and bound from the one pass over
  * the values that measures the drift.  Nothing done (*kept = 0: the caller
@@ -281,14 +259,13 @@ int ovk__amg_update_setup(ovk__amg *m, const ovk__pc_env *env, int *kept)
     m->drift = lim[0];
     m->sinv_lo = sinv ? -lim[1] : 1.0, m->sinv_hi = sinv ? lim[2] : 1.0;
     if (!(m->drift <= m->o.reuse_tol)) return OVK_OK;
-    if (galerkin) rc = ovk__agree(m->comm, ovk__amg_fill_blocks(env->A, (hypre_ParCSRMatrix *)m->A));
+    if (galerkin) rc = ovk__agree(m->comm, new_values(m, env->A));
     if (rc) return rc;
     double t1 = MPI_Wtime();
     if (galerkin) {
         rc = ovk__amg_cycle_scale(m->cycle, m->comm, NULL); /* the products on P_0 as set up */
         if (rc) return rc;
-        ovk__amg_scale_blocks(m); /* by the full setup's 2^-scale_exp: the hierarchy's scale */
-        rc = ovk__agree(m->comm, galerkin_again(m));
+        rc = products_again(m);
         if (rc) return rc;
     }
     m->t_copy = t1 - t0, m->t_hypre = MPI_Wtime() - t1;

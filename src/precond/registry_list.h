@@ -43,11 +43,10 @@ OVK__PC(fieldsplit, NULL,
                     "the keys after it up to type, schur, 0 or 1), not fieldsplit; schur=selfp|user|a11: C + B "
                     "diag(A)^-1 B^T assembled, or ovk_solver_set_schur_matrix's (user when one is set, else selfp; a11 "
                     "the same, as PETSc names it: the PETSc plug-in sets the Pmat's (1,1) block)")
-#ifdef OVK_HAVE_HYPRE
 OVK__PC(amg, "boomeramg",
-             "algebraic multigrid: one V-cycle over hypre BoomerAMG's hierarchy (symmetric smoothing)",
-             "setup=boomeramg|agg (boomeramg: hypre's classical hierarchy; agg: our smoothed aggregation, "
-             "cycle=ovk); agg_smooth=0|1 (1, setup=agg: smoothed prolongator); agg_mis2=N (1, setup=agg: levels "
+             "algebraic multigrid: one V-cycle over hypre BoomerAMG's hierarchy or our aggregation's (symmetric smoothing)",
+             "setup=boomeramg|agg (boomeramg: hypre's classical hierarchy, in builds with hypre; agg: our smoothed "
+             "aggregation, cycle=ovk, the default without hypre); agg_smooth=0|1 (1, setup=agg: smoothed prolongator); agg_mis2=N (1, setup=agg: levels "
              "aggregated on a distance-2 MIS, the rest on a distance-1 MIS); agg_threshold=0..1 (0, setup=agg: "
              "strength of connection); agg_corr=1..2 (1, setup=agg: coarse corrections times this); agg_gather=R (0, setup=agg: a coarse level "
              "of fewer rows per rank is gathered onto fewer ranks; 0: never); cycle=ovk|hypre (ovk: ours on hypre's hierarchy); strong_threshold=0..1 (0.25; 0.5 when bs>=3); "
@@ -66,7 +65,3 @@ OVK__PC(amg, "boomeramg",
              "keep: level 0's transfers those of S^-1 P_0, s_i = sqrt(a_ii / a_ii of the full setup), for A = S A_0 S the "
              "Galerkin coarse correction on the kept S^-1 P_0; s_i outside [2^-32, 2^32]: a full setup); print=0..3 "
              "(hypre's print level)")
-#else
-OVK__PC_ABSENT(amg, "needs hypre with 64-bit global indices on the library's MPI (Debian libhypre64m-dev, found at "
-                    "configure time; see docs/preconditioners.md)")
-#endif

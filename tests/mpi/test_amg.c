@@ -1,7 +1,9 @@
 /* MPI test: the amg preconditioner (hypre's BoomerAMG, src/precond/amg.c).
  *
- * In a build without hypre: asking for amg is OVK_EUNSUPPORTED on every rank
- * with a detail that says it is not in this build; nothing else runs.
+ * In a build without hypre: asking for setup=boomeramg is OVK_EUNSUPPORTED
+ * on every rank with a detail that says it is not in this build, and the
+ * default amg (our setup=agg) converges on a small Laplacian; nothing else
+ * runs (test_amg_agg covers setup=agg).
  *
  * With hypre (rows split unevenly, the last rank owning none from 3 ranks):
  *  - every symmetric solver (alg1, cg1, pipecg, groppcg, pipeprcg, plcg:l=2)
@@ -81,9 +83,22 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     ovk_matrix *A = NULL;
     MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 6, 0.0, &A));
-    expect_setup(A, "alg1", "amg", OVK_EUNSUPPORTED, "not in this build");
+    expect_setup(A, "alg1", "amg:setup=boomeramg", OVK_EUNSUPPORTED, "not in this build");
+    /* the default is then our aggregation hierarchy: a solve converges */
+    ovk_solver *s = NULL;
+    ovk_vector *b = NULL, *x = NULL;
+    ovk_pcg_result res = {0};
+    MT_RC(OVK_OK, make_solver(A, "cg1", "blocking", "amg", &s));
+    MT_RC(OVK_OK, ovk_vector_create(A, &b));
+    MT_RC(OVK_OK, ovk_vector_create(A, &x));
+    MT_RC(OVK_OK, ovk_vector_set(b, 1.0));
+    MT_RC(OVK_OK, ovk_solver_solve(s, b, x, &res));
+    MT_CHECK(res.iterations >= 1 && res.iterations <= 12, "amg (setup=agg) on the 27-point Laplacian 6^3: %d iterations",
+             res.iterations);
+    ovk_vector_destroy(b), ovk_vector_destroy(x);
+    ovk_solver_destroy(&s);
     ovk_matrix_destroy(A);
-    int rc = mt_finish("test_amg (no hypre in this build)");
+    int rc = mt_finish("test_amg (no hypre in this build: setup=agg)");
     MPI_Finalize();
     return rc;
 }

@@ -1,6 +1,6 @@
 /* amg:setup=agg, the aggregation hierarchy of amg_agg.c.
  *
- * The hierarchy itself (ovk__amg_agg_build on hypre matrices), on 2-D
+ * The hierarchy itself (ovk__amg_agg_build on our level type), on 2-D
  * problems split unevenly over the ranks (at 3-4 ranks the last owns no
  * rows; aggregates cross rank boundaries: checked): every coarse operator
  * equals P^T A P formed densely; each tentative prolongator reproduces the
@@ -23,8 +23,10 @@
  * refused on every rank with a detail naming it (a block size that does
  * not divide a rank's rows, coordinates of the wrong length, a zero
  * diagonal entry, a near-null space of rank zero, an unknown or misplaced
- * key).  Self-checking at 1-4 ranks; the iteration bounds in the release
- * build only. */
+ * key; without hypre in the build, setup=boomeramg).
+ * Self-checking at 1-4 ranks, with hypre or without (the default amg's
+ * bounds with hypre only); the iteration bounds in the release build
+ * only. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,16 +35,11 @@
 #include "mpitest.h"
 #include "problem.h"
 
-#ifdef OVK_HAVE_HYPRE
-#include <HYPRE_IJ_mv.h>
-
 #include "precond/amg_agg.h"
-#include "hypre_dense.h"
-#endif
+#include "amg_dense.h"
 
 static int g_rank, g_size;
 
-#ifdef OVK_HAVE_HYPRE
 /* A 2-D grid problem: nx x ny nodes of bs unknowns; the 5-point operator
  * with weights 1 in x and eps in y (Dirichlet boundary), times c(x, y)
  * (jump inside a disc), coupled within a node by K = [[2, 1], [1, 2]]
@@ -112,30 +109,18 @@ static int grid_matrix(const grid *p, MPI_Comm comm, ovk_matrix **A, int *n0, in
 
 /* ---- the hierarchy ------------------------------------------------------ */
 
-/* hypre's ParCSR of the grid on comm, through its IJ interface */
-static hypre_ParCSRMatrix *grid_parcsr(const grid *p, MPI_Comm comm, HYPRE_IJMatrix *ij)
+/* the grid on comm as our level type (the matrix of level 0) */
+static ovk__amg_csr *grid_csr(const grid *p, MPI_Comm comm)
 {
     int n0, nn, *ptr;
     ovk_gidx *col;
     double *val;
     grid_split(p, comm, &n0, &nn);
     grid_rows(p, n0, nn, &ptr, &col, &val);
-    int n = nn * p->bs;
-    HYPRE_BigInt lo = (HYPRE_BigInt)n0 * p->bs, hi = lo + n - 1;
-    HYPRE_IJMatrixCreate(comm, lo, hi, lo, hi, ij);
-    HYPRE_IJMatrixSetObjectType(*ij, HYPRE_PARCSR);
-    HYPRE_IJMatrixInitialize(*ij);
-    for (int i = 0; i < n; i++) {
-        HYPRE_Int len = ptr[i + 1] - ptr[i];
-        HYPRE_BigInt row = lo + i;
-        HYPRE_IJMatrixSetValues(*ij, 1, &len, &row, (const HYPRE_BigInt *)col + ptr[i], val + ptr[i]);
-    }
-    HYPRE_IJMatrixAssemble(*ij);
-    void *obj = NULL;
-    HYPRE_IJMatrixGetObject(*ij, &obj);
+    ovk_gidx N = (ovk_gidx)p->nx * p->ny * p->bs, lo = (ovk_gidx)n0 * p->bs;
+    ovk__amg_csr *A = NULL;
+    MT_RC(OVK_OK, ovk__amg_csr_of_rows(comm, N, N, lo, nn * p->bs, lo, lo + nn * p->bs, ptr, col, val, 1, &A));
     free(ptr), free(col), free(val);
-    hypre_ParCSRMatrix *A = obj;
-    if (!hypre_ParCSRMatrixCommPkg(A)) hypre_MatvecCommPkgCreate(A);
     return A;
 }
 
@@ -158,22 +143,13 @@ static int grid_nullspace(const grid *p, MPI_Comm comm, double **B)
     return k;
 }
 
-static hypre_ParVector *vector_of(hypre_ParCSRMatrix *A)
-{
-    HYPRE_BigInt r0 = hypre_ParCSRMatrixFirstRowIndex(A);
-    HYPRE_BigInt part[2] = {r0, r0 + hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(A))};
-    hypre_ParVector *v = hypre_ParVectorCreate(hypre_ParCSRMatrixComm(A), hypre_ParCSRMatrixGlobalNumRows(A), part);
-    hypre_ParVectorInitialize(v);
-    return v;
-}
-
 /* Collective: the rows of B (n x k by columns) of every rank, dense N x k (row major) */
-static double *dense_b(hypre_ParCSRMatrix *A, const double *B, int k)
+static double *dense_b(const ovk__amg_csr *A, const double *B, int k)
 {
-    MPI_Comm comm = hypre_ParCSRMatrixComm(A);
-    size_t N = (size_t)hypre_ParCSRMatrixGlobalNumRows(A);
-    int n = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(A));
-    HYPRE_BigInt r0 = hypre_ParCSRMatrixFirstRowIndex(A);
+    MPI_Comm comm = A->comm;
+    size_t N = (size_t)A->nrows;
+    int n = A->n;
+    ovk_gidx r0 = A->r0;
     double *d = calloc(N * k + 1, sizeof(double));
     for (int i = 0; i < n; i++)
         for (int j = 0; j < k; j++) d[(size_t)(r0 + i) * k + j] = B[(size_t)j * n + i];
@@ -206,35 +182,31 @@ static void built_free(built *b)
 
 static void check_hierarchy(const grid *p, MPI_Comm comm, const ovk__amg_agg_opts *o, const char *what, built *out)
 {
-    HYPRE_IJMatrix ij;
-    hypre_ParCSRMatrix *A = grid_parcsr(p, comm, &ij);
-    hypre_ParVector *b = vector_of(A), *x = vector_of(A);
+    ovk__amg_csr *A = grid_csr(p, comm);
     double *B;
     int k = grid_nullspace(p, comm, &B);
-    HYPRE_Solver s;
-    HYPRE_BoomerAMGCreate(&s);
+    ovk__amg_agg_hier h;
     ovk__amg_agg_keep keep;
-    int rc = ovk__amg_agg_build(A, b, x, k, B, o, (hypre_ParAMGData *)s, &keep, NULL);
+    int rc = A ? ovk__amg_agg_build(A, k, B, o, &h, &keep, NULL) : OVK_EINVAL;
     MT_RC(OVK_OK, rc);
-    hypre_ParAMGData *d = (hypre_ParAMGData *)s;
-    int nlev = rc ? 0 : hypre_ParAMGDataNumLevels(d);
+    int nlev = rc ? 0 : h.nlev;
     MT_CHECK(nlev >= 2 && keep.nlev == nlev, "%s: %d levels (kept %d)", what, nlev, keep.nlev);
     memset(out, 0, sizeof *out);
     out->nlev = nlev;
     for (int l = 0; l < nlev; l++) {
-        hypre_ParCSRMatrix *Al = hypre_ParAMGDataAArray(d)[l];
-        out->rows[l] = (long)hypre_ParCSRMatrixGlobalNumRows(Al);
-        out->a[l] = hypre_dense(Al);
-        int has = hypre_CSRMatrixNumRows(hypre_ParCSRMatrixDiag(Al)) > 0;
+        const ovk__amg_csr *Al = h.A[l];
+        out->rows[l] = (long)Al->nrows;
+        out->a[l] = amg_dense(Al);
+        int has = Al->n > 0;
         MPI_Allreduce(&has, &out->ranks[l], 1, MPI_INT, MPI_SUM, comm);
         if (l) MT_CHECK(out->rows[l] < out->rows[l - 1] && out->rows[l] > 0, "%s: level %d of %ld rows after %ld", what, l,
                         out->rows[l], out->rows[l - 1]);
     }
     for (int l = 0; l + 1 < nlev; l++) {
         /* A_{l+1} = P^T A_l P, densely */
-        hypre_ParCSRMatrix *P = hypre_ParAMGDataPArray(d)[l];
+        const ovk__amg_csr *P = h.P[l];
         size_t nf = (size_t)out->rows[l], nc = (size_t)out->rows[l + 1];
-        double *pd = hypre_dense(P), *ap = calloc(nf * nc + 1, sizeof(double)), err = 0.0;
+        double *pd = amg_dense(P), *ap = calloc(nf * nc + 1, sizeof(double)), err = 0.0;
         for (size_t i = 0; i < nf; i++)
             for (size_t j = 0; j < nf; j++) {
                 double a = out->a[l][i * nf + j];
@@ -250,8 +222,8 @@ static void check_hierarchy(const grid *p, MPI_Comm comm, const ovk__amg_agg_opt
         double scale = maxabs(out->a[l + 1], nc * nc);
         MT_CHECK(err <= 1e-12 * scale * nf, "%s: level %d: |A_c - P^T A P| = %g (|A_c| %g)", what, l + 1, err, scale);
         /* P_tent B_{l+1} = B_l */
-        double *pt = hypre_dense(keep.ptent[l]), *bf = dense_b(hypre_ParAMGDataAArray(d)[l], keep.b[l], k);
-        double *bc = dense_b(hypre_ParAMGDataAArray(d)[l + 1], keep.b[l + 1], k), berr = 0.0;
+        double *pt = amg_dense(keep.ptent[l]), *bf = dense_b(h.A[l], keep.b[l], k);
+        double *bc = dense_b(h.A[l + 1], keep.b[l + 1], k), berr = 0.0;
         for (size_t i = 0; i < nf; i++)
             for (int j = 0; j < k; j++) {
                 double v = 0.0;
@@ -260,16 +232,13 @@ static void check_hierarchy(const grid *p, MPI_Comm comm, const ovk__amg_agg_opt
             }
         MT_CHECK(berr <= 1e-11 * maxabs(bf, nf * k), "%s: level %d: |P_tent B_c - B| = %g", what, l, berr);
         if (l == 0) {
-            hypre_CSRMatrix *O = hypre_ParCSRMatrixOffd(keep.ptent[0]);
-            long no = hypre_CSRMatrixNumCols(O) ? hypre_CSRMatrixI(O)[hypre_CSRMatrixNumRows(O)] : 0;
+            long no = ovk__amg_csr_onnz(keep.ptent[0]);
             MPI_Allreduce(&no, &out->offd_ptent, 1, MPI_LONG, MPI_SUM, comm);
         }
         free(pd), free(ap), free(pt), free(bf), free(bc);
     }
-    ovk__amg_agg_keep_free(&keep);
-    HYPRE_BoomerAMGDestroy(s); /* the levels but level 0 */
-    HYPRE_IJMatrixDestroy(ij);
-    hypre_ParVectorDestroy(b), hypre_ParVectorDestroy(x);
+    if (!rc) ovk__amg_agg_keep_free(&keep), ovk__amg_agg_hier_free(&h); /* the levels but level 0 */
+    ovk__amg_csr_free(A);
     free(B);
 }
 
@@ -310,8 +279,6 @@ static void hierarchy(const grid *p, const ovk__amg_agg_opts *o, const char *wha
     built_free(&all), built_free(&one);
 }
 
-#endif
-
 /* the status of a setup with spec, which must be `want` on every rank with
  * a detail holding `needle` */
 static void refused(const ovk_matrix *A, const char *spec, int want, const char *needle, int ncoords, const double *xyz,
@@ -328,7 +295,6 @@ static void refused(const ovk_matrix *A, const char *spec, int want, const char 
     ovk_solver_destroy(&s);
 }
 
-#ifdef OVK_HAVE_HYPRE
 /* ---- through the solver ----------------------------------------------- */
 
 #ifndef OVK_TEST_SANITIZED
@@ -369,7 +335,9 @@ static void suite(void)
 {
     ovk_matrix *A = NULL;
     MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 16, 0.0, &A));
+#ifdef OVK_HAVE_HYPRE
     bounded(A, "27-point Laplacian 16^3", "amg", 18);
+#endif
     bounded(A, "27-point Laplacian 16^3", "amg:setup=agg", 14);
     /* coarse levels gathered: the same hierarchy, so the same iterations (but
      * for the sums' order in the products) as without */
@@ -386,12 +354,16 @@ static void suite(void)
     int n0, nn;
     grid aniso = {64, 64, 1, 1e-3, 1.0};
     MT_RC(OVK_OK, grid_matrix(&aniso, MPI_COMM_WORLD, &A, &n0, &nn));
+#ifdef OVK_HAVE_HYPRE
     bounded(A, "anisotropic 64^2 (eps 1e-3)", "amg", 34);
+#endif
     bounded(A, "anisotropic 64^2 (eps 1e-3)", "amg:setup=agg,agg_threshold=0.08", 20);
     ovk_matrix_destroy(A);
     grid jump = {64, 64, 1, 1.0, 1e5};
     MT_RC(OVK_OK, grid_matrix(&jump, MPI_COMM_WORLD, &A, &n0, &nn));
+#ifdef OVK_HAVE_HYPRE
     bounded(A, "coefficient jump 1e5, 64^2", "amg", 30);
+#endif
     bounded(A, "coefficient jump 1e5, 64^2", "amg:setup=agg", 24);
     /* unsmoothed aggregation: the over-corrected coarse correction saves iterations */
     int plain = iterations(A, "amg:setup=agg,agg_smooth=0,degree=2");
@@ -404,7 +376,7 @@ static void suite(void)
 
 /* iterations of the solve after a value update on the kept hierarchy (the
  * jump 1e5 made 1.2e5, a drift below reuse_tol; reuse_coarse=galerkin forms the coarse operators
- * again on the kept P: our sums unsmoothed, hypre's product smoothed) */
+ * again on the kept P: the kept sums unsmoothed, a new product smoothed) */
 static int after_update(const char *spec)
 {
     grid jump = {64, 64, 1, 1.0, 1e5}, milder = {64, 64, 1, 1.0, 1.2e5};
@@ -467,10 +439,17 @@ static void bad_input(void)
     refused(A, "amg:setup=agg,bogus=1", OVK_EOPTION, "bogus", 0, NULL, NULL);
     refused(A, "amg:setup=agg,cycle=hypre", OVK_EOPTION, "cycle=ovk", 0, NULL, NULL);
     refused(A, "amg:setup=agg,coarsen=pmis", OVK_EOPTION, "setup=boomeramg", 0, NULL, NULL);
+#ifdef OVK_HAVE_HYPRE /* the default setup=boomeramg takes no agg_ key */
     refused(A, "amg:agg_smooth=0", OVK_EOPTION, "setup=agg", 0, NULL, NULL);
     refused(A, "amg:agg_corr=1.5", OVK_EOPTION, "setup=agg", 0, NULL, NULL);
+#else /* hypre's side absent: refused by name */
+    refused(A, "amg:setup=boomeramg", OVK_EUNSUPPORTED, "not in this build", 0, NULL, NULL);
+    refused(A, "amg:cycle=hypre", OVK_EOPTION, "cycle=ovk", 0, NULL, NULL);
+#endif
     refused(A, "amg:setup=agg,agg_corr=2.5", OVK_EOPTION, "agg_corr", 0, NULL, NULL);
+#ifdef OVK_HAVE_HYPRE
     refused(A, "amg:agg_gather=100", OVK_EOPTION, "setup=agg", 0, NULL, NULL);
+#endif
     refused(A, "amg:setup=agg,agg_gather=-1", OVK_EOPTION, "agg_gather", 0, NULL, NULL);
     refused(A, "amg:setup=agg,max_levels=1", OVK_EOPTION, "max_levels", 0, NULL, NULL);
     refused(A, "amg:setup=classic", OVK_EOPTION, "setup", 0, NULL, NULL);
@@ -492,20 +471,11 @@ static void bad_input(void)
     free(ptr), free(col), free(val);
 }
 
-#endif
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-#ifndef OVK_HAVE_HYPRE
-    ovk_matrix *A = NULL;
-    MT_RC(OVK_OK, tp_laplace(MPI_COMM_WORLD, 27, 6, 0.0, &A));
-    refused(A, "amg:setup=agg", OVK_EUNSUPPORTED, "not in this build", 0, NULL, NULL);
-    ovk_matrix_destroy(A);
-    int rc = mt_finish("test_amg_agg (no hypre in this build)");
-#else
     ovk__amg_agg_opts smoothed = {1, 0.0, 1, 25, 9, 1, 0, 0.0}, plain = {1, 0.0, 0, 25, 9, 1, 0, 0.0}, sys = {2, 0.0, 1, 25, 9, 1, 0, 0.0};
     ovk__amg_agg_opts strong = {1, 0.1, 1, 25, 9, 1, 0, 0.0}, mis1 = {1, 0.0, 1, 25, 9, 0, 0, 0.0};
     grid lap = {24, 24, 1, 1.0, 1.0}, aniso = {20, 20, 1, 1e-3, 1.0}, elast = {14, 14, 2, 1.0, 1.0};
@@ -528,7 +498,6 @@ int main(int argc, char **argv)
 #endif
     bad_input();
     int rc = mt_finish("test_amg_agg");
-#endif
     MPI_Finalize();
     return rc;
 }
