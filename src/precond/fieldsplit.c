@@ -130,7 +130,7 @@ static int fs_create(ovk__opts *opts, void **state)
 #ifdef OVK_HAVE_HYPRE
     snprintf(f->spec[0], sizeof f->spec[0], "%s", "amg");
 #else
-    snprintf(f->spec[0], sizeof f->spec[0], "%s", "jacobi"); /* no amg in this build */
+    snprintf(f->spec[0], sizeof f->spec[0], "%s", "jacobi"); /* no hypre: setup=agg not chosen for field 0 */
 #endif
     snprintf(f->spec[1], sizeof f->spec[1], "%s", "jacobi");
     rc = ovk__opt_choice(opts, "fieldsplit", "type", type_names, &f->type);
