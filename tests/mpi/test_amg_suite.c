@@ -228,7 +228,7 @@ int main(int argc, char **argv)
 #if !defined(OVK_HAVE_HYPRE) || defined(OVK_TEST_SANITIZED)
     (void)scalar_family, (void)q1_matrix; /* built, not run: no warning of unused functions */
     MPI_Finalize();
-    return 77; /* no amg in this build, or the sanitizers' (the kernels run in test_amg) */
+    return 77; /* no hypre (the suite compares with setup=boomeramg), or the sanitizers' (the kernels run in test_amg) */
 #else
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
