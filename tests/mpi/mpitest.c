@@ -21,6 +21,28 @@ int mt_same_everywhere(MPI_Comm comm, const void *value, int count)
     return same;
 }
 
+long mt_max_long(long v)
+{
+    long m = v;
+    MPI_Allreduce(&v, &m, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+    return m;
+}
+
+int mt_alloc_sweep(int (*make)(int what, long n, long *made, int *fired), int what, long *count)
+{
+    int fired = 0, bad = 0;
+    MT_RC(OVK_OK, make(what, 0, count, &fired));
+    *count = mt_max_long(*count);
+    for (long n = 1; n <= *count; n++) {
+        long made;
+        int rc = make(what, n, &made, &fired);
+        int64_t rc64 = rc;
+        int want = mt_max_long(fired) ? OVK_ENOMEM : OVK_OK;
+        bad += !mt_same_everywhere(MPI_COMM_WORLD, &rc64, 1) || rc != want;
+    }
+    return bad;
+}
+
 static uint64_t mix(uint64_t x)
 {
     x ^= x >> 33;

@@ -30,6 +30,19 @@ extern int mt_failures;
  * int64) are bitwise identical on every rank of comm. */
 int mt_same_everywhere(MPI_Comm comm, const void *value, int count);
 
+/* Collective: the largest of v over the ranks of MPI_COMM_WORLD. */
+long mt_max_long(long v);
+
+/* Collective: an allocation-failure sweep.  make(what, n, &made, &fired)
+ * builds one object with its n-th allocation failing on one rank (n = 0:
+ * none fails) and returns its status, the allocations it made on this rank
+ * and whether one failed here.  It runs for n = 0 (which must succeed) and
+ * n = 1..*count, *count the most allocations n = 0 made on a rank; the
+ * return value counts the n whose status differs between ranks or is not
+ * OVK_ENOMEM where an allocation failed on some rank (OVK_OK where none
+ * did: a rank that makes fewer). */
+int mt_alloc_sweep(int (*make)(int what, long n, long *made, int *fired), int what, long *count);
+
 /* Reduction inputs: mixed signs and magnitudes (summation order shows),
  * integers small enough that no sum overflows; a function of (who, salt,
  * index) only. */

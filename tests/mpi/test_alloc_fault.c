@@ -94,13 +94,6 @@ static int fired_anywhere(void)
     return any;
 }
 
-static long max_over_ranks(long v)
-{
-    long m = 0;
-    MPI_Allreduce(&v, &m, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
-    return m;
-}
-
 /* a collective call's status after a failure: OVK_ENOMEM on every rank,
  * or OVK_OK everywhere when the library did without that allocation (a
  * shrinking realloc): returns 1 then, for the caller to check the result */
@@ -230,10 +223,10 @@ static void sweep_config(const fixture *f, const config *c, long *total)
         return;
     }
     MT_RC(OVK_OK, rc);
-    long nsetup = max_over_ranks(ovk__alloc_fault_count());
+    long nsetup = mt_max_long(ovk__alloc_fault_count());
     ovk__alloc_fault_arm(0);
     rc = solve(f, c, s, ref);
-    long nsolve = max_over_ranks(ovk__alloc_fault_count());
+    long nsolve = mt_max_long(ovk__alloc_fault_count());
     MT_CHECK(rc == OVK_OK, "%s: %s (%s)", current, ovk_status_name(rc), ovk_error_detail());
     unmake_solver(&s);
     if (rc) return;
@@ -346,13 +339,13 @@ static void sweep_creation(const char *const *backends, int nbackends, long *tot
     snprintf(current, sizeof current, "creation: count");
     ovk__alloc_fault_arm(0);
     MT_RC(OVK_OK, make_fixture(&f));
-    long nfixture = max_over_ranks(ovk__alloc_fault_count());
+    long nfixture = mt_max_long(ovk__alloc_fault_count());
     ovk__alloc_fault_arm(0);
     ovk_solver *s = NULL;
     MT_RC(OVK_OK, ovk_solver_create(f.A, &s));
     MT_RC(OVK_OK, ovk_solver_set_option(s, "solver", "pipecg"));
     MT_RC(OVK_OK, ovk_solver_set_option(s, "precond", "ssor"));
-    long nsolver = max_over_ranks(ovk__alloc_fault_count());
+    long nsolver = mt_max_long(ovk__alloc_fault_count());
     MT_RC(OVK_OK, ovk_solver_destroy(&s));
     for (long n = 1; n <= nfixture; n++) {
         fixture g;
@@ -380,7 +373,7 @@ static void sweep_creation(const char *const *backends, int nbackends, long *tot
         ovk_reducer *red = NULL;
         ovk__alloc_fault_arm(0);
         MT_RC(OVK_OK, ovk_reducer_create(MPI_COMM_WORLD, backends[k], &red));
-        long nred = max_over_ranks(ovk__alloc_fault_count());
+        long nred = mt_max_long(ovk__alloc_fault_count());
         if (red) MT_RC(OVK_OK, ovk_reducer_destroy(red));
         for (long n = 1; n <= nred; n++) {
             snprintf(current, sizeof current, "creation: reducer %s, allocation %ld of %ld", backends[k], n, nred);

@@ -151,14 +151,6 @@ static void rows_case(int square)
     free(ptr), free(col), free(val);
 }
 
-/* the largest of v over the ranks */
-static long max_over_ranks(long v)
-{
-    long m = v;
-    MPI_Allreduce(&v, &m, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
-    return m;
-}
-
 /* Allocation n (what: 0 level 0's make, 1 the rows' make, 2 the halo)
  * failing on rank (n - 1) mod size (n = 0: none); its status, the
  * allocations made on this rank and whether one failed here */
@@ -192,17 +184,7 @@ static int make_failing(int what, long n, long *count, int *fired)
 static void fault_case(int what)
 {
     long count = 0;
-    int fired = 0;
-    MT_RC(OVK_OK, make_failing(what, 0, &count, &fired));
-    count = max_over_ranks(count);
-    int bad = 0;
-    for (long n = 1; n <= count; n++) {
-        long made;
-        int rc = make_failing(what, n, &made, &fired);
-        int64_t rc64 = rc;
-        int want = max_over_ranks(fired) ? OVK_ENOMEM : OVK_OK; /* a rank with fewer allocations: none failed */
-        bad += !mt_same_everywhere(MPI_COMM_WORLD, &rc64, 1) || rc != want;
-    }
+    int bad = mt_alloc_sweep(make_failing, what, &count);
     MT_CHECK(count > 0, "case %d: no allocation counted", what);
     MT_CHECK(bad == 0, "case %d: %d of %ld failing allocations without the same status on every rank", what, bad, count);
     if (g_rank == 0)
