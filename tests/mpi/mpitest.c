@@ -21,6 +21,24 @@ int mt_same_everywhere(MPI_Comm comm, const void *value, int count)
     return same;
 }
 
+void mt_split(int n, int skip, int *lo, int *hi)
+{
+    int size = 1, r = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    int parts = size > 1 && skip >= 0 ? size - 1 : size;
+    if (skip >= 0 && size > 1) {
+        if (r == skip) {
+            *lo = *hi = r == 0 ? 0 : n;
+            return;
+        }
+        if (r > skip) r--;
+    }
+    int base = n / parts, extra = n % parts;
+    *lo = r * base + (r < extra ? r : extra);
+    *hi = *lo + base + (r < extra);
+}
+
 long mt_max_long(long v)
 {
     long m = v;

@@ -30,6 +30,11 @@ extern int mt_failures;
  * int64) are bitwise identical on every rank of comm. */
 int mt_same_everywhere(MPI_Comm comm, const void *value, int count);
 
+/* Local: rows [lo, hi) of n on this rank of MPI_COMM_WORLD, parts of
+ * nearly equal size on the ranks but rank skip (-1: none), which has none
+ * (an empty range at 0 or at n). */
+void mt_split(int n, int skip, int *lo, int *hi);
+
 /* Collective: the largest of v over the ranks of MPI_COMM_WORLD. */
 long mt_max_long(long v);
 

@@ -25,22 +25,6 @@ enum { N = 37, NC = 13 };
 static int g_rank, g_size;
 static double g_a[N][N]; /* the dense square matrix */
 
-/* rows [lo, hi) of n: parts of nearly equal size on the ranks but skip (-1: none) */
-static void split(int n, int skip, int *lo, int *hi)
-{
-    int parts = g_size > 1 && skip >= 0 ? g_size - 1 : g_size, r = g_rank;
-    if (skip >= 0 && g_size > 1) {
-        if (r == skip) {
-            *lo = *hi = r == 0 ? 0 : n;
-            return;
-        }
-        if (r > skip) r--;
-    }
-    int base = n / parts, extra = n % parts;
-    *lo = r * base + (r < extra ? r : extra);
-    *hi = *lo + base + (r < extra);
-}
-
 /* a symmetric matrix with neighbours, mirror rows and far couplings */
 static void dense_a(void)
 {
@@ -118,7 +102,7 @@ static void matrix_case(void)
     int r0, r1, *ptr;
     ovk_gidx *col;
     double *val;
-    split(N, g_size >= 3 ? g_size - 1 : -1, &r0, &r1);
+    mt_split(N, g_size >= 3 ? g_size - 1 : -1, &r0, &r1);
     rows_of(1, r0, r1, &ptr, &col, &val);
     ovk_matrix *M = NULL;
     MT_RC(OVK_OK, ovk_matrix_create_csr(MPI_COMM_WORLD, r0, r1 - r0, ptr, col, val, OVK_DUP_REJECT, &M));
@@ -140,9 +124,9 @@ static void rows_case(int square)
     int r0, r1, c0, c1, *ptr;
     ovk_gidx *col;
     double *val;
-    split(N, g_size >= 3 ? g_size - 1 : -1, &r0, &r1);
+    mt_split(N, g_size >= 3 ? g_size - 1 : -1, &r0, &r1);
     if (square) c0 = r0, c1 = r1;
-    else split(NC, g_size >= 2 ? 0 : -1, &c0, &c1);
+    else mt_split(NC, g_size >= 2 ? 0 : -1, &c0, &c1);
     rows_of(square, r0, r1, &ptr, &col, &val);
     ovk__amg_csr *A = NULL;
     MT_RC(OVK_OK, ovk__amg_csr_of_rows(MPI_COMM_WORLD, N, square ? N : NC, r0, r1 - r0, c0, c1, ptr, col, val, square, &A));
@@ -159,8 +143,8 @@ static int make_failing(int what, long n, long *count, int *fired)
     int r0, r1, c0, c1, *ptr;
     ovk_gidx *col;
     double *val;
-    split(N, g_size >= 3 ? g_size - 1 : -1, &r0, &r1);
-    split(NC, g_size >= 2 ? 0 : -1, &c0, &c1);
+    mt_split(N, g_size >= 3 ? g_size - 1 : -1, &r0, &r1);
+    mt_split(NC, g_size >= 2 ? 0 : -1, &c0, &c1);
     rows_of(what != 1, r0, r1, &ptr, &col, &val);
     ovk_matrix *M = NULL;
     ovk__amg_csr *A = NULL;

@@ -26,22 +26,6 @@
 
 static int g_rank, g_size;
 
-/* rows [lo, hi) of n: parts of nearly equal size on the ranks but skip (-1: none) */
-static void split(int n, int skip, int *lo, int *hi)
-{
-    int parts = g_size > 1 && skip >= 0 ? g_size - 1 : g_size, r = g_rank;
-    if (skip >= 0 && g_size > 1) {
-        if (r == skip) {
-            *lo = *hi = r == 0 ? 0 : n;
-            return;
-        }
-        if (r > skip) r--;
-    }
-    int base = n / parts, extra = n % parts;
-    *lo = r * base + (r < extra ? r : extra);
-    *hi = *lo + base + (r < extra);
-}
-
 /* entry (i, c) of the test P (0: none): 1-3 entries a row spread over the columns */
 static double p_entry(int i, int c, int nc)
 {
@@ -100,8 +84,8 @@ static double w_of(int i) { return 0.5 + 0.01 * (i % 13); }
 static void transfer_case(int nf, int nc, int single)
 {
     int f0, f1, c0, c1, k = 3;
-    split(nf, g_size >= 3 ? g_size - 1 : -1, &f0, &f1);
-    split(nc, g_size >= 2 ? 0 : -1, &c0, &c1);
+    mt_split(nf, g_size >= 3 ? g_size - 1 : -1, &f0, &f1);
+    mt_split(nc, g_size >= 2 ? 0 : -1, &c0, &c1);
     ovk__amg_prows p;
     prows_buf b;
     make_rows(nc, f0, f1, c0, c1, &p, &b);
@@ -187,7 +171,7 @@ static double a_entry(int i, int j, int n, int kind)
 static void coarse_rows(int N, int kind, int *lo, int *n, int **ptr, ovk_gidx **col, double **val)
 {
     int hi;
-    split(N, g_size >= 3 ? 1 : -1, lo, &hi);
+    mt_split(N, g_size >= 3 ? 1 : -1, lo, &hi);
     *n = hi - *lo;
     *ptr = calloc((size_t)*n + 1, sizeof(int));
     *col = malloc(sizeof(ovk_gidx) * ((size_t)*n * (size_t)N + 1));
@@ -254,8 +238,8 @@ static int make_failing(int what, long n, long *count, int *fired)
         coarse_rows(11, 0, &lo, &m, &ptr, &col, &val);
     } else {
         int f0, f1, c0, c1;
-        split(40, g_size >= 3 ? g_size - 1 : -1, &f0, &f1);
-        split(13, g_size >= 2 ? 0 : -1, &c0, &c1);
+        mt_split(40, g_size >= 3 ? g_size - 1 : -1, &f0, &f1);
+        mt_split(13, g_size >= 2 ? 0 : -1, &c0, &c1);
         make_rows(13, f0, f1, c0, c1, &p, &b);
     }
     ovk__amg_coarse *c = NULL;
