@@ -42,7 +42,8 @@
  *    scg's safeguard acted (bcsstk03), another variant from the next solve.
  *  - bad input: unknown keys, depths 0 and 9, lmin > lmax, and a latency
  *    probe that fails on one rank (PMPI: MPI_Iallreduce of the native
- *    backend returns an error there): the same error on every rank. */
+ *    backend returns an error there; at 200 us with sstep=0, where the
+ *    probe pays and runs): the same error on every rank. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -683,8 +684,12 @@ static void bad_input(void)
     red = reducer("native", 0.0);
     fail_probe = 1; /* the numeric setup's sum (the matrix norm), then auto's */
     refused(A, "auto", red, "norm");
+    ovk_reducer_destroy(red);
+    /* auto's own sum: at 200 us without the s-step variants what native hides decides between plcg and
+     * pipecg by far more than its probe costs (at 0 us it may choose with no sum of its own) */
+    red = reducer("native", 200.0);
     fail_probe = 2;
-    refused(A, "auto", red, "latency probe");
+    refused(A, "auto:sstep=0", red, "latency probe");
     fail_probe = 0;
     ovk_reducer_destroy(red);
     ovk_matrix_destroy(A);
