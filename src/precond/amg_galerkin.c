@@ -49,6 +49,8 @@ struct ovk__amg_rap {
     size_t apcap;
     int *mark, *list;     /* the accumulator's [nc + ne] */
     double *acc;
+    int *runlen, rmax;    /* the length of the run of columns starting at a column (0: inside one), the longest */
+    double *blk;          /* the accumulator of a run of coarse rows: [nc + ne][rmax] */
     size_t nout;          /* the partial sums, in the order of step 3 */
     double *out;
     int *dest;            /* >= 0: A_c's slot (diag values then offd); < 0: -1 - the send position */
@@ -85,6 +87,7 @@ void ovk__amg_rap_free(ovk__amg_rap *r)
     if (!r) return;
     free(r->pptr), free(r->pcol), free(r->pval), free(r->hptr), free(r->hcol), free(r->hval);
     free(r->tptr), free(r->trow), free(r->tval), free(r->mark), free(r->list), free(r->acc);
+    free(r->runlen), free(r->blk);
     free(r->apptr), free(r->apcol), free(r->apval);
     free(r->out), free(r->dest), free(r->scount), free(r->sdisp), free(r->rcount), free(r->rdisp);
     free(r->sbuf), free(r->rbuf), free(r->rdest);
@@ -172,6 +175,41 @@ static int other_columns(ovk__amg_rap *r, const double *loc, const double *halo,
     return OVK_OK;
 }
 
+/* Local: the runs of compact columns: the longest intervals that every row
+ * of P (local and halo) holds whole, contiguous and ascending, or not at
+ * all (a coarse node's columns: an aggregate's near-null space), so that
+ * the sums below take a run at a time.  brk[d]: a run ends at d. */
+static int find_runs(ovk__amg_rap *r)
+{
+    int nct = r->nc + r->ne;
+    char *brk = calloc((size_t)nct + 1, 1);
+    r->runlen = malloc(sizeof(int) * ((size_t)nct + 1));
+    if (!brk || !r->runlen) {
+        free(brk);
+        return nomem("coarse runs");
+    }
+    if (nct) brk[nct - 1] = 1;
+    const int *ptr[2] = {r->pptr, r->hptr}, *col[2] = {r->pcol, r->hcol};
+    int rows[2] = {r->nf, r->no};
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < rows[b]; i++)
+            for (int s = ptr[b][i]; s < ptr[b][i + 1]; s++) {
+                int d = col[b][s];
+                if (s + 1 == ptr[b][i + 1] || col[b][s + 1] != d + 1) brk[d] = 1;
+                if (d > 0 && (s == ptr[b][i] || col[b][s - 1] != d - 1)) brk[d - 1] = 1;
+            }
+    r->rmax = 1;
+    for (int d = 0, start = 0; d < nct; d++) {
+        r->runlen[d] = 0;
+        if (!brk[d]) continue;
+        r->runlen[start] = d - start + 1;
+        if (d - start + 1 > r->rmax) r->rmax = d - start + 1;
+        start = d + 1;
+    }
+    free(brk);
+    return OVK_OK;
+}
+
 /* Local: P^T of the local rows, by compact coarse column */
 static int transpose(ovk__amg_rap *r)
 {
@@ -224,6 +262,7 @@ static int ap_rows(ovk__amg_rap *r, const ovk__amg_csr *A, int sym)
     const int *qp[2] = {r->pptr, r->hptr}, *qc[2] = {r->pcol, r->hcol};
     const double *qv[2] = {r->pval, r->hval};
     int *mark = r->mark, *list = r->list;
+    const int *runlen = r->runlen;
     double *acc = r->acc;
     size_t o = 0;
     for (int c = 0; c < r->nc + r->ne; c++) mark[c] = -1;
@@ -234,10 +273,15 @@ static int ap_rows(ovk__amg_rap *r, const ovk__amg_csr *A, int sym)
             for (int e = ai[b][i]; e < ai[b][i + 1]; e++) {
                 int j = (int)aj[b][e];
                 double a = av[b][e];
-                for (int s = qp[b][j]; s < qp[b][j + 1]; s++) {
+                for (int s = qp[b][j], len; s < qp[b][j + 1]; s += len) { /* a run of P_j: d .. d + len - 1 */
                     int d = qc[b][s];
-                    if (mark[d] != i) mark[d] = i, acc[d] = 0.0, list[cnt++] = d;
-                    acc[d] += a * qv[b][s];
+                    len = runlen[d];
+                    if (mark[d] != i) {
+                        mark[d] = i;
+                        for (int t = 0; t < len; t++) acc[d + t] = 0.0, list[cnt++] = d + t;
+                    }
+                    const double *q = qv[b] + s;
+                    for (int t = 0; t < len; t++) acc[d + t] += a * q[t];
                 }
             }
         if (sym && grow(o + (size_t)cnt, &r->apcap, &r->apval, &r->apcol, NULL)) return nomem("A P");
@@ -263,27 +307,36 @@ static int partial_rows(ovk__amg_rap *r, const ovk__amg_csr *A, int **row, int *
 {
     int rc = ap_rows(r, A, row != NULL);
     if (rc) return rc;
-    int *mark = r->mark, *list = r->list;
-    double *acc = r->acc;
+    int *mark = r->mark, *list = r->list, R = r->rmax;
+    double *blk = r->blk, *p = r->acc; /* p: the run's weights of one fine row */
     size_t o = 0;
     for (int c = 0; c < r->nc + r->ne; c++) mark[c] = -1;
-    for (int c = 0; c < r->nc + r->ne; c++) {
-        int cnt = 0;
-        for (int t = r->tptr[c]; t < r->tptr[c + 1]; t++) {
-            int i = r->trow[t];
-            double p = r->tval[t];
+    for (int c = 0, len; c < r->nc + r->ne; c += len) {
+        /* coarse rows c .. c + len - 1 (a run): the same fine rows of P^T,
+         * in the same order; the sums of each row in the order of one */
+        int cnt = 0, n = r->tptr[c + 1] - r->tptr[c];
+        len = r->runlen[c];
+        for (int u = 0; u < n; u++) {
+            int i = r->trow[r->tptr[c] + u];
+            for (int t = 0; t < len; t++) p[t] = r->tval[r->tptr[c + t] + u];
             for (int e = r->apptr[i]; e < r->apptr[i + 1]; e++) {
                 int d = r->apcol[e];
-                if (mark[d] != c) mark[d] = c, acc[d] = 0.0, list[cnt++] = d;
-                acc[d] += p * r->apval[e];
+                double v = r->apval[e], *b = blk + (size_t)d * R;
+                if (mark[d] != c) {
+                    mark[d] = c, list[cnt++] = d;
+                    for (int t = 0; t < len; t++) b[t] = 0.0;
+                }
+                for (int t = 0; t < len; t++) b[t] += p[t] * v;
             }
         }
-        if (row && grow(o + (size_t)cnt, cap, &r->out, row, col)) return nomem("partial sums");
-        if (!row && o + (size_t)cnt > r->nout) return pattern_moved();
-        for (int t = 0; t < cnt; t++, o++) {
-            r->out[o] = acc[list[t]];
-            if (row) (*row)[o] = c, (*col)[o] = list[t];
-        }
+        size_t need = o + (size_t)cnt * (size_t)len;
+        if (row && grow(need, cap, &r->out, row, col)) return nomem("partial sums");
+        if (!row && need > r->nout) return pattern_moved();
+        for (int t = 0; t < len; t++)
+            for (int k = 0; k < cnt; k++, o++) {
+                r->out[o] = blk[(size_t)list[k] * R + t];
+                if (row) (*row)[o] = c + t, (*col)[o] = list[k];
+            }
     }
     if (!row && o != r->nout) return pattern_moved();
     r->nout = o;
@@ -565,12 +618,14 @@ static int rows_and_sums(ovk__amg_rap *r, const ovk__amg_csr *A, const ovk__amg_
     if (!rc) rc = other_columns(r, loc, halo, kmax, &L->ext);
     if (!rc) rc = unpack_rows(r, L->ext, loc, r->nf, kmax, &r->pptr, &r->pcol, &r->pval);
     if (!rc) rc = unpack_rows(r, L->ext, halo, r->no, kmax, &r->hptr, &r->hcol, &r->hval);
+    if (!rc) rc = find_runs(r);
     if (!rc && sums) rc = transpose(r);
     if (!rc) {
         size_t nct = (size_t)r->nc + (size_t)r->ne + 1;
         r->mark = malloc(sizeof(int) * nct), r->list = malloc(sizeof(int) * nct), r->acc = malloc(sizeof(double) * nct);
         r->apptr = malloc(sizeof(int) * ((size_t)r->nf + 1));
-        rc = r->mark && r->list && r->acc && r->apptr ? OVK_OK : nomem("the accumulator");
+        r->blk = sums ? malloc(sizeof(double) * nct * (size_t)r->rmax) : NULL;
+        rc = r->mark && r->list && r->acc && r->apptr && (r->blk || !sums) ? OVK_OK : nomem("the accumulator");
     }
     size_t cap = 0;
     if (!rc) rc = sums ? partial_rows(r, A, &L->row, &L->col, &cap) : ap_rows(r, A, 1);
