@@ -9,7 +9,8 @@
  * as the aggregate's near-null space has columns) and B_l (n_l x k):
  *   1. strength: nodes I, J strongly coupled when the Frobenius norm of
  *      block A_IJ is at least threshold sqrt(|A_II| |A_JJ|) (threshold 0:
- *      every nonzero block);
+ *      every nonzero block; halved a level, and while most nodes would
+ *      have no strong neighbour: strong_graph);
  *   2. MIS-2 of the strength graph: each undecided node's tuple (status,
  *      hash of its global id, id), the largest within distance 2 found by
  *      two max-exchanges; a node whose own tuple is the largest joins the
@@ -46,6 +47,7 @@
 enum { MAXLEV = 40, POWER_STEPS = 10 };
 #define QR_DROP 1e-9
 #define STALL 0.9
+#define THRESHOLD_MIN 1e-3
 
 int ovk__amg_agg_nomem(const char *what) { return ovk__fail(OVK_ENOMEM, "amg (setup=agg): %s", what); }
 
@@ -154,8 +156,9 @@ static void block_norms(const level_graph *g, int I, double *acc, int *list, int
     }
 }
 
-/* Collective: the strong graph of g's nodes. */
-static int strength(level_graph *g, double threshold)
+/* Collective: the strong graph of g's nodes; *isolated: how many of the
+ * rank's nodes have no strong neighbour. */
+static int strength(level_graph *g, double threshold, long long *isolated)
 {
     size_t nnz = (size_t)ovk__amg_csr_dnnz(g->A) + (size_t)ovk__amg_csr_onnz(g->A);
     int m = g->nn + g->nono;
@@ -165,6 +168,7 @@ static int strength(level_graph *g, double threshold)
     g->gptr = malloc(sizeof(int) * ((size_t)g->nn + 1));
     g->gadj = malloc(sizeof(int) * (nnz + 1));
     int rc = acc && dn && list && seen && g->gptr && g->gadj ? OVK_OK : ovk__amg_agg_nomem("strength graph");
+    *isolated = 0;
     rc = ovk__agree(g->comm, rc);
     for (int I = 0; !rc && threshold > 0.0 && I < g->nn; I++) { /* |A_II| (threshold 0: every nonzero block) */
         int len;
@@ -185,6 +189,7 @@ static int strength(level_graph *g, double threshold)
                 if (J != I && s > 0.0 && (threshold == 0.0 || s >= threshold * sqrt(dn[I] * dn[J]))) g->gadj[at++] = J;
             }
             g->gptr[I + 1] = at;
+            *isolated += at == g->gptr[I];
         }
     }
     free(acc), free(dn), free(list), free(seen);
@@ -703,6 +708,26 @@ void ovk__amg_agg_hier_free(ovk__amg_agg_hier *h)
     memset(h, 0, sizeof *h);
 }
 
+/* Collective: the strong graph of level l: threshold halved a level (as
+ * AMGCL and ML do: coarse operators couple more weakly), and halved again
+ * (to 0 below THRESHOLD_MIN) while most nodes would have no strong
+ * neighbour: each would be an aggregate of its own, a level that does not
+ * coarsen and fills in (the 27-point Laplacian's couplings are 1/26 of its
+ * diagonal: 0.08 leaves every node alone). */
+static int strong_graph(level_graph *g, int l, double threshold)
+{
+    double th = ldexp(threshold, -l);
+    for (;;) {
+        long long iso[2] = {0, g->nn};
+        int rc = strength(g, th, &iso[0]);
+        if (!rc) rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, iso, 2, MPI_LONG_LONG, MPI_SUM, g->comm), "MPI_Allreduce (amg agg)");
+        if (rc || th == 0.0 || 2 * iso[0] <= iso[1]) return rc;
+        th = th / 2 < THRESHOLD_MIN ? 0.0 : th / 2;
+        free(g->gptr), free(g->gadj);
+        g->gptr = NULL, g->gadj = NULL;
+    }
+}
+
 /* Collective: one level's aggregation, P and A_{l+1}. */
 static int one_level(level_graph *g, int l, const ovk__amg_agg_opts *o, const double *B, int k, coarse *c,
                      ovk__amg_csr **P, ovk__amg_csr **Ac, ovk__amg_rap **plan)
@@ -711,7 +736,7 @@ static int one_level(level_graph *g, int l, const ovk__amg_agg_opts *o, const do
     ovk_gidx *agg = malloc(sizeof(ovk_gidx) * ((size_t)g->nn + 1));
     int rc = ovk__agree(g->comm, in && agg ? OVK_OK : ovk__amg_agg_nomem("aggregates"));
     if (!rc) rc = graph_setup(g, g->A);
-    if (!rc) rc = strength(g, o->threshold);
+    if (!rc) rc = strong_graph(g, l, o->threshold);
     if (!rc) rc = mis(g, l < o->mis2_levels ? 2 : 1, in);
     if (!rc) rc = aggregate(g, in, agg);
     if (!rc) rc = tentative(g, agg, in, B, k, o->gather, o->smooth, c);

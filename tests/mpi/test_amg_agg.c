@@ -242,6 +242,21 @@ static void check_hierarchy(const grid *p, MPI_Comm comm, const ovk__amg_agg_opt
     free(B);
 }
 
+/* a threshold above every coupling (the 5-point Laplacian's are 1/4 of
+ * its diagonal): halved until most nodes have a strong neighbour, the
+ * first level coarsens as with none, instead of copying level 0 */
+static void threshold_too_high(void)
+{
+    grid lap = {24, 24, 1, 1.0, 1.0};
+    ovk__amg_agg_opts high = {1, 0.3, 1, 25, 9, 1, 0, 0.0}, none = {1, 0.0, 1, 25, 9, 1, 0, 0.0};
+    built b[2];
+    check_hierarchy(&lap, MPI_COMM_WORLD, &high, "Laplacian 24^2, agg_threshold 0.3", &b[0]);
+    check_hierarchy(&lap, MPI_COMM_WORLD, &none, "Laplacian 24^2, agg_threshold 0", &b[1]);
+    MT_CHECK(b[0].nlev >= 2 && b[0].rows[1] == b[1].rows[1], "agg_threshold 0.3: level 1 of %ld rows (threshold 0: %ld)",
+             b[0].rows[1], b[1].rows[1]);
+    built_free(&b[0]), built_free(&b[1]);
+}
+
 /* the hierarchy on all ranks, and on each rank alone (the whole matrix):
  * the same levels, sizes and operators */
 static void hierarchy(const grid *p, const ovk__amg_agg_opts *o, const char *what, int crosses)
@@ -485,6 +500,7 @@ int main(int argc, char **argv)
     /* strong in x only: aggregates along the rows, which the ranks do not split */
     hierarchy(&aniso, &strong, "anisotropic 20^2, agg_threshold 0.1", 0);
     hierarchy(&elast, &sys, "bs=2 with the rotation, smoothed", 1);
+    threshold_too_high();
     /* coarse levels gathered: all onto rank 0, or halved while below 12 rows a rank */
     ovk__amg_agg_opts all0 = {1, 0.0, 0, 25, 9, 1, 0, 1e9}, half = {1, 0.0, 0, 25, 9, 1, 0, 12.0};
     ovk__amg_agg_opts sys0 = {2, 0.0, 1, 25, 9, 1, 0, 1e9}, syshalf = {2, 0.0, 0, 25, 9, 1, 0, 12.0};
