@@ -263,7 +263,7 @@ static int ap_rows(ovk__amg_rap *r, const ovk__amg_csr *A, int sym)
     const double *qv[2] = {r->pval, r->hval};
     int *mark = r->mark, *list = r->list;
     const int *runlen = r->runlen;
-    double *acc = r->acc;
+    double *restrict acc = r->acc;
     size_t o = 0;
     for (int c = 0; c < r->nc + r->ne; c++) mark[c] = -1;
     if (sym) r->apptr[0] = 0;
@@ -280,7 +280,7 @@ static int ap_rows(ovk__amg_rap *r, const ovk__amg_csr *A, int sym)
                         mark[d] = i;
                         for (int t = 0; t < len; t++) acc[d + t] = 0.0, list[cnt++] = d + t;
                     }
-                    const double *q = qv[b] + s;
+                    const double *restrict q = qv[b] + s;
                     for (int t = 0; t < len; t++) acc[d + t] += a * q[t];
                 }
             }
