@@ -8,15 +8,16 @@
 # run each.
 #   bench/smpi/amg_gather.sh [OUT.csv]
 # Environment: SMPI_BUILD [build-smpi], PLATFORM [fattree-qdr.xml],
-# RANKS ["64 128 256"], GATHER ["0 1000"], LIMIT [900 s a run].
+# RANKS ["64 128 256"], GATHER ["0 100 1000"], LIMIT [3600 s a run; 256 ranks
+# take 10-25 minutes each on a 2-core host].
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-/dev/stdout}
 sim=${SMPI_BUILD:-$root/build-smpi}/examples/ovk_laplace27
 platform=${PLATFORM:-$root/bench/smpi/platforms/fattree-qdr.xml}
 ranks=${RANKS:-64 128 256}
-gathers=${GATHER:-0 1000}
-limit=${LIMIT:-900}
+gathers=${GATHER:-0 100 1000}
+limit=${LIMIT:-3600}
 source "$root/bench/smpi/settings.sh"
 [ -x "$sim" ] || { echo "amg_gather.sh: $sim not built (cmake -DOVK_SIMULATE=ON)" >&2; exit 1; }
 grid() { # the ranks' 3-D grid
