@@ -263,6 +263,32 @@ static int levels(const ovk__amg *m)
 #endif
 }
 
+void ovk__amg_scale_values(double *const v[2], const int nnz[2], int e)
+{
+    double s = ldexp(1.0, -e);
+    for (int b = 0; b < 2 && e; b++) {
+        if (isfinite(s))
+            for (int k = 0; k < nnz[b]; k++) v[b][k] *= s;
+        else
+            for (int k = 0; k < nnz[b]; k++) v[b][k] = ldexp(v[b][k], -e);
+    }
+}
+
+int ovk__amg_unit_scale(MPI_Comm comm, double *const v[2], const int nnz[2], int *e)
+{
+    double amax = 0.0;
+    for (int b = 0; b < 2; b++)
+        for (int k = 0; k < nnz[b]; k++)
+            if (fabs(v[b][k]) > amax) amax = fabs(v[b][k]); /* fmax's result, NaNs ignored */
+    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &amax, 1, MPI_DOUBLE, MPI_MAX, comm),
+                      "MPI_Allreduce (amg: the largest entry)");
+    if (rc) return rc;
+    *e = 0;
+    if (amax > 0.0 && isfinite(amax)) frexp(amax, e);
+    ovk__amg_scale_values(v, nnz, *e);
+    return OVK_OK;
+}
+
 /* Collective: our cycle on the hierarchy (cycle=ovk and at least two
  * levels; one level, a matrix of at most coarse_size rows: hypre's solve;
  * setup=agg has two levels at least). */

@@ -120,6 +120,17 @@ typedef struct ovk__amg {
 /* Collective: our cycle on the hierarchy (setup's). */
 int ovk__amg_cycle_setup_ours(ovk__amg *m, const ovk_matrix *A);
 
+/* Local: the values of a level's two blocks (v[b], nnz[b] each) times 2^-e;
+ * a product with the power of two rounds as ldexp does (once, exactly when
+ * no underflow), ldexp where 2^-e itself overflows. */
+void ovk__amg_scale_values(double *const v[2], const int nnz[2], int e);
+/* Collective: *e with the largest entry over every rank's two blocks times
+ * 2^-e in [0.5, 1) (0 when none is finite and nonzero), and the values so
+ * scaled.  The setups multiply entries together (interpolation weights,
+ * smoothing, Galerkin products), which at 1e-300 underflow; a power of two
+ * scales exactly: the preconditioner of s A is that of A divided by s. */
+int ovk__amg_unit_scale(MPI_Comm comm, double *const v[2], const int nnz[2], int *e);
+
 #ifdef OVK_HAVE_HYPRE
 /* amg_boomer.c: hypre's BoomerAMG hierarchy (setup=boomeramg). */
 /* OVK_OK, or OVK_EPRECOND naming the hypre call and hypre's description

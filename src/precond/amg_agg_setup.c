@@ -3,7 +3,6 @@
  * for setup=boomeramg), the near-null space (amg_modes.c), the hierarchy
  * (amg_agg.c), and a value update's Galerkin products on the kept
  * interpolations (reuse_coarse=galerkin, or a singular A).  No hypre. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,39 +15,11 @@ static int keep_products(const ovk__amg *m)
     return m->o.reuse > 0 && !m->o.agg_smooth && (m->o.reuse_coarse == RC_GALERKIN || m->singular);
 }
 
-/* Local: level 0's values times 2^-scale_exp: a product with the power of
- * two rounds as ldexp does (once, exactly when no underflow); ldexp where
- * 2^-e itself overflows */
-static void scale_values(ovk__amg_csr *A, int e)
+/* Local: level 0's blocks as the scaling's pair */
+static void blocks_of(ovk__amg_csr *A, double *v[2], int nnz[2])
 {
-    double s = ldexp(1.0, -e), *v[2] = {A->dval, A->oval};
-    int nnz[2] = {ovk__amg_csr_dnnz(A), ovk__amg_csr_onnz(A)};
-    for (int b = 0; b < 2 && e; b++) {
-        if (isfinite(s))
-            for (int k = 0; k < nnz[b]; k++) v[b][k] *= s;
-        else
-            for (int k = 0; k < nnz[b]; k++) v[b][k] = ldexp(v[b][k], -e);
-    }
-}
-
-/* Collective: level 0 scaled by 2^-e, its largest entry in [0.5, 1) (e over
- * every rank): the setup multiplies entries together (smoothing, Galerkin
- * products), which at 1e-300 underflow.  A power of two scales exactly. */
-static int unit_scale(ovk__amg *m)
-{
-    const ovk__amg_csr *A = m->A0;
-    double amax = 0.0;
-    for (int k = 0; k < ovk__amg_csr_dnnz(A); k++)
-        if (fabs(A->dval[k]) > amax) amax = fabs(A->dval[k]); /* fmax's result, NaNs ignored */
-    for (int k = 0; k < ovk__amg_csr_onnz(A); k++)
-        if (fabs(A->oval[k]) > amax) amax = fabs(A->oval[k]);
-    int rc = ovk__mpi(MPI_Allreduce(MPI_IN_PLACE, &amax, 1, MPI_DOUBLE, MPI_MAX, m->comm),
-                      "MPI_Allreduce (amg: the largest entry)");
-    if (rc) return rc;
-    m->scale_exp = 0;
-    if (amax > 0.0 && isfinite(amax)) frexp(amax, &m->scale_exp);
-    scale_values(m->A0, m->scale_exp);
-    return OVK_OK;
+    v[0] = A->dval, v[1] = A->oval;
+    nnz[0] = ovk__amg_csr_dnnz(A), nnz[1] = ovk__amg_csr_onnz(A);
 }
 
 int ovk__amg_agg_setup(ovk__amg *m, const ovk__pc_env *env)
@@ -56,7 +27,9 @@ int ovk__amg_agg_setup(ovk__amg *m, const ovk__pc_env *env)
     double t0 = MPI_Wtime(), *B = NULL;
     int k = 0;
     int rc = ovk__amg_csr_of_matrix(m->comm, env->A, 0, &m->A0);
-    if (!rc) rc = unit_scale(m);
+    double *v[2];
+    int nnz[2];
+    if (!rc) blocks_of(m->A0, v, nnz), rc = ovk__amg_unit_scale(m->comm, v, nnz, &m->scale_exp);
     double t1 = MPI_Wtime();
     if (!rc) rc = ovk__amg_agg_nullspace(m, env, &B, &k);
     if (!rc) {
@@ -84,7 +57,10 @@ int ovk__amg_agg_values(ovk__amg *m, const ovk_matrix *A)
     int rc = ovk__matrix_diag_fill(A, L->dptr, L->dcol, L->dval); /* the pattern kept: the same rows */
     if (rc) return rc;
     if (no) memcpy(L->oval, A->offd.val, sizeof(double) * (size_t)no);
-    scale_values(L, m->scale_exp);
+    double *v[2];
+    int nnz[2];
+    blocks_of(L, v, nnz);
+    ovk__amg_scale_values(v, nnz, m->scale_exp);
     return OVK_OK;
 }
 

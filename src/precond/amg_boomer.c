@@ -127,47 +127,13 @@ static int make_parcsr(ovk__amg *m, const ovk_matrix *A, int nd)
     return fill_blocks(A, P);
 }
 
-/* Local: hypre's copy times 2^-scale_exp.  A product with the power of two
- * rounds as ldexp does (once, exactly when no underflow) at the cost of a
- * multiplication; ldexp where 2^-e itself overflows. */
-static void scale_blocks(ovk__amg *m)
+/* Local: hypre's copy's two blocks as the scaling's pair */
+static void blocks_of(ovk__amg *m, double *v[2], int nnz[2])
 {
     hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
     hypre_CSRMatrix *blk[2] = {hypre_ParCSRMatrixDiag(P), hypre_ParCSRMatrixOffd(P)};
-    double s = ldexp(1.0, -m->scale_exp);
-    for (int b = 0; b < 2 && m->scale_exp; b++) {
-        double *v = hypre_CSRMatrixData(blk[b]);
-        int nnz = hypre_CSRMatrixI(blk[b])[hypre_CSRMatrixNumRows(blk[b])];
-        if (isfinite(s))
-            for (int k = 0; k < nnz; k++) v[k] *= s;
-        else
-            for (int k = 0; k < nnz; k++) v[k] = ldexp(v[k], -m->scale_exp);
-    }
-}
-
-/* Collective: hypre's copy scaled by 2^-e, its largest entry in [0.5, 1)
- * (e over every rank).  hypre's setup multiplies entries together
- * (interpolation weights, Galerkin products): at 1e-300 they underflow and
- * the hierarchy is another one.  A power of two scales exactly: the
- * preconditioner of s A is that of A, divided by s, when s is one. */
-static int unit_scale(ovk__amg *m)
-{
-    hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
-    hypre_CSRMatrix *blk[2] = {hypre_ParCSRMatrixDiag(P), hypre_ParCSRMatrixOffd(P)};
-    double amax = 0.0;
-    for (int b = 0; b < 2; b++) {
-        const double *v = hypre_CSRMatrixData(blk[b]);
-        for (int k = 0, nnz = hypre_CSRMatrixI(blk[b])[hypre_CSRMatrixNumRows(blk[b])]; k < nnz; k++) {
-            double a = fabs(v[k]);
-            if (a > amax) amax = a; /* fmax's result, NaNs ignored, without its call */
-        }
-    }
-    if (MPI_Allreduce(MPI_IN_PLACE, &amax, 1, MPI_DOUBLE, MPI_MAX, m->comm) != MPI_SUCCESS)
-        return ovk__fail(OVK_EMPI, "MPI_Allreduce (amg: the largest entry)");
-    m->scale_exp = 0;
-    if (amax > 0.0 && isfinite(amax)) frexp(amax, &m->scale_exp);
-    scale_blocks(m);
-    return OVK_OK;
+    for (int b = 0; b < 2; b++)
+        v[b] = hypre_CSRMatrixData(blk[b]), nnz[b] = hypre_CSRMatrixI(blk[b])[hypre_CSRMatrixNumRows(blk[b])];
 }
 
 /* Collective: hypre's ParCSR of A's current values, built from A's blocks
@@ -179,7 +145,10 @@ static int build_matrix(ovk__amg *m, const ovk_matrix *A)
     if (rc) return rc;
     rc = ovk__agree(m->comm, make_parcsr(m, A, nd));
     if (rc) return rc;
-    rc = ovk__agree(m->comm, unit_scale(m));
+    double *v[2];
+    int nnz[2];
+    blocks_of(m, v, nnz);
+    rc = ovk__agree(m->comm, ovk__amg_unit_scale(m->comm, v, nnz, &m->scale_exp));
     if (rc) return rc;
     hypre_ParCSRMatrix *P = (hypre_ParCSRMatrix *)m->A;
     rc = ovk__agree(m->comm, ovk__amg_hy(hypre_ParCSRMatrixSetNumNonzeros(P), "hypre_ParCSRMatrixSetNumNonzeros"));
@@ -455,6 +424,9 @@ int ovk__amg_boomer_values(ovk__amg *m, const ovk_matrix *A) { return fill_block
 
 int ovk__amg_boomer_products(ovk__amg *m)
 {
-    scale_blocks(m); /* by the full setup's 2^-scale_exp: the hierarchy's scale */
+    double *v[2];
+    int nnz[2];
+    blocks_of(m, v, nnz);
+    ovk__amg_scale_values(v, nnz, m->scale_exp); /* by the full setup's 2^-scale_exp: the hierarchy's scale */
     return ovk__agree(m->comm, galerkin_again(m));
 }

@@ -33,29 +33,27 @@ static int alloc_blocks(ovk__amg_csr *A, int nd, int no)
     return OVK_OK;
 }
 
-/* Local: a copy of h's plan */
-static int copy_plan(const ovk__halo *h, ovk__amg_plan *pl)
+/* Local: *dst = a copy of the n ints of src (NULL: n is 0 or src NULL) */
+static int dup_ints(const int *src, int n, int **dst)
 {
-    int ns = h->nsend ? h->send_ptr[h->nsend] : 0;
-    pl->nsend = h->nsend, pl->nrecv = h->nrecv;
-    pl->send_rank = malloc(sizeof(int) * ((size_t)h->nsend + 1));
-    pl->send_ptr = malloc(sizeof(int) * ((size_t)h->nsend + 1));
-    pl->send_idx = malloc(sizeof(int) * ((size_t)ns + 1));
-    pl->recv_rank = malloc(sizeof(int) * ((size_t)h->nrecv + 1));
-    pl->recv_ptr = malloc(sizeof(int) * ((size_t)h->nrecv + 1));
-    if (!pl->send_rank || !pl->send_ptr || !pl->send_idx || !pl->recv_rank || !pl->recv_ptr)
-        return nomem("level 0's halo plan");
-    pl->send_ptr[0] = pl->recv_ptr[0] = 0;
-    if (h->nsend) {
-        memcpy(pl->send_rank, h->send_rank, sizeof(int) * (size_t)h->nsend);
-        memcpy(pl->send_ptr, h->send_ptr, sizeof(int) * ((size_t)h->nsend + 1));
-        memcpy(pl->send_idx, h->send_idx, sizeof(int) * (size_t)ns);
-    }
-    if (h->nrecv) {
-        memcpy(pl->recv_rank, h->recv_rank, sizeof(int) * (size_t)h->nrecv);
-        memcpy(pl->recv_ptr, h->recv_ptr, sizeof(int) * ((size_t)h->nrecv + 1));
-    }
+    *dst = malloc(sizeof(int) * ((size_t)n + 1));
+    if (!*dst) return nomem("a copy of a halo plan");
+    if (src && n > 0) memcpy(*dst, src, sizeof(int) * (size_t)n);
     return OVK_OK;
+}
+
+/* Local: pl = a copy of a plan's arrays (the library's halo's, or ours) */
+static int copy_plan(int nsend, int nrecv, const int *send_rank, const int *send_ptr, const int *send_idx,
+                     const int *recv_rank, const int *recv_ptr, ovk__amg_plan *pl)
+{
+    pl->nsend = nsend, pl->nrecv = nrecv;
+    int rc = dup_ints(send_rank, nsend, &pl->send_rank);
+    if (!rc) rc = dup_ints(send_ptr, nsend + 1, &pl->send_ptr);
+    if (!rc) rc = dup_ints(send_idx, nsend ? send_ptr[nsend] : 0, &pl->send_idx);
+    if (!rc) rc = dup_ints(recv_rank, nrecv, &pl->recv_rank);
+    if (!rc) rc = dup_ints(recv_ptr, nrecv + 1, &pl->recv_ptr);
+    if (!rc) pl->send_ptr[0] = pl->recv_ptr[0] = 0; /* a plan without peers may have no pointers */
+    return rc;
 }
 
 int ovk__amg_csr_alloc(MPI_Comm comm, ovk_gidx N, ovk_gidx M, ovk_gidx r0, int n, ovk_gidx c0, int nc, int nd,
@@ -94,7 +92,9 @@ int ovk__amg_csr_of_matrix(MPI_Comm comm, const ovk_matrix *M, int scale_exp, ov
     }
     if (!rc) memcpy(A->dptr, ptr, sizeof(int) * ((size_t)A->n + 1));
     if (!rc) rc = ovk__matrix_diag_fill(M, A->dptr, A->dcol, A->dval);
-    if (!rc) rc = copy_plan(&M->halo, &A->plan);
+    const ovk__halo *h = &M->halo;
+    if (!rc)
+        rc = copy_plan(h->nsend, h->nrecv, h->send_rank, h->send_ptr, h->send_idx, h->recv_rank, h->recv_ptr, &A->plan);
     if (!rc) { /* the offd block has ParCSR's shape already */
         int no = A->n > 0 ? M->offd.rowptr[A->n] : 0;
         for (int i = 0; i <= A->n; i++) A->optr[i] = A->n > 0 ? M->offd.rowptr[i] : 0;
@@ -182,15 +182,6 @@ int ovk__amg_csr_of_rows(MPI_Comm comm, ovk_gidx N, ovk_gidx M, ovk_gidx r0, int
     return ovk__amg_csr_finish(comm, out, rc);
 }
 
-/* Local: *dst = a copy of the n ints of src (NULL: n is 0 or src NULL) */
-static int dup_ints(const int *src, int n, int **dst)
-{
-    *dst = malloc(sizeof(int) * ((size_t)n + 1));
-    if (!*dst) return nomem("a copy of a level");
-    if (src && n > 0) memcpy(*dst, src, sizeof(int) * (size_t)n);
-    return OVK_OK;
-}
-
 int ovk__amg_csr_copy(const ovk__amg_csr *A, ovk__amg_csr **out)
 {
     int nd = ovk__amg_csr_dnnz(A), no = ovk__amg_csr_onnz(A);
@@ -202,13 +193,7 @@ int ovk__amg_csr_copy(const ovk__amg_csr *A, ovk__amg_csr **out)
     if (no) memcpy(C->ocol, A->ocol, sizeof(int) * (size_t)no), memcpy(C->oval, A->oval, sizeof(double) * (size_t)no);
     if (A->nx) memcpy(C->cmap, A->cmap, sizeof(ovk_gidx) * (size_t)A->nx);
     const ovk__amg_plan *p = &A->plan;
-    ovk__amg_plan *q = &C->plan;
-    q->nsend = p->nsend, q->nrecv = p->nrecv;
-    rc = dup_ints(p->send_rank, p->nsend, &q->send_rank);
-    if (!rc) rc = dup_ints(p->send_ptr, p->nsend + 1, &q->send_ptr);
-    if (!rc) rc = dup_ints(p->send_idx, p->nsend ? p->send_ptr[p->nsend] : 0, &q->send_idx);
-    if (!rc) rc = dup_ints(p->recv_rank, p->nrecv, &q->recv_rank);
-    if (!rc) rc = dup_ints(p->recv_ptr, p->nrecv + 1, &q->recv_ptr);
+    rc = copy_plan(p->nsend, p->nrecv, p->send_rank, p->send_ptr, p->send_idx, p->recv_rank, p->recv_ptr, &C->plan);
     if (rc) ovk__amg_csr_free(C), *out = NULL;
     return rc;
 }
